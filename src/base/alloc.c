@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "base/macros.h"
+
+int dp_grow(void **array, size_t *allocated, size_t need, size_t elem_size) {
+        if (need <= *allocated) return 0;
+        size_t n = *allocated ? *allocated : 4;
+        while (n < need) {
+                if (n > SIZE_MAX / 2) return -ENOMEM;
+                n *= 2;
+        }
+        size_t bytes;
+        if (dp_mul_overflow(n, elem_size, &bytes)) return -ENOMEM;
+        void *p = realloc(*array, bytes);
+        if (!p) return -ENOMEM;
+        memset((char *)p + *allocated * elem_size, 0, (n - *allocated) * elem_size);
+        *array = p;
+        *allocated = n;
+        return 0;
+}

@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * doc.h — a YAML/JSON document tree, the common currency of every devplane
+ * input (Kubernetes objects, profiles, config, manifests, checkpoints) and
+ * every structured output (-o yaml|json, CDI specs, checkpoints).
+ *
+ * Parsing: libyaml events -> dp_doc_node trees, one per document of a
+ * multi-document stream. JSON is read by the same parser. Every node keeps
+ * its line and column (1-based) so decoders can say where a bad field is.
+ * Limits (named after what they protect): input size DP_DOC_MAX_INPUT,
+ * nesting depth DP_DOC_MAX_DEPTH, node count DP_DOC_MAX_NODES. YAML aliases
+ * are refused (they are a decompression bomb and Kubernetes manifests do not
+ * need them); duplicate map keys are refused as the API server does.
+ *
+ * Ownership: every node belongs to one dp_doc_set, freed all at once.
+ * Building: the dp_doc_new_* functions allocate nodes in a set; emitters
+ * print a tree as JSON (compact or indented) or YAML, deterministically.
+ */
+#pragma once
+
+#include <stdio.h>
+
+#include "base/error.h"
+#include "base/strbuf.h"
+
+#define DP_DOC_MAX_INPUT (64u << 20)
+#define DP_DOC_MAX_DEPTH 100
+#define DP_DOC_MAX_NODES (4u << 20)
+
+typedef enum { DP_DOC_SCALAR, DP_DOC_MAP, DP_DOC_SEQ } dp_doc_type;
+
+/* How a scalar resolves (YAML 1.2 core schema for plain scalars; quoted
+ * scalars are always strings). */
+typedef enum { DP_DOC_NULL, DP_DOC_BOOL, DP_DOC_INT, DP_DOC_FLOAT, DP_DOC_STR } dp_doc_scalar_kind;
+
+typedef struct dp_doc_node dp_doc_node;
+typedef struct dp_doc_pair {
+        const char *key; /* owned by the set */
+        dp_doc_node *key_node;
+        dp_doc_node *value;
+} dp_doc_pair;
+
+struct dp_doc_node {
+        dp_doc_type type;
+        uint32_t line, col;
+        /* DP_DOC_SCALAR */
+        char *str;   /* NUL-terminated (may contain NULs before len) */
+        size_t len;
+        bool plain;  /* unquoted scalar: may resolve to null/bool/number */
+        /* DP_DOC_MAP */
+        dp_doc_pair *pairs;
+        /* DP_DOC_SEQ */
+        dp_doc_node **items;
+        size_t n;    /* pairs or items */
+        size_t cap;
+};
+
+typedef struct dp_doc_set dp_doc_set;
+
+dp_doc_set *dp_doc_set_new(void);
+dp_doc_set *dp_doc_set_free(dp_doc_set *s);
+DEFINE_FREEP(dp_doc_set, dp_doc_set_free)
+
+/* Parse a YAML or JSON stream. Documents are appended to the set (empty
+ * documents are skipped). `name` is used in error messages ("f.yaml:3:7: ...").
+ * Returns 0, -EINVAL (syntax, with err), -E2BIG (a limit), -ENOMEM. */
+int dp_doc_parse(dp_doc_set *s, const char *buf, size_t len, const char *name, dp_error *err);
+/* Read a whole file (capped at DP_DOC_MAX_INPUT) and parse it. */
+int dp_doc_parse_file(dp_doc_set *s, const char *path, dp_error *err);
+size_t dp_doc_count(const dp_doc_set *s);
+dp_doc_node *dp_doc_root(const dp_doc_set *s, size_t i);
+/* The name given when document i was parsed. */
+const char *dp_doc_source(const dp_doc_set *s, size_t i);
+
+/* Access. All accept NULL nodes. */
+dp_doc_node *dp_doc_get(const dp_doc_node *map, const char *key);
+dp_doc_scalar_kind dp_doc_kind(const dp_doc_node *n); /* NULL node -> DP_DOC_NULL */
+bool dp_doc_is_null(const dp_doc_node *n);
+const char *dp_doc_type_name(const dp_doc_node *n); /* "string", "integer", "map", ... */
+/* Typed reads: -EINVAL with a message ("expected integer, got map") if the
+ * node has another type. */
+int dp_doc_get_bool(const dp_doc_node *n, bool *ret, dp_error *err);
+int dp_doc_get_int64(const dp_doc_node *n, int64_t *ret, dp_error *err);
+/* Any non-null scalar resolving to a string; with `lenient`, plain numbers
+ * and booleans are accepted as their text too. */
+int dp_doc_get_str(const dp_doc_node *n, bool lenient, const char **ret, dp_error *err);
+
+/* Building. Strings are copied. NULL on OOM. */
+dp_doc_node *dp_doc_new_map(dp_doc_set *s);
+dp_doc_node *dp_doc_new_seq(dp_doc_set *s);
+dp_doc_node *dp_doc_new_str(dp_doc_set *s, const char *str);
+dp_doc_node *dp_doc_new_strn(dp_doc_set *s, const char *str, size_t len);
+dp_doc_node *dp_doc_new_int(dp_doc_set *s, int64_t v);
+dp_doc_node *dp_doc_new_uint(dp_doc_set *s, uint64_t v);
+dp_doc_node *dp_doc_new_bool(dp_doc_set *s, bool v);
+dp_doc_node *dp_doc_new_null(dp_doc_set *s);
+/* A plain scalar whose text is printed as is (numbers in canonical form). */
+dp_doc_node *dp_doc_new_raw(dp_doc_set *s, const char *text);
+/* Append; 0 or -ENOMEM. Keys are copied. Adding a NULL value is -ENOMEM
+ * (so chained builders propagate allocation failure). */
+int dp_doc_map_add(dp_doc_set *s, dp_doc_node *map, const char *key, dp_doc_node *value);
+int dp_doc_seq_add(dp_doc_set *s, dp_doc_node *seq, dp_doc_node *item);
+/* Add the root of a new document to the set. */
+int dp_doc_add_root(dp_doc_set *s, dp_doc_node *root, const char *source);
+
+typedef enum {
+        DP_DOC_JSON_COMPACT = 0, /* no whitespace, Go encoding/json escaping */
+        DP_DOC_JSON_PRETTY,      /* 2-space indent, kubectl -o json style */
+        DP_DOC_YAML,             /* block style, kubectl -o yaml style */
+} dp_doc_format;
+
+/* Print one tree. Map keys keep their order (builders decide order). */
+void dp_doc_emit(dp_strbuf *out, const dp_doc_node *n, dp_doc_format fmt);

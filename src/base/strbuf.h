@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * strbuf.h — a growable byte buffer, always NUL-terminated.
+ * Allocation failure is sticky: after the first -ENOMEM every append is a
+ * no-op and dp_strbuf_failed() is true, so builders can append freely and
+ * check once at the end.
+ */
+#pragma once
+
+#include <stdarg.h>
+
+#include "base/macros.h"
+
+typedef struct dp_strbuf {
+        char *buf;
+        size_t len;
+        size_t cap;
+        bool oom;
+} dp_strbuf;
+
+#define DP_STRBUF_INIT {NULL, 0, 0, false}
+
+void dp_strbuf_append(dp_strbuf *sb, const char *s, size_t n);
+void dp_strbuf_puts(dp_strbuf *sb, const char *s);
+void dp_strbuf_putc(dp_strbuf *sb, char c);
+void dp_strbuf_printf(dp_strbuf *sb, const char *fmt, ...) _printf_(2, 3);
+void dp_strbuf_vprintf(dp_strbuf *sb, const char *fmt, va_list ap);
+void dp_strbuf_truncate(dp_strbuf *sb, size_t len);
+static inline bool dp_strbuf_failed(const dp_strbuf *sb) { return sb->oom; }
+/* Returns the string (caller owns it) and resets the buffer; NULL after OOM. */
+char *dp_strbuf_steal(dp_strbuf *sb);
+void dp_strbuf_done(dp_strbuf *sb);
+static inline const char *dp_strbuf_str(const dp_strbuf *sb) { return sb->buf ? sb->buf : ""; }
+
+static inline void dp_strbuf_donep(dp_strbuf *sb) { dp_strbuf_done(sb); }
+#define _cleanup_strbuf_ _cleanup_(dp_strbuf_donep)
+
+/* strdup/strndup that are explicit about ownership; NULL on OOM. */
+char *dp_strdup(const char *s);
+char *dp_strndup(const char *s, size_t n);
+char *dp_asprintf(const char *fmt, ...) _printf_(1, 2);

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * devplane.h — the command table shared by the thin front-end files.
+ * Each cmd-*.c defines one `int dp_cmd_<name>(int argc, char **argv)`
+ * (argv[0] is the subcommand name) returning the process exit status:
+ * 0 success, 1 "did not work out" (e.g. a claim could not be allocated),
+ * 2 usage or input error. */
+#pragma once
+
+typedef struct dp_command {
+        const char *name;
+        int (*run)(int argc, char **argv);
+        const char *summary;
+} dp_command;
+
+/* Each cmd-*.c registers itself with DP_COMMAND, so adding a subcommand
+ * touches only its own file. */
+void dp_command_register(const dp_command *c);
+#define DP_COMMAND(n, fn, text)                                                        \
+        __attribute__((constructor)) static void dp_register_cmd_##fn(void) {         \
+                static const dp_command c = {n, fn, text};                             \
+                dp_command_register(&c);                                               \
+        }
