@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * device.c — the device model: ownership, lookups, uuid derivation. */
+#include <stdio.h>
+
+#include "base/strbuf.h"
+#include "devices/device.h"
+
+const char *dp_health_to_string(dp_health h) { return h == DP_HEALTH_HEALTHY ? "Healthy" : "Unhealthy"; }
+
+static void free_strv(char **v, size_t n) {
+        for (size_t i = 0; i < n; i++) free(v[i]);
+        free(v);
+}
+
+static void device_done(dp_device *d) {
+        free(d->id);
+        free(d->type);
+        free(d->uuid);
+        free(d->product);
+        free(d->architecture);
+        free(d->driver_version);
+        free(d->pci_bus_id);
+        free_strv(d->device_nodes, d->n_device_nodes);
+        for (size_t i = 0; i < d->n_migs; i++) {
+                dp_mig_device *m = &d->migs[i];
+                free(m->id);
+                free(m->uuid);
+                free(m->profile);
+                free_strv(m->device_nodes, m->n_device_nodes);
+        }
+        free(d->migs);
+        for (size_t i = 0; i < d->n_attrs; i++) {
+                free(d->attrs[i].name);
+                free(d->attrs[i].str);
+        }
+        free(d->attrs);
+        for (size_t i = 0; i < d->n_capacities; i++) {
+                free(d->capacities[i].name);
+                free(d->capacities[i].value);
+        }
+        free(d->capacities);
+}
+
+dp_device_set *dp_device_set_free(dp_device_set *s) {
+        if (!s) return NULL;
+        free(s->profile);
+        free(s->node_name);
+        free(s->domain);
+        free(s->driver_name);
+        free(s->cdi_kind);
+        free(s->visible_devices_env);
+        free_strv(s->common_device_nodes, s->n_common_device_nodes);
+        for (size_t i = 0; i < s->n_devices; i++) device_done(&s->devices[i]);
+        free(s->devices);
+        free(s);
+        return NULL;
+}
+
+dp_device *dp_device_set_find(const dp_device_set *s, const char *id) {
+        if (!s || !id) return NULL;
+        for (size_t i = 0; i < s->n_devices; i++)
+                if (streq(s->devices[i].id, id) || streq_ptr(s->devices[i].uuid, id)) return &s->devices[i];
+        return NULL;
+}
+
+dp_mig_device *dp_device_set_find_mig(const dp_device_set *s, const char *id) {
+        if (!s || !id) return NULL;
+        for (size_t i = 0; i < s->n_devices; i++)
+                for (size_t j = 0; j < s->devices[i].n_migs; j++) {
+                        dp_mig_device *m = &s->devices[i].migs[j];
+                        if (streq(m->id, id) || streq_ptr(m->uuid, id)) return m;
+                }
+        return NULL;
+}
+
+dp_health dp_mig_effective_health(const dp_device_set *s, const dp_mig_device *m) {
+        if (m->health != DP_HEALTH_HEALTHY) return m->health;
+        if (m->parent < s->n_devices) return s->devices[m->parent].health;
+        return m->health;
+}
+
+bool dp_device_set_nvlinked(const dp_device_set *s, size_t i, size_t j) {
+        if (!s || i >= s->n_devices || j >= s->n_devices || i >= 128 || j >= 128 || i == j) return false;
+        return (s->devices[i].nvlink[j / 64] >> (j % 64)) & 1;
+}
+
+size_t dp_device_set_count_mig_enabled(const dp_device_set *s) {
+        size_t n = 0;
+        for (size_t i = 0; s && i < s->n_devices; i++) n += s->devices[i].mig_enabled;
+        return n;
+}
+
+static uint64_t fnv1a64(uint64_t h, const char *s) {
+        for (; *s; s++) {
+                h ^= (unsigned char)*s;
+                h *= 0x100000001b3ULL;
+        }
+        return h;
+}
+
+char *dp_device_uuid_derive(const char *prefix, const char *node_name, const char *salt, unsigned index) {
+        char key[512];
+        snprintf(key, sizeof key, "%s/%s/%u", node_name ? node_name : "", salt ? salt : "", index);
+        uint64_t a = fnv1a64(0xcbf29ce484222325ULL, key);
+        uint64_t b = fnv1a64(a ^ 0x9e3779b97f4a7c15ULL, key);
+        /* Version 4 / variant 1 bits, so the text looks like any other uuid. */
+        uint16_t ver = (uint16_t)(((a >> 16) & 0x0fff) | 0x4000);
+        uint16_t var = (uint16_t)(((b >> 48) & 0x3fff) | 0x8000);
+        return dp_asprintf("%s%08x-%04x-%04x-%04x-%012llx", prefix ? prefix : "", (unsigned)(a >> 32),
+                           (unsigned)(a & 0xffff), ver, var, (unsigned long long)(b & 0xffffffffffffULL));
+}
+
+int dp_device_parse_bytes(const char *s, uint64_t *ret) {
+        if (!s || !*s) return -EINVAL;
+        uint64_t v = 0;
+        const char *p = s;
+        if (*p < '0' || *p > '9') return -EINVAL;
+        for (; *p >= '0' && *p <= '9'; p++) {
+                if (v > (UINT64_MAX - 9) / 10) return -ERANGE;
+                v = v * 10 + (uint64_t)(*p - '0');
+        }
+        static const struct {
+                const char *suffix;
+                uint64_t mult;
+        } units[] = {
+                {"", 1},
+                {"k", 1000ULL},
+                {"M", 1000000ULL},
+                {"G", 1000000000ULL},
+                {"T", 1000000000000ULL},
+                {"P", 1000000000000000ULL},
+                {"Ki", 1ULL << 10},
+                {"Mi", 1ULL << 20},
+                {"Gi", 1ULL << 30},
+                {"Ti", 1ULL << 40},
+                {"Pi", 1ULL << 50},
+        };
+        for (size_t i = 0; i < ELEMENTSOF(units); i++) {
+                if (!streq(p, units[i].suffix)) continue;
+                uint64_t r;
+                if (__builtin_mul_overflow(v, units[i].mult, &r)) return -ERANGE;
+                *ret = r;
+                return 0;
+        }
+        return -EINVAL;
+}
