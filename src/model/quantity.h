@@ -5,15 +5,19 @@
  * Contract (shared by model, CEL's quantity library, the allocator and the
  * scheduler; the implementation lives in quantity.c):
  *   - A quantity is a signed value held exactly in nano units (10^-9) in a
- *     128-bit integer, plus the format it was written in. Parsing rounds up
- *     (away from zero? no: towards +infinity, as Kubernetes does) to nano
- *     precision. Values whose nano representation does not fit are -ERANGE.
+ *     128-bit integer, plus the format it was written in. Parsing rounds the
+ *     magnitude up (away from zero, as Kubernetes does: "0.1n" -> 1n,
+ *     "-0.1n" -> -1n) to nano precision. Binary-suffixed values are capped at
+ *     2^63-1 as Kubernetes caps them; other values whose nano representation
+ *     does not fit in the int128 (magnitude above about 1.7e29) are -ERANGE.
  *   - Syntax: <sign><digits>[.<digits>]<suffix>, suffixes "" k M G T P E
  *     (DecimalSI), Ki Mi Gi Ti Pi Ei (BinarySI), e<n>/E<n> (DecimalExponent),
  *     and "m", "u", "n" (DecimalSI fractions).
  *   - dp_quantity_format() prints Kubernetes' canonical form (the one
  *     Quantity.String() gives after parsing, e.g. "1.5Gi" -> "1536Mi",
- *     "0.1" -> "100m", "1000" -> "1k").
+ *     "0.1" -> "100m", "1000" -> "1k"). Kubernetes also echoes some inputs
+ *     verbatim when they are already "canonical enough" ("+1k", "01", "1E3");
+ *     we always print the computed canonical form ("1k", "1", "1e3").
  * All functions are pure.
  */
 #pragma once
@@ -43,7 +47,7 @@ int dp_quantity_cmp(const dp_quantity *a, const dp_quantity *b);
 /* Sum/difference keeping a's format; -ERANGE on overflow. */
 int dp_quantity_add(const dp_quantity *a, const dp_quantity *b, dp_quantity *ret);
 int dp_quantity_sub(const dp_quantity *a, const dp_quantity *b, dp_quantity *ret);
-/* Quantity.Value(): rounded up to an integer, saturating at INT64 bounds. */
+/* Quantity.Value(): rounded away from zero to an integer, saturating at INT64 bounds. */
 int64_t dp_quantity_value(const dp_quantity *q);
 /* Quantity.MilliValue(), same rounding and saturation. */
 int64_t dp_quantity_milli_value(const dp_quantity *q);
