@@ -1,0 +1,767 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * free.c — destructors, deep copies and the object collection.
+ * Every destructor accepts NULL (and zeroed structs) and returns NULL.
+ */
+#include <stdio.h>
+
+#include "base/strbuf.h"
+#include "model/model.h"
+
+static void strv_free(char **v, size_t n) {
+        for (size_t i = 0; i < n; i++) free(v[i]);
+        free(v);
+}
+
+static void kv_free(dp_kv *v, size_t n) {
+        for (size_t i = 0; i < n; i++) {
+                free(v[i].key);
+                free(v[i].value);
+        }
+        free(v);
+}
+
+static void nq_free(dp_named_quantity *v, size_t n) {
+        for (size_t i = 0; i < n; i++) free(v[i].name);
+        free(v);
+}
+
+static void conditions_free(dp_condition *v, size_t n) {
+        for (size_t i = 0; i < n; i++) {
+                free(v[i].type);
+                free(v[i].status);
+                free(v[i].reason);
+                free(v[i].message);
+                free(v[i].last_transition_time);
+        }
+        free(v);
+}
+
+void dp_object_meta_done(dp_object_meta *m) {
+        if (!m) return;
+        free(m->name);
+        free(m->generate_name);
+        free(m->namespace);
+        free(m->uid);
+        free(m->resource_version);
+        free(m->creation_timestamp);
+        kv_free(m->labels, m->n_labels);
+        kv_free(m->annotations, m->n_annotations);
+        for (size_t i = 0; i < m->n_owner_references; i++) {
+                free(m->owner_references[i].api_version);
+                free(m->owner_references[i].kind);
+                free(m->owner_references[i].name);
+                free(m->owner_references[i].uid);
+        }
+        free(m->owner_references);
+        *m = (dp_object_meta){0};
+}
+
+static void header_done(dp_object_header *h) {
+        free(h->api_version);
+        free(h->source);
+}
+
+static void requirement_done(dp_node_selector_requirement *r) {
+        free(r->key);
+        strv_free(r->values, r->n_values);
+}
+
+void dp_node_selector_done(dp_node_selector *ns) {
+        if (!ns) return;
+        for (size_t i = 0; i < ns->n_terms; i++) {
+                dp_node_selector_term *t = &ns->terms[i];
+                for (size_t j = 0; j < t->n_match_expressions; j++) requirement_done(&t->match_expressions[j]);
+                for (size_t j = 0; j < t->n_match_fields; j++) requirement_done(&t->match_fields[j]);
+                free(t->match_expressions);
+                free(t->match_fields);
+        }
+        free(ns->terms);
+        *ns = (dp_node_selector){0};
+}
+
+dp_node_selector *dp_node_selector_free(dp_node_selector *ns) {
+        dp_node_selector_done(ns);
+        free(ns);
+        return NULL;
+}
+
+static void taint_done(dp_taint *t) {
+        free(t->key);
+        free(t->value);
+        free(t->effect);
+        free(t->time_added);
+}
+
+static void taints_free(dp_taint *v, size_t n) {
+        for (size_t i = 0; i < n; i++) taint_done(&v[i]);
+        free(v);
+}
+
+void dp_toleration_done(dp_toleration *t) {
+        if (!t) return;
+        free(t->key);
+        free(t->op);
+        free(t->value);
+        free(t->effect);
+        *t = (dp_toleration){0};
+}
+
+static void tolerations_free(dp_toleration *v, size_t n) {
+        for (size_t i = 0; i < n; i++) dp_toleration_done(&v[i]);
+        free(v);
+}
+
+static void attribute_done(dp_device_attribute *a) {
+        free(a->name);
+        free(a->s);
+        free(a->ints);
+        free(a->bools);
+        strv_free(a->strs, a->n);
+}
+
+static void device_done(dp_device *d) {
+        free(d->name);
+        for (size_t i = 0; i < d->n_attributes; i++) attribute_done(&d->attributes[i]);
+        free(d->attributes);
+        for (size_t i = 0; i < d->n_capacity; i++) {
+                free(d->capacity[i].name);
+                free(d->capacity[i].valid_values);
+                free(d->capacity[i].valid_range);
+        }
+        free(d->capacity);
+        for (size_t i = 0; i < d->n_consumes_counters; i++) {
+                dp_counter_consumption *c = &d->consumes_counters[i];
+                free(c->counter_set);
+                nq_free(c->counters, c->n_counters);
+                strv_free(c->compatibility_groups, c->n_compatibility_groups);
+        }
+        free(d->consumes_counters);
+        free(d->node_name);
+        dp_node_selector_free(d->node_selector);
+        taints_free(d->taints, d->n_taints);
+        strv_free(d->binding_conditions, d->n_binding_conditions);
+        strv_free(d->binding_failure_conditions, d->n_binding_failure_conditions);
+}
+
+dp_resource_slice *dp_resource_slice_free(dp_resource_slice *s) {
+        if (!s) return NULL;
+        header_done(&s->hdr);
+        dp_object_meta_done(&s->meta);
+        free(s->driver);
+        free(s->pool_name);
+        free(s->node_name);
+        dp_node_selector_free(s->node_selector);
+        for (size_t i = 0; i < s->n_devices; i++) device_done(&s->devices[i]);
+        free(s->devices);
+        for (size_t i = 0; i < s->n_shared_counters; i++) {
+                free(s->shared_counters[i].name);
+                nq_free(s->shared_counters[i].counters, s->shared_counters[i].n_counters);
+        }
+        free(s->shared_counters);
+        strv_free(s->skip_node_operations, s->n_skip_node_operations);
+        free(s->partition_type_attribute);
+        free(s);
+        return NULL;
+}
+
+static void selectors_free(dp_device_selector *v, size_t n) {
+        for (size_t i = 0; i < n; i++) free(v[i].cel_expression);
+        free(v);
+}
+
+static void config_done(dp_device_config *c) {
+        strv_free(c->requests, c->n_requests);
+        free(c->driver);
+        free(c->parameters_json);
+}
+
+static void configs_free(dp_device_config *v, size_t n) {
+        for (size_t i = 0; i < n; i++) config_done(&v[i]);
+        free(v);
+}
+
+dp_device_class *dp_device_class_free(dp_device_class *c) {
+        if (!c) return NULL;
+        header_done(&c->hdr);
+        dp_object_meta_done(&c->meta);
+        selectors_free(c->selectors, c->n_selectors);
+        configs_free(c->config, c->n_config);
+        free(c->extended_resource_name);
+        free(c);
+        return NULL;
+}
+
+static void request_spec_done(dp_device_request_spec *r) {
+        free(r->device_class_name);
+        selectors_free(r->selectors, r->n_selectors);
+        tolerations_free(r->tolerations, r->n_tolerations);
+        nq_free(r->capacity_requests, r->n_capacity_requests);
+}
+
+static void claim_spec_done(dp_resource_claim_spec *s) {
+        for (size_t i = 0; i < s->n_requests; i++) {
+                dp_device_request *r = &s->requests[i];
+                free(r->name);
+                if (r->exactly) request_spec_done(r->exactly);
+                free(r->exactly);
+                for (size_t j = 0; j < r->n_first_available; j++) {
+                        free(r->first_available[j].name);
+                        request_spec_done(&r->first_available[j].spec);
+                }
+                free(r->first_available);
+        }
+        free(s->requests);
+        for (size_t i = 0; i < s->n_constraints; i++) {
+                strv_free(s->constraints[i].requests, s->constraints[i].n_requests);
+                free(s->constraints[i].match_attribute);
+                free(s->constraints[i].distinct_attribute);
+        }
+        free(s->constraints);
+        configs_free(s->config, s->n_config);
+}
+
+void dp_device_allocation_result_done(dp_device_allocation_result *r) {
+        if (!r) return;
+        free(r->request);
+        free(r->driver);
+        free(r->pool);
+        free(r->device);
+        tolerations_free(r->tolerations, r->n_tolerations);
+        free(r->share_id);
+        nq_free(r->consumed_capacity, r->n_consumed_capacity);
+        strv_free(r->binding_conditions, r->n_binding_conditions);
+        strv_free(r->binding_failure_conditions, r->n_binding_failure_conditions);
+        strv_free(r->skip_node_operations, r->n_skip_node_operations);
+        *r = (dp_device_allocation_result){0};
+}
+
+dp_allocation_result *dp_allocation_result_free(dp_allocation_result *a) {
+        if (!a) return NULL;
+        for (size_t i = 0; i < a->n_results; i++) dp_device_allocation_result_done(&a->results[i]);
+        free(a->results);
+        for (size_t i = 0; i < a->n_config; i++) config_done(&a->config[i].config);
+        free(a->config);
+        dp_node_selector_free(a->node_selector);
+        free(a->allocation_timestamp);
+        free(a);
+        return NULL;
+}
+
+dp_resource_claim *dp_resource_claim_free(dp_resource_claim *c) {
+        if (!c) return NULL;
+        header_done(&c->hdr);
+        dp_object_meta_done(&c->meta);
+        claim_spec_done(&c->spec);
+        dp_allocation_result_free(c->allocation);
+        for (size_t i = 0; i < c->n_reserved_for; i++) {
+                free(c->reserved_for[i].api_group);
+                free(c->reserved_for[i].resource);
+                free(c->reserved_for[i].name);
+                free(c->reserved_for[i].uid);
+        }
+        free(c->reserved_for);
+        for (size_t i = 0; i < c->n_devices; i++) {
+                dp_allocated_device_status *d = &c->devices[i];
+                free(d->driver);
+                free(d->pool);
+                free(d->device);
+                free(d->share_id);
+                conditions_free(d->conditions, d->n_conditions);
+                free(d->data_json);
+                if (d->network_data) {
+                        free(d->network_data->interface_name);
+                        strv_free(d->network_data->ips, d->network_data->n_ips);
+                        free(d->network_data->hardware_address);
+                        free(d->network_data);
+                }
+        }
+        free(c->devices);
+        free(c);
+        return NULL;
+}
+
+dp_resource_claim_template *dp_resource_claim_template_free(dp_resource_claim_template *t) {
+        if (!t) return NULL;
+        header_done(&t->hdr);
+        dp_object_meta_done(&t->meta);
+        dp_object_meta_done(&t->claim_meta);
+        claim_spec_done(&t->spec);
+        free(t);
+        return NULL;
+}
+
+dp_device_taint_rule *dp_device_taint_rule_free(dp_device_taint_rule *r) {
+        if (!r) return NULL;
+        header_done(&r->hdr);
+        dp_object_meta_done(&r->meta);
+        free(r->driver);
+        free(r->pool);
+        free(r->device);
+        free(r->device_class_name);
+        selectors_free(r->selectors, r->n_selectors);
+        taint_done(&r->taint);
+        conditions_free(r->conditions, r->n_conditions);
+        free(r);
+        return NULL;
+}
+
+dp_node *dp_node_free(dp_node *n) {
+        if (!n) return NULL;
+        header_done(&n->hdr);
+        dp_object_meta_done(&n->meta);
+        taints_free(n->taints, n->n_taints);
+        nq_free(n->capacity, n->n_capacity);
+        nq_free(n->allocatable, n->n_allocatable);
+        free(n);
+        return NULL;
+}
+
+static void containers_free(dp_container *v, size_t n) {
+        for (size_t i = 0; i < n; i++) {
+                free(v[i].name);
+                free(v[i].image);
+                free(v[i].restart_policy);
+                nq_free(v[i].limits, v[i].n_limits);
+                nq_free(v[i].requests, v[i].n_requests);
+                for (size_t j = 0; j < v[i].n_claims; j++) {
+                        free(v[i].claims[j].name);
+                        free(v[i].claims[j].request);
+                }
+                free(v[i].claims);
+        }
+        free(v);
+}
+
+dp_pod *dp_pod_free(dp_pod *p) {
+        if (!p) return NULL;
+        header_done(&p->hdr);
+        dp_object_meta_done(&p->meta);
+        free(p->node_name);
+        kv_free(p->node_selector, p->n_node_selector);
+        dp_node_selector_free(p->required_node_affinity);
+        tolerations_free(p->tolerations, p->n_tolerations);
+        free(p->priority_class_name);
+        free(p->scheduler_name);
+        containers_free(p->init_containers, p->n_init_containers);
+        containers_free(p->containers, p->n_containers);
+        nq_free(p->overhead, p->n_overhead);
+        for (size_t i = 0; i < p->n_resource_claims; i++) {
+                free(p->resource_claims[i].name);
+                free(p->resource_claims[i].resource_claim_name);
+                free(p->resource_claims[i].resource_claim_template_name);
+        }
+        free(p->resource_claims);
+        free(p->workload_name);
+        free(p->workload_pod_group);
+        free(p->phase);
+        free(p->nominated_node_name);
+        for (size_t i = 0; i < p->n_claim_statuses; i++) {
+                free(p->claim_statuses[i].name);
+                free(p->claim_statuses[i].resource_claim_name);
+        }
+        free(p->claim_statuses);
+        free(p);
+        return NULL;
+}
+
+dp_namespace *dp_namespace_free(dp_namespace *n) {
+        if (!n) return NULL;
+        header_done(&n->hdr);
+        dp_object_meta_done(&n->meta);
+        free(n);
+        return NULL;
+}
+
+dp_pod_group *dp_pod_group_free(dp_pod_group *g) {
+        if (!g) return NULL;
+        header_done(&g->hdr);
+        dp_object_meta_done(&g->meta);
+        nq_free(g->min_resources, g->n_min_resources);
+        free(g);
+        return NULL;
+}
+
+void dp_object_free(dp_object o) {
+        if (!o.hdr) return;
+        switch (o.hdr->kind) {
+        case DP_KIND_RESOURCE_SLICE: dp_resource_slice_free(o.slice); break;
+        case DP_KIND_DEVICE_CLASS: dp_device_class_free(o.device_class); break;
+        case DP_KIND_RESOURCE_CLAIM: dp_resource_claim_free(o.claim); break;
+        case DP_KIND_RESOURCE_CLAIM_TEMPLATE: dp_resource_claim_template_free(o.claim_template); break;
+        case DP_KIND_DEVICE_TAINT_RULE: dp_device_taint_rule_free(o.taint_rule); break;
+        case DP_KIND_NODE: dp_node_free(o.node); break;
+        case DP_KIND_POD: dp_pod_free(o.pod); break;
+        case DP_KIND_NAMESPACE: dp_namespace_free(o.ns); break;
+        case DP_KIND_POD_GROUP: dp_pod_group_free(o.pod_group); break;
+        case DP_KIND_NONE: break;
+        }
+}
+
+/* ---- names ---- */
+
+const char *dp_kind_name(dp_kind k) {
+        switch (k) {
+        case DP_KIND_RESOURCE_SLICE: return "ResourceSlice";
+        case DP_KIND_DEVICE_CLASS: return "DeviceClass";
+        case DP_KIND_RESOURCE_CLAIM: return "ResourceClaim";
+        case DP_KIND_RESOURCE_CLAIM_TEMPLATE: return "ResourceClaimTemplate";
+        case DP_KIND_DEVICE_TAINT_RULE: return "DeviceTaintRule";
+        case DP_KIND_NODE: return "Node";
+        case DP_KIND_POD: return "Pod";
+        case DP_KIND_NAMESPACE: return "Namespace";
+        case DP_KIND_POD_GROUP: return "PodGroup";
+        case DP_KIND_NONE: break;
+        }
+        return "";
+}
+
+dp_object_meta *dp_object_meta_of(dp_object o) {
+        if (!o.hdr) return NULL;
+        switch (o.hdr->kind) {
+        case DP_KIND_RESOURCE_SLICE: return &o.slice->meta;
+        case DP_KIND_DEVICE_CLASS: return &o.device_class->meta;
+        case DP_KIND_RESOURCE_CLAIM: return &o.claim->meta;
+        case DP_KIND_RESOURCE_CLAIM_TEMPLATE: return &o.claim_template->meta;
+        case DP_KIND_DEVICE_TAINT_RULE: return &o.taint_rule->meta;
+        case DP_KIND_NODE: return &o.node->meta;
+        case DP_KIND_POD: return &o.pod->meta;
+        case DP_KIND_NAMESPACE: return &o.ns->meta;
+        case DP_KIND_POD_GROUP: return &o.pod_group->meta;
+        case DP_KIND_NONE: break;
+        }
+        return NULL;
+}
+
+void dp_object_describe(dp_object o, char *buf, size_t size) {
+        const dp_object_meta *m = dp_object_meta_of(o);
+        const char *name = m && m->name ? m->name : m && m->generate_name ? m->generate_name : "(unnamed)";
+        if (m && m->namespace)
+                snprintf(buf, size, "%s %s/%s", dp_kind_name(o.hdr->kind), m->namespace, name);
+        else
+                snprintf(buf, size, "%s %s", o.hdr ? dp_kind_name(o.hdr->kind) : "object", name);
+}
+
+/* ---- collection ---- */
+
+dp_object_list *dp_object_list_new(void) { return calloc(1, sizeof(dp_object_list)); }
+
+dp_object_list *dp_object_list_free(dp_object_list *l) {
+        if (!l) return NULL;
+        for (size_t i = 0; i < l->n; i++) dp_object_free(l->items[i]);
+        free(l->items);
+        free(l);
+        return NULL;
+}
+
+int dp_object_list_append(dp_object_list *l, dp_object o) {
+        assert_return(l && o.hdr, -EINVAL);
+        if (DP_GROW(l->items, l->cap, l->n + 1) < 0) return -ENOMEM;
+        l->items[l->n++] = o;
+        return 0;
+}
+
+dp_object dp_object_list_find(const dp_object_list *l, dp_kind kind, const char *ns, const char *name) {
+        if (l && name)
+                for (size_t i = 0; i < l->n; i++) {
+                        if (l->items[i].hdr->kind != kind) continue;
+                        const dp_object_meta *m = dp_object_meta_of(l->items[i]);
+                        if (!m->name || !streq(m->name, name)) continue;
+                        if (ns && !streq_ptr(m->namespace, ns)) continue;
+                        return l->items[i];
+                }
+        return (dp_object){NULL};
+}
+
+size_t dp_object_list_count(const dp_object_list *l, dp_kind kind) {
+        size_t c = 0;
+        if (l)
+                for (size_t i = 0; i < l->n; i++) c += l->items[i].hdr->kind == kind;
+        return c;
+}
+
+/* ---- deep copies ---- */
+
+static bool dup_str(char **dst, const char *src) {
+        *dst = NULL;
+        if (!src) return true;
+        *dst = strdup(src);
+        return *dst != NULL;
+}
+
+static bool dup_strv(char ***dst, size_t *n_dst, char *const *src, size_t n) {
+        *dst = NULL;
+        *n_dst = 0;
+        if (n == 0) return true;
+        char **v = calloc(n, sizeof(char *));
+        if (!v) return false;
+        for (size_t i = 0; i < n; i++)
+                if (!dup_str(&v[i], src[i])) {
+                        strv_free(v, i);
+                        return false;
+                }
+        *dst = v;
+        *n_dst = n;
+        return true;
+}
+
+static bool dup_nq(dp_named_quantity **dst, size_t *n_dst, const dp_named_quantity *src, size_t n) {
+        *dst = NULL;
+        *n_dst = 0;
+        if (n == 0) return true;
+        dp_named_quantity *v = calloc(n, sizeof(*v));
+        if (!v) return false;
+        for (size_t i = 0; i < n; i++) {
+                v[i].value = src[i].value;
+                if (!dup_str(&v[i].name, src[i].name)) {
+                        nq_free(v, i);
+                        return false;
+                }
+        }
+        *dst = v;
+        *n_dst = n;
+        return true;
+}
+
+int dp_toleration_copy(dp_toleration *dst, const dp_toleration *src) {
+        dp_toleration t = {.has_toleration_seconds = src->has_toleration_seconds,
+                           .toleration_seconds = src->toleration_seconds};
+        if (!dup_str(&t.key, src->key) || !dup_str(&t.op, src->op) || !dup_str(&t.value, src->value) ||
+            !dup_str(&t.effect, src->effect)) {
+                dp_toleration_done(&t);
+                return -ENOMEM;
+        }
+        *dst = t;
+        return 0;
+}
+
+static bool dup_tolerations(dp_toleration **dst, size_t *n_dst, const dp_toleration *src, size_t n) {
+        *dst = NULL;
+        *n_dst = 0;
+        if (n == 0) return true;
+        dp_toleration *v = calloc(n, sizeof(*v));
+        if (!v) return false;
+        for (size_t i = 0; i < n; i++)
+                if (dp_toleration_copy(&v[i], &src[i]) < 0) {
+                        tolerations_free(v, i);
+                        return false;
+                }
+        *dst = v;
+        *n_dst = n;
+        return true;
+}
+
+static bool dup_requirements(dp_node_selector_requirement **dst, size_t *n_dst,
+                             const dp_node_selector_requirement *src, size_t n) {
+        *dst = NULL;
+        *n_dst = 0;
+        if (n == 0) return true;
+        dp_node_selector_requirement *v = calloc(n, sizeof(*v));
+        if (!v) return false;
+        *dst = v;
+        *n_dst = n; /* partially filled entries are zeroed: the caller's done() frees them */
+        for (size_t i = 0; i < n; i++) {
+                v[i].op = src[i].op;
+                if (!dup_str(&v[i].key, src[i].key) ||
+                    !dup_strv(&v[i].values, &v[i].n_values, src[i].values, src[i].n_values))
+                        return false;
+        }
+        return true;
+}
+
+dp_node_selector *dp_node_selector_clone(const dp_node_selector *ns) {
+        if (!ns) return NULL;
+        dp_node_selector *c = calloc(1, sizeof(*c));
+        if (!c) return NULL;
+        if (ns->n_terms) {
+                c->terms = calloc(ns->n_terms, sizeof(*c->terms));
+                if (!c->terms) return dp_node_selector_free(c);
+                c->n_terms = ns->n_terms;
+        }
+        for (size_t i = 0; i < ns->n_terms; i++) {
+                const dp_node_selector_term *s = &ns->terms[i];
+                dp_node_selector_term *d = &c->terms[i];
+                if (!dup_requirements(&d->match_expressions, &d->n_match_expressions, s->match_expressions,
+                                      s->n_match_expressions) ||
+                    !dup_requirements(&d->match_fields, &d->n_match_fields, s->match_fields, s->n_match_fields))
+                        return dp_node_selector_free(c);
+        }
+        return c;
+}
+
+static bool dup_meta(dp_object_meta *d, const dp_object_meta *s) {
+        *d = (dp_object_meta){.generation = s->generation};
+        if (!dup_str(&d->name, s->name) || !dup_str(&d->generate_name, s->generate_name) ||
+            !dup_str(&d->namespace, s->namespace) || !dup_str(&d->uid, s->uid) ||
+            !dup_str(&d->resource_version, s->resource_version) ||
+            !dup_str(&d->creation_timestamp, s->creation_timestamp))
+                return false;
+        if (s->n_labels) {
+                if (!(d->labels = calloc(s->n_labels, sizeof(dp_kv)))) return false;
+                d->n_labels = s->n_labels;
+                for (size_t i = 0; i < s->n_labels; i++)
+                        if (!dup_str(&d->labels[i].key, s->labels[i].key) ||
+                            !dup_str(&d->labels[i].value, s->labels[i].value))
+                                return false;
+        }
+        if (s->n_annotations) {
+                if (!(d->annotations = calloc(s->n_annotations, sizeof(dp_kv)))) return false;
+                d->n_annotations = s->n_annotations;
+                for (size_t i = 0; i < s->n_annotations; i++)
+                        if (!dup_str(&d->annotations[i].key, s->annotations[i].key) ||
+                            !dup_str(&d->annotations[i].value, s->annotations[i].value))
+                                return false;
+        }
+        if (s->n_owner_references) {
+                if (!(d->owner_references = calloc(s->n_owner_references, sizeof(dp_owner_ref)))) return false;
+                d->n_owner_references = s->n_owner_references;
+                for (size_t i = 0; i < s->n_owner_references; i++) {
+                        const dp_owner_ref *a = &s->owner_references[i];
+                        dp_owner_ref *b = &d->owner_references[i];
+                        b->controller = a->controller;
+                        if (!dup_str(&b->api_version, a->api_version) || !dup_str(&b->kind, a->kind) ||
+                            !dup_str(&b->name, a->name) || !dup_str(&b->uid, a->uid))
+                                return false;
+                }
+        }
+        return true;
+}
+
+static bool dup_selectors(dp_device_selector **dst, size_t *n_dst, const dp_device_selector *src, size_t n) {
+        *dst = NULL;
+        *n_dst = 0;
+        if (!n) return true;
+        if (!(*dst = calloc(n, sizeof(**dst)))) return false;
+        *n_dst = n;
+        for (size_t i = 0; i < n; i++)
+                if (!dup_str(&(*dst)[i].cel_expression, src[i].cel_expression)) return false;
+        return true;
+}
+
+static bool dup_config(dp_device_config *d, const dp_device_config *s) {
+        return dup_strv(&d->requests, &d->n_requests, s->requests, s->n_requests) &&
+               dup_str(&d->driver, s->driver) && dup_str(&d->parameters_json, s->parameters_json);
+}
+
+static bool dup_request_spec(dp_device_request_spec *d, const dp_device_request_spec *s) {
+        d->allocation_mode = s->allocation_mode;
+        d->count = s->count;
+        d->has_admin_access = s->has_admin_access;
+        d->admin_access = s->admin_access;
+        return dup_str(&d->device_class_name, s->device_class_name) &&
+               dup_selectors(&d->selectors, &d->n_selectors, s->selectors, s->n_selectors) &&
+               dup_tolerations(&d->tolerations, &d->n_tolerations, s->tolerations, s->n_tolerations) &&
+               dup_nq(&d->capacity_requests, &d->n_capacity_requests, s->capacity_requests, s->n_capacity_requests);
+}
+
+static bool dup_claim_spec(dp_resource_claim_spec *d, const dp_resource_claim_spec *s) {
+        if (s->n_requests) {
+                if (!(d->requests = calloc(s->n_requests, sizeof(*d->requests)))) return false;
+                d->n_requests = s->n_requests;
+        }
+        for (size_t i = 0; i < s->n_requests; i++) {
+                const dp_device_request *a = &s->requests[i];
+                dp_device_request *b = &d->requests[i];
+                if (!dup_str(&b->name, a->name)) return false;
+                if (a->exactly) {
+                        if (!(b->exactly = calloc(1, sizeof(*b->exactly)))) return false;
+                        if (!dup_request_spec(b->exactly, a->exactly)) return false;
+                }
+                if (a->n_first_available) {
+                        if (!(b->first_available = calloc(a->n_first_available, sizeof(*b->first_available))))
+                                return false;
+                        b->n_first_available = a->n_first_available;
+                        for (size_t j = 0; j < a->n_first_available; j++)
+                                if (!dup_str(&b->first_available[j].name, a->first_available[j].name) ||
+                                    !dup_request_spec(&b->first_available[j].spec, &a->first_available[j].spec))
+                                        return false;
+                }
+        }
+        if (s->n_constraints) {
+                if (!(d->constraints = calloc(s->n_constraints, sizeof(*d->constraints)))) return false;
+                d->n_constraints = s->n_constraints;
+        }
+        for (size_t i = 0; i < s->n_constraints; i++) {
+                const dp_device_constraint *a = &s->constraints[i];
+                dp_device_constraint *b = &d->constraints[i];
+                if (!dup_strv(&b->requests, &b->n_requests, a->requests, a->n_requests) ||
+                    !dup_str(&b->match_attribute, a->match_attribute) ||
+                    !dup_str(&b->distinct_attribute, a->distinct_attribute))
+                        return false;
+        }
+        if (s->n_config) {
+                if (!(d->config = calloc(s->n_config, sizeof(*d->config)))) return false;
+                d->n_config = s->n_config;
+        }
+        for (size_t i = 0; i < s->n_config; i++)
+                if (!dup_config(&d->config[i], &s->config[i])) return false;
+        return true;
+}
+
+static bool dup_allocation(dp_allocation_result **dst, const dp_allocation_result *s) {
+        dp_allocation_result *a = calloc(1, sizeof(*a));
+        if (!a) return false;
+        *dst = a;
+        if (s->n_results) {
+                if (!(a->results = calloc(s->n_results, sizeof(*a->results)))) return false;
+                a->n_results = s->n_results;
+        }
+        for (size_t i = 0; i < s->n_results; i++) {
+                const dp_device_allocation_result *x = &s->results[i];
+                dp_device_allocation_result *y = &a->results[i];
+                y->has_admin_access = x->has_admin_access;
+                y->admin_access = x->admin_access;
+                if (!dup_str(&y->request, x->request) || !dup_str(&y->driver, x->driver) ||
+                    !dup_str(&y->pool, x->pool) || !dup_str(&y->device, x->device) ||
+                    !dup_tolerations(&y->tolerations, &y->n_tolerations, x->tolerations, x->n_tolerations) ||
+                    !dup_str(&y->share_id, x->share_id) ||
+                    !dup_nq(&y->consumed_capacity, &y->n_consumed_capacity, x->consumed_capacity,
+                            x->n_consumed_capacity) ||
+                    !dup_strv(&y->binding_conditions, &y->n_binding_conditions, x->binding_conditions,
+                              x->n_binding_conditions) ||
+                    !dup_strv(&y->binding_failure_conditions, &y->n_binding_failure_conditions,
+                              x->binding_failure_conditions, x->n_binding_failure_conditions) ||
+                    !dup_strv(&y->skip_node_operations, &y->n_skip_node_operations, x->skip_node_operations,
+                              x->n_skip_node_operations))
+                        return false;
+        }
+        if (s->n_config) {
+                if (!(a->config = calloc(s->n_config, sizeof(*a->config)))) return false;
+                a->n_config = s->n_config;
+        }
+        for (size_t i = 0; i < s->n_config; i++) {
+                a->config[i].source = s->config[i].source;
+                if (!dup_config(&a->config[i].config, &s->config[i].config)) return false;
+        }
+        if (s->node_selector && !(a->node_selector = dp_node_selector_clone(s->node_selector))) return false;
+        return dup_str(&a->allocation_timestamp, s->allocation_timestamp);
+}
+
+dp_resource_claim *dp_resource_claim_clone(const dp_resource_claim *c) {
+        if (!c) return NULL;
+        dp_resource_claim *d = calloc(1, sizeof(*d));
+        if (!d) return NULL;
+        d->hdr.kind = c->hdr.kind;
+        d->hdr.doc_index = c->hdr.doc_index;
+        d->hdr.item_index = c->hdr.item_index;
+        d->hdr.line = c->hdr.line;
+        if (!dup_str(&d->hdr.api_version, c->hdr.api_version) || !dup_str(&d->hdr.source, c->hdr.source) ||
+            !dup_meta(&d->meta, &c->meta) || !dup_claim_spec(&d->spec, &c->spec) ||
+            (c->allocation && !dup_allocation(&d->allocation, c->allocation)))
+                return dp_resource_claim_free(d);
+        if (c->n_reserved_for) {
+                if (!(d->reserved_for = calloc(c->n_reserved_for, sizeof(*d->reserved_for))))
+                        return dp_resource_claim_free(d);
+                d->n_reserved_for = c->n_reserved_for;
+                for (size_t i = 0; i < c->n_reserved_for; i++) {
+                        const dp_consumer_ref *x = &c->reserved_for[i];
+                        dp_consumer_ref *y = &d->reserved_for[i];
+                        if (!dup_str(&y->api_group, x->api_group) || !dup_str(&y->resource, x->resource) ||
+                            !dup_str(&y->name, x->name) || !dup_str(&y->uid, x->uid))
+                                return dp_resource_claim_free(d);
+                }
+        }
+        /* status.devices is driver-written state; a clone used for a new
+         * allocation starts without it. */
+        return d;
+}

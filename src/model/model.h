@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * model.h — decode, validate, encode and load Kubernetes objects
+ * (structs in model/objects.h, limits in model/validate.h).
+ *
+ *     dp_object_list *objs = NULL;
+ *     dp_error err = DP_ERROR_INIT;
+ *     const char *paths[] = {"cluster/"};
+ *     if (dp_model_load(paths, 1, &objs, &err) < 0)      // decode + validate
+ *             fprintf(stderr, "%s\n", err.msg);          // exit status 2
+ *     for (size_t i = 0; i < objs->n; i++)
+ *             if (objs->items[i].hdr->kind == DP_KIND_RESOURCE_SLICE) ...
+ *     objs = dp_object_list_free(objs);
+ *
+ * Errors (base/macros.h convention): -EINVAL for bad input (syntax, unknown
+ * kind/apiVersion/field, wrong type, a rule broken), -E2BIG for a Kubernetes
+ * limit exceeded, -ENOMEM, -ENOENT/-EACCES... for files. The message names
+ * the file, the object and the field path:
+ *     slices.yaml: ResourceSlice node-a-gpu: spec.devices[3].attributes.model:
+ *     unknown field "strng" (line 14)
+ * On error nothing is appended / returned (no partial collections).
+ *
+ * Purity: decode/validate/encode touch no files; dp_model_load() and
+ * dp_model_load_file() are the only functions here that read files.
+ */
+#pragma once
+
+#include "base/doc.h"
+#include "model/objects.h"
+
+/* ---- collections ---- */
+
+/* Objects in input order. The list owns every object. */
+typedef struct dp_object_list {
+        dp_object *items;
+        size_t n;
+        size_t cap;
+} dp_object_list;
+
+dp_object_list *dp_object_list_new(void);
+dp_object_list *dp_object_list_free(dp_object_list *l);
+DEFINE_FREEP(dp_object_list, dp_object_list_free)
+/* Take ownership of o (appended); -ENOMEM leaves o with the caller. */
+int dp_object_list_append(dp_object_list *l, dp_object o);
+/* First object of that kind with that namespace (NULL matches any) and name. */
+dp_object dp_object_list_find(const dp_object_list *l, dp_kind kind, const char *ns, const char *name);
+size_t dp_object_list_count(const dp_object_list *l, dp_kind kind);
+
+/* ---- names ---- */
+
+const char *dp_kind_name(dp_kind k); /* "ResourceSlice", ...; "" for NONE */
+/* The object's meta (every kind has one). */
+dp_object_meta *dp_object_meta_of(dp_object o);
+/* "ResourceSlice node-a-gpu", "Pod default/web-0": the form used in messages. */
+void dp_object_describe(dp_object o, char *buf, size_t size);
+
+/* ---- free: one per kind, accept NULL, return NULL ---- */
+
+dp_resource_slice *dp_resource_slice_free(dp_resource_slice *s);
+dp_device_class *dp_device_class_free(dp_device_class *c);
+dp_resource_claim *dp_resource_claim_free(dp_resource_claim *c);
+dp_resource_claim_template *dp_resource_claim_template_free(dp_resource_claim_template *t);
+dp_device_taint_rule *dp_device_taint_rule_free(dp_device_taint_rule *r);
+dp_node *dp_node_free(dp_node *n);
+dp_pod *dp_pod_free(dp_pod *p);
+dp_namespace *dp_namespace_free(dp_namespace *n);
+dp_pod_group *dp_pod_group_free(dp_pod_group *g);
+/* Any kind. */
+void dp_object_free(dp_object o);
+/* Pieces that other modules build (the allocator fills an allocation). */
+dp_allocation_result *dp_allocation_result_free(dp_allocation_result *a);
+void dp_device_allocation_result_done(dp_device_allocation_result *r);
+void dp_node_selector_done(dp_node_selector *ns);
+dp_node_selector *dp_node_selector_free(dp_node_selector *ns);
+void dp_toleration_done(dp_toleration *t);
+void dp_object_meta_done(dp_object_meta *m);
+DEFINE_FREEP(dp_resource_slice, dp_resource_slice_free)
+DEFINE_FREEP(dp_resource_claim, dp_resource_claim_free)
+DEFINE_FREEP(dp_allocation_result, dp_allocation_result_free)
+
+/* Deep copies (NULL on OOM). A cloned claim leaves out status.devices
+ * (driver-written state). */
+dp_resource_claim *dp_resource_claim_clone(const dp_resource_claim *c);
+dp_node_selector *dp_node_selector_clone(const dp_node_selector *ns);
+int dp_toleration_copy(dp_toleration *dst, const dp_toleration *src);
+
+/* ---- decode ---- */
+
+/* Decode one document tree: an object, or a `List`/`*List` whose items are
+ * objects. Objects are appended to `out` in order, all or nothing. `source`
+ * names the file in messages and in hdr.source. Decoding checks structure
+ * (known kind and fields, types, one-of fields) but not limits and rules:
+ * call dp_model_validate() for those. */
+int dp_model_decode(const dp_doc_node *root, const char *source, size_t doc_index, dp_object_list *out,
+                    dp_error *err);
+/* Parse a YAML/JSON stream (multi-document) and decode every document. */
+int dp_model_decode_buffer(const char *buf, size_t len, const char *source, dp_object_list *out, dp_error *err);
+
+/* ---- validate (model/validate.c) ---- */
+
+/* Per-object Kubernetes validation (names, limits, one-of rules, counters
+ * of a slice against its own sets). */
+int dp_object_validate(dp_object o, dp_error *err);
+/* Every object, then cross-object rules: pools (generation, slice count,
+ * duplicate devices and counter sets per pool, counters consumed beyond their
+ * set, unknown counter sets), duplicate object names. */
+int dp_model_validate(const dp_object_list *l, dp_error *err);
+
+/* Name rules, exported for other modules' inputs (profiles, CLI flags).
+ * Each returns 0 or -EINVAL with a message saying which rule. */
+int dp_validate_dns_label(const char *s, dp_error *err);
+int dp_validate_dns_subdomain(const char *s, dp_error *err);
+/* A label key / taint key / condition type: [prefix/]name. */
+int dp_validate_qualified_name(const char *s, dp_error *err);
+int dp_validate_label_value(const char *s, dp_error *err);
+/* A device attribute or capacity name: [domain/]C-identifier. */
+int dp_validate_device_qualified_name(const char *s, dp_error *err);
+/* A fully qualified one (domain required): constraints. */
+int dp_validate_device_full_qualified_name(const char *s, dp_error *err);
+/* An extended resource name: domain/name, outside kubernetes.io. */
+int dp_validate_extended_resource_name(const char *s, dp_error *err);
+/* A container resource name: cpu, memory, ephemeral-storage, hugepages-<size>,
+ * or an extended resource name. */
+int dp_validate_container_resource_name(const char *s, dp_error *err);
+bool dp_is_extended_resource_name(const char *s);
+
+/* ---- encode (to doc trees; keys sorted as kubectl prints them) ---- */
+
+/* NULL on OOM. Nodes belong to `set`. Empty/unset fields are omitted as Go's
+ * omitempty does. Quantities print in canonical form. */
+dp_doc_node *dp_resource_claim_encode(dp_doc_set *set, const dp_resource_claim *c);
+dp_doc_node *dp_resource_slice_encode(dp_doc_set *set, const dp_resource_slice *s);
+dp_doc_node *dp_allocation_result_encode(dp_doc_set *set, const dp_allocation_result *a);
+dp_doc_node *dp_object_meta_encode(dp_doc_set *set, const dp_object_meta *m);
+dp_doc_node *dp_node_selector_encode(dp_doc_set *set, const dp_node_selector *ns);
+dp_doc_node *dp_quantity_encode(dp_doc_set *set, const dp_quantity *q);
+/* Any object (kinds not listed above encode their metadata and the fields
+ * devplane keeps). */
+dp_doc_node *dp_object_encode(dp_doc_set *set, dp_object o);
+/* A `kind: List` of objects. */
+dp_doc_node *dp_object_list_encode(dp_doc_set *set, const dp_object_list *l);
+
+/* ---- load (model/load.c: the file-reading entry) ---- */
+
+/* Read files and directories (a directory contributes its *.yaml, *.yml and
+ * *.json files sorted by name, not recursing), decode everything in order,
+ * then dp_model_validate() the whole collection. On success *ret is a new
+ * list; on failure nothing is returned and err names the first bad object. */
+int dp_model_load(const char *const *paths, size_t n_paths, dp_object_list **ret, dp_error *err);
+/* Decode one file into `out` (no validation); all or nothing. */
+int dp_model_load_file(const char *path, dp_object_list *out, dp_error *err);
