@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * v1-allocate.c — Allocate: a container's ids -> ContainerAllocateResponse. */
+#include <stdio.h>
+
+#include "base/hashmap.h"
+#include "devices/checkpoint.h"
+#include "devices/v1.h"
+
+#define VOLUME_MOUNTS_ROOT "/var/run/nvidia-container-devices"
+
+char **dp_v1_ids_free(char **ids) {
+        if (!ids) return NULL;
+        for (char **p = ids; *p; p++) free(*p);
+        free(ids);
+        return NULL;
+}
+
+dp_v1_container_response *dp_v1_container_response_free(dp_v1_container_response *r) {
+        if (!r) return NULL;
+        for (size_t i = 0; i < r->n_envs; i++) {
+                free(r->envs[i].key);
+                free(r->envs[i].value);
+        }
+        free(r->envs);
+        for (size_t i = 0; i < r->n_mounts; i++) {
+                free(r->mounts[i].container_path);
+                free(r->mounts[i].host_path);
+        }
+        free(r->mounts);
+        for (size_t i = 0; i < r->n_devices; i++) {
+                free(r->devices[i].container_path);
+                free(r->devices[i].host_path);
+                free(r->devices[i].permissions);
+        }
+        free(r->devices);
+        for (size_t i = 0; i < r->n_annotations; i++) {
+                free(r->annotations[i].key);
+                free(r->annotations[i].value);
+        }
+        free(r->annotations);
+        for (size_t i = 0; i < r->n_cdi_devices; i++) free(r->cdi_devices[i]);
+        free(r->cdi_devices);
+        free(r);
+        return NULL;
+}
+
+/* Insert keeping the array sorted by key; replaces an equal key. Takes
+ * ownership of key and value (freed on failure). */
+static int kv_put(dp_kv **arr, size_t *n, char *key, char *value) {
+        if (!key || !value) {
+                free(key);
+                free(value);
+                return -ENOMEM;
+        }
+        size_t i = 0;
+        while (i < *n && strcmp((*arr)[i].key, key) < 0) i++;
+        if (i < *n && streq((*arr)[i].key, key)) {
+                free((*arr)[i].value);
+                (*arr)[i].value = value;
+                free(key);
+                return 0;
+        }
+        dp_kv *na = realloc(*arr, (*n + 1) * sizeof(dp_kv));
+        if (!na) {
+                free(key);
+                free(value);
+                return -ENOMEM;
+        }
+        *arr = na;
+        memmove(&na[i + 1], &na[i], (*n - i) * sizeof(dp_kv));
+        na[i].key = key;
+        na[i].value = value;
+        (*n)++;
+        return 0;
+}
+
+static int add_spec(dp_v1_container_response *resp, size_t *cap, const char *path) {
+        for (size_t i = 0; i < resp->n_devices; i++)
+                if (streq(resp->devices[i].host_path, path)) return 0;
+        if (DP_GROW(resp->devices, *cap, resp->n_devices + 1) < 0) return -ENOMEM;
+        dp_v1_device_spec *d = &resp->devices[resp->n_devices++];
+        d->container_path = dp_strdup(path);
+        d->host_path = dp_strdup(path);
+        d->permissions = dp_strdup("rw");
+        return d->container_path && d->host_path && d->permissions ? 0 : -ENOMEM;
+}
+
+typedef struct target {
+        size_t gpu;
+        int mig;
+} target;
+
+static char *physical_id(const dp_device_set *s, const dp_agent_config *c, const target *t) {
+        const dp_device *d = &s->devices[t->gpu];
+        if (t->mig < 0) return c->device_id_strategy == DP_ID_INDEX ? dp_asprintf("%u", d->index) : dp_strdup(d->uuid);
+        const dp_mig_device *m = &d->migs[t->mig];
+        return c->device_id_strategy == DP_ID_INDEX ? dp_asprintf("%u:%u", d->index, m->index) : dp_strdup(m->uuid);
+}
+
+static int build(const dp_v1_resource *res, const dp_device_set *s, const dp_agent_config *c, const target *tg,
+                 size_t nt, dp_v1_container_response *resp) {
+        _cleanup_free_ char **pids = calloc(nt ? nt : 1, sizeof(char *));
+        if (!pids) return -ENOMEM;
+        int r = 0;
+        dp_strbuf list = DP_STRBUF_INIT, cdi = DP_STRBUF_INIT;
+        size_t cap;
+        for (size_t i = 0; i < nt; i++) {
+                if (!(pids[i] = physical_id(s, c, &tg[i]))) {
+                        r = -ENOMEM;
+                        goto out;
+                }
+                dp_strbuf_printf(&list, "%s%s", i ? "," : "", pids[i]);
+                dp_strbuf_printf(&cdi, "%s%s=%s", i ? "," : "", s->cdi_kind, pids[i]);
+        }
+        if (dp_strbuf_failed(&list) || dp_strbuf_failed(&cdi)) {
+                r = -ENOMEM;
+                goto out;
+        }
+        if (c->device_list_strategy & DP_DLS_ENVVAR &&
+            (r = kv_put(&resp->envs, &resp->n_envs, dp_strdup(s->visible_devices_env), dp_strdup(dp_strbuf_str(&list)))) < 0)
+                goto out;
+        if (c->device_list_strategy & DP_DLS_VOLUME_MOUNTS) {
+                if ((r = kv_put(&resp->envs, &resp->n_envs, dp_strdup(s->visible_devices_env),
+                                dp_strdup(VOLUME_MOUNTS_ROOT))) < 0)
+                        goto out;
+                resp->mounts = calloc(nt ? nt : 1, sizeof(dp_v1_mount));
+                if (!resp->mounts) {
+                        r = -ENOMEM;
+                        goto out;
+                }
+                for (size_t i = 0; i < nt; i++) {
+                        dp_v1_mount *m = &resp->mounts[resp->n_mounts++];
+                        m->host_path = dp_strdup("/dev/null");
+                        m->container_path = dp_asprintf(VOLUME_MOUNTS_ROOT "/%s", pids[i]);
+                        if (!m->host_path || !m->container_path) {
+                                r = -ENOMEM;
+                                goto out;
+                        }
+                }
+        }
+        if (c->device_list_strategy & DP_DLS_CDI_ANNOTATIONS) {
+                /* Key: <prefix><domain>.<class>_<hash of the ids>: deterministic,
+                 * distinct per request, and always a valid key (wire-protocols §6.5). */
+                const char *class = strchr(res->name, '/') + 1;
+                uint32_t h = dp_fnv1a32(dp_strbuf_str(&list), list.len);
+                char *key = dp_asprintf("%s%s.%s_%08x", c->cdi_annotation_prefix, s->domain, class, h);
+                if (key && strlen(key) - strlen(c->cdi_annotation_prefix) > 63) {
+                        free(key);
+                        key = dp_asprintf("%sdevplane_%08x", c->cdi_annotation_prefix, h);
+                }
+                if ((r = kv_put(&resp->annotations, &resp->n_annotations, key, dp_strdup(dp_strbuf_str(&cdi)))) < 0)
+                        goto out;
+        }
+        if (c->device_list_strategy & DP_DLS_CDI_CRI) {
+                resp->cdi_devices = calloc(nt ? nt : 1, sizeof(char *));
+                if (!resp->cdi_devices) {
+                        r = -ENOMEM;
+                        goto out;
+                }
+                for (size_t i = 0; i < nt; i++) {
+                        if (!(resp->cdi_devices[i] = dp_asprintf("%s=%s", s->cdi_kind, pids[i]))) {
+                                r = -ENOMEM;
+                                goto out;
+                        }
+                        resp->n_cdi_devices++;
+                }
+        }
+        if (c->pass_device_specs) {
+                cap = 0;
+                for (size_t i = 0; i < s->n_common_device_nodes && r >= 0; i++)
+                        r = add_spec(resp, &cap, s->common_device_nodes[i]);
+                for (size_t i = 0; i < nt && r >= 0; i++) {
+                        const dp_device *d = &s->devices[tg[i].gpu];
+                        for (size_t k = 0; k < d->n_device_nodes && r >= 0; k++)
+                                r = add_spec(resp, &cap, d->device_nodes[k]);
+                        if (tg[i].mig >= 0) {
+                                const dp_mig_device *m = &d->migs[tg[i].mig];
+                                for (size_t k = 0; k < m->n_device_nodes && r >= 0; k++)
+                                        r = add_spec(resp, &cap, m->device_nodes[k]);
+                        }
+                }
+        }
+out:
+        for (size_t i = 0; i < nt; i++) free(pids[i]);
+        dp_strbuf_done(&list);
+        dp_strbuf_done(&cdi);
+        return r;
+}
+
+int dp_v1_allocate(const dp_v1_plan *p, const dp_device_set *s, const dp_agent_config *c, const char *resource_name,
+                   const char *const *ids, size_t n_ids, dp_v1_container_response **ret, dp_error *err) {
+        assert_return(p && s && c && resource_name && ret && (ids || n_ids == 0), -EINVAL);
+        const dp_v1_resource *res = dp_v1_plan_find(p, resource_name);
+        if (!res) return dp_error_set(err, -EINVAL, "unknown resource %.253s", resource_name);
+        if (n_ids == 0) return dp_error_set(err, -EINVAL, "resource %s: empty request", res->name);
+        if (n_ids > DP_V1_REQUEST_MAX)
+                return dp_error_set(err, -E2BIG, "resource %s: request for %zu devices exceeds %d", res->name, n_ids,
+                                    DP_V1_REQUEST_MAX);
+        if (res->replicas > 1 && res->fail_requests_greater_than_one && n_ids > 1)
+                return dp_error_set(err, -EINVAL,
+                                    "request for '%s: %zu' too large: maximum request size for shared resources is 1",
+                                    res->name, n_ids);
+        _cleanup_(dp_hashmap_freep) dp_hashmap *index = dp_hashmap_new();
+        _cleanup_(dp_hashmap_freep) dp_hashmap *seen = dp_hashmap_new();
+        _cleanup_free_ target *tg = calloc(n_ids, sizeof(target));
+        if (!index || !seen || !tg) return dp_error_set(err, -ENOMEM, "out of memory");
+        for (size_t i = 0; i < res->n_devices; i++)
+                if (dp_hashmap_put(index, res->devices[i].id, &res->devices[i]) == -ENOMEM)
+                        return dp_error_set(err, -ENOMEM, "out of memory");
+        size_t nt = 0;
+        for (size_t i = 0; i < n_ids; i++) {
+                if (!ids[i]) return dp_error_set(err, -EINVAL, "resource %s: device id %zu is missing", res->name, i);
+                const dp_v1_device *v = dp_hashmap_get(index, ids[i]);
+                if (!v) return dp_error_set(err, -EINVAL, "resource %s: unknown device %.128s", res->name, ids[i]);
+                int r = dp_hashmap_put(seen, v->id, (void *)v);
+                if (r == -EEXIST)
+                        return dp_error_set(err, -EINVAL, "resource %s: device %s requested twice", res->name, v->id);
+                if (r < 0) return dp_error_set(err, -ENOMEM, "out of memory");
+                if (v->health != DP_HEALTH_HEALTHY)
+                        return dp_error_set(err, -EINVAL, "resource %s: device %s is unhealthy", res->name, v->id);
+                bool dup = false;
+                for (size_t k = 0; k < nt && !dup; k++) dup = tg[k].gpu == v->gpu && tg[k].mig == v->mig;
+                if (!dup) tg[nt++] = (target){v->gpu, v->mig};
+        }
+        _cleanup_(dp_v1_container_response_freep) dp_v1_container_response *resp = calloc(1, sizeof(*resp));
+        if (!resp) return dp_error_set(err, -ENOMEM, "out of memory");
+        int r = build(res, s, c, tg, nt, resp);
+        if (r < 0) return dp_error_set(err, r, "out of memory");
+        *ret = TAKE_PTR(resp);
+        return 0;
+}

@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Tests for src/devices/profile.c and device.c: built-in profiles, user
+ * profiles, error messages. */
+#include "harness.h"
+
+#include "devices/profile.h"
+
+static dp_device_set *builtin(const char *name, const char *node) {
+        dp_error err = DP_ERROR_INIT;
+        dp_device_set *s = NULL;
+        int r = dp_profile_builtin(name, node, &s, &err);
+        if (r < 0) DP_FAIL("%s: %s", name, err.msg);
+        return s;
+}
+
+TEST(builtin_names) {
+        const char *const *n = dp_profile_builtin_names();
+        size_t k = 0;
+        bool ex = false, mixed = false, def = false;
+        for (; n[k]; k++) {
+                ex |= streq(n[k], "example-gpu");
+                mixed |= streq(n[k], "a100-mixed");
+                def |= streq(n[k], DP_PROFILE_DEFAULT);
+        }
+        ASSERT_TRUE(ex && mixed && def);
+        for (k = 0; n[k]; k++) dp_device_set_free(builtin(n[k], "node-a"));
+}
+
+TEST(example_gpu) {
+        dp_device_set *s = builtin("example-gpu", "node-a");
+        ASSERT_STREQ(s->domain, "example.com");
+        ASSERT_STREQ(s->driver_name, "gpu.example.com");
+        ASSERT_EQ(s->n_devices, 8);
+        for (size_t i = 0; i < 8; i++) {
+                char id[16];
+                snprintf(id, sizeof id, "gpu-%zu", i);
+                ASSERT_STREQ(s->devices[i].id, id);
+                ASSERT_EQ(s->devices[i].index, i);
+                ASSERT_TRUE(startswith(s->devices[i].uuid, "gpu-"));
+                ASSERT_EQ(strlen(s->devices[i].uuid), 4 + 36);
+                ASSERT_STREQ(s->devices[i].product, "LATEST-GPU-MODEL");
+                ASSERT_STREQ(s->devices[i].driver_version, "1.0.0");
+                ASSERT_EQ(s->devices[i].memory_bytes, 80ULL << 30);
+                ASSERT_FALSE(s->devices[i].mig_enabled);
+        }
+        const dp_device *d = &s->devices[0];
+        ASSERT_EQ(d->n_attrs, 2);
+        ASSERT_STREQ(d->attrs[0].name, "model");
+        ASSERT_EQ(d->attrs[0].type, DP_ATTR_STRING);
+        ASSERT_STREQ(d->attrs[0].str, "LATEST-GPU-MODEL");
+        ASSERT_STREQ(d->attrs[1].name, "driverVersion");
+        ASSERT_EQ(d->attrs[1].type, DP_ATTR_VERSION);
+        ASSERT_STREQ(d->attrs[1].str, "1.0.0");
+        ASSERT_EQ(d->n_capacities, 2);
+        ASSERT_STREQ(d->capacities[0].name, "memory");
+        ASSERT_STREQ(d->capacities[0].value, "80Gi");
+        ASSERT_STREQ(d->capacities[1].name, "compute");
+        ASSERT_STREQ(d->capacities[1].value, "100");
+        ASSERT_EQ(s->partitions, 0);
+        dp_device_set_free(s);
+}
+
+TEST(uuids_stable_per_node) {
+        dp_device_set *a = builtin("example-gpu", "node-a");
+        dp_device_set *a2 = builtin("example-gpu", "node-a");
+        dp_device_set *b = builtin("example-gpu", "node-b");
+        for (size_t i = 0; i < 8; i++) {
+                ASSERT_STREQ(a->devices[i].uuid, a2->devices[i].uuid);
+                ASSERT_TRUE(!streq(a->devices[i].uuid, b->devices[i].uuid));
+                for (size_t j = 0; j < i; j++) ASSERT_TRUE(!streq(a->devices[i].uuid, a->devices[j].uuid));
+        }
+        dp_device_set_free(a);
+        dp_device_set_free(a2);
+        dp_device_set_free(b);
+}
+
+TEST(a100_mixed) {
+        dp_device_set *s = builtin("a100-mixed", "node-a");
+        ASSERT_STREQ(s->domain, "nvidia.com");
+        ASSERT_EQ(s->n_devices, 8);
+        ASSERT_EQ(dp_device_set_count_mig_enabled(s), 4);
+        for (size_t i = 0; i < 8; i++) {
+                const dp_device *d = &s->devices[i];
+                ASSERT_EQ(d->numa_node, i < 4 ? 0 : 1);
+                ASSERT_EQ(d->mig_enabled, i < 4);
+                ASSERT_EQ(d->n_migs, i < 4 ? 7 : 0);
+                ASSERT_TRUE(startswith(d->uuid, "GPU-"));
+                char node[32];
+                snprintf(node, sizeof node, "/dev/nvidia%zu", i);
+                ASSERT_EQ(d->n_device_nodes, 1);
+                ASSERT_STREQ(d->device_nodes[0], node);
+                for (size_t j = 0; j < 8; j++) ASSERT_EQ(dp_device_set_nvlinked(s, i, j), i != j);
+                for (size_t j = 0; j < d->n_migs; j++) {
+                        ASSERT_STREQ(d->migs[j].profile, "1g.10gb");
+                        ASSERT_EQ(d->migs[j].parent, i);
+                        ASSERT_EQ(d->migs[j].memory_bytes, 10ULL << 30);
+                        ASSERT_TRUE(startswith(d->migs[j].uuid, "MIG-"));
+                        ASSERT_EQ(d->migs[j].n_device_nodes, 1);
+                }
+        }
+        ASSERT_STREQ(s->devices[0].pci_bus_id, "0000:00:00.0");
+        ASSERT_STREQ(s->devices[2].migs[3].id, "gpu-2-mig-1g.10gb-3");
+        ASSERT_TRUE(dp_device_set_find_mig(s, "gpu-2-mig-1g.10gb-3") == &s->devices[2].migs[3]);
+        ASSERT_TRUE(dp_device_set_find_mig(s, s->devices[1].migs[6].uuid) == &s->devices[1].migs[6]);
+        ASSERT_TRUE(dp_device_set_find(s, s->devices[5].uuid) == &s->devices[5]);
+        ASSERT_TRUE(dp_device_set_find(s, "gpu-9") == NULL);
+        ASSERT_EQ(s->n_common_device_nodes, 3);
+        dp_device_set_free(s);
+}
+
+TEST(default_profile) {
+        dp_device_set *s = builtin(DP_PROFILE_DEFAULT, "n");
+        ASSERT_EQ(s->n_devices, 8);
+        ASSERT_EQ(dp_device_set_count_mig_enabled(s), 0);
+        dp_device_set_free(s);
+}
+
+static const char *load_err(const char *yaml) {
+        static dp_error err;
+        dp_error_clear(&err);
+        dp_device_set *s = NULL;
+        int r = dp_profile_load(yaml, strlen(yaml), "p.yaml", "node-a", &s, &err);
+        if (r >= 0) DP_FAIL("expected failure for:\n%s", yaml);
+        ASSERT_TRUE(s == NULL);
+        return err.msg;
+}
+
+#define HEAD "apiVersion: devplane.io/v1alpha1\nkind: DeviceProfile\nmetadata: {name: t}\n"
+
+TEST(user_profile) {
+        const char *y = HEAD "spec:\n  domain: acme.io\n  nvlink: [[0, 1], [2, 3]]\n"
+                             "  devices:\n  - {count: 2, numaNode: 0, memory: 16Gi}\n"
+                             "  - {count: 2, numaNode: 1, memory: 16Gi, health: unhealthy}\n"
+                             "  - {type: fpga, count: 1, deviceNodes: [\"/dev/fpga{index}\"], attributes: {lanes: 16, "
+                             "fast: true}}\n";
+        dp_error err = DP_ERROR_INIT;
+        dp_device_set *s = NULL;
+        ASSERT_OK(dp_profile_load(y, strlen(y), "p.yaml", "node-a", &s, &err));
+        ASSERT_EQ(s->n_devices, 5);
+        ASSERT_STREQ(s->devices[4].id, "fpga-0");
+        ASSERT_STREQ(s->devices[4].device_nodes[0], "/dev/fpga0");
+        ASSERT_EQ(s->devices[4].attrs[0].type, DP_ATTR_INT);
+        ASSERT_EQ(s->devices[4].attrs[0].i, 16);
+        ASSERT_EQ(s->devices[4].attrs[1].type, DP_ATTR_BOOL);
+        ASSERT_TRUE(dp_device_set_nvlinked(s, 0, 1));
+        ASSERT_FALSE(dp_device_set_nvlinked(s, 1, 2));
+        ASSERT_TRUE(dp_device_set_nvlinked(s, 3, 2));
+        ASSERT_EQ(s->devices[2].health, DP_HEALTH_UNHEALTHY);
+        ASSERT_STREQ(s->driver_name, "gpu.acme.io");
+        ASSERT_STREQ(s->cdi_kind, "acme.io/gpu");
+        dp_device_set_free(s);
+}
+
+TEST(profile_errors) {
+        ASSERT_CONTAINS(load_err("apiVersion: v1\nkind: DeviceProfile\n"), "p.yaml:1:13: DeviceProfile: apiVersion: must be devplane.io/v1alpha1");
+        ASSERT_CONTAINS(load_err(HEAD "spec: {domain: x.io, devices: [{count: 1, numaNode: 99}]}\n"),
+                        "DeviceProfile t: spec.devices[0].numaNode: must be an integer from -1 to 63, got 99");
+        ASSERT_CONTAINS(load_err(HEAD "spec: {domain: x.io, devices: [{cuont: 1}]}\n"),
+                        "spec.devices[0].cuont: unknown field");
+        ASSERT_CONTAINS(load_err(HEAD "spec: {domain: x.io, devices: [{memory: lots}]}\n"),
+                        "spec.devices[0].memory: must be a byte count");
+        ASSERT_CONTAINS(load_err(HEAD "spec: {domain: Bad_Domain, devices: []}\n"), "spec.domain: must be a DNS subdomain");
+        ASSERT_CONTAINS(load_err(HEAD "spec: {domain: x.io, devices: [{count: 129}]}\n"),
+                        "spec.devices[0].count: must be an integer from 0 to 128");
+        ASSERT_CONTAINS(load_err(HEAD "spec: {domain: x.io, devices: [{count: 100}, {count: 100}]}\n"),
+                        "a profile holds at most 128 devices");
+        ASSERT_CONTAINS(load_err(HEAD "spec: {domain: x.io, nvlink: [[0, 5]], devices: [{count: 2}]}\n"),
+                        "spec.nvlink[0][1]: must be an integer from 0 to 1, got 5");
+        ASSERT_CONTAINS(load_err(HEAD "spec: {domain: x.io, devices: [{mig: {instances: [{profile: 1G.BIG}]}}]}\n"),
+                        "spec.devices[0].mig.instances[0].profile: must be a MIG profile name");
+        ASSERT_CONTAINS(load_err(HEAD "spec: {domain: x.io, devices: [{mig: {instances: [{profile: 1g.5gb, count: 17}]}}]}\n"),
+                        "count: must be an integer from 1 to 16");
+        ASSERT_CONTAINS(load_err(HEAD "spec: {domain: x.io, devices: [{deviceNodes: [\"/dev/x{nope}\"]}]}\n"),
+                        "spec.devices[0].deviceNodes[0]: unknown placeholder");
+        ASSERT_CONTAINS(load_err(HEAD "spec: {domain: x.io, devices: [{deviceNodes: [dev/x]}]}\n"),
+                        "must be an absolute path");
+        ASSERT_CONTAINS(load_err(HEAD "spec: {devices: []}\n"), "spec.domain: required");
+        ASSERT_CONTAINS(load_err(HEAD "spec: {domain: x.io, devices: [{health: sick}]}\n"),
+                        "health: must be one of healthy, unhealthy");
+        ASSERT_CONTAINS(load_err("a: [\n"), "p.yaml");
+        ASSERT_CONTAINS(load_err(HEAD "spec: {domain: x.io, devices: []}\n---\n" HEAD "spec: {domain: x.io, devices: []}\n"),
+                        "exactly one document");
+        ASSERT_CONTAINS(load_err(HEAD "spec: {domain: x.io, devices: [{attributes: {a: 1.5}}]}\n"),
+                        "spec.devices[0].attributes.a: must be a string, integer, boolean");
+        ASSERT_CONTAINS(load_err(HEAD "spec: {domain: x.io, devices: [{capacity: {mem: \"1 GB\"}}]}\n"),
+                        "spec.devices[0].capacity.mem: must be a quantity");
+}
+
+TEST(unknown_builtin) {
+        dp_error err = DP_ERROR_INIT;
+        dp_device_set *s = NULL;
+        ASSERT_EQ(dp_profile_builtin("nope", "n", &s, &err), -ENOENT);
+        ASSERT_CONTAINS(err.msg, "unknown built-in profile \"nope\" (built-in: ");
+        ASSERT_EQ(dp_profile_resolve("/nonexistent/p.yaml", "n", &s, &err), -ENOENT);
+        ASSERT_CONTAINS(err.msg, "/nonexistent/p.yaml");
+        ASSERT_OK(dp_profile_resolve("a100-mixed", "n", &s, &err));
+        dp_device_set_free(s);
+}
+
+TEST(parse_bytes) {
+        uint64_t v;
+        ASSERT_OK(dp_device_parse_bytes("80Gi", &v));
+        ASSERT_EQ(v, 80ULL << 30);
+        ASSERT_OK(dp_device_parse_bytes("40G", &v));
+        ASSERT_EQ(v, 40000000000ULL);
+        ASSERT_OK(dp_device_parse_bytes("123", &v));
+        ASSERT_EQ(v, 123);
+        ASSERT_TRUE(dp_device_parse_bytes("1.5Gi", &v) < 0);
+        ASSERT_TRUE(dp_device_parse_bytes("99999999999999999999", &v) < 0);
+        ASSERT_TRUE(dp_device_parse_bytes("16384Pi", &v) < 0);
+}
