@@ -1,0 +1,215 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * grpc.h — gRPC (unary and server-streaming) over cleartext HTTP/2 on unix
+ * sockets, wire-compatible with grpc-go as the kubelet uses it
+ * (shared/reference/wire-protocols.md section 7). See docs/grpc.md.
+ *
+ * Pieces:
+ *   dp_grpc_server   a method table (full path -> handler) that can also
+ *                    listen on unix sockets through a dp_loop;
+ *   dp_grpc_call     one incoming RPC on the server side; the handler (or
+ *                    anyone later) sends messages and finishes it;
+ *   dp_grpc_channel  one client connection to a unix socket through a
+ *                    dp_loop; starts calls (dp_grpc_client_call), async or
+ *                    synchronously (dp_grpc_channel_call_sync*).
+ * The sans-I/O HTTP/2 connection both build on is in conn.h.
+ *
+ * Threads: none. Every callback runs from the dp_loop (or, with the bare
+ * sans-I/O core, from the dp_grpc_conn_* function that was called).
+ * Errors: negative errno (macros.h); gRPC outcomes are status codes below.
+ */
+#pragma once
+
+#include <protobuf-c/protobuf-c.h>
+#include <sys/types.h>
+
+#include "base/error.h"
+#include "base/macros.h"
+#include "grpc/loop.h"
+
+/* gRPC status codes (wire-protocols.md 7.5). */
+enum {
+        DP_GRPC_OK = 0,
+        DP_GRPC_CANCELLED = 1,
+        DP_GRPC_UNKNOWN = 2,
+        DP_GRPC_INVALID_ARGUMENT = 3,
+        DP_GRPC_DEADLINE_EXCEEDED = 4,
+        DP_GRPC_NOT_FOUND = 5,
+        DP_GRPC_ALREADY_EXISTS = 6,
+        DP_GRPC_PERMISSION_DENIED = 7,
+        DP_GRPC_RESOURCE_EXHAUSTED = 8,
+        DP_GRPC_FAILED_PRECONDITION = 9,
+        DP_GRPC_ABORTED = 10,
+        DP_GRPC_OUT_OF_RANGE = 11,
+        DP_GRPC_UNIMPLEMENTED = 12,
+        DP_GRPC_INTERNAL = 13,
+        DP_GRPC_UNAVAILABLE = 14,
+        DP_GRPC_DATA_LOSS = 15,
+        DP_GRPC_UNAUTHENTICATED = 16,
+};
+/* "OK", "CANCELLED", ...; "UNKNOWN_STATUS" outside 0..16. */
+const char *dp_grpc_status_name(int status);
+
+/* grpc-go's default receive cap, both directions (7.7). */
+#define DP_GRPC_MAX_RECV_MESSAGE (4u * 1024u * 1024u)
+/* A server stream whose queued, unsent output passes this gets -ENOBUFS from
+ * dp_grpc_call_send() (a peer that stopped reading). */
+#define DP_GRPC_MAX_QUEUED_OUTPUT (64u * 1024u * 1024u)
+
+typedef struct dp_grpc_server dp_grpc_server;
+typedef struct dp_grpc_call dp_grpc_call;
+typedef struct dp_grpc_channel dp_grpc_channel;
+typedef struct dp_grpc_client_call dp_grpc_client_call;
+
+typedef enum dp_grpc_kind {
+        DP_GRPC_UNARY,            /* exactly one response message, then status */
+        DP_GRPC_SERVER_STREAMING, /* zero or more response messages, then status */
+} dp_grpc_kind;
+
+/* ---------------------------------------------------------------- server */
+
+/* A handler runs once per RPC after the whole request (one message and the
+ * client's END_STREAM) has arrived and, when the method was registered with
+ * a request type, decoded. The handler receives one reference to the call,
+ * which the application must give back exactly once with
+ * dp_grpc_call_finish() / dp_grpc_call_reply_msg() — in the handler or at any
+ * later time (keep the pointer for a stream such as ListAndWatch). */
+typedef void (*dp_grpc_handler_fn)(dp_grpc_call *call, void *userdata);
+
+int dp_grpc_server_new(dp_grpc_server **ret);
+/* Shuts every connection down hard (calls still held by the application get
+ * their cancel callback with UNAVAILABLE and stay valid until finished),
+ * closes listeners and unlinks the socket paths they created. */
+dp_grpc_server *dp_grpc_server_free(dp_grpc_server *srv);
+DEFINE_FREEP(dp_grpc_server, dp_grpc_server_free)
+
+/* Register a method by its full path ("/v1beta1.DevicePlugin/Allocate"; the
+ * string is copied). request_type: the protobuf-c descriptor of the request
+ * (then an undecodable request gets INTERNAL and the handler is not run), or
+ * NULL for raw bytes. Returns 0, -EEXIST, -EINVAL, -ENOMEM. Unregistered
+ * paths get UNIMPLEMENTED. */
+int dp_grpc_server_add_method(dp_grpc_server *srv, const char *path, dp_grpc_kind kind,
+                              const ProtobufCMessageDescriptor *request_type,
+                              dp_grpc_handler_fn handler, void *userdata);
+
+/* Listen on a unix socket path through loop l: a stale socket file at path is
+ * removed first (-EEXIST if path exists and is not a socket), the socket is
+ * chmod'ed to mode (e.g. 0600; 0 leaves the umask's result). Several
+ * listeners per server are allowed; all share the method table. */
+int dp_grpc_server_listen_unix(dp_grpc_server *srv, dp_loop *l, const char *path, mode_t mode);
+/* Graceful stop: close the listeners (and unlink their paths), send GOAWAY on
+ * every connection; in-flight calls may still finish, and each connection
+ * closes once its streams are done. Streams the application never finishes
+ * (e.g. ListAndWatch) keep their connection open: finish them. */
+void dp_grpc_server_shutdown(dp_grpc_server *srv);
+/* Open connections (accepted and not yet closed). */
+size_t dp_grpc_server_connection_count(const dp_grpc_server *srv);
+
+/* --------------------------------------------------------- a server call */
+
+/* The :path of the call ("/v1beta1.DevicePlugin/ListAndWatch"). */
+const char *dp_grpc_call_path(const dp_grpc_call *call);
+/* The raw request message (valid while the call is held). */
+const uint8_t *dp_grpc_call_request(const dp_grpc_call *call, size_t *ret_len);
+/* The decoded request when the method has a request type, else NULL. Owned
+ * by the call. */
+const ProtobufCMessage *dp_grpc_call_request_msg(const dp_grpc_call *call);
+/* The call's deadline from grpc-timeout (the now_usec clock the connection
+ * is fed with), or 0 when the client set none. */
+uint64_t dp_grpc_call_deadline(const dp_grpc_call *call);
+/* False once the stream is gone (client cancelled, deadline passed,
+ * connection closed); sending is then pointless and returns -ECANCELED. */
+bool dp_grpc_call_is_alive(const dp_grpc_call *call);
+void dp_grpc_call_set_userdata(dp_grpc_call *call, void *userdata);
+void *dp_grpc_call_get_userdata(const dp_grpc_call *call);
+
+/* Called at most once, when the stream ends before the application finished
+ * the call: status is CANCELLED (client RST_STREAM), DEADLINE_EXCEEDED (the
+ * core already replied so) or UNAVAILABLE (connection closed, server freed).
+ * Runs from the loop; the call stays valid, and the application must still
+ * release it with dp_grpc_call_finish() (from the callback is fine). */
+typedef void (*dp_grpc_cancel_fn)(dp_grpc_call *call, int status, void *userdata);
+void dp_grpc_call_set_cancel_handler(dp_grpc_call *call, dp_grpc_cancel_fn fn, void *userdata);
+
+/* Queue one response message (copied). Returns 0; -ECANCELED when the stream
+ * is gone; -EINVAL on a unary call that already has its message, or after
+ * finish; -ENOBUFS past DP_GRPC_MAX_QUEUED_OUTPUT; -ENOMEM. Output leaves on
+ * the next loop round. */
+int dp_grpc_call_send(dp_grpc_call *call, const uint8_t *msg, size_t len);
+int dp_grpc_call_send_msg(dp_grpc_call *call, const ProtobufCMessage *msg);
+/* End the call with status (DP_GRPC_*) and an optional message (UTF-8, sent
+ * percent-encoded as grpc-message), and release the application's reference:
+ * call is invalid afterwards. A unary call finished with OK but without a
+ * message gets INTERNAL instead (grpc-go clients would fail anyway).
+ * Always releases; returns 0, or -ECANCELED if the stream was already gone
+ * (nothing sent). */
+int dp_grpc_call_finish(dp_grpc_call *call, int status, const char *message);
+int dp_grpc_call_finishf(dp_grpc_call *call, int status, const char *fmt, ...) _printf_(3, 4);
+/* Unary convenience: send msg and finish with OK (on a packing failure,
+ * finish with INTERNAL). Always releases the call. */
+int dp_grpc_call_reply_msg(dp_grpc_call *call, const ProtobufCMessage *msg);
+
+/* ---------------------------------------------------------------- client */
+
+/* One response message (borrowed for the callback's duration). */
+typedef void (*dp_grpc_message_fn)(dp_grpc_client_call *cc, const uint8_t *msg, size_t len,
+                                   void *userdata);
+/* The call's outcome; message is the decoded grpc-message ("" if none).
+ * Called exactly once unless the call was cancelled with
+ * dp_grpc_client_call_cancel(); cc is freed right after it returns. */
+typedef void (*dp_grpc_done_fn)(dp_grpc_client_call *cc, int status, const char *message,
+                                void *userdata);
+/* Called when a channel's connection ends (EOF, error, GOAWAY drained),
+ * after the pending calls got their done callbacks. */
+typedef void (*dp_grpc_channel_closed_fn)(dp_grpc_channel *ch, void *userdata);
+
+/* Connect to a unix socket path (connect(2) on a unix socket completes at
+ * once). Returns 0, -ENOENT / -ECONNREFUSED / -ENAMETOOLONG / -errno. The
+ * HTTP/2 preface and SETTINGS go out on the next loop round. */
+int dp_grpc_channel_connect_unix(dp_loop *l, const char *path, dp_grpc_channel **ret);
+/* Close the connection; pending calls get their done callback with
+ * UNAVAILABLE first. Safe to call from any callback of this channel (the
+ * memory is released once that callback returns). */
+dp_grpc_channel *dp_grpc_channel_free(dp_grpc_channel *ch);
+DEFINE_FREEP(dp_grpc_channel, dp_grpc_channel_free)
+bool dp_grpc_channel_is_connected(const dp_grpc_channel *ch);
+void dp_grpc_channel_set_closed_handler(dp_grpc_channel *ch, dp_grpc_channel_closed_fn fn, void *userdata);
+
+/* Start a call: path is the full method path, req the serialized request
+ * (copied), timeout_usec 0 for no deadline (else sent as grpc-timeout and
+ * enforced locally: DEADLINE_EXCEEDED). on_message may be NULL. The call
+ * pointer (optional *ret) is valid until on_done returns. Returns 0,
+ * -ENOTCONN (connection gone or draining after GOAWAY), -EINVAL, -ENOMEM. */
+int dp_grpc_channel_start_call(dp_grpc_channel *ch, const char *path, const uint8_t *req, size_t len,
+                               uint64_t timeout_usec, dp_grpc_message_fn on_message,
+                               dp_grpc_done_fn on_done, void *userdata, dp_grpc_client_call **ret);
+/* Cancel: RST_STREAM(CANCEL) to the server, no more callbacks, cc freed. */
+void dp_grpc_client_call_cancel(dp_grpc_client_call *cc);
+
+/* Outcome of a synchronous call. */
+typedef struct dp_grpc_reply {
+        int status;             /* DP_GRPC_* */
+        char *message;          /* decoded grpc-message (NULL only after OOM) */
+        uint8_t *data;          /* the (last) response message, or NULL */
+        size_t len;
+        ProtobufCMessage *msg;  /* decoded data when a reply type was given */
+} dp_grpc_reply;
+#define DP_GRPC_REPLY_INIT {0, NULL, NULL, 0, NULL}
+void dp_grpc_reply_done(dp_grpc_reply *r);
+static inline void dp_grpc_reply_donep(dp_grpc_reply *r) { dp_grpc_reply_done(r); }
+#define _cleanup_grpc_reply_ _cleanup_(dp_grpc_reply_donep)
+
+/* Run the channel's loop (dispatching every other source too, so a server on
+ * the same loop keeps answering) until the call completes. ret is always
+ * filled (after dp_grpc_reply_done() of its old content); local failures
+ * show up as statuses (no connection: UNAVAILABLE). Returns 0 when status is
+ * OK (and, with reply_type, the reply decoded), else a negative errno for
+ * the caller's convenience: -ETIMEDOUT (DEADLINE_EXCEEDED), -ENOTCONN
+ * (UNAVAILABLE), -EBADMSG (reply undecodable: status set to INTERNAL),
+ * -EREMOTEIO (any other status). err (may be NULL) gets
+ * "<path>: <STATUS_NAME>: <message>". */
+int dp_grpc_channel_call_sync(dp_grpc_channel *ch, const char *path, const uint8_t *req, size_t len,
+                              uint64_t timeout_usec, dp_grpc_reply *ret, dp_error *err);
+int dp_grpc_channel_call_sync_msg(dp_grpc_channel *ch, const char *path, const ProtobufCMessage *req,
+                                  const ProtobufCMessageDescriptor *reply_type, uint64_t timeout_usec,
+                                  dp_grpc_reply *ret, dp_error *err);

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "proto/proto.h"
+
+int dp_proto_pack(const ProtobufCMessage *msg, uint8_t **ret_data, size_t *ret_len) {
+        assert_return(msg && ret_data && ret_len, -EINVAL);
+        size_t n = protobuf_c_message_get_packed_size(msg);
+        if (n > INT32_MAX) return -E2BIG;
+        uint8_t *buf = malloc(n ? n : 1);
+        if (!buf) return -ENOMEM;
+        size_t w = protobuf_c_message_pack(msg, buf);
+        assert(w == n);
+        (void)w;
+        *ret_data = buf;
+        *ret_len = n;
+        return 0;
+}
+
+int dp_proto_unpack(const ProtobufCMessageDescriptor *desc, const uint8_t *data, size_t len,
+                    ProtobufCMessage **ret) {
+        assert_return(desc && (data || len == 0) && ret, -EINVAL);
+        if (len > DP_PROTO_MAX_MESSAGE_SIZE) return -E2BIG;
+        static const uint8_t empty[1];
+        ProtobufCMessage *m = protobuf_c_message_unpack(desc, NULL, len, data ? data : empty);
+        if (!m) return -EBADMSG;
+        *ret = m;
+        return 0;
+}
+
+static const ProtobufCMessageDescriptor *const all_messages[] = {
+        &v1beta1__device_plugin_options__descriptor,
+        &v1beta1__register_request__descriptor,
+        &v1beta1__empty__descriptor,
+        &v1beta1__list_and_watch_response__descriptor,
+        &v1beta1__topology_info__descriptor,
+        &v1beta1__numanode__descriptor,
+        &v1beta1__device__descriptor,
+        &v1beta1__pre_start_container_request__descriptor,
+        &v1beta1__pre_start_container_response__descriptor,
+        &v1beta1__preferred_allocation_request__descriptor,
+        &v1beta1__container_preferred_allocation_request__descriptor,
+        &v1beta1__preferred_allocation_response__descriptor,
+        &v1beta1__container_preferred_allocation_response__descriptor,
+        &v1beta1__allocate_request__descriptor,
+        &v1beta1__container_allocate_request__descriptor,
+        &v1beta1__cdidevice__descriptor,
+        &v1beta1__allocate_response__descriptor,
+        &v1beta1__container_allocate_response__descriptor,
+        &v1beta1__mount__descriptor,
+        &v1beta1__device_spec__descriptor,
+        &v1__node_watch_resources_request__descriptor,
+        &v1__device_identifier__descriptor,
+        &v1__device_health__descriptor,
+        &v1__node_watch_resources_response__descriptor,
+        &v1alpha1__node_watch_resources_request__descriptor,
+        &v1alpha1__device_identifier__descriptor,
+        &v1alpha1__device_health__descriptor,
+        &v1alpha1__node_watch_resources_response__descriptor,
+        &k8s__io__kubelet__pkg__apis__dra__v1__node_prepare_resources_request__descriptor,
+        &k8s__io__kubelet__pkg__apis__dra__v1__node_prepare_resources_response__descriptor,
+        &k8s__io__kubelet__pkg__apis__dra__v1__node_prepare_resource_response__descriptor,
+        &k8s__io__kubelet__pkg__apis__dra__v1__device__descriptor,
+        &k8s__io__kubelet__pkg__apis__dra__v1__node_unprepare_resources_request__descriptor,
+        &k8s__io__kubelet__pkg__apis__dra__v1__node_unprepare_resources_response__descriptor,
+        &k8s__io__kubelet__pkg__apis__dra__v1__node_unprepare_resource_response__descriptor,
+        &k8s__io__kubelet__pkg__apis__dra__v1__claim__descriptor,
+        &k8s__io__kubelet__pkg__apis__dra__v1beta1__node_prepare_resources_request__descriptor,
+        &k8s__io__kubelet__pkg__apis__dra__v1beta1__node_prepare_resources_response__descriptor,
+        &k8s__io__kubelet__pkg__apis__dra__v1beta1__node_prepare_resource_response__descriptor,
+        &k8s__io__kubelet__pkg__apis__dra__v1beta1__device__descriptor,
+        &k8s__io__kubelet__pkg__apis__dra__v1beta1__node_unprepare_resources_request__descriptor,
+        &k8s__io__kubelet__pkg__apis__dra__v1beta1__node_unprepare_resources_response__descriptor,
+        &k8s__io__kubelet__pkg__apis__dra__v1beta1__node_unprepare_resource_response__descriptor,
+        &k8s__io__kubelet__pkg__apis__dra__v1beta1__claim__descriptor,
+        &pluginregistration__plugin_info__descriptor,
+        &pluginregistration__registration_status__descriptor,
+        &pluginregistration__registration_status_response__descriptor,
+        &pluginregistration__info_request__descriptor,
+};
+
+const ProtobufCMessageDescriptor *const *dp_proto_all_messages(size_t *ret_n) {
+        if (ret_n) *ret_n = ELEMENTSOF(all_messages);
+        return all_messages;
+}
+
+const ProtobufCMessageDescriptor *dp_proto_find_message(const char *full_name) {
+        if (!full_name) return NULL;
+        for (size_t i = 0; i < ELEMENTSOF(all_messages); i++)
+                if (streq(all_messages[i]->name, full_name)) return all_messages[i];
+        return NULL;
+}

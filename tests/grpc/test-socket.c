@@ -1,0 +1,285 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Server and channel over a real unix socket on one dp_loop: synchronous
+ * calls, a stream pushed from a timer, reconnect after shutdown, and the
+ * loop's timers, signals and inotify watches. */
+#include <signal.h>
+#include <stdio.h>
+#include <sys/stat.h>
+
+#include "grpc/grpc.h"
+#include "harness.h"
+#include "proto/proto.h"
+
+static char dir[256];
+static char sock[300];
+
+static void setup(void) {
+        snprintf(dir, sizeof dir, "/tmp/dp-grpc-test-XXXXXX");
+        ASSERT_TRUE(mkdtemp(dir));
+        snprintf(sock, sizeof sock, "%s/plugin.sock", dir);
+}
+
+static void cleanup(void) {
+        unlink(sock);
+        rmdir(dir);
+}
+
+static void h_options(dp_grpc_call *call, void *ud) {
+        (void)ud;
+        V1beta1__DevicePluginOptions o = V1BETA1__DEVICE_PLUGIN_OPTIONS__INIT;
+        o.get_preferred_allocation_available = true;
+        ASSERT_OK(dp_grpc_call_reply_msg(call, &o.base));
+}
+
+static void h_fail(dp_grpc_call *call, void *ud) {
+        (void)ud;
+        dp_grpc_call_finishf(call, DP_GRPC_UNKNOWN, "resource %s is not known", "x/y");
+}
+
+/* ListAndWatch: the call is kept and pushed from a timer. */
+typedef struct watch {
+        dp_grpc_call *call;
+        int sent;
+        dp_loop_source *timer;
+} watch;
+
+static void h_watch(dp_grpc_call *call, void *ud) {
+        watch *w = ud;
+        w->call = call;
+}
+
+static int watch_timer(dp_loop_source *s, uint64_t now, void *ud) {
+        watch *w = ud;
+        if (!w->call) {
+                dp_loop_source_set_time(s, now + 1000);
+                return 0;
+        }
+        V1beta1__Device d = V1BETA1__DEVICE__INIT;
+        char id[16];
+        snprintf(id, sizeof id, "gpu-%d", w->sent);
+        d.id = id;
+        d.health = "Healthy";
+        V1beta1__Device *ds[] = {&d};
+        V1beta1__ListAndWatchResponse r = V1BETA1__LIST_AND_WATCH_RESPONSE__INIT;
+        r.n_devices = 1;
+        r.devices = ds;
+        ASSERT_OK(dp_grpc_call_send_msg(w->call, &r.base));
+        if (++w->sent == 3) {
+                ASSERT_OK(dp_grpc_call_finish(w->call, DP_GRPC_OK, NULL));
+                w->call = NULL;
+                return 0;
+        }
+        dp_loop_source_set_time(s, now + 1000);
+        return 0;
+}
+
+typedef struct stream_result {
+        int msgs, done, status;
+        char last[32];
+        dp_loop *loop;
+} stream_result;
+
+static void sr_msg(dp_grpc_client_call *cc, const uint8_t *m, size_t len, void *ud) {
+        (void)cc;
+        stream_result *r = ud;
+        ProtobufCMessage *pm;
+        ASSERT_OK(dp_proto_unpack(&v1beta1__list_and_watch_response__descriptor, m, len, &pm));
+        V1beta1__ListAndWatchResponse *lw = (V1beta1__ListAndWatchResponse *)pm;
+        ASSERT_EQ(lw->n_devices, 1);
+        snprintf(r->last, sizeof r->last, "%s", lw->devices[0]->id);
+        protobuf_c_message_free_unpacked(pm, NULL);
+        r->msgs++;
+}
+
+static void sr_done(dp_grpc_client_call *cc, int status, const char *message, void *ud) {
+        (void)cc;
+        (void)message;
+        stream_result *r = ud;
+        r->done++;
+        r->status = status;
+        dp_loop_exit(r->loop, 0);
+}
+
+static dp_grpc_server *make_server(watch *w) {
+        dp_grpc_server *srv;
+        ASSERT_OK(dp_grpc_server_new(&srv));
+        ASSERT_OK(dp_grpc_server_add_method(srv, "/v1beta1.DevicePlugin/GetDevicePluginOptions", DP_GRPC_UNARY,
+                                            &v1beta1__empty__descriptor, h_options, NULL));
+        ASSERT_OK(dp_grpc_server_add_method(srv, "/v1beta1.Registration/Register", DP_GRPC_UNARY,
+                                            &v1beta1__register_request__descriptor, h_fail, NULL));
+        ASSERT_OK(dp_grpc_server_add_method(srv, "/v1beta1.DevicePlugin/ListAndWatch", DP_GRPC_SERVER_STREAMING,
+                                            &v1beta1__empty__descriptor, h_watch, w));
+        return srv;
+}
+
+TEST(sync_unary_and_errors) {
+        setup();
+        dp_loop *l;
+        ASSERT_OK(dp_loop_new(&l));
+        watch w = {0};
+        dp_grpc_server *srv = make_server(&w);
+        ASSERT_OK(dp_grpc_server_listen_unix(srv, l, sock, 0600));
+        struct stat st;
+        ASSERT_OK(stat(sock, &st));
+        ASSERT_EQ(st.st_mode & 0777, 0600);
+
+        dp_grpc_channel *ch;
+        ASSERT_OK(dp_grpc_channel_connect_unix(l, sock, &ch));
+        V1beta1__Empty e = V1BETA1__EMPTY__INIT;
+        dp_grpc_reply r = DP_GRPC_REPLY_INIT;
+        dp_error err = DP_ERROR_INIT;
+        ASSERT_OK(dp_grpc_channel_call_sync_msg(ch, "/v1beta1.DevicePlugin/GetDevicePluginOptions", &e.base,
+                                                &v1beta1__device_plugin_options__descriptor, 2000000, &r, &err));
+        ASSERT_EQ(r.status, DP_GRPC_OK);
+        V1beta1__DevicePluginOptions *o = (V1beta1__DevicePluginOptions *)r.msg;
+        ASSERT_TRUE(o->get_preferred_allocation_available);
+        ASSERT_FALSE(o->pre_start_required);
+
+        V1beta1__RegisterRequest rr = V1BETA1__REGISTER_REQUEST__INIT;
+        rr.version = "v1beta1";
+        ASSERT_EQ(dp_grpc_channel_call_sync_msg(ch, "/v1beta1.Registration/Register", &rr.base, NULL, 0, &r, &err),
+                  -EREMOTEIO);
+        ASSERT_EQ(r.status, DP_GRPC_UNKNOWN);
+        ASSERT_STREQ(r.message, "resource x/y is not known");
+        ASSERT_CONTAINS(err.msg, "UNKNOWN: resource x/y");
+
+        ASSERT_EQ(dp_grpc_channel_call_sync(ch, "/v1beta1.DevicePlugin/Missing", NULL, 0, 0, &r, &err), -EREMOTEIO);
+        ASSERT_EQ(r.status, DP_GRPC_UNIMPLEMENTED);
+        ASSERT_EQ(dp_grpc_server_connection_count(srv), 1);
+
+        dp_grpc_reply_done(&r);
+        dp_grpc_channel_free(ch);
+        dp_grpc_server_free(srv);
+        ASSERT_TRUE(stat(sock, &st) < 0); /* the listener removed its socket */
+        dp_loop_free(l);
+        cleanup();
+}
+
+TEST(stream_pushed_from_timer) {
+        setup();
+        dp_loop *l;
+        ASSERT_OK(dp_loop_new(&l));
+        watch w = {0};
+        dp_grpc_server *srv = make_server(&w);
+        ASSERT_OK(dp_grpc_server_listen_unix(srv, l, sock, 0));
+        ASSERT_OK(dp_loop_add_timer(l, dp_loop_now() + 1000, watch_timer, &w, &w.timer));
+        dp_grpc_channel *ch;
+        ASSERT_OK(dp_grpc_channel_connect_unix(l, sock, &ch));
+        stream_result sr = {.loop = l};
+        ASSERT_OK(dp_grpc_channel_start_call(ch, "/v1beta1.DevicePlugin/ListAndWatch", NULL, 0, 0, sr_msg, sr_done,
+                                             &sr, NULL));
+        ASSERT_OK(dp_loop_run(l));
+        ASSERT_EQ(sr.msgs, 3);
+        ASSERT_STREQ(sr.last, "gpu-2");
+        ASSERT_EQ(sr.status, DP_GRPC_OK);
+        dp_loop_source_free(w.timer);
+        dp_grpc_channel_free(ch);
+        dp_grpc_server_free(srv);
+        dp_loop_free(l);
+        cleanup();
+}
+
+static void closed_cb(dp_grpc_channel *ch, void *ud) {
+        (void)ch;
+        *(int *)ud += 1;
+}
+
+TEST(shutdown_and_stale_socket) {
+        setup();
+        dp_loop *l;
+        ASSERT_OK(dp_loop_new(&l));
+        watch w = {0};
+        dp_grpc_server *srv = make_server(&w);
+        ASSERT_OK(dp_grpc_server_listen_unix(srv, l, sock, 0));
+        dp_grpc_channel *ch;
+        ASSERT_OK(dp_grpc_channel_connect_unix(l, sock, &ch));
+        int closed = 0;
+        dp_grpc_channel_set_closed_handler(ch, closed_cb, &closed);
+        dp_grpc_reply r = DP_GRPC_REPLY_INIT;
+        ASSERT_OK(dp_grpc_channel_call_sync(ch, "/v1beta1.DevicePlugin/GetDevicePluginOptions", NULL, 0, 0, &r, NULL));
+        dp_grpc_server_shutdown(srv);
+        while (!closed) ASSERT_OK(dp_loop_run_once(l, 5000));
+        ASSERT_FALSE(dp_grpc_channel_is_connected(ch));
+        ASSERT_EQ(dp_grpc_channel_call_sync(ch, "/v1beta1.DevicePlugin/GetDevicePluginOptions", NULL, 0, 0, &r, NULL),
+                  -ENOTCONN);
+        ASSERT_EQ(r.status, DP_GRPC_UNAVAILABLE);
+        dp_grpc_channel_free(ch);
+        while (dp_grpc_server_connection_count(srv) > 0) ASSERT_OK(dp_loop_run_once(l, 5000));
+        dp_grpc_server_free(srv);
+
+        /* a socket file left behind by a dead process is replaced */
+        dp_grpc_server *s2 = make_server(&w);
+        ASSERT_OK(dp_grpc_server_listen_unix(s2, l, sock, 0));
+        dp_grpc_server *s3 = make_server(&w);
+        ASSERT_OK(dp_grpc_server_listen_unix(s3, l, sock, 0));
+        ASSERT_OK(dp_grpc_channel_connect_unix(l, sock, &ch));
+        ASSERT_OK(dp_grpc_channel_call_sync(ch, "/v1beta1.DevicePlugin/GetDevicePluginOptions", NULL, 0, 0, &r, NULL));
+        ASSERT_EQ(dp_grpc_server_connection_count(s3), 1);
+        dp_grpc_channel_free(ch);
+        dp_grpc_server_free(s2); /* not its socket any more: must not unlink s3's */
+        struct stat st;
+        ASSERT_OK(stat(sock, &st));
+        dp_grpc_server_free(s3);
+        dp_grpc_reply_done(&r);
+        dp_loop_free(l);
+        cleanup();
+}
+
+TEST(connect_missing_socket) {
+        setup();
+        dp_loop *l;
+        ASSERT_OK(dp_loop_new(&l));
+        dp_grpc_channel *ch;
+        ASSERT_EQ(dp_grpc_channel_connect_unix(l, sock, &ch), -ENOENT);
+        dp_grpc_reply r = DP_GRPC_REPLY_INIT;
+        ASSERT_EQ(dp_grpc_channel_call_sync(NULL, "/a/b", NULL, 0, 0, &r, NULL), -ENOTCONN);
+        ASSERT_EQ(r.status, DP_GRPC_UNAVAILABLE);
+        dp_grpc_reply_done(&r);
+        dp_loop_free(l);
+        cleanup();
+}
+
+static int on_sig(dp_loop_source *s, const struct signalfd_siginfo *si, void *ud) {
+        (void)s;
+        *(int *)ud = (int)si->ssi_signo;
+        return 0;
+}
+
+static int on_ino(dp_loop_source *s, const struct inotify_event *ev, void *ud) {
+        (void)s;
+        if (ev->len && streq(ev->name, "plugin.sock")) *(int *)ud += 1;
+        return 0;
+}
+
+static int on_fail(dp_loop_source *s, uint64_t now, void *ud) {
+        (void)s;
+        (void)now;
+        (void)ud;
+        return -EIO;
+}
+
+TEST(loop_sources) {
+        setup();
+        dp_loop *l;
+        ASSERT_OK(dp_loop_new(&l));
+        int sig = 0, created = 0;
+        dp_loop_source *ss, *is, *ts;
+        ASSERT_OK(dp_loop_add_signal(l, SIGUSR1, on_sig, &sig, &ss));
+        ASSERT_OK(dp_loop_add_inotify(l, dir, IN_CREATE, on_ino, &created, &is));
+        ASSERT_EQ(dp_loop_add_inotify(l, "/nonexistent-dp-dir", IN_CREATE, on_ino, &created, &ts), -ENOENT);
+        raise(SIGUSR1);
+        while (!sig) ASSERT_OK(dp_loop_run_once(l, 5000));
+        ASSERT_EQ(sig, SIGUSR1);
+        dp_grpc_server *srv;
+        ASSERT_OK(dp_grpc_server_new(&srv));
+        ASSERT_OK(dp_grpc_server_listen_unix(srv, l, sock, 0));
+        while (!created) ASSERT_OK(dp_loop_run_once(l, 5000));
+        ASSERT_OK(dp_loop_add_timer(l, 1, on_fail, NULL, &ts));
+        ASSERT_EQ(dp_loop_run(l), -EIO);
+        dp_loop_source_free(ts);
+        dp_loop_source_free(ss);
+        dp_loop_source_free(is);
+        dp_grpc_server_free(srv);
+        dp_loop_free(l);
+        cleanup();
+}
