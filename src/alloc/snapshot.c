@@ -1,0 +1,693 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * snapshot.c — building and freezing the interned snapshot: strings, nodes,
+ * slices, devices; pools resolved at freeze (highest generation, validity,
+ * sort order); per-node device lists gathered on first use; the selector
+ * result cache. */
+#include <stdio.h>
+
+#include "alloc/internal.h"
+
+uint32_t snap_lookup(const dp_alloc_snapshot *s, const char *str) {
+        void *v = dp_hashmap_get(s->strmap, str);
+        return v ? (uint32_t)((uintptr_t)v - 1) : NONE_ID;
+}
+
+uint32_t snap_intern(dp_alloc_snapshot *s, const char *str) {
+        if (!str) str = "";
+        uint32_t id = snap_lookup(s, str);
+        if (id != NONE_ID) return id;
+        if (s->n_strs >= UINT32_MAX - 1 || DP_GROW(s->strs, s->cap_strs, s->n_strs + 1) < 0) return NONE_ID;
+        char *copy = dp_strdup(str);
+        if (!copy) return NONE_ID;
+        if (dp_hashmap_put(s->strmap, copy, (void *)(uintptr_t)(s->n_strs + 1)) < 0) {
+                free(copy);
+                return NONE_ID;
+        }
+        s->bytes += strlen(copy) + 1 + 48;
+        s->strs[s->n_strs] = copy;
+        return (uint32_t)s->n_strs++;
+}
+
+void *snap_alloc(dp_alloc_snapshot *s, size_t size) {
+        if (DP_GROW(s->blocks, s->cap_blocks, s->n_blocks + 1) < 0) return NULL;
+        void *p = calloc(1, size ? size : 1);
+        if (!p) return NULL;
+        s->bytes += size;
+        s->blocks[s->n_blocks++] = p;
+        return p;
+}
+
+dp_alloc_snapshot *dp_alloc_snapshot_new(void) {
+        dp_alloc_snapshot *s = calloc(1, sizeof(*s));
+        if (!s) return NULL;
+        s->strmap = dp_hashmap_new();
+        s->nodemap = dp_hashmap_new();
+        s->devmap = dp_hashmap_new();
+        if (!s->strmap || !s->nodemap || !s->devmap) return dp_alloc_snapshot_free(s);
+        return s;
+}
+
+dp_alloc_snapshot *dp_alloc_snapshot_free(dp_alloc_snapshot *s) {
+        if (!s) return NULL;
+        for (size_t i = 0; i < s->n_strs; i++) free(s->strs[i]);
+        free(s->strs);
+        for (size_t i = 0; i < s->n_blocks; i++) free(s->blocks[i]);
+        free(s->blocks);
+        for (size_t i = 0; i < s->n_sels; i++) {
+                free(s->sels[i].known);
+                free(s->sels[i].value);
+        }
+        free(s->sels);
+        for (size_t i = 0; i < s->n_nodes; i++) {
+                free(s->nodes[i].devs);
+                free(s->nodes[i].bad_pools);
+        }
+        free(s->nodes);
+        free(s->labels);
+        free(s->slices);
+        free(s->devs);
+        free(s->attrs);
+        for (size_t i = 0; i < s->n_caps; i++) free((void *)s->caps[i].spec.valid_values);
+        free(s->caps);
+        free(s->cons);
+        free(s->amounts);
+        free(s->taints);
+        free(s->strlist);
+        free(s->rawsets);
+        free(s->rawctrs);
+        for (size_t i = 0; i < s->n_pools; i++) {
+                free(s->pools[i].slices);
+                free(s->pools[i].invalid_why);
+        }
+        free(s->pools);
+        for (size_t i = 0; i < s->n_sets; i++) free(s->sets[i].users);
+        free(s->sets);
+        free(s->ctrs);
+        free(s->stamp);
+        free(s->stamp_cnt);
+        free(s->dev_stamp);
+        free(s->scratch);
+        dp_hashmap_free(s->strmap);
+        dp_hashmap_free(s->nodemap);
+        dp_hashmap_free(s->devmap);
+        free(s);
+        return NULL;
+}
+
+void dp_alloc_set_selector_fn(dp_alloc_snapshot *s, dp_alloc_selector_fn fn, void *userdata) {
+        if (!s) return;
+        s->sel_fn = fn;
+        s->sel_userdata = userdata;
+}
+
+static int sel_bits(dp_alloc_snapshot *s, selector *sel) {
+        size_t words = (s->n_devs + 63) / 64 + 1;
+        sel->known = calloc(words, sizeof(uint64_t));
+        sel->value = calloc(words, sizeof(uint64_t));
+        if (!sel->known || !sel->value) return -ENOMEM;
+        s->bytes += 2 * words * sizeof(uint64_t);
+        return 0;
+}
+
+int dp_alloc_add_selector(dp_alloc_snapshot *s, void *user, uint32_t *ret_id) {
+        assert_return(s && ret_id, -EINVAL);
+        if (DP_GROW(s->sels, s->cap_sels, s->n_sels + 1) < 0) return -ENOMEM;
+        selector *sel = &s->sels[s->n_sels];
+        *sel = (selector){.user = user};
+        if (s->frozen && sel_bits(s, sel) < 0) {
+                free(sel->known);
+                free(sel->value);
+                *sel = (selector){0};
+                return -ENOMEM;
+        }
+        *ret_id = (uint32_t)s->n_sels++;
+        return 0;
+}
+
+int snap_eval_selector(dp_alloc_snapshot *s, uint32_t id, uint32_t dev, dp_error *err) {
+        selector *sel = &s->sels[id];
+        uint64_t bit = 1ULL << (dev & 63);
+        size_t w = dev >> 6;
+        if (sel->known[w] & bit) return (sel->value[w] & bit) ? 1 : 0;
+        if (!s->sel_fn) return dp_error_set(err, -EINVAL, "no selector evaluator configured");
+        s->stats.selector_evals++;
+        int r = s->sel_fn(s->sel_userdata, sel->user, s->devs[dev].user, err);
+        if (r < 0) return r;
+        sel->known[w] |= bit;
+        if (r) sel->value[w] |= bit;
+        return r ? 1 : 0;
+}
+
+int snap_node_index(dp_alloc_snapshot *s, const char *name) {
+        void *v = dp_hashmap_get(s->nodemap, name);
+        return v ? (int)((uintptr_t)v - 1) : -ENOENT;
+}
+
+static int add_node_internal(dp_alloc_snapshot *s, const char *name, const dp_alloc_label *labels, size_t n_labels,
+                             bool explicit_add) {
+        int idx = snap_node_index(s, name);
+        if (idx >= 0) {
+                if (!explicit_add || n_labels == 0) return 0;
+                node *n = &s->nodes[idx];
+                if (n->n_labels) return -EEXIST;
+                n->label_off = (uint32_t)s->n_labels;
+        } else {
+                if (s->frozen) return -EBUSY;
+                if (DP_GROW(s->nodes, s->cap_nodes, s->n_nodes + 1) < 0) return -ENOMEM;
+                uint32_t nm = snap_intern(s, name);
+                if (nm == NONE_ID) return -ENOMEM;
+                if (dp_hashmap_put(s->nodemap, s->strs[nm], (void *)(uintptr_t)(s->n_nodes + 1)) < 0) return -ENOMEM;
+                idx = (int)s->n_nodes++;
+                s->nodes[idx] = (node){.name = nm, .label_off = (uint32_t)s->n_labels};
+        }
+        if (DP_GROW(s->labels, s->cap_labels, s->n_labels + 2 * n_labels) < 0) return -ENOMEM;
+        for (size_t i = 0; i < n_labels; i++) {
+                uint32_t k = snap_intern(s, labels[i].key), v = snap_intern(s, labels[i].value);
+                if (k == NONE_ID || v == NONE_ID) return -ENOMEM;
+                s->labels[s->n_labels++] = k;
+                s->labels[s->n_labels++] = v;
+        }
+        s->nodes[idx].n_labels = (uint32_t)n_labels;
+        return 0;
+}
+
+int dp_alloc_add_node(dp_alloc_snapshot *s, const char *name, const dp_alloc_label *labels, size_t n_labels) {
+        assert_return(s && name, -EINVAL);
+        assert_return(labels || n_labels == 0, -EINVAL);
+        return add_node_internal(s, name, labels, n_labels, true);
+}
+
+static int push_strlist(dp_alloc_snapshot *s, const char *const *list, size_t n, uint32_t *ret_off) {
+        if (DP_GROW(s->strlist, s->cap_strlist, s->n_strlist + n) < 0) return -ENOMEM;
+        *ret_off = (uint32_t)s->n_strlist;
+        for (size_t i = 0; i < n; i++) {
+                uint32_t id = snap_intern(s, list[i]);
+                if (id == NONE_ID) return -ENOMEM;
+                s->strlist[s->n_strlist++] = s->strs[id];
+        }
+        return 0;
+}
+
+int dp_alloc_add_slice(dp_alloc_snapshot *s, const dp_alloc_slice_spec *sp, uint32_t *ret_slice) {
+        assert_return(s && sp && sp->driver && sp->pool, -EINVAL);
+        if (s->frozen) return -EBUSY;
+        if (DP_GROW(s->slices, s->cap_slices, s->n_slices + 1) < 0) return -ENOMEM;
+        slice sl = {
+                .name = snap_intern(s, sp->name ? sp->name : ""),
+                .driver = snap_intern(s, sp->driver),
+                .pool_name = snap_intern(s, sp->pool),
+                .pool = NONE_ID,
+                .generation = sp->generation,
+                .slice_count = sp->slice_count,
+                .node_name = NONE_ID,
+                .all_nodes = sp->all_nodes,
+                .per_device = sp->per_device_node_selection,
+                .dev_off = (uint32_t)s->n_devs,
+        };
+        if (sl.name == NONE_ID || sl.driver == NONE_ID || sl.pool_name == NONE_ID) return -ENOMEM;
+        if (sp->node_name && sp->node_name[0]) {
+                sl.node_name = snap_intern(s, sp->node_name);
+                if (sl.node_name == NONE_ID) return -ENOMEM;
+                int r = add_node_internal(s, sp->node_name, NULL, 0, false);
+                if (r < 0) return r;
+        }
+        if (sp->node_selector) {
+                sl.node_selector = nodesel_copy(s, sp->node_selector);
+                if (!sl.node_selector) return -ENOMEM;
+        }
+        sl.set_off = (uint32_t)s->n_rawsets;
+        if (DP_GROW(s->rawsets, s->cap_rawsets, s->n_rawsets + sp->n_counter_sets) < 0) return -ENOMEM;
+        for (size_t i = 0; i < sp->n_counter_sets; i++) {
+                const dp_alloc_counter_set *cs = &sp->counter_sets[i];
+                rawset rs = {.name = snap_intern(s, cs->name), .ctr_off = (uint32_t)s->n_rawctrs,
+                             .n_ctrs = (uint32_t)cs->n_counters};
+                if (rs.name == NONE_ID || DP_GROW(s->rawctrs, s->cap_rawctrs, s->n_rawctrs + cs->n_counters) < 0)
+                        return -ENOMEM;
+                for (size_t j = 0; j < cs->n_counters; j++) {
+                        uint32_t nm = snap_intern(s, cs->counters[j].name);
+                        if (nm == NONE_ID) return -ENOMEM;
+                        s->rawctrs[s->n_rawctrs++] = (dp_alloc_counter){s->strs[nm], cs->counters[j].value};
+                }
+                s->rawsets[s->n_rawsets++] = rs;
+        }
+        sl.n_sets = (uint32_t)sp->n_counter_sets;
+        if (push_strlist(s, sp->skip_node_operations, sp->n_skip_node_operations, &sl.skip_off) < 0) return -ENOMEM;
+        sl.n_skip = (uint32_t)sp->n_skip_node_operations;
+        s->slices[s->n_slices] = sl;
+        s->bytes += sizeof(slice);
+        if (ret_slice) *ret_slice = (uint32_t)s->n_slices;
+        s->n_slices++;
+        return 0;
+}
+
+static uint32_t intern_value(dp_alloc_snapshot *s, const dp_alloc_attr *a) {
+        char buf[96];
+        _cleanup_free_ char *big = NULL;
+        const char *key = buf;
+        switch (a->type) {
+        case DP_ALLOC_ATTR_INT: snprintf(buf, sizeof(buf), "i:%lld", (long long)a->i); break;
+        case DP_ALLOC_ATTR_BOOL: snprintf(buf, sizeof(buf), "b:%s", a->b ? "true" : "false"); break;
+        case DP_ALLOC_ATTR_STRING:
+        case DP_ALLOC_ATTR_VERSION:
+                big = dp_asprintf("%c:%s", a->type == DP_ALLOC_ATTR_STRING ? 's' : 'v', a->s ? a->s : "");
+                if (!big) return NONE_ID;
+                key = big;
+                break;
+        default: return NONE_ID;
+        }
+        return snap_intern(s, key);
+}
+
+const char *snap_value_text(const dp_alloc_snapshot *s, uint32_t value) {
+        if (value == NONE_ID) return "(missing)";
+        return s->strs[value] + 2;
+}
+
+static int qualified_name(dp_alloc_snapshot *s, const char *driver, const char *name, uint32_t *ret) {
+        if (strchr(name, '/')) {
+                *ret = snap_intern(s, name);
+        } else {
+                _cleanup_free_ char *q = dp_asprintf("%s/%s", driver, name);
+                if (!q) return -ENOMEM;
+                *ret = snap_intern(s, q);
+        }
+        return *ret == NONE_ID ? -ENOMEM : 0;
+}
+
+static int cmp_attr(const void *a, const void *b) {
+        const attr_ent *x = a, *y = b;
+        return x->name < y->name ? -1 : x->name > y->name;
+}
+
+int dp_alloc_add_device(dp_alloc_snapshot *s, uint32_t slice_id, const dp_alloc_device_spec *sp, uint32_t *ret_device) {
+        assert_return(s && sp && sp->name, -EINVAL);
+        assert_return(slice_id < s->n_slices, -EINVAL);
+        if (s->frozen) return -EBUSY;
+        /* the API caps attributes + capacities at 32 and consumptions at 2 */
+        if (sp->n_attrs + sp->n_caps > 32 || sp->n_consumes > 2 || sp->n_taints > 16) return -E2BIG;
+        slice *sl = &s->slices[slice_id];
+        if (sl->dev_off + sl->n_devs != s->n_devs) return -EINVAL; /* devices of one slice come together */
+        if (s->n_devs >= UINT32_MAX / 2 || DP_GROW(s->devs, s->cap_devs, s->n_devs + 1) < 0) return -ENOMEM;
+        const char *driver = s->strs[sl->driver];
+        device d = {
+                .name = snap_intern(s, sp->name),
+                .slice = slice_id,
+                .pool = NONE_ID,
+                .multi = sp->allow_multiple_allocations,
+                .binds_to_node = sp->binds_to_node,
+                .node_name = NONE_ID,
+                .all_nodes = sp->all_nodes,
+                .user = sp->user,
+                .holder = NONE_ID,
+        };
+        if (d.name == NONE_ID) return -ENOMEM;
+        d.has_node_sel = (sp->node_name && sp->node_name[0]) || sp->all_nodes || sp->node_selector;
+        if (sp->node_name && sp->node_name[0]) {
+                d.node_name = snap_intern(s, sp->node_name);
+                if (d.node_name == NONE_ID) return -ENOMEM;
+                int r = add_node_internal(s, sp->node_name, NULL, 0, false);
+                if (r < 0) return r;
+        }
+        if (sp->node_selector && !(d.node_selector = nodesel_copy(s, sp->node_selector))) return -ENOMEM;
+
+        d.attr_off = (uint32_t)s->n_attrs;
+        if (DP_GROW(s->attrs, s->cap_attrs, s->n_attrs + sp->n_attrs) < 0) return -ENOMEM;
+        for (size_t i = 0; i < sp->n_attrs; i++) {
+                attr_ent a;
+                if (!sp->attrs[i].name || qualified_name(s, driver, sp->attrs[i].name, &a.name) < 0) return -ENOMEM;
+                a.value = intern_value(s, &sp->attrs[i]);
+                if (a.value == NONE_ID) return -ENOMEM;
+                /* the first of two spellings of one name wins */
+                bool dup = false;
+                for (size_t j = d.attr_off; j < s->n_attrs; j++)
+                        if (s->attrs[j].name == a.name) dup = true;
+                if (!dup) s->attrs[s->n_attrs++] = a;
+        }
+        d.n_attrs = (uint32_t)(s->n_attrs - d.attr_off);
+        if (d.n_attrs) qsort(s->attrs + d.attr_off, d.n_attrs, sizeof(attr_ent), cmp_attr);
+
+        d.cap_off = (uint32_t)s->n_caps;
+        if (DP_GROW(s->caps, s->cap_caps, s->n_caps + sp->n_caps) < 0) return -ENOMEM;
+        for (size_t i = 0; i < sp->n_caps; i++) {
+                cap_ent c = {.spec = sp->caps[i]};
+                if (!sp->caps[i].name || qualified_name(s, driver, sp->caps[i].name, &c.name) < 0) return -ENOMEM;
+                c.spec.name = s->strs[c.name];
+                c.spec.valid_values = NULL;
+                if (sp->caps[i].n_valid_values) {
+                        __int128 *vv = calloc(sp->caps[i].n_valid_values, sizeof(__int128));
+                        if (!vv) return -ENOMEM;
+                        memcpy(vv, sp->caps[i].valid_values, sp->caps[i].n_valid_values * sizeof(__int128));
+                        c.spec.valid_values = vv;
+                }
+                s->caps[s->n_caps++] = c;
+        }
+        d.n_caps = (uint32_t)sp->n_caps;
+
+        d.cons_off = (uint32_t)s->n_cons;
+        if (DP_GROW(s->cons, s->cap_cons, s->n_cons + sp->n_consumes) < 0) return -ENOMEM;
+        for (size_t i = 0; i < sp->n_consumes; i++) {
+                const dp_alloc_consumption *cp = &sp->consumes[i];
+                cons_ent c = {.set_name = snap_intern(s, cp->counter_set), .set = NONE_ID,
+                              .amount_off = (uint32_t)s->n_amounts, .n_amounts = (uint32_t)cp->n_counters};
+                if (c.set_name == NONE_ID || DP_GROW(s->amounts, s->cap_amounts, s->n_amounts + cp->n_counters) < 0)
+                        return -ENOMEM;
+                for (size_t j = 0; j < cp->n_counters; j++) {
+                        amount_ent a = {.name = snap_intern(s, cp->counters[j].name), .counter = NONE_ID,
+                                        .amount = cp->counters[j].value};
+                        if (a.name == NONE_ID) return -ENOMEM;
+                        s->amounts[s->n_amounts++] = a;
+                }
+                for (size_t j = 0; j < cp->n_groups && c.n_groups < DP_ALLOC_GROUPS_MAX; j++) {
+                        uint32_t g = snap_intern(s, cp->groups[j]);
+                        if (g == NONE_ID) return -ENOMEM;
+                        c.groups[c.n_groups++] = g;
+                }
+                s->cons[s->n_cons++] = c;
+        }
+        d.n_cons = (uint32_t)sp->n_consumes;
+
+        d.taint_off = (uint32_t)s->n_taints;
+        if (DP_GROW(s->taints, s->cap_taints, s->n_taints + sp->n_taints) < 0) return -ENOMEM;
+        for (size_t i = 0; i < sp->n_taints; i++) {
+                uint32_t k = snap_intern(s, sp->taints[i].key), v = snap_intern(s, sp->taints[i].value),
+                         e = snap_intern(s, sp->taints[i].effect);
+                if (k == NONE_ID || v == NONE_ID || e == NONE_ID) return -ENOMEM;
+                taint_ent t = {s->strs[k], s->strs[v], s->strs[e], false};
+                /* Unknown effects count as None (API contract), so only these two block. */
+                t.blocking = streq(t.effect, "NoSchedule") || streq(t.effect, "NoExecute");
+                if (t.blocking) d.has_blocking_taint = true;
+                s->taints[s->n_taints++] = t;
+        }
+        d.n_taints = (uint32_t)sp->n_taints;
+
+        if (push_strlist(s, sp->binding_conditions, sp->n_binding_conditions, &d.bc_off) < 0 ||
+            push_strlist(s, sp->binding_failure_conditions, sp->n_binding_failure_conditions, &d.bfc_off) < 0)
+                return -ENOMEM;
+        d.n_bc = (uint32_t)sp->n_binding_conditions;
+        d.n_bfc = (uint32_t)sp->n_binding_failure_conditions;
+
+        s->devs[s->n_devs] = d;
+        s->bytes += sizeof(device);
+        sl = &s->slices[slice_id];
+        sl->n_devs++;
+        if (ret_device) *ret_device = (uint32_t)s->n_devs;
+        s->n_devs++;
+        return 0;
+}
+
+uint32_t snap_device_attr(const dp_alloc_snapshot *s, const device *d, uint32_t name) {
+        size_t lo = d->attr_off, hi = d->attr_off + d->n_attrs;
+        while (lo < hi) {
+                size_t mid = (lo + hi) / 2;
+                if (s->attrs[mid].name == name) return s->attrs[mid].value;
+                if (s->attrs[mid].name < name) lo = mid + 1;
+                else hi = mid;
+        }
+        return NONE_ID;
+}
+
+/* ---- freeze ---- */
+
+static int cmp_slice_name(const void *a, const void *b, void *ctx) {
+        const dp_alloc_snapshot *s = ctx;
+        uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+        int c = strcmp(s->strs[s->slices[x].name], s->strs[s->slices[y].name]);
+        return c ? c : (x < y ? -1 : x > y);
+}
+
+static int cmp_pool(const void *a, const void *b, void *ctx) {
+        const dp_alloc_snapshot *s = ctx;
+        const pool *x = a, *y = b;
+        if (x->has_binding != y->has_binding) return x->has_binding ? 1 : -1;
+        int c = strcmp(s->strs[x->driver], s->strs[y->driver]);
+        return c ? c : strcmp(s->strs[x->name], s->strs[y->name]);
+}
+
+static int cmp_node(const void *a, const void *b, void *ctx) {
+        const dp_alloc_snapshot *s = ctx;
+        return strcmp(s->strs[((const node *)a)->name], s->strs[((const node *)b)->name]);
+}
+
+static int pool_invalid(pool *p, const char *fmt, const char *a, const char *b) {
+        if (p->invalid) return 0;
+        p->invalid = true;
+        p->invalid_why = dp_asprintf(fmt, a, b);
+        return p->invalid_why ? 0 : -ENOMEM;
+}
+
+static int resolve_pool(dp_alloc_snapshot *s, uint32_t pi) {
+        pool *p = &s->pools[pi];
+        qsort_r(p->slices, p->n_slices, sizeof(uint32_t), cmp_slice_name, s);
+        p->incomplete = (int64_t)p->n_slices != p->slice_count;
+        /* counter sets: names unique per pool */
+        p->set_off = (uint32_t)s->n_sets;
+        for (size_t k = 0; k < p->n_slices; k++) {
+                slice *sl = &s->slices[p->slices[k]];
+                sl->pool = pi;
+                for (uint32_t r = sl->set_off; r < sl->set_off + sl->n_sets; r++) {
+                        rawset *rs = &s->rawsets[r];
+                        bool dup = false;
+                        for (size_t j = p->set_off; j < s->n_sets; j++)
+                                if (s->sets[j].name == rs->name) dup = true;
+                        if (dup) {
+                                if (pool_invalid(p, "duplicate counter set %s%s", s->strs[rs->name], "") < 0)
+                                        return -ENOMEM;
+                                continue;
+                        }
+                        counter_set cs = {.pool = pi, .name = rs->name, .ctr_off = (uint32_t)s->n_ctrs,
+                                          .n_ctrs = rs->n_ctrs};
+                        for (uint32_t c = rs->ctr_off; c < rs->ctr_off + rs->n_ctrs; c++) {
+                                for (uint32_t c2 = rs->ctr_off; c2 < c; c2++)
+                                        if (streq(s->rawctrs[c2].name, s->rawctrs[c].name) &&
+                                            pool_invalid(p, "counter set %s: duplicate counter %s", s->strs[rs->name],
+                                                         s->rawctrs[c].name) < 0)
+                                                return -ENOMEM;
+                                s->ctrs[s->n_ctrs++] = (counter){snap_lookup(s, s->rawctrs[c].name),
+                                                                 s->rawctrs[c].value, 0};
+                        }
+                        s->sets[s->n_sets++] = cs;
+                }
+        }
+        p->n_sets = (uint32_t)(s->n_sets - p->set_off);
+        /* devices: unique names, counter references resolve */
+        s->epoch++;
+        for (size_t k = 0; k < p->n_slices; k++) {
+                slice *sl = &s->slices[p->slices[k]];
+                for (uint32_t di = sl->dev_off; di < sl->dev_off + sl->n_devs; di++) {
+                        device *d = &s->devs[di];
+                        d->pool = pi;
+                        if (d->n_bc) p->has_binding = true;
+                        if (s->stamp[d->name] == s->epoch) {
+                                if (pool_invalid(p, "duplicate device name %s%s", s->strs[d->name], "") < 0)
+                                        return -ENOMEM;
+                        } else {
+                                s->stamp[d->name] = s->epoch;
+                                _cleanup_free_ char *key = dp_asprintf("%s\n%s\n%s", s->strs[p->driver],
+                                                                       s->strs[p->name], s->strs[d->name]);
+                                if (!key) return -ENOMEM;
+                                uint32_t kid = snap_intern(s, key);
+                                if (kid == NONE_ID) return -ENOMEM;
+                                int r = dp_hashmap_put(s->devmap, s->strs[kid], (void *)(uintptr_t)(di + 1));
+                                if (r < 0 && r != -EEXIST) return r;
+                        }
+                        for (uint32_t c = d->cons_off; c < d->cons_off + d->n_cons; c++) {
+                                cons_ent *ce = &s->cons[c];
+                                for (uint32_t j = p->set_off; j < p->set_off + p->n_sets; j++)
+                                        if (s->sets[j].name == ce->set_name) ce->set = j;
+                                if (ce->set == NONE_ID) {
+                                        if (pool_invalid(p, "device %s consumes unknown counter set %s",
+                                                         s->strs[d->name], s->strs[ce->set_name]) < 0)
+                                                return -ENOMEM;
+                                        continue;
+                                }
+                                counter_set *cs = &s->sets[ce->set];
+                                for (uint32_t a = ce->amount_off; a < ce->amount_off + ce->n_amounts; a++) {
+                                        amount_ent *am = &s->amounts[a];
+                                        for (uint32_t j = cs->ctr_off; j < cs->ctr_off + cs->n_ctrs; j++)
+                                                if (s->ctrs[j].name == am->name) am->counter = j;
+                                        if (am->counter == NONE_ID &&
+                                            pool_invalid(p, "device %s consumes unknown counter %s",
+                                                         s->strs[d->name], s->strs[am->name]) < 0)
+                                                return -ENOMEM;
+                                }
+                        }
+                }
+        }
+        return 0;
+}
+
+int dp_alloc_freeze(dp_alloc_snapshot *s, dp_error *err) {
+        assert_return(s, -EINVAL);
+        if (s->frozen) return 0;
+        /* string-indexed scratch first: resolve_pool uses it */
+        size_t nstr = s->n_strs + s->n_devs + s->n_slices + 16; /* pool and device keys are interned during freeze */
+        s->n_stamp = nstr;
+        s->stamp = calloc(nstr, sizeof(uint32_t));
+        s->stamp_cnt = calloc(nstr, sizeof(uint32_t));
+        s->dev_stamp = calloc(s->n_devs + 1, sizeof(uint32_t));
+        s->scratch = calloc(s->n_devs + 1, sizeof(uint32_t));
+        if (!s->scratch) return -ENOMEM;
+        s->ctrs = calloc(s->n_rawctrs + 1, sizeof(counter));
+        s->sets = calloc(s->n_rawsets + 1, sizeof(counter_set));
+        if (!s->stamp || !s->stamp_cnt || !s->dev_stamp || !s->ctrs || !s->sets) return -ENOMEM;
+        s->bytes += nstr * 8 + (s->n_devs + 1) * 4 + (s->n_rawctrs + 1) * sizeof(counter) +
+                    (s->n_rawsets + 1) * sizeof(counter_set);
+
+        /* group slices into pools; keep only the highest generation */
+        _cleanup_(dp_hashmap_freep) dp_hashmap *pm = dp_hashmap_new();
+        if (!pm) return -ENOMEM;
+        s->pools = calloc(s->n_slices + 1, sizeof(pool));
+        if (!s->pools) return -ENOMEM;
+        for (size_t i = 0; i < s->n_slices; i++) {
+                slice *sl = &s->slices[i];
+                _cleanup_free_ char *key = dp_asprintf("%s\n%s", s->strs[sl->driver], s->strs[sl->pool_name]);
+                if (!key) return -ENOMEM;
+                uint32_t kid = snap_intern(s, key);
+                if (kid == NONE_ID || kid >= nstr) return -ENOMEM;
+                void *v = dp_hashmap_get(pm, s->strs[kid]);
+                pool *p;
+                if (!v) {
+                        if (dp_hashmap_put(pm, s->strs[kid], (void *)(uintptr_t)(s->n_pools + 1)) < 0) return -ENOMEM;
+                        p = &s->pools[s->n_pools++];
+                        *p = (pool){.driver = sl->driver, .name = sl->pool_name, .generation = sl->generation,
+                                    .slice_count = sl->slice_count};
+                } else {
+                        p = &s->pools[(uintptr_t)v - 1];
+                        if (sl->generation < p->generation) continue;
+                        if (sl->generation > p->generation) {
+                                p->n_slices = 0;
+                                p->generation = sl->generation;
+                                p->slice_count = sl->slice_count;
+                        }
+                }
+                if (DP_GROW(p->slices, p->cap_slices, p->n_slices + 1) < 0) return -ENOMEM;
+                p->slices[p->n_slices++] = (uint32_t)i;
+        }
+        for (size_t i = 0; i < s->n_pools; i++) {
+                int r = resolve_pool(s, (uint32_t)i);
+                if (r < 0) return dp_error_set(err, r, "freezing the allocation snapshot: out of memory");
+        }
+        /* each set's user list holds every consumer at most once: size it now
+         * so charging never allocates */
+        for (size_t i = 0; i < s->n_cons; i++)
+                if (s->cons[i].set != NONE_ID) s->sets[s->cons[i].set].cap_users++;
+        for (size_t i = 0; i < s->n_sets; i++) {
+                s->sets[i].users = calloc(s->sets[i].cap_users + 1, sizeof(uint32_t));
+                if (!s->sets[i].users) return -ENOMEM;
+                s->bytes += (s->sets[i].cap_users + 1) * 4;
+        }
+        /* sort pools, then renumber references */
+        qsort_r(s->pools, s->n_pools, sizeof(pool), cmp_pool, s);
+        for (size_t i = 0; i < s->n_pools; i++) {
+                pool *p = &s->pools[i];
+                for (size_t k = 0; k < p->n_slices; k++) {
+                        slice *sl = &s->slices[p->slices[k]];
+                        sl->pool = (uint32_t)i;
+                        for (uint32_t di = sl->dev_off; di < sl->dev_off + sl->n_devs; di++) s->devs[di].pool = (uint32_t)i;
+                }
+                for (uint32_t j = p->set_off; j < p->set_off + p->n_sets; j++) s->sets[j].pool = (uint32_t)i;
+        }
+        /* nodes in name order */
+        qsort_r(s->nodes, s->n_nodes, sizeof(node), cmp_node, s);
+        for (size_t i = 0; i < s->n_nodes; i++)
+                if (dp_hashmap_replace(s->nodemap, s->strs[s->nodes[i].name], (void *)(uintptr_t)(i + 1)) < 0)
+                        return -ENOMEM;
+        for (size_t i = 0; i < s->n_sels; i++)
+                if (sel_bits(s, &s->sels[i]) < 0) return -ENOMEM;
+        s->frozen = true;
+        return 0;
+}
+
+static bool slice_targets(const dp_alloc_snapshot *s, const slice *sl, const node *n) {
+        if (sl->node_name != NONE_ID) return sl->node_name == n->name;
+        if (sl->all_nodes) return true;
+        if (sl->node_selector) return nodesel_match(s, sl->node_selector, n);
+        return false;
+}
+
+static bool device_targets(const dp_alloc_snapshot *s, const device *d, const node *n) {
+        if (d->node_name != NONE_ID) return d->node_name == n->name;
+        if (d->all_nodes) return true;
+        if (d->node_selector) return nodesel_match(s, d->node_selector, n);
+        return false;
+}
+
+int snap_gather_node(dp_alloc_snapshot *s, uint32_t ni) {
+        node *n = &s->nodes[ni];
+        if (n->gathered) return 0;
+        size_t cap = 0, cap_bad = 0;
+        for (size_t pi = 0; pi < s->n_pools; pi++) {
+                pool *p = &s->pools[pi];
+                bool reachable = false;
+                size_t start = n->n_devs;
+                for (size_t k = 0; k < p->n_slices; k++) {
+                        slice *sl = &s->slices[p->slices[k]];
+                        bool whole = !sl->per_device && slice_targets(s, sl, n);
+                        for (uint32_t di = sl->dev_off; di < sl->dev_off + sl->n_devs; di++) {
+                                if (!whole && !(sl->per_device && device_targets(s, &s->devs[di], n))) continue;
+                                reachable = true;
+                                if (DP_GROW(n->devs, cap, n->n_devs + 1) < 0) return -ENOMEM;
+                                n->devs[n->n_devs++] = di;
+                        }
+                        if (whole) reachable = true;
+                }
+                if (reachable && (p->incomplete || p->invalid)) {
+                        n->n_devs = start;
+                        if (DP_GROW(n->bad_pools, cap_bad, n->n_bad_pools + 1) < 0) return -ENOMEM;
+                        n->bad_pools[n->n_bad_pools++] = (uint32_t)pi;
+                }
+        }
+        s->bytes += cap * 4 + cap_bad * 4;
+        n->gathered = true;
+        return 0;
+}
+
+size_t dp_alloc_node_count(dp_alloc_snapshot *s) { return s ? s->n_nodes : 0; }
+
+const char *dp_alloc_node_name(dp_alloc_snapshot *s, size_t i) {
+        if (!s || i >= s->n_nodes) return NULL;
+        if (!s->frozen && dp_alloc_freeze(s, NULL) < 0) return NULL;
+        return s->strs[s->nodes[i].name];
+}
+
+size_t dp_alloc_device_count(const dp_alloc_snapshot *s) { return s ? s->n_devs : 0; }
+
+int dp_alloc_find_device(dp_alloc_snapshot *s, const char *driver, const char *pool_name, const char *dev, uint32_t *ret) {
+        assert_return(s && driver && pool_name && dev && ret, -EINVAL);
+        int r = dp_alloc_freeze(s, NULL);
+        if (r < 0) return r;
+        _cleanup_free_ char *key = dp_asprintf("%s\n%s\n%s", driver, pool_name, dev);
+        if (!key) return -ENOMEM;
+        void *v = dp_hashmap_get(s->devmap, key);
+        if (!v) return -ENOENT;
+        *ret = (uint32_t)((uintptr_t)v - 1);
+        return 0;
+}
+
+int dp_alloc_mark_allocated(dp_alloc_snapshot *s, uint32_t dev, const char *holder, const char *share_id,
+                            const dp_alloc_consumed *consumed, size_t n_consumed) {
+        assert_return(s && dev < s->n_devs, -EINVAL);
+        int r = dp_alloc_freeze(s, NULL);
+        if (r < 0) return r;
+        device *d = &s->devs[dev];
+        if (d->holder == NONE_ID && holder) {
+                d->holder = snap_intern(s, holder);
+                if (d->holder == NONE_ID) return -ENOMEM;
+        }
+        if (d->committed == 0) state_charge_counters(s, dev, +1);
+        d->committed++;
+        (void)share_id;
+        if (d->multi)
+                for (size_t i = 0; i < n_consumed; i++) {
+                        uint32_t nm = snap_lookup(s, consumed[i].name);
+                        for (uint32_t c = d->cap_off; c < d->cap_off + d->n_caps; c++)
+                                if (s->caps[c].name == nm) s->caps[c].consumed += consumed[i].value;
+                }
+        return 0;
+}
+
+void dp_alloc_get_stats(const dp_alloc_snapshot *s, dp_alloc_stats *ret) {
+        if (!s || !ret) return;
+        *ret = s->stats;
+        ret->peak_bytes = s->bytes;
+}
