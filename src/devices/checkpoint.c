@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "base/doc.h"
+#include "devices/decode.h"
 #include "devices/checkpoint.h"
 
 uint32_t dp_fnv1a32(const void *data, size_t len) {
@@ -311,8 +312,8 @@ static void base64(dp_strbuf *o, const uint8_t *p, size_t n) {
 
 static int cmp_numa_text(const void *a, const void *b) {
         char x[24], y[24];
-        snprintf(x, sizeof x, "%lld", (long long)(*(const dp_ckpt_numa *const *)a)->numa);
-        snprintf(y, sizeof y, "%lld", (long long)(*(const dp_ckpt_numa *const *)b)->numa);
+        dp_pathf(x, sizeof x, "%lld", (long long)(*(const dp_ckpt_numa *const *)a)->numa);
+        dp_pathf(y, sizeof y, "%lld", (long long)(*(const dp_ckpt_numa *const *)b)->numa);
         return strcmp(x, y);
 }
 
@@ -461,7 +462,7 @@ static int get_strlist(const dp_doc_node *n, const char *path, dp_ckpt_ids *v, d
 
 static int decode_entry(const dp_doc_node *n, size_t idx, dp_ckpt_entry *e, dp_error *err) {
         char path[96];
-        snprintf(path, sizeof path, "Data.PodDeviceEntries[%zu]", idx);
+        dp_pathf(path, sizeof path, "Data.PodDeviceEntries[%zu]", idx);
         if (dp_doc_is_null(n)) {
                 e->device_ids_null = e->alloc_resp_null = true;
                 e->pod_uid = dp_strdup("");
@@ -472,14 +473,14 @@ static int decode_entry(const dp_doc_node *n, size_t idx, dp_ckpt_entry *e, dp_e
         if (n->type != DP_DOC_MAP) return bad(err, path, "expected an object");
         char p[160];
         int r;
-        snprintf(p, sizeof p, "%s.PodUID", path);
+        dp_pathf(p, sizeof p, "%s.PodUID", path);
         if ((r = get_string(dp_doc_get(n, "PodUID"), p, &e->pod_uid, err)) < 0) return r;
-        snprintf(p, sizeof p, "%s.ContainerName", path);
+        dp_pathf(p, sizeof p, "%s.ContainerName", path);
         if ((r = get_string(dp_doc_get(n, "ContainerName"), p, &e->container_name, err)) < 0) return r;
-        snprintf(p, sizeof p, "%s.ResourceName", path);
+        dp_pathf(p, sizeof p, "%s.ResourceName", path);
         if ((r = get_string(dp_doc_get(n, "ResourceName"), p, &e->resource_name, err)) < 0) return r;
         const dp_doc_node *d = dp_doc_get(n, "DeviceIDs");
-        snprintf(p, sizeof p, "%s.DeviceIDs", path);
+        dp_pathf(p, sizeof p, "%s.DeviceIDs", path);
         if (dp_doc_is_null(d)) e->device_ids_null = true;
         else if (d->type == DP_DOC_SEQ)
                 return bad(err, p, "the list form of kubelet <= 1.19 is not supported (kubelet 1.30 dropped it too)");
@@ -494,7 +495,7 @@ static int decode_entry(const dp_doc_node *n, size_t idx, dp_ckpt_entry *e, dp_e
                         errno = 0;
                         long long v = strtoll(k, &end, 10);
                         char kp[240];
-                        snprintf(kp, sizeof kp, "%s[\"%.32s\"]", p, k);
+                        dp_pathf(kp, sizeof kp, "%s[\"%.32s\"]", p, k);
                         if (!*k || *k == ' ' || *k == '\t' || *k == '\n' || *k == '\r' || *k == '\f' || *k == '\v' ||
                             *end || errno == ERANGE)
                                 return bad(err, kp, "NUMA node keys must be 64-bit integers");
@@ -507,7 +508,7 @@ static int decode_entry(const dp_doc_node *n, size_t idx, dp_ckpt_entry *e, dp_e
                 qsort(e->device_ids, e->n_device_ids, sizeof(dp_ckpt_numa), cmp_numa);
         }
         const dp_doc_node *a = dp_doc_get(n, "AllocResp");
-        snprintf(p, sizeof p, "%s.AllocResp", path);
+        dp_pathf(p, sizeof p, "%s.AllocResp", path);
         if (dp_doc_is_null(a)) e->alloc_resp_null = true;
         else {
                 if (a->type != DP_DOC_SCALAR || a->plain) return bad(err, p, "expected a base64 string");
@@ -540,7 +541,7 @@ static int decode_data(const dp_doc_node *data, dp_checkpoint *c, dp_error *err)
                 if (rd->type != DP_DOC_MAP) return bad(err, "Data.RegisteredDevices", "expected an object");
                 for (size_t i = 0; i < rd->n; i++) {
                         char p[320];
-                        snprintf(p, sizeof p, "Data.RegisteredDevices[\"%.253s\"]", rd->pairs[i].key);
+                        dp_pathf(p, sizeof p, "Data.RegisteredDevices[\"%.253s\"]", rd->pairs[i].key);
                         dp_ckpt_ids v = {0};
                         int r = get_strlist(rd->pairs[i].value, p, &v, err);
                         if (r >= 0) {

@@ -49,7 +49,7 @@ static int ignored_str(const dp_decode_ctx *c, const dp_doc_node *m, const char 
         const dp_doc_node *n = dp_doc_get(m, key);
         if (!n || dp_doc_is_null(n)) return 0;
         char p[128];
-        snprintf(p, sizeof p, "%s.%s", path, key);
+        dp_pathf(p, sizeof p, "%s.%s", path, key);
         _cleanup_free_ char *s = NULL;
         return dp_decode_str(c, n, p, true, &s);
 }
@@ -57,7 +57,7 @@ static int ignored_bool(const dp_decode_ctx *c, const dp_doc_node *m, const char
         const dp_doc_node *n = dp_doc_get(m, key);
         if (!n || dp_doc_is_null(n)) return 0;
         char p[128];
-        snprintf(p, sizeof p, "%s.%s", path, key);
+        dp_pathf(p, sizeof p, "%s.%s", path, key);
         bool b;
         return dp_decode_bool(c, n, p, &b);
 }
@@ -70,7 +70,7 @@ static int read_dls(const dp_decode_ctx *c, const dp_doc_node *n, unsigned *ret)
                 if (n->n == 0) return dp_decode_fail(c, n, path, "must name at least one strategy");
                 for (size_t i = 0; i < n->n; i++) {
                         char p[96];
-                        snprintf(p, sizeof p, "%s[%zu]", path, i);
+                        dp_pathf(p, sizeof p, "%s[%zu]", path, i);
                         int k, r = dp_decode_enum(c, n->items[i], p, words, &k);
                         if (r < 0) return r;
                         if (bits & (1u << k)) return dp_decode_fail(c, n->items[i], p, "listed twice");
@@ -189,19 +189,19 @@ static int read_ts_resource(const dp_decode_ctx *c, const dp_doc_node *n, const 
         if (r < 0) return r;
         char p[128];
         const dp_doc_node *v = dp_doc_get(n, "name");
-        snprintf(p, sizeof p, "%s.name", path);
+        dp_pathf(p, sizeof p, "%s.name", path);
         if (!v) return dp_decode_fail(c, n, p, "required");
         if ((r = dp_decode_str(c, v, p, false, &t->name)) < 0) return r;
         if (!valid_resource_name(t->name))
                 return dp_decode_fail(c, v, p, "must be an extended resource name <domain>/<name>, like nvidia.com/gpu");
         v = dp_doc_get(n, "replicas");
-        snprintf(p, sizeof p, "%s.replicas", path);
+        dp_pathf(p, sizeof p, "%s.replicas", path);
         if (!v) return dp_decode_fail(c, n, p, "required");
         int64_t rep;
         if ((r = dp_decode_int(c, v, p, 1, DP_CONFIG_REPLICAS_MAX, &rep)) < 0) return r;
         t->replicas = (unsigned)rep;
         if ((v = dp_doc_get(n, "rename")) && !dp_doc_is_null(v)) {
-                snprintf(p, sizeof p, "%s.rename", path);
+                dp_pathf(p, sizeof p, "%s.rename", path);
                 char *s;
                 if ((r = dp_decode_str(c, v, p, false, &s)) < 0) return r;
                 if (!strchr(s, '/')) {
@@ -217,7 +217,7 @@ static int read_ts_resource(const dp_decode_ctx *c, const dp_doc_node *n, const 
                         return dp_decode_fail(c, v, p, "must give a valid extended resource name, got %s", s);
         }
         if ((v = dp_doc_get(n, "devices")) && !dp_doc_is_null(v)) {
-                snprintf(p, sizeof p, "%s.devices", path);
+                dp_pathf(p, sizeof p, "%s.devices", path);
                 const char *s;
                 if (dp_doc_get_str(v, false, &s, NULL) < 0 || !streq(s, "all"))
                         return dp_decode_fail(c, v, p,
@@ -257,7 +257,7 @@ static int read_sharing(const dp_decode_ctx *c, const dp_doc_node *sh, dp_agent_
         if (!cfg->ts_resources) return oom(c);
         for (size_t i = 0; i < res->n; i++) {
                 char p[96];
-                snprintf(p, sizeof p, "sharing.timeSlicing.resources[%zu]", i);
+                dp_pathf(p, sizeof p, "sharing.timeSlicing.resources[%zu]", i);
                 dp_ts_resource *t = &cfg->ts_resources[cfg->n_ts_resources++];
                 if ((r = read_ts_resource(c, res->items[i], p, t)) < 0) return r;
                 for (size_t j = 0; j < i; j++)

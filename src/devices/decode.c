@@ -128,3 +128,11 @@ bool dp_is_dns_subdomain(const char *s) {
         }
         return true;
 }
+
+int dp_pathf(char *buf, size_t size, const char *fmt, ...) {
+        va_list ap;
+        va_start(ap, fmt);
+        int r = vsnprintf(buf, size, fmt, ap);
+        va_end(ap);
+        return r;
+}

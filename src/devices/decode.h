@@ -40,3 +40,7 @@ int dp_decode_enum(const dp_decode_ctx *c, const dp_doc_node *n, const char *pat
 /* DNS subdomain (RFC 1123, <= 253, lower case) and DNS label (<= 63). */
 bool dp_is_dns_subdomain(const char *s);
 bool dp_is_dns_label(const char *s);
+
+/* snprintf for field paths and messages: truncation is accepted (paths
+ * are capped on purpose), so this keeps gcc's -Wformat-truncation quiet. */
+int dp_pathf(char *buf, size_t size, const char *fmt, ...) _printf_(3, 4);

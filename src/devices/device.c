@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "base/strbuf.h"
+#include "devices/decode.h"
 #include "devices/device.h"
 
 const char *dp_health_to_string(dp_health h) { return h == DP_HEALTH_HEALTHY ? "Healthy" : "Unhealthy"; }
@@ -100,7 +101,7 @@ static uint64_t fnv1a64(uint64_t h, const char *s) {
 
 char *dp_device_uuid_derive(const char *prefix, const char *node_name, const char *salt, unsigned index) {
         char key[512];
-        snprintf(key, sizeof key, "%s/%s/%u", node_name ? node_name : "", salt ? salt : "", index);
+        dp_pathf(key, sizeof key, "%s/%s/%u", node_name ? node_name : "", salt ? salt : "", index);
         uint64_t a = fnv1a64(0xcbf29ce484222325ULL, key);
         uint64_t b = fnv1a64(a ^ 0x9e3779b97f4a7c15ULL, key);
         /* Version 4 / variant 1 bits, so the text looks like any other uuid. */

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0
  * health.c — the `<state-dir>/health` override file: parse, apply, rewrite. */
+#include "devices/decode.h"
 #include "devices/health.h"
 
 dp_health_file *dp_health_file_free(dp_health_file *f) {

@@ -53,7 +53,7 @@ static int read_path_list(const dp_decode_ctx *c, const dp_doc_node *n, const ch
         int r = 0;
         for (size_t i = 0; i < n->n; i++) {
                 char p[256];
-                snprintf(p, sizeof p, "%s[%zu]", path, i);
+                dp_pathf(p, sizeof p, "%s[%zu]", path, i);
                 const char *s;
                 dp_error e = DP_ERROR_INIT;
                 if (dp_doc_get_str(n->items[i], false, &s, &e) < 0) {
@@ -112,7 +112,7 @@ static void tmpl_take(tmpl *t, const dp_doc_node *m) {
 static int opt_str(const dp_decode_ctx *c, const dp_doc_node *n, const char *path, const char *field, char **ret) {
         if (!n) return 0;
         char p[256];
-        snprintf(p, sizeof p, "%s.%s", path, field);
+        dp_pathf(p, sizeof p, "%s.%s", path, field);
         char *s;
         int r = dp_decode_str(c, n, p, true, &s);
         if (r < 0) return r;
@@ -165,7 +165,7 @@ static int read_attrs(const dp_decode_ctx *c, const dp_doc_node *n, const char *
                 char p[256];
                 const char *key = n->pairs[i].key;
                 const dp_doc_node *v = n->pairs[i].value;
-                snprintf(p, sizeof p, "%s.%s", path, key);
+                dp_pathf(p, sizeof p, "%s.%s", path, key);
                 if (!valid_attr_name(key))
                         return dp_decode_fail(c, n->pairs[i].key_node, p,
                                               "attribute names are C identifiers with '-' allowed, at most 63 "
@@ -180,7 +180,7 @@ static int read_attrs(const dp_decode_ctx *c, const dp_doc_node *n, const char *
                         if (r < 0) return r;
                         const dp_doc_node *vv = dp_doc_get(v, "version");
                         char p2[300];
-                        snprintf(p2, sizeof p2, "%s.version", p);
+                        dp_pathf(p2, sizeof p2, "%s.version", p);
                         if (!vv) return dp_decode_fail(c, v, p2, "required");
                         a->type = DP_ATTR_VERSION;
                         r = dp_decode_str(c, vv, p2, true, &a->str);
@@ -216,7 +216,7 @@ static int read_caps(const dp_decode_ctx *c, const dp_doc_node *n, const char *p
         for (size_t i = 0; i < n->n; i++) {
                 char p[256];
                 const char *key = n->pairs[i].key;
-                snprintf(p, sizeof p, "%s.%s", path, key);
+                dp_pathf(p, sizeof p, "%s.%s", path, key);
                 if (!valid_attr_name(key))
                         return dp_decode_fail(c, n->pairs[i].key_node, p, "capacity names are C identifiers");
                 dp_capacity *cap = &d->capacities[d->n_capacities];
@@ -275,7 +275,7 @@ static int read_mig(const dp_decode_ctx *c, const dp_doc_node *n, const char *pa
         const dp_doc_node *inst = dp_doc_get(n, "instances");
         const dp_doc_node *nodes = dp_doc_get(n, "deviceNodes");
         char p[256];
-        snprintf(p, sizeof p, "%s.instances", path);
+        dp_pathf(p, sizeof p, "%s.instances", path);
         if (!inst || inst->type != DP_DOC_SEQ)
                 return dp_decode_fail(c, inst ? inst : n, p, "required: a list of {profile, count}");
         d->mig_enabled = true;
@@ -283,12 +283,12 @@ static int read_mig(const dp_decode_ctx *c, const dp_doc_node *n, const char *pa
         if (!d->migs) return oom(c);
         for (size_t i = 0; i < inst->n; i++) {
                 char ip[300];
-                snprintf(ip, sizeof ip, "%s[%zu]", p, i);
+                dp_pathf(ip, sizeof ip, "%s[%zu]", p, i);
                 const dp_doc_node *it = inst->items[i];
                 r = dp_decode_check_map(c, it, ip, ikeys);
                 if (r < 0) return r;
                 char fp[320];
-                snprintf(fp, sizeof fp, "%s.profile", ip);
+                dp_pathf(fp, sizeof fp, "%s.profile", ip);
                 const dp_doc_node *pn = dp_doc_get(it, "profile");
                 if (!pn) return dp_decode_fail(c, it, fp, "required");
                 const char *prof;
@@ -300,11 +300,11 @@ static int read_mig(const dp_decode_ctx *c, const dp_doc_node *n, const char *pa
                                               "'.', '-', '+'; at most 32)");
                 int64_t count = 1;
                 const dp_doc_node *cn = dp_doc_get(it, "count");
-                snprintf(fp, sizeof fp, "%s.count", ip);
+                dp_pathf(fp, sizeof fp, "%s.count", ip);
                 if (cn && (r = dp_decode_int(c, cn, fp, 1, DP_DEVICES_MIG_MAX, &count)) < 0) return r;
                 uint64_t mem = mig_profile_memory(prof);
                 const dp_doc_node *mn = dp_doc_get(it, "memory");
-                snprintf(fp, sizeof fp, "%s.memory", ip);
+                dp_pathf(fp, sizeof fp, "%s.memory", ip);
                 if (mn && (r = read_memory(c, mn, fp, &mem)) < 0) return r;
                 for (int64_t k = 0; k < count; k++) {
                         if (d->n_migs >= DP_DEVICES_MIG_MAX)
@@ -319,7 +319,7 @@ static int read_mig(const dp_decode_ctx *c, const dp_doc_node *n, const char *pa
                         m->profile = dp_strdup(prof);
                         m->id = dp_asprintf("%s-mig-%s-%u", d->id, prof, m->index);
                         char salt[320];
-                        snprintf(salt, sizeof salt, "%s/%s/mig", s->profile, d->id);
+                        dp_pathf(salt, sizeof salt, "%s/%s/mig", s->profile, d->id);
                         m->uuid = dp_device_uuid_derive("MIG-", s->node_name, salt, m->index);
                         if (!m->profile || !m->id || !m->uuid) return oom(c);
                         if (strlen(m->id) > DP_DEVICES_ID_MAX)
@@ -327,7 +327,7 @@ static int read_mig(const dp_decode_ctx *c, const dp_doc_node *n, const char *pa
                                                       m->id, DP_DEVICES_ID_MAX);
                         if (nodes) {
                                 char np[300];
-                                snprintf(np, sizeof np, "%s.deviceNodes", path);
+                                dp_pathf(np, sizeof np, "%s.deviceNodes", path);
                                 r = read_path_list(c, nodes, np, d->index, (int)m->index, &m->device_nodes,
                                                    &m->n_device_nodes);
                                 if (r < 0) return r;
@@ -346,7 +346,7 @@ static int fill_device(const dp_decode_ctx *c, const tmpl *t, const char *path, 
         d->profile_health = d->health = DP_HEALTH_HEALTHY;
         if (t->type) {
                 char p[256];
-                snprintf(p, sizeof p, "%s.type", path);
+                dp_pathf(p, sizeof p, "%s.type", path);
                 if ((r = dp_decode_str(c, t->type, p, false, &d->type)) < 0) return r;
                 if (!dp_is_dns_label(d->type) || strlen(d->type) > 40)
                         return dp_decode_fail(c, t->type, p, "must be a DNS label (lower case, digits, '-') of at most 40 characters");
@@ -355,7 +355,7 @@ static int fill_device(const dp_decode_ctx *c, const tmpl *t, const char *path, 
         d->id = dp_asprintf("%s-%u", d->type, index);
         if (!d->id) return oom(c);
         char salt[300];
-        snprintf(salt, sizeof salt, "%s/%s", s->profile, d->type);
+        dp_pathf(salt, sizeof salt, "%s/%s", s->profile, d->type);
         d->uuid = dp_device_uuid_derive(uuid_prefix, s->node_name, salt, index);
         if (!d->uuid) return oom(c);
         if ((r = opt_str(c, t->product, path, "product", &d->product)) < 0) return r;
@@ -363,43 +363,43 @@ static int fill_device(const dp_decode_ctx *c, const tmpl *t, const char *path, 
         if ((r = opt_str(c, t->driver_version, path, "driverVersion", &d->driver_version)) < 0) return r;
         char p[256];
         if (t->memory) {
-                snprintf(p, sizeof p, "%s.memory", path);
+                dp_pathf(p, sizeof p, "%s.memory", path);
                 if ((r = read_memory(c, t->memory, p, &d->memory_bytes)) < 0) return r;
         }
         if (t->numa) {
                 int64_t v;
-                snprintf(p, sizeof p, "%s.numaNode", path);
+                dp_pathf(p, sizeof p, "%s.numaNode", path);
                 if ((r = dp_decode_int(c, t->numa, p, -1, 63, &v)) < 0) return r;
                 d->numa_node = (int)v;
         }
         if (t->pci) {
                 const char *tmplt;
                 dp_error e = DP_ERROR_INIT;
-                snprintf(p, sizeof p, "%s.pciBusID", path);
+                dp_pathf(p, sizeof p, "%s.pciBusID", path);
                 if (dp_doc_get_str(t->pci, false, &tmplt, &e) < 0) return dp_decode_fail(c, t->pci, p, "%s", e.msg);
                 if (strlen(tmplt) > 64) return dp_decode_fail(c, t->pci, p, "at most 64 characters");
                 if ((r = expand(c, t->pci, p, tmplt, index, -1, &d->pci_bus_id)) < 0) return r;
         }
         if (t->nodes) {
-                snprintf(p, sizeof p, "%s.deviceNodes", path);
+                dp_pathf(p, sizeof p, "%s.deviceNodes", path);
                 if ((r = read_path_list(c, t->nodes, p, index, -1, &d->device_nodes, &d->n_device_nodes)) < 0)
                         return r;
         }
         if (t->health) {
-                snprintf(p, sizeof p, "%s.health", path);
+                dp_pathf(p, sizeof p, "%s.health", path);
                 if ((r = read_health(c, t->health, p, &d->profile_health)) < 0) return r;
                 d->health = d->profile_health;
         }
         if (t->attributes) {
-                snprintf(p, sizeof p, "%s.attributes", path);
+                dp_pathf(p, sizeof p, "%s.attributes", path);
                 if ((r = read_attrs(c, t->attributes, p, d)) < 0) return r;
         }
         if (t->capacity) {
-                snprintf(p, sizeof p, "%s.capacity", path);
+                dp_pathf(p, sizeof p, "%s.capacity", path);
                 if ((r = read_caps(c, t->capacity, p, d)) < 0) return r;
         }
         if (t->mig) {
-                snprintf(p, sizeof p, "%s.mig", path);
+                dp_pathf(p, sizeof p, "%s.mig", path);
                 if ((r = read_mig(c, t->mig, p, s, pos)) < 0) return r;
         }
         return 0;
@@ -446,7 +446,7 @@ static int read_nvlink(const dp_decode_ctx *c, const dp_doc_node *n, dp_device_s
                 return dp_decode_fail(c, n, path, "must be \"all\" or a list of peer sets (lists of device positions)");
         for (size_t k = 0; k < n->n; k++) {
                 char p[128];
-                snprintf(p, sizeof p, "%s[%zu]", path, k);
+                dp_pathf(p, sizeof p, "%s[%zu]", path, k);
                 const dp_doc_node *set = n->items[k];
                 if (set->type != DP_DOC_SEQ)
                         return dp_decode_fail(c, set, p, "a peer set is a list of device positions, got %s",
@@ -454,7 +454,7 @@ static int read_nvlink(const dp_decode_ctx *c, const dp_doc_node *n, dp_device_s
                 uint64_t mask[2] = {0, 0};
                 for (size_t i = 0; i < set->n; i++) {
                         char ip[160];
-                        snprintf(ip, sizeof ip, "%s[%zu]", p, i);
+                        dp_pathf(ip, sizeof ip, "%s[%zu]", p, i);
                         int64_t v;
                         int r = dp_decode_int(c, set->items[i], ip, 0,
                                               s->n_devices ? (int64_t)s->n_devices - 1 : 0, &v);
@@ -513,12 +513,12 @@ static int read_devices(const dp_decode_ctx *c, const dp_doc_node *spec, dp_devi
         size_t total = 0;
         for (size_t i = 0; i < list->n; i++) {
                 char p[64];
-                snprintf(p, sizeof p, "spec.devices[%zu]", i);
+                dp_pathf(p, sizeof p, "spec.devices[%zu]", i);
                 int r = dp_decode_check_map(c, list->items[i], p, device_keys);
                 if (r < 0) return r;
                 int64_t count = 1;
                 const dp_doc_node *cn = dp_doc_get(list->items[i], "count");
-                snprintf(p, sizeof p, "spec.devices[%zu].count", i);
+                dp_pathf(p, sizeof p, "spec.devices[%zu].count", i);
                 if (cn && (r = dp_decode_int(c, cn, p, 0, DP_DEVICES_MAX, &count)) < 0) return r;
                 total += (size_t)count;
                 if (total > DP_DEVICES_MAX)
@@ -536,7 +536,7 @@ static int read_devices(const dp_decode_ctx *c, const dp_doc_node *spec, dp_devi
                 const dp_doc_node *cn = dp_doc_get(e, "count");
                 if (cn) (void)dp_doc_get_int64(cn, &count, NULL);
                 char p[64];
-                snprintf(p, sizeof p, "spec.devices[%zu]", i);
+                dp_pathf(p, sizeof p, "spec.devices[%zu]", i);
                 for (int64_t k = 0; k < count; k++) {
                         size_t pos = s->n_devices;
                         s->n_devices++;
@@ -697,7 +697,7 @@ int dp_profile_builtin(const char *name, const char *node_name, dp_device_set **
                                     dp_strbuf_str(&sb));
         }
         char source[128];
-        snprintf(source, sizeof source, "built-in profile %s", name);
+        dp_pathf(source, sizeof source, "built-in profile %s", name);
         return dp_profile_load(text, len, source, node_name, ret, err);
 }
 

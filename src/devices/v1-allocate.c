@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "base/hashmap.h"
+#include "devices/decode.h"
 #include "devices/checkpoint.h"
 #include "devices/v1.h"
 

@@ -2,6 +2,7 @@
  * v1-plan.c — devices -> V1 resource names and advertised ids (ListAndWatch). */
 #include <stdio.h>
 
+#include "devices/decode.h"
 #include "devices/v1.h"
 
 static void resource_done(dp_v1_resource *r) {
@@ -118,14 +119,14 @@ int dp_v1_plan_build(const dp_device_set *s, const dp_agent_config *c, dp_v1_pla
         for (size_t i = 0; i < s->n_devices && r >= 0; i++) {
                 const dp_device *d = &s->devices[i];
                 if (!d->mig_enabled || c->mig_strategy == DP_MIG_NONE) {
-                        snprintf(name, sizeof name, "%s/%s", s->domain, d->type);
+                        dp_pathf(name, sizeof name, "%s/%s", s->domain, d->type);
                         dp_v1_resource *res = get_resource(&b, name);
                         r = res ? add_device(&b, res, s, c, i, -1) : -ENOMEM;
                         continue;
                 }
                 for (size_t j = 0; j < d->n_migs && r >= 0; j++) {
-                        if (c->mig_strategy == DP_MIG_SINGLE) snprintf(name, sizeof name, "%s/gpu", s->domain);
-                        else snprintf(name, sizeof name, "%s/mig-%s", s->domain, d->migs[j].profile);
+                        if (c->mig_strategy == DP_MIG_SINGLE) dp_pathf(name, sizeof name, "%s/gpu", s->domain);
+                        else dp_pathf(name, sizeof name, "%s/mig-%s", s->domain, d->migs[j].profile);
                         if (!valid_name_part(strchr(name, '/') + 1)) {
                                 free(b.dev_cap);
                                 return dp_error_set(err, -EINVAL,

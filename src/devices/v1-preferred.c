@@ -101,7 +101,8 @@ static int replica_pick(pick *k, const dp_agent_config *c, const bool *must, siz
         /* used[g]: replicas of device g not available (held elsewhere) or chosen here */
         size_t ng = s->n_devices * (DP_DEVICES_MIG_MAX + 1);
         _cleanup_free_ size_t *used = calloc(ng ? ng : 1, sizeof(size_t));
-        if (!used) return -ENOMEM;
+        _cleanup_free_ size_t *mine = calloc(ng ? ng : 1, sizeof(size_t)); /* chosen in this answer */
+        if (!used || !mine) return -ENOMEM;
 #define SLOT(v) ((v)->gpu * (DP_DEVICES_MIG_MAX + 1) + (size_t)((v)->mig + 1))
         for (size_t i = 0; i < k->res->n_devices; i++) used[SLOT(&k->res->devices[i])]++;
         for (size_t i = 0; i < k->n_cand; i++) used[SLOT(&k->res->devices[k->cand[i]])]--;
@@ -110,24 +111,32 @@ static int replica_pick(pick *k, const dp_agent_config *c, const bool *must, siz
                 if (must[i]) {
                         k->chosen[i] = true;
                         used[SLOT(&k->res->devices[k->cand[i]])]++;
+                        mine[SLOT(&k->res->devices[k->cand[i]])]++;
                         have++;
                 }
         (void)n_must;
         while (have < size) {
-                size_t best = SIZE_MAX, best_used = 0;
+                /* (used, mine) compared lexicographically: packed wants both
+                 * high, distributed both low; ties go to the earliest. */
+                size_t best = SIZE_MAX, best_used = 0, best_mine = 0;
+                bool packed = c->shared_policy == DP_SHARED_PACKED;
                 for (size_t i = 0; i < k->n_cand; i++) {
                         if (k->chosen[i]) continue;
-                        size_t u = used[SLOT(&k->res->devices[k->cand[i]])];
+                        size_t slot = SLOT(&k->res->devices[k->cand[i]]);
+                        size_t u = used[slot], m = mine[slot];
                         bool better = best == SIZE_MAX ||
-                                      (c->shared_policy == DP_SHARED_PACKED ? u > best_used : u < best_used);
+                                      (packed ? (u > best_used || (u == best_used && m > best_mine))
+                                              : (u < best_used || (u == best_used && m < best_mine)));
                         if (better) {
                                 best = i;
                                 best_used = u;
+                                best_mine = m;
                         }
                 }
                 if (best == SIZE_MAX) break;
                 k->chosen[best] = true;
                 used[SLOT(&k->res->devices[k->cand[best]])]++;
+                mine[SLOT(&k->res->devices[k->cand[best]])]++;
                 have++;
         }
 #undef SLOT

@@ -1,0 +1,377 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Tests for src/devices/v1-*.c: resource names (scenario 1's MIG
+ * strategies, scenario 2's time-slicing counts), Allocate responses,
+ * GetPreferredAllocation, health (scenario 3). */
+#include "harness.h"
+
+#include "devices/health.h"
+#include "devices/profile.h"
+#include "devices/v1.h"
+
+static dp_device_set *profile(const char *name) {
+        dp_device_set *s = NULL;
+        dp_error err = DP_ERROR_INIT;
+        if (dp_profile_builtin(name, "node-a", &s, &err) < 0) DP_FAIL("%s", err.msg);
+        return s;
+}
+
+static dp_device_set *n_gpus(unsigned n) {
+        char y[512];
+        snprintf(y, sizeof y,
+                 "apiVersion: devplane.io/v1alpha1\nkind: DeviceProfile\nmetadata: {name: small}\n"
+                 "spec:\n  domain: nvidia.com\n  commonDeviceNodes: [/dev/nvidiactl]\n"
+                 "  devices:\n  - count: %u\n    deviceNodes: [\"/dev/nvidia{index}\"]\n", n);
+        dp_device_set *s = NULL;
+        dp_error err = DP_ERROR_INIT;
+        if (dp_profile_load(y, strlen(y), "small.yaml", "node-a", &s, &err) < 0) DP_FAIL("%s", err.msg);
+        return s;
+}
+
+static dp_agent_config *config(const char *y) {
+        dp_agent_config *c = NULL;
+        dp_error err = DP_ERROR_INIT;
+        if (dp_agent_config_load(y, strlen(y), "config.yaml", &c, &err) < 0) DP_FAIL("%s", err.msg);
+        return c;
+}
+
+static dp_v1_plan *plan(const dp_device_set *s, const dp_agent_config *c) {
+        dp_v1_plan *p = NULL;
+        dp_error err = DP_ERROR_INIT;
+        if (dp_v1_plan_build(s, c, &p, &err) < 0) DP_FAIL("%s", err.msg);
+        return p;
+}
+
+static size_t count(const dp_v1_plan *p, const char *name) {
+        const dp_v1_resource *r = dp_v1_plan_find(p, name);
+        return r ? r->n_devices : 0;
+}
+
+TEST(scenario1_mixed) {
+        dp_device_set *s = profile("a100-mixed");
+        dp_agent_config *c = config("version: v1\nflags: {migStrategy: mixed}\n");
+        dp_v1_plan *p = plan(s, c);
+        ASSERT_EQ(p->n_resources, 2);
+        ASSERT_STREQ(p->resources[0].name, "nvidia.com/gpu");
+        ASSERT_STREQ(p->resources[1].name, "nvidia.com/mig-1g.10gb");
+        ASSERT_EQ(count(p, "nvidia.com/gpu"), 4);
+        ASSERT_EQ(count(p, "nvidia.com/mig-1g.10gb"), 28);
+        const dp_v1_resource *g = dp_v1_plan_find(p, "nvidia.com/gpu");
+        ASSERT_STREQ(g->devices[0].id, s->devices[4].uuid);
+        ASSERT_EQ(g->devices[0].numa_node, 1);
+        const dp_v1_resource *m = dp_v1_plan_find(p, "nvidia.com/mig-1g.10gb");
+        ASSERT_STREQ(m->devices[8].id, s->devices[1].migs[1].uuid);
+        ASSERT_EQ(m->devices[8].numa_node, 0);
+        ASSERT_EQ(dp_v1_resource_count_healthy(m), 28);
+
+        /* A pod asking mig-1g.10gb: 1 gets exactly that instance, env names only it. */
+        dp_v1_container_response *resp = NULL;
+        dp_error err = DP_ERROR_INIT;
+        const char *ids[] = {m->devices[8].id};
+        ASSERT_OK(dp_v1_allocate(p, s, c, "nvidia.com/mig-1g.10gb", ids, 1, &resp, &err));
+        ASSERT_EQ(resp->n_envs, 1);
+        ASSERT_STREQ(resp->envs[0].key, "NVIDIA_VISIBLE_DEVICES");
+        ASSERT_STREQ(resp->envs[0].value, s->devices[1].migs[1].uuid);
+        ASSERT_EQ(resp->n_devices, 0);
+        ASSERT_EQ(resp->n_mounts, 0);
+        dp_v1_container_response_free(resp);
+        dp_v1_plan_free(p);
+        dp_agent_config_free(c);
+        dp_device_set_free(s);
+}
+
+TEST(scenario1_none_and_single) {
+        dp_device_set *s = profile("a100-mixed");
+        dp_agent_config *c = config("version: v1\nflags: {migStrategy: none}\n");
+        dp_v1_plan *p = plan(s, c);
+        ASSERT_EQ(p->n_resources, 1);
+        ASSERT_EQ(count(p, "nvidia.com/gpu"), 8);
+        dp_v1_plan_free(p);
+        c->mig_strategy = DP_MIG_SINGLE;
+        dp_error err = DP_ERROR_INIT;
+        p = NULL;
+        ASSERT_EQ(dp_v1_plan_build(s, c, &p, &err), -EINVAL);
+        ASSERT_TRUE(p == NULL);
+        ASSERT_CONTAINS(err.msg, "single cannot be used on node node-a");
+        dp_agent_config_free(c);
+        dp_device_set_free(s);
+}
+
+TEST(single_on_all_mig_node) {
+        const char *y = "apiVersion: devplane.io/v1alpha1\nkind: DeviceProfile\nmetadata: {name: t}\n"
+                        "spec:\n  domain: nvidia.com\n  devices:\n"
+                        "  - count: 2\n    mig: {instances: [{profile: 3g.40gb, count: 2}]}\n";
+        dp_device_set *s = NULL;
+        dp_error err = DP_ERROR_INIT;
+        ASSERT_OK(dp_profile_load(y, strlen(y), "t.yaml", "n", &s, &err));
+        dp_agent_config *c = config("version: v1\nflags: {migStrategy: single, plugin: {deviceIDStrategy: index}}\n");
+        dp_v1_plan *p = plan(s, c);
+        ASSERT_EQ(p->n_resources, 1);
+        ASSERT_EQ(count(p, "nvidia.com/gpu"), 4);
+        ASSERT_STREQ(p->resources[0].devices[3].id, "1:1");
+        dp_v1_plan_free(p);
+        dp_agent_config_free(c);
+        dp_device_set_free(s);
+}
+
+TEST(scenario2_time_slicing) {
+        dp_agent_config *c = config("version: v1\nsharing:\n  timeSlicing:\n    resources:\n"
+                                    "    - {name: nvidia.com/gpu, replicas: 4}\n");
+        dp_device_set *one = n_gpus(1), *two = n_gpus(2);
+        dp_v1_plan *p1 = plan(one, c), *p2 = plan(two, c);
+        ASSERT_EQ(count(p1, "nvidia.com/gpu"), 4);
+        ASSERT_EQ(count(p2, "nvidia.com/gpu"), 8);
+        const dp_v1_resource *r = &p2->resources[0];
+        char want[96];
+        snprintf(want, sizeof want, "%s::3", two->devices[1].uuid);
+        ASSERT_STREQ(r->devices[7].id, want);
+        ASSERT_EQ(r->devices[7].replica, 3);
+        ASSERT_EQ(r->devices[7].gpu, 1);
+        /* Two replicas of one GPU in one request: the env names the GPU once. */
+        dp_v1_container_response *resp = NULL;
+        dp_error err = DP_ERROR_INIT;
+        const char *ids[] = {r->devices[5].id, r->devices[4].id};
+        ASSERT_OK(dp_v1_allocate(p2, two, c, "nvidia.com/gpu", ids, 2, &resp, &err));
+        ASSERT_STREQ(resp->envs[0].value, two->devices[1].uuid);
+        dp_v1_container_response_free(resp);
+        dp_v1_plan_free(p1);
+        dp_v1_plan_free(p2);
+
+        /* renameByDefault and failRequestsGreaterThanOne. */
+        c->ts_rename_by_default = true;
+        c->ts_fail_requests_greater_than_one = true;
+        p2 = plan(two, c);
+        ASSERT_EQ(count(p2, "nvidia.com/gpu"), 0);
+        ASSERT_EQ(count(p2, "nvidia.com/gpu.shared"), 8);
+        r = &p2->resources[0];
+        ids[0] = r->devices[5].id;
+        ids[1] = r->devices[4].id;
+        ASSERT_EQ(dp_v1_allocate(p2, two, c, "nvidia.com/gpu.shared", ids, 2, &resp, &err), -EINVAL);
+        ASSERT_STREQ(err.msg, "request for 'nvidia.com/gpu.shared: 2' too large: maximum request size for shared "
+                              "resources is 1");
+        ASSERT_OK(dp_v1_allocate(p2, two, c, "nvidia.com/gpu.shared", ids, 1, &resp, &err));
+        dp_v1_container_response_free(resp);
+        dp_v1_plan_free(p2);
+        dp_device_set_free(one);
+        dp_device_set_free(two);
+        dp_agent_config_free(c);
+}
+
+TEST(time_slicing_mig_and_rename) {
+        dp_device_set *s = profile("a100-mixed");
+        dp_agent_config *c = config("version: v1\nflags: {migStrategy: mixed}\nsharing:\n  timeSlicing:\n"
+                                    "    resources:\n    - {name: nvidia.com/mig-1g.10gb, replicas: 2, rename: mig-shared}\n"
+                                    "    - {name: nvidia.com/gpu, replicas: 3}\n"
+                                    "    - {name: nvidia.com/mig-7g.80gb, replicas: 3}\n");
+        dp_v1_plan *p = plan(s, c);
+        ASSERT_EQ(count(p, "nvidia.com/mig-shared"), 56);
+        ASSERT_EQ(count(p, "nvidia.com/gpu"), 12);
+        dp_v1_plan_free(p);
+        /* Renaming onto another resource's name is refused. */
+        free(c->ts_resources[0].rename);
+        c->ts_resources[0].rename = strdup("nvidia.com/gpu");
+        dp_error err = DP_ERROR_INIT;
+        ASSERT_EQ(dp_v1_plan_build(s, c, &p, &err), -EINVAL);
+        ASSERT_CONTAINS(err.msg, "would both be advertised as nvidia.com/gpu");
+        dp_agent_config_free(c);
+        dp_device_set_free(s);
+}
+
+TEST(allocate_strategies) {
+        dp_device_set *s = profile("a100-mixed");
+        dp_agent_config *c = config("version: v1\nflags:\n  migStrategy: mixed\n  plugin:\n"
+                                    "    passDeviceSpecs: true\n    deviceIDStrategy: index\n"
+                                    "    deviceListStrategy: [volume-mounts, cdi-annotations, cdi-cri]\n");
+        dp_v1_plan *p = plan(s, c);
+        dp_v1_container_response *resp = NULL;
+        dp_error err = DP_ERROR_INIT;
+        const char *ids[] = {"2:5", "0:1"};
+        ASSERT_OK(dp_v1_allocate(p, s, c, "nvidia.com/mig-1g.10gb", ids, 2, &resp, &err));
+        ASSERT_EQ(resp->n_envs, 1);
+        ASSERT_STREQ(resp->envs[0].value, "/var/run/nvidia-container-devices");
+        ASSERT_EQ(resp->n_mounts, 2);
+        ASSERT_STREQ(resp->mounts[0].host_path, "/dev/null");
+        ASSERT_STREQ(resp->mounts[0].container_path, "/var/run/nvidia-container-devices/2:5");
+        ASSERT_STREQ(resp->mounts[1].container_path, "/var/run/nvidia-container-devices/0:1");
+        ASSERT_EQ(resp->n_cdi_devices, 2);
+        ASSERT_STREQ(resp->cdi_devices[0], "nvidia.com/gpu=2:5");
+        ASSERT_STREQ(resp->cdi_devices[1], "nvidia.com/gpu=0:1");
+        ASSERT_EQ(resp->n_annotations, 1);
+        ASSERT_TRUE(startswith(resp->annotations[0].key, "cdi.k8s.io/nvidia.com.mig-1g.10gb_"));
+        ASSERT_EQ(strlen(resp->annotations[0].key), strlen("cdi.k8s.io/nvidia.com.mig-1g.10gb_") + 8);
+        ASSERT_STREQ(resp->annotations[0].value, "nvidia.com/gpu=2:5,nvidia.com/gpu=0:1");
+        /* common nodes, then parent + MIG cap nodes of each instance */
+        ASSERT_EQ(resp->n_devices, 3 + 2 + 2);
+        ASSERT_STREQ(resp->devices[0].host_path, "/dev/nvidiactl");
+        ASSERT_STREQ(resp->devices[3].host_path, "/dev/nvidia2");
+        ASSERT_STREQ(resp->devices[4].host_path, "/dev/nvidia-caps/nvidia-cap-gpu2-mig5");
+        ASSERT_STREQ(resp->devices[4].container_path, "/dev/nvidia-caps/nvidia-cap-gpu2-mig5");
+        ASSERT_STREQ(resp->devices[4].permissions, "rw");
+        /* same request, same answer (the annotation key is deterministic) */
+        dp_v1_container_response *again = NULL;
+        ASSERT_OK(dp_v1_allocate(p, s, c, "nvidia.com/mig-1g.10gb", ids, 2, &again, &err));
+        ASSERT_STREQ(again->annotations[0].key, resp->annotations[0].key);
+        dp_v1_container_response_free(again);
+        dp_v1_container_response_free(resp);
+        dp_v1_plan_free(p);
+        dp_agent_config_free(c);
+        dp_device_set_free(s);
+}
+
+TEST(allocate_errors) {
+        dp_device_set *s = n_gpus(2);
+        dp_agent_config *c = config("version: v1\n");
+        dp_v1_plan *p = plan(s, c);
+        dp_v1_container_response *resp = NULL;
+        dp_error err = DP_ERROR_INIT;
+        const char *bad[] = {"GPU-nope"};
+        ASSERT_EQ(dp_v1_allocate(p, s, c, "nvidia.com/gpu", bad, 1, &resp, &err), -EINVAL);
+        ASSERT_STREQ(err.msg, "resource nvidia.com/gpu: unknown device GPU-nope");
+        ASSERT_EQ(dp_v1_allocate(p, s, c, "nvidia.com/tpu", bad, 1, &resp, &err), -EINVAL);
+        ASSERT_STREQ(err.msg, "unknown resource nvidia.com/tpu");
+        ASSERT_EQ(dp_v1_allocate(p, s, c, "nvidia.com/gpu", bad, 0, &resp, &err), -EINVAL);
+        const char *twice[] = {s->devices[0].uuid, s->devices[0].uuid};
+        ASSERT_EQ(dp_v1_allocate(p, s, c, "nvidia.com/gpu", twice, 2, &resp, &err), -EINVAL);
+        ASSERT_CONTAINS(err.msg, "requested twice");
+        /* scenario 3/6: unhealthy between bind and Allocate */
+        dp_health_file *f = NULL;
+        ASSERT_OK(dp_health_file_parse("gpu-1 unhealthy\n", 16, "health", &f, &err));
+        ASSERT_EQ(dp_health_apply(s, f, "health", &err), 1);
+        ASSERT_EQ(dp_v1_plan_update_health(p, s), 1);
+        ASSERT_EQ(p->resources[0].generation, 1);
+        ASSERT_EQ(dp_v1_resource_count(&p->resources[0]), 2);
+        ASSERT_EQ(dp_v1_resource_count_healthy(&p->resources[0]), 1);
+        const char *sick[] = {s->devices[1].uuid};
+        ASSERT_EQ(dp_v1_allocate(p, s, c, "nvidia.com/gpu", sick, 1, &resp, &err), -EINVAL);
+        ASSERT_CONTAINS(err.msg, "is unhealthy");
+        /* recovery */
+        ASSERT_EQ(dp_health_apply(s, NULL, "health", &err), 1);
+        ASSERT_EQ(dp_v1_plan_update_health(p, s), 1);
+        ASSERT_EQ(dp_v1_resource_count_healthy(&p->resources[0]), 2);
+        ASSERT_EQ(dp_v1_plan_update_health(p, s), 0);
+        dp_health_file_free(f);
+        dp_v1_plan_free(p);
+        dp_agent_config_free(c);
+        dp_device_set_free(s);
+}
+
+static char **prefer(const dp_v1_plan *p, const dp_device_set *s, const dp_agent_config *c, const char *res,
+                     const char *const *avail, size_t na, const char *const *must, size_t nm, size_t size) {
+        char **out = NULL;
+        dp_error err = DP_ERROR_INIT;
+        if (dp_v1_preferred_allocation(p, s, c, res, avail, na, must, nm, size, &out, &err) < 0)
+                DP_FAIL("%s", err.msg);
+        return out;
+}
+
+TEST(preferred_numa_and_nvlink) {
+        /* 8 GPUs, NUMA 0: 0-3, NUMA 1: 4-7; NVLink pairs (0,1) (2,3) (4,5) (6,7) only. */
+        const char *y = "apiVersion: devplane.io/v1alpha1\nkind: DeviceProfile\nmetadata: {name: t}\n"
+                        "spec:\n  domain: nvidia.com\n  nvlink: [[0,1],[2,3],[4,5],[6,7]]\n  devices:\n"
+                        "  - {count: 4, numaNode: 0}\n  - {count: 4, numaNode: 1}\n";
+        dp_device_set *s = NULL;
+        dp_error err = DP_ERROR_INIT;
+        ASSERT_OK(dp_profile_load(y, strlen(y), "t.yaml", "n", &s, &err));
+        dp_agent_config *c = config("version: v1\nflags: {plugin: {deviceIDStrategy: index}}\n");
+        dp_v1_plan *p = plan(s, c);
+        /* available 1,2,4,5,6: two GPUs -> the NVLinked pair on one NUMA node (4,5) */
+        const char *avail[] = {"6", "1", "2", "4", "5"};
+        char **out = prefer(p, s, c, "nvidia.com/gpu", avail, 5, NULL, 0, 2);
+        ASSERT_STREQ(out[0], "4");
+        ASSERT_STREQ(out[1], "5");
+        ASSERT_TRUE(out[2] == NULL);
+        dp_v1_ids_free(out);
+        /* three: stay on NUMA 1 (4,5,6) rather than mixing */
+        out = prefer(p, s, c, "nvidia.com/gpu", avail, 5, NULL, 0, 3);
+        ASSERT_STREQ(out[0], "4");
+        ASSERT_STREQ(out[1], "5");
+        ASSERT_STREQ(out[2], "6");
+        dp_v1_ids_free(out);
+        /* must include 2: its NUMA node, then (1) */
+        const char *must[] = {"2"};
+        out = prefer(p, s, c, "nvidia.com/gpu", avail, 5, must, 1, 2);
+        ASSERT_STREQ(out[0], "1");
+        ASSERT_STREQ(out[1], "2");
+        dp_v1_ids_free(out);
+        /* all available, 2: first NVLinked pair */
+        const char *all[] = {"0", "1", "2", "3", "4", "5", "6", "7"};
+        out = prefer(p, s, c, "nvidia.com/gpu", all, 8, NULL, 0, 2);
+        ASSERT_STREQ(out[0], "0");
+        ASSERT_STREQ(out[1], "1");
+        dp_v1_ids_free(out);
+        /* errors */
+        const char *nope[] = {"9"};
+        ASSERT_EQ(dp_v1_preferred_allocation(p, s, c, "nvidia.com/gpu", avail, 5, nope, 1, 2, &out, &err), -EINVAL);
+        ASSERT_CONTAINS(err.msg, "unknown must-include device 9");
+        const char *notavail[] = {"0"};
+        ASSERT_EQ(dp_v1_preferred_allocation(p, s, c, "nvidia.com/gpu", avail, 5, notavail, 1, 2, &out, &err), -EINVAL);
+        ASSERT_CONTAINS(err.msg, "is not among the available");
+        ASSERT_EQ(dp_v1_preferred_allocation(p, s, c, "nvidia.com/gpu", avail, 5, NULL, 0, 6, &out, &err), -EINVAL);
+        ASSERT_CONTAINS(err.msg, "cannot choose 6 of 5");
+        dp_v1_plan_free(p);
+        dp_agent_config_free(c);
+        dp_device_set_free(s);
+}
+
+TEST(preferred_mig_same_parent) {
+        dp_device_set *s = profile("a100-mixed");
+        dp_agent_config *c = config("version: v1\nflags: {migStrategy: mixed, plugin: {deviceIDStrategy: index}}\n");
+        dp_v1_plan *p = plan(s, c);
+        const char *avail[] = {"0:6", "1:0", "1:1", "2:0", "3:3", "3:4", "3:5"};
+        char **out = prefer(p, s, c, "nvidia.com/mig-1g.10gb", avail, 7, NULL, 0, 3);
+        ASSERT_STREQ(out[0], "3:3");
+        ASSERT_STREQ(out[1], "3:4");
+        ASSERT_STREQ(out[2], "3:5");
+        dp_v1_ids_free(out);
+        dp_v1_plan_free(p);
+        dp_agent_config_free(c);
+        dp_device_set_free(s);
+}
+
+TEST(preferred_replicas) {
+        dp_device_set *s = n_gpus(2);
+        dp_agent_config *c = config("version: v1\nflags: {plugin: {deviceIDStrategy: index}}\n"
+                                    "sharing: {timeSlicing: {resources: [{name: nvidia.com/gpu, replicas: 4}]}}\n");
+        dp_v1_plan *p = plan(s, c);
+        /* GPU 0 has 1 replica taken elsewhere: distributed takes GPU 1 first, then alternates. */
+        const char *avail[] = {"0::1", "0::2", "0::3", "1::0", "1::1", "1::2", "1::3"};
+        char **out = prefer(p, s, c, "nvidia.com/gpu", avail, 7, NULL, 0, 2);
+        ASSERT_STREQ(out[0], "0::1");
+        ASSERT_STREQ(out[1], "1::0");
+        dp_v1_ids_free(out);
+        out = prefer(p, s, c, "nvidia.com/gpu", avail, 7, NULL, 0, 1);
+        ASSERT_STREQ(out[0], "1::0");
+        dp_v1_ids_free(out);
+        /* packed: onto the GPU already in use */
+        c->shared_policy = DP_SHARED_PACKED;
+        out = prefer(p, s, c, "nvidia.com/gpu", avail, 7, NULL, 0, 2);
+        ASSERT_STREQ(out[0], "0::1");
+        ASSERT_STREQ(out[1], "0::2");
+        dp_v1_ids_free(out);
+        const char *must[] = {"1::3"};
+        out = prefer(p, s, c, "nvidia.com/gpu", avail, 7, must, 1, 2);
+        ASSERT_STREQ(out[0], "1::0");
+        ASSERT_STREQ(out[1], "1::3");
+        dp_v1_ids_free(out);
+        dp_v1_plan_free(p);
+        dp_agent_config_free(c);
+        dp_device_set_free(s);
+}
+
+TEST(example_gpu_v1) {
+        dp_device_set *s = profile("example-gpu");
+        dp_agent_config *c = config("version: v1\nflags: {plugin: {deviceListStrategy: [envvar, cdi-cri]}}\n");
+        dp_v1_plan *p = plan(s, c);
+        ASSERT_EQ(count(p, "example.com/gpu"), 8);
+        dp_v1_container_response *resp = NULL;
+        dp_error err = DP_ERROR_INIT;
+        const char *ids[] = {s->devices[2].uuid};
+        ASSERT_OK(dp_v1_allocate(p, s, c, "example.com/gpu", ids, 1, &resp, &err));
+        ASSERT_STREQ(resp->envs[0].key, "GPU_VISIBLE_DEVICES");
+        char want[96];
+        snprintf(want, sizeof want, "k8s.gpu.example.com/gpu=%s", s->devices[2].uuid);
+        ASSERT_STREQ(resp->cdi_devices[0], want);
+        dp_v1_container_response_free(resp);
+        dp_v1_plan_free(p);
+        dp_agent_config_free(c);
+        dp_device_set_free(s);
+}
