@@ -321,13 +321,22 @@ int dp_devmgr_candidates(const dp_devmgr *m, const char *pod_uid, const char *co
                          size_t count, size_t *ret_needed, const char ***ret_avail, dp_error *err) {
         assert_return(m && pod_uid && container && resource && ret_needed && ret_avail, -EINVAL);
         const dp_nm_resource *r = find_res(m, resource);
-        if (!r || !r->endpoint) return dp_error_set(err, -ENOENT, "unknown resource %s: no device plugin registered it", resource);
         const dp_nm_alloc *held = find_alloc(m, pod_uid, container, resource);
         size_t have = held ? alloc_unique(held) : 0;
         if (have > count)
                 return dp_error_set(err, -EINVAL, "container %s holds %zu %s devices but now asks %zu", container, have,
                                     resource, count);
         size_t needed = count - have;
+        if (needed == 0) {
+                /* Sticky: what it holds stands, whether or not the plugin is back. */
+                const char **none = calloc(1, sizeof *none);
+                if (!none) return -ENOMEM;
+                *ret_needed = 0;
+                *ret_avail = none;
+                return 0;
+        }
+        if (!r || !r->endpoint)
+                return dp_error_set(err, -ENOENT, "unknown resource %s: no device plugin registered it", resource);
         const char **avail = calloc(r->n_devices + 1, sizeof *avail);
         if (!avail) return -ENOMEM;
         size_t n = 0;

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * agent-internal.h — the dp_agent object shared by agent.c and service.c. */
+#pragma once
+
+#include "agent/agent.h"
+#include "devices/config.h"
+#include "devices/v1.h"
+#include "grpc/grpc.h"
+
+typedef struct plugin plugin;
+
+struct plugin {
+        dp_agent *agent;
+        char *resource;
+        char *sock_name;
+        char *sock_path;
+        dp_grpc_server *srv;
+        dp_grpc_call **streams; /* open ListAndWatch calls */
+        size_t n_streams, cap_streams;
+        dp_grpc_channel *reg_ch;
+        dp_grpc_client_call *reg_call;
+        dp_loop_source *retry;
+        unsigned retries;
+        uint64_t sent_generation;
+        bool registered;
+        bool fresh;
+};
+
+struct dp_agent {
+        dp_loop *loop;
+        char *plugin_dir;
+        char *state_dir;
+        char *config_path;
+        char *node_name;
+        dp_device_set *set;
+        dp_agent_config *cfg;
+        dp_v1_plan *plan;
+        plugin **plugins;
+        size_t n_plugins;
+        dp_loop_source *dir_watch;
+        dp_loop_source *state_watch;
+        uint64_t registrations;
+};
+
+/* service.c */
+int agent_service_add_methods(plugin *p);
+/* Send the full list to every open ListAndWatch of every resource whose
+ * list changed since it was last sent. */
+void agent_publish_all(dp_agent *a);

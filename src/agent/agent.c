@@ -1,0 +1,435 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * The device-plugin agent: one gRPC server per resource name, registration
+ * with the kubelet, health and kubelet-restart watches, config reload.
+ * The DevicePlugin service itself is in service.c. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+
+#include "agent/agent-internal.h"
+#include "base/log.h"
+#include "devices/health.h"
+#include "devices/profile.h"
+#include "proto/proto.h"
+
+#define REGISTER_TIMEOUT_USEC (10ull * 1000 * 1000)
+/* kubelet.sock appears at bind(), a moment before listen(): a refused
+ * connection is retried a few times, quickly, then left to the next event. */
+#define REGISTER_RETRY_FIRST_USEC 2000
+#define REGISTER_RETRY_MAX 12
+
+/* ---- small file helpers ------------------------------------------------------ */
+
+static int read_small_file(const char *path, char **ret, size_t *ret_len) {
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0) return -errno;
+        dp_strbuf sb = DP_STRBUF_INIT;
+        char chunk[8192];
+        for (;;) {
+                ssize_t k = read(fd, chunk, sizeof chunk);
+                if (k < 0 && errno == EINTR) continue;
+                if (k < 0) {
+                        dp_strbuf_done(&sb);
+                        return -errno;
+                }
+                if (k == 0) break;
+                if (sb.len + (size_t)k > DP_HEALTH_FILE_MAX) {
+                        dp_strbuf_done(&sb);
+                        return -E2BIG;
+                }
+                dp_strbuf_append(&sb, chunk, (size_t)k);
+        }
+        size_t len = sb.len;
+        dp_strbuf_putc(&sb, 0);
+        char *b = dp_strbuf_steal(&sb);
+        if (!b) return -ENOMEM;
+        *ret = b;
+        *ret_len = len;
+        return 0;
+}
+
+static int write_atomic(const char *dir, const char *name, const char *data, size_t len, dp_error *err) {
+        _cleanup_free_ char *tmp = dp_asprintf("%s/.%s.XXXXXX", dir, name);
+        _cleanup_free_ char *dst = dp_asprintf("%s/%s", dir, name);
+        if (!tmp || !dst) return -ENOMEM;
+        _cleanup_close_ int fd = mkostemp(tmp, O_CLOEXEC);
+        if (fd < 0) return dp_error_errno(err, -errno, "create a temporary file in %s", dir);
+        (void)fchmod(fd, 0644);
+        for (size_t off = 0; off < len;) {
+                ssize_t k = write(fd, data + off, len - off);
+                if (k < 0 && errno == EINTR) continue;
+                if (k < 0) {
+                        int e = -errno;
+                        unlink(tmp);
+                        return dp_error_errno(err, e, "write %s", tmp);
+                }
+                off += (size_t)k;
+        }
+        if (fsync(fd) < 0 || rename(tmp, dst) < 0) {
+                int e = -errno;
+                unlink(tmp);
+                return dp_error_errno(err, e, "replace %s", dst);
+        }
+        return 0;
+}
+
+static int mkdir_p(const char *path, mode_t mode) {
+        _cleanup_free_ char *p = strdup(path);
+        if (!p) return -ENOMEM;
+        for (char *s = p + 1; *s; s++) {
+                if (*s != '/') continue;
+                *s = 0;
+                if (mkdir(p, mode) < 0 && errno != EEXIST) return -errno;
+                *s = '/';
+        }
+        if (mkdir(p, mode) < 0 && errno != EEXIST) return -errno;
+        return 0;
+}
+
+/* ---- health ------------------------------------------------------------------ */
+
+int dp_agent_health_set(const char *state_dir, const char *id, dp_health h, dp_error *err) {
+        assert_return(state_dir && id, -EINVAL);
+        _cleanup_free_ char *devices_path = dp_asprintf("%s/%s", state_dir, DP_AGENT_DEVICES_FILE);
+        _cleanup_free_ char *health_path = dp_asprintf("%s/%s", state_dir, DP_HEALTH_FILE_NAME);
+        if (!devices_path || !health_path) return -ENOMEM;
+        _cleanup_free_ char *known = NULL;
+        size_t klen = 0;
+        if (read_small_file(devices_path, &known, &klen) == 0) {
+                bool found = false;
+                for (char *save = NULL, *line = strtok_r(known, "\n", &save); line && !found;
+                     line = strtok_r(NULL, "\n", &save))
+                        found = streq(line, id);
+                if (!found)
+                        return dp_error_set(err, -ENOENT, "unknown device \"%s\": the agent using %s has no such device id or uuid (see %s)",
+                                            id, state_dir, devices_path);
+        }
+        _cleanup_free_ char *old = NULL;
+        size_t olen = 0;
+        int r = read_small_file(health_path, &old, &olen);
+        if (r < 0 && r != -ENOENT) return dp_error_errno(err, r, "%s", health_path);
+        _cleanup_strbuf_ dp_strbuf out = DP_STRBUF_INIT;
+        r = dp_health_file_set(old, olen, id, h, &out, err);
+        if (r < 0) return r;
+        if (dp_strbuf_failed(&out)) return -ENOMEM;
+        if ((r = mkdir_p(state_dir, 0755)) < 0) return dp_error_errno(err, r, "create %s", state_dir);
+        return write_atomic(state_dir, DP_HEALTH_FILE_NAME, dp_strbuf_str(&out), out.len, err);
+}
+
+static int write_devices_file(dp_agent *a) {
+        _cleanup_strbuf_ dp_strbuf sb = DP_STRBUF_INIT;
+        for (size_t i = 0; i < a->set->n_devices; i++) {
+                const dp_device *d = &a->set->devices[i];
+                dp_strbuf_printf(&sb, "%s\n%s\n", d->id, d->uuid);
+                for (size_t k = 0; k < d->n_migs; k++) dp_strbuf_printf(&sb, "%s\n%s\n", d->migs[k].id, d->migs[k].uuid);
+        }
+        if (dp_strbuf_failed(&sb)) return -ENOMEM;
+        dp_error e = DP_ERROR_INIT;
+        int r = write_atomic(a->state_dir, DP_AGENT_DEVICES_FILE, dp_strbuf_str(&sb), sb.len, &e);
+        if (r < 0) log_warning("%s", dp_error_msg(&e));
+        return r;
+}
+
+/* Re-apply the health file; on a bad file the previous state stays. Returns
+ * >0 when something changed. */
+static int apply_health_file(dp_agent *a, bool at_start) {
+        _cleanup_free_ char *path = dp_asprintf("%s/%s", a->state_dir, DP_HEALTH_FILE_NAME);
+        _cleanup_free_ char *buf = NULL;
+        size_t len = 0;
+        if (!path) return -ENOMEM;
+        int r = read_small_file(path, &buf, &len);
+        if (r == -ENOENT) len = 0;
+        else if (r < 0) {
+                log_error("health file %s: %s; health unchanged", path, strerror(-r));
+                return r;
+        }
+        _cleanup_(dp_health_file_freep) dp_health_file *f = NULL;
+        dp_error e = DP_ERROR_INIT;
+        r = dp_health_file_parse(buf ? buf : "", len, path, &f, &e);
+        if (r >= 0) r = dp_health_apply(a->set, f, path, &e);
+        if (r < 0) {
+                log_error("%s; health %s", dp_error_msg(&e), at_start ? "as in the profile" : "unchanged");
+                return r;
+        }
+        return r;
+}
+
+/* ---- plugins (one per resource) ------------------------------------------------ */
+
+static void plugin_register(plugin *p);
+
+static void on_register_done(dp_grpc_client_call *cc, int status, const char *message, void *ud) {
+        plugin *p = ud;
+        p->reg_call = NULL;
+        dp_grpc_channel *ch = TAKE_PTR(p->reg_ch);
+        if (status == DP_GRPC_OK) {
+                p->registered = true;
+                p->agent->registrations++;
+                log_info("registered %s (endpoint %s)", p->resource, p->sock_name);
+        } else if (status == DP_GRPC_UNAVAILABLE && p->retries < REGISTER_RETRY_MAX) {
+                dp_loop_source_set_time(p->retry, dp_loop_now() + ((uint64_t)REGISTER_RETRY_FIRST_USEC << p->retries));
+                p->retries++;
+        } else {
+                log_error("Register %s refused: %s: %s", p->resource, dp_grpc_status_name(status), message);
+        }
+        dp_grpc_channel_free(ch);
+}
+
+static void plugin_register(plugin *p) {
+        dp_agent *a = p->agent;
+        if (p->reg_ch) return; /* one in flight */
+        _cleanup_free_ char *ks = dp_asprintf("%s/kubelet.sock", a->plugin_dir);
+        if (!ks) return;
+        p->registered = false;
+        int r = dp_grpc_channel_connect_unix(a->loop, ks, &p->reg_ch);
+        if (r < 0) {
+                if ((r == -ECONNREFUSED || r == -ENOENT) && p->retries < REGISTER_RETRY_MAX) {
+                        dp_loop_source_set_time(p->retry, dp_loop_now() + ((uint64_t)REGISTER_RETRY_FIRST_USEC << p->retries));
+                        p->retries++;
+                } else if (r != -ENOENT) {
+                        log_warning("Register %s: cannot connect to %s: %s; waiting for it to be re-created", p->resource,
+                                    ks, strerror(-r));
+                }
+                return;
+        }
+        V1beta1__DevicePluginOptions opts = V1BETA1__DEVICE_PLUGIN_OPTIONS__INIT;
+        opts.pre_start_required = true;
+        opts.get_preferred_allocation_available = true;
+        V1beta1__RegisterRequest req = V1BETA1__REGISTER_REQUEST__INIT;
+        req.version = (char *)"v1beta1";
+        req.endpoint = p->sock_name;
+        req.resource_name = p->resource;
+        req.options = &opts;
+        uint8_t *buf = NULL;
+        size_t len = 0;
+        r = dp_proto_pack(&req.base, &buf, &len);
+        if (r >= 0)
+                r = dp_grpc_channel_start_call(p->reg_ch, "/v1beta1.Registration/Register", buf, len,
+                                               REGISTER_TIMEOUT_USEC, NULL, on_register_done, p, &p->reg_call);
+        free(buf);
+        if (r < 0) {
+                log_error("Register %s: %s", p->resource, strerror(-r));
+                p->reg_ch = dp_grpc_channel_free(p->reg_ch);
+        }
+}
+
+static int on_retry(dp_loop_source *s, uint64_t now, void *ud) {
+        plugin_register(ud);
+        return 0;
+}
+
+static int plugin_listen(plugin *p) {
+        dp_agent *a = p->agent;
+        int r = dp_grpc_server_new(&p->srv);
+        if (r < 0) return r;
+        if ((r = agent_service_add_methods(p)) < 0) return r;
+        return dp_grpc_server_listen_unix(p->srv, a->loop, p->sock_path, 0600);
+}
+
+static void plugin_drop_streams(plugin *p) {
+        for (size_t i = 0; i < p->n_streams; i++) dp_grpc_call_finish(p->streams[i], DP_GRPC_OK, NULL);
+        p->n_streams = 0;
+}
+
+static plugin *plugin_free(plugin *p) {
+        if (!p) return NULL;
+        if (p->reg_call) dp_grpc_client_call_cancel(TAKE_PTR(p->reg_call));
+        p->reg_ch = dp_grpc_channel_free(p->reg_ch);
+        plugin_drop_streams(p);
+        free(p->streams);
+        p->srv = dp_grpc_server_free(p->srv); /* unlinks the socket */
+        dp_loop_source_free(p->retry);
+        free(p->resource);
+        free(p->sock_name);
+        free(p->sock_path);
+        free(p);
+        return NULL;
+}
+
+static int plugin_new(dp_agent *a, const char *resource, plugin **ret) {
+        plugin *p = calloc(1, sizeof *p);
+        if (!p) return -ENOMEM;
+        p->agent = a;
+        p->resource = strdup(resource);
+        p->sock_name = dp_asprintf("devplane-%s.sock", resource);
+        if (!p->resource || !p->sock_name) {
+                plugin_free(p);
+                return -ENOMEM;
+        }
+        for (char *c = p->sock_name; *c; c++)
+                if (*c == '/') *c = '_';
+        p->sock_path = dp_asprintf("%s/%s", a->plugin_dir, p->sock_name);
+        int r = p->sock_path ? dp_loop_add_timer(a->loop, 0, on_retry, p, &p->retry) : -ENOMEM;
+        if (r >= 0) r = plugin_listen(p);
+        if (r < 0) {
+                plugin_free(p);
+                return r;
+        }
+        *ret = p;
+        return 0;
+}
+
+/* Restart serving (our socket may have been removed by a starting kubelet)
+ * and register again. */
+static void plugin_restart(plugin *p) {
+        if (p->reg_call) dp_grpc_client_call_cancel(TAKE_PTR(p->reg_call));
+        p->reg_ch = dp_grpc_channel_free(p->reg_ch);
+        plugin_drop_streams(p);
+        p->srv = dp_grpc_server_free(p->srv);
+        int r = plugin_listen(p);
+        if (r < 0) {
+                log_error("%s: cannot serve %s: %s", p->resource, p->sock_path, strerror(-r));
+                return;
+        }
+        p->retries = 0;
+        plugin_register(p);
+}
+
+/* ---- watches --------------------------------------------------------------------- */
+
+static int on_plugin_dir_event(dp_loop_source *s, const struct inotify_event *ev, void *ud) {
+        dp_agent *a = ud;
+        if (!ev->len || !streq(ev->name, "kubelet.sock")) return 0;
+        if (ev->mask & IN_CREATE) {
+                log_info("kubelet.sock created: kubelet (re)started, registering again");
+                for (size_t i = 0; i < a->n_plugins; i++) plugin_restart(a->plugins[i]);
+        } else if (ev->mask & IN_DELETE) {
+                log_info("kubelet.sock removed: waiting for the kubelet to come back");
+        }
+        return 0;
+}
+
+static int on_state_dir_event(dp_loop_source *s, const struct inotify_event *ev, void *ud) {
+        dp_agent *a = ud;
+        if (!ev->len || !streq(ev->name, DP_HEALTH_FILE_NAME)) return 0;
+        if (apply_health_file(a, false) <= 0) return 0;
+        int changed = dp_v1_plan_update_health(a->plan, a->set);
+        if (changed > 0) agent_publish_all(a);
+        return 0;
+}
+
+/* ---- setup ------------------------------------------------------------------------- */
+
+static int load_config(const dp_agent *a, dp_agent_config **ret, dp_error *err) {
+        if (!a->config_path) {
+                *ret = dp_agent_config_new_default();
+                return *ret ? 0 : -ENOMEM;
+        }
+        return dp_agent_config_load_file(a->config_path, ret, err);
+}
+
+/* Make the plugin list match the plan: keep, add, remove. */
+static int sync_plugins(dp_agent *a) {
+        plugin **next = calloc(a->plan->n_resources + 1, sizeof *next);
+        if (!next) return -ENOMEM;
+        size_t n = 0;
+        int r = 0;
+        for (size_t i = 0; i < a->plan->n_resources; i++) {
+                const char *name = a->plan->resources[i].name;
+                plugin *p = NULL;
+                for (size_t k = 0; k < a->n_plugins && !p; k++)
+                        if (a->plugins[k] && streq(a->plugins[k]->resource, name)) {
+                                p = a->plugins[k];
+                                a->plugins[k] = NULL;
+                        }
+                if (!p) {
+                        r = plugin_new(a, name, &p);
+                        if (r < 0) {
+                                log_error("%s: cannot serve: %s", name, strerror(-r));
+                                continue;
+                        }
+                        p->fresh = true;
+                }
+                next[n++] = p;
+        }
+        for (size_t k = 0; k < a->n_plugins; k++)
+                if (a->plugins[k]) {
+                        log_info("%s is no longer exposed: closing its socket", a->plugins[k]->resource);
+                        plugin_free(a->plugins[k]);
+                }
+        free(a->plugins);
+        a->plugins = next;
+        a->n_plugins = n;
+        for (size_t k = 0; k < n; k++)
+                if (next[k]->fresh) {
+                        next[k]->fresh = false;
+                        plugin_register(next[k]);
+                }
+        return r;
+}
+
+int dp_agent_reload(dp_agent *a, dp_error *err) {
+        assert_return(a, -EINVAL);
+        _cleanup_(dp_agent_config_freep) dp_agent_config *cfg = NULL;
+        int r = load_config(a, &cfg, err);
+        if (r < 0) return r;
+        _cleanup_(dp_v1_plan_freep) dp_v1_plan *plan = NULL;
+        r = dp_v1_plan_build(a->set, cfg, &plan, err);
+        if (r < 0) return r;
+        dp_agent_config_free(a->cfg);
+        a->cfg = TAKE_PTR(cfg);
+        dp_v1_plan_free(a->plan);
+        a->plan = TAKE_PTR(plan);
+        log_info("config reloaded: %zu resource(s)", a->plan->n_resources);
+        r = sync_plugins(a);
+        for (size_t i = 0; i < a->n_plugins; i++) a->plugins[i]->sent_generation = UINT64_MAX;
+        agent_publish_all(a);
+        return r;
+}
+
+int dp_agent_new(dp_loop *l, const dp_agent_options *o, dp_agent **ret, dp_error *err) {
+        assert_return(l && o && o->plugin_dir && ret, -EINVAL);
+        _cleanup_(dp_agent_freep) dp_agent *a = calloc(1, sizeof *a);
+        if (!a) return -ENOMEM;
+        char host[256] = "node";
+        if (!o->node_name) (void)gethostname(host, sizeof host - 1);
+        a->loop = l;
+        a->plugin_dir = strdup(o->plugin_dir);
+        a->state_dir = strdup(o->state_dir ? o->state_dir : DP_AGENT_DEFAULT_STATE_DIR);
+        a->config_path = o->config_path ? strdup(o->config_path) : NULL;
+        a->node_name = strdup(o->node_name ? o->node_name : host);
+        if (!a->plugin_dir || !a->state_dir || !a->node_name || (o->config_path && !a->config_path)) return -ENOMEM;
+
+        int r = dp_profile_resolve(o->profile ? o->profile : DP_PROFILE_DEFAULT, a->node_name, &a->set, err);
+        if (r < 0) return r;
+        if ((r = load_config(a, &a->cfg, err)) < 0) return r;
+        if ((r = mkdir_p(a->state_dir, 0755)) < 0) return dp_error_errno(err, r, "create state directory %s", a->state_dir);
+        (void)apply_health_file(a, true);
+        if ((r = dp_v1_plan_build(a->set, a->cfg, &a->plan, err)) < 0) return r;
+        (void)write_devices_file(a);
+
+        if ((r = mkdir_p(a->plugin_dir, 0750)) < 0) return dp_error_errno(err, r, "create plugin directory %s", a->plugin_dir);
+        r = dp_loop_add_inotify(l, a->plugin_dir, IN_CREATE | IN_DELETE, on_plugin_dir_event, a, &a->dir_watch);
+        if (r < 0) return dp_error_errno(err, r, "watch %s", a->plugin_dir);
+        r = dp_loop_add_inotify(l, a->state_dir, IN_CLOSE_WRITE | IN_MOVED_TO, on_state_dir_event, a, &a->state_watch);
+        if (r < 0) return dp_error_errno(err, r, "watch %s", a->state_dir);
+        if ((r = sync_plugins(a)) < 0) return dp_error_errno(err, r, "serve in %s", a->plugin_dir);
+        for (size_t i = 0; i < a->plan->n_resources; i++)
+                log_info("serving %s: %zu devices (%zu healthy)", a->plan->resources[i].name,
+                         dp_v1_resource_count(&a->plan->resources[i]), dp_v1_resource_count_healthy(&a->plan->resources[i]));
+        *ret = TAKE_PTR(a);
+        return 0;
+}
+
+dp_agent *dp_agent_free(dp_agent *a) {
+        if (!a) return NULL;
+        for (size_t i = 0; i < a->n_plugins; i++) plugin_free(a->plugins[i]);
+        free(a->plugins);
+        dp_loop_source_free(a->dir_watch);
+        dp_loop_source_free(a->state_watch);
+        dp_v1_plan_free(a->plan);
+        dp_agent_config_free(a->cfg);
+        dp_device_set_free(a->set);
+        free(a->plugin_dir);
+        free(a->state_dir);
+        free(a->config_path);
+        free(a->node_name);
+        free(a);
+        return NULL;
+}
+
+uint64_t dp_agent_registrations(const dp_agent *a) { return a ? a->registrations : 0; }
+size_t dp_agent_n_resources(const dp_agent *a) { return a && a->plan ? a->plan->n_resources : 0; }
+const char *dp_agent_resource_name(const dp_agent *a, size_t i) {
+        return a && a->plan && i < a->plan->n_resources ? a->plan->resources[i].name : NULL;
+}

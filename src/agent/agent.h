@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * agent.h — `devplane agent`, a Device Plugin (API v1beta1) over the mock
+ * backend, as an object on a dp_loop (see docs/v1-node-path.md).
+ *
+ * On dp_agent_new(): the profile is instantiated for the node name, the
+ * config loaded (NVIDIA-style, devices/config.h), the health file of the
+ * state directory applied, and the V1 plan built (one resource name per
+ * whole-GPU / MIG profile / time-sliced resource). Each resource gets its
+ * own gRPC server on <plugin-dir>/devplane-<domain>_<name>.sock and registers
+ * on <plugin-dir>/kubelet.sock (as soon as that socket exists).
+ *
+ * From the loop:
+ *   - kubelet.sock created (inotify on the plugin directory: a kubelet
+ *     (re)start) -> every resource re-creates its socket and registers again;
+ *   - <state-dir>/health rewritten (inotify) -> health re-applied, and every
+ *     open ListAndWatch of a resource whose list changed gets the full list;
+ *   - dp_agent_reload() (SIGHUP) -> config re-read; resources that stay keep
+ *     their socket and streams (new lists are sent), removed ones close,
+ *     new ones register. A config that does not load is refused and the old
+ *     one stays.
+ * dp_agent_free() (SIGTERM) removes the sockets.
+ */
+#pragma once
+
+#include "base/error.h"
+#include "devices/device.h"
+#include "grpc/loop.h"
+
+#define DP_AGENT_DEFAULT_STATE_DIR "/var/lib/devplane/agent"
+/* The agent lists its device ids here so `agent health set` can refuse
+ * unknown ones. */
+#define DP_AGENT_DEVICES_FILE "devices"
+
+typedef struct dp_agent_options {
+        const char *plugin_dir;  /* required */
+        const char *profile;     /* built-in name or file; NULL: DP_PROFILE_DEFAULT */
+        const char *config_path; /* NULL: defaults */
+        const char *node_name;   /* NULL: host name */
+        const char *state_dir;   /* NULL: DP_AGENT_DEFAULT_STATE_DIR */
+} dp_agent_options;
+
+typedef struct dp_agent dp_agent;
+
+/* -EINVAL (bad profile, config or health file: err names file and field),
+ * -errno for directories and sockets. */
+int dp_agent_new(dp_loop *l, const dp_agent_options *o, dp_agent **ret, dp_error *err);
+dp_agent *dp_agent_free(dp_agent *a);
+DEFINE_FREEP(dp_agent, dp_agent_free)
+
+/* Re-read the config file. On error the running config stays. */
+int dp_agent_reload(dp_agent *a, dp_error *err);
+
+/* Successful Register calls so far (benchmarks and the demo wait on it). */
+uint64_t dp_agent_registrations(const dp_agent *a);
+/* Resource names served, in plan order (borrowed; valid until reload). */
+size_t dp_agent_n_resources(const dp_agent *a);
+const char *dp_agent_resource_name(const dp_agent *a, size_t i);
+
+/* `devplane agent health set`: rewrite <state_dir>/health atomically so id
+ * has health h. When the agent has written its device list, an id it does
+ * not know is -ENOENT. */
+int dp_agent_health_set(const char *state_dir, const char *id, dp_health h, dp_error *err);

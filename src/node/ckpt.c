@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+
+#include "devices/checkpoint.h"
+#include "node/ckpt.h"
+
+static int cmp_i64(const void *a, const void *b) {
+        int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+        return x < y ? -1 : x > y;
+}
+
+static int add_entry(dp_checkpoint *c, const dp_nm_alloc *a) {
+        /* group ids by NUMA node, numerically sorted, ids in recorded order */
+        int64_t *numas = calloc(a->n_ids + 1, sizeof *numas);
+        const char ***lists = calloc(a->n_ids + 1, sizeof *lists);
+        size_t *counts = calloc(a->n_ids + 1, sizeof *counts);
+        size_t n = 0;
+        int r = -ENOMEM;
+        if (!numas || !lists || !counts) goto out;
+        for (size_t i = 0; i < a->n_ids; i++) {
+                bool seen = false;
+                for (size_t k = 0; k < n && !seen; k++) seen = numas[k] == a->ids[i].numa;
+                if (!seen) numas[n++] = a->ids[i].numa;
+        }
+        qsort(numas, n, sizeof *numas, cmp_i64);
+        for (size_t k = 0; k < n; k++) {
+                lists[k] = calloc(a->n_ids + 1, sizeof(char *));
+                if (!lists[k]) goto out;
+                for (size_t i = 0; i < a->n_ids; i++)
+                        if (a->ids[i].numa == numas[k]) lists[k][counts[k]++] = a->ids[i].id;
+        }
+        r = dp_checkpoint_add_entry(c, a->pod_uid, a->container, a->resource, numas,
+                                    (const char *const *const *)lists, counts, n, a->resp, a->resp_len);
+out:
+        for (size_t k = 0; lists && k < n; k++) free(lists[k]);
+        free(numas);
+        free(lists);
+        free(counts);
+        return r;
+}
+
+int dp_node_checkpoint_encode(const dp_devmgr *m, dp_strbuf *out) {
+        assert_return(m && out, -EINVAL);
+        _cleanup_(dp_checkpoint_freep) dp_checkpoint *c = dp_checkpoint_new();
+        if (!c) return -ENOMEM;
+        int r;
+        for (size_t i = 0; i < dp_devmgr_n_allocs(m); i++)
+                if ((r = add_entry(c, dp_devmgr_alloc_at(m, i))) < 0) return r;
+        for (size_t i = 0; i < dp_devmgr_n_resources(m); i++) {
+                const dp_nm_resource *res = dp_devmgr_resource_at(m, i);
+                const char **ids = calloc(res->n_devices + 1, sizeof *ids);
+                if (!ids) return -ENOMEM;
+                size_t n = 0;
+                for (size_t j = 0; j < res->n_devices; j++)
+                        if (res->devices[j].healthy && res->connected) ids[n++] = res->devices[j].id;
+                r = dp_checkpoint_set_registered(c, res->name, ids, n);
+                free(ids);
+                if (r < 0) return r;
+        }
+        return dp_checkpoint_encode(c, out);
+}
+
+int dp_node_checkpoint_load(dp_devmgr *m, const char *buf, size_t len, dp_error *err) {
+        assert_return(m && buf, -EINVAL);
+        _cleanup_(dp_checkpoint_freep) dp_checkpoint *c = NULL;
+        int r = dp_checkpoint_decode(buf, len, &c, err);
+        if (r < 0) return r;
+        for (size_t i = 0; i < c->n_entries; i++) {
+                const dp_ckpt_entry *e = &c->entries[i];
+                size_t total = 0;
+                for (size_t k = 0; k < e->n_device_ids; k++) total += e->device_ids[k].ids.n;
+                dp_nm_numa_id *ids = calloc(total + 1, sizeof *ids);
+                if (!ids) return -ENOMEM;
+                size_t n = 0;
+                for (size_t k = 0; k < e->n_device_ids; k++)
+                        for (size_t j = 0; j < e->device_ids[k].ids.n; j++)
+                                ids[n++] = (dp_nm_numa_id){e->device_ids[k].numa, e->device_ids[k].ids.ids[j]};
+                dp_nm_alloc a = {e->pod_uid, e->container_name, e->resource_name, ids, n,
+                                 e->alloc_resp_null ? NULL : e->alloc_resp, e->alloc_resp_len};
+                if (!a.resp && !e->alloc_resp_null) a.resp = (uint8_t *)"";
+                r = dp_devmgr_restore(m, &a);
+                free(ids);
+                if (r < 0) return r;
+        }
+        for (size_t i = 0; i < c->n_registered; i++)
+                if ((r = dp_devmgr_add_known_resource(m, c->registered[i].resource_name)) < 0) return r;
+        return 0;
+}
+
+int dp_node_write_atomic(const char *dir, const char *name, const void *data, size_t len, dp_error *err) {
+        _cleanup_free_ char *tmp = dp_asprintf("%s/.%s.XXXXXX", dir, name);
+        _cleanup_free_ char *dst = dp_asprintf("%s/%s", dir, name);
+        if (!tmp || !dst) return -ENOMEM;
+        _cleanup_close_ int fd = mkostemp(tmp, O_CLOEXEC);
+        if (fd < 0) return dp_error_errno(err, -errno, "create temporary file in %s", dir);
+        (void)fchmod(fd, 0644);
+        const char *p = data;
+        size_t left = len;
+        while (left > 0) {
+                ssize_t k = write(fd, p, left);
+                if (k < 0 && errno == EINTR) continue;
+                if (k < 0) {
+                        int e = -errno;
+                        unlink(tmp);
+                        return dp_error_errno(err, e, "write %s", tmp);
+                }
+                p += k;
+                left -= (size_t)k;
+        }
+        if (fsync(fd) < 0) {
+                int e = -errno;
+                unlink(tmp);
+                return dp_error_errno(err, e, "fsync %s", tmp);
+        }
+        if (rename(tmp, dst) < 0) {
+                int e = -errno;
+                unlink(tmp);
+                return dp_error_errno(err, e, "rename to %s", dst);
+        }
+        _cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dfd >= 0) (void)fsync(dfd);
+        return 0;
+}
+
+int dp_node_read_file(const char *path, size_t max, char **ret_buf, size_t *ret_len, dp_error *err) {
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0) return dp_error_errno(err, -errno, "%s", path);
+        dp_strbuf sb = DP_STRBUF_INIT;
+        char chunk[65536];
+        for (;;) {
+                ssize_t k = read(fd, chunk, sizeof chunk);
+                if (k < 0 && errno == EINTR) continue;
+                if (k < 0) {
+                        int e = -errno;
+                        dp_strbuf_done(&sb);
+                        return dp_error_errno(err, e, "%s", path);
+                }
+                if (k == 0) break;
+                if (sb.len + (size_t)k > max) {
+                        dp_strbuf_done(&sb);
+                        return dp_error_set(err, -E2BIG, "%s: larger than %zu bytes", path, max);
+                }
+                dp_strbuf_append(&sb, chunk, (size_t)k);
+        }
+        size_t len = sb.len;
+        if (len == 0) dp_strbuf_putc(&sb, 0), sb.len = 0;
+        char *buf = dp_strbuf_steal(&sb);
+        if (!buf) return -ENOMEM;
+        *ret_buf = buf;
+        *ret_len = len;
+        return 0;
+}

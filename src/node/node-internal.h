@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * node-internal.h — the dp_node object shared by node.c (daemon, plugins,
+ * manifests), admit.c (per-container allocation) and status-build.c. */
+#pragma once
+
+#include "base/doc.h"
+#include "grpc/grpc.h"
+#include "node/devmgr.h"
+#include "node/node.h"
+#include "node/pods.h"
+
+typedef struct endpoint endpoint;
+
+/* One connection to a plugin, from Register until its ListAndWatch ends.
+ * Only the newest endpoint of a resource is `current`; older ones are being
+ * torn down and their events are ignored. */
+struct endpoint {
+        dp_node *node;
+        char *resource;
+        char *path;
+        dp_grpc_channel *ch;
+        dp_grpc_client_call *options_call;
+        dp_grpc_client_call *law_call;
+        dp_grpc_call *register_call; /* answered once GetDevicePluginOptions is back */
+        dp_nm_options opts;
+        bool current;
+        bool dead;
+};
+
+typedef enum { POD_PENDING, POD_ADMITTING, POD_WAITING, POD_RUNNING } pod_phase;
+
+typedef struct pod_entry {
+        dp_node_pod *pod;
+        pod_phase phase;
+        unsigned attempts;
+        uint64_t next_try_ms;
+        char *message;
+        uint64_t allocate_calls;
+        bool seen; /* scratch for rescans */
+} pod_entry;
+
+typedef struct manifest_error {
+        char *file;
+        char *message;
+} manifest_error;
+
+/* The one admission in progress. */
+typedef struct admit_job {
+        pod_entry *pe;
+        size_t ci, ri;
+        const char **avail;
+        size_t needed;
+        const char **chosen;
+        endpoint *ep;
+        dp_grpc_client_call *cc;
+        uint8_t *reply; /* the Allocate reply message, until the call is done */
+        size_t reply_len;
+        bool got_reply;
+} admit_job;
+
+struct dp_node {
+        dp_loop *loop;
+        char *plugin_dir;
+        char *manifests_dir;
+        char *node_name;
+        uint64_t backoff_initial_ms, backoff_max_ms;
+        dp_devmgr *dm;
+        dp_grpc_server *srv;
+        dp_loop_source *manifest_watch;
+        dp_loop_source *tick;
+        endpoint **eps;
+        size_t n_eps;
+        pod_entry **pods;
+        size_t n_pods;
+        manifest_error *merrs;
+        size_t n_merrs;
+        char *checkpoint_error;
+        admit_job *job;
+        uint64_t generation;
+        uint64_t registrations;
+        uint64_t device_updates;
+        bool stopping;
+};
+
+uint64_t node_now_ms(void);
+void node_changed(dp_node *n);       /* write checkpoint + status */
+void node_kick(dp_node *n);          /* run the scheduler on the next loop round */
+void node_schedule(dp_node *n);      /* start an admission if one is due */
+endpoint *node_current_endpoint(dp_node *n, const char *resource);
+
+/* admit.c */
+void admit_start(dp_node *n, pod_entry *pe);
+void admit_abort(dp_node *n);        /* pod gone: cancel calls, drop reservations */
+void admit_endpoint_gone(dp_node *n, endpoint *ep);
+
+/* status-build.c */
+int node_status_build(const dp_node *n, bool running, dp_doc_set *s, dp_doc_node **ret);
+const char *pod_phase_name(pod_phase p);

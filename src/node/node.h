@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * node.h — `devplane node`, the kubelet stand-in's device manager, as an
+ * object living on a dp_loop (see docs/v1-node-path.md).
+ *
+ * On dp_node_new():
+ *   - the plugin directory is created (0750) and every socket in it removed
+ *     (stale plugin sockets and an old kubelet.sock), as the kubelet does;
+ *   - the checkpoint <plugin-dir>/kubelet_internal_checkpoint is read: a
+ *     corrupt one is reported (log + status) and not used;
+ *   - the registration server listens on <plugin-dir>/kubelet.sock;
+ *   - pods are read from the manifest directory, which is then watched.
+ * Afterwards everything happens from the loop: Register (validated as the
+ * kubelet validates it; GetDevicePluginOptions is called on the plugin
+ * before Register is answered), one ListAndWatch per plugin, per-container
+ * GetPreferredAllocation / Allocate / PreStartContainer for pods one at a
+ * time, checkpoint and status written atomically after every change.
+ *
+ * Status: <plugin-dir>/devplane_node_status.json, JSON written atomically
+ * after every change (format in docs/v1-node-path.md); read it with
+ * dp_node_status_* (status.h) or `devplane node status`.
+ */
+#pragma once
+
+#include "base/error.h"
+#include "grpc/loop.h"
+
+#define DP_NODE_DEFAULT_PLUGIN_DIR "/var/lib/kubelet/device-plugins"
+#define DP_NODE_KUBELET_SOCKET "kubelet.sock"
+#define DP_NODE_STATUS_FILE "devplane_node_status.json"
+
+typedef struct dp_node_config {
+        const char *plugin_dir;    /* required */
+        const char *manifests_dir; /* NULL: no pods */
+        const char *node_name;     /* NULL: the host name */
+        uint64_t backoff_initial_ms; /* first retry after a failed admission; 0: 1000 */
+        uint64_t backoff_max_ms;     /* cap; 0: 10000 */
+} dp_node_config;
+
+typedef struct dp_node dp_node;
+
+/* -EINVAL / -errno with err set when the directories cannot be prepared or
+ * the socket cannot be bound. */
+int dp_node_new(dp_loop *l, const dp_node_config *cfg, dp_node **ret, dp_error *err);
+/* Stops serving (kubelet.sock removed), closes plugin connections, writes
+ * the status one last time as stopped. */
+dp_node *dp_node_free(dp_node *n);
+DEFINE_FREEP(dp_node, dp_node_free)
+
+/* Counts for the demo and benchmarks. */
+size_t dp_node_n_pods_running(const dp_node *n);
+size_t dp_node_n_pods(const dp_node *n);
+/* Capacity/allocatable of one resource (0 when unknown). */
+size_t dp_node_capacity(const dp_node *n, const char *resource);
+size_t dp_node_allocatable(const dp_node *n, const char *resource);
+bool dp_node_resource_connected(const dp_node *n, const char *resource);
+/* Increments on every Register accepted (benchmarks wait on it). */
+uint64_t dp_node_registrations(const dp_node *n);
+/* Increments on every ListAndWatch message received. */
+uint64_t dp_node_device_updates(const dp_node *n);

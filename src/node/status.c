@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include <poll.h>
+#include <stdio.h>
+#include <sys/inotify.h>
+#include <time.h>
+
+#include "node/ckpt.h"
+#include "node/node.h"
+#include "node/status.h"
+
+int dp_node_status_read(const char *plugin_dir, dp_doc_set *s, dp_doc_node **ret, dp_error *err) {
+        _cleanup_free_ char *path = dp_asprintf("%s/%s", plugin_dir, DP_NODE_STATUS_FILE);
+        _cleanup_free_ char *buf = NULL;
+        size_t len = 0;
+        if (!path) return -ENOMEM;
+        int r = dp_node_read_file(path, DP_DOC_MAX_INPUT, &buf, &len, err);
+        if (r < 0) return r;
+        size_t before = dp_doc_count(s);
+        r = dp_doc_parse(s, buf, len, path, err);
+        if (r < 0) return r;
+        if (dp_doc_count(s) == before || dp_doc_root(s, before)->type != DP_DOC_MAP)
+                return dp_error_set(err, -EINVAL, "%s: not a status document", path);
+        *ret = dp_doc_root(s, before);
+        return 0;
+}
+
+static const char *str_of(const dp_doc_node *m, const char *key) {
+        const dp_doc_node *n = dp_doc_get(m, key);
+        return n && n->type == DP_DOC_SCALAR ? n->str : "";
+}
+
+static const dp_doc_node *seq_of(const dp_doc_node *m, const char *key) {
+        const dp_doc_node *n = dp_doc_get(m, key);
+        return n && n->type == DP_DOC_SEQ ? n : NULL;
+}
+
+#define FOREACH_ITEM(it, seq) \
+        for (size_t it##_i = 0; (seq) && it##_i < (seq)->n && ((it) = (seq)->items[it##_i], 1); it##_i++)
+
+static void ids_joined(dp_strbuf *out, const dp_doc_node *ids) {
+        const dp_doc_node *id;
+        bool first = true;
+        FOREACH_ITEM(id, ids) {
+                if (!first) dp_strbuf_putc(out, ',');
+                dp_strbuf_puts(out, id->type == DP_DOC_SCALAR ? id->str : "?");
+                first = false;
+        }
+        if (first) dp_strbuf_putc(out, '-');
+}
+
+static void print_flat(dp_strbuf *o, const dp_doc_node *root) {
+        dp_strbuf_printf(o, "node %s %s pid=%s generation=%s\n", str_of(root, "node"), str_of(root, "state"),
+                         str_of(root, "pid"), str_of(root, "generation"));
+        if (dp_doc_get(root, "checkpointError")) dp_strbuf_printf(o, "checkpoint-error %s\n", str_of(root, "checkpointError"));
+        const dp_doc_node *r, *d, *p, *c, *e;
+        FOREACH_ITEM(r, seq_of(root, "resources")) {
+                dp_strbuf_printf(o, "resource %s capacity=%s allocatable=%s inuse=%s plugin=%s\n", str_of(r, "name"),
+                                 str_of(r, "capacity"), str_of(r, "allocatable"), str_of(r, "inUse"), str_of(r, "plugin"));
+                FOREACH_ITEM(d, seq_of(r, "devices")) {
+                        dp_strbuf_printf(o, "device %s %s %s", str_of(r, "name"), str_of(d, "id"), str_of(d, "health"));
+                        if (dp_doc_get(d, "holder")) dp_strbuf_printf(o, " holder=%s", str_of(d, "holder"));
+                        dp_strbuf_putc(o, '\n');
+                }
+        }
+        FOREACH_ITEM(p, seq_of(root, "pods")) {
+                dp_strbuf_printf(o, "pod %s/%s phase=%s attempts=%s allocate-calls=%s\n", str_of(p, "namespace"),
+                                 str_of(p, "name"), str_of(p, "phase"), str_of(p, "attempts"), str_of(p, "allocateCalls"));
+                if (dp_doc_get(p, "message"))
+                        dp_strbuf_printf(o, "pod-message %s/%s %s\n", str_of(p, "namespace"), str_of(p, "name"),
+                                         str_of(p, "message"));
+                FOREACH_ITEM(c, seq_of(p, "containers")) {
+                        FOREACH_ITEM(e, seq_of(c, "devices")) {
+                                dp_strbuf_printf(o, "container %s/%s/%s %s=", str_of(p, "namespace"), str_of(p, "name"),
+                                                 str_of(c, "name"), str_of(e, "resource"));
+                                ids_joined(o, seq_of(e, "ids"));
+                                dp_strbuf_putc(o, '\n');
+                                const dp_doc_node *envs = dp_doc_get(e, "envs");
+                                for (size_t k = 0; envs && envs->type == DP_DOC_MAP && k < envs->n; k++)
+                                        dp_strbuf_printf(o, "env %s/%s/%s %s=%s\n", str_of(p, "namespace"), str_of(p, "name"),
+                                                         str_of(c, "name"), envs->pairs[k].key,
+                                                         envs->pairs[k].value->type == DP_DOC_SCALAR ? envs->pairs[k].value->str : "");
+                        }
+                }
+        }
+        FOREACH_ITEM(e, seq_of(root, "manifestErrors"))
+                dp_strbuf_printf(o, "manifest-error %s %s\n", str_of(e, "file"), str_of(e, "message"));
+}
+
+static void print_table(dp_strbuf *o, const dp_doc_node *root) {
+        dp_strbuf_printf(o, "NODE %s (%s)\n", str_of(root, "node"), str_of(root, "state"));
+        if (dp_doc_get(root, "checkpointError")) dp_strbuf_printf(o, "CHECKPOINT ERROR: %s\n", str_of(root, "checkpointError"));
+        dp_strbuf_printf(o, "\n%-28s %8s %12s %7s  %s\n", "RESOURCE", "CAPACITY", "ALLOCATABLE", "IN USE", "PLUGIN");
+        const dp_doc_node *r, *d, *p, *c, *e;
+        FOREACH_ITEM(r, seq_of(root, "resources")) {
+                dp_strbuf_printf(o, "%-28s %8s %12s %7s  %s", str_of(r, "name"), str_of(r, "capacity"),
+                                 str_of(r, "allocatable"), str_of(r, "inUse"), str_of(r, "plugin"));
+                bool any = false;
+                FOREACH_ITEM(d, seq_of(r, "devices")) {
+                        if (streq(str_of(d, "health"), "Healthy")) continue;
+                        dp_strbuf_printf(o, "%s%s", any ? "," : "  unhealthy: ", str_of(d, "id"));
+                        any = true;
+                }
+                dp_strbuf_putc(o, '\n');
+        }
+        dp_strbuf_printf(o, "\n%-32s %-16s %-24s %-28s %s\n", "POD", "CONTAINER", "RESOURCE", "DEVICES", "STATUS");
+        FOREACH_ITEM(p, seq_of(root, "pods")) {
+                _cleanup_free_ char *pname = dp_asprintf("%s/%s", str_of(p, "namespace"), str_of(p, "name"));
+                _cleanup_free_ char *st = dp_doc_get(p, "message")
+                                                  ? dp_asprintf("%s: %s", str_of(p, "phase"), str_of(p, "message"))
+                                                  : dp_strdup(str_of(p, "phase"));
+                bool printed = false;
+                FOREACH_ITEM(c, seq_of(p, "containers")) {
+                        FOREACH_ITEM(e, seq_of(c, "devices")) {
+                                dp_strbuf st_ids = DP_STRBUF_INIT;
+                                ids_joined(&st_ids, seq_of(e, "ids"));
+                                dp_strbuf_printf(o, "%-32s %-16s %-24s %-28s %s\n", printed ? "" : pname ? pname : "",
+                                                 str_of(c, "name"), str_of(e, "resource"), dp_strbuf_str(&st_ids),
+                                                 printed ? "" : st ? st : "");
+                                dp_strbuf_done(&st_ids);
+                                printed = true;
+                        }
+                }
+                if (!printed)
+                        dp_strbuf_printf(o, "%-32s %-16s %-24s %-28s %s\n", pname ? pname : "", "-", "-", "-", st ? st : "");
+        }
+        const dp_doc_node *me = seq_of(root, "manifestErrors");
+        if (me && me->n) {
+                dp_strbuf_puts(o, "\nMANIFEST ERRORS\n");
+                FOREACH_ITEM(e, me) dp_strbuf_printf(o, "  %s\n", str_of(e, "message"));
+        }
+}
+
+void dp_node_status_print(dp_strbuf *out, const dp_doc_node *root, dp_node_status_format fmt) {
+        switch (fmt) {
+        case DP_NODE_STATUS_JSON:
+                dp_doc_emit(out, root, DP_DOC_JSON_PRETTY);
+                dp_strbuf_putc(out, '\n');
+                break;
+        case DP_NODE_STATUS_YAML: dp_doc_emit(out, root, DP_DOC_YAML); break;
+        case DP_NODE_STATUS_FLAT: print_flat(out, root); break;
+        case DP_NODE_STATUS_TABLE: print_table(out, root); break;
+        }
+}
+
+static bool conds_hold(const char *flat, const char *const *conds, size_t n) {
+        for (size_t i = 0; i < n; i++) {
+                bool neg = conds[i][0] == '!';
+                const char *needle = conds[i] + neg;
+                bool found = false;
+                for (const char *line = flat; *line && !found;) {
+                        const char *end = strchr(line, '\n');
+                        size_t len = end ? (size_t)(end - line) : strlen(line);
+                        const char *hit = memmem(line, len, needle, strlen(needle));
+                        found = hit != NULL;
+                        line += len + (end != NULL);
+                }
+                if (found == neg) return false;
+        }
+        return true;
+}
+
+static uint64_t mono_ms(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+int dp_node_status_wait(const char *plugin_dir, const char *const *conds, size_t n_conds, int timeout_ms,
+                        dp_strbuf *last, dp_error *err) {
+        _cleanup_close_ int fd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+        if (fd < 0) return dp_error_errno(err, -errno, "inotify");
+        if (inotify_add_watch(fd, plugin_dir, IN_MOVED_TO | IN_CLOSE_WRITE | IN_CREATE) < 0)
+                return dp_error_errno(err, -errno, "watch %s", plugin_dir);
+        uint64_t end = mono_ms() + (uint64_t)(timeout_ms < 0 ? 0 : timeout_ms);
+        for (;;) {
+                _cleanup_(dp_doc_set_freep) dp_doc_set *s = dp_doc_set_new();
+                dp_doc_node *root = NULL;
+                if (!s) return -ENOMEM;
+                if (dp_node_status_read(plugin_dir, s, &root, NULL) >= 0) {
+                        _cleanup_strbuf_ dp_strbuf flat = DP_STRBUF_INIT;
+                        print_flat(&flat, root);
+                        if (conds_hold(dp_strbuf_str(&flat), conds, n_conds)) return 0;
+                        if (last) {
+                                dp_strbuf_truncate(last, 0);
+                                dp_strbuf_puts(last, dp_strbuf_str(&flat));
+                        }
+                }
+                uint64_t now = mono_ms();
+                if (now >= end) return dp_error_set(err, -ETIMEDOUT, "timed out after %d ms", timeout_ms);
+                struct pollfd pfd = {fd, POLLIN, 0};
+                int r = poll(&pfd, 1, (int)(end - now));
+                if (r < 0 && errno != EINTR) return dp_error_errno(err, -errno, "poll");
+                char buf[4096];
+                while (read(fd, buf, sizeof buf) > 0) {}
+        }
+}

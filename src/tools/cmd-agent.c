@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * devplane agent — the device plugin; `agent health set` flips a device. */
+#include <getopt.h>
+#include <stdio.h>
+
+#include "agent/agent.h"
+#include "base/log.h"
+#include "tools/devplane.h"
+
+static void agent_usage(FILE *f) {
+        fprintf(f, "usage: devplane agent [--plugin-dir DIR] [--profile NAME|FILE] [--config FILE]\n"
+                   "                      [--node-name NAME] [--state-dir DIR] [-v]\n"
+                   "       devplane agent health [--state-dir DIR] set DEVICE healthy|unhealthy\n\n"
+                   "A Device Plugin (v1beta1) over the mock backend: one socket per resource name in the\n"
+                   "plugin directory (default /var/lib/kubelet/device-plugins), registered on its\n"
+                   "kubelet.sock. SIGHUP reloads --config; SIGTERM removes the sockets.\n"
+                   "`health set` marks a device (id or uuid) unhealthy or healthy again; a running agent\n"
+                   "with the same --state-dir reports it at once.\n");
+}
+
+typedef struct {
+        dp_loop *loop;
+        dp_agent *agent;
+} agent_ctx;
+
+static int on_stop(dp_loop_source *s, const struct signalfd_siginfo *si, void *ud) {
+        agent_ctx *c = ud;
+        log_info("signal %u: stopping", si->ssi_signo);
+        dp_loop_exit(c->loop, 0);
+        return 0;
+}
+
+static int on_hup(dp_loop_source *s, const struct signalfd_siginfo *si, void *ud) {
+        agent_ctx *c = ud;
+        dp_error e = DP_ERROR_INIT;
+        if (dp_agent_reload(c->agent, &e) < 0) log_error("reload refused, keeping the running config: %s", dp_error_msg(&e));
+        return 0;
+}
+
+static int cmd_agent_health(int argc, char **argv) {
+        const char *state_dir = DP_AGENT_DEFAULT_STATE_DIR;
+        static const struct option opts[] = {{"state-dir", required_argument, NULL, 's'}, {"help", no_argument, NULL, 'h'}, {}};
+        int c;
+        optind = 1;
+        while ((c = getopt_long(argc, argv, "+s:h", opts, NULL)) >= 0) {
+                switch (c) {
+                case 's': state_dir = optarg; break;
+                case 'h': agent_usage(stdout); return 0;
+                default: agent_usage(stderr); return 2;
+                }
+        }
+        if (argc - optind != 3 || !streq(argv[optind], "set")) {
+                fprintf(stderr, "devplane agent health: expected `set DEVICE healthy|unhealthy`\n");
+                return 2;
+        }
+        const char *id = argv[optind + 1], *h = argv[optind + 2];
+        dp_health health;
+        if (streq(h, "healthy") || streq(h, "Healthy")) health = DP_HEALTH_HEALTHY;
+        else if (streq(h, "unhealthy") || streq(h, "Unhealthy")) health = DP_HEALTH_UNHEALTHY;
+        else {
+                fprintf(stderr, "devplane agent health: \"%s\": must be healthy or unhealthy\n", h);
+                return 2;
+        }
+        dp_error e = DP_ERROR_INIT;
+        int r = dp_agent_health_set(state_dir, id, health, &e);
+        if (r < 0) {
+                fprintf(stderr, "devplane agent health: %s\n", dp_error_msg(&e));
+                return r == -EINVAL || r == -ENOENT ? 2 : 1;
+        }
+        return 0;
+}
+
+static int cmd_agent(int argc, char **argv) {
+        if (argc > 1 && streq(argv[1], "health")) return cmd_agent_health(argc - 1, argv + 1);
+        dp_agent_options o = {.plugin_dir = "/var/lib/kubelet/device-plugins"};
+        bool verbose = false;
+        static const struct option opts[] = {{"plugin-dir", required_argument, NULL, 'd'},
+                                             {"profile", required_argument, NULL, 'p'},
+                                             {"config", required_argument, NULL, 'c'},
+                                             {"node-name", required_argument, NULL, 'n'},
+                                             {"state-dir", required_argument, NULL, 's'},
+                                             {"backend", required_argument, NULL, 'b'},
+                                             {"verbose", no_argument, NULL, 'v'},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {}};
+        int c;
+        optind = 1;
+        while ((c = getopt_long(argc, argv, "d:p:c:n:s:b:vh", opts, NULL)) >= 0) {
+                switch (c) {
+                case 'd': o.plugin_dir = optarg; break;
+                case 'p': o.profile = optarg; break;
+                case 'c': o.config_path = optarg; break;
+                case 'n': o.node_name = optarg; break;
+                case 's': o.state_dir = optarg; break;
+                case 'b':
+                        if (!streq(optarg, "mock")) {
+                                fprintf(stderr, "devplane agent: --backend %s: only \"mock\" is available in this build\n", optarg);
+                                return 2;
+                        }
+                        break;
+                case 'v': verbose = true; break;
+                case 'h': agent_usage(stdout); return 0;
+                default: agent_usage(stderr); return 2;
+                }
+        }
+        if (optind < argc) {
+                fprintf(stderr, "devplane agent: unexpected argument '%s'\n", argv[optind]);
+                return 2;
+        }
+        dp_log_setup("agent", verbose ? DP_LOG_DEBUG : DP_LOG_INFO);
+        agent_ctx ctx = {0};
+        _cleanup_(dp_loop_freep) dp_loop *l = NULL;
+        int r = dp_loop_new(&l);
+        if (r < 0) {
+                log_error("event loop: %s", strerror(-r));
+                return 1;
+        }
+        ctx.loop = l;
+        dp_loop_source *s_term = NULL, *s_int = NULL, *s_hup = NULL;
+        if (dp_loop_add_signal(l, SIGTERM, on_stop, &ctx, &s_term) < 0 || dp_loop_add_signal(l, SIGINT, on_stop, &ctx, &s_int) < 0 ||
+            dp_loop_add_signal(l, SIGHUP, on_hup, &ctx, &s_hup) < 0) {
+                log_error("signals: cannot set up");
+                return 1;
+        }
+        dp_error e = DP_ERROR_INIT;
+        r = dp_agent_new(l, &o, &ctx.agent, &e);
+        if (r < 0) {
+                log_error("%s", dp_error_msg(&e));
+                dp_loop_source_free(s_term);
+                dp_loop_source_free(s_int);
+                dp_loop_source_free(s_hup);
+                return r == -EINVAL || r == -ENOENT || r == -E2BIG ? 2 : 1;
+        }
+        r = dp_loop_run(l);
+        ctx.agent = dp_agent_free(ctx.agent);
+        dp_loop_source_free(s_term);
+        dp_loop_source_free(s_int);
+        dp_loop_source_free(s_hup);
+        if (r < 0) {
+                log_error("event loop: %s", strerror(-r));
+                return 1;
+        }
+        return 0;
+}
+DP_COMMAND("agent", cmd_agent, "the device plugin (V1) on the mock backend; `agent health set` flips a device")
