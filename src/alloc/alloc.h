@@ -316,6 +316,14 @@ int dp_alloc_mark_allocated(dp_alloc_snapshot *s, uint32_t device, const char *h
  * n results (free with dp_alloc_results_free). */
 int dp_alloc_allocate(dp_alloc_snapshot *s, const char *node, const dp_alloc_claim *const *claims, size_t n_claims,
                       const dp_alloc_options *opts, dp_alloc_result **ret_results, dp_strbuf *why, dp_error *err);
+/* Allocate on the first node in name order where the claims fit (*ret_node
+ * is its index, dp_alloc_node_name gives the name). 0 when no node fits;
+ * with opts->explain (or opts NULL) `why` gets "node: reason" lines for
+ * every node. Nodes where claims of the same shape failed before are not
+ * tried again: allocation only ever takes resources away (firstfit.c). */
+int dp_alloc_allocate_first_fit(dp_alloc_snapshot *s, const dp_alloc_claim *const *claims, size_t n_claims,
+                                const dp_alloc_options *opts, size_t *ret_node, dp_alloc_result **ret_results,
+                                dp_strbuf *why, dp_error *err);
 /* Take the devices of a result (non-admin ones) for later allocations. */
 int dp_alloc_commit(dp_alloc_snapshot *s, const dp_alloc_claim *claim, const dp_alloc_result *r);
 dp_alloc_result *dp_alloc_results_free(dp_alloc_result *r, size_t n);

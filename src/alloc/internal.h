@@ -178,6 +178,8 @@ struct dp_alloc_snapshot {
         uint32_t *scratch;   /* n_devs + 1 entries */
         uint32_t dev_epoch;
 
+        dp_hashmap *frontier; /* claim shape -> first node not known to fail, + 1 */
+
         dp_alloc_stats stats;
         size_t bytes;
 };

@@ -43,7 +43,8 @@ dp_alloc_snapshot *dp_alloc_snapshot_new(void) {
         s->strmap = dp_hashmap_new();
         s->nodemap = dp_hashmap_new();
         s->devmap = dp_hashmap_new();
-        if (!s->strmap || !s->nodemap || !s->devmap) return dp_alloc_snapshot_free(s);
+        s->frontier = dp_hashmap_new();
+        if (!s->strmap || !s->nodemap || !s->devmap || !s->frontier) return dp_alloc_snapshot_free(s);
         return s;
 }
 
@@ -90,6 +91,7 @@ dp_alloc_snapshot *dp_alloc_snapshot_free(dp_alloc_snapshot *s) {
         dp_hashmap_free(s->strmap);
         dp_hashmap_free(s->nodemap);
         dp_hashmap_free(s->devmap);
+        dp_hashmap_free(s->frontier);
         free(s);
         return NULL;
 }

@@ -489,3 +489,32 @@ TEST(determinism_100_runs) {
         }
         ASSERT_CONTAINS(first, "r=example.com/node-a/gpu-0\nr=example.com/node-a/gpu-3\n");
 }
+
+TEST(first_fit_walks_nodes_in_name_order) {
+        _cleanup_(dp_alloc_snapshot_freep) dp_alloc_snapshot *s = snap();
+        ASSERT_OK(add_simple_pool(s, store, "node-b", "gpu-", 1, NULL, NULL, 0));
+        ASSERT_OK(add_simple_pool(s, store + 1, "node-a", "gpu-", 1, NULL, NULL, 0));
+        uint32_t sel;
+        ASSERT_OK(dp_alloc_add_selector(s, &any, &sel));
+        dp_alloc_subrequest sr = {.class_selectors = &sel, .n_class_selectors = 1, .count = 1};
+        dp_alloc_request rq = {.name = "r", .subs = &sr, .n_subs = 1};
+        const char *expect[] = {"node-a", "node-b"};
+        for (int i = 0; i < 3; i++) {
+                CLAIM(c, &rq, 1, NULL, 0);
+                const dp_alloc_claim *cp = &c;
+                dp_alloc_result *res = NULL;
+                size_t node = 99;
+                _cleanup_strbuf_ dp_strbuf why = DP_STRBUF_INIT;
+                int r = dp_alloc_allocate_first_fit(s, &cp, 1, NULL, &node, &res, &why, NULL);
+                if (i < 2) {
+                        ASSERT_EQ(r, 1);
+                        ASSERT_STREQ(dp_alloc_node_name(s, node), expect[i]);
+                        ASSERT_OK(dp_alloc_commit(s, &c, &res[0]));
+                        dp_alloc_results_free(res, 1);
+                } else {
+                        ASSERT_EQ(r, 0);
+                        ASSERT_CONTAINS(dp_strbuf_str(&why), "node-a: request r: needs 1 device, 0 of 1 usable: 1 in use by claim default/c\n");
+                        ASSERT_CONTAINS(dp_strbuf_str(&why), "node-b: request r:");
+                }
+        }
+}

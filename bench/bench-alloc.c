@@ -1,0 +1,290 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * bench-alloc — allocator throughput and worst cases over built snapshots.
+ * Prints one table row per scenario: median of R runs and the spread
+ * ((max - min) / median), claims/s, per-claim p50/p99, search effort per
+ * claim, snapshot bytes and process peak RSS; then versions and machine.
+ * Usage: bench-alloc [-r RUNS] [SCENARIO-SUBSTRING] */
+#include <stdio.h>
+#include <sys/resource.h>
+#include <sys/utsname.h>
+#include <time.h>
+
+#include "alloc-test-util.h"
+
+static double now_us(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+static int cmp_d(const void *a, const void *b) {
+        double x = *(const double *)a, y = *(const double *)b;
+        return x < y ? -1 : x > y;
+}
+
+typedef struct outcome {
+        size_t claims, ok;
+        double total_us, p50_us, p99_us;
+        double effort_per_claim;
+        size_t snap_bytes;
+} outcome;
+
+/* Devices with attributes (string "numa", int "idx"), a selector that
+ * checks the driver (the device user is the tdev). */
+static tdev *devstore;
+static size_t devstore_n;
+static tsel sel_any = {"*", ""};
+static tsel sel_numa0 = {"numa", "0"};
+
+static tdev *newdev(const char *name) {
+        tdev *t = &devstore[devstore_n++];
+        memset(t, 0, sizeof(*t));
+        snprintf(t->name, sizeof(t->name), "%s", name);
+        return t;
+}
+
+static void node_pool(dp_alloc_snapshot *s, const char *node, int n) {
+        dp_alloc_slice_spec sp = {.name = node, .driver = "gpu.example.com", .pool = node, .generation = 1,
+                                  .slice_count = 1, .node_name = node};
+        uint32_t sl;
+        if (dp_alloc_add_slice(s, &sp, &sl) < 0) abort();
+        for (int i = 0; i < n; i++) {
+                char nm[32], numa[16];
+                snprintf(nm, sizeof(nm), "gpu-%d", i);
+                snprintf(numa, sizeof(numa), "%d", i / (n / 2 ? n / 2 : 1));
+                tdev *t = newdev(nm);
+                snprintf(t->keys[0], 64, "numa");
+                snprintf(t->vals[0], 64, "%s", numa);
+                t->n = 1;
+                dp_alloc_attr at[3] = {{.name = "index", .type = DP_ALLOC_ATTR_INT, .i = i},
+                                       {.name = "numa", .type = DP_ALLOC_ATTR_STRING, .s = t->vals[0]},
+                                       {.name = "model", .type = DP_ALLOC_ATTR_STRING, .s = "LATEST-GPU-MODEL"}};
+                dp_alloc_capacity cap = {.name = "memory", .value = GI(80)};
+                dp_alloc_device_spec d = {.name = t->name, .attrs = at, .n_attrs = 3, .caps = &cap, .n_caps = 1, .user = t};
+                if (dp_alloc_add_device(s, sl, &d, NULL) < 0) abort();
+        }
+}
+
+/* 8 GPUs per node; each GPU a counter set of 7 memory slices; 7 partition
+ * devices (group mig) each taking 1, and, with `vgpu`, 2 vGPU devices (group
+ * vgpu) taking 3 each. */
+static void partition_node(dp_alloc_snapshot *s, const char *node, bool vgpu) {
+        dp_alloc_counter ctr = {"memory", QN(7)};
+        dp_alloc_counter_set sets[8];
+        char setnames[8][24];
+        for (int g = 0; g < 8; g++) {
+                snprintf(setnames[g], sizeof(setnames[g]), "gpu-%d-memory", g);
+                sets[g] = (dp_alloc_counter_set){setnames[g], &ctr, 1};
+        }
+        char nm[96];
+        snprintf(nm, sizeof(nm), "%s-counters", node);
+        dp_alloc_slice_spec cs = {.name = nm, .driver = "gpu.example.com", .pool = node, .generation = 1,
+                                  .slice_count = 2, .counter_sets = sets, .n_counter_sets = 8};
+        if (dp_alloc_add_slice(s, &cs, NULL) < 0) abort();
+        snprintf(nm, sizeof(nm), "%s-devices", node);
+        dp_alloc_slice_spec ds = {.name = nm, .driver = "gpu.example.com", .pool = node, .generation = 1,
+                                  .slice_count = 2, .node_name = node};
+        uint32_t sl;
+        if (dp_alloc_add_slice(s, &ds, &sl) < 0) abort();
+        for (int g = 0; g < 8; g++) {
+                for (int p = 0; p < 7 + (vgpu ? 2 : 0); p++) {
+                        bool v = p >= 7;
+                        char dn[32];
+                        if (v) snprintf(dn, sizeof(dn), "gpu-%d-vgpu-%d", g, p - 7);
+                        else snprintf(dn, sizeof(dn), "gpu-%d-mig-%d", g, p);
+                        tdev *t = newdev(dn);
+                        snprintf(t->keys[0], 64, "kind");
+                        snprintf(t->vals[0], 64, "%s", v ? "vgpu" : "mig");
+                        t->n = 1;
+                        dp_alloc_attr at[2] = {{.name = "parent", .type = DP_ALLOC_ATTR_INT, .i = g},
+                                               {.name = "kind", .type = DP_ALLOC_ATTR_STRING, .s = t->vals[0]}};
+                        dp_alloc_counter use = {"memory", QN(v ? 3 : 1)};
+                        const char *grp = v ? "vgpu" : "mig";
+                        dp_alloc_consumption c = {setnames[g], &use, 1, vgpu ? &grp : NULL, vgpu ? 1 : 0};
+                        dp_alloc_device_spec d = {.name = t->name, .attrs = at, .n_attrs = 2, .consumes = &c,
+                                                  .n_consumes = 1, .user = t};
+                        if (dp_alloc_add_device(s, sl, &d, NULL) < 0) abort();
+                }
+        }
+}
+
+typedef enum { SHAPE_ONE, SHAPE_MATCH, SHAPE_PART, SHAPE_MIXED } shape_kind;
+
+static outcome run_fill(int nodes, int per_node, size_t claims, shape_kind shape) {
+        outcome o = {.claims = claims};
+        dp_alloc_snapshot *s = dp_alloc_snapshot_new();
+        dp_alloc_set_selector_fn(s, tsel_fn, NULL);
+        devstore_n = 0;
+        for (int n = 0; n < nodes; n++) {
+                char nm[32];
+                snprintf(nm, sizeof(nm), "node-%04d", n);
+                if (shape == SHAPE_PART || shape == SHAPE_MIXED) partition_node(s, nm, shape == SHAPE_MIXED);
+                else node_pool(s, nm, per_node);
+        }
+        static tsel sel_mig = {"kind", "mig"}, sel_vgpu = {"kind", "vgpu"};
+        uint32_t sa, sm, sv;
+        dp_alloc_add_selector(s, &sel_any, &sa);
+        dp_alloc_add_selector(s, &sel_mig, &sm);
+        dp_alloc_add_selector(s, &sel_vgpu, &sv);
+        dp_alloc_subrequest sr = {.device_class = "gpu.example.com", .class_selectors = &sa, .n_class_selectors = 1,
+                                  .count = shape == SHAPE_MATCH ? 2 : 1};
+        dp_alloc_subrequest srv = sr;
+        if (shape == SHAPE_MIXED) {
+                sr.selectors = &sm;
+                sr.n_selectors = 1;
+                srv.selectors = &sv;
+                srv.n_selectors = 1;
+        }
+        dp_alloc_request rq = {.name = "gpu", .subs = &sr, .n_subs = 1};
+        dp_alloc_request rqv = {.name = "gpu", .subs = &srv, .n_subs = 1};
+        dp_alloc_constraint ct = {.match_attribute = "gpu.example.com/numa"};
+        double *lat = calloc(claims, sizeof(double));
+        dp_alloc_stats st0, st1;
+        dp_alloc_freeze(s, NULL);
+        dp_alloc_get_stats(s, &st0);
+        double t0 = now_us();
+        for (size_t i = 0; i < claims; i++) {
+                char name[32];
+                snprintf(name, sizeof(name), "claim-%zu", i);
+                /* mixed fleet: 1 in 8 claims asks for a vGPU */
+                bool v = shape == SHAPE_MIXED && i % 8 == 7;
+                dp_alloc_claim c = {.ns = "default", .name = name, .uid = name, .requests = v ? &rqv : &rq,
+                                    .n_requests = 1, .constraints = &ct, .n_constraints = shape == SHAPE_MATCH};
+                const dp_alloc_claim *cp = &c;
+                dp_alloc_result *res = NULL;
+                size_t node;
+                double a = now_us();
+                int r = dp_alloc_allocate_first_fit(s, &cp, 1, &(dp_alloc_options){0}, &node, &res, NULL, NULL);
+                if (r == 1) {
+                        dp_alloc_commit(s, &c, &res[0]);
+                        dp_alloc_results_free(res, 1);
+                        o.ok++;
+                }
+                lat[i] = now_us() - a;
+        }
+        o.total_us = now_us() - t0;
+        dp_alloc_get_stats(s, &st1);
+        qsort(lat, claims, sizeof(double), cmp_d);
+        o.p50_us = lat[claims / 2];
+        o.p99_us = lat[claims * 99 / 100];
+        o.effort_per_claim = (double)(st1.effort - st0.effort) / claims;
+        o.snap_bytes = st1.peak_bytes;
+        free(lat);
+        dp_alloc_snapshot_free(s);
+        return o;
+}
+
+typedef enum { UNSAT_N_MINUS_1, UNSAT_MATCH_17, UNSAT_16_16 } unsat_kind;
+
+static outcome run_unsat(unsat_kind k) {
+        outcome o = {.claims = 1};
+        dp_alloc_snapshot *s = dp_alloc_snapshot_new();
+        dp_alloc_set_selector_fn(s, tsel_fn, NULL);
+        devstore_n = 0;
+        node_pool(s, "node-0000", k == UNSAT_MATCH_17 ? 32 : 31);
+        uint32_t sa;
+        dp_alloc_add_selector(s, &sel_any, &sa);
+        (void)sel_numa0;
+        dp_alloc_subrequest sr = {.class_selectors = &sa, .n_class_selectors = 1,
+                                  .count = k == UNSAT_N_MINUS_1 ? 32 : k == UNSAT_MATCH_17 ? 17 : 16};
+        dp_alloc_request rq[2] = {{.name = "a", .subs = &sr, .n_subs = 1}, {.name = "b", .subs = &sr, .n_subs = 1}};
+        dp_alloc_constraint ct = {.match_attribute = "gpu.example.com/numa"};
+        dp_alloc_claim c = {.ns = "default", .name = "big", .uid = "big", .requests = rq,
+                            .n_requests = k == UNSAT_16_16 ? 2 : 1, .constraints = &ct,
+                            .n_constraints = k == UNSAT_MATCH_17};
+        const dp_alloc_claim *cp = &c;
+        dp_alloc_freeze(s, NULL);
+        dp_alloc_result *res = NULL;
+        dp_strbuf why = DP_STRBUF_INIT;
+        double a = now_us();
+        int r = dp_alloc_allocate(s, "node-0000", &cp, 1, &(dp_alloc_options){.explain = true}, &res, &why, NULL);
+        o.total_us = now_us() - a;
+        o.p50_us = o.p99_us = o.total_us;
+        o.ok = r == 1;
+        dp_alloc_stats st;
+        dp_alloc_get_stats(s, &st);
+        o.effort_per_claim = (double)st.effort;
+        o.snap_bytes = st.peak_bytes;
+        if (r == 1) dp_alloc_results_free(res, 1);
+        dp_strbuf_done(&why);
+        dp_alloc_snapshot_free(s);
+        return o;
+}
+
+typedef struct scenario {
+        const char *name;
+        int kind; /* 0 fill, 1 unsat */
+        int nodes, per_node;
+        size_t claims;
+        int shape;
+} scenario;
+
+static const scenario scenarios[] = {
+        {"500x10 single-device claims", 0, 500, 10, 5000, SHAPE_ONE},
+        {"500x10 2-device matchAttribute claims", 0, 500, 10, 2500, SHAPE_MATCH},
+        {"1000x8 GPUs x7 partitions (shared counters)", 0, 1000, 0, 56000, SHAPE_PART},
+        {"1000x8 GPUs mig|vgpu compatibility groups", 0, 1000, 0, 40000, SHAPE_MIXED},
+        {"unsat: 32 of 31 devices", 1, 1, 31, 1, UNSAT_N_MINUS_1},
+        {"unsat: 17 sharing numa, 16 do", 1, 1, 32, 1, UNSAT_MATCH_17},
+        {"unsat: 16+16 of 31 devices", 1, 1, 31, 1, UNSAT_16_16},
+};
+
+int main(int argc, char **argv) {
+        int runs = 5;
+        const char *only = NULL;
+        for (int i = 1; i < argc; i++) {
+                if (streq(argv[i], "-r") && i + 1 < argc) runs = atoi(argv[++i]);
+                else only = argv[i];
+        }
+        if (runs < 1) runs = 1;
+        devstore = calloc(200000, sizeof(tdev));
+        if (!devstore) return 1;
+        printf("%-46s %7s %6s %12s %8s %10s %10s %9s %9s\n", "scenario", "claims", "ok", "claims/s", "spread",
+               "p50 us", "p99 us", "effort/c", "snap MB");
+        for (size_t k = 0; k < ELEMENTSOF(scenarios); k++) {
+                const scenario *sc = &scenarios[k];
+                if (only && !strstr(sc->name, only)) continue;
+                outcome res[32];
+                double rate[32];
+                int n = runs > 32 ? 32 : runs;
+                for (int i = 0; i < n; i++) {
+                        res[i] = sc->kind == 0 ? run_fill(sc->nodes, sc->per_node, sc->claims, (shape_kind)sc->shape)
+                                               : run_unsat((unsat_kind)sc->shape);
+                        rate[i] = res[i].claims / (res[i].total_us / 1e6);
+                }
+                double sorted[32];
+                memcpy(sorted, rate, sizeof(double) * n);
+                qsort(sorted, n, sizeof(double), cmp_d);
+                double med = sorted[n / 2];
+                int mi = 0;
+                for (int i = 0; i < n; i++)
+                        if (rate[i] == med) mi = i;
+                double spread = med > 0 ? (sorted[n - 1] - sorted[0]) / med * 100 : 0;
+                const outcome *m = &res[mi];
+                printf("%-46s %7zu %6zu %12.0f %7.1f%% %10.1f %10.1f %9.1f %9.1f\n", sc->name, m->claims, m->ok, med,
+                       spread, m->p50_us, m->p99_us, m->effort_per_claim, m->snap_bytes / 1048576.0);
+        }
+        struct rusage ru;
+        getrusage(RUSAGE_SELF, &ru);
+        struct utsname u;
+        uname(&u);
+        char cpu[600] = "unknown";
+        FILE *f = fopen("/proc/cpuinfo", "r");
+        if (f) {
+                char line[512];
+                while (fgets(line, sizeof(line), f))
+                        if (startswith(line, "model name")) {
+                                char *c = strchr(line, ':');
+                                snprintf(cpu, sizeof(cpu), "%s", c ? c + 2 : line);
+                                cpu[strcspn(cpu, "\n")] = 0;
+                                break;
+                        }
+                fclose(f);
+        }
+        printf("\nruns per scenario: %d (median shown; spread = (max-min)/median of claims/s)\n", runs);
+        printf("peak RSS: %.1f MB\n", ru.ru_maxrss / 1024.0);
+        printf("devplane %s, compiler %s, %s %s %s, cpu %s, %ld cores online\n", DP_VERSION, __VERSION__, u.sysname,
+               u.release, u.machine, cpu, sysconf(_SC_NPROCESSORS_ONLN));
+        free(devstore);
+        return 0;
+}

@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * firstfit.c — "the first node, in name order, where the claims fit".
+ *
+ * Allocation in a snapshot is monotone: commits and marks only take devices,
+ * counters and capacity away, never give them back (there is no release).
+ * So once claims of a given shape failed on a node they fail there for the
+ * snapshot's lifetime, and a frontier per shape (the first node not yet
+ * known to fail) turns "scan every node for every claim" from quadratic into
+ * linear. The shape is the exact serialisation of everything that decides
+ * feasibility (selector ids, counts, modes, tolerations, capacity, names the
+ * constraints refer to), never a hash alone. */
+#include <stdio.h>
+
+#include "alloc/internal.h"
+
+static void put_str(dp_strbuf *b, const char *s) {
+        dp_strbuf_puts(b, s ? s : "\x01");
+        dp_strbuf_putc(b, '\x02');
+}
+
+static void put_u64(dp_strbuf *b, uint64_t v) { dp_strbuf_printf(b, "%llx\x02", (unsigned long long)v); }
+
+static void put_q(dp_strbuf *b, __int128 v) {
+        put_u64(b, (uint64_t)(v >> 64));
+        put_u64(b, (uint64_t)v);
+}
+
+static void shape(const dp_alloc_claim *const *claims, size_t n, dp_strbuf *b) {
+        put_u64(b, n);
+        for (size_t c = 0; c < n; c++) {
+                const dp_alloc_claim *cl = claims[c];
+                put_u64(b, cl->admin_access_allowed);
+                put_u64(b, cl->n_requests);
+                for (size_t i = 0; i < cl->n_requests; i++) {
+                        const dp_alloc_request *r = &cl->requests[i];
+                        put_str(b, r->name);
+                        put_u64(b, r->first_available);
+                        put_u64(b, r->n_subs);
+                        for (size_t k = 0; k < r->n_subs; k++) {
+                                const dp_alloc_subrequest *sr = &r->subs[k];
+                                put_str(b, sr->name);
+                                put_u64(b, sr->class_missing);
+                                put_u64(b, sr->n_class_selectors);
+                                for (size_t j = 0; j < sr->n_class_selectors; j++) put_u64(b, sr->class_selectors[j]);
+                                put_u64(b, sr->n_selectors);
+                                for (size_t j = 0; j < sr->n_selectors; j++) put_u64(b, sr->selectors[j]);
+                                put_u64(b, sr->all);
+                                put_u64(b, (uint64_t)sr->count);
+                                put_u64(b, sr->admin_access);
+                                put_u64(b, sr->n_tolerations);
+                                for (size_t j = 0; j < sr->n_tolerations; j++) {
+                                        const dp_alloc_toleration *t = &sr->tolerations[j];
+                                        put_str(b, t->key);
+                                        put_str(b, t->op);
+                                        put_str(b, t->value);
+                                        put_str(b, t->effect);
+                                }
+                                put_u64(b, sr->n_capacity);
+                                for (size_t j = 0; j < sr->n_capacity; j++) {
+                                        put_str(b, sr->capacity[j].name);
+                                        put_q(b, sr->capacity[j].value);
+                                }
+                        }
+                }
+                put_u64(b, cl->n_constraints);
+                for (size_t k = 0; k < cl->n_constraints; k++) {
+                        const dp_alloc_constraint *ct = &cl->constraints[k];
+                        put_str(b, ct->match_attribute);
+                        put_str(b, ct->distinct_attribute);
+                        put_u64(b, ct->n_requests);
+                        for (size_t j = 0; j < ct->n_requests; j++) put_str(b, ct->requests[j]);
+                }
+        }
+}
+
+int dp_alloc_allocate_first_fit(dp_alloc_snapshot *s, const dp_alloc_claim *const *claims, size_t n_claims,
+                                const dp_alloc_options *opts, size_t *ret_node, dp_alloc_result **ret_results,
+                                dp_strbuf *why, dp_error *err) {
+        assert_return(s && (claims || n_claims == 0) && ret_node && ret_results, -EINVAL);
+        int r = dp_alloc_freeze(s, err);
+        if (r < 0) return r;
+        _cleanup_strbuf_ dp_strbuf key = DP_STRBUF_INIT;
+        shape(claims, n_claims, &key);
+        if (dp_strbuf_failed(&key)) return -ENOMEM;
+        void *v = dp_hashmap_get(s->frontier, dp_strbuf_str(&key));
+        size_t start = v ? (size_t)((uintptr_t)v - 1) : 0;
+        dp_alloc_options quiet = opts ? *opts : (dp_alloc_options){0};
+        quiet.explain = false;
+        for (size_t i = start; i < s->n_nodes; i++) {
+                r = dp_alloc_allocate(s, s->strs[s->nodes[i].name], claims, n_claims, &quiet, ret_results, NULL, err);
+                if (r < 0) return r;
+                if (r > 0) {
+                        *ret_node = i;
+                        break;
+                }
+        }
+        size_t frontier = r > 0 ? *ret_node : s->n_nodes;
+        if (frontier != start) {
+                int q;
+                if (v) {
+                        q = dp_hashmap_replace(s->frontier, dp_strbuf_str(&key), (void *)(uintptr_t)(frontier + 1));
+                } else {
+                        /* the key lives as long as the snapshot: keep it among its blocks */
+                        char *k = NULL;
+                        q = DP_GROW(s->blocks, s->cap_blocks, s->n_blocks + 1);
+                        if (q == 0 && !(k = dp_strbuf_steal(&key))) q = -ENOMEM;
+                        if (q == 0) q = dp_hashmap_put(s->frontier, k, (void *)(uintptr_t)(frontier + 1));
+                        if (q == 0) s->blocks[s->n_blocks++] = k;
+                        else free(k);
+                }
+                if (q < 0) {
+                        if (r > 0) *ret_results = dp_alloc_results_free(*ret_results, n_claims);
+                        return q;
+                }
+        }
+        if (r > 0) return 1;
+        if (why && (!opts || opts->explain))
+                for (size_t i = 0; i < s->n_nodes; i++) {
+                        dp_alloc_result *none = NULL;
+                        dp_alloc_options o = opts ? *opts : (dp_alloc_options){0};
+                        o.explain = true;
+                        _cleanup_strbuf_ dp_strbuf one = DP_STRBUF_INIT;
+                        r = dp_alloc_allocate(s, s->strs[s->nodes[i].name], claims, n_claims, &o, &none, &one, err);
+                        if (r < 0) return r;
+                        if (r > 0) { /* cannot happen: allocation is monotone */
+                                dp_alloc_results_free(none, n_claims);
+                                continue;
+                        }
+                        const char *p = dp_strbuf_str(&one);
+                        while (*p) {
+                                const char *nl = strchr(p, '\n');
+                                size_t len = nl ? (size_t)(nl - p) : strlen(p);
+                                dp_strbuf_printf(why, "%s: %.*s\n", s->strs[s->nodes[i].name], (int)len, p);
+                                p += len + (nl ? 1 : 0);
+                        }
+                }
+        if (s->n_nodes == 0 && why) dp_strbuf_puts(why, "no nodes\n");
+        return 0;
+}
