@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * The public face (cel.h): the DRA environment, compile, evaluate. */
+#include <stdio.h>
+
+#include "cel/cel-internal.h"
+
+/* Memory one evaluation may allocate. The cost limit bounds work; this
+ * bounds what the work may build (string concatenation doubles per step). */
+#define CEL_EVAL_MEMORY_LIMIT (64u << 20)
+
+struct dp_cel_program {
+        cel_ast ast;
+        char *expr;
+        dp_cel_options opts;
+        uint64_t estimated_cost;
+};
+
+void dp_cel_options_init(dp_cel_options *opts) {
+        memset(opts, 0, sizeof(*opts));
+        opts->consumable_capacity = true;
+        opts->cost_limit = DP_CEL_MAX_COST;
+}
+
+static const cel_var dra_vars[] = {{"device", &cel_t_device}};
+
+static void dra_env(const dp_cel_options *o, cel_env *env) {
+        memset(env, 0, sizeof(*env));
+        env->vars = dra_vars;
+        env->n_vars = ELEMENTSOF(dra_vars);
+        env->libs = CEL_LIB_STD | CEL_LIB_STRINGS | CEL_LIB_SETS | CEL_LIB_LISTS_EXT | CEL_LIB_K8S | CEL_LIB_OPTIONAL |
+                    (o->list_type_attributes ? CEL_LIB_INCLUDES : 0);
+        env->homogeneous_literals = true;
+        env->cross_type_numeric = true;
+        env->device_multi_alloc = o->consumable_capacity;
+}
+
+dp_cel_program *dp_cel_program_free(dp_cel_program *p) {
+        if (!p) return NULL;
+        cel_ast_done(&p->ast);
+        free(p->expr);
+        free(p);
+        return NULL;
+}
+
+int dp_cel_compile(const char *expr, const dp_cel_options *opts, dp_cel_program **ret, dp_error *err) {
+        assert_return(expr && ret, -EINVAL);
+        dp_cel_options o;
+        if (opts) o = *opts;
+        else dp_cel_options_init(&o);
+        if (!o.cost_limit) o.cost_limit = DP_CEL_MAX_COST;
+        size_t len = strlen(expr);
+        if (len > DP_CEL_MAX_EXPR_LEN)
+                return dp_error_set(err, -E2BIG, "expression too long: %zu bytes, may not be more than %d bytes", len,
+                                    DP_CEL_MAX_EXPR_LEN);
+        dp_cel_program *p = calloc(1, sizeof(*p));
+        if (!p) return dp_error_set(err, -ENOMEM, "out of memory");
+        p->opts = o;
+        p->expr = strdup(expr);
+        if (!p->expr) {
+                dp_cel_program_free(p);
+                return dp_error_set(err, -ENOMEM, "out of memory");
+        }
+        int r = cel_parse(p->expr, len, true, &p->ast, err);
+        if (r < 0) {
+                dp_cel_program_free(p);
+                return r;
+        }
+        cel_env env;
+        dra_env(&o, &env);
+        r = cel_plan(&p->ast, &env, err);
+        const cel_type *t = NULL;
+        if (r >= 0) r = cel_check(&p->ast, &env, &t, err);
+        if (r >= 0 && t && t->kind != CT_BOOL && t->kind != CT_DYN) {
+                dp_strbuf sb = DP_STRBUF_INIT;
+                cel_type_format(&sb, t);
+                r = dp_error_set(err, -EINVAL, "must evaluate to bool or the unknown type, not %s", dp_strbuf_str(&sb));
+                dp_strbuf_done(&sb);
+        }
+        if (r >= 0) {
+                p->estimated_cost = cel_estimate(&p->ast);
+                if (o.check_estimated_cost && p->estimated_cost > o.cost_limit)
+                        r = dp_error_set(err, -E2BIG,
+                                         "too complex, exceeds cost limit: estimated cost %llu exceeds budget by factor of more than %.1fx",
+                                         (unsigned long long)p->estimated_cost,
+                                         (double)p->estimated_cost / (double)o.cost_limit);
+        }
+        if (r < 0) {
+                dp_cel_program_free(p);
+                return r;
+        }
+        *ret = p;
+        return 0;
+}
+
+const char *dp_cel_program_expression(const dp_cel_program *p) { return p ? p->expr : NULL; }
+uint64_t dp_cel_program_estimated_cost(const dp_cel_program *p) { return p ? p->estimated_cost : 0; }
+
+cel_value cel_make_device(cel_ctx *c, const dp_cel_device *d);
+
+int dp_cel_eval(const dp_cel_program *p, const dp_cel_device *dev, dp_cel_result *ret, dp_error *err) {
+        assert_return(p && dev && ret, -EINVAL);
+        cel_arena arena = {.limit = CEL_EVAL_MEMORY_LIMIT};
+        cel_ctx c = {.arena = &arena, .cost_limit = p->opts.cost_limit};
+        cel_activation act = {"device", cel_make_device(&c, dev), NULL};
+        c.vars = &act;
+        cel_value v = cel_eval(&c, &p->ast);
+        int r = 0;
+        if (c.fatal) {
+                r = dp_error_set(err, c.fatal, "%s", c.fatal_msg);
+        } else if (v.kind == CV_ERROR) {
+                r = dp_error_set(err, -EINVAL, "%s", v.err);
+        } else if (v.kind != CV_BOOL) {
+                r = dp_error_set(err, -EINVAL, "CEL result of type %s could not be converted to bool", cel_kind_name(v.kind));
+        } else {
+                ret->matches = v.b;
+                ret->cost = c.cost;
+        }
+        cel_arena_done(&arena);
+        return r;
+}

@@ -1,0 +1,622 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * The type checker: every node gets a type; calls resolve against the
+ * overload signatures with type parameters (A, B) unified per call; dyn
+ * unifies with anything, as cel-go's checker does. Errors are collected
+ * (at most 100) with line:column and a caret snippet. Homogeneous list and
+ * map literals are enforced when the environment asks (Kubernetes does). */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "cel/cel-internal.h"
+
+size_t cel_sig_nargs(const char *sig);
+
+typedef struct checker {
+        cel_ast *ast;
+        const cel_env *env;
+        dp_strbuf msgs;
+        int nerr;
+        bool oom;
+} checker;
+
+typedef struct tscope {
+        const char *name;
+        const cel_type *type;
+        const struct tscope *up;
+} tscope;
+
+static void cerr(checker *k, uint32_t pos, const char *fmt, ...) _printf_(3, 4);
+static void cerr(checker *k, uint32_t pos, const char *fmt, ...) {
+        if (k->nerr++ >= 100) return;
+        unsigned line, col;
+        cel_pos(k->ast->src, k->ast->src_len, pos, &line, &col);
+        if (k->msgs.len) dp_strbuf_putc(&k->msgs, '\n');
+        dp_strbuf_printf(&k->msgs, "ERROR: <input>:%u:%u: ", line, col);
+        va_list ap;
+        va_start(ap, fmt);
+        dp_strbuf_vprintf(&k->msgs, fmt, ap);
+        va_end(ap);
+        const char *src = k->ast->src;
+        size_t ls = pos, len = k->ast->src_len;
+        if (ls > len) ls = len;
+        while (ls > 0 && src[ls - 1] != '\n') ls--;
+        size_t le = ls;
+        while (le < len && src[le] != '\n') le++;
+        dp_strbuf_puts(&k->msgs, "\n | ");
+        dp_strbuf_append(&k->msgs, src + ls, le - ls);
+        dp_strbuf_puts(&k->msgs, "\n | ");
+        for (unsigned i = 1; i < col; i++) dp_strbuf_putc(&k->msgs, '.');
+        dp_strbuf_putc(&k->msgs, '^');
+}
+
+static cel_type *mk(checker *k, cel_type_kind kind, const cel_type *a, const cel_type *b) {
+        cel_type *t = cel_alloc(&k->ast->arena, sizeof(*t));
+        if (!t) {
+                k->oom = true;
+                return (cel_type *)&cel_t_dyn;
+        }
+        t->kind = kind;
+        t->p[0] = a;
+        t->p[1] = b;
+        return t;
+}
+
+/* ---- signature text ---- */
+const cel_type *cel_sig_type(cel_arena *a, const char **pp) {
+        const char *p = *pp;
+        size_t n = strcspn(p, ",()-");
+        const cel_type *t = &cel_t_dyn;
+        cel_type *nt = NULL;
+#define IS(s) (n == strlen(s) && !strncmp(p, s, n))
+        if (IS("int")) t = &cel_t_int;
+        else if (IS("uint")) t = &cel_t_uint;
+        else if (IS("double")) t = &cel_t_double;
+        else if (IS("bool")) t = &cel_t_bool;
+        else if (IS("string")) t = &cel_t_string;
+        else if (IS("bytes")) t = &cel_t_bytes;
+        else if (IS("null_type")) t = &cel_t_null;
+        else if (IS("Quantity")) t = &cel_t_quantity;
+        else if (IS("Semver")) t = &cel_t_semver;
+        else if (IS("IP")) t = &cel_t_ip;
+        else if (IS("CIDR")) t = &cel_t_cidr;
+        else if (IS("URL")) t = &cel_t_url;
+        else if (IS("A") || IS("B")) {
+                nt = cel_alloc(a, sizeof(*nt));
+                if (nt) {
+                        nt->kind = CT_PARAM;
+                        nt->name = p[0] == 'A' ? "A" : "B";
+                        t = nt;
+                }
+        } else if (IS("list") || IS("map") || IS("optional") || IS("type")) {
+                nt = cel_alloc(a, sizeof(*nt));
+                if (nt) {
+                        nt->kind = IS("list") ? CT_LIST : IS("map") ? CT_MAP : IS("optional") ? CT_OPTIONAL : CT_TYPE;
+                        t = nt;
+                }
+        }
+#undef IS
+        p += n;
+        if (*p == '(') {
+                p++;
+                const cel_type *x = cel_sig_type(a, &p);
+                const cel_type *y = NULL;
+                if (*p == ',') {
+                        p++;
+                        y = cel_sig_type(a, &p);
+                }
+                if (*p == ')') p++;
+                if (nt) {
+                        nt->p[0] = x;
+                        nt->p[1] = y;
+                }
+        } else if (nt && (nt->kind == CT_LIST || nt->kind == CT_OPTIONAL)) {
+                nt->p[0] = &cel_t_dyn;
+        } else if (nt && nt->kind == CT_MAP) {
+                nt->p[0] = nt->p[1] = &cel_t_dyn;
+        }
+        *pp = p;
+        return t;
+}
+
+/* ---- unification ---- */
+typedef struct binding {
+        const cel_type *a, *b;
+} binding;
+
+static bool is_dyn(const cel_type *t) { return !t || t->kind == CT_DYN || t->kind == CT_ERROR; }
+/* The type of an unconstrained parameter ([] elements, optional.none()):
+ * prints as dyn, but gives way to anything more specific when joined. */
+static const cel_type t_free = {CT_DYN, {NULL, NULL}, "free"};
+static bool is_free(const cel_type *t) { return t && t->kind == CT_DYN && t->name; }
+
+static const cel_type *subst(checker *k, const cel_type *t, const binding *bd);
+
+static bool unify(const cel_type *sig, const cel_type *arg, binding *bd) {
+        if (sig && sig->kind == CT_PARAM && arg && arg->kind == CT_DYN && !is_free(arg)) {
+                const cel_type **slot = sig->name[0] == 'A' ? &bd->a : &bd->b;
+                if (!*slot || is_free(*slot)) *slot = arg;
+                return true;
+        }
+        if (!sig || is_dyn(arg)) return true;
+        if (sig->kind == CT_DYN) return true;
+        if (sig->kind == CT_PARAM) {
+                const cel_type **slot = sig->name[0] == 'A' ? &bd->a : &bd->b;
+                if (!*slot || is_dyn(*slot)) {
+                        *slot = arg;
+                        return true;
+                }
+                /* already bound: must agree (dyn inside is fine) */
+                return unify(*slot, arg, bd);
+        }
+        if (arg->kind == CT_PARAM) return true;
+        if (sig->kind != arg->kind) return false;
+        switch (sig->kind) {
+        case CT_LIST:
+        case CT_OPTIONAL: return unify(sig->p[0], arg->p[0], bd);
+        case CT_TYPE: return !sig->p[0] || !arg->p[0] || unify(sig->p[0], arg->p[0], bd);
+        case CT_MAP: return unify(sig->p[0], arg->p[0], bd) && unify(sig->p[1], arg->p[1], bd);
+        case CT_MESSAGE: return streq(sig->name, arg->name);
+        default: return true;
+        }
+}
+
+static const cel_type *subst(checker *k, const cel_type *t, const binding *bd) {
+        if (!t) return &cel_t_dyn;
+        switch (t->kind) {
+        case CT_PARAM: {
+                const cel_type *b = t->name[0] == 'A' ? bd->a : bd->b;
+                return b ? b : &t_free;
+        }
+        case CT_LIST:
+        case CT_OPTIONAL:
+        case CT_TYPE:
+                if (!t->p[0]) return t;
+                return mk(k, t->kind, subst(k, t->p[0], bd), NULL);
+        case CT_MAP: return mk(k, CT_MAP, subst(k, t->p[0], bd), subst(k, t->p[1], bd));
+        default: return t;
+        }
+}
+
+static bool type_eq(const cel_type *a, const cel_type *b) {
+        if (is_dyn(a) || is_dyn(b)) return is_dyn(a) && is_dyn(b);
+        if (a->kind != b->kind) return false;
+        switch (a->kind) {
+        case CT_LIST:
+        case CT_OPTIONAL: return type_eq(a->p[0], b->p[0]);
+        case CT_TYPE: return (!a->p[0] && !b->p[0]) || (a->p[0] && b->p[0] && type_eq(a->p[0], b->p[0]));
+        case CT_MAP: return type_eq(a->p[0], b->p[0]) && type_eq(a->p[1], b->p[1]);
+        case CT_PARAM:
+        case CT_MESSAGE: return streq(a->name, b->name);
+        default: return true;
+        }
+}
+
+/* assignable either way (dyn anywhere inside matches) */
+static bool compatible(const cel_type *a, const cel_type *b) {
+        if (is_dyn(a) || is_dyn(b)) return true;
+        if (a->kind == CT_PARAM || b->kind == CT_PARAM) return true;
+        if (a->kind != b->kind) return false;
+        switch (a->kind) {
+        case CT_LIST:
+        case CT_OPTIONAL: return compatible(a->p[0], b->p[0]);
+        case CT_TYPE: return true;
+        case CT_MAP: return compatible(a->p[0], b->p[0]) && compatible(a->p[1], b->p[1]);
+        case CT_MESSAGE: return streq(a->name, b->name);
+        default: return true;
+        }
+}
+
+/* common type of two, or dyn when they only meet in dyn */
+static const cel_type *join(checker *k, const cel_type *a, const cel_type *b) {
+        if (is_free(a)) return b;
+        if (is_free(b)) return a;
+        if (a && b && a->kind == CT_NULL && b->kind == CT_OPTIONAL) return b;
+        if (a && b && b->kind == CT_NULL && a->kind == CT_OPTIONAL) return a;
+        if (is_dyn(a)) return b && !is_dyn(b) ? &cel_t_dyn : a;
+        if (is_dyn(b)) return &cel_t_dyn;
+        if (type_eq(a, b)) return a;
+        if (a->kind == b->kind && (a->kind == CT_LIST || a->kind == CT_OPTIONAL))
+                return mk(k, a->kind, join(k, a->p[0], b->p[0]), NULL);
+        if (a->kind == CT_MAP && b->kind == CT_MAP) return mk(k, CT_MAP, join(k, a->p[0], b->p[0]), join(k, a->p[1], b->p[1]));
+        return &cel_t_dyn;
+}
+
+static char *tname(const cel_type *t, char *buf, size_t size) {
+        dp_strbuf sb = DP_STRBUF_INIT;
+        cel_type_format(&sb, t);
+        snprintf(buf, size, "%s", dp_strbuf_str(&sb));
+        dp_strbuf_done(&sb);
+        return buf;
+}
+
+static const cel_type *check(checker *k, cel_expr *e, const tscope *s);
+
+static const cel_type *lookup(const tscope *s, const char *n) {
+        for (; s; s = s->up)
+                if (streq(s->name, n)) return s->type;
+        return NULL;
+}
+
+static const cel_type *device_field(checker *k, const char *f) {
+        static const cel_type qty_inner = {CT_MAP, {&cel_t_string, &cel_t_quantity}, NULL};
+        static const cel_type cap = {CT_MAP, {&cel_t_string, &qty_inner}, NULL};
+        static const cel_type attr_inner = {CT_MAP, {&cel_t_string, &cel_t_dyn}, NULL};
+        static const cel_type attrs = {CT_MAP, {&cel_t_string, &attr_inner}, NULL};
+        if (streq(f, "driver")) return &cel_t_string;
+        if (streq(f, "attributes")) return &attrs;
+        if (streq(f, "capacity")) return &cap;
+        if (streq(f, "allowMultipleAllocations") && k->env->device_multi_alloc) return &cel_t_bool;
+        return NULL;
+}
+
+static const cel_type *select_type(checker *k, cel_expr *e, const cel_type *ot) {
+        char b1[128];
+        if (is_dyn(ot)) return &cel_t_dyn;
+        switch (ot->kind) {
+        case CT_MAP:
+                if (!is_dyn(ot->p[0]) && ot->p[0]->kind != CT_STRING) break;
+                return ot->p[1];
+        case CT_DEVICE: {
+                const cel_type *t = device_field(k, e->sel.field);
+                if (!t) {
+                        cerr(k, e->pos, "undefined field '%s'", e->sel.field);
+                        return &cel_t_error;
+                }
+                return t;
+        }
+        case CT_OPTIONAL: {
+                const cel_type *in = select_type(k, e, ot->p[0]);
+                return in->kind == CT_ERROR ? in : in;
+        }
+        case CT_MESSAGE: return &cel_t_dyn;
+        default: break;
+        }
+        cerr(k, e->pos, "type '%s' does not support field selection", tname(ot, b1, sizeof b1));
+        return &cel_t_error;
+}
+
+static const cel_type *check_call_special(checker *k, cel_expr *e, const cel_type **at, bool *handled) {
+        const char *fn = e->call.fn;
+        char b1[128], b2[128];
+        *handled = true;
+        if (e->call.target) {
+                *handled = false;
+                return NULL;
+        }
+        if (streq(fn, "_&&_") || streq(fn, "_||_") || streq(fn, "@not_strictly_false")) {
+                for (size_t i = 0; i < e->call.nargs; i++)
+                        if (!is_dyn(at[i]) && at[i]->kind != CT_BOOL) {
+                                cerr(k, e->pos, "found no matching overload for '%s' applied to '(%s%s%s)'", fn,
+                                     tname(at[0], b1, sizeof b1), e->call.nargs > 1 ? ", " : "",
+                                     e->call.nargs > 1 ? tname(at[1], b2, sizeof b2) : "");
+                                return &cel_t_error;
+                        }
+                return &cel_t_bool;
+        }
+        if (streq(fn, "_?_:_")) {
+                if (!is_dyn(at[0]) && at[0]->kind != CT_BOOL) {
+                        cerr(k, e->pos, "found no matching overload for '_?_:_' applied to '(%s, ...)'", tname(at[0], b1, sizeof b1));
+                        return &cel_t_error;
+                }
+                if (!compatible(at[1], at[2])) {
+                        cerr(k, e->pos, "found no matching overload for '_?_:_' applied to '(bool, %s, %s)'",
+                             tname(at[1], b1, sizeof b1), tname(at[2], b2, sizeof b2));
+                        return &cel_t_error;
+                }
+                return join(k, at[1], at[2]);
+        }
+        if (streq(fn, "_==_") || streq(fn, "_!=_")) {
+                if (!compatible(at[0], at[1])) {
+                        cerr(k, e->pos, "found no matching overload for '%s' applied to '(%s, %s)'", fn,
+                             tname(at[0], b1, sizeof b1), tname(at[1], b2, sizeof b2));
+                        return &cel_t_error;
+                }
+                return &cel_t_bool;
+        }
+        if (streq(fn, "@in")) {
+                const cel_type *c = at[1];
+                bool ok = is_dyn(c) || (c->kind == CT_LIST && compatible(at[0], c->p[0])) ||
+                          (c->kind == CT_MAP && compatible(at[0], c->p[0]));
+                if (!ok) {
+                        cerr(k, e->pos, "found no matching overload for '@in' applied to '(%s, %s)'",
+                             tname(at[0], b1, sizeof b1), tname(at[1], b2, sizeof b2));
+                        return &cel_t_error;
+                }
+                return &cel_t_bool;
+        }
+        if (streq(fn, "_[_]") || streq(fn, "_[?_]")) {
+                bool opt = fn[2] == '?';
+                const cel_type *c = at[0], *r = NULL;
+                bool wrap = opt;
+                if (!is_dyn(c) && c->kind == CT_OPTIONAL) {
+                        c = c->p[0];
+                        wrap = true;
+                }
+                if (is_dyn(c)) r = &cel_t_dyn;
+                else if (c->kind == CT_LIST) {
+                        if (is_dyn(at[1]) || at[1]->kind == CT_INT) r = c->p[0];
+                } else if (c->kind == CT_MAP) {
+                        if (compatible(c->p[0], at[1]) ||
+                            ((at[1]->kind == CT_INT || at[1]->kind == CT_UINT || at[1]->kind == CT_DOUBLE) &&
+                             (c->p[0]->kind == CT_INT || c->p[0]->kind == CT_UINT || c->p[0]->kind == CT_DOUBLE)))
+                                r = c->p[1];
+                }
+                if (!r) {
+                        cerr(k, e->pos, "found no matching overload for '%s' applied to '(%s, %s)'", fn,
+                             tname(at[0], b1, sizeof b1), tname(at[1], b2, sizeof b2));
+                        return &cel_t_error;
+                }
+                return wrap ? mk(k, CT_OPTIONAL, r, NULL) : r;
+        }
+        if (streq(fn, "cel.@mapInsert")) return at[0];
+        *handled = false;
+        return NULL;
+}
+
+static const cel_type *check_call(checker *k, cel_expr *e, const tscope *s) {
+        size_t n = e->call.nargs + (e->call.target ? 1 : 0);
+        const cel_type *stack[8], **at = stack;
+        if (n > ELEMENTSOF(stack)) {
+                at = cel_alloc(&k->ast->arena, n * sizeof(*at));
+                if (!at) {
+                        k->oom = true;
+                        return &cel_t_dyn;
+                }
+        }
+        size_t i = 0;
+        bool bad = false;
+        if (e->call.target) at[i++] = check(k, e->call.target, s);
+        for (size_t j = 0; j < e->call.nargs; j++) at[i++] = check(k, e->call.args[j], s);
+        for (i = 0; i < n; i++)
+                if (at[i]->kind == CT_ERROR) bad = true;
+        if (bad) return &cel_t_error;
+        bool handled;
+        const cel_type *r = check_call_special(k, e, e->call.target ? at + 1 : at, &handled);
+        if (handled) return r;
+        if (!e->call.ncands) {
+                if (e->call.target)
+                        cerr(k, e->pos, "undeclared reference to '%s' (in container '%s')", e->call.fn,
+                             k->env->container ? k->env->container : "");
+                else
+                        cerr(k, e->pos, "undeclared reference to '%s' (in container '%s')", e->call.fn,
+                             k->env->container ? k->env->container : "");
+                return &cel_t_error;
+        }
+        const cel_type *result = NULL;
+        for (size_t c = 0; c < e->call.ncands; c++) {
+                const char *p = e->call.cands[c]->sig;
+                binding bd = {NULL, NULL};
+                bool ok = true;
+                for (i = 0; i < n && ok; i++) {
+                        const cel_type *st = cel_sig_type(&k->ast->arena, &p);
+                        if (*p == ',') p++;
+                        if (!unify(st, at[i], &bd)) ok = false;
+                }
+                if (!ok) continue;
+                while (*p && !(p[0] == '-' && p[1] == '>')) p++;
+                if (*p) p += 2;
+                const cel_type *rt = subst(k, cel_sig_type(&k->ast->arena, &p), &bd);
+                result = result ? join(k, result, rt) : rt;
+        }
+        if (!result) {
+                dp_strbuf sb = DP_STRBUF_INIT;
+                for (i = 0; i < n; i++) {
+                        if (i) dp_strbuf_puts(&sb, ", ");
+                        cel_type_format(&sb, at[i]);
+                }
+                cerr(k, e->pos, "found no matching overload for '%s' applied to '%s(%s)'", e->call.fn,
+                     e->call.target ? "" : "", dp_strbuf_str(&sb));
+                dp_strbuf_done(&sb);
+                return &cel_t_error;
+        }
+        return result;
+}
+
+static const cel_type *value_type(checker *k, cel_value v) {
+        switch (v.kind) {
+        case CV_NULL: return &cel_t_null;
+        case CV_BOOL: return &cel_t_bool;
+        case CV_INT: return &cel_t_int;
+        case CV_UINT: return &cel_t_uint;
+        case CV_DOUBLE: return &cel_t_double;
+        case CV_STRING: return &cel_t_string;
+        case CV_BYTES: return &cel_t_bytes;
+        case CV_TYPE: return mk(k, CT_TYPE, v.t, NULL);
+        default: return &cel_t_dyn;
+        }
+}
+
+static const cel_type *check(checker *k, cel_expr *e, const tscope *s) {
+        const cel_type *t = &cel_t_dyn;
+        char b1[128], b2[128];
+        switch (e->kind) {
+        case CE_CONST: t = value_type(k, e->c); break;
+        case CE_IDENT: {
+                const cel_type *lt = e->ident.slot == -2 ? NULL : lookup(s, e->ident.name);
+                if (lt) {
+                        t = lt;
+                        break;
+                }
+                const char *n = e->ident.name[0] == '.' ? e->ident.name + 1 : e->ident.name;
+                bool found = false;
+                for (size_t i = 0; i < k->env->n_vars; i++)
+                        if (streq(k->env->vars[i].name, n)) {
+                                t = k->env->vars[i].type;
+                                found = true;
+                        }
+                if (!found) {
+                        cerr(k, e->pos, "undeclared reference to '%s' (in container '%s')", n,
+                             k->env->container ? k->env->container : "");
+                        t = &cel_t_error;
+                }
+                break;
+        }
+        case CE_SELECT: {
+                const cel_type *ot = check(k, e->sel.operand, s);
+                if (ot->kind == CT_ERROR) {
+                        t = ot;
+                        break;
+                }
+                if (e->sel.test_only) {
+                        if (!is_dyn(ot) && ot->kind == CT_OPTIONAL) ot = ot->p[0];
+                        if (!is_dyn(ot) && ot->kind != CT_MAP && ot->kind != CT_DEVICE && ot->kind != CT_MESSAGE) {
+                                cerr(k, e->pos, "type '%s' does not support field selection", tname(ot, b1, sizeof b1));
+                                t = &cel_t_error;
+                        } else if (ot->kind == CT_DEVICE && !device_field(k, e->sel.field)) {
+                                cerr(k, e->pos, "undefined field '%s'", e->sel.field);
+                                t = &cel_t_error;
+                        } else
+                                t = &cel_t_bool;
+                        break;
+                }
+                t = select_type(k, e, ot);
+                if (t->kind != CT_ERROR && (e->sel.optional || (!is_dyn(ot) && ot->kind == CT_OPTIONAL)))
+                        t = mk(k, CT_OPTIONAL, t, NULL);
+                break;
+        }
+        case CE_CALL: t = check_call(k, e, s); break;
+        case CE_LIST: {
+                const cel_type *el = NULL;
+                bool bad = false;
+                for (size_t i = 0; i < e->list.n; i++) {
+                        const cel_type *x = check(k, e->list.elems[i], s);
+                        if (x->kind == CT_ERROR) {
+                                bad = true;
+                                continue;
+                        }
+                        if (e->list.optional && e->list.optional[i]) {
+                                if (!is_dyn(x) && x->kind != CT_OPTIONAL) {
+                                        cerr(k, e->list.elems[i]->pos, "expected type 'optional_type' but found '%s'", tname(x, b1, sizeof b1));
+                                        bad = true;
+                                        continue;
+                                }
+                                if (!is_dyn(x)) x = x->p[0];
+                        }
+                        if (!el) el = x;
+                        else if (!type_eq(el, x)) {
+                                if (k->env->homogeneous_literals && !is_dyn(el) && !is_dyn(x) && !compatible(el, x)) {
+                                        cerr(k, e->list.elems[i]->pos, "expected type '%s' but found '%s'",
+                                             tname(el, b1, sizeof b1), tname(x, b2, sizeof b2));
+                                        bad = true;
+                                }
+                                el = join(k, el, x);
+                        }
+                }
+                t = bad ? &cel_t_error : mk(k, CT_LIST, el ? el : &t_free, NULL);
+                break;
+        }
+        case CE_MAP: {
+                const cel_type *kt = NULL, *vt = NULL;
+                bool bad = false;
+                for (size_t i = 0; i < e->map.n; i++) {
+                        const cel_type *x = check(k, e->map.entries[i].key, s);
+                        const cel_type *y = check(k, e->map.entries[i].value, s);
+                        if (x->kind == CT_ERROR || y->kind == CT_ERROR) {
+                                bad = true;
+                                continue;
+                        }
+                        if (!is_dyn(x) && x->kind != CT_STRING && x->kind != CT_INT && x->kind != CT_UINT &&
+                            x->kind != CT_BOOL) {
+                                cerr(k, e->map.entries[i].key->pos, "unsupported map key type: %s", tname(x, b1, sizeof b1));
+                                bad = true;
+                                continue;
+                        }
+                        if (e->map.entries[i].optional && !is_dyn(y)) {
+                                if (y->kind != CT_OPTIONAL) {
+                                        cerr(k, e->map.entries[i].value->pos, "expected type 'optional_type' but found '%s'", tname(y, b1, sizeof b1));
+                                        bad = true;
+                                        continue;
+                                }
+                                y = y->p[0];
+                        }
+                        if (!kt) {
+                                kt = x;
+                                vt = y;
+                                continue;
+                        }
+                        if (k->env->homogeneous_literals) {
+                                if (!compatible(kt, x)) {
+                                        cerr(k, e->map.entries[i].key->pos, "expected type '%s' but found '%s'", tname(kt, b1, sizeof b1), tname(x, b2, sizeof b2));
+                                        bad = true;
+                                }
+                                if (!compatible(vt, y)) {
+                                        cerr(k, e->map.entries[i].value->pos, "expected type '%s' but found '%s'", tname(vt, b1, sizeof b1), tname(y, b2, sizeof b2));
+                                        bad = true;
+                                }
+                        }
+                        kt = join(k, kt, x);
+                        vt = join(k, vt, y);
+                }
+                t = bad ? &cel_t_error : mk(k, CT_MAP, kt ? kt : &t_free, vt ? vt : &t_free);
+                break;
+        }
+        case CE_STRUCT: {
+                for (size_t i = 0; i < e->map.n; i++) check(k, e->map.entries[i].value, s);
+                cerr(k, e->pos, "undeclared reference to '%s' (in container '%s')", e->map.type_name,
+                     k->env->container ? k->env->container : "");
+                t = &cel_t_error;
+                break;
+        }
+        case CE_COMPREHENSION: {
+                const cel_type *rt = check(k, e->comp.range, s);
+                if (rt->kind == CT_ERROR) {
+                        t = rt;
+                        break;
+                }
+                const cel_type *v1 = &cel_t_dyn, *v2 = &cel_t_dyn;
+                if (is_dyn(rt)) {
+                } else if (rt->kind == CT_LIST) {
+                        if (e->comp.iter_var2) {
+                                v1 = &cel_t_int;
+                                v2 = rt->p[0];
+                        } else
+                                v1 = rt->p[0];
+                } else if (rt->kind == CT_MAP) {
+                        v1 = rt->p[0];
+                        v2 = rt->p[1];
+                } else {
+                        cerr(k, e->comp.range->pos,
+                             "expression of type '%s' cannot be range of a comprehension (must be list, map, or dynamic)",
+                             tname(rt, b1, sizeof b1));
+                        t = &cel_t_error;
+                        break;
+                }
+                const cel_type *at = check(k, e->comp.accu_init, s);
+                tscope accu = {e->comp.accu_var, at, s};
+                tscope s1 = {e->comp.iter_var, v1, &accu};
+                tscope s2 = {e->comp.iter_var2 ? e->comp.iter_var2 : "", v2, &s1};
+                const cel_type *ct = check(k, e->comp.cond, &s2);
+                const cel_type *st = check(k, e->comp.step, &s2);
+                if (ct->kind == CT_ERROR || st->kind == CT_ERROR) {
+                        t = &cel_t_error;
+                        break;
+                }
+                /* an empty literal accumulator takes the step's type */
+                if (!is_dyn(st) && at->kind == st->kind) accu.type = join(k, st, st);
+                else if (!compatible(at, st)) accu.type = &cel_t_dyn;
+                if (at->kind == CT_LIST && is_dyn(at->p[0]) && st->kind == CT_LIST) accu.type = st;
+                if (at->kind == CT_MAP && is_dyn(at->p[0]) && st->kind == CT_MAP) accu.type = st;
+                t = check(k, e->comp.result, &accu);
+                break;
+        }
+        }
+        e->type = t;
+        return t;
+}
+
+int cel_check(cel_ast *ast, const cel_env *env, const cel_type **ret_type, dp_error *err) {
+        checker k = {.ast = ast, .env = env, .msgs = DP_STRBUF_INIT};
+        const cel_type *t = check(&k, ast->root, NULL);
+        if (k.oom || ast->arena.failed) {
+                dp_strbuf_done(&k.msgs);
+                return dp_error_set(err, -ENOMEM, "out of memory while type-checking");
+        }
+        if (k.nerr) {
+                dp_error_set(err, -EINVAL, "%s", dp_strbuf_str(&k.msgs));
+                dp_strbuf_done(&k.msgs);
+                return -EINVAL;
+        }
+        dp_strbuf_done(&k.msgs);
+        *ret_type = t;
+        return 0;
+}
