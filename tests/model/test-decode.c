@@ -1,0 +1,371 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Decoding: realistic files (tests/model/data) into typed structs, v1beta1
+ * normalisation, List forms, and every structural error path. */
+#include <stdio.h>
+
+#include "harness.h"
+#include "model/model.h"
+
+static dp_object_list *load(const char *path) {
+        dp_object_list *l = dp_object_list_new();
+        dp_error err = DP_ERROR_INIT;
+        if (dp_model_load_file(path, l, &err) < 0) DP_FAIL("%s: %s", path, err.msg);
+        if (dp_model_validate(l, &err) < 0) DP_FAIL("%s: validate: %s", path, err.msg);
+        return l;
+}
+
+static dp_object_list *decode_ok(const char *yaml) {
+        dp_object_list *l = dp_object_list_new();
+        dp_error err = DP_ERROR_INIT;
+        if (dp_model_decode_buffer(yaml, strlen(yaml), "t.yaml", l, &err) < 0) DP_FAIL("decode: %s", err.msg);
+        return l;
+}
+
+/* Decoding fails with a message containing `want`, and nothing is added. */
+static void decode_fails(const char *yaml, const char *want) {
+        dp_object_list *l = dp_object_list_new();
+        dp_error err = DP_ERROR_INIT;
+        int r = dp_model_decode_buffer(yaml, strlen(yaml), "t.yaml", l, &err);
+        if (r >= 0) DP_FAIL("decoding succeeded, expected \"%s\"", want);
+        if (!strstr(err.msg, want)) DP_FAIL("got \"%s\"\nwant \"%s\"", err.msg, want);
+        ASSERT_EQ(l->n, 0);
+        dp_object_list_free(l);
+}
+
+TEST(slice_v1) {
+        dp_object_list *l = load("data/slices.yaml");
+        ASSERT_EQ(l->n, 1);
+        dp_resource_slice *s = l->items[0].slice;
+        ASSERT_EQ(s->hdr.kind, DP_KIND_RESOURCE_SLICE);
+        ASSERT_STREQ(s->hdr.source, "data/slices.yaml");
+        ASSERT_STREQ(s->hdr.api_version, "resource.k8s.io/v1");
+        ASSERT_STREQ(s->meta.name, "node-a-gpu");
+        ASSERT_STREQ(s->meta.resource_version, "1234");
+        ASSERT_EQ(s->meta.n_owner_references, 1);
+        ASSERT_TRUE(s->meta.owner_references[0].controller);
+        ASSERT_STREQ(s->driver, "gpu.example.com");
+        ASSERT_STREQ(s->pool_name, "node-a");
+        ASSERT_EQ(s->pool_generation, 1);
+        ASSERT_EQ(s->pool_resource_slice_count, 1);
+        ASSERT_STREQ(s->node_name, "node-a");
+        ASSERT_EQ(s->n_devices, 2);
+        dp_device *d = &s->devices[0];
+        ASSERT_STREQ(d->name, "gpu-0");
+        ASSERT_EQ(d->n_attributes, 5);
+        ASSERT_STREQ(d->attributes[0].name, "index");
+        ASSERT_EQ(d->attributes[0].type, DP_ATTR_INT);
+        ASSERT_EQ(d->attributes[0].i, 0);
+        ASSERT_EQ(d->attributes[2].type, DP_ATTR_STRING);
+        ASSERT_STREQ(d->attributes[2].s, "LATEST-GPU-MODEL");
+        ASSERT_EQ(d->attributes[3].type, DP_ATTR_VERSION);
+        ASSERT_STREQ(d->attributes[3].s, "1.0.0");
+        ASSERT_STREQ(d->attributes[4].name, "nvidia.com/healthy");
+        ASSERT_EQ(d->attributes[4].type, DP_ATTR_BOOL);
+        ASSERT_TRUE(d->attributes[4].b);
+        ASSERT_EQ(d->n_capacity, 2);
+        ASSERT_STREQ(d->capacity[0].name, "memory");
+        ASSERT_TRUE(d->capacity[0].value.nanos == (__int128)80 * 1024 * 1024 * 1024 * 1000000000);
+        ASSERT_EQ(dp_quantity_value(&d->capacity[1].value), 100);
+        d = &s->devices[1];
+        ASSERT_TRUE(d->allow_multiple_allocations);
+        ASSERT_TRUE(d->capacity[0].has_request_policy);
+        ASSERT_TRUE(d->capacity[0].has_default);
+        ASSERT_TRUE(d->capacity[0].valid_range != NULL);
+        ASSERT_TRUE(d->capacity[0].valid_range->has_step);
+        ASSERT_FALSE(d->capacity[0].valid_range->has_max);
+        ASSERT_EQ(d->n_taints, 1);
+        ASSERT_STREQ(d->taints[0].effect, "NoSchedule");
+        ASSERT_STREQ(d->taints[0].time_added, "2026-11-01T10:05:00Z");
+        dp_object_list_free(l);
+}
+
+TEST(partitions_and_counters) {
+        dp_object_list *l = load("data/partitions.yaml");
+        ASSERT_EQ(l->n, 2);
+        dp_resource_slice *c = l->items[0].slice, *d = l->items[1].slice;
+        ASSERT_EQ(c->n_shared_counters, 1);
+        ASSERT_STREQ(c->shared_counters[0].name, "gpu-0-counters");
+        ASSERT_EQ(c->shared_counters[0].n_counters, 2);
+        ASSERT_EQ(d->hdr.doc_index, 1);
+        ASSERT_EQ(d->n_devices, 3);
+        ASSERT_EQ(d->devices[0].n_consumes_counters, 1);
+        ASSERT_STREQ(d->devices[0].consumes_counters[0].counter_set, "gpu-0-counters");
+        ASSERT_EQ(d->devices[0].consumes_counters[0].n_compatibility_groups, 1);
+        ASSERT_STREQ(d->devices[0].consumes_counters[0].compatibility_groups[0], "mig");
+        dp_object_list_free(l);
+}
+
+TEST(device_class) {
+        dp_object_list *l = load("data/classes.yaml");
+        ASSERT_EQ(l->n, 2);
+        dp_device_class *c = l->items[0].device_class;
+        ASSERT_EQ(c->n_selectors, 1);
+        ASSERT_STREQ(c->selectors[0].cel_expression, "device.driver == 'gpu.example.com'");
+        ASSERT_EQ(c->n_config, 1);
+        ASSERT_STREQ(c->config[0].driver, "gpu.example.com");
+        ASSERT_CONTAINS(c->config[0].parameters_json, "\"sharing\":{\"strategy\":\"TimeSlicing\"");
+        ASSERT_STREQ(c->extended_resource_name, "example.com/gpu");
+        dp_object_list_free(l);
+}
+
+TEST(claim_and_template) {
+        dp_object_list *l = load("data/claims.yaml");
+        ASSERT_EQ(l->n, 2);
+        dp_resource_claim *c = l->items[0].claim;
+        ASSERT_STREQ(c->meta.namespace, "team-a");
+        ASSERT_EQ(c->spec.n_requests, 2);
+        dp_device_request *q = &c->spec.requests[0];
+        ASSERT_TRUE(q->exactly != NULL);
+        ASSERT_EQ(q->exactly->count, 2);
+        ASSERT_EQ(q->exactly->allocation_mode, DP_ALLOCATION_MODE_EXACT_COUNT);
+        ASSERT_EQ(q->exactly->n_tolerations, 1);
+        ASSERT_STREQ(q->exactly->tolerations[0].op, "Exists");
+        q = &c->spec.requests[1];
+        ASSERT_TRUE(q->exactly == NULL);
+        ASSERT_EQ(q->n_first_available, 2);
+        ASSERT_STREQ(q->first_available[1].name, "a100");
+        ASSERT_EQ(q->first_available[1].spec.count, 1); /* defaulted */
+        ASSERT_EQ(q->first_available[1].spec.n_capacity_requests, 1);
+        ASSERT_EQ(c->spec.n_constraints, 1);
+        ASSERT_STREQ(c->spec.constraints[0].match_attribute, "nvidia.com/parentUUID");
+        ASSERT_EQ(c->spec.n_config, 1);
+        ASSERT_TRUE(c->allocation != NULL);
+        ASSERT_EQ(c->allocation->n_results, 2);
+        ASSERT_STREQ(c->allocation->results[1].request, "gpu/a100");
+        ASSERT_STREQ(c->allocation->results[1].share_id, "8d4b0f5e-6d3c-4f1b-9a7e-2c1d0b9a8f7e");
+        ASSERT_EQ(c->allocation->n_config, 1);
+        ASSERT_EQ(c->allocation->config[0].source, DP_CONFIG_SOURCE_CLAIM);
+        ASSERT_TRUE(c->allocation->node_selector != NULL);
+        ASSERT_STREQ(c->allocation->node_selector->terms[0].match_fields[0].key, "metadata.name");
+        ASSERT_EQ(c->n_reserved_for, 1);
+        dp_resource_claim_template *t = l->items[1].claim_template;
+        ASSERT_EQ(t->claim_meta.n_labels, 1);
+        ASSERT_EQ(t->spec.n_requests, 1);
+        ASSERT_EQ(t->spec.requests[0].exactly->count, 1);
+        /* clones are deep and independent */
+        dp_resource_claim *cl = dp_resource_claim_clone(c);
+        ASSERT_TRUE(cl != NULL);
+        ASSERT_STREQ(cl->allocation->results[1].share_id, c->allocation->results[1].share_id);
+        ASSERT_TRUE(cl->allocation->results[1].share_id != c->allocation->results[1].share_id);
+        dp_resource_claim_free(cl);
+        dp_object_list_free(l);
+}
+
+TEST(core_list) {
+        dp_object_list *l = load("data/core.yaml");
+        ASSERT_EQ(l->n, 4);
+        dp_node *n = l->items[0].node;
+        ASSERT_EQ(n->hdr.item_index, 0);
+        ASSERT_EQ(n->n_taints, 1);
+        ASSERT_EQ(n->n_capacity, 4);
+        ASSERT_STREQ(n->allocatable[0].name, "cpu");
+        ASSERT_EQ(dp_quantity_milli_value(&n->allocatable[0].value), 7800);
+        ASSERT_EQ(l->items[1].hdr->kind, DP_KIND_NAMESPACE);
+        dp_pod *p = l->items[2].pod;
+        ASSERT_EQ(p->hdr.item_index, 2);
+        ASSERT_STREQ(p->scheduler_name, "default-scheduler");
+        ASSERT_TRUE(p->has_priority);
+        ASSERT_EQ(p->priority, 100);
+        ASSERT_EQ(p->n_node_selector, 1);
+        ASSERT_TRUE(p->required_node_affinity != NULL);
+        ASSERT_EQ(p->required_node_affinity->terms[0].match_expressions[0].n_values, 2);
+        ASSERT_EQ(p->n_init_containers, 1);
+        ASSERT_EQ(p->n_containers, 1);
+        ASSERT_EQ(p->containers[0].n_limits, 2);
+        ASSERT_EQ(p->containers[0].n_claims, 1);
+        ASSERT_STREQ(p->resource_claims[0].resource_claim_template_name, "single-gpu");
+        ASSERT_STREQ(p->phase, "Pending");
+        dp_pod_group *g = l->items[3].pod_group;
+        ASSERT_EQ(g->min_member, 4);
+        dp_object o = dp_object_list_find(l, DP_KIND_POD, "team-a", "web-0");
+        ASSERT_TRUE(o.pod == p);
+        ASSERT_EQ(dp_object_list_count(l, DP_KIND_NODE), 1);
+        dp_object_list_free(l);
+}
+
+TEST(v1beta1_normalised) {
+        dp_object_list *l = decode_ok("apiVersion: resource.k8s.io/v1beta1\n"
+                                      "kind: ResourceSlice\n"
+                                      "metadata: {name: s}\n"
+                                      "spec:\n"
+                                      "  driver: d.example.com\n"
+                                      "  nodeName: n\n"
+                                      "  pool: {name: p, generation: 0, resourceSliceCount: 1}\n"
+                                      "  devices:\n"
+                                      "  - name: gpu-0\n"
+                                      "    basic:\n"
+                                      "      attributes: {model: {string: A100}}\n"
+                                      "      capacity: {memory: {value: 40Gi}}\n"
+                                      "      consumesCounters:\n"
+                                      "      - counterSet: c\n"
+                                      "        counters: {memory: {value: 1Gi}}\n"
+                                      "---\n"
+                                      "apiVersion: resource.k8s.io/v1beta1\n"
+                                      "kind: ResourceClaim\n"
+                                      "metadata: {name: c, namespace: default}\n"
+                                      "spec:\n"
+                                      "  devices:\n"
+                                      "    requests:\n"
+                                      "    - name: gpu\n"
+                                      "      deviceClassName: gpu.example.com\n"
+                                      "      allocationMode: All\n"
+                                      "    - name: any\n"
+                                      "      firstAvailable:\n"
+                                      "      - {name: a, deviceClassName: x}\n");
+        ASSERT_EQ(l->n, 2);
+        dp_resource_slice *s = l->items[0].slice;
+        ASSERT_EQ(s->devices[0].n_attributes, 1);
+        ASSERT_EQ(s->devices[0].n_capacity, 1);
+        ASSERT_EQ(s->devices[0].n_consumes_counters, 1);
+        dp_resource_claim *c = l->items[1].claim;
+        ASSERT_TRUE(c->spec.requests[0].exactly != NULL);
+        ASSERT_STREQ(c->spec.requests[0].exactly->device_class_name, "gpu.example.com");
+        ASSERT_EQ(c->spec.requests[0].exactly->allocation_mode, DP_ALLOCATION_MODE_ALL);
+        ASSERT_EQ(c->spec.requests[0].exactly->count, 0);
+        ASSERT_TRUE(c->spec.requests[1].exactly == NULL);
+        ASSERT_EQ(c->spec.requests[1].n_first_available, 1);
+        dp_object_list_free(l);
+}
+
+TEST(typed_list_and_json) {
+        dp_object_list *l = decode_ok("{\"apiVersion\": \"resource.k8s.io/v1\", \"kind\": \"DeviceClassList\", "
+                                      "\"metadata\": {\"resourceVersion\": \"7\"}, \"items\": ["
+                                      "{\"metadata\": {\"name\": \"a\"}, \"spec\": {}},"
+                                      "{\"metadata\": {\"name\": \"b\"}}]}");
+        ASSERT_EQ(l->n, 2);
+        ASSERT_EQ(l->items[1].hdr->kind, DP_KIND_DEVICE_CLASS);
+        ASSERT_STREQ(l->items[1].hdr->api_version, "resource.k8s.io/v1");
+        ASSERT_EQ(l->items[1].hdr->item_index, 1);
+        dp_object_list_free(l);
+}
+
+TEST(taint_rules) {
+        dp_object_list *l = decode_ok("apiVersion: resource.k8s.io/v1beta2\n"
+                                      "kind: DeviceTaintRule\n"
+                                      "metadata: {name: r}\n"
+                                      "spec:\n"
+                                      "  deviceSelector: {driver: gpu.example.com, pool: node-a, device: gpu-3}\n"
+                                      "  taint: {key: example.com/broken, effect: NoExecute}\n"
+                                      "---\n"
+                                      "apiVersion: resource.k8s.io/v1alpha3\n"
+                                      "kind: DeviceTaintRule\n"
+                                      "metadata: {name: r2}\n"
+                                      "spec:\n"
+                                      "  deviceSelector:\n"
+                                      "    deviceClassName: gpu.example.com\n"
+                                      "    selectors: [{cel: {expression: 'true'}}]\n"
+                                      "  taint: {key: k, value: v, effect: None}\n");
+        ASSERT_EQ(l->n, 2);
+        dp_device_taint_rule *t = l->items[0].taint_rule;
+        ASSERT_TRUE(t->has_device_selector);
+        ASSERT_STREQ(t->device, "gpu-3");
+        ASSERT_STREQ(t->taint.effect, "NoExecute");
+        ASSERT_EQ(l->items[1].taint_rule->n_selectors, 1);
+        dp_error err = DP_ERROR_INIT;
+        ASSERT_OK(dp_model_validate(l, &err));
+        dp_object_list_free(l);
+        decode_fails("apiVersion: resource.k8s.io/v1beta2\nkind: DeviceTaintRule\nmetadata: {name: r}\n"
+                     "spec:\n  deviceSelector: {deviceClassName: x}\n",
+                     "t.yaml: DeviceTaintRule r: spec.deviceSelector: unknown field \"deviceClassName\" (line 5)");
+}
+
+/* ---- structural errors ---- */
+
+static const char *slice_head = "apiVersion: resource.k8s.io/v1\n"
+                                "kind: ResourceSlice\n"
+                                "metadata: {name: node-a-gpu}\n"
+                                "spec:\n"
+                                "  driver: gpu.example.com\n"
+                                "  nodeName: node-a\n"
+                                "  pool: {name: node-a, generation: 1, resourceSliceCount: 1}\n";
+
+static void slice_fails(const char *devices, const char *want) {
+        char buf[4096];
+        snprintf(buf, sizeof(buf), "%s%s", slice_head, devices);
+        decode_fails(buf, want);
+}
+
+TEST(errors_unknown_field) {
+        slice_fails("  devices:\n"
+                    "  - {name: a}\n  - {name: b}\n  - {name: c}\n"
+                    "  - name: d\n"
+                    "    attributes:\n"
+                    "      model: {strng: x}\n",
+                    "t.yaml: ResourceSlice node-a-gpu: spec.devices[3].attributes.model: unknown field \"strng\" "
+                    "(line 14)");
+        slice_fails("  devicez: []\n", "t.yaml: ResourceSlice node-a-gpu: spec: unknown field \"devicez\"");
+        slice_fails("  devices:\n  - name: a\n    attributes:\n      nvidia.com/model: {strng: x}\n",
+                    "spec.devices[0].attributes[nvidia.com/model]: unknown field \"strng\"");
+        decode_fails("apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: ns, bogus: 1}\n",
+                     "t.yaml: Pod ns/p: metadata: unknown field \"bogus\" (line 3)");
+        decode_fails("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n    resources:\n"
+                     "      limitz: {}\n",
+                     "Pod p: spec.containers[0].resources: unknown field \"limitz\"");
+        /* v1 has no `basic` wrapper; v1beta1 has nothing else */
+        slice_fails("  devices:\n  - name: a\n    basic: {}\n", "spec.devices[0]: unknown field \"basic\"");
+        decode_fails("apiVersion: resource.k8s.io/v1beta1\nkind: ResourceSlice\nmetadata: {name: s}\nspec:\n"
+                     "  devices:\n  - name: a\n    attributes: {}\n",
+                     "spec.devices[0]: unknown field \"attributes\"");
+}
+
+TEST(errors_kind_and_version) {
+        decode_fails("apiVersion: v1\nkind: Frobnicator\nmetadata: {name: x}\n",
+                     "t.yaml: Frobnicator x: unknown kind \"Frobnicator\" (apiVersion \"v1\")");
+        decode_fails("apiVersion: resource.k8s.io/v1alpha3\nkind: ResourceSlice\nmetadata: {name: x}\n",
+                     "apiVersion: \"resource.k8s.io/v1alpha3\" is not supported for ResourceSlice");
+        decode_fails("kind: Pod\nmetadata: {name: x}\n", "t.yaml: Pod x: apiVersion: required");
+        decode_fails("apiVersion: v1\nmetadata: {name: x}\n", "t.yaml: document 1: kind: required");
+        decode_fails("- a\n- b\n", "t.yaml: document 1: expected an object (a map), got list");
+        decode_fails("apiVersion: v1\nkind: FooList\nitems: []\n", "unknown kind \"FooList\"");
+        decode_fails("apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata: {name: ok}\n"
+                     "- apiVersion: v1\n  kind: Nope\n",
+                     "unknown kind \"Nope\"");
+        decode_fails("apiVersion: v1\nkind: List\nfoo: 1\n", "List: unknown field \"foo\"");
+}
+
+TEST(errors_malformed_yaml) {
+        dp_object_list *l = dp_object_list_new();
+        dp_error err = DP_ERROR_INIT;
+        const char *bad = "apiVersion: v1\nkind: Node\nmetadata: {name: [unclosed\n";
+        ASSERT_TRUE(dp_model_decode_buffer(bad, strlen(bad), "bad.yaml", l, &err) < 0);
+        ASSERT_CONTAINS(err.msg, "bad.yaml:");
+        ASSERT_EQ(l->n, 0);
+        dp_object_list_free(l);
+}
+
+TEST(errors_types_and_oneof) {
+        slice_fails("  devices:\n  - name: a\n    attributes:\n      n: {int: x}\n",
+                    "spec.devices[0].attributes.n.int: expected an integer, got string");
+        slice_fails("  devices:\n  - name: a\n    attributes:\n      n: {int: 1, string: x}\n",
+                    "spec.devices[0].attributes.n: exactly one of int, bool, string, version");
+        slice_fails("  devices:\n  - name: a\n    capacity:\n      memory: {value: 1Gx}\n",
+                    "spec.devices[0].capacity.memory.value: invalid quantity \"1Gx\"");
+        slice_fails("  devices: {}\n", "spec.devices: expected a list, got map");
+        decode_fails("apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c}\nspec:\n  devices:\n"
+                     "    requests:\n    - name: r\n",
+                     "spec.devices.requests[0]: exactly one of exactly or firstAvailable must be set");
+        decode_fails("apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c}\nspec:\n  devices:\n"
+                     "    constraints:\n    - {matchAttribute: a/b, distinctAttribute: a/c}\n",
+                     "constraints[0]: exactly one of matchAttribute or distinctAttribute");
+        decode_fails("apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c}\nspec:\n  devices:\n"
+                     "    requests:\n    - name: r\n      exactly: {deviceClassName: x, allocationMode: Some}\n",
+                     "allocationMode: unsupported value \"Some\"");
+        decode_fails("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  resourceClaims:\n  - name: a\n",
+                     "spec.resourceClaims[0]: exactly one of resourceClaimName or resourceClaimTemplateName");
+        decode_fails("apiVersion: v1\nkind: Node\nmetadata: {name: n}\nspec:\n  unschedulable: yes-please\n",
+                     "spec.unschedulable: expected a boolean, got string");
+        decode_fails("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  priority: 99999999999\n",
+                     "spec.priority: integer 99999999999 does not fit in 32 bits");
+}
+
+TEST(all_or_nothing) {
+        dp_object_list *l = decode_ok("apiVersion: v1\nkind: Namespace\nmetadata: {name: keep}\n");
+        ASSERT_EQ(l->n, 1);
+        dp_error err = DP_ERROR_INIT;
+        const char *y = "apiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n---\napiVersion: v1\nkind: Namespace\n"
+                        "metadata: {name: b, x: 1}\n";
+        ASSERT_TRUE(dp_model_decode_buffer(y, strlen(y), "t.yaml", l, &err) < 0);
+        ASSERT_EQ(l->n, 1);
+        ASSERT_CONTAINS(err.msg, "Namespace b");
+        dp_object_list_free(l);
+}
