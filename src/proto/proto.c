@@ -15,6 +15,34 @@ int dp_proto_pack(const ProtobufCMessage *msg, uint8_t **ret_data, size_t *ret_l
         return 0;
 }
 
+/* protobuf-c keeps fields it does not know, including field number 0, which
+ * the protobuf spec forbids and every Go decoder rejects (and protobuf-c
+ * itself refuses once re-encoded). Reject it anywhere in the tree. */
+static bool unknown_fields_valid(const ProtobufCMessage *m, unsigned depth) {
+        if (depth > 100) return false;
+        for (unsigned i = 0; i < m->n_unknown_fields; i++)
+                if (m->unknown_fields[i].tag == 0) return false;
+        const ProtobufCMessageDescriptor *d = m->descriptor;
+        for (unsigned i = 0; i < d->n_fields; i++) {
+                const ProtobufCFieldDescriptor *f = &d->fields[i];
+                if (f->type != PROTOBUF_C_TYPE_MESSAGE) continue;
+                const char *base = (const char *)m;
+                if (f->label == PROTOBUF_C_LABEL_REPEATED) {
+                        size_t n = *(const size_t *)(base + f->quantifier_offset);
+                        ProtobufCMessage *const *arr = *(ProtobufCMessage *const *const *)(base + f->offset);
+                        for (size_t k = 0; k < n; k++)
+                                if (arr[k] && !unknown_fields_valid(arr[k], depth + 1)) return false;
+                } else {
+                        if ((f->flags & PROTOBUF_C_FIELD_FLAG_ONEOF) &&
+                            *(const uint32_t *)(base + f->quantifier_offset) != f->id)
+                                continue;
+                        const ProtobufCMessage *sub = *(ProtobufCMessage *const *)(base + f->offset);
+                        if (sub && !unknown_fields_valid(sub, depth + 1)) return false;
+                }
+        }
+        return true;
+}
+
 int dp_proto_unpack(const ProtobufCMessageDescriptor *desc, const uint8_t *data, size_t len,
                     ProtobufCMessage **ret) {
         assert_return(desc && (data || len == 0) && ret, -EINVAL);
@@ -22,6 +50,10 @@ int dp_proto_unpack(const ProtobufCMessageDescriptor *desc, const uint8_t *data,
         static const uint8_t empty[1];
         ProtobufCMessage *m = protobuf_c_message_unpack(desc, NULL, len, data ? data : empty);
         if (!m) return -EBADMSG;
+        if (!unknown_fields_valid(m, 0)) {
+                protobuf_c_message_free_unpacked(m, NULL);
+                return -EBADMSG;
+        }
         *ret = m;
         return 0;
 }

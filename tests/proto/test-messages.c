@@ -292,4 +292,14 @@ TEST(unpack_limits_and_garbage) {
         ASSERT_EQ(dp_proto_unpack(&v1beta1__device__descriptor, bad, sizeof bad, &m), -EBADMSG);
         const uint8_t wrongtype[] = {0x08, 0x01}; /* field 1 as varint, declared string */
         ASSERT_EQ(dp_proto_unpack(&v1beta1__device__descriptor, wrongtype, sizeof wrongtype, &m), -EBADMSG);
+        /* field number 0 is invalid even as an unknown field, also nested */
+        const uint8_t zero[] = {0x85, 0x00, 0x00, 0x00, 0x00, 0x00};
+        ASSERT_EQ(dp_proto_unpack(&pluginregistration__info_request__descriptor, zero, sizeof zero, &m), -EBADMSG);
+        const uint8_t nested[] = {0x0a, 0x02, 0x00, 0x00};
+        ASSERT_EQ(dp_proto_unpack(&v1beta1__list_and_watch_response__descriptor, nested, sizeof nested, &m), -EBADMSG);
+        /* unknown fields with valid numbers are skipped */
+        const uint8_t unknown[] = {0x0a, 0x01, 'a', 0x78, 0x05, 0x82, 0x01, 0x01, 'z'};
+        ASSERT_OK(dp_proto_unpack(&v1beta1__device__descriptor, unknown, sizeof unknown, &m));
+        ASSERT_STREQ(((V1beta1__Device *)m)->id, "a");
+        protobuf_c_message_free_unpacked(m, NULL);
 }
