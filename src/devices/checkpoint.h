@@ -75,11 +75,15 @@ int dp_checkpoint_add_entry(dp_checkpoint *c, const char *pod_uid, const char *c
                             const char *resource_name, const int64_t *numas, const char *const *const *ids_per_numa,
                             const size_t *n_ids_per_numa, size_t n_numas, const uint8_t *alloc_resp,
                             size_t alloc_resp_len);
+/* -EINVAL unless resource_name is made of [A-Za-z0-9._/-], 1..317 bytes. */
 int dp_checkpoint_set_registered(dp_checkpoint *c, const char *resource_name, const char *const *ids, size_t n_ids);
 
 /* Decode and verify. -EINVAL (syntax, types: err says which field),
  * -EBADMSG (checksum), -E2BIG (over DP_CHECKPOINT_MAX_INPUT), -ENOMEM. */
 int dp_checkpoint_decode(const char *buf, size_t len, dp_checkpoint **ret, dp_error *err);
+/* The same without the checksum check (c->checksum is the stored value):
+ * for reporting what a corrupt checkpoint held, never for trusting it. */
+int dp_checkpoint_decode_unverified(const char *buf, size_t len, dp_checkpoint **ret, dp_error *err);
 /* Encode (compact, Go key order and escaping); sets c->checksum. -ENOMEM. */
 int dp_checkpoint_encode(dp_checkpoint *c, dp_strbuf *out);
 /* The go-spew text the checksum covers, and its FNV-1a-32. */
