@@ -183,7 +183,7 @@ static void plugin_register(plugin *p) {
         p->registered = false;
         int r = dp_grpc_channel_connect_unix(a->loop, ks, &p->reg_ch);
         if (r < 0) {
-                if ((r == -ECONNREFUSED || r == -ENOENT) && p->retries < REGISTER_RETRY_MAX) {
+                if (r == -ECONNREFUSED && p->retries < REGISTER_RETRY_MAX) {
                         dp_loop_source_set_time(p->retry, dp_loop_now() + ((uint64_t)REGISTER_RETRY_FIRST_USEC << p->retries));
                         p->retries++;
                 } else if (r != -ENOENT) {

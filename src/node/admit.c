@@ -51,10 +51,10 @@ static const dp_node_request *job_req(const admit_job *j) {
         return &j->pe->pod->containers[j->ci].req[j->ri];
 }
 
-static void admit_next(dp_node *n);
+static void admit_next(dp_kubelet *n);
 
-static void admit_fail(dp_node *n, const char *fmt, ...) _printf_(2, 3);
-static void admit_fail(dp_node *n, const char *fmt, ...) {
+static void admit_fail(dp_kubelet *n, const char *fmt, ...) _printf_(2, 3);
+static void admit_fail(dp_kubelet *n, const char *fmt, ...) {
         admit_job *j = n->job;
         pod_entry *pe = j->pe;
         va_list ap;
@@ -78,7 +78,7 @@ static void admit_fail(dp_node *n, const char *fmt, ...) {
         node_kick(n);
 }
 
-static void admit_done(dp_node *n) {
+static void admit_done(dp_kubelet *n) {
         admit_job *j = n->job;
         pod_entry *pe = j->pe;
         pe->phase = POD_RUNNING;
@@ -95,7 +95,7 @@ static void admit_done(dp_node *n) {
 /* ---- PreStartContainer --------------------------------------------------- */
 
 static void on_prestart_done(dp_grpc_client_call *cc, int status, const char *message, void *ud) {
-        dp_node *n = ud;
+        dp_kubelet *n = ud;
         admit_job *j = n->job;
         j->cc = NULL;
         if (status != DP_GRPC_OK) {
@@ -107,7 +107,7 @@ static void on_prestart_done(dp_grpc_client_call *cc, int status, const char *me
         admit_next(n);
 }
 
-static void prestart(dp_node *n) {
+static void prestart(dp_kubelet *n) {
         admit_job *j = n->job;
         const dp_node_container *c = &j->pe->pod->containers[j->ci];
         const dp_nm_alloc *a = dp_devmgr_alloc(n->dm, j->pe->pod->uid, c->name, job_req(j)->resource);
@@ -133,7 +133,7 @@ static void prestart(dp_node *n) {
 /* ---- Allocate -------------------------------------------------------------- */
 
 static void on_allocate_message(dp_grpc_client_call *cc, const uint8_t *msg, size_t len, void *ud) {
-        dp_node *n = ud;
+        dp_kubelet *n = ud;
         admit_job *j = n->job;
         free(j->reply);
         j->reply = malloc(len ? len : 1);
@@ -143,7 +143,7 @@ static void on_allocate_message(dp_grpc_client_call *cc, const uint8_t *msg, siz
 }
 
 static void on_allocate_done(dp_grpc_client_call *cc, int status, const char *message, void *ud) {
-        dp_node *n = ud;
+        dp_kubelet *n = ud;
         admit_job *j = n->job;
         const dp_node_request *rq = job_req(j);
         const dp_node_container *c = &j->pe->pod->containers[j->ci];
@@ -193,7 +193,7 @@ static void on_allocate_done(dp_grpc_client_call *cc, int status, const char *me
         admit_next(n);
 }
 
-static void do_allocate(dp_node *n) {
+static void do_allocate(dp_kubelet *n) {
         admit_job *j = n->job;
         const dp_node_request *rq = job_req(j);
         const dp_node_container *c = &j->pe->pod->containers[j->ci];
@@ -226,7 +226,7 @@ static void do_allocate(dp_node *n) {
 /* ---- GetPreferredAllocation ------------------------------------------------ */
 
 static void on_preferred_message(dp_grpc_client_call *cc, const uint8_t *msg, size_t len, void *ud) {
-        dp_node *n = ud;
+        dp_kubelet *n = ud;
         admit_job *j = n->job;
         ProtobufCMessage *m = NULL;
         if (dp_proto_unpack(&v1beta1__preferred_allocation_response__descriptor, msg, len, &m) < 0) return;
@@ -243,7 +243,7 @@ static void on_preferred_message(dp_grpc_client_call *cc, const uint8_t *msg, si
 }
 
 static void on_preferred_done(dp_grpc_client_call *cc, int status, const char *message, void *ud) {
-        dp_node *n = ud;
+        dp_kubelet *n = ud;
         admit_job *j = n->job;
         j->cc = NULL;
         if (status != DP_GRPC_OK) {
@@ -267,7 +267,7 @@ static void on_preferred_done(dp_grpc_client_call *cc, int status, const char *m
         do_allocate(n);
 }
 
-static void ask_preferred(dp_node *n) {
+static void ask_preferred(dp_kubelet *n) {
         admit_job *j = n->job;
         V1beta1__ContainerPreferredAllocationRequest creq = V1BETA1__CONTAINER_PREFERRED_ALLOCATION_REQUEST__INIT;
         creq.available_deviceids = (char **)j->avail;
@@ -289,7 +289,7 @@ static void ask_preferred(dp_node *n) {
 
 /* ---- the walk -------------------------------------------------------------- */
 
-static void admit_next(dp_node *n) {
+static void admit_next(dp_kubelet *n) {
         admit_job *j = n->job;
         const dp_node_pod *pod = j->pe->pod;
         for (;;) {
@@ -345,7 +345,7 @@ static void admit_next(dp_node *n) {
         }
 }
 
-void admit_start(dp_node *n, pod_entry *pe) {
+void admit_start(dp_kubelet *n, pod_entry *pe) {
         admit_job *j = calloc(1, sizeof *j);
         if (!j) return;
         j->pe = pe;
@@ -354,7 +354,7 @@ void admit_start(dp_node *n, pod_entry *pe) {
         admit_next(n);
 }
 
-void admit_abort(dp_node *n) {
+void admit_abort(dp_kubelet *n) {
         admit_job *j = n->job;
         if (!j) return;
         if (j->cc) dp_grpc_client_call_cancel(TAKE_PTR(j->cc));

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0
- * node-internal.h — the dp_node object shared by node.c (daemon, plugins,
+ * node-internal.h — the dp_kubelet object shared by node.c (daemon, plugins,
  * manifests), admit.c (per-container allocation) and status-build.c. */
 #pragma once
 
@@ -15,7 +15,7 @@ typedef struct endpoint endpoint;
  * Only the newest endpoint of a resource is `current`; older ones are being
  * torn down and their events are ignored. */
 struct endpoint {
-        dp_node *node;
+        dp_kubelet *node;
         char *resource;
         char *path;
         dp_grpc_channel *ch;
@@ -58,7 +58,7 @@ typedef struct admit_job {
         bool got_reply;
 } admit_job;
 
-struct dp_node {
+struct dp_kubelet {
         dp_loop *loop;
         char *plugin_dir;
         char *manifests_dir;
@@ -83,16 +83,16 @@ struct dp_node {
 };
 
 uint64_t node_now_ms(void);
-void node_changed(dp_node *n);       /* write checkpoint + status */
-void node_kick(dp_node *n);          /* run the scheduler on the next loop round */
-void node_schedule(dp_node *n);      /* start an admission if one is due */
-endpoint *node_current_endpoint(dp_node *n, const char *resource);
+void node_changed(dp_kubelet *n);       /* write checkpoint + status */
+void node_kick(dp_kubelet *n);          /* run the scheduler on the next loop round */
+void node_schedule(dp_kubelet *n);      /* start an admission if one is due */
+endpoint *node_current_endpoint(dp_kubelet *n, const char *resource);
 
 /* admit.c */
-void admit_start(dp_node *n, pod_entry *pe);
-void admit_abort(dp_node *n);        /* pod gone: cancel calls, drop reservations */
-void admit_endpoint_gone(dp_node *n, endpoint *ep);
+void admit_start(dp_kubelet *n, pod_entry *pe);
+void admit_abort(dp_kubelet *n);        /* pod gone: cancel calls, drop reservations */
+void admit_endpoint_gone(dp_kubelet *n, endpoint *ep);
 
 /* status-build.c */
-int node_status_build(const dp_node *n, bool running, dp_doc_set *s, dp_doc_node **ret);
+int node_status_build(const dp_kubelet *n, bool running, dp_doc_set *s, dp_doc_node **ret);
 const char *pod_phase_name(pod_phase p);

@@ -20,7 +20,7 @@ uint64_t node_now_ms(void) { return dp_loop_now() / 1000; }
 
 /* ---- checkpoint and status ------------------------------------------------ */
 
-static void write_status(dp_node *n, bool running) {
+static void write_status(dp_kubelet *n, bool running) {
         _cleanup_(dp_doc_set_freep) dp_doc_set *s = dp_doc_set_new();
         dp_doc_node *root = NULL;
         if (!s || node_status_build(n, running, s, &root) < 0) {
@@ -36,7 +36,7 @@ static void write_status(dp_node *n, bool running) {
                 log_error("cannot write status: %s", dp_error_msg(&e));
 }
 
-static void write_checkpoint(dp_node *n) {
+static void write_checkpoint(dp_kubelet *n) {
         _cleanup_strbuf_ dp_strbuf sb = DP_STRBUF_INIT;
         dp_error e = DP_ERROR_INIT;
         int r = dp_node_checkpoint_encode(n->dm, &sb);
@@ -48,7 +48,7 @@ static void write_checkpoint(dp_node *n) {
                 log_error("cannot write checkpoint: %s", dp_error_msg(&e));
 }
 
-void node_changed(dp_node *n) {
+void node_changed(dp_kubelet *n) {
         if (n->stopping) return;
         n->generation++;
         write_checkpoint(n);
@@ -57,11 +57,11 @@ void node_changed(dp_node *n) {
 
 /* ---- scheduling ------------------------------------------------------------- */
 
-void node_kick(dp_node *n) {
+void node_kick(dp_kubelet *n) {
         if (n->tick) dp_loop_source_set_time(n->tick, 1);
 }
 
-static void arm_tick(dp_node *n) {
+static void arm_tick(dp_kubelet *n) {
         uint64_t next = UINT64_MAX;
         for (size_t i = 0; i < n->n_pods; i++) {
                 pod_entry *pe = n->pods[i];
@@ -75,7 +75,7 @@ static void arm_tick(dp_node *n) {
         else dp_loop_source_set_time(n->tick, next == 0 ? 1 : next * 1000);
 }
 
-void node_schedule(dp_node *n) {
+void node_schedule(dp_kubelet *n) {
         if (n->stopping) return;
         uint64_t now = node_now_ms();
         if (!n->job) {
@@ -90,7 +90,7 @@ void node_schedule(dp_node *n) {
         if (!n->job) arm_tick(n);
 }
 
-static void reap_endpoints(dp_node *n) {
+static void reap_endpoints(dp_kubelet *n) {
         size_t w = 0;
         for (size_t i = 0; i < n->n_eps; i++) {
                 endpoint *ep = n->eps[i];
@@ -107,7 +107,7 @@ static void reap_endpoints(dp_node *n) {
 }
 
 static int on_tick(dp_loop_source *s, uint64_t now_usec, void *ud) {
-        dp_node *n = ud;
+        dp_kubelet *n = ud;
         reap_endpoints(n);
         if (dp_devmgr_expire(n->dm, now_usec / 1000, NULL) > 0) {
                 log_info("a plugin's grace period ended: its resource is removed");
@@ -119,7 +119,7 @@ static int on_tick(dp_loop_source *s, uint64_t now_usec, void *ud) {
 
 /* ---- plugin endpoints -------------------------------------------------------- */
 
-endpoint *node_current_endpoint(dp_node *n, const char *resource) {
+endpoint *node_current_endpoint(dp_kubelet *n, const char *resource) {
         for (size_t i = 0; i < n->n_eps; i++)
                 if (n->eps[i]->current && !n->eps[i]->dead && streq(n->eps[i]->resource, resource)) return n->eps[i];
         return NULL;
@@ -141,7 +141,7 @@ static void endpoint_close(endpoint *ep) {
 
 static void on_law_message(dp_grpc_client_call *cc, const uint8_t *msg, size_t len, void *ud) {
         endpoint *ep = ud;
-        dp_node *n = ep->node;
+        dp_kubelet *n = ep->node;
         if (ep->dead || !ep->current) return;
         ProtobufCMessage *m = NULL;
         if (dp_proto_unpack(&v1beta1__list_and_watch_response__descriptor, msg, len, &m) < 0) {
@@ -188,7 +188,7 @@ out:
 
 static void on_law_done(dp_grpc_client_call *cc, int status, const char *message, void *ud) {
         endpoint *ep = ud;
-        dp_node *n = ep->node;
+        dp_kubelet *n = ep->node;
         ep->law_call = NULL;
         if (ep->dead || !ep->current) return;
         log_warning("ListAndWatch %s ended (%s%s%s): devices kept as unhealthy for the grace period", ep->resource,
@@ -211,7 +211,7 @@ static void on_options_message(dp_grpc_client_call *cc, const uint8_t *msg, size
 
 static void on_options_done(dp_grpc_client_call *cc, int status, const char *message, void *ud) {
         endpoint *ep = ud;
-        dp_node *n = ep->node;
+        dp_kubelet *n = ep->node;
         ep->options_call = NULL;
         if (ep->dead) return;
         if (status != DP_GRPC_OK) {
@@ -260,7 +260,7 @@ static void on_register_cancel(dp_grpc_call *call, int status, void *ud) {
 }
 
 static void on_register(dp_grpc_call *call, void *ud) {
-        dp_node *n = ud;
+        dp_kubelet *n = ud;
         const V1beta1__RegisterRequest *req = (const V1beta1__RegisterRequest *)dp_grpc_call_request_msg(call);
         dp_error e = DP_ERROR_INIT;
         if (n->stopping) {
@@ -340,7 +340,7 @@ static bool is_manifest_name(const char *name) {
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-static void manifests_rescan(dp_node *n) {
+static void manifests_rescan(dp_kubelet *n) {
         if (!n->manifests_dir) return;
         DIR *d = opendir(n->manifests_dir);
         if (!d) {
@@ -451,7 +451,7 @@ static void manifests_rescan(dp_node *n) {
 }
 
 static int on_manifest_event(dp_loop_source *s, const struct inotify_event *ev, void *ud) {
-        dp_node *n = ud;
+        dp_kubelet *n = ud;
         if (ev->len && !is_manifest_name(ev->name)) return 0;
         manifests_rescan(n);
         return 0;
@@ -473,7 +473,7 @@ static int prepare_dir(const char *dir, dp_error *err) {
         return 0;
 }
 
-static void load_checkpoint(dp_node *n) {
+static void load_checkpoint(dp_kubelet *n) {
         _cleanup_free_ char *path = dp_asprintf("%s/%s", n->plugin_dir, DP_CHECKPOINT_FILE_NAME);
         _cleanup_free_ char *buf = NULL;
         size_t len = 0;
@@ -498,7 +498,7 @@ static void load_checkpoint(dp_node *n) {
 
 /* Allocations of pods that no manifest names any more are released, as the
  * kubelet releases devices of pods that are not active. */
-static void release_orphans(dp_node *n) {
+static void release_orphans(dp_kubelet *n) {
         for (size_t i = 0; i < dp_devmgr_n_allocs(n->dm);) {
                 const dp_nm_alloc *a = dp_devmgr_alloc_at(n->dm, i);
                 bool active = false;
@@ -514,9 +514,9 @@ static void release_orphans(dp_node *n) {
         }
 }
 
-int dp_node_new(dp_loop *l, const dp_node_config *cfg, dp_node **ret, dp_error *err) {
+int dp_kubelet_new(dp_loop *l, const dp_node_config *cfg, dp_kubelet **ret, dp_error *err) {
         assert_return(l && cfg && cfg->plugin_dir && ret, -EINVAL);
-        _cleanup_(dp_node_freep) dp_node *n = calloc(1, sizeof *n);
+        _cleanup_(dp_kubelet_freep) dp_kubelet *n = calloc(1, sizeof *n);
         if (!n) return -ENOMEM;
         char host[256] = "node";
         if (!cfg->node_name) (void)gethostname(host, sizeof host - 1);
@@ -563,7 +563,7 @@ int dp_node_new(dp_loop *l, const dp_node_config *cfg, dp_node **ret, dp_error *
         return 0;
 }
 
-dp_node *dp_node_free(dp_node *n) {
+dp_kubelet *dp_kubelet_free(dp_kubelet *n) {
         if (!n) return NULL;
         bool started = n->srv != NULL;
         if (n->job) admit_abort(n);
@@ -593,19 +593,19 @@ dp_node *dp_node_free(dp_node *n) {
         return NULL;
 }
 
-size_t dp_node_n_pods(const dp_node *n) { return n ? n->n_pods : 0; }
-size_t dp_node_n_pods_running(const dp_node *n) {
+size_t dp_kubelet_n_pods(const dp_kubelet *n) { return n ? n->n_pods : 0; }
+size_t dp_kubelet_n_pods_running(const dp_kubelet *n) {
         size_t c = 0;
         for (size_t i = 0; n && i < n->n_pods; i++) c += n->pods[i]->phase == POD_RUNNING;
         return c;
 }
-size_t dp_node_capacity(const dp_node *n, const char *resource) { return n ? dp_devmgr_capacity(n->dm, resource) : 0; }
-size_t dp_node_allocatable(const dp_node *n, const char *resource) {
+size_t dp_kubelet_capacity(const dp_kubelet *n, const char *resource) { return n ? dp_devmgr_capacity(n->dm, resource) : 0; }
+size_t dp_kubelet_allocatable(const dp_kubelet *n, const char *resource) {
         return n ? dp_devmgr_allocatable(n->dm, resource) : 0;
 }
-bool dp_node_resource_connected(const dp_node *n, const char *resource) {
+bool dp_kubelet_resource_connected(const dp_kubelet *n, const char *resource) {
         const dp_nm_resource *r = n ? dp_devmgr_resource(n->dm, resource) : NULL;
         return r && r->connected;
 }
-uint64_t dp_node_registrations(const dp_node *n) { return n ? n->registrations : 0; }
-uint64_t dp_node_device_updates(const dp_node *n) { return n ? n->device_updates : 0; }
+uint64_t dp_kubelet_registrations(const dp_kubelet *n) { return n ? n->registrations : 0; }
+uint64_t dp_kubelet_device_updates(const dp_kubelet *n) { return n ? n->device_updates : 0; }

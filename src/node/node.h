@@ -3,7 +3,7 @@
  * node.h — `devplane node`, the kubelet stand-in's device manager, as an
  * object living on a dp_loop (see docs/v1-node-path.md).
  *
- * On dp_node_new():
+ * On dp_kubelet_new():
  *   - the plugin directory is created (0750) and every socket in it removed
  *     (stale plugin sockets and an old kubelet.sock), as the kubelet does;
  *   - the checkpoint <plugin-dir>/kubelet_internal_checkpoint is read: a
@@ -37,24 +37,24 @@ typedef struct dp_node_config {
         uint64_t backoff_max_ms;     /* cap; 0: 10000 */
 } dp_node_config;
 
-typedef struct dp_node dp_node;
+typedef struct dp_kubelet dp_kubelet;
 
 /* -EINVAL / -errno with err set when the directories cannot be prepared or
  * the socket cannot be bound. */
-int dp_node_new(dp_loop *l, const dp_node_config *cfg, dp_node **ret, dp_error *err);
+int dp_kubelet_new(dp_loop *l, const dp_node_config *cfg, dp_kubelet **ret, dp_error *err);
 /* Stops serving (kubelet.sock removed), closes plugin connections, writes
  * the status one last time as stopped. */
-dp_node *dp_node_free(dp_node *n);
-DEFINE_FREEP(dp_node, dp_node_free)
+dp_kubelet *dp_kubelet_free(dp_kubelet *n);
+DEFINE_FREEP(dp_kubelet, dp_kubelet_free)
 
 /* Counts for the demo and benchmarks. */
-size_t dp_node_n_pods_running(const dp_node *n);
-size_t dp_node_n_pods(const dp_node *n);
+size_t dp_kubelet_n_pods_running(const dp_kubelet *n);
+size_t dp_kubelet_n_pods(const dp_kubelet *n);
 /* Capacity/allocatable of one resource (0 when unknown). */
-size_t dp_node_capacity(const dp_node *n, const char *resource);
-size_t dp_node_allocatable(const dp_node *n, const char *resource);
-bool dp_node_resource_connected(const dp_node *n, const char *resource);
+size_t dp_kubelet_capacity(const dp_kubelet *n, const char *resource);
+size_t dp_kubelet_allocatable(const dp_kubelet *n, const char *resource);
+bool dp_kubelet_resource_connected(const dp_kubelet *n, const char *resource);
 /* Increments on every Register accepted (benchmarks wait on it). */
-uint64_t dp_node_registrations(const dp_node *n);
+uint64_t dp_kubelet_registrations(const dp_kubelet *n);
 /* Increments on every ListAndWatch message received. */
-uint64_t dp_node_device_updates(const dp_node *n);
+uint64_t dp_kubelet_device_updates(const dp_kubelet *n);

@@ -5,7 +5,7 @@
 #include "node/node-internal.h"
 #include "proto/proto.h"
 
-static const char *holder_of(const dp_node *n, const char *resource, const char *id, char *buf, size_t size) {
+static const char *holder_of(const dp_kubelet *n, const char *resource, const char *id, char *buf, size_t size) {
         for (size_t i = 0; i < dp_devmgr_n_allocs(n->dm); i++) {
                 const dp_nm_alloc *a = dp_devmgr_alloc_at(n->dm, i);
                 if (!streq(a->resource, resource)) continue;
@@ -64,7 +64,7 @@ static int add_envs(dp_doc_set *s, dp_doc_node *entry, const dp_nm_alloc *a) {
         return ret;
 }
 
-static int build_resources(const dp_node *n, dp_doc_set *s, dp_doc_node *root) {
+static int build_resources(const dp_kubelet *n, dp_doc_set *s, dp_doc_node *root) {
         dp_doc_node *list = dp_doc_new_seq(s);
         int r = 0;
         for (size_t i = 0; list && r >= 0 && i < dp_devmgr_n_resources(n->dm); i++) {
@@ -97,7 +97,7 @@ static int build_resources(const dp_node *n, dp_doc_set *s, dp_doc_node *root) {
         return r < 0 ? r : dp_doc_map_add(s, root, "resources", list);
 }
 
-static int build_pod(const dp_node *n, const pod_entry *pe, dp_doc_set *s, dp_doc_node *list) {
+static int build_pod(const dp_kubelet *n, const pod_entry *pe, dp_doc_set *s, dp_doc_node *list) {
         const dp_node_pod *p = pe->pod;
         dp_doc_node *m = dp_doc_new_map(s);
         int r = dp_doc_map_add(s, m, "namespace", dp_doc_new_str(s, p->ns));
@@ -135,7 +135,7 @@ static int build_pod(const dp_node *n, const pod_entry *pe, dp_doc_set *s, dp_do
         return r < 0 ? r : dp_doc_seq_add(s, list, m);
 }
 
-int node_status_build(const dp_node *n, bool running, dp_doc_set *s, dp_doc_node **ret) {
+int node_status_build(const dp_kubelet *n, bool running, dp_doc_set *s, dp_doc_node **ret) {
         dp_doc_node *root = dp_doc_new_map(s);
         int r = dp_doc_map_add(s, root, "node", dp_doc_new_str(s, n->node_name));
         if (r >= 0) r = dp_doc_map_add(s, root, "state", dp_doc_new_str(s, running ? "running" : "stopped"));

@@ -155,8 +155,8 @@ static int cmd_node(int argc, char **argv) {
                 return 1;
         }
         dp_error e = DP_ERROR_INIT;
-        dp_node *n = NULL;
-        r = dp_node_new(l, &cfg, &n, &e);
+        dp_kubelet *n = NULL;
+        r = dp_kubelet_new(l, &cfg, &n, &e);
         if (r < 0) {
                 log_error("%s", dp_error_msg(&e));
                 dp_loop_source_free(sig_term);
@@ -164,7 +164,7 @@ static int cmd_node(int argc, char **argv) {
                 return r == -EINVAL ? 2 : 1;
         }
         r = dp_loop_run(l);
-        dp_node_free(n);
+        dp_kubelet_free(n);
         dp_loop_source_free(sig_term);
         dp_loop_source_free(sig_int);
         if (r < 0) {
