@@ -35,6 +35,7 @@ struct dp_grpc_conn {
         uint64_t now;
         bool dead, fatal, draining, tearing_down, dispatching;
         size_t n_streams;
+        size_t buffered; /* sum of the streams' in_len */
         dp_grpc_conn_wakeup_fn wakeup;
         void *wakeup_ud;
 };
@@ -78,6 +79,7 @@ static void unlink_stream(dp_grpc_call *s) {
 
 static void call_free(dp_grpc_call *s) {
         if (!s) return;
+        if (s->conn) s->conn->buffered -= s->in_len;
         unlink_stream(s);
         free(s->in);
         free(s->out);
@@ -499,13 +501,18 @@ static void stream_local_error(dp_grpc_call *s, int status, const char *msg) {
 static int on_data_chunk(nghttp2_session *session, uint8_t flags, int32_t stream_id, const uint8_t *data, size_t len,
                          void *user_data) {
         (void)flags;
-        (void)user_data;
+        dp_grpc_conn *c = user_data;
         dp_grpc_call *s = nghttp2_session_get_stream_user_data(session, stream_id);
         if (!s || s->core_finished || s->local_error || s->cancelled) return 0;
+        if (c->buffered + len > DP_GRPC_MAX_CONN_BUFFERED) {
+                stream_local_error(s, DP_GRPC_RESOURCE_EXHAUSTED, "connection receive buffer limit reached");
+                return 0;
+        }
         if (buf_append(&s->in, &s->in_len, &s->in_cap, data, len) < 0) {
                 stream_local_error(s, DP_GRPC_RESOURCE_EXHAUSTED, "out of memory receiving a message");
                 return 0;
         }
+        c->buffered += len;
         while (s->in_len - s->in_scan >= DP_GRPC_PREFIX_LEN) {
                 const uint8_t *p = s->in + s->in_scan;
                 uint32_t mlen = (uint32_t)p[1] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 8 | p[4];
@@ -576,6 +583,7 @@ static void server_dispatch_request(dp_grpc_conn *c, dp_grpc_call *s) {
         }
         memcpy(s->req, s->in + DP_GRPC_PREFIX_LEN, mlen);
         s->req_len = mlen;
+        c->buffered -= s->in_len;
         free(s->in);
         s->in = NULL;
         s->in_len = s->in_cap = s->in_scan = 0;
@@ -588,7 +596,6 @@ static void server_dispatch_request(dp_grpc_conn *c, dp_grpc_call *s) {
         }
         s->dispatched = true;
         s->app_ref = true;
-        (void)c;
         s->method->handler(s, s->method->userdata);
 }
 
@@ -603,6 +610,7 @@ static void client_deliver(dp_grpc_call *s) {
                         s->on_message((dp_grpc_client_call *)s, p + DP_GRPC_PREFIX_LEN, mlen, s->cb_ud);
         }
         if (s->cancelled || off == 0) return;
+        if (s->conn) s->conn->buffered -= off;
         memmove(s->in, s->in + off, s->in_len - off);
         s->in_len -= off;
         s->in_scan -= off;
@@ -701,7 +709,8 @@ static int conn_new(dp_grpc_server *srv, uint64_t now, dp_grpc_conn **ret) {
         size_t n = 0;
         iv[n++] = (nghttp2_settings_entry){NGHTTP2_SETTINGS_MAX_FRAME_SIZE, 16384};
         iv[n++] = (nghttp2_settings_entry){NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, STREAM_WINDOW};
-        if (!srv) iv[n++] = (nghttp2_settings_entry){NGHTTP2_SETTINGS_ENABLE_PUSH, 0};
+        if (srv) iv[n++] = (nghttp2_settings_entry){NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, DP_GRPC_MAX_CONCURRENT_STREAMS};
+        else iv[n++] = (nghttp2_settings_entry){NGHTTP2_SETTINGS_ENABLE_PUSH, 0};
         r = nghttp2_submit_settings(c->session, NGHTTP2_FLAG_NONE, iv, n);
         if (r == 0) r = nghttp2_session_set_local_window_size(c->session, NGHTTP2_FLAG_NONE, 0, CONN_WINDOW);
         if (r != 0) {

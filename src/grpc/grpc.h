@@ -56,6 +56,13 @@ const char *dp_grpc_status_name(int status);
  * dp_grpc_call_send() (a peer that stopped reading). */
 #define DP_GRPC_MAX_QUEUED_OUTPUT (64u * 1024u * 1024u)
 
+/* Request bytes a connection buffers across its streams before a stream
+ * that needs more gets RESOURCE_EXHAUSTED (many streams x 4 MiB otherwise). */
+#define DP_GRPC_MAX_CONN_BUFFERED (64u * 1024u * 1024u)
+/* SETTINGS_MAX_CONCURRENT_STREAMS a server advertises. grpc-go advertises
+ * none; the kubelet opens a handful, so this only bounds a hostile peer. */
+#define DP_GRPC_MAX_CONCURRENT_STREAMS 1024u
+
 typedef struct dp_grpc_server dp_grpc_server;
 typedef struct dp_grpc_call dp_grpc_call;
 typedef struct dp_grpc_channel dp_grpc_channel;
@@ -79,7 +86,9 @@ typedef void (*dp_grpc_handler_fn)(dp_grpc_call *call, void *userdata);
 int dp_grpc_server_new(dp_grpc_server **ret);
 /* Shuts every connection down hard (calls still held by the application get
  * their cancel callback with UNAVAILABLE and stay valid until finished),
- * closes listeners and unlinks the socket paths they created. */
+ * closes listeners and unlinks the socket paths they created. Safe to call
+ * from any callback of this server: listeners close at once, no handler runs
+ * any more, and the rest is released when that callback returns. */
 dp_grpc_server *dp_grpc_server_free(dp_grpc_server *srv);
 DEFINE_FREEP(dp_grpc_server, dp_grpc_server_free)
 
@@ -99,7 +108,8 @@ int dp_grpc_server_add_method(dp_grpc_server *srv, const char *path, dp_grpc_kin
 int dp_grpc_server_listen_unix(dp_grpc_server *srv, dp_loop *l, const char *path, mode_t mode);
 /* Graceful stop: close the listeners (and unlink their paths), send GOAWAY on
  * every connection; in-flight calls may still finish, and each connection
- * closes once its streams are done. Streams the application never finishes
+ * closes once its streams are done (on a later loop round; safe to call from
+ * any callback). Streams the application never finishes
  * (e.g. ListAndWatch) keep their connection open: finish them. */
 void dp_grpc_server_shutdown(dp_grpc_server *srv);
 /* Open connections (accepted and not yet closed). */

@@ -28,6 +28,8 @@ struct dp_grpc_server {
         dp_grpc_sconn *conns;
         size_t n_conns;
         bool shutting_down;
+        int busy;            /* depth of our loop callbacks on the stack */
+        bool free_requested; /* dp_grpc_server_free() called while busy */
 };
 
 const dp_grpc_method *dp_grpc_server_find_method(const dp_grpc_server *srv, const char *path);

@@ -132,9 +132,31 @@ timers:
         return true;
 }
 
+static void server_destroy(dp_grpc_server *srv);
+static void sconn_io_locked(dp_grpc_sconn *sc, int fd, uint32_t events);
+
+/* Leave a callback scope; performs a free requested inside it. */
+static void leave(dp_grpc_server *srv) {
+        if (--srv->busy == 0 && srv->free_requested) server_destroy(srv);
+}
+
 static int sconn_io(dp_loop_source *s, int fd, uint32_t events, void *userdata) {
         (void)s;
         dp_grpc_sconn *sc = userdata;
+        dp_grpc_server *srv = sc->srv;
+        if (srv->free_requested) {
+                /* freed from a callback further up the stack: stay quiet
+                 * until that frame returns and releases everything */
+                sconn_set_events(sc, 0);
+                return 0;
+        }
+        srv->busy++;
+        sconn_io_locked(sc, fd, events);
+        leave(srv);
+        return 0;
+}
+
+static void sconn_io_locked(dp_grpc_sconn *sc, int fd, uint32_t events) {
         if (events & (EPOLLIN | EPOLLHUP | EPOLLERR)) {
                 uint8_t buf[READ_CHUNK];
                 size_t total = 0;
@@ -145,7 +167,7 @@ static int sconn_io(dp_loop_source *s, int fd, uint32_t events, void *userdata) 
                         if (n <= 0) {
                                 dp_grpc_conn_peer_closed(sc->conn);
                                 sconn_close(sc);
-                                return 0;
+                                return;
                         }
                         total += (size_t)n;
                         if (dp_grpc_conn_feed(sc->conn, buf, (size_t)n, dp_loop_now()) < 0) {
@@ -155,14 +177,17 @@ static int sconn_io(dp_loop_source *s, int fd, uint32_t events, void *userdata) 
                 }
         }
         sconn_after(sc);
-        return 0;
 }
 
 static int sconn_timer(dp_loop_source *s, uint64_t now, void *userdata) {
         (void)s;
         dp_grpc_sconn *sc = userdata;
+        dp_grpc_server *srv = sc->srv;
+        if (srv->free_requested) return 0;
+        srv->busy++;
         dp_grpc_conn_tick(sc->conn, now);
         sconn_after(sc);
+        leave(srv);
         return 0;
 }
 
@@ -204,7 +229,7 @@ static int listener_io(dp_loop_source *s, int fd, uint32_t events, void *userdat
         (void)s;
         (void)events;
         dp_grpc_listener *ln = userdata;
-        for (int i = 0; i < 64; i++) {
+        for (int i = 0; i < 64 && !ln->srv->free_requested && !ln->srv->shutting_down; i++) {
                 int cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
                 if (cfd < 0) {
                         if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED)
@@ -290,11 +315,10 @@ void dp_grpc_server_shutdown(dp_grpc_server *srv) {
         if (!srv) return;
         srv->shutting_down = true;
         close_listeners(srv);
-        for (dp_grpc_sconn *sc = srv->conns, *next; sc; sc = next) {
-                next = sc->next;
-                dp_grpc_conn_shutdown(sc->conn);
-                sconn_after(sc);
-        }
+        /* GOAWAY is queued and the wakeup asks for EPOLLOUT: each connection
+         * flushes and closes from its own io callback, so this is safe from
+         * inside any callback. */
+        for (dp_grpc_sconn *sc = srv->conns; sc; sc = sc->next) dp_grpc_conn_shutdown(sc->conn);
 }
 
 size_t dp_grpc_server_connection_count(const dp_grpc_server *srv) {
@@ -302,8 +326,15 @@ size_t dp_grpc_server_connection_count(const dp_grpc_server *srv) {
 }
 
 dp_grpc_server *dp_grpc_server_free(dp_grpc_server *srv) {
-        if (!srv) return NULL;
-        close_listeners(srv);
+        if (!srv || srv->free_requested) return NULL;
+        srv->free_requested = true;
+        close_listeners(srv); /* the socket path goes away at once */
+        if (srv->busy == 0) server_destroy(srv);
+        return NULL;
+}
+
+static void server_destroy(dp_grpc_server *srv) {
+        srv->busy++; /* cancel handlers run below may call back into us */
         while (srv->conns) sconn_close(srv->conns);
         size_t i = 0;
         const char *k;
@@ -315,5 +346,4 @@ dp_grpc_server *dp_grpc_server_free(dp_grpc_server *srv) {
         }
         dp_hashmap_free(srv->methods);
         free(srv);
-        return NULL;
 }

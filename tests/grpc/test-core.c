@@ -549,3 +549,28 @@ TEST(status_mapping) {
         ASSERT_EQ(dp_grpc_status_from_http(503), DP_GRPC_UNAVAILABLE);
         ASSERT_EQ(dp_grpc_status_from_http(500), DP_GRPC_UNKNOWN);
 }
+
+TEST(connection_buffer_cap) {
+        /* 20 requests of almost 4 MiB in flight at once exceed the 64 MiB a
+         * connection buffers: some are refused, the others complete */
+        pair p = make_pair();
+        enum { N = 20 };
+        static result rs[N];
+        memset(rs, 0, sizeof rs);
+        size_t n = DP_GRPC_MAX_RECV_MESSAGE - 16;
+        uint8_t *b = calloc(1, n);
+        for (int i = 0; i < N; i++)
+                ASSERT_OK(dp_grpc_conn_start_call(p.c, "/test.T/Echo", b, n, 1000, 0, on_msg, on_done, &rs[i], NULL));
+        free(b);
+        pump(p.c, p.s, 1000);
+        int ok = 0, refused = 0;
+        for (int i = 0; i < N; i++) {
+                ASSERT_EQ(rs[i].done, 1);
+                if (rs[i].status == DP_GRPC_OK) ok++;
+                else if (rs[i].status == DP_GRPC_RESOURCE_EXHAUSTED) refused++;
+        }
+        ASSERT_EQ(ok + refused, N);
+        ASSERT_TRUE(refused > 0);
+        ASSERT_TRUE(ok > 0);
+        free_pair(&p);
+}

@@ -283,3 +283,55 @@ TEST(loop_sources) {
         dp_loop_free(l);
         cleanup();
 }
+
+/* A handler that frees its own server (e.g. an agent restarting a plugin
+ * when asked over gRPC) and one that shuts it down. */
+static dp_grpc_server *self_srv;
+static void h_free_self(dp_grpc_call *call, void *ud) {
+        (void)ud;
+        dp_grpc_call_finish(call, DP_GRPC_ABORTED, "going away");
+        self_srv = dp_grpc_server_free(self_srv);
+}
+static void h_shutdown_self(dp_grpc_call *call, void *ud) {
+        (void)ud;
+        dp_grpc_server_shutdown(self_srv);
+        dp_grpc_call_send(call, (const uint8_t *)"bye", 3);
+        dp_grpc_call_finish(call, DP_GRPC_OK, NULL);
+}
+
+TEST(server_freed_or_shut_down_from_its_handler) {
+        setup();
+        dp_loop *l;
+        ASSERT_OK(dp_loop_new(&l));
+        for (int round = 0; round < 2; round++) {
+                ASSERT_OK(dp_grpc_server_new(&self_srv));
+                ASSERT_OK(dp_grpc_server_add_method(self_srv, "/t.T/X", DP_GRPC_UNARY, NULL,
+                                                    round == 0 ? h_free_self : h_shutdown_self, NULL));
+                ASSERT_OK(dp_grpc_server_listen_unix(self_srv, l, sock, 0));
+                dp_grpc_channel *ch;
+                ASSERT_OK(dp_grpc_channel_connect_unix(l, sock, &ch));
+                int closed = 0;
+                dp_grpc_channel_set_closed_handler(ch, closed_cb, &closed);
+                dp_grpc_reply r = DP_GRPC_REPLY_INIT;
+                int q = dp_grpc_channel_call_sync(ch, "/t.T/X", NULL, 0, 2000000, &r, NULL);
+                if (round == 0) {
+                        /* the reply may or may not have left before the socket closed */
+                        ASSERT_TRUE(r.status == DP_GRPC_ABORTED || r.status == DP_GRPC_UNAVAILABLE);
+                        ASSERT_TRUE(self_srv == NULL);
+                } else {
+                        ASSERT_OK(q);
+                        ASSERT_EQ(r.len, 3);
+                }
+                struct stat st;
+                ASSERT_TRUE(stat(sock, &st) < 0); /* listener gone at once */
+                while (!closed) ASSERT_OK(dp_loop_run_once(l, 5000));
+                dp_grpc_reply_done(&r);
+                dp_grpc_channel_free(ch);
+                if (round == 1) {
+                        while (dp_grpc_server_connection_count(self_srv) > 0) ASSERT_OK(dp_loop_run_once(l, 5000));
+                        self_srv = dp_grpc_server_free(self_srv);
+                }
+        }
+        dp_loop_free(l);
+        cleanup();
+}
