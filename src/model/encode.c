@@ -1,0 +1,771 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * encode.c — typed objects back to doc trees, for -o yaml|json and for the
+ * agent's published slices. Output follows kubectl -o yaml: keys sorted
+ * alphabetically at every level (the tree is sorted once at the end), empty
+ * and unset fields omitted (Go's omitempty), quantities in canonical form.
+ * Allocation failure is sticky in the encoder; the entry points return NULL.
+ */
+#include <stdio.h>
+
+#include "model/model.h"
+
+typedef struct enc {
+        dp_doc_set *s;
+        int r;
+} enc;
+
+static dp_doc_node *chk(enc *e, dp_doc_node *n) {
+        if (!n) e->r = -ENOMEM;
+        return n;
+}
+
+static dp_doc_node *new_map(enc *e) { return e->r < 0 ? NULL : chk(e, dp_doc_new_map(e->s)); }
+static dp_doc_node *new_seq(enc *e) { return e->r < 0 ? NULL : chk(e, dp_doc_new_seq(e->s)); }
+
+static void put(enc *e, dp_doc_node *m, const char *key, dp_doc_node *v) {
+        if (e->r < 0) return;
+        if (!m || !v || dp_doc_map_add(e->s, m, key, v) < 0) e->r = -ENOMEM;
+}
+
+static void push(enc *e, dp_doc_node *seq, dp_doc_node *v) {
+        if (e->r < 0) return;
+        if (!seq || !v || dp_doc_seq_add(e->s, seq, v) < 0) e->r = -ENOMEM;
+}
+
+static void put_str(enc *e, dp_doc_node *m, const char *key, const char *v) {
+        if (v && e->r >= 0) put(e, m, key, chk(e, dp_doc_new_str(e->s, v)));
+}
+
+static void put_int(enc *e, dp_doc_node *m, const char *key, int64_t v) {
+        if (e->r >= 0) put(e, m, key, chk(e, dp_doc_new_int(e->s, v)));
+}
+
+static void put_bool(enc *e, dp_doc_node *m, const char *key, bool v) {
+        if (e->r >= 0) put(e, m, key, chk(e, dp_doc_new_bool(e->s, v)));
+}
+
+static dp_doc_node *quantity(enc *e, const dp_quantity *q) {
+        if (e->r < 0) return NULL;
+        char buf[DP_QUANTITY_MAX_LEN];
+        dp_quantity_format(q, buf, sizeof(buf));
+        return chk(e, dp_doc_new_str(e->s, buf));
+}
+
+static void put_strv(enc *e, dp_doc_node *m, const char *key, char *const *v, size_t n) {
+        if (!n) return;
+        dp_doc_node *seq = new_seq(e);
+        for (size_t i = 0; i < n; i++) push(e, seq, chk(e, dp_doc_new_str(e->s, v[i])));
+        put(e, m, key, seq);
+}
+
+static void put_kv(enc *e, dp_doc_node *m, const char *key, const dp_kv *v, size_t n) {
+        if (!n) return;
+        dp_doc_node *map = new_map(e);
+        for (size_t i = 0; i < n; i++) put_str(e, map, v[i].key, v[i].value ? v[i].value : "");
+        put(e, m, key, map);
+}
+
+static void put_quantities(enc *e, dp_doc_node *m, const char *key, const dp_named_quantity *v, size_t n) {
+        if (!n) return;
+        dp_doc_node *map = new_map(e);
+        for (size_t i = 0; i < n; i++) put(e, map, v[i].name, quantity(e, &v[i].value));
+        put(e, m, key, map);
+}
+
+/* counters: {name: {value: Q}} */
+static void put_counters(enc *e, dp_doc_node *m, const dp_named_quantity *v, size_t n) {
+        if (!n) return;
+        dp_doc_node *map = new_map(e);
+        for (size_t i = 0; i < n; i++) {
+                dp_doc_node *c = new_map(e);
+                put(e, c, "value", quantity(e, &v[i].value));
+                put(e, map, v[i].name, c);
+        }
+        put(e, m, "counters", map);
+}
+
+/* Copy a tree from another set (opaque parameters). */
+static dp_doc_node *copy_tree(enc *e, const dp_doc_node *n) {
+        if (e->r < 0) return NULL;
+        switch (n->type) {
+        case DP_DOC_SCALAR:
+                return chk(e, n->plain ? dp_doc_new_raw(e->s, n->str) : dp_doc_new_strn(e->s, n->str, n->len));
+        case DP_DOC_MAP: {
+                dp_doc_node *m = new_map(e);
+                for (size_t i = 0; i < n->n; i++) put(e, m, n->pairs[i].key, copy_tree(e, n->pairs[i].value));
+                return m;
+        }
+        case DP_DOC_SEQ: {
+                dp_doc_node *s = new_seq(e);
+                for (size_t i = 0; i < n->n; i++) push(e, s, copy_tree(e, n->items[i]));
+                return s;
+        }
+        }
+        return NULL;
+}
+
+static dp_doc_node *raw_json(enc *e, const char *json) {
+        if (e->r < 0 || !json) return NULL;
+        dp_doc_set *tmp = dp_doc_set_new();
+        if (!tmp) {
+                e->r = -ENOMEM;
+                return NULL;
+        }
+        dp_doc_node *out = NULL;
+        if (dp_doc_parse(tmp, json, strlen(json), "parameters", NULL) == 0 && dp_doc_count(tmp) == 1)
+                out = copy_tree(e, dp_doc_root(tmp, 0));
+        else
+                out = chk(e, dp_doc_new_str(e->s, json)); /* not JSON: keep the text */
+        dp_doc_set_free(tmp);
+        return out;
+}
+
+static int cmp_pairs(const void *a, const void *b) {
+        return strcmp(((const dp_doc_pair *)a)->key, ((const dp_doc_pair *)b)->key);
+}
+
+static void sort_tree(dp_doc_node *n) {
+        if (!n) return;
+        if (n->type == DP_DOC_MAP) {
+                if (n->n > 1) qsort(n->pairs, n->n, sizeof(dp_doc_pair), cmp_pairs);
+                for (size_t i = 0; i < n->n; i++) sort_tree(n->pairs[i].value);
+        } else if (n->type == DP_DOC_SEQ) {
+                for (size_t i = 0; i < n->n; i++) sort_tree(n->items[i]);
+        }
+}
+
+static dp_doc_node *finish(enc *e, dp_doc_node *n) {
+        if (e->r < 0) return NULL;
+        sort_tree(n);
+        return n;
+}
+
+/* ---- shared pieces ---- */
+
+static dp_doc_node *meta(enc *e, const dp_object_meta *m) {
+        dp_doc_node *n = new_map(e);
+        put_str(e, n, "name", m->name);
+        put_str(e, n, "generateName", m->generate_name);
+        put_str(e, n, "namespace", m->namespace);
+        put_str(e, n, "uid", m->uid);
+        put_str(e, n, "resourceVersion", m->resource_version);
+        if (m->generation) put_int(e, n, "generation", m->generation);
+        put_str(e, n, "creationTimestamp", m->creation_timestamp);
+        put_kv(e, n, "labels", m->labels, m->n_labels);
+        put_kv(e, n, "annotations", m->annotations, m->n_annotations);
+        if (m->n_owner_references) {
+                dp_doc_node *seq = new_seq(e);
+                for (size_t i = 0; i < m->n_owner_references; i++) {
+                        const dp_owner_ref *o = &m->owner_references[i];
+                        dp_doc_node *x = new_map(e);
+                        put_str(e, x, "apiVersion", o->api_version);
+                        put_str(e, x, "kind", o->kind);
+                        put_str(e, x, "name", o->name);
+                        put_str(e, x, "uid", o->uid);
+                        if (o->controller) put_bool(e, x, "controller", true);
+                        push(e, seq, x);
+                }
+                put(e, n, "ownerReferences", seq);
+        }
+        return n;
+}
+
+static const char *const ns_ops[] = {"In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"};
+
+static dp_doc_node *requirements(enc *e, const dp_node_selector_requirement *v, size_t n) {
+        dp_doc_node *seq = new_seq(e);
+        for (size_t i = 0; i < n; i++) {
+                dp_doc_node *x = new_map(e);
+                put_str(e, x, "key", v[i].key);
+                put_str(e, x, "operator", ns_ops[v[i].op]);
+                put_strv(e, x, "values", v[i].values, v[i].n_values);
+                push(e, seq, x);
+        }
+        return seq;
+}
+
+static dp_doc_node *node_selector(enc *e, const dp_node_selector *ns) {
+        dp_doc_node *n = new_map(e);
+        dp_doc_node *terms = new_seq(e);
+        for (size_t i = 0; i < ns->n_terms; i++) {
+                const dp_node_selector_term *t = &ns->terms[i];
+                dp_doc_node *x = new_map(e);
+                if (t->n_match_expressions)
+                        put(e, x, "matchExpressions", requirements(e, t->match_expressions, t->n_match_expressions));
+                if (t->n_match_fields) put(e, x, "matchFields", requirements(e, t->match_fields, t->n_match_fields));
+                push(e, terms, x);
+        }
+        put(e, n, "nodeSelectorTerms", terms);
+        return n;
+}
+
+static dp_doc_node *taint(enc *e, const dp_taint *t) {
+        dp_doc_node *x = new_map(e);
+        put_str(e, x, "key", t->key);
+        put_str(e, x, "value", t->value);
+        put_str(e, x, "effect", t->effect);
+        put_str(e, x, "timeAdded", t->time_added);
+        return x;
+}
+
+static void put_taints(enc *e, dp_doc_node *m, const dp_taint *v, size_t n) {
+        if (!n) return;
+        dp_doc_node *seq = new_seq(e);
+        for (size_t i = 0; i < n; i++) push(e, seq, taint(e, &v[i]));
+        put(e, m, "taints", seq);
+}
+
+static void put_tolerations(enc *e, dp_doc_node *m, const dp_toleration *v, size_t n) {
+        if (!n) return;
+        dp_doc_node *seq = new_seq(e);
+        for (size_t i = 0; i < n; i++) {
+                dp_doc_node *x = new_map(e);
+                put_str(e, x, "key", v[i].key);
+                put_str(e, x, "operator", v[i].op);
+                put_str(e, x, "value", v[i].value);
+                put_str(e, x, "effect", v[i].effect);
+                if (v[i].has_toleration_seconds) put_int(e, x, "tolerationSeconds", v[i].toleration_seconds);
+                push(e, seq, x);
+        }
+        put(e, m, "tolerations", seq);
+}
+
+static void put_conditions(enc *e, dp_doc_node *m, const dp_condition *v, size_t n) {
+        if (!n) return;
+        dp_doc_node *seq = new_seq(e);
+        for (size_t i = 0; i < n; i++) {
+                dp_doc_node *x = new_map(e);
+                put_str(e, x, "type", v[i].type);
+                put_str(e, x, "status", v[i].status);
+                put_str(e, x, "reason", v[i].reason);
+                put_str(e, x, "message", v[i].message);
+                put_str(e, x, "lastTransitionTime", v[i].last_transition_time);
+                if (v[i].observed_generation) put_int(e, x, "observedGeneration", v[i].observed_generation);
+                push(e, seq, x);
+        }
+        put(e, m, "conditions", seq);
+}
+
+static dp_doc_node *opaque(enc *e, const dp_device_config *c) {
+        dp_doc_node *o = new_map(e);
+        put_str(e, o, "driver", c->driver);
+        if (c->parameters_json) put(e, o, "parameters", raw_json(e, c->parameters_json));
+        return o;
+}
+
+static void put_configs(enc *e, dp_doc_node *m, const dp_device_config *v, size_t n, bool with_requests) {
+        if (!n) return;
+        dp_doc_node *seq = new_seq(e);
+        for (size_t i = 0; i < n; i++) {
+                dp_doc_node *x = new_map(e);
+                if (with_requests) put_strv(e, x, "requests", v[i].requests, v[i].n_requests);
+                put(e, x, "opaque", opaque(e, &v[i]));
+                push(e, seq, x);
+        }
+        put(e, m, "config", seq);
+}
+
+static void put_selectors(enc *e, dp_doc_node *m, const dp_device_selector *v, size_t n) {
+        if (!n) return;
+        dp_doc_node *seq = new_seq(e);
+        for (size_t i = 0; i < n; i++) {
+                dp_doc_node *x = new_map(e), *cel = new_map(e);
+                put_str(e, cel, "expression", v[i].cel_expression);
+                put(e, x, "cel", cel);
+                push(e, seq, x);
+        }
+        put(e, m, "selectors", seq);
+}
+
+static dp_doc_node *object_head(enc *e, const dp_object_header *h, const dp_object_meta *m) {
+        dp_doc_node *n = new_map(e);
+        put_str(e, n, "apiVersion", h->api_version ? h->api_version : "resource.k8s.io/v1");
+        put_str(e, n, "kind", dp_kind_name(h->kind));
+        put(e, n, "metadata", meta(e, m));
+        return n;
+}
+
+/* ---- ResourceSlice (always written in the v1 shape) ---- */
+
+static const char *const attr_keys[] = {"int", "bool", "string", "version", "ints", "bools", "strings", "versions"};
+
+static dp_doc_node *attribute(enc *e, const dp_device_attribute *a) {
+        dp_doc_node *x = new_map(e), *v = NULL;
+        switch (a->type) {
+        case DP_ATTR_INT: v = chk(e, dp_doc_new_int(e->s, a->i)); break;
+        case DP_ATTR_BOOL: v = chk(e, dp_doc_new_bool(e->s, a->b)); break;
+        case DP_ATTR_STRING:
+        case DP_ATTR_VERSION: v = chk(e, dp_doc_new_str(e->s, a->s ? a->s : "")); break;
+        case DP_ATTR_INTS:
+        case DP_ATTR_BOOLS:
+        case DP_ATTR_STRINGS:
+        case DP_ATTR_VERSIONS:
+                v = new_seq(e);
+                for (size_t i = 0; i < a->n; i++)
+                        push(e, v,
+                             a->type == DP_ATTR_INTS    ? chk(e, dp_doc_new_int(e->s, a->ints[i]))
+                             : a->type == DP_ATTR_BOOLS ? chk(e, dp_doc_new_bool(e->s, a->bools[i]))
+                                                        : chk(e, dp_doc_new_str(e->s, a->strs[i])));
+                break;
+        }
+        put(e, x, attr_keys[a->type], v);
+        return x;
+}
+
+static dp_doc_node *device(enc *e, const dp_device *d) {
+        dp_doc_node *x = new_map(e);
+        put_str(e, x, "name", d->name);
+        if (d->n_attributes) {
+                dp_doc_node *m = new_map(e);
+                for (size_t i = 0; i < d->n_attributes; i++) put(e, m, d->attributes[i].name, attribute(e, &d->attributes[i]));
+                put(e, x, "attributes", m);
+        }
+        if (d->n_capacity) {
+                dp_doc_node *m = new_map(e);
+                for (size_t i = 0; i < d->n_capacity; i++) {
+                        const dp_device_capacity *c = &d->capacity[i];
+                        dp_doc_node *cx = new_map(e);
+                        put(e, cx, "value", quantity(e, &c->value));
+                        if (c->has_request_policy) {
+                                dp_doc_node *p = new_map(e);
+                                if (c->has_default) put(e, p, "default", quantity(e, &c->default_));
+                                if (c->n_valid_values) {
+                                        dp_doc_node *vv = new_seq(e);
+                                        for (size_t j = 0; j < c->n_valid_values; j++)
+                                                push(e, vv, quantity(e, &c->valid_values[j]));
+                                        put(e, p, "validValues", vv);
+                                }
+                                if (c->valid_range) {
+                                        dp_doc_node *rg = new_map(e);
+                                        put(e, rg, "min", quantity(e, &c->valid_range->min));
+                                        if (c->valid_range->has_max) put(e, rg, "max", quantity(e, &c->valid_range->max));
+                                        if (c->valid_range->has_step)
+                                                put(e, rg, "step", quantity(e, &c->valid_range->step));
+                                        put(e, p, "validRange", rg);
+                                }
+                                put(e, cx, "requestPolicy", p);
+                        }
+                        put(e, m, c->name, cx);
+                }
+                put(e, x, "capacity", m);
+        }
+        if (d->n_consumes_counters) {
+                dp_doc_node *seq = new_seq(e);
+                for (size_t i = 0; i < d->n_consumes_counters; i++) {
+                        const dp_counter_consumption *c = &d->consumes_counters[i];
+                        dp_doc_node *cx = new_map(e);
+                        put_str(e, cx, "counterSet", c->counter_set);
+                        put_counters(e, cx, c->counters, c->n_counters);
+                        put_strv(e, cx, "compatibilityGroups", c->compatibility_groups, c->n_compatibility_groups);
+                        push(e, seq, cx);
+                }
+                put(e, x, "consumesCounters", seq);
+        }
+        put_str(e, x, "nodeName", d->node_name);
+        if (d->node_selector) put(e, x, "nodeSelector", node_selector(e, d->node_selector));
+        if (d->all_nodes) put_bool(e, x, "allNodes", true);
+        put_taints(e, x, d->taints, d->n_taints);
+        if (d->binds_to_node) put_bool(e, x, "bindsToNode", true);
+        put_strv(e, x, "bindingConditions", d->binding_conditions, d->n_binding_conditions);
+        put_strv(e, x, "bindingFailureConditions", d->binding_failure_conditions, d->n_binding_failure_conditions);
+        if (d->allow_multiple_allocations) put_bool(e, x, "allowMultipleAllocations", true);
+        return x;
+}
+
+static dp_doc_node *slice(enc *e, const dp_resource_slice *s) {
+        dp_object_header h = s->hdr;
+        h.api_version = "resource.k8s.io/v1"; /* the struct is in v1 shape whatever was read */
+        dp_doc_node *n = object_head(e, &h, &s->meta);
+        dp_doc_node *spec = new_map(e);
+        put_str(e, spec, "driver", s->driver);
+        dp_doc_node *pool = new_map(e);
+        put_str(e, pool, "name", s->pool_name);
+        put_int(e, pool, "generation", s->pool_generation);
+        put_int(e, pool, "resourceSliceCount", s->pool_resource_slice_count);
+        put(e, spec, "pool", pool);
+        put_str(e, spec, "nodeName", s->node_name);
+        if (s->node_selector) put(e, spec, "nodeSelector", node_selector(e, s->node_selector));
+        if (s->all_nodes) put_bool(e, spec, "allNodes", true);
+        if (s->per_device_node_selection) put_bool(e, spec, "perDeviceNodeSelection", true);
+        if (s->n_devices) {
+                dp_doc_node *seq = new_seq(e);
+                for (size_t i = 0; i < s->n_devices; i++) push(e, seq, device(e, &s->devices[i]));
+                put(e, spec, "devices", seq);
+        }
+        if (s->n_shared_counters) {
+                dp_doc_node *seq = new_seq(e);
+                for (size_t i = 0; i < s->n_shared_counters; i++) {
+                        dp_doc_node *x = new_map(e);
+                        put_str(e, x, "name", s->shared_counters[i].name);
+                        put_counters(e, x, s->shared_counters[i].counters, s->shared_counters[i].n_counters);
+                        push(e, seq, x);
+                }
+                put(e, spec, "sharedCounters", seq);
+        }
+        put_strv(e, spec, "skipNodeOperations", s->skip_node_operations, s->n_skip_node_operations);
+        put_str(e, spec, "partitionTypeAttribute", s->partition_type_attribute);
+        put(e, n, "spec", spec);
+        return n;
+}
+
+/* ---- claims ---- */
+
+static dp_doc_node *request_spec(enc *e, const dp_device_request_spec *q, bool admin) {
+        dp_doc_node *x = new_map(e);
+        put_str(e, x, "deviceClassName", q->device_class_name);
+        put_selectors(e, x, q->selectors, q->n_selectors);
+        put_str(e, x, "allocationMode", q->allocation_mode == DP_ALLOCATION_MODE_ALL ? "All" : "ExactCount");
+        if (q->allocation_mode == DP_ALLOCATION_MODE_EXACT_COUNT) put_int(e, x, "count", q->count);
+        if (admin && q->has_admin_access) put_bool(e, x, "adminAccess", q->admin_access);
+        put_tolerations(e, x, q->tolerations, q->n_tolerations);
+        if (q->n_capacity_requests) {
+                dp_doc_node *c = new_map(e);
+                put_quantities(e, c, "requests", q->capacity_requests, q->n_capacity_requests);
+                put(e, x, "capacity", c);
+        }
+        return x;
+}
+
+static dp_doc_node *claim_spec(enc *e, const dp_resource_claim_spec *s) {
+        dp_doc_node *spec = new_map(e), *devices = new_map(e);
+        if (s->n_requests) {
+                dp_doc_node *seq = new_seq(e);
+                for (size_t i = 0; i < s->n_requests; i++) {
+                        const dp_device_request *q = &s->requests[i];
+                        dp_doc_node *x = new_map(e);
+                        put_str(e, x, "name", q->name);
+                        if (q->exactly) put(e, x, "exactly", request_spec(e, q->exactly, true));
+                        if (q->n_first_available) {
+                                dp_doc_node *fa = new_seq(e);
+                                for (size_t j = 0; j < q->n_first_available; j++) {
+                                        dp_doc_node *sx = request_spec(e, &q->first_available[j].spec, false);
+                                        put_str(e, sx, "name", q->first_available[j].name);
+                                        push(e, fa, sx);
+                                }
+                                put(e, x, "firstAvailable", fa);
+                        }
+                        push(e, seq, x);
+                }
+                put(e, devices, "requests", seq);
+        }
+        if (s->n_constraints) {
+                dp_doc_node *seq = new_seq(e);
+                for (size_t i = 0; i < s->n_constraints; i++) {
+                        dp_doc_node *x = new_map(e);
+                        put_strv(e, x, "requests", s->constraints[i].requests, s->constraints[i].n_requests);
+                        put_str(e, x, "matchAttribute", s->constraints[i].match_attribute);
+                        put_str(e, x, "distinctAttribute", s->constraints[i].distinct_attribute);
+                        push(e, seq, x);
+                }
+                put(e, devices, "constraints", seq);
+        }
+        put_configs(e, devices, s->config, s->n_config, true);
+        put(e, spec, "devices", devices);
+        return spec;
+}
+
+static dp_doc_node *allocation(enc *e, const dp_allocation_result *a) {
+        dp_doc_node *n = new_map(e), *devices = new_map(e);
+        dp_doc_node *results = new_seq(e);
+        for (size_t i = 0; i < a->n_results; i++) {
+                const dp_device_allocation_result *r = &a->results[i];
+                dp_doc_node *x = new_map(e);
+                put_str(e, x, "request", r->request);
+                put_str(e, x, "driver", r->driver);
+                put_str(e, x, "pool", r->pool);
+                put_str(e, x, "device", r->device);
+                if (r->has_admin_access) put_bool(e, x, "adminAccess", r->admin_access);
+                put_tolerations(e, x, r->tolerations, r->n_tolerations);
+                put_str(e, x, "shareID", r->share_id);
+                put_quantities(e, x, "consumedCapacity", r->consumed_capacity, r->n_consumed_capacity);
+                put_strv(e, x, "bindingConditions", r->binding_conditions, r->n_binding_conditions);
+                put_strv(e, x, "bindingFailureConditions", r->binding_failure_conditions,
+                         r->n_binding_failure_conditions);
+                put_strv(e, x, "skipNodeOperations", r->skip_node_operations, r->n_skip_node_operations);
+                push(e, results, x);
+        }
+        put(e, devices, "results", results);
+        if (a->n_config) {
+                dp_doc_node *seq = new_seq(e);
+                for (size_t i = 0; i < a->n_config; i++) {
+                        dp_doc_node *x = new_map(e);
+                        put_str(e, x, "source", a->config[i].source == DP_CONFIG_SOURCE_CLASS ? "FromClass" : "FromClaim");
+                        put_strv(e, x, "requests", a->config[i].config.requests, a->config[i].config.n_requests);
+                        put(e, x, "opaque", opaque(e, &a->config[i].config));
+                        push(e, seq, x);
+                }
+                put(e, devices, "config", seq);
+        }
+        put(e, n, "devices", devices);
+        if (a->node_selector) put(e, n, "nodeSelector", node_selector(e, a->node_selector));
+        put_str(e, n, "allocationTimestamp", a->allocation_timestamp);
+        return n;
+}
+
+static dp_doc_node *claim(enc *e, const dp_resource_claim *c) {
+        dp_object_header h = c->hdr;
+        h.api_version = "resource.k8s.io/v1";
+        dp_doc_node *n = object_head(e, &h, &c->meta);
+        put(e, n, "spec", claim_spec(e, &c->spec));
+        if (c->allocation || c->n_reserved_for || c->n_devices) {
+                dp_doc_node *st = new_map(e);
+                if (c->allocation) put(e, st, "allocation", allocation(e, c->allocation));
+                if (c->n_reserved_for) {
+                        dp_doc_node *seq = new_seq(e);
+                        for (size_t i = 0; i < c->n_reserved_for; i++) {
+                                dp_doc_node *x = new_map(e);
+                                put_str(e, x, "apiGroup", c->reserved_for[i].api_group);
+                                put_str(e, x, "resource", c->reserved_for[i].resource);
+                                put_str(e, x, "name", c->reserved_for[i].name);
+                                put_str(e, x, "uid", c->reserved_for[i].uid);
+                                push(e, seq, x);
+                        }
+                        put(e, st, "reservedFor", seq);
+                }
+                if (c->n_devices) {
+                        dp_doc_node *seq = new_seq(e);
+                        for (size_t i = 0; i < c->n_devices; i++) {
+                                const dp_allocated_device_status *d = &c->devices[i];
+                                dp_doc_node *x = new_map(e);
+                                put_str(e, x, "driver", d->driver);
+                                put_str(e, x, "pool", d->pool);
+                                put_str(e, x, "device", d->device);
+                                put_str(e, x, "shareID", d->share_id);
+                                put_conditions(e, x, d->conditions, d->n_conditions);
+                                if (d->data_json) put(e, x, "data", raw_json(e, d->data_json));
+                                if (d->network_data) {
+                                        dp_doc_node *nd = new_map(e);
+                                        put_str(e, nd, "interfaceName", d->network_data->interface_name);
+                                        put_strv(e, nd, "ips", d->network_data->ips, d->network_data->n_ips);
+                                        put_str(e, nd, "hardwareAddress", d->network_data->hardware_address);
+                                        put(e, x, "networkData", nd);
+                                }
+                                push(e, seq, x);
+                        }
+                        put(e, st, "devices", seq);
+                }
+                put(e, n, "status", st);
+        }
+        return n;
+}
+
+/* ---- other kinds ---- */
+
+static dp_doc_node *device_class(enc *e, const dp_device_class *dc) {
+        dp_object_header h = dc->hdr;
+        h.api_version = "resource.k8s.io/v1";
+        dp_doc_node *n = object_head(e, &h, &dc->meta), *spec = new_map(e);
+        put_selectors(e, spec, dc->selectors, dc->n_selectors);
+        put_configs(e, spec, dc->config, dc->n_config, false);
+        put_str(e, spec, "extendedResourceName", dc->extended_resource_name);
+        put(e, n, "spec", spec);
+        return n;
+}
+
+static dp_doc_node *claim_template(enc *e, const dp_resource_claim_template *t) {
+        dp_object_header h = t->hdr;
+        h.api_version = "resource.k8s.io/v1";
+        dp_doc_node *n = object_head(e, &h, &t->meta), *spec = new_map(e);
+        const dp_object_meta *cm = &t->claim_meta;
+        if (cm->n_labels || cm->n_annotations || cm->name || cm->namespace) put(e, spec, "metadata", meta(e, cm));
+        put(e, spec, "spec", claim_spec(e, &t->spec));
+        put(e, n, "spec", spec);
+        return n;
+}
+
+static dp_doc_node *taint_rule(enc *e, const dp_device_taint_rule *t) {
+        dp_doc_node *n = object_head(e, &t->hdr, &t->meta), *spec = new_map(e);
+        if (t->has_device_selector) {
+                dp_doc_node *sel = new_map(e);
+                put_str(e, sel, "driver", t->driver);
+                put_str(e, sel, "pool", t->pool);
+                put_str(e, sel, "device", t->device);
+                put_str(e, sel, "deviceClassName", t->device_class_name);
+                put_selectors(e, sel, t->selectors, t->n_selectors);
+                put(e, spec, "deviceSelector", sel);
+        }
+        put(e, spec, "taint", taint(e, &t->taint));
+        put(e, n, "spec", spec);
+        if (t->n_conditions) {
+                dp_doc_node *st = new_map(e);
+                put_conditions(e, st, t->conditions, t->n_conditions);
+                put(e, n, "status", st);
+        }
+        return n;
+}
+
+static dp_doc_node *node(enc *e, const dp_node *nd) {
+        dp_doc_node *n = object_head(e, &nd->hdr, &nd->meta), *spec = new_map(e), *st = new_map(e);
+        put_taints(e, spec, nd->taints, nd->n_taints);
+        if (nd->unschedulable) put_bool(e, spec, "unschedulable", true);
+        put(e, n, "spec", spec);
+        put_quantities(e, st, "capacity", nd->capacity, nd->n_capacity);
+        put_quantities(e, st, "allocatable", nd->allocatable, nd->n_allocatable);
+        put(e, n, "status", st);
+        return n;
+}
+
+static void put_containers(enc *e, dp_doc_node *m, const char *key, const dp_container *v, size_t n) {
+        if (!n) return;
+        dp_doc_node *seq = new_seq(e);
+        for (size_t i = 0; i < n; i++) {
+                dp_doc_node *x = new_map(e), *res = new_map(e);
+                put_str(e, x, "name", v[i].name);
+                put_str(e, x, "image", v[i].image);
+                put_str(e, x, "restartPolicy", v[i].restart_policy);
+                put_quantities(e, res, "limits", v[i].limits, v[i].n_limits);
+                put_quantities(e, res, "requests", v[i].requests, v[i].n_requests);
+                if (v[i].n_claims) {
+                        dp_doc_node *cl = new_seq(e);
+                        for (size_t j = 0; j < v[i].n_claims; j++) {
+                                dp_doc_node *c = new_map(e);
+                                put_str(e, c, "name", v[i].claims[j].name);
+                                put_str(e, c, "request", v[i].claims[j].request);
+                                push(e, cl, c);
+                        }
+                        put(e, res, "claims", cl);
+                }
+                put(e, x, "resources", res);
+                push(e, seq, x);
+        }
+        put(e, m, key, seq);
+}
+
+static dp_doc_node *pod(enc *e, const dp_pod *p) {
+        dp_doc_node *n = object_head(e, &p->hdr, &p->meta), *spec = new_map(e);
+        put_str(e, spec, "nodeName", p->node_name);
+        put_kv(e, spec, "nodeSelector", p->node_selector, p->n_node_selector);
+        if (p->required_node_affinity) {
+                dp_doc_node *aff = new_map(e), *na = new_map(e);
+                put(e, na, "requiredDuringSchedulingIgnoredDuringExecution", node_selector(e, p->required_node_affinity));
+                put(e, aff, "nodeAffinity", na);
+                put(e, spec, "affinity", aff);
+        }
+        put_tolerations(e, spec, p->tolerations, p->n_tolerations);
+        if (p->has_priority) put_int(e, spec, "priority", p->priority);
+        put_str(e, spec, "priorityClassName", p->priority_class_name);
+        put_str(e, spec, "schedulerName", p->scheduler_name);
+        put_containers(e, spec, "initContainers", p->init_containers, p->n_init_containers);
+        put_containers(e, spec, "containers", p->containers, p->n_containers);
+        put_quantities(e, spec, "overhead", p->overhead, p->n_overhead);
+        if (p->n_resource_claims) {
+                dp_doc_node *seq = new_seq(e);
+                for (size_t i = 0; i < p->n_resource_claims; i++) {
+                        dp_doc_node *x = new_map(e);
+                        put_str(e, x, "name", p->resource_claims[i].name);
+                        put_str(e, x, "resourceClaimName", p->resource_claims[i].resource_claim_name);
+                        put_str(e, x, "resourceClaimTemplateName", p->resource_claims[i].resource_claim_template_name);
+                        push(e, seq, x);
+                }
+                put(e, spec, "resourceClaims", seq);
+        }
+        if (p->workload_name) {
+                dp_doc_node *w = new_map(e);
+                put_str(e, w, "name", p->workload_name);
+                put_str(e, w, "podGroup", p->workload_pod_group);
+                put(e, spec, "workloadRef", w);
+        }
+        put(e, n, "spec", spec);
+        if (p->phase || p->nominated_node_name || p->n_claim_statuses) {
+                dp_doc_node *st = new_map(e);
+                put_str(e, st, "phase", p->phase);
+                put_str(e, st, "nominatedNodeName", p->nominated_node_name);
+                if (p->n_claim_statuses) {
+                        dp_doc_node *seq = new_seq(e);
+                        for (size_t i = 0; i < p->n_claim_statuses; i++) {
+                                dp_doc_node *x = new_map(e);
+                                put_str(e, x, "name", p->claim_statuses[i].name);
+                                put_str(e, x, "resourceClaimName", p->claim_statuses[i].resource_claim_name);
+                                push(e, seq, x);
+                        }
+                        put(e, st, "resourceClaimStatuses", seq);
+                }
+                put(e, n, "status", st);
+        }
+        return n;
+}
+
+static dp_doc_node *pod_group(enc *e, const dp_pod_group *g) {
+        dp_doc_node *n = object_head(e, &g->hdr, &g->meta), *spec = new_map(e);
+        put_int(e, spec, "minMember", g->min_member);
+        if (g->has_schedule_timeout_seconds) put_int(e, spec, "scheduleTimeoutSeconds", g->schedule_timeout_seconds);
+        put_quantities(e, spec, "minResources", g->min_resources, g->n_min_resources);
+        put(e, n, "spec", spec);
+        return n;
+}
+
+static dp_doc_node *any(enc *e, dp_object o) {
+        switch (o.hdr->kind) {
+        case DP_KIND_RESOURCE_SLICE: return slice(e, o.slice);
+        case DP_KIND_DEVICE_CLASS: return device_class(e, o.device_class);
+        case DP_KIND_RESOURCE_CLAIM: return claim(e, o.claim);
+        case DP_KIND_RESOURCE_CLAIM_TEMPLATE: return claim_template(e, o.claim_template);
+        case DP_KIND_DEVICE_TAINT_RULE: return taint_rule(e, o.taint_rule);
+        case DP_KIND_NODE: return node(e, o.node);
+        case DP_KIND_POD: return pod(e, o.pod);
+        case DP_KIND_NAMESPACE: return object_head(e, o.hdr, &o.ns->meta);
+        case DP_KIND_POD_GROUP: return pod_group(e, o.pod_group);
+        case DP_KIND_NONE: break;
+        }
+        e->r = -EINVAL;
+        return NULL;
+}
+
+/* ---- public entry points ---- */
+
+dp_doc_node *dp_resource_claim_encode(dp_doc_set *set, const dp_resource_claim *c) {
+        if (!set || !c) return NULL;
+        enc e = {set, 0};
+        return finish(&e, claim(&e, c));
+}
+
+dp_doc_node *dp_resource_slice_encode(dp_doc_set *set, const dp_resource_slice *s) {
+        if (!set || !s) return NULL;
+        enc e = {set, 0};
+        return finish(&e, slice(&e, s));
+}
+
+dp_doc_node *dp_allocation_result_encode(dp_doc_set *set, const dp_allocation_result *a) {
+        if (!set || !a) return NULL;
+        enc e = {set, 0};
+        return finish(&e, allocation(&e, a));
+}
+
+dp_doc_node *dp_object_meta_encode(dp_doc_set *set, const dp_object_meta *m) {
+        if (!set || !m) return NULL;
+        enc e = {set, 0};
+        return finish(&e, meta(&e, m));
+}
+
+dp_doc_node *dp_node_selector_encode(dp_doc_set *set, const dp_node_selector *ns) {
+        if (!set || !ns) return NULL;
+        enc e = {set, 0};
+        return finish(&e, node_selector(&e, ns));
+}
+
+dp_doc_node *dp_quantity_encode(dp_doc_set *set, const dp_quantity *q) {
+        if (!set || !q) return NULL;
+        enc e = {set, 0};
+        return quantity(&e, q);
+}
+
+dp_doc_node *dp_object_encode(dp_doc_set *set, dp_object o) {
+        if (!set || !o.hdr) return NULL;
+        enc e = {set, 0};
+        return finish(&e, any(&e, o));
+}
+
+dp_doc_node *dp_object_list_encode(dp_doc_set *set, const dp_object_list *l) {
+        if (!set || !l) return NULL;
+        enc e = {set, 0};
+        dp_doc_node *n = new_map(&e), *items = new_seq(&e);
+        put_str(&e, n, "apiVersion", "v1");
+        put_str(&e, n, "kind", "List");
+        for (size_t i = 0; i < l->n; i++) push(&e, items, any(&e, l->items[i]));
+        put(&e, n, "items", items);
+        dp_doc_node *md = new_map(&e);
+        put_str(&e, md, "resourceVersion", "");
+        put(&e, n, "metadata", md);
+        return finish(&e, n);
+}
