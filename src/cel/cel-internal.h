@@ -291,6 +291,7 @@ typedef enum {
         COST_LIST0,     /* linear in the size of arg 0 (list) */
         COST_LIST1,     /* linear in the size of arg 1 (list, for `in`) */
         COST_EQ,        /* equality: min size of operands * 0.1 for strings */
+        COST_INT0,      /* the value of int argument 0 (lists.range builds that many) */
 } cel_cost_kind;
 
 typedef struct cel_overload {

@@ -353,7 +353,23 @@ static const cel_type *check_call_special(checker *k, cel_expr *e, const cel_typ
         return NULL;
 }
 
+/* Kubernetes validates constant regular expressions at compile time. */
+static void check_regex_literal(checker *k, const cel_expr *e) {
+        const char *fn = e->call.fn;
+        if (!streq(fn, "matches") && !streq(fn, "find") && !streq(fn, "findAll")) return;
+        const cel_expr *pat = e->call.target ? (e->call.nargs ? e->call.args[0] : NULL)
+                                             : (e->call.nargs > 1 ? e->call.args[1] : NULL);
+        if (!pat || pat->kind != CE_CONST || pat->c.kind != CV_STRING) return;
+        cel_regex *re = NULL;
+        const char *why = NULL;
+        int r = cel_regex_compile(pat->c.s.p, pat->c.s.n, &re, &why, &k->ast->arena);
+        if (r == -ENOMEM) k->oom = true;
+        else if (r < 0) cerr(k, pat->pos, "invalid regular expression: %s", why);
+        cel_regex_free(re);
+}
+
 static const cel_type *check_call(checker *k, cel_expr *e, const tscope *s) {
+        check_regex_literal(k, e);
         size_t n = e->call.nargs + (e->call.target ? 1 : 0);
         const cel_type *stack[8], **at = stack;
         if (n > ELEMENTSOF(stack)) {

@@ -17,6 +17,7 @@ typedef struct frame {
 } frame;
 
 static cel_value eval(cel_ctx *c, const cel_expr *e, const frame *f);
+size_t cel_sig_nargs(const char *sig);
 
 static bool charge(cel_ctx *c, uint64_t n) {
         c->cost += n;
@@ -386,6 +387,7 @@ static uint64_t call_cost(const cel_overload *o, const cel_value *a, size_t n) {
         case COST_LIST0: return DP_MAX((uint64_t)1, vsize(a[0]));
         case COST_LIST1: return n > 1 ? vsize(a[1]) : 1;
         case COST_EQ: return (uint64_t)cel_ceil01(DP_MIN(vsize(a[0]), vsize(a[1])));
+        case COST_INT0: return a[0].kind == CV_INT && a[0].i > 0 ? (uint64_t)a[0].i : 1;
         default: return 1;
         }
 }
@@ -414,7 +416,8 @@ cel_value cel_call_overload(cel_ctx *c, const char *fn, const cel_value *args, s
                                         cel_net_overloads};
         for (size_t t = 0; t < ELEMENTSOF(tables); t++)
                 for (const cel_overload *o = tables[t]; o->fn; o++)
-                        if (streq(o->fn, fn) && o->nargs == n && sig_match(o->sig, args, n)) return o->impl(c, args, n);
+                        if (streq(o->fn, fn) && cel_sig_nargs(o->sig) == n && sig_match(o->sig, args, n))
+                                return o->impl(c, args, n);
         return cel_no_overload(c, fn);
 }
 
@@ -451,7 +454,11 @@ static cel_value eval_call(cel_ctx *c, const cel_expr *e, const frame *f) {
                 if (c->fatal) return fatal_val();
         }
         for (size_t i = 0; i < n; i++)
-                if (cel_is_err(args[i])) return args[i];
+                if (cel_is_err(args[i])) {
+                        /* cel-go still charges the call whose argument failed */
+                        if (!charge(c, 1)) return fatal_val();
+                        return args[i];
+                }
         if (!e->call.target) {
                 if (streq(fn, "_[_]") || streq(fn, "_[?_]")) {
                         if (!charge(c, 1)) return fatal_val();

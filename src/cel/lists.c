@@ -129,7 +129,7 @@ FN(sets_intersects) {
 #define L(fn, id, member, sig, impl, cost) {fn, id, member, 0, sig, impl, cost, CEL_LIB_LISTS_EXT}
 #define ST(fn, id, sig, impl) {fn, id, false, 0, sig, impl, COST_LIST0, CEL_LIB_SETS}
 const cel_overload cel_lists_overloads[] = {
-        L("lists.range", "lists_range", false, "int->list(int)", lists_range, COST_ONE),
+        L("lists.range", "lists_range", false, "int->list(int)", lists_range, COST_INT0),
         L("slice", "list_slice", true, "list(A),int,int->list(A)", slice, COST_ONE),
         L("flatten", "list_flatten", true, "list(list(A))->list(A)", flatten, COST_LIST0),
         L("flatten", "list_flatten_int", true, "list(dyn),int->list(dyn)", flatten, COST_LIST0),

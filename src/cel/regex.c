@@ -186,14 +186,29 @@ int cel_regex_search(const cel_regex *re, const char *s, size_t n, size_t start,
         return 1;
 }
 
+/* matches() only asks whether any match exists, so it runs PCRE2's DFA
+ * matcher: no backtracking, hence no exponential blow-up on patterns such
+ * as (a+)+$ that RE2 handles in linear time. */
+static int dfa_search(const cel_regex *re, const char *s, size_t n) {
+        int ws[1000];
+        int r = pcre2_dfa_match(re->code, (PCRE2_SPTR)s, n, 0, 0, re->md, re->mctx, ws, ELEMENTSOF(ws));
+        if (r == PCRE2_ERROR_NOMATCH) return 0;
+        if (r >= 0) return 1;
+        if (r == PCRE2_ERROR_DFA_WSSIZE || r == PCRE2_ERROR_DFA_RECURSE) {
+                size_t so, eo;
+                return cel_regex_search(re, s, n, 0, &so, &eo, NULL, NULL, NULL);
+        }
+        if (r == PCRE2_ERROR_MATCHLIMIT || r == PCRE2_ERROR_DEPTHLIMIT || r == PCRE2_ERROR_HEAPLIMIT) return -E2BIG;
+        return -EINVAL;
+}
+
 cel_value cel_regex_matches(cel_ctx *c, cel_value s, cel_value pat) {
         cel_regex *re = NULL;
         const char *why = NULL;
         int r = cel_regex_compile(pat.s.p, pat.s.n, &re, &why, c->arena);
         if (r == -ENOMEM) return cel_oom(c);
         if (r < 0) return cel_error(c, "invalid regex: %s", why);
-        size_t so, eo;
-        r = cel_regex_search(re, s.s.p, s.s.n, 0, &so, &eo, NULL, NULL, NULL);
+        r = dfa_search(re, s.s.p, s.s.n);
         cel_regex_free(re);
         if (r == -E2BIG) return cel_error(c, "regex match limit exceeded");
         if (r < 0) return cel_error(c, "regex match failed");
