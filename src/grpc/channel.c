@@ -254,6 +254,14 @@ static int sync_call(dp_grpc_channel *ch, const char *path, const uint8_t *req, 
         dp_grpc_client_call *cc = NULL;
         int r = ch ? dp_grpc_channel_start_call(ch, path, req, len, timeout_usec, sync_message, sync_done, &st, &cc)
                    : -ENOTCONN;
+        if (r >= 0 && ch->busy > 0) {
+                /* From inside this channel's own callback the reply could
+                 * never be dispatched: refuse instead of hanging. */
+                dp_grpc_client_call_cancel(cc);
+                set_local(ret, DP_GRPC_INTERNAL, "synchronous call from inside a callback of the same channel");
+                dp_error_set(err, -EDEADLK, "%s: %s", path, ret->message ? ret->message : "");
+                return -EDEADLK;
+        }
         if (r < 0)
                 set_local(ret, r == -ENOTCONN ? DP_GRPC_UNAVAILABLE : DP_GRPC_INTERNAL,
                           r == -ENOTCONN ? "not connected" : strerror(-r));

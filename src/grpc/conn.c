@@ -72,8 +72,9 @@ static void unlink_stream(dp_grpc_call *s) {
         if (s->next) s->next->prev = s->prev;
         s->prev = s->next = NULL;
         c->n_streams--;
-        if (c->session && s->id > 0 && nghttp2_session_get_stream_user_data(c->session, s->id) == s)
-                nghttp2_session_set_stream_user_data(c->session, s->id, NULL);
+        /* Also reaches a request whose HEADERS still wait in nghttp2's queue
+         * (no stream object yet, so get_stream_user_data would say NULL). */
+        if (c->session && s->id > 0) (void)nghttp2_session_set_stream_user_data(c->session, s->id, NULL);
         s->conn = NULL;
 }
 
@@ -951,8 +952,7 @@ void dp_grpc_client_call_cancel(dp_grpc_client_call *cc) {
         }
         if (c->tearing_down) return;
         if (!s->closed) nghttp2_submit_rst_stream(c->session, NGHTTP2_FLAG_NONE, s->id, NGHTTP2_CANCEL);
-        if (c->session && nghttp2_session_get_stream_user_data(c->session, s->id) == s)
-                nghttp2_session_set_stream_user_data(c->session, s->id, NULL);
+        (void)nghttp2_session_set_stream_user_data(c->session, s->id, NULL);
         enqueue(s);
         wake(c);
 }

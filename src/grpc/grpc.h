@@ -216,8 +216,11 @@ static inline void dp_grpc_reply_donep(dp_grpc_reply *r) { dp_grpc_reply_done(r)
  * OK (and, with reply_type, the reply decoded), else a negative errno for
  * the caller's convenience: -ETIMEDOUT (DEADLINE_EXCEEDED), -ENOTCONN
  * (UNAVAILABLE), -EBADMSG (reply undecodable: status set to INTERNAL),
- * -EREMOTEIO (any other status). err (may be NULL) gets
- * "<path>: <STATUS_NAME>: <message>". */
+ * -EREMOTEIO (any other status), -EDEADLK (called from inside a callback of
+ * this same channel, where the reply could never be dispatched: use
+ * dp_grpc_channel_start_call there). err (may be NULL) gets
+ * "<path>: <STATUS_NAME>: <message>". Without a timeout it waits as long as
+ * the server takes. */
 int dp_grpc_channel_call_sync(dp_grpc_channel *ch, const char *path, const uint8_t *req, size_t len,
                               uint64_t timeout_usec, dp_grpc_reply *ret, dp_error *err);
 int dp_grpc_channel_call_sync_msg(dp_grpc_channel *ch, const char *path, const ProtobufCMessage *req,

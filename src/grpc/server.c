@@ -33,6 +33,7 @@ struct dp_grpc_sconn {
         dp_loop_source *io, *timer;
         dp_grpc_conn *conn;
         uint32_t events;
+        bool busy; /* its callback is on the stack (a handler runs a nested loop) */
         dp_grpc_sconn *prev, *next;
 };
 
@@ -144,14 +145,17 @@ static int sconn_io(dp_loop_source *s, int fd, uint32_t events, void *userdata) 
         (void)s;
         dp_grpc_sconn *sc = userdata;
         dp_grpc_server *srv = sc->srv;
-        if (srv->free_requested) {
-                /* freed from a callback further up the stack: stay quiet
-                 * until that frame returns and releases everything */
+        if (srv->free_requested || sc->busy) {
+                /* Freed from a callback further up the stack, or re-entered
+                 * from a nested loop run by one of this connection's
+                 * handlers: stay quiet until that frame returns (it re-arms
+                 * the events or releases everything). */
                 sconn_set_events(sc, 0);
                 return 0;
         }
         srv->busy++;
-        sconn_io_locked(sc, fd, events);
+        sc->busy = true;
+        sconn_io_locked(sc, fd, events); /* may free sc */
         leave(srv);
         return 0;
 }
@@ -165,6 +169,7 @@ static void sconn_io_locked(dp_grpc_sconn *sc, int fd, uint32_t events) {
                         if (n < 0 && errno == EINTR) continue;
                         if (n < 0 && errno == EAGAIN) break;
                         if (n <= 0) {
+                                sc->busy = false;
                                 dp_grpc_conn_peer_closed(sc->conn);
                                 sconn_close(sc);
                                 return;
@@ -176,6 +181,7 @@ static void sconn_io_locked(dp_grpc_sconn *sc, int fd, uint32_t events) {
                         }
                 }
         }
+        sc->busy = false;
         sconn_after(sc);
 }
 
@@ -184,8 +190,14 @@ static int sconn_timer(dp_loop_source *s, uint64_t now, void *userdata) {
         dp_grpc_sconn *sc = userdata;
         dp_grpc_server *srv = sc->srv;
         if (srv->free_requested) return 0;
+        if (sc->busy) {
+                dp_loop_source_set_time(s, now + 1000); /* retry after the outer frame */
+                return 0;
+        }
         srv->busy++;
+        sc->busy = true;
         dp_grpc_conn_tick(sc->conn, now);
+        sc->busy = false;
         sconn_after(sc);
         leave(srv);
         return 0;

@@ -574,3 +574,22 @@ TEST(connection_buffer_cap) {
         ASSERT_TRUE(ok > 0);
         free_pair(&p);
 }
+
+TEST(cancel_and_expire_before_headers_left) {
+        pair p = make_pair();
+        result r1 = {0}, r2 = {0}, r3 = {0};
+        dp_grpc_client_call *cc;
+        ASSERT_OK(dp_grpc_conn_start_call(p.c, "/test.T/Echo", NULL, 0, 1000, 0, on_msg, on_done, &r1, &cc));
+        dp_grpc_client_call_cancel(cc);
+        ASSERT_OK(dp_grpc_conn_start_call(p.c, "/test.T/Echo", NULL, 0, 1000, 10, on_msg, on_done, &r2, NULL));
+        dp_grpc_conn_tick(p.c, 2000);
+        ASSERT_EQ(r2.status, DP_GRPC_DEADLINE_EXCEEDED);
+        ASSERT_OK(dp_grpc_conn_start_call(p.c, "/test.T/Echo", (const uint8_t *)"ok", 2, 2000, 0, on_msg, on_done, &r3,
+                                          NULL));
+        pump(p.c, p.s, 2000);
+        ASSERT_EQ(r1.done, 0);
+        ASSERT_EQ(r2.done, 1);
+        ASSERT_EQ(r3.status, DP_GRPC_OK);
+        ASSERT_EQ(dp_grpc_conn_stream_count(p.c), 0);
+        free_pair(&p);
+}

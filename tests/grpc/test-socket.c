@@ -335,3 +335,69 @@ TEST(server_freed_or_shut_down_from_its_handler) {
         dp_loop_free(l);
         cleanup();
 }
+
+/* The kubelet pattern: inside its Register handler it calls the plugin
+ * (GetDevicePluginOptions) before replying. Here synchronously, through a
+ * nested loop run from the handler; and a sync call from inside a callback
+ * of its own channel is refused rather than hanging. */
+static dp_grpc_channel *inner_ch;
+static void h_inner(dp_grpc_call *call, void *ud) {
+        (void)ud;
+        dp_grpc_call_send(call, (const uint8_t *)"inner", 5);
+        dp_grpc_call_finish(call, DP_GRPC_OK, NULL);
+}
+static void h_outer(dp_grpc_call *call, void *ud) {
+        (void)ud;
+        dp_grpc_reply r = DP_GRPC_REPLY_INIT;
+        int q = dp_grpc_channel_call_sync(inner_ch, "/b.B/Inner", NULL, 0, 2000000, &r, NULL);
+        if (q < 0) dp_grpc_call_finish(call, DP_GRPC_INTERNAL, r.message);
+        else {
+                dp_grpc_call_send(call, r.data, r.len);
+                dp_grpc_call_finish(call, DP_GRPC_OK, NULL);
+        }
+        dp_grpc_reply_done(&r);
+}
+static int deadlock_rc;
+static void done_then_sync(dp_grpc_client_call *cc, int status, const char *message, void *ud) {
+        (void)cc;
+        (void)status;
+        (void)message;
+        dp_grpc_reply r = DP_GRPC_REPLY_INIT;
+        deadlock_rc = dp_grpc_channel_call_sync(inner_ch, "/b.B/Inner", NULL, 0, 0, &r, NULL);
+        dp_grpc_reply_done(&r);
+        dp_loop_exit(ud, 0);
+}
+
+TEST(sync_call_inside_handler) {
+        setup();
+        char sock_b[320];
+        snprintf(sock_b, sizeof sock_b, "%s/b.sock", dir);
+        dp_loop *l;
+        ASSERT_OK(dp_loop_new(&l));
+        dp_grpc_server *a, *b;
+        ASSERT_OK(dp_grpc_server_new(&a));
+        ASSERT_OK(dp_grpc_server_new(&b));
+        ASSERT_OK(dp_grpc_server_add_method(a, "/a.A/Outer", DP_GRPC_UNARY, NULL, h_outer, NULL));
+        ASSERT_OK(dp_grpc_server_add_method(b, "/b.B/Inner", DP_GRPC_UNARY, NULL, h_inner, NULL));
+        ASSERT_OK(dp_grpc_server_listen_unix(a, l, sock, 0));
+        ASSERT_OK(dp_grpc_server_listen_unix(b, l, sock_b, 0));
+        ASSERT_OK(dp_grpc_channel_connect_unix(l, sock_b, &inner_ch));
+        dp_grpc_channel *ch;
+        ASSERT_OK(dp_grpc_channel_connect_unix(l, sock, &ch));
+        dp_grpc_reply r = DP_GRPC_REPLY_INIT;
+        for (int i = 0; i < 3; i++) {
+                ASSERT_OK(dp_grpc_channel_call_sync(ch, "/a.A/Outer", NULL, 0, 5000000, &r, NULL));
+                ASSERT_EQ(r.len, 5);
+                ASSERT_TRUE(memcmp(r.data, "inner", 5) == 0);
+        }
+        ASSERT_OK(dp_grpc_channel_start_call(inner_ch, "/b.B/Inner", NULL, 0, 0, NULL, done_then_sync, l, NULL));
+        ASSERT_OK(dp_loop_run(l));
+        ASSERT_EQ(deadlock_rc, -EDEADLK);
+        dp_grpc_reply_done(&r);
+        dp_grpc_channel_free(ch);
+        inner_ch = dp_grpc_channel_free(inner_ch);
+        dp_grpc_server_free(a);
+        dp_grpc_server_free(b);
+        dp_loop_free(l);
+        cleanup();
+}
