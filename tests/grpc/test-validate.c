@@ -9,6 +9,8 @@
 #include "grpc/conn.h"
 #include "harness.h"
 
+static int pings_to_send, ping_acks;
+
 typedef struct reply {
         char status[8];
         int grpc_status;
@@ -35,6 +37,9 @@ static int on_header(nghttp2_session *s, const nghttp2_frame *f, const uint8_t *
 
 static int on_frame_recv(nghttp2_session *s, const nghttp2_frame *f, void *ud) {
         (void)ud;
+        if (f->hd.type == NGHTTP2_PING && (f->hd.flags & NGHTTP2_FLAG_ACK) &&
+            memcmp(f->ping.opaque_data, "\x02\x04\x10\x10\x09\x0e\x07\x07", 8) == 0)
+                ping_acks++;
         reply *r = nghttp2_session_get_stream_user_data(s, f->hd.stream_id);
         if (r && f->hd.type == NGHTTP2_HEADERS) r->header_blocks++;
         return 0;
@@ -107,6 +112,10 @@ static reply run(const char *method, const char *ctype, const char *extra_name, 
         nghttp2_session_client_new(&cs, cbs, NULL);
         nghttp2_session_callbacks_del(cbs);
         nghttp2_submit_settings(cs, NGHTTP2_FLAG_NONE, NULL, 0);
+        /* grpc-go's BDP estimator ping payload */
+        static const uint8_t bdp[8] = {0x02, 0x04, 0x10, 0x10, 0x09, 0x0e, 0x07, 0x07};
+        ping_acks = 0;
+        for (int i = 0; i < pings_to_send; i++) nghttp2_submit_ping(cs, NGHTTP2_FLAG_NONE, bdp);
 
         static reply r;
         memset(&r, 0, sizeof r);
@@ -222,4 +231,15 @@ TEST(early_reply_resets_open_stream) {
         reply r = run("POST", "application/json", NULL, NULL, hello, sizeof hello);
         ASSERT_TRUE(r.closed);
         ASSERT_EQ(r.close_code, NGHTTP2_NO_ERROR);
+}
+
+TEST(pings_are_answered_never_punished) {
+        /* grpc-go sends BDP pings as data arrives; a burst of them must be
+         * acknowledged and the call must still succeed */
+        pings_to_send = 50;
+        reply r = run("POST", "application/grpc", NULL, NULL, hello, sizeof hello);
+        pings_to_send = 0;
+        ASSERT_EQ(ping_acks, 50);
+        ASSERT_EQ(r.grpc_status, DP_GRPC_OK);
+        ASSERT_EQ(r.close_code, 0);
 }
