@@ -24,6 +24,7 @@ typedef struct cap_ent {
         uint32_t name;
         dp_alloc_capacity spec; /* valid_values copied, name points into the table */
         __int128 consumed;      /* committed + this attempt */
+        __int128 committed;     /* by existing claims only */
 } cap_ent;
 
 typedef struct amount_ent {

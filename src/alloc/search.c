@@ -128,14 +128,15 @@ static int build_list(search *st, rq *q, uint32_t sub) {
                 for (uint32_t c = d->cap_off; policy_ok && c < d->cap_off + d->n_caps; c++) {
                         __int128 amt;
                         if (!state_capacity_amount(&s->caps[c], sr, d->multi, &amt)) policy_ok = false;
-                        else if (d->multi && !sr->admin_access && s->caps[c].consumed + amt > s->caps[c].spec.value)
+                        else if (d->multi && !sr->admin_access && s->caps[c].committed + amt > s->caps[c].spec.value)
                                 exhausted = true;
                 }
                 if (!policy_ok) {
                         L->n_policy++;
                         continue;
                 }
-                /* All mode keeps taken devices in its list: taking all then fails */
+                /* Lists may be built mid-search: only committed state filters here.
+                 * All mode keeps taken devices in its list: taking all then fails. */
                 if (!sr->all && !sr->admin_access && ((!d->multi && d->committed) || exhausted)) {
                         L->n_in_use++;
                         if (d->holder != NONE_ID && L->n_holders < ELEMENTSOF(L->holders)) {

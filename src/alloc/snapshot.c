@@ -579,7 +579,7 @@ int dp_alloc_freeze(dp_alloc_snapshot *s, dp_error *err) {
                 s->bytes += (s->sets[i].cap_users + 1) * 4;
         }
         /* sort pools, then renumber references */
-        qsort_r(s->pools, s->n_pools, sizeof(pool), cmp_pool, s);
+        if (s->n_pools) qsort_r(s->pools, s->n_pools, sizeof(pool), cmp_pool, s);
         for (size_t i = 0; i < s->n_pools; i++) {
                 pool *p = &s->pools[i];
                 for (size_t k = 0; k < p->n_slices; k++) {
@@ -590,7 +590,7 @@ int dp_alloc_freeze(dp_alloc_snapshot *s, dp_error *err) {
                 for (uint32_t j = p->set_off; j < p->set_off + p->n_sets; j++) s->sets[j].pool = (uint32_t)i;
         }
         /* nodes in name order */
-        qsort_r(s->nodes, s->n_nodes, sizeof(node), cmp_node, s);
+        if (s->n_nodes) qsort_r(s->nodes, s->n_nodes, sizeof(node), cmp_node, s);
         for (size_t i = 0; i < s->n_nodes; i++)
                 if (dp_hashmap_replace(s->nodemap, s->strs[s->nodes[i].name], (void *)(uintptr_t)(i + 1)) < 0)
                         return -ENOMEM;
@@ -683,7 +683,10 @@ int dp_alloc_mark_allocated(dp_alloc_snapshot *s, uint32_t dev, const char *hold
                 for (size_t i = 0; i < n_consumed; i++) {
                         uint32_t nm = snap_lookup(s, consumed[i].name);
                         for (uint32_t c = d->cap_off; c < d->cap_off + d->n_caps; c++)
-                                if (s->caps[c].name == nm) s->caps[c].consumed += consumed[i].value;
+                                if (s->caps[c].name == nm) {
+                                        s->caps[c].consumed += consumed[i].value;
+                                        s->caps[c].committed += consumed[i].value;
+                                }
                 }
         return 0;
 }
