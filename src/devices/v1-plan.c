@@ -169,7 +169,7 @@ int dp_v1_plan_build(const dp_device_set *s, const dp_agent_config *c, dp_v1_pla
                                                     "advertised as %s",
                                                     c->source, p->resources[i].base_name, p->resources[j].base_name,
                                                     p->resources[i].name);
-        qsort(p->resources, p->n_resources, sizeof(dp_v1_resource), cmp_resource);
+        if (p->n_resources > 1) qsort(p->resources, p->n_resources, sizeof(dp_v1_resource), cmp_resource);
         *ret = TAKE_PTR(p);
         return 0;
 }

@@ -375,3 +375,21 @@ TEST(example_gpu_v1) {
         dp_agent_config_free(c);
         dp_device_set_free(s);
 }
+
+TEST(empty_profile) {
+        const char *y = "apiVersion: devplane.io/v1alpha1\nkind: DeviceProfile\nmetadata: {name: t}\n"
+                        "spec: {domain: x.io, devices: [{count: 0}]}\n";
+        dp_device_set *s = NULL;
+        dp_error err = DP_ERROR_INIT;
+        ASSERT_OK(dp_profile_load(y, strlen(y), "t.yaml", "n", &s, &err));
+        ASSERT_EQ(s->n_devices, 0);
+        dp_agent_config *c = config("version: v1\nflags: {migStrategy: single}\n");
+        dp_v1_plan *p = plan(s, c);
+        ASSERT_EQ(p->n_resources, 0);
+        dp_v1_container_response *resp = NULL;
+        const char *ids[] = {"x"};
+        ASSERT_EQ(dp_v1_allocate(p, s, c, "x.io/gpu", ids, 1, &resp, &err), -EINVAL);
+        dp_v1_plan_free(p);
+        dp_agent_config_free(c);
+        dp_device_set_free(s);
+}
