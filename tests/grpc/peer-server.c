@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0
  * grpc-peer-server SOCKET — a dp_grpc server for the interop tests. Serves
- * the DevicePlugin methods plus /test.Test/{Echo,Fail,Slow,Big,Count}.
+ * the DevicePlugin methods, pluginregistration GetInfo and
+ * NotifyRegistrationStatus, DRA v1 NodePrepareResources, plus
+ * /test.Test/{Echo,Fail,Slow,Big,Count}.
  * Prints "READY" once listening, "CANCEL <path> <status>" when a held call
  * ends early, and on SIGTERM shuts down gracefully (GOAWAY, finishes held
  * streams with OK), printing "BYE" when every connection is gone. */
@@ -194,6 +196,77 @@ static void h_count(dp_grpc_call *call, void *ud) {
         dp_grpc_call_finish(call, DP_GRPC_OK, NULL);
 }
 
+/* Plugin registration: a DRA driver advertising both DRA versions. */
+static void h_get_info(dp_grpc_call *call, void *ud) {
+        (void)ud;
+        char *versions[] = {"v1.DRAPlugin", "v1beta1.DRAPlugin"};
+        Pluginregistration__PluginInfo info = PLUGINREGISTRATION__PLUGIN_INFO__INIT;
+        info.type = "DRAPlugin";
+        info.name = "gpu.example.com";
+        info.endpoint = "/var/lib/kubelet/plugins/gpu.example.com/dra.sock";
+        info.n_supported_versions = 2;
+        info.supported_versions = versions;
+        dp_grpc_call_reply_msg(call, &info.base);
+}
+
+static void h_notify(dp_grpc_call *call, void *ud) {
+        (void)ud;
+        const Pluginregistration__RegistrationStatus *st =
+                (const Pluginregistration__RegistrationStatus *)dp_grpc_call_request_msg(call);
+        if (!st->plugin_registered) {
+                dp_grpc_call_finishf(call, DP_GRPC_UNKNOWN, "registration failed: %s", st->error);
+                return;
+        }
+        Pluginregistration__RegistrationStatusResponse r = PLUGINREGISTRATION__REGISTRATION_STATUS_RESPONSE__INIT;
+        dp_grpc_call_reply_msg(call, &r.base);
+}
+
+/* DRA v1: one device per claim; claims named "bad" fail; share_id is set
+ * (to "") only for namespace "shared". */
+static void h_prepare(dp_grpc_call *call, void *ud) {
+        (void)ud;
+        typedef K8s__Io__Kubelet__Pkg__Apis__Dra__V1__NodePrepareResourcesResponse__ClaimsEntry entry_t;
+        const K8s__Io__Kubelet__Pkg__Apis__Dra__V1__NodePrepareResourcesRequest *req =
+                (const K8s__Io__Kubelet__Pkg__Apis__Dra__V1__NodePrepareResourcesRequest *)dp_grpc_call_request_msg(call);
+        size_t n = DP_MIN(req->n_claims, 8);
+        entry_t ent[8], *entp[8];
+        K8s__Io__Kubelet__Pkg__Apis__Dra__V1__NodePrepareResourceResponse res[8];
+        K8s__Io__Kubelet__Pkg__Apis__Dra__V1__Device dev[8], *devp[8];
+        char *cdi[8][1];
+        char names[8][96];
+        for (size_t i = 0; i < n; i++) {
+                const K8s__Io__Kubelet__Pkg__Apis__Dra__V1__Claim *c = req->claims[i];
+                k8s__io__kubelet__pkg__apis__dra__v1__node_prepare_resources_response__claims_entry__init(&ent[i]);
+                k8s__io__kubelet__pkg__apis__dra__v1__node_prepare_resource_response__init(&res[i]);
+                k8s__io__kubelet__pkg__apis__dra__v1__device__init(&dev[i]);
+                ent[i].key = c->uid;
+                ent[i].value = &res[i];
+                entp[i] = &ent[i];
+                if (streq(c->name, "bad")) {
+                        res[i].error = "no such device";
+                        continue;
+                }
+                snprintf(names[i], sizeof names[i], "gpu.example.com/gpu=%s", c->name);
+                cdi[i][0] = names[i];
+                dev[i].pool_name = "node-a";
+                dev[i].device_name = c->name;
+                dev[i].n_cdi_device_ids = 1;
+                dev[i].cdi_device_ids = cdi[i];
+                if (streq(c->namespace_, "shared")) {
+                        dev[i].share_id_presence_case = K8S__IO__KUBELET__PKG__APIS__DRA__V1__DEVICE__SHARE_ID_PRESENCE_SHARE_ID;
+                        dev[i].share_id = "";
+                }
+                devp[i] = &dev[i];
+                res[i].n_devices = 1;
+                res[i].devices = &devp[i];
+        }
+        K8s__Io__Kubelet__Pkg__Apis__Dra__V1__NodePrepareResourcesResponse resp =
+                K8S__IO__KUBELET__PKG__APIS__DRA__V1__NODE_PREPARE_RESOURCES_RESPONSE__INIT;
+        resp.n_claims = n;
+        resp.claims = entp;
+        dp_grpc_call_reply_msg(call, &resp.base);
+}
+
 static int on_term(dp_loop_source *s, const struct signalfd_siginfo *si, void *ud) {
         (void)s;
         (void)si;
@@ -227,6 +300,12 @@ int main(int argc, char **argv) {
                 {"/v1beta1.DevicePlugin/GetDevicePluginOptions", DP_GRPC_UNARY, &v1beta1__empty__descriptor, h_options},
                 {"/v1beta1.DevicePlugin/Allocate", DP_GRPC_UNARY, &v1beta1__allocate_request__descriptor, h_allocate},
                 {"/v1beta1.DevicePlugin/ListAndWatch", DP_GRPC_SERVER_STREAMING, &v1beta1__empty__descriptor, h_watch},
+                {"/pluginregistration.Registration/GetInfo", DP_GRPC_UNARY, &pluginregistration__info_request__descriptor,
+                 h_get_info},
+                {"/pluginregistration.Registration/NotifyRegistrationStatus", DP_GRPC_UNARY,
+                 &pluginregistration__registration_status__descriptor, h_notify},
+                {"/k8s.io.kubelet.pkg.apis.dra.v1.DRAPlugin/NodePrepareResources", DP_GRPC_UNARY,
+                 &k8s__io__kubelet__pkg__apis__dra__v1__node_prepare_resources_request__descriptor, h_prepare},
                 {"/test.Test/Echo", DP_GRPC_UNARY, NULL, h_echo},
                 {"/test.Test/Fail", DP_GRPC_UNARY, NULL, h_fail},
                 {"/test.Test/Slow", DP_GRPC_UNARY, NULL, h_slow},

@@ -117,6 +117,43 @@ def test_big_echo_and_concurrency(ch, srv):
     srv.expect("CANCEL /test.Test/Slow")
 
 
+def ser(m):
+    return m.SerializeToString()
+
+
+def test_plugin_registration(ch, srv):
+    info = ch.unary_unary("/pluginregistration.Registration/GetInfo", request_serializer=ser,
+                          response_deserializer=pb["pluginregistration.PluginInfo"].FromString)(
+        pb["pluginregistration.InfoRequest"](), timeout=1)  # the kubelet's 1 s deadline
+    assert (info.type, info.name) == ("DRAPlugin", "gpu.example.com"), info
+    assert list(info.supported_versions) == ["v1.DRAPlugin", "v1beta1.DRAPlugin"]
+    notify = ch.unary_unary("/pluginregistration.Registration/NotifyRegistrationStatus", request_serializer=ser,
+                            response_deserializer=pb["pluginregistration.RegistrationStatusResponse"].FromString)
+    notify(pb["pluginregistration.RegistrationStatus"](plugin_registered=True), timeout=5)
+    try:
+        notify(pb["pluginregistration.RegistrationStatus"](error="no handler for DRAPlugin"), timeout=5)
+        raise AssertionError("no error")
+    except grpc.RpcError as e:
+        assert e.code() == grpc.StatusCode.UNKNOWN and "no handler" in e.details(), e
+
+
+def test_dra_prepare(ch, srv):
+    call = ch.unary_unary("/k8s.io.kubelet.pkg.apis.dra.v1.DRAPlugin/NodePrepareResources", request_serializer=ser,
+                          response_deserializer=pb["v1.NodePrepareResourcesResponse"].FromString)
+    req = pb["v1.NodePrepareResourcesRequest"]()
+    req.claims.add(namespace="default", uid="uid-1", name="gpu-0")
+    req.claims.add(namespace="shared", uid="uid-2", name="gpu-1")
+    req.claims.add(namespace="default", uid="uid-3", name="bad")
+    resp = call(req, timeout=45)
+    assert sorted(resp.claims.keys()) == ["uid-1", "uid-2", "uid-3"], resp
+    d1 = resp.claims["uid-1"].devices[0]
+    assert (d1.pool_name, d1.device_name, list(d1.cdi_device_ids)) == ("node-a", "gpu-0", ["gpu.example.com/gpu=gpu-0"])
+    assert not d1.HasField("share_id")
+    d2 = resp.claims["uid-2"].devices[0]
+    assert d2.HasField("share_id") and d2.share_id == ""  # presence survives
+    assert resp.claims["uid-3"].error == "no such device" and not resp.claims["uid-3"].devices
+
+
 def test_graceful_shutdown(sock, srv):
     ch = grpc.insecure_channel("unix:" + sock)
     it = ch.unary_stream(DP + "ListAndWatch")(b"")
@@ -141,7 +178,8 @@ def main():
         with grpc.insecure_channel("unix:" + sock) as ch:
             for t in (test_options, test_allocate, test_list_and_watch, test_stream_to_end, test_empty_stream,
                       test_error_status, test_unknown_method, test_deadline, test_oversize_reply,
-                      test_oversize_request, test_big_echo_and_concurrency):
+                      test_oversize_request, test_big_echo_and_concurrency, test_plugin_registration,
+                      test_dra_prepare):
                 r.run(t, ch, srv)
         r.run(test_graceful_shutdown, sock, srv)
         if srv.p.poll() is None:
