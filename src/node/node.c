@@ -331,13 +331,6 @@ static void merrs_clear(manifest_error *m, size_t n) {
         free(m);
 }
 
-static bool is_manifest_name(const char *name) {
-        if (name[0] == '.') return false;
-        size_t l = strlen(name);
-        return (l > 5 && streq(name + l - 5, ".yaml")) || (l > 4 && streq(name + l - 4, ".yml")) ||
-               (l > 5 && streq(name + l - 5, ".json"));
-}
-
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 static void manifests_rescan(dp_kubelet *n) {
@@ -350,7 +343,7 @@ static void manifests_rescan(dp_kubelet *n) {
         char **names = NULL;
         size_t n_names = 0;
         for (struct dirent *de; (de = readdir(d));) {
-                if (!is_manifest_name(de->d_name)) continue;
+                if (!dp_node_is_manifest_name(de->d_name)) continue;
                 char **nn = realloc(names, (n_names + 1) * sizeof *nn);
                 if (!nn) break;
                 names = nn;
@@ -452,7 +445,7 @@ static void manifests_rescan(dp_kubelet *n) {
 
 static int on_manifest_event(dp_loop_source *s, const struct inotify_event *ev, void *ud) {
         dp_kubelet *n = ud;
-        if (ev->len && !is_manifest_name(ev->name)) return 0;
+        if (ev->len && !dp_node_is_manifest_name(ev->name)) return 0;
         manifests_rescan(n);
         return 0;
 }

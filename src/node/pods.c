@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Pod manifests: decode the few fields the device manager needs, with field
  * paths in every error. */
+#include <dirent.h>
 #include <inttypes.h>
 #include <stdio.h>
 
@@ -298,5 +299,86 @@ int dp_node_pods_load_file(const char *path, dp_node_pod ***ret_pods, size_t *re
         }
         *ret_pods = pods;
         *ret_n = n;
+        return 0;
+}
+
+bool dp_node_is_manifest_name(const char *name) {
+        if (!name || name[0] == '.') return false;
+        size_t l = strlen(name);
+        return (l > 5 && streq(name + l - 5, ".yaml")) || (l > 4 && streq(name + l - 4, ".yml")) ||
+               (l > 5 && streq(name + l - 5, ".json"));
+}
+
+static int cmp_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+int dp_node_manifests_check(const char *dir, dp_strbuf *out, size_t *ret_bad, dp_error *err) {
+        assert_return(dir && out && ret_bad, -EINVAL);
+        DIR *d = opendir(dir);
+        if (!d) return dp_error_errno(err, -errno, "%s", dir);
+        char **names = NULL;
+        size_t n = 0;
+        int r = 0;
+        for (struct dirent *de; (de = readdir(d));) {
+                if (!dp_node_is_manifest_name(de->d_name)) continue;
+                char **nn = realloc(names, (n + 1) * sizeof *nn);
+                if (!nn || !(nn[n] = strdup(de->d_name))) {
+                        if (nn) names = nn;
+                        r = -ENOMEM;
+                        break;
+                }
+                names = nn;
+                n++;
+        }
+        closedir(d);
+        if (n) qsort(names, n, sizeof *names, cmp_name);
+        size_t bad = 0;
+        char **seen = NULL; /* "ns/name" of pods so far */
+        size_t n_seen = 0;
+        for (size_t i = 0; r >= 0 && i < n; i++) {
+                _cleanup_free_ char *path = dp_asprintf("%s/%s", dir, names[i]);
+                dp_node_pod **pods = NULL;
+                size_t np = 0;
+                dp_error e = DP_ERROR_INIT;
+                int k = path ? dp_node_pods_load_file(path, &pods, &np, &e) : -ENOMEM;
+                if (k == -ENOMEM) {
+                        r = k;
+                        break;
+                }
+                if (k < 0) {
+                        dp_strbuf_printf(out, "error %s\n", dp_error_msg(&e));
+                        bad++;
+                        continue;
+                }
+                for (size_t j = 0; j < np; j++) {
+                        dp_node_pod *p = pods[j];
+                        _cleanup_free_ char *key = dp_asprintf("%s/%s", p->ns, p->name);
+                        bool dup = false;
+                        for (size_t q = 0; key && q < n_seen && !dup; q++) dup = streq(seen[q], key);
+                        if (dup) {
+                                dp_strbuf_printf(out, "error %s: Pod %s: metadata.name: Duplicate value (another manifest names this pod)\n",
+                                                 path, key);
+                                bad++;
+                                continue;
+                        }
+                        char **ns = key ? realloc(seen, (n_seen + 1) * sizeof *ns) : NULL;
+                        if (ns) {
+                                seen = ns;
+                                seen[n_seen++] = TAKE_PTR(key);
+                        }
+                        dp_strbuf_printf(out, "ok %s: Pod %s/%s uid=%s", path, p->ns, p->name, p->uid);
+                        for (size_t c = 0; c < p->n_containers; c++)
+                                for (size_t q = 0; q < p->containers[c].n_req; q++)
+                                        dp_strbuf_printf(out, " %s:%s=%" PRIu64, p->containers[c].name,
+                                                         p->containers[c].req[q].resource, p->containers[c].req[q].count);
+                        dp_strbuf_putc(out, '\n');
+                }
+                dp_node_pods_free(pods, np);
+        }
+        for (size_t i = 0; i < n; i++) free(names[i]);
+        free(names);
+        for (size_t i = 0; i < n_seen; i++) free(seen[i]);
+        free(seen);
+        if (r < 0) return r;
+        *ret_bad = bad;
         return 0;
 }

@@ -54,6 +54,15 @@ int dp_node_pod_decode(const dp_doc_node *root, const char *source, dp_node_pod 
 int dp_node_pods_load_file(const char *path, dp_node_pod ***ret_pods, size_t *ret_n, dp_error *err);
 void dp_node_pods_free(dp_node_pod **pods, size_t n);
 
+/* Files of a manifest directory that hold pods: *.yaml, *.yml, *.json, not
+ * starting with '.' (editors' and writers' temporary files). */
+bool dp_node_is_manifest_name(const char *name);
+/* Check every manifest of dir as `devplane node` would read it: one line per
+ * pod ("ok ...") or per bad file ("error <file>: <object>: <field>: <rule>")
+ * into out; *ret_bad counts bad files and duplicate pods. -errno (with err)
+ * if dir cannot be read. */
+int dp_node_manifests_check(const char *dir, dp_strbuf *out, size_t *ret_bad, dp_error *err);
+
 /* Backoff before attempt `attempt` (1 = first retry): initial × 2^(attempt-1),
  * capped at max. */
 uint64_t dp_node_backoff_ms(uint64_t initial_ms, uint64_t max_ms, unsigned attempt);

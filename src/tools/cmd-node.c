@@ -5,6 +5,7 @@
 
 #include "base/log.h"
 #include "node/node.h"
+#include "node/pods.h"
 #include "node/status.h"
 #include "tools/devplane.h"
 
@@ -18,12 +19,14 @@ static void node_usage(FILE *f) {
         fprintf(f, "usage: devplane node [--plugin-dir DIR] [--manifests DIR] [--node-name NAME]\n"
                    "                     [--backoff-initial-ms MS] [--backoff-max-ms MS] [-v]\n"
                    "       devplane node status [--plugin-dir DIR] [-o table|json|yaml|flat]\n"
-                   "                     [--wait CONDITION]... [--timeout SECONDS]\n\n"
+                   "                     [--wait CONDITION]... [--timeout SECONDS]\n"
+                   "       devplane node check --manifests DIR\n\n"
                    "The kubelet stand-in: registration server on <plugin-dir>/kubelet.sock, device\n"
                    "manager with checkpoint, pods from the manifest directory (watched).\n"
                    "`status` prints capacity, allocatable and per-container assignments; with --wait it\n"
                    "first waits until every CONDITION holds: a substring of a line of `-o flat`, or\n"
-                   "!substring for one no line may contain (see docs/v1-node-path.md).\n");
+                   "!substring for one no line may contain (see docs/v1-node-path.md).\n"
+                   "`check` validates the manifests as the node reads them (exit 2 on any error).\n");
 }
 
 static int parse_u64(const char *s, uint64_t *ret) {
@@ -101,8 +104,42 @@ static int cmd_node_status(int argc, char **argv) {
         return 0;
 }
 
+static int cmd_node_check(int argc, char **argv) {
+        const char *dir = NULL;
+        static const struct option opts[] = {{"manifests", required_argument, NULL, 'm'}, {"help", no_argument, NULL, 'h'}, {}};
+        int c;
+        optind = 1;
+        while ((c = getopt_long(argc, argv, "m:h", opts, NULL)) >= 0) {
+                switch (c) {
+                case 'm': dir = optarg; break;
+                case 'h': node_usage(stdout); return 0;
+                default: node_usage(stderr); return 2;
+                }
+        }
+        if (!dir || optind < argc) {
+                fprintf(stderr, "devplane node check: usage: devplane node check --manifests DIR\n");
+                return 2;
+        }
+        _cleanup_strbuf_ dp_strbuf out = DP_STRBUF_INIT;
+        size_t bad = 0;
+        dp_error e = DP_ERROR_INIT;
+        int r = dp_node_manifests_check(dir, &out, &bad, &e);
+        if (r < 0) {
+                fprintf(stderr, "devplane node check: %s\n", dp_error_msg(&e));
+                return 2;
+        }
+        for (const char *line = dp_strbuf_str(&out); *line;) {
+                const char *end = strchr(line, '\n');
+                size_t len = end ? (size_t)(end - line) + 1 : strlen(line);
+                fwrite(line, 1, len, startswith(line, "error ") ? stderr : stdout);
+                line += len;
+        }
+        return bad ? 2 : 0;
+}
+
 static int cmd_node(int argc, char **argv) {
         if (argc > 1 && streq(argv[1], "status")) return cmd_node_status(argc - 1, argv + 1);
+        if (argc > 1 && streq(argv[1], "check")) return cmd_node_check(argc - 1, argv + 1);
         dp_node_config cfg = {.plugin_dir = DP_NODE_DEFAULT_PLUGIN_DIR};
         bool verbose = false;
         static const struct option opts[] = {{"plugin-dir", required_argument, NULL, 'd'},
