@@ -9,6 +9,7 @@
 #include "model/model.h"
 
 static void strv_free(char **v, size_t n) {
+        if (!v) return; /* list attributes share `n` between ints, bools and strs */
         for (size_t i = 0; i < n; i++) free(v[i]);
         free(v);
 }

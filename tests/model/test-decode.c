@@ -369,3 +369,27 @@ TEST(all_or_nothing) {
         ASSERT_CONTAINS(err.msg, "Namespace b");
         dp_object_list_free(l);
 }
+
+TEST(list_attributes) {
+        dp_object_list *l = decode_ok("apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\nspec:\n"
+                                      "  driver: d.example.com\n  nodeName: n\n"
+                                      "  pool: {name: p, generation: 0, resourceSliceCount: 1}\n"
+                                      "  devices:\n  - name: a\n    attributes:\n"
+                                      "      i: {ints: [1, -2]}\n      b: {bools: [true, false]}\n"
+                                      "      s: {strings: [x, y]}\n      v: {versions: [1.0.0]}\n");
+        dp_device *d = &l->items[0].slice->devices[0];
+        ASSERT_EQ(d->attributes[0].type, DP_ATTR_INTS);
+        ASSERT_EQ(d->attributes[0].n, 2);
+        ASSERT_EQ(d->attributes[0].ints[1], -2);
+        ASSERT_EQ(d->attributes[1].type, DP_ATTR_BOOLS);
+        ASSERT_FALSE(d->attributes[1].bools[1]);
+        ASSERT_EQ(d->attributes[2].type, DP_ATTR_STRINGS);
+        ASSERT_STREQ(d->attributes[2].strs[1], "y");
+        ASSERT_EQ(d->attributes[3].type, DP_ATTR_VERSIONS);
+        dp_error err = DP_ERROR_INIT;
+        ASSERT_OK(dp_model_validate(l, &err));
+        dp_object_list_free(l);
+        decode_fails("apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\nspec:\n"
+                     "  devices:\n  - name: a\n    attributes:\n      i: {ints: [1, x]}\n",
+                     "spec.devices[0].attributes.i.ints[1]: expected an integer, got string");
+}
