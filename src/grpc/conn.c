@@ -207,8 +207,12 @@ static ssize_t read_cb(nghttp2_session *session, int32_t stream_id, uint8_t *buf
 static int queue_message(dp_grpc_call *s, const uint8_t *msg, size_t len) {
         if (len > UINT32_MAX) return -E2BIG;
         if (s->out_len - s->out_off + len > DP_GRPC_MAX_QUEUED_OUTPUT) return -ENOBUFS;
-        if (s->out_off > 0 && s->out_off == s->out_len) s->out_off = s->out_len = 0;
-        size_t cap = s->out_len; /* capacity tracking: reallocate exactly */
+        if (s->out_off > 0) { /* drop what nghttp2 already took */
+                memmove(s->out, s->out + s->out_off, s->out_len - s->out_off);
+                s->out_len -= s->out_off;
+                s->out_off = 0;
+        }
+        size_t cap = s->out_len; /* the buffer is reallocated to fit exactly */
         uint8_t pfx[DP_GRPC_PREFIX_LEN];
         dp_grpc_prefix_write(pfx, (uint32_t)len);
         size_t need = s->out_len + DP_GRPC_PREFIX_LEN + len;

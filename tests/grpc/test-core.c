@@ -593,3 +593,26 @@ TEST(cancel_and_expire_before_headers_left) {
         ASSERT_EQ(dp_grpc_conn_stream_count(p.c), 0);
         free_pair(&p);
 }
+
+TEST(stalled_reader_gets_enobufs) {
+        pair p = make_pair();
+        n_held = n_cancel = 0;
+        result r = {0};
+        ASSERT_OK(dp_grpc_conn_start_call(p.c, "/test.T/Watch", NULL, 0, 1000, 0, on_msg, on_done, &r, NULL));
+        pump(p.c, p.s, 1000);
+        size_t n = 1u << 20;
+        uint8_t *b = calloc(1, n);
+        int rc = 0, sent = 0;
+        while ((rc = dp_grpc_call_send(held[0], b, n)) == 0) sent++;
+        ASSERT_EQ(rc, -ENOBUFS);
+        ASSERT_TRUE(sent >= 60 && sent <= 64);
+        free(b);
+        /* once the peer reads, the stream flows again */
+        pump(p.c, p.s, 1000);
+        ASSERT_EQ(r.n_msgs, sent);
+        ASSERT_OK(dp_grpc_call_send(held[0], (const uint8_t *)"x", 1));
+        ASSERT_OK(dp_grpc_call_finish(held[0], DP_GRPC_OK, NULL));
+        pump(p.c, p.s, 1000);
+        ASSERT_EQ(r.status, DP_GRPC_OK);
+        free_pair(&p);
+}
