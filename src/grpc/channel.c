@@ -3,7 +3,6 @@
  * The client glue: one unix-socket connection driven by a dp_loop, and the
  * synchronous call helpers that run that loop until a reply arrives.
  */
-#include <fcntl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 
@@ -132,14 +131,15 @@ int dp_grpc_channel_connect_unix(dp_loop *l, const char *path, dp_grpc_channel *
         struct sockaddr_un sa = {.sun_family = AF_UNIX};
         if (strlen(path) >= sizeof sa.sun_path) return -ENAMETOOLONG;
         strcpy(sa.sun_path, path);
-        _cleanup_close_ int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        /* Non-blocking from the start: a unix connect() completes at once or
+         * fails, and with the server's backlog full it says EAGAIN instead
+         * of stalling the whole loop. */
+        _cleanup_close_ int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
         if (fd < 0) return -errno;
         int r;
         do r = connect(fd, (struct sockaddr *)&sa, sizeof sa);
         while (r < 0 && errno == EINTR);
         if (r < 0) return -errno;
-        int fl = fcntl(fd, F_GETFL);
-        if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0) return -errno;
         dp_grpc_channel *ch = calloc(1, sizeof *ch);
         if (!ch) return -ENOMEM;
         ch->loop = l;

@@ -174,8 +174,10 @@ typedef void (*dp_grpc_done_fn)(dp_grpc_client_call *cc, int status, const char 
 typedef void (*dp_grpc_channel_closed_fn)(dp_grpc_channel *ch, void *userdata);
 
 /* Connect to a unix socket path (connect(2) on a unix socket completes at
- * once). Returns 0, -ENOENT / -ECONNREFUSED / -ENAMETOOLONG / -errno. The
- * HTTP/2 preface and SETTINGS go out on the next loop round. */
+ * once; it never blocks the loop). Returns 0, -ENOENT (no socket),
+ * -ECONNREFUSED (nobody listening), -EAGAIN (the server's backlog is full:
+ * retry later), -ENAMETOOLONG, -errno. The HTTP/2 preface and SETTINGS go
+ * out on the next loop round. */
 int dp_grpc_channel_connect_unix(dp_loop *l, const char *path, dp_grpc_channel **ret);
 /* Close the connection; pending calls get their done callback with
  * UNAVAILABLE first. Safe to call from any callback of this channel (the

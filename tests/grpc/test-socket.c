@@ -4,7 +4,9 @@
  * loop's timers, signals and inotify watches. */
 #include <signal.h>
 #include <stdio.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 
 #include "grpc/grpc.h"
 #include "harness.h"
@@ -231,6 +233,17 @@ TEST(connect_missing_socket) {
         ASSERT_OK(dp_loop_new(&l));
         dp_grpc_channel *ch;
         ASSERT_EQ(dp_grpc_channel_connect_unix(l, sock, &ch), -ENOENT);
+        /* a socket file left by a dead server: nobody listening */
+        int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+        struct sockaddr_un sa = {.sun_family = AF_UNIX};
+        snprintf(sa.sun_path, sizeof sa.sun_path, "%s", sock);
+        ASSERT_OK(bind(fd, (struct sockaddr *)&sa, sizeof sa));
+        close(fd);
+        ASSERT_EQ(dp_grpc_channel_connect_unix(l, sock, &ch), -ECONNREFUSED);
+        char longpath[200];
+        memset(longpath, 'x', sizeof longpath - 1);
+        longpath[sizeof longpath - 1] = 0;
+        ASSERT_EQ(dp_grpc_channel_connect_unix(l, longpath, &ch), -ENAMETOOLONG);
         dp_grpc_reply r = DP_GRPC_REPLY_INIT;
         ASSERT_EQ(dp_grpc_channel_call_sync(NULL, "/a/b", NULL, 0, 0, &r, NULL), -ENOTCONN);
         ASSERT_EQ(r.status, DP_GRPC_UNAVAILABLE);
