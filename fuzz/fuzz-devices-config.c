@@ -16,12 +16,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                                 const dp_v1_resource *r = &p->resources[i];
                                 const char *ids[3];
                                 size_t n = DP_MIN(r->n_devices, (size_t)3);
-                                for (size_t k = 0; k < n; k++) ids[k] = r->devices[r->n_devices - 1 - k].id;
+                                for (size_t k = 0; k < n; k++)
+                                        ids[k] = r->devices[r->n_devices - 1 - k].id;
                                 dp_v1_container_response *resp = NULL;
                                 if (n && dp_v1_allocate(p, s, c, r->name, ids, n, &resp, NULL) == 0)
                                         dp_v1_container_response_free(resp);
                                 char **out = NULL;
-                                if (n && dp_v1_preferred_allocation(p, s, c, r->name, ids, n, NULL, 0, n, &out, NULL) == 0)
+                                if (n &&
+                                    dp_v1_preferred_allocation(p, s, c, r->name, ids, n, NULL, 0, n, &out, NULL) == 0)
                                         dp_v1_ids_free(out);
                         }
                         dp_v1_plan_free(p);

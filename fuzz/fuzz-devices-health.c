@@ -18,7 +18,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 dp_strbuf out = DP_STRBUF_INIT;
                 if (dp_health_file_set((const char *)data, size, "gpu-3", DP_HEALTH_UNHEALTHY, &out, NULL) == 0) {
                         dp_health_file *g = NULL;
-                        if (dp_health_file_parse(out.buf, out.len, "fuzz2", &g, NULL) < 0 && out.len <= DP_HEALTH_FILE_MAX) {
+                        if (dp_health_file_parse(out.buf, out.len, "fuzz2", &g, NULL) < 0 &&
+                            out.len <= DP_HEALTH_FILE_MAX) {
                                 fprintf(stderr, "rewritten file does not parse:\n%s\n", out.buf);
                                 abort();
                         }

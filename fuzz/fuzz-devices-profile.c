@@ -12,9 +12,11 @@ static void exercise(const dp_device_set *s, dp_agent_config *c) {
                 const dp_v1_resource *r = &p->resources[i];
                 size_t n = DP_MIN(r->n_devices, (size_t)8);
                 const char *ids[8];
-                for (size_t k = 0; k < n; k++) ids[k] = r->devices[k].id;
+                for (size_t k = 0; k < n; k++)
+                        ids[k] = r->devices[k].id;
                 dp_v1_container_response *resp = NULL;
-                if (n && dp_v1_allocate(p, s, c, r->name, ids, n, &resp, NULL) == 0) dp_v1_container_response_free(resp);
+                if (n && dp_v1_allocate(p, s, c, r->name, ids, n, &resp, NULL) == 0)
+                        dp_v1_container_response_free(resp);
                 char **out = NULL;
                 if (n && dp_v1_preferred_allocation(p, s, c, r->name, ids, n, ids, 1, (n + 1) / 2, &out, NULL) == 0)
                         dp_v1_ids_free(out);
@@ -29,7 +31,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (dp_profile_load((const char *)data, size, "fuzz", "node-a", &s, &err) < 0) return 0;
         dp_agent_config *c = dp_agent_config_new_default();
         if (c) {
-                c->device_list_strategy = DP_DLS_ENVVAR | DP_DLS_VOLUME_MOUNTS | DP_DLS_CDI_ANNOTATIONS | DP_DLS_CDI_CRI;
+                c->device_list_strategy =
+                        DP_DLS_ENVVAR | DP_DLS_VOLUME_MOUNTS | DP_DLS_CDI_ANNOTATIONS | DP_DLS_CDI_CRI;
                 c->pass_device_specs = true;
                 for (int m = DP_MIG_NONE; m <= DP_MIG_MIXED; m++) {
                         c->mig_strategy = (dp_mig_strategy)m;

@@ -19,7 +19,8 @@ uint32_t dp_fnv1a32(const void *data, size_t len) {
 }
 
 static void ids_done(dp_ckpt_ids *v) {
-        for (size_t i = 0; i < v->n; i++) free(v->ids[i]);
+        for (size_t i = 0; i < v->n; i++)
+                free(v->ids[i]);
         free(v->ids);
 }
 
@@ -27,14 +28,16 @@ static void entry_done(dp_ckpt_entry *e) {
         free(e->pod_uid);
         free(e->container_name);
         free(e->resource_name);
-        for (size_t i = 0; i < e->n_device_ids; i++) ids_done(&e->device_ids[i].ids);
+        for (size_t i = 0; i < e->n_device_ids; i++)
+                ids_done(&e->device_ids[i].ids);
         free(e->device_ids);
         free(e->alloc_resp);
 }
 
 dp_checkpoint *dp_checkpoint_free(dp_checkpoint *c) {
         if (!c) return NULL;
-        for (size_t i = 0; i < c->n_entries; i++) entry_done(&c->entries[i]);
+        for (size_t i = 0; i < c->n_entries; i++)
+                entry_done(&c->entries[i]);
         free(c->entries);
         for (size_t i = 0; i < c->n_registered; i++) {
                 free(c->registered[i].resource_name);
@@ -129,7 +132,8 @@ int dp_checkpoint_set_registered(dp_checkpoint *c, const char *resource_name, co
         assert_return(c && resource_name && (ids || n_ids == 0), -EINVAL);
         if (!valid_key(resource_name)) return -EINVAL;
         size_t i = 0;
-        while (i < c->n_registered && strcmp(c->registered[i].resource_name, resource_name) < 0) i++;
+        while (i < c->n_registered && strcmp(c->registered[i].resource_name, resource_name) < 0)
+                i++;
         dp_ckpt_ids v = {0};
         if (ids_copy(&v, ids, n_ids) < 0) {
                 ids_done(&v);
@@ -174,7 +178,8 @@ static void spew_strlist(dp_strbuf *o, const dp_ckpt_ids *v) {
 int dp_checkpoint_spew(const dp_checkpoint *c, dp_strbuf *o) {
         assert_return(c && o, -EINVAL);
         dp_strbuf_puts(o, "(checkpoint.checkpointData){PodDeviceEntries:([]checkpoint.PodDevicesEntry)");
-        if (c->entries_null && c->n_entries == 0) dp_strbuf_puts(o, "<nil>");
+        if (c->entries_null && c->n_entries == 0)
+                dp_strbuf_puts(o, "<nil>");
         else {
                 dp_strbuf_putc(o, '[');
                 for (size_t i = 0; i < c->n_entries; i++) {
@@ -185,7 +190,8 @@ int dp_checkpoint_spew(const dp_checkpoint *c, dp_strbuf *o) {
                                          "DeviceIDs:(checkpoint.DevicesPerNUMA)",
                                          e->pod_uid ? e->pod_uid : "", e->container_name ? e->container_name : "",
                                          e->resource_name ? e->resource_name : "");
-                        if (e->device_ids_null) dp_strbuf_puts(o, "<nil>");
+                        if (e->device_ids_null)
+                                dp_strbuf_puts(o, "<nil>");
                         else {
                                 dp_strbuf_puts(o, "map[");
                                 for (size_t k = 0; k < e->n_device_ids; k++) {
@@ -196,7 +202,8 @@ int dp_checkpoint_spew(const dp_checkpoint *c, dp_strbuf *o) {
                                 dp_strbuf_putc(o, ']');
                         }
                         dp_strbuf_puts(o, " AllocResp:([]uint8)");
-                        if (e->alloc_resp_null) dp_strbuf_puts(o, "<nil>");
+                        if (e->alloc_resp_null)
+                                dp_strbuf_puts(o, "<nil>");
                         else {
                                 dp_strbuf_putc(o, '[');
                                 for (size_t k = 0; k < e->alloc_resp_len; k++)
@@ -208,7 +215,8 @@ int dp_checkpoint_spew(const dp_checkpoint *c, dp_strbuf *o) {
                 dp_strbuf_putc(o, ']');
         }
         dp_strbuf_puts(o, " RegisteredDevices:(map[string][]string)");
-        if (c->registered_null && c->n_registered == 0) dp_strbuf_puts(o, "<nil>");
+        if (c->registered_null && c->n_registered == 0)
+                dp_strbuf_puts(o, "<nil>");
         else {
                 dp_strbuf_puts(o, "map[");
                 for (size_t i = 0; i < c->n_registered; i++) {
@@ -290,8 +298,8 @@ static void json_str(dp_strbuf *o, const char *str) {
                 if (l == 0) {
                         dp_strbuf_puts(o, "\\ufffd");
                         i++;
-                } else if (cp == 0x2028 || cp == 0x2029 || (cp >= 0x80 && cp <= 0x9f) || cp == 0xfeff ||
-                           cp == 0xfffe || cp == 0xffff) {
+                } else if (cp == 0x2028 || cp == 0x2029 || (cp >= 0x80 && cp <= 0x9f) || cp == 0xfeff || cp == 0xfffe ||
+                           cp == 0xffff) {
                         /* Go escapes U+2028/2029; the others it writes raw, but a
                          * YAML reader (ours) refuses or folds them raw, so they are
                          * escaped too: the same string once decoded. */
@@ -341,7 +349,8 @@ static int cmp_numa_text(const void *a, const void *b) {
 int dp_checkpoint_encode(dp_checkpoint *c, dp_strbuf *o) {
         assert_return(c && o, -EINVAL);
         dp_strbuf_puts(o, "{\"Data\":{\"PodDeviceEntries\":");
-        if (c->entries_null && c->n_entries == 0) dp_strbuf_puts(o, "null");
+        if (c->entries_null && c->n_entries == 0)
+                dp_strbuf_puts(o, "null");
         else {
                 dp_strbuf_putc(o, '[');
                 for (size_t i = 0; i < c->n_entries; i++) {
@@ -354,12 +363,15 @@ int dp_checkpoint_encode(dp_checkpoint *c, dp_strbuf *o) {
                         dp_strbuf_puts(o, ",\"ResourceName\":");
                         json_str(o, e->resource_name ? e->resource_name : "");
                         dp_strbuf_puts(o, ",\"DeviceIDs\":");
-                        if (e->device_ids_null) dp_strbuf_puts(o, "null");
+                        if (e->device_ids_null)
+                                dp_strbuf_puts(o, "null");
                         else {
                                 /* Go sorts map keys by their text: "-1" < "0" < "10" < "2". */
-                                const dp_ckpt_numa **order = calloc(e->n_device_ids ? e->n_device_ids : 1, sizeof(*order));
+                                const dp_ckpt_numa **order =
+                                        calloc(e->n_device_ids ? e->n_device_ids : 1, sizeof(*order));
                                 if (!order) return -ENOMEM;
-                                for (size_t k = 0; k < e->n_device_ids; k++) order[k] = &e->device_ids[k];
+                                for (size_t k = 0; k < e->n_device_ids; k++)
+                                        order[k] = &e->device_ids[k];
                                 qsort(order, e->n_device_ids, sizeof(*order), cmp_numa_text);
                                 dp_strbuf_putc(o, '{');
                                 for (size_t k = 0; k < e->n_device_ids; k++) {
@@ -370,7 +382,8 @@ int dp_checkpoint_encode(dp_checkpoint *c, dp_strbuf *o) {
                                 free(order);
                         }
                         dp_strbuf_puts(o, ",\"AllocResp\":");
-                        if (e->alloc_resp_null) dp_strbuf_puts(o, "null");
+                        if (e->alloc_resp_null)
+                                dp_strbuf_puts(o, "null");
                         else {
                                 dp_strbuf_putc(o, '"');
                                 base64(o, e->alloc_resp, e->alloc_resp_len);
@@ -381,7 +394,8 @@ int dp_checkpoint_encode(dp_checkpoint *c, dp_strbuf *o) {
                 dp_strbuf_putc(o, ']');
         }
         dp_strbuf_puts(o, ",\"RegisteredDevices\":");
-        if (c->registered_null && c->n_registered == 0) dp_strbuf_puts(o, "null");
+        if (c->registered_null && c->n_registered == 0)
+                dp_strbuf_puts(o, "null");
         else {
                 dp_strbuf_putc(o, '{');
                 for (size_t i = 0; i < c->n_registered; i++) {
@@ -489,7 +503,9 @@ static int decode_entry(const dp_doc_node *n, size_t idx, dp_ckpt_entry *e, dp_e
                 e->pod_uid = dp_strdup("");
                 e->container_name = dp_strdup("");
                 e->resource_name = dp_strdup("");
-                return e->pod_uid && e->container_name && e->resource_name ? 0 : dp_error_set(err, -ENOMEM, "out of memory");
+                return e->pod_uid && e->container_name && e->resource_name
+                               ? 0
+                               : dp_error_set(err, -ENOMEM, "out of memory");
         }
         if (n->type != DP_DOC_MAP) return bad(err, path, "expected an object");
         char p[160];
@@ -502,7 +518,8 @@ static int decode_entry(const dp_doc_node *n, size_t idx, dp_ckpt_entry *e, dp_e
         if ((r = get_string(dp_doc_get(n, "ResourceName"), p, &e->resource_name, err)) < 0) return r;
         const dp_doc_node *d = dp_doc_get(n, "DeviceIDs");
         dp_pathf(p, sizeof p, "%s.DeviceIDs", path);
-        if (dp_doc_is_null(d)) e->device_ids_null = true;
+        if (dp_doc_is_null(d))
+                e->device_ids_null = true;
         else if (d->type == DP_DOC_SEQ)
                 return bad(err, p, "the list form of kubelet <= 1.19 is not supported (kubelet 1.30 dropped it too)");
         else if (d->type != DP_DOC_MAP)
@@ -530,7 +547,8 @@ static int decode_entry(const dp_doc_node *n, size_t idx, dp_ckpt_entry *e, dp_e
         }
         const dp_doc_node *a = dp_doc_get(n, "AllocResp");
         dp_pathf(p, sizeof p, "%s.AllocResp", path);
-        if (dp_doc_is_null(a)) e->alloc_resp_null = true;
+        if (dp_doc_is_null(a))
+                e->alloc_resp_null = true;
         else {
                 if (a->type != DP_DOC_SCALAR || a->plain) return bad(err, p, "expected a base64 string");
                 r = unbase64(a->str, a->len, &e->alloc_resp, &e->alloc_resp_len);
@@ -546,7 +564,8 @@ static int decode_data(const dp_doc_node *data, dp_checkpoint *c, dp_error *err)
         if (dp_doc_is_null(data)) return 0;
         if (data->type != DP_DOC_MAP) return bad(err, "Data", "expected an object");
         const dp_doc_node *es = dp_doc_get(data, "PodDeviceEntries");
-        if (es && dp_doc_is_null(es)) c->entries_null = true;
+        if (es && dp_doc_is_null(es))
+                c->entries_null = true;
         else if (es) {
                 if (es->type != DP_DOC_SEQ) return bad(err, "Data.PodDeviceEntries", "expected a list");
                 c->entries = calloc(es->n ? es->n : 1, sizeof(dp_ckpt_entry));
@@ -557,14 +576,16 @@ static int decode_data(const dp_doc_node *data, dp_checkpoint *c, dp_error *err)
                 }
         }
         const dp_doc_node *rd = dp_doc_get(data, "RegisteredDevices");
-        if (rd && dp_doc_is_null(rd)) c->registered_null = true;
+        if (rd && dp_doc_is_null(rd))
+                c->registered_null = true;
         else if (rd) {
                 if (rd->type != DP_DOC_MAP) return bad(err, "Data.RegisteredDevices", "expected an object");
                 for (size_t i = 0; i < rd->n; i++) {
                         char p[320];
                         dp_pathf(p, sizeof p, "Data.RegisteredDevices[\"%.253s\"]", rd->pairs[i].key);
                         if (!valid_key(rd->pairs[i].key))
-                                return bad(err, p, "not an extended resource name ([A-Za-z0-9._/-], at most 317 bytes)");
+                                return bad(err, p,
+                                           "not an extended resource name ([A-Za-z0-9._/-], at most 317 bytes)");
                         dp_ckpt_ids v = {0};
                         int r = get_strlist(rd->pairs[i].value, p, &v, err);
                         if (r >= 0) {

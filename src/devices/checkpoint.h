@@ -61,7 +61,7 @@ typedef struct dp_checkpoint {
         dp_ckpt_registered *registered; /* kept sorted by resource name (bytewise) */
         size_t n_registered;
         bool registered_null;
-        char *boot_id; /* NULL when absent; written only when non-empty */
+        char *boot_id;     /* NULL when absent; written only when non-empty */
         uint32_t checksum; /* as read (decode) or as last written (encode) */
 } dp_checkpoint;
 

@@ -10,9 +10,7 @@
 
 static const char *const mig_words[] = {"none", "single", "mixed", NULL};
 
-const char *dp_mig_strategy_to_string(dp_mig_strategy m) {
-        return (unsigned)m < 3 ? mig_words[m] : "invalid";
-}
+const char *dp_mig_strategy_to_string(dp_mig_strategy m) { return (unsigned)m < 3 ? mig_words[m] : "invalid"; }
 
 dp_agent_config *dp_agent_config_free(dp_agent_config *c) {
         if (!c) return NULL;
@@ -86,12 +84,17 @@ static int read_dls(const dp_decode_ctx *c, const dp_doc_node *n, unsigned *ret)
 }
 
 static int read_flags(const dp_decode_ctx *c, const dp_doc_node *flags, dp_agent_config *cfg) {
-        static const char *const keys[] = {"migStrategy", "failOnInitError", "nvidiaDriverRoot", "nvidiaDevRoot",
-                                           "gdsEnabled", "mofedEnabled", "gdrcopyEnabled", "deviceDiscoveryStrategy",
-                                           "plugin", NULL};
-        static const char *const pkeys[] = {"passDeviceSpecs", "deviceListStrategy", "deviceIDStrategy",
-                                            "cdiAnnotationPrefix", "sharedDevicesAllocationPolicy", "nvidiaCTKPath",
-                                            "containerDriverRoot", NULL};
+        static const char *const keys[] = {
+                "migStrategy",  "failOnInitError", "nvidiaDriverRoot",        "nvidiaDevRoot", "gdsEnabled",
+                "mofedEnabled", "gdrcopyEnabled",  "deviceDiscoveryStrategy", "plugin",        NULL};
+        static const char *const pkeys[] = {"passDeviceSpecs",
+                                            "deviceListStrategy",
+                                            "deviceIDStrategy",
+                                            "cdiAnnotationPrefix",
+                                            "sharedDevicesAllocationPolicy",
+                                            "nvidiaCTKPath",
+                                            "containerDriverRoot",
+                                            NULL};
         int r = dp_decode_check_map(c, flags, "flags", keys);
         if (r < 0) return r;
         const dp_doc_node *n;
@@ -132,8 +135,7 @@ static int read_flags(const dp_decode_ctx *c, const dp_doc_node *flags, dp_agent
         if ((n = dp_doc_get(pl, "sharedDevicesAllocationPolicy")) && !dp_doc_is_null(n)) {
                 static const char *const words[] = {"distributed", "packed", NULL};
                 int k;
-                if ((r = dp_decode_enum(c, n, "flags.plugin.sharedDevicesAllocationPolicy", words, &k)) < 0)
-                        return r;
+                if ((r = dp_decode_enum(c, n, "flags.plugin.sharedDevicesAllocationPolicy", words, &k)) < 0) return r;
                 cfg->shared_policy = (dp_shared_policy)k;
         }
         if ((n = dp_doc_get(pl, "cdiAnnotationPrefix")) && !dp_doc_is_null(n)) {
@@ -193,7 +195,8 @@ static int read_ts_resource(const dp_decode_ctx *c, const dp_doc_node *n, const 
         if (!v) return dp_decode_fail(c, n, p, "required");
         if ((r = dp_decode_str(c, v, p, false, &t->name)) < 0) return r;
         if (!valid_resource_name(t->name))
-                return dp_decode_fail(c, v, p, "must be an extended resource name <domain>/<name>, like nvidia.com/gpu");
+                return dp_decode_fail(c, v, p,
+                                      "must be an extended resource name <domain>/<name>, like nvidia.com/gpu");
         v = dp_doc_get(n, "replicas");
         dp_pathf(p, sizeof p, "%s.replicas", path);
         if (!v) return dp_decode_fail(c, n, p, "required");
@@ -349,7 +352,8 @@ int dp_agent_config_check(const dp_agent_config *c, const dp_device_set *s, dp_e
                                             "instances",
                                             c->source, d->id);
                 for (size_t j = 0; j < d->n_migs; j++) {
-                        if (!profile) profile = d->migs[j].profile;
+                        if (!profile)
+                                profile = d->migs[j].profile;
                         else if (!streq(profile, d->migs[j].profile))
                                 return dp_error_set(err, -EINVAL,
                                                     "%s: flags.migStrategy: single requires one MIG profile on the "

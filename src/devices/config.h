@@ -56,13 +56,13 @@ typedef enum { DP_ID_UUID = 0, DP_ID_INDEX } dp_device_id_strategy;
 typedef enum { DP_SHARED_DISTRIBUTED = 0, DP_SHARED_PACKED } dp_shared_policy;
 
 typedef struct dp_ts_resource {
-        char *name;     /* "nvidia.com/gpu" */
+        char *name; /* "nvidia.com/gpu" */
         unsigned replicas;
-        char *rename;   /* full resource name after renaming, or NULL (see dp_v1) */
+        char *rename; /* full resource name after renaming, or NULL (see dp_v1) */
 } dp_ts_resource;
 
 typedef struct dp_agent_config {
-        char *source;   /* where it came from, for messages ("built-in defaults") */
+        char *source; /* where it came from, for messages ("built-in defaults") */
         dp_mig_strategy mig_strategy;
         bool fail_on_init_error;
         bool pass_device_specs;

@@ -24,8 +24,8 @@ int dp_decode_fail(const dp_decode_ctx *c, const dp_doc_node *n, const char *pat
         return r;
 }
 
-int dp_decode_fail_code(const dp_decode_ctx *c, int code, const dp_doc_node *n, const char *path,
-                        const char *fmt, ...) {
+int dp_decode_fail_code(const dp_decode_ctx *c, int code, const dp_doc_node *n, const char *path, const char *fmt,
+                        ...) {
         va_list ap;
         va_start(ap, fmt);
         int r = vfail(c, code, n, path, fmt, ap);
@@ -33,19 +33,18 @@ int dp_decode_fail_code(const dp_decode_ctx *c, int code, const dp_doc_node *n, 
         return r;
 }
 
-int dp_decode_check_map(const dp_decode_ctx *c, const dp_doc_node *n, const char *path,
-                        const char *const *allowed) {
+int dp_decode_check_map(const dp_decode_ctx *c, const dp_doc_node *n, const char *path, const char *const *allowed) {
         if (!n || n->type != DP_DOC_MAP)
                 return dp_decode_fail(c, n, path, "expected a map, got %s", dp_doc_type_name(n));
         for (size_t i = 0; i < n->n; i++) {
                 const char *k = n->pairs[i].key;
                 bool ok = false;
-                for (const char *const *a = allowed; *a && !ok; a++) ok = streq(*a, k);
+                for (const char *const *a = allowed; *a && !ok; a++)
+                        ok = streq(*a, k);
                 if (!ok) {
                         char p[512];
                         snprintf(p, sizeof p, "%s%s%s", path && *path ? path : "", path && *path ? "." : "", k);
-                        return dp_decode_fail(c, n->pairs[i].key_node ? n->pairs[i].key_node : n, p,
-                                              "unknown field");
+                        return dp_decode_fail(c, n->pairs[i].key_node ? n->pairs[i].key_node : n, p, "unknown field");
                 }
         }
         return 0;
@@ -79,8 +78,7 @@ int dp_decode_int(const dp_decode_ctx *c, const dp_doc_node *n, const char *path
         return 0;
 }
 
-int dp_decode_enum(const dp_decode_ctx *c, const dp_doc_node *n, const char *path, const char *const *words,
-                   int *ret) {
+int dp_decode_enum(const dp_decode_ctx *c, const dp_doc_node *n, const char *path, const char *const *words, int *ret) {
         const char *s;
         dp_error e = DP_ERROR_INIT;
         if (dp_doc_get_str(n, false, &s, &e) < 0) return dp_decode_fail(c, n, path, "%s", e.msg);

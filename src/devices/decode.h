@@ -18,15 +18,13 @@ typedef struct dp_decode_ctx {
 
 /* Set the error at node n (may be NULL) for field `path`. Returns -EINVAL
  * (or `code` for the _code variant). */
-int dp_decode_fail(const dp_decode_ctx *c, const dp_doc_node *n, const char *path, const char *fmt, ...)
-        _printf_(4, 5);
-int dp_decode_fail_code(const dp_decode_ctx *c, int code, const dp_doc_node *n, const char *path,
-                        const char *fmt, ...) _printf_(5, 6);
+int dp_decode_fail(const dp_decode_ctx *c, const dp_doc_node *n, const char *path, const char *fmt, ...) _printf_(4, 5);
+int dp_decode_fail_code(const dp_decode_ctx *c, int code, const dp_doc_node *n, const char *path, const char *fmt, ...)
+        _printf_(5, 6);
 
 /* Every key of map `n` must be in the NULL-terminated `allowed`; `n` must
  * be a map. */
-int dp_decode_check_map(const dp_decode_ctx *c, const dp_doc_node *n, const char *path,
-                        const char *const *allowed);
+int dp_decode_check_map(const dp_decode_ctx *c, const dp_doc_node *n, const char *path, const char *const *allowed);
 
 /* Typed reads of a present node; `path` names it in errors. */
 int dp_decode_str(const dp_decode_ctx *c, const dp_doc_node *n, const char *path, bool lenient, char **ret);
@@ -34,8 +32,7 @@ int dp_decode_bool(const dp_decode_ctx *c, const dp_doc_node *n, const char *pat
 int dp_decode_int(const dp_decode_ctx *c, const dp_doc_node *n, const char *path, int64_t min, int64_t max,
                   int64_t *ret);
 /* One of the NULL-terminated `words`; returns its position in *ret. */
-int dp_decode_enum(const dp_decode_ctx *c, const dp_doc_node *n, const char *path, const char *const *words,
-                   int *ret);
+int dp_decode_enum(const dp_decode_ctx *c, const dp_doc_node *n, const char *path, const char *const *words, int *ret);
 
 /* DNS subdomain (RFC 1123, <= 253, lower case) and DNS label (<= 63). */
 bool dp_is_dns_subdomain(const char *s);

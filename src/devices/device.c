@@ -9,7 +9,8 @@
 const char *dp_health_to_string(dp_health h) { return h == DP_HEALTH_HEALTHY ? "Healthy" : "Unhealthy"; }
 
 static void free_strv(char **v, size_t n) {
-        for (size_t i = 0; i < n; i++) free(v[i]);
+        for (size_t i = 0; i < n; i++)
+                free(v[i]);
         free(v);
 }
 
@@ -51,7 +52,8 @@ dp_device_set *dp_device_set_free(dp_device_set *s) {
         free(s->cdi_kind);
         free(s->visible_devices_env);
         free_strv(s->common_device_nodes, s->n_common_device_nodes);
-        for (size_t i = 0; i < s->n_devices; i++) device_done(&s->devices[i]);
+        for (size_t i = 0; i < s->n_devices; i++)
+                device_done(&s->devices[i]);
         free(s->devices);
         free(s);
         return NULL;
@@ -87,7 +89,8 @@ bool dp_device_set_nvlinked(const dp_device_set *s, size_t i, size_t j) {
 
 size_t dp_device_set_count_mig_enabled(const dp_device_set *s) {
         size_t n = 0;
-        for (size_t i = 0; s && i < s->n_devices; i++) n += s->devices[i].mig_enabled;
+        for (size_t i = 0; s && i < s->n_devices; i++)
+                n += s->devices[i].mig_enabled;
         return n;
 }
 

@@ -64,11 +64,11 @@ typedef struct dp_capacity {
 } dp_capacity;
 
 typedef struct dp_mig_device {
-        char *id;          /* "gpu-0-mig-1g.10gb-2": <parent id>-mig-<profile>-<n> */
-        char *uuid;        /* "MIG-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" */
-        char *profile;     /* "1g.10gb" */
-        unsigned index;    /* n: position among the parent's instances, from 0 */
-        size_t parent;     /* index of the parent in dp_device_set.devices */
+        char *id;       /* "gpu-0-mig-1g.10gb-2": <parent id>-mig-<profile>-<n> */
+        char *uuid;     /* "MIG-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" */
+        char *profile;  /* "1g.10gb" */
+        unsigned index; /* n: position among the parent's instances, from 0 */
+        size_t parent;  /* index of the parent in dp_device_set.devices */
         uint64_t memory_bytes;
         char **device_nodes; /* own nodes (/dev/nvidia-caps/...), parent's not repeated */
         size_t n_device_nodes;
@@ -77,37 +77,37 @@ typedef struct dp_mig_device {
 } dp_mig_device;
 
 typedef struct dp_device {
-        char *id;            /* "gpu-3": unique per node, the V2 device name */
-        char *type;          /* "gpu" (V1 resource <domain>/<type> for whole devices) */
-        char *uuid;          /* "GPU-..." (or "gpu-..." for example-gpu), stable per node name */
-        unsigned index;      /* the minor number / index in the node */
-        char *product;       /* "NVIDIA A100-SXM4-80GB", may be NULL */
-        char *architecture;  /* "Ampere", may be NULL */
-        char *driver_version;/* "550.54.15", may be NULL */
+        char *id;             /* "gpu-3": unique per node, the V2 device name */
+        char *type;           /* "gpu" (V1 resource <domain>/<type> for whole devices) */
+        char *uuid;           /* "GPU-..." (or "gpu-..." for example-gpu), stable per node name */
+        unsigned index;       /* the minor number / index in the node */
+        char *product;        /* "NVIDIA A100-SXM4-80GB", may be NULL */
+        char *architecture;   /* "Ampere", may be NULL */
+        char *driver_version; /* "550.54.15", may be NULL */
         uint64_t memory_bytes;
         int numa_node;       /* -1 when unknown (V1 then sends no TopologyInfo) */
         char *pci_bus_id;    /* "0000:07:00.0", may be NULL */
         char **device_nodes; /* host paths, e.g. /dev/nvidia3 */
         size_t n_device_nodes;
-        uint64_t nvlink[2];  /* bit i set: NVLink to the device with index-in-set i */
+        uint64_t nvlink[2]; /* bit i set: NVLink to the device with index-in-set i */
         dp_health profile_health;
         dp_health health;
         bool mig_enabled;
         dp_mig_device *migs;
         size_t n_migs;
-        dp_attr *attrs;      /* extra attributes from the profile, in file order */
+        dp_attr *attrs; /* extra attributes from the profile, in file order */
         size_t n_attrs;
         dp_capacity *capacities; /* extra capacities ("compute": "100"), file order */
         size_t n_capacities;
 } dp_device;
 
 typedef struct dp_device_set {
-        char *profile;      /* profile name ("a100-mixed") */
-        char *node_name;    /* the node it was instantiated for */
-        char *domain;       /* resource domain for V1 names: "nvidia.com" */
-        char *driver_name;  /* DRA driver name for V2: "gpu.nvidia.com", "gpu.example.com" */
-        char *cdi_kind;     /* CDI kind "<vendor>/<class>", default "<domain>/gpu" */
-        char *visible_devices_env; /* default "NVIDIA_VISIBLE_DEVICES" */
+        char *profile;              /* profile name ("a100-mixed") */
+        char *node_name;            /* the node it was instantiated for */
+        char *domain;               /* resource domain for V1 names: "nvidia.com" */
+        char *driver_name;          /* DRA driver name for V2: "gpu.nvidia.com", "gpu.example.com" */
+        char *cdi_kind;             /* CDI kind "<vendor>/<class>", default "<domain>/gpu" */
+        char *visible_devices_env;  /* default "NVIDIA_VISIBLE_DEVICES" */
         char **common_device_nodes; /* nodes every container with a device needs (/dev/nvidiactl) */
         size_t n_common_device_nodes;
         unsigned partitions; /* example-gpu partition mode: partitions per GPU, 0 = off */

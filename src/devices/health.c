@@ -5,7 +5,8 @@
 
 dp_health_file *dp_health_file_free(dp_health_file *f) {
         if (!f) return NULL;
-        for (size_t i = 0; i < f->n; i++) free(f->items[i].id);
+        for (size_t i = 0; i < f->n; i++)
+                free(f->items[i].id);
         free(f->items);
         free(f);
         return NULL;
@@ -17,11 +18,13 @@ static bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 static size_t split(const char *line, size_t len, const char **w, size_t *wl) {
         size_t n = 0, i = 0;
         while (i < len) {
-                while (i < len && is_blank(line[i])) i++;
+                while (i < len && is_blank(line[i]))
+                        i++;
                 if (i >= len || line[i] == '#') break;
                 if (n == 3) return 3;
                 w[n] = line + i;
-                while (i < len && !is_blank(line[i]) && line[i] != '#') i++;
+                while (i < len && !is_blank(line[i]) && line[i] != '#')
+                        i++;
                 wl[n] = (size_t)(line + i - w[n]);
                 n++;
         }
@@ -53,8 +56,10 @@ int dp_health_file_parse(const char *buf, size_t len, const char *source, dp_hea
                                             "%s:%u: expected \"<device> healthy|unhealthy\", got %zu word%s", source,
                                             lineno, n, n == 1 ? "" : "s or more");
                 dp_health h;
-                if (wl[1] == 7 && !memcmp(w[1], "healthy", 7)) h = DP_HEALTH_HEALTHY;
-                else if (wl[1] == 9 && !memcmp(w[1], "unhealthy", 9)) h = DP_HEALTH_UNHEALTHY;
+                if (wl[1] == 7 && !memcmp(w[1], "healthy", 7))
+                        h = DP_HEALTH_HEALTHY;
+                else if (wl[1] == 9 && !memcmp(w[1], "unhealthy", 9))
+                        h = DP_HEALTH_UNHEALTHY;
                 else
                         return dp_error_set(err, -EINVAL, "%s:%u: health must be healthy or unhealthy, got \"%.*s\"",
                                             source, lineno, (int)DP_MIN(wl[1], 64), w[1]);

@@ -29,9 +29,9 @@
 #define DP_HEALTH_FILE_LINES_MAX 4096
 
 typedef struct dp_health_override {
-        char *id;         /* as written: device id, MIG id or uuid */
+        char *id; /* as written: device id, MIG id or uuid */
         dp_health health;
-        unsigned line;    /* 1-based, for error messages */
+        unsigned line; /* 1-based, for error messages */
 } dp_health_override;
 
 typedef struct dp_health_file {

@@ -69,7 +69,8 @@ static int read_path_list(const dp_decode_ctx *c, const dp_doc_node *n, const ch
                 k++;
         }
         if (r < 0) {
-                for (size_t i = 0; i < k; i++) free(v[i]);
+                for (size_t i = 0; i < k; i++)
+                        free(v[i]);
                 free(v);
                 return r;
         }
@@ -86,13 +87,13 @@ typedef struct tmpl {
         const char *path_of[12];
 } tmpl;
 
-static const char *const device_keys[] = {"count", "type", "product", "architecture", "driverVersion", "memory",
-                                          "numaNode", "pciBusID", "deviceNodes", "health", "attributes",
-                                          "capacity", "mig", NULL};
+static const char *const device_keys[] = {
+        "count",    "type",        "product", "architecture", "driverVersion", "memory", "numaNode",
+        "pciBusID", "deviceNodes", "health",  "attributes",   "capacity",      "mig",    NULL};
 
 static void tmpl_take(tmpl *t, const dp_doc_node *m) {
         const dp_doc_node *v;
-#define TAKE(field, key)                                                                                     \
+#define TAKE(field, key)                                                                                               \
         if ((v = dp_doc_get(m, key)) && !dp_doc_is_null(v)) t->field = v;
         TAKE(type, "type");
         TAKE(product, "product");
@@ -200,7 +201,8 @@ static int read_attrs(const dp_decode_ctx *c, const dp_doc_node *n, const char *
                         a->type = DP_ATTR_STRING;
                         int r = dp_decode_str(c, v, p, false, &a->str);
                         if (r < 0) return r;
-                        if (strlen(a->str) > 64) return dp_decode_fail(c, v, p, "string attributes are at most 64 bytes");
+                        if (strlen(a->str) > 64)
+                                return dp_decode_fail(c, v, p, "string attributes are at most 64 bytes");
                 }
         }
         return 0;
@@ -261,12 +263,12 @@ static uint64_t mig_profile_memory(const char *profile) {
         if (!dot) return 0;
         uint64_t v = 0;
         const char *p = dot + 1;
-        for (; *p >= '0' && *p <= '9' && v < 1000000; p++) v = v * 10 + (uint64_t)(*p - '0');
+        for (; *p >= '0' && *p <= '9' && v < 1000000; p++)
+                v = v * 10 + (uint64_t)(*p - '0');
         return startswith(p, "gb") ? v << 30 : 0;
 }
 
-static int read_mig(const dp_decode_ctx *c, const dp_doc_node *n, const char *path, dp_device_set *s,
-                    size_t pos) {
+static int read_mig(const dp_decode_ctx *c, const dp_doc_node *n, const char *path, dp_device_set *s, size_t pos) {
         static const char *const keys[] = {"instances", "deviceNodes", NULL};
         static const char *const ikeys[] = {"profile", "count", "memory", NULL};
         dp_device *d = &s->devices[pos];
@@ -323,8 +325,8 @@ static int read_mig(const dp_decode_ctx *c, const dp_doc_node *n, const char *pa
                         m->uuid = dp_device_uuid_derive("MIG-", s->node_name, salt, m->index);
                         if (!m->profile || !m->id || !m->uuid) return oom(c);
                         if (strlen(m->id) > DP_DEVICES_ID_MAX)
-                                return dp_decode_fail(c, pn, fp, "MIG device id %s is longer than %d characters",
-                                                      m->id, DP_DEVICES_ID_MAX);
+                                return dp_decode_fail(c, pn, fp, "MIG device id %s is longer than %d characters", m->id,
+                                                      DP_DEVICES_ID_MAX);
                         if (nodes) {
                                 char np[300];
                                 dp_pathf(np, sizeof np, "%s.deviceNodes", path);
@@ -349,7 +351,8 @@ static int fill_device(const dp_decode_ctx *c, const tmpl *t, const char *path, 
                 dp_pathf(p, sizeof p, "%s.type", path);
                 if ((r = dp_decode_str(c, t->type, p, false, &d->type)) < 0) return r;
                 if (!dp_is_dns_label(d->type) || strlen(d->type) > 40)
-                        return dp_decode_fail(c, t->type, p, "must be a DNS label (lower case, digits, '-') of at most 40 characters");
+                        return dp_decode_fail(c, t->type, p,
+                                              "must be a DNS label (lower case, digits, '-') of at most 40 characters");
         } else if (!(d->type = dp_strdup("gpu")))
                 return oom(c);
         d->id = dp_asprintf("%s-%u", d->type, index);
@@ -382,8 +385,7 @@ static int fill_device(const dp_decode_ctx *c, const tmpl *t, const char *path, 
         }
         if (t->nodes) {
                 dp_pathf(p, sizeof p, "%s.deviceNodes", path);
-                if ((r = read_path_list(c, t->nodes, p, index, -1, &d->device_nodes, &d->n_device_nodes)) < 0)
-                        return r;
+                if ((r = read_path_list(c, t->nodes, p, index, -1, &d->device_nodes, &d->n_device_nodes)) < 0) return r;
         }
         if (t->health) {
                 dp_pathf(p, sizeof p, "%s.health", path);
@@ -456,8 +458,8 @@ static int read_nvlink(const dp_decode_ctx *c, const dp_doc_node *n, dp_device_s
                         char ip[160];
                         dp_pathf(ip, sizeof ip, "%s[%zu]", p, i);
                         int64_t v;
-                        int r = dp_decode_int(c, set->items[i], ip, 0,
-                                              s->n_devices ? (int64_t)s->n_devices - 1 : 0, &v);
+                        int r = dp_decode_int(c, set->items[i], ip, 0, s->n_devices ? (int64_t)s->n_devices - 1 : 0,
+                                              &v);
                         if (r < 0) return r;
                         if (!s->n_devices) return dp_decode_fail(c, set->items[i], ip, "there are no devices");
                         mask[v / 64] |= 1ULL << (v % 64);
@@ -476,13 +478,15 @@ static int check_unique_ids(const dp_decode_ctx *c, const dp_doc_node *at, const
         /* Ids are built from type, index and MIG profile, which can only
          * collide through an odd type name; check once, all against all. */
         size_t total = 0;
-        for (size_t i = 0; i < s->n_devices; i++) total += 1 + s->devices[i].n_migs;
+        for (size_t i = 0; i < s->n_devices; i++)
+                total += 1 + s->devices[i].n_migs;
         const char **ids = calloc(total ? total : 1, sizeof(char *));
         if (!ids) return oom(c);
         size_t k = 0;
         for (size_t i = 0; i < s->n_devices; i++) {
                 ids[k++] = s->devices[i].id;
-                for (size_t j = 0; j < s->devices[i].n_migs; j++) ids[k++] = s->devices[i].migs[j].id;
+                for (size_t j = 0; j < s->devices[i].n_migs; j++)
+                        ids[k++] = s->devices[i].migs[j].id;
         }
         int r = 0;
         for (size_t i = 0; i < k && r == 0; i++)
@@ -502,9 +506,9 @@ static int read_devices(const dp_decode_ctx *c, const dp_doc_node *spec, dp_devi
                 return dp_decode_fail(c, list ? list : spec, "spec.devices", "required: a list of device entries");
         tmpl base = {0};
         if (defs) {
-                static const char *const dkeys[] = {"type", "product", "architecture", "driverVersion", "memory",
-                                                    "numaNode", "pciBusID", "deviceNodes", "health", "attributes",
-                                                    "capacity", "mig", NULL};
+                static const char *const dkeys[] = {
+                        "type",        "product", "architecture", "driverVersion", "memory", "numaNode", "pciBusID",
+                        "deviceNodes", "health",  "attributes",   "capacity",      "mig",    NULL};
                 int r = dp_decode_check_map(c, defs, "spec.defaults", dkeys);
                 if (r < 0) return r;
                 tmpl_take(&base, defs);
@@ -545,7 +549,8 @@ static int read_devices(const dp_decode_ctx *c, const dp_doc_node *spec, dp_devi
                         if (t.type && t.type->type == DP_DOC_SCALAR && dp_doc_kind(t.type) == DP_DOC_STR)
                                 type = t.type->str;
                         unsigned index = 0;
-                        for (size_t q = 0; q < pos; q++) index += streq(s->devices[q].type, type);
+                        for (size_t q = 0; q < pos; q++)
+                                index += streq(s->devices[q].type, type);
                         int r = fill_device(c, &t, p, s, pos, index, uuid_prefix);
                         if (r < 0) return r;
                 }
@@ -556,9 +561,9 @@ static int read_devices(const dp_decode_ctx *c, const dp_doc_node *spec, dp_devi
 static int load_doc(const dp_decode_ctx *c0, const dp_doc_node *root, const char *node_name, dp_device_set **ret) {
         static const char *const top[] = {"apiVersion", "kind", "metadata", "spec", NULL};
         static const char *const meta[] = {"name", "annotations", "labels", NULL};
-        static const char *const speck[] = {"domain", "driverName", "cdiKind", "visibleDevicesEnv", "uuidPrefix",
-                                            "commonDeviceNodes", "partitions", "nvlink", "defaults", "devices",
-                                            NULL};
+        static const char *const speck[] = {"domain",     "driverName",        "cdiKind",    "visibleDevicesEnv",
+                                            "uuidPrefix", "commonDeviceNodes", "partitions", "nvlink",
+                                            "defaults",   "devices",           NULL};
         dp_decode_ctx cc = *c0, *c = &cc;
         int r = dp_decode_check_map(c, root, "", top);
         if (r < 0) return r;
@@ -596,7 +601,8 @@ static int load_doc(const dp_decode_ctx *c0, const dp_doc_node *root, const char
         if ((n = dp_doc_get(spec, "driverName"))) {
                 if ((r = dp_decode_str(c, n, "spec.driverName", false, &s->driver_name)) < 0) return r;
                 if (!dp_is_dns_subdomain(s->driver_name) || strlen(s->driver_name) > 63)
-                        return dp_decode_fail(c, n, "spec.driverName", "must be a DNS subdomain of at most 63 characters");
+                        return dp_decode_fail(c, n, "spec.driverName",
+                                              "must be a DNS subdomain of at most 63 characters");
         } else if (!(s->driver_name = dp_asprintf("gpu.%s", s->domain)))
                 return oom(c);
         if ((n = dp_doc_get(spec, "cdiKind"))) {

@@ -33,8 +33,8 @@
 
 /* Load a profile document from memory for `node_name` (non-empty). `source`
  * names the input in errors. The buffer must hold exactly one document. */
-int dp_profile_load(const char *buf, size_t len, const char *source, const char *node_name,
-                    dp_device_set **ret, dp_error *err);
+int dp_profile_load(const char *buf, size_t len, const char *source, const char *node_name, dp_device_set **ret,
+                    dp_error *err);
 int dp_profile_load_file(const char *path, const char *node_name, dp_device_set **ret, dp_error *err);
 
 /* A built-in profile by name. */

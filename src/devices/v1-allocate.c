@@ -11,7 +11,8 @@
 
 char **dp_v1_ids_free(char **ids) {
         if (!ids) return NULL;
-        for (char **p = ids; *p; p++) free(*p);
+        for (char **p = ids; *p; p++)
+                free(*p);
         free(ids);
         return NULL;
 }
@@ -39,7 +40,8 @@ dp_v1_container_response *dp_v1_container_response_free(dp_v1_container_response
                 free(r->annotations[i].value);
         }
         free(r->annotations);
-        for (size_t i = 0; i < r->n_cdi_devices; i++) free(r->cdi_devices[i]);
+        for (size_t i = 0; i < r->n_cdi_devices; i++)
+                free(r->cdi_devices[i]);
         free(r->cdi_devices);
         free(r);
         return NULL;
@@ -54,7 +56,8 @@ static int kv_put(dp_kv **arr, size_t *n, char *key, char *value) {
                 return -ENOMEM;
         }
         size_t i = 0;
-        while (i < *n && strcmp((*arr)[i].key, key) < 0) i++;
+        while (i < *n && strcmp((*arr)[i].key, key) < 0)
+                i++;
         if (i < *n && streq((*arr)[i].key, key)) {
                 free((*arr)[i].value);
                 (*arr)[i].value = value;
@@ -118,7 +121,8 @@ static int build(const dp_v1_resource *res, const dp_device_set *s, const dp_age
                 goto out;
         }
         if (c->device_list_strategy & DP_DLS_ENVVAR &&
-            (r = kv_put(&resp->envs, &resp->n_envs, dp_strdup(s->visible_devices_env), dp_strdup(dp_strbuf_str(&list)))) < 0)
+            (r = kv_put(&resp->envs, &resp->n_envs, dp_strdup(s->visible_devices_env),
+                        dp_strdup(dp_strbuf_str(&list)))) < 0)
                 goto out;
         if (c->device_list_strategy & DP_DLS_VOLUME_MOUNTS) {
                 if ((r = kv_put(&resp->envs, &resp->n_envs, dp_strdup(s->visible_devices_env),
@@ -182,7 +186,8 @@ static int build(const dp_v1_resource *res, const dp_device_set *s, const dp_age
                 }
         }
 out:
-        for (size_t i = 0; i < nt; i++) free(pids[i]);
+        for (size_t i = 0; i < nt; i++)
+                free(pids[i]);
         dp_strbuf_done(&list);
         dp_strbuf_done(&cdi);
         return r;
@@ -220,7 +225,8 @@ int dp_v1_allocate(const dp_v1_plan *p, const dp_device_set *s, const dp_agent_c
                 if (v->health != DP_HEALTH_HEALTHY)
                         return dp_error_set(err, -EINVAL, "resource %s: device %s is unhealthy", res->name, v->id);
                 bool dup = false;
-                for (size_t k = 0; k < nt && !dup; k++) dup = tg[k].gpu == v->gpu && tg[k].mig == v->mig;
+                for (size_t k = 0; k < nt && !dup; k++)
+                        dup = tg[k].gpu == v->gpu && tg[k].mig == v->mig;
                 if (!dup) tg[nt++] = (target){v->gpu, v->mig};
         }
         _cleanup_(dp_v1_container_response_freep) dp_v1_container_response *resp = calloc(1, sizeof(*resp));

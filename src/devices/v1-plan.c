@@ -8,13 +8,15 @@
 static void resource_done(dp_v1_resource *r) {
         free(r->name);
         free(r->base_name);
-        for (size_t i = 0; i < r->n_devices; i++) free(r->devices[i].id);
+        for (size_t i = 0; i < r->n_devices; i++)
+                free(r->devices[i].id);
         free(r->devices);
 }
 
 dp_v1_plan *dp_v1_plan_free(dp_v1_plan *p) {
         if (!p) return NULL;
-        for (size_t i = 0; i < p->n_resources; i++) resource_done(&p->resources[i]);
+        for (size_t i = 0; i < p->n_resources; i++)
+                resource_done(&p->resources[i]);
         free(p->resources);
         free(p);
         return NULL;
@@ -90,13 +92,15 @@ static int replicate(dp_v1_resource *r, unsigned replicas) {
                         nd[k].replica = n;
                         nd[k].id = dp_asprintf("%s::%u", r->devices[i].id, n);
                         if (!nd[k].id) {
-                                for (size_t j = 0; j < k; j++) free(nd[j].id);
+                                for (size_t j = 0; j < k; j++)
+                                        free(nd[j].id);
                                 free(nd);
                                 return -ENOMEM;
                         }
                         k++;
                 }
-        for (size_t i = 0; i < r->n_devices; i++) free(r->devices[i].id);
+        for (size_t i = 0; i < r->n_devices; i++)
+                free(r->devices[i].id);
         free(r->devices);
         r->devices = nd;
         r->n_devices = k;
@@ -125,8 +129,10 @@ int dp_v1_plan_build(const dp_device_set *s, const dp_agent_config *c, dp_v1_pla
                         continue;
                 }
                 for (size_t j = 0; j < d->n_migs && r >= 0; j++) {
-                        if (c->mig_strategy == DP_MIG_SINGLE) dp_pathf(name, sizeof name, "%s/gpu", s->domain);
-                        else dp_pathf(name, sizeof name, "%s/mig-%s", s->domain, d->migs[j].profile);
+                        if (c->mig_strategy == DP_MIG_SINGLE)
+                                dp_pathf(name, sizeof name, "%s/gpu", s->domain);
+                        else
+                                dp_pathf(name, sizeof name, "%s/mig-%s", s->domain, d->migs[j].profile);
                         if (!valid_name_part(strchr(name, '/') + 1)) {
                                 free(b.dev_cap);
                                 return dp_error_set(err, -EINVAL,
@@ -150,9 +156,12 @@ int dp_v1_plan_build(const dp_device_set *s, const dp_agent_config *c, dp_v1_pla
                 if (ts && ts->replicas > 1) {
                         if ((r = replicate(res, ts->replicas)) < 0) return dp_error_set(err, r, "out of memory");
                         res->fail_requests_greater_than_one = c->ts_fail_requests_greater_than_one;
-                        if (ts->rename) res->name = dp_strdup(ts->rename);
-                        else if (c->ts_rename_by_default) res->name = dp_asprintf("%s.shared", res->base_name);
-                        else res->name = dp_strdup(res->base_name);
+                        if (ts->rename)
+                                res->name = dp_strdup(ts->rename);
+                        else if (c->ts_rename_by_default)
+                                res->name = dp_asprintf("%s.shared", res->base_name);
+                        else
+                                res->name = dp_strdup(res->base_name);
                 } else {
                         res->name = dp_strdup(res->base_name);
                 }
@@ -215,6 +224,7 @@ size_t dp_v1_resource_count(const dp_v1_resource *r) { return r ? r->n_devices :
 
 size_t dp_v1_resource_count_healthy(const dp_v1_resource *r) {
         size_t n = 0;
-        for (size_t i = 0; r && i < r->n_devices; i++) n += r->devices[i].health == DP_HEALTH_HEALTHY;
+        for (size_t i = 0; r && i < r->n_devices; i++)
+                n += r->devices[i].health == DP_HEALTH_HEALTHY;
         return n;
 }

@@ -6,9 +6,9 @@
 typedef struct pick {
         const dp_v1_resource *res;
         const dp_device_set *set;
-        size_t *cand;   /* positions in res->devices, in resource order */
+        size_t *cand; /* positions in res->devices, in resource order */
         size_t n_cand;
-        bool *chosen;   /* per candidate */
+        bool *chosen; /* per candidate */
 } pick;
 
 /* Are the devices behind two candidates "close": NVLink for whole devices,
@@ -104,8 +104,10 @@ static int replica_pick(pick *k, const dp_agent_config *c, const bool *must, siz
         _cleanup_free_ size_t *mine = calloc(ng ? ng : 1, sizeof(size_t)); /* chosen in this answer */
         if (!used || !mine) return -ENOMEM;
 #define SLOT(v) ((v)->gpu * (DP_DEVICES_MIG_MAX + 1) + (size_t)((v)->mig + 1))
-        for (size_t i = 0; i < k->res->n_devices; i++) used[SLOT(&k->res->devices[i])]++;
-        for (size_t i = 0; i < k->n_cand; i++) used[SLOT(&k->res->devices[k->cand[i]])]--;
+        for (size_t i = 0; i < k->res->n_devices; i++)
+                used[SLOT(&k->res->devices[i])]++;
+        for (size_t i = 0; i < k->n_cand; i++)
+                used[SLOT(&k->res->devices[k->cand[i]])]--;
         size_t have = 0;
         for (size_t i = 0; i < k->n_cand; i++)
                 if (must[i]) {
@@ -124,9 +126,9 @@ static int replica_pick(pick *k, const dp_agent_config *c, const bool *must, siz
                         if (k->chosen[i]) continue;
                         size_t slot = SLOT(&k->res->devices[k->cand[i]]);
                         size_t u = used[slot], m = mine[slot];
-                        bool better = best == SIZE_MAX ||
-                                      (packed ? (u > best_used || (u == best_used && m > best_mine))
-                                              : (u < best_used || (u == best_used && m < best_mine)));
+                        bool better =
+                                best == SIZE_MAX || (packed ? (u > best_used || (u == best_used && m > best_mine))
+                                                            : (u < best_used || (u == best_used && m < best_mine)));
                         if (better) {
                                 best = i;
                                 best_used = u;
@@ -150,8 +152,8 @@ static int cmp_size(const void *a, const void *b) {
 
 int dp_v1_preferred_allocation(const dp_v1_plan *p, const dp_device_set *s, const dp_agent_config *c,
                                const char *resource_name, const char *const *available, size_t n_available,
-                               const char *const *must_include, size_t n_must_include, size_t size,
-                               char ***ret_ids, dp_error *err) {
+                               const char *const *must_include, size_t n_must_include, size_t size, char ***ret_ids,
+                               dp_error *err) {
         assert_return(p && s && c && resource_name && ret_ids, -EINVAL);
         assert_return((available || n_available == 0) && (must_include || n_must_include == 0), -EINVAL);
         const dp_v1_resource *res = dp_v1_plan_find(p, resource_name);
@@ -172,7 +174,8 @@ int dp_v1_preferred_allocation(const dp_v1_plan *p, const dp_device_set *s, cons
                 uintptr_t pos = (uintptr_t)dp_hashmap_get(index, available[i]);
                 if (!pos || res->devices[pos - 1].health != DP_HEALTH_HEALTHY) continue;
                 bool dup = false;
-                for (size_t k = 0; k < nc && !dup; k++) dup = cand[k] == pos - 1;
+                for (size_t k = 0; k < nc && !dup; k++)
+                        dup = cand[k] == pos - 1;
                 if (!dup) cand[nc++] = pos - 1;
         }
         qsort(cand, nc, sizeof(size_t), cmp_size);
@@ -186,9 +189,12 @@ int dp_v1_preferred_allocation(const dp_v1_plan *p, const dp_device_set *s, cons
         for (size_t i = 0; i < n_must_include; i++) {
                 const char *id = must_include[i];
                 uintptr_t pos = id ? (uintptr_t)dp_hashmap_get(index, id) : 0;
-                if (!pos) return dp_error_set(err, -EINVAL, "resource %s: unknown must-include device %.128s", res->name, id ? id : "(null)");
+                if (!pos)
+                        return dp_error_set(err, -EINVAL, "resource %s: unknown must-include device %.128s", res->name,
+                                            id ? id : "(null)");
                 size_t k = 0;
-                while (k < nc && cand[k] != pos - 1) k++;
+                while (k < nc && cand[k] != pos - 1)
+                        k++;
                 if (k == nc)
                         return dp_error_set(err, -EINVAL,
                                             "resource %s: must-include device %s is not among the available healthy "

@@ -33,12 +33,12 @@
 #define DP_V1_REQUEST_MAX 4096 /* ids in one Allocate/GetPreferredAllocation request */
 
 typedef struct dp_v1_device {
-        char *id;          /* the advertised Device.ID */
-        dp_health health;  /* effective: own, parent's (MIG) */
-        int numa_node;     /* -1: no TopologyInfo */
-        size_t gpu;        /* position of the physical device in the set */
-        int mig;           /* MIG instance position in that device, -1 for whole */
-        unsigned replica;  /* n of "<id>::<n>"; 0 when not replicated */
+        char *id;         /* the advertised Device.ID */
+        dp_health health; /* effective: own, parent's (MIG) */
+        int numa_node;    /* -1: no TopologyInfo */
+        size_t gpu;       /* position of the physical device in the set */
+        int mig;          /* MIG instance position in that device, -1 for whole */
+        unsigned replica; /* n of "<id>::<n>"; 0 when not replicated */
 } dp_v1_device;
 
 typedef struct dp_v1_resource {
@@ -48,7 +48,7 @@ typedef struct dp_v1_resource {
         bool fail_requests_greater_than_one;
         dp_v1_device *devices; /* the ListAndWatch list, complete */
         size_t n_devices;
-        uint64_t generation;   /* bumped each time the list (ids or health) changes */
+        uint64_t generation; /* bumped each time the list (ids or health) changes */
 } dp_v1_resource;
 
 typedef struct dp_v1_plan {
@@ -139,6 +139,6 @@ int dp_v1_allocate(const dp_v1_plan *p, const dp_device_set *s, const dp_agent_c
  * array of new strings; free with dp_v1_ids_free. */
 int dp_v1_preferred_allocation(const dp_v1_plan *p, const dp_device_set *s, const dp_agent_config *c,
                                const char *resource_name, const char *const *available, size_t n_available,
-                               const char *const *must_include, size_t n_must_include, size_t size,
-                               char ***ret_ids, dp_error *err);
+                               const char *const *must_include, size_t n_must_include, size_t size, char ***ret_ids,
+                               dp_error *err);
 char **dp_v1_ids_free(char **ids);

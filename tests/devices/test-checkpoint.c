@@ -6,9 +6,8 @@
 
 #include "devices/checkpoint.h"
 
-static const char vector_a[] =
-        "{\"Data\":{\"PodDeviceEntries\":null,\"RegisteredDevices\":{\"nvidia.com/gpu\":"
-        "[\"GPU-0650a168-e770-3ea8-8ac3-8a1d419763e0\"]}},\"Checksum\":3952659280}";
+static const char vector_a[] = "{\"Data\":{\"PodDeviceEntries\":null,\"RegisteredDevices\":{\"nvidia.com/gpu\":"
+                               "[\"GPU-0650a168-e770-3ea8-8ac3-8a1d419763e0\"]}},\"Checksum\":3952659280}";
 static const char spew_a[] =
         "(checkpoint.checkpointData){PodDeviceEntries:([]checkpoint.PodDevicesEntry)<nil> "
         "RegisteredDevices:(map[string][]string)map[nvidia.com/gpu:[GPU-0650a168-e770-3ea8-8ac3-8a1d419763e0]]}";
@@ -46,8 +45,8 @@ TEST(vector_b) { roundtrip(vector_b, spew_b, 3660592824u); }
 
 TEST(build_vector_b) {
         dp_checkpoint *c = dp_checkpoint_new();
-        const uint8_t resp[] = {10, 31, 10, 22, 78, 86, 73, 68, 73, 65, 95, 86, 73, 83, 73, 66, 76,
-                                69, 95, 68, 69, 86, 73, 67, 69, 83, 18, 5, 116, 101, 103, 114, 97};
+        const uint8_t resp[] = {10, 31, 10, 22, 78, 86, 73, 68, 73, 65, 95, 86,  73,  83,  73,  66, 76,
+                                69, 95, 68, 69, 86, 73, 67, 69, 83, 18, 5,  116, 101, 103, 114, 97};
         const char *ids[] = {"tegra"};
         const char *const *per[] = {ids};
         int64_t numa[] = {-1};
@@ -83,7 +82,8 @@ TEST(corrupted) {
         char *t = strstr(buf, "tegra");
         t[0] = 'T'; /* one device id changed, checksum kept */
         ASSERT_EQ(dp_checkpoint_decode(buf, strlen(buf), &c, &err), -EBADMSG);
-        ASSERT_STREQ(err.msg, "corrupt checkpoint: checksum mismatch: file says 3660592824, content hashes to 2344001496");
+        ASSERT_STREQ(err.msg,
+                     "corrupt checkpoint: checksum mismatch: file says 3660592824, content hashes to 2344001496");
         ASSERT_TRUE(c == NULL);
         ASSERT_EQ(dp_checkpoint_decode(vector_b, 40, &c, &err), -EINVAL);
         ASSERT_CONTAINS(err.msg, "corrupt checkpoint");
@@ -106,8 +106,9 @@ TEST(missing_keys_and_boot_id) {
         c->entries_null = false;
         dp_strbuf sb = DP_STRBUF_INIT;
         ASSERT_OK(dp_checkpoint_spew(c, &sb));
-        ASSERT_STREQ(dp_strbuf_str(&sb), "(checkpoint.checkpointData){PodDeviceEntries:([]checkpoint.PodDevicesEntry)[] "
-                                         "RegisteredDevices:(map[string][]string)map[]}");
+        ASSERT_STREQ(dp_strbuf_str(&sb),
+                     "(checkpoint.checkpointData){PodDeviceEntries:([]checkpoint.PodDevicesEntry)[] "
+                     "RegisteredDevices:(map[string][]string)map[]}");
         uint32_t sum = dp_fnv1a32(sb.buf, sb.len);
         dp_strbuf_done(&sb);
         char json[128];
@@ -117,7 +118,9 @@ TEST(missing_keys_and_boot_id) {
         ASSERT_OK(dp_checkpoint_decode(json, strlen(json), &d, &err));
         ASSERT_STREQ(d->boot_id, "b-1");
         ASSERT_OK(dp_checkpoint_encode(d, &sb));
-        snprintf(json, sizeof json, "{\"Data\":{\"PodDeviceEntries\":[],\"RegisteredDevices\":{}},\"Checksum\":%u,\"BootID\":\"b-1\"}", sum);
+        snprintf(json, sizeof json,
+                 "{\"Data\":{\"PodDeviceEntries\":[],\"RegisteredDevices\":{}},\"Checksum\":%u,\"BootID\":\"b-1\"}",
+                 sum);
         ASSERT_STREQ(dp_strbuf_str(&sb), json);
         dp_strbuf_done(&sb);
         dp_checkpoint_free(d);

@@ -86,28 +86,36 @@ TEST(full_file) {
 TEST(errors) {
         ASSERT_CONTAINS(load_err("flags: {}\n"), "config.yaml:1:1: config: version: required: v1");
         ASSERT_CONTAINS(load_err("version: v2\n"), "config.yaml:1:10: config: version: must be v1");
-        ASSERT_CONTAINS(load_err("version: v1\nflags: {migStrategy: maybe}\n"),
-                        "config.yaml:2:22: config: flags.migStrategy: must be one of none, single, mixed, got \"maybe\"");
+        ASSERT_CONTAINS(
+                load_err("version: v1\nflags: {migStrategy: maybe}\n"),
+                "config.yaml:2:22: config: flags.migStrategy: must be one of none, single, mixed, got \"maybe\"");
         ASSERT_CONTAINS(load_err("version: v1\nflags: {migStrateg: none}\n"), "flags.migStrateg: unknown field");
-        ASSERT_CONTAINS(load_err("version: v1\nflags: {plugin: {deviceListStrategy: [envvar, cdi]}}\n"),
-                        "flags.plugin.deviceListStrategy[1]: must be one of envvar, volume-mounts, cdi-annotations, cdi-cri");
+        ASSERT_CONTAINS(
+                load_err("version: v1\nflags: {plugin: {deviceListStrategy: [envvar, cdi]}}\n"),
+                "flags.plugin.deviceListStrategy[1]: must be one of envvar, volume-mounts, cdi-annotations, cdi-cri");
         ASSERT_CONTAINS(load_err("version: v1\nflags: {plugin: {deviceListStrategy: [envvar, envvar]}}\n"),
                         "flags.plugin.deviceListStrategy[1]: listed twice");
         ASSERT_CONTAINS(load_err("version: v1\nflags: {plugin: {deviceIDStrategy: serial}}\n"),
                         "flags.plugin.deviceIDStrategy: must be one of uuid, index");
         ASSERT_CONTAINS(load_err("version: v1\nflags: {plugin: {passDeviceSpecs: yes}}\n"),
                         "flags.plugin.passDeviceSpecs: expected boolean");
-        ASSERT_CONTAINS(load_err("version: v1\nsharing: {timeSlicing: {resources: [{name: nvidia.com/gpu, replicas: 0}]}}\n"),
-                        "sharing.timeSlicing.resources[0].replicas: must be an integer from 1 to 1024, got 0");
+        ASSERT_CONTAINS(
+                load_err("version: v1\nsharing: {timeSlicing: {resources: [{name: nvidia.com/gpu, replicas: 0}]}}\n"),
+                "sharing.timeSlicing.resources[0].replicas: must be an integer from 1 to 1024, got 0");
         ASSERT_CONTAINS(load_err("version: v1\nsharing: {timeSlicing: {resources: [{name: gpu, replicas: 2}]}}\n"),
                         "sharing.timeSlicing.resources[0].name: must be an extended resource name");
-        ASSERT_CONTAINS(load_err("version: v1\nsharing: {timeSlicing: {resources: [{name: nvidia.com/gpu, replicas: 2, devices: [0]}]}}\n"),
+        ASSERT_CONTAINS(load_err("version: v1\nsharing: {timeSlicing: {resources: [{name: nvidia.com/gpu, replicas: 2, "
+                                 "devices: [0]}]}}\n"),
                         "sharing.timeSlicing.resources[0].devices: only \"all\" is supported");
-        ASSERT_CONTAINS(load_err("version: v1\nsharing: {mps: {resources: []}}\n"), "sharing.mps: MPS sharing is not supported");
-        ASSERT_CONTAINS(load_err("version: v1\nsharing: {timeSlicing: {resources: [{name: a.io/gpu, replicas: 2}, {name: a.io/gpu, replicas: 3}]}}\n"),
+        ASSERT_CONTAINS(load_err("version: v1\nsharing: {mps: {resources: []}}\n"),
+                        "sharing.mps: MPS sharing is not supported");
+        ASSERT_CONTAINS(load_err("version: v1\nsharing: {timeSlicing: {resources: [{name: a.io/gpu, replicas: 2}, "
+                                 "{name: a.io/gpu, replicas: 3}]}}\n"),
                         "resources[1]: resource a.io/gpu is listed twice");
-        ASSERT_CONTAINS(load_err("version: v1\nresources: {gpus: []}\n"), "resources: renaming resources by pattern is not supported");
-        ASSERT_CONTAINS(load_err("version: v1\nflags: {plugin: {cdiAnnotationPrefix: nope}}\n"), "cdiAnnotationPrefix: must be a DNS subdomain followed by '/'");
+        ASSERT_CONTAINS(load_err("version: v1\nresources: {gpus: []}\n"),
+                        "resources: renaming resources by pattern is not supported");
+        ASSERT_CONTAINS(load_err("version: v1\nflags: {plugin: {cdiAnnotationPrefix: nope}}\n"),
+                        "cdiAnnotationPrefix: must be a DNS subdomain followed by '/'");
         ASSERT_CONTAINS(load_err("version: [\n"), "config.yaml");
 }
 

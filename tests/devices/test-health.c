@@ -13,7 +13,8 @@ static dp_device_set *mixed(void) {
 }
 
 TEST(parse_and_apply) {
-        const char *txt = "# overrides\n\ngpu-3 unhealthy\n  gpu-0-mig-1g.10gb-2\tunhealthy  # flaky\ngpu-5 unhealthy\ngpu-5 healthy\n";
+        const char *txt = "# overrides\n\ngpu-3 unhealthy\n  gpu-0-mig-1g.10gb-2\tunhealthy  # flaky\ngpu-5 "
+                          "unhealthy\ngpu-5 healthy\n";
         dp_health_file *f = NULL;
         dp_error err = DP_ERROR_INIT;
         ASSERT_OK(dp_health_file_parse(txt, strlen(txt), "health", &f, &err));

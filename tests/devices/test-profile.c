@@ -23,7 +23,8 @@ TEST(builtin_names) {
                 def |= streq(n[k], DP_PROFILE_DEFAULT);
         }
         ASSERT_TRUE(ex && mixed && def);
-        for (k = 0; n[k]; k++) dp_device_set_free(builtin(n[k], "node-a"));
+        for (k = 0; n[k]; k++)
+                dp_device_set_free(builtin(n[k], "node-a"));
 }
 
 TEST(example_gpu) {
@@ -67,7 +68,8 @@ TEST(uuids_stable_per_node) {
         for (size_t i = 0; i < 8; i++) {
                 ASSERT_STREQ(a->devices[i].uuid, a2->devices[i].uuid);
                 ASSERT_TRUE(!streq(a->devices[i].uuid, b->devices[i].uuid));
-                for (size_t j = 0; j < i; j++) ASSERT_TRUE(!streq(a->devices[i].uuid, a->devices[j].uuid));
+                for (size_t j = 0; j < i; j++)
+                        ASSERT_TRUE(!streq(a->devices[i].uuid, a->devices[j].uuid));
         }
         dp_device_set_free(a);
         dp_device_set_free(a2);
@@ -89,7 +91,8 @@ TEST(a100_mixed) {
                 snprintf(node, sizeof node, "/dev/nvidia%zu", i);
                 ASSERT_EQ(d->n_device_nodes, 1);
                 ASSERT_STREQ(d->device_nodes[0], node);
-                for (size_t j = 0; j < 8; j++) ASSERT_EQ(dp_device_set_nvlinked(s, i, j), i != j);
+                for (size_t j = 0; j < 8; j++)
+                        ASSERT_EQ(dp_device_set_nvlinked(s, i, j), i != j);
                 for (size_t j = 0; j < d->n_migs; j++) {
                         ASSERT_STREQ(d->migs[j].profile, "1g.10gb");
                         ASSERT_EQ(d->migs[j].parent, i);
@@ -152,14 +155,16 @@ TEST(user_profile) {
 }
 
 TEST(profile_errors) {
-        ASSERT_CONTAINS(load_err("apiVersion: v1\nkind: DeviceProfile\n"), "p.yaml:1:13: DeviceProfile: apiVersion: must be devplane.io/v1alpha1");
+        ASSERT_CONTAINS(load_err("apiVersion: v1\nkind: DeviceProfile\n"),
+                        "p.yaml:1:13: DeviceProfile: apiVersion: must be devplane.io/v1alpha1");
         ASSERT_CONTAINS(load_err(HEAD "spec: {domain: x.io, devices: [{count: 1, numaNode: 99}]}\n"),
                         "DeviceProfile t: spec.devices[0].numaNode: must be an integer from -1 to 63, got 99");
         ASSERT_CONTAINS(load_err(HEAD "spec: {domain: x.io, devices: [{cuont: 1}]}\n"),
                         "spec.devices[0].cuont: unknown field");
         ASSERT_CONTAINS(load_err(HEAD "spec: {domain: x.io, devices: [{memory: lots}]}\n"),
                         "spec.devices[0].memory: must be a byte count");
-        ASSERT_CONTAINS(load_err(HEAD "spec: {domain: Bad_Domain, devices: []}\n"), "spec.domain: must be a DNS subdomain");
+        ASSERT_CONTAINS(load_err(HEAD "spec: {domain: Bad_Domain, devices: []}\n"),
+                        "spec.domain: must be a DNS subdomain");
         ASSERT_CONTAINS(load_err(HEAD "spec: {domain: x.io, devices: [{count: 129}]}\n"),
                         "spec.devices[0].count: must be an integer from 0 to 128");
         ASSERT_CONTAINS(load_err(HEAD "spec: {domain: x.io, devices: [{count: 100}, {count: 100}]}\n"),
@@ -168,8 +173,9 @@ TEST(profile_errors) {
                         "spec.nvlink[0][1]: must be an integer from 0 to 1, got 5");
         ASSERT_CONTAINS(load_err(HEAD "spec: {domain: x.io, devices: [{mig: {instances: [{profile: 1G.BIG}]}}]}\n"),
                         "spec.devices[0].mig.instances[0].profile: must be a MIG profile name");
-        ASSERT_CONTAINS(load_err(HEAD "spec: {domain: x.io, devices: [{mig: {instances: [{profile: 1g.5gb, count: 17}]}}]}\n"),
-                        "count: must be an integer from 1 to 16");
+        ASSERT_CONTAINS(
+                load_err(HEAD "spec: {domain: x.io, devices: [{mig: {instances: [{profile: 1g.5gb, count: 17}]}}]}\n"),
+                "count: must be an integer from 1 to 16");
         ASSERT_CONTAINS(load_err(HEAD "spec: {domain: x.io, devices: [{deviceNodes: [\"/dev/x{nope}\"]}]}\n"),
                         "spec.devices[0].deviceNodes[0]: unknown placeholder");
         ASSERT_CONTAINS(load_err(HEAD "spec: {domain: x.io, devices: [{deviceNodes: [dev/x]}]}\n"),
@@ -178,8 +184,9 @@ TEST(profile_errors) {
         ASSERT_CONTAINS(load_err(HEAD "spec: {domain: x.io, devices: [{health: sick}]}\n"),
                         "health: must be one of healthy, unhealthy");
         ASSERT_CONTAINS(load_err("a: [\n"), "p.yaml");
-        ASSERT_CONTAINS(load_err(HEAD "spec: {domain: x.io, devices: []}\n---\n" HEAD "spec: {domain: x.io, devices: []}\n"),
-                        "exactly one document");
+        ASSERT_CONTAINS(
+                load_err(HEAD "spec: {domain: x.io, devices: []}\n---\n" HEAD "spec: {domain: x.io, devices: []}\n"),
+                "exactly one document");
         ASSERT_CONTAINS(load_err(HEAD "spec: {domain: x.io, devices: [{attributes: {a: 1.5}}]}\n"),
                         "spec.devices[0].attributes.a: must be a string, integer, boolean");
         ASSERT_CONTAINS(load_err(HEAD "spec: {domain: x.io, devices: [{capacity: {mem: \"1 GB\"}}]}\n"),

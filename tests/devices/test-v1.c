@@ -20,7 +20,8 @@ static dp_device_set *n_gpus(unsigned n) {
         snprintf(y, sizeof y,
                  "apiVersion: devplane.io/v1alpha1\nkind: DeviceProfile\nmetadata: {name: small}\n"
                  "spec:\n  domain: nvidia.com\n  commonDeviceNodes: [/dev/nvidiactl]\n"
-                 "  devices:\n  - count: %u\n    deviceNodes: [\"/dev/nvidia{index}\"]\n", n);
+                 "  devices:\n  - count: %u\n    deviceNodes: [\"/dev/nvidia{index}\"]\n",
+                 n);
         dp_device_set *s = NULL;
         dp_error err = DP_ERROR_INIT;
         if (dp_profile_load(y, strlen(y), "small.yaml", "node-a", &s, &err) < 0) DP_FAIL("%s", err.msg);
@@ -158,10 +159,11 @@ TEST(scenario2_time_slicing) {
 
 TEST(time_slicing_mig_and_rename) {
         dp_device_set *s = profile("a100-mixed");
-        dp_agent_config *c = config("version: v1\nflags: {migStrategy: mixed}\nsharing:\n  timeSlicing:\n"
-                                    "    resources:\n    - {name: nvidia.com/mig-1g.10gb, replicas: 2, rename: mig-shared}\n"
-                                    "    - {name: nvidia.com/gpu, replicas: 3}\n"
-                                    "    - {name: nvidia.com/mig-7g.80gb, replicas: 3}\n");
+        dp_agent_config *c =
+                config("version: v1\nflags: {migStrategy: mixed}\nsharing:\n  timeSlicing:\n"
+                       "    resources:\n    - {name: nvidia.com/mig-1g.10gb, replicas: 2, rename: mig-shared}\n"
+                       "    - {name: nvidia.com/gpu, replicas: 3}\n"
+                       "    - {name: nvidia.com/mig-7g.80gb, replicas: 3}\n");
         dp_v1_plan *p = plan(s, c);
         ASSERT_EQ(count(p, "nvidia.com/mig-shared"), 56);
         ASSERT_EQ(count(p, "nvidia.com/gpu"), 12);
@@ -258,8 +260,7 @@ static char **prefer(const dp_v1_plan *p, const dp_device_set *s, const dp_agent
                      const char *const *avail, size_t na, const char *const *must, size_t nm, size_t size) {
         char **out = NULL;
         dp_error err = DP_ERROR_INIT;
-        if (dp_v1_preferred_allocation(p, s, c, res, avail, na, must, nm, size, &out, &err) < 0)
-                DP_FAIL("%s", err.msg);
+        if (dp_v1_preferred_allocation(p, s, c, res, avail, na, must, nm, size, &out, &err) < 0) DP_FAIL("%s", err.msg);
         return out;
 }
 
