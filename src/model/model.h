@@ -149,3 +149,21 @@ dp_doc_node *dp_object_list_encode(dp_doc_set *set, const dp_object_list *l);
 int dp_model_load(const char *const *paths, size_t n_paths, dp_object_list **ret, dp_error *err);
 /* Decode one file into `out` (no validation); all or nothing. */
 int dp_model_load_file(const char *path, dp_object_list *out, dp_error *err);
+
+/* ---- lookups (model/lookup.c) ---- */
+
+/* Value of key in a label/annotation/nodeSelector array; NULL if absent. */
+const char *dp_kv_get(const dp_kv *v, size_t n, const char *key);
+const char *dp_object_label(dp_object o, const char *key);
+/* The pod's gang (label DP_POD_GROUP_LABEL), or NULL. */
+const char *dp_pod_group_name(const dp_pod *p);
+const dp_device *dp_resource_slice_find_device(const dp_resource_slice *s, const char *name);
+/* Split a device qualified name: "domain/id", or "id" which belongs to the
+ * driver's domain (Kubernetes' rule). *ret_domain is not NUL-terminated at
+ * the slash: use *ret_domain_len. */
+void dp_qualified_name_split(const char *name, const char *driver, const char **ret_domain, size_t *ret_domain_len,
+                             const char **ret_id);
+/* Attribute / capacity by qualified name under that rule ("gpu.example.com/model"
+ * finds an attribute written "model" on a gpu.example.com device). */
+const dp_device_attribute *dp_device_find_attribute(const dp_device *d, const char *driver, const char *name);
+const dp_device_capacity *dp_device_find_capacity(const dp_device *d, const char *driver, const char *name);

@@ -393,3 +393,23 @@ TEST(list_attributes) {
                      "  devices:\n  - name: a\n    attributes:\n      i: {ints: [1, x]}\n",
                      "spec.devices[0].attributes.i.ints[1]: expected an integer, got string");
 }
+
+TEST(lookups) {
+        dp_object_list *l = load("data/slices.yaml");
+        const dp_resource_slice *s = l->items[0].slice;
+        const dp_device *d = dp_resource_slice_find_device(s, "gpu-0");
+        ASSERT_TRUE(d == &s->devices[0]);
+        ASSERT_TRUE(dp_resource_slice_find_device(s, "gpu-9") == NULL);
+        ASSERT_TRUE(dp_device_find_attribute(d, s->driver, "gpu.example.com/model") == &d->attributes[2]);
+        ASSERT_TRUE(dp_device_find_attribute(d, s->driver, "model") == &d->attributes[2]);
+        ASSERT_TRUE(dp_device_find_attribute(d, s->driver, "other.com/model") == NULL);
+        ASSERT_TRUE(dp_device_find_attribute(d, s->driver, "nvidia.com/healthy") == &d->attributes[4]);
+        ASSERT_TRUE(dp_device_find_attribute(d, s->driver, "healthy") == NULL);
+        ASSERT_TRUE(dp_device_find_capacity(d, s->driver, "gpu.example.com/memory") == &d->capacity[0]);
+        dp_object_list_free(l);
+        l = load("data/core.yaml");
+        ASSERT_STREQ(dp_pod_group_name(l->items[2].pod), "gang-a");
+        ASSERT_STREQ(dp_object_label(l->items[0], "gpu"), "true");
+        ASSERT_TRUE(dp_object_label(l->items[0], "nope") == NULL);
+        dp_object_list_free(l);
+}

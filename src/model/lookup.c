@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * lookup.c — small read-only queries over decoded objects.
+ */
+#include "model/model.h"
+
+const char *dp_kv_get(const dp_kv *v, size_t n, const char *key) {
+        if (!key) return NULL;
+        for (size_t i = 0; i < n; i++)
+                if (streq(v[i].key, key)) return v[i].value;
+        return NULL;
+}
+
+const char *dp_object_label(dp_object o, const char *key) {
+        const dp_object_meta *m = dp_object_meta_of(o);
+        return m ? dp_kv_get(m->labels, m->n_labels, key) : NULL;
+}
+
+const char *dp_pod_group_name(const dp_pod *p) {
+        return p ? dp_kv_get(p->meta.labels, p->meta.n_labels, DP_POD_GROUP_LABEL) : NULL;
+}
+
+const dp_device *dp_resource_slice_find_device(const dp_resource_slice *s, const char *name) {
+        if (!s || !name) return NULL;
+        for (size_t i = 0; i < s->n_devices; i++)
+                if (streq_ptr(s->devices[i].name, name)) return &s->devices[i];
+        return NULL;
+}
+
+void dp_qualified_name_split(const char *name, const char *driver, const char **ret_domain, size_t *ret_domain_len,
+                             const char **ret_id) {
+        const char *slash = strchr(name, '/');
+        if (slash) {
+                *ret_domain = name;
+                *ret_domain_len = (size_t)(slash - name);
+                *ret_id = slash + 1;
+        } else {
+                *ret_domain = driver ? driver : "";
+                *ret_domain_len = strlen(*ret_domain);
+                *ret_id = name;
+        }
+}
+
+static bool names_match(const char *a, const char *b, const char *driver) {
+        const char *da, *db, *ia, *ib;
+        size_t la, lb;
+        dp_qualified_name_split(a, driver, &da, &la, &ia);
+        dp_qualified_name_split(b, driver, &db, &lb, &ib);
+        return la == lb && memcmp(da, db, la) == 0 && streq(ia, ib);
+}
+
+const dp_device_attribute *dp_device_find_attribute(const dp_device *d, const char *driver, const char *name) {
+        if (!d || !name) return NULL;
+        for (size_t i = 0; i < d->n_attributes; i++)
+                if (names_match(d->attributes[i].name, name, driver)) return &d->attributes[i];
+        return NULL;
+}
+
+const dp_device_capacity *dp_device_find_capacity(const dp_device *d, const char *driver, const char *name) {
+        if (!d || !name) return NULL;
+        for (size_t i = 0; i < d->n_capacity; i++)
+                if (names_match(d->capacity[i].name, name, driver)) return &d->capacity[i];
+        return NULL;
+}
