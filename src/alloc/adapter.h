@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * adapter.h — Kubernetes objects (model/) to the allocator snapshot, and
+ * allocation results back to status.allocation.
+ *
+ *     dp_alloc_cluster *c = NULL;
+ *     dp_alloc_cluster_new(objs, &c, &err);          // slices, classes, nodes,
+ *                                                    // namespaces, taint rules,
+ *                                                    // claims already allocated
+ *     dp_alloc_claim_spec *cs = NULL;
+ *     dp_alloc_claim_prepare(c, claim, &cs, &err);   // CEL compiled once per
+ *                                                    // distinct expression
+ *     ... dp_alloc_allocate(dp_alloc_cluster_snapshot(c), node, &cs->claim, ...)
+ *     dp_alloc_result_to_model(c, cs, &res[0], &allocation, &err);
+ *
+ * The cluster borrows the object list: it must outlive the cluster, and so
+ * must each claim passed to dp_alloc_claim_prepare outlive its spec.
+ * DeviceTaintRules are merged into device taints here (their NoExecute
+ * eviction is another component's job). CEL compile errors are -EINVAL with
+ * "<Kind> <name>: <field path>: <CEL message>"; run-time errors surface from
+ * dp_alloc_allocate() naming the expression and the device.
+ */
+#pragma once
+
+#include "alloc/alloc.h"
+#include "model/model.h"
+
+typedef struct dp_alloc_cluster dp_alloc_cluster;
+
+/* A claim in the allocator's form, with the arrays it points into. */
+typedef struct dp_alloc_claim_spec {
+        dp_alloc_claim claim;
+        const dp_resource_claim *source;
+        /* private */
+        void *mem;
+} dp_alloc_claim_spec;
+
+int dp_alloc_cluster_new(const dp_object_list *objs, dp_alloc_cluster **ret, dp_error *err);
+dp_alloc_cluster *dp_alloc_cluster_free(dp_alloc_cluster *c);
+DEFINE_FREEP(dp_alloc_cluster, dp_alloc_cluster_free)
+dp_alloc_snapshot *dp_alloc_cluster_snapshot(dp_alloc_cluster *c);
+
+int dp_alloc_claim_prepare(dp_alloc_cluster *c, const dp_resource_claim *claim, dp_alloc_claim_spec **ret, dp_error *err);
+dp_alloc_claim_spec *dp_alloc_claim_spec_free(dp_alloc_claim_spec *cs);
+DEFINE_FREEP(dp_alloc_claim_spec, dp_alloc_claim_spec_free)
+
+/* status.allocation for one claim's result: results (tolerations, share IDs,
+ * consumed capacity under the device's own capacity names, binding
+ * conditions, skipNodeOperations), config (class configs of the requests
+ * used, then the claim's configs that apply), nodeSelector. No timestamp,
+ * so the same inputs give the same bytes. */
+int dp_alloc_result_to_model(dp_alloc_cluster *c, const dp_alloc_claim_spec *cs, const dp_alloc_result *r,
+                             dp_allocation_result **ret, dp_error *err);
+
+/* ---- `devplane allocate` as a library call ---- */
+
+typedef struct dp_alloc_outcome {
+        const dp_resource_claim *claim; /* the input claim */
+        dp_resource_claim *allocated;   /* a copy with status.allocation; NULL when it did not fit */
+        char *node;                     /* where it was allocated */
+        char *why;                      /* "node: request ...: reason" lines when it did not fit */
+} dp_alloc_outcome;
+
+typedef struct dp_alloc_run {
+        dp_alloc_outcome *items; /* unallocated input claims, in input order */
+        size_t n;
+        size_t n_failed;
+        uint64_t effort;
+} dp_alloc_run;
+
+/* Allocate every claim of `objs` without status.allocation, in input order,
+ * each on the first node (by name) where it fits, or on `node` if given;
+ * devices taken by earlier claims (and by claims already allocated in the
+ * input) stay taken. Errors: -EINVAL/-E2BIG for bad input (CEL, unknown
+ * node) with err naming object and field, a selector's run-time error. */
+int dp_alloc_run_claims(const dp_object_list *objs, const char *node, dp_alloc_run **ret, dp_error *err);
+dp_alloc_run *dp_alloc_run_free(dp_alloc_run *r);
+DEFINE_FREEP(dp_alloc_run, dp_alloc_run_free)
+
+typedef enum {
+        DP_ALLOC_OUTPUT_YAML,
+        DP_ALLOC_OUTPUT_JSON,
+        DP_ALLOC_OUTPUT_TABLE,
+} dp_alloc_output;
+
+/* The claims (one object, or a List when several) with status.allocation,
+ * or a table; `out` gets the report, `why` the reasons of claims that did
+ * not fit ("ResourceClaim ns/name: not allocated" then indented lines). */
+int dp_alloc_run_print(const dp_alloc_run *r, dp_alloc_output fmt, dp_strbuf *out, dp_strbuf *why);
