@@ -19,61 +19,64 @@ static bool linked(const pick *k, size_t a, size_t b) {
         return dp_device_set_nvlinked(k->set, x->gpu, y->gpu);
 }
 
-static bool numa_in(const pick *k, const bool *sel, int numa) {
+/* Greedy growth state: per candidate, its links to the members; per NUMA
+ * node (-1..63 at index +1), whether a member sits there. Kept up to date
+ * as members are added, so one step costs O(candidates). */
+typedef struct growth {
+        size_t *links;
+        bool numa_used[65];
+} growth;
+
+static void add_member(const pick *k, bool *sel, growth *g, size_t m) {
+        sel[m] = true;
+        g->numa_used[k->res->devices[k->cand[m]].numa_node + 1] = true;
         for (size_t i = 0; i < k->n_cand; i++)
-                if (sel[i] && k->res->devices[k->cand[i]].numa_node == numa) return true;
-        return false;
+                if (i != m && linked(k, i, m)) g->links[i]++;
 }
 
-/* Grow `sel` (holding `have` members) greedily to `size`: prefer a
- * candidate on a NUMA node already used, then the one with most links to
- * the members, then the earliest. */
-static void grow(const pick *k, bool *sel, size_t have, size_t size) {
+/* Grow `sel` (holding `have` members, reflected in `g`) greedily to `size`:
+ * prefer a candidate on a NUMA node already used, then the one with most
+ * links to the members, then the earliest. */
+static void grow(const pick *k, bool *sel, growth *g, size_t have, size_t size) {
         while (have < size) {
                 size_t best = SIZE_MAX;
                 int best_numa = -1;
                 size_t best_links = 0;
                 for (size_t i = 0; i < k->n_cand; i++) {
                         if (sel[i]) continue;
-                        int numa = have == 0 ? 1 : numa_in(k, sel, k->res->devices[k->cand[i]].numa_node);
-                        size_t links = 0;
-                        for (size_t j = 0; j < k->n_cand; j++)
-                                if (sel[j] && linked(k, i, j)) links++;
-                        if (best == SIZE_MAX || numa > best_numa || (numa == best_numa && links > best_links)) {
+                        int numa = have == 0 ? 1 : g->numa_used[k->res->devices[k->cand[i]].numa_node + 1];
+                        if (best == SIZE_MAX || numa > best_numa || (numa == best_numa && g->links[i] > best_links)) {
                                 best = i;
                                 best_numa = numa;
-                                best_links = links;
+                                best_links = g->links[i];
                         }
                 }
                 if (best == SIZE_MAX) return;
-                sel[best] = true;
+                add_member(k, sel, g, best);
                 have++;
         }
 }
 
 /* Lower is better: (NUMA nodes used, -links among members). */
-static void score(const pick *k, const bool *sel, size_t *ret_numas, size_t *ret_links) {
+static void score(const pick *k, const bool *sel, const growth *g, size_t *ret_numas, size_t *ret_links) {
         size_t numas = 0, links = 0;
-        for (size_t i = 0; i < k->n_cand; i++) {
-                if (!sel[i]) continue;
-                bool first = true;
-                for (size_t j = 0; j < i && first; j++)
-                        if (sel[j] && k->res->devices[k->cand[j]].numa_node == k->res->devices[k->cand[i]].numa_node)
-                                first = false;
-                numas += first;
-                for (size_t j = i + 1; j < k->n_cand; j++)
-                        if (sel[j] && linked(k, i, j)) links++;
-        }
+        for (size_t i = 0; i < ELEMENTSOF(g->numa_used); i++)
+                numas += g->numa_used[i];
+        for (size_t i = 0; i < k->n_cand; i++)
+                if (sel[i]) links += g->links[i];
         *ret_numas = numas;
-        *ret_links = links;
+        *ret_links = links / 2; /* each pair counted from both ends */
 }
 
 static int topology_pick(pick *k, const bool *must, size_t n_must, size_t size) {
         _cleanup_free_ bool *sel = calloc(k->n_cand, sizeof(bool));
-        if (!sel) return -ENOMEM;
+        _cleanup_free_ size_t *links = calloc(k->n_cand, sizeof(size_t));
+        if (!sel || !links) return -ENOMEM;
+        growth g = {links, {false}};
         if (n_must > 0) {
-                memcpy(sel, must, k->n_cand * sizeof(bool));
-                grow(k, sel, n_must, size);
+                for (size_t i = 0; i < k->n_cand; i++)
+                        if (must[i]) add_member(k, sel, &g, i);
+                grow(k, sel, &g, n_must, size);
                 memcpy(k->chosen, sel, k->n_cand * sizeof(bool));
                 return 0;
         }
@@ -82,13 +85,15 @@ static int topology_pick(pick *k, const bool *must, size_t n_must, size_t size) 
         for (size_t s = 0; s < k->n_cand; s++) {
                 if (s > 0 && k->res->devices[k->cand[s]].gpu == k->res->devices[k->cand[s - 1]].gpu) continue;
                 memset(sel, 0, k->n_cand * sizeof(bool));
-                sel[s] = true;
-                grow(k, sel, 1, size);
-                size_t numas, links;
-                score(k, sel, &numas, &links);
-                if (numas < best_numas || (numas == best_numas && links > best_links)) {
+                memset(links, 0, k->n_cand * sizeof(size_t));
+                memset(g.numa_used, 0, sizeof g.numa_used);
+                add_member(k, sel, &g, s);
+                grow(k, sel, &g, 1, size);
+                size_t numas, nl;
+                score(k, sel, &g, &numas, &nl);
+                if (numas < best_numas || (numas == best_numas && nl > best_links)) {
                         best_numas = numas;
-                        best_links = links;
+                        best_links = nl;
                         memcpy(k->chosen, sel, k->n_cand * sizeof(bool));
                 }
         }
