@@ -685,6 +685,26 @@ static void dispatch(dp_grpc_conn *c) {
 
 /* ---------------------------------------------------- construction */
 
+/* nghttp2 allocates through these, so its memory goes through the same
+ * malloc as ours (and the allocation-failure test reaches it too). */
+static void *mem_malloc(size_t n, void *ud) {
+        (void)ud;
+        return malloc(n);
+}
+static void mem_free(void *p, void *ud) {
+        (void)ud;
+        free(p);
+}
+static void *mem_calloc(size_t a, size_t b, void *ud) {
+        (void)ud;
+        return calloc(a, b);
+}
+static void *mem_realloc(void *p, size_t n, void *ud) {
+        (void)ud;
+        return realloc(p, n);
+}
+static nghttp2_mem h2_mem = {NULL, mem_malloc, mem_free, mem_calloc, mem_realloc};
+
 static int conn_new(dp_grpc_server *srv, uint64_t now, dp_grpc_conn **ret) {
         _cleanup_free_ dp_grpc_conn *c = calloc(1, sizeof *c);
         if (!c) return -ENOMEM;
@@ -705,8 +725,8 @@ static int conn_new(dp_grpc_server *srv, uint64_t now, dp_grpc_conn **ret) {
         }
         /* Peers may have many streams open; idle closed-stream bookkeeping
          * stays bounded by nghttp2's defaults. */
-        int r = srv ? nghttp2_session_server_new2(&c->session, cbs, c, opt)
-                    : nghttp2_session_client_new2(&c->session, cbs, c, opt);
+        int r = srv ? nghttp2_session_server_new3(&c->session, cbs, c, opt, &h2_mem)
+                    : nghttp2_session_client_new3(&c->session, cbs, c, opt, &h2_mem);
         nghttp2_option_del(opt);
         nghttp2_session_callbacks_del(cbs);
         if (r != 0) return -ENOMEM;
@@ -831,7 +851,8 @@ int dp_grpc_conn_output(dp_grpc_conn *c, const uint8_t **ret_data, size_t *ret_l
                 dispatch(c); /* may submit more */
         }
         dispatch(c);
-        *ret_data = c->out + c->out_off;
+        static const uint8_t nothing[1];
+        *ret_data = c->out ? c->out + c->out_off : nothing;
         *ret_len = c->out_len - c->out_off;
         return ret;
 }
