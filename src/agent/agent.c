@@ -15,8 +15,8 @@
 #define REGISTER_TIMEOUT_USEC (10ull * 1000 * 1000)
 /* kubelet.sock appears at bind(), a moment before listen(): a refused
  * connection is retried a few times, quickly, then left to the next event. */
-#define REGISTER_RETRY_FIRST_USEC 2000
-#define REGISTER_RETRY_MAX 12
+#define REGISTER_RETRY_FIRST_USEC 100
+#define REGISTER_RETRY_MAX 16
 
 /* ---- small file helpers ------------------------------------------------------ */
 
@@ -48,6 +48,10 @@ static int read_small_file(const char *path, char **ret, size_t *ret_len) {
         return 0;
 }
 
+/* Replace dir/name by rename(2) so a reader sees the old or the new file,
+ * never a half-written one. No fsync: the health overrides and the device
+ * list are runtime state, and the agent reacts to the rename, so a flush to
+ * disk would only add milliseconds to every health change. */
 static int write_atomic(const char *dir, const char *name, const char *data, size_t len, dp_error *err) {
         _cleanup_free_ char *tmp = dp_asprintf("%s/.%s.XXXXXX", dir, name);
         _cleanup_free_ char *dst = dp_asprintf("%s/%s", dir, name);
@@ -65,7 +69,7 @@ static int write_atomic(const char *dir, const char *name, const char *data, siz
                 }
                 off += (size_t)k;
         }
-        if (fsync(fd) < 0 || rename(tmp, dst) < 0) {
+        if (rename(tmp, dst) < 0) {
                 int e = -errno;
                 unlink(tmp);
                 return dp_error_errno(err, e, "replace %s", dst);

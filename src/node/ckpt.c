@@ -89,7 +89,8 @@ int dp_node_checkpoint_load(dp_devmgr *m, const char *buf, size_t len, dp_error 
         return 0;
 }
 
-int dp_node_write_atomic(const char *dir, const char *name, const void *data, size_t len, dp_error *err) {
+int dp_node_write_atomic(const char *dir, const char *name, const void *data, size_t len, bool durable,
+                         dp_error *err) {
         _cleanup_free_ char *tmp = dp_asprintf("%s/.%s.XXXXXX", dir, name);
         _cleanup_free_ char *dst = dp_asprintf("%s/%s", dir, name);
         if (!tmp || !dst) return -ENOMEM;
@@ -109,7 +110,7 @@ int dp_node_write_atomic(const char *dir, const char *name, const void *data, si
                 p += k;
                 left -= (size_t)k;
         }
-        if (fsync(fd) < 0) {
+        if (durable && fsync(fd) < 0) {
                 int e = -errno;
                 unlink(tmp);
                 return dp_error_errno(err, e, "fsync %s", tmp);
@@ -119,8 +120,10 @@ int dp_node_write_atomic(const char *dir, const char *name, const void *data, si
                 unlink(tmp);
                 return dp_error_errno(err, e, "rename to %s", dst);
         }
-        _cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (dfd >= 0) (void)fsync(dfd);
+        if (durable) {
+                _cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                if (dfd >= 0) (void)fsync(dfd);
+        }
         return 0;
 }
 
