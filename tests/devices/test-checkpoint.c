@@ -85,6 +85,11 @@ TEST(corrupted) {
         ASSERT_STREQ(err.msg,
                      "corrupt checkpoint: checksum mismatch: file says 3660592824, content hashes to 2344001496");
         ASSERT_TRUE(c == NULL);
+        /* What it held can still be reported, never trusted. */
+        ASSERT_OK(dp_checkpoint_decode_unverified(buf, strlen(buf), &c, &err));
+        ASSERT_EQ(c->checksum, 3660592824u);
+        ASSERT_STREQ(c->entries[0].device_ids[0].ids.ids[0], "Tegra");
+        c = dp_checkpoint_free(c);
         ASSERT_EQ(dp_checkpoint_decode(vector_b, 40, &c, &err), -EINVAL);
         ASSERT_CONTAINS(err.msg, "corrupt checkpoint");
         const char *bad64 = "{\"Data\":{\"PodDeviceEntries\":[{\"AllocResp\":\"abc\"}]},\"Checksum\":1}";

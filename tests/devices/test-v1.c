@@ -394,3 +394,44 @@ TEST(empty_profile) {
         dp_agent_config_free(c);
         dp_device_set_free(s);
 }
+
+TEST(scenario3_default_profile_health) {
+        dp_device_set *s = profile(DP_PROFILE_DEFAULT);
+        dp_agent_config *c = config("version: v1\n");
+        dp_v1_plan *p = plan(s, c);
+        dp_v1_resource *r = dp_v1_plan_find(p, "nvidia.com/gpu");
+        ASSERT_EQ(dp_v1_resource_count(r), 8);
+        dp_strbuf file = DP_STRBUF_INIT;
+        dp_error err = DP_ERROR_INIT;
+        ASSERT_OK(dp_health_file_set(NULL, 0, "gpu-3", DP_HEALTH_UNHEALTHY, &file, &err));
+        dp_health_file *f = NULL;
+        ASSERT_OK(dp_health_file_parse(file.buf, file.len, "health", &f, &err));
+        ASSERT_EQ(dp_health_apply(s, f, "health", &err), 1);
+        ASSERT_EQ(dp_v1_plan_update_health(p, s), 1);
+        ASSERT_EQ(dp_v1_resource_count(r), 8);
+        ASSERT_EQ(dp_v1_resource_count_healthy(r), 7);
+        ASSERT_EQ(dp_v1_resource_find(r, s->devices[3].uuid)->health, DP_HEALTH_UNHEALTHY);
+        /* no new container receives gpu-3: it is never preferred, and Allocate refuses it */
+        const char *all[8];
+        for (size_t i = 0; i < 8; i++)
+                all[i] = r->devices[i].id;
+        char **out = prefer(p, s, c, "nvidia.com/gpu", all, 8, NULL, 0, 7);
+        for (char **q = out; *q; q++)
+                ASSERT_TRUE(!streq(*q, s->devices[3].uuid));
+        dp_v1_ids_free(out);
+        /* recovery */
+        dp_health_file_free(f);
+        f = NULL;
+        dp_strbuf again = DP_STRBUF_INIT;
+        ASSERT_OK(dp_health_file_set(file.buf, file.len, "gpu-3", DP_HEALTH_HEALTHY, &again, &err));
+        ASSERT_OK(dp_health_file_parse(again.buf, again.len, "health", &f, &err));
+        ASSERT_EQ(dp_health_apply(s, f, "health", &err), 1);
+        ASSERT_EQ(dp_v1_plan_update_health(p, s), 1);
+        ASSERT_EQ(dp_v1_resource_count_healthy(r), 8);
+        dp_health_file_free(f);
+        dp_strbuf_done(&again);
+        dp_strbuf_done(&file);
+        dp_v1_plan_free(p);
+        dp_agent_config_free(c);
+        dp_device_set_free(s);
+}
