@@ -12,33 +12,32 @@ static const char *const top_level[] = {"apiVersion", "kind", "metadata", NULL};
 
 /* ---- Node ---- */
 
-static const char *const node_spec_ignored[] = {"podCIDR", "podCIDRs", "providerID", "configSource", "externalID",
-                                                NULL};
-static const char *const node_status_ignored[] = {
-        "phase",         "conditions",   "addresses", "daemonEndpoints", "nodeInfo", "images", "volumesInUse",
-        "volumesAttached", "config",     "runtimeHandlers", "features", "declaredFeatures", NULL};
+static const char *const node_spec_ignored[] = {"podCIDR",      "podCIDRs",   "providerID",
+                                                "configSource", "externalID", NULL};
+static const char *const node_status_ignored[] = {"phase",    "conditions",      "addresses",    "daemonEndpoints",
+                                                  "nodeInfo", "images",          "volumesInUse", "volumesAttached",
+                                                  "config",   "runtimeHandlers", "features",     "declaredFeatures",
+                                                  NULL};
 
 static int decode_node_spec(dctx *c, const dp_doc_node *n, dp_node *node) {
         DECODE_FIELDS(c, n, k, v,
-                      if (streq(k, "taints"))
-                              r = get_seq(c, v, (void **)&node->taints, &node->n_taints, sizeof(dp_taint), decode_taint);
+                      if (streq(k, "taints")) r =
+                              get_seq(c, v, (void **)&node->taints, &node->n_taints, sizeof(dp_taint), decode_taint);
                       else if (streq(k, "unschedulable")) r = get_bool(c, v, &node->unschedulable);
                       else if (in_list(k, node_spec_ignored)) r = 0;);
         return 0;
 }
 
 static int decode_node_status(dctx *c, const dp_doc_node *n, dp_node *node) {
-        DECODE_FIELDS(c, n, k, v,
-                      if (streq(k, "capacity")) r = get_quantity_map(c, v, &node->capacity, &node->n_capacity);
-                      else if (streq(k, "allocatable"))
-                              r = get_quantity_map(c, v, &node->allocatable, &node->n_allocatable);
-                      else if (in_list(k, node_status_ignored)) r = 0;);
+        DECODE_FIELDS(
+                c, n, k, v, if (streq(k, "capacity")) r = get_quantity_map(c, v, &node->capacity, &node->n_capacity);
+                else if (streq(k, "allocatable")) r = get_quantity_map(c, v, &node->allocatable, &node->n_allocatable);
+                else if (in_list(k, node_status_ignored)) r = 0;);
         return 0;
 }
 
 int decode_node(dctx *c, const dp_doc_node *root, dp_node *node) {
-        DECODE_FIELDS(c, root, k, v,
-                      if (in_list(k, top_level)) r = 0;
+        DECODE_FIELDS(c, root, k, v, if (in_list(k, top_level)) r = 0;
                       else if (streq(k, "spec")) r = decode_node_spec(c, v, node);
                       else if (streq(k, "status")) r = decode_node_status(c, v, node););
         return 0;
@@ -46,35 +45,48 @@ int decode_node(dctx *c, const dp_doc_node *root, dp_node *node) {
 
 /* ---- Pod ---- */
 
-static const char *const container_ignored[] = {
-        "command", "args", "workingDir", "ports", "envFrom", "env", "resizePolicy", "restartPolicyRules",
-        "volumeMounts", "volumeDevices", "livenessProbe", "readinessProbe", "startupProbe", "lifecycle",
-        "terminationMessagePath", "terminationMessagePolicy", "imagePullPolicy", "securityContext", "stdin",
-        "stdinOnce", "tty", NULL};
+static const char *const container_ignored[] = {"command",
+                                                "args",
+                                                "workingDir",
+                                                "ports",
+                                                "envFrom",
+                                                "env",
+                                                "resizePolicy",
+                                                "restartPolicyRules",
+                                                "volumeMounts",
+                                                "volumeDevices",
+                                                "livenessProbe",
+                                                "readinessProbe",
+                                                "startupProbe",
+                                                "lifecycle",
+                                                "terminationMessagePath",
+                                                "terminationMessagePolicy",
+                                                "imagePullPolicy",
+                                                "securityContext",
+                                                "stdin",
+                                                "stdinOnce",
+                                                "tty",
+                                                NULL};
 
 static int decode_container_claim(dctx *c, const dp_doc_node *n, void *elem) {
         dp_container_claim *q = elem;
-        DECODE_FIELDS(c, n, k, v,
-                      if (streq(k, "name")) r = get_str(c, v, &q->name);
+        DECODE_FIELDS(c, n, k, v, if (streq(k, "name")) r = get_str(c, v, &q->name);
                       else if (streq(k, "request")) r = get_str(c, v, &q->request););
         if (!q->name) return dfail(c, n, -EINVAL, "name: required");
         return 0;
 }
 
 static int decode_resources(dctx *c, const dp_doc_node *n, dp_container *ct) {
-        DECODE_FIELDS(c, n, k, v,
-                      if (streq(k, "limits")) r = get_quantity_map(c, v, &ct->limits, &ct->n_limits);
+        DECODE_FIELDS(c, n, k, v, if (streq(k, "limits")) r = get_quantity_map(c, v, &ct->limits, &ct->n_limits);
                       else if (streq(k, "requests")) r = get_quantity_map(c, v, &ct->requests, &ct->n_requests);
-                      else if (streq(k, "claims"))
-                              r = get_seq(c, v, (void **)&ct->claims, &ct->n_claims, sizeof(dp_container_claim),
-                                          decode_container_claim););
+                      else if (streq(k, "claims")) r = get_seq(c, v, (void **)&ct->claims, &ct->n_claims,
+                                                               sizeof(dp_container_claim), decode_container_claim););
         return 0;
 }
 
 static int decode_container(dctx *c, const dp_doc_node *n, void *elem) {
         dp_container *ct = elem;
-        DECODE_FIELDS(c, n, k, v,
-                      if (streq(k, "name")) r = get_str(c, v, &ct->name);
+        DECODE_FIELDS(c, n, k, v, if (streq(k, "name")) r = get_str(c, v, &ct->name);
                       else if (streq(k, "image")) r = get_str(c, v, &ct->image);
                       else if (streq(k, "restartPolicy")) r = get_str(c, v, &ct->restart_policy);
                       else if (streq(k, "resources")) r = decode_resources(c, v, ct);
@@ -84,13 +96,13 @@ static int decode_container(dctx *c, const dp_doc_node *n, void *elem) {
 
 static int decode_pod_claim(dctx *c, const dp_doc_node *n, void *elem) {
         dp_pod_resource_claim *q = elem;
-        DECODE_FIELDS(c, n, k, v,
-                      if (streq(k, "name")) r = get_str(c, v, &q->name);
+        DECODE_FIELDS(c, n, k, v, if (streq(k, "name")) r = get_str(c, v, &q->name);
                       else if (streq(k, "resourceClaimName")) r = get_str(c, v, &q->resource_claim_name);
-                      else if (streq(k, "resourceClaimTemplateName"))
-                              r = get_str(c, v, &q->resource_claim_template_name););
+                      else if (streq(k, "resourceClaimTemplateName")) r =
+                              get_str(c, v, &q->resource_claim_template_name););
         if (!!q->resource_claim_name == !!q->resource_claim_template_name)
-                return dfail(c, n, -EINVAL, "exactly one of resourceClaimName or resourceClaimTemplateName must be set");
+                return dfail(c, n, -EINVAL,
+                             "exactly one of resourceClaimName or resourceClaimTemplateName must be set");
         return 0;
 }
 
@@ -101,90 +113,120 @@ static int decode_required_affinity(dctx *c, const dp_doc_node *n, dp_pod *p) {
 
 static int decode_node_affinity(dctx *c, const dp_doc_node *n, dp_pod *p) {
         DECODE_FIELDS(c, n, k, v,
-                      if (streq(k, "requiredDuringSchedulingIgnoredDuringExecution"))
-                              r = decode_required_affinity(c, v, p);
+                      if (streq(k, "requiredDuringSchedulingIgnoredDuringExecution")) r =
+                              decode_required_affinity(c, v, p);
                       else if (streq(k, "preferredDuringSchedulingIgnoredDuringExecution")) r = 0;);
         return 0;
 }
 
 static int decode_affinity(dctx *c, const dp_doc_node *n, dp_pod *p) {
-        DECODE_FIELDS(c, n, k, v,
-                      if (streq(k, "nodeAffinity")) r = decode_node_affinity(c, v, p);
+        DECODE_FIELDS(c, n, k, v, if (streq(k, "nodeAffinity")) r = decode_node_affinity(c, v, p);
                       else if (streq(k, "podAffinity") || streq(k, "podAntiAffinity")) r = 0;);
         return 0;
 }
 
 static int decode_workload_ref(dctx *c, const dp_doc_node *n, dp_pod *p) {
-        DECODE_FIELDS(c, n, k, v,
-                      if (streq(k, "name")) r = get_str(c, v, &p->workload_name);
+        DECODE_FIELDS(c, n, k, v, if (streq(k, "name")) r = get_str(c, v, &p->workload_name);
                       else if (streq(k, "podGroup")) r = get_str(c, v, &p->workload_pod_group);
                       else if (streq(k, "podGroupReplicaKey")) r = 0;);
         return 0;
 }
 
-static const char *const pod_spec_ignored[] = {
-        "volumes", "ephemeralContainers", "restartPolicy", "terminationGracePeriodSeconds", "activeDeadlineSeconds",
-        "dnsPolicy", "serviceAccountName", "serviceAccount", "automountServiceAccountToken", "hostNetwork", "hostPID",
-        "hostIPC", "shareProcessNamespace", "securityContext", "imagePullSecrets", "hostname", "subdomain",
-        "hostAliases", "dnsConfig", "readinessGates", "runtimeClassName", "enableServiceLinks", "preemptionPolicy",
-        "topologySpreadConstraints", "setHostnameAsFQDN", "os", "hostUsers", "schedulingGates", "resources",
-        "hostnameOverride", NULL};
+static const char *const pod_spec_ignored[] = {"volumes",
+                                               "ephemeralContainers",
+                                               "restartPolicy",
+                                               "terminationGracePeriodSeconds",
+                                               "activeDeadlineSeconds",
+                                               "dnsPolicy",
+                                               "serviceAccountName",
+                                               "serviceAccount",
+                                               "automountServiceAccountToken",
+                                               "hostNetwork",
+                                               "hostPID",
+                                               "hostIPC",
+                                               "shareProcessNamespace",
+                                               "securityContext",
+                                               "imagePullSecrets",
+                                               "hostname",
+                                               "subdomain",
+                                               "hostAliases",
+                                               "dnsConfig",
+                                               "readinessGates",
+                                               "runtimeClassName",
+                                               "enableServiceLinks",
+                                               "preemptionPolicy",
+                                               "topologySpreadConstraints",
+                                               "setHostnameAsFQDN",
+                                               "os",
+                                               "hostUsers",
+                                               "schedulingGates",
+                                               "resources",
+                                               "hostnameOverride",
+                                               NULL};
 
 static int decode_pod_spec(dctx *c, const dp_doc_node *n, dp_pod *p) {
-        DECODE_FIELDS(c, n, k, v,
-                      if (streq(k, "nodeName")) r = get_str(c, v, &p->node_name);
-                      else if (streq(k, "nodeSelector")) r = get_kv_map(c, v, &p->node_selector, &p->n_node_selector);
-                      else if (streq(k, "affinity")) r = decode_affinity(c, v, p);
-                      else if (streq(k, "tolerations"))
-                              r = get_seq(c, v, (void **)&p->tolerations, &p->n_tolerations, sizeof(dp_toleration),
-                                          decode_toleration);
-                      else if (streq(k, "priority")) {
-                              r = get_int32(c, v, &p->priority);
-                              p->has_priority = r >= 0 && !dp_doc_is_null(v);
-                      } else if (streq(k, "priorityClassName")) r = get_str(c, v, &p->priority_class_name);
-                      else if (streq(k, "schedulerName")) r = get_str(c, v, &p->scheduler_name);
-                      else if (streq(k, "containers"))
-                              r = get_seq(c, v, (void **)&p->containers, &p->n_containers, sizeof(dp_container),
-                                          decode_container);
-                      else if (streq(k, "initContainers"))
-                              r = get_seq(c, v, (void **)&p->init_containers, &p->n_init_containers,
-                                          sizeof(dp_container), decode_container);
-                      else if (streq(k, "overhead")) r = get_quantity_map(c, v, &p->overhead, &p->n_overhead);
-                      else if (streq(k, "resourceClaims"))
-                              r = get_seq(c, v, (void **)&p->resource_claims, &p->n_resource_claims,
-                                          sizeof(dp_pod_resource_claim), decode_pod_claim);
-                      else if (streq(k, "workloadRef")) r = decode_workload_ref(c, v, p);
-                      else if (in_list(k, pod_spec_ignored)) r = 0;);
+        DECODE_FIELDS(
+                c, n, k, v, if (streq(k, "nodeName")) r = get_str(c, v, &p->node_name);
+                else if (streq(k, "nodeSelector")) r = get_kv_map(c, v, &p->node_selector, &p->n_node_selector);
+                else if (streq(k, "affinity")) r = decode_affinity(c, v, p);
+                else if (streq(k, "tolerations")) r = get_seq(c, v, (void **)&p->tolerations, &p->n_tolerations,
+                                                              sizeof(dp_toleration), decode_toleration);
+                else if (streq(k, "priority")) {
+                        r = get_int32(c, v, &p->priority);
+                        p->has_priority = r >= 0 && !dp_doc_is_null(v);
+                } else if (streq(k, "priorityClassName")) r = get_str(c, v, &p->priority_class_name);
+                else if (streq(k, "schedulerName")) r = get_str(c, v, &p->scheduler_name);
+                else if (streq(k, "containers")) r = get_seq(c, v, (void **)&p->containers, &p->n_containers,
+                                                             sizeof(dp_container), decode_container);
+                else if (streq(k, "initContainers")) r =
+                        get_seq(c, v, (void **)&p->init_containers, &p->n_init_containers, sizeof(dp_container),
+                                decode_container);
+                else if (streq(k, "overhead")) r = get_quantity_map(c, v, &p->overhead, &p->n_overhead);
+                else if (streq(k, "resourceClaims")) r =
+                        get_seq(c, v, (void **)&p->resource_claims, &p->n_resource_claims,
+                                sizeof(dp_pod_resource_claim), decode_pod_claim);
+                else if (streq(k, "workloadRef")) r = decode_workload_ref(c, v, p);
+                else if (in_list(k, pod_spec_ignored)) r = 0;);
         return 0;
 }
 
 static int decode_claim_status(dctx *c, const dp_doc_node *n, void *elem) {
         dp_pod_claim_status *q = elem;
-        DECODE_FIELDS(c, n, k, v,
-                      if (streq(k, "name")) r = get_str(c, v, &q->name);
+        DECODE_FIELDS(c, n, k, v, if (streq(k, "name")) r = get_str(c, v, &q->name);
                       else if (streq(k, "resourceClaimName")) r = get_str(c, v, &q->resource_claim_name););
         return 0;
 }
 
-static const char *const pod_status_ignored[] = {
-        "conditions", "message", "reason", "hostIP", "hostIPs", "podIP", "podIPs", "startTime",
-        "initContainerStatuses", "containerStatuses", "ephemeralContainerStatuses", "qosClass", "resize",
-        "observedGeneration", "extendedResourceClaimStatus", "allocatedResources", NULL};
+static const char *const pod_status_ignored[] = {"conditions",
+                                                 "message",
+                                                 "reason",
+                                                 "hostIP",
+                                                 "hostIPs",
+                                                 "podIP",
+                                                 "podIPs",
+                                                 "startTime",
+                                                 "initContainerStatuses",
+                                                 "containerStatuses",
+                                                 "ephemeralContainerStatuses",
+                                                 "qosClass",
+                                                 "resize",
+                                                 "observedGeneration",
+                                                 "extendedResourceClaimStatus",
+                                                 "allocatedResources",
+                                                 NULL};
 
 static int decode_pod_status(dctx *c, const dp_doc_node *n, dp_pod *p) {
-        DECODE_FIELDS(c, n, k, v,
-                      if (streq(k, "phase")) r = get_str(c, v, &p->phase);
+        DECODE_FIELDS(c, n, k, v, if (streq(k, "phase")) r = get_str(c, v, &p->phase);
                       else if (streq(k, "nominatedNodeName")) r = get_str(c, v, &p->nominated_node_name);
-                      else if (streq(k, "resourceClaimStatuses"))
-                              r = get_seq(c, v, (void **)&p->claim_statuses, &p->n_claim_statuses,
-                                          sizeof(dp_pod_claim_status), decode_claim_status);
+                      else if (streq(k, "resourceClaimStatuses")) r =
+                              get_seq(c, v, (void **)&p->claim_statuses, &p->n_claim_statuses,
+                                      sizeof(dp_pod_claim_status), decode_claim_status);
                       else if (in_list(k, pod_status_ignored)) r = 0;);
         return 0;
 }
 
 int decode_pod(dctx *c, const dp_doc_node *root, dp_pod *p) {
-        DECODE_FIELDS(c, root, k, v,
-                      if (in_list(k, top_level)) r = 0;
+        DECODE_FIELDS(c, root, k, v, if (in_list(k, top_level)) r = 0;
                       else if (streq(k, "spec")) r = decode_pod_spec(c, v, p);
                       else if (streq(k, "status")) r = decode_pod_status(c, v, p););
         return 0;
@@ -201,8 +243,7 @@ int decode_namespace(dctx *c, const dp_doc_node *root, dp_namespace *ns) {
         static const char *const spec_fields[] = {"finalizers", NULL};
         static const char *const status_fields[] = {"phase", "conditions", NULL};
         (void)ns;
-        DECODE_FIELDS(c, root, k, v,
-                      if (in_list(k, top_level)) r = 0;
+        DECODE_FIELDS(c, root, k, v, if (in_list(k, top_level)) r = 0;
                       else if (streq(k, "spec")) r = decode_ns_part(c, v, spec_fields);
                       else if (streq(k, "status")) r = decode_ns_part(c, v, status_fields););
         return 0;
@@ -211,21 +252,20 @@ int decode_namespace(dctx *c, const dp_doc_node *root, dp_namespace *ns) {
 /* ---- PodGroup ---- */
 
 static int decode_pod_group_spec(dctx *c, const dp_doc_node *n, dp_pod_group *g) {
-        DECODE_FIELDS(c, n, k, v,
-                      if (streq(k, "minMember")) r = get_int32(c, v, &g->min_member);
-                      else if (streq(k, "scheduleTimeoutSeconds")) {
-                              r = get_int32(c, v, &g->schedule_timeout_seconds);
-                              g->has_schedule_timeout_seconds = r >= 0 && !dp_doc_is_null(v);
-                      } else if (streq(k, "minResources"))
-                              r = get_quantity_map(c, v, &g->min_resources, &g->n_min_resources););
+        DECODE_FIELDS(
+                c, n, k, v, if (streq(k, "minMember")) r = get_int32(c, v, &g->min_member);
+                else if (streq(k, "scheduleTimeoutSeconds")) {
+                        r = get_int32(c, v, &g->schedule_timeout_seconds);
+                        g->has_schedule_timeout_seconds = r >= 0 && !dp_doc_is_null(v);
+                } else if (streq(k, "minResources")) r =
+                        get_quantity_map(c, v, &g->min_resources, &g->n_min_resources););
         return 0;
 }
 
 int decode_pod_group(dctx *c, const dp_doc_node *root, dp_pod_group *g) {
-        static const char *const status_fields[] = {"phase", "occupiedBy", "scheduled", "running", "succeeded",
-                                                    "failed", "scheduleStartTime", NULL};
-        DECODE_FIELDS(c, root, k, v,
-                      if (in_list(k, top_level)) r = 0;
+        static const char *const status_fields[] = {"phase",     "occupiedBy", "scheduled",         "running",
+                                                    "succeeded", "failed",     "scheduleStartTime", NULL};
+        DECODE_FIELDS(c, root, k, v, if (in_list(k, top_level)) r = 0;
                       else if (streq(k, "spec")) r = decode_pod_group_spec(c, v, g);
                       else if (streq(k, "status")) r = decode_ns_part(c, v, status_fields););
         return 0;

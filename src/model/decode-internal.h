@@ -84,18 +84,18 @@ int decode_pod_group(dctx *c, const dp_doc_node *root, dp_pod_group *g);
 
 /* The loop every struct decoder runs: for each key of map map_, push the key on
  * the path, run the if/else chain in BODY (which sets r), pop. */
-#define DECODE_FIELDS(c, map_, k, v, BODY)                                                                  \
-        do {                                                                                             \
-                int _e = expect_map((c), (map_));                                                           \
-                if (_e <= 0) return _e;                                                                  \
-                for (size_t _i = 0; _i < (map_)->n; _i++) {                                                 \
-                        const char *k = (map_)->pairs[_i].key;                                              \
-                        const dp_doc_node *v = (map_)->pairs[_i].value;                                     \
-                        const dp_doc_node *_kn = (map_)->pairs[_i].key_node;                                \
-                        size_t _mark = path_key((c), k);                                                 \
-                        int r;                                                                           \
-                        BODY else r = dunknown((c), _mark, _kn ? _kn : v, k);                            \
-                        if (r < 0) return r;                                                             \
-                        path_pop((c), _mark);                                                            \
-                }                                                                                        \
+#define DECODE_FIELDS(c, map_, k, v, BODY)                                                                             \
+        do {                                                                                                           \
+                int _e = expect_map((c), (map_));                                                                      \
+                if (_e <= 0) return _e;                                                                                \
+                for (size_t _i = 0; _i < (map_)->n; _i++) {                                                            \
+                        const char *k = (map_)->pairs[_i].key;                                                         \
+                        const dp_doc_node *v = (map_)->pairs[_i].value;                                                \
+                        const dp_doc_node *_kn = (map_)->pairs[_i].key_node;                                           \
+                        size_t _mark = path_key((c), k);                                                               \
+                        int r;                                                                                         \
+                        BODY else r = dunknown((c), _mark, _kn ? _kn : v, k);                                          \
+                        if (r < 0) return r;                                                                           \
+                        path_pop((c), _mark);                                                                          \
+                }                                                                                                      \
         } while (0)

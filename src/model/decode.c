@@ -66,8 +66,7 @@ int dfail(dctx *c, const dp_doc_node *n, int code, const char *fmt, ...) {
         va_end(ap);
         char line[32] = "";
         if (n && n->line) snprintf(line, sizeof(line), " (line %u)", n->line);
-        if (c->len)
-                return dp_error_set(c->err, code, "%s: %s%s", c->path, msg, line);
+        if (c->len) return dp_error_set(c->err, code, "%s: %s%s", c->path, msg, line);
         return dp_error_set(c->err, code, "%s%s", msg, line);
 }
 
@@ -123,23 +122,25 @@ int get_int32(dctx *c, const dp_doc_node *n, int32_t *ret) {
         if (dp_doc_is_null(n)) return 0;
         int r = get_int64(c, n, &v);
         if (r < 0) return r;
-        if (v < INT32_MIN || v > INT32_MAX) return dfail(c, n, -EINVAL, "integer %" PRId64 " does not fit in 32 bits", v);
+        if (v < INT32_MIN || v > INT32_MAX)
+                return dfail(c, n, -EINVAL, "integer %" PRId64 " does not fit in 32 bits", v);
         *ret = (int32_t)v;
         return 0;
 }
 
 int get_quantity(dctx *c, const dp_doc_node *n, dp_quantity *ret) {
         if (dp_doc_is_null(n)) return 0;
-        if (n->type != DP_DOC_SCALAR)
-                return dfail(c, n, -EINVAL, "expected a quantity, got %s", dp_doc_type_name(n));
+        if (n->type != DP_DOC_SCALAR) return dfail(c, n, -EINVAL, "expected a quantity, got %s", dp_doc_type_name(n));
         dp_doc_scalar_kind k = dp_doc_kind(n);
         if (k == DP_DOC_BOOL) return dfail(c, n, -EINVAL, "expected a quantity, got boolean");
         if (memchr(n->str, 0, n->len)) return dfail(c, n, -EINVAL, "quantity contains a NUL byte");
         /* Quantity.UnmarshalJSON trims surrounding white space. */
         const char *s = n->str;
         size_t len = n->len;
-        while (len && (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')) s++, len--;
-        while (len && (s[len - 1] == ' ' || s[len - 1] == '\t' || s[len - 1] == '\n' || s[len - 1] == '\r')) len--;
+        while (len && (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r'))
+                s++, len--;
+        while (len && (s[len - 1] == ' ' || s[len - 1] == '\t' || s[len - 1] == '\n' || s[len - 1] == '\r'))
+                len--;
         char buf[DP_QUANTITY_MAX_LEN + 2];
         if (len > DP_QUANTITY_MAX_LEN)
                 return dfail(c, n, -EINVAL, "quantity is longer than %d characters", DP_QUANTITY_MAX_LEN);
@@ -158,10 +159,13 @@ int get_strv(dctx *c, const dp_doc_node *n, char ***ret, size_t *ret_n) {
         if (n->n && !v) return dp_error_set(c->err, -ENOMEM, "out of memory");
         for (size_t i = 0; i < n->n; i++) {
                 size_t m = path_index(c, i);
-                if (dp_doc_is_null(n->items[i])) r = dfail(c, n->items[i], -EINVAL, "expected a string, got null");
-                else r = get_str(c, n->items[i], &v[i]);
+                if (dp_doc_is_null(n->items[i]))
+                        r = dfail(c, n->items[i], -EINVAL, "expected a string, got null");
+                else
+                        r = get_str(c, n->items[i], &v[i]);
                 if (r < 0) {
-                        for (size_t j = 0; j < i; j++) free(v[j]);
+                        for (size_t j = 0; j < i; j++)
+                                free(v[j]);
                         free(v);
                         return r;
                 }
@@ -234,7 +238,8 @@ int get_quantity_map(dctx *c, const dp_doc_node *n, dp_named_quantity **ret, siz
                 path_pop(c, m);
         }
         if (r < 0) {
-                for (size_t j = 0; j < done; j++) free(v[j].name);
+                for (size_t j = 0; j < done; j++)
+                        free(v[j].name);
                 free(v);
                 return r;
         }
@@ -292,8 +297,7 @@ bool in_list(const char *key, const char *const *list) {
 
 static int decode_owner_ref(dctx *c, const dp_doc_node *n, void *elem) {
         dp_owner_ref *o = elem;
-        DECODE_FIELDS(c, n, k, v,
-                      if (streq(k, "apiVersion")) r = get_str(c, v, &o->api_version);
+        DECODE_FIELDS(c, n, k, v, if (streq(k, "apiVersion")) r = get_str(c, v, &o->api_version);
                       else if (streq(k, "kind")) r = get_str(c, v, &o->kind);
                       else if (streq(k, "name")) r = get_str(c, v, &o->name);
                       else if (streq(k, "uid")) r = get_str(c, v, &o->uid);
@@ -303,10 +307,9 @@ static int decode_owner_ref(dctx *c, const dp_doc_node *n, void *elem) {
 }
 
 int decode_meta(dctx *c, const dp_doc_node *n, dp_object_meta *m) {
-        static const char *const ignored[] = {"selfLink", "deletionTimestamp", "deletionGracePeriodSeconds",
-                                              "finalizers", "managedFields", NULL};
-        DECODE_FIELDS(c, n, k, v,
-                      if (streq(k, "name")) r = get_str(c, v, &m->name);
+        static const char *const ignored[] = {"selfLink",   "deletionTimestamp", "deletionGracePeriodSeconds",
+                                              "finalizers", "managedFields",     NULL};
+        DECODE_FIELDS(c, n, k, v, if (streq(k, "name")) r = get_str(c, v, &m->name);
                       else if (streq(k, "generateName")) r = get_str(c, v, &m->generate_name);
                       else if (streq(k, "namespace")) r = get_str(c, v, &m->namespace);
                       else if (streq(k, "uid")) r = get_str(c, v, &m->uid);
@@ -315,9 +318,9 @@ int decode_meta(dctx *c, const dp_doc_node *n, dp_object_meta *m) {
                       else if (streq(k, "creationTimestamp")) r = get_str(c, v, &m->creation_timestamp);
                       else if (streq(k, "labels")) r = get_kv_map(c, v, &m->labels, &m->n_labels);
                       else if (streq(k, "annotations")) r = get_kv_map(c, v, &m->annotations, &m->n_annotations);
-                      else if (streq(k, "ownerReferences"))
-                              r = get_seq(c, v, (void **)&m->owner_references, &m->n_owner_references,
-                                          sizeof(dp_owner_ref), decode_owner_ref);
+                      else if (streq(k, "ownerReferences")) r =
+                              get_seq(c, v, (void **)&m->owner_references, &m->n_owner_references, sizeof(dp_owner_ref),
+                                      decode_owner_ref);
                       else if (in_list(k, ignored)) r = 0;);
         return 0;
 }
@@ -327,26 +330,34 @@ int decode_meta(dctx *c, const dp_doc_node *n, dp_object_meta *m) {
 static int decode_requirement(dctx *c, const dp_doc_node *n, void *elem) {
         dp_node_selector_requirement *q = elem;
         bool have_op = false;
-        DECODE_FIELDS(c, n, k, v,
-                      if (streq(k, "key")) r = get_str(c, v, &q->key);
-                      else if (streq(k, "values")) r = get_strv(c, v, &q->values, &q->n_values);
-                      else if (streq(k, "operator")) {
-                              char *op = NULL;
-                              r = get_str(c, v, &op);
-                              if (r >= 0 && op) {
-                                      have_op = true;
-                                      if (streq(op, "In")) q->op = DP_NS_OP_IN;
-                                      else if (streq(op, "NotIn")) q->op = DP_NS_OP_NOT_IN;
-                                      else if (streq(op, "Exists")) q->op = DP_NS_OP_EXISTS;
-                                      else if (streq(op, "DoesNotExist")) q->op = DP_NS_OP_DOES_NOT_EXIST;
-                                      else if (streq(op, "Gt")) q->op = DP_NS_OP_GT;
-                                      else if (streq(op, "Lt")) q->op = DP_NS_OP_LT;
-                                      else r = dfail(c, v, -EINVAL,
-                                                     "unsupported operator \"%.60s\" (In, NotIn, Exists, "
-                                                     "DoesNotExist, Gt, Lt)", op);
-                              }
-                              free(op);
-                      });
+        DECODE_FIELDS(
+                c, n, k, v, if (streq(k, "key")) r = get_str(c, v, &q->key);
+                else if (streq(k, "values")) r = get_strv(c, v, &q->values, &q->n_values);
+                else if (streq(k, "operator")) {
+                        char *op = NULL;
+                        r = get_str(c, v, &op);
+                        if (r >= 0 && op) {
+                                have_op = true;
+                                if (streq(op, "In"))
+                                        q->op = DP_NS_OP_IN;
+                                else if (streq(op, "NotIn"))
+                                        q->op = DP_NS_OP_NOT_IN;
+                                else if (streq(op, "Exists"))
+                                        q->op = DP_NS_OP_EXISTS;
+                                else if (streq(op, "DoesNotExist"))
+                                        q->op = DP_NS_OP_DOES_NOT_EXIST;
+                                else if (streq(op, "Gt"))
+                                        q->op = DP_NS_OP_GT;
+                                else if (streq(op, "Lt"))
+                                        q->op = DP_NS_OP_LT;
+                                else
+                                        r = dfail(c, v, -EINVAL,
+                                                  "unsupported operator \"%.60s\" (In, NotIn, Exists, "
+                                                  "DoesNotExist, Gt, Lt)",
+                                                  op);
+                        }
+                        free(op);
+                });
         if (!have_op) return dfail(c, n, -EINVAL, "operator: required");
         return 0;
 }
@@ -354,12 +365,12 @@ static int decode_requirement(dctx *c, const dp_doc_node *n, void *elem) {
 static int decode_term(dctx *c, const dp_doc_node *n, void *elem) {
         dp_node_selector_term *t = elem;
         DECODE_FIELDS(c, n, k, v,
-                      if (streq(k, "matchExpressions"))
-                              r = get_seq(c, v, (void **)&t->match_expressions, &t->n_match_expressions,
-                                          sizeof(dp_node_selector_requirement), decode_requirement);
-                      else if (streq(k, "matchFields"))
-                              r = get_seq(c, v, (void **)&t->match_fields, &t->n_match_fields,
-                                          sizeof(dp_node_selector_requirement), decode_requirement););
+                      if (streq(k, "matchExpressions")) r =
+                              get_seq(c, v, (void **)&t->match_expressions, &t->n_match_expressions,
+                                      sizeof(dp_node_selector_requirement), decode_requirement);
+                      else if (streq(k, "matchFields")) r =
+                              get_seq(c, v, (void **)&t->match_fields, &t->n_match_fields,
+                                      sizeof(dp_node_selector_requirement), decode_requirement););
         return 0;
 }
 
@@ -379,8 +390,10 @@ int decode_node_selector(dctx *c, const dp_doc_node *n, dp_node_selector **ret) 
                 const char *k = n->pairs[i].key;
                 size_t m = path_key(c, k);
                 int r;
-                if (streq(k, "nodeSelectorTerms")) r = decode_node_selector_terms(c, n->pairs[i].value, ns);
-                else r = dunknown(c, m, n->pairs[i].key_node, k);
+                if (streq(k, "nodeSelectorTerms"))
+                        r = decode_node_selector_terms(c, n->pairs[i].value, ns);
+                else
+                        r = dunknown(c, m, n->pairs[i].key_node, k);
                 if (r < 0) return r;
                 path_pop(c, m);
         }
@@ -389,8 +402,7 @@ int decode_node_selector(dctx *c, const dp_doc_node *n, dp_node_selector **ret) 
 
 int decode_taint(dctx *c, const dp_doc_node *n, void *elem) {
         dp_taint *t = elem;
-        DECODE_FIELDS(c, n, k, v,
-                      if (streq(k, "key")) r = get_str(c, v, &t->key);
+        DECODE_FIELDS(c, n, k, v, if (streq(k, "key")) r = get_str(c, v, &t->key);
                       else if (streq(k, "value")) r = get_str(c, v, &t->value);
                       else if (streq(k, "effect")) r = get_str(c, v, &t->effect);
                       else if (streq(k, "timeAdded")) r = get_str(c, v, &t->time_added););
@@ -399,22 +411,20 @@ int decode_taint(dctx *c, const dp_doc_node *n, void *elem) {
 
 int decode_toleration(dctx *c, const dp_doc_node *n, void *elem) {
         dp_toleration *t = elem;
-        DECODE_FIELDS(c, n, k, v,
-                      if (streq(k, "key")) r = get_str(c, v, &t->key);
-                      else if (streq(k, "operator")) r = get_str(c, v, &t->op);
-                      else if (streq(k, "value")) r = get_str(c, v, &t->value);
-                      else if (streq(k, "effect")) r = get_str(c, v, &t->effect);
-                      else if (streq(k, "tolerationSeconds")) {
-                              r = get_int64(c, v, &t->toleration_seconds);
-                              if (r >= 0 && !dp_doc_is_null(v)) t->has_toleration_seconds = true;
-                      });
+        DECODE_FIELDS(
+                c, n, k, v, if (streq(k, "key")) r = get_str(c, v, &t->key);
+                else if (streq(k, "operator")) r = get_str(c, v, &t->op);
+                else if (streq(k, "value")) r = get_str(c, v, &t->value);
+                else if (streq(k, "effect")) r = get_str(c, v, &t->effect); else if (streq(k, "tolerationSeconds")) {
+                        r = get_int64(c, v, &t->toleration_seconds);
+                        if (r >= 0 && !dp_doc_is_null(v)) t->has_toleration_seconds = true;
+                });
         return 0;
 }
 
 int decode_condition(dctx *c, const dp_doc_node *n, void *elem) {
         dp_condition *d = elem;
-        DECODE_FIELDS(c, n, k, v,
-                      if (streq(k, "type")) r = get_str(c, v, &d->type);
+        DECODE_FIELDS(c, n, k, v, if (streq(k, "type")) r = get_str(c, v, &d->type);
                       else if (streq(k, "status")) r = get_str(c, v, &d->status);
                       else if (streq(k, "reason")) r = get_str(c, v, &d->reason);
                       else if (streq(k, "message")) r = get_str(c, v, &d->message);
@@ -442,8 +452,7 @@ static const kind_entry kinds[] = {
         {"ResourceSlice", DP_KIND_RESOURCE_SLICE, sizeof(dp_resource_slice), dra_versions},
         {"DeviceClass", DP_KIND_DEVICE_CLASS, sizeof(dp_device_class), dra_versions},
         {"ResourceClaim", DP_KIND_RESOURCE_CLAIM, sizeof(dp_resource_claim), dra_versions},
-        {"ResourceClaimTemplate", DP_KIND_RESOURCE_CLAIM_TEMPLATE, sizeof(dp_resource_claim_template),
-         dra_versions},
+        {"ResourceClaimTemplate", DP_KIND_RESOURCE_CLAIM_TEMPLATE, sizeof(dp_resource_claim_template), dra_versions},
         {"DeviceTaintRule", DP_KIND_DEVICE_TAINT_RULE, sizeof(dp_device_taint_rule), taint_rule_versions},
         {"Node", DP_KIND_NODE, sizeof(dp_node), core_versions},
         {"Pod", DP_KIND_POD, sizeof(dp_pod), core_versions},
@@ -508,8 +517,7 @@ static int decode_kind(dctx *c, const kind_entry *ke, const dp_doc_node *root, d
 /* Decode one object map. kind/api_version may come from an enclosing *List
  * when the item omits them. */
 static int decode_object(const dp_doc_node *root, const char *source, size_t doc_index, size_t item_index,
-                         const char *default_kind, const char *default_api_version, dp_object *ret,
-                         dp_error *err) {
+                         const char *default_kind, const char *default_api_version, dp_object *ret, dp_error *err) {
         dctx c = {.err = err};
         char who[640];
         if (!root || root->type != DP_DOC_MAP)
@@ -532,16 +540,16 @@ static int decode_object(const dp_doc_node *root, const char *source, size_t doc
                 return dp_error_set(err, -EINVAL, "%s: unknown kind \"%.100s\"%s%.100s%s (line %u)", who, kind,
                                     api_version ? " (apiVersion \"" : "", api_version ? api_version : "",
                                     api_version ? "\")" : "", kn ? kn->line : root->line);
-        if (!api_version)
-                return dp_error_set(err, -EINVAL, "%s: apiVersion: required (line %u)", who, root->line);
+        if (!api_version) return dp_error_set(err, -EINVAL, "%s: apiVersion: required (line %u)", who, root->line);
         if (!in_list(api_version, ke->api_versions)) {
                 char allowed[256] = "";
                 for (const char *const *v = ke->api_versions; *v; v++) {
                         strncat(allowed, v == ke->api_versions ? "" : ", ", sizeof(allowed) - strlen(allowed) - 1);
                         strncat(allowed, *v, sizeof(allowed) - strlen(allowed) - 1);
                 }
-                return dp_error_set(err, -EINVAL, "%s: apiVersion: \"%.100s\" is not supported for %s (use %s) (line %u)",
-                                    who, api_version, kind, allowed, an ? an->line : root->line);
+                return dp_error_set(err, -EINVAL,
+                                    "%s: apiVersion: \"%.100s\" is not supported for %s (use %s) (line %u)", who,
+                                    api_version, kind, allowed, an ? an->line : root->line);
         }
         c.version = version_of(api_version);
 
@@ -575,8 +583,7 @@ static bool is_list_kind(const char *kind) {
         return n >= 4 && streq(kind + n - 4, "List");
 }
 
-int dp_model_decode(const dp_doc_node *root, const char *source, size_t doc_index, dp_object_list *out,
-                    dp_error *err) {
+int dp_model_decode(const dp_doc_node *root, const char *source, size_t doc_index, dp_object_list *out, dp_error *err) {
         assert_return(out, -EINVAL);
         if (!source) source = "<input>";
         const char *kind = NULL;
@@ -589,13 +596,14 @@ int dp_model_decode(const dp_doc_node *root, const char *source, size_t doc_inde
                 if (!streq(kind, "List")) {
                         snprintf(item_kind, sizeof(item_kind), "%.*s", (int)(strlen(kind) - 4), kind);
                         if (!find_kind(item_kind))
-                                return dp_error_set(err, -EINVAL, "%s: unknown kind \"%.100s\" (line %u)", source,
-                                                    kind, root->line);
+                                return dp_error_set(err, -EINVAL, "%s: unknown kind \"%.100s\" (line %u)", source, kind,
+                                                    root->line);
                 }
                 const dp_doc_node *items = NULL;
                 for (size_t i = 0; i < root->n; i++) {
                         const char *k = root->pairs[i].key;
-                        if (streq(k, "items")) items = root->pairs[i].value;
+                        if (streq(k, "items"))
+                                items = root->pairs[i].value;
                         else if (!streq(k, "apiVersion") && !streq(k, "kind") && !streq(k, "metadata"))
                                 return dp_error_set(err, -EINVAL, "%s: %s: unknown field \"%.100s\" (line %u)", source,
                                                     kind, k, root->pairs[i].value->line);
@@ -618,7 +626,8 @@ int dp_model_decode(const dp_doc_node *root, const char *source, size_t doc_inde
                         }
                         if (r < 0) {
                                 /* all or nothing: drop what this document added */
-                                while (out->n > start) dp_object_free(out->items[--out->n]);
+                                while (out->n > start)
+                                        dp_object_free(out->items[--out->n]);
                                 return r;
                         }
                 }
@@ -646,7 +655,8 @@ int dp_model_decode_buffer(const char *buf, size_t len, const char *source, dp_o
         for (size_t i = 0; i < dp_doc_count(set); i++) {
                 r = dp_model_decode(dp_doc_root(set, i), source, i, out, err);
                 if (r < 0) {
-                        while (out->n > start) dp_object_free(out->items[--out->n]);
+                        while (out->n > start)
+                                dp_object_free(out->items[--out->n]);
                         return r;
                 }
         }

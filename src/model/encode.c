@@ -55,21 +55,24 @@ static dp_doc_node *quantity(enc *e, const dp_quantity *q) {
 static void put_strv(enc *e, dp_doc_node *m, const char *key, char *const *v, size_t n) {
         if (!n) return;
         dp_doc_node *seq = new_seq(e);
-        for (size_t i = 0; i < n; i++) push(e, seq, chk(e, dp_doc_new_str(e->s, v[i])));
+        for (size_t i = 0; i < n; i++)
+                push(e, seq, chk(e, dp_doc_new_str(e->s, v[i])));
         put(e, m, key, seq);
 }
 
 static void put_kv(enc *e, dp_doc_node *m, const char *key, const dp_kv *v, size_t n) {
         if (!n) return;
         dp_doc_node *map = new_map(e);
-        for (size_t i = 0; i < n; i++) put_str(e, map, v[i].key, v[i].value ? v[i].value : "");
+        for (size_t i = 0; i < n; i++)
+                put_str(e, map, v[i].key, v[i].value ? v[i].value : "");
         put(e, m, key, map);
 }
 
 static void put_quantities(enc *e, dp_doc_node *m, const char *key, const dp_named_quantity *v, size_t n) {
         if (!n) return;
         dp_doc_node *map = new_map(e);
-        for (size_t i = 0; i < n; i++) put(e, map, v[i].name, quantity(e, &v[i].value));
+        for (size_t i = 0; i < n; i++)
+                put(e, map, v[i].name, quantity(e, &v[i].value));
         put(e, m, key, map);
 }
 
@@ -93,12 +96,14 @@ static dp_doc_node *copy_tree(enc *e, const dp_doc_node *n) {
                 return chk(e, n->plain ? dp_doc_new_raw(e->s, n->str) : dp_doc_new_strn(e->s, n->str, n->len));
         case DP_DOC_MAP: {
                 dp_doc_node *m = new_map(e);
-                for (size_t i = 0; i < n->n; i++) put(e, m, n->pairs[i].key, copy_tree(e, n->pairs[i].value));
+                for (size_t i = 0; i < n->n; i++)
+                        put(e, m, n->pairs[i].key, copy_tree(e, n->pairs[i].value));
                 return m;
         }
         case DP_DOC_SEQ: {
                 dp_doc_node *s = new_seq(e);
-                for (size_t i = 0; i < n->n; i++) push(e, s, copy_tree(e, n->items[i]));
+                for (size_t i = 0; i < n->n; i++)
+                        push(e, s, copy_tree(e, n->items[i]));
                 return s;
         }
         }
@@ -129,9 +134,11 @@ static void sort_tree(dp_doc_node *n) {
         if (!n) return;
         if (n->type == DP_DOC_MAP) {
                 if (n->n > 1) qsort(n->pairs, n->n, sizeof(dp_doc_pair), cmp_pairs);
-                for (size_t i = 0; i < n->n; i++) sort_tree(n->pairs[i].value);
+                for (size_t i = 0; i < n->n; i++)
+                        sort_tree(n->pairs[i].value);
         } else if (n->type == DP_DOC_SEQ) {
-                for (size_t i = 0; i < n->n; i++) sort_tree(n->items[i]);
+                for (size_t i = 0; i < n->n; i++)
+                        sort_tree(n->items[i]);
         }
 }
 
@@ -212,7 +219,8 @@ static dp_doc_node *taint(enc *e, const dp_taint *t) {
 static void put_taints(enc *e, dp_doc_node *m, const dp_taint *v, size_t n) {
         if (!n) return;
         dp_doc_node *seq = new_seq(e);
-        for (size_t i = 0; i < n; i++) push(e, seq, taint(e, &v[i]));
+        for (size_t i = 0; i < n; i++)
+                push(e, seq, taint(e, &v[i]));
         put(e, m, "taints", seq);
 }
 
@@ -318,7 +326,8 @@ static dp_doc_node *device(enc *e, const dp_device *d) {
         put_str(e, x, "name", d->name);
         if (d->n_attributes) {
                 dp_doc_node *m = new_map(e);
-                for (size_t i = 0; i < d->n_attributes; i++) put(e, m, d->attributes[i].name, attribute(e, &d->attributes[i]));
+                for (size_t i = 0; i < d->n_attributes; i++)
+                        put(e, m, d->attributes[i].name, attribute(e, &d->attributes[i]));
                 put(e, x, "attributes", m);
         }
         if (d->n_capacity) {
@@ -339,7 +348,8 @@ static dp_doc_node *device(enc *e, const dp_device *d) {
                                 if (c->valid_range) {
                                         dp_doc_node *rg = new_map(e);
                                         put(e, rg, "min", quantity(e, &c->valid_range->min));
-                                        if (c->valid_range->has_max) put(e, rg, "max", quantity(e, &c->valid_range->max));
+                                        if (c->valid_range->has_max)
+                                                put(e, rg, "max", quantity(e, &c->valid_range->max));
                                         if (c->valid_range->has_step)
                                                 put(e, rg, "step", quantity(e, &c->valid_range->step));
                                         put(e, p, "validRange", rg);
@@ -390,7 +400,8 @@ static dp_doc_node *slice(enc *e, const dp_resource_slice *s) {
         if (s->per_device_node_selection) put_bool(e, spec, "perDeviceNodeSelection", true);
         if (s->n_devices) {
                 dp_doc_node *seq = new_seq(e);
-                for (size_t i = 0; i < s->n_devices; i++) push(e, seq, device(e, &s->devices[i]));
+                for (size_t i = 0; i < s->n_devices; i++)
+                        push(e, seq, device(e, &s->devices[i]));
                 put(e, spec, "devices", seq);
         }
         if (s->n_shared_counters) {
@@ -490,7 +501,8 @@ static dp_doc_node *allocation(enc *e, const dp_allocation_result *a) {
                 dp_doc_node *seq = new_seq(e);
                 for (size_t i = 0; i < a->n_config; i++) {
                         dp_doc_node *x = new_map(e);
-                        put_str(e, x, "source", a->config[i].source == DP_CONFIG_SOURCE_CLASS ? "FromClass" : "FromClaim");
+                        put_str(e, x, "source",
+                                a->config[i].source == DP_CONFIG_SOURCE_CLASS ? "FromClass" : "FromClaim");
                         put_strv(e, x, "requests", a->config[i].config.requests, a->config[i].config.n_requests);
                         put(e, x, "opaque", opaque(e, &a->config[i].config));
                         push(e, seq, x);
@@ -638,7 +650,8 @@ static dp_doc_node *pod(enc *e, const dp_pod *p) {
         put_kv(e, spec, "nodeSelector", p->node_selector, p->n_node_selector);
         if (p->required_node_affinity) {
                 dp_doc_node *aff = new_map(e), *na = new_map(e);
-                put(e, na, "requiredDuringSchedulingIgnoredDuringExecution", node_selector(e, p->required_node_affinity));
+                put(e, na, "requiredDuringSchedulingIgnoredDuringExecution",
+                    node_selector(e, p->required_node_affinity));
                 put(e, aff, "nodeAffinity", na);
                 put(e, spec, "affinity", aff);
         }
@@ -762,7 +775,8 @@ dp_doc_node *dp_object_list_encode(dp_doc_set *set, const dp_object_list *l) {
         dp_doc_node *n = new_map(&e), *items = new_seq(&e);
         put_str(&e, n, "apiVersion", "v1");
         put_str(&e, n, "kind", "List");
-        for (size_t i = 0; i < l->n; i++) push(&e, items, any(&e, l->items[i]));
+        for (size_t i = 0; i < l->n; i++)
+                push(&e, items, any(&e, l->items[i]));
         put(&e, n, "items", items);
         dp_doc_node *md = new_map(&e);
         put_str(&e, md, "resourceVersion", "");

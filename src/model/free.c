@@ -10,7 +10,8 @@
 
 static void strv_free(char **v, size_t n) {
         if (!v) return; /* list attributes share `n` between ints, bools and strs */
-        for (size_t i = 0; i < n; i++) free(v[i]);
+        for (size_t i = 0; i < n; i++)
+                free(v[i]);
         free(v);
 }
 
@@ -23,7 +24,8 @@ static void kv_free(dp_kv *v, size_t n) {
 }
 
 static void nq_free(dp_named_quantity *v, size_t n) {
-        for (size_t i = 0; i < n; i++) free(v[i].name);
+        for (size_t i = 0; i < n; i++)
+                free(v[i].name);
         free(v);
 }
 
@@ -72,8 +74,10 @@ void dp_node_selector_done(dp_node_selector *ns) {
         if (!ns) return;
         for (size_t i = 0; i < ns->n_terms; i++) {
                 dp_node_selector_term *t = &ns->terms[i];
-                for (size_t j = 0; j < t->n_match_expressions; j++) requirement_done(&t->match_expressions[j]);
-                for (size_t j = 0; j < t->n_match_fields; j++) requirement_done(&t->match_fields[j]);
+                for (size_t j = 0; j < t->n_match_expressions; j++)
+                        requirement_done(&t->match_expressions[j]);
+                for (size_t j = 0; j < t->n_match_fields; j++)
+                        requirement_done(&t->match_fields[j]);
                 free(t->match_expressions);
                 free(t->match_fields);
         }
@@ -95,7 +99,8 @@ static void taint_done(dp_taint *t) {
 }
 
 static void taints_free(dp_taint *v, size_t n) {
-        for (size_t i = 0; i < n; i++) taint_done(&v[i]);
+        for (size_t i = 0; i < n; i++)
+                taint_done(&v[i]);
         free(v);
 }
 
@@ -109,7 +114,8 @@ void dp_toleration_done(dp_toleration *t) {
 }
 
 static void tolerations_free(dp_toleration *v, size_t n) {
-        for (size_t i = 0; i < n; i++) dp_toleration_done(&v[i]);
+        for (size_t i = 0; i < n; i++)
+                dp_toleration_done(&v[i]);
         free(v);
 }
 
@@ -123,7 +129,8 @@ static void attribute_done(dp_device_attribute *a) {
 
 static void device_done(dp_device *d) {
         free(d->name);
-        for (size_t i = 0; i < d->n_attributes; i++) attribute_done(&d->attributes[i]);
+        for (size_t i = 0; i < d->n_attributes; i++)
+                attribute_done(&d->attributes[i]);
         free(d->attributes);
         for (size_t i = 0; i < d->n_capacity; i++) {
                 free(d->capacity[i].name);
@@ -153,7 +160,8 @@ dp_resource_slice *dp_resource_slice_free(dp_resource_slice *s) {
         free(s->pool_name);
         free(s->node_name);
         dp_node_selector_free(s->node_selector);
-        for (size_t i = 0; i < s->n_devices; i++) device_done(&s->devices[i]);
+        for (size_t i = 0; i < s->n_devices; i++)
+                device_done(&s->devices[i]);
         free(s->devices);
         for (size_t i = 0; i < s->n_shared_counters; i++) {
                 free(s->shared_counters[i].name);
@@ -167,7 +175,8 @@ dp_resource_slice *dp_resource_slice_free(dp_resource_slice *s) {
 }
 
 static void selectors_free(dp_device_selector *v, size_t n) {
-        for (size_t i = 0; i < n; i++) free(v[i].cel_expression);
+        for (size_t i = 0; i < n; i++)
+                free(v[i].cel_expression);
         free(v);
 }
 
@@ -178,7 +187,8 @@ static void config_done(dp_device_config *c) {
 }
 
 static void configs_free(dp_device_config *v, size_t n) {
-        for (size_t i = 0; i < n; i++) config_done(&v[i]);
+        for (size_t i = 0; i < n; i++)
+                config_done(&v[i]);
         free(v);
 }
 
@@ -239,9 +249,11 @@ void dp_device_allocation_result_done(dp_device_allocation_result *r) {
 
 dp_allocation_result *dp_allocation_result_free(dp_allocation_result *a) {
         if (!a) return NULL;
-        for (size_t i = 0; i < a->n_results; i++) dp_device_allocation_result_done(&a->results[i]);
+        for (size_t i = 0; i < a->n_results; i++)
+                dp_device_allocation_result_done(&a->results[i]);
         free(a->results);
-        for (size_t i = 0; i < a->n_config; i++) config_done(&a->config[i].config);
+        for (size_t i = 0; i < a->n_config; i++)
+                config_done(&a->config[i].config);
         free(a->config);
         dp_node_selector_free(a->node_selector);
         free(a->allocation_timestamp);
@@ -449,7 +461,8 @@ dp_object_list *dp_object_list_new(void) { return calloc(1, sizeof(dp_object_lis
 
 dp_object_list *dp_object_list_free(dp_object_list *l) {
         if (!l) return NULL;
-        for (size_t i = 0; i < l->n; i++) dp_object_free(l->items[i]);
+        for (size_t i = 0; i < l->n; i++)
+                dp_object_free(l->items[i]);
         free(l->items);
         free(l);
         return NULL;
@@ -477,7 +490,8 @@ dp_object dp_object_list_find(const dp_object_list *l, dp_kind kind, const char 
 size_t dp_object_list_count(const dp_object_list *l, dp_kind kind) {
         size_t c = 0;
         if (l)
-                for (size_t i = 0; i < l->n; i++) c += l->items[i].hdr->kind == kind;
+                for (size_t i = 0; i < l->n; i++)
+                        c += l->items[i].hdr->kind == kind;
         return c;
 }
 
@@ -552,8 +566,8 @@ static bool dup_tolerations(dp_toleration **dst, size_t *n_dst, const dp_tolerat
         return true;
 }
 
-static bool dup_requirements(dp_node_selector_requirement **dst, size_t *n_dst,
-                             const dp_node_selector_requirement *src, size_t n) {
+static bool dup_requirements(dp_node_selector_requirement **dst, size_t *n_dst, const dp_node_selector_requirement *src,
+                             size_t n) {
         *dst = NULL;
         *n_dst = 0;
         if (n == 0) return true;
@@ -640,8 +654,8 @@ static bool dup_selectors(dp_device_selector **dst, size_t *n_dst, const dp_devi
 }
 
 static bool dup_config(dp_device_config *d, const dp_device_config *s) {
-        return dup_strv(&d->requests, &d->n_requests, s->requests, s->n_requests) &&
-               dup_str(&d->driver, s->driver) && dup_str(&d->parameters_json, s->parameters_json);
+        return dup_strv(&d->requests, &d->n_requests, s->requests, s->n_requests) && dup_str(&d->driver, s->driver) &&
+               dup_str(&d->parameters_json, s->parameters_json);
 }
 
 static bool dup_request_spec(dp_device_request_spec *d, const dp_device_request_spec *s) {

@@ -19,7 +19,8 @@ int dp_model_load_file(const char *path, dp_object_list *out, dp_error *err) {
         for (size_t i = 0; i < dp_doc_count(set); i++) {
                 r = dp_model_decode(dp_doc_root(set, i), path, i, out, err);
                 if (r < 0) {
-                        while (out->n > start) dp_object_free(out->items[--out->n]);
+                        while (out->n > start)
+                                dp_object_free(out->items[--out->n]);
                         return r;
                 }
         }
@@ -32,12 +33,11 @@ static bool has_input_suffix(const char *name) {
                (n > 5 && streq(name + n - 5, ".json"));
 }
 
-static int cmp_names(const void *a, const void *b) {
-        return strcmp(*(char *const *)a, *(char *const *)b);
-}
+static int cmp_names(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 static void names_free(char **v, size_t n) {
-        for (size_t i = 0; i < n; i++) free(v[i]);
+        for (size_t i = 0; i < n; i++)
+                free(v[i]);
         free(v);
 }
 
@@ -88,7 +88,8 @@ int dp_model_load(const char *const *paths, size_t n_paths, dp_object_list **ret
                         size_t n = 0;
                         r = list_dir(paths[i], &names, &n, err);
                         if (r < 0) return r;
-                        for (size_t j = 0; j < n && r >= 0; j++) r = dp_model_load_file(names[j], l, err);
+                        for (size_t j = 0; j < n && r >= 0; j++)
+                                r = dp_model_load_file(names[j], l, err);
                         names_free(names, n);
                 } else {
                         r = dp_model_load_file(paths[i], l, err);

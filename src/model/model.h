@@ -91,8 +91,7 @@ int dp_toleration_copy(dp_toleration *dst, const dp_toleration *src);
  * names the file in messages and in hdr.source. Decoding checks structure
  * (known kind and fields, types, one-of fields) but not limits and rules:
  * call dp_model_validate() for those. */
-int dp_model_decode(const dp_doc_node *root, const char *source, size_t doc_index, dp_object_list *out,
-                    dp_error *err);
+int dp_model_decode(const dp_doc_node *root, const char *source, size_t doc_index, dp_object_list *out, dp_error *err);
 /* Parse a YAML/JSON stream (multi-document) and decode every document. */
 int dp_model_decode_buffer(const char *buf, size_t len, const char *source, dp_object_list *out, dp_error *err);
 

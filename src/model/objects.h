@@ -117,7 +117,7 @@ typedef struct dp_taint {
 /* A pod toleration or a device-request toleration. */
 typedef struct dp_toleration {
         char *key;
-        char *op;     /* "operator": Exists or Equal; NULL = Equal */
+        char *op; /* "operator": Exists or Equal; NULL = Equal */
         char *value;
         char *effect; /* NULL = all effects */
         bool has_toleration_seconds;
@@ -154,9 +154,9 @@ typedef enum {
 typedef struct dp_device_attribute {
         char *name; /* qualified name as written: "model" or "domain/model" */
         dp_attr_type type;
-        int64_t i;    /* INT */
-        bool b;       /* BOOL */
-        char *s;      /* STRING, VERSION */
+        int64_t i;     /* INT */
+        bool b;        /* BOOL */
+        char *s;       /* STRING, VERSION */
         int64_t *ints; /* INTS */
         bool *bools;   /* BOOLS */
         char **strs;   /* STRINGS, VERSIONS */
@@ -176,8 +176,8 @@ typedef struct dp_device_capacity {
         dp_quantity value;
         bool has_request_policy;
         bool has_default;
-        dp_quantity default_;          /* requestPolicy.default */
-        dp_quantity *valid_values;     /* requestPolicy.validValues, ascending */
+        dp_quantity default_;      /* requestPolicy.default */
+        dp_quantity *valid_values; /* requestPolicy.validValues, ascending */
         size_t n_valid_values;
         dp_capacity_range *valid_range; /* requestPolicy.validRange, NULL if unset */
 } dp_device_capacity;
@@ -420,7 +420,7 @@ typedef struct dp_node {
         dp_taint *taints;
         size_t n_taints;
         bool unschedulable;
-        dp_named_quantity *capacity;    /* status.capacity */
+        dp_named_quantity *capacity; /* status.capacity */
         size_t n_capacity;
         dp_named_quantity *allocatable; /* status.allocatable */
         size_t n_allocatable;
@@ -445,7 +445,7 @@ typedef struct dp_container {
 
 typedef struct dp_pod_resource_claim {
         char *name;
-        char *resource_claim_name;          /* exactly one of these two */
+        char *resource_claim_name; /* exactly one of these two */
         char *resource_claim_template_name;
 } dp_pod_resource_claim;
 
@@ -478,7 +478,7 @@ typedef struct dp_pod {
         size_t n_overhead;
         dp_pod_resource_claim *resource_claims;
         size_t n_resource_claims;
-        char *workload_name;  /* spec.workloadRef.name (gang scheduling, 1.35+) */
+        char *workload_name;      /* spec.workloadRef.name (gang scheduling, 1.35+) */
         char *workload_pod_group; /* spec.workloadRef.podGroup */
         /* status */
         char *phase;

@@ -29,8 +29,7 @@ typedef unsigned __int128 u128;
 /* Kubernetes caps binary-suffixed quantities at math.MaxInt64 units. */
 #define BINARY_CAP_NANOS ((u128)INT64_MAX * (u128)NANO)
 
-#define ERR_FORMAT                                                                                           \
-        "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
+#define ERR_FORMAT "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
 #define ERR_SUFFIX "unable to parse quantity's suffix"
 
 /* ---- a tiny unsigned big integer, 32-bit limbs, little-endian ---- */
@@ -43,7 +42,8 @@ typedef struct {
 } big;
 
 static void big_trim(big *b) {
-        while (b->n > 0 && b->l[b->n - 1] == 0) b->n--;
+        while (b->n > 0 && b->l[b->n - 1] == 0)
+                b->n--;
 }
 
 /* b = b * m + a; false on overflow of the fixed size (cannot happen for the
@@ -87,7 +87,8 @@ static bool big_shl(big *b, unsigned bits) {
 static bool big_to_u128(const big *b, u128 *ret) {
         if (b->n > 4) return false;
         u128 v = 0;
-        for (unsigned i = b->n; i-- > 0;) v = (v << 32) | b->l[i];
+        for (unsigned i = b->n; i-- > 0;)
+                v = (v << 32) | b->l[i];
         *ret = v;
         return true;
 }
@@ -114,25 +115,30 @@ static bool scan(const char *s, size_t end, scanned *r) {
                 r->negative = s[0] == '-';
                 pos++;
         }
-        while (pos < end && s[pos] == '0') pos++;
+        while (pos < end && s[pos] == '0')
+                pos++;
         if (pos >= end) return true;
         size_t start = pos;
-        while (pos < end && is_digit(s[pos])) pos++;
+        while (pos < end && is_digit(s[pos]))
+                pos++;
         r->num = s + start;
         r->num_len = pos - start;
         if (pos >= end) return true;
         if (s[pos] == '.') {
                 pos++;
                 start = pos;
-                while (pos < end && is_digit(s[pos])) pos++;
+                while (pos < end && is_digit(s[pos]))
+                        pos++;
                 r->denom = s + start;
                 r->denom_len = pos - start;
                 if (pos >= end) return true;
         }
         start = pos;
-        while (pos < end && strchr("eEinumkKMGTP", s[pos])) pos++;
+        while (pos < end && strchr("eEinumkKMGTP", s[pos]))
+                pos++;
         if (pos < end && (s[pos] == '-' || s[pos] == '+')) pos++;
-        while (pos < end && is_digit(s[pos])) pos++;
+        while (pos < end && is_digit(s[pos]))
+                pos++;
         if (pos < end) return false;
         r->suffix = s + start;
         r->suffix_len = end - start;
@@ -146,14 +152,14 @@ typedef struct {
 } suffix_entry;
 
 static const suffix_entry suffixes[] = {
-        {"n", 10, -9, DP_QUANTITY_DECIMAL_SI},  {"u", 10, -6, DP_QUANTITY_DECIMAL_SI},
-        {"m", 10, -3, DP_QUANTITY_DECIMAL_SI},  {"", 10, 0, DP_QUANTITY_DECIMAL_SI},
-        {"k", 10, 3, DP_QUANTITY_DECIMAL_SI},   {"M", 10, 6, DP_QUANTITY_DECIMAL_SI},
-        {"G", 10, 9, DP_QUANTITY_DECIMAL_SI},   {"T", 10, 12, DP_QUANTITY_DECIMAL_SI},
-        {"P", 10, 15, DP_QUANTITY_DECIMAL_SI},  {"E", 10, 18, DP_QUANTITY_DECIMAL_SI},
-        {"Ki", 2, 10, DP_QUANTITY_BINARY_SI},   {"Mi", 2, 20, DP_QUANTITY_BINARY_SI},
-        {"Gi", 2, 30, DP_QUANTITY_BINARY_SI},   {"Ti", 2, 40, DP_QUANTITY_BINARY_SI},
-        {"Pi", 2, 50, DP_QUANTITY_BINARY_SI},   {"Ei", 2, 60, DP_QUANTITY_BINARY_SI},
+        {"n", 10, -9, DP_QUANTITY_DECIMAL_SI}, {"u", 10, -6, DP_QUANTITY_DECIMAL_SI},
+        {"m", 10, -3, DP_QUANTITY_DECIMAL_SI}, {"", 10, 0, DP_QUANTITY_DECIMAL_SI},
+        {"k", 10, 3, DP_QUANTITY_DECIMAL_SI},  {"M", 10, 6, DP_QUANTITY_DECIMAL_SI},
+        {"G", 10, 9, DP_QUANTITY_DECIMAL_SI},  {"T", 10, 12, DP_QUANTITY_DECIMAL_SI},
+        {"P", 10, 15, DP_QUANTITY_DECIMAL_SI}, {"E", 10, 18, DP_QUANTITY_DECIMAL_SI},
+        {"Ki", 2, 10, DP_QUANTITY_BINARY_SI},  {"Mi", 2, 20, DP_QUANTITY_BINARY_SI},
+        {"Gi", 2, 30, DP_QUANTITY_BINARY_SI},  {"Ti", 2, 40, DP_QUANTITY_BINARY_SI},
+        {"Pi", 2, 50, DP_QUANTITY_BINARY_SI},  {"Ei", 2, 60, DP_QUANTITY_BINARY_SI},
 };
 
 /* Go's strconv.ParseInt(s, 10, 64): optional sign, at least one digit. */
@@ -173,8 +179,7 @@ static bool parse_int64(const char *s, size_t len, int64_t *ret) {
         return true;
 }
 
-static bool interpret_suffix(const char *s, size_t len, int *base, int32_t *exponent,
-                             dp_quantity_format_kind *format) {
+static bool interpret_suffix(const char *s, size_t len, int *base, int32_t *exponent, dp_quantity_format_kind *format) {
         for (size_t i = 0; i < ELEMENTSOF(suffixes); i++)
                 if (strlen(suffixes[i].name) == len && memcmp(suffixes[i].name, s, len) == 0) {
                         *base = suffixes[i].base;
@@ -271,7 +276,8 @@ static size_t u128_to_str(u128 v, char *out) {
                 tmp[n++] = (char)('0' + (int)(v % 10));
                 v /= 10;
         } while (v);
-        for (size_t i = 0; i < n; i++) out[i] = tmp[n - 1 - i];
+        for (size_t i = 0; i < n; i++)
+                out[i] = tmp[n - 1 - i];
         out[n] = 0;
         return n;
 }
@@ -333,8 +339,10 @@ void dp_quantity_format(const dp_quantity *q, char *buf, size_t size) {
         }
         if (f == DP_QUANTITY_DECIMAL_EXPONENT) {
                 p += u128_to_str(mant, p);
-                if (e != 0) snprintf(p, sizeof(out) - (size_t)(p - out), "e%d", e);
-                else *p = 0;
+                if (e != 0)
+                        snprintf(p, sizeof(out) - (size_t)(p - out), "e%d", e);
+                else
+                        *p = 0;
                 snprintf(buf, size, "%s", out);
                 return;
         }

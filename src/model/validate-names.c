@@ -120,8 +120,9 @@ static int device_name(const char *s, bool domain_required, dp_error *err) {
                 if (dl == 0 || !dns_subdomain_chars(s, dl))
                         return dp_error_set(err, -EINVAL, "\"%.80s\": the domain must be a DNS subdomain", s);
                 if (dl > DP_DEVICE_MAX_DOMAIN_LENGTH)
-                        return dp_error_set(err, -EINVAL, "\"%.80s\": the domain must be at most %d characters "
-                                                          "(DeviceMaxDomainLength)",
+                        return dp_error_set(err, -EINVAL,
+                                            "\"%.80s\": the domain must be at most %d characters "
+                                            "(DeviceMaxDomainLength)",
                                             s, DP_DEVICE_MAX_DOMAIN_LENGTH);
                 id = slash + 1;
         } else if (domain_required) {
@@ -134,8 +135,9 @@ static int device_name(const char *s, bool domain_required, dp_error *err) {
                                     "starting with a digit)",
                                     s);
         if (il > DP_DEVICE_MAX_ID_LENGTH)
-                return dp_error_set(err, -EINVAL, "\"%.80s\": the name must be at most %d characters (DeviceMaxIDLength)",
-                                    s, DP_DEVICE_MAX_ID_LENGTH);
+                return dp_error_set(err, -EINVAL,
+                                    "\"%.80s\": the name must be at most %d characters (DeviceMaxIDLength)", s,
+                                    DP_DEVICE_MAX_ID_LENGTH);
         return 0;
 }
 
@@ -156,8 +158,8 @@ int dp_validate_extended_resource_name(const char *s, dp_error *err) {
                 return dp_error_set(err, -EINVAL, "\"%.80s\": an extended resource name must have the form domain/name",
                                     s);
         if (strstr(s, "kubernetes.io/"))
-                return dp_error_set(err, -EINVAL, "\"%.80s\": the kubernetes.io domain is reserved for native resources",
-                                    s);
+                return dp_error_set(err, -EINVAL,
+                                    "\"%.80s\": the kubernetes.io domain is reserved for native resources", s);
         if (!dp_is_extended_resource_name(s)) {
                 int r = dp_validate_qualified_name(s, err);
                 if (r < 0) return r;

@@ -38,14 +38,16 @@ typedef struct pool {
 
 static int check_pool(pool *p, dp_error *err) {
         int64_t gen = 0;
-        for (size_t i = 0; i < p->n; i++) gen = DP_MAX(gen, p->slices[i]->pool_generation);
+        for (size_t i = 0; i < p->n; i++)
+                gen = DP_MAX(gen, p->slices[i]->pool_generation);
         const dp_resource_slice *first = NULL;
         size_t count = 0;
         for (size_t i = 0; i < p->n; i++) {
                 const dp_resource_slice *s = p->slices[i];
                 if (s->pool_generation != gen) continue;
                 count++;
-                if (!first) first = s;
+                if (!first)
+                        first = s;
                 else if (s->pool_resource_slice_count != first->pool_resource_slice_count)
                         return fail_at(s, err, -EINVAL,
                                        "spec.pool.resourceSliceCount: %" PRId64 " disagrees with ResourceSlice %s "
@@ -108,7 +110,8 @@ static int check_pool(pool *p, dp_error *err) {
                                 else
                                         r = check_consumption(&c, cc, set);
                                 if (r < 0) {
-                                        dp_error_prefix(err, "%s: ResourceSlice %s", s->hdr.source ? s->hdr.source : "<input>",
+                                        dp_error_prefix(err, "%s: ResourceSlice %s",
+                                                        s->hdr.source ? s->hdr.source : "<input>",
                                                         s->meta.name ? s->meta.name : "(unnamed)");
                                         return r;
                                 }
@@ -125,7 +128,8 @@ static int check_pools(const dp_object_list *l, dp_error *err) {
                 if (l->items[i].hdr->kind != DP_KIND_RESOURCE_SLICE) continue;
                 const dp_resource_slice *s = l->items[i].slice;
                 size_t j = 0;
-                while (j < n && !(streq(pools[j].driver, s->driver) && streq(pools[j].name, s->pool_name))) j++;
+                while (j < n && !(streq(pools[j].driver, s->driver) && streq(pools[j].name, s->pool_name)))
+                        j++;
                 if (j == n) {
                         if (DP_GROW(pools, cap, n + 1) < 0) {
                                 r = dp_error_set(err, -ENOMEM, "out of memory");
@@ -139,8 +143,10 @@ static int check_pools(const dp_object_list *l, dp_error *err) {
                 }
                 pools[j].slices[pools[j].n++] = s;
         }
-        for (size_t j = 0; j < n && r >= 0; j++) r = check_pool(&pools[j], err);
-        for (size_t j = 0; j < n; j++) free(pools[j].slices);
+        for (size_t j = 0; j < n && r >= 0; j++)
+                r = check_pool(&pools[j], err);
+        for (size_t j = 0; j < n; j++)
+                free(pools[j].slices);
         free(pools);
         return r;
 }
@@ -154,8 +160,8 @@ static int check_duplicates(const dp_object_list *l, dp_error *err) {
         for (size_t i = 0; i < l->n && r >= 0; i++) {
                 const dp_object_meta *m = dp_object_meta_of(l->items[i]);
                 if (!m->name) continue; /* generateName: the API server would pick a fresh name */
-                keys[i] = dp_asprintf("%d/%s/%s", (int)l->items[i].hdr->kind, m->namespace ? m->namespace : "",
-                                      m->name);
+                keys[i] =
+                        dp_asprintf("%d/%s/%s", (int)l->items[i].hdr->kind, m->namespace ? m->namespace : "", m->name);
                 if (!keys[i]) {
                         r = dp_error_set(err, -ENOMEM, "out of memory");
                         break;
@@ -165,7 +171,8 @@ static int check_duplicates(const dp_object_list *l, dp_error *err) {
                         const dp_object *o = dp_hashmap_get(seen, keys[i]);
                         char who[640];
                         dp_object_describe(l->items[i], who, sizeof(who));
-                        r = dp_error_set(err, -EINVAL, "%s: %s: metadata.name: duplicate object, also defined in %s (document %zu)",
+                        r = dp_error_set(err, -EINVAL,
+                                         "%s: %s: metadata.name: duplicate object, also defined in %s (document %zu)",
                                          l->items[i].hdr->source ? l->items[i].hdr->source : "<input>", who,
                                          o->hdr->source ? o->hdr->source : "<input>", o->hdr->doc_index + 1);
                 } else if (r < 0) {
@@ -173,7 +180,8 @@ static int check_duplicates(const dp_object_list *l, dp_error *err) {
                 }
         }
         seen = dp_hashmap_free(seen);
-        for (size_t i = 0; i < l->n; i++) free(keys[i]);
+        for (size_t i = 0; i < l->n; i++)
+                free(keys[i]);
         free(keys);
         return r;
 }

@@ -72,8 +72,8 @@ static bool semver_idents(const char *s, size_t n, bool prerelease) {
                         bool all_digits = true;
                         for (size_t j = start; j < i; j++) {
                                 char ch = s[j];
-                                if (!((ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-                                      ch == '-'))
+                                if (!((ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'z') ||
+                                      (ch >= 'A' && ch <= 'Z') || ch == '-'))
                                         return false;
                                 if (ch < '0' || ch > '9') all_digits = false;
                         }
@@ -153,7 +153,8 @@ static int validate_node_selector(dctx *c, const char *field, const dp_node_sele
                                 bool want_values = q->op == DP_NS_OP_IN || q->op == DP_NS_OP_NOT_IN ||
                                                    q->op == DP_NS_OP_GT || q->op == DP_NS_OP_LT;
                                 if (want_values && q->n_values == 0)
-                                        return vfail(c, "values", -EINVAL, "must be specified for In, NotIn, Gt and Lt");
+                                        return vfail(c, "values", -EINVAL,
+                                                     "must be specified for In, NotIn, Gt and Lt");
                                 if (!want_values && q->n_values)
                                         return vfail(c, "values", -EINVAL,
                                                      "may not be specified for Exists and DoesNotExist");
@@ -178,7 +179,8 @@ static int validate_taint(dctx *c, const dp_taint *t, bool device) {
                   (device ? streq(t->effect, "None") : streq(t->effect, "PreferNoSchedule"));
         if (!ok)
                 return vfail(c, "effect", -EINVAL,
-                             device ? "must be NoSchedule, NoExecute or None" : "must be NoSchedule, PreferNoSchedule or NoExecute");
+                             device ? "must be NoSchedule, NoExecute or None"
+                                    : "must be NoSchedule, PreferNoSchedule or NoExecute");
         return 0;
 }
 
@@ -251,8 +253,9 @@ static int validate_opaque(dctx *c, const dp_device_config *cfg) {
         int r = required(c, "driver", cfg->driver);
         if (r >= 0) r = vname(c, "driver", cfg->driver, dp_validate_dns_subdomain);
         if (r >= 0) r = vlen(c, "driver", cfg->driver, DP_DRIVER_NAME_MAX_LENGTH, "DriverNameMaxLength");
-        if (r >= 0) r = vlen(c, "parameters", cfg->parameters_json, DP_OPAQUE_PARAMETERS_MAX_LENGTH,
-                             "OpaqueParametersMaxLength");
+        if (r >= 0)
+                r = vlen(c, "parameters", cfg->parameters_json, DP_OPAQUE_PARAMETERS_MAX_LENGTH,
+                         "OpaqueParametersMaxLength");
         if (r >= 0 && (!cfg->parameters_json || cfg->parameters_json[0] != '{'))
                 r = vfail(c, "parameters", -EINVAL, "must be an object");
         if (r >= 0) path_pop(c, m);
@@ -320,7 +323,8 @@ static int validate_capacity(dctx *c, const dp_device_capacity *cap) {
                                  "CapacityRequestPolicyDiscreteMaxOptions");
                 for (size_t i = 1; r >= 0 && i < cap->n_valid_values; i++)
                         if (dp_quantity_cmp(&cap->valid_values[i - 1], &cap->valid_values[i]) >= 0)
-                                r = vfail(c, "validValues", -EINVAL, "must be sorted in ascending order without duplicates");
+                                r = vfail(c, "validValues", -EINVAL,
+                                          "must be sorted in ascending order without duplicates");
                 if (r >= 0 && cap->has_default && cap->n_valid_values) {
                         bool found = false;
                         for (size_t i = 0; i < cap->n_valid_values; i++)
@@ -367,8 +371,9 @@ static int validate_device(dctx *c, const dp_resource_slice *s, const dp_device 
         if (r >= 0) r = vname(c, "name", d->name, dp_validate_dns_label);
         if (r < 0) return r;
         if (d->n_attributes + d->n_capacity > DP_RESOURCE_SLICE_MAX_ATTRIBUTES_AND_CAPACITIES_PER_DEVICE)
-                return dfail(c, NULL, -E2BIG, "must have at most %d attributes and capacities together, got %zu "
-                                              "(ResourceSliceMaxAttributesAndCapacitiesPerDevice)",
+                return dfail(c, NULL, -E2BIG,
+                             "must have at most %d attributes and capacities together, got %zu "
+                             "(ResourceSliceMaxAttributesAndCapacitiesPerDevice)",
                              DP_RESOURCE_SLICE_MAX_ATTRIBUTES_AND_CAPACITIES_PER_DEVICE,
                              d->n_attributes + d->n_capacity);
         size_t values = 0;
@@ -406,7 +411,8 @@ static int validate_device(dctx *c, const dp_resource_slice *s, const dp_device 
                         r = vmax(c, "compatibilityGroups", cc->n_compatibility_groups,
                                  DP_DEVICE_COMPATIBILITY_GROUPS_MAX_SIZE, "compatibilityGroups (KEP-5963)");
                 for (size_t j = 0; r >= 0 && j < cc->n_compatibility_groups; j++) {
-                        if (!*cc->compatibility_groups[j] || strlen(cc->compatibility_groups[j]) > DP_DNS1123_LABEL_MAX_LENGTH)
+                        if (!*cc->compatibility_groups[j] ||
+                            strlen(cc->compatibility_groups[j]) > DP_DNS1123_LABEL_MAX_LENGTH)
                                 r = vfail(c, "compatibilityGroups", -EINVAL, "group names must be 1 to 63 characters");
                         for (size_t k = 0; r >= 0 && k < j; k++)
                                 if (streq(cc->compatibility_groups[j], cc->compatibility_groups[k]))
@@ -420,11 +426,13 @@ static int validate_device(dctx *c, const dp_resource_slice *s, const dp_device 
         if (r < 0) return r;
         int placement = !!d->node_name + !!d->node_selector + d->all_nodes;
         if (s->per_device_node_selection && placement != 1)
-                return dfail(c, NULL, -EINVAL, "exactly one of nodeName, nodeSelector or allNodes must be set when "
-                                               "spec.perDeviceNodeSelection is true");
+                return dfail(c, NULL, -EINVAL,
+                             "exactly one of nodeName, nodeSelector or allNodes must be set when "
+                             "spec.perDeviceNodeSelection is true");
         if (!s->per_device_node_selection && placement)
-                return dfail(c, NULL, -EINVAL, "nodeName, nodeSelector and allNodes may only be set when "
-                                               "spec.perDeviceNodeSelection is true");
+                return dfail(c, NULL, -EINVAL,
+                             "nodeName, nodeSelector and allNodes may only be set when "
+                             "spec.perDeviceNodeSelection is true");
         if (d->node_name) r = vname(c, "nodeName", d->node_name, dp_validate_dns_subdomain);
         if (r >= 0) r = validate_node_selector(c, "nodeSelector", d->node_selector);
         if (r >= 0) r = validate_taints(c, d->taints, d->n_taints, true);
@@ -491,7 +499,8 @@ static int validate_slice(dctx *c, const dp_resource_slice *s) {
                 if (r >= 0 && empty_part) r = vfail(c, "name", -EINVAL, "must not have empty '/'-separated parts");
         }
         if (r >= 0 && s->pool_generation < 0) r = vfail(c, "generation", -EINVAL, "must not be negative");
-        if (r >= 0 && s->pool_resource_slice_count <= 0) r = vfail(c, "resourceSliceCount", -EINVAL, "must be positive");
+        if (r >= 0 && s->pool_resource_slice_count <= 0)
+                r = vfail(c, "resourceSliceCount", -EINVAL, "must be positive");
         if (r < 0) return r;
         path_pop(c, pm);
 
@@ -549,10 +558,14 @@ static int validate_slice(dctx *c, const dp_resource_slice *s) {
                 const char *op = s->skip_node_operations[i];
                 size_t m = path_key(c, "skipNodeOperations");
                 path_index(c, i);
-                if (streq(op, "*")) prepare = unprepare = true;
-                else if (streq(op, "NodePrepareResources")) prepare = true;
-                else if (streq(op, "NodeUnprepareResources")) unprepare = true;
-                else r = vfail(c, NULL, -EINVAL, "must be NodePrepareResources, NodeUnprepareResources or \"*\"");
+                if (streq(op, "*"))
+                        prepare = unprepare = true;
+                else if (streq(op, "NodePrepareResources"))
+                        prepare = true;
+                else if (streq(op, "NodeUnprepareResources"))
+                        unprepare = true;
+                else
+                        r = vfail(c, NULL, -EINVAL, "must be NodePrepareResources, NodeUnprepareResources or \"*\"");
                 for (size_t j = 0; r >= 0 && j < i; j++)
                         if (streq(op, s->skip_node_operations[j])) r = vfail(c, NULL, -EINVAL, "duplicate entry");
                 if (r >= 0) path_pop(c, m);
@@ -652,7 +665,8 @@ static int validate_claim_spec(dctx *c, const dp_resource_claim_spec *s) {
                 r = required(c, "name", q->name);
                 if (r >= 0) r = vname(c, "name", q->name, dp_validate_dns_label);
                 for (size_t j = 0; r >= 0 && j < i; j++)
-                        if (streq(q->name, s->requests[j].name)) r = vfail(c, "name", -EINVAL, "duplicate request name");
+                        if (streq(q->name, s->requests[j].name))
+                                r = vfail(c, "name", -EINVAL, "duplicate request name");
                 if (r >= 0 && q->exactly) {
                         size_t em = path_key(c, "exactly");
                         r = validate_request_spec(c, q->exactly);
@@ -676,7 +690,8 @@ static int validate_claim_spec(dctx *c, const dp_resource_claim_spec *s) {
                 if (r >= 0) path_pop(c, m);
         }
         if (r >= 0)
-                r = vmax(c, "constraints", s->n_constraints, DP_DEVICE_CONSTRAINTS_MAX_SIZE, "DeviceConstraintsMaxSize");
+                r = vmax(c, "constraints", s->n_constraints, DP_DEVICE_CONSTRAINTS_MAX_SIZE,
+                         "DeviceConstraintsMaxSize");
         for (size_t i = 0; r >= 0 && i < s->n_constraints; i++) {
                 const dp_device_constraint *k = &s->constraints[i];
                 size_t m = path_key(c, "constraints");
@@ -685,7 +700,8 @@ static int validate_claim_spec(dctx *c, const dp_resource_claim_spec *s) {
                 if (r >= 0 && k->match_attribute)
                         r = vname(c, "matchAttribute", k->match_attribute, dp_validate_device_full_qualified_name);
                 if (r >= 0 && k->distinct_attribute)
-                        r = vname(c, "distinctAttribute", k->distinct_attribute, dp_validate_device_full_qualified_name);
+                        r = vname(c, "distinctAttribute", k->distinct_attribute,
+                                  dp_validate_device_full_qualified_name);
                 if (r >= 0) path_pop(c, m);
         }
         if (r >= 0) r = validate_configs(c, s->config, s->n_config, s);
@@ -859,7 +875,8 @@ static int validate_containers(dctx *c, const char *field, const dp_container *v
                 for (size_t j = 0; r >= 0 && j < i; j++)
                         if (streq(ct->name, v[j].name)) r = vfail(c, "name", -EINVAL, "duplicate container name");
                 for (size_t j = 0; r >= 0 && j < n_others; j++)
-                        if (streq_ptr(ct->name, others[j].name)) r = vfail(c, "name", -EINVAL, "duplicate container name");
+                        if (streq_ptr(ct->name, others[j].name))
+                                r = vfail(c, "name", -EINVAL, "duplicate container name");
                 if (r < 0) return r;
                 size_t rm = path_key(c, "resources");
                 r = validate_resource_list(c, "limits", ct->limits, ct->n_limits);
@@ -869,7 +886,8 @@ static int validate_containers(dctx *c, const char *field, const dp_container *v
                         const dp_named_quantity *l = find_nq(ct->limits, ct->n_limits, q->name);
                         size_t km = path_key(c, "requests");
                         path_key(c, q->name);
-                        if (l && dp_quantity_cmp(&q->value, &l->value) > 0) r = vfail(c, NULL, -EINVAL, "must be less than or equal to the limit");
+                        if (l && dp_quantity_cmp(&q->value, &l->value) > 0)
+                                r = vfail(c, NULL, -EINVAL, "must be less than or equal to the limit");
                         else if (strchr(q->name, '/') && l && dp_quantity_cmp(&q->value, &l->value) != 0)
                                 r = vfail(c, NULL, -EINVAL, "an extended resource request must equal its limit");
                         else if (strchr(q->name, '/') && !l)
@@ -917,7 +935,8 @@ static int validate_pod(dctx *c, const dp_pod *p) {
         if (r >= 0 && p->required_node_affinity) {
                 size_t am = path_key(c, "affinity");
                 path_key(c, "nodeAffinity");
-                r = validate_node_selector(c, "requiredDuringSchedulingIgnoredDuringExecution", p->required_node_affinity);
+                r = validate_node_selector(c, "requiredDuringSchedulingIgnoredDuringExecution",
+                                           p->required_node_affinity);
                 if (r >= 0) path_pop(c, am);
         }
         if (r >= 0) r = validate_tolerations(c, p->tolerations, p->n_tolerations, false);
@@ -972,4 +991,3 @@ int dp_object_validate(dp_object o, dp_error *err) {
         }
         return r;
 }
-

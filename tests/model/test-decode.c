@@ -298,9 +298,10 @@ TEST(errors_unknown_field) {
                     "spec.devices[0].attributes[nvidia.com/model]: unknown field \"strng\"");
         decode_fails("apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: ns, bogus: 1}\n",
                      "t.yaml: Pod ns/p: metadata: unknown field \"bogus\" (line 3)");
-        decode_fails("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n    resources:\n"
-                     "      limitz: {}\n",
-                     "Pod p: spec.containers[0].resources: unknown field \"limitz\"");
+        decode_fails(
+                "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n    resources:\n"
+                "      limitz: {}\n",
+                "Pod p: spec.containers[0].resources: unknown field \"limitz\"");
         /* v1 has no `basic` wrapper; v1beta1 has nothing else */
         slice_fails("  devices:\n  - name: a\n    basic: {}\n", "spec.devices[0]: unknown field \"basic\"");
         decode_fails("apiVersion: resource.k8s.io/v1beta1\nkind: ResourceSlice\nmetadata: {name: s}\nspec:\n"
@@ -371,12 +372,13 @@ TEST(all_or_nothing) {
 }
 
 TEST(list_attributes) {
-        dp_object_list *l = decode_ok("apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\nspec:\n"
-                                      "  driver: d.example.com\n  nodeName: n\n"
-                                      "  pool: {name: p, generation: 0, resourceSliceCount: 1}\n"
-                                      "  devices:\n  - name: a\n    attributes:\n"
-                                      "      i: {ints: [1, -2]}\n      b: {bools: [true, false]}\n"
-                                      "      s: {strings: [x, y]}\n      v: {versions: [1.0.0]}\n");
+        dp_object_list *l =
+                decode_ok("apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\nspec:\n"
+                          "  driver: d.example.com\n  nodeName: n\n"
+                          "  pool: {name: p, generation: 0, resourceSliceCount: 1}\n"
+                          "  devices:\n  - name: a\n    attributes:\n"
+                          "      i: {ints: [1, -2]}\n      b: {bools: [true, false]}\n"
+                          "      s: {strings: [x, y]}\n      v: {versions: [1.0.0]}\n");
         dp_device *d = &l->items[0].slice->devices[0];
         ASSERT_EQ(d->attributes[0].type, DP_ATTR_INTS);
         ASSERT_EQ(d->attributes[0].n, 2);

@@ -23,8 +23,10 @@ static void roundtrip(const char *path) {
         if (dp_model_load_file(path, a, &err) < 0) DP_FAIL("%s", err.msg);
         for (int f = 0; f < 2; f++) {
                 char *y1 = emit_list(a, f ? DP_DOC_JSON_PRETTY : DP_DOC_YAML);
-                while (b->n) dp_object_free(b->items[--b->n]);
-                if (dp_model_decode_buffer(y1, strlen(y1), "re", b, &err) < 0) DP_FAIL("%s: re-decode: %s\n%s", path, err.msg, y1);
+                while (b->n)
+                        dp_object_free(b->items[--b->n]);
+                if (dp_model_decode_buffer(y1, strlen(y1), "re", b, &err) < 0)
+                        DP_FAIL("%s: re-decode: %s\n%s", path, err.msg, y1);
                 ASSERT_EQ(a->n, b->n);
                 ASSERT_OK(dp_model_validate(b, &err));
                 char *y2 = emit_list(b, f ? DP_DOC_JSON_PRETTY : DP_DOC_YAML);
@@ -158,10 +160,11 @@ TEST(allocated_claim_golden) {
 }
 
 TEST(v1beta1_slice_encodes_as_v1) {
-        const char *y = "apiVersion: resource.k8s.io/v1beta1\nkind: ResourceSlice\nmetadata: {name: s}\nspec:\n"
-                        "  driver: d.example.com\n  allNodes: true\n  pool: {name: p, generation: 3, resourceSliceCount: 1}\n"
-                        "  devices:\n  - name: gpu-0\n    basic:\n      attributes: {b: {bool: false}, a: {int: -3}}\n"
-                        "      capacity: {memory: {value: 1.5Gi}}\n";
+        const char *y =
+                "apiVersion: resource.k8s.io/v1beta1\nkind: ResourceSlice\nmetadata: {name: s}\nspec:\n"
+                "  driver: d.example.com\n  allNodes: true\n  pool: {name: p, generation: 3, resourceSliceCount: 1}\n"
+                "  devices:\n  - name: gpu-0\n    basic:\n      attributes: {b: {bool: false}, a: {int: -3}}\n"
+                "      capacity: {memory: {value: 1.5Gi}}\n";
         dp_object_list *l = dp_object_list_new();
         dp_error err = DP_ERROR_INIT;
         ASSERT_OK(dp_model_decode_buffer(y, strlen(y), "t", l, &err));

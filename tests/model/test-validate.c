@@ -42,14 +42,17 @@ static char *slice(const char *name, const char *pool, int gen, int count, const
 static char *devices(int n, const char *extra) {
         dp_strbuf sb = DP_STRBUF_INIT;
         dp_strbuf_puts(&sb, "  devices:\n");
-        for (int i = 0; i < n; i++) dp_strbuf_printf(&sb, "  - name: gpu-%d\n%s", i, i == 0 && extra ? extra : "");
+        for (int i = 0; i < n; i++)
+                dp_strbuf_printf(&sb, "  - name: gpu-%d\n%s", i, i == 0 && extra ? extra : "");
         return dp_strbuf_steal(&sb);
 }
 
 static void slice_case(const char *tail, int code, const char *want) {
         char *y = slice("node-a-gpu", "node-a", 1, 1, tail);
-        if (code == 0) valid(y);
-        else invalid(y, code, want);
+        if (code == 0)
+                valid(y);
+        else
+                invalid(y, code, want);
         free(y);
 }
 
@@ -58,30 +61,34 @@ TEST(device_count_limits) {
         slice_case(d, 0, NULL);
         free(d);
         d = devices(129, NULL);
-        slice_case(d, -E2BIG, "in.yaml: ResourceSlice node-a-gpu: spec.devices: must have at most 128 entries, got 129 "
-                              "(ResourceSliceMaxDevices)");
+        slice_case(d, -E2BIG,
+                   "in.yaml: ResourceSlice node-a-gpu: spec.devices: must have at most 128 entries, got 129 "
+                   "(ResourceSliceMaxDevices)");
         free(d);
         d = devices(64, "    taints: [{key: k, effect: NoSchedule}]\n");
         slice_case(d, 0, NULL);
         free(d);
         d = devices(65, "    taints: [{key: k, effect: NoSchedule}]\n");
-        slice_case(d, -E2BIG, "spec.devices: must have at most 64 entries, got 65 "
-                              "(ResourceSliceMaxDevicesWithTaintsOrConsumesCounters");
+        slice_case(d, -E2BIG,
+                   "spec.devices: must have at most 64 entries, got 65 "
+                   "(ResourceSliceMaxDevicesWithTaintsOrConsumesCounters");
         free(d);
 }
 
 TEST(device_rules) {
         slice_case("  devices:\n  - name: gpu-0\n  - name: gpu-1\n  - name: gpu-0\n", -EINVAL,
                    "spec.devices[2].name: duplicate device name in the slice");
-        slice_case("  devices:\n  - name: GPU_0\n", -EINVAL, "spec.devices[0].name: \"GPU_0\": a lowercase RFC 1123 label");
+        slice_case("  devices:\n  - name: GPU_0\n", -EINVAL,
+                   "spec.devices[0].name: \"GPU_0\": a lowercase RFC 1123 label");
         slice_case("  devices:\n  - name: a\n    attributes: {\"1model\": {int: 1}}\n", -EINVAL,
                    "spec.devices[0].attributes: \"1model\": the name must be a C identifier");
         slice_case("  devices:\n  - name: a\n    attributes: {\"Example.com/x\": {int: 1}}\n", -EINVAL,
                    "the domain must be a DNS subdomain");
         slice_case("  devices:\n  - name: a\n    attributes: {s: {string: "
                    "\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"}}\n",
-                   -E2BIG, "spec.devices[0].attributes.s: must be at most 64 characters, got 65 "
-                           "(DeviceAttributeMaxValueLength)");
+                   -E2BIG,
+                   "spec.devices[0].attributes.s: must be at most 64 characters, got 65 "
+                   "(DeviceAttributeMaxValueLength)");
         slice_case("  devices:\n  - name: a\n    attributes: {v: {version: \"1.0\"}}\n", -EINVAL,
                    "attributes.v.version: must be a semantic version");
         slice_case("  devices:\n  - name: a\n    attributes: {v: {version: 1.0.0-rc.1+build.5}}\n", 0, NULL);
@@ -89,14 +96,16 @@ TEST(device_rules) {
         slice_case("  devices:\n  - name: a\n    taints: [{key: k, effect: Sometimes}]\n", -EINVAL,
                    "spec.devices[0].taints[0].effect: must be NoSchedule, NoExecute or None");
         slice_case("  devices:\n  - name: a\n    taints: [{key: k, effect: None}]\n", 0, NULL);
-        slice_case("  devices:\n  - name: a\n    bindingConditions: [a, b, c, d, e]\n    bindingFailureConditions: [f]\n",
-                   -E2BIG, "bindingConditions: must have at most 4 entries, got 5 (BindingConditionsMaxSize)");
+        slice_case(
+                "  devices:\n  - name: a\n    bindingConditions: [a, b, c, d, e]\n    bindingFailureConditions: [f]\n",
+                -E2BIG, "bindingConditions: must have at most 4 entries, got 5 (BindingConditionsMaxSize)");
         slice_case("  devices:\n  - name: a\n    nodeName: node-a\n", -EINVAL,
                    "may only be set when spec.perDeviceNodeSelection is true");
         /* 33 attributes and capacities */
         dp_strbuf sb = DP_STRBUF_INIT;
         dp_strbuf_puts(&sb, "  devices:\n  - name: a\n    attributes:\n");
-        for (int i = 0; i < 30; i++) dp_strbuf_printf(&sb, "      a%d: {int: %d}\n", i, i);
+        for (int i = 0; i < 30; i++)
+                dp_strbuf_printf(&sb, "      a%d: {int: %d}\n", i, i);
         dp_strbuf_puts(&sb, "    capacity:\n      c0: {value: 1}\n      c1: {value: 1}\n");
         slice_case(dp_strbuf_str(&sb), 0, NULL);
         dp_strbuf_puts(&sb, "      c2: {value: 1}\n");
@@ -107,18 +116,22 @@ TEST(device_rules) {
 }
 
 TEST(capacity_policy) {
-        slice_case("  devices:\n  - name: a\n    capacity:\n      memory:\n        value: 40Gi\n        requestPolicy:\n"
-                   "          default: 8Gi\n          validValues: [4Gi, 8Gi, 16Gi]\n",
-                   0, NULL);
-        slice_case("  devices:\n  - name: a\n    capacity:\n      memory:\n        value: 40Gi\n        requestPolicy:\n"
-                   "          validValues: [8Gi, 4Gi]\n",
-                   -EINVAL, "capacity.memory.requestPolicy.validValues: must be sorted in ascending order");
-        slice_case("  devices:\n  - name: a\n    capacity:\n      memory:\n        value: 40Gi\n        requestPolicy:\n"
-                   "          default: 5Gi\n          validValues: [4Gi, 8Gi]\n",
-                   -EINVAL, "requestPolicy.default: must be one of validValues");
-        slice_case("  devices:\n  - name: a\n    capacity:\n      memory:\n        value: 40Gi\n        requestPolicy:\n"
-                   "          validRange: {min: 8Gi, max: 4Gi}\n",
-                   -EINVAL, "validRange.max: must be greater than or equal to min");
+        slice_case(
+                "  devices:\n  - name: a\n    capacity:\n      memory:\n        value: 40Gi\n        requestPolicy:\n"
+                "          default: 8Gi\n          validValues: [4Gi, 8Gi, 16Gi]\n",
+                0, NULL);
+        slice_case(
+                "  devices:\n  - name: a\n    capacity:\n      memory:\n        value: 40Gi\n        requestPolicy:\n"
+                "          validValues: [8Gi, 4Gi]\n",
+                -EINVAL, "capacity.memory.requestPolicy.validValues: must be sorted in ascending order");
+        slice_case(
+                "  devices:\n  - name: a\n    capacity:\n      memory:\n        value: 40Gi\n        requestPolicy:\n"
+                "          default: 5Gi\n          validValues: [4Gi, 8Gi]\n",
+                -EINVAL, "requestPolicy.default: must be one of validValues");
+        slice_case(
+                "  devices:\n  - name: a\n    capacity:\n      memory:\n        value: 40Gi\n        requestPolicy:\n"
+                "          validRange: {min: 8Gi, max: 4Gi}\n",
+                -EINVAL, "validRange.max: must be greater than or equal to min");
         slice_case("  devices:\n  - name: a\n    capacity:\n      m:\n        value: 40\n        requestPolicy:\n"
                    "          validValues: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]\n",
                    -E2BIG, "(CapacityRequestPolicyDiscreteMaxOptions)");
@@ -144,16 +157,20 @@ TEST(slice_rules) {
         slice_case("  skipNodeOperations: [Everything]\n", -EINVAL, "spec.skipNodeOperations[0]: must be");
         dp_strbuf sb = DP_STRBUF_INIT;
         dp_strbuf_puts(&sb, "  sharedCounters:\n");
-        for (int i = 0; i < 9; i++) dp_strbuf_printf(&sb, "  - name: set-%d\n    counters: {m: {value: 1}}\n", i);
-        slice_case(dp_strbuf_str(&sb), -E2BIG, "spec.sharedCounters: must have at most 8 entries, got 9 "
-                                               "(ResourceSliceMaxCounterSets)");
+        for (int i = 0; i < 9; i++)
+                dp_strbuf_printf(&sb, "  - name: set-%d\n    counters: {m: {value: 1}}\n", i);
+        slice_case(dp_strbuf_str(&sb), -E2BIG,
+                   "spec.sharedCounters: must have at most 8 entries, got 9 "
+                   "(ResourceSliceMaxCounterSets)");
         dp_strbuf_done(&sb);
-        slice_case("  devices:\n  - name: a\n    consumesCounters:\n    - {counterSet: a, counters: {m: {value: 1}}}\n"
-                   "    - {counterSet: b, counters: {m: {value: 1}}}\n    - {counterSet: c, counters: {m: {value: 1}}}\n",
-                   -E2BIG, "(ResourceSliceMaxDeviceCounterConsumptionsPerDevice)");
-        slice_case("  devices:\n  - name: a\n    consumesCounters:\n    - counterSet: a\n      counters: {m: {value: 1}}\n"
-                   "      compatibilityGroups: [x, y, z]\n",
-                   -E2BIG, "compatibilityGroups: must have at most 2 entries");
+        slice_case(
+                "  devices:\n  - name: a\n    consumesCounters:\n    - {counterSet: a, counters: {m: {value: 1}}}\n"
+                "    - {counterSet: b, counters: {m: {value: 1}}}\n    - {counterSet: c, counters: {m: {value: 1}}}\n",
+                -E2BIG, "(ResourceSliceMaxDeviceCounterConsumptionsPerDevice)");
+        slice_case(
+                "  devices:\n  - name: a\n    consumesCounters:\n    - counterSet: a\n      counters: {m: {value: 1}}\n"
+                "      compatibilityGroups: [x, y, z]\n",
+                -E2BIG, "compatibilityGroups: must have at most 2 entries");
 }
 
 /* ---- pools (scenario 16: counter beyond its set, duplicates) ---- */
@@ -168,20 +185,26 @@ static void pool_case(const char *devs, int code, const char *want) {
                               "  driver: gpu.example.com\n  nodeName: node-b\n"
                               "  pool: {name: node-b, generation: 1, resourceSliceCount: 2}\n  devices:\n%s",
                               counters_slice, devs);
-        if (code == 0) valid(y);
-        else invalid(y, code, want);
+        if (code == 0)
+                valid(y);
+        else
+                invalid(y, code, want);
         free(y);
 }
 
 TEST(pool_counters) {
-        pool_case("  - name: p0\n    consumesCounters: [{counterSet: gpu-0-counters, counters: {memory: {value: 6Gi}}}]\n"
-                  "  - name: p1\n    consumesCounters: [{counterSet: gpu-0-counters, counters: {memory: {value: 6Gi}}}]\n",
-                  0, NULL);
-        pool_case("  - name: p0\n    consumesCounters: [{counterSet: gpu-0-counters, counters: {memory: {value: 10Gi}}}]\n",
+        pool_case(
+                "  - name: p0\n    consumesCounters: [{counterSet: gpu-0-counters, counters: {memory: {value: 6Gi}}}]\n"
+                "  - name: p1\n    consumesCounters: [{counterSet: gpu-0-counters, counters: {memory: {value: "
+                "6Gi}}}]\n",
+                0, NULL);
+        pool_case("  - name: p0\n    consumesCounters: [{counterSet: gpu-0-counters, counters: {memory: {value: "
+                  "10Gi}}}]\n",
                   -EINVAL,
                   "in.yaml: ResourceSlice parts: spec.devices[0].consumesCounters[0].counters.memory: consumes 10Gi, "
                   "more than counter set gpu-0-counters holds (8Gi)");
-        pool_case("  - name: p0\n    consumesCounters: [{counterSet: gpu-9-counters, counters: {memory: {value: 1Gi}}}]\n",
+        pool_case("  - name: p0\n    consumesCounters: [{counterSet: gpu-9-counters, counters: {memory: {value: "
+                  "1Gi}}}]\n",
                   -EINVAL, "spec.devices[0].consumesCounters[0]: counterSet: unknown counter set gpu-9-counters");
         pool_case("  - name: p0\n    consumesCounters: [{counterSet: gpu-0-counters, counters: {cores: {value: 1}}}]\n",
                   -EINVAL, "counters.cores: unknown counter: counter set gpu-0-counters has no counter cores");
@@ -189,8 +212,9 @@ TEST(pool_counters) {
 
 TEST(pool_rules) {
         /* an incomplete pool is fine, and its unknown sets are not judged yet */
-        char *a = slice("a", "p", 1, 2, "  devices:\n  - name: d0\n    consumesCounters: [{counterSet: x, counters: "
-                                         "{m: {value: 1}}}]\n");
+        char *a = slice("a", "p", 1, 2,
+                        "  devices:\n  - name: d0\n    consumesCounters: [{counterSet: x, counters: "
+                        "{m: {value: 1}}}]\n");
         valid(a);
         char *b = slice("b", "p", 1, 2, "  devices:\n  - name: d0\n");
         char *y = dp_asprintf("%s---\n%s", a, b);
@@ -219,7 +243,8 @@ TEST(pool_rules) {
         /* the same object twice */
         a = slice("a", "p", 1, 1, "");
         y = dp_asprintf("%s---\n%s", a, a);
-        invalid(y, -EINVAL, "in.yaml: ResourceSlice a: metadata.name: duplicate object, also defined in in.yaml (document 1)");
+        invalid(y, -EINVAL,
+                "in.yaml: ResourceSlice a: metadata.name: duplicate object, also defined in in.yaml (document 1)");
         free(y);
         free(a);
 }
@@ -227,11 +252,14 @@ TEST(pool_rules) {
 /* ---- claims and classes ---- */
 
 static void claim_case(const char *devices_yaml, int code, const char *want) {
-        char *y = dp_asprintf("apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c, namespace: ns}\n"
-                              "spec:\n  devices:\n%s",
-                              devices_yaml);
-        if (code == 0) valid(y);
-        else invalid(y, code, want);
+        char *y =
+                dp_asprintf("apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c, namespace: ns}\n"
+                            "spec:\n  devices:\n%s",
+                            devices_yaml);
+        if (code == 0)
+                valid(y);
+        else
+                invalid(y, code, want);
         free(y);
 }
 
@@ -239,10 +267,12 @@ TEST(claim_rules) {
         claim_case("    requests:\n    - name: a\n      exactly: {deviceClassName: gpu}\n", 0, NULL);
         claim_case("    requests:\n    - name: a\n      exactly: {deviceClassName: gpu, count: 0}\n", -EINVAL,
                    "ResourceClaim ns/c: spec.devices.requests[0].exactly.count: must be greater than zero");
-        claim_case("    requests:\n    - name: a\n      exactly: {deviceClassName: gpu, allocationMode: All, count: 2}\n",
-                   -EINVAL, "count: must not be set when allocationMode is All");
+        claim_case(
+                "    requests:\n    - name: a\n      exactly: {deviceClassName: gpu, allocationMode: All, count: 2}\n",
+                -EINVAL, "count: must not be set when allocationMode is All");
         claim_case("    requests:\n    - name: a\n      exactly: {}\n", -EINVAL, "exactly.deviceClassName: required");
-        claim_case("    requests:\n    - {name: a, exactly: {deviceClassName: g}}\n    - {name: a, exactly: {deviceClassName: g}}\n",
+        claim_case("    requests:\n    - {name: a, exactly: {deviceClassName: g}}\n    - {name: a, exactly: "
+                   "{deviceClassName: g}}\n",
                    -EINVAL, "requests[1].name: duplicate request name");
         claim_case("    requests:\n    - {name: a, exactly: {deviceClassName: g}}\n    constraints:\n"
                    "    - {requests: [b], matchAttribute: example.com/x}\n",
@@ -264,20 +294,28 @@ TEST(claim_rules) {
 
         dp_strbuf sb = DP_STRBUF_INIT;
         dp_strbuf_puts(&sb, "    requests:\n");
-        for (int i = 0; i < 33; i++) dp_strbuf_printf(&sb, "    - {name: r%d, exactly: {deviceClassName: g}}\n", i);
-        claim_case(dp_strbuf_str(&sb), -E2BIG, "spec.devices.requests: must have at most 32 entries, got 33 "
-                                               "(DeviceRequestsMaxSize)");
+        for (int i = 0; i < 33; i++)
+                dp_strbuf_printf(&sb, "    - {name: r%d, exactly: {deviceClassName: g}}\n", i);
+        claim_case(dp_strbuf_str(&sb), -E2BIG,
+                   "spec.devices.requests: must have at most 32 entries, got 33 "
+                   "(DeviceRequestsMaxSize)");
         dp_strbuf_truncate(&sb, 0);
         dp_strbuf_puts(&sb, "    requests:\n    - name: a\n      firstAvailable:\n");
-        for (int i = 0; i < 9; i++) dp_strbuf_printf(&sb, "      - {name: s%d, deviceClassName: g}\n", i);
+        for (int i = 0; i < 9; i++)
+                dp_strbuf_printf(&sb, "      - {name: s%d, deviceClassName: g}\n", i);
         claim_case(dp_strbuf_str(&sb), -E2BIG, "(FirstAvailableDeviceRequestMaxSize)");
         dp_strbuf_truncate(&sb, 0);
-        dp_strbuf_puts(&sb, "    requests:\n    - name: a\n      exactly:\n        deviceClassName: g\n        tolerations:\n");
-        for (int i = 0; i < 17; i++) dp_strbuf_printf(&sb, "        - {key: k%d, operator: Exists}\n", i);
+        dp_strbuf_puts(
+                &sb,
+                "    requests:\n    - name: a\n      exactly:\n        deviceClassName: g\n        tolerations:\n");
+        for (int i = 0; i < 17; i++)
+                dp_strbuf_printf(&sb, "        - {key: k%d, operator: Exists}\n", i);
         claim_case(dp_strbuf_str(&sb), -E2BIG, "(DeviceTolerationsMaxLength)");
         dp_strbuf_truncate(&sb, 0);
-        dp_strbuf_puts(&sb, "    requests:\n    - name: a\n      exactly:\n        deviceClassName: g\n        selectors:\n");
-        for (int i = 0; i < 33; i++) dp_strbuf_puts(&sb, "        - cel: {expression: 'true'}\n");
+        dp_strbuf_puts(
+                &sb, "    requests:\n    - name: a\n      exactly:\n        deviceClassName: g\n        selectors:\n");
+        for (int i = 0; i < 33; i++)
+                dp_strbuf_puts(&sb, "        - cel: {expression: 'true'}\n");
         claim_case(dp_strbuf_str(&sb), -E2BIG, "(DeviceSelectorsMaxSize)");
         dp_strbuf_done(&sb);
 }
@@ -290,8 +328,9 @@ TEST(cel_length_limit) {
         char *y = dp_asprintf("apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: c}\nspec:\n"
                               "  selectors:\n  - cel: {expression: %s}\n",
                               expr);
-        invalid(y, -E2BIG, "DeviceClass c: spec.selectors[0].cel.expression: must be at most 10240 characters, got 10241 "
-                           "(CELSelectorExpressionMaxLength)");
+        invalid(y, -E2BIG,
+                "DeviceClass c: spec.selectors[0].cel.expression: must be at most 10240 characters, got 10241 "
+                "(CELSelectorExpressionMaxLength)");
         free(y);
         expr[n - 1] = 0;
         y = dp_asprintf("apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: c}\nspec:\n"
@@ -309,8 +348,9 @@ TEST(resource_names) {
         valid(y);
         free(y);
         y = dp_asprintf(cls, "gpu");
-        invalid(y, -EINVAL, "DeviceClass c: spec.extendedResourceName: \"gpu\": an extended resource name must have the "
-                            "form domain/name");
+        invalid(y, -EINVAL,
+                "DeviceClass c: spec.extendedResourceName: \"gpu\": an extended resource name must have the "
+                "form domain/name");
         free(y);
         y = dp_asprintf(cls, "kubernetes.io/gpu");
         invalid(y, -EINVAL, "reserved for native resources");
@@ -321,8 +361,9 @@ TEST(resource_names) {
         valid(y);
         free(y);
         y = dp_asprintf(pod, "gpu", "1");
-        invalid(y, -EINVAL, "Pod ns/p: spec.containers[0].resources.limits.gpu: \"gpu\": must be a standard resource for "
-                            "containers");
+        invalid(y, -EINVAL,
+                "Pod ns/p: spec.containers[0].resources.limits.gpu: \"gpu\": must be a standard resource for "
+                "containers");
         free(y);
         y = dp_asprintf(pod, "nvidia.com/gpu", "500m");
         invalid(y, -EINVAL, "limits[nvidia.com/gpu]: an extended resource must be a whole number");
