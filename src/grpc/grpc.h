@@ -191,7 +191,9 @@ void dp_grpc_channel_set_closed_handler(dp_grpc_channel *ch, dp_grpc_channel_clo
  * (copied), timeout_usec 0 for no deadline (else sent as grpc-timeout and
  * enforced locally: DEADLINE_EXCEEDED). on_message may be NULL. The call
  * pointer (optional *ret) is valid until on_done returns. Returns 0,
- * -ENOTCONN (connection gone or draining after GOAWAY), -EINVAL, -ENOMEM. */
+ * -ENOTCONN (connection gone or draining after GOAWAY), -EINVAL, -ENOMEM,
+ * -ENOBUFS (request over DP_GRPC_MAX_QUEUED_OUTPUT). Safe from any callback,
+ * including this channel's own. */
 int dp_grpc_channel_start_call(dp_grpc_channel *ch, const char *path, const uint8_t *req, size_t len,
                                uint64_t timeout_usec, dp_grpc_message_fn on_message,
                                dp_grpc_done_fn on_done, void *userdata, dp_grpc_client_call **ret);
