@@ -88,6 +88,13 @@ static bool leave(dp_grpc_channel *ch) {
 static int channel_io(dp_loop_source *s, int fd, uint32_t events, void *userdata) {
         (void)s;
         dp_grpc_channel *ch = userdata;
+        if (ch->busy > 0) {
+                /* Re-entered from a nested loop run by one of our own
+                 * callbacks (a sync call on another channel): stay quiet
+                 * until that frame returns and re-arms the events. */
+                set_events(ch, 0);
+                return 0;
+        }
         ch->busy++;
         if (events & (EPOLLIN | EPOLLHUP | EPOLLERR)) {
                 uint8_t buf[READ_CHUNK];
@@ -110,8 +117,11 @@ static int channel_io(dp_loop_source *s, int fd, uint32_t events, void *userdata
 }
 
 static int channel_timer(dp_loop_source *s, uint64_t now, void *userdata) {
-        (void)s;
         dp_grpc_channel *ch = userdata;
+        if (ch->busy > 0) {
+                dp_loop_source_set_time(s, now + 1000); /* after the outer frame */
+                return 0;
+        }
         ch->busy++;
         if (ch->conn) dp_grpc_conn_tick(ch->conn, now);
         if (!ch->free_requested) channel_after(ch);

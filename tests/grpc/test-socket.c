@@ -414,3 +414,46 @@ TEST(sync_call_inside_handler) {
         dp_loop_free(l);
         cleanup();
 }
+
+/* From inside a stream's message callback, a synchronous call on another
+ * channel: the first channel is muted during the nested loop and catches
+ * up afterwards. */
+static int nested_ok;
+static void msg_then_sync(dp_grpc_client_call *cc, const uint8_t *m, size_t len, void *ud) {
+        sr_msg(cc, m, len, ud);
+        dp_grpc_reply r = DP_GRPC_REPLY_INIT;
+        if (dp_grpc_channel_call_sync(inner_ch, "/b.B/Inner", NULL, 0, 2000000, &r, NULL) == 0) nested_ok++;
+        dp_grpc_reply_done(&r);
+}
+
+TEST(sync_call_inside_stream_callback) {
+        setup();
+        char sock_b[320];
+        snprintf(sock_b, sizeof sock_b, "%s/b.sock", dir);
+        dp_loop *l;
+        ASSERT_OK(dp_loop_new(&l));
+        watch w = {0};
+        dp_grpc_server *a = make_server(&w), *b;
+        ASSERT_OK(dp_grpc_server_new(&b));
+        ASSERT_OK(dp_grpc_server_add_method(b, "/b.B/Inner", DP_GRPC_UNARY, NULL, h_inner, NULL));
+        ASSERT_OK(dp_grpc_server_listen_unix(a, l, sock, 0));
+        ASSERT_OK(dp_grpc_server_listen_unix(b, l, sock_b, 0));
+        ASSERT_OK(dp_loop_add_timer(l, dp_loop_now() + 1000, watch_timer, &w, &w.timer));
+        ASSERT_OK(dp_grpc_channel_connect_unix(l, sock_b, &inner_ch));
+        dp_grpc_channel *ch;
+        ASSERT_OK(dp_grpc_channel_connect_unix(l, sock, &ch));
+        stream_result sr = {.loop = l};
+        ASSERT_OK(dp_grpc_channel_start_call(ch, "/v1beta1.DevicePlugin/ListAndWatch", NULL, 0, 0, msg_then_sync,
+                                             sr_done, &sr, NULL));
+        ASSERT_OK(dp_loop_run(l));
+        ASSERT_EQ(sr.msgs, 3);
+        ASSERT_EQ(nested_ok, 3);
+        ASSERT_EQ(sr.status, DP_GRPC_OK);
+        dp_loop_source_free(w.timer);
+        dp_grpc_channel_free(ch);
+        inner_ch = dp_grpc_channel_free(inner_ch);
+        dp_grpc_server_free(a);
+        dp_grpc_server_free(b);
+        dp_loop_free(l);
+        cleanup();
+}
