@@ -18,6 +18,7 @@ typedef struct frame {
 
 static cel_value eval(cel_ctx *c, const cel_expr *e, const frame *f);
 size_t cel_sig_nargs(const char *sig);
+cel_value cel_quantity_value(cel_ctx *c, const dp_quantity *q);
 
 static bool charge(cel_ctx *c, uint64_t n) {
         c->cost += n;
@@ -144,10 +145,8 @@ static cel_value device_map(cel_ctx *c, const dp_cel_device *d, bool capacity) {
                 }
                 cel_value v;
                 if (capacity) {
-                        dp_quantity *q = cel_alloc(c->arena, sizeof(*q));
-                        if (!q) return cel_oom(c);
-                        *q = d->capacities[i].value;
-                        v = (cel_value){.kind = CV_QUANTITY, .q = q};
+                        v = cel_quantity_value(c, &d->capacities[i].value);
+                        if (cel_is_err(v)) return v;
                 } else {
                         v = attr_value(c, &d->attributes[i].value);
                         if (cel_is_err(v)) return v;

@@ -359,3 +359,9 @@ TEST(list_attributes) {
                 dp_cel_program_free(p);
         }
 }
+
+TEST(capacity_quantity_methods) {
+        expect_match("device.capacity['dra.example.com'].memory.isInteger()", 1);
+        expect_match("device.capacity['dra.example.com'].memory.asInteger() == 85899345920", 1);
+        expect_match("device.capacity['dra.example.com'].quantity.add(1).isGreaterThan(quantity('1Mi'))", 1);
+}
