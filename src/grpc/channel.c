@@ -147,7 +147,8 @@ int dp_grpc_channel_connect_unix(dp_loop *l, const char *path, dp_grpc_channel *
         _cleanup_close_ int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
         if (fd < 0) return -errno;
         int r;
-        do r = connect(fd, (struct sockaddr *)&sa, sizeof sa);
+        do
+                r = connect(fd, (struct sockaddr *)&sa, sizeof sa);
         while (r < 0 && errno == EINTR);
         if (r < 0) return -errno;
         dp_grpc_channel *ch = calloc(1, sizeof *ch);

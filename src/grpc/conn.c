@@ -51,8 +51,10 @@ static void enqueue(dp_grpc_call *s) {
         if (!c || s->pending) return;
         s->pending = true;
         s->pending_next = NULL;
-        if (c->pending_tail) c->pending_tail->pending_next = s;
-        else c->pending_head = s;
+        if (c->pending_tail)
+                c->pending_tail->pending_next = s;
+        else
+                c->pending_head = s;
         c->pending_tail = s;
 }
 
@@ -67,8 +69,10 @@ static void link_stream(dp_grpc_conn *c, dp_grpc_call *s) {
 static void unlink_stream(dp_grpc_call *s) {
         dp_grpc_conn *c = s->conn;
         if (!c) return;
-        if (s->prev) s->prev->next = s->next;
-        else if (c->streams == s) c->streams = s->next;
+        if (s->prev)
+                s->prev->next = s->next;
+        else if (c->streams == s)
+                c->streams = s->next;
         if (s->next) s->next->prev = s->prev;
         s->prev = s->next = NULL;
         c->n_streams--;
@@ -120,12 +124,13 @@ static char *encode_message(const char *msg) {
         return dp_strbuf_steal(&sb);
 }
 
-#define NV(n, v) {(uint8_t *)(n), (uint8_t *)(v), sizeof(n) - 1, strlen(v), NGHTTP2_NV_FLAG_NONE}
+#define NV(n, v)                                                                                                       \
+        { (uint8_t *)(n), (uint8_t *)(v), sizeof(n) - 1, strlen(v), NGHTTP2_NV_FLAG_NONE }
 
 /* ------------------------------------------------- server: responding */
 
-static ssize_t read_cb(nghttp2_session *session, int32_t stream_id, uint8_t *buf, size_t length,
-                       uint32_t *data_flags, nghttp2_data_source *source, void *user_data);
+static ssize_t read_cb(nghttp2_session *session, int32_t stream_id, uint8_t *buf, size_t length, uint32_t *data_flags,
+                       nghttp2_data_source *source, void *user_data);
 
 /* Submit the response HEADERS with a data provider (first message). */
 static int server_start_data(dp_grpc_call *s) {
@@ -152,8 +157,10 @@ static int server_end(dp_grpc_call *s, int status, const char *message, const ch
                 char st[12];
                 snprintf(st, sizeof st, "%d", status);
                 nghttp2_nv hdrs[] = {
-                        NV(":status", http_status), NV("content-type", "application/grpc"),
-                        NV("grpc-status", st), NV("grpc-message", s->status_message),
+                        NV(":status", http_status),
+                        NV("content-type", "application/grpc"),
+                        NV("grpc-status", st),
+                        NV("grpc-message", s->status_message),
                 };
                 s->trailers_submitted = true;
                 int r = nghttp2_submit_response(c->session, s->id, hdrs, ELEMENTSOF(hdrs), NULL);
@@ -172,8 +179,8 @@ static void server_fail(dp_grpc_call *s, int status, const char *message, const 
         (void)server_end(s, status, message, http_status);
 }
 
-static ssize_t read_cb(nghttp2_session *session, int32_t stream_id, uint8_t *buf, size_t length,
-                       uint32_t *data_flags, nghttp2_data_source *source, void *user_data) {
+static ssize_t read_cb(nghttp2_session *session, int32_t stream_id, uint8_t *buf, size_t length, uint32_t *data_flags,
+                       nghttp2_data_source *source, void *user_data) {
         (void)source;
         dp_grpc_call *s = nghttp2_session_get_stream_user_data(session, stream_id);
         if (!s) return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
@@ -227,9 +234,7 @@ static int queue_message(dp_grpc_call *s, const uint8_t *msg, size_t len) {
 
 /* --------------------------------------------------- server: API */
 
-const char *dp_grpc_call_path(const dp_grpc_call *call) {
-        return call ? call->path : NULL;
-}
+const char *dp_grpc_call_path(const dp_grpc_call *call) { return call ? call->path : NULL; }
 
 const uint8_t *dp_grpc_call_request(const dp_grpc_call *call, size_t *ret_len) {
         if (!call) return NULL;
@@ -237,13 +242,9 @@ const uint8_t *dp_grpc_call_request(const dp_grpc_call *call, size_t *ret_len) {
         return call->req;
 }
 
-const ProtobufCMessage *dp_grpc_call_request_msg(const dp_grpc_call *call) {
-        return call ? call->req_msg : NULL;
-}
+const ProtobufCMessage *dp_grpc_call_request_msg(const dp_grpc_call *call) { return call ? call->req_msg : NULL; }
 
-uint64_t dp_grpc_call_deadline(const dp_grpc_call *call) {
-        return call ? call->deadline : 0;
-}
+uint64_t dp_grpc_call_deadline(const dp_grpc_call *call) { return call ? call->deadline : 0; }
 
 bool dp_grpc_call_is_alive(const dp_grpc_call *call) {
         return call && call->conn && !call->conn->tearing_down && !call->closed && !call->core_finished &&
@@ -254,9 +255,7 @@ void dp_grpc_call_set_userdata(dp_grpc_call *call, void *userdata) {
         if (call) call->userdata = userdata;
 }
 
-void *dp_grpc_call_get_userdata(const dp_grpc_call *call) {
-        return call ? call->userdata : NULL;
-}
+void *dp_grpc_call_get_userdata(const dp_grpc_call *call) { return call ? call->userdata : NULL; }
 
 void dp_grpc_call_set_cancel_handler(dp_grpc_call *call, dp_grpc_cancel_fn fn, void *userdata) {
         if (!call) return;
@@ -311,8 +310,7 @@ int dp_grpc_call_finish(dp_grpc_call *call, int status, const char *message) {
         if (!dp_grpc_call_is_alive(call))
                 r = -ECANCELED;
         else {
-                if (status == DP_GRPC_OK && call->method && call->method->kind == DP_GRPC_UNARY &&
-                    call->n_sent == 0) {
+                if (status == DP_GRPC_OK && call->method && call->method->kind == DP_GRPC_UNARY && call->n_sent == 0) {
                         status = DP_GRPC_INTERNAL;
                         message = "unary handler finished without a response message";
                 }
@@ -357,8 +355,7 @@ static bool content_type_ok(const uint8_t *v, size_t n) {
 
 static int on_begin_headers(nghttp2_session *session, const nghttp2_frame *frame, void *user_data) {
         dp_grpc_conn *c = user_data;
-        if (!c->srv || frame->hd.type != NGHTTP2_HEADERS || frame->headers.cat != NGHTTP2_HCAT_REQUEST)
-                return 0;
+        if (!c->srv || frame->hd.type != NGHTTP2_HEADERS || frame->headers.cat != NGHTTP2_HCAT_REQUEST) return 0;
         dp_grpc_call *s = calloc(1, sizeof *s);
         if (!s) return NGHTTP2_ERR_CALLBACK_FAILURE;
         s->server = true;
@@ -499,7 +496,8 @@ static void stream_local_error(dp_grpc_call *s, int status, const char *msg) {
         s->local_error = true;
         s->local_status = status;
         s->local_message = dp_strdup(msg);
-        if (s->conn && !s->closed) nghttp2_submit_rst_stream(s->conn->session, NGHTTP2_FLAG_NONE, s->id, NGHTTP2_CANCEL);
+        if (s->conn && !s->closed)
+                nghttp2_submit_rst_stream(s->conn->session, NGHTTP2_FLAG_NONE, s->id, NGHTTP2_CANCEL);
         enqueue(s);
 }
 
@@ -529,8 +527,8 @@ static int on_data_chunk(nghttp2_session *session, uint8_t flags, int32_t stream
                 }
                 if (mlen > DP_GRPC_MAX_RECV_MESSAGE) {
                         char msg[128];
-                        snprintf(msg, sizeof msg, "grpc: received message larger than max (%" PRIu32 " vs. %u)",
-                                 mlen, DP_GRPC_MAX_RECV_MESSAGE);
+                        snprintf(msg, sizeof msg, "grpc: received message larger than max (%" PRIu32 " vs. %u)", mlen,
+                                 DP_GRPC_MAX_RECV_MESSAGE);
                         stream_local_error(s, DP_GRPC_RESOURCE_EXHAUSTED, msg);
                         return 0;
                 }
@@ -577,7 +575,8 @@ static void server_dispatch_request(dp_grpc_conn *c, dp_grpc_call *s) {
         if (s->n_complete != 1 || s->in_scan != s->in_len) {
                 server_fail(s, DP_GRPC_INTERNAL,
                             s->n_complete == 0 ? "grpc: request ended without a message"
-                                               : "grpc: request ended inside a message", "200");
+                                               : "grpc: request ended inside a message",
+                            "200");
                 return;
         }
         uint32_t mlen = (uint32_t)(s->in_len - DP_GRPC_PREFIX_LEN);
@@ -734,8 +733,11 @@ static int conn_new(dp_grpc_server *srv, uint64_t now, dp_grpc_conn **ret) {
         size_t n = 0;
         iv[n++] = (nghttp2_settings_entry){NGHTTP2_SETTINGS_MAX_FRAME_SIZE, 16384};
         iv[n++] = (nghttp2_settings_entry){NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, STREAM_WINDOW};
-        if (srv) iv[n++] = (nghttp2_settings_entry){NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, DP_GRPC_MAX_CONCURRENT_STREAMS};
-        else iv[n++] = (nghttp2_settings_entry){NGHTTP2_SETTINGS_ENABLE_PUSH, 0};
+        if (srv)
+                iv[n++] = (nghttp2_settings_entry){NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS,
+                                                   DP_GRPC_MAX_CONCURRENT_STREAMS};
+        else
+                iv[n++] = (nghttp2_settings_entry){NGHTTP2_SETTINGS_ENABLE_PUSH, 0};
         r = nghttp2_submit_settings(c->session, NGHTTP2_FLAG_NONE, iv, n);
         if (r == 0) r = nghttp2_session_set_local_window_size(c->session, NGHTTP2_FLAG_NONE, 0, CONN_WINDOW);
         if (r != 0) {
@@ -773,15 +775,18 @@ static void teardown(dp_grpc_conn *c) {
                                 s->cancel_notified = true;
                                 if (s->cancel_fn) s->cancel_fn(s, DP_GRPC_UNAVAILABLE, s->cancel_ud);
                         }
-                        if (s->app_ref) unlink_stream(s); /* detached: the app frees it */
-                        else call_free(s);
+                        if (s->app_ref)
+                                unlink_stream(s); /* detached: the app frees it */
+                        else
+                                call_free(s);
                         continue;
                 }
                 unlink_stream(s);
                 if (!s->cancelled && !s->done) {
                         s->done = true;
                         if (s->on_done)
-                                s->on_done((dp_grpc_client_call *)s, s->local_error ? s->local_status : DP_GRPC_UNAVAILABLE,
+                                s->on_done((dp_grpc_client_call *)s,
+                                           s->local_error ? s->local_status : DP_GRPC_UNAVAILABLE,
                                            s->local_error && s->local_message ? s->local_message : "connection closed",
                                            s->cb_ud);
                 }
@@ -906,13 +911,9 @@ bool dp_grpc_conn_is_done(const dp_grpc_conn *c) {
         return !nghttp2_session_want_read(c->session) && !nghttp2_session_want_write(c->session);
 }
 
-bool dp_grpc_conn_is_draining(const dp_grpc_conn *c) {
-        return !c || c->dead || c->draining || c->fatal;
-}
+bool dp_grpc_conn_is_draining(const dp_grpc_conn *c) { return !c || c->dead || c->draining || c->fatal; }
 
-size_t dp_grpc_conn_stream_count(const dp_grpc_conn *c) {
-        return c ? c->n_streams : 0;
-}
+size_t dp_grpc_conn_stream_count(const dp_grpc_conn *c) { return c ? c->n_streams : 0; }
 
 /* ------------------------------------------------------------ client */
 

@@ -67,6 +67,6 @@ void dp_grpc_conn_set_wakeup(dp_grpc_conn *c, dp_grpc_conn_wakeup_fn fn, void *u
 /* Client role: start a call (see dp_grpc_channel_start_call for the
  * contract); now_usec anchors timeout_usec. -ENOTCONN when draining/done,
  * -EINVAL on a server connection. */
-int dp_grpc_conn_start_call(dp_grpc_conn *c, const char *path, const uint8_t *req, size_t len,
-                            uint64_t now_usec, uint64_t timeout_usec, dp_grpc_message_fn on_message,
-                            dp_grpc_done_fn on_done, void *userdata, dp_grpc_client_call **ret);
+int dp_grpc_conn_start_call(dp_grpc_conn *c, const char *path, const uint8_t *req, size_t len, uint64_t now_usec,
+                            uint64_t timeout_usec, dp_grpc_message_fn on_message, dp_grpc_done_fn on_done,
+                            void *userdata, dp_grpc_client_call **ret);

@@ -98,8 +98,8 @@ DEFINE_FREEP(dp_grpc_server, dp_grpc_server_free)
  * NULL for raw bytes. Returns 0, -EEXIST, -EINVAL, -ENOMEM. Unregistered
  * paths get UNIMPLEMENTED. */
 int dp_grpc_server_add_method(dp_grpc_server *srv, const char *path, dp_grpc_kind kind,
-                              const ProtobufCMessageDescriptor *request_type,
-                              dp_grpc_handler_fn handler, void *userdata);
+                              const ProtobufCMessageDescriptor *request_type, dp_grpc_handler_fn handler,
+                              void *userdata);
 
 /* Listen on a unix socket path through loop l: a stale socket file at path is
  * removed first (-EEXIST if path exists and is not a socket), the socket is
@@ -162,13 +162,11 @@ int dp_grpc_call_reply_msg(dp_grpc_call *call, const ProtobufCMessage *msg);
 /* ---------------------------------------------------------------- client */
 
 /* One response message (borrowed for the callback's duration). */
-typedef void (*dp_grpc_message_fn)(dp_grpc_client_call *cc, const uint8_t *msg, size_t len,
-                                   void *userdata);
+typedef void (*dp_grpc_message_fn)(dp_grpc_client_call *cc, const uint8_t *msg, size_t len, void *userdata);
 /* The call's outcome; message is the decoded grpc-message ("" if none).
  * Called exactly once unless the call was cancelled with
  * dp_grpc_client_call_cancel(); cc is freed right after it returns. */
-typedef void (*dp_grpc_done_fn)(dp_grpc_client_call *cc, int status, const char *message,
-                                void *userdata);
+typedef void (*dp_grpc_done_fn)(dp_grpc_client_call *cc, int status, const char *message, void *userdata);
 /* Called when a channel's connection ends (EOF, error, GOAWAY drained),
  * after the pending calls got their done callbacks. */
 typedef void (*dp_grpc_channel_closed_fn)(dp_grpc_channel *ch, void *userdata);
@@ -195,20 +193,21 @@ void dp_grpc_channel_set_closed_handler(dp_grpc_channel *ch, dp_grpc_channel_clo
  * -ENOBUFS (request over DP_GRPC_MAX_QUEUED_OUTPUT). Safe from any callback,
  * including this channel's own. */
 int dp_grpc_channel_start_call(dp_grpc_channel *ch, const char *path, const uint8_t *req, size_t len,
-                               uint64_t timeout_usec, dp_grpc_message_fn on_message,
-                               dp_grpc_done_fn on_done, void *userdata, dp_grpc_client_call **ret);
+                               uint64_t timeout_usec, dp_grpc_message_fn on_message, dp_grpc_done_fn on_done,
+                               void *userdata, dp_grpc_client_call **ret);
 /* Cancel: RST_STREAM(CANCEL) to the server, no more callbacks, cc freed. */
 void dp_grpc_client_call_cancel(dp_grpc_client_call *cc);
 
 /* Outcome of a synchronous call. */
 typedef struct dp_grpc_reply {
-        int status;             /* DP_GRPC_* */
-        char *message;          /* decoded grpc-message (NULL only after OOM) */
-        uint8_t *data;          /* the (last) response message, or NULL */
+        int status;    /* DP_GRPC_* */
+        char *message; /* decoded grpc-message (NULL only after OOM) */
+        uint8_t *data; /* the (last) response message, or NULL */
         size_t len;
-        ProtobufCMessage *msg;  /* decoded data when a reply type was given */
+        ProtobufCMessage *msg; /* decoded data when a reply type was given */
 } dp_grpc_reply;
-#define DP_GRPC_REPLY_INIT {0, NULL, NULL, 0, NULL}
+#define DP_GRPC_REPLY_INIT                                                                                             \
+        { 0, NULL, NULL, 0, NULL }
 void dp_grpc_reply_done(dp_grpc_reply *r);
 static inline void dp_grpc_reply_donep(dp_grpc_reply *r) { dp_grpc_reply_done(r); }
 #define _cleanup_grpc_reply_ _cleanup_(dp_grpc_reply_donep)

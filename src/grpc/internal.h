@@ -39,8 +39,8 @@ struct dp_grpc_call {
         dp_grpc_conn *conn; /* NULL once detached from a freed connection */
         int32_t id;
         bool server;
-        struct dp_grpc_call *prev, *next;     /* conn->streams */
-        struct dp_grpc_call *pending_next;    /* conn->pending queue */
+        struct dp_grpc_call *prev, *next;  /* conn->streams */
+        struct dp_grpc_call *pending_next; /* conn->pending queue */
         bool pending;
 
         /* receive side */

@@ -220,8 +220,7 @@ dp_loop_source *dp_loop_source_free(dp_loop_source *s) {
 
 static int dispatch_one(dp_loop_source *s, uint32_t events) {
         switch (s->kind) {
-        case SRC_IO:
-                return s->cb.io(s, s->fd, events, s->userdata);
+        case SRC_IO: return s->cb.io(s, s->fd, events, s->userdata);
         case SRC_TIMER: {
                 uint64_t n;
                 if (read(s->fd, &n, sizeof n) < 0 && errno == EAGAIN) return 0;

@@ -52,15 +52,13 @@ DEFINE_FREEP(dp_loop, dp_loop_free)
  * argument and never read clocks themselves). */
 uint64_t dp_loop_now(void);
 
-int dp_loop_add_io(dp_loop *l, int fd, uint32_t events, dp_loop_io_fn cb, void *userdata,
-                   dp_loop_source **ret);
+int dp_loop_add_io(dp_loop *l, int fd, uint32_t events, dp_loop_io_fn cb, void *userdata, dp_loop_source **ret);
 /* Change the epoll event mask of an io source. */
 int dp_loop_source_set_events(dp_loop_source *s, uint32_t events);
 
 /* deadline_usec: absolute CLOCK_MONOTONIC microseconds; 0 = disarmed; a time
  * in the past fires on the next round. */
-int dp_loop_add_timer(dp_loop *l, uint64_t deadline_usec, dp_loop_timer_fn cb, void *userdata,
-                      dp_loop_source **ret);
+int dp_loop_add_timer(dp_loop *l, uint64_t deadline_usec, dp_loop_timer_fn cb, void *userdata, dp_loop_source **ret);
 int dp_loop_source_set_time(dp_loop_source *s, uint64_t deadline_usec);
 
 /* Blocks sig with sigprocmask (restored when the source is freed). */
@@ -68,8 +66,8 @@ int dp_loop_add_signal(dp_loop *l, int sig, dp_loop_signal_fn cb, void *userdata
 
 /* mask: IN_* bits (IN_CREATE|IN_DELETE|...). -errno from inotify_add_watch
  * (e.g. -ENOENT when path does not exist). */
-int dp_loop_add_inotify(dp_loop *l, const char *path, uint32_t mask, dp_loop_inotify_fn cb,
-                        void *userdata, dp_loop_source **ret);
+int dp_loop_add_inotify(dp_loop *l, const char *path, uint32_t mask, dp_loop_inotify_fn cb, void *userdata,
+                        dp_loop_source **ret);
 
 dp_loop_source *dp_loop_source_free(dp_loop_source *s);
 DEFINE_FREEP(dp_loop_source, dp_loop_source_free)

@@ -86,8 +86,10 @@ const dp_grpc_method *dp_grpc_server_find_method(const dp_grpc_server *srv, cons
 
 static void sconn_close(dp_grpc_sconn *sc) {
         dp_grpc_server *srv = sc->srv;
-        if (sc->prev) sc->prev->next = sc->next;
-        else srv->conns = sc->next;
+        if (sc->prev)
+                sc->prev->next = sc->next;
+        else
+                srv->conns = sc->next;
         if (sc->next) sc->next->prev = sc->prev;
         srv->n_conns--;
         sc->io = dp_loop_source_free(sc->io);
@@ -330,12 +332,11 @@ void dp_grpc_server_shutdown(dp_grpc_server *srv) {
         /* GOAWAY is queued and the wakeup asks for EPOLLOUT: each connection
          * flushes and closes from its own io callback, so this is safe from
          * inside any callback. */
-        for (dp_grpc_sconn *sc = srv->conns; sc; sc = sc->next) dp_grpc_conn_shutdown(sc->conn);
+        for (dp_grpc_sconn *sc = srv->conns; sc; sc = sc->next)
+                dp_grpc_conn_shutdown(sc->conn);
 }
 
-size_t dp_grpc_server_connection_count(const dp_grpc_server *srv) {
-        return srv ? srv->n_conns : 0;
-}
+size_t dp_grpc_server_connection_count(const dp_grpc_server *srv) { return srv ? srv->n_conns : 0; }
 
 dp_grpc_server *dp_grpc_server_free(dp_grpc_server *srv) {
         if (!srv || srv->free_requested) return NULL;
@@ -347,7 +348,8 @@ dp_grpc_server *dp_grpc_server_free(dp_grpc_server *srv) {
 
 static void server_destroy(dp_grpc_server *srv) {
         srv->busy++; /* cancel handlers run below may call back into us */
-        while (srv->conns) sconn_close(srv->conns);
+        while (srv->conns)
+                sconn_close(srv->conns);
         size_t i = 0;
         const char *k;
         void *v;

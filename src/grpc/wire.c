@@ -32,8 +32,8 @@ void dp_grpc_timeout_format(uint64_t usec, char buf[static 16]) {
                 char unit;
                 uint64_t ns;
         } units[] = {
-                {'n', 1ull}, {'u', 1000ull}, {'m', 1000000ull}, {'S', 1000000000ull},
-                {'M', 60000000000ull}, {'H', 3600000000000ull},
+                {'n', 1ull},          {'u', 1000ull},        {'m', 1000000ull},
+                {'S', 1000000000ull}, {'M', 60000000000ull}, {'H', 3600000000000ull},
         };
         const uint64_t max = 99999999ull;
         if (usec == 0) {
@@ -115,10 +115,10 @@ void dp_grpc_prefix_write(uint8_t out[static DP_GRPC_PREFIX_LEN], uint32_t len) 
 
 const char *dp_grpc_status_name(int status) {
         static const char *const names[] = {
-                "OK", "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED", "NOT_FOUND",
-                "ALREADY_EXISTS", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION",
-                "ABORTED", "OUT_OF_RANGE", "UNIMPLEMENTED", "INTERNAL", "UNAVAILABLE", "DATA_LOSS",
-                "UNAUTHENTICATED",
+                "OK",        "CANCELLED",       "UNKNOWN",           "INVALID_ARGUMENT",   "DEADLINE_EXCEEDED",
+                "NOT_FOUND", "ALREADY_EXISTS",  "PERMISSION_DENIED", "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION",
+                "ABORTED",   "OUT_OF_RANGE",    "UNIMPLEMENTED",     "INTERNAL",           "UNAVAILABLE",
+                "DATA_LOSS", "UNAUTHENTICATED",
         };
         if (status < 0 || (size_t)status >= ELEMENTSOF(names)) return "UNKNOWN_STATUS";
         return names[status];

@@ -43,8 +43,7 @@ static bool unknown_fields_valid(const ProtobufCMessage *m, unsigned depth) {
         return true;
 }
 
-int dp_proto_unpack(const ProtobufCMessageDescriptor *desc, const uint8_t *data, size_t len,
-                    ProtobufCMessage **ret) {
+int dp_proto_unpack(const ProtobufCMessageDescriptor *desc, const uint8_t *data, size_t len, ProtobufCMessage **ret) {
         assert_return(desc && (data || len == 0) && ret, -EINVAL);
         if (len > DP_PROTO_MAX_MESSAGE_SIZE) return -E2BIG;
         static const uint8_t empty[1];

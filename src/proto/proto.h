@@ -39,8 +39,7 @@ int dp_proto_pack(const ProtobufCMessage *msg, uint8_t **ret_data, size_t *ret_l
  * len exceeds DP_PROTO_MAX_MESSAGE_SIZE; -EBADMSG when the bytes are not a
  * valid encoding (protobuf-c does not say why; -ENOMEM is reported the same
  * way by protobuf-c and therefore also comes back as -EBADMSG). */
-int dp_proto_unpack(const ProtobufCMessageDescriptor *desc, const uint8_t *data, size_t len,
-                    ProtobufCMessage **ret);
+int dp_proto_unpack(const ProtobufCMessageDescriptor *desc, const uint8_t *data, size_t len, ProtobufCMessage **ret);
 
 /* Every message type of every API above, in a fixed order (for fuzzers and
  * tests that sweep them all). */

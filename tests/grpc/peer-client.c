@@ -11,7 +11,8 @@
 
 static void print_msg(const uint8_t *m, size_t n) {
         printf("MSG ");
-        for (size_t i = 0; i < n && i < 64; i++) printf("%02x", m[i]);
+        for (size_t i = 0; i < n && i < 64; i++)
+                printf("%02x", m[i]);
         if (n > 64) printf("...(%zu bytes)", n);
         printf("\n");
 }
@@ -64,11 +65,11 @@ int main(int argc, char **argv) {
                         rr.endpoint = "peer.sock";
                         rr.resource_name = (char *)payload;
                         rr.options = &o;
-                        dp_grpc_channel_call_sync_msg(ch, argv[2], &rr.base, &v1beta1__empty__descriptor, timeout,
-                                                      &rep, NULL);
+                        dp_grpc_channel_call_sync_msg(ch, argv[2], &rr.base, &v1beta1__empty__descriptor, timeout, &rep,
+                                                      NULL);
                 } else
-                        dp_grpc_channel_call_sync(ch, argv[2], (const uint8_t *)payload, strlen(payload), timeout,
-                                                  &rep, NULL);
+                        dp_grpc_channel_call_sync(ch, argv[2], (const uint8_t *)payload, strlen(payload), timeout, &rep,
+                                                  NULL);
                 if (rep.data) print_msg(rep.data, rep.len);
                 printf("STATUS %d %s\n", rep.status, rep.message ? rep.message : "");
                 dp_grpc_reply_done(&rep);

@@ -167,9 +167,7 @@ static void h_fail(dp_grpc_call *call, void *ud) {
         dp_grpc_call_finish(call, DP_GRPC_FAILED_PRECONDITION, "gpu-1 is 100% \xc3\xbcnhealthy\nsee dmesg");
 }
 
-static void h_slow(dp_grpc_call *call, void *ud) {
-        hold(ud, call);
-}
+static void h_slow(dp_grpc_call *call, void *ud) { hold(ud, call); }
 
 static void h_big(dp_grpc_call *call, void *ud) {
         (void)ud;
@@ -227,7 +225,8 @@ static void h_prepare(dp_grpc_call *call, void *ud) {
         (void)ud;
         typedef K8s__Io__Kubelet__Pkg__Apis__Dra__V1__NodePrepareResourcesResponse__ClaimsEntry entry_t;
         const K8s__Io__Kubelet__Pkg__Apis__Dra__V1__NodePrepareResourcesRequest *req =
-                (const K8s__Io__Kubelet__Pkg__Apis__Dra__V1__NodePrepareResourcesRequest *)dp_grpc_call_request_msg(call);
+                (const K8s__Io__Kubelet__Pkg__Apis__Dra__V1__NodePrepareResourcesRequest *)dp_grpc_call_request_msg(
+                        call);
         size_t n = DP_MIN(req->n_claims, 8);
         entry_t ent[8], *entp[8];
         K8s__Io__Kubelet__Pkg__Apis__Dra__V1__NodePrepareResourceResponse res[8];
@@ -253,7 +252,8 @@ static void h_prepare(dp_grpc_call *call, void *ud) {
                 dev[i].n_cdi_device_ids = 1;
                 dev[i].cdi_device_ids = cdi[i];
                 if (streq(c->namespace_, "shared")) {
-                        dev[i].share_id_presence_case = K8S__IO__KUBELET__PKG__APIS__DRA__V1__DEVICE__SHARE_ID_PRESENCE_SHARE_ID;
+                        dev[i].share_id_presence_case =
+                                K8S__IO__KUBELET__PKG__APIS__DRA__V1__DEVICE__SHARE_ID_PRESENCE_SHARE_ID;
                         dev[i].share_id = "";
                 }
                 devp[i] = &dev[i];
@@ -300,8 +300,8 @@ int main(int argc, char **argv) {
                 {"/v1beta1.DevicePlugin/GetDevicePluginOptions", DP_GRPC_UNARY, &v1beta1__empty__descriptor, h_options},
                 {"/v1beta1.DevicePlugin/Allocate", DP_GRPC_UNARY, &v1beta1__allocate_request__descriptor, h_allocate},
                 {"/v1beta1.DevicePlugin/ListAndWatch", DP_GRPC_SERVER_STREAMING, &v1beta1__empty__descriptor, h_watch},
-                {"/pluginregistration.Registration/GetInfo", DP_GRPC_UNARY, &pluginregistration__info_request__descriptor,
-                 h_get_info},
+                {"/pluginregistration.Registration/GetInfo", DP_GRPC_UNARY,
+                 &pluginregistration__info_request__descriptor, h_get_info},
                 {"/pluginregistration.Registration/NotifyRegistrationStatus", DP_GRPC_UNARY,
                  &pluginregistration__registration_status__descriptor, h_notify},
                 {"/k8s.io.kubelet.pkg.apis.dra.v1.DRAPlugin/NodePrepareResources", DP_GRPC_UNARY,

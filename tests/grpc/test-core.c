@@ -62,7 +62,8 @@ static void h_echo(dp_grpc_call *call, void *ud) {
         size_t len;
         const uint8_t *req = dp_grpc_call_request(call, &len);
         uint8_t out[256];
-        for (size_t i = 0; i < len && i < sizeof out; i++) out[i] = req[len - 1 - i];
+        for (size_t i = 0; i < len && i < sizeof out; i++)
+                out[i] = req[len - 1 - i];
         ASSERT_OK(dp_grpc_call_send(call, out, DP_MIN(len, sizeof out)));
         ASSERT_OK(dp_grpc_call_finish(call, DP_GRPC_OK, NULL));
 }
@@ -92,7 +93,8 @@ static void h_allocate(dp_grpc_call *call, void *ud) {
 
 static void h_fail(dp_grpc_call *call, void *ud) {
         (void)ud;
-        ASSERT_OK(dp_grpc_call_finish(call, DP_GRPC_FAILED_PRECONDITION, "device gpu-0 is 100% \xc3\xbcnhealthy\nsee log"));
+        ASSERT_OK(dp_grpc_call_finish(call, DP_GRPC_FAILED_PRECONDITION,
+                                      "device gpu-0 is 100% \xc3\xbcnhealthy\nsee log"));
 }
 
 static void h_big(dp_grpc_call *call, void *ud) {
@@ -239,7 +241,8 @@ TEST(error_status_percent_encoded) {
 TEST(unknown_method) {
         pair p = make_pair();
         result r = {0};
-        ASSERT_OK(dp_grpc_conn_start_call(p.c, "/v1beta1.DevicePlugin/Nope", NULL, 0, 1000, 0, on_msg, on_done, &r, NULL));
+        ASSERT_OK(dp_grpc_conn_start_call(p.c, "/v1beta1.DevicePlugin/Nope", NULL, 0, 1000, 0, on_msg, on_done, &r,
+                                          NULL));
         pump(p.c, p.s, 1000);
         ASSERT_EQ(r.status, DP_GRPC_UNIMPLEMENTED);
         ASSERT_CONTAINS(r.message, "/v1beta1.DevicePlugin/Nope");
@@ -278,7 +281,8 @@ TEST(streaming_many_messages_one_round) {
         pump(p.c, p.s, 1000);
         uint8_t blob[10000];
         memset(blob, 7, sizeof blob);
-        for (int i = 0; i < 200; i++) ASSERT_OK(dp_grpc_call_send(held[0], blob, sizeof blob));
+        for (int i = 0; i < 200; i++)
+                ASSERT_OK(dp_grpc_call_send(held[0], blob, sizeof blob));
         ASSERT_OK(dp_grpc_call_finish(held[0], DP_GRPC_OK, "done"));
         pump(p.c, p.s, 1000);
         ASSERT_EQ(r.n_msgs, 200);
@@ -408,7 +412,8 @@ TEST(goaway_lets_inflight_finish) {
         dp_grpc_conn_shutdown(p.s);
         pump(p.c, p.s, 1000);
         ASSERT_TRUE(dp_grpc_conn_is_draining(p.c));
-        ASSERT_EQ(dp_grpc_conn_start_call(p.c, "/test.T/Echo", NULL, 0, 1000, 0, on_msg, on_done, &r2, NULL), -ENOTCONN);
+        ASSERT_EQ(dp_grpc_conn_start_call(p.c, "/test.T/Echo", NULL, 0, 1000, 0, on_msg, on_done, &r2, NULL),
+                  -ENOTCONN);
         ASSERT_FALSE(dp_grpc_conn_is_done(p.s));
         ASSERT_OK(dp_grpc_call_send(held[0], (const uint8_t *)"x", 1));
         ASSERT_OK(dp_grpc_call_finish(held[0], DP_GRPC_OK, NULL));
@@ -566,8 +571,10 @@ TEST(connection_buffer_cap) {
         int ok = 0, refused = 0;
         for (int i = 0; i < N; i++) {
                 ASSERT_EQ(rs[i].done, 1);
-                if (rs[i].status == DP_GRPC_OK) ok++;
-                else if (rs[i].status == DP_GRPC_RESOURCE_EXHAUSTED) refused++;
+                if (rs[i].status == DP_GRPC_OK)
+                        ok++;
+                else if (rs[i].status == DP_GRPC_RESOURCE_EXHAUSTED)
+                        refused++;
         }
         ASSERT_EQ(ok + refused, N);
         ASSERT_TRUE(refused > 0);
@@ -603,7 +610,8 @@ TEST(stalled_reader_gets_enobufs) {
         size_t n = 1u << 20;
         uint8_t *b = calloc(1, n);
         int rc = 0, sent = 0;
-        while ((rc = dp_grpc_call_send(held[0], b, n)) == 0) sent++;
+        while ((rc = dp_grpc_call_send(held[0], b, n)) == 0)
+                sent++;
         ASSERT_EQ(rc, -ENOBUFS);
         ASSERT_TRUE(sent >= 60 && sent <= 64);
         free(b);

@@ -168,8 +168,8 @@ TEST(stream_pushed_from_timer) {
         dp_grpc_channel *ch;
         ASSERT_OK(dp_grpc_channel_connect_unix(l, sock, &ch));
         stream_result sr = {.loop = l};
-        ASSERT_OK(dp_grpc_channel_start_call(ch, "/v1beta1.DevicePlugin/ListAndWatch", NULL, 0, 0, sr_msg, sr_done,
-                                             &sr, NULL));
+        ASSERT_OK(dp_grpc_channel_start_call(ch, "/v1beta1.DevicePlugin/ListAndWatch", NULL, 0, 0, sr_msg, sr_done, &sr,
+                                             NULL));
         ASSERT_OK(dp_loop_run(l));
         ASSERT_EQ(sr.msgs, 3);
         ASSERT_STREQ(sr.last, "gpu-2");
@@ -200,13 +200,15 @@ TEST(shutdown_and_stale_socket) {
         dp_grpc_reply r = DP_GRPC_REPLY_INIT;
         ASSERT_OK(dp_grpc_channel_call_sync(ch, "/v1beta1.DevicePlugin/GetDevicePluginOptions", NULL, 0, 0, &r, NULL));
         dp_grpc_server_shutdown(srv);
-        while (!closed) ASSERT_OK(dp_loop_run_once(l, 5000));
+        while (!closed)
+                ASSERT_OK(dp_loop_run_once(l, 5000));
         ASSERT_FALSE(dp_grpc_channel_is_connected(ch));
         ASSERT_EQ(dp_grpc_channel_call_sync(ch, "/v1beta1.DevicePlugin/GetDevicePluginOptions", NULL, 0, 0, &r, NULL),
                   -ENOTCONN);
         ASSERT_EQ(r.status, DP_GRPC_UNAVAILABLE);
         dp_grpc_channel_free(ch);
-        while (dp_grpc_server_connection_count(srv) > 0) ASSERT_OK(dp_loop_run_once(l, 5000));
+        while (dp_grpc_server_connection_count(srv) > 0)
+                ASSERT_OK(dp_loop_run_once(l, 5000));
         dp_grpc_server_free(srv);
 
         /* a socket file left behind by a dead process is replaced */
@@ -281,12 +283,14 @@ TEST(loop_sources) {
         ASSERT_OK(dp_loop_add_inotify(l, dir, IN_CREATE, on_ino, &created, &is));
         ASSERT_EQ(dp_loop_add_inotify(l, "/nonexistent-dp-dir", IN_CREATE, on_ino, &created, &ts), -ENOENT);
         raise(SIGUSR1);
-        while (!sig) ASSERT_OK(dp_loop_run_once(l, 5000));
+        while (!sig)
+                ASSERT_OK(dp_loop_run_once(l, 5000));
         ASSERT_EQ(sig, SIGUSR1);
         dp_grpc_server *srv;
         ASSERT_OK(dp_grpc_server_new(&srv));
         ASSERT_OK(dp_grpc_server_listen_unix(srv, l, sock, 0));
-        while (!created) ASSERT_OK(dp_loop_run_once(l, 5000));
+        while (!created)
+                ASSERT_OK(dp_loop_run_once(l, 5000));
         ASSERT_OK(dp_loop_add_timer(l, 1, on_fail, NULL, &ts));
         ASSERT_EQ(dp_loop_run(l), -EIO);
         dp_loop_source_free(ts);
@@ -337,11 +341,13 @@ TEST(server_freed_or_shut_down_from_its_handler) {
                 }
                 struct stat st;
                 ASSERT_TRUE(stat(sock, &st) < 0); /* listener gone at once */
-                while (!closed) ASSERT_OK(dp_loop_run_once(l, 5000));
+                while (!closed)
+                        ASSERT_OK(dp_loop_run_once(l, 5000));
                 dp_grpc_reply_done(&r);
                 dp_grpc_channel_free(ch);
                 if (round == 1) {
-                        while (dp_grpc_server_connection_count(self_srv) > 0) ASSERT_OK(dp_loop_run_once(l, 5000));
+                        while (dp_grpc_server_connection_count(self_srv) > 0)
+                                ASSERT_OK(dp_loop_run_once(l, 5000));
                         self_srv = dp_grpc_server_free(self_srv);
                 }
         }
@@ -363,7 +369,8 @@ static void h_outer(dp_grpc_call *call, void *ud) {
         (void)ud;
         dp_grpc_reply r = DP_GRPC_REPLY_INIT;
         int q = dp_grpc_channel_call_sync(inner_ch, "/b.B/Inner", NULL, 0, 2000000, &r, NULL);
-        if (q < 0) dp_grpc_call_finish(call, DP_GRPC_INTERNAL, r.message);
+        if (q < 0)
+                dp_grpc_call_finish(call, DP_GRPC_INTERNAL, r.message);
         else {
                 dp_grpc_call_send(call, r.data, r.len);
                 dp_grpc_call_finish(call, DP_GRPC_OK, NULL);

@@ -115,7 +115,8 @@ static reply run(const char *method, const char *ctype, const char *extra_name, 
         /* grpc-go's BDP estimator ping payload */
         static const uint8_t bdp[8] = {0x02, 0x04, 0x10, 0x10, 0x09, 0x0e, 0x07, 0x07};
         ping_acks = 0;
-        for (int i = 0; i < pings_to_send; i++) nghttp2_submit_ping(cs, NGHTTP2_FLAG_NONE, bdp);
+        for (int i = 0; i < pings_to_send; i++)
+                nghttp2_submit_ping(cs, NGHTTP2_FLAG_NONE, bdp);
 
         static reply r;
         memset(&r, 0, sizeof r);

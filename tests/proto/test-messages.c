@@ -17,7 +17,8 @@ static void *alloc0(size_t n) {
         return p;
 }
 static void arena_free(void) {
-        while (n_arena) free(arena[--n_arena]);
+        while (n_arena)
+                free(arena[--n_arena]);
 }
 
 static char *str(const char *fmt, int i) {
@@ -46,12 +47,12 @@ static ProtobufCMessage *fill_message(const ProtobufCMessageDescriptor *d, int s
                         }
                         size_t n = 2;
                         void *arr = alloc0(elem * n);
-                        for (size_t k = 0; k < n; k++) fill_value(f, (char *)arr + k * elem, seed * 3 + (int)k, depth);
+                        for (size_t k = 0; k < n; k++)
+                                fill_value(f, (char *)arr + k * elem, seed * 3 + (int)k, depth);
                         *(size_t *)(base + f->quantifier_offset) = n;
                         *(void **)(base + f->offset) = arr;
                 } else {
-                        if (f->flags & PROTOBUF_C_FIELD_FLAG_ONEOF)
-                                *(uint32_t *)(base + f->quantifier_offset) = f->id;
+                        if (f->flags & PROTOBUF_C_FIELD_FLAG_ONEOF) *(uint32_t *)(base + f->quantifier_offset) = f->id;
                         fill_value(f, base + f->offset, seed + (int)i, depth);
                 }
         }
@@ -63,7 +64,9 @@ static void fill_value(const ProtobufCFieldDescriptor *f, void *p, int seed, int
         case PROTOBUF_C_TYPE_STRING: *(char **)p = str("v-%d-\xc3\xbc", seed); break;
         case PROTOBUF_C_TYPE_BOOL: *(protobuf_c_boolean *)p = 1; break;
         case PROTOBUF_C_TYPE_INT32: *(int32_t *)p = seed % 2 ? -seed - 1 : seed + 1; break;
-        case PROTOBUF_C_TYPE_INT64: *(int64_t *)p = seed % 2 ? -(int64_t)seed - 1 : (int64_t)seed * 100000000001LL; break;
+        case PROTOBUF_C_TYPE_INT64:
+                *(int64_t *)p = seed % 2 ? -(int64_t)seed - 1 : (int64_t)seed * 100000000001LL;
+                break;
         case PROTOBUF_C_TYPE_ENUM: *(int *)p = 1 + seed % 2; break;
         case PROTOBUF_C_TYPE_MESSAGE: *(ProtobufCMessage **)p = fill_message(f->descriptor, seed + 1, depth + 1); break;
         default: DP_FAIL("field %s: type %d not expected in these APIs", f->name, f->type);
@@ -100,24 +103,46 @@ TEST(round_trip_every_message) {
 
 TEST(fully_qualified_names) {
         const char *names[] = {
-                "v1beta1.DevicePluginOptions", "v1beta1.RegisterRequest", "v1beta1.Empty",
-                "v1beta1.ListAndWatchResponse", "v1beta1.TopologyInfo", "v1beta1.NUMANode", "v1beta1.Device",
-                "v1beta1.PreStartContainerRequest", "v1beta1.PreStartContainerResponse",
-                "v1beta1.PreferredAllocationRequest", "v1beta1.ContainerPreferredAllocationRequest",
-                "v1beta1.PreferredAllocationResponse", "v1beta1.ContainerPreferredAllocationResponse",
-                "v1beta1.AllocateRequest", "v1beta1.ContainerAllocateRequest", "v1beta1.CDIDevice",
-                "v1beta1.AllocateResponse", "v1beta1.ContainerAllocateResponse", "v1beta1.Mount", "v1beta1.DeviceSpec",
-                "pluginregistration.PluginInfo", "pluginregistration.RegistrationStatus",
-                "pluginregistration.RegistrationStatusResponse", "pluginregistration.InfoRequest",
+                "v1beta1.DevicePluginOptions",
+                "v1beta1.RegisterRequest",
+                "v1beta1.Empty",
+                "v1beta1.ListAndWatchResponse",
+                "v1beta1.TopologyInfo",
+                "v1beta1.NUMANode",
+                "v1beta1.Device",
+                "v1beta1.PreStartContainerRequest",
+                "v1beta1.PreStartContainerResponse",
+                "v1beta1.PreferredAllocationRequest",
+                "v1beta1.ContainerPreferredAllocationRequest",
+                "v1beta1.PreferredAllocationResponse",
+                "v1beta1.ContainerPreferredAllocationResponse",
+                "v1beta1.AllocateRequest",
+                "v1beta1.ContainerAllocateRequest",
+                "v1beta1.CDIDevice",
+                "v1beta1.AllocateResponse",
+                "v1beta1.ContainerAllocateResponse",
+                "v1beta1.Mount",
+                "v1beta1.DeviceSpec",
+                "pluginregistration.PluginInfo",
+                "pluginregistration.RegistrationStatus",
+                "pluginregistration.RegistrationStatusResponse",
+                "pluginregistration.InfoRequest",
                 "k8s.io.kubelet.pkg.apis.dra.v1.NodePrepareResourcesRequest",
                 "k8s.io.kubelet.pkg.apis.dra.v1.NodePrepareResourcesResponse",
-                "k8s.io.kubelet.pkg.apis.dra.v1.NodePrepareResourceResponse", "k8s.io.kubelet.pkg.apis.dra.v1.Device",
+                "k8s.io.kubelet.pkg.apis.dra.v1.NodePrepareResourceResponse",
+                "k8s.io.kubelet.pkg.apis.dra.v1.Device",
                 "k8s.io.kubelet.pkg.apis.dra.v1.NodeUnprepareResourcesRequest",
                 "k8s.io.kubelet.pkg.apis.dra.v1.NodeUnprepareResourcesResponse",
-                "k8s.io.kubelet.pkg.apis.dra.v1.NodeUnprepareResourceResponse", "k8s.io.kubelet.pkg.apis.dra.v1.Claim",
-                "k8s.io.kubelet.pkg.apis.dra.v1beta1.Claim", "k8s.io.kubelet.pkg.apis.dra.v1beta1.Device",
-                "v1alpha1.NodeWatchResourcesRequest", "v1alpha1.NodeWatchResourcesResponse", "v1alpha1.DeviceHealth",
-                "v1alpha1.DeviceIdentifier", "v1.NodeWatchResourcesResponse", "v1.DeviceHealth",
+                "k8s.io.kubelet.pkg.apis.dra.v1.NodeUnprepareResourceResponse",
+                "k8s.io.kubelet.pkg.apis.dra.v1.Claim",
+                "k8s.io.kubelet.pkg.apis.dra.v1beta1.Claim",
+                "k8s.io.kubelet.pkg.apis.dra.v1beta1.Device",
+                "v1alpha1.NodeWatchResourcesRequest",
+                "v1alpha1.NodeWatchResourcesResponse",
+                "v1alpha1.DeviceHealth",
+                "v1alpha1.DeviceIdentifier",
+                "v1.NodeWatchResourcesResponse",
+                "v1.DeviceHealth",
         };
         for (size_t i = 0; i < ELEMENTSOF(names); i++)
                 if (!dp_proto_find_message(names[i])) DP_FAIL("missing message %s", names[i]);
@@ -162,8 +187,8 @@ TEST(field_numbers_from_the_sheet) {
         expect_field(&v1beta1__mount__descriptor, "read_only", 3, PROTOBUF_C_TYPE_BOOL, N);
         expect_field(&v1beta1__device_spec__descriptor, "permissions", 3, PROTOBUF_C_TYPE_STRING, N);
         expect_field(&pluginregistration__plugin_info__descriptor, "supported_versions", 4, PROTOBUF_C_TYPE_STRING, R);
-        expect_field(&pluginregistration__registration_status__descriptor, "plugin_registered", 1,
-                     PROTOBUF_C_TYPE_BOOL, N);
+        expect_field(&pluginregistration__registration_status__descriptor, "plugin_registered", 1, PROTOBUF_C_TYPE_BOOL,
+                     N);
         expect_field(&pluginregistration__registration_status__descriptor, "error", 2, PROTOBUF_C_TYPE_STRING, N);
         expect_field(&k8s__io__kubelet__pkg__apis__dra__v1__device__descriptor, "cdi_device_ids", 4,
                      PROTOBUF_C_TYPE_STRING, R);
@@ -182,12 +207,13 @@ TEST(field_numbers_from_the_sheet) {
 }
 
 /* wire-protocols.md 5.5 vector B: the checkpoint's AllocResp bytes. */
-static const uint8_t alloc_resp[] = {10, 31, 10, 22, 78, 86, 73, 68, 73, 65, 95, 86, 73, 83, 73, 66, 76,
+static const uint8_t alloc_resp[] = {10, 31, 10, 22, 78, 86, 73, 68, 73, 65, 95, 86,  73,  83,  73,  66, 76,
                                      69, 95, 68, 69, 86, 73, 67, 69, 83, 18, 5,  116, 101, 103, 114, 97};
 
 TEST(checkpoint_alloc_resp_vector) {
         ProtobufCMessage *m;
-        ASSERT_OK(dp_proto_unpack(&v1beta1__container_allocate_response__descriptor, alloc_resp, sizeof alloc_resp, &m));
+        ASSERT_OK(
+                dp_proto_unpack(&v1beta1__container_allocate_response__descriptor, alloc_resp, sizeof alloc_resp, &m));
         V1beta1__ContainerAllocateResponse *r = (V1beta1__ContainerAllocateResponse *)m;
         ASSERT_EQ(r->n_envs, 1);
         ASSERT_STREQ(r->envs[0]->key, "NVIDIA_VISIBLE_DEVICES");
@@ -221,7 +247,8 @@ static void expect_bytes(const ProtobufCMessage *m, const uint8_t *want, size_t 
         ASSERT_OK(dp_proto_pack(m, &b, &len));
         if (len != n || (n && memcmp(b, want, n) != 0)) {
                 fprintf(stderr, "got:");
-                for (size_t i = 0; i < len; i++) fprintf(stderr, " %02x", b[i]);
+                for (size_t i = 0; i < len; i++)
+                        fprintf(stderr, " %02x", b[i]);
                 fprintf(stderr, "\n");
                 DP_FAIL("%s: encoding differs", m->descriptor->name);
         }
@@ -251,8 +278,8 @@ TEST(known_encodings) {
         rr.endpoint = "x.sock";
         rr.resource_name = "a/b";
         rr.options = &o;
-        const uint8_t reg[] = {0x0a, 7, 'v', '1', 'b', 'e', 't', 'a', '1', 0x12, 6, 'x', '.', 's', 'o', 'c', 'k',
-                               0x1a, 3,  'a', '/', 'b', 0x22, 2, 0x10, 0x01};
+        const uint8_t reg[] = {0x0a, 7,   'v', '1', 'b',  'e', 't', 'a', '1', 0x12, 6, 'x',  '.',
+                               's',  'o', 'c', 'k', 0x1a, 3,   'a', '/', 'b', 0x22, 2, 0x10, 0x01};
         expect_bytes(&rr.base, reg, sizeof reg);
 
         /* DRA v1 share_id has presence: set to "" it is still sent */
@@ -272,7 +299,8 @@ TEST(known_encodings) {
         protobuf_c_message_free_unpacked(m, NULL);
         ASSERT_OK(dp_proto_unpack(&k8s__io__kubelet__pkg__apis__dra__v1__device__descriptor, newer, sizeof newer, &m));
         K8s__Io__Kubelet__Pkg__Apis__Dra__V1__Device *v1d = (K8s__Io__Kubelet__Pkg__Apis__Dra__V1__Device *)m;
-        ASSERT_EQ(v1d->share_id_presence_case, K8S__IO__KUBELET__PKG__APIS__DRA__V1__DEVICE__SHARE_ID_PRESENCE_SHARE_ID);
+        ASSERT_EQ(v1d->share_id_presence_case,
+                  K8S__IO__KUBELET__PKG__APIS__DRA__V1__DEVICE__SHARE_ID_PRESENCE_SHARE_ID);
         ASSERT_STREQ(v1d->share_id, "s1");
         protobuf_c_message_free_unpacked(m, NULL);
 
