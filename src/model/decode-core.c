@@ -160,9 +160,10 @@ static const char *const pod_spec_ignored[] = {"volumes",
                                                "os",
                                                "hostUsers",
                                                "schedulingGates",
-                                               "resources",
                                                "hostnameOverride",
                                                NULL};
+
+static int decode_pod_resources(dctx *c, const dp_doc_node *n, dp_pod *p);
 
 static int decode_pod_spec(dctx *c, const dp_doc_node *n, dp_pod *p) {
         DECODE_FIELDS(
@@ -186,6 +187,7 @@ static int decode_pod_spec(dctx *c, const dp_doc_node *n, dp_pod *p) {
                         get_seq(c, v, (void **)&p->resource_claims, &p->n_resource_claims,
                                 sizeof(dp_pod_resource_claim), decode_pod_claim);
                 else if (streq(k, "workloadRef")) r = decode_workload_ref(c, v, p);
+                else if (streq(k, "resources")) r = decode_pod_resources(c, v, p);
                 else if (in_list(k, pod_spec_ignored)) r = 0;);
         return 0;
 }
@@ -211,12 +213,35 @@ static const char *const pod_status_ignored[] = {"conditions",
                                                  "qosClass",
                                                  "resize",
                                                  "observedGeneration",
-                                                 "extendedResourceClaimStatus",
                                                  "allocatedResources",
                                                  NULL};
 
+static int decode_mapping(dctx *c, const dp_doc_node *n, void *elem) {
+        dp_extended_resource_mapping *m = elem;
+        DECODE_FIELDS(c, n, k, v, if (streq(k, "containerName")) r = get_str(c, v, &m->container_name);
+                      else if (streq(k, "resourceName")) r = get_str(c, v, &m->resource_name);
+                      else if (streq(k, "requestName")) r = get_str(c, v, &m->request_name););
+        return 0;
+}
+
+static int decode_extended_status(dctx *c, const dp_doc_node *n, dp_pod *p) {
+        DECODE_FIELDS(c, n, k, v,
+                      if (streq(k, "resourceClaimName")) r = get_str(c, v, &p->extended_resource_claim_name);
+                      else if (streq(k, "requestMappings")) r =
+                              get_seq(c, v, (void **)&p->extended_resource_mappings, &p->n_extended_resource_mappings,
+                                      sizeof(dp_extended_resource_mapping), decode_mapping););
+        return 0;
+}
+
+static int decode_pod_resources(dctx *c, const dp_doc_node *n, dp_pod *p) {
+        DECODE_FIELDS(c, n, k, v, if (streq(k, "limits")) r = get_quantity_map(c, v, &p->pod_limits, &p->n_pod_limits);
+                      else if (streq(k, "requests")) r = get_quantity_map(c, v, &p->pod_requests, &p->n_pod_requests););
+        return 0;
+}
+
 static int decode_pod_status(dctx *c, const dp_doc_node *n, dp_pod *p) {
         DECODE_FIELDS(c, n, k, v, if (streq(k, "phase")) r = get_str(c, v, &p->phase);
+                      else if (streq(k, "extendedResourceClaimStatus")) r = decode_extended_status(c, v, p);
                       else if (streq(k, "nominatedNodeName")) r = get_str(c, v, &p->nominated_node_name);
                       else if (streq(k, "resourceClaimStatuses")) r =
                               get_seq(c, v, (void **)&p->claim_statuses, &p->n_claim_statuses,

@@ -679,10 +679,30 @@ static dp_doc_node *pod(enc *e, const dp_pod *p) {
                 put_str(e, w, "podGroup", p->workload_pod_group);
                 put(e, spec, "workloadRef", w);
         }
+        if (p->n_pod_limits || p->n_pod_requests) {
+                dp_doc_node *res = new_map(e);
+                put_quantities(e, res, "limits", p->pod_limits, p->n_pod_limits);
+                put_quantities(e, res, "requests", p->pod_requests, p->n_pod_requests);
+                put(e, spec, "resources", res);
+        }
         put(e, n, "spec", spec);
-        if (p->phase || p->nominated_node_name || p->n_claim_statuses) {
+        if (p->phase || p->nominated_node_name || p->n_claim_statuses || p->extended_resource_claim_name) {
                 dp_doc_node *st = new_map(e);
                 put_str(e, st, "phase", p->phase);
+                if (p->extended_resource_claim_name) {
+                        dp_doc_node *x = new_map(e), *seq = new_seq(e);
+                        put_str(e, x, "resourceClaimName", p->extended_resource_claim_name);
+                        for (size_t i = 0; i < p->n_extended_resource_mappings; i++) {
+                                const dp_extended_resource_mapping *m = &p->extended_resource_mappings[i];
+                                dp_doc_node *y = new_map(e);
+                                put_str(e, y, "containerName", m->container_name);
+                                put_str(e, y, "resourceName", m->resource_name);
+                                put_str(e, y, "requestName", m->request_name);
+                                push(e, seq, y);
+                        }
+                        put(e, x, "requestMappings", seq);
+                        put(e, st, "extendedResourceClaimStatus", x);
+                }
                 put_str(e, st, "nominatedNodeName", p->nominated_node_name);
                 if (p->n_claim_statuses) {
                         dp_doc_node *seq = new_seq(e);

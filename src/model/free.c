@@ -374,6 +374,15 @@ dp_pod *dp_pod_free(dp_pod *p) {
                 free(p->claim_statuses[i].resource_claim_name);
         }
         free(p->claim_statuses);
+        nq_free(p->pod_limits, p->n_pod_limits);
+        nq_free(p->pod_requests, p->n_pod_requests);
+        free(p->extended_resource_claim_name);
+        for (size_t i = 0; i < p->n_extended_resource_mappings; i++) {
+                free(p->extended_resource_mappings[i].container_name);
+                free(p->extended_resource_mappings[i].resource_name);
+                free(p->extended_resource_mappings[i].request_name);
+        }
+        free(p->extended_resource_mappings);
         free(p);
         return NULL;
 }

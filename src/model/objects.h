@@ -41,7 +41,7 @@ typedef struct dp_owner_ref {
 typedef struct dp_object_meta {
         char *name;
         char *generate_name;
-        char *namespace; /* NULL for cluster-scoped objects or when unset */
+        char *namespace; /* NULL for cluster-scoped objects, or unset (namespaced kinds: "default") */
         char *uid;
         char *resource_version;
         int64_t generation;
@@ -454,6 +454,12 @@ typedef struct dp_pod_claim_status {
         char *resource_claim_name; /* NULL: no claim needed */
 } dp_pod_claim_status;
 
+typedef struct dp_extended_resource_mapping {
+        char *container_name;
+        char *resource_name;
+        char *request_name;
+} dp_extended_resource_mapping;
+
 typedef struct dp_pod {
         dp_object_header hdr;
         dp_object_meta meta;
@@ -485,6 +491,16 @@ typedef struct dp_pod {
         char *nominated_node_name;
         dp_pod_claim_status *claim_statuses; /* status.resourceClaimStatuses */
         size_t n_claim_statuses;
+        /* spec.resources: pod-level limits/requests (PodLevelResources) */
+        dp_named_quantity *pod_limits;
+        size_t n_pod_limits;
+        dp_named_quantity *pod_requests;
+        size_t n_pod_requests;
+        /* status.extendedResourceClaimStatus (KEP-5004): the claim the
+         * scheduler created for extended resources backed by DRA. */
+        char *extended_resource_claim_name;
+        dp_extended_resource_mapping *extended_resource_mappings;
+        size_t n_extended_resource_mappings;
 } dp_pod;
 
 typedef struct dp_namespace {

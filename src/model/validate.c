@@ -940,6 +940,12 @@ static int validate_pod(dctx *c, const dp_pod *p) {
                 if (r >= 0) path_pop(c, am);
         }
         if (r >= 0) r = validate_tolerations(c, p->tolerations, p->n_tolerations, false);
+        if (r >= 0 && (p->n_pod_limits || p->n_pod_requests)) {
+                size_t rm = path_key(c, "resources");
+                r = validate_resource_list(c, "limits", p->pod_limits, p->n_pod_limits);
+                if (r >= 0) r = validate_resource_list(c, "requests", p->pod_requests, p->n_pod_requests);
+                if (r >= 0) path_pop(c, rm);
+        }
         for (size_t i = 0; r >= 0 && i < p->n_resource_claims; i++) {
                 const dp_pod_resource_claim *q = &p->resource_claims[i];
                 size_t cm = path_key(c, "resourceClaims");

@@ -415,3 +415,13 @@ TEST(lookups) {
         ASSERT_TRUE(dp_object_label(l->items[0], "nope") == NULL);
         dp_object_list_free(l);
 }
+
+TEST(pod_extended_status) {
+        dp_object_list *l = load("data/core.yaml");
+        dp_pod *p = l->items[2].pod;
+        ASSERT_EQ(p->n_pod_limits, 1);
+        ASSERT_STREQ(p->extended_resource_claim_name, "web-0-extended-resources-abcde");
+        ASSERT_EQ(p->n_extended_resource_mappings, 1);
+        ASSERT_STREQ(p->extended_resource_mappings[0].request_name, "container-0-request-0");
+        dp_object_list_free(l);
+}
