@@ -149,8 +149,7 @@ static int server_end(dp_grpc_call *s, int status, const char *message, const ch
         dp_grpc_conn *c = s->conn;
         if (!c || s->closed || s->finished) return -ECANCELED;
         free(s->status_message);
-        s->status_message = encode_message(message);
-        if (!s->status_message) return -ENOMEM;
+        s->status_message = encode_message(message); /* NULL after OOM: sent as "" */
         s->status = status;
         s->finished = true;
         if (!s->data_started) {
@@ -160,11 +159,16 @@ static int server_end(dp_grpc_call *s, int status, const char *message, const ch
                         NV(":status", http_status),
                         NV("content-type", "application/grpc"),
                         NV("grpc-status", st),
-                        NV("grpc-message", s->status_message),
+                        NV("grpc-message", s->status_message ? s->status_message : ""),
                 };
                 s->trailers_submitted = true;
                 int r = nghttp2_submit_response(c->session, s->id, hdrs, ELEMENTSOF(hdrs), NULL);
-                if (r < 0) return r == NGHTTP2_ERR_NOMEM ? -ENOMEM : -EPROTO;
+                if (r < 0) {
+                        /* cannot answer: at least end the stream */
+                        nghttp2_submit_rst_stream(c->session, NGHTTP2_FLAG_NONE, s->id, NGHTTP2_INTERNAL_ERROR);
+                        wake(c);
+                        return r == NGHTTP2_ERR_NOMEM ? -ENOMEM : -EPROTO;
+                }
         } else if (s->deferred) {
                 s->deferred = false;
                 nghttp2_session_resume_data(c->session, s->id);
@@ -197,7 +201,8 @@ static ssize_t read_cb(nghttp2_session *session, int32_t stream_id, uint8_t *buf
         if (s->finished) {
                 char st[12];
                 snprintf(st, sizeof st, "%d", s->status);
-                nghttp2_nv tr[] = {NV("grpc-status", st), NV("grpc-message", s->status_message)};
+                nghttp2_nv tr[] = {NV("grpc-status", st),
+                                   NV("grpc-message", s->status_message ? s->status_message : "")};
                 int r = nghttp2_submit_trailer(session, stream_id, tr, ELEMENTSOF(tr));
                 if (r < 0) return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
                 s->trailers_submitted = true;
@@ -273,7 +278,11 @@ int dp_grpc_call_send(dp_grpc_call *call, const uint8_t *msg, size_t len) {
         call->n_sent++;
         if (!call->data_started) {
                 r = server_start_data(call);
-                if (r < 0) return r;
+                if (r < 0) { /* take the message back: nothing was sent */
+                        call->n_sent--;
+                        call->out_len -= DP_GRPC_PREFIX_LEN + len;
+                        return r;
+                }
         } else if (call->deferred) {
                 call->deferred = false;
                 nghttp2_session_resume_data(call->conn->session, call->id);

@@ -83,7 +83,7 @@ static void on_done(dp_grpc_client_call *cc, int status, const char *message, vo
         (void)cc;
         (void)status;
         (void)message;
-        (void)ud;
+        if (ud) *(dp_grpc_client_call **)ud = NULL; /* the pointer dies now */
         dones++;
 }
 
@@ -132,7 +132,7 @@ static void scenario(void) {
         dp_grpc_conn_start_call(c, "/t.T/Echo", (const uint8_t *)"hi", 2, 0, 0, NULL, on_done, NULL, NULL);
         dp_grpc_conn_start_call(c, "/t.T/Fail", NULL, 0, 0, 0, NULL, on_done, NULL, NULL);
         dp_grpc_conn_start_call(c, "/t.T/Watch", NULL, 0, 0, 0, NULL, on_done, NULL, NULL);
-        dp_grpc_conn_start_call(c, "/t.T/Watch", NULL, 0, 0, 0, NULL, on_done, NULL, &cancel_me);
+        dp_grpc_conn_start_call(c, "/t.T/Watch", NULL, 0, 0, 0, NULL, on_done, &cancel_me, &cancel_me);
         dp_grpc_conn_start_call(c, "/t.T/Watch", NULL, 0, 0, 5000, NULL, on_done, NULL, NULL);
         dp_grpc_conn_start_call(c, "/no.Such/Method", NULL, 0, 0, 0, NULL, on_done, NULL, NULL);
         if (abuf)
@@ -140,7 +140,7 @@ static void scenario(void) {
                                         NULL, NULL);
         free(abuf);
         pump(c, s, 0);
-        if (cancel_me && dones == 0) dp_grpc_client_call_cancel(cancel_me);
+        if (cancel_me) dp_grpc_client_call_cancel(cancel_me);
         for (int i = 0; i < 4; i++)
                 if (held[i]) dp_grpc_call_send(held[i], (const uint8_t *)"more", 4);
         pump(c, s, 0);
@@ -171,6 +171,10 @@ int main(void) {
         fail_at = 0;
         scenario();
         unsigned long total = counter;
+        if (dones != 6) { /* every call but the cancelled one completed */
+                fprintf(stderr, "grpc-failmalloc: %d calls completed without failures, expected 6\n", dones);
+                return 1;
+        }
         unsigned long n;
         for (n = 1;; n++) {
                 fail_at = n;
