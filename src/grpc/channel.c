@@ -92,7 +92,7 @@ static int channel_io(dp_loop_source *s, int fd, uint32_t events, void *userdata
                 /* Re-entered from a nested loop run by one of our own
                  * callbacks (a sync call on another channel): stay quiet
                  * until that frame returns and re-arms the events. */
-                set_events(ch, 0);
+                set_events(ch, EPOLLET); /* edge-triggered: a hang-up is reported once, not in a loop */
                 return 0;
         }
         ch->busy++;

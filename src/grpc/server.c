@@ -152,7 +152,7 @@ static int sconn_io(dp_loop_source *s, int fd, uint32_t events, void *userdata) 
                  * from a nested loop run by one of this connection's
                  * handlers: stay quiet until that frame returns (it re-arms
                  * the events or releases everything). */
-                sconn_set_events(sc, 0);
+                sconn_set_events(sc, EPOLLET); /* a hang-up is reported once, not in a loop */
                 return 0;
         }
         srv->busy++;
