@@ -22,9 +22,15 @@ int dp_error_prefix(dp_error *err, const char *fmt, ...) {
         va_start(ap, fmt);
         vsnprintf(prefix, sizeof prefix, fmt, ap);
         va_end(ap);
-        char tmp[DP_ERROR_MSG_MAX];
-        snprintf(tmp, sizeof tmp, "%s: %s", prefix, err->msg);
-        memcpy(err->msg, tmp, sizeof tmp);
+        /* shift the message right and put "prefix: " in front, truncating the tail */
+        size_t pl = strlen(prefix), ml = strlen(err->msg);
+        if (pl + 2 >= sizeof err->msg) pl = sizeof err->msg - 3;
+        size_t keep = DP_MIN(ml, sizeof err->msg - 1 - pl - 2);
+        memmove(err->msg + pl + 2, err->msg, keep);
+        memcpy(err->msg, prefix, pl);
+        err->msg[pl] = ':';
+        err->msg[pl + 1] = ' ';
+        err->msg[pl + 2 + keep] = 0;
         if (err->code == 0) err->code = -EINVAL;
         return err->code;
 }
@@ -37,7 +43,9 @@ int dp_error_errno(dp_error *err, int code, const char *fmt, ...) {
         va_start(ap, fmt);
         vsnprintf(prefix, sizeof prefix, fmt, ap);
         va_end(ap);
-        snprintf(err->msg, sizeof err->msg, "%s: %s", prefix, strerror(-code));
+        size_t pl = strlen(prefix); /* < 512 < sizeof err->msg */
+        memcpy(err->msg, prefix, pl);
+        snprintf(err->msg + pl, sizeof err->msg - pl, ": %s", strerror(-code));
         err->code = code;
         return code;
 }
