@@ -10,6 +10,8 @@
 #include <time.h>
 
 #include "alloc-test-util.h"
+#include "alloc/adapter.h"
+#include "model/model.h"
 
 static double now_us(void) {
         struct timespec ts;
@@ -211,9 +213,93 @@ static outcome run_unsat(unsat_kind k) {
         return o;
 }
 
+/* The same fleet as Kubernetes objects through the model adapter: a class
+ * with a CEL selector, claims with their own CEL selector, compiled once per
+ * distinct expression; each claim is prepared, allocated first-fit,
+ * converted to status.allocation and committed. */
+static outcome run_cel(int nodes, int per_node, size_t claims, bool match) {
+        outcome o = {.claims = claims};
+        dp_strbuf y = DP_STRBUF_INIT;
+        dp_strbuf_puts(&y, "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu.example.com}\n"
+                           "spec:\n  selectors:\n  - cel: {expression: \"device.driver == 'gpu.example.com' && "
+                           "device.attributes['gpu.example.com'].model == 'LATEST-GPU-MODEL'\"}\n");
+        for (int n = 0; n < nodes; n++) {
+                dp_strbuf_printf(&y, "---\napiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: node-%04d-gpu}\n"
+                                     "spec:\n  driver: gpu.example.com\n  nodeName: node-%04d\n"
+                                     "  pool: {name: node-%04d, generation: 1, resourceSliceCount: 1}\n  devices:\n",
+                                 n, n, n);
+                for (int i = 0; i < per_node; i++)
+                        dp_strbuf_printf(&y, "  - name: gpu-%d\n    attributes: {index: {int: %d}, numa: {int: %d}, "
+                                             "model: {string: LATEST-GPU-MODEL}}\n    capacity: {memory: {value: 80Gi}}\n",
+                                         i, i, i / (per_node / 2));
+        }
+        for (size_t i = 0; i < claims; i++) {
+                dp_strbuf_printf(&y, "---\napiVersion: resource.k8s.io/v1\nkind: ResourceClaim\n"
+                                     "metadata: {name: claim-%zu, namespace: default, uid: u-%zu}\nspec:\n  devices:\n"
+                                     "    requests:\n    - name: gpu\n      exactly:\n        deviceClassName: gpu.example.com\n"
+                                     "        count: %d\n        selectors:\n        - cel: {expression: \"device.capacity"
+                                     "['gpu.example.com'].memory.compareTo(quantity('40Gi')) >= 0\"}\n",
+                                 i, i, match ? 2 : 1);
+                if (match) dp_strbuf_puts(&y, "    constraints:\n    - matchAttribute: gpu.example.com/numa\n");
+        }
+        dp_object_list *objs = dp_object_list_new();
+        dp_error err = DP_ERROR_INIT;
+        if (!objs || dp_model_decode_buffer(dp_strbuf_str(&y), y.len, "bench", objs, &err) < 0) {
+                fprintf(stderr, "bench: %s\n", err.msg);
+                exit(1);
+        }
+        dp_strbuf_done(&y);
+        dp_alloc_cluster *c = NULL;
+        if (dp_alloc_cluster_new(objs, &c, &err) < 0) {
+                fprintf(stderr, "bench: %s\n", err.msg);
+                exit(1);
+        }
+        dp_alloc_snapshot *s = dp_alloc_cluster_snapshot(c);
+        double *lat = calloc(claims, sizeof(double));
+        dp_alloc_stats st0, st1;
+        dp_alloc_get_stats(s, &st0);
+        double t0 = now_us();
+        size_t k = 0;
+        for (size_t i = 0; i < objs->n; i++) {
+                if (objs->items[i].hdr->kind != DP_KIND_RESOURCE_CLAIM) continue;
+                double a = now_us();
+                dp_alloc_claim_spec *cs = NULL;
+                if (dp_alloc_claim_prepare(c, objs->items[i].claim, &cs, &err) < 0) abort();
+                const dp_alloc_claim *cp = &cs->claim;
+                dp_alloc_result *res = NULL;
+                size_t node;
+                int r = dp_alloc_allocate_first_fit(s, &cp, 1, &(dp_alloc_options){0}, &node, &res, NULL, &err);
+                if (r < 0) {
+                        fprintf(stderr, "bench: %s\n", err.msg);
+                        exit(1);
+                }
+                if (r == 1) {
+                        dp_allocation_result *ar = NULL;
+                        if (dp_alloc_result_to_model(c, cs, &res[0], &ar, &err) < 0) abort();
+                        dp_allocation_result_free(ar);
+                        dp_alloc_commit(s, cp, &res[0]);
+                        dp_alloc_results_free(res, 1);
+                        o.ok++;
+                }
+                dp_alloc_claim_spec_free(cs);
+                lat[k++] = now_us() - a;
+        }
+        o.total_us = now_us() - t0;
+        dp_alloc_get_stats(s, &st1);
+        qsort(lat, claims, sizeof(double), cmp_d);
+        o.p50_us = lat[claims / 2];
+        o.p99_us = lat[claims * 99 / 100];
+        o.effort_per_claim = (double)(st1.effort - st0.effort) / claims;
+        o.snap_bytes = st1.peak_bytes;
+        free(lat);
+        dp_alloc_cluster_free(c);
+        dp_object_list_free(objs);
+        return o;
+}
+
 typedef struct scenario {
         const char *name;
-        int kind; /* 0 fill, 1 unsat */
+        int kind; /* 0 fill, 1 unsat, 2 objects through the adapter */
         int nodes, per_node;
         size_t claims;
         int shape;
@@ -222,6 +308,8 @@ typedef struct scenario {
 static const scenario scenarios[] = {
         {"500x10 single-device claims", 0, 500, 10, 5000, SHAPE_ONE},
         {"500x10 2-device matchAttribute claims", 0, 500, 10, 2500, SHAPE_MATCH},
+        {"500x10 objects+CEL selectors (adapter)", 2, 500, 10, 5000, 0},
+        {"500x10 objects+CEL+matchAttribute (adapter)", 2, 500, 10, 2500, 1},
         {"1000x8 GPUs x7 partitions (shared counters)", 0, 1000, 0, 56000, SHAPE_PART},
         {"1000x8 GPUs mig|vgpu compatibility groups", 0, 1000, 0, 40000, SHAPE_MIXED},
         {"unsat: 32 of 31 devices", 1, 1, 31, 1, UNSAT_N_MINUS_1},
@@ -248,8 +336,9 @@ int main(int argc, char **argv) {
                 double rate[32];
                 int n = runs > 32 ? 32 : runs;
                 for (int i = 0; i < n; i++) {
-                        res[i] = sc->kind == 0 ? run_fill(sc->nodes, sc->per_node, sc->claims, (shape_kind)sc->shape)
-                                               : run_unsat((unsat_kind)sc->shape);
+                        res[i] = sc->kind == 0   ? run_fill(sc->nodes, sc->per_node, sc->claims, (shape_kind)sc->shape)
+                                 : sc->kind == 2 ? run_cel(sc->nodes, sc->per_node, sc->claims, sc->shape)
+                                                 : run_unsat((unsat_kind)sc->shape);
                         rate[i] = res[i].claims / (res[i].total_us / 1e6);
                 }
                 double sorted[32];
