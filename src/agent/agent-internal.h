@@ -6,6 +6,7 @@
 #include "devices/config.h"
 #include "devices/v1.h"
 #include "grpc/grpc.h"
+#include "proto/proto.h"
 
 typedef struct plugin plugin;
 
@@ -44,6 +45,13 @@ struct dp_agent {
 
 /* service.c */
 int agent_service_add_methods(plugin *p);
+/* The Allocate and GetPreferredAllocation replies as pure functions of the
+ * agent's plan (for the handlers and the fuzzer): a packed reply in *ret, or
+ * a negative errno with err (-ENOMEM: RESOURCE_EXHAUSTED, other: UNKNOWN). */
+int agent_allocate_reply(const dp_agent *a, const char *resource, const V1beta1__AllocateRequest *req, uint8_t **ret,
+                         size_t *ret_len, dp_error *err);
+int agent_preferred_reply(const dp_agent *a, const char *resource, const V1beta1__PreferredAllocationRequest *req,
+                          uint8_t **ret, size_t *ret_len, dp_error *err);
 /* Send the full list to every open ListAndWatch of every resource whose
  * list changed since it was last sent. */
 void agent_publish_all(dp_agent *a);

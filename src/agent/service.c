@@ -202,41 +202,28 @@ static bool proto_complete(const V1beta1__ContainerAllocateResponse *m, const dp
                m->n_devices == r->n_devices && m->n_cdi_devices == r->n_cdi_devices;
 }
 
-static void on_allocate(dp_grpc_call *call, void *ud) {
-        plugin *p = ud;
-        dp_agent *a = p->agent;
-        const V1beta1__AllocateRequest *req = (const V1beta1__AllocateRequest *)dp_grpc_call_request_msg(call);
+int agent_allocate_reply(const dp_agent *a, const char *resource, const V1beta1__AllocateRequest *req, uint8_t **ret,
+                         size_t *ret_len, dp_error *err) {
         size_t n = req->n_container_requests;
+        if (n > DP_V1_REQUEST_MAX) return dp_error_set(err, -E2BIG, "%zu container requests: more than %d", n, DP_V1_REQUEST_MAX);
         dp_v1_container_response **rs = calloc(n + 1, sizeof *rs);
         V1beta1__ContainerAllocateResponse **ms = calloc(n + 1, sizeof *ms);
-        dp_error e = DP_ERROR_INIT;
-        int status = DP_GRPC_OK;
-        if (!rs || !ms) {
-                status = DP_GRPC_RESOURCE_EXHAUSTED;
-                dp_error_set(&e, -ENOMEM, "out of memory");
-        }
-        for (size_t i = 0; status == DP_GRPC_OK && i < n; i++) {
+        int r = rs && ms ? 0 : dp_error_set(err, -ENOMEM, "out of memory");
+        for (size_t i = 0; r >= 0 && i < n; i++) {
                 const V1beta1__ContainerAllocateRequest *cr = req->container_requests[i];
-                int r = dp_v1_allocate(a->plan, a->set, a->cfg, p->resource, (const char *const *)cr->devices_ids,
-                                       cr->n_devices_ids, &rs[i], &e);
-                if (r < 0) {
-                        status = DP_GRPC_UNKNOWN;
-                        break;
-                }
-                ms[i] = to_proto(rs[i]);
-                if (!proto_complete(ms[i], rs[i])) {
-                        status = DP_GRPC_RESOURCE_EXHAUSTED;
-                        dp_error_set(&e, -ENOMEM, "out of memory");
+                r = dp_v1_allocate(a->plan, a->set, a->cfg, resource, (const char *const *)cr->devices_ids,
+                                   cr->n_devices_ids, &rs[i], err);
+                if (r >= 0) {
+                        ms[i] = to_proto(rs[i]);
+                        if (!proto_complete(ms[i], rs[i])) r = dp_error_set(err, -ENOMEM, "out of memory");
                 }
         }
-        if (status == DP_GRPC_OK) {
+        if (r >= 0) {
                 V1beta1__AllocateResponse resp = V1BETA1__ALLOCATE_RESPONSE__INIT;
                 resp.container_responses = ms;
                 resp.n_container_responses = n;
-                dp_grpc_call_reply_msg(call, &resp.base);
-        } else {
-                log_warning("Allocate %s refused: %s", p->resource, dp_error_msg(&e));
-                dp_grpc_call_finish(call, status, dp_error_msg(&e));
+                r = dp_proto_pack(&resp.base, ret, ret_len);
+                if (r < 0) dp_error_set(err, r, "cannot encode the reply");
         }
         for (size_t i = 0; ms && rs && i < n; i++) {
                 proto_free(ms[i]);
@@ -244,50 +231,79 @@ static void on_allocate(dp_grpc_call *call, void *ud) {
         }
         free(ms);
         free(rs);
+        return r;
 }
 
-static void on_preferred(dp_grpc_call *call, void *ud) {
+static void on_allocate(dp_grpc_call *call, void *ud) {
         plugin *p = ud;
-        dp_agent *a = p->agent;
-        const V1beta1__PreferredAllocationRequest *req = (const V1beta1__PreferredAllocationRequest *)dp_grpc_call_request_msg(call);
+        dp_error e = DP_ERROR_INIT;
+        uint8_t *buf = NULL;
+        size_t len = 0;
+        int r = agent_allocate_reply(p->agent, p->resource, (const V1beta1__AllocateRequest *)dp_grpc_call_request_msg(call),
+                                     &buf, &len, &e);
+        if (r < 0) {
+                log_warning("Allocate %s refused: %s", p->resource, dp_error_msg(&e));
+                dp_grpc_call_finish(call, r == -ENOMEM ? DP_GRPC_RESOURCE_EXHAUSTED : DP_GRPC_UNKNOWN, dp_error_msg(&e));
+                return;
+        }
+        if (dp_grpc_call_send(call, buf, len) < 0) dp_grpc_call_finish(call, DP_GRPC_UNAVAILABLE, "cannot send");
+        else dp_grpc_call_finish(call, DP_GRPC_OK, NULL);
+        free(buf);
+}
+
+int agent_preferred_reply(const dp_agent *a, const char *resource, const V1beta1__PreferredAllocationRequest *req,
+                          uint8_t **ret, size_t *ret_len, dp_error *err) {
         size_t n = req->n_container_requests;
+        if (n > DP_V1_REQUEST_MAX) return dp_error_set(err, -E2BIG, "%zu container requests: more than %d", n, DP_V1_REQUEST_MAX);
         char ***ids = calloc(n + 1, sizeof *ids);
         V1beta1__ContainerPreferredAllocationResponse *cr = calloc(n + 1, sizeof *cr);
         V1beta1__ContainerPreferredAllocationResponse **crp = calloc(n + 1, sizeof *crp);
-        dp_error e = DP_ERROR_INIT;
-        int status = ids && cr && crp ? DP_GRPC_OK : DP_GRPC_RESOURCE_EXHAUSTED;
-        for (size_t i = 0; status == DP_GRPC_OK && i < n; i++) {
+        int r = ids && cr && crp ? 0 : dp_error_set(err, -ENOMEM, "out of memory");
+        for (size_t i = 0; r >= 0 && i < n; i++) {
                 const V1beta1__ContainerPreferredAllocationRequest *q = req->container_requests[i];
                 if (q->allocation_size <= 0) {
-                        status = DP_GRPC_INVALID_ARGUMENT;
-                        dp_error_set(&e, -EINVAL, "allocation_size must be positive");
+                        r = dp_error_set(err, -EINVAL, "container_requests[%zu].allocation_size: must be positive", i);
                         break;
                 }
-                int r = dp_v1_preferred_allocation(a->plan, a->set, a->cfg, p->resource,
-                                                   (const char *const *)q->available_deviceids, q->n_available_deviceids,
-                                                   (const char *const *)q->must_include_deviceids,
-                                                   q->n_must_include_deviceids, (size_t)q->allocation_size, &ids[i], &e);
-                if (r < 0) {
-                        status = DP_GRPC_UNKNOWN;
-                        break;
-                }
+                r = dp_v1_preferred_allocation(a->plan, a->set, a->cfg, resource,
+                                               (const char *const *)q->available_deviceids, q->n_available_deviceids,
+                                               (const char *const *)q->must_include_deviceids, q->n_must_include_deviceids,
+                                               (size_t)q->allocation_size, &ids[i], err);
+                if (r < 0) break;
                 cr[i] = (V1beta1__ContainerPreferredAllocationResponse)V1BETA1__CONTAINER_PREFERRED_ALLOCATION_RESPONSE__INIT;
                 cr[i].deviceids = ids[i];
                 while (ids[i][cr[i].n_deviceids]) cr[i].n_deviceids++;
                 crp[i] = &cr[i];
         }
-        if (status == DP_GRPC_OK) {
+        if (r >= 0) {
                 V1beta1__PreferredAllocationResponse resp = V1BETA1__PREFERRED_ALLOCATION_RESPONSE__INIT;
                 resp.container_responses = crp;
                 resp.n_container_responses = n;
-                dp_grpc_call_reply_msg(call, &resp.base);
-        } else {
-                dp_grpc_call_finish(call, status, e.msg[0] ? e.msg : "out of memory");
+                r = dp_proto_pack(&resp.base, ret, ret_len);
+                if (r < 0) dp_error_set(err, r, "cannot encode the reply");
         }
         for (size_t i = 0; ids && i < n; i++) dp_v1_ids_free(ids[i]);
         free(ids);
         free(cr);
         free(crp);
+        return r;
+}
+
+static void on_preferred(dp_grpc_call *call, void *ud) {
+        plugin *p = ud;
+        dp_error e = DP_ERROR_INIT;
+        uint8_t *buf = NULL;
+        size_t len = 0;
+        int r = agent_preferred_reply(p->agent, p->resource,
+                                      (const V1beta1__PreferredAllocationRequest *)dp_grpc_call_request_msg(call), &buf,
+                                      &len, &e);
+        if (r < 0) {
+                dp_grpc_call_finish(call, r == -ENOMEM ? DP_GRPC_RESOURCE_EXHAUSTED : DP_GRPC_UNKNOWN, dp_error_msg(&e));
+                return;
+        }
+        if (dp_grpc_call_send(call, buf, len) < 0) dp_grpc_call_finish(call, DP_GRPC_UNAVAILABLE, "cannot send");
+        else dp_grpc_call_finish(call, DP_GRPC_OK, NULL);
+        free(buf);
 }
 
 /* PreStartContainer: the last moment to refuse a device that turned
