@@ -19,6 +19,7 @@ typedef enum {
         TK_STRING,
         TK_BYTES,
         TK_PUNCT,
+        TK_QIDENT, /* `quoted field name` (cel-go >= 0.28) */
 } tok_kind;
 
 typedef struct tok {
@@ -355,6 +356,22 @@ static void next(parser *p) {
                 t->v = cel_str(s + p->pos, j - p->pos);
                 p->pos = j;
                 t->end = (uint32_t)j;
+                return;
+        }
+        if (c == '`') {
+                size_t j = p->pos + 1;
+                while (j < n && s[j] != '`' && s[j] != '\n') j++;
+                if (j >= n || s[j] != '`' || j == p->pos + 1) {
+                        perr(p, t->start, "Syntax error: token recognition error at: '`'");
+                        t->kind = TK_ERR;
+                        p->pos = j < n ? j + 1 : n;
+                        t->end = (uint32_t)p->pos;
+                        return;
+                }
+                t->kind = TK_QIDENT;
+                t->v = cel_str(s + p->pos + 1, j - p->pos - 1);
+                p->pos = j + 1;
+                t->end = (uint32_t)p->pos;
                 return;
         }
         if (c == '"' || c == '\'') {
@@ -698,7 +715,7 @@ static cel_expr *parse_struct(parser *p, cel_expr *name_expr, uint32_t pos) {
                         opt = true;
                         next(p);
                 }
-                if (p->t.kind != TK_IDENT) {
+                if (p->t.kind != TK_IDENT && p->t.kind != TK_QIDENT) {
                         char buf[64];
                         perr(p, p->t.start, "Syntax error: mismatched input '%s' expecting IDENTIFIER", tok_text(p, buf, sizeof buf));
                         return NULL;
@@ -901,17 +918,18 @@ static cel_expr *parse_member(parser *p) {
                                 opt = true;
                                 next(p);
                         }
-                        if (p->t.kind != TK_IDENT) {
+                        if (p->t.kind != TK_IDENT && p->t.kind != TK_QIDENT) {
                                 if (p->t.kind != TK_ERR)
                                         perr(p, p->t.start, "Syntax error: mismatched input '%s' expecting IDENTIFIER",
                                              tok_text(p, buf, sizeof buf));
                                 e = NULL;
                                 break;
                         }
+                        bool quoted = p->t.kind == TK_QIDENT;
                         const char *f = intern(p, p->t.v.s.p, p->t.v.s.n);
                         uint32_t fpos = p->t.start;
                         next(p);
-                        if (!opt && is_p(p, "(")) {
+                        if (!opt && !quoted && is_p(p, "(")) {
                                 next(p);
                                 cel_expr **args = NULL;
                                 size_t na = 0;
