@@ -10,6 +10,8 @@
 
 static const char *const top_level[] = {"apiVersion", "kind", "metadata", NULL};
 
+static int decode_ns_part(dctx *c, const dp_doc_node *n, const char *const *accepted);
+
 /* ---- Node ---- */
 
 static const char *const node_spec_ignored[] = {"podCIDR",      "podCIDRs",   "providerID",
@@ -165,6 +167,11 @@ static const char *const pod_spec_ignored[] = {"volumes",
 
 static int decode_pod_resources(dctx *c, const dp_doc_node *n, dp_pod *p);
 
+static int decode_scheduling_group(dctx *c, const dp_doc_node *n, dp_pod *p) {
+        DECODE_FIELDS(c, n, k, v, if (streq(k, "podGroupName")) r = get_str(c, v, &p->scheduling_group););
+        return 0;
+}
+
 static int decode_pod_spec(dctx *c, const dp_doc_node *n, dp_pod *p) {
         DECODE_FIELDS(
                 c, n, k, v, if (streq(k, "nodeName")) r = get_str(c, v, &p->node_name);
@@ -188,6 +195,7 @@ static int decode_pod_spec(dctx *c, const dp_doc_node *n, dp_pod *p) {
                                 sizeof(dp_pod_resource_claim), decode_pod_claim);
                 else if (streq(k, "workloadRef")) r = decode_workload_ref(c, v, p);
                 else if (streq(k, "resources")) r = decode_pod_resources(c, v, p);
+                else if (streq(k, "schedulingGroup")) r = decode_scheduling_group(c, v, p);
                 else if (in_list(k, pod_spec_ignored)) r = 0;);
         return 0;
 }
@@ -276,7 +284,31 @@ int decode_namespace(dctx *c, const dp_doc_node *root, dp_namespace *ns) {
 
 /* ---- PodGroup ---- */
 
+static int decode_gang(dctx *c, const dp_doc_node *n, dp_pod_group *g) {
+        g->gang = true;
+        DECODE_FIELDS(c, n, k, v, if (streq(k, "minCount")) r = get_int32(c, v, &g->min_member););
+        return 0;
+}
+
+static int decode_scheduling_policy(dctx *c, const dp_doc_node *n, dp_pod_group *g) {
+        static const char *const empty[] = {NULL};
+        DECODE_FIELDS(
+                c, n, k, v, if (streq(k, "gang")) r = decode_gang(c, v, g); else if (streq(k, "basic")) {
+                        g->min_member = 1;
+                        r = decode_ns_part(c, v, empty);
+                });
+        return 0;
+}
+
 static int decode_pod_group_spec(dctx *c, const dp_doc_node *n, dp_pod_group *g) {
+        if (c->version == DP_API_V1ALPHA2) {
+                DECODE_FIELDS(c, n, k, v, if (streq(k, "schedulingPolicy")) r = decode_scheduling_policy(c, v, g);
+                              else if (streq(k, "resourceClaims")) r =
+                                      get_seq(c, v, (void **)&g->resource_claims, &g->n_resource_claims,
+                                              sizeof(dp_pod_resource_claim), decode_pod_claim););
+                return 0;
+        }
+        g->gang = true;
         DECODE_FIELDS(
                 c, n, k, v, if (streq(k, "minMember")) r = get_int32(c, v, &g->min_member);
                 else if (streq(k, "scheduleTimeoutSeconds")) {
@@ -288,10 +320,61 @@ static int decode_pod_group_spec(dctx *c, const dp_doc_node *n, dp_pod_group *g)
 }
 
 int decode_pod_group(dctx *c, const dp_doc_node *root, dp_pod_group *g) {
-        static const char *const status_fields[] = {"phase",     "occupiedBy", "scheduled",         "running",
-                                                    "succeeded", "failed",     "scheduleStartTime", NULL};
+        static const char *const status_fields[] = {"phase",  "occupiedBy",        "scheduled",  "running", "succeeded",
+                                                    "failed", "scheduleStartTime", "conditions", NULL};
         DECODE_FIELDS(c, root, k, v, if (in_list(k, top_level)) r = 0;
                       else if (streq(k, "spec")) r = decode_pod_group_spec(c, v, g);
                       else if (streq(k, "status")) r = decode_ns_part(c, v, status_fields););
+        return 0;
+}
+
+/* ---- Deployment ---- */
+
+static int decode_label_selector(dctx *c, const dp_doc_node *n, dp_deployment *d) {
+        DECODE_FIELDS(c, n, k, v,
+                      if (streq(k, "matchLabels")) r =
+                              get_kv_map(c, v, &d->selector_match_labels, &d->n_selector_match_labels);
+                      else if (streq(k, "matchExpressions")) r = 0;);
+        return 0;
+}
+
+static int decode_template(dctx *c, const dp_doc_node *n, dp_deployment *d) {
+        dp_pod *p = calloc(1, sizeof(*p));
+        if (!p) return dp_error_set(c->err, -ENOMEM, "out of memory");
+        d->template_ = p;
+        p->hdr.kind = DP_KIND_POD;
+        p->hdr.doc_index = d->hdr.doc_index;
+        p->hdr.item_index = d->hdr.item_index;
+        p->hdr.line = n ? n->line : 0;
+        p->hdr.api_version = strdup("v1");
+        p->hdr.source = d->hdr.source ? strdup(d->hdr.source) : NULL;
+        if (!p->hdr.api_version || (d->hdr.source && !p->hdr.source))
+                return dp_error_set(c->err, -ENOMEM, "out of memory");
+        DECODE_FIELDS(c, n, k, v, if (streq(k, "metadata")) r = decode_meta(c, v, &p->meta);
+                      else if (streq(k, "spec")) r = decode_pod_spec(c, v, p););
+        return get_json(c, n, &d->template_json);
+}
+
+static int decode_deployment_spec(dctx *c, const dp_doc_node *n, dp_deployment *d) {
+        static const char *const ignored[] = {
+                "strategy", "minReadySeconds", "revisionHistoryLimit", "progressDeadlineSeconds", "paused", NULL};
+        DECODE_FIELDS(c, n, k, v, if (streq(k, "replicas")) r = get_int32(c, v, &d->replicas);
+                      else if (streq(k, "selector")) r = decode_label_selector(c, v, d);
+                      else if (streq(k, "template")) r = decode_template(c, v, d);
+                      else if (in_list(k, ignored)) r = 0;);
+        return 0;
+}
+
+int decode_deployment(dctx *c, const dp_doc_node *root, dp_deployment *d) {
+        static const char *const status_fields[] = {"observedGeneration",  "replicas",
+                                                    "updatedReplicas",     "readyReplicas",
+                                                    "availableReplicas",   "unavailableReplicas",
+                                                    "terminatingReplicas", "conditions",
+                                                    "collisionCount",      NULL};
+        d->replicas = 1;
+        DECODE_FIELDS(c, root, k, v, if (in_list(k, top_level)) r = 0;
+                      else if (streq(k, "spec")) r = decode_deployment_spec(c, v, d);
+                      else if (streq(k, "status")) r = decode_ns_part(c, v, status_fields););
+        if (!d->template_) return dfail(c, root, -EINVAL, "spec.template: required");
         return 0;
 }

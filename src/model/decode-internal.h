@@ -15,6 +15,7 @@ typedef enum {
         DP_API_V1BETA1,  /* `basic` device wrapper, flat requests */
         DP_API_V1BETA2,  /* same shape as v1 */
         DP_API_V1ALPHA3, /* DeviceTaintRule only */
+        DP_API_V1ALPHA2, /* scheduling.k8s.io PodGroup */
         DP_API_OTHER,
 } dp_api_version;
 
@@ -81,6 +82,7 @@ int decode_node(dctx *c, const dp_doc_node *root, dp_node *n);
 int decode_pod(dctx *c, const dp_doc_node *root, dp_pod *p);
 int decode_namespace(dctx *c, const dp_doc_node *root, dp_namespace *ns);
 int decode_pod_group(dctx *c, const dp_doc_node *root, dp_pod_group *g);
+int decode_deployment(dctx *c, const dp_doc_node *root, dp_deployment *d);
 
 /* The loop every struct decoder runs: for each key of map map_, push the key on
  * the path, run the if/else chain in BODY (which sets r), pop. */

@@ -446,7 +446,9 @@ static const char *const dra_versions[] = {"resource.k8s.io/v1", "resource.k8s.i
                                            NULL};
 static const char *const taint_rule_versions[] = {"resource.k8s.io/v1beta2", "resource.k8s.io/v1alpha3", NULL};
 static const char *const core_versions[] = {"v1", NULL};
-static const char *const pod_group_versions[] = {"scheduling.x-k8s.io/v1alpha1", "scheduling.k8s.io/v1alpha1", NULL};
+static const char *const pod_group_versions[] = {"scheduling.k8s.io/v1alpha2", "scheduling.x-k8s.io/v1alpha1",
+                                                 "scheduling.k8s.io/v1alpha1", NULL};
+static const char *const apps_versions[] = {"apps/v1", NULL};
 
 static const kind_entry kinds[] = {
         {"ResourceSlice", DP_KIND_RESOURCE_SLICE, sizeof(dp_resource_slice), dra_versions},
@@ -458,6 +460,7 @@ static const kind_entry kinds[] = {
         {"Pod", DP_KIND_POD, sizeof(dp_pod), core_versions},
         {"Namespace", DP_KIND_NAMESPACE, sizeof(dp_namespace), core_versions},
         {"PodGroup", DP_KIND_POD_GROUP, sizeof(dp_pod_group), pod_group_versions},
+        {"Deployment", DP_KIND_DEPLOYMENT, sizeof(dp_deployment), apps_versions},
 };
 
 static const kind_entry *find_kind(const char *kind) {
@@ -473,6 +476,7 @@ static dp_api_version version_of(const char *api_version) {
         if (streq(v, "v1beta1")) return DP_API_V1BETA1;
         if (streq(v, "v1beta2")) return DP_API_V1BETA2;
         if (streq(v, "v1alpha3")) return DP_API_V1ALPHA3;
+        if (streq(v, "v1alpha2")) return DP_API_V1ALPHA2;
         return DP_API_OTHER;
 }
 
@@ -509,6 +513,7 @@ static int decode_kind(dctx *c, const kind_entry *ke, const dp_doc_node *root, d
         case DP_KIND_POD: return decode_pod(c, root, o.pod);
         case DP_KIND_NAMESPACE: return decode_namespace(c, root, o.ns);
         case DP_KIND_POD_GROUP: return decode_pod_group(c, root, o.pod_group);
+        case DP_KIND_DEPLOYMENT: return decode_deployment(c, root, o.deployment);
         case DP_KIND_NONE: break;
         }
         return -EINVAL;
@@ -540,7 +545,10 @@ static int decode_object(const dp_doc_node *root, const char *source, size_t doc
                 return dp_error_set(err, -EINVAL, "%s: unknown kind \"%.100s\"%s%.100s%s (line %u)", who, kind,
                                     api_version ? " (apiVersion \"" : "", api_version ? api_version : "",
                                     api_version ? "\")" : "", kn ? kn->line : root->line);
-        if (!api_version) return dp_error_set(err, -EINVAL, "%s: apiVersion: required (line %u)", who, root->line);
+        /* A manifest without apiVersion is refused by kubectl, yet some
+         * published examples omit it: a known kind takes its preferred
+         * (first listed) version. */
+        if (!api_version) api_version = ke->api_versions[0];
         if (!in_list(api_version, ke->api_versions)) {
                 char allowed[256] = "";
                 for (const char *const *v = ke->api_versions; *v; v++) {

@@ -644,8 +644,8 @@ static void put_containers(enc *e, dp_doc_node *m, const char *key, const dp_con
         put(e, m, key, seq);
 }
 
-static dp_doc_node *pod(enc *e, const dp_pod *p) {
-        dp_doc_node *n = object_head(e, &p->hdr, &p->meta), *spec = new_map(e);
+static dp_doc_node *pod_spec(enc *e, const dp_pod *p) {
+        dp_doc_node *spec = new_map(e);
         put_str(e, spec, "nodeName", p->node_name);
         put_kv(e, spec, "nodeSelector", p->node_selector, p->n_node_selector);
         if (p->required_node_affinity) {
@@ -685,7 +685,17 @@ static dp_doc_node *pod(enc *e, const dp_pod *p) {
                 put_quantities(e, res, "requests", p->pod_requests, p->n_pod_requests);
                 put(e, spec, "resources", res);
         }
-        put(e, n, "spec", spec);
+        if (p->scheduling_group) {
+                dp_doc_node *g = new_map(e);
+                put_str(e, g, "podGroupName", p->scheduling_group);
+                put(e, spec, "schedulingGroup", g);
+        }
+        return spec;
+}
+
+static dp_doc_node *pod(enc *e, const dp_pod *p) {
+        dp_doc_node *n = object_head(e, &p->hdr, &p->meta);
+        put(e, n, "spec", pod_spec(e, p));
         if (p->phase || p->nominated_node_name || p->n_claim_statuses || p->extended_resource_claim_name) {
                 dp_doc_node *st = new_map(e);
                 put_str(e, st, "phase", p->phase);
@@ -719,11 +729,52 @@ static dp_doc_node *pod(enc *e, const dp_pod *p) {
         return n;
 }
 
+static void put_pod_claims(enc *e, dp_doc_node *m, const dp_pod_resource_claim *v, size_t n) {
+        if (!n) return;
+        dp_doc_node *seq = new_seq(e);
+        for (size_t i = 0; i < n; i++) {
+                dp_doc_node *x = new_map(e);
+                put_str(e, x, "name", v[i].name);
+                put_str(e, x, "resourceClaimName", v[i].resource_claim_name);
+                put_str(e, x, "resourceClaimTemplateName", v[i].resource_claim_template_name);
+                push(e, seq, x);
+        }
+        put(e, m, "resourceClaims", seq);
+}
+
 static dp_doc_node *pod_group(enc *e, const dp_pod_group *g) {
         dp_doc_node *n = object_head(e, &g->hdr, &g->meta), *spec = new_map(e);
+        if (g->hdr.api_version && streq(g->hdr.api_version, "scheduling.k8s.io/v1alpha2")) {
+                dp_doc_node *pol = new_map(e), *x = new_map(e);
+                if (g->gang) put_int(e, x, "minCount", g->min_member);
+                put(e, pol, g->gang ? "gang" : "basic", x);
+                put(e, spec, "schedulingPolicy", pol);
+                put_pod_claims(e, spec, g->resource_claims, g->n_resource_claims);
+                put(e, n, "spec", spec);
+                return n;
+        }
         put_int(e, spec, "minMember", g->min_member);
         if (g->has_schedule_timeout_seconds) put_int(e, spec, "scheduleTimeoutSeconds", g->schedule_timeout_seconds);
         put_quantities(e, spec, "minResources", g->min_resources, g->n_min_resources);
+        put(e, n, "spec", spec);
+        return n;
+}
+
+static dp_doc_node *deployment(enc *e, const dp_deployment *d) {
+        dp_doc_node *n = object_head(e, &d->hdr, &d->meta), *spec = new_map(e);
+        put_int(e, spec, "replicas", d->replicas);
+        if (d->n_selector_match_labels) {
+                dp_doc_node *sel = new_map(e);
+                put_kv(e, sel, "matchLabels", d->selector_match_labels, d->n_selector_match_labels);
+                put(e, spec, "selector", sel);
+        }
+        if (d->template_) {
+                dp_doc_node *t = new_map(e);
+                const dp_object_meta *m = &d->template_->meta;
+                if (m->n_labels || m->n_annotations || m->name) put(e, t, "metadata", meta(e, m));
+                put(e, t, "spec", pod_spec(e, d->template_));
+                put(e, spec, "template", t);
+        }
         put(e, n, "spec", spec);
         return n;
 }
@@ -739,6 +790,7 @@ static dp_doc_node *any(enc *e, dp_object o) {
         case DP_KIND_POD: return pod(e, o.pod);
         case DP_KIND_NAMESPACE: return object_head(e, o.hdr, &o.ns->meta);
         case DP_KIND_POD_GROUP: return pod_group(e, o.pod_group);
+        case DP_KIND_DEPLOYMENT: return deployment(e, o.deployment);
         case DP_KIND_NONE: break;
         }
         e->r = -EINVAL;

@@ -346,6 +346,15 @@ static void containers_free(dp_container *v, size_t n) {
         free(v);
 }
 
+static void pod_claims_free(dp_pod_resource_claim *v, size_t n) {
+        for (size_t i = 0; i < n; i++) {
+                free(v[i].name);
+                free(v[i].resource_claim_name);
+                free(v[i].resource_claim_template_name);
+        }
+        free(v);
+}
+
 dp_pod *dp_pod_free(dp_pod *p) {
         if (!p) return NULL;
         header_done(&p->hdr);
@@ -359,12 +368,7 @@ dp_pod *dp_pod_free(dp_pod *p) {
         containers_free(p->init_containers, p->n_init_containers);
         containers_free(p->containers, p->n_containers);
         nq_free(p->overhead, p->n_overhead);
-        for (size_t i = 0; i < p->n_resource_claims; i++) {
-                free(p->resource_claims[i].name);
-                free(p->resource_claims[i].resource_claim_name);
-                free(p->resource_claims[i].resource_claim_template_name);
-        }
-        free(p->resource_claims);
+        pod_claims_free(p->resource_claims, p->n_resource_claims);
         free(p->workload_name);
         free(p->workload_pod_group);
         free(p->phase);
@@ -383,6 +387,7 @@ dp_pod *dp_pod_free(dp_pod *p) {
                 free(p->extended_resource_mappings[i].request_name);
         }
         free(p->extended_resource_mappings);
+        free(p->scheduling_group);
         free(p);
         return NULL;
 }
@@ -400,7 +405,19 @@ dp_pod_group *dp_pod_group_free(dp_pod_group *g) {
         header_done(&g->hdr);
         dp_object_meta_done(&g->meta);
         nq_free(g->min_resources, g->n_min_resources);
+        pod_claims_free(g->resource_claims, g->n_resource_claims);
         free(g);
+        return NULL;
+}
+
+dp_deployment *dp_deployment_free(dp_deployment *d) {
+        if (!d) return NULL;
+        header_done(&d->hdr);
+        dp_object_meta_done(&d->meta);
+        kv_free(d->selector_match_labels, d->n_selector_match_labels);
+        dp_pod_free(d->template_);
+        free(d->template_json);
+        free(d);
         return NULL;
 }
 
@@ -416,6 +433,7 @@ void dp_object_free(dp_object o) {
         case DP_KIND_POD: dp_pod_free(o.pod); break;
         case DP_KIND_NAMESPACE: dp_namespace_free(o.ns); break;
         case DP_KIND_POD_GROUP: dp_pod_group_free(o.pod_group); break;
+        case DP_KIND_DEPLOYMENT: dp_deployment_free(o.deployment); break;
         case DP_KIND_NONE: break;
         }
 }
@@ -433,6 +451,7 @@ const char *dp_kind_name(dp_kind k) {
         case DP_KIND_POD: return "Pod";
         case DP_KIND_NAMESPACE: return "Namespace";
         case DP_KIND_POD_GROUP: return "PodGroup";
+        case DP_KIND_DEPLOYMENT: return "Deployment";
         case DP_KIND_NONE: break;
         }
         return "";
@@ -450,6 +469,7 @@ dp_object_meta *dp_object_meta_of(dp_object o) {
         case DP_KIND_POD: return &o.pod->meta;
         case DP_KIND_NAMESPACE: return &o.ns->meta;
         case DP_KIND_POD_GROUP: return &o.pod_group->meta;
+        case DP_KIND_DEPLOYMENT: return &o.deployment->meta;
         case DP_KIND_NONE: break;
         }
         return NULL;

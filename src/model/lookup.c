@@ -17,7 +17,9 @@ const char *dp_object_label(dp_object o, const char *key) {
 }
 
 const char *dp_pod_group_name(const dp_pod *p) {
-        return p ? dp_kv_get(p->meta.labels, p->meta.n_labels, DP_POD_GROUP_LABEL) : NULL;
+        if (!p) return NULL;
+        if (p->scheduling_group) return p->scheduling_group;
+        return dp_kv_get(p->meta.labels, p->meta.n_labels, DP_POD_GROUP_LABEL);
 }
 
 const dp_device *dp_resource_slice_find_device(const dp_resource_slice *s, const char *name) {

@@ -65,6 +65,7 @@ dp_node *dp_node_free(dp_node *n);
 dp_pod *dp_pod_free(dp_pod *p);
 dp_namespace *dp_namespace_free(dp_namespace *n);
 dp_pod_group *dp_pod_group_free(dp_pod_group *g);
+dp_deployment *dp_deployment_free(dp_deployment *d);
 /* Any kind. */
 void dp_object_free(dp_object o);
 /* Pieces that other modules build (the allocator fills an allocation). */
@@ -154,7 +155,8 @@ int dp_model_load_file(const char *path, dp_object_list *out, dp_error *err);
 /* Value of key in a label/annotation/nodeSelector array; NULL if absent. */
 const char *dp_kv_get(const dp_kv *v, size_t n, const char *key);
 const char *dp_object_label(dp_object o, const char *key);
-/* The pod's gang (label DP_POD_GROUP_LABEL), or NULL. */
+/* The pod's gang: spec.schedulingGroup.podGroupName, else the label
+ * DP_POD_GROUP_LABEL, else NULL. */
 const char *dp_pod_group_name(const dp_pod *p);
 const dp_device *dp_resource_slice_find_device(const dp_resource_slice *s, const char *name);
 /* Split a device qualified name: "domain/id", or "id" which belongs to the
@@ -166,3 +168,11 @@ void dp_qualified_name_split(const char *name, const char *driver, const char **
  * finds an attribute written "model" on a gpu.example.com device). */
 const dp_device_attribute *dp_device_find_attribute(const dp_device *d, const char *driver, const char *name);
 const dp_device_capacity *dp_device_find_capacity(const dp_device *d, const char *driver, const char *name);
+
+/* ---- workloads (model/workload.c) ---- */
+
+/* Append the Deployment's `replicas` Pods to out, named "<deployment>-<i>"
+ * (i from 0, so runs are deterministic), in its namespace, with the
+ * template's labels and spec and an owner reference to the Deployment.
+ * All or nothing. */
+int dp_deployment_expand(const dp_deployment *d, dp_object_list *out, dp_error *err);

@@ -65,6 +65,7 @@ typedef enum {
         DP_KIND_POD,
         DP_KIND_NAMESPACE,
         DP_KIND_POD_GROUP,
+        DP_KIND_DEPLOYMENT,
 } dp_kind;
 
 /* First member of every object struct. */
@@ -501,6 +502,7 @@ typedef struct dp_pod {
         char *extended_resource_claim_name;
         dp_extended_resource_mapping *extended_resource_mappings;
         size_t n_extended_resource_mappings;
+        char *scheduling_group; /* spec.schedulingGroup.podGroupName (PodGroup v1alpha2) */
 } dp_pod;
 
 typedef struct dp_namespace {
@@ -508,9 +510,14 @@ typedef struct dp_namespace {
         dp_object_meta meta;
 } dp_namespace;
 
-/* A gang: scheduling.x-k8s.io/v1alpha1 PodGroup (scheduler-plugins
- * coscheduling; pods join with label scheduling.x-k8s.io/pod-group=<name>),
- * also accepted as scheduling.k8s.io/v1alpha1. */
+/* A gang. Two shapes are read into this struct:
+ *   - scheduling.x-k8s.io/v1alpha1 (scheduler-plugins coscheduling; also
+ *     accepted as scheduling.k8s.io/v1alpha1): spec.minMember; pods join
+ *     with label scheduling.x-k8s.io/pod-group=<name>;
+ *   - scheduling.k8s.io/v1alpha2: spec.schedulingPolicy.gang.minCount (a
+ *     `basic` policy gives min_member 1) and spec.resourceClaims shared by
+ *     the group; pods join with spec.schedulingGroup.podGroupName.
+ * dp_pod_group_name() gives a pod's group under either rule. */
 typedef struct dp_pod_group {
         dp_object_header hdr;
         dp_object_meta meta;
@@ -519,7 +526,22 @@ typedef struct dp_pod_group {
         int32_t schedule_timeout_seconds;
         dp_named_quantity *min_resources;
         size_t n_min_resources;
+        bool gang;                              /* v1alpha2: schedulingPolicy.gang (all or nothing); v1alpha1: always */
+        dp_pod_resource_claim *resource_claims; /* v1alpha2 spec.resourceClaims */
+        size_t n_resource_claims;
 } dp_pod_group;
+
+/* apps/v1 Deployment: only what is needed to stand its pods up
+ * (dp_deployment_expand() in model.h). */
+typedef struct dp_deployment {
+        dp_object_header hdr;
+        dp_object_meta meta;
+        int32_t replicas; /* defaulted to 1 */
+        dp_kv *selector_match_labels;
+        size_t n_selector_match_labels;
+        dp_pod *template_;   /* spec.template as a Pod (no name; hdr.kind DP_KIND_POD) */
+        char *template_json; /* spec.template as compact JSON, for expansion */
+} dp_deployment;
 
 #define DP_POD_GROUP_LABEL "scheduling.x-k8s.io/pod-group"
 
@@ -537,4 +559,5 @@ typedef union dp_object {
         dp_pod *pod;
         dp_namespace *ns;
         dp_pod_group *pod_group;
+        dp_deployment *deployment;
 } dp_object;

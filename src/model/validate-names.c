@@ -144,7 +144,16 @@ static int device_name(const char *s, bool domain_required, dp_error *err) {
 int dp_validate_device_qualified_name(const char *s, dp_error *err) { return device_name(s, false, err); }
 int dp_validate_device_full_qualified_name(const char *s, dp_error *err) { return device_name(s, true, err); }
 
+/* deviceclass.resource.kubernetes.io/<DeviceClass name> */
+static bool device_class_resource(const char *s) {
+        if (!startswith(s, DP_RESOURCE_DEVICE_CLASS_PREFIX)) return false;
+        const char *cls = s + strlen(DP_RESOURCE_DEVICE_CLASS_PREFIX);
+        size_t n = strlen(cls);
+        return n <= DP_QUALIFIED_NAME_MAX_LENGTH && dns_subdomain_chars(cls, n);
+}
+
 bool dp_is_extended_resource_name(const char *s) {
+        if (s && device_class_resource(s)) return true;
         if (!s || !strchr(s, '/') || strstr(s, "kubernetes.io/") || startswith(s, "requests.")) return false;
         char buf[512];
         if (strlen(s) > sizeof(buf) - 10) return false;
@@ -177,6 +186,7 @@ int dp_validate_container_resource_name(const char *s, dp_error *err) {
                         return dp_error_set(err, -EINVAL, "\"%.80s\": hugepages size must be a positive quantity", s);
                 return 0;
         }
+        if (device_class_resource(s)) return 0;
         if (!strchr(s, '/'))
                 return dp_error_set(err, -EINVAL,
                                     "\"%.80s\": must be a standard resource for containers (cpu, memory, "

@@ -916,12 +916,31 @@ static int validate_containers(dctx *c, const char *field, const dp_container *v
         return 0;
 }
 
-static int validate_pod(dctx *c, const dp_pod *p) {
-        int r = validate_meta(c, &p->meta, true, dp_validate_dns_subdomain);
-        if (r < 0) return r;
-        size_t m = path_key(c, "spec");
+static int validate_pod_claims(dctx *c, const dp_pod_resource_claim *v, size_t n) {
+        int r = 0;
+        for (size_t i = 0; r >= 0 && i < n; i++) {
+                const dp_pod_resource_claim *q = &v[i];
+                size_t cm = path_key(c, "resourceClaims");
+                path_index(c, i);
+                r = required(c, "name", q->name);
+                if (r >= 0) r = vname(c, "name", q->name, dp_validate_dns_label);
+                if (r >= 0 && q->resource_claim_name)
+                        r = vname(c, "resourceClaimName", q->resource_claim_name, dp_validate_dns_subdomain);
+                if (r >= 0 && q->resource_claim_template_name)
+                        r = vname(c, "resourceClaimTemplateName", q->resource_claim_template_name,
+                                  dp_validate_dns_subdomain);
+                for (size_t j = 0; r >= 0 && j < i; j++)
+                        if (streq(q->name, v[j].name)) r = vfail(c, "name", -EINVAL, "duplicate name");
+                if (r >= 0) path_pop(c, cm);
+        }
+        return r;
+}
+
+/* The pod spec at the current path (a Pod's "spec", a template's). */
+static int validate_pod_spec(dctx *c, const dp_pod *p) {
+        size_t m = c->len;
         if (p->n_containers == 0) return vfail(c, "containers", -EINVAL, "must have at least one container");
-        r = validate_containers(c, "initContainers", p->init_containers, p->n_init_containers, p, NULL, 0);
+        int r = validate_containers(c, "initContainers", p->init_containers, p->n_init_containers, p, NULL, 0);
         if (r >= 0)
                 r = validate_containers(c, "containers", p->containers, p->n_containers, p, p->init_containers,
                                         p->n_init_containers);
@@ -946,21 +965,30 @@ static int validate_pod(dctx *c, const dp_pod *p) {
                 if (r >= 0) r = validate_resource_list(c, "requests", p->pod_requests, p->n_pod_requests);
                 if (r >= 0) path_pop(c, rm);
         }
-        for (size_t i = 0; r >= 0 && i < p->n_resource_claims; i++) {
-                const dp_pod_resource_claim *q = &p->resource_claims[i];
-                size_t cm = path_key(c, "resourceClaims");
-                path_index(c, i);
-                r = required(c, "name", q->name);
-                if (r >= 0) r = vname(c, "name", q->name, dp_validate_dns_label);
-                if (r >= 0 && q->resource_claim_name)
-                        r = vname(c, "resourceClaimName", q->resource_claim_name, dp_validate_dns_subdomain);
-                if (r >= 0 && q->resource_claim_template_name)
-                        r = vname(c, "resourceClaimTemplateName", q->resource_claim_template_name,
-                                  dp_validate_dns_subdomain);
-                for (size_t j = 0; r >= 0 && j < i; j++)
-                        if (streq(q->name, p->resource_claims[j].name)) r = vfail(c, "name", -EINVAL, "duplicate name");
-                if (r >= 0) path_pop(c, cm);
-        }
+        if (r >= 0) r = validate_pod_claims(c, p->resource_claims, p->n_resource_claims);
+        if (r >= 0 && p->scheduling_group)
+                r = vname(c, "schedulingGroup", p->scheduling_group, dp_validate_dns_subdomain);
+        if (r >= 0) path_pop(c, m);
+        return r;
+}
+
+static int validate_pod(dctx *c, const dp_pod *p) {
+        int r = validate_meta(c, &p->meta, true, dp_validate_dns_subdomain);
+        if (r < 0) return r;
+        size_t m = path_key(c, "spec");
+        r = validate_pod_spec(c, p);
+        if (r >= 0) path_pop(c, m);
+        return r;
+}
+
+static int validate_deployment(dctx *c, const dp_deployment *d) {
+        int r = validate_meta(c, &d->meta, true, dp_validate_dns_subdomain);
+        if (r < 0) return r;
+        size_t m = path_key(c, "spec");
+        if (d->replicas < 0) return vfail(c, "replicas", -EINVAL, "must not be negative");
+        path_key(c, "template");
+        path_key(c, "spec");
+        r = validate_pod_spec(c, d->template_);
         if (r >= 0) path_pop(c, m);
         return r;
 }
@@ -969,7 +997,16 @@ static int validate_pod_group(dctx *c, const dp_pod_group *g) {
         int r = validate_meta(c, &g->meta, true, dp_validate_dns_subdomain);
         if (r < 0) return r;
         size_t m = path_key(c, "spec");
-        if (g->min_member < 1) return vfail(c, "minMember", -EINVAL, "must be at least 1");
+        if (g->min_member < 1) {
+                if (g->hdr.api_version && streq(g->hdr.api_version, "scheduling.k8s.io/v1alpha2")) {
+                        path_key(c, "schedulingPolicy");
+                        path_key(c, "gang");
+                        return vfail(c, "minCount", -EINVAL, "must be at least 1");
+                }
+                return vfail(c, "minMember", -EINVAL, "must be at least 1");
+        }
+        r = validate_pod_claims(c, g->resource_claims, g->n_resource_claims);
+        if (r < 0) return r;
         path_pop(c, m);
         return 0;
 }
@@ -988,6 +1025,7 @@ int dp_object_validate(dp_object o, dp_error *err) {
         case DP_KIND_POD: r = validate_pod(&c, o.pod); break;
         case DP_KIND_NAMESPACE: r = validate_meta(&c, &o.ns->meta, false, dp_validate_dns_label); break;
         case DP_KIND_POD_GROUP: r = validate_pod_group(&c, o.pod_group); break;
+        case DP_KIND_DEPLOYMENT: r = validate_deployment(&c, o.deployment); break;
         case DP_KIND_NONE: r = dp_error_set(err, -EINVAL, "no kind"); break;
         }
         if (r < 0 && r != -ENOMEM) {

@@ -54,3 +54,7 @@
 #define DP_NETWORK_DEVICE_DATA_INTERFACE_NAME_MAX_LENGTH 256   /* NetworkDeviceDataInterfaceNameMaxLength */
 #define DP_NETWORK_DEVICE_DATA_MAX_IPS 16                      /* NetworkDeviceDataMaxIPs */
 #define DP_NETWORK_DEVICE_DATA_HARDWARE_ADDRESS_MAX_LENGTH 128 /* NetworkDeviceDataHardwareAddressMaxLength */
+
+/* The implicit extended resource of a DeviceClass (KEP-5004): a container may
+ * ask for "deviceclass.resource.kubernetes.io/<class name>". */
+#define DP_RESOURCE_DEVICE_CLASS_PREFIX "deviceclass.resource.kubernetes.io/" /* v1.ResourceDeviceClassPrefix */

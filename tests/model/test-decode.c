@@ -314,7 +314,10 @@ TEST(errors_kind_and_version) {
                      "t.yaml: Frobnicator x: unknown kind \"Frobnicator\" (apiVersion \"v1\")");
         decode_fails("apiVersion: resource.k8s.io/v1alpha3\nkind: ResourceSlice\nmetadata: {name: x}\n",
                      "apiVersion: \"resource.k8s.io/v1alpha3\" is not supported for ResourceSlice");
-        decode_fails("kind: Pod\nmetadata: {name: x}\n", "t.yaml: Pod x: apiVersion: required");
+        /* a missing apiVersion takes the kind's preferred version (see decode.c) */
+        dp_object_list *l = decode_ok("kind: Pod\nmetadata: {name: x}\n");
+        ASSERT_STREQ(l->items[0].hdr->api_version, "v1");
+        dp_object_list_free(l);
         decode_fails("apiVersion: v1\nmetadata: {name: x}\n", "t.yaml: document 1: kind: required");
         decode_fails("- a\n- b\n", "t.yaml: document 1: expected an object (a map), got list");
         decode_fails("apiVersion: v1\nkind: FooList\nitems: []\n", "unknown kind \"FooList\"");
