@@ -181,6 +181,8 @@ typedef struct cel_ctx {
         const cel_activation *vars;
         /* device.attributes / device.capacity, built once per evaluation */
         cel_value dev_attrs, dev_caps;
+        /* the call being dispatched had its constant pattern compiled already */
+        const struct cel_regex *call_regex;
 } cel_ctx;
 
 cel_value cel_error(cel_ctx *c, const char *fmt, ...) _printf_(2, 3);
@@ -262,6 +264,8 @@ struct cel_expr {
                         size_t nargs;
                         const struct cel_overload **cands; /* candidates at runtime */
                         size_t ncands;
+                        const struct cel_regex *regex; /* constant pattern, compiled once */
+                        uint8_t op;                    /* CEL_OP_*: operators the evaluator handles itself */
                 } call;
                 struct {
                         cel_expr **elems;
@@ -278,6 +282,20 @@ struct cel_expr {
                         cel_expr *range, *accu_init, *cond, *step, *result;
                 } comp;
         };
+};
+
+enum {
+        CEL_OP_CALL = 0, /* dispatched through the overload table */
+        CEL_OP_AND,
+        CEL_OP_OR,
+        CEL_OP_COND,
+        CEL_OP_NOT_STRICTLY_FALSE,
+        CEL_OP_INDEX,
+        CEL_OP_OPT_INDEX,
+        CEL_OP_EQ,
+        CEL_OP_NE,
+        CEL_OP_IN,
+        CEL_OP_MAP_INSERT,
 };
 
 /* ---- function table ---- */
@@ -340,12 +358,15 @@ typedef struct cel_env {
         const char *container;
 } cel_env;
 
+typedef struct cel_regex cel_regex;
 typedef struct cel_ast {
         cel_arena arena;
         cel_expr *root;
         const char *src;
         size_t src_len;
         uint32_t next_id;
+        cel_regex **regexes; /* owned: constant patterns compiled at check time */
+        size_t n_regexes, cap_regexes;
 } cel_ast;
 
 /* parse.c: fills ast (arena owned by ast). -EINVAL with "ERROR: <input>:L:C: msg" lines. */
@@ -376,8 +397,9 @@ cel_value cel_call_overload(cel_ctx *c, const char *fn, const cel_value *args, s
 double cel_ceil01(size_t n);
 bool cel_value_truthy_bool(cel_value v);
 
-/* regex.c: RE2 syntax check + PCRE2 matching with limits */
-typedef struct cel_regex cel_regex;
+/* regex.c: RE2 syntax check + PCRE2 matching with limits. A compiled
+ * regex is read-only while matching (match data is per call), so a
+ * program's precompiled patterns serve concurrent evaluations. */
 int cel_regex_compile(const char *pat, size_t n, cel_regex **ret, const char **ret_err, cel_arena *a);
 /* 1 match (ovector start/end of group 0 and group 1 filled), 0 none, <0 error */
 int cel_regex_search(const cel_regex *re, const char *s, size_t n, size_t start, size_t *ret_so, size_t *ret_eo,
@@ -385,6 +407,8 @@ int cel_regex_search(const cel_regex *re, const char *s, size_t n, size_t start,
 void cel_regex_free(cel_regex *re);
 /* Convenience used by matches(): error value on a bad pattern */
 cel_value cel_regex_matches(cel_ctx *c, cel_value s, cel_value pat);
+/* c->call_regex when set, else compile pat (caller frees *ret_owned) */
+int cel_regex_get(cel_ctx *c, cel_value pat, const cel_regex **ret, cel_regex **ret_owned, const char **ret_err);
 
 /* semver */
 int cel_semver_parse(cel_arena *a, const char *s, size_t n, bool normalize, cel_semver *ret);

@@ -365,7 +365,22 @@ static void check_regex_literal(checker *k, const cel_expr *e) {
         int r = cel_regex_compile(pat->c.s.p, pat->c.s.n, &re, &why, &k->ast->arena);
         if (r == -ENOMEM) k->oom = true;
         else if (r < 0) cerr(k, pat->pos, "invalid regular expression: %s", why);
-        cel_regex_free(re);
+        if (r < 0) return;
+        /* keep it: evaluation reuses the compiled pattern */
+        cel_ast *ast = k->ast;
+        if (ast->n_regexes == ast->cap_regexes) {
+                size_t nc = ast->cap_regexes ? ast->cap_regexes * 2 : 4;
+                cel_regex **nr = realloc(ast->regexes, nc * sizeof(*nr));
+                if (!nr) {
+                        cel_regex_free(re);
+                        k->oom = true;
+                        return;
+                }
+                ast->regexes = nr;
+                ast->cap_regexes = nc;
+        }
+        ast->regexes[ast->n_regexes++] = re;
+        ((cel_expr *)e)->call.regex = re;
 }
 
 static const cel_type *check_call(checker *k, cel_expr *e, const tscope *s) {

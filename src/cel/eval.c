@@ -396,7 +396,9 @@ static cel_value dispatch(cel_ctx *c, const cel_expr *e, const cel_value *args, 
                 const cel_overload *o = e->call.cands[i];
                 if (!sig_match(o->sig, args, n)) continue;
                 if (!charge(c, call_cost(o, args, n))) return fatal_val();
+                c->call_regex = e->call.regex;
                 cel_value r = o->impl(c, args, n);
+                c->call_regex = NULL;
                 return r;
         }
         if (!charge(c, 1)) return fatal_val();
@@ -423,15 +425,15 @@ cel_value cel_call_overload(cel_ctx *c, const char *fn, const cel_value *args, s
 static cel_value eval_call(cel_ctx *c, const cel_expr *e, const frame *f) {
         const char *fn = e->call.fn;
         if (!e->call.target) {
-                if (streq(fn, "_&&_")) return eval_logic(c, e, f, true);
-                if (streq(fn, "_||_")) return eval_logic(c, e, f, false);
-                if (streq(fn, "_?_:_")) {
+                if (e->call.op == CEL_OP_AND) return eval_logic(c, e, f, true);
+                if (e->call.op == CEL_OP_OR) return eval_logic(c, e, f, false);
+                if (e->call.op == CEL_OP_COND) {
                         cel_value cond = eval(c, e->call.args[0], f);
                         if (c->fatal || cel_is_err(cond)) return cond;
                         if (cond.kind != CV_BOOL) return cel_no_overload(c, "_?_:_");
                         return eval(c, e->call.args[cond.b ? 1 : 2], f);
                 }
-                if (streq(fn, "@not_strictly_false")) {
+                if (e->call.op == CEL_OP_NOT_STRICTLY_FALSE) {
                         cel_value v = eval(c, e->call.args[0], f);
                         if (c->fatal) return fatal_val();
                         if (!charge(c, 1)) return fatal_val();
@@ -459,17 +461,17 @@ static cel_value eval_call(cel_ctx *c, const cel_expr *e, const frame *f) {
                         return args[i];
                 }
         if (!e->call.target) {
-                if (streq(fn, "_[_]") || streq(fn, "_[?_]")) {
+                if (e->call.op == CEL_OP_INDEX || e->call.op == CEL_OP_OPT_INDEX) {
                         if (!charge(c, 1)) return fatal_val();
-                        return index_value(c, args[0], args[1], fn[2] == '?');
+                        return index_value(c, args[0], args[1], e->call.op == CEL_OP_OPT_INDEX);
                 }
-                if (streq(fn, "_==_") || streq(fn, "_!=_")) {
+                if (e->call.op == CEL_OP_EQ || e->call.op == CEL_OP_NE) {
                         if (!charge(c, (uint64_t)cel_ceil01(DP_MIN(vsize(args[0]), vsize(args[1]))))) return fatal_val();
                         int r = cel_value_equal(args[0], args[1]);
                         if (r < 0) return cel_no_overload(c, fn);
-                        return cel_bool(fn[1] == '=' ? r == 1 : r != 1);
+                        return cel_bool(e->call.op == CEL_OP_EQ ? r == 1 : r != 1);
                 }
-                if (streq(fn, "@in")) {
+                if (e->call.op == CEL_OP_IN) {
                         if (args[1].kind == CV_LIST) {
                                 if (!charge(c, args[1].l->n)) return fatal_val();
                                 for (size_t i = 0; i < args[1].l->n; i++)
@@ -483,7 +485,7 @@ static cel_value eval_call(cel_ctx *c, const cel_expr *e, const frame *f) {
                         if (!charge(c, 1)) return fatal_val();
                         return cel_no_overload(c, "@in");
                 }
-                if (streq(fn, "cel.@mapInsert")) {
+                if (e->call.op == CEL_OP_MAP_INSERT) {
                         /* accumulator of transformMap: extend in place when unshared */
                         if (args[0].kind != CV_MAP) return cel_no_overload(c, fn);
                         cel_value k2, v2;

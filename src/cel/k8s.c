@@ -76,10 +76,11 @@ static cel_value qty_value(cel_ctx *c, const dp_quantity *q, bool int_form) {
 }
 
 cel_value cel_quantity_value(cel_ctx *c, const dp_quantity *q);
+/* A quantity from the API is canonical: an integral value prints without
+ * a fraction suffix, so it is held as int64 when it fits. */
 cel_value cel_quantity_value(cel_ctx *c, const dp_quantity *q) {
-        char buf[DP_QUANTITY_MAX_LEN];
-        dp_quantity_format(q, buf, sizeof buf);
-        return qty_value(c, q, int_form_of(buf, q));
+        __int128 w = q->nanos / 1000000000;
+        return qty_value(c, q, q->nanos % 1000000000 == 0 && w <= INT64_MAX && w >= INT64_MIN);
 }
 
 static bool qty_int(cel_value v) { return ((const cel_qty *)v.q)->int_form; }
@@ -307,16 +308,17 @@ FN(sv_less) { (void)n; (void)c; return cel_bool(cel_semver_cmp(A0.sv, A1.sv) < 0
 
 /* ---- regex find ---- */
 static cel_value find_impl(cel_ctx *c, const cel_value *args, size_t n, bool all) {
-        cel_regex *re = NULL;
+        const cel_regex *re = NULL;
+        cel_regex *owned = NULL;
         const char *why = NULL;
-        int r = cel_regex_compile(A1.s.p, A1.s.n, &re, &why, c->arena);
+        int r = cel_regex_get(c, A1, &re, &owned, &why);
         if (r == -ENOMEM) return cel_oom(c);
         if (r < 0) return cel_error(c, "invalid regex: %s", why);
         int64_t limit = n > 2 ? args[2].i : -1;
         cel_list *l = all ? cel_list_new(c, 0) : NULL;
         cel_value out = cel_str("", 0);
         if (all && !l) {
-                cel_regex_free(re);
+                cel_regex_free(owned);
                 return cel_oom(c);
         }
         size_t pos = 0;
@@ -340,7 +342,7 @@ static cel_value find_impl(cel_ctx *c, const cel_value *args, size_t n, bool all
                 }
                 pos = eo;
         }
-        cel_regex_free(re);
+        cel_regex_free(owned);
         if (r == -ENOMEM) return cel_oom(c);
         if (r == -E2BIG) return cel_error(c, "regex match limit exceeded");
         if (r < 0) return cel_error(c, "regex match failed");

@@ -1159,6 +1159,10 @@ int cel_parse(const char *src, size_t len, bool macros, cel_ast *ast, dp_error *
 }
 
 void cel_ast_done(cel_ast *ast) {
+        for (size_t i = 0; i < ast->n_regexes; i++) cel_regex_free(ast->regexes[i]);
+        free(ast->regexes);
+        ast->regexes = NULL;
+        ast->n_regexes = ast->cap_regexes = 0;
         cel_arena_done(&ast->arena);
         ast->root = NULL;
 }

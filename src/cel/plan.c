@@ -177,6 +177,17 @@ static int plan(cel_ast *ast, const cel_env *env, cel_expr *e, const scope *s) {
                         int r = plan(ast, env, e->call.args[i], s);
                         if (r < 0) return r;
                 }
+                static const struct {
+                        const char *fn;
+                        uint8_t op;
+                } ops[] = {{"_&&_", CEL_OP_AND},   {"_||_", CEL_OP_OR},   {"_?_:_", CEL_OP_COND},
+                           {"@not_strictly_false", CEL_OP_NOT_STRICTLY_FALSE}, {"_[_]", CEL_OP_INDEX},
+                           {"_[?_]", CEL_OP_OPT_INDEX}, {"_==_", CEL_OP_EQ}, {"_!=_", CEL_OP_NE},
+                           {"@in", CEL_OP_IN},      {"cel.@mapInsert", CEL_OP_MAP_INSERT}};
+                e->call.op = CEL_OP_CALL;
+                if (!e->call.target)
+                        for (size_t i = 0; i < ELEMENTSOF(ops); i++)
+                                if (streq(e->call.fn, ops[i].fn)) e->call.op = ops[i].op;
                 bool member = e->call.target != NULL;
                 size_t want = e->call.nargs + (member ? 1 : 0), nt, cnt = 0;
                 const cel_overload *const *t = tables(&nt);

@@ -16,7 +16,6 @@
 
 struct cel_regex {
         pcre2_code *code;
-        pcre2_match_data *md;
         pcre2_match_context *mctx;
 };
 
@@ -144,9 +143,8 @@ int cel_regex_compile(const char *pat, size_t n, cel_regex **ret, const char **r
                 return -ENOMEM;
         }
         re->code = code;
-        re->md = pcre2_match_data_create_from_pattern(code, NULL);
         re->mctx = pcre2_match_context_create(NULL);
-        if (!re->md || !re->mctx) {
+        if (!re->mctx) {
                 cel_regex_free(re);
                 return -ENOMEM;
         }
@@ -158,7 +156,6 @@ int cel_regex_compile(const char *pat, size_t n, cel_regex **ret, const char **r
 
 void cel_regex_free(cel_regex *re) {
         if (!re) return;
-        pcre2_match_data_free(re->md);
         pcre2_match_context_free(re->mctx);
         pcre2_code_free(re->code);
         free(re);
@@ -166,11 +163,14 @@ void cel_regex_free(cel_regex *re) {
 
 int cel_regex_search(const cel_regex *re, const char *s, size_t n, size_t start, size_t *ret_so, size_t *ret_eo,
                      size_t *ret_g1so, size_t *ret_g1eo, bool *ret_has_group) {
-        int r = pcre2_match(re->code, (PCRE2_SPTR)s, n, start, start > 0 ? PCRE2_NO_UTF_CHECK : 0, re->md, re->mctx);
+        pcre2_match_data *md = pcre2_match_data_create_from_pattern(re->code, NULL);
+        if (!md) return -ENOMEM;
+        int r = pcre2_match(re->code, (PCRE2_SPTR)s, n, start, start > 0 ? PCRE2_NO_UTF_CHECK : 0, md, re->mctx);
+        if (r < 0) pcre2_match_data_free(md);
         if (r == PCRE2_ERROR_NOMATCH) return 0;
         if (r == PCRE2_ERROR_MATCHLIMIT || r == PCRE2_ERROR_DEPTHLIMIT || r == PCRE2_ERROR_HEAPLIMIT) return -E2BIG;
         if (r < 0) return -EINVAL;
-        PCRE2_SIZE *ov = pcre2_get_ovector_pointer(re->md);
+        PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
         *ret_so = ov[0];
         *ret_eo = ov[1];
         uint32_t groups = 0;
@@ -183,6 +183,7 @@ int cel_regex_search(const cel_regex *re, const char *s, size_t n, size_t start,
                 } else
                         *ret_g1so = *ret_g1eo = ov[1];
         }
+        pcre2_match_data_free(md);
         return 1;
 }
 
@@ -191,7 +192,10 @@ int cel_regex_search(const cel_regex *re, const char *s, size_t n, size_t start,
  * as (a+)+$ that RE2 handles in linear time. */
 static int dfa_search(const cel_regex *re, const char *s, size_t n) {
         int ws[1000];
-        int r = pcre2_dfa_match(re->code, (PCRE2_SPTR)s, n, 0, 0, re->md, re->mctx, ws, ELEMENTSOF(ws));
+        pcre2_match_data *md = pcre2_match_data_create(1, NULL);
+        if (!md) return -ENOMEM;
+        int r = pcre2_dfa_match(re->code, (PCRE2_SPTR)s, n, 0, 0, md, re->mctx, ws, ELEMENTSOF(ws));
+        pcre2_match_data_free(md);
         if (r == PCRE2_ERROR_NOMATCH) return 0;
         if (r >= 0) return 1;
         if (r == PCRE2_ERROR_DFA_WSSIZE || r == PCRE2_ERROR_DFA_RECURSE) {
@@ -202,14 +206,28 @@ static int dfa_search(const cel_regex *re, const char *s, size_t n) {
         return -EINVAL;
 }
 
+int cel_regex_get(cel_ctx *c, cel_value pat, const cel_regex **ret, cel_regex **ret_owned, const char **ret_err) {
+        *ret_owned = NULL;
+        if (c->call_regex) {
+                *ret = c->call_regex;
+                return 0;
+        }
+        int r = cel_regex_compile(pat.s.p, pat.s.n, ret_owned, ret_err, c->arena);
+        if (r < 0) return r;
+        *ret = *ret_owned;
+        return 0;
+}
+
 cel_value cel_regex_matches(cel_ctx *c, cel_value s, cel_value pat) {
-        cel_regex *re = NULL;
+        const cel_regex *re = NULL;
+        cel_regex *owned = NULL;
         const char *why = NULL;
-        int r = cel_regex_compile(pat.s.p, pat.s.n, &re, &why, c->arena);
+        int r = cel_regex_get(c, pat, &re, &owned, &why);
         if (r == -ENOMEM) return cel_oom(c);
         if (r < 0) return cel_error(c, "invalid regex: %s", why);
         r = dfa_search(re, s.s.p, s.s.n);
-        cel_regex_free(re);
+        cel_regex_free(owned);
+        if (r == -ENOMEM) return cel_oom(c);
         if (r == -E2BIG) return cel_error(c, "regex match limit exceeded");
         if (r < 0) return cel_error(c, "regex match failed");
         return cel_bool(r == 1);
