@@ -345,7 +345,7 @@ static void admit_next(dp_kubelet *n) {
         }
 }
 
-void admit_start(dp_kubelet *n, pod_entry *pe) {
+void node_admit_start(dp_kubelet *n, pod_entry *pe) {
         admit_job *j = calloc(1, sizeof *j);
         if (!j) return;
         j->pe = pe;
@@ -354,7 +354,7 @@ void admit_start(dp_kubelet *n, pod_entry *pe) {
         admit_next(n);
 }
 
-void admit_abort(dp_kubelet *n) {
+void node_admit_abort(dp_kubelet *n) {
         admit_job *j = n->job;
         if (!j) return;
         if (j->cc) dp_grpc_client_call_cancel(TAKE_PTR(j->cc));

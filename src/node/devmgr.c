@@ -106,7 +106,7 @@ static bool is_qualified_name_part(const char *s) {
         return true;
 }
 
-bool dp_is_extended_resource_name(const char *name) {
+bool dp_devmgr_is_extended_resource_name(const char *name) {
         if (!name || !strchr(name, '/')) return false;
         if (strstr(name, "kubernetes.io/")) return false;
         if (startswith(name, "requests.")) return false;
@@ -126,7 +126,7 @@ int dp_devmgr_validate_register(const char *version, const char *resource_name, 
                 return dp_error_set(err, -EINVAL,
                                     "requested API version \"%s\" is not supported by kubelet. Supported versions are [\"%s\"]",
                                     version ? version : "", DP_NODE_API_VERSION);
-        if (!dp_is_extended_resource_name(resource_name))
+        if (!dp_devmgr_is_extended_resource_name(resource_name))
                 return dp_error_set(err, -EINVAL, "the ResourceName \"%s\" is invalid",
                                     resource_name ? resource_name : "");
         /* The endpoint is joined to the plugin directory: a bare file name

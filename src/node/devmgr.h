@@ -82,13 +82,13 @@ dp_devmgr *dp_devmgr_free(dp_devmgr *m);
 DEFINE_FREEP(dp_devmgr, dp_devmgr_free)
 
 /* The kubelet's Register checks: version must be "v1beta1", the resource
- * name must pass dp_is_extended_resource_name(). -EINVAL with the kubelet's
+ * name must pass dp_devmgr_is_extended_resource_name(). -EINVAL with the kubelet's
  * wording in err. */
 int dp_devmgr_validate_register(const char *version, const char *resource_name, const char *endpoint,
                                 dp_error *err);
 /* The §2.5 rule: contains '/', no "kubernetes.io/", no "requests." prefix,
  * and "requests." + name is a qualified name. */
-bool dp_is_extended_resource_name(const char *name);
+bool dp_devmgr_is_extended_resource_name(const char *name);
 
 /* A (validated) plugin registered: create the resource or replace its
  * endpoint and options. The device list is kept until the new ListAndWatch

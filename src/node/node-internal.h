@@ -89,10 +89,9 @@ void node_schedule(dp_kubelet *n);      /* start an admission if one is due */
 endpoint *node_current_endpoint(dp_kubelet *n, const char *resource);
 
 /* admit.c */
-void admit_start(dp_kubelet *n, pod_entry *pe);
-void admit_abort(dp_kubelet *n);        /* pod gone: cancel calls, drop reservations */
-void admit_endpoint_gone(dp_kubelet *n, endpoint *ep);
+void node_admit_start(dp_kubelet *n, pod_entry *pe);
+void node_admit_abort(dp_kubelet *n);        /* pod gone: cancel calls, drop reservations */
 
 /* status-build.c */
 int node_status_build(const dp_kubelet *n, bool running, dp_doc_set *s, dp_doc_node **ret);
-const char *pod_phase_name(pod_phase p);
+const char *node_pod_phase_name(pod_phase p);

@@ -82,7 +82,7 @@ void node_schedule(dp_kubelet *n) {
                 for (size_t i = 0; i < n->n_pods; i++) {
                         pod_entry *pe = n->pods[i];
                         if (pe->phase == POD_PENDING || (pe->phase == POD_WAITING && pe->next_try_ms <= now)) {
-                                admit_start(n, pe);
+                                node_admit_start(n, pe);
                                 break;
                         }
                 }
@@ -306,7 +306,7 @@ static void on_register(dp_grpc_call *call, void *ud) {
 
 /* ---- manifests ------------------------------------------------------------- */
 
-const char *pod_phase_name(pod_phase p) {
+const char *node_pod_phase_name(pod_phase p) {
         switch (p) {
         case POD_PENDING: return "Pending";
         case POD_ADMITTING: return "Admitting";
@@ -432,7 +432,7 @@ static void manifests_rescan(dp_kubelet *n) {
                         n->pods[w++] = pe;
                         continue;
                 }
-                if (n->job && n->job->pe == pe) admit_abort(n);
+                if (n->job && n->job->pe == pe) node_admit_abort(n);
                 size_t rel = dp_devmgr_release_pod(n->dm, pe->pod->uid);
                 log_info("pod %s/%s removed: %zu allocation(s) released", pe->pod->ns, pe->pod->name, rel);
                 pod_entry_free(pe);
@@ -559,7 +559,7 @@ int dp_kubelet_new(dp_loop *l, const dp_node_config *cfg, dp_kubelet **ret, dp_e
 dp_kubelet *dp_kubelet_free(dp_kubelet *n) {
         if (!n) return NULL;
         bool started = n->srv != NULL;
-        if (n->job) admit_abort(n);
+        if (n->job) node_admit_abort(n);
         n->stopping = true;
         n->srv = dp_grpc_server_free(n->srv); /* unlinks kubelet.sock */
         for (size_t i = 0; i < n->n_eps; i++) endpoint_close(n->eps[i]);

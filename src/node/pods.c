@@ -111,7 +111,7 @@ static int decode_resources(const dp_doc_node *res, size_t ci, const char *kind,
                         snprintf(path, sizeof path, "spec.%s[%zu].resources.%s[%s]", kind, ci, mname, key);
                         bool domain = strchr(key, '/') != NULL;
                         if (!domain) continue; /* cpu, memory, ephemeral-storage, hugepages-*: not ours */
-                        if (!dp_is_extended_resource_name(key)) {
+                        if (!dp_devmgr_is_extended_resource_name(key)) {
                                 if (strstr(key, "kubernetes.io/")) continue; /* native resources */
                                 return field_err(err, -EINVAL, path,
                                                  "\"%s\" is not a valid extended resource name (domain/name)", key);

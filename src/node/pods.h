@@ -4,7 +4,7 @@
  * (like the kubelet's static pods): only what the device manager needs.
  *
  * A manifest file holds one or more `v1 Pod` documents (or a `v1 List` of
- * them). Per container, extended resources (dp_is_extended_resource_name) are
+ * them). Per container, extended resources (dp_devmgr_is_extended_resource_name) are
  * read from resources.limits; they must be whole non-negative integers, and a
  * request, if given, must equal the limit (Kubernetes' rule for resources
  * that cannot be overcommitted). Other resources (cpu, memory, ...) are

@@ -104,7 +104,7 @@ static int build_pod(const dp_kubelet *n, const pod_entry *pe, dp_doc_set *s, dp
         if (r >= 0) r = dp_doc_map_add(s, m, "name", dp_doc_new_str(s, p->name));
         if (r >= 0) r = dp_doc_map_add(s, m, "uid", dp_doc_new_str(s, p->uid));
         if (r >= 0) r = dp_doc_map_add(s, m, "manifest", dp_doc_new_str(s, p->source ? p->source : ""));
-        if (r >= 0) r = dp_doc_map_add(s, m, "phase", dp_doc_new_str(s, pod_phase_name(pe->phase)));
+        if (r >= 0) r = dp_doc_map_add(s, m, "phase", dp_doc_new_str(s, node_pod_phase_name(pe->phase)));
         if (r >= 0) r = dp_doc_map_add(s, m, "attempts", dp_doc_new_uint(s, pe->attempts));
         if (r >= 0) r = dp_doc_map_add(s, m, "allocateCalls", dp_doc_new_uint(s, pe->allocate_calls));
         if (r >= 0 && pe->message) r = dp_doc_map_add(s, m, "message", dp_doc_new_str(s, pe->message));

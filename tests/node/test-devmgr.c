@@ -17,29 +17,29 @@ static void add_plugin(dp_devmgr *m, const char *res, size_t n, const char *pref
 }
 
 TEST(resource_name_rule) {
-        ASSERT_TRUE(dp_is_extended_resource_name("nvidia.com/gpu"));
-        ASSERT_TRUE(dp_is_extended_resource_name("nvidia.com/mig-1g.10gb"));
-        ASSERT_TRUE(dp_is_extended_resource_name("example.com/Foo_bar"));
-        ASSERT_FALSE(dp_is_extended_resource_name("gpu"));
-        ASSERT_FALSE(dp_is_extended_resource_name("kubernetes.io/gpu"));
-        ASSERT_FALSE(dp_is_extended_resource_name("foo.kubernetes.io/gpu"));
-        ASSERT_FALSE(dp_is_extended_resource_name("requests.example.com/gpu"));
-        ASSERT_FALSE(dp_is_extended_resource_name("Example.com/gpu"));
-        ASSERT_FALSE(dp_is_extended_resource_name("example.com/gpu/x"));
-        ASSERT_FALSE(dp_is_extended_resource_name("example.com/-gpu"));
-        ASSERT_FALSE(dp_is_extended_resource_name("example.com/"));
-        ASSERT_FALSE(dp_is_extended_resource_name("/gpu"));
-        ASSERT_FALSE(dp_is_extended_resource_name("exa..mple.com/gpu"));
+        ASSERT_TRUE(dp_devmgr_is_extended_resource_name("nvidia.com/gpu"));
+        ASSERT_TRUE(dp_devmgr_is_extended_resource_name("nvidia.com/mig-1g.10gb"));
+        ASSERT_TRUE(dp_devmgr_is_extended_resource_name("example.com/Foo_bar"));
+        ASSERT_FALSE(dp_devmgr_is_extended_resource_name("gpu"));
+        ASSERT_FALSE(dp_devmgr_is_extended_resource_name("kubernetes.io/gpu"));
+        ASSERT_FALSE(dp_devmgr_is_extended_resource_name("foo.kubernetes.io/gpu"));
+        ASSERT_FALSE(dp_devmgr_is_extended_resource_name("requests.example.com/gpu"));
+        ASSERT_FALSE(dp_devmgr_is_extended_resource_name("Example.com/gpu"));
+        ASSERT_FALSE(dp_devmgr_is_extended_resource_name("example.com/gpu/x"));
+        ASSERT_FALSE(dp_devmgr_is_extended_resource_name("example.com/-gpu"));
+        ASSERT_FALSE(dp_devmgr_is_extended_resource_name("example.com/"));
+        ASSERT_FALSE(dp_devmgr_is_extended_resource_name("/gpu"));
+        ASSERT_FALSE(dp_devmgr_is_extended_resource_name("exa..mple.com/gpu"));
         char big[400];
         memset(big, 'a', 300);
         strcpy(big + 300, ".com/gpu");
-        ASSERT_FALSE(dp_is_extended_resource_name(big));
+        ASSERT_FALSE(dp_devmgr_is_extended_resource_name(big));
         char longname[100] = "example.com/";
         memset(longname + 12, 'b', 64);
         longname[76] = 0;
-        ASSERT_FALSE(dp_is_extended_resource_name(longname));
+        ASSERT_FALSE(dp_devmgr_is_extended_resource_name(longname));
         longname[75] = 0;
-        ASSERT_TRUE(dp_is_extended_resource_name(longname));
+        ASSERT_TRUE(dp_devmgr_is_extended_resource_name(longname));
 }
 
 TEST(validate_register) {
