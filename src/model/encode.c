@@ -118,7 +118,10 @@ static dp_doc_node *raw_json(enc *e, const char *json) {
                 return NULL;
         }
         dp_doc_node *out = NULL;
-        if (dp_doc_parse(tmp, json, strlen(json), "parameters", NULL) == 0 && dp_doc_count(tmp) == 1)
+        int r = dp_doc_parse(tmp, json, strlen(json), "parameters", NULL);
+        if (r == -ENOMEM)
+                e->r = r;
+        else if (r == 0 && dp_doc_count(tmp) == 1)
                 out = copy_tree(e, dp_doc_root(tmp, 0));
         else
                 out = chk(e, dp_doc_new_str(e->s, json)); /* not JSON: keep the text */
