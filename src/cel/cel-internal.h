@@ -183,6 +183,8 @@ typedef struct cel_ctx {
         cel_value dev_attrs, dev_caps;
         /* the call being dispatched had its constant pattern compiled already */
         const struct cel_regex *call_regex;
+        /* DRAListTypeAttributes: without it a list-valued attribute is an error */
+        bool list_types;
 } cel_ctx;
 
 cel_value cel_error(cel_ctx *c, const char *fmt, ...) _printf_(2, 3);

@@ -97,14 +97,39 @@ uint64_t dp_cel_program_estimated_cost(const dp_cel_program *p) { return p ? p->
 
 cel_value cel_make_device(cel_ctx *c, const dp_cel_device *d);
 
+/* Upstream converts every attribute before evaluating (DeviceMatches), so a
+ * bad one fails any selector, whether it reads attributes or not. */
+static int check_device(const dp_cel_program *p, const dp_cel_device *d, cel_arena *a, dp_error *err) {
+        for (size_t i = 0; i < d->n_attributes; i++) {
+                const dp_cel_attribute *at = &d->attributes[i];
+                const dp_cel_attr_value *v = &at->value;
+                const char *name = at->name ? at->name : "";
+                if (v->type >= DP_CEL_ATTR_INTS && !p->opts.list_type_attributes)
+                        return dp_error_set(err, -EINVAL, "attribute %s: unsupported attribute value", name);
+                size_t n = v->type == DP_CEL_ATTR_VERSION ? 1 : v->type == DP_CEL_ATTR_VERSIONS ? v->n : 0;
+                for (size_t k = 0; k < n; k++) {
+                        const char *s = v->type == DP_CEL_ATTR_VERSION ? v->s : v->strs[k];
+                        cel_semver sv;
+                        if (!s || cel_semver_parse(a, s, strlen(s), false, &sv) < 0)
+                                return dp_error_set(err, -EINVAL, "attribute %s: parse semantic version: %s", name,
+                                                    s ? s : "(null)");
+                }
+        }
+        return 0;
+}
+
 int dp_cel_eval(const dp_cel_program *p, const dp_cel_device *dev, dp_cel_result *ret, dp_error *err) {
         assert_return(p && dev && ret, -EINVAL);
         cel_arena arena = {.limit = CEL_EVAL_MEMORY_LIMIT};
-        cel_ctx c = {.arena = &arena, .cost_limit = p->opts.cost_limit};
+        cel_ctx c = {.arena = &arena, .cost_limit = p->opts.cost_limit, .list_types = p->opts.list_type_attributes};
         cel_activation act = {"device", cel_make_device(&c, dev), NULL};
         c.vars = &act;
+        int r = check_device(p, dev, &arena, err);
+        if (r < 0) {
+                cel_arena_done(&arena);
+                return r;
+        }
         cel_value v = cel_eval(&c, &p->ast);
-        int r = 0;
         if (c.fatal) {
                 r = dp_error_set(err, c.fatal, "%s", c.fatal_msg);
         } else if (v.kind == CV_ERROR) {

@@ -148,8 +148,10 @@ static cel_value device_map(cel_ctx *c, const dp_cel_device *d, bool capacity) {
                         v = cel_quantity_value(c, &d->capacities[i].value);
                         if (cel_is_err(v)) return v;
                 } else {
+                        if (!c->list_types && d->attributes[i].value.type >= DP_CEL_ATTR_INTS)
+                                return cel_error(c, "attribute %s: unsupported attribute value", name);
                         v = attr_value(c, &d->attributes[i].value);
-                        if (cel_is_err(v)) return v;
+                        if (cel_is_err(v)) return cel_error(c, "attribute %s: %s", name, v.err);
                 }
                 int r = cel_map_put(c, im, cel_str(id, strlen(id)), v);
                 if (r == -ENOMEM) return cel_oom(c);
