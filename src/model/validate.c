@@ -512,7 +512,10 @@ static int validate_slice(dctx *c, const dp_resource_slice *s) {
         if (r >= 0) r = validate_node_selector(c, "nodeSelector", s->node_selector);
         if (r < 0) return r;
 
-        if (s->n_devices && s->n_shared_counters)
+        /* resource.k8s.io/v1 slices keep counter sets apart (1.35+); beta
+         * dumps from 1.34 clusters may still mix them, and pool checks find
+         * the sets wherever they are. */
+        if (s->n_devices && s->n_shared_counters && streq_ptr(s->hdr.api_version, "resource.k8s.io/v1"))
                 return dfail(c, NULL, -EINVAL,
                              "devices and sharedCounters cannot both be set: since Kubernetes 1.35 counter sets are "
                              "published in their own ResourceSlice of the pool");

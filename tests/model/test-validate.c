@@ -151,6 +151,18 @@ TEST(slice_rules) {
         free(y);
         slice_case("  devices:\n  - name: a\n  sharedCounters:\n  - name: c\n    counters: {m: {value: 1}}\n", -EINVAL,
                    "spec: devices and sharedCounters cannot both be set");
+        /* a 1.34-style beta slice may hold both; its devices are checked against its own sets */
+        const char *mixed =
+                "apiVersion: resource.k8s.io/v1beta2\nkind: ResourceSlice\nmetadata: {name: m}\nspec:\n"
+                "  driver: d.example.com\n  nodeName: n\n  pool: {name: p, generation: 1, resourceSliceCount: 1}\n"
+                "  sharedCounters:\n  - name: c\n    counters: {m: {value: 4Gi}}\n"
+                "  devices:\n  - name: a\n    consumesCounters: [{counterSet: c, counters: {m: {value: %s}}}]\n";
+        char *y2 = dp_asprintf(mixed, "4Gi");
+        valid(y2);
+        free(y2);
+        y2 = dp_asprintf(mixed, "5Gi");
+        invalid(y2, -EINVAL, "ResourceSlice m: spec.devices[0].consumesCounters[0].counters.m: consumes 5Gi");
+        free(y2);
         slice_case("  skipNodeOperations: [NodePrepareResources]\n", -EINVAL,
                    "skipping NodePrepareResources requires skipping NodeUnprepareResources too");
         slice_case("  skipNodeOperations: [NodePrepareResources, NodeUnprepareResources]\n", 0, NULL);
