@@ -13,6 +13,18 @@ static int oom(dctx *c) { return dp_error_set(c->err, -ENOMEM, "out of memory");
 /* ---- devices ---- */
 
 static int decode_attribute_value(dctx *c, const dp_doc_node *n, dp_device_attribute *a) {
+        static const char *const value_keys[] = {"int",   "bool",    "string",   "version", "ints",
+                                                 "bools", "strings", "versions", NULL};
+        /* Refuse a second value before decoding it: the list forms share `n`. */
+        if (n && n->type == DP_DOC_MAP) {
+                int values = 0;
+                for (size_t i = 0; i < n->n; i++)
+                        values += in_list(n->pairs[i].key, value_keys) && !dp_doc_is_null(n->pairs[i].value);
+                if (values > 1)
+                        return dfail(c, n, -EINVAL,
+                                     "exactly one of int, bool, string, version (or ints, bools, strings, "
+                                     "versions) must be set");
+        }
         int set = 0;
         DECODE_FIELDS(
                 c, n, k, v,

@@ -428,3 +428,9 @@ TEST(pod_extended_status) {
         ASSERT_STREQ(p->extended_resource_mappings[0].request_name, "container-0-request-0");
         dp_object_list_free(l);
 }
+
+TEST(attribute_two_lists) {
+        decode_fails("apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\nspec:\n"
+                     "  devices:\n  - name: a\n    attributes:\n      x: {strings: [a], ints: [1, 2, 3]}\n",
+                     "spec.devices[0].attributes.x: exactly one of int, bool, string, version");
+}
