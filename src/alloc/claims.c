@@ -6,6 +6,8 @@
 
 #include "alloc/adapter.h"
 
+#define DP_ALLOC_RUN_MAX_EFFORT 50000000ULL /* search steps per claim and node */
+
 dp_alloc_run *dp_alloc_run_free(dp_alloc_run *r) {
         if (!r) return NULL;
         for (size_t i = 0; i < r->n; i++) {
@@ -24,7 +26,9 @@ static int one_claim(dp_alloc_cluster *c, dp_alloc_claim_spec *cs, const char *n
         const dp_alloc_claim *cp = &cs->claim;
         dp_alloc_result *res = NULL;
         _cleanup_strbuf_ dp_strbuf why = DP_STRBUF_INIT;
-        dp_alloc_options opts = {.explain = true};
+        /* upstream gives a node 10 s (filterTimeout); a step budget keeps the
+         * command bounded the same way, deterministically */
+        dp_alloc_options opts = {.explain = true, .max_effort = DP_ALLOC_RUN_MAX_EFFORT};
         int r;
         size_t ni = 0;
         if (node) {

@@ -183,6 +183,15 @@ static void dynamic_reason(search *st, const rq *q, dp_strbuf *out) {
                 }
                 break;
         case WHY_ALL_EMPTY: dp_strbuf_puts(out, "allocationMode All found no matching device"); break;
+        case WHY_COUNTER_BOUND: {
+                const counter *ct = &s->ctrs[w->c];
+                const counter_set *cs = NULL;
+                for (size_t i = 0; i < s->n_sets && !cs; i++)
+                        if (w->c >= s->sets[i].ctr_off && w->c < s->sets[i].ctr_off + s->sets[i].n_ctrs) cs = &s->sets[i];
+                dp_strbuf_printf(out, "counter set %s exhausted: counter %s leaves room for at most %u of the %u devices needed",
+                                 cs ? s->strs[cs->name] : "?", s->strs[ct->name], w->a, w->b);
+                break;
+        }
         }
 }
 

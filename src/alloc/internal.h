@@ -177,6 +177,9 @@ struct dp_alloc_snapshot {
         uint32_t epoch;
         uint32_t *dev_stamp; /* per device */
         uint32_t *scratch;   /* n_devs + 1 entries */
+        uint32_t *ctr_stamp, *ctr_cnt, *ctr_last; /* per counter, for the counting prune */
+        __int128 *ctr_min;
+        uint32_t ctr_epoch;
         uint32_t dev_epoch;
 
         dp_hashmap *frontier; /* claim shape -> first node not known to fail, + 1 */

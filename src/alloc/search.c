@@ -315,6 +315,56 @@ static int pruned(search *st, rq *q, why_kind k, uint32_t a, uint32_t b, uint32_
         return 0;
 }
 
+static int counters_prune(search *st, rq *q, const uint32_t *el, uint32_t n_el, uint32_t n_err, uint32_t remaining) {
+        dp_alloc_snapshot *s = st->s;
+        if (++s->ctr_epoch == 0) {
+                memset(s->ctr_stamp, 0, (s->n_ctrs + 1) * sizeof(uint32_t));
+                s->ctr_epoch = 1;
+        }
+        size_t first = SIZE_MAX, last = 0;
+        for (uint32_t j = 0; j < n_el; j++) {
+                const device *d = &s->devs[el[j]];
+                if (d->committed + (d->attempt - d->attempt_admin) > 0) continue; /* a further share charges nothing */
+                for (uint32_t c = d->cons_off; c < d->cons_off + d->n_cons; c++) {
+                        const cons_ent *ce = &s->cons[c];
+                        for (uint32_t a = ce->amount_off; a < ce->amount_off + ce->n_amounts; a++) {
+                                const amount_ent *am = &s->amounts[a];
+                                if (am->counter == NONE_ID || am->amount <= 0) continue;
+                                uint32_t k = am->counter;
+                                if (s->ctr_stamp[k] != s->ctr_epoch) {
+                                        s->ctr_stamp[k] = s->ctr_epoch;
+                                        s->ctr_cnt[k] = 0;
+                                        s->ctr_min[k] = am->amount;
+                                        s->ctr_last[k] = UINT32_MAX;
+                                        if (k < first) first = k;
+                                        if (k > last) last = k;
+                                }
+                                if (s->ctr_last[k] == j) { /* a device counts once per counter */
+                                        if (am->amount < s->ctr_min[k]) s->ctr_min[k] = am->amount;
+                                        continue;
+                                }
+                                s->ctr_last[k] = j;
+                                s->ctr_cnt[k]++;
+                                if (am->amount < s->ctr_min[k]) s->ctr_min[k] = am->amount;
+                        }
+                }
+        }
+        for (size_t k = first; first != SIZE_MAX && k <= last; k++) {
+                if (s->ctr_stamp[k] != s->ctr_epoch) continue;
+                const counter *ct = &s->ctrs[k];
+                __int128 avail = ct->value - ct->consumed;
+                __int128 fit = avail < 0 ? 0 : avail / s->ctr_min[k];
+                __int128 most = (__int128)(n_el - s->ctr_cnt[k]) + (fit < s->ctr_cnt[k] ? fit : s->ctr_cnt[k]) + n_err;
+                if (most < remaining) {
+                        why_rec w = {.kind = WHY_COUNTER_BOUND, .a = (uint32_t)most, .b = remaining, .c = (uint32_t)k};
+                        note(q, &w);
+                        s->stats.pruned++;
+                        return 0;
+                }
+        }
+        return 1;
+}
+
 /* 1 = keep searching this branch, 0 = it cannot succeed, <0 error. */
 static int prune(search *st, uint32_t qi, uint32_t remaining, size_t start, uint32_t *scratch) {
         dp_alloc_snapshot *s = st->s;
@@ -337,6 +387,12 @@ static int prune(search *st, uint32_t qi, uint32_t remaining, size_t start, uint
                 scratch[n_el++] = e;
         }
         if (n_el + n_err < remaining) return pruned(st, q, WHY_SHORT, n_el, remaining, 0);
+        /* shared counters: a k-subset can hold at most available / smallest
+         * amount devices that draw on a counter, plus the ones that do not */
+        if (!admin && remaining > 1) {
+                int r = counters_prune(st, q, scratch, n_el, n_err, remaining);
+                if (r <= 0) return r;
+        }
         /* value classes (matchAttribute not yet fixed) and distinct values */
         uint32_t mask = L->cmask;
         for (uint32_t c = 0; mask && remaining > 1; c++, mask >>= 1) {

@@ -33,6 +33,7 @@ typedef enum {
         WHY_VALUES,     /* distinctAttribute: a distinct values < b needed (constraint c) */
         WHY_UNION,      /* requests together need b, a devices between them */
         WHY_ALL_EMPTY,  /* allocationMode All found no device */
+        WHY_COUNTER_BOUND, /* counter c leaves room for at most a of the b devices needed */
 } why_kind;
 
 typedef struct why_rec {

@@ -88,6 +88,10 @@ dp_alloc_snapshot *dp_alloc_snapshot_free(dp_alloc_snapshot *s) {
         free(s->stamp_cnt);
         free(s->dev_stamp);
         free(s->scratch);
+        free(s->ctr_stamp);
+        free(s->ctr_cnt);
+        free(s->ctr_last);
+        free(s->ctr_min);
         dp_hashmap_free(s->strmap);
         dp_hashmap_free(s->nodemap);
         dp_hashmap_free(s->devmap);
@@ -528,7 +532,11 @@ int dp_alloc_freeze(dp_alloc_snapshot *s, dp_error *err) {
         s->stamp_cnt = calloc(nstr, sizeof(uint32_t));
         s->dev_stamp = calloc(s->n_devs + 1, sizeof(uint32_t));
         s->scratch = calloc(s->n_devs + 1, sizeof(uint32_t));
-        if (!s->scratch) return -ENOMEM;
+        s->ctr_stamp = calloc(s->n_rawctrs + 1, sizeof(uint32_t));
+        s->ctr_cnt = calloc(s->n_rawctrs + 1, sizeof(uint32_t));
+        s->ctr_last = calloc(s->n_rawctrs + 1, sizeof(uint32_t));
+        s->ctr_min = calloc(s->n_rawctrs + 1, sizeof(__int128));
+        if (!s->scratch || !s->ctr_stamp || !s->ctr_cnt || !s->ctr_last || !s->ctr_min) return -ENOMEM;
         s->ctrs = calloc(s->n_rawctrs + 1, sizeof(counter));
         s->sets = calloc(s->n_rawsets + 1, sizeof(counter_set));
         if (!s->stamp || !s->stamp_cnt || !s->dev_stamp || !s->ctrs || !s->sets) return -ENOMEM;

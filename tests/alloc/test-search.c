@@ -518,3 +518,69 @@ TEST(first_fit_walks_nodes_in_name_order) {
                 }
         }
 }
+
+TEST(invalid_pools_are_skipped_and_named) {
+        _cleanup_(dp_alloc_snapshot_freep) dp_alloc_snapshot *s = snap();
+        ASSERT_OK(add_simple_pool(s, store, "node-a", "gpu-", 2, NULL, NULL, 0));
+        dp_alloc_slice_spec bad = {.name = "dup", .driver = "other.com", .pool = "p", .generation = 1, .slice_count = 1,
+                                   .node_name = "node-a"};
+        uint32_t sl;
+        ASSERT_OK(dp_alloc_add_slice(s, &bad, &sl));
+        memset(&store[10], 0, 2 * sizeof(tdev));
+        dp_alloc_counter use = {"mem", QN(1)};
+        dp_alloc_consumption c = {"nope", &use, 1, NULL, 0};
+        dp_alloc_device_spec d1 = {.name = "x", .user = &store[10]}, d2 = {.name = "y", .consumes = &c, .n_consumes = 1,
+                                                                           .user = &store[11]};
+        ASSERT_OK(dp_alloc_add_device(s, sl, &d1, NULL));
+        ASSERT_OK(dp_alloc_add_device(s, sl, &d1, NULL));
+        ASSERT_OK(dp_alloc_add_device(s, sl, &d2, NULL));
+        uint32_t sel;
+        ASSERT_OK(dp_alloc_add_selector(s, &any, &sel));
+        dp_alloc_subrequest sr = {.class_selectors = &sel, .n_class_selectors = 1, .count = 3};
+        dp_alloc_request rq = {.name = "r", .subs = &sr, .n_subs = 1};
+        CLAIM(c1, &rq, 1, NULL, 0);
+        run o = alloc1(s, "node-a", &c1, false);
+        ASSERT_EQ(o.r, 0);
+        ASSERT_CONTAINS(o.why, "request r: needs 3 devices, 2 of 2 usable");
+        ASSERT_CONTAINS(o.why, "pool other.com/p skipped: invalid: duplicate device name x");
+        uint32_t dev;
+        ASSERT_EQ(dp_alloc_find_device(s, "example.com", "node-a", "gpu-1", &dev), 0);
+        ASSERT_EQ(dp_alloc_find_device(s, "example.com", "node-a", "gpu-9", &dev), -ENOENT);
+}
+
+TEST(counter_bound_and_effort_limit) {
+        /* 10 devices of 1 unit each from a 9-unit counter: cut by counting */
+        _cleanup_(dp_alloc_snapshot_freep) dp_alloc_snapshot *s = snap();
+        dp_alloc_counter ctr = {"mem", QN(9)};
+        dp_alloc_counter_set cs = {"set", &ctr, 1};
+        dp_alloc_slice_spec sp = {.name = "s", .driver = "example.com", .pool = "p", .generation = 1, .slice_count = 1,
+                                  .node_name = "node-a", .counter_sets = &cs, .n_counter_sets = 1};
+        uint32_t sl;
+        ASSERT_OK(dp_alloc_add_slice(s, &sp, &sl));
+        for (int i = 0; i < 24; i++) {
+                memset(&store[i], 0, sizeof(tdev));
+                snprintf(store[i].name, 64, "d%d", i);
+                dp_alloc_counter use = {"mem", QN(1)};
+                dp_alloc_consumption c = {"set", &use, 1, NULL, 0};
+                dp_alloc_device_spec d = {.name = store[i].name, .consumes = &c, .n_consumes = 1, .user = &store[i]};
+                ASSERT_OK(dp_alloc_add_device(s, sl, &d, NULL));
+        }
+        uint32_t sel;
+        ASSERT_OK(dp_alloc_add_selector(s, &any, &sel));
+        dp_alloc_subrequest sr = {.class_selectors = &sel, .n_class_selectors = 1, .count = 10};
+        dp_alloc_request rq = {.name = "r", .subs = &sr, .n_subs = 1};
+        CLAIM(c1, &rq, 1, NULL, 0);
+        run o = alloc1(s, "node-a", &c1, false);
+        ASSERT_EQ(o.r, 0);
+        ASSERT_TRUE(o.effort < 10);
+        ASSERT_CONTAINS(o.why, "counter set set exhausted: counter mem leaves room for at most 9 of the 10 devices needed");
+        sr.count = 9;
+        ASSERT_EQ(alloc1(s, "node-a", &c1, false).r, 1);
+        /* the step budget */
+        const dp_alloc_claim *cp = &c1;
+        dp_alloc_result *res = NULL;
+        dp_error err = DP_ERROR_INIT;
+        int r = dp_alloc_allocate(s, "node-a", &cp, 1, &(dp_alloc_options){.max_effort = 1}, &res, NULL, &err);
+        ASSERT_EQ(r, -ETIME);
+        ASSERT_CONTAINS(err.msg, "gave up after 1 steps");
+}
