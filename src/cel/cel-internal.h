@@ -312,6 +312,7 @@ typedef enum {
         COST_LIST1,     /* linear in the size of arg 1 (list, for `in`) */
         COST_EQ,        /* equality: min size of operands * 0.1 for strings */
         COST_INT0,      /* the value of int argument 0 (lists.range builds that many) */
+        COST_STR0X2,    /* ceil(0.2 * size(arg0)): split traverses and builds */
 } cel_cost_kind;
 
 typedef struct cel_overload {

@@ -189,6 +189,16 @@ static uint64_t call_est(const cel_expr *e, const escope *s) {
         if (streq(fn, "contains") && e->call.target) return smul(tenth(size_of(a0, s)), tenth(size_of(a1, s)));
         if ((streq(fn, "startsWith") || streq(fn, "endsWith")) && e->call.target) return tenth(size_of(a0, s));
         if (streq(fn, "includes")) return DRA_MAX_LIST_VALUES;
+        /* Kubernetes' estimates for the strings library (apiserver library/cost.go) */
+        if (e->call.target && streq(fn, "split")) {
+                uint64_t n = size_of(a0, s);
+                return n >= UNBOUNDED ? UNBOUNDED : (uint64_t)ceil((double)n * 0.2);
+        }
+        if (e->call.target && (streq(fn, "lowerAscii") || streq(fn, "upperAscii") || streq(fn, "substring") ||
+                               streq(fn, "trim") || streq(fn, "charAt") || streq(fn, "indexOf") ||
+                               streq(fn, "lastIndexOf") || streq(fn, "replace")) &&
+            (!a0->type || a0->type->kind == CT_STRING || a0->type->kind == CT_DYN))
+                return DP_MAX((uint64_t)1, tenth(size_of(a0, s)));
         if (!e->call.target && (streq(fn, "quantity") || streq(fn, "isQuantity") || streq(fn, "semver") ||
                                 streq(fn, "isSemver")))
                 return DP_MAX((uint64_t)1, tenth(size_of(a0, s)));

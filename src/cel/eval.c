@@ -388,6 +388,7 @@ static uint64_t call_cost(const cel_overload *o, const cel_value *a, size_t n) {
         case COST_LIST0: return DP_MAX((uint64_t)1, vsize(a[0]));
         case COST_LIST1: return n > 1 ? vsize(a[1]) : 1;
         case COST_EQ: return (uint64_t)cel_ceil01(DP_MIN(vsize(a[0]), vsize(a[1])));
+        case COST_STR0X2: return (uint64_t)ceil((double)vsize(a[0]) * 0.2);
         case COST_INT0: return a[0].kind == CV_INT && a[0].i > 0 ? (uint64_t)a[0].i : 1;
         default: return 1;
         }

@@ -263,6 +263,7 @@ TEST(estimated_cost) {
         ASSERT_EQ(estimate("device.capacity[\"dra.example.com\"].exists_one(x, x == \"memory\")"), 133);
         ASSERT_EQ(estimate("device.attributes[\"dra.example.com\"].services.matches(\"[^a]?sym\")"), 18);
         ASSERT_EQ(estimate("device.allowMultipleAllocations == true"), 3);
+        ASSERT_EQ(estimate("device.attributes[\"dra.example.com\"].services.split(\"example\").size() >= 2"), 19);
         ASSERT_EQ(estimate("\ndevice.capacity[\"dra.example.com\"].quantity.isGreaterThan(quantity(\"1Ki\")) &&\n"
                            "device.attributes[\"dra.example.com\"].bool &&\n"
                            "device.attributes[\"dra.example.com\"].int > 0 &&\n"
