@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * ledger.c — V1/V2 device ledger (contract in ledger.h). */
+#include <stdio.h>
+
+#include "base/strbuf.h"
+#include "devices/device.h"
+#include "dra/ledger.h"
+
+typedef struct unit_name {
+        char *name;
+        size_t physical;
+        int unit;
+} unit_name;
+
+typedef struct hold {
+        char *holder;
+        char *device; /* as given */
+        dp_ledger_path path;
+        unsigned flags;
+        size_t physical;
+        int unit;
+} hold;
+
+struct dp_ledger {
+        unit_name *names; /* every resolvable name */
+        size_t n_names, cap_names;
+        hold *holds;
+        size_t n_holds, cap_holds;
+};
+
+const char *dp_ledger_path_name(dp_ledger_path p) { return p == DP_LEDGER_V1 ? "V1" : "V2"; }
+
+dp_ledger *dp_ledger_free(dp_ledger *l) {
+        if (!l) return NULL;
+        for (size_t i = 0; i < l->n_names; i++)
+                free(l->names[i].name);
+        free(l->names);
+        for (size_t i = 0; i < l->n_holds; i++) {
+                free(l->holds[i].holder);
+                free(l->holds[i].device);
+        }
+        free(l->holds);
+        free(l);
+        return NULL;
+}
+
+static int add_name(dp_ledger *l, const char *name, size_t physical, int unit) {
+        if (!name) return 0;
+        if (DP_GROW(l->names, l->cap_names, l->n_names + 1) < 0) return -ENOMEM;
+        char *s = dp_strdup(name);
+        if (!s) return -ENOMEM;
+        l->names[l->n_names++] = (unit_name){s, physical, unit};
+        return 0;
+}
+
+dp_ledger *dp_ledger_new(const dp_device_set *set, const dp_dra_inventory *inv) {
+        if (!set) return NULL;
+        dp_ledger *l = calloc(1, sizeof(*l));
+        if (!l) return NULL;
+        int r = 0;
+        /* inventory names first: they are what V2 hands out */
+        for (size_t i = 0; r >= 0 && inv && i < inv->n_devices; i++)
+                r = add_name(l, inv->devices[i].name, inv->devices[i].physical, inv->devices[i].unit);
+        for (size_t i = 0; r >= 0 && i < set->n_devices; i++) {
+                const dp_device *d = &set->devices[i];
+                char idx[32];
+                snprintf(idx, sizeof(idx), "%u", d->index);
+                r = add_name(l, d->id, i, -1);
+                if (r >= 0) r = add_name(l, d->uuid, i, -1);
+                if (r >= 0) r = add_name(l, idx, i, -1);
+                for (size_t m = 0; r >= 0 && m < d->n_migs; m++) {
+                        const dp_mig_device *g = &d->migs[m];
+                        snprintf(idx, sizeof(idx), "%u:%u", d->index, g->index);
+                        r = add_name(l, g->id, i, (int)g->index);
+                        if (r >= 0) r = add_name(l, g->uuid, i, (int)g->index);
+                        if (r >= 0) r = add_name(l, idx, i, (int)g->index);
+                }
+        }
+        if (r < 0) return dp_ledger_free(l);
+        return l;
+}
+
+/* Resolve; *shared set when the id is a replica "<id>::<n>". */
+static const unit_name *resolve(const dp_ledger *l, const char *device, bool *shared) {
+        const char *rep = strstr(device, "::");
+        size_t n = rep ? (size_t)(rep - device) : strlen(device);
+        *shared = rep != NULL;
+        for (size_t i = 0; i < l->n_names; i++)
+                if (strlen(l->names[i].name) == n && strncmp(l->names[i].name, device, n) == 0) return &l->names[i];
+        return NULL;
+}
+
+static bool overlap(size_t p1, int u1, size_t p2, int u2) { return p1 == p2 && (u1 < 0 || u2 < 0 || u1 == u2); }
+
+static const hold *conflict(const dp_ledger *l, dp_ledger_path path, const char *holder, const unit_name *u,
+                            unsigned flags) {
+        for (size_t i = 0; i < l->n_holds; i++) {
+                const hold *h = &l->holds[i];
+                if (!overlap(h->physical, h->unit, u->physical, u->unit)) continue;
+                if (streq(h->holder, holder)) continue;
+                if ((h->flags | flags) & DP_LEDGER_ADMIN) continue;
+                if (h->path == path && (h->flags & flags & DP_LEDGER_SHARED)) continue;
+                return h;
+        }
+        return NULL;
+}
+
+static bool held_by(const dp_ledger *l, const char *holder, const char *device) {
+        for (size_t i = 0; i < l->n_holds; i++)
+                if (streq(l->holds[i].holder, holder) && streq(l->holds[i].device, device)) return true;
+        return false;
+}
+
+int dp_ledger_acquire(dp_ledger *l, dp_ledger_path path, const char *holder, const char *const *devices, size_t n,
+                      unsigned flags, dp_error *err) {
+        assert_return(l && holder && (devices || !n), -EINVAL);
+        assert_return(path == DP_LEDGER_V1 || path == DP_LEDGER_V2, -EINVAL);
+        /* check everything first: all or nothing */
+        size_t add = 0;
+        for (size_t i = 0; i < n; i++) {
+                bool rep = false;
+                const unit_name *u = resolve(l, devices[i], &rep);
+                if (!u) return dp_error_set(err, -ENOENT, "unknown device %s", devices[i]);
+                unsigned f = flags | (rep ? DP_LEDGER_SHARED : 0);
+                const hold *h = conflict(l, path, holder, u, f);
+                if (h) {
+                        const char *what = h->path == DP_LEDGER_V1 ? "Allocate" : "NodePrepareResources";
+                        if (streq(h->device, devices[i]))
+                                return dp_error_set(err, -EBUSY, "device %s is held through %s by %s (%s); release it first",
+                                                    devices[i], dp_ledger_path_name(h->path), h->holder, what);
+                        return dp_error_set(err, -EBUSY,
+                                            "device %s overlaps %s, held through %s by %s (%s); release it first",
+                                            devices[i], h->device, dp_ledger_path_name(h->path), h->holder, what);
+                }
+                for (size_t j = 0; j < i; j++)
+                        if (streq(devices[j], devices[i])) goto dup;
+                if (!held_by(l, holder, devices[i])) add++;
+        dup:;
+        }
+        if (l->n_holds + add > DP_LEDGER_MAX_HOLDS)
+                return dp_error_set(err, -E2BIG, "more than %d holds (DP_LEDGER_MAX_HOLDS)", DP_LEDGER_MAX_HOLDS);
+        if (DP_GROW(l->holds, l->cap_holds, l->n_holds + add) < 0) return dp_error_set(err, -ENOMEM, "out of memory");
+        size_t start = l->n_holds;
+        for (size_t i = 0; i < n; i++) {
+                if (held_by(l, holder, devices[i])) continue;
+                bool rep = false;
+                const unit_name *u = resolve(l, devices[i], &rep);
+                hold h = {dp_strdup(holder), dp_strdup(devices[i]), path, flags | (rep ? DP_LEDGER_SHARED : 0),
+                          u->physical, u->unit};
+                if (!h.holder || !h.device) {
+                        free(h.holder);
+                        free(h.device);
+                        while (l->n_holds > start) {
+                                l->n_holds--;
+                                free(l->holds[l->n_holds].holder);
+                                free(l->holds[l->n_holds].device);
+                        }
+                        return dp_error_set(err, -ENOMEM, "out of memory");
+                }
+                l->holds[l->n_holds++] = h;
+        }
+        return 0;
+}
+
+int dp_ledger_release(dp_ledger *l, const char *holder) {
+        assert_return(l && holder, -EINVAL);
+        size_t k = 0;
+        int n = 0;
+        for (size_t i = 0; i < l->n_holds; i++) {
+                if (streq(l->holds[i].holder, holder)) {
+                        free(l->holds[i].holder);
+                        free(l->holds[i].device);
+                        n++;
+                } else
+                        l->holds[k++] = l->holds[i];
+        }
+        l->n_holds = k;
+        return n;
+}
+
+const char *dp_ledger_holder(const dp_ledger *l, const char *device, dp_ledger_path *ret_path) {
+        if (!l || !device) return NULL;
+        bool rep = false;
+        const unit_name *u = resolve(l, device, &rep);
+        if (!u) return NULL;
+        for (size_t i = 0; i < l->n_holds; i++)
+                if (overlap(l->holds[i].physical, l->holds[i].unit, u->physical, u->unit)) {
+                        if (ret_path) *ret_path = l->holds[i].path;
+                        return l->holds[i].holder;
+                }
+        return NULL;
+}
+
+size_t dp_ledger_count(const dp_ledger *l) { return l ? l->n_holds : 0; }
