@@ -475,16 +475,10 @@ int check_consumption(dctx *c, const dp_counter_consumption *cc, const dp_counte
         return 0;
 }
 
-static int validate_slice(dctx *c, const dp_resource_slice *s) {
-        int r = validate_meta(c, &s->meta, false, dp_validate_dns_subdomain);
-        if (r < 0) return r;
-        size_t sm = path_key(c, "spec");
-        r = required(c, "driver", s->driver);
-        if (r >= 0) r = vname(c, "driver", s->driver, dp_validate_dns_subdomain);
-        if (r >= 0) r = vlen(c, "driver", s->driver, DP_DRIVER_NAME_MAX_LENGTH, "DriverNameMaxLength");
-        if (r < 0) return r;
+/* spec.pool at the current path ("spec"). */
+static int validate_pool_ref(dctx *c, const dp_resource_slice *s) {
         size_t pm = path_key(c, "pool");
-        r = required(c, "name", s->pool_name);
+        int r = required(c, "name", s->pool_name);
         if (r >= 0) r = vlen(c, "name", s->pool_name, DP_POOL_NAME_MAX_LENGTH, "PoolNameMaxLength");
         if (r >= 0) {
                 /* DNS subdomains separated by '/' */
@@ -501,8 +495,87 @@ static int validate_slice(dctx *c, const dp_resource_slice *s) {
         if (r >= 0 && s->pool_generation < 0) r = vfail(c, "generation", -EINVAL, "must not be negative");
         if (r >= 0 && s->pool_resource_slice_count <= 0)
                 r = vfail(c, "resourceSliceCount", -EINVAL, "must be positive");
+        if (r >= 0) path_pop(c, pm);
+        return r;
+}
+
+static int validate_counter_sets(dctx *c, const dp_counter_set *sets, size_t n) {
+        int r = vmax(c, "sharedCounters", n, DP_RESOURCE_SLICE_MAX_COUNTER_SETS, "ResourceSliceMaxCounterSets");
+        for (size_t i = 0; r >= 0 && i < n; i++) {
+                const dp_counter_set *cs = &sets[i];
+                size_t m = path_key(c, "sharedCounters");
+                path_index(c, i);
+                r = required(c, "name", cs->name);
+                if (r >= 0) r = vname(c, "name", cs->name, dp_validate_dns_label);
+                if (r >= 0)
+                        r = validate_counters(c, cs->counters, cs->n_counters,
+                                              DP_RESOURCE_SLICE_MAX_COUNTERS_PER_COUNTER_SET,
+                                              "ResourceSliceMaxCountersPerCounterSet");
+                for (size_t j = 0; r >= 0 && j < i; j++)
+                        if (streq(cs->name, sets[j].name)) r = vfail(c, "name", -EINVAL, "duplicate counter set name");
+                if (r >= 0) path_pop(c, m);
+        }
+        return r;
+}
+
+/* skipNodeOperations (1.37): a slice's, or an allocation result's copy. */
+static int validate_skip_ops(dctx *c, char *const *ops, size_t n) {
+        bool prepare = false, unprepare = false;
+        int r = 0;
+        for (size_t i = 0; r >= 0 && i < n; i++) {
+                const char *op = ops[i];
+                size_t m = path_key(c, "skipNodeOperations");
+                path_index(c, i);
+                if (streq(op, "*"))
+                        prepare = unprepare = true;
+                else if (streq(op, "NodePrepareResources"))
+                        prepare = true;
+                else if (streq(op, "NodeUnprepareResources"))
+                        unprepare = true;
+                else
+                        r = vfail(c, NULL, -EINVAL, "must be NodePrepareResources, NodeUnprepareResources or \"*\"");
+                for (size_t j = 0; r >= 0 && j < i; j++)
+                        if (streq(op, ops[j])) r = vfail(c, NULL, -EINVAL, "duplicate entry");
+                if (r >= 0) path_pop(c, m);
+        }
+        if (r >= 0 && prepare && !unprepare)
+                r = vfail(c, "skipNodeOperations", -EINVAL,
+                          "skipping NodePrepareResources requires skipping NodeUnprepareResources too");
+        return r;
+}
+
+static int validate_devices(dctx *c, const dp_resource_slice *s) {
+        bool limited = false;
+        int r;
+        for (size_t i = 0; i < s->n_devices; i++)
+                if (s->devices[i].n_taints || s->devices[i].n_consumes_counters) limited = true;
+        if (limited)
+                r = vmax(c, "devices", s->n_devices, DP_RESOURCE_SLICE_MAX_DEVICES_WITH_TAINTS_OR_CONSUMES_COUNTERS,
+                         "ResourceSliceMaxDevicesWithTaintsOrConsumesCounters, the limit when a device uses taints "
+                         "or counters");
+        else
+                r = vmax(c, "devices", s->n_devices, DP_RESOURCE_SLICE_MAX_DEVICES, "ResourceSliceMaxDevices");
+        for (size_t i = 0; r >= 0 && i < s->n_devices; i++) {
+                size_t m = path_key(c, "devices");
+                path_index(c, i);
+                r = validate_device(c, s, &s->devices[i]);
+                for (size_t j = 0; r >= 0 && j < i; j++)
+                        if (streq(s->devices[i].name, s->devices[j].name))
+                                r = vfail(c, "name", -EINVAL, "duplicate device name in the slice");
+                if (r >= 0) path_pop(c, m);
+        }
+        return r;
+}
+
+static int validate_slice(dctx *c, const dp_resource_slice *s) {
+        int r = validate_meta(c, &s->meta, false, dp_validate_dns_subdomain);
         if (r < 0) return r;
-        path_pop(c, pm);
+        size_t sm = path_key(c, "spec");
+        r = required(c, "driver", s->driver);
+        if (r >= 0) r = vname(c, "driver", s->driver, dp_validate_dns_subdomain);
+        if (r >= 0) r = vlen(c, "driver", s->driver, DP_DRIVER_NAME_MAX_LENGTH, "DriverNameMaxLength");
+        if (r >= 0) r = validate_pool_ref(c, s);
+        if (r < 0) return r;
 
         int placement = !!s->node_name + !!s->node_selector + s->all_nodes + s->per_device_node_selection;
         if (placement != 1)
@@ -519,63 +592,9 @@ static int validate_slice(dctx *c, const dp_resource_slice *s) {
                 return dfail(c, NULL, -EINVAL,
                              "devices and sharedCounters cannot both be set: since Kubernetes 1.35 counter sets are "
                              "published in their own ResourceSlice of the pool");
-        bool limited = false;
-        for (size_t i = 0; i < s->n_devices; i++)
-                if (s->devices[i].n_taints || s->devices[i].n_consumes_counters) limited = true;
-        if (limited)
-                r = vmax(c, "devices", s->n_devices, DP_RESOURCE_SLICE_MAX_DEVICES_WITH_TAINTS_OR_CONSUMES_COUNTERS,
-                         "ResourceSliceMaxDevicesWithTaintsOrConsumesCounters, the limit when a device uses taints "
-                         "or counters");
-        else
-                r = vmax(c, "devices", s->n_devices, DP_RESOURCE_SLICE_MAX_DEVICES, "ResourceSliceMaxDevices");
-        if (r < 0) return r;
-        for (size_t i = 0; i < s->n_devices; i++) {
-                size_t m = path_key(c, "devices");
-                path_index(c, i);
-                r = validate_device(c, s, &s->devices[i]);
-                for (size_t j = 0; r >= 0 && j < i; j++)
-                        if (streq(s->devices[i].name, s->devices[j].name))
-                                r = vfail(c, "name", -EINVAL, "duplicate device name in the slice");
-                if (r < 0) return r;
-                path_pop(c, m);
-        }
-        r = vmax(c, "sharedCounters", s->n_shared_counters, DP_RESOURCE_SLICE_MAX_COUNTER_SETS,
-                 "ResourceSliceMaxCounterSets");
-        for (size_t i = 0; r >= 0 && i < s->n_shared_counters; i++) {
-                const dp_counter_set *cs = &s->shared_counters[i];
-                size_t m = path_key(c, "sharedCounters");
-                path_index(c, i);
-                r = required(c, "name", cs->name);
-                if (r >= 0) r = vname(c, "name", cs->name, dp_validate_dns_label);
-                if (r >= 0)
-                        r = validate_counters(c, cs->counters, cs->n_counters,
-                                              DP_RESOURCE_SLICE_MAX_COUNTERS_PER_COUNTER_SET,
-                                              "ResourceSliceMaxCountersPerCounterSet");
-                for (size_t j = 0; r >= 0 && j < i; j++)
-                        if (streq(cs->name, s->shared_counters[j].name))
-                                r = vfail(c, "name", -EINVAL, "duplicate counter set name");
-                if (r >= 0) path_pop(c, m);
-        }
-        bool prepare = false, unprepare = false;
-        for (size_t i = 0; r >= 0 && i < s->n_skip_node_operations; i++) {
-                const char *op = s->skip_node_operations[i];
-                size_t m = path_key(c, "skipNodeOperations");
-                path_index(c, i);
-                if (streq(op, "*"))
-                        prepare = unprepare = true;
-                else if (streq(op, "NodePrepareResources"))
-                        prepare = true;
-                else if (streq(op, "NodeUnprepareResources"))
-                        unprepare = true;
-                else
-                        r = vfail(c, NULL, -EINVAL, "must be NodePrepareResources, NodeUnprepareResources or \"*\"");
-                for (size_t j = 0; r >= 0 && j < i; j++)
-                        if (streq(op, s->skip_node_operations[j])) r = vfail(c, NULL, -EINVAL, "duplicate entry");
-                if (r >= 0) path_pop(c, m);
-        }
-        if (r >= 0 && prepare && !unprepare)
-                r = vfail(c, "skipNodeOperations", -EINVAL,
-                          "skipping NodePrepareResources requires skipping NodeUnprepareResources too");
+        r = validate_devices(c, s);
+        if (r >= 0) r = validate_counter_sets(c, s->shared_counters, s->n_shared_counters);
+        if (r >= 0) r = validate_skip_ops(c, s->skip_node_operations, s->n_skip_node_operations);
         if (r < 0) return r;
         path_pop(c, sm);
         return 0;
@@ -736,6 +755,7 @@ static int validate_allocation(dctx *c, const dp_allocation_result *a) {
                                                      x->n_binding_failure_conditions,
                                                      DP_BINDING_FAILURE_CONDITIONS_MAX_SIZE,
                                                      "BindingFailureConditionsMaxSize");
+                if (r >= 0) r = validate_skip_ops(c, x->skip_node_operations, x->n_skip_node_operations);
                 if (r >= 0) path_pop(c, m);
         }
         for (size_t i = 0; r >= 0 && i < a->n_config; i++) {
