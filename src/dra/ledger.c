@@ -125,9 +125,13 @@ int dp_ledger_acquire(dp_ledger *l, dp_ledger_path path, const char *holder, con
                 const hold *h = conflict(l, path, holder, u, f);
                 if (h) {
                         const char *what = h->path == DP_LEDGER_V1 ? "Allocate" : "NodePrepareResources";
-                        if (streq(h->device, devices[i]))
-                                return dp_error_set(err, -EBUSY, "device %s is held through %s by %s (%s); release it first",
-                                                    devices[i], dp_ledger_path_name(h->path), h->holder, what);
+                        if (h->unit == u->unit) {
+                                bool same = streq(h->device, devices[i]);
+                                return dp_error_set(err, -EBUSY,
+                                                    "device %s is held through %s by %s (%s%s%s); release it first",
+                                                    devices[i], dp_ledger_path_name(h->path), h->holder, what,
+                                                    same ? "" : ", as ", same ? "" : h->device);
+                        }
                         return dp_error_set(err, -EBUSY,
                                             "device %s overlaps %s, held through %s by %s (%s); release it first",
                                             devices[i], h->device, dp_ledger_path_name(h->path), h->holder, what);
