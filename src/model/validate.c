@@ -366,6 +366,39 @@ static int validate_counters(dctx *c, const dp_named_quantity *v, size_t n, size
         return r;
 }
 
+static int validate_consumptions(dctx *c, const dp_device *d) {
+        int r = vmax(c, "consumesCounters", d->n_consumes_counters,
+                     DP_RESOURCE_SLICE_MAX_DEVICE_COUNTER_CONSUMPTIONS_PER_DEVICE,
+                     "ResourceSliceMaxDeviceCounterConsumptionsPerDevice");
+        for (size_t i = 0; r >= 0 && i < d->n_consumes_counters; i++) {
+                const dp_counter_consumption *cc = &d->consumes_counters[i];
+                size_t m = path_key(c, "consumesCounters");
+                path_index(c, i);
+                r = required(c, "counterSet", cc->counter_set);
+                if (r >= 0) r = vname(c, "counterSet", cc->counter_set, dp_validate_dns_label);
+                if (r >= 0)
+                        r = validate_counters(c, cc->counters, cc->n_counters,
+                                              DP_RESOURCE_SLICE_MAX_COUNTERS_PER_DEVICE_COUNTER_CONSUMPTION,
+                                              "ResourceSliceMaxCountersPerDeviceCounterConsumption");
+                if (r >= 0)
+                        r = vmax(c, "compatibilityGroups", cc->n_compatibility_groups,
+                                 DP_DEVICE_COMPATIBILITY_GROUPS_MAX_SIZE, "compatibilityGroups (KEP-5963)");
+                for (size_t j = 0; r >= 0 && j < cc->n_compatibility_groups; j++) {
+                        if (!*cc->compatibility_groups[j] ||
+                            strlen(cc->compatibility_groups[j]) > DP_DNS1123_LABEL_MAX_LENGTH)
+                                r = vfail(c, "compatibilityGroups", -EINVAL, "group names must be 1 to 63 characters");
+                        for (size_t k = 0; r >= 0 && k < j; k++)
+                                if (streq(cc->compatibility_groups[j], cc->compatibility_groups[k]))
+                                        r = vfail(c, "compatibilityGroups", -EINVAL, "group names must be unique");
+                }
+                for (size_t j = 0; r >= 0 && j < i; j++)
+                        if (streq_ptr(d->consumes_counters[j].counter_set, cc->counter_set))
+                                r = vfail(c, "counterSet", -EINVAL, "consumes from the same counter set twice");
+                if (r >= 0) path_pop(c, m);
+        }
+        return r;
+}
+
 static int validate_device(dctx *c, const dp_resource_slice *s, const dp_device *d) {
         int r = required(c, "name", d->name);
         if (r >= 0) r = vname(c, "name", d->name, dp_validate_dns_label);
@@ -394,35 +427,7 @@ static int validate_device(dctx *c, const dp_resource_slice *s, const dp_device 
                 if (r < 0) return r;
                 path_pop(c, m);
         }
-        r = vmax(c, "consumesCounters", d->n_consumes_counters,
-                 DP_RESOURCE_SLICE_MAX_DEVICE_COUNTER_CONSUMPTIONS_PER_DEVICE,
-                 "ResourceSliceMaxDeviceCounterConsumptionsPerDevice");
-        for (size_t i = 0; r >= 0 && i < d->n_consumes_counters; i++) {
-                const dp_counter_consumption *cc = &d->consumes_counters[i];
-                size_t m = path_key(c, "consumesCounters");
-                path_index(c, i);
-                r = required(c, "counterSet", cc->counter_set);
-                if (r >= 0) r = vname(c, "counterSet", cc->counter_set, dp_validate_dns_label);
-                if (r >= 0)
-                        r = validate_counters(c, cc->counters, cc->n_counters,
-                                              DP_RESOURCE_SLICE_MAX_COUNTERS_PER_DEVICE_COUNTER_CONSUMPTION,
-                                              "ResourceSliceMaxCountersPerDeviceCounterConsumption");
-                if (r >= 0)
-                        r = vmax(c, "compatibilityGroups", cc->n_compatibility_groups,
-                                 DP_DEVICE_COMPATIBILITY_GROUPS_MAX_SIZE, "compatibilityGroups (KEP-5963)");
-                for (size_t j = 0; r >= 0 && j < cc->n_compatibility_groups; j++) {
-                        if (!*cc->compatibility_groups[j] ||
-                            strlen(cc->compatibility_groups[j]) > DP_DNS1123_LABEL_MAX_LENGTH)
-                                r = vfail(c, "compatibilityGroups", -EINVAL, "group names must be 1 to 63 characters");
-                        for (size_t k = 0; r >= 0 && k < j; k++)
-                                if (streq(cc->compatibility_groups[j], cc->compatibility_groups[k]))
-                                        r = vfail(c, "compatibilityGroups", -EINVAL, "group names must be unique");
-                }
-                for (size_t j = 0; r >= 0 && j < i; j++)
-                        if (streq_ptr(d->consumes_counters[j].counter_set, cc->counter_set))
-                                r = vfail(c, "counterSet", -EINVAL, "consumes from the same counter set twice");
-                if (r >= 0) path_pop(c, m);
-        }
+        r = validate_consumptions(c, d);
         if (r < 0) return r;
         int placement = !!d->node_name + !!d->node_selector + d->all_nodes;
         if (s->per_device_node_selection && placement != 1)
