@@ -584,3 +584,65 @@ TEST(counter_bound_and_effort_limit) {
         ASSERT_EQ(r, -ETIME);
         ASSERT_CONTAINS(err.msg, "gave up after 1 steps");
 }
+
+TEST(groups_backtrack_out_of_incompatible_choice) {
+        /* request a takes any partition, request b only a vGPU: first-fit puts
+         * mig-0 under a, b then meets incompatible groups, and the search
+         * backtracks to give a the other vGPU */
+        _cleanup_(dp_alloc_snapshot_freep) dp_alloc_snapshot *s = snap();
+        static const char *groups[] = {"mig", "vgpu", "vgpu"};
+        partition_pool(s, 3, GI(2), GI(8), groups);
+        for (int i = 1; i < 3; i++) {
+                snprintf(store[i].keys[0], 64, "kind");
+                snprintf(store[i].vals[0], 64, "vgpu");
+                store[i].n = 1;
+        }
+        static tsel vg = {"kind", "vgpu"};
+        uint32_t sa, sv;
+        ASSERT_OK(dp_alloc_add_selector(s, &any, &sa));
+        ASSERT_OK(dp_alloc_add_selector(s, &vg, &sv));
+        dp_alloc_subrequest ra = {.class_selectors = &sa, .n_class_selectors = 1, .count = 1};
+        dp_alloc_subrequest rb = {.selectors = &sv, .n_selectors = 1, .count = 1};
+        dp_alloc_request rq[2] = {{.name = "a", .subs = &ra, .n_subs = 1}, {.name = "b", .subs = &rb, .n_subs = 1}};
+        CLAIM(c, rq, 2, NULL, 0);
+        run o = alloc1(s, "node-a", &c, false);
+        ASSERT_EQ(o.r, 1);
+        ASSERT_STREQ(o.out, "a=example.com/node-a/vgpu-1\nb=example.com/node-a/vgpu-2\nnode=node-a\n");
+}
+
+TEST(counters_charged_on_first_share_only) {
+        _cleanup_(dp_alloc_snapshot_freep) dp_alloc_snapshot *s = snap();
+        dp_alloc_counter ctr = {"mem", QN(10)};
+        dp_alloc_counter_set cs = {"set", &ctr, 1};
+        dp_alloc_slice_spec sp = {.name = "s", .driver = "example.com", .pool = "p", .generation = 1, .slice_count = 1,
+                                  .node_name = "node-a", .counter_sets = &cs, .n_counter_sets = 1};
+        uint32_t sl;
+        ASSERT_OK(dp_alloc_add_slice(s, &sp, &sl));
+        dp_alloc_capacity cap = {.name = "slots", .value = QN(4)};
+        dp_alloc_counter use = {"mem", QN(6)};
+        dp_alloc_consumption cc = {"set", &use, 1, NULL, 0};
+        for (int i = 0; i < 2; i++) {
+                memset(&store[i], 0, sizeof(tdev));
+                snprintf(store[i].name, 64, "shared-%d", i);
+                dp_alloc_device_spec d = {.name = store[i].name, .caps = &cap, .n_caps = 1, .consumes = &cc,
+                                          .n_consumes = 1, .allow_multiple_allocations = true, .user = &store[i]};
+                ASSERT_OK(dp_alloc_add_device(s, sl, &d, NULL));
+        }
+        uint32_t sel;
+        ASSERT_OK(dp_alloc_add_selector(s, &any, &sel));
+        dp_alloc_capacity_request one = {"slots", QN(1)};
+        dp_alloc_subrequest sr = {.class_selectors = &sel, .n_class_selectors = 1, .count = 1, .capacity = &one,
+                                  .n_capacity = 1};
+        dp_alloc_request rq = {.name = "r", .subs = &sr, .n_subs = 1};
+        /* four shares of shared-0 cost the counter 6 once; shared-1 (6 more) never fits */
+        for (int i = 0; i < 4; i++) {
+                CLAIM(c, &rq, 1, NULL, 0);
+                run o = alloc1(s, "node-a", &c, true);
+                ASSERT_EQ(o.r, 1);
+                ASSERT_CONTAINS(o.out, "r=example.com/p/shared-0 share=");
+        }
+        CLAIM(c5, &rq, 1, NULL, 0);
+        run o = alloc1(s, "node-a", &c5, false);
+        ASSERT_EQ(o.r, 0);
+        ASSERT_CONTAINS(o.why, "device shared-1: counter set set exhausted (counter mem: 10, 6 taken by other claims)");
+}
