@@ -469,6 +469,11 @@ static bool yaml_needs_quotes(const char *s, size_t len) {
                 if (c == ':' && i + 1 < len && s[i + 1] == ' ') return true;
                 if (c == '#' && i > 0 && s[i - 1] == ' ') return true;
         }
+        /* YAML 1.1 timestamps (2026-11-01, 2026-11-01T10:10:00Z): readers such
+         * as PyYAML and go-yaml v2 would turn them into times */
+        if (len >= 8 && s[0] >= '0' && s[0] <= '9' && s[1] >= '0' && s[1] <= '9' && s[2] >= '0' && s[2] <= '9' &&
+            s[3] >= '0' && s[3] <= '9' && s[4] == '-')
+                return true;
         /* things that look numeric in other YAML dialects (0x1f, 1_000, 0o7) */
         if ((s[0] >= '0' && s[0] <= '9') || s[0] == '+' || s[0] == '.') {
                 bool all = true;

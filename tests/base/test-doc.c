@@ -48,6 +48,7 @@ TEST(yaml_emit_quotes_ambiguous_strings) {
         ASSERT_OK(dp_doc_map_add(s, m, "c", dp_doc_new_str(s, "")));
         ASSERT_OK(dp_doc_map_add(s, m, "d", dp_doc_new_str(s, "yes")));
         ASSERT_OK(dp_doc_map_add(s, m, "e", dp_doc_new_str(s, "a: b")));
+        ASSERT_OK(dp_doc_map_add(s, m, "t", dp_doc_new_str(s, "2026-11-01T10:10:00Z")));
         dp_doc_node *seq = dp_doc_new_seq(s);
         dp_doc_node *item = dp_doc_new_map(s);
         ASSERT_OK(dp_doc_map_add(s, item, "k", dp_doc_new_int(s, -3)));
@@ -56,7 +57,7 @@ TEST(yaml_emit_quotes_ambiguous_strings) {
         ASSERT_OK(dp_doc_seq_add(s, seq, dp_doc_new_str(s, "plain")));
         ASSERT_OK(dp_doc_map_add(s, m, "list", seq));
         char *y = emit(m, DP_DOC_YAML);
-        ASSERT_STREQ(y, "a: \"123\"\nb: \"true\"\nc: \"\"\nd: \"yes\"\ne: \"a: b\"\nlist:\n- k: -3\n  l: v\n- plain\n");
+        ASSERT_STREQ(y, "a: \"123\"\nb: \"true\"\nc: \"\"\nd: \"yes\"\ne: \"a: b\"\nt: \"2026-11-01T10:10:00Z\"\nlist:\n- k: -3\n  l: v\n- plain\n");
         /* and it reads back to the same tree */
         dp_doc_set *s2 = dp_doc_set_new();
         ASSERT_OK(dp_doc_parse(s2, y, strlen(y), "y", NULL));
