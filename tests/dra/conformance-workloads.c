@@ -274,9 +274,9 @@ static void workload(const char *dir, const char *name) {
                 const char *f = ents[i]->d_name;
                 size_t len = strlen(f);
                 if (len > 5 && streq(f + len - 5, ".yaml")) {
-                        char path[1024];
-                        snprintf(path, sizeof(path), "%s/%s", dir, f);
+                        char *path = dp_asprintf("%s/%s", dir, f);
                         if (dp_model_load_file(path, l, &err) < 0) DP_FAIL("%s does not decode: %s", path, err.msg);
+                        free(path);
                         e.files++;
                 }
                 free(ents[i]);
@@ -310,8 +310,7 @@ static void workload(const char *dir, const char *name) {
 }
 
 static void walk(const char *root, const char *rel, unsigned *count) {
-        char dir[1024];
-        snprintf(dir, sizeof(dir), "%s%s%s", root, *rel ? "/" : "", rel);
+        char *dir = dp_asprintf("%s%s%s", root, *rel ? "/" : "", rel);
         struct dirent **ents = NULL;
         int n = scandir(dir, &ents, NULL, alphasort);
         if (n < 0) DP_FAIL("%s: cannot read", dir);
@@ -327,23 +326,25 @@ static void walk(const char *root, const char *rel, unsigned *count) {
         }
         for (int i = 0; i < n; i++) {
                 const char *f = ents[i]->d_name;
-                char sub[1024], full[1100];
-                snprintf(sub, sizeof(sub), "%s%s%s", rel, *rel ? "/" : "", f);
-                snprintf(full, sizeof(full), "%s/%s", root, sub);
+                char *sub = dp_asprintf("%s%s%s", rel, *rel ? "/" : "", f);
+                char *full = dp_asprintf("%s/%s", root, sub);
                 struct stat st;
                 if (f[0] != '.' && stat(full, &st) == 0 && S_ISDIR(st.st_mode)) walk(root, sub, count);
+                free(sub);
+                free(full);
                 free(ents[i]);
         }
         free(ents);
+        free(dir);
 }
 
 TEST(every_workload) {
         const char *shared = getenv("DP_SHARED_DIR");
         if (!shared) DP_FAIL("DP_SHARED_DIR is not set");
-        char root[1024];
-        snprintf(root, sizeof(root), "%s/conformance/dra-example-driver", shared);
+        char *root = dp_asprintf("%s/conformance/dra-example-driver", shared);
         unsigned count = 0;
         walk(root, "", &count);
+        free(root);
         printf("  %u workloads\n", count);
         ASSERT_TRUE(count >= 18);
 }
