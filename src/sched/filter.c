@@ -1,0 +1,707 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * filter.c — one scheduling cycle for one pod: filter every node, score the
+ * feasible ones, keep the best as a plan (sched.h). */
+#include <stdio.h>
+
+#include "model/quantity.h"
+#include "sched/dra-adapter.h"
+#include "sched/sched-internal.h"
+
+#define EXT_CLAIM_ANNOTATION "resource.kubernetes.io/extended-resource-claim"
+#define IMPLICIT_CLASS_PREFIX "deviceclass.resource.kubernetes.io/"
+
+/* ---- node basics ---- */
+
+static bool toleration_matches(const dp_toleration *t, const dp_taint *x) {
+        if (t->effect && t->effect[0] && !streq_ptr(t->effect, x->effect)) return false;
+        bool exists = t->op && streq(t->op, "Exists");
+        if (!t->key || !t->key[0]) return exists;
+        if (!streq_ptr(t->key, x->key)) return false;
+        if (exists) return true;
+        const char *tv = t->value ? t->value : "", *xv = x->value ? x->value : "";
+        return streq(tv, xv);
+}
+
+static const dp_taint *untolerated_taint(const dp_node *n, const dp_pod *p) {
+        for (size_t i = 0; i < n->n_taints; i++) {
+                const dp_taint *x = &n->taints[i];
+                if (!streq_ptr(x->effect, "NoSchedule") && !streq_ptr(x->effect, "NoExecute")) continue;
+                bool ok = false;
+                for (size_t t = 0; t < p->n_tolerations && !ok; t++) ok = toleration_matches(&p->tolerations[t], x);
+                if (!ok) return x;
+        }
+        return NULL;
+}
+
+static bool req_matches(const dp_node_selector_requirement *r, const char *value) {
+        switch (r->op) {
+        case DP_NS_OP_IN:
+        case DP_NS_OP_NOT_IN: {
+                bool in = false;
+                for (size_t i = 0; value && i < r->n_values && !in; i++) in = streq(r->values[i], value);
+                return r->op == DP_NS_OP_IN ? in : !in;
+        }
+        case DP_NS_OP_EXISTS: return value != NULL;
+        case DP_NS_OP_DOES_NOT_EXIST: return value == NULL;
+        case DP_NS_OP_GT:
+        case DP_NS_OP_LT: {
+                if (!value || r->n_values != 1) return false;
+                char *e1 = NULL, *e2 = NULL;
+                long long a = strtoll(value, &e1, 10), b = strtoll(r->values[0], &e2, 10);
+                if (*e1 || *e2) return false;
+                return r->op == DP_NS_OP_GT ? a > b : a < b;
+        }
+        }
+        return false;
+}
+
+static bool term_matches(const dp_node_selector_term *t, const dp_node *n) {
+        if (t->n_match_expressions == 0 && t->n_match_fields == 0) return false;
+        for (size_t i = 0; i < t->n_match_expressions; i++) {
+                const dp_node_selector_requirement *r = &t->match_expressions[i];
+                if (!req_matches(r, dp_kv_get(n->meta.labels, n->meta.n_labels, r->key))) return false;
+        }
+        for (size_t i = 0; i < t->n_match_fields; i++) {
+                const dp_node_selector_requirement *r = &t->match_fields[i];
+                if (!streq(r->key, "metadata.name") || !req_matches(r, n->meta.name)) return false;
+        }
+        return true;
+}
+
+static bool selector_matches(const dp_node_selector *ns, const dp_node *n) {
+        if (!ns) return true;
+        for (size_t i = 0; i < ns->n_terms; i++)
+                if (term_matches(&ns->terms[i], n)) return true;
+        return false;
+}
+
+static bool node_affinity_ok(const dp_pod *p, const dp_node *n) {
+        for (size_t i = 0; i < p->n_node_selector; i++) {
+                const char *v = dp_kv_get(n->meta.labels, n->meta.n_labels, p->node_selector[i].key);
+                if (!v || !streq(v, p->node_selector[i].value)) return false;
+        }
+        return selector_matches(p->required_node_affinity, n);
+}
+
+/* ---- extended resources ---- */
+
+typedef struct ext_req {
+        const char *name;
+        int64_t count;
+        const char *class_name; /* a DeviceClass backing it, or NULL */
+} ext_req;
+
+static int add_ext(ext_req **v, size_t *n, size_t *cap, const char *name, int64_t count, bool max) {
+        for (size_t i = 0; i < *n; i++)
+                if (streq((*v)[i].name, name)) {
+                        (*v)[i].count = max ? DP_MAX((*v)[i].count, count) : (*v)[i].count + count;
+                        return 0;
+                }
+        if (DP_GROW(*v, *cap, *n + 1) < 0) return -ENOMEM;
+        (*v)[(*n)++] = (ext_req){name, count, NULL};
+        return 0;
+}
+
+static int container_ext(const dp_container *c, const char *name, int64_t *ret, dp_error *err) {
+        const dp_named_quantity *lim = NULL, *req = NULL;
+        for (size_t i = 0; i < c->n_limits; i++)
+                if (streq(c->limits[i].name, name)) lim = &c->limits[i];
+        for (size_t i = 0; i < c->n_requests; i++)
+                if (streq(c->requests[i].name, name)) req = &c->requests[i];
+        if (!lim)
+                return dp_error_set(err, -EINVAL, "container %s: resources.limits[%s]: extended resources must be set in limits",
+                                    c->name, name);
+        if (req && dp_quantity_cmp(&req->value, &lim->value) != 0)
+                return dp_error_set(err, -EINVAL,
+                                    "container %s: resources.requests[%s]: must be equal to the limit for extended resources",
+                                    c->name, name);
+        if (!dp_quantity_is_integer(&lim->value))
+                return dp_error_set(err, -EINVAL, "container %s: resources.limits[%s]: must be a whole number", c->name,
+                                    name);
+        *ret = dp_quantity_value(&lim->value);
+        return 0;
+}
+
+/* The pod's extended resources: max over init containers, sum over the others. */
+static int pod_ext(const dp_pod *p, ext_req **ret, size_t *ret_n, dp_error *err) {
+        ext_req *v = NULL;
+        size_t n = 0, cap = 0;
+        int r = 0;
+        for (int pass = 0; pass < 2 && r >= 0; pass++) {
+                const dp_container *cs = pass ? p->init_containers : p->containers;
+                size_t nc = pass ? p->n_init_containers : p->n_containers;
+                for (size_t c = 0; c < nc && r >= 0; c++) {
+                        const dp_container *ct = &cs[c];
+                        for (size_t i = 0; i < ct->n_limits + ct->n_requests && r >= 0; i++) {
+                                const char *nm = i < ct->n_limits ? ct->limits[i].name : ct->requests[i - ct->n_limits].name;
+                                if (!dp_is_extended_resource_name(nm)) continue;
+                                if (i >= ct->n_limits) { /* a request: its limit is checked with it */
+                                        bool has_lim = false;
+                                        for (size_t l = 0; l < ct->n_limits; l++) has_lim |= streq(ct->limits[l].name, nm);
+                                        if (has_lim) continue;
+                                }
+                                int64_t cnt = 0;
+                                r = container_ext(ct, nm, &cnt, err);
+                                if (r >= 0 && cnt > 0) r = add_ext(&v, &n, &cap, nm, cnt, pass == 1);
+                        }
+                }
+        }
+        if (r < 0) {
+                free(v);
+                return r;
+        }
+        *ret = v;
+        *ret_n = n;
+        return 0;
+}
+
+static const char *class_for(const dp_store *st, const char *resource) {
+        const char *best = NULL;
+        size_t i = 0;
+        dp_object o;
+        while (dp_store_next(st, DP_KIND_DEVICE_CLASS, &i, &o, NULL)) {
+                const dp_device_class *c = o.device_class;
+                bool match = (c->extended_resource_name && streq(c->extended_resource_name, resource)) ||
+                             (startswith(resource, IMPLICIT_CLASS_PREFIX) &&
+                              streq(resource + strlen(IMPLICIT_CLASS_PREFIX), c->meta.name));
+                if (match && (!best || strcmp(c->meta.name, best) < 0)) best = c->meta.name;
+        }
+        return best;
+}
+
+static const dp_named_quantity *node_alloc(const dp_node *n, const char *name) {
+        for (size_t i = 0; i < n->n_allocatable; i++)
+                if (streq(n->allocatable[i].name, name)) return &n->allocatable[i];
+        return NULL;
+}
+
+/* What pods bound to (or assumed on) `node` hold of `name` via device plugins. */
+static int64_t ext_used(const dp_sched *s, const char *node, const char *name) {
+        int64_t used = 0;
+        size_t i = 0;
+        dp_object o;
+        while (dp_store_next(s->store, DP_KIND_POD, &i, &o, NULL)) {
+                const dp_pod *p = o.pod;
+                if (!p->node_name || !streq(p->node_name, node)) continue;
+                if (p->phase && (streq(p->phase, "Succeeded") || streq(p->phase, "Failed"))) continue;
+                _cleanup_free_ ext_req *v = NULL;
+                size_t n = 0;
+                if (pod_ext(p, &v, &n, NULL) < 0) continue;
+                bool via_dra = p->extended_resource_claim_name != NULL;
+                for (size_t k = 0; k < n; k++) {
+                        if (!streq(v[k].name, name)) continue;
+                        if (via_dra) { /* requests served by the claim do not count here */
+                                bool mapped = false;
+                                for (size_t m = 0; m < p->n_extended_resource_mappings; m++)
+                                        mapped |= streq_ptr(p->extended_resource_mappings[m].resource_name, name);
+                                if (mapped) continue;
+                        }
+                        used += v[k].count;
+                }
+        }
+        for (size_t a = 0; a < s->n_assumed; a++) {
+                const dp_sched_plan *pl = s->assumed[a];
+                if (!streq(pl->node, node)) continue;
+                for (size_t k = 0; k < pl->n_ext; k++)
+                        if (streq(pl->ext[k].name, name)) used += pl->ext[k].count;
+        }
+        return used;
+}
+
+/* ---- the claim the scheduler creates for extended resources backed by DRA ---- */
+
+static dp_resource_claim *ext_claim_new(const dp_pod *p, const char *ns, const ext_req *v, size_t n,
+                                        const bool *via_dra) {
+        dp_resource_claim *c = calloc(1, sizeof(*c));
+        if (!c) return NULL;
+        c->hdr.kind = DP_KIND_RESOURCE_CLAIM;
+        c->hdr.api_version = dp_strdup("resource.k8s.io/v1");
+        c->hdr.source = dp_strdup("scheduler");
+        c->meta.name = dp_asprintf("%s-extended-resources", p->meta.name);
+        c->meta.namespace = dp_strdup(ns);
+        c->meta.annotations = calloc(1, sizeof(dp_kv));
+        c->meta.owner_references = calloc(1, sizeof(dp_owner_ref));
+        if (!c->hdr.api_version || !c->hdr.source || !c->meta.name || !c->meta.namespace || !c->meta.annotations ||
+            !c->meta.owner_references)
+                return dp_resource_claim_free(c);
+        c->meta.n_annotations = 1;
+        c->meta.annotations[0].key = dp_strdup(EXT_CLAIM_ANNOTATION);
+        c->meta.annotations[0].value = dp_strdup("true");
+        c->meta.n_owner_references = 1;
+        dp_owner_ref *o = &c->meta.owner_references[0];
+        o->api_version = dp_strdup("v1");
+        o->kind = dp_strdup("Pod");
+        o->name = dp_strdup(p->meta.name);
+        o->controller = true;
+        if (!c->meta.annotations[0].key || !c->meta.annotations[0].value || !o->api_version || !o->kind || !o->name)
+                return dp_resource_claim_free(c);
+        /* one request per (container, resource), as upstream names them */
+        size_t total = 0;
+        for (size_t ci = 0; ci < p->n_containers; ci++) total += n;
+        c->spec.requests = calloc(total ? total : 1, sizeof(*c->spec.requests));
+        if (!c->spec.requests) return dp_resource_claim_free(c);
+        for (size_t ci = 0; ci < p->n_containers; ci++) {
+                const dp_container *ct = &p->containers[ci];
+                for (size_t k = 0; k < n; k++) {
+                        if (!via_dra[k]) continue;
+                        int64_t cnt = 0;
+                        if (container_ext(ct, v[k].name, &cnt, NULL) < 0 || cnt <= 0) continue;
+                        dp_device_request *rq = &c->spec.requests[c->spec.n_requests];
+                        rq->name = dp_asprintf("container-%zu-request-%zu", ci, k);
+                        rq->exactly = calloc(1, sizeof(*rq->exactly));
+                        c->spec.n_requests++;
+                        if (!rq->name || !rq->exactly) return dp_resource_claim_free(c);
+                        rq->exactly->device_class_name = dp_strdup(v[k].class_name);
+                        rq->exactly->count = cnt;
+                        if (!rq->exactly->device_class_name) return dp_resource_claim_free(c);
+                }
+        }
+        return c;
+}
+
+/* ---- plan ---- */
+
+dp_sched_plan *dp_sched_plan_free(dp_sched_plan *p) {
+        if (!p) return NULL;
+        free(p->pod_uid);
+        free(p->node);
+        for (size_t i = 0; i < p->n_ext; i++) free(p->ext[i].name);
+        free(p->ext);
+        for (size_t i = 0; i < p->n_claims; i++) {
+                free(p->claims[i].ns);
+                free(p->claims[i].name);
+                dp_allocation_result_free(p->claims[i].alloc);
+                dp_resource_claim_free(p->claims[i].create);
+                dp_resource_claim_free(p->claims[i].assumed);
+        }
+        free(p->claims);
+        free(p->ext_claim_name);
+        free(p);
+        return NULL;
+}
+
+const char *dp_sched_plan_node(const dp_sched_plan *p) { return p->node; }
+
+typedef struct pod_claim_ref {
+        const dp_resource_claim *claim; /* as the view has it */
+        uint64_t rv;
+        size_t prep; /* dra handle when unallocated */
+} pod_claim_ref;
+
+/* Claims in the view: store claims, with assumed ones (gang) in their place. */
+static int build_view(dp_sched *s, dp_object_list *view) {
+        static const dp_kind kinds[] = {DP_KIND_RESOURCE_SLICE, DP_KIND_DEVICE_CLASS,    DP_KIND_NODE,
+                                        DP_KIND_NAMESPACE,      DP_KIND_DEVICE_TAINT_RULE, DP_KIND_RESOURCE_CLAIM};
+        int r = dp_store_view(s->store, kinds, ELEMENTSOF(kinds), view);
+        if (r < 0) return r;
+        for (size_t a = 0; a < s->n_assumed; a++) {
+                dp_sched_plan *pl = s->assumed[a];
+                for (size_t k = 0; k < pl->n_claims; k++) {
+                        plan_claim *pc = &pl->claims[k];
+                        if (!pc->assumed) continue;
+                        bool replaced = false;
+                        for (size_t i = 0; i < view->n; i++) {
+                                dp_object o = view->items[i];
+                                if (o.hdr->kind == DP_KIND_RESOURCE_CLAIM && streq(o.claim->meta.name, pc->name) &&
+                                    streq(dp_store_ns_of(o), pc->ns)) {
+                                        view->items[i].claim = pc->assumed;
+                                        replaced = true;
+                                }
+                        }
+                        if (!replaced) {
+                                if (DP_GROW(view->items, view->cap, view->n + 1) < 0) return -ENOMEM;
+                                view->items[view->n++].claim = pc->assumed;
+                        }
+                }
+        }
+        return 0;
+}
+
+static const dp_resource_claim *view_claim(const dp_object_list *view, const char *ns, const char *name) {
+        for (size_t i = 0; i < view->n; i++) {
+                dp_object o = view->items[i];
+                if (o.hdr->kind == DP_KIND_RESOURCE_CLAIM && streq(o.claim->meta.name, name) &&
+                    streq(dp_store_ns_of(o), ns))
+                        return o.claim;
+        }
+        return NULL;
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+
+/* Per-node device totals and use, for binpack/spread. */
+static void node_fill(const dp_sched *s, const dp_object_list *view, const dp_node *n, const ext_req *ext,
+                      size_t n_ext, int64_t *ret_total, int64_t *ret_used) {
+        int64_t total = 0, used = 0;
+        for (size_t i = 0; i < n->n_allocatable; i++)
+                if (dp_is_extended_resource_name(n->allocatable[i].name)) {
+                        total += dp_quantity_value(&n->allocatable[i].value);
+                        used += ext_used(s, n->meta.name, n->allocatable[i].name);
+                }
+        (void)ext;
+        (void)n_ext;
+        for (size_t i = 0; i < view->n; i++) {
+                dp_object o = view->items[i];
+                if (o.hdr->kind == DP_KIND_RESOURCE_SLICE && streq_ptr(o.slice->node_name, n->meta.name))
+                        total += (int64_t)o.slice->n_devices;
+                if (o.hdr->kind == DP_KIND_RESOURCE_CLAIM && o.claim->allocation) {
+                        const dp_allocation_result *a = o.claim->allocation;
+                        for (size_t k = 0; k < a->n_results; k++)
+                                if (streq_ptr(a->results[k].pool, n->meta.name)) used++;
+                }
+        }
+        *ret_total = total;
+        *ret_used = used;
+}
+
+typedef struct reason_count {
+        const char *reason;
+        size_t n;
+} reason_count;
+
+static void summarize(dp_sched_pod_info *info, size_t n_nodes) {
+        _cleanup_free_ reason_count *rc = calloc(info->n_reasons + 1, sizeof(*rc));
+        size_t nrc = 0;
+        _cleanup_free_ char **firsts = calloc(info->n_reasons + 1, sizeof(char *));
+        if (!rc || !firsts) return;
+        for (size_t i = 0; i < info->n_reasons; i++) {
+                const char *r = info->reasons[i].reason;
+                const char *nl = strchr(r, '\n');
+                firsts[i] = nl ? dp_strndup(r, (size_t)(nl - r)) : dp_strdup(r);
+                if (!firsts[i]) goto out;
+        }
+        qsort(firsts, info->n_reasons, sizeof(char *), cmp_str);
+        for (size_t i = 0; i < info->n_reasons; i++) {
+                if (nrc && streq(rc[nrc - 1].reason, firsts[i])) rc[nrc - 1].n++;
+                else rc[nrc++] = (reason_count){firsts[i], 1};
+        }
+        {
+                dp_strbuf sb = DP_STRBUF_INIT;
+                dp_strbuf_printf(&sb, "0/%zu nodes are available", n_nodes);
+                for (size_t i = 0; i < nrc; i++) dp_strbuf_printf(&sb, "%s %zu %s", i ? "," : ":", rc[i].n, rc[i].reason);
+                dp_strbuf_puts(&sb, ".");
+                free(info->message);
+                info->message = dp_strbuf_steal(&sb);
+        }
+out:
+        for (size_t i = 0; i < info->n_reasons; i++) free(firsts[i]);
+}
+
+static int add_reason(dp_sched_pod_info *info, const char *node, const char *reason) {
+        dp_node_reason *nr = realloc(info->reasons, (info->n_reasons + 1) * sizeof(*nr));
+        if (!nr) return -ENOMEM;
+        info->reasons = nr;
+        nr[info->n_reasons].node = dp_strdup(node);
+        nr[info->n_reasons].reason = dp_strdup(reason);
+        if (!nr[info->n_reasons].node || !nr[info->n_reasons].reason) {
+                free(nr[info->n_reasons].node);
+                free(nr[info->n_reasons].reason);
+                return -ENOMEM;
+        }
+        info->n_reasons++;
+        return 0;
+}
+
+static void set_pod_message(qpod *q, const char *msg) {
+        dp_sched_info_clear_reasons(&q->info);
+        free(q->info.message);
+        q->info.message = dp_strdup(msg);
+        q->info.state = DP_POD_UNSCHEDULABLE;
+}
+
+typedef struct cycle {
+        dp_sched *s;
+        qpod *q;
+        const dp_pod *pod;
+        uint64_t pod_rv;
+        dp_object_list view;
+        dp_sched_dra *dra;
+        pod_claim_ref *claims;
+        size_t n_claims;
+        ext_req *ext;
+        size_t n_ext;
+        size_t ext_prep[2]; /* DRA handles of the created claim, for each "mix" */
+        dp_resource_claim *ext_claim[2];
+        /* best so far */
+        char *best_node;
+        int64_t best_key[2];
+        dp_allocation_result **best_allocs;
+        size_t best_n_allocs;
+        bool best_via_dra[32];
+} cycle;
+
+static void cycle_done(cycle *c) {
+        dp_sched_dra_free(c->dra);
+        dp_store_view_free(&c->view);
+        free(c->claims);
+        free(c->ext);
+        for (int i = 0; i < 2; i++) dp_resource_claim_free(c->ext_claim[i]);
+        free(c->best_node);
+        for (size_t i = 0; i < c->best_n_allocs; i++) dp_allocation_result_free(c->best_allocs ? c->best_allocs[i] : NULL);
+        free(c->best_allocs);
+}
+
+/* Resolve the pod's claims; 0 with a pod-level message when one is missing. */
+static int resolve_claims(cycle *c, dp_error *err) {
+        const dp_pod *p = c->pod;
+        c->claims = calloc(p->n_resource_claims + 1, sizeof(*c->claims));
+        if (!c->claims) return -ENOMEM;
+        for (size_t i = 0; i < p->n_resource_claims; i++) {
+                const char *cn = dp_sched_pod_claim_name(p, &p->resource_claims[i]);
+                if (!cn) {
+                        char m[512];
+                        snprintf(m, sizeof(m), "waiting for resource claim of %s to be created from template %s",
+                                 p->resource_claims[i].name, p->resource_claims[i].resource_claim_template_name);
+                        set_pod_message(c->q, m);
+                        return 0;
+                }
+                const dp_resource_claim *cl = view_claim(&c->view, c->q->ns, cn);
+                uint64_t rv = 0;
+                if (!cl || !dp_store_get(c->s->store, DP_KIND_RESOURCE_CLAIM, c->q->ns, cn, &rv).hdr) {
+                        char m[512];
+                        snprintf(m, sizeof(m), "resourceclaim \"%s\" not found", cn);
+                        set_pod_message(c->q, m);
+                        return 0;
+                }
+                pod_claim_ref *ref = &c->claims[c->n_claims++];
+                ref->claim = cl;
+                ref->rv = rv;
+                if (!cl->allocation) {
+                        int r = dp_sched_dra_prepare(c->dra, cl, &ref->prep, err);
+                        if (r < 0) return dp_error_prefix(err, "ResourceClaim %s/%s", c->q->ns, cn);
+                }
+        }
+        return 1;
+}
+
+static bool alloc_reachable(const dp_allocation_result *a, const dp_node *n) {
+        return selector_matches(a->node_selector, n);
+}
+
+/* One node. Returns 1 feasible (key filled), 0 not (reason added), <0 error. */
+static int try_node(cycle *c, const dp_node *n, int64_t key[2], dp_allocation_result ***ret_allocs,
+                    size_t *ret_n_allocs, bool via_dra[32], dp_error *err) {
+        dp_sched_pod_info *info = &c->q->info;
+        const char *nn = n->meta.name;
+        if (n->unschedulable) return add_reason(info, nn, "node(s) were unschedulable");
+        const dp_taint *t = untolerated_taint(n, c->pod);
+        if (t) {
+                char m[512];
+                snprintf(m, sizeof(m), "node(s) had untolerated taint {%s: %s}", t->key, t->value ? t->value : "");
+                return add_reason(info, nn, m);
+        }
+        if (!node_affinity_ok(c->pod, n)) return add_reason(info, nn, "node(s) didn't match Pod's node affinity/selector");
+        int64_t req_units = 0;
+        bool any_dra_ext = false;
+        for (size_t k = 0; k < c->n_ext && k < 32; k++) {
+                const ext_req *e = &c->ext[k];
+                const dp_named_quantity *a = node_alloc(n, e->name);
+                via_dra[k] = false;
+                if (!a || dp_quantity_value(&a->value) == 0) {
+                        bool cap = false;
+                        for (size_t i = 0; i < n->n_capacity; i++) cap |= streq(n->capacity[i].name, e->name);
+                        if (e->class_name && !cap) {
+                                via_dra[k] = any_dra_ext = true;
+                                continue;
+                        }
+                }
+                int64_t alloc = a ? dp_quantity_value(&a->value) : 0;
+                if (e->count > alloc - ext_used(c->s, nn, e->name)) {
+                        char m[512];
+                        snprintf(m, sizeof(m), "Insufficient %s", e->name);
+                        return add_reason(info, nn, m);
+                }
+                req_units += e->count;
+        }
+        size_t idx[34], n_idx = 0;
+        for (size_t i = 0; i < c->n_claims; i++) {
+                const dp_resource_claim *cl = c->claims[i].claim;
+                if (cl->allocation) {
+                        if (!alloc_reachable(cl->allocation, n)) {
+                                char m[512];
+                                snprintf(m, sizeof(m), "resourceclaim %s is allocated to devices another node cannot reach",
+                                         cl->meta.name);
+                                return add_reason(info, nn, m);
+                        }
+                } else if (n_idx < 32)
+                        idx[n_idx++] = c->claims[i].prep;
+        }
+        int mix = -1;
+        if (any_dra_ext) {
+                /* mix 0: every DRA-capable resource through DRA; mix 1 is the
+                 * same claim built for a node mixing both paths. */
+                bool all = true;
+                for (size_t k = 0; k < c->n_ext; k++) all &= !c->ext[k].class_name || via_dra[k];
+                mix = all ? 0 : 1;
+                if (!c->ext_claim[mix]) {
+                        c->ext_claim[mix] = ext_claim_new(c->pod, c->q->ns, c->ext, c->n_ext, via_dra);
+                        if (!c->ext_claim[mix]) return -ENOMEM;
+                        int r = dp_sched_dra_prepare(c->dra, c->ext_claim[mix], &c->ext_prep[mix], err);
+                        if (r < 0) return r;
+                }
+                idx[n_idx++] = c->ext_prep[mix];
+        }
+        _cleanup_strbuf_ dp_strbuf why = DP_STRBUF_INIT;
+        unsigned sub = 0;
+        dp_allocation_result **allocs = NULL;
+        int r = dp_sched_dra_try(c->dra, nn, idx, n_idx, &sub, &allocs, &why, err);
+        if (r < 0) return r;
+        if (r == 0) {
+                dp_strbuf m = DP_STRBUF_INIT;
+                dp_strbuf_puts(&m, "cannot allocate all claims");
+                if (why.len) {
+                        dp_strbuf_putc(&m, '\n');
+                        dp_strbuf_puts(&m, dp_strbuf_str(&why));
+                }
+                int rr = dp_strbuf_failed(&m) ? -ENOMEM : add_reason(info, nn, dp_strbuf_str(&m));
+                dp_strbuf_done(&m);
+                return rr;
+        }
+        for (size_t i = 0; i < n_idx; i++) req_units += allocs ? (int64_t)allocs[i]->n_results : 0;
+        int64_t total, used;
+        node_fill(c->s, &c->view, n, c->ext, c->n_ext, &total, &used);
+        int64_t fill = total > 0 ? (used + req_units) * 1000 / total : 0;
+        key[0] = -(int64_t)sub; /* lower subrequest index first */
+        key[1] = c->s->policy == DP_SCORE_BINPACK ? fill : 1000 - fill;
+        *ret_allocs = allocs;
+        *ret_n_allocs = n_idx;
+        return 1;
+}
+
+static int make_plan(cycle *c, dp_sched_plan **ret) {
+        dp_sched_plan *pl = calloc(1, sizeof(*pl));
+        if (!pl) return -ENOMEM;
+        char ub[512];
+        pl->q = c->q;
+        pl->pod_rv = c->pod_rv;
+        pl->pod_uid = dp_strdup(dp_pod_uid(c->pod, ub, sizeof(ub)));
+        pl->node = TAKE_PTR(c->best_node);
+        pl->claims = calloc(c->n_claims + 1, sizeof(*pl->claims));
+        pl->ext = calloc(c->n_ext + 1, sizeof(*pl->ext));
+        if (!pl->pod_uid || !pl->claims || !pl->ext) return dp_sched_plan_free(pl), -ENOMEM;
+        size_t a = 0;
+        for (size_t i = 0; i < c->n_claims; i++) {
+                plan_claim *pc = &pl->claims[pl->n_claims++];
+                pc->ns = dp_strdup(c->q->ns);
+                pc->name = dp_strdup(c->claims[i].claim->meta.name);
+                pc->rv = c->claims[i].rv;
+                if (!pc->ns || !pc->name) return dp_sched_plan_free(pl), -ENOMEM;
+                if (!c->claims[i].claim->allocation) { pc->alloc = TAKE_PTR(c->best_allocs[a]); a++; }
+        }
+        for (size_t k = 0; k < c->n_ext; k++) {
+                if (k < 32 && c->best_via_dra[k]) continue;
+                pl->ext[pl->n_ext].name = dp_strdup(c->ext[k].name);
+                pl->ext[pl->n_ext].count = c->ext[k].count;
+                if (!pl->ext[pl->n_ext++].name) return dp_sched_plan_free(pl), -ENOMEM;
+        }
+        if (a < c->best_n_allocs) { /* the created claim */
+                bool all = true;
+                for (size_t k = 0; k < c->n_ext; k++) all &= !c->ext[k].class_name || c->best_via_dra[k];
+                int mix = all ? 0 : 1;
+                dp_sched_plan *p2 = pl;
+                plan_claim *nc = realloc(p2->claims, (p2->n_claims + 1) * sizeof(*nc));
+                if (!nc) return dp_sched_plan_free(pl), -ENOMEM;
+                p2->claims = nc;
+                plan_claim *pc = &nc[p2->n_claims++];
+                *pc = (plan_claim){0};
+                pc->create = TAKE_PTR(c->ext_claim[mix]);
+                pc->ns = dp_strdup(c->q->ns);
+                pc->name = dp_strdup(pc->create->meta.name);
+                pc->rv = DP_STORE_ANY_RV;
+                { pc->alloc = TAKE_PTR(c->best_allocs[a]); a++; }
+                pl->ext_claim_name = dp_strdup(pc->name);
+                if (!pc->ns || !pc->name || !pl->ext_claim_name) return dp_sched_plan_free(pl), -ENOMEM;
+        }
+        *ret = pl;
+        return 0;
+}
+
+int dp_sched_plan_one(dp_sched *s, qpod *q, int64_t now_ms, dp_sched_plan **ret, dp_error *err) {
+        cycle c = {.s = s, .q = q};
+        _cleanup_free_ const dp_node **nodes = NULL;
+        size_t nn = 0;
+        uint64_t rv = 0;
+        dp_object po = dp_store_get(s->store, DP_KIND_POD, q->ns, q->name, &rv);
+        if (!po.hdr) return dp_error_set(err, -ENOENT, "pod %s not found", q->key);
+        c.pod = po.pod;
+        c.pod_rv = rv;
+        q->info.attempts++;
+        dp_sched_info_clear_reasons(&q->info);
+        int r = build_view(s, &c.view);
+        if (r >= 0) r = dp_sched_dra_new(&c.view, &c.dra, err);
+        if (r >= 0) {
+                dp_error perr = DP_ERROR_INIT;
+                r = pod_ext(c.pod, &c.ext, &c.n_ext, &perr);
+                if (r == -EINVAL) {
+                        set_pod_message(q, dp_error_msg(&perr));
+                        r = 0;
+                        goto out;
+                }
+        }
+        for (size_t k = 0; r >= 0 && k < c.n_ext; k++) c.ext[k].class_name = class_for(s->store, c.ext[k].name);
+        if (r >= 0) r = resolve_claims(&c, err);
+        if (r <= 0) goto out;
+        /* nodes in name order */
+        nn = dp_store_count(s->store, DP_KIND_NODE);
+        size_t i = 0, k = 0;
+        nodes = calloc(nn + 1, sizeof(*nodes));
+        if (!nodes) {
+                r = -ENOMEM;
+                goto out;
+        }
+        dp_object o;
+        while (dp_store_next(s->store, DP_KIND_NODE, &i, &o, NULL)) nodes[k++] = o.node;
+        for (size_t a = 1; a < nn; a++)
+                for (size_t b = a; b > 0 && strcmp(nodes[b - 1]->meta.name, nodes[b]->meta.name) > 0; b--) {
+                        const dp_node *t = nodes[b];
+                        nodes[b] = nodes[b - 1];
+                        nodes[b - 1] = t;
+                }
+        for (size_t ni = 0; ni < nn; ni++) {
+                int64_t key[2];
+                dp_allocation_result **allocs = NULL;
+                size_t n_allocs = 0;
+                bool via[32] = {0};
+                dp_error nerr = DP_ERROR_INIT;
+                r = try_node(&c, nodes[ni], key, &allocs, &n_allocs, via, &nerr);
+                if (r < 0 && r != -ENOMEM) {
+                        /* undecidable (a selector failed at run time): pod-level */
+                        set_pod_message(q, dp_error_msg(&nerr));
+                        r = 0;
+                        goto out;
+                }
+                if (r < 0) goto out;
+                if (r == 0) continue;
+                bool better = !c.best_node || key[0] > c.best_key[0] ||
+                              (key[0] == c.best_key[0] && key[1] > c.best_key[1]);
+                if (better) {
+                        for (size_t x = 0; x < c.best_n_allocs; x++)
+                                dp_allocation_result_free(c.best_allocs ? c.best_allocs[x] : NULL);
+                        free(c.best_allocs);
+                        free(c.best_node);
+                        c.best_node = dp_strdup(nodes[ni]->meta.name);
+                        if (!c.best_node) r = -ENOMEM;
+                        c.best_allocs = allocs;
+                        c.best_n_allocs = n_allocs;
+                        memcpy(c.best_key, key, sizeof(key));
+                        memcpy(c.best_via_dra, via, sizeof(via));
+                } else {
+                        for (size_t x = 0; x < n_allocs; x++) dp_allocation_result_free(allocs ? allocs[x] : NULL);
+                        free(allocs);
+                }
+                if (r < 0) goto out;
+        }
+        if (!c.best_node) {
+                q->info.state = DP_POD_UNSCHEDULABLE;
+                if (nn == 0) set_pod_message(q, "0/0 nodes are available.");
+                else summarize(&q->info, nn);
+                r = 0;
+                goto out;
+        }
+        r = make_plan(&c, ret);
+        if (r >= 0) r = 1;
+out:
+        (void)now_ms;
+        cycle_done(&c);
+        return r;
+}

@@ -1,0 +1,433 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * fleet.c — reading simulate's input: Fleet and Timeline documents of
+ * devplane's own, and Kubernetes objects through model/ (sim.h). */
+#include <dirent.h>
+#include <stdio.h>
+#include <sys/stat.h>
+
+#include "sched/sim.h"
+
+#define API_VERSION "devplane.io/v1alpha1"
+
+dp_sim_input *dp_sim_input_free(dp_sim_input *in) {
+        if (!in) return NULL;
+        free(in->fleet_name);
+        free(in->source);
+        for (size_t i = 0; i < in->n_groups; i++) {
+                dp_sim_group *g = &in->groups[i];
+                free(g->name);
+                free(g->profile);
+                for (size_t k = 0; k < g->n_labels; k++) {
+                        free(g->labels[k].key);
+                        free(g->labels[k].value);
+                }
+                free(g->labels);
+                for (size_t k = 0; k < g->n_taints; k++) {
+                        free(g->taints[k].key);
+                        free(g->taints[k].value);
+                        free(g->taints[k].effect);
+                        free(g->taints[k].time_added);
+                }
+                free(g->taints);
+                free(g->agent_yaml);
+        }
+        free(in->groups);
+        for (size_t i = 0; i < in->n_events; i++) {
+                free(in->events[i].pod);
+                free(in->events[i].node);
+                free(in->events[i].device);
+        }
+        free(in->events);
+        dp_object_list_free(in->objs);
+        dp_doc_set_free(in->docs);
+        free(in->k8s_docs);
+        free(in);
+        return NULL;
+}
+
+/* "<path>: <rule> (line N)" */
+static int bad(dp_error *err, const dp_doc_node *n, const char *path, const char *rule) {
+        if (n) return dp_error_set(err, -EINVAL, "%s: %s (line %u)", path, rule, n->line);
+        return dp_error_set(err, -EINVAL, "%s: %s", path, rule);
+}
+
+static int check_keys(const dp_doc_node *m, const char *path, const char *const *allowed, dp_error *err) {
+        if (!m || m->type != DP_DOC_MAP) return bad(err, m, path, "must be a map");
+        for (size_t i = 0; i < m->n; i++) {
+                bool ok = false;
+                for (size_t k = 0; allowed[k] && !ok; k++) ok = streq(allowed[k], m->pairs[i].key);
+                if (!ok) {
+                        char rule[512];
+                        snprintf(rule, sizeof(rule), "unknown field \"%s\"", m->pairs[i].key);
+                        return bad(err, m->pairs[i].key_node, path, rule);
+                }
+        }
+        return 0;
+}
+
+static int get_str(const dp_doc_node *n, const char *path, char **ret, dp_error *err) {
+        const char *s = NULL;
+        if (dp_doc_get_str(n, false, &s, err) < 0) return dp_error_prefix(err, "%s (line %u)", path, n ? n->line : 0);
+        char *d = dp_strdup(s);
+        if (!d) return -ENOMEM;
+        *ret = d;
+        return 0;
+}
+
+static int dup_kv(dp_kv *kv, const char *k, const char *v) {
+        kv->key = dp_strdup(k);
+        kv->value = dp_strdup(v);
+        return kv->key && kv->value ? 0 : -ENOMEM;
+}
+
+static int parse_taint(const dp_doc_node *t, const char *path, dp_taint *ret, dp_error *err) {
+        static const char *const keys[] = {"key", "value", "effect", NULL};
+        int r = check_keys(t, path, keys, err);
+        if (r < 0) return r;
+        char p[256];
+        snprintf(p, sizeof(p), "%s.key", path);
+        if ((r = get_str(dp_doc_get(t, "key"), p, &ret->key, err)) < 0) return r;
+        if (dp_validate_qualified_name(ret->key, err) < 0) return dp_error_prefix(err, "%s", p);
+        if (dp_doc_get(t, "value")) {
+                snprintf(p, sizeof(p), "%s.value", path);
+                if ((r = get_str(dp_doc_get(t, "value"), p, &ret->value, err)) < 0) return r;
+        }
+        snprintf(p, sizeof(p), "%s.effect", path);
+        if ((r = get_str(dp_doc_get(t, "effect"), p, &ret->effect, err)) < 0) return r;
+        if (!streq(ret->effect, "NoSchedule") && !streq(ret->effect, "PreferNoSchedule") &&
+            !streq(ret->effect, "NoExecute"))
+                return bad(err, dp_doc_get(t, "effect"), p, "must be NoSchedule, PreferNoSchedule or NoExecute");
+        return 0;
+}
+
+static int parse_group(const dp_doc_node *g, const char *path, dp_sim_group *ret, dp_error *err) {
+        static const char *const keys[] = {"name", "profile", "count", "model", "labels", "taints", "agent", NULL};
+        int r = check_keys(g, path, keys, err);
+        if (r < 0) return r;
+        char p[256];
+        snprintf(p, sizeof(p), "%s.name", path);
+        if ((r = get_str(dp_doc_get(g, "name"), p, &ret->name, err)) < 0) return r;
+        if (dp_validate_dns_label(ret->name, err) < 0) return dp_error_prefix(err, "%s", p);
+        snprintf(p, sizeof(p), "%s.profile", path);
+        if ((r = get_str(dp_doc_get(g, "profile"), p, &ret->profile, err)) < 0) return r;
+        ret->count = 1;
+        if (dp_doc_get(g, "count")) {
+                snprintf(p, sizeof(p), "%s.count", path);
+                if (dp_doc_get_int64(dp_doc_get(g, "count"), &ret->count, err) < 0)
+                        return dp_error_prefix(err, "%s (line %u)", p, dp_doc_get(g, "count")->line);
+                if (ret->count < 0 || ret->count > DP_SIM_NODES_MAX)
+                        return bad(err, dp_doc_get(g, "count"), p, "must be from 0 to 5000");
+        }
+        ret->model = DP_SIM_MODEL_BOTH;
+        if (dp_doc_get(g, "model")) {
+                _cleanup_free_ char *m = NULL;
+                snprintf(p, sizeof(p), "%s.model", path);
+                if ((r = get_str(dp_doc_get(g, "model"), p, &m, err)) < 0) return r;
+                if (streq(m, "v1")) ret->model = DP_SIM_MODEL_V1;
+                else if (streq(m, "v2")) ret->model = DP_SIM_MODEL_V2;
+                else if (streq(m, "both")) ret->model = DP_SIM_MODEL_BOTH;
+                else return bad(err, dp_doc_get(g, "model"), p, "must be v1, v2 or both");
+        }
+        const dp_doc_node *l = dp_doc_get(g, "labels");
+        if (l) {
+                snprintf(p, sizeof(p), "%s.labels", path);
+                if (l->type != DP_DOC_MAP) return bad(err, l, p, "must be a map");
+                if (!(ret->labels = calloc(l->n + 1, sizeof(dp_kv)))) return -ENOMEM;
+                for (size_t i = 0; i < l->n; i++) {
+                        const char *v = NULL;
+                        snprintf(p, sizeof(p), "%s.labels[%s]", path, l->pairs[i].key);
+                        if (dp_doc_get_str(l->pairs[i].value, true, &v, err) < 0) return dp_error_prefix(err, "%s", p);
+                        if (dp_validate_qualified_name(l->pairs[i].key, err) < 0 ||
+                            dp_validate_label_value(v, err) < 0)
+                                return dp_error_prefix(err, "%s", p);
+                        if (dup_kv(&ret->labels[ret->n_labels++], l->pairs[i].key, v) < 0) return -ENOMEM;
+                }
+        }
+        const dp_doc_node *t = dp_doc_get(g, "taints");
+        if (t) {
+                snprintf(p, sizeof(p), "%s.taints", path);
+                if (t->type != DP_DOC_SEQ) return bad(err, t, p, "must be a list");
+                if (!(ret->taints = calloc(t->n + 1, sizeof(dp_taint)))) return -ENOMEM;
+                for (size_t i = 0; i < t->n; i++) {
+                        snprintf(p, sizeof(p), "%s.taints[%zu]", path, i);
+                        ret->n_taints++;
+                        if ((r = parse_taint(t->items[i], p, &ret->taints[i], err)) < 0) return r;
+                }
+        }
+        const dp_doc_node *a = dp_doc_get(g, "agent");
+        if (a) {
+                snprintf(p, sizeof(p), "%s.agent", path);
+                if (a->type != DP_DOC_MAP) return bad(err, a, p, "must be a map (a device plugin config, version: v1)");
+                dp_strbuf sb = DP_STRBUF_INIT;
+                dp_doc_emit(&sb, a, DP_DOC_YAML);
+                if (dp_strbuf_failed(&sb)) return -ENOMEM;
+                ret->agent_yaml = dp_strbuf_steal(&sb);
+                if (!ret->agent_yaml) return -ENOMEM;
+        }
+        return 0;
+}
+
+static int parse_fleet(const dp_doc_node *root, dp_sim_input *in, dp_error *err) {
+        static const char *const top[] = {"apiVersion", "kind", "metadata", "spec", NULL};
+        static const char *const spec_keys[] = {"scoring", "nodeGroups", NULL};
+        int r = check_keys(root, "", top, err);
+        if (r < 0) return r;
+        const dp_doc_node *meta = dp_doc_get(root, "metadata");
+        const char *name = NULL;
+        if (meta && dp_doc_get_str(dp_doc_get(meta, "name"), false, &name, NULL) >= 0 && name)
+                in->fleet_name = dp_strdup(name);
+        else
+                in->fleet_name = dp_strdup("fleet");
+        if (!in->fleet_name) return -ENOMEM;
+        const dp_doc_node *spec = dp_doc_get(root, "spec");
+        if ((r = check_keys(spec, "spec", spec_keys, err)) < 0) return r;
+        const dp_doc_node *sc = dp_doc_get(spec, "scoring");
+        if (sc) {
+                const char *s = NULL;
+                if (dp_doc_get_str(sc, false, &s, err) < 0) return dp_error_prefix(err, "spec.scoring");
+                if (streq(s, "binpack")) in->policy = DP_SCORE_BINPACK;
+                else if (streq(s, "spread")) in->policy = DP_SCORE_SPREAD;
+                else return bad(err, sc, "spec.scoring", "must be binpack or spread");
+        }
+        const dp_doc_node *gs = dp_doc_get(spec, "nodeGroups");
+        if (!gs || gs->type != DP_DOC_SEQ || gs->n == 0)
+                return bad(err, gs, "spec.nodeGroups", "must be a non-empty list");
+        if (gs->n > DP_SIM_GROUPS_MAX) return dp_error_set(err, -E2BIG, "spec.nodeGroups: at most 256 groups");
+        if (!(in->groups = calloc(gs->n, sizeof(*in->groups)))) return -ENOMEM;
+        int64_t total = 0;
+        for (size_t i = 0; i < gs->n; i++) {
+                char p[64];
+                snprintf(p, sizeof(p), "spec.nodeGroups[%zu]", i);
+                in->n_groups++;
+                if ((r = parse_group(gs->items[i], p, &in->groups[i], err)) < 0) return r;
+                for (size_t k = 0; k < i; k++)
+                        if (streq(in->groups[k].name, in->groups[i].name))
+                                return bad(err, gs->items[i], p, "duplicate node group name");
+                total += in->groups[i].count;
+                if (total > DP_SIM_NODES_MAX)
+                        return dp_error_set(err, -E2BIG, "%s.count: at most %d nodes in a fleet", p, DP_SIM_NODES_MAX);
+        }
+        return 0;
+}
+
+static int parse_time(const dp_doc_node *n, const char *path, int64_t *ret, dp_error *err) {
+        int64_t v = 0;
+        if (dp_doc_kind(n) == DP_DOC_INT) {
+                if (dp_doc_get_int64(n, &v, err) < 0) return dp_error_prefix(err, "%s", path);
+        } else {
+                const char *s = NULL;
+                if (dp_doc_get_str(n, false, &s, err) < 0) return dp_error_prefix(err, "%s", path);
+                char *end = NULL;
+                errno = 0;
+                long long x = strtoll(s, &end, 10);
+                int64_t mul = 1;
+                if (end == s || errno) return bad(err, n, path, "must be seconds, or a number with s, m or h");
+                if (streq(end, "s") || streq(end, "")) mul = 1;
+                else if (streq(end, "m")) mul = 60;
+                else if (streq(end, "h")) mul = 3600;
+                else return bad(err, n, path, "must be seconds, or a number with s, m or h");
+                v = x * mul;
+        }
+        if (v < 0 || v > 100LL * 24 * 3600) return bad(err, n, path, "must be from 0 to 100 days");
+        *ret = v * 1000;
+        return 0;
+}
+
+static int add_event(dp_sim_input *in, size_t *cap, dp_sim_event ev) {
+        if (in->n_events >= DP_SIM_EVENTS_MAX) return -E2BIG;
+        if (DP_GROW(in->events, *cap, in->n_events + 1) < 0) return -ENOMEM;
+        ev.order = in->n_events;
+        in->events[in->n_events++] = ev;
+        return 0;
+}
+
+static int parse_timeline(const dp_doc_node *root, dp_sim_input *in, dp_error *err) {
+        static const char *const top[] = {"apiVersion", "kind", "metadata", "spec", NULL};
+        static const char *const spec_keys[] = {"events", NULL};
+        static const char *const ev_keys[] = {"at", "create", "delete", "fail", "recover", NULL};
+        static const char *const dev_keys[] = {"node", "device", NULL};
+        int r = check_keys(root, "", top, err);
+        if (r < 0) return r;
+        const dp_doc_node *spec = dp_doc_get(root, "spec");
+        if ((r = check_keys(spec, "spec", spec_keys, err)) < 0) return r;
+        const dp_doc_node *evs = dp_doc_get(spec, "events");
+        if (!evs) return 0;
+        if (evs->type != DP_DOC_SEQ) return bad(err, evs, "spec.events", "must be a list");
+        size_t cap = in->n_events;
+        for (size_t i = 0; i < evs->n; i++) {
+                const dp_doc_node *e = evs->items[i];
+                char p[128], q[160];
+                snprintf(p, sizeof(p), "spec.events[%zu]", i);
+                if ((r = check_keys(e, p, ev_keys, err)) < 0) return r;
+                int64_t at = 0;
+                snprintf(q, sizeof(q), "%s.at", p);
+                if (!dp_doc_get(e, "at")) return bad(err, e, q, "required");
+                if ((r = parse_time(dp_doc_get(e, "at"), q, &at, err)) < 0) return r;
+                size_t kinds = 0;
+                for (size_t k = 1; ev_keys[k]; k++) kinds += dp_doc_get(e, ev_keys[k]) != NULL;
+                if (kinds != 1) return bad(err, e, p, "must have exactly one of create, delete, fail, recover");
+                for (int k = 0; k < 2; k++) {
+                        const char *key = k ? "delete" : "create";
+                        const dp_doc_node *l = dp_doc_get(e, key);
+                        if (!l) continue;
+                        snprintf(q, sizeof(q), "%s.%s", p, key);
+                        if (l->type != DP_DOC_SEQ) return bad(err, l, q, "must be a list of pod names");
+                        for (size_t j = 0; j < l->n; j++) {
+                                dp_sim_event ev = {.at_ms = at, .kind = k ? DP_SIM_EV_DELETE : DP_SIM_EV_CREATE};
+                                char qq[192];
+                                snprintf(qq, sizeof(qq), "%s[%zu]", q, j);
+                                if ((r = get_str(l->items[j], qq, &ev.pod, err)) < 0) return r;
+                                if ((r = add_event(in, &cap, ev)) < 0) {
+                                        free(ev.pod);
+                                        return r == -E2BIG ? dp_error_set(err, r, "%s: at most %d events", qq,
+                                                                          DP_SIM_EVENTS_MAX)
+                                                           : r;
+                                }
+                        }
+                }
+                for (int k = 0; k < 2; k++) {
+                        const char *key = k ? "recover" : "fail";
+                        const dp_doc_node *d = dp_doc_get(e, key);
+                        if (!d) continue;
+                        snprintf(q, sizeof(q), "%s.%s", p, key);
+                        if ((r = check_keys(d, q, dev_keys, err)) < 0) return r;
+                        dp_sim_event ev = {.at_ms = at, .kind = k ? DP_SIM_EV_RECOVER : DP_SIM_EV_FAIL};
+                        char qq[192];
+                        snprintf(qq, sizeof(qq), "%s.node", q);
+                        r = get_str(dp_doc_get(d, "node"), qq, &ev.node, err);
+                        snprintf(qq, sizeof(qq), "%s.device", q);
+                        if (r >= 0) r = get_str(dp_doc_get(d, "device"), qq, &ev.device, err);
+                        if (r >= 0) r = add_event(in, &cap, ev);
+                        if (r < 0) {
+                                free(ev.node);
+                                free(ev.device);
+                                return r == -E2BIG ? dp_error_set(err, r, "%s: at most %d events", q, DP_SIM_EVENTS_MAX) : r;
+                        }
+                }
+        }
+        return 0;
+}
+
+static int load_doc_set(dp_sim_input *in, dp_doc_set *set, bool *seen_fleet, bool *seen_timeline, dp_error *err) {
+        for (size_t i = 0; i < dp_doc_count(set); i++) {
+                const dp_doc_node *root = dp_doc_root(set, i);
+                const char *src = dp_doc_source(set, i);
+                const char *api = NULL, *kind = NULL;
+                if (root && root->type == DP_DOC_MAP) {
+                        dp_doc_get_str(dp_doc_get(root, "apiVersion"), false, &api, NULL);
+                        dp_doc_get_str(dp_doc_get(root, "kind"), false, &kind, NULL);
+                }
+                int r;
+                if (api && streq(api, API_VERSION) && kind && streq(kind, "Fleet")) {
+                        if (*seen_fleet)
+                                return dp_error_set(err, -EINVAL, "%s: Fleet: only one Fleet may be given (line %u)",
+                                                    src, root->line);
+                        *seen_fleet = true;
+                        free(in->source);
+                        if (!(in->source = dp_strdup(src))) return -ENOMEM;
+                        r = parse_fleet(root, in, err);
+                        if (r < 0) return dp_error_prefix(err, "%s: Fleet %s", src, in->fleet_name ? in->fleet_name : "");
+                } else if (api && streq(api, API_VERSION) && kind && streq(kind, "Timeline")) {
+                        if (*seen_timeline)
+                                return dp_error_set(err, -EINVAL, "%s: Timeline: only one Timeline may be given (line %u)",
+                                                    src, root->line);
+                        *seen_timeline = true;
+                        r = parse_timeline(root, in, err);
+                        if (r < 0) return dp_error_prefix(err, "%s: Timeline", src);
+                } else {
+                        r = dp_model_decode(root, src, i, in->objs, err);
+                        if (r < 0) return r;
+                        size_t *v = realloc(in->k8s_docs, (in->n_k8s_docs + 1) * sizeof(*v));
+                        if (!v) return -ENOMEM;
+                        in->k8s_docs = v;
+                        v[in->n_k8s_docs++] = i;
+                }
+        }
+        return 0;
+}
+
+static int finish(dp_sim_input *in, bool seen_fleet, dp_error *err) {
+        if (!seen_fleet) return dp_error_set(err, -EINVAL, "no Fleet (kind: Fleet, apiVersion: %s) in the input", API_VERSION);
+        for (size_t i = 0; i < in->objs->n; i++)
+                if (in->objs->items[i].hdr->kind == DP_KIND_DEPLOYMENT) {
+                        char d[512];
+                        dp_object_describe(in->objs->items[i], d, sizeof(d));
+                        return dp_error_set(err, -EINVAL, "%s: %s: simulate takes Pods; Deployments are not expanded yet",
+                                            in->objs->items[i].hdr->source, d);
+                }
+        return dp_model_validate(in->objs, err);
+}
+
+static int new_input(dp_sim_input **ret) {
+        dp_sim_input *in = calloc(1, sizeof(*in));
+        if (!in) return -ENOMEM;
+        if (!(in->objs = dp_object_list_new())) {
+                free(in);
+                return -ENOMEM;
+        }
+        *ret = in;
+        return 0;
+}
+
+int dp_sim_load_buffer(const char *buf, size_t len, const char *source, dp_sim_input **ret, dp_error *err) {
+        _cleanup_(dp_sim_input_freep) dp_sim_input *in = NULL;
+        _cleanup_(dp_doc_set_freep) dp_doc_set *set = dp_doc_set_new();
+        if (!set || new_input(&in) < 0) return -ENOMEM;
+        bool f = false, t = false;
+        int r = dp_doc_parse(set, buf, len, source, err);
+        if (r >= 0) r = load_doc_set(in, set, &f, &t, err);
+        if (r >= 0) r = finish(in, f, err);
+        if (r < 0) return r;
+        in->docs = TAKE_PTR(set);
+        *ret = TAKE_PTR(in);
+        return 0;
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+
+static bool wanted(const char *n) {
+        size_t l = strlen(n);
+        return (l > 5 && streq(n + l - 5, ".yaml")) || (l > 4 && streq(n + l - 4, ".yml")) ||
+               (l > 5 && streq(n + l - 5, ".json"));
+}
+
+static int load_path(dp_sim_input *in, dp_doc_set *set, const char *path, dp_error *err) {
+        struct stat st;
+        if (stat(path, &st) < 0) return dp_error_errno(err, -errno, "%s", path);
+        if (!S_ISDIR(st.st_mode)) return dp_doc_parse_file(set, path, err);
+        DIR *d = opendir(path);
+        if (!d) return dp_error_errno(err, -errno, "%s", path);
+        char **names = NULL;
+        size_t n = 0, cap = 0;
+        int r = 0;
+        struct dirent *de;
+        while ((de = readdir(d))) {
+                if (de->d_name[0] == '.' || !wanted(de->d_name)) continue;
+                if (DP_GROW(names, cap, n + 1) < 0 || !(names[n] = dp_asprintf("%s/%s", path, de->d_name))) {
+                        r = -ENOMEM;
+                        break;
+                }
+                n++;
+        }
+        closedir(d);
+        if (r >= 0 && n) qsort(names, n, sizeof(char *), cmp_str);
+        for (size_t i = 0; i < n && r >= 0; i++) r = dp_doc_parse_file(set, names[i], err);
+        for (size_t i = 0; i < n; i++) free(names[i]);
+        free(names);
+        return r;
+}
+
+int dp_sim_load(const char *const *paths, size_t n_paths, dp_sim_input **ret, dp_error *err) {
+        _cleanup_(dp_sim_input_freep) dp_sim_input *in = NULL;
+        _cleanup_(dp_doc_set_freep) dp_doc_set *set = dp_doc_set_new();
+        if (!set || new_input(&in) < 0) return -ENOMEM;
+        int r = 0;
+        for (size_t i = 0; i < n_paths && r >= 0; i++) r = load_path(in, set, paths[i], err);
+        bool f = false, t = false;
+        if (r >= 0) r = load_doc_set(in, set, &f, &t, err);
+        if (r >= 0) r = finish(in, f, err);
+        if (r < 0) return r;
+        in->docs = TAKE_PTR(set);
+        *ret = TAKE_PTR(in);
+        return 0;
+}

@@ -1,0 +1,572 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * report.c — what a simulated run shows: placements, Pending reasons,
+ * per-node and per-device use and fragmentation, the V1-vs-V2 comparison
+ * (as a document for -o json|yaml, or tables), and `explain` (sim.h). */
+#include <stdio.h>
+
+#include "sched/sim-internal.h"
+
+/* ---- device use ---- */
+
+typedef struct unit_use {
+        dp_devnode_unit u;
+        bool usable; /* a schedulable unit (a GPU in MIG mode is not: its instances are) */
+        char **holders;
+        size_t n_holders;
+} unit_use;
+
+typedef struct node_use {
+        unit_use *units;
+        size_t n_units;
+        size_t usable, healthy, used, free_partial, free_healthy;
+} node_use;
+
+static void node_use_done(node_use *nu) {
+        for (size_t i = 0; i < nu->n_units; i++) {
+                for (size_t k = 0; k < nu->units[i].n_holders; k++) free(nu->units[i].holders[k]);
+                free(nu->units[i].holders);
+        }
+        free(nu->units);
+}
+
+static int add_holder(unit_use *u, const char *h) {
+        for (size_t i = 0; i < u->n_holders; i++)
+                if (streq(u->holders[i], h)) return 0;
+        char **v = realloc(u->holders, (u->n_holders + 1) * sizeof(char *));
+        if (!v) return -ENOMEM;
+        u->holders = v;
+        if (!(v[u->n_holders] = dp_strdup(h))) return -ENOMEM;
+        u->n_holders++;
+        return 0;
+}
+
+static int node_use_get(sim_run *r, const sim_node *sn, node_use *ret) {
+        node_use nu = {0};
+        size_t n = dp_devnode_unit_count(sn->dev);
+        if (!(nu.units = calloc(n + 1, sizeof(*nu.units)))) return -ENOMEM;
+        nu.n_units = n;
+        int rr = 0;
+        for (size_t i = 0; i < n && rr >= 0; i++) {
+                unit_use *u = &nu.units[i];
+                dp_devnode_unit_get(sn->dev, i, &u->u);
+                u->usable = !(u->u.parent < 0 && u->u.mig_mode);
+                for (size_t k = 0; k < u->u.n_v1_holders && rr >= 0; k++) {
+                        /* "ns/pod/container" -> "ns/pod" */
+                        const char *h = u->u.v1_holders[k];
+                        const char *sl = strchr(h, '/');
+                        sl = sl ? strchr(sl + 1, '/') : NULL;
+                        _cleanup_free_ char *pod = sl ? dp_strndup(h, (size_t)(sl - h)) : dp_strdup(h);
+                        rr = pod ? add_holder(u, pod) : -ENOMEM;
+                }
+        }
+        size_t i = 0;
+        dp_object o;
+        while (rr >= 0 && dp_store_next(r->store, DP_KIND_RESOURCE_CLAIM, &i, &o, NULL)) {
+                const dp_resource_claim *c = o.claim;
+                if (!c->allocation) continue;
+                for (size_t k = 0; k < c->allocation->n_results && rr >= 0; k++) {
+                        const dp_device_allocation_result *d = &c->allocation->results[k];
+                        if (!streq_ptr(d->pool, sn->name) || !streq_ptr(d->driver, dp_devnode_driver(sn->dev))) continue;
+                        int ui = dp_devnode_unit_find(sn->dev, d->device);
+                        if (ui < 0) continue;
+                        for (size_t h = 0; h < c->n_reserved_for && rr >= 0; h++) {
+                                char hb[1024];
+                                snprintf(hb, sizeof(hb), "%s/%s", dp_store_ns_of(o), c->reserved_for[h].name);
+                                rr = add_holder(&nu.units[ui], hb);
+                        }
+                        if (c->n_reserved_for == 0 && rr >= 0) {
+                                char hb[1024];
+                                snprintf(hb, sizeof(hb), "claim %s/%s", dp_store_ns_of(o), c->meta.name);
+                                rr = add_holder(&nu.units[ui], hb);
+                        }
+                }
+        }
+        if (rr < 0) {
+                node_use_done(&nu);
+                return rr;
+        }
+        for (size_t k = 0; k < n; k++) {
+                unit_use *u = &nu.units[k];
+                if (!u->usable) continue;
+                nu.usable++;
+                if (u->u.healthy) nu.healthy++;
+                if (u->n_holders) nu.used++;
+                else if (u->u.healthy) {
+                        nu.free_healthy++;
+                        /* free, on a GPU another consumer already uses part of */
+                        if (u->u.parent >= 0)
+                                for (size_t s = 0; s < n; s++)
+                                        if (nu.units[s].u.parent == u->u.parent && nu.units[s].n_holders) {
+                                                nu.free_partial++;
+                                                break;
+                                        }
+                }
+        }
+        *ret = nu;
+        return 0;
+}
+
+/* ---- per-run summary ---- */
+
+typedef struct summary {
+        size_t nodes, devices, healthy, used, free_partial, free_healthy;
+        size_t pods, running, waiting, pending, deleted;
+} summary;
+
+static const char *pod_state(const sim_pod *sp) {
+        if (!sp->created) return "NotCreated";
+        if (sp->deleted) return "Deleted";
+        if (sp->admitted) return "Running";
+        if (sp->node) return "Waiting";
+        return "Pending";
+}
+
+static int summarize_run(sim_run *r, summary *s) {
+        *s = (summary){.nodes = r->n_nodes, .pods = r->n_pods};
+        for (size_t i = 0; i < r->n_nodes; i++) {
+                node_use nu;
+                int rr = node_use_get(r, &r->nodes[i], &nu);
+                if (rr < 0) return rr;
+                s->devices += nu.usable;
+                s->healthy += nu.healthy;
+                s->used += nu.used;
+                s->free_partial += nu.free_partial;
+                s->free_healthy += nu.free_healthy;
+                node_use_done(&nu);
+        }
+        for (size_t i = 0; i < r->n_pods; i++) {
+                const char *st = pod_state(&r->pods[i]);
+                if (streq(st, "Running")) s->running++;
+                else if (streq(st, "Waiting")) s->waiting++;
+                else if (streq(st, "Deleted")) s->deleted++;
+                else s->pending++;
+        }
+        return 0;
+}
+
+static void pct(char *buf, size_t size, size_t a, size_t b) {
+        if (!b) snprintf(buf, size, "0.0%%");
+        else snprintf(buf, size, "%zu.%zu%%", a * 100 / b, (a * 1000 / b) % 10);
+}
+
+/* ---- documents ---- */
+
+#define ADD(map, key, val)                                                                                             \
+        do {                                                                                                           \
+                if (dp_doc_map_add(s, (map), (key), (val)) < 0) return NULL;                                           \
+        } while (0)
+
+static dp_doc_node *summary_doc(dp_doc_set *s, const summary *m) {
+        dp_doc_node *d = dp_doc_new_map(s);
+        char b[32];
+        if (!d) return NULL;
+        ADD(d, "nodes", dp_doc_new_uint(s, m->nodes));
+        ADD(d, "devices", dp_doc_new_uint(s, m->devices));
+        ADD(d, "healthyDevices", dp_doc_new_uint(s, m->healthy));
+        ADD(d, "devicesInUse", dp_doc_new_uint(s, m->used));
+        pct(b, sizeof(b), m->used, m->healthy);
+        ADD(d, "utilization", dp_doc_new_str(s, b));
+        pct(b, sizeof(b), m->free_partial, m->free_healthy);
+        ADD(d, "fragmentation", dp_doc_new_str(s, b));
+        ADD(d, "pods", dp_doc_new_uint(s, m->pods));
+        ADD(d, "running", dp_doc_new_uint(s, m->running));
+        ADD(d, "waitingOnNode", dp_doc_new_uint(s, m->waiting));
+        ADD(d, "pending", dp_doc_new_uint(s, m->pending));
+        ADD(d, "deleted", dp_doc_new_uint(s, m->deleted));
+        return d;
+}
+
+static dp_doc_node *devices_seq(dp_doc_set *s, const char *csv) {
+        dp_doc_node *q = dp_doc_new_seq(s);
+        if (!q) return NULL;
+        const char *p = csv ? csv : "";
+        while (*p) {
+                const char *c = strchr(p, ',');
+                size_t len = c ? (size_t)(c - p) : strlen(p);
+                if (dp_doc_seq_add(s, q, dp_doc_new_strn(s, p, len)) < 0) return NULL;
+                p += len + (c ? 1 : 0);
+        }
+        return q;
+}
+
+static const char *pod_model(const char *v1, const char *v2) {
+        bool a = v1 && v1[0], b = v2 && v2[0];
+        return a && b ? "V1+V2" : a ? "V1" : b ? "V2" : "-";
+}
+
+static dp_doc_node *pod_doc(dp_doc_set *s, sim_run *r, sim_pod *sp) {
+        dp_doc_node *d = dp_doc_new_map(s);
+        if (!d) return NULL;
+        _cleanup_free_ char *v2 = sp->deleted ? dp_strdup(sp->v2_devices ? sp->v2_devices : "") : sim_pod_v2_devices(r, sp);
+        if (!v2) return NULL;
+        const char *st = pod_state(sp);
+        ADD(d, "name", dp_doc_new_str(s, sp->key));
+        ADD(d, "state", dp_doc_new_str(s, st));
+        const dp_sched_pod_info *pi = dp_sched_pod(r->sched, sp->ns, sp->name);
+        if (sp->node) ADD(d, "node", dp_doc_new_str(s, sp->node));
+        ADD(d, "model", dp_doc_new_str(s, pod_model(sp->v1_devices, v2)));
+        dp_doc_node *dv = dp_doc_new_map(s);
+        if (!dv) return NULL;
+        if (sp->v1_devices && sp->v1_devices[0]) ADD(dv, "v1", devices_seq(s, sp->v1_devices));
+        if (v2[0]) ADD(dv, "v2", devices_seq(s, v2));
+        ADD(d, "devices", dv);
+        if (sp->created) ADD(d, "createdAt", dp_doc_new_int(s, sp->arrived_ms / 1000));
+        if (sp->admitted) ADD(d, "startedAt", dp_doc_new_int(s, sp->started_ms / 1000));
+        if (sp->deleted) ADD(d, "deletedAt", dp_doc_new_int(s, sp->deleted_ms / 1000));
+        if (streq(st, "Pending") && pi && pi->message) ADD(d, "reason", dp_doc_new_str(s, pi->message));
+        if (streq(st, "Waiting") && sp->wait_msg) ADD(d, "reason", dp_doc_new_str(s, sp->wait_msg));
+        if (pi) ADD(d, "attempts", dp_doc_new_uint(s, pi->attempts));
+        return d;
+}
+
+static dp_doc_node *node_doc(dp_doc_set *s, sim_run *r, sim_node *sn) {
+        node_use nu;
+        if (node_use_get(r, sn, &nu) < 0) return NULL;
+        dp_doc_node *d = dp_doc_new_map(s), *units = dp_doc_new_seq(s), *res = NULL;
+        char b[32];
+        bool ok = d && units;
+        ok = ok && dp_doc_map_add(s, d, "name", dp_doc_new_str(s, sn->name)) >= 0;
+        ok = ok && dp_doc_map_add(s, d, "profile", dp_doc_new_str(s, sn->group->profile)) >= 0;
+        ok = ok && dp_doc_map_add(s, d, "model", dp_doc_new_str(s, sn->model == DP_SIM_MODEL_V1   ? "v1"
+                                                                   : sn->model == DP_SIM_MODEL_V2 ? "v2"
+                                                                                                  : "both")) >= 0;
+        ok = ok && dp_doc_map_add(s, d, "devices", dp_doc_new_uint(s, nu.usable)) >= 0;
+        ok = ok && dp_doc_map_add(s, d, "healthy", dp_doc_new_uint(s, nu.healthy)) >= 0;
+        ok = ok && dp_doc_map_add(s, d, "inUse", dp_doc_new_uint(s, nu.used)) >= 0;
+        pct(b, sizeof(b), nu.used, nu.healthy);
+        ok = ok && dp_doc_map_add(s, d, "utilization", dp_doc_new_str(s, b)) >= 0;
+        pct(b, sizeof(b), nu.free_partial, nu.free_healthy);
+        ok = ok && dp_doc_map_add(s, d, "fragmentation", dp_doc_new_str(s, b)) >= 0;
+        if (ok && (sn->model & DP_SIM_MODEL_V1)) {
+                ok = (res = dp_doc_new_map(s)) != NULL;
+                for (size_t i = 0; ok && i < dp_devnode_v1_resource_count(sn->dev); i++) {
+                        size_t cap = 0, al = 0;
+                        const char *nm = dp_devnode_v1_resource(sn->dev, i, &cap, &al);
+                        snprintf(b, sizeof(b), "%zu/%zu", al, cap);
+                        ok = dp_doc_map_add(s, res, nm, dp_doc_new_str(s, b)) >= 0;
+                }
+                ok = ok && dp_doc_map_add(s, d, "v1Allocatable", res) >= 0;
+        }
+        for (size_t i = 0; ok && i < nu.n_units; i++) {
+                unit_use *u = &nu.units[i];
+                dp_doc_node *ud = dp_doc_new_map(s), *hs = dp_doc_new_seq(s);
+                ok = ud && hs;
+                ok = ok && dp_doc_map_add(s, ud, "id", dp_doc_new_str(s, u->u.id)) >= 0;
+                ok = ok && dp_doc_map_add(s, ud, "kind", dp_doc_new_str(s, u->u.parent >= 0 ? u->u.profile
+                                                                          : u->u.mig_mode   ? "gpu (MIG mode)"
+                                                                                            : u->u.profile)) >= 0;
+                ok = ok && dp_doc_map_add(s, ud, "health", dp_doc_new_str(s, u->u.healthy ? "Healthy" : "Unhealthy")) >= 0;
+                for (size_t k = 0; ok && k < u->n_holders; k++)
+                        ok = dp_doc_seq_add(s, hs, dp_doc_new_str(s, u->holders[k])) >= 0;
+                ok = ok && dp_doc_map_add(s, ud, "heldBy", hs) >= 0;
+                ok = ok && dp_doc_seq_add(s, units, ud) >= 0;
+        }
+        ok = ok && dp_doc_map_add(s, d, "units", units) >= 0;
+        node_use_done(&nu);
+        return ok ? d : NULL;
+}
+
+static dp_doc_node *run_doc(dp_doc_set *s, sim_run *r) {
+        dp_doc_node *d = dp_doc_new_map(s), *pods = dp_doc_new_seq(s), *nodes = dp_doc_new_seq(s),
+                    *ev = dp_doc_new_seq(s);
+        summary m;
+        if (!d || !pods || !nodes || !ev || summarize_run(r, &m) < 0) return NULL;
+        ADD(d, "endSeconds", dp_doc_new_int(s, r->end_ms / 1000));
+        ADD(d, "summary", summary_doc(s, &m));
+        for (size_t i = 0; i < r->n_pods; i++)
+                if (dp_doc_seq_add(s, pods, pod_doc(s, r, &r->pods[i])) < 0) return NULL;
+        ADD(d, "pods", pods);
+        for (size_t i = 0; i < r->n_nodes; i++)
+                if (dp_doc_seq_add(s, nodes, node_doc(s, r, &r->nodes[i])) < 0) return NULL;
+        ADD(d, "nodes", nodes);
+        const char *p = dp_strbuf_str(&r->log);
+        while (*p) {
+                const char *nl = strchr(p, '\n');
+                size_t len = nl ? (size_t)(nl - p) : strlen(p);
+                if (dp_doc_seq_add(s, ev, dp_doc_new_strn(s, p, len)) < 0) return NULL;
+                p += len + (nl ? 1 : 0);
+        }
+        ADD(d, "events", ev);
+        return d;
+}
+
+static const char *placement(sim_run *r, const sim_pod *sp, char *buf, size_t size) {
+        const char *st = pod_state(sp);
+        if (streq(st, "Running") || streq(st, "Waiting") || streq(st, "Deleted")) {
+                _cleanup_free_ char *v2 = sp->deleted ? NULL : sim_pod_v2_devices(r, sp);
+                const char *v2s = sp->deleted ? sp->v2_devices : v2;
+                snprintf(buf, size, "%s %s (%s)", st, sp->node ? sp->node : "-", pod_model(sp->v1_devices, v2s));
+        } else
+                snprintf(buf, size, "%s", st);
+        return buf;
+}
+
+static dp_doc_node *comparison_doc(dp_doc_set *s, sim_run *const runs[3]) {
+        static const char *const names[3] = {"asWritten", "allV1", "allV2"};
+        dp_doc_node *d = dp_doc_new_map(s), *pods = dp_doc_new_seq(s);
+        if (!d || !pods) return NULL;
+        for (int k = 0; k < 3; k++) {
+                summary m;
+                if (summarize_run(runs[k], &m) < 0) return NULL;
+                ADD(d, names[k], summary_doc(s, &m));
+        }
+        for (size_t i = 0; i < runs[0]->n_pods; i++) {
+                dp_doc_node *p = dp_doc_new_map(s);
+                if (!p) return NULL;
+                ADD(p, "name", dp_doc_new_str(s, runs[0]->pods[i].key));
+                for (int k = 0; k < 3; k++) {
+                        char b[512];
+                        ADD(p, names[k], dp_doc_new_str(s, placement(runs[k], &runs[k]->pods[i], b, sizeof(b))));
+                }
+                if (dp_doc_seq_add(s, pods, p) < 0) return NULL;
+        }
+        ADD(d, "pods", pods);
+        return d;
+}
+
+/* ---- tables ---- */
+
+typedef struct table {
+        char **cells;
+        size_t cols, n, cap;
+} table;
+
+static void table_add(table *t, const char *cell) {
+        if (DP_GROW(t->cells, t->cap, t->n + 1) < 0) return;
+        t->cells[t->n++] = dp_strdup(cell ? cell : "");
+}
+
+static void table_print(table *t, dp_strbuf *out) {
+        size_t w[16] = {0};
+        for (size_t i = 0; i < t->n; i++)
+                if (t->cells[i]) w[i % t->cols] = DP_MAX(w[i % t->cols], strlen(t->cells[i]));
+        for (size_t i = 0; i < t->n; i++) {
+                size_t c = i % t->cols;
+                const char *v = t->cells[i] ? t->cells[i] : "";
+                if (c + 1 == t->cols) dp_strbuf_printf(out, "%s\n", v);
+                else dp_strbuf_printf(out, "%-*s  ", (int)w[c], v);
+        }
+        for (size_t i = 0; i < t->n; i++) free(t->cells[i]);
+        free(t->cells);
+        *t = (table){0};
+}
+
+static const char *str_of(const dp_doc_node *n, const char *key) {
+        const char *v = NULL;
+        const dp_doc_node *x = dp_doc_get(n, key);
+        if (x && x->type == DP_DOC_SCALAR) v = x->str;
+        return v ? v : "";
+}
+
+static void join_seq(const dp_doc_node *seq, char *buf, size_t size) {
+        buf[0] = 0;
+        size_t len = 0;
+        for (size_t i = 0; seq && i < seq->n; i++)
+                len += (size_t)snprintf(buf + DP_MIN(len, size - 1), size - DP_MIN(len, size - 1), "%s%s", i ? "," : "",
+                                        seq->items[i]->str);
+}
+
+static void print_tables(const dp_doc_node *doc, dp_strbuf *out) {
+        const dp_doc_node *run = dp_doc_get(doc, "asWritten"), *sum = dp_doc_get(run, "summary");
+        dp_strbuf_printf(out, "Fleet %s: %s nodes, %s devices; %s pods; scoring %s; simulated until t=%ss\n\n",
+                         str_of(doc, "fleet"), str_of(sum, "nodes"), str_of(sum, "devices"), str_of(sum, "pods"),
+                         str_of(doc, "scoring"), str_of(run, "endSeconds"));
+        table t = {.cols = 6};
+        const char *h1[] = {"POD", "STATE", "NODE", "MODEL", "DEVICES", "REASON"};
+        for (size_t i = 0; i < 6; i++) table_add(&t, h1[i]);
+        const dp_doc_node *pods = dp_doc_get(run, "pods");
+        for (size_t i = 0; pods && i < pods->n; i++) {
+                const dp_doc_node *p = pods->items[i], *dv = dp_doc_get(p, "devices");
+                char devs[1024], a[512], b[512];
+                join_seq(dp_doc_get(dv, "v1"), a, sizeof(a));
+                join_seq(dp_doc_get(dv, "v2"), b, sizeof(b));
+                snprintf(devs, sizeof(devs), "%s%s%s", a, a[0] && b[0] ? "," : "", b);
+                table_add(&t, str_of(p, "name"));
+                table_add(&t, str_of(p, "state"));
+                table_add(&t, str_of(p, "node")[0] ? str_of(p, "node") : "-");
+                table_add(&t, str_of(p, "model"));
+                table_add(&t, devs[0] ? devs : "-");
+                table_add(&t, str_of(p, "reason"));
+        }
+        table_print(&t, out);
+        dp_strbuf_puts(out, "\n");
+        t = (table){.cols = 8};
+        const char *h2[] = {"NODE", "PROFILE", "MODEL", "DEVICES", "HEALTHY", "IN USE", "UTIL", "FRAG"};
+        for (size_t i = 0; i < 8; i++) table_add(&t, h2[i]);
+        const dp_doc_node *nodes = dp_doc_get(run, "nodes");
+        for (size_t i = 0; nodes && i < nodes->n; i++) {
+                const dp_doc_node *n = nodes->items[i];
+                const char *keys[] = {"name", "profile", "model", "devices", "healthy", "inUse", "utilization",
+                                      "fragmentation"};
+                for (size_t k = 0; k < 8; k++) table_add(&t, str_of(n, keys[k]));
+        }
+        table_print(&t, out);
+        dp_strbuf_puts(out, "\n");
+        t = (table){.cols = 4};
+        const char *h3[] = {"NODE/DEVICE", "KIND", "HEALTH", "HELD BY"};
+        for (size_t i = 0; i < 4; i++) table_add(&t, h3[i]);
+        for (size_t i = 0; nodes && i < nodes->n; i++) {
+                const dp_doc_node *n = nodes->items[i], *units = dp_doc_get(n, "units");
+                for (size_t u = 0; units && u < units->n; u++) {
+                        const dp_doc_node *x = units->items[u];
+                        char id[512], held[1024];
+                        snprintf(id, sizeof(id), "%s/%s", str_of(n, "name"), str_of(x, "id"));
+                        join_seq(dp_doc_get(x, "heldBy"), held, sizeof(held));
+                        table_add(&t, id);
+                        table_add(&t, str_of(x, "kind"));
+                        table_add(&t, str_of(x, "health"));
+                        table_add(&t, held[0] ? held : "-");
+                }
+        }
+        table_print(&t, out);
+        const dp_doc_node *cmp = dp_doc_get(doc, "comparison");
+        dp_strbuf_puts(out, "\nV1 vs V2: the same workload with every node switched to one model\n");
+        t = (table){.cols = 4};
+        const char *h4[] = {"", "AS WRITTEN", "ALL V1", "ALL V2"};
+        for (size_t i = 0; i < 4; i++) table_add(&t, h4[i]);
+        const char *rows[][2] = {{"running", "pods running"},          {"waitingOnNode", "pods waiting on a node"},
+                                 {"pending", "pods pending"},          {"deleted", "pods deleted"},
+                                 {"devicesInUse", "devices in use"},   {"healthyDevices", "healthy devices"},
+                                 {"utilization", "utilization"},       {"fragmentation", "fragmentation"}};
+        for (size_t r = 0; r < ELEMENTSOF(rows); r++) {
+                table_add(&t, rows[r][1]);
+                table_add(&t, str_of(dp_doc_get(cmp, "asWritten"), rows[r][0]));
+                table_add(&t, str_of(dp_doc_get(cmp, "allV1"), rows[r][0]));
+                table_add(&t, str_of(dp_doc_get(cmp, "allV2"), rows[r][0]));
+        }
+        table_print(&t, out);
+        dp_strbuf_puts(out, "\n");
+        t = (table){.cols = 4};
+        const char *h5[] = {"POD", "AS WRITTEN", "ALL V1", "ALL V2"};
+        for (size_t i = 0; i < 4; i++) table_add(&t, h5[i]);
+        const dp_doc_node *cp = dp_doc_get(cmp, "pods");
+        for (size_t i = 0; cp && i < cp->n; i++) {
+                table_add(&t, str_of(cp->items[i], "name"));
+                table_add(&t, str_of(cp->items[i], "asWritten"));
+                table_add(&t, str_of(cp->items[i], "allV1"));
+                table_add(&t, str_of(cp->items[i], "allV2"));
+        }
+        table_print(&t, out);
+}
+
+int dp_sim_report(const dp_sim_input *in, dp_sim_output fmt, dp_strbuf *out, size_t *ret_pending, dp_error *err) {
+        sim_run *runs[3] = {NULL, NULL, NULL};
+        static const dp_sim_model models[3] = {0, DP_SIM_MODEL_V1, DP_SIM_MODEL_V2};
+        int r = 0;
+        for (int k = 0; k < 3 && r >= 0; k++) r = sim_run_new(in, models[k], &runs[k], err);
+        _cleanup_(dp_doc_set_freep) dp_doc_set *s = dp_doc_set_new();
+        dp_doc_node *doc = NULL;
+        if (r >= 0 && !s) r = -ENOMEM;
+        if (r >= 0) {
+                doc = dp_doc_new_map(s);
+                bool ok = doc && dp_doc_map_add(s, doc, "fleet", dp_doc_new_str(s, in->fleet_name)) >= 0 &&
+                          dp_doc_map_add(s, doc, "scoring",
+                                         dp_doc_new_str(s, in->policy == DP_SCORE_SPREAD ? "spread" : "binpack")) >= 0 &&
+                          dp_doc_map_add(s, doc, "asWritten", run_doc(s, runs[0])) >= 0 &&
+                          dp_doc_map_add(s, doc, "comparison", comparison_doc(s, runs)) >= 0;
+                if (!ok) r = -ENOMEM;
+        }
+        if (r >= 0) {
+                summary m;
+                r = summarize_run(runs[0], &m);
+                if (r >= 0 && ret_pending) *ret_pending = m.pending + m.waiting;
+        }
+        if (r >= 0) {
+                if (fmt == DP_SIM_OUT_JSON) {
+                        dp_doc_emit(out, doc, DP_DOC_JSON_PRETTY);
+                        dp_strbuf_putc(out, '\n');
+                } else if (fmt == DP_SIM_OUT_YAML)
+                        dp_doc_emit(out, doc, DP_DOC_YAML);
+                else
+                        print_tables(doc, out);
+                if (dp_strbuf_failed(out)) r = -ENOMEM;
+        }
+        for (int k = 0; k < 3; k++) sim_run_free(runs[k]);
+        return r;
+}
+
+/* ---- explain ---- */
+
+static bool resource_reason(const char *r) {
+        return startswith(r, "Insufficient") || startswith(r, "cannot allocate");
+}
+
+int dp_sim_explain(const dp_sim_input *in, const char *pod, dp_strbuf *out, dp_error *err) {
+        _cleanup_(sim_run_freep) sim_run *r = NULL;
+        int rr = sim_run_new(in, 0, &r, err);
+        if (rr < 0) return rr;
+        sim_pod *sp = sim_find_pod(r, pod);
+        if (!sp) return dp_error_set(err, -ENOENT, "pod %s is not in the input", pod);
+        const dp_sched_pod_info *pi = dp_sched_pod(r->sched, sp->ns, sp->name);
+        const char *st = pod_state(sp);
+        dp_strbuf_printf(out, "Pod %s: %s at t=%" PRId64 "s (fleet %s)\n", sp->key, st, r->end_ms / 1000,
+                         in->fleet_name);
+        if (pi) dp_strbuf_printf(out, "Scheduling attempts: %u\n", pi->attempts);
+        if (streq(st, "Pending")) {
+                if (pi && pi->message) dp_strbuf_printf(out, "%s\n", pi->message);
+                if (pi && pi->n_reasons) {
+                        dp_strbuf_puts(out, "\nClosest nodes (resources short) first:\n");
+                        size_t shown = 0;
+                        for (int pass = 0; pass < 2 && shown < 12; pass++)
+                                for (size_t i = 0; i < pi->n_reasons && shown < 12; i++) {
+                                        const char *why = pi->reasons[i].reason;
+                                        if (resource_reason(why) != (pass == 0)) continue;
+                                        shown++;
+                                        const char *nl = strchr(why, '\n');
+                                        dp_strbuf_printf(out, "  %s: %.*s\n", pi->reasons[i].node,
+                                                         (int)(nl ? (size_t)(nl - why) : strlen(why)), why);
+                                        sim_node *sn = sim_find_node(r, pi->reasons[i].node);
+                                        if (sn && startswith(why, "Insufficient ")) {
+                                                const char *res = why + strlen("Insufficient ");
+                                                for (size_t k = 0; k < dp_devnode_v1_resource_count(sn->dev); k++) {
+                                                        size_t cap = 0, al = 0;
+                                                        const char *nm = dp_devnode_v1_resource(sn->dev, k, &cap, &al);
+                                                        if (streq(nm, res) && (sn->model & DP_SIM_MODEL_V1))
+                                                                dp_strbuf_printf(out, "      %s: capacity %zu, allocatable %zu (unhealthy %zu)\n",
+                                                                                 nm, cap, al, cap - al);
+                                                }
+                                        }
+                                        while (nl && nl[1]) {
+                                                const char *e = strchr(nl + 1, '\n');
+                                                size_t len = e ? (size_t)(e - nl - 1) : strlen(nl + 1);
+                                                dp_strbuf_printf(out, "      %.*s\n", (int)len, nl + 1);
+                                                nl = e;
+                                        }
+                                }
+                        if (pi->n_reasons > shown) dp_strbuf_printf(out, "  ... and %zu more nodes\n", pi->n_reasons - shown);
+                }
+                return dp_strbuf_failed(out) ? -ENOMEM : 0;
+        }
+        if (streq(st, "Waiting")) {
+                dp_strbuf_printf(out, "Bound to %s, but the node's device plugin could not serve it: %s\n", sp->node,
+                                 sp->wait_msg ? sp->wait_msg : "");
+                dp_strbuf_puts(out, "It waits on that node (it is not rescheduled); deleting it frees everything.\n");
+                return dp_strbuf_failed(out) ? -ENOMEM : 0;
+        }
+        if (!sp->node) return dp_strbuf_failed(out) ? -ENOMEM : 0;
+        _cleanup_free_ char *v2 = sp->deleted ? dp_strdup(sp->v2_devices ? sp->v2_devices : "") : sim_pod_v2_devices(r, sp);
+        if (!v2) return -ENOMEM;
+        dp_strbuf_printf(out, "Node %s; V1 devices: %s; V2 devices: %s\n", sp->node,
+                         sp->v1_devices && sp->v1_devices[0] ? sp->v1_devices : "none", v2[0] ? v2 : "none");
+        sim_node *sn = sim_find_node(r, sp->node);
+        if (!sn || sp->deleted) return dp_strbuf_failed(out) ? -ENOMEM : 0;
+        node_use nu;
+        if ((rr = node_use_get(r, sn, &nu)) < 0) return rr;
+        for (size_t i = 0; i < nu.n_units; i++) {
+                unit_use *u = &nu.units[i];
+                bool mine = false;
+                for (size_t k = 0; k < u->n_holders; k++) mine |= streq(u->holders[k], sp->key);
+                if (!mine) continue;
+                if (!u->u.healthy)
+                        dp_strbuf_printf(out, "%s is unhealthy now; the pod keeps it (no new pod receives it).\n", u->u.id);
+                if (u->n_holders > 1) {
+                        dp_strbuf_printf(out, "%s is shared (time-slicing): also held by", u->u.id);
+                        for (size_t k = 0; k < u->n_holders; k++)
+                                if (!streq(u->holders[k], sp->key)) dp_strbuf_printf(out, " %s", u->holders[k]);
+                        dp_strbuf_puts(out, ".\n  They share its memory and its fault domain: no isolation between them,\n"
+                                            "  one pod's out-of-memory or a GPU fault hits all of them.\n");
+                }
+        }
+        node_use_done(&nu);
+        return dp_strbuf_failed(out) ? -ENOMEM : 0;
+}

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * sched-internal.h — what sched.c (queue, bind) and filter.c (filter,
+ * score) share. */
+#pragma once
+
+#include "base/hashmap.h"
+#include "base/strbuf.h"
+#include "sched/sched.h"
+
+typedef struct qpod {
+        char *key; /* "ns/name" */
+        char *ns, *name;
+        uint64_t seq; /* arrival */
+        int32_t priority;
+        bool present; /* still pending in the store */
+        dp_sched_pod_info info;
+        int64_t failed_at, retry_at;
+        uint64_t failed_rev;
+} qpod;
+
+/* An extended resource held through a device plugin on the plan's node. */
+typedef struct ext_use {
+        char *name;
+        int64_t count;
+} ext_use;
+
+typedef struct plan_claim {
+        char *ns, *name;
+        uint64_t rv;
+        dp_allocation_result *alloc; /* to write; NULL: already allocated, reserve only */
+        dp_resource_claim *create;   /* a claim the scheduler creates (extended resources by DRA) */
+        dp_resource_claim *assumed;  /* the claim as it will be, for later plans of a gang */
+        bool written;
+} plan_claim;
+
+struct dp_sched_plan {
+        qpod *q;
+        uint64_t pod_rv;
+        char *pod_uid;
+        char *node;
+        ext_use *ext;
+        size_t n_ext;
+        plan_claim *claims;
+        size_t n_claims;
+        char *ext_claim_name; /* the created claim's name, recorded in pod status */
+        bool bound;
+};
+
+struct dp_sched {
+        dp_store *store;
+        char *name;
+        dp_score_policy policy;
+        int64_t backoff_initial, backoff_max;
+        qpod **pods; /* in arrival order */
+        size_t n_pods, cap_pods;
+        dp_hashmap *by_key;
+        uint64_t next_seq;
+        /* gang members planned but not yet written */
+        dp_sched_plan **assumed;
+        size_t n_assumed, cap_assumed;
+};
+
+void dp_sched_info_clear_reasons(dp_sched_pod_info *info);
+const char *dp_pod_uid(const dp_pod *p, char *buf, size_t size);
+int dp_sched_plan_one(dp_sched *s, qpod *q, int64_t now_ms, dp_sched_plan **ret, dp_error *err);

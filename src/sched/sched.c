@@ -1,0 +1,516 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * sched.c — the queue, gangs, binding (sched.h). Filtering and scoring of
+ * one pod live in filter.c. */
+#include <stdio.h>
+
+#include "sched/sched-internal.h"
+
+#define UNSCHEDULABLE_FLUSH_MS 300000 /* podMaxInUnschedulablePodsDuration: 5 min */
+
+void dp_sched_info_clear_reasons(dp_sched_pod_info *info) {
+        for (size_t i = 0; i < info->n_reasons; i++) {
+                free(info->reasons[i].node);
+                free(info->reasons[i].reason);
+        }
+        free(info->reasons);
+        info->reasons = NULL;
+        info->n_reasons = 0;
+}
+
+const char *dp_pod_uid(const dp_pod *p, char *buf, size_t size) {
+        if (p->meta.uid && p->meta.uid[0]) return p->meta.uid;
+        snprintf(buf, size, "%s/%s", p->meta.namespace ? p->meta.namespace : "default", p->meta.name);
+        return buf;
+}
+
+static qpod *qpod_free(qpod *q) {
+        if (!q) return NULL;
+        free(q->key);
+        free(q->ns);
+        free(q->name);
+        free(q->info.node);
+        free(q->info.message);
+        dp_sched_info_clear_reasons(&q->info);
+        free(q);
+        return NULL;
+}
+
+int dp_sched_new(dp_store *store, const dp_sched_config *cfg, dp_sched **ret) {
+        assert_return(store && ret, -EINVAL);
+        dp_sched *s = calloc(1, sizeof(*s));
+        if (!s) return -ENOMEM;
+        s->store = store;
+        s->name = dp_strdup(cfg && cfg->name ? cfg->name : "default-scheduler");
+        s->policy = cfg ? cfg->policy : DP_SCORE_BINPACK;
+        s->backoff_initial = cfg && cfg->backoff_initial_ms > 0 ? cfg->backoff_initial_ms : 1000;
+        s->backoff_max = cfg && cfg->backoff_max_ms > 0 ? cfg->backoff_max_ms : 10000;
+        s->by_key = dp_hashmap_new();
+        if (!s->name || !s->by_key) return dp_sched_free(s), -ENOMEM;
+        *ret = s;
+        return 0;
+}
+
+dp_sched *dp_sched_free(dp_sched *s) {
+        if (!s) return NULL;
+        for (size_t i = 0; i < s->n_pods; i++) qpod_free(s->pods[i]);
+        free(s->pods);
+        for (size_t i = 0; i < s->n_assumed; i++) dp_sched_plan_free(s->assumed[i]);
+        free(s->assumed);
+        dp_hashmap_free(s->by_key);
+        free(s->name);
+        free(s);
+        return NULL;
+}
+
+const dp_sched_pod_info *dp_sched_pod(const dp_sched *s, const char *ns, const char *name) {
+        char key[1024];
+        snprintf(key, sizeof(key), "%s/%s", ns && ns[0] ? ns : "default", name);
+        qpod *q = dp_hashmap_get(s->by_key, key);
+        return q ? &q->info : NULL;
+}
+
+static bool ours(const dp_sched *s, const dp_pod *p) {
+        return !p->scheduler_name || streq(p->scheduler_name, s->name);
+}
+
+int dp_sched_sync(dp_sched *s, int64_t now_ms) {
+        for (size_t i = 0; i < s->n_pods; i++) s->pods[i]->present = false;
+        size_t i = 0;
+        dp_object o;
+        while (dp_store_next(s->store, DP_KIND_POD, &i, &o, NULL)) {
+                const dp_pod *p = o.pod;
+                const char *ns = dp_store_ns_of(o);
+                char key[1024];
+                snprintf(key, sizeof(key), "%s/%s", ns, p->meta.name);
+                qpod *q = dp_hashmap_get(s->by_key, key);
+                if (q) {
+                        q->present = true;
+                        if (p->node_name && q->info.state != DP_POD_BOUND) { /* bound by someone else */
+                                q->info.state = DP_POD_BOUND;
+                                free(q->info.node);
+                                q->info.node = dp_strdup(p->node_name);
+                                if (!q->info.node) return -ENOMEM;
+                        }
+                        continue;
+                }
+                if (!ours(s, p)) continue;
+                if (DP_GROW(s->pods, s->cap_pods, s->n_pods + 1) < 0) return -ENOMEM;
+                q = calloc(1, sizeof(*q));
+                if (!q) return -ENOMEM;
+                q->key = dp_strdup(key);
+                q->ns = dp_strdup(ns);
+                q->name = dp_strdup(p->meta.name);
+                q->seq = s->next_seq++;
+                q->priority = p->has_priority ? p->priority : 0;
+                q->present = true;
+                if (p->node_name) {
+                        q->info.state = DP_POD_BOUND;
+                        q->info.node = dp_strdup(p->node_name);
+                        q->info.bound_at_ms = now_ms;
+                }
+                if (!q->key || !q->ns || !q->name || (p->node_name && !q->info.node) ||
+                    dp_hashmap_put(s->by_key, q->key, q) < 0) {
+                        qpod_free(q);
+                        return -ENOMEM;
+                }
+                s->pods[s->n_pods++] = q;
+        }
+        /* pods gone from the store leave the queue (their record stays) */
+        return 0;
+}
+
+static int64_t backoff(const dp_sched *s, const qpod *q) {
+        int64_t b = s->backoff_initial;
+        for (unsigned i = 1; i < q->info.attempts && b < s->backoff_max; i++) b *= 2;
+        return DP_MIN(b, s->backoff_max);
+}
+
+static bool eligible(const dp_sched *s, const qpod *q, int64_t now) {
+        if (!q->present || q->info.state == DP_POD_BOUND) return false;
+        if (q->info.state == DP_POD_QUEUED) return true;
+        if (now >= q->failed_at + UNSCHEDULABLE_FLUSH_MS) return true;
+        return dp_store_revision(s->store) != q->failed_rev && now >= q->retry_at;
+}
+
+int64_t dp_sched_next_retry(const dp_sched *s) {
+        int64_t best = -1;
+        for (size_t i = 0; i < s->n_pods; i++) {
+                const qpod *q = s->pods[i];
+                if (!q->present || q->info.state == DP_POD_BOUND) continue;
+                int64_t t = q->info.state == DP_POD_QUEUED ? 0
+                            : dp_store_revision(s->store) != q->failed_rev
+                                    ? DP_MIN(q->retry_at, q->failed_at + UNSCHEDULABLE_FLUSH_MS)
+                                    : q->failed_at + UNSCHEDULABLE_FLUSH_MS;
+                if (best < 0 || t < best) best = t;
+        }
+        return best;
+}
+
+static void mark_failed(dp_sched *s, qpod *q, int64_t now) {
+        q->info.state = DP_POD_UNSCHEDULABLE;
+        q->failed_at = now;
+        q->failed_rev = dp_store_revision(s->store);
+        q->retry_at = now + backoff(s, q);
+}
+
+/* ---- binding ---- */
+
+static int set_node(dp_object o, void *userdata) {
+        const dp_sched_plan *pl = userdata;
+        char *n = pl ? dp_strdup(pl->node) : NULL, *e = NULL;
+        if (pl && !n) return -ENOMEM;
+        if (pl && pl->ext_claim_name && !(e = dp_strdup(pl->ext_claim_name))) {
+                free(n);
+                return -ENOMEM;
+        }
+        free(o.pod->node_name);
+        o.pod->node_name = n;
+        if (pl && pl->ext_claim_name) {
+                free(o.pod->extended_resource_claim_name);
+                o.pod->extended_resource_claim_name = e;
+        }
+        return 0;
+}
+
+static void plan_undo(dp_sched *s, dp_sched_plan *pl) {
+        if (pl->bound) {
+                dp_store_update(s->store, DP_KIND_POD, pl->q->ns, pl->q->name, DP_STORE_ANY_RV, set_node, NULL, NULL);
+                pl->bound = false;
+        }
+        for (size_t i = pl->n_claims; i-- > 0;) {
+                plan_claim *pc = &pl->claims[i];
+                if (pc->written) dp_store_release_claim(s->store, pc->ns, pc->name, pl->pod_uid);
+                if (pc->written && !pc->create && pc->rv == DP_STORE_ANY_RV)
+                        dp_store_delete(s->store, DP_KIND_RESOURCE_CLAIM, pc->ns, pc->name, DP_STORE_ANY_RV);
+                pc->written = false;
+        }
+}
+
+/* 1 written, 0 rejected (undone), <0 error (undone). */
+static int plan_write(dp_sched *s, dp_sched_plan *pl, int64_t now, dp_error *err) {
+        dp_consumer_ref me = {.resource = (char *)"pods", .name = pl->q->name, .uid = pl->pod_uid};
+        int r = 0;
+        for (size_t i = 0; i < pl->n_claims && r >= 0; i++) {
+                plan_claim *pc = &pl->claims[i];
+                if (pc->create) {
+                        dp_resource_claim *c = pc->create;
+                        r = dp_store_add(s->store, (dp_object){.claim = c}, NULL);
+                        if (r == -EEXIST) r = -ESTALE;
+                        if (r < 0) break;
+                        pc->create = NULL; /* the store owns it; undo deletes it */
+                }
+                uint64_t rv = pc->alloc ? pc->rv : DP_STORE_ANY_RV;
+                r = dp_store_write_allocation(s->store, pc->ns, pc->name, rv, pc->alloc, &me, NULL, err);
+                if (r >= 0) {
+                        pc->alloc = NULL;
+                        pc->written = true;
+                }
+        }
+        if (r >= 0) {
+                r = dp_store_update(s->store, DP_KIND_POD, pl->q->ns, pl->q->name, pl->pod_rv, set_node, pl, NULL);
+                if (r >= 0) pl->bound = true;
+                else if (r == -ESTALE) dp_error_set(err, r, "pod %s changed since it was read", pl->q->key);
+        }
+        if (r < 0) {
+                plan_undo(s, pl);
+                if (r == -ESTALE || r == -EBUSY || r == -EINVAL || r == -ENOENT) return 0;
+                return r;
+        }
+        qpod *q = pl->q;
+        q->info.state = DP_POD_BOUND;
+        free(q->info.node);
+        q->info.node = dp_strdup(pl->node);
+        q->info.bound_at_ms = now;
+        free(q->info.message);
+        q->info.message = NULL;
+        dp_sched_info_clear_reasons(&q->info);
+        return q->info.node ? 1 : -ENOMEM;
+}
+
+static void conflict(dp_sched *s, qpod *q, int64_t now, const dp_error *err) {
+        char m[DP_ERROR_MSG_MAX + 64];
+        snprintf(m, sizeof(m), "binding rejected, will retry: %s", dp_error_msg(err));
+        dp_sched_info_clear_reasons(&q->info);
+        free(q->info.message);
+        q->info.message = dp_strdup(m);
+        mark_failed(s, q, now);
+        /* a lost race is retried at once after backoff, whether or not more changes come */
+        q->failed_rev = dp_store_revision(s->store) - 1;
+}
+
+int dp_sched_plan_pod(dp_sched *s, const char *ns, const char *name, int64_t now_ms, dp_sched_plan **ret,
+                      dp_error *err) {
+        int r = dp_sched_sync(s, now_ms);
+        if (r < 0) return r;
+        char key[1024];
+        snprintf(key, sizeof(key), "%s/%s", ns && ns[0] ? ns : "default", name);
+        qpod *q = dp_hashmap_get(s->by_key, key);
+        if (!q || !q->present) return dp_error_set(err, -ENOENT, "pod %s is not pending", key);
+        r = dp_sched_plan_one(s, q, now_ms, ret, err);
+        if (r == 0) mark_failed(s, q, now_ms);
+        return r;
+}
+
+int dp_sched_commit(dp_sched *s, dp_sched_plan *plan, int64_t now_ms, dp_error *err) {
+        dp_error e2 = DP_ERROR_INIT;
+        if (!err) err = &e2;
+        int r = plan_write(s, plan, now_ms, err);
+        if (r == 0) conflict(s, plan->q, now_ms, err);
+        dp_sched_plan_free(plan);
+        return r;
+}
+
+/* ---- gangs ---- */
+
+static const dp_pod_group *gang_of(const dp_sched *s, const qpod *q, const char **ret_name) {
+        dp_object po = dp_store_get(s->store, DP_KIND_POD, q->ns, q->name, NULL);
+        if (!po.hdr) return NULL;
+        const char *g = dp_pod_group_name(po.pod);
+        if (!g) return NULL;
+        dp_object go = dp_store_get(s->store, DP_KIND_POD_GROUP, q->ns, g, NULL);
+        if (!go.hdr || !go.pod_group->gang || go.pod_group->min_member <= 1) return NULL;
+        *ret_name = go.pod_group->meta.name;
+        return go.pod_group;
+}
+
+static int assume(dp_sched *s, dp_sched_plan *pl) {
+        for (size_t i = 0; i < pl->n_claims; i++) {
+                plan_claim *pc = &pl->claims[i];
+                if (!pc->alloc) continue;
+                const dp_resource_claim *base = pc->create;
+                if (!base) base = dp_store_get(s->store, DP_KIND_RESOURCE_CLAIM, pc->ns, pc->name, NULL).claim;
+                if (!base) return -ENOENT;
+                dp_resource_claim tmp = *base;
+                tmp.allocation = pc->alloc;
+                if (!(pc->assumed = dp_resource_claim_clone(&tmp))) return -ENOMEM;
+        }
+        if (DP_GROW(s->assumed, s->cap_assumed, s->n_assumed + 1) < 0) return -ENOMEM;
+        s->assumed[s->n_assumed++] = pl;
+        return 0;
+}
+
+static int run_gang(dp_sched *s, qpod *first, const dp_pod_group *pg, const char *gname, int64_t now, dp_error *err) {
+        _cleanup_free_ qpod **members = calloc(s->n_pods + 1, sizeof(*members));
+        if (!members) return -ENOMEM;
+        size_t n = 0, bound = 0;
+        for (size_t i = 0; i < s->n_pods; i++) {
+                qpod *q = s->pods[i];
+                const char *g = NULL;
+                if (!q->present || !streq(q->ns, first->ns) || !gang_of(s, q, &g) || !streq(g, gname)) continue;
+                if (q->info.state == DP_POD_BOUND) bound++;
+                else members[n++] = q;
+        }
+        char m[512];
+        int placed = 0, r = 0;
+        if (bound + n < (size_t)pg->min_member) {
+                snprintf(m, sizeof(m), "pod group %s: %zu of minMember %d pods exist", gname, bound + n,
+                         pg->min_member);
+                for (size_t i = 0; i < n; i++) {
+                        dp_sched_info_clear_reasons(&members[i]->info);
+                        free(members[i]->info.message);
+                        members[i]->info.message = dp_strdup(m);
+                        members[i]->info.attempts++;
+                        mark_failed(s, members[i], now);
+                }
+                return 0;
+        }
+        size_t planned = 0;
+        for (size_t i = 0; i < n && r >= 0; i++) {
+                dp_sched_plan *pl = NULL;
+                r = dp_sched_plan_one(s, members[i], now, &pl, err);
+                if (r > 0) {
+                        r = assume(s, pl);
+                        if (r < 0) dp_sched_plan_free(pl);
+                        else planned++;
+                }
+        }
+        if (r >= 0 && bound + planned >= (size_t)pg->min_member) {
+                size_t done = 0;
+                dp_error cerr = DP_ERROR_INIT;
+                for (; done < s->n_assumed && r >= 0; done++) {
+                        r = plan_write(s, s->assumed[done], now, &cerr);
+                        if (r == 0) break;
+                }
+                if (r <= 0) { /* all or nothing: undo the members already bound */
+                        for (size_t i = 0; i < done; i++) {
+                                plan_undo(s, s->assumed[i]);
+                                s->assumed[i]->q->info.state = DP_POD_QUEUED;
+                        }
+                        for (size_t i = 0; i < s->n_assumed; i++) conflict(s, s->assumed[i]->q, now, &cerr);
+                } else
+                        placed = (int)s->n_assumed;
+        } else if (r >= 0) {
+                snprintf(m, sizeof(m), "pod group %s: only %zu of minMember %d pods can be placed; none bound", gname,
+                         bound + planned, pg->min_member);
+                for (size_t i = 0; i < s->n_assumed; i++) {
+                        qpod *q = s->assumed[i]->q;
+                        free(q->info.message);
+                        q->info.message = dp_strdup(m);
+                        dp_sched_info_clear_reasons(&q->info);
+                }
+        }
+        for (size_t i = 0; i < n; i++)
+                if (members[i]->info.state != DP_POD_BOUND) mark_failed(s, members[i], now);
+        for (size_t i = 0; i < s->n_assumed; i++) dp_sched_plan_free(s->assumed[i]);
+        s->n_assumed = 0;
+        return r < 0 ? r : placed;
+}
+
+int dp_sched_run(dp_sched *s, int64_t now_ms, dp_error *err) {
+        int r = dp_sched_sync(s, now_ms);
+        if (r < 0) return r;
+        int bound = 0;
+        for (;;) {
+                qpod *best = NULL;
+                for (size_t i = 0; i < s->n_pods; i++) {
+                        qpod *q = s->pods[i];
+                        if (!eligible(s, q, now_ms)) continue;
+                        if (!best || q->priority > best->priority ||
+                            (q->priority == best->priority && q->seq < best->seq))
+                                best = q;
+                }
+                if (!best) break;
+                const char *gname = NULL;
+                const dp_pod_group *pg = gang_of(s, best, &gname);
+                if (pg) {
+                        r = run_gang(s, best, pg, gname, now_ms, err);
+                        if (r < 0) return r;
+                        bound += r;
+                        continue;
+                }
+                dp_sched_plan *pl = NULL;
+                r = dp_sched_plan_one(s, best, now_ms, &pl, err);
+                if (r < 0) return r;
+                if (r == 0) {
+                        mark_failed(s, best, now_ms);
+                        continue;
+                }
+                r = dp_sched_commit(s, pl, now_ms, err);
+                if (r < 0) return r;
+                bound += r;
+        }
+        return bound;
+}
+
+/* ---- the resourceclaim controller ---- */
+
+const char *dp_sched_pod_claim_name(const dp_pod *p, const dp_pod_resource_claim *pc) {
+        if (pc->resource_claim_name) return pc->resource_claim_name;
+        for (size_t i = 0; i < p->n_claim_statuses; i++)
+                if (streq_ptr(p->claim_statuses[i].name, pc->name)) return p->claim_statuses[i].resource_claim_name;
+        return NULL;
+}
+
+typedef struct claim_status_add {
+        const char *name, *claim;
+} claim_status_add;
+
+static int add_claim_status(dp_object o, void *userdata) {
+        const claim_status_add *a = userdata;
+        dp_pod *p = o.pod;
+        dp_pod_claim_status *v = realloc(p->claim_statuses, (p->n_claim_statuses + 1) * sizeof(*v));
+        if (!v) return -ENOMEM;
+        p->claim_statuses = v;
+        v[p->n_claim_statuses].name = dp_strdup(a->name);
+        v[p->n_claim_statuses].resource_claim_name = dp_strdup(a->claim);
+        if (!v[p->n_claim_statuses].name || !v[p->n_claim_statuses].resource_claim_name) {
+                free(v[p->n_claim_statuses].name);
+                free(v[p->n_claim_statuses].resource_claim_name);
+                return -ENOMEM;
+        }
+        p->n_claim_statuses++;
+        return 0;
+}
+
+static int claim_from_template(dp_store *st, const dp_pod *p, const char *ns, const dp_pod_resource_claim *pc,
+                               dp_error *err) {
+        dp_object to = dp_store_get(st, DP_KIND_RESOURCE_CLAIM_TEMPLATE, ns, pc->resource_claim_template_name, NULL);
+        if (!to.hdr) return 0; /* the pod waits for its template */
+        const dp_resource_claim_template *t = to.claim_template;
+        _cleanup_free_ char *name = dp_asprintf("%s-%s", p->meta.name, pc->name);
+        if (!name) return -ENOMEM;
+        char uidb[512];
+        dp_owner_ref owner = {.api_version = (char *)"v1",
+                              .kind = (char *)"Pod",
+                              .name = p->meta.name,
+                              .uid = (char *)dp_pod_uid(p, uidb, sizeof(uidb)),
+                              .controller = true};
+        dp_resource_claim tmp = {0};
+        tmp.hdr = t->hdr;
+        tmp.hdr.kind = DP_KIND_RESOURCE_CLAIM;
+        tmp.meta.name = name;
+        tmp.meta.namespace = (char *)ns;
+        tmp.meta.labels = t->claim_meta.labels;
+        tmp.meta.n_labels = t->claim_meta.n_labels;
+        tmp.meta.annotations = t->claim_meta.annotations;
+        tmp.meta.n_annotations = t->claim_meta.n_annotations;
+        tmp.meta.owner_references = &owner;
+        tmp.meta.n_owner_references = 1;
+        tmp.spec = t->spec;
+        dp_resource_claim *c = dp_resource_claim_clone(&tmp);
+        if (!c) return -ENOMEM;
+        int r = dp_store_add(st, (dp_object){.claim = c}, NULL);
+        if (r == -EEXIST) { /* made by an earlier run; adopt it */
+                dp_resource_claim_free(c);
+                r = 0;
+        } else if (r < 0) {
+                dp_resource_claim_free(c);
+                return r;
+        }
+        claim_status_add a = {pc->name, name};
+        r = dp_store_update(st, DP_KIND_POD, ns, p->meta.name, DP_STORE_ANY_RV, add_claim_status, &a, NULL);
+        return r < 0 ? dp_error_set(err, r, "pod %s/%s: recording claim %s", ns, p->meta.name, name) : 1;
+}
+
+int dp_sched_claims_from_templates(dp_store *st, dp_error *err) {
+        size_t i = 0;
+        dp_object o;
+        int made = 0;
+        while (dp_store_next(st, DP_KIND_POD, &i, &o, NULL)) {
+                const dp_pod *p = o.pod;
+                const char *ns = dp_store_ns_of(o);
+                for (size_t k = 0; k < p->n_resource_claims; k++) {
+                        const dp_pod_resource_claim *pc = &p->resource_claims[k];
+                        if (!pc->resource_claim_template_name || dp_sched_pod_claim_name(p, pc)) continue;
+                        int r = claim_from_template(st, p, ns, pc, err);
+                        if (r < 0) return r;
+                        made += r;
+                        /* the pod was rewritten: its pointer may have moved on */
+                        p = dp_store_get(st, DP_KIND_POD, ns, o.pod->meta.name, NULL).pod;
+                }
+        }
+        return made;
+}
+
+int dp_sched_delete_pod(dp_store *st, const char *ns, const char *name) {
+        dp_object po = dp_store_get(st, DP_KIND_POD, ns, name, NULL);
+        if (!po.hdr) return -ENOENT;
+        const dp_pod *p = po.pod;
+        char uidb[512];
+        _cleanup_free_ char *uid = dp_strdup(dp_pod_uid(p, uidb, sizeof(uidb)));
+        if (!uid) return -ENOMEM;
+        for (size_t k = 0; k < p->n_resource_claims; k++) {
+                const char *cn = dp_sched_pod_claim_name(p, &p->resource_claims[k]);
+                if (cn) dp_store_release_claim(st, ns, cn, uid);
+        }
+        if (p->extended_resource_claim_name) dp_store_release_claim(st, ns, p->extended_resource_claim_name, uid);
+        /* claims the pod owns go with it */
+        for (;;) {
+                size_t i = 0;
+                dp_object o;
+                const char *victim = NULL;
+                while (!victim && dp_store_next(st, DP_KIND_RESOURCE_CLAIM, &i, &o, NULL)) {
+                        if (!streq(dp_store_ns_of(o), ns)) continue;
+                        const dp_object_meta *m = &o.claim->meta;
+                        for (size_t r = 0; r < m->n_owner_references; r++)
+                                if (streq_ptr(m->owner_references[r].kind, "Pod") &&
+                                    streq_ptr(m->owner_references[r].name, name))
+                                        victim = m->name;
+                }
+                if (!victim) break;
+                _cleanup_free_ char *v = dp_strdup(victim);
+                if (!v) return -ENOMEM;
+                dp_store_delete(st, DP_KIND_RESOURCE_CLAIM, ns, v, DP_STORE_ANY_RV);
+        }
+        return dp_store_delete(st, DP_KIND_POD, ns, name, DP_STORE_ANY_RV);
+}

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * sched.h — a scheduler over a dp_store, as kube-scheduler does it, for the
+ * resources that matter for devices.
+ *
+ *   queue     pods without spec.nodeName (schedulerName unset, or the
+ *             instance's name), ordered by priority (higher first) then
+ *             arrival (store order). A pod that does not fit waits with backoff
+ *             (1 s doubling to 10 s by default) and is retried once the cluster
+ *             changed and its backoff ran out, or after 5 minutes anyway.
+ *   filter    node.spec.unschedulable; node taints (NoSchedule, NoExecute)
+ *             against pod tolerations; nodeSelector and required node
+ *             affinity; extended resources (container limits; a request must
+ *             equal its limit) against allocatable minus what pods bound to
+ *             the node hold (NodeResourcesFit); DRA claims, by name or from
+ *             a template, allocated by the structured allocator; extended
+ *             resources backed by DRA (DeviceClass extendedResourceName or
+ *             deviceclass.resource.kubernetes.io/<class>) on nodes that do not
+ *             advertise the name through a device plugin.
+ *   score     the firstAvailable subrequest indexes chosen (lower wins), then
+ *             binpack (fullest node) or spread (emptiest), then node name.
+ *   reserve   gang members (PodGroup minMember) are assumed one after the
+ *             other; all are bound or none.
+ *   bind      allocations are written to their claims (resourceVersion and
+ *             device ledger checked by the store), then pod.spec.nodeName;
+ *             a rejected write undoes the cycle's writes and requeues the pod.
+ *
+ * Time is given by the caller (milliseconds of simulated time): the
+ * scheduler reads no clock. Two instances may share one store; each plans
+ * from what it read and the store refuses stale writes (scenario 15).
+ */
+#pragma once
+
+#include "sched/store.h"
+
+typedef enum { DP_SCORE_BINPACK = 0, DP_SCORE_SPREAD } dp_score_policy;
+
+typedef struct dp_sched_config {
+        const char *name; /* schedulerName this instance serves; NULL: "default-scheduler" */
+        dp_score_policy policy;
+        int64_t backoff_initial_ms; /* 0: 1000 */
+        int64_t backoff_max_ms;     /* 0: 10000 */
+} dp_sched_config;
+
+typedef enum {
+        DP_POD_QUEUED = 0,    /* waiting for its first attempt */
+        DP_POD_UNSCHEDULABLE, /* tried, did not fit: message says why */
+        DP_POD_BOUND,
+} dp_pod_sched_state;
+
+typedef struct dp_node_reason {
+        char *node;
+        char *reason; /* the filter's message, one line; DRA detail after a newline */
+} dp_node_reason;
+
+typedef struct dp_sched_pod_info {
+        dp_pod_sched_state state;
+        char *node;    /* BOUND */
+        char *message; /* UNSCHEDULABLE: "0/3 nodes are available: 2 Insufficient nvidia.com/gpu, ..." */
+        dp_node_reason *reasons; /* per node, in node name order (last attempt) */
+        size_t n_reasons;
+        unsigned attempts;
+        int64_t bound_at_ms;
+} dp_sched_pod_info;
+
+typedef struct dp_sched dp_sched;
+
+int dp_sched_new(dp_store *store, const dp_sched_config *cfg, dp_sched **ret);
+dp_sched *dp_sched_free(dp_sched *s);
+DEFINE_FREEP(dp_sched, dp_sched_free)
+
+/* Read pods from the store: new pending pods join the queue, deleted ones
+ * leave it. Called by dp_sched_run; exposed for tests. */
+int dp_sched_sync(dp_sched *s, int64_t now_ms);
+/* Schedule every pod that may be tried at now_ms, best first, until none is
+ * left. Returns the number of pods bound, or a negative errno for an error
+ * that is not a pod's (err). A pod whose claims cannot be decided (a CEL run-time
+ * error) is unschedulable with that message, not an error of the run. */
+int dp_sched_run(dp_sched *s, int64_t now_ms, dp_error *err);
+/* Earliest time a waiting pod becomes eligible again; -1 when none waits. */
+int64_t dp_sched_next_retry(const dp_sched *s);
+/* This instance's record of a pod; NULL if it never saw it. */
+const dp_sched_pod_info *dp_sched_pod(const dp_sched *s, const char *ns, const char *name);
+
+/* ---- one pod, in two steps (tests drive these to interleave schedulers) ---- */
+typedef struct dp_sched_plan dp_sched_plan;
+/* Filter and score the pod against the store as it is now, allocating
+ * claims in memory. 1: a plan; 0: unschedulable (info updated); <0 error. */
+int dp_sched_plan_pod(dp_sched *s, const char *ns, const char *name, int64_t now_ms, dp_sched_plan **ret,
+                      dp_error *err);
+/* Write the plan (claims then binding). 1 bound; 0 a write was rejected
+ * (stale view or device taken): nothing of the plan stays, the pod is queued
+ * again; <0 error. Frees the plan. */
+int dp_sched_commit(dp_sched *s, dp_sched_plan *plan, int64_t now_ms, dp_error *err);
+const char *dp_sched_plan_node(const dp_sched_plan *p);
+dp_sched_plan *dp_sched_plan_free(dp_sched_plan *p);
+
+/* ---- the controllers the scheduler relies on (resourceclaim controller) ---- */
+/* Create the ResourceClaims of pods' resourceClaimTemplates ("<pod>-<claim>",
+ * owned by the pod) and record them in pod.status.resourceClaimStatuses. */
+int dp_sched_claims_from_templates(dp_store *st, dp_error *err);
+/* A pod is gone: drop its reservations (deallocating claims nobody holds)
+ * and delete the claims it owns. Deletes the pod. */
+int dp_sched_delete_pod(dp_store *st, const char *ns, const char *name);
+/* The claim name for pod claim `pc` (NULL when the claim is not created yet). */
+const char *dp_sched_pod_claim_name(const dp_pod *p, const dp_pod_resource_claim *pc);

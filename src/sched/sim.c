@@ -1,0 +1,478 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * sim.c — one simulated cluster run: nodes from the fleet, objects into the
+ * store, the timeline applied in time order, the scheduler and the node
+ * agents' device choice after each step (sim.h). The result is a document
+ * (report.c prints it). */
+#include <stdio.h>
+
+#include "sched/devnode.h"
+#include "sched/sim-internal.h"
+
+#define SETTLE_MS 60000 /* after the last event: time for backoff retries */
+
+static void pod_done(sim_pod *p) {
+        free(p->key);
+        free(p->ns);
+        free(p->name);
+        free(p->node);
+        free(p->v1_devices);
+        free(p->wait_msg);
+        free(p->v2_devices);
+        if (p->obj.hdr) dp_object_free(p->obj);
+}
+
+sim_run *sim_run_free(sim_run *r) {
+        if (!r) return NULL;
+        for (size_t i = 0; i < r->n_nodes; i++) {
+                free(r->nodes[i].name);
+                free(r->nodes[i].shared_sig);
+                dp_devnode_free(r->nodes[i].dev);
+        }
+        free(r->nodes);
+        for (size_t i = 0; i < r->n_pods; i++) pod_done(&r->pods[i]);
+        free(r->pods);
+        dp_sched_free(r->sched);
+        dp_store_free(r->store);
+        dp_strbuf_done(&r->log);
+        free(r);
+        return NULL;
+}
+
+sim_pod *sim_find_pod(sim_run *r, const char *ref) {
+        char key[1024];
+        if (strchr(ref, '/')) snprintf(key, sizeof(key), "%s", ref);
+        else snprintf(key, sizeof(key), "default/%s", ref);
+        for (size_t i = 0; i < r->n_pods; i++)
+                if (streq(r->pods[i].key, key)) return &r->pods[i];
+        return NULL;
+}
+
+sim_node *sim_find_node(sim_run *r, const char *name) {
+        for (size_t i = 0; i < r->n_nodes; i++)
+                if (streq(r->nodes[i].name, name)) return &r->nodes[i];
+        return NULL;
+}
+
+/* ---- nodes ---- */
+
+static int set_quantities(dp_named_quantity **v, size_t *n, const sim_node *sn, bool allocatable) {
+        for (size_t i = 0; i < *n; i++) free((*v)[i].name);
+        free(*v);
+        *v = NULL;
+        *n = 0;
+        if (!(sn->model & DP_SIM_MODEL_V1)) return 0;
+        size_t nr = dp_devnode_v1_resource_count(sn->dev);
+        if (!(*v = calloc(nr + 1, sizeof(**v)))) return -ENOMEM;
+        for (size_t i = 0; i < nr; i++) {
+                size_t cap = 0, al = 0;
+                const char *name = dp_devnode_v1_resource(sn->dev, i, &cap, &al);
+                if (!((*v)[i].name = dp_strdup(name))) return -ENOMEM;
+                (*v)[i].value = dp_quantity_from_int((int64_t)(allocatable ? al : cap), DP_QUANTITY_DECIMAL_SI);
+                (*n)++;
+        }
+        return 0;
+}
+
+static int node_set_resources(dp_object o, void *userdata) {
+        const sim_node *sn = userdata;
+        int r = set_quantities(&o.node->capacity, &o.node->n_capacity, sn, false);
+        if (r >= 0) r = set_quantities(&o.node->allocatable, &o.node->n_allocatable, sn, true);
+        return r;
+}
+
+static int swap_slice(dp_object o, void *userdata) {
+        dp_resource_slice *n = userdata, tmp = *o.slice;
+        *o.slice = *n;
+        *n = tmp;
+        return 0;
+}
+
+/* Publish the node's V2 slice (again, with the next pool generation). */
+static int publish_slice(sim_run *r, sim_node *sn, dp_error *err) {
+        if (!(sn->model & DP_SIM_MODEL_V2)) return 0;
+        _cleanup_(dp_doc_set_freep) dp_doc_set *set = dp_doc_set_new();
+        _cleanup_(dp_object_list_freep) dp_object_list *l = dp_object_list_new();
+        if (!set || !l) return -ENOMEM;
+        dp_doc_node *doc = dp_devnode_v2_slice(sn->dev, set, ++sn->slice_gen);
+        if (!doc) return -ENOMEM;
+        int rr = dp_model_decode(doc, "node agent", 0, l, err);
+        if (rr >= 0 && l->n == 1) rr = dp_object_validate(l->items[0], err);
+        if (rr < 0) return dp_error_prefix(err, "node %s: ResourceSlice", sn->name);
+        dp_object o = l->items[0];
+        if (!dp_store_get(r->store, DP_KIND_RESOURCE_SLICE, NULL, o.slice->meta.name, NULL).hdr) {
+                rr = dp_store_add(r->store, o, NULL);
+                if (rr >= 0) l->n = 0; /* the store owns it */
+                return rr;
+        }
+        return dp_store_update(r->store, DP_KIND_RESOURCE_SLICE, NULL, o.slice->meta.name, DP_STORE_ANY_RV, swap_slice,
+                               o.slice, NULL);
+}
+
+static int kv_add(dp_kv **v, size_t *n, const char *k, const char *val) {
+        dp_kv *x = realloc(*v, (*n + 1) * sizeof(*x));
+        if (!x) return -ENOMEM;
+        *v = x;
+        x[*n].key = dp_strdup(k);
+        x[*n].value = dp_strdup(val);
+        if (!x[*n].key || !x[*n].value) {
+                free(x[*n].key);
+                free(x[*n].value);
+                return -ENOMEM;
+        }
+        (*n)++;
+        return 0;
+}
+
+static const char *model_name(dp_sim_model m) {
+        return m == DP_SIM_MODEL_V1 ? "v1" : m == DP_SIM_MODEL_V2 ? "v2" : "both";
+}
+
+static int add_node(sim_run *r, const dp_sim_group *g, int64_t i, dp_error *err) {
+        sim_node *sn = &r->nodes[r->n_nodes];
+        *sn = (sim_node){.group = g, .model = r->force ? r->force : g->model};
+        if (!(sn->name = dp_asprintf("%s-%" PRId64, g->name, i))) return -ENOMEM;
+        r->n_nodes++;
+        int rr = dp_devnode_new(g->profile, sn->name, g->agent_yaml, g->agent_yaml ? strlen(g->agent_yaml) : 0,
+                                "agent config", &sn->dev, err);
+        if (rr < 0) return dp_error_prefix(err, "%s: Fleet %s: nodeGroup %s", r->in->source, r->in->fleet_name, g->name);
+        dp_node *n = calloc(1, sizeof(*n));
+        if (!n) return -ENOMEM;
+        n->hdr.kind = DP_KIND_NODE;
+        dp_object o = {.node = n};
+        rr = (n->hdr.api_version = dp_strdup("v1")) && (n->hdr.source = dp_strdup("fleet")) &&
+                             (n->meta.name = dp_strdup(sn->name))
+                     ? 0
+                     : -ENOMEM;
+        for (size_t k = 0; rr >= 0 && k < g->n_labels; k++)
+                rr = kv_add(&n->meta.labels, &n->meta.n_labels, g->labels[k].key, g->labels[k].value);
+        if (rr >= 0) rr = kv_add(&n->meta.labels, &n->meta.n_labels, "kubernetes.io/hostname", sn->name);
+        if (rr >= 0) rr = kv_add(&n->meta.labels, &n->meta.n_labels, "devplane.io/node-group", g->name);
+        if (rr >= 0) rr = kv_add(&n->meta.labels, &n->meta.n_labels, "devplane.io/model", model_name(sn->model));
+        if (rr >= 0 && g->n_taints) {
+                if (!(n->taints = calloc(g->n_taints, sizeof(*n->taints)))) rr = -ENOMEM;
+                for (size_t k = 0; rr >= 0 && k < g->n_taints; k++) {
+                        dp_taint *t = &n->taints[n->n_taints++];
+                        t->key = dp_strdup(g->taints[k].key);
+                        t->effect = dp_strdup(g->taints[k].effect);
+                        t->value = g->taints[k].value ? dp_strdup(g->taints[k].value) : NULL;
+                        if (!t->key || !t->effect || (g->taints[k].value && !t->value)) rr = -ENOMEM;
+                }
+        }
+        if (rr >= 0) rr = node_set_resources(o, sn);
+        if (rr >= 0) rr = dp_store_add(r->store, o, NULL);
+        if (rr < 0) {
+                dp_object_free(o);
+                return rr == -EEXIST ? dp_error_set(err, -EINVAL, "%s: Fleet %s: node %s: defined twice", r->in->source,
+                                                    r->in->fleet_name, sn->name)
+                                     : rr;
+        }
+        return publish_slice(r, sn, err);
+}
+
+static int sync_node(sim_run *r, sim_node *sn, dp_error *err) {
+        if (sn->model & DP_SIM_MODEL_V1) {
+                int rr = dp_store_update(r->store, DP_KIND_NODE, NULL, sn->name, DP_STORE_ANY_RV, node_set_resources, sn,
+                                         NULL);
+                if (rr < 0) return rr;
+        }
+        return publish_slice(r, sn, err);
+}
+
+/* ---- node agent: V1 device choice for bound pods ---- */
+
+static bool advertised(const sim_node *sn, const char *res) {
+        if (!(sn->model & DP_SIM_MODEL_V1)) return false;
+        for (size_t i = 0; i < dp_devnode_v1_resource_count(sn->dev); i++)
+                if (streq(dp_devnode_v1_resource(sn->dev, i, NULL, NULL), res)) return true;
+        return false;
+}
+
+static int admit(sim_run *r, sim_pod *sp) {
+        dp_object po = dp_store_get(r->store, DP_KIND_POD, sp->ns, sp->name, NULL);
+        if (!po.hdr || !po.pod->node_name) return 0;
+        const dp_pod *p = po.pod;
+        sim_node *sn = sim_find_node(r, p->node_name);
+        if (!sn) return 0;
+        char prefix[1024];
+        snprintf(prefix, sizeof(prefix), "%s/", sp->key);
+        dp_strbuf ids = DP_STRBUF_INIT;
+        dp_error e = DP_ERROR_INIT;
+        int rr = 0;
+        for (size_t c = 0; c < p->n_containers && rr >= 0; c++) {
+                const dp_container *ct = &p->containers[c];
+                for (size_t k = 0; k < ct->n_limits && rr >= 0; k++) {
+                        const char *res = ct->limits[k].name;
+                        if (!dp_is_extended_resource_name(res) || !advertised(sn, res)) continue;
+                        int64_t cnt = dp_quantity_value(&ct->limits[k].value);
+                        if (cnt <= 0) continue;
+                        char owner[1100];
+                        snprintf(owner, sizeof(owner), "%s%s", prefix, ct->name);
+                        rr = dp_devnode_v1_allocate(sn->dev, res, (size_t)cnt, owner, &ids, &e);
+                }
+        }
+        free(sp->node);
+        sp->node = dp_strdup(p->node_name);
+        if (rr == -ENOMEM || dp_strbuf_failed(&ids) || !sp->node) {
+                dp_strbuf_done(&ids);
+                return -ENOMEM;
+        }
+        if (rr < 0) { /* the pod waits on its node (UnexpectedAdmissionError would fail it upstream) */
+                dp_devnode_v1_release(sn->dev, prefix);
+                dp_strbuf_done(&ids);
+                free(sp->wait_msg);
+                sp->wait_msg = dp_asprintf("device plugin allocation failed on %s: %s", sn->name, dp_error_msg(&e));
+                return sp->wait_msg ? 0 : -ENOMEM;
+        }
+        sp->admitted = true;
+        sp->started_ms = r->now;
+        free(sp->wait_msg);
+        sp->wait_msg = NULL;
+        free(sp->v1_devices);
+        sp->v1_devices = dp_strbuf_steal(&ids);
+        if (!sp->v1_devices && !(sp->v1_devices = dp_strdup(""))) return -ENOMEM;
+        dp_strbuf_printf(&r->log, "t=%" PRId64 "s %s started on %s\n", r->now / 1000, sp->key, sn->name);
+        return 1;
+}
+
+static int admit_all(sim_run *r) {
+        int n = 0;
+        for (size_t i = 0; i < r->n_pods; i++) {
+                sim_pod *sp = &r->pods[i];
+                if (!sp->created || sp->deleted || sp->admitted) continue;
+                int rr = admit(r, sp);
+                if (rr < 0) return rr;
+                n += rr;
+        }
+        return n;
+}
+
+char *sim_pod_v2_devices(sim_run *r, const sim_pod *sp) {
+        dp_strbuf sb = DP_STRBUF_INIT;
+        dp_object po = dp_store_get(r->store, DP_KIND_POD, sp->ns, sp->name, NULL);
+        if (po.hdr) {
+                const dp_pod *p = po.pod;
+                for (size_t k = 0; k <= p->n_resource_claims; k++) {
+                        const char *cn = k < p->n_resource_claims ? dp_sched_pod_claim_name(p, &p->resource_claims[k])
+                                                                  : p->extended_resource_claim_name;
+                        if (!cn) continue;
+                        const dp_resource_claim *c = dp_store_get(r->store, DP_KIND_RESOURCE_CLAIM, sp->ns, cn, NULL).claim;
+                        if (!c || !c->allocation) continue;
+                        for (size_t i = 0; i < c->allocation->n_results; i++) {
+                                if (sb.len) dp_strbuf_putc(&sb, ',');
+                                dp_strbuf_puts(&sb, c->allocation->results[i].device);
+                        }
+                }
+        }
+        char *s = dp_strbuf_steal(&sb);
+        return s ? s : dp_strdup("");
+}
+
+/* On "both" nodes one device is offered twice: tell each model what the
+ * other holds (V1 allocatable drops, V2 slice taints) whenever that changed. */
+static int sync_shared(sim_run *r, dp_error *err) {
+        for (size_t i = 0; i < r->n_nodes; i++) {
+                sim_node *sn = &r->nodes[i];
+                if (sn->model != DP_SIM_MODEL_BOTH) continue;
+                dp_devnode_v2_clear(sn->dev);
+                size_t k = 0;
+                dp_object o;
+                while (dp_store_next(r->store, DP_KIND_RESOURCE_CLAIM, &k, &o, NULL)) {
+                        const dp_allocation_result *a = o.claim->allocation;
+                        for (size_t j = 0; a && j < a->n_results; j++) {
+                                if (!streq_ptr(a->results[j].pool, sn->name) ||
+                                    !streq_ptr(a->results[j].driver, dp_devnode_driver(sn->dev)))
+                                        continue;
+                                int u = dp_devnode_unit_find(sn->dev, a->results[j].device);
+                                if (u >= 0) dp_devnode_v2_hold(sn->dev, (size_t)u);
+                        }
+                }
+                dp_strbuf sig = DP_STRBUF_INIT;
+                for (size_t u = 0; u < dp_devnode_unit_count(sn->dev); u++)
+                        dp_strbuf_putc(&sig, dp_devnode_v1_blocks(sn->dev, u) ? '1' : '0');
+                for (size_t j = 0; j < dp_devnode_v1_resource_count(sn->dev); j++) {
+                        size_t al = 0;
+                        dp_devnode_v1_resource(sn->dev, j, NULL, &al);
+                        dp_strbuf_printf(&sig, ",%zu", al);
+                }
+                if (dp_strbuf_failed(&sig)) return -ENOMEM;
+                if (sn->shared_sig && streq(sn->shared_sig, dp_strbuf_str(&sig))) {
+                        dp_strbuf_done(&sig);
+                        continue;
+                }
+                free(sn->shared_sig);
+                sn->shared_sig = dp_strbuf_steal(&sig);
+                if (!sn->shared_sig) return -ENOMEM;
+                int rr = sync_node(r, sn, err);
+                if (rr < 0) return rr;
+        }
+        return 0;
+}
+
+/* ---- events ---- */
+
+static int create_pod(sim_run *r, sim_pod *sp) {
+        if (sp->created) return 0;
+        int rr = dp_store_add(r->store, sp->obj, NULL);
+        if (rr < 0) return rr;
+        sp->obj.hdr = NULL; /* the store owns it */
+        sp->created = true;
+        sp->arrived_ms = r->now;
+        dp_strbuf_printf(&r->log, "t=%" PRId64 "s %s created\n", r->now / 1000, sp->key);
+        return 0;
+}
+
+static int delete_pod(sim_run *r, sim_pod *sp) {
+        if (!sp->created || sp->deleted) return 0;
+        char prefix[1024];
+        snprintf(prefix, sizeof(prefix), "%s/", sp->key);
+        sim_node *sn = sp->node ? sim_find_node(r, sp->node) : NULL;
+        if (sn) dp_devnode_v1_release(sn->dev, prefix);
+        /* the report keeps where it ran and on which devices */
+        free(sp->v2_devices);
+        if (!(sp->v2_devices = sim_pod_v2_devices(r, sp))) return -ENOMEM;
+        int rr = dp_sched_delete_pod(r->store, sp->ns, sp->name);
+        if (rr < 0 && rr != -ENOENT) return rr;
+        sp->deleted = true;
+        sp->deleted_ms = r->now;
+        dp_strbuf_printf(&r->log, "t=%" PRId64 "s %s deleted\n", r->now / 1000, sp->key);
+        return 0;
+}
+
+static int device_event(sim_run *r, const dp_sim_event *ev, dp_error *err) {
+        sim_node *sn = sim_find_node(r, ev->node);
+        bool fail = ev->kind == DP_SIM_EV_FAIL;
+        if (!sn)
+                return dp_error_set(err, -EINVAL, "Timeline: %s: node %s is not in the fleet", fail ? "fail" : "recover",
+                                    ev->node);
+        int rr = dp_devnode_set_health(sn->dev, ev->device, !fail, err);
+        if (rr < 0) return dp_error_prefix(err, "Timeline: %s", fail ? "fail" : "recover");
+        dp_strbuf_printf(&r->log, "t=%" PRId64 "s %s/%s %s\n", r->now / 1000, sn->name, ev->device,
+                         fail ? "unhealthy" : "healthy again");
+        return sync_node(r, sn, err);
+}
+
+static int apply_event(sim_run *r, const dp_sim_event *ev, dp_error *err) {
+        if (ev->kind == DP_SIM_EV_FAIL || ev->kind == DP_SIM_EV_RECOVER) return device_event(r, ev, err);
+        sim_pod *sp = sim_find_pod(r, ev->pod);
+        if (!sp)
+                return dp_error_set(err, -EINVAL, "Timeline: %s %s: no such Pod in the input",
+                                    ev->kind == DP_SIM_EV_CREATE ? "create" : "delete", ev->pod);
+        return ev->kind == DP_SIM_EV_CREATE ? create_pod(r, sp) : delete_pod(r, sp);
+}
+
+static int cmp_event(const void *a, const void *b) {
+        const dp_sim_event *x = *(const dp_sim_event *const *)a, *y = *(const dp_sim_event *const *)b;
+        if (x->at_ms != y->at_ms) return x->at_ms < y->at_ms ? -1 : 1;
+        return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* ---- the run ---- */
+
+static int load_objects(sim_run *r, dp_error *err) {
+        _cleanup_(dp_object_list_freep) dp_object_list *l = dp_object_list_new();
+        if (!l) return -ENOMEM;
+        const dp_sim_input *in = r->in;
+        for (size_t i = 0; i < in->n_k8s_docs; i++) {
+                size_t d = in->k8s_docs[i];
+                int rr = dp_model_decode(dp_doc_root(in->docs, d), dp_doc_source(in->docs, d), d, l, err);
+                if (rr < 0) return rr;
+        }
+        size_t np = dp_object_list_count(l, DP_KIND_POD);
+        if (!(r->pods = calloc(np + 1, sizeof(*r->pods)))) return -ENOMEM;
+        int rr = 0;
+        size_t k = 0;
+        for (size_t i = 0; i < l->n; i++) {
+                dp_object o = l->items[i];
+                if (rr < 0) {
+                        l->items[k++] = o;
+                        continue;
+                }
+                if (o.hdr->kind == DP_KIND_POD) {
+                        sim_pod *sp = &r->pods[r->n_pods++];
+                        sp->obj = o;
+                        sp->ns = dp_strdup(dp_store_ns_of(o));
+                        sp->name = dp_strdup(o.pod->meta.name);
+                        sp->key = dp_asprintf("%s/%s", sp->ns, sp->name);
+                        if (!sp->ns || !sp->name || !sp->key) rr = -ENOMEM;
+                        continue;
+                }
+                rr = dp_store_add(r->store, o, NULL);
+                if (rr == -EEXIST) {
+                        char dsc[512];
+                        dp_object_describe(o, dsc, sizeof(dsc));
+                        rr = dp_error_set(err, -EINVAL, "%s: %s: defined twice", o.hdr->source, dsc);
+                }
+                if (rr < 0) l->items[k++] = o;
+        }
+        l->n = k; /* what the store did not take */
+        return rr;
+}
+
+int sim_run_new(const dp_sim_input *in, dp_sim_model force, sim_run **ret, dp_error *err) {
+        _cleanup_(sim_run_freep) sim_run *r = calloc(1, sizeof(*r));
+        if (!r) return -ENOMEM;
+        r->in = in;
+        r->force = force;
+        if (!(r->store = dp_store_new())) return -ENOMEM;
+        dp_sched_config cfg = {.policy = in->policy};
+        int rr = dp_sched_new(r->store, &cfg, &r->sched);
+        if (rr < 0) return rr;
+        size_t total = 0;
+        for (size_t g = 0; g < in->n_groups; g++) total += (size_t)in->groups[g].count;
+        if (!(r->nodes = calloc(total + 1, sizeof(*r->nodes)))) return -ENOMEM;
+        if ((rr = load_objects(r, err)) < 0) return rr;
+        for (size_t g = 0; g < in->n_groups; g++)
+                for (int64_t i = 0; i < in->groups[g].count; i++)
+                        if ((rr = add_node(r, &in->groups[g], i, err)) < 0) return rr;
+
+        /* events: pods no event creates arrive first, at 0 */
+        size_t ne = in->n_events;
+        _cleanup_free_ const dp_sim_event **evs = calloc(ne + 1, sizeof(*evs));
+        if (!evs) return -ENOMEM;
+        for (size_t i = 0; i < ne; i++) {
+                evs[i] = &in->events[i];
+                if (evs[i]->kind == DP_SIM_EV_CREATE) {
+                        sim_pod *sp = sim_find_pod(r, evs[i]->pod);
+                        if (!sp)
+                                return dp_error_set(err, -EINVAL, "Timeline: create %s: no such Pod in the input",
+                                                    evs[i]->pod);
+                        sp->scheduled_create = true;
+                }
+        }
+        qsort(evs, ne, sizeof(*evs), cmp_event);
+        for (size_t i = 0; i < r->n_pods; i++)
+                if (!r->pods[i].scheduled_create && (rr = create_pod(r, &r->pods[i])) < 0) return rr;
+        size_t next = 0;
+        int64_t last_event = ne ? evs[ne - 1]->at_ms : 0;
+        r->now = 0;
+        for (;;) {
+                while (next < ne && evs[next]->at_ms <= r->now)
+                        if ((rr = apply_event(r, evs[next++], err)) < 0) return rr;
+                if ((rr = dp_sched_claims_from_templates(r->store, err)) < 0) return rr;
+                rr = dp_sched_run(r->sched, r->now, err);
+                if (rr < 0) return rr;
+                for (size_t i = 0; i < r->n_pods; i++) {
+                        sim_pod *sp = &r->pods[i];
+                        const dp_sched_pod_info *pi = dp_sched_pod(r->sched, sp->ns, sp->name);
+                        if (pi && pi->state == DP_POD_BOUND && !sp->bound_logged && !sp->deleted) {
+                                sp->bound_logged = true;
+                                sp->bound_ms = r->now;
+                                dp_strbuf_printf(&r->log, "t=%" PRId64 "s %s bound to %s\n", r->now / 1000, sp->key,
+                                                 pi->node);
+                        }
+                }
+                if ((rr = sync_shared(r, err)) < 0 || (rr = admit_all(r)) < 0 || (rr = sync_shared(r, err)) < 0)
+                        return rr;
+                int64_t t_ev = next < ne ? evs[next]->at_ms : -1;
+                int64_t t_retry = dp_sched_next_retry(r->sched);
+                if (t_retry >= 0 && t_retry <= r->now) t_retry = r->now + 1000;
+                if (t_retry > last_event + SETTLE_MS) t_retry = -1;
+                int64_t t = t_ev < 0 ? t_retry : t_retry < 0 ? t_ev : DP_MIN(t_ev, t_retry);
+                if (t < 0) break;
+                r->now = t;
+        }
+        r->end_ms = r->now;
+        if (dp_strbuf_failed(&r->log)) return -ENOMEM;
+        *ret = TAKE_PTR(r);
+        return 0;
+}

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * sim.h — `devplane simulate` and `devplane explain` as library calls: a
+ * whole cluster in-process, from a fleet description, Kubernetes workload
+ * objects and a timeline, through the same store, scheduler, allocator and
+ * device-plugin logic the daemons use.
+ *
+ * Input kinds of devplane's own (apiVersion devplane.io/v1alpha1; format in
+ * docs/scheduler.md):
+ *   Fleet     spec.scoring (binpack|spread), spec.nodeGroups[]: name, profile
+ *             (built-in hardware profile), count, model (v1|v2|both), labels,
+ *             taints, agent (device plugin config, NVIDIA `version: v1` shape)
+ *   Timeline  spec.events[]: at (seconds, or "90s"/"5m"/"1h"), and one of
+ *             create: [pod...], delete: [pod...], fail: {node, device},
+ *             recover: {node, device}. Pods no event creates arrive at 0.
+ * Everything else is read by model/ (Pods, ResourceClaims, templates,
+ * DeviceClasses, PodGroups, Namespaces, DeviceTaintRules...).
+ *
+ * Errors: -EINVAL/-E2BIG with "<file>: <Kind> <name>: <field path>: <rule>";
+ * the CLI exits 2. Output is deterministic byte for byte.
+ */
+#pragma once
+
+#include "base/doc.h"
+#include "model/model.h"
+#include "sched/sched.h"
+
+#define DP_SIM_NODES_MAX 5000
+#define DP_SIM_EVENTS_MAX 100000
+#define DP_SIM_GROUPS_MAX 256
+
+typedef enum { DP_SIM_MODEL_V1 = 1, DP_SIM_MODEL_V2 = 2, DP_SIM_MODEL_BOTH = 3 } dp_sim_model;
+
+typedef struct dp_sim_group {
+        char *name;
+        char *profile;
+        int64_t count;
+        dp_sim_model model;
+        dp_kv *labels;
+        size_t n_labels;
+        dp_taint *taints;
+        size_t n_taints;
+        char *agent_yaml; /* the agent config re-emitted as YAML, NULL for defaults */
+} dp_sim_group;
+
+typedef enum { DP_SIM_EV_CREATE, DP_SIM_EV_DELETE, DP_SIM_EV_FAIL, DP_SIM_EV_RECOVER } dp_sim_event_kind;
+
+typedef struct dp_sim_event {
+        int64_t at_ms;
+        dp_sim_event_kind kind;
+        char *pod;  /* CREATE/DELETE: "ns/name" or "name" */
+        char *node; /* FAIL/RECOVER */
+        char *device;
+        size_t order; /* input order, for stable sorting */
+} dp_sim_event;
+
+typedef struct dp_sim_input {
+        char *fleet_name;
+        char *source; /* where the fleet came from */
+        dp_score_policy policy;
+        dp_sim_group *groups;
+        size_t n_groups;
+        dp_sim_event *events;
+        size_t n_events;
+        dp_object_list *objs; /* Kubernetes objects in input order (validated) */
+        /* The documents they came from: every run decodes its own copy, since
+         * the cluster store takes ownership of what it holds. */
+        dp_doc_set *docs;
+        size_t *k8s_docs;
+        size_t n_k8s_docs;
+} dp_sim_input;
+
+dp_sim_input *dp_sim_input_free(dp_sim_input *in);
+DEFINE_FREEP(dp_sim_input, dp_sim_input_free)
+
+/* Read files and directories (a directory gives its *.yaml, *.yml, *.json
+ * sorted by name). Exactly one Fleet; at most one Timeline. */
+int dp_sim_load(const char *const *paths, size_t n_paths, dp_sim_input **ret, dp_error *err);
+/* The same from one buffer (fuzzing, tests, the built-in scenario). */
+int dp_sim_load_buffer(const char *buf, size_t len, const char *source, dp_sim_input **ret, dp_error *err);
+/* The built-in default scenario (examples/seed.yaml, embedded). */
+const char *dp_sim_builtin_scenario(size_t *ret_len);
+
+typedef enum { DP_SIM_OUT_TABLE = 0, DP_SIM_OUT_JSON, DP_SIM_OUT_YAML } dp_sim_output;
+
+/* Run the input as written and with every node switched to V1 and to V2;
+ * print the report. 0, or <0 with err (an input error found while running:
+ * an unknown profile, a node event naming no device...). *ret_pending is the
+ * number of pods still Pending at the end of the as-written run. */
+int dp_sim_report(const dp_sim_input *in, dp_sim_output fmt, dp_strbuf *out, size_t *ret_pending, dp_error *err);
+/* Why a pod is where it is (or is not), one screen. -ENOENT: no such pod. */
+int dp_sim_explain(const dp_sim_input *in, const char *pod, dp_strbuf *out, dp_error *err);

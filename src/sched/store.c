@@ -1,0 +1,279 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * store.c — the cluster store (store.h): objects by key, revisions, the
+ * claim device ledger. */
+#include <stdio.h>
+
+#include "base/hashmap.h"
+#include "base/strbuf.h"
+#include "sched/store.h"
+
+typedef struct entry {
+        char *key;
+        dp_object obj; /* hdr NULL once deleted */
+        uint64_t rv;
+} entry;
+
+struct dp_store {
+        entry *items;
+        size_t n, cap;
+        dp_hashmap *index; /* key -> entry position + 1 */
+        uint64_t rev;
+};
+
+bool dp_kind_namespaced(dp_kind k) {
+        return k == DP_KIND_POD || k == DP_KIND_RESOURCE_CLAIM || k == DP_KIND_RESOURCE_CLAIM_TEMPLATE ||
+               k == DP_KIND_POD_GROUP || k == DP_KIND_DEPLOYMENT;
+}
+
+const char *dp_store_ns_of(dp_object o) {
+        if (!dp_kind_namespaced(o.hdr->kind)) return "";
+        const dp_object_meta *m = dp_object_meta_of(o);
+        return m->namespace && m->namespace[0] ? m->namespace : "default";
+}
+
+dp_store *dp_store_new(void) {
+        dp_store *s = calloc(1, sizeof(*s));
+        if (!s) return NULL;
+        if (!(s->index = dp_hashmap_new())) {
+                free(s);
+                return NULL;
+        }
+        return s;
+}
+
+dp_store *dp_store_free(dp_store *s) {
+        if (!s) return NULL;
+        for (size_t i = 0; i < s->n; i++) {
+                if (s->items[i].obj.hdr) dp_object_free(s->items[i].obj);
+                free(s->items[i].key);
+        }
+        free(s->items);
+        dp_hashmap_free(s->index);
+        free(s);
+        return NULL;
+}
+
+static char *make_key(dp_kind kind, const char *ns, const char *name) {
+        if (dp_kind_namespaced(kind) && (!ns || !ns[0])) ns = "default";
+        if (!dp_kind_namespaced(kind)) ns = "";
+        return dp_asprintf("%d/%s/%s", (int)kind, ns, name);
+}
+
+static entry *find(const dp_store *s, dp_kind kind, const char *ns, const char *name) {
+        if (!name) return NULL;
+        _cleanup_free_ char *key = make_key(kind, ns, name);
+        if (!key) return NULL;
+        uintptr_t pos = (uintptr_t)dp_hashmap_get(s->index, key);
+        if (!pos) return NULL;
+        entry *e = &s->items[pos - 1];
+        return e->obj.hdr ? e : NULL;
+}
+
+int dp_store_add(dp_store *s, dp_object obj, uint64_t *ret_rv) {
+        assert_return(s && obj.hdr, -EINVAL);
+        dp_object_meta *m = dp_object_meta_of(obj);
+        if (!m->name || !m->name[0]) return -EINVAL;
+        _cleanup_free_ char *key = make_key(obj.hdr->kind, m->namespace, m->name);
+        if (!key) return -ENOMEM;
+        uintptr_t pos = (uintptr_t)dp_hashmap_get(s->index, key);
+        if (pos && s->items[pos - 1].obj.hdr) return -EEXIST;
+        if (pos) { /* re-create after delete: reuse the slot's key */
+                entry *e = &s->items[pos - 1];
+                e->obj = obj;
+                e->rv = ++s->rev;
+                if (ret_rv) *ret_rv = e->rv;
+                return 0;
+        }
+        if (DP_GROW(s->items, s->cap, s->n + 1) < 0) return -ENOMEM;
+        entry *e = &s->items[s->n];
+        e->key = TAKE_PTR(key);
+        if (dp_hashmap_put(s->index, e->key, (void *)(uintptr_t)(s->n + 1)) < 0) {
+                key = TAKE_PTR(e->key);
+                return -ENOMEM;
+        }
+        e->obj = obj;
+        e->rv = ++s->rev;
+        s->n++;
+        if (ret_rv) *ret_rv = e->rv;
+        return 0;
+}
+
+dp_object dp_store_get(const dp_store *s, dp_kind kind, const char *ns, const char *name, uint64_t *ret_rv) {
+        entry *e = s ? find(s, kind, ns, name) : NULL;
+        if (!e) return (dp_object){NULL};
+        if (ret_rv) *ret_rv = e->rv;
+        return e->obj;
+}
+
+int dp_store_update(dp_store *s, dp_kind kind, const char *ns, const char *name, uint64_t expected_rv,
+                    dp_store_mutate_fn fn, void *userdata, uint64_t *ret_rv) {
+        assert_return(s && fn, -EINVAL);
+        entry *e = find(s, kind, ns, name);
+        if (!e) return -ENOENT;
+        if (expected_rv != DP_STORE_ANY_RV && expected_rv != e->rv) return -ESTALE;
+        int r = fn(e->obj, userdata);
+        if (r < 0) return r;
+        e->rv = ++s->rev;
+        if (ret_rv) *ret_rv = e->rv;
+        return 0;
+}
+
+int dp_store_delete(dp_store *s, dp_kind kind, const char *ns, const char *name, uint64_t expected_rv) {
+        assert_return(s, -EINVAL);
+        entry *e = find(s, kind, ns, name);
+        if (!e) return -ENOENT;
+        if (expected_rv != DP_STORE_ANY_RV && expected_rv != e->rv) return -ESTALE;
+        dp_object_free(e->obj);
+        e->obj.hdr = NULL;
+        e->rv = ++s->rev;
+        return 0;
+}
+
+bool dp_store_next(const dp_store *s, dp_kind kind, size_t *i, dp_object *ret, uint64_t *ret_rv) {
+        for (; *i < s->n; (*i)++) {
+                const entry *e = &s->items[*i];
+                if (!e->obj.hdr || e->obj.hdr->kind != kind) continue;
+                if (ret) *ret = e->obj;
+                if (ret_rv) *ret_rv = e->rv;
+                (*i)++;
+                return true;
+        }
+        return false;
+}
+
+size_t dp_store_count(const dp_store *s, dp_kind kind) {
+        size_t n = 0;
+        for (size_t i = 0; i < s->n; i++)
+                if (s->items[i].obj.hdr && s->items[i].obj.hdr->kind == kind) n++;
+        return n;
+}
+
+uint64_t dp_store_revision(const dp_store *s) { return s->rev; }
+
+int dp_store_view(const dp_store *s, const dp_kind *kinds, size_t n_kinds, dp_object_list *ret) {
+        dp_object_list l = {0};
+        for (size_t i = 0; i < s->n; i++) {
+                const entry *e = &s->items[i];
+                if (!e->obj.hdr) continue;
+                bool want = n_kinds == 0;
+                for (size_t k = 0; k < n_kinds && !want; k++) want = kinds[k] == e->obj.hdr->kind;
+                if (!want) continue;
+                if (DP_GROW(l.items, l.cap, l.n + 1) < 0) {
+                        free(l.items);
+                        return -ENOMEM;
+                }
+                l.items[l.n++] = e->obj;
+        }
+        *ret = l;
+        return 0;
+}
+
+void dp_store_view_free(dp_object_list *l) {
+        if (!l) return;
+        free(l->items);
+        *l = (dp_object_list){0};
+}
+
+/* ---- claims ---- */
+
+static bool same_device(const dp_device_allocation_result *a, const dp_device_allocation_result *b) {
+        return streq_ptr(a->driver, b->driver) && streq_ptr(a->pool, b->pool) && streq_ptr(a->device, b->device);
+}
+
+/* Is a device of `alloc` held by another claim in a way that forbids sharing? */
+static int ledger_check(const dp_store *s, const entry *self, const dp_allocation_result *alloc, dp_error *err) {
+        for (size_t i = 0; i < s->n; i++) {
+                const entry *e = &s->items[i];
+                if (e == self || !e->obj.hdr || e->obj.hdr->kind != DP_KIND_RESOURCE_CLAIM) continue;
+                const dp_allocation_result *o = e->obj.claim->allocation;
+                if (!o) continue;
+                for (size_t a = 0; a < alloc->n_results; a++) {
+                        const dp_device_allocation_result *x = &alloc->results[a];
+                        if (x->has_admin_access && x->admin_access) continue;
+                        for (size_t b = 0; b < o->n_results; b++) {
+                                const dp_device_allocation_result *y = &o->results[b];
+                                if (y->has_admin_access && y->admin_access) continue;
+                                if (!same_device(x, y)) continue;
+                                if (x->share_id && y->share_id) continue;
+                                return dp_error_set(err, -EBUSY, "device %s/%s/%s is already allocated to claim %s/%s",
+                                                    x->driver, x->pool, x->device, dp_store_ns_of(e->obj),
+                                                    e->obj.claim->meta.name);
+                        }
+                }
+        }
+        return 0;
+}
+
+static bool has_consumer(const dp_resource_claim *c, const char *uid) {
+        for (size_t i = 0; i < c->n_reserved_for; i++)
+                if (streq_ptr(c->reserved_for[i].uid, uid)) return true;
+        return false;
+}
+
+int dp_store_write_allocation(dp_store *s, const char *ns, const char *name, uint64_t expected_rv,
+                              dp_allocation_result *alloc, const dp_consumer_ref *consumer, uint64_t *ret_rv,
+                              dp_error *err) {
+        assert_return(s && name, -EINVAL);
+        entry *e = find(s, DP_KIND_RESOURCE_CLAIM, ns, name);
+        if (!e) return dp_error_set(err, -ENOENT, "claim %s/%s not found", ns, name);
+        if (expected_rv != DP_STORE_ANY_RV && expected_rv != e->rv)
+                return dp_error_set(err, -ESTALE, "claim %s/%s changed since it was read (resourceVersion %llu, now %llu)",
+                                    ns, name, (unsigned long long)expected_rv, (unsigned long long)e->rv);
+        dp_resource_claim *c = e->obj.claim;
+        if (alloc && c->allocation)
+                return dp_error_set(err, -ESTALE, "claim %s/%s is already allocated", ns, name);
+        if (!alloc && !c->allocation) return dp_error_set(err, -EINVAL, "claim %s/%s is not allocated", ns, name);
+        if (alloc) {
+                int r = ledger_check(s, e, alloc, err);
+                if (r < 0) return r;
+        }
+        dp_consumer_ref *nr = NULL;
+        if (consumer && !has_consumer(c, consumer->uid)) {
+                if (c->n_reserved_for >= DP_STORE_RESERVED_FOR_MAX)
+                        return dp_error_set(err, -E2BIG, "claim %s/%s: reservedFor: must have at most %d entries", ns,
+                                            name, DP_STORE_RESERVED_FOR_MAX);
+                nr = realloc(c->reserved_for, (c->n_reserved_for + 1) * sizeof(*nr));
+                if (!nr) return -ENOMEM;
+                c->reserved_for = nr;
+                dp_consumer_ref *x = &nr[c->n_reserved_for];
+                *x = (dp_consumer_ref){0};
+                x->resource = dp_strdup(consumer->resource ? consumer->resource : "pods");
+                x->name = dp_strdup(consumer->name);
+                x->uid = dp_strdup(consumer->uid);
+                if (!x->resource || !x->name || !x->uid) {
+                        free(x->resource);
+                        free(x->name);
+                        free(x->uid);
+                        return -ENOMEM;
+                }
+                c->n_reserved_for++;
+        }
+        if (alloc) c->allocation = alloc;
+        e->rv = ++s->rev;
+        if (ret_rv) *ret_rv = e->rv;
+        return 0;
+}
+
+int dp_store_release_claim(dp_store *s, const char *ns, const char *name, const char *pod_uid) {
+        entry *e = find(s, DP_KIND_RESOURCE_CLAIM, ns, name);
+        if (!e) return -ENOENT;
+        dp_resource_claim *c = e->obj.claim;
+        for (size_t i = 0; i < c->n_reserved_for; i++) {
+                if (!streq_ptr(c->reserved_for[i].uid, pod_uid)) continue;
+                dp_consumer_ref *x = &c->reserved_for[i];
+                free(x->api_group);
+                free(x->resource);
+                free(x->name);
+                free(x->uid);
+                memmove(x, x + 1, (c->n_reserved_for - i - 1) * sizeof(*x));
+                c->n_reserved_for--;
+                break;
+        }
+        int dealloc = 0;
+        if (c->n_reserved_for == 0 && c->allocation) {
+                c->allocation = dp_allocation_result_free(c->allocation);
+                dealloc = 1;
+        }
+        e->rv = ++s->rev;
+        return dealloc;
+}
