@@ -566,9 +566,10 @@ int dp_alloc_result_to_model(dp_alloc_cluster *c, const dp_alloc_claim_spec *cs,
         if (!a) return -ENOMEM;
         a->results = calloc(r->n_devices + 1, sizeof(*a->results));
         if (!a->results) return -ENOMEM;
-        for (size_t i = 0; i < r->n_devices; i++, a->n_results++) {
+        for (size_t i = 0; i < r->n_devices; i++) {
                 const dp_alloc_device_result *d = &r->devices[i];
-                dp_device_allocation_result *o = &a->results[i];
+                /* counted before it is filled, so a failure frees what it holds */
+                dp_device_allocation_result *o = &a->results[a->n_results++];
                 const dp_device_request_spec *rs = model_spec(cl, d->request_index, d->sub_index);
                 const adev *ad = &c->devs[d->device];
                 o->request = dp_strdup(d->request);
