@@ -288,7 +288,7 @@ int main(int argc, char **argv) {
 
         struct utsname un;
         uname(&un);
-        char cpu[256] = "?";
+        char cpu[512] = "?";
         FILE *ci = fopen("/proc/cpuinfo", "re");
         for (char line[512]; ci && fgets(line, sizeof line, ci);)
                 if (startswith(line, "model name")) {
