@@ -43,7 +43,7 @@ pass "SIGHUP to none: nvidia.com/gpu 8, MIG resource disconnected, allocation ke
 # a bad config on SIGHUP is refused and the running one stays
 printf 'version: v1\nflags:\n  migStrategy: sometimes\n' >"$T/mixed.yaml"
 kill -HUP "$AGENT_PID"
-timeout 20 grep -q "reload refused" <(tail -f "$T/agent.log") || fail "bad reload not reported"
+timeout 20 grep -q -m1 "reload refused" <(tail -n +1 -f --pid=$$ "$T/agent.log") || fail "bad reload not reported"
 kill -0 "$AGENT_PID" || fail "agent died on a bad reload"
 pass "bad config on SIGHUP refused: $(grep 'reload refused' "$T/agent.log" | tail -1)"
 stop "$AGENT_PID"
