@@ -63,14 +63,17 @@ static int usb_matches(const dp_backend *b, const dp_devglob_rule *rule, match *
         char *names[1024];
         size_t nn = 0;
         struct dirent *de;
+        int r = 0;
         while ((de = readdir(dir)) && nn < ELEMENTSOF(names)) {
                 if (de->d_name[0] == '.' || strchr(de->d_name, ':')) continue; /* interfaces have ':' */
-                if (!(names[nn] = dp_strdup(de->d_name))) break;
+                if (!(names[nn] = dp_strdup(de->d_name))) {
+                        r = -ENOMEM;
+                        break;
+                }
                 nn++;
         }
         closedir(dir);
         qsort(names, nn, sizeof *names, cmp_name);
-        int r = 0;
         for (size_t i = 0; i < nn; i++) {
                 char path[4200], buf[32];
                 int vendor, product, bus, dev;
@@ -133,9 +136,10 @@ static int add_devices(const dp_backend *b, dp_device_set *s, size_t *dcap, cons
 
 static bool node_present(const char *path, void *userdata) {
         const dp_backend *b = userdata;
-        _cleanup_free_ char *full = dp_backend_dev_path(b, path);
+        char full[8300];
+        dp_pathf(full, sizeof full, "%s%s", b->dev_root ? b->dev_root : "", path);
         struct stat st;
-        return full && stat(full, &st) == 0;
+        return stat(full, &st) == 0;
 }
 
 int dp_devglob_presence_update(dp_fault_tracker *tr, const dp_device_set *set, dp_devglob_present_fn present,

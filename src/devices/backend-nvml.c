@@ -166,16 +166,20 @@ static int cap_minor(const char *minors, unsigned gpu, unsigned gi, int ci) {
         return -1;
 }
 
-static char *read_small(const char *path) {
+/* A small text file (capped at 1 MiB): 0 with *ret (NULL when absent), -ENOMEM. */
+static int read_small(const char *path, char **ret) {
+        *ret = NULL;
         FILE *f = fopen(path, "re");
-        if (!f) return NULL;
+        if (!f) return errno == ENOMEM ? -ENOMEM : 0;
         _cleanup_strbuf_ dp_strbuf sb = DP_STRBUF_INIT;
         char buf[4096];
         size_t n;
         while ((n = fread(buf, 1, sizeof buf, f)) > 0 && sb.len < (1u << 20))
                 dp_strbuf_append(&sb, buf, n);
         fclose(f);
-        return dp_strbuf_steal(&sb);
+        if (dp_strbuf_failed(&sb)) return -ENOMEM;
+        *ret = dp_strbuf_steal(&sb);
+        return 0;
 }
 
 typedef struct discover_ctx {
@@ -410,7 +414,8 @@ static int nvml_discover(dp_backend *b, dp_device_set **ret, dp_error *err) {
         unsigned count = 0;
         if ((r = st->f.nvmlDeviceGetCount_v2(&count)) != NVML_SUCCESS) return nvml_fail(st, err, r, "nvmlDeviceGetCount");
         _cleanup_free_ char *mpath = dp_asprintf("%s/driver/nvidia-caps/mig-minors", b->proc_root ? b->proc_root : "/proc");
-        _cleanup_free_ char *minors = mpath ? read_small(mpath) : NULL;
+        _cleanup_free_ char *minors = NULL;
+        if (!mpath || read_small(mpath, &minors) < 0) return dp_error_set(err, -ENOMEM, "out of memory");
         c.minors = minors;
         size_t dcap = 0;
         for (unsigned i = 0; i < count; i++) {
@@ -433,37 +438,43 @@ static int nvml_discover(dp_backend *b, dp_device_set **ret, dp_error *err) {
         return 0;
 }
 
-static void raise_all_lost(dp_backend *b, uint64_t now) {
+static int raise_all_lost(dp_backend *b, uint64_t now) {
         nvml_state *st = b->priv;
         char cls[DP_FAULT_CLASS_MAX];
-        if (dp_fault_table_classify(&b->cfg->faults, DP_FAULT_LOST, 0, cls) != DP_FAULT_UNHEALTHY) return;
-        for (size_t i = 0; i < st->n_gpus; i++)
-                (void)dp_fault_tracker_raise(&b->tracker, st->gpus[i].id, cls, false, now);
+        if (dp_fault_table_classify(&b->cfg->faults, DP_FAULT_LOST, 0, cls) != DP_FAULT_UNHEALTHY) return 0;
+        for (size_t i = 0; i < st->n_gpus; i++) {
+                int r = dp_fault_tracker_raise(&b->tracker, st->gpus[i].id, cls, false, now);
+                if (r < 0) return r;
+        }
+        return 0;
 }
 
-static void handle_event(dp_backend *b, const nvmlEventData_t *ev, uint64_t now) {
+/* 0, or -ENOMEM/-E2BIG from the tracker. */
+static int handle_event(dp_backend *b, const nvmlEventData_t *ev, uint64_t now) {
         nvml_state *st = b->priv;
         dp_fault_kind kind;
         if (ev->eventType & nvmlEventTypeXidCriticalError) kind = DP_FAULT_XID;
         else if (ev->eventType & nvmlEventTypeDoubleBitEccError) kind = DP_FAULT_ECC_DBE;
         else if (ev->eventType & nvmlEventTypeSingleBitEccError) kind = DP_FAULT_ECC_SBE;
-        else return;
+        else return 0;
         char cls[DP_FAULT_CLASS_MAX];
-        if (dp_fault_table_classify(&b->cfg->faults, kind, ev->eventData, cls) != DP_FAULT_UNHEALTHY) return;
+        if (dp_fault_table_classify(&b->cfg->faults, kind, ev->eventData, cls) != DP_FAULT_UNHEALTHY) return 0;
         size_t g = SIZE_MAX;
         for (size_t i = 0; i < st->n_gpus; i++)
                 if (st->gpus[i].h == ev->device) g = i;
-        if (g == SIZE_MAX) return; /* an event for a device we do not publish */
+        if (g == SIZE_MAX) return 0; /* an event for a device we do not publish */
         bool scoped = false;
+        int r;
         if (ev->gpuInstanceId != DP_NVML_NO_INSTANCE)
                 for (size_t i = 0; i < st->n_migs; i++) {
                         const nvml_mig *m = &st->migs[i];
                         if (m->gpu != g || m->gi != ev->gpuInstanceId) continue;
                         if (ev->computeInstanceId != DP_NVML_NO_INSTANCE && m->ci != ev->computeInstanceId) continue;
-                        (void)dp_fault_tracker_raise(&b->tracker, m->id, cls, false, now);
+                        if ((r = dp_fault_tracker_raise(&b->tracker, m->id, cls, false, now)) < 0) return r;
                         scoped = true;
                 }
-        if (!scoped) (void)dp_fault_tracker_raise(&b->tracker, st->gpus[g].id, cls, false, now);
+        if (!scoped && (r = dp_fault_tracker_raise(&b->tracker, st->gpus[g].id, cls, false, now)) < 0) return r;
+        return 0;
 }
 
 static int nvml_poll(dp_backend *b, const dp_device_set *set, uint64_t now_usec, dp_error *err) {
@@ -474,11 +485,14 @@ static int nvml_poll(dp_backend *b, const dp_device_set *set, uint64_t now_usec,
                 memset(&ev, 0, sizeof ev);
                 nvmlReturn_t r = st->f.nvmlEventSetWait_v2(st->events, &ev, 0);
                 if (r == NVML_ERROR_TIMEOUT) return 0;
+                int e;
                 if (r != NVML_SUCCESS) {
-                        raise_all_lost(b, now_usec);
+                        if ((e = raise_all_lost(b, now_usec)) < 0)
+                                return dp_error_set(err, e, "nvml backend: recording faults: %s", strerror(-e));
                         return nvml_fail(st, err, r, "nvmlEventSetWait");
                 }
-                handle_event(b, &ev, now_usec);
+                if ((e = handle_event(b, &ev, now_usec)) < 0)
+                        return dp_error_set(err, e, "nvml backend: recording faults: %s", strerror(-e));
         }
         return 0;
 }

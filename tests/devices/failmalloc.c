@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * devices-failmalloc — run the backends through a scenario (BackendConfig
+ * load, pci discovery on the fake sysfs, devglob discovery and dispatch,
+ * nvml open/discover/dispatch on the fake libnvidia-ml.so.1 with injected
+ * events) once per allocation, failing exactly that allocation. Every run
+ * must end in success or -ENOMEM — never a crash, another error or a failure
+ * that silently changed the result — and LeakSanitizer checks at exit that
+ * every failure path freed what it had. devplane's allocations are
+ * intercepted with the linker's --wrap (libyaml's, libc's and the fake
+ * library's own are not). */
+#include <stdio.h>
+#include <sys/stat.h>
+
+#include "devices/backend.h"
+
+void *__real_malloc(size_t n);
+void *__real_calloc(size_t a, size_t b);
+void *__real_realloc(void *p, size_t n);
+char *__real_strdup(const char *s);
+char *__real_strndup(const char *s, size_t n);
+void *__wrap_malloc(size_t n);
+void *__wrap_calloc(size_t a, size_t b);
+void *__wrap_realloc(void *p, size_t n);
+char *__wrap_strdup(const char *s);
+char *__wrap_strndup(const char *s, size_t n);
+
+static unsigned long fail_at, counter;
+static bool failed;
+
+static bool should_fail(void) {
+        if (!fail_at || ++counter != fail_at) return false;
+        failed = true;
+        return true;
+}
+void *__wrap_malloc(size_t n) { return should_fail() ? NULL : __real_malloc(n); }
+void *__wrap_calloc(size_t a, size_t b) { return should_fail() ? NULL : __real_calloc(a, b); }
+void *__wrap_realloc(void *p, size_t n) { return should_fail() ? NULL : __real_realloc(p, n); }
+char *__wrap_strdup(const char *s) { return should_fail() ? NULL : __real_strdup(s); }
+char *__wrap_strndup(const char *s, size_t n) { return should_fail() ? NULL : __real_strndup(s, n); }
+
+static char lib[1024], nvml_cfg[1024], events[256], devroot[64];
+
+static bool must(int r, const char *what, dp_error *err) {
+        if (r < 0 && r != -ENOMEM) {
+                fprintf(stderr, "devices-failmalloc: %s failed with %d at allocation %lu: %s\n", what, r, fail_at,
+                        dp_error_msg(err));
+                abort();
+        }
+        return r >= 0;
+}
+
+static bool run_backend(dp_backend_kind kind, const dp_backend_options *o, size_t want_devices, int want_changes,
+                        const char *inject) {
+        dp_error err = DP_ERROR_INIT;
+        dp_backend *b = NULL;
+        dp_device_set *s = NULL;
+        bool ok = must(dp_backend_open(kind, o, &b, &err), "open", &err) &&
+                  must(dp_backend_discover(b, &s, &err), "discover", &err);
+        if (ok && s->n_devices != want_devices) {
+                fprintf(stderr, "devices-failmalloc: %zu devices, want %zu (allocation %lu)\n", s->n_devices,
+                        want_devices, fail_at);
+                abort();
+        }
+        if (ok && inject) {
+                FILE *f = fopen(events, "a");
+                if (!f) abort();
+                fputs(inject, f);
+                fclose(f);
+        }
+        if (ok) {
+                int r = dp_backend_dispatch(b, s, 1000, &err);
+                ok = must(r, "dispatch", &err);
+                if (ok && r != want_changes) {
+                        fprintf(stderr, "devices-failmalloc: %d changes, want %d (allocation %lu)\n", r, want_changes,
+                                fail_at);
+                        abort();
+                }
+        }
+        dp_device_set_free(s);
+        dp_backend_close(b);
+        return ok;
+}
+
+static bool scenario(void) {
+        dp_backend_options pci = {.node_name = "node-a",
+                                  .sysfs_root = "fixtures/sysfs-pci",
+                                  .config_path = "fixtures/pci.backend.yaml"};
+        if (!run_backend(DP_BACKEND_PCI, &pci, 3, 0, NULL)) return false;
+        dp_backend_options dg = {.node_name = "node-a",
+                                 .sysfs_root = "fixtures/sysfs-usb",
+                                 .dev_root = devroot,
+                                 .config_path = "fixtures/devglob.backend.yaml"};
+        /* The dev root has no nodes: only the USB match, and it is missing. */
+        if (!run_backend(DP_BACKEND_DEVGLOB, &dg, 1, 1, NULL)) return false;
+        dp_backend_options nv = {.node_name = "node-a",
+                                 .nvml_library = lib,
+                                 .sysfs_root = "fixtures/sysfs-nvml",
+                                 .proc_root = "fixtures/proc-nvml"};
+        return run_backend(DP_BACKEND_NVML, &nv, 8, 2, "5 xid 79\n0 xid 94 gi 9 ci 0\n1 xid 13\n");
+}
+
+static void cleanup(void) {
+        unlink(events);
+        char p[128];
+        snprintf(p, sizeof p, "%s/dev/bus/usb/001", devroot);
+        rmdir(p);
+        snprintf(p, sizeof p, "%s/dev/bus/usb", devroot);
+        rmdir(p);
+        snprintf(p, sizeof p, "%s/dev/bus", devroot);
+        rmdir(p);
+        snprintf(p, sizeof p, "%s/dev", devroot);
+        rmdir(p);
+        rmdir(devroot);
+}
+
+int main(void) {
+        const char *src = getenv("DP_SOURCE_DIR"), *bld = getenv("DP_BUILD_DIR");
+        if (!src || !bld) {
+                fprintf(stderr, "devices-failmalloc: DP_SOURCE_DIR and DP_BUILD_DIR must be set (run under ctest)\n");
+                return 2;
+        }
+        snprintf(lib, sizeof lib, "%s/tests/fake-nvml/libnvidia-ml.so.1", bld);
+        snprintf(nvml_cfg, sizeof nvml_cfg, "%s/tests/devices/fixtures/a100-mixed.nvml.yaml", src);
+        snprintf(devroot, sizeof devroot, "/tmp/dp-failmalloc-XXXXXX");
+        if (!mkdtemp(devroot)) return 2;
+        snprintf(events, sizeof events, "%s/events", devroot);
+        atexit(cleanup);
+        FILE *f = fopen(events, "w");
+        if (!f) return 2;
+        fclose(f);
+        setenv("DP_FAKE_NVML_CONFIG", nvml_cfg, 1);
+        setenv("DP_FAKE_NVML_EVENTS", events, 1);
+        char p[128];
+        const char *dirs[] = {"/dev", "/dev/bus", "/dev/bus/usb", "/dev/bus/usb/001"};
+        for (size_t i = 0; i < 4; i++) {
+                snprintf(p, sizeof p, "%s%s", devroot, dirs[i]);
+                if (mkdir(p, 0700) < 0) return 2;
+        }
+        fail_at = 0;
+        if (!scenario()) {
+                fprintf(stderr, "devices-failmalloc: the scenario fails without injected failures\n");
+                return 1;
+        }
+        unsigned long absorbed = 0;
+        for (unsigned long n = 1;; n++) {
+                fail_at = n;
+                counter = 0;
+                failed = false;
+                bool ok = scenario();
+                if (!failed) {
+                        if (!ok) {
+                                fprintf(stderr, "devices-failmalloc: run %lu failed without an injected failure\n", n);
+                                return 1;
+                        }
+                        printf("devices-failmalloc: %lu allocations, each failed in turn (%lu absorbed)\n", n - 1,
+                               absorbed);
+                        return absorbed ? 1 : 0;
+                }
+                if (ok) {
+                        fprintf(stderr, "devices-failmalloc: allocation %lu failed and nothing said so\n", n);
+                        absorbed++;
+                }
+        }
+}
