@@ -143,7 +143,8 @@ static int edits_check(const dp_dra_cdi_edits *e, const char *where, dp_error *e
                         return dp_error_set(err, -EINVAL, "%s: env \"%s\": must be NAME=VALUE", where, e->env[i]);
         }
         for (size_t i = 0; i < e->n_nodes; i++)
-                if (!e->nodes[i].path[0]) return dp_error_set(err, -EINVAL, "%s: deviceNodes[%zu].path: required", where, i);
+                if (!e->nodes[i].path[0])
+                        return dp_error_set(err, -EINVAL, "%s: deviceNodes[%zu].path: required", where, i);
         for (size_t i = 0; i < e->n_mounts; i++)
                 if (!e->mounts[i].host_path[0] || !e->mounts[i].container_path[0])
                         return dp_error_set(err, -EINVAL, "%s: mounts[%zu]: hostPath and containerPath are required",

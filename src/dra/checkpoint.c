@@ -324,8 +324,8 @@ static int get_strv(dec *d, const dp_doc_node *m, const char *key, const char *p
         return 0;
 }
 
-static const char *const claim_keys[] = {"uid", "namespace", "name", "devices", "cdiSpecFile", "metadataFiles",
-                                         "metadataGeneration", NULL};
+static const char *const claim_keys[] = {"uid",           "namespace",          "name", "devices", "cdiSpecFile",
+                                         "metadataFiles", "metadataGeneration", NULL};
 static const char *const dev_keys[] = {"requests", "pool", "device", "cdiDeviceIDs", "shareID", NULL};
 static const char *const md_keys[] = {"request", "path", "containerPath", NULL};
 
@@ -400,7 +400,8 @@ static int decode(dec *d, const dp_doc_node *root, dp_dra_checkpoint *c, char **
         if (!vn || dp_doc_get_int64(vn, &v, NULL) < 0 || v != DP_DRA_CHECKPOINT_VERSION)
                 return bad(d, vn ? vn : data, "data.version", "unsupported version");
         const dp_doc_node *claims = dp_doc_get(data, "claims");
-        if (!claims || claims->type != DP_DOC_SEQ) return bad(d, claims ? claims : data, "data.claims", "expected a list");
+        if (!claims || claims->type != DP_DOC_SEQ)
+                return bad(d, claims ? claims : data, "data.claims", "expected a list");
         if (claims->n > DP_DRA_CHECKPOINT_MAX_CLAIMS)
                 return dp_error_set(d->err, -E2BIG, "%s: more than %d claims (DP_DRA_CHECKPOINT_MAX_CLAIMS)", d->source,
                                     DP_DRA_CHECKPOINT_MAX_CLAIMS);
@@ -412,13 +413,13 @@ static int decode(dec *d, const dp_doc_node *root, dp_dra_checkpoint *c, char **
                 c->n_claims++;
                 if ((r = decode_claim(d, claims->items[i], p, &c->claims[i])) < 0) return r;
                 for (size_t j = 0; j < i; j++)
-                        if (streq(c->claims[j].uid, c->claims[i].uid)) return bad(d, claims->items[i], p, "duplicate uid");
+                        if (streq(c->claims[j].uid, c->claims[i].uid))
+                                return bad(d, claims->items[i], p, "duplicate uid");
         }
         return 0;
 }
 
-int dp_dra_checkpoint_decode(const char *buf, size_t len, const char *source, dp_dra_checkpoint **ret,
-                             dp_error *err) {
+int dp_dra_checkpoint_decode(const char *buf, size_t len, const char *source, dp_dra_checkpoint **ret, dp_error *err) {
         assert_return((buf || !len) && ret, -EINVAL);
         if (!source) source = "checkpoint";
         if (len > DP_DRA_CHECKPOINT_MAX)
@@ -429,7 +430,8 @@ int dp_dra_checkpoint_decode(const char *buf, size_t len, const char *source, dp
         int r = dp_doc_parse(s, buf ? buf : "", len, source, &perr);
         if (r == -ENOMEM) return dp_error_set(err, r, "out of memory");
         if (r < 0) return dp_error_set(err, -EBADMSG, "checkpoint corrupt: %s", perr.msg);
-        if (dp_doc_count(s) != 1) return dp_error_set(err, -EBADMSG, "%s: checkpoint corrupt: expected one document", source);
+        if (dp_doc_count(s) != 1)
+                return dp_error_set(err, -EBADMSG, "%s: checkpoint corrupt: expected one document", source);
         dec d = {source, err};
         dp_dra_checkpoint *c = calloc(1, sizeof(*c));
         if (!c) return dp_error_set(err, -ENOMEM, "out of memory");
@@ -442,8 +444,9 @@ int dp_dra_checkpoint_decode(const char *buf, size_t len, const char *source, dp
                 if (!t || data_digest(c, t, &unused, want) < 0)
                         r = dp_error_set(err, -ENOMEM, "out of memory");
                 else if (!streq(want, sum))
-                        r = dp_error_set(err, -EBADMSG, "%s: checkpoint corrupt: checksum %s does not match the data (%s)",
-                                         source, sum, want);
+                        r = dp_error_set(err, -EBADMSG,
+                                         "%s: checkpoint corrupt: checksum %s does not match the data (%s)", source,
+                                         sum, want);
         }
         if (r < 0) {
                 dp_dra_checkpoint_free(c);

@@ -55,8 +55,10 @@ int dp_dra_file_write(const char *dir, const char *name, const char *data, size_
         for (size_t off = 0; r >= 0 && off < len;) {
                 ssize_t n = write(fd, data + off, len - off);
                 if (n < 0 && errno == EINTR) continue;
-                if (n < 0) r = -errno;
-                else off += (size_t)n;
+                if (n < 0)
+                        r = -errno;
+                else
+                        off += (size_t)n;
         }
         if (r >= 0 && fsync(fd) < 0) r = -errno;
         if (r >= 0 && rename(tmp, path) < 0) r = -errno;

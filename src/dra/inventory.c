@@ -360,8 +360,8 @@ static void add_mig(builder *b, const dp_device *g, size_t pos, const dp_mig_dev
 
 /* A counter-consuming partition of GPU g: `share` of every counter in cs
  * (share 0 = all of it). */
-static dp_dra_device *add_part(builder *b, const dp_device *g, size_t pos, const char *name, dp_dra_kind kind,
-                               int unit, const dp_dra_counter_set *cs, unsigned share, const char *group) {
+static dp_dra_device *add_part(builder *b, const dp_device *g, size_t pos, const char *name, dp_dra_kind kind, int unit,
+                               const dp_dra_counter_set *cs, unsigned share, const char *group) {
         dp_dra_device *d = device_new(b, name, kind, pos, unit);
         if (!d) return NULL;
         d->model_id = sdup(b, g->id);
@@ -409,8 +409,7 @@ static void add_partitioned(builder *b, const dp_device *g, size_t pos) {
         size_t k = b->inv->n_counter_sets - 1;
         for (unsigned j = 0; b->r >= 0 && j < b->partitions; j++) {
                 snprintf(name, sizeof(name), "%s-partition-%u", g->id, j);
-                add_part(b, g, pos, name, DP_DRA_KIND_PARTITION, (int)j, &b->inv->counter_sets[k], b->partitions,
-                         NULL);
+                add_part(b, g, pos, name, DP_DRA_KIND_PARTITION, (int)j, &b->inv->counter_sets[k], b->partitions, NULL);
         }
         snprintf(name, sizeof(name), "%s-full", g->id);
         if (b->r >= 0) add_part(b, g, pos, name, DP_DRA_KIND_FULL, -1, &b->inv->counter_sets[k], 0, NULL);
@@ -473,8 +472,8 @@ int dp_dra_inventory_build(const dp_device_set *set, const dp_dra_inventory_opti
         }
 
         builder b = {.set = set, .o = o, .partitions = (unsigned)parts, .err = err};
-        b.nvidia = o->style == DP_DRA_STYLE_NVIDIA || (o->style == DP_DRA_STYLE_AUTO && set->domain &&
-                                                       streq(set->domain, "nvidia.com"));
+        b.nvidia = o->style == DP_DRA_STYLE_NVIDIA ||
+                   (o->style == DP_DRA_STYLE_AUTO && set->domain && streq(set->domain, "nvidia.com"));
         if (!(b.inv = calloc(1, sizeof(*b.inv)))) return dp_error_set(err, -ENOMEM, "out of memory");
         b.inv->node_name = sdup(&b, set->node_name);
         b.inv->pool = sdup(&b, set->node_name);

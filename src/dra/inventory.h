@@ -86,8 +86,8 @@ typedef struct dp_dra_device {
         size_t n_consumes;
         char **device_nodes; /* host paths the container needs (parent's included) */
         size_t n_device_nodes;
-        bool healthy;       /* effective health */
-        char *fault_class;  /* NULL when healthy; "unhealthy" unless the caller named one */
+        bool healthy;        /* effective health */
+        char *fault_class;   /* NULL when healthy; "unhealthy" unless the caller named one */
         bool allow_multiple; /* allowMultipleAllocations */
 } dp_dra_device;
 
@@ -117,16 +117,17 @@ typedef struct dp_dra_fault {
 } dp_dra_fault;
 
 typedef struct dp_dra_inventory_options {
-        const char *driver;      /* NULL: the set's driver name */
+        const char *driver; /* NULL: the set's driver name */
         dp_dra_style style;
-        int partitions;          /* -1: the set's `partitions`; 0: whole devices; N: N partitions per GPU */
-        bool compat_groups;      /* MIG-mode [mig] and vGPU-mode [vgpu] partitions over one memory counter */
-        bool allow_multiple;     /* allowMultipleAllocations on whole devices and partitions */
+        int partitions;      /* -1: the set's `partitions`; 0: whole devices; N: N partitions per GPU */
+        bool compat_groups;  /* MIG-mode [mig] and vGPU-mode [vgpu] partitions over one memory counter */
+        bool allow_multiple; /* allowMultipleAllocations on whole devices and partitions */
         const dp_dra_fault *faults;
         size_t n_faults;
 } dp_dra_inventory_options;
 
-#define DP_DRA_INVENTORY_OPTIONS_INIT {NULL, DP_DRA_STYLE_AUTO, -1, false, false, NULL, 0}
+#define DP_DRA_INVENTORY_OPTIONS_INIT                                                                                  \
+        { NULL, DP_DRA_STYLE_AUTO, -1, false, false, NULL, 0 }
 
 /* Build the inventory of a device set (devices/device.h). Naming:
  *   whole devices      the device id (gpu-3)

@@ -149,8 +149,12 @@ int dp_ledger_acquire(dp_ledger *l, dp_ledger_path path, const char *holder, con
                 if (held_by(l, holder, devices[i])) continue;
                 bool rep = false;
                 const unit_name *u = resolve(l, devices[i], &rep);
-                hold h = {dp_strdup(holder), dp_strdup(devices[i]), path, flags | (rep ? DP_LEDGER_SHARED : 0),
-                          u->physical, u->unit};
+                hold h = {dp_strdup(holder),
+                          dp_strdup(devices[i]),
+                          path,
+                          flags | (rep ? DP_LEDGER_SHARED : 0),
+                          u->physical,
+                          u->unit};
                 if (!h.holder || !h.device) {
                         free(h.holder);
                         free(h.device);

@@ -38,7 +38,8 @@ static int parse_gpu_config(const char *json, sharing *sh, dp_error *err) {
         const char *kind = NULL, *api = NULL;
         if (root->type != DP_DOC_MAP) return dp_error_set(err, -EINVAL, "parameters: expected an object");
         if (dp_doc_get_str(dp_doc_get(root, "kind"), false, &kind, NULL) < 0 || !streq(kind, "GpuConfig"))
-                return dp_error_set(err, -EINVAL, "parameters.kind: expected GpuConfig, got %s", kind ? kind : "nothing");
+                return dp_error_set(err, -EINVAL, "parameters.kind: expected GpuConfig, got %s",
+                                    kind ? kind : "nothing");
         if (dp_doc_get_str(dp_doc_get(root, "apiVersion"), false, &api, NULL) < 0 ||
             !streq(api, "gpu.resource.example.com/v1alpha1"))
                 return dp_error_set(err, -EINVAL, "parameters.apiVersion: expected gpu.resource.example.com/v1alpha1");
@@ -57,16 +58,22 @@ static int parse_gpu_config(const char *json, sharing *sh, dp_error *err) {
                 const char *iv = "Default";
                 if (ts && dp_doc_get_str(dp_doc_get(ts, "interval"), false, &iv, NULL) < 0) iv = "Default";
                 if (!streq(iv, "Default") && !streq(iv, "Short") && !streq(iv, "Medium") && !streq(iv, "Long"))
-                        return dp_error_set(err, -EINVAL, "parameters.sharing.timeSlicingConfig.interval: unknown time-slice interval %s", iv);
+                        return dp_error_set(
+                                err, -EINVAL,
+                                "parameters.sharing.timeSlicingConfig.interval: unknown time-slice interval %s", iv);
                 snprintf(sh->interval, sizeof(sh->interval), "%s", iv);
         } else if (streq(strategy, "SpacePartitioning")) {
                 sh->strategy = SHARE_SPACE_PARTITIONING;
                 const dp_doc_node *sp = dp_doc_get(sharing_n, "spacePartitioningConfig");
                 int64_t k = 1;
                 if (sp && dp_doc_get_int64(dp_doc_get(sp, "partitionCount"), &k, NULL) < 0)
-                        return dp_error_set(err, -EINVAL,
-                                            "parameters.sharing.spacePartitioningConfig.partitionCount: expected an integer");
-                if (k < 1) return dp_error_set(err, -EINVAL, "parameters.sharing.spacePartitioningConfig.partitionCount: must be positive");
+                        return dp_error_set(
+                                err, -EINVAL,
+                                "parameters.sharing.spacePartitioningConfig.partitionCount: expected an integer");
+                if (k < 1)
+                        return dp_error_set(
+                                err, -EINVAL,
+                                "parameters.sharing.spacePartitioningConfig.partitionCount: must be positive");
                 sh->partitions = k;
         } else
                 return dp_error_set(err, -EINVAL, "parameters.sharing.strategy: unknown strategy %s", strategy);
@@ -206,7 +213,8 @@ static int add_result(prep *p, const dp_device_allocation_result *res, size_t n,
         /* prepared device */
         dp_dra_prepared_device *pd = &p->out->claim.devices[n];
         p->out->claim.n_devices++;
-        if (!(pd->requests = calloc(1, sizeof(char *))) || !(pd->requests[0] = dp_strdup(res->request ? res->request : "")))
+        if (!(pd->requests = calloc(1, sizeof(char *))) ||
+            !(pd->requests[0] = dp_strdup(res->request ? res->request : "")))
                 return oom(p);
         pd->n_requests = 1;
         if (!(pd->pool = dp_strdup(res->pool)) || !(pd->device = dp_strdup(res->device))) return oom(p);
@@ -252,7 +260,8 @@ static int metadata_doc(prep *p, const char *request, const char *pod_claim, int
         if (r >= 0) r = dp_doc_map_add(s, root, "apiVersion", dp_doc_new_str(s, DP_DRA_METADATA_API_VERSION));
         if (r >= 0) r = dp_doc_map_add(s, root, "kind", dp_doc_new_str(s, "DeviceMetadata"));
         if (r >= 0) r = dp_doc_map_add(s, meta, "name", dp_doc_new_str(s, c->meta.name ? c->meta.name : ""));
-        if (r >= 0) r = dp_doc_map_add(s, meta, "namespace", dp_doc_new_str(s, c->meta.namespace ? c->meta.namespace : ""));
+        if (r >= 0)
+                r = dp_doc_map_add(s, meta, "namespace", dp_doc_new_str(s, c->meta.namespace ? c->meta.namespace : ""));
         if (r >= 0) r = dp_doc_map_add(s, meta, "uid", dp_doc_new_str(s, c->meta.uid));
         if (r >= 0) r = dp_doc_map_add(s, meta, "generation", dp_doc_new_int(s, generation));
         if (r >= 0) r = dp_doc_map_add(s, root, "metadata", meta);
@@ -262,9 +271,11 @@ static int metadata_doc(prep *p, const char *request, const char *pod_claim, int
         for (size_t i = 0; r >= 0 && i < a->n_results; i++) {
                 const dp_device_allocation_result *res = &a->results[i];
                 char base[128];
-                if (!streq_ptr(res->driver, inv->driver) || !streq(request_base(res->request ? res->request : "", base, sizeof(base)), request))
+                if (!streq_ptr(res->driver, inv->driver) ||
+                    !streq(request_base(res->request ? res->request : "", base, sizeof(base)), request))
                         continue;
-                const dp_device *d = dp_dra_slices_find_device(p->in->slices, p->in->n_slices, res->pool, res->device, NULL);
+                const dp_device *d =
+                        dp_dra_slices_find_device(p->in->slices, p->in->n_slices, res->pool, res->device, NULL);
                 dp_doc_node *x = dp_doc_new_map(s), *attrs = dp_doc_new_map(s);
                 r = x && attrs ? 0 : -ENOMEM;
                 if (r >= 0) r = dp_doc_map_add(s, x, "driver", dp_doc_new_str(s, res->driver));
@@ -291,8 +302,8 @@ static int add_metadata(prep *p, const dp_device_allocation_result *res, size_t 
         request_base(res->request ? res->request : "", request, sizeof(request));
         for (size_t i = 0; i < o->claim.n_metadata; i++)
                 if (streq(o->claim.metadata[i].request, request)) return 0; /* the request's first device has it */
-        const char *pod_claim = dp_kv_get(p->claim->meta.annotations, p->claim->meta.n_annotations,
-                                          DP_DRA_POD_CLAIM_NAME_ANNOTATION);
+        const char *pod_claim =
+                dp_kv_get(p->claim->meta.annotations, p->claim->meta.n_annotations, DP_DRA_POD_CLAIM_NAME_ANNOTATION);
         int64_t gen = p->in->prev ? p->in->prev->metadata_generation + 1 : 1;
         dp_dra_metadata_file *mf = &o->claim.metadata[o->claim.n_metadata];
         dp_dra_file *f = &o->metadata[o->n_metadata];
@@ -316,7 +327,8 @@ static int add_metadata(prep *p, const dp_device_allocation_result *res, size_t 
         f->data = dp_strbuf_steal(&sb);
         if (!f->data) return oom(p);
         static const char *const opts[] = {"ro", "nosuid", "nodev", "bind"};
-        if (dp_dra_cdi_edits_mount(&p->spec.devices[cdi_index].edits, host, mf->container_path, opts, ELEMENTSOF(opts)) < 0)
+        if (dp_dra_cdi_edits_mount(&p->spec.devices[cdi_index].edits, host, mf->container_path, opts,
+                                   ELEMENTSOF(opts)) < 0)
                 return oom(p);
         return 0;
 }
@@ -327,7 +339,8 @@ static int run(prep *p) {
         dp_dra_prepare_output *o = p->out;
         if (!c->meta.uid || !*c->meta.uid) return dp_error_set(p->err, -EINVAL, "metadata.uid: required");
         if (!c->allocation) return dp_error_set(p->err, -EINVAL, "claim is not allocated (no status.allocation)");
-        if (!(o->claim.uid = dp_strdup(c->meta.uid)) || !(o->claim.namespace = dp_strdup(c->meta.namespace ? c->meta.namespace : "")) ||
+        if (!(o->claim.uid = dp_strdup(c->meta.uid)) ||
+            !(o->claim.namespace = dp_strdup(c->meta.namespace ? c->meta.namespace : "")) ||
             !(o->claim.name = dp_strdup(c->meta.name ? c->meta.name : "")))
                 return oom(p);
         const dp_allocation_result *a = c->allocation;
@@ -335,13 +348,14 @@ static int run(prep *p) {
         for (size_t i = 0; i < a->n_results; i++)
                 if (streq_ptr(a->results[i].driver, inv->driver)) mine++;
         if (mine > DP_DRA_MAX_RESULTS)
-                return dp_error_set(p->err, -E2BIG, "more than %d results (AllocationResultsMaxSize)", DP_DRA_MAX_RESULTS);
+                return dp_error_set(p->err, -E2BIG, "more than %d results (AllocationResultsMaxSize)",
+                                    DP_DRA_MAX_RESULTS);
         if (!mine) return 0;
         if (!(p->spec.kind = dp_strdup(inv->cdi_kind)) || !(p->spec.devices = calloc(mine, sizeof(*p->spec.devices))) ||
             !(o->claim.devices = calloc(mine, sizeof(*o->claim.devices))))
                 return oom(p);
-        if (p->in->metadata_dir &&
-            (!(o->claim.metadata = calloc(mine, sizeof(*o->claim.metadata))) || !(o->metadata = calloc(mine, sizeof(*o->metadata)))))
+        if (p->in->metadata_dir && (!(o->claim.metadata = calloc(mine, sizeof(*o->claim.metadata))) ||
+                                    !(o->metadata = calloc(mine, sizeof(*o->metadata)))))
                 return oom(p);
         bool admin = false;
         size_t n = 0;
@@ -400,7 +414,8 @@ bool dp_dra_skip_node_operation(const dp_allocation_result *a, const char *drive
                 mine++;
                 bool skip = false;
                 for (size_t j = 0; j < r->n_skip_node_operations; j++)
-                        if (streq(r->skip_node_operations[j], name) || streq(r->skip_node_operations[j], "*")) skip = true;
+                        if (streq(r->skip_node_operations[j], name) || streq(r->skip_node_operations[j], "*"))
+                                skip = true;
                 if (!skip) return false;
         }
         return mine > 0;

@@ -47,7 +47,7 @@
 #define DP_DRA_POD_CLAIM_NAME_ANNOTATION "resource.kubernetes.io/pod-claim-name"
 
 typedef struct dp_dra_prepare_input {
-        const dp_dra_inventory *inv;    /* driver, pool, node, CDI kind, device nodes, health */
+        const dp_dra_inventory *inv;      /* driver, pool, node, CDI kind, device nodes, health */
         dp_resource_slice *const *slices; /* the published slices (attributes) */
         size_t n_slices;
         const char *metadata_dir;          /* host directory of metadata files; NULL: none */
@@ -62,8 +62,8 @@ int dp_dra_prepare(const dp_dra_prepare_input *in, const dp_resource_claim *clai
                    dp_error *err);
 
 typedef enum {
-        DP_DRA_NODE_PREPARE = 0,   /* "NodePrepareResources" */
-        DP_DRA_NODE_UNPREPARE,     /* "NodeUnprepareResources" */
+        DP_DRA_NODE_PREPARE = 0, /* "NodePrepareResources" */
+        DP_DRA_NODE_UNPREPARE,   /* "NodeUnprepareResources" */
 } dp_dra_node_op;
 
 /* Whether the kubelet skips `op` for `driver` on this allocation (1.37

@@ -91,8 +91,7 @@ int dp_dra_checkpoint_remove(dp_dra_checkpoint *c, const char *uid, dp_dra_prepa
 int dp_dra_checkpoint_encode(const dp_dra_checkpoint *c, dp_strbuf *out);
 /* Decode and verify. -EBADMSG when corrupt (err says why), -E2BIG over the
  * caps, -ENOMEM. `source` names the file in messages. */
-int dp_dra_checkpoint_decode(const char *buf, size_t len, const char *source, dp_dra_checkpoint **ret,
-                             dp_error *err);
+int dp_dra_checkpoint_decode(const char *buf, size_t len, const char *source, dp_dra_checkpoint **ret, dp_error *err);
 
 /* ---- what prepare wants written, and the I/O that writes it ---- */
 

@@ -103,7 +103,8 @@ static int device_fill(dp_device *d, const dp_dra_inventory *inv, const dp_dra_d
                 if (e != DP_DRA_TAINT_OFF) {
                         if (!(d->taints = calloc(1, sizeof(*d->taints)))) return -ENOMEM;
                         d->n_taints = 1;
-                        d->taints[0].key = dp_asprintf("%s/%s", inv->driver, src->fault_class ? src->fault_class : "unhealthy");
+                        d->taints[0].key =
+                                dp_asprintf("%s/%s", inv->driver, src->fault_class ? src->fault_class : "unhealthy");
                         d->taints[0].effect = dp_strdup(dp_dra_taint_effect_to_string(e));
                         if (!d->taints[0].key || !d->taints[0].effect) return -ENOMEM;
                 }
@@ -199,7 +200,8 @@ int dp_dra_slices_build(const dp_dra_inventory *inv, const dp_dra_slice_options 
         for (size_t i = 0; i < o->n_rules; i++) {
                 dp_error e = DP_ERROR_INIT;
                 char key[512];
-                snprintf(key, sizeof(key), "%s/%s", inv->driver, o->rules[i].fault_class ? o->rules[i].fault_class : "");
+                snprintf(key, sizeof(key), "%s/%s", inv->driver,
+                         o->rules[i].fault_class ? o->rules[i].fault_class : "");
                 if (dp_validate_qualified_name(key, &e) < 0)
                         return dp_error_set(err, -EINVAL, "taint rule %zu: fault class \"%s\": %s", i,
                                             o->rules[i].fault_class ? o->rules[i].fault_class : "", e.msg);
@@ -242,8 +244,8 @@ int dp_dra_slices_emit(dp_resource_slice *const *v, size_t n, dp_doc_format fmt,
         return dp_strbuf_failed(out_buf) ? -ENOMEM : 0;
 }
 
-const dp_device *dp_dra_slices_find_device(dp_resource_slice *const *v, size_t n, const char *pool,
-                                           const char *name, const dp_resource_slice **ret_slice) {
+const dp_device *dp_dra_slices_find_device(dp_resource_slice *const *v, size_t n, const char *pool, const char *name,
+                                           const dp_resource_slice **ret_slice) {
         for (size_t i = 0; i < n; i++) {
                 if (pool && !streq_ptr(v[i]->pool_name, pool)) continue;
                 const dp_device *d = dp_resource_slice_find_device(v[i], name);

@@ -50,7 +50,8 @@ typedef struct dp_dra_slice_options {
         int64_t generation;
 } dp_dra_slice_options;
 
-#define DP_DRA_SLICE_OPTIONS_INIT {NULL, 0, DP_DRA_TAINT_NO_SCHEDULE, 1}
+#define DP_DRA_SLICE_OPTIONS_INIT                                                                                      \
+        { NULL, 0, DP_DRA_TAINT_NO_SCHEDULE, 1 }
 
 /* "NoSchedule" / "NoExecute" / "None" / "off"; parse accepts the same. */
 const char *dp_dra_taint_effect_to_string(dp_dra_taint_effect e);
@@ -68,8 +69,8 @@ void dp_dra_slices_free(dp_resource_slice **v, size_t n);
 int dp_dra_slices_emit(dp_resource_slice *const *v, size_t n, dp_doc_format fmt, dp_strbuf *out);
 
 /* Find a device of the pool (NULL if absent; ret_slice may be NULL). */
-const dp_device *dp_dra_slices_find_device(dp_resource_slice *const *v, size_t n, const char *pool,
-                                           const char *name, const dp_resource_slice **ret_slice);
+const dp_device *dp_dra_slices_find_device(dp_resource_slice *const *v, size_t n, const char *pool, const char *name,
+                                           const dp_resource_slice **ret_slice);
 
 typedef struct dp_dra_publisher dp_dra_publisher;
 

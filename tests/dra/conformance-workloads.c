@@ -79,7 +79,8 @@ static size_t candidates(env *e, const dp_device_request_spec *q, const dp_devic
                         for (size_t i = 0; ok && i < q->n_selectors; i++)
                                 ok = matches(sel[i], &cd);
                         for (size_t i = 0; ok && i < q->n_capacity_requests; i++) {
-                                const dp_device_capacity *c = dp_device_find_capacity(d, CLASS, q->capacity_requests[i].name);
+                                const dp_device_capacity *c =
+                                        dp_device_find_capacity(d, CLASS, q->capacity_requests[i].name);
                                 ok = c && d->allow_multiple_allocations &&
                                      dp_quantity_cmp(&q->capacity_requests[i].value, &c->value) <= 0;
                         }
@@ -118,7 +119,8 @@ static void allocate_and_prepare(env *e, const char *ns, const char *name, const
                                 nc = candidates(e, q, cand, 256);
                                 size_t need = q->allocation_mode == DP_ALLOCATION_MODE_ALL ? 1 : (size_t)q->count;
                                 if (nc >= need) {
-                                        snprintf(reqname, sizeof(reqname), "%s/%s", rq->name, rq->first_available[k].name);
+                                        snprintf(reqname, sizeof(reqname), "%s/%s", rq->name,
+                                                 rq->first_available[k].name);
                                         break;
                                 }
                                 nc = 0;
@@ -140,23 +142,25 @@ static void allocate_and_prepare(env *e, const char *ns, const char *name, const
                         bool adm = q->has_admin_access && q->admin_access;
                         admin |= adm;
                         any = true;
-                        dp_strbuf_printf(&results, "      - {request: %s, driver: %s, pool: node-a, device: %s%s", reqname,
-                                         CLASS, cand[i]->name, adm ? ", adminAccess: true" : "");
+                        dp_strbuf_printf(&results, "      - {request: %s, driver: %s, pool: node-a, device: %s%s",
+                                         reqname, CLASS, cand[i]->name, adm ? ", adminAccess: true" : "");
                         if (q->n_capacity_requests) {
-                                dp_strbuf_printf(&results, ", shareID: 00000000-0000-0000-0000-%012zu, consumedCapacity: {",
+                                dp_strbuf_printf(&results,
+                                                 ", shareID: 00000000-0000-0000-0000-%012zu, consumedCapacity: {",
                                                  n_used);
                                 for (size_t k = 0; k < q->n_capacity_requests; k++) {
                                         char qt[DP_QUANTITY_MAX_LEN];
                                         dp_quantity_format(&q->capacity_requests[k].value, qt, sizeof(qt));
-                                        dp_strbuf_printf(&results, "%s%s: '%s'", k ? ", " : "", q->capacity_requests[k].name, qt);
+                                        dp_strbuf_printf(&results, "%s%s: '%s'", k ? ", " : "",
+                                                         q->capacity_requests[k].name, qt);
                                 }
                                 dp_strbuf_puts(&results, "}");
                         }
                         dp_strbuf_puts(&results, "}\n");
                 }
                 if (got < need || need == 0)
-                        DP_FAIL("%s: %s: request %s: %zu of %zu devices found on example-gpu", where, name, rq->name, got,
-                                need);
+                        DP_FAIL("%s: %s: request %s: %zu of %zu devices found on example-gpu", where, name, rq->name,
+                                got, need);
         }
         if (!any) {
                 dp_strbuf_done(&results);
@@ -200,7 +204,8 @@ static void allocate_and_prepare(env *e, const char *ns, const char *name, const
         /* sharing: the GpuConfig of the workload, else TimeSlicing/Default */
         for (size_t i = 0; i < spec->n_config; i++) {
                 const char *pj = spec->config[i].parameters_json;
-                if (strstr(pj, "\"interval\":\"Long\"")) ASSERT_CONTAINS(out.cdi_spec.data, "_TIMESLICE_INTERVAL=Long\"");
+                if (strstr(pj, "\"interval\":\"Long\""))
+                        ASSERT_CONTAINS(out.cdi_spec.data, "_TIMESLICE_INTERVAL=Long\"");
                 if (strstr(pj, "\"partitionCount\":10")) ASSERT_CONTAINS(out.cdi_spec.data, "_PARTITION_COUNT=10\"");
         }
         if (!spec->n_config) ASSERT_CONTAINS(out.cdi_spec.data, "_SHARING_STRATEGY=TimeSlicing\"");
@@ -224,7 +229,8 @@ static void allocate_and_prepare(env *e, const char *ns, const char *name, const
 static bool has_claim(const dp_object_list *l, const dp_pod_resource_claim *rc, const char *ns) {
         if (rc->resource_claim_name)
                 return dp_object_list_find(l, DP_KIND_RESOURCE_CLAIM, ns, rc->resource_claim_name).hdr != NULL;
-        return dp_object_list_find(l, DP_KIND_RESOURCE_CLAIM_TEMPLATE, ns, rc->resource_claim_template_name).hdr != NULL;
+        return dp_object_list_find(l, DP_KIND_RESOURCE_CLAIM_TEMPLATE, ns, rc->resource_claim_template_name).hdr !=
+               NULL;
 }
 
 static void check_pod(const dp_object_list *l, const dp_pod *p, const char *where) {
@@ -234,13 +240,15 @@ static void check_pod(const dp_object_list *l, const dp_pod *p, const char *wher
                         DP_FAIL("%s: pod %s: claim %s names nothing in the workload", where, p->meta.name,
                                 p->resource_claims[i].name);
         for (size_t c = 0; c < p->n_containers + p->n_init_containers; c++) {
-                const dp_container *ct = c < p->n_containers ? &p->containers[c] : &p->init_containers[c - p->n_containers];
+                const dp_container *ct =
+                        c < p->n_containers ? &p->containers[c] : &p->init_containers[c - p->n_containers];
                 for (size_t k = 0; k < ct->n_claims; k++) {
                         bool found = false;
                         for (size_t i = 0; i < p->n_resource_claims; i++)
                                 if (streq(p->resource_claims[i].name, ct->claims[k].name)) found = true;
-                        if (!found) DP_FAIL("%s: pod %s: container %s uses unknown claim %s", where, p->meta.name, ct->name,
-                                            ct->claims[k].name);
+                        if (!found)
+                                DP_FAIL("%s: pod %s: container %s uses unknown claim %s", where, p->meta.name, ct->name,
+                                        ct->claims[k].name);
                 }
         }
 }

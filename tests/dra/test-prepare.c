@@ -54,13 +54,14 @@ static dp_object_list *claims(const char *yaml) {
         "    requests:\n"                                                                                              \
         "    - {name: gpu, exactly: {deviceClassName: gpu.example.com, count: 2}}\n"
 
-static const char two_gpus[] = CLAIM_HEAD "status:\n"
-                                          "  allocation:\n"
-                                          "    devices:\n"
-                                          "      results:\n"
-                                          "      - {request: gpu, driver: gpu.example.com, pool: node-a, device: gpu-0}\n"
-                                          "      - {request: gpu, driver: gpu.example.com, pool: node-a, device: gpu-3}\n"
-                                          "      - {request: gpu, driver: other.example.com, pool: node-a, device: x-1}\n";
+static const char two_gpus[] =
+        CLAIM_HEAD "status:\n"
+                   "  allocation:\n"
+                   "    devices:\n"
+                   "      results:\n"
+                   "      - {request: gpu, driver: gpu.example.com, pool: node-a, device: gpu-0}\n"
+                   "      - {request: gpu, driver: gpu.example.com, pool: node-a, device: gpu-3}\n"
+                   "      - {request: gpu, driver: other.example.com, pool: node-a, device: x-1}\n";
 
 TEST(cdi_spec_bytes) {
         fixture f;
@@ -159,7 +160,8 @@ TEST(claim_errors) {
         f.in.slices = dp_dra_publisher_slices(f.pub, &f.in.n_slices);
         l = claims(two_gpus);
         ASSERT_EQ(dp_dra_prepare(&f.in, l->items[0].claim, &out, &err), -EINVAL);
-        ASSERT_CONTAINS(err.msg, "results[1]: device node-a/gpu-3: unhealthy (taint gpu.example.com/unhealthy:NoSchedule)");
+        ASSERT_CONTAINS(err.msg,
+                        "results[1]: device node-a/gpu-3: unhealthy (taint gpu.example.com/unhealthy:NoSchedule)");
         dp_object_list_free(l);
         /* a toleration lets it through, as the scheduler did */
         l = claims(CLAIM_HEAD "status:\n  allocation:\n    devices:\n      results:\n"
@@ -198,7 +200,8 @@ static const char opaque[] =
         "        opaque:\n"
         "          driver: gpu.example.com\n"
         "          parameters: {apiVersion: gpu.resource.example.com/v1alpha1, kind: GpuConfig,\n"
-        "                       sharing: {strategy: SpacePartitioning, spacePartitioningConfig: {partitionCount: 10}}}\n";
+        "                       sharing: {strategy: SpacePartitioning, spacePartitioningConfig: {partitionCount: "
+        "10}}}\n";
 
 TEST(sharing_config) {
         fixture f;
@@ -228,14 +231,14 @@ TEST(sharing_config) {
 TEST(consumed_capacity_and_admin) {
         fixture f;
         fixture_init(&f, "example-gpu", 2);
-        dp_object_list *l = claims(
-                "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\n"
-                "metadata: {name: c, namespace: ns, uid: u-3}\n"
-                "spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com}}]}}\n"
-                "status:\n  allocation:\n    devices:\n      results:\n"
-                "      - {request: gpu, driver: gpu.example.com, pool: node-a, device: gpu-0-partition-1,\n"
-                "         shareID: 7c1f0e36-aaaa-bbbb-cccc-000000000001, adminAccess: true,\n"
-                "         consumedCapacity: {memory: 8Gi, compute: '10'}}\n");
+        dp_object_list *l =
+                claims("apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\n"
+                       "metadata: {name: c, namespace: ns, uid: u-3}\n"
+                       "spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com}}]}}\n"
+                       "status:\n  allocation:\n    devices:\n      results:\n"
+                       "      - {request: gpu, driver: gpu.example.com, pool: node-a, device: gpu-0-partition-1,\n"
+                       "         shareID: 7c1f0e36-aaaa-bbbb-cccc-000000000001, adminAccess: true,\n"
+                       "         consumedCapacity: {memory: 8Gi, compute: '10'}}\n");
         dp_dra_prepare_output out;
         dp_error err = DP_ERROR_INIT;
         if (dp_dra_prepare(&f.in, l->items[0].claim, &out, &err) < 0) DP_FAIL("%s", err.msg);
@@ -253,18 +256,19 @@ TEST(consumed_capacity_and_admin) {
 TEST(nvidia_device_nodes) {
         fixture f;
         fixture_init(&f, "a100-mixed", -1);
-        dp_object_list *l = claims(
-                "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\n"
-                "metadata: {name: m, namespace: ns, uid: u-4}\n"
-                "spec: {devices: {requests: [{name: mig, exactly: {deviceClassName: mig-1g}}]}}\n"
-                "status:\n  allocation:\n    devices:\n      results:\n"
-                "      - {request: mig, driver: gpu.nvidia.com, pool: node-a, device: gpu-2-mig-1g10gb-4}\n");
+        dp_object_list *l =
+                claims("apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\n"
+                       "metadata: {name: m, namespace: ns, uid: u-4}\n"
+                       "spec: {devices: {requests: [{name: mig, exactly: {deviceClassName: mig-1g}}]}}\n"
+                       "status:\n  allocation:\n    devices:\n      results:\n"
+                       "      - {request: mig, driver: gpu.nvidia.com, pool: node-a, device: gpu-2-mig-1g10gb-4}\n");
         dp_dra_prepare_output out;
         dp_error err = DP_ERROR_INIT;
         if (dp_dra_prepare(&f.in, l->items[0].claim, &out, &err) < 0) DP_FAIL("%s", err.msg);
         ASSERT_STREQ(out.cdi_spec.name, "nvidia.com-gpu_u-4.json");
         ASSERT_CONTAINS(out.cdi_spec.data, "\"cdiVersion\":\"0.3.0\"");
-        ASSERT_CONTAINS(out.cdi_spec.data, "{\"path\":\"/dev/nvidia2\"},{\"path\":\"/dev/nvidia-caps/nvidia-cap-gpu2-mig4\"}");
+        ASSERT_CONTAINS(out.cdi_spec.data,
+                        "{\"path\":\"/dev/nvidia2\"},{\"path\":\"/dev/nvidia-caps/nvidia-cap-gpu2-mig4\"}");
         ASSERT_CONTAINS(out.cdi_spec.data, "{\"path\":\"/dev/nvidiactl\"}");
         ASSERT_STREQ(out.claim.devices[0].cdi_ids[0], "nvidia.com/gpu=u-4-gpu-2-mig-1g10gb-4");
         dp_dra_prepare_output_done(&out);
@@ -361,8 +365,9 @@ TEST(metadata_files) {
         l = claims(two_gpus);
         f.in.prev = NULL;
         ASSERT_OK(dp_dra_prepare(&f.in, l->items[0].claim, &out, &err));
-        ASSERT_STREQ(out.claim.metadata[0].container_path,
-                     "/var/run/kubernetes.io/dra-device-attributes/resourceclaims/c1/gpu/gpu.example.com-metadata.json");
+        ASSERT_STREQ(
+                out.claim.metadata[0].container_path,
+                "/var/run/kubernetes.io/dra-device-attributes/resourceclaims/c1/gpu/gpu.example.com-metadata.json");
         ASSERT_TRUE(strstr(out.metadata[0].data, "podClaimName") == NULL);
         dp_dra_prepare_output_done(&out);
         dp_object_list_free(l);
@@ -443,15 +448,16 @@ TEST(checkpoint_round_trip_and_idempotence) {
 }
 
 TEST(skip_node_operations) {
-        dp_object_list *l = claims(
-                CLAIM_HEAD "status:\n  allocation:\n    devices:\n      results:\n"
-                           "      - {request: gpu, driver: a.example.com, pool: p, device: d0, skipNodeOperations: ['*']}\n"
-                           "      - {request: gpu, driver: a.example.com, pool: p, device: d1,\n"
-                           "         skipNodeOperations: [NodePrepareResources, NodeUnprepareResources]}\n"
-                           "      - {request: gpu, driver: b.example.com, pool: p, device: d2,\n"
-                           "         skipNodeOperations: [NodeUnprepareResources]}\n"
-                           "      - {request: gpu, driver: c.example.com, pool: p, device: d3, skipNodeOperations: ['*']}\n"
-                           "      - {request: gpu, driver: c.example.com, pool: p, device: d4}\n");
+        dp_object_list *l =
+                claims(CLAIM_HEAD
+                       "status:\n  allocation:\n    devices:\n      results:\n"
+                       "      - {request: gpu, driver: a.example.com, pool: p, device: d0, skipNodeOperations: ['*']}\n"
+                       "      - {request: gpu, driver: a.example.com, pool: p, device: d1,\n"
+                       "         skipNodeOperations: [NodePrepareResources, NodeUnprepareResources]}\n"
+                       "      - {request: gpu, driver: b.example.com, pool: p, device: d2,\n"
+                       "         skipNodeOperations: [NodeUnprepareResources]}\n"
+                       "      - {request: gpu, driver: c.example.com, pool: p, device: d3, skipNodeOperations: ['*']}\n"
+                       "      - {request: gpu, driver: c.example.com, pool: p, device: d4}\n");
         const dp_allocation_result *a = l->items[0].claim->allocation;
         ASSERT_TRUE(dp_dra_skip_node_operation(a, "a.example.com", DP_DRA_NODE_PREPARE));
         ASSERT_TRUE(dp_dra_skip_node_operation(a, "a.example.com", DP_DRA_NODE_UNPREPARE));
