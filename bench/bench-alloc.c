@@ -183,24 +183,52 @@ static outcome run_fill(int nodes, int per_node, size_t claims, shape_kind shape
         return o;
 }
 
-typedef enum { UNSAT_N_MINUS_1, UNSAT_MATCH_17, UNSAT_16_16 } unsat_kind;
+typedef enum { UNSAT_N_MINUS_1, UNSAT_MATCH_17, UNSAT_16_16, UNSAT_COUNTER } unsat_kind;
 
 static outcome run_unsat(unsat_kind k) {
         outcome o = {.claims = 1};
         dp_alloc_snapshot *s = dp_alloc_snapshot_new();
         dp_alloc_set_selector_fn(s, tsel_fn, NULL);
         devstore_n = 0;
-        node_pool(s, "node-0000", k == UNSAT_MATCH_17 ? 32 : 31);
+        if (k == UNSAT_COUNTER) {
+                /* 8 GPUs; each a counter of 10 units and 7 partitions of 2 units */
+                dp_alloc_counter ctr = {"memory", QN(10)};
+                dp_alloc_counter_set sets[8];
+                char setnames[8][24];
+                for (int g = 0; g < 8; g++) {
+                        snprintf(setnames[g], sizeof(setnames[g]), "gpu-%d-memory", g);
+                        sets[g] = (dp_alloc_counter_set){setnames[g], &ctr, 1};
+                }
+                dp_alloc_slice_spec ds = {.name = "n", .driver = "gpu.example.com", .pool = "node-0000", .generation = 1,
+                                          .slice_count = 1, .node_name = "node-0000", .counter_sets = sets,
+                                          .n_counter_sets = 8};
+                uint32_t sl;
+                if (dp_alloc_add_slice(s, &ds, &sl) < 0) abort();
+                for (int g = 0; g < 8; g++)
+                        for (int p = 0; p < 7; p++) {
+                                char dn[32];
+                                snprintf(dn, sizeof(dn), "gpu-%d-part-%d", g, p);
+                                tdev *t = newdev(dn);
+                                dp_alloc_attr at = {.name = "numa", .type = DP_ALLOC_ATTR_INT, .i = g};
+                                dp_alloc_counter use = {"memory", QN(2)};
+                                dp_alloc_consumption c = {setnames[g], &use, 1, NULL, 0};
+                                dp_alloc_device_spec d = {.name = t->name, .attrs = &at, .n_attrs = 1, .consumes = &c,
+                                                          .n_consumes = 1, .user = t};
+                                if (dp_alloc_add_device(s, sl, &d, NULL) < 0) abort();
+                        }
+        } else {
+                node_pool(s, "node-0000", k == UNSAT_MATCH_17 ? 32 : 31);
+        }
         uint32_t sa;
         dp_alloc_add_selector(s, &sel_any, &sa);
         (void)sel_numa0;
         dp_alloc_subrequest sr = {.class_selectors = &sa, .n_class_selectors = 1,
-                                  .count = k == UNSAT_N_MINUS_1 ? 32 : k == UNSAT_MATCH_17 ? 17 : 16};
+                                  .count = k == UNSAT_N_MINUS_1 ? 32 : k == UNSAT_MATCH_17 ? 17 : k == UNSAT_COUNTER ? 6 : 16};
         dp_alloc_request rq[2] = {{.name = "a", .subs = &sr, .n_subs = 1}, {.name = "b", .subs = &sr, .n_subs = 1}};
         dp_alloc_constraint ct = {.match_attribute = "gpu.example.com/numa"};
         dp_alloc_claim c = {.ns = "default", .name = "big", .uid = "big", .requests = rq,
                             .n_requests = k == UNSAT_16_16 ? 2 : 1, .constraints = &ct,
-                            .n_constraints = k == UNSAT_MATCH_17};
+                            .n_constraints = k == UNSAT_MATCH_17 || k == UNSAT_COUNTER};
         const dp_alloc_claim *cp = &c;
         dp_alloc_freeze(s, NULL);
         dp_alloc_result *res = NULL;
@@ -324,6 +352,7 @@ static const scenario scenarios[] = {
         {"unsat: 32 of 31 devices", 1, 1, 31, 1, UNSAT_N_MINUS_1},
         {"unsat: 17 sharing numa, 16 do", 1, 1, 32, 1, UNSAT_MATCH_17},
         {"unsat: 16+16 of 31 devices", 1, 1, 31, 1, UNSAT_16_16},
+        {"unsat: 6 partitions of one GPU, room for 5", 1, 1, 56, 1, UNSAT_COUNTER},
 };
 
 int main(int argc, char **argv) {
