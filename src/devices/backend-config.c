@@ -115,7 +115,8 @@ static int read_pci_rule(const dp_decode_ctx *c, const dp_doc_node *m, const cha
                 if ((r = dp_decode_str(c, n, p, true, &rule->class_prefix)) < 0) return r;
                 char *s = rule->class_prefix;
                 if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) memmove(s, s + 2, strlen(s + 2) + 1);
-                if (strlen(s) > 6 || !is_hex(s)) return dp_decode_fail(c, n, p, "must be 1 to 6 hex digits, e.g. \"0200\"");
+                if (strlen(s) > 6 || !is_hex(s))
+                        return dp_decode_fail(c, n, p, "must be 1 to 6 hex digits, e.g. \"0200\"");
                 for (char *q = s; *q; q++)
                         if (*q >= 'A' && *q <= 'F') *q = (char)(*q - 'A' + 'a');
         }
@@ -127,7 +128,8 @@ static int read_pci_rule(const dp_decode_ctx *c, const dp_doc_node *m, const cha
         }
         if ((n = dp_doc_get(m, "deviceNodes")) && !dp_doc_is_null(n)) {
                 dp_pathf(p, sizeof p, "%s.deviceNodes", path);
-                if ((r = read_strv(c, n, p, DP_DEVICES_NODES_MAX, true, &rule->device_nodes, &rule->n_device_nodes)) < 0)
+                if ((r = read_strv(c, n, p, DP_DEVICES_NODES_MAX, true, &rule->device_nodes, &rule->n_device_nodes)) <
+                    0)
                         return r;
         }
         return 0;
@@ -147,7 +149,8 @@ static int read_devglob_rule(const dp_decode_ctx *c, const dp_doc_node *m, const
         }
         if ((n = dp_doc_get(m, "usb")) && !dp_doc_is_null(n)) {
                 dp_pathf(p, sizeof p, "%s.usb", path);
-                if (n->type != DP_DOC_SEQ) return dp_decode_fail(c, n, p, "expected a list, got %s", dp_doc_type_name(n));
+                if (n->type != DP_DOC_SEQ)
+                        return dp_decode_fail(c, n, p, "expected a list, got %s", dp_doc_type_name(n));
                 if (n->n > DP_BACKEND_PATTERNS_MAX)
                         return dp_decode_fail_code(c, -E2BIG, n, p, "at most %d entries", DP_BACKEND_PATTERNS_MAX);
                 if (!(rule->usb = calloc(n->n ? n->n : 1, sizeof *rule->usb))) return oom(c);
@@ -171,8 +174,7 @@ static int read_devglob_rule(const dp_decode_ctx *c, const dp_doc_node *m, const
                         if (u->vendor < 0) return dp_decode_fail(c, n->items[i], q, "vendor is required");
                 }
         }
-        if (rule->n_paths == 0 && rule->n_usb == 0)
-                return dp_decode_fail(c, m, path, "needs paths or usb matches");
+        if (rule->n_paths == 0 && rule->n_usb == 0) return dp_decode_fail(c, m, path, "needs paths or usb matches");
         if ((n = dp_doc_get(m, "count")) && !dp_doc_is_null(n)) {
                 int64_t v;
                 dp_pathf(p, sizeof p, "%s.count", path);
@@ -184,7 +186,8 @@ static int read_devglob_rule(const dp_decode_ctx *c, const dp_doc_node *m, const
 
 static int read_xid_list(const dp_decode_ctx *c, const dp_doc_node *n, const char *path, dp_fault_table *t,
                          bool ignore) {
-        if (n->type != DP_DOC_SEQ) return dp_decode_fail(c, n, path, "expected a list of Xids, got %s", dp_doc_type_name(n));
+        if (n->type != DP_DOC_SEQ)
+                return dp_decode_fail(c, n, path, "expected a list of Xids, got %s", dp_doc_type_name(n));
         if (n->n > DP_FAULT_XID_MAX + 1) return dp_decode_fail_code(c, -E2BIG, n, path, "too many entries");
         for (size_t i = 0; i < n->n; i++) {
                 char p[128];
@@ -198,9 +201,14 @@ static int read_xid_list(const dp_decode_ctx *c, const dp_doc_node *n, const cha
 }
 
 static int read_health(const dp_decode_ctx *c, const dp_doc_node *m, dp_fault_table *t) {
-        static const char *const keys[] = {"ignoreXids",   "additionalIgnoreXids", "criticalXids",
-                                           "eccSingleBit", "eccDoubleBit",         "recoverAfterSeconds",
-                                           "pollIntervalMilliseconds", NULL};
+        static const char *const keys[] = {"ignoreXids",
+                                           "additionalIgnoreXids",
+                                           "criticalXids",
+                                           "eccSingleBit",
+                                           "eccDoubleBit",
+                                           "recoverAfterSeconds",
+                                           "pollIntervalMilliseconds",
+                                           NULL};
         static const char *const actions[] = {"ignore", "unhealthy", NULL};
         int r = dp_decode_check_map(c, m, "spec.health", keys);
         if (r < 0) return r;
@@ -279,7 +287,8 @@ static int load_root(dp_decode_ctx *c, const dp_doc_node *root, dp_backend_confi
         if ((v = dp_doc_get(spec, "driverName")) && !dp_doc_is_null(v)) {
                 if ((r = dp_decode_str(c, v, "spec.driverName", false, &cfg->driver_name)) < 0) return r;
                 if (!dp_is_dns_subdomain(cfg->driver_name) || strlen(cfg->driver_name) > 63)
-                        return dp_decode_fail(c, v, "spec.driverName", "must be a DNS subdomain of at most 63 characters");
+                        return dp_decode_fail(c, v, "spec.driverName",
+                                              "must be a DNS subdomain of at most 63 characters");
         }
         if ((v = dp_doc_get(spec, "health")) && !dp_doc_is_null(v) && (r = read_health(c, v, &cfg->faults)) < 0)
                 return r;

@@ -4,7 +4,8 @@
  * `count` times (a share count), with presence-based health: an inotify
  * watch on every directory holding a matched node wakes the daemon; a node
  * that vanished makes its devices unhealthy ("missing"), and its return
- * makes them healthy again. New matches appear only on rediscovery. */
+ * makes them healthy again; the poll interval re-checks presence as a safety
+ * net. New matches appear only on rediscovery. */
 #include <dirent.h>
 #include <glob.h>
 #include <libgen.h>
@@ -21,7 +22,7 @@ typedef struct devglob_state {
 } devglob_state;
 
 typedef struct match {
-        char *path; /* the node as the container sees it (no dev root) */
+        char *path;                  /* the node as the container sees it (no dev root) */
         int usb_vendor, usb_product; /* -1 for glob matches */
 } match;
 
@@ -104,8 +105,8 @@ static int usb_matches(const dp_backend *b, const dp_devglob_rule *rule, match *
         return r;
 }
 
-static int add_devices(const dp_backend *b, dp_device_set *s, size_t *dcap, const dp_devglob_rule *rule,
-                       const match *m, size_t nm) {
+static int add_devices(const dp_backend *b, dp_device_set *s, size_t *dcap, const dp_devglob_rule *rule, const match *m,
+                       size_t nm) {
         unsigned next = 0;
         for (size_t i = 0; i < s->n_devices; i++)
                 if (streq(s->devices[i].type, rule->type)) next++;
@@ -117,7 +118,8 @@ static int add_devices(const dp_backend *b, dp_device_set *s, size_t *dcap, cons
                         char salt[4200];
                         dp_pathf(salt, sizeof salt, "devglob/%s", m[i].path);
                         d->index = next++;
-                        if (!(d->type = dp_strdup(rule->type)) || !(d->id = dp_asprintf("%s-%u", rule->type, d->index)) ||
+                        if (!(d->type = dp_strdup(rule->type)) ||
+                            !(d->id = dp_asprintf("%s-%u", rule->type, d->index)) ||
                             !(d->uuid = dp_device_uuid_derive("DEV-", b->node_name, salt, k)))
                                 return -ENOMEM;
                         if ((r = dp_backend_strv_add(&d->device_nodes, &d->n_device_nodes, m[i].path)) < 0) return r;
@@ -163,23 +165,31 @@ int dp_devglob_presence_update(dp_fault_tracker *tr, const dp_device_set *set, d
         return changed;
 }
 
+/* Watch the directory of every node. Called on discovery (fresh inotify fd)
+ * and on each dispatch (same fd: re-adding a watch is a no-op, and a
+ * directory that vanished and came back is watched again). */
+static int add_watches(const dp_backend *b, const devglob_state *st, const dp_device_set *s) {
+        for (size_t i = 0; s && i < s->n_devices; i++)
+                for (size_t k = 0; k < s->devices[i].n_device_nodes; k++) {
+                        _cleanup_free_ char *full = dp_backend_dev_path(b, s->devices[i].device_nodes[k]);
+                        if (!full) return -ENOMEM;
+                        /* Same directory twice returns the same watch: harmless. */
+                        if (inotify_add_watch(st->ifd, dirname(full),
+                                              IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE_SELF) <
+                                    0 &&
+                            errno != ENOENT)
+                                return -errno;
+                }
+        return 0;
+}
+
 static int watch_dirs(dp_backend *b, devglob_state *st, const dp_device_set *s) {
         if (st->ifd >= 0) close(st->ifd); /* closing drops it from the epoll set */
         st->ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
         if (st->ifd < 0) return -errno;
         int r = dp_backend_watch_fd(b, st->ifd);
         if (r < 0) return r;
-        for (size_t i = 0; i < s->n_devices; i++)
-                for (size_t k = 0; k < s->devices[i].n_device_nodes; k++) {
-                        _cleanup_free_ char *full = dp_backend_dev_path(b, s->devices[i].device_nodes[k]);
-                        if (!full) return -ENOMEM;
-                        /* Same directory twice returns the same watch: harmless. */
-                        if (inotify_add_watch(st->ifd, dirname(full),
-                                              IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE_SELF) < 0 &&
-                            errno != ENOENT)
-                                return -errno;
-                }
-        return 0;
+        return add_watches(b, st, s);
 }
 
 static int devglob_discover(dp_backend *b, dp_device_set **ret, dp_error *err) {
@@ -201,10 +211,12 @@ static int devglob_discover(dp_backend *b, dp_device_set **ret, dp_error *err) {
                         free(m[k].path);
                 free(m);
                 if (r == -E2BIG)
-                        return dp_error_set(err, r, "devglob backend: spec.devglob[%zu] (%s): more than %d devices with shares",
+                        return dp_error_set(err, r,
+                                            "devglob backend: spec.devglob[%zu] (%s): more than %d devices with shares",
                                             i, rule->type, DP_DEVICES_MAX);
-                if (r < 0) return dp_error_set(err, r, "devglob backend: spec.devglob[%zu] (%s): %s", i, rule->type,
-                                               strerror(-r));
+                if (r < 0)
+                        return dp_error_set(err, r, "devglob backend: spec.devglob[%zu] (%s): %s", i, rule->type,
+                                            strerror(-r));
         }
         int r = watch_dirs(b, st, s);
         if (r < 0) return dp_error_errno(err, r, "devglob backend: inotify");
@@ -215,8 +227,11 @@ static int devglob_discover(dp_backend *b, dp_device_set **ret, dp_error *err) {
 static int devglob_poll(dp_backend *b, const dp_device_set *set, uint64_t now_usec, dp_error *err) {
         devglob_state *st = b->priv;
         char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
-        while (st->ifd >= 0 && read(st->ifd, buf, sizeof buf) > 0) {} /* the events only wake us */
-        int r = dp_devglob_presence_update(&b->tracker, set, node_present, b, now_usec);
+        while (st->ifd >= 0 && read(st->ifd, buf, sizeof buf) > 0) {
+        } /* the events only wake us */
+        int r = st->ifd >= 0 ? add_watches(b, st, set) : 0;
+        if (r == -ENOMEM) return dp_error_set(err, r, "out of memory");
+        r = dp_devglob_presence_update(&b->tracker, set, node_present, b, now_usec);
         if (r < 0) return dp_error_set(err, r, "devglob backend: %s", strerror(-r));
         return r;
 }
@@ -244,4 +259,7 @@ const dp_backend_ops dp_backend_devglob_ops = {
         .discover = devglob_discover,
         .poll = devglob_poll,
         .close = devglob_close,
+        /* inotify reacts at once; the poll interval is the safety net for what
+         * it cannot see (a watched directory removed and re-created). */
+        .polls = true,
 };

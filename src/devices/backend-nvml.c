@@ -23,7 +23,7 @@
 #include "devices/nvml-api.h"
 
 typedef struct nvml_fns {
-#define X(req, name, params) nvmlReturn_t (*name) params;
+#define X(req, name, params) nvmlReturn_t(*name) params;
         DP_NVML_FUNCS(X)
 #undef X
         dp_nvmlErrorString_fn nvmlErrorString;
@@ -133,9 +133,12 @@ static const char *arch_name(nvmlDeviceArchitecture_t a) {
 
 /* "80Gi" when exact, else "<n>Mi", else bytes: the shape profiles use. */
 static void bytes_text(uint64_t v, char *buf, size_t size) {
-        if (v && v % (1ULL << 30) == 0) dp_pathf(buf, size, "%lluGi", (unsigned long long)(v >> 30));
-        else if (v && v % (1ULL << 20) == 0) dp_pathf(buf, size, "%lluMi", (unsigned long long)(v >> 20));
-        else dp_pathf(buf, size, "%llu", (unsigned long long)v);
+        if (v && v % (1ULL << 30) == 0)
+                dp_pathf(buf, size, "%lluGi", (unsigned long long)(v >> 30));
+        else if (v && v % (1ULL << 20) == 0)
+                dp_pathf(buf, size, "%lluMi", (unsigned long long)(v >> 20));
+        else
+                dp_pathf(buf, size, "%llu", (unsigned long long)v);
 }
 
 /* The MIG memory size in the profile name: the instance's share of the
@@ -155,8 +158,10 @@ static unsigned mig_memory_gb(uint64_t total_bytes, uint64_t mig_mib) {
 static int cap_minor(const char *minors, unsigned gpu, unsigned gi, int ci) {
         if (!minors) return -1;
         char want[96];
-        if (ci < 0) dp_pathf(want, sizeof want, "gpu%u/gi%u/access ", gpu, gi);
-        else dp_pathf(want, sizeof want, "gpu%u/gi%u/ci%d/access ", gpu, gi, ci);
+        if (ci < 0)
+                dp_pathf(want, sizeof want, "gpu%u/gi%u/access ", gpu, gi);
+        else
+                dp_pathf(want, sizeof want, "gpu%u/gi%u/ci%d/access ", gpu, gi, ci);
         size_t wl = strlen(want);
         for (const char *p = minors; p && *p;) {
                 if (!strncmp(p, want, wl)) return atoi(p + wl);
@@ -207,7 +212,8 @@ static int mig_profile(discover_ctx *c, nvmlDevice_t parent, uint64_t parent_tot
         bool found = false;
         for (unsigned p = 0; p < NVML_GPU_INSTANCE_PROFILE_COUNT && !found; p++) {
                 memset(&gp, 0, sizeof gp);
-                found = f->nvmlDeviceGetGpuInstanceProfileInfo(parent, p, &gp) == NVML_SUCCESS && gp.id == gii.profileId;
+                found = f->nvmlDeviceGetGpuInstanceProfileInfo(parent, p, &gp) == NVML_SUCCESS &&
+                        gp.id == gii.profileId;
         }
         if (!found || !gp.sliceCount) return -EIO;
         unsigned ci_slices = gp.sliceCount;
@@ -228,8 +234,10 @@ static int mig_profile(discover_ctx *c, nvmlDevice_t parent, uint64_t parent_tot
                 }
         }
         unsigned gb = mig_memory_gb(parent_total, gp.memorySizeMB);
-        if (ci_slices < gp.sliceCount) dp_pathf(buf, size, "%uc.%ug.%ugb", ci_slices, gp.sliceCount, gb);
-        else dp_pathf(buf, size, "%ug.%ugb", gp.sliceCount, gb);
+        if (ci_slices < gp.sliceCount)
+                dp_pathf(buf, size, "%uc.%ug.%ugb", ci_slices, gp.sliceCount, gb);
+        else
+                dp_pathf(buf, size, "%ug.%ugb", gp.sliceCount, gb);
         *ret_mem = gp.memorySizeMB << 20;
         return 0;
 }
@@ -412,8 +420,10 @@ static int nvml_discover(dp_backend *b, dp_device_set **ret, dp_error *err) {
             cuda > 0)
                 dp_pathf(c.cuda, sizeof c.cuda, "%d.%d.0", cuda / 1000, (cuda % 1000) / 10);
         unsigned count = 0;
-        if ((r = st->f.nvmlDeviceGetCount_v2(&count)) != NVML_SUCCESS) return nvml_fail(st, err, r, "nvmlDeviceGetCount");
-        _cleanup_free_ char *mpath = dp_asprintf("%s/driver/nvidia-caps/mig-minors", b->proc_root ? b->proc_root : "/proc");
+        if ((r = st->f.nvmlDeviceGetCount_v2(&count)) != NVML_SUCCESS)
+                return nvml_fail(st, err, r, "nvmlDeviceGetCount");
+        _cleanup_free_ char *mpath =
+                dp_asprintf("%s/driver/nvidia-caps/mig-minors", b->proc_root ? b->proc_root : "/proc");
         _cleanup_free_ char *minors = NULL;
         if (!mpath || read_small(mpath, &minors) < 0) return dp_error_set(err, -ENOMEM, "out of memory");
         c.minors = minors;
@@ -426,8 +436,8 @@ static int nvml_discover(dp_backend *b, dp_device_set **ret, dp_error *err) {
                 for (size_t i = 0; i < st->n_gpus; i++)
                         for (size_t j = i + 1; j < st->n_gpus; j++) {
                                 nvmlGpuP2PStatus_t p2p = NVML_P2P_STATUS_UNKNOWN;
-                                if (st->f.nvmlDeviceGetP2PStatus(st->gpus[i].h, st->gpus[j].h, NVML_P2P_CAPS_INDEX_NVLINK,
-                                                                 &p2p) != NVML_SUCCESS ||
+                                if (st->f.nvmlDeviceGetP2PStatus(st->gpus[i].h, st->gpus[j].h,
+                                                                 NVML_P2P_CAPS_INDEX_NVLINK, &p2p) != NVML_SUCCESS ||
                                     p2p != NVML_P2P_STATUS_OK)
                                         continue;
                                 s->devices[i].nvlink[j / 64] |= 1ULL << (j % 64);
@@ -453,10 +463,14 @@ static int raise_all_lost(dp_backend *b, uint64_t now) {
 static int handle_event(dp_backend *b, const nvmlEventData_t *ev, uint64_t now) {
         nvml_state *st = b->priv;
         dp_fault_kind kind;
-        if (ev->eventType & nvmlEventTypeXidCriticalError) kind = DP_FAULT_XID;
-        else if (ev->eventType & nvmlEventTypeDoubleBitEccError) kind = DP_FAULT_ECC_DBE;
-        else if (ev->eventType & nvmlEventTypeSingleBitEccError) kind = DP_FAULT_ECC_SBE;
-        else return 0;
+        if (ev->eventType & nvmlEventTypeXidCriticalError)
+                kind = DP_FAULT_XID;
+        else if (ev->eventType & nvmlEventTypeDoubleBitEccError)
+                kind = DP_FAULT_ECC_DBE;
+        else if (ev->eventType & nvmlEventTypeSingleBitEccError)
+                kind = DP_FAULT_ECC_SBE;
+        else
+                return 0;
         char cls[DP_FAULT_CLASS_MAX];
         if (dp_fault_table_classify(&b->cfg->faults, kind, ev->eventData, cls) != DP_FAULT_UNHEALTHY) return 0;
         size_t g = SIZE_MAX;

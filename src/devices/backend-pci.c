@@ -18,7 +18,7 @@ typedef struct pci_dev {
         int vendor, device;
         char class_code[16]; /* 6 hex digits, lower case */
         int numa_node;
-        int iommu_group; /* -1: none */
+        int iommu_group;  /* -1: none */
         char driver[128]; /* "none" when unbound */
 } pci_dev;
 
@@ -162,8 +162,10 @@ static int pci_discover(dp_backend *b, dp_device_set **ret, dp_error *err) {
         for (size_t i = 0; r >= 0 && i < n; i++) {
                 _cleanup_free_ char *path = dp_asprintf("%s/%s", root, names[i]);
                 pci_dev p;
-                if (!path) r = -ENOMEM;
-                else if (read_dev(path, names[i], &p) < 0) continue; /* not a readable PCI function */
+                if (!path)
+                        r = -ENOMEM;
+                else if (read_dev(path, names[i], &p) < 0)
+                        continue; /* not a readable PCI function */
                 for (size_t k = 0; r >= 0 && k < b->cfg->n_pci; k++) {
                         const dp_pci_rule *rule = &b->cfg->pci[k];
                         if (!rule_matches(rule, &p)) continue;

@@ -66,9 +66,8 @@ int dp_backend_open(dp_backend_kind kind, const dp_backend_options *o, dp_backen
                 if ((r = dp_backend_config_load_file(o->config_path, &b->cfg, err)) < 0) return r;
         } else if (!(b->cfg = dp_backend_config_new_default()))
                 return dp_error_set(err, -ENOMEM, "out of memory");
-        if (o->env_health &&
-            (r = dp_fault_table_apply_env(&b->cfg->faults, getenv("DP_DISABLE_HEALTHCHECKS"),
-                                          getenv("DP_ENABLE_HEALTHCHECKS"), err)) < 0)
+        if (o->env_health && (r = dp_fault_table_apply_env(&b->cfg->faults, getenv("DP_DISABLE_HEALTHCHECKS"),
+                                                           getenv("DP_ENABLE_HEALTHCHECKS"), err)) < 0)
                 return r;
         if ((b->epfd = epoll_create1(EPOLL_CLOEXEC)) < 0) return dp_error_errno(err, -errno, "epoll_create1");
         if ((b->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC)) < 0)
@@ -153,8 +152,10 @@ int dp_backend_discover(dp_backend *b, dp_device_set **ret, dp_error *err) {
         /* Faults of devices that are gone are dropped. */
         for (size_t i = 0; i < b->tracker.n;) {
                 const char *id = b->tracker.items[i].device;
-                if (!dp_device_set_find(s, id) && !dp_device_set_find_mig(s, id)) dp_fault_tracker_clear(&b->tracker, id);
-                else i++;
+                if (!dp_device_set_find(s, id) && !dp_device_set_find_mig(s, id))
+                        dp_fault_tracker_clear(&b->tracker, id);
+                else
+                        i++;
         }
         if (b->kind != DP_BACKEND_MOCK) (void)apply_faults(b, s);
         arm(b, dp_backend_now_usec());
@@ -165,7 +166,8 @@ int dp_backend_discover(dp_backend *b, dp_device_set **ret, dp_error *err) {
 int dp_backend_dispatch(dp_backend *b, dp_device_set *set, uint64_t now_usec, dp_error *err) {
         assert_return(b, -EINVAL);
         uint64_t ticks;
-        while (read(b->tfd, &ticks, sizeof ticks) == (ssize_t)sizeof ticks) {}
+        while (read(b->tfd, &ticks, sizeof ticks) == (ssize_t)sizeof ticks) {
+        }
         int r = b->ops->poll ? b->ops->poll(b, set, now_usec, err) : 0;
         (void)dp_fault_tracker_expire(&b->tracker, now_usec, b->cfg->faults.recover_after_usec);
         int changed = b->kind != DP_BACKEND_MOCK ? apply_faults(b, set) : 0;
@@ -178,9 +180,12 @@ int dp_backend_recover(dp_backend *b, dp_device_set *set, const char *id, uint64
         const char *key = id;
         const dp_device *d = dp_device_set_find(set, id);
         const dp_mig_device *m = d ? NULL : dp_device_set_find_mig(set, id);
-        if (d) key = d->id;
-        else if (m) key = m->id;
-        else if (!dp_fault_tracker_find(&b->tracker, id)) return -ENOENT;
+        if (d)
+                key = d->id;
+        else if (m)
+                key = m->id;
+        else if (!dp_fault_tracker_find(&b->tracker, id))
+                return -ENOENT;
         (void)dp_fault_tracker_clear(&b->tracker, key);
         int changed = b->kind != DP_BACKEND_MOCK ? apply_faults(b, set) : 0;
         arm(b, now_usec);
@@ -213,7 +218,8 @@ dp_device_set *dp_backend_set_new(const dp_backend *b, const char *profile, cons
         s->profile = dp_strdup(profile);
         s->node_name = dp_strdup(b->node_name);
         s->domain = dp_strdup(dom);
-        s->driver_name = b->cfg->driver_name ? dp_strdup(b->cfg->driver_name) : dp_asprintf("%s.%s", driver_prefix, dom);
+        s->driver_name =
+                b->cfg->driver_name ? dp_strdup(b->cfg->driver_name) : dp_asprintf("%s.%s", driver_prefix, dom);
         s->cdi_kind = dp_asprintf("%s/%s", dom, cdi_class);
         s->visible_devices_env = dp_strdup(env);
         if (!s->profile || !s->node_name || !s->domain || !s->driver_name || !s->cdi_kind || !s->visible_devices_env)
@@ -297,6 +303,7 @@ int dp_backend_read_line(const char *path, char *buf, size_t size) {
         ssize_t n = read(fd, buf, size - 1);
         if (n < 0) return -errno;
         buf[n] = 0;
-        while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' ')) buf[--n] = 0;
+        while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+                buf[--n] = 0;
         return (int)n;
 }

@@ -23,8 +23,10 @@ int dp_fault_table_set_xid(dp_fault_table *t, unsigned xid, bool ignore) {
         assert_return(t, -EINVAL);
         if (xid > DP_FAULT_XID_MAX) return -ERANGE;
         uint64_t bit = 1ULL << (xid % 64);
-        if (ignore) t->ignore_xid[xid / 64] |= bit;
-        else t->ignore_xid[xid / 64] &= ~bit;
+        if (ignore)
+                t->ignore_xid[xid / 64] |= bit;
+        else
+                t->ignore_xid[xid / 64] &= ~bit;
         return 0;
 }
 
@@ -44,8 +46,10 @@ static int apply_list(dp_fault_table *t, const char *name, const char *list, boo
         while (*p) {
                 const char *e = strchr(p, ',');
                 size_t n = e ? (size_t)(e - p) : strlen(p);
-                while (n && (*p == ' ' || *p == '\t')) p++, n--;
-                while (n && (p[n - 1] == ' ' || p[n - 1] == '\t')) n--;
+                while (n && (*p == ' ' || *p == '\t'))
+                        p++, n--;
+                while (n && (p[n - 1] == ' ' || p[n - 1] == '\t'))
+                        n--;
                 if (n == 3 && !strncmp(p, "all", 3)) {
                         t->disabled = ignore;
                         set_all_xids(t, ignore);
@@ -64,7 +68,8 @@ static int apply_list(dp_fault_table *t, const char *name, const char *list, boo
                         if (!ignore) t->disabled = false;
                 }
                 p += n;
-                while (*p == ' ' || *p == '\t') p++;
+                while (*p == ' ' || *p == '\t')
+                        p++;
                 if (*p == ',') p++;
                 continue;
         bad:
@@ -127,9 +132,7 @@ static dp_fault_entry *find(const dp_fault_tracker *tr, const char *device) {
         return NULL;
 }
 
-const dp_fault_entry *dp_fault_tracker_find(const dp_fault_tracker *tr, const char *device) {
-        return find(tr, device);
-}
+const dp_fault_entry *dp_fault_tracker_find(const dp_fault_tracker *tr, const char *device) { return find(tr, device); }
 
 int dp_fault_tracker_raise(dp_fault_tracker *tr, const char *device, const char *fault_class, bool sticky,
                            uint64_t now_usec) {

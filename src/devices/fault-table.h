@@ -32,8 +32,8 @@
 
 #include "base/error.h"
 
-#define DP_FAULT_XID_MAX 1023         /* Xids above are always critical */
-#define DP_FAULT_CLASS_MAX 24         /* bytes incl. NUL: "xid-1023" fits */
+#define DP_FAULT_XID_MAX 1023           /* Xids above are always critical */
+#define DP_FAULT_CLASS_MAX 24           /* bytes incl. NUL: "xid-1023" fits */
 #define DP_FAULT_TRACKED_MAX (128 * 17) /* DP_DEVICES_MAX x (1 + DP_DEVICES_MIG_MAX) */
 #define DP_FAULT_DEFAULT_RECOVER_USEC (300ULL * 1000000ULL)
 #define DP_FAULT_DEFAULT_POLL_USEC (1000ULL * 1000ULL)

@@ -63,7 +63,7 @@ typedef struct nvmlPciInfo_st {
         unsigned int domain;
         unsigned int bus;
         unsigned int device;
-        unsigned int pciDeviceId;    /* (device id << 16) | vendor id */
+        unsigned int pciDeviceId; /* (device id << 16) | vendor id */
         unsigned int pciSubSystemId;
         char busId[NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE];
 } nvmlPciInfo_t;
@@ -197,21 +197,21 @@ typedef const char *(*dp_nvmlErrorString_fn)(nvmlReturn_t result);
         X(0, nvmlSystemGetCudaDriverVersion_v2, (int *cudaDriverVersion))                                              \
         X(1, nvmlDeviceGetCount_v2, (unsigned int *deviceCount))                                                       \
         X(1, nvmlDeviceGetHandleByIndex_v2, (unsigned int index, nvmlDevice_t *device))                                \
-        X(1, nvmlDeviceGetUUID, (nvmlDevice_t device, char *uuid, unsigned int length))                               \
-        X(1, nvmlDeviceGetName, (nvmlDevice_t device, char *name, unsigned int length))                               \
-        X(0, nvmlDeviceGetArchitecture, (nvmlDevice_t device, nvmlDeviceArchitecture_t * arch))                       \
-        X(1, nvmlDeviceGetMemoryInfo, (nvmlDevice_t device, nvmlMemory_t * memory))                                   \
-        X(1, nvmlDeviceGetPciInfo_v3, (nvmlDevice_t device, nvmlPciInfo_t * pci))                                     \
-        X(0, nvmlDeviceGetNumaNodeId, (nvmlDevice_t device, unsigned int *node))                                      \
-        X(1, nvmlDeviceGetMinorNumber, (nvmlDevice_t device, unsigned int *minorNumber))                              \
-        X(0, nvmlDeviceGetCudaComputeCapability, (nvmlDevice_t device, int *major, int *minor))                       \
-        X(0, nvmlDeviceGetMigMode, (nvmlDevice_t device, unsigned int *currentMode, unsigned int *pendingMode))       \
-        X(0, nvmlDeviceGetMaxMigDeviceCount, (nvmlDevice_t device, unsigned int *count))                              \
-        X(0, nvmlDeviceGetMigDeviceHandleByIndex, (nvmlDevice_t device, unsigned int index, nvmlDevice_t *migDevice)) \
-        X(0, nvmlDeviceGetGpuInstanceId, (nvmlDevice_t device, unsigned int *id))                                     \
-        X(0, nvmlDeviceGetComputeInstanceId, (nvmlDevice_t device, unsigned int *id))                                 \
-        X(0, nvmlDeviceGetGpuInstanceById, (nvmlDevice_t device, unsigned int id, nvmlGpuInstance_t *gpuInstance))    \
-        X(0, nvmlGpuInstanceGetInfo, (nvmlGpuInstance_t gpuInstance, nvmlGpuInstanceInfo_t * info))                   \
+        X(1, nvmlDeviceGetUUID, (nvmlDevice_t device, char *uuid, unsigned int length))                                \
+        X(1, nvmlDeviceGetName, (nvmlDevice_t device, char *name, unsigned int length))                                \
+        X(0, nvmlDeviceGetArchitecture, (nvmlDevice_t device, nvmlDeviceArchitecture_t * arch))                        \
+        X(1, nvmlDeviceGetMemoryInfo, (nvmlDevice_t device, nvmlMemory_t * memory))                                    \
+        X(1, nvmlDeviceGetPciInfo_v3, (nvmlDevice_t device, nvmlPciInfo_t * pci))                                      \
+        X(0, nvmlDeviceGetNumaNodeId, (nvmlDevice_t device, unsigned int *node))                                       \
+        X(1, nvmlDeviceGetMinorNumber, (nvmlDevice_t device, unsigned int *minorNumber))                               \
+        X(0, nvmlDeviceGetCudaComputeCapability, (nvmlDevice_t device, int *major, int *minor))                        \
+        X(0, nvmlDeviceGetMigMode, (nvmlDevice_t device, unsigned int *currentMode, unsigned int *pendingMode))        \
+        X(0, nvmlDeviceGetMaxMigDeviceCount, (nvmlDevice_t device, unsigned int *count))                               \
+        X(0, nvmlDeviceGetMigDeviceHandleByIndex, (nvmlDevice_t device, unsigned int index, nvmlDevice_t *migDevice))  \
+        X(0, nvmlDeviceGetGpuInstanceId, (nvmlDevice_t device, unsigned int *id))                                      \
+        X(0, nvmlDeviceGetComputeInstanceId, (nvmlDevice_t device, unsigned int *id))                                  \
+        X(0, nvmlDeviceGetGpuInstanceById, (nvmlDevice_t device, unsigned int id, nvmlGpuInstance_t *gpuInstance))     \
+        X(0, nvmlGpuInstanceGetInfo, (nvmlGpuInstance_t gpuInstance, nvmlGpuInstanceInfo_t * info))                    \
         X(0, nvmlDeviceGetGpuInstanceProfileInfo,                                                                      \
           (nvmlDevice_t device, unsigned int profile, nvmlGpuInstanceProfileInfo_t *info))                             \
         X(0, nvmlGpuInstanceGetComputeInstanceById,                                                                    \
@@ -223,8 +223,8 @@ typedef const char *(*dp_nvmlErrorString_fn)(nvmlReturn_t result);
         X(0, nvmlDeviceGetP2PStatus,                                                                                   \
           (nvmlDevice_t device1, nvmlDevice_t device2, nvmlGpuP2PCapsIndex_t p2pIndex,                                 \
            nvmlGpuP2PStatus_t * p2pStatus))                                                                            \
-        X(1, nvmlEventSetCreate, (nvmlEventSet_t * set))                                                              \
-        X(1, nvmlDeviceRegisterEvents, (nvmlDevice_t device, unsigned long long eventTypes, nvmlEventSet_t set))      \
-        X(0, nvmlDeviceGetSupportedEventTypes, (nvmlDevice_t device, unsigned long long *eventTypes))                 \
-        X(1, nvmlEventSetWait_v2, (nvmlEventSet_t set, nvmlEventData_t * data, unsigned int timeoutms))               \
+        X(1, nvmlEventSetCreate, (nvmlEventSet_t * set))                                                               \
+        X(1, nvmlDeviceRegisterEvents, (nvmlDevice_t device, unsigned long long eventTypes, nvmlEventSet_t set))       \
+        X(0, nvmlDeviceGetSupportedEventTypes, (nvmlDevice_t device, unsigned long long *eventTypes))                  \
+        X(1, nvmlEventSetWait_v2, (nvmlEventSet_t set, nvmlEventData_t * data, unsigned int timeoutms))                \
         X(1, nvmlEventSetFree, (nvmlEventSet_t set))

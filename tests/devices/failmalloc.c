@@ -82,9 +82,8 @@ static bool run_backend(dp_backend_kind kind, const dp_backend_options *o, size_
 }
 
 static bool scenario(void) {
-        dp_backend_options pci = {.node_name = "node-a",
-                                  .sysfs_root = "fixtures/sysfs-pci",
-                                  .config_path = "fixtures/pci.backend.yaml"};
+        dp_backend_options pci = {
+                .node_name = "node-a", .sysfs_root = "fixtures/sysfs-pci", .config_path = "fixtures/pci.backend.yaml"};
         if (!run_backend(DP_BACKEND_PCI, &pci, 3, 0, NULL)) return false;
         dp_backend_options dg = {.node_name = "node-a",
                                  .sysfs_root = "fixtures/sysfs-usb",

@@ -32,7 +32,8 @@ static void rm(const char *rel) {
 
 static void cleanup(void) {
         const char *files[] = {"/dev/ttyUSB0", "/dev/ttyUSB1", "/dev/fuse", "/dev/bus/usb/001/004"};
-        for (size_t i = 0; i < 4; i++) rm(files[i]);
+        for (size_t i = 0; i < 4; i++)
+                rm(files[i]);
         const char *dirs[] = {"/dev/bus/usb/001", "/dev/bus/usb", "/dev/bus", "/dev", ""};
         for (size_t i = 0; i < 5; i++) {
                 char p[256];

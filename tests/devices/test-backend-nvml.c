@@ -176,7 +176,8 @@ TEST(same_v1_resources_as_the_mock_profile) {
         dp_device_set *mock = NULL;
         dp_error err = DP_ERROR_INIT;
         ASSERT_OK(dp_profile_builtin("a100-mixed", "node-a", &mock, &err));
-        const char *cfgs[] = {"version: v1\nflags: {migStrategy: mixed}\n", "version: v1\nflags: {migStrategy: none}\n"};
+        const char *cfgs[] = {"version: v1\nflags: {migStrategy: mixed}\n",
+                              "version: v1\nflags: {migStrategy: none}\n"};
         for (size_t k = 0; k < 2; k++) {
                 dp_agent_config *c = NULL;
                 ASSERT_OK(dp_agent_config_load(cfgs[k], strlen(cfgs[k]), "config", &c, &err));

@@ -118,7 +118,8 @@ static nvmlReturn_t load(const char *path) {
         load_profiles(dp_doc_get(root, "migProfiles"), F.gi_profiles, &F.n_gi_profiles);
         load_profiles(dp_doc_get(root, "computeProfiles"), F.ci_profiles, &F.n_ci_profiles);
         const char *ev = getenv("DP_FAKE_NVML_EVENTS");
-        if (ev && *ev) snprintf(F.events_path, sizeof F.events_path, "%s", ev);
+        if (ev && *ev)
+                snprintf(F.events_path, sizeof F.events_path, "%s", ev);
         else if ((ev = sget(root, "events", NULL))) {
                 char *copy = strdup(path);
                 if (copy) snprintf(F.events_path, sizeof F.events_path, "%s/%s", ev[0] == '/' ? "" : dirname(copy), ev);
@@ -159,7 +160,8 @@ static nvmlReturn_t load(const char *path) {
         const dp_doc_node *nv = dp_doc_get(root, "nvlink");
         const char *s;
         if (dp_doc_get_str(nv, false, &s, NULL) >= 0 && !strcmp(s, "all"))
-                for (size_t i = 0; i < F.n_gpus; i++) F.gpus[i].nvgroup = 0;
+                for (size_t i = 0; i < F.n_gpus; i++)
+                        F.gpus[i].nvgroup = 0;
         for (size_t k = 0; nv && nv->type == DP_DOC_SEQ && k < nv->n; k++)
                 for (size_t j = 0; nv->items[k]->type == DP_DOC_SEQ && j < nv->items[k]->n; j++) {
                         int64_t v;
@@ -421,8 +423,10 @@ EXPORT nvmlReturn_t nvmlDeviceGetP2PStatus(nvmlDevice_t a, nvmlDevice_t b, nvmlG
         CHECK_INIT();
         fake_gpu *x = gpu_of(a), *y = gpu_of(b);
         if (!x || !y) return NVML_ERROR_INVALID_ARGUMENT;
-        if (idx != NVML_P2P_CAPS_INDEX_NVLINK) *st = NVML_P2P_STATUS_OK;
-        else *st = x->nvgroup >= 0 && x->nvgroup == y->nvgroup ? NVML_P2P_STATUS_OK : NVML_P2P_STATUS_NOT_SUPPORTED;
+        if (idx != NVML_P2P_CAPS_INDEX_NVLINK)
+                *st = NVML_P2P_STATUS_OK;
+        else
+                *st = x->nvgroup >= 0 && x->nvgroup == y->nvgroup ? NVML_P2P_STATUS_OK : NVML_P2P_STATUS_NOT_SUPPORTED;
         return NVML_SUCCESS;
 }
 
