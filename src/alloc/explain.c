@@ -225,7 +225,9 @@ void explain_failure(search *st, dp_strbuf *why) {
         if (!printed) dp_strbuf_puts(why, "no device could be considered\n");
         for (size_t i = 0; i < n->n_bad_pools; i++) {
                 const pool *p = &s->pools[n->bad_pools[i]];
-                if (p->invalid)
+                /* a pool still being published may look invalid (its counter
+                 * sets in a slice not seen yet): say incomplete first */
+                if (p->invalid && !p->incomplete)
                         dp_strbuf_printf(why, "pool %s/%s skipped: invalid: %s\n", s->strs[p->driver], s->strs[p->name],
                                          p->invalid_why ? p->invalid_why : "");
                 else
