@@ -11,6 +11,7 @@
 
 #include "devices/backend.h"
 #include "devices/config.h"
+#include "devices/health.h"
 #include "devices/profile.h"
 #include "devices/v1.h"
 
@@ -353,6 +354,38 @@ TEST(fd_wakes_the_loop) {
         uint64_t now = (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000ULL;
         ASSERT_EQ(dp_backend_dispatch(b, s, now, &err), 1);
         ASSERT_EQ(s->devices[2].health, DP_HEALTH_UNHEALTHY);
+        dp_device_set_free(s);
+        dp_backend_close(b);
+}
+
+/* The daemon's contract: backend health lands in profile_health and health;
+ * the health override file, re-applied after a dispatch, wins. Faults
+ * survive a rediscovery of the same devices. */
+TEST(health_file_overrides_and_rediscovery) {
+        setup("a100-mixed.nvml.yaml");
+        dp_backend *b = open_nvml(NULL);
+        dp_device_set *s = discover(b);
+        dp_error err = DP_ERROR_INIT;
+        inject("6 xid 79\n");
+        ASSERT_EQ(dp_backend_dispatch(b, s, 1000, &err), 1);
+        const char *txt = "gpu-6 healthy\ngpu-3 unhealthy\n";
+        dp_health_file *f = NULL;
+        ASSERT_OK(dp_health_file_parse(txt, strlen(txt), "health", &f, &err));
+        ASSERT_EQ(dp_health_apply(s, f, "health", &err), 2);
+        ASSERT_EQ(s->devices[6].health, DP_HEALTH_HEALTHY);
+        ASSERT_EQ(s->devices[6].profile_health, DP_HEALTH_UNHEALTHY);
+        ASSERT_EQ(s->devices[3].health, DP_HEALTH_UNHEALTHY);
+        ASSERT_EQ(dp_health_apply(s, NULL, "health", &err), 2); /* file removed: the backend's view */
+        ASSERT_EQ(s->devices[6].health, DP_HEALTH_UNHEALTHY);
+        dp_health_file_free(f);
+        dp_device_set *again = discover(b);
+        ASSERT_EQ(again->devices[6].health, DP_HEALTH_UNHEALTHY);
+        ASSERT_EQ(dp_backend_faults(b, NULL), 1);
+        /* Events still flow on the re-registered event set. */
+        inject("7 xid 79\n");
+        ASSERT_EQ(dp_backend_dispatch(b, again, 2000, &err), 1);
+        ASSERT_EQ(again->devices[7].health, DP_HEALTH_UNHEALTHY);
+        dp_device_set_free(again);
         dp_device_set_free(s);
         dp_backend_close(b);
 }
