@@ -7,3 +7,10 @@ target_link_libraries(dra-conformance-workloads PRIVATE dp_dra dp_cel)
 add_test(NAME dra/conformance-workloads COMMAND dra-conformance-workloads
          WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}/dra)
 set_tests_properties(dra/conformance-workloads PROPERTIES TIMEOUT 120 ENVIRONMENT "${DP_TEST_ENV}" LABELS unit)
+
+# Fail each allocation of a driver-core scenario in turn (see dra/failmalloc.c).
+add_executable(dra-failmalloc ${CMAKE_CURRENT_SOURCE_DIR}/dra/failmalloc.c)
+target_link_libraries(dra-failmalloc PRIVATE dp_dra)
+target_link_options(dra-failmalloc PRIVATE -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=strdup,--wrap=strndup)
+add_test(NAME dra/failmalloc COMMAND dra-failmalloc WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}/dra)
+set_tests_properties(dra/failmalloc PROPERTIES TIMEOUT 300 ENVIRONMENT "${DP_TEST_ENV}" LABELS unit)

@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * dra-failmalloc — run the driver core through a scenario (inventory,
+ * slices through the publisher, YAML, prepare with metadata files, CDI JSON,
+ * checkpoint encode/decode, ledger) once per allocation, failing exactly that
+ * allocation. Every run must end in success or -ENOMEM, never a crash or
+ * another error, and LeakSanitizer checks at exit that every failure path
+ * freed what it had. Allocations are intercepted with the linker's --wrap;
+ * the profile and the claim are read before failures start. */
+#include <stdio.h>
+
+#include "dra/inventory.h"
+#include "dra/ledger.h"
+#include "dra/prepare.h"
+#include "dra/slices.h"
+
+void *__real_malloc(size_t n);
+void *__real_calloc(size_t a, size_t b);
+void *__real_realloc(void *p, size_t n);
+char *__real_strdup(const char *s);
+char *__real_strndup(const char *s, size_t n);
+void *__wrap_malloc(size_t n);
+void *__wrap_calloc(size_t a, size_t b);
+void *__wrap_realloc(void *p, size_t n);
+char *__wrap_strdup(const char *s);
+char *__wrap_strndup(const char *s, size_t n);
+
+static unsigned long fail_at, counter;
+static bool failed;
+
+static bool should_fail(void) {
+        if (!fail_at || ++counter != fail_at) return false;
+        failed = true;
+        return true;
+}
+void *__wrap_malloc(size_t n) { return should_fail() ? NULL : __real_malloc(n); }
+void *__wrap_calloc(size_t a, size_t b) { return should_fail() ? NULL : __real_calloc(a, b); }
+void *__wrap_realloc(void *p, size_t n) { return should_fail() ? NULL : __real_realloc(p, n); }
+char *__wrap_strdup(const char *s) { return should_fail() ? NULL : __real_strdup(s); }
+char *__wrap_strndup(const char *s, size_t n) { return should_fail() ? NULL : __real_strndup(s, n); }
+
+static const char claim_yaml[] =
+        "apiVersion: resource.k8s.io/v1\n"
+        "kind: ResourceClaim\n"
+        "metadata: {name: c, namespace: ns, uid: u-1, annotations: {resource.kubernetes.io/pod-claim-name: gpu}}\n"
+        "spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com}}]}}\n"
+        "status:\n"
+        "  allocation:\n"
+        "    devices:\n"
+        "      results:\n"
+        "      - {request: gpu, driver: gpu.example.com, pool: node-a, device: gpu-0-partition-1,\n"
+        "         shareID: 7c1f0e36-aaaa-bbbb-cccc-000000000001, consumedCapacity: {memory: 8Gi}}\n"
+        "      - {request: gpu, driver: gpu.example.com, pool: node-a, device: gpu-1-full}\n"
+        "      config:\n"
+        "      - source: FromClaim\n"
+        "        requests: [gpu]\n"
+        "        opaque:\n"
+        "          driver: gpu.example.com\n"
+        "          parameters: {apiVersion: gpu.resource.example.com/v1alpha1, kind: GpuConfig,\n"
+        "                       sharing: {strategy: SpacePartitioning, spacePartitioningConfig: {partitionCount: "
+        "2}}}\n";
+
+static struct dp_device_set *set;
+static dp_object_list *claims;
+
+static bool must(int r, const char *what) {
+        if (r < 0 && r != -ENOMEM) {
+                fprintf(stderr, "dra-failmalloc: %s failed with %d at allocation %lu\n", what, r, fail_at);
+                abort();
+        }
+        return r >= 0;
+}
+
+static bool scenario(void) {
+        bool ok = true;
+        dp_error err = DP_ERROR_INIT;
+        dp_dra_inventory *inv = NULL;
+        dp_dra_inventory_options o = DP_DRA_INVENTORY_OPTIONS_INIT;
+        o.partitions = 2;
+        if (!must(dp_dra_inventory_build(set, &o, &inv, &err), "inventory")) return false;
+        dp_dra_publisher *pub = dp_dra_publisher_new(1);
+        if (!pub) {
+                dp_dra_inventory_free(inv);
+                return false;
+        }
+        dp_dra_taint_rule rules[] = {{"xid-79", DP_DRA_TAINT_NO_EXECUTE}};
+        dp_dra_slice_options so = DP_DRA_SLICE_OPTIONS_INIT;
+        so.rules = rules;
+        so.n_rules = 1;
+        ok = must(dp_dra_publisher_update(pub, inv, &so, &err), "publish");
+        size_t n = 0;
+        dp_resource_slice *const *v = dp_dra_publisher_slices(pub, &n);
+        dp_strbuf sb = DP_STRBUF_INIT;
+        if (ok) ok = must(dp_dra_slices_emit(v, n, DP_DOC_YAML, &sb), "emit");
+        dp_strbuf_done(&sb);
+
+        dp_dra_prepare_output out = {0};
+        bool prepared = false;
+        if (ok) {
+                dp_dra_prepare_input in = {inv, v, n, "/run/md", NULL};
+                prepared = ok = must(dp_dra_prepare(&in, claims->items[0].claim, &out, &err), "prepare");
+        }
+        dp_dra_checkpoint *c = ok ? dp_dra_checkpoint_new("gpu.example.com", "node-a") : NULL;
+        if (ok && !c) ok = false;
+        if (ok) ok = must(dp_dra_checkpoint_put(c, &out.claim), "checkpoint put");
+        if (ok) ok = must(dp_dra_checkpoint_encode(c, &sb), "checkpoint encode");
+        if (ok) {
+                dp_dra_checkpoint *d = NULL;
+                ok = must(dp_dra_checkpoint_decode(sb.buf, sb.len, "ck", &d, &err), "checkpoint decode");
+                dp_dra_prepared_claim *gone = NULL;
+                if (ok) ok = must(dp_dra_checkpoint_remove(d, "u-1", &gone), "checkpoint remove");
+                dp_dra_prepared_claim_free(gone);
+                dp_dra_checkpoint_free(d);
+        }
+        dp_strbuf_done(&sb);
+        dp_dra_checkpoint_free(c);
+
+        dp_ledger *l = ok ? dp_ledger_new(set, inv) : NULL;
+        if (ok && !l) ok = false;
+        if (ok) {
+                const char *devs[] = {"gpu-0-partition-1", "gpu-1-full"};
+                ok = must(dp_ledger_acquire(l, DP_LEDGER_V2, "claim ns/c (u-1)", devs, 2, DP_LEDGER_SHARED, &err),
+                          "ledger");
+                const char *v1[] = {"gpu-2::0"};
+                if (ok) ok = must(dp_ledger_acquire(l, DP_LEDGER_V1, "pod p/c", v1, 1, 0, &err), "ledger v1");
+                dp_ledger_release(l, "pod p/c");
+        }
+        dp_ledger_free(l);
+        if (prepared) dp_dra_prepare_output_done(&out);
+        dp_dra_publisher_free(pub);
+        dp_dra_inventory_free(inv);
+        return ok;
+}
+
+int main(void) {
+        dp_error err = DP_ERROR_INIT;
+        if (dp_dra_device_set_load("example-gpu", "node-a", &set, &err) < 0) {
+                fprintf(stderr, "%s\n", err.msg);
+                return 1;
+        }
+        claims = dp_object_list_new();
+        if (dp_model_decode_buffer(claim_yaml, sizeof(claim_yaml) - 1, "claim", claims, &err) < 0) {
+                fprintf(stderr, "%s\n", err.msg);
+                return 1;
+        }
+        fail_at = 0;
+        if (!scenario()) {
+                fprintf(stderr, "dra-failmalloc: the scenario fails without injected failures\n");
+                return 1;
+        }
+        unsigned long absorbed = 0;
+        int rc = 0;
+        for (unsigned long i = 1;; i++) {
+                fail_at = i;
+                counter = 0;
+                failed = false;
+                bool ok = scenario();
+                if (!failed) {
+                        if (!ok) {
+                                fprintf(stderr, "dra-failmalloc: run %lu failed without an injected failure\n", i);
+                                rc = 1;
+                        } else
+                                printf("dra-failmalloc: %lu allocations, each failed in turn (%lu absorbed)\n", i - 1,
+                                       absorbed);
+                        rc = rc || absorbed;
+                        break;
+                }
+                if (ok) {
+                        absorbed++; /* a failure that did not surface: hidden -ENOMEM handling */
+                        fprintf(stderr, "dra-failmalloc: allocation %lu failed and the scenario still succeeded\n", i);
+                }
+        }
+        fail_at = 0;
+        dp_object_list_free(claims);
+        dp_dra_device_set_free(set);
+        return rc;
+}
