@@ -389,3 +389,26 @@ TEST(health_file_overrides_and_rediscovery) {
         dp_device_set_free(s);
         dp_backend_close(b);
 }
+
+/* All eight GPUs in MIG mode: migStrategy single exposes 56 nvidia.com/gpu. */
+TEST(all_mig_box_single_strategy) {
+        setup("a100-8x7.nvml.yaml");
+        dp_backend *b = open_nvml(NULL);
+        dp_device_set *s = discover(b);
+        ASSERT_EQ(dp_device_set_count_mig_enabled(s), 8);
+        ASSERT_EQ(s->devices[7].n_migs, 7);
+        ASSERT_EQ(s->devices[7].numa_node, 1);
+        dp_error err = DP_ERROR_INIT;
+        const char *single = "version: v1\nflags: {migStrategy: single}\n";
+        dp_agent_config *c = NULL;
+        ASSERT_OK(dp_agent_config_load(single, strlen(single), "config", &c, &err));
+        dp_v1_plan *p = NULL;
+        if (dp_v1_plan_build(s, c, &p, &err) < 0) DP_FAIL("%s", err.msg);
+        ASSERT_EQ(p->n_resources, 1);
+        ASSERT_STREQ(p->resources[0].name, "nvidia.com/gpu");
+        ASSERT_EQ(dp_v1_resource_count(&p->resources[0]), 56);
+        dp_v1_plan_free(p);
+        dp_agent_config_free(c);
+        dp_device_set_free(s);
+        dp_backend_close(b);
+}
