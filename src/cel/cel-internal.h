@@ -17,6 +17,12 @@
 #include "cel/cel.h"
 #include "model/quantity.h"
 
+/* Nesting of the parsed tree (the parser's own recursion is capped at
+ * DP_CEL_MAX_DEPTH; operator chains nest without it). Checking, planning,
+ * estimating and evaluating recurse on the tree, so this bounds their stack
+ * use. A 10 KiB expression could otherwise nest about 5,000 levels. */
+#define DP_CEL_MAX_AST_DEPTH 1000
+
 /* ---- arena ---- */
 typedef struct cel_arena_chunk cel_arena_chunk;
 typedef struct cel_arena {

@@ -51,6 +51,8 @@ static uint64_t smul(uint64_t a, uint64_t b) {
         uint64_t r;
         return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
 }
+static uint64_t umax(uint64_t a, uint64_t b) { return a > b ? a : b; }
+static uint64_t umin(uint64_t a, uint64_t b) { return a < b ? a : b; }
 static uint64_t tenth(uint64_t n) { return n >= UNBOUNDED ? UNBOUNDED : (uint64_t)ceil((double)n * 0.1); }
 
 static const escope *find(const escope *s, const char *n) {
@@ -139,7 +141,7 @@ static uint64_t size_of(const cel_expr *e, const escope *s) {
                 if (streq(fn, "_+_") && e->call.nargs == 2)
                         return sadd(size_of(e->call.args[0], s), size_of(e->call.args[1], s));
                 if (streq(fn, "_?_:_"))
-                        return DP_MAX(size_of(e->call.args[1], s), size_of(e->call.args[2], s));
+                        return umax(size_of(e->call.args[1], s), size_of(e->call.args[2], s));
                 if (e->type && (e->type->kind == CT_INT || e->type->kind == CT_UINT || e->type->kind == CT_DOUBLE ||
                                 e->type->kind == CT_BOOL || e->type->kind == CT_QUANTITY || e->type->kind == CT_SEMVER))
                         return 1;
@@ -171,7 +173,7 @@ static uint64_t call_est(const cel_expr *e, const escope *s) {
         if (!e->call.target) {
                 if (streq(fn, "_==_") || streq(fn, "_!=_") || streq(fn, "_<_") || streq(fn, "_<=_") || streq(fn, "_>_") ||
                     streq(fn, "_>=_"))
-                        return tenth(DP_MIN(size_of(a0, s), size_of(a1, s)));
+                        return tenth(umin(size_of(a0, s), size_of(a1, s)));
                 if (streq(fn, "@in")) {
                         if (e->call.args[1]->type && e->call.args[1]->type->kind == CT_MAP) return 1;
                         shape sh = shape_of(e->call.args[1], s);
@@ -198,10 +200,10 @@ static uint64_t call_est(const cel_expr *e, const escope *s) {
                                streq(fn, "trim") || streq(fn, "charAt") || streq(fn, "indexOf") ||
                                streq(fn, "lastIndexOf") || streq(fn, "replace")) &&
             (!a0->type || a0->type->kind == CT_STRING || a0->type->kind == CT_DYN))
-                return DP_MAX((uint64_t)1, tenth(size_of(a0, s)));
+                return umax(1, tenth(size_of(a0, s)));
         if (!e->call.target && (streq(fn, "quantity") || streq(fn, "isQuantity") || streq(fn, "semver") ||
                                 streq(fn, "isSemver")))
-                return DP_MAX((uint64_t)1, tenth(size_of(a0, s)));
+                return umax(1, tenth(size_of(a0, s)));
         return 1;
 }
 
@@ -240,7 +242,7 @@ static uint64_t est(const cel_expr *e, const escope *s) {
                         k1 = SH_VALUE;
                 } else if (r->kind == CE_LIST) {
                         uint64_t m = 0;
-                        for (size_t i = 0; i < r->list.n; i++) m = DP_MAX(m, size_of(r->list.elems[i], s));
+                        for (size_t i = 0; i < r->list.n; i++) m = umax(m, size_of(r->list.elems[i], s));
                         s1 = m;
                 }
                 if (e->comp.iter_var2 && r->type && r->type->kind == CT_LIST) {
@@ -261,7 +263,7 @@ static uint64_t est(const cel_expr *e, const escope *s) {
                 const char *fn = e->call.fn;
                 if (!e->call.target && streq(fn, "_?_:_")) {
                         uint64_t a = est(e->call.args[1], s), b = est(e->call.args[2], s);
-                        return sadd(est(e->call.args[0], s), DP_MAX(a, b));
+                        return sadd(est(e->call.args[0], s), umax(a, b));
                 }
                 uint64_t c = e->call.target ? est(e->call.target, s) : 0;
                 for (size_t i = 0; i < e->call.nargs; i++) c = sadd(c, est(e->call.args[i], s));

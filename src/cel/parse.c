@@ -906,7 +906,6 @@ static cel_expr *parse_primary(parser *p) {
 }
 
 static cel_expr *parse_member(parser *p) {
-        if (!enter(p)) return NULL;
         cel_expr *e = parse_primary(p);
         while (e) {
                 uint32_t pos = p->t.start;
@@ -967,12 +966,10 @@ static cel_expr *parse_member(parser *p) {
                 } else
                         break;
         }
-        p->depth--;
         return e;
 }
 
 static cel_expr *parse_unary(parser *p) {
-        if (!enter(p)) return NULL;
         uint32_t pos = p->t.start;
         cel_expr *e = NULL;
         if (is_p(p, "!")) {
@@ -1041,7 +1038,6 @@ static cel_expr *parse_unary(parser *p) {
                 for (size_t i = 0; i < n && e; i++) e = mk_call(p, pos, NULL, "-_", 1, e);
         } else
                 e = parse_member(p);
-        p->depth--;
         return e;
 }
 
@@ -1129,6 +1125,42 @@ static cel_expr *parse_expr(parser *p) {
         return e;
 }
 
+/* The tree's nesting, which bounds the recursion of everything after the
+ * parser. Operator chains (1 + 1 + ...) and repeated unary operators nest
+ * without parser recursion, so they are counted here. */
+static unsigned umax(unsigned a, unsigned b) { return a > b ? a : b; }
+
+static unsigned ast_depth(const cel_expr *e, unsigned d) {
+        if (!e || d > DP_CEL_MAX_AST_DEPTH) return d;
+        unsigned m = d;
+        switch (e->kind) {
+        case CE_SELECT: return ast_depth(e->sel.operand, d + 1);
+        case CE_CALL:
+                if (e->call.target) m = umax(m, ast_depth(e->call.target, d + 1));
+                for (size_t i = 0; i < e->call.nargs && m <= DP_CEL_MAX_AST_DEPTH; i++)
+                        m = umax(m, ast_depth(e->call.args[i], d + 1));
+                return m;
+        case CE_LIST:
+                for (size_t i = 0; i < e->list.n && m <= DP_CEL_MAX_AST_DEPTH; i++)
+                        m = umax(m, ast_depth(e->list.elems[i], d + 1));
+                return m;
+        case CE_MAP:
+        case CE_STRUCT:
+                for (size_t i = 0; i < e->map.n && m <= DP_CEL_MAX_AST_DEPTH; i++) {
+                        m = umax(m, ast_depth(e->map.entries[i].key, d + 1));
+                        m = umax(m, ast_depth(e->map.entries[i].value, d + 1));
+                }
+                return m;
+        case CE_COMPREHENSION:
+                m = umax(m, ast_depth(e->comp.range, d + 1));
+                m = umax(m, ast_depth(e->comp.accu_init, d + 1));
+                m = umax(m, ast_depth(e->comp.step, d + 1));
+                m = umax(m, ast_depth(e->comp.cond, d + 1));
+                return umax(m, ast_depth(e->comp.result, d + 1));
+        default: return d;
+        }
+}
+
 int cel_parse(const char *src, size_t len, bool macros, cel_ast *ast, dp_error *err) {
         memset(ast, 0, sizeof(*ast));
         parser p = {.src = src, .len = len, .ast = ast, .err = err, .macros = macros, .msgs = DP_STRBUF_INIT};
@@ -1154,6 +1186,11 @@ int cel_parse(const char *src, size_t len, bool macros, cel_ast *ast, dp_error *
                 return r;
         }
         dp_strbuf_done(&p.msgs);
+        if (ast_depth(e, 0) > DP_CEL_MAX_AST_DEPTH) {
+                cel_ast_done(ast);
+                return dp_error_set(err, -E2BIG, "ERROR: <input>:1:1: expression nesting exceeds %d levels",
+                                    DP_CEL_MAX_AST_DEPTH);
+        }
         ast->root = e;
         return 0;
 }

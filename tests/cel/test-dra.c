@@ -377,3 +377,28 @@ TEST(list_attribute_without_gate) {
         ASSERT_EQ(eval_on("device.attributes['dra.example.com'].names == 'x'", &d, &err), -1);
         ASSERT_CONTAINS(err.msg, "attribute names: unsupported attribute value");
 }
+
+TEST(deep_operator_chains) {
+        /* long chains parse without parser recursion; the tree depth is capped */
+        char buf[DP_CEL_MAX_EXPR_LEN + 1];
+        size_t n = 0;
+        for (int i = 0; i < 900; i++) n += (size_t)snprintf(buf + n, sizeof buf - n, "1+");
+        n += (size_t)snprintf(buf + n, sizeof buf - n, "1 == 901");
+        expect_match(buf, 1);
+        n = 0;
+        for (int i = 0; i < 900; i++) buf[n++] = '!';
+        memcpy(buf + n, "true", 5);
+        expect_match(buf, 1);
+        n = 0;
+        for (int i = 0; i < 3000; i++) n += (size_t)snprintf(buf + n, sizeof buf - n, "1+");
+        snprintf(buf + n, sizeof buf - n, "1 == 0");
+        expect_compile_error(buf, NULL, "nesting exceeds");
+        /* 250 nested parentheses are fine, as in cel-go */
+        n = 0;
+        for (int i = 0; i < 240; i++) buf[n++] = '(';
+        memcpy(buf + n, "true", 4);
+        n += 4;
+        for (int i = 0; i < 240; i++) buf[n++] = ')';
+        buf[n] = 0;
+        expect_match(buf, 1);
+}
