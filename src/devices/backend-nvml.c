@@ -17,6 +17,7 @@
 #include <dlfcn.h>
 #include <stdio.h>
 
+#include "base/log.h"
 #include "base/strbuf.h"
 #include "devices/backend-internal.h"
 #include "devices/decode.h"
@@ -383,9 +384,13 @@ static int add_gpu(discover_ctx *c, unsigned i, size_t *dcap) {
         return 0;
 }
 
+/* A GPU whose events cannot be registered stays healthy but unmonitored
+ * (said once in the log), as NVIDIA's plugin does. */
 static void register_events(nvml_state *st) {
-        if (st->f.nvmlEventSetCreate(&st->events) != NVML_SUCCESS) {
+        nvmlReturn_t r = st->f.nvmlEventSetCreate(&st->events);
+        if (r != NVML_SUCCESS) {
                 st->events = NULL;
+                log_warning("nvml backend: nvmlEventSetCreate: %s; no GPU health monitoring", nvml_str(st, r));
                 return;
         }
         for (size_t i = 0; i < st->n_gpus; i++) {
@@ -393,8 +398,11 @@ static void register_events(nvml_state *st) {
                 if (st->f.nvmlDeviceGetSupportedEventTypes &&
                     st->f.nvmlDeviceGetSupportedEventTypes(st->gpus[i].h, &types) == NVML_SUCCESS)
                         types &= EVENTS_WANTED;
-                st->gpus[i].monitored =
-                        types && st->f.nvmlDeviceRegisterEvents(st->gpus[i].h, types, st->events) == NVML_SUCCESS;
+                r = types ? st->f.nvmlDeviceRegisterEvents(st->gpus[i].h, types, st->events) : NVML_ERROR_NOT_SUPPORTED;
+                st->gpus[i].monitored = r == NVML_SUCCESS;
+                if (!st->gpus[i].monitored)
+                        log_warning("nvml backend: %s: no Xid/ECC events (%s); its health is not monitored",
+                                    st->gpus[i].id, nvml_str(st, r));
         }
 }
 

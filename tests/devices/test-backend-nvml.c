@@ -333,6 +333,11 @@ TEST(compute_instance_profiles_and_no_numa) {
         ASSERT_STREQ(d->migs[0].id, "gpu-0-mig-1c.2g.20gb-0");
         ASSERT_STREQ(d->migs[1].profile, "3g.40gb");
         ASSERT_EQ(d->migs[1].n_device_nodes, 0); /* no mig-minors for this GPU */
+        /* No event support: unmonitored, so an Xid never arrives. */
+        dp_error err = DP_ERROR_INIT;
+        inject("0 xid 79\n");
+        ASSERT_EQ(dp_backend_dispatch(b, s, 1000, &err), 0);
+        ASSERT_EQ(s->devices[0].health, DP_HEALTH_HEALTHY);
         dp_device_set_free(s);
         dp_backend_close(b);
 }

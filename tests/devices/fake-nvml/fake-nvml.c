@@ -13,6 +13,7 @@
  *     <gpu index> xid <n> [gi <id> [ci <id>]]
  *     <gpu index> ecc-sbe | ecc-dbe
  *     fail                       (the wait itself fails: NVML_ERROR_UNKNOWN)
+ * A GPU with `events: none` supports no event type (unmonitored).
  * Tests append lines and call the backend's dispatch; nothing sleeps unless
  * a caller passes a non-zero timeout (then the fake re-reads every 5 ms).
  */
@@ -66,7 +67,8 @@ struct fake_gpu {
         fake_mig migs[16];
         size_t n_migs;
         unsigned long long registered;
-        int nvgroup; /* NVLink group, -1 none */
+        bool no_events; /* `events: none`: supports no event type */
+        int nvgroup;    /* NVLink group, -1 none */
 };
 
 static struct {
@@ -141,6 +143,7 @@ static nvmlReturn_t load(const char *path) {
                 d->memory_mib = (unsigned long long)iget(g, "memoryMiB", 81920);
                 sscanf(sget(g, "computeCapability", "8.0"), "%u.%u", &d->cc_major, &d->cc_minor);
                 d->nvgroup = -1;
+                d->no_events = !strcmp(sget(g, "events", "all"), "none");
                 const dp_doc_node *mig = dp_doc_get(g, "mig");
                 d->mig_enabled = mig && mig->type == DP_DOC_SEQ;
                 for (size_t j = 0; d->mig_enabled && j < mig->n && d->n_migs < 16; j++) {
@@ -455,6 +458,10 @@ EXPORT nvmlReturn_t nvmlDeviceRegisterEvents(nvmlDevice_t h, unsigned long long 
 EXPORT nvmlReturn_t nvmlDeviceGetSupportedEventTypes(nvmlDevice_t h, unsigned long long *types) {
         CHECK_INIT();
         if (!gpu_of(h)) return NVML_ERROR_INVALID_ARGUMENT;
+        if (gpu_of(h)->no_events) {
+                *types = 0;
+                return NVML_SUCCESS;
+        }
         *types = nvmlEventTypeXidCriticalError | nvmlEventTypeDoubleBitEccError | nvmlEventTypeSingleBitEccError |
                  nvmlEventTypePState | nvmlEventTypeClock;
         return NVML_SUCCESS;
