@@ -715,7 +715,8 @@ static int setup(search *st) {
         st->claim_devs = calloc(st->n_claims + 1, sizeof(uint32_t));
         st->cap_pl = st->n_claims * DP_ALLOC_RESULTS_MAX + 1;
         st->pl = calloc(st->cap_pl, sizeof(placement));
-        st->amount_pool = calloc(st->cap_pl * DP_ALLOC_RESULTS_MAX, sizeof(__int128));
+        /* written before read (place), so not zeroed */
+        st->amount_pool = malloc(st->cap_pl * DP_ALLOC_RESULTS_MAX * sizeof(__int128));
         if (!st->rqs || !st->cs || !st->cs_off || !st->claim_devs || !st->pl || !st->amount_pool) return -ENOMEM;
         for (size_t c = 0; c < st->n_claims; c++) {
                 const dp_alloc_claim *cl = st->claims[c];
