@@ -131,6 +131,9 @@ static void env_fragment(const char *name, char *buf, size_t size) {
         buf[k] = 0;
 }
 
+/* A path component: non-empty, no '/', not "." or "..". */
+static bool path_part_ok(const char *s) { return s && *s && !strchr(s, '/') && !streq(s, ".") && !streq(s, ".."); }
+
 typedef struct prep {
         const dp_dra_prepare_input *in;
         const dp_resource_claim *claim;
@@ -300,6 +303,8 @@ static int add_metadata(prep *p, const dp_device_allocation_result *res, size_t 
         dp_dra_prepare_output *o = p->out;
         char request[128];
         request_base(res->request ? res->request : "", request, sizeof(request));
+        if (!path_part_ok(request))
+                return dp_error_set(p->err, -EINVAL, "request \"%s\": not usable in a path", request);
         for (size_t i = 0; i < o->claim.n_metadata; i++)
                 if (streq(o->claim.metadata[i].request, request)) return 0; /* the request's first device has it */
         const char *pod_claim =
@@ -339,6 +344,9 @@ static int run(prep *p) {
         dp_dra_prepare_output *o = p->out;
         if (!c->meta.uid || !*c->meta.uid) return dp_error_set(p->err, -EINVAL, "metadata.uid: required");
         if (!c->allocation) return dp_error_set(p->err, -EINVAL, "claim is not allocated (no status.allocation)");
+        /* names become file and container path components */
+        if (!path_part_ok(c->meta.uid)) return dp_error_set(p->err, -EINVAL, "metadata.uid: not usable in a file name");
+        if (!path_part_ok(c->meta.name)) return dp_error_set(p->err, -EINVAL, "metadata.name: not usable in a path");
         if (!(o->claim.uid = dp_strdup(c->meta.uid)) ||
             !(o->claim.namespace = dp_strdup(c->meta.namespace ? c->meta.namespace : "")) ||
             !(o->claim.name = dp_strdup(c->meta.name ? c->meta.name : "")))

@@ -125,7 +125,10 @@ static dp_resource_slice *slice_new(const dp_dra_inventory *inv, size_t k, int64
         return s;
 }
 
-static bool limited(const dp_dra_device *d) { return d->n_consumes || !d->healthy; }
+/* Whether the device makes its slice subject to the 64-device limit. */
+static bool limited(const dp_dra_device *d, const dp_dra_slice_options *o) {
+        return d->n_consumes || (!d->healthy && effect_for(o, d->fault_class) != DP_DRA_TAINT_OFF);
+}
 
 typedef struct out {
         dp_resource_slice **v;
@@ -164,7 +167,7 @@ static int build(const dp_dra_inventory *inv, const dp_dra_slice_options *o, out
                 size_t n = 0;
                 bool lim = false;
                 while (i + n < inv->n_devices) {
-                        bool l = lim || limited(&inv->devices[i + n]);
+                        bool l = lim || limited(&inv->devices[i + n], o);
                         size_t max = l ? DP_RESOURCE_SLICE_MAX_DEVICES_WITH_TAINTS_OR_CONSUMES_COUNTERS
                                        : DP_RESOURCE_SLICE_MAX_DEVICES;
                         if (n + 1 > max) break;

@@ -150,6 +150,15 @@ TEST(claim_errors) {
         ASSERT_EQ(dp_dra_prepare(&f.in, l->items[0].claim, &out, &err), -EINVAL);
         ASSERT_CONTAINS(err.msg, "not allocated");
         dp_object_list_free(l);
+        /* names that would escape the spec and metadata directories */
+        l = claims("apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\n"
+                   "metadata: {name: c, namespace: ns, uid: ../../etc}\n"
+                   "spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com}}]}}\n"
+                   "status: {allocation: {devices: {results: [{request: gpu, driver: gpu.example.com, pool: node-a, "
+                   "device: gpu-0}]}}}\n");
+        ASSERT_EQ(dp_dra_prepare(&f.in, l->items[0].claim, &out, &err), -EINVAL);
+        ASSERT_CONTAINS(err.msg, "metadata.uid: not usable in a file name");
+        dp_object_list_free(l);
 
         /* unhealthy: tainted in the published slice */
         ASSERT_OK(dp_dra_device_set_health(f.set, "gpu-3", false, &err));

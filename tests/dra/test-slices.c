@@ -255,6 +255,15 @@ TEST(split_at_limits) {
         ASSERT_STREQ(v[1]->meta.name, "node-a-gpu.example.com-1");
         dp_dra_slices_free(v, n);
         dp_dra_inventory_free(inv);
+        /* taints switched off: no taint, so no lower limit */
+        dp_dra_slice_options off = DP_DRA_SLICE_OPTIONS_INIT;
+        off.default_effect = DP_DRA_TAINT_OFF;
+        ASSERT_OK(dp_dra_inventory_build(set, NULL, &inv, &err));
+        ASSERT_OK(dp_dra_slices_build(inv, &off, &v, &n, &err));
+        ASSERT_EQ(n, 1);
+        ASSERT_EQ(v[0]->devices[100].n_taints, 0);
+        dp_dra_slices_free(v, n);
+        dp_dra_inventory_free(inv);
         /* partitions: 128 x (2 + full) = 384 consuming devices and 128 sets */
         dp_dra_inventory_options o = DP_DRA_INVENTORY_OPTIONS_INIT;
         o.partitions = 2;
@@ -396,6 +405,32 @@ TEST(bad_options) {
         ASSERT_OK(dp_dra_taint_effect_from_string("NoExecute", &e));
         ASSERT_EQ(e, DP_DRA_TAINT_NO_EXECUTE);
         ASSERT_EQ(dp_dra_taint_effect_from_string("Sometimes", &e), -EINVAL);
+        dp_dra_inventory_free(inv);
+        dp_dra_device_set_free(set);
+}
+
+TEST(no_devices) {
+        static const char empty[] = "apiVersion: devplane.io/v1alpha1\nkind: DeviceProfile\nmetadata: {name: none}\n"
+                                    "spec: {domain: example.com, devices: []}\n";
+        char path[] = "/tmp/dp-dra-empty-XXXXXX";
+        int fd = mkstemp(path);
+        ASSERT_TRUE(fd >= 0);
+        ASSERT_EQ(write(fd, empty, sizeof(empty) - 1), (long long)sizeof(empty) - 1);
+        close(fd);
+        struct dp_device_set *set = NULL;
+        dp_error err = DP_ERROR_INIT;
+        int r = dp_dra_device_set_load(path, "node-a", &set, &err);
+        unlink(path);
+        if (r < 0) DP_FAIL("%s", err.msg);
+        dp_dra_inventory *inv = NULL;
+        ASSERT_OK(dp_dra_inventory_build(set, NULL, &inv, &err));
+        dp_resource_slice **v = NULL;
+        size_t n = build(inv, NULL, &v);
+        /* the pool is still published, empty, so consumers see the node has none */
+        ASSERT_EQ(n, 1);
+        ASSERT_EQ(v[0]->n_devices, 0);
+        ASSERT_EQ(v[0]->pool_resource_slice_count, 1);
+        dp_dra_slices_free(v, n);
         dp_dra_inventory_free(inv);
         dp_dra_device_set_free(set);
 }
