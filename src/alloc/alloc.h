@@ -320,12 +320,19 @@ int dp_alloc_allocate(dp_alloc_snapshot *s, const char *node, const dp_alloc_cla
  * is its index, dp_alloc_node_name gives the name). 0 when no node fits;
  * with opts->explain (or opts NULL) `why` gets "node: reason" lines for
  * every node. Nodes where claims of the same shape failed before are not
- * tried again: allocation only ever takes resources away (firstfit.c). */
+ * tried again: without dp_alloc_release allocation only ever takes
+ * resources away (firstfit.c). */
 int dp_alloc_allocate_first_fit(dp_alloc_snapshot *s, const dp_alloc_claim *const *claims, size_t n_claims,
                                 const dp_alloc_options *opts, size_t *ret_node, dp_alloc_result **ret_results,
                                 dp_strbuf *why, dp_error *err);
 /* Take the devices of a result (non-admin ones) for later allocations. */
 int dp_alloc_commit(dp_alloc_snapshot *s, const dp_alloc_claim *claim, const dp_alloc_result *r);
 dp_alloc_result *dp_alloc_results_free(dp_alloc_result *r, size_t n);
+/* The inverse of dp_alloc_mark_allocated / dp_alloc_commit: give one share
+ * (or the whole exclusive device) back, with the capacity it held. -EINVAL
+ * if the device is not taken. Releasing makes allocation non-monotone, so
+ * it also forgets the first-fit frontiers. */
+int dp_alloc_release(dp_alloc_snapshot *s, uint32_t device, const dp_alloc_consumed *consumed, size_t n_consumed);
+int dp_alloc_uncommit(dp_alloc_snapshot *s, const dp_alloc_result *r);
 
 void dp_alloc_get_stats(const dp_alloc_snapshot *s, dp_alloc_stats *ret);

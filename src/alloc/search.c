@@ -796,3 +796,14 @@ int dp_alloc_commit(dp_alloc_snapshot *s, const dp_alloc_claim *claim, const dp_
         }
         return 0;
 }
+
+int dp_alloc_uncommit(dp_alloc_snapshot *s, const dp_alloc_result *r) {
+        assert_return(s && r, -EINVAL);
+        for (size_t i = r->n_devices; i > 0; i--) {
+                const dp_alloc_device_result *d = &r->devices[i - 1];
+                if (d->admin_access) continue;
+                int k = dp_alloc_release(s, d->device, d->consumed, d->n_consumed);
+                if (k < 0) return k;
+        }
+        return 0;
+}

@@ -704,3 +704,29 @@ void dp_alloc_get_stats(const dp_alloc_snapshot *s, dp_alloc_stats *ret) {
         *ret = s->stats;
         ret->peak_bytes = s->bytes;
 }
+
+int dp_alloc_release(dp_alloc_snapshot *s, uint32_t dev, const dp_alloc_consumed *consumed, size_t n_consumed) {
+        assert_return(s && dev < s->n_devs, -EINVAL);
+        device *d = &s->devs[dev];
+        if (!s->frozen || d->committed == 0) return -EINVAL;
+        if (d->multi)
+                for (size_t i = 0; i < n_consumed; i++) {
+                        uint32_t nm = snap_lookup(s, consumed[i].name);
+                        for (uint32_t c = d->cap_off; c < d->cap_off + d->n_caps; c++)
+                                if (s->caps[c].name == nm) {
+                                        s->caps[c].consumed -= consumed[i].value;
+                                        s->caps[c].committed -= consumed[i].value;
+                                }
+                }
+        d->committed--;
+        if (d->committed == 0) {
+                state_charge_counters(s, dev, -1);
+                d->holder = NONE_ID;
+        }
+        /* frontiers assumed that nothing comes back */
+        dp_hashmap *fresh = dp_hashmap_new();
+        if (!fresh) return -ENOMEM;
+        dp_hashmap_free(s->frontier);
+        s->frontier = fresh;
+        return 0;
+}

@@ -646,3 +646,31 @@ TEST(counters_charged_on_first_share_only) {
         ASSERT_EQ(o.r, 0);
         ASSERT_CONTAINS(o.why, "device shared-1: counter set set exhausted (counter mem: 10, 6 taken by other claims)");
 }
+
+TEST(release_gives_devices_back) {
+        /* scenario 10: two 6Gi partitions over 8Gi; freeing the first lets the second in */
+        _cleanup_(dp_alloc_snapshot_freep) dp_alloc_snapshot *s = snap();
+        partition_pool(s, 2, GI(6), GI(8), NULL);
+        uint32_t sel;
+        ASSERT_OK(dp_alloc_add_selector(s, &any, &sel));
+        dp_alloc_subrequest sr = {.class_selectors = &sel, .n_class_selectors = 1, .count = 1};
+        dp_alloc_request rq = {.name = "r", .subs = &sr, .n_subs = 1};
+        CLAIM(c1, &rq, 1, NULL, 0);
+        const dp_alloc_claim *cp = &c1;
+        dp_alloc_result *res = NULL;
+        size_t node;
+        ASSERT_EQ(dp_alloc_allocate_first_fit(s, &cp, 1, NULL, &node, &res, NULL, NULL), 1);
+        ASSERT_OK(dp_alloc_commit(s, &c1, &res[0]));
+        CLAIM(c2, &rq, 1, NULL, 0);
+        run o = alloc1(s, "node-a", &c2, false);
+        ASSERT_EQ(o.r, 0);
+        dp_alloc_result *none = NULL;
+        const dp_alloc_claim *cp2 = &c2;
+        ASSERT_EQ(dp_alloc_allocate_first_fit(s, &cp2, 1, &(dp_alloc_options){0}, &node, &none, NULL, NULL), 0);
+        ASSERT_OK(dp_alloc_uncommit(s, &res[0]));
+        ASSERT_EQ(dp_alloc_uncommit(s, &res[0]), -EINVAL); /* not taken any more */
+        dp_alloc_results_free(res, 1);
+        ASSERT_EQ(dp_alloc_allocate_first_fit(s, &cp2, 1, NULL, &node, &none, NULL, NULL), 1);
+        ASSERT_STREQ(none[0].devices[0].device_name, "part-0");
+        dp_alloc_results_free(none, 1);
+}
