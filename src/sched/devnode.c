@@ -49,7 +49,8 @@ dp_devnode *dp_devnode_free(dp_devnode *n) {
                 free(n->held[i].owner);
         }
         free(n->held);
-        for (size_t i = 0; i < n->n_units; i++) unit_holders_clear(&n->units[i]);
+        for (size_t i = 0; i < n->n_units; i++)
+                unit_holders_clear(&n->units[i]);
         free(n->units);
         dp_v1_plan_free(n->plan);
         dp_agent_config_free(n->config);
@@ -64,12 +65,15 @@ int dp_devnode_new(const char *profile, const char *node_name, const char *agent
         if (!n) return -ENOMEM;
         int r = dp_profile_builtin(profile, node_name, &n->set, err);
         if (r < 0) return r;
-        if (agent_config) r = dp_agent_config_load(agent_config, config_len, config_source, &n->config, err);
-        else if (!(n->config = dp_agent_config_new_default())) r = -ENOMEM;
+        if (agent_config)
+                r = dp_agent_config_load(agent_config, config_len, config_source, &n->config, err);
+        else if (!(n->config = dp_agent_config_new_default()))
+                r = -ENOMEM;
         if (r < 0) return r;
         if ((r = dp_v1_plan_build(n->set, n->config, &n->plan, err)) < 0) return r;
         size_t total = 0;
-        for (size_t i = 0; i < n->set->n_devices; i++) total += 1 + n->set->devices[i].n_migs;
+        for (size_t i = 0; i < n->set->n_devices; i++)
+                total += 1 + n->set->devices[i].n_migs;
         if (!(n->units = calloc(total ? total : 1, sizeof(*n->units)))) return -ENOMEM;
         for (size_t i = 0; i < n->set->n_devices; i++) {
                 n->units[n->n_units++] = (unit){.gpu = i, .mig = -1};
@@ -94,7 +98,8 @@ const char *dp_devnode_v1_resource(const dp_devnode *n, size_t i, size_t *ret_ca
         if (ret_allocatable) {
                 size_t a = 0;
                 for (size_t k = 0; k < r->n_devices; k++)
-                        if (r->devices[k].health == DP_HEALTH_HEALTHY && !v2_blocked(n, unit_of(n, &r->devices[k]))) a++;
+                        if (r->devices[k].health == DP_HEALTH_HEALTHY && !v2_blocked(n, unit_of(n, &r->devices[k])))
+                                a++;
                 *ret_allocatable = a;
         }
         return r->name;
@@ -195,7 +200,8 @@ void dp_devnode_v1_release(dp_devnode *n, const char *owner_prefix) {
         }
         n->n_held = k;
         /* rebuild holder lists (they point at owners) */
-        for (size_t u = 0; u < n->n_units; u++) n->units[u].n_holders = 0;
+        for (size_t u = 0; u < n->n_units; u++)
+                n->units[u].n_holders = 0;
         for (size_t i = 0; i < n->n_held; i++) {
                 unit *u = &n->units[n->held[i].unit];
                 u->holders[u->n_holders++] = n->held[i].owner;
@@ -203,7 +209,8 @@ void dp_devnode_v1_release(dp_devnode *n, const char *owner_prefix) {
 }
 
 void dp_devnode_v2_clear(dp_devnode *n) {
-        for (size_t i = 0; i < n->n_units; i++) n->units[i].v2_held = false;
+        for (size_t i = 0; i < n->n_units; i++)
+                n->units[i].v2_held = false;
 }
 
 int dp_devnode_v2_hold(dp_devnode *n, size_t unit_index) {
@@ -224,8 +231,10 @@ int dp_devnode_set_health(dp_devnode *n, const char *id, bool healthy, dp_error 
         dp_device *d = dp_device_set_find(n->set, id);
         dp_mig_device *m = d ? NULL : dp_device_set_find_mig(n->set, id);
         if (!d && !m) return dp_error_set(err, -ENOENT, "node %s: no device %s", n->set->node_name, id);
-        if (d) d->health = h;
-        else m->health = h;
+        if (d)
+                d->health = h;
+        else
+                m->health = h;
         dp_v1_plan_update_health(n->plan, n->set);
         return 0;
 }
@@ -367,7 +376,8 @@ static dp_doc_node *unit_doc(const dp_devnode *n, dp_doc_set *s, size_t i) {
                         dp_doc_node *t = dp_doc_new_map(s);
                         if (!t ||
                             dp_doc_map_add(s, t, "key",
-                                           dp_doc_new_str(s, k ? DP_DEVNODE_V1_TAINT : DP_DEVNODE_UNHEALTHY_TAINT)) < 0 ||
+                                           dp_doc_new_str(s, k ? DP_DEVNODE_V1_TAINT : DP_DEVNODE_UNHEALTHY_TAINT)) <
+                                    0 ||
                             dp_doc_map_add(s, t, "effect", dp_doc_new_str(s, "NoSchedule")) < 0 ||
                             dp_doc_seq_add(s, taints, t) < 0)
                                 return NULL;

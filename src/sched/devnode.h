@@ -75,11 +75,11 @@ dp_doc_node *dp_devnode_v2_slice(const dp_devnode *n, dp_doc_set *set, int64_t g
 typedef struct dp_devnode_unit {
         const char *id;
         const char *uuid;
-        const char *profile; /* "gpu" for physical devices, the MIG profile otherwise */
-        int parent;          /* unit index of the parent GPU, -1 for a physical device */
-        bool mig_mode;       /* physical device in MIG mode */
-        bool healthy;        /* effective */
-        size_t n_v1_holders; /* V1 ids held on this unit (replicas count each) */
+        const char *profile;           /* "gpu" for physical devices, the MIG profile otherwise */
+        int parent;                    /* unit index of the parent GPU, -1 for a physical device */
+        bool mig_mode;                 /* physical device in MIG mode */
+        bool healthy;                  /* effective */
+        size_t n_v1_holders;           /* V1 ids held on this unit (replicas count each) */
         const char *const *v1_holders; /* owners, in allocation order */
 } dp_devnode_unit;
 size_t dp_devnode_unit_count(const dp_devnode *n);

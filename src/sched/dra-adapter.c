@@ -23,7 +23,8 @@ int dp_sched_dra_new(const dp_object_list *view, dp_sched_dra **ret, dp_error *e
 
 dp_sched_dra *dp_sched_dra_free(dp_sched_dra *d) {
         if (!d) return NULL;
-        for (size_t i = 0; i < d->n_specs; i++) dp_alloc_claim_spec_free(d->specs[i]);
+        for (size_t i = 0; i < d->n_specs; i++)
+                dp_alloc_claim_spec_free(d->specs[i]);
         free(d->specs);
         dp_alloc_cluster_free(d->cluster);
         free(d);
@@ -49,22 +50,26 @@ int dp_sched_dra_try(dp_sched_dra *d, const char *node, const size_t *idx, size_
         }
         _cleanup_free_ const dp_alloc_claim **claims = calloc(n, sizeof(*claims));
         if (!claims) return -ENOMEM;
-        for (size_t i = 0; i < n; i++) claims[i] = &d->specs[idx[i]]->claim;
+        for (size_t i = 0; i < n; i++)
+                claims[i] = &d->specs[idx[i]]->claim;
         dp_alloc_result *res = NULL;
         dp_alloc_options opts = {.explain = why != NULL};
         int r = dp_alloc_allocate(dp_alloc_cluster_snapshot(d->cluster), node, claims, n, &opts, &res, why, err);
         if (r <= 0) return r;
         unsigned sub = 0;
         for (size_t i = 0; i < n; i++)
-                for (size_t k = 0; k < res[i].n_devices; k++) sub += res[i].devices[k].sub_index;
+                for (size_t k = 0; k < res[i].n_devices; k++)
+                        sub += res[i].devices[k].sub_index;
         *ret_sub = sub;
         if (ret_allocs) {
                 dp_allocation_result **out = calloc(n, sizeof(*out));
                 if (!out) r = -ENOMEM;
                 for (size_t i = 0; r > 0 && i < n; i++)
-                        r = dp_alloc_result_to_model(d->cluster, d->specs[idx[i]], &res[i], &out[i], err) < 0 ? -ENOMEM : 1;
+                        r = dp_alloc_result_to_model(d->cluster, d->specs[idx[i]], &res[i], &out[i], err) < 0 ? -ENOMEM
+                                                                                                              : 1;
                 if (r < 0 && out) {
-                        for (size_t i = 0; i < n; i++) dp_allocation_result_free(out[i]);
+                        for (size_t i = 0; i < n; i++)
+                                dp_allocation_result_free(out[i]);
                         free(out);
                 } else
                         *ret_allocs = out;

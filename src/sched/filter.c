@@ -3,6 +3,7 @@
  * feasible ones, keep the best as a plan (sched.h). */
 #include <stdio.h>
 
+#include "sched/fmt.h"
 #include "model/quantity.h"
 #include "sched/dra-adapter.h"
 #include "sched/sched-internal.h"
@@ -27,7 +28,8 @@ static const dp_taint *untolerated_taint(const dp_node *n, const dp_pod *p) {
                 const dp_taint *x = &n->taints[i];
                 if (!streq_ptr(x->effect, "NoSchedule") && !streq_ptr(x->effect, "NoExecute")) continue;
                 bool ok = false;
-                for (size_t t = 0; t < p->n_tolerations && !ok; t++) ok = toleration_matches(&p->tolerations[t], x);
+                for (size_t t = 0; t < p->n_tolerations && !ok; t++)
+                        ok = toleration_matches(&p->tolerations[t], x);
                 if (!ok) return x;
         }
         return NULL;
@@ -38,7 +40,8 @@ static bool req_matches(const dp_node_selector_requirement *r, const char *value
         case DP_NS_OP_IN:
         case DP_NS_OP_NOT_IN: {
                 bool in = false;
-                for (size_t i = 0; value && i < r->n_values && !in; i++) in = streq(r->values[i], value);
+                for (size_t i = 0; value && i < r->n_values && !in; i++)
+                        in = streq(r->values[i], value);
                 return r->op == DP_NS_OP_IN ? in : !in;
         }
         case DP_NS_OP_EXISTS: return value != NULL;
@@ -109,12 +112,14 @@ static int container_ext(const dp_container *c, const char *name, int64_t *ret, 
         for (size_t i = 0; i < c->n_requests; i++)
                 if (streq(c->requests[i].name, name)) req = &c->requests[i];
         if (!lim)
-                return dp_error_set(err, -EINVAL, "container %s: resources.limits[%s]: extended resources must be set in limits",
+                return dp_error_set(err, -EINVAL,
+                                    "container %s: resources.limits[%s]: extended resources must be set in limits",
                                     c->name, name);
         if (req && dp_quantity_cmp(&req->value, &lim->value) != 0)
-                return dp_error_set(err, -EINVAL,
-                                    "container %s: resources.requests[%s]: must be equal to the limit for extended resources",
-                                    c->name, name);
+                return dp_error_set(
+                        err, -EINVAL,
+                        "container %s: resources.requests[%s]: must be equal to the limit for extended resources",
+                        c->name, name);
         if (!dp_quantity_is_integer(&lim->value))
                 return dp_error_set(err, -EINVAL, "container %s: resources.limits[%s]: must be a whole number", c->name,
                                     name);
@@ -133,11 +138,13 @@ static int pod_ext(const dp_pod *p, ext_req **ret, size_t *ret_n, dp_error *err)
                 for (size_t c = 0; c < nc && r >= 0; c++) {
                         const dp_container *ct = &cs[c];
                         for (size_t i = 0; i < ct->n_limits + ct->n_requests && r >= 0; i++) {
-                                const char *nm = i < ct->n_limits ? ct->limits[i].name : ct->requests[i - ct->n_limits].name;
+                                const char *nm =
+                                        i < ct->n_limits ? ct->limits[i].name : ct->requests[i - ct->n_limits].name;
                                 if (!dp_is_extended_resource_name(nm)) continue;
                                 if (i >= ct->n_limits) { /* a request: its limit is checked with it */
                                         bool has_lim = false;
-                                        for (size_t l = 0; l < ct->n_limits; l++) has_lim |= streq(ct->limits[l].name, nm);
+                                        for (size_t l = 0; l < ct->n_limits; l++)
+                                                has_lim |= streq(ct->limits[l].name, nm);
                                         if (has_lim) continue;
                                 }
                                 int64_t cnt = 0;
@@ -237,7 +244,8 @@ static dp_resource_claim *ext_claim_new(const dp_pod *p, const char *ns, const e
                 return dp_resource_claim_free(c);
         /* one request per (container, resource), as upstream names them */
         size_t total = 0;
-        for (size_t ci = 0; ci < p->n_containers; ci++) total += n;
+        for (size_t ci = 0; ci < p->n_containers; ci++)
+                total += n;
         c->spec.requests = calloc(total ? total : 1, sizeof(*c->spec.requests));
         if (!c->spec.requests) return dp_resource_claim_free(c);
         for (size_t ci = 0; ci < p->n_containers; ci++) {
@@ -265,7 +273,8 @@ dp_sched_plan *dp_sched_plan_free(dp_sched_plan *p) {
         if (!p) return NULL;
         free(p->pod_uid);
         free(p->node);
-        for (size_t i = 0; i < p->n_ext; i++) free(p->ext[i].name);
+        for (size_t i = 0; i < p->n_ext; i++)
+                free(p->ext[i].name);
         free(p->ext);
         for (size_t i = 0; i < p->n_claims; i++) {
                 free(p->claims[i].ns);
@@ -290,7 +299,7 @@ typedef struct pod_claim_ref {
 
 /* Claims in the view: store claims, with assumed ones (gang) in their place. */
 static int build_view(dp_sched *s, dp_object_list *view) {
-        static const dp_kind kinds[] = {DP_KIND_RESOURCE_SLICE, DP_KIND_DEVICE_CLASS,    DP_KIND_NODE,
+        static const dp_kind kinds[] = {DP_KIND_RESOURCE_SLICE, DP_KIND_DEVICE_CLASS,      DP_KIND_NODE,
                                         DP_KIND_NAMESPACE,      DP_KIND_DEVICE_TAINT_RULE, DP_KIND_RESOURCE_CLAIM};
         int r = dp_store_view(s->store, kinds, ELEMENTSOF(kinds), view);
         if (r < 0) return r;
@@ -330,8 +339,8 @@ static const dp_resource_claim *view_claim(const dp_object_list *view, const cha
 static int cmp_str(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
 
 /* Per-node device totals and use, for binpack/spread. */
-static void node_fill(const dp_sched *s, const dp_object_list *view, const dp_node *n, const ext_req *ext,
-                      size_t n_ext, int64_t *ret_total, int64_t *ret_used) {
+static void node_fill(const dp_sched *s, const dp_object_list *view, const dp_node *n, const ext_req *ext, size_t n_ext,
+                      int64_t *ret_total, int64_t *ret_used) {
         int64_t total = 0, used = 0;
         for (size_t i = 0; i < n->n_allocatable; i++)
                 if (dp_is_extended_resource_name(n->allocatable[i].name)) {
@@ -372,19 +381,23 @@ static void summarize(dp_sched_pod_info *info, size_t n_nodes) {
         }
         qsort(firsts, info->n_reasons, sizeof(char *), cmp_str);
         for (size_t i = 0; i < info->n_reasons; i++) {
-                if (nrc && streq(rc[nrc - 1].reason, firsts[i])) rc[nrc - 1].n++;
-                else rc[nrc++] = (reason_count){firsts[i], 1};
+                if (nrc && streq(rc[nrc - 1].reason, firsts[i]))
+                        rc[nrc - 1].n++;
+                else
+                        rc[nrc++] = (reason_count){firsts[i], 1};
         }
         {
                 dp_strbuf sb = DP_STRBUF_INIT;
                 dp_strbuf_printf(&sb, "0/%zu nodes are available", n_nodes);
-                for (size_t i = 0; i < nrc; i++) dp_strbuf_printf(&sb, "%s %zu %s", i ? "," : ":", rc[i].n, rc[i].reason);
+                for (size_t i = 0; i < nrc; i++)
+                        dp_strbuf_printf(&sb, "%s %zu %s", i ? "," : ":", rc[i].n, rc[i].reason);
                 dp_strbuf_puts(&sb, ".");
                 free(info->message);
                 info->message = dp_strbuf_steal(&sb);
         }
 out:
-        for (size_t i = 0; i < info->n_reasons; i++) free(firsts[i]);
+        for (size_t i = 0; i < info->n_reasons; i++)
+                free(firsts[i]);
 }
 
 static int add_reason(dp_sched_pod_info *info, const char *node, const char *reason) {
@@ -435,9 +448,11 @@ static void cycle_done(cycle *c) {
         dp_store_view_free(&c->view);
         free(c->claims);
         free(c->ext);
-        for (int i = 0; i < 2; i++) dp_resource_claim_free(c->ext_claim[i]);
+        for (int i = 0; i < 2; i++)
+                dp_resource_claim_free(c->ext_claim[i]);
         free(c->best_node);
-        for (size_t i = 0; i < c->best_n_allocs; i++) dp_allocation_result_free(c->best_allocs ? c->best_allocs[i] : NULL);
+        for (size_t i = 0; i < c->best_n_allocs; i++)
+                dp_allocation_result_free(c->best_allocs ? c->best_allocs[i] : NULL);
         free(c->best_allocs);
 }
 
@@ -450,8 +465,8 @@ static int resolve_claims(cycle *c, dp_error *err) {
                 const char *cn = dp_sched_pod_claim_name(p, &p->resource_claims[i]);
                 if (!cn) {
                         char m[512];
-                        snprintf(m, sizeof(m), "waiting for resource claim of %s to be created from template %s",
-                                 p->resource_claims[i].name, p->resource_claims[i].resource_claim_template_name);
+                        dp_fmt(m, sizeof(m), "waiting for resource claim of %s to be created from template %s",
+                               p->resource_claims[i].name, p->resource_claims[i].resource_claim_template_name);
                         set_pod_message(c->q, m);
                         return 0;
                 }
@@ -459,7 +474,7 @@ static int resolve_claims(cycle *c, dp_error *err) {
                 uint64_t rv = 0;
                 if (!cl || !dp_store_get(c->s->store, DP_KIND_RESOURCE_CLAIM, c->q->ns, cn, &rv).hdr) {
                         char m[512];
-                        snprintf(m, sizeof(m), "resourceclaim \"%s\" not found", cn);
+                        dp_fmt(m, sizeof(m), "resourceclaim \"%s\" not found", cn);
                         set_pod_message(c->q, m);
                         return 0;
                 }
@@ -487,10 +502,11 @@ static int try_node(cycle *c, const dp_node *n, int64_t key[2], dp_allocation_re
         const dp_taint *t = untolerated_taint(n, c->pod);
         if (t) {
                 char m[512];
-                snprintf(m, sizeof(m), "node(s) had untolerated taint {%s: %s}", t->key, t->value ? t->value : "");
+                dp_fmt(m, sizeof(m), "node(s) had untolerated taint {%s: %s}", t->key, t->value ? t->value : "");
                 return add_reason(info, nn, m);
         }
-        if (!node_affinity_ok(c->pod, n)) return add_reason(info, nn, "node(s) didn't match Pod's node affinity/selector");
+        if (!node_affinity_ok(c->pod, n))
+                return add_reason(info, nn, "node(s) didn't match Pod's node affinity/selector");
         int64_t req_units = 0;
         bool any_dra_ext = false;
         for (size_t k = 0; k < c->n_ext && k < 32; k++) {
@@ -499,7 +515,8 @@ static int try_node(cycle *c, const dp_node *n, int64_t key[2], dp_allocation_re
                 via_dra[k] = false;
                 if (!a || dp_quantity_value(&a->value) == 0) {
                         bool cap = false;
-                        for (size_t i = 0; i < n->n_capacity; i++) cap |= streq(n->capacity[i].name, e->name);
+                        for (size_t i = 0; i < n->n_capacity; i++)
+                                cap |= streq(n->capacity[i].name, e->name);
                         if (e->class_name && !cap) {
                                 via_dra[k] = any_dra_ext = true;
                                 continue;
@@ -508,7 +525,7 @@ static int try_node(cycle *c, const dp_node *n, int64_t key[2], dp_allocation_re
                 int64_t alloc = a ? dp_quantity_value(&a->value) : 0;
                 if (e->count > alloc - ext_used(c->s, nn, e->name)) {
                         char m[512];
-                        snprintf(m, sizeof(m), "Insufficient %s", e->name);
+                        dp_fmt(m, sizeof(m), "Insufficient %s", e->name);
                         return add_reason(info, nn, m);
                 }
                 req_units += e->count;
@@ -519,8 +536,9 @@ static int try_node(cycle *c, const dp_node *n, int64_t key[2], dp_allocation_re
                 if (cl->allocation) {
                         if (!alloc_reachable(cl->allocation, n)) {
                                 char m[512];
-                                snprintf(m, sizeof(m), "resourceclaim %s is allocated to devices another node cannot reach",
-                                         cl->meta.name);
+                                dp_fmt(m, sizeof(m),
+                                       "resourceclaim %s is allocated to devices another node cannot reach",
+                                       cl->meta.name);
                                 return add_reason(info, nn, m);
                         }
                 } else if (n_idx < 32)
@@ -531,7 +549,8 @@ static int try_node(cycle *c, const dp_node *n, int64_t key[2], dp_allocation_re
                 /* mix 0: every DRA-capable resource through DRA; mix 1 is the
                  * same claim built for a node mixing both paths. */
                 bool all = true;
-                for (size_t k = 0; k < c->n_ext; k++) all &= !c->ext[k].class_name || via_dra[k];
+                for (size_t k = 0; k < c->n_ext; k++)
+                        all &= !c->ext[k].class_name || via_dra[k];
                 mix = all ? 0 : 1;
                 if (!c->ext_claim[mix]) {
                         c->ext_claim[mix] = ext_claim_new(c->pod, c->q->ns, c->ext, c->n_ext, via_dra);
@@ -557,7 +576,8 @@ static int try_node(cycle *c, const dp_node *n, int64_t key[2], dp_allocation_re
                 dp_strbuf_done(&m);
                 return rr;
         }
-        for (size_t i = 0; i < n_idx; i++) req_units += allocs ? (int64_t)allocs[i]->n_results : 0;
+        for (size_t i = 0; i < n_idx; i++)
+                req_units += allocs ? (int64_t)allocs[i]->n_results : 0;
         int64_t total, used;
         node_fill(c->s, &c->view, n, c->ext, c->n_ext, &total, &used);
         int64_t fill = total > 0 ? (used + req_units) * 1000 / total : 0;
@@ -586,7 +606,10 @@ static int make_plan(cycle *c, dp_sched_plan **ret) {
                 pc->name = dp_strdup(c->claims[i].claim->meta.name);
                 pc->rv = c->claims[i].rv;
                 if (!pc->ns || !pc->name) return dp_sched_plan_free(pl), -ENOMEM;
-                if (!c->claims[i].claim->allocation) { pc->alloc = TAKE_PTR(c->best_allocs[a]); a++; }
+                if (!c->claims[i].claim->allocation) {
+                        pc->alloc = TAKE_PTR(c->best_allocs[a]);
+                        a++;
+                }
         }
         for (size_t k = 0; k < c->n_ext; k++) {
                 if (k < 32 && c->best_via_dra[k]) continue;
@@ -596,7 +619,8 @@ static int make_plan(cycle *c, dp_sched_plan **ret) {
         }
         if (a < c->best_n_allocs) { /* the created claim */
                 bool all = true;
-                for (size_t k = 0; k < c->n_ext; k++) all &= !c->ext[k].class_name || c->best_via_dra[k];
+                for (size_t k = 0; k < c->n_ext; k++)
+                        all &= !c->ext[k].class_name || c->best_via_dra[k];
                 int mix = all ? 0 : 1;
                 dp_sched_plan *p2 = pl;
                 plan_claim *nc = realloc(p2->claims, (p2->n_claims + 1) * sizeof(*nc));
@@ -608,7 +632,10 @@ static int make_plan(cycle *c, dp_sched_plan **ret) {
                 pc->ns = dp_strdup(c->q->ns);
                 pc->name = dp_strdup(pc->create->meta.name);
                 pc->rv = DP_STORE_ANY_RV;
-                { pc->alloc = TAKE_PTR(c->best_allocs[a]); a++; }
+                {
+                        pc->alloc = TAKE_PTR(c->best_allocs[a]);
+                        a++;
+                }
                 pl->ext_claim_name = dp_strdup(pc->name);
                 if (!pc->ns || !pc->name || !pl->ext_claim_name) return dp_sched_plan_free(pl), -ENOMEM;
         }
@@ -638,7 +665,8 @@ int dp_sched_plan_one(dp_sched *s, qpod *q, int64_t now_ms, dp_sched_plan **ret,
                         goto out;
                 }
         }
-        for (size_t k = 0; r >= 0 && k < c.n_ext; k++) c.ext[k].class_name = class_for(s->store, c.ext[k].name);
+        for (size_t k = 0; r >= 0 && k < c.n_ext; k++)
+                c.ext[k].class_name = class_for(s->store, c.ext[k].name);
         if (r >= 0) r = resolve_claims(&c, err);
         if (r <= 0) goto out;
         /* nodes in name order */
@@ -650,7 +678,8 @@ int dp_sched_plan_one(dp_sched *s, qpod *q, int64_t now_ms, dp_sched_plan **ret,
                 goto out;
         }
         dp_object o;
-        while (dp_store_next(s->store, DP_KIND_NODE, &i, &o, NULL)) nodes[k++] = o.node;
+        while (dp_store_next(s->store, DP_KIND_NODE, &i, &o, NULL))
+                nodes[k++] = o.node;
         for (size_t a = 1; a < nn; a++)
                 for (size_t b = a; b > 0 && strcmp(nodes[b - 1]->meta.name, nodes[b]->meta.name) > 0; b--) {
                         const dp_node *t = nodes[b];
@@ -672,8 +701,8 @@ int dp_sched_plan_one(dp_sched *s, qpod *q, int64_t now_ms, dp_sched_plan **ret,
                 }
                 if (r < 0) goto out;
                 if (r == 0) continue;
-                bool better = !c.best_node || key[0] > c.best_key[0] ||
-                              (key[0] == c.best_key[0] && key[1] > c.best_key[1]);
+                bool better =
+                        !c.best_node || key[0] > c.best_key[0] || (key[0] == c.best_key[0] && key[1] > c.best_key[1]);
                 if (better) {
                         for (size_t x = 0; x < c.best_n_allocs; x++)
                                 dp_allocation_result_free(c.best_allocs ? c.best_allocs[x] : NULL);
@@ -686,15 +715,18 @@ int dp_sched_plan_one(dp_sched *s, qpod *q, int64_t now_ms, dp_sched_plan **ret,
                         memcpy(c.best_key, key, sizeof(key));
                         memcpy(c.best_via_dra, via, sizeof(via));
                 } else {
-                        for (size_t x = 0; x < n_allocs; x++) dp_allocation_result_free(allocs ? allocs[x] : NULL);
+                        for (size_t x = 0; x < n_allocs; x++)
+                                dp_allocation_result_free(allocs ? allocs[x] : NULL);
                         free(allocs);
                 }
                 if (r < 0) goto out;
         }
         if (!c.best_node) {
                 q->info.state = DP_POD_UNSCHEDULABLE;
-                if (nn == 0) set_pod_message(q, "0/0 nodes are available.");
-                else summarize(&q->info, nn);
+                if (nn == 0)
+                        set_pod_message(q, "0/0 nodes are available.");
+                else
+                        summarize(&q->info, nn);
                 r = 0;
                 goto out;
         }

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <sys/stat.h>
 
+#include "sched/fmt.h"
 #include "sched/sim.h"
 
 #define API_VERSION "devplane.io/v1alpha1"
@@ -55,10 +56,11 @@ static int check_keys(const dp_doc_node *m, const char *path, const char *const 
         if (!m || m->type != DP_DOC_MAP) return bad(err, m, path, "must be a map");
         for (size_t i = 0; i < m->n; i++) {
                 bool ok = false;
-                for (size_t k = 0; allowed[k] && !ok; k++) ok = streq(allowed[k], m->pairs[i].key);
+                for (size_t k = 0; allowed[k] && !ok; k++)
+                        ok = streq(allowed[k], m->pairs[i].key);
                 if (!ok) {
                         char rule[512];
-                        snprintf(rule, sizeof(rule), "unknown field \"%s\"", m->pairs[i].key);
+                        dp_fmt(rule, sizeof(rule), "unknown field \"%s\"", m->pairs[i].key);
                         return bad(err, m->pairs[i].key_node, path, rule);
                 }
         }
@@ -85,14 +87,14 @@ static int parse_taint(const dp_doc_node *t, const char *path, dp_taint *ret, dp
         int r = check_keys(t, path, keys, err);
         if (r < 0) return r;
         char p[256];
-        snprintf(p, sizeof(p), "%s.key", path);
+        dp_fmt(p, sizeof(p), "%s.key", path);
         if ((r = get_str(dp_doc_get(t, "key"), p, &ret->key, err)) < 0) return r;
         if (dp_validate_qualified_name(ret->key, err) < 0) return dp_error_prefix(err, "%s", p);
         if (dp_doc_get(t, "value")) {
-                snprintf(p, sizeof(p), "%s.value", path);
+                dp_fmt(p, sizeof(p), "%s.value", path);
                 if ((r = get_str(dp_doc_get(t, "value"), p, &ret->value, err)) < 0) return r;
         }
-        snprintf(p, sizeof(p), "%s.effect", path);
+        dp_fmt(p, sizeof(p), "%s.effect", path);
         if ((r = get_str(dp_doc_get(t, "effect"), p, &ret->effect, err)) < 0) return r;
         if (!streq(ret->effect, "NoSchedule") && !streq(ret->effect, "PreferNoSchedule") &&
             !streq(ret->effect, "NoExecute"))
@@ -105,14 +107,14 @@ static int parse_group(const dp_doc_node *g, const char *path, dp_sim_group *ret
         int r = check_keys(g, path, keys, err);
         if (r < 0) return r;
         char p[256];
-        snprintf(p, sizeof(p), "%s.name", path);
+        dp_fmt(p, sizeof(p), "%s.name", path);
         if ((r = get_str(dp_doc_get(g, "name"), p, &ret->name, err)) < 0) return r;
         if (dp_validate_dns_label(ret->name, err) < 0) return dp_error_prefix(err, "%s", p);
-        snprintf(p, sizeof(p), "%s.profile", path);
+        dp_fmt(p, sizeof(p), "%s.profile", path);
         if ((r = get_str(dp_doc_get(g, "profile"), p, &ret->profile, err)) < 0) return r;
         ret->count = 1;
         if (dp_doc_get(g, "count")) {
-                snprintf(p, sizeof(p), "%s.count", path);
+                dp_fmt(p, sizeof(p), "%s.count", path);
                 if (dp_doc_get_int64(dp_doc_get(g, "count"), &ret->count, err) < 0)
                         return dp_error_prefix(err, "%s (line %u)", p, dp_doc_get(g, "count")->line);
                 if (ret->count < 0 || ret->count > DP_SIM_NODES_MAX)
@@ -121,42 +123,45 @@ static int parse_group(const dp_doc_node *g, const char *path, dp_sim_group *ret
         ret->model = DP_SIM_MODEL_BOTH;
         if (dp_doc_get(g, "model")) {
                 _cleanup_free_ char *m = NULL;
-                snprintf(p, sizeof(p), "%s.model", path);
+                dp_fmt(p, sizeof(p), "%s.model", path);
                 if ((r = get_str(dp_doc_get(g, "model"), p, &m, err)) < 0) return r;
-                if (streq(m, "v1")) ret->model = DP_SIM_MODEL_V1;
-                else if (streq(m, "v2")) ret->model = DP_SIM_MODEL_V2;
-                else if (streq(m, "both")) ret->model = DP_SIM_MODEL_BOTH;
-                else return bad(err, dp_doc_get(g, "model"), p, "must be v1, v2 or both");
+                if (streq(m, "v1"))
+                        ret->model = DP_SIM_MODEL_V1;
+                else if (streq(m, "v2"))
+                        ret->model = DP_SIM_MODEL_V2;
+                else if (streq(m, "both"))
+                        ret->model = DP_SIM_MODEL_BOTH;
+                else
+                        return bad(err, dp_doc_get(g, "model"), p, "must be v1, v2 or both");
         }
         const dp_doc_node *l = dp_doc_get(g, "labels");
         if (l) {
-                snprintf(p, sizeof(p), "%s.labels", path);
+                dp_fmt(p, sizeof(p), "%s.labels", path);
                 if (l->type != DP_DOC_MAP) return bad(err, l, p, "must be a map");
                 if (!(ret->labels = calloc(l->n + 1, sizeof(dp_kv)))) return -ENOMEM;
                 for (size_t i = 0; i < l->n; i++) {
                         const char *v = NULL;
-                        snprintf(p, sizeof(p), "%s.labels[%s]", path, l->pairs[i].key);
+                        dp_fmt(p, sizeof(p), "%s.labels[%s]", path, l->pairs[i].key);
                         if (dp_doc_get_str(l->pairs[i].value, true, &v, err) < 0) return dp_error_prefix(err, "%s", p);
-                        if (dp_validate_qualified_name(l->pairs[i].key, err) < 0 ||
-                            dp_validate_label_value(v, err) < 0)
+                        if (dp_validate_qualified_name(l->pairs[i].key, err) < 0 || dp_validate_label_value(v, err) < 0)
                                 return dp_error_prefix(err, "%s", p);
                         if (dup_kv(&ret->labels[ret->n_labels++], l->pairs[i].key, v) < 0) return -ENOMEM;
                 }
         }
         const dp_doc_node *t = dp_doc_get(g, "taints");
         if (t) {
-                snprintf(p, sizeof(p), "%s.taints", path);
+                dp_fmt(p, sizeof(p), "%s.taints", path);
                 if (t->type != DP_DOC_SEQ) return bad(err, t, p, "must be a list");
                 if (!(ret->taints = calloc(t->n + 1, sizeof(dp_taint)))) return -ENOMEM;
                 for (size_t i = 0; i < t->n; i++) {
-                        snprintf(p, sizeof(p), "%s.taints[%zu]", path, i);
+                        dp_fmt(p, sizeof(p), "%s.taints[%zu]", path, i);
                         ret->n_taints++;
                         if ((r = parse_taint(t->items[i], p, &ret->taints[i], err)) < 0) return r;
                 }
         }
         const dp_doc_node *a = dp_doc_get(g, "agent");
         if (a) {
-                snprintf(p, sizeof(p), "%s.agent", path);
+                dp_fmt(p, sizeof(p), "%s.agent", path);
                 if (a->type != DP_DOC_MAP) return bad(err, a, p, "must be a map (a device plugin config, version: v1)");
                 dp_strbuf sb = DP_STRBUF_INIT;
                 dp_doc_emit(&sb, a, DP_DOC_YAML);
@@ -185,9 +190,12 @@ static int parse_fleet(const dp_doc_node *root, dp_sim_input *in, dp_error *err)
         if (sc) {
                 const char *s = NULL;
                 if (dp_doc_get_str(sc, false, &s, err) < 0) return dp_error_prefix(err, "spec.scoring");
-                if (streq(s, "binpack")) in->policy = DP_SCORE_BINPACK;
-                else if (streq(s, "spread")) in->policy = DP_SCORE_SPREAD;
-                else return bad(err, sc, "spec.scoring", "must be binpack or spread");
+                if (streq(s, "binpack"))
+                        in->policy = DP_SCORE_BINPACK;
+                else if (streq(s, "spread"))
+                        in->policy = DP_SCORE_SPREAD;
+                else
+                        return bad(err, sc, "spec.scoring", "must be binpack or spread");
         }
         const dp_doc_node *gs = dp_doc_get(spec, "nodeGroups");
         if (!gs || gs->type != DP_DOC_SEQ || gs->n == 0)
@@ -197,7 +205,7 @@ static int parse_fleet(const dp_doc_node *root, dp_sim_input *in, dp_error *err)
         int64_t total = 0;
         for (size_t i = 0; i < gs->n; i++) {
                 char p[64];
-                snprintf(p, sizeof(p), "spec.nodeGroups[%zu]", i);
+                dp_fmt(p, sizeof(p), "spec.nodeGroups[%zu]", i);
                 in->n_groups++;
                 if ((r = parse_group(gs->items[i], p, &in->groups[i], err)) < 0) return r;
                 for (size_t k = 0; k < i; k++)
@@ -222,10 +230,14 @@ static int parse_time(const dp_doc_node *n, const char *path, int64_t *ret, dp_e
                 long long x = strtoll(s, &end, 10);
                 int64_t mul = 1;
                 if (end == s || errno) return bad(err, n, path, "must be seconds, or a number with s, m or h");
-                if (streq(end, "s") || streq(end, "")) mul = 1;
-                else if (streq(end, "m")) mul = 60;
-                else if (streq(end, "h")) mul = 3600;
-                else return bad(err, n, path, "must be seconds, or a number with s, m or h");
+                if (streq(end, "s") || streq(end, ""))
+                        mul = 1;
+                else if (streq(end, "m"))
+                        mul = 60;
+                else if (streq(end, "h"))
+                        mul = 3600;
+                else
+                        return bad(err, n, path, "must be seconds, or a number with s, m or h");
                 v = x * mul;
         }
         if (v < 0 || v > 100LL * 24 * 3600) return bad(err, n, path, "must be from 0 to 100 days");
@@ -257,25 +269,26 @@ static int parse_timeline(const dp_doc_node *root, dp_sim_input *in, dp_error *e
         for (size_t i = 0; i < evs->n; i++) {
                 const dp_doc_node *e = evs->items[i];
                 char p[128], q[160];
-                snprintf(p, sizeof(p), "spec.events[%zu]", i);
+                dp_fmt(p, sizeof(p), "spec.events[%zu]", i);
                 if ((r = check_keys(e, p, ev_keys, err)) < 0) return r;
                 int64_t at = 0;
-                snprintf(q, sizeof(q), "%s.at", p);
+                dp_fmt(q, sizeof(q), "%s.at", p);
                 if (!dp_doc_get(e, "at")) return bad(err, e, q, "required");
                 if ((r = parse_time(dp_doc_get(e, "at"), q, &at, err)) < 0) return r;
                 size_t kinds = 0;
-                for (size_t k = 1; ev_keys[k]; k++) kinds += dp_doc_get(e, ev_keys[k]) != NULL;
+                for (size_t k = 1; ev_keys[k]; k++)
+                        kinds += dp_doc_get(e, ev_keys[k]) != NULL;
                 if (kinds != 1) return bad(err, e, p, "must have exactly one of create, delete, fail, recover");
                 for (int k = 0; k < 2; k++) {
                         const char *key = k ? "delete" : "create";
                         const dp_doc_node *l = dp_doc_get(e, key);
                         if (!l) continue;
-                        snprintf(q, sizeof(q), "%s.%s", p, key);
+                        dp_fmt(q, sizeof(q), "%s.%s", p, key);
                         if (l->type != DP_DOC_SEQ) return bad(err, l, q, "must be a list of pod names");
                         for (size_t j = 0; j < l->n; j++) {
                                 dp_sim_event ev = {.at_ms = at, .kind = k ? DP_SIM_EV_DELETE : DP_SIM_EV_CREATE};
                                 char qq[192];
-                                snprintf(qq, sizeof(qq), "%s[%zu]", q, j);
+                                dp_fmt(qq, sizeof(qq), "%s[%zu]", q, j);
                                 if ((r = get_str(l->items[j], qq, &ev.pod, err)) < 0) return r;
                                 if ((r = add_event(in, &cap, ev)) < 0) {
                                         free(ev.pod);
@@ -289,19 +302,20 @@ static int parse_timeline(const dp_doc_node *root, dp_sim_input *in, dp_error *e
                         const char *key = k ? "recover" : "fail";
                         const dp_doc_node *d = dp_doc_get(e, key);
                         if (!d) continue;
-                        snprintf(q, sizeof(q), "%s.%s", p, key);
+                        dp_fmt(q, sizeof(q), "%s.%s", p, key);
                         if ((r = check_keys(d, q, dev_keys, err)) < 0) return r;
                         dp_sim_event ev = {.at_ms = at, .kind = k ? DP_SIM_EV_RECOVER : DP_SIM_EV_FAIL};
                         char qq[192];
-                        snprintf(qq, sizeof(qq), "%s.node", q);
+                        dp_fmt(qq, sizeof(qq), "%s.node", q);
                         r = get_str(dp_doc_get(d, "node"), qq, &ev.node, err);
-                        snprintf(qq, sizeof(qq), "%s.device", q);
+                        dp_fmt(qq, sizeof(qq), "%s.device", q);
                         if (r >= 0) r = get_str(dp_doc_get(d, "device"), qq, &ev.device, err);
                         if (r >= 0) r = add_event(in, &cap, ev);
                         if (r < 0) {
                                 free(ev.node);
                                 free(ev.device);
-                                return r == -E2BIG ? dp_error_set(err, r, "%s: at most %d events", q, DP_SIM_EVENTS_MAX) : r;
+                                return r == -E2BIG ? dp_error_set(err, r, "%s: at most %d events", q, DP_SIM_EVENTS_MAX)
+                                                   : r;
                         }
                 }
         }
@@ -326,11 +340,13 @@ static int load_doc_set(dp_sim_input *in, dp_doc_set *set, bool *seen_fleet, boo
                         free(in->source);
                         if (!(in->source = dp_strdup(src))) return -ENOMEM;
                         r = parse_fleet(root, in, err);
-                        if (r < 0) return dp_error_prefix(err, "%s: Fleet %s", src, in->fleet_name ? in->fleet_name : "");
+                        if (r < 0)
+                                return dp_error_prefix(err, "%s: Fleet %s", src, in->fleet_name ? in->fleet_name : "");
                 } else if (api && streq(api, API_VERSION) && kind && streq(kind, "Timeline")) {
                         if (*seen_timeline)
-                                return dp_error_set(err, -EINVAL, "%s: Timeline: only one Timeline may be given (line %u)",
-                                                    src, root->line);
+                                return dp_error_set(err, -EINVAL,
+                                                    "%s: Timeline: only one Timeline may be given (line %u)", src,
+                                                    root->line);
                         *seen_timeline = true;
                         r = parse_timeline(root, in, err);
                         if (r < 0) return dp_error_prefix(err, "%s: Timeline", src);
@@ -347,12 +363,14 @@ static int load_doc_set(dp_sim_input *in, dp_doc_set *set, bool *seen_fleet, boo
 }
 
 static int finish(dp_sim_input *in, bool seen_fleet, dp_error *err) {
-        if (!seen_fleet) return dp_error_set(err, -EINVAL, "no Fleet (kind: Fleet, apiVersion: %s) in the input", API_VERSION);
+        if (!seen_fleet)
+                return dp_error_set(err, -EINVAL, "no Fleet (kind: Fleet, apiVersion: %s) in the input", API_VERSION);
         for (size_t i = 0; i < in->objs->n; i++)
                 if (in->objs->items[i].hdr->kind == DP_KIND_DEPLOYMENT) {
                         char d[512];
                         dp_object_describe(in->objs->items[i], d, sizeof(d));
-                        return dp_error_set(err, -EINVAL, "%s: %s: simulate takes Pods; Deployments are not expanded yet",
+                        return dp_error_set(err, -EINVAL,
+                                            "%s: %s: simulate takes Pods; Deployments are not expanded yet",
                                             in->objs->items[i].hdr->source, d);
                 }
         return dp_model_validate(in->objs, err);
@@ -411,8 +429,10 @@ static int load_path(dp_sim_input *in, dp_doc_set *set, const char *path, dp_err
         }
         closedir(d);
         if (r >= 0 && n) qsort(names, n, sizeof(char *), cmp_str);
-        for (size_t i = 0; i < n && r >= 0; i++) r = dp_doc_parse_file(set, names[i], err);
-        for (size_t i = 0; i < n; i++) free(names[i]);
+        for (size_t i = 0; i < n && r >= 0; i++)
+                r = dp_doc_parse_file(set, names[i], err);
+        for (size_t i = 0; i < n; i++)
+                free(names[i]);
         free(names);
         return r;
 }
@@ -422,7 +442,8 @@ int dp_sim_load(const char *const *paths, size_t n_paths, dp_sim_input **ret, dp
         _cleanup_(dp_doc_set_freep) dp_doc_set *set = dp_doc_set_new();
         if (!set || new_input(&in) < 0) return -ENOMEM;
         int r = 0;
-        for (size_t i = 0; i < n_paths && r >= 0; i++) r = load_path(in, set, paths[i], err);
+        for (size_t i = 0; i < n_paths && r >= 0; i++)
+                r = load_path(in, set, paths[i], err);
         bool f = false, t = false;
         if (r >= 0) r = load_doc_set(in, set, &f, &t, err);
         if (r >= 0) r = finish(in, f, err);

@@ -4,6 +4,7 @@
  * (as a document for -o json|yaml, or tables), and `explain` (sim.h). */
 #include <stdio.h>
 
+#include "sched/fmt.h"
 #include "sched/sim-internal.h"
 
 /* ---- device use ---- */
@@ -23,7 +24,8 @@ typedef struct node_use {
 
 static void node_use_done(node_use *nu) {
         for (size_t i = 0; i < nu->n_units; i++) {
-                for (size_t k = 0; k < nu->units[i].n_holders; k++) free(nu->units[i].holders[k]);
+                for (size_t k = 0; k < nu->units[i].n_holders; k++)
+                        free(nu->units[i].holders[k]);
                 free(nu->units[i].holders);
         }
         free(nu->units);
@@ -66,17 +68,18 @@ static int node_use_get(sim_run *r, const sim_node *sn, node_use *ret) {
                 if (!c->allocation) continue;
                 for (size_t k = 0; k < c->allocation->n_results && rr >= 0; k++) {
                         const dp_device_allocation_result *d = &c->allocation->results[k];
-                        if (!streq_ptr(d->pool, sn->name) || !streq_ptr(d->driver, dp_devnode_driver(sn->dev))) continue;
+                        if (!streq_ptr(d->pool, sn->name) || !streq_ptr(d->driver, dp_devnode_driver(sn->dev)))
+                                continue;
                         int ui = dp_devnode_unit_find(sn->dev, d->device);
                         if (ui < 0) continue;
                         for (size_t h = 0; h < c->n_reserved_for && rr >= 0; h++) {
                                 char hb[1024];
-                                snprintf(hb, sizeof(hb), "%s/%s", dp_store_ns_of(o), c->reserved_for[h].name);
+                                dp_fmt(hb, sizeof(hb), "%s/%s", dp_store_ns_of(o), c->reserved_for[h].name);
                                 rr = add_holder(&nu.units[ui], hb);
                         }
                         if (c->n_reserved_for == 0 && rr >= 0) {
                                 char hb[1024];
-                                snprintf(hb, sizeof(hb), "claim %s/%s", dp_store_ns_of(o), c->meta.name);
+                                dp_fmt(hb, sizeof(hb), "claim %s/%s", dp_store_ns_of(o), c->meta.name);
                                 rr = add_holder(&nu.units[ui], hb);
                         }
                 }
@@ -90,7 +93,8 @@ static int node_use_get(sim_run *r, const sim_node *sn, node_use *ret) {
                 if (!u->usable) continue;
                 nu.usable++;
                 if (u->u.healthy) nu.healthy++;
-                if (u->n_holders) nu.used++;
+                if (u->n_holders)
+                        nu.used++;
                 else if (u->u.healthy) {
                         nu.free_healthy++;
                         /* free, on a GPU another consumer already uses part of */
@@ -136,17 +140,23 @@ static int summarize_run(sim_run *r, summary *s) {
         }
         for (size_t i = 0; i < r->n_pods; i++) {
                 const char *st = pod_state(&r->pods[i]);
-                if (streq(st, "Running")) s->running++;
-                else if (streq(st, "Waiting")) s->waiting++;
-                else if (streq(st, "Deleted")) s->deleted++;
-                else s->pending++;
+                if (streq(st, "Running"))
+                        s->running++;
+                else if (streq(st, "Waiting"))
+                        s->waiting++;
+                else if (streq(st, "Deleted"))
+                        s->deleted++;
+                else
+                        s->pending++;
         }
         return 0;
 }
 
 static void pct(char *buf, size_t size, size_t a, size_t b) {
-        if (!b) snprintf(buf, size, "0.0%%");
-        else snprintf(buf, size, "%zu.%zu%%", a * 100 / b, (a * 1000 / b) % 10);
+        if (!b)
+                dp_fmt(buf, size, "0.0%%");
+        else
+                dp_fmt(buf, size, "%zu.%zu%%", a * 100 / b, (a * 1000 / b) % 10);
 }
 
 /* ---- documents ---- */
@@ -197,7 +207,8 @@ static const char *pod_model(const char *v1, const char *v2) {
 static dp_doc_node *pod_doc(dp_doc_set *s, sim_run *r, sim_pod *sp) {
         dp_doc_node *d = dp_doc_new_map(s);
         if (!d) return NULL;
-        _cleanup_free_ char *v2 = sp->deleted ? dp_strdup(sp->v2_devices ? sp->v2_devices : "") : sim_pod_v2_devices(r, sp);
+        _cleanup_free_ char *v2 =
+                sp->deleted ? dp_strdup(sp->v2_devices ? sp->v2_devices : "") : sim_pod_v2_devices(r, sp);
         if (!v2) return NULL;
         const char *st = pod_state(sp);
         ADD(d, "name", dp_doc_new_str(s, sp->key));
@@ -227,9 +238,10 @@ static dp_doc_node *node_doc(dp_doc_set *s, sim_run *r, sim_node *sn) {
         bool ok = d && units;
         ok = ok && dp_doc_map_add(s, d, "name", dp_doc_new_str(s, sn->name)) >= 0;
         ok = ok && dp_doc_map_add(s, d, "profile", dp_doc_new_str(s, sn->group->profile)) >= 0;
-        ok = ok && dp_doc_map_add(s, d, "model", dp_doc_new_str(s, sn->model == DP_SIM_MODEL_V1   ? "v1"
-                                                                   : sn->model == DP_SIM_MODEL_V2 ? "v2"
-                                                                                                  : "both")) >= 0;
+        ok = ok && dp_doc_map_add(s, d, "model",
+                                  dp_doc_new_str(s, sn->model == DP_SIM_MODEL_V1   ? "v1"
+                                                    : sn->model == DP_SIM_MODEL_V2 ? "v2"
+                                                                                   : "both")) >= 0;
         ok = ok && dp_doc_map_add(s, d, "devices", dp_doc_new_uint(s, nu.usable)) >= 0;
         ok = ok && dp_doc_map_add(s, d, "healthy", dp_doc_new_uint(s, nu.healthy)) >= 0;
         ok = ok && dp_doc_map_add(s, d, "inUse", dp_doc_new_uint(s, nu.used)) >= 0;
@@ -242,7 +254,7 @@ static dp_doc_node *node_doc(dp_doc_set *s, sim_run *r, sim_node *sn) {
                 for (size_t i = 0; ok && i < dp_devnode_v1_resource_count(sn->dev); i++) {
                         size_t cap = 0, al = 0;
                         const char *nm = dp_devnode_v1_resource(sn->dev, i, &cap, &al);
-                        snprintf(b, sizeof(b), "%zu/%zu", al, cap);
+                        dp_fmt(b, sizeof(b), "%zu/%zu", al, cap);
                         ok = dp_doc_map_add(s, res, nm, dp_doc_new_str(s, b)) >= 0;
                 }
                 ok = ok && dp_doc_map_add(s, d, "v1Allocatable", res) >= 0;
@@ -252,10 +264,12 @@ static dp_doc_node *node_doc(dp_doc_set *s, sim_run *r, sim_node *sn) {
                 dp_doc_node *ud = dp_doc_new_map(s), *hs = dp_doc_new_seq(s);
                 ok = ud && hs;
                 ok = ok && dp_doc_map_add(s, ud, "id", dp_doc_new_str(s, u->u.id)) >= 0;
-                ok = ok && dp_doc_map_add(s, ud, "kind", dp_doc_new_str(s, u->u.parent >= 0 ? u->u.profile
-                                                                          : u->u.mig_mode   ? "gpu (MIG mode)"
-                                                                                            : u->u.profile)) >= 0;
-                ok = ok && dp_doc_map_add(s, ud, "health", dp_doc_new_str(s, u->u.healthy ? "Healthy" : "Unhealthy")) >= 0;
+                ok = ok && dp_doc_map_add(s, ud, "kind",
+                                          dp_doc_new_str(s, u->u.parent >= 0 ? u->u.profile
+                                                            : u->u.mig_mode  ? "gpu (MIG mode)"
+                                                                             : u->u.profile)) >= 0;
+                ok = ok &&
+                     dp_doc_map_add(s, ud, "health", dp_doc_new_str(s, u->u.healthy ? "Healthy" : "Unhealthy")) >= 0;
                 for (size_t k = 0; ok && k < u->n_holders; k++)
                         ok = dp_doc_seq_add(s, hs, dp_doc_new_str(s, u->holders[k])) >= 0;
                 ok = ok && dp_doc_map_add(s, ud, "heldBy", hs) >= 0;
@@ -295,9 +309,9 @@ static const char *placement(sim_run *r, const sim_pod *sp, char *buf, size_t si
         if (streq(st, "Running") || streq(st, "Waiting") || streq(st, "Deleted")) {
                 _cleanup_free_ char *v2 = sp->deleted ? NULL : sim_pod_v2_devices(r, sp);
                 const char *v2s = sp->deleted ? sp->v2_devices : v2;
-                snprintf(buf, size, "%s %s (%s)", st, sp->node ? sp->node : "-", pod_model(sp->v1_devices, v2s));
+                dp_fmt(buf, size, "%s %s (%s)", st, sp->node ? sp->node : "-", pod_model(sp->v1_devices, v2s));
         } else
-                snprintf(buf, size, "%s", st);
+                dp_fmt(buf, size, "%s", st);
         return buf;
 }
 
@@ -343,10 +357,13 @@ static void table_print(table *t, dp_strbuf *out) {
         for (size_t i = 0; i < t->n; i++) {
                 size_t c = i % t->cols;
                 const char *v = t->cells[i] ? t->cells[i] : "";
-                if (c + 1 == t->cols) dp_strbuf_printf(out, "%s\n", v);
-                else dp_strbuf_printf(out, "%-*s  ", (int)w[c], v);
+                if (c + 1 == t->cols)
+                        dp_strbuf_printf(out, "%s\n", v);
+                else
+                        dp_strbuf_printf(out, "%-*s  ", (int)w[c], v);
         }
-        for (size_t i = 0; i < t->n; i++) free(t->cells[i]);
+        for (size_t i = 0; i < t->n; i++)
+                free(t->cells[i]);
         free(t->cells);
         *t = (table){0};
 }
@@ -373,14 +390,15 @@ static void print_tables(const dp_doc_node *doc, dp_strbuf *out) {
                          str_of(doc, "scoring"), str_of(run, "endSeconds"));
         table t = {.cols = 6};
         const char *h1[] = {"POD", "STATE", "NODE", "MODEL", "DEVICES", "REASON"};
-        for (size_t i = 0; i < 6; i++) table_add(&t, h1[i]);
+        for (size_t i = 0; i < 6; i++)
+                table_add(&t, h1[i]);
         const dp_doc_node *pods = dp_doc_get(run, "pods");
         for (size_t i = 0; pods && i < pods->n; i++) {
                 const dp_doc_node *p = pods->items[i], *dv = dp_doc_get(p, "devices");
                 char devs[1024], a[512], b[512];
                 join_seq(dp_doc_get(dv, "v1"), a, sizeof(a));
                 join_seq(dp_doc_get(dv, "v2"), b, sizeof(b));
-                snprintf(devs, sizeof(devs), "%s%s%s", a, a[0] && b[0] ? "," : "", b);
+                dp_fmt(devs, sizeof(devs), "%s%s%s", a, a[0] && b[0] ? "," : "", b);
                 table_add(&t, str_of(p, "name"));
                 table_add(&t, str_of(p, "state"));
                 table_add(&t, str_of(p, "node")[0] ? str_of(p, "node") : "-");
@@ -392,25 +410,28 @@ static void print_tables(const dp_doc_node *doc, dp_strbuf *out) {
         dp_strbuf_puts(out, "\n");
         t = (table){.cols = 8};
         const char *h2[] = {"NODE", "PROFILE", "MODEL", "DEVICES", "HEALTHY", "IN USE", "UTIL", "FRAG"};
-        for (size_t i = 0; i < 8; i++) table_add(&t, h2[i]);
+        for (size_t i = 0; i < 8; i++)
+                table_add(&t, h2[i]);
         const dp_doc_node *nodes = dp_doc_get(run, "nodes");
         for (size_t i = 0; nodes && i < nodes->n; i++) {
                 const dp_doc_node *n = nodes->items[i];
-                const char *keys[] = {"name", "profile", "model", "devices", "healthy", "inUse", "utilization",
-                                      "fragmentation"};
-                for (size_t k = 0; k < 8; k++) table_add(&t, str_of(n, keys[k]));
+                const char *keys[] = {"name",    "profile", "model",       "devices",
+                                      "healthy", "inUse",   "utilization", "fragmentation"};
+                for (size_t k = 0; k < 8; k++)
+                        table_add(&t, str_of(n, keys[k]));
         }
         table_print(&t, out);
         dp_strbuf_puts(out, "\n");
         t = (table){.cols = 4};
         const char *h3[] = {"NODE/DEVICE", "KIND", "HEALTH", "HELD BY"};
-        for (size_t i = 0; i < 4; i++) table_add(&t, h3[i]);
+        for (size_t i = 0; i < 4; i++)
+                table_add(&t, h3[i]);
         for (size_t i = 0; nodes && i < nodes->n; i++) {
                 const dp_doc_node *n = nodes->items[i], *units = dp_doc_get(n, "units");
                 for (size_t u = 0; units && u < units->n; u++) {
                         const dp_doc_node *x = units->items[u];
                         char id[512], held[1024];
-                        snprintf(id, sizeof(id), "%s/%s", str_of(n, "name"), str_of(x, "id"));
+                        dp_fmt(id, sizeof(id), "%s/%s", str_of(n, "name"), str_of(x, "id"));
                         join_seq(dp_doc_get(x, "heldBy"), held, sizeof(held));
                         table_add(&t, id);
                         table_add(&t, str_of(x, "kind"));
@@ -423,11 +444,12 @@ static void print_tables(const dp_doc_node *doc, dp_strbuf *out) {
         dp_strbuf_puts(out, "\nV1 vs V2: the same workload with every node switched to one model\n");
         t = (table){.cols = 4};
         const char *h4[] = {"", "AS WRITTEN", "ALL V1", "ALL V2"};
-        for (size_t i = 0; i < 4; i++) table_add(&t, h4[i]);
-        const char *rows[][2] = {{"running", "pods running"},          {"waitingOnNode", "pods waiting on a node"},
-                                 {"pending", "pods pending"},          {"deleted", "pods deleted"},
-                                 {"devicesInUse", "devices in use"},   {"healthyDevices", "healthy devices"},
-                                 {"utilization", "utilization"},       {"fragmentation", "fragmentation"}};
+        for (size_t i = 0; i < 4; i++)
+                table_add(&t, h4[i]);
+        const char *rows[][2] = {{"running", "pods running"},        {"waitingOnNode", "pods waiting on a node"},
+                                 {"pending", "pods pending"},        {"deleted", "pods deleted"},
+                                 {"devicesInUse", "devices in use"}, {"healthyDevices", "healthy devices"},
+                                 {"utilization", "utilization"},     {"fragmentation", "fragmentation"}};
         for (size_t r = 0; r < ELEMENTSOF(rows); r++) {
                 table_add(&t, rows[r][1]);
                 table_add(&t, str_of(dp_doc_get(cmp, "asWritten"), rows[r][0]));
@@ -438,7 +460,8 @@ static void print_tables(const dp_doc_node *doc, dp_strbuf *out) {
         dp_strbuf_puts(out, "\n");
         t = (table){.cols = 4};
         const char *h5[] = {"POD", "AS WRITTEN", "ALL V1", "ALL V2"};
-        for (size_t i = 0; i < 4; i++) table_add(&t, h5[i]);
+        for (size_t i = 0; i < 4; i++)
+                table_add(&t, h5[i]);
         const dp_doc_node *cp = dp_doc_get(cmp, "pods");
         for (size_t i = 0; cp && i < cp->n; i++) {
                 table_add(&t, str_of(cp->items[i], "name"));
@@ -453,17 +476,19 @@ int dp_sim_report(const dp_sim_input *in, dp_sim_output fmt, dp_strbuf *out, siz
         sim_run *runs[3] = {NULL, NULL, NULL};
         static const dp_sim_model models[3] = {0, DP_SIM_MODEL_V1, DP_SIM_MODEL_V2};
         int r = 0;
-        for (int k = 0; k < 3 && r >= 0; k++) r = sim_run_new(in, models[k], &runs[k], err);
+        for (int k = 0; k < 3 && r >= 0; k++)
+                r = sim_run_new(in, models[k], &runs[k], err);
         _cleanup_(dp_doc_set_freep) dp_doc_set *s = dp_doc_set_new();
         dp_doc_node *doc = NULL;
         if (r >= 0 && !s) r = -ENOMEM;
         if (r >= 0) {
                 doc = dp_doc_new_map(s);
-                bool ok = doc && dp_doc_map_add(s, doc, "fleet", dp_doc_new_str(s, in->fleet_name)) >= 0 &&
-                          dp_doc_map_add(s, doc, "scoring",
-                                         dp_doc_new_str(s, in->policy == DP_SCORE_SPREAD ? "spread" : "binpack")) >= 0 &&
-                          dp_doc_map_add(s, doc, "asWritten", run_doc(s, runs[0])) >= 0 &&
-                          dp_doc_map_add(s, doc, "comparison", comparison_doc(s, runs)) >= 0;
+                bool ok =
+                        doc && dp_doc_map_add(s, doc, "fleet", dp_doc_new_str(s, in->fleet_name)) >= 0 &&
+                        dp_doc_map_add(s, doc, "scoring",
+                                       dp_doc_new_str(s, in->policy == DP_SCORE_SPREAD ? "spread" : "binpack")) >= 0 &&
+                        dp_doc_map_add(s, doc, "asWritten", run_doc(s, runs[0])) >= 0 &&
+                        dp_doc_map_add(s, doc, "comparison", comparison_doc(s, runs)) >= 0;
                 if (!ok) r = -ENOMEM;
         }
         if (r >= 0) {
@@ -481,15 +506,14 @@ int dp_sim_report(const dp_sim_input *in, dp_sim_output fmt, dp_strbuf *out, siz
                         print_tables(doc, out);
                 if (dp_strbuf_failed(out)) r = -ENOMEM;
         }
-        for (int k = 0; k < 3; k++) sim_run_free(runs[k]);
+        for (int k = 0; k < 3; k++)
+                sim_run_free(runs[k]);
         return r;
 }
 
 /* ---- explain ---- */
 
-static bool resource_reason(const char *r) {
-        return startswith(r, "Insufficient") || startswith(r, "cannot allocate");
-}
+static bool resource_reason(const char *r) { return startswith(r, "Insufficient") || startswith(r, "cannot allocate"); }
 
 int dp_sim_explain(const dp_sim_input *in, const char *pod, dp_strbuf *out, dp_error *err) {
         _cleanup_(sim_run_freep) sim_run *r = NULL;
@@ -522,7 +546,9 @@ int dp_sim_explain(const dp_sim_input *in, const char *pod, dp_strbuf *out, dp_e
                                                         size_t cap = 0, al = 0;
                                                         const char *nm = dp_devnode_v1_resource(sn->dev, k, &cap, &al);
                                                         if (streq(nm, res) && (sn->model & DP_SIM_MODEL_V1))
-                                                                dp_strbuf_printf(out, "      %s: capacity %zu, allocatable %zu (unhealthy %zu)\n",
+                                                                dp_strbuf_printf(out,
+                                                                                 "      %s: capacity %zu, allocatable "
+                                                                                 "%zu (unhealthy %zu)\n",
                                                                                  nm, cap, al, cap - al);
                                                 }
                                         }
@@ -533,7 +559,8 @@ int dp_sim_explain(const dp_sim_input *in, const char *pod, dp_strbuf *out, dp_e
                                                 nl = e;
                                         }
                                 }
-                        if (pi->n_reasons > shown) dp_strbuf_printf(out, "  ... and %zu more nodes\n", pi->n_reasons - shown);
+                        if (pi->n_reasons > shown)
+                                dp_strbuf_printf(out, "  ... and %zu more nodes\n", pi->n_reasons - shown);
                 }
                 return dp_strbuf_failed(out) ? -ENOMEM : 0;
         }
@@ -544,7 +571,8 @@ int dp_sim_explain(const dp_sim_input *in, const char *pod, dp_strbuf *out, dp_e
                 return dp_strbuf_failed(out) ? -ENOMEM : 0;
         }
         if (!sp->node) return dp_strbuf_failed(out) ? -ENOMEM : 0;
-        _cleanup_free_ char *v2 = sp->deleted ? dp_strdup(sp->v2_devices ? sp->v2_devices : "") : sim_pod_v2_devices(r, sp);
+        _cleanup_free_ char *v2 =
+                sp->deleted ? dp_strdup(sp->v2_devices ? sp->v2_devices : "") : sim_pod_v2_devices(r, sp);
         if (!v2) return -ENOMEM;
         dp_strbuf_printf(out, "Node %s; V1 devices: %s; V2 devices: %s\n", sp->node,
                          sp->v1_devices && sp->v1_devices[0] ? sp->v1_devices : "none", v2[0] ? v2 : "none");
@@ -555,16 +583,19 @@ int dp_sim_explain(const dp_sim_input *in, const char *pod, dp_strbuf *out, dp_e
         for (size_t i = 0; i < nu.n_units; i++) {
                 unit_use *u = &nu.units[i];
                 bool mine = false;
-                for (size_t k = 0; k < u->n_holders; k++) mine |= streq(u->holders[k], sp->key);
+                for (size_t k = 0; k < u->n_holders; k++)
+                        mine |= streq(u->holders[k], sp->key);
                 if (!mine) continue;
                 if (!u->u.healthy)
-                        dp_strbuf_printf(out, "%s is unhealthy now; the pod keeps it (no new pod receives it).\n", u->u.id);
+                        dp_strbuf_printf(out, "%s is unhealthy now; the pod keeps it (no new pod receives it).\n",
+                                         u->u.id);
                 if (u->n_holders > 1) {
                         dp_strbuf_printf(out, "%s is shared (time-slicing): also held by", u->u.id);
                         for (size_t k = 0; k < u->n_holders; k++)
                                 if (!streq(u->holders[k], sp->key)) dp_strbuf_printf(out, " %s", u->holders[k]);
-                        dp_strbuf_puts(out, ".\n  They share its memory and its fault domain: no isolation between them,\n"
-                                            "  one pod's out-of-memory or a GPU fault hits all of them.\n");
+                        dp_strbuf_puts(out,
+                                       ".\n  They share its memory and its fault domain: no isolation between them,\n"
+                                       "  one pod's out-of-memory or a GPU fault hits all of them.\n");
                 }
         }
         node_use_done(&nu);

@@ -3,6 +3,7 @@
  * one pod live in filter.c. */
 #include <stdio.h>
 
+#include "sched/fmt.h"
 #include "sched/sched-internal.h"
 
 #define UNSCHEDULABLE_FLUSH_MS 300000 /* podMaxInUnschedulablePodsDuration: 5 min */
@@ -19,7 +20,7 @@ void dp_sched_info_clear_reasons(dp_sched_pod_info *info) {
 
 const char *dp_pod_uid(const dp_pod *p, char *buf, size_t size) {
         if (p->meta.uid && p->meta.uid[0]) return p->meta.uid;
-        snprintf(buf, size, "%s/%s", p->meta.namespace ? p->meta.namespace : "default", p->meta.name);
+        dp_fmt(buf, size, "%s/%s", p->meta.namespace ? p->meta.namespace : "default", p->meta.name);
         return buf;
 }
 
@@ -52,9 +53,11 @@ int dp_sched_new(dp_store *store, const dp_sched_config *cfg, dp_sched **ret) {
 
 dp_sched *dp_sched_free(dp_sched *s) {
         if (!s) return NULL;
-        for (size_t i = 0; i < s->n_pods; i++) qpod_free(s->pods[i]);
+        for (size_t i = 0; i < s->n_pods; i++)
+                qpod_free(s->pods[i]);
         free(s->pods);
-        for (size_t i = 0; i < s->n_assumed; i++) dp_sched_plan_free(s->assumed[i]);
+        for (size_t i = 0; i < s->n_assumed; i++)
+                dp_sched_plan_free(s->assumed[i]);
         free(s->assumed);
         dp_hashmap_free(s->by_key);
         free(s->name);
@@ -64,24 +67,23 @@ dp_sched *dp_sched_free(dp_sched *s) {
 
 const dp_sched_pod_info *dp_sched_pod(const dp_sched *s, const char *ns, const char *name) {
         char key[1024];
-        snprintf(key, sizeof(key), "%s/%s", ns && ns[0] ? ns : "default", name);
+        dp_fmt(key, sizeof(key), "%s/%s", ns && ns[0] ? ns : "default", name);
         qpod *q = dp_hashmap_get(s->by_key, key);
         return q ? &q->info : NULL;
 }
 
-static bool ours(const dp_sched *s, const dp_pod *p) {
-        return !p->scheduler_name || streq(p->scheduler_name, s->name);
-}
+static bool ours(const dp_sched *s, const dp_pod *p) { return !p->scheduler_name || streq(p->scheduler_name, s->name); }
 
 int dp_sched_sync(dp_sched *s, int64_t now_ms) {
-        for (size_t i = 0; i < s->n_pods; i++) s->pods[i]->present = false;
+        for (size_t i = 0; i < s->n_pods; i++)
+                s->pods[i]->present = false;
         size_t i = 0;
         dp_object o;
         while (dp_store_next(s->store, DP_KIND_POD, &i, &o, NULL)) {
                 const dp_pod *p = o.pod;
                 const char *ns = dp_store_ns_of(o);
                 char key[1024];
-                snprintf(key, sizeof(key), "%s/%s", ns, p->meta.name);
+                dp_fmt(key, sizeof(key), "%s/%s", ns, p->meta.name);
                 qpod *q = dp_hashmap_get(s->by_key, key);
                 if (q) {
                         q->present = true;
@@ -121,7 +123,8 @@ int dp_sched_sync(dp_sched *s, int64_t now_ms) {
 
 static int64_t backoff(const dp_sched *s, const qpod *q) {
         int64_t b = s->backoff_initial;
-        for (unsigned i = 1; i < q->info.attempts && b < s->backoff_max; i++) b *= 2;
+        for (unsigned i = 1; i < q->info.attempts && b < s->backoff_max; i++)
+                b *= 2;
         return DP_MIN(b, s->backoff_max);
 }
 
@@ -208,8 +211,10 @@ static int plan_write(dp_sched *s, dp_sched_plan *pl, int64_t now, dp_error *err
         }
         if (r >= 0) {
                 r = dp_store_update(s->store, DP_KIND_POD, pl->q->ns, pl->q->name, pl->pod_rv, set_node, pl, NULL);
-                if (r >= 0) pl->bound = true;
-                else if (r == -ESTALE) dp_error_set(err, r, "pod %s changed since it was read", pl->q->key);
+                if (r >= 0)
+                        pl->bound = true;
+                else if (r == -ESTALE)
+                        dp_error_set(err, r, "pod %s changed since it was read", pl->q->key);
         }
         if (r < 0) {
                 plan_undo(s, pl);
@@ -229,7 +234,7 @@ static int plan_write(dp_sched *s, dp_sched_plan *pl, int64_t now, dp_error *err
 
 static void conflict(dp_sched *s, qpod *q, int64_t now, const dp_error *err) {
         char m[DP_ERROR_MSG_MAX + 64];
-        snprintf(m, sizeof(m), "binding rejected, will retry: %s", dp_error_msg(err));
+        dp_fmt(m, sizeof(m), "binding rejected, will retry: %s", dp_error_msg(err));
         dp_sched_info_clear_reasons(&q->info);
         free(q->info.message);
         q->info.message = dp_strdup(m);
@@ -243,7 +248,7 @@ int dp_sched_plan_pod(dp_sched *s, const char *ns, const char *name, int64_t now
         int r = dp_sched_sync(s, now_ms);
         if (r < 0) return r;
         char key[1024];
-        snprintf(key, sizeof(key), "%s/%s", ns && ns[0] ? ns : "default", name);
+        dp_fmt(key, sizeof(key), "%s/%s", ns && ns[0] ? ns : "default", name);
         qpod *q = dp_hashmap_get(s->by_key, key);
         if (!q || !q->present) return dp_error_set(err, -ENOENT, "pod %s is not pending", key);
         r = dp_sched_plan_one(s, q, now_ms, ret, err);
@@ -297,14 +302,15 @@ static int run_gang(dp_sched *s, qpod *first, const dp_pod_group *pg, const char
                 qpod *q = s->pods[i];
                 const char *g = NULL;
                 if (!q->present || !streq(q->ns, first->ns) || !gang_of(s, q, &g) || !streq(g, gname)) continue;
-                if (q->info.state == DP_POD_BOUND) bound++;
-                else members[n++] = q;
+                if (q->info.state == DP_POD_BOUND)
+                        bound++;
+                else
+                        members[n++] = q;
         }
         char m[512];
         int placed = 0, r = 0;
         if (bound + n < (size_t)pg->min_member) {
-                snprintf(m, sizeof(m), "pod group %s: %zu of minMember %d pods exist", gname, bound + n,
-                         pg->min_member);
+                dp_fmt(m, sizeof(m), "pod group %s: %zu of minMember %d pods exist", gname, bound + n, pg->min_member);
                 for (size_t i = 0; i < n; i++) {
                         dp_sched_info_clear_reasons(&members[i]->info);
                         free(members[i]->info.message);
@@ -320,8 +326,10 @@ static int run_gang(dp_sched *s, qpod *first, const dp_pod_group *pg, const char
                 r = dp_sched_plan_one(s, members[i], now, &pl, err);
                 if (r > 0) {
                         r = assume(s, pl);
-                        if (r < 0) dp_sched_plan_free(pl);
-                        else planned++;
+                        if (r < 0)
+                                dp_sched_plan_free(pl);
+                        else
+                                planned++;
                 }
         }
         if (r >= 0 && bound + planned >= (size_t)pg->min_member) {
@@ -336,12 +344,13 @@ static int run_gang(dp_sched *s, qpod *first, const dp_pod_group *pg, const char
                                 plan_undo(s, s->assumed[i]);
                                 s->assumed[i]->q->info.state = DP_POD_QUEUED;
                         }
-                        for (size_t i = 0; i < s->n_assumed; i++) conflict(s, s->assumed[i]->q, now, &cerr);
+                        for (size_t i = 0; i < s->n_assumed; i++)
+                                conflict(s, s->assumed[i]->q, now, &cerr);
                 } else
                         placed = (int)s->n_assumed;
         } else if (r >= 0) {
-                snprintf(m, sizeof(m), "pod group %s: only %zu of minMember %d pods can be placed; none bound", gname,
-                         bound + planned, pg->min_member);
+                dp_fmt(m, sizeof(m), "pod group %s: only %zu of minMember %d pods can be placed; none bound", gname,
+                       bound + planned, pg->min_member);
                 for (size_t i = 0; i < s->n_assumed; i++) {
                         qpod *q = s->assumed[i]->q;
                         free(q->info.message);
@@ -351,7 +360,8 @@ static int run_gang(dp_sched *s, qpod *first, const dp_pod_group *pg, const char
         }
         for (size_t i = 0; i < n; i++)
                 if (members[i]->info.state != DP_POD_BOUND) mark_failed(s, members[i], now);
-        for (size_t i = 0; i < s->n_assumed; i++) dp_sched_plan_free(s->assumed[i]);
+        for (size_t i = 0; i < s->n_assumed; i++)
+                dp_sched_plan_free(s->assumed[i]);
         s->n_assumed = 0;
         return r < 0 ? r : placed;
 }

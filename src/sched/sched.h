@@ -55,8 +55,8 @@ typedef struct dp_node_reason {
 
 typedef struct dp_sched_pod_info {
         dp_pod_sched_state state;
-        char *node;    /* BOUND */
-        char *message; /* UNSCHEDULABLE: "0/3 nodes are available: 2 Insufficient nvidia.com/gpu, ..." */
+        char *node;              /* BOUND */
+        char *message;           /* UNSCHEDULABLE: "0/3 nodes are available: 2 Insufficient nvidia.com/gpu, ..." */
         dp_node_reason *reasons; /* per node, in node name order (last attempt) */
         size_t n_reasons;
         unsigned attempts;

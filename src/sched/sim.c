@@ -5,6 +5,7 @@
  * (report.c prints it). */
 #include <stdio.h>
 
+#include "sched/fmt.h"
 #include "sched/devnode.h"
 #include "sched/sim-internal.h"
 
@@ -29,7 +30,8 @@ sim_run *sim_run_free(sim_run *r) {
                 dp_devnode_free(r->nodes[i].dev);
         }
         free(r->nodes);
-        for (size_t i = 0; i < r->n_pods; i++) pod_done(&r->pods[i]);
+        for (size_t i = 0; i < r->n_pods; i++)
+                pod_done(&r->pods[i]);
         free(r->pods);
         dp_sched_free(r->sched);
         dp_store_free(r->store);
@@ -40,8 +42,10 @@ sim_run *sim_run_free(sim_run *r) {
 
 sim_pod *sim_find_pod(sim_run *r, const char *ref) {
         char key[1024];
-        if (strchr(ref, '/')) snprintf(key, sizeof(key), "%s", ref);
-        else snprintf(key, sizeof(key), "default/%s", ref);
+        if (strchr(ref, '/'))
+                dp_fmt(key, sizeof(key), "%s", ref);
+        else
+                dp_fmt(key, sizeof(key), "default/%s", ref);
         for (size_t i = 0; i < r->n_pods; i++)
                 if (streq(r->pods[i].key, key)) return &r->pods[i];
         return NULL;
@@ -56,7 +60,8 @@ sim_node *sim_find_node(sim_run *r, const char *name) {
 /* ---- nodes ---- */
 
 static int set_quantities(dp_named_quantity **v, size_t *n, const sim_node *sn, bool allocatable) {
-        for (size_t i = 0; i < *n; i++) free((*v)[i].name);
+        for (size_t i = 0; i < *n; i++)
+                free((*v)[i].name);
         free(*v);
         *v = NULL;
         *n = 0;
@@ -134,7 +139,8 @@ static int add_node(sim_run *r, const dp_sim_group *g, int64_t i, dp_error *err)
         r->n_nodes++;
         int rr = dp_devnode_new(g->profile, sn->name, g->agent_yaml, g->agent_yaml ? strlen(g->agent_yaml) : 0,
                                 "agent config", &sn->dev, err);
-        if (rr < 0) return dp_error_prefix(err, "%s: Fleet %s: nodeGroup %s", r->in->source, r->in->fleet_name, g->name);
+        if (rr < 0)
+                return dp_error_prefix(err, "%s: Fleet %s: nodeGroup %s", r->in->source, r->in->fleet_name, g->name);
         dp_node *n = calloc(1, sizeof(*n));
         if (!n) return -ENOMEM;
         n->hdr.kind = DP_KIND_NODE;
@@ -171,8 +177,8 @@ static int add_node(sim_run *r, const dp_sim_group *g, int64_t i, dp_error *err)
 
 static int sync_node(sim_run *r, sim_node *sn, dp_error *err) {
         if (sn->model & DP_SIM_MODEL_V1) {
-                int rr = dp_store_update(r->store, DP_KIND_NODE, NULL, sn->name, DP_STORE_ANY_RV, node_set_resources, sn,
-                                         NULL);
+                int rr = dp_store_update(r->store, DP_KIND_NODE, NULL, sn->name, DP_STORE_ANY_RV, node_set_resources,
+                                         sn, NULL);
                 if (rr < 0) return rr;
         }
         return publish_slice(r, sn, err);
@@ -194,7 +200,7 @@ static int admit(sim_run *r, sim_pod *sp) {
         sim_node *sn = sim_find_node(r, p->node_name);
         if (!sn) return 0;
         char prefix[1024];
-        snprintf(prefix, sizeof(prefix), "%s/", sp->key);
+        dp_fmt(prefix, sizeof(prefix), "%s/", sp->key);
         dp_strbuf ids = DP_STRBUF_INIT;
         dp_error e = DP_ERROR_INIT;
         int rr = 0;
@@ -206,7 +212,7 @@ static int admit(sim_run *r, sim_pod *sp) {
                         int64_t cnt = dp_quantity_value(&ct->limits[k].value);
                         if (cnt <= 0) continue;
                         char owner[1100];
-                        snprintf(owner, sizeof(owner), "%s%s", prefix, ct->name);
+                        dp_fmt(owner, sizeof(owner), "%s%s", prefix, ct->name);
                         rr = dp_devnode_v1_allocate(sn->dev, res, (size_t)cnt, owner, &ids, &e);
                 }
         }
@@ -255,7 +261,8 @@ char *sim_pod_v2_devices(sim_run *r, const sim_pod *sp) {
                         const char *cn = k < p->n_resource_claims ? dp_sched_pod_claim_name(p, &p->resource_claims[k])
                                                                   : p->extended_resource_claim_name;
                         if (!cn) continue;
-                        const dp_resource_claim *c = dp_store_get(r->store, DP_KIND_RESOURCE_CLAIM, sp->ns, cn, NULL).claim;
+                        const dp_resource_claim *c =
+                                dp_store_get(r->store, DP_KIND_RESOURCE_CLAIM, sp->ns, cn, NULL).claim;
                         if (!c || !c->allocation) continue;
                         for (size_t i = 0; i < c->allocation->n_results; i++) {
                                 if (sb.len) dp_strbuf_putc(&sb, ',');
@@ -324,7 +331,7 @@ static int create_pod(sim_run *r, sim_pod *sp) {
 static int delete_pod(sim_run *r, sim_pod *sp) {
         if (!sp->created || sp->deleted) return 0;
         char prefix[1024];
-        snprintf(prefix, sizeof(prefix), "%s/", sp->key);
+        dp_fmt(prefix, sizeof(prefix), "%s/", sp->key);
         sim_node *sn = sp->node ? sim_find_node(r, sp->node) : NULL;
         if (sn) dp_devnode_v1_release(sn->dev, prefix);
         /* the report keeps where it ran and on which devices */
@@ -342,8 +349,8 @@ static int device_event(sim_run *r, const dp_sim_event *ev, dp_error *err) {
         sim_node *sn = sim_find_node(r, ev->node);
         bool fail = ev->kind == DP_SIM_EV_FAIL;
         if (!sn)
-                return dp_error_set(err, -EINVAL, "Timeline: %s: node %s is not in the fleet", fail ? "fail" : "recover",
-                                    ev->node);
+                return dp_error_set(err, -EINVAL, "Timeline: %s: node %s is not in the fleet",
+                                    fail ? "fail" : "recover", ev->node);
         int rr = dp_devnode_set_health(sn->dev, ev->device, !fail, err);
         if (rr < 0) return dp_error_prefix(err, "Timeline: %s", fail ? "fail" : "recover");
         dp_strbuf_printf(&r->log, "t=%" PRId64 "s %s/%s %s\n", r->now / 1000, sn->name, ev->device,
@@ -418,7 +425,8 @@ int sim_run_new(const dp_sim_input *in, dp_sim_model force, sim_run **ret, dp_er
         int rr = dp_sched_new(r->store, &cfg, &r->sched);
         if (rr < 0) return rr;
         size_t total = 0;
-        for (size_t g = 0; g < in->n_groups; g++) total += (size_t)in->groups[g].count;
+        for (size_t g = 0; g < in->n_groups; g++)
+                total += (size_t)in->groups[g].count;
         if (!(r->nodes = calloc(total + 1, sizeof(*r->nodes)))) return -ENOMEM;
         if ((rr = load_objects(r, err)) < 0) return rr;
         for (size_t g = 0; g < in->n_groups; g++)

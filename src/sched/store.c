@@ -156,7 +156,8 @@ int dp_store_view(const dp_store *s, const dp_kind *kinds, size_t n_kinds, dp_ob
                 const entry *e = &s->items[i];
                 if (!e->obj.hdr) continue;
                 bool want = n_kinds == 0;
-                for (size_t k = 0; k < n_kinds && !want; k++) want = kinds[k] == e->obj.hdr->kind;
+                for (size_t k = 0; k < n_kinds && !want; k++)
+                        want = kinds[k] == e->obj.hdr->kind;
                 if (!want) continue;
                 if (DP_GROW(l.items, l.cap, l.n + 1) < 0) {
                         free(l.items);
@@ -217,11 +218,11 @@ int dp_store_write_allocation(dp_store *s, const char *ns, const char *name, uin
         entry *e = find(s, DP_KIND_RESOURCE_CLAIM, ns, name);
         if (!e) return dp_error_set(err, -ENOENT, "claim %s/%s not found", ns, name);
         if (expected_rv != DP_STORE_ANY_RV && expected_rv != e->rv)
-                return dp_error_set(err, -ESTALE, "claim %s/%s changed since it was read (resourceVersion %llu, now %llu)",
-                                    ns, name, (unsigned long long)expected_rv, (unsigned long long)e->rv);
+                return dp_error_set(err, -ESTALE,
+                                    "claim %s/%s changed since it was read (resourceVersion %llu, now %llu)", ns, name,
+                                    (unsigned long long)expected_rv, (unsigned long long)e->rv);
         dp_resource_claim *c = e->obj.claim;
-        if (alloc && c->allocation)
-                return dp_error_set(err, -ESTALE, "claim %s/%s is already allocated", ns, name);
+        if (alloc && c->allocation) return dp_error_set(err, -ESTALE, "claim %s/%s is already allocated", ns, name);
         if (!alloc && !c->allocation) return dp_error_set(err, -EINVAL, "claim %s/%s is not allocated", ns, name);
         if (alloc) {
                 int r = ledger_check(s, e, alloc, err);

@@ -16,9 +16,8 @@ static void usage(FILE *f) {
 }
 
 static int cmd_explain(int argc, char **argv) {
-        static const struct option opts[] = {{"filename", required_argument, NULL, 'f'},
-                                             {"help", no_argument, NULL, 'h'},
-                                             {NULL, 0, NULL, 0}};
+        static const struct option opts[] = {
+                {"filename", required_argument, NULL, 'f'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
         _cleanup_free_ const char **paths = calloc((size_t)argc + 1, sizeof(char *));
         size_t n_paths = 0;
         if (!paths) return 2;
@@ -41,7 +40,8 @@ static int cmd_explain(int argc, char **argv) {
         dp_error err = DP_ERROR_INIT;
         _cleanup_(dp_sim_input_freep) dp_sim_input *in = NULL;
         int r;
-        if (n_paths) r = dp_sim_load(paths, n_paths, &in, &err);
+        if (n_paths)
+                r = dp_sim_load(paths, n_paths, &in, &err);
         else {
                 size_t len = 0;
                 const char *seed = dp_sim_builtin_scenario(&len);

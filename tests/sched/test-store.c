@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * test-store.c — the cluster store: keys, resourceVersions, stale writes,
+ * the claim device ledger. */
+#include "sched-test-util.h"
+
+static int rename_node(dp_object o, void *userdata) {
+        o.node->unschedulable = *(bool *)userdata;
+        return 0;
+}
+
+TEST(add_get_delete) {
+        dp_store *st = dp_store_new();
+        load(st, NODE_GPU("a", 1) POD_GPU("p", 1, ""));
+        uint64_t rv = 0;
+        dp_object o = dp_store_get(st, DP_KIND_POD, "default", "p", &rv);
+        ASSERT_TRUE(o.hdr);
+        ASSERT_EQ(rv, 2);
+        ASSERT_TRUE(dp_store_get(st, DP_KIND_POD, NULL, "p", NULL).hdr); /* unset namespace = default */
+        ASSERT_FALSE(dp_store_get(st, DP_KIND_POD, "other", "p", NULL).hdr);
+        ASSERT_EQ(dp_store_count(st, DP_KIND_NODE), 1);
+        ASSERT_EQ(dp_store_delete(st, DP_KIND_POD, "default", "p", 1), -ESTALE);
+        ASSERT_OK(dp_store_delete(st, DP_KIND_POD, "default", "p", rv));
+        ASSERT_EQ(dp_store_delete(st, DP_KIND_POD, "default", "p", DP_STORE_ANY_RV), -ENOENT);
+        ASSERT_EQ(dp_store_revision(st), 3);
+        dp_store_free(st);
+}
+
+TEST(stale_update_rejected_not_merged) {
+        dp_store *st = dp_store_new();
+        load(st, NODE_GPU("a", 1));
+        uint64_t rv = 0, rv2 = 0;
+        dp_store_get(st, DP_KIND_NODE, NULL, "a", &rv);
+        bool yes = true, no = false;
+        ASSERT_OK(dp_store_update(st, DP_KIND_NODE, NULL, "a", rv, rename_node, &yes, &rv2));
+        ASSERT_TRUE(rv2 > rv);
+        /* a second writer that read rv */
+        ASSERT_EQ(dp_store_update(st, DP_KIND_NODE, NULL, "a", rv, rename_node, &no, NULL), -ESTALE);
+        ASSERT_TRUE(dp_store_get(st, DP_KIND_NODE, NULL, "a", NULL).node->unschedulable);
+        ASSERT_EQ(dp_store_add(st, dp_store_get(st, DP_KIND_NODE, NULL, "a", NULL), NULL), -EEXIST);
+        dp_store_free(st);
+}
+
+static dp_allocation_result *one_device(const char *dev) {
+        dp_allocation_result *a = calloc(1, sizeof(*a));
+        a->results = calloc(1, sizeof(*a->results));
+        a->n_results = 1;
+        a->results[0].request = strdup("r");
+        a->results[0].driver = strdup("gpu.example.com");
+        a->results[0].pool = strdup("a");
+        a->results[0].device = strdup(dev);
+        return a;
+}
+
+#define CLAIM(name)                                                                                                    \
+        "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: " name "}\n"                            \
+        "spec: {devices: {requests: [{name: r, exactly: {deviceClassName: gpu}}]}}\n---\n"
+
+TEST(ledger_refuses_a_device_twice) {
+        dp_store *st = dp_store_new();
+        load(st, CLAIM("c1") CLAIM("c2"));
+        uint64_t rv1 = 0, rv2 = 0;
+        dp_store_get(st, DP_KIND_RESOURCE_CLAIM, "default", "c1", &rv1);
+        dp_store_get(st, DP_KIND_RESOURCE_CLAIM, "default", "c2", &rv2);
+        dp_consumer_ref p1 = {.resource = (char *)"pods", .name = (char *)"p1", .uid = (char *)"u1"};
+        dp_consumer_ref p2 = {.resource = (char *)"pods", .name = (char *)"p2", .uid = (char *)"u2"};
+        dp_error err = DP_ERROR_INIT;
+        ASSERT_OK(dp_store_write_allocation(st, "default", "c1", rv1, one_device("gpu-0"), &p1, NULL, &err));
+        dp_allocation_result *a = one_device("gpu-0");
+        ASSERT_EQ(dp_store_write_allocation(st, "default", "c2", rv2, a, &p2, NULL, &err), -EBUSY);
+        ASSERT_CONTAINS(err.msg, "already allocated to claim default/c1");
+        dp_allocation_result_free(a);
+        /* stale: c1 changed since rv1 */
+        a = one_device("gpu-1");
+        ASSERT_EQ(dp_store_write_allocation(st, "default", "c1", rv1, a, &p2, NULL, &err), -ESTALE);
+        dp_allocation_result_free(a);
+        /* a second consumer joins, then both leave: deallocated with the last */
+        ASSERT_OK(dp_store_write_allocation(st, "default", "c1", DP_STORE_ANY_RV, NULL, &p2, NULL, &err));
+        ASSERT_EQ(dp_store_get(st, DP_KIND_RESOURCE_CLAIM, "default", "c1", NULL).claim->n_reserved_for, 2);
+        ASSERT_EQ(dp_store_release_claim(st, "default", "c1", "u1"), 0);
+        ASSERT_EQ(dp_store_release_claim(st, "default", "c1", "u2"), 1);
+        ASSERT_FALSE(dp_store_get(st, DP_KIND_RESOURCE_CLAIM, "default", "c1", NULL).claim->allocation);
+        a = one_device("gpu-0");
+        ASSERT_OK(dp_store_get(st, DP_KIND_RESOURCE_CLAIM, "default", "c2", &rv2).hdr ? 0 : -1);
+        ASSERT_OK(dp_store_write_allocation(st, "default", "c2", rv2, a, &p2, NULL, &err));
+        dp_store_free(st);
+}
+
+TEST(view_borrows) {
+        dp_store *st = dp_store_new();
+        load(st, NODE_GPU("a", 1) NODE_GPU("b", 1) POD_GPU("p", 1, ""));
+        dp_object_list l;
+        dp_kind k = DP_KIND_NODE;
+        ASSERT_OK(dp_store_view(st, &k, 1, &l));
+        ASSERT_EQ(l.n, 2);
+        dp_store_view_free(&l);
+        ASSERT_OK(dp_store_view(st, NULL, 0, &l));
+        ASSERT_EQ(l.n, 3);
+        dp_store_view_free(&l);
+        dp_store_free(st);
+}
