@@ -98,7 +98,7 @@ static int add_source(dp_loop *l, src_kind kind, int fd, uint32_t events, void *
 
 int dp_loop_add_io(dp_loop *l, int fd, uint32_t events, dp_loop_io_fn cb, void *userdata, dp_loop_source **ret) {
         assert_return(l && fd >= 0 && cb && ret, -EINVAL);
-        dp_loop_source *s;
+        dp_loop_source *s = NULL;
         int r = add_source(l, SRC_IO, fd, events, userdata, &s);
         if (r < 0) return r;
         s->cb.io = cb;
@@ -117,7 +117,7 @@ int dp_loop_add_timer(dp_loop *l, uint64_t deadline_usec, dp_loop_timer_fn cb, v
         assert_return(l && cb && ret, -EINVAL);
         int fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
         if (fd < 0) return -errno;
-        dp_loop_source *s;
+        dp_loop_source *s = NULL;
         int r = add_source(l, SRC_TIMER, fd, EPOLLIN, userdata, &s);
         if (r < 0) {
                 close(fd);
@@ -158,7 +158,7 @@ int dp_loop_add_signal(dp_loop *l, int sig, dp_loop_signal_fn cb, void *userdata
                 sigprocmask(SIG_SETMASK, &old, NULL);
                 return r;
         }
-        dp_loop_source *s;
+        dp_loop_source *s = NULL;
         int r = add_source(l, SRC_SIGNAL, fd, EPOLLIN, userdata, &s);
         if (r < 0) {
                 close(fd);
@@ -182,7 +182,7 @@ int dp_loop_add_inotify(dp_loop *l, const char *path, uint32_t mask, dp_loop_ino
                 close(fd);
                 return r;
         }
-        dp_loop_source *s;
+        dp_loop_source *s = NULL;
         int r = add_source(l, SRC_INOTIFY, fd, EPOLLIN, userdata, &s);
         if (r < 0) {
                 close(fd);
