@@ -356,3 +356,44 @@ TEST(every_workload) {
         printf("  %u workloads\n", count);
         ASSERT_TRUE(count >= 18);
 }
+
+/* Scenario 8's DeviceClass on a100-mixed: healthy 1g.10gb MIG slices only. */
+static size_t count_matching(const char *expr, const dp_dra_inventory *inv) {
+        dp_error err = DP_ERROR_INIT;
+        dp_resource_slice **v = NULL;
+        size_t n = 0, hits = 0;
+        if (dp_dra_slices_build(inv, NULL, &v, &n, &err) < 0) DP_FAIL("%s", err.msg);
+        dp_cel_program *p = NULL;
+        if (dp_cel_compile(expr, NULL, &p, &err) < 0) DP_FAIL("%s", err.msg);
+        for (size_t s = 0; s < n; s++)
+                for (size_t k = 0; k < v[s]->n_devices; k++) {
+                        dp_cel_attribute attrs[64];
+                        dp_cel_capacity caps[64];
+                        dp_cel_device cd;
+                        cel_device(v[s], &v[s]->devices[k], &cd, attrs, caps);
+                        if (matches(p, &cd)) hits++;
+                }
+        dp_cel_program_free(p);
+        dp_dra_slices_free(v, n);
+        return hits;
+}
+
+TEST(scenario8_mig_class) {
+        static const char expr[] = "device.attributes['nvidia.com'].migProfile == '1g.10gb' && "
+                                   "device.attributes['nvidia.com'].healthy";
+        struct dp_device_set *set = NULL;
+        dp_error err = DP_ERROR_INIT;
+        if (dp_dra_device_set_load("a100-mixed", "node-a", &set, &err) < 0) DP_FAIL("%s", err.msg);
+        dp_dra_inventory *inv = NULL;
+        ASSERT_OK(dp_dra_inventory_build(set, NULL, &inv, &err));
+        ASSERT_EQ(count_matching(expr, inv), 28);
+        /* scenario 9's matchAttribute names a fully qualified parentUUID */
+        ASSERT_EQ(count_matching("device.attributes['gpu.nvidia.com'].parentUUID != ''", inv), 28);
+        dp_dra_inventory_free(inv);
+        ASSERT_OK(dp_dra_device_set_health(set, "gpu-0-mig-1g.10gb-2", false, &err));
+        ASSERT_OK(dp_dra_device_set_health(set, "gpu-1", false, &err));
+        ASSERT_OK(dp_dra_inventory_build(set, NULL, &inv, &err));
+        ASSERT_EQ(count_matching(expr, inv), 28 - 1 - 7);
+        dp_dra_inventory_free(inv);
+        dp_dra_device_set_free(set);
+}
