@@ -198,7 +198,9 @@ static int dfa_search(const cel_regex *re, const char *s, size_t n) {
         pcre2_match_data_free(md);
         if (r == PCRE2_ERROR_NOMATCH) return 0;
         if (r >= 0) return 1;
-        if (r == PCRE2_ERROR_DFA_WSSIZE || r == PCRE2_ERROR_DFA_RECURSE) {
+        if (r == PCRE2_ERROR_DFA_WSSIZE || r == PCRE2_ERROR_DFA_RECURSE || r == PCRE2_ERROR_DFA_UITEM ||
+            r == PCRE2_ERROR_DFA_UCOND || r == PCRE2_ERROR_DFA_UINVALID_UTF) {
+                /* constructs the DFA matcher lacks: the backtracking matcher, with its limits */
                 size_t so, eo;
                 return cel_regex_search(re, s, n, 0, &so, &eo, NULL, NULL, NULL);
         }
