@@ -387,6 +387,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                                         d->committed++;
                                         if (d->multi) d->cap_used += I.r[pk[i].req].capreq ? I.r[pk[i].req].capreq : d->cap;
                                 }
+                                /* sometimes give it all back: the next round must see a clean slate */
+                                if (round == 0 && (flags & 0x20)) {
+                                        if (dp_alloc_uncommit(s, &res[0]) < 0) abort();
+                                        for (int i = 0; i < np; i++) {
+                                                fdev *d = &I.d[pk[i].dev];
+                                                bool admin = I.r[pk[i].req].admin && pk[i].sub == 0;
+                                                if (admin) continue;
+                                                d->committed--;
+                                                if (d->multi)
+                                                        d->cap_used -= I.r[pk[i].req].capreq ? I.r[pk[i].req].capreq : d->cap;
+                                        }
+                                }
                                 dp_alloc_results_free(res, 1);
                                 break;
                         }
