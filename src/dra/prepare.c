@@ -157,6 +157,7 @@ static int env_printf(dp_dra_cdi_edits *e, const char *value, const char *fmt, .
 /* Check one result and add its CDI device and prepared device. */
 static int add_result(prep *p, const dp_device_allocation_result *res, size_t n, size_t ordinal) {
         const dp_dra_inventory *inv = p->in->inv;
+        if (!res->device || !*res->device) return dp_error_set(p->err, -EINVAL, "device: required");
         if (!streq_ptr(res->pool, inv->pool))
                 return dp_error_set(p->err, -EINVAL, "device %s/%s: not on this node (this node's pool is %s)",
                                     res->pool ? res->pool : "", res->device ? res->device : "", inv->pool);
@@ -372,9 +373,16 @@ static int run(prep *p) {
                 if (!streq_ptr(res->driver, inv->driver)) continue;
                 int r = add_result(p, res, n, n);
                 if (r < 0) return r == -ENOMEM ? r : dp_error_prefix(p->err, "results[%zu]", i);
-                if (p->in->metadata_dir && (r = add_metadata(p, res, p->spec.n_devices - 1)) < 0) return r;
                 if (res->has_admin_access && res->admin_access) admin = true;
                 n++;
+        }
+        /* metadata once every result is known good: a request's file lists all its devices */
+        n = 0;
+        for (size_t i = 0; p->in->metadata_dir && i < a->n_results; i++) {
+                const dp_device_allocation_result *res = &a->results[i];
+                if (!streq_ptr(res->driver, inv->driver)) continue;
+                int r = add_metadata(p, res, n++);
+                if (r < 0) return r;
         }
         int r = dp_dra_cdi_edits_env(&p->spec.edits, "KUBERNETES_NODE_NAME", inv->node_name);
         if (r >= 0) r = dp_dra_cdi_edits_env(&p->spec.edits, "DRA_RESOURCE_DRIVER_NAME", inv->driver);
