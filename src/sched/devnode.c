@@ -8,6 +8,7 @@
 #include "devices/device.h"
 #include "devices/profile.h"
 #include "devices/v1.h"
+#include "dra/inventory.h"
 #include "sched/devnode.h"
 
 typedef struct unit {
@@ -29,6 +30,7 @@ struct dp_devnode {
         dp_device_set *set;
         dp_agent_config *config;
         dp_v1_plan *plan;
+        dp_dra_inventory *inv;
         unit *units;
         size_t n_units;
         held *held;
@@ -53,11 +55,14 @@ dp_devnode *dp_devnode_free(dp_devnode *n) {
                 unit_holders_clear(&n->units[i]);
         free(n->units);
         dp_v1_plan_free(n->plan);
+        dp_dra_inventory_free(n->inv);
         dp_agent_config_free(n->config);
         dp_device_set_free(n->set);
         free(n);
         return NULL;
 }
+
+static int rebuild_inventory(dp_devnode *n, dp_error *err);
 
 int dp_devnode_new(const char *profile, const char *node_name, const char *agent_config, size_t config_len,
                    const char *config_source, dp_devnode **ret, dp_error *err) {
@@ -71,6 +76,7 @@ int dp_devnode_new(const char *profile, const char *node_name, const char *agent
                 r = -ENOMEM;
         if (r < 0) return r;
         if ((r = dp_v1_plan_build(n->set, n->config, &n->plan, err)) < 0) return r;
+        if ((r = rebuild_inventory(n, err)) < 0) return r;
         size_t total = 0;
         for (size_t i = 0; i < n->set->n_devices; i++)
                 total += 1 + n->set->devices[i].n_migs;
@@ -236,7 +242,7 @@ int dp_devnode_set_health(dp_devnode *n, const char *id, bool healthy, dp_error 
         else
                 m->health = h;
         dp_v1_plan_update_health(n->plan, n->set);
-        return 0;
+        return rebuild_inventory(n, err);
 }
 
 /* ---- units ---- */
@@ -268,150 +274,33 @@ int dp_devnode_unit_get(const dp_devnode *n, size_t i, dp_devnode_unit *ret) {
         return 0;
 }
 
-/* V2 device names are DNS labels: a MIG id's dots become dashes. */
-static bool v2_name_eq(const char *id, const char *v2) {
-        for (; *id && *v2; id++, v2++)
-                if (*id != *v2 && !(*id == '.' && *v2 == '-')) return false;
-        return *id == *v2;
-}
-
 int dp_devnode_unit_find(const dp_devnode *n, const char *id) {
         for (size_t i = 0; i < n->n_units; i++) {
                 dp_devnode_unit u;
                 dp_devnode_unit_get(n, i, &u);
-                if (streq(u.id, id) || v2_name_eq(u.id, id)) return (int)i;
+                if (streq(u.id, id)) return (int)i;
         }
         return -ENOENT;
 }
 
-/* ---- V2 slice ---- */
+/* ---- V2: the DRA driver's inventory (dra/inventory.h) ---- */
 
-static int add_attr(dp_doc_set *s, dp_doc_node *attrs, const char *name, const char *kind, dp_doc_node *v) {
-        dp_doc_node *a = dp_doc_new_map(s);
-        if (!a || dp_doc_map_add(s, a, kind, v) < 0) return -ENOMEM;
-        return dp_doc_map_add(s, attrs, name, a);
+const dp_dra_inventory *dp_devnode_inventory(const dp_devnode *n) { return n->inv; }
+
+static int rebuild_inventory(dp_devnode *n, dp_error *err) {
+        dp_dra_inventory_options o = DP_DRA_INVENTORY_OPTIONS_INIT;
+        dp_dra_inventory *inv = NULL;
+        int r = dp_dra_inventory_build(n->set, &o, &inv, err);
+        if (r < 0) return r;
+        dp_dra_inventory_free(n->inv);
+        n->inv = inv;
+        return 0;
 }
 
-static int add_str_attr(dp_doc_set *s, dp_doc_node *attrs, const char *domain, const char *name, const char *v) {
-        int r = add_attr(s, attrs, name, "string", dp_doc_new_str(s, v));
-        if (r < 0 || !domain) return r;
-        _cleanup_free_ char *q = dp_asprintf("%s/%s", domain, name);
-        return q ? add_attr(s, attrs, q, "string", dp_doc_new_str(s, v)) : -ENOMEM;
-}
-
-static int add_bool_attr(dp_doc_set *s, dp_doc_node *attrs, const char *domain, const char *name, bool v) {
-        int r = add_attr(s, attrs, name, "bool", dp_doc_new_bool(s, v));
-        if (r < 0 || !domain) return r;
-        _cleanup_free_ char *q = dp_asprintf("%s/%s", domain, name);
-        return q ? add_attr(s, attrs, q, "bool", dp_doc_new_bool(s, v)) : -ENOMEM;
-}
-
-static char *bytes_quantity(uint64_t b) {
-        if (b && b % (1ull << 30) == 0) return dp_asprintf("%" PRIu64 "Gi", b >> 30);
-        if (b && b % (1ull << 20) == 0) return dp_asprintf("%" PRIu64 "Mi", b >> 20);
-        return dp_asprintf("%" PRIu64, b);
-}
-
-static int add_cap(dp_doc_set *s, dp_doc_node *caps, const char *name, const char *value) {
-        dp_doc_node *c = dp_doc_new_map(s);
-        if (!c || dp_doc_map_add(s, c, "value", dp_doc_new_str(s, value)) < 0) return -ENOMEM;
-        return dp_doc_map_add(s, caps, name, c);
-}
-
-static dp_doc_node *unit_doc(const dp_devnode *n, dp_doc_set *s, size_t i) {
-        dp_devnode_unit u;
-        dp_devnode_unit_get(n, i, &u);
-        const unit *in = &n->units[i];
-        const dp_device *d = &n->set->devices[in->gpu];
-        /* A second spelling of the common attributes under the V1 domain
-         * ("nvidia.com/migProfile"), which selectors written for NVIDIA
-         * drivers use, when it differs from the driver name. */
-        const char *dom = n->set->domain && !streq(n->set->domain, n->set->driver_name) ? n->set->domain : NULL;
-        dp_doc_node *dev = dp_doc_new_map(s), *attrs = dp_doc_new_map(s), *caps = dp_doc_new_map(s);
-        if (!dev || !attrs || !caps) return NULL;
-        _cleanup_free_ char *v2name = dp_strdup(u.id);
-        if (!v2name) return NULL;
-        for (char *p = v2name; *p; p++)
-                if (*p == '.') *p = '-';
-        if (dp_doc_map_add(s, dev, "name", dp_doc_new_str(s, v2name)) < 0) return NULL;
-        int r = add_attr(s, attrs, "index", "int", dp_doc_new_int(s, in->mig < 0 ? d->index : d->migs[in->mig].index));
-        if (r >= 0) r = add_str_attr(s, attrs, NULL, "uuid", u.uuid);
-        if (r >= 0) r = add_str_attr(s, attrs, dom, "type", in->mig < 0 ? "gpu" : "mig");
-        if (r >= 0) r = add_bool_attr(s, attrs, dom, "healthy", u.healthy);
-        if (r >= 0 && in->mig >= 0) {
-                r = add_str_attr(s, attrs, dom, "migProfile", u.profile);
-                if (r >= 0) r = add_str_attr(s, attrs, dom, "parentUUID", d->uuid);
-                if (r >= 0) r = add_attr(s, attrs, "parentIndex", "int", dp_doc_new_int(s, d->index));
-        }
-        bool has_memory = false;
-        for (size_t a = 0; r >= 0 && a < d->n_attrs; a++) {
-                const dp_attr *x = &d->attrs[a];
-                if (streq(x->name, "index") || streq(x->name, "uuid") || streq(x->name, "type") ||
-                    streq(x->name, "healthy"))
-                        continue;
-                switch (x->type) {
-                case DP_ATTR_STRING: r = add_attr(s, attrs, x->name, "string", dp_doc_new_str(s, x->str)); break;
-                case DP_ATTR_VERSION: r = add_attr(s, attrs, x->name, "version", dp_doc_new_str(s, x->str)); break;
-                case DP_ATTR_INT: r = add_attr(s, attrs, x->name, "int", dp_doc_new_int(s, x->i)); break;
-                case DP_ATTR_BOOL: r = add_attr(s, attrs, x->name, "bool", dp_doc_new_bool(s, x->b)); break;
-                }
-        }
-        if (in->mig < 0)
-                for (size_t c = 0; r >= 0 && c < d->n_capacities; c++) {
-                        has_memory |= streq(d->capacities[c].name, "memory");
-                        r = add_cap(s, caps, d->capacities[c].name, d->capacities[c].value);
-                }
-        if (r >= 0 && !has_memory) {
-                _cleanup_free_ char *q = bytes_quantity(in->mig < 0 ? d->memory_bytes : d->migs[in->mig].memory_bytes);
-                r = q ? add_cap(s, caps, "memory", q) : -ENOMEM;
-        }
-        if (r < 0 || dp_doc_map_add(s, dev, "attributes", attrs) < 0 || dp_doc_map_add(s, dev, "capacity", caps) < 0)
-                return NULL;
-        bool v1 = dp_devnode_v1_blocks(n, i);
-        if (!u.healthy || v1) {
-                dp_doc_node *taints = dp_doc_new_seq(s);
-                if (!taints) return NULL;
-                for (int k = 0; k < 2; k++) {
-                        if (!(k ? v1 : !u.healthy)) continue;
-                        dp_doc_node *t = dp_doc_new_map(s);
-                        if (!t ||
-                            dp_doc_map_add(s, t, "key",
-                                           dp_doc_new_str(s, k ? DP_DEVNODE_V1_TAINT : DP_DEVNODE_UNHEALTHY_TAINT)) <
-                                    0 ||
-                            dp_doc_map_add(s, t, "effect", dp_doc_new_str(s, "NoSchedule")) < 0 ||
-                            dp_doc_seq_add(s, taints, t) < 0)
-                                return NULL;
-                }
-                if (dp_doc_map_add(s, dev, "taints", taints) < 0) return NULL;
-        }
-        return dev;
-}
-
-dp_doc_node *dp_devnode_v2_slice(const dp_devnode *n, dp_doc_set *s, int64_t generation) {
-        dp_doc_node *root = dp_doc_new_map(s), *meta = dp_doc_new_map(s), *spec = dp_doc_new_map(s),
-                    *pool = dp_doc_new_map(s), *devs = dp_doc_new_seq(s);
-        if (!root || !meta || !spec || !pool || !devs) return NULL;
-        _cleanup_free_ char *name = dp_asprintf("%s-%s", n->set->node_name, n->set->driver_name);
-        if (!name) return NULL;
-        for (char *p = name; *p; p++)
-                if (*p == '.') *p = '-';
-        if (dp_doc_map_add(s, root, "apiVersion", dp_doc_new_str(s, "resource.k8s.io/v1")) < 0 ||
-            dp_doc_map_add(s, root, "kind", dp_doc_new_str(s, "ResourceSlice")) < 0 ||
-            dp_doc_map_add(s, meta, "name", dp_doc_new_str(s, name)) < 0 ||
-            dp_doc_map_add(s, root, "metadata", meta) < 0 ||
-            dp_doc_map_add(s, spec, "driver", dp_doc_new_str(s, n->set->driver_name)) < 0 ||
-            dp_doc_map_add(s, spec, "nodeName", dp_doc_new_str(s, n->set->node_name)) < 0 ||
-            dp_doc_map_add(s, pool, "name", dp_doc_new_str(s, n->set->node_name)) < 0 ||
-            dp_doc_map_add(s, pool, "generation", dp_doc_new_int(s, generation)) < 0 ||
-            dp_doc_map_add(s, pool, "resourceSliceCount", dp_doc_new_int(s, 1)) < 0 ||
-            dp_doc_map_add(s, spec, "pool", pool) < 0)
-                return NULL;
-        for (size_t i = 0; i < n->n_units; i++) {
-                const unit *u = &n->units[i];
-                if (u->mig < 0 && n->set->devices[u->gpu].mig_enabled && n->set->devices[u->gpu].n_migs) continue;
-                dp_doc_node *d = unit_doc(n, s, i);
-                if (!d || dp_doc_seq_add(s, devs, d) < 0) return NULL;
-        }
-        if (dp_doc_map_add(s, spec, "devices", devs) < 0 || dp_doc_map_add(s, root, "spec", spec) < 0) return NULL;
-        return root;
+int dp_devnode_unit_of_v2(const dp_devnode *n, const char *name) {
+        const dp_dra_device *d = dp_dra_inventory_find(n->inv, name);
+        if (!d) return -ENOENT;
+        /* a partition lives on its physical device; MIG instances are units of their own */
+        if (d->kind == DP_DRA_KIND_MIG) return dp_devnode_unit_find(n, d->model_id);
+        return dp_devnode_unit_find(n, n->set->devices[d->physical].id);
 }

@@ -8,19 +8,17 @@
  * A devnode instantiates a hardware profile (devices/profile.h) for a node
  * name, builds the V1 plan under an agent config (MIG strategy,
  * time-slicing), keeps the device manager's ledger (which advertised id each
- * container holds), and can describe its devices as a V2 ResourceSlice
- * document (driver = profile driverName, pool = node name).
+ * container holds), and builds the DRA driver's inventory (the V2 view).
  *
  * Units: every physical device is a unit, and every MIG instance is a unit
- * after its parent; utilization is reported per unit. V2 device names are
- * unit ids with dots as dashes ("gpu-5", "gpu-0-mig-1g-10gb-3"); a GPU in MIG mode is published by
- * V2 through its MIG instances only.
+ * after its parent; utilization is reported per unit.
  */
 #pragma once
 
 #include "base/doc.h"
 #include "base/error.h"
 #include "base/strbuf.h"
+#include "dra/inventory.h"
 
 typedef struct dp_devnode dp_devnode;
 
@@ -64,12 +62,13 @@ bool dp_devnode_v1_blocks(const dp_devnode *n, size_t unit_index);
 /* Mark a device or MIG instance (id or uuid) healthy or not. -ENOENT. */
 int dp_devnode_set_health(dp_devnode *n, const char *id, bool healthy, dp_error *err);
 
-/* ---- V2 ---- */
-/* The node's ResourceSlice as a document (apiVersion resource.k8s.io/v1),
- * pool generation `generation`. Unhealthy units carry attribute
- * healthy=false and a NoSchedule taint DP_DEVNODE_UNHEALTHY_TAINT. NULL on OOM. */
-#define DP_DEVNODE_UNHEALTHY_TAINT "devplane.io/unhealthy"
-dp_doc_node *dp_devnode_v2_slice(const dp_devnode *n, dp_doc_set *set, int64_t generation);
+/* ---- V2 ----
+ * What the node's DRA driver publishes (dra/inventory.h: whole GPUs, MIG
+ * instances on memory counters, example-gpu partitions), rebuilt on every
+ * health change; dra/slices.h turns it into ResourceSlices. */
+const dp_dra_inventory *dp_devnode_inventory(const dp_devnode *n);
+/* The unit a V2 device lives on (a partition: its physical device); -ENOENT. */
+int dp_devnode_unit_of_v2(const dp_devnode *n, const char *device_name);
 
 /* ---- units ---- */
 typedef struct dp_devnode_unit {
@@ -84,5 +83,5 @@ typedef struct dp_devnode_unit {
 } dp_devnode_unit;
 size_t dp_devnode_unit_count(const dp_devnode *n);
 int dp_devnode_unit_get(const dp_devnode *n, size_t i, dp_devnode_unit *ret);
-/* Unit index by id, or by V2 device name (the id with dots as dashes); -ENOENT. */
+/* Unit index by device model id; -ENOENT. */
 int dp_devnode_unit_find(const dp_devnode *n, const char *id);

@@ -11,3 +11,5 @@ add_custom_command(
   COMMENT "Embedding the built-in simulate scenario"
   VERBATIM)
 target_sources(dp_sched PRIVATE ${_dp_seed_c})
+# V2 nodes publish what the DRA driver would (dra/inventory.h, dra/slices.h).
+target_link_libraries(dp_sched PUBLIC dp_dra)

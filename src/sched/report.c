@@ -70,7 +70,7 @@ static int node_use_get(sim_run *r, const sim_node *sn, node_use *ret) {
                         const dp_device_allocation_result *d = &c->allocation->results[k];
                         if (!streq_ptr(d->pool, sn->name) || !streq_ptr(d->driver, dp_devnode_driver(sn->dev)))
                                 continue;
-                        int ui = dp_devnode_unit_find(sn->dev, d->device);
+                        int ui = dp_devnode_unit_of_v2(sn->dev, d->device);
                         if (ui < 0) continue;
                         for (size_t h = 0; h < c->n_reserved_for && rr >= 0; h++) {
                                 char hb[1024];

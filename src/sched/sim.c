@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "sched/fmt.h"
+#include "dra/slices.h"
 #include "sched/devnode.h"
 #include "sched/sim-internal.h"
 
@@ -85,32 +86,57 @@ static int node_set_resources(dp_object o, void *userdata) {
         return r;
 }
 
-static int swap_slice(dp_object o, void *userdata) {
-        dp_resource_slice *n = userdata, tmp = *o.slice;
-        *o.slice = *n;
-        *n = tmp;
-        return 0;
+static int add_v1_taint(dp_device *d) {
+        dp_taint *t = realloc(d->taints, (d->n_taints + 1) * sizeof(*t));
+        if (!t) return -ENOMEM;
+        d->taints = t;
+        t[d->n_taints] = (dp_taint){0};
+        t[d->n_taints].key = dp_strdup(DP_DEVNODE_V1_TAINT);
+        t[d->n_taints].effect = dp_strdup("NoSchedule");
+        d->n_taints++;
+        return t[d->n_taints - 1].key && t[d->n_taints - 1].effect ? 0 : -ENOMEM;
 }
 
-/* Publish the node's V2 slice (again, with the next pool generation). */
+/* Publish the node's V2 slices (again, with the next pool generation), as the
+ * node's DRA driver builds them; on "both" nodes, devices the device plugin
+ * handed out carry DP_DEVNODE_V1_TAINT. */
 static int publish_slice(sim_run *r, sim_node *sn, dp_error *err) {
         if (!(sn->model & DP_SIM_MODEL_V2)) return 0;
-        _cleanup_(dp_doc_set_freep) dp_doc_set *set = dp_doc_set_new();
-        _cleanup_(dp_object_list_freep) dp_object_list *l = dp_object_list_new();
-        if (!set || !l) return -ENOMEM;
-        dp_doc_node *doc = dp_devnode_v2_slice(sn->dev, set, ++sn->slice_gen);
-        if (!doc) return -ENOMEM;
-        int rr = dp_model_decode(doc, "node agent", 0, l, err);
-        if (rr >= 0 && l->n == 1) rr = dp_object_validate(l->items[0], err);
-        if (rr < 0) return dp_error_prefix(err, "node %s: ResourceSlice", sn->name);
-        dp_object o = l->items[0];
-        if (!dp_store_get(r->store, DP_KIND_RESOURCE_SLICE, NULL, o.slice->meta.name, NULL).hdr) {
-                rr = dp_store_add(r->store, o, NULL);
-                if (rr >= 0) l->n = 0; /* the store owns it */
-                return rr;
+        dp_dra_slice_options o = DP_DRA_SLICE_OPTIONS_INIT;
+        o.generation = ++sn->slice_gen;
+        dp_resource_slice **v = NULL;
+        size_t n = 0;
+        int rr = dp_dra_slices_build(dp_devnode_inventory(sn->dev), &o, &v, &n, err);
+        if (rr < 0) return dp_error_prefix(err, "node %s: ResourceSlices", sn->name);
+        for (size_t i = 0; rr >= 0 && i < n && sn->model == DP_SIM_MODEL_BOTH; i++)
+                for (size_t k = 0; rr >= 0 && k < v[i]->n_devices; k++) {
+                        int u = dp_devnode_unit_of_v2(sn->dev, v[i]->devices[k].name);
+                        if (u >= 0 && dp_devnode_v1_blocks(sn->dev, (size_t)u)) rr = add_v1_taint(&v[i]->devices[k]);
+                }
+        /* the old generation goes */
+        for (;;) {
+                size_t i = 0;
+                dp_object o2;
+                const char *old = NULL;
+                while (!old && dp_store_next(r->store, DP_KIND_RESOURCE_SLICE, &i, &o2, NULL))
+                        if (streq_ptr(o2.slice->node_name, sn->name)) old = o2.slice->meta.name;
+                if (!old) break;
+                _cleanup_free_ char *name = dp_strdup(old);
+                if (!name) {
+                        rr = -ENOMEM;
+                        break;
+                }
+                dp_store_delete(r->store, DP_KIND_RESOURCE_SLICE, NULL, name, DP_STORE_ANY_RV);
         }
-        return dp_store_update(r->store, DP_KIND_RESOURCE_SLICE, NULL, o.slice->meta.name, DP_STORE_ANY_RV, swap_slice,
-                               o.slice, NULL);
+        size_t i = 0;
+        for (; rr >= 0 && i < n; i++) {
+                rr = dp_store_add(r->store, (dp_object){.slice = v[i]}, NULL);
+                if (rr >= 0) v[i] = NULL;
+        }
+        for (i = 0; i < n; i++)
+                dp_resource_slice_free(v[i]);
+        free(v);
+        return rr;
 }
 
 static int kv_add(dp_kv **v, size_t *n, const char *k, const char *val) {
@@ -289,7 +315,7 @@ static int sync_shared(sim_run *r, dp_error *err) {
                                 if (!streq_ptr(a->results[j].pool, sn->name) ||
                                     !streq_ptr(a->results[j].driver, dp_devnode_driver(sn->dev)))
                                         continue;
-                                int u = dp_devnode_unit_find(sn->dev, a->results[j].device);
+                                int u = dp_devnode_unit_of_v2(sn->dev, a->results[j].device);
                                 if (u >= 0) dp_devnode_v2_hold(sn->dev, (size_t)u);
                         }
                 }
