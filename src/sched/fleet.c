@@ -365,14 +365,6 @@ static int load_doc_set(dp_sim_input *in, dp_doc_set *set, bool *seen_fleet, boo
 static int finish(dp_sim_input *in, bool seen_fleet, dp_error *err) {
         if (!seen_fleet)
                 return dp_error_set(err, -EINVAL, "no Fleet (kind: Fleet, apiVersion: %s) in the input", API_VERSION);
-        for (size_t i = 0; i < in->objs->n; i++)
-                if (in->objs->items[i].hdr->kind == DP_KIND_DEPLOYMENT) {
-                        char d[512];
-                        dp_object_describe(in->objs->items[i], d, sizeof(d));
-                        return dp_error_set(err, -EINVAL,
-                                            "%s: %s: simulate takes Pods; Deployments are not expanded yet",
-                                            in->objs->items[i].hdr->source, d);
-                }
         return dp_model_validate(in->objs, err);
 }
 

@@ -437,7 +437,20 @@ static int claim_from_template(dp_store *st, const dp_pod *p, const char *ns, co
         dp_object to = dp_store_get(st, DP_KIND_RESOURCE_CLAIM_TEMPLATE, ns, pc->resource_claim_template_name, NULL);
         if (!to.hdr) return 0; /* the pod waits for its template */
         const dp_resource_claim_template *t = to.claim_template;
-        _cleanup_free_ char *name = dp_asprintf("%s-%s", p->meta.name, pc->name);
+        /* A PodGroup (scheduling.k8s.io/v1alpha2) listing the same claim
+         * makes one claim for the whole group, owned by the group. */
+        const dp_pod_group *grp = NULL;
+        const char *gname = dp_pod_group_name(p);
+        if (gname) {
+                dp_object go = dp_store_get(st, DP_KIND_POD_GROUP, ns, gname, NULL);
+                for (size_t i = 0; go.hdr && i < go.pod_group->n_resource_claims; i++) {
+                        const dp_pod_resource_claim *g = &go.pod_group->resource_claims[i];
+                        if (streq_ptr(g->name, pc->name) &&
+                            streq_ptr(g->resource_claim_template_name, pc->resource_claim_template_name))
+                                grp = go.pod_group;
+                }
+        }
+        _cleanup_free_ char *name = dp_asprintf("%s-%s", grp ? grp->meta.name : p->meta.name, pc->name);
         if (!name) return -ENOMEM;
         char uidb[512];
         dp_owner_ref owner = {.api_version = (char *)"v1",
@@ -445,6 +458,12 @@ static int claim_from_template(dp_store *st, const dp_pod *p, const char *ns, co
                               .name = p->meta.name,
                               .uid = (char *)dp_pod_uid(p, uidb, sizeof(uidb)),
                               .controller = true};
+        if (grp) {
+                owner.api_version = grp->hdr.api_version;
+                owner.kind = (char *)"PodGroup";
+                owner.name = grp->meta.name;
+                owner.uid = grp->meta.uid;
+        }
         dp_resource_claim tmp = {0};
         tmp.hdr = t->hdr;
         tmp.hdr.kind = DP_KIND_RESOURCE_CLAIM;

@@ -97,7 +97,9 @@ dp_sched_plan *dp_sched_plan_free(dp_sched_plan *p);
 
 /* ---- the controllers the scheduler relies on (resourceclaim controller) ---- */
 /* Create the ResourceClaims of pods' resourceClaimTemplates ("<pod>-<claim>",
- * owned by the pod) and record them in pod.status.resourceClaimStatuses. */
+ * owned by the pod; "<podgroup>-<claim>", owned by the group and shared by its
+ * members, when the pod's PodGroup lists the same claim) and record them in
+ * pod.status.resourceClaimStatuses. */
 int dp_sched_claims_from_templates(dp_store *st, dp_error *err);
 /* A pod is gone: drop its reservations (deallocating claims nobody holds)
  * and delete the claims it owns. Deletes the pod. */

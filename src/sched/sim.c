@@ -410,6 +410,13 @@ static int load_objects(sim_run *r, dp_error *err) {
                 int rr = dp_model_decode(dp_doc_root(in->docs, d), dp_doc_source(in->docs, d), d, l, err);
                 if (rr < 0) return rr;
         }
+        /* a Deployment stands for its replicas: pods <deployment>-<i> */
+        size_t nd = l->n;
+        for (size_t i = 0; i < nd; i++) {
+                if (l->items[i].hdr->kind != DP_KIND_DEPLOYMENT) continue;
+                int rr = dp_deployment_expand(l->items[i].deployment, l, err);
+                if (rr < 0) return rr;
+        }
         size_t np = dp_object_list_count(l, DP_KIND_POD);
         if (!(r->pods = calloc(np + 1, sizeof(*r->pods)))) return -ENOMEM;
         int rr = 0;

@@ -46,3 +46,7 @@ check fleet.yaml prioritized-alternatives/prioritized-alternatives.yaml \
         "prioritized-alternatives/pod0=Running:gpu-0" "prioritized-alternatives/pod1=Running:gpu-1"
 check fleet-extended.yaml extended-resource-request/extended-resource-request.yaml \
         "extended-resource-request/pod0=Running:gpu-0" "extended-resource-request/pod1=Running:gpu-1"
+# a Deployment's replicas in a gang PodGroup share the group's claim
+check fleet.yaml podgroup-resourceclaimtemplate/podgroup-resourceclaimtemplate.yaml \
+        "podgroup-resourceclaimtemplate/group-1-0=Running:gpu-0" "podgroup-resourceclaimtemplate/group-1-1=Running:gpu-0" \
+        "podgroup-resourceclaimtemplate/group-2-0=Running:gpu-1" "podgroup-resourceclaimtemplate/group-2-1=Running:gpu-1"
