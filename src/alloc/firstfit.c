@@ -18,7 +18,17 @@ static void put_str(dp_strbuf *b, const char *s) {
         dp_strbuf_putc(b, '\x02');
 }
 
-static void put_u64(dp_strbuf *b, uint64_t v) { dp_strbuf_printf(b, "%llx\x02", (unsigned long long)v); }
+/* hot path: one per field of every claim tried, so no printf */
+static void put_u64(dp_strbuf *b, uint64_t v) {
+        char buf[20];
+        size_t n = 0;
+        do {
+                buf[sizeof(buf) - 1 - n++] = "0123456789abcdef"[v & 15];
+                v >>= 4;
+        } while (v);
+        buf[sizeof(buf) - 1 - n++] = '\x02';
+        dp_strbuf_append(b, buf + sizeof(buf) - n, n);
+}
 
 static void put_q(dp_strbuf *b, __int128 v) {
         put_u64(b, (uint64_t)(v >> 64));

@@ -109,6 +109,8 @@ typedef struct node {
         uint32_t name;
         uint32_t label_off, n_labels;
         bool gathered;
+        uint32_t *pools; /* pools with a slice naming this node, ascending (freeze) */
+        size_t n_pools, cap_pools;
         uint32_t *devs; /* reachable devices in search order */
         size_t n_devs;
         uint32_t *bad_pools; /* reachable pools skipped: incomplete or invalid */
@@ -164,6 +166,8 @@ struct dp_alloc_snapshot {
         bool frozen;
         pool *pools; /* sorted: (driver, pool), binding-condition pools last */
         size_t n_pools;
+        uint32_t *global_pools; /* pools with slices not bound to one node name, ascending */
+        size_t n_global_pools, cap_global_pools;
         counter_set *sets;
         size_t n_sets;
         counter *ctrs;

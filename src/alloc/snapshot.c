@@ -60,6 +60,7 @@ dp_alloc_snapshot *dp_alloc_snapshot_free(dp_alloc_snapshot *s) {
         }
         free(s->sels);
         for (size_t i = 0; i < s->n_nodes; i++) {
+                free(s->nodes[i].pools);
                 free(s->nodes[i].devs);
                 free(s->nodes[i].bad_pools);
         }
@@ -81,6 +82,7 @@ dp_alloc_snapshot *dp_alloc_snapshot_free(dp_alloc_snapshot *s) {
                 free(s->pools[i].invalid_why);
         }
         free(s->pools);
+        free(s->global_pools);
         for (size_t i = 0; i < s->n_sets; i++) free(s->sets[i].users);
         free(s->sets);
         free(s->ctrs);
@@ -602,6 +604,29 @@ int dp_alloc_freeze(dp_alloc_snapshot *s, dp_error *err) {
         for (size_t i = 0; i < s->n_nodes; i++)
                 if (dp_hashmap_replace(s->nodemap, s->strs[s->nodes[i].name], (void *)(uintptr_t)(i + 1)) < 0)
                         return -ENOMEM;
+        /* which pools a node must look at: those naming it, and the few that
+         * select nodes otherwise (gathering is then linear in the fleet) */
+        for (size_t i = 0; i < s->n_pools; i++) {
+                pool *p = &s->pools[i];
+                bool global = false;
+                for (size_t k = 0; k < p->n_slices; k++) {
+                        const slice *sl = &s->slices[p->slices[k]];
+                        if (sl->node_name == NONE_ID) {
+                                global |= sl->all_nodes || sl->node_selector || sl->per_device;
+                                continue;
+                        }
+                        int ni = snap_node_index(s, s->strs[sl->node_name]);
+                        if (ni < 0) continue;
+                        node *n = &s->nodes[ni];
+                        if (n->n_pools && n->pools[n->n_pools - 1] == i) continue;
+                        if (DP_GROW(n->pools, n->cap_pools, n->n_pools + 1) < 0) return -ENOMEM;
+                        n->pools[n->n_pools++] = (uint32_t)i;
+                }
+                if (global) {
+                        if (DP_GROW(s->global_pools, s->cap_global_pools, s->n_global_pools + 1) < 0) return -ENOMEM;
+                        s->global_pools[s->n_global_pools++] = (uint32_t)i;
+                }
+        }
         for (size_t i = 0; i < s->n_sels; i++)
                 if (sel_bits(s, &s->sels[i]) < 0) return -ENOMEM;
         s->frozen = true;
@@ -626,7 +651,16 @@ int snap_gather_node(dp_alloc_snapshot *s, uint32_t ni) {
         node *n = &s->nodes[ni];
         if (n->gathered) return 0;
         size_t cap = 0, cap_bad = 0;
-        for (size_t pi = 0; pi < s->n_pools; pi++) {
+        /* merge the node's own pools with the global ones, keeping pool order */
+        size_t a = 0, b = 0;
+        while (a < n->n_pools || b < s->n_global_pools) {
+                uint32_t pi;
+                if (b == s->n_global_pools || (a < n->n_pools && n->pools[a] < s->global_pools[b])) pi = n->pools[a++];
+                else if (a == n->n_pools || s->global_pools[b] < n->pools[a]) pi = s->global_pools[b++];
+                else {
+                        pi = n->pools[a++];
+                        b++;
+                }
                 pool *p = &s->pools[pi];
                 bool reachable = false;
                 size_t start = n->n_devs;
