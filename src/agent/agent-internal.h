@@ -3,6 +3,8 @@
 #pragma once
 
 #include "agent/agent.h"
+#include "agent/dra-internal.h"
+#include "devices/backend.h"
 #include "devices/config.h"
 #include "devices/v1.h"
 #include "grpc/grpc.h"
@@ -33,6 +35,8 @@ struct dp_agent {
         char *state_dir;
         char *config_path;
         char *node_name;
+        dp_backend *backend;
+        dp_loop_source *backend_watch;
         dp_device_set *set;
         dp_agent_config *cfg;
         dp_v1_plan *plan;
@@ -41,6 +45,12 @@ struct dp_agent {
         dp_loop_source *dir_watch;
         dp_loop_source *state_watch;
         uint64_t registrations;
+        bool v1;             /* the Device Plugin path is served */
+        dp_ledger *ledger;   /* V1 + V2 hand-outs; NULL without --dra */
+        agent_dra *dra;      /* NULL without --dra */
+        char **v1_holders;   /* ledger holders the V1 path created */
+        size_t n_v1_holders;
+        uint64_t v1_seq;
 };
 
 /* service.c */
@@ -52,6 +62,9 @@ int agent_allocate_reply(const dp_agent *a, const char *resource, const V1beta1_
                          size_t *ret_len, dp_error *err);
 int agent_preferred_reply(const dp_agent *a, const char *resource, const V1beta1__PreferredAllocationRequest *req,
                           uint8_t **ret, size_t *ret_len, dp_error *err);
+/* V1 Allocate: hold the requested ids in the ledger (V2 holds refuse them
+ * with the holder named). 0 without a ledger. */
+int agent_v1_hold(dp_agent *a, const char *resource, const V1beta1__AllocateRequest *req, dp_error *err);
 /* Send the full list to every open ListAndWatch of every resource whose
  * list changed since it was last sent. */
 void agent_publish_all(dp_agent *a);

@@ -8,8 +8,10 @@
 
 #include "agent/agent-internal.h"
 #include "base/log.h"
+#include "devices/checkpoint.h"
 #include "devices/health.h"
-#include "devices/profile.h"
+#include "dra/inventory.h"
+#include "dra/ledger.h"
 #include "proto/proto.h"
 
 #define REGISTER_TIMEOUT_USEC (10ull * 1000 * 1000)
@@ -161,6 +163,7 @@ static int apply_health_file(dp_agent *a, bool at_start) {
 /* ---- plugins (one per resource) ------------------------------------------------ */
 
 static void plugin_register(plugin *p);
+static void v1_sync_checkpoint(dp_agent *a);
 
 static void on_register_done(dp_grpc_client_call *cc, int status, const char *message, void *ud) {
         plugin *p = ud;
@@ -293,7 +296,11 @@ static void plugin_restart(plugin *p) {
 
 static int on_plugin_dir_event(dp_loop_source *s, const struct inotify_event *ev, void *ud) {
         dp_agent *a = ud;
-        if (!ev->len || !streq(ev->name, "kubelet.sock")) return 0;
+        if (ev->len && streq(ev->name, DP_CHECKPOINT_FILE_NAME) && (ev->mask & (IN_MOVED_TO | IN_CLOSE_WRITE | IN_DELETE))) {
+                v1_sync_checkpoint(a);
+                return 0;
+        }
+        if (!ev->len || !streq(ev->name, "kubelet.sock") || !a->v1) return 0;
         if (ev->mask & IN_CREATE) {
                 log_info("kubelet.sock created: kubelet (re)started, registering again");
                 for (size_t i = 0; i < a->n_plugins; i++) plugin_restart(a->plugins[i]);
@@ -303,12 +310,130 @@ static int on_plugin_dir_event(dp_loop_source *s, const struct inotify_event *ev
         return 0;
 }
 
+/* ---- V2 inventory and the ledger ----------------------------------------------------- */
+
+/* The inventory of the current set, with the backend's fault classes as
+ * taint keys (gpu.nvidia.com/xid-79). */
+static int build_inventory(dp_agent *a, dp_dra_inventory **ret, dp_error *err) {
+        const dp_fault_entry *fe = NULL;
+        size_t nf = dp_backend_faults(a->backend, &fe);
+        dp_dra_fault *faults = calloc(nf + 1, sizeof *faults);
+        if (!faults) return -ENOMEM;
+        size_t k = 0;
+        for (size_t i = 0; i < nf; i++) {
+                if (!dp_device_set_find(a->set, fe[i].device) && !dp_device_set_find_mig(a->set, fe[i].device)) continue;
+                faults[k].device = fe[i].device;
+                faults[k].fault_class = fe[i].fault_class;
+                k++;
+        }
+        dp_dra_inventory_options io = DP_DRA_INVENTORY_OPTIONS_INIT;
+        io.faults = faults;
+        io.n_faults = k;
+        int r = dp_dra_inventory_build(a->set, &io, ret, err);
+        free(faults);
+        return r;
+}
+
+static void v1_holders_clear(dp_agent *a) {
+        for (size_t i = 0; i < a->n_v1_holders; i++) {
+                dp_ledger_release(a->ledger, a->v1_holders[i]);
+                free(a->v1_holders[i]);
+        }
+        free(a->v1_holders);
+        a->v1_holders = NULL;
+        a->n_v1_holders = 0;
+}
+
+static int v1_hold(dp_agent *a, const char *holder, const char *const *ids, size_t n, dp_error *err) {
+        char **v = realloc(a->v1_holders, (a->n_v1_holders + 1) * sizeof *v);
+        if (!v) return -ENOMEM;
+        a->v1_holders = v;
+        int r = dp_ledger_acquire(a->ledger, DP_LEDGER_V1, holder, ids, n, 0, err);
+        if (r < 0) return r;
+        if (!(v[a->n_v1_holders] = strdup(holder))) {
+                dp_ledger_release(a->ledger, holder);
+                return -ENOMEM;
+        }
+        a->n_v1_holders++;
+        return 0;
+}
+
+/* The agent never learns which pod an Allocate was for; the kubelet's
+ * checkpoint says it. So V1 holds are: everything the checkpoint lists
+ * (holder "pod <uid>/<container>"), plus Allocate answers not yet in it.
+ * Every checkpoint write replaces them all. */
+static void v1_sync_checkpoint(dp_agent *a) {
+        if (!a->ledger) return;
+        _cleanup_free_ char *path = dp_asprintf("%s/%s", a->plugin_dir, DP_CHECKPOINT_FILE_NAME);
+        _cleanup_free_ char *buf = NULL;
+        size_t len = 0;
+        if (!path) return;
+        v1_holders_clear(a);
+        int r = read_small_file(path, &buf, &len);
+        if (r < 0) return;
+        _cleanup_(dp_checkpoint_freep) dp_checkpoint *c = NULL;
+        dp_error e = DP_ERROR_INIT;
+        if (dp_checkpoint_decode(buf, len, &c, &e) < 0) {
+                log_warning("%s: %s; V1 holds not replayed", path, dp_error_msg(&e));
+                return;
+        }
+        for (size_t i = 0; i < c->n_entries; i++) {
+                const dp_ckpt_entry *en = &c->entries[i];
+                _cleanup_free_ char *holder = dp_asprintf("pod %s/%s", en->pod_uid, en->container_name);
+                if (!holder) return;
+                for (size_t k = 0; k < en->n_device_ids; k++) {
+                        const dp_ckpt_ids *ids = &en->device_ids[k].ids;
+                        e = (dp_error)DP_ERROR_INIT;
+                        if (ids->n && v1_hold(a, holder, (const char *const *)ids->ids, ids->n, &e) < 0)
+                                log_warning("V1 checkpoint %s: %s", holder, dp_error_msg(&e));
+                }
+        }
+}
+
+int agent_v1_hold(dp_agent *a, const char *resource, const V1beta1__AllocateRequest *req, dp_error *err) {
+        if (!a->ledger) return 0;
+        for (size_t i = 0; i < req->n_container_requests; i++) {
+                const V1beta1__ContainerAllocateRequest *q = req->container_requests[i];
+                _cleanup_free_ char *holder = dp_asprintf("Allocate #%llu of %s", (unsigned long long)++a->v1_seq, resource);
+                if (!holder) return -ENOMEM;
+                int r = v1_hold(a, holder, (const char *const *)q->devices_ids, q->n_devices_ids, err);
+                if (r < 0) return r;
+        }
+        return 0;
+}
+
+/* Health changed somewhere (file or backend): V1 lists and V2 slices. */
+static void health_changed(dp_agent *a) {
+        int changed = dp_v1_plan_update_health(a->plan, a->set);
+        if (changed > 0) agent_publish_all(a);
+        if (a->dra) {
+                dp_dra_inventory *inv = NULL;
+                dp_error e = DP_ERROR_INIT;
+                if (build_inventory(a, &inv, &e) < 0) log_error("DRA inventory: %s", dp_error_msg(&e));
+                else (void)agent_dra_update(a->dra, inv);
+        }
+}
+
 static int on_state_dir_event(dp_loop_source *s, const struct inotify_event *ev, void *ud) {
         dp_agent *a = ud;
         if (!ev->len || !streq(ev->name, DP_HEALTH_FILE_NAME)) return 0;
         if (apply_health_file(a, false) <= 0) return 0;
-        int changed = dp_v1_plan_update_health(a->plan, a->set);
-        if (changed > 0) agent_publish_all(a);
+        health_changed(a);
+        return 0;
+}
+
+static int on_backend_event(dp_loop_source *s, int fd, uint32_t events, void *ud) {
+        dp_agent *a = ud;
+        dp_error e = DP_ERROR_INIT;
+        int r = dp_backend_dispatch(a->backend, a->set, dp_loop_now(), &e);
+        if (r < 0) {
+                log_error("backend %s: %s", dp_backend_kind_to_string(dp_backend_get_kind(a->backend)), dp_error_msg(&e));
+                return 0;
+        }
+        if (r == 0) return 0;
+        log_info("backend: %d device(s) changed health", r);
+        (void)apply_health_file(a, false); /* overrides win over the backend's view */
+        health_changed(a);
         return 0;
 }
 
@@ -375,6 +500,7 @@ int dp_agent_reload(dp_agent *a, dp_error *err) {
         dp_v1_plan_free(a->plan);
         a->plan = TAKE_PTR(plan);
         log_info("config reloaded: %zu resource(s)", a->plan->n_resources);
+        if (!a->v1) return 0;
         r = sync_plugins(a);
         for (size_t i = 0; i < a->n_plugins; i++) a->plugins[i]->sent_generation = UINT64_MAX;
         agent_publish_all(a);
@@ -394,8 +520,16 @@ int dp_agent_new(dp_loop *l, const dp_agent_options *o, dp_agent **ret, dp_error
         a->node_name = strdup(o->node_name ? o->node_name : host);
         if (!a->plugin_dir || !a->state_dir || !a->node_name || (o->config_path && !a->config_path)) return -ENOMEM;
 
-        int r = dp_profile_resolve(o->profile ? o->profile : DP_PROFILE_DEFAULT, a->node_name, &a->set, err);
+        dp_backend_options bo = {.node_name = a->node_name,
+                                 .profile = o->profile,
+                                 .config_path = o->backend_config,
+                                 .sysfs_root = o->sysfs_root,
+                                 .dev_root = o->dev_root,
+                                 .nvml_library = o->nvml_library,
+                                 .env_health = true};
+        int r = dp_backend_open((dp_backend_kind)o->backend, &bo, &a->backend, err);
         if (r < 0) return r;
+        if ((r = dp_backend_discover(a->backend, &a->set, err)) < 0) return r;
         if ((r = load_config(a, &a->cfg, err)) < 0) return r;
         if ((r = mkdir_p(a->state_dir, 0755)) < 0) return dp_error_errno(err, r, "create state directory %s", a->state_dir);
         (void)apply_health_file(a, true);
@@ -403,12 +537,33 @@ int dp_agent_new(dp_loop *l, const dp_agent_options *o, dp_agent **ret, dp_error
         (void)write_devices_file(a);
 
         if ((r = mkdir_p(a->plugin_dir, 0750)) < 0) return dp_error_errno(err, r, "create plugin directory %s", a->plugin_dir);
-        r = dp_loop_add_inotify(l, a->plugin_dir, IN_CREATE | IN_DELETE, on_plugin_dir_event, a, &a->dir_watch);
+        r = dp_loop_add_inotify(l, a->plugin_dir, IN_CREATE | IN_DELETE | IN_MOVED_TO | IN_CLOSE_WRITE, on_plugin_dir_event, a,
+                                &a->dir_watch);
         if (r < 0) return dp_error_errno(err, r, "watch %s", a->plugin_dir);
         r = dp_loop_add_inotify(l, a->state_dir, IN_CLOSE_WRITE | IN_MOVED_TO, on_state_dir_event, a, &a->state_watch);
         if (r < 0) return dp_error_errno(err, r, "watch %s", a->state_dir);
-        if ((r = sync_plugins(a)) < 0) return dp_error_errno(err, r, "serve in %s", a->plugin_dir);
-        for (size_t i = 0; i < a->plan->n_resources; i++)
+        r = dp_loop_add_io(l, dp_backend_fd(a->backend), EPOLLIN, on_backend_event, a, &a->backend_watch);
+        if (r < 0) return dp_error_errno(err, r, "watch the backend");
+        if (o->dra) {
+                dp_dra_inventory *inv = NULL;
+                if ((r = build_inventory(a, &inv, err)) < 0) return r;
+                a->ledger = dp_ledger_new(a->set, inv);
+                if (!a->ledger) {
+                        dp_dra_inventory_free(inv);
+                        return -ENOMEM;
+                }
+                v1_sync_checkpoint(a);
+                agent_dra_options dopt = {.node_name = a->node_name,
+                                          .registry_dir = o->registry_dir,
+                                          .plugins_dir = o->plugins_dir,
+                                          .cdi_dir = o->cdi_dir,
+                                          .slices_dir = o->slices_dir,
+                                          .claims_dir = o->claims_dir};
+                if ((r = agent_dra_new(l, &dopt, a->ledger, inv, &a->dra, err)) < 0) return r;
+        }
+        a->v1 = !o->no_device_plugin;
+        if (a->v1 && (r = sync_plugins(a)) < 0) return dp_error_errno(err, r, "serve in %s", a->plugin_dir);
+        for (size_t i = 0; a->v1 && i < a->plan->n_resources; i++)
                 log_info("serving %s: %zu devices (%zu healthy)", a->plan->resources[i].name,
                          dp_v1_resource_count(&a->plan->resources[i]), dp_v1_resource_count_healthy(&a->plan->resources[i]));
         *ret = TAKE_PTR(a);
@@ -419,11 +574,16 @@ dp_agent *dp_agent_free(dp_agent *a) {
         if (!a) return NULL;
         for (size_t i = 0; i < a->n_plugins; i++) plugin_free(a->plugins[i]);
         free(a->plugins);
+        agent_dra_free(a->dra);
+        if (a->ledger) v1_holders_clear(a);
+        dp_ledger_free(a->ledger);
         dp_loop_source_free(a->dir_watch);
         dp_loop_source_free(a->state_watch);
+        dp_loop_source_free(a->backend_watch);
         dp_v1_plan_free(a->plan);
         dp_agent_config_free(a->cfg);
         dp_device_set_free(a->set);
+        dp_backend_close(a->backend);
         free(a->plugin_dir);
         free(a->state_dir);
         free(a->config_path);
@@ -437,3 +597,6 @@ size_t dp_agent_n_resources(const dp_agent *a) { return a && a->plan ? a->plan->
 const char *dp_agent_resource_name(const dp_agent *a, size_t i) {
         return a && a->plan && i < a->plan->n_resources ? a->plan->resources[i].name : NULL;
 }
+
+int64_t dp_agent_dra_generation(const dp_agent *a) { return a ? agent_dra_generation(a->dra) : 0; }
+uint64_t dp_agent_dra_registrations(const dp_agent *a) { return a ? agent_dra_registrations(a->dra) : 0; }

@@ -3,7 +3,8 @@
  * agent.h — `devplane agent`, a Device Plugin (API v1beta1) over the mock
  * backend, as an object on a dp_loop (see docs/v1-node-path.md).
  *
- * On dp_agent_new(): the profile is instantiated for the node name, the
+ * On dp_agent_new(): the backend is opened and its devices discovered (mock:
+ * the profile instantiated for the node name), the
  * config loaded (NVIDIA-style, devices/config.h), the health file of the
  * state directory applied, and the V1 plan built (one resource name per
  * whole-GPU / MIG profile / time-sliced resource). Each resource gets its
@@ -15,6 +16,9 @@
  *     (re)start) -> every resource re-creates its socket and registers again;
  *   - <state-dir>/health rewritten (inotify) -> health re-applied, and every
  *     open ListAndWatch of a resource whose list changed gets the full list;
+ *   - the backend's fd readable (NVML events, devglob presence, recovery
+ *     deadlines) -> dp_backend_dispatch(), the health file re-applied on
+ *     top (overrides win), then the same publication;
  *   - dp_agent_reload() (SIGHUP) -> config re-read; resources that stay keep
  *     their socket and streams (new lists are sent), removed ones close,
  *     new ones register. A config that does not load is refused and the old
@@ -38,6 +42,21 @@ typedef struct dp_agent_options {
         const char *config_path; /* NULL: defaults */
         const char *node_name;   /* NULL: host name */
         const char *state_dir;   /* NULL: DP_AGENT_DEFAULT_STATE_DIR */
+        /* Where devices come from (devices/backend.h): mock (the profile),
+         * pci, devglob or nvml. */
+        int backend;                /* dp_backend_kind; 0: mock */
+        const char *backend_config; /* BackendConfig file; NULL: defaults */
+        const char *sysfs_root;     /* NULL: /sys */
+        const char *dev_root;       /* NULL: "" */
+        const char *nvml_library;   /* NULL: $DP_NVML_LIBRARY, else libnvidia-ml.so.1 */
+        /* V2: the DRA driver (agent/dra-internal.h; docs/v2-node-path.md). */
+        bool dra;                 /* serve the DRA path */
+        bool no_device_plugin;    /* do not serve the V1 path */
+        const char *registry_dir; /* NULL: /var/lib/kubelet/plugins_registry */
+        const char *plugins_dir;  /* NULL: /var/lib/kubelet/plugins (socket in <dir>/<driver>/) */
+        const char *cdi_dir;      /* NULL: /var/run/cdi */
+        const char *slices_dir;   /* NULL: slices are not written */
+        const char *claims_dir;   /* NULL: claims cannot be read (every prepare fails) */
 } dp_agent_options;
 
 typedef struct dp_agent dp_agent;
@@ -50,6 +69,11 @@ DEFINE_FREEP(dp_agent, dp_agent_free)
 
 /* Re-read the config file. On error the running config stays. */
 int dp_agent_reload(dp_agent *a, dp_error *err);
+
+/* DRA: the published ResourceSlice generation (0 without --dra) and
+ * NotifyRegistrationStatus(registered) calls received. */
+int64_t dp_agent_dra_generation(const dp_agent *a);
+uint64_t dp_agent_dra_registrations(const dp_agent *a);
 
 /* Successful Register calls so far (benchmarks and the demo wait on it). */
 uint64_t dp_agent_registrations(const dp_agent *a);

@@ -239,8 +239,15 @@ static void on_allocate(dp_grpc_call *call, void *ud) {
         dp_error e = DP_ERROR_INIT;
         uint8_t *buf = NULL;
         size_t len = 0;
-        int r = agent_allocate_reply(p->agent, p->resource, (const V1beta1__AllocateRequest *)dp_grpc_call_request_msg(call),
-                                     &buf, &len, &e);
+        const V1beta1__AllocateRequest *req = (const V1beta1__AllocateRequest *)dp_grpc_call_request_msg(call);
+        int r = agent_allocate_reply(p->agent, p->resource, req, &buf, &len, &e);
+        if (r >= 0) {
+                r = agent_v1_hold(p->agent, p->resource, req, &e);
+                if (r < 0) {
+                        free(buf);
+                        buf = NULL;
+                }
+        }
         if (r < 0) {
                 log_warning("Allocate %s refused: %s", p->resource, dp_error_msg(&e));
                 dp_grpc_call_finish(call, r == -ENOMEM ? DP_GRPC_RESOURCE_EXHAUSTED : DP_GRPC_UNKNOWN, dp_error_msg(&e));

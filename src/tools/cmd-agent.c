@@ -5,15 +5,26 @@
 
 #include "agent/agent.h"
 #include "base/log.h"
+#include "devices/backend.h"
 #include "tools/devplane.h"
 
 static void agent_usage(FILE *f) {
         fprintf(f, "usage: devplane agent [--plugin-dir DIR] [--profile NAME|FILE] [--config FILE]\n"
                    "                      [--node-name NAME] [--state-dir DIR] [-v]\n"
+                   "                      [--backend mock|pci|devglob|nvml] [--backend-config FILE]\n"
+                   "                      [--sysfs-root DIR] [--dev-root DIR] [--nvml-library PATH]\n"
+                   "                      [--dra [--no-device-plugin] [--registry-dir DIR] [--plugins-dir DIR]\n"
+                   "                       [--cdi-dir DIR] [--slices-dir DIR] [--claims-dir DIR]]\n"
                    "       devplane agent health [--state-dir DIR] set DEVICE healthy|unhealthy\n\n"
-                   "A Device Plugin (v1beta1) over the mock backend: one socket per resource name in the\n"
+                   "A Device Plugin (v1beta1) over a backend (mock by default; nvml reads\n"
+                   "$DP_NVML_LIBRARY when --nvml-library is not given): one socket per resource name in the\n"
                    "plugin directory (default /var/lib/kubelet/device-plugins), registered on its\n"
                    "kubelet.sock. SIGHUP reloads --config; SIGTERM removes the sockets.\n"
+                   "--dra also makes it a DRA driver: kubelet plugin API v1/v1beta1 on\n"
+                   "<plugins-dir>/<driver>/dra.sock (default /var/lib/kubelet/plugins), registered through\n"
+                   "<registry-dir>/<driver>-reg.sock (default /var/lib/kubelet/plugins_registry), CDI specs in\n"
+                   "--cdi-dir (default /var/run/cdi), ResourceSlices written to --slices-dir, claims read from\n"
+                   "--claims-dir/<namespace>/<name>.yaml.\n"
                    "`health set` marks a device (id or uuid) unhealthy or healthy again; a running agent\n"
                    "with the same --state-dir reports it at once.\n");
 }
@@ -80,24 +91,49 @@ static int cmd_agent(int argc, char **argv) {
                                              {"node-name", required_argument, NULL, 'n'},
                                              {"state-dir", required_argument, NULL, 's'},
                                              {"backend", required_argument, NULL, 'b'},
+                                             {"backend-config", required_argument, NULL, 'B'},
+                                             {"sysfs-root", required_argument, NULL, 'S'},
+                                             {"dev-root", required_argument, NULL, 'D'},
+                                             {"nvml-library", required_argument, NULL, 'N'},
+                                             {"dra", no_argument, NULL, 1000},
+                                             {"no-device-plugin", no_argument, NULL, 1001},
+                                             {"registry-dir", required_argument, NULL, 1002},
+                                             {"plugins-dir", required_argument, NULL, 1003},
+                                             {"cdi-dir", required_argument, NULL, 1004},
+                                             {"slices-dir", required_argument, NULL, 1005},
+                                             {"claims-dir", required_argument, NULL, 1006},
                                              {"verbose", no_argument, NULL, 'v'},
                                              {"help", no_argument, NULL, 'h'},
                                              {}};
         int c;
         optind = 1;
-        while ((c = getopt_long(argc, argv, "d:p:c:n:s:b:vh", opts, NULL)) >= 0) {
+        while ((c = getopt_long(argc, argv, "d:p:c:n:s:b:B:S:D:N:vh", opts, NULL)) >= 0) {
                 switch (c) {
                 case 'd': o.plugin_dir = optarg; break;
                 case 'p': o.profile = optarg; break;
                 case 'c': o.config_path = optarg; break;
                 case 'n': o.node_name = optarg; break;
                 case 's': o.state_dir = optarg; break;
-                case 'b':
-                        if (!streq(optarg, "mock")) {
-                                fprintf(stderr, "devplane agent: --backend %s: only \"mock\" is available in this build\n", optarg);
+                case 'b': {
+                        dp_backend_kind k;
+                        if (dp_backend_kind_from_string(optarg, &k) < 0) {
+                                fprintf(stderr, "devplane agent: --backend %s: must be mock, pci, devglob or nvml\n", optarg);
                                 return 2;
                         }
+                        o.backend = (int)k;
                         break;
+                }
+                case 'B': o.backend_config = optarg; break;
+                case 'S': o.sysfs_root = optarg; break;
+                case 'D': o.dev_root = optarg; break;
+                case 'N': o.nvml_library = optarg; break;
+                case 1000: o.dra = true; break;
+                case 1001: o.no_device_plugin = true; break;
+                case 1002: o.registry_dir = optarg; break;
+                case 1003: o.plugins_dir = optarg; break;
+                case 1004: o.cdi_dir = optarg; break;
+                case 1005: o.slices_dir = optarg; break;
+                case 1006: o.claims_dir = optarg; break;
                 case 'v': verbose = true; break;
                 case 'h': agent_usage(stdout); return 0;
                 default: agent_usage(stderr); return 2;
@@ -105,6 +141,10 @@ static int cmd_agent(int argc, char **argv) {
         }
         if (optind < argc) {
                 fprintf(stderr, "devplane agent: unexpected argument '%s'\n", argv[optind]);
+                return 2;
+        }
+        if (o.no_device_plugin && !o.dra) {
+                fprintf(stderr, "devplane agent: --no-device-plugin without --dra leaves nothing to serve\n");
                 return 2;
         }
         dp_log_setup("agent", verbose ? DP_LOG_DEBUG : DP_LOG_INFO);
@@ -142,4 +182,4 @@ static int cmd_agent(int argc, char **argv) {
         }
         return 0;
 }
-DP_COMMAND("agent", cmd_agent, "the device plugin (V1) on the mock backend; `agent health set` flips a device")
+DP_COMMAND("agent", cmd_agent, "the device plugin (V1) and DRA driver (V2) over a backend; `agent health set` flips a device")

@@ -39,7 +39,7 @@ expect2 'c3.yaml:[0-9]+:[0-9]+' "${A[@]}" --config "$T/c3.yaml"
 expect2 'no-such.yaml' "${A[@]}" --config "$T/no-such.yaml"
 expect2 'single cannot be used' "${A[@]}" --profile a100-mixed --config <(printf 'version: v1\nflags: {migStrategy: single}\n')
 expect2 'unexpected argument' "$DEVPLANE" agent stray
-expect2 'only "mock"' "${A[@]}" --backend nvml
+expect2 'must be mock, pci, devglob or nvml' "${A[@]}" --backend gpu-magic
 expect2 'must be healthy or unhealthy' "$DEVPLANE" agent health --state-dir "$ST" set gpu-0 sickly
 expect2 'not a directory' "$DEVPLANE" node --plugin-dir "$PD" --manifests "$T/none"
 expect2 'must be table, json, yaml or flat' "$DEVPLANE" node status --plugin-dir "$PD" -o xml

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * dra-internal.h — the agent's DRA driver (V2 path), behind a model-free
+ * interface: agent.c holds the device model (devices/device.h) and builds
+ * the inventory; dra.c includes the Kubernetes model (model/model.h) to read
+ * claims and emit slices. The two headers define the same names, so they
+ * never meet in one file (docs/dra-driver.md).
+ *
+ * What dra.c serves, all on the agent's loop:
+ *   - <plugins-dir>/<driver>/dra.sock: DRA kubelet plugin API v1 and v1beta1
+ *     (NodePrepareResources / NodeUnprepareResources) and the device health
+ *     stream (v1alpha1 and v1 DRAResourceHealth/NodeWatchResources);
+ *   - <registry-dir>/<driver>-reg.sock: pluginregistration GetInfo /
+ *     NotifyRegistrationStatus (type DRAPlugin, supported versions
+ *     "v1.DRAPlugin", "v1beta1.DRAPlugin", "v1alpha1.DRAResourceHealth");
+ *     either socket removed by someone else is re-created at once (inotify),
+ *     so a kubelet that restarts and walks the registry finds it again;
+ *   - ResourceSlices in --slices-dir (<node>-<driver>.yaml, written atomically
+ *     whenever the publisher's generation moves);
+ *   - prepared claims in the driver checkpoint <plugins-dir>/<driver>/checkpoint.json,
+ *     replayed into the shared ledger at start.
+ */
+#pragma once
+
+#include "base/error.h"
+#include "dra/inventory.h"
+#include "dra/ledger.h"
+#include "grpc/loop.h"
+
+#define AGENT_DRA_DEFAULT_REGISTRY_DIR "/var/lib/kubelet/plugins_registry"
+#define AGENT_DRA_DEFAULT_PLUGINS_DIR "/var/lib/kubelet/plugins"
+#define AGENT_DRA_DEFAULT_CDI_DIR "/var/run/cdi"
+#define AGENT_DRA_SOCKET_NAME "dra.sock"
+
+typedef struct agent_dra_options {
+        const char *node_name;    /* required */
+        const char *registry_dir; /* NULL: AGENT_DRA_DEFAULT_REGISTRY_DIR */
+        const char *plugins_dir;  /* NULL: AGENT_DRA_DEFAULT_PLUGINS_DIR */
+        const char *cdi_dir;      /* NULL: AGENT_DRA_DEFAULT_CDI_DIR */
+        const char *slices_dir;   /* NULL: slices are not written */
+        const char *claims_dir;   /* NULL: every prepare fails "no claims directory" */
+} agent_dra_options;
+
+typedef struct agent_dra agent_dra;
+
+/* Takes ownership of inv (also on failure). ledger is shared with the V1
+ * path and outlives the driver. -errno with err set. */
+int agent_dra_new(dp_loop *l, const agent_dra_options *o, dp_ledger *ledger, dp_dra_inventory *inv, agent_dra **ret,
+                  dp_error *err);
+agent_dra *agent_dra_free(agent_dra *d);
+DEFINE_FREEP(agent_dra, agent_dra_free)
+/* A new inventory (health changed): slices republished when they differ,
+ * health streams told. Takes ownership of inv. */
+int agent_dra_update(agent_dra *d, dp_dra_inventory *inv);
+/* Counters for tests and benchmarks. */
+int64_t agent_dra_generation(const agent_dra *d);
+uint64_t agent_dra_registrations(const agent_dra *d);
+const char *agent_dra_driver(const agent_dra *d);

@@ -1,0 +1,584 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * The agent's DRA driver: kubelet plugin service (v1, v1beta1), health
+ * stream, plugin-watcher registration, ResourceSlices to a directory, and
+ * prepare/unprepare through src/dra (see dra-internal.h). Model side: this
+ * file must not include devices/device.h. */
+#include <stdio.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "agent/dra-internal.h"
+#include "base/log.h"
+#include "base/strbuf.h"
+#include "dra/cdi.h"
+#include "dra/driver.h"
+#include "dra/slices.h"
+#include "grpc/grpc.h"
+#include "model/model.h"
+#include "proto/proto.h"
+
+/* v1 and v1beta1 are the same messages on the wire except v1's share_id
+ * (field 5, wire-protocols.md 3.2), so both paths decode and encode with
+ * the v1 types and the v1beta1 replies leave share_id unset. */
+typedef K8s__Io__Kubelet__Pkg__Apis__Dra__V1__Claim pb_claim;
+typedef K8s__Io__Kubelet__Pkg__Apis__Dra__V1__Device pb_device;
+typedef K8s__Io__Kubelet__Pkg__Apis__Dra__V1__NodePrepareResourcesRequest pb_prep_req;
+typedef K8s__Io__Kubelet__Pkg__Apis__Dra__V1__NodePrepareResourcesResponse pb_prep_resp;
+typedef K8s__Io__Kubelet__Pkg__Apis__Dra__V1__NodePrepareResourcesResponse__ClaimsEntry pb_prep_entry;
+typedef K8s__Io__Kubelet__Pkg__Apis__Dra__V1__NodePrepareResourceResponse pb_prep_one;
+typedef K8s__Io__Kubelet__Pkg__Apis__Dra__V1__NodeUnprepareResourcesRequest pb_unprep_req;
+typedef K8s__Io__Kubelet__Pkg__Apis__Dra__V1__NodeUnprepareResourcesResponse pb_unprep_resp;
+typedef K8s__Io__Kubelet__Pkg__Apis__Dra__V1__NodeUnprepareResourcesResponse__ClaimsEntry pb_unprep_entry;
+typedef K8s__Io__Kubelet__Pkg__Apis__Dra__V1__NodeUnprepareResourceResponse pb_unprep_one;
+
+#define DRA_V1_PREFIX "/k8s.io.kubelet.pkg.apis.dra.v1.DRAPlugin/"
+#define DRA_V1BETA1_PREFIX "/k8s.io.kubelet.pkg.apis.dra.v1beta1.DRAPlugin/"
+#define CLAIM_FILE_MAX (4u << 20)
+
+struct agent_dra {
+        dp_loop *loop;
+        char *node_name;
+        char *driver;
+        char *registry_dir, *reg_sock_name, *reg_sock_path;
+        char *state_dir, *dra_sock_path; /* <plugins-dir>/<driver> */
+        char *cdi_dir, *slices_dir, *claims_dir;
+        dp_ledger *ledger; /* borrowed */
+        dp_dra_inventory *inv;
+        dp_dra_publisher *pub;
+        dp_dra_checkpoint *ckpt;
+        dp_grpc_server *srv, *reg_srv;
+        dp_loop_source *reg_watch, *state_watch;
+        dp_grpc_call **streams; /* open NodeWatchResources */
+        size_t n_streams, cap_streams;
+        uint64_t registrations;
+};
+
+/* ---- slices ---------------------------------------------------------------- */
+
+static int write_slices(agent_dra *d) {
+        if (!d->slices_dir) return 0;
+        size_t n = 0;
+        dp_resource_slice *const *v = dp_dra_publisher_slices(d->pub, &n);
+        _cleanup_strbuf_ dp_strbuf sb = DP_STRBUF_INIT;
+        int r = dp_dra_slices_emit(v, n, DP_DOC_YAML, &sb);
+        if (r < 0 || dp_strbuf_failed(&sb)) return r < 0 ? r : -ENOMEM;
+        _cleanup_free_ char *name = dp_asprintf("%s-%s.yaml", d->node_name, d->driver);
+        if (!name) return -ENOMEM;
+        dp_error e = DP_ERROR_INIT;
+        r = dp_dra_file_write(d->slices_dir, name, dp_strbuf_str(&sb), sb.len, 0644, &e);
+        if (r < 0) log_error("ResourceSlices: %s", dp_error_msg(&e));
+        else log_info("ResourceSlices generation %lld: %zu slice(s) in %s/%s", (long long)dp_dra_publisher_generation(d->pub),
+                      n, d->slices_dir, name);
+        return r;
+}
+
+static int publish(agent_dra *d, bool force) {
+        dp_dra_slice_options so = DP_DRA_SLICE_OPTIONS_INIT;
+        dp_error e = DP_ERROR_INIT;
+        int r = dp_dra_publisher_update(d->pub, d->inv, &so, &e);
+        if (r < 0) {
+                log_error("ResourceSlices not rebuilt: %s", dp_error_msg(&e));
+                return r;
+        }
+        return r > 0 || force ? write_slices(d) : 0;
+}
+
+/* ---- health stream ------------------------------------------------------------- */
+
+static int pack_health(const agent_dra *d, uint8_t **ret, size_t *ret_len) {
+        size_t n = d->inv->n_devices;
+        V1alpha1__DeviceHealth *h = calloc(n + 1, sizeof *h);
+        V1alpha1__DeviceHealth **hp = calloc(n + 1, sizeof *hp);
+        V1alpha1__DeviceIdentifier *id = calloc(n + 1, sizeof *id);
+        int r = -ENOMEM;
+        if (h && hp && id) {
+                int64_t now = (int64_t)time(NULL);
+                for (size_t i = 0; i < n; i++) {
+                        const dp_dra_device *dev = &d->inv->devices[i];
+                        id[i] = (V1alpha1__DeviceIdentifier)V1ALPHA1__DEVICE_IDENTIFIER__INIT;
+                        id[i].pool_name = d->inv->pool;
+                        id[i].device_name = dev->name;
+                        h[i] = (V1alpha1__DeviceHealth)V1ALPHA1__DEVICE_HEALTH__INIT;
+                        h[i].device = &id[i];
+                        h[i].health = dev->healthy ? V1ALPHA1__HEALTH_STATUS__HEALTHY : V1ALPHA1__HEALTH_STATUS__UNHEALTHY;
+                        h[i].last_updated_time = now;
+                        h[i].message = dev->healthy || !dev->fault_class ? (char *)"" : dev->fault_class;
+                        hp[i] = &h[i];
+                }
+                V1alpha1__NodeWatchResourcesResponse resp = V1ALPHA1__NODE_WATCH_RESOURCES_RESPONSE__INIT;
+                resp.devices = hp;
+                resp.n_devices = n;
+                r = dp_proto_pack(&resp.base, ret, ret_len);
+        }
+        free(h);
+        free(hp);
+        free(id);
+        return r;
+}
+
+static void stream_remove(agent_dra *d, dp_grpc_call *call) {
+        for (size_t i = 0; i < d->n_streams; i++)
+                if (d->streams[i] == call) {
+                        memmove(&d->streams[i], &d->streams[i + 1], (d->n_streams - i - 1) * sizeof *d->streams);
+                        d->n_streams--;
+                        return;
+                }
+}
+
+static void on_health_cancel(dp_grpc_call *call, int status, void *ud) {
+        stream_remove(ud, call);
+        dp_grpc_call_finish(call, status, NULL);
+}
+
+static void send_health(agent_dra *d, dp_grpc_call *only) {
+        uint8_t *buf = NULL;
+        size_t len = 0;
+        if (pack_health(d, &buf, &len) < 0) {
+                log_error("NodeWatchResources: out of memory");
+                return;
+        }
+        for (size_t i = 0; i < d->n_streams;) {
+                dp_grpc_call *c = d->streams[i];
+                if (only && c != only) {
+                        i++;
+                        continue;
+                }
+                if (dp_grpc_call_send(c, buf, len) < 0) {
+                        stream_remove(d, c);
+                        dp_grpc_call_finish(c, DP_GRPC_UNAVAILABLE, "cannot send");
+                        continue;
+                }
+                i++;
+        }
+        free(buf);
+}
+
+static void on_watch_resources(dp_grpc_call *call, void *ud) {
+        agent_dra *d = ud;
+        if (d->n_streams == d->cap_streams) {
+                size_t cap = d->cap_streams ? d->cap_streams * 2 : 4;
+                dp_grpc_call **v = realloc(d->streams, cap * sizeof *v);
+                if (!v) {
+                        dp_grpc_call_finish(call, DP_GRPC_RESOURCE_EXHAUSTED, "out of memory");
+                        return;
+                }
+                d->streams = v;
+                d->cap_streams = cap;
+        }
+        d->streams[d->n_streams++] = call;
+        dp_grpc_call_set_cancel_handler(call, on_health_cancel, d);
+        send_health(d, call);
+}
+
+/* ---- claims ---------------------------------------------------------------------- */
+
+/* <claims-dir>/<namespace>/<name>.yaml (or .yml, .json): the claim as the
+ * API server would return it; its uid must be the one the kubelet asked for. */
+static int load_claim(const agent_dra *d, const pb_claim *c, dp_object_list *l, const dp_resource_claim **ret,
+                      dp_error *err) {
+        if (!c->namespace_ || !*c->namespace_ || !c->name || !*c->name || !c->uid || !*c->uid)
+                return dp_error_set(err, -EINVAL, "claim: namespace, name and uid are required");
+        if (strchr(c->namespace_, '/') || strchr(c->name, '/') || c->name[0] == '.' || c->namespace_[0] == '.')
+                return dp_error_set(err, -EINVAL, "claim %s/%s: not a valid name", c->namespace_, c->name);
+        if (!d->claims_dir)
+                return dp_error_set(err, -ENOENT, "claim %s/%s: the driver has no claims directory (--claims-dir)",
+                                    c->namespace_, c->name);
+        static const char *const exts[] = {"yaml", "yml", "json"};
+        int r = -ENOENT;
+        _cleanup_free_ char *path = NULL;
+        for (size_t i = 0; i < ELEMENTSOF(exts) && r == -ENOENT; i++) {
+                free(path);
+                path = dp_asprintf("%s/%s/%s.%s", d->claims_dir, c->namespace_, c->name, exts[i]);
+                if (!path) return -ENOMEM;
+                struct stat st;
+                if (stat(path, &st) < 0) continue;
+                if (st.st_size > (off_t)CLAIM_FILE_MAX)
+                        return dp_error_set(err, -E2BIG, "%s: larger than %u bytes", path, CLAIM_FILE_MAX);
+                r = dp_model_load_file(path, l, err);
+                if (r < 0) return r;
+        }
+        if (r == -ENOENT)
+                return dp_error_set(err, -ENOENT, "ResourceClaim %s/%s: not found in %s/%s/", c->namespace_, c->name,
+                                    d->claims_dir, c->namespace_);
+        dp_object o = dp_object_list_find(l, DP_KIND_RESOURCE_CLAIM, c->namespace_, c->name);
+        if (!o.hdr) return dp_error_set(err, -ENOENT, "%s: no ResourceClaim %s/%s in it", path, c->namespace_, c->name);
+        if (dp_object_validate(o, err) < 0) return -EINVAL;
+        const char *uid = o.claim->meta.uid;
+        if (!uid || !streq(uid, c->uid))
+                return dp_error_set(err, -ESTALE, "ResourceClaim %s/%s: uid %s, the kubelet asked for %s (claim replaced?)",
+                                    c->namespace_, c->name, uid ? uid : "(none)", c->uid);
+        *ret = o.claim;
+        return 0;
+}
+
+static int prepare_one(agent_dra *d, const pb_claim *c, dp_dra_prepared_claim *ret, dp_error *err) {
+        _cleanup_(dp_object_list_freep) dp_object_list *l = dp_object_list_new();
+        if (!l) return -ENOMEM;
+        /* A claim already prepared is answered from the checkpoint even when
+         * its file is gone (the kubelet retries after a restart). */
+        dp_dra_prepared_claim *done = c->uid ? dp_dra_checkpoint_find(d->ckpt, c->uid) : NULL;
+        if (done) return dp_dra_prepared_claim_copy(ret, done);
+        const dp_resource_claim *claim = NULL;
+        int r = load_claim(d, c, l, &claim, err);
+        if (r < 0) return r;
+        size_t n = 0;
+        dp_resource_slice *const *v = dp_dra_publisher_slices(d->pub, &n);
+        dp_dra_prepare_input in = {.inv = d->inv, .slices = v, .n_slices = n};
+        dp_dra_node_dirs dirs = {.cdi_dir = d->cdi_dir, .state_dir = d->state_dir};
+        return dp_dra_node_prepare(d->ckpt, d->ledger, &in, claim, &dirs, ret, err);
+}
+
+/* Fill one response entry from a prepared claim (pointers borrowed from it). */
+static int fill_devices(const dp_dra_prepared_claim *pc, bool v1, pb_prep_one *one, pb_device **ret_devs) {
+        pb_device *devs = calloc(pc->n_devices + 1, sizeof *devs);
+        pb_device **dp = calloc(pc->n_devices + 1, sizeof *dp);
+        if (!devs || !dp) {
+                free(devs);
+                free(dp);
+                return -ENOMEM;
+        }
+        for (size_t k = 0; k < pc->n_devices; k++) {
+                const dp_dra_prepared_device *pd = &pc->devices[k];
+                devs[k] = (pb_device)K8S__IO__KUBELET__PKG__APIS__DRA__V1__DEVICE__INIT;
+                devs[k].request_names = pd->requests;
+                devs[k].n_request_names = pd->n_requests;
+                devs[k].pool_name = pd->pool;
+                devs[k].device_name = pd->device;
+                devs[k].cdi_device_ids = pd->cdi_ids;
+                devs[k].n_cdi_device_ids = pd->n_cdi_ids;
+                if (v1 && pd->share_id) {
+                        devs[k].share_id_presence_case = K8S__IO__KUBELET__PKG__APIS__DRA__V1__DEVICE__SHARE_ID_PRESENCE_SHARE_ID;
+                        devs[k].share_id = pd->share_id;
+                }
+                dp[k] = &devs[k];
+        }
+        one->devices = dp;
+        one->n_devices = pc->n_devices;
+        *ret_devs = devs;
+        return 0;
+}
+
+static void on_prepare(dp_grpc_call *call, void *ud) {
+        agent_dra *d = ud;
+        const pb_prep_req *req = (const pb_prep_req *)dp_grpc_call_request_msg(call);
+        bool v1 = strncmp(dp_grpc_call_path(call), DRA_V1_PREFIX, strlen(DRA_V1_PREFIX)) == 0;
+        size_t n = req->n_claims;
+        if (n > DP_DRA_CHECKPOINT_MAX_CLAIMS) {
+                dp_grpc_call_finishf(call, DP_GRPC_INVALID_ARGUMENT, "%zu claims: more than %d", n, DP_DRA_CHECKPOINT_MAX_CLAIMS);
+                return;
+        }
+        dp_dra_prepared_claim *pcs = calloc(n + 1, sizeof *pcs);
+        char **errs = calloc(n + 1, sizeof *errs);
+        pb_device **devs = calloc(n + 1, sizeof *devs);
+        pb_prep_one *ones = calloc(n + 1, sizeof *ones);
+        pb_prep_entry *ents = calloc(n + 1, sizeof *ents);
+        pb_prep_entry **entp = calloc(n + 1, sizeof *entp);
+        int r = pcs && errs && devs && ones && ents && entp ? 0 : -ENOMEM;
+        for (size_t i = 0; r >= 0 && i < n; i++) {
+                const pb_claim *c = req->claims[i];
+                dp_error e = DP_ERROR_INIT;
+                ones[i] = (pb_prep_one)K8S__IO__KUBELET__PKG__APIS__DRA__V1__NODE_PREPARE_RESOURCE_RESPONSE__INIT;
+                int q = prepare_one(d, c, &pcs[i], &e);
+                if (q == -ENOMEM) r = q;
+                else if (q < 0) {
+                        errs[i] = strdup(dp_error_msg(&e));
+                        if (!errs[i]) r = -ENOMEM;
+                        ones[i].error = errs[i];
+                        log_warning("NodePrepareResources %s/%s (%s): %s", c->namespace_, c->name, c->uid, dp_error_msg(&e));
+                } else {
+                        if (q > 0) log_info("prepared %s/%s (%s): %zu device(s)", c->namespace_, c->name, c->uid, pcs[i].n_devices);
+                        if (fill_devices(&pcs[i], v1, &ones[i], &devs[i]) < 0) r = -ENOMEM;
+                }
+                ents[i] = (pb_prep_entry)K8S__IO__KUBELET__PKG__APIS__DRA__V1__NODE_PREPARE_RESOURCES_RESPONSE__CLAIMS_ENTRY__INIT;
+                ents[i].key = c->uid;
+                ents[i].value = &ones[i];
+                entp[i] = &ents[i];
+        }
+        if (r < 0) dp_grpc_call_finish(call, DP_GRPC_RESOURCE_EXHAUSTED, "out of memory");
+        else {
+                pb_prep_resp resp = K8S__IO__KUBELET__PKG__APIS__DRA__V1__NODE_PREPARE_RESOURCES_RESPONSE__INIT;
+                resp.claims = entp;
+                resp.n_claims = n;
+                dp_grpc_call_reply_msg(call, &resp.base);
+        }
+        for (size_t i = 0; i < n && pcs; i++) dp_dra_prepared_claim_done(&pcs[i]);
+        for (size_t i = 0; i < n && ones; i++) free(ones[i].devices);
+        for (size_t i = 0; i < n && errs; i++) free(errs[i]);
+        for (size_t i = 0; i < n && devs; i++) free(devs[i]);
+        free(pcs);
+        free(errs);
+        free(devs);
+        free(ones);
+        free(ents);
+        free(entp);
+}
+
+static void on_unprepare(dp_grpc_call *call, void *ud) {
+        agent_dra *d = ud;
+        const pb_unprep_req *req = (const pb_unprep_req *)dp_grpc_call_request_msg(call);
+        size_t n = req->n_claims;
+        if (n > DP_DRA_CHECKPOINT_MAX_CLAIMS) {
+                dp_grpc_call_finishf(call, DP_GRPC_INVALID_ARGUMENT, "%zu claims: more than %d", n, DP_DRA_CHECKPOINT_MAX_CLAIMS);
+                return;
+        }
+        char **errs = calloc(n + 1, sizeof *errs);
+        pb_unprep_one *ones = calloc(n + 1, sizeof *ones);
+        pb_unprep_entry *ents = calloc(n + 1, sizeof *ents);
+        pb_unprep_entry **entp = calloc(n + 1, sizeof *entp);
+        int r = errs && ones && ents && entp ? 0 : -ENOMEM;
+        dp_dra_node_dirs dirs = {.cdi_dir = d->cdi_dir, .state_dir = d->state_dir};
+        for (size_t i = 0; r >= 0 && i < n; i++) {
+                const pb_claim *c = req->claims[i];
+                dp_error e = DP_ERROR_INIT;
+                ones[i] = (pb_unprep_one)K8S__IO__KUBELET__PKG__APIS__DRA__V1__NODE_UNPREPARE_RESOURCE_RESPONSE__INIT;
+                int q = c->uid && *c->uid ? dp_dra_node_unprepare(d->ckpt, d->ledger, c->uid, &dirs, &e)
+                                          : dp_error_set(&e, -EINVAL, "claim %s/%s: uid is required", c->namespace_, c->name);
+                if (q == -ENOMEM) r = q;
+                else if (q < 0) {
+                        errs[i] = strdup(dp_error_msg(&e));
+                        if (!errs[i]) r = -ENOMEM;
+                        ones[i].error = errs[i];
+                        log_warning("NodeUnprepareResources %s/%s (%s): %s", c->namespace_, c->name, c->uid, dp_error_msg(&e));
+                } else if (q > 0)
+                        log_info("unprepared %s/%s (%s)", c->namespace_, c->name, c->uid);
+                ents[i] = (pb_unprep_entry)K8S__IO__KUBELET__PKG__APIS__DRA__V1__NODE_UNPREPARE_RESOURCES_RESPONSE__CLAIMS_ENTRY__INIT;
+                ents[i].key = c->uid;
+                ents[i].value = &ones[i];
+                entp[i] = &ents[i];
+        }
+        if (r < 0) dp_grpc_call_finish(call, DP_GRPC_RESOURCE_EXHAUSTED, "out of memory");
+        else {
+                pb_unprep_resp resp = K8S__IO__KUBELET__PKG__APIS__DRA__V1__NODE_UNPREPARE_RESOURCES_RESPONSE__INIT;
+                resp.claims = entp;
+                resp.n_claims = n;
+                dp_grpc_call_reply_msg(call, &resp.base);
+        }
+        for (size_t i = 0; i < n && errs; i++) free(errs[i]);
+        free(errs);
+        free(ones);
+        free(ents);
+        free(entp);
+}
+
+/* ---- registration ----------------------------------------------------------------- */
+
+static void on_get_info(dp_grpc_call *call, void *ud) {
+        agent_dra *d = ud;
+        static char *versions[] = {(char *)"v1.DRAPlugin", (char *)"v1beta1.DRAPlugin", (char *)"v1alpha1.DRAResourceHealth"};
+        Pluginregistration__PluginInfo info = PLUGINREGISTRATION__PLUGIN_INFO__INIT;
+        info.type = (char *)"DRAPlugin";
+        info.name = d->driver;
+        info.endpoint = d->dra_sock_path;
+        info.supported_versions = versions;
+        info.n_supported_versions = ELEMENTSOF(versions);
+        dp_grpc_call_reply_msg(call, &info.base);
+}
+
+static void on_notify(dp_grpc_call *call, void *ud) {
+        agent_dra *d = ud;
+        const Pluginregistration__RegistrationStatus *st =
+                (const Pluginregistration__RegistrationStatus *)dp_grpc_call_request_msg(call);
+        if (!st->plugin_registered) {
+                log_error("kubelet refused the registration of %s: %s", d->driver, st->error ? st->error : "");
+                dp_grpc_call_finishf(call, DP_GRPC_UNKNOWN, "registration failed: %s", st->error ? st->error : "");
+                return;
+        }
+        d->registrations++;
+        log_info("registered with the kubelet as DRA driver %s (endpoint %s)", d->driver, d->dra_sock_path);
+        Pluginregistration__RegistrationStatusResponse resp = PLUGINREGISTRATION__REGISTRATION_STATUS_RESPONSE__INIT;
+        dp_grpc_call_reply_msg(call, &resp.base);
+}
+
+static int serve_dra(agent_dra *d) {
+        d->srv = dp_grpc_server_free(d->srv);
+        int r = dp_grpc_server_new(&d->srv);
+        if (r < 0) return r;
+        static const char *const methods[] = {"NodePrepareResources", "NodeUnprepareResources"};
+        static const char *const prefixes[] = {DRA_V1_PREFIX, DRA_V1BETA1_PREFIX};
+        for (size_t p = 0; p < 2; p++)
+                for (size_t m = 0; m < 2; m++) {
+                        _cleanup_free_ char *path = dp_asprintf("%s%s", prefixes[p], methods[m]);
+                        if (!path) return -ENOMEM;
+                        r = dp_grpc_server_add_method(
+                                d->srv, path, DP_GRPC_UNARY,
+                                m == 0 ? &k8s__io__kubelet__pkg__apis__dra__v1__node_prepare_resources_request__descriptor
+                                       : &k8s__io__kubelet__pkg__apis__dra__v1__node_unprepare_resources_request__descriptor,
+                                m == 0 ? on_prepare : on_unprepare, d);
+                        if (r < 0) return r;
+                }
+        /* v1 DRAResourceHealth has the same messages as v1alpha1. */
+        if ((r = dp_grpc_server_add_method(d->srv, "/v1alpha1.DRAResourceHealth/NodeWatchResources", DP_GRPC_SERVER_STREAMING,
+                                           &v1alpha1__node_watch_resources_request__descriptor, on_watch_resources, d)) < 0 ||
+            (r = dp_grpc_server_add_method(d->srv, "/v1.DRAResourceHealth/NodeWatchResources", DP_GRPC_SERVER_STREAMING,
+                                           &v1alpha1__node_watch_resources_request__descriptor, on_watch_resources, d)) < 0)
+                return r;
+        return dp_grpc_server_listen_unix(d->srv, d->loop, d->dra_sock_path, 0600);
+}
+
+static int serve_registration(agent_dra *d) {
+        d->reg_srv = dp_grpc_server_free(d->reg_srv);
+        int r = dp_grpc_server_new(&d->reg_srv);
+        if (r < 0) return r;
+        if ((r = dp_grpc_server_add_method(d->reg_srv, "/pluginregistration.Registration/GetInfo", DP_GRPC_UNARY,
+                                           &pluginregistration__info_request__descriptor, on_get_info, d)) < 0 ||
+            (r = dp_grpc_server_add_method(d->reg_srv, "/pluginregistration.Registration/NotifyRegistrationStatus",
+                                           DP_GRPC_UNARY, &pluginregistration__registration_status__descriptor, on_notify,
+                                           d)) < 0)
+                return r;
+        return dp_grpc_server_listen_unix(d->reg_srv, d->loop, d->reg_sock_path, 0600);
+}
+
+/* Someone removed our socket (a kubelet cleaning up, an operator): serve it
+ * again, so the plugin watcher finds it on its next walk or event. */
+static int on_reg_dir_event(dp_loop_source *s, const struct inotify_event *ev, void *ud) {
+        agent_dra *d = ud;
+        if (!ev->len || !streq(ev->name, d->reg_sock_name)) return 0;
+        struct stat st;
+        if (stat(d->reg_sock_path, &st) == 0 && S_ISSOCK(st.st_mode)) return 0; /* our own re-listen */
+        log_info("registration socket %s removed: serving it again", d->reg_sock_path);
+        int r = serve_registration(d);
+        if (r < 0) log_error("cannot serve %s: %s", d->reg_sock_path, strerror(-r));
+        return 0;
+}
+
+static int on_state_dir_event(dp_loop_source *s, const struct inotify_event *ev, void *ud) {
+        agent_dra *d = ud;
+        if (!ev->len || !streq(ev->name, AGENT_DRA_SOCKET_NAME)) return 0;
+        struct stat st;
+        if (stat(d->dra_sock_path, &st) == 0 && S_ISSOCK(st.st_mode)) return 0; /* our own re-listen */
+        log_info("%s removed: serving it again", d->dra_sock_path);
+        for (size_t i = 0; i < d->n_streams; i++) dp_grpc_call_finish(d->streams[i], DP_GRPC_UNAVAILABLE, "restarting");
+        d->n_streams = 0;
+        int r = serve_dra(d);
+        if (r < 0) log_error("cannot serve %s: %s", d->dra_sock_path, strerror(-r));
+        return 0;
+}
+
+/* ---- life cycle --------------------------------------------------------------------- */
+
+static int mkdir_p(const char *path, mode_t mode) {
+        _cleanup_free_ char *p = strdup(path);
+        if (!p) return -ENOMEM;
+        for (char *s = p + 1; *s; s++) {
+                if (*s != '/') continue;
+                *s = 0;
+                if (mkdir(p, mode) < 0 && errno != EEXIST) return -errno;
+                *s = '/';
+        }
+        if (mkdir(p, mode) < 0 && errno != EEXIST) return -errno;
+        return 0;
+}
+
+/* The checkpoint's claims hold their devices again (a restart). */
+static void replay_checkpoint(agent_dra *d) {
+        for (size_t i = 0; i < d->ckpt->n_claims; i++) {
+                const dp_dra_prepared_claim *c = &d->ckpt->claims[i];
+                _cleanup_free_ char *holder = dp_asprintf("claim %s/%s (%s)", c->namespace, c->name, c->uid);
+                if (!holder) return;
+                for (size_t k = 0; k < c->n_devices; k++) {
+                        const char *dev = c->devices[k].device;
+                        dp_error e = DP_ERROR_INIT;
+                        if (dp_ledger_acquire(d->ledger, DP_LEDGER_V2, holder, &dev, 1,
+                                              c->devices[k].share_id ? DP_LEDGER_SHARED : 0, &e) < 0)
+                                log_warning("checkpoint claim %s: %s", holder, dp_error_msg(&e));
+                }
+        }
+}
+
+int agent_dra_new(dp_loop *l, const agent_dra_options *o, dp_ledger *ledger, dp_dra_inventory *inv, agent_dra **ret,
+                  dp_error *err) {
+        _cleanup_(dp_dra_inventory_freep) dp_dra_inventory *owned = inv;
+        assert_return(l && o && o->node_name && inv && ret, -EINVAL);
+        _cleanup_(agent_dra_freep) agent_dra *d = calloc(1, sizeof *d);
+        if (!d) return -ENOMEM;
+        d->loop = l;
+        d->ledger = ledger;
+        d->inv = TAKE_PTR(owned);
+        const char *plugins = o->plugins_dir ? o->plugins_dir : AGENT_DRA_DEFAULT_PLUGINS_DIR;
+        d->node_name = strdup(o->node_name);
+        d->driver = strdup(d->inv->driver);
+        d->registry_dir = strdup(o->registry_dir ? o->registry_dir : AGENT_DRA_DEFAULT_REGISTRY_DIR);
+        d->reg_sock_name = dp_asprintf("%s-reg.sock", d->inv->driver);
+        d->reg_sock_path = dp_asprintf("%s/%s-reg.sock", d->registry_dir ? d->registry_dir : "", d->inv->driver);
+        d->state_dir = dp_asprintf("%s/%s", plugins, d->inv->driver);
+        d->dra_sock_path = dp_asprintf("%s/%s/%s", plugins, d->inv->driver, AGENT_DRA_SOCKET_NAME);
+        d->cdi_dir = strdup(o->cdi_dir ? o->cdi_dir : AGENT_DRA_DEFAULT_CDI_DIR);
+        d->slices_dir = o->slices_dir ? strdup(o->slices_dir) : NULL;
+        d->claims_dir = o->claims_dir ? strdup(o->claims_dir) : NULL;
+        d->pub = dp_dra_publisher_new(1);
+        if (!d->node_name || !d->driver || !d->registry_dir || !d->reg_sock_name || !d->reg_sock_path || !d->state_dir ||
+            !d->dra_sock_path || !d->cdi_dir || (o->slices_dir && !d->slices_dir) || (o->claims_dir && !d->claims_dir) ||
+            !d->pub)
+                return -ENOMEM;
+        int r;
+        const char *dirs[] = {d->registry_dir, d->state_dir, d->cdi_dir, d->slices_dir};
+        for (size_t i = 0; i < ELEMENTSOF(dirs); i++)
+                if (dirs[i] && (r = mkdir_p(dirs[i], 0750)) < 0) return dp_error_errno(err, r, "create %s", dirs[i]);
+        _cleanup_free_ char *ck = dp_asprintf("%s/%s", d->state_dir, DP_DRA_CHECKPOINT_NAME);
+        if (!ck) return -ENOMEM;
+        r = dp_dra_checkpoint_load(ck, &d->ckpt, err);
+        if (r == -EBADMSG) {
+                /* Do not trust it, do not lose it: keep a copy next to it. */
+                log_error("%s; starting with no prepared claims (kept as %s.corrupt)", dp_error_msg(err), ck);
+                _cleanup_free_ char *bad = dp_asprintf("%s.corrupt", ck);
+                if (bad) (void)rename(ck, bad);
+                r = -ENOENT;
+        }
+        if (r == -ENOENT) {
+                d->ckpt = dp_dra_checkpoint_new(d->driver, d->node_name);
+                r = d->ckpt ? 0 : -ENOMEM;
+        }
+        if (r < 0) return r;
+        replay_checkpoint(d);
+        if ((r = publish(d, true)) < 0) return dp_error_errno(err, r, "publish ResourceSlices");
+        if ((r = serve_dra(d)) < 0) return dp_error_errno(err, r, "serve %s", d->dra_sock_path);
+        if ((r = serve_registration(d)) < 0) return dp_error_errno(err, r, "serve %s", d->reg_sock_path);
+        if ((r = dp_loop_add_inotify(l, d->registry_dir, IN_DELETE | IN_MOVED_FROM, on_reg_dir_event, d, &d->reg_watch)) < 0 ||
+            (r = dp_loop_add_inotify(l, d->state_dir, IN_DELETE | IN_MOVED_FROM, on_state_dir_event, d, &d->state_watch)) < 0)
+                return dp_error_errno(err, r, "watch %s and %s", d->registry_dir, d->state_dir);
+        log_info("DRA driver %s: %zu device(s), service %s, registration %s", d->driver, d->inv->n_devices, d->dra_sock_path,
+                 d->reg_sock_path);
+        *ret = TAKE_PTR(d);
+        return 0;
+}
+
+int agent_dra_update(agent_dra *d, dp_dra_inventory *inv) {
+        if (!d) {
+                dp_dra_inventory_free(inv);
+                return 0;
+        }
+        dp_dra_inventory_free(d->inv);
+        d->inv = inv;
+        int r = publish(d, false);
+        send_health(d, NULL);
+        return r;
+}
+
+agent_dra *agent_dra_free(agent_dra *d) {
+        if (!d) return NULL;
+        for (size_t i = 0; i < d->n_streams; i++) dp_grpc_call_finish(d->streams[i], DP_GRPC_UNAVAILABLE, "stopping");
+        free(d->streams);
+        dp_loop_source_free(d->reg_watch);
+        dp_loop_source_free(d->state_watch);
+        dp_grpc_server_free(d->srv);
+        dp_grpc_server_free(d->reg_srv);
+        dp_dra_checkpoint_free(d->ckpt);
+        dp_dra_publisher_free(d->pub);
+        dp_dra_inventory_free(d->inv);
+        free(d->node_name);
+        free(d->driver);
+        free(d->registry_dir);
+        free(d->reg_sock_name);
+        free(d->reg_sock_path);
+        free(d->state_dir);
+        free(d->dra_sock_path);
+        free(d->cdi_dir);
+        free(d->slices_dir);
+        free(d->claims_dir);
+        free(d);
+        return NULL;
+}
+
+int64_t agent_dra_generation(const agent_dra *d) { return d ? dp_dra_publisher_generation(d->pub) : 0; }
+uint64_t agent_dra_registrations(const agent_dra *d) { return d ? d->registrations : 0; }
+const char *agent_dra_driver(const agent_dra *d) { return d ? d->driver : NULL; }
