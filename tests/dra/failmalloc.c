@@ -6,8 +6,11 @@
  * another error, and LeakSanitizer checks at exit that every failure path
  * freed what it had. Allocations are intercepted with the linker's --wrap;
  * the profile and the claim are read before failures start. */
+#include <dirent.h>
 #include <stdio.h>
+#include <sys/stat.h>
 
+#include "dra/driver.h"
 #include "dra/inventory.h"
 #include "dra/ledger.h"
 #include "dra/prepare.h"
@@ -61,6 +64,54 @@ static const char claim_yaml[] =
 
 static struct dp_device_set *set;
 static dp_object_list *claims;
+static char root[64] = "/tmp/dp-dra-failmalloc-XXXXXX";
+static char cdi_dir[128], md_dir[128], state_dir[128];
+
+static bool must(int r, const char *what);
+
+/* Entries in a directory, "." and ".." aside. */
+static int entries(const char *dir) {
+        DIR *d = opendir(dir);
+        if (!d) return -1;
+        int n = 0;
+        for (struct dirent *e; (e = readdir(d));)
+                if (!streq(e->d_name, ".") && !streq(e->d_name, "..")) n++;
+        closedir(d);
+        return n;
+}
+
+/* The daemon's path: prepare and unprepare on disk with the ledger. A
+ * failed unprepare is retried without injected failures, as the kubelet
+ * retries; afterwards nothing of the claim may be left on disk. */
+static bool node_round(dp_dra_inventory *inv, dp_resource_slice *const *v, size_t n) {
+        dp_error err = DP_ERROR_INIT;
+        dp_dra_checkpoint *c = dp_dra_checkpoint_new("gpu.example.com", "node-a");
+        dp_ledger *l = c ? dp_ledger_new(set, inv) : NULL;
+        bool ok = c && l;
+        dp_dra_node_dirs dirs = {cdi_dir, md_dir, state_dir, NULL};
+        dp_dra_prepare_input in = {inv, v, n, NULL, NULL};
+        dp_dra_prepared_claim pc = {0};
+        if (ok) ok = must(dp_dra_node_prepare(c, l, &in, claims->items[0].claim, &dirs, &pc, &err), "node prepare");
+        dp_dra_prepared_claim_done(&pc);
+        /* the pod goes whether or not prepare worked: unprepare */
+        if (c && l && dp_dra_node_unprepare(c, l, "u-1", &dirs, &err) < 0) {
+                unsigned long saved = fail_at;
+                fail_at = 0;
+                if (dp_dra_node_unprepare(c, l, "u-1", &dirs, &err) < 0) {
+                        fprintf(stderr, "dra-failmalloc: unprepare retry: %s\n", err.msg);
+                        abort();
+                }
+                fail_at = saved;
+                ok = false;
+        }
+        dp_ledger_free(l);
+        dp_dra_checkpoint_free(c);
+        if (entries(cdi_dir) != 0 || entries(md_dir) != 0) {
+                fprintf(stderr, "dra-failmalloc: files left behind at allocation %lu\n", fail_at);
+                abort();
+        }
+        return ok;
+}
 
 static bool must(int r, const char *what) {
         if (r < 0 && r != -ENOMEM) {
@@ -114,6 +165,7 @@ static bool scenario(void) {
         dp_strbuf_done(&sb);
         dp_dra_checkpoint_free(c);
 
+        if (ok) ok = node_round(inv, v, n);
         dp_ledger *l = ok ? dp_ledger_new(set, inv) : NULL;
         if (ok && !l) ok = false;
         if (ok) {
@@ -142,6 +194,11 @@ int main(void) {
                 fprintf(stderr, "%s\n", err.msg);
                 return 1;
         }
+        if (!mkdtemp(root)) return 1;
+        snprintf(cdi_dir, sizeof(cdi_dir), "%s/cdi", root);
+        snprintf(md_dir, sizeof(md_dir), "%s/md", root);
+        snprintf(state_dir, sizeof(state_dir), "%s/state", root);
+        if (mkdir(cdi_dir, 0755) < 0 || mkdir(md_dir, 0755) < 0 || mkdir(state_dir, 0755) < 0) return 1;
         fail_at = 0;
         if (!scenario()) {
                 fprintf(stderr, "dra-failmalloc: the scenario fails without injected failures\n");
@@ -170,6 +227,13 @@ int main(void) {
                 }
         }
         fail_at = 0;
+        char ck[200];
+        snprintf(ck, sizeof(ck), "%s/checkpoint.json", state_dir);
+        unlink(ck);
+        rmdir(cdi_dir);
+        rmdir(md_dir);
+        rmdir(state_dir);
+        rmdir(root);
         dp_object_list_free(claims);
         dp_dra_device_set_free(set);
         return rc;
