@@ -31,6 +31,8 @@ struct dp_devnode {
         dp_agent_config *config;
         dp_v1_plan *plan;
         dp_dra_inventory *inv;
+        int dra_partitions;
+        bool dra_allow_multiple;
         unit *units;
         size_t n_units;
         held *held;
@@ -68,6 +70,7 @@ int dp_devnode_new(const char *profile, const char *node_name, const char *agent
                    const char *config_source, dp_devnode **ret, dp_error *err) {
         _cleanup_(dp_devnode_freep) dp_devnode *n = calloc(1, sizeof(*n));
         if (!n) return -ENOMEM;
+        n->dra_partitions = -1;
         int r = dp_profile_builtin(profile, node_name, &n->set, err);
         if (r < 0) return r;
         if (agent_config)
@@ -289,12 +292,27 @@ const dp_dra_inventory *dp_devnode_inventory(const dp_devnode *n) { return n->in
 
 static int rebuild_inventory(dp_devnode *n, dp_error *err) {
         dp_dra_inventory_options o = DP_DRA_INVENTORY_OPTIONS_INIT;
+        o.partitions = n->dra_partitions;
+        o.allow_multiple = n->dra_allow_multiple;
         dp_dra_inventory *inv = NULL;
         int r = dp_dra_inventory_build(n->set, &o, &inv, err);
         if (r < 0) return r;
         dp_dra_inventory_free(n->inv);
         n->inv = inv;
         return 0;
+}
+
+int dp_devnode_set_dra(dp_devnode *n, int partitions, bool allow_multiple, dp_error *err) {
+        int old_p = n->dra_partitions;
+        bool old_m = n->dra_allow_multiple;
+        n->dra_partitions = partitions;
+        n->dra_allow_multiple = allow_multiple;
+        int r = rebuild_inventory(n, err);
+        if (r < 0) {
+                n->dra_partitions = old_p;
+                n->dra_allow_multiple = old_m;
+        }
+        return r;
 }
 
 int dp_devnode_unit_of_v2(const dp_devnode *n, const char *name) {

@@ -23,7 +23,8 @@
 typedef struct dp_devnode dp_devnode;
 
 /* agent_config: an NVIDIA device plugin config document (version: v1), or
- * NULL for the defaults. */
+ * NULL for the defaults. The V2 view follows dp_devnode_set_dra() (by default
+ * the profile's own partition mode, no multiple allocations). */
 int dp_devnode_new(const char *profile, const char *node_name, const char *agent_config, size_t config_len,
                    const char *config_source, dp_devnode **ret, dp_error *err);
 dp_devnode *dp_devnode_free(dp_devnode *n);
@@ -67,6 +68,10 @@ int dp_devnode_set_health(dp_devnode *n, const char *id, bool healthy, dp_error 
  * instances on memory counters, example-gpu partitions), rebuilt on every
  * health change; dra/slices.h turns it into ResourceSlices. */
 const dp_dra_inventory *dp_devnode_inventory(const dp_devnode *n);
+/* The DRA driver's options: partitions per GPU (-1: the profile's), and
+ * allowMultipleAllocations on whole devices and partitions. Rebuilds the
+ * inventory; -EINVAL (err) for options the driver refuses. */
+int dp_devnode_set_dra(dp_devnode *n, int partitions, bool allow_multiple, dp_error *err);
 /* The unit a V2 device lives on (a partition: its physical device); -ENOENT. */
 int dp_devnode_unit_of_v2(const dp_devnode *n, const char *device_name);
 

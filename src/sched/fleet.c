@@ -103,7 +103,8 @@ static int parse_taint(const dp_doc_node *t, const char *path, dp_taint *ret, dp
 }
 
 static int parse_group(const dp_doc_node *g, const char *path, dp_sim_group *ret, dp_error *err) {
-        static const char *const keys[] = {"name", "profile", "count", "model", "labels", "taints", "agent", NULL};
+        static const char *const keys[] = {"name",   "profile", "count", "model", "labels",
+                                           "taints", "agent",   "dra",   NULL};
         int r = check_keys(g, path, keys, err);
         if (r < 0) return r;
         char p[256];
@@ -157,6 +158,27 @@ static int parse_group(const dp_doc_node *g, const char *path, dp_sim_group *ret
                         dp_fmt(p, sizeof(p), "%s.taints[%zu]", path, i);
                         ret->n_taints++;
                         if ((r = parse_taint(t->items[i], p, &ret->taints[i], err)) < 0) return r;
+                }
+        }
+        ret->dra_partitions = -1;
+        const dp_doc_node *dra = dp_doc_get(g, "dra");
+        if (dra) {
+                static const char *const dkeys[] = {"partitions", "allowMultipleAllocations", NULL};
+                dp_fmt(p, sizeof(p), "%s.dra", path);
+                if ((r = check_keys(dra, p, dkeys, err)) < 0) return r;
+                const dp_doc_node *x = dp_doc_get(dra, "partitions");
+                if (x) {
+                        int64_t v = 0;
+                        dp_fmt(p, sizeof(p), "%s.dra.partitions", path);
+                        if (dp_doc_get_int64(x, &v, err) < 0) return dp_error_prefix(err, "%s (line %u)", p, x->line);
+                        if (v < 0 || v > 16) return bad(err, x, p, "must be from 0 to 16");
+                        ret->dra_partitions = (int)v;
+                }
+                x = dp_doc_get(dra, "allowMultipleAllocations");
+                if (x) {
+                        dp_fmt(p, sizeof(p), "%s.dra.allowMultipleAllocations", path);
+                        if (dp_doc_get_bool(x, &ret->dra_allow_multiple, err) < 0)
+                                return dp_error_prefix(err, "%s (line %u)", p, x->line);
                 }
         }
         const dp_doc_node *a = dp_doc_get(g, "agent");

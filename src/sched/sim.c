@@ -165,6 +165,8 @@ static int add_node(sim_run *r, const dp_sim_group *g, int64_t i, dp_error *err)
         r->n_nodes++;
         int rr = dp_devnode_new(g->profile, sn->name, g->agent_yaml, g->agent_yaml ? strlen(g->agent_yaml) : 0,
                                 "agent config", &sn->dev, err);
+        if (rr >= 0 && (g->dra_partitions >= 0 || g->dra_allow_multiple))
+                rr = dp_devnode_set_dra(sn->dev, g->dra_partitions, g->dra_allow_multiple, err);
         if (rr < 0)
                 return dp_error_prefix(err, "%s: Fleet %s: nodeGroup %s", r->in->source, r->in->fleet_name, g->name);
         dp_node *n = calloc(1, sizeof(*n));

@@ -9,7 +9,8 @@
  * docs/scheduler.md):
  *   Fleet     spec.scoring (binpack|spread), spec.nodeGroups[]: name, profile
  *             (built-in hardware profile), count, model (v1|v2|both), labels,
- *             taints, agent (device plugin config, NVIDIA `version: v1` shape)
+ *             taints, agent (device plugin config, NVIDIA `version: v1` shape),
+ *             dra {partitions, allowMultipleAllocations} (the DRA driver's)
  *   Timeline  spec.events[]: at (seconds, or "90s"/"5m"/"1h"), and one of
  *             create: [pod...], delete: [pod...], fail: {node, device},
  *             recover: {node, device}. Pods no event creates arrive at 0.
@@ -40,7 +41,9 @@ typedef struct dp_sim_group {
         size_t n_labels;
         dp_taint *taints;
         size_t n_taints;
-        char *agent_yaml; /* the agent config re-emitted as YAML, NULL for defaults */
+        char *agent_yaml;        /* the agent config re-emitted as YAML, NULL for defaults */
+        int dra_partitions;      /* dra.partitions: -1 the profile's */
+        bool dra_allow_multiple; /* dra.allowMultipleAllocations */
 } dp_sim_group;
 
 typedef enum { DP_SIM_EV_CREATE, DP_SIM_EV_DELETE, DP_SIM_EV_FAIL, DP_SIM_EV_RECOVER } dp_sim_event_kind;

@@ -50,3 +50,12 @@ check fleet-extended.yaml extended-resource-request/extended-resource-request.ya
 check fleet.yaml podgroup-resourceclaimtemplate/podgroup-resourceclaimtemplate.yaml \
         "podgroup-resourceclaimtemplate/group-1-0=Running:gpu-0" "podgroup-resourceclaimtemplate/group-1-1=Running:gpu-0" \
         "podgroup-resourceclaimtemplate/group-2-0=Running:gpu-1" "podgroup-resourceclaimtemplate/group-2-1=Running:gpu-1"
+# driver options: partitions over shared counters; consumable capacity (pods share a device)
+check fleet-partitions.yaml partitionable-devices/partitionable-devices.yaml \
+        "partitionable-devices/pod0=Running:gpu-0-partition-0,gpu-0-partition-1"
+check fleet-multiple.yaml gpu-allow-multiple-allocations/gpu-allow-multiple-allocations.yaml \
+        "gpu-allow-multiple-allocations/pod0=Running:gpu-0" "gpu-allow-multiple-allocations/pod1=Running:gpu-0"
+check fleet-partitions-multiple.yaml \
+        gpu-allow-multiple-allocations-partitionable/gpu-allow-multiple-allocations-partitionable.yaml \
+        "gpu-allow-multiple-allocations-partitionable/pod0=Running:gpu-0-partition-0" \
+        "gpu-allow-multiple-allocations-partitionable/pod1=Running:gpu-0-partition-0"
