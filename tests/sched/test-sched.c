@@ -295,36 +295,35 @@ TEST(two_schedulers_same_pod) {
 
 TEST(first_available_prefers_first_choice) {
         dp_store *st = dp_store_new();
-        load(
-                st, NODE_DRA("a") NODE_DRA("b") "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: "
-                                                "h100}\n"
-                                                "spec: {selectors: [{cel: {expression: "
-                                                "\"device.attributes['gpu.example.com'].model == 'H100'\"}}]}\n---\n"
-                                                "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: "
-                                                "a100}\n"
-                                                "spec: {selectors: [{cel: {expression: "
-                                                "\"device.attributes['gpu.example.com'].model == "
-                                                "'A100'\"}}]}\n---\n" SLICE(
-                                                        "a", "[{name: gpu-0, attributes: {model: {string: A100}}}]")
-                                                        SLICE("b", "[{name: gpu-0, attributes: {model: {string: "
-                                                                   "H100}}}]") "apiVersion: resource.k8s.io/v1\nkind: "
-                                                                               "ResourceClaimTemplate\nmetadata: "
-                                                                               "{name: fa}\n"
-                                                                               "spec: {spec: {devices: {requests: "
-                                                                               "[{name: g, firstAvailable: [{name: h, "
-                                                                               "deviceClassName: h100},"
-                                                                               " {name: a, deviceClassName: "
-                                                                               "a100}]}]}}}\n---\n"
-                                                                               "apiVersion: v1\nkind: Pod\nmetadata: "
-                                                                               "{name: p1}\nspec:\n  containers: "
-                                                                               "[{name: c, image: x}]\n"
-                                                                               "  resourceClaims: [{name: g, "
-                                                                               "resourceClaimTemplateName: fa}]\n---\n"
-                                                                               "apiVersion: v1\nkind: Pod\nmetadata: "
-                                                                               "{name: p2}\nspec:\n  containers: "
-                                                                               "[{name: c, image: x}]\n"
-                                                                               "  resourceClaims: [{name: g, "
-                                                                               "resourceClaimTemplateName: fa}]\n");
+        load(st, NODE_DRA("a") NODE_DRA("b") "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: "
+                                             "h100}\n"
+                                             "spec: {selectors: [{cel: {expression: "
+                                             "\"device.attributes['gpu.example.com'].model == 'H100'\"}}]}\n---\n"
+                                             "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: "
+                                             "a100}\n"
+                                             "spec: {selectors: [{cel: {expression: "
+                                             "\"device.attributes['gpu.example.com'].model == "
+                                             "'A100'\"}}]}\n---\n" SLICE(
+                                                     "a", "[{name: gpu-0, attributes: {model: {string: A100}}}]")
+                                                     SLICE("b", "[{name: gpu-0, attributes: {model: {string: "
+                                                                "H100}}}]") "apiVersion: resource.k8s.io/v1\nkind: "
+                                                                            "ResourceClaimTemplate\nmetadata: "
+                                                                            "{name: fa}\n"
+                                                                            "spec: {spec: {devices: {requests: "
+                                                                            "[{name: g, firstAvailable: [{name: h, "
+                                                                            "deviceClassName: h100},"
+                                                                            " {name: a, deviceClassName: "
+                                                                            "a100}]}]}}}\n---\n"
+                                                                            "apiVersion: v1\nkind: Pod\nmetadata: "
+                                                                            "{name: p1}\nspec:\n  containers: "
+                                                                            "[{name: c, image: x}]\n"
+                                                                            "  resourceClaims: [{name: g, "
+                                                                            "resourceClaimTemplateName: fa}]\n---\n"
+                                                                            "apiVersion: v1\nkind: Pod\nmetadata: "
+                                                                            "{name: p2}\nspec:\n  containers: "
+                                                                            "[{name: c, image: x}]\n"
+                                                                            "  resourceClaims: [{name: g, "
+                                                                            "resourceClaimTemplateName: fa}]\n");
         dp_sched *s = new_sched(st, DP_SCORE_BINPACK);
         ASSERT_EQ(run(s, st, 0), 2);
         ASSERT_STREQ(pod_node(st, "p1"), "b"); /* the H100, though "a" sorts first */

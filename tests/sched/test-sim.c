@@ -240,3 +240,87 @@ TEST(input_errors) {
         ASSERT_CONTAINS(err.msg, "delete ghost: no such Pod");
         dp_sim_input_free(in);
 }
+
+#define MIG_V2                                                                                                         \
+        FLEET("  - {name: m, profile: a100-mixed, model: v2}\n")                                                       \
+        "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: mig-1g}\nspec:\n  selectors:\n"           \
+        "  - cel: {expression: \"device.attributes['gpu.nvidia.com'].type == 'mig' && "                                \
+        "device.attributes['nvidia.com'].migProfile == '1g.10gb' && device.attributes['nvidia.com'].healthy\"}\n---\n"
+
+TEST(selectors_health_scenario_8) {
+        const char *y =
+                MIG_V2 "apiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata: {name: one}\n"
+                       "spec: {spec: {devices: {requests: [{name: s, exactly: {deviceClassName: mig-1g}}]}}}\n---\n"
+                       "apiVersion: v1\nkind: Pod\nmetadata: {name: a}\nspec:\n  containers: [{name: c, image: x}]\n"
+                       "  resourceClaims: [{name: s, resourceClaimTemplateName: one}]\n---\n"
+                       "apiVersion: v1\nkind: Pod\nmetadata: {name: b}\nspec:\n  containers: [{name: c, image: x}]\n"
+                       "  resourceClaims: [{name: s, resourceClaimTemplateName: one}]\n---\n"
+                       "apiVersion: devplane.io/v1alpha1\nkind: Timeline\nspec:\n  events:\n"
+                       "  - {at: 0, create: [a]}\n  - {at: 5, fail: {node: m-0, device: gpu-0-mig-1g.10gb-1}}\n"
+                       "  - {at: 10, create: [b]}\n";
+        dp_sim_input *in = load_str(y);
+        char *first = NULL;
+        for (int i = 0; i < 100; i++) {
+                sim_run *r = run_str(in, 0);
+                char *a = sim_pod_v2_devices(r, sim_find_pod(r, "a")), *b = sim_pod_v2_devices(r, sim_find_pod(r, "b"));
+                char *both = dp_asprintf("%s|%s", a, b);
+                free(a);
+                free(b);
+                if (!first)
+                        first = both;
+                else {
+                        ASSERT_STREQ(both, first);
+                        free(both);
+                }
+                sim_run_free(r);
+        }
+        /* the unhealthy slice (instance 1) is skipped: b gets instance 2 */
+        ASSERT_STREQ(first, "gpu-0-mig-1g10gb-0|gpu-0-mig-1g10gb-2");
+        free(first);
+        dp_sim_input_free(in);
+}
+
+TEST(match_attribute_never_split_scenario_9) {
+        const char *y =
+                MIG_V2 "apiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata: {name: three}\n"
+                       "spec: {spec: {devices: {requests: [{name: s, exactly: {deviceClassName: mig-1g, count: 3}}],\n"
+                       "  constraints: [{requests: [s], matchAttribute: gpu.nvidia.com/parentUUID}]}}}\n---\n"
+                       "apiVersion: v1\nkind: Pod\nmetadata: {name: a}\nspec:\n  containers: [{name: c, image: x}]\n"
+                       "  resourceClaims: [{name: s, resourceClaimTemplateName: three}]\n---\n"
+                       "apiVersion: v1\nkind: Pod\nmetadata: {name: b}\nspec:\n  containers: [{name: c, image: x}]\n"
+                       "  resourceClaims: [{name: s, resourceClaimTemplateName: three}]\n---\n"
+                       "apiVersion: v1\nkind: Pod\nmetadata: {name: c}\nspec:\n  containers: [{name: c, image: x}]\n"
+                       "  resourceClaims: [{name: s, resourceClaimTemplateName: three}]\n";
+        dp_sim_input *in = load_str(y);
+        sim_run *r = run_str(in, 0);
+        const char *want[] = {"gpu-0-mig-1g10gb-0,gpu-0-mig-1g10gb-1,gpu-0-mig-1g10gb-2",
+                              "gpu-0-mig-1g10gb-3,gpu-0-mig-1g10gb-4,gpu-0-mig-1g10gb-5",
+                              "gpu-1-mig-1g10gb-0,gpu-1-mig-1g10gb-1,gpu-1-mig-1g10gb-2"};
+        const char *pods[] = {"a", "b", "c"};
+        for (int i = 0; i < 3; i++) { /* c does not take gpu-0's last slice and two of gpu-1 */
+                _cleanup_free_ char *d = sim_pod_v2_devices(r, sim_find_pod(r, pods[i]));
+                ASSERT_STREQ(d, want[i]);
+        }
+        sim_run_free(r);
+        dp_sim_input_free(in);
+}
+
+TEST(time_slicing_fail_requests_greater_than_one_scenario_2) {
+        dp_sim_input *in = load_str(
+                FLEET("  - {name: s, profile: a100-80gb-8, model: v1, agent: {version: v1, sharing: {timeSlicing: "
+                      "{failRequestsGreaterThanOne: true, resources: [{name: nvidia.com/gpu, replicas: 4}]}}}}\n")
+                        POD("two", "nvidia.com/gpu", 2) POD("one", "nvidia.com/gpu", 1));
+        sim_run *r = run_str(in, 0);
+        sim_pod *two = sim_find_pod(r, "two"), *one = sim_find_pod(r, "one");
+        ASSERT_FALSE(two->admitted); /* bound (32 advertised), refused by Allocate: it waits on the node */
+        ASSERT_STREQ(two->node, "s-0");
+        ASSERT_CONTAINS(two->wait_msg, "device plugin allocation failed on s-0");
+        ASSERT_TRUE(one->admitted);
+        dp_strbuf out = DP_STRBUF_INIT;
+        dp_error err = DP_ERROR_INIT;
+        ASSERT_OK(dp_sim_explain(in, "two", &out, &err));
+        ASSERT_CONTAINS(dp_strbuf_str(&out), "waits on that node");
+        dp_strbuf_done(&out);
+        sim_run_free(r);
+        dp_sim_input_free(in);
+}
