@@ -51,6 +51,8 @@ struct dp_sched {
         char *name;
         dp_score_policy policy;
         int64_t backoff_initial, backoff_max;
+        int (*on_bind)(void *userdata, const char *ns, const char *name, dp_error *err);
+        void *userdata;
         qpod **pods; /* in arrival order */
         size_t n_pods, cap_pods;
         dp_hashmap *by_key;

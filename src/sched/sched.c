@@ -45,6 +45,8 @@ int dp_sched_new(dp_store *store, const dp_sched_config *cfg, dp_sched **ret) {
         s->policy = cfg ? cfg->policy : DP_SCORE_BINPACK;
         s->backoff_initial = cfg && cfg->backoff_initial_ms > 0 ? cfg->backoff_initial_ms : 1000;
         s->backoff_max = cfg && cfg->backoff_max_ms > 0 ? cfg->backoff_max_ms : 10000;
+        s->on_bind = cfg ? cfg->on_bind : NULL;
+        s->userdata = cfg ? cfg->userdata : NULL;
         s->by_key = dp_hashmap_new();
         if (!s->name || !s->by_key) return dp_sched_free(s), -ENOMEM;
         *ret = s;
@@ -346,8 +348,11 @@ static int run_gang(dp_sched *s, qpod *first, const dp_pod_group *pg, const char
                         }
                         for (size_t i = 0; i < s->n_assumed; i++)
                                 conflict(s, s->assumed[i]->q, now, &cerr);
-                } else
+                } else {
                         placed = (int)s->n_assumed;
+                        for (size_t i = 0; i < s->n_assumed && r >= 0 && s->on_bind; i++)
+                                r = s->on_bind(s->userdata, s->assumed[i]->q->ns, s->assumed[i]->q->name, err);
+                }
         } else if (r >= 0) {
                 dp_fmt(m, sizeof(m), "pod group %s: only %zu of minMember %d pods can be placed; none bound", gname,
                        bound + planned, pg->min_member);
@@ -395,9 +400,11 @@ int dp_sched_run(dp_sched *s, int64_t now_ms, dp_error *err) {
                         mark_failed(s, best, now_ms);
                         continue;
                 }
+                qpod *q = pl->q;
                 r = dp_sched_commit(s, pl, now_ms, err);
                 if (r < 0) return r;
-                bound += r;
+                if (r > 0 && s->on_bind && (r = s->on_bind(s->userdata, q->ns, q->name, err)) < 0) return r;
+                bound += q->info.state == DP_POD_BOUND;
         }
         return bound;
 }

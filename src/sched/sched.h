@@ -40,6 +40,11 @@ typedef struct dp_sched_config {
         dp_score_policy policy;
         int64_t backoff_initial_ms; /* 0: 1000 */
         int64_t backoff_max_ms;     /* 0: 10000 */
+        /* Called after each pod is bound, before the next cycle (the node
+         * agent acts at once, so the next cycle sees what it changed). A
+         * negative return ends dp_sched_run with that error. */
+        int (*on_bind)(void *userdata, const char *ns, const char *name, dp_error *err);
+        void *userdata;
 } dp_sched_config;
 
 typedef enum {

@@ -450,13 +450,33 @@ static int load_objects(sim_run *r, dp_error *err) {
         return rr;
 }
 
+/* The node agent acts as soon as a pod is bound: devices through the plugin,
+ * and on "both" nodes each model learns what the other now holds. */
+static int on_bind(void *userdata, const char *ns, const char *name, dp_error *err) {
+        sim_run *r = userdata;
+        char key[1024];
+        dp_fmt(key, sizeof(key), "%s/%s", ns, name);
+        sim_pod *sp = sim_find_pod(r, key);
+        if (!sp) return 0;
+        const dp_sched_pod_info *pi = dp_sched_pod(r->sched, sp->ns, sp->name);
+        if (pi && pi->node && !sp->bound_logged) {
+                sp->bound_logged = true;
+                sp->bound_ms = r->now;
+                dp_strbuf_printf(&r->log, "t=%" PRId64 "s %s bound to %s\n", r->now / 1000, sp->key, pi->node);
+        }
+        int rr = sync_shared(r, err);
+        if (rr >= 0) rr = admit(r, sp);
+        if (rr >= 0) rr = sync_shared(r, err);
+        return rr < 0 ? rr : 0;
+}
+
 int sim_run_new(const dp_sim_input *in, dp_sim_model force, sim_run **ret, dp_error *err) {
         _cleanup_(sim_run_freep) sim_run *r = calloc(1, sizeof(*r));
         if (!r) return -ENOMEM;
         r->in = in;
         r->force = force;
         if (!(r->store = dp_store_new())) return -ENOMEM;
-        dp_sched_config cfg = {.policy = in->policy};
+        dp_sched_config cfg = {.policy = in->policy, .on_bind = on_bind, .userdata = r};
         int rr = dp_sched_new(r->store, &cfg, &r->sched);
         if (rr < 0) return rr;
         size_t total = 0;

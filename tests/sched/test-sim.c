@@ -182,7 +182,12 @@ TEST(both_models_never_share_a_device) {
         ASSERT_STREQ(d, "gpu-0,gpu-1,gpu-2,gpu-3");
         ASSERT_TRUE(a->admitted);
         ASSERT_STREQ(a->v1_devices, "gpu-4,gpu-5,gpu-6,gpu-7");
-        ASSERT_FALSE(b->admitted); /* nothing left: 4 via DRA, 4 via the plugin */
+        /* nothing left: 4 via DRA, 4 via the plugin; the node's allocatable said so
+         * before v1b's cycle, so it stays Pending rather than waiting on the node */
+        ASSERT_FALSE(b->admitted);
+        ASSERT_FALSE(b->node);
+        const dp_node *node = dp_store_get(r->store, DP_KIND_NODE, NULL, "n-0", NULL).node;
+        ASSERT_EQ(dp_quantity_value(&node->allocatable[0].value), 4);
         sim_run_free(r);
         dp_sim_input_free(in);
 }
