@@ -86,3 +86,9 @@ int dp_dra_publisher_update(dp_dra_publisher *p, const dp_dra_inventory *inv, co
                             dp_error *err);
 dp_resource_slice *const *dp_dra_publisher_slices(const dp_dra_publisher *p, size_t *ret_n);
 int64_t dp_dra_publisher_generation(const dp_dra_publisher *p);
+
+/* I/O (slices-io.c): write each slice to "<dir>/<slice name>.yaml" (JSON
+ * with DP_DOC_JSON_*: ".json") atomically, then remove this pool's files
+ * "<node>-<driver>-<k>.<ext>" that are no longer published (a pool that
+ * shrank). All slices must be of one pool. 0 or negative errno with err. */
+int dp_dra_slices_write_dir(dp_resource_slice *const *v, size_t n, const char *dir, dp_doc_format fmt, dp_error *err);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <sys/stat.h>
 
+#include "dra/cdi.h"
 #include "dra/driver.h"
 #include "dra/slices.h"
 #include "harness.h"
@@ -110,6 +111,66 @@ TEST(prepare_unprepare_restart) {
         dp_dra_checkpoint_free(c);
         dp_object_list_free(l);
         dp_dra_publisher_free(pub);
+        dp_dra_inventory_free(inv);
+        dp_dra_device_set_free(set);
+}
+
+TEST(slices_dir) {
+        dp_error err = DP_ERROR_INIT;
+        struct dp_device_set *set = NULL;
+        ASSERT_OK(dp_dra_device_set_load("example-gpu", "node-a", &set, &err));
+        dp_dra_inventory_options o = DP_DRA_INVENTORY_OPTIONS_INIT;
+        o.partitions = 2;
+        dp_dra_inventory *inv = NULL;
+        ASSERT_OK(dp_dra_inventory_build(set, &o, &inv, &err));
+        dp_resource_slice **v = NULL;
+        size_t n = 0;
+        ASSERT_OK(dp_dra_slices_build(inv, NULL, &v, &n, &err));
+        ASSERT_EQ(n, 2);
+        char dir[] = "/tmp/dp-dra-slices-XXXXXX";
+        ASSERT_TRUE(mkdtemp(dir) != NULL);
+        /* a file of another pool stays */
+        char other[128];
+        snprintf(other, sizeof(other), "%s/node-b-gpu.example.com-5.yaml", dir);
+        FILE *f = fopen(other, "w");
+        fputs("x", f);
+        fclose(f);
+        ASSERT_OK(dp_dra_slices_write_dir(v, n, dir, DP_DOC_YAML, &err));
+        ASSERT_TRUE(exists(dir, "node-a-gpu.example.com-0.yaml"));
+        ASSERT_TRUE(exists(dir, "node-a-gpu.example.com-1.yaml"));
+        /* the written files load back as a valid pool */
+        char p0[128], p1[128];
+        snprintf(p0, sizeof(p0), "%s/node-a-gpu.example.com-0.yaml", dir);
+        snprintf(p1, sizeof(p1), "%s/node-a-gpu.example.com-1.yaml", dir);
+        const char *paths[] = {p0, p1};
+        dp_object_list *l = NULL;
+        if (dp_model_load(paths, 2, &l, &err) < 0) DP_FAIL("%s", err.msg);
+        ASSERT_EQ(l->n, 2);
+        dp_object_list_free(l);
+        dp_dra_slices_free(v, n);
+        dp_dra_inventory_free(inv);
+        /* the pool shrinks to one slice: the stale file goes */
+        ASSERT_OK(dp_dra_inventory_build(set, NULL, &inv, &err));
+        ASSERT_OK(dp_dra_slices_build(inv, NULL, &v, &n, &err));
+        ASSERT_EQ(n, 1);
+        ASSERT_OK(dp_dra_slices_write_dir(v, n, dir, DP_DOC_JSON_PRETTY, &err));
+        ASSERT_OK(dp_dra_slices_write_dir(v, n, dir, DP_DOC_YAML, &err));
+        ASSERT_TRUE(exists(dir, "node-a-gpu.example.com-0.yaml"));
+        ASSERT_TRUE(exists(dir, "node-a-gpu.example.com-0.json"));
+        ASSERT_FALSE(exists(dir, "node-a-gpu.example.com-1.yaml"));
+        ASSERT_TRUE(exists(dir, "node-b-gpu.example.com-5.yaml"));
+        char j[128];
+        snprintf(j, sizeof(j), "%s/node-a-gpu.example.com-0.json", dir);
+        char *buf = NULL;
+        size_t len = 0;
+        ASSERT_OK(dp_dra_file_read(j, 1 << 20, &buf, &len, &err));
+        ASSERT_TRUE(startswith(buf, "{\n  \"apiVersion\": \"resource.k8s.io/v1\""));
+        free(buf);
+        unlink(j);
+        unlink(p0);
+        unlink(other);
+        rmdir(dir);
+        dp_dra_slices_free(v, n);
         dp_dra_inventory_free(inv);
         dp_dra_device_set_free(set);
 }
