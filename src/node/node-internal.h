@@ -6,6 +6,7 @@
 #include "base/doc.h"
 #include "grpc/grpc.h"
 #include "node/devmgr.h"
+#include "node/dra-manager.h"
 #include "node/node.h"
 #include "node/pods.h"
 
@@ -80,6 +81,7 @@ struct dp_kubelet {
         uint64_t registrations;
         uint64_t device_updates;
         bool stopping;
+        node_dra *dra; /* NULL without a registry directory */
 };
 
 uint64_t node_now_ms(void);

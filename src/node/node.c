@@ -440,7 +440,13 @@ static void manifests_rescan(dp_kubelet *n) {
         }
         n->n_pods = w;
         if (changed || n_merrs) node_changed(n);
+        node_dra_rescan(n->dra);
         node_kick(n);
+}
+
+static void on_dra_changed(void *ud) {
+        dp_kubelet *n = ud;
+        if (!n->stopping) node_changed(n);
 }
 
 static int on_manifest_event(dp_loop_source *s, const struct inotify_event *ev, void *ud) {
@@ -538,6 +544,17 @@ int dp_kubelet_new(dp_loop *l, const dp_node_config *cfg, dp_kubelet **ret, dp_e
         }
         r = dp_loop_add_timer(l, 0, on_tick, n, &n->tick);
         if (r < 0) return dp_error_errno(err, r, "timer");
+        if (cfg->registry_dir) {
+                node_dra_options dopt = {.registry_dir = cfg->registry_dir,
+                                         .manifests_dir = n->manifests_dir,
+                                         .claims_dir = cfg->claims_dir,
+                                         .cdi_dir = cfg->cdi_dir,
+                                         .backoff_initial_ms = n->backoff_initial_ms,
+                                         .backoff_max_ms = n->backoff_max_ms,
+                                         .changed = on_dra_changed,
+                                         .userdata = n};
+                if ((r = node_dra_new(l, &dopt, &n->dra, err)) < 0) return r;
+        }
         manifests_rescan(n);
         release_orphans(n);
 
@@ -558,6 +575,7 @@ int dp_kubelet_new(dp_loop *l, const dp_node_config *cfg, dp_kubelet **ret, dp_e
 
 dp_kubelet *dp_kubelet_free(dp_kubelet *n) {
         if (!n) return NULL;
+        n->dra = node_dra_free(n->dra);
         bool started = n->srv != NULL;
         if (n->job) node_admit_abort(n);
         n->stopping = true;

@@ -35,6 +35,10 @@ typedef struct dp_node_config {
         const char *node_name;     /* NULL: the host name */
         uint64_t backoff_initial_ms; /* first retry after a failed admission; 0: 1000 */
         uint64_t backoff_max_ms;     /* cap; 0: 10000 */
+        /* The DRA manager (node/dra-manager.h) runs when registry_dir is set. */
+        const char *registry_dir; /* plugin watcher directory (plugins_registry) */
+        const char *claims_dir;   /* where claims are written for the drivers; NULL: not written */
+        const char *cdi_dir;      /* CDI specs read for the status; NULL: /var/run/cdi */
 } dp_node_config;
 
 typedef struct dp_kubelet dp_kubelet;

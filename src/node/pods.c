@@ -283,6 +283,13 @@ int dp_node_pods_load_file(const char *path, dp_node_pod ***ret_pods, size_t *re
                                 dp_node_pods_free(pods, n);
                                 return dp_error_set(err, -E2BIG, "%s: more than 1024 pods in one file", path);
                         }
+                        /* Objects that travel with pods in a manifest directory
+                         * (the DRA manager reads the claims): not pods. */
+                        const dp_doc_node *ik = dp_doc_get(items ? items->items[j] : root, "kind");
+                        if (ik && ik->type == DP_DOC_SCALAR &&
+                            (streq(ik->str, "ResourceClaim") || streq(ik->str, "ResourceClaimTemplate") ||
+                             streq(ik->str, "DeviceClass") || streq(ik->str, "Namespace")))
+                                continue;
                         dp_node_pod **np = realloc(pods, (n + 1) * sizeof *np);
                         if (!np) {
                                 dp_node_pods_free(pods, n);

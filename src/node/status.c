@@ -48,6 +48,50 @@ static void ids_joined(dp_strbuf *out, const dp_doc_node *ids) {
         if (first) dp_strbuf_putc(out, '-');
 }
 
+/* DRA manager lines (docs/v2-node-path.md):
+ *   dra-plugin <driver> <state> endpoint=<path> version=<v>   (dra-plugin-error <socket> <why>)
+ *   dra-pod <ns>/<name> phase=Prepared|Waiting attempts=<n>   (dra-pod-message <ns>/<name> <why>)
+ *   dra-claim <ns>/<name> uid=<uid> driver=<d> devices=<pool>/<dev>,...
+ *   dra-cdi <ns>/<pod>/<ctr> <id>,...       dra-env <ns>/<pod>/<ctr> NAME=VALUE */
+static void print_flat_dra(dp_strbuf *o, const dp_doc_node *root) {
+        const dp_doc_node *p, *c, *d, *id;
+        FOREACH_ITEM(p, seq_of(root, "draPlugins")) {
+                dp_strbuf_printf(o, "dra-plugin %s %s endpoint=%s version=%s\n", str_of(p, "name"), str_of(p, "state"),
+                                 str_of(p, "endpoint"), str_of(p, "version"));
+                if (dp_doc_get(p, "error")) dp_strbuf_printf(o, "dra-plugin-error %s %s\n", str_of(p, "socket"), str_of(p, "error"));
+        }
+        FOREACH_ITEM(p, seq_of(root, "draPods")) {
+                dp_strbuf_printf(o, "dra-pod %s/%s phase=%s attempts=%s\n", str_of(p, "namespace"), str_of(p, "name"),
+                                 str_of(p, "phase"), str_of(p, "attempts"));
+                if (dp_doc_get(p, "message"))
+                        dp_strbuf_printf(o, "dra-pod-message %s/%s %s\n", str_of(p, "namespace"), str_of(p, "name"),
+                                         str_of(p, "message"));
+                FOREACH_ITEM(c, seq_of(p, "containers")) {
+                        dp_strbuf_printf(o, "dra-cdi %s/%s/%s ", str_of(p, "namespace"), str_of(p, "name"), str_of(c, "name"));
+                        ids_joined(o, seq_of(c, "cdiDevices"));
+                        dp_strbuf_putc(o, '\n');
+                        const dp_doc_node *env = dp_doc_get(c, "env");
+                        for (size_t k = 0; env && env->type == DP_DOC_MAP && k < env->n; k++)
+                                dp_strbuf_printf(o, "dra-env %s/%s/%s %s=%s\n", str_of(p, "namespace"), str_of(p, "name"),
+                                                 str_of(c, "name"), env->pairs[k].key,
+                                                 env->pairs[k].value->type == DP_DOC_SCALAR ? env->pairs[k].value->str : "");
+                }
+        }
+        FOREACH_ITEM(c, seq_of(root, "draClaims")) {
+                dp_strbuf_printf(o, "dra-claim %s/%s uid=%s driver=%s devices=", str_of(c, "namespace"), str_of(c, "name"),
+                                 str_of(c, "uid"), str_of(c, "driver"));
+                bool first = true;
+                FOREACH_ITEM(d, seq_of(c, "devices")) {
+                        dp_strbuf_printf(o, "%s%s/%s", first ? "" : ",", str_of(d, "pool"), str_of(d, "device"));
+                        first = false;
+                }
+                if (first) dp_strbuf_putc(o, '-');
+                if (dp_doc_get(c, "skipped")) dp_strbuf_puts(o, " skipped");
+                dp_strbuf_putc(o, '\n');
+                (void)id;
+        }
+}
+
 static void print_flat(dp_strbuf *o, const dp_doc_node *root) {
         dp_strbuf_printf(o, "node %s %s pid=%s generation=%s\n", str_of(root, "node"), str_of(root, "state"),
                          str_of(root, "pid"), str_of(root, "generation"));
@@ -84,6 +128,7 @@ static void print_flat(dp_strbuf *o, const dp_doc_node *root) {
         }
         FOREACH_ITEM(e, seq_of(root, "manifestErrors"))
                 dp_strbuf_printf(o, "manifest-error %s %s\n", str_of(e, "file"), str_of(e, "message"));
+        print_flat_dra(o, root);
 }
 
 static void print_table(dp_strbuf *o, const dp_doc_node *root) {

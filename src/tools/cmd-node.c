@@ -18,11 +18,16 @@ static int on_stop_signal(dp_loop_source *s, const struct signalfd_siginfo *si, 
 static void node_usage(FILE *f) {
         fprintf(f, "usage: devplane node [--plugin-dir DIR] [--manifests DIR] [--node-name NAME]\n"
                    "                     [--backoff-initial-ms MS] [--backoff-max-ms MS] [-v]\n"
+                   "                     [--registry-dir DIR [--claims-dir DIR] [--cdi-dir DIR]]\n"
                    "       devplane node status [--plugin-dir DIR] [-o table|json|yaml|flat]\n"
                    "                     [--wait CONDITION]... [--timeout SECONDS]\n"
                    "       devplane node check --manifests DIR\n\n"
                    "The kubelet stand-in: registration server on <plugin-dir>/kubelet.sock, device\n"
-                   "manager with checkpoint, pods from the manifest directory (watched).\n"
+                   "manager with checkpoint, pods from the manifest directory (watched). With --registry-dir,\n"
+                   "also the DRA manager: plugins registered through that directory, claims of the pods\n"
+                   "(ResourceClaims with status.allocation next to them) written to --claims-dir and\n"
+                   "prepared; the status shows each container's CDI devices and the env they resolve to\n"
+                   "in --cdi-dir (see docs/v2-node-path.md).\n"
                    "`status` prints capacity, allocatable and per-container assignments; with --wait it\n"
                    "first waits until every CONDITION holds: a substring of a line of `-o flat`, or\n"
                    "!substring for one no line may contain (see docs/v1-node-path.md).\n"
@@ -147,6 +152,9 @@ static int cmd_node(int argc, char **argv) {
                                              {"node-name", required_argument, NULL, 'n'},
                                              {"backoff-initial-ms", required_argument, NULL, 'b'},
                                              {"backoff-max-ms", required_argument, NULL, 'B'},
+                                             {"registry-dir", required_argument, NULL, 1000},
+                                             {"claims-dir", required_argument, NULL, 1001},
+                                             {"cdi-dir", required_argument, NULL, 1002},
                                              {"verbose", no_argument, NULL, 'v'},
                                              {"help", no_argument, NULL, 'h'},
                                              {}};
@@ -169,6 +177,9 @@ static int cmd_node(int argc, char **argv) {
                         else cfg.backoff_max_ms = v;
                         break;
                 }
+                case 1000: cfg.registry_dir = optarg; break;
+                case 1001: cfg.claims_dir = optarg; break;
+                case 1002: cfg.cdi_dir = optarg; break;
                 case 'v': verbose = true; break;
                 case 'h': node_usage(stdout); return 0;
                 default: node_usage(stderr); return 2;

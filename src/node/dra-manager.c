@@ -1,0 +1,1034 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * The kubelet's DRA manager for `devplane node` (see dra-manager.h): plugin
+ * watcher, claims for the pods of the manifest directory, prepare and
+ * unprepare with retries, status with the CDI environment. Model side: this
+ * file must not include devices/device.h. */
+#include <dirent.h>
+#include <stdio.h>
+#include <sys/stat.h>
+
+#include "base/log.h"
+#include "base/strbuf.h"
+#include "dra/cdi.h"
+#include "dra/prepare.h"
+#include "grpc/grpc.h"
+#include "model/model.h"
+#include "node/dra-manager.h"
+#include "proto/proto.h"
+
+/* The kubelet's deadlines (wire-protocols.md 3.6, 4.3). */
+#define GETINFO_TIMEOUT_USEC (1ull * 1000 * 1000)
+#define NOTIFY_TIMEOUT_USEC (5ull * 1000 * 1000)
+#define PREPARE_TIMEOUT_USEC (45ull * 1000 * 1000)
+/* A registration socket exists from bind(), a moment before listen(). */
+#define REGISTER_RETRY_FIRST_USEC 200
+#define REGISTER_RETRY_MAX 14
+#define MAX_PLUGINS 256
+#define MAX_CLAIMS_PER_POD 128
+
+typedef K8s__Io__Kubelet__Pkg__Apis__Dra__V1__Claim pb_claim;
+typedef K8s__Io__Kubelet__Pkg__Apis__Dra__V1__NodePrepareResourcesRequest pb_prep_req;
+typedef K8s__Io__Kubelet__Pkg__Apis__Dra__V1__NodePrepareResourcesResponse pb_prep_resp;
+typedef K8s__Io__Kubelet__Pkg__Apis__Dra__V1__NodeUnprepareResourcesRequest pb_unprep_req;
+typedef K8s__Io__Kubelet__Pkg__Apis__Dra__V1__NodeUnprepareResourcesResponse pb_unprep_resp;
+
+typedef struct plugin_ent {
+        char *sock; /* registration socket path */
+        char *driver, *endpoint;
+        const char *prefix; /* gRPC path prefix of the chosen version */
+        const char *version;
+        bool ok;
+        char *error;
+        unsigned retries;
+        uint64_t next_try; /* µs; 0: nothing pending */
+} plugin_ent;
+
+typedef struct prep_dev {
+        char *pool, *device;
+        char **requests;
+        size_t n_requests;
+        char **cdi;
+        size_t n_cdi;
+} prep_dev;
+
+/* A claim prepared by one driver. */
+typedef struct claim_ent {
+        char *uid, *ns, *name, *driver;
+        prep_dev *devs;
+        size_t n_devs;
+        bool skipped;        /* skipNodeOperations: prepare not called */
+        bool skip_unprepare; /* nor unprepare */
+        uint64_t next_try;   /* unprepare retry, µs */
+        unsigned attempts;
+        char *error;
+} claim_ent;
+
+typedef struct ctr_claim {
+        char *pod_claim; /* pod.spec.resourceClaims[].name */
+        char *request;   /* NULL: every request */
+} ctr_claim;
+
+typedef struct ctr_ent {
+        char *name;
+        ctr_claim *claims;
+        size_t n_claims;
+} ctr_ent;
+
+typedef struct pod_ent {
+        char *ns, *name;
+        char **pod_claims, **claim_names, **claim_uids; /* parallel; uid NULL until resolved */
+        size_t n_claims;
+        ctr_ent *ctrs;
+        size_t n_ctrs;
+        bool prepared;
+        char *message;
+        unsigned attempts;
+        uint64_t next_try; /* µs */
+        bool seen;
+} pod_ent;
+
+struct node_dra {
+        dp_loop *loop;
+        char *registry_dir, *manifests_dir, *claims_dir, *cdi_dir;
+        uint64_t backoff_initial_ms, backoff_max_ms;
+        void (*changed)(void *);
+        void *userdata;
+        dp_loop_source *reg_watch, *timer;
+        plugin_ent *plugins;
+        size_t n_plugins;
+        claim_ent *claims;
+        size_t n_claims;
+        pod_ent *pods;
+        size_t n_pods;
+        bool busy, again;
+        uint64_t prepare_calls;
+};
+
+static DIR *closedir_safe(DIR *dir) {
+        if (dir) closedir(dir);
+        return NULL;
+}
+DEFINE_FREEP(DIR, closedir_safe)
+
+static void strv_free(char **v, size_t n) {
+        for (size_t i = 0; v && i < n; i++) free(v[i]);
+        free(v);
+}
+
+static uint64_t backoff_usec(const node_dra *d, unsigned attempt) {
+        uint64_t ms = d->backoff_initial_ms;
+        for (unsigned i = 1; i < attempt && ms < d->backoff_max_ms; i++) ms *= 2;
+        return (ms < d->backoff_max_ms ? ms : d->backoff_max_ms) * 1000;
+}
+
+static void notify_changed(node_dra *d) {
+        if (d->changed) d->changed(d->userdata);
+}
+
+/* ---- plugin watcher --------------------------------------------------------------- */
+
+static void plugin_clear(plugin_ent *p) {
+        free(p->sock);
+        free(p->driver);
+        free(p->endpoint);
+        free(p->error);
+        *p = (plugin_ent){0};
+}
+
+static const plugin_ent *plugin_for(const node_dra *d, const char *driver) {
+        for (size_t i = 0; i < d->n_plugins; i++)
+                if (d->plugins[i].ok && d->plugins[i].driver && streq(d->plugins[i].driver, driver)) return &d->plugins[i];
+        return NULL;
+}
+
+static void notify_status(dp_grpc_channel *ch, bool ok, const char *error) {
+        Pluginregistration__RegistrationStatus st = PLUGINREGISTRATION__REGISTRATION_STATUS__INIT;
+        st.plugin_registered = ok;
+        st.error = (char *)(error ? error : "");
+        _cleanup_grpc_reply_ dp_grpc_reply rep = DP_GRPC_REPLY_INIT;
+        dp_error e = DP_ERROR_INIT;
+        if (dp_grpc_channel_call_sync_msg(ch, "/pluginregistration.Registration/NotifyRegistrationStatus", &st.base,
+                                          &pluginregistration__registration_status_response__descriptor,
+                                          NOTIFY_TIMEOUT_USEC, &rep, &e) < 0 &&
+            ok)
+                log_warning("NotifyRegistrationStatus: %s", dp_error_msg(&e));
+}
+
+/* One attempt: 0 registered, -EAGAIN retry soon, other: failed (p->error). */
+static int plugin_try(node_dra *d, plugin_ent *p) {
+        _cleanup_(dp_grpc_channel_freep) dp_grpc_channel *ch = NULL;
+        int r = dp_grpc_channel_connect_unix(d->loop, p->sock, &ch);
+        if (r == -ECONNREFUSED || r == -EAGAIN) return -EAGAIN;
+        if (r < 0) {
+                free(p->error);
+                p->error = dp_asprintf("connect: %s", strerror(-r));
+                return r;
+        }
+        Pluginregistration__InfoRequest ir = PLUGINREGISTRATION__INFO_REQUEST__INIT;
+        _cleanup_grpc_reply_ dp_grpc_reply rep = DP_GRPC_REPLY_INIT;
+        dp_error e = DP_ERROR_INIT;
+        r = dp_grpc_channel_call_sync_msg(ch, "/pluginregistration.Registration/GetInfo", &ir.base,
+                                          &pluginregistration__plugin_info__descriptor, GETINFO_TIMEOUT_USEC, &rep, &e);
+        if (r == -ENOTCONN) return -EAGAIN;
+        if (r < 0) {
+                free(p->error);
+                p->error = strdup(dp_error_msg(&e));
+                return r;
+        }
+        const Pluginregistration__PluginInfo *info = (const Pluginregistration__PluginInfo *)rep.msg;
+        _cleanup_free_ char *why = NULL;
+        const char *prefix = NULL, *version = NULL;
+        if (!info->type || !streq(info->type, "DRAPlugin"))
+                why = dp_asprintf("no handler registered for plugin type: %s", info->type ? info->type : "");
+        else if (!info->name || !*info->name)
+                why = strdup("plugin name is empty");
+        else {
+                for (size_t i = 0; i < info->n_supported_versions && !prefix; i++) {
+                        if (streq(info->supported_versions[i], "v1.DRAPlugin")) {
+                                prefix = "/k8s.io.kubelet.pkg.apis.dra.v1.DRAPlugin/";
+                                version = "v1.DRAPlugin";
+                        } else if (streq(info->supported_versions[i], "v1beta1.DRAPlugin")) {
+                                prefix = "/k8s.io.kubelet.pkg.apis.dra.v1beta1.DRAPlugin/";
+                                version = "v1beta1.DRAPlugin";
+                        }
+                }
+                if (!prefix)
+                        why = dp_asprintf("none of the versions %s supports is supported by the kubelet (v1.DRAPlugin, v1beta1.DRAPlugin)",
+                                          info->n_supported_versions ? "the plugin" : "(empty list)");
+                else {
+                        for (size_t i = 0; i < d->n_plugins; i++)
+                                if (&d->plugins[i] != p && d->plugins[i].ok && streq(d->plugins[i].driver, info->name) &&
+                                    !streq(d->plugins[i].sock, p->sock))
+                                        log_info("DRA driver %s: newer registration %s replaces %s", info->name, p->sock,
+                                                 d->plugins[i].sock);
+                }
+        }
+        if (why) {
+                notify_status(ch, false, why);
+                free(p->error);
+                p->error = TAKE_PTR(why);
+                return -EINVAL;
+        }
+        free(p->driver);
+        free(p->endpoint);
+        p->driver = strdup(info->name);
+        p->endpoint = strdup(info->endpoint && *info->endpoint ? info->endpoint : p->sock);
+        if (!p->driver || !p->endpoint) return -ENOMEM;
+        p->prefix = prefix;
+        p->version = version;
+        notify_status(ch, true, NULL);
+        p->ok = true;
+        free(p->error);
+        p->error = NULL;
+        log_info("DRA driver %s registered: endpoint %s, %s", p->driver, p->endpoint, version);
+        return 0;
+}
+
+static void arm_timer(node_dra *d);
+
+static void plugin_attempt(node_dra *d, plugin_ent *p) {
+        p->next_try = 0;
+        int r = plugin_try(d, p);
+        if (r == -EAGAIN && p->retries < REGISTER_RETRY_MAX) {
+                p->next_try = dp_loop_now() + ((uint64_t)REGISTER_RETRY_FIRST_USEC << p->retries);
+                p->retries++;
+                return;
+        }
+        if (r < 0) {
+                p->ok = false;
+                log_warning("plugin %s not registered: %s", p->sock, p->error ? p->error : strerror(-r));
+        }
+}
+
+static plugin_ent *plugin_find_sock(node_dra *d, const char *sock) {
+        for (size_t i = 0; i < d->n_plugins; i++)
+                if (streq(d->plugins[i].sock, sock)) return &d->plugins[i];
+        return NULL;
+}
+
+static void socket_added(node_dra *d, const char *name) {
+        if (name[0] == '.') return;
+        _cleanup_free_ char *path = dp_asprintf("%s/%s", d->registry_dir, name);
+        if (!path) return;
+        struct stat st;
+        if (stat(path, &st) < 0 || !S_ISSOCK(st.st_mode)) return;
+        plugin_ent *p = plugin_find_sock(d, path);
+        if (!p) {
+                if (d->n_plugins >= MAX_PLUGINS) {
+                        log_error("more than %d plugin sockets in %s: %s ignored", MAX_PLUGINS, d->registry_dir, name);
+                        return;
+                }
+                plugin_ent *v = realloc(d->plugins, (d->n_plugins + 1) * sizeof *v);
+                if (!v) return;
+                d->plugins = v;
+                p = &d->plugins[d->n_plugins++];
+                *p = (plugin_ent){.sock = TAKE_PTR(path)};
+        }
+        p->ok = false;
+        p->retries = 0;
+        plugin_attempt(d, p);
+}
+
+static void socket_removed(node_dra *d, const char *name) {
+        _cleanup_free_ char *path = dp_asprintf("%s/%s", d->registry_dir, name);
+        plugin_ent *p = path ? plugin_find_sock(d, path) : NULL;
+        if (!p) return;
+        if (p->ok) log_info("DRA driver %s deregistered (%s removed)", p->driver, path);
+        plugin_clear(p);
+        *p = d->plugins[--d->n_plugins];
+}
+
+static int on_registry_event(dp_loop_source *s, const struct inotify_event *ev, void *ud) {
+        node_dra *d = ud;
+        if (!ev->len) return 0;
+        if (ev->mask & (IN_DELETE | IN_MOVED_FROM)) socket_removed(d, ev->name);
+        else socket_added(d, ev->name);
+        node_dra_rescan(d);
+        return 0;
+}
+
+/* ---- claims ------------------------------------------------------------------------- */
+
+static void claim_clear(claim_ent *c) {
+        free(c->uid);
+        free(c->ns);
+        free(c->name);
+        free(c->driver);
+        for (size_t i = 0; i < c->n_devs; i++) {
+                free(c->devs[i].pool);
+                free(c->devs[i].device);
+                strv_free(c->devs[i].requests, c->devs[i].n_requests);
+                strv_free(c->devs[i].cdi, c->devs[i].n_cdi);
+        }
+        free(c->devs);
+        free(c->error);
+}
+
+static claim_ent *claim_find(node_dra *d, const char *uid, const char *driver) {
+        for (size_t i = 0; i < d->n_claims; i++)
+                if (streq(d->claims[i].uid, uid) && streq(d->claims[i].driver, driver)) return &d->claims[i];
+        return NULL;
+}
+
+static claim_ent *claim_add(node_dra *d, const dp_resource_claim *c, const char *driver) {
+        claim_ent *v = realloc(d->claims, (d->n_claims + 1) * sizeof *v);
+        if (!v) return NULL;
+        d->claims = v;
+        claim_ent *e = &d->claims[d->n_claims];
+        *e = (claim_ent){.uid = strdup(c->meta.uid),
+                         .ns = strdup(c->meta.namespace ? c->meta.namespace : "default"),
+                         .name = strdup(c->meta.name),
+                         .driver = strdup(driver)};
+        if (!e->uid || !e->ns || !e->name || !e->driver) {
+                claim_clear(e);
+                return NULL;
+        }
+        d->n_claims++;
+        return e;
+}
+
+static int strv_copy(char **src, size_t n, char ***ret) {
+        char **v = calloc(n + 1, sizeof *v);
+        if (!v) return -ENOMEM;
+        for (size_t i = 0; i < n; i++)
+                if (!(v[i] = strdup(src[i]))) {
+                        strv_free(v, i);
+                        return -ENOMEM;
+                }
+        *ret = v;
+        return 0;
+}
+
+static int write_claim_file(node_dra *d, const dp_resource_claim *c) {
+        if (!d->claims_dir) return 0;
+        _cleanup_(dp_doc_set_freep) dp_doc_set *s = dp_doc_set_new();
+        if (!s) return -ENOMEM;
+        dp_doc_node *root = dp_resource_claim_encode(s, c);
+        if (!root) return -ENOMEM;
+        _cleanup_strbuf_ dp_strbuf sb = DP_STRBUF_INIT;
+        dp_doc_emit(&sb, root, DP_DOC_YAML);
+        if (dp_strbuf_failed(&sb)) return -ENOMEM;
+        const char *ns = c->meta.namespace ? c->meta.namespace : "default";
+        _cleanup_free_ char *dir = dp_asprintf("%s/%s", d->claims_dir, ns);
+        _cleanup_free_ char *name = dp_asprintf("%s.yaml", c->meta.name);
+        if (!dir || !name) return -ENOMEM;
+        (void)mkdir(d->claims_dir, 0750);
+        (void)mkdir(dir, 0750);
+        dp_error e = DP_ERROR_INIT;
+        int r = dp_dra_file_write(dir, name, dp_strbuf_str(&sb), sb.len, 0644, &e);
+        if (r < 0) log_error("claims directory: %s", dp_error_msg(&e));
+        return r;
+}
+
+static void remove_claim_file(node_dra *d, const claim_ent *c) {
+        if (!d->claims_dir) return;
+        for (size_t i = 0; i < d->n_claims; i++) /* another driver's entry of the same claim still needs it */
+                if (&d->claims[i] != c && streq(d->claims[i].uid, c->uid)) return;
+        _cleanup_free_ char *dir = dp_asprintf("%s/%s", d->claims_dir, c->ns);
+        _cleanup_free_ char *name = dp_asprintf("%s.yaml", c->name);
+        if (dir && name) (void)dp_dra_file_remove(dir, name, NULL);
+}
+
+/* ---- prepare ---------------------------------------------------------------------------- */
+
+static int call_driver(node_dra *d, const plugin_ent *p, const char *method, const dp_resource_claim *const *claims,
+                       const claim_ent *const *ents, size_t n, const ProtobufCMessageDescriptor *reply_type,
+                       dp_grpc_reply *rep, dp_error *err) {
+        pb_claim *pc = calloc(n + 1, sizeof *pc);
+        pb_claim **pp = calloc(n + 1, sizeof *pp);
+        int r = pc && pp ? 0 : -ENOMEM;
+        for (size_t i = 0; r >= 0 && i < n; i++) {
+                pc[i] = (pb_claim)K8S__IO__KUBELET__PKG__APIS__DRA__V1__CLAIM__INIT;
+                if (claims) {
+                        pc[i].namespace_ = claims[i]->meta.namespace ? claims[i]->meta.namespace : (char *)"default";
+                        pc[i].name = claims[i]->meta.name;
+                        pc[i].uid = claims[i]->meta.uid;
+                } else {
+                        pc[i].namespace_ = ents[i]->ns;
+                        pc[i].name = ents[i]->name;
+                        pc[i].uid = ents[i]->uid;
+                }
+                pp[i] = &pc[i];
+        }
+        _cleanup_(dp_grpc_channel_freep) dp_grpc_channel *ch = NULL;
+        if (r >= 0 && (r = dp_grpc_channel_connect_unix(d->loop, p->endpoint, &ch)) < 0)
+                dp_error_errno(err, r, "connect to %s", p->endpoint);
+        _cleanup_free_ char *path = r >= 0 ? dp_asprintf("%s%s", p->prefix, method) : NULL;
+        if (r >= 0 && !path) r = -ENOMEM;
+        if (r >= 0) {
+                /* The two requests have the same shape: claims = 1. */
+                pb_prep_req req = K8S__IO__KUBELET__PKG__APIS__DRA__V1__NODE_PREPARE_RESOURCES_REQUEST__INIT;
+                pb_unprep_req ureq = K8S__IO__KUBELET__PKG__APIS__DRA__V1__NODE_UNPREPARE_RESOURCES_REQUEST__INIT;
+                req.claims = ureq.claims = pp;
+                req.n_claims = ureq.n_claims = n;
+                const ProtobufCMessage *m = claims ? &req.base : &ureq.base;
+                d->prepare_calls++;
+                r = dp_grpc_channel_call_sync_msg(ch, path, m, reply_type, PREPARE_TIMEOUT_USEC, rep, err);
+        }
+        free(pc);
+        free(pp);
+        return r;
+}
+
+/* Prepare the claims of one driver for a pod. 0, or -errno with msg. */
+static int prepare_driver(node_dra *d, const char *driver, const dp_resource_claim *const *claims, size_t n,
+                          char **msg) {
+        const plugin_ent *p = plugin_for(d, driver);
+        if (!p) {
+                *msg = dp_asprintf("DRA driver %s is not registered", driver);
+                return -ENOENT;
+        }
+        _cleanup_grpc_reply_ dp_grpc_reply rep = DP_GRPC_REPLY_INIT;
+        dp_error e = DP_ERROR_INIT;
+        int r = call_driver(d, p, "NodePrepareResources", claims, NULL, n,
+                            &k8s__io__kubelet__pkg__apis__dra__v1__node_prepare_resources_response__descriptor, &rep, &e);
+        if (r < 0) {
+                *msg = dp_asprintf("NodePrepareResources failed for driver %s: %s", driver, dp_error_msg(&e));
+                return r;
+        }
+        const pb_prep_resp *resp = (const pb_prep_resp *)rep.msg;
+        /* Every claim must be answered, and nothing else (manager.go). */
+        size_t answered = 0;
+        for (size_t k = 0; k < resp->n_claims; k++) {
+                bool known = false;
+                for (size_t i = 0; i < n && !known; i++) known = streq(resp->claims[k]->key, claims[i]->meta.uid);
+                if (!known) {
+                        *msg = dp_asprintf("NodePrepareResources returned result for unknown claim UID %s", resp->claims[k]->key);
+                        return -EBADMSG;
+                }
+        }
+        for (size_t i = 0; i < n; i++) {
+                const K8s__Io__Kubelet__Pkg__Apis__Dra__V1__NodePrepareResourceResponse *one = NULL;
+                bool found = false;
+                for (size_t k = 0; k < resp->n_claims && !found; k++)
+                        if (streq(resp->claims[k]->key, claims[i]->meta.uid)) {
+                                found = true;
+                                one = resp->claims[k]->value;
+                        }
+                if (!found) continue;
+                answered++;
+                if (one && one->error && *one->error) {
+                        *msg = dp_asprintf("NodePrepareResources failed for ResourceClaim %s: %s", claims[i]->meta.name,
+                                           one->error);
+                        return -EREMOTEIO;
+                }
+        }
+        if (answered < n) {
+                *msg = dp_asprintf("NodePrepareResources skipped %zu ResourceClaims", n - answered);
+                return -EAGAIN;
+        }
+        for (size_t i = 0; i < n; i++) {
+                const K8s__Io__Kubelet__Pkg__Apis__Dra__V1__NodePrepareResourceResponse *one = NULL;
+                for (size_t k = 0; k < resp->n_claims; k++)
+                        if (streq(resp->claims[k]->key, claims[i]->meta.uid)) one = resp->claims[k]->value;
+                claim_ent *ce = claim_add(d, claims[i], driver);
+                if (!ce) return -ENOMEM;
+                ce->skip_unprepare = dp_dra_skip_node_operation(claims[i]->allocation, driver, DP_DRA_NODE_UNPREPARE);
+                size_t nd = one ? one->n_devices : 0;
+                ce->devs = calloc(nd + 1, sizeof *ce->devs);
+                if (!ce->devs) return -ENOMEM;
+                for (size_t k = 0; k < nd; k++) {
+                        const K8s__Io__Kubelet__Pkg__Apis__Dra__V1__Device *dv = one->devices[k];
+                        prep_dev *pd = &ce->devs[ce->n_devs++];
+                        pd->pool = strdup(dv->pool_name);
+                        pd->device = strdup(dv->device_name);
+                        pd->n_requests = dv->n_request_names;
+                        pd->n_cdi = dv->n_cdi_device_ids;
+                        if (!pd->pool || !pd->device || strv_copy(dv->request_names, dv->n_request_names, &pd->requests) < 0 ||
+                            strv_copy(dv->cdi_device_ids, dv->n_cdi_device_ids, &pd->cdi) < 0)
+                                return -ENOMEM;
+                }
+                log_info("prepared ResourceClaim %s/%s (%s) through %s: %zu device(s)", ce->ns, ce->name, ce->uid, driver,
+                         ce->n_devs);
+        }
+        return 0;
+}
+
+/* ---- pods ---------------------------------------------------------------------------------- */
+
+static void pod_clear(pod_ent *p) {
+        free(p->ns);
+        free(p->name);
+        strv_free(p->pod_claims, p->n_claims);
+        strv_free(p->claim_names, p->n_claims);
+        strv_free(p->claim_uids, p->n_claims);
+        for (size_t i = 0; i < p->n_ctrs; i++) {
+                free(p->ctrs[i].name);
+                for (size_t k = 0; k < p->ctrs[i].n_claims; k++) {
+                        free(p->ctrs[i].claims[k].pod_claim);
+                        free(p->ctrs[i].claims[k].request);
+                }
+                free(p->ctrs[i].claims);
+        }
+        free(p->ctrs);
+        free(p->message);
+}
+
+static pod_ent *pod_get(node_dra *d, const dp_pod *pod) {
+        const char *ns = pod->meta.namespace ? pod->meta.namespace : "default";
+        for (size_t i = 0; i < d->n_pods; i++)
+                if (streq(d->pods[i].ns, ns) && streq(d->pods[i].name, pod->meta.name)) return &d->pods[i];
+        pod_ent *v = realloc(d->pods, (d->n_pods + 1) * sizeof *v);
+        if (!v) return NULL;
+        d->pods = v;
+        pod_ent *p = &d->pods[d->n_pods];
+        *p = (pod_ent){.ns = strdup(ns), .name = strdup(pod->meta.name)};
+        size_t n = pod->n_resource_claims;
+        p->pod_claims = calloc(n + 1, sizeof(char *));
+        p->claim_names = calloc(n + 1, sizeof(char *));
+        p->claim_uids = calloc(n + 1, sizeof(char *));
+        p->ctrs = calloc(pod->n_containers + 1, sizeof *p->ctrs);
+        bool ok = p->ns && p->name && p->pod_claims && p->claim_names && p->claim_uids && p->ctrs;
+        p->n_claims = n;
+        for (size_t i = 0; ok && i < n; i++) {
+                const dp_pod_resource_claim *rc = &pod->resource_claims[i];
+                const char *cn = rc->resource_claim_name;
+                for (size_t k = 0; !cn && k < pod->n_claim_statuses; k++)
+                        if (streq(pod->claim_statuses[k].name, rc->name)) cn = pod->claim_statuses[k].resource_claim_name;
+                p->pod_claims[i] = strdup(rc->name);
+                p->claim_names[i] = cn ? strdup(cn) : dp_asprintf("%s-%s", pod->meta.name, rc->name);
+                ok = p->pod_claims[i] && p->claim_names[i];
+        }
+        for (size_t i = 0; ok && i < pod->n_containers; i++) {
+                const dp_container *c = &pod->containers[i];
+                ctr_ent *ce = &p->ctrs[p->n_ctrs++];
+                ce->name = strdup(c->name);
+                ce->claims = calloc(c->n_claims + 1, sizeof *ce->claims);
+                ok = ce->name && ce->claims;
+                for (size_t k = 0; ok && k < c->n_claims; k++) {
+                        ce->claims[k].pod_claim = strdup(c->claims[k].name);
+                        ce->claims[k].request = c->claims[k].request ? strdup(c->claims[k].request) : NULL;
+                        ok = ce->claims[k].pod_claim && (!c->claims[k].request || ce->claims[k].request);
+                        ce->n_claims++;
+                }
+        }
+        if (!ok) {
+                pod_clear(p);
+                return NULL;
+        }
+        d->n_pods++;
+        return p;
+}
+
+static void pod_wait(node_dra *d, pod_ent *p, char *msg, bool backoff) {
+        if (!msg) return;
+        if (!p->message || !streq(p->message, msg)) log_info("pod %s/%s waits: %s", p->ns, p->name, msg);
+        free(p->message);
+        p->message = msg;
+        if (backoff) {
+                p->attempts++;
+                p->next_try = dp_loop_now() + backoff_usec(d, p->attempts);
+        }
+}
+
+/* Resolve, write, prepare. The pod is Prepared when every claim of every
+ * driver is. */
+static void pod_try(node_dra *d, pod_ent *p, const dp_object_list *l) {
+        if (p->n_claims > MAX_CLAIMS_PER_POD) {
+                pod_wait(d, p, dp_asprintf("more than %d resource claims", MAX_CLAIMS_PER_POD), false);
+                return;
+        }
+        const dp_resource_claim *claims[MAX_CLAIMS_PER_POD + 1];
+        for (size_t i = 0; i < p->n_claims; i++) {
+                dp_object o = dp_object_list_find(l, DP_KIND_RESOURCE_CLAIM, p->ns, p->claim_names[i]);
+                if (!o.hdr) {
+                        pod_wait(d, p, dp_asprintf("ResourceClaim %s/%s not found", p->ns, p->claim_names[i]), false);
+                        return;
+                }
+                if (!o.claim->allocation) {
+                        pod_wait(d, p, dp_asprintf("ResourceClaim %s/%s is not allocated", p->ns, p->claim_names[i]), false);
+                        return;
+                }
+                if (!o.claim->meta.uid) {
+                        pod_wait(d, p, dp_asprintf("ResourceClaim %s/%s has no metadata.uid", p->ns, p->claim_names[i]), false);
+                        return;
+                }
+                if (!p->claim_uids[i] || !streq(p->claim_uids[i], o.claim->meta.uid)) {
+                        free(p->claim_uids[i]);
+                        if (!(p->claim_uids[i] = strdup(o.claim->meta.uid))) return;
+                }
+                claims[i] = o.claim;
+        }
+        /* Drivers in first-appearance order; per driver the claims that need a call. */
+        for (size_t i = 0; i < p->n_claims; i++) {
+                const dp_allocation_result *a = claims[i]->allocation;
+                for (size_t k = 0; k < a->n_results; k++) {
+                        const char *drv = a->results[k].driver;
+                        bool first = true;
+                        for (size_t j = 0; j < i && first; j++)
+                                for (size_t m = 0; m < claims[j]->allocation->n_results && first; m++)
+                                        first = !streq(claims[j]->allocation->results[m].driver, drv);
+                        for (size_t m = 0; m < k && first; m++) first = !streq(a->results[m].driver, drv);
+                        if (!first) continue;
+                        const dp_resource_claim *batch[MAX_CLAIMS_PER_POD + 1];
+                        size_t nb = 0;
+                        for (size_t j = i; j < p->n_claims; j++) {
+                                bool uses = false;
+                                for (size_t m = 0; m < claims[j]->allocation->n_results && !uses; m++)
+                                        uses = streq(claims[j]->allocation->results[m].driver, drv);
+                                if (!uses || claim_find(d, claims[j]->meta.uid, drv)) continue;
+                                if (dp_dra_skip_node_operation(claims[j]->allocation, drv, DP_DRA_NODE_PREPARE)) {
+                                        claim_ent *ce = claim_add(d, claims[j], drv);
+                                        if (ce) {
+                                                ce->skipped = true;
+                                                ce->skip_unprepare = dp_dra_skip_node_operation(claims[j]->allocation, drv,
+                                                                                                DP_DRA_NODE_UNPREPARE);
+                                                log_info("ResourceClaim %s/%s: %s skips NodePrepareResources", ce->ns,
+                                                         ce->name, drv);
+                                        }
+                                        continue;
+                                }
+                                batch[nb++] = claims[j];
+                        }
+                        if (!nb) continue;
+                        for (size_t j = 0; j < nb; j++)
+                                if (write_claim_file(d, batch[j]) < 0) {
+                                        pod_wait(d, p, dp_asprintf("cannot write ResourceClaim %s to the claims directory",
+                                                                   batch[j]->meta.name),
+                                                 true);
+                                        return;
+                                }
+                        char *msg = NULL;
+                        int r = prepare_driver(d, drv, batch, nb, &msg);
+                        if (r < 0) {
+                                pod_wait(d, p, msg ? msg : dp_asprintf("%s", strerror(-r)), r != -ENOENT);
+                                return;
+                        }
+                }
+        }
+        p->prepared = true;
+        p->attempts = 0;
+        free(p->message);
+        p->message = NULL;
+        log_info("pod %s/%s: %zu claim(s) prepared", p->ns, p->name, p->n_claims);
+}
+
+static bool claim_used(const node_dra *d, const claim_ent *c) {
+        for (size_t i = 0; i < d->n_pods; i++)
+                for (size_t k = 0; k < d->pods[i].n_claims; k++)
+                        if (d->pods[i].claim_uids[k] && streq(d->pods[i].claim_uids[k], c->uid)) return true;
+        return false;
+}
+
+static bool claim_due(const node_dra *d, const claim_ent *c, uint64_t now) {
+        return !claim_used(d, c) && (!c->next_try || c->next_try <= now);
+}
+
+static void claim_remove(node_dra *d, claim_ent *x) {
+        remove_claim_file(d, x);
+        claim_clear(x);
+        *x = d->claims[--d->n_claims];
+}
+
+/* One NodeUnprepareResources call for the due claims of one driver. */
+static void unprepare_driver(node_dra *d, const char *drv, uint64_t now) {
+        const plugin_ent *p = plugin_for(d, drv);
+        if (!p) return; /* waits for its driver to come back */
+        const claim_ent *batch[64];
+        size_t nb = 0;
+        for (size_t k = 0; k < d->n_claims && nb < ELEMENTSOF(batch); k++)
+                if (streq(d->claims[k].driver, drv) && claim_due(d, &d->claims[k], now)) batch[nb++] = &d->claims[k];
+        if (!nb) return;
+        _cleanup_grpc_reply_ dp_grpc_reply rep = DP_GRPC_REPLY_INIT;
+        dp_error e = DP_ERROR_INIT;
+        int r = call_driver(d, p, "NodeUnprepareResources", NULL, batch, nb,
+                            &k8s__io__kubelet__pkg__apis__dra__v1__node_unprepare_resources_response__descriptor, &rep, &e);
+        const pb_unprep_resp *resp = r >= 0 ? (const pb_unprep_resp *)rep.msg : NULL;
+        char *gone[64];
+        size_t ng = 0;
+        for (size_t k = 0; k < nb; k++) {
+                claim_ent *bc = (claim_ent *)batch[k];
+                const char *cerr = NULL;
+                bool answered = false;
+                for (size_t m = 0; resp && m < resp->n_claims; m++)
+                        if (streq(resp->claims[m]->key, bc->uid)) {
+                                answered = true;
+                                if (resp->claims[m]->value && resp->claims[m]->value->error && *resp->claims[m]->value->error)
+                                        cerr = resp->claims[m]->value->error;
+                        }
+                if (resp && answered && !cerr) {
+                        gone[ng++] = bc->uid;
+                        continue;
+                }
+                free(bc->error);
+                bc->error = strdup(!resp ? dp_error_msg(&e) : cerr ? cerr : "NodeUnprepareResources skipped the claim");
+                bc->attempts++;
+                bc->next_try = now + backoff_usec(d, bc->attempts);
+                log_warning("NodeUnprepareResources %s/%s (%s): %s; retrying", bc->ns, bc->name, bc->uid,
+                            bc->error ? bc->error : "");
+        }
+        /* Entries move as others are removed: look each up again. */
+        char *uids[64];
+        for (size_t g = 0; g < ng; g++) uids[g] = strdup(gone[g]);
+        for (size_t g = 0; g < ng; g++) {
+                claim_ent *x = uids[g] ? claim_find(d, uids[g], drv) : NULL;
+                if (x) {
+                        log_info("unprepared ResourceClaim %s/%s (%s) through %s", x->ns, x->name, x->uid, drv);
+                        claim_remove(d, x);
+                }
+                free(uids[g]);
+        }
+}
+
+/* Unprepare what no pod uses, batched per driver. */
+static void unprepare_unused(node_dra *d) {
+        uint64_t now = dp_loop_now();
+        for (size_t i = 0; i < d->n_claims;) {
+                claim_ent *c = &d->claims[i];
+                if (claim_due(d, c, now) && (c->skipped || c->skip_unprepare)) claim_remove(d, c);
+                else i++;
+        }
+        char **drivers = calloc(d->n_claims + 1, sizeof *drivers);
+        size_t nd = 0;
+        if (!drivers) return;
+        for (size_t i = 0; i < d->n_claims; i++) {
+                bool seen = false;
+                for (size_t k = 0; k < nd && !seen; k++) seen = streq(drivers[k], d->claims[i].driver);
+                if (!seen && claim_due(d, &d->claims[i], now) && !(drivers[nd] = strdup(d->claims[i].driver))) break;
+                if (!seen && drivers[nd]) nd++;
+        }
+        for (size_t k = 0; k < nd; k++) unprepare_driver(d, drivers[k], now);
+        strv_free(drivers, nd);
+}
+
+static int cmp_strp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static int load_manifests(const node_dra *d, dp_object_list *l) {
+        if (!d->manifests_dir) return 0;
+        _cleanup_(closedir_safep) DIR *dir = opendir(d->manifests_dir);
+        if (!dir) return -errno;
+        char **names = NULL;
+        size_t n = 0;
+        struct dirent *de;
+        while ((de = readdir(dir))) {
+                size_t len = strlen(de->d_name);
+                if (de->d_name[0] == '.') continue;
+                if (!((len > 5 && streq(de->d_name + len - 5, ".yaml")) || (len > 4 && streq(de->d_name + len - 4, ".yml")) ||
+                      (len > 5 && streq(de->d_name + len - 5, ".json"))))
+                        continue;
+                char **v = realloc(names, (n + 1) * sizeof *v);
+                if (!v) break;
+                names = v;
+                if (!(names[n] = dp_asprintf("%s/%s", d->manifests_dir, de->d_name))) break;
+                n++;
+        }
+        if (n) qsort(names, n, sizeof *names, cmp_strp);
+        for (size_t i = 0; i < n; i++) {
+                dp_error e = DP_ERROR_INIT;
+                if (dp_model_load_file(names[i], l, &e) < 0) log_debug("DRA manager skips %s: %s", names[i], dp_error_msg(&e));
+        }
+        strv_free(names, n);
+        return 0;
+}
+
+static void rescan_once(node_dra *d) {
+        _cleanup_(dp_object_list_freep) dp_object_list *l = dp_object_list_new();
+        if (!l) return;
+        (void)load_manifests(d, l);
+        for (size_t i = 0; i < d->n_pods; i++) d->pods[i].seen = false;
+        uint64_t now = dp_loop_now();
+        for (size_t i = 0; i < l->n; i++) {
+                if (l->items[i].hdr->kind != DP_KIND_POD) continue;
+                const dp_pod *pod = l->items[i].pod;
+                if (!pod->n_resource_claims || !pod->meta.name) continue;
+                pod_ent *p = pod_get(d, pod);
+                if (!p) continue;
+                p->seen = true;
+                if (p->prepared || (p->next_try && p->next_try > now)) continue;
+                pod_try(d, p, l);
+        }
+        for (size_t i = 0; i < d->n_pods;) {
+                if (d->pods[i].seen) {
+                        i++;
+                        continue;
+                }
+                log_info("pod %s/%s is gone", d->pods[i].ns, d->pods[i].name);
+                pod_clear(&d->pods[i]);
+                d->pods[i] = d->pods[--d->n_pods];
+        }
+        unprepare_unused(d);
+}
+
+static void arm_timer(node_dra *d) {
+        uint64_t t = 0;
+        for (size_t i = 0; i < d->n_pods; i++)
+                if (!d->pods[i].prepared && d->pods[i].next_try && (!t || d->pods[i].next_try < t)) t = d->pods[i].next_try;
+        for (size_t i = 0; i < d->n_claims; i++)
+                if (d->claims[i].next_try && (!t || d->claims[i].next_try < t)) t = d->claims[i].next_try;
+        for (size_t i = 0; i < d->n_plugins; i++)
+                if (d->plugins[i].next_try && (!t || d->plugins[i].next_try < t)) t = d->plugins[i].next_try;
+        dp_loop_source_set_time(d->timer, t);
+}
+
+void node_dra_rescan(node_dra *d) {
+        if (!d) return;
+        if (d->busy) { /* a synchronous call is running the loop */
+                d->again = true;
+                return;
+        }
+        d->busy = true;
+        do {
+                d->again = false;
+                rescan_once(d);
+        } while (d->again);
+        d->busy = false;
+        arm_timer(d);
+        notify_changed(d);
+}
+
+static int on_timer(dp_loop_source *s, uint64_t now, void *ud) {
+        node_dra *d = ud;
+        for (size_t i = 0; i < d->n_plugins; i++)
+                if (d->plugins[i].next_try && d->plugins[i].next_try <= now) plugin_attempt(d, &d->plugins[i]);
+        node_dra_rescan(d);
+        return 0;
+}
+
+/* ---- status ---------------------------------------------------------------------------------- */
+
+/* The env of CDI device `id` ("vendor/class=name") from the spec files of
+ * the CDI directory: the spec's own edits, then the device's. */
+static int cdi_env(const node_dra *d, const char *id, dp_doc_set *s, dp_doc_node *env) {
+        const char *eq = strchr(id, '=');
+        if (!eq) return 0;
+        _cleanup_free_ char *kind = strndup(id, (size_t)(eq - id));
+        if (!kind) return -ENOMEM;
+        _cleanup_(closedir_safep) DIR *dir = opendir(d->cdi_dir);
+        if (!dir) return 0;
+        struct dirent *de;
+        while ((de = readdir(dir))) {
+                size_t len = strlen(de->d_name);
+                if (de->d_name[0] == '.' || !((len > 5 && streq(de->d_name + len - 5, ".json")) ||
+                                              (len > 5 && streq(de->d_name + len - 5, ".yaml"))))
+                        continue;
+                _cleanup_free_ char *path = dp_asprintf("%s/%s", d->cdi_dir, de->d_name);
+                _cleanup_(dp_doc_set_freep) dp_doc_set *f = dp_doc_set_new();
+                if (!path || !f) return -ENOMEM;
+                if (dp_doc_parse_file(f, path, NULL) < 0 || dp_doc_count(f) < 1) continue;
+                const dp_doc_node *root = dp_doc_root(f, 0);
+                const dp_doc_node *k = dp_doc_get(root, "kind");
+                if (!k || k->type != DP_DOC_SCALAR || !streq(k->str, kind)) continue;
+                const dp_doc_node *devs = dp_doc_get(root, "devices");
+                for (size_t i = 0; devs && devs->type == DP_DOC_SEQ && i < devs->n; i++) {
+                        const dp_doc_node *nm = dp_doc_get(devs->items[i], "name");
+                        if (!nm || nm->type != DP_DOC_SCALAR || !streq(nm->str, eq + 1)) continue;
+                        const dp_doc_node *lists[2] = {dp_doc_get(dp_doc_get(root, "containerEdits"), "env"),
+                                                       dp_doc_get(dp_doc_get(devs->items[i], "containerEdits"), "env")};
+                        for (size_t li = 0; li < 2; li++)
+                                for (size_t m = 0; lists[li] && lists[li]->type == DP_DOC_SEQ && m < lists[li]->n; m++) {
+                                        const dp_doc_node *v = lists[li]->items[m];
+                                        if (v->type != DP_DOC_SCALAR) continue;
+                                        const char *veq = strchr(v->str, '=');
+                                        if (!veq) continue;
+                                        _cleanup_free_ char *key = strndup(v->str, (size_t)(veq - v->str));
+                                        if (!key) return -ENOMEM;
+                                        dp_doc_node *old = dp_doc_get(env, key);
+                                        if (old) { /* later wins, as the runtime applies edits in order */
+                                                dp_doc_node *nv = dp_doc_new_str(s, veq + 1);
+                                                if (!nv) return -ENOMEM;
+                                                for (size_t q = 0; q < env->n; q++)
+                                                        if (streq(env->pairs[q].key, key)) env->pairs[q].value = nv;
+                                        } else if (dp_doc_map_add(s, env, key, dp_doc_new_str(s, veq + 1)) < 0)
+                                                return -ENOMEM;
+                                }
+                }
+        }
+        return 0;
+}
+
+static int add_str(dp_doc_set *s, dp_doc_node *m, const char *k, const char *v) {
+        return dp_doc_map_add(s, m, k, dp_doc_new_str(s, v ? v : ""));
+}
+
+static int status_pod(node_dra *d, const pod_ent *p, dp_doc_set *s, dp_doc_node *seq) {
+        dp_doc_node *m = dp_doc_new_map(s);
+        int r = m ? 0 : -ENOMEM;
+        if (r >= 0) r = add_str(s, m, "namespace", p->ns);
+        if (r >= 0) r = add_str(s, m, "name", p->name);
+        if (r >= 0) r = add_str(s, m, "phase", p->prepared ? "Prepared" : "Waiting");
+        if (r >= 0) r = dp_doc_map_add(s, m, "attempts", dp_doc_new_uint(s, p->attempts));
+        if (r >= 0 && p->message) r = add_str(s, m, "message", p->message);
+        dp_doc_node *cl = dp_doc_new_seq(s);
+        for (size_t i = 0; r >= 0 && cl && i < p->n_claims; i++) r = dp_doc_seq_add(s, cl, dp_doc_new_str(s, p->claim_names[i]));
+        if (r >= 0) r = dp_doc_map_add(s, m, "claims", cl);
+        dp_doc_node *cs = dp_doc_new_seq(s);
+        for (size_t i = 0; r >= 0 && cs && p->prepared && i < p->n_ctrs; i++) {
+                const ctr_ent *ce = &p->ctrs[i];
+                dp_doc_node *cm = dp_doc_new_map(s), *ids = dp_doc_new_seq(s), *env = dp_doc_new_map(s);
+                if (!cm || !ids || !env) return -ENOMEM;
+                for (size_t k = 0; r >= 0 && k < ce->n_claims; k++) {
+                        const char *uid = NULL;
+                        for (size_t j = 0; j < p->n_claims; j++)
+                                if (streq(p->pod_claims[j], ce->claims[k].pod_claim)) uid = p->claim_uids[j];
+                        for (size_t j = 0; r >= 0 && uid && j < d->n_claims; j++) {
+                                const claim_ent *c = &d->claims[j];
+                                if (!streq(c->uid, uid)) continue;
+                                for (size_t q = 0; r >= 0 && q < c->n_devs; q++) {
+                                        const prep_dev *pd = &c->devs[q];
+                                        bool serves = !ce->claims[k].request || !pd->n_requests;
+                                        for (size_t t = 0; !serves && t < pd->n_requests; t++) {
+                                                size_t rl = strlen(ce->claims[k].request);
+                                                serves = streq(pd->requests[t], ce->claims[k].request) ||
+                                                         (strncmp(pd->requests[t], ce->claims[k].request, rl) == 0 &&
+                                                          pd->requests[t][rl] == '/');
+                                        }
+                                        for (size_t t = 0; r >= 0 && serves && t < pd->n_cdi; t++) {
+                                                r = dp_doc_seq_add(s, ids, dp_doc_new_str(s, pd->cdi[t]));
+                                                if (r >= 0) r = cdi_env(d, pd->cdi[t], s, env);
+                                        }
+                                }
+                        }
+                }
+                if (r >= 0) r = add_str(s, cm, "name", ce->name);
+                if (r >= 0) r = dp_doc_map_add(s, cm, "cdiDevices", ids);
+                if (r >= 0) r = dp_doc_map_add(s, cm, "env", env);
+                if (r >= 0) r = dp_doc_seq_add(s, cs, cm);
+        }
+        if (r >= 0) r = dp_doc_map_add(s, m, "containers", cs);
+        if (r >= 0) r = dp_doc_seq_add(s, seq, m);
+        return r;
+}
+
+int node_dra_status(node_dra *d, dp_doc_set *s, dp_doc_node *root) {
+        if (!d) return 0;
+        dp_doc_node *pl = dp_doc_new_seq(s), *pods = dp_doc_new_seq(s), *cl = dp_doc_new_seq(s);
+        int r = pl && pods && cl ? 0 : -ENOMEM;
+        for (size_t i = 0; r >= 0 && i < d->n_plugins; i++) {
+                const plugin_ent *p = &d->plugins[i];
+                dp_doc_node *m = dp_doc_new_map(s);
+                if (!m) return -ENOMEM;
+                r = add_str(s, m, "socket", p->sock);
+                if (r >= 0) r = add_str(s, m, "name", p->driver ? p->driver : "");
+                if (r >= 0) r = add_str(s, m, "state", p->ok ? "registered" : "failed");
+                if (r >= 0 && p->ok) r = add_str(s, m, "endpoint", p->endpoint);
+                if (r >= 0 && p->ok) r = add_str(s, m, "version", p->version);
+                if (r >= 0 && p->error) r = add_str(s, m, "error", p->error);
+                if (r >= 0) r = dp_doc_seq_add(s, pl, m);
+        }
+        for (size_t i = 0; r >= 0 && i < d->n_pods; i++) r = status_pod(d, &d->pods[i], s, pods);
+        for (size_t i = 0; r >= 0 && i < d->n_claims; i++) {
+                const claim_ent *c = &d->claims[i];
+                dp_doc_node *m = dp_doc_new_map(s), *devs = dp_doc_new_seq(s);
+                if (!m || !devs) return -ENOMEM;
+                r = add_str(s, m, "namespace", c->ns);
+                if (r >= 0) r = add_str(s, m, "name", c->name);
+                if (r >= 0) r = add_str(s, m, "uid", c->uid);
+                if (r >= 0) r = add_str(s, m, "driver", c->driver);
+                if (r >= 0 && c->skipped) r = dp_doc_map_add(s, m, "skipped", dp_doc_new_bool(s, true));
+                if (r >= 0 && c->error) r = add_str(s, m, "unprepareError", c->error);
+                for (size_t k = 0; r >= 0 && k < c->n_devs; k++) {
+                        dp_doc_node *dm = dp_doc_new_map(s), *ids = dp_doc_new_seq(s);
+                        if (!dm || !ids) return -ENOMEM;
+                        r = add_str(s, dm, "pool", c->devs[k].pool);
+                        if (r >= 0) r = add_str(s, dm, "device", c->devs[k].device);
+                        for (size_t t = 0; r >= 0 && t < c->devs[k].n_cdi; t++)
+                                r = dp_doc_seq_add(s, ids, dp_doc_new_str(s, c->devs[k].cdi[t]));
+                        if (r >= 0) r = dp_doc_map_add(s, dm, "cdiDeviceIDs", ids);
+                        if (r >= 0) r = dp_doc_seq_add(s, devs, dm);
+                }
+                if (r >= 0) r = dp_doc_map_add(s, m, "devices", devs);
+                if (r >= 0) r = dp_doc_seq_add(s, cl, m);
+        }
+        if (r >= 0) r = dp_doc_map_add(s, root, "draPlugins", pl);
+        if (r >= 0) r = dp_doc_map_add(s, root, "draPods", pods);
+        if (r >= 0) r = dp_doc_map_add(s, root, "draClaims", cl);
+        if (r >= 0) r = dp_doc_map_add(s, root, "draPrepareCalls", dp_doc_new_uint(s, d->prepare_calls));
+        return r;
+}
+
+/* ---- life cycle ------------------------------------------------------------------------------ */
+
+int node_dra_new(dp_loop *l, const node_dra_options *o, node_dra **ret, dp_error *err) {
+        assert_return(l && o && o->registry_dir && ret, -EINVAL);
+        node_dra *d = calloc(1, sizeof *d);
+        if (!d) return -ENOMEM;
+        d->loop = l;
+        d->registry_dir = strdup(o->registry_dir);
+        d->manifests_dir = o->manifests_dir ? strdup(o->manifests_dir) : NULL;
+        d->claims_dir = o->claims_dir ? strdup(o->claims_dir) : NULL;
+        d->cdi_dir = strdup(o->cdi_dir ? o->cdi_dir : "/var/run/cdi");
+        d->backoff_initial_ms = o->backoff_initial_ms ? o->backoff_initial_ms : 1000;
+        d->backoff_max_ms = o->backoff_max_ms ? o->backoff_max_ms : 10000;
+        d->changed = o->changed;
+        d->userdata = o->userdata;
+        int r = 0;
+        if (!d->registry_dir || !d->cdi_dir || (o->manifests_dir && !d->manifests_dir) || (o->claims_dir && !d->claims_dir))
+                r = -ENOMEM;
+        if (r >= 0 && mkdir(d->registry_dir, 0750) < 0 && errno != EEXIST)
+                r = dp_error_errno(err, -errno, "create %s", d->registry_dir);
+        if (r >= 0 && (r = dp_loop_add_timer(l, 0, on_timer, d, &d->timer)) < 0) dp_error_errno(err, r, "timer");
+        if (r >= 0 &&
+            (r = dp_loop_add_inotify(l, d->registry_dir, IN_CREATE | IN_MOVED_TO | IN_DELETE | IN_MOVED_FROM, on_registry_event, d,
+                                     &d->reg_watch)) < 0)
+                dp_error_errno(err, r, "watch %s", d->registry_dir);
+        if (r < 0) {
+                node_dra_free(d);
+                return r;
+        }
+        /* Sockets already there (the kubelet walks the directory at start). */
+        _cleanup_(closedir_safep) DIR *dir = opendir(d->registry_dir);
+        struct dirent *de;
+        while (dir && (de = readdir(dir))) socket_added(d, de->d_name);
+        *ret = d;
+        return 0;
+}
+
+node_dra *node_dra_free(node_dra *d) {
+        if (!d) return NULL;
+        dp_loop_source_free(d->reg_watch);
+        dp_loop_source_free(d->timer);
+        for (size_t i = 0; i < d->n_plugins; i++) plugin_clear(&d->plugins[i]);
+        free(d->plugins);
+        for (size_t i = 0; i < d->n_claims; i++) claim_clear(&d->claims[i]);
+        free(d->claims);
+        for (size_t i = 0; i < d->n_pods; i++) pod_clear(&d->pods[i]);
+        free(d->pods);
+        free(d->registry_dir);
+        free(d->manifests_dir);
+        free(d->claims_dir);
+        free(d->cdi_dir);
+        free(d);
+        return NULL;
+}
+
+uint64_t node_dra_prepare_calls(const node_dra *d) { return d ? d->prepare_calls : 0; }

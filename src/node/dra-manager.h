@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * dra-manager.h — the kubelet's DRA manager in `devplane node`, behind a
+ * model-free interface (dra-manager.c includes the Kubernetes model; the
+ * rest of the node includes the device model, and the two cannot meet).
+ *
+ * Plugin watcher: the registry directory is walked at start and watched
+ * with inotify; every Unix socket not starting with '.' is dialled, asked
+ * GetInfo (1 s), validated (type DRAPlugin; the first of the plugin's
+ * supported_versions that is "v1.DRAPlugin" or "v1beta1.DRAPlugin"; endpoint
+ * defaulting to the socket) and told NotifyRegistrationStatus (5 s); a
+ * failure is notified as {false, reason} and retried on the next event.
+ * Removing the socket deregisters the plugin.
+ *
+ * Pods: every rescan reads the manifest directory through the model. For a
+ * pod with spec.resourceClaims, each claim is the ResourceClaim named by
+ * resourceClaimName, or for a template the claim status.resourceClaimStatuses
+ * names, else "<pod>-<podClaimName>" (the name the tests and `devplane
+ * allocate` use), in the pod's namespace, from the same directory. When
+ * every claim has status.allocation, the claims are written to the claims
+ * directory (<claims-dir>/<ns>/<name>.yaml) and NodePrepareResources is
+ * called once per driver with all of the pod's claims of that driver not yet
+ * prepared — skipped for a driver when every result of it in the allocation
+ * carries skipNodeOperations (1.37). A failure (gRPC, a missing entry, a
+ * claim error) leaves the pod Waiting with the message and exponential
+ * backoff. When no pod uses a claim any more, NodeUnprepareResources is
+ * called (retried with backoff until it succeeds) and its file removed.
+ *
+ * Status: node_dra_status() adds draPlugins, draPods (with each container's
+ * CDI device ids and the environment those resolve to in the CDI spec
+ * directory) and draClaims to the node's status document.
+ */
+#pragma once
+
+#include "base/doc.h"
+#include "base/error.h"
+#include "grpc/loop.h"
+
+typedef struct node_dra_options {
+        const char *registry_dir;  /* required */
+        const char *manifests_dir; /* NULL: no pods */
+        const char *claims_dir;    /* NULL: claims are not written */
+        const char *cdi_dir;       /* NULL: /var/run/cdi (status env resolution) */
+        uint64_t backoff_initial_ms, backoff_max_ms;
+        void (*changed)(void *userdata); /* something to show in the status */
+        void *userdata;
+} node_dra_options;
+
+typedef struct node_dra node_dra;
+
+int node_dra_new(dp_loop *l, const node_dra_options *o, node_dra **ret, dp_error *err);
+/* Stops watching; prepared claims stay prepared (a kubelet restart does not
+ * unprepare). */
+node_dra *node_dra_free(node_dra *d);
+/* The manifest directory changed. */
+void node_dra_rescan(node_dra *d);
+/* Add the DRA keys to the status map root. 0 or -ENOMEM. */
+int node_dra_status(node_dra *d, dp_doc_set *s, dp_doc_node *root);
+uint64_t node_dra_prepare_calls(const node_dra *d);
