@@ -74,6 +74,11 @@ typedef struct dp_alloc_run {
  * input) stay taken. Errors: -EINVAL/-E2BIG for bad input (CEL, unknown
  * node) with err naming object and field, a selector's run-time error. */
 int dp_alloc_run_claims(const dp_object_list *objs, const char *node, dp_alloc_run **ret, dp_error *err);
+/* The same with a step budget per claim and node (0: DP_ALLOC_RUN_MAX_EFFORT);
+ * past it the run fails with -ETIME. */
+#define DP_ALLOC_RUN_MAX_EFFORT 50000000ULL
+int dp_alloc_run_claims_budget(const dp_object_list *objs, const char *node, uint64_t max_effort, dp_alloc_run **ret,
+                               dp_error *err);
 dp_alloc_run *dp_alloc_run_free(dp_alloc_run *r);
 DEFINE_FREEP(dp_alloc_run, dp_alloc_run_free)
 

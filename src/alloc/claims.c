@@ -6,8 +6,6 @@
 
 #include "alloc/adapter.h"
 
-#define DP_ALLOC_RUN_MAX_EFFORT 50000000ULL /* search steps per claim and node */
-
 dp_alloc_run *dp_alloc_run_free(dp_alloc_run *r) {
         if (!r) return NULL;
         for (size_t i = 0; i < r->n; i++) {
@@ -20,15 +18,15 @@ dp_alloc_run *dp_alloc_run_free(dp_alloc_run *r) {
         return NULL;
 }
 
-static int one_claim(dp_alloc_cluster *c, dp_alloc_claim_spec *cs, const char *node, dp_alloc_outcome *o,
-                     dp_error *err) {
+static int one_claim(dp_alloc_cluster *c, dp_alloc_claim_spec *cs, const char *node, uint64_t budget,
+                     dp_alloc_outcome *o, dp_error *err) {
         dp_alloc_snapshot *s = dp_alloc_cluster_snapshot(c);
         const dp_alloc_claim *cp = &cs->claim;
         dp_alloc_result *res = NULL;
         _cleanup_strbuf_ dp_strbuf why = DP_STRBUF_INIT;
         /* upstream gives a node 10 s (filterTimeout); a step budget keeps the
          * command bounded the same way, deterministically */
-        dp_alloc_options opts = {.explain = true, .max_effort = DP_ALLOC_RUN_MAX_EFFORT};
+        dp_alloc_options opts = {.explain = true, .max_effort = budget};
         int r;
         size_t ni = 0;
         if (node) {
@@ -81,7 +79,13 @@ static int one_claim(dp_alloc_cluster *c, dp_alloc_claim_spec *cs, const char *n
 }
 
 int dp_alloc_run_claims(const dp_object_list *objs, const char *node, dp_alloc_run **ret, dp_error *err) {
+        return dp_alloc_run_claims_budget(objs, node, 0, ret, err);
+}
+
+int dp_alloc_run_claims_budget(const dp_object_list *objs, const char *node, uint64_t budget, dp_alloc_run **ret,
+                               dp_error *err) {
         assert_return(objs && ret, -EINVAL);
+        if (!budget) budget = DP_ALLOC_RUN_MAX_EFFORT;
         _cleanup_(dp_alloc_cluster_freep) dp_alloc_cluster *c = NULL;
         int r = dp_alloc_cluster_new(objs, &c, err);
         if (r < 0) return r;
@@ -112,7 +116,7 @@ int dp_alloc_run_claims(const dp_object_list *objs, const char *node, dp_alloc_r
                 run->n++;
         }
         for (size_t i = 0; i < run->n && r >= 0; i++) {
-                r = one_claim(c, specs[i], node, &run->items[i], err);
+                r = one_claim(c, specs[i], node, budget, &run->items[i], err);
                 if (r >= 0 && !run->items[i].allocated) run->n_failed++;
         }
         for (size_t i = 0; i < run->n; i++) dp_alloc_claim_spec_free(specs[i]);

@@ -183,6 +183,15 @@ static void dynamic_reason(search *st, const rq *q, dp_strbuf *out) {
                 }
                 break;
         case WHY_ALL_EMPTY: dp_strbuf_puts(out, "allocationMode All found no matching device"); break;
+        case WHY_LATER: {
+                const rq *o = &st->rqs[w->c];
+                dp_strbuf_printf(out, "request %s cannot be met on this node", o->r->name);
+                if (o->r->n_subs == 1) {
+                        dp_strbuf_puts(out, ": ");
+                        static_reason(st, o, 0, out);
+                }
+                break;
+        }
         case WHY_COUNTER_BOUND: {
                 const counter *ct = &s->ctrs[w->c];
                 const counter_set *cs = NULL;

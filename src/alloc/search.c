@@ -432,7 +432,18 @@ static int prune(search *st, uint32_t qi, uint32_t remaining, size_t start, uint
         }
         for (size_t k = qi + 1; k < st->n_rqs; k++) {
                 rq *o = &st->rqs[k];
-                if (o->r->n_subs != 1 || o->r->subs[0].all || sub_blocked(o, &o->r->subs[0])) continue;
+                /* a later request none of whose entries can ever be met dooms
+                 * every branch here (a missing class, too few candidates) */
+                bool possible = false;
+                for (uint32_t sub = 0; sub < o->r->n_subs && sub < DP_ALLOC_FIRST_AVAILABLE_MAX && !possible; sub++) {
+                        const dp_alloc_subrequest *osr = &o->r->subs[sub];
+                        if (sub_blocked(o, osr)) continue;
+                        int r = build_list(st, o, sub);
+                        if (r < 0) return r;
+                        possible = osr->all ? o->subs[sub].n > 0 : o->subs[sub].n >= sub_need(osr);
+                }
+                if (!possible) return pruned(st, q, WHY_LATER, 0, 0, (uint32_t)k);
+                if (o->r->n_subs != 1 || o->r->subs[0].all) continue;
                 int r = build_list(st, o, 0);
                 if (r < 0) return r;
                 o->sub = 0;

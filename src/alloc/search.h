@@ -34,6 +34,7 @@ typedef enum {
         WHY_UNION,      /* requests together need b, a devices between them */
         WHY_ALL_EMPTY,  /* allocationMode All found no device */
         WHY_COUNTER_BOUND, /* counter c leaves room for at most a of the b devices needed */
+        WHY_LATER,      /* request c (a later one) cannot be met on this node at all */
 } why_kind;
 
 typedef struct why_rec {
