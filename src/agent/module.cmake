@@ -12,3 +12,12 @@ if(EXISTS ${PROJECT_SOURCE_DIR}/bench/v1/bench-v1.c)
   target_compile_definitions(bench-v1 PRIVATE DP_DEVPLANE_PATH="$<TARGET_FILE:devplane>")
   add_dependencies(bench-v1 devplane)
 endif()
+# The V2 node-path benchmark, bench/v2/bench-v2.c: NodePrepare/Unprepare
+# round trips against a real `devplane agent --dra` and its memory with both
+# paths on (an in-process node plays the kubelet).
+if(EXISTS ${PROJECT_SOURCE_DIR}/bench/v2/bench-v2.c)
+  add_executable(bench-v2 ${PROJECT_SOURCE_DIR}/bench/v2/bench-v2.c)
+  target_link_libraries(bench-v2 PRIVATE dp_agent dp_node PkgConfig::NGHTTP2 PkgConfig::PROTOBUFC)
+  target_compile_definitions(bench-v2 PRIVATE DP_DEVPLANE_PATH="$<TARGET_FILE:devplane>")
+  add_dependencies(bench-v2 devplane)
+endif()
