@@ -291,6 +291,8 @@ dp_sched_plan *dp_sched_plan_free(dp_sched_plan *p) {
 
 const char *dp_sched_plan_node(const dp_sched_plan *p) { return p->node; }
 
+const char *dp_sched_plan_pod_key(const dp_sched_plan *p) { return p->q->key; }
+
 typedef struct pod_claim_ref {
         const dp_resource_claim *claim; /* as the view has it */
         uint64_t rv;

@@ -196,7 +196,7 @@ static int parse_group(const dp_doc_node *g, const char *path, dp_sim_group *ret
 
 static int parse_fleet(const dp_doc_node *root, dp_sim_input *in, dp_error *err) {
         static const char *const top[] = {"apiVersion", "kind", "metadata", "spec", NULL};
-        static const char *const spec_keys[] = {"scoring", "nodeGroups", NULL};
+        static const char *const spec_keys[] = {"scoring", "schedulers", "nodeGroups", NULL};
         int r = check_keys(root, "", top, err);
         if (r < 0) return r;
         const dp_doc_node *meta = dp_doc_get(root, "metadata");
@@ -218,6 +218,15 @@ static int parse_fleet(const dp_doc_node *root, dp_sim_input *in, dp_error *err)
                         in->policy = DP_SCORE_SPREAD;
                 else
                         return bad(err, sc, "spec.scoring", "must be binpack or spread");
+        }
+        in->schedulers = 1;
+        const dp_doc_node *ns = dp_doc_get(spec, "schedulers");
+        if (ns) {
+                int64_t v = 0;
+                if (dp_doc_get_int64(ns, &v, err) < 0)
+                        return dp_error_prefix(err, "spec.schedulers (line %u)", ns->line);
+                if (v != 1 && v != 2) return bad(err, ns, "spec.schedulers", "must be 1 or 2");
+                in->schedulers = (int)v;
         }
         const dp_doc_node *gs = dp_doc_get(spec, "nodeGroups");
         if (!gs || gs->type != DP_DOC_SEQ || gs->n == 0)

@@ -213,7 +213,7 @@ static dp_doc_node *pod_doc(dp_doc_set *s, sim_run *r, sim_pod *sp) {
         const char *st = pod_state(sp);
         ADD(d, "name", dp_doc_new_str(s, sp->key));
         ADD(d, "state", dp_doc_new_str(s, st));
-        const dp_sched_pod_info *pi = dp_sched_pod(r->sched, sp->ns, sp->name);
+        const dp_sched_pod_info *pi = sim_pod_info(r, sp);
         if (sp->node) ADD(d, "node", dp_doc_new_str(s, sp->node));
         ADD(d, "model", dp_doc_new_str(s, pod_model(sp->v1_devices, v2)));
         dp_doc_node *dv = dp_doc_new_map(s);
@@ -521,7 +521,7 @@ int dp_sim_explain(const dp_sim_input *in, const char *pod, dp_strbuf *out, dp_e
         if (rr < 0) return rr;
         sim_pod *sp = sim_find_pod(r, pod);
         if (!sp) return dp_error_set(err, -ENOENT, "pod %s is not in the input", pod);
-        const dp_sched_pod_info *pi = dp_sched_pod(r->sched, sp->ns, sp->name);
+        const dp_sched_pod_info *pi = sim_pod_info(r, sp);
         const char *st = pod_state(sp);
         dp_strbuf_printf(out, "Pod %s: %s at t=%" PRId64 "s (fleet %s)\n", sp->key, st, r->end_ms / 1000,
                          in->fleet_name);

@@ -371,42 +371,57 @@ static int run_gang(dp_sched *s, qpod *first, const dp_pod_group *pg, const char
         return r < 0 ? r : placed;
 }
 
+int dp_sched_next(dp_sched *s, int64_t now_ms, const char *exclude, dp_sched_plan **ret, dp_error *err) {
+        int r = dp_sched_sync(s, now_ms);
+        if (r < 0) return r;
+        qpod *best = NULL;
+        for (size_t i = 0; i < s->n_pods; i++) {
+                qpod *q = s->pods[i];
+                if (!eligible(s, q, now_ms) || (exclude && streq(q->key, exclude))) continue;
+                if (!best || q->priority > best->priority || (q->priority == best->priority && q->seq < best->seq))
+                        best = q;
+        }
+        if (!best) return -ENOENT;
+        const char *gname = NULL;
+        const dp_pod_group *pg = gang_of(s, best, &gname);
+        if (pg) {
+                r = run_gang(s, best, pg, gname, now_ms, err);
+                return r < 0 ? r : 0;
+        }
+        r = dp_sched_plan_one(s, best, now_ms, ret, err);
+        if (r == 0) mark_failed(s, best, now_ms);
+        return r;
+}
+
+int dp_sched_commit_bind(dp_sched *s, dp_sched_plan *plan, int64_t now_ms, dp_error *err) {
+        qpod *q = plan->q;
+        int r = dp_sched_commit(s, plan, now_ms, err);
+        if (r > 0 && s->on_bind) {
+                int rr = s->on_bind(s->userdata, q->ns, q->name, err);
+                if (rr < 0) return rr;
+        }
+        return r;
+}
+
+static int count_bound(const dp_sched *s) {
+        int n = 0;
+        for (size_t i = 0; i < s->n_pods; i++)
+                n += s->pods[i]->present && s->pods[i]->info.state == DP_POD_BOUND;
+        return n;
+}
+
 int dp_sched_run(dp_sched *s, int64_t now_ms, dp_error *err) {
         int r = dp_sched_sync(s, now_ms);
         if (r < 0) return r;
-        int bound = 0;
+        int before = count_bound(s);
         for (;;) {
-                qpod *best = NULL;
-                for (size_t i = 0; i < s->n_pods; i++) {
-                        qpod *q = s->pods[i];
-                        if (!eligible(s, q, now_ms)) continue;
-                        if (!best || q->priority > best->priority ||
-                            (q->priority == best->priority && q->seq < best->seq))
-                                best = q;
-                }
-                if (!best) break;
-                const char *gname = NULL;
-                const dp_pod_group *pg = gang_of(s, best, &gname);
-                if (pg) {
-                        r = run_gang(s, best, pg, gname, now_ms, err);
-                        if (r < 0) return r;
-                        bound += r;
-                        continue;
-                }
                 dp_sched_plan *pl = NULL;
-                r = dp_sched_plan_one(s, best, now_ms, &pl, err);
+                r = dp_sched_next(s, now_ms, NULL, &pl, err);
+                if (r == -ENOENT) break;
                 if (r < 0) return r;
-                if (r == 0) {
-                        mark_failed(s, best, now_ms);
-                        continue;
-                }
-                qpod *q = pl->q;
-                r = dp_sched_commit(s, pl, now_ms, err);
-                if (r < 0) return r;
-                if (r > 0 && s->on_bind && (r = s->on_bind(s->userdata, q->ns, q->name, err)) < 0) return r;
-                bound += q->info.state == DP_POD_BOUND;
+                if (r > 0 && (r = dp_sched_commit_bind(s, pl, now_ms, err)) < 0) return r;
         }
-        return bound;
+        return count_bound(s) - before;
 }
 
 /* ---- the resourceclaim controller ---- */

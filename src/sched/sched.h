@@ -98,6 +98,14 @@ int dp_sched_plan_pod(dp_sched *s, const char *ns, const char *name, int64_t now
  * again; <0 error. Frees the plan. */
 int dp_sched_commit(dp_sched *s, dp_sched_plan *plan, int64_t now_ms, dp_error *err);
 const char *dp_sched_plan_node(const dp_sched_plan *p);
+const char *dp_sched_plan_pod_key(const dp_sched_plan *p); /* "ns/name" */
+/* The queue's next pod that may be tried at now_ms (not `exclude`, a
+ * "ns/name"): 1 with a plan; 0 when it was handled without one (it does not
+ * fit, or it was a gang, placed or not, here and now); -ENOENT when no pod
+ * is eligible; other <0 errors. */
+int dp_sched_next(dp_sched *s, int64_t now_ms, const char *exclude, dp_sched_plan **ret, dp_error *err);
+/* dp_sched_commit, then the on_bind hook when the pod was bound. */
+int dp_sched_commit_bind(dp_sched *s, dp_sched_plan *plan, int64_t now_ms, dp_error *err);
 dp_sched_plan *dp_sched_plan_free(dp_sched_plan *p);
 
 /* ---- the controllers the scheduler relies on (resourceclaim controller) ---- */

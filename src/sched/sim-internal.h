@@ -34,6 +34,7 @@ typedef struct sim_run {
         dp_sim_model force; /* 0: as written */
         dp_store *store;
         dp_sched *sched;
+        dp_sched *sched2; /* spec.schedulers: 2 */
         sim_node *nodes;
         size_t n_nodes;
         sim_pod *pods;
@@ -49,3 +50,6 @@ sim_pod *sim_find_pod(sim_run *r, const char *ref);
 sim_node *sim_find_node(sim_run *r, const char *name);
 /* The devices the pod's claims hold ("gpu-3,gpu-4"); a new string, "" when none. */
 char *sim_pod_v2_devices(sim_run *r, const sim_pod *sp);
+/* What the schedulers know of the pod: the record of the instance that tried
+ * it more often (the first on ties). */
+const dp_sched_pod_info *sim_pod_info(sim_run *r, const sim_pod *sp);

@@ -35,6 +35,7 @@ sim_run *sim_run_free(sim_run *r) {
                 pod_done(&r->pods[i]);
         free(r->pods);
         dp_sched_free(r->sched);
+        dp_sched_free(r->sched2);
         dp_store_free(r->store);
         dp_strbuf_done(&r->log);
         free(r);
@@ -458,16 +459,63 @@ static int on_bind(void *userdata, const char *ns, const char *name, dp_error *e
         dp_fmt(key, sizeof(key), "%s/%s", ns, name);
         sim_pod *sp = sim_find_pod(r, key);
         if (!sp) return 0;
-        const dp_sched_pod_info *pi = dp_sched_pod(r->sched, sp->ns, sp->name);
-        if (pi && pi->node && !sp->bound_logged) {
+        dp_object po = dp_store_get(r->store, DP_KIND_POD, sp->ns, sp->name, NULL);
+        if (po.hdr && po.pod->node_name && !sp->bound_logged) {
                 sp->bound_logged = true;
                 sp->bound_ms = r->now;
-                dp_strbuf_printf(&r->log, "t=%" PRId64 "s %s bound to %s\n", r->now / 1000, sp->key, pi->node);
+                dp_strbuf_printf(&r->log, "t=%" PRId64 "s %s bound to %s\n", r->now / 1000, sp->key, po.pod->node_name);
         }
         int rr = sync_shared(r, err);
         if (rr >= 0) rr = admit(r, sp);
         if (rr >= 0) rr = sync_shared(r, err);
         return rr < 0 ? rr : 0;
+}
+
+const dp_sched_pod_info *sim_pod_info(sim_run *r, const sim_pod *sp) {
+        const dp_sched_pod_info *a = dp_sched_pod(r->sched, sp->ns, sp->name);
+        const dp_sched_pod_info *b = r->sched2 ? dp_sched_pod(r->sched2, sp->ns, sp->name) : NULL;
+        if (b && (!a || b->attempts > a->attempts)) return b;
+        return a;
+}
+
+/* Two scheduler instances: each round, both plan from the same store before
+ * either writes (both views are stale for the second writer); the store
+ * refuses what conflicts and the loser retries after its backoff. */
+static int run_two(sim_run *r, dp_error *err) {
+        for (;;) {
+                dp_sched_plan *pa = NULL, *pb = NULL;
+                int ra = dp_sched_next(r->sched, r->now, NULL, &pa, err);
+                if (ra < 0 && ra != -ENOENT) return ra;
+                _cleanup_free_ char *ka = ra > 0 ? dp_strdup(dp_sched_plan_pod_key(pa)) : NULL;
+                if (ra > 0 && !ka) {
+                        dp_sched_plan_free(pa);
+                        return -ENOMEM;
+                }
+                int rb = dp_sched_next(r->sched2, r->now, ka, &pb, err);
+                if (rb < 0 && rb != -ENOENT) {
+                        dp_sched_plan_free(pa);
+                        return rb;
+                }
+                if (ra == -ENOENT && rb == -ENOENT) return 0;
+                if (ra > 0 && (ra = dp_sched_commit_bind(r->sched, pa, r->now, err)) < 0) {
+                        dp_sched_plan_free(pb);
+                        return ra;
+                }
+                if (rb > 0) {
+                        _cleanup_free_ char *kb = dp_strdup(dp_sched_plan_pod_key(pb));
+                        if (!kb) {
+                                dp_sched_plan_free(pb);
+                                return -ENOMEM;
+                        }
+                        dp_error cerr = DP_ERROR_INIT;
+                        rb = dp_sched_commit_bind(r->sched2, pb, r->now, &cerr);
+                        if (rb < 0) return dp_error_set(err, rb, "%s", dp_error_msg(&cerr));
+                        if (rb == 0)
+                                dp_strbuf_printf(&r->log,
+                                                 "t=%" PRId64 "s %s: second scheduler's binding rejected: %s\n",
+                                                 r->now / 1000, kb, dp_error_msg(&cerr));
+                }
+        }
 }
 
 int sim_run_new(const dp_sim_input *in, dp_sim_model force, sim_run **ret, dp_error *err) {
@@ -478,6 +526,7 @@ int sim_run_new(const dp_sim_input *in, dp_sim_model force, sim_run **ret, dp_er
         if (!(r->store = dp_store_new())) return -ENOMEM;
         dp_sched_config cfg = {.policy = in->policy, .on_bind = on_bind, .userdata = r};
         int rr = dp_sched_new(r->store, &cfg, &r->sched);
+        if (rr >= 0 && in->schedulers == 2) rr = dp_sched_new(r->store, &cfg, &r->sched2);
         if (rr < 0) return rr;
         size_t total = 0;
         for (size_t g = 0; g < in->n_groups; g++)
@@ -512,7 +561,7 @@ int sim_run_new(const dp_sim_input *in, dp_sim_model force, sim_run **ret, dp_er
                 while (next < ne && evs[next]->at_ms <= r->now)
                         if ((rr = apply_event(r, evs[next++], err)) < 0) return rr;
                 if ((rr = dp_sched_claims_from_templates(r->store, err)) < 0) return rr;
-                rr = dp_sched_run(r->sched, r->now, err);
+                rr = r->sched2 ? run_two(r, err) : dp_sched_run(r->sched, r->now, err);
                 if (rr < 0) return rr;
                 for (size_t i = 0; i < r->n_pods; i++) {
                         sim_pod *sp = &r->pods[i];
@@ -528,6 +577,10 @@ int sim_run_new(const dp_sim_input *in, dp_sim_model force, sim_run **ret, dp_er
                         return rr;
                 int64_t t_ev = next < ne ? evs[next]->at_ms : -1;
                 int64_t t_retry = dp_sched_next_retry(r->sched);
+                if (r->sched2) {
+                        int64_t t2 = dp_sched_next_retry(r->sched2);
+                        if (t2 >= 0 && (t_retry < 0 || t2 < t_retry)) t_retry = t2;
+                }
                 if (t_retry >= 0 && t_retry <= r->now) t_retry = r->now + 1000;
                 if (t_retry > last_event + SETTLE_MS) t_retry = -1;
                 int64_t t = t_ev < 0 ? t_retry : t_retry < 0 ? t_ev : DP_MIN(t_ev, t_retry);

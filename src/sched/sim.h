@@ -7,7 +7,9 @@
  *
  * Input kinds of devplane's own (apiVersion devplane.io/v1alpha1; format in
  * docs/scheduler.md):
- *   Fleet     spec.scoring (binpack|spread), spec.nodeGroups[]: name, profile
+ *   Fleet     spec.scoring (binpack|spread), spec.schedulers (1|2: two instances
+ *             that both plan before either writes, scenario 15),
+ *             spec.nodeGroups[]: name, profile
  *             (built-in hardware profile), count, model (v1|v2|both), labels,
  *             taints, agent (device plugin config, NVIDIA `version: v1` shape),
  *             dra {partitions, allowMultipleAllocations} (the DRA driver's)
@@ -61,6 +63,7 @@ typedef struct dp_sim_input {
         char *fleet_name;
         char *source; /* where the fleet came from */
         dp_score_policy policy;
+        int schedulers; /* spec.schedulers: 1, or 2 instances planning from the same reads */
         dp_sim_group *groups;
         size_t n_groups;
         dp_sim_event *events;

@@ -27,7 +27,14 @@ for f in "$DP_SOURCE_DIR"/examples/*.yaml; do
         "$DEVPLANE" simulate -f "$f" -o json | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["asWritten"]["pods"]' ||
                 fail "$f: -o json is not the report"
 done
-"$DEVPLANE" simulate -f "$DP_SOURCE_DIR/examples" -o yaml >/dev/null
+
+# scenario 15 through the binary: two schedulers with stale views, no device twice
+"$DEVPLANE" simulate -f "$DP_SOURCE_DIR/examples/two-schedulers.yaml" >"$tmp/two"
+grep -q "^default/a2  *Waiting  *v1-0" "$tmp/two" || fail "two schedulers, V1: $(cat "$tmp/two")"
+grep -q "^default/b2  *Pending" "$tmp/two" || fail "two schedulers, V2"
+"$DEVPLANE" simulate -f "$DP_SOURCE_DIR/examples/two-schedulers.yaml" -o json |
+        grep -q "second scheduler's binding rejected: device gpu.nvidia.com/v2-0/gpu-0 is already allocated" ||
+        fail "two schedulers: no rejected write"
 
 # explain: Pending with the closest nodes; a time-sliced GPU's sharers
 "$DEVPLANE" explain pod train-xl >"$tmp/x"
