@@ -513,6 +513,21 @@ int dp_sim_report(const dp_sim_input *in, dp_sim_output fmt, dp_strbuf *out, siz
 
 /* ---- explain ---- */
 
+/* What pods bound to the node ask of an extended resource (container limits). */
+static int64_t requested_on(sim_run *r, const char *node, const char *res) {
+        int64_t n = 0;
+        size_t i = 0;
+        dp_object o;
+        while (dp_store_next(r->store, DP_KIND_POD, &i, &o, NULL)) {
+                if (!streq_ptr(o.pod->node_name, node)) continue;
+                for (size_t c = 0; c < o.pod->n_containers; c++)
+                        for (size_t k = 0; k < o.pod->containers[c].n_limits; k++)
+                                if (streq(o.pod->containers[c].limits[k].name, res))
+                                        n += dp_quantity_value(&o.pod->containers[c].limits[k].value);
+        }
+        return n;
+}
+
 static bool resource_reason(const char *r) { return startswith(r, "Insufficient") || startswith(r, "cannot allocate"); }
 
 int dp_sim_explain(const dp_sim_input *in, const char *pod, dp_strbuf *out, dp_error *err) {
@@ -546,10 +561,11 @@ int dp_sim_explain(const dp_sim_input *in, const char *pod, dp_strbuf *out, dp_e
                                                         size_t cap = 0, al = 0;
                                                         const char *nm = dp_devnode_v1_resource(sn->dev, k, &cap, &al);
                                                         if (streq(nm, res) && (sn->model & DP_SIM_MODEL_V1))
-                                                                dp_strbuf_printf(out,
-                                                                                 "      %s: capacity %zu, allocatable "
-                                                                                 "%zu (unhealthy %zu)\n",
-                                                                                 nm, cap, al, cap - al);
+                                                                dp_strbuf_printf(
+                                                                        out,
+                                                                        "      %s: capacity %zu, allocatable %zu, "
+                                                                        "requested by pods on the node %" PRId64 "\n",
+                                                                        nm, cap, al, requested_on(r, sn->name, nm));
                                                 }
                                         }
                                         while (nl && nl[1]) {
