@@ -458,6 +458,10 @@ static void cycle_done(cycle *c) {
         free(c->best_allocs);
 }
 
+/* The allocator's snapshot, built on first need: pods without claims or
+ * DRA-backed extended resources never pay for it. */
+static int ensure_dra(cycle *c, dp_error *err) { return c->dra ? 0 : dp_sched_dra_new(&c->view, &c->dra, err); }
+
 /* Resolve the pod's claims; 0 with a pod-level message when one is missing. */
 static int resolve_claims(cycle *c, dp_error *err) {
         const dp_pod *p = c->pod;
@@ -484,7 +488,8 @@ static int resolve_claims(cycle *c, dp_error *err) {
                 ref->claim = cl;
                 ref->rv = rv;
                 if (!cl->allocation) {
-                        int r = dp_sched_dra_prepare(c->dra, cl, &ref->prep, err);
+                        int r = ensure_dra(c, err);
+                        if (r >= 0) r = dp_sched_dra_prepare(c->dra, cl, &ref->prep, err);
                         if (r < 0) return dp_error_prefix(err, "ResourceClaim %s/%s", c->q->ns, cn);
                 }
         }
@@ -557,7 +562,8 @@ static int try_node(cycle *c, const dp_node *n, int64_t key[2], dp_allocation_re
                 if (!c->ext_claim[mix]) {
                         c->ext_claim[mix] = ext_claim_new(c->pod, c->q->ns, c->ext, c->n_ext, via_dra);
                         if (!c->ext_claim[mix]) return -ENOMEM;
-                        int r = dp_sched_dra_prepare(c->dra, c->ext_claim[mix], &c->ext_prep[mix], err);
+                        int r = ensure_dra(c, err);
+                        if (r >= 0) r = dp_sched_dra_prepare(c->dra, c->ext_claim[mix], &c->ext_prep[mix], err);
                         if (r < 0) return r;
                 }
                 idx[n_idx++] = c->ext_prep[mix];
@@ -657,7 +663,6 @@ int dp_sched_plan_one(dp_sched *s, qpod *q, int64_t now_ms, dp_sched_plan **ret,
         q->info.attempts++;
         dp_sched_info_clear_reasons(&q->info);
         int r = build_view(s, &c.view);
-        if (r >= 0) r = dp_sched_dra_new(&c.view, &c.dra, err);
         if (r >= 0) {
                 dp_error perr = DP_ERROR_INIT;
                 r = pod_ext(c.pod, &c.ext, &c.n_ext, &perr);
