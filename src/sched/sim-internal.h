@@ -39,6 +39,8 @@ typedef struct sim_run {
         size_t n_nodes;
         sim_pod *pods;
         size_t n_pods;
+        dp_object *deferred; /* objects a Timeline `create` adds later ("Kind/[ns/]name") */
+        size_t n_deferred;
         int64_t now, end_ms;
         dp_strbuf log;
 } sim_run;

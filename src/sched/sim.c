@@ -34,6 +34,9 @@ sim_run *sim_run_free(sim_run *r) {
         for (size_t i = 0; i < r->n_pods; i++)
                 pod_done(&r->pods[i]);
         free(r->pods);
+        for (size_t i = 0; i < r->n_deferred; i++)
+                if (r->deferred[i].hdr) dp_object_free(r->deferred[i]);
+        free(r->deferred);
         dp_sched_free(r->sched);
         dp_sched_free(r->sched2);
         dp_store_free(r->store);
@@ -387,8 +390,50 @@ static int device_event(sim_run *r, const dp_sim_event *ev, dp_error *err) {
         return sync_node(r, sn, err);
 }
 
+/* "Kind/name" or "Kind/ns/name" (a kind starts with a capital; a pod
+ * reference "ns/name" or "name" does not). */
+static bool is_kind_ref(const char *ref) { return ref[0] >= 'A' && ref[0] <= 'Z' && strchr(ref, '/'); }
+
+static bool ref_matches(dp_object o, const char *ref) {
+        const dp_object_meta *m = dp_object_meta_of(o);
+        char a[1024], b[1024];
+        dp_fmt(a, sizeof(a), "%s/%s", dp_kind_name(o.hdr->kind), m->name);
+        dp_fmt(b, sizeof(b), "%s/%s/%s", dp_kind_name(o.hdr->kind), dp_store_ns_of(o), m->name);
+        return (streq(ref, a) && (!dp_kind_namespaced(o.hdr->kind) || streq(dp_store_ns_of(o), "default"))) ||
+               (dp_kind_namespaced(o.hdr->kind) && streq(ref, b));
+}
+
+static int object_event(sim_run *r, const dp_sim_event *ev, dp_error *err) {
+        if (ev->kind == DP_SIM_EV_CREATE) {
+                for (size_t i = 0; i < r->n_deferred; i++) {
+                        if (!r->deferred[i].hdr || !ref_matches(r->deferred[i], ev->pod)) continue;
+                        int rr = dp_store_add(r->store, r->deferred[i], NULL);
+                        if (rr < 0)
+                                return rr == -EEXIST
+                                               ? dp_error_set(err, -EINVAL, "Timeline: create %s: exists", ev->pod)
+                                               : rr;
+                        r->deferred[i].hdr = NULL;
+                        dp_strbuf_printf(&r->log, "t=%" PRId64 "s %s created\n", r->now / 1000, ev->pod);
+                        return 0;
+                }
+                return 0; /* created by an earlier event */
+        }
+        for (dp_kind k = DP_KIND_RESOURCE_SLICE; k <= DP_KIND_DEPLOYMENT; k++) {
+                size_t kl = strlen(dp_kind_name(k));
+                if (strncmp(ev->pod, dp_kind_name(k), kl) != 0 || ev->pod[kl] != '/') continue;
+                const char *rest = ev->pod + kl + 1, *sl = strchr(rest, '/');
+                _cleanup_free_ char *ns = sl ? dp_strndup(rest, (size_t)(sl - rest)) : NULL;
+                int rr = dp_store_delete(r->store, k, ns, sl ? sl + 1 : rest, DP_STORE_ANY_RV);
+                if (rr < 0 && rr != -ENOENT) return rr;
+                if (rr >= 0) dp_strbuf_printf(&r->log, "t=%" PRId64 "s %s deleted\n", r->now / 1000, ev->pod);
+                return 0;
+        }
+        return dp_error_set(err, -EINVAL, "Timeline: delete %s: unknown kind", ev->pod);
+}
+
 static int apply_event(sim_run *r, const dp_sim_event *ev, dp_error *err) {
         if (ev->kind == DP_SIM_EV_FAIL || ev->kind == DP_SIM_EV_RECOVER) return device_event(r, ev, err);
+        if (is_kind_ref(ev->pod)) return object_event(r, ev, err);
         sim_pod *sp = sim_find_pod(r, ev->pod);
         if (!sp)
                 return dp_error_set(err, -EINVAL, "Timeline: %s %s: no such Pod in the input",
@@ -439,7 +484,20 @@ static int load_objects(sim_run *r, dp_error *err) {
                         if (!sp->ns || !sp->name || !sp->key) rr = -ENOMEM;
                         continue;
                 }
-                rr = dp_store_add(r->store, o, NULL);
+                bool later = false;
+                for (size_t e = 0; e < in->n_events && !later; e++)
+                        later = in->events[e].kind == DP_SIM_EV_CREATE && is_kind_ref(in->events[e].pod) &&
+                                ref_matches(o, in->events[e].pod);
+                if (later) {
+                        dp_object *v = realloc(r->deferred, (r->n_deferred + 1) * sizeof(*v));
+                        if (!v)
+                                rr = -ENOMEM;
+                        else {
+                                r->deferred = v;
+                                v[r->n_deferred++] = o;
+                        }
+                } else
+                        rr = dp_store_add(r->store, o, NULL);
                 if (rr == -EEXIST) {
                         char dsc[512];
                         dp_object_describe(o, dsc, sizeof(dsc));
@@ -543,7 +601,14 @@ int sim_run_new(const dp_sim_input *in, dp_sim_model force, sim_run **ret, dp_er
         if (!evs) return -ENOMEM;
         for (size_t i = 0; i < ne; i++) {
                 evs[i] = &in->events[i];
-                if (evs[i]->kind == DP_SIM_EV_CREATE) {
+                if (evs[i]->kind == DP_SIM_EV_CREATE && is_kind_ref(evs[i]->pod)) {
+                        bool found = false;
+                        for (size_t k = 0; k < r->n_deferred && !found; k++)
+                                found = ref_matches(r->deferred[k], evs[i]->pod);
+                        if (!found)
+                                return dp_error_set(err, -EINVAL, "Timeline: create %s: no such object in the input",
+                                                    evs[i]->pod);
+                } else if (evs[i]->kind == DP_SIM_EV_CREATE) {
                         sim_pod *sp = sim_find_pod(r, evs[i]->pod);
                         if (!sp)
                                 return dp_error_set(err, -EINVAL, "Timeline: create %s: no such Pod in the input",

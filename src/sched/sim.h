@@ -16,6 +16,8 @@
  *   Timeline  spec.events[]: at (seconds, or "90s"/"5m"/"1h"), and one of
  *             create: [pod...], delete: [pod...], fail: {node, device},
  *             recover: {node, device}. Pods no event creates arrive at 0.
+ *             create/delete also take other objects as "Kind/name" or
+ *             "Kind/namespace/name" (a DeviceTaintRule arriving later).
  * Everything else is read by model/ (Pods, ResourceClaims, templates,
  * DeviceClasses, PodGroups, Namespaces, DeviceTaintRules...).
  *

@@ -9,11 +9,12 @@ conf="$DP_SHARED_DIR/conformance/dra-example-driver"
 here="$DP_SOURCE_DIR/tests/sched/conformance"
 [ -d "$conf" ] || { echo "SKIP: no $conf"; exit 0; }
 
-# check FLEET WORKLOAD 'ns/pod=STATE:dev,dev' ...
+# check FLEET[,TIMELINE] WORKLOAD 'ns/pod=STATE:dev,dev' ...
 check() {
-        local fleet=$1 wl=$2
+        local fleet=${1%%,*} wl=$2 extra=()
+        [ "$fleet" = "$1" ] || extra=(-f "$here/${1#*,}")
         shift 2
-        "$DEVPLANE" simulate -f "$here/$fleet" -f "$conf/$wl" -o json |
+        "$DEVPLANE" simulate -f "$here/$fleet" -f "$conf/$wl" "${extra[@]}" -o json |
                 python3 -c '
 import json, sys
 d = json.load(sys.stdin)
@@ -59,3 +60,8 @@ check fleet-partitions-multiple.yaml \
         gpu-allow-multiple-allocations-partitionable/gpu-allow-multiple-allocations-partitionable.yaml \
         "gpu-allow-multiple-allocations-partitionable/pod0=Running:gpu-0-partition-0" \
         "gpu-allow-multiple-allocations-partitionable/pod1=Running:gpu-0-partition-0"
+# device taints: a DeviceTaintRule keeps new pods off (NoSchedule) unless tolerated
+check fleet.yaml,timeline-taint-noschedule.yaml device-taints-tolerations/device-taint-pod-noschedule \
+        "basic-resourceclaimtemplate/pod-keeps-running=Running:gpu-0" "basic-resourceclaimtemplate/pod-no-schedule=Pending:"
+check fleet.yaml device-taints-tolerations/device-taint-pod-toleration \
+        "basic-resourceclaimtemplate/pod-without-toleration=Pending:" "basic-resourceclaimtemplate/pod-with-toleration=Running:gpu-0"
