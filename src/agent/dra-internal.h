@@ -22,6 +22,8 @@
  */
 #pragma once
 
+#include <protobuf-c/protobuf-c.h>
+
 #include "base/error.h"
 #include "dra/inventory.h"
 #include "dra/ledger.h"
@@ -52,6 +54,12 @@ DEFINE_FREEP(agent_dra, agent_dra_free)
 /* A new inventory (health changed): slices republished when they differ,
  * health streams told. Takes ownership of inv. */
 int agent_dra_update(agent_dra *d, dp_dra_inventory *inv);
+/* The reply to NodePrepareResources (prepare) or NodeUnprepareResources for
+ * a decoded request (the v1 message types; v1beta1 is the same on the wire,
+ * and v1 = false leaves share_id out). Packed into *ret (free()). -E2BIG
+ * over DP_DRA_CHECKPOINT_MAX_CLAIMS claims, -ENOMEM. Per-claim failures
+ * are in the reply. */
+int agent_dra_reply(agent_dra *d, bool prepare, bool v1, const ProtobufCMessage *req, uint8_t **ret, size_t *ret_len);
 /* Counters for tests and benchmarks. */
 int64_t agent_dra_generation(const agent_dra *d);
 uint64_t agent_dra_registrations(const agent_dra *d);

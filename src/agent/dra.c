@@ -258,15 +258,9 @@ static int fill_devices(const dp_dra_prepared_claim *pc, bool v1, pb_prep_one *o
         return 0;
 }
 
-static void on_prepare(dp_grpc_call *call, void *ud) {
-        agent_dra *d = ud;
-        const pb_prep_req *req = (const pb_prep_req *)dp_grpc_call_request_msg(call);
-        bool v1 = strncmp(dp_grpc_call_path(call), DRA_V1_PREFIX, strlen(DRA_V1_PREFIX)) == 0;
+static int prepare_reply(agent_dra *d, const pb_prep_req *req, bool v1, uint8_t **ret, size_t *ret_len) {
         size_t n = req->n_claims;
-        if (n > DP_DRA_CHECKPOINT_MAX_CLAIMS) {
-                dp_grpc_call_finishf(call, DP_GRPC_INVALID_ARGUMENT, "%zu claims: more than %d", n, DP_DRA_CHECKPOINT_MAX_CLAIMS);
-                return;
-        }
+        if (n > DP_DRA_CHECKPOINT_MAX_CLAIMS) return -E2BIG;
         dp_dra_prepared_claim *pcs = calloc(n + 1, sizeof *pcs);
         char **errs = calloc(n + 1, sizeof *errs);
         pb_device **devs = calloc(n + 1, sizeof *devs);
@@ -294,12 +288,11 @@ static void on_prepare(dp_grpc_call *call, void *ud) {
                 ents[i].value = &ones[i];
                 entp[i] = &ents[i];
         }
-        if (r < 0) dp_grpc_call_finish(call, DP_GRPC_RESOURCE_EXHAUSTED, "out of memory");
-        else {
+        if (r >= 0) {
                 pb_prep_resp resp = K8S__IO__KUBELET__PKG__APIS__DRA__V1__NODE_PREPARE_RESOURCES_RESPONSE__INIT;
                 resp.claims = entp;
                 resp.n_claims = n;
-                dp_grpc_call_reply_msg(call, &resp.base);
+                r = dp_proto_pack(&resp.base, ret, ret_len);
         }
         for (size_t i = 0; i < n && pcs; i++) dp_dra_prepared_claim_done(&pcs[i]);
         for (size_t i = 0; i < n && ones; i++) free(ones[i].devices);
@@ -311,16 +304,12 @@ static void on_prepare(dp_grpc_call *call, void *ud) {
         free(ones);
         free(ents);
         free(entp);
+        return r;
 }
 
-static void on_unprepare(dp_grpc_call *call, void *ud) {
-        agent_dra *d = ud;
-        const pb_unprep_req *req = (const pb_unprep_req *)dp_grpc_call_request_msg(call);
+static int unprepare_reply(agent_dra *d, const pb_unprep_req *req, uint8_t **ret, size_t *ret_len) {
         size_t n = req->n_claims;
-        if (n > DP_DRA_CHECKPOINT_MAX_CLAIMS) {
-                dp_grpc_call_finishf(call, DP_GRPC_INVALID_ARGUMENT, "%zu claims: more than %d", n, DP_DRA_CHECKPOINT_MAX_CLAIMS);
-                return;
-        }
+        if (n > DP_DRA_CHECKPOINT_MAX_CLAIMS) return -E2BIG;
         char **errs = calloc(n + 1, sizeof *errs);
         pb_unprep_one *ones = calloc(n + 1, sizeof *ones);
         pb_unprep_entry *ents = calloc(n + 1, sizeof *ents);
@@ -346,19 +335,54 @@ static void on_unprepare(dp_grpc_call *call, void *ud) {
                 ents[i].value = &ones[i];
                 entp[i] = &ents[i];
         }
-        if (r < 0) dp_grpc_call_finish(call, DP_GRPC_RESOURCE_EXHAUSTED, "out of memory");
-        else {
+        if (r >= 0) {
                 pb_unprep_resp resp = K8S__IO__KUBELET__PKG__APIS__DRA__V1__NODE_UNPREPARE_RESOURCES_RESPONSE__INIT;
                 resp.claims = entp;
                 resp.n_claims = n;
-                dp_grpc_call_reply_msg(call, &resp.base);
+                r = dp_proto_pack(&resp.base, ret, ret_len);
         }
         for (size_t i = 0; i < n && errs; i++) free(errs[i]);
         free(errs);
         free(ones);
         free(ents);
         free(entp);
+        return r;
 }
+
+int agent_dra_reply(agent_dra *d, bool prepare, bool v1, const ProtobufCMessage *req, uint8_t **ret, size_t *ret_len) {
+        assert_return(d && req && ret && ret_len, -EINVAL);
+        return prepare ? prepare_reply(d, (const pb_prep_req *)req, v1, ret, ret_len)
+                       : unprepare_reply(d, (const pb_unprep_req *)req, ret, ret_len);
+}
+
+static void on_node_call(dp_grpc_call *call, bool prepare) {
+        agent_dra *d = dp_grpc_call_get_userdata(call);
+        bool v1 = strncmp(dp_grpc_call_path(call), DRA_V1_PREFIX, strlen(DRA_V1_PREFIX)) == 0;
+        uint8_t *buf = NULL;
+        size_t len = 0;
+        int r = agent_dra_reply(d, prepare, v1, dp_grpc_call_request_msg(call), &buf, &len);
+        if (r == -E2BIG)
+                dp_grpc_call_finishf(call, DP_GRPC_INVALID_ARGUMENT, "more than %d claims", DP_DRA_CHECKPOINT_MAX_CLAIMS);
+        else if (r < 0)
+                dp_grpc_call_finish(call, DP_GRPC_RESOURCE_EXHAUSTED, "out of memory");
+        else if (dp_grpc_call_send(call, buf, len) < 0)
+                dp_grpc_call_finish(call, DP_GRPC_UNAVAILABLE, "cannot send");
+        else
+                dp_grpc_call_finish(call, DP_GRPC_OK, NULL);
+        free(buf);
+}
+
+static void on_prepare(dp_grpc_call *call, void *ud) {
+        dp_grpc_call_set_userdata(call, ud);
+        on_node_call(call, true);
+}
+
+static void on_unprepare(dp_grpc_call *call, void *ud) {
+        dp_grpc_call_set_userdata(call, ud);
+        on_node_call(call, false);
+}
+
+
 
 /* ---- registration ----------------------------------------------------------------- */
 

@@ -826,13 +826,44 @@ static int on_timer(dp_loop_source *s, uint64_t now, void *ud) {
 
 /* ---- status ---------------------------------------------------------------------------------- */
 
+int node_dra_cdi_env_doc(const dp_doc_node *root, const char *id, dp_doc_set *s, dp_doc_node *env) {
+        const char *eq = id ? strchr(id, '=') : NULL;
+        if (!eq || !root || !env || env->type != DP_DOC_MAP) return 0;
+        const dp_doc_node *k = dp_doc_get(root, "kind");
+        if (!k || k->type != DP_DOC_SCALAR || k->len != (size_t)(eq - id) || strncmp(k->str, id, k->len) != 0) return 0;
+        const dp_doc_node *devs = dp_doc_get(root, "devices");
+        int found = 0;
+        for (size_t i = 0; devs && devs->type == DP_DOC_SEQ && i < devs->n; i++) {
+                const dp_doc_node *nm = dp_doc_get(devs->items[i], "name");
+                if (!nm || nm->type != DP_DOC_SCALAR || !streq(nm->str, eq + 1)) continue;
+                found = 1;
+                const dp_doc_node *lists[2] = {dp_doc_get(dp_doc_get(root, "containerEdits"), "env"),
+                                               dp_doc_get(dp_doc_get(devs->items[i], "containerEdits"), "env")};
+                for (size_t li = 0; li < 2; li++)
+                        for (size_t m = 0; lists[li] && lists[li]->type == DP_DOC_SEQ && m < lists[li]->n; m++) {
+                                const dp_doc_node *v = lists[li]->items[m];
+                                if (v->type != DP_DOC_SCALAR) continue;
+                                const char *veq = strchr(v->str, '=');
+                                if (!veq || veq == v->str) continue; /* CDI: "=" required, not first */
+                                _cleanup_free_ char *key = strndup(v->str, (size_t)(veq - v->str));
+                                dp_doc_node *nv = dp_doc_new_str(s, veq + 1);
+                                if (!key || !nv) return -ENOMEM;
+                                bool replaced = false; /* later wins, as the runtime applies edits in order */
+                                for (size_t q = 0; q < env->n; q++)
+                                        if (streq(env->pairs[q].key, key)) {
+                                                env->pairs[q].value = nv;
+                                                replaced = true;
+                                        }
+                                if (!replaced && dp_doc_map_add(s, env, key, nv) < 0) return -ENOMEM;
+                        }
+        }
+        return found;
+}
+
 /* The env of CDI device `id` ("vendor/class=name") from the spec files of
- * the CDI directory: the spec's own edits, then the device's. */
+ * the CDI directory (*.json, *.yaml; a file that does not parse is skipped,
+ * as the runtime skips it). */
 static int cdi_env(const node_dra *d, const char *id, dp_doc_set *s, dp_doc_node *env) {
-        const char *eq = strchr(id, '=');
-        if (!eq) return 0;
-        _cleanup_free_ char *kind = strndup(id, (size_t)(eq - id));
-        if (!kind) return -ENOMEM;
         _cleanup_(closedir_safep) DIR *dir = opendir(d->cdi_dir);
         if (!dir) return 0;
         struct dirent *de;
@@ -844,34 +875,9 @@ static int cdi_env(const node_dra *d, const char *id, dp_doc_set *s, dp_doc_node
                 _cleanup_free_ char *path = dp_asprintf("%s/%s", d->cdi_dir, de->d_name);
                 _cleanup_(dp_doc_set_freep) dp_doc_set *f = dp_doc_set_new();
                 if (!path || !f) return -ENOMEM;
-                if (dp_doc_parse_file(f, path, NULL) < 0 || dp_doc_count(f) < 1) continue;
-                const dp_doc_node *root = dp_doc_root(f, 0);
-                const dp_doc_node *k = dp_doc_get(root, "kind");
-                if (!k || k->type != DP_DOC_SCALAR || !streq(k->str, kind)) continue;
-                const dp_doc_node *devs = dp_doc_get(root, "devices");
-                for (size_t i = 0; devs && devs->type == DP_DOC_SEQ && i < devs->n; i++) {
-                        const dp_doc_node *nm = dp_doc_get(devs->items[i], "name");
-                        if (!nm || nm->type != DP_DOC_SCALAR || !streq(nm->str, eq + 1)) continue;
-                        const dp_doc_node *lists[2] = {dp_doc_get(dp_doc_get(root, "containerEdits"), "env"),
-                                                       dp_doc_get(dp_doc_get(devs->items[i], "containerEdits"), "env")};
-                        for (size_t li = 0; li < 2; li++)
-                                for (size_t m = 0; lists[li] && lists[li]->type == DP_DOC_SEQ && m < lists[li]->n; m++) {
-                                        const dp_doc_node *v = lists[li]->items[m];
-                                        if (v->type != DP_DOC_SCALAR) continue;
-                                        const char *veq = strchr(v->str, '=');
-                                        if (!veq) continue;
-                                        _cleanup_free_ char *key = strndup(v->str, (size_t)(veq - v->str));
-                                        if (!key) return -ENOMEM;
-                                        dp_doc_node *old = dp_doc_get(env, key);
-                                        if (old) { /* later wins, as the runtime applies edits in order */
-                                                dp_doc_node *nv = dp_doc_new_str(s, veq + 1);
-                                                if (!nv) return -ENOMEM;
-                                                for (size_t q = 0; q < env->n; q++)
-                                                        if (streq(env->pairs[q].key, key)) env->pairs[q].value = nv;
-                                        } else if (dp_doc_map_add(s, env, key, dp_doc_new_str(s, veq + 1)) < 0)
-                                                return -ENOMEM;
-                                }
-                }
+                if (dp_doc_parse_file(f, path, NULL) < 0) continue;
+                for (size_t i = 0; i < dp_doc_count(f); i++)
+                        if (node_dra_cdi_env_doc(dp_doc_root(f, i), id, s, env) < 0) return -ENOMEM;
         }
         return 0;
 }

@@ -57,3 +57,8 @@ void node_dra_rescan(node_dra *d);
 /* Add the DRA keys to the status map root. 0 or -ENOMEM. */
 int node_dra_status(node_dra *d, dp_doc_set *s, dp_doc_node *root);
 uint64_t node_dra_prepare_calls(const node_dra *d);
+/* Pure: add to map env the environment one CDI spec document (a parsed
+ * file) gives CDI device `id` ("<kind>=<name>"): the spec's containerEdits.env,
+ * then the device's, later values replacing earlier ones. Returns 1 when the
+ * document defines the device, 0 when not (or id is malformed), -ENOMEM. */
+int node_dra_cdi_env_doc(const dp_doc_node *root, const char *id, dp_doc_set *s, dp_doc_node *env);
