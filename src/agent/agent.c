@@ -558,7 +558,9 @@ int dp_agent_new(dp_loop *l, const dp_agent_options *o, dp_agent **ret, dp_error
                                           .plugins_dir = o->plugins_dir,
                                           .cdi_dir = o->cdi_dir,
                                           .slices_dir = o->slices_dir,
-                                          .claims_dir = o->claims_dir};
+                                          .claims_dir = o->claims_dir,
+                                          .taint_effects = o->taint_effects,
+                                          .n_taint_effects = o->n_taint_effects};
                 if ((r = agent_dra_new(l, &dopt, a->ledger, inv, &a->dra, err)) < 0) return r;
         }
         a->v1 = !o->no_device_plugin;

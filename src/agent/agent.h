@@ -57,6 +57,8 @@ typedef struct dp_agent_options {
         const char *cdi_dir;      /* NULL: /var/run/cdi */
         const char *slices_dir;   /* NULL: slices are not written */
         const char *claims_dir;   /* NULL: claims cannot be read (every prepare fails) */
+        const char *const *taint_effects; /* "CLASS=EFFECT" (agent/dra-internal.h) */
+        size_t n_taint_effects;
 } dp_agent_options;
 
 typedef struct dp_agent dp_agent;

@@ -41,11 +41,16 @@ typedef struct agent_dra_options {
         const char *cdi_dir;      /* NULL: AGENT_DRA_DEFAULT_CDI_DIR */
         const char *slices_dir;   /* NULL: slices are not written */
         const char *claims_dir;   /* NULL: every prepare fails "no claims directory" */
+        /* Taint effect per fault class: "CLASS=EFFECT" (EFFECT NoSchedule,
+         * NoExecute, None or off; CLASS "*" sets the default, NoSchedule). */
+        const char *const *taint_effects;
+        size_t n_taint_effects;
 } agent_dra_options;
 
 typedef struct agent_dra agent_dra;
 
-/* Takes ownership of inv (also on failure). ledger is shared with the V1
+/* Takes ownership of inv (also on failure). -EINVAL (err) for a bad
+ * taint effect. ledger is shared with the V1
  * path and outlives the driver. -errno with err set. */
 int agent_dra_new(dp_loop *l, const agent_dra_options *o, dp_ledger *ledger, dp_dra_inventory *inv, agent_dra **ret,
                   dp_error *err);

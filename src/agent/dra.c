@@ -51,6 +51,9 @@ struct agent_dra {
         dp_grpc_call **streams; /* open NodeWatchResources */
         size_t n_streams, cap_streams;
         uint64_t registrations;
+        dp_dra_taint_rule *rules; /* fault_class strings owned here */
+        size_t n_rules;
+        dp_dra_taint_effect default_effect;
 };
 
 /* ---- slices ---------------------------------------------------------------- */
@@ -74,6 +77,9 @@ static int write_slices(agent_dra *d) {
 
 static int publish(agent_dra *d, bool force) {
         dp_dra_slice_options so = DP_DRA_SLICE_OPTIONS_INIT;
+        so.rules = d->rules;
+        so.n_rules = d->n_rules;
+        so.default_effect = d->default_effect;
         dp_error e = DP_ERROR_INIT;
         int r = dp_dra_publisher_update(d->pub, d->inv, &so, &e);
         if (r < 0) {
@@ -535,6 +541,23 @@ int agent_dra_new(dp_loop *l, const agent_dra_options *o, dp_ledger *ledger, dp_
             !d->pub)
                 return -ENOMEM;
         int r;
+        d->rules = calloc(o->n_taint_effects + 1, sizeof *d->rules);
+        if (!d->rules) return -ENOMEM;
+        for (size_t i = 0; i < o->n_taint_effects; i++) {
+                const char *eq = strchr(o->taint_effects[i], '=');
+                dp_dra_taint_effect eff;
+                if (!eq || eq == o->taint_effects[i] || dp_dra_taint_effect_from_string(eq + 1, &eff) < 0)
+                        return dp_error_set(err, -EINVAL,
+                                            "taint effect \"%s\": expected CLASS=EFFECT with EFFECT NoSchedule, NoExecute, None or off",
+                                            o->taint_effects[i]);
+                if (eq - o->taint_effects[i] == 1 && o->taint_effects[i][0] == '*') {
+                        d->default_effect = eff;
+                        continue;
+                }
+                char *cls = strndup(o->taint_effects[i], (size_t)(eq - o->taint_effects[i]));
+                if (!cls) return -ENOMEM;
+                d->rules[d->n_rules++] = (dp_dra_taint_rule){cls, eff};
+        }
         const char *dirs[] = {d->registry_dir, d->state_dir, d->cdi_dir, d->slices_dir};
         for (size_t i = 0; i < ELEMENTSOF(dirs); i++)
                 if (dirs[i] && (r = mkdir_p(dirs[i], 0750)) < 0) return dp_error_errno(err, r, "create %s", dirs[i]);
@@ -599,6 +622,8 @@ agent_dra *agent_dra_free(agent_dra *d) {
         free(d->cdi_dir);
         free(d->slices_dir);
         free(d->claims_dir);
+        for (size_t i = 0; i < d->n_rules; i++) free((char *)d->rules[i].fault_class);
+        free(d->rules);
         free(d);
         return NULL;
 }

@@ -14,7 +14,8 @@ static void agent_usage(FILE *f) {
                    "                      [--backend mock|pci|devglob|nvml] [--backend-config FILE]\n"
                    "                      [--sysfs-root DIR] [--dev-root DIR] [--nvml-library PATH]\n"
                    "                      [--dra [--no-device-plugin] [--registry-dir DIR] [--plugins-dir DIR]\n"
-                   "                       [--cdi-dir DIR] [--slices-dir DIR] [--claims-dir DIR]]\n"
+                   "                       [--cdi-dir DIR] [--slices-dir DIR] [--claims-dir DIR]\n"
+                   "                       [--taint-effect CLASS=NoSchedule|NoExecute|None|off]...]\n"
                    "       devplane agent health [--state-dir DIR] set DEVICE healthy|unhealthy\n\n"
                    "A Device Plugin (v1beta1) over a backend (mock by default; nvml reads\n"
                    "$DP_NVML_LIBRARY when --nvml-library is not given): one socket per resource name in the\n"
@@ -24,7 +25,9 @@ static void agent_usage(FILE *f) {
                    "<plugins-dir>/<driver>/dra.sock (default /var/lib/kubelet/plugins), registered through\n"
                    "<registry-dir>/<driver>-reg.sock (default /var/lib/kubelet/plugins_registry), CDI specs in\n"
                    "--cdi-dir (default /var/run/cdi), ResourceSlices written to --slices-dir, claims read from\n"
-                   "--claims-dir/<namespace>/<name>.yaml.\n"
+                   "--claims-dir/<namespace>/<name>.yaml. Unhealthy devices are tainted <driver>/<fault class>\n"
+                   "(unhealthy, xid-79, gpu-lost, missing) with NoSchedule unless --taint-effect says otherwise\n"
+                   "(CLASS * sets the default).\n"
                    "`health set` marks a device (id or uuid) unhealthy or healthy again; a running agent\n"
                    "with the same --state-dir reports it at once.\n");
 }
@@ -84,6 +87,8 @@ static int cmd_agent_health(int argc, char **argv) {
 static int cmd_agent(int argc, char **argv) {
         if (argc > 1 && streq(argv[1], "health")) return cmd_agent_health(argc - 1, argv + 1);
         dp_agent_options o = {.plugin_dir = "/var/lib/kubelet/device-plugins"};
+        const char *taints[32];
+        size_t n_taints = 0;
         bool verbose = false;
         static const struct option opts[] = {{"plugin-dir", required_argument, NULL, 'd'},
                                              {"profile", required_argument, NULL, 'p'},
@@ -102,6 +107,7 @@ static int cmd_agent(int argc, char **argv) {
                                              {"cdi-dir", required_argument, NULL, 1004},
                                              {"slices-dir", required_argument, NULL, 1005},
                                              {"claims-dir", required_argument, NULL, 1006},
+                                             {"taint-effect", required_argument, NULL, 1007},
                                              {"verbose", no_argument, NULL, 'v'},
                                              {"help", no_argument, NULL, 'h'},
                                              {}};
@@ -134,6 +140,13 @@ static int cmd_agent(int argc, char **argv) {
                 case 1004: o.cdi_dir = optarg; break;
                 case 1005: o.slices_dir = optarg; break;
                 case 1006: o.claims_dir = optarg; break;
+                case 1007:
+                        if (n_taints >= ELEMENTSOF(taints)) {
+                                fprintf(stderr, "devplane agent: more than %zu --taint-effect flags\n", ELEMENTSOF(taints));
+                                return 2;
+                        }
+                        taints[n_taints++] = optarg;
+                        break;
                 case 'v': verbose = true; break;
                 case 'h': agent_usage(stdout); return 0;
                 default: agent_usage(stderr); return 2;
@@ -143,6 +156,8 @@ static int cmd_agent(int argc, char **argv) {
                 fprintf(stderr, "devplane agent: unexpected argument '%s'\n", argv[optind]);
                 return 2;
         }
+        o.taint_effects = taints;
+        o.n_taint_effects = n_taints;
         if (o.no_device_plugin && !o.dra) {
                 fprintf(stderr, "devplane agent: --no-device-plugin without --dra leaves nothing to serve\n");
                 return 2;

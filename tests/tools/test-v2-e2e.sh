@@ -195,5 +195,16 @@ YAML
 mv "$MF/.wait.tmp" "$MF/wait.yaml"
 wait_status "dra-pod default/waiter phase=Waiting" "dra-pod-message default/waiter ResourceClaim default/nowhere not found"
 pass "pod with a missing claim waits: ResourceClaim default/nowhere not found"
+# Kubelet restart: the new node walks the registry, registers the driver
+# again and prepares the pods' claims again; the driver answers from its
+# checkpoint, so the containers see the same GPUs.
+stop "$NODE_PID"
+"$DEVPLANE" node --plugin-dir "$PD" --manifests "$MF" --node-name node-a --backoff-initial-ms 100 \
+        --backoff-max-ms 400 --registry-dir "$REG" --claims-dir "$CL" --cdi-dir "$CDI" >>"$T/node.log" 2>&1 &
+NODE_PID=$!
+PIDS+=("$NODE_PID")
+wait_status "node node-a running pid=$NODE_PID" "dra-plugin gpu.example.com registered" "dra-pod $NS/pod0 phase=Prepared"
+[ "$(dra_env $NS/pod0/ctr1 GPU_DEVICE_0)" = "$A" ] || fail "after the restart ctr1 sees $(dra_env $NS/pod0/ctr1 GPU_DEVICE_0), not $A"
+pass "node restarted: driver registered again, claims prepared again (idempotent), ctr1 still sees $A"
 stop "$AGENT_PID"
 stop "$NODE_PID"

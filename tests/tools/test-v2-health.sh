@@ -4,7 +4,8 @@
 # `devplane node` as the kubelet for V1 and as the plugin watcher for V2. An
 # injected critical Xid 79 lowers V1 allocatable and taints the GPU in the
 # next ResourceSlice generation (gpu.nvidia.com/xid-79); an ignored Xid 13
-# does neither; recovery (the operator override) clears both.
+# does neither; recovery (the operator override) clears both. The effect is
+# configured per fault class (--taint-effect xid-79=NoExecute).
 #
 # The agent handles a backend event in one callback: the V1 lists are queued
 # and the slices file written before the callback returns, so once the node
@@ -37,7 +38,7 @@ G1=GPU-0000bbbb-a100-4000-8000-000000000001
 
 start_node --registry-dir "$REG" --claims-dir "$T/claims" --cdi-dir "$T/cdi"
 start_agent --backend nvml --backend-config "$T/backend.yaml" --dra --registry-dir "$REG" \
-        --plugins-dir "$T/kplugins" --cdi-dir "$T/cdi" --slices-dir "$SL" --claims-dir "$T/claims"
+        --plugins-dir "$T/kplugins" --cdi-dir "$T/cdi" --slices-dir "$SL" --claims-dir "$T/claims" --taint-effect xid-79=NoExecute
 wait_status "resource $R capacity=2 allocatable=2" "dra-plugin gpu.nvidia.com registered"
 S=$SL/node-a-gpu.nvidia.com.yaml
 grep -q 'generation: 1' "$S" || fail "first slices should be generation 1"
@@ -49,8 +50,8 @@ echo "1 xid 79" >>"$T/events"
 wait_status "resource $R capacity=2 allocatable=1" "device $R $G1 Unhealthy"
 grep -q 'generation: 2' "$S" || fail "expected generation 2: $(grep generation "$S" | head -1)"
 [ "$(grep -c 'key: gpu.nvidia.com/xid-79' "$S")" = 1 ] || fail "expected one xid-79 taint: $(grep -A3 taints "$S")"
-grep -q 'effect: NoSchedule' "$S" || fail "taint effect"
-pass "Xid 79 on GPU 1: V1 allocatable 1, slice generation 2 with taint gpu.nvidia.com/xid-79 (Xid 13 ignored)"
+grep -q 'effect: NoExecute' "$S" || fail "taint effect: $(grep -A3 taints "$S")"
+pass "Xid 79 on GPU 1: V1 allocatable 1, slice generation 2 with taint gpu.nvidia.com/xid-79 NoExecute (Xid 13 ignored)"
 
 "$DEVPLANE" agent health --state-dir "$ST" set "$G1" healthy
 wait_status "resource $R capacity=2 allocatable=2"
@@ -58,3 +59,11 @@ grep -q 'generation: 3' "$S" || fail "expected generation 3"
 ! grep -q 'taints' "$S" || fail "taint left after recovery"
 pass "recovery: V1 allocatable 2, slice generation 3 without taints"
 stop "$AGENT_PID"
+
+set +e
+"$DEVPLANE" agent --plugin-dir "$PD" --state-dir "$ST" --dra --registry-dir "$REG" --plugins-dir "$T/kplugins" \
+        --cdi-dir "$T/cdi" --taint-effect xid-79=Sometimes >"$T/bad.log" 2>&1
+rc=$?
+set -e
+[ $rc -eq 2 ] && grep -q 'expected CLASS=EFFECT' "$T/bad.log" || fail "bad --taint-effect: exit $rc: $(cat "$T/bad.log")"
+pass "bad --taint-effect refused (exit 2)"
