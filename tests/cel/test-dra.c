@@ -382,11 +382,11 @@ TEST(deep_operator_chains) {
         /* long chains parse without parser recursion; the tree depth is capped */
         char buf[DP_CEL_MAX_EXPR_LEN + 1];
         size_t n = 0;
-        for (int i = 0; i < 900; i++) n += (size_t)snprintf(buf + n, sizeof buf - n, "1+");
-        n += (size_t)snprintf(buf + n, sizeof buf - n, "1 == 901");
+        for (int i = 0; i < 380; i++) n += (size_t)snprintf(buf + n, sizeof buf - n, "1+");
+        n += (size_t)snprintf(buf + n, sizeof buf - n, "1 == 381");
         expect_match(buf, 1);
         n = 0;
-        for (int i = 0; i < 900; i++) buf[n++] = '!';
+        for (int i = 0; i < 380; i++) buf[n++] = '!';
         memcpy(buf + n, "true", 5);
         expect_match(buf, 1);
         n = 0;
