@@ -13,9 +13,9 @@
 #include "agent/dra-internal.h"
 #include "proto/proto.h"
 
-#define CHECK(x) \
-        do { \
-                if (!(x)) abort(); \
+#define CHECK(x)                                                                                                       \
+        do {                                                                                                           \
+                if (!(x)) abort();                                                                                     \
         } while (0)
 
 static agent_dra *drv;
@@ -30,9 +30,11 @@ static void put(const char *dir, const char *name, const char *uid, const char *
         FILE *f = fopen(path, "we");
         CHECK(f);
         fprintf(f,
-                "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: %s, namespace: default, uid: %s}\n"
+                "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: %s, namespace: default, uid: "
+                "%s}\n"
                 "spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com}}]}}\n"
-                "status: {allocation: {devices: {results: [{request: gpu, driver: gpu.example.com, pool: fuzz, device: %s%s}]}}}\n",
+                "status: {allocation: {devices: {results: [{request: gpu, driver: gpu.example.com, pool: fuzz, device: "
+                "%s%s}]}}}\n",
                 name, uid, dev, extra);
         fclose(f);
 }
@@ -59,8 +61,8 @@ static void setup(void) {
         snprintf(reg, sizeof reg, "%s/reg", dir);
         snprintf(plugins, sizeof plugins, "%s/plugins", dir);
         snprintf(cdi, sizeof cdi, "%s/cdi", dir);
-        agent_dra_options o = {.node_name = "fuzz", .registry_dir = reg, .plugins_dir = plugins, .cdi_dir = cdi,
-                               .claims_dir = claims};
+        agent_dra_options o = {
+                .node_name = "fuzz", .registry_dir = reg, .plugins_dir = plugins, .cdi_dir = cdi, .claims_dir = claims};
         CHECK(agent_dra_new(loop, &o, ledger, inv, &drv, NULL) >= 0);
 }
 

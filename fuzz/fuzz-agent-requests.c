@@ -8,9 +8,9 @@
 #include "devices/profile.h"
 
 /* Checked in every build type (assert() vanishes under NDEBUG). */
-#define CHECK(x) \
-        do { \
-                if (!(x)) abort(); \
+#define CHECK(x)                                                                                                       \
+        do {                                                                                                           \
+                if (!(x)) abort();                                                                                     \
         } while (0)
 
 static dp_agent *agents[2];
@@ -36,14 +36,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         const char *res = a->plan->resources[(data[0] >> 1) % a->plan->n_resources].name;
         bool preferred = data[0] & 0x80;
         ProtobufCMessage *m = NULL;
-        const ProtobufCMessageDescriptor *d = preferred ? &v1beta1__preferred_allocation_request__descriptor
-                                                        : &v1beta1__allocate_request__descriptor;
+        const ProtobufCMessageDescriptor *d =
+                preferred ? &v1beta1__preferred_allocation_request__descriptor : &v1beta1__allocate_request__descriptor;
         if (dp_proto_unpack(d, data + 1, size - 1, &m) < 0) return 0;
         uint8_t *out = NULL;
         size_t len = 0;
         dp_error e = DP_ERROR_INIT;
-        int r = preferred ? agent_preferred_reply(a, res, (const V1beta1__PreferredAllocationRequest *)m, &out, &len, &e)
-                          : agent_allocate_reply(a, res, (const V1beta1__AllocateRequest *)m, &out, &len, &e);
+        int r = preferred
+                        ? agent_preferred_reply(a, res, (const V1beta1__PreferredAllocationRequest *)m, &out, &len, &e)
+                        : agent_allocate_reply(a, res, (const V1beta1__AllocateRequest *)m, &out, &len, &e);
         if (r == 0) {
                 ProtobufCMessage *back = NULL;
                 const ProtobufCMessageDescriptor *rd = preferred ? &v1beta1__preferred_allocation_response__descriptor

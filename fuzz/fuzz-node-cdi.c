@@ -8,9 +8,9 @@
 #include "base/doc.h"
 #include "node/dra-manager.h"
 
-#define CHECK(x) \
-        do { \
-                if (!(x)) abort(); \
+#define CHECK(x)                                                                                                       \
+        do {                                                                                                           \
+                if (!(x)) abort();                                                                                     \
         } while (0)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -25,7 +25,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                         CHECK(node_dra_cdi_env_doc(root, "k8s.gpu.example.com/gpu=uid-gpu-0", s, env) >= 0);
                         const dp_doc_node *k = dp_doc_get(root, "kind");
                         const dp_doc_node *devs = dp_doc_get(root, "devices");
-                        const dp_doc_node *nm = devs && devs->type == DP_DOC_SEQ && devs->n ? dp_doc_get(devs->items[0], "name") : NULL;
+                        const dp_doc_node *nm =
+                                devs && devs->type == DP_DOC_SEQ && devs->n ? dp_doc_get(devs->items[0], "name") : NULL;
                         if (k && k->type == DP_DOC_SCALAR && nm && nm->type == DP_DOC_SCALAR) {
                                 char *id = dp_asprintf("%s=%s", k->str, nm->str);
                                 CHECK(id);

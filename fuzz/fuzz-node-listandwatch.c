@@ -11,9 +11,9 @@
 #include "proto/proto.h"
 
 /* Checked in every build type (assert() vanishes under NDEBUG). */
-#define CHECK(x) \
-        do { \
-                if (!(x)) abort(); \
+#define CHECK(x)                                                                                                       \
+        do {                                                                                                           \
+                if (!(x)) abort();                                                                                     \
         } while (0)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -44,10 +44,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 snprintf(ctr, sizeof ctr, "c%zu", c);
                 size_t needed;
                 const char **avail = NULL, **chosen = NULL;
-                if (dp_devmgr_candidates(dm, "pod", ctr, "example.com/gpu", sep[1 + c] % 8 + 1, &needed, &avail, NULL) < 0)
+                if (dp_devmgr_candidates(dm, "pod", ctr, "example.com/gpu", sep[1 + c] % 8 + 1, &needed, &avail, NULL) <
+                    0)
                         continue;
                 if (dp_devmgr_choose(avail, needed, NULL, 0, &chosen) == 0) {
-                        for (size_t i = 0; chosen[i]; i++) CHECK(!dp_devmgr_in_use(dm, "example.com/gpu", chosen[i]));
+                        for (size_t i = 0; chosen[i]; i++)
+                                CHECK(!dp_devmgr_in_use(dm, "example.com/gpu", chosen[i]));
                         dp_devmgr_commit(dm, "pod", ctr, "example.com/gpu", chosen, (const uint8_t *)"x", 1);
                 }
                 free(avail);

@@ -5,9 +5,9 @@
 #include "node/pods.h"
 
 /* Checked in every build type (assert() vanishes under NDEBUG). */
-#define CHECK(x) \
-        do { \
-                if (!(x)) abort(); \
+#define CHECK(x)                                                                                                       \
+        do {                                                                                                           \
+                if (!(x)) abort();                                                                                     \
         } while (0)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -23,7 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                                 for (size_t c = 0; c < p->n_containers; c++)
                                         for (size_t r = 0; r < p->containers[c].n_req; r++)
                                                 CHECK(p->containers[c].req[r].count > 0 &&
-                                                       p->containers[c].req[r].count <= DP_NODE_MAX_REQUEST);
+                                                      p->containers[c].req[r].count <= DP_NODE_MAX_REQUEST);
                         } else {
                                 CHECK(e.msg[0]);
                         }

@@ -58,16 +58,17 @@ static long status_kib(pid_t pid, const char *file, const char *key) {
 
 static void row(const char *name, uint64_t *v, size_t n) {
         qsort(v, n, sizeof *v, cmp_u64);
-        printf("| %-40s | %9.1f | %9.1f | %9.1f | %9.1f | %5zu |\n", name, (double)pct(v, n, 0.5), (double)pct(v, n, 0.9),
-               (double)pct(v, n, 0.99), (double)v[n - 1], n);
+        printf("| %-40s | %9.1f | %9.1f | %9.1f | %9.1f | %5zu |\n", name, (double)pct(v, n, 0.5),
+               (double)pct(v, n, 0.9), (double)pct(v, n, 0.99), (double)v[n - 1], n);
 }
 
 static int call(dp_grpc_channel *ch, const char *path, const ProtobufCMessage *req, const char *uid) {
         _cleanup_grpc_reply_ dp_grpc_reply rep = DP_GRPC_REPLY_INIT;
         dp_error e = DP_ERROR_INIT;
-        const ProtobufCMessageDescriptor *t = strstr(path, "Unprepare")
-                                                      ? &k8s__io__kubelet__pkg__apis__dra__v1__node_unprepare_resources_response__descriptor
-                                                      : &k8s__io__kubelet__pkg__apis__dra__v1__node_prepare_resources_response__descriptor;
+        const ProtobufCMessageDescriptor *t =
+                strstr(path, "Unprepare")
+                        ? &k8s__io__kubelet__pkg__apis__dra__v1__node_unprepare_resources_response__descriptor
+                        : &k8s__io__kubelet__pkg__apis__dra__v1__node_prepare_resources_response__descriptor;
         int r = dp_grpc_channel_call_sync_msg(ch, path, req, t, 45ull * 1000 * 1000, &rep, &e);
         if (r < 0) {
                 fprintf(stderr, "bench-v2: %s: %s\n", path, dp_error_msg(&e));
@@ -75,7 +76,8 @@ static int call(dp_grpc_channel *ch, const char *path, const ProtobufCMessage *r
         }
         if (!strstr(path, "Unprepare")) {
                 const K8s__Io__Kubelet__Pkg__Apis__Dra__V1__NodePrepareResourcesResponse *m = (const void *)rep.msg;
-                if (m->n_claims != 1 || !streq(m->claims[0]->key, uid) || (m->claims[0]->value->error && *m->claims[0]->value->error)) {
+                if (m->n_claims != 1 || !streq(m->claims[0]->key, uid) ||
+                    (m->claims[0]->value->error && *m->claims[0]->value->error)) {
                         fprintf(stderr, "bench-v2: prepare %s: %s\n", uid,
                                 m->n_claims ? m->claims[0]->value->error : "no entry");
                         exit(1);
@@ -106,7 +108,8 @@ int main(int argc, char **argv) {
                         "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\n"
                         "metadata: {name: c%zu, namespace: default, uid: uid-%zu}\n"
                         "spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com}}]}}\n"
-                        "status: {allocation: {devices: {results: [{request: gpu, driver: gpu.example.com, pool: bench, device: gpu-%zu}]}}}\n",
+                        "status: {allocation: {devices: {results: [{request: gpu, driver: gpu.example.com, pool: "
+                        "bench, device: gpu-%zu}]}}}\n",
                         i, i, i % 8);
                 fclose(out);
         }
@@ -125,9 +128,28 @@ int main(int argc, char **argv) {
         if (pid == 0) {
                 int fd = open("/dev/null", O_WRONLY);
                 if (fd >= 0) dup2(fd, 2);
-                const char *av[] = {DP_DEVPLANE_PATH, "agent", "--plugin-dir", p[0], "--state-dir", p[1], "--node-name",
-                                    "bench", "--profile", "example-gpu", "--dra", "--registry-dir", p[2], "--plugins-dir",
-                                    p[3], "--cdi-dir", p[4], "--slices-dir", p[5], "--claims-dir", p[6], NULL};
+                const char *av[] = {DP_DEVPLANE_PATH,
+                                    "agent",
+                                    "--plugin-dir",
+                                    p[0],
+                                    "--state-dir",
+                                    p[1],
+                                    "--node-name",
+                                    "bench",
+                                    "--profile",
+                                    "example-gpu",
+                                    "--dra",
+                                    "--registry-dir",
+                                    p[2],
+                                    "--plugins-dir",
+                                    p[3],
+                                    "--cdi-dir",
+                                    p[4],
+                                    "--slices-dir",
+                                    p[5],
+                                    "--claims-dir",
+                                    p[6],
+                                    NULL};
                 execv(DP_DEVPLANE_PATH, (char **)av);
                 _exit(127);
         }
@@ -188,8 +210,10 @@ int main(int argc, char **argv) {
         uname(&u);
         printf("devplane %s V2 (DRA) node path benchmark%s\n", DP_VERSION, quick ? " (--quick)" : "");
         printf("machine: Linux %s %s, %ld CPUs online\n\n", u.release, u.machine, sysconf(_SC_NPROCESSORS_ONLN));
-        printf("| %-40s | %9s | %9s | %9s | %9s | %5s |\n", "round trip (microseconds)", "median", "p90", "p99", "max", "runs");
-        printf("|------------------------------------------|-----------|-----------|-----------|-----------|-------|\n");
+        printf("| %-40s | %9s | %9s | %9s | %9s | %5s |\n", "round trip (microseconds)", "median", "p90", "p99", "max",
+               "runs");
+        printf("|------------------------------------------|-----------|-----------|-----------|-----------|-------|"
+               "\n");
         row("NodePrepareResources (1 claim, 1 GPU)", prep, n);
         row("NodeUnprepareResources (1 claim)", unprep, n);
         printf("\n| %-40s | %9s | %9s | %9s |\n", "agent memory, KiB (V1 + V2 on)", "VmRSS", "RssAnon", "VmHWM");
@@ -203,7 +227,8 @@ int main(int argc, char **argv) {
         dp_loop_free(l);
         free(prep);
         free(unprep);
-        for (size_t i = 0; i < ELEMENTSOF(names); i++) free(p[i]);
+        for (size_t i = 0; i < ELEMENTSOF(names); i++)
+                free(p[i]);
         _cleanup_free_ char *rm = dp_asprintf("rm -rf '%s'", dir);
         if (rm && system(rm) != 0) fprintf(stderr, "bench-v2: could not remove %s\n", dir);
         return 0;

@@ -45,10 +45,10 @@ struct dp_agent {
         dp_loop_source *dir_watch;
         dp_loop_source *state_watch;
         uint64_t registrations;
-        bool v1;             /* the Device Plugin path is served */
-        dp_ledger *ledger;   /* V1 + V2 hand-outs; NULL without --dra */
-        agent_dra *dra;      /* NULL without --dra */
-        char **v1_holders;   /* ledger holders the V1 path created */
+        bool v1;           /* the Device Plugin path is served */
+        dp_ledger *ledger; /* V1 + V2 hand-outs; NULL without --dra */
+        agent_dra *dra;    /* NULL without --dra */
+        char **v1_holders; /* ledger holders the V1 path created */
         size_t n_v1_holders;
         uint64_t v1_seq;
 };

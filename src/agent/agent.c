@@ -107,8 +107,10 @@ int dp_agent_health_set(const char *state_dir, const char *id, dp_health h, dp_e
                      line = strtok_r(NULL, "\n", &save))
                         found = streq(line, id);
                 if (!found)
-                        return dp_error_set(err, -ENOENT, "unknown device \"%s\": the agent using %s has no such device id or uuid (see %s)",
-                                            id, state_dir, devices_path);
+                        return dp_error_set(
+                                err, -ENOENT,
+                                "unknown device \"%s\": the agent using %s has no such device id or uuid (see %s)", id,
+                                state_dir, devices_path);
         }
         _cleanup_free_ char *old = NULL;
         size_t olen = 0;
@@ -127,7 +129,8 @@ static int write_devices_file(dp_agent *a) {
         for (size_t i = 0; i < a->set->n_devices; i++) {
                 const dp_device *d = &a->set->devices[i];
                 dp_strbuf_printf(&sb, "%s\n%s\n", d->id, d->uuid);
-                for (size_t k = 0; k < d->n_migs; k++) dp_strbuf_printf(&sb, "%s\n%s\n", d->migs[k].id, d->migs[k].uuid);
+                for (size_t k = 0; k < d->n_migs; k++)
+                        dp_strbuf_printf(&sb, "%s\n%s\n", d->migs[k].id, d->migs[k].uuid);
         }
         if (dp_strbuf_failed(&sb)) return -ENOMEM;
         dp_error e = DP_ERROR_INIT;
@@ -144,7 +147,8 @@ static int apply_health_file(dp_agent *a, bool at_start) {
         size_t len = 0;
         if (!path) return -ENOMEM;
         int r = read_small_file(path, &buf, &len);
-        if (r == -ENOENT) len = 0;
+        if (r == -ENOENT)
+                len = 0;
         else if (r < 0) {
                 log_error("health file %s: %s; health unchanged", path, strerror(-r));
                 return r;
@@ -191,11 +195,12 @@ static void plugin_register(plugin *p) {
         int r = dp_grpc_channel_connect_unix(a->loop, ks, &p->reg_ch);
         if (r < 0) {
                 if (r == -ECONNREFUSED && p->retries < REGISTER_RETRY_MAX) {
-                        dp_loop_source_set_time(p->retry, dp_loop_now() + ((uint64_t)REGISTER_RETRY_FIRST_USEC << p->retries));
+                        dp_loop_source_set_time(p->retry,
+                                                dp_loop_now() + ((uint64_t)REGISTER_RETRY_FIRST_USEC << p->retries));
                         p->retries++;
                 } else if (r != -ENOENT) {
-                        log_warning("Register %s: cannot connect to %s: %s; waiting for it to be re-created", p->resource,
-                                    ks, strerror(-r));
+                        log_warning("Register %s: cannot connect to %s: %s; waiting for it to be re-created",
+                                    p->resource, ks, strerror(-r));
                 }
                 return;
         }
@@ -234,7 +239,8 @@ static int plugin_listen(plugin *p) {
 }
 
 static void plugin_drop_streams(plugin *p) {
-        for (size_t i = 0; i < p->n_streams; i++) dp_grpc_call_finish(p->streams[i], DP_GRPC_OK, NULL);
+        for (size_t i = 0; i < p->n_streams; i++)
+                dp_grpc_call_finish(p->streams[i], DP_GRPC_OK, NULL);
         p->n_streams = 0;
 }
 
@@ -296,14 +302,16 @@ static void plugin_restart(plugin *p) {
 
 static int on_plugin_dir_event(dp_loop_source *s, const struct inotify_event *ev, void *ud) {
         dp_agent *a = ud;
-        if (ev->len && streq(ev->name, DP_CHECKPOINT_FILE_NAME) && (ev->mask & (IN_MOVED_TO | IN_CLOSE_WRITE | IN_DELETE))) {
+        if (ev->len && streq(ev->name, DP_CHECKPOINT_FILE_NAME) &&
+            (ev->mask & (IN_MOVED_TO | IN_CLOSE_WRITE | IN_DELETE))) {
                 v1_sync_checkpoint(a);
                 return 0;
         }
         if (!ev->len || !streq(ev->name, "kubelet.sock") || !a->v1) return 0;
         if (ev->mask & IN_CREATE) {
                 log_info("kubelet.sock created: kubelet (re)started, registering again");
-                for (size_t i = 0; i < a->n_plugins; i++) plugin_restart(a->plugins[i]);
+                for (size_t i = 0; i < a->n_plugins; i++)
+                        plugin_restart(a->plugins[i]);
         } else if (ev->mask & IN_DELETE) {
                 log_info("kubelet.sock removed: waiting for the kubelet to come back");
         }
@@ -321,7 +329,8 @@ static int build_inventory(dp_agent *a, dp_dra_inventory **ret, dp_error *err) {
         if (!faults) return -ENOMEM;
         size_t k = 0;
         for (size_t i = 0; i < nf; i++) {
-                if (!dp_device_set_find(a->set, fe[i].device) && !dp_device_set_find_mig(a->set, fe[i].device)) continue;
+                if (!dp_device_set_find(a->set, fe[i].device) && !dp_device_set_find_mig(a->set, fe[i].device))
+                        continue;
                 faults[k].device = fe[i].device;
                 faults[k].fault_class = fe[i].fault_class;
                 k++;
@@ -394,7 +403,8 @@ int agent_v1_hold(dp_agent *a, const char *resource, const V1beta1__AllocateRequ
         if (!a->ledger) return 0;
         for (size_t i = 0; i < req->n_container_requests; i++) {
                 const V1beta1__ContainerAllocateRequest *q = req->container_requests[i];
-                _cleanup_free_ char *holder = dp_asprintf("Allocate #%llu of %s", (unsigned long long)++a->v1_seq, resource);
+                _cleanup_free_ char *holder =
+                        dp_asprintf("Allocate #%llu of %s", (unsigned long long)++a->v1_seq, resource);
                 if (!holder) return -ENOMEM;
                 int r = v1_hold(a, holder, (const char *const *)q->devices_ids, q->n_devices_ids, err);
                 if (r < 0) return r;
@@ -409,8 +419,10 @@ static void health_changed(dp_agent *a) {
         if (a->dra) {
                 dp_dra_inventory *inv = NULL;
                 dp_error e = DP_ERROR_INIT;
-                if (build_inventory(a, &inv, &e) < 0) log_error("DRA inventory: %s", dp_error_msg(&e));
-                else (void)agent_dra_update(a->dra, inv);
+                if (build_inventory(a, &inv, &e) < 0)
+                        log_error("DRA inventory: %s", dp_error_msg(&e));
+                else
+                        (void)agent_dra_update(a->dra, inv);
         }
 }
 
@@ -427,7 +439,8 @@ static int on_backend_event(dp_loop_source *s, int fd, uint32_t events, void *ud
         dp_error e = DP_ERROR_INIT;
         int r = dp_backend_dispatch(a->backend, a->set, dp_loop_now(), &e);
         if (r < 0) {
-                log_error("backend %s: %s", dp_backend_kind_to_string(dp_backend_get_kind(a->backend)), dp_error_msg(&e));
+                log_error("backend %s: %s", dp_backend_kind_to_string(dp_backend_get_kind(a->backend)),
+                          dp_error_msg(&e));
                 return 0;
         }
         if (r == 0) return 0;
@@ -502,7 +515,8 @@ int dp_agent_reload(dp_agent *a, dp_error *err) {
         log_info("config reloaded: %zu resource(s)", a->plan->n_resources);
         if (!a->v1) return 0;
         r = sync_plugins(a);
-        for (size_t i = 0; i < a->n_plugins; i++) a->plugins[i]->sent_generation = UINT64_MAX;
+        for (size_t i = 0; i < a->n_plugins; i++)
+                a->plugins[i]->sent_generation = UINT64_MAX;
         agent_publish_all(a);
         return r;
 }
@@ -531,14 +545,16 @@ int dp_agent_new(dp_loop *l, const dp_agent_options *o, dp_agent **ret, dp_error
         if (r < 0) return r;
         if ((r = dp_backend_discover(a->backend, &a->set, err)) < 0) return r;
         if ((r = load_config(a, &a->cfg, err)) < 0) return r;
-        if ((r = mkdir_p(a->state_dir, 0755)) < 0) return dp_error_errno(err, r, "create state directory %s", a->state_dir);
+        if ((r = mkdir_p(a->state_dir, 0755)) < 0)
+                return dp_error_errno(err, r, "create state directory %s", a->state_dir);
         (void)apply_health_file(a, true);
         if ((r = dp_v1_plan_build(a->set, a->cfg, &a->plan, err)) < 0) return r;
         (void)write_devices_file(a);
 
-        if ((r = mkdir_p(a->plugin_dir, 0750)) < 0) return dp_error_errno(err, r, "create plugin directory %s", a->plugin_dir);
-        r = dp_loop_add_inotify(l, a->plugin_dir, IN_CREATE | IN_DELETE | IN_MOVED_TO | IN_CLOSE_WRITE, on_plugin_dir_event, a,
-                                &a->dir_watch);
+        if ((r = mkdir_p(a->plugin_dir, 0750)) < 0)
+                return dp_error_errno(err, r, "create plugin directory %s", a->plugin_dir);
+        r = dp_loop_add_inotify(l, a->plugin_dir, IN_CREATE | IN_DELETE | IN_MOVED_TO | IN_CLOSE_WRITE,
+                                on_plugin_dir_event, a, &a->dir_watch);
         if (r < 0) return dp_error_errno(err, r, "watch %s", a->plugin_dir);
         r = dp_loop_add_inotify(l, a->state_dir, IN_CLOSE_WRITE | IN_MOVED_TO, on_state_dir_event, a, &a->state_watch);
         if (r < 0) return dp_error_errno(err, r, "watch %s", a->state_dir);
@@ -567,14 +583,16 @@ int dp_agent_new(dp_loop *l, const dp_agent_options *o, dp_agent **ret, dp_error
         if (a->v1 && (r = sync_plugins(a)) < 0) return dp_error_errno(err, r, "serve in %s", a->plugin_dir);
         for (size_t i = 0; a->v1 && i < a->plan->n_resources; i++)
                 log_info("serving %s: %zu devices (%zu healthy)", a->plan->resources[i].name,
-                         dp_v1_resource_count(&a->plan->resources[i]), dp_v1_resource_count_healthy(&a->plan->resources[i]));
+                         dp_v1_resource_count(&a->plan->resources[i]),
+                         dp_v1_resource_count_healthy(&a->plan->resources[i]));
         *ret = TAKE_PTR(a);
         return 0;
 }
 
 dp_agent *dp_agent_free(dp_agent *a) {
         if (!a) return NULL;
-        for (size_t i = 0; i < a->n_plugins; i++) plugin_free(a->plugins[i]);
+        for (size_t i = 0; i < a->n_plugins; i++)
+                plugin_free(a->plugins[i]);
         free(a->plugins);
         agent_dra_free(a->dra);
         if (a->ledger) v1_holders_clear(a);

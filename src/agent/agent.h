@@ -50,13 +50,13 @@ typedef struct dp_agent_options {
         const char *dev_root;       /* NULL: "" */
         const char *nvml_library;   /* NULL: $DP_NVML_LIBRARY, else libnvidia-ml.so.1 */
         /* V2: the DRA driver (agent/dra-internal.h; docs/v2-node-path.md). */
-        bool dra;                 /* serve the DRA path */
-        bool no_device_plugin;    /* do not serve the V1 path */
-        const char *registry_dir; /* NULL: /var/lib/kubelet/plugins_registry */
-        const char *plugins_dir;  /* NULL: /var/lib/kubelet/plugins (socket in <dir>/<driver>/) */
-        const char *cdi_dir;      /* NULL: /var/run/cdi */
-        const char *slices_dir;   /* NULL: slices are not written */
-        const char *claims_dir;   /* NULL: claims cannot be read (every prepare fails) */
+        bool dra;                         /* serve the DRA path */
+        bool no_device_plugin;            /* do not serve the V1 path */
+        const char *registry_dir;         /* NULL: /var/lib/kubelet/plugins_registry */
+        const char *plugins_dir;          /* NULL: /var/lib/kubelet/plugins (socket in <dir>/<driver>/) */
+        const char *cdi_dir;              /* NULL: /var/run/cdi */
+        const char *slices_dir;           /* NULL: slices are not written */
+        const char *claims_dir;           /* NULL: claims cannot be read (every prepare fails) */
         const char *const *taint_effects; /* "CLASS=EFFECT" (agent/dra-internal.h) */
         size_t n_taint_effects;
 } dp_agent_options;

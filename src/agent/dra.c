@@ -69,9 +69,11 @@ static int write_slices(agent_dra *d) {
         if (!name) return -ENOMEM;
         dp_error e = DP_ERROR_INIT;
         r = dp_dra_file_write(d->slices_dir, name, dp_strbuf_str(&sb), sb.len, 0644, &e);
-        if (r < 0) log_error("ResourceSlices: %s", dp_error_msg(&e));
-        else log_info("ResourceSlices generation %lld: %zu slice(s) in %s/%s", (long long)dp_dra_publisher_generation(d->pub),
-                      n, d->slices_dir, name);
+        if (r < 0)
+                log_error("ResourceSlices: %s", dp_error_msg(&e));
+        else
+                log_info("ResourceSlices generation %lld: %zu slice(s) in %s/%s",
+                         (long long)dp_dra_publisher_generation(d->pub), n, d->slices_dir, name);
         return r;
 }
 
@@ -106,7 +108,8 @@ static int pack_health(const agent_dra *d, uint8_t **ret, size_t *ret_len) {
                         id[i].device_name = dev->name;
                         h[i] = (V1alpha1__DeviceHealth)V1ALPHA1__DEVICE_HEALTH__INIT;
                         h[i].device = &id[i];
-                        h[i].health = dev->healthy ? V1ALPHA1__HEALTH_STATUS__HEALTHY : V1ALPHA1__HEALTH_STATUS__UNHEALTHY;
+                        h[i].health =
+                                dev->healthy ? V1ALPHA1__HEALTH_STATUS__HEALTHY : V1ALPHA1__HEALTH_STATUS__UNHEALTHY;
                         h[i].last_updated_time = now;
                         h[i].message = dev->healthy || !dev->fault_class ? (char *)"" : dev->fault_class;
                         hp[i] = &h[i];
@@ -211,7 +214,8 @@ static int load_claim(const agent_dra *d, const pb_claim *c, dp_object_list *l, 
         if (dp_object_validate(o, err) < 0) return -EINVAL;
         const char *uid = o.claim->meta.uid;
         if (!uid || !streq(uid, c->uid))
-                return dp_error_set(err, -ESTALE, "ResourceClaim %s/%s: uid %s, the kubelet asked for %s (claim replaced?)",
+                return dp_error_set(err, -ESTALE,
+                                    "ResourceClaim %s/%s: uid %s, the kubelet asked for %s (claim replaced?)",
                                     c->namespace_, c->name, uid ? uid : "(none)", c->uid);
         *ret = o.claim;
         return 0;
@@ -253,7 +257,8 @@ static int fill_devices(const dp_dra_prepared_claim *pc, bool v1, pb_prep_one *o
                 devs[k].cdi_device_ids = pd->cdi_ids;
                 devs[k].n_cdi_device_ids = pd->n_cdi_ids;
                 if (v1 && pd->share_id) {
-                        devs[k].share_id_presence_case = K8S__IO__KUBELET__PKG__APIS__DRA__V1__DEVICE__SHARE_ID_PRESENCE_SHARE_ID;
+                        devs[k].share_id_presence_case =
+                                K8S__IO__KUBELET__PKG__APIS__DRA__V1__DEVICE__SHARE_ID_PRESENCE_SHARE_ID;
                         devs[k].share_id = pd->share_id;
                 }
                 dp[k] = &devs[k];
@@ -279,17 +284,22 @@ static int prepare_reply(agent_dra *d, const pb_prep_req *req, bool v1, uint8_t 
                 dp_error e = DP_ERROR_INIT;
                 ones[i] = (pb_prep_one)K8S__IO__KUBELET__PKG__APIS__DRA__V1__NODE_PREPARE_RESOURCE_RESPONSE__INIT;
                 int q = prepare_one(d, c, &pcs[i], &e);
-                if (q == -ENOMEM) r = q;
+                if (q == -ENOMEM)
+                        r = q;
                 else if (q < 0) {
                         errs[i] = strdup(dp_error_msg(&e));
                         if (!errs[i]) r = -ENOMEM;
                         ones[i].error = errs[i];
-                        log_warning("NodePrepareResources %s/%s (%s): %s", c->namespace_, c->name, c->uid, dp_error_msg(&e));
+                        log_warning("NodePrepareResources %s/%s (%s): %s", c->namespace_, c->name, c->uid,
+                                    dp_error_msg(&e));
                 } else {
-                        if (q > 0) log_info("prepared %s/%s (%s): %zu device(s)", c->namespace_, c->name, c->uid, pcs[i].n_devices);
+                        if (q > 0)
+                                log_info("prepared %s/%s (%s): %zu device(s)", c->namespace_, c->name, c->uid,
+                                         pcs[i].n_devices);
                         if (fill_devices(&pcs[i], v1, &ones[i], &devs[i]) < 0) r = -ENOMEM;
                 }
-                ents[i] = (pb_prep_entry)K8S__IO__KUBELET__PKG__APIS__DRA__V1__NODE_PREPARE_RESOURCES_RESPONSE__CLAIMS_ENTRY__INIT;
+                ents[i] = (pb_prep_entry)
+                        K8S__IO__KUBELET__PKG__APIS__DRA__V1__NODE_PREPARE_RESOURCES_RESPONSE__CLAIMS_ENTRY__INIT;
                 ents[i].key = c->uid;
                 ents[i].value = &ones[i];
                 entp[i] = &ents[i];
@@ -300,10 +310,14 @@ static int prepare_reply(agent_dra *d, const pb_prep_req *req, bool v1, uint8_t 
                 resp.n_claims = n;
                 r = dp_proto_pack(&resp.base, ret, ret_len);
         }
-        for (size_t i = 0; i < n && pcs; i++) dp_dra_prepared_claim_done(&pcs[i]);
-        for (size_t i = 0; i < n && ones; i++) free(ones[i].devices);
-        for (size_t i = 0; i < n && errs; i++) free(errs[i]);
-        for (size_t i = 0; i < n && devs; i++) free(devs[i]);
+        for (size_t i = 0; i < n && pcs; i++)
+                dp_dra_prepared_claim_done(&pcs[i]);
+        for (size_t i = 0; i < n && ones; i++)
+                free(ones[i].devices);
+        for (size_t i = 0; i < n && errs; i++)
+                free(errs[i]);
+        for (size_t i = 0; i < n && devs; i++)
+                free(devs[i]);
         free(pcs);
         free(errs);
         free(devs);
@@ -326,17 +340,21 @@ static int unprepare_reply(agent_dra *d, const pb_unprep_req *req, uint8_t **ret
                 const pb_claim *c = req->claims[i];
                 dp_error e = DP_ERROR_INIT;
                 ones[i] = (pb_unprep_one)K8S__IO__KUBELET__PKG__APIS__DRA__V1__NODE_UNPREPARE_RESOURCE_RESPONSE__INIT;
-                int q = c->uid && *c->uid ? dp_dra_node_unprepare(d->ckpt, d->ledger, c->uid, &dirs, &e)
-                                          : dp_error_set(&e, -EINVAL, "claim %s/%s: uid is required", c->namespace_, c->name);
-                if (q == -ENOMEM) r = q;
+                int q = c->uid && *c->uid
+                                ? dp_dra_node_unprepare(d->ckpt, d->ledger, c->uid, &dirs, &e)
+                                : dp_error_set(&e, -EINVAL, "claim %s/%s: uid is required", c->namespace_, c->name);
+                if (q == -ENOMEM)
+                        r = q;
                 else if (q < 0) {
                         errs[i] = strdup(dp_error_msg(&e));
                         if (!errs[i]) r = -ENOMEM;
                         ones[i].error = errs[i];
-                        log_warning("NodeUnprepareResources %s/%s (%s): %s", c->namespace_, c->name, c->uid, dp_error_msg(&e));
+                        log_warning("NodeUnprepareResources %s/%s (%s): %s", c->namespace_, c->name, c->uid,
+                                    dp_error_msg(&e));
                 } else if (q > 0)
                         log_info("unprepared %s/%s (%s)", c->namespace_, c->name, c->uid);
-                ents[i] = (pb_unprep_entry)K8S__IO__KUBELET__PKG__APIS__DRA__V1__NODE_UNPREPARE_RESOURCES_RESPONSE__CLAIMS_ENTRY__INIT;
+                ents[i] = (pb_unprep_entry)
+                        K8S__IO__KUBELET__PKG__APIS__DRA__V1__NODE_UNPREPARE_RESOURCES_RESPONSE__CLAIMS_ENTRY__INIT;
                 ents[i].key = c->uid;
                 ents[i].value = &ones[i];
                 entp[i] = &ents[i];
@@ -347,7 +365,8 @@ static int unprepare_reply(agent_dra *d, const pb_unprep_req *req, uint8_t **ret
                 resp.n_claims = n;
                 r = dp_proto_pack(&resp.base, ret, ret_len);
         }
-        for (size_t i = 0; i < n && errs; i++) free(errs[i]);
+        for (size_t i = 0; i < n && errs; i++)
+                free(errs[i]);
         free(errs);
         free(ones);
         free(ents);
@@ -368,7 +387,8 @@ static void on_node_call(dp_grpc_call *call, bool prepare) {
         size_t len = 0;
         int r = agent_dra_reply(d, prepare, v1, dp_grpc_call_request_msg(call), &buf, &len);
         if (r == -E2BIG)
-                dp_grpc_call_finishf(call, DP_GRPC_INVALID_ARGUMENT, "more than %d claims", DP_DRA_CHECKPOINT_MAX_CLAIMS);
+                dp_grpc_call_finishf(call, DP_GRPC_INVALID_ARGUMENT, "more than %d claims",
+                                     DP_DRA_CHECKPOINT_MAX_CLAIMS);
         else if (r < 0)
                 dp_grpc_call_finish(call, DP_GRPC_RESOURCE_EXHAUSTED, "out of memory");
         else if (dp_grpc_call_send(call, buf, len) < 0)
@@ -388,13 +408,12 @@ static void on_unprepare(dp_grpc_call *call, void *ud) {
         on_node_call(call, false);
 }
 
-
-
 /* ---- registration ----------------------------------------------------------------- */
 
 static void on_get_info(dp_grpc_call *call, void *ud) {
         agent_dra *d = ud;
-        static char *versions[] = {(char *)"v1.DRAPlugin", (char *)"v1beta1.DRAPlugin", (char *)"v1alpha1.DRAResourceHealth"};
+        static char *versions[] = {(char *)"v1.DRAPlugin", (char *)"v1beta1.DRAPlugin",
+                                   (char *)"v1alpha1.DRAResourceHealth"};
         Pluginregistration__PluginInfo info = PLUGINREGISTRATION__PLUGIN_INFO__INIT;
         info.type = (char *)"DRAPlugin";
         info.name = d->driver;
@@ -437,10 +456,12 @@ static int serve_dra(agent_dra *d) {
                         if (r < 0) return r;
                 }
         /* v1 DRAResourceHealth has the same messages as v1alpha1. */
-        if ((r = dp_grpc_server_add_method(d->srv, "/v1alpha1.DRAResourceHealth/NodeWatchResources", DP_GRPC_SERVER_STREAMING,
-                                           &v1alpha1__node_watch_resources_request__descriptor, on_watch_resources, d)) < 0 ||
+        if ((r = dp_grpc_server_add_method(
+                     d->srv, "/v1alpha1.DRAResourceHealth/NodeWatchResources", DP_GRPC_SERVER_STREAMING,
+                     &v1alpha1__node_watch_resources_request__descriptor, on_watch_resources, d)) < 0 ||
             (r = dp_grpc_server_add_method(d->srv, "/v1.DRAResourceHealth/NodeWatchResources", DP_GRPC_SERVER_STREAMING,
-                                           &v1alpha1__node_watch_resources_request__descriptor, on_watch_resources, d)) < 0)
+                                           &v1alpha1__node_watch_resources_request__descriptor, on_watch_resources,
+                                           d)) < 0)
                 return r;
         return dp_grpc_server_listen_unix(d->srv, d->loop, d->dra_sock_path, 0600);
 }
@@ -452,8 +473,8 @@ static int serve_registration(agent_dra *d) {
         if ((r = dp_grpc_server_add_method(d->reg_srv, "/pluginregistration.Registration/GetInfo", DP_GRPC_UNARY,
                                            &pluginregistration__info_request__descriptor, on_get_info, d)) < 0 ||
             (r = dp_grpc_server_add_method(d->reg_srv, "/pluginregistration.Registration/NotifyRegistrationStatus",
-                                           DP_GRPC_UNARY, &pluginregistration__registration_status__descriptor, on_notify,
-                                           d)) < 0)
+                                           DP_GRPC_UNARY, &pluginregistration__registration_status__descriptor,
+                                           on_notify, d)) < 0)
                 return r;
         return dp_grpc_server_listen_unix(d->reg_srv, d->loop, d->reg_sock_path, 0600);
 }
@@ -477,7 +498,8 @@ static int on_state_dir_event(dp_loop_source *s, const struct inotify_event *ev,
         struct stat st;
         if (stat(d->dra_sock_path, &st) == 0 && S_ISSOCK(st.st_mode)) return 0; /* our own re-listen */
         log_info("%s removed: serving it again", d->dra_sock_path);
-        for (size_t i = 0; i < d->n_streams; i++) dp_grpc_call_finish(d->streams[i], DP_GRPC_UNAVAILABLE, "restarting");
+        for (size_t i = 0; i < d->n_streams; i++)
+                dp_grpc_call_finish(d->streams[i], DP_GRPC_UNAVAILABLE, "restarting");
         d->n_streams = 0;
         int r = serve_dra(d);
         if (r < 0) log_error("cannot serve %s: %s", d->dra_sock_path, strerror(-r));
@@ -536,9 +558,9 @@ int agent_dra_new(dp_loop *l, const agent_dra_options *o, dp_ledger *ledger, dp_
         d->slices_dir = o->slices_dir ? strdup(o->slices_dir) : NULL;
         d->claims_dir = o->claims_dir ? strdup(o->claims_dir) : NULL;
         d->pub = dp_dra_publisher_new(1);
-        if (!d->node_name || !d->driver || !d->registry_dir || !d->reg_sock_name || !d->reg_sock_path || !d->state_dir ||
-            !d->dra_sock_path || !d->cdi_dir || (o->slices_dir && !d->slices_dir) || (o->claims_dir && !d->claims_dir) ||
-            !d->pub)
+        if (!d->node_name || !d->driver || !d->registry_dir || !d->reg_sock_name || !d->reg_sock_path ||
+            !d->state_dir || !d->dra_sock_path || !d->cdi_dir || (o->slices_dir && !d->slices_dir) ||
+            (o->claims_dir && !d->claims_dir) || !d->pub)
                 return -ENOMEM;
         int r;
         d->rules = calloc(o->n_taint_effects + 1, sizeof *d->rules);
@@ -548,7 +570,8 @@ int agent_dra_new(dp_loop *l, const agent_dra_options *o, dp_ledger *ledger, dp_
                 dp_dra_taint_effect eff;
                 if (!eq || eq == o->taint_effects[i] || dp_dra_taint_effect_from_string(eq + 1, &eff) < 0)
                         return dp_error_set(err, -EINVAL,
-                                            "taint effect \"%s\": expected CLASS=EFFECT with EFFECT NoSchedule, NoExecute, None or off",
+                                            "taint effect \"%s\": expected CLASS=EFFECT with EFFECT NoSchedule, "
+                                            "NoExecute, None or off",
                                             o->taint_effects[i]);
                 if (eq - o->taint_effects[i] == 1 && o->taint_effects[i][0] == '*') {
                         d->default_effect = eff;
@@ -580,11 +603,13 @@ int agent_dra_new(dp_loop *l, const agent_dra_options *o, dp_ledger *ledger, dp_
         if ((r = publish(d, true)) < 0) return dp_error_errno(err, r, "publish ResourceSlices");
         if ((r = serve_dra(d)) < 0) return dp_error_errno(err, r, "serve %s", d->dra_sock_path);
         if ((r = serve_registration(d)) < 0) return dp_error_errno(err, r, "serve %s", d->reg_sock_path);
-        if ((r = dp_loop_add_inotify(l, d->registry_dir, IN_DELETE | IN_MOVED_FROM, on_reg_dir_event, d, &d->reg_watch)) < 0 ||
-            (r = dp_loop_add_inotify(l, d->state_dir, IN_DELETE | IN_MOVED_FROM, on_state_dir_event, d, &d->state_watch)) < 0)
+        if ((r = dp_loop_add_inotify(l, d->registry_dir, IN_DELETE | IN_MOVED_FROM, on_reg_dir_event, d,
+                                     &d->reg_watch)) < 0 ||
+            (r = dp_loop_add_inotify(l, d->state_dir, IN_DELETE | IN_MOVED_FROM, on_state_dir_event, d,
+                                     &d->state_watch)) < 0)
                 return dp_error_errno(err, r, "watch %s and %s", d->registry_dir, d->state_dir);
-        log_info("DRA driver %s: %zu device(s), service %s, registration %s", d->driver, d->inv->n_devices, d->dra_sock_path,
-                 d->reg_sock_path);
+        log_info("DRA driver %s: %zu device(s), service %s, registration %s", d->driver, d->inv->n_devices,
+                 d->dra_sock_path, d->reg_sock_path);
         *ret = TAKE_PTR(d);
         return 0;
 }
@@ -603,7 +628,8 @@ int agent_dra_update(agent_dra *d, dp_dra_inventory *inv) {
 
 agent_dra *agent_dra_free(agent_dra *d) {
         if (!d) return NULL;
-        for (size_t i = 0; i < d->n_streams; i++) dp_grpc_call_finish(d->streams[i], DP_GRPC_UNAVAILABLE, "stopping");
+        for (size_t i = 0; i < d->n_streams; i++)
+                dp_grpc_call_finish(d->streams[i], DP_GRPC_UNAVAILABLE, "stopping");
         free(d->streams);
         dp_loop_source_free(d->reg_watch);
         dp_loop_source_free(d->state_watch);
@@ -622,7 +648,8 @@ agent_dra *agent_dra_free(agent_dra *d) {
         free(d->cdi_dir);
         free(d->slices_dir);
         free(d->claims_dir);
-        for (size_t i = 0; i < d->n_rules; i++) free((char *)d->rules[i].fault_class);
+        for (size_t i = 0; i < d->n_rules; i++)
+                free((char *)d->rules[i].fault_class);
         free(d->rules);
         free(d);
         return NULL;

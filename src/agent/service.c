@@ -140,7 +140,8 @@ static V1beta1__ContainerAllocateResponse *to_proto(const dp_v1_container_respon
         for (size_t i = 0; i < r->n_envs; i++) {
                 V1beta1__ContainerAllocateResponse__EnvsEntry *e = calloc(1, sizeof *e);
                 if (!e) return m;
-                *e = (V1beta1__ContainerAllocateResponse__EnvsEntry)V1BETA1__CONTAINER_ALLOCATE_RESPONSE__ENVS_ENTRY__INIT;
+                *e = (V1beta1__ContainerAllocateResponse__EnvsEntry)
+                        V1BETA1__CONTAINER_ALLOCATE_RESPONSE__ENVS_ENTRY__INIT;
                 e->key = r->envs[i].key;
                 e->value = r->envs[i].value;
                 m->envs[m->n_envs++] = e;
@@ -148,7 +149,8 @@ static V1beta1__ContainerAllocateResponse *to_proto(const dp_v1_container_respon
         for (size_t i = 0; i < r->n_annotations; i++) {
                 V1beta1__ContainerAllocateResponse__AnnotationsEntry *e = calloc(1, sizeof *e);
                 if (!e) return m;
-                *e = (V1beta1__ContainerAllocateResponse__AnnotationsEntry)V1BETA1__CONTAINER_ALLOCATE_RESPONSE__ANNOTATIONS_ENTRY__INIT;
+                *e = (V1beta1__ContainerAllocateResponse__AnnotationsEntry)
+                        V1BETA1__CONTAINER_ALLOCATE_RESPONSE__ANNOTATIONS_ENTRY__INIT;
                 e->key = r->annotations[i].key;
                 e->value = r->annotations[i].value;
                 m->annotations[m->n_annotations++] = e;
@@ -184,11 +186,16 @@ static V1beta1__ContainerAllocateResponse *to_proto(const dp_v1_container_respon
 /* Frees the wrapper structs only; strings belong to the dp_v1 response. */
 static void proto_free(V1beta1__ContainerAllocateResponse *m) {
         if (!m) return;
-        for (size_t i = 0; i < m->n_envs; i++) free(m->envs[i]);
-        for (size_t i = 0; i < m->n_annotations; i++) free(m->annotations[i]);
-        for (size_t i = 0; i < m->n_mounts; i++) free(m->mounts[i]);
-        for (size_t i = 0; i < m->n_devices; i++) free(m->devices[i]);
-        for (size_t i = 0; i < m->n_cdi_devices; i++) free(m->cdi_devices[i]);
+        for (size_t i = 0; i < m->n_envs; i++)
+                free(m->envs[i]);
+        for (size_t i = 0; i < m->n_annotations; i++)
+                free(m->annotations[i]);
+        for (size_t i = 0; i < m->n_mounts; i++)
+                free(m->mounts[i]);
+        for (size_t i = 0; i < m->n_devices; i++)
+                free(m->devices[i]);
+        for (size_t i = 0; i < m->n_cdi_devices; i++)
+                free(m->cdi_devices[i]);
         free(m->envs);
         free(m->annotations);
         free(m->mounts);
@@ -205,7 +212,8 @@ static bool proto_complete(const V1beta1__ContainerAllocateResponse *m, const dp
 int agent_allocate_reply(const dp_agent *a, const char *resource, const V1beta1__AllocateRequest *req, uint8_t **ret,
                          size_t *ret_len, dp_error *err) {
         size_t n = req->n_container_requests;
-        if (n > DP_V1_REQUEST_MAX) return dp_error_set(err, -E2BIG, "%zu container requests: more than %d", n, DP_V1_REQUEST_MAX);
+        if (n > DP_V1_REQUEST_MAX)
+                return dp_error_set(err, -E2BIG, "%zu container requests: more than %d", n, DP_V1_REQUEST_MAX);
         dp_v1_container_response **rs = calloc(n + 1, sizeof *rs);
         V1beta1__ContainerAllocateResponse **ms = calloc(n + 1, sizeof *ms);
         int r = rs && ms ? 0 : dp_error_set(err, -ENOMEM, "out of memory");
@@ -250,18 +258,22 @@ static void on_allocate(dp_grpc_call *call, void *ud) {
         }
         if (r < 0) {
                 log_warning("Allocate %s refused: %s", p->resource, dp_error_msg(&e));
-                dp_grpc_call_finish(call, r == -ENOMEM ? DP_GRPC_RESOURCE_EXHAUSTED : DP_GRPC_UNKNOWN, dp_error_msg(&e));
+                dp_grpc_call_finish(call, r == -ENOMEM ? DP_GRPC_RESOURCE_EXHAUSTED : DP_GRPC_UNKNOWN,
+                                    dp_error_msg(&e));
                 return;
         }
-        if (dp_grpc_call_send(call, buf, len) < 0) dp_grpc_call_finish(call, DP_GRPC_UNAVAILABLE, "cannot send");
-        else dp_grpc_call_finish(call, DP_GRPC_OK, NULL);
+        if (dp_grpc_call_send(call, buf, len) < 0)
+                dp_grpc_call_finish(call, DP_GRPC_UNAVAILABLE, "cannot send");
+        else
+                dp_grpc_call_finish(call, DP_GRPC_OK, NULL);
         free(buf);
 }
 
 int agent_preferred_reply(const dp_agent *a, const char *resource, const V1beta1__PreferredAllocationRequest *req,
                           uint8_t **ret, size_t *ret_len, dp_error *err) {
         size_t n = req->n_container_requests;
-        if (n > DP_V1_REQUEST_MAX) return dp_error_set(err, -E2BIG, "%zu container requests: more than %d", n, DP_V1_REQUEST_MAX);
+        if (n > DP_V1_REQUEST_MAX)
+                return dp_error_set(err, -E2BIG, "%zu container requests: more than %d", n, DP_V1_REQUEST_MAX);
         char ***ids = calloc(n + 1, sizeof *ids);
         V1beta1__ContainerPreferredAllocationResponse *cr = calloc(n + 1, sizeof *cr);
         V1beta1__ContainerPreferredAllocationResponse **crp = calloc(n + 1, sizeof *crp);
@@ -274,12 +286,14 @@ int agent_preferred_reply(const dp_agent *a, const char *resource, const V1beta1
                 }
                 r = dp_v1_preferred_allocation(a->plan, a->set, a->cfg, resource,
                                                (const char *const *)q->available_deviceids, q->n_available_deviceids,
-                                               (const char *const *)q->must_include_deviceids, q->n_must_include_deviceids,
-                                               (size_t)q->allocation_size, &ids[i], err);
+                                               (const char *const *)q->must_include_deviceids,
+                                               q->n_must_include_deviceids, (size_t)q->allocation_size, &ids[i], err);
                 if (r < 0) break;
-                cr[i] = (V1beta1__ContainerPreferredAllocationResponse)V1BETA1__CONTAINER_PREFERRED_ALLOCATION_RESPONSE__INIT;
+                cr[i] = (V1beta1__ContainerPreferredAllocationResponse)
+                        V1BETA1__CONTAINER_PREFERRED_ALLOCATION_RESPONSE__INIT;
                 cr[i].deviceids = ids[i];
-                while (ids[i][cr[i].n_deviceids]) cr[i].n_deviceids++;
+                while (ids[i][cr[i].n_deviceids])
+                        cr[i].n_deviceids++;
                 crp[i] = &cr[i];
         }
         if (r >= 0) {
@@ -289,7 +303,8 @@ int agent_preferred_reply(const dp_agent *a, const char *resource, const V1beta1
                 r = dp_proto_pack(&resp.base, ret, ret_len);
                 if (r < 0) dp_error_set(err, r, "cannot encode the reply");
         }
-        for (size_t i = 0; ids && i < n; i++) dp_v1_ids_free(ids[i]);
+        for (size_t i = 0; ids && i < n; i++)
+                dp_v1_ids_free(ids[i]);
         free(ids);
         free(cr);
         free(crp);
@@ -305,11 +320,14 @@ static void on_preferred(dp_grpc_call *call, void *ud) {
                                       (const V1beta1__PreferredAllocationRequest *)dp_grpc_call_request_msg(call), &buf,
                                       &len, &e);
         if (r < 0) {
-                dp_grpc_call_finish(call, r == -ENOMEM ? DP_GRPC_RESOURCE_EXHAUSTED : DP_GRPC_UNKNOWN, dp_error_msg(&e));
+                dp_grpc_call_finish(call, r == -ENOMEM ? DP_GRPC_RESOURCE_EXHAUSTED : DP_GRPC_UNKNOWN,
+                                    dp_error_msg(&e));
                 return;
         }
-        if (dp_grpc_call_send(call, buf, len) < 0) dp_grpc_call_finish(call, DP_GRPC_UNAVAILABLE, "cannot send");
-        else dp_grpc_call_finish(call, DP_GRPC_OK, NULL);
+        if (dp_grpc_call_send(call, buf, len) < 0)
+                dp_grpc_call_finish(call, DP_GRPC_UNAVAILABLE, "cannot send");
+        else
+                dp_grpc_call_finish(call, DP_GRPC_OK, NULL);
         free(buf);
 }
 
@@ -317,12 +335,14 @@ static void on_preferred(dp_grpc_call *call, void *ud) {
  * unhealthy after Allocate. */
 static void on_prestart(dp_grpc_call *call, void *ud) {
         plugin *p = ud;
-        const V1beta1__PreStartContainerRequest *req = (const V1beta1__PreStartContainerRequest *)dp_grpc_call_request_msg(call);
+        const V1beta1__PreStartContainerRequest *req =
+                (const V1beta1__PreStartContainerRequest *)dp_grpc_call_request_msg(call);
         const dp_v1_resource *r = plugin_resource(p);
         for (size_t i = 0; i < req->n_devices_ids; i++) {
                 const dp_v1_device *d = r ? dp_v1_resource_find(r, req->devices_ids[i]) : NULL;
                 if (!d) {
-                        dp_grpc_call_finishf(call, DP_GRPC_UNKNOWN, "%s: unknown device %s", p->resource, req->devices_ids[i]);
+                        dp_grpc_call_finishf(call, DP_GRPC_UNKNOWN, "%s: unknown device %s", p->resource,
+                                             req->devices_ids[i]);
                         return;
                 }
                 if (d->health != DP_HEALTH_HEALTHY) {
@@ -342,13 +362,15 @@ int agent_service_add_methods(plugin *p) {
                 const ProtobufCMessageDescriptor *req;
                 dp_grpc_handler_fn fn;
         } m[] = {
-                {"/v1beta1.DevicePlugin/GetDevicePluginOptions", DP_GRPC_UNARY, &v1beta1__empty__descriptor, on_get_options},
-                {"/v1beta1.DevicePlugin/ListAndWatch", DP_GRPC_SERVER_STREAMING, &v1beta1__empty__descriptor, on_list_and_watch},
+                {"/v1beta1.DevicePlugin/GetDevicePluginOptions", DP_GRPC_UNARY, &v1beta1__empty__descriptor,
+                 on_get_options},
+                {"/v1beta1.DevicePlugin/ListAndWatch", DP_GRPC_SERVER_STREAMING, &v1beta1__empty__descriptor,
+                 on_list_and_watch},
                 {"/v1beta1.DevicePlugin/GetPreferredAllocation", DP_GRPC_UNARY,
                  &v1beta1__preferred_allocation_request__descriptor, on_preferred},
                 {"/v1beta1.DevicePlugin/Allocate", DP_GRPC_UNARY, &v1beta1__allocate_request__descriptor, on_allocate},
-                {"/v1beta1.DevicePlugin/PreStartContainer", DP_GRPC_UNARY, &v1beta1__pre_start_container_request__descriptor,
-                 on_prestart},
+                {"/v1beta1.DevicePlugin/PreStartContainer", DP_GRPC_UNARY,
+                 &v1beta1__pre_start_container_request__descriptor, on_prestart},
         };
         for (size_t i = 0; i < ELEMENTSOF(m); i++) {
                 int r = dp_grpc_server_add_method(p->srv, m[i].path, m[i].kind, m[i].req, m[i].fn, p);

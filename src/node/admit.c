@@ -16,12 +16,14 @@
 
 static char **strv_copy(const char *const *v, size_t max) {
         size_t n = 0;
-        while (v && v[n] && n < max) n++;
+        while (v && v[n] && n < max)
+                n++;
         char **c = calloc(n + 1, sizeof *c);
         if (!c) return NULL;
         for (size_t i = 0; i < n; i++)
                 if (!(c[i] = strdup(v[i]))) {
-                        for (size_t j = 0; j < i; j++) free(c[j]);
+                        for (size_t j = 0; j < i; j++)
+                                free(c[j]);
                         free(c);
                         return NULL;
                 }
@@ -29,13 +31,15 @@ static char **strv_copy(const char *const *v, size_t max) {
 }
 
 static void strv_free(char **v) {
-        for (size_t i = 0; v && v[i]; i++) free(v[i]);
+        for (size_t i = 0; v && v[i]; i++)
+                free(v[i]);
         free(v);
 }
 
 static size_t strv_len(char *const *v) {
         size_t n = 0;
-        while (v && v[n]) n++;
+        while (v && v[n])
+                n++;
         return n;
 }
 
@@ -47,9 +51,7 @@ static void job_free(admit_job *j) {
         free(j);
 }
 
-static const dp_node_request *job_req(const admit_job *j) {
-        return &j->pe->pod->containers[j->ci].req[j->ri];
-}
+static const dp_node_request *job_req(const admit_job *j) { return &j->pe->pod->containers[j->ci].req[j->ri]; }
 
 static void admit_next(dp_kubelet *n);
 
@@ -127,7 +129,9 @@ static void prestart(dp_kubelet *n) {
                 r = dp_grpc_channel_start_call(j->ep->ch, "/v1beta1.DevicePlugin/PreStartContainer", buf, len,
                                                PRESTART_TIMEOUT_USEC, NULL, on_prestart_done, n, &j->cc);
         free(buf);
-        if (r < 0) admit_fail(n, "PreStartContainer for %s: cannot call the plugin: %s", job_req(j)->resource, strerror(-r));
+        if (r < 0)
+                admit_fail(n, "PreStartContainer for %s: cannot call the plugin: %s", job_req(j)->resource,
+                           strerror(-r));
 }
 
 /* ---- Allocate -------------------------------------------------------------- */
@@ -168,7 +172,8 @@ static void on_allocate_done(dp_grpc_client_call *cc, int status, const char *me
         if (resp->n_container_responses != 1) {
                 size_t n_resp = resp->n_container_responses;
                 protobuf_c_message_free_unpacked(m, NULL);
-                admit_fail(n, "Allocate for %s: the plugin returned %zu container responses, expected 1", rq->resource, n_resp);
+                admit_fail(n, "Allocate for %s: the plugin returned %zu container responses, expected 1", rq->resource,
+                           n_resp);
                 return;
         }
         uint8_t *bytes = NULL;
@@ -284,7 +289,9 @@ static void ask_preferred(dp_kubelet *n) {
                 r = dp_grpc_channel_start_call(j->ep->ch, "/v1beta1.DevicePlugin/GetPreferredAllocation", buf, len, 0,
                                                on_preferred_message, on_preferred_done, n, &j->cc);
         free(buf);
-        if (r < 0) admit_fail(n, "GetPreferredAllocation for %s: cannot call the plugin: %s", job_req(j)->resource, strerror(-r));
+        if (r < 0)
+                admit_fail(n, "GetPreferredAllocation for %s: cannot call the plugin: %s", job_req(j)->resource,
+                           strerror(-r));
 }
 
 /* ---- the walk -------------------------------------------------------------- */

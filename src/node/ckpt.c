@@ -21,7 +21,8 @@ static int add_entry(dp_checkpoint *c, const dp_nm_alloc *a) {
         if (!numas || !lists || !counts) goto out;
         for (size_t i = 0; i < a->n_ids; i++) {
                 bool seen = false;
-                for (size_t k = 0; k < n && !seen; k++) seen = numas[k] == a->ids[i].numa;
+                for (size_t k = 0; k < n && !seen; k++)
+                        seen = numas[k] == a->ids[i].numa;
                 if (!seen) numas[n++] = a->ids[i].numa;
         }
         qsort(numas, n, sizeof *numas, cmp_i64);
@@ -31,10 +32,11 @@ static int add_entry(dp_checkpoint *c, const dp_nm_alloc *a) {
                 for (size_t i = 0; i < a->n_ids; i++)
                         if (a->ids[i].numa == numas[k]) lists[k][counts[k]++] = a->ids[i].id;
         }
-        r = dp_checkpoint_add_entry(c, a->pod_uid, a->container, a->resource, numas,
-                                    (const char *const *const *)lists, counts, n, a->resp, a->resp_len);
+        r = dp_checkpoint_add_entry(c, a->pod_uid, a->container, a->resource, numas, (const char *const *const *)lists,
+                                    counts, n, a->resp, a->resp_len);
 out:
-        for (size_t k = 0; lists && k < n; k++) free(lists[k]);
+        for (size_t k = 0; lists && k < n; k++)
+                free(lists[k]);
         free(numas);
         free(lists);
         free(counts);
@@ -70,15 +72,21 @@ int dp_node_checkpoint_load(dp_devmgr *m, const char *buf, size_t len, dp_error 
         for (size_t i = 0; i < c->n_entries; i++) {
                 const dp_ckpt_entry *e = &c->entries[i];
                 size_t total = 0;
-                for (size_t k = 0; k < e->n_device_ids; k++) total += e->device_ids[k].ids.n;
+                for (size_t k = 0; k < e->n_device_ids; k++)
+                        total += e->device_ids[k].ids.n;
                 dp_nm_numa_id *ids = calloc(total + 1, sizeof *ids);
                 if (!ids) return -ENOMEM;
                 size_t n = 0;
                 for (size_t k = 0; k < e->n_device_ids; k++)
                         for (size_t j = 0; j < e->device_ids[k].ids.n; j++)
                                 ids[n++] = (dp_nm_numa_id){e->device_ids[k].numa, e->device_ids[k].ids.ids[j]};
-                dp_nm_alloc a = {e->pod_uid, e->container_name, e->resource_name, ids, n,
-                                 e->alloc_resp_null ? NULL : e->alloc_resp, e->alloc_resp_len};
+                dp_nm_alloc a = {e->pod_uid,
+                                 e->container_name,
+                                 e->resource_name,
+                                 ids,
+                                 n,
+                                 e->alloc_resp_null ? NULL : e->alloc_resp,
+                                 e->alloc_resp_len};
                 if (!a.resp && !e->alloc_resp_null) a.resp = (uint8_t *)"";
                 r = dp_devmgr_restore(m, &a);
                 free(ids);
@@ -89,8 +97,7 @@ int dp_node_checkpoint_load(dp_devmgr *m, const char *buf, size_t len, dp_error 
         return 0;
 }
 
-int dp_node_write_atomic(const char *dir, const char *name, const void *data, size_t len, bool durable,
-                         dp_error *err) {
+int dp_node_write_atomic(const char *dir, const char *name, const void *data, size_t len, bool durable, dp_error *err) {
         _cleanup_free_ char *tmp = dp_asprintf("%s/.%s.XXXXXX", dir, name);
         _cleanup_free_ char *dst = dp_asprintf("%s/%s", dir, name);
         if (!tmp || !dst) return -ENOMEM;

@@ -31,7 +31,8 @@ static void device_done(dp_nm_device *d) {
 static void resource_done(dp_nm_resource *r) {
         free(r->name);
         free(r->endpoint);
-        for (size_t i = 0; i < r->n_devices; i++) device_done(&r->devices[i]);
+        for (size_t i = 0; i < r->n_devices; i++)
+                device_done(&r->devices[i]);
         free(r->devices);
 }
 
@@ -40,7 +41,8 @@ dp_nm_alloc *dp_nm_alloc_done(dp_nm_alloc *a) {
         free(a->pod_uid);
         free(a->container);
         free(a->resource);
-        for (size_t i = 0; i < a->n_ids; i++) free(a->ids[i].id);
+        for (size_t i = 0; i < a->n_ids; i++)
+                free(a->ids[i].id);
         free(a->ids);
         free(a->resp);
         *a = (dp_nm_alloc){0};
@@ -51,7 +53,8 @@ static void reservation_done(reservation *r) {
         free(r->pod_uid);
         free(r->container);
         free(r->resource);
-        for (size_t i = 0; i < r->n_ids; i++) free(r->ids[i]);
+        for (size_t i = 0; i < r->n_ids; i++)
+                free(r->ids[i]);
         free(r->ids);
 }
 
@@ -59,9 +62,12 @@ dp_devmgr *dp_devmgr_new(void) { return calloc(1, sizeof(dp_devmgr)); }
 
 dp_devmgr *dp_devmgr_free(dp_devmgr *m) {
         if (!m) return NULL;
-        for (size_t i = 0; i < m->n_res; i++) resource_done(&m->res[i]);
-        for (size_t i = 0; i < m->n_allocs; i++) dp_nm_alloc_done(&m->allocs[i]);
-        for (size_t i = 0; i < m->n_resv; i++) reservation_done(&m->resv[i]);
+        for (size_t i = 0; i < m->n_res; i++)
+                resource_done(&m->res[i]);
+        for (size_t i = 0; i < m->n_allocs; i++)
+                dp_nm_alloc_done(&m->allocs[i]);
+        for (size_t i = 0; i < m->n_resv; i++)
+                reservation_done(&m->resv[i]);
         free(m->res);
         free(m->allocs);
         free(m->resv);
@@ -120,12 +126,12 @@ bool dp_devmgr_is_extended_resource_name(const char *name) {
         return is_dns_subdomain(prefix, plen) && is_qualified_name_part(slash + 1);
 }
 
-int dp_devmgr_validate_register(const char *version, const char *resource_name, const char *endpoint,
-                                dp_error *err) {
+int dp_devmgr_validate_register(const char *version, const char *resource_name, const char *endpoint, dp_error *err) {
         if (!version || !streq(version, DP_NODE_API_VERSION))
-                return dp_error_set(err, -EINVAL,
-                                    "requested API version \"%s\" is not supported by kubelet. Supported versions are [\"%s\"]",
-                                    version ? version : "", DP_NODE_API_VERSION);
+                return dp_error_set(
+                        err, -EINVAL,
+                        "requested API version \"%s\" is not supported by kubelet. Supported versions are [\"%s\"]",
+                        version ? version : "", DP_NODE_API_VERSION);
         if (!dp_devmgr_is_extended_resource_name(resource_name))
                 return dp_error_set(err, -EINVAL, "the ResourceName \"%s\" is invalid",
                                     resource_name ? resource_name : "");
@@ -208,12 +214,14 @@ int dp_devmgr_set_devices(dp_devmgr *m, const char *resource, const dp_nm_device
                         if (copy[i].numa) memcpy(copy[i].numa, devs[i].numa, devs[i].n_numa * sizeof(int64_t));
                 }
                 if (!copy[i].id || (devs[i].n_numa && !copy[i].numa)) {
-                        for (size_t j = 0; j <= i; j++) device_done(&copy[j]);
+                        for (size_t j = 0; j <= i; j++)
+                                device_done(&copy[j]);
                         free(copy);
                         return -ENOMEM;
                 }
         }
-        for (size_t i = 0; i < r->n_devices; i++) device_done(&r->devices[i]);
+        for (size_t i = 0; i < r->n_devices; i++)
+                device_done(&r->devices[i]);
         free(r->devices);
         r->devices = copy;
         r->n_devices = n;
@@ -268,7 +276,8 @@ size_t dp_devmgr_allocatable(const dp_devmgr *m, const char *resource) {
         const dp_nm_resource *r = dp_devmgr_resource(m, resource);
         if (!r || !r->connected) return 0;
         size_t n = 0;
-        for (size_t i = 0; i < r->n_devices; i++) n += r->devices[i].healthy;
+        for (size_t i = 0; i < r->n_devices; i++)
+                n += r->devices[i].healthy;
         return n;
 }
 
@@ -292,7 +301,8 @@ static size_t alloc_unique(const dp_nm_alloc *a) {
         size_t n = 0;
         for (size_t i = 0; i < a->n_ids; i++) {
                 bool seen = false;
-                for (size_t j = 0; j < i && !seen; j++) seen = streq(a->ids[j].id, a->ids[i].id);
+                for (size_t j = 0; j < i && !seen; j++)
+                        seen = streq(a->ids[j].id, a->ids[i].id);
                 n += !seen;
         }
         return n;
@@ -313,7 +323,8 @@ bool dp_devmgr_in_use(const dp_devmgr *m, const char *resource, const char *id) 
 size_t dp_devmgr_n_in_use(const dp_devmgr *m, const char *resource) {
         const dp_nm_resource *r = dp_devmgr_resource(m, resource);
         size_t n = 0;
-        for (size_t i = 0; r && i < r->n_devices; i++) n += dp_devmgr_in_use(m, resource, r->devices[i].id);
+        for (size_t i = 0; r && i < r->n_devices; i++)
+                n += dp_devmgr_in_use(m, resource, r->devices[i].id);
         return n;
 }
 
@@ -346,7 +357,8 @@ int dp_devmgr_candidates(const dp_devmgr *m, const char *pod_uid, const char *co
                                 avail[n++] = r->devices[i].id;
         if (n < needed) {
                 free(avail);
-                return dp_error_set(err, -EBUSY, "requested number of devices unavailable for %s. Requested: %zu, Available: %zu",
+                return dp_error_set(err, -EBUSY,
+                                    "requested number of devices unavailable for %s. Requested: %zu, Available: %zu",
                                     resource, needed, n);
         }
         *ret_needed = needed;
@@ -358,7 +370,8 @@ int dp_devmgr_choose(const char *const *avail, size_t needed, const char *const 
                      const char ***ret_ids) {
         assert_return(avail && ret_ids, -EINVAL);
         size_t n_avail = 0;
-        while (avail[n_avail]) n_avail++;
+        while (avail[n_avail])
+                n_avail++;
         if (needed > n_avail) return -EBUSY;
         const char **out = calloc(needed + 1, sizeof *out);
         if (!out) return -ENOMEM;
@@ -368,14 +381,16 @@ int dp_devmgr_choose(const char *const *avail, size_t needed, const char *const 
                 for (size_t i = 0; i < n_avail; i++) {
                         if (!streq(avail[i], preferred[p])) continue;
                         bool dup = false;
-                        for (size_t k = 0; k < n && !dup; k++) dup = out[k] == avail[i];
+                        for (size_t k = 0; k < n && !dup; k++)
+                                dup = out[k] == avail[i];
                         if (!dup) out[n++] = avail[i];
                         break;
                 }
         }
         for (size_t i = 0; i < n_avail && n < needed; i++) {
                 bool dup = false;
-                for (size_t k = 0; k < n && !dup; k++) dup = out[k] == avail[i];
+                for (size_t k = 0; k < n && !dup; k++)
+                        dup = out[k] == avail[i];
                 if (!dup) out[n++] = avail[i];
         }
         *ret_ids = out;
@@ -386,11 +401,13 @@ int dp_devmgr_reserve(dp_devmgr *m, const char *pod_uid, const char *container, 
                       const char *const *ids) {
         assert_return(m && pod_uid && container && resource && ids, -EINVAL);
         size_t n = 0;
-        while (ids[n]) n++;
+        while (ids[n])
+                n++;
         if (DP_GROW(m->resv, m->cap_resv, m->n_resv + 1) < 0) return -ENOMEM;
         reservation r = {strdup(pod_uid), strdup(container), strdup(resource), calloc(n ? n : 1, sizeof(char *)), n};
         bool ok = r.pod_uid && r.container && r.resource && r.ids;
-        for (size_t i = 0; ok && i < n; i++) ok = (r.ids[i] = strdup(ids[i])) != NULL;
+        for (size_t i = 0; ok && i < n; i++)
+                ok = (r.ids[i] = strdup(ids[i])) != NULL;
         if (!ok) {
                 reservation_done(&r);
                 return -ENOMEM;
@@ -521,7 +538,8 @@ int dp_nm_alloc_ids(const dp_nm_alloc *a, const char ***ret_ids) {
         size_t n = 0;
         for (size_t i = 0; i < a->n_ids; i++) {
                 bool seen = false;
-                for (size_t k = 0; k < n && !seen; k++) seen = streq(out[k], a->ids[i].id);
+                for (size_t k = 0; k < n && !seen; k++)
+                        seen = streq(out[k], a->ids[i].id);
                 if (!seen) out[n++] = a->ids[i].id;
         }
         *ret_ids = out;

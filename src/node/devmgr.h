@@ -49,7 +49,7 @@ typedef struct dp_nm_options {
 
 typedef struct dp_nm_resource {
         char *name;
-        char *endpoint;          /* socket file name relative to the plugin dir; NULL if only known from the checkpoint */
+        char *endpoint; /* socket file name relative to the plugin dir; NULL if only known from the checkpoint */
         dp_nm_options options;
         bool connected;
         uint64_t disconnected_at_ms;
@@ -84,8 +84,7 @@ DEFINE_FREEP(dp_devmgr, dp_devmgr_free)
 /* The kubelet's Register checks: version must be "v1beta1", the resource
  * name must pass dp_devmgr_is_extended_resource_name(). -EINVAL with the kubelet's
  * wording in err. */
-int dp_devmgr_validate_register(const char *version, const char *resource_name, const char *endpoint,
-                                dp_error *err);
+int dp_devmgr_validate_register(const char *version, const char *resource_name, const char *endpoint, dp_error *err);
 /* The §2.5 rule: contains '/', no "kubernetes.io/", no "requests." prefix,
  * and "requests." + name is a qualified name. */
 bool dp_devmgr_is_extended_resource_name(const char *name);

@@ -111,13 +111,15 @@ static DIR *closedir_safe(DIR *dir) {
 DEFINE_FREEP(DIR, closedir_safe)
 
 static void strv_free(char **v, size_t n) {
-        for (size_t i = 0; v && i < n; i++) free(v[i]);
+        for (size_t i = 0; v && i < n; i++)
+                free(v[i]);
         free(v);
 }
 
 static uint64_t backoff_usec(const node_dra *d, unsigned attempt) {
         uint64_t ms = d->backoff_initial_ms;
-        for (unsigned i = 1; i < attempt && ms < d->backoff_max_ms; i++) ms *= 2;
+        for (unsigned i = 1; i < attempt && ms < d->backoff_max_ms; i++)
+                ms *= 2;
         return (ms < d->backoff_max_ms ? ms : d->backoff_max_ms) * 1000;
 }
 
@@ -137,7 +139,8 @@ static void plugin_clear(plugin_ent *p) {
 
 static const plugin_ent *plugin_for(const node_dra *d, const char *driver) {
         for (size_t i = 0; i < d->n_plugins; i++)
-                if (d->plugins[i].ok && d->plugins[i].driver && streq(d->plugins[i].driver, driver)) return &d->plugins[i];
+                if (d->plugins[i].ok && d->plugins[i].driver && streq(d->plugins[i].driver, driver))
+                        return &d->plugins[i];
         return NULL;
 }
 
@@ -193,14 +196,15 @@ static int plugin_try(node_dra *d, plugin_ent *p) {
                         }
                 }
                 if (!prefix)
-                        why = dp_asprintf("none of the versions %s supports is supported by the kubelet (v1.DRAPlugin, v1beta1.DRAPlugin)",
+                        why = dp_asprintf("none of the versions %s supports is supported by the kubelet (v1.DRAPlugin, "
+                                          "v1beta1.DRAPlugin)",
                                           info->n_supported_versions ? "the plugin" : "(empty list)");
                 else {
                         for (size_t i = 0; i < d->n_plugins; i++)
-                                if (&d->plugins[i] != p && d->plugins[i].ok && streq(d->plugins[i].driver, info->name) &&
-                                    !streq(d->plugins[i].sock, p->sock))
-                                        log_info("DRA driver %s: newer registration %s replaces %s", info->name, p->sock,
-                                                 d->plugins[i].sock);
+                                if (&d->plugins[i] != p && d->plugins[i].ok &&
+                                    streq(d->plugins[i].driver, info->name) && !streq(d->plugins[i].sock, p->sock))
+                                        log_info("DRA driver %s: newer registration %s replaces %s", info->name,
+                                                 p->sock, d->plugins[i].sock);
                 }
         }
         if (why) {
@@ -281,8 +285,10 @@ static void socket_removed(node_dra *d, const char *name) {
 static int on_registry_event(dp_loop_source *s, const struct inotify_event *ev, void *ud) {
         node_dra *d = ud;
         if (!ev->len) return 0;
-        if (ev->mask & (IN_DELETE | IN_MOVED_FROM)) socket_removed(d, ev->name);
-        else socket_added(d, ev->name);
+        if (ev->mask & (IN_DELETE | IN_MOVED_FROM))
+                socket_removed(d, ev->name);
+        else
+                socket_added(d, ev->name);
         node_dra_rescan(d);
         return 0;
 }
@@ -421,7 +427,8 @@ static int prepare_driver(node_dra *d, const char *driver, const dp_resource_cla
         _cleanup_grpc_reply_ dp_grpc_reply rep = DP_GRPC_REPLY_INIT;
         dp_error e = DP_ERROR_INIT;
         int r = call_driver(d, p, "NodePrepareResources", claims, NULL, n,
-                            &k8s__io__kubelet__pkg__apis__dra__v1__node_prepare_resources_response__descriptor, &rep, &e);
+                            &k8s__io__kubelet__pkg__apis__dra__v1__node_prepare_resources_response__descriptor, &rep,
+                            &e);
         if (r < 0) {
                 *msg = dp_asprintf("NodePrepareResources failed for driver %s: %s", driver, dp_error_msg(&e));
                 return r;
@@ -431,9 +438,11 @@ static int prepare_driver(node_dra *d, const char *driver, const dp_resource_cla
         size_t answered = 0;
         for (size_t k = 0; k < resp->n_claims; k++) {
                 bool known = false;
-                for (size_t i = 0; i < n && !known; i++) known = streq(resp->claims[k]->key, claims[i]->meta.uid);
+                for (size_t i = 0; i < n && !known; i++)
+                        known = streq(resp->claims[k]->key, claims[i]->meta.uid);
                 if (!known) {
-                        *msg = dp_asprintf("NodePrepareResources returned result for unknown claim UID %s", resp->claims[k]->key);
+                        *msg = dp_asprintf("NodePrepareResources returned result for unknown claim UID %s",
+                                           resp->claims[k]->key);
                         return -EBADMSG;
                 }
         }
@@ -474,12 +483,13 @@ static int prepare_driver(node_dra *d, const char *driver, const dp_resource_cla
                         pd->device = strdup(dv->device_name);
                         pd->n_requests = dv->n_request_names;
                         pd->n_cdi = dv->n_cdi_device_ids;
-                        if (!pd->pool || !pd->device || strv_copy(dv->request_names, dv->n_request_names, &pd->requests) < 0 ||
+                        if (!pd->pool || !pd->device ||
+                            strv_copy(dv->request_names, dv->n_request_names, &pd->requests) < 0 ||
                             strv_copy(dv->cdi_device_ids, dv->n_cdi_device_ids, &pd->cdi) < 0)
                                 return -ENOMEM;
                 }
-                log_info("prepared ResourceClaim %s/%s (%s) through %s: %zu device(s)", ce->ns, ce->name, ce->uid, driver,
-                         ce->n_devs);
+                log_info("prepared ResourceClaim %s/%s (%s) through %s: %zu device(s)", ce->ns, ce->name, ce->uid,
+                         driver, ce->n_devs);
         }
         return 0;
 }
@@ -524,7 +534,8 @@ static pod_ent *pod_get(node_dra *d, const dp_pod *pod) {
                 const dp_pod_resource_claim *rc = &pod->resource_claims[i];
                 const char *cn = rc->resource_claim_name;
                 for (size_t k = 0; !cn && k < pod->n_claim_statuses; k++)
-                        if (streq(pod->claim_statuses[k].name, rc->name)) cn = pod->claim_statuses[k].resource_claim_name;
+                        if (streq(pod->claim_statuses[k].name, rc->name))
+                                cn = pod->claim_statuses[k].resource_claim_name;
                 p->pod_claims[i] = strdup(rc->name);
                 p->claim_names[i] = cn ? strdup(cn) : dp_asprintf("%s-%s", pod->meta.name, rc->name);
                 ok = p->pod_claims[i] && p->claim_names[i];
@@ -576,11 +587,13 @@ static void pod_try(node_dra *d, pod_ent *p, const dp_object_list *l) {
                         return;
                 }
                 if (!o.claim->allocation) {
-                        pod_wait(d, p, dp_asprintf("ResourceClaim %s/%s is not allocated", p->ns, p->claim_names[i]), false);
+                        pod_wait(d, p, dp_asprintf("ResourceClaim %s/%s is not allocated", p->ns, p->claim_names[i]),
+                                 false);
                         return;
                 }
                 if (!o.claim->meta.uid) {
-                        pod_wait(d, p, dp_asprintf("ResourceClaim %s/%s has no metadata.uid", p->ns, p->claim_names[i]), false);
+                        pod_wait(d, p, dp_asprintf("ResourceClaim %s/%s has no metadata.uid", p->ns, p->claim_names[i]),
+                                 false);
                         return;
                 }
                 if (!p->claim_uids[i] || !streq(p->claim_uids[i], o.claim->meta.uid)) {
@@ -598,7 +611,8 @@ static void pod_try(node_dra *d, pod_ent *p, const dp_object_list *l) {
                         for (size_t j = 0; j < i && first; j++)
                                 for (size_t m = 0; m < claims[j]->allocation->n_results && first; m++)
                                         first = !streq(claims[j]->allocation->results[m].driver, drv);
-                        for (size_t m = 0; m < k && first; m++) first = !streq(a->results[m].driver, drv);
+                        for (size_t m = 0; m < k && first; m++)
+                                first = !streq(a->results[m].driver, drv);
                         if (!first) continue;
                         const dp_resource_claim *batch[MAX_CLAIMS_PER_POD + 1];
                         size_t nb = 0;
@@ -611,8 +625,8 @@ static void pod_try(node_dra *d, pod_ent *p, const dp_object_list *l) {
                                         claim_ent *ce = claim_add(d, claims[j], drv);
                                         if (ce) {
                                                 ce->skipped = true;
-                                                ce->skip_unprepare = dp_dra_skip_node_operation(claims[j]->allocation, drv,
-                                                                                                DP_DRA_NODE_UNPREPARE);
+                                                ce->skip_unprepare = dp_dra_skip_node_operation(
+                                                        claims[j]->allocation, drv, DP_DRA_NODE_UNPREPARE);
                                                 log_info("ResourceClaim %s/%s: %s skips NodePrepareResources", ce->ns,
                                                          ce->name, drv);
                                         }
@@ -623,8 +637,9 @@ static void pod_try(node_dra *d, pod_ent *p, const dp_object_list *l) {
                         if (!nb) continue;
                         for (size_t j = 0; j < nb; j++)
                                 if (write_claim_file(d, batch[j]) < 0) {
-                                        pod_wait(d, p, dp_asprintf("cannot write ResourceClaim %s to the claims directory",
-                                                                   batch[j]->meta.name),
+                                        pod_wait(d, p,
+                                                 dp_asprintf("cannot write ResourceClaim %s to the claims directory",
+                                                             batch[j]->meta.name),
                                                  true);
                                         return;
                                 }
@@ -672,7 +687,8 @@ static void unprepare_driver(node_dra *d, const char *drv, uint64_t now) {
         _cleanup_grpc_reply_ dp_grpc_reply rep = DP_GRPC_REPLY_INIT;
         dp_error e = DP_ERROR_INIT;
         int r = call_driver(d, p, "NodeUnprepareResources", NULL, batch, nb,
-                            &k8s__io__kubelet__pkg__apis__dra__v1__node_unprepare_resources_response__descriptor, &rep, &e);
+                            &k8s__io__kubelet__pkg__apis__dra__v1__node_unprepare_resources_response__descriptor, &rep,
+                            &e);
         const pb_unprep_resp *resp = r >= 0 ? (const pb_unprep_resp *)rep.msg : NULL;
         char *gone[64];
         size_t ng = 0;
@@ -683,7 +699,8 @@ static void unprepare_driver(node_dra *d, const char *drv, uint64_t now) {
                 for (size_t m = 0; resp && m < resp->n_claims; m++)
                         if (streq(resp->claims[m]->key, bc->uid)) {
                                 answered = true;
-                                if (resp->claims[m]->value && resp->claims[m]->value->error && *resp->claims[m]->value->error)
+                                if (resp->claims[m]->value && resp->claims[m]->value->error &&
+                                    *resp->claims[m]->value->error)
                                         cerr = resp->claims[m]->value->error;
                         }
                 if (resp && answered && !cerr) {
@@ -699,7 +716,8 @@ static void unprepare_driver(node_dra *d, const char *drv, uint64_t now) {
         }
         /* Entries move as others are removed: look each up again. */
         char *uids[64];
-        for (size_t g = 0; g < ng; g++) uids[g] = strdup(gone[g]);
+        for (size_t g = 0; g < ng; g++)
+                uids[g] = strdup(gone[g]);
         for (size_t g = 0; g < ng; g++) {
                 claim_ent *x = uids[g] ? claim_find(d, uids[g], drv) : NULL;
                 if (x) {
@@ -715,19 +733,23 @@ static void unprepare_unused(node_dra *d) {
         uint64_t now = dp_loop_now();
         for (size_t i = 0; i < d->n_claims;) {
                 claim_ent *c = &d->claims[i];
-                if (claim_due(d, c, now) && (c->skipped || c->skip_unprepare)) claim_remove(d, c);
-                else i++;
+                if (claim_due(d, c, now) && (c->skipped || c->skip_unprepare))
+                        claim_remove(d, c);
+                else
+                        i++;
         }
         char **drivers = calloc(d->n_claims + 1, sizeof *drivers);
         size_t nd = 0;
         if (!drivers) return;
         for (size_t i = 0; i < d->n_claims; i++) {
                 bool seen = false;
-                for (size_t k = 0; k < nd && !seen; k++) seen = streq(drivers[k], d->claims[i].driver);
+                for (size_t k = 0; k < nd && !seen; k++)
+                        seen = streq(drivers[k], d->claims[i].driver);
                 if (!seen && claim_due(d, &d->claims[i], now) && !(drivers[nd] = strdup(d->claims[i].driver))) break;
                 if (!seen && drivers[nd]) nd++;
         }
-        for (size_t k = 0; k < nd; k++) unprepare_driver(d, drivers[k], now);
+        for (size_t k = 0; k < nd; k++)
+                unprepare_driver(d, drivers[k], now);
         strv_free(drivers, nd);
 }
 
@@ -743,7 +765,8 @@ static int load_manifests(const node_dra *d, dp_object_list *l) {
         while ((de = readdir(dir))) {
                 size_t len = strlen(de->d_name);
                 if (de->d_name[0] == '.') continue;
-                if (!((len > 5 && streq(de->d_name + len - 5, ".yaml")) || (len > 4 && streq(de->d_name + len - 4, ".yml")) ||
+                if (!((len > 5 && streq(de->d_name + len - 5, ".yaml")) ||
+                      (len > 4 && streq(de->d_name + len - 4, ".yml")) ||
                       (len > 5 && streq(de->d_name + len - 5, ".json"))))
                         continue;
                 char **v = realloc(names, (n + 1) * sizeof *v);
@@ -755,7 +778,8 @@ static int load_manifests(const node_dra *d, dp_object_list *l) {
         if (n) qsort(names, n, sizeof *names, cmp_strp);
         for (size_t i = 0; i < n; i++) {
                 dp_error e = DP_ERROR_INIT;
-                if (dp_model_load_file(names[i], l, &e) < 0) log_debug("DRA manager skips %s: %s", names[i], dp_error_msg(&e));
+                if (dp_model_load_file(names[i], l, &e) < 0)
+                        log_debug("DRA manager skips %s: %s", names[i], dp_error_msg(&e));
         }
         strv_free(names, n);
         return 0;
@@ -765,7 +789,8 @@ static void rescan_once(node_dra *d) {
         _cleanup_(dp_object_list_freep) dp_object_list *l = dp_object_list_new();
         if (!l) return;
         (void)load_manifests(d, l);
-        for (size_t i = 0; i < d->n_pods; i++) d->pods[i].seen = false;
+        for (size_t i = 0; i < d->n_pods; i++)
+                d->pods[i].seen = false;
         uint64_t now = dp_loop_now();
         for (size_t i = 0; i < l->n; i++) {
                 if (l->items[i].hdr->kind != DP_KIND_POD) continue;
@@ -792,7 +817,8 @@ static void rescan_once(node_dra *d) {
 static void arm_timer(node_dra *d) {
         uint64_t t = 0;
         for (size_t i = 0; i < d->n_pods; i++)
-                if (!d->pods[i].prepared && d->pods[i].next_try && (!t || d->pods[i].next_try < t)) t = d->pods[i].next_try;
+                if (!d->pods[i].prepared && d->pods[i].next_try && (!t || d->pods[i].next_try < t))
+                        t = d->pods[i].next_try;
         for (size_t i = 0; i < d->n_claims; i++)
                 if (d->claims[i].next_try && (!t || d->claims[i].next_try < t)) t = d->claims[i].next_try;
         for (size_t i = 0; i < d->n_plugins; i++)
@@ -895,7 +921,8 @@ static int status_pod(node_dra *d, const pod_ent *p, dp_doc_set *s, dp_doc_node 
         if (r >= 0) r = dp_doc_map_add(s, m, "attempts", dp_doc_new_uint(s, p->attempts));
         if (r >= 0 && p->message) r = add_str(s, m, "message", p->message);
         dp_doc_node *cl = dp_doc_new_seq(s);
-        for (size_t i = 0; r >= 0 && cl && i < p->n_claims; i++) r = dp_doc_seq_add(s, cl, dp_doc_new_str(s, p->claim_names[i]));
+        for (size_t i = 0; r >= 0 && cl && i < p->n_claims; i++)
+                r = dp_doc_seq_add(s, cl, dp_doc_new_str(s, p->claim_names[i]));
         if (r >= 0) r = dp_doc_map_add(s, m, "claims", cl);
         dp_doc_node *cs = dp_doc_new_seq(s);
         for (size_t i = 0; r >= 0 && cs && p->prepared && i < p->n_ctrs; i++) {
@@ -951,7 +978,8 @@ int node_dra_status(node_dra *d, dp_doc_set *s, dp_doc_node *root) {
                 if (r >= 0 && p->error) r = add_str(s, m, "error", p->error);
                 if (r >= 0) r = dp_doc_seq_add(s, pl, m);
         }
-        for (size_t i = 0; r >= 0 && i < d->n_pods; i++) r = status_pod(d, &d->pods[i], s, pods);
+        for (size_t i = 0; r >= 0 && i < d->n_pods; i++)
+                r = status_pod(d, &d->pods[i], s, pods);
         for (size_t i = 0; r >= 0 && i < d->n_claims; i++) {
                 const claim_ent *c = &d->claims[i];
                 dp_doc_node *m = dp_doc_new_map(s), *devs = dp_doc_new_seq(s);
@@ -998,14 +1026,14 @@ int node_dra_new(dp_loop *l, const node_dra_options *o, node_dra **ret, dp_error
         d->changed = o->changed;
         d->userdata = o->userdata;
         int r = 0;
-        if (!d->registry_dir || !d->cdi_dir || (o->manifests_dir && !d->manifests_dir) || (o->claims_dir && !d->claims_dir))
+        if (!d->registry_dir || !d->cdi_dir || (o->manifests_dir && !d->manifests_dir) ||
+            (o->claims_dir && !d->claims_dir))
                 r = -ENOMEM;
         if (r >= 0 && mkdir(d->registry_dir, 0750) < 0 && errno != EEXIST)
                 r = dp_error_errno(err, -errno, "create %s", d->registry_dir);
         if (r >= 0 && (r = dp_loop_add_timer(l, 0, on_timer, d, &d->timer)) < 0) dp_error_errno(err, r, "timer");
-        if (r >= 0 &&
-            (r = dp_loop_add_inotify(l, d->registry_dir, IN_CREATE | IN_MOVED_TO | IN_DELETE | IN_MOVED_FROM, on_registry_event, d,
-                                     &d->reg_watch)) < 0)
+        if (r >= 0 && (r = dp_loop_add_inotify(l, d->registry_dir, IN_CREATE | IN_MOVED_TO | IN_DELETE | IN_MOVED_FROM,
+                                               on_registry_event, d, &d->reg_watch)) < 0)
                 dp_error_errno(err, r, "watch %s", d->registry_dir);
         if (r < 0) {
                 node_dra_free(d);
@@ -1014,7 +1042,8 @@ int node_dra_new(dp_loop *l, const node_dra_options *o, node_dra **ret, dp_error
         /* Sockets already there (the kubelet walks the directory at start). */
         _cleanup_(closedir_safep) DIR *dir = opendir(d->registry_dir);
         struct dirent *de;
-        while (dir && (de = readdir(dir))) socket_added(d, de->d_name);
+        while (dir && (de = readdir(dir)))
+                socket_added(d, de->d_name);
         *ret = d;
         return 0;
 }
@@ -1023,11 +1052,14 @@ node_dra *node_dra_free(node_dra *d) {
         if (!d) return NULL;
         dp_loop_source_free(d->reg_watch);
         dp_loop_source_free(d->timer);
-        for (size_t i = 0; i < d->n_plugins; i++) plugin_clear(&d->plugins[i]);
+        for (size_t i = 0; i < d->n_plugins; i++)
+                plugin_clear(&d->plugins[i]);
         free(d->plugins);
-        for (size_t i = 0; i < d->n_claims; i++) claim_clear(&d->claims[i]);
+        for (size_t i = 0; i < d->n_claims; i++)
+                claim_clear(&d->claims[i]);
         free(d->claims);
-        for (size_t i = 0; i < d->n_pods; i++) pod_clear(&d->pods[i]);
+        for (size_t i = 0; i < d->n_pods; i++)
+                pod_clear(&d->pods[i]);
         free(d->pods);
         free(d->registry_dir);
         free(d->manifests_dir);

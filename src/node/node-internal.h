@@ -85,14 +85,14 @@ struct dp_kubelet {
 };
 
 uint64_t node_now_ms(void);
-void node_changed(dp_kubelet *n);       /* write checkpoint + status */
-void node_kick(dp_kubelet *n);          /* run the scheduler on the next loop round */
-void node_schedule(dp_kubelet *n);      /* start an admission if one is due */
+void node_changed(dp_kubelet *n);  /* write checkpoint + status */
+void node_kick(dp_kubelet *n);     /* run the scheduler on the next loop round */
+void node_schedule(dp_kubelet *n); /* start an admission if one is due */
 endpoint *node_current_endpoint(dp_kubelet *n, const char *resource);
 
 /* admit.c */
 void node_admit_start(dp_kubelet *n, pod_entry *pe);
-void node_admit_abort(dp_kubelet *n);        /* pod gone: cancel calls, drop reservations */
+void node_admit_abort(dp_kubelet *n); /* pod gone: cancel calls, drop reservations */
 
 /* status-build.c */
 int node_status_build(const dp_kubelet *n, bool running, dp_doc_set *s, dp_doc_node **ret);

@@ -65,14 +65,18 @@ static void arm_tick(dp_kubelet *n) {
         uint64_t next = UINT64_MAX;
         for (size_t i = 0; i < n->n_pods; i++) {
                 pod_entry *pe = n->pods[i];
-                if (pe->phase == POD_PENDING) next = 0;
-                else if (pe->phase == POD_WAITING) next = DP_MIN(next, pe->next_try_ms);
+                if (pe->phase == POD_PENDING)
+                        next = 0;
+                else if (pe->phase == POD_WAITING)
+                        next = DP_MIN(next, pe->next_try_ms);
         }
         uint64_t grace;
         dp_devmgr_expire(n->dm, 0, &grace); /* now=0 drops nothing, just reports */
         next = DP_MIN(next, grace);
-        if (next == UINT64_MAX) dp_loop_source_set_time(n->tick, 0);
-        else dp_loop_source_set_time(n->tick, next == 0 ? 1 : next * 1000);
+        if (next == UINT64_MAX)
+                dp_loop_source_set_time(n->tick, 0);
+        else
+                dp_loop_source_set_time(n->tick, next == 0 ? 1 : next * 1000);
 }
 
 void node_schedule(dp_kubelet *n) {
@@ -230,7 +234,8 @@ static void on_options_done(dp_grpc_client_call *cc, int status, const char *mes
         }
         int r = dp_devmgr_register(n->dm, ep->resource, ep->path + strlen(n->plugin_dir) + 1, &ep->opts);
         if (r < 0) {
-                if (ep->register_call) dp_grpc_call_finish(TAKE_PTR(ep->register_call), DP_GRPC_UNKNOWN, "out of memory");
+                if (ep->register_call)
+                        dp_grpc_call_finish(TAKE_PTR(ep->register_call), DP_GRPC_UNKNOWN, "out of memory");
                 endpoint_close(ep);
                 return;
         }
@@ -293,8 +298,7 @@ static void on_register(dp_grpc_call *call, void *ud) {
                 return;
         }
         r = dp_grpc_channel_start_call(ep->ch, "/v1beta1.DevicePlugin/GetDevicePluginOptions", NULL, 0,
-                                       DIAL_TIMEOUT_USEC, on_options_message, on_options_done, ep,
-                                       &ep->options_call);
+                                       DIAL_TIMEOUT_USEC, on_options_message, on_options_done, ep, &ep->options_call);
         if (r < 0) {
                 dp_grpc_call_finishf(call, DP_GRPC_UNKNOWN, "failed to call GetDevicePluginOptions: %s", strerror(-r));
                 endpoint_close(ep);
@@ -366,7 +370,8 @@ static void manifests_rescan(dp_kubelet *n) {
                 for (size_t j = 0; r >= 0 && j < np; j++)
                         for (size_t k = 0; k < n_fresh && r >= 0; k++)
                                 if (streq(fresh[k]->ns, pods[j]->ns) && streq(fresh[k]->name, pods[j]->name))
-                                        r = dp_error_set(&e, -EINVAL, "%s: Pod %s/%s: metadata.name: Duplicate value (also in %s)",
+                                        r = dp_error_set(&e, -EINVAL,
+                                                         "%s: Pod %s/%s: metadata.name: Duplicate value (also in %s)",
                                                          path, pods[j]->ns, pods[j]->name, fresh[k]->source);
                 dp_node_pod **nf = r >= 0 ? realloc(fresh, (n_fresh + np + 1) * sizeof *nf) : NULL;
                 if (r >= 0 && !nf) r = -ENOMEM;
@@ -381,10 +386,12 @@ static void manifests_rescan(dp_kubelet *n) {
                         continue;
                 }
                 fresh = nf;
-                for (size_t j = 0; j < np; j++) fresh[n_fresh++] = pods[j];
+                for (size_t j = 0; j < np; j++)
+                        fresh[n_fresh++] = pods[j];
                 free(pods);
         }
-        for (size_t i = 0; i < n_names; i++) free(names[i]);
+        for (size_t i = 0; i < n_names; i++)
+                free(names[i]);
         free(names);
 
         /* report errors not reported before */
@@ -399,7 +406,8 @@ static void manifests_rescan(dp_kubelet *n) {
         n->n_merrs = n_merrs;
 
         bool changed = false;
-        for (size_t i = 0; i < n->n_pods; i++) n->pods[i]->seen = false;
+        for (size_t i = 0; i < n->n_pods; i++)
+                n->pods[i]->seen = false;
         for (size_t j = 0; j < n_fresh; j++) {
                 pod_entry *found = NULL;
                 for (size_t i = 0; i < n->n_pods && !found; i++)
@@ -501,7 +509,8 @@ static void release_orphans(dp_kubelet *n) {
         for (size_t i = 0; i < dp_devmgr_n_allocs(n->dm);) {
                 const dp_nm_alloc *a = dp_devmgr_alloc_at(n->dm, i);
                 bool active = false;
-                for (size_t j = 0; j < n->n_pods && !active; j++) active = streq(n->pods[j]->pod->uid, a->pod_uid);
+                for (size_t j = 0; j < n->n_pods && !active; j++)
+                        active = streq(n->pods[j]->pod->uid, a->pod_uid);
                 if (active) {
                         i++;
                         continue;
@@ -528,7 +537,8 @@ int dp_kubelet_new(dp_loop *l, const dp_node_config *cfg, dp_kubelet **ret, dp_e
         n->dm = dp_devmgr_new();
         if (!n->plugin_dir || !n->node_name || !n->dm || (cfg->manifests_dir && !n->manifests_dir)) return -ENOMEM;
         size_t pl = strlen(n->plugin_dir);
-        while (pl > 1 && n->plugin_dir[pl - 1] == '/') n->plugin_dir[--pl] = 0;
+        while (pl > 1 && n->plugin_dir[pl - 1] == '/')
+                n->plugin_dir[--pl] = 0;
 
         int r = prepare_dir(n->plugin_dir, err);
         if (r < 0) return r;
@@ -580,7 +590,8 @@ dp_kubelet *dp_kubelet_free(dp_kubelet *n) {
         if (n->job) node_admit_abort(n);
         n->stopping = true;
         n->srv = dp_grpc_server_free(n->srv); /* unlinks kubelet.sock */
-        for (size_t i = 0; i < n->n_eps; i++) endpoint_close(n->eps[i]);
+        for (size_t i = 0; i < n->n_eps; i++)
+                endpoint_close(n->eps[i]);
         n->stopping = false;
         if (started) write_status(n, false);
         n->stopping = true;
@@ -590,7 +601,8 @@ dp_kubelet *dp_kubelet_free(dp_kubelet *n) {
                 free(n->eps[i]);
         }
         free(n->eps);
-        for (size_t i = 0; i < n->n_pods; i++) pod_entry_free(n->pods[i]);
+        for (size_t i = 0; i < n->n_pods; i++)
+                pod_entry_free(n->pods[i]);
         free(n->pods);
         merrs_clear(n->merrs, n->n_merrs);
         dp_loop_source_free(n->manifest_watch);
@@ -607,10 +619,13 @@ dp_kubelet *dp_kubelet_free(dp_kubelet *n) {
 size_t dp_kubelet_n_pods(const dp_kubelet *n) { return n ? n->n_pods : 0; }
 size_t dp_kubelet_n_pods_running(const dp_kubelet *n) {
         size_t c = 0;
-        for (size_t i = 0; n && i < n->n_pods; i++) c += n->pods[i]->phase == POD_RUNNING;
+        for (size_t i = 0; n && i < n->n_pods; i++)
+                c += n->pods[i]->phase == POD_RUNNING;
         return c;
 }
-size_t dp_kubelet_capacity(const dp_kubelet *n, const char *resource) { return n ? dp_devmgr_capacity(n->dm, resource) : 0; }
+size_t dp_kubelet_capacity(const dp_kubelet *n, const char *resource) {
+        return n ? dp_devmgr_capacity(n->dm, resource) : 0;
+}
 size_t dp_kubelet_allocatable(const dp_kubelet *n, const char *resource) {
         return n ? dp_devmgr_allocatable(n->dm, resource) : 0;
 }

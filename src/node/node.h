@@ -30,9 +30,9 @@
 #define DP_NODE_STATUS_FILE "devplane_node_status.json"
 
 typedef struct dp_node_config {
-        const char *plugin_dir;    /* required */
-        const char *manifests_dir; /* NULL: no pods */
-        const char *node_name;     /* NULL: the host name */
+        const char *plugin_dir;      /* required */
+        const char *manifests_dir;   /* NULL: no pods */
+        const char *node_name;       /* NULL: the host name */
         uint64_t backoff_initial_ms; /* first retry after a failed admission; 0: 1000 */
         uint64_t backoff_max_ms;     /* cap; 0: 10000 */
         /* The DRA manager (node/dra-manager.h) runs when registry_dir is set. */

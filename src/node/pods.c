@@ -13,7 +13,8 @@ dp_node_pod *dp_node_pod_free(dp_node_pod *p) {
         for (size_t i = 0; i < p->n_containers; i++) {
                 dp_node_container *c = &p->containers[i];
                 free(c->name);
-                for (size_t j = 0; j < c->n_req; j++) free(c->req[j].resource);
+                for (size_t j = 0; j < c->n_req; j++)
+                        free(c->req[j].resource);
                 free(c->req);
         }
         free(p->containers);
@@ -26,13 +27,15 @@ dp_node_pod *dp_node_pod_free(dp_node_pod *p) {
 }
 
 void dp_node_pods_free(dp_node_pod **pods, size_t n) {
-        for (size_t i = 0; pods && i < n; i++) dp_node_pod_free(pods[i]);
+        for (size_t i = 0; pods && i < n; i++)
+                dp_node_pod_free(pods[i]);
         free(pods);
 }
 
 uint64_t dp_node_backoff_ms(uint64_t initial_ms, uint64_t max_ms, unsigned attempt) {
         uint64_t v = initial_ms ? initial_ms : 1;
-        for (unsigned i = 1; i < attempt && v < max_ms; i++) v *= 2;
+        for (unsigned i = 1; i < attempt && v < max_ms; i++)
+                v *= 2;
         return DP_MIN(v, max_ms);
 }
 
@@ -73,10 +76,14 @@ static int parse_count(const dp_doc_node *n, uint64_t *ret, dp_error *err) {
                 v = v * 10 + (uint64_t)(*p - '0');
         }
         uint64_t mul = 1;
-        if (*p == 'k') mul = 1000, p++;
-        else if (*p == 'M') mul = 1000000, p++;
-        else if (*p == 'K' && p[1] == 'i') mul = 1024, p += 2;
-        else if (*p == 'M' && p[1] == 'i') mul = 1048576, p += 2;
+        if (*p == 'k')
+                mul = 1000, p++;
+        else if (*p == 'M')
+                mul = 1000000, p++;
+        else if (*p == 'K' && p[1] == 'i')
+                mul = 1024, p += 2;
+        else if (*p == 'M' && p[1] == 'i')
+                mul = 1048576, p += 2;
         if (*p) return dp_error_set(err, -EINVAL, "\"%s\": must be a whole number", s);
         if (v > DP_NODE_MAX_REQUEST || v * mul > DP_NODE_MAX_REQUEST)
                 return dp_error_set(err, -E2BIG, "\"%s\": more than %d", s, DP_NODE_MAX_REQUEST);
@@ -90,8 +97,7 @@ static int field_err(dp_error *err, int code, const char *path, const char *fmt,
         return dp_error_set(err, code, "%s: %s", path, msg);
 }
 
-static int decode_resources(const dp_doc_node *res, size_t ci, const char *kind, dp_node_container *c,
-                            dp_error *err) {
+static int decode_resources(const dp_doc_node *res, size_t ci, const char *kind, dp_node_container *c, dp_error *err) {
         const dp_doc_node *limits = dp_doc_get(res, "limits"), *requests = dp_doc_get(res, "requests");
         char path[256];
         if (res && !dp_doc_is_null(res) && res->type != DP_DOC_MAP) {
@@ -122,9 +128,10 @@ static int decode_resources(const dp_doc_node *res, size_t ci, const char *kind,
                         const dp_doc_node *other = dp_doc_get(pass ? limits : requests, key);
                         if (pass == 1) {
                                 if (!other)
-                                        return field_err(err, -EINVAL, path,
-                                                         "%s: a limit must be set for a resource that cannot be overcommitted",
-                                                         key);
+                                        return field_err(
+                                                err, -EINVAL, path,
+                                                "%s: a limit must be set for a resource that cannot be overcommitted",
+                                                key);
                                 uint64_t lv;
                                 if (parse_count(other, &lv, NULL) == 0 && lv != v)
                                         return field_err(err, -EINVAL, path, "must be equal to %s limit", key);
@@ -132,7 +139,8 @@ static int decode_resources(const dp_doc_node *res, size_t ci, const char *kind,
                         }
                         if (kind[0] == 'i' && v > 0)
                                 return field_err(err, -EINVAL, path,
-                                                 "%s: init containers asking for device-plugin resources are not supported by devplane node",
+                                                 "%s: init containers asking for device-plugin resources are not "
+                                                 "supported by devplane node",
                                                  key);
                         if (v == 0) continue;
                         if (c->n_req >= DP_NODE_MAX_EXTENDED_PER_CONTAINER)
@@ -156,13 +164,13 @@ static void content_uid(const dp_doc_node *root, char *buf, size_t size) {
                 h1 = (h1 ^ *p) * 0x100000001b3ULL;
                 h2 = (h2 ^ *p) * 0x100000001b3ULL + 0x9e3779b97f4a7c15ULL;
         }
-        snprintf(buf, size, "%08" PRIx32 "-%04" PRIx32 "-%04" PRIx32 "-%04" PRIx32 "-%012" PRIx64,
-                 (uint32_t)(h1 >> 32), (uint32_t)(h1 >> 16) & 0xffff, (uint32_t)h1 & 0xffff,
-                 (uint32_t)(h2 >> 48), (uint64_t)(h2 & 0xffffffffffffULL));
+        snprintf(buf, size, "%08" PRIx32 "-%04" PRIx32 "-%04" PRIx32 "-%04" PRIx32 "-%012" PRIx64, (uint32_t)(h1 >> 32),
+                 (uint32_t)(h1 >> 16) & 0xffff, (uint32_t)h1 & 0xffff, (uint32_t)(h2 >> 48),
+                 (uint64_t)(h2 & 0xffffffffffffULL));
 }
 
-static int get_str_field(const dp_doc_node *map, const char *key, const char *path, bool required,
-                         const char **ret, dp_error *err) {
+static int get_str_field(const dp_doc_node *map, const char *key, const char *path, bool required, const char **ret,
+                         dp_error *err) {
         const dp_doc_node *n = dp_doc_get(map, key);
         if (!n || dp_doc_is_null(n)) {
                 if (required) return dp_error_set(err, -EINVAL, "%s: Required value", path);
@@ -179,9 +187,11 @@ static int decode_pod(const dp_doc_node *root, dp_node_pod *p, dp_error *err) {
         if (!root || root->type != DP_DOC_MAP) return dp_error_set(err, -EINVAL, "expected a Pod object (map)");
         int r = get_str_field(root, "apiVersion", "apiVersion", true, &s, err);
         if (r < 0) return r;
-        if (!streq(s, "v1")) return dp_error_set(err, -EINVAL, "apiVersion: Unsupported value \"%s\": supported values: \"v1\"", s);
+        if (!streq(s, "v1"))
+                return dp_error_set(err, -EINVAL, "apiVersion: Unsupported value \"%s\": supported values: \"v1\"", s);
         if ((r = get_str_field(root, "kind", "kind", true, &s, err)) < 0) return r;
-        if (!streq(s, "Pod")) return dp_error_set(err, -EINVAL, "kind: Unsupported value \"%s\": supported values: \"Pod\"", s);
+        if (!streq(s, "Pod"))
+                return dp_error_set(err, -EINVAL, "kind: Unsupported value \"%s\": supported values: \"Pod\"", s);
         const dp_doc_node *meta = dp_doc_get(root, "metadata");
         if (!meta || meta->type != DP_DOC_MAP) return dp_error_set(err, -EINVAL, "metadata: Required value");
         if ((r = get_str_field(meta, "name", "metadata.name", true, &s, err)) < 0) return r;
@@ -209,22 +219,26 @@ static int decode_pod(const dp_doc_node *root, dp_node_pod *p, dp_error *err) {
                         continue;
                 }
                 if (list->type != DP_DOC_SEQ)
-                        return dp_error_set(err, -EINVAL, "spec.%s: expected list, got %s", kind, dp_doc_type_name(list));
+                        return dp_error_set(err, -EINVAL, "spec.%s: expected list, got %s", kind,
+                                            dp_doc_type_name(list));
                 if (!pass && list->n == 0) return dp_error_set(err, -EINVAL, "spec.containers: Required value");
                 if (list->n > DP_NODE_MAX_CONTAINERS)
-                        return dp_error_set(err, -E2BIG, "spec.%s: more than %d containers", kind, DP_NODE_MAX_CONTAINERS);
+                        return dp_error_set(err, -E2BIG, "spec.%s: more than %d containers", kind,
+                                            DP_NODE_MAX_CONTAINERS);
                 if (!pass && !(p->containers = calloc(list->n, sizeof *p->containers))) return -ENOMEM;
                 for (size_t i = 0; i < list->n; i++) {
                         const dp_doc_node *c = list->items[i];
                         char path[128];
                         snprintf(path, sizeof path, "spec.%s[%zu]", kind, i);
                         if (c->type != DP_DOC_MAP)
-                                return dp_error_set(err, -EINVAL, "%s: expected map, got %s", path, dp_doc_type_name(c));
+                                return dp_error_set(err, -EINVAL, "%s: expected map, got %s", path,
+                                                    dp_doc_type_name(c));
                         char npath[160];
                         snprintf(npath, sizeof npath, "%s.name", path);
                         if ((r = get_str_field(c, "name", npath, true, &s, err)) < 0) return r;
                         if (!is_dns_label(s))
-                                return dp_error_set(err, -EINVAL, "%s: Invalid value \"%s\": must be a DNS label", npath, s);
+                                return dp_error_set(err, -EINVAL, "%s: Invalid value \"%s\": must be a DNS label",
+                                                    npath, s);
                         for (size_t j = 0; j < p->n_containers; j++)
                                 if (streq(p->containers[j].name, s))
                                         return dp_error_set(err, -EINVAL, "%s: Duplicate value \"%s\"", npath, s);
@@ -248,8 +262,10 @@ int dp_node_pod_decode(const dp_doc_node *root, const char *source, dp_node_pod 
         if (!p) return -ENOMEM;
         int r = decode_pod(root, p, err);
         if (r < 0) {
-                if (p->name) dp_error_prefix(err, "Pod %s/%s", p->ns ? p->ns : "default", p->name);
-                else dp_error_prefix(err, "Pod");
+                if (p->name)
+                        dp_error_prefix(err, "Pod %s/%s", p->ns ? p->ns : "default", p->name);
+                else
+                        dp_error_prefix(err, "Pod");
                 if (source) dp_error_prefix(err, "%s", source);
                 return r;
         }
@@ -360,9 +376,12 @@ int dp_node_manifests_check(const char *dir, dp_strbuf *out, size_t *ret_bad, dp
                         dp_node_pod *p = pods[j];
                         _cleanup_free_ char *key = dp_asprintf("%s/%s", p->ns, p->name);
                         bool dup = false;
-                        for (size_t q = 0; key && q < n_seen && !dup; q++) dup = streq(seen[q], key);
+                        for (size_t q = 0; key && q < n_seen && !dup; q++)
+                                dup = streq(seen[q], key);
                         if (dup) {
-                                dp_strbuf_printf(out, "error %s: Pod %s: metadata.name: Duplicate value (another manifest names this pod)\n",
+                                dp_strbuf_printf(out,
+                                                 "error %s: Pod %s: metadata.name: Duplicate value (another manifest "
+                                                 "names this pod)\n",
                                                  path, key);
                                 bad++;
                                 continue;
@@ -376,14 +395,17 @@ int dp_node_manifests_check(const char *dir, dp_strbuf *out, size_t *ret_bad, dp
                         for (size_t c = 0; c < p->n_containers; c++)
                                 for (size_t q = 0; q < p->containers[c].n_req; q++)
                                         dp_strbuf_printf(out, " %s:%s=%" PRIu64, p->containers[c].name,
-                                                         p->containers[c].req[q].resource, p->containers[c].req[q].count);
+                                                         p->containers[c].req[q].resource,
+                                                         p->containers[c].req[q].count);
                         dp_strbuf_putc(out, '\n');
                 }
                 dp_node_pods_free(pods, np);
         }
-        for (size_t i = 0; i < n; i++) free(names[i]);
+        for (size_t i = 0; i < n; i++)
+                free(names[i]);
         free(names);
-        for (size_t i = 0; i < n_seen; i++) free(seen[i]);
+        for (size_t i = 0; i < n_seen; i++)
+                free(seen[i]);
         free(seen);
         if (r < 0) return r;
         *ret_bad = bad;

@@ -39,11 +39,13 @@ static int add_envs(dp_doc_set *s, dp_doc_node *entry, const dp_nm_alloc *a) {
         for (size_t round = 0; ret >= 0 && round < n; round++) {
                 size_t best = SIZE_MAX;
                 for (size_t i = 0; i < n; i++)
-                        if (!done[i] && r->envs[i]->key && (best == SIZE_MAX || strcmp(r->envs[i]->key, r->envs[best]->key) < 0))
+                        if (!done[i] && r->envs[i]->key &&
+                            (best == SIZE_MAX || strcmp(r->envs[i]->key, r->envs[best]->key) < 0))
                                 best = i;
                 if (best == SIZE_MAX) break;
                 done[best] = true;
-                ret = dp_doc_map_add(s, envs, r->envs[best]->key, dp_doc_new_str(s, r->envs[best]->value ? r->envs[best]->value : ""));
+                ret = dp_doc_map_add(s, envs, r->envs[best]->key,
+                                     dp_doc_new_str(s, r->envs[best]->value ? r->envs[best]->value : ""));
         }
         if (ret >= 0) ret = dp_doc_map_add(s, entry, "envs", envs);
         dp_doc_node *cdi = dp_doc_new_seq(s);
@@ -52,7 +54,8 @@ static int add_envs(dp_doc_set *s, dp_doc_node *entry, const dp_nm_alloc *a) {
         if (ret >= 0 && r->n_cdi_devices) ret = dp_doc_map_add(s, entry, "cdiDevices", cdi);
         dp_doc_node *specs = dp_doc_new_seq(s);
         for (size_t i = 0; ret >= 0 && specs && i < r->n_devices; i++)
-                ret = dp_doc_seq_add(s, specs, dp_doc_new_str(s, r->devices[i]->host_path ? r->devices[i]->host_path : ""));
+                ret = dp_doc_seq_add(s, specs,
+                                     dp_doc_new_str(s, r->devices[i]->host_path ? r->devices[i]->host_path : ""));
         if (ret >= 0 && r->n_devices) ret = dp_doc_map_add(s, entry, "deviceNodes", specs);
         dp_doc_node *ann = dp_doc_new_map(s);
         for (size_t i = 0; ret >= 0 && ann && i < r->n_annotations; i++)
@@ -71,8 +74,11 @@ static int build_resources(const dp_kubelet *n, dp_doc_set *s, dp_doc_node *root
                 const dp_nm_resource *res = dp_devmgr_resource_at(n->dm, i);
                 dp_doc_node *m = dp_doc_new_map(s);
                 r = dp_doc_map_add(s, m, "name", dp_doc_new_str(s, res->name));
-                if (r >= 0) r = dp_doc_map_add(s, m, "capacity", dp_doc_new_uint(s, dp_devmgr_capacity(n->dm, res->name)));
-                if (r >= 0) r = dp_doc_map_add(s, m, "allocatable", dp_doc_new_uint(s, dp_devmgr_allocatable(n->dm, res->name)));
+                if (r >= 0)
+                        r = dp_doc_map_add(s, m, "capacity", dp_doc_new_uint(s, dp_devmgr_capacity(n->dm, res->name)));
+                if (r >= 0)
+                        r = dp_doc_map_add(s, m, "allocatable",
+                                           dp_doc_new_uint(s, dp_devmgr_allocatable(n->dm, res->name)));
                 if (r >= 0) r = dp_doc_map_add(s, m, "inUse", dp_doc_new_uint(s, dp_devmgr_n_in_use(n->dm, res->name)));
                 const char *plugin = res->connected ? "connected" : res->endpoint ? "disconnected" : "none";
                 if (r >= 0) r = dp_doc_map_add(s, m, "plugin", dp_doc_new_str(s, plugin));
@@ -82,9 +88,13 @@ static int build_resources(const dp_kubelet *n, dp_doc_set *s, dp_doc_node *root
                         const dp_nm_device *d = &res->devices[k];
                         dp_doc_node *dm = dp_doc_new_map(s);
                         r = dp_doc_map_add(s, dm, "id", dp_doc_new_str(s, d->id));
-                        if (r >= 0) r = dp_doc_map_add(s, dm, "health", dp_doc_new_str(s, d->healthy && res->connected ? "Healthy" : "Unhealthy"));
+                        if (r >= 0)
+                                r = dp_doc_map_add(
+                                        s, dm, "health",
+                                        dp_doc_new_str(s, d->healthy && res->connected ? "Healthy" : "Unhealthy"));
                         dp_doc_node *numa = dp_doc_new_seq(s);
-                        for (size_t q = 0; numa && r >= 0 && q < d->n_numa; q++) r = dp_doc_seq_add(s, numa, dp_doc_new_int(s, d->numa[q]));
+                        for (size_t q = 0; numa && r >= 0 && q < d->n_numa; q++)
+                                r = dp_doc_seq_add(s, numa, dp_doc_new_int(s, d->numa[q]));
                         if (r >= 0) r = dp_doc_map_add(s, dm, "numa", numa);
                         char buf[512];
                         const char *h = holder_of(n, res->name, d->id, buf, sizeof buf);
@@ -122,7 +132,8 @@ static int build_pod(const dp_kubelet *n, const pod_entry *pe, dp_doc_set *s, dp
                         dp_doc_node *ids = dp_doc_new_seq(s);
                         const char **u = NULL;
                         if (a && dp_nm_alloc_ids(a, &u) >= 0)
-                                for (size_t q = 0; ids && r >= 0 && u[q]; q++) r = dp_doc_seq_add(s, ids, dp_doc_new_str(s, u[q]));
+                                for (size_t q = 0; ids && r >= 0 && u[q]; q++)
+                                        r = dp_doc_seq_add(s, ids, dp_doc_new_str(s, u[q]));
                         free(u);
                         if (r >= 0) r = dp_doc_map_add(s, e, "ids", ids);
                         if (r >= 0 && a) r = add_envs(s, e, a);
@@ -146,13 +157,16 @@ int node_status_build(const dp_kubelet *n, bool running, dp_doc_set *s, dp_doc_n
                 r = dp_doc_map_add(s, root, "checkpointError", dp_doc_new_str(s, n->checkpoint_error));
         if (r >= 0) r = build_resources(n, s, root);
         dp_doc_node *pods = dp_doc_new_seq(s);
-        for (size_t i = 0; pods && r >= 0 && i < n->n_pods; i++) r = build_pod(n, n->pods[i], s, pods);
+        for (size_t i = 0; pods && r >= 0 && i < n->n_pods; i++)
+                r = build_pod(n, n->pods[i], s, pods);
         if (r >= 0) r = dp_doc_map_add(s, root, "pods", pods);
         dp_doc_node *me = dp_doc_new_seq(s);
         for (size_t i = 0; me && r >= 0 && i < n->n_merrs; i++) {
                 dp_doc_node *m = dp_doc_new_map(s);
                 r = dp_doc_map_add(s, m, "file", dp_doc_new_str(s, n->merrs[i].file ? n->merrs[i].file : ""));
-                if (r >= 0) r = dp_doc_map_add(s, m, "message", dp_doc_new_str(s, n->merrs[i].message ? n->merrs[i].message : ""));
+                if (r >= 0)
+                        r = dp_doc_map_add(s, m, "message",
+                                           dp_doc_new_str(s, n->merrs[i].message ? n->merrs[i].message : ""));
                 if (r >= 0) r = dp_doc_seq_add(s, me, m);
         }
         if (r >= 0) r = dp_doc_map_add(s, root, "manifestErrors", me);

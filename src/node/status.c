@@ -34,7 +34,7 @@ static const dp_doc_node *seq_of(const dp_doc_node *m, const char *key) {
         return n && n->type == DP_DOC_SEQ ? n : NULL;
 }
 
-#define FOREACH_ITEM(it, seq) \
+#define FOREACH_ITEM(it, seq)                                                                                          \
         for (size_t it##_i = 0; (seq) && it##_i < (seq)->n && ((it) = (seq)->items[it##_i], 1); it##_i++)
 
 static void ids_joined(dp_strbuf *out, const dp_doc_node *ids) {
@@ -58,7 +58,8 @@ static void print_flat_dra(dp_strbuf *o, const dp_doc_node *root) {
         FOREACH_ITEM(p, seq_of(root, "draPlugins")) {
                 dp_strbuf_printf(o, "dra-plugin %s %s endpoint=%s version=%s\n", str_of(p, "name"), str_of(p, "state"),
                                  str_of(p, "endpoint"), str_of(p, "version"));
-                if (dp_doc_get(p, "error")) dp_strbuf_printf(o, "dra-plugin-error %s %s\n", str_of(p, "socket"), str_of(p, "error"));
+                if (dp_doc_get(p, "error"))
+                        dp_strbuf_printf(o, "dra-plugin-error %s %s\n", str_of(p, "socket"), str_of(p, "error"));
         }
         FOREACH_ITEM(p, seq_of(root, "draPods")) {
                 dp_strbuf_printf(o, "dra-pod %s/%s phase=%s attempts=%s\n", str_of(p, "namespace"), str_of(p, "name"),
@@ -67,19 +68,21 @@ static void print_flat_dra(dp_strbuf *o, const dp_doc_node *root) {
                         dp_strbuf_printf(o, "dra-pod-message %s/%s %s\n", str_of(p, "namespace"), str_of(p, "name"),
                                          str_of(p, "message"));
                 FOREACH_ITEM(c, seq_of(p, "containers")) {
-                        dp_strbuf_printf(o, "dra-cdi %s/%s/%s ", str_of(p, "namespace"), str_of(p, "name"), str_of(c, "name"));
+                        dp_strbuf_printf(o, "dra-cdi %s/%s/%s ", str_of(p, "namespace"), str_of(p, "name"),
+                                         str_of(c, "name"));
                         ids_joined(o, seq_of(c, "cdiDevices"));
                         dp_strbuf_putc(o, '\n');
                         const dp_doc_node *env = dp_doc_get(c, "env");
                         for (size_t k = 0; env && env->type == DP_DOC_MAP && k < env->n; k++)
-                                dp_strbuf_printf(o, "dra-env %s/%s/%s %s=%s\n", str_of(p, "namespace"), str_of(p, "name"),
-                                                 str_of(c, "name"), env->pairs[k].key,
-                                                 env->pairs[k].value->type == DP_DOC_SCALAR ? env->pairs[k].value->str : "");
+                                dp_strbuf_printf(o, "dra-env %s/%s/%s %s=%s\n", str_of(p, "namespace"),
+                                                 str_of(p, "name"), str_of(c, "name"), env->pairs[k].key,
+                                                 env->pairs[k].value->type == DP_DOC_SCALAR ? env->pairs[k].value->str
+                                                                                            : "");
                 }
         }
         FOREACH_ITEM(c, seq_of(root, "draClaims")) {
-                dp_strbuf_printf(o, "dra-claim %s/%s uid=%s driver=%s devices=", str_of(c, "namespace"), str_of(c, "name"),
-                                 str_of(c, "uid"), str_of(c, "driver"));
+                dp_strbuf_printf(o, "dra-claim %s/%s uid=%s driver=%s devices=", str_of(c, "namespace"),
+                                 str_of(c, "name"), str_of(c, "uid"), str_of(c, "driver"));
                 bool first = true;
                 FOREACH_ITEM(d, seq_of(c, "devices")) {
                         dp_strbuf_printf(o, "%s%s/%s", first ? "" : ",", str_of(d, "pool"), str_of(d, "device"));
@@ -95,11 +98,13 @@ static void print_flat_dra(dp_strbuf *o, const dp_doc_node *root) {
 static void print_flat(dp_strbuf *o, const dp_doc_node *root) {
         dp_strbuf_printf(o, "node %s %s pid=%s generation=%s\n", str_of(root, "node"), str_of(root, "state"),
                          str_of(root, "pid"), str_of(root, "generation"));
-        if (dp_doc_get(root, "checkpointError")) dp_strbuf_printf(o, "checkpoint-error %s\n", str_of(root, "checkpointError"));
+        if (dp_doc_get(root, "checkpointError"))
+                dp_strbuf_printf(o, "checkpoint-error %s\n", str_of(root, "checkpointError"));
         const dp_doc_node *r, *d, *p, *c, *e;
         FOREACH_ITEM(r, seq_of(root, "resources")) {
                 dp_strbuf_printf(o, "resource %s capacity=%s allocatable=%s inuse=%s plugin=%s\n", str_of(r, "name"),
-                                 str_of(r, "capacity"), str_of(r, "allocatable"), str_of(r, "inUse"), str_of(r, "plugin"));
+                                 str_of(r, "capacity"), str_of(r, "allocatable"), str_of(r, "inUse"),
+                                 str_of(r, "plugin"));
                 FOREACH_ITEM(d, seq_of(r, "devices")) {
                         dp_strbuf_printf(o, "device %s %s %s", str_of(r, "name"), str_of(d, "id"), str_of(d, "health"));
                         if (dp_doc_get(d, "holder")) dp_strbuf_printf(o, " holder=%s", str_of(d, "holder"));
@@ -108,7 +113,8 @@ static void print_flat(dp_strbuf *o, const dp_doc_node *root) {
         }
         FOREACH_ITEM(p, seq_of(root, "pods")) {
                 dp_strbuf_printf(o, "pod %s/%s phase=%s attempts=%s allocate-calls=%s\n", str_of(p, "namespace"),
-                                 str_of(p, "name"), str_of(p, "phase"), str_of(p, "attempts"), str_of(p, "allocateCalls"));
+                                 str_of(p, "name"), str_of(p, "phase"), str_of(p, "attempts"),
+                                 str_of(p, "allocateCalls"));
                 if (dp_doc_get(p, "message"))
                         dp_strbuf_printf(o, "pod-message %s/%s %s\n", str_of(p, "namespace"), str_of(p, "name"),
                                          str_of(p, "message"));
@@ -120,20 +126,23 @@ static void print_flat(dp_strbuf *o, const dp_doc_node *root) {
                                 dp_strbuf_putc(o, '\n');
                                 const dp_doc_node *envs = dp_doc_get(e, "envs");
                                 for (size_t k = 0; envs && envs->type == DP_DOC_MAP && k < envs->n; k++)
-                                        dp_strbuf_printf(o, "env %s/%s/%s %s=%s\n", str_of(p, "namespace"), str_of(p, "name"),
-                                                         str_of(c, "name"), envs->pairs[k].key,
-                                                         envs->pairs[k].value->type == DP_DOC_SCALAR ? envs->pairs[k].value->str : "");
+                                        dp_strbuf_printf(o, "env %s/%s/%s %s=%s\n", str_of(p, "namespace"),
+                                                         str_of(p, "name"), str_of(c, "name"), envs->pairs[k].key,
+                                                         envs->pairs[k].value->type == DP_DOC_SCALAR
+                                                                 ? envs->pairs[k].value->str
+                                                                 : "");
                         }
                 }
         }
         FOREACH_ITEM(e, seq_of(root, "manifestErrors"))
-                dp_strbuf_printf(o, "manifest-error %s %s\n", str_of(e, "file"), str_of(e, "message"));
+        dp_strbuf_printf(o, "manifest-error %s %s\n", str_of(e, "file"), str_of(e, "message"));
         print_flat_dra(o, root);
 }
 
 static void print_table(dp_strbuf *o, const dp_doc_node *root) {
         dp_strbuf_printf(o, "NODE %s (%s)\n", str_of(root, "node"), str_of(root, "state"));
-        if (dp_doc_get(root, "checkpointError")) dp_strbuf_printf(o, "CHECKPOINT ERROR: %s\n", str_of(root, "checkpointError"));
+        if (dp_doc_get(root, "checkpointError"))
+                dp_strbuf_printf(o, "CHECKPOINT ERROR: %s\n", str_of(root, "checkpointError"));
         dp_strbuf_printf(o, "\n%-28s %8s %12s %7s  %s\n", "RESOURCE", "CAPACITY", "ALLOCATABLE", "IN USE", "PLUGIN");
         const dp_doc_node *r, *d, *p, *c, *e;
         FOREACH_ITEM(r, seq_of(root, "resources")) {
@@ -158,15 +167,21 @@ static void print_table(dp_strbuf *o, const dp_doc_node *root) {
                         FOREACH_ITEM(e, seq_of(c, "devices")) {
                                 dp_strbuf st_ids = DP_STRBUF_INIT;
                                 ids_joined(&st_ids, seq_of(e, "ids"));
-                                dp_strbuf_printf(o, "%-32s %-16s %-24s %-28s %s\n", printed ? "" : pname ? pname : "",
+                                dp_strbuf_printf(o, "%-32s %-16s %-24s %-28s %s\n",
+                                                 printed ? ""
+                                                 : pname ? pname
+                                                         : "",
                                                  str_of(c, "name"), str_of(e, "resource"), dp_strbuf_str(&st_ids),
-                                                 printed ? "" : st ? st : "");
+                                                 printed ? ""
+                                                 : st    ? st
+                                                         : "");
                                 dp_strbuf_done(&st_ids);
                                 printed = true;
                         }
                 }
                 if (!printed)
-                        dp_strbuf_printf(o, "%-32s %-16s %-24s %-28s %s\n", pname ? pname : "", "-", "-", "-", st ? st : "");
+                        dp_strbuf_printf(o, "%-32s %-16s %-24s %-28s %s\n", pname ? pname : "", "-", "-", "-",
+                                         st ? st : "");
         }
         const dp_doc_node *me = seq_of(root, "manifestErrors");
         if (me && me->n) {
@@ -236,6 +251,7 @@ int dp_node_status_wait(const char *plugin_dir, const char *const *conds, size_t
                 int r = poll(&pfd, 1, (int)(end - now));
                 if (r < 0 && errno != EINTR) return dp_error_errno(err, -errno, "poll");
                 char buf[4096];
-                while (read(fd, buf, sizeof buf) > 0) {}
+                while (read(fd, buf, sizeof buf) > 0) {
+                }
         }
 }

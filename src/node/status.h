@@ -20,7 +20,12 @@
 
 #include "base/doc.h"
 
-typedef enum { DP_NODE_STATUS_TABLE, DP_NODE_STATUS_JSON, DP_NODE_STATUS_YAML, DP_NODE_STATUS_FLAT } dp_node_status_format;
+typedef enum {
+        DP_NODE_STATUS_TABLE,
+        DP_NODE_STATUS_JSON,
+        DP_NODE_STATUS_YAML,
+        DP_NODE_STATUS_FLAT
+} dp_node_status_format;
 
 /* Parse the status file of plugin_dir into s; *ret is its root. -ENOENT when
  * the node has not written one yet. */

@@ -47,13 +47,15 @@ static int on_stop(dp_loop_source *s, const struct signalfd_siginfo *si, void *u
 static int on_hup(dp_loop_source *s, const struct signalfd_siginfo *si, void *ud) {
         agent_ctx *c = ud;
         dp_error e = DP_ERROR_INIT;
-        if (dp_agent_reload(c->agent, &e) < 0) log_error("reload refused, keeping the running config: %s", dp_error_msg(&e));
+        if (dp_agent_reload(c->agent, &e) < 0)
+                log_error("reload refused, keeping the running config: %s", dp_error_msg(&e));
         return 0;
 }
 
 static int cmd_agent_health(int argc, char **argv) {
         const char *state_dir = DP_AGENT_DEFAULT_STATE_DIR;
-        static const struct option opts[] = {{"state-dir", required_argument, NULL, 's'}, {"help", no_argument, NULL, 'h'}, {}};
+        static const struct option opts[] = {
+                {"state-dir", required_argument, NULL, 's'}, {"help", no_argument, NULL, 'h'}, {}};
         int c;
         optind = 1;
         while ((c = getopt_long(argc, argv, "+s:h", opts, NULL)) >= 0) {
@@ -69,8 +71,10 @@ static int cmd_agent_health(int argc, char **argv) {
         }
         const char *id = argv[optind + 1], *h = argv[optind + 2];
         dp_health health;
-        if (streq(h, "healthy") || streq(h, "Healthy")) health = DP_HEALTH_HEALTHY;
-        else if (streq(h, "unhealthy") || streq(h, "Unhealthy")) health = DP_HEALTH_UNHEALTHY;
+        if (streq(h, "healthy") || streq(h, "Healthy"))
+                health = DP_HEALTH_HEALTHY;
+        else if (streq(h, "unhealthy") || streq(h, "Unhealthy"))
+                health = DP_HEALTH_UNHEALTHY;
         else {
                 fprintf(stderr, "devplane agent health: \"%s\": must be healthy or unhealthy\n", h);
                 return 2;
@@ -123,7 +127,8 @@ static int cmd_agent(int argc, char **argv) {
                 case 'b': {
                         dp_backend_kind k;
                         if (dp_backend_kind_from_string(optarg, &k) < 0) {
-                                fprintf(stderr, "devplane agent: --backend %s: must be mock, pci, devglob or nvml\n", optarg);
+                                fprintf(stderr, "devplane agent: --backend %s: must be mock, pci, devglob or nvml\n",
+                                        optarg);
                                 return 2;
                         }
                         o.backend = (int)k;
@@ -142,7 +147,8 @@ static int cmd_agent(int argc, char **argv) {
                 case 1006: o.claims_dir = optarg; break;
                 case 1007:
                         if (n_taints >= ELEMENTSOF(taints)) {
-                                fprintf(stderr, "devplane agent: more than %zu --taint-effect flags\n", ELEMENTSOF(taints));
+                                fprintf(stderr, "devplane agent: more than %zu --taint-effect flags\n",
+                                        ELEMENTSOF(taints));
                                 return 2;
                         }
                         taints[n_taints++] = optarg;
@@ -172,7 +178,8 @@ static int cmd_agent(int argc, char **argv) {
         }
         ctx.loop = l;
         dp_loop_source *s_term = NULL, *s_int = NULL, *s_hup = NULL;
-        if (dp_loop_add_signal(l, SIGTERM, on_stop, &ctx, &s_term) < 0 || dp_loop_add_signal(l, SIGINT, on_stop, &ctx, &s_int) < 0 ||
+        if (dp_loop_add_signal(l, SIGTERM, on_stop, &ctx, &s_term) < 0 ||
+            dp_loop_add_signal(l, SIGINT, on_stop, &ctx, &s_int) < 0 ||
             dp_loop_add_signal(l, SIGHUP, on_hup, &ctx, &s_hup) < 0) {
                 log_error("signals: cannot set up");
                 return 1;
@@ -197,4 +204,5 @@ static int cmd_agent(int argc, char **argv) {
         }
         return 0;
 }
-DP_COMMAND("agent", cmd_agent, "the device plugin (V1) and DRA driver (V2) over a backend; `agent health set` flips a device")
+DP_COMMAND("agent", cmd_agent,
+           "the device plugin (V1) and DRA driver (V2) over a backend; `agent health set` flips a device")

@@ -49,7 +49,8 @@ static bool registered(const demo *d) {
                dp_kubelet_allocatable(d->kubelet, d->resource) == dp_kubelet_capacity(d->kubelet, d->resource);
 }
 static bool all_running(const demo *d) {
-        return dp_kubelet_n_pods(d->kubelet) > 0 && dp_kubelet_n_pods_running(d->kubelet) == dp_kubelet_n_pods(d->kubelet);
+        return dp_kubelet_n_pods(d->kubelet) > 0 &&
+               dp_kubelet_n_pods_running(d->kubelet) == dp_kubelet_n_pods(d->kubelet);
 }
 static bool one_unhealthy(const demo *d) {
         return dp_kubelet_allocatable(d->kubelet, d->resource) + 1 == dp_kubelet_capacity(d->kubelet, d->resource);
@@ -116,8 +117,11 @@ static int place_pods(demo *d) {
 
 static int demo_run(demo *d, const char *profile) {
         dp_error e = DP_ERROR_INIT;
-        dp_node_config nc = {.plugin_dir = d->plugins, .manifests_dir = d->manifests, .node_name = "demo-node",
-                             .backoff_initial_ms = 200, .backoff_max_ms = 1000};
+        dp_node_config nc = {.plugin_dir = d->plugins,
+                             .manifests_dir = d->manifests,
+                             .node_name = "demo-node",
+                             .backoff_initial_ms = 200,
+                             .backoff_max_ms = 1000};
         int r = dp_kubelet_new(d->loop, &nc, &d->kubelet, &e);
         if (r < 0) {
                 fprintf(stderr, "devplane demo: node: %s\n", dp_error_msg(&e));
@@ -126,11 +130,15 @@ static int demo_run(demo *d, const char *profile) {
         /* Index ids ("3" for gpu-3) keep the tables readable; the default
          * (uuid) works the same way. */
         _cleanup_free_ char *cfg = dp_asprintf("%s/config.yaml", d->dir);
-        if (!cfg || write_file(d->dir, "config.yaml", "version: v1\nflags:\n  plugin:\n    deviceIDStrategy: index\n") < 0) {
+        if (!cfg ||
+            write_file(d->dir, "config.yaml", "version: v1\nflags:\n  plugin:\n    deviceIDStrategy: index\n") < 0) {
                 fprintf(stderr, "devplane demo: cannot write the agent config\n");
                 return -EIO;
         }
-        dp_agent_options ao = {.plugin_dir = d->plugins, .profile = profile, .config_path = cfg, .node_name = "demo-node",
+        dp_agent_options ao = {.plugin_dir = d->plugins,
+                               .profile = profile,
+                               .config_path = cfg,
+                               .node_name = "demo-node",
                                .state_dir = d->state};
         r = dp_agent_new(d->loop, &ao, &d->agent, &e);
         if (r < 0) {
@@ -143,7 +151,8 @@ static int demo_run(demo *d, const char *profile) {
                 return -EINVAL;
         }
         printf("devplane demo: a node stand-in (`devplane node`) and a device-plugin agent (`devplane agent`,\n"
-               "mock backend, profile %s, deviceIDStrategy index) talking gRPC over unix sockets in\n%s\n\n", profile, d->plugins);
+               "mock backend, profile %s, deviceIDStrategy index) talking gRPC over unix sockets in\n%s\n\n",
+               profile, d->plugins);
 
         if ((r = run_until(d, registered, "the agent is registered")) < 0) return r;
         printf("1. The agent registered %s on kubelet.sock; the node opened ListAndWatch:\n\n", d->resource);
@@ -190,7 +199,8 @@ static int cmd_demo(int argc, char **argv) {
                         printf("usage: devplane demo [--profile NAME|FILE] [--keep] [-v]\n\n"
                                "Runs a node stand-in and a device-plugin agent in a temporary directory, places\n"
                                "a few pods, shows capacity/allocatable and which container got which device,\n"
-                               "flips one GPU unhealthy, then shuts down and removes the directory (--keep keeps it).\n");
+                               "flips one GPU unhealthy, then shuts down and removes the directory (--keep keeps "
+                               "it).\n");
                         return 0;
                 default: return 2;
                 }

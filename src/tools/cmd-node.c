@@ -62,19 +62,25 @@ static int cmd_node_status(int argc, char **argv) {
                 switch (c) {
                 case 'd': plugin_dir = optarg; break;
                 case 'o':
-                        if (streq(optarg, "json")) fmt = DP_NODE_STATUS_JSON;
-                        else if (streq(optarg, "yaml")) fmt = DP_NODE_STATUS_YAML;
-                        else if (streq(optarg, "flat")) fmt = DP_NODE_STATUS_FLAT;
-                        else if (streq(optarg, "table") || streq(optarg, "wide")) fmt = DP_NODE_STATUS_TABLE;
+                        if (streq(optarg, "json"))
+                                fmt = DP_NODE_STATUS_JSON;
+                        else if (streq(optarg, "yaml"))
+                                fmt = DP_NODE_STATUS_YAML;
+                        else if (streq(optarg, "flat"))
+                                fmt = DP_NODE_STATUS_FLAT;
+                        else if (streq(optarg, "table") || streq(optarg, "wide"))
+                                fmt = DP_NODE_STATUS_TABLE;
                         else {
-                                fprintf(stderr, "devplane node status: -o %s: must be table, json, yaml or flat\n", optarg);
+                                fprintf(stderr, "devplane node status: -o %s: must be table, json, yaml or flat\n",
+                                        optarg);
                                 return 2;
                         }
                         break;
                 case 'w': conds[n_conds++] = optarg; break;
                 case 't':
                         if (parse_u64(optarg, &timeout) < 0 || timeout > 3600) {
-                                fprintf(stderr, "devplane node status: --timeout %s: must be 0..3600 seconds\n", optarg);
+                                fprintf(stderr, "devplane node status: --timeout %s: must be 0..3600 seconds\n",
+                                        optarg);
                                 return 2;
                         }
                         break;
@@ -91,7 +97,8 @@ static int cmd_node_status(int argc, char **argv) {
                 _cleanup_strbuf_ dp_strbuf last = DP_STRBUF_INIT;
                 int r = dp_node_status_wait(plugin_dir, conds, n_conds, (int)(timeout * 1000), &last, &e);
                 if (r < 0) {
-                        fprintf(stderr, "devplane node status: %s; last status:\n%s", dp_error_msg(&e), dp_strbuf_str(&last));
+                        fprintf(stderr, "devplane node status: %s; last status:\n%s", dp_error_msg(&e),
+                                dp_strbuf_str(&last));
                         return 1;
                 }
         }
@@ -111,7 +118,8 @@ static int cmd_node_status(int argc, char **argv) {
 
 static int cmd_node_check(int argc, char **argv) {
         const char *dir = NULL;
-        static const struct option opts[] = {{"manifests", required_argument, NULL, 'm'}, {"help", no_argument, NULL, 'h'}, {}};
+        static const struct option opts[] = {
+                {"manifests", required_argument, NULL, 'm'}, {"help", no_argument, NULL, 'h'}, {}};
         int c;
         optind = 1;
         while ((c = getopt_long(argc, argv, "m:h", opts, NULL)) >= 0) {
@@ -173,8 +181,10 @@ static int cmd_node(int argc, char **argv) {
                                         c == 'b' ? "backoff-initial-ms" : "backoff-max-ms", optarg);
                                 return 2;
                         }
-                        if (c == 'b') cfg.backoff_initial_ms = v;
-                        else cfg.backoff_max_ms = v;
+                        if (c == 'b')
+                                cfg.backoff_initial_ms = v;
+                        else
+                                cfg.backoff_max_ms = v;
                         break;
                 }
                 case 1000: cfg.registry_dir = optarg; break;
