@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# One agent, both paths, one ledger (DESIGN.md property 4): a GPU handed out
+# through V1 Allocate is refused to a V2 claim until the V1 pod goes, and a
+# GPU prepared for a V2 claim is refused to V1 Allocate until the claim is
+# unprepared — each time with the holder named — over real sockets with
+# `devplane node` as the kubelet (device manager + DRA manager).
+source "$(dirname "$0")/v1-lib.sh"
+REG=$T/registry CL=$T/claims CDI=$T/cdi SL=$T/slices
+R=example.com/gpu
+start_node --registry-dir "$REG" --claims-dir "$CL" --cdi-dir "$CDI"
+start_agent --profile example-gpu --dra --registry-dir "$REG" --plugins-dir "$T/kp" --cdi-dir "$CDI" \
+        --slices-dir "$SL" --claims-dir "$CL"
+wait_status "resource $R capacity=8 allocatable=8 inuse=0 plugin=connected" "dra-plugin gpu.example.com registered"
+
+# claim NAME DEVICE: an allocated claim and a pod using it.
+claim() {
+        cat >"$MF/.$1.tmp" <<YAML
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: $1, namespace: default, uid: uid-$1}
+spec:
+  devices:
+    requests:
+    - name: gpu
+      exactly: {deviceClassName: gpu.example.com}
+status:
+  allocation:
+    devices:
+      results:
+      - {request: gpu, driver: gpu.example.com, pool: node-a, device: $2}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: $1-pod, namespace: default}
+spec:
+  containers:
+  - name: main
+    image: busybox
+    resources: {claims: [{name: g}]}
+  resourceClaims:
+  - {name: g, resourceClaimName: $1}
+YAML
+        mv "$MF/.$1.tmp" "$MF/$1.yaml"
+}
+
+pod v1 main=$R:1
+wait_status "pod default/v1 phase=Running"
+U=$(held v1 main $R)
+ID=$(grep -B1 -x "$U" "$ST/devices" | head -1)
+pass "V1 pod holds $ID ($U)"
+
+claim c1 "$ID"
+wait_status "dra-pod default/c1-pod phase=Waiting" "dra-pod-message default/c1-pod NodePrepareResources failed for ResourceClaim c1: device $ID is held through V1 by pod "
+pass "V2 claim for $ID refused while V1 holds it: $(flat | sed -n 's|^dra-pod-message default/c1-pod ||p' | cut -c1-120)"
+
+unpod v1
+wait_status "!pod default/v1 " "dra-pod default/c1-pod phase=Prepared" "dra-env default/c1-pod/main GPU_DEVICE_0=$ID"
+pass "V1 pod removed: the claim is prepared on retry, the container sees GPU_DEVICE_0=$ID"
+
+pod big main=$R:8
+wait_status "pod default/big phase=Waiting" "is held through V2 by claim default/c1 (uid-c1)"
+pass "V1 pod asking for all 8 GPUs waits: Allocate refused, $ID is held through V2"
+
+rm "$MF/c1.yaml"
+wait_status "!dra-claim default/c1 " "pod default/big phase=Running"
+pass "claim unprepared: the V1 pod gets all 8 GPUs"
+stop "$AGENT_PID"
