@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Tests for src/node/dra-manager.c: the CDI environment a container sees
+ * (node_dra_cdi_env_doc), and the flat status lines of the DRA manager. */
+#include <stdio.h>
+#include <sys/stat.h>
+
+#include "base/doc.h"
+#include "harness.h"
+#include "node/dra-manager.h"
+#include "node/node.h"
+#include "node/status.h"
+
+static const char spec[] =
+        "{\"cdiVersion\":\"0.5.0\",\"kind\":\"k8s.gpu.example.com/gpu\","
+        "\"containerEdits\":{\"env\":[\"KUBERNETES_NODE_NAME=node-a\",\"SHARED=spec\"]},"
+        "\"devices\":[{\"name\":\"u-gpu-0\",\"containerEdits\":{\"env\":[\"GPU_DEVICE_0=gpu-0\",\"SHARED=device\","
+        "\"=bad\",\"NOEQ\",\"EMPTY=\"]}},"
+        "{\"name\":\"u-gpu-1\",\"containerEdits\":{\"env\":[\"GPU_DEVICE_1=gpu-1\"]}}]}";
+
+static char *env_json(const char *id, int *ret_found) {
+        dp_doc_set *s = dp_doc_set_new();
+        ASSERT_TRUE(s != NULL);
+        ASSERT_OK(dp_doc_parse(s, spec, sizeof spec - 1, "spec.json", NULL));
+        dp_doc_node *env = dp_doc_new_map(s);
+        *ret_found = node_dra_cdi_env_doc(dp_doc_root(s, 0), id, s, env);
+        dp_strbuf sb = DP_STRBUF_INIT;
+        dp_doc_emit(&sb, env, DP_DOC_JSON_COMPACT);
+        char *out = dp_strbuf_steal(&sb);
+        dp_doc_set_free(s);
+        return out;
+}
+
+TEST(cdi_env_spec_then_device) {
+        int found;
+        char *j = env_json("k8s.gpu.example.com/gpu=u-gpu-0", &found);
+        ASSERT_EQ(found, 1);
+        /* spec edits first, the device's after (later wins); malformed entries skipped */
+        ASSERT_STREQ(j, "{\"KUBERNETES_NODE_NAME\":\"node-a\",\"SHARED\":\"device\",\"GPU_DEVICE_0\":\"gpu-0\","
+                        "\"EMPTY\":\"\"}");
+        free(j);
+}
+
+TEST(cdi_env_other_device_kind_or_bad_id) {
+        int found;
+        char *j = env_json("k8s.gpu.example.com/gpu=u-gpu-1", &found);
+        ASSERT_EQ(found, 1);
+        ASSERT_CONTAINS(j, "\"GPU_DEVICE_1\":\"gpu-1\"");
+        ASSERT_TRUE(strstr(j, "GPU_DEVICE_0") == NULL);
+        free(j);
+        j = env_json("other.com/gpu=u-gpu-0", &found);
+        ASSERT_EQ(found, 0);
+        ASSERT_STREQ(j, "{}");
+        free(j);
+        j = env_json("k8s.gpu.example.com/gpu", &found);
+        ASSERT_EQ(found, 0);
+        free(j);
+        j = env_json("k8s.gpu.example.com/gpu=nope", &found);
+        ASSERT_EQ(found, 0);
+        free(j);
+}
+
+static const char status_json[] =
+        "{\"node\":\"n1\",\"state\":\"running\",\"pid\":42,\"generation\":7,\"registrations\":0,\"resources\":[],"
+        "\"pods\":[],\"manifestErrors\":[],"
+        "\"draPlugins\":[{\"socket\":\"/r/d-reg.sock\",\"name\":\"d\",\"state\":\"registered\",\"endpoint\":\"/p/d/"
+        "dra.sock\","
+        "\"version\":\"v1.DRAPlugin\"},{\"socket\":\"/r/x.sock\",\"name\":\"\",\"state\":\"failed\",\"error\":\"no "
+        "handler\"}],"
+        "\"draPods\":[{\"namespace\":\"ns\",\"name\":\"p\",\"phase\":\"Prepared\",\"attempts\":0,\"claims\":[\"c\"],"
+        "\"containers\":[{\"name\":\"ctr\",\"cdiDevices\":[\"k/g=u-0\"],\"env\":{\"GPU_DEVICE_0\":\"gpu-0\"}}]},"
+        "{\"namespace\":\"ns\",\"name\":\"w\",\"phase\":\"Waiting\",\"attempts\":2,\"message\":\"not allocated\","
+        "\"claims\":[],\"containers\":[]}],"
+        "\"draClaims\":[{\"namespace\":\"ns\",\"name\":\"c\",\"uid\":\"u\",\"driver\":\"d\",\"devices\":[{\"pool\":"
+        "\"n1\","
+        "\"device\":\"gpu-0\",\"cdiDeviceIDs\":[\"k/g=u-0\"]}]},"
+        "{\"namespace\":\"ns\",\"name\":\"s\",\"uid\":\"v\",\"driver\":\"d\",\"skipped\":true,\"devices\":[]}],"
+        "\"draPrepareCalls\":3}";
+
+TEST(flat_dra_lines) {
+        char dir[] = "/tmp/dp-test-dra-status.XXXXXX";
+        ASSERT_TRUE(mkdtemp(dir) != NULL);
+        char path[128];
+        snprintf(path, sizeof path, "%s/%s", dir, DP_NODE_STATUS_FILE);
+        FILE *f = fopen(path, "w");
+        ASSERT_TRUE(f != NULL);
+        fputs(status_json, f);
+        fclose(f);
+        dp_doc_set *set = dp_doc_set_new();
+        dp_doc_node *root = NULL;
+        ASSERT_TRUE(set != NULL);
+        ASSERT_OK(dp_node_status_read(dir, set, &root, NULL));
+        dp_strbuf out = DP_STRBUF_INIT;
+        dp_node_status_print(&out, root, DP_NODE_STATUS_FLAT);
+        const char *s = dp_strbuf_str(&out);
+        ASSERT_CONTAINS(s, "dra-plugin d registered endpoint=/p/d/dra.sock version=v1.DRAPlugin\n");
+        ASSERT_CONTAINS(s, "dra-plugin-error /r/x.sock no handler\n");
+        ASSERT_CONTAINS(s, "dra-pod ns/p phase=Prepared attempts=0\n");
+        ASSERT_CONTAINS(s, "dra-cdi ns/p/ctr k/g=u-0\n");
+        ASSERT_CONTAINS(s, "dra-env ns/p/ctr GPU_DEVICE_0=gpu-0\n");
+        ASSERT_CONTAINS(s, "dra-pod ns/w phase=Waiting attempts=2\ndra-pod-message ns/w not allocated\n");
+        ASSERT_CONTAINS(s, "dra-claim ns/c uid=u driver=d devices=n1/gpu-0\n");
+        ASSERT_CONTAINS(s, "dra-claim ns/s uid=v driver=d devices=- skipped\n");
+        dp_strbuf_done(&out);
+        dp_doc_set_free(set);
+        unlink(path);
+        rmdir(dir);
+}
