@@ -77,6 +77,21 @@ static int write_slices(agent_dra *d) {
         return r;
 }
 
+/* The generation of the slices a previous run wrote (0: none), so a
+ * restart publishes a higher one instead of starting again at 1. */
+static int64_t previous_generation(const char *slices_dir, const char *node, const char *driver) {
+        if (!slices_dir) return 0;
+        _cleanup_free_ char *path = dp_asprintf("%s/%s-%s.yaml", slices_dir, node, driver);
+        _cleanup_(dp_object_list_freep) dp_object_list *l = dp_object_list_new();
+        if (!path || !l || dp_model_load_file(path, l, NULL) < 0) return 0;
+        int64_t g = 0;
+        for (size_t i = 0; i < l->n; i++)
+                if (l->items[i].hdr->kind == DP_KIND_RESOURCE_SLICE && l->items[i].slice->pool_generation > g &&
+                    l->items[i].slice->pool_generation < INT64_MAX / 2)
+                        g = l->items[i].slice->pool_generation;
+        return g;
+}
+
 static int publish(agent_dra *d, bool force) {
         dp_dra_slice_options so = DP_DRA_SLICE_OPTIONS_INIT;
         so.rules = d->rules;
@@ -557,7 +572,7 @@ int agent_dra_new(dp_loop *l, const agent_dra_options *o, dp_ledger *ledger, dp_
         d->cdi_dir = strdup(o->cdi_dir ? o->cdi_dir : AGENT_DRA_DEFAULT_CDI_DIR);
         d->slices_dir = o->slices_dir ? strdup(o->slices_dir) : NULL;
         d->claims_dir = o->claims_dir ? strdup(o->claims_dir) : NULL;
-        d->pub = dp_dra_publisher_new(1);
+        d->pub = dp_dra_publisher_new(previous_generation(o->slices_dir, o->node_name, d->inv->driver) + 1);
         if (!d->node_name || !d->driver || !d->registry_dir || !d->reg_sock_name || !d->reg_sock_path ||
             !d->state_dir || !d->dra_sock_path || !d->cdi_dir || (o->slices_dir && !d->slices_dir) ||
             (o->claims_dir && !d->claims_dir) || !d->pub)

@@ -139,6 +139,39 @@ static void print_flat(dp_strbuf *o, const dp_doc_node *root) {
         print_flat_dra(o, root);
 }
 
+/* DRA drivers, pods and prepared claims (only when the DRA manager runs). */
+static void print_table_dra(dp_strbuf *o, const dp_doc_node *root) {
+        if (!dp_doc_get(root, "draPlugins")) return;
+        const dp_doc_node *p, *c, *d;
+        dp_strbuf_printf(o, "\n%-28s %-12s %s\n", "DRA DRIVER", "STATE", "ENDPOINT / ERROR");
+        FOREACH_ITEM(p, seq_of(root, "draPlugins"))
+        dp_strbuf_printf(o, "%-28s %-12s %s\n", *str_of(p, "name") ? str_of(p, "name") : str_of(p, "socket"),
+                         str_of(p, "state"), dp_doc_get(p, "error") ? str_of(p, "error") : str_of(p, "endpoint"));
+        dp_strbuf_printf(o, "\n%-40s %-24s %-20s %s\n", "CLAIM", "DRIVER", "UID", "DEVICES");
+        FOREACH_ITEM(c, seq_of(root, "draClaims")) {
+                _cleanup_free_ char *name = dp_asprintf("%s/%s", str_of(c, "namespace"), str_of(c, "name"));
+                dp_strbuf_printf(o, "%-40s %-24s %-20s ", name ? name : "", str_of(c, "driver"), str_of(c, "uid"));
+                bool first = true;
+                FOREACH_ITEM(d, seq_of(c, "devices")) {
+                        dp_strbuf_printf(o, "%s%s", first ? "" : ",", str_of(d, "device"));
+                        first = false;
+                }
+                dp_strbuf_puts(o, first ? (dp_doc_get(c, "skipped") ? "(node operations skipped)\n" : "-\n") : "\n");
+        }
+        dp_strbuf_printf(o, "\n%-40s %-10s %s\n", "DRA POD", "PHASE", "CONTAINERS: CDI DEVICES / WHY");
+        FOREACH_ITEM(p, seq_of(root, "draPods")) {
+                _cleanup_free_ char *name = dp_asprintf("%s/%s", str_of(p, "namespace"), str_of(p, "name"));
+                dp_strbuf_printf(o, "%-40s %-10s ", name ? name : "", str_of(p, "phase"));
+                if (dp_doc_get(p, "message")) dp_strbuf_puts(o, str_of(p, "message"));
+                FOREACH_ITEM(c, seq_of(p, "containers")) {
+                        dp_strbuf_printf(o, "%s: ", str_of(c, "name"));
+                        ids_joined(o, seq_of(c, "cdiDevices"));
+                        dp_strbuf_putc(o, ' ');
+                }
+                dp_strbuf_putc(o, '\n');
+        }
+}
+
 static void print_table(dp_strbuf *o, const dp_doc_node *root) {
         dp_strbuf_printf(o, "NODE %s (%s)\n", str_of(root, "node"), str_of(root, "state"));
         if (dp_doc_get(root, "checkpointError"))
@@ -188,6 +221,7 @@ static void print_table(dp_strbuf *o, const dp_doc_node *root) {
                 dp_strbuf_puts(o, "\nMANIFEST ERRORS\n");
                 FOREACH_ITEM(e, me) dp_strbuf_printf(o, "  %s\n", str_of(e, "message"));
         }
+        print_table_dra(o, root);
 }
 
 void dp_node_status_print(dp_strbuf *out, const dp_doc_node *root, dp_node_status_format fmt) {

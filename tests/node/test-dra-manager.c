@@ -101,6 +101,16 @@ TEST(flat_dra_lines) {
         ASSERT_CONTAINS(s, "dra-claim ns/c uid=u driver=d devices=n1/gpu-0\n");
         ASSERT_CONTAINS(s, "dra-claim ns/s uid=v driver=d devices=- skipped\n");
         dp_strbuf_done(&out);
+        dp_strbuf table = DP_STRBUF_INIT;
+        dp_node_status_print(&table, root, DP_NODE_STATUS_TABLE);
+        s = dp_strbuf_str(&table);
+        ASSERT_CONTAINS(s, "DRA DRIVER");
+        ASSERT_CONTAINS(s, "no handler");
+        ASSERT_CONTAINS(s, "gpu-0");
+        ASSERT_CONTAINS(s, "(node operations skipped)");
+        ASSERT_CONTAINS(s, "ctr: k/g=u-0");
+        ASSERT_CONTAINS(s, "not allocated");
+        dp_strbuf_done(&table);
         dp_doc_set_free(set);
         unlink(path);
         rmdir(dir);

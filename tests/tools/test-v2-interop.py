@@ -252,7 +252,9 @@ def main():
             os.unlink(os.path.join(d["claims"], "default", "c2.yaml"))
             r = prepare(ch2, DRA_V1, [("c2", "uid-c2")])
             assert r.claims["uid-c2"].devices[0].device_name == "gpu-0" and not r.claims["uid-c2"].error, r
-        print("ok - restart: sockets removed on SIGTERM, prepared claim answered from the checkpoint")
+        assert "generation: 4" in slices_text(d["slices"]), slices_text(d["slices"])[:400]
+        print("ok - restart: sockets removed on SIGTERM, prepared claim answered from the checkpoint, "
+              "slices continue at generation 4")
         agent.send_signal(signal.SIGTERM)
         assert agent.wait(timeout=20) == 0
         ok = True
