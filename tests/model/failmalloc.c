@@ -10,30 +10,7 @@
 
 #include "model/model.h"
 
-void *__real_malloc(size_t n);
-void *__real_calloc(size_t a, size_t b);
-void *__real_realloc(void *p, size_t n);
-char *__real_strdup(const char *s);
-char *__real_strndup(const char *s, size_t n);
-void *__wrap_malloc(size_t n);
-void *__wrap_calloc(size_t a, size_t b);
-void *__wrap_realloc(void *p, size_t n);
-char *__wrap_strdup(const char *s);
-char *__wrap_strndup(const char *s, size_t n);
-
-static unsigned long fail_at, counter;
-static bool failed;
-
-static bool should_fail(void) {
-        if (!fail_at || ++counter != fail_at) return false;
-        failed = true;
-        return true;
-}
-void *__wrap_malloc(size_t n) { return should_fail() ? NULL : __real_malloc(n); }
-void *__wrap_calloc(size_t a, size_t b) { return should_fail() ? NULL : __real_calloc(a, b); }
-void *__wrap_realloc(void *p, size_t n) { return should_fail() ? NULL : __real_realloc(p, n); }
-char *__wrap_strdup(const char *s) { return should_fail() ? NULL : __real_strdup(s); }
-char *__wrap_strndup(const char *s, size_t n) { return should_fail() ? NULL : __real_strndup(s, n); }
+#include "../failmalloc.h"
 
 static const char *extra = "apiVersion: resource.k8s.io/v1beta1\n"
                            "kind: ResourceSlice\n"
