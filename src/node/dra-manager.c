@@ -101,6 +101,11 @@ struct node_dra {
         pod_ent *pods;
         size_t n_pods;
         bool busy, again;
+        /* A synchronous gRPC call runs the loop: registry events that arrive
+         * meanwhile must not move the plugin array under the caller, so
+         * they only set `rewalk`, and the directory is reconciled after. */
+        unsigned in_call;
+        bool rewalk;
         uint64_t prepare_calls;
 };
 
@@ -232,7 +237,9 @@ static void arm_timer(node_dra *d);
 
 static void plugin_attempt(node_dra *d, plugin_ent *p) {
         p->next_try = 0;
+        d->in_call++;
         int r = plugin_try(d, p);
+        d->in_call--;
         if (r == -EAGAIN && p->retries < REGISTER_RETRY_MAX) {
                 p->next_try = dp_loop_now() + ((uint64_t)REGISTER_RETRY_FIRST_USEC << p->retries);
                 p->retries++;
@@ -282,13 +289,45 @@ static void socket_removed(node_dra *d, const char *name) {
         *p = d->plugins[--d->n_plugins];
 }
 
+/* Reconcile the plugin list with the directory (after events deferred
+ * during a call): gone sockets deregister, unknown ones are dialled. */
+static void registry_rewalk(node_dra *d) {
+        while (d->rewalk && !d->in_call) {
+                d->rewalk = false;
+                for (size_t i = 0; i < d->n_plugins;) {
+                        struct stat st;
+                        if (stat(d->plugins[i].sock, &st) == 0 && S_ISSOCK(st.st_mode)) {
+                                i++;
+                                continue;
+                        }
+                        if (d->plugins[i].ok)
+                                log_info("DRA driver %s deregistered (%s removed)", d->plugins[i].driver,
+                                         d->plugins[i].sock);
+                        plugin_clear(&d->plugins[i]);
+                        d->plugins[i] = d->plugins[--d->n_plugins];
+                }
+                _cleanup_(closedir_safep) DIR *dir = opendir(d->registry_dir);
+                struct dirent *de;
+                while (dir && (de = readdir(dir))) {
+                        if (de->d_name[0] == '.') continue;
+                        _cleanup_free_ char *path = dp_asprintf("%s/%s", d->registry_dir, de->d_name);
+                        if (path && !plugin_find_sock(d, path)) socket_added(d, de->d_name);
+                }
+        }
+}
+
 static int on_registry_event(dp_loop_source *s, const struct inotify_event *ev, void *ud) {
         node_dra *d = ud;
         if (!ev->len) return 0;
+        if (d->in_call) {
+                d->rewalk = true;
+                return 0;
+        }
         if (ev->mask & (IN_DELETE | IN_MOVED_FROM))
                 socket_removed(d, ev->name);
         else
                 socket_added(d, ev->name);
+        registry_rewalk(d);
         node_dra_rescan(d);
         return 0;
 }
@@ -409,7 +448,9 @@ static int call_driver(node_dra *d, const plugin_ent *p, const char *method, con
                 req.n_claims = ureq.n_claims = n;
                 const ProtobufCMessage *m = claims ? &req.base : &ureq.base;
                 d->prepare_calls++;
+                d->in_call++;
                 r = dp_grpc_channel_call_sync_msg(ch, path, m, reply_type, PREPARE_TIMEOUT_USEC, rep, err);
+                d->in_call--;
         }
         free(pc);
         free(pp);
@@ -838,6 +879,11 @@ void node_dra_rescan(node_dra *d) {
                 rescan_once(d);
         } while (d->again);
         d->busy = false;
+        if (d->rewalk) {
+                registry_rewalk(d);
+                node_dra_rescan(d); /* a driver may have come or gone meanwhile */
+                return;
+        }
         arm_timer(d);
         notify_changed(d);
 }
@@ -845,7 +891,9 @@ void node_dra_rescan(node_dra *d) {
 static int on_timer(dp_loop_source *s, uint64_t now, void *ud) {
         node_dra *d = ud;
         for (size_t i = 0; i < d->n_plugins; i++)
-                if (d->plugins[i].next_try && d->plugins[i].next_try <= now) plugin_attempt(d, &d->plugins[i]);
+                if (d->plugins[i].next_try && d->plugins[i].next_try <= now && !d->rewalk)
+                        plugin_attempt(d, &d->plugins[i]);
+        registry_rewalk(d);
         node_dra_rescan(d);
         return 0;
 }
