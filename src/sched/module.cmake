@@ -13,3 +13,12 @@ add_custom_command(
 target_sources(dp_sched PRIVATE ${_dp_seed_c})
 # V2 nodes publish what the DRA driver would (dra/inventory.h, dra/slices.h).
 target_link_libraries(dp_sched PUBLIC dp_dra)
+# bench/bench-sched.c: bench/CMakeLists.txt links its bench-*.c programs with
+# dp_alloc only and is read after the modules, so the scheduler is added to
+# that program once the whole tree is configured.
+function(_dp_sched_bench_link)
+  if(TARGET bench-sched)
+    target_link_libraries(bench-sched PRIVATE dp_sched)
+  endif()
+endfunction()
+cmake_language(DEFER DIRECTORY ${PROJECT_SOURCE_DIR} CALL _dp_sched_bench_link)
