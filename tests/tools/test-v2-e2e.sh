@@ -6,7 +6,8 @@
 # node` registers the driver through the plugin registry, prepares the
 # claims of the pods in its manifest directory, and its status shows each
 # container's CDI environment, checked against the outcome the workloads
-# state. Then: pods removed -> claims unprepared (CDI specs gone); a claim
+# state (six of them). Then: pods removed -> claims unprepared (CDI specs
+# gone); a claim shared by two pods stays prepared until both go; a claim
 # whose driver skips node operations is not sent to the driver.
 source "$(dirname "$0")/v1-lib.sh"
 : "${DP_SHARED_DIR:?}"
@@ -145,6 +146,48 @@ wait_status "!dra-pod basic-multiple-requests/" "!dra-claim basic-multiple-reque
 [ ! -e "$CL/basic-multiple-requests/pod0-gpus.yaml" ] || fail "claim file left behind"
 ! ls "$CDI" | grep -q 'uid-basic-multiple-requests' || fail "CDI spec left behind"
 pass "pod removed: NodeUnprepareResources, CDI spec and claim file removed"
+rm -f "$MF/mr-claims.yaml" # the claim is deleted too: its devices are free for the next allocations
+
+# 5. basic-resourceclaim-opaque-config: one claim, two requests with their own
+# GpuConfig; containers name a request and see only that GPU. (The README
+# shows GPU_DEVICE_0 for the sp containers too; our driver core numbers the
+# claim's devices, so the index is not compared here, only the outcome.)
+run "$W/basic-resourceclaim-opaque-config/basic-resourceclaim-opaque-config.yaml" opaque
+NS=basic-resourceclaim-opaque-config
+wait_status "dra-pod $NS/pod0 phase=Prepared"
+gpu_of() { flat | sed -n "s|^dra-env $NS/pod0/$1 GPU_DEVICE_[0-9]*=||p"; }
+var_of() { flat | sed -n "s|^dra-env $NS/pod0/$1 GPU_DEVICE_[0-9]*_$2=||p"; }
+TS=$(gpu_of ts-ctr0) SP=$(gpu_of sp-ctr0)
+[ -n "$TS" ] && [ "$TS" = "$(gpu_of ts-ctr1)" ] || fail "opaque: ts containers see '$TS' and '$(gpu_of ts-ctr1)'"
+[ -n "$SP" ] && [ "$SP" = "$(gpu_of sp-ctr1)" ] && [ "$SP" != "$TS" ] || fail "opaque: sp containers see '$SP'/'$(gpu_of sp-ctr1)', ts '$TS'"
+for c in ts-ctr0 ts-ctr1; do
+        [ "$(var_of $c SHARING_STRATEGY)" = TimeSlicing ] && [ "$(var_of $c TIMESLICE_INTERVAL)" = Long ] ||
+                fail "opaque: $c: $(flat | grep "dra-env $NS/pod0/$c ")"
+done
+for c in sp-ctr0 sp-ctr1; do
+        [ "$(var_of $c SHARING_STRATEGY)" = SpacePartitioning ] && [ "$(var_of $c PARTITION_COUNT)" = 10 ] ||
+                fail "opaque: $c: $(flat | grep "dra-env $NS/pod0/$c ")"
+done
+pass "basic-resourceclaim-opaque-config: ts-ctr0/1 share $TS (TimeSlicing, Long), sp-ctr0/1 share $SP (SpacePartitioning, 10)"
+
+# 6. basic-shared-claim-across-pods: one claim, two pods, the same GPU; the
+# claim stays prepared until the last pod goes.
+run "$W/basic-shared-claim-across-pods/basic-shared-claim-across-pods.yaml" xpods
+NS=basic-shared-claim-across-pods
+wait_status "dra-pod $NS/pod0 phase=Prepared" "dra-pod $NS/pod1 phase=Prepared"
+X0=$(dra_env $NS/pod0/ctr0 GPU_DEVICE_0)
+[ -n "$X0" ] && [ "$X0" = "$(dra_env $NS/pod1/ctr0 GPU_DEVICE_0)" ] || fail "xpods: $(flat | grep "dra-env $NS/")"
+[ "$(flat | grep -c "^dra-claim $NS/")" = 1 ] || fail "xpods: expected one prepared claim"
+pass "basic-shared-claim-across-pods: pod0 and pod1 both see $X0 through one claim"
+/usr/bin/python3 -c 'import sys, yaml
+docs = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d and d["metadata"]["name"] != "pod0"]
+yaml.safe_dump_all(docs, open(sys.argv[2], "w"))' "$MF/xpods-pods.yaml" "$MF/.xpods.tmp"
+mv "$MF/.xpods.tmp" "$MF/xpods-pods.yaml"
+wait_status "!dra-pod $NS/pod0 " "dra-pod $NS/pod1 phase=Prepared" "dra-claim $NS/"
+pass "pod0 gone: the claim stays prepared for pod1"
+rm "$MF/xpods-pods.yaml"
+wait_status "!dra-pod $NS/" "!dra-claim $NS/"
+pass "pod1 gone: the claim is unprepared"
 
 # skipNodeOperations (1.37): a claim whose results all skip both operations is
 # never sent to the driver.
@@ -203,6 +246,7 @@ stop "$NODE_PID"
         --backoff-max-ms 400 --registry-dir "$REG" --claims-dir "$CL" --cdi-dir "$CDI" >>"$T/node.log" 2>&1 &
 NODE_PID=$!
 PIDS+=("$NODE_PID")
+NS=basic-shared-claim-across-containers
 wait_status "node node-a running pid=$NODE_PID" "dra-plugin gpu.example.com registered" "dra-pod $NS/pod0 phase=Prepared"
 [ "$(dra_env $NS/pod0/ctr1 GPU_DEVICE_0)" = "$A" ] || fail "after the restart ctr1 sees $(dra_env $NS/pod0/ctr1 GPU_DEVICE_0), not $A"
 pass "node restarted: driver registered again, claims prepared again (idempotent), ctr1 still sees $A"
