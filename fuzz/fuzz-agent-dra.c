@@ -39,9 +39,17 @@ static void put(const char *dir, const char *name, const char *uid, const char *
         fclose(f);
 }
 
+static char dir[] = "/tmp/fuzz-agent-dra.XXXXXX";
+
+static void cleanup(void) {
+        char rm[128];
+        snprintf(rm, sizeof rm, "rm -rf '%s'", dir);
+        if (system(rm) != 0) fprintf(stderr, "fuzz-agent-dra: could not remove %s\n", dir);
+}
+
 static void setup(void) {
-        static char dir[] = "/tmp/fuzz-agent-dra.XXXXXX";
         CHECK(mkdtemp(dir));
+        atexit(cleanup);
         char claims[4200], ns[4300];
         snprintf(claims, sizeof claims, "%s/claims", dir);
         snprintf(ns, sizeof ns, "%s/default", claims);
