@@ -1,30 +1,63 @@
 /* SPDX-License-Identifier: Apache-2.0
- * devplane simulate [-f FILE|DIR...] [-o table|json|yaml]
- * A whole cluster in-process, V1 and V2 side by side (sched/sim.h). */
+ * devplane simulate [-f FILE|DIR...] [-o table|json|yaml] [--report FILE.html]
+ * A whole cluster in-process, V1 and V2 side by side (sched/sim.h), and the
+ * HTML report (sched/html.h). */
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <sys/stat.h>
 
+#include "sched/html.h"
 #include "sched/sim.h"
 #include "tools/devplane.h"
 
 static void usage(FILE *f) {
-        fprintf(f, "usage: devplane simulate [-f FILE|DIR...] [-o table|json|yaml]\n\n"
+        fprintf(f, "usage: devplane simulate [-f FILE|DIR...] [-o table|json|yaml] [--report FILE.html]\n\n"
                    "Runs a fleet (kind: Fleet), Kubernetes workload objects and a timeline (kind: Timeline)\n"
                    "through the scheduler, the DRA allocator and the device plugin logic, then prints where\n"
                    "every pod landed (node, devices, V1/V2), why pods are Pending, per-node and per-device use\n"
                    "and fragmentation, and the same workload with every node on V1 and on V2.\n"
                    "Without -f, runs the built-in scenario (examples/seed.yaml).\n"
+                   "--report FILE.html also writes the report as one self-contained HTML page with pictures\n"
+                   "(the fleet coloured by pods, partitions in their GPUs, V1 vs V2, Pending reasons, timeline).\n"
                    "Exit status: 0 the report was made (Pending pods included), 2 bad input.\n");
+}
+
+/* Write the file whole or not at all: a temporary file beside it, renamed over it. */
+static int write_atomic(const char *path, const char *data, size_t len) {
+        const char *sl = strrchr(path, '/');
+        _cleanup_free_ char *tmp =
+                sl ? dp_asprintf("%.*s/.%s.XXXXXX", (int)(sl - path), path, sl + 1) : dp_asprintf(".%s.XXXXXX", path);
+        if (!tmp) return -ENOMEM;
+        _cleanup_close_ int fd = mkstemp(tmp);
+        if (fd < 0) return -errno;
+        int r = 0;
+        for (size_t off = 0; off < len && r == 0;) {
+                ssize_t n = write(fd, data + off, len - off);
+                if (n < 0 && errno == EINTR) continue;
+                if (n < 0)
+                        r = -errno;
+                else
+                        off += (size_t)n;
+        }
+        if (r == 0 && fchmod(fd, 0644) < 0) r = -errno;
+        if (r == 0 && fsync(fd) < 0) r = -errno;
+        if (r == 0 && close(TAKE_FD(fd)) < 0) r = -errno;
+        if (r == 0 && rename(tmp, path) < 0) r = -errno;
+        if (r < 0) unlink(tmp);
+        return r;
 }
 
 static int cmd_simulate(int argc, char **argv) {
         static const struct option opts[] = {{"filename", required_argument, NULL, 'f'},
                                              {"output", required_argument, NULL, 'o'},
+                                             {"report", required_argument, NULL, 'R'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
         _cleanup_free_ const char **paths = calloc((size_t)argc + 1, sizeof(char *));
         size_t n_paths = 0;
         dp_sim_output fmt = DP_SIM_OUT_TABLE;
+        const char *report = NULL;
         if (!paths) return 2;
         optind = 1;
         int c;
@@ -42,6 +75,13 @@ static int cmd_simulate(int argc, char **argv) {
                                 fprintf(stderr, "devplane simulate: -o %s: must be table, json or yaml\n", optarg);
                                 return 2;
                         }
+                        break;
+                case 'R':
+                        if (!optarg[0]) {
+                                fprintf(stderr, "devplane simulate: --report: a file name is required\n");
+                                return 2;
+                        }
+                        report = optarg;
                         break;
                 case 'h': usage(stdout); return 0;
                 default: usage(stderr); return 2;
@@ -71,6 +111,20 @@ static int cmd_simulate(int argc, char **argv) {
         if (r < 0) {
                 fprintf(stderr, "devplane simulate: %s\n", r == -ENOMEM ? "out of memory" : dp_error_msg(&err));
                 return 2;
+        }
+        if (report) {
+                _cleanup_strbuf_ dp_strbuf html = DP_STRBUF_INIT;
+                r = dp_sim_html(in, &html, &err);
+                if (r < 0) {
+                        fprintf(stderr, "devplane simulate: --report %s: %s\n", report,
+                                r == -ENOMEM ? "out of memory" : dp_error_msg(&err));
+                        return 2;
+                }
+                r = write_atomic(report, dp_strbuf_str(&html), html.len);
+                if (r < 0) {
+                        fprintf(stderr, "devplane simulate: --report %s: %s\n", report, strerror(-r));
+                        return 2;
+                }
         }
         fputs(dp_strbuf_str(&out), stdout);
         return 0;

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * html.h — `devplane simulate --report FILE.html`: the simulation's report as
+ * one self-contained HTML page (inline CSS and inline SVG; no script, no
+ * external resource): the fleet as nodes and devices coloured by the pods
+ * that hold them, MIG instances and DRA partitions inside their GPU,
+ * time-sliced replicas as shares of one GPU, unhealthy devices marked, the
+ * V1-vs-V2 comparison side by side, Pending pods with their reasons, and the
+ * timeline's events.
+ *
+ * The page is drawn from the report document dp_sim_report() makes (-o json),
+ * so it shows exactly what the tables and JSON show. Every string that came
+ * from input (pod, node, device names, reasons) is escaped for HTML.
+ * Deterministic: the same input gives the same bytes.
+ *
+ * Large fleets: at most DP_SIM_HTML_NODES_MAX nodes and DP_SIM_HTML_PODS_MAX
+ * pods are drawn; the page says how many were left out.
+ */
+#pragma once
+
+#include "base/strbuf.h"
+#include "sched/sim.h"
+
+#define DP_SIM_HTML_NODES_MAX 256
+#define DP_SIM_HTML_PODS_MAX 4096
+
+/* Run the simulation (dp_sim_report) and append the page to out.
+ * 0, or <0 with err as dp_sim_report (-ENOMEM). */
+int dp_sim_html(const dp_sim_input *in, dp_strbuf *out, dp_error *err);
+
+/* The page from a report document already made (dp_sim_report's -o json
+ * text). -EINVAL (err) when it is not one. */
+int dp_sim_html_from_json(const char *json, size_t len, dp_strbuf *out, dp_error *err);

@@ -1,0 +1,126 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# devplane simulate --report: the HTML page rendered by headless Chromium
+# (Debian's chromium, installed by scripts/bootstrap) holds what the input
+# holds: every node, every pod, the failed device marked, each Pending
+# reason, every event; a screenshot is not blank; the bytes are the same on
+# every run; strings from input are escaped; a bad path is a clear error
+# with exit 2.
+set -euo pipefail
+: "${DEVPLANE:?}" "${DP_SOURCE_DIR:?}"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+chrome=$(command -v chromium || command -v chromium-browser || true)
+[ -n "$chrome" ] || fail "chromium is not installed (scripts/bootstrap installs Debian's chromium); this test needs it"
+
+render() { # render FILE.html OUT.dom OUT.png
+        local prof
+        prof=$(mktemp -d "$tmp/profile.XXXXXX")
+        local flags=(--headless --no-sandbox --disable-gpu --disable-quic --no-first-run
+                --disable-background-networking --disable-component-update --disable-sync
+                --user-data-dir="$prof" --window-size=1400,1800)
+        "$chrome" "${flags[@]}" --dump-dom "file://$1" >"$2" 2>"$tmp/chrome.err" ||
+                fail "chromium --dump-dom $1: $(tail -5 "$tmp/chrome.err")"
+        "$chrome" "${flags[@]}" --screenshot="$3" "file://$1" >/dev/null 2>>"$tmp/chrome.err" ||
+                fail "chromium --screenshot $1: $(tail -5 "$tmp/chrome.err")"
+        [ -s "$2" ] || fail "chromium --dump-dom $1: empty DOM"
+        [ -s "$3" ] || fail "chromium --screenshot $1: no PNG"
+}
+
+# the rendered DOM holds what the report document (-o json) holds
+check_dom() { # check_dom JSON DOM
+        python3 - "$1" "$2" <<'PY'
+import html, json, re, sys
+rep = json.load(open(sys.argv[1]))
+dom = open(sys.argv[2], encoding="utf-8").read()
+text = html.unescape(re.sub(r"<[^>]+>", " ", dom))
+attrs = html.unescape(dom)
+run = rep["asWritten"]
+errs = []
+if "<script" in dom.lower():
+    errs.append("the page has a script")
+if re.search(r"""(src|href)\s*=\s*["']?(https?:|//)""", dom):
+    errs.append("the page loads an external resource")
+for n in run["nodes"]:
+    if 'data-node="%s"' % n["name"] not in attrs or n["name"] not in text:
+        errs.append("node %s not drawn" % n["name"])
+    for u in n["units"]:
+        if u["health"] == "Unhealthy":
+            key = "%s/%s" % (n["name"], u["id"])
+            if not re.search(r'class="dev unhealthy" data-device="%s"' % re.escape(key), attrs):
+                errs.append("unhealthy device %s not marked" % key)
+            if key not in text:
+                errs.append("unhealthy device %s not named" % key)
+        for h in u["heldBy"]:
+            if h not in text:
+                errs.append("holder %s of %s not shown" % (h, u["id"]))
+for p in run["pods"]:
+    if p["name"] not in text:
+        errs.append("pod %s not shown" % p["name"])
+    if p["state"] in ("Pending", "Waiting") and p.get("reason"):
+        m = re.search(r'class="pend \w+" data-pod="%s">(.*?)</div>' % re.escape(p["name"]), attrs, re.S)
+        shown = " ".join(re.sub(r"<[^>]+>", " ", m.group(1)).split()) if m else ""
+        if " ".join(p["reason"].split()) not in shown:
+            errs.append("reason of %s not shown: %s" % (p["name"], p["reason"]))
+for e in run["events"]:
+    if e.split(" ", 1)[1] not in text:
+        errs.append("event not shown: %s" % e)
+for k in ("asWritten", "allV1", "allV2"):
+    if 'data-run="%s"' % k not in dom:
+        errs.append("comparison column %s missing" % k)
+if errs:
+    print("\n".join(errs[:20]))
+    sys.exit(1)
+PY
+}
+
+for f in "$DP_SOURCE_DIR"/examples/*.yaml; do
+        b=$(basename "$f" .yaml)
+        "$DEVPLANE" simulate -f "$f" -o json --report "$tmp/$b.html" >"$tmp/$b.json" || fail "$b: simulate --report"
+        "$DEVPLANE" simulate -f "$f" --report "$tmp/$b-2.html" >/dev/null
+        cmp -s "$tmp/$b.html" "$tmp/$b-2.html" || fail "$b: the report differs between runs"
+        render "$tmp/$b.html" "$tmp/$b.dom" "$tmp/$b.png"
+        out=$(check_dom "$tmp/$b.json" "$tmp/$b.dom") || fail "$b: $out"
+        size=$(stat -c %s "$tmp/$b.png")
+        [ "$size" -gt 20000 ] || fail "$b: the screenshot is only $size bytes"
+done
+[ -f "$tmp/seed.dom" ] || fail "examples/seed.yaml was not rendered"
+
+# the seed story: the failed GPU, the Pending pod and its reason, time-sliced shares
+grep -q 'class="dev unhealthy" data-device="shared-0/gpu-2"' "$tmp/seed.dom" || fail "seed: shared-0/gpu-2 not marked"
+grep -q 'data-pod="default/train-xl"' "$tmp/seed.dom" || fail "seed: train-xl not among the Pending"
+grep -q 'time-sliced ×4' "$tmp/seed.dom" || fail "seed: time-slicing not shown"
+
+# strings from input are escaped: the Fleet's name is free text that reaches
+# the title and the header
+cat >"$tmp/esc.yaml" <<'YAML'
+apiVersion: devplane.io/v1alpha1
+kind: Fleet
+metadata: {name: "<script>alert(1)</script> & 'x' \"y\""}
+spec:
+  nodeGroups:
+  - {name: n, profile: example-gpu, count: 1, model: v2}
+YAML
+"$DEVPLANE" simulate -f "$tmp/esc.yaml" --report "$tmp/esc.html" >/dev/null || fail "escaping: simulate"
+! grep -qi '<script' "$tmp/esc.html" || fail "escaping: raw markup from input in the page"
+grep -q '&lt;script&gt;alert(1)&lt;/script&gt; &amp; &#39;x&#39; &quot;y&quot;' "$tmp/esc.html" ||
+        fail "escaping: the fleet name is not in the page, escaped"
+render "$tmp/esc.html" "$tmp/esc.dom" "$tmp/esc.png"
+grep -q "&lt;script&gt;alert(1)&lt;/script&gt;" "$tmp/esc.dom" || fail "escaping: chromium did not show the name as text"
+
+# a bad path: a clear error, exit 2, nothing on stdout
+set +e
+"$DEVPLANE" simulate --report "$tmp/no/such/dir/r.html" >"$tmp/bad.out" 2>"$tmp/bad.err"
+rc=$?
+set -e
+[ "$rc" -eq 2 ] || fail "bad --report path: exit $rc, want 2"
+grep -q -- "--report $tmp/no/such/dir/r.html: No such file or directory" "$tmp/bad.err" ||
+        fail "bad path: $(cat "$tmp/bad.err")"
+[ ! -s "$tmp/bad.out" ] || fail "bad path: the tables were printed anyway"
+# written atomically: no temporary file left beside it
+"$DEVPLANE" simulate --report "$tmp/atomic.html" >/dev/null
+[ -s "$tmp/atomic.html" ] || fail "no report written"
+[ "$(find "$tmp" -maxdepth 1 -name '.atomic.html.*' | wc -l)" -eq 0 ] || fail "a temporary file was left"
+echo "ok"
