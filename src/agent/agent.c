@@ -230,12 +230,19 @@ static int on_retry(dp_loop_source *s, uint64_t now, void *ud) {
         return 0;
 }
 
+/* A starting kubelet removes every socket in the directory; if it does so
+ * between our bind() and chmod(), listening fails with -ENOENT: bind again
+ * (its kubelet.sock comes next, and with it a new registration). */
 static int plugin_listen(plugin *p) {
         dp_agent *a = p->agent;
-        int r = dp_grpc_server_new(&p->srv);
-        if (r < 0) return r;
-        if ((r = agent_service_add_methods(p)) < 0) return r;
-        return dp_grpc_server_listen_unix(p->srv, a->loop, p->sock_path, 0600);
+        int r = -ENOENT;
+        for (unsigned tries = 0; r == -ENOENT && tries < 3; tries++) {
+                p->srv = dp_grpc_server_free(p->srv);
+                if ((r = dp_grpc_server_new(&p->srv)) < 0) return r;
+                if ((r = agent_service_add_methods(p)) < 0) return r;
+                r = dp_grpc_server_listen_unix(p->srv, a->loop, p->sock_path, 0600);
+        }
+        return r;
 }
 
 static void plugin_drop_streams(plugin *p) {
@@ -534,6 +541,15 @@ int dp_agent_new(dp_loop *l, const dp_agent_options *o, dp_agent **ret, dp_error
         a->node_name = strdup(o->node_name ? o->node_name : host);
         if (!a->plugin_dir || !a->state_dir || !a->node_name || (o->config_path && !a->config_path)) return -ENOMEM;
 
+        /* Watch the plugin directory first: a kubelet.sock created while the
+         * devices are being discovered is then seen as an event (the
+         * callbacks run only once the loop runs, after all of this). */
+        int r = mkdir_p(a->plugin_dir, 0750);
+        if (r < 0) return dp_error_errno(err, r, "create plugin directory %s", a->plugin_dir);
+        r = dp_loop_add_inotify(l, a->plugin_dir, IN_CREATE | IN_DELETE | IN_MOVED_TO | IN_CLOSE_WRITE,
+                                on_plugin_dir_event, a, &a->dir_watch);
+        if (r < 0) return dp_error_errno(err, r, "watch %s", a->plugin_dir);
+
         dp_backend_options bo = {.node_name = a->node_name,
                                  .profile = o->profile,
                                  .config_path = o->backend_config,
@@ -541,7 +557,7 @@ int dp_agent_new(dp_loop *l, const dp_agent_options *o, dp_agent **ret, dp_error
                                  .dev_root = o->dev_root,
                                  .nvml_library = o->nvml_library,
                                  .env_health = true};
-        int r = dp_backend_open((dp_backend_kind)o->backend, &bo, &a->backend, err);
+        r = dp_backend_open((dp_backend_kind)o->backend, &bo, &a->backend, err);
         if (r < 0) return r;
         if ((r = dp_backend_discover(a->backend, &a->set, err)) < 0) return r;
         if ((r = load_config(a, &a->cfg, err)) < 0) return r;
@@ -551,11 +567,6 @@ int dp_agent_new(dp_loop *l, const dp_agent_options *o, dp_agent **ret, dp_error
         if ((r = dp_v1_plan_build(a->set, a->cfg, &a->plan, err)) < 0) return r;
         (void)write_devices_file(a);
 
-        if ((r = mkdir_p(a->plugin_dir, 0750)) < 0)
-                return dp_error_errno(err, r, "create plugin directory %s", a->plugin_dir);
-        r = dp_loop_add_inotify(l, a->plugin_dir, IN_CREATE | IN_DELETE | IN_MOVED_TO | IN_CLOSE_WRITE,
-                                on_plugin_dir_event, a, &a->dir_watch);
-        if (r < 0) return dp_error_errno(err, r, "watch %s", a->plugin_dir);
         r = dp_loop_add_inotify(l, a->state_dir, IN_CLOSE_WRITE | IN_MOVED_TO, on_state_dir_event, a, &a->state_watch);
         if (r < 0) return dp_error_errno(err, r, "watch %s", a->state_dir);
         r = dp_loop_add_io(l, dp_backend_fd(a->backend), EPOLLIN, on_backend_event, a, &a->backend_watch);
