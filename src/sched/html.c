@@ -125,7 +125,7 @@ static const char CSS[] =
         ".badge.v1{background:#dde8fb;color:#1a3f8a}.badge.v2{background:#eadcf8;color:#5a1d8a}"
         ".badge.both{background:#d9f1f1;color:#0d5c5c}"
         ".nodes{display:flex;flex-wrap:wrap;gap:14px}"
-        ".node{background:var(--card);border:1px solid var(--line);border-radius:10px;padding:10px 12px}"
+        ".node{background:var(--card);border:1px solid var(--line);border-radius:10px;padding:10px 12px;max-width:100%;overflow-x:auto}"
         ".node h3{margin:0 0 2px;font-size:15px}.node .meta{color:var(--mute);font-size:12px;margin-bottom:6px}"
         ".node svg{display:block}"
         "svg text{font-family:'DejaVu Sans',sans-serif}"
@@ -274,12 +274,27 @@ static int draw_node(page *pg, const dp_doc_node *node) {
                 const dp_doc_node *v2 = pod_devices(pod, "v2");
                 for (size_t d = 0; v2 && d < v2->n && r >= 0; d++) {
                         const char *dev = v2->items[d]->str ? v2->items[d]->str : "";
-                        bool unit = false;
-                        for (size_t u = 0; u < n && !unit; u++)
-                                unit = streq(str_of(units->items[u], "id"), dev);
-                        if (unit || is_mig_unit_v2(units, dev)) continue;
+                        /* a device that is a unit has its holders in heldBy already,
+                         * unless it is another driver's device in the node's pool named
+                         * like a GPU: then it is that whole GPU (one full cell) */
+                        bool unit = false, whole = false;
                         size_t best = SIZE_MAX, best_len = 0;
-                        for (size_t k = 0; k < n_phys; k++) {
+                        for (size_t u = 0; u < n && !unit; u++) {
+                                if (!streq(str_of(units->items[u], "id"), dev)) continue;
+                                unit = true;
+                                const dp_doc_node *hb = seq_of(units->items[u], "heldBy");
+                                bool listed = false;
+                                for (size_t h = 0; hb && h < hb->n; h++)
+                                        listed |= streq_ptr(hb->items[h]->str, str_of(pod, "name"));
+                                for (size_t k = 0; k < n_phys && !listed; k++)
+                                        if (phys[k] == u) {
+                                                best = k;
+                                                whole = true;
+                                        }
+                        }
+                        if (unit && !whole) continue;
+                        if (!unit && is_mig_unit_v2(units, dev)) continue;
+                        for (size_t k = 0; k < n_phys && !unit; k++) {
                                 const char *id = str_of(units->items[phys[k]], "id");
                                 size_t l = strlen(id);
                                 if (l > best_len && strncmp(dev, id, l) == 0 && dev[l] == '-') {
@@ -293,8 +308,9 @@ static int draw_node(page *pg, const dp_doc_node *node) {
                                 r = -ENOMEM;
                                 break;
                         }
-                        gp->cells[gp->n++] =
-                                (cell){.label = dev + best_len + 1, .title = dev, .holder = str_of(pod, "name")};
+                        gp->cells[gp->n++] = (cell){.label = whole ? "whole" : dev + best_len + 1,
+                                                    .title = dev,
+                                                    .holder = str_of(pod, "name")};
                 }
         }
         int replicas = replicas_of(node, n_whole);
@@ -347,6 +363,16 @@ static int draw_node(page *pg, const dp_doc_node *node) {
                 dp_strbuf_puts(o, "</text>");
                 size_t first = phys[k] + 1, last = k + 1 < n_phys ? phys[k + 1] : n;
                 const char *tag = mig ? "MIG" : parts[k].n ? "partitions" : replicas > 1 ? "time-sliced" : "";
+                /* partitions named <gpu>-mig-<j> / <gpu>-vgpu-<j> (compatibility-group modes) */
+                bool all_mig = parts[k].n > 0, all_vgpu = parts[k].n > 0, whole_part = false;
+                for (size_t c = 0; c < parts[k].n; c++) {
+                        all_mig &= startswith(parts[k].cells[c].label, "mig-");
+                        all_vgpu &= startswith(parts[k].cells[c].label, "vgpu-");
+                        whole_part |= streq(parts[k].cells[c].label, "whole");
+                }
+                if (all_mig) tag = "MIG mode";
+                if (all_vgpu) tag = "vGPU mode";
+                if (whole_part) tag = "whole";
                 char migtag[96];
                 if (mig && last > first) {
                         /* "MIG 7×1g.10gb" when the instances share a profile */
@@ -386,10 +412,10 @@ static int draw_node(page *pg, const dp_doc_node *node) {
                         for (size_t c = 0; c < parts[k].n; c++)
                                 parts[k].cells[c].unhealthy = bad;
                         /* held partitions, then the rest of the GPU free */
-                        int used = iw * 2 / 3;
+                        int used = whole_part ? iw : iw * 2 / 3;
                         draw_cells(pg, ix, iy, used, ih, parts[k].cells, parts[k].n);
                         cell rest = {.label = "free", .title = id, .unhealthy = bad};
-                        draw_cells(pg, ix + used + 2, iy, iw - used - 2, ih, &rest, 1);
+                        if (!whole_part) draw_cells(pg, ix + used + 2, iy, iw - used - 2, ih, &rest, 1);
                 } else {
                         const dp_doc_node *hb = seq_of(u, "heldBy");
                         size_t nh = hb ? hb->n : 0;
@@ -580,9 +606,10 @@ static void pending(page *pg, const dp_doc_node *pods) {
                         dp_strbuf_puts(o, " on ");
                         esc(o, str_of(p, "node"));
                 }
-                dp_strbuf_puts(o, "</span> <span class=\"note\">after ");
+                dp_strbuf_puts(o, "</span> <span class=\"note\">");
                 esc(o, str_of(p, "attempts"));
-                dp_strbuf_puts(o, " attempts</span><p class=\"reason\">");
+                dp_strbuf_puts(o, int_of(p, "attempts") == 1 ? " scheduling attempt" : " scheduling attempts");
+                dp_strbuf_puts(o, "</span><p class=\"reason\">");
                 esc(o, str_of(p, "reason")[0] ? str_of(p, "reason") : "no reason recorded");
                 dp_strbuf_puts(o, "</p></div>\n");
         }
