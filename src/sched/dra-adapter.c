@@ -3,11 +3,37 @@
 #include "alloc/adapter.h"
 #include "sched/dra-adapter.h"
 
+/* What one claim marked in a kept snapshot, to give it back. */
+typedef struct mark {
+        uint32_t dev;
+        dp_alloc_consumed *cons;
+        size_t n_cons;
+} mark;
+
+typedef struct claim_marks {
+        mark *m;
+        size_t n;
+} claim_marks;
+
 struct dp_sched_dra {
         dp_alloc_cluster *cluster;
         dp_alloc_claim_spec **specs;
         size_t n_specs, cap_specs;
+        /* kept across cycles (dp_sched_dra_new_store) */
+        dp_object_list view; /* owned array, borrowed objects */
+        claim_marks *marks;  /* by store slot */
+        size_t n_marks;
 };
+
+static void marks_clear(claim_marks *cm) {
+        for (size_t i = 0; i < cm->n; i++) {
+                for (size_t k = 0; k < cm->m[i].n_cons; k++)
+                        free((char *)cm->m[i].cons[k].name);
+                free(cm->m[i].cons);
+        }
+        free(cm->m);
+        *cm = (claim_marks){0};
+}
 
 int dp_sched_dra_new(const dp_object_list *view, dp_sched_dra **ret, dp_error *err) {
         dp_sched_dra *d = calloc(1, sizeof(*d));
@@ -21,14 +47,106 @@ int dp_sched_dra_new(const dp_object_list *view, dp_sched_dra **ret, dp_error *e
         return 0;
 }
 
-dp_sched_dra *dp_sched_dra_free(dp_sched_dra *d) {
-        if (!d) return NULL;
+void dp_sched_dra_forget_claims(dp_sched_dra *d) {
+        if (!d) return;
         for (size_t i = 0; i < d->n_specs; i++)
                 dp_alloc_claim_spec_free(d->specs[i]);
+        d->n_specs = 0;
+}
+
+dp_sched_dra *dp_sched_dra_free(dp_sched_dra *d) {
+        if (!d) return NULL;
+        dp_sched_dra_forget_claims(d);
         free(d->specs);
         dp_alloc_cluster_free(d->cluster);
+        for (size_t i = 0; i < d->n_marks; i++)
+                marks_clear(&d->marks[i]);
+        free(d->marks);
+        dp_store_view_free(&d->view);
         free(d);
         return NULL;
+}
+
+/* As the adapter marks the claims of its object list (alloc/adapter.c). */
+static int mark_claim(dp_sched_dra *d, const dp_resource_claim *cl, claim_marks *cm) {
+        char holder[600];
+        snprintf(holder, sizeof(holder), "%s/%s", cl->meta.namespace ? cl->meta.namespace : "", cl->meta.name);
+        dp_alloc_snapshot *snap = dp_alloc_cluster_snapshot(d->cluster);
+        const dp_allocation_result *a = cl->allocation;
+        if (!(cm->m = calloc(a->n_results + 1, sizeof(*cm->m)))) return -ENOMEM;
+        for (size_t i = 0; i < a->n_results; i++) {
+                const dp_device_allocation_result *r = &a->results[i];
+                if (r->has_admin_access && r->admin_access) continue;
+                uint32_t dev;
+                if (dp_alloc_find_device(snap, r->driver, r->pool, r->device, &dev) < 0) continue; /* gone */
+                mark *m = &cm->m[cm->n];
+                m->dev = dev;
+                if (!(m->cons = calloc(r->n_consumed_capacity + 1, sizeof(*m->cons)))) return -ENOMEM;
+                for (size_t k = 0; k < r->n_consumed_capacity; k++) {
+                        const char *n = r->consumed_capacity[k].name;
+                        char *q = strchr(n, '/') ? dp_strdup(n) : dp_asprintf("%s/%s", r->driver, n);
+                        if (!q) return -ENOMEM;
+                        m->cons[m->n_cons++] = (dp_alloc_consumed){q, r->consumed_capacity[k].value.nanos};
+                }
+                cm->n++;
+                int k = dp_alloc_mark_allocated(snap, dev, holder, r->share_id, m->cons, m->n_cons);
+                if (k < 0) {
+                        cm->n--;
+                        for (size_t j = 0; j < m->n_cons; j++)
+                                free((char *)m->cons[j].name);
+                        free(m->cons);
+                        return k;
+                }
+        }
+        return 0;
+}
+
+int dp_sched_dra_claim_changed(dp_sched_dra *d, const dp_store *st, size_t slot) {
+        if (slot >= d->n_marks) {
+                size_t n = dp_store_slots(st);
+                if (slot >= n) return 0;
+                claim_marks *v = realloc(d->marks, n * sizeof(*v));
+                if (!v) return -ENOMEM;
+                memset(v + d->n_marks, 0, (n - d->n_marks) * sizeof(*v));
+                d->marks = v;
+                d->n_marks = n;
+        }
+        claim_marks *cm = &d->marks[slot];
+        dp_alloc_snapshot *snap = dp_alloc_cluster_snapshot(d->cluster);
+        for (size_t i = cm->n; i-- > 0;) {
+                int r = dp_alloc_release(snap, cm->m[i].dev, cm->m[i].cons, cm->m[i].n_cons);
+                if (r < 0 && r != -EINVAL) return r;
+        }
+        marks_clear(cm);
+        dp_object o;
+        if (dp_store_slot(st, slot, &o, NULL) != DP_KIND_RESOURCE_CLAIM || !o.hdr || !o.claim->allocation) return 0;
+        return mark_claim(d, o.claim, cm);
+}
+
+int dp_sched_dra_new_store(const dp_store *st, dp_sched_dra **ret, dp_error *err) {
+        static const dp_kind kinds[] = {DP_KIND_RESOURCE_SLICE, DP_KIND_DEVICE_CLASS, DP_KIND_NODE, DP_KIND_NAMESPACE,
+                                        DP_KIND_DEVICE_TAINT_RULE};
+        dp_sched_dra *d = calloc(1, sizeof(*d));
+        if (!d) return -ENOMEM;
+        int r = dp_store_view(st, kinds, ELEMENTSOF(kinds), &d->view);
+        if (r >= 0) r = dp_alloc_cluster_new(&d->view, &d->cluster, err);
+        if (r < 0) {
+                dp_store_view_free(&d->view);
+                free(d);
+                return r;
+        }
+        /* claims in store order, as a fresh snapshot marks them */
+        size_t n = dp_store_slots(st);
+        if (!(d->marks = calloc(n + 1, sizeof(*d->marks)))) return dp_sched_dra_free(d), -ENOMEM;
+        d->n_marks = n;
+        for (size_t i = 0; i < n && r >= 0; i++) {
+                dp_object o;
+                if (dp_store_slot(st, i, &o, NULL) == DP_KIND_RESOURCE_CLAIM && o.hdr && o.claim->allocation)
+                        r = mark_claim(d, o.claim, &d->marks[i]);
+        }
+        if (r < 0) return dp_sched_dra_free(d), r;
+        *ret = d;
+        return 0;
 }
 
 int dp_sched_dra_prepare(dp_sched_dra *d, const dp_resource_claim *c, size_t *ret_idx, dp_error *err) {

@@ -4,20 +4,33 @@
  * Everything the scheduler asks of the allocator goes through here, so a
  * change of the allocator's API stays in dra-adapter.c.
  *
- * One dp_sched_dra lives for one scheduling cycle: it snapshots a borrowed
- * object list (slices, classes, nodes, namespaces, taint rules, claims; claims
- * already allocated hold their devices), prepares the claims of the pod being
- * scheduled, and tries them node by node. The list and the claims must
- * outlive it.
+ * A dp_sched_dra snapshots a borrowed object list (slices, classes, nodes,
+ * namespaces, taint rules, claims; claims already allocated hold their
+ * devices), prepares the claims of the pod being scheduled, and tries them
+ * node by node. The list and the claims must outlive it.
+ *
+ * The scheduler keeps one across cycles (dp_sched_dra_new_store): built from
+ * the store's slices, classes, nodes, namespaces and taint rules, with the
+ * devices of allocated claims marked; a changed claim is re-marked
+ * (dp_sched_dra_claim_changed), anything else that changed means a new one.
  */
 #pragma once
 
 #include "base/strbuf.h"
 #include "model/model.h"
+#include "sched/store.h"
 
 typedef struct dp_sched_dra dp_sched_dra;
 
 int dp_sched_dra_new(const dp_object_list *view, dp_sched_dra **ret, dp_error *err);
+/* From the store as it is now; the objects it reads must stay unchanged
+ * while it lives (any write to those kinds calls for a new one). */
+int dp_sched_dra_new_store(const dp_store *st, dp_sched_dra **ret, dp_error *err);
+/* The claim in `slot` changed (allocated, deallocated, deleted, or only its
+ * reservations): give back what it held and mark what it holds now. */
+int dp_sched_dra_claim_changed(dp_sched_dra *d, const dp_store *st, size_t slot);
+/* Free the claims prepared so far (their handles become invalid). */
+void dp_sched_dra_forget_claims(dp_sched_dra *d);
 dp_sched_dra *dp_sched_dra_free(dp_sched_dra *d);
 DEFINE_FREEP(dp_sched_dra, dp_sched_dra_free)
 

@@ -431,6 +431,7 @@ typedef struct cycle {
         uint64_t pod_rv;
         dp_object_list view;
         dp_sched_dra *dra;
+        bool dra_kept; /* the scheduler's s->dra, not this cycle's own */
         pod_claim_ref *claims;
         size_t n_claims;
         ext_req *ext;
@@ -446,7 +447,10 @@ typedef struct cycle {
 } cycle;
 
 static void cycle_done(cycle *c) {
-        dp_sched_dra_free(c->dra);
+        if (c->dra_kept)
+                dp_sched_dra_forget_claims(c->dra);
+        else
+                dp_sched_dra_free(c->dra);
         dp_store_view_free(&c->view);
         free(c->claims);
         free(c->ext);
@@ -458,9 +462,55 @@ static void cycle_done(cycle *c) {
         free(c->best_allocs);
 }
 
-/* The allocator's snapshot, built on first need: pods without claims or
- * DRA-backed extended resources never pay for it. */
-static int ensure_dra(cycle *c, dp_error *err) { return c->dra ? 0 : dp_sched_dra_new(&c->view, &c->dra, err); }
+static bool snapshot_kind(dp_kind k) {
+        return k == DP_KIND_RESOURCE_SLICE || k == DP_KIND_DEVICE_CLASS || k == DP_KIND_NODE ||
+               k == DP_KIND_NAMESPACE || k == DP_KIND_DEVICE_TAINT_RULE;
+}
+
+/* Bring the kept snapshot up to the store: claims that changed are marked
+ * again; a change to anything else it was built from builds a new one. */
+static int sync_dra(dp_sched *s, dp_error *err) {
+        const dp_store *st = s->store;
+        if (s->dra) {
+                size_t pos = s->dra_pos, slot;
+                bool rebuild = false;
+                while (!rebuild && dp_store_next_change(st, &pos, &slot))
+                        rebuild = snapshot_kind(dp_store_slot(st, slot, NULL, NULL));
+                if (rebuild || pos == SIZE_MAX)
+                        s->dra = dp_sched_dra_free(s->dra);
+                else {
+                        pos = s->dra_pos;
+                        while (dp_store_next_change(st, &pos, &slot)) {
+                                if (dp_store_slot(st, slot, NULL, NULL) != DP_KIND_RESOURCE_CLAIM) continue;
+                                int r = dp_sched_dra_claim_changed(s->dra, st, slot);
+                                if (r < 0) {
+                                        s->dra = dp_sched_dra_free(s->dra);
+                                        return r;
+                                }
+                        }
+                }
+        }
+        if (!s->dra) {
+                int r = dp_sched_dra_new_store(st, &s->dra, err);
+                if (r < 0) return r;
+        }
+        s->dra_pos = dp_store_changes_end(st);
+        return 0;
+}
+
+/* The allocator's snapshot on first need: pods without claims or
+ * DRA-backed extended resources never pay for it. Outside gangs it is the
+ * scheduler's kept one; while gang members are assumed (their claims exist
+ * only in this cycle's view) a fresh one from the view. */
+static int ensure_dra(cycle *c, dp_error *err) {
+        if (c->dra) return 0;
+        if (c->s->n_assumed > 0) return dp_sched_dra_new(&c->view, &c->dra, err);
+        int r = sync_dra(c->s, err);
+        if (r < 0) return r;
+        c->dra = c->s->dra;
+        c->dra_kept = true;
+        return 0;
+}
 
 /* Resolve the pod's claims; 0 with a pod-level message when one is missing. */
 static int resolve_claims(cycle *c, dp_error *err) {

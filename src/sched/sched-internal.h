@@ -60,6 +60,10 @@ struct dp_sched {
         /* gang members planned but not yet written */
         dp_sched_plan **assumed;
         size_t n_assumed, cap_assumed;
+        /* the allocator snapshot kept across cycles (filter.c), and how far
+         * into the store's change log it has read */
+        struct dp_sched_dra *dra;
+        size_t dra_pos;
 };
 
 void dp_sched_info_clear_reasons(dp_sched_pod_info *info);

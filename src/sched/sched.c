@@ -3,6 +3,7 @@
  * one pod live in filter.c. */
 #include <stdio.h>
 
+#include "sched/dra-adapter.h"
 #include "sched/fmt.h"
 #include "sched/sched-internal.h"
 
@@ -61,6 +62,7 @@ dp_sched *dp_sched_free(dp_sched *s) {
         for (size_t i = 0; i < s->n_assumed; i++)
                 dp_sched_plan_free(s->assumed[i]);
         free(s->assumed);
+        dp_sched_dra_free(s->dra);
         dp_hashmap_free(s->by_key);
         free(s->name);
         free(s);

@@ -7,17 +7,30 @@
 #include "base/strbuf.h"
 #include "sched/store.h"
 
+#define STORE_KINDS 32 /* dp_kind values indexed per kind (all of them today) */
+
 typedef struct entry {
         char *key;
         dp_object obj; /* hdr NULL once deleted */
         uint64_t rv;
+        dp_kind kind;
 } entry;
+
+/* The slots of one kind, in slot (insertion) order, and how many are live. */
+typedef struct kind_index {
+        uint32_t *slots;
+        size_t n, cap, live;
+} kind_index;
 
 struct dp_store {
         entry *items;
         size_t n, cap;
         dp_hashmap *index; /* key -> entry position + 1 */
         uint64_t rev;
+        kind_index kinds[STORE_KINDS];
+        uint32_t *changes; /* the slot of every write, in order */
+        size_t n_changes, cap_changes;
+        bool changes_lost; /* the log could not grow: readers rebuild every time */
 };
 
 bool dp_kind_namespaced(dp_kind k) {
@@ -48,6 +61,9 @@ dp_store *dp_store_free(dp_store *s) {
                 free(s->items[i].key);
         }
         free(s->items);
+        for (size_t k = 0; k < STORE_KINDS; k++)
+                free(s->kinds[k].slots);
+        free(s->changes);
         dp_hashmap_free(s->index);
         free(s);
         return NULL;
@@ -59,9 +75,40 @@ static char *make_key(dp_kind kind, const char *ns, const char *name) {
         return dp_asprintf("%d/%s/%s", (int)kind, ns, name);
 }
 
+/* The key in `buf` when it fits (no allocation on lookups), else NULL. */
+static const char *key_in(char *buf, size_t size, dp_kind kind, const char *ns, const char *name) {
+        if (dp_kind_namespaced(kind) && (!ns || !ns[0])) ns = "default";
+        if (!dp_kind_namespaced(kind)) ns = "";
+        int k = (int)kind;
+        size_t at = 0;
+        if (k >= 10) buf[at++] = (char)('0' + k / 10 % 10);
+        buf[at++] = (char)('0' + k % 10);
+        buf[at++] = '/';
+        size_t ln = strlen(ns), lm = strlen(name);
+        if (k >= 100 || at + ln + 1 + lm + 1 > size) return NULL;
+        memcpy(buf + at, ns, ln);
+        at += ln;
+        buf[at++] = '/';
+        memcpy(buf + at, name, lm + 1);
+        return buf;
+}
+
+static void log_change(dp_store *s, const entry *e) {
+        /* the log only helps readers keep caches: when it cannot grow,
+         * readers are told to start over (dp_store_next_change) */
+        if (s->changes_lost || DP_GROW(s->changes, s->cap_changes, s->n_changes + 1) < 0) {
+                s->changes_lost = true;
+                return;
+        }
+        s->changes[s->n_changes++] = (uint32_t)(e - s->items);
+}
+
 static entry *find(const dp_store *s, dp_kind kind, const char *ns, const char *name) {
         if (!name) return NULL;
-        _cleanup_free_ char *key = make_key(kind, ns, name);
+        char buf[512];
+        _cleanup_free_ char *heap = NULL;
+        const char *key = key_in(buf, sizeof(buf), kind, ns, name);
+        if (!key) key = heap = make_key(kind, ns, name);
         if (!key) return NULL;
         uintptr_t pos = (uintptr_t)dp_hashmap_get(s->index, key);
         if (!pos) return NULL;
@@ -73,18 +120,25 @@ int dp_store_add(dp_store *s, dp_object obj, uint64_t *ret_rv) {
         assert_return(s && obj.hdr, -EINVAL);
         dp_object_meta *m = dp_object_meta_of(obj);
         if (!m->name || !m->name[0]) return -EINVAL;
-        _cleanup_free_ char *key = make_key(obj.hdr->kind, m->namespace, m->name);
+        dp_kind kind = obj.hdr->kind;
+        if ((unsigned)kind >= STORE_KINDS) return -EINVAL;
+        _cleanup_free_ char *key = make_key(kind, m->namespace, m->name);
         if (!key) return -ENOMEM;
         uintptr_t pos = (uintptr_t)dp_hashmap_get(s->index, key);
         if (pos && s->items[pos - 1].obj.hdr) return -EEXIST;
+        kind_index *ki = &s->kinds[kind];
         if (pos) { /* re-create after delete: reuse the slot's key */
                 entry *e = &s->items[pos - 1];
                 e->obj = obj;
                 e->rv = ++s->rev;
+                ki->live++;
+                log_change(s, e);
                 if (ret_rv) *ret_rv = e->rv;
                 return 0;
         }
-        if (DP_GROW(s->items, s->cap, s->n + 1) < 0) return -ENOMEM;
+        if (s->n >= UINT32_MAX || DP_GROW(s->items, s->cap, s->n + 1) < 0 ||
+            DP_GROW(ki->slots, ki->cap, ki->n + 1) < 0)
+                return -ENOMEM;
         entry *e = &s->items[s->n];
         e->key = TAKE_PTR(key);
         if (dp_hashmap_put(s->index, e->key, (void *)(uintptr_t)(s->n + 1)) < 0) {
@@ -92,8 +146,12 @@ int dp_store_add(dp_store *s, dp_object obj, uint64_t *ret_rv) {
                 return -ENOMEM;
         }
         e->obj = obj;
+        e->kind = kind;
         e->rv = ++s->rev;
+        ki->slots[ki->n++] = (uint32_t)s->n;
+        ki->live++;
         s->n++;
+        log_change(s, e);
         if (ret_rv) *ret_rv = e->rv;
         return 0;
 }
@@ -114,6 +172,7 @@ int dp_store_update(dp_store *s, dp_kind kind, const char *ns, const char *name,
         int r = fn(e->obj, userdata);
         if (r < 0) return r;
         e->rv = ++s->rev;
+        log_change(s, e);
         if (ret_rv) *ret_rv = e->rv;
         return 0;
 }
@@ -126,13 +185,18 @@ int dp_store_delete(dp_store *s, dp_kind kind, const char *ns, const char *name,
         dp_object_free(e->obj);
         e->obj.hdr = NULL;
         e->rv = ++s->rev;
+        s->kinds[e->kind].live--;
+        log_change(s, e);
         return 0;
 }
 
+/* *i walks the kind's own slot list (same order as the whole store's). */
 bool dp_store_next(const dp_store *s, dp_kind kind, size_t *i, dp_object *ret, uint64_t *ret_rv) {
-        for (; *i < s->n; (*i)++) {
-                const entry *e = &s->items[*i];
-                if (!e->obj.hdr || e->obj.hdr->kind != kind) continue;
+        if ((unsigned)kind >= STORE_KINDS) return false;
+        const kind_index *ki = &s->kinds[kind];
+        for (; *i < ki->n; (*i)++) {
+                const entry *e = &s->items[ki->slots[*i]];
+                if (!e->obj.hdr) continue;
                 if (ret) *ret = e->obj;
                 if (ret_rv) *ret_rv = e->rv;
                 (*i)++;
@@ -142,10 +206,37 @@ bool dp_store_next(const dp_store *s, dp_kind kind, size_t *i, dp_object *ret, u
 }
 
 size_t dp_store_count(const dp_store *s, dp_kind kind) {
-        size_t n = 0;
-        for (size_t i = 0; i < s->n; i++)
-                if (s->items[i].obj.hdr && s->items[i].obj.hdr->kind == kind) n++;
-        return n;
+        return (unsigned)kind < STORE_KINDS ? s->kinds[kind].live : 0;
+}
+
+bool dp_store_next_change(const dp_store *s, size_t *pos, size_t *ret_slot) {
+        if (s->changes_lost) { /* the log failed to grow: start over */
+                *pos = SIZE_MAX;
+                return false;
+        }
+        if (*pos >= s->n_changes) return false;
+        *ret_slot = s->changes[(*pos)++];
+        return true;
+}
+
+size_t dp_store_slots(const dp_store *s) { return s->n; }
+
+size_t dp_store_changes_end(const dp_store *s) { return s->n_changes; }
+
+dp_kind dp_store_slot(const dp_store *s, size_t slot, dp_object *ret, uint64_t *ret_rv) {
+        if (slot >= s->n) {
+                if (ret) *ret = (dp_object){NULL};
+                return DP_KIND_NONE;
+        }
+        const entry *e = &s->items[slot];
+        if (ret) *ret = e->obj;
+        if (ret_rv) *ret_rv = e->rv;
+        return e->kind;
+}
+
+size_t dp_store_slot_of(const dp_store *s, dp_kind kind, const char *ns, const char *name) {
+        const entry *e = find(s, kind, ns, name);
+        return e ? (size_t)(e - s->items) : SIZE_MAX;
 }
 
 uint64_t dp_store_revision(const dp_store *s) { return s->rev; }
@@ -251,6 +342,7 @@ int dp_store_write_allocation(dp_store *s, const char *ns, const char *name, uin
         }
         if (alloc) c->allocation = alloc;
         e->rv = ++s->rev;
+        log_change(s, e);
         if (ret_rv) *ret_rv = e->rv;
         return 0;
 }
@@ -276,5 +368,6 @@ int dp_store_release_claim(dp_store *s, const char *ns, const char *name, const 
                 dealloc = 1;
         }
         e->rv = ++s->rev;
+        log_change(s, e);
         return dealloc;
 }

@@ -72,6 +72,21 @@ bool dp_store_next(const dp_store *s, dp_kind kind, size_t *i, dp_object *ret, u
 size_t dp_store_count(const dp_store *s, dp_kind kind);
 uint64_t dp_store_revision(const dp_store *s);
 
+/* ---- for caches kept across reads (the scheduler's) ----
+ * Objects live in slots numbered from 0 that never move or get reused by
+ * another key (a re-created object gets its old slot back). Every write
+ * appends its slot to a change log; a reader keeps its own position (start
+ * at 0) and visits each write after it. When the log could not grow,
+ * dp_store_next_change sets *pos to SIZE_MAX and returns false: the reader
+ * must rebuild from the objects and start again at dp_store_changes_end. */
+bool dp_store_next_change(const dp_store *s, size_t *pos, size_t *ret_slot);
+size_t dp_store_changes_end(const dp_store *s);
+size_t dp_store_slots(const dp_store *s);
+/* The slot's kind (DP_KIND_NONE past the end); *ret hdr NULL when deleted. */
+dp_kind dp_store_slot(const dp_store *s, size_t slot, dp_object *ret, uint64_t *ret_rv);
+/* The slot of a live object, SIZE_MAX when absent. */
+size_t dp_store_slot_of(const dp_store *s, dp_kind kind, const char *ns, const char *name);
+
 /* A borrowed list of every live object (kinds in `kinds`, or all when n is
  * 0), for libraries that read an object list (the allocator adapter). Free
  * with dp_store_view_free: it frees the array, not the objects. */
