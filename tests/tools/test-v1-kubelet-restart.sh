@@ -24,8 +24,13 @@ for i in 1 2 3; do
         wait_status "node node-a running pid=$NODE_PID" "resource $R capacity=8 allocatable=8 inuse=2 plugin=connected"
         [ "$(held p main $R)" = "$before" ] || fail "allocation changed across restart $i"
 done
+# The first registration may come from the agent's start-up check (when the
+# node won the race to create kubelet.sock) or from the watch; each restart
+# after that must come from the watch.
 n=$(grep -c "kubelet (re)started, registering again" "$T/agent.log")
-[ "$n" -ge 4 ] || fail "agent re-registered $n times, want >= 4"
+[ "$n" -ge 3 ] || fail "agent saw kubelet.sock re-created $n times, want >= 3"
+n=$(grep -c "registered $R " "$T/agent.log")
+[ "$n" -ge 4 ] || fail "agent registered $n times, want >= 4"
 pass "three node restarts: the agent registered again each time, allocations kept"
 
 stop "$AGENT_PID"
