@@ -125,7 +125,8 @@ static const char CSS[] =
         ".badge.v1{background:#dde8fb;color:#1a3f8a}.badge.v2{background:#eadcf8;color:#5a1d8a}"
         ".badge.both{background:#d9f1f1;color:#0d5c5c}"
         ".nodes{display:flex;flex-wrap:wrap;gap:14px}"
-        ".node{background:var(--card);border:1px solid var(--line);border-radius:10px;padding:10px 12px;max-width:100%;overflow-x:auto}"
+        ".node{background:var(--card);border:1px solid var(--line);border-radius:10px;padding:10px "
+        "12px;max-width:100%;overflow-x:auto}"
         ".node h3{margin:0 0 2px;font-size:15px}.node .meta{color:var(--mute);font-size:12px;margin-bottom:6px}"
         ".node svg{display:block}"
         "svg text{font-family:'DejaVu Sans',sans-serif}"
@@ -189,11 +190,21 @@ static void draw_cells(page *pg, int x, int y, int w, int h, const cell *c, size
                         dp_strbuf_printf(o,
                                          "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"url(#dp-hatch)\"/>",
                                          cx, y, cw, h);
-                if (c[i].label && cw >= 26) {
+                /* about 6 px a character at 9 px: too long a label becomes its
+                 * first letter and what follows its last dash ("partition-3" -> "p3") */
+                char shortl[24];
+                const char *label = c[i].label;
+                size_t fits = cw > 4 ? (size_t)(cw - 4) / 6 : 0;
+                if (label && strlen(label) > fits) {
+                        const char *dash = strrchr(label, '-');
+                        dp_fmt(shortl, sizeof(shortl), "%c%s", label[0], dash ? dash + 1 : "");
+                        label = strlen(shortl) <= fits ? shortl : NULL;
+                }
+                if (label) {
                         dp_strbuf_printf(o,
                                          "<text x=\"%d\" y=\"%d\" font-size=\"9\" text-anchor=\"middle\" fill=\"%s\">",
                                          cx + cw / 2, y + h - 5, c[i].holder ? "#fff" : "#5b6475");
-                        esc(o, c[i].label);
+                        esc(o, label);
                         dp_strbuf_puts(o, "</text>");
                 }
                 dp_strbuf_puts(o, "</g>");
@@ -669,13 +680,29 @@ static void timeline(page *pg) {
                         "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#eceff4\"/>",
                         L - 4, 17 + 14 * (int)k, kinds[k], L, 14 + 14 * (int)k, W - R, 14 + 14 * (int)k);
         dp_strbuf_printf(o, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#1d2330\"/>", L, axis, W - R, axis);
-        for (int t = 0; t <= 4; t++) {
-                int x = L + (W - L - R) * t / 4;
+        /* round ticks: the first step giving at most 8 of them */
+        static const int64_t steps[] = {1,   2,   5,    10,   15,   30,    60,    120,  300,
+                                        600, 900, 1800, 3600, 7200, 21600, 43200, 86400};
+        int64_t step = steps[ELEMENTSOF(steps) - 1];
+        for (size_t k = 0; k < ELEMENTSOF(steps); k++)
+                if (end / steps[k] <= 8) {
+                        step = steps[k];
+                        break;
+                }
+        for (int64_t t = 0; t <= end; t += step) {
+                int x = L + (int)((W - L - R) * t / end);
+                char lab[32];
+                if (t && t % 3600 == 0)
+                        dp_fmt(lab, sizeof(lab), "%" PRId64 "h", t / 3600);
+                else if (t && t % 60 == 0 && step >= 60)
+                        dp_fmt(lab, sizeof(lab), "%" PRId64 "m", t / 60);
+                else
+                        dp_fmt(lab, sizeof(lab), "%" PRId64 "s", t);
                 dp_strbuf_printf(o,
                                  "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#1d2330\"/>"
                                  "<text x=\"%d\" y=\"%d\" font-size=\"10\" text-anchor=\"middle\" fill=\"#5b6475\">"
-                                 "%" PRId64 "s</text>",
-                                 x, axis, x, axis + 4, x, axis + 16, end * t / 4);
+                                 "%s</text>",
+                                 x, axis, x, axis + 4, x, axis + 16, lab);
         }
         for (size_t i = 0; i < n;) {
                 const char *rest;
@@ -699,7 +726,7 @@ static void timeline(page *pg) {
                 i = j;
         }
         dp_strbuf_puts(o, "</svg>\n<ol class=\"events\">");
-        for (size_t i = 0; i < n; i++) {
+        for (size_t i = 0; i < DP_MIN(n, (size_t)DP_SIM_HTML_EVENTS_MAX); i++) {
                 const char *line = ev->items[i]->str ? ev->items[i]->str : "", *rest;
                 int64_t t = event_time(line, &rest);
                 dp_strbuf_printf(o, "<li><span class=\"t\">t=%" PRId64 "s</span><span class=\"dot k-%s\"></span>", t,
@@ -708,6 +735,9 @@ static void timeline(page *pg) {
                 dp_strbuf_puts(o, "</li>");
         }
         dp_strbuf_puts(o, "</ol>\n");
+        if (n > DP_SIM_HTML_EVENTS_MAX)
+                dp_strbuf_printf(o, "<p class=\"note\">%zu more events not listed.</p>\n",
+                                 n - (size_t)DP_SIM_HTML_EVENTS_MAX);
 }
 
 static void unhealthy_list(page *pg, const dp_doc_node *nodes) {

@@ -13,8 +13,9 @@
  * from input (pod, node, device names, reasons) is escaped for HTML.
  * Deterministic: the same input gives the same bytes.
  *
- * Large fleets: at most DP_SIM_HTML_NODES_MAX nodes and DP_SIM_HTML_PODS_MAX
- * pods are drawn; the page says how many were left out.
+ * Large fleets: at most DP_SIM_HTML_NODES_MAX nodes, DP_SIM_HTML_PODS_MAX pods
+ * and DP_SIM_HTML_EVENTS_MAX events are listed; the page says how many were
+ * left out.
  */
 #pragma once
 
@@ -23,6 +24,7 @@
 
 #define DP_SIM_HTML_NODES_MAX 256
 #define DP_SIM_HTML_PODS_MAX 4096
+#define DP_SIM_HTML_EVENTS_MAX 5000
 
 /* Run the simulation (dp_sim_report) and append the page to out.
  * 0, or <0 with err as dp_sim_report (-ENOMEM). */
