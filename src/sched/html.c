@@ -63,6 +63,7 @@ typedef struct page {
         const dp_doc_node *doc, *run;
         podref *by_name; /* sorted by name */
         size_t n_pods;
+        const dp_doc_node *forced[2]; /* the runs with every node on V1 / V2 (NULL: not drawn) */
 } page;
 
 static int cmp_podref(const void *a, const void *b) {
@@ -137,7 +138,7 @@ static const char CSS[] =
         "td.deleted{color:#777}"
         ".side{display:grid;grid-template-columns:repeat(3,minmax(220px,1fr));gap:12px;margin-bottom:12px}"
         ".side .col{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:10px 12px}"
-        ".side h3{margin:0 0 6px;font-size:14px}"
+        ".side h3{margin:0 0 6px;font-size:14px}.side svg.mini{display:block;margin-top:8px;max-width:100%;height:auto}"
         ".pend{background:var(--card);border:1px solid var(--line);border-left:4px solid #e69b00;border-radius:8px;"
         "padding:8px 12px;margin-bottom:8px}"
         ".pend.waiting{border-left-color:#d84315}"
@@ -553,6 +554,72 @@ static void state_bar(dp_strbuf *o, const dp_doc_node *s) {
         dp_strbuf_puts(o, "</text></svg>");
 }
 
+/* One run's fleet, small: a row per node, a square per schedulable device
+ * (a whole GPU, or each MIG instance of a GPU in MIG mode) coloured by its
+ * first holder; a GPU with DRA partitions of another driver held takes the
+ * colour of the first pod holding one. */
+static void minimap(page *pg, const dp_doc_node *run) {
+        dp_strbuf *o = pg->o;
+        const dp_doc_node *nodes = seq_of(run, "nodes"), *pods = seq_of(run, "pods");
+        size_t shown = DP_MIN(nodes ? nodes->n : 0, (size_t)DP_SIM_HTML_NODES_MAX), widest = 1;
+        for (size_t i = 0; i < shown; i++) {
+                const dp_doc_node *units = seq_of(nodes->items[i], "units");
+                size_t w = 0;
+                for (size_t u = 0; units && u < units->n; u++)
+                        w += !startswith(str_of(units->items[u], "kind"), "gpu (MIG");
+                widest = DP_MAX(widest, w);
+        }
+        const int S = 9, G = 2, L = 64, RH = 14;
+        int width = L + (int)widest * (S + G), height = (int)shown * RH + 4;
+        dp_strbuf_printf(o,
+                         "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"mini\" width=\"%d\" height=\"%d\" "
+                         "viewBox=\"0 0 %d %d\">",
+                         width, height, width, height);
+        for (size_t i = 0; i < shown; i++) {
+                const dp_doc_node *node = nodes->items[i], *units = seq_of(node, "units");
+                const char *name = str_of(node, "name");
+                int y = 2 + (int)i * RH;
+                dp_strbuf_printf(o, "<text x=\"0\" y=\"%d\" font-size=\"10\" fill=\"#1d2330\">", y + S);
+                esc(o, name);
+                dp_strbuf_puts(o, "</text>");
+                int x = L;
+                for (size_t u = 0; units && u < units->n; u++) {
+                        const dp_doc_node *unit = units->items[u], *hb = seq_of(unit, "heldBy");
+                        if (startswith(str_of(unit, "kind"), "gpu (MIG")) continue;
+                        const char *id = str_of(unit, "id"), *holder = hb && hb->n ? hb->items[0]->str : NULL;
+                        size_t l = strlen(id);
+                        for (size_t p = 0; !holder && pods && p < pods->n; p++) {
+                                const dp_doc_node *pod = pods->items[p], *v2 = pod_devices(pod, "v2");
+                                if (!streq(str_of(pod, "node"), name) || streq(str_of(pod, "state"), "Deleted"))
+                                        continue;
+                                for (size_t d = 0; v2 && d < v2->n && !holder; d++) {
+                                        const char *dev = v2->items[d]->str ? v2->items[d]->str : "";
+                                        if (strncmp(dev, id, l) == 0 &&
+                                            (dev[l] == 0 || (dev[l] == '-' && !is_mig_unit_v2(units, dev))))
+                                                holder = str_of(pod, "name");
+                                }
+                        }
+                        bool bad = streq(str_of(unit, "health"), "Unhealthy");
+                        char fill[40] = "#ffffff";
+                        if (holder) holder_colour(pg, holder, fill, sizeof(fill));
+                        dp_strbuf_printf(o,
+                                         "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" rx=\"1\" fill=\"%s\" "
+                                         "stroke=\"%s\" stroke-width=\"%s\"><title>",
+                                         x, y, S, S, fill, bad ? "#c62828" : "#b9c1cf", bad ? "2" : "1");
+                        esc(o, name);
+                        dp_strbuf_putc(o, '/');
+                        esc(o, id);
+                        dp_strbuf_puts(o, ": ");
+                        esc(o, holder ? holder : "free");
+                        dp_strbuf_puts(o, bad ? " (unhealthy)</title></rect>" : "</title></rect>");
+                        x += S + G;
+                }
+        }
+        dp_strbuf_puts(o, "</svg>");
+        if (nodes && nodes->n > shown)
+                dp_strbuf_printf(o, "<div class=\"note\">%zu more nodes</div>", nodes->n - shown);
+}
+
 static void comparison(page *pg) {
         dp_strbuf *o = pg->o;
         const dp_doc_node *cmp = dp_doc_get(pg->doc, "comparison");
@@ -574,7 +641,10 @@ static void comparison(page *pg) {
                 esc(o, str_of(s, "devicesInUse"));
                 dp_strbuf_puts(o, " devices in use · fragmentation ");
                 esc(o, str_of(s, "fragmentation"));
-                dp_strbuf_puts(o, "</div></div>");
+                dp_strbuf_puts(o, "</div>");
+                const dp_doc_node *run = k == 0 ? pg->run : pg->forced[k - 1];
+                if (run) minimap(pg, run);
+                dp_strbuf_puts(o, "</div>");
         }
         dp_strbuf_puts(o, "</div>\n<table class=\"cmp\"><tr><th>pod</th><th>as written</th><th>all V1</th>"
                           "<th>all V2</th></tr>\n");
@@ -810,8 +880,10 @@ static int render(page *pg) {
         return dp_strbuf_failed(o) ? -ENOMEM : 0;
 }
 
-int dp_sim_html_from_json(const char *json, size_t len, dp_strbuf *out, dp_error *err) {
-        assert_return(json && out, -EINVAL);
+/* The page from the report text, and optionally the reports of the runs
+ * with every node on V1 and on V2 (their asWritten runs are drawn small). */
+static int render_json(const char *json, size_t len, const char *const forced[2], const size_t forced_len[2],
+                       dp_strbuf *out, dp_error *err) {
         _cleanup_(dp_doc_set_freep) dp_doc_set *set = dp_doc_set_new();
         if (!set) return -ENOMEM;
         int r = dp_doc_parse(set, json, len, "report", err);
@@ -821,6 +893,15 @@ int dp_sim_html_from_json(const char *json, size_t len, dp_strbuf *out, dp_error
         if (!run || run->type != DP_DOC_MAP)
                 return dp_error_set(err, -EINVAL, "report: not a simulate report document");
         page pg = {.o = out, .doc = doc, .run = run};
+        for (int k = 0; k < 2 && forced; k++) {
+                size_t before = dp_doc_count(set);
+                if ((r = dp_doc_parse(set, forced[k], forced_len[k], k ? "report (all V2)" : "report (all V1)", err)) <
+                    0)
+                        return r;
+                const dp_doc_node *d = dp_doc_count(set) == before + 1 ? dp_doc_root(set, before) : NULL;
+                const dp_doc_node *fr = d && d->type == DP_DOC_MAP ? dp_doc_get(d, "asWritten") : NULL;
+                pg.forced[k] = fr && fr->type == DP_DOC_MAP ? fr : NULL;
+        }
         const dp_doc_node *pods = seq_of(run, "pods");
         pg.n_pods = pods ? pods->n : 0;
         _cleanup_free_ podref *refs = calloc(pg.n_pods + 1, sizeof(podref));
@@ -832,10 +913,33 @@ int dp_sim_html_from_json(const char *json, size_t len, dp_strbuf *out, dp_error
         return render(&pg);
 }
 
+int dp_sim_html_from_json(const char *json, size_t len, dp_strbuf *out, dp_error *err) {
+        assert_return(json && out, -EINVAL);
+        return render_json(json, len, NULL, NULL, out, err);
+}
+
+/* The report of the input with every node group on one model: its asWritten
+ * run is the comparison's all-V1 / all-V2 run (sim.c forces the same way). */
+static int forced_report(const dp_sim_input *in, dp_sim_model m, dp_strbuf *out, dp_error *err) {
+        dp_sim_input copy = *in;
+        _cleanup_free_ dp_sim_group *g = calloc(in->n_groups + 1, sizeof(*g));
+        if (!g) return -ENOMEM;
+        for (size_t i = 0; i < in->n_groups; i++) {
+                g[i] = in->groups[i]; /* borrowed strings: the copy is never freed */
+                g[i].model = m;
+        }
+        copy.groups = g;
+        return dp_sim_report(&copy, DP_SIM_OUT_JSON, out, NULL, err);
+}
+
 int dp_sim_html(const dp_sim_input *in, dp_strbuf *out, dp_error *err) {
         assert_return(in && out, -EINVAL);
-        _cleanup_strbuf_ dp_strbuf json = DP_STRBUF_INIT;
+        _cleanup_strbuf_ dp_strbuf json = DP_STRBUF_INIT, v1 = DP_STRBUF_INIT, v2 = DP_STRBUF_INIT;
         int r = dp_sim_report(in, DP_SIM_OUT_JSON, &json, NULL, err);
+        if (r >= 0) r = forced_report(in, DP_SIM_MODEL_V1, &v1, err);
+        if (r >= 0) r = forced_report(in, DP_SIM_MODEL_V2, &v2, err);
         if (r < 0) return r;
-        return dp_sim_html_from_json(dp_strbuf_str(&json), json.len, out, err);
+        const char *forced[2] = {dp_strbuf_str(&v1), dp_strbuf_str(&v2)};
+        const size_t forced_len[2] = {v1.len, v2.len};
+        return render_json(dp_strbuf_str(&json), json.len, forced, forced_len, out, err);
 }

@@ -92,6 +92,17 @@ done
 grep -q 'class="dev unhealthy" data-device="shared-0/gpu-2"' "$tmp/seed.dom" || fail "seed: shared-0/gpu-2 not marked"
 grep -q 'data-pod="default/train-xl"' "$tmp/seed.dom" || fail "seed: train-xl not among the Pending"
 grep -q 'time-sliced ×4' "$tmp/seed.dom" || fail "seed: time-slicing not shown"
+# V1 vs V2 side by side: each run's fleet drawn small; a pod that runs only
+# under one model is drawn only in that run's picture (infer-pair: V2 slices)
+[ "$(grep -o '<svg[^>]*class="mini"' "$tmp/seed.dom" | wc -l)" -eq 3 ] || fail "seed: not three fleet pictures side by side"
+python3 - "$tmp/seed.dom" <<'PY' || fail "seed: side-by-side pictures disagree with the comparison"
+import html, re, sys
+dom = html.unescape(open(sys.argv[1], encoding="utf-8").read())
+cols = {m.group(1): m.group(2) for m in re.finditer(r'data-run="(\w+)">.*?<svg[^>]*class="mini"[^>]*>(.*?)</svg>', dom, re.S)}
+held = lambda run, pod: re.search(r"<title>[^<]*: %s</title>" % re.escape(pod), cols[run]) is not None
+assert held("asWritten", "default/infer-pair") and held("allV2", "default/infer-pair"), "infer-pair missing"
+assert not held("allV1", "default/infer-pair"), "infer-pair drawn in the all-V1 run where it is Pending"
+PY
 
 # strings from input are escaped: the Fleet's name is free text that reaches
 # the title and the header
