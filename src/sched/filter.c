@@ -182,30 +182,212 @@ static const dp_named_quantity *node_alloc(const dp_node *n, const char *name) {
         return NULL;
 }
 
+/* ---- what nodes hold, kept up to date from the store's change log ----
+ * Per node name: the devices its ResourceSlices list, the results of
+ * allocated claims from the pool of that name, and the extended resources
+ * bound pods hold through device plugins. Each store slot remembers what it
+ * added, so a change takes that back and adds the new contribution. */
+
+typedef struct node_use {
+        char *name;
+        int64_t slice_devs, claim_used;
+        ext_use *ext;
+        size_t n_ext, cap_ext;
+} node_use;
+
+typedef struct use_item {
+        node_use *nu;
+        int what; /* 0 slice devices, 1 claim results, 2 extended resource */
+        const char *res; /* what == 2: the name as node_use->ext holds it */
+        int64_t count;
+} use_item;
+
+typedef struct slot_use {
+        use_item *items;
+        size_t n;
+} slot_use;
+
+struct sched_usage {
+        dp_hashmap *nodes; /* name -> node_use */
+        slot_use *slots;
+        size_t n_slots;
+        size_t pos; /* in the store's change log */
+};
+
+static void slot_use_clear(slot_use *su) {
+        free(su->items);
+        *su = (slot_use){0};
+}
+
+void dp_sched_usage_free(dp_sched *s) {
+        sched_usage *u = s->usage;
+        if (!u) return;
+        size_t i = 0;
+        void *v;
+        while (dp_hashmap_iter(u->nodes, &i, NULL, &v)) {
+                node_use *nu = v;
+                for (size_t k = 0; k < nu->n_ext; k++)
+                        free(nu->ext[k].name);
+                free(nu->ext);
+                free(nu->name);
+                free(nu);
+        }
+        dp_hashmap_free(u->nodes);
+        for (size_t k = 0; k < u->n_slots; k++)
+                slot_use_clear(&u->slots[k]);
+        free(u->slots);
+        free(u);
+        s->usage = NULL;
+}
+
+static node_use *node_use_get(sched_usage *u, const char *name, bool create) {
+        node_use *nu = dp_hashmap_get(u->nodes, name);
+        if (nu || !create) return nu;
+        if (!(nu = calloc(1, sizeof(*nu))) || !(nu->name = dp_strdup(name))) {
+                free(nu);
+                return NULL;
+        }
+        if (dp_hashmap_put(u->nodes, nu->name, nu) < 0) {
+                free(nu->name);
+                free(nu);
+                return NULL;
+        }
+        return nu;
+}
+
+static ext_use *node_ext(node_use *nu, const char *res, bool create) {
+        for (size_t k = 0; k < nu->n_ext; k++)
+                if (streq(nu->ext[k].name, res)) return &nu->ext[k];
+        if (!create || DP_GROW(nu->ext, nu->cap_ext, nu->n_ext + 1) < 0) return NULL;
+        ext_use *e = &nu->ext[nu->n_ext];
+        if (!(e->name = dp_strdup(res))) return NULL;
+        e->count = 0;
+        nu->n_ext++;
+        return e;
+}
+
+static void use_apply(const use_item *it, int64_t sign) {
+        switch (it->what) {
+        case 0: it->nu->slice_devs += sign * it->count; break;
+        case 1: it->nu->claim_used += sign * it->count; break;
+        default: {
+                ext_use *e = node_ext(it->nu, it->res, false);
+                if (e) e->count += sign * it->count;
+        }
+        }
+}
+
+static int use_add(sched_usage *u, slot_use *su, size_t *cap, const char *node, int what, const char *res,
+                   int64_t count) {
+        node_use *nu = node_use_get(u, node, true);
+        if (!nu || DP_GROW(su->items, *cap, su->n + 1) < 0) return -ENOMEM;
+        use_item it = {nu, what, NULL, count};
+        if (what == 2) {
+                ext_use *e = node_ext(nu, res, true);
+                if (!e) return -ENOMEM;
+                it.res = e->name;
+        }
+        su->items[su->n++] = it;
+        use_apply(&it, +1);
+        return 0;
+}
+
+/* What the object in `slot` adds, as ext_used and node_fill counted it by
+ * scanning pods, slices and claims. */
+static int slot_changed(sched_usage *u, const dp_store *st, size_t slot) {
+        if (slot >= u->n_slots) {
+                size_t n = dp_store_slots(st);
+                if (slot >= n) return 0;
+                slot_use *v = realloc(u->slots, n * sizeof(*v));
+                if (!v) return -ENOMEM;
+                memset(v + u->n_slots, 0, (n - u->n_slots) * sizeof(*v));
+                u->slots = v;
+                u->n_slots = n;
+        }
+        slot_use *su = &u->slots[slot];
+        for (size_t i = 0; i < su->n; i++)
+                use_apply(&su->items[i], -1);
+        slot_use_clear(su);
+        size_t cap = 0;
+        dp_object o;
+        dp_kind k = dp_store_slot(st, slot, &o, NULL);
+        if (!o.hdr) return 0;
+        if (k == DP_KIND_RESOURCE_SLICE) {
+                if (!o.slice->node_name) return 0;
+                return use_add(u, su, &cap, o.slice->node_name, 0, NULL, (int64_t)o.slice->n_devices);
+        }
+        if (k == DP_KIND_RESOURCE_CLAIM) {
+                const dp_allocation_result *a = o.claim->allocation;
+                for (size_t i = 0; a && i < a->n_results; i++) {
+                        if (!a->results[i].pool) continue;
+                        int r = use_add(u, su, &cap, a->results[i].pool, 1, NULL, 1);
+                        if (r < 0) return r;
+                }
+                return 0;
+        }
+        if (k != DP_KIND_POD) return 0;
+        const dp_pod *p = o.pod;
+        if (!p->node_name) return 0;
+        if (p->phase && (streq(p->phase, "Succeeded") || streq(p->phase, "Failed"))) return 0;
+        _cleanup_free_ ext_req *v = NULL;
+        size_t n = 0;
+        if (pod_ext(p, &v, &n, NULL) < 0) return 0;
+        bool via_dra = p->extended_resource_claim_name != NULL;
+        for (size_t i = 0; i < n; i++) {
+                if (via_dra) { /* requests served by the claim do not count here */
+                        bool mapped = false;
+                        for (size_t m = 0; m < p->n_extended_resource_mappings; m++)
+                                mapped |= streq_ptr(p->extended_resource_mappings[m].resource_name, v[i].name);
+                        if (mapped) continue;
+                }
+                int r = use_add(u, su, &cap, p->node_name, 2, v[i].name, v[i].count);
+                if (r < 0) return r;
+        }
+        return 0;
+}
+
+static int usage_sync(dp_sched *s) {
+        sched_usage *u = s->usage;
+        if (!u) {
+                if (!(u = calloc(1, sizeof(*u))) || !(u->nodes = dp_hashmap_new())) {
+                        free(u);
+                        return -ENOMEM;
+                }
+                s->usage = u;
+        }
+        size_t slot, pos = u->pos;
+        while (dp_store_next_change(s->store, &pos, &slot)) {
+                int r = slot_changed(u, s->store, slot);
+                if (r < 0) {
+                        dp_sched_usage_free(s);
+                        return r;
+                }
+        }
+        if (pos == SIZE_MAX) { /* the log was lost: count everything again */
+                dp_sched_usage_free(s);
+                if (!(u = calloc(1, sizeof(*u))) || !(u->nodes = dp_hashmap_new())) {
+                        free(u);
+                        return -ENOMEM;
+                }
+                s->usage = u;
+                for (size_t i = 0; i < dp_store_slots(s->store); i++) {
+                        int r = slot_changed(u, s->store, i);
+                        if (r < 0) {
+                                dp_sched_usage_free(s);
+                                return r;
+                        }
+                }
+        }
+        u->pos = dp_store_changes_end(s->store);
+        return 0;
+}
+
 /* What pods bound to (or assumed on) `node` hold of `name` via device plugins. */
 static int64_t ext_used(const dp_sched *s, const char *node, const char *name) {
         int64_t used = 0;
-        size_t i = 0;
-        dp_object o;
-        while (dp_store_next(s->store, DP_KIND_POD, &i, &o, NULL)) {
-                const dp_pod *p = o.pod;
-                if (!p->node_name || !streq(p->node_name, node)) continue;
-                if (p->phase && (streq(p->phase, "Succeeded") || streq(p->phase, "Failed"))) continue;
-                _cleanup_free_ ext_req *v = NULL;
-                size_t n = 0;
-                if (pod_ext(p, &v, &n, NULL) < 0) continue;
-                bool via_dra = p->extended_resource_claim_name != NULL;
-                for (size_t k = 0; k < n; k++) {
-                        if (!streq(v[k].name, name)) continue;
-                        if (via_dra) { /* requests served by the claim do not count here */
-                                bool mapped = false;
-                                for (size_t m = 0; m < p->n_extended_resource_mappings; m++)
-                                        mapped |= streq_ptr(p->extended_resource_mappings[m].resource_name, name);
-                                if (mapped) continue;
-                        }
-                        used += v[k].count;
-                }
-        }
+        node_use *nu = dp_hashmap_get(s->usage->nodes, node);
+        ext_use *e = nu ? node_ext(nu, name, false) : NULL;
+        if (e) used = e->count;
         for (size_t a = 0; a < s->n_assumed; a++) {
                 const dp_sched_plan *pl = s->assumed[a];
                 if (!streq(pl->node, node)) continue;
@@ -351,6 +533,12 @@ static void node_fill(const dp_sched *s, const dp_object_list *view, const dp_no
                 }
         (void)ext;
         (void)n_ext;
+        if (s->n_assumed == 0) { /* the view is the store's: the counters have it */
+                const node_use *nu = dp_hashmap_get(s->usage->nodes, n->meta.name);
+                *ret_total = total + (nu ? nu->slice_devs : 0);
+                *ret_used = used + (nu ? nu->claim_used : 0);
+                return;
+        }
         for (size_t i = 0; i < view->n; i++) {
                 dp_object o = view->items[i];
                 if (o.hdr->kind == DP_KIND_RESOURCE_SLICE && streq_ptr(o.slice->node_name, n->meta.name))
@@ -712,7 +900,8 @@ int dp_sched_plan_one(dp_sched *s, qpod *q, int64_t now_ms, dp_sched_plan **ret,
         c.pod_rv = rv;
         q->info.attempts++;
         dp_sched_info_clear_reasons(&q->info);
-        int r = build_view(s, &c.view);
+        int r = usage_sync(s);
+        if (r >= 0) r = build_view(s, &c.view);
         if (r >= 0) {
                 dp_error perr = DP_ERROR_INIT;
                 r = pod_ext(c.pod, &c.ext, &c.n_ext, &perr);

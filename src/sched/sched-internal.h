@@ -64,7 +64,12 @@ struct dp_sched {
          * into the store's change log it has read */
         struct dp_sched_dra *dra;
         size_t dra_pos;
+        /* per node: slice devices, claim results, extended resources held (filter.c) */
+        struct sched_usage *usage;
 };
+
+typedef struct sched_usage sched_usage;
+void dp_sched_usage_free(dp_sched *s);
 
 void dp_sched_info_clear_reasons(dp_sched_pod_info *info);
 const char *dp_pod_uid(const dp_pod *p, char *buf, size_t size);

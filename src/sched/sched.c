@@ -63,6 +63,7 @@ dp_sched *dp_sched_free(dp_sched *s) {
                 dp_sched_plan_free(s->assumed[i]);
         free(s->assumed);
         dp_sched_dra_free(s->dra);
+        dp_sched_usage_free(s);
         dp_hashmap_free(s->by_key);
         free(s->name);
         free(s);
