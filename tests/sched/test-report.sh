@@ -92,6 +92,52 @@ done
 grep -q 'class="dev unhealthy" data-device="shared-0/gpu-2"' "$tmp/seed.dom" || fail "seed: shared-0/gpu-2 not marked"
 grep -q 'data-pod="default/train-xl"' "$tmp/seed.dom" || fail "seed: train-xl not among the Pending"
 grep -q 'time-sliced ×4' "$tmp/seed.dom" || fail "seed: time-slicing not shown"
+# MIG instances, DRA partitions and time-sliced shares inside their GPU: the
+# device's group holds a cell "<device>: <pod>" for what each pod holds
+inside() { # inside JSON DOM
+        python3 - "$@" <<'PY'
+import html, json, re, sys
+run = json.load(open(sys.argv[1]))["asWritten"]
+dom = html.unescape(open(sys.argv[2], encoding="utf-8").read())
+def group(node, gpu):
+    m = re.search(r'<g class="dev[^"]*" data-device="%s/%s">(.*?)</g></g>' % (re.escape(node), re.escape(gpu)), dom, re.S)
+    return m.group(1) if m else ""
+errs, n = [], 0
+for node in run["nodes"]:
+    parent = None
+    for u in node["units"]:
+        if u["kind"].startswith("gpu"):
+            parent = u["id"]
+        elif u["heldBy"]:
+            n += 1
+            if "%s: %s" % (u["id"], u["heldBy"][0]) not in group(node["name"], parent):
+                errs.append("MIG instance %s/%s of %s not drawn in %s" % (node["name"], u["id"], u["heldBy"][0], parent))
+for p in run["pods"]:
+    if p["state"] == "Deleted":
+        continue
+    for d in p.get("devices", {}).get("v1", []):
+        if ":replica-" in d:
+            n += 1
+            gpu = d.split(":")[0]
+            if "%s: %s" % (gpu, p["name"]) not in group(p["node"], gpu):
+                errs.append("share %s of %s not drawn in its GPU" % (d, p["name"]))
+    for d in p.get("devices", {}).get("v2", []):
+        m = re.fullmatch(r"(gpu-\d+)-(mig|vgpu|partition)-\d+", d)
+        if m:
+            n += 1
+            if "%s: %s" % (d, p["name"]) not in group(p["node"], m.group(1)):
+                errs.append("partition %s of %s not drawn in %s" % (d, p["name"], m.group(1)))
+if errs:
+    sys.exit("\n".join(errs[:10]))
+print(n)
+PY
+}
+n=$(inside "$tmp/seed.json" "$tmp/seed.dom") || fail "seed: $n"
+[ "$n" -gt 0 ] || fail "seed: nothing drawn inside a GPU was checked"
+n=$(inside "$tmp/compat-groups.json" "$tmp/compat-groups.dom") || fail "compat-groups: $n"
+[ "$n" -gt 0 ] || fail "compat-groups: no partition was checked"
+grep -qP 'data-device="node-0/gpu-0">(?:(?!data-device).)*>MIG mode<' "$tmp/compat-groups.dom" || fail "compat: node-0/gpu-0 not shown in MIG mode"
+grep -qP 'data-device="node-0/gpu-1">(?:(?!data-device).)*>vGPU mode<' "$tmp/compat-groups.dom" || fail "compat: node-0/gpu-1 not shown in vGPU mode"
 # V1 vs V2 side by side: each run's fleet drawn small; a pod that runs only
 # under one model is drawn only in that run's picture (infer-pair: V2 slices)
 [ "$(grep -o '<svg[^>]*class="mini"' "$tmp/seed.dom" | wc -l)" -eq 3 ] || fail "seed: not three fleet pictures side by side"
