@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "agent/agent-internal.h"
+#include "base/fileio.h"
 #include "base/log.h"
 #include "devices/checkpoint.h"
 #include "devices/health.h"
@@ -50,48 +51,6 @@ static int read_small_file(const char *path, char **ret, size_t *ret_len) {
         return 0;
 }
 
-/* Replace dir/name by rename(2) so a reader sees the old or the new file,
- * never a half-written one. No fsync: the health overrides and the device
- * list are runtime state, and the agent reacts to the rename, so a flush to
- * disk would only add milliseconds to every health change. */
-static int write_atomic(const char *dir, const char *name, const char *data, size_t len, dp_error *err) {
-        _cleanup_free_ char *tmp = dp_asprintf("%s/.%s.XXXXXX", dir, name);
-        _cleanup_free_ char *dst = dp_asprintf("%s/%s", dir, name);
-        if (!tmp || !dst) return -ENOMEM;
-        _cleanup_close_ int fd = mkostemp(tmp, O_CLOEXEC);
-        if (fd < 0) return dp_error_errno(err, -errno, "create a temporary file in %s", dir);
-        (void)fchmod(fd, 0644);
-        for (size_t off = 0; off < len;) {
-                ssize_t k = write(fd, data + off, len - off);
-                if (k < 0 && errno == EINTR) continue;
-                if (k < 0) {
-                        int e = -errno;
-                        unlink(tmp);
-                        return dp_error_errno(err, e, "write %s", tmp);
-                }
-                off += (size_t)k;
-        }
-        if (rename(tmp, dst) < 0) {
-                int e = -errno;
-                unlink(tmp);
-                return dp_error_errno(err, e, "replace %s", dst);
-        }
-        return 0;
-}
-
-static int mkdir_p(const char *path, mode_t mode) {
-        _cleanup_free_ char *p = strdup(path);
-        if (!p) return -ENOMEM;
-        for (char *s = p + 1; *s; s++) {
-                if (*s != '/') continue;
-                *s = 0;
-                if (mkdir(p, mode) < 0 && errno != EEXIST) return -errno;
-                *s = '/';
-        }
-        if (mkdir(p, mode) < 0 && errno != EEXIST) return -errno;
-        return 0;
-}
-
 /* ---- health ------------------------------------------------------------------ */
 
 int dp_agent_health_set(const char *state_dir, const char *id, dp_health h, dp_error *err) {
@@ -120,8 +79,8 @@ int dp_agent_health_set(const char *state_dir, const char *id, dp_health h, dp_e
         r = dp_health_file_set(old, olen, id, h, &out, err);
         if (r < 0) return r;
         if (dp_strbuf_failed(&out)) return -ENOMEM;
-        if ((r = mkdir_p(state_dir, 0755)) < 0) return dp_error_errno(err, r, "create %s", state_dir);
-        return write_atomic(state_dir, DP_HEALTH_FILE_NAME, dp_strbuf_str(&out), out.len, err);
+        if ((r = dp_mkdir_p(state_dir, 0755)) < 0) return dp_error_errno(err, r, "create %s", state_dir);
+        return dp_write_file_atomic(state_dir, DP_HEALTH_FILE_NAME, dp_strbuf_str(&out), out.len, 0644, 0, err);
 }
 
 static int write_devices_file(dp_agent *a) {
@@ -134,7 +93,7 @@ static int write_devices_file(dp_agent *a) {
         }
         if (dp_strbuf_failed(&sb)) return -ENOMEM;
         dp_error e = DP_ERROR_INIT;
-        int r = write_atomic(a->state_dir, DP_AGENT_DEVICES_FILE, dp_strbuf_str(&sb), sb.len, &e);
+        int r = dp_write_file_atomic(a->state_dir, DP_AGENT_DEVICES_FILE, dp_strbuf_str(&sb), sb.len, 0644, 0, &e);
         if (r < 0) log_warning("%s", dp_error_msg(&e));
         return r;
 }
@@ -544,7 +503,7 @@ int dp_agent_new(dp_loop *l, const dp_agent_options *o, dp_agent **ret, dp_error
         /* Watch the plugin directory first: a kubelet.sock created while the
          * devices are being discovered is then seen as an event (the
          * callbacks run only once the loop runs, after all of this). */
-        int r = mkdir_p(a->plugin_dir, 0750);
+        int r = dp_mkdir_p(a->plugin_dir, 0750);
         if (r < 0) return dp_error_errno(err, r, "create plugin directory %s", a->plugin_dir);
         r = dp_loop_add_inotify(l, a->plugin_dir, IN_CREATE | IN_DELETE | IN_MOVED_TO | IN_CLOSE_WRITE,
                                 on_plugin_dir_event, a, &a->dir_watch);
@@ -561,7 +520,7 @@ int dp_agent_new(dp_loop *l, const dp_agent_options *o, dp_agent **ret, dp_error
         if (r < 0) return r;
         if ((r = dp_backend_discover(a->backend, &a->set, err)) < 0) return r;
         if ((r = load_config(a, &a->cfg, err)) < 0) return r;
-        if ((r = mkdir_p(a->state_dir, 0755)) < 0)
+        if ((r = dp_mkdir_p(a->state_dir, 0755)) < 0)
                 return dp_error_errno(err, r, "create state directory %s", a->state_dir);
         (void)apply_health_file(a, true);
         if ((r = dp_v1_plan_build(a->set, a->cfg, &a->plan, err)) < 0) return r;

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "agent/dra-internal.h"
+#include "base/fileio.h"
 #include "base/log.h"
 #include "base/strbuf.h"
 #include "dra/cdi.h"
@@ -523,19 +524,6 @@ static int on_state_dir_event(dp_loop_source *s, const struct inotify_event *ev,
 
 /* ---- life cycle --------------------------------------------------------------------- */
 
-static int mkdir_p(const char *path, mode_t mode) {
-        _cleanup_free_ char *p = strdup(path);
-        if (!p) return -ENOMEM;
-        for (char *s = p + 1; *s; s++) {
-                if (*s != '/') continue;
-                *s = 0;
-                if (mkdir(p, mode) < 0 && errno != EEXIST) return -errno;
-                *s = '/';
-        }
-        if (mkdir(p, mode) < 0 && errno != EEXIST) return -errno;
-        return 0;
-}
-
 /* The checkpoint's claims hold their devices again (a restart). */
 static void replay_checkpoint(agent_dra *d) {
         for (size_t i = 0; i < d->ckpt->n_claims; i++) {
@@ -598,7 +586,7 @@ int agent_dra_new(dp_loop *l, const agent_dra_options *o, dp_ledger *ledger, dp_
         }
         const char *dirs[] = {d->registry_dir, d->state_dir, d->cdi_dir, d->slices_dir};
         for (size_t i = 0; i < ELEMENTSOF(dirs); i++)
-                if (dirs[i] && (r = mkdir_p(dirs[i], 0750)) < 0) return dp_error_errno(err, r, "create %s", dirs[i]);
+                if (dirs[i] && (r = dp_mkdir_p(dirs[i], 0750)) < 0) return dp_error_errno(err, r, "create %s", dirs[i]);
         _cleanup_free_ char *ck = dp_asprintf("%s/%s", d->state_dir, DP_DRA_CHECKPOINT_NAME);
         if (!ck) return -ENOMEM;
         r = dp_dra_checkpoint_load(ck, &d->ckpt, err);

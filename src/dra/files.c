@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <sys/stat.h>
 
+#include "base/fileio.h"
 #include "dra/cdi.h"
 #include "dra/prepared.h"
 
@@ -19,12 +20,6 @@ static bool name_ok(const char *name) {
                 if (slash && !*p) return false;
         }
         return true;
-}
-
-static int fsync_dir(const char *dir) {
-        _cleanup_close_ int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd < 0) return -errno;
-        return fsync(fd) < 0 ? -errno : 0;
 }
 
 /* mkdir -p of the parents of path below dir. */
@@ -45,33 +40,7 @@ int dp_dra_file_write(const char *dir, const char *name, const char *data, size_
         if (!name_ok(name)) return dp_error_set(err, -EINVAL, "%s: not a relative file name", name ? name : "(null)");
         int r = make_parents(dir, name);
         if (r < 0) return dp_error_errno(err, r, "%s/%s: creating directories", dir, name);
-        _cleanup_free_ char *path = dp_asprintf("%s/%s", dir, name);
-        _cleanup_free_ char *tmp = dp_asprintf("%s/%s.tmp.XXXXXX", dir, name);
-        if (!path || !tmp) return dp_error_set(err, -ENOMEM, "out of memory");
-        _cleanup_close_ int fd = mkostemp(tmp, O_CLOEXEC);
-        if (fd < 0) return dp_error_errno(err, -errno, "%s: creating a temporary file", path);
-        r = 0;
-        if (fchmod(fd, mode) < 0) r = -errno;
-        for (size_t off = 0; r >= 0 && off < len;) {
-                ssize_t n = write(fd, data + off, len - off);
-                if (n < 0 && errno == EINTR) continue;
-                if (n < 0)
-                        r = -errno;
-                else
-                        off += (size_t)n;
-        }
-        if (r >= 0 && fsync(fd) < 0) r = -errno;
-        if (r >= 0 && rename(tmp, path) < 0) r = -errno;
-        if (r < 0) {
-                unlink(tmp);
-                return dp_error_errno(err, r, "%s: writing", path);
-        }
-        _cleanup_free_ char *parent = dp_strdup(path);
-        if (!parent) return dp_error_set(err, -ENOMEM, "out of memory");
-        *strrchr(parent, '/') = 0;
-        r = fsync_dir(parent);
-        if (r < 0) return dp_error_errno(err, r, "%s: syncing the directory", parent);
-        return 0;
+        return dp_write_file_atomic(dir, name, data, len, mode, DP_WRITE_DURABLE, err);
 }
 
 int dp_dra_file_remove(const char *dir, const char *name, dp_error *err) {

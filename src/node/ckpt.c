@@ -97,43 +97,6 @@ int dp_node_checkpoint_load(dp_devmgr *m, const char *buf, size_t len, dp_error 
         return 0;
 }
 
-int dp_node_write_atomic(const char *dir, const char *name, const void *data, size_t len, bool durable, dp_error *err) {
-        _cleanup_free_ char *tmp = dp_asprintf("%s/.%s.XXXXXX", dir, name);
-        _cleanup_free_ char *dst = dp_asprintf("%s/%s", dir, name);
-        if (!tmp || !dst) return -ENOMEM;
-        _cleanup_close_ int fd = mkostemp(tmp, O_CLOEXEC);
-        if (fd < 0) return dp_error_errno(err, -errno, "create temporary file in %s", dir);
-        (void)fchmod(fd, 0644);
-        const char *p = data;
-        size_t left = len;
-        while (left > 0) {
-                ssize_t k = write(fd, p, left);
-                if (k < 0 && errno == EINTR) continue;
-                if (k < 0) {
-                        int e = -errno;
-                        unlink(tmp);
-                        return dp_error_errno(err, e, "write %s", tmp);
-                }
-                p += k;
-                left -= (size_t)k;
-        }
-        if (durable && fsync(fd) < 0) {
-                int e = -errno;
-                unlink(tmp);
-                return dp_error_errno(err, e, "fsync %s", tmp);
-        }
-        if (rename(tmp, dst) < 0) {
-                int e = -errno;
-                unlink(tmp);
-                return dp_error_errno(err, e, "rename to %s", dst);
-        }
-        if (durable) {
-                _cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-                if (dfd >= 0) (void)fsync(dfd);
-        }
-        return 0;
-}
-
 int dp_node_read_file(const char *path, size_t max, char **ret_buf, size_t *ret_len, dp_error *err) {
         _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
         if (fd < 0) return dp_error_errno(err, -errno, "%s", path);

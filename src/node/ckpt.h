@@ -22,10 +22,5 @@ int dp_node_checkpoint_encode(const dp_devmgr *m, dp_strbuf *out);
  * -ENOMEM. */
 int dp_node_checkpoint_load(dp_devmgr *m, const char *buf, size_t len, dp_error *err);
 
-/* Write `data` to dir/name atomically. With `durable` (the checkpoint), the
- * file and the directory are fsync'ed as the kubelet does; without (the
- * status file, informational), rename alone keeps readers from seeing a
- * half-written file. 0 or -errno (err says which step). */
-int dp_node_write_atomic(const char *dir, const char *name, const void *data, size_t len, bool durable, dp_error *err);
 /* Read a whole file (at most max bytes): 0, -ENOENT, -E2BIG, -errno. */
 int dp_node_read_file(const char *path, size_t max, char **ret_buf, size_t *ret_len, dp_error *err);

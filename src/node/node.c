@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <sys/stat.h>
 
+#include "base/fileio.h"
 #include "base/log.h"
 #include "devices/checkpoint.h"
 #include "node/ckpt.h"
@@ -32,7 +33,7 @@ static void write_status(dp_kubelet *n, bool running) {
         dp_strbuf_putc(&sb, '\n');
         dp_error e = DP_ERROR_INIT;
         if (dp_strbuf_failed(&sb) ||
-            dp_node_write_atomic(n->plugin_dir, DP_NODE_STATUS_FILE, sb.buf, sb.len, false, &e) < 0)
+            dp_write_file_atomic(n->plugin_dir, DP_NODE_STATUS_FILE, sb.buf, sb.len, 0644, 0, &e) < 0)
                 log_error("cannot write status: %s", dp_error_msg(&e));
 }
 
@@ -44,7 +45,7 @@ static void write_checkpoint(dp_kubelet *n) {
                 log_error("cannot encode checkpoint: %s", strerror(-r));
                 return;
         }
-        if (dp_node_write_atomic(n->plugin_dir, DP_CHECKPOINT_FILE_NAME, sb.buf, sb.len, true, &e) < 0)
+        if (dp_write_file_atomic(n->plugin_dir, DP_CHECKPOINT_FILE_NAME, sb.buf, sb.len, 0644, DP_WRITE_DURABLE, &e) < 0)
                 log_error("cannot write checkpoint: %s", dp_error_msg(&e));
 }
 

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "agent/agent.h"
+#include "base/fileio.h"
 #include "base/log.h"
 #include "devices/health.h"
 #include "devices/profile.h"
@@ -77,14 +78,7 @@ static void print_status(const demo *d, bool pods) {
 }
 
 static int write_file(const char *dir, const char *name, const char *text) {
-        _cleanup_free_ char *tmp = dp_asprintf("%s/.%s", dir, name);
-        _cleanup_free_ char *dst = dp_asprintf("%s/%s", dir, name);
-        if (!tmp || !dst) return -ENOMEM;
-        FILE *f = fopen(tmp, "we");
-        if (!f) return -errno;
-        fputs(text, f);
-        if (fclose(f) != 0) return -errno;
-        return rename(tmp, dst) < 0 ? -errno : 0;
+        return dp_write_file_atomic(dir, name, text, strlen(text), 0644, 0, NULL);
 }
 
 static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include <stdio.h>
 
+#include "base/fileio.h"
 #include "devices/checkpoint.h"
 #include "harness.h"
 #include "node/ckpt.h"
@@ -62,11 +63,11 @@ TEST(round_trip_numa_groups) {
         ASSERT_EQ(dp_devmgr_alloc(m2, "uid-1", "main", "example.com/gpu")->resp_len, 2);
 }
 
-TEST(write_atomic) {
+TEST(write_then_read_file) {
         char dir[] = "/tmp/dp-test-ckpt.XXXXXX";
         ASSERT_TRUE(mkdtemp(dir) != NULL);
-        ASSERT_OK(dp_node_write_atomic(dir, "f", "hello", 5, true, NULL));
-        ASSERT_OK(dp_node_write_atomic(dir, "f", "bye", 3, false, NULL));
+        ASSERT_OK(dp_write_file_atomic(dir, "f", "hello", 5, 0644, DP_WRITE_DURABLE, NULL));
+        ASSERT_OK(dp_write_file_atomic(dir, "f", "bye", 3, 0644, 0, NULL));
         char path[64], *buf = NULL;
         size_t len = 0;
         snprintf(path, sizeof path, "%s/f", dir);
