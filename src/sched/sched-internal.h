@@ -57,6 +57,12 @@ struct dp_sched {
         size_t n_pods, cap_pods;
         dp_hashmap *by_key;
         uint64_t next_seq;
+        /* sync reads the store's change log from sync_pos; by_slot: the
+         * record of the pod in each store slot */
+        size_t sync_pos;
+        qpod **by_slot;
+        size_t n_by_slot;
+        size_t *sync_slots, cap_sync_slots;
         /* gang members planned but not yet written */
         dp_sched_plan **assumed;
         size_t n_assumed, cap_assumed;

@@ -64,6 +64,8 @@ dp_sched *dp_sched_free(dp_sched *s) {
         free(s->assumed);
         dp_sched_dra_free(s->dra);
         dp_sched_usage_free(s);
+        free(s->by_slot);
+        free(s->sync_slots);
         dp_hashmap_free(s->by_key);
         free(s->name);
         free(s);
@@ -79,28 +81,26 @@ const dp_sched_pod_info *dp_sched_pod(const dp_sched *s, const char *ns, const c
 
 static bool ours(const dp_sched *s, const dp_pod *p) { return !p->scheduler_name || streq(p->scheduler_name, s->name); }
 
-int dp_sched_sync(dp_sched *s, int64_t now_ms) {
-        for (size_t i = 0; i < s->n_pods; i++)
-                s->pods[i]->present = false;
-        size_t i = 0;
-        dp_object o;
-        while (dp_store_next(s->store, DP_KIND_POD, &i, &o, NULL)) {
-                const dp_pod *p = o.pod;
-                const char *ns = dp_store_ns_of(o);
-                char key[1024];
+/* One pod of the store seen by sync: join the queue, or refresh. */
+static int sync_pod(dp_sched *s, size_t slot, dp_object o, int64_t now_ms) {
+        const dp_pod *p = o.pod;
+        qpod *q = slot < s->n_by_slot ? s->by_slot[slot] : NULL;
+        const char *ns = dp_store_ns_of(o);
+        char key[1024];
+        if (!q) {
                 dp_fmt(key, sizeof(key), "%s/%s", ns, p->meta.name);
-                qpod *q = dp_hashmap_get(s->by_key, key);
-                if (q) {
-                        q->present = true;
-                        if (p->node_name && q->info.state != DP_POD_BOUND) { /* bound by someone else */
-                                q->info.state = DP_POD_BOUND;
-                                free(q->info.node);
-                                q->info.node = dp_strdup(p->node_name);
-                                if (!q->info.node) return -ENOMEM;
-                        }
-                        continue;
+                q = dp_hashmap_get(s->by_key, key);
+        }
+        if (q) {
+                q->present = true;
+                if (p->node_name && q->info.state != DP_POD_BOUND) { /* bound by someone else */
+                        q->info.state = DP_POD_BOUND;
+                        free(q->info.node);
+                        q->info.node = dp_strdup(p->node_name);
+                        if (!q->info.node) return -ENOMEM;
                 }
-                if (!ours(s, p)) continue;
+        } else {
+                if (!ours(s, p)) return 0;
                 if (DP_GROW(s->pods, s->cap_pods, s->n_pods + 1) < 0) return -ENOMEM;
                 q = calloc(1, sizeof(*q));
                 if (!q) return -ENOMEM;
@@ -122,7 +122,55 @@ int dp_sched_sync(dp_sched *s, int64_t now_ms) {
                 }
                 s->pods[s->n_pods++] = q;
         }
-        /* pods gone from the store leave the queue (their record stays) */
+        if (slot >= s->n_by_slot) {
+                size_t n = dp_store_slots(s->store);
+                if (slot >= n) return 0;
+                qpod **v = realloc(s->by_slot, n * sizeof(*v));
+                if (!v) return -ENOMEM;
+                memset(v + s->n_by_slot, 0, (n - s->n_by_slot) * sizeof(*v));
+                s->by_slot = v;
+                s->n_by_slot = n;
+        }
+        s->by_slot[slot] = q;
+        return 0;
+}
+
+static int cmp_size(const void *a, const void *b) {
+        size_t x = *(const size_t *)a, y = *(const size_t *)b;
+        return x < y ? -1 : x > y;
+}
+
+/* Only the pods written since the last sync are looked at (the store's
+ * change log), in store order, as a walk over every pod would see them. */
+int dp_sched_sync(dp_sched *s, int64_t now_ms) {
+        size_t pos = s->sync_pos, slot, n = 0;
+        while (dp_store_next_change(s->store, &pos, &slot)) {
+                if (dp_store_slot(s->store, slot, NULL, NULL) != DP_KIND_POD) continue;
+                if (DP_GROW(s->sync_slots, s->cap_sync_slots, n + 1) < 0) return -ENOMEM;
+                s->sync_slots[n++] = slot;
+        }
+        if (pos == SIZE_MAX) { /* the log was lost: every pod */
+                n = 0;
+                for (size_t i = 0; i < dp_store_slots(s->store); i++) {
+                        if (dp_store_slot(s->store, i, NULL, NULL) != DP_KIND_POD) continue;
+                        if (DP_GROW(s->sync_slots, s->cap_sync_slots, n + 1) < 0) return -ENOMEM;
+                        s->sync_slots[n++] = i;
+                }
+        }
+        if (n > 1) qsort(s->sync_slots, n, sizeof(size_t), cmp_size);
+        for (size_t i = 0; i < n; i++) {
+                if (i && s->sync_slots[i] == s->sync_slots[i - 1]) continue;
+                dp_object o;
+                dp_store_slot(s->store, s->sync_slots[i], &o, NULL);
+                if (!o.hdr) { /* gone from the store: leaves the queue (its record stays) */
+                        qpod *q = s->sync_slots[i] < s->n_by_slot ? s->by_slot[s->sync_slots[i]] : NULL;
+                        if (q) q->present = false;
+                        continue;
+                }
+                int r = sync_pod(s, s->sync_slots[i], o, now_ms);
+                if (r < 0) return r;
+        }
+        s->sync_pos = dp_store_changes_end(s->store);
         return 0;
 }
 
