@@ -2,11 +2,10 @@
  * devplane simulate [-f FILE|DIR...] [-o table|json|yaml] [--report FILE.html]
  * A whole cluster in-process, V1 and V2 side by side (sched/sim.h), and the
  * HTML report (sched/html.h). */
-#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
-#include <sys/stat.h>
 
+#include "base/fileio.h"
 #include "sched/html.h"
 #include "sched/sim.h"
 #include "tools/devplane.h"
@@ -23,29 +22,14 @@ static void usage(FILE *f) {
                    "Exit status: 0 the report was made (Pending pods included), 2 bad input.\n");
 }
 
-/* Write the file whole or not at all: a temporary file beside it, renamed over it. */
-static int write_atomic(const char *path, const char *data, size_t len) {
+/* Written whole or not at all (base/fileio.h): path split into its directory and name. */
+static int write_report(const char *path, const dp_strbuf *html, dp_error *err) {
         const char *sl = strrchr(path, '/');
-        _cleanup_free_ char *tmp =
-                sl ? dp_asprintf("%.*s/.%s.XXXXXX", (int)(sl - path), path, sl + 1) : dp_asprintf(".%s.XXXXXX", path);
-        if (!tmp) return -ENOMEM;
-        _cleanup_close_ int fd = mkstemp(tmp);
-        if (fd < 0) return -errno;
-        int r = 0;
-        for (size_t off = 0; off < len && r == 0;) {
-                ssize_t n = write(fd, data + off, len - off);
-                if (n < 0 && errno == EINTR) continue;
-                if (n < 0)
-                        r = -errno;
-                else
-                        off += (size_t)n;
-        }
-        if (r == 0 && fchmod(fd, 0644) < 0) r = -errno;
-        if (r == 0 && fsync(fd) < 0) r = -errno;
-        if (r == 0 && close(TAKE_FD(fd)) < 0) r = -errno;
-        if (r == 0 && rename(tmp, path) < 0) r = -errno;
-        if (r < 0) unlink(tmp);
-        return r;
+        if (!sl) return dp_write_file_atomic(".", path, dp_strbuf_str(html), html->len, 0644, 0, err);
+        _cleanup_free_ char *dir = sl == path ? dp_strdup("/") : dp_strndup(path, (size_t)(sl - path));
+        if (!dir) return -ENOMEM;
+        if (!sl[1]) return dp_error_set(err, -EISDIR, "%s: names a directory, not a file", path);
+        return dp_write_file_atomic(dir, sl + 1, dp_strbuf_str(html), html->len, 0644, 0, err);
 }
 
 static int cmd_simulate(int argc, char **argv) {
@@ -120,9 +104,10 @@ static int cmd_simulate(int argc, char **argv) {
                                 r == -ENOMEM ? "out of memory" : dp_error_msg(&err));
                         return 2;
                 }
-                r = write_atomic(report, dp_strbuf_str(&html), html.len);
+                r = write_report(report, &html, &err);
                 if (r < 0) {
-                        fprintf(stderr, "devplane simulate: --report %s: %s\n", report, strerror(-r));
+                        fprintf(stderr, "devplane simulate: --report: %s\n",
+                                r == -ENOMEM ? "out of memory" : dp_error_msg(&err));
                         return 2;
                 }
         }
