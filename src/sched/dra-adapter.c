@@ -159,6 +159,34 @@ int dp_sched_dra_prepare(dp_sched_dra *d, const dp_resource_claim *c, size_t *re
         return 0;
 }
 
+int dp_sched_dra_try_count(dp_sched_dra *d, const char *node, const size_t *idx, size_t n, unsigned *ret_sub,
+                           size_t *ret_units, dp_strbuf *why, dp_error *err) {
+        *ret_sub = 0;
+        *ret_units = 0;
+        if (n == 0) return 1;
+        const dp_alloc_claim *one[8];
+        _cleanup_free_ const dp_alloc_claim **heap = n > ELEMENTSOF(one) ? calloc(n, sizeof(*heap)) : NULL;
+        const dp_alloc_claim **claims = n > ELEMENTSOF(one) ? heap : one;
+        if (!claims) return -ENOMEM;
+        for (size_t i = 0; i < n; i++)
+                claims[i] = &d->specs[idx[i]]->claim;
+        dp_alloc_result *res = NULL;
+        dp_alloc_options opts = {.explain = why != NULL};
+        int r = dp_alloc_allocate(dp_alloc_cluster_snapshot(d->cluster), node, claims, n, &opts, &res, why, err);
+        if (r <= 0) return r;
+        unsigned sub = 0;
+        size_t units = 0;
+        for (size_t i = 0; i < n; i++) {
+                units += res[i].n_devices;
+                for (size_t k = 0; k < res[i].n_devices; k++)
+                        sub += res[i].devices[k].sub_index;
+        }
+        *ret_sub = sub;
+        *ret_units = units;
+        dp_alloc_results_free(res, n);
+        return r;
+}
+
 int dp_sched_dra_try(dp_sched_dra *d, const char *node, const size_t *idx, size_t n, unsigned *ret_sub,
                      dp_allocation_result ***ret_allocs, dp_strbuf *why, dp_error *err) {
         if (n == 0) {

@@ -42,5 +42,10 @@ int dp_sched_dra_prepare(dp_sched_dra *d, const dp_resource_claim *c, size_t *re
  * every request got its first choice) and, when ret_allocs is not NULL, n new
  * status.allocation values; 0: no fit, reasons appended to why; <0: error
  * (a selector's run-time error, with err). */
+/* The same without building status.allocation: *ret_units gets the number
+ * of devices the claims would get (scoring many nodes, converting only the
+ * chosen one's results with dp_sched_dra_try). */
+int dp_sched_dra_try_count(dp_sched_dra *d, const char *node, const size_t *idx, size_t n, unsigned *ret_sub,
+                           size_t *ret_units, dp_strbuf *why, dp_error *err);
 int dp_sched_dra_try(dp_sched_dra *d, const char *node, const size_t *idx, size_t n, unsigned *ret_sub,
                      dp_allocation_result ***ret_allocs, dp_strbuf *why, dp_error *err);

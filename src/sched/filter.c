@@ -631,6 +631,7 @@ typedef struct cycle {
         int64_t best_key[2];
         dp_allocation_result **best_allocs;
         size_t best_n_allocs;
+        size_t best_idx[34]; /* the DRA handles tried on best_node */
         bool best_via_dra[32];
 } cycle;
 
@@ -714,9 +715,11 @@ static int resolve_claims(cycle *c, dp_error *err) {
                         set_pod_message(c->q, m);
                         return 0;
                 }
-                const dp_resource_claim *cl = view_claim(&c->view, c->q->ns, cn);
                 uint64_t rv = 0;
-                if (!cl || !dp_store_get(c->s->store, DP_KIND_RESOURCE_CLAIM, c->q->ns, cn, &rv).hdr) {
+                const dp_resource_claim *sc = dp_store_get(c->s->store, DP_KIND_RESOURCE_CLAIM, c->q->ns, cn, &rv).claim;
+                /* outside gangs the view is the store */
+                const dp_resource_claim *cl = c->s->n_assumed ? view_claim(&c->view, c->q->ns, cn) : sc;
+                if (!cl || !sc) {
                         char m[512];
                         dp_fmt(m, sizeof(m), "resourceclaim \"%s\" not found", cn);
                         set_pod_message(c->q, m);
@@ -740,7 +743,7 @@ static bool alloc_reachable(const dp_allocation_result *a, const dp_node *n) {
 
 /* One node. Returns 1 feasible (key filled), 0 not (reason added), <0 error. */
 static int try_node(cycle *c, const dp_node *n, int64_t key[2], dp_allocation_result ***ret_allocs,
-                    size_t *ret_n_allocs, bool via_dra[32], dp_error *err) {
+                    size_t *ret_n_allocs, size_t ret_idx[34], bool via_dra[32], dp_error *err) {
         dp_sched_pod_info *info = &c->q->info;
         const char *nn = n->meta.name;
         if (n->unschedulable) return add_reason(info, nn, "node(s) were unschedulable");
@@ -808,8 +811,8 @@ static int try_node(cycle *c, const dp_node *n, int64_t key[2], dp_allocation_re
         }
         _cleanup_strbuf_ dp_strbuf why = DP_STRBUF_INIT;
         unsigned sub = 0;
-        dp_allocation_result **allocs = NULL;
-        int r = dp_sched_dra_try(c->dra, nn, idx, n_idx, &sub, &allocs, &why, err);
+        size_t units = 0;
+        int r = dp_sched_dra_try_count(c->dra, nn, idx, n_idx, &sub, &units, &why, err);
         if (r < 0) return r;
         if (r == 0) {
                 dp_strbuf m = DP_STRBUF_INIT;
@@ -822,15 +825,15 @@ static int try_node(cycle *c, const dp_node *n, int64_t key[2], dp_allocation_re
                 dp_strbuf_done(&m);
                 return rr;
         }
-        for (size_t i = 0; i < n_idx; i++)
-                req_units += allocs ? (int64_t)allocs[i]->n_results : 0;
+        req_units += (int64_t)units;
         int64_t total, used;
         node_fill(c->s, &c->view, n, c->ext, c->n_ext, &total, &used);
         int64_t fill = total > 0 ? (used + req_units) * 1000 / total : 0;
         key[0] = -(int64_t)sub; /* lower subrequest index first */
         key[1] = c->s->policy == DP_SCORE_BINPACK ? fill : 1000 - fill;
-        *ret_allocs = allocs;
+        *ret_allocs = NULL; /* built for the chosen node only (dp_sched_plan_one) */
         *ret_n_allocs = n_idx;
+        memcpy(ret_idx, idx, n_idx * sizeof(*idx));
         return 1;
 }
 
@@ -901,7 +904,9 @@ int dp_sched_plan_one(dp_sched *s, qpod *q, int64_t now_ms, dp_sched_plan **ret,
         q->info.attempts++;
         dp_sched_info_clear_reasons(&q->info);
         int r = usage_sync(s);
-        if (r >= 0) r = build_view(s, &c.view);
+        /* a view of the store with the assumed claims in it, for gangs only:
+         * otherwise the kept snapshot and counters stand for it */
+        if (r >= 0 && s->n_assumed) r = build_view(s, &c.view);
         if (r >= 0) {
                 dp_error perr = DP_ERROR_INIT;
                 r = pod_ext(c.pod, &c.ext, &c.n_ext, &perr);
@@ -937,8 +942,9 @@ int dp_sched_plan_one(dp_sched *s, qpod *q, int64_t now_ms, dp_sched_plan **ret,
                 dp_allocation_result **allocs = NULL;
                 size_t n_allocs = 0;
                 bool via[32] = {0};
+                size_t idx[34];
                 dp_error nerr = DP_ERROR_INIT;
-                r = try_node(&c, nodes[ni], key, &allocs, &n_allocs, via, &nerr);
+                r = try_node(&c, nodes[ni], key, &allocs, &n_allocs, idx, via, &nerr);
                 if (r < 0 && r != -ENOMEM) {
                         /* undecidable (a selector failed at run time): pod-level */
                         set_pod_message(q, dp_error_msg(&nerr));
@@ -960,6 +966,7 @@ int dp_sched_plan_one(dp_sched *s, qpod *q, int64_t now_ms, dp_sched_plan **ret,
                         c.best_n_allocs = n_allocs;
                         memcpy(c.best_key, key, sizeof(key));
                         memcpy(c.best_via_dra, via, sizeof(via));
+                        memcpy(c.best_idx, idx, n_allocs * sizeof(*idx));
                 } else {
                         for (size_t x = 0; x < n_allocs; x++)
                                 dp_allocation_result_free(allocs ? allocs[x] : NULL);
@@ -975,6 +982,22 @@ int dp_sched_plan_one(dp_sched *s, qpod *q, int64_t now_ms, dp_sched_plan **ret,
                         summarize(&q->info, nn);
                 r = 0;
                 goto out;
+        }
+        if (c.best_n_allocs > 0) { /* the same search again on the chosen node, now with its results */
+                unsigned sub = 0;
+                dp_error nerr = DP_ERROR_INIT;
+                r = dp_sched_dra_try(c.dra, c.best_node, c.best_idx, c.best_n_allocs, &sub, &c.best_allocs, NULL,
+                                     &nerr);
+                if (r == 0) r = dp_error_set(err, -EIO, "node %s: the allocation found could not be repeated",
+                                             c.best_node);
+                if (r < 0 && r != -ENOMEM && r != -EIO) {
+                        set_pod_message(q, dp_error_msg(&nerr));
+                        r = 0;
+                }
+                if (r <= 0) {
+                        c.best_allocs = NULL;
+                        goto out;
+                }
         }
         r = make_plan(&c, ret);
         if (r >= 0) r = 1;

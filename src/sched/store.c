@@ -274,9 +274,10 @@ static bool same_device(const dp_device_allocation_result *a, const dp_device_al
 
 /* Is a device of `alloc` held by another claim in a way that forbids sharing? */
 static int ledger_check(const dp_store *s, const entry *self, const dp_allocation_result *alloc, dp_error *err) {
-        for (size_t i = 0; i < s->n; i++) {
-                const entry *e = &s->items[i];
-                if (e == self || !e->obj.hdr || e->obj.hdr->kind != DP_KIND_RESOURCE_CLAIM) continue;
+        const kind_index *ki = &s->kinds[DP_KIND_RESOURCE_CLAIM];
+        for (size_t i = 0; i < ki->n; i++) {
+                const entry *e = &s->items[ki->slots[i]];
+                if (e == self || !e->obj.hdr) continue;
                 const dp_allocation_result *o = e->obj.claim->allocation;
                 if (!o) continue;
                 for (size_t a = 0; a < alloc->n_results; a++) {
