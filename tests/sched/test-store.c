@@ -98,3 +98,39 @@ TEST(view_borrows) {
         dp_store_view_free(&l);
         dp_store_free(st);
 }
+
+TEST(change_log_and_slots) {
+        dp_store *st = dp_store_new();
+        load(st, NODE_GPU("a", 1) POD_GPU("p", 1, "") POD_GPU("q", 1, ""));
+        size_t pos = 0, slot = 0, n = 0;
+        while (dp_store_next_change(st, &pos, &slot))
+                n++;
+        ASSERT_EQ(n, 3);
+        ASSERT_EQ(pos, dp_store_changes_end(st));
+        size_t p = dp_store_slot_of(st, DP_KIND_POD, NULL, "p");
+        ASSERT_TRUE(p != SIZE_MAX);
+        ASSERT_EQ(dp_store_slot_of(st, DP_KIND_POD, NULL, "nope"), SIZE_MAX);
+        /* a delete and a re-create are logged; the slot keeps its kind and comes back */
+        dp_object o;
+        ASSERT_OK(dp_store_delete(st, DP_KIND_POD, NULL, "p", DP_STORE_ANY_RV));
+        ASSERT_EQ(dp_store_count(st, DP_KIND_POD), 1);
+        ASSERT_TRUE(dp_store_next_change(st, &pos, &slot));
+        ASSERT_EQ(slot, p);
+        dp_object gone;
+        ASSERT_EQ(dp_store_slot(st, slot, &gone, NULL), DP_KIND_POD);
+        ASSERT_FALSE(gone.hdr);
+        load(st, POD_GPU("p", 1, ""));
+        ASSERT_TRUE(dp_store_next_change(st, &pos, &slot));
+        ASSERT_EQ(slot, p);
+        ASSERT_FALSE(dp_store_next_change(st, &pos, &slot));
+        ASSERT_EQ(dp_store_count(st, DP_KIND_POD), 2);
+        /* iteration stays in slot order: p (re-created in its old slot) before q */
+        size_t i = 0;
+        ASSERT_TRUE(dp_store_next(st, DP_KIND_POD, &i, &o, NULL));
+        ASSERT_TRUE(streq(o.pod->meta.name, "p"));
+        ASSERT_TRUE(dp_store_next(st, DP_KIND_POD, &i, &o, NULL));
+        ASSERT_TRUE(streq(o.pod->meta.name, "q"));
+        ASSERT_FALSE(dp_store_next(st, DP_KIND_POD, &i, &o, NULL));
+        ASSERT_EQ(dp_store_slot(st, dp_store_slots(st), NULL, NULL), DP_KIND_NONE);
+        dp_store_free(st);
+}
