@@ -937,13 +937,15 @@ int dp_sched_plan_one(dp_sched *s, qpod *q, int64_t now_ms, dp_sched_plan **ret,
                         nodes[b] = nodes[b - 1];
                         nodes[b - 1] = t;
                 }
+        dp_error nerr; /* reset per node without clearing its whole buffer */
         for (size_t ni = 0; ni < nn; ni++) {
                 int64_t key[2];
                 dp_allocation_result **allocs = NULL;
                 size_t n_allocs = 0;
                 bool via[32] = {0};
                 size_t idx[34];
-                dp_error nerr = DP_ERROR_INIT;
+                nerr.code = 0;
+                nerr.msg[0] = '\0';
                 r = try_node(&c, nodes[ni], key, &allocs, &n_allocs, idx, via, &nerr);
                 if (r < 0 && r != -ENOMEM) {
                         /* undecidable (a selector failed at run time): pod-level */
@@ -985,13 +987,13 @@ int dp_sched_plan_one(dp_sched *s, qpod *q, int64_t now_ms, dp_sched_plan **ret,
         }
         if (c.best_n_allocs > 0) { /* the same search again on the chosen node, now with its results */
                 unsigned sub = 0;
-                dp_error nerr = DP_ERROR_INIT;
+                dp_error rerr = DP_ERROR_INIT;
                 r = dp_sched_dra_try(c.dra, c.best_node, c.best_idx, c.best_n_allocs, &sub, &c.best_allocs, NULL,
-                                     &nerr);
+                                     &rerr);
                 if (r == 0) r = dp_error_set(err, -EIO, "node %s: the allocation found could not be repeated",
                                              c.best_node);
                 if (r < 0 && r != -ENOMEM && r != -EIO) {
-                        set_pod_message(q, dp_error_msg(&nerr));
+                        set_pod_message(q, dp_error_msg(&rerr));
                         r = 0;
                 }
                 if (r <= 0) {
