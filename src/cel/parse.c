@@ -693,6 +693,21 @@ static bool qualified_name(cel_expr *e, dp_strbuf *sb) {
         return false;
 }
 
+/* Append to a map or message literal's entries, growing the arena array;
+ * false on allocation failure. */
+static bool map_append(parser *p, cel_expr *e, size_t *cap, cel_entry entry) {
+        if (e->map.n == *cap) {
+                size_t nc = *cap ? *cap * 2 : 4;
+                cel_entry *ne = cel_alloc(&p->ast->arena, nc * sizeof(*ne));
+                if (!ne) return false;
+                if (e->map.n) memcpy(ne, e->map.entries, e->map.n * sizeof(*ne));
+                e->map.entries = ne;
+                *cap = nc;
+        }
+        e->map.entries[e->map.n++] = entry;
+        return true;
+}
+
 static cel_expr *parse_struct(parser *p, cel_expr *name_expr, uint32_t pos) {
         dp_strbuf sb = DP_STRBUF_INIT;
         if (!qualified_name(name_expr, &sb)) {
@@ -725,15 +740,7 @@ static cel_expr *parse_struct(parser *p, cel_expr *name_expr, uint32_t pos) {
                 if (!expect(p, ":")) return NULL;
                 cel_expr *v = parse_expr(p);
                 if (!v) return NULL;
-                if (e->map.n == cap) {
-                        size_t nc = cap ? cap * 2 : 4;
-                        cel_entry *ne = cel_alloc(&p->ast->arena, nc * sizeof(*ne));
-                        if (!ne) return NULL;
-                        if (e->map.n) memcpy(ne, e->map.entries, e->map.n * sizeof(*ne));
-                        e->map.entries = ne;
-                        cap = nc;
-                }
-                e->map.entries[e->map.n++] = (cel_entry){NULL, f, v, opt};
+                if (!map_append(p, e, &cap, (cel_entry){NULL, f, v, opt})) return NULL;
                 if (!is_p(p, ",")) break;
                 next(p);
         }
@@ -882,15 +889,7 @@ static cel_expr *parse_primary(parser *p) {
                                 if (!expect(p, ":")) return NULL;
                                 cel_expr *v = parse_expr(p);
                                 if (!v) return NULL;
-                                if (e->map.n == cap) {
-                                        size_t nc = cap ? cap * 2 : 4;
-                                        cel_entry *ne = cel_alloc(&p->ast->arena, nc * sizeof(*ne));
-                                        if (!ne) return NULL;
-                                        if (e->map.n) memcpy(ne, e->map.entries, e->map.n * sizeof(*ne));
-                                        e->map.entries = ne;
-                                        cap = nc;
-                                }
-                                e->map.entries[e->map.n++] = (cel_entry){k, NULL, v, opt};
+                                if (!map_append(p, e, &cap, (cel_entry){k, NULL, v, opt})) return NULL;
                                 if (!is_p(p, ",")) break;
                                 next(p);
                         }
