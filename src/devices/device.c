@@ -55,6 +55,12 @@ dp_device_set *dp_device_set_free(dp_device_set *s) {
         for (size_t i = 0; i < s->n_devices; i++)
                 device_done(&s->devices[i]);
         free(s->devices);
+        for (size_t i = 0; i < s->n_partition_modes; i++) {
+                free(s->partition_modes[i].name);
+                for (size_t g = 0; g < s->partition_modes[i].n_groups; g++)
+                        free(s->partition_modes[i].groups[g]);
+        }
+        free(s->partition_modes);
         free(s);
         return NULL;
 }

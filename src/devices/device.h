@@ -31,6 +31,9 @@
 #define DP_DEVICES_NODES_MAX 16
 #define DP_DEVICES_ATTRS_MAX 32
 #define DP_DEVICES_ID_MAX 63
+#define DP_DEVICES_MODES_MAX 8        /* partition modes per profile */
+#define DP_DEVICES_MODE_PARTS_MAX 16  /* partitions of one mode per GPU */
+#define DP_DEVICES_GROUPS_MAX 2       /* compatibilityGroups per device (KEP-5963) */
 
 typedef enum {
         DP_HEALTH_HEALTHY = 0,
@@ -101,6 +104,18 @@ typedef struct dp_device {
         size_t n_capacities;
 } dp_device;
 
+/* A partition mode (1.37 compatibility groups): every GPU of the set offers
+ * `count` partitions of this mode (or, `whole`, itself), all drawing on one
+ * memory counter set per GPU; the groups say which modes may share a GPU. */
+typedef struct dp_partition_mode {
+        char *name;                          /* "mig": devices gpu-<i>-mig-<j>, attribute mode=mig */
+        char *groups[DP_DEVICES_GROUPS_MAX]; /* compatibilityGroups, unique; none = "no groups" */
+        size_t n_groups;
+        unsigned count;        /* partitions per GPU (0 when whole) */
+        bool whole;            /* the whole GPU, named as the GPU, drawing all its memory */
+        uint64_t memory_bytes; /* per partition; 0 = the GPU's memory / count */
+} dp_partition_mode;
+
 typedef struct dp_device_set {
         char *profile;              /* profile name ("a100-mixed") */
         char *node_name;            /* the node it was instantiated for */
@@ -113,6 +128,8 @@ typedef struct dp_device_set {
         unsigned partitions; /* example-gpu partition mode: partitions per GPU, 0 = off */
         dp_device *devices;  /* ordered by index */
         size_t n_devices;
+        dp_partition_mode *partition_modes; /* spec.partitionModes, in file order (none: off) */
+        size_t n_partition_modes;
 } dp_device_set;
 
 dp_device_set *dp_device_set_free(dp_device_set *s);

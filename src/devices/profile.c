@@ -474,6 +474,131 @@ static int read_nvlink(const dp_decode_ctx *c, const dp_doc_node *n, dp_device_s
         return 0;
 }
 
+/* Compatibility group names are opaque to Kubernetes (1 to 63 characters);
+ * profiles keep them to letters, digits, '.', '_' and '-'. */
+static bool valid_group(const char *s) {
+        size_t n = strlen(s);
+        if (n == 0 || n > 63) return false;
+        for (size_t i = 0; i < n; i++) {
+                char ch = s[i];
+                if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '.' ||
+                      ch == '_' || ch == '-'))
+                        return false;
+        }
+        return true;
+}
+
+static void bytes_words(uint64_t v, char *buf, size_t size) {
+        static const char *const suffix[] = {"", "Ki", "Mi", "Gi", "Ti", "Pi"};
+        unsigned k = 0;
+        while (k + 1 < ELEMENTSOF(suffix) && v && v % 1024 == 0) {
+                v /= 1024;
+                k++;
+        }
+        snprintf(buf, size, "%llu%s", (unsigned long long)v, suffix[k]);
+}
+
+/* spec.partitionModes: read after the devices, so each mode can be checked
+ * against every GPU's memory. */
+static int read_modes(const dp_decode_ctx *c, const dp_doc_node *n, dp_device_set *s) {
+        static const char *const keys[] = {"name", "compatibilityGroups", "count", "whole", "memory", NULL};
+        const char *path = "spec.partitionModes";
+        if (n->type != DP_DOC_SEQ)
+                return dp_decode_fail(c, n, path, "expected a list of partition modes, got %s", dp_doc_type_name(n));
+        if (n->n == 0) return dp_decode_fail(c, n, path, "at least one partition mode (or leave the field out)");
+        if (n->n > DP_DEVICES_MODES_MAX)
+                return dp_decode_fail_code(c, -E2BIG, n, path, "at most %d partition modes", DP_DEVICES_MODES_MAX);
+        if (s->partitions)
+                return dp_decode_fail(c, n, path, "cannot be combined with spec.partitions (use one of the two)");
+        for (size_t i = 0; i < s->n_devices; i++) {
+                if (s->devices[i].mig_enabled)
+                        return dp_decode_fail(c, n, path,
+                                              "cannot be combined with devices[].mig (%s): describe MIG mode as a "
+                                              "partition mode",
+                                              s->devices[i].id);
+                if (!s->devices[i].memory_bytes)
+                        return dp_decode_fail(c, n, path, "every device needs memory (%s has none)", s->devices[i].id);
+        }
+        s->partition_modes = calloc(n->n, sizeof(dp_partition_mode));
+        if (!s->partition_modes) return oom(c);
+        bool have_whole = false;
+        for (size_t k = 0; k < n->n; k++) {
+                const dp_doc_node *it = n->items[k];
+                char mp[64], fp[96];
+                dp_pathf(mp, sizeof mp, "%s[%zu]", path, k);
+                int r = dp_decode_check_map(c, it, mp, keys);
+                if (r < 0) return r;
+                dp_partition_mode *m = &s->partition_modes[s->n_partition_modes++];
+                const dp_doc_node *v = dp_doc_get(it, "name");
+                dp_pathf(fp, sizeof fp, "%s.name", mp);
+                if (!v) return dp_decode_fail(c, it, fp, "required (for example mig)");
+                if ((r = dp_decode_str(c, v, fp, false, &m->name)) < 0) return r;
+                if (!dp_is_dns_label(m->name) || strlen(m->name) > 16)
+                        return dp_decode_fail(c, v, fp, "must be a DNS label (lower case, digits, '-') of at most 16 "
+                                                        "characters");
+                for (size_t j = 0; j + 1 < s->n_partition_modes; j++)
+                        if (streq(s->partition_modes[j].name, m->name))
+                                return dp_decode_fail(c, v, fp, "mode %s is named twice", m->name);
+                if ((v = dp_doc_get(it, "whole"))) {
+                        dp_pathf(fp, sizeof fp, "%s.whole", mp);
+                        if ((r = dp_decode_bool(c, v, fp, &m->whole)) < 0) return r;
+                }
+                if (m->whole && have_whole)
+                        return dp_decode_fail(c, v, fp, "only one mode may publish the whole GPU");
+                have_whole |= m->whole;
+                v = dp_doc_get(it, "count");
+                dp_pathf(fp, sizeof fp, "%s.count", mp);
+                if (m->whole && v) return dp_decode_fail(c, v, fp, "not allowed with whole: true (one whole GPU)");
+                if (!m->whole) {
+                        int64_t cnt;
+                        if (!v) return dp_decode_fail(c, it, fp, "required: partitions per GPU (1 to %d), or whole: true",
+                                                      DP_DEVICES_MODE_PARTS_MAX);
+                        if ((r = dp_decode_int(c, v, fp, 1, DP_DEVICES_MODE_PARTS_MAX, &cnt)) < 0) return r;
+                        m->count = (unsigned)cnt;
+                }
+                if ((v = dp_doc_get(it, "memory"))) {
+                        dp_pathf(fp, sizeof fp, "%s.memory", mp);
+                        if (m->whole) return dp_decode_fail(c, v, fp, "not allowed with whole: true (all of it)");
+                        if ((r = read_memory(c, v, fp, &m->memory_bytes)) < 0) return r;
+                        if (!m->memory_bytes) return dp_decode_fail(c, v, fp, "must be more than 0");
+                        for (size_t i = 0; i < s->n_devices; i++) {
+                                const dp_device *d = &s->devices[i];
+                                if (m->memory_bytes > d->memory_bytes / m->count) {
+                                        char a[32], b[32];
+                                        bytes_words(m->memory_bytes, a, sizeof a);
+                                        bytes_words(d->memory_bytes, b, sizeof b);
+                                        return dp_decode_fail(c, v, fp, "%u x %s is more than the %s of %s", m->count,
+                                                              a, b, d->id);
+                                }
+                        }
+                }
+                if ((v = dp_doc_get(it, "compatibilityGroups"))) {
+                        dp_pathf(fp, sizeof fp, "%s.compatibilityGroups", mp);
+                        if (v->type != DP_DOC_SEQ)
+                                return dp_decode_fail(c, v, fp, "expected a list of group names, got %s",
+                                                      dp_doc_type_name(v));
+                        if (v->n > DP_DEVICES_GROUPS_MAX)
+                                return dp_decode_fail(c, v, fp,
+                                                      "at most %d compatibility groups per device (KEP-5963), got %zu",
+                                                      DP_DEVICES_GROUPS_MAX, v->n);
+                        for (size_t g = 0; g < v->n; g++) {
+                                char gp[128];
+                                dp_pathf(gp, sizeof gp, "%s[%zu]", fp, g);
+                                if ((r = dp_decode_str(c, v->items[g], gp, false, &m->groups[g])) < 0) return r;
+                                m->n_groups++;
+                                if (!valid_group(m->groups[g]))
+                                        return dp_decode_fail(c, v->items[g], gp,
+                                                              "group names are 1 to 63 letters, digits, '.', '_' or "
+                                                              "'-'");
+                                if (g == 1 && streq(m->groups[0], m->groups[1]))
+                                        return dp_decode_fail(c, v->items[g], gp, "group %s is named twice",
+                                                              m->groups[g]);
+                        }
+                }
+        }
+        return 0;
+}
+
 static int check_unique_ids(const dp_decode_ctx *c, const dp_doc_node *at, const dp_device_set *s) {
         /* Ids are built from type, index and MIG profile, which can only
          * collide through an odd type name; check once, all against all. */
@@ -563,7 +688,7 @@ static int load_doc(const dp_decode_ctx *c0, const dp_doc_node *root, const char
         static const char *const meta[] = {"name", "annotations", "labels", NULL};
         static const char *const speck[] = {"domain",     "driverName",        "cdiKind",    "visibleDevicesEnv",
                                             "uuidPrefix", "commonDeviceNodes", "partitions", "nvlink",
-                                            "defaults",   "devices",           NULL};
+                                            "defaults",   "devices",           "partitionModes", NULL};
         dp_decode_ctx cc = *c0, *c = &cc;
         int r = dp_decode_check_map(c, root, "", top);
         if (r < 0) return r;
@@ -637,6 +762,7 @@ static int load_doc(const dp_decode_ctx *c0, const dp_doc_node *root, const char
         if ((r = read_devices(c, spec, s, uuid_prefix)) < 0) return r;
         if ((n = dp_doc_get(spec, "nvlink")) && (r = read_nvlink(c, n, s)) < 0) return r;
         if ((r = check_unique_ids(c, spec, s)) < 0) return r;
+        if ((n = dp_doc_get(spec, "partitionModes")) && !dp_doc_is_null(n) && (r = read_modes(c, n, s)) < 0) return r;
         *ret = TAKE_PTR(s);
         return 0;
 }

@@ -16,6 +16,9 @@
  *   a100-mixed    8 A100-80GB, GPUs 0-3 in MIG mode with 7 x 1g.10gb each,
  *                 NUMA 0 for 0-3 and 1 for 4-7, NVLink between all
  *   a100-80gb-8   8 whole A100-80GB (DP_PROFILE_DEFAULT, the agent's default)
+ *   a100-dual-mode 8 A100-80GB, each offering MIG mode (7 x 10Gi, group mig)
+ *                 and vGPU mode (4 x 20Gi or the whole GPU, group vgpu) over
+ *                 one memory counter set (spec.partitionModes, 1.37)
  *
  * Errors: -EINVAL with err "<source>: <field path>: <rule>" (for example
  * "my.yaml: spec.gpus[1].numaNode: must be an integer from -1 to 63"),

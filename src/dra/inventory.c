@@ -249,7 +249,8 @@ static dp_dra_counter_set *counter_set_new(builder *b, const char *name) {
         return cs;
 }
 
-static dp_dra_consumption *consume_new(builder *b, dp_dra_device *d, const char *set, const char *group) {
+static dp_dra_consumption *consume_new(builder *b, dp_dra_device *d, const char *set, const char *const *groups,
+                                       size_t n_groups) {
         if (b->r < 0) return NULL;
         void *p = realloc(d->consumes, (d->n_consumes + 1) * sizeof(*d->consumes));
         if (!p) return oom(b), NULL;
@@ -258,9 +259,10 @@ static dp_dra_consumption *consume_new(builder *b, dp_dra_device *d, const char 
         memset(c, 0, sizeof(*c));
         if (!(c->counter_set = sdup(b, set))) return NULL;
         d->n_consumes++;
-        if (group) {
-                if (!(c->groups = calloc(1, sizeof(char *)))) return oom(b), NULL;
-                if ((c->groups[0] = sdup(b, group))) c->n_groups = 1;
+        if (n_groups) {
+                if (!(c->groups = calloc(n_groups, sizeof(char *)))) return oom(b), NULL;
+                for (size_t i = 0; i < n_groups; i++)
+                        if ((c->groups[i] = sdup(b, groups[i]))) c->n_groups++;
         }
         return c;
 }
@@ -347,7 +349,7 @@ static void add_mig(builder *b, const dp_device *g, size_t pos, const dp_mig_dev
         attrs_placement(b, d, g);
         if (b->nvidia) attr_bool(b, d, "nvidia.com/healthy", h == DP_HEALTH_HEALTHY);
         if (m->memory_bytes) memory_capacity(b, d, m->memory_bytes);
-        dp_dra_consumption *c = consume_new(b, d, set, group);
+        dp_dra_consumption *c = consume_new(b, d, set, &group, group ? 1 : 0);
         if (c && m->memory_bytes) {
                 char buf[64];
                 bytes_text(m->memory_bytes, buf, sizeof(buf));
@@ -360,8 +362,9 @@ static void add_mig(builder *b, const dp_device *g, size_t pos, const dp_mig_dev
 
 /* A counter-consuming partition of GPU g: `share` of every counter in cs
  * (share 0 = all of it). */
-static dp_dra_device *add_part(builder *b, const dp_device *g, size_t pos, const char *name, dp_dra_kind kind, int unit,
-                               const dp_dra_counter_set *cs, unsigned share, const char *group) {
+static dp_dra_device *add_part_mode(builder *b, const dp_device *g, size_t pos, const char *name, dp_dra_kind kind,
+                                    int unit, const dp_dra_counter_set *cs, unsigned share, const char *const *groups,
+                                    size_t n_groups, const char *mode) {
         dp_dra_device *d = device_new(b, name, kind, pos, unit);
         if (!d) return NULL;
         d->model_id = sdup(b, g->id);
@@ -374,13 +377,14 @@ static dp_dra_device *add_part(builder *b, const dp_device *g, size_t pos, const
                 if (!d->uuid) oom(b);
         }
         if (b->nvidia) attr_str(b, d, "type", DP_DRA_VAL_STRING, kind == DP_DRA_KIND_FULL ? "gpu" : "partition");
+        if (mode) attr_str(b, d, "mode", DP_DRA_VAL_STRING, mode);
         attr_int(b, d, "index", g->index);
         attr_str(b, d, "uuid", DP_DRA_VAL_STRING, d->uuid);
         if (kind != DP_DRA_KIND_FULL) attr_str(b, d, "parentUUID", DP_DRA_VAL_STRING, g->uuid);
         attrs_gpu_identity(b, d, g);
         attrs_placement(b, d, g);
         if (b->nvidia) attr_bool(b, d, "nvidia.com/healthy", g->health == DP_HEALTH_HEALTHY);
-        dp_dra_consumption *c = consume_new(b, d, cs->name, group);
+        dp_dra_consumption *c = consume_new(b, d, cs->name, groups, n_groups);
         for (size_t i = 0; c && i < cs->n_counters; i++) {
                 char buf[DP_QUANTITY_MAX_LEN];
                 const char *v = cs->counters[i].value;
@@ -395,6 +399,11 @@ static dp_dra_device *add_part(builder *b, const dp_device *g, size_t pos, const
         set_health(b, d, g->health == DP_HEALTH_HEALTHY, g->id, g->uuid);
         d->allow_multiple = b->o->allow_multiple;
         return d;
+}
+
+static dp_dra_device *add_part(builder *b, const dp_device *g, size_t pos, const char *name, dp_dra_kind kind, int unit,
+                               const dp_dra_counter_set *cs, unsigned share, const char *group) {
+        return add_part_mode(b, g, pos, name, kind, unit, cs, share, &group, group ? 1 : 0, NULL);
 }
 
 static void add_partitioned(builder *b, const dp_device *g, size_t pos) {
@@ -438,6 +447,39 @@ static void add_compat(builder *b, const dp_device *g, size_t pos) {
                          &b->inv->counter_sets[k], b->partitions, "vgpu");
         }
         if (b->r >= 0) add_part(b, g, pos, g->id, DP_DRA_KIND_FULL, -1, &b->inv->counter_sets[k], 0, "vgpu");
+}
+
+/* The profile's partition modes (spec.partitionModes): counter set
+ * gpu-<i>-memory {memory}; per mode, gpu-<i>-<mode>-<j> each drawing the
+ * mode's memory (default: the GPU's / count) or, for the whole mode, gpu-<i>
+ * drawing all of it; each with the mode's groups and attribute `mode`. Mode
+ * k's partition j is sub-unit k * DP_DRA_MAX_PARTITIONS + j. */
+static void add_modes(builder *b, const dp_device *g, size_t pos) {
+        char name[128], membuf[64];
+        snprintf(name, sizeof(name), "%s-memory", g->id);
+        dp_dra_counter_set *cs = counter_set_new(b, name);
+        if (!cs) return;
+        qty_add(b, &cs->counters, &cs->n_counters, "memory", gpu_memory_text(g, membuf, sizeof(membuf)));
+        size_t k = b->inv->n_counter_sets - 1;
+        for (size_t mi = 0; b->r >= 0 && mi < b->set->n_partition_modes; mi++) {
+                const dp_partition_mode *m = &b->set->partition_modes[mi];
+                const char *const *groups = (const char *const *)m->groups;
+                if (m->whole) {
+                        add_part_mode(b, g, pos, g->id, DP_DRA_KIND_FULL, -1, &b->inv->counter_sets[k], 0, groups,
+                                      m->n_groups, m->name);
+                        continue;
+                }
+                uint64_t bytes = m->memory_bytes ? m->memory_bytes : g->memory_bytes / (m->count ? m->count : 1);
+                char qbuf[64];
+                bytes_text(bytes, qbuf, sizeof(qbuf));
+                dp_dra_quantity q = {(char *)"memory", qbuf};
+                dp_dra_counter_set one = {b->inv->counter_sets[k].name, &q, 1};
+                for (unsigned j = 0; b->r >= 0 && j < m->count; j++) {
+                        snprintf(name, sizeof(name), "%s-%s-%u", g->id, m->name, j);
+                        add_part_mode(b, g, pos, name, DP_DRA_KIND_PARTITION,
+                                      (int)(mi * DP_DRA_MAX_PARTITIONS + j), &one, 0, groups, m->n_groups, m->name);
+                }
+        }
 }
 
 static void add_mig_parent(builder *b, const dp_device *g, size_t pos) {
@@ -487,7 +529,9 @@ int dp_dra_inventory_build(const dp_device_set *set, const dp_dra_inventory_opti
         }
         for (size_t i = 0; b.r >= 0 && i < set->n_devices; i++) {
                 const dp_device *g = &set->devices[i];
-                if (o->compat_groups)
+                if (set->n_partition_modes)
+                        add_modes(&b, g, i);
+                else if (o->compat_groups)
                         add_compat(&b, g, i);
                 else if (g->mig_enabled && g->n_migs)
                         add_mig_parent(&b, g, i);

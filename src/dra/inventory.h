@@ -138,6 +138,11 @@ typedef struct dp_dra_inventory_options {
  *   compat_groups      counter set gpu-<i>-memory {memory}; MIG-mode devices (the
  *                      GPU's MIG instances, else gpu-<i>-mig-<j>, N of them) with
  *                      group [mig]; gpu-<i>-vgpu-<j> (N) and gpu-<i> with [vgpu]
+ *   partition modes    a profile with spec.partitionModes (set->partition_modes)
+ *                      always publishes them, whatever the options: counter set
+ *                      gpu-<i>-memory {memory}; per mode gpu-<i>-<mode>-<j> (or,
+ *                      for the whole mode, gpu-<i>) with the mode's groups,
+ *                      memory and attribute `mode`
  * (N: options.partitions, else the set's, else 4 in compat mode.) Health is
  * the device model's effective health; a device named in options.faults gets
  * that class, other unhealthy devices class "unhealthy".

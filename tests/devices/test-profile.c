@@ -193,6 +193,82 @@ TEST(profile_errors) {
                         "spec.devices[0].capacity.mem: must be a quantity");
 }
 
+TEST(partition_modes) {
+        dp_device_set *s = builtin("a100-dual-mode", "node-a");
+        ASSERT_EQ(s->n_devices, 8);
+        ASSERT_EQ(s->n_partition_modes, 3);
+        const dp_partition_mode *m = s->partition_modes;
+        ASSERT_STREQ(m[0].name, "mig");
+        ASSERT_EQ(m[0].n_groups, 1);
+        ASSERT_STREQ(m[0].groups[0], "mig");
+        ASSERT_EQ(m[0].count, 7);
+        ASSERT_EQ(m[0].memory_bytes, 10ULL << 30);
+        ASSERT_STREQ(m[1].name, "vgpu");
+        ASSERT_STREQ(m[1].groups[0], "vgpu");
+        ASSERT_EQ(m[1].count, 4);
+        ASSERT_FALSE(m[1].whole);
+        ASSERT_STREQ(m[2].name, "whole");
+        ASSERT_TRUE(m[2].whole);
+        ASSERT_EQ(m[2].count, 0);
+        ASSERT_STREQ(m[2].groups[0], "vgpu");
+        dp_device_set_free(s);
+        /* two groups, memory left to the inventory, no groups at all */
+        const char *y = HEAD "spec:\n  domain: acme.io\n  devices: [{count: 2, memory: 16Gi}]\n"
+                             "  partitionModes:\n  - {name: a, compatibilityGroups: [x, y], count: 2}\n"
+                             "  - {name: b, count: 4}\n";
+        dp_error err = DP_ERROR_INIT;
+        ASSERT_OK(dp_profile_load(y, strlen(y), "p.yaml", "node-a", &s, &err));
+        ASSERT_EQ(s->partition_modes[0].n_groups, 2);
+        ASSERT_STREQ(s->partition_modes[0].groups[1], "y");
+        ASSERT_EQ(s->partition_modes[0].memory_bytes, 0);
+        ASSERT_EQ(s->partition_modes[1].n_groups, 0);
+        dp_device_set_free(s);
+}
+
+#define MODES(devs, modes) HEAD "spec:\n  domain: x.io\n  devices: [" devs "]\n  partitionModes: " modes "\n"
+
+TEST(partition_mode_errors) {
+        ASSERT_CONTAINS(load_err(MODES("{memory: 8Gi}", "[{name: a, compatibilityGroups: [x, y, z], count: 1}]")),
+                        "p.yaml:7:51: DeviceProfile t: spec.partitionModes[0].compatibilityGroups: at most 2 "
+                        "compatibility groups per device (KEP-5963), got 3");
+        ASSERT_CONTAINS(load_err(MODES("{memory: 8Gi}", "[{name: a, compatibilityGroups: [x, x], count: 1}]")),
+                        "spec.partitionModes[0].compatibilityGroups[1]: group x is named twice");
+        ASSERT_CONTAINS(load_err(MODES("{memory: 8Gi}", "[{name: a, compatibilityGroups: [\"a b\"], count: 1}]")),
+                        "spec.partitionModes[0].compatibilityGroups[0]: group names are 1 to 63 letters");
+        ASSERT_CONTAINS(load_err(MODES("{memory: 8Gi}", "[{name: a, compatibilityGroups: mig, count: 1}]")),
+                        "spec.partitionModes[0].compatibilityGroups: expected a list of group names");
+        ASSERT_CONTAINS(load_err(MODES("{memory: 8Gi}", "[{name: a, count: 1}, {name: a, count: 2}]")),
+                        "spec.partitionModes[1].name: mode a is named twice");
+        ASSERT_CONTAINS(load_err(MODES("{memory: 8Gi}", "[{name: A_B, count: 1}]")),
+                        "spec.partitionModes[0].name: must be a DNS label");
+        ASSERT_CONTAINS(load_err(MODES("{memory: 8Gi}", "[{count: 1}]")), "spec.partitionModes[0].name: required");
+        ASSERT_CONTAINS(load_err(MODES("{memory: 8Gi}", "[{name: a}]")),
+                        "spec.partitionModes[0].count: required: partitions per GPU (1 to 16), or whole: true");
+        ASSERT_CONTAINS(load_err(MODES("{memory: 8Gi}", "[{name: a, count: 17}]")),
+                        "spec.partitionModes[0].count: must be an integer from 1 to 16, got 17");
+        ASSERT_CONTAINS(load_err(MODES("{memory: 8Gi}", "[{name: a, whole: true, count: 2}]")),
+                        "spec.partitionModes[0].count: not allowed with whole: true");
+        ASSERT_CONTAINS(load_err(MODES("{memory: 8Gi}", "[{name: a, whole: true}, {name: b, whole: true}]")),
+                        "spec.partitionModes[1].whole: only one mode may publish the whole GPU");
+        ASSERT_CONTAINS(load_err(MODES("{memory: 8Gi}", "[{name: a, count: 3, memory: 3Gi}]")),
+                        "spec.partitionModes[0].memory: 3 x 3Gi is more than the 8Gi of gpu-0");
+        ASSERT_CONTAINS(load_err(MODES("{count: 1}", "[{name: a, count: 1}]")),
+                        "spec.partitionModes: every device needs memory (gpu-0 has none)");
+        ASSERT_CONTAINS(load_err(MODES("{memory: 8Gi}", "[]")), "spec.partitionModes: at least one partition mode");
+        ASSERT_CONTAINS(load_err(MODES("{memory: 8Gi}", "[{name: a, count: 1, colour: red}]")),
+                        "spec.partitionModes[0].colour: unknown field");
+        ASSERT_CONTAINS(load_err(MODES("{memory: 8Gi, mig: {instances: [{profile: 1g.4gb}]}}", "[{name: a, count: 1}]")),
+                        "spec.partitionModes: cannot be combined with devices[].mig (gpu-0)");
+        ASSERT_CONTAINS(load_err(HEAD "spec:\n  domain: x.io\n  partitions: 2\n  devices: [{memory: 8Gi}]\n"
+                                      "  partitionModes: [{name: a, count: 1}]\n"),
+                        "spec.partitionModes: cannot be combined with spec.partitions");
+        ASSERT_CONTAINS(load_err(MODES("{memory: 8Gi}", "[{name: a, count: 1}, {name: b, count: 1}, {name: c, count: "
+                                                        "1}, {name: d, count: 1}, {name: e, count: 1}, {name: f, count: "
+                                                        "1}, {name: g, count: 1}, {name: h, count: 1}, {name: i, count: "
+                                                        "1}]")),
+                        "spec.partitionModes: at most 8 partition modes");
+}
+
 TEST(unknown_builtin) {
         dp_error err = DP_ERROR_INIT;
         dp_device_set *s = NULL;

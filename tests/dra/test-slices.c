@@ -2,6 +2,8 @@
  * Tests for dra/inventory.c and dra/slices.c: the slices of every built-in
  * profile, partitions, compatibility groups, splitting, generations, taints. */
 #include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 #include "dra/inventory.h"
 #include "dra/slices.h"
@@ -212,6 +214,73 @@ TEST(compat_groups) {
         }
         ASSERT_EQ(devs, 84);
         ASSERT_EQ(n, 3);
+        dp_dra_slices_free(v, n);
+        dp_dra_inventory_free(inv);
+}
+
+/* A profile's partition modes (spec.partitionModes) are published without any
+ * option: the agent needs no flag. */
+TEST(profile_partition_modes) {
+        dp_dra_inventory *inv = inventory("a100-dual-mode", "node-a", NULL, NULL);
+        dp_resource_slice **v = NULL;
+        size_t n = build(inv, NULL, &v);
+        ASSERT_EQ(inv->n_counter_sets, 8);
+        ASSERT_EQ(inv->n_devices, 8 * (7 + 4 + 1));
+        ASSERT_STREQ(v[0]->shared_counters[7].name, "gpu-7-memory");
+        qeq(&v[0]->shared_counters[7].counters[0].value, "80Gi");
+        const dp_device *mig = dp_dra_slices_find_device(v, n, "node-a", "gpu-3-mig-6", NULL);
+        ASSERT_TRUE(mig != NULL);
+        ASSERT_STREQ(attr(mig, "mode")->s, "mig");
+        ASSERT_STREQ(attr(mig, "type")->s, "partition");
+        ASSERT_STREQ(mig->consumes_counters[0].counter_set, "gpu-3-memory");
+        ASSERT_EQ(mig->consumes_counters[0].n_compatibility_groups, 1);
+        ASSERT_STREQ(mig->consumes_counters[0].compatibility_groups[0], "mig");
+        qeq(&mig->consumes_counters[0].counters[0].value, "10Gi");
+        qeq(&cap(mig, "memory")->value, "10Gi");
+        const dp_device *vg = dp_dra_slices_find_device(v, n, "node-a", "gpu-3-vgpu-3", NULL);
+        ASSERT_STREQ(attr(vg, "mode")->s, "vgpu");
+        ASSERT_STREQ(vg->consumes_counters[0].compatibility_groups[0], "vgpu");
+        qeq(&vg->consumes_counters[0].counters[0].value, "20Gi");
+        const dp_device *w = dp_dra_slices_find_device(v, n, "node-a", "gpu-3", NULL);
+        ASSERT_STREQ(attr(w, "mode")->s, "whole");
+        ASSERT_STREQ(attr(w, "type")->s, "gpu");
+        ASSERT_STREQ(w->consumes_counters[0].compatibility_groups[0], "vgpu");
+        qeq(&w->consumes_counters[0].counters[0].value, "80Gi");
+        /* distinct sub-units per mode: the ledger tells partitions apart */
+        const dp_dra_device *a = dp_dra_inventory_find(inv, "gpu-3-mig-0"), *b = dp_dra_inventory_find(inv, "gpu-3-vgpu-0");
+        ASSERT_TRUE(a->unit != b->unit && a->physical == b->physical);
+        ASSERT_EQ(dp_dra_inventory_find(inv, "gpu-3")->unit, -1);
+        ASSERT_TRUE(!streq(a->uuid, b->uuid));
+        /* 96 devices with counters: split at 64 */
+        ASSERT_EQ(n, 3);
+        ASSERT_EQ(v[1]->n_devices + v[2]->n_devices, 96);
+        dp_dra_slices_free(v, n);
+        dp_dra_inventory_free(inv);
+
+        /* options do not override the profile; two groups and default memory */
+        static const char y[] = "apiVersion: devplane.io/v1alpha1\nkind: DeviceProfile\nmetadata: {name: m}\n"
+                                "spec:\n  domain: example.com\n  devices: [{count: 1, memory: 30Gi}]\n"
+                                "  partitionModes:\n  - {name: a, compatibilityGroups: [x, y], count: 4}\n"
+                                "  - {name: b, count: 1}\n";
+        char path[] = "/tmp/dp-modes-XXXXXX.yaml";
+        int fd = mkstemps(path, 5);
+        ASSERT_TRUE(fd >= 0);
+        ASSERT_EQ(write(fd, y, sizeof(y) - 1), (ssize_t)(sizeof(y) - 1));
+        close(fd);
+        dp_dra_inventory_options o = DP_DRA_INVENTORY_OPTIONS_INIT;
+        o.compat_groups = true;
+        o.partitions = 2;
+        inv = inventory(path, "node-b", &o, NULL);
+        unlink(path);
+        ASSERT_EQ(inv->n_devices, 5);
+        const dp_dra_device *d = dp_dra_inventory_find(inv, "gpu-0-a-3");
+        ASSERT_EQ(d->consumes[0].n_groups, 2);
+        ASSERT_STREQ(d->consumes[0].groups[1], "y");
+        ASSERT_STREQ(d->consumes[0].counters[0].value, "7680Mi");
+        d = dp_dra_inventory_find(inv, "gpu-0-b-0");
+        ASSERT_EQ(d->consumes[0].n_groups, 0);
+        ASSERT_STREQ(d->consumes[0].counters[0].value, "30Gi");
+        n = build(inv, NULL, &v);
         dp_dra_slices_free(v, n);
         dp_dra_inventory_free(inv);
 }
