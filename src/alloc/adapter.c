@@ -314,6 +314,11 @@ static int mark_existing(dp_alloc_cluster *c, const dp_resource_claim *cl) {
 }
 
 int dp_alloc_cluster_new(const dp_object_list *objs, dp_alloc_cluster **ret, dp_error *err) {
+        return dp_alloc_cluster_new_opts(objs, NULL, ret, err);
+}
+
+int dp_alloc_cluster_new_opts(const dp_object_list *objs, const dp_alloc_cluster_options *opts, dp_alloc_cluster **ret,
+                              dp_error *err) {
         assert_return(objs && ret, -EINVAL);
         _cleanup_(dp_alloc_cluster_freep) dp_alloc_cluster *c = calloc(1, sizeof(*c));
         if (!c) return -ENOMEM;
@@ -324,6 +329,7 @@ int dp_alloc_cluster_new(const dp_object_list *objs, dp_alloc_cluster **ret, dp_
         c->admin_ns = dp_hashmap_new();
         if (!c->snap || !c->progs || !c->classes || !c->admin_ns) return -ENOMEM;
         dp_alloc_set_selector_fn(c->snap, eval_cb, c);
+        if (opts && opts->compat_groups_off) (void)dp_alloc_set_compat_groups(c->snap, false);
         size_t ndev = 0;
         for (size_t i = 0; i < objs->n; i++) {
                 dp_object o = objs->items[i];

@@ -36,6 +36,12 @@ typedef struct dp_alloc_claim_spec {
 } dp_alloc_claim_spec;
 
 int dp_alloc_cluster_new(const dp_object_list *objs, dp_alloc_cluster **ret, dp_error *err);
+/* Feature gates, as kube-scheduler's --feature-gates (defaults: on). */
+typedef struct dp_alloc_cluster_options {
+        bool compat_groups_off; /* DRADeviceCompatibilityGroups=false: pools with groups are incomplete */
+} dp_alloc_cluster_options;
+int dp_alloc_cluster_new_opts(const dp_object_list *objs, const dp_alloc_cluster_options *opts, dp_alloc_cluster **ret,
+                              dp_error *err);
 dp_alloc_cluster *dp_alloc_cluster_free(dp_alloc_cluster *c);
 DEFINE_FREEP(dp_alloc_cluster, dp_alloc_cluster_free)
 dp_alloc_snapshot *dp_alloc_cluster_snapshot(dp_alloc_cluster *c);
@@ -79,6 +85,9 @@ int dp_alloc_run_claims(const dp_object_list *objs, const char *node, dp_alloc_r
 #define DP_ALLOC_RUN_MAX_EFFORT 50000000ULL
 int dp_alloc_run_claims_budget(const dp_object_list *objs, const char *node, uint64_t max_effort, dp_alloc_run **ret,
                                dp_error *err);
+/* The same with feature gates (`opts` may be NULL). */
+int dp_alloc_run_claims_opts(const dp_object_list *objs, const char *node, uint64_t max_effort,
+                             const dp_alloc_cluster_options *opts, dp_alloc_run **ret, dp_error *err);
 dp_alloc_run *dp_alloc_run_free(dp_alloc_run *r);
 DEFINE_FREEP(dp_alloc_run, dp_alloc_run_free)
 

@@ -296,6 +296,11 @@ int dp_alloc_add_node(dp_alloc_snapshot *s, const char *name, const dp_alloc_lab
 int dp_alloc_add_slice(dp_alloc_snapshot *s, const dp_alloc_slice_spec *spec, uint32_t *ret_slice);
 int dp_alloc_add_device(dp_alloc_snapshot *s, uint32_t slice, const dp_alloc_device_spec *spec, uint32_t *ret_device);
 
+/* Feature gate DRADeviceCompatibilityGroups (1.37; on by default). Off: a
+ * pool whose devices carry compatibilityGroups is incomplete and skipped, as
+ * kube-scheduler does with the gate off. Before freezing only (-EBUSY after). */
+int dp_alloc_set_compat_groups(dp_alloc_snapshot *s, bool enabled);
+
 /* Freeze explicitly (otherwise the first use does it). */
 int dp_alloc_freeze(dp_alloc_snapshot *s, dp_error *err);
 size_t dp_alloc_node_count(dp_alloc_snapshot *s);

@@ -84,10 +84,15 @@ int dp_alloc_run_claims(const dp_object_list *objs, const char *node, dp_alloc_r
 
 int dp_alloc_run_claims_budget(const dp_object_list *objs, const char *node, uint64_t budget, dp_alloc_run **ret,
                                dp_error *err) {
+        return dp_alloc_run_claims_opts(objs, node, budget, NULL, ret, err);
+}
+
+int dp_alloc_run_claims_opts(const dp_object_list *objs, const char *node, uint64_t budget,
+                             const dp_alloc_cluster_options *opts, dp_alloc_run **ret, dp_error *err) {
         assert_return(objs && ret, -EINVAL);
         if (!budget) budget = DP_ALLOC_RUN_MAX_EFFORT;
         _cleanup_(dp_alloc_cluster_freep) dp_alloc_cluster *c = NULL;
-        int r = dp_alloc_cluster_new(objs, &c, err);
+        int r = dp_alloc_cluster_new_opts(objs, opts, &c, err);
         if (r < 0) return r;
         dp_alloc_snapshot *s = dp_alloc_cluster_snapshot(c);
         if (node) {

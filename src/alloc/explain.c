@@ -239,6 +239,11 @@ void explain_failure(search *st, dp_strbuf *why) {
                 if (p->invalid && !p->incomplete)
                         dp_strbuf_printf(why, "pool %s/%s skipped: invalid: %s\n", s->strs[p->driver], s->strs[p->name],
                                          p->invalid_why ? p->invalid_why : "");
+                else if (p->groups_gated && (int64_t)p->n_slices == p->slice_count)
+                        dp_strbuf_printf(why,
+                                         "pool %s/%s skipped: incomplete (its devices carry compatibilityGroups and "
+                                         "the DRADeviceCompatibilityGroups feature is off)\n",
+                                         s->strs[p->driver], s->strs[p->name]);
                 else
                         dp_strbuf_printf(why, "pool %s/%s skipped: incomplete (%zu of %lld slices at generation %lld)\n",
                                          s->strs[p->driver], s->strs[p->name], p->n_slices, (long long)p->slice_count,

@@ -101,6 +101,7 @@ typedef struct pool {
         uint32_t *slices; /* at the highest generation, sorted by name */
         size_t n_slices, cap_slices;
         bool incomplete, invalid, has_binding;
+        bool groups_gated; /* incomplete because DRADeviceCompatibilityGroups is off */
         char *invalid_why;
         uint32_t set_off, n_sets; /* into sets */
 } pool;
@@ -164,6 +165,7 @@ struct dp_alloc_snapshot {
         size_t n_rawctrs, cap_rawctrs;
 
         bool frozen;
+        bool groups_off; /* DRADeviceCompatibilityGroups off (dp_alloc_set_compat_groups) */
         pool *pools; /* sorted: (driver, pool), binding-condition pools last */
         size_t n_pools;
         uint32_t *global_pools; /* pools with slices not bound to one node name, ascending */
@@ -229,4 +231,8 @@ typedef struct fit_detail {
 bool state_capacity_amount(const cap_ent *c, const dp_alloc_subrequest *sr, bool multi, __int128 *ret);
 bool state_capacity_requested_exists(const dp_alloc_snapshot *s, const device *d, const dp_alloc_subrequest *sr);
 fit_kind state_check_counters(dp_alloc_snapshot *s, uint32_t dev, fit_detail *why);
+/* Only the compatibility groups, against the current users of each set. A
+ * device refused now stays refused deeper in the same branch (users only
+ * get added), so the search may count it out early. */
+fit_kind state_check_groups(const dp_alloc_snapshot *s, uint32_t dev, fit_detail *why);
 void state_charge_counters(dp_alloc_snapshot *s, uint32_t dev, int sign);

@@ -365,6 +365,14 @@ static int counters_prune(search *st, rq *q, const uint32_t *el, uint32_t n_el, 
         return 1;
 }
 
+/* A device whose groups clash with the devices already on one of its
+ * counter sets (only when it would be charged now, as can_place checks). */
+static bool groups_blocked(const dp_alloc_snapshot *s, uint32_t dev, fit_detail *fit) {
+        const device *d = &s->devs[dev];
+        if (d->committed + (d->attempt - d->attempt_admin) > 0) return false;
+        return state_check_groups(s, dev, fit) != FIT_OK;
+}
+
 /* 1 = keep searching this branch, 0 = it cannot succeed, <0 error. */
 static int prune(search *st, uint32_t qi, uint32_t remaining, size_t start, uint32_t *scratch) {
         dp_alloc_snapshot *s = st->s;
@@ -372,7 +380,8 @@ static int prune(search *st, uint32_t qi, uint32_t remaining, size_t start, uint
         cand_list *L = &q->subs[q->sub];
         bool admin = cur_sub(q)->admin_access;
         if (L->n - start < remaining) return pruned(st, q, WHY_SHORT, (uint32_t)(L->n - start), remaining, 0);
-        uint32_t n_el = 0, n_err = 0;
+        uint32_t n_el = 0, n_err = 0, n_blocked = 0;
+        why_rec gw = {.kind = WHY_GROUPS};
         bool any_multi = false;
         for (size_t j = start; j < L->n; j++) {
                 uint32_t e = L->devs[j];
@@ -383,10 +392,25 @@ static int prune(search *st, uint32_t qi, uint32_t remaining, size_t start, uint
                         continue;
                 }
                 if (!quick_eligible(st, q, e, admin)) continue;
+                /* compatibility groups only get stricter deeper in the branch */
+                fit_detail fit;
+                if (!admin && groups_blocked(s, e, &fit)) {
+                        if (!n_blocked++) {
+                                gw.dev = e;
+                                gw.fit = fit;
+                        }
+                        continue;
+                }
                 any_multi |= s->devs[e].multi;
                 scratch[n_el++] = e;
         }
-        if (n_el + n_err < remaining) return pruned(st, q, WHY_SHORT, n_el, remaining, 0);
+        if (n_el + n_err < remaining) {
+                if (n_el + n_err + n_blocked < remaining) return pruned(st, q, WHY_SHORT, n_el, remaining, 0);
+                /* the groups made the difference: say so, as trying them would */
+                note(q, &gw);
+                s->stats.pruned++;
+                return 0;
+        }
         /* shared counters: a k-subset can hold at most available / smallest
          * amount devices that draw on a counter, plus the ones that do not */
         if (!admin && remaining > 1) {
@@ -447,7 +471,8 @@ static int prune(search *st, uint32_t qi, uint32_t remaining, size_t start, uint
                 int r = build_list(st, o, 0);
                 if (r < 0) return r;
                 o->sub = 0;
-                uint32_t need = sub_need(&o->r->subs[0]), have = 0;
+                uint32_t need = sub_need(&o->r->subs[0]), have = 0, oblocked = 0;
+                why_rec ow = {.kind = WHY_GROUPS};
                 bool oadmin = o->r->subs[0].admin_access;
                 cand_list *OL = &o->subs[0];
                 for (size_t j = 0; j < OL->n; j++) {
@@ -457,13 +482,28 @@ static int prune(search *st, uint32_t qi, uint32_t remaining, size_t start, uint
                                 have++;
                                 continue;
                         }
-                        if (in_use(&s->devs[e], oadmin)) continue;
+                        /* constraints and groups only get stricter deeper in the branch */
+                        if (!quick_eligible(st, o, e, oadmin)) continue;
+                        fit_detail fit;
+                        if (!oadmin && groups_blocked(s, e, &fit)) {
+                                if (!oblocked++) {
+                                        ow.dev = e;
+                                        ow.fit = fit;
+                                }
+                                continue;
+                        }
                         have++;
                         any_multi |= s->devs[e].multi;
                         if (s->dev_stamp[e] != s->dev_epoch) {
                                 s->dev_stamp[e] = s->dev_epoch;
                                 uni++;
                         }
+                }
+                if (have < need && have + oblocked >= need) {
+                        /* the groups made the difference for that request */
+                        note(q, &ow);
+                        s->stats.pruned++;
+                        return 0;
                 }
                 if (have < need) return pruned(st, q, WHY_UNION, have, need, (uint32_t)k);
                 total += need;

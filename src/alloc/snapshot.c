@@ -500,6 +500,10 @@ static int resolve_pool(dp_alloc_snapshot *s, uint32_t pi) {
                         }
                         for (uint32_t c = d->cons_off; c < d->cons_off + d->n_cons; c++) {
                                 cons_ent *ce = &s->cons[c];
+                                /* gate off: a pool whose devices carry groups is
+                                 * incomplete, as the 1.37 scheduler treats it */
+                                if (s->groups_off && ce->n_groups && !p->groups_gated)
+                                        p->incomplete = p->groups_gated = true;
                                 for (uint32_t j = p->set_off; j < p->set_off + p->n_sets; j++)
                                         if (s->sets[j].name == ce->set_name) ce->set = j;
                                 if (ce->set == NONE_ID) {
@@ -521,6 +525,13 @@ static int resolve_pool(dp_alloc_snapshot *s, uint32_t pi) {
                         }
                 }
         }
+        return 0;
+}
+
+int dp_alloc_set_compat_groups(dp_alloc_snapshot *s, bool enabled) {
+        assert_return(s, -EINVAL);
+        if (s->frozen) return -EBUSY;
+        s->groups_off = !enabled;
         return 0;
 }
 

@@ -63,6 +63,39 @@ static const cons_ent *cons_on_set(const dp_alloc_snapshot *s, const device *d, 
         return NULL;
 }
 
+/* 1.37 compatibility groups: the intersection over every device on this
+ * counter set, this one included, must stay non-empty; devices without
+ * groups only go with each other. */
+static fit_kind groups_fit(const dp_alloc_snapshot *s, const cons_ent *ce, fit_detail *why) {
+        const counter_set *cs = &s->sets[ce->set];
+        uint32_t g[DP_ALLOC_GROUPS_MAX];
+        uint32_t ng = ce->n_groups;
+        memcpy(g, ce->groups, sizeof(g));
+        for (size_t u = 0; u < cs->n_users; u++) {
+                const cons_ent *ue = cons_on_set(s, &s->devs[cs->users[u]], ce->set);
+                bool ok;
+                if (!ue) continue;
+                if (ce->n_groups == 0 || ue->n_groups == 0) {
+                        ok = ce->n_groups == 0 && ue->n_groups == 0;
+                } else {
+                        uint32_t keep = 0;
+                        for (uint32_t i = 0; i < ng; i++)
+                                for (uint32_t j = 0; j < ue->n_groups; j++)
+                                        if (g[i] == ue->groups[j]) {
+                                                g[keep++] = g[i];
+                                                break;
+                                        }
+                        ng = keep;
+                        ok = ng > 0;
+                }
+                if (!ok) {
+                        if (why) *why = (fit_detail){FIT_GROUPS, ce->set, cs->users[u]};
+                        return FIT_GROUPS;
+                }
+        }
+        return FIT_OK;
+}
+
 fit_kind state_check_counters(dp_alloc_snapshot *s, uint32_t dev, fit_detail *why) {
         const device *d = &s->devs[dev];
         for (uint32_t c = d->cons_off; c < d->cons_off + d->n_cons; c++) {
@@ -77,35 +110,19 @@ fit_kind state_check_counters(dp_alloc_snapshot *s, uint32_t dev, fit_detail *wh
                                 return FIT_COUNTER;
                         }
                 }
-                /* 1.37 compatibility groups: the intersection over every device
-                 * on this counter set, this one included, must stay non-empty;
-                 * devices without groups only go with each other. */
-                const counter_set *cs = &s->sets[ce->set];
-                uint32_t g[DP_ALLOC_GROUPS_MAX];
-                uint32_t ng = ce->n_groups;
-                memcpy(g, ce->groups, sizeof(g));
-                for (size_t u = 0; u < cs->n_users; u++) {
-                        const cons_ent *ue = cons_on_set(s, &s->devs[cs->users[u]], ce->set);
-                        bool ok;
-                        if (!ue) continue;
-                        if (ce->n_groups == 0 || ue->n_groups == 0) {
-                                ok = ce->n_groups == 0 && ue->n_groups == 0;
-                        } else {
-                                uint32_t keep = 0;
-                                for (uint32_t i = 0; i < ng; i++)
-                                        for (uint32_t j = 0; j < ue->n_groups; j++)
-                                                if (g[i] == ue->groups[j]) {
-                                                        g[keep++] = g[i];
-                                                        break;
-                                                }
-                                ng = keep;
-                                ok = ng > 0;
-                        }
-                        if (!ok) {
-                                if (why) *why = (fit_detail){FIT_GROUPS, ce->set, cs->users[u]};
-                                return FIT_GROUPS;
-                        }
-                }
+                fit_kind k = groups_fit(s, ce, why);
+                if (k != FIT_OK) return k;
+        }
+        return FIT_OK;
+}
+
+fit_kind state_check_groups(const dp_alloc_snapshot *s, uint32_t dev, fit_detail *why) {
+        const device *d = &s->devs[dev];
+        for (uint32_t c = d->cons_off; c < d->cons_off + d->n_cons; c++) {
+                const cons_ent *ce = &s->cons[c];
+                if (ce->set == NONE_ID || s->sets[ce->set].n_users == 0) continue;
+                fit_kind k = groups_fit(s, ce, why);
+                if (k != FIT_OK) return k;
         }
         return FIT_OK;
 }

@@ -8,23 +8,28 @@
 #include "tools/devplane.h"
 
 static void usage(FILE *f) {
-        fprintf(f, "usage: devplane allocate -f FILE|DIR... [--node NAME] [-o yaml|json|table]\n\n"
+        fprintf(f, "usage: devplane allocate -f FILE|DIR... [--node NAME] [-o yaml|json|table]\n"
+                   "                         [--feature-gates DRADeviceCompatibilityGroups=true|false]\n\n"
                    "Allocates every ResourceClaim without status.allocation, in input order, each on the\n"
                    "first node (by name) where it fits, or on --node. Devices taken by earlier claims stay\n"
                    "taken. Prints the claims with status.allocation; reasons for claims that do not fit go\n"
-                   "to stderr, per node. Exit status: 0 all allocated, 1 some not, 2 bad input.\n");
+                   "to stderr, per node. Exit status: 0 all allocated, 1 some not, 2 bad input.\n"
+                   "With DRADeviceCompatibilityGroups=false, pools whose devices carry compatibilityGroups\n"
+                   "are incomplete and skipped, as kube-scheduler does with that gate off.\n");
 }
 
 static int cmd_allocate(int argc, char **argv) {
         static const struct option opts[] = {{"filename", required_argument, NULL, 'f'},
                                              {"node", required_argument, NULL, 'n'},
                                              {"output", required_argument, NULL, 'o'},
+                                             {"feature-gates", required_argument, NULL, 'g'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
         _cleanup_free_ const char **paths = calloc((size_t)argc + 1, sizeof(char *));
         size_t n_paths = 0;
         const char *node = NULL;
         dp_alloc_output fmt = DP_ALLOC_OUTPUT_YAML;
+        dp_alloc_cluster_options copts = {0};
         if (!paths) return 2;
         optind = 1;
         int c;
@@ -41,6 +46,17 @@ static int cmd_allocate(int argc, char **argv) {
                                 return 2;
                         }
                         break;
+                case 'g':
+                        if (streq(optarg, "DRADeviceCompatibilityGroups=false")) copts.compat_groups_off = true;
+                        else if (streq(optarg, "DRADeviceCompatibilityGroups=true")) copts.compat_groups_off = false;
+                        else {
+                                fprintf(stderr,
+                                        "devplane allocate: --feature-gates %s: known: "
+                                        "DRADeviceCompatibilityGroups=true|false\n",
+                                        optarg);
+                                return 2;
+                        }
+                        break;
                 case 'h': usage(stdout); return 0;
                 default: usage(stderr); return 2;
                 }
@@ -52,7 +68,7 @@ static int cmd_allocate(int argc, char **argv) {
         dp_error err = DP_ERROR_INIT;
         _cleanup_(dp_object_list_freep) dp_object_list *objs = NULL;
         _cleanup_(dp_alloc_run_freep) dp_alloc_run *run = NULL;
-        if (dp_model_load(paths, n_paths, &objs, &err) < 0 || dp_alloc_run_claims(objs, node, &run, &err) < 0) {
+        if (dp_model_load(paths, n_paths, &objs, &err) < 0 || dp_alloc_run_claims_opts(objs, node, 0, &copts, &run, &err) < 0) {
                 fprintf(stderr, "devplane allocate: %s\n", dp_error_msg(&err));
                 return 2;
         }

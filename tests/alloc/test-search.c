@@ -674,3 +674,70 @@ TEST(release_gives_devices_back) {
         ASSERT_STREQ(none[0].devices[0].device_name, "part-0");
         dp_alloc_results_free(none, 1);
 }
+
+TEST(groups_no_compatible_set_ends_fast) {
+        /* 16 MIG partitions and one vGPU on one GPU, memory for all: 8 MIG +
+         * the vGPU can never share it. Group-blocked devices are counted out
+         * at once (they stay blocked deeper in the branch), so the search does
+         * not walk the C(16,8) = 12870 MIG sets. */
+        _cleanup_(dp_alloc_snapshot_freep) dp_alloc_snapshot *s = snap();
+        static const char *groups[17];
+        for (int i = 0; i < 16; i++) groups[i] = "mig";
+        groups[16] = "vgpu";
+        partition_pool(s, 17, GI(1), GI(80), groups);
+        snprintf(store[16].keys[0], 64, "kind");
+        snprintf(store[16].vals[0], 64, "vgpu");
+        store[16].n = 1;
+        for (int i = 0; i < 16; i++) {
+                snprintf(store[i].keys[0], 64, "kind");
+                snprintf(store[i].vals[0], 64, "mig");
+                store[i].n = 1;
+        }
+        static tsel mg = {"kind", "mig"}, vg = {"kind", "vgpu"};
+        uint32_t sm, sv;
+        ASSERT_OK(dp_alloc_add_selector(s, &mg, &sm));
+        ASSERT_OK(dp_alloc_add_selector(s, &vg, &sv));
+        dp_alloc_subrequest rm = {.selectors = &sm, .n_selectors = 1, .count = 8};
+        dp_alloc_subrequest rv = {.selectors = &sv, .n_selectors = 1, .count = 1};
+        dp_alloc_request rq[2] = {{.name = "m", .subs = &rm, .n_subs = 1}, {.name = "v", .subs = &rv, .n_subs = 1}};
+        CLAIM(c, rq, 2, NULL, 0);
+        run o = alloc1(s, "node-a", &c, false);
+        ASSERT_EQ(o.r, 0);
+        ASSERT_TRUE(o.effort < 100);
+        ASSERT_CONTAINS(o.why, "mig-0 is picked for this claim on counter set gpu-0-memory with groups [mig]; vgpu-16 has "
+                               "[vgpu] (incompatible compatibility groups)");
+        /* the vGPU first: the MIG request is cut as soon as the vGPU is placed */
+        dp_alloc_request rq2[2] = {{.name = "v", .subs = &rv, .n_subs = 1}, {.name = "m", .subs = &rm, .n_subs = 1}};
+        CLAIM(c2, rq2, 2, NULL, 0);
+        o = alloc1(s, "node-a", &c2, false);
+        ASSERT_EQ(o.r, 0);
+        ASSERT_TRUE(o.effort < 10);
+        ASSERT_CONTAINS(o.why, "vgpu-16 is picked for this claim on counter set gpu-0-memory with groups [vgpu]; mig-0 has "
+                               "[mig] (incompatible compatibility groups)");
+}
+
+TEST(groups_gate_off_makes_pools_incomplete) {
+        _cleanup_(dp_alloc_snapshot_freep) dp_alloc_snapshot *s = snap();
+        ASSERT_OK(dp_alloc_set_compat_groups(s, false));
+        static const char *groups[] = {"mig", "vgpu"};
+        partition_pool(s, 2, GI(2), GI(8), groups);
+        uint32_t sel;
+        ASSERT_OK(dp_alloc_add_selector(s, &any, &sel));
+        dp_alloc_subrequest sr = {.class_selectors = &sel, .n_class_selectors = 1, .count = 1};
+        dp_alloc_request rq = {.name = "r", .subs = &sr, .n_subs = 1};
+        CLAIM(c1, &rq, 1, NULL, 0);
+        run o = alloc1(s, "node-a", &c1, false);
+        ASSERT_EQ(o.r, 0);
+        ASSERT_CONTAINS(o.why, "pool example.com/node-a skipped: incomplete (its devices carry compatibilityGroups and the "
+                               "DRADeviceCompatibilityGroups feature is off)");
+        /* frozen now: the gate cannot change any more */
+        ASSERT_EQ(dp_alloc_set_compat_groups(s, true), -EBUSY);
+        /* the same pool without groups is used with the gate off */
+        _cleanup_(dp_alloc_snapshot_freep) dp_alloc_snapshot *s2 = snap();
+        ASSERT_OK(dp_alloc_set_compat_groups(s2, false));
+        partition_pool(s2, 2, GI(2), GI(8), NULL);
+        ASSERT_OK(dp_alloc_add_selector(s2, &any, &sel));
+        o = alloc1(s2, "node-a", &c1, false);
+        ASSERT_EQ(o.r, 1);
+        ASSERT_STREQ(o.out, "r=example.com/node-a/part-0\nnode=node-a\n");
+}
