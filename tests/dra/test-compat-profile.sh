@@ -129,3 +129,21 @@ timeout 60 "$DEVPLANE" allocate -f "$T/slices" -f "$T/classes.yaml" -f "$T/out.j
 grep -q "on counter set gpu-$GPU-memory with groups \[vgpu\]; gpu-$GPU-mig-0 has \[mig\] (incompatible compatibility groups)" \
         "$T/extra.err" || fail "reason: $(cat "$T/extra.err")"
 pass "a MIG partition on vGPU-mode gpu-$GPU is refused with the groups reason"
+
+# A profile with three groups on a mode is bad input: exit 2, the field named.
+cat >"$T/bad.yaml" <<'YAML'
+apiVersion: devplane.io/v1alpha1
+kind: DeviceProfile
+metadata: {name: bad}
+spec:
+  domain: example.com
+  devices: [{count: 1, memory: 8Gi}]
+  partitionModes: [{name: a, compatibilityGroups: [x, y, z], count: 1}]
+YAML
+rc=0
+timeout 20 "$DEVPLANE" agent --dra --no-device-plugin --profile "$T/bad.yaml" --node-name node-b \
+        --plugin-dir "$T/plugins" --state-dir "$T/state" --slices-dir "$T/slices" 2>"$T/bad.err" || rc=$?
+[ "$rc" = 2 ] || fail "bad profile: exit $rc, expected 2"
+grep -q "bad.yaml:7:51: DeviceProfile bad: spec.partitionModes\[0\].compatibilityGroups: at most 2 compatibility groups per device (KEP-5963), got 3" \
+        "$T/bad.err" || fail "bad profile message: $(cat "$T/bad.err")"
+pass "a mode with 3 compatibility groups: exit 2 naming file, object and field"
