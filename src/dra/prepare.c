@@ -185,31 +185,41 @@ static int add_result(prep *p, const dp_device_allocation_result *res, size_t n,
         const char *uid = p->claim->meta.uid;
         cd->name = dp_asprintf("%s-%s", uid, res->device);
         if (!cd->name) return oom(p);
+        /* GPU_DEVICE_<ID>: the device's name after "gpu-", upper case, '-'
+         * as '_' (gpu-3 -> 3, gpu-0-partition-1 -> 0_PARTITION_1), as the
+         * example driver names it, so every container sees the same name for
+         * a device whichever request or claim it came through. The same
+         * device twice in one claim (consumable capacity) gets _<ordinal>. */
+        char id[128];
+        env_fragment(strncmp(res->device, "gpu-", 4) == 0 ? res->device + 4 : res->device, id, sizeof(id) - 24);
         for (size_t i = 0; i < p->spec.n_devices; i++)
                 if (streq(p->spec.devices[i].name, cd->name)) {
                         free(cd->name);
                         if (!(cd->name = dp_asprintf("%s-%s-%zu", uid, res->device, ordinal))) return oom(p);
+                        size_t l = strlen(id);
+                        snprintf(id + l, sizeof(id) - l, "_%zu", ordinal);
+                        break;
                 }
         p->spec.n_devices++;
         dp_dra_cdi_edits *e = &cd->edits;
         char num[32];
         snprintf(num, sizeof(num), "%lld", (long long)sh.partitions);
-        r = env_printf(e, res->device, "GPU_DEVICE_%zu", ordinal);
-        if (r >= 0) r = env_printf(e, uid, "GPU_DEVICE_%zu_RESOURCE_CLAIM", ordinal);
+        r = env_printf(e, res->device, "GPU_DEVICE_%s", id);
+        if (r >= 0) r = env_printf(e, uid, "GPU_DEVICE_%s_RESOURCE_CLAIM", id);
         if (r >= 0)
                 r = env_printf(e, sh.strategy == SHARE_TIME_SLICING ? "TimeSlicing" : "SpacePartitioning",
-                               "GPU_DEVICE_%zu_SHARING_STRATEGY", ordinal);
+                               "GPU_DEVICE_%s_SHARING_STRATEGY", id);
         if (r >= 0 && sh.strategy == SHARE_TIME_SLICING)
-                r = env_printf(e, sh.interval, "GPU_DEVICE_%zu_TIMESLICE_INTERVAL", ordinal);
+                r = env_printf(e, sh.interval, "GPU_DEVICE_%s_TIMESLICE_INTERVAL", id);
         if (r >= 0 && sh.strategy == SHARE_SPACE_PARTITIONING)
-                r = env_printf(e, num, "GPU_DEVICE_%zu_PARTITION_COUNT", ordinal);
+                r = env_printf(e, num, "GPU_DEVICE_%s_PARTITION_COUNT", id);
         for (size_t i = 0; r >= 0 && i < res->n_consumed_capacity; i++) {
                 char frag[96], q[DP_QUANTITY_MAX_LEN];
                 env_fragment(res->consumed_capacity[i].name, frag, sizeof(frag));
                 dp_quantity_format(&res->consumed_capacity[i].value, q, sizeof(q));
-                r = env_printf(e, q, "GPU_DEVICE_%zu_%s", ordinal, frag);
+                r = env_printf(e, q, "GPU_DEVICE_%s_%s", id, frag);
         }
-        if (r >= 0 && res->share_id) r = env_printf(e, res->share_id, "GPU_DEVICE_%zu_SHARE_ID", ordinal);
+        if (r >= 0 && res->share_id) r = env_printf(e, res->share_id, "GPU_DEVICE_%s_SHARE_ID", id);
         for (size_t i = 0; r >= 0 && i < dev->n_device_nodes; i++)
                 r = dp_dra_cdi_edits_node(e, dev->device_nodes[i], NULL);
         if (r < 0) return oom(p);

@@ -3,20 +3,25 @@
  * prepare.h — NodePrepareResources for one claim, as a pure function of the
  * claim's status.allocation, the published slices and the inventory.
  *
- * For every allocation result of this driver, in order (n counts them from
- * 0): the device must be in this node's pool ("not on this node"), published
+ * For every allocation result of this driver, in order: the device must be in this node's pool ("not on this node"), published
  * ("unknown device") and healthy unless the result has admin access or a
  * toleration for its taint ("unhealthy"). Any failure fails the whole claim
  * with one message naming the claim, the result and the rule; the daemon
  * puts it into the claim's `error` of the response.
  *
  * The CDI spec (cdi.h) gets one device "<uid>-<device>" per result with
- *   GPU_DEVICE_<n>=<device>, GPU_DEVICE_<n>_RESOURCE_CLAIM=<uid>,
- *   GPU_DEVICE_<n>_SHARING_STRATEGY=TimeSlicing|SpacePartitioning,
- *   GPU_DEVICE_<n>_TIMESLICE_INTERVAL=<Default|Short|Medium|Long> or
- *   GPU_DEVICE_<n>_PARTITION_COUNT=<k>,
- *   GPU_DEVICE_<n>_<CAPACITY>=<consumed quantity> (consumable capacity),
- *   GPU_DEVICE_<n>_SHARE_ID=<shareID> when the allocation has one,
+ *   GPU_DEVICE_<ID>=<device>, GPU_DEVICE_<ID>_RESOURCE_CLAIM=<uid>,
+ *   GPU_DEVICE_<ID>_SHARING_STRATEGY=TimeSlicing|SpacePartitioning,
+ *   GPU_DEVICE_<ID>_TIMESLICE_INTERVAL=<Default|Short|Medium|Long> or
+ *   GPU_DEVICE_<ID>_PARTITION_COUNT=<k>,
+ *   GPU_DEVICE_<ID>_<CAPACITY>=<consumed quantity> (consumable capacity),
+ *   GPU_DEVICE_<ID>_SHARE_ID=<shareID> when the allocation has one,
+ * where <ID> is the device name after "gpu-" in upper case with every other
+ * character than [A-Z0-9] as '_' (gpu-3: 3; gpu-0-partition-1: 0_PARTITION_1),
+ * as the example driver names them: a device has the same variable in every
+ * container whichever claim or request brought it (the workloads'
+ * "GPU_DEVICE_0=gpu-0"); the same device twice in one claim gets _<n> added,
+ * n its position among the claim's results.
  * the inventory's device nodes, and spec-level KUBERNETES_NODE_NAME,
  * DRA_RESOURCE_DRIVER_NAME, DRA_ADMIN_ACCESS and the common device nodes.
  * Sharing comes from opaque GpuConfig parameters of this driver

@@ -80,14 +80,32 @@ static void admit_fail(dp_kubelet *n, const char *fmt, ...) {
         node_kick(n);
 }
 
-static void admit_done(dp_kubelet *n) {
-        admit_job *j = n->job;
-        pod_entry *pe = j->pe;
+bool node_admit_claims(dp_kubelet *n, pod_entry *pe) {
+        const char *why = NULL;
+        if (pe->pod->has_claims && !node_dra_pod_ready(n->dra, pe->pod->ns, pe->pod->name, &why)) {
+                _cleanup_free_ char *msg = dp_asprintf("waiting for DRA: %s", why);
+                if (!msg || (pe->message && streq(pe->message, msg))) return false;
+                if (pe->phase != POD_CLAIMS || !pe->message)
+                        log_info("pod %s/%s: device-plugin resources allocated; %s", pe->pod->ns, pe->pod->name, msg);
+                free(pe->message);
+                pe->message = TAKE_PTR(msg);
+                pe->phase = POD_CLAIMS;
+                return true;
+        }
         pe->phase = POD_RUNNING;
         pe->attempts = 0;
         free(pe->message);
         pe->message = NULL;
-        log_info("pod %s/%s admitted", pe->pod->ns, pe->pod->name);
+        log_info("pod %s/%s admitted%s", pe->pod->ns, pe->pod->name,
+                 pe->pod->has_claims ? " (claims prepared)" : "");
+        return true;
+}
+
+static void admit_done(dp_kubelet *n) {
+        admit_job *j = n->job;
+        pod_entry *pe = j->pe;
+        pe->attempts = 0;
+        node_admit_claims(n, pe);
         n->job = NULL;
         job_free(j);
         node_changed(n);

@@ -4,7 +4,10 @@
  * unprepare with retries, status with the CDI environment. Model side: this
  * file must not include devices/device.h. */
 #include <dirent.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <inttypes.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 
 #include "base/log.h"
@@ -32,6 +35,29 @@ typedef K8s__Io__Kubelet__Pkg__Apis__Dra__V1__NodePrepareResourcesResponse pb_pr
 typedef K8s__Io__Kubelet__Pkg__Apis__Dra__V1__NodeUnprepareResourcesRequest pb_unprep_req;
 typedef K8s__Io__Kubelet__Pkg__Apis__Dra__V1__NodeUnprepareResourcesResponse pb_unprep_resp;
 
+/* One device's health as the driver's health stream last said. */
+typedef struct health_dev {
+        char *pool, *device, *message;
+        int health; /* V1ALPHA1__HEALTH_STATUS__* (same numbers in v1) */
+        int64_t updated;
+} health_dev;
+
+/* The NodeWatchResources stream of one registered driver. Heap-allocated
+ * (the call's userdata), so it stays put when the plugin array moves. */
+typedef struct health_watch {
+        node_dra *d;
+        char *driver, *endpoint;
+        const char *path; /* gRPC method path of the version in use */
+        dp_grpc_channel *ch;
+        dp_grpc_client_call *call;
+        health_dev *devs;
+        size_t n_devs;
+        char *state; /* "watching", "not served by the plugin", "ended: ..." */
+        unsigned attempts;
+        uint64_t next_try; /* µs; 0: nothing pending */
+        bool streaming;
+} health_watch;
+
 typedef struct plugin_ent {
         char *sock; /* registration socket path */
         char *driver, *endpoint;
@@ -41,6 +67,8 @@ typedef struct plugin_ent {
         char *error;
         unsigned retries;
         uint64_t next_try; /* µs; 0: nothing pending */
+        const char *health_path; /* NodeWatchResources of the version GetInfo listed, or NULL */
+        health_watch *hw;
 } plugin_ent;
 
 typedef struct prep_dev {
@@ -74,9 +102,15 @@ typedef struct ctr_ent {
         size_t n_claims;
 } ctr_ent;
 
+/* Who a claim created from a template belongs to. */
+typedef enum { OWNER_NONE = 0, OWNER_POD, OWNER_POD_GROUP } claim_owner;
+
 typedef struct pod_ent {
-        char *ns, *name;
+        char *ns, *name, *uid;
         char **pod_claims, **claim_names, **claim_uids; /* parallel; uid NULL until resolved */
+        char **templates;                               /* parallel: template to create from, or NULL */
+        claim_owner *owners;                            /* parallel */
+        char *group;                                    /* the PodGroup of OWNER_POD_GROUP claims */
         size_t n_claims;
         ctr_ent *ctrs;
         size_t n_ctrs;
@@ -134,7 +168,10 @@ static void notify_changed(node_dra *d) {
 
 /* ---- plugin watcher --------------------------------------------------------------- */
 
+static void health_stop(health_watch *w);
+
 static void plugin_clear(plugin_ent *p) {
+        health_stop(p->hw);
         free(p->sock);
         free(p->driver);
         free(p->endpoint);
@@ -161,6 +198,193 @@ static void notify_status(dp_grpc_channel *ch, bool ok, const char *error) {
             ok)
                 log_warning("NotifyRegistrationStatus: %s", dp_error_msg(&e));
 }
+
+
+/* ---- device health (NodeWatchResources) ------------------------------------------- */
+
+static void health_devs_clear(health_watch *w) {
+        for (size_t i = 0; i < w->n_devs; i++) {
+                free(w->devs[i].pool);
+                free(w->devs[i].device);
+                free(w->devs[i].message);
+        }
+        free(w->devs);
+        w->devs = NULL;
+        w->n_devs = 0;
+}
+
+static void health_free(health_watch *w) {
+        if (!w) return;
+        if (w->call) dp_grpc_client_call_cancel(TAKE_PTR(w->call));
+        dp_grpc_channel_free(w->ch);
+        health_devs_clear(w);
+        free(w->driver);
+        free(w->endpoint);
+        free(w->state);
+        free(w);
+}
+
+static void health_set_state(health_watch *w, const char *fmt, ...) _printf_(2, 3);
+static void health_set_state(health_watch *w, const char *fmt, ...) {
+        va_list ap;
+        va_start(ap, fmt);
+        char *s = NULL;
+        if (vasprintf(&s, fmt, ap) < 0) s = NULL;
+        va_end(ap);
+        free(w->state);
+        w->state = s;
+}
+
+static void arm_timer(node_dra *d);
+
+/* One NodeWatchResourcesResponse (v1 and v1alpha1 share the wire) into
+ * health_dev entries: devices without a name are dropped, messages cut at
+ * 1024 characters (the API's limit), health values outside the enum kept
+ * as Unknown. -EBADMSG when it does not decode. */
+static int health_decode(const uint8_t *msg, size_t len, health_dev **ret, size_t *ret_n) {
+        V1alpha1__NodeWatchResourcesResponse *resp = v1alpha1__node_watch_resources_response__unpack(NULL, len, msg);
+        if (!resp) return -EBADMSG;
+        health_dev *v = calloc(resp->n_devices + 1, sizeof *v);
+        size_t n = 0;
+        for (size_t i = 0; v && i < resp->n_devices; i++) {
+                const V1alpha1__DeviceHealth *h = resp->devices[i];
+                if (!h->device || !h->device->device_name || !*h->device->device_name) continue;
+                health_dev *e = &v[n++];
+                e->pool = strdup(h->device->pool_name ? h->device->pool_name : "");
+                e->device = strdup(h->device->device_name);
+                e->message = strndup(h->message ? h->message : "", 1024);
+                e->health = h->health == V1ALPHA1__HEALTH_STATUS__HEALTHY || h->health == V1ALPHA1__HEALTH_STATUS__UNHEALTHY
+                                    ? (int)h->health
+                                    : V1ALPHA1__HEALTH_STATUS__UNKNOWN;
+                e->updated = h->last_updated_time;
+                if (!e->pool || !e->device || !e->message) {
+                        free(e->pool);
+                        free(e->device);
+                        free(e->message);
+                        n--;
+                }
+        }
+        v1alpha1__node_watch_resources_response__free_unpacked(resp, NULL);
+        if (!v) return -ENOMEM;
+        *ret = v;
+        *ret_n = n;
+        return 0;
+}
+
+int node_dra_health_decode(const uint8_t *msg, size_t len, size_t *n_devices, size_t *n_unhealthy) {
+        health_dev *v = NULL;
+        size_t n = 0;
+        int r = health_decode(msg, len, &v, &n);
+        if (r < 0) return r;
+        *n_devices = n;
+        *n_unhealthy = 0;
+        for (size_t i = 0; i < n; i++) {
+                *n_unhealthy += v[i].health == V1ALPHA1__HEALTH_STATUS__UNHEALTHY;
+                free(v[i].pool);
+                free(v[i].device);
+                free(v[i].message);
+        }
+        free(v);
+        return 0;
+}
+
+/* A complete list of the driver's devices with their health, on open and on
+ * every change (the agent's and the kubelet's contract). */
+static void on_health_message(dp_grpc_client_call *cc, const uint8_t *msg, size_t len, void *ud) {
+        health_watch *w = ud;
+        (void)cc;
+        health_dev *v = NULL;
+        size_t n = 0;
+        int r = health_decode(msg, len, &v, &n);
+        if (r < 0) {
+                log_warning("NodeWatchResources %s: %s, ignored", w->driver,
+                            r == -EBADMSG ? "undecodable message" : strerror(-r));
+                return;
+        }
+        size_t unhealthy = 0;
+        for (size_t i = 0; i < n; i++)
+                unhealthy += v[i].health == V1ALPHA1__HEALTH_STATUS__UNHEALTHY;
+        for (size_t i = 0; i < n; i++) {
+                const health_dev *old = NULL;
+                for (size_t k = 0; k < w->n_devs && !old; k++)
+                        if (streq(w->devs[k].device, v[i].device) && streq(w->devs[k].pool, v[i].pool))
+                                old = &w->devs[k];
+                if ((old ? old->health : V1ALPHA1__HEALTH_STATUS__HEALTHY) != v[i].health)
+                        log_info("DRA driver %s: device %s/%s is %s%s%s", w->driver, v[i].pool, v[i].device,
+                                 v[i].health == V1ALPHA1__HEALTH_STATUS__HEALTHY     ? "healthy"
+                                 : v[i].health == V1ALPHA1__HEALTH_STATUS__UNHEALTHY ? "unhealthy"
+                                                                                    : "of unknown health",
+                                 *v[i].message ? ": " : "", v[i].message);
+        }
+        health_devs_clear(w);
+        w->devs = v;
+        w->n_devs = n;
+        w->attempts = 0;
+        health_set_state(w, "watching: %zu devices, %zu unhealthy", n, unhealthy);
+        notify_changed(w->d);
+}
+
+static void on_health_done(dp_grpc_client_call *cc, int status, const char *message, void *ud) {
+        health_watch *w = ud;
+        (void)cc;
+        w->call = NULL;
+        w->streaming = false;
+        if (status == 12 /* UNIMPLEMENTED */) {
+                health_set_state(w, "not served by the plugin");
+                log_info("DRA driver %s does not serve NodeWatchResources", w->driver);
+        } else {
+                /* What was reported stays, marked as from an ended stream; the
+                 * stream is opened again with backoff. */
+                health_set_state(w, "ended: %s (status %d); reconnecting", message && *message ? message : "closed",
+                                 status);
+                log_warning("NodeWatchResources %s ended: %s (status %d)", w->driver, message ? message : "", status);
+                w->attempts++;
+                w->next_try = dp_loop_now() + backoff_usec(w->d, w->attempts);
+                arm_timer(w->d);
+        }
+        notify_changed(w->d);
+}
+
+static void health_open(health_watch *w) {
+        w->next_try = 0;
+        w->ch = dp_grpc_channel_free(w->ch);
+        int r = dp_grpc_channel_connect_unix(w->d->loop, w->endpoint, &w->ch);
+        if (r >= 0) {
+                V1alpha1__NodeWatchResourcesRequest req = V1ALPHA1__NODE_WATCH_RESOURCES_REQUEST__INIT;
+                uint8_t buf[16];
+                size_t len = v1alpha1__node_watch_resources_request__pack(&req, buf);
+                r = dp_grpc_channel_start_call(w->ch, w->path, buf, len, 0, on_health_message, on_health_done, w,
+                                               &w->call);
+        }
+        if (r < 0) {
+                health_set_state(w, "cannot open: %s; retrying", strerror(-r));
+                w->attempts++;
+                w->next_try = dp_loop_now() + backoff_usec(w->d, w->attempts);
+                return;
+        }
+        w->streaming = true;
+        health_set_state(w, "watching");
+}
+
+/* After a registration: watch the driver's health when GetInfo listed a
+ * DRAResourceHealth version. */
+static void health_start(node_dra *d, plugin_ent *p) {
+        health_stop(p->hw);
+        p->hw = NULL;
+        if (!p->health_path) return;
+        health_watch *w = calloc(1, sizeof *w);
+        if (!w || !(w->driver = strdup(p->driver)) || !(w->endpoint = strdup(p->endpoint))) {
+                health_free(w);
+                return;
+        }
+        w->d = d;
+        w->path = p->health_path;
+        p->hw = w;
+        health_open(w);
+}
+
+/* Stop watching. A call in progress is cancelled: no callback follows. */
+static void health_stop(health_watch *w) { health_free(w); }
 
 /* One attempt: 0 registered, -EAGAIN retry soon, other: failed (p->error). */
 static int plugin_try(node_dra *d, plugin_ent *p) {
@@ -200,6 +424,13 @@ static int plugin_try(node_dra *d, plugin_ent *p) {
                                 version = "v1beta1.DRAPlugin";
                         }
                 }
+                p->health_path = NULL;
+                for (size_t i = 0; i < info->n_supported_versions; i++) {
+                        if (streq(info->supported_versions[i], "v1.DRAResourceHealth"))
+                                p->health_path = "/v1.DRAResourceHealth/NodeWatchResources";
+                        else if (streq(info->supported_versions[i], "v1alpha1.DRAResourceHealth") && !p->health_path)
+                                p->health_path = "/v1alpha1.DRAResourceHealth/NodeWatchResources";
+                }
                 if (!prefix)
                         why = dp_asprintf("none of the versions %s supports is supported by the kubelet (v1.DRAPlugin, "
                                           "v1beta1.DRAPlugin)",
@@ -233,7 +464,6 @@ static int plugin_try(node_dra *d, plugin_ent *p) {
         return 0;
 }
 
-static void arm_timer(node_dra *d);
 
 static void plugin_attempt(node_dra *d, plugin_ent *p) {
         p->next_try = 0;
@@ -248,7 +478,9 @@ static void plugin_attempt(node_dra *d, plugin_ent *p) {
         if (r < 0) {
                 p->ok = false;
                 log_warning("plugin %s not registered: %s", p->sock, p->error ? p->error : strerror(-r));
+                return;
         }
+        health_start(d, p);
 }
 
 static plugin_ent *plugin_find_sock(node_dra *d, const char *sock) {
@@ -414,6 +646,137 @@ static void remove_claim_file(node_dra *d, const claim_ent *c) {
         if (dir && name) (void)dp_dra_file_remove(dir, name, NULL);
 }
 
+/* ---- claims from templates (the resource-claim controller's part) ---------------------- */
+
+static char *uuid_from(uint64_t h1, uint64_t h2) {
+        return dp_asprintf("%08" PRIx32 "-%04" PRIx32 "-%04" PRIx32 "-%04" PRIx32 "-%012" PRIx64, (uint32_t)(h1 >> 32),
+                           (uint32_t)(h1 >> 16) & 0xffff, (uint32_t)h1 & 0xffff, (uint32_t)(h2 >> 48),
+                           (uint64_t)(h2 & 0xffffffffffffULL));
+}
+
+/* A UUID-shaped name derived from a key (FNV-1a, two lanes). */
+static char *uuid_hash(const char *key) {
+        uint64_t h1 = 0xcbf29ce484222325ULL, h2 = 0x84222325cbf29ce4ULL;
+        for (const unsigned char *c = (const unsigned char *)key; *c; c++) {
+                h1 = (h1 ^ *c) * 0x100000001b3ULL;
+                h2 = (h2 ^ *c) * 0x100000001b3ULL + 0x9e3779b97f4a7c15ULL;
+        }
+        return uuid_from(h1, h2);
+}
+
+/* A random (version 4) UUID, as the API server gives a new object. */
+static char *uuid_random(void) {
+        uint8_t b[16];
+        if (getrandom(b, sizeof b, 0) != (ssize_t)sizeof b) return NULL;
+        b[6] = (uint8_t)((b[6] & 0x0f) | 0x40);
+        b[8] = (uint8_t)((b[8] & 0x3f) | 0x80);
+        uint64_t h1 = 0, h2 = 0;
+        for (int i = 0; i < 8; i++) {
+                h1 = h1 << 8 | b[i];
+                h2 = h2 << 8 | b[8 + i];
+        }
+        return uuid_from(h1, h2);
+}
+
+/* Every ResourceClaim in <claims-dir>/<namespace>/ (what the node created
+ * and what it wrote for the driver): the node's view of claims it owns. */
+static void load_claims_dir(const node_dra *d, dp_object_list *g) {
+        if (!d->claims_dir) return;
+        _cleanup_(closedir_safep) DIR *top = opendir(d->claims_dir);
+        struct dirent *de;
+        while (top && (de = readdir(top))) {
+                if (de->d_name[0] == '.') continue;
+                _cleanup_free_ char *nsdir = dp_asprintf("%s/%s", d->claims_dir, de->d_name);
+                _cleanup_(closedir_safep) DIR *dir = nsdir ? opendir(nsdir) : NULL;
+                struct dirent *fe;
+                while (dir && (fe = readdir(dir))) {
+                        size_t len = strlen(fe->d_name);
+                        if (fe->d_name[0] == '.' || len <= 5 || !streq(fe->d_name + len - 5, ".yaml")) continue;
+                        _cleanup_free_ char *path = dp_asprintf("%s/%s", nsdir, fe->d_name);
+                        dp_error e = DP_ERROR_INIT;
+                        if (path && dp_model_load_file(path, g, &e) < 0)
+                                log_debug("claims directory: %s skipped: %s", path, dp_error_msg(&e));
+                }
+        }
+}
+
+static bool owned_by(const dp_resource_claim *c, const char *kind, const char *name) {
+        for (size_t i = 0; i < c->meta.n_owner_references; i++) {
+                const dp_owner_ref *o = &c->meta.owner_references[i];
+                if (o->kind && o->name && streq(o->kind, kind) && streq(o->name, name)) return true;
+        }
+        return false;
+}
+
+/* Create claim i of the pod from its template, as the resource-claim
+ * controller does: spec from the template, labels and annotations from
+ * its spec.metadata plus resource.kubernetes.io/pod-claim-name, a new uid,
+ * the pod (or its PodGroup) as controlling owner. Written to the claims
+ * directory, where `devplane allocate` finds it. */
+static int create_claim(node_dra *d, const pod_ent *p, size_t i, const dp_resource_claim_template *t) {
+        _cleanup_free_ char *path = dp_asprintf("%s/%s/%s.yaml", d->claims_dir, p->ns, p->claim_names[i]);
+        struct stat st;
+        if (!path) return -ENOMEM;
+        if (stat(path, &st) == 0) return 0; /* another pod of the group created it in this pass */
+        dp_resource_claim c = {.hdr = {.kind = DP_KIND_RESOURCE_CLAIM}};
+        c.spec = t->spec; /* shallow: encoded, never freed through c */
+        c.meta.name = p->claim_names[i];
+        c.meta.namespace = p->ns;
+        _cleanup_free_ char *uid = uuid_random();
+        _cleanup_free_ char *group_uid = NULL;
+        dp_kv *ann = calloc(t->claim_meta.n_annotations + 1, sizeof *ann);
+        if (!uid || !ann) {
+                free(ann);
+                return -ENOMEM;
+        }
+        c.meta.uid = uid;
+        for (size_t k = 0; k < t->claim_meta.n_annotations; k++)
+                ann[k] = t->claim_meta.annotations[k];
+        ann[t->claim_meta.n_annotations] =
+                (dp_kv){.key = (char *)"resource.kubernetes.io/pod-claim-name", .value = p->pod_claims[i]};
+        c.meta.annotations = ann;
+        c.meta.n_annotations = t->claim_meta.n_annotations + 1;
+        c.meta.labels = t->claim_meta.labels;
+        c.meta.n_labels = t->claim_meta.n_labels;
+        dp_owner_ref own = {.api_version = (char *)"v1", .kind = (char *)"Pod", .name = p->name, .uid = p->uid,
+                            .controller = true};
+        if (p->owners[i] == OWNER_POD_GROUP) {
+                _cleanup_free_ char *key = dp_asprintf("podgroup/%s/%s", p->ns, p->group);
+                if (!key || !(group_uid = uuid_hash(key))) {
+                        free(ann);
+                        return -ENOMEM;
+                }
+                own = (dp_owner_ref){.api_version = (char *)"scheduling.k8s.io/v1alpha2", .kind = (char *)"PodGroup",
+                                     .name = p->group, .uid = group_uid, .controller = true};
+        }
+        c.meta.owner_references = &own;
+        c.meta.n_owner_references = 1;
+        int r = write_claim_file(d, &c);
+        free(ann);
+        if (r >= 0)
+                log_info("created ResourceClaim %s/%s (%s) from ResourceClaimTemplate %s for %s %s", p->ns,
+                         p->claim_names[i], uid, t->meta.name, own.kind, own.name);
+        return r;
+}
+
+/* The pod is gone: claims created for it alone go too (the garbage
+ * collector's part); prepared ones are removed after their unprepare. */
+static void delete_pod_claims(node_dra *d, const pod_ent *p, const dp_object_list *g) {
+        for (size_t i = 0; d->claims_dir && g && i < p->n_claims; i++) {
+                if (p->owners[i] != OWNER_POD) continue;
+                dp_object o = dp_object_list_find(g, DP_KIND_RESOURCE_CLAIM, p->ns, p->claim_names[i]);
+                if (!o.hdr || !owned_by(o.claim, "Pod", p->name)) continue;
+                bool prepared = false;
+                for (size_t k = 0; k < d->n_claims && !prepared; k++)
+                        prepared = o.claim->meta.uid && streq(d->claims[k].uid, o.claim->meta.uid);
+                if (prepared) continue;
+                _cleanup_free_ char *dir = dp_asprintf("%s/%s", d->claims_dir, p->ns);
+                _cleanup_free_ char *name = dp_asprintf("%s.yaml", p->claim_names[i]);
+                if (dir && name && dp_dra_file_remove(dir, name, NULL) >= 0)
+                        log_info("deleted ResourceClaim %s/%s with its pod", p->ns, p->claim_names[i]);
+        }
+}
+
 /* ---- prepare ---------------------------------------------------------------------------- */
 
 static int call_driver(node_dra *d, const plugin_ent *p, const char *method, const dp_resource_claim *const *claims,
@@ -540,6 +903,10 @@ static int prepare_driver(node_dra *d, const char *driver, const dp_resource_cla
 static void pod_clear(pod_ent *p) {
         free(p->ns);
         free(p->name);
+        free(p->uid);
+        free(p->group);
+        strv_free(p->templates, p->n_claims);
+        free(p->owners);
         strv_free(p->pod_claims, p->n_claims);
         strv_free(p->claim_names, p->n_claims);
         strv_free(p->claim_uids, p->n_claims);
@@ -555,7 +922,35 @@ static void pod_clear(pod_ent *p) {
         free(p->message);
 }
 
-static pod_ent *pod_get(node_dra *d, const dp_pod *pod) {
+/* The pod's uid: metadata.uid, else derived from namespace and name (a
+ * static pod's uid is the kubelet's to choose). */
+static char *pod_uid(const dp_pod *pod, const char *ns) {
+        if (pod->meta.uid) return strdup(pod->meta.uid);
+        _cleanup_free_ char *key = dp_asprintf("pod/%s/%s", ns, pod->meta.name);
+        return key ? uuid_hash(key) : NULL;
+}
+
+/* Does the pod's PodGroup (v1alpha2 spec.resourceClaims) list the same
+ * claim from the same template? Then the group's claim is used
+ * (DRAWorkloadResourceClaims). */
+static bool group_claim(const dp_object_list *l, const dp_pod *pod, const char *ns, const dp_pod_resource_claim *rc) {
+        if (!l || !pod->scheduling_group || !rc->resource_claim_template_name) return false;
+        dp_object o = dp_object_list_find(l, DP_KIND_POD_GROUP, ns, pod->scheduling_group);
+        for (size_t i = 0; o.hdr && i < o.pod_group->n_resource_claims; i++) {
+                const dp_pod_resource_claim *g = &o.pod_group->resource_claims[i];
+                if (streq(g->name, rc->name) && g->resource_claim_template_name &&
+                    streq(g->resource_claim_template_name, rc->resource_claim_template_name))
+                        return true;
+        }
+        return false;
+}
+
+/* The pseudo pod-claim name of the claim the scheduler created for
+ * extended resources (KEP-5004): not a valid DNS label, so it cannot meet a
+ * real one. */
+#define EXTENDED_CLAIM "@extended-resources"
+
+static pod_ent *pod_get(node_dra *d, const dp_pod *pod, const dp_object_list *l) {
         const char *ns = pod->meta.namespace ? pod->meta.namespace : "default";
         for (size_t i = 0; i < d->n_pods; i++)
                 if (streq(d->pods[i].ns, ns) && streq(d->pods[i].name, pod->meta.name)) return &d->pods[i];
@@ -563,35 +958,69 @@ static pod_ent *pod_get(node_dra *d, const dp_pod *pod) {
         if (!v) return NULL;
         d->pods = v;
         pod_ent *p = &d->pods[d->n_pods];
-        *p = (pod_ent){.ns = strdup(ns), .name = strdup(pod->meta.name)};
-        size_t n = pod->n_resource_claims;
+        *p = (pod_ent){.ns = strdup(ns), .name = strdup(pod->meta.name), .uid = pod_uid(pod, ns)};
+        bool ext = pod->extended_resource_claim_name != NULL;
+        size_t n = pod->n_resource_claims + ext;
         p->pod_claims = calloc(n + 1, sizeof(char *));
         p->claim_names = calloc(n + 1, sizeof(char *));
         p->claim_uids = calloc(n + 1, sizeof(char *));
-        p->ctrs = calloc(pod->n_containers + 1, sizeof *p->ctrs);
-        bool ok = p->ns && p->name && p->pod_claims && p->claim_names && p->claim_uids && p->ctrs;
+        p->templates = calloc(n + 1, sizeof(char *));
+        p->owners = calloc(n + 1, sizeof *p->owners);
+        p->ctrs = calloc(pod->n_init_containers + pod->n_containers + 1, sizeof *p->ctrs);
+        bool ok = p->ns && p->name && p->uid && p->pod_claims && p->claim_names && p->claim_uids && p->templates &&
+                  p->owners && p->ctrs;
         p->n_claims = n;
-        for (size_t i = 0; ok && i < n; i++) {
+        for (size_t i = 0; ok && i < pod->n_resource_claims; i++) {
                 const dp_pod_resource_claim *rc = &pod->resource_claims[i];
                 const char *cn = rc->resource_claim_name;
                 for (size_t k = 0; !cn && k < pod->n_claim_statuses; k++)
                         if (streq(pod->claim_statuses[k].name, rc->name))
                                 cn = pod->claim_statuses[k].resource_claim_name;
                 p->pod_claims[i] = strdup(rc->name);
-                p->claim_names[i] = cn ? strdup(cn) : dp_asprintf("%s-%s", pod->meta.name, rc->name);
-                ok = p->pod_claims[i] && p->claim_names[i];
+                if (cn)
+                        p->claim_names[i] = strdup(cn);
+                else if (group_claim(l, pod, ns, rc)) {
+                        /* one claim per PodGroup: <group>-<podClaimName>, owned by the group */
+                        p->claim_names[i] = dp_asprintf("%s-%s", pod->scheduling_group, rc->name);
+                        p->owners[i] = OWNER_POD_GROUP;
+                        if (!p->group && !(p->group = strdup(pod->scheduling_group))) ok = false;
+                } else {
+                        /* the resource-claim controller's claim: <pod>-<podClaimName>, owned by the pod */
+                        p->claim_names[i] = dp_asprintf("%s-%s", pod->meta.name, rc->name);
+                        p->owners[i] = OWNER_POD;
+                }
+                if (!cn && rc->resource_claim_template_name &&
+                    !(p->templates[i] = strdup(rc->resource_claim_template_name)))
+                        ok = false;
+                ok = ok && p->pod_claims[i] && p->claim_names[i];
         }
-        for (size_t i = 0; ok && i < pod->n_containers; i++) {
-                const dp_container *c = &pod->containers[i];
+        if (ok && ext) {
+                p->pod_claims[n - 1] = strdup(EXTENDED_CLAIM);
+                p->claim_names[n - 1] = strdup(pod->extended_resource_claim_name);
+                ok = p->pod_claims[n - 1] && p->claim_names[n - 1];
+        }
+        /* init containers first, as they run */
+        for (size_t i = 0; ok && i < pod->n_init_containers + pod->n_containers; i++) {
+                const dp_container *c = i < pod->n_init_containers ? &pod->init_containers[i]
+                                                                   : &pod->containers[i - pod->n_init_containers];
                 ctr_ent *ce = &p->ctrs[p->n_ctrs++];
                 ce->name = strdup(c->name);
-                ce->claims = calloc(c->n_claims + 1, sizeof *ce->claims);
+                ce->claims = calloc(c->n_claims + pod->n_extended_resource_mappings + 1, sizeof *ce->claims);
                 ok = ce->name && ce->claims;
                 for (size_t k = 0; ok && k < c->n_claims; k++) {
                         ce->claims[k].pod_claim = strdup(c->claims[k].name);
                         ce->claims[k].request = c->claims[k].request ? strdup(c->claims[k].request) : NULL;
                         ok = ce->claims[k].pod_claim && (!c->claims[k].request || ce->claims[k].request);
                         ce->n_claims++;
+                }
+                /* extended resources: the container sees the devices of its mapped requests */
+                for (size_t k = 0; ok && ext && k < pod->n_extended_resource_mappings; k++) {
+                        const dp_extended_resource_mapping *m = &pod->extended_resource_mappings[k];
+                        if (!m->container_name || !streq(m->container_name, c->name) || !m->request_name) continue;
+                        ctr_claim *cc = &ce->claims[ce->n_claims++];
+                        cc->pod_claim = strdup(EXTENDED_CLAIM);
+                        cc->request = strdup(m->request_name);
+                        ok = cc->pod_claim && cc->request;
                 }
         }
         if (!ok) {
@@ -615,33 +1044,68 @@ static void pod_wait(node_dra *d, pod_ent *p, char *msg, bool backoff) {
 
 /* Resolve, write, prepare. The pod is Prepared when every claim of every
  * driver is. */
-static void pod_try(node_dra *d, pod_ent *p, const dp_object_list *l) {
+static void pod_try(node_dra *d, pod_ent *p, const dp_object_list *l, const dp_object_list *g) {
         if (p->n_claims > MAX_CLAIMS_PER_POD) {
                 pod_wait(d, p, dp_asprintf("more than %d resource claims", MAX_CLAIMS_PER_POD), false);
                 return;
         }
         const dp_resource_claim *claims[MAX_CLAIMS_PER_POD + 1];
+        /* Every claim is looked at (so all of a pod's template claims are
+         * created in one pass); the first reason to wait is reported. */
+        char *why = NULL;
+        bool why_backoff = false;
         for (size_t i = 0; i < p->n_claims; i++) {
-                dp_object o = dp_object_list_find(l, DP_KIND_RESOURCE_CLAIM, p->ns, p->claim_names[i]);
-                if (!o.hdr) {
-                        pod_wait(d, p, dp_asprintf("ResourceClaim %s/%s not found", p->ns, p->claim_names[i]), false);
-                        return;
+                const char *cn = p->claim_names[i];
+                claims[i] = NULL;
+                dp_object o = dp_object_list_find(l, DP_KIND_RESOURCE_CLAIM, p->ns, cn);
+                dp_object mine = g ? dp_object_list_find(g, DP_KIND_RESOURCE_CLAIM, p->ns, cn) : (dp_object){0};
+                char *msg = NULL;
+                bool backoff = false;
+                if (p->owners[i] && o.hdr && mine.hdr && o.claim->meta.uid && mine.claim->meta.uid &&
+                    !streq(o.claim->meta.uid, mine.claim->meta.uid) &&
+                    owned_by(mine.claim, p->owners[i] == OWNER_POD ? "Pod" : "PodGroup",
+                             p->owners[i] == OWNER_POD ? p->name : p->group))
+                        msg = dp_asprintf("ResourceClaim %s/%s was not created for this pod (uid %s; the node created %s)",
+                                          p->ns, cn, o.claim->meta.uid, mine.claim->meta.uid);
+                else if (!o.hdr && !mine.hdr && p->templates[i]) {
+                        dp_object t = dp_object_list_find(l, DP_KIND_RESOURCE_CLAIM_TEMPLATE, p->ns, p->templates[i]);
+                        int r;
+                        if (!t.hdr)
+                                msg = dp_asprintf("ResourceClaimTemplate %s/%s not found", p->ns, p->templates[i]);
+                        else if (!d->claims_dir)
+                                msg = dp_asprintf("ResourceClaim %s/%s not found (claims are created from templates "
+                                                  "only with --claims-dir)",
+                                                  p->ns, cn);
+                        else if ((r = create_claim(d, p, i, t.claim_template)) < 0) {
+                                msg = dp_asprintf("cannot create ResourceClaim %s/%s: %s", p->ns, cn, strerror(-r));
+                                backoff = true;
+                        } else
+                                msg = dp_asprintf("ResourceClaim %s/%s is not allocated", p->ns, cn);
+                } else {
+                        if (!o.hdr) o = mine;
+                        if (!o.hdr)
+                                msg = dp_asprintf("ResourceClaim %s/%s not found", p->ns, cn);
+                        else if (!o.claim->allocation)
+                                msg = dp_asprintf("ResourceClaim %s/%s is not allocated", p->ns, cn);
+                        else if (!o.claim->meta.uid)
+                                msg = dp_asprintf("ResourceClaim %s/%s has no metadata.uid", p->ns, cn);
+                        else {
+                                if (!p->claim_uids[i] || !streq(p->claim_uids[i], o.claim->meta.uid)) {
+                                        free(p->claim_uids[i]);
+                                        if (!(p->claim_uids[i] = strdup(o.claim->meta.uid))) msg = strdup("out of memory");
+                                }
+                                claims[i] = o.claim;
+                        }
                 }
-                if (!o.claim->allocation) {
-                        pod_wait(d, p, dp_asprintf("ResourceClaim %s/%s is not allocated", p->ns, p->claim_names[i]),
-                                 false);
-                        return;
-                }
-                if (!o.claim->meta.uid) {
-                        pod_wait(d, p, dp_asprintf("ResourceClaim %s/%s has no metadata.uid", p->ns, p->claim_names[i]),
-                                 false);
-                        return;
-                }
-                if (!p->claim_uids[i] || !streq(p->claim_uids[i], o.claim->meta.uid)) {
-                        free(p->claim_uids[i]);
-                        if (!(p->claim_uids[i] = strdup(o.claim->meta.uid))) return;
-                }
-                claims[i] = o.claim;
+                if (msg && !why) {
+                        why = msg;
+                        why_backoff = backoff;
+                } else
+                        free(msg);
+        }
+        if (why) {
+                pod_wait(d, p, why, why_backoff);
+                return;
         }
         /* Drivers in first-appearance order; per driver the claims that need a call. */
         for (size_t i = 0; i < p->n_claims; i++) {
@@ -828,20 +1292,22 @@ static int load_manifests(const node_dra *d, dp_object_list *l) {
 
 static void rescan_once(node_dra *d) {
         _cleanup_(dp_object_list_freep) dp_object_list *l = dp_object_list_new();
-        if (!l) return;
+        _cleanup_(dp_object_list_freep) dp_object_list *g = dp_object_list_new();
+        if (!l || !g) return;
         (void)load_manifests(d, l);
+        load_claims_dir(d, g);
         for (size_t i = 0; i < d->n_pods; i++)
                 d->pods[i].seen = false;
         uint64_t now = dp_loop_now();
         for (size_t i = 0; i < l->n; i++) {
                 if (l->items[i].hdr->kind != DP_KIND_POD) continue;
                 const dp_pod *pod = l->items[i].pod;
-                if (!pod->n_resource_claims || !pod->meta.name) continue;
-                pod_ent *p = pod_get(d, pod);
+                if ((!pod->n_resource_claims && !pod->extended_resource_claim_name) || !pod->meta.name) continue;
+                pod_ent *p = pod_get(d, pod, l);
                 if (!p) continue;
                 p->seen = true;
                 if (p->prepared || (p->next_try && p->next_try > now)) continue;
-                pod_try(d, p, l);
+                pod_try(d, p, l, g);
         }
         for (size_t i = 0; i < d->n_pods;) {
                 if (d->pods[i].seen) {
@@ -849,6 +1315,7 @@ static void rescan_once(node_dra *d) {
                         continue;
                 }
                 log_info("pod %s/%s is gone", d->pods[i].ns, d->pods[i].name);
+                delete_pod_claims(d, &d->pods[i], g);
                 pod_clear(&d->pods[i]);
                 d->pods[i] = d->pods[--d->n_pods];
         }
@@ -862,8 +1329,11 @@ static void arm_timer(node_dra *d) {
                         t = d->pods[i].next_try;
         for (size_t i = 0; i < d->n_claims; i++)
                 if (d->claims[i].next_try && (!t || d->claims[i].next_try < t)) t = d->claims[i].next_try;
-        for (size_t i = 0; i < d->n_plugins; i++)
+        for (size_t i = 0; i < d->n_plugins; i++) {
                 if (d->plugins[i].next_try && (!t || d->plugins[i].next_try < t)) t = d->plugins[i].next_try;
+                const health_watch *w = d->plugins[i].hw;
+                if (w && w->next_try && (!t || w->next_try < t)) t = w->next_try;
+        }
         dp_loop_source_set_time(d->timer, t);
 }
 
@@ -890,9 +1360,12 @@ void node_dra_rescan(node_dra *d) {
 
 static int on_timer(dp_loop_source *s, uint64_t now, void *ud) {
         node_dra *d = ud;
-        for (size_t i = 0; i < d->n_plugins; i++)
+        for (size_t i = 0; i < d->n_plugins; i++) {
                 if (d->plugins[i].next_try && d->plugins[i].next_try <= now && !d->rewalk)
                         plugin_attempt(d, &d->plugins[i]);
+                health_watch *w = d->plugins[i].hw;
+                if (w && w->next_try && w->next_try <= now) health_open(w);
+        }
         registry_rewalk(d);
         node_dra_rescan(d);
         return 0;
@@ -968,10 +1441,23 @@ static int status_pod(node_dra *d, const pod_ent *p, dp_doc_set *s, dp_doc_node 
         if (r >= 0) r = add_str(s, m, "phase", p->prepared ? "Prepared" : "Waiting");
         if (r >= 0) r = dp_doc_map_add(s, m, "attempts", dp_doc_new_uint(s, p->attempts));
         if (r >= 0 && p->message) r = add_str(s, m, "message", p->message);
-        dp_doc_node *cl = dp_doc_new_seq(s);
-        for (size_t i = 0; r >= 0 && cl && i < p->n_claims; i++)
+        dp_doc_node *cl = dp_doc_new_seq(s), *rcs = dp_doc_new_seq(s);
+        if (!cl || !rcs) return -ENOMEM;
+        for (size_t i = 0; r >= 0 && i < p->n_claims; i++) {
                 r = dp_doc_seq_add(s, cl, dp_doc_new_str(s, p->claim_names[i]));
+                if (r < 0 || streq(p->pod_claims[i], EXTENDED_CLAIM)) {
+                        if (r >= 0) r = add_str(s, m, "extendedResourceClaim", p->claim_names[i]);
+                        continue;
+                }
+                /* status.resourceClaimStatuses, as the resource-claim controller sets it */
+                dp_doc_node *e = dp_doc_new_map(s);
+                if (!e) return -ENOMEM;
+                r = add_str(s, e, "name", p->pod_claims[i]);
+                if (r >= 0) r = add_str(s, e, "resourceClaimName", p->claim_names[i]);
+                if (r >= 0) r = dp_doc_seq_add(s, rcs, e);
+        }
         if (r >= 0) r = dp_doc_map_add(s, m, "claims", cl);
+        if (r >= 0) r = dp_doc_map_add(s, m, "resourceClaimStatuses", rcs);
         dp_doc_node *cs = dp_doc_new_seq(s);
         for (size_t i = 0; r >= 0 && cs && p->prepared && i < p->n_ctrs; i++) {
                 const ctr_ent *ce = &p->ctrs[i];
@@ -1051,6 +1537,35 @@ int node_dra_status(node_dra *d, dp_doc_set *s, dp_doc_node *root) {
                 if (r >= 0) r = dp_doc_map_add(s, m, "devices", devs);
                 if (r >= 0) r = dp_doc_seq_add(s, cl, m);
         }
+        /* draHealth: per driver, what its NodeWatchResources stream said */
+        dp_doc_node *hl = dp_doc_new_seq(s);
+        if (!hl) return -ENOMEM;
+        for (size_t i = 0; r >= 0 && i < d->n_plugins; i++) {
+                const health_watch *w = d->plugins[i].hw;
+                if (!w) continue;
+                dp_doc_node *m = dp_doc_new_map(s), *devs = dp_doc_new_seq(s);
+                if (!m || !devs) return -ENOMEM;
+                r = add_str(s, m, "driver", w->driver);
+                if (r >= 0) r = add_str(s, m, "state", w->state ? w->state : "");
+                for (size_t k = 0; r >= 0 && k < w->n_devs; k++) {
+                        const health_dev *h = &w->devs[k];
+                        dp_doc_node *dm = dp_doc_new_map(s);
+                        if (!dm) return -ENOMEM;
+                        r = add_str(s, dm, "pool", h->pool);
+                        if (r >= 0) r = add_str(s, dm, "device", h->device);
+                        if (r >= 0)
+                                r = add_str(s, dm, "health",
+                                            h->health == V1ALPHA1__HEALTH_STATUS__HEALTHY     ? "Healthy"
+                                            : h->health == V1ALPHA1__HEALTH_STATUS__UNHEALTHY ? "Unhealthy"
+                                                                                             : "Unknown");
+                        if (r >= 0 && *h->message) r = add_str(s, dm, "message", h->message);
+                        if (r >= 0) r = dp_doc_map_add(s, dm, "lastUpdated", dp_doc_new_int(s, h->updated));
+                        if (r >= 0) r = dp_doc_seq_add(s, devs, dm);
+                }
+                if (r >= 0) r = dp_doc_map_add(s, m, "devices", devs);
+                if (r >= 0) r = dp_doc_seq_add(s, hl, m);
+        }
+        if (r >= 0) r = dp_doc_map_add(s, root, "draHealth", hl);
         if (r >= 0) r = dp_doc_map_add(s, root, "draPlugins", pl);
         if (r >= 0) r = dp_doc_map_add(s, root, "draPods", pods);
         if (r >= 0) r = dp_doc_map_add(s, root, "draClaims", cl);
@@ -1118,3 +1633,17 @@ node_dra *node_dra_free(node_dra *d) {
 }
 
 uint64_t node_dra_prepare_calls(const node_dra *d) { return d ? d->prepare_calls : 0; }
+
+bool node_dra_pod_ready(const node_dra *d, const char *ns, const char *name, const char **why) {
+        *why = "the pod has resource claims and the node has no DRA manager (--registry-dir)";
+        if (!d) return false;
+        for (size_t i = 0; i < d->n_pods; i++) {
+                const pod_ent *p = &d->pods[i];
+                if (!streq(p->ns, ns) || !streq(p->name, name)) continue;
+                if (p->prepared) return true;
+                *why = p->message ? p->message : "claims not prepared yet";
+                return false;
+        }
+        *why = "claims not prepared yet";
+        return false;
+}

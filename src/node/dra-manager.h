@@ -57,6 +57,13 @@ void node_dra_rescan(node_dra *d);
 /* Add the DRA keys to the status map root. 0 or -ENOMEM. */
 int node_dra_status(node_dra *d, dp_doc_set *s, dp_doc_node *root);
 uint64_t node_dra_prepare_calls(const node_dra *d);
+/* May the containers of pod ns/name start as far as DRA goes? true when
+ * its claims are prepared; false with *why (valid until the next rescan)
+ * while they are not, or when there is no DRA manager (d NULL). */
+bool node_dra_pod_ready(const node_dra *d, const char *ns, const char *name, const char **why);
+/* Pure: decode one NodeWatchResourcesResponse as the health watch does
+ * (count of named devices and of unhealthy ones). 0, -EBADMSG, -ENOMEM. */
+int node_dra_health_decode(const uint8_t *msg, size_t len, size_t *n_devices, size_t *n_unhealthy);
 /* Pure: add to map env the environment one CDI spec document (a parsed
  * file) gives CDI device `id` ("<kind>=<name>"): the spec's containerEdits.env,
  * then the device's, later values replacing earlier ones. Returns 1 when the

@@ -28,7 +28,10 @@ struct endpoint {
         bool dead;
 };
 
-typedef enum { POD_PENDING, POD_ADMITTING, POD_WAITING, POD_RUNNING } pod_phase;
+/* POD_CLAIMS: device-plugin resources allocated, containers not started
+ * until the DRA manager has prepared the pod's claims (the kubelet prepares
+ * resources before it starts containers). */
+typedef enum { POD_PENDING, POD_ADMITTING, POD_WAITING, POD_CLAIMS, POD_RUNNING } pod_phase;
 
 typedef struct pod_entry {
         dp_node_pod *pod;
@@ -93,6 +96,9 @@ endpoint *node_current_endpoint(dp_kubelet *n, const char *resource);
 /* admit.c */
 void node_admit_start(dp_kubelet *n, pod_entry *pe);
 void node_admit_abort(dp_kubelet *n); /* pod gone: cancel calls, drop reservations */
+/* POD_CLAIMS -> POD_RUNNING once the DRA manager says the claims are
+ * prepared (message updated meanwhile). true when anything changed. */
+bool node_admit_claims(dp_kubelet *n, pod_entry *pe);
 
 /* status-build.c */
 int node_status_build(const dp_kubelet *n, bool running, dp_doc_set *s, dp_doc_node **ret);

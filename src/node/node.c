@@ -316,6 +316,7 @@ const char *node_pod_phase_name(pod_phase p) {
         case POD_PENDING: return "Pending";
         case POD_ADMITTING: return "Admitting";
         case POD_WAITING: return "Waiting";
+        case POD_CLAIMS: return "WaitingForClaims";
         case POD_RUNNING: return "Running";
         }
         return "Unknown";
@@ -455,7 +456,10 @@ static void manifests_rescan(dp_kubelet *n) {
 
 static void on_dra_changed(void *ud) {
         dp_kubelet *n = ud;
-        if (!n->stopping) node_changed(n);
+        if (n->stopping) return;
+        for (size_t i = 0; i < n->n_pods; i++)
+                if (n->pods[i]->phase == POD_CLAIMS) (void)node_admit_claims(n, n->pods[i]);
+        node_changed(n);
 }
 
 static int on_manifest_event(dp_loop_source *s, const struct inotify_event *ev, void *ud) {

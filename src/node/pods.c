@@ -256,11 +256,43 @@ static int decode_pod(const dp_doc_node *root, dp_node_pod *p, dp_error *err) {
         return 0;
 }
 
+/* DRA: does the pod use claims (spec.resourceClaims, or the claim the
+ * scheduler made for its extended resources)? Extended resources that
+ * status.extendedResourceClaimStatus.requestMappings maps to a claim are
+ * DRA's (KEP-5004), not the device manager's: dropped from the requests. */
+static int decode_claims(const dp_doc_node *root, dp_node_pod *p) {
+        const dp_doc_node *rc = dp_doc_get(dp_doc_get(root, "spec"), "resourceClaims");
+        if (rc && rc->type == DP_DOC_SEQ && rc->n) p->has_claims = true;
+        const dp_doc_node *ext = dp_doc_get(dp_doc_get(root, "status"), "extendedResourceClaimStatus");
+        if (!ext || ext->type != DP_DOC_MAP) return 0;
+        p->has_claims = true;
+        const dp_doc_node *maps = dp_doc_get(ext, "requestMappings");
+        for (size_t i = 0; maps && maps->type == DP_DOC_SEQ && i < maps->n; i++) {
+                const dp_doc_node *rn = dp_doc_get(maps->items[i], "resourceName");
+                const dp_doc_node *cn = dp_doc_get(maps->items[i], "containerName");
+                if (!rn || rn->type != DP_DOC_SCALAR || !cn || cn->type != DP_DOC_SCALAR) continue;
+                for (size_t c = 0; c < p->n_containers; c++) {
+                        dp_node_container *dc = &p->containers[c];
+                        if (!streq(dc->name, cn->str)) continue;
+                        for (size_t k = 0; k < dc->n_req;) {
+                                if (!streq(dc->req[k].resource, rn->str)) {
+                                        k++;
+                                        continue;
+                                }
+                                free(dc->req[k].resource);
+                                dc->req[k] = dc->req[--dc->n_req];
+                        }
+                }
+        }
+        return 0;
+}
+
 int dp_node_pod_decode(const dp_doc_node *root, const char *source, dp_node_pod **ret, dp_error *err) {
         assert_return(ret, -EINVAL);
         _cleanup_(dp_node_pod_freep) dp_node_pod *p = calloc(1, sizeof *p);
         if (!p) return -ENOMEM;
         int r = decode_pod(root, p, err);
+        if (r >= 0) r = decode_claims(root, p);
         if (r < 0) {
                 if (p->name)
                         dp_error_prefix(err, "Pod %s/%s", p->ns ? p->ns : "default", p->name);
@@ -304,7 +336,8 @@ int dp_node_pods_load_file(const char *path, dp_node_pod ***ret_pods, size_t *re
                         const dp_doc_node *ik = dp_doc_get(items ? items->items[j] : root, "kind");
                         if (ik && ik->type == DP_DOC_SCALAR &&
                             (streq(ik->str, "ResourceClaim") || streq(ik->str, "ResourceClaimTemplate") ||
-                             streq(ik->str, "DeviceClass") || streq(ik->str, "Namespace")))
+                             streq(ik->str, "DeviceClass") || streq(ik->str, "Namespace") ||
+                             streq(ik->str, "PodGroup") || streq(ik->str, "DeviceTaintRule")))
                                 continue;
                         dp_node_pod **np = realloc(pods, (n + 1) * sizeof *np);
                         if (!np) {

@@ -42,6 +42,10 @@ typedef struct dp_node_pod {
         char *source; /* manifest file path */
         dp_node_container *containers;
         size_t n_containers;
+        /* spec.resourceClaims or status.extendedResourceClaimStatus: the
+         * containers start only once the DRA manager prepared the claims
+         * (extended resources mapped there are not device-plugin requests). */
+        bool has_claims;
 } dp_node_pod;
 
 dp_node_pod *dp_node_pod_free(dp_node_pod *p);

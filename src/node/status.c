@@ -51,8 +51,12 @@ static void ids_joined(dp_strbuf *out, const dp_doc_node *ids) {
 /* DRA manager lines (docs/v2-node-path.md):
  *   dra-plugin <driver> <state> endpoint=<path> version=<v>   (dra-plugin-error <socket> <why>)
  *   dra-pod <ns>/<name> phase=Prepared|Waiting attempts=<n>   (dra-pod-message <ns>/<name> <why>)
+ *   dra-pod-claim <ns>/<name> <podClaimName>=<claim>  (status.resourceClaimStatuses; the
+ *                 extended-resource claim as @extended-resources=<claim>)
  *   dra-claim <ns>/<name> uid=<uid> driver=<d> devices=<pool>/<dev>,...
- *   dra-cdi <ns>/<pod>/<ctr> <id>,...       dra-env <ns>/<pod>/<ctr> NAME=VALUE */
+ *   dra-cdi <ns>/<pod>/<ctr> <id>,...       dra-env <ns>/<pod>/<ctr> NAME=VALUE
+ *   dra-health-stream <driver> <state>
+ *   dra-health <driver> <pool>/<device> Healthy|Unhealthy|Unknown [<message>] */
 static void print_flat_dra(dp_strbuf *o, const dp_doc_node *root) {
         const dp_doc_node *p, *c, *d, *id;
         FOREACH_ITEM(p, seq_of(root, "draPlugins")) {
@@ -67,6 +71,12 @@ static void print_flat_dra(dp_strbuf *o, const dp_doc_node *root) {
                 if (dp_doc_get(p, "message"))
                         dp_strbuf_printf(o, "dra-pod-message %s/%s %s\n", str_of(p, "namespace"), str_of(p, "name"),
                                          str_of(p, "message"));
+                FOREACH_ITEM(c, seq_of(p, "resourceClaimStatuses"))
+                        dp_strbuf_printf(o, "dra-pod-claim %s/%s %s=%s\n", str_of(p, "namespace"), str_of(p, "name"),
+                                         str_of(c, "name"), str_of(c, "resourceClaimName"));
+                if (dp_doc_get(p, "extendedResourceClaim"))
+                        dp_strbuf_printf(o, "dra-pod-claim %s/%s @extended-resources=%s\n", str_of(p, "namespace"),
+                                         str_of(p, "name"), str_of(p, "extendedResourceClaim"));
                 FOREACH_ITEM(c, seq_of(p, "containers")) {
                         dp_strbuf_printf(o, "dra-cdi %s/%s/%s ", str_of(p, "namespace"), str_of(p, "name"),
                                          str_of(c, "name"));
@@ -78,6 +88,15 @@ static void print_flat_dra(dp_strbuf *o, const dp_doc_node *root) {
                                                  str_of(p, "name"), str_of(c, "name"), env->pairs[k].key,
                                                  env->pairs[k].value->type == DP_DOC_SCALAR ? env->pairs[k].value->str
                                                                                             : "");
+                }
+        }
+        FOREACH_ITEM(p, seq_of(root, "draHealth")) {
+                dp_strbuf_printf(o, "dra-health-stream %s %s\n", str_of(p, "driver"), str_of(p, "state"));
+                FOREACH_ITEM(d, seq_of(p, "devices")) {
+                        dp_strbuf_printf(o, "dra-health %s %s/%s %s", str_of(p, "driver"), str_of(d, "pool"),
+                                         str_of(d, "device"), str_of(d, "health"));
+                        if (dp_doc_get(d, "message")) dp_strbuf_printf(o, " %s", str_of(d, "message"));
+                        dp_strbuf_putc(o, '\n');
                 }
         }
         FOREACH_ITEM(c, seq_of(root, "draClaims")) {
@@ -118,6 +137,12 @@ static void print_flat(dp_strbuf *o, const dp_doc_node *root) {
                 if (dp_doc_get(p, "message"))
                         dp_strbuf_printf(o, "pod-message %s/%s %s\n", str_of(p, "namespace"), str_of(p, "name"),
                                          str_of(p, "message"));
+                FOREACH_ITEM(c, seq_of(p, "resourceClaimStatuses"))
+                        dp_strbuf_printf(o, "dra-pod-claim %s/%s %s=%s\n", str_of(p, "namespace"), str_of(p, "name"),
+                                         str_of(c, "name"), str_of(c, "resourceClaimName"));
+                if (dp_doc_get(p, "extendedResourceClaim"))
+                        dp_strbuf_printf(o, "dra-pod-claim %s/%s @extended-resources=%s\n", str_of(p, "namespace"),
+                                         str_of(p, "name"), str_of(p, "extendedResourceClaim"));
                 FOREACH_ITEM(c, seq_of(p, "containers")) {
                         FOREACH_ITEM(e, seq_of(c, "devices")) {
                                 dp_strbuf_printf(o, "container %s/%s/%s %s=", str_of(p, "namespace"), str_of(p, "name"),

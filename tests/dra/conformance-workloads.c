@@ -9,10 +9,11 @@
  *     its own CEL selectors and capacity requests finds enough devices in the
  *     example-gpu slices (partition mode for the partition workloads);
  *   - a first-fit allocation of each claim prepares, and the CDI spec gives
- *     GPU_DEVICE_<n>=<device> for each device, the sharing variables of its
+ *     GPU_DEVICE_<ID>=<device> for each device (ID: name after gpu-), the sharing variables of its
  *     GpuConfig, DRA_ADMIN_ACCESS for admin access.
  * Requests for other drivers' classes (cpu.example.com, net.example.com:
  * other profiles of that project) are counted as skipped. */
+#include <ctype.h>
 #include <dirent.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -190,15 +191,22 @@ static void allocate_and_prepare(env *e, const char *ns, const char *name, const
         if (dp_model_decode_buffer(y.buf, y.len, where, l, &err) < 0) DP_FAIL("%s\n%s", err.msg, y.buf);
         dp_dra_prepare_output out;
         if (dp_dra_prepare(&e->in, l->items[0].claim, &out, &err) < 0) DP_FAIL("%s: prepare: %s", where, err.msg);
-        /* GPU_DEVICE_<n>=<device>, one per device, in order */
+        /* GPU_DEVICE_<ID>=<device>, one per device, ID its name after gpu-
+         * (the example driver's naming: gpu-3 -> GPU_DEVICE_3) */
         for (size_t i = 0; i < n_used; i++) {
-                char want[256];
-                snprintf(want, sizeof(want), "\"GPU_DEVICE_%zu=%s\"", i, used[i]->name);
+                char want[256], id[128];
+                size_t k = 0;
+                for (const char *c = used[i]->name + 4; *c && k + 1 < sizeof(id); c++)
+                        id[k++] = isalnum((unsigned char)*c) ? (char)toupper((unsigned char)*c) : '_';
+                id[k] = 0;
+                snprintf(want, sizeof(want), "\"GPU_DEVICE_%s=%s\"", id, used[i]->name);
                 ASSERT_CONTAINS(out.cdi_spec.data, want);
         }
-        char extra[64];
-        snprintf(extra, sizeof(extra), "\"GPU_DEVICE_%zu=", n_used);
-        ASSERT_TRUE(strstr(out.cdi_spec.data, extra) == NULL);
+        size_t n_vars = 0;
+        for (const char *q = out.cdi_spec.data; (q = strstr(q, "\"GPU_DEVICE_")); q++)
+                if (strchr(q, '=') && strchr(q, '=') < strchr(q + 1, '"') && strstr(q, "=gpu-") == strchr(q, '='))
+                        n_vars++;
+        ASSERT_EQ(n_vars, n_used);
         ASSERT_EQ(out.claim.n_devices, n_used);
         ASSERT_CONTAINS(out.cdi_spec.data, admin ? "\"DRA_ADMIN_ACCESS=true\"" : "\"DRA_ADMIN_ACCESS=false\"");
         /* sharing: the GpuConfig of the workload, else TimeSlicing/Default */
@@ -218,8 +226,10 @@ static void allocate_and_prepare(env *e, const char *ns, const char *name, const
                 ASSERT_STREQ(used[1]->name, "gpu-0-partition-1");
         }
         if (streq(where, "prioritized-alternatives")) ASSERT_CONTAINS(y.buf, "request: gpu/");
+        /* README: "GPU_DEVICE_0=gpu-0-partition-0"; the example driver names
+         * the variable after the whole device name (envVarSafeID) */
         if (streq(where, "gpu-allow-multiple-allocations-partitionable"))
-                ASSERT_CONTAINS(out.cdi_spec.data, "\"GPU_DEVICE_0=gpu-0-partition-0\"");
+                ASSERT_CONTAINS(out.cdi_spec.data, "\"GPU_DEVICE_0_PARTITION_0=gpu-0-partition-0\"");
         dp_dra_prepare_output_done(&out);
         dp_object_list_free(l);
         dp_strbuf_done(&y);

@@ -77,9 +77,9 @@ TEST(cdi_spec_bytes) {
                      "{\"name\":\"0b4e-1111-gpu-0\",\"containerEdits\":{\"env\":[\"GPU_DEVICE_0=gpu-0\","
                      "\"GPU_DEVICE_0_RESOURCE_CLAIM=0b4e-1111\",\"GPU_DEVICE_0_SHARING_STRATEGY=TimeSlicing\","
                      "\"GPU_DEVICE_0_TIMESLICE_INTERVAL=Default\"]}},"
-                     "{\"name\":\"0b4e-1111-gpu-3\",\"containerEdits\":{\"env\":[\"GPU_DEVICE_1=gpu-3\","
-                     "\"GPU_DEVICE_1_RESOURCE_CLAIM=0b4e-1111\",\"GPU_DEVICE_1_SHARING_STRATEGY=TimeSlicing\","
-                     "\"GPU_DEVICE_1_TIMESLICE_INTERVAL=Default\"]}}],"
+                     "{\"name\":\"0b4e-1111-gpu-3\",\"containerEdits\":{\"env\":[\"GPU_DEVICE_3=gpu-3\","
+                     "\"GPU_DEVICE_3_RESOURCE_CLAIM=0b4e-1111\",\"GPU_DEVICE_3_SHARING_STRATEGY=TimeSlicing\","
+                     "\"GPU_DEVICE_3_TIMESLICE_INTERVAL=Default\"]}}],"
                      "\"containerEdits\":{\"env\":[\"KUBERNETES_NODE_NAME=node-a\","
                      "\"DRA_RESOURCE_DRIVER_NAME=gpu.example.com\",\"DRA_ADMIN_ACCESS=false\"]}}");
         ASSERT_EQ(out.claim.n_devices, 2);
@@ -221,12 +221,12 @@ TEST(sharing_config) {
         dp_dra_prepare_output out;
         dp_error err = DP_ERROR_INIT;
         if (dp_dra_prepare(&f.in, l->items[0].claim, &out, &err) < 0) DP_FAIL("%s", err.msg);
-        ASSERT_CONTAINS(out.cdi_spec.data, "\"GPU_DEVICE_0=gpu-4\"");
-        ASSERT_CONTAINS(out.cdi_spec.data, "\"GPU_DEVICE_0_SHARING_STRATEGY=TimeSlicing\"");
-        ASSERT_CONTAINS(out.cdi_spec.data, "\"GPU_DEVICE_0_TIMESLICE_INTERVAL=Long\"");
-        ASSERT_CONTAINS(out.cdi_spec.data, "\"GPU_DEVICE_1=gpu-5\"");
-        ASSERT_CONTAINS(out.cdi_spec.data, "\"GPU_DEVICE_1_SHARING_STRATEGY=SpacePartitioning\"");
-        ASSERT_CONTAINS(out.cdi_spec.data, "\"GPU_DEVICE_1_PARTITION_COUNT=10\"");
+        ASSERT_CONTAINS(out.cdi_spec.data, "\"GPU_DEVICE_4=gpu-4\"");
+        ASSERT_CONTAINS(out.cdi_spec.data, "\"GPU_DEVICE_4_SHARING_STRATEGY=TimeSlicing\"");
+        ASSERT_CONTAINS(out.cdi_spec.data, "\"GPU_DEVICE_4_TIMESLICE_INTERVAL=Long\"");
+        ASSERT_CONTAINS(out.cdi_spec.data, "\"GPU_DEVICE_5=gpu-5\"");
+        ASSERT_CONTAINS(out.cdi_spec.data, "\"GPU_DEVICE_5_SHARING_STRATEGY=SpacePartitioning\"");
+        ASSERT_CONTAINS(out.cdi_spec.data, "\"GPU_DEVICE_5_PARTITION_COUNT=10\"");
         dp_dra_prepare_output_done(&out);
         dp_object_list_free(l);
         snprintf(yaml, sizeof(yaml), opaque, "Forever");
@@ -251,10 +251,10 @@ TEST(consumed_capacity_and_admin) {
         dp_dra_prepare_output out;
         dp_error err = DP_ERROR_INIT;
         if (dp_dra_prepare(&f.in, l->items[0].claim, &out, &err) < 0) DP_FAIL("%s", err.msg);
-        ASSERT_CONTAINS(out.cdi_spec.data, "\"GPU_DEVICE_0=gpu-0-partition-1\"");
-        ASSERT_CONTAINS(out.cdi_spec.data, "\"GPU_DEVICE_0_MEMORY=8Gi\"");
-        ASSERT_CONTAINS(out.cdi_spec.data, "\"GPU_DEVICE_0_COMPUTE=10\"");
-        ASSERT_CONTAINS(out.cdi_spec.data, "\"GPU_DEVICE_0_SHARE_ID=7c1f0e36-aaaa-bbbb-cccc-000000000001\"");
+        ASSERT_CONTAINS(out.cdi_spec.data, "\"GPU_DEVICE_0_PARTITION_1=gpu-0-partition-1\"");
+        ASSERT_CONTAINS(out.cdi_spec.data, "\"GPU_DEVICE_0_PARTITION_1_MEMORY=8Gi\"");
+        ASSERT_CONTAINS(out.cdi_spec.data, "\"GPU_DEVICE_0_PARTITION_1_COMPUTE=10\"");
+        ASSERT_CONTAINS(out.cdi_spec.data, "\"GPU_DEVICE_0_PARTITION_1_SHARE_ID=7c1f0e36-aaaa-bbbb-cccc-000000000001\"");
         ASSERT_CONTAINS(out.cdi_spec.data, "\"DRA_ADMIN_ACCESS=true\"");
         ASSERT_STREQ(out.claim.devices[0].share_id, "7c1f0e36-aaaa-bbbb-cccc-000000000001");
         dp_dra_prepare_output_done(&out);

@@ -54,8 +54,8 @@ wait_status "dra-pod default/c1-pod phase=Waiting" "dra-pod-message default/c1-p
 pass "V2 claim for $ID refused while V1 holds it: $(flat | sed -n 's|^dra-pod-message default/c1-pod ||p' | cut -c1-120)"
 
 unpod v1
-wait_status "!pod default/v1 " "dra-pod default/c1-pod phase=Prepared" "dra-env default/c1-pod/main GPU_DEVICE_0=$ID"
-pass "V1 pod removed: the claim is prepared on retry, the container sees GPU_DEVICE_0=$ID"
+wait_status "!pod default/v1 " "dra-pod default/c1-pod phase=Prepared" "dra-env default/c1-pod/main GPU_DEVICE_${ID#gpu-}=$ID"
+pass "V1 pod removed: the claim is prepared on retry, the container sees GPU_DEVICE_${ID#gpu-}=$ID"
 
 pod big main=$R:8
 wait_status "pod default/big phase=Waiting" "is held through V2 by claim default/c1 (uid-c1)"
