@@ -51,6 +51,7 @@ struct dp_agent {
         char **v1_holders; /* ledger holders the V1 path created */
         size_t n_v1_holders;
         uint64_t v1_seq;
+        bool allow_multiple; /* DRA devices publish allowMultipleAllocations */
 };
 
 /* service.c */

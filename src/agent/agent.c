@@ -303,6 +303,7 @@ static int build_inventory(dp_agent *a, dp_dra_inventory **ret, dp_error *err) {
         }
         dp_dra_inventory_options io = DP_DRA_INVENTORY_OPTIONS_INIT;
         io.faults = faults;
+        io.allow_multiple = a->allow_multiple;
         io.n_faults = k;
         int r = dp_dra_inventory_build(a->set, &io, ret, err);
         free(faults);
@@ -498,6 +499,7 @@ int dp_agent_new(dp_loop *l, const dp_agent_options *o, dp_agent **ret, dp_error
         a->state_dir = strdup(o->state_dir ? o->state_dir : DP_AGENT_DEFAULT_STATE_DIR);
         a->config_path = o->config_path ? strdup(o->config_path) : NULL;
         a->node_name = strdup(o->node_name ? o->node_name : host);
+        a->allow_multiple = o->allow_multiple;
         if (!a->plugin_dir || !a->state_dir || !a->node_name || (o->config_path && !a->config_path)) return -ENOMEM;
 
         /* Watch the plugin directory first: a kubelet.sock created while the

@@ -59,6 +59,7 @@ typedef struct dp_agent_options {
         const char *claims_dir;           /* NULL: claims cannot be read (every prepare fails) */
         const char *const *taint_effects; /* "CLASS=EFFECT" (agent/dra-internal.h) */
         size_t n_taint_effects;
+        bool allow_multiple; /* publish devices with allowMultipleAllocations (consumable capacity) */
 } dp_agent_options;
 
 typedef struct dp_agent dp_agent;

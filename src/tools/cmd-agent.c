@@ -28,6 +28,8 @@ static void agent_usage(FILE *f) {
                    "--claims-dir/<namespace>/<name>.yaml. Unhealthy devices are tainted <driver>/<fault class>\n"
                    "(unhealthy, xid-79, gpu-lost, missing) with NoSchedule unless --taint-effect says otherwise\n"
                    "(CLASS * sets the default).\n"
+                   "--allow-multiple-allocations publishes every device with allowMultipleAllocations: claims\n"
+                   "share a device up to its consumable capacity.\n"
                    "`health set` marks a device (id or uuid) unhealthy or healthy again; a running agent\n"
                    "with the same --state-dir reports it at once.\n");
 }
@@ -112,6 +114,7 @@ static int cmd_agent(int argc, char **argv) {
                                              {"slices-dir", required_argument, NULL, 1005},
                                              {"claims-dir", required_argument, NULL, 1006},
                                              {"taint-effect", required_argument, NULL, 1007},
+                                             {"allow-multiple-allocations", no_argument, NULL, 1100},
                                              {"verbose", no_argument, NULL, 'v'},
                                              {"help", no_argument, NULL, 'h'},
                                              {}};
@@ -145,6 +148,7 @@ static int cmd_agent(int argc, char **argv) {
                 case 1004: o.cdi_dir = optarg; break;
                 case 1005: o.slices_dir = optarg; break;
                 case 1006: o.claims_dir = optarg; break;
+                case 1100: o.allow_multiple = true; break;
                 case 1007:
                         if (n_taints >= ELEMENTSOF(taints)) {
                                 fprintf(stderr, "devplane agent: more than %zu --taint-effect flags\n",
