@@ -464,5 +464,52 @@ case "$G" in *-partition-*" "*-partition-*) ;; *) fail "part: expected two parti
 pass "$NS: ctr0 sees two partitions ($G, GPU_DEVICE_<n>_PARTITION_<m>)"
 unstage part $NS
 
+# shared NAME NS MEMORY COMPUTE: pod0 and pod1 of the workload see the same
+# device, each with its own share (GPU_DEVICE_<ID>_SHARE_ID) and the capacity
+# its claim consumed; prints the device.
+shared_device() {
+        local ns=$2 d0 d1 id
+        d0=$(check_gpus $ns/pod0/ctr0 1)
+        d1=$(check_gpus $ns/pod1/ctr0 1)
+        [ "$d0" = "$d1" ] || fail "$1: pod0 sees $d0, pod1 $d1"
+        id=$(echo "${d0#gpu-}" | tr 'a-z-' 'A-Z_')
+        for p in pod0 pod1; do
+                [ "$(dra_env $ns/$p/ctr0 GPU_DEVICE_${id}_MEMORY)" = "$3" ] &&
+                        [ "$(dra_env $ns/$p/ctr0 GPU_DEVICE_${id}_COMPUTE)" = "$4" ] ||
+                        fail "$1: $p: $(flat | grep "dra-env $ns/$p/ctr0 ")"
+        done
+        [ -n "$(dra_env $ns/pod0/ctr0 GPU_DEVICE_${id}_SHARE_ID)" ] &&
+                [ "$(dra_env $ns/pod0/ctr0 GPU_DEVICE_${id}_SHARE_ID)" != "$(dra_env $ns/pod1/ctr0 GPU_DEVICE_${id}_SHARE_ID)" ] ||
+                fail "$1: share ids: $(flat | grep "dra-env $ns/pod[01]/ctr0 GPU_DEVICE_${id}_SHARE_ID")"
+        echo "$d0"
+}
+
+# Consumable capacity: the agent publishes allowMultipleAllocations.
+stop "$AGENT_PID"
+start_dra_agent --profile "$HERE/v2-e2e/example-gpu-partitions.yaml" --allow-multiple-allocations
+grep -q "allowMultipleAllocations: true" "$SL"/node-a-gpu.example.com*.yaml || fail "allowMultipleAllocations not published"
+
+# 15. gpu-allow-multiple-allocations-partitionable: two claims of 8Gi/10
+# each, both on one partition.
+NS=gpu-allow-multiple-allocations-partitionable
+stage mpart "$W/$NS/$NS.yaml"
+allocate mpart
+wait_status "dra-pod $NS/pod0 phase=Prepared" "dra-pod $NS/pod1 phase=Prepared"
+D=$(shared_device mpart $NS 8Gi 10)
+case "$D" in *-partition-*) ;; *) fail "mpart: $D is not a partition" ;; esac
+pass "$NS: pod0 and pod1 share partition $D (8Gi, compute 10 each, own share ids)"
+unstage mpart $NS
+
+# 16. gpu-allow-multiple-allocations: two claims of 16Gi/20 each, one GPU.
+stop "$AGENT_PID"
+start_dra_agent --profile example-gpu --allow-multiple-allocations
+NS=gpu-allow-multiple-allocations
+stage multi "$W/$NS/$NS.yaml"
+allocate multi
+wait_status "dra-pod $NS/pod0 phase=Prepared" "dra-pod $NS/pod1 phase=Prepared"
+D=$(shared_device multi $NS 16Gi 20)
+pass "$NS: pod0 and pod1 share $D (16Gi, compute 20 each, own share ids)"
+unstage multi $NS
+
 stop "$AGENT_PID"
 stop "$NODE_PID"
