@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0
  * dra-adapter.c — the scheduler over alloc/adapter.h (see dra-adapter.h). */
 #include "alloc/adapter.h"
+#include "alloc/shape.h"
+#include "base/hashmap.h"
 #include "sched/dra-adapter.h"
 
 /* What one claim marked in a kept snapshot, to give it back. */
@@ -23,7 +25,39 @@ struct dp_sched_dra {
         dp_object_list view; /* owned array, borrowed objects */
         claim_marks *marks;  /* by store slot */
         size_t n_marks;
+        /* per claim shape (dp_sched_dra_memo_get) */
+        dp_hashmap *memos; /* shape -> memo_ent */
+        uint64_t nodes_gen;
+        size_t n_nodes;
 };
+
+typedef struct memo_ent {
+        char *key;
+        dp_sched_dra_memo m;
+} memo_ent;
+
+static void memos_free(dp_sched_dra *d) {
+        size_t i = 0;
+        void *v;
+        while (d->memos && dp_hashmap_iter(d->memos, &i, NULL, &v)) {
+                memo_ent *e = v;
+                free(e->m.failed);
+                free(e->key);
+                free(e);
+        }
+        d->memos = dp_hashmap_free(d->memos);
+}
+
+/* Something was given back: nodes that failed may fit now. */
+static void memos_forget_failed(dp_sched_dra *d) {
+        size_t i = 0;
+        void *v;
+        size_t words = (d->n_nodes + 63) / 64;
+        while (d->memos && dp_hashmap_iter(d->memos, &i, NULL, &v)) {
+                memo_ent *e = v;
+                if (e->m.failed) memset(e->m.failed, 0, words * sizeof(uint64_t));
+        }
+}
 
 static void marks_clear(claim_marks *cm) {
         for (size_t i = 0; i < cm->n; i++) {
@@ -62,6 +96,7 @@ dp_sched_dra *dp_sched_dra_free(dp_sched_dra *d) {
         for (size_t i = 0; i < d->n_marks; i++)
                 marks_clear(&d->marks[i]);
         free(d->marks);
+        memos_free(d);
         dp_store_view_free(&d->view);
         free(d);
         return NULL;
@@ -113,6 +148,7 @@ int dp_sched_dra_claim_changed(dp_sched_dra *d, const dp_store *st, size_t slot)
         }
         claim_marks *cm = &d->marks[slot];
         dp_alloc_snapshot *snap = dp_alloc_cluster_snapshot(d->cluster);
+        if (cm->n) memos_forget_failed(d);
         for (size_t i = cm->n; i-- > 0;) {
                 int r = dp_alloc_release(snap, cm->m[i].dev, cm->m[i].cons, cm->m[i].n_cons);
                 if (r < 0 && r != -EINVAL) return r;
@@ -222,4 +258,55 @@ int dp_sched_dra_try(dp_sched_dra *d, const char *node, const size_t *idx, size_
         }
         dp_alloc_results_free(res, n);
         return r;
+}
+
+static bool fixed_shape(const dp_alloc_claim *const *claims, size_t n, size_t *ret_units) {
+        size_t units = 0;
+        for (size_t c = 0; c < n; c++)
+                for (size_t i = 0; i < claims[c]->n_requests; i++) {
+                        const dp_alloc_request *r = &claims[c]->requests[i];
+                        if (r->first_available || r->n_subs != 1 || r->subs[0].all || r->subs[0].count <= 0)
+                                return false;
+                        units += (size_t)r->subs[0].count;
+                }
+        *ret_units = units;
+        return true;
+}
+
+int dp_sched_dra_memo_get(dp_sched_dra *d, const size_t *idx, size_t n, uint64_t nodes_gen, size_t n_nodes,
+                          dp_sched_dra_memo **ret) {
+        *ret = NULL;
+        if (n == 0 || n > 32) return 0;
+        const dp_alloc_claim *claims[32];
+        for (size_t i = 0; i < n; i++)
+                claims[i] = &d->specs[idx[i]]->claim;
+        if (d->memos && (d->nodes_gen != nodes_gen || d->n_nodes != n_nodes)) memos_free(d);
+        if (!d->memos && !(d->memos = dp_hashmap_new())) return -ENOMEM;
+        d->nodes_gen = nodes_gen;
+        d->n_nodes = n_nodes;
+        _cleanup_strbuf_ dp_strbuf key = DP_STRBUF_INIT;
+        dp_alloc_claims_shape(claims, n, &key);
+        if (dp_strbuf_failed(&key)) return -ENOMEM;
+        memo_ent *e = dp_hashmap_get(d->memos, dp_strbuf_str(&key));
+        if (e) {
+                *ret = &e->m;
+                return 0;
+        }
+        if (!(e = calloc(1, sizeof(*e)))) return -ENOMEM;
+        e->m.failed = calloc((n_nodes + 63) / 64 + 1, sizeof(uint64_t));
+        e->key = dp_strbuf_steal(&key);
+        if (!e->m.failed || !e->key || dp_hashmap_put(d->memos, e->key, e) < 0) {
+                free(e->m.failed);
+                free(e->key);
+                free(e);
+                return -ENOMEM;
+        }
+        int r = 0;
+        if (fixed_shape(claims, n, &e->m.units)) {
+                r = dp_alloc_selectors_infallible(dp_alloc_cluster_snapshot(d->cluster), claims, n);
+                e->m.fixed = r > 0;
+        }
+        if (r < 0) return r;
+        *ret = &e->m;
+        return 0;
 }

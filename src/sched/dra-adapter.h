@@ -49,3 +49,21 @@ int dp_sched_dra_try_count(dp_sched_dra *d, const char *node, const size_t *idx,
                            size_t *ret_units, dp_strbuf *why, dp_error *err);
 int dp_sched_dra_try(dp_sched_dra *d, const char *node, const size_t *idx, size_t n, unsigned *ret_sub,
                      dp_allocation_result ***ret_allocs, dp_strbuf *why, dp_error *err);
+
+/* ---- what the scheduler remembers per claim shape (dra-adapter.c) ----
+ * For the claims idx[0..n) of one pod: whether every node where they fit
+ * gets the same number of devices (*units: every request asks for an exact
+ * count, no firstAvailable, no All) and no selector can fail at run time,
+ * so the best node is the first that fits in score order; and a bitset over
+ * the scheduler's node table (nodes_gen names it) of the nodes where claims
+ * of this shape did not fit. The snapshot only takes devices away while no
+ * claim gives any back, so such a node stays one where they do not fit; a
+ * release (dp_sched_dra_claim_changed) forgets every bitset. NULL *ret: no
+ * memo (not an error). */
+typedef struct dp_sched_dra_memo {
+        bool fixed;      /* the same units on every node and no selector error */
+        size_t units;    /* devices the claims get where they fit (fixed) */
+        uint64_t *failed; /* bit per node of the table */
+} dp_sched_dra_memo;
+int dp_sched_dra_memo_get(dp_sched_dra *d, const size_t *idx, size_t n, uint64_t nodes_gen, size_t n_nodes,
+                          dp_sched_dra_memo **ret);

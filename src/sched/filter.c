@@ -212,11 +212,39 @@ struct sched_usage {
         slot_use *slots;
         size_t n_slots;
         size_t pos; /* in the store's change log */
+        /* the nodes in name order with their node_use, rebuilt when a Node
+         * is written (tab_pos: how far into the change log it has looked) */
+        const dp_node **tab;
+        node_use **tab_use;
+        struct node_info *tab_info;
+        size_t n_tab, tab_pos;
+        bool tab_ok;
+        uint64_t tab_gen;
 };
 
 static void slot_use_clear(slot_use *su) {
         free(su->items);
         *su = (slot_use){0};
+}
+
+/* A node's allocatable as numbers (the table's, for the fast pass). */
+typedef struct alloc_ent {
+        const char *name;
+        int64_t value;
+        bool ext; /* an extended resource name */
+} alloc_ent;
+
+typedef struct node_info {
+        alloc_ent *alloc;
+        size_t n_alloc;
+        int64_t ext_total; /* the extended resources' allocatable, summed */
+} node_info;
+
+static void tab_info_free(sched_usage *u) {
+        for (size_t i = 0; u->tab_info && i < u->n_tab; i++)
+                free(u->tab_info[i].alloc);
+        free(u->tab_info);
+        u->tab_info = NULL;
 }
 
 void dp_sched_usage_free(dp_sched *s) {
@@ -236,6 +264,9 @@ void dp_sched_usage_free(dp_sched *s) {
         for (size_t k = 0; k < u->n_slots; k++)
                 slot_use_clear(&u->slots[k]);
         free(u->slots);
+        free(u->tab);
+        free(u->tab_use);
+        tab_info_free(u);
         free(u);
         s->usage = NULL;
 }
@@ -379,6 +410,61 @@ static int usage_sync(dp_sched *s) {
                 }
         }
         u->pos = dp_store_changes_end(s->store);
+        return 0;
+}
+
+static int cmp_node_name(const void *a, const void *b) {
+        return strcmp((*(const dp_node *const *)a)->meta.name, (*(const dp_node *const *)b)->meta.name);
+}
+
+/* The node table (sched_usage.tab) as of now; after usage_sync. */
+static int nodes_sync(dp_sched *s) {
+        sched_usage *u = s->usage;
+        bool rebuild = !u->tab_ok;
+        size_t pos = u->tab_pos, slot;
+        while (!rebuild && dp_store_next_change(s->store, &pos, &slot))
+                rebuild = dp_store_slot(s->store, slot, NULL, NULL) == DP_KIND_NODE;
+        if (pos == SIZE_MAX) rebuild = true;
+        if (rebuild) {
+                u->tab_ok = false;
+                tab_info_free(u);
+                size_t n = dp_store_count(s->store, DP_KIND_NODE), i = 0, k = 0;
+                const dp_node **tab = calloc(n + 1, sizeof(*tab));
+                node_use **use = calloc(n + 1, sizeof(*use));
+                node_info *info = calloc(n + 1, sizeof(*info));
+                if (!tab || !use || !info) {
+                        free(tab);
+                        free(use);
+                        free(info);
+                        return -ENOMEM;
+                }
+                free(u->tab);
+                free(u->tab_use);
+                u->tab = tab;
+                u->tab_use = use;
+                u->tab_info = info;
+                dp_object o;
+                while (k < n && dp_store_next(s->store, DP_KIND_NODE, &i, &o, NULL))
+                        tab[k++] = o.node;
+                u->n_tab = k;
+                qsort(tab, k, sizeof(*tab), cmp_node_name);
+                for (size_t j = 0; j < k; j++) {
+                        if (!(use[j] = node_use_get(u, tab[j]->meta.name, true))) return -ENOMEM;
+                        const dp_node *nd = tab[j];
+                        if (!(info[j].alloc = calloc(nd->n_allocatable + 1, sizeof(alloc_ent)))) return -ENOMEM;
+                        info[j].n_alloc = nd->n_allocatable;
+                        for (size_t a = 0; a < nd->n_allocatable; a++) {
+                                alloc_ent *ae = &info[j].alloc[a];
+                                ae->name = nd->allocatable[a].name;
+                                ae->value = dp_quantity_value(&nd->allocatable[a].value);
+                                ae->ext = dp_is_extended_resource_name(ae->name);
+                                if (ae->ext) info[j].ext_total += ae->value;
+                        }
+                }
+                u->tab_gen = ++s->nodes_gen;
+                u->tab_ok = true;
+        }
+        u->tab_pos = dp_store_changes_end(s->store);
         return 0;
 }
 
@@ -633,6 +719,7 @@ typedef struct cycle {
         size_t best_n_allocs;
         size_t best_idx[34]; /* the DRA handles tried on best_node */
         bool best_via_dra[32];
+        bool quiet; /* a pass that only looks for the best node: no reasons */
 } cycle;
 
 static void cycle_done(cycle *c) {
@@ -741,20 +828,22 @@ static bool alloc_reachable(const dp_allocation_result *a, const dp_node *n) {
         return selector_matches(a->node_selector, n);
 }
 
-/* One node. Returns 1 feasible (key filled), 0 not (reason added), <0 error. */
+/* One node. Returns 1 feasible (key filled), 0 not (reason added unless
+ * c->quiet), <0 error. */
 static int try_node(cycle *c, const dp_node *n, int64_t key[2], dp_allocation_result ***ret_allocs,
                     size_t *ret_n_allocs, size_t ret_idx[34], bool via_dra[32], dp_error *err) {
         dp_sched_pod_info *info = &c->q->info;
         const char *nn = n->meta.name;
-        if (n->unschedulable) return add_reason(info, nn, "node(s) were unschedulable");
+        if (n->unschedulable) return c->quiet ? 0 : add_reason(info, nn, "node(s) were unschedulable");
         const dp_taint *t = untolerated_taint(n, c->pod);
         if (t) {
+                if (c->quiet) return 0;
                 char m[512];
                 dp_fmt(m, sizeof(m), "node(s) had untolerated taint {%s: %s}", t->key, t->value ? t->value : "");
                 return add_reason(info, nn, m);
         }
         if (!node_affinity_ok(c->pod, n))
-                return add_reason(info, nn, "node(s) didn't match Pod's node affinity/selector");
+                return c->quiet ? 0 : add_reason(info, nn, "node(s) didn't match Pod's node affinity/selector");
         int64_t req_units = 0;
         bool any_dra_ext = false;
         for (size_t k = 0; k < c->n_ext && k < 32; k++) {
@@ -772,6 +861,7 @@ static int try_node(cycle *c, const dp_node *n, int64_t key[2], dp_allocation_re
                 }
                 int64_t alloc = a ? dp_quantity_value(&a->value) : 0;
                 if (e->count > alloc - ext_used(c->s, nn, e->name)) {
+                        if (c->quiet) return 0;
                         char m[512];
                         dp_fmt(m, sizeof(m), "Insufficient %s", e->name);
                         return add_reason(info, nn, m);
@@ -783,6 +873,7 @@ static int try_node(cycle *c, const dp_node *n, int64_t key[2], dp_allocation_re
                 const dp_resource_claim *cl = c->claims[i].claim;
                 if (cl->allocation) {
                         if (!alloc_reachable(cl->allocation, n)) {
+                                if (c->quiet) return 0;
                                 char m[512];
                                 dp_fmt(m, sizeof(m),
                                        "resourceclaim %s is allocated to devices another node cannot reach",
@@ -812,8 +903,9 @@ static int try_node(cycle *c, const dp_node *n, int64_t key[2], dp_allocation_re
         _cleanup_strbuf_ dp_strbuf why = DP_STRBUF_INIT;
         unsigned sub = 0;
         size_t units = 0;
-        int r = dp_sched_dra_try_count(c->dra, nn, idx, n_idx, &sub, &units, &why, err);
+        int r = dp_sched_dra_try_count(c->dra, nn, idx, n_idx, &sub, &units, c->quiet ? NULL : &why, err);
         if (r < 0) return r;
+        if (r == 0 && c->quiet) return 0;
         if (r == 0) {
                 dp_strbuf m = DP_STRBUF_INIT;
                 dp_strbuf_puts(&m, "cannot allocate all claims");
@@ -835,6 +927,125 @@ static int try_node(cycle *c, const dp_node *n, int64_t key[2], dp_allocation_re
         *ret_n_allocs = n_idx;
         memcpy(ret_idx, idx, n_idx * sizeof(*idx));
         return 1;
+}
+
+/* ---- the fast pass: the best node without looking at every node ----
+ * When nothing decides the score but what the node already holds (no DRA
+ * subrequest choice, the same device count wherever the claims fit, no
+ * gang view, no extended resource backed by DRA) and no selector can fail
+ * at run time, the best node is the first that fits in score order. The
+ * filters before the allocator are try_node's, without reasons. */
+
+enum { FAST_UNDECIDED = 0, FAST_WINNER, FAST_NONE };
+
+static int64_t ext_used_nu(node_use *nu, const char *name) {
+        ext_use *e = node_ext(nu, name, false);
+        return e ? e->count : 0;
+}
+
+/* try_node's filters before the allocator, without reasons, and its fill. */
+static bool prefilter(const cycle *c, const dp_node *n, const node_info *ni, node_use *nu, int64_t *ret_units) {
+        if (n->unschedulable) return false;
+        if (n->n_taints && untolerated_taint(n, c->pod)) return false;
+        if ((c->pod->n_node_selector || c->pod->required_node_affinity) && !node_affinity_ok(c->pod, n)) return false;
+        int64_t req = 0;
+        for (size_t k = 0; k < c->n_ext && k < 32; k++) {
+                const ext_req *e = &c->ext[k];
+                const alloc_ent *a = NULL;
+                for (size_t i = 0; i < ni->n_alloc && !a; i++)
+                        if (streq(ni->alloc[i].name, e->name)) a = &ni->alloc[i];
+                int64_t alloc = a ? a->value : 0;
+                if (e->count > alloc - ext_used_nu(nu, e->name)) return false;
+                req += e->count;
+        }
+        for (size_t i = 0; i < c->n_claims; i++) {
+                const dp_resource_claim *cl = c->claims[i].claim;
+                if (cl->allocation && !alloc_reachable(cl->allocation, n)) return false;
+        }
+        *ret_units = req;
+        return true;
+}
+
+/* node_fill without assumed pods (the fast pass has none). */
+static int64_t fill_score(const dp_sched *s, const node_info *ni, node_use *nu, int64_t req_units) {
+        int64_t total = ni->ext_total, used = 0;
+        for (size_t i = 0; i < ni->n_alloc; i++)
+                if (ni->alloc[i].ext) used += ext_used_nu(nu, ni->alloc[i].name);
+        total += nu->slice_devs;
+        used += nu->claim_used;
+        int64_t fill = total > 0 ? (used + req_units) * 1000 / total : 0;
+        return s->policy == DP_SCORE_BINPACK ? fill : 1000 - fill;
+}
+
+static int fast_pass(cycle *c, int *ret, dp_error *err) {
+        *ret = FAST_UNDECIDED;
+        dp_sched *s = c->s;
+        if (s->n_assumed) return 0;
+        for (size_t k = 0; k < c->n_ext; k++)
+                if (c->ext[k].class_name) return 0;
+        size_t idx[34], n_idx = 0;
+        for (size_t i = 0; i < c->n_claims; i++)
+                if (!c->claims[i].claim->allocation && n_idx < 32) idx[n_idx++] = c->claims[i].prep;
+        dp_sched_dra_memo *memo = NULL;
+        sched_usage *u = s->usage;
+        size_t nn = u->n_tab;
+        if (n_idx) {
+                if (!c->dra || !c->dra_kept) return 0;
+                int r = dp_sched_dra_memo_get(c->dra, idx, n_idx, u->tab_gen, nn, &memo);
+                if (r < 0) return r;
+                if (!memo || !memo->fixed) return 0;
+        }
+        int64_t units = memo ? (int64_t)memo->units : 0;
+        _cleanup_free_ int64_t *key = malloc((nn + 1) * sizeof(*key));
+        _cleanup_free_ uint32_t *cand = malloc((nn + 1) * sizeof(*cand));
+        if (!key || !cand) return -ENOMEM;
+        size_t n_cand = 0;
+        for (size_t ni = 0; ni < nn; ni++) {
+                if (memo && (memo->failed[ni / 64] >> (ni % 64) & 1)) continue;
+                const dp_node *n = u->tab[ni];
+                int64_t req = 0;
+                if (!prefilter(c, n, &u->tab_info[ni], u->tab_use[ni], &req)) continue;
+                key[n_cand] = fill_score(s, &u->tab_info[ni], u->tab_use[ni], req + units);
+                cand[n_cand++] = (uint32_t)ni;
+        }
+        for (;;) {
+                /* the highest score, the first in name order among equals */
+                size_t best = SIZE_MAX;
+                for (size_t i = 0; i < n_cand; i++)
+                        if (best == SIZE_MAX || key[i] > key[best]) best = i;
+                if (best == SIZE_MAX) {
+                        *ret = FAST_NONE;
+                        return 0;
+                }
+                size_t ni = cand[best];
+                const char *name = u->tab[ni]->meta.name;
+                unsigned sub = 0;
+                size_t got = 0;
+                if (n_idx) {
+                        dp_error nerr;
+                        nerr.code = 0;
+                        nerr.msg[0] = '\0';
+                        int r = dp_sched_dra_try_count(c->dra, name, idx, n_idx, &sub, &got, NULL, &nerr);
+                        if (r == -ENOMEM) return r;
+                        if (r < 0) return 0; /* the full passes decide, as before */
+                        if (r == 0) {
+                                memo->failed[ni / 64] |= UINT64_C(1) << (ni % 64);
+                                memmove(cand + best, cand + best + 1, (n_cand - best - 1) * sizeof(*cand));
+                                memmove(key + best, key + best + 1, (n_cand - best - 1) * sizeof(*key));
+                                n_cand--;
+                                continue;
+                        }
+                        if (sub != 0 || got != (size_t)units) return 0; /* not the shape assumed */
+                }
+                if (!(c->best_node = dp_strdup(name))) return -ENOMEM;
+                c->best_key[0] = 0;
+                c->best_key[1] = key[best];
+                c->best_n_allocs = n_idx;
+                memcpy(c->best_idx, idx, n_idx * sizeof(*idx));
+                memset(c->best_via_dra, 0, sizeof(c->best_via_dra));
+                *ret = FAST_WINNER;
+                return 0;
+        }
 }
 
 static int make_plan(cycle *c, dp_sched_plan **ret) {
@@ -894,7 +1105,6 @@ static int make_plan(cycle *c, dp_sched_plan **ret) {
 
 int dp_sched_plan_one(dp_sched *s, qpod *q, int64_t now_ms, dp_sched_plan **ret, dp_error *err) {
         cycle c = {.s = s, .q = q};
-        _cleanup_free_ const dp_node **nodes = NULL;
         size_t nn = 0;
         uint64_t rv = 0;
         dp_object po = dp_store_get(s->store, DP_KIND_POD, q->ns, q->name, &rv);
@@ -921,61 +1131,58 @@ int dp_sched_plan_one(dp_sched *s, qpod *q, int64_t now_ms, dp_sched_plan **ret,
         if (r >= 0) r = resolve_claims(&c, err);
         if (r <= 0) goto out;
         /* nodes in name order */
-        nn = dp_store_count(s->store, DP_KIND_NODE);
-        size_t i = 0, k = 0;
-        nodes = calloc(nn + 1, sizeof(*nodes));
-        if (!nodes) {
-                r = -ENOMEM;
-                goto out;
+        if ((r = nodes_sync(s)) < 0) goto out;
+        nn = s->usage->n_tab;
+        const dp_node *const *nodes = s->usage->tab;
+        /* The best node first, without reasons (in score order when the
+         * score can be known before allocating, else over every node);
+         * only when nothing fits, every node again for its reason. */
+        int fast = FAST_UNDECIDED;
+        if ((r = fast_pass(&c, &fast, err)) < 0) goto out;
+        for (int pass = fast == FAST_UNDECIDED ? 0 : fast == FAST_NONE ? 1 : 2; pass < 2 && !c.best_node;
+             pass++) {
+                c.quiet = pass == 0;
+                dp_error nerr; /* reset per node without clearing its whole buffer */
+                for (size_t ni = 0; ni < nn; ni++) {
+                        int64_t key[2];
+                        dp_allocation_result **allocs = NULL;
+                        size_t n_allocs = 0;
+                        bool via[32] = {0};
+                        size_t idx[34];
+                        nerr.code = 0;
+                        nerr.msg[0] = '\0';
+                        r = try_node(&c, nodes[ni], key, &allocs, &n_allocs, idx, via, &nerr);
+                        if (r < 0 && r != -ENOMEM) {
+                                /* undecidable (a selector failed at run time): pod-level */
+                                set_pod_message(q, dp_error_msg(&nerr));
+                                r = 0;
+                                goto out;
+                        }
+                        if (r < 0) goto out;
+                        if (r == 0) continue;
+                        bool better = !c.best_node || key[0] > c.best_key[0] ||
+                                      (key[0] == c.best_key[0] && key[1] > c.best_key[1]);
+                        if (better) {
+                                for (size_t x = 0; x < c.best_n_allocs; x++)
+                                        dp_allocation_result_free(c.best_allocs ? c.best_allocs[x] : NULL);
+                                free(c.best_allocs);
+                                free(c.best_node);
+                                c.best_node = dp_strdup(nodes[ni]->meta.name);
+                                if (!c.best_node) r = -ENOMEM;
+                                c.best_allocs = allocs;
+                                c.best_n_allocs = n_allocs;
+                                memcpy(c.best_key, key, sizeof(key));
+                                memcpy(c.best_via_dra, via, sizeof(via));
+                                memcpy(c.best_idx, idx, n_allocs * sizeof(*idx));
+                        } else {
+                                for (size_t x = 0; x < n_allocs; x++)
+                                        dp_allocation_result_free(allocs ? allocs[x] : NULL);
+                                free(allocs);
+                        }
+                        if (r < 0) goto out;
+                }
         }
-        dp_object o;
-        while (dp_store_next(s->store, DP_KIND_NODE, &i, &o, NULL))
-                nodes[k++] = o.node;
-        for (size_t a = 1; a < nn; a++)
-                for (size_t b = a; b > 0 && strcmp(nodes[b - 1]->meta.name, nodes[b]->meta.name) > 0; b--) {
-                        const dp_node *t = nodes[b];
-                        nodes[b] = nodes[b - 1];
-                        nodes[b - 1] = t;
-                }
-        dp_error nerr; /* reset per node without clearing its whole buffer */
-        for (size_t ni = 0; ni < nn; ni++) {
-                int64_t key[2];
-                dp_allocation_result **allocs = NULL;
-                size_t n_allocs = 0;
-                bool via[32] = {0};
-                size_t idx[34];
-                nerr.code = 0;
-                nerr.msg[0] = '\0';
-                r = try_node(&c, nodes[ni], key, &allocs, &n_allocs, idx, via, &nerr);
-                if (r < 0 && r != -ENOMEM) {
-                        /* undecidable (a selector failed at run time): pod-level */
-                        set_pod_message(q, dp_error_msg(&nerr));
-                        r = 0;
-                        goto out;
-                }
-                if (r < 0) goto out;
-                if (r == 0) continue;
-                bool better =
-                        !c.best_node || key[0] > c.best_key[0] || (key[0] == c.best_key[0] && key[1] > c.best_key[1]);
-                if (better) {
-                        for (size_t x = 0; x < c.best_n_allocs; x++)
-                                dp_allocation_result_free(c.best_allocs ? c.best_allocs[x] : NULL);
-                        free(c.best_allocs);
-                        free(c.best_node);
-                        c.best_node = dp_strdup(nodes[ni]->meta.name);
-                        if (!c.best_node) r = -ENOMEM;
-                        c.best_allocs = allocs;
-                        c.best_n_allocs = n_allocs;
-                        memcpy(c.best_key, key, sizeof(key));
-                        memcpy(c.best_via_dra, via, sizeof(via));
-                        memcpy(c.best_idx, idx, n_allocs * sizeof(*idx));
-                } else {
-                        for (size_t x = 0; x < n_allocs; x++)
-                                dp_allocation_result_free(allocs ? allocs[x] : NULL);
-                        free(allocs);
-                }
-                if (r < 0) goto out;
-        }
+        c.quiet = false;
         if (!c.best_node) {
                 q->info.state = DP_POD_UNSCHEDULABLE;
                 if (nn == 0)

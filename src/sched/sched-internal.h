@@ -16,6 +16,7 @@ typedef struct qpod {
         dp_sched_pod_info info;
         int64_t failed_at, retry_at;
         uint64_t failed_rev;
+        bool in_heap, in_waiting; /* listed in dp_sched.heap / .waiting (maybe stale) */
 } qpod;
 
 /* An extended resource held through a device plugin on the plan's node. */
@@ -55,6 +56,15 @@ struct dp_sched {
         void *userdata;
         qpod **pods; /* in arrival order */
         size_t n_pods, cap_pods;
+        /* the queue: pods QUEUED in a heap by priority then arrival, pods
+         * UNSCHEDULABLE in a list (their eligibility depends on the time and
+         * the store). Entries go stale when a pod changes state; they are
+         * dropped or moved when met. Every present pod not bound is in one. */
+        qpod **heap;
+        size_t n_heap, cap_heap;
+        qpod **waiting;
+        size_t n_waiting, cap_waiting;
+        bool queue_lost; /* a pod could not be listed: walk every pod instead */
         dp_hashmap *by_key;
         uint64_t next_seq;
         /* sync reads the store's change log from sync_pos; by_slot: the
@@ -70,8 +80,10 @@ struct dp_sched {
          * into the store's change log it has read */
         struct dp_sched_dra *dra;
         size_t dra_pos;
-        /* per node: slice devices, claim results, extended resources held (filter.c) */
+        /* per node: slice devices, claim results, extended resources held,
+         * and the nodes in name order (filter.c) */
         struct sched_usage *usage;
+        uint64_t nodes_gen; /* numbers each node table built */
 };
 
 typedef struct sched_usage sched_usage;

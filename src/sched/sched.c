@@ -59,6 +59,8 @@ dp_sched *dp_sched_free(dp_sched *s) {
         for (size_t i = 0; i < s->n_pods; i++)
                 qpod_free(s->pods[i]);
         free(s->pods);
+        free(s->heap);
+        free(s->waiting);
         for (size_t i = 0; i < s->n_assumed; i++)
                 dp_sched_plan_free(s->assumed[i]);
         free(s->assumed);
@@ -77,6 +79,69 @@ const dp_sched_pod_info *dp_sched_pod(const dp_sched *s, const char *ns, const c
         dp_fmt(key, sizeof(key), "%s/%s", ns && ns[0] ? ns : "default", name);
         qpod *q = dp_hashmap_get(s->by_key, key);
         return q ? &q->info : NULL;
+}
+
+/* ---- the queue ---- */
+
+static bool q_before(const qpod *a, const qpod *b) {
+        return a->priority > b->priority || (a->priority == b->priority && a->seq < b->seq);
+}
+
+static void heap_up(dp_sched *s, size_t i) {
+        qpod *q = s->heap[i];
+        while (i > 0) {
+                size_t p = (i - 1) / 2;
+                if (!q_before(q, s->heap[p])) break;
+                s->heap[i] = s->heap[p];
+                i = p;
+        }
+        s->heap[i] = q;
+}
+
+static void heap_down(dp_sched *s, size_t i) {
+        qpod *q = s->heap[i];
+        for (;;) {
+                size_t c = 2 * i + 1;
+                if (c >= s->n_heap) break;
+                if (c + 1 < s->n_heap && q_before(s->heap[c + 1], s->heap[c])) c++;
+                if (!q_before(s->heap[c], q)) break;
+                s->heap[i] = s->heap[c];
+                i = c;
+        }
+        s->heap[i] = q;
+}
+
+static qpod *heap_pop(dp_sched *s) {
+        qpod *top = s->heap[0];
+        s->heap[0] = s->heap[--s->n_heap];
+        if (s->n_heap) heap_down(s, 0);
+        top->in_heap = false;
+        return top;
+}
+
+static int track_one(dp_sched *s, qpod *q);
+
+/* Put a pod where its state says it waits (once). Out of memory, the queue
+ * is given up for the walk over every pod. */
+static void track(dp_sched *s, qpod *q) {
+        if (track_one(s, q) < 0) s->queue_lost = true;
+}
+
+static int track_one(dp_sched *s, qpod *q) {
+        if (!q->present || q->info.state == DP_POD_BOUND) return 0;
+        if (q->info.state == DP_POD_QUEUED) {
+                if (q->in_heap) return 0;
+                if (DP_GROW(s->heap, s->cap_heap, s->n_heap + 1) < 0) return -ENOMEM;
+                s->heap[s->n_heap++] = q;
+                q->in_heap = true;
+                heap_up(s, s->n_heap - 1);
+                return 0;
+        }
+        if (q->in_waiting) return 0;
+        if (DP_GROW(s->waiting, s->cap_waiting, s->n_waiting + 1) < 0) return -ENOMEM;
+        s->waiting[s->n_waiting++] = q;
+        q->in_waiting = true;
+        return 0;
 }
 
 static bool ours(const dp_sched *s, const dp_pod *p) { return !p->scheduler_name || streq(p->scheduler_name, s->name); }
@@ -124,7 +189,10 @@ static int sync_pod(dp_sched *s, size_t slot, dp_object o, int64_t now_ms) {
         }
         if (slot >= s->n_by_slot) {
                 size_t n = dp_store_slots(s->store);
-                if (slot >= n) return 0;
+                if (slot >= n) {
+                        track(s, q);
+                        return 0;
+                }
                 qpod **v = realloc(s->by_slot, n * sizeof(*v));
                 if (!v) return -ENOMEM;
                 memset(v + s->n_by_slot, 0, (n - s->n_by_slot) * sizeof(*v));
@@ -132,6 +200,7 @@ static int sync_pod(dp_sched *s, size_t slot, dp_object o, int64_t now_ms) {
                 s->n_by_slot = n;
         }
         s->by_slot[slot] = q;
+        track(s, q);
         return 0;
 }
 
@@ -188,16 +257,34 @@ static bool eligible(const dp_sched *s, const qpod *q, int64_t now) {
         return dp_store_revision(s->store) != q->failed_rev && now >= q->retry_at;
 }
 
+static int64_t retry_time(const dp_sched *s, const qpod *q) {
+        return q->info.state == DP_POD_QUEUED ? 0
+               : dp_store_revision(s->store) != q->failed_rev
+                       ? DP_MIN(q->retry_at, q->failed_at + UNSCHEDULABLE_FLUSH_MS)
+                       : q->failed_at + UNSCHEDULABLE_FLUSH_MS;
+}
+
+/* Every present pod not bound is in the heap or the waiting list. */
 int64_t dp_sched_next_retry(const dp_sched *s) {
         int64_t best = -1;
-        for (size_t i = 0; i < s->n_pods; i++) {
-                const qpod *q = s->pods[i];
-                if (!q->present || q->info.state == DP_POD_BOUND) continue;
-                int64_t t = q->info.state == DP_POD_QUEUED ? 0
-                            : dp_store_revision(s->store) != q->failed_rev
-                                    ? DP_MIN(q->retry_at, q->failed_at + UNSCHEDULABLE_FLUSH_MS)
-                                    : q->failed_at + UNSCHEDULABLE_FLUSH_MS;
-                if (best < 0 || t < best) best = t;
+        if (s->queue_lost) {
+                for (size_t i = 0; i < s->n_pods; i++) {
+                        const qpod *q = s->pods[i];
+                        if (!q->present || q->info.state == DP_POD_BOUND) continue;
+                        int64_t t = retry_time(s, q);
+                        if (best < 0 || t < best) best = t;
+                }
+                return best;
+        }
+        for (int pass = 0; pass < 2 && best != 0; pass++) {
+                qpod *const *v = pass ? s->waiting : s->heap;
+                size_t n = pass ? s->n_waiting : s->n_heap;
+                for (size_t i = 0; i < n && best != 0; i++) {
+                        const qpod *q = v[i];
+                        if (!q->present || q->info.state == DP_POD_BOUND) continue;
+                        int64_t t = retry_time(s, q);
+                        if (best < 0 || t < best) best = t;
+                }
         }
         return best;
 }
@@ -207,6 +294,7 @@ static void mark_failed(dp_sched *s, qpod *q, int64_t now) {
         q->failed_at = now;
         q->failed_rev = dp_store_revision(s->store);
         q->retry_at = now + backoff(s, q);
+        track(s, q);
 }
 
 /* ---- binding ---- */
@@ -422,16 +510,67 @@ static int run_gang(dp_sched *s, qpod *first, const dp_pod_group *pg, const char
         return r < 0 ? r : placed;
 }
 
-int dp_sched_next(dp_sched *s, int64_t now_ms, const char *exclude, dp_sched_plan **ret, dp_error *err) {
-        int r = dp_sched_sync(s, now_ms);
-        if (r < 0) return r;
+/* The best eligible pod, by priority then arrival, not `exclude`. */
+static void pick(dp_sched *s, int64_t now_ms, const char *exclude, qpod **ret) {
+        qpod *best = NULL;
+        /* waiting pods: eligible by time and store changes; stale ones leave */
+        size_t k = 0;
+        for (size_t i = 0; i < s->n_waiting; i++) {
+                qpod *q = s->waiting[i];
+                if (!q->present || q->info.state != DP_POD_UNSCHEDULABLE) {
+                        q->in_waiting = false;
+                        track(s, q);
+                        continue;
+                }
+                s->waiting[k++] = q;
+                if (!eligible(s, q, now_ms) || (exclude && streq(q->key, exclude))) continue;
+                if (!best || q_before(q, best)) best = q;
+        }
+        s->n_waiting = k;
+        /* queued pods: the heap's top once stale entries are gone */
+        qpod *held = NULL;
+        while (s->n_heap) {
+                qpod *q = s->heap[0];
+                if (!q->present || q->info.state != DP_POD_QUEUED) {
+                        heap_pop(s);
+                        track(s, q);
+                        continue;
+                }
+                if (!held && exclude && streq(q->key, exclude)) {
+                        held = heap_pop(s);
+                        continue;
+                }
+                if (!best || q_before(q, best)) best = q;
+                break;
+        }
+        if (held) track(s, held);
+        /* pods the heap held that wait now (their state changed without
+         * mark_failed, on an error path) */
+        for (size_t i = k; i < s->n_waiting; i++) {
+                qpod *q = s->waiting[i];
+                if (!eligible(s, q, now_ms) || (exclude && streq(q->key, exclude))) continue;
+                if (!best || q_before(q, best)) best = q;
+        }
+        *ret = best;
+}
+
+/* Without memory for the queue (track failed), the old walk over every pod. */
+static qpod *pick_walk(dp_sched *s, int64_t now_ms, const char *exclude) {
         qpod *best = NULL;
         for (size_t i = 0; i < s->n_pods; i++) {
                 qpod *q = s->pods[i];
                 if (!eligible(s, q, now_ms) || (exclude && streq(q->key, exclude))) continue;
-                if (!best || q->priority > best->priority || (q->priority == best->priority && q->seq < best->seq))
-                        best = q;
+                if (!best || q_before(q, best)) best = q;
         }
+        return best;
+}
+
+int dp_sched_next(dp_sched *s, int64_t now_ms, const char *exclude, dp_sched_plan **ret, dp_error *err) {
+        int r = dp_sched_sync(s, now_ms);
+        if (r < 0) return r;
+        qpod *best = NULL;
+        pick(s, now_ms, exclude, &best);
+        if (s->queue_lost) best = pick_walk(s, now_ms, exclude);
         if (!best) return -ENOENT;
         const char *gname = NULL;
         const dp_pod_group *pg = gang_of(s, best, &gname);
@@ -441,6 +580,7 @@ int dp_sched_next(dp_sched *s, int64_t now_ms, const char *exclude, dp_sched_pla
         }
         r = dp_sched_plan_one(s, best, now_ms, ret, err);
         if (r == 0) mark_failed(s, best, now_ms);
+        track(s, best);
         return r;
 }
 

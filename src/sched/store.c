@@ -31,6 +31,7 @@ struct dp_store {
         uint32_t *changes; /* the slot of every write, in order */
         size_t n_changes, cap_changes;
         bool changes_lost; /* the log could not grow: readers rebuild every time */
+        struct ledger *ledger; /* device -> claims holding it, for the ledger check */
 };
 
 bool dp_kind_namespaced(dp_kind k) {
@@ -42,6 +43,142 @@ const char *dp_store_ns_of(dp_object o) {
         if (!dp_kind_namespaced(o.hdr->kind)) return "";
         const dp_object_meta *m = dp_object_meta_of(o);
         return m->namespace && m->namespace[0] ? m->namespace : "default";
+}
+
+/* ---- the device ledger's index ----
+ * Per device ("driver\x1fpool\x1fdevice"): the slots of the claims whose
+ * allocation names it (admin-access results left out). Brought up to date
+ * from the change log before each check, so a check looks at the few claims
+ * holding the devices asked for, not at every claim. */
+
+typedef struct holders {
+        char *key;
+        uint32_t *slots;
+        size_t n, cap;
+} holders;
+
+typedef struct slot_held {
+        holders **h; /* one per result added */
+        size_t n;
+} slot_held;
+
+typedef struct ledger {
+        dp_hashmap *devs; /* key -> holders */
+        slot_held *slots;
+        size_t n_slots;
+        size_t pos; /* in the change log */
+} ledger;
+
+static void ledger_free(ledger *l) {
+        if (!l) return;
+        size_t i = 0;
+        void *v;
+        while (dp_hashmap_iter(l->devs, &i, NULL, &v)) {
+                holders *h = v;
+                free(h->slots);
+                free(h->key);
+                free(h);
+        }
+        dp_hashmap_free(l->devs);
+        for (size_t k = 0; k < l->n_slots; k++)
+                free(l->slots[k].h);
+        free(l->slots);
+        free(l);
+}
+
+static char *dev_key(char *buf, size_t size, const dp_device_allocation_result *x) {
+        int n = snprintf(buf, size, "%s\x1f%s\x1f%s", x->driver ? x->driver : "\x01", x->pool ? x->pool : "\x01",
+                         x->device ? x->device : "\x01");
+        return n >= 0 && (size_t)n < size ? buf : NULL;
+}
+
+static bool excluded_result(const dp_device_allocation_result *x) { return x->has_admin_access && x->admin_access; }
+
+/* The claim in `slot` changed: drop what it held, add what it holds now. */
+static int ledger_slot(dp_store *s, ledger *l, size_t slot) {
+        if (slot >= l->n_slots) {
+                size_t n = s->n;
+                slot_held *v = realloc(l->slots, n * sizeof(*v));
+                if (!v) return -ENOMEM;
+                memset(v + l->n_slots, 0, (n - l->n_slots) * sizeof(*v));
+                l->slots = v;
+                l->n_slots = n;
+        }
+        slot_held *sh = &l->slots[slot];
+        for (size_t i = 0; i < sh->n; i++) {
+                holders *h = sh->h[i];
+                for (size_t k = 0; k < h->n; k++)
+                        if (h->slots[k] == slot) {
+                                memmove(h->slots + k, h->slots + k + 1, (h->n - k - 1) * sizeof(*h->slots));
+                                h->n--;
+                                break;
+                        }
+        }
+        free(sh->h);
+        *sh = (slot_held){0};
+        const entry *e = &s->items[slot];
+        if (e->kind != DP_KIND_RESOURCE_CLAIM || !e->obj.hdr || !e->obj.claim->allocation) return 0;
+        const dp_allocation_result *a = e->obj.claim->allocation;
+        if (!(sh->h = calloc(a->n_results + 1, sizeof(*sh->h)))) return -ENOMEM;
+        for (size_t i = 0; i < a->n_results; i++) {
+                const dp_device_allocation_result *x = &a->results[i];
+                if (excluded_result(x)) continue;
+                char buf[768];
+                _cleanup_free_ char *heap = NULL;
+                const char *key = dev_key(buf, sizeof(buf), x);
+                if (!key)
+                        key = heap = dp_asprintf("%s\x1f%s\x1f%s", x->driver ? x->driver : "\x01",
+                                                 x->pool ? x->pool : "\x01", x->device ? x->device : "\x01");
+                if (!key) return -ENOMEM;
+                holders *h = dp_hashmap_get(l->devs, key);
+                if (!h) {
+                        if (!(h = calloc(1, sizeof(*h))) || !(h->key = dp_strdup(key))) {
+                                free(h);
+                                return -ENOMEM;
+                        }
+                        if (dp_hashmap_put(l->devs, h->key, h) < 0) {
+                                free(h->key);
+                                free(h);
+                                return -ENOMEM;
+                        }
+                }
+                if (DP_GROW(h->slots, h->cap, h->n + 1) < 0) return -ENOMEM;
+                h->slots[h->n++] = (uint32_t)slot;
+                sh->h[sh->n++] = h;
+        }
+        return 0;
+}
+
+/* The index as of now; NULL when it could not be built (the check then
+ * looks at every claim). */
+static ledger *ledger_sync(dp_store *s) {
+        ledger *l = s->ledger;
+        if (l && !s->changes_lost) {
+                for (; l->pos < s->n_changes; l->pos++) {
+                        size_t slot = s->changes[l->pos];
+                        if (s->items[slot].kind != DP_KIND_RESOURCE_CLAIM) continue;
+                        if (ledger_slot(s, l, slot) < 0) {
+                                ledger_free(l);
+                                return s->ledger = NULL;
+                        }
+                }
+                return l;
+        }
+        ledger_free(l);
+        s->ledger = NULL;
+        if (s->changes_lost) return NULL;
+        if (!(l = calloc(1, sizeof(*l))) || !(l->devs = dp_hashmap_new())) {
+                free(l);
+                return NULL;
+        }
+        const kind_index *ki = &s->kinds[DP_KIND_RESOURCE_CLAIM];
+        for (size_t i = 0; i < ki->n; i++)
+                if (ledger_slot(s, l, ki->slots[i]) < 0) {
+                        ledger_free(l);
+                        return NULL;
+                }
+        l->pos = s->n_changes;
+        return s->ledger = l;
 }
 
 dp_store *dp_store_new(void) {
@@ -64,6 +201,7 @@ dp_store *dp_store_free(dp_store *s) {
         for (size_t k = 0; k < STORE_KINDS; k++)
                 free(s->kinds[k].slots);
         free(s->changes);
+        ledger_free(s->ledger);
         dp_hashmap_free(s->index);
         free(s);
         return NULL;
@@ -272,27 +410,79 @@ static bool same_device(const dp_device_allocation_result *a, const dp_device_al
         return streq_ptr(a->driver, b->driver) && streq_ptr(a->pool, b->pool) && streq_ptr(a->device, b->device);
 }
 
-/* Is a device of `alloc` held by another claim in a way that forbids sharing? */
-static int ledger_check(const dp_store *s, const entry *self, const dp_allocation_result *alloc, dp_error *err) {
-        const kind_index *ki = &s->kinds[DP_KIND_RESOURCE_CLAIM];
-        for (size_t i = 0; i < ki->n; i++) {
-                const entry *e = &s->items[ki->slots[i]];
-                if (e == self || !e->obj.hdr) continue;
-                const dp_allocation_result *o = e->obj.claim->allocation;
-                if (!o) continue;
-                for (size_t a = 0; a < alloc->n_results; a++) {
-                        const dp_device_allocation_result *x = &alloc->results[a];
-                        if (x->has_admin_access && x->admin_access) continue;
-                        for (size_t b = 0; b < o->n_results; b++) {
-                                const dp_device_allocation_result *y = &o->results[b];
-                                if (y->has_admin_access && y->admin_access) continue;
-                                if (!same_device(x, y)) continue;
-                                if (x->share_id && y->share_id) continue;
-                                return dp_error_set(err, -EBUSY, "device %s/%s/%s is already allocated to claim %s/%s",
-                                                    x->driver, x->pool, x->device, dp_store_ns_of(e->obj),
-                                                    e->obj.claim->meta.name);
-                        }
+/* Does claim `e` hold a device of `alloc` in a way that forbids sharing? */
+static int ledger_check_one(const entry *e, const dp_allocation_result *alloc, dp_error *err) {
+        const dp_allocation_result *o = e->obj.claim->allocation;
+        if (!o) return 0;
+        for (size_t a = 0; a < alloc->n_results; a++) {
+                const dp_device_allocation_result *x = &alloc->results[a];
+                if (x->has_admin_access && x->admin_access) continue;
+                for (size_t b = 0; b < o->n_results; b++) {
+                        const dp_device_allocation_result *y = &o->results[b];
+                        if (y->has_admin_access && y->admin_access) continue;
+                        if (!same_device(x, y)) continue;
+                        if (x->share_id && y->share_id) continue;
+                        return dp_error_set(err, -EBUSY, "device %s/%s/%s is already allocated to claim %s/%s",
+                                            x->driver, x->pool, x->device, dp_store_ns_of(e->obj),
+                                            e->obj.claim->meta.name);
                 }
+        }
+        return 0;
+}
+
+static int cmp_u32(const void *a, const void *b) {
+        uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+        return x < y ? -1 : x > y;
+}
+
+/* Is a device of `alloc` held by another claim in a way that forbids
+ * sharing? Claims are looked at in store order (the first one found is
+ * named), through the index when there is one. */
+static int ledger_check(dp_store *s, const entry *self, const dp_allocation_result *alloc, dp_error *err) {
+        const kind_index *ki = &s->kinds[DP_KIND_RESOURCE_CLAIM];
+        ledger *l = ledger_sync(s);
+        if (!l) {
+                for (size_t i = 0; i < ki->n; i++) {
+                        const entry *e = &s->items[ki->slots[i]];
+                        if (e == self || !e->obj.hdr) continue;
+                        int r = ledger_check_one(e, alloc, err);
+                        if (r < 0) return r;
+                }
+                return 0;
+        }
+        uint32_t small[16], *cand = small;
+        _cleanup_free_ uint32_t *heap = NULL;
+        size_t n = 0, cap = ELEMENTSOF(small);
+        for (size_t a = 0; a < alloc->n_results; a++) {
+                const dp_device_allocation_result *x = &alloc->results[a];
+                if (excluded_result(x)) continue;
+                char buf[768];
+                _cleanup_free_ char *hk = NULL;
+                const char *key = dev_key(buf, sizeof(buf), x);
+                if (!key)
+                        key = hk = dp_asprintf("%s\x1f%s\x1f%s", x->driver ? x->driver : "\x01",
+                                               x->pool ? x->pool : "\x01", x->device ? x->device : "\x01");
+                if (!key) return -ENOMEM;
+                const holders *h = dp_hashmap_get(l->devs, key);
+                for (size_t k = 0; h && k < h->n; k++) {
+                        if (n == cap) {
+                                uint32_t *v = malloc(2 * cap * sizeof(*v));
+                                if (!v) return -ENOMEM;
+                                memcpy(v, cand, n * sizeof(*v));
+                                free(heap);
+                                cand = heap = v;
+                                cap *= 2;
+                        }
+                        cand[n++] = h->slots[k];
+                }
+        }
+        if (n > 1) qsort(cand, n, sizeof(*cand), cmp_u32);
+        for (size_t i = 0; i < n; i++) {
+                if (i && cand[i] == cand[i - 1]) continue;
+                const entry *e = &s->items[cand[i]];
+                if (e == self || !e->obj.hdr) continue;
+                int r = ledger_check_one(e, alloc, err);
+                if (r < 0) return r;
         }
         return 0;
 }
