@@ -9,6 +9,7 @@
 #include "node/dra-manager.h"
 #include "node/node.h"
 #include "node/status.h"
+#include "proto/proto.h"
 
 static const char spec[] =
         "{\"cdiVersion\":\"0.5.0\",\"kind\":\"k8s.gpu.example.com/gpu\","
@@ -67,6 +68,7 @@ static const char status_json[] =
         "\"version\":\"v1.DRAPlugin\"},{\"socket\":\"/r/x.sock\",\"name\":\"\",\"state\":\"failed\",\"error\":\"no "
         "handler\"}],"
         "\"draPods\":[{\"namespace\":\"ns\",\"name\":\"p\",\"phase\":\"Prepared\",\"attempts\":0,\"claims\":[\"c\"],"
+        "\"resourceClaimStatuses\":[{\"name\":\"g\",\"resourceClaimName\":\"p-g\"}],\"extendedResourceClaim\":\"p-x\","
         "\"containers\":[{\"name\":\"ctr\",\"cdiDevices\":[\"k/g=u-0\"],\"env\":{\"GPU_DEVICE_0\":\"gpu-0\"}}]},"
         "{\"namespace\":\"ns\",\"name\":\"w\",\"phase\":\"Waiting\",\"attempts\":2,\"message\":\"not allocated\","
         "\"claims\":[],\"containers\":[]}],"
@@ -74,6 +76,9 @@ static const char status_json[] =
         "\"n1\","
         "\"device\":\"gpu-0\",\"cdiDeviceIDs\":[\"k/g=u-0\"]}]},"
         "{\"namespace\":\"ns\",\"name\":\"s\",\"uid\":\"v\",\"driver\":\"d\",\"skipped\":true,\"devices\":[]}],"
+        "\"draHealth\":[{\"driver\":\"d\",\"state\":\"watching: 2 devices, 1 unhealthy\",\"devices\":["
+        "{\"pool\":\"n1\",\"device\":\"gpu-0\",\"health\":\"Healthy\",\"lastUpdated\":5},"
+        "{\"pool\":\"n1\",\"device\":\"gpu-1\",\"health\":\"Unhealthy\",\"message\":\"xid-79\",\"lastUpdated\":6}]}],"
         "\"draPrepareCalls\":3}";
 
 TEST(flat_dra_lines) {
@@ -100,6 +105,9 @@ TEST(flat_dra_lines) {
         ASSERT_CONTAINS(s, "dra-pod ns/w phase=Waiting attempts=2\ndra-pod-message ns/w not allocated\n");
         ASSERT_CONTAINS(s, "dra-claim ns/c uid=u driver=d devices=n1/gpu-0\n");
         ASSERT_CONTAINS(s, "dra-claim ns/s uid=v driver=d devices=- skipped\n");
+        ASSERT_CONTAINS(s, "dra-pod-claim ns/p g=p-g\ndra-pod-claim ns/p @extended-resources=p-x\n");
+        ASSERT_CONTAINS(s, "dra-health-stream d watching: 2 devices, 1 unhealthy\n");
+        ASSERT_CONTAINS(s, "dra-health d n1/gpu-0 Healthy\ndra-health d n1/gpu-1 Unhealthy xid-79\n");
         dp_strbuf_done(&out);
         dp_strbuf table = DP_STRBUF_INIT;
         dp_node_status_print(&table, root, DP_NODE_STATUS_TABLE);
@@ -114,4 +122,34 @@ TEST(flat_dra_lines) {
         dp_doc_set_free(set);
         unlink(path);
         rmdir(dir);
+}
+
+/* NodeWatchResourcesResponse as a driver sends it (v1alpha1 wire). */
+TEST(health_decode) {
+        V1alpha1__DeviceIdentifier id[3] = {V1ALPHA1__DEVICE_IDENTIFIER__INIT, V1ALPHA1__DEVICE_IDENTIFIER__INIT,
+                                            V1ALPHA1__DEVICE_IDENTIFIER__INIT};
+        V1alpha1__DeviceHealth h[3] = {V1ALPHA1__DEVICE_HEALTH__INIT, V1ALPHA1__DEVICE_HEALTH__INIT,
+                                       V1ALPHA1__DEVICE_HEALTH__INIT};
+        V1alpha1__DeviceHealth *hp[3] = {&h[0], &h[1], &h[2]};
+        const char *names[3] = {"gpu-0", "gpu-1", ""}; /* the third has no name: dropped */
+        for (int i = 0; i < 3; i++) {
+                id[i].pool_name = (char *)"node-a";
+                id[i].device_name = (char *)names[i];
+                h[i].device = &id[i];
+                h[i].health = i == 1 ? V1ALPHA1__HEALTH_STATUS__UNHEALTHY : V1ALPHA1__HEALTH_STATUS__HEALTHY;
+                h[i].last_updated_time = 1764400000 + i;
+        }
+        V1alpha1__NodeWatchResourcesResponse resp = V1ALPHA1__NODE_WATCH_RESOURCES_RESPONSE__INIT;
+        resp.devices = hp;
+        resp.n_devices = 3;
+        uint8_t buf[512];
+        size_t len = v1alpha1__node_watch_resources_response__pack(&resp, buf);
+        size_t n = 99, bad = 99;
+        ASSERT_EQ(node_dra_health_decode(buf, len, &n, &bad), 0);
+        ASSERT_EQ(n, 2);
+        ASSERT_EQ(bad, 1);
+        ASSERT_EQ(node_dra_health_decode(NULL, 0, &n, &bad), 0); /* the empty list */
+        ASSERT_EQ(n, 0);
+        static const uint8_t junk[] = {0x0a, 0xff, 0xff, 0xff, 0x0f};
+        ASSERT_EQ(node_dra_health_decode(junk, sizeof junk, &n, &bad), -EBADMSG);
 }
