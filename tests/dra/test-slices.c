@@ -285,6 +285,30 @@ TEST(profile_partition_modes) {
         dp_dra_inventory_free(inv);
 }
 
+/* An unhealthy GPU takes every partition of every mode with it. */
+TEST(profile_partition_modes_health) {
+        struct dp_device_set *set = NULL;
+        dp_error err = DP_ERROR_INIT;
+        ASSERT_OK(dp_dra_device_set_load("a100-dual-mode", "node-a", &set, &err));
+        ASSERT_OK(dp_dra_device_set_health(set, "gpu-2", false, &err));
+        dp_dra_inventory *inv = NULL;
+        ASSERT_OK(dp_dra_inventory_build(set, NULL, &inv, &err));
+        size_t sick = 0;
+        for (size_t i = 0; i < inv->n_devices; i++) {
+                const dp_dra_device *d = &inv->devices[i];
+                bool on2 = streq(d->name, "gpu-2") || startswith(d->name, "gpu-2-");
+                ASSERT_EQ(d->healthy, !on2);
+                if (on2) {
+                        ASSERT_STREQ(d->fault_class, "unhealthy");
+                        ASSERT_FALSE(dp_dra_device_attr(d, "nvidia.com/healthy")->b);
+                        sick++;
+                }
+        }
+        ASSERT_EQ(sick, 12);
+        dp_dra_inventory_free(inv);
+        dp_dra_device_set_free(set);
+}
+
 static const char big_profile[] = "apiVersion: devplane.io/v1alpha1\n"
                                   "kind: DeviceProfile\n"
                                   "metadata: {name: big}\n"
