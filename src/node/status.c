@@ -195,6 +195,18 @@ static void print_table_dra(dp_strbuf *o, const dp_doc_node *root) {
                 }
                 dp_strbuf_putc(o, '\n');
         }
+        const dp_doc_node *hl = seq_of(root, "draHealth");
+        if (!hl || hl->type != DP_DOC_SEQ || !hl->n) return;
+        dp_strbuf_printf(o, "\n%-28s %-36s %-10s %s\n", "DRA HEALTH (DRIVER)", "POOL/DEVICE", "HEALTH", "MESSAGE");
+        FOREACH_ITEM(p, hl) {
+                if (!seq_of(p, "devices") || !seq_of(p, "devices")->n)
+                        dp_strbuf_printf(o, "%-28s %-36s %-10s %s\n", str_of(p, "driver"), "-", "-", str_of(p, "state"));
+                FOREACH_ITEM(d, seq_of(p, "devices")) {
+                        _cleanup_free_ char *dev = dp_asprintf("%s/%s", str_of(d, "pool"), str_of(d, "device"));
+                        dp_strbuf_printf(o, "%-28s %-36s %-10s %s\n", str_of(p, "driver"), dev ? dev : "",
+                                         str_of(d, "health"), str_of(d, "message"));
+                }
+        }
 }
 
 static void print_table(dp_strbuf *o, const dp_doc_node *root) {

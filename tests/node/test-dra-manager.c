@@ -118,6 +118,9 @@ TEST(flat_dra_lines) {
         ASSERT_CONTAINS(s, "(node operations skipped)");
         ASSERT_CONTAINS(s, "ctr: k/g=u-0");
         ASSERT_CONTAINS(s, "not allocated");
+        ASSERT_CONTAINS(s, "DRA HEALTH (DRIVER)");
+        ASSERT_CONTAINS(s, "n1/gpu-1");
+        ASSERT_CONTAINS(s, "Unhealthy  xid-79");
         dp_strbuf_done(&table);
         dp_doc_set_free(set);
         unlink(path);
