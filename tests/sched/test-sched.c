@@ -337,3 +337,72 @@ TEST(first_available_prefers_first_choice) {
         dp_sched_free(s);
         dp_store_free(st);
 }
+
+/* The best node is searched in score order, stopping at the first where the
+ * claims fit; nodes where claims of a shape did not fit are remembered until
+ * a device is given back. The placements are those of trying every node. */
+TEST(v2_score_order_and_release) {
+        dp_store *st = dp_store_new();
+        load(st, CLASS TEMPLATE NODE_DRA("a") SLICE("a", "[{name: gpu-0}, {name: gpu-1}]") NODE_DRA("b")
+                         SLICE("b", "[{name: gpu-0}, {name: gpu-1}, {name: gpu-2}]") NODE_DRA("c")
+                                 SLICE("c", "[{name: gpu-0}, {name: gpu-1}, {name: gpu-2}]") POD_TEMPLATE("p1")
+                                         POD_TEMPLATE("p2") POD_TEMPLATE("p3") POD_TEMPLATE("p4") POD_TEMPLATE("p5")
+                                                 POD_TEMPLATE("p6") POD_TEMPLATE("p7") POD_TEMPLATE("p8")
+                                                         POD_TEMPLATE("p9"));
+        dp_sched *s = new_sched(st, DP_SCORE_BINPACK);
+        ASSERT_EQ(run(s, st, 0), 8);
+        static const char *want[] = {"a", "a", "b", "b", "b", "c", "c", "c"};
+        for (int i = 0; i < 8; i++) {
+                char n[8];
+                dp_fmt(n, sizeof(n), "p%d", i + 1);
+                ASSERT_STREQ(pod_node(st, n), want[i]);
+        }
+        /* full everywhere: every node says why */
+        ASSERT_STREQ(pod_message(s, "p9"), "0/3 nodes are available: 3 cannot allocate all claims.");
+        ASSERT_EQ(dp_sched_pod(s, "default", "p9")->n_reasons, 3);
+        /* a device on a comes back: a fits again although it failed before */
+        ASSERT_OK(dp_sched_delete_pod(st, "default", "p2"));
+        ASSERT_EQ(run(s, st, 1000), 1);
+        ASSERT_STREQ(pod_node(st, "p9"), "a");
+        ASSERT_EQ(dp_sched_pod(s, "default", "p9")->n_reasons, 0);
+        dp_sched_free(s);
+        dp_store_free(st);
+}
+
+/* A selector that fails at run time on one node makes the pod's claims
+ * undecidable even when another node, earlier in every order, fits. */
+TEST(selector_error_elsewhere_is_pod_level) {
+        dp_store *st = dp_store_new();
+        load(st, "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu}\n"
+                 "spec:\n  selectors: [{cel: {expression: \"device.attributes['gpu.example.com'].model == 'A'\"}}]\n"
+                 "---\n" TEMPLATE NODE_DRA("a") SLICE("a", "[{name: gpu-0, attributes: {model: {string: A}}}]")
+                         NODE_DRA("b") SLICE("b", "[{name: gpu-0}]") POD_TEMPLATE("p1"));
+        dp_sched *s = new_sched(st, DP_SCORE_BINPACK);
+        ASSERT_EQ(run(s, st, 0), 0);
+        ASSERT_FALSE(pod_node(st, "p1"));
+        ASSERT_FALSE(strstr(pod_message(s, "p1"), "nodes are available"));
+        ASSERT_EQ(dp_sched_pod(s, "default", "p1")->n_reasons, 0);
+        dp_sched_free(s);
+        dp_store_free(st);
+}
+
+/* Extended resources: the fullest node that still has room, by name among
+ * equals; a full node is not tried; reasons only for a pod left Pending. */
+TEST(v1_score_order_many_nodes) {
+        dp_store *st = dp_store_new();
+        load(st, NODE_GPU("n3", 2) NODE_GPU("n1", 2) NODE_GPU("n2", 3) POD_GPU("p1", 1, "") POD_GPU("p2", 2, "")
+                         POD_GPU("p3", 1, "") POD_GPU("p4", 2, "") POD_GPU("p5", 1, "") POD_GPU("p6", 1, ""));
+        dp_sched *s = new_sched(st, DP_SCORE_SPREAD);
+        ASSERT_EQ(run(s, st, 0), 5);
+        /* spread: the emptiest after the pod lands, then node name */
+        ASSERT_STREQ(pod_node(st, "p1"), "n2"); /* 1/3 beats 1/2 */
+        ASSERT_STREQ(pod_node(st, "p2"), "n1"); /* 2/2 ties n3, n2 has 3/3 */
+        ASSERT_STREQ(pod_node(st, "p3"), "n3");
+        ASSERT_STREQ(pod_node(st, "p4"), "n2"); /* n1 full, n3 has 1 left */
+        ASSERT_STREQ(pod_node(st, "p5"), "n3");
+        ASSERT_FALSE(pod_node(st, "p6"));
+        ASSERT_STREQ(pod_message(s, "p6"), "0/3 nodes are available: 3 Insufficient example.com/gpu.");
+        ASSERT_EQ(dp_sched_pod(s, "default", "p1")->n_reasons, 0);
+        dp_sched_free(s);
+        dp_store_free(st);
+}

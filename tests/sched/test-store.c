@@ -134,3 +134,34 @@ TEST(change_log_and_slots) {
         ASSERT_EQ(dp_store_slot(st, dp_store_slots(st), NULL, NULL), DP_KIND_NONE);
         dp_store_free(st);
 }
+
+/* The ledger looks up the claims holding the devices asked for (an index kept
+ * from the change log) and names the first of them in store order, as a walk
+ * over every claim would. */
+TEST(ledger_index_names_first_claim_in_store_order) {
+        dp_store *st = dp_store_new();
+        load(st, CLAIM("c1") CLAIM("c2") CLAIM("c3"));
+        dp_consumer_ref p = {.resource = (char *)"pods", .name = (char *)"p", .uid = (char *)"u"};
+        dp_error err = DP_ERROR_INIT;
+        ASSERT_OK(dp_store_write_allocation(st, "default", "c1", DP_STORE_ANY_RV, one_device("gpu-1"), &p, NULL, &err));
+        ASSERT_OK(dp_store_write_allocation(st, "default", "c2", DP_STORE_ANY_RV, one_device("gpu-0"), &p, NULL, &err));
+        dp_allocation_result *a = one_device("gpu-0");
+        free(a->results[0].device);
+        a->results = realloc(a->results, 2 * sizeof(*a->results));
+        a->results[1] = a->results[0];
+        a->results[1].request = strdup("r");
+        a->results[1].driver = strdup("gpu.example.com");
+        a->results[1].pool = strdup("a");
+        a->results[0].device = strdup("gpu-0");
+        a->results[1].device = strdup("gpu-1");
+        a->n_results = 2;
+        ASSERT_EQ(dp_store_write_allocation(st, "default", "c3", DP_STORE_ANY_RV, a, &p, NULL, &err), -EBUSY);
+        ASSERT_CONTAINS(err.msg, "device gpu.example.com/a/gpu-1 is already allocated to claim default/c1");
+        /* c1 gives gpu-1 back (deleted): now c2 is in the way */
+        ASSERT_OK(dp_store_delete(st, DP_KIND_RESOURCE_CLAIM, "default", "c1", DP_STORE_ANY_RV));
+        ASSERT_EQ(dp_store_write_allocation(st, "default", "c3", DP_STORE_ANY_RV, a, &p, NULL, &err), -EBUSY);
+        ASSERT_CONTAINS(err.msg, "device gpu.example.com/a/gpu-0 is already allocated to claim default/c2");
+        ASSERT_EQ(dp_store_release_claim(st, "default", "c2", "u"), 1);
+        ASSERT_OK(dp_store_write_allocation(st, "default", "c3", DP_STORE_ANY_RV, a, &p, NULL, &err));
+        dp_store_free(st);
+}
