@@ -14,10 +14,14 @@
  * Prints one row per scenario: median of R runs and the spread
  * ((max - min) / median of pods/s), pods/s wall clock and per CPU second,
  * per-pod latency p50/p99 (time between consecutive binds, so a cycle's
- * whole work counts), bound pods, peak RSS and the growth of resident
- * memory per device; then versions and machine.
+ * whole work counts), bound pods, peak RSS, the growth of resident
+ * memory per device, and the heap in use per device at the end of the run
+ * (store objects and scheduler state, every pod bound: mallinfo2, which
+ * unlike RSS does not depend on what earlier runs freed); then versions and
+ * machine.
  * Usage: bench-sched [-r RUNS] [-d DIV] [SCENARIO-SUBSTRING]
  * (-d DIV divides nodes and pods by DIV: the same shape, smaller). */
+#include <malloc.h>
 #include <stdio.h>
 #include <sys/resource.h>
 #include <sys/utsname.h>
@@ -136,9 +140,16 @@ typedef struct outcome {
         double pods_s, pods_cpu_s, p50_us, p99_us;
         size_t bound;
         long rss_growth_kib;
+        double heap_bytes; /* in use at the end, less what was in use before decoding */
 } outcome;
 
+static double heap_in_use(void) {
+        struct mallinfo2 mi = mallinfo2();
+        return (double)mi.uordblks + (double)mi.hblkhd;
+}
+
 static int run_once(const scenario *sc, const char *yaml, outcome *o) {
+        double heap0 = heap_in_use();
         dp_object_list *l = dp_object_list_new();
         dp_error err = DP_ERROR_INIT;
         if (!l || dp_model_decode_buffer(yaml, strlen(yaml), "bench", l, &err) < 0) {
@@ -164,6 +175,7 @@ static int run_once(const scenario *sc, const char *yaml, outcome *o) {
                 return -1;
         }
         long rss1 = rss_kib("VmRSS");
+        o->heap_bytes = heap_in_use() - heap0;
         o->bound = (size_t)r;
         o->pods_s = sc->pods / ((t1 - t0) / 1e6);
         o->pods_cpu_s = sc->pods / ((c1 - c0) / 1e6);
@@ -194,8 +206,8 @@ int main(int argc, char **argv) {
         }
         if (runs < 1) runs = 1;
         if (div < 1) div = 1;
-        printf("%-32s %6s %6s %9s %7s %11s %8s %8s %9s\n", "scenario", "pods", "bound", "pods/s", "spread",
-               "pods/cpu-s", "p50 us", "p99 us", "KiB/dev");
+        printf("%-32s %6s %6s %9s %7s %11s %8s %8s %9s %9s\n", "scenario", "pods", "bound", "pods/s", "spread",
+               "pods/cpu-s", "p50 us", "p99 us", "KiB/dev", "heap B/dev");
         for (size_t k = 0; k < ELEMENTSOF(scenarios); k++) {
                 scenario scd = scenarios[k];
                 const scenario *sc = &scd;
@@ -224,9 +236,9 @@ int main(int argc, char **argv) {
                         if (rate[i] == med) mi = i;
                 const outcome *o = &os[mi];
                 double devs = (double)sc->nodes * sc->devices;
-                printf("%-32s %6d %6zu %9.0f %6.1f%% %11.0f %8.1f %8.1f %9.2f\n", label, sc->pods, o->bound, med,
-                       100.0 * (sorted[nr - 1] - sorted[0]) / med, o->pods_cpu_s, o->p50_us, o->p99_us,
-                       o->rss_growth_kib / devs);
+                printf("%-32s %6d %6zu %9.0f %6.1f%% %11.0f %8.1f %8.1f %9.2f %9.0f\n", label, sc->pods, o->bound,
+                       med, 100.0 * (sorted[nr - 1] - sorted[0]) / med, o->pods_cpu_s, o->p50_us, o->p99_us,
+                       o->rss_growth_kib / devs, o->heap_bytes / devs);
                 fflush(stdout);
                 free(os);
                 free(rate);
@@ -247,7 +259,8 @@ int main(int argc, char **argv) {
         if (f) fclose(f);
         printf("\nruns per scenario: %d (median shown; spread = (max-min)/median of pods/s; p50/p99: time between\n"
                "consecutive binds; KiB/dev: resident memory growth from the loaded objects to the end of the run,\n"
-               "per device)\n",
+               "per device; heap B/dev: heap in use at the end of the run (objects, scheduler state, all pods\n"
+               "bound) per device)\n",
                runs);
         printf("peak RSS: %.1f MB\n", rss_kib("VmHWM") / 1024.0);
         printf("devplane %s, compiler %s, %s %s %s, cpu %s, %ld cores online\n", DP_VERSION, __VERSION__, u.sysname,
