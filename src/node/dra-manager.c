@@ -1433,6 +1433,32 @@ static int add_str(dp_doc_set *s, dp_doc_node *m, const char *k, const char *v) 
         return dp_doc_map_add(s, m, k, dp_doc_new_str(s, v ? v : ""));
 }
 
+/* The container's view of a device's health, as the kubelet puts it into
+ * containerStatuses[].allocatedResourcesStatus (ResourceHealthStatus):
+ * {name: "claim:<claim>/<request>", resourceID: "<driver>/<pool>/<device>",
+ * health}. Only for drivers whose health stream the node watches. */
+static int status_device_health(const node_dra *d, const claim_ent *c, const prep_dev *pd, dp_doc_set *s,
+                                dp_doc_node *ars) {
+        const plugin_ent *pl = plugin_for(d, c->driver);
+        const health_watch *w = pl ? pl->hw : NULL;
+        if (!w) return 0;
+        const char *health = "Unknown";
+        for (size_t i = 0; i < w->n_devs; i++)
+                if (streq(w->devs[i].device, pd->device) && streq(w->devs[i].pool, pd->pool))
+                        health = w->devs[i].health == V1ALPHA1__HEALTH_STATUS__HEALTHY     ? "Healthy"
+                                 : w->devs[i].health == V1ALPHA1__HEALTH_STATUS__UNHEALTHY ? "Unhealthy"
+                                                                                          : "Unknown";
+        _cleanup_free_ char *name = dp_asprintf("claim:%s/%s", c->name, pd->n_requests ? pd->requests[0] : "");
+        _cleanup_free_ char *rid = dp_asprintf("%s/%s/%s", c->driver, pd->pool, pd->device);
+        dp_doc_node *m = dp_doc_new_map(s);
+        if (!name || !rid || !m) return -ENOMEM;
+        int r = add_str(s, m, "name", name);
+        if (r >= 0) r = add_str(s, m, "resourceID", rid);
+        if (r >= 0) r = add_str(s, m, "health", health);
+        if (r >= 0) r = dp_doc_seq_add(s, ars, m);
+        return r;
+}
+
 static int status_pod(node_dra *d, const pod_ent *p, dp_doc_set *s, dp_doc_node *seq) {
         dp_doc_node *m = dp_doc_new_map(s);
         int r = m ? 0 : -ENOMEM;
@@ -1461,8 +1487,9 @@ static int status_pod(node_dra *d, const pod_ent *p, dp_doc_set *s, dp_doc_node 
         dp_doc_node *cs = dp_doc_new_seq(s);
         for (size_t i = 0; r >= 0 && cs && p->prepared && i < p->n_ctrs; i++) {
                 const ctr_ent *ce = &p->ctrs[i];
-                dp_doc_node *cm = dp_doc_new_map(s), *ids = dp_doc_new_seq(s), *env = dp_doc_new_map(s);
-                if (!cm || !ids || !env) return -ENOMEM;
+                dp_doc_node *cm = dp_doc_new_map(s), *ids = dp_doc_new_seq(s), *env = dp_doc_new_map(s),
+                            *ars = dp_doc_new_seq(s);
+                if (!cm || !ids || !env || !ars) return -ENOMEM;
                 for (size_t k = 0; r >= 0 && k < ce->n_claims; k++) {
                         const char *uid = NULL;
                         for (size_t j = 0; j < p->n_claims; j++)
@@ -1483,12 +1510,14 @@ static int status_pod(node_dra *d, const pod_ent *p, dp_doc_set *s, dp_doc_node 
                                                 r = dp_doc_seq_add(s, ids, dp_doc_new_str(s, pd->cdi[t]));
                                                 if (r >= 0) r = cdi_env(d, pd->cdi[t], s, env);
                                         }
+                                        if (r >= 0 && serves) r = status_device_health(d, c, pd, s, ars);
                                 }
                         }
                 }
                 if (r >= 0) r = add_str(s, cm, "name", ce->name);
                 if (r >= 0) r = dp_doc_map_add(s, cm, "cdiDevices", ids);
                 if (r >= 0) r = dp_doc_map_add(s, cm, "env", env);
+                if (r >= 0 && ars->n) r = dp_doc_map_add(s, cm, "allocatedResourcesStatus", ars);
                 if (r >= 0) r = dp_doc_seq_add(s, cs, cm);
         }
         if (r >= 0) r = dp_doc_map_add(s, m, "containers", cs);

@@ -55,6 +55,7 @@ static void ids_joined(dp_strbuf *out, const dp_doc_node *ids) {
  *                 extended-resource claim as @extended-resources=<claim>)
  *   dra-claim <ns>/<name> uid=<uid> driver=<d> devices=<pool>/<dev>,...
  *   dra-cdi <ns>/<pod>/<ctr> <id>,...       dra-env <ns>/<pod>/<ctr> NAME=VALUE
+ *   dra-ctr-health <ns>/<pod>/<ctr> claim:<claim>/<request> <driver>/<pool>/<device> <health>
  *   dra-health-stream <driver> <state>
  *   dra-health <driver> <pool>/<device> Healthy|Unhealthy|Unknown [<message>] */
 static void print_flat_dra(dp_strbuf *o, const dp_doc_node *root) {
@@ -82,6 +83,10 @@ static void print_flat_dra(dp_strbuf *o, const dp_doc_node *root) {
                                          str_of(c, "name"));
                         ids_joined(o, seq_of(c, "cdiDevices"));
                         dp_strbuf_putc(o, '\n');
+                        FOREACH_ITEM(d, seq_of(c, "allocatedResourcesStatus"))
+                        dp_strbuf_printf(o, "dra-ctr-health %s/%s/%s %s %s %s\n", str_of(p, "namespace"),
+                                         str_of(p, "name"), str_of(c, "name"), str_of(d, "name"),
+                                         str_of(d, "resourceID"), str_of(d, "health"));
                         const dp_doc_node *env = dp_doc_get(c, "env");
                         for (size_t k = 0; env && env->type == DP_DOC_MAP && k < env->n; k++)
                                 dp_strbuf_printf(o, "dra-env %s/%s/%s %s=%s\n", str_of(p, "namespace"),
