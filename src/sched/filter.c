@@ -217,6 +217,8 @@ struct sched_usage {
         const dp_node **tab;
         node_use **tab_use;
         struct node_info *tab_info;
+        int64_t *tab_key; /* scratch for the fast pass, n_tab long */
+        uint32_t *tab_cand;
         size_t n_tab, tab_pos;
         bool tab_ok;
         uint64_t tab_gen;
@@ -245,6 +247,10 @@ static void tab_info_free(sched_usage *u) {
                 free(u->tab_info[i].alloc);
         free(u->tab_info);
         u->tab_info = NULL;
+        free(u->tab_key);
+        u->tab_key = NULL;
+        free(u->tab_cand);
+        u->tab_cand = NULL;
 }
 
 void dp_sched_usage_free(dp_sched *s) {
@@ -432,11 +438,13 @@ static int nodes_sync(dp_sched *s) {
                 const dp_node **tab = calloc(n + 1, sizeof(*tab));
                 node_use **use = calloc(n + 1, sizeof(*use));
                 node_info *info = calloc(n + 1, sizeof(*info));
-                if (!tab || !use || !info) {
+                u->tab_key = malloc((n + 1) * sizeof(*u->tab_key));
+                u->tab_cand = malloc((n + 1) * sizeof(*u->tab_cand));
+                if (!tab || !use || !info || !u->tab_key || !u->tab_cand) {
                         free(tab);
                         free(use);
                         free(info);
-                        return -ENOMEM;
+                        return -ENOMEM; /* the scratch goes with the next rebuild */
                 }
                 free(u->tab);
                 free(u->tab_use);
@@ -996,9 +1004,8 @@ static int fast_pass(cycle *c, int *ret, dp_error *err) {
                 if (!memo || !memo->fixed) return 0;
         }
         int64_t units = memo ? (int64_t)memo->units : 0;
-        _cleanup_free_ int64_t *key = malloc((nn + 1) * sizeof(*key));
-        _cleanup_free_ uint32_t *cand = malloc((nn + 1) * sizeof(*cand));
-        if (!key || !cand) return -ENOMEM;
+        int64_t *key = u->tab_key;
+        uint32_t *cand = u->tab_cand;
         size_t n_cand = 0;
         for (size_t ni = 0; ni < nn; ni++) {
                 if (memo && (memo->failed[ni / 64] >> (ni % 64) & 1)) continue;
