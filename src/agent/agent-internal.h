@@ -4,6 +4,7 @@
 
 #include "agent/agent.h"
 #include "agent/dra-internal.h"
+#include "agent/metrics.h"
 #include "devices/backend.h"
 #include "devices/config.h"
 #include "devices/v1.h"
@@ -52,6 +53,9 @@ struct dp_agent {
         size_t n_v1_holders;
         uint64_t v1_seq;
         bool allow_multiple; /* DRA devices publish allowMultipleAllocations */
+        dp_kube_client *kube; /* NULL: no API server */
+        agent_metrics metrics;
+        agent_metrics_server *metrics_srv; /* NULL: no --metrics-addr */
 };
 
 /* service.c */

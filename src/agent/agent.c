@@ -417,6 +417,73 @@ static int on_backend_event(dp_loop_source *s, int fd, uint32_t events, void *ud
         return 0;
 }
 
+/* ---- metrics ------------------------------------------------------------------------ */
+
+static void render_metrics(dp_strbuf *o, void *ud) {
+        const dp_agent *a = ud;
+        size_t healthy = 0, unhealthy = 0;
+        for (size_t i = 0; i < a->set->n_devices; i++) {
+                const dp_device *d = &a->set->devices[i];
+                if (d->health == DP_HEALTH_HEALTHY)
+                        healthy++;
+                else
+                        unhealthy++;
+                for (size_t k = 0; k < d->n_migs; k++)
+                        if (dp_mig_effective_health(a->set, &d->migs[k]) == DP_HEALTH_HEALTHY)
+                                healthy++;
+                        else
+                                unhealthy++;
+        }
+        dp_strbuf_printf(o,
+                         "# HELP devplane_devices Devices (GPUs and MIG instances) of this node by health.\n"
+                         "# TYPE devplane_devices gauge\n"
+                         "devplane_devices{health=\"healthy\"} %zu\ndevplane_devices{health=\"unhealthy\"} %zu\n",
+                         healthy, unhealthy);
+        dp_strbuf_puts(o, "# HELP devplane_v1_resource_devices Devices advertised per resource name (V1).\n"
+                          "# TYPE devplane_v1_resource_devices gauge\n");
+        for (size_t i = 0; a->v1 && i < a->plan->n_resources; i++) {
+                const dp_v1_resource *r = &a->plan->resources[i];
+                dp_strbuf_printf(o, "devplane_v1_resource_devices{resource=\"%s\",health=\"healthy\"} %zu\n", r->name,
+                                 dp_v1_resource_count_healthy(r));
+                dp_strbuf_printf(o, "devplane_v1_resource_devices{resource=\"%s\",health=\"unhealthy\"} %zu\n", r->name,
+                                 dp_v1_resource_count(r) - dp_v1_resource_count_healthy(r));
+        }
+        const agent_metrics *m = &a->metrics;
+        dp_strbuf_printf(o,
+                         "# HELP devplane_v1_allocations_total Container requests answered by Allocate (V1).\n"
+                         "# TYPE devplane_v1_allocations_total counter\ndevplane_v1_allocations_total %llu\n"
+                         "# HELP devplane_dra_prepared_claims Claims prepared on this node (V2, the checkpoint).\n"
+                         "# TYPE devplane_dra_prepared_claims gauge\ndevplane_dra_prepared_claims %zu\n"
+                         "# HELP devplane_dra_claim_errors_total Claims NodePrepareResources answered with an error.\n"
+                         "# TYPE devplane_dra_claim_errors_total counter\ndevplane_dra_claim_errors_total %llu\n",
+                         (unsigned long long)m->v1_allocations, agent_dra_prepared_claims(a->dra),
+                         (unsigned long long)m->claim_errors);
+        agent_histogram_write(o, "devplane_dra_prepare_duration_seconds",
+                              "NodePrepareResources calls, from request to answer.", &m->prepare);
+        agent_histogram_write(o, "devplane_dra_unprepare_duration_seconds",
+                              "NodeUnprepareResources calls, from request to answer.", &m->unprepare);
+        dp_strbuf_printf(
+                o,
+                "# HELP devplane_registrations_total Successful registrations with the kubelet.\n"
+                "# TYPE devplane_registrations_total counter\n"
+                "devplane_registrations_total{path=\"v1\"} %llu\ndevplane_registrations_total{path=\"dra\"} %llu\n",
+                (unsigned long long)a->registrations, (unsigned long long)agent_dra_registrations(a->dra));
+        const dp_kube_slices *ks = agent_dra_api_slices(a->dra);
+        dp_strbuf_printf(o,
+                         "# HELP devplane_api_requests_total Requests to the Kubernetes API server that finished.\n"
+                         "# TYPE devplane_api_requests_total counter\ndevplane_api_requests_total %llu\n"
+                         "# HELP devplane_api_errors_total API requests with no answer or an unexpected status.\n"
+                         "# TYPE devplane_api_errors_total counter\ndevplane_api_errors_total %llu\n"
+                         "# HELP devplane_resourceslice_generation Pool generation of the published ResourceSlices.\n"
+                         "# TYPE devplane_resourceslice_generation gauge\ndevplane_resourceslice_generation %lld\n"
+                         "# HELP devplane_resourceslices_synced 1 when the API server holds the current slices.\n"
+                         "# TYPE devplane_resourceslices_synced gauge\ndevplane_resourceslices_synced %d\n",
+                         (unsigned long long)dp_kube_client_requests(a->kube),
+                         (unsigned long long)dp_kube_client_errors(a->kube),
+                         (long long)(ks ? dp_kube_slices_generation(ks) : agent_dra_generation(a->dra)),
+                         ks ? dp_kube_slices_synced(ks) : 0);
+}
+
 /* ---- setup ------------------------------------------------------------------------- */
 
 static int load_config(const dp_agent *a, dp_agent_config **ret, dp_error *err) {
@@ -532,6 +599,18 @@ int dp_agent_new(dp_loop *l, const dp_agent_options *o, dp_agent **ret, dp_error
         if (r < 0) return dp_error_errno(err, r, "watch %s", a->state_dir);
         r = dp_loop_add_io(l, dp_backend_fd(a->backend), EPOLLIN, on_backend_event, a, &a->backend_watch);
         if (r < 0) return dp_error_errno(err, r, "watch the backend");
+        if (o->kubeconfig || o->in_cluster) {
+                _cleanup_(dp_kube_config_freep) dp_kube_config *kc = NULL;
+                r = o->kubeconfig ? dp_kube_config_load(o->kubeconfig, o->kube_context, &kc, err)
+                                  : dp_kube_config_in_cluster(o->sa_dir, &kc, err);
+                if (r < 0) return r;
+                if ((r = dp_kube_client_new(l, kc, &a->kube)) < 0) return dp_error_errno(err, r, "API client");
+                log_info("Kubernetes API %s (credentials from %s)", kc->server, kc->source);
+        }
+        if (o->metrics_addr &&
+            (r = agent_metrics_server_new(l, o->metrics_addr, render_metrics, a, &a->metrics_srv, err)) < 0)
+                return r;
+        if (o->metrics_addr) log_info("metrics on http://%s/metrics", o->metrics_addr);
         if (o->dra) {
                 dp_dra_inventory *inv = NULL;
                 if ((r = build_inventory(a, &inv, err)) < 0) return r;
@@ -548,7 +627,10 @@ int dp_agent_new(dp_loop *l, const dp_agent_options *o, dp_agent **ret, dp_error
                                           .slices_dir = o->slices_dir,
                                           .claims_dir = o->claims_dir,
                                           .taint_effects = o->taint_effects,
-                                          .n_taint_effects = o->n_taint_effects};
+                                          .n_taint_effects = o->n_taint_effects,
+                                          .kube = a->kube,
+                                          .api_backoff_max_usec = o->api_backoff_max_usec,
+                                          .metrics = &a->metrics};
                 if ((r = agent_dra_new(l, &dopt, a->ledger, inv, &a->dra, err)) < 0) return r;
         }
         a->v1 = !o->no_device_plugin;
@@ -566,7 +648,9 @@ dp_agent *dp_agent_free(dp_agent *a) {
         for (size_t i = 0; i < a->n_plugins; i++)
                 plugin_free(a->plugins[i]);
         free(a->plugins);
+        agent_metrics_server_free(a->metrics_srv);
         agent_dra_free(a->dra);
+        dp_kube_client_free(a->kube);
         if (a->ledger) v1_holders_clear(a);
         dp_ledger_free(a->ledger);
         dp_loop_source_free(a->dir_watch);
@@ -592,3 +676,4 @@ const char *dp_agent_resource_name(const dp_agent *a, size_t i) {
 
 int64_t dp_agent_dra_generation(const dp_agent *a) { return a ? agent_dra_generation(a->dra) : 0; }
 uint64_t dp_agent_dra_registrations(const dp_agent *a) { return a ? agent_dra_registrations(a->dra) : 0; }
+int dp_agent_metrics_port(const dp_agent *a) { return a ? agent_metrics_server_port(a->metrics_srv) : 0; }

@@ -60,6 +60,17 @@ typedef struct dp_agent_options {
         const char *const *taint_effects; /* "CLASS=EFFECT" (agent/dra-internal.h) */
         size_t n_taint_effects;
         bool allow_multiple; /* publish devices with allowMultipleAllocations (consumable capacity) */
+        /* The Kubernetes API (docs/deploy.md): a kubeconfig file, or the
+         * in-cluster service account (sa_dir NULL: DP_KUBE_SA_DIR). With
+         * either, --dra publishes ResourceSlice objects and reads claims
+         * from the API instead of --claims-dir. */
+        const char *kubeconfig;
+        const char *kube_context; /* NULL: current-context */
+        bool in_cluster;
+        const char *sa_dir;
+        uint64_t api_backoff_max_usec; /* 0: 30 s */
+        /* Prometheus text on http://HOST:PORT/metrics; NULL: no listener. */
+        const char *metrics_addr;
 } dp_agent_options;
 
 typedef struct dp_agent dp_agent;
@@ -78,6 +89,9 @@ int dp_agent_reload(dp_agent *a, dp_error *err);
 int64_t dp_agent_dra_generation(const dp_agent *a);
 uint64_t dp_agent_dra_registrations(const dp_agent *a);
 
+/* The port the metrics listener bound (0: none). */
+int dp_agent_metrics_port(const dp_agent *a);
+
 /* Successful Register calls so far (benchmarks and the demo wait on it). */
 uint64_t dp_agent_registrations(const dp_agent *a);
 /* Resource names served, in plan order (borrowed; valid until reload). */
@@ -88,3 +102,7 @@ const char *dp_agent_resource_name(const dp_agent *a, size_t i);
  * has health h. When the agent has written its device list, an id it does
  * not know is -ENOENT. */
 int dp_agent_health_set(const char *state_dir, const char *id, dp_health h, dp_error *err);
+
+/* `--log-format json`: every later log line is one JSON object
+ * {"time","level","component","msg"} on stderr (agent/log-json.c). */
+int dp_agent_log_json_setup(void);

@@ -16,7 +16,12 @@
  *     either socket removed by someone else is re-created at once (inotify),
  *     so a kubelet that restarts and walks the registry finds it again;
  *   - ResourceSlices in --slices-dir (<node>-<driver>.yaml, written atomically
- *     whenever the publisher's generation moves);
+ *     whenever the publisher's generation moves) and, with an API client,
+ *     as resource.k8s.io/v1 objects (kube/slices.c);
+ *   - with an API client, NodePrepareResources answers asynchronously: a
+ *     claim not in the checkpoint is read from the API (kube/claims.c,
+ *     retried until shortly before the kubelet's deadline) while the loop
+ *     goes on serving; claims in the checkpoint never wait for the API;
  *   - prepared claims in the driver checkpoint <plugins-dir>/<driver>/checkpoint.json,
  *     replayed into the shared ledger at start.
  */
@@ -28,6 +33,9 @@
 #include "dra/inventory.h"
 #include "dra/ledger.h"
 #include "grpc/loop.h"
+#include "kube/kube.h"
+
+struct agent_metrics;
 
 #define AGENT_DRA_DEFAULT_REGISTRY_DIR "/var/lib/kubelet/plugins_registry"
 #define AGENT_DRA_DEFAULT_PLUGINS_DIR "/var/lib/kubelet/plugins"
@@ -45,6 +53,12 @@ typedef struct agent_dra_options {
          * NoExecute, None or off; CLASS "*" sets the default, NoSchedule). */
         const char *const *taint_effects;
         size_t n_taint_effects;
+        /* The API server (borrowed; NULL: none). With it, slices are
+         * published as ResourceSlice objects and NodePrepareResources reads
+         * each claim from the API (claims_dir is then not used). */
+        dp_kube_client *kube;
+        uint64_t api_backoff_max_usec; /* 0: 30 s */
+        struct agent_metrics *metrics; /* borrowed; NULL: not counted */
 } agent_dra_options;
 
 typedef struct agent_dra agent_dra;
@@ -69,3 +83,6 @@ int agent_dra_reply(agent_dra *d, bool prepare, bool v1, const ProtobufCMessage 
 int64_t agent_dra_generation(const agent_dra *d);
 uint64_t agent_dra_registrations(const agent_dra *d);
 const char *agent_dra_driver(const agent_dra *d);
+size_t agent_dra_prepared_claims(const agent_dra *d);
+/* The API publication (NULL without an API client). */
+const dp_kube_slices *agent_dra_api_slices(const agent_dra *d);

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "agent/dra-internal.h"
+#include "agent/metrics.h"
 #include "base/fileio.h"
 #include "base/log.h"
 #include "base/strbuf.h"
@@ -55,7 +56,37 @@ struct agent_dra {
         dp_dra_taint_rule *rules; /* fault_class strings owned here */
         size_t n_rules;
         dp_dra_taint_effect default_effect;
+        dp_kube_client *kube;         /* borrowed; NULL: no API */
+        dp_kube_slices *kslices;      /* with kube */
+        agent_metrics *metrics;       /* borrowed; may be NULL */
+        struct pending_prep *pending; /* NodePrepareResources waiting for the API */
 };
+
+/* A claim as the API answered (or why not), for one NodePrepareResources. */
+typedef struct claim_src {
+        dp_kube_claim_fetch *fetch; /* in flight */
+        bool needed;                /* not answered from the checkpoint */
+        dp_object_list *list;       /* owns claim */
+        const dp_resource_claim *claim;
+        int code; /* < 0: msg says why */
+        char *msg;
+} claim_src;
+
+typedef struct pending_prep {
+        agent_dra *d;
+        dp_grpc_call *call;
+        struct pending_prep *next;
+        bool v1;
+        uint64_t start;
+        size_t n, outstanding;
+        claim_src *src;
+        struct fetch_ctx *ctx;
+} pending_prep;
+
+typedef struct fetch_ctx {
+        pending_prep *p;
+        size_t i;
+} fetch_ctx;
 
 /* ---- slices ---------------------------------------------------------------- */
 
@@ -93,6 +124,28 @@ static int64_t previous_generation(const char *slices_dir, const char *node, con
         return g;
 }
 
+/* Hand the publisher's slices to the API publication (kube/slices.c). */
+static void api_publish(agent_dra *d) {
+        if (!d->kslices) return;
+        size_t n = 0;
+        dp_resource_slice *const *v = dp_dra_publisher_slices(d->pub, &n);
+        char **texts = calloc(n + 1, sizeof *texts);
+        int r = texts ? 0 : -ENOMEM;
+        for (size_t i = 0; r >= 0 && i < n; i++) {
+                _cleanup_(dp_doc_set_freep) dp_doc_set *set = dp_doc_set_new();
+                dp_doc_node *node = set ? dp_resource_slice_encode(set, v[i]) : NULL;
+                dp_strbuf sb = DP_STRBUF_INIT;
+                if (node) dp_doc_emit(&sb, node, DP_DOC_JSON_COMPACT);
+                dp_strbuf_putc(&sb, 0);
+                if (!node || !(texts[i] = dp_strbuf_steal(&sb))) r = -ENOMEM;
+        }
+        if (r >= 0) r = dp_kube_slices_set(d->kslices, (const char *const *)texts, n);
+        if (r < 0) log_error("ResourceSlices not handed to the API publisher: %s", strerror(-r));
+        for (size_t i = 0; texts && i < n; i++)
+                free(texts[i]);
+        free(texts);
+}
+
 static int publish(agent_dra *d, bool force) {
         dp_dra_slice_options so = DP_DRA_SLICE_OPTIONS_INIT;
         so.rules = d->rules;
@@ -104,7 +157,11 @@ static int publish(agent_dra *d, bool force) {
                 log_error("ResourceSlices not rebuilt: %s", dp_error_msg(&e));
                 return r;
         }
-        return r > 0 || force ? write_slices(d) : 0;
+        if (r > 0 || force) {
+                api_publish(d);
+                return write_slices(d);
+        }
+        return 0;
 }
 
 /* ---- health stream ------------------------------------------------------------- */
@@ -199,17 +256,60 @@ static void on_watch_resources(dp_grpc_call *call, void *ud) {
 
 /* <claims-dir>/<namespace>/<name>.yaml (or .yml, .json): the claim as the
  * API server would return it; its uid must be the one the kubelet asked for. */
-static int load_claim(const agent_dra *d, const pb_claim *c, dp_object_list *l, const dp_resource_claim **ret,
-                      dp_error *err) {
+static int check_claim_names(const pb_claim *c, dp_error *err) {
         if (!c->namespace_ || !*c->namespace_ || !c->name || !*c->name || !c->uid || !*c->uid)
                 return dp_error_set(err, -EINVAL, "claim: namespace, name and uid are required");
         if (strchr(c->namespace_, '/') || strchr(c->name, '/') || c->name[0] == '.' || c->namespace_[0] == '.')
                 return dp_error_set(err, -EINVAL, "claim %s/%s: not a valid name", c->namespace_, c->name);
+        return 0;
+}
+
+/* The found claim must be valid and be the one the kubelet asked for. */
+static int check_claim(const pb_claim *c, dp_object o, const char *where, const dp_resource_claim **ret,
+                       dp_error *err) {
+        if (!o.hdr)
+                return dp_error_set(err, -ENOENT, "%s: no ResourceClaim %s/%s in it", where, c->namespace_, c->name);
+        if (dp_object_validate(o, err) < 0) return -EINVAL;
+        const char *uid = o.claim->meta.uid;
+        if (!uid || !streq(uid, c->uid))
+                return dp_error_set(err, -ESTALE,
+                                    "ResourceClaim %s/%s: uid %s, the kubelet asked for %s (claim replaced?)",
+                                    c->namespace_, c->name, uid ? uid : "(none)", c->uid);
+        *ret = o.claim;
+        return 0;
+}
+
+/* The API server's answer to GET resourceclaims/NAME. */
+static int api_claim(const pb_claim *c, long status, const char *body, size_t len, const char *errmsg,
+                     dp_object_list *l, const dp_resource_claim **ret, dp_error *err) {
+        if (status == 0)
+                return dp_error_set(err, -EHOSTUNREACH, "ResourceClaim %s/%s: API server unreachable: %s",
+                                    c->namespace_, c->name, errmsg ? errmsg : "no answer");
+        if (status == 404)
+                return dp_error_set(err, -ENOENT, "ResourceClaim %s/%s: not found (API server)", c->namespace_,
+                                    c->name);
+        if (status != 200) {
+                char msg[300];
+                dp_kube_status_message(body, len, msg, sizeof msg);
+                return dp_error_set(err, -EIO, "ResourceClaim %s/%s: API server answered HTTP %ld: %s", c->namespace_,
+                                    c->name, status, msg);
+        }
+        char where[300];
+        snprintf(where, sizeof where, "API ResourceClaim %s/%s", c->namespace_, c->name);
+        int r = dp_model_decode_buffer(body, len, where, l, err);
+        if (r < 0) return r;
+        return check_claim(c, dp_object_list_find(l, DP_KIND_RESOURCE_CLAIM, c->namespace_, c->name), where, ret, err);
+}
+
+static int load_claim(const agent_dra *d, const pb_claim *c, dp_object_list *l, const dp_resource_claim **ret,
+                      dp_error *err) {
+        int r = check_claim_names(c, err);
+        if (r < 0) return r;
         if (!d->claims_dir)
                 return dp_error_set(err, -ENOENT, "claim %s/%s: the driver has no claims directory (--claims-dir)",
                                     c->namespace_, c->name);
         static const char *const exts[] = {"yaml", "yml", "json"};
-        int r = -ENOENT;
+        r = -ENOENT;
         _cleanup_free_ char *path = NULL;
         for (size_t i = 0; i < ELEMENTSOF(exts) && r == -ENOENT; i++) {
                 free(path);
@@ -225,19 +325,12 @@ static int load_claim(const agent_dra *d, const pb_claim *c, dp_object_list *l, 
         if (r == -ENOENT)
                 return dp_error_set(err, -ENOENT, "ResourceClaim %s/%s: not found in %s/%s/", c->namespace_, c->name,
                                     d->claims_dir, c->namespace_);
-        dp_object o = dp_object_list_find(l, DP_KIND_RESOURCE_CLAIM, c->namespace_, c->name);
-        if (!o.hdr) return dp_error_set(err, -ENOENT, "%s: no ResourceClaim %s/%s in it", path, c->namespace_, c->name);
-        if (dp_object_validate(o, err) < 0) return -EINVAL;
-        const char *uid = o.claim->meta.uid;
-        if (!uid || !streq(uid, c->uid))
-                return dp_error_set(err, -ESTALE,
-                                    "ResourceClaim %s/%s: uid %s, the kubelet asked for %s (claim replaced?)",
-                                    c->namespace_, c->name, uid ? uid : "(none)", c->uid);
-        *ret = o.claim;
-        return 0;
+        return check_claim(c, dp_object_list_find(l, DP_KIND_RESOURCE_CLAIM, c->namespace_, c->name), path, ret, err);
 }
 
-static int prepare_one(agent_dra *d, const pb_claim *c, dp_dra_prepared_claim *ret, dp_error *err) {
+/* src: the claim read from the API (NULL: read it from --claims-dir). */
+static int prepare_one(agent_dra *d, const pb_claim *c, const claim_src *src, dp_dra_prepared_claim *ret,
+                       dp_error *err) {
         _cleanup_(dp_object_list_freep) dp_object_list *l = dp_object_list_new();
         if (!l) return -ENOMEM;
         /* A claim already prepared is answered from the checkpoint even when
@@ -245,8 +338,14 @@ static int prepare_one(agent_dra *d, const pb_claim *c, dp_dra_prepared_claim *r
         dp_dra_prepared_claim *done = c->uid ? dp_dra_checkpoint_find(d->ckpt, c->uid) : NULL;
         if (done) return dp_dra_prepared_claim_copy(ret, done);
         const dp_resource_claim *claim = NULL;
-        int r = load_claim(d, c, l, &claim, err);
-        if (r < 0) return r;
+        int r;
+        if (src) {
+                if (!src->claim)
+                        return dp_error_set(err, src->code < 0 ? src->code : -EIO, "%s",
+                                            src->msg ? src->msg : "claim not read");
+                claim = src->claim;
+        } else if ((r = load_claim(d, c, l, &claim, err)) < 0)
+                return r;
         size_t n = 0;
         dp_resource_slice *const *v = dp_dra_publisher_slices(d->pub, &n);
         dp_dra_prepare_input in = {.inv = d->inv, .slices = v, .n_slices = n};
@@ -285,7 +384,8 @@ static int fill_devices(const dp_dra_prepared_claim *pc, bool v1, pb_prep_one *o
         return 0;
 }
 
-static int prepare_reply(agent_dra *d, const pb_prep_req *req, bool v1, uint8_t **ret, size_t *ret_len) {
+static int prepare_reply(agent_dra *d, const pb_prep_req *req, bool v1, const claim_src *src, uint8_t **ret,
+                         size_t *ret_len) {
         size_t n = req->n_claims;
         if (n > DP_DRA_CHECKPOINT_MAX_CLAIMS) return -E2BIG;
         dp_dra_prepared_claim *pcs = calloc(n + 1, sizeof *pcs);
@@ -299,13 +399,14 @@ static int prepare_reply(agent_dra *d, const pb_prep_req *req, bool v1, uint8_t 
                 const pb_claim *c = req->claims[i];
                 dp_error e = DP_ERROR_INIT;
                 ones[i] = (pb_prep_one)K8S__IO__KUBELET__PKG__APIS__DRA__V1__NODE_PREPARE_RESOURCE_RESPONSE__INIT;
-                int q = prepare_one(d, c, &pcs[i], &e);
+                int q = prepare_one(d, c, src ? &src[i] : NULL, &pcs[i], &e);
                 if (q == -ENOMEM)
                         r = q;
                 else if (q < 0) {
                         errs[i] = strdup(dp_error_msg(&e));
                         if (!errs[i]) r = -ENOMEM;
                         ones[i].error = errs[i];
+                        if (d->metrics) d->metrics->claim_errors++;
                         log_warning("NodePrepareResources %s/%s (%s): %s", c->namespace_, c->name, c->uid,
                                     dp_error_msg(&e));
                 } else {
@@ -392,16 +493,21 @@ static int unprepare_reply(agent_dra *d, const pb_unprep_req *req, uint8_t **ret
 
 int agent_dra_reply(agent_dra *d, bool prepare, bool v1, const ProtobufCMessage *req, uint8_t **ret, size_t *ret_len) {
         assert_return(d && req && ret && ret_len, -EINVAL);
-        return prepare ? prepare_reply(d, (const pb_prep_req *)req, v1, ret, ret_len)
+        return prepare ? prepare_reply(d, (const pb_prep_req *)req, v1, NULL, ret, ret_len)
                        : unprepare_reply(d, (const pb_unprep_req *)req, ret, ret_len);
 }
 
-static void on_node_call(dp_grpc_call *call, bool prepare) {
-        agent_dra *d = dp_grpc_call_get_userdata(call);
-        bool v1 = strncmp(dp_grpc_call_path(call), DRA_V1_PREFIX, strlen(DRA_V1_PREFIX)) == 0;
-        uint8_t *buf = NULL;
-        size_t len = 0;
-        int r = agent_dra_reply(d, prepare, v1, dp_grpc_call_request_msg(call), &buf, &len);
+static void observe(agent_dra *d, bool prepare, uint64_t start) {
+        if (!d->metrics) return;
+        double secs = (double)(dp_loop_now() - start) / 1e6;
+        agent_histogram_observe(prepare ? &d->metrics->prepare : &d->metrics->unprepare, secs);
+        if (prepare)
+                d->metrics->prepare_calls++;
+        else
+                d->metrics->unprepare_calls++;
+}
+
+static void finish_reply(dp_grpc_call *call, int r, uint8_t *buf, size_t len) {
         if (r == -E2BIG)
                 dp_grpc_call_finishf(call, DP_GRPC_INVALID_ARGUMENT, "more than %d claims",
                                      DP_DRA_CHECKPOINT_MAX_CLAIMS);
@@ -411,7 +517,134 @@ static void on_node_call(dp_grpc_call *call, bool prepare) {
                 dp_grpc_call_finish(call, DP_GRPC_UNAVAILABLE, "cannot send");
         else
                 dp_grpc_call_finish(call, DP_GRPC_OK, NULL);
+}
+
+/* ---- NodePrepareResources through the API -------------------------------------- */
+
+static pending_prep *pending_free(pending_prep *p) {
+        if (!p) return NULL;
+        agent_dra *d = p->d;
+        for (pending_prep **q = &d->pending; *q; q = &(*q)->next)
+                if (*q == p) {
+                        *q = p->next;
+                        break;
+                }
+        for (size_t i = 0; i < p->n && p->src; i++) {
+                dp_kube_claim_fetch_cancel(p->src[i].fetch);
+                dp_object_list_free(p->src[i].list);
+                free(p->src[i].msg);
+        }
+        free(p->src);
+        free(p->ctx);
+        free(p);
+        return NULL;
+}
+
+static void pending_complete(pending_prep *p) {
+        agent_dra *d = p->d;
+        uint8_t *buf = NULL;
+        size_t len = 0;
+        int r = prepare_reply(d, (const pb_prep_req *)dp_grpc_call_request_msg(p->call), p->v1, p->src, &buf, &len);
+        finish_reply(p->call, r, buf, len);
         free(buf);
+        observe(d, true, p->start);
+        pending_free(p);
+}
+
+static void on_claim_fetched(long status, const char *body, size_t len, const char *errmsg, void *ud) {
+        fetch_ctx *x = ud;
+        pending_prep *p = x->p;
+        claim_src *cs = &p->src[x->i];
+        const pb_claim *c = ((const pb_prep_req *)dp_grpc_call_request_msg(p->call))->claims[x->i];
+        cs->fetch = NULL; /* freed by kube/claims.c after this returns */
+        dp_error e = DP_ERROR_INIT;
+        cs->list = dp_object_list_new();
+        cs->code = cs->list ? api_claim(c, status, body, len, errmsg, cs->list, &cs->claim, &e) : -ENOMEM;
+        if (cs->code < 0) {
+                cs->claim = NULL;
+                cs->msg = strdup(e.msg[0] ? e.msg : strerror(-cs->code));
+        }
+        if (--p->outstanding == 0) pending_complete(p);
+}
+
+static void on_prepare_cancel(dp_grpc_call *call, int status, void *ud) {
+        pending_prep *p = ud;
+        log_warning("NodePrepareResources cancelled by the kubelet while reading claims from the API");
+        pending_free(p);
+        dp_grpc_call_finish(call, status, NULL);
+}
+
+/* Reads the claims not in the checkpoint from the API; answers when all
+ * are read (at once when none is needed). */
+static void prepare_async(agent_dra *d, dp_grpc_call *call, bool v1, uint64_t start) {
+        const pb_prep_req *req = (const pb_prep_req *)dp_grpc_call_request_msg(call);
+        size_t n = req->n_claims;
+        if (n > DP_DRA_CHECKPOINT_MAX_CLAIMS) {
+                finish_reply(call, -E2BIG, NULL, 0);
+                return;
+        }
+        pending_prep *p = calloc(1, sizeof *p);
+        if (!p || !(p->src = calloc(n + 1, sizeof *p->src)) || !(p->ctx = calloc(n + 1, sizeof *p->ctx))) {
+                if (p) {
+                        free(p->src);
+                        free(p);
+                }
+                finish_reply(call, -ENOMEM, NULL, 0);
+                return;
+        }
+        p->d = d;
+        p->call = call;
+        p->v1 = v1;
+        p->start = start;
+        p->n = n;
+        p->next = d->pending;
+        d->pending = p;
+        /* Answer a little before the kubelet gives up, with what we know. */
+        uint64_t now = dp_loop_now(), dl = dp_grpc_call_deadline(call);
+        uint64_t deadline = dl > now + 1000000 ? dl - 500000 : now + 20000000;
+        deadline = DP_MIN(deadline, now + 60000000);
+        for (size_t i = 0; i < n; i++) {
+                const pb_claim *c = req->claims[i];
+                claim_src *cs = &p->src[i];
+                if (c->uid && dp_dra_checkpoint_find(d->ckpt, c->uid)) continue;
+                cs->needed = true;
+                dp_error e = DP_ERROR_INIT;
+                if ((cs->code = check_claim_names(c, &e)) < 0) {
+                        cs->msg = strdup(e.msg);
+                        continue;
+                }
+                p->ctx[i] = (fetch_ctx){p, i};
+                int r = dp_kube_claim_fetch_start(d->kube, c->namespace_, c->name, deadline, on_claim_fetched,
+                                                  &p->ctx[i], &cs->fetch);
+                if (r < 0) {
+                        cs->code = r;
+                        cs->msg = dp_asprintf("ResourceClaim %s/%s: cannot ask the API server: %s", c->namespace_,
+                                              c->name, strerror(-r));
+                        continue;
+                }
+                p->outstanding++;
+        }
+        if (p->outstanding == 0) {
+                pending_complete(p);
+                return;
+        }
+        dp_grpc_call_set_cancel_handler(call, on_prepare_cancel, p);
+}
+
+static void on_node_call(dp_grpc_call *call, bool prepare) {
+        agent_dra *d = dp_grpc_call_get_userdata(call);
+        uint64_t start = dp_loop_now();
+        bool v1 = strncmp(dp_grpc_call_path(call), DRA_V1_PREFIX, strlen(DRA_V1_PREFIX)) == 0;
+        if (prepare && d->kube) {
+                prepare_async(d, call, v1, start);
+                return;
+        }
+        uint8_t *buf = NULL;
+        size_t len = 0;
+        int r = agent_dra_reply(d, prepare, v1, dp_grpc_call_request_msg(call), &buf, &len);
+        finish_reply(call, r, buf, len);
+        free(buf);
+        observe(d, prepare, start);
 }
 
 static void on_prepare(dp_grpc_call *call, void *ud) {
@@ -561,6 +794,15 @@ int agent_dra_new(dp_loop *l, const agent_dra_options *o, dp_ledger *ledger, dp_
         d->slices_dir = o->slices_dir ? strdup(o->slices_dir) : NULL;
         d->claims_dir = o->claims_dir ? strdup(o->claims_dir) : NULL;
         d->pub = dp_dra_publisher_new(previous_generation(o->slices_dir, o->node_name, d->inv->driver) + 1);
+        d->kube = o->kube;
+        d->metrics = o->metrics;
+        if (d->kube) {
+                int q = dp_kube_slices_new(d->kube, o->node_name, d->inv->driver, &d->kslices);
+                if (q < 0) return q;
+                if (o->api_backoff_max_usec)
+                        dp_kube_slices_set_backoff(d->kslices, DP_MIN(250000, o->api_backoff_max_usec),
+                                                   o->api_backoff_max_usec);
+        }
         if (!d->node_name || !d->driver || !d->registry_dir || !d->reg_sock_name || !d->reg_sock_path ||
             !d->state_dir || !d->dra_sock_path || !d->cdi_dir || (o->slices_dir && !d->slices_dir) ||
             (o->claims_dir && !d->claims_dir) || !d->pub)
@@ -631,6 +873,12 @@ int agent_dra_update(agent_dra *d, dp_dra_inventory *inv) {
 
 agent_dra *agent_dra_free(agent_dra *d) {
         if (!d) return NULL;
+        while (d->pending) {
+                dp_grpc_call *call = d->pending->call;
+                pending_free(d->pending);
+                dp_grpc_call_finish(call, DP_GRPC_UNAVAILABLE, "stopping");
+        }
+        dp_kube_slices_free(d->kslices);
         for (size_t i = 0; i < d->n_streams; i++)
                 dp_grpc_call_finish(d->streams[i], DP_GRPC_UNAVAILABLE, "stopping");
         free(d->streams);
@@ -661,3 +909,5 @@ agent_dra *agent_dra_free(agent_dra *d) {
 int64_t agent_dra_generation(const agent_dra *d) { return d ? dp_dra_publisher_generation(d->pub) : 0; }
 uint64_t agent_dra_registrations(const agent_dra *d) { return d ? d->registrations : 0; }
 const char *agent_dra_driver(const agent_dra *d) { return d ? d->driver : NULL; }
+size_t agent_dra_prepared_claims(const agent_dra *d) { return d && d->ckpt ? d->ckpt->n_claims : 0; }
+const dp_kube_slices *agent_dra_api_slices(const agent_dra *d) { return d ? d->kslices : NULL; }

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # The agent is also the DRA driver: it calls the driver core (src/dra) and
-# reads claims through the model.
-target_link_libraries(dp_agent PUBLIC dp_dra dp_model)
+# reads claims through the model, and publishes through the API (dp_kube).
+target_link_libraries(dp_agent PUBLIC dp_dra dp_model dp_kube)
 # The V1 node-path benchmark, bench/v1/bench-v1.c: it drives a real `devplane
 # agent` process and an in-process node, so it links dp_agent and dp_node and
 # knows where the devplane binary is. (It lives under bench/v1/ because

@@ -262,6 +262,7 @@ static void on_allocate(dp_grpc_call *call, void *ud) {
                                     dp_error_msg(&e));
                 return;
         }
+        p->agent->metrics.v1_allocations += req->n_container_requests;
         if (dp_grpc_call_send(call, buf, len) < 0)
                 dp_grpc_call_finish(call, DP_GRPC_UNAVAILABLE, "cannot send");
         else

@@ -15,7 +15,11 @@ static void agent_usage(FILE *f) {
                    "                      [--sysfs-root DIR] [--dev-root DIR] [--nvml-library PATH]\n"
                    "                      [--dra [--no-device-plugin] [--registry-dir DIR] [--plugins-dir DIR]\n"
                    "                       [--cdi-dir DIR] [--slices-dir DIR] [--claims-dir DIR]\n"
-                   "                       [--taint-effect CLASS=NoSchedule|NoExecute|None|off]...]\n"
+                   "                       [--taint-effect CLASS=NoSchedule|NoExecute|None|off]...\n"
+                   "                       [--kubeconfig FILE [--context NAME] | --in-cluster [--service-account-dir "
+                   "DIR]]\n"
+                   "                       [--api-backoff-max-ms MS]]\n"
+                   "                      [--metrics-addr HOST:PORT] [--log-format text|json]\n"
                    "       devplane agent health [--state-dir DIR] set DEVICE healthy|unhealthy\n\n"
                    "A Device Plugin (v1beta1) over a backend (mock by default; nvml reads\n"
                    "$DP_NVML_LIBRARY when --nvml-library is not given): one socket per resource name in the\n"
@@ -30,6 +34,12 @@ static void agent_usage(FILE *f) {
                    "(CLASS * sets the default).\n"
                    "--allow-multiple-allocations publishes every device with allowMultipleAllocations: claims\n"
                    "share a device up to its consumable capacity.\n"
+                   "--kubeconfig or --in-cluster (the pod's service account) publish the ResourceSlices to the\n"
+                   "Kubernetes API (resource.k8s.io/v1) and read claims from it instead of --claims-dir;\n"
+                   "failed API requests are retried with exponential backoff (up to --api-backoff-max-ms,\n"
+                   "default 30000) without holding up V1 or claims already prepared.\n"
+                   "--metrics-addr serves Prometheus metrics at http://HOST:PORT/metrics; --log-format json\n"
+                   "writes one JSON object per log line.\n"
                    "`health set` marks a device (id or uuid) unhealthy or healthy again; a running agent\n"
                    "with the same --state-dir reports it at once.\n");
 }
@@ -95,7 +105,7 @@ static int cmd_agent(int argc, char **argv) {
         dp_agent_options o = {.plugin_dir = "/var/lib/kubelet/device-plugins"};
         const char *taints[32];
         size_t n_taints = 0;
-        bool verbose = false;
+        bool verbose = false, json_logs = false;
         static const struct option opts[] = {{"plugin-dir", required_argument, NULL, 'd'},
                                              {"profile", required_argument, NULL, 'p'},
                                              {"config", required_argument, NULL, 'c'},
@@ -115,6 +125,13 @@ static int cmd_agent(int argc, char **argv) {
                                              {"claims-dir", required_argument, NULL, 1006},
                                              {"taint-effect", required_argument, NULL, 1007},
                                              {"allow-multiple-allocations", no_argument, NULL, 1100},
+                                             {"kubeconfig", required_argument, NULL, 1008},
+                                             {"context", required_argument, NULL, 1009},
+                                             {"in-cluster", no_argument, NULL, 1010},
+                                             {"service-account-dir", required_argument, NULL, 1011},
+                                             {"api-backoff-max-ms", required_argument, NULL, 1012},
+                                             {"metrics-addr", required_argument, NULL, 1013},
+                                             {"log-format", required_argument, NULL, 1014},
                                              {"verbose", no_argument, NULL, 'v'},
                                              {"help", no_argument, NULL, 'h'},
                                              {}};
@@ -157,6 +174,30 @@ static int cmd_agent(int argc, char **argv) {
                         }
                         taints[n_taints++] = optarg;
                         break;
+                case 1008: o.kubeconfig = optarg; break;
+                case 1009: o.kube_context = optarg; break;
+                case 1010: o.in_cluster = true; break;
+                case 1011: o.sa_dir = optarg; break;
+                case 1012: {
+                        char *end = NULL;
+                        unsigned long long ms = strtoull(optarg, &end, 10);
+                        if (!*optarg || *end || ms == 0 || ms > 3600000) {
+                                fprintf(stderr, "devplane agent: --api-backoff-max-ms %s: must be 1..3600000\n",
+                                        optarg);
+                                return 2;
+                        }
+                        o.api_backoff_max_usec = ms * 1000;
+                        break;
+                }
+                case 1013: o.metrics_addr = optarg; break;
+                case 1014:
+                        if (streq(optarg, "json"))
+                                json_logs = true;
+                        else if (!streq(optarg, "text")) {
+                                fprintf(stderr, "devplane agent: --log-format %s: must be text or json\n", optarg);
+                                return 2;
+                        }
+                        break;
                 case 'v': verbose = true; break;
                 case 'h': agent_usage(stdout); return 0;
                 default: agent_usage(stderr); return 2;
@@ -171,6 +212,18 @@ static int cmd_agent(int argc, char **argv) {
         if (o.no_device_plugin && !o.dra) {
                 fprintf(stderr, "devplane agent: --no-device-plugin without --dra leaves nothing to serve\n");
                 return 2;
+        }
+        if (o.kubeconfig && o.in_cluster) {
+                fprintf(stderr, "devplane agent: --kubeconfig and --in-cluster are exclusive\n");
+                return 2;
+        }
+        if ((o.kubeconfig || o.in_cluster) && !o.dra) {
+                fprintf(stderr, "devplane agent: --kubeconfig/--in-cluster need --dra (the API is used for V2)\n");
+                return 2;
+        }
+        if (json_logs && dp_agent_log_json_setup() < 0) {
+                fprintf(stderr, "devplane agent: --log-format json: cannot set up\n");
+                return 1;
         }
         dp_log_setup("agent", verbose ? DP_LOG_DEBUG : DP_LOG_INFO);
         agent_ctx ctx = {0};

@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * kube.h — a small Kubernetes API client for the node agent: credentials
+ * (kubeconfig or in-cluster), HTTPS requests through libcurl driven by the
+ * daemon's dp_loop, ResourceSlice publication and ResourceClaim reads
+ * (docs/deploy.md, "Kubernetes API").
+ *
+ * Why the curl multi interface on the loop, not a thread: the agent is one
+ * epoll loop (DESIGN.md, "no threads without a measured reason"). curl's
+ * multi interface hands us its sockets (CURLMOPT_SOCKETFUNCTION) and one
+ * timeout (CURLMOPT_TIMERFUNCTION); each becomes a dp_loop io or timer
+ * source, and curl_multi_socket_action() runs from their callbacks. Name
+ * resolution uses curl's threaded resolver where curl was built with it
+ * (Debian's is), so no call here blocks the loop: an API server that does
+ * not answer costs a pending request, never a stalled V1 or DRA socket.
+ *
+ * Every completion callback runs from the loop, never from inside the
+ * function that started the request.
+ */
+#pragma once
+
+#include "base/error.h"
+#include "grpc/loop.h"
+
+/* The in-cluster service-account directory (token, ca.crt, namespace). */
+#define DP_KUBE_SA_DIR "/var/run/secrets/kubernetes.io/serviceaccount"
+/* Caps on what the API server may send us (a list of one node's slices is
+ * far below it; a claim is at most a few hundred KiB). */
+#define DP_KUBE_MAX_RESPONSE (16u << 20)
+/* kubeconfig files and inline certificates. */
+#define DP_KUBE_MAX_CONFIG (1u << 20)
+
+/* ---- credentials (kube/kubeconfig.c) ------------------------------------ */
+
+typedef struct dp_kube_config {
+        char *server;  /* "https://host:port" without a trailing slash */
+        char *ca_file; /* PEM file, or NULL */
+        char *ca_data; /* PEM bytes (decoded *-data), or NULL */
+        size_t ca_len;
+        char *token;                 /* bearer token, or NULL */
+        char *token_file;            /* re-read before each request (rotated tokens), or NULL */
+        char *cert_file, *cert_data; /* client certificate (PEM) */
+        size_t cert_len;
+        char *key_file, *key_data; /* client key (PEM) */
+        size_t key_len;
+        bool insecure; /* insecure-skip-tls-verify */
+        char *source;  /* the file (or "in-cluster") for messages */
+} dp_kube_config;
+
+dp_kube_config *dp_kube_config_free(dp_kube_config *c);
+DEFINE_FREEP(dp_kube_config, dp_kube_config_free)
+
+/* Parse a kubeconfig (YAML or JSON) held in buf. `name` is the file name
+ * used in messages and to resolve relative paths (its directory, as kubectl
+ * does); `context` overrides current-context (NULL: use it). -EINVAL with
+ * err naming the file and field ("kc.yaml: users[name=u].user.exec: not
+ * supported ..."), -E2BIG past DP_KUBE_MAX_CONFIG, -ENOMEM. Touches no
+ * files (certificate paths are only recorded). */
+int dp_kube_config_parse(const char *buf, size_t len, const char *name, const char *context, dp_kube_config **ret,
+                         dp_error *err);
+/* Read path and parse it. -ENOENT/-EACCES... naming the file. */
+int dp_kube_config_load(const char *path, const char *context, dp_kube_config **ret, dp_error *err);
+/* In-cluster: KUBERNETES_SERVICE_HOST/KUBERNETES_SERVICE_PORT, sa_dir/token
+ * and sa_dir/ca.crt (sa_dir NULL: DP_KUBE_SA_DIR). -ENOENT when not in a
+ * cluster (env unset or token missing), naming what is missing. */
+int dp_kube_config_in_cluster(const char *sa_dir, dp_kube_config **ret, dp_error *err);
+/* RFC 4648 base64 (padding optional, no whitespace but line breaks).
+ * -EINVAL on a bad character. *ret is NUL-terminated. */
+int dp_kube_base64_decode(const char *s, size_t len, char **ret, size_t *ret_len);
+
+/* ---- requests (kube/client.c) -------------------------------------------- */
+
+typedef struct dp_kube_client dp_kube_client;
+typedef struct dp_kube_request dp_kube_request;
+
+/* status: the HTTP status, or 0 when no answer came (connection refused,
+ * TLS failure, timeout); body: the response (NUL-terminated, borrowed for
+ * the call); errmsg: curl's message when status is 0, else NULL. The
+ * request is freed right after the callback returns. */
+typedef void (*dp_kube_done_fn)(long status, const char *body, size_t len, const char *errmsg, void *userdata);
+
+/* Copies what it needs from cfg. -ENOMEM, -EIO (curl init). */
+int dp_kube_client_new(dp_loop *l, const dp_kube_config *cfg, dp_kube_client **ret);
+/* Cancels every request without calling back. */
+dp_kube_client *dp_kube_client_free(dp_kube_client *c);
+DEFINE_FREEP(dp_kube_client, dp_kube_client_free)
+dp_loop *dp_kube_client_loop(const dp_kube_client *c);
+
+/* Start METHOD path (path starts with '/', query included) with an optional
+ * JSON body. timeout_ms bounds the whole exchange (0: 30 s). *ret (may be
+ * NULL) lets the caller cancel it. */
+int dp_kube_request_start(dp_kube_client *c, const char *method, const char *path, const char *body, size_t len,
+                          unsigned timeout_ms, dp_kube_done_fn done, void *userdata, dp_kube_request **ret);
+/* Drop a pending request: its callback is not called. */
+void dp_kube_request_cancel(dp_kube_request *r);
+
+/* Counters (metrics): requests finished, and those that failed (no answer,
+ * or a status >= 400 other than the 404/409 the callers expect). */
+uint64_t dp_kube_client_requests(const dp_kube_client *c);
+uint64_t dp_kube_client_errors(const dp_kube_client *c);
+void dp_kube_client_count_error(dp_kube_client *c);
+
+/* Percent-encode for a query value. NULL on OOM. */
+char *dp_kube_query_escape(const char *s);
+/* The "message" of a Kubernetes Status body, else the first 200 bytes. */
+void dp_kube_status_message(const char *body, size_t len, char *buf, size_t size);
+
+/* Exponential backoff: first, doubling, capped; with no jitter, so tests
+ * and logs are predictable (one agent per node does not stampede). */
+typedef struct dp_kube_backoff {
+        uint64_t first_usec, max_usec, next_usec;
+} dp_kube_backoff;
+#define DP_KUBE_BACKOFF_INIT                                                                                           \
+        { 250000, 30000000, 0 }
+uint64_t dp_kube_backoff_next(dp_kube_backoff *b);
+static inline void dp_kube_backoff_reset(dp_kube_backoff *b) { b->next_usec = 0; }
+
+/* ---- a claim (kube/claims.c) ---------------------------------------------- */
+
+/* GET /apis/resource.k8s.io/v1/namespaces/NS/resourceclaims/NAME, retried
+ * with backoff on no answer, 429 and 5xx until deadline_usec (absolute
+ * dp_loop_now() time). done gets the last status and body (a 404 at once).
+ * Cancel: its callback is not called. */
+typedef struct dp_kube_claim_fetch dp_kube_claim_fetch;
+int dp_kube_claim_fetch_start(dp_kube_client *c, const char *ns, const char *name, uint64_t deadline_usec,
+                              dp_kube_done_fn done, void *userdata, dp_kube_claim_fetch **ret);
+dp_kube_claim_fetch *dp_kube_claim_fetch_cancel(dp_kube_claim_fetch *f);
+
+/* ---- ResourceSlices (kube/slices.c) --------------------------------------- */
+
+typedef struct dp_kube_slices dp_kube_slices;
+
+/* Keeps the API server's ResourceSlices of (node, driver) equal to the
+ * desired set: GET the Node (its uid for ownerReferences), LIST the slices
+ * with fieldSelector spec.nodeName=NODE,spec.driver=DRIVER, then POST the
+ * missing, PUT the changed (with resourceVersion; 409 re-lists and
+ * retries), DELETE those no longer desired. Every change publishes the whole
+ * pool at a new generation, above any the server holds. Failures retry with
+ * dp_kube_backoff; nothing here blocks the loop. */
+int dp_kube_slices_new(dp_kube_client *c, const char *node, const char *driver, dp_kube_slices **ret);
+dp_kube_slices *dp_kube_slices_free(dp_kube_slices *s);
+DEFINE_FREEP(dp_kube_slices, dp_kube_slices_free)
+/* The desired slices: JSON objects (apiVersion, kind, metadata.name, spec
+ * with pool and driver), copied. Their spec.pool.generation is replaced.
+ * Starts a sync when anything differs from the last set. -EINVAL (a text is
+ * not such an object), -ENOMEM. */
+int dp_kube_slices_set(dp_kube_slices *s, const char *const *json, size_t n);
+/* Backoff bounds (tests shorten them). */
+void dp_kube_slices_set_backoff(dp_kube_slices *s, uint64_t first_usec, uint64_t max_usec);
+/* State for metrics and tests. */
+bool dp_kube_slices_synced(const dp_kube_slices *s);
+int64_t dp_kube_slices_generation(const dp_kube_slices *s);
+uint64_t dp_kube_slices_writes(const dp_kube_slices *s);

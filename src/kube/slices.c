@@ -1,0 +1,504 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Publishing a node's ResourceSlices through the API server: a small state
+ * machine on the loop (see kube.h). One request in flight at a time: a
+ * node has a handful of slices, and ordering keeps the pool consistent
+ * (every slice of a round carries the round's generation). */
+#include <stdio.h>
+
+#include "base/doc.h"
+#include "base/log.h"
+#include "base/strbuf.h"
+#include "kube/kube.h"
+
+#define SLICES_PATH "/apis/resource.k8s.io/v1/resourceslices"
+#define MAX_CONFLICT_RETRIES 5
+
+typedef struct {
+        char *name;
+        char *text; /* the object as given */
+        char *norm; /* its spec, compact, pool.generation 0 */
+} want_slice;
+
+typedef struct {
+        char *name;
+        char *rv;
+        char *norm;
+        int64_t gen;
+} have_slice;
+
+typedef enum { OP_NONE, OP_NODE, OP_LIST, OP_CREATE, OP_UPDATE, OP_DELETE } op_kind;
+
+struct dp_kube_slices {
+        dp_kube_client *client;
+        char *node, *driver;
+        want_slice *want;
+        size_t n_want;
+        have_slice *have;
+        size_t n_have;
+        char *node_uid;
+        bool listed, waiting;
+        int64_t gen;       /* last generation of a finished round */
+        int64_t round_gen; /* 0: no round in progress */
+        dp_kube_request *req;
+        op_kind op;
+        char *op_name;
+        int64_t op_gen; /* the round a write belongs to */
+        char *op_norm;  /* the spec it sends (normalized) */
+        dp_loop_source *timer;
+        dp_kube_backoff backoff;
+        unsigned conflicts;
+        uint64_t writes;
+        bool synced;
+};
+
+static void step(dp_kube_slices *s);
+
+/* ---- documents ---------------------------------------------------------------- */
+
+static dp_doc_pair *map_pair(dp_doc_node *m, const char *key) {
+        if (!m || m->type != DP_DOC_MAP) return NULL;
+        for (size_t i = 0; i < m->n; i++)
+                if (streq(m->pairs[i].key, key)) return &m->pairs[i];
+        return NULL;
+}
+
+/* Set spec.pool.generation (the pair must exist: our encoder writes it). */
+static int set_generation(dp_doc_set *set, dp_doc_node *spec, int64_t g) {
+        dp_doc_pair *p = map_pair(dp_doc_get(spec, "pool"), "generation");
+        if (!p) return -EINVAL;
+        p->value = dp_doc_new_int(set, g);
+        return p->value ? 0 : -ENOMEM;
+}
+
+static char *emit_compact(const dp_doc_node *n) {
+        dp_strbuf sb = DP_STRBUF_INIT;
+        dp_doc_emit(&sb, n, DP_DOC_JSON_COMPACT);
+        dp_strbuf_putc(&sb, 0);
+        return dp_strbuf_steal(&sb);
+}
+
+/* The spec with its generation zeroed, for comparisons; also the pool
+ * generation it had. */
+static int spec_norm(dp_doc_set *set, dp_doc_node *spec, char **ret, int64_t *ret_gen) {
+        dp_doc_node *g = dp_doc_get(dp_doc_get(spec, "pool"), "generation");
+        int64_t gen = 0;
+        if (!g || dp_doc_get_int64(g, &gen, NULL) < 0) return -EINVAL;
+        int r = set_generation(set, spec, 0);
+        if (r < 0) return r;
+        char *t = emit_compact(spec);
+        if (!t) return -ENOMEM;
+        *ret = t;
+        if (ret_gen) *ret_gen = gen;
+        return 0;
+}
+
+static void want_clear(dp_kube_slices *s) {
+        for (size_t i = 0; i < s->n_want; i++) {
+                free(s->want[i].name);
+                free(s->want[i].text);
+                free(s->want[i].norm);
+        }
+        free(s->want);
+        s->want = NULL;
+        s->n_want = 0;
+}
+
+static void have_clear(dp_kube_slices *s) {
+        for (size_t i = 0; i < s->n_have; i++) {
+                free(s->have[i].name);
+                free(s->have[i].rv);
+                free(s->have[i].norm);
+        }
+        free(s->have);
+        s->have = NULL;
+        s->n_have = 0;
+}
+
+static have_slice *have_find(dp_kube_slices *s, const char *name) {
+        for (size_t i = 0; i < s->n_have; i++)
+                if (streq(s->have[i].name, name)) return &s->have[i];
+        return NULL;
+}
+
+static const want_slice *want_find(const dp_kube_slices *s, const char *name) {
+        for (size_t i = 0; i < s->n_want; i++)
+                if (streq(s->want[i].name, name)) return &s->want[i];
+        return NULL;
+}
+
+/* Record what the server now holds for name (after a write or from a list). */
+static int have_put(dp_kube_slices *s, const char *name, const char *rv, const char *norm, int64_t gen) {
+        have_slice *h = have_find(s, name);
+        if (!h) {
+                have_slice *v = realloc(s->have, (s->n_have + 1) * sizeof *v);
+                if (!v) return -ENOMEM;
+                s->have = v;
+                h = &v[s->n_have];
+                *h = (have_slice){0};
+                if (!(h->name = strdup(name))) return -ENOMEM;
+                s->n_have++;
+        }
+        char *nrv = strdup(rv ? rv : ""), *nn = strdup(norm);
+        if (!nrv || !nn) {
+                free(nrv);
+                free(nn);
+                return -ENOMEM;
+        }
+        free(h->rv);
+        free(h->norm);
+        h->rv = nrv;
+        h->norm = nn;
+        h->gen = gen;
+        return 0;
+}
+
+static void have_remove(dp_kube_slices *s, const char *name) {
+        have_slice *h = have_find(s, name);
+        if (!h) return;
+        free(h->name);
+        free(h->rv);
+        free(h->norm);
+        *h = s->have[--s->n_have];
+}
+
+/* ---- requests ------------------------------------------------------------------- */
+
+static void schedule(dp_kube_slices *s, uint64_t delay) {
+        s->waiting = true;
+        (void)dp_loop_source_set_time(s->timer, dp_loop_now() + delay + 1);
+}
+
+static void failed(dp_kube_slices *s, const char *what, long status, const char *body, size_t len, const char *errmsg) {
+        char msg[300];
+        if (status)
+                dp_kube_status_message(body, len, msg, sizeof msg);
+        else
+                snprintf(msg, sizeof msg, "%s", errmsg ? errmsg : "no answer");
+        uint64_t wait = dp_kube_backoff_next(&s->backoff);
+        log_warning("API %s: %s; retrying in %llu ms", what, msg, (unsigned long long)(wait / 1000));
+        s->listed = false;
+        s->synced = false;
+        schedule(s, wait);
+}
+
+static void on_node(long status, const char *body, size_t len, const char *errmsg, void *ud) {
+        dp_kube_slices *s = ud;
+        s->req = NULL;
+        if (status != 200) {
+                char what[300];
+                snprintf(what, sizeof what, "GET node %s (status %ld)", s->node, status);
+                failed(s, what, status, body, len, errmsg);
+                return;
+        }
+        _cleanup_(dp_doc_set_freep) dp_doc_set *set = dp_doc_set_new();
+        const char *uid = NULL;
+        if (!set || dp_doc_parse(set, body, len, "node", NULL) < 0 || dp_doc_count(set) != 1 ||
+            dp_doc_get_str(dp_doc_get(dp_doc_get(dp_doc_root(set, 0), "metadata"), "uid"), false, &uid, NULL) < 0) {
+                failed(s, "GET node: no metadata.uid in the answer", 0, body, len, "bad answer");
+                return;
+        }
+        free(s->node_uid);
+        s->node_uid = strdup(uid);
+        dp_kube_backoff_reset(&s->backoff);
+        step(s);
+}
+
+static void on_list(long status, const char *body, size_t len, const char *errmsg, void *ud) {
+        dp_kube_slices *s = ud;
+        s->req = NULL;
+        if (status != 200) {
+                char what[64];
+                snprintf(what, sizeof what, "LIST ResourceSlices (status %ld)", status);
+                failed(s, what, status, body, len, errmsg);
+                return;
+        }
+        _cleanup_(dp_doc_set_freep) dp_doc_set *set = dp_doc_set_new();
+        const dp_doc_node *items = NULL;
+        if (set && dp_doc_parse(set, body, len, "list", NULL) == 0 && dp_doc_count(set) == 1)
+                items = dp_doc_get(dp_doc_root(set, 0), "items");
+        if (!items || (items->type != DP_DOC_SEQ && !dp_doc_is_null(items))) {
+                failed(s, "LIST ResourceSlices: no items in the answer", 0, body, len, "bad answer");
+                return;
+        }
+        have_clear(s);
+        for (size_t i = 0; items->type == DP_DOC_SEQ && i < items->n; i++) {
+                dp_doc_node *it = items->items[i], *meta = dp_doc_get(it, "metadata"), *spec = dp_doc_get(it, "spec");
+                const char *name = NULL, *rv = NULL, *nn = NULL, *drv = NULL;
+                if (dp_doc_get_str(dp_doc_get(meta, "name"), false, &name, NULL) < 0) continue;
+                (void)dp_doc_get_str(dp_doc_get(meta, "resourceVersion"), true, &rv, NULL);
+                (void)dp_doc_get_str(dp_doc_get(spec, "nodeName"), false, &nn, NULL);
+                (void)dp_doc_get_str(dp_doc_get(spec, "driver"), false, &drv, NULL);
+                if (!nn || !drv || !streq(nn, s->node) || !streq(drv, s->driver)) continue; /* not ours */
+                _cleanup_free_ char *norm = NULL;
+                int64_t g = 0;
+                if (spec_norm(set, spec, &norm, &g) < 0) norm = strdup(""); /* differs from anything we want */
+                if (!norm || have_put(s, name, rv, norm, g) < 0) {
+                        failed(s, "LIST ResourceSlices", 0, "", 0, "out of memory");
+                        return;
+                }
+        }
+        s->listed = true;
+        dp_kube_backoff_reset(&s->backoff);
+        step(s);
+}
+
+static void on_write(long status, const char *body, size_t len, const char *errmsg, void *ud) {
+        dp_kube_slices *s = ud;
+        s->req = NULL;
+        op_kind op = s->op;
+        _cleanup_free_ char *name = TAKE_PTR(s->op_name);
+        _cleanup_free_ char *sent = TAKE_PTR(s->op_norm);
+        s->op = OP_NONE;
+        static const char *const verbs[] = {[OP_CREATE] = "create", [OP_UPDATE] = "update", [OP_DELETE] = "delete"};
+        char what[300];
+        snprintf(what, sizeof what, "%s ResourceSlice %s (status %ld)", verbs[op], name, status);
+        if (op == OP_DELETE && (status == 200 || status == 202 || status == 404)) {
+                have_remove(s, name);
+                s->writes++;
+                log_info("ResourceSlice %s deleted", name);
+                dp_kube_backoff_reset(&s->backoff);
+                step(s);
+                return;
+        }
+        if (status == 409 || (op == OP_UPDATE && status == 404)) {
+                /* Someone else wrote it (or it is gone): read again, retry. */
+                s->listed = false;
+                if (++s->conflicts <= MAX_CONFLICT_RETRIES) {
+                        log_info("API %s: conflict, reading the slices again", what);
+                        step(s);
+                } else {
+                        s->conflicts = 0;
+                        failed(s, what, status, body, len, errmsg);
+                }
+                return;
+        }
+        if (status != 200 && status != 201) {
+                failed(s, what, status, body, len, errmsg);
+                return;
+        }
+        _cleanup_(dp_doc_set_freep) dp_doc_set *set = dp_doc_set_new();
+        const char *rv = NULL;
+        if (set && dp_doc_parse(set, body, len, "answer", NULL) == 0 && dp_doc_count(set) == 1)
+                (void)dp_doc_get_str(dp_doc_get(dp_doc_get(dp_doc_root(set, 0), "metadata"), "resourceVersion"), true,
+                                     &rv, NULL);
+        if (have_put(s, name, rv, sent ? sent : "", s->op_gen) < 0) {
+                failed(s, what, 0, "", 0, "out of memory");
+                return;
+        }
+        s->writes++;
+        s->conflicts = 0;
+        dp_kube_backoff_reset(&s->backoff);
+        log_info("ResourceSlice %s %sd (generation %lld)", name, verbs[op], (long long)s->op_gen);
+        step(s);
+}
+
+/* The body of a create or update: the desired object with the round's
+ * generation, the Node as owner, and the resourceVersion it replaces. */
+static char *build_body(dp_kube_slices *s, const want_slice *w, const char *rv) {
+        _cleanup_(dp_doc_set_freep) dp_doc_set *set = dp_doc_set_new();
+        if (!set || dp_doc_parse(set, w->text, strlen(w->text), "slice", NULL) < 0) return NULL;
+        dp_doc_node *root = dp_doc_root(set, 0), *meta = dp_doc_get(root, "metadata");
+        if (!meta || set_generation(set, dp_doc_get(root, "spec"), s->round_gen) < 0) return NULL;
+        dp_doc_node *owner = dp_doc_new_map(set), *owners = dp_doc_new_seq(set);
+        if (dp_doc_map_add(set, owner, "apiVersion", dp_doc_new_str(set, "v1")) < 0 ||
+            dp_doc_map_add(set, owner, "kind", dp_doc_new_str(set, "Node")) < 0 ||
+            dp_doc_map_add(set, owner, "name", dp_doc_new_str(set, s->node)) < 0 ||
+            dp_doc_map_add(set, owner, "uid", dp_doc_new_str(set, s->node_uid)) < 0 ||
+            dp_doc_map_add(set, owner, "controller", dp_doc_new_bool(set, true)) < 0 ||
+            dp_doc_seq_add(set, owners, owner) < 0)
+                return NULL;
+        dp_doc_pair *p = map_pair(meta, "ownerReferences");
+        if (p)
+                p->value = owners;
+        else if (dp_doc_map_add(set, meta, "ownerReferences", owners) < 0)
+                return NULL;
+        if (rv && *rv) {
+                dp_doc_pair *q = map_pair(meta, "resourceVersion");
+                dp_doc_node *v = dp_doc_new_str(set, rv);
+                if (!v) return NULL;
+                if (q)
+                        q->value = v;
+                else if (dp_doc_map_add(set, meta, "resourceVersion", v) < 0)
+                        return NULL;
+        }
+        return emit_compact(root);
+}
+
+static int start_write(dp_kube_slices *s, op_kind op, const char *name, const want_slice *w, const have_slice *h) {
+        _cleanup_free_ char *body = w ? build_body(s, w, h ? h->rv : NULL) : NULL;
+        _cleanup_free_ char *ename = dp_kube_query_escape(name);
+        _cleanup_free_ char *path = op == OP_CREATE ? strdup(SLICES_PATH)
+                                    : ename         ? dp_asprintf("%s/%s", SLICES_PATH, ename)
+                                                    : NULL;
+        if (!path || (w && !body) || !(s->op_name = strdup(name)) || (w && !(s->op_norm = strdup(w->norm)))) {
+                free(s->op_name);
+                s->op_name = NULL;
+                return -ENOMEM;
+        }
+        static const char *const methods[] = {[OP_CREATE] = "POST", [OP_UPDATE] = "PUT", [OP_DELETE] = "DELETE"};
+        s->op = op;
+        s->op_gen = s->round_gen;
+        int r = dp_kube_request_start(s->client, methods[op], path, body, body ? strlen(body) : 0, 0, on_write, s,
+                                      &s->req);
+        if (r < 0) {
+                s->op = OP_NONE;
+                free(s->op_name);
+                free(s->op_norm);
+                s->op_name = s->op_norm = NULL;
+        }
+        return r;
+}
+
+/* ---- the state machine ------------------------------------------------------------- */
+
+static bool differs(const dp_kube_slices *s) {
+        for (size_t i = 0; i < s->n_want; i++) {
+                const have_slice *h = have_find((dp_kube_slices *)s, s->want[i].name);
+                if (!h || !streq(h->norm, s->want[i].norm)) return true;
+        }
+        for (size_t i = 0; i < s->n_have; i++)
+                if (!want_find(s, s->have[i].name) || s->have[i].gen != s->have[0].gen) return true;
+        return false;
+}
+
+static void step(dp_kube_slices *s) {
+        if (s->req || s->waiting) return;
+        int r = 0;
+        if (!s->node_uid) {
+                _cleanup_free_ char *en = dp_kube_query_escape(s->node);
+                _cleanup_free_ char *path = en ? dp_asprintf("/api/v1/nodes/%s", en) : NULL;
+                r = path ? dp_kube_request_start(s->client, "GET", path, NULL, 0, 0, on_node, s, &s->req) : -ENOMEM;
+        } else if (!s->listed) {
+                _cleanup_free_ char *fs = dp_asprintf("spec.nodeName=%s,spec.driver=%s", s->node, s->driver);
+                _cleanup_free_ char *efs = fs ? dp_kube_query_escape(fs) : NULL;
+                _cleanup_free_ char *path = efs ? dp_asprintf("%s?fieldSelector=%s", SLICES_PATH, efs) : NULL;
+                r = path ? dp_kube_request_start(s->client, "GET", path, NULL, 0, 0, on_list, s, &s->req) : -ENOMEM;
+        } else {
+                if (!s->round_gen) {
+                        if (!differs(s)) {
+                                if (s->n_have) s->gen = DP_MAX(s->gen, s->have[0].gen);
+                                if (!s->synced)
+                                        log_info("ResourceSlices of %s in sync (generation %lld, %zu slice(s))",
+                                                 s->node, (long long)s->gen, s->n_want);
+                                s->synced = true;
+                                return;
+                        }
+                        int64_t g = s->gen;
+                        for (size_t i = 0; i < s->n_have; i++)
+                                g = DP_MAX(g, s->have[i].gen);
+                        s->round_gen = g + 1;
+                        s->synced = false;
+                }
+                for (size_t i = 0; i < s->n_want && !s->req; i++) {
+                        const want_slice *w = &s->want[i];
+                        const have_slice *h = have_find(s, w->name);
+                        if (!h)
+                                r = start_write(s, OP_CREATE, w->name, w, NULL);
+                        else if (h->gen != s->round_gen || !streq(h->norm, w->norm))
+                                r = start_write(s, OP_UPDATE, w->name, w, h);
+                        if (r < 0) break;
+                }
+                for (size_t i = 0; i < s->n_have && !s->req && r >= 0; i++)
+                        if (!want_find(s, s->have[i].name)) r = start_write(s, OP_DELETE, s->have[i].name, NULL, NULL);
+                if (!s->req && r >= 0) {
+                        s->gen = s->round_gen;
+                        s->round_gen = 0;
+                        s->synced = true;
+                        log_info("ResourceSlices of %s published: generation %lld, %zu slice(s)", s->node,
+                                 (long long)s->gen, s->n_want);
+                        return;
+                }
+        }
+        if (r < 0) failed(s, "request", 0, "", 0, strerror(-r));
+}
+
+static int on_timer(dp_loop_source *src, uint64_t now, void *ud) {
+        dp_kube_slices *s = ud;
+        s->waiting = false;
+        step(s);
+        return 0;
+}
+
+/* ---- public -------------------------------------------------------------------------- */
+
+int dp_kube_slices_new(dp_kube_client *c, const char *node, const char *driver, dp_kube_slices **ret) {
+        assert_return(c && node && driver && ret, -EINVAL);
+        dp_kube_slices *s = calloc(1, sizeof *s);
+        if (!s) return -ENOMEM;
+        s->client = c;
+        s->backoff = (dp_kube_backoff)DP_KUBE_BACKOFF_INIT;
+        s->node = strdup(node);
+        s->driver = strdup(driver);
+        int r = s->node && s->driver ? dp_loop_add_timer(dp_kube_client_loop(c), 0, on_timer, s, &s->timer) : -ENOMEM;
+        if (r < 0) {
+                dp_kube_slices_free(s);
+                return r;
+        }
+        *ret = s;
+        return 0;
+}
+
+dp_kube_slices *dp_kube_slices_free(dp_kube_slices *s) {
+        if (!s) return NULL;
+        dp_kube_request_cancel(s->req);
+        dp_loop_source_free(s->timer);
+        want_clear(s);
+        have_clear(s);
+        free(s->node);
+        free(s->driver);
+        free(s->node_uid);
+        free(s->op_name);
+        free(s->op_norm);
+        free(s);
+        return NULL;
+}
+
+int dp_kube_slices_set(dp_kube_slices *s, const char *const *json, size_t n) {
+        assert_return(s && (json || !n), -EINVAL);
+        want_slice *v = calloc(n + 1, sizeof *v);
+        if (!v) return -ENOMEM;
+        int r = 0;
+        for (size_t i = 0; i < n && r >= 0; i++) {
+                _cleanup_(dp_doc_set_freep) dp_doc_set *set = dp_doc_set_new();
+                if (!set) {
+                        r = -ENOMEM;
+                        break;
+                }
+                dp_doc_node *root = NULL, *spec = NULL;
+                const char *name = NULL;
+                if (dp_doc_parse(set, json[i], strlen(json[i]), "slice", NULL) < 0 || dp_doc_count(set) != 1 ||
+                    !(root = dp_doc_root(set, 0)) || !(spec = dp_doc_get(root, "spec")) ||
+                    dp_doc_get_str(dp_doc_get(dp_doc_get(root, "metadata"), "name"), false, &name, NULL) < 0) {
+                        r = -EINVAL;
+                        break;
+                }
+                v[i].name = strdup(name);
+                v[i].text = strdup(json[i]);
+                if (!v[i].name || !v[i].text) r = -ENOMEM;
+                if (r >= 0) r = spec_norm(set, spec, &v[i].norm, NULL);
+        }
+        bool same = r >= 0 && n == s->n_want;
+        for (size_t i = 0; same && i < n; i++)
+                same = streq(v[i].name, s->want[i].name) && streq(v[i].norm, s->want[i].norm);
+        dp_kube_slices tmp = {.want = v, .n_want = n};
+        if (r < 0 || same) {
+                want_clear(&tmp);
+                return r;
+        }
+        want_clear(s);
+        s->want = v;
+        s->n_want = n;
+        s->round_gen = 0; /* a change mid-round starts a new generation */
+        s->synced = false;
+        step(s);
+        return 1;
+}
+
+void dp_kube_slices_set_backoff(dp_kube_slices *s, uint64_t first_usec, uint64_t max_usec) {
+        if (!s) return;
+        s->backoff.first_usec = first_usec;
+        s->backoff.max_usec = max_usec;
+}
+bool dp_kube_slices_synced(const dp_kube_slices *s) { return s && s->synced; }
+int64_t dp_kube_slices_generation(const dp_kube_slices *s) { return s ? s->gen : 0; }
+uint64_t dp_kube_slices_writes(const dp_kube_slices *s) { return s ? s->writes : 0; }
