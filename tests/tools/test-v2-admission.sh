@@ -47,14 +47,17 @@ YAML
 }
 
 both gpu-99 # not a device of this node: every prepare fails
-wait_status "pod default/both phase=WaitingForClaims" "dra-pod default/both phase=Waiting attempts=2" \
+wait_status "pod default/both phase=WaitingForClaims" "dra-pod-message default/both NodePrepareResources failed" \
         "pod-message default/both waiting for DRA: NodePrepareResources failed for ResourceClaim c: "
 U=$(held both main $R)
 [ -n "$U" ] || fail "the V1 device was not allocated before DRA"
 pass "V1 device allocated ($U), containers wait: $(flat | sed -n 's|^pod-message default/both ||p' | cut -c1-110)"
 a1=$(flat | sed -n 's|^dra-pod default/both phase=Waiting attempts=||p')
-wait_status "dra-pod default/both phase=Waiting attempts=$((a1 + 1))" "pod default/both phase=WaitingForClaims"
-pass "the failed prepare is retried with backoff (attempt $((a1 + 1))), the pod still waits"
+[ "${a1:-0}" -ge 1 ] || fail "no failed attempt counted: $(flat | grep 'dra-pod default/both')"
+wait_status "!dra-pod default/both phase=Waiting attempts=$a1" "pod default/both phase=WaitingForClaims"
+a2=$(flat | sed -n 's|^dra-pod default/both phase=Waiting attempts=||p')
+[ "${a2:-0}" -gt "$a1" ] || fail "attempts went from $a1 to '$a2'"
+pass "the failed prepare is retried with backoff (attempt $a1, then $a2), the pod still waits"
 
 ID=$(grep -B1 -x "$U" "$ST/devices" | head -1)
 OTHER=gpu-6
