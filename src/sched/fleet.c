@@ -163,7 +163,7 @@ static int parse_group(const dp_doc_node *g, const char *path, dp_sim_group *ret
         ret->dra_partitions = -1;
         const dp_doc_node *dra = dp_doc_get(g, "dra");
         if (dra) {
-                static const char *const dkeys[] = {"partitions", "allowMultipleAllocations", NULL};
+                static const char *const dkeys[] = {"partitions", "allowMultipleAllocations", "compatGroups", NULL};
                 dp_fmt(p, sizeof(p), "%s.dra", path);
                 if ((r = check_keys(dra, p, dkeys, err)) < 0) return r;
                 const dp_doc_node *x = dp_doc_get(dra, "partitions");
@@ -178,6 +178,12 @@ static int parse_group(const dp_doc_node *g, const char *path, dp_sim_group *ret
                 if (x) {
                         dp_fmt(p, sizeof(p), "%s.dra.allowMultipleAllocations", path);
                         if (dp_doc_get_bool(x, &ret->dra_allow_multiple, err) < 0)
+                                return dp_error_prefix(err, "%s (line %u)", p, x->line);
+                }
+                x = dp_doc_get(dra, "compatGroups");
+                if (x) {
+                        dp_fmt(p, sizeof(p), "%s.dra.compatGroups", path);
+                        if (dp_doc_get_bool(x, &ret->dra_compat_groups, err) < 0)
                                 return dp_error_prefix(err, "%s (line %u)", p, x->line);
                 }
         }
@@ -289,6 +295,7 @@ static int parse_timeline(const dp_doc_node *root, dp_sim_input *in, dp_error *e
         static const char *const spec_keys[] = {"events", NULL};
         static const char *const ev_keys[] = {"at", "create", "delete", "fail", "recover", NULL};
         static const char *const dev_keys[] = {"node", "device", NULL};
+        static const char *const fail_keys[] = {"node", "device", "effect", NULL};
         int r = check_keys(root, "", top, err);
         if (r < 0) return r;
         const dp_doc_node *spec = dp_doc_get(root, "spec");
@@ -334,9 +341,19 @@ static int parse_timeline(const dp_doc_node *root, dp_sim_input *in, dp_error *e
                         const dp_doc_node *d = dp_doc_get(e, key);
                         if (!d) continue;
                         dp_fmt(q, sizeof(q), "%s.%s", p, key);
-                        if ((r = check_keys(d, q, dev_keys, err)) < 0) return r;
+                        if ((r = check_keys(d, q, k ? dev_keys : fail_keys, err)) < 0) return r;
                         dp_sim_event ev = {.at_ms = at, .kind = k ? DP_SIM_EV_RECOVER : DP_SIM_EV_FAIL};
                         char qq[192];
+                        const dp_doc_node *ef = k ? NULL : dp_doc_get(d, "effect");
+                        if (ef) {
+                                const char *es = NULL;
+                                dp_fmt(qq, sizeof(qq), "%s.effect", q);
+                                if (dp_doc_get_str(ef, false, &es, err) < 0) return dp_error_prefix(err, "%s", qq);
+                                if (streq(es, "NoExecute"))
+                                        ev.no_execute = true;
+                                else if (!streq(es, "NoSchedule"))
+                                        return bad(err, ef, qq, "must be NoSchedule or NoExecute");
+                        }
                         dp_fmt(qq, sizeof(qq), "%s.node", q);
                         r = get_str(dp_doc_get(d, "node"), qq, &ev.node, err);
                         dp_fmt(qq, sizeof(qq), "%s.device", q);

@@ -95,7 +95,7 @@ static const char *state_class(const char *st) {
         if (startswith(st, "Running")) return "running";
         if (startswith(st, "Pending")) return "pending";
         if (startswith(st, "Waiting")) return "waiting";
-        if (startswith(st, "Deleted")) return "deleted";
+        if (startswith(st, "Deleted") || startswith(st, "Evicted")) return "deleted";
         return "other";
 }
 
@@ -282,7 +282,7 @@ static int draw_node(page *pg, const dp_doc_node *node) {
         int r = 0;
         for (size_t p = 0; pods && p < pods->n && r >= 0; p++) {
                 const dp_doc_node *pod = pods->items[p];
-                if (!streq(str_of(pod, "node"), name) || streq(str_of(pod, "state"), "Deleted")) continue;
+                if (!streq(str_of(pod, "node"), name) || !strcmp(state_class(str_of(pod, "state")), "deleted")) continue;
                 const dp_doc_node *v2 = pod_devices(pod, "v2");
                 for (size_t d = 0; v2 && d < v2->n && r >= 0; d++) {
                         const char *dev = v2->items[d]->str ? v2->items[d]->str : "";
@@ -440,7 +440,7 @@ static int draw_node(page *pg, const dp_doc_node *node) {
                                 /* each holder's replica ids ("gpu-3:replica-1") say which share it has */
                                 for (size_t p = 0; pods && p < pods->n; p++) {
                                         const dp_doc_node *pod = pods->items[p];
-                                        if (!streq(str_of(pod, "node"), name) || streq(str_of(pod, "state"), "Deleted"))
+                                        if (!streq(str_of(pod, "node"), name) || !strcmp(state_class(str_of(pod, "state")), "deleted"))
                                                 continue;
                                         const dp_doc_node *v1 = pod_devices(pod, "v1");
                                         size_t l = strlen(id);
@@ -526,7 +526,8 @@ static void state_bar(dp_strbuf *o, const dp_doc_node *s) {
         } parts[] = {{"running", "running", "#43a047"},
                      {"waitingOnNode", "waiting", "#e64a19"},
                      {"pending", "pending", "#f0a30a"},
-                     {"deleted", "deleted", "#a0a4ab"}};
+                     {"deleted", "deleted", "#a0a4ab"},
+                     {"evicted", "evicted", "#6d4c41"}};
         int64_t total = 0;
         for (size_t i = 0; i < ELEMENTSOF(parts); i++)
                 total += int_of(s, parts[i].key);
@@ -590,7 +591,7 @@ static void minimap(page *pg, const dp_doc_node *run) {
                         size_t l = strlen(id);
                         for (size_t p = 0; !holder && pods && p < pods->n; p++) {
                                 const dp_doc_node *pod = pods->items[p], *v2 = pod_devices(pod, "v2");
-                                if (!streq(str_of(pod, "node"), name) || streq(str_of(pod, "state"), "Deleted"))
+                                if (!streq(str_of(pod, "node"), name) || !strcmp(state_class(str_of(pod, "state")), "deleted"))
                                         continue;
                                 for (size_t d = 0; v2 && d < v2->n && !holder; d++) {
                                         const char *dev = v2->items[d]->str ? v2->items[d]->str : "";
@@ -675,7 +676,7 @@ static void pending(page *pg, const dp_doc_node *pods) {
         for (size_t i = 0; pods && i < pods->n; i++) {
                 const dp_doc_node *p = pods->items[i];
                 const char *st = str_of(p, "state");
-                if (!streq(st, "Pending") && !streq(st, "Waiting")) continue;
+                if (!streq(st, "Pending") && !streq(st, "Waiting") && !streq(st, "Evicted")) continue;
                 if (n++ >= DP_SIM_HTML_PODS_MAX) continue;
                 dp_strbuf_printf(o, "<div class=\"pend %s\" data-pod=\"", state_class(st));
                 esc(o, str_of(p, "name"));
@@ -703,7 +704,7 @@ static const char *event_kind(const char *text) {
         size_t l = strlen(text);
 #define ENDS(s) (l >= strlen(s) && streq(text + l - strlen(s), s))
         if (ENDS(" created")) return "created";
-        if (ENDS(" deleted")) return "deleted";
+        if (ENDS(" deleted") || strstr(text, " evicted: ")) return "deleted";
         if (ENDS(" unhealthy")) return "unhealthy";
         if (ENDS(" healthy again")) return "healthy";
 #undef ENDS

@@ -70,7 +70,7 @@ static int node_use_get(sim_run *r, const sim_node *sn, node_use *ret) {
                         const dp_device_allocation_result *d = &c->allocation->results[k];
                         if (!streq_ptr(d->pool, sn->name) || !streq_ptr(d->driver, dp_devnode_driver(sn->dev)))
                                 continue;
-                        int ui = dp_devnode_unit_of_v2(sn->dev, d->device);
+                        int ui = sim_node_unit_of_v2(sn, d->device);
                         if (ui < 0) continue;
                         for (size_t h = 0; h < c->n_reserved_for && rr >= 0; h++) {
                                 char hb[1024];
@@ -114,11 +114,12 @@ static int node_use_get(sim_run *r, const sim_node *sn, node_use *ret) {
 
 typedef struct summary {
         size_t nodes, devices, healthy, used, free_partial, free_healthy;
-        size_t pods, running, waiting, pending, deleted;
+        size_t pods, running, waiting, pending, deleted, evicted;
 } summary;
 
 static const char *pod_state(const sim_pod *sp) {
         if (!sp->created) return "NotCreated";
+        if (sp->evicted) return "Evicted";
         if (sp->deleted) return "Deleted";
         if (sp->admitted) return "Running";
         if (sp->node) return "Waiting";
@@ -146,6 +147,8 @@ static int summarize_run(sim_run *r, summary *s) {
                         s->waiting++;
                 else if (streq(st, "Deleted"))
                         s->deleted++;
+                else if (streq(st, "Evicted"))
+                        s->evicted++;
                 else
                         s->pending++;
         }
@@ -183,6 +186,7 @@ static dp_doc_node *summary_doc(dp_doc_set *s, const summary *m) {
         ADD(d, "waitingOnNode", dp_doc_new_uint(s, m->waiting));
         ADD(d, "pending", dp_doc_new_uint(s, m->pending));
         ADD(d, "deleted", dp_doc_new_uint(s, m->deleted));
+        ADD(d, "evicted", dp_doc_new_uint(s, m->evicted));
         return d;
 }
 
@@ -195,6 +199,38 @@ static dp_doc_node *devices_seq(dp_doc_set *s, const char *csv) {
                 size_t len = c ? (size_t)(c - p) : strlen(p);
                 if (dp_doc_seq_add(s, q, dp_doc_new_strn(s, p, len)) < 0) return NULL;
                 p += len + (c ? 1 : 0);
+        }
+        return q;
+}
+
+/* The pod's claims as allocated: name, and per result the request
+ * ("req" or "req/subrequest"), device and shareID. */
+static dp_doc_node *claims_doc(dp_doc_set *s, sim_run *r, const sim_pod *sp) {
+        dp_doc_node *q = dp_doc_new_seq(s);
+        if (!q) return NULL;
+        dp_object po = dp_store_get(r->store, DP_KIND_POD, sp->ns, sp->name, NULL);
+        if (!po.hdr) return q;
+        const dp_pod *p = po.pod;
+        for (size_t k = 0; k <= p->n_resource_claims; k++) {
+                const char *cn = k < p->n_resource_claims ? dp_sched_pod_claim_name(p, &p->resource_claims[k])
+                                                          : p->extended_resource_claim_name;
+                if (!cn) continue;
+                const dp_resource_claim *c = dp_store_get(r->store, DP_KIND_RESOURCE_CLAIM, sp->ns, cn, NULL).claim;
+                if (!c || !c->allocation) continue;
+                dp_doc_node *cd = dp_doc_new_map(s), *res = dp_doc_new_seq(s);
+                if (!cd || !res) return NULL;
+                ADD(cd, "name", dp_doc_new_str(s, cn));
+                for (size_t i = 0; i < c->allocation->n_results; i++) {
+                        const dp_device_allocation_result *d = &c->allocation->results[i];
+                        dp_doc_node *rd = dp_doc_new_map(s);
+                        if (!rd) return NULL;
+                        ADD(rd, "request", dp_doc_new_str(s, d->request ? d->request : ""));
+                        ADD(rd, "device", dp_doc_new_str(s, d->device ? d->device : ""));
+                        if (d->share_id) ADD(rd, "shareID", dp_doc_new_str(s, d->share_id));
+                        if (dp_doc_seq_add(s, res, rd) < 0) return NULL;
+                }
+                ADD(cd, "results", res);
+                if (dp_doc_seq_add(s, q, cd) < 0) return NULL;
         }
         return q;
 }
@@ -224,7 +260,13 @@ static dp_doc_node *pod_doc(dp_doc_set *s, sim_run *r, sim_pod *sp) {
         if (sp->created) ADD(d, "createdAt", dp_doc_new_int(s, sp->arrived_ms / 1000));
         if (sp->admitted) ADD(d, "startedAt", dp_doc_new_int(s, sp->started_ms / 1000));
         if (sp->deleted) ADD(d, "deletedAt", dp_doc_new_int(s, sp->deleted_ms / 1000));
+        if (!sp->deleted) {
+                dp_doc_node *cl = claims_doc(s, r, sp);
+                if (!cl) return NULL;
+                if (cl->n) ADD(d, "claims", cl);
+        }
         if (streq(st, "Pending") && pi && pi->message) ADD(d, "reason", dp_doc_new_str(s, pi->message));
+        if (streq(st, "Evicted") && sp->evict_msg) ADD(d, "reason", dp_doc_new_str(s, sp->evict_msg));
         if (streq(st, "Waiting") && sp->wait_msg) ADD(d, "reason", dp_doc_new_str(s, sp->wait_msg));
         if (pi) ADD(d, "attempts", dp_doc_new_uint(s, pi->attempts));
         return d;
@@ -306,7 +348,7 @@ static dp_doc_node *run_doc(dp_doc_set *s, sim_run *r) {
 
 static const char *placement(sim_run *r, const sim_pod *sp, char *buf, size_t size) {
         const char *st = pod_state(sp);
-        if (streq(st, "Running") || streq(st, "Waiting") || streq(st, "Deleted")) {
+        if (streq(st, "Running") || streq(st, "Waiting") || streq(st, "Deleted") || streq(st, "Evicted")) {
                 _cleanup_free_ char *v2 = sp->deleted ? NULL : sim_pod_v2_devices(r, sp);
                 const char *v2s = sp->deleted ? sp->v2_devices : v2;
                 dp_fmt(buf, size, "%s %s (%s)", st, sp->node ? sp->node : "-", pod_model(sp->v1_devices, v2s));
@@ -448,6 +490,7 @@ static void print_tables(const dp_doc_node *doc, dp_strbuf *out) {
                 table_add(&t, h4[i]);
         const char *rows[][2] = {{"running", "pods running"},        {"waitingOnNode", "pods waiting on a node"},
                                  {"pending", "pods pending"},        {"deleted", "pods deleted"},
+                                 {"evicted", "pods evicted"},
                                  {"devicesInUse", "devices in use"}, {"healthyDevices", "healthy devices"},
                                  {"utilization", "utilization"},     {"fragmentation", "fragmentation"}};
         for (size_t r = 0; r < ELEMENTSOF(rows); r++) {
@@ -528,6 +571,57 @@ static int64_t requested_on(sim_run *r, const char *node, const char *res) {
         return n;
 }
 
+/* Other pods whose claims hold a device the pod's claims hold: the same
+ * shared claim, or another allocation of a device that allows multiple
+ * allocations (each with its own shareID). */
+static int explain_v2_sharing(sim_run *r, const sim_pod *sp, dp_strbuf *out) {
+        dp_object po = dp_store_get(r->store, DP_KIND_POD, sp->ns, sp->name, NULL);
+        if (!po.hdr) return 0;
+        const dp_pod *p = po.pod;
+        for (size_t k = 0; k <= p->n_resource_claims; k++) {
+                const char *cn = k < p->n_resource_claims ? dp_sched_pod_claim_name(p, &p->resource_claims[k])
+                                                          : p->extended_resource_claim_name;
+                if (!cn) continue;
+                const dp_resource_claim *c = dp_store_get(r->store, DP_KIND_RESOURCE_CLAIM, sp->ns, cn, NULL).claim;
+                if (!c || !c->allocation) continue;
+                for (size_t i = 0; i < c->allocation->n_results; i++) {
+                        const dp_device_allocation_result *d = &c->allocation->results[i];
+                        dp_strbuf others = DP_STRBUF_INIT;
+                        size_t j = 0;
+                        dp_object o;
+                        while (dp_store_next(r->store, DP_KIND_RESOURCE_CLAIM, &j, &o, NULL)) {
+                                const dp_resource_claim *oc = o.claim;
+                                bool holds = false;
+                                for (size_t x = 0; oc->allocation && x < oc->allocation->n_results && !holds; x++) {
+                                        const dp_device_allocation_result *od = &oc->allocation->results[x];
+                                        holds = streq_ptr(od->driver, d->driver) && streq_ptr(od->pool, d->pool) &&
+                                                streq_ptr(od->device, d->device);
+                                }
+                                if (!holds) continue;
+                                for (size_t h = 0; h < oc->n_reserved_for; h++)
+                                        if (!streq(dp_store_ns_of(o), sp->ns) ||
+                                            !streq_ptr(oc->reserved_for[h].name, sp->name))
+                                                dp_strbuf_printf(&others, " %s/%s", dp_store_ns_of(o),
+                                                                 oc->reserved_for[h].name);
+                        }
+                        if (dp_strbuf_failed(&others)) {
+                                dp_strbuf_done(&others);
+                                return -ENOMEM;
+                        }
+                        if (others.len)
+                                dp_strbuf_printf(out,
+                                                 "%s (%s, pool %s) is shared (DRA: %s): also held by%s.\n"
+                                                 "  They share its memory and its fault domain.\n",
+                                                 d->device, d->driver, d->pool,
+                                                 d->share_id ? "multiple allocations, each with its own shareID"
+                                                             : "one claim used by several pods",
+                                                 dp_strbuf_str(&others));
+                        dp_strbuf_done(&others);
+                }
+        }
+        return dp_strbuf_failed(out) ? -ENOMEM : 0;
+}
+
 static bool resource_reason(const char *r) { return startswith(r, "Insufficient") || startswith(r, "cannot allocate"); }
 
 int dp_sim_explain(const dp_sim_input *in, const char *pod, dp_strbuf *out, dp_error *err) {
@@ -580,6 +674,11 @@ int dp_sim_explain(const dp_sim_input *in, const char *pod, dp_strbuf *out, dp_e
                 }
                 return dp_strbuf_failed(out) ? -ENOMEM : 0;
         }
+        if (streq(st, "Evicted"))
+                dp_strbuf_printf(out,
+                                 "Evicted at t=%" PRId64 "s by the device taint eviction controller: %s\n"
+                                 "Its claims were released (deallocated when no other pod uses them).\n",
+                                 sp->deleted_ms / 1000, sp->evict_msg ? sp->evict_msg : "");
         if (streq(st, "Waiting")) {
                 dp_strbuf_printf(out, "Bound to %s, but the node's device plugin could not serve it: %s\n", sp->node,
                                  sp->wait_msg ? sp->wait_msg : "");
@@ -605,7 +704,7 @@ int dp_sim_explain(const dp_sim_input *in, const char *pod, dp_strbuf *out, dp_e
                 if (!u->u.healthy)
                         dp_strbuf_printf(out, "%s is unhealthy now; the pod keeps it (no new pod receives it).\n",
                                          u->u.id);
-                if (u->n_holders > 1) {
+                if (u->n_holders > 1 && u->u.n_v1_holders > 1) { /* V1 replicas of a time-sliced resource */
                         dp_strbuf_printf(out, "%s is shared (time-slicing): also held by", u->u.id);
                         for (size_t k = 0; k < u->n_holders; k++)
                                 if (!streq(u->holders[k], sp->key)) dp_strbuf_printf(out, " %s", u->holders[k]);
@@ -615,5 +714,6 @@ int dp_sim_explain(const dp_sim_input *in, const char *pod, dp_strbuf *out, dp_e
                 }
         }
         node_use_done(&nu);
+        if ((rr = explain_v2_sharing(r, sp, out)) < 0) return rr;
         return dp_strbuf_failed(out) ? -ENOMEM : 0;
 }

@@ -16,6 +16,10 @@ typedef struct sim_node {
         dp_devnode *dev;
         int64_t slice_gen;
         char *shared_sig; /* "both" nodes: units held per model at the last sync */
+        struct dp_device_set *compat_set; /* dra.compatGroups: the driver's own copy (sim-compat.c) */
+        dp_dra_inventory *compat_inv;
+        char **noexec; /* devices failed with effect NoExecute (Timeline fail.effect) */
+        size_t n_noexec;
 } sim_node;
 
 typedef struct sim_pod {
@@ -27,7 +31,12 @@ typedef struct sim_pod {
         char *v1_devices; /* units, comma-separated */
         char *wait_msg;   /* bound but the node could not give it devices */
         char *v2_devices; /* kept when the pod is deleted */
+        bool evicted;     /* deleted by the device taint eviction controller (sim-evict.c) */
+        char *evict_msg;  /* why */
+        int64_t evict_at; /* a tolerated NoExecute taint evicts it then; -1 none */
 } sim_pod;
+
+typedef struct sim_taint_seen sim_taint_seen;
 
 typedef struct sim_run {
         const dp_sim_input *in;
@@ -43,6 +52,8 @@ typedef struct sim_run {
         size_t n_deferred;
         int64_t now, end_ms;
         dp_strbuf log;
+        sim_taint_seen *taints_seen; /* sim-evict.c */
+        size_t n_taints_seen;
 } sim_run;
 
 int sim_run_new(const dp_sim_input *in, dp_sim_model force, sim_run **ret, dp_error *err);
@@ -52,6 +63,27 @@ sim_pod *sim_find_pod(sim_run *r, const char *ref);
 sim_node *sim_find_node(sim_run *r, const char *name);
 /* The devices the pod's claims hold ("gpu-3,gpu-4"); a new string, "" when none. */
 char *sim_pod_v2_devices(sim_run *r, const sim_pod *sp);
+/* Delete a created pod: its V1 devices and claims are released (claims it
+ * owns deleted); the report keeps where it ran. log: write "deleted". */
+int sim_delete_pod(sim_run *r, sim_pod *sp, bool log);
+
+/* sim-evict.c: evict the pods a NoExecute device taint they do not tolerate
+ * (or no longer tolerate: tolerationSeconds) reaches now; the number evicted
+ * or -ENOMEM. sim_evict_next: the next time a toleration runs out, -1. */
+int sim_evict(sim_run *r);
+int64_t sim_evict_next(const sim_run *r);
+void sim_taints_seen_free(sim_run *r);
+
+/* sim-compat.c: the compatibility-group inventory of a node whose group
+ * sets dra.compatGroups (no-ops otherwise), and the node's V2 view either
+ * way: its inventory, and the unit a V2 device lives on (-ENOENT). */
+int sim_compat_init(sim_node *sn, dp_error *err);
+int sim_compat_rebuild(sim_node *sn, dp_error *err);
+int sim_compat_set_health(sim_node *sn, const char *id, bool healthy, dp_error *err);
+void sim_compat_done(sim_node *sn);
+const dp_dra_inventory *sim_node_inventory(const sim_node *sn);
+int sim_node_unit_of_v2(const sim_node *sn, const char *device_name);
+
 /* What the schedulers know of the pod: the record of the instance that tried
  * it more often (the first on ties). */
 const dp_sched_pod_info *sim_pod_info(sim_run *r, const sim_pod *sp);

@@ -20,6 +20,7 @@ static void pod_done(sim_pod *p) {
         free(p->v1_devices);
         free(p->wait_msg);
         free(p->v2_devices);
+        free(p->evict_msg);
         if (p->obj.hdr) dp_object_free(p->obj);
 }
 
@@ -28,6 +29,10 @@ sim_run *sim_run_free(sim_run *r) {
         for (size_t i = 0; i < r->n_nodes; i++) {
                 free(r->nodes[i].name);
                 free(r->nodes[i].shared_sig);
+                sim_compat_done(&r->nodes[i]);
+                for (size_t k = 0; k < r->nodes[i].n_noexec; k++)
+                        free(r->nodes[i].noexec[k]);
+                free(r->nodes[i].noexec);
                 dp_devnode_free(r->nodes[i].dev);
         }
         free(r->nodes);
@@ -41,6 +46,7 @@ sim_run *sim_run_free(sim_run *r) {
         dp_sched_free(r->sched2);
         dp_store_free(r->store);
         dp_strbuf_done(&r->log);
+        sim_taints_seen_free(r);
         free(r);
         return NULL;
 }
@@ -101,21 +107,49 @@ static int add_v1_taint(dp_device *d) {
         return t[d->n_taints - 1].key && t[d->n_taints - 1].effect ? 0 : -ENOMEM;
 }
 
+/* Whether V2 device `name` sits on a device failed with effect NoExecute (or
+ * is a MIG instance of one). */
+static bool on_noexec_device(const sim_node *sn, const char *name) {
+        if (!sn->n_noexec) return false;
+        int u = sim_node_unit_of_v2(sn, name);
+        if (u < 0) return false;
+        dp_devnode_unit du;
+        if (dp_devnode_unit_get(sn->dev, (size_t)u, &du) < 0) return false;
+        for (size_t i = 0; i < sn->n_noexec; i++) {
+                int f = dp_devnode_unit_find(sn->dev, sn->noexec[i]);
+                if (f >= 0 && (f == u || f == du.parent)) return true;
+        }
+        return false;
+}
+
 /* Publish the node's V2 slices (again, with the next pool generation), as the
  * node's DRA driver builds them; on "both" nodes, devices the device plugin
- * handed out carry DP_DEVNODE_V1_TAINT. */
+ * handed out carry DP_DEVNODE_V1_TAINT; the unhealthy taint of a device failed
+ * with effect NoExecute has that effect. */
 static int publish_slice(sim_run *r, sim_node *sn, dp_error *err) {
         if (!(sn->model & DP_SIM_MODEL_V2)) return 0;
         dp_dra_slice_options o = DP_DRA_SLICE_OPTIONS_INIT;
         o.generation = ++sn->slice_gen;
         dp_resource_slice **v = NULL;
         size_t n = 0;
-        int rr = dp_dra_slices_build(dp_devnode_inventory(sn->dev), &o, &v, &n, err);
+        int rr = dp_dra_slices_build(sim_node_inventory(sn), &o, &v, &n, err);
         if (rr < 0) return dp_error_prefix(err, "node %s: ResourceSlices", sn->name);
         for (size_t i = 0; rr >= 0 && i < n && sn->model == DP_SIM_MODEL_BOTH; i++)
                 for (size_t k = 0; rr >= 0 && k < v[i]->n_devices; k++) {
-                        int u = dp_devnode_unit_of_v2(sn->dev, v[i]->devices[k].name);
+                        int u = sim_node_unit_of_v2(sn, v[i]->devices[k].name);
                         if (u >= 0 && dp_devnode_v1_blocks(sn->dev, (size_t)u)) rr = add_v1_taint(&v[i]->devices[k]);
+                }
+        for (size_t i = 0; rr >= 0 && i < n && sn->n_noexec; i++)
+                for (size_t k = 0; rr >= 0 && k < v[i]->n_devices; k++) {
+                        dp_device *d = &v[i]->devices[k];
+                        if (!on_noexec_device(sn, d->name)) continue;
+                        for (size_t t = 0; rr >= 0 && t < d->n_taints; t++) {
+                                if (!streq_ptr(d->taints[t].effect, "NoSchedule") ||
+                                    streq_ptr(d->taints[t].key, DP_DEVNODE_V1_TAINT))
+                                        continue;
+                                free(d->taints[t].effect);
+                                if (!(d->taints[t].effect = dp_strdup("NoExecute"))) rr = -ENOMEM;
+                        }
                 }
         /* the old generation goes */
         for (;;) {
@@ -171,6 +205,7 @@ static int add_node(sim_run *r, const dp_sim_group *g, int64_t i, dp_error *err)
                                 "agent config", &sn->dev, err);
         if (rr >= 0 && (g->dra_partitions >= 0 || g->dra_allow_multiple))
                 rr = dp_devnode_set_dra(sn->dev, g->dra_partitions, g->dra_allow_multiple, err);
+        if (rr >= 0) rr = sim_compat_init(sn, err);
         if (rr < 0)
                 return dp_error_prefix(err, "%s: Fleet %s: nodeGroup %s", r->in->source, r->in->fleet_name, g->name);
         dp_node *n = calloc(1, sizeof(*n));
@@ -321,7 +356,7 @@ static int sync_shared(sim_run *r, dp_error *err) {
                                 if (!streq_ptr(a->results[j].pool, sn->name) ||
                                     !streq_ptr(a->results[j].driver, dp_devnode_driver(sn->dev)))
                                         continue;
-                                int u = dp_devnode_unit_of_v2(sn->dev, a->results[j].device);
+                                int u = sim_node_unit_of_v2(sn, a->results[j].device);
                                 if (u >= 0) dp_devnode_v2_hold(sn->dev, (size_t)u);
                         }
                 }
@@ -360,7 +395,7 @@ static int create_pod(sim_run *r, sim_pod *sp) {
         return 0;
 }
 
-static int delete_pod(sim_run *r, sim_pod *sp) {
+int sim_delete_pod(sim_run *r, sim_pod *sp, bool log) {
         if (!sp->created || sp->deleted) return 0;
         char prefix[1024];
         dp_fmt(prefix, sizeof(prefix), "%s/", sp->key);
@@ -373,7 +408,7 @@ static int delete_pod(sim_run *r, sim_pod *sp) {
         if (rr < 0 && rr != -ENOENT) return rr;
         sp->deleted = true;
         sp->deleted_ms = r->now;
-        dp_strbuf_printf(&r->log, "t=%" PRId64 "s %s deleted\n", r->now / 1000, sp->key);
+        if (log) dp_strbuf_printf(&r->log, "t=%" PRId64 "s %s deleted\n", r->now / 1000, sp->key);
         return 0;
 }
 
@@ -384,9 +419,24 @@ static int device_event(sim_run *r, const dp_sim_event *ev, dp_error *err) {
                 return dp_error_set(err, -EINVAL, "Timeline: %s: node %s is not in the fleet",
                                     fail ? "fail" : "recover", ev->node);
         int rr = dp_devnode_set_health(sn->dev, ev->device, !fail, err);
+        if (rr >= 0) rr = sim_compat_set_health(sn, ev->device, !fail, err);
         if (rr < 0) return dp_error_prefix(err, "Timeline: %s", fail ? "fail" : "recover");
+        int u = dp_devnode_unit_find(sn->dev, ev->device);
+        for (size_t i = 0; i < sn->n_noexec; i++) /* by id or uuid: compare units */
+                if (streq(sn->noexec[i], ev->device) || (u >= 0 && dp_devnode_unit_find(sn->dev, sn->noexec[i]) == u)) {
+                        free(sn->noexec[i]);
+                        sn->noexec[i] = sn->noexec[--sn->n_noexec];
+                        break;
+                }
+        if (fail && ev->no_execute) {
+                char **v = realloc(sn->noexec, (sn->n_noexec + 1) * sizeof(*v));
+                if (!v) return -ENOMEM;
+                sn->noexec = v;
+                if (!(v[sn->n_noexec] = dp_strdup(ev->device))) return -ENOMEM;
+                sn->n_noexec++;
+        }
         dp_strbuf_printf(&r->log, "t=%" PRId64 "s %s/%s %s\n", r->now / 1000, sn->name, ev->device,
-                         fail ? "unhealthy" : "healthy again");
+                         fail ? (ev->no_execute ? "unhealthy (NoExecute)" : "unhealthy") : "healthy again");
         return sync_node(r, sn, err);
 }
 
@@ -438,7 +488,7 @@ static int apply_event(sim_run *r, const dp_sim_event *ev, dp_error *err) {
         if (!sp)
                 return dp_error_set(err, -EINVAL, "Timeline: %s %s: no such Pod in the input",
                                     ev->kind == DP_SIM_EV_CREATE ? "create" : "delete", ev->pod);
-        return ev->kind == DP_SIM_EV_CREATE ? create_pod(r, sp) : delete_pod(r, sp);
+        return ev->kind == DP_SIM_EV_CREATE ? create_pod(r, sp) : sim_delete_pod(r, sp, true);
 }
 
 static int cmp_event(const void *a, const void *b) {
@@ -625,6 +675,9 @@ int sim_run_new(const dp_sim_input *in, dp_sim_model force, sim_run **ret, dp_er
         for (;;) {
                 while (next < ne && evs[next]->at_ms <= r->now)
                         if ((rr = apply_event(r, evs[next++], err)) < 0) return rr;
+                /* pods a NoExecute taint reaches go before anything is placed */
+                if ((rr = sim_evict(r)) < 0) return rr;
+                if (rr > 0) last_event = DP_MAX(last_event, r->now);
                 if ((rr = dp_sched_claims_from_templates(r->store, err)) < 0) return rr;
                 rr = r->sched2 ? run_two(r, err) : dp_sched_run(r->sched, r->now, err);
                 if (rr < 0) return rr;
@@ -640,7 +693,16 @@ int sim_run_new(const dp_sim_input *in, dp_sim_model force, sim_run **ret, dp_er
                 }
                 if ((rr = sync_shared(r, err)) < 0 || (rr = admit_all(r)) < 0 || (rr = sync_shared(r, err)) < 0)
                         return rr;
+                /* pods just placed on a device with a NoExecute taint they do
+                 * not tolerate are evicted at once: schedule again */
+                if ((rr = sim_evict(r)) < 0) return rr;
+                if (rr > 0) {
+                        last_event = DP_MAX(last_event, r->now);
+                        continue;
+                }
                 int64_t t_ev = next < ne ? evs[next]->at_ms : -1;
+                int64_t t_evict = sim_evict_next(r);
+                if (t_evict >= 0 && (t_ev < 0 || t_evict < t_ev)) t_ev = t_evict;
                 int64_t t_retry = dp_sched_next_retry(r->sched);
                 if (r->sched2) {
                         int64_t t2 = dp_sched_next_retry(r->sched2);

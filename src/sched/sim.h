@@ -12,10 +12,11 @@
  *             spec.nodeGroups[]: name, profile
  *             (built-in hardware profile), count, model (v1|v2|both), labels,
  *             taints, agent (device plugin config, NVIDIA `version: v1` shape),
- *             dra {partitions, allowMultipleAllocations} (the DRA driver's)
+ *             dra {partitions, allowMultipleAllocations, compatGroups} (the
+ *             DRA driver's; compatGroups: 1.37 compatibility-group partitions)
  *   Timeline  spec.events[]: at (seconds, or "90s"/"5m"/"1h"), and one of
- *             create: [pod...], delete: [pod...], fail: {node, device},
- *             recover: {node, device}. Pods no event creates arrive at 0.
+ *             create: [pod...], delete: [pod...], fail: {node, device,
+ *             effect: NoSchedule|NoExecute}, recover: {node, device}. Pods no event creates arrive at 0.
  *             create/delete also take other objects as "Kind/name" or
  *             "Kind/namespace/name" (a DeviceTaintRule arriving later).
  * Everything else is read by model/ (Pods, ResourceClaims, templates,
@@ -48,6 +49,7 @@ typedef struct dp_sim_group {
         char *agent_yaml;        /* the agent config re-emitted as YAML, NULL for defaults */
         int dra_partitions;      /* dra.partitions: -1 the profile's */
         bool dra_allow_multiple; /* dra.allowMultipleAllocations */
+        bool dra_compat_groups;  /* dra.compatGroups: MIG-mode [mig] and vGPU-mode [vgpu] partitions */
 } dp_sim_group;
 
 typedef enum { DP_SIM_EV_CREATE, DP_SIM_EV_DELETE, DP_SIM_EV_FAIL, DP_SIM_EV_RECOVER } dp_sim_event_kind;
@@ -58,7 +60,8 @@ typedef struct dp_sim_event {
         char *pod;  /* CREATE/DELETE: "ns/name" or "name" */
         char *node; /* FAIL/RECOVER */
         char *device;
-        size_t order; /* input order, for stable sorting */
+        bool no_execute; /* FAIL: fail.effect NoExecute (the device's taint evicts its pods) */
+        size_t order;    /* input order, for stable sorting */
 } dp_sim_event;
 
 typedef struct dp_sim_input {

@@ -136,8 +136,8 @@ n=$(inside "$tmp/seed.json" "$tmp/seed.dom") || fail "seed: $n"
 [ "$n" -gt 0 ] || fail "seed: nothing drawn inside a GPU was checked"
 n=$(inside "$tmp/compat-groups.json" "$tmp/compat-groups.dom") || fail "compat-groups: $n"
 [ "$n" -gt 0 ] || fail "compat-groups: no partition was checked"
-grep -qP 'data-device="node-0/gpu-0">(?:(?!data-device).)*>MIG mode<' "$tmp/compat-groups.dom" || fail "compat: node-0/gpu-0 not shown in MIG mode"
-grep -qP 'data-device="node-0/gpu-1">(?:(?!data-device).)*>vGPU mode<' "$tmp/compat-groups.dom" || fail "compat: node-0/gpu-1 not shown in vGPU mode"
+grep -qP 'data-device="node-0/gpu-6">(?:(?!data-device).)*>MIG mode<' "$tmp/compat-groups.dom" || fail "compat: node-0/gpu-6 not shown in MIG mode"
+grep -qP 'data-device="node-0/gpu-0">(?:(?!data-device).)*>vGPU mode<' "$tmp/compat-groups.dom" || fail "compat: node-0/gpu-0 not shown in vGPU mode"
 # V1 vs V2 side by side: each run's fleet drawn small; a pod that runs only
 # under one model is drawn only in that run's picture (infer-pair: V2 slices)
 [ "$(grep -o '<svg[^>]*class="mini"' "$tmp/seed.dom" | wc -l)" -eq 3 ] || fail "seed: not three fleet pictures side by side"
@@ -148,6 +148,21 @@ cols = {m.group(1): m.group(2) for m in re.finditer(r'data-run="(\w+)">.*?<svg[^
 held = lambda run, pod: re.search(r"<title>[^<]*: %s</title>" % re.escape(pod), cols[run]) is not None
 assert held("asWritten", "default/infer-pair") and held("allV2", "default/infer-pair"), "infer-pair missing"
 assert not held("allV1", "default/infer-pair"), "infer-pair drawn in the all-V1 run where it is Pending"
+PY
+
+# evicted pods (NoExecute device failures): listed with their reason, not drawn as holders
+"$DEVPLANE" simulate -f "$DP_SOURCE_DIR/tests/sched/scenarios/noexecute-failure.yaml" --report "$tmp/evict.html" >/dev/null ||
+        fail "evictions: simulate"
+python3 - "$tmp/evict.html" <<'PY' || fail "evictions: the page"
+import html, re, sys
+page = html.unescape(open(sys.argv[1], encoding="utf-8").read())
+for pod, dev in (("default/a", "gpu-0"), ("default/b", "gpu-1")):
+    m = re.search(r'<div class="pend[^"]*" data-pod="%s">.*?</div>' % re.escape(pod), page, re.S)
+    assert m and "Evicted" in m.group(0), "%s not listed as Evicted" % pod
+    assert "device gpu.example.com/node-0/%s has taint gpu.example.com/unhealthy:NoExecute" % dev in m.group(0), m.group(0)
+    assert not re.search(r"<title>[^<]*: %s( \(unhealthy\))?</title>" % re.escape(pod), page), "%s drawn as a holder" % pod
+assert "<title>gpu-0: free (unhealthy)</title>" in page, "gpu-0 not drawn free and unhealthy"
+assert "<title>gpu-2: default/c (unhealthy)</title>" in page, "default/c (kept its GPU) not drawn"
 PY
 
 # strings from input are escaped: the Fleet's name is free text that reaches
