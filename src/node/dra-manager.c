@@ -477,6 +477,8 @@ static void plugin_attempt(node_dra *d, plugin_ent *p) {
         }
         if (r < 0) {
                 p->ok = false;
+                health_stop(p->hw); /* the health of a driver that is not registered is not watched */
+                p->hw = NULL;
                 log_warning("plugin %s not registered: %s", p->sock, p->error ? p->error : strerror(-r));
                 return;
         }
