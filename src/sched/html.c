@@ -282,7 +282,8 @@ static int draw_node(page *pg, const dp_doc_node *node) {
         int r = 0;
         for (size_t p = 0; pods && p < pods->n && r >= 0; p++) {
                 const dp_doc_node *pod = pods->items[p];
-                if (!streq(str_of(pod, "node"), name) || !strcmp(state_class(str_of(pod, "state")), "deleted")) continue;
+                if (!streq(str_of(pod, "node"), name) || !strcmp(state_class(str_of(pod, "state")), "deleted"))
+                        continue;
                 const dp_doc_node *v2 = pod_devices(pod, "v2");
                 for (size_t d = 0; v2 && d < v2->n && r >= 0; d++) {
                         const char *dev = v2->items[d]->str ? v2->items[d]->str : "";
@@ -440,7 +441,8 @@ static int draw_node(page *pg, const dp_doc_node *node) {
                                 /* each holder's replica ids ("gpu-3:replica-1") say which share it has */
                                 for (size_t p = 0; pods && p < pods->n; p++) {
                                         const dp_doc_node *pod = pods->items[p];
-                                        if (!streq(str_of(pod, "node"), name) || !strcmp(state_class(str_of(pod, "state")), "deleted"))
+                                        if (!streq(str_of(pod, "node"), name) ||
+                                            !strcmp(state_class(str_of(pod, "state")), "deleted"))
                                                 continue;
                                         const dp_doc_node *v1 = pod_devices(pod, "v1");
                                         size_t l = strlen(id);
@@ -591,7 +593,8 @@ static void minimap(page *pg, const dp_doc_node *run) {
                         size_t l = strlen(id);
                         for (size_t p = 0; !holder && pods && p < pods->n; p++) {
                                 const dp_doc_node *pod = pods->items[p], *v2 = pod_devices(pod, "v2");
-                                if (!streq(str_of(pod, "node"), name) || !strcmp(state_class(str_of(pod, "state")), "deleted"))
+                                if (!streq(str_of(pod, "node"), name) ||
+                                    !strcmp(state_class(str_of(pod, "state")), "deleted"))
                                         continue;
                                 for (size_t d = 0; v2 && d < v2->n && !holder; d++) {
                                         const char *dev = v2->items[d]->str ? v2->items[d]->str : "";
@@ -705,7 +708,7 @@ static const char *event_kind(const char *text) {
 #define ENDS(s) (l >= strlen(s) && streq(text + l - strlen(s), s))
         if (ENDS(" created")) return "created";
         if (ENDS(" deleted") || strstr(text, " evicted: ")) return "deleted";
-        if (ENDS(" unhealthy")) return "unhealthy";
+        if (ENDS(" unhealthy") || ENDS(" unhealthy (NoExecute)")) return "unhealthy";
         if (ENDS(" healthy again")) return "healthy";
 #undef ENDS
         if (strstr(text, " bound to ")) return "bound";

@@ -488,11 +488,11 @@ static void print_tables(const dp_doc_node *doc, dp_strbuf *out) {
         const char *h4[] = {"", "AS WRITTEN", "ALL V1", "ALL V2"};
         for (size_t i = 0; i < 4; i++)
                 table_add(&t, h4[i]);
-        const char *rows[][2] = {{"running", "pods running"},        {"waitingOnNode", "pods waiting on a node"},
-                                 {"pending", "pods pending"},        {"deleted", "pods deleted"},
-                                 {"evicted", "pods evicted"},
-                                 {"devicesInUse", "devices in use"}, {"healthyDevices", "healthy devices"},
-                                 {"utilization", "utilization"},     {"fragmentation", "fragmentation"}};
+        const char *rows[][2] = {{"running", "pods running"},           {"waitingOnNode", "pods waiting on a node"},
+                                 {"pending", "pods pending"},           {"deleted", "pods deleted"},
+                                 {"evicted", "pods evicted"},           {"devicesInUse", "devices in use"},
+                                 {"healthyDevices", "healthy devices"}, {"utilization", "utilization"},
+                                 {"fragmentation", "fragmentation"}};
         for (size_t r = 0; r < ELEMENTSOF(rows); r++) {
                 table_add(&t, rows[r][1]);
                 table_add(&t, str_of(dp_doc_get(cmp, "asWritten"), rows[r][0]));

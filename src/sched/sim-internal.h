@@ -15,7 +15,7 @@ typedef struct sim_node {
         dp_sim_model model;
         dp_devnode *dev;
         int64_t slice_gen;
-        char *shared_sig; /* "both" nodes: units held per model at the last sync */
+        char *shared_sig;                 /* "both" nodes: units held per model at the last sync */
         struct dp_device_set *compat_set; /* dra.compatGroups: the driver's own copy (sim-compat.c) */
         dp_dra_inventory *compat_inv;
         char **noexec; /* devices failed with effect NoExecute (Timeline fail.effect) */

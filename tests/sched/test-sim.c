@@ -2,7 +2,8 @@
  * test-sim.c — simulate as a library: determinism, V1 vs V2 placement,
  * health (scenario 3 at cluster level), MIG strategies (scenario 1),
  * time-slicing (scenario 2), one device offered by both models, the node's
- * single V1 ledger under two binders (scenario 15, V1), input errors. */
+ * single V1 ledger under two binders (scenario 15, V1), input errors,
+ * compatibility-group partitions (dra.compatGroups), NoExecute eviction. */
 #include "harness.h"
 #include "sched/devnode.h"
 #include "sched/sim-internal.h"
@@ -327,5 +328,86 @@ TEST(time_slicing_fail_requests_greater_than_one_scenario_2) {
         ASSERT_CONTAINS(dp_strbuf_str(&out), "waits on that node");
         dp_strbuf_done(&out);
         sim_run_free(r);
+        dp_sim_input_free(in);
+}
+
+/* dra.compatGroups: the node's driver publishes MIG-mode and vGPU-mode
+ * partitions; a failed GPU's partitions are tainted like the GPU, and its
+ * units are where the report counts them. */
+TEST(compat_groups_follow_health) {
+        dp_sim_input *in = load_str(FLEET("  - {name: n, profile: example-gpu, model: v2, dra: {compatGroups: true, "
+                                          "partitions: 2}}\n") "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\n"
+                                                               "metadata: {name: mig}\nspec: {selectors: [{cel: "
+                                                               "{expression: \"device.attributes['gpu.example.com']."
+                                                               "mode == 'mig'\"}}]}\n---\n"
+                                                               "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\n"
+                                                               "metadata: {name: c}\nspec: {devices: {requests: "
+                                                               "[{name: r, exactly: {deviceClassName: mig}}]}}\n---\n"
+                                                               "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n"
+                                                               "  containers: [{name: c, image: x, resources: {claims: "
+                                                               "[{name: r}]}}]\n"
+                                                               "  resourceClaims: [{name: r, resourceClaimName: c}]\n"
+                                                               "---\napiVersion: devplane.io/v1alpha1\nkind: Timeline\n"
+                                                               "spec:\n  events:\n  - {at: 0, fail: {node: n-0, "
+                                                               "device: gpu-0}}\n");
+        ASSERT_TRUE(in->groups[0].dra_compat_groups);
+        sim_run *r = run_str(in, 0);
+        sim_pod *p = sim_find_pod(r, "p");
+        ASSERT_TRUE(p->admitted);
+        char *v2 = sim_pod_v2_devices(r, p);
+        ASSERT_STREQ(v2, "gpu-1-mig-0"); /* gpu-0's partitions carry the unhealthy taint */
+        free(v2);
+        sim_node *sn = sim_find_node(r, "n-0");
+        ASSERT_EQ(sim_node_unit_of_v2(sn, "gpu-1-mig-0"), dp_devnode_unit_find(sn->dev, "gpu-1"));
+        ASSERT_EQ(sim_node_unit_of_v2(sn, "gpu-3"), dp_devnode_unit_find(sn->dev, "gpu-3"));
+        ASSERT_EQ(sim_node_unit_of_v2(sn, "gpu-3-partition-0"), -ENOENT);
+        ASSERT_TRUE(sim_node_inventory(sn) == sn->compat_inv);
+        sim_run_free(r);
+        dp_sim_input_free(in);
+}
+
+/* A NoExecute failure evicts the pod whose claim does not tolerate it; the
+ * named claim is deallocated; the run is the same on every repetition. */
+TEST(no_execute_failure_evicts_and_deallocates) {
+        const char *y =
+                FLEET("  - {name: n, profile: example-gpu, model: v2}\n") "apiVersion: resource.k8s.io/v1\n"
+                                                                          "kind: DeviceClass\nmetadata: {name: "
+                                                                          "g}\nspec: {selectors: [{cel: "
+                                                                          "{expression: \"true\"}}]}\n---\n"
+                                                                          "apiVersion: resource.k8s.io/v1\nkind: "
+                                                                          "ResourceClaim\nmetadata: {name: c}\n"
+                                                                          "spec: {devices: {requests: [{name: "
+                                                                          "r, exactly: {deviceClassName: "
+                                                                          "g}}]}}\n---\n"
+                                                                          "apiVersion: v1\nkind: Pod\nmetadata: "
+                                                                          "{name: p}\nspec:\n  containers: "
+                                                                          "[{name: c, image: x, resources: "
+                                                                          "{claims: [{name: r}]}}]\n"
+                                                                          "  resourceClaims: [{name: r, "
+                                                                          "resourceClaimName: c}]\n---\n"
+                                                                          "apiVersion: devplane.io/v1alpha1\n"
+                                                                          "kind: Timeline\nspec:\n  events:\n"
+                                                                          "  - {at: 30s, fail: {node: n-0, "
+                                                                          "device: gpu-0, effect: NoExecute}}\n";
+        dp_sim_input *in = load_str(y);
+        sim_run *r = run_str(in, 0);
+        sim_pod *p = sim_find_pod(r, "p");
+        ASSERT_TRUE(p->evicted);
+        ASSERT_TRUE(p->deleted);
+        ASSERT_EQ(p->deleted_ms, 30000);
+        ASSERT_CONTAINS(p->evict_msg, "gpu.example.com/unhealthy:NoExecute");
+        const dp_resource_claim *c = dp_store_get(r->store, DP_KIND_RESOURCE_CLAIM, "default", "c", NULL).claim;
+        ASSERT_TRUE(c != NULL);
+        ASSERT_TRUE(c->allocation == NULL);
+        ASSERT_EQ(c->n_reserved_for, 0);
+        sim_run_free(r);
+        dp_strbuf a = DP_STRBUF_INIT, b = DP_STRBUF_INIT;
+        dp_error err = DP_ERROR_INIT;
+        ASSERT_OK(dp_sim_report(in, DP_SIM_OUT_YAML, &a, NULL, &err));
+        ASSERT_OK(dp_sim_report(in, DP_SIM_OUT_YAML, &b, NULL, &err));
+        ASSERT_STREQ(dp_strbuf_str(&a), dp_strbuf_str(&b));
+        ASSERT_CONTAINS(dp_strbuf_str(&a), "state: Evicted");
+        dp_strbuf_done(&a);
+        dp_strbuf_done(&b);
         dp_sim_input_free(in);
 }
