@@ -17,8 +17,10 @@ with a kubeconfig (bearer token, CA file) pointing at it. Covered:
      claim answered at once while a new claim's read is pending, which then
      fails with "unreachable"; server back -> the change is published;
   6. metrics (API errors, devices by health, prepare histogram) and JSON logs;
-  7. restart with fewer devices: LIST finds the old slices, the vanished
-     devices' slice is deleted, the generation continues above the server's.
+  7. restart with in-cluster credentials (service-account token file and
+     CA, KUBERNETES_SERVICE_HOST/PORT) and fewer devices: LIST finds the old
+     slices, the vanished devices' slice is deleted, the generation
+     continues above the server's.
 """
 import json
 import os
@@ -60,10 +62,10 @@ class Agent:
     """The agent process; its stderr (JSON lines) is read by a thread so
     tests wait on log events instead of sleeping."""
 
-    def __init__(self, args, logpath):
+    def __init__(self, args, logpath, env=None):
         self.lines, self.cond = [], threading.Condition()
         self.logf = open(logpath, "a")
-        self.p = subprocess.Popen(args, stdout=self.logf, stderr=subprocess.PIPE, text=True)
+        self.p = subprocess.Popen(args, stdout=self.logf, stderr=subprocess.PIPE, text=True, env=env)
         threading.Thread(target=self._pump, daemon=True).start()
 
     def _pump(self):
@@ -170,10 +172,11 @@ def main():
         f.write(text.replace("  - count: 8\n", "  - count: 100\n"))
     d = {k: os.path.join(t, k) for k in ("reg", "plugins", "cdi", "st", "dp")}
     mport = free_port()
-    base = [DEVPLANE, "agent", "--dra", "--node-name", "node-a", "--kubeconfig", kc,
-            "--registry-dir", d["reg"], "--plugins-dir", d["plugins"], "--cdi-dir", d["cdi"],
-            "--state-dir", d["st"], "--plugin-dir", d["dp"], "--api-backoff-max-ms", "400",
-            "--log-format", "json"]
+    common = [DEVPLANE, "agent", "--dra", "--node-name", "node-a",
+              "--registry-dir", d["reg"], "--plugins-dir", d["plugins"], "--cdi-dir", d["cdi"],
+              "--state-dir", d["st"], "--plugin-dir", d["dp"], "--api-backoff-max-ms", "400",
+              "--log-format", "json"]
+    base = common + ["--kubeconfig", kc]
     dra_sock = os.path.join(d["plugins"], "gpu.example.com", "dra.sock")
     v1sock = os.path.join(d["dp"], "devplane-example.com_gpu.sock")
     agent = Agent(base + ["--profile", big, "--metrics-addr", "127.0.0.1:%d" % mport], os.path.join(t, "agent.log"))
@@ -279,15 +282,25 @@ def main():
                                                         m["devplane_dra_prepare_duration_seconds_count"],
                                                         len(agent.lines)))
 
-        # 7. restart with fewer devices: the vanished devices' slice goes
+        # 7. restart with fewer devices, now with in-cluster credentials
+        # (service-account token file and CA, KUBERNETES_SERVICE_HOST/PORT):
+        # the vanished devices' slice goes
         agent.stop()
         n_log = len(api.log)
-        agent = Agent(base + ["--profile", "example-gpu"], os.path.join(t, "agent.log"))
+        sa = os.path.join(t, "serviceaccount")
+        os.makedirs(sa)
+        with open(os.path.join(sa, "token"), "w") as f:
+            f.write(TOKEN + "\n")
+        subprocess.run(["cp", api.ca, os.path.join(sa, "ca.crt")], check=True)
+        env = dict(os.environ, KUBERNETES_SERVICE_HOST="127.0.0.1", KUBERNETES_SERVICE_PORT=str(port))
+        agent = Agent(common + ["--in-cluster", "--service-account-dir", sa, "--profile", "example-gpu"],
+                      os.path.join(t, "agent.log"), env=env)
         api.wait(lambda: len(slices_of(api)) == 1 and n_devices(api) == 8 and gen_of(api) > g4)
         seq = [(m, p.split("?")[0].rsplit("/", 1)[-1], c) for m, p, c in api.log[n_log:]]
         assert ("DELETE", "node-a-gpu.example.com-1", 200) in seq, seq
         assert tainted(api) == ["gpu-5"]
-        print("ok - restart with 8 devices instead of 100: old slices LISTed, one PUT, one DELETE, "
+        print("ok - restart in-cluster (token file, ca.crt) with 8 devices instead of 100: old slices LISTed, "
+              "one PUT, one DELETE, "
               "generation %d > %d" % (gen_of(api), g4))
         agent.stop()
         assert not api.violations, api.violations
