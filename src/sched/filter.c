@@ -162,6 +162,53 @@ static int pod_ext(const dp_pod *p, ext_req **ret, size_t *ret_n, dp_error *err)
         return 0;
 }
 
+/* ---- native resources (NodeResourcesFit for cpu and memory) ---- */
+
+/* A container's request: requests[name], else limits[name] (the API server
+ * defaults a missing request to its limit); cpu in millicores. */
+static int64_t container_native(const dp_container *c, const char *name, bool milli) {
+        const dp_named_quantity *q = NULL;
+        for (size_t i = 0; i < c->n_requests && !q; i++)
+                if (streq(c->requests[i].name, name)) q = &c->requests[i];
+        for (size_t i = 0; i < c->n_limits && !q; i++)
+                if (streq(c->limits[i].name, name)) q = &c->limits[i];
+        if (!q) return 0;
+        return milli ? dp_quantity_milli_value(&q->value) : dp_quantity_value(&q->value);
+}
+
+/* The pod's cpu (millicores) and memory (bytes) requests as kube-scheduler
+ * computes them: the containers summed; each init container on top of the
+ * sidecars (restartPolicy Always) started before it; sidecars also count
+ * with the containers; the larger of the two. */
+static void pod_native(const dp_pod *p, int64_t ret[2]) {
+        static const char *const names[2] = {"cpu", "memory"};
+        for (int k = 0; k < 2; k++) {
+                int64_t reqs = 0, sidecars = 0, init = 0;
+                for (size_t c = 0; c < p->n_containers; c++)
+                        reqs += container_native(&p->containers[c], names[k], k == 0);
+                for (size_t c = 0; c < p->n_init_containers; c++) {
+                        const dp_container *ic = &p->init_containers[c];
+                        int64_t v = container_native(ic, names[k], k == 0);
+                        if (ic->restart_policy && streq(ic->restart_policy, "Always")) {
+                                reqs += v;
+                                sidecars += v;
+                                v = sidecars;
+                        } else
+                                v += sidecars;
+                        init = DP_MAX(init, v);
+                }
+                ret[k] = DP_MAX(reqs, init);
+        }
+}
+
+static int64_t node_native(const dp_node *n, int k) {
+        for (size_t i = 0; i < n->n_allocatable; i++)
+                if (streq(n->allocatable[i].name, k ? "memory" : "cpu"))
+                        return k ? dp_quantity_value(&n->allocatable[i].value)
+                                 : dp_quantity_milli_value(&n->allocatable[i].value);
+        return 0;
+}
+
 static const char *class_for(const dp_store *st, const char *resource) {
         const char *best = NULL;
         size_t i = 0;
@@ -191,13 +238,14 @@ static const dp_named_quantity *node_alloc(const dp_node *n, const char *name) {
 typedef struct node_use {
         char *name;
         int64_t slice_devs, claim_used;
+        int64_t cpu_used, mem_used; /* native requests of bound pods (millicores, bytes) */
         ext_use *ext;
         size_t n_ext, cap_ext;
 } node_use;
 
 typedef struct use_item {
         node_use *nu;
-        int what; /* 0 slice devices, 1 claim results, 2 extended resource */
+        int what; /* 0 slice devices, 1 claim results, 2 extended resource, 3 cpu, 4 memory */
         const char *res; /* what == 2: the name as node_use->ext holds it */
         int64_t count;
 } use_item;
@@ -239,6 +287,7 @@ typedef struct alloc_ent {
 typedef struct node_info {
         alloc_ent *alloc;
         size_t n_alloc;
+        int64_t native[2]; /* allocatable cpu (millicores), memory (bytes) */
         int64_t ext_total; /* the extended resources' allocatable, summed */
 } node_info;
 
@@ -307,6 +356,8 @@ static void use_apply(const use_item *it, int64_t sign) {
         switch (it->what) {
         case 0: it->nu->slice_devs += sign * it->count; break;
         case 1: it->nu->claim_used += sign * it->count; break;
+        case 3: it->nu->cpu_used += sign * it->count; break;
+        case 4: it->nu->mem_used += sign * it->count; break;
         default: {
                 ext_use *e = node_ext(it->nu, it->res, false);
                 if (e) e->count += sign * it->count;
@@ -366,6 +417,13 @@ static int slot_changed(sched_usage *u, const dp_store *st, size_t slot) {
         const dp_pod *p = o.pod;
         if (!p->node_name) return 0;
         if (p->phase && (streq(p->phase, "Succeeded") || streq(p->phase, "Failed"))) return 0;
+        int64_t native[2];
+        pod_native(p, native);
+        for (int w = 0; w < 2; w++)
+                if (native[w] > 0) {
+                        int r = use_add(u, su, &cap, p->node_name, 3 + w, NULL, native[w]);
+                        if (r < 0) return r;
+                }
         _cleanup_free_ ext_req *v = NULL;
         size_t n = 0;
         if (pod_ext(p, &v, &n, NULL) < 0) return 0;
@@ -468,6 +526,8 @@ static int nodes_sync(dp_sched *s) {
                                 ae->ext = dp_is_extended_resource_name(ae->name);
                                 if (ae->ext) info[j].ext_total += ae->value;
                         }
+                        for (int kk = 0; kk < 2; kk++)
+                                info[j].native[kk] = node_native(nd, kk);
                 }
                 u->tab_gen = ++s->nodes_gen;
                 u->tab_ok = true;
@@ -488,6 +548,15 @@ static int64_t ext_used(const dp_sched *s, const char *node, const char *name) {
                 for (size_t k = 0; k < pl->n_ext; k++)
                         if (streq(pl->ext[k].name, name)) used += pl->ext[k].count;
         }
+        return used;
+}
+
+/* What pods bound to (or assumed on) the node hold of cpu (k 0) or memory (k 1). */
+static int64_t native_used(const dp_sched *s, const char *node, int k) {
+        const node_use *nu = dp_hashmap_get(s->usage->nodes, node);
+        int64_t used = nu ? (k ? nu->mem_used : nu->cpu_used) : 0;
+        for (size_t a = 0; a < s->n_assumed; a++)
+                if (streq(s->assumed[a]->node, node)) used += k ? s->assumed[a]->mem : s->assumed[a]->cpu_m;
         return used;
 }
 
@@ -718,6 +787,7 @@ typedef struct cycle {
         size_t n_claims;
         ext_req *ext;
         size_t n_ext;
+        int64_t native[2]; /* cpu (millicores), memory (bytes) requested */
         size_t ext_prep[2]; /* DRA handles of the created claim, for each "mix" */
         dp_resource_claim *ext_claim[2];
         /* best so far */
@@ -852,6 +922,9 @@ static int try_node(cycle *c, const dp_node *n, int64_t key[2], dp_allocation_re
         }
         if (!node_affinity_ok(c->pod, n))
                 return c->quiet ? 0 : add_reason(info, nn, "node(s) didn't match Pod's node affinity/selector");
+        for (int k = 0; k < 2; k++)
+                if (c->native[k] > 0 && c->native[k] > node_native(n, k) - native_used(c->s, nn, k))
+                        return c->quiet ? 0 : add_reason(info, nn, k ? "Insufficient memory" : "Insufficient cpu");
         int64_t req_units = 0;
         bool any_dra_ext = false;
         for (size_t k = 0; k < c->n_ext && k < 32; k++) {
@@ -956,6 +1029,8 @@ static bool prefilter(const cycle *c, const dp_node *n, const node_info *ni, nod
         if (n->unschedulable) return false;
         if (n->n_taints && untolerated_taint(n, c->pod)) return false;
         if ((c->pod->n_node_selector || c->pod->required_node_affinity) && !node_affinity_ok(c->pod, n)) return false;
+        for (int k = 0; k < 2; k++)
+                if (c->native[k] > 0 && c->native[k] > ni->native[k] - (k ? nu->mem_used : nu->cpu_used)) return false;
         int64_t req = 0;
         for (size_t k = 0; k < c->n_ext && k < 32; k++) {
                 const ext_req *e = &c->ext[k];
@@ -1063,6 +1138,8 @@ static int make_plan(cycle *c, dp_sched_plan **ret) {
         pl->pod_rv = c->pod_rv;
         pl->pod_uid = dp_strdup(dp_pod_uid(c->pod, ub, sizeof(ub)));
         pl->node = TAKE_PTR(c->best_node);
+        pl->cpu_m = c->native[0];
+        pl->mem = c->native[1];
         pl->claims = calloc(c->n_claims + 1, sizeof(*pl->claims));
         pl->ext = calloc(c->n_ext + 1, sizeof(*pl->ext));
         if (!pl->pod_uid || !pl->claims || !pl->ext) return dp_sched_plan_free(pl), -ENOMEM;
@@ -1133,6 +1210,7 @@ int dp_sched_plan_one(dp_sched *s, qpod *q, int64_t now_ms, dp_sched_plan **ret,
                         goto out;
                 }
         }
+        if (r >= 0) pod_native(c.pod, c.native);
         for (size_t k = 0; r >= 0 && k < c.n_ext; k++)
                 c.ext[k].class_name = class_for(s->store, c.ext[k].name);
         if (r >= 0) r = resolve_claims(&c, err);

@@ -41,6 +41,7 @@ struct dp_sched_plan {
         char *node;
         ext_use *ext;
         size_t n_ext;
+        int64_t cpu_m, mem; /* native requests (millicores, bytes), for gangs' later members */
         plan_claim *claims;
         size_t n_claims;
         char *ext_claim_name; /* the created claim's name, recorded in pod status */

@@ -406,3 +406,52 @@ TEST(v1_score_order_many_nodes) {
         dp_sched_free(s);
         dp_store_free(st);
 }
+
+#define POD_SPEC(name, spec) "apiVersion: v1\nkind: Pod\nmetadata: {name: " name "}\nspec:\n" spec "---\n"
+
+/* NodeResourcesFit for cpu and memory: requests (a missing one defaults to
+ * the limit) summed over containers, the larger of that and each init
+ * container on top of the sidecars before it, against allocatable minus
+ * what bound pods request. */
+TEST(native_cpu_memory_fit) {
+        dp_store *st = dp_store_new();
+        load(st, "apiVersion: v1\nkind: Node\nmetadata: {name: a}\n"
+                 "status: {allocatable: {cpu: \"4\", memory: 8Gi}}\n---\n" NODE_GPU("b", 1)
+                         POD_SPEC("p1", "  containers: [{name: c, image: x, resources: {requests: {cpu: 3}}}]\n")
+                                 POD_SPEC("p2", "  containers: [{name: c, image: x, resources: {requests: {cpu: 2}}}]\n")
+                                         POD_SPEC("p3", "  initContainers: [{name: i, image: x, resources: {requests: "
+                                                        "{cpu: 1}}}]\n  containers: [{name: c, image: x, resources: "
+                                                        "{requests: {cpu: 500m}}}]\n")
+                                                 POD_SPEC("p4", "  containers: [{name: c, image: x, resources: "
+                                                                "{limits: {memory: 6Gi}}}]\n")
+                                                         POD_SPEC("p5", "  containers: [{name: c, image: x, "
+                                                                        "resources: {requests: {memory: 4Gi}}}]\n")
+                                                                 POD_SPEC("p6",
+                                                                          "  initContainers:\n"
+                                                                          "  - {name: side, image: x, restartPolicy: "
+                                                                          "Always, resources: {requests: {cpu: 1}}}\n"
+                                                                          "  - {name: i, image: x, resources: "
+                                                                          "{requests: {cpu: 2}}}\n"
+                                                                          "  containers: [{name: c, image: x, "
+                                                                          "resources: {requests: {cpu: 1}}}]\n"));
+        dp_sched *s = new_sched(st, DP_SCORE_BINPACK);
+        ASSERT_EQ(run(s, st, 0), 3);
+        ASSERT_STREQ(pod_node(st, "p1"), "a");
+        ASSERT_FALSE(pod_node(st, "p2"));
+        ASSERT_STREQ(pod_message(s, "p2"), "0/2 nodes are available: 2 Insufficient cpu.");
+        ASSERT_STREQ(pod_node(st, "p3"), "a"); /* max(500m, init 1) = 1 */
+        ASSERT_STREQ(pod_node(st, "p4"), "a"); /* the limit stands for the request */
+        ASSERT_STREQ(pod_message(s, "p5"), "0/2 nodes are available: 2 Insufficient memory."); /* b has none */
+        ASSERT_FALSE(pod_node(st, "p6"));
+        /* p1 goes: 3 cpus free; p2 (2) fits, p6 (sidecar 1 + init 2 = 3) no longer does */
+        ASSERT_OK(dp_sched_delete_pod(st, "default", "p1"));
+        ASSERT_EQ(run(s, st, 1000), 1);
+        ASSERT_STREQ(pod_node(st, "p2"), "a");
+        ASSERT_FALSE(pod_node(st, "p6"));
+        ASSERT_STREQ(pod_message(s, "p6"), "0/2 nodes are available: 2 Insufficient cpu.");
+        ASSERT_OK(dp_sched_delete_pod(st, "default", "p2"));
+        ASSERT_EQ(run(s, st, 3000), 1);
+        ASSERT_STREQ(pod_node(st, "p6"), "a");
+        dp_sched_free(s);
+        dp_store_free(st);
+}
