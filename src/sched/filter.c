@@ -265,6 +265,7 @@ struct sched_usage {
         const dp_node **tab;
         node_use **tab_use;
         struct node_info *tab_info;
+        dp_hashmap *tab_names; /* allocatable names (the nodes' strings) -> number + 1 */
         int64_t *tab_key; /* scratch for the fast pass, n_tab long */
         uint32_t *tab_cand;
         size_t n_tab, tab_pos;
@@ -281,13 +282,16 @@ static void slot_use_clear(slot_use *su) {
 typedef struct alloc_ent {
         const char *name;
         int64_t value;
-        bool ext; /* an extended resource name */
+        bool ext;        /* an extended resource name */
+        int32_t use_idx; /* its entry in the node_use's ext (never removed), -1 not seen yet */
+        int32_t name_id; /* the name's number in sched_usage.tab_names */
 } alloc_ent;
 
 typedef struct node_info {
         alloc_ent *alloc;
         size_t n_alloc;
         int64_t native[2]; /* allocatable cpu (millicores), memory (bytes) */
+        bool unschedulable, tainted; /* the node's, kept here to spare a cache miss per node */
         int64_t ext_total; /* the extended resources' allocatable, summed */
 } node_info;
 
@@ -300,6 +304,7 @@ static void tab_info_free(sched_usage *u) {
         u->tab_key = NULL;
         free(u->tab_cand);
         u->tab_cand = NULL;
+        u->tab_names = dp_hashmap_free(u->tab_names);
 }
 
 void dp_sched_usage_free(dp_sched *s) {
@@ -498,7 +503,8 @@ static int nodes_sync(dp_sched *s) {
                 node_info *info = calloc(n + 1, sizeof(*info));
                 u->tab_key = malloc((n + 1) * sizeof(*u->tab_key));
                 u->tab_cand = malloc((n + 1) * sizeof(*u->tab_cand));
-                if (!tab || !use || !info || !u->tab_key || !u->tab_cand) {
+                u->tab_names = dp_hashmap_new();
+                if (!tab || !use || !info || !u->tab_key || !u->tab_cand || !u->tab_names) {
                         free(tab);
                         free(use);
                         free(info);
@@ -522,12 +528,21 @@ static int nodes_sync(dp_sched *s) {
                         for (size_t a = 0; a < nd->n_allocatable; a++) {
                                 alloc_ent *ae = &info[j].alloc[a];
                                 ae->name = nd->allocatable[a].name;
+                                ae->use_idx = -1;
+                                uintptr_t id = (uintptr_t)dp_hashmap_get(u->tab_names, ae->name);
+                                if (!id) {
+                                        id = dp_hashmap_size(u->tab_names) + 1;
+                                        if (dp_hashmap_put(u->tab_names, ae->name, (void *)id) < 0) return -ENOMEM;
+                                }
+                                ae->name_id = (int32_t)(id - 1);
                                 ae->value = dp_quantity_value(&nd->allocatable[a].value);
                                 ae->ext = dp_is_extended_resource_name(ae->name);
                                 if (ae->ext) info[j].ext_total += ae->value;
                         }
                         for (int kk = 0; kk < 2; kk++)
                                 info[j].native[kk] = node_native(nd, kk);
+                        info[j].unschedulable = nd->unschedulable;
+                        info[j].tainted = nd->n_taints > 0;
                 }
                 u->tab_gen = ++s->nodes_gen;
                 u->tab_ok = true;
@@ -1024,21 +1039,32 @@ static int64_t ext_used_nu(node_use *nu, const char *name) {
         return e ? e->count : 0;
 }
 
+/* ext_used_nu for one of the node's allocatable resources. */
+static int64_t alloc_used(alloc_ent *ae, const node_use *nu) {
+        if (ae->use_idx < 0) {
+                for (size_t k = 0; k < nu->n_ext && ae->use_idx < 0; k++)
+                        if (streq(nu->ext[k].name, ae->name)) ae->use_idx = (int32_t)k;
+                if (ae->use_idx < 0) return 0;
+        }
+        return nu->ext[ae->use_idx].count;
+}
+
 /* try_node's filters before the allocator, without reasons, and its fill. */
-static bool prefilter(const cycle *c, const dp_node *n, const node_info *ni, node_use *nu, int64_t *ret_units) {
-        if (n->unschedulable) return false;
-        if (n->n_taints && untolerated_taint(n, c->pod)) return false;
+static bool prefilter(const cycle *c, const int32_t *ext_ids, const dp_node *n, node_info *ni, node_use *nu,
+                      int64_t *ret_units) {
+        if (ni->unschedulable) return false;
+        if (ni->tainted && untolerated_taint(n, c->pod)) return false;
         if ((c->pod->n_node_selector || c->pod->required_node_affinity) && !node_affinity_ok(c->pod, n)) return false;
         for (int k = 0; k < 2; k++)
                 if (c->native[k] > 0 && c->native[k] > ni->native[k] - (k ? nu->mem_used : nu->cpu_used)) return false;
         int64_t req = 0;
         for (size_t k = 0; k < c->n_ext && k < 32; k++) {
                 const ext_req *e = &c->ext[k];
-                const alloc_ent *a = NULL;
-                for (size_t i = 0; i < ni->n_alloc && !a; i++)
-                        if (streq(ni->alloc[i].name, e->name)) a = &ni->alloc[i];
+                alloc_ent *a = NULL; /* node_alloc: the first of that name */
+                for (size_t i = 0; i < ni->n_alloc && !a && ext_ids[k] >= 0; i++)
+                        if (ni->alloc[i].name_id == ext_ids[k]) a = &ni->alloc[i];
                 int64_t alloc = a ? a->value : 0;
-                if (e->count > alloc - ext_used_nu(nu, e->name)) return false;
+                if (e->count > alloc - (a ? alloc_used(a, nu) : ext_used_nu(nu, e->name))) return false;
                 req += e->count;
         }
         for (size_t i = 0; i < c->n_claims; i++) {
@@ -1050,10 +1076,10 @@ static bool prefilter(const cycle *c, const dp_node *n, const node_info *ni, nod
 }
 
 /* node_fill without assumed pods (the fast pass has none). */
-static int64_t fill_score(const dp_sched *s, const node_info *ni, node_use *nu, int64_t req_units) {
+static int64_t fill_score(const dp_sched *s, node_info *ni, node_use *nu, int64_t req_units) {
         int64_t total = ni->ext_total, used = 0;
         for (size_t i = 0; i < ni->n_alloc; i++)
-                if (ni->alloc[i].ext) used += ext_used_nu(nu, ni->alloc[i].name);
+                if (ni->alloc[i].ext) used += alloc_used(&ni->alloc[i], nu);
         total += nu->slice_devs;
         used += nu->claim_used;
         int64_t fill = total > 0 ? (used + req_units) * 1000 / total : 0;
@@ -1082,11 +1108,14 @@ static int fast_pass(cycle *c, int *ret, dp_error *err) {
         int64_t *key = u->tab_key;
         uint32_t *cand = u->tab_cand;
         size_t n_cand = 0;
+        int32_t ext_ids[32];
+        for (size_t k = 0; k < c->n_ext && k < 32; k++)
+                ext_ids[k] = (int32_t)(uintptr_t)dp_hashmap_get(u->tab_names, c->ext[k].name) - 1;
         for (size_t ni = 0; ni < nn; ni++) {
                 if (memo && (memo->failed[ni / 64] >> (ni % 64) & 1)) continue;
                 const dp_node *n = u->tab[ni];
                 int64_t req = 0;
-                if (!prefilter(c, n, &u->tab_info[ni], u->tab_use[ni], &req)) continue;
+                if (!prefilter(c, ext_ids, n, &u->tab_info[ni], u->tab_use[ni], &req)) continue;
                 key[n_cand] = fill_score(s, &u->tab_info[ni], u->tab_use[ni], req + units);
                 cand[n_cand++] = (uint32_t)ni;
         }
