@@ -9,6 +9,7 @@
  * deallocated when no other pod uses them) and the report says why. */
 #include <stdio.h>
 
+#include "cel/cel.h"
 #include "sched/fmt.h"
 #include "sched/sim-internal.h"
 
@@ -59,24 +60,84 @@ static bool tolerates(const dp_toleration *t, const dp_taint *x) {
         return streq(t->value ? t->value : "", x->value ? x->value : "");
 }
 
-static bool rule_selects(const dp_device_taint_rule *tr, const dp_device_allocation_result *d) {
-        /* driver, pool and device (resource.k8s.io/v1beta2); the v1alpha3
-         * class and CEL selectors are not evaluated here and select nothing */
-        if (!tr->has_device_selector || tr->device_class_name || tr->n_selectors) return false;
+/* One CEL selector against a published device; a compile or runtime error
+ * is no match (as the allocator treats a rule's selectors). */
+static bool cel_selects(const char *expr, const dp_resource_slice *s, const dp_device *d, bool *oom) {
+        if (!expr || !s || !d) return false;
+        _cleanup_free_ dp_cel_attribute *attrs = calloc(d->n_attributes + 1, sizeof(*attrs));
+        _cleanup_free_ dp_cel_capacity *caps = calloc(d->n_capacity + 1, sizeof(*caps));
+        if (!attrs || !caps) {
+                *oom = true;
+                return false;
+        }
+        for (size_t i = 0; i < d->n_attributes; i++) {
+                const dp_device_attribute *a = &d->attributes[i];
+                dp_cel_attr_value v = {.i = a->i,
+                                       .b = a->b,
+                                       .s = a->s,
+                                       .ints = a->ints,
+                                       .bools = a->bools,
+                                       .strs = (const char *const *)a->strs,
+                                       .n = a->n};
+                switch (a->type) {
+                case DP_ATTR_INT: v.type = DP_CEL_ATTR_INT; break;
+                case DP_ATTR_BOOL: v.type = DP_CEL_ATTR_BOOL; break;
+                case DP_ATTR_STRING: v.type = DP_CEL_ATTR_STRING; break;
+                case DP_ATTR_VERSION: v.type = DP_CEL_ATTR_VERSION; break;
+                case DP_ATTR_INTS: v.type = DP_CEL_ATTR_INTS; break;
+                case DP_ATTR_BOOLS: v.type = DP_CEL_ATTR_BOOLS; break;
+                case DP_ATTR_STRINGS: v.type = DP_CEL_ATTR_STRINGS; break;
+                case DP_ATTR_VERSIONS: v.type = DP_CEL_ATTR_VERSIONS; break;
+                default: return false;
+                }
+                attrs[i] = (dp_cel_attribute){NULL, a->name, v};
+        }
+        for (size_t i = 0; i < d->n_capacity; i++)
+                caps[i] = (dp_cel_capacity){NULL, d->capacity[i].name, d->capacity[i].value};
+        dp_cel_device cd = {s->driver, attrs, d->n_attributes, caps, d->n_capacity, d->allow_multiple_allocations};
+        _cleanup_(dp_cel_program_freep) dp_cel_program *prog = NULL;
+        dp_error err = DP_ERROR_INIT;
+        dp_cel_result res = {0};
+        int r = dp_cel_compile(expr, NULL, &prog, &err);
+        if (r >= 0) r = dp_cel_eval(prog, &cd, &res, &err);
+        if (r == -ENOMEM) *oom = true;
+        return r >= 0 && res.matches;
+}
+
+/* DeviceTaintRule spec.deviceSelector: every field set must match (driver,
+ * pool, device; the v1alpha3 deviceClassName's selectors and CEL selectors
+ * against the published device); no selector selects nothing. */
+static bool rule_selects(sim_run *r, const dp_device_taint_rule *tr, const dp_device_allocation_result *d,
+                         const dp_resource_slice *s, const dp_device *dev, bool *oom) {
+        if (!tr->has_device_selector) return false;
         if (tr->driver && !streq_ptr(tr->driver, d->driver)) return false;
         if (tr->pool && !streq_ptr(tr->pool, d->pool)) return false;
         if (tr->device && !streq_ptr(tr->device, d->device)) return false;
+        if (tr->device_class_name) {
+                const dp_device_class *cls =
+                        dp_store_get(r->store, DP_KIND_DEVICE_CLASS, NULL, tr->device_class_name, NULL).device_class;
+                if (!cls) return false;
+                for (size_t i = 0; i < cls->n_selectors; i++)
+                        if (!cel_selects(cls->selectors[i].cel_expression, s, dev, oom)) return false;
+        }
+        for (size_t i = 0; i < tr->n_selectors; i++)
+                if (!cel_selects(tr->selectors[i].cel_expression, s, dev, oom)) return false;
         return true;
 }
 
-static const dp_device *slice_device(sim_run *r, const dp_device_allocation_result *d) {
+static const dp_device *slice_device(sim_run *r, const dp_device_allocation_result *d,
+                                     const dp_resource_slice **ret_slice) {
         size_t i = 0;
         dp_object o;
+        *ret_slice = NULL;
         while (dp_store_next(r->store, DP_KIND_RESOURCE_SLICE, &i, &o, NULL)) {
                 const dp_resource_slice *s = o.slice;
                 if (!streq_ptr(s->driver, d->driver) || !streq_ptr(s->pool_name, d->pool)) continue;
                 for (size_t k = 0; k < s->n_devices; k++)
-                        if (streq_ptr(s->devices[k].name, d->device)) return &s->devices[k];
+                        if (streq_ptr(s->devices[k].name, d->device)) {
+                                *ret_slice = s;
+                                return &s->devices[k];
+                        }
         }
         return NULL;
 }
@@ -130,13 +191,14 @@ static int64_t pod_eviction(sim_run *r, const sim_pod *sp, char *why, size_t why
                 if (!c || !c->allocation) continue;
                 for (size_t i = 0; i < c->allocation->n_results; i++) {
                         const dp_device_allocation_result *d = &c->allocation->results[i];
-                        const dp_device *dev = slice_device(r, d);
+                        const dp_resource_slice *sl = NULL;
+                        const dp_device *dev = slice_device(r, d, &sl);
                         for (size_t t = 0; dev && t < dev->n_taints; t++)
                                 consider(r, d, &dev->taints[t], "in its ResourceSlice", &when, why, why_size, oom);
                         size_t j = 0;
                         dp_object o;
                         while (dp_store_next(r->store, DP_KIND_DEVICE_TAINT_RULE, &j, &o, NULL)) {
-                                if (!rule_selects(o.taint_rule, d)) continue;
+                                if (!rule_selects(r, o.taint_rule, d, sl, dev, oom)) continue;
                                 char origin[320];
                                 dp_fmt(origin, sizeof(origin), "DeviceTaintRule %s", o.taint_rule->meta.name);
                                 consider(r, d, &o.taint_rule->taint, origin, &when, why, why_size, oom);

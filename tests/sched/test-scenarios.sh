@@ -128,6 +128,10 @@ PY
 "$DEVPLANE" explain pod a -f "$here/noexecute-failure.yaml" >"$tmp/xa" || fail "explain a"
 grep -q "^Evicted at t=30s by the device taint eviction controller: device gpu.example.com/node-0/gpu-0 has taint" "$tmp/xa" ||
         fail "explain of an evicted pod: $(cat "$tmp/xa")"
+# a v1alpha3 DeviceTaintRule choosing its device by class and CEL selector
+check noexecute-rule-cel.yaml "default/p0=Running:gpu-0" "default/p1=Evicted:gpu-1@20"
+grep -q '"reason": "device gpu.example.com/node-0/gpu-1 has taint example.com/maintenance=now:NoExecute (DeviceTaintRule gpu-1-maintenance), not tolerated"' \
+        "$tmp/noexecute-rule-cel.yaml.json" || fail "rule with a CEL selector: reason"
 sed 's/effect: NoExecute}}/effect: NoPlease}}/' "$here/noexecute-failure.yaml" >"$tmp/bad-effect.yaml"
 set +e
 "$DEVPLANE" simulate -f "$tmp/bad-effect.yaml" >"$tmp/out" 2>"$tmp/err"
