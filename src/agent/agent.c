@@ -100,7 +100,7 @@ static int write_devices_file(dp_agent *a) {
 
 /* Re-apply the health file; on a bad file the previous state stays. Returns
  * >0 when something changed. */
-static int apply_health_file(dp_agent *a, bool at_start) {
+static int apply_health_file_to(dp_agent *a, dp_device_set *set, bool at_start) {
         _cleanup_free_ char *path = dp_asprintf("%s/%s", a->state_dir, DP_HEALTH_FILE_NAME);
         _cleanup_free_ char *buf = NULL;
         size_t len = 0;
@@ -115,13 +115,15 @@ static int apply_health_file(dp_agent *a, bool at_start) {
         _cleanup_(dp_health_file_freep) dp_health_file *f = NULL;
         dp_error e = DP_ERROR_INIT;
         r = dp_health_file_parse(buf ? buf : "", len, path, &f, &e);
-        if (r >= 0) r = dp_health_apply(a->set, f, path, &e);
+        if (r >= 0) r = dp_health_apply(set, f, path, &e);
         if (r < 0) {
                 log_error("%s; health %s", dp_error_msg(&e), at_start ? "as in the profile" : "unchanged");
                 return r;
         }
         return r;
 }
+
+static int apply_health_file(dp_agent *a, bool at_start) { return apply_health_file_to(a, a->set, at_start); }
 
 /* ---- plugins (one per resource) ------------------------------------------------ */
 
@@ -288,15 +290,14 @@ static int on_plugin_dir_event(dp_loop_source *s, const struct inotify_event *ev
 
 /* The inventory of the current set, with the backend's fault classes as
  * taint keys (gpu.nvidia.com/xid-79). */
-static int build_inventory(dp_agent *a, dp_dra_inventory **ret, dp_error *err) {
+static int build_inventory_of(dp_agent *a, const dp_device_set *set, dp_dra_inventory **ret, dp_error *err) {
         const dp_fault_entry *fe = NULL;
         size_t nf = dp_backend_faults(a->backend, &fe);
         dp_dra_fault *faults = calloc(nf + 1, sizeof *faults);
         if (!faults) return -ENOMEM;
         size_t k = 0;
         for (size_t i = 0; i < nf; i++) {
-                if (!dp_device_set_find(a->set, fe[i].device) && !dp_device_set_find_mig(a->set, fe[i].device))
-                        continue;
+                if (!dp_device_set_find(set, fe[i].device) && !dp_device_set_find_mig(set, fe[i].device)) continue;
                 faults[k].device = fe[i].device;
                 faults[k].fault_class = fe[i].fault_class;
                 k++;
@@ -305,9 +306,13 @@ static int build_inventory(dp_agent *a, dp_dra_inventory **ret, dp_error *err) {
         io.faults = faults;
         io.allow_multiple = a->allow_multiple;
         io.n_faults = k;
-        int r = dp_dra_inventory_build(a->set, &io, ret, err);
+        int r = dp_dra_inventory_build(set, &io, ret, err);
         free(faults);
         return r;
+}
+
+static int build_inventory(dp_agent *a, dp_dra_inventory **ret, dp_error *err) {
+        return build_inventory_of(a, a->set, ret, err);
 }
 
 static void v1_holders_clear(dp_agent *a) {
@@ -534,19 +539,48 @@ static int sync_plugins(dp_agent *a) {
         return r;
 }
 
+/* SIGHUP: the config and the devices. The backend discovers again (devglob:
+ * the /dev globs; pci: sysfs; nvml: GPUs and MIG layout; mock: the
+ * profile), so devices that vanished leave the V1 lists and the published
+ * slices (the API publisher DELETEs slices no longer needed). Everything is
+ * built before anything is replaced: on an error the running state stays. */
 int dp_agent_reload(dp_agent *a, dp_error *err) {
         assert_return(a, -EINVAL);
         _cleanup_(dp_agent_config_freep) dp_agent_config *cfg = NULL;
         int r = load_config(a, &cfg, err);
         if (r < 0) return r;
+        _cleanup_(dp_device_set_freep) dp_device_set *set = NULL;
+        if ((r = dp_backend_discover(a->backend, &set, err)) < 0) return r;
+        (void)apply_health_file_to(a, set, false);
         _cleanup_(dp_v1_plan_freep) dp_v1_plan *plan = NULL;
-        r = dp_v1_plan_build(a->set, cfg, &plan, err);
+        r = dp_v1_plan_build(set, cfg, &plan, err);
         if (r < 0) return r;
+        _cleanup_(dp_dra_inventory_freep) dp_dra_inventory *inv = NULL;
+        dp_ledger *ledger = NULL;
+        if (a->dra) {
+                if ((r = build_inventory_of(a, set, &inv, err)) < 0) return r;
+                if (!(ledger = dp_ledger_new(set, inv))) return -ENOMEM; /* copies what it needs */
+        }
+        size_t before = a->set->n_devices;
         dp_agent_config_free(a->cfg);
         a->cfg = TAKE_PTR(cfg);
         dp_v1_plan_free(a->plan);
         a->plan = TAKE_PTR(plan);
-        log_info("config reloaded: %zu resource(s)", a->plan->n_resources);
+        if (a->dra) {
+                /* Holds move to a ledger of the new devices: V2 from the
+                 * driver checkpoint, V1 from the kubelet's. */
+                v1_holders_clear(a);
+                agent_dra_set_ledger(a->dra, ledger);
+                dp_ledger_free(a->ledger);
+                a->ledger = ledger;
+                v1_sync_checkpoint(a);
+        }
+        dp_device_set_free(a->set);
+        a->set = TAKE_PTR(set);
+        (void)write_devices_file(a);
+        if (a->dra) (void)agent_dra_update(a->dra, TAKE_PTR(inv));
+        log_info("config reloaded: %zu device(s) (were %zu), %zu resource(s)", a->set->n_devices, before,
+                 a->plan->n_resources);
         if (!a->v1) return 0;
         r = sync_plugins(a);
         for (size_t i = 0; i < a->n_plugins; i++)

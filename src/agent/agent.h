@@ -19,10 +19,11 @@
  *   - the backend's fd readable (NVML events, devglob presence, recovery
  *     deadlines) -> dp_backend_dispatch(), the health file re-applied on
  *     top (overrides win), then the same publication;
- *   - dp_agent_reload() (SIGHUP) -> config re-read; resources that stay keep
- *     their socket and streams (new lists are sent), removed ones close,
- *     new ones register. A config that does not load is refused and the old
- *     one stays.
+ *   - dp_agent_reload() (SIGHUP) -> config re-read and devices discovered
+ *     again (vanished ones leave V1 and the published slices; holds move to
+ *     a ledger of the new set); resources that stay keep their socket and
+ *     streams (new lists are sent), removed ones close, new ones register.
+ *     A config or discovery that fails is refused and the old state stays.
  * dp_agent_free() (SIGTERM) removes the sockets.
  */
 #pragma once
@@ -81,7 +82,8 @@ int dp_agent_new(dp_loop *l, const dp_agent_options *o, dp_agent **ret, dp_error
 dp_agent *dp_agent_free(dp_agent *a);
 DEFINE_FREEP(dp_agent, dp_agent_free)
 
-/* Re-read the config file. On error the running config stays. */
+/* Re-read the config file and discover the devices again. On error the
+ * running state stays. */
 int dp_agent_reload(dp_agent *a, dp_error *err);
 
 /* DRA: the published ResourceSlice generation (0 without --dra) and

@@ -79,6 +79,9 @@ int agent_dra_update(agent_dra *d, dp_dra_inventory *inv);
  * over DP_DRA_CHECKPOINT_MAX_CLAIMS claims, -ENOMEM. Per-claim failures
  * are in the reply. */
 int agent_dra_reply(agent_dra *d, bool prepare, bool v1, const ProtobufCMessage *req, uint8_t **ret, size_t *ret_len);
+/* The devices were discovered again (SIGHUP): use this ledger (borrowed)
+ * and replay the checkpoint's holds into it. */
+void agent_dra_set_ledger(agent_dra *d, dp_ledger *ledger);
 /* Counters for tests and benchmarks. */
 int64_t agent_dra_generation(const agent_dra *d);
 uint64_t agent_dra_registrations(const agent_dra *d);

@@ -859,6 +859,12 @@ int agent_dra_new(dp_loop *l, const agent_dra_options *o, dp_ledger *ledger, dp_
         return 0;
 }
 
+void agent_dra_set_ledger(agent_dra *d, dp_ledger *ledger) {
+        if (!d) return;
+        d->ledger = ledger;
+        replay_checkpoint(d);
+}
+
 int agent_dra_update(agent_dra *d, dp_dra_inventory *inv) {
         if (!d) {
                 dp_dra_inventory_free(inv);
