@@ -189,9 +189,15 @@ static int add_result(prep *p, const dp_device_allocation_result *res, size_t n,
          * as '_' (gpu-3 -> 3, gpu-0-partition-1 -> 0_PARTITION_1), as the
          * example driver names it, so every container sees the same name for
          * a device whichever request or claim it came through. The same
-         * device twice in one claim (consumable capacity) gets _<ordinal>. */
+         * device twice in one claim (consumable capacity) gets _<ordinal>.
+         * The example driver's net profile (devices nic-<n>): NET_DEVICE_<ID>,
+         * the consumed bandwidths as _INGRESS_RATE / _EGRESS_RATE (decimal
+         * integers), no GpuConfig sharing variables. */
+        bool net = strncmp(res->device, "nic-", 4) == 0;
+        const char *pre = net ? "NET_DEVICE" : "GPU_DEVICE";
         char id[128];
-        env_fragment(strncmp(res->device, "gpu-", 4) == 0 ? res->device + 4 : res->device, id, sizeof(id) - 24);
+        env_fragment(strncmp(res->device, net ? "nic-" : "gpu-", 4) == 0 ? res->device + 4 : res->device, id,
+                     sizeof(id) - 24);
         for (size_t i = 0; i < p->spec.n_devices; i++)
                 if (streq(p->spec.devices[i].name, cd->name)) {
                         free(cd->name);
@@ -204,22 +210,27 @@ static int add_result(prep *p, const dp_device_allocation_result *res, size_t n,
         dp_dra_cdi_edits *e = &cd->edits;
         char num[32];
         snprintf(num, sizeof(num), "%lld", (long long)sh.partitions);
-        r = env_printf(e, res->device, "GPU_DEVICE_%s", id);
-        if (r >= 0) r = env_printf(e, uid, "GPU_DEVICE_%s_RESOURCE_CLAIM", id);
-        if (r >= 0)
+        r = env_printf(e, res->device, "%s_%s", pre, id);
+        if (r >= 0) r = env_printf(e, uid, "%s_%s_RESOURCE_CLAIM", pre, id);
+        if (r >= 0 && !net)
                 r = env_printf(e, sh.strategy == SHARE_TIME_SLICING ? "TimeSlicing" : "SpacePartitioning",
                                "GPU_DEVICE_%s_SHARING_STRATEGY", id);
-        if (r >= 0 && sh.strategy == SHARE_TIME_SLICING)
+        if (r >= 0 && !net && sh.strategy == SHARE_TIME_SLICING)
                 r = env_printf(e, sh.interval, "GPU_DEVICE_%s_TIMESLICE_INTERVAL", id);
-        if (r >= 0 && sh.strategy == SHARE_SPACE_PARTITIONING)
+        if (r >= 0 && !net && sh.strategy == SHARE_SPACE_PARTITIONING)
                 r = env_printf(e, num, "GPU_DEVICE_%s_PARTITION_COUNT", id);
         for (size_t i = 0; r >= 0 && i < res->n_consumed_capacity; i++) {
                 char frag[96], q[DP_QUANTITY_MAX_LEN];
-                env_fragment(res->consumed_capacity[i].name, frag, sizeof(frag));
+                const char *cn = res->consumed_capacity[i].name;
+                env_fragment(cn, frag, sizeof(frag));
                 dp_quantity_format(&res->consumed_capacity[i].value, q, sizeof(q));
-                r = env_printf(e, q, "GPU_DEVICE_%s_%s", id, frag);
+                if (net && (streq(frag, "INGRESSBANDWIDTH") || streq(frag, "EGRESSBANDWIDTH"))) {
+                        snprintf(q, sizeof(q), "%lld", (long long)dp_quantity_value(&res->consumed_capacity[i].value));
+                        snprintf(frag, sizeof(frag), "%s", frag[0] == 'I' ? "INGRESS_RATE" : "EGRESS_RATE");
+                }
+                r = env_printf(e, q, "%s_%s_%s", pre, id, frag);
         }
-        if (r >= 0 && res->share_id) r = env_printf(e, res->share_id, "GPU_DEVICE_%s_SHARE_ID", id);
+        if (r >= 0 && res->share_id) r = env_printf(e, res->share_id, "%s_%s_SHARE_ID", pre, id);
         for (size_t i = 0; r >= 0 && i < dev->n_device_nodes; i++)
                 r = dp_dra_cdi_edits_node(e, dev->device_nodes[i], NULL);
         if (r < 0) return oom(p);

@@ -511,5 +511,35 @@ D=$(shared_device multi $NS 16Gi 20)
 pass "$NS: pod0 and pod1 share $D (16Gi, compute 20 each, own share ids)"
 unstage multi $NS
 
+# 17. net-consumable-capacity: the example driver's net profile (a profile
+# file: one NIC nic-0, 100G each way, allowMultipleAllocations). pod0 takes
+# 10G in / 5G out, pod1 5G / 5G, both on nic-0: NET_DEVICE_0=nic-0 with
+# NET_DEVICE_0_INGRESS_RATE / _EGRESS_RATE in bits per second.
+stop "$AGENT_PID"
+cat >>"$WORK/class.yaml" <<'YAML'
+---
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: net.example.com}
+spec:
+  selectors:
+  - cel: {expression: "device.driver == 'net.example.com'"}
+YAML
+start_agent --dra --no-device-plugin --registry-dir "$REG" --plugins-dir "$KP" --cdi-dir "$CDI" --slices-dir "$SL" \
+        --claims-dir "$CL" --profile "$HERE/v2-e2e/example-net.yaml" --allow-multiple-allocations
+wait_status "dra-plugin net.example.com registered"
+NS=net-consumable-capacity
+stage net "$W/$NS/$NS.yaml"
+allocate net
+wait_status "dra-pod $NS/pod0 phase=Prepared" "dra-pod $NS/pod1 phase=Prepared"
+net_env() { flat | sed -n "s|^dra-env $NS/$1/ctr0 NET_DEVICE_0$2=||p"; }
+[ "$(net_env pod0 '')" = nic-0 ] && [ "$(net_env pod1 '')" = nic-0 ] || fail "net: $(flat | grep "dra-env $NS/")"
+[ "$(net_env pod0 _INGRESS_RATE)" = 10000000000 ] && [ "$(net_env pod0 _EGRESS_RATE)" = 5000000000 ] &&
+        [ "$(net_env pod1 _INGRESS_RATE)" = 5000000000 ] && [ "$(net_env pod1 _EGRESS_RATE)" = 5000000000 ] ||
+        fail "net: rates: $(flat | grep "dra-env $NS/.*RATE")"
+! flat | grep -q "dra-env $NS/.*GPU_DEVICE" || fail "net: GPU variables on a NIC"
+pass "$NS: pod0 and pod1 share nic-0 (NET_DEVICE_0), ingress/egress 10G/5G and 5G/5G"
+unstage net $NS
+
 stop "$AGENT_PID"
 stop "$NODE_PID"
