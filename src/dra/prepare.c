@@ -154,6 +154,31 @@ static int env_printf(dp_dra_cdi_edits *e, const char *value, const char *fmt, .
         return dp_dra_cdi_edits_env(e, name, value);
 }
 
+/* How the example driver's profiles name a device's variables: by the
+ * device name's prefix (gpu: the default), the variable prefix, and
+ * consumed capacities whose variable has another name (the net profile's
+ * rates are decimal integers). Only GPUs get GpuConfig sharing variables. */
+typedef struct env_cap {
+        const char *capacity; /* env_fragment of the capacity name */
+        const char *var;
+        bool decimal;
+} env_cap;
+typedef struct env_style {
+        const char *name, *env;
+        env_cap caps[2];
+} env_style;
+static const env_style env_styles[] = {
+        {"gpu-", "GPU_DEVICE", {{NULL, NULL, false}}},
+        {"nic-", "NET_DEVICE", {{"INGRESSBANDWIDTH", "INGRESS_RATE", true}, {"EGRESSBANDWIDTH", "EGRESS_RATE", true}}},
+        {"numa-", "CPU_DEVICE", {{"CPU", "CONSUMED_CPU", false}}},
+};
+
+static const env_style *style_of(const char *device) {
+        for (size_t i = 1; i < ELEMENTSOF(env_styles); i++)
+                if (strncmp(device, env_styles[i].name, strlen(env_styles[i].name)) == 0) return &env_styles[i];
+        return &env_styles[0];
+}
+
 /* Check one result and add its CDI device and prepared device. */
 static int add_result(prep *p, const dp_device_allocation_result *res, size_t n, size_t ordinal) {
         const dp_dra_inventory *inv = p->in->inv;
@@ -185,19 +210,19 @@ static int add_result(prep *p, const dp_device_allocation_result *res, size_t n,
         const char *uid = p->claim->meta.uid;
         cd->name = dp_asprintf("%s-%s", uid, res->device);
         if (!cd->name) return oom(p);
-        /* GPU_DEVICE_<ID>: the device's name after "gpu-", upper case, '-'
-         * as '_' (gpu-3 -> 3, gpu-0-partition-1 -> 0_PARTITION_1), as the
-         * example driver names it, so every container sees the same name for
-         * a device whichever request or claim it came through. The same
-         * device twice in one claim (consumable capacity) gets _<ordinal>.
-         * The example driver's net profile (devices nic-<n>): NET_DEVICE_<ID>,
-         * the consumed bandwidths as _INGRESS_RATE / _EGRESS_RATE (decimal
-         * integers), no GpuConfig sharing variables. */
-        bool net = strncmp(res->device, "nic-", 4) == 0;
-        const char *pre = net ? "NET_DEVICE" : "GPU_DEVICE";
+        /* <PREFIX>_<ID>: the device's name after its kind's prefix, upper
+         * case, '-' as '_' (gpu-3 -> GPU_DEVICE_3, gpu-0-partition-1 ->
+         * GPU_DEVICE_0_PARTITION_1), as the example driver's profiles name
+         * them, so every container sees the same name for a device whichever
+         * request or claim it came through. The same device twice in one
+         * claim (consumable capacity) gets _<ordinal>. */
+        const env_style *st = style_of(res->device);
+        bool gpu = st == &env_styles[0];
+        const char *pre = st->env;
         char id[128];
-        env_fragment(strncmp(res->device, net ? "nic-" : "gpu-", 4) == 0 ? res->device + 4 : res->device, id,
-                     sizeof(id) - 24);
+        env_fragment(strncmp(res->device, st->name, strlen(st->name)) == 0 ? res->device + strlen(st->name)
+                                                                         : res->device,
+                     id, sizeof(id) - 24);
         for (size_t i = 0; i < p->spec.n_devices; i++)
                 if (streq(p->spec.devices[i].name, cd->name)) {
                         free(cd->name);
@@ -212,21 +237,24 @@ static int add_result(prep *p, const dp_device_allocation_result *res, size_t n,
         snprintf(num, sizeof(num), "%lld", (long long)sh.partitions);
         r = env_printf(e, res->device, "%s_%s", pre, id);
         if (r >= 0) r = env_printf(e, uid, "%s_%s_RESOURCE_CLAIM", pre, id);
-        if (r >= 0 && !net)
+        if (r >= 0 && gpu)
                 r = env_printf(e, sh.strategy == SHARE_TIME_SLICING ? "TimeSlicing" : "SpacePartitioning",
                                "GPU_DEVICE_%s_SHARING_STRATEGY", id);
-        if (r >= 0 && !net && sh.strategy == SHARE_TIME_SLICING)
+        if (r >= 0 && gpu && sh.strategy == SHARE_TIME_SLICING)
                 r = env_printf(e, sh.interval, "GPU_DEVICE_%s_TIMESLICE_INTERVAL", id);
-        if (r >= 0 && !net && sh.strategy == SHARE_SPACE_PARTITIONING)
+        if (r >= 0 && gpu && sh.strategy == SHARE_SPACE_PARTITIONING)
                 r = env_printf(e, num, "GPU_DEVICE_%s_PARTITION_COUNT", id);
         for (size_t i = 0; r >= 0 && i < res->n_consumed_capacity; i++) {
                 char frag[96], q[DP_QUANTITY_MAX_LEN];
-                const char *cn = res->consumed_capacity[i].name;
-                env_fragment(cn, frag, sizeof(frag));
+                env_fragment(res->consumed_capacity[i].name, frag, sizeof(frag));
                 dp_quantity_format(&res->consumed_capacity[i].value, q, sizeof(q));
-                if (net && (streq(frag, "INGRESSBANDWIDTH") || streq(frag, "EGRESSBANDWIDTH"))) {
-                        snprintf(q, sizeof(q), "%lld", (long long)dp_quantity_value(&res->consumed_capacity[i].value));
-                        snprintf(frag, sizeof(frag), "%s", frag[0] == 'I' ? "INGRESS_RATE" : "EGRESS_RATE");
+                for (size_t k = 0; k < ELEMENTSOF(st->caps) && st->caps[k].capacity; k++) {
+                        if (!streq(frag, st->caps[k].capacity)) continue;
+                        if (st->caps[k].decimal)
+                                snprintf(q, sizeof(q), "%lld",
+                                         (long long)dp_quantity_value(&res->consumed_capacity[i].value));
+                        snprintf(frag, sizeof(frag), "%s", st->caps[k].var);
+                        break;
                 }
                 r = env_printf(e, q, "%s_%s_%s", pre, id, frag);
         }

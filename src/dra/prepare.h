@@ -21,11 +21,12 @@
  * as the example driver names them: a device has the same variable in every
  * container whichever claim or request brought it (the workloads'
  * "GPU_DEVICE_0=gpu-0"); the same device twice in one claim gets _<n> added,
- * n its position among the claim's results. A NIC (device nic-<n>, the
- * example driver's net profile) gets NET_DEVICE_<ID> instead (ID after
- * "nic-"), its consumed ingressBandwidth/egressBandwidth as
- * NET_DEVICE_<ID>_INGRESS_RATE/_EGRESS_RATE in decimal, and no sharing
- * variables.
+ * n its position among the claim's results. The example driver's other
+ * profiles: a NIC (nic-<n>, net) gets NET_DEVICE_<ID> (ID after "nic-"),
+ * its consumed ingressBandwidth/egressBandwidth as
+ * NET_DEVICE_<ID>_INGRESS_RATE/_EGRESS_RATE in decimal; a NUMA node
+ * (numa-<n>, cpu) CPU_DEVICE_<ID> and its consumed cpu as
+ * CPU_DEVICE_<ID>_CONSUMED_CPU; neither gets sharing variables.
  * the inventory's device nodes, and spec-level KUBERNETES_NODE_NAME,
  * DRA_RESOURCE_DRIVER_NAME, DRA_ADMIN_ACCESS and the common device nodes.
  * Sharing comes from opaque GpuConfig parameters of this driver

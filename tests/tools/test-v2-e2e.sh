@@ -541,5 +541,40 @@ net_env() { flat | sed -n "s|^dra-env $NS/$1/ctr0 NET_DEVICE_0$2=||p"; }
 pass "$NS: pod0 and pod1 share nic-0 (NET_DEVICE_0), ingress/egress 10G/5G and 5G/5G"
 unstage net $NS
 
+# 18. native-resource-request: the example driver's cpu profile (a profile
+# file: numa-0 with 2 CPUs as consumable capacity). One claim, two 1-CPU
+# requests, both served by numa-0 through two shares (asserted at the
+# allocate step); the container sees CPU_DEVICE_0=numa-0 with
+# CONSUMED_CPU=1 per share (the second share's variables carry _1). The
+# kubelet's accounting of node-allocatable CPU from claims
+# (nodeAllocatableResourceClaimStatuses) is not modelled by the node.
+stop "$AGENT_PID"
+cat >>"$WORK/class.yaml" <<'YAML'
+---
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: cpu.example.com}
+spec:
+  selectors:
+  - cel: {expression: "device.driver == 'cpu.example.com'"}
+YAML
+start_agent --dra --no-device-plugin --registry-dir "$REG" --plugins-dir "$KP" --cdi-dir "$CDI" --slices-dir "$SL" \
+        --claims-dir "$CL" --profile "$HERE/v2-e2e/example-cpu.yaml" --allow-multiple-allocations
+wait_status "dra-plugin cpu.example.com registered"
+NS=native-resource-request
+stage cpu "$W/$NS/$NS.yaml"
+allocate cpu
+got=$(/usr/bin/python3 -c 'import sys, yaml
+for d in yaml.safe_load_all(open(sys.argv[1])):
+    rs = d["status"]["allocation"]["devices"]["results"]
+    print(" ".join("%s:%s" % (r["request"], r["device"]) for r in rs), len({r["shareID"] for r in rs}))' \
+        "$WORK/cpu.allocated.yaml")
+[ "$got" = "cpu0:numa-0 cpu1:numa-0 2" ] || fail "cpu: allocation: $got"
+wait_status "dra-pod $NS/pod0 phase=Prepared" "dra-env $NS/pod0/ctr0 CPU_DEVICE_0=numa-0" \
+        "dra-env $NS/pod0/ctr0 CPU_DEVICE_0_CONSUMED_CPU=1" "dra-env $NS/pod0/ctr0 CPU_DEVICE_0_1_CONSUMED_CPU=1"
+v1_running $NS/pod0
+pass "$NS: cpu0 and cpu1 share numa-0 (two share ids); ctr0 sees CPU_DEVICE_0=numa-0, 1 CPU per share"
+unstage cpu $NS
+
 stop "$AGENT_PID"
 stop "$NODE_PID"
