@@ -484,3 +484,52 @@ TEST(file_names_refused) {
         ASSERT_EQ(dp_dra_file_write("/tmp", "/etc/x", "a", 1, 0644, &err), -EINVAL);
         ASSERT_EQ(dp_dra_file_remove("/tmp", "a/../../b", &err), -EINVAL);
 }
+
+/* The example driver's net and cpu profiles (profile files of the e2e test):
+ * NET_DEVICE_<ID> with decimal rates, CPU_DEVICE_<ID>_CONSUMED_CPU, no
+ * sharing variables; a second share of a device in one claim gets _<n>. */
+TEST(net_and_cpu_variables) {
+        fixture f;
+        fixture_init(&f, "../tools/v2-e2e/example-net.yaml", 0);
+        dp_object_list *l = claims("apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\n"
+                                   "metadata: {name: n, namespace: ns, uid: u-n}\n"
+                                   "spec: {devices: {requests: [{name: nic, exactly: {deviceClassName: net.example.com}}]}}\n"
+                                   "status:\n  allocation:\n    devices:\n      results:\n"
+                                   "      - {request: nic, driver: net.example.com, pool: node-a, device: nic-0,\n"
+                                   "         shareID: 7c1f0e36-aaaa-bbbb-cccc-000000000001,\n"
+                                   "         consumedCapacity: {ingressBandwidth: 10G, egressBandwidth: 5G}}\n");
+        dp_dra_prepare_output out;
+        dp_error err = DP_ERROR_INIT;
+        if (dp_dra_prepare(&f.in, l->items[0].claim, &out, &err) < 0) DP_FAIL("%s", err.msg);
+        ASSERT_CONTAINS(out.cdi_spec.data, "\"NET_DEVICE_0=nic-0\"");
+        ASSERT_CONTAINS(out.cdi_spec.data, "\"NET_DEVICE_0_INGRESS_RATE=10000000000\"");
+        ASSERT_CONTAINS(out.cdi_spec.data, "\"NET_DEVICE_0_EGRESS_RATE=5000000000\"");
+        ASSERT_CONTAINS(out.cdi_spec.data, "\"NET_DEVICE_0_SHARE_ID=7c1f0e36-aaaa-bbbb-cccc-000000000001\"");
+        ASSERT_TRUE(strstr(out.cdi_spec.data, "SHARING_STRATEGY") == NULL);
+        ASSERT_TRUE(strstr(out.cdi_spec.data, "GPU_DEVICE") == NULL);
+        dp_dra_prepare_output_done(&out);
+        dp_object_list_free(l);
+        fixture_done(&f);
+
+        fixture_init(&f, "../tools/v2-e2e/example-cpu.yaml", 0);
+        l = claims("apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\n"
+                   "metadata: {name: c, namespace: ns, uid: u-c}\n"
+                   "spec: {devices: {requests: [{name: cpu0, exactly: {deviceClassName: cpu.example.com}},\n"
+                   "                            {name: cpu1, exactly: {deviceClassName: cpu.example.com}}]}}\n"
+                   "status:\n  allocation:\n    devices:\n      results:\n"
+                   "      - {request: cpu0, driver: cpu.example.com, pool: node-a, device: numa-0,\n"
+                   "         shareID: 7c1f0e36-aaaa-bbbb-cccc-000000000001, consumedCapacity: {cpu: '1'}}\n"
+                   "      - {request: cpu1, driver: cpu.example.com, pool: node-a, device: numa-0,\n"
+                   "         shareID: 7c1f0e36-aaaa-bbbb-cccc-000000000002, consumedCapacity: {cpu: '1'}}\n");
+        if (dp_dra_prepare(&f.in, l->items[0].claim, &out, &err) < 0) DP_FAIL("%s", err.msg);
+        ASSERT_CONTAINS(out.cdi_spec.data, "\"CPU_DEVICE_0=numa-0\"");
+        ASSERT_CONTAINS(out.cdi_spec.data, "\"CPU_DEVICE_0_CONSUMED_CPU=1\"");
+        ASSERT_CONTAINS(out.cdi_spec.data, "\"CPU_DEVICE_0_1=numa-0\"");
+        ASSERT_CONTAINS(out.cdi_spec.data, "\"CPU_DEVICE_0_1_CONSUMED_CPU=1\"");
+        ASSERT_CONTAINS(out.cdi_spec.data, "\"name\":\"u-c-numa-0-1\"");
+        ASSERT_TRUE(strstr(out.cdi_spec.data, "SHARING_STRATEGY") == NULL);
+        ASSERT_EQ(out.claim.n_devices, 2);
+        dp_dra_prepare_output_done(&out);
+        dp_object_list_free(l);
+        fixture_done(&f);
+}
