@@ -34,6 +34,7 @@ struct dp_kube_request {
         bool too_big;
         char errbuf[CURL_ERROR_SIZE];
         dp_kube_done_fn done;
+        dp_kube_line_fn line; /* streaming: resp holds the incomplete line */
         void *userdata;
 };
 
@@ -153,6 +154,21 @@ static size_t write_cb(char *ptr, size_t size, size_t nmemb, void *ud) {
                 return 0;
         }
         dp_strbuf_append(&r->resp, ptr, n);
+        if (!r->line || dp_strbuf_failed(&r->resp)) return n;
+        long status = 0;
+        curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &status);
+        if (status != 200) return n; /* an error body: kept whole for done */
+        size_t start = 0;
+        for (size_t i = 0; i < r->resp.len; i++)
+                if (r->resp.buf[i] == '\n') {
+                        r->resp.buf[i] = 0;
+                        if (i > start) r->line(r->resp.buf + start, i - start, r->userdata);
+                        start = i + 1;
+                }
+        if (start) {
+                memmove(r->resp.buf, r->resp.buf + start, r->resp.len - start);
+                dp_strbuf_truncate(&r->resp, r->resp.len - start);
+        }
         return n;
 }
 
@@ -274,7 +290,7 @@ static int setup_easy(dp_kube_client *c, dp_kube_request *r, const char *method,
         curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
         curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "https,http");
         curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, 5000L);
-        curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)(timeout_ms ? timeout_ms : 30000));
+        curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, r->line ? (long)timeout_ms : (long)(timeout_ms ? timeout_ms : 30000));
         curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, write_cb);
         curl_easy_setopt(e, CURLOPT_WRITEDATA, r);
         curl_easy_setopt(e, CURLOPT_ERRORBUFFER, r->errbuf);
@@ -299,13 +315,15 @@ static int setup_easy(dp_kube_client *c, dp_kube_request *r, const char *method,
         return 0;
 }
 
-int dp_kube_request_start(dp_kube_client *c, const char *method, const char *path, const char *body, size_t len,
-                          unsigned timeout_ms, dp_kube_done_fn done, void *userdata, dp_kube_request **ret) {
+static int request_start(dp_kube_client *c, const char *method, const char *path, const char *body, size_t len,
+                         unsigned timeout_ms, dp_kube_line_fn line, dp_kube_done_fn done, void *userdata,
+                         dp_kube_request **ret) {
         assert_return(c && method && path && path[0] == '/' && done, -EINVAL);
         dp_kube_request *r = calloc(1, sizeof *r);
         if (!r) return -ENOMEM;
         r->client = c;
         r->done = done;
+        r->line = line;
         r->userdata = userdata;
         r->next = c->requests;
         if (c->requests) c->requests->prev = r;
@@ -326,6 +344,17 @@ int dp_kube_request_start(dp_kube_client *c, const char *method, const char *pat
         log_debug("API %s %s", method, path);
         if (ret) *ret = r;
         return 0;
+}
+
+int dp_kube_request_start(dp_kube_client *c, const char *method, const char *path, const char *body, size_t len,
+                          unsigned timeout_ms, dp_kube_done_fn done, void *userdata, dp_kube_request **ret) {
+        return request_start(c, method, path, body, len, timeout_ms, NULL, done, userdata, ret);
+}
+
+int dp_kube_stream_start(dp_kube_client *c, const char *path, unsigned timeout_ms, dp_kube_line_fn line,
+                         dp_kube_done_fn done, void *userdata, dp_kube_request **ret) {
+        assert_return(line, -EINVAL);
+        return request_start(c, "GET", path, NULL, 0, timeout_ms, line, done, userdata, ret);
 }
 
 void dp_kube_request_cancel(dp_kube_request *r) {

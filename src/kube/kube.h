@@ -91,6 +91,12 @@ dp_loop *dp_kube_client_loop(const dp_kube_client *c);
  * NULL) lets the caller cancel it. */
 int dp_kube_request_start(dp_kube_client *c, const char *method, const char *path, const char *body, size_t len,
                           unsigned timeout_ms, dp_kube_done_fn done, void *userdata, dp_kube_request **ret);
+/* A streaming GET (watch): line is called for every complete line of the
+ * body as it arrives (a line is capped at DP_KUBE_MAX_RESPONSE), done once
+ * at the end with the status and an empty body. timeout_ms 0: none. */
+typedef void (*dp_kube_line_fn)(const char *line, size_t len, void *userdata);
+int dp_kube_stream_start(dp_kube_client *c, const char *path, unsigned timeout_ms, dp_kube_line_fn line,
+                         dp_kube_done_fn done, void *userdata, dp_kube_request **ret);
 /* Drop a pending request: its callback is not called. */
 void dp_kube_request_cancel(dp_kube_request *r);
 
@@ -136,7 +142,9 @@ typedef struct dp_kube_slices dp_kube_slices;
  * missing, PUT the changed (with resourceVersion; 409 re-lists and
  * retries), DELETE those no longer desired. Every change publishes the whole
  * pool at a new generation, above any the server holds. Failures retry with
- * dp_kube_backoff; nothing here blocks the loop. */
+ * dp_kube_backoff; nothing here blocks the loop. Once in sync it watches
+ * the same selection (from the list's resourceVersion): a slice someone
+ * else deleted or changed is written again. */
 int dp_kube_slices_new(dp_kube_client *c, const char *node, const char *driver, dp_kube_slices **ret);
 dp_kube_slices *dp_kube_slices_free(dp_kube_slices *s);
 DEFINE_FREEP(dp_kube_slices, dp_kube_slices_free)
@@ -151,3 +159,4 @@ void dp_kube_slices_set_backoff(dp_kube_slices *s, uint64_t first_usec, uint64_t
 bool dp_kube_slices_synced(const dp_kube_slices *s);
 int64_t dp_kube_slices_generation(const dp_kube_slices *s);
 uint64_t dp_kube_slices_writes(const dp_kube_slices *s);
+bool dp_kube_slices_watching(const dp_kube_slices *s);

@@ -49,6 +49,9 @@ struct dp_kube_slices {
         unsigned conflicts;
         uint64_t writes;
         bool synced;
+        dp_kube_request *watch; /* GET ?watch=true once in sync */
+        char *watch_rv;         /* resume point: the list's, then each event's */
+        bool watch_restart;     /* the watch said ERROR (410 Gone): list again */
 };
 
 static void step(dp_kube_slices *s);
@@ -220,6 +223,12 @@ static void on_list(long status, const char *body, size_t len, const char *errms
                 failed(s, "LIST ResourceSlices: no items in the answer", 0, body, len, "bad answer");
                 return;
         }
+        const char *lrv = NULL;
+        (void)dp_doc_get_str(dp_doc_get(dp_doc_get(dp_doc_root(set, 0), "metadata"), "resourceVersion"), true, &lrv,
+                             NULL);
+        free(s->watch_rv);
+        s->watch_rv = lrv && *lrv ? strdup(lrv) : NULL;
+        dp_kube_request_cancel(TAKE_PTR(s->watch)); /* restarted from the new list */
         have_clear(s);
         for (size_t i = 0; items->type == DP_DOC_SEQ && i < items->n; i++) {
                 dp_doc_node *it = items->items[i], *meta = dp_doc_get(it, "metadata"), *spec = dp_doc_get(it, "spec");
@@ -349,6 +358,99 @@ static int start_write(dp_kube_slices *s, op_kind op, const char *name, const wa
         return r;
 }
 
+/* ---- the watch ------------------------------------------------------------------------ */
+
+/* Runs inside curl's write callback: records what changed and arms the
+ * timer; step() does the rest from the loop (no curl calls from here). */
+static void kick(dp_kube_slices *s) {
+        if (!s->waiting) {
+                s->waiting = true;
+                (void)dp_loop_source_set_time(s->timer, dp_loop_now() + 1);
+        }
+}
+
+static void on_watch_line(const char *line, size_t len, void *ud) {
+        dp_kube_slices *s = ud;
+        _cleanup_(dp_doc_set_freep) dp_doc_set *set = dp_doc_set_new();
+        if (!set || dp_doc_parse(set, line, len, "watch event", NULL) < 0 || dp_doc_count(set) != 1) return;
+        dp_doc_node *ev = dp_doc_root(set, 0), *obj = dp_doc_get(ev, "object");
+        const char *type = NULL, *name = NULL, *rv = NULL;
+        if (dp_doc_get_str(dp_doc_get(ev, "type"), false, &type, NULL) < 0) return;
+        if (streq(type, "ERROR")) { /* 410 Gone and the like: list again */
+                s->watch_restart = true;
+                kick(s);
+                return;
+        }
+        dp_doc_node *meta = dp_doc_get(obj, "metadata"), *spec = dp_doc_get(obj, "spec");
+        (void)dp_doc_get_str(dp_doc_get(meta, "resourceVersion"), true, &rv, NULL);
+        if (rv && *rv) {
+                char *n = strdup(rv);
+                if (n) {
+                        free(s->watch_rv);
+                        s->watch_rv = n;
+                }
+        }
+        if (streq(type, "BOOKMARK") || dp_doc_get_str(dp_doc_get(meta, "name"), false, &name, NULL) < 0) return;
+        have_slice *h = have_find(s, name);
+        if (streq(type, "DELETED")) {
+                if (!h) return;
+                log_info("ResourceSlice %s deleted by someone else: publishing it again", name);
+                have_remove(s, name);
+                s->synced = false;
+                kick(s);
+                return;
+        }
+        if (h && rv && streq(h->rv, rv)) return; /* our own write, already recorded */
+        _cleanup_free_ char *norm = NULL;
+        int64_t gen = 0;
+        if (!spec || spec_norm(set, spec, &norm, &gen) < 0) return;
+        if (h && streq(h->norm, norm) && h->gen == gen) { /* ours, seen before its answer */
+                char *n = rv ? strdup(rv) : NULL;
+                if (n) {
+                        free(h->rv);
+                        h->rv = n;
+                }
+                return;
+        }
+        if (!h && s->op == OP_CREATE && s->op_name && streq(s->op_name, name)) return; /* our create in flight */
+        if (h) log_info("ResourceSlice %s changed by someone else: publishing ours again", name);
+        if (have_put(s, name, rv, norm, gen) < 0) s->listed = false;
+        s->synced = false;
+        kick(s);
+}
+
+static void on_watch_end(long status, const char *body, size_t len, const char *errmsg, void *ud) {
+        dp_kube_slices *s = ud;
+        s->watch = NULL;
+        if (status == 200) { /* the server's timeout: watch again from where we are */
+                kick(s);
+                return;
+        }
+        char what[64];
+        snprintf(what, sizeof what, "WATCH ResourceSlices (status %ld)", status);
+        if (s->req) { /* a write is in flight: its answer drives the next step */
+                s->listed = false;
+                return;
+        }
+        failed(s, what, status, body, len, errmsg);
+}
+
+static void start_watch(dp_kube_slices *s) {
+        if (s->watch || !s->watch_rv) return;
+        _cleanup_free_ char *fs = dp_asprintf("spec.nodeName=%s,spec.driver=%s", s->node, s->driver);
+        _cleanup_free_ char *efs = fs ? dp_kube_query_escape(fs) : NULL;
+        _cleanup_free_ char *erv = dp_kube_query_escape(s->watch_rv);
+        _cleanup_free_ char *path =
+                efs && erv ? dp_asprintf("%s?fieldSelector=%s&watch=true&resourceVersion=%s&allowWatchBookmarks=true"
+                                         "&timeoutSeconds=300",
+                                         SLICES_PATH, efs, erv)
+                           : NULL;
+        int r = path ? dp_kube_stream_start(s->client, path, 330000, on_watch_line, on_watch_end, s, &s->watch)
+                     : -ENOMEM;
+        if (r < 0)
+                log_warning("API WATCH ResourceSlices: %s; changes by others are seen at the next list", strerror(-r));
+}
+
 /* ---- the state machine ------------------------------------------------------------- */
 
 static bool differs(const dp_kube_slices *s) {
@@ -363,6 +465,11 @@ static bool differs(const dp_kube_slices *s) {
 
 static void step(dp_kube_slices *s) {
         if (s->req || s->waiting) return;
+        if (s->watch_restart) {
+                s->watch_restart = false;
+                s->listed = false;
+                dp_kube_request_cancel(TAKE_PTR(s->watch));
+        }
         int r = 0;
         if (!s->node_uid) {
                 _cleanup_free_ char *en = dp_kube_query_escape(s->node);
@@ -381,6 +488,7 @@ static void step(dp_kube_slices *s) {
                                         log_info("ResourceSlices of %s in sync (generation %lld, %zu slice(s))",
                                                  s->node, (long long)s->gen, s->n_want);
                                 s->synced = true;
+                                start_watch(s);
                                 return;
                         }
                         int64_t g = s->gen;
@@ -406,6 +514,7 @@ static void step(dp_kube_slices *s) {
                         s->synced = true;
                         log_info("ResourceSlices of %s published: generation %lld, %zu slice(s)", s->node,
                                  (long long)s->gen, s->n_want);
+                        start_watch(s);
                         return;
                 }
         }
@@ -441,7 +550,9 @@ int dp_kube_slices_new(dp_kube_client *c, const char *node, const char *driver, 
 dp_kube_slices *dp_kube_slices_free(dp_kube_slices *s) {
         if (!s) return NULL;
         dp_kube_request_cancel(s->req);
+        dp_kube_request_cancel(s->watch);
         dp_loop_source_free(s->timer);
+        free(s->watch_rv);
         want_clear(s);
         have_clear(s);
         free(s->node);
@@ -502,3 +613,4 @@ void dp_kube_slices_set_backoff(dp_kube_slices *s, uint64_t first_usec, uint64_t
 bool dp_kube_slices_synced(const dp_kube_slices *s) { return s && s->synced; }
 int64_t dp_kube_slices_generation(const dp_kube_slices *s) { return s ? s->gen : 0; }
 uint64_t dp_kube_slices_writes(const dp_kube_slices *s) { return s ? s->writes : 0; }
+bool dp_kube_slices_watching(const dp_kube_slices *s) { return s && s->watch; }

@@ -133,6 +133,8 @@ class FakeAPI:
         self.httpd = None
         self.port = None
         self.conns = set()     # open connections (closed by stop(), keep-alive included)
+        self.events = []       # (resourceVersion, type, object) for watches
+        self.stopping = False
 
     # -- life cycle --
     def start(self, port=0):
@@ -181,6 +183,9 @@ class FakeAPI:
 
     def stop(self):
         """Down: no listener, and every open connection reset."""
+        with self.lock:
+            self.stopping = True
+            self.lock.notify_all()
         self.httpd.shutdown()
         self.httpd.server_close()
         self.httpd = None
@@ -191,6 +196,7 @@ class FakeAPI:
                 except OSError:
                     pass
             self.conns.clear()
+            self.stopping = False
 
     def wait(self, cond, timeout=30):
         """Wait until cond() holds (checked on every request the server answers)."""
@@ -222,7 +228,8 @@ class FakeAPI:
         u = urllib.parse.urlsplit(h.path)
         with self.lock:
             code = self.route(h, method, u.path, urllib.parse.parse_qs(u.query), raw)
-            self.log.append((method, h.path, code))
+            if code is not None:
+                self.log.append((method, h.path, code))
             self.lock.notify_all()
 
     def route(self, h, method, path, q, raw):
@@ -262,6 +269,8 @@ class FakeAPI:
             want = dict(kv.split("=", 1) for kv in fs.split(",") if "=" in kv)
             if set(want) != {"spec.nodeName", "spec.driver"} or want["spec.nodeName"] != self.node:
                 return self.violate(h, method, path, "fieldSelector %r: want spec.nodeName and spec.driver" % fs)
+            if q.get("watch", [""])[0] == "true":
+                return self.watch(h, path, q, want)
             items = [o for o in self.slices.values() if o["spec"].get("nodeName") == want["spec.nodeName"]
                      and o["spec"]["driver"] == want["spec.driver"]]
             self.reply(h, 200, {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSliceList",
@@ -285,7 +294,7 @@ class FakeAPI:
                 if not cur:
                     self.status(h, 404, "NotFound", "not found")
                     return 404
-                del self.slices[name]
+                self.delete(name)
                 self.reply(h, 200, {"kind": "Status", "apiVersion": "v1", "status": "Success"})
                 return 200
             if method == "PUT":
@@ -302,6 +311,7 @@ class FakeAPI:
                     self.conflicts -= 1
                     self.rv += 1
                     cur["metadata"]["resourceVersion"] = str(self.rv)
+                    self.events.append((self.rv, "MODIFIED", json.loads(json.dumps(cur))))
                 if body["metadata"].get("resourceVersion") != cur["metadata"]["resourceVersion"]:
                     self.status(h, 409, "Conflict", 'Operation cannot be fulfilled on resourceslices.resource.k8s.io '
                                 '"%s": the object has been modified; please apply your changes to the latest '
@@ -312,9 +322,48 @@ class FakeAPI:
         return self.violate(h, method, path, "not an endpoint the agent should use", 404)
 
     def store(self, h, body, code):
+        self.put(body)
+        self.reply(h, code, body)
+        return code
+
+    # -- writes, also by "someone else" (the tests) --
+    def put(self, body):
         self.rv += 1
         body["metadata"]["resourceVersion"] = str(self.rv)
         body["metadata"].setdefault("uid", "slice-uid-%d" % self.rv)
-        self.slices[body["metadata"]["name"]] = body
-        self.reply(h, code, body)
-        return code
+        name = body["metadata"]["name"]
+        self.events.append((self.rv, "MODIFIED" if name in self.slices else "ADDED", json.loads(json.dumps(body))))
+        self.slices[name] = body
+
+    def delete(self, name):
+        o = self.slices.pop(name)
+        self.rv += 1
+        o["metadata"]["resourceVersion"] = str(self.rv)
+        self.events.append((self.rv, "DELETED", o))
+
+    def watch(self, h, path, q, want):
+        """A watch: chunked JSON lines, every event after resourceVersion,
+        until the server stops (logged when it starts, as WATCH)."""
+        try:
+            since = int(q.get("resourceVersion", [""])[0])
+        except ValueError:
+            return self.violate(h, "GET", path, "watch without a resourceVersion")
+        self.log.append(("WATCH", h.path, 200))
+        h.send_response(200)
+        h.send_header("Content-Type", "application/json")
+        h.send_header("Transfer-Encoding", "chunked")
+        h.end_headers()
+        try:
+            while not self.stopping:
+                for rv, typ, o in self.events:
+                    if rv > since and o["spec"].get("nodeName") == want["spec.nodeName"] and \
+                            o["spec"]["driver"] == want["spec.driver"]:
+                        data = (json.dumps({"type": typ, "object": o}) + "\n").encode()
+                        h.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+                        h.wfile.flush()
+                since = max([since] + [rv for rv, _, _ in self.events])
+                self.lock.wait(timeout=5)
+        except OSError:
+            pass
+        h.close_connection = True
+        return None

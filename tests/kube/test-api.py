@@ -12,7 +12,8 @@ with a kubeconfig (bearer token, CA file) pointing at it. Covered:
   3. `agent health set` -> taint: PUT with resourceVersion and a new
      generation; the taint splits the pool into two slices (POST);
   4. 409 conflict on update -> re-LIST and retry; recovery deletes the
-     slice that is no longer needed (DELETE);
+     slice that is no longer needed (DELETE); the watch: a slice deleted or
+     changed by someone else is published again;
   5. API server down: backoff retries, V1 Allocate and an already-prepared
      claim answered at once while a new claim's read is pending, which then
      fails with "unreachable"; server back -> the change is published;
@@ -234,6 +235,26 @@ def main():
         assert g3 > g2
         print("ok - conflict: PUT answered 409, agent re-LISTed and retried; recovered: extra slice DELETEd, "
               "1 slice at generation %d" % g3)
+
+        # 4b. someone else deletes, then changes, our slice: the watch sees it
+        n_log = len(api.log)
+        last_delete = max(i for i, x in enumerate(api.log) if x[0] == "DELETE")
+        api.wait(lambda: any(x[0] == "WATCH" for x in api.log[last_delete:]))  # the agent watches again
+        with api.lock:
+            api.delete("node-a-gpu.example.com-0")
+            api.lock.notify_all()
+        api.wait(lambda: "node-a-gpu.example.com-0" in slices_of(api) and n_devices(api) == 100)
+        g3b = gen_of(api)
+        assert g3b > g3 and ("POST", "/apis/resource.k8s.io/v1/resourceslices", 201) in api.log[n_log:], api.log[n_log:]
+        with api.lock:
+            o = json.loads(json.dumps(slices_of(api)["node-a-gpu.example.com-0"]))
+            o["spec"]["devices"] = o["spec"]["devices"][:10]
+            api.put(o)
+            api.lock.notify_all()
+        api.wait(lambda: n_devices(api) == 100 and gen_of(api) > g3b)
+        g3 = gen_of(api)
+        print("ok - watch: a slice deleted by someone else was created again (generation %d), one cut to 10 "
+              "devices was written back (generation %d)" % (g3b, g3))
 
         # 5. API server down
         api.stop()
