@@ -12,23 +12,35 @@
  * failure is notified as {false, reason} and retried on the next event.
  * Removing the socket deregisters the plugin.
  *
- * Pods: every rescan reads the manifest directory through the model. For a
- * pod with spec.resourceClaims, each claim is the ResourceClaim named by
- * resourceClaimName, or for a template the claim status.resourceClaimStatuses
- * names, else "<pod>-<podClaimName>" (the name the tests and `devplane
- * allocate` use), in the pod's namespace, from the same directory. When
- * every claim has status.allocation, the claims are written to the claims
- * directory (<claims-dir>/<ns>/<name>.yaml) and NodePrepareResources is
- * called once per driver with all of the pod's claims of that driver not yet
- * prepared — skipped for a driver when every result of it in the allocation
- * carries skipNodeOperations (1.37). A failure (gRPC, a missing entry, a
- * claim error) leaves the pod Waiting with the message and exponential
- * backoff. When no pod uses a claim any more, NodeUnprepareResources is
- * called (retried with backoff until it succeeds) and its file removed.
+ * Pods: every rescan reads the manifest directory through the model, and
+ * the claims directory (claims the node created or wrote). For a pod with
+ * spec.resourceClaims (init containers included) or
+ * status.extendedResourceClaimStatus, each claim is the ResourceClaim named
+ * by resourceClaimName, or for a template the claim
+ * status.resourceClaimStatuses names, else the one the node creates as the
+ * resource-claim controller does: "<pod>-<podClaimName>" owned by the pod, or
+ * "<podGroup>-<podClaimName>" owned by the PodGroup when the pod's
+ * spec.schedulingGroup lists the same claim and template; spec, labels and
+ * annotations from the template plus resource.kubernetes.io/pod-claim-name,
+ * a random uid, written to <claims-dir>/<ns>/<name>.yaml (deleted with its
+ * pod). A claim is looked up in the manifests first, then in the claims
+ * directory. When every claim has status.allocation, the claims are written
+ * to the claims directory and NodePrepareResources is called once per driver
+ * with all of the pod's claims of that driver not yet prepared — skipped for
+ * a driver when every result of it in the allocation carries
+ * skipNodeOperations (1.37). A failure (gRPC, a missing entry, a claim error)
+ * leaves the pod Waiting with the message and exponential backoff. When no
+ * pod uses a claim any more, NodeUnprepareResources is called (retried with
+ * backoff until it succeeds) and its file removed.
  *
- * Status: node_dra_status() adds draPlugins, draPods (with each container's
- * CDI device ids and the environment those resolve to in the CDI spec
- * directory) and draClaims to the node's status document.
+ * Health: for a registered plugin whose GetInfo lists v1 or v1alpha1
+ * DRAResourceHealth, a NodeWatchResources stream is kept open (reopened with
+ * backoff); its complete device lists are kept per driver.
+ *
+ * Status: node_dra_status() adds draPlugins, draPods (resourceClaimStatuses;
+ * each container's CDI device ids, the environment those resolve to in the
+ * CDI spec directory and allocatedResourcesStatus), draClaims and draHealth
+ * to the node's status document.
  */
 #pragma once
 
