@@ -56,6 +56,7 @@ static void memos_forget_failed(dp_sched_dra *d) {
         while (d->memos && dp_hashmap_iter(d->memos, &i, NULL, &v)) {
                 memo_ent *e = v;
                 if (e->m.failed) memset(e->m.failed, 0, words * sizeof(uint64_t));
+                e->m.epoch++;
         }
 }
 

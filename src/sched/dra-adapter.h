@@ -64,6 +64,7 @@ typedef struct dp_sched_dra_memo {
         bool fixed;      /* the same units on every node and no selector error */
         size_t units;    /* devices the claims get where they fit (fixed) */
         uint64_t *failed; /* bit per node of the table */
+        uint64_t epoch;   /* counts the times `failed` was cleared */
 } dp_sched_dra_memo;
 int dp_sched_dra_memo_get(dp_sched_dra *d, const size_t *idx, size_t n, uint64_t nodes_gen, size_t n_nodes,
                           dp_sched_dra_memo **ret);

@@ -239,6 +239,7 @@ typedef struct node_use {
         char *name;
         int64_t slice_devs, claim_used;
         int64_t cpu_used, mem_used; /* native requests of bound pods (millicores, bytes) */
+        int64_t tab_idx;            /* its place in the node table, -1 none */
         ext_use *ext;
         size_t n_ext, cap_ext;
 } node_use;
@@ -266,6 +267,12 @@ struct sched_usage {
         node_use **tab_use;
         struct node_info *tab_info;
         dp_hashmap *tab_names; /* allocatable names (the nodes' strings) -> number + 1 */
+        /* table nodes whose counters changed, in order (the score caches
+         * read it from their own position), and the caches by pod shape */
+        uint32_t *dirty;
+        size_t n_dirty, cap_dirty;
+        bool dirty_lost; /* a change could not be logged: every cache starts over */
+        dp_hashmap *caches; /* shape -> score_cache */
         int64_t *tab_key; /* scratch for the fast pass, n_tab long */
         uint32_t *tab_cand;
         size_t n_tab, tab_pos;
@@ -295,6 +302,51 @@ typedef struct node_info {
         int64_t ext_total; /* the extended resources' allocatable, summed */
 } node_info;
 
+/* What the fast pass computed for one pod shape, per table node: the score,
+ * or SCORE_OUT where the pod does not pass (filters, or a failed claim
+ * shape). Valid for the table, snapshot and memo epoch it was made for;
+ * nodes in the dirty log after `dirty_pos` are computed again. */
+#define SCORE_OUT INT64_MIN
+#ifndef SCORE_CACHES_MAX /* shapes remembered (a test build lowers these two) */
+#define SCORE_CACHES_MAX 64
+#endif
+#ifndef SCORE_DIRTY_SLACK /* changed nodes logged beyond 8 per node before the caches start over */
+#define SCORE_DIRTY_SLACK 4096
+#endif
+
+typedef struct score_cache {
+        char *key;
+        int64_t *score;
+        size_t dirty_pos;
+        uint64_t dra_gen, memo_epoch;
+        bool valid;
+} score_cache;
+
+static void caches_free(sched_usage *u) {
+        size_t i = 0;
+        void *v;
+        while (u->caches && dp_hashmap_iter(u->caches, &i, NULL, &v)) {
+                score_cache *sc = v;
+                free(sc->score);
+                free(sc->key);
+                free(sc);
+        }
+        u->caches = dp_hashmap_free(u->caches);
+        free(u->dirty);
+        u->dirty = NULL;
+        u->n_dirty = u->cap_dirty = 0;
+        u->dirty_lost = false;
+}
+
+static void mark_dirty(sched_usage *u, const node_use *nu) {
+        if (nu->tab_idx < 0 || !u->caches) return;
+        if (u->dirty_lost || DP_GROW(u->dirty, u->cap_dirty, u->n_dirty + 1) < 0) {
+                u->dirty_lost = true;
+                return;
+        }
+        u->dirty[u->n_dirty++] = (uint32_t)nu->tab_idx;
+}
+
 static void tab_info_free(sched_usage *u) {
         for (size_t i = 0; u->tab_info && i < u->n_tab; i++)
                 free(u->tab_info[i].alloc);
@@ -305,6 +357,7 @@ static void tab_info_free(sched_usage *u) {
         free(u->tab_cand);
         u->tab_cand = NULL;
         u->tab_names = dp_hashmap_free(u->tab_names);
+        caches_free(u);
 }
 
 void dp_sched_usage_free(dp_sched *s) {
@@ -338,6 +391,7 @@ static node_use *node_use_get(sched_usage *u, const char *name, bool create) {
                 free(nu);
                 return NULL;
         }
+        nu->tab_idx = -1;
         if (dp_hashmap_put(u->nodes, nu->name, nu) < 0) {
                 free(nu->name);
                 free(nu);
@@ -382,6 +436,7 @@ static int use_add(sched_usage *u, slot_use *su, size_t *cap, const char *node, 
         }
         su->items[su->n++] = it;
         use_apply(&it, +1);
+        mark_dirty(u, nu);
         return 0;
 }
 
@@ -398,8 +453,10 @@ static int slot_changed(sched_usage *u, const dp_store *st, size_t slot) {
                 u->n_slots = n;
         }
         slot_use *su = &u->slots[slot];
-        for (size_t i = 0; i < su->n; i++)
+        for (size_t i = 0; i < su->n; i++) {
                 use_apply(&su->items[i], -1);
+                mark_dirty(u, su->items[i].nu);
+        }
         slot_use_clear(su);
         size_t cap = 0;
         dp_object o;
@@ -520,8 +577,13 @@ static int nodes_sync(dp_sched *s) {
                         tab[k++] = o.node;
                 u->n_tab = k;
                 qsort(tab, k, sizeof(*tab), cmp_node_name);
+                size_t it = 0;
+                void *v;
+                while (dp_hashmap_iter(u->nodes, &it, NULL, &v))
+                        ((node_use *)v)->tab_idx = -1;
                 for (size_t j = 0; j < k; j++) {
                         if (!(use[j] = node_use_get(u, tab[j]->meta.name, true))) return -ENOMEM;
+                        use[j]->tab_idx = (int64_t)j;
                         const dp_node *nd = tab[j];
                         if (!(info[j].alloc = calloc(nd->n_allocatable + 1, sizeof(alloc_ent)))) return -ENOMEM;
                         info[j].n_alloc = nd->n_allocatable;
@@ -862,6 +924,7 @@ static int sync_dra(dp_sched *s, dp_error *err) {
         if (!s->dra) {
                 int r = dp_sched_dra_new_store(st, &s->dra, err);
                 if (r < 0) return r;
+                s->dra_gen++;
         }
         s->dra_pos = dp_store_changes_end(st);
         return 0;
@@ -1086,6 +1149,45 @@ static int64_t fill_score(const dp_sched *s, node_info *ni, node_use *nu, int64_
         return s->policy == DP_SCORE_BINPACK ? fill : 1000 - fill;
 }
 
+static int64_t node_score(const cycle *c, const int32_t *ext_ids, const dp_sched_dra_memo *memo, int64_t units,
+                          size_t ni) {
+        sched_usage *u = c->s->usage;
+        if (memo && (memo->failed[ni / 64] >> (ni % 64) & 1)) return SCORE_OUT;
+        int64_t req = 0;
+        if (!prefilter(c, ext_ids, u->tab[ni], &u->tab_info[ni], u->tab_use[ni], &req)) return SCORE_OUT;
+        return fill_score(c->s, &u->tab_info[ni], u->tab_use[ni], req + units);
+}
+
+/* The score cache for the pod's shape, when the scores depend on nothing
+ * else of the pod (no tolerations, node selector, affinity or allocated
+ * claim). NULL: compute without one. */
+static score_cache *cache_for(const cycle *c, const dp_sched_dra_memo *memo, int64_t units) {
+        const dp_pod *p = c->pod;
+        sched_usage *u = c->s->usage;
+        if (p->n_tolerations || p->n_node_selector || p->required_node_affinity || u->dirty_lost) return NULL;
+        for (size_t i = 0; i < c->n_claims; i++)
+                if (c->claims[i].claim->allocation) return NULL;
+        _cleanup_strbuf_ dp_strbuf k = DP_STRBUF_INIT;
+        for (size_t i = 0; i < c->n_ext && i < 32; i++)
+                dp_strbuf_printf(&k, "%s\x1f%lld\x1e", c->ext[i].name, (long long)c->ext[i].count);
+        dp_strbuf_printf(&k, "%lld,%lld,%p,%lld", (long long)c->native[0], (long long)c->native[1], (const void *)memo,
+                         (long long)units);
+        if (dp_strbuf_failed(&k)) return NULL;
+        if (!u->caches && !(u->caches = dp_hashmap_new())) return NULL;
+        score_cache *sc = dp_hashmap_get(u->caches, dp_strbuf_str(&k));
+        if (sc || dp_hashmap_size(u->caches) >= SCORE_CACHES_MAX) return sc;
+        if (!(sc = calloc(1, sizeof(*sc)))) return NULL;
+        sc->score = malloc((u->n_tab + 1) * sizeof(*sc->score));
+        sc->key = dp_strbuf_steal(&k);
+        if (!sc->score || !sc->key || dp_hashmap_put(u->caches, sc->key, sc) < 0) {
+                free(sc->score);
+                free(sc->key);
+                free(sc);
+                return NULL;
+        }
+        return sc;
+}
+
 static int fast_pass(cycle *c, int *ret, dp_error *err) {
         *ret = FAST_UNDECIDED;
         dp_sched *s = c->s;
@@ -1105,30 +1207,45 @@ static int fast_pass(cycle *c, int *ret, dp_error *err) {
                 if (!memo || !memo->fixed) return 0;
         }
         int64_t units = memo ? (int64_t)memo->units : 0;
-        int64_t *key = u->tab_key;
-        uint32_t *cand = u->tab_cand;
-        size_t n_cand = 0;
         int32_t ext_ids[32];
         for (size_t k = 0; k < c->n_ext && k < 32; k++)
                 ext_ids[k] = (int32_t)(uintptr_t)dp_hashmap_get(u->tab_names, c->ext[k].name) - 1;
-        for (size_t ni = 0; ni < nn; ni++) {
-                if (memo && (memo->failed[ni / 64] >> (ni % 64) & 1)) continue;
-                const dp_node *n = u->tab[ni];
-                int64_t req = 0;
-                if (!prefilter(c, ext_ids, n, &u->tab_info[ni], u->tab_use[ni], &req)) continue;
-                key[n_cand] = fill_score(s, &u->tab_info[ni], u->tab_use[ni], req + units);
-                cand[n_cand++] = (uint32_t)ni;
+        /* the log of changed nodes only grows: start the caches over now and then */
+        if (u->n_dirty > 8 * nn + SCORE_DIRTY_SLACK) {
+                size_t i = 0;
+                void *v;
+                while (u->caches && dp_hashmap_iter(u->caches, &i, NULL, &v))
+                        ((score_cache *)v)->valid = false;
+                u->n_dirty = 0;
         }
+        score_cache *sc = cache_for(c, memo, units);
+        int64_t *score = sc ? sc->score : u->tab_key;
+        if (sc && sc->valid && (!memo || (sc->dra_gen == s->dra_gen && sc->memo_epoch == memo->epoch))) {
+                for (size_t pos = sc->dirty_pos; pos < u->n_dirty; pos++)
+                        score[u->dirty[pos]] = node_score(c, ext_ids, memo, units, u->dirty[pos]);
+        } else {
+                for (size_t ni = 0; ni < nn; ni++)
+                        score[ni] = node_score(c, ext_ids, memo, units, ni);
+                if (sc) {
+                        sc->valid = true;
+                        sc->dra_gen = s->dra_gen;
+                        sc->memo_epoch = memo ? memo->epoch : 0;
+                }
+        }
+        if (sc) sc->dirty_pos = u->n_dirty;
         for (;;) {
                 /* the highest score, the first in name order among equals */
-                size_t best = SIZE_MAX;
-                for (size_t i = 0; i < n_cand; i++)
-                        if (best == SIZE_MAX || key[i] > key[best]) best = i;
-                if (best == SIZE_MAX) {
+                size_t ni = SIZE_MAX;
+                int64_t best = SCORE_OUT;
+                for (size_t i = 0; i < nn; i++)
+                        if (score[i] > best) {
+                                best = score[i];
+                                ni = i;
+                        }
+                if (ni == SIZE_MAX) {
                         *ret = FAST_NONE;
                         return 0;
                 }
-                size_t ni = cand[best];
                 const char *name = u->tab[ni]->meta.name;
                 unsigned sub = 0;
                 size_t got = 0;
@@ -1141,16 +1258,14 @@ static int fast_pass(cycle *c, int *ret, dp_error *err) {
                         if (r < 0) return 0; /* the full passes decide, as before */
                         if (r == 0) {
                                 memo->failed[ni / 64] |= UINT64_C(1) << (ni % 64);
-                                memmove(cand + best, cand + best + 1, (n_cand - best - 1) * sizeof(*cand));
-                                memmove(key + best, key + best + 1, (n_cand - best - 1) * sizeof(*key));
-                                n_cand--;
+                                score[ni] = SCORE_OUT;
                                 continue;
                         }
                         if (sub != 0 || got != (size_t)units) return 0; /* not the shape assumed */
                 }
                 if (!(c->best_node = dp_strdup(name))) return -ENOMEM;
                 c->best_key[0] = 0;
-                c->best_key[1] = key[best];
+                c->best_key[1] = best;
                 c->best_n_allocs = n_idx;
                 memcpy(c->best_idx, idx, n_idx * sizeof(*idx));
                 memset(c->best_via_dra, 0, sizeof(c->best_via_dra));

@@ -85,6 +85,7 @@ struct dp_sched {
          * and the nodes in name order (filter.c) */
         struct sched_usage *usage;
         uint64_t nodes_gen; /* numbers each node table built */
+        uint64_t dra_gen;   /* numbers each allocator snapshot kept in dra */
 };
 
 typedef struct sched_usage sched_usage;
