@@ -160,3 +160,8 @@ bool dp_kube_slices_synced(const dp_kube_slices *s);
 int64_t dp_kube_slices_generation(const dp_kube_slices *s);
 uint64_t dp_kube_slices_writes(const dp_kube_slices *s);
 bool dp_kube_slices_watching(const dp_kube_slices *s);
+/* For the fuzzer (fuzz/fuzz-kube-answers.c): handle body as the API
+ * server's answer to what (0: GET node, 1: LIST, 2: an update of the first
+ * desired slice, 3: one watch line) with that status, as if it had come
+ * from the network; a request the publisher was waiting for is dropped. */
+void dp_kube_slices_inject(dp_kube_slices *s, int what, long status, const char *body, size_t len);

@@ -614,3 +614,32 @@ bool dp_kube_slices_synced(const dp_kube_slices *s) { return s && s->synced; }
 int64_t dp_kube_slices_generation(const dp_kube_slices *s) { return s ? s->gen : 0; }
 uint64_t dp_kube_slices_writes(const dp_kube_slices *s) { return s ? s->writes : 0; }
 bool dp_kube_slices_watching(const dp_kube_slices *s) { return s && s->watch; }
+
+void dp_kube_slices_inject(dp_kube_slices *s, int what, long status, const char *body, size_t len) {
+        if (!s || !body) return;
+        dp_kube_request_cancel(TAKE_PTR(s->req));
+        free(s->op_name);
+        free(s->op_norm);
+        s->op_name = s->op_norm = NULL;
+        s->op = OP_NONE;
+        s->waiting = false; /* the loop does not run: no backoff to wait out */
+        switch (what) {
+        case 0: on_node(status, body, len, NULL, s); break;
+        case 1: on_list(status, body, len, NULL, s); break;
+        case 2:
+                if (!s->n_want) return;
+                s->op = OP_UPDATE;
+                s->op_name = strdup(s->want[0].name);
+                s->op_norm = strdup(s->want[0].norm);
+                if (!s->op_name || !s->op_norm) {
+                        free(s->op_name);
+                        free(s->op_norm);
+                        s->op_name = s->op_norm = NULL;
+                        s->op = OP_NONE;
+                        return;
+                }
+                on_write(status, body, len, NULL, s);
+                break;
+        default: on_watch_line(body, len, s); break;
+        }
+}
