@@ -51,12 +51,26 @@ NODE_UID = "6f1c3d2e-0000-4000-8000-00000000node"
 
 
 def claim(name, uid, dev):
+    """A claim as kube-apiserver returns it after scheduling (server-set
+    metadata, managedFields, nodeSelector, reservedFor included)."""
     return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
             "metadata": {"name": name, "namespace": "default", "uid": uid, "resourceVersion": "77",
-                         "generation": 1, "creationTimestamp": "2026-01-01T00:00:00Z"},
-            "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu.example.com"}}]}},
-            "status": {"allocation": {"devices": {"results": [
-                {"request": "gpu", "driver": "gpu.example.com", "pool": "node-a", "device": dev}]}}}}
+                         "generation": 1, "creationTimestamp": "2026-01-01T00:00:00Z",
+                         "finalizers": ["resource.kubernetes.io/delete-protection"],
+                         "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": "p", "uid": "pod-uid",
+                                              "controller": True, "blockOwnerDeletion": True}],
+                         "managedFields": [{"manager": "kube-scheduler", "operation": "Update",
+                                            "apiVersion": "resource.k8s.io/v1", "time": "2026-01-01T00:00:00Z",
+                                            "fieldsType": "FieldsV1", "fieldsV1": {"f:status": {}},
+                                            "subresource": "status"}]},
+            "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {
+                "deviceClassName": "gpu.example.com", "allocationMode": "ExactCount", "count": 1}}]}},
+            "status": {"allocation": {
+                "devices": {"results": [{"request": "gpu", "driver": "gpu.example.com", "pool": "node-a",
+                                         "device": dev}]},
+                "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
+                    {"key": "metadata.name", "operator": "In", "values": ["node-a"]}]}]}},
+                "reservedFor": [{"resource": "pods", "name": "p", "uid": "pod-uid"}]}}
 
 
 class Agent:
