@@ -9,7 +9,14 @@ struct cel_arena_chunk {
         max_align_t data[];
 };
 
+/* The CEL failmalloc test builds these sources with CEL_ARENA_EXACT: every
+ * arena allocation is then its own malloc, so failing each allocation in
+ * turn reaches every caller of cel_alloc, not only the few that open a chunk. */
+#ifdef CEL_ARENA_EXACT
+#define CHUNK_MIN 0u
+#else
 #define CHUNK_MIN (16u * 1024)
+#endif
 
 void *cel_alloc(cel_arena *a, size_t n) {
         if (a->failed) return NULL;
@@ -22,7 +29,7 @@ void *cel_alloc(cel_arena *a, size_t n) {
         cel_arena_chunk *c = a->head;
         if (!c || c->cap - c->used < n) {
                 size_t cap = DP_MAX(n, (size_t)CHUNK_MIN);
-                if (c && cap < c->cap * 2 && c->cap < (1u << 20)) cap = c->cap * 2;
+                if (CHUNK_MIN && c && cap < c->cap * 2 && c->cap < (1u << 20)) cap = c->cap * 2;
                 if (cap < n) cap = n;
                 cel_arena_chunk *nc = malloc(sizeof(*nc) + cap);
                 if (!nc) {

@@ -73,7 +73,11 @@ int dp_cel_compile(const char *expr, const dp_cel_options *opts, dp_cel_program 
         if (r >= 0 && t && t->kind != CT_BOOL && t->kind != CT_DYN) {
                 dp_strbuf sb = DP_STRBUF_INIT;
                 cel_type_format(&sb, t);
-                r = dp_error_set(err, -EINVAL, "must evaluate to bool or the unknown type, not %s", dp_strbuf_str(&sb));
+                if (dp_strbuf_failed(&sb))
+                        r = dp_error_set(err, -ENOMEM, "out of memory while type-checking");
+                else
+                        r = dp_error_set(err, -EINVAL, "must evaluate to bool or the unknown type, not %s",
+                                         dp_strbuf_str(&sb));
                 dp_strbuf_done(&sb);
         }
         if (r >= 0) {

@@ -221,9 +221,12 @@ static const cel_type *join(checker *k, const cel_type *a, const cel_type *b) {
         return &cel_t_dyn;
 }
 
-static char *tname(const cel_type *t, char *buf, size_t size) {
+/* A type's name for a message; a name that could not be built marks the
+ * check out of memory (a message naming '' would mislead). */
+static char *tname(checker *k, const cel_type *t, char *buf, size_t size) {
         dp_strbuf sb = DP_STRBUF_INIT;
         cel_type_format(&sb, t);
+        if (dp_strbuf_failed(&sb)) k->oom = true;
         snprintf(buf, size, "%s", dp_strbuf_str(&sb));
         dp_strbuf_done(&sb);
         return buf;
@@ -271,7 +274,7 @@ static const cel_type *select_type(checker *k, cel_expr *e, const cel_type *ot) 
         case CT_MESSAGE: return &cel_t_dyn;
         default: break;
         }
-        cerr(k, e->pos, "type '%s' does not support field selection", tname(ot, b1, sizeof b1));
+        cerr(k, e->pos, "type '%s' does not support field selection", tname(k, ot, b1, sizeof b1));
         return &cel_t_error;
 }
 
@@ -287,20 +290,20 @@ static const cel_type *check_call_special(checker *k, cel_expr *e, const cel_typ
                 for (size_t i = 0; i < e->call.nargs; i++)
                         if (!is_dyn(at[i]) && at[i]->kind != CT_BOOL) {
                                 cerr(k, e->pos, "found no matching overload for '%s' applied to '(%s%s%s)'", fn,
-                                     tname(at[0], b1, sizeof b1), e->call.nargs > 1 ? ", " : "",
-                                     e->call.nargs > 1 ? tname(at[1], b2, sizeof b2) : "");
+                                     tname(k, at[0], b1, sizeof b1), e->call.nargs > 1 ? ", " : "",
+                                     e->call.nargs > 1 ? tname(k, at[1], b2, sizeof b2) : "");
                                 return &cel_t_error;
                         }
                 return &cel_t_bool;
         }
         if (streq(fn, "_?_:_")) {
                 if (!is_dyn(at[0]) && at[0]->kind != CT_BOOL) {
-                        cerr(k, e->pos, "found no matching overload for '_?_:_' applied to '(%s, ...)'", tname(at[0], b1, sizeof b1));
+                        cerr(k, e->pos, "found no matching overload for '_?_:_' applied to '(%s, ...)'", tname(k, at[0], b1, sizeof b1));
                         return &cel_t_error;
                 }
                 if (!compatible(at[1], at[2])) {
                         cerr(k, e->pos, "found no matching overload for '_?_:_' applied to '(bool, %s, %s)'",
-                             tname(at[1], b1, sizeof b1), tname(at[2], b2, sizeof b2));
+                             tname(k, at[1], b1, sizeof b1), tname(k, at[2], b2, sizeof b2));
                         return &cel_t_error;
                 }
                 return join(k, at[1], at[2]);
@@ -308,7 +311,7 @@ static const cel_type *check_call_special(checker *k, cel_expr *e, const cel_typ
         if (streq(fn, "_==_") || streq(fn, "_!=_")) {
                 if (!compatible(at[0], at[1])) {
                         cerr(k, e->pos, "found no matching overload for '%s' applied to '(%s, %s)'", fn,
-                             tname(at[0], b1, sizeof b1), tname(at[1], b2, sizeof b2));
+                             tname(k, at[0], b1, sizeof b1), tname(k, at[1], b2, sizeof b2));
                         return &cel_t_error;
                 }
                 return &cel_t_bool;
@@ -319,7 +322,7 @@ static const cel_type *check_call_special(checker *k, cel_expr *e, const cel_typ
                           (c->kind == CT_MAP && compatible(at[0], c->p[0]));
                 if (!ok) {
                         cerr(k, e->pos, "found no matching overload for '@in' applied to '(%s, %s)'",
-                             tname(at[0], b1, sizeof b1), tname(at[1], b2, sizeof b2));
+                             tname(k, at[0], b1, sizeof b1), tname(k, at[1], b2, sizeof b2));
                         return &cel_t_error;
                 }
                 return &cel_t_bool;
@@ -343,7 +346,7 @@ static const cel_type *check_call_special(checker *k, cel_expr *e, const cel_typ
                 }
                 if (!r) {
                         cerr(k, e->pos, "found no matching overload for '%s' applied to '(%s, %s)'", fn,
-                             tname(at[0], b1, sizeof b1), tname(at[1], b2, sizeof b2));
+                             tname(k, at[0], b1, sizeof b1), tname(k, at[1], b2, sizeof b2));
                         return &cel_t_error;
                 }
                 return wrap ? mk(k, CT_OPTIONAL, r, NULL) : r;
@@ -435,6 +438,7 @@ static const cel_type *check_call(checker *k, cel_expr *e, const tscope *s) {
                         if (i) dp_strbuf_puts(&sb, ", ");
                         cel_type_format(&sb, at[i]);
                 }
+                if (dp_strbuf_failed(&sb)) k->oom = true;
                 cerr(k, e->pos, "found no matching overload for '%s' applied to '%s(%s)'", e->call.fn,
                      e->call.target ? "" : "", dp_strbuf_str(&sb));
                 dp_strbuf_done(&sb);
@@ -491,7 +495,7 @@ static const cel_type *check(checker *k, cel_expr *e, const tscope *s) {
                 if (e->sel.test_only) {
                         if (!is_dyn(ot) && ot->kind == CT_OPTIONAL) ot = ot->p[0];
                         if (!is_dyn(ot) && ot->kind != CT_MAP && ot->kind != CT_DEVICE && ot->kind != CT_MESSAGE) {
-                                cerr(k, e->pos, "type '%s' does not support field selection", tname(ot, b1, sizeof b1));
+                                cerr(k, e->pos, "type '%s' does not support field selection", tname(k, ot, b1, sizeof b1));
                                 t = &cel_t_error;
                         } else if (ot->kind == CT_DEVICE && !device_field(k, e->sel.field)) {
                                 cerr(k, e->pos, "undefined field '%s'", e->sel.field);
@@ -517,7 +521,7 @@ static const cel_type *check(checker *k, cel_expr *e, const tscope *s) {
                         }
                         if (e->list.optional && e->list.optional[i]) {
                                 if (!is_dyn(x) && x->kind != CT_OPTIONAL) {
-                                        cerr(k, e->list.elems[i]->pos, "expected type 'optional_type' but found '%s'", tname(x, b1, sizeof b1));
+                                        cerr(k, e->list.elems[i]->pos, "expected type 'optional_type' but found '%s'", tname(k, x, b1, sizeof b1));
                                         bad = true;
                                         continue;
                                 }
@@ -527,7 +531,7 @@ static const cel_type *check(checker *k, cel_expr *e, const tscope *s) {
                         else if (!type_eq(el, x)) {
                                 if (k->env->homogeneous_literals && !is_dyn(el) && !is_dyn(x) && !compatible(el, x)) {
                                         cerr(k, e->list.elems[i]->pos, "expected type '%s' but found '%s'",
-                                             tname(el, b1, sizeof b1), tname(x, b2, sizeof b2));
+                                             tname(k, el, b1, sizeof b1), tname(k, x, b2, sizeof b2));
                                         bad = true;
                                 }
                                 el = join(k, el, x);
@@ -548,13 +552,13 @@ static const cel_type *check(checker *k, cel_expr *e, const tscope *s) {
                         }
                         if (!is_dyn(x) && x->kind != CT_STRING && x->kind != CT_INT && x->kind != CT_UINT &&
                             x->kind != CT_BOOL) {
-                                cerr(k, e->map.entries[i].key->pos, "unsupported map key type: %s", tname(x, b1, sizeof b1));
+                                cerr(k, e->map.entries[i].key->pos, "unsupported map key type: %s", tname(k, x, b1, sizeof b1));
                                 bad = true;
                                 continue;
                         }
                         if (e->map.entries[i].optional && !is_dyn(y)) {
                                 if (y->kind != CT_OPTIONAL) {
-                                        cerr(k, e->map.entries[i].value->pos, "expected type 'optional_type' but found '%s'", tname(y, b1, sizeof b1));
+                                        cerr(k, e->map.entries[i].value->pos, "expected type 'optional_type' but found '%s'", tname(k, y, b1, sizeof b1));
                                         bad = true;
                                         continue;
                                 }
@@ -567,11 +571,11 @@ static const cel_type *check(checker *k, cel_expr *e, const tscope *s) {
                         }
                         if (k->env->homogeneous_literals) {
                                 if (!compatible(kt, x)) {
-                                        cerr(k, e->map.entries[i].key->pos, "expected type '%s' but found '%s'", tname(kt, b1, sizeof b1), tname(x, b2, sizeof b2));
+                                        cerr(k, e->map.entries[i].key->pos, "expected type '%s' but found '%s'", tname(k, kt, b1, sizeof b1), tname(k, x, b2, sizeof b2));
                                         bad = true;
                                 }
                                 if (!compatible(vt, y)) {
-                                        cerr(k, e->map.entries[i].value->pos, "expected type '%s' but found '%s'", tname(vt, b1, sizeof b1), tname(y, b2, sizeof b2));
+                                        cerr(k, e->map.entries[i].value->pos, "expected type '%s' but found '%s'", tname(k, vt, b1, sizeof b1), tname(k, y, b2, sizeof b2));
                                         bad = true;
                                 }
                         }
@@ -608,7 +612,7 @@ static const cel_type *check(checker *k, cel_expr *e, const tscope *s) {
                 } else {
                         cerr(k, e->comp.range->pos,
                              "expression of type '%s' cannot be range of a comprehension (must be list, map, or dynamic)",
-                             tname(rt, b1, sizeof b1));
+                             tname(k, rt, b1, sizeof b1));
                         t = &cel_t_error;
                         break;
                 }
@@ -638,7 +642,8 @@ static const cel_type *check(checker *k, cel_expr *e, const tscope *s) {
 int cel_check(cel_ast *ast, const cel_env *env, const cel_type **ret_type, dp_error *err) {
         checker k = {.ast = ast, .env = env, .msgs = DP_STRBUF_INIT};
         const cel_type *t = check(&k, ast->root, NULL);
-        if (k.oom || ast->arena.failed) {
+        /* an error text that could not be built is out of memory too */
+        if (k.oom || ast->arena.failed || dp_strbuf_failed(&k.msgs)) {
                 dp_strbuf_done(&k.msgs);
                 return dp_error_set(err, -ENOMEM, "out of memory while type-checking");
         }

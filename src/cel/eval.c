@@ -265,7 +265,7 @@ static cel_value index_value(cel_ctx *c, cel_value o, cel_value k, bool optional
                 if (k.kind == CV_STRING) return cel_error(c, "no such key: %.*s", (int)DP_MIN(k.s.n, 200), k.s.p);
                 dp_strbuf sb = DP_STRBUF_INIT;
                 cel_value_format(&sb, k);
-                cel_value r = cel_error(c, "no such key: %s", dp_strbuf_str(&sb));
+                cel_value r = dp_strbuf_failed(&sb) ? cel_oom(c) : cel_error(c, "no such key: %s", dp_strbuf_str(&sb));
                 dp_strbuf_done(&sb);
                 return r;
         }
@@ -410,7 +410,7 @@ static cel_value dispatch(cel_ctx *c, const cel_expr *e, const cel_value *args, 
         dp_strbuf_printf(&sb, "no such overload: %s(", e->call.fn);
         for (size_t i = 0; i < n; i++) dp_strbuf_printf(&sb, "%s%s", i ? ", " : "", cel_kind_name(args[i].kind));
         dp_strbuf_putc(&sb, ')');
-        cel_value r = cel_error(c, "%s", dp_strbuf_str(&sb));
+        cel_value r = dp_strbuf_failed(&sb) ? cel_oom(c) : cel_error(c, "%s", dp_strbuf_str(&sb));
         dp_strbuf_done(&sb);
         return r;
 }
@@ -561,7 +561,8 @@ static cel_value eval_map(cel_ctx *c, const cel_expr *e, const frame *f) {
                 if (r == -EEXIST) {
                         dp_strbuf sb = DP_STRBUF_INIT;
                         cel_value_format(&sb, k);
-                        cel_value er = cel_error(c, "Failed with repeated key: %s", dp_strbuf_str(&sb));
+                        cel_value er = dp_strbuf_failed(&sb) ? cel_oom(c)
+                                                             : cel_error(c, "Failed with repeated key: %s", dp_strbuf_str(&sb));
                         dp_strbuf_done(&sb);
                         return er;
                 }

@@ -96,9 +96,9 @@ FN(ip_is_canonical) {
         if (parse_ip(A0.s.p, A0.s.n, &ip) < 0) return cel_error(c, "IP Address '%.*s' parse error", (int)DP_MIN(A0.s.n, 64), A0.s.p);
         dp_strbuf sb = DP_STRBUF_INIT;
         cel_value_format(&sb, (cel_value){.kind = CV_IP, .ip = &ip});
-        bool r = sb.len == A0.s.n && !memcmp(dp_strbuf_str(&sb), A0.s.p, A0.s.n);
+        bool oom = dp_strbuf_failed(&sb), r = sb.len == A0.s.n && !memcmp(dp_strbuf_str(&sb), A0.s.p, A0.s.n);
         dp_strbuf_done(&sb);
-        return cel_bool(r);
+        return oom ? cel_oom(c) : cel_bool(r);
 }
 FN(ip_family) { (void)n; (void)c; return cel_int(A0.ip->family); }
 static const uint8_t *v4(const cel_ip *ip) { return ip->addr + 12; }

@@ -210,6 +210,12 @@ static void lex_string(parser *p, tok *t, bool raw, bool bytes) {
                         goto out;
                 }
         }
+        if (dp_strbuf_failed(&sb)) {
+                /* a truncated buffer must not be judged as text: it is out of memory */
+                t->kind = TK_ERR;
+                p->ast->arena.failed = true;
+                goto out;
+        }
         if (!bytes && !cel_utf8_valid(dp_strbuf_str(&sb), sb.len)) {
                 perr(p, t->start, "Syntax error: invalid UTF-8 in string literal");
                 t->kind = TK_ERR;
@@ -641,8 +647,6 @@ static bool enter(parser *p) {
 static bool parse_args(parser *p, const char *close, cel_expr ***ret, size_t *ret_n) {
         cel_expr **v = NULL;
         size_t n = 0, cap = 0;
-        dp_strbuf tmp = DP_STRBUF_INIT;
-        (void)tmp;
         while (!is_p(p, close)) {
                 cel_expr *e = parse_expr(p);
                 if (!e) return false;
@@ -665,6 +669,7 @@ static bool parse_args(parser *p, const char *close, cel_expr ***ret, size_t *re
 }
 
 static cel_expr *make_call(parser *p, uint32_t pos, cel_expr *target, const char *fn, cel_expr **args, size_t n) {
+        if (!fn) return NULL; /* intern() failed: the arena is marked failed */
         if (p->macros) {
                 bool handled;
                 cel_expr *m = expand_macro(p, pos, target, fn, args, n, &handled);
@@ -713,6 +718,11 @@ static cel_expr *parse_struct(parser *p, cel_expr *name_expr, uint32_t pos) {
         if (!qualified_name(name_expr, &sb)) {
                 dp_strbuf_done(&sb);
                 perr(p, pos, "Syntax error: mismatched input '{'");
+                return NULL;
+        }
+        if (dp_strbuf_failed(&sb)) {
+                dp_strbuf_done(&sb);
+                p->ast->arena.failed = true;
                 return NULL;
         }
         cel_expr *e = node(p, CE_STRUCT, pos);
@@ -816,8 +826,12 @@ static cel_expr *parse_primary(parser *p) {
                         dp_strbuf sb = DP_STRBUF_INIT;
                         dp_strbuf_putc(&sb, '.');
                         dp_strbuf_append(&sb, p->t.v.s.p, p->t.v.s.n);
-                        const char *name = intern(p, dp_strbuf_str(&sb), sb.len);
+                        const char *name = dp_strbuf_failed(&sb) ? NULL : intern(p, dp_strbuf_str(&sb), sb.len);
                         dp_strbuf_done(&sb);
+                        if (!name) {
+                                p->ast->arena.failed = true;
+                                return NULL;
+                        }
                         next(p);
                         if (is_p(p, "(")) {
                                 next(p);
@@ -1171,7 +1185,9 @@ int cel_parse(const char *src, size_t len, bool macros, cel_ast *ast, dp_error *
                 char buf[64];
                 perr(&p, p.t.start, "Syntax error: extraneous input '%s' expecting <EOF>", tok_text(&p, buf, sizeof buf));
         }
-        if (ast->arena.failed) {
+        if (ast->arena.failed || dp_strbuf_failed(&p.msgs)) {
+                /* also when only the error text could not be built: an error
+                 * without its text would read as a syntax error */
                 dp_strbuf_done(&p.msgs);
                 cel_ast_done(ast);
                 return dp_error_set(err, -ENOMEM, "out of memory while parsing");

@@ -80,6 +80,7 @@ static const cel_var *find_var(const cel_env *env, cel_arena *a, const char *nam
                                 snprintf(full, sizeof full, "%s.%s", buf, name);
                                 for (size_t i = 0; i < env->n_vars; i++)
                                         if (streq(env->vars[i].name, full)) {
+                                                /* NULL on allocation failure: the caller checks */
                                                 *ret_full = cel_strndup(a, full, strlen(full));
                                                 return &env->vars[i];
                                         }
@@ -121,6 +122,7 @@ static int plan(cel_ast *ast, const cel_env *env, cel_expr *e, const scope *s) {
                 const char *full;
                 bool rooted = e->ident.name[0] == '.';
                 if (find_var(env, a, e->ident.name, &full)) {
+                        if (!full) return -ENOMEM;
                         e->ident.name = full;
                         if (rooted) e->ident.slot = -2; /* skips comprehension variables */
                         return 0;
@@ -136,10 +138,17 @@ static int plan(cel_ast *ast, const cel_env *env, cel_expr *e, const scope *s) {
         case CE_SELECT: {
                 if (!e->sel.test_only && !e->sel.optional) {
                         dp_strbuf sb = DP_STRBUF_INIT;
-                        if (qname(e, s, &sb)) {
+                        bool q = qname(e, s, &sb);
+                        if (dp_strbuf_failed(&sb)) {
+                                /* a truncated name would resolve to the wrong thing */
+                                dp_strbuf_done(&sb);
+                                return -ENOMEM;
+                        }
+                        if (q) {
                                 const char *full;
                                 if (find_var(env, a, dp_strbuf_str(&sb), &full)) {
                                         dp_strbuf_done(&sb);
+                                        if (!full) return -ENOMEM;
                                         e->kind = CE_IDENT;
                                         e->ident.name = full;
                                         e->ident.slot = -1;
@@ -153,7 +162,7 @@ static int plan(cel_ast *ast, const cel_env *env, cel_expr *e, const scope *s) {
         case CE_CALL: {
                 if (e->call.target) {
                         dp_strbuf sb = DP_STRBUF_INIT;
-                        if (qname(e->call.target, s, &sb)) {
+                        if (qname(e->call.target, s, &sb) && !dp_strbuf_failed(&sb)) {
                                 const char *full;
                                 const char *q = dp_strbuf_str(&sb);
                                 if (q[0] == '.') q++;
@@ -161,13 +170,20 @@ static int plan(cel_ast *ast, const cel_env *env, cel_expr *e, const scope *s) {
                                         dp_strbuf_printf(&sb, ".%s", e->call.fn);
                                         q = dp_strbuf_str(&sb);
                                         if (q[0] == '.') q++;
-                                        if (fn_exists(env, q, false)) {
-                                                e->call.fn = cel_strndup(a, q, strlen(q));
+                                        if (!dp_strbuf_failed(&sb) && fn_exists(env, q, false)) {
+                                                const char *fn = cel_strndup(a, q, strlen(q));
+                                                if (!fn) {
+                                                        dp_strbuf_done(&sb);
+                                                        return -ENOMEM;
+                                                }
+                                                e->call.fn = fn;
                                                 e->call.target = NULL;
                                         }
                                 }
                         }
+                        bool oom = dp_strbuf_failed(&sb);
                         dp_strbuf_done(&sb);
+                        if (oom) return -ENOMEM; /* a namespaced function left unresolved */
                         if (e->call.target) {
                                 int r = plan(ast, env, e->call.target, s);
                                 if (r < 0) return r;

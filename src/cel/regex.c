@@ -134,6 +134,7 @@ int cel_regex_compile(const char *pat, size_t n, cel_regex **ret, const char **r
         pcre2_code *code = pcre2_compile((PCRE2_SPTR)pat, n, PCRE2_UTF | PCRE2_DOLLAR_ENDONLY,
                                          &ec, &eo, NULL);
         if (!code) {
+                if (ec == PCRE2_ERROR_HEAP_FAILED) return -ENOMEM; /* PCRE2's own allocation */
                 *ret_err = "invalid regular expression";
                 return -EINVAL;
         }
@@ -169,6 +170,7 @@ int cel_regex_search(const cel_regex *re, const char *s, size_t n, size_t start,
         if (r < 0) pcre2_match_data_free(md);
         if (r == PCRE2_ERROR_NOMATCH) return 0;
         if (r == PCRE2_ERROR_MATCHLIMIT || r == PCRE2_ERROR_DEPTHLIMIT || r == PCRE2_ERROR_HEAPLIMIT) return -E2BIG;
+        if (r == PCRE2_ERROR_NOMEMORY) return -ENOMEM;
         if (r < 0) return -EINVAL;
         PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
         *ret_so = ov[0];
@@ -205,6 +207,7 @@ static int dfa_search(const cel_regex *re, const char *s, size_t n) {
                 return cel_regex_search(re, s, n, 0, &so, &eo, NULL, NULL, NULL);
         }
         if (r == PCRE2_ERROR_MATCHLIMIT || r == PCRE2_ERROR_DEPTHLIMIT || r == PCRE2_ERROR_HEAPLIMIT) return -E2BIG;
+        if (r == PCRE2_ERROR_NOMEMORY) return -ENOMEM;
         return -EINVAL;
 }
 
