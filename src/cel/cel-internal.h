@@ -17,13 +17,20 @@
 #include "cel/cel.h"
 #include "model/quantity.h"
 
-/* Nesting of the parsed tree (the parser's own recursion is capped at
- * DP_CEL_MAX_DEPTH; operator chains nest without it). Checking, planning,
- * estimating and evaluating recurse on the tree, so this bounds their stack
- * use. A 10 KiB expression could otherwise nest about 5,000 levels; DRA
- * selectors nest a few levels, and 400 keeps the sanitizer build inside an
- * 8 MiB stack with room to spare. */
-#define DP_CEL_MAX_AST_DEPTH 400 /* measured: ~4.6 KiB of stack per level in an ASan -O0 build */
+/* Nesting of the parsed tree. The parser's own recursion is capped at
+ * DP_CEL_MAX_DEPTH (cel-go's default MaxRecursionDepth, which Kubernetes
+ * keeps); chains of + - * / %, of relations and of . [] and receiver calls
+ * nest in the tree without parser recursion (&& and || chains are balanced,
+ * runs of ! or - cancel in pairs, as cel-go builds them). Checking, planning,
+ * estimating and evaluating recurse on the tree, so this bounds their stack.
+ * cel-go has no tree cap for parsed source; it caps each recursive grammar
+ * rule (expr, relation, calc, member) at 250 on its own, so 4 x 250 holds any
+ * nesting of those chains it admits; deeper trees are refused here with
+ * "expression nesting exceeds 1000 levels" (deep macro nesting reaches the
+ * parser limit first). Measured in the ASan build (RelWithDebInfo): a tree
+ * 1000 deep compiles and evaluates within 2 MiB of stack; tests/cel/test-depth.c
+ * checks it within 4 MiB, half the usual 8 MiB main stack. */
+#define DP_CEL_MAX_AST_DEPTH 1000
 
 /* ---- arena ---- */
 typedef struct cel_arena_chunk cel_arena_chunk;

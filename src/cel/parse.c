@@ -38,6 +38,7 @@ typedef struct parser {
         dp_error *err;
         int nerr;
         int depth;
+        bool too_deep; /* the recursion limit was hit: -E2BIG, not a syntax error */
         bool macros;
         dp_strbuf msgs;
 } parser;
@@ -635,11 +636,12 @@ static bool is_reserved(const char *s, size_t n) {
 }
 
 static bool enter(parser *p) {
-        if (++p->depth > DP_CEL_MAX_DEPTH) {
-                if (p->depth == DP_CEL_MAX_DEPTH + 1)
-                        perr(p, p->t.start, "expression recursion limit exceeded: %d", DP_CEL_MAX_DEPTH);
+        if (p->depth + 1 > DP_CEL_MAX_DEPTH) {
+                if (!p->too_deep) perr(p, p->t.start, "expression recursion limit exceeded: %d", DP_CEL_MAX_DEPTH);
+                p->too_deep = true;
                 return false;
         }
+        p->depth++;
         return true;
 }
 
@@ -992,7 +994,8 @@ static cel_expr *parse_unary(parser *p) {
                         next(p);
                 }
                 e = parse_member(p);
-                for (size_t i = 0; i < n && e; i++) e = mk_call(p, pos, NULL, "!_", 1, e);
+                /* as cel-go: a pair of '!' cancels, at most one call remains */
+                if (n % 2 && e) e = mk_call(p, pos, NULL, "!_", 1, e);
         } else if (is_p(p, "-")) {
                 size_t n = 0;
                 while (is_p(p, "-")) {
@@ -1048,7 +1051,7 @@ static cel_expr *parse_unary(parser *p) {
                         }
                 } else
                         e = parse_member(p);
-                for (size_t i = 0; i < n && e; i++) e = mk_call(p, pos, NULL, "-_", 1, e);
+                if (n % 2 && e) e = mk_call(p, pos, NULL, "-_", 1, e); /* pairs cancel, as for '!' */
         } else
                 e = parse_member(p);
         return e;
@@ -1101,27 +1104,59 @@ static cel_expr *parse_rel(parser *p) {
         return e;
 }
 
-static cel_expr *parse_and(parser *p) {
-        cel_expr *e = parse_rel(p);
-        while (e && is_p(p, "&&")) {
-                uint32_t pos = p->t.start;
-                next(p);
-                cel_expr *r = parse_rel(p);
-                e = r ? mk_call(p, pos, NULL, "_&&_", 2, e, r) : NULL;
+/* A chain of && or || becomes a balanced tree, as cel-go builds it: the
+ * operators are associative and absorb errors commutatively, so the shape
+ * changes neither the value nor the cost, and a chain of any length the
+ * size limit admits nests log2(n) deep instead of n. Terms stay in source
+ * order, so evaluation still runs left to right. */
+typedef struct chain {
+        cel_expr **terms;
+        uint32_t *ops; /* ops[i]: position of the operator before terms[i + 1] */
+        size_t n, cap;
+} chain;
+
+static bool chain_push(parser *p, chain *c, cel_expr *e, uint32_t op_pos) {
+        if (c->n == c->cap) {
+                size_t nc = c->cap ? c->cap * 2 : 8;
+                cel_expr **nt = cel_alloc(&p->ast->arena, nc * sizeof(*nt));
+                uint32_t *no = cel_alloc(&p->ast->arena, nc * sizeof(*no));
+                if (!nt || !no) return false;
+                if (c->n) {
+                        memcpy(nt, c->terms, c->n * sizeof(*nt));
+                        memcpy(no, c->ops, c->n * sizeof(*no));
+                }
+                c->terms = nt;
+                c->ops = no;
+                c->cap = nc;
         }
-        return e;
+        if (c->n) c->ops[c->n - 1] = op_pos;
+        c->terms[c->n++] = e;
+        return true;
 }
 
-static cel_expr *parse_or(parser *p) {
-        cel_expr *e = parse_and(p);
-        while (e && is_p(p, "||")) {
+static cel_expr *balance(parser *p, const chain *c, const char *fn, size_t lo, size_t hi) {
+        if (lo == hi) return c->terms[lo];
+        size_t mid = (lo + hi + 1) / 2; /* first term of the right half */
+        cel_expr *l = balance(p, c, fn, lo, mid - 1), *r = balance(p, c, fn, mid, hi);
+        return l && r ? mk_call(p, c->ops[mid - 1], NULL, fn, 2, l, r) : NULL;
+}
+
+static cel_expr *parse_logic(parser *p, bool is_or) {
+        const char *op = is_or ? "||" : "&&";
+        cel_expr *e = is_or ? parse_logic(p, false) : parse_rel(p);
+        if (!e || !is_p(p, op)) return e;
+        chain c = {0};
+        if (!chain_push(p, &c, e, 0)) return NULL;
+        while (is_p(p, op)) {
                 uint32_t pos = p->t.start;
                 next(p);
-                cel_expr *r = parse_and(p);
-                e = r ? mk_call(p, pos, NULL, "_||_", 2, e, r) : NULL;
+                cel_expr *r = is_or ? parse_logic(p, false) : parse_rel(p);
+                if (!r || !chain_push(p, &c, r, pos)) return NULL;
         }
-        return e;
+        return balance(p, &c, is_or ? "_||_" : "_&&_", 0, c.n - 1);
 }
+
+static cel_expr *parse_or(parser *p) { return parse_logic(p, true); }
 
 static cel_expr *parse_expr(parser *p) {
         if (!enter(p)) return NULL;
@@ -1194,7 +1229,7 @@ int cel_parse(const char *src, size_t len, bool macros, cel_ast *ast, dp_error *
         }
         if (p.nerr || !e) {
                 if (!p.nerr) perr(&p, p.t.start, "Syntax error: invalid expression");
-                int r = p.depth > DP_CEL_MAX_DEPTH ? -E2BIG : -EINVAL;
+                int r = p.too_deep ? -E2BIG : -EINVAL;
                 dp_error_set(err, r, "%s", dp_strbuf_str(&p.msgs));
                 dp_strbuf_done(&p.msgs);
                 cel_ast_done(ast);
