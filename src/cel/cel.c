@@ -114,7 +114,9 @@ static int check_device(const dp_cel_program *p, const dp_cel_device *d, cel_are
                 for (size_t k = 0; k < n; k++) {
                         const char *s = v->type == DP_CEL_ATTR_VERSION ? v->s : v->strs[k];
                         cel_semver sv;
-                        if (!s || cel_semver_parse(a, s, strlen(s), false, &sv) < 0)
+                        int r = s ? cel_semver_parse(a, s, strlen(s), false, &sv) : -EINVAL;
+                        if (r == -ENOMEM) return dp_error_set(err, -ENOMEM, "out of memory");
+                        if (r < 0)
                                 return dp_error_set(err, -EINVAL, "attribute %s: parse semantic version: %s", name,
                                                     s ? s : "(null)");
                 }

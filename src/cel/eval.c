@@ -93,7 +93,9 @@ static int split_name(const dp_cel_device *d, const char *domain, const char *na
 static cel_value version_value(cel_ctx *c, const char *s) {
         cel_semver *sv = cel_alloc(c->arena, sizeof(*sv));
         if (!sv) return cel_oom(c);
-        if (cel_semver_parse(c->arena, s, strlen(s), false, sv) < 0) return cel_error(c, "invalid semver: %s", s);
+        int r = cel_semver_parse(c->arena, s, strlen(s), false, sv);
+        if (r == -ENOMEM) return cel_oom(c);
+        if (r < 0) return cel_error(c, "invalid semver: %s", s);
         return (cel_value){.kind = CV_SEMVER, .sv = sv};
 }
 

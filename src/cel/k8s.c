@@ -292,8 +292,8 @@ static cel_value semver_from(cel_ctx *c, cel_value s, bool normalize, bool test)
         cel_semver *sv = cel_alloc(c->arena, sizeof(*sv));
         if (!sv) return cel_oom(c);
         int r = cel_semver_parse(c->arena, s.s.p, s.s.n, normalize, sv);
+        if (r == -ENOMEM) return cel_oom(c); /* before the test: out of memory is no answer */
         if (test) return cel_bool(r == 0);
-        if (r == -ENOMEM) return cel_oom(c);
         if (r < 0) return cel_error(c, "could not parse semver: %.*s", (int)DP_MIN(s.s.n, 100), s.s.p);
         return (cel_value){.kind = CV_SEMVER, .sv = sv};
 }

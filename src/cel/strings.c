@@ -268,7 +268,10 @@ static int fmt_s(cel_ctx *c, dp_strbuf *sb, cel_value v) {
         case CV_MAP: {
                 size_t m = v.m->n;
                 char **ents = calloc(m ? m : 1, sizeof(char *));
-                if (!ents) return -1;
+                if (!ents) {
+                        cel_oom(c); /* -1 with c->fatal set: out of memory, not a bad clause */
+                        return -1;
+                }
                 int r = 0;
                 for (size_t i = 0; i < m && r == 0; i++) {
                         dp_strbuf e = DP_STRBUF_INIT;
@@ -276,7 +279,10 @@ static int fmt_s(cel_ctx *c, dp_strbuf *sb, cel_value v) {
                         dp_strbuf_puts(&e, ": ");
                         if (fmt_s(c, &e, v.m->store->vals[i]) < 0) r = -1;
                         ents[i] = dp_strbuf_steal(&e);
-                        if (!ents[i]) r = -1;
+                        if (!ents[i]) {
+                                cel_oom(c);
+                                r = -1;
+                        }
                         dp_strbuf_done(&e);
                 }
                 if (r == 0) {
@@ -347,7 +353,8 @@ FN(format) {
                 cel_value v = cel_list_at(A1.l, ai++);
                 switch (verb) {
                 case 's':
-                        if (fmt_s(c, &sb, v) < 0) err = cel_error(c, "error during formatting: string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, types, durations, and timestamps, was given %s", cel_kind_name(v.kind));
+                        if (fmt_s(c, &sb, v) < 0)
+                                err = c->fatal ? cel_oom(c) : cel_error(c, "error during formatting: string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, types, durations, and timestamps, was given %s", cel_kind_name(v.kind));
                         break;
                 case 'd':
                         if (v.kind == CV_INT) dp_strbuf_printf(&sb, "%" PRId64, v.i);

@@ -24,7 +24,8 @@ static const cel_type t_map_dyn = {CT_MAP, {&cel_t_dyn, &cel_t_dyn}, NULL};
 static const cel_type t_type_dyn = {CT_TYPE, {NULL, NULL}, NULL};
 static const cel_type t_opt_dyn = {CT_OPTIONAL, {&cel_t_dyn, NULL}, NULL};
 
-void cel_type_format(dp_strbuf *sb, const cel_type *t) {
+/* The name of a type without its parameters ("list" for list(int)). */
+static const char *type_head(const cel_type *t) {
         static const char *const names[] = {
                 [CT_DYN] = "dyn",           [CT_ERROR] = "*error*",      [CT_NULL] = "null_type",
                 [CT_BOOL] = "bool",         [CT_INT] = "int",            [CT_UINT] = "uint",
@@ -36,15 +37,14 @@ void cel_type_format(dp_strbuf *sb, const cel_type *t) {
                 [CT_MESSAGE] = "",          [CT_TIMESTAMP] = "google.protobuf.Timestamp",
                 [CT_DURATION] = "google.protobuf.Duration",
         };
-        if (!t) {
-                dp_strbuf_puts(sb, "dyn");
-                return;
-        }
-        if (t->kind == CT_PARAM || t->kind == CT_MESSAGE) {
-                dp_strbuf_puts(sb, t->name);
-                return;
-        }
-        dp_strbuf_puts(sb, names[t->kind]);
+        if (!t) return "dyn";
+        if (t->kind == CT_PARAM || t->kind == CT_MESSAGE) return t->name;
+        return names[t->kind];
+}
+
+void cel_type_format(dp_strbuf *sb, const cel_type *t) {
+        dp_strbuf_puts(sb, type_head(t));
+        if (!t || t->kind == CT_PARAM || t->kind == CT_MESSAGE) return;
         int np = t->kind == CT_LIST || t->kind == CT_OPTIONAL ? 1 : t->kind == CT_MAP ? 2 : t->kind == CT_TYPE && t->p[0] ? 1 : 0;
         if (np) {
                 dp_strbuf_putc(sb, '(');
@@ -330,18 +330,9 @@ static int num_cmp(cel_value a, cel_value b, bool *ok) {
 
 static bool is_num(uint8_t k) { return k == CV_INT || k == CV_UINT || k == CV_DOUBLE; }
 
-static bool type_equal(const cel_type *a, const cel_type *b) {
-        dp_strbuf x = DP_STRBUF_INIT, y = DP_STRBUF_INIT;
-        cel_type_format(&x, a);
-        cel_type_format(&y, b);
-        /* runtime types are unparameterised: list(dyn) and list(int) name the same type */
-        const char *px = dp_strbuf_str(&x), *py = dp_strbuf_str(&y);
-        size_t lx = strcspn(px, "("), ly = strcspn(py, "(");
-        bool r = lx == ly && strncmp(px, py, lx) == 0;
-        dp_strbuf_done(&x);
-        dp_strbuf_done(&y);
-        return r;
-}
+/* Runtime types are unparameterised: list(dyn) and list(int) name the same
+ * type. Compared by name without building text, so no allocation can fail. */
+static bool type_equal(const cel_type *a, const cel_type *b) { return streq(type_head(a), type_head(b)); }
 
 static int semver_eq_cmp(const cel_semver *a, const cel_semver *b) { return cel_semver_cmp(a, b); }
 

@@ -55,6 +55,12 @@ static const char *const EXPRS[] = {
         "[1, 2][5] == 1",
         "{'a': 1}['b'] == 1",
         "1 / (device.attributes['gpu.example.com'].index - 3) == 1",
+        "dyn(1) + dyn('a') == 1",
+        "{dyn(1): 1, dyn(1): 2}.size() == 1",
+        /* values formatted or compared by name at run time */
+        "'%s %d'.format([dyn({'a': [1], 'b': [2]}), dyn(3)]) != '' && type([1]) == type([2]) && type(1) != type('a') &&"
+        " ip.isCanonical('10.0.0.1')",
+        "isSemver('1.2.3-a.b+c') && semver('1.2.3-a+b').isLessThan(semver('1.2.3'))",
 };
 
 typedef struct outcome {
@@ -67,7 +73,7 @@ static void run(const char *expr, outcome *o) {
         static const dp_cel_attribute attrs[] = {
                 {NULL, "model", {.type = DP_CEL_ATTR_STRING, .s = "A100-SXM4-80GB"}},
                 {NULL, "index", {.type = DP_CEL_ATTR_INT, .i = 3}},
-                {NULL, "driverVersion", {.type = DP_CEL_ATTR_VERSION, .s = "550.54.15"}},
+                {NULL, "driverVersion", {.type = DP_CEL_ATTR_VERSION, .s = "550.54.15-rc.1+build.7"}},
         };
         dp_cel_capacity caps[1] = {{NULL, "memory", dp_quantity_from_int(80LL << 30, DP_QUANTITY_BINARY_SI)}};
         dp_cel_device dev = {"gpu.example.com", attrs, ELEMENTSOF(attrs), caps, 1, true};
@@ -93,6 +99,9 @@ int main(void) {
                         fprintf(stderr, "cel-failmalloc: %s: error %d without a message\n", expr, want.r);
                         return 1;
                 }
+                if (getenv("CEL_FAILMALLOC_VERBOSE"))
+                        printf("%s\n  -> %d %s %s\n", expr, want.r, want.r < 0 ? "" : want.matches ? "true" : "false",
+                               want.msg);
                 if (want.r == -ENOMEM) {
                         fprintf(stderr, "cel-failmalloc: %s: out of memory without failures\n", expr);
                         return 1;
