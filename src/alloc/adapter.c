@@ -40,6 +40,8 @@ struct dp_alloc_cluster {
         size_t n_programs, cap_programs;
         dp_hashmap *classes; /* name -> dp_device_class* */
         dp_hashmap *admin_ns; /* namespaces labelled for admin access */
+        const dp_device_taint_rule **rules; /* DeviceTaintRules with a selector, in object order */
+        size_t n_rules;
         mem m;
 };
 
@@ -84,6 +86,7 @@ dp_alloc_cluster *dp_alloc_cluster_free(dp_alloc_cluster *c) {
         if (!c) return NULL;
         dp_alloc_snapshot_free(c->snap);
         free(c->devs);
+        free(c->rules);
         for (size_t i = 0; i < c->n_programs; i++) dp_cel_program_free(c->programs[i]);
         free(c->programs);
         dp_hashmap_free(c->progs);
@@ -207,10 +210,9 @@ static int add_device(dp_alloc_cluster *c, uint32_t sl, adev *d, dp_error *err) 
         if (!taints) return -ENOMEM;
         for (size_t i = 0; i < dv->n_taints; i++)
                 taints[i] = (dp_alloc_taint){dv->taints[i].key, dv->taints[i].value, dv->taints[i].effect};
-        for (size_t i = 0; i < c->objs->n && nt < dv->n_taints + 16; i++) {
-                dp_object o = c->objs->items[i];
-                if (o.hdr->kind != DP_KIND_DEVICE_TAINT_RULE || !rule_matches(c, o.taint_rule, d)) continue;
-                const dp_taint *t = &o.taint_rule->taint;
+        for (size_t i = 0; i < c->n_rules && nt < dv->n_taints + 16; i++) {
+                if (!rule_matches(c, c->rules[i], d)) continue;
+                const dp_taint *t = &c->rules[i]->taint;
                 taints[nt++] = (dp_alloc_taint){t->key, t->value, t->effect};
         }
         dp_alloc_device_spec sp = {
@@ -330,7 +332,12 @@ int dp_alloc_cluster_new_opts(const dp_object_list *objs, const dp_alloc_cluster
         if (!c->snap || !c->progs || !c->classes || !c->admin_ns) return -ENOMEM;
         dp_alloc_set_selector_fn(c->snap, eval_cb, c);
         if (opts && opts->compat_groups_off) (void)dp_alloc_set_compat_groups(c->snap, false);
-        size_t ndev = 0;
+        size_t ndev = 0, nrules = 0;
+        for (size_t i = 0; i < objs->n; i++)
+                if (objs->items[i].hdr->kind == DP_KIND_DEVICE_TAINT_RULE) nrules++;
+        /* the rules once per snapshot, so that each device looks at the rules only */
+        c->rules = calloc(nrules + 1, sizeof(*c->rules));
+        if (!c->rules) return -ENOMEM;
         for (size_t i = 0; i < objs->n; i++) {
                 dp_object o = objs->items[i];
                 int r = 0;
@@ -352,6 +359,10 @@ int dp_alloc_cluster_new_opts(const dp_object_list *objs, const dp_alloc_cluster
                         break;
                 }
                 case DP_KIND_RESOURCE_SLICE: ndev += o.slice->n_devices; break;
+                case DP_KIND_DEVICE_TAINT_RULE:
+                        /* no selector at all selects nothing (rule_matches) */
+                        if (o.taint_rule->has_device_selector) c->rules[c->n_rules++] = o.taint_rule;
+                        break;
                 default: break;
                 }
                 if (r < 0) return r;
