@@ -315,6 +315,17 @@ static int mark_existing(dp_alloc_cluster *c, const dp_resource_claim *cl) {
         return 0;
 }
 
+int dp_alloc_parse_feature_gate(const char *arg, dp_alloc_cluster_options *opts) {
+        assert_return(arg && opts, -EINVAL);
+        if (streq(arg, "DRADeviceCompatibilityGroups=false"))
+                opts->compat_groups_off = true;
+        else if (streq(arg, "DRADeviceCompatibilityGroups=true"))
+                opts->compat_groups_off = false;
+        else
+                return -EINVAL;
+        return 0;
+}
+
 int dp_alloc_cluster_new(const dp_object_list *objs, dp_alloc_cluster **ret, dp_error *err) {
         return dp_alloc_cluster_new_opts(objs, NULL, ret, err);
 }

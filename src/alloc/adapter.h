@@ -40,6 +40,10 @@ int dp_alloc_cluster_new(const dp_object_list *objs, dp_alloc_cluster **ret, dp_
 typedef struct dp_alloc_cluster_options {
         bool compat_groups_off; /* DRADeviceCompatibilityGroups=false: pools with groups are incomplete */
 } dp_alloc_cluster_options;
+/* One --feature-gates argument ("DRADeviceCompatibilityGroups=true|false") into
+ * opts; -EINVAL for anything else (DP_ALLOC_FEATURE_GATES names the known). */
+#define DP_ALLOC_FEATURE_GATES "DRADeviceCompatibilityGroups=true|false"
+int dp_alloc_parse_feature_gate(const char *arg, dp_alloc_cluster_options *opts);
 int dp_alloc_cluster_new_opts(const dp_object_list *objs, const dp_alloc_cluster_options *opts, dp_alloc_cluster **ret,
                               dp_error *err);
 dp_alloc_cluster *dp_alloc_cluster_free(dp_alloc_cluster *c);

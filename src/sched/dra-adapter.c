@@ -70,10 +70,11 @@ static void marks_clear(claim_marks *cm) {
         *cm = (claim_marks){0};
 }
 
-int dp_sched_dra_new(const dp_object_list *view, dp_sched_dra **ret, dp_error *err) {
+int dp_sched_dra_new(const dp_object_list *view, const dp_alloc_cluster_options *opts, dp_sched_dra **ret,
+                     dp_error *err) {
         dp_sched_dra *d = calloc(1, sizeof(*d));
         if (!d) return -ENOMEM;
-        int r = dp_alloc_cluster_new(view, &d->cluster, err);
+        int r = dp_alloc_cluster_new_opts(view, opts, &d->cluster, err);
         if (r < 0) {
                 free(d);
                 return r;
@@ -160,13 +161,14 @@ int dp_sched_dra_claim_changed(dp_sched_dra *d, const dp_store *st, size_t slot)
         return mark_claim(d, o.claim, cm);
 }
 
-int dp_sched_dra_new_store(const dp_store *st, dp_sched_dra **ret, dp_error *err) {
+int dp_sched_dra_new_store(const dp_store *st, const dp_alloc_cluster_options *opts, dp_sched_dra **ret,
+                           dp_error *err) {
         static const dp_kind kinds[] = {DP_KIND_RESOURCE_SLICE, DP_KIND_DEVICE_CLASS, DP_KIND_NODE, DP_KIND_NAMESPACE,
                                         DP_KIND_DEVICE_TAINT_RULE};
         dp_sched_dra *d = calloc(1, sizeof(*d));
         if (!d) return -ENOMEM;
         int r = dp_store_view(st, kinds, ELEMENTSOF(kinds), &d->view);
-        if (r >= 0) r = dp_alloc_cluster_new(&d->view, &d->cluster, err);
+        if (r >= 0) r = dp_alloc_cluster_new_opts(&d->view, opts, &d->cluster, err);
         if (r < 0) {
                 dp_store_view_free(&d->view);
                 free(d);

@@ -16,16 +16,20 @@
  */
 #pragma once
 
+#include "alloc/adapter.h"
 #include "base/strbuf.h"
 #include "model/model.h"
 #include "sched/store.h"
 
 typedef struct dp_sched_dra dp_sched_dra;
 
-int dp_sched_dra_new(const dp_object_list *view, dp_sched_dra **ret, dp_error *err);
+/* `opts`: feature gates for the snapshot (NULL: defaults). */
+int dp_sched_dra_new(const dp_object_list *view, const dp_alloc_cluster_options *opts, dp_sched_dra **ret,
+                     dp_error *err);
 /* From the store as it is now; the objects it reads must stay unchanged
  * while it lives (any write to those kinds calls for a new one). */
-int dp_sched_dra_new_store(const dp_store *st, dp_sched_dra **ret, dp_error *err);
+int dp_sched_dra_new_store(const dp_store *st, const dp_alloc_cluster_options *opts, dp_sched_dra **ret,
+                           dp_error *err);
 /* The claim in `slot` changed (allocated, deallocated, deleted, or only its
  * reservations): give back what it held and mark what it holds now. */
 int dp_sched_dra_claim_changed(dp_sched_dra *d, const dp_store *st, size_t slot);

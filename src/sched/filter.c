@@ -922,7 +922,7 @@ static int sync_dra(dp_sched *s, dp_error *err) {
                 }
         }
         if (!s->dra) {
-                int r = dp_sched_dra_new_store(st, &s->dra, err);
+                int r = dp_sched_dra_new_store(st, &s->alloc_opts, &s->dra, err);
                 if (r < 0) return r;
                 s->dra_gen++;
         }
@@ -936,7 +936,7 @@ static int sync_dra(dp_sched *s, dp_error *err) {
  * only in this cycle's view) a fresh one from the view. */
 static int ensure_dra(cycle *c, dp_error *err) {
         if (c->dra) return 0;
-        if (c->s->n_assumed > 0) return dp_sched_dra_new(&c->view, &c->dra, err);
+        if (c->s->n_assumed > 0) return dp_sched_dra_new(&c->view, &c->s->alloc_opts, &c->dra, err);
         int r = sync_dra(c->s, err);
         if (r < 0) return r;
         c->dra = c->s->dra;

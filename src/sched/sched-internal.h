@@ -55,6 +55,7 @@ struct dp_sched {
         int64_t backoff_initial, backoff_max;
         int (*on_bind)(void *userdata, const char *ns, const char *name, dp_error *err);
         void *userdata;
+        dp_alloc_cluster_options alloc_opts;
         qpod **pods; /* in arrival order */
         size_t n_pods, cap_pods;
         /* the queue: pods QUEUED in a heap by priority then arrival, pods

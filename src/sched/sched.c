@@ -48,6 +48,7 @@ int dp_sched_new(dp_store *store, const dp_sched_config *cfg, dp_sched **ret) {
         s->backoff_max = cfg && cfg->backoff_max_ms > 0 ? cfg->backoff_max_ms : 10000;
         s->on_bind = cfg ? cfg->on_bind : NULL;
         s->userdata = cfg ? cfg->userdata : NULL;
+        if (cfg) s->alloc_opts = cfg->alloc;
         s->by_key = dp_hashmap_new();
         if (!s->name || !s->by_key) return dp_sched_free(s), -ENOMEM;
         *ret = s;

@@ -31,6 +31,7 @@
  */
 #pragma once
 
+#include "alloc/adapter.h"
 #include "sched/store.h"
 
 typedef enum { DP_SCORE_BINPACK = 0, DP_SCORE_SPREAD } dp_score_policy;
@@ -45,6 +46,7 @@ typedef struct dp_sched_config {
          * negative return ends dp_sched_run with that error. */
         int (*on_bind)(void *userdata, const char *ns, const char *name, dp_error *err);
         void *userdata;
+        dp_alloc_cluster_options alloc; /* feature gates for the allocator snapshot */
 } dp_sched_config;
 
 typedef enum {

@@ -632,7 +632,7 @@ int sim_run_new(const dp_sim_input *in, dp_sim_model force, sim_run **ret, dp_er
         r->in = in;
         r->force = force;
         if (!(r->store = dp_store_new())) return -ENOMEM;
-        dp_sched_config cfg = {.policy = in->policy, .on_bind = on_bind, .userdata = r};
+        dp_sched_config cfg = {.policy = in->policy, .on_bind = on_bind, .userdata = r, .alloc = in->alloc};
         int rr = dp_sched_new(r->store, &cfg, &r->sched);
         if (rr >= 0 && in->schedulers == 2) rr = dp_sched_new(r->store, &cfg, &r->sched2);
         if (rr < 0) return rr;

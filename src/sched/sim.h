@@ -79,6 +79,7 @@ typedef struct dp_sim_input {
         dp_doc_set *docs;
         size_t *k8s_docs;
         size_t n_k8s_docs;
+        dp_alloc_cluster_options alloc; /* feature gates (--feature-gates), set after loading */
 } dp_sim_input;
 
 dp_sim_input *dp_sim_input_free(dp_sim_input *in);

@@ -47,13 +47,9 @@ static int cmd_allocate(int argc, char **argv) {
                         }
                         break;
                 case 'g':
-                        if (streq(optarg, "DRADeviceCompatibilityGroups=false")) copts.compat_groups_off = true;
-                        else if (streq(optarg, "DRADeviceCompatibilityGroups=true")) copts.compat_groups_off = false;
-                        else {
-                                fprintf(stderr,
-                                        "devplane allocate: --feature-gates %s: known: "
-                                        "DRADeviceCompatibilityGroups=true|false\n",
-                                        optarg);
+                        if (dp_alloc_parse_feature_gate(optarg, &copts) < 0) {
+                                fprintf(stderr, "devplane allocate: --feature-gates %s: known: %s\n", optarg,
+                                        DP_ALLOC_FEATURE_GATES);
                                 return 2;
                         }
                         break;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0
- * devplane explain [pod] NAME [-f FILE|DIR...]
+ * devplane explain [pod] NAME [-f FILE|DIR...] [--feature-gates GATE=BOOL]
  * Why a pod is Pending (or where and how it runs), one screen (sched/sim.h). */
 #include <getopt.h>
 #include <stdio.h>
@@ -8,24 +8,36 @@
 #include "tools/devplane.h"
 
 static void usage(FILE *f) {
-        fprintf(f, "usage: devplane explain [pod] [NAMESPACE/]NAME [-f FILE|DIR...]\n\n"
+        fprintf(f, "usage: devplane explain [pod] [NAMESPACE/]NAME [-f FILE|DIR...]\n"
+                   "                        [--feature-gates DRADeviceCompatibilityGroups=true|false]\n\n"
                    "Simulates the input (as `devplane simulate` does; the built-in scenario without -f) and\n"
                    "says why the pod is Pending, as kube-scheduler sums it up, with the closest nodes' detail;\n"
                    "or where it runs, and whether it shares a physical GPU through time-slicing.\n"
+                   "--feature-gates: as `devplane simulate`.\n"
                    "Exit status: 0 explained, 2 bad input or no such pod.\n");
 }
 
 static int cmd_explain(int argc, char **argv) {
-        static const struct option opts[] = {
-                {"filename", required_argument, NULL, 'f'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+        static const struct option opts[] = {{"filename", required_argument, NULL, 'f'},
+                                             {"feature-gates", required_argument, NULL, 'g'},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {NULL, 0, NULL, 0}};
         _cleanup_free_ const char **paths = calloc((size_t)argc + 1, sizeof(char *));
         size_t n_paths = 0;
+        dp_alloc_cluster_options gates = {0};
         if (!paths) return 2;
         optind = 1;
         int c;
         while ((c = getopt_long(argc, argv, "f:h", opts, NULL)) >= 0) {
                 switch (c) {
                 case 'f': paths[n_paths++] = optarg; break;
+                case 'g':
+                        if (dp_alloc_parse_feature_gate(optarg, &gates) < 0) {
+                                fprintf(stderr, "devplane explain: --feature-gates %s: known: %s\n", optarg,
+                                        DP_ALLOC_FEATURE_GATES);
+                                return 2;
+                        }
+                        break;
                 case 'h': usage(stdout); return 0;
                 default: usage(stderr); return 2;
                 }
@@ -48,7 +60,10 @@ static int cmd_explain(int argc, char **argv) {
                 r = dp_sim_load_buffer(seed, len, "built-in scenario (examples/seed.yaml)", &in, &err);
         }
         _cleanup_strbuf_ dp_strbuf out = DP_STRBUF_INIT;
-        if (r >= 0) r = dp_sim_explain(in, pod, &out, &err);
+        if (r >= 0) {
+                in->alloc = gates;
+                r = dp_sim_explain(in, pod, &out, &err);
+        }
         if (r < 0) {
                 fprintf(stderr, "devplane explain: %s\n", r == -ENOMEM ? "out of memory" : dp_error_msg(&err));
                 return 2;

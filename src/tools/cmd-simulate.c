@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0
- * devplane simulate [-f FILE|DIR...] [-o table|json|yaml] [--report FILE.html]
+ * devplane simulate [-f FILE|DIR...] [-o table|json|yaml] [--report FILE.html] [--feature-gates GATE=BOOL]
  * A whole cluster in-process, V1 and V2 side by side (sched/sim.h), and the
  * HTML report (sched/html.h). */
 #include <getopt.h>
@@ -11,7 +11,8 @@
 #include "tools/devplane.h"
 
 static void usage(FILE *f) {
-        fprintf(f, "usage: devplane simulate [-f FILE|DIR...] [-o table|json|yaml] [--report FILE.html]\n\n"
+        fprintf(f, "usage: devplane simulate [-f FILE|DIR...] [-o table|json|yaml] [--report FILE.html]\n"
+                   "                         [--feature-gates DRADeviceCompatibilityGroups=true|false]\n\n"
                    "Runs a fleet (kind: Fleet), Kubernetes workload objects and a timeline (kind: Timeline)\n"
                    "through the scheduler, the DRA allocator and the device plugin logic, then prints where\n"
                    "every pod landed (node, devices, V1/V2), why pods are Pending, per-node and per-device use\n"
@@ -19,6 +20,8 @@ static void usage(FILE *f) {
                    "Without -f, runs the built-in scenario (examples/seed.yaml).\n"
                    "--report FILE.html also writes the report as one self-contained HTML page with pictures\n"
                    "(the fleet coloured by pods, partitions in their GPUs, V1 vs V2, Pending reasons, timeline).\n"
+                   "With DRADeviceCompatibilityGroups=false, pools whose devices carry compatibilityGroups\n"
+                   "are incomplete and skipped, as kube-scheduler does with that gate off.\n"
                    "Exit status: 0 the report was made (Pending pods included), 2 bad input.\n");
 }
 
@@ -36,12 +39,14 @@ static int cmd_simulate(int argc, char **argv) {
         static const struct option opts[] = {{"filename", required_argument, NULL, 'f'},
                                              {"output", required_argument, NULL, 'o'},
                                              {"report", required_argument, NULL, 'R'},
+                                             {"feature-gates", required_argument, NULL, 'g'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
         _cleanup_free_ const char **paths = calloc((size_t)argc + 1, sizeof(char *));
         size_t n_paths = 0;
         dp_sim_output fmt = DP_SIM_OUT_TABLE;
         const char *report = NULL;
+        dp_alloc_cluster_options gates = {0};
         if (!paths) return 2;
         optind = 1;
         int c;
@@ -67,6 +72,13 @@ static int cmd_simulate(int argc, char **argv) {
                         }
                         report = optarg;
                         break;
+                case 'g':
+                        if (dp_alloc_parse_feature_gate(optarg, &gates) < 0) {
+                                fprintf(stderr, "devplane simulate: --feature-gates %s: known: %s\n", optarg,
+                                        DP_ALLOC_FEATURE_GATES);
+                                return 2;
+                        }
+                        break;
                 case 'h': usage(stdout); return 0;
                 default: usage(stderr); return 2;
                 }
@@ -89,6 +101,7 @@ static int cmd_simulate(int argc, char **argv) {
                 fprintf(stderr, "devplane simulate: %s\n", r == -ENOMEM ? "out of memory" : dp_error_msg(&err));
                 return 2;
         }
+        in->alloc = gates;
         _cleanup_strbuf_ dp_strbuf out = DP_STRBUF_INIT;
         size_t pending = 0;
         r = dp_sim_report(in, fmt, &out, &pending, &err);
