@@ -27,10 +27,18 @@
  * rule (expr, relation, calc, member) at 250 on its own, so 4 x 250 holds any
  * nesting of those chains it admits; deeper trees are refused here with
  * "expression nesting exceeds 1000 levels" (deep macro nesting reaches the
- * parser limit first). Measured in the ASan build (RelWithDebInfo): a tree
- * 1000 deep compiles and evaluates within 2 MiB of stack; tests/cel/test-depth.c
- * checks it within 4 MiB, half the usual 8 MiB main stack. */
+ * parser limit first). The walks keep messages and overload resolution in
+ * CEL_NOINLINE helpers off the recursion, so a tree 1000 deep compiles and
+ * evaluates within 2 MiB of stack in the ASan build (RelWithDebInfo) and
+ * within 4 MiB with ASan at -O0 (6 to 8 MiB before the helpers were split
+ * out); tests/cel/test-depth.c checks it on a 4 MiB thread, half the usual
+ * 8 MiB main stack. */
 #define DP_CEL_MAX_AST_DEPTH 1000
+
+/* For helpers of the tree walks that run after the recursion into the
+ * children (messages, overload resolution): inlined, their locals would add
+ * to the frame of every recursion level. */
+#define CEL_NOINLINE __attribute__((noinline))
 
 /* ---- arena ---- */
 typedef struct cel_arena_chunk cel_arena_chunk;

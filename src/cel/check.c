@@ -232,6 +232,14 @@ static char *tname(checker *k, const cel_type *t, char *buf, size_t size) {
         return buf;
 }
 
+/* "<a><t1><b><t2><c>": a type error naming one or two types. Kept out of
+ * check() so that its name buffers are not part of every recursion level. */
+static CEL_NOINLINE void type_error(checker *k, uint32_t pos, const char *a, const cel_type *t1, const char *b,
+                                    const cel_type *t2, const char *c) {
+        char b1[128], b2[128];
+        cerr(k, pos, "%s%s%s%s%s", a, tname(k, t1, b1, sizeof b1), b, t2 ? tname(k, t2, b2, sizeof b2) : "", c);
+}
+
 static const cel_type *check(checker *k, cel_expr *e, const tscope *s);
 
 static const cel_type *lookup(const tscope *s, const char *n) {
@@ -252,8 +260,7 @@ static const cel_type *device_field(checker *k, const char *f) {
         return NULL;
 }
 
-static const cel_type *select_type(checker *k, cel_expr *e, const cel_type *ot) {
-        char b1[128];
+static CEL_NOINLINE const cel_type *select_type(checker *k, cel_expr *e, const cel_type *ot) {
         if (is_dyn(ot)) return &cel_t_dyn;
         switch (ot->kind) {
         case CT_MAP:
@@ -274,11 +281,11 @@ static const cel_type *select_type(checker *k, cel_expr *e, const cel_type *ot) 
         case CT_MESSAGE: return &cel_t_dyn;
         default: break;
         }
-        cerr(k, e->pos, "type '%s' does not support field selection", tname(k, ot, b1, sizeof b1));
+        type_error(k, e->pos, "type '", ot, "' does not support field selection", NULL, "");
         return &cel_t_error;
 }
 
-static const cel_type *check_call_special(checker *k, cel_expr *e, const cel_type **at, bool *handled) {
+static CEL_NOINLINE const cel_type *check_call_special(checker *k, cel_expr *e, const cel_type **at, bool *handled) {
         const char *fn = e->call.fn;
         char b1[128], b2[128];
         *handled = true;
@@ -357,7 +364,7 @@ static const cel_type *check_call_special(checker *k, cel_expr *e, const cel_typ
 }
 
 /* Kubernetes validates constant regular expressions at compile time. */
-static void check_regex_literal(checker *k, const cel_expr *e) {
+static CEL_NOINLINE void check_regex_literal(checker *k, const cel_expr *e) {
         const char *fn = e->call.fn;
         if (!streq(fn, "matches") && !streq(fn, "find") && !streq(fn, "findAll")) return;
         const cel_expr *pat = e->call.target ? (e->call.nargs ? e->call.args[0] : NULL)
@@ -386,6 +393,8 @@ static void check_regex_literal(checker *k, const cel_expr *e) {
         ((cel_expr *)e)->call.regex = re;
 }
 
+static const cel_type *resolve_call(checker *k, cel_expr *e, const cel_type **at, size_t n);
+
 static const cel_type *check_call(checker *k, cel_expr *e, const tscope *s) {
         check_regex_literal(k, e);
         size_t n = e->call.nargs + (e->call.target ? 1 : 0);
@@ -404,6 +413,13 @@ static const cel_type *check_call(checker *k, cel_expr *e, const tscope *s) {
         for (i = 0; i < n; i++)
                 if (at[i]->kind == CT_ERROR) bad = true;
         if (bad) return &cel_t_error;
+        return resolve_call(k, e, at, n);
+}
+
+/* The call's type from its argument types: the operators the checker knows,
+ * then the overload candidates planning found. */
+static CEL_NOINLINE const cel_type *resolve_call(checker *k, cel_expr *e, const cel_type **at, size_t n) {
+        size_t i;
         bool handled;
         const cel_type *r = check_call_special(k, e, e->call.target ? at + 1 : at, &handled);
         if (handled) return r;
@@ -461,179 +477,200 @@ static const cel_type *value_type(checker *k, cel_value v) {
         }
 }
 
-static const cel_type *check(checker *k, cel_expr *e, const tscope *s) {
+/* Recursion runs through check() and check_call() once per tree level
+ * (DP_CEL_MAX_AST_DEPTH of them): whatever is only needed after the children
+ * are checked (messages, overload resolution) lives in CEL_NOINLINE helpers
+ * so that it is not part of every level's frame. */
+static CEL_NOINLINE const cel_type *check_ident(checker *k, cel_expr *e, const tscope *s) {
         const cel_type *t = &cel_t_dyn;
-        char b1[128], b2[128];
-        switch (e->kind) {
-        case CE_CONST: t = value_type(k, e->c); break;
-        case CE_IDENT: {
-                const cel_type *lt = e->ident.slot == -2 ? NULL : lookup(s, e->ident.name);
-                if (lt) {
-                        t = lt;
-                        break;
-                }
-                const char *n = e->ident.name[0] == '.' ? e->ident.name + 1 : e->ident.name;
-                bool found = false;
-                for (size_t i = 0; i < k->env->n_vars; i++)
-                        if (streq(k->env->vars[i].name, n)) {
-                                t = k->env->vars[i].type;
-                                found = true;
-                        }
-                if (!found) {
-                        cerr(k, e->pos, "undeclared reference to '%s' (in container '%s')", n,
-                             k->env->container ? k->env->container : "");
-                        t = &cel_t_error;
-                }
-                break;
+        const cel_type *lt = e->ident.slot == -2 ? NULL : lookup(s, e->ident.name);
+        if (lt) {
+                t = lt;
+                return t;
         }
-        case CE_SELECT: {
-                const cel_type *ot = check(k, e->sel.operand, s);
-                if (ot->kind == CT_ERROR) {
-                        t = ot;
-                        break;
+        const char *n = e->ident.name[0] == '.' ? e->ident.name + 1 : e->ident.name;
+        bool found = false;
+        for (size_t i = 0; i < k->env->n_vars; i++)
+                if (streq(k->env->vars[i].name, n)) {
+                        t = k->env->vars[i].type;
+                        found = true;
                 }
-                if (e->sel.test_only) {
-                        if (!is_dyn(ot) && ot->kind == CT_OPTIONAL) ot = ot->p[0];
-                        if (!is_dyn(ot) && ot->kind != CT_MAP && ot->kind != CT_DEVICE && ot->kind != CT_MESSAGE) {
-                                cerr(k, e->pos, "type '%s' does not support field selection", tname(k, ot, b1, sizeof b1));
-                                t = &cel_t_error;
-                        } else if (ot->kind == CT_DEVICE && !device_field(k, e->sel.field)) {
-                                cerr(k, e->pos, "undefined field '%s'", e->sel.field);
-                                t = &cel_t_error;
-                        } else
-                                t = &cel_t_bool;
-                        break;
-                }
-                t = select_type(k, e, ot);
-                if (t->kind != CT_ERROR && (e->sel.optional || (!is_dyn(ot) && ot->kind == CT_OPTIONAL)))
-                        t = mk(k, CT_OPTIONAL, t, NULL);
-                break;
-        }
-        case CE_CALL: t = check_call(k, e, s); break;
-        case CE_LIST: {
-                const cel_type *el = NULL;
-                bool bad = false;
-                for (size_t i = 0; i < e->list.n; i++) {
-                        const cel_type *x = check(k, e->list.elems[i], s);
-                        if (x->kind == CT_ERROR) {
-                                bad = true;
-                                continue;
-                        }
-                        if (e->list.optional && e->list.optional[i]) {
-                                if (!is_dyn(x) && x->kind != CT_OPTIONAL) {
-                                        cerr(k, e->list.elems[i]->pos, "expected type 'optional_type' but found '%s'", tname(k, x, b1, sizeof b1));
-                                        bad = true;
-                                        continue;
-                                }
-                                if (!is_dyn(x)) x = x->p[0];
-                        }
-                        if (!el) el = x;
-                        else if (!type_eq(el, x)) {
-                                if (k->env->homogeneous_literals && !is_dyn(el) && !is_dyn(x) && !compatible(el, x)) {
-                                        cerr(k, e->list.elems[i]->pos, "expected type '%s' but found '%s'",
-                                             tname(k, el, b1, sizeof b1), tname(k, x, b2, sizeof b2));
-                                        bad = true;
-                                }
-                                el = join(k, el, x);
-                        }
-                }
-                t = bad ? &cel_t_error : mk(k, CT_LIST, el ? el : &t_free, NULL);
-                break;
-        }
-        case CE_MAP: {
-                const cel_type *kt = NULL, *vt = NULL;
-                bool bad = false;
-                for (size_t i = 0; i < e->map.n; i++) {
-                        const cel_type *x = check(k, e->map.entries[i].key, s);
-                        const cel_type *y = check(k, e->map.entries[i].value, s);
-                        if (x->kind == CT_ERROR || y->kind == CT_ERROR) {
-                                bad = true;
-                                continue;
-                        }
-                        if (!is_dyn(x) && x->kind != CT_STRING && x->kind != CT_INT && x->kind != CT_UINT &&
-                            x->kind != CT_BOOL) {
-                                cerr(k, e->map.entries[i].key->pos, "unsupported map key type: %s", tname(k, x, b1, sizeof b1));
-                                bad = true;
-                                continue;
-                        }
-                        if (e->map.entries[i].optional && !is_dyn(y)) {
-                                if (y->kind != CT_OPTIONAL) {
-                                        cerr(k, e->map.entries[i].value->pos, "expected type 'optional_type' but found '%s'", tname(k, y, b1, sizeof b1));
-                                        bad = true;
-                                        continue;
-                                }
-                                y = y->p[0];
-                        }
-                        if (!kt) {
-                                kt = x;
-                                vt = y;
-                                continue;
-                        }
-                        if (k->env->homogeneous_literals) {
-                                if (!compatible(kt, x)) {
-                                        cerr(k, e->map.entries[i].key->pos, "expected type '%s' but found '%s'", tname(k, kt, b1, sizeof b1), tname(k, x, b2, sizeof b2));
-                                        bad = true;
-                                }
-                                if (!compatible(vt, y)) {
-                                        cerr(k, e->map.entries[i].value->pos, "expected type '%s' but found '%s'", tname(k, vt, b1, sizeof b1), tname(k, y, b2, sizeof b2));
-                                        bad = true;
-                                }
-                        }
-                        kt = join(k, kt, x);
-                        vt = join(k, vt, y);
-                }
-                t = bad ? &cel_t_error : mk(k, CT_MAP, kt ? kt : &t_free, vt ? vt : &t_free);
-                break;
-        }
-        case CE_STRUCT: {
-                for (size_t i = 0; i < e->map.n; i++) check(k, e->map.entries[i].value, s);
-                cerr(k, e->pos, "undeclared reference to '%s' (in container '%s')", e->map.type_name,
+        if (!found) {
+                cerr(k, e->pos, "undeclared reference to '%s' (in container '%s')", n,
                      k->env->container ? k->env->container : "");
                 t = &cel_t_error;
-                break;
         }
-        case CE_COMPREHENSION: {
-                const cel_type *rt = check(k, e->comp.range, s);
-                if (rt->kind == CT_ERROR) {
-                        t = rt;
-                        break;
+        return t;
+}
+
+static CEL_NOINLINE const cel_type *check_select(checker *k, cel_expr *e, const tscope *s) {
+        const cel_type *t = &cel_t_dyn;
+        const cel_type *ot = check(k, e->sel.operand, s);
+        if (ot->kind == CT_ERROR) {
+                t = ot;
+                return t;
+        }
+        if (e->sel.test_only) {
+                if (!is_dyn(ot) && ot->kind == CT_OPTIONAL) ot = ot->p[0];
+                if (!is_dyn(ot) && ot->kind != CT_MAP && ot->kind != CT_DEVICE && ot->kind != CT_MESSAGE) {
+                        type_error(k, e->pos, "type '", ot, "' does not support field selection", NULL, "");
+                        t = &cel_t_error;
+                } else if (ot->kind == CT_DEVICE && !device_field(k, e->sel.field)) {
+                        cerr(k, e->pos, "undefined field '%s'", e->sel.field);
+                        t = &cel_t_error;
+                } else
+                        t = &cel_t_bool;
+                return t;
+        }
+        t = select_type(k, e, ot);
+        if (t->kind != CT_ERROR && (e->sel.optional || (!is_dyn(ot) && ot->kind == CT_OPTIONAL)))
+                t = mk(k, CT_OPTIONAL, t, NULL);
+        return t;
+}
+
+static CEL_NOINLINE const cel_type *check_list(checker *k, cel_expr *e, const tscope *s) {
+        const cel_type *t = &cel_t_dyn;
+        const cel_type *el = NULL;
+        bool bad = false;
+        for (size_t i = 0; i < e->list.n; i++) {
+                const cel_type *x = check(k, e->list.elems[i], s);
+                if (x->kind == CT_ERROR) {
+                        bad = true;
+                        continue;
                 }
-                const cel_type *v1 = &cel_t_dyn, *v2 = &cel_t_dyn;
-                if (is_dyn(rt)) {
-                } else if (rt->kind == CT_LIST) {
-                        if (e->comp.iter_var2) {
-                                v1 = &cel_t_int;
-                                v2 = rt->p[0];
-                        } else
-                                v1 = rt->p[0];
-                } else if (rt->kind == CT_MAP) {
+                if (e->list.optional && e->list.optional[i]) {
+                        if (!is_dyn(x) && x->kind != CT_OPTIONAL) {
+                                type_error(k, e->list.elems[i]->pos, "expected type 'optional_type' but found '", x, "'",
+                                           NULL, "");
+                                bad = true;
+                                continue;
+                        }
+                        if (!is_dyn(x)) x = x->p[0];
+                }
+                if (!el) el = x;
+                else if (!type_eq(el, x)) {
+                        if (k->env->homogeneous_literals && !is_dyn(el) && !is_dyn(x) && !compatible(el, x)) {
+                                type_error(k, e->list.elems[i]->pos, "expected type '", el, "' but found '", x, "'");
+                                bad = true;
+                        }
+                        el = join(k, el, x);
+                }
+        }
+        t = bad ? &cel_t_error : mk(k, CT_LIST, el ? el : &t_free, NULL);
+        return t;
+}
+
+static CEL_NOINLINE const cel_type *check_map(checker *k, cel_expr *e, const tscope *s) {
+        const cel_type *t = &cel_t_dyn;
+        const cel_type *kt = NULL, *vt = NULL;
+        bool bad = false;
+        for (size_t i = 0; i < e->map.n; i++) {
+                const cel_type *x = check(k, e->map.entries[i].key, s);
+                const cel_type *y = check(k, e->map.entries[i].value, s);
+                if (x->kind == CT_ERROR || y->kind == CT_ERROR) {
+                        bad = true;
+                        continue;
+                }
+                if (!is_dyn(x) && x->kind != CT_STRING && x->kind != CT_INT && x->kind != CT_UINT &&
+                    x->kind != CT_BOOL) {
+                        type_error(k, e->map.entries[i].key->pos, "unsupported map key type: ", x, "", NULL, "");
+                        bad = true;
+                        continue;
+                }
+                if (e->map.entries[i].optional && !is_dyn(y)) {
+                        if (y->kind != CT_OPTIONAL) {
+                                type_error(k, e->map.entries[i].value->pos, "expected type 'optional_type' but found '",
+                                           y, "'", NULL, "");
+                                bad = true;
+                                continue;
+                        }
+                        y = y->p[0];
+                }
+                if (!kt) {
+                        kt = x;
+                        vt = y;
+                        continue;
+                }
+                if (k->env->homogeneous_literals) {
+                        if (!compatible(kt, x)) {
+                                type_error(k, e->map.entries[i].key->pos, "expected type '", kt, "' but found '", x, "'");
+                                bad = true;
+                        }
+                        if (!compatible(vt, y)) {
+                                type_error(k, e->map.entries[i].value->pos, "expected type '", vt, "' but found '", y, "'");
+                                bad = true;
+                        }
+                }
+                kt = join(k, kt, x);
+                vt = join(k, vt, y);
+        }
+        t = bad ? &cel_t_error : mk(k, CT_MAP, kt ? kt : &t_free, vt ? vt : &t_free);
+        return t;
+}
+
+static CEL_NOINLINE const cel_type *check_struct(checker *k, cel_expr *e, const tscope *s) {
+        const cel_type *t = &cel_t_dyn;
+        for (size_t i = 0; i < e->map.n; i++) check(k, e->map.entries[i].value, s);
+        cerr(k, e->pos, "undeclared reference to '%s' (in container '%s')", e->map.type_name,
+             k->env->container ? k->env->container : "");
+        t = &cel_t_error;
+        return t;
+}
+
+static CEL_NOINLINE const cel_type *check_comp(checker *k, cel_expr *e, const tscope *s) {
+        const cel_type *t = &cel_t_dyn;
+        const cel_type *rt = check(k, e->comp.range, s);
+        if (rt->kind == CT_ERROR) {
+                t = rt;
+                return t;
+        }
+        const cel_type *v1 = &cel_t_dyn, *v2 = &cel_t_dyn;
+        if (is_dyn(rt)) {
+        } else if (rt->kind == CT_LIST) {
+                if (e->comp.iter_var2) {
+                        v1 = &cel_t_int;
+                        v2 = rt->p[0];
+                } else
                         v1 = rt->p[0];
-                        v2 = rt->p[1];
-                } else {
-                        cerr(k, e->comp.range->pos,
-                             "expression of type '%s' cannot be range of a comprehension (must be list, map, or dynamic)",
-                             tname(k, rt, b1, sizeof b1));
-                        t = &cel_t_error;
-                        break;
-                }
-                const cel_type *at = check(k, e->comp.accu_init, s);
-                tscope accu = {e->comp.accu_var, at, s};
-                tscope s1 = {e->comp.iter_var, v1, &accu};
-                tscope s2 = {e->comp.iter_var2 ? e->comp.iter_var2 : "", v2, &s1};
-                const cel_type *ct = check(k, e->comp.cond, &s2);
-                const cel_type *st = check(k, e->comp.step, &s2);
-                if (ct->kind == CT_ERROR || st->kind == CT_ERROR) {
-                        t = &cel_t_error;
-                        break;
-                }
-                /* an empty literal accumulator takes the step's type */
-                if (!is_dyn(st) && at->kind == st->kind) accu.type = join(k, st, st);
-                else if (!compatible(at, st)) accu.type = &cel_t_dyn;
-                if (at->kind == CT_LIST && is_dyn(at->p[0]) && st->kind == CT_LIST) accu.type = st;
-                if (at->kind == CT_MAP && is_dyn(at->p[0]) && st->kind == CT_MAP) accu.type = st;
-                t = check(k, e->comp.result, &accu);
-                break;
+        } else if (rt->kind == CT_MAP) {
+                v1 = rt->p[0];
+                v2 = rt->p[1];
+        } else {
+                type_error(k, e->comp.range->pos, "expression of type '", rt,
+                           "' cannot be range of a comprehension (must be list, map, or dynamic)", NULL, "");
+                t = &cel_t_error;
+                return t;
         }
+        const cel_type *at = check(k, e->comp.accu_init, s);
+        tscope accu = {e->comp.accu_var, at, s};
+        tscope s1 = {e->comp.iter_var, v1, &accu};
+        tscope s2 = {e->comp.iter_var2 ? e->comp.iter_var2 : "", v2, &s1};
+        const cel_type *ct = check(k, e->comp.cond, &s2);
+        const cel_type *st = check(k, e->comp.step, &s2);
+        if (ct->kind == CT_ERROR || st->kind == CT_ERROR) {
+                t = &cel_t_error;
+                return t;
+        }
+        /* an empty literal accumulator takes the step's type */
+        if (!is_dyn(st) && at->kind == st->kind) accu.type = join(k, st, st);
+        else if (!compatible(at, st)) accu.type = &cel_t_dyn;
+        if (at->kind == CT_LIST && is_dyn(at->p[0]) && st->kind == CT_LIST) accu.type = st;
+        if (at->kind == CT_MAP && is_dyn(at->p[0]) && st->kind == CT_MAP) accu.type = st;
+        t = check(k, e->comp.result, &accu);
+        return t;
+}
+
+static const cel_type *check(checker *k, cel_expr *e, const tscope *s) {
+        const cel_type *t = &cel_t_dyn;
+        switch (e->kind) {
+        case CE_CONST: t = value_type(k, e->c); break;
+        case CE_IDENT: t = check_ident(k, e, s); break;
+        case CE_SELECT: t = check_select(k, e, s); break;
+        case CE_CALL: t = check_call(k, e, s); break;
+        case CE_LIST: t = check_list(k, e, s); break;
+        case CE_MAP: t = check_map(k, e, s); break;
+        case CE_STRUCT: t = check_struct(k, e, s); break;
+        case CE_COMPREHENSION: t = check_comp(k, e, s); break;
         }
         e->type = t;
         return t;

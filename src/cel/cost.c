@@ -106,6 +106,18 @@ static shape shape_of(const cel_expr *e, const escope *s) {
         }
 }
 
+static uint64_t size_of(const cel_expr *e, const escope *s);
+
+/* map/filter/cel.bind */
+static CEL_NOINLINE uint64_t size_of_comp(const cel_expr *e, const escope *s) {
+        if (e->comp.range->kind == CE_LIST && e->comp.range->list.n == 0) {
+                escope b = {e->comp.accu_var, shape_of(e->comp.accu_init, s), size_of(e->comp.accu_init, s), s};
+                return size_of(e->comp.result, &b);
+        }
+        if (e->type && (e->type->kind == CT_BOOL || e->type->kind == CT_INT)) return 1;
+        return size_of(e->comp.range, s);
+}
+
 /* the largest size (characters, elements) a value of e can have */
 static uint64_t size_of(const cel_expr *e, const escope *s) {
         switch (shape_of(e, s)) {
@@ -147,14 +159,7 @@ static uint64_t size_of(const cel_expr *e, const escope *s) {
                         return 1;
                 break;
         }
-        case CE_COMPREHENSION:
-                /* map/filter/cel.bind */
-                if (e->comp.range->kind == CE_LIST && e->comp.range->list.n == 0) {
-                        escope b = {e->comp.accu_var, shape_of(e->comp.accu_init, s), size_of(e->comp.accu_init, s), s};
-                        return size_of(e->comp.result, &b);
-                }
-                if (e->type && (e->type->kind == CT_BOOL || e->type->kind == CT_INT)) return 1;
-                return size_of(e->comp.range, s);
+        case CE_COMPREHENSION: return size_of_comp(e, s);
         default: break;
         }
         if (e->type && (e->type->kind == CT_INT || e->type->kind == CT_UINT || e->type->kind == CT_DOUBLE ||
@@ -165,7 +170,9 @@ static uint64_t size_of(const cel_expr *e, const escope *s) {
 
 static uint64_t est(const cel_expr *e, const escope *s);
 
-static uint64_t call_est(const cel_expr *e, const escope *s) {
+/* The cost of the call itself, after its arguments: out of est() (and
+ * est_comp() below) so that their locals stay off every recursion level. */
+static CEL_NOINLINE uint64_t call_est(const cel_expr *e, const escope *s) {
         const char *fn = e->call.fn;
         const cel_expr *a0 = e->call.target ? e->call.target : (e->call.nargs ? e->call.args[0] : NULL);
         const cel_expr *a1 = e->call.target ? (e->call.nargs ? e->call.args[0] : NULL)
@@ -207,6 +214,40 @@ static uint64_t call_est(const cel_expr *e, const escope *s) {
         return 1;
 }
 
+static CEL_NOINLINE uint64_t est_comp(const cel_expr *e, const escope *s) {
+        const cel_expr *r = e->comp.range;
+        uint64_t n = size_of(r, s);
+        shape rs = shape_of(r, s);
+        shape k1 = SH_OTHER, k2 = SH_OTHER;
+        uint64_t s1 = UNBOUNDED, s2 = UNBOUNDED;
+        if (rs == SH_ATTRS || rs == SH_CAPS) {
+                k1 = SH_DOMAIN;
+                k2 = rs == SH_ATTRS ? SH_ATTRS_INNER : SH_CAPS_INNER;
+        } else if (rs == SH_ATTRS_INNER || rs == SH_CAPS_INNER) {
+                k1 = SH_ID;
+                k2 = rs == SH_ATTRS_INNER ? SH_VALUE : SH_SCALAR;
+        } else if (rs == SH_VALUE) {
+                k1 = SH_VALUE;
+        } else if (r->kind == CE_LIST) {
+                uint64_t m = 0;
+                for (size_t i = 0; i < r->list.n; i++) m = umax(m, size_of(r->list.elems[i], s));
+                s1 = m;
+        }
+        if (e->comp.iter_var2 && r->type && r->type->kind == CT_LIST) {
+                /* (index, value) */
+                k2 = k1;
+                s2 = s1;
+                k1 = SH_SCALAR;
+        }
+        escope accu = {e->comp.accu_var, shape_of(e->comp.accu_init, s), size_of(e->comp.accu_init, s), s};
+        escope v1 = {e->comp.iter_var, k1, s1, &accu};
+        escope v2 = {e->comp.iter_var2 ? e->comp.iter_var2 : "", k2, s2, &v1};
+        uint64_t per = sadd(est(e->comp.cond, &v2), est(e->comp.step, &v2));
+        uint64_t c = sadd(est(r, s), est(e->comp.accu_init, s));
+        c = sadd(c, smul(n, per));
+        return sadd(c, est(e->comp.result, &accu));
+}
+
 static uint64_t est(const cel_expr *e, const escope *s) {
         switch (e->kind) {
         case CE_CONST: return 0;
@@ -226,39 +267,7 @@ static uint64_t est(const cel_expr *e, const escope *s) {
                 }
                 return c;
         }
-        case CE_COMPREHENSION: {
-                const cel_expr *r = e->comp.range;
-                uint64_t n = size_of(r, s);
-                shape rs = shape_of(r, s);
-                shape k1 = SH_OTHER, k2 = SH_OTHER;
-                uint64_t s1 = UNBOUNDED, s2 = UNBOUNDED;
-                if (rs == SH_ATTRS || rs == SH_CAPS) {
-                        k1 = SH_DOMAIN;
-                        k2 = rs == SH_ATTRS ? SH_ATTRS_INNER : SH_CAPS_INNER;
-                } else if (rs == SH_ATTRS_INNER || rs == SH_CAPS_INNER) {
-                        k1 = SH_ID;
-                        k2 = rs == SH_ATTRS_INNER ? SH_VALUE : SH_SCALAR;
-                } else if (rs == SH_VALUE) {
-                        k1 = SH_VALUE;
-                } else if (r->kind == CE_LIST) {
-                        uint64_t m = 0;
-                        for (size_t i = 0; i < r->list.n; i++) m = umax(m, size_of(r->list.elems[i], s));
-                        s1 = m;
-                }
-                if (e->comp.iter_var2 && r->type && r->type->kind == CT_LIST) {
-                        /* (index, value) */
-                        k2 = k1;
-                        s2 = s1;
-                        k1 = SH_SCALAR;
-                }
-                escope accu = {e->comp.accu_var, shape_of(e->comp.accu_init, s), size_of(e->comp.accu_init, s), s};
-                escope v1 = {e->comp.iter_var, k1, s1, &accu};
-                escope v2 = {e->comp.iter_var2 ? e->comp.iter_var2 : "", k2, s2, &v1};
-                uint64_t per = sadd(est(e->comp.cond, &v2), est(e->comp.step, &v2));
-                uint64_t c = sadd(est(r, s), est(e->comp.accu_init, s));
-                c = sadd(c, smul(n, per));
-                return sadd(c, est(e->comp.result, &accu));
-        }
+        case CE_COMPREHENSION: return est_comp(e, s);
         case CE_CALL: {
                 const char *fn = e->call.fn;
                 if (!e->call.target && streq(fn, "_?_:_")) {

@@ -427,8 +427,9 @@ cel_value cel_call_overload(cel_ctx *c, const char *fn, const cel_value *args, s
         return cel_no_overload(c, fn);
 }
 
+static cel_value apply_call(cel_ctx *c, const cel_expr *e, const cel_value *args, size_t n);
+
 static cel_value eval_call(cel_ctx *c, const cel_expr *e, const frame *f) {
-        const char *fn = e->call.fn;
         if (!e->call.target) {
                 if (e->call.op == CEL_OP_AND) return eval_logic(c, e, f, true);
                 if (e->call.op == CEL_OP_OR) return eval_logic(c, e, f, false);
@@ -465,6 +466,13 @@ static cel_value eval_call(cel_ctx *c, const cel_expr *e, const frame *f) {
                         if (!charge(c, 1)) return fatal_val();
                         return args[i];
                 }
+        return apply_call(c, e, args, n);
+}
+
+/* The call on its evaluated arguments. Out of eval_call() so that its
+ * locals are not part of every recursion level's frame. */
+static CEL_NOINLINE cel_value apply_call(cel_ctx *c, const cel_expr *e, const cel_value *args, size_t n) {
+        const char *fn = e->call.fn;
         if (!e->call.target) {
                 if (e->call.op == CEL_OP_INDEX || e->call.op == CEL_OP_OPT_INDEX) {
                         if (!charge(c, 1)) return fatal_val();

@@ -113,77 +113,130 @@ static bool qname(const cel_expr *e, const scope *s, dp_strbuf *sb) {
         return false;
 }
 
+/* Helpers of plan() that run before or after the recursion into children:
+ * CEL_NOINLINE keeps their buffers out of every recursion level's frame. */
+
+/* An identifier: a declared variable (possibly in the container), a type
+ * name used as a value, or left for the checker to report. */
+static CEL_NOINLINE int plan_ident(cel_arena *a, const cel_env *env, cel_expr *e, const scope *s) {
+        if (in_scope(s, e->ident.name)) return 0;
+        const char *full;
+        bool rooted = e->ident.name[0] == '.';
+        if (find_var(env, a, e->ident.name, &full)) {
+                if (!full) return -ENOMEM;
+                e->ident.name = full;
+                if (rooted) e->ident.slot = -2; /* skips comprehension variables */
+                return 0;
+        }
+        const char *n = e->ident.name[0] == '.' ? e->ident.name + 1 : e->ident.name;
+        const cel_type *t = type_name_type(a, n);
+        if (t) {
+                e->kind = CE_CONST;
+                e->c = cel_typev(t);
+        }
+        return 0;
+}
+
+/* `a.b.c` naming a declared variable becomes that identifier: 1 when it
+ * did, 0 when it is a field selection, -ENOMEM. */
+static CEL_NOINLINE int plan_select_name(cel_arena *a, const cel_env *env, cel_expr *e, const scope *s) {
+        if (e->sel.test_only || e->sel.optional) return 0;
+        dp_strbuf sb = DP_STRBUF_INIT;
+        bool q = qname(e, s, &sb);
+        if (dp_strbuf_failed(&sb)) {
+                /* a truncated name would resolve to the wrong thing */
+                dp_strbuf_done(&sb);
+                return -ENOMEM;
+        }
+        const char *full = NULL;
+        const cel_var *v = q ? find_var(env, a, dp_strbuf_str(&sb), &full) : NULL;
+        dp_strbuf_done(&sb);
+        if (!v) return 0;
+        if (!full) return -ENOMEM;
+        e->kind = CE_IDENT;
+        e->ident.name = full;
+        e->ident.slot = -1;
+        return 1;
+}
+
+/* `sets.contains(...)`: a receiver that is a qualified name, not a
+ * variable, in front of a function of that namespace becomes a global call. */
+static CEL_NOINLINE int plan_namespaced_call(cel_arena *a, const cel_env *env, cel_expr *e, const scope *s) {
+        dp_strbuf sb = DP_STRBUF_INIT;
+        if (qname(e->call.target, s, &sb) && !dp_strbuf_failed(&sb)) {
+                const char *full;
+                const char *q = dp_strbuf_str(&sb);
+                if (q[0] == '.') q++;
+                if (!find_var(env, a, q, &full)) {
+                        dp_strbuf_printf(&sb, ".%s", e->call.fn);
+                        q = dp_strbuf_str(&sb);
+                        if (q[0] == '.') q++;
+                        if (!dp_strbuf_failed(&sb) && fn_exists(env, q, false)) {
+                                const char *fn = cel_strndup(a, q, strlen(q));
+                                if (!fn) {
+                                        dp_strbuf_done(&sb);
+                                        return -ENOMEM;
+                                }
+                                e->call.fn = fn;
+                                e->call.target = NULL;
+                        }
+                }
+        }
+        bool oom = dp_strbuf_failed(&sb);
+        dp_strbuf_done(&sb);
+        return oom ? -ENOMEM : 0; /* out of memory: a namespaced function left unresolved */
+}
+
+/* The evaluator's operator code and the overloads a call may dispatch to. */
+static CEL_NOINLINE int plan_candidates(cel_arena *a, const cel_env *env, cel_expr *e) {
+        static const struct {
+                const char *fn;
+                uint8_t op;
+        } ops[] = {{"_&&_", CEL_OP_AND},   {"_||_", CEL_OP_OR},   {"_?_:_", CEL_OP_COND},
+                   {"@not_strictly_false", CEL_OP_NOT_STRICTLY_FALSE}, {"_[_]", CEL_OP_INDEX},
+                   {"_[?_]", CEL_OP_OPT_INDEX}, {"_==_", CEL_OP_EQ}, {"_!=_", CEL_OP_NE},
+                   {"@in", CEL_OP_IN},      {"cel.@mapInsert", CEL_OP_MAP_INSERT}};
+        e->call.op = CEL_OP_CALL;
+        if (!e->call.target)
+                for (size_t i = 0; i < ELEMENTSOF(ops); i++)
+                        if (streq(e->call.fn, ops[i].fn)) e->call.op = ops[i].op;
+        bool member = e->call.target != NULL;
+        size_t want = e->call.nargs + (member ? 1 : 0), nt, cnt = 0;
+        const cel_overload *const *t = tables(&nt);
+        for (int pass = 0; pass < 2; pass++) {
+                for (size_t i = 0; i < nt; i++)
+                        for (const cel_overload *o = t[i]; o->fn; o++) {
+                                if (o->member != member || !(o->lib & env->libs) || !streq(o->fn, e->call.fn) ||
+                                    cel_sig_nargs(o->sig) != want)
+                                        continue;
+                                if (pass == 1) e->call.cands[cnt] = o;
+                                cnt++;
+                        }
+                if (pass == 0) {
+                        if (!cnt) break;
+                        e->call.cands = cel_alloc(a, cnt * sizeof(*e->call.cands));
+                        if (!e->call.cands) return -ENOMEM;
+                        e->call.ncands = cnt;
+                        cnt = 0;
+                }
+        }
+        return 0;
+}
+
 static int plan(cel_ast *ast, const cel_env *env, cel_expr *e, const scope *s) {
         cel_arena *a = &ast->arena;
         switch (e->kind) {
         case CE_CONST: return 0;
-        case CE_IDENT: {
-                if (in_scope(s, e->ident.name)) return 0;
-                const char *full;
-                bool rooted = e->ident.name[0] == '.';
-                if (find_var(env, a, e->ident.name, &full)) {
-                        if (!full) return -ENOMEM;
-                        e->ident.name = full;
-                        if (rooted) e->ident.slot = -2; /* skips comprehension variables */
-                        return 0;
-                }
-                const char *n = e->ident.name[0] == '.' ? e->ident.name + 1 : e->ident.name;
-                const cel_type *t = type_name_type(a, n);
-                if (t) {
-                        e->kind = CE_CONST;
-                        e->c = cel_typev(t);
-                }
-                return 0;
-        }
+        case CE_IDENT: return plan_ident(a, env, e, s);
         case CE_SELECT: {
-                if (!e->sel.test_only && !e->sel.optional) {
-                        dp_strbuf sb = DP_STRBUF_INIT;
-                        bool q = qname(e, s, &sb);
-                        if (dp_strbuf_failed(&sb)) {
-                                /* a truncated name would resolve to the wrong thing */
-                                dp_strbuf_done(&sb);
-                                return -ENOMEM;
-                        }
-                        if (q) {
-                                const char *full;
-                                if (find_var(env, a, dp_strbuf_str(&sb), &full)) {
-                                        dp_strbuf_done(&sb);
-                                        if (!full) return -ENOMEM;
-                                        e->kind = CE_IDENT;
-                                        e->ident.name = full;
-                                        e->ident.slot = -1;
-                                        return 0;
-                                }
-                        }
-                        dp_strbuf_done(&sb);
-                }
+                int r = plan_select_name(a, env, e, s);
+                if (r != 0) return r < 0 ? r : 0; /* 1: the select named a variable */
                 return plan(ast, env, e->sel.operand, s);
         }
         case CE_CALL: {
                 if (e->call.target) {
-                        dp_strbuf sb = DP_STRBUF_INIT;
-                        if (qname(e->call.target, s, &sb) && !dp_strbuf_failed(&sb)) {
-                                const char *full;
-                                const char *q = dp_strbuf_str(&sb);
-                                if (q[0] == '.') q++;
-                                if (!find_var(env, a, q, &full)) {
-                                        dp_strbuf_printf(&sb, ".%s", e->call.fn);
-                                        q = dp_strbuf_str(&sb);
-                                        if (q[0] == '.') q++;
-                                        if (!dp_strbuf_failed(&sb) && fn_exists(env, q, false)) {
-                                                const char *fn = cel_strndup(a, q, strlen(q));
-                                                if (!fn) {
-                                                        dp_strbuf_done(&sb);
-                                                        return -ENOMEM;
-                                                }
-                                                e->call.fn = fn;
-                                                e->call.target = NULL;
-                                        }
-                                }
-                        }
-                        bool oom = dp_strbuf_failed(&sb);
-                        dp_strbuf_done(&sb);
-                        if (oom) return -ENOMEM; /* a namespaced function left unresolved */
+                        int q = plan_namespaced_call(a, env, e, s);
+                        if (q < 0) return q;
                         if (e->call.target) {
                                 int r = plan(ast, env, e->call.target, s);
                                 if (r < 0) return r;
@@ -193,38 +246,7 @@ static int plan(cel_ast *ast, const cel_env *env, cel_expr *e, const scope *s) {
                         int r = plan(ast, env, e->call.args[i], s);
                         if (r < 0) return r;
                 }
-                static const struct {
-                        const char *fn;
-                        uint8_t op;
-                } ops[] = {{"_&&_", CEL_OP_AND},   {"_||_", CEL_OP_OR},   {"_?_:_", CEL_OP_COND},
-                           {"@not_strictly_false", CEL_OP_NOT_STRICTLY_FALSE}, {"_[_]", CEL_OP_INDEX},
-                           {"_[?_]", CEL_OP_OPT_INDEX}, {"_==_", CEL_OP_EQ}, {"_!=_", CEL_OP_NE},
-                           {"@in", CEL_OP_IN},      {"cel.@mapInsert", CEL_OP_MAP_INSERT}};
-                e->call.op = CEL_OP_CALL;
-                if (!e->call.target)
-                        for (size_t i = 0; i < ELEMENTSOF(ops); i++)
-                                if (streq(e->call.fn, ops[i].fn)) e->call.op = ops[i].op;
-                bool member = e->call.target != NULL;
-                size_t want = e->call.nargs + (member ? 1 : 0), nt, cnt = 0;
-                const cel_overload *const *t = tables(&nt);
-                for (int pass = 0; pass < 2; pass++) {
-                        for (size_t i = 0; i < nt; i++)
-                                for (const cel_overload *o = t[i]; o->fn; o++) {
-                                        if (o->member != member || !(o->lib & env->libs) || !streq(o->fn, e->call.fn) ||
-                                            cel_sig_nargs(o->sig) != want)
-                                                continue;
-                                        if (pass == 1) e->call.cands[cnt] = o;
-                                        cnt++;
-                                }
-                        if (pass == 0) {
-                                if (!cnt) break;
-                                e->call.cands = cel_alloc(a, cnt * sizeof(*e->call.cands));
-                                if (!e->call.cands) return -ENOMEM;
-                                e->call.ncands = cnt;
-                                cnt = 0;
-                        }
-                }
-                return 0;
+                return plan_candidates(a, env, e);
         }
         case CE_LIST:
                 for (size_t i = 0; i < e->list.n; i++) {
