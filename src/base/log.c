@@ -6,6 +6,7 @@
 
 static const char *log_component = "devplane";
 static dp_log_level log_max = DP_LOG_INFO;
+static dp_log_formatter_fn log_formatter;
 
 void dp_log_setup(const char *component, dp_log_level max_level) {
         if (component) log_component = component;
@@ -13,6 +14,8 @@ void dp_log_setup(const char *component, dp_log_level max_level) {
 }
 
 dp_log_level dp_log_get_max_level(void) { return log_max; }
+
+void dp_log_set_formatter(dp_log_formatter_fn fn) { log_formatter = fn; }
 
 void dp_log(dp_log_level level, const char *fmt, ...) {
         if (level > log_max) return;
@@ -23,5 +26,9 @@ void dp_log(dp_log_level level, const char *fmt, ...) {
         va_start(ap, fmt);
         vsnprintf(line, sizeof line, fmt, ap);
         va_end(ap);
-        fprintf(stderr, "devplane[%s] %s: %s\n", log_component, names[level] ? names[level] : "?", line);
+        const char *name = names[level] ? names[level] : "?";
+        if (log_formatter)
+                log_formatter(level, name, log_component, line);
+        else
+                fprintf(stderr, "devplane[%s] %s: %s\n", log_component, name, line);
 }

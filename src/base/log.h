@@ -2,7 +2,8 @@
  *
  * log.h — the one global in devplane: the logger. Lines go to stderr as
  *   "devplane[agent] level: message".
- * Level and component name are set once by the front end.
+ * Level and component name are set once by the front end; a formatter
+ * (dp_log_set_formatter) may write each line another way.
  */
 #pragma once
 
@@ -13,6 +14,13 @@ typedef enum { DP_LOG_ERR = 3, DP_LOG_WARNING = 4, DP_LOG_INFO = 6, DP_LOG_DEBUG
 void dp_log_setup(const char *component, dp_log_level max_level);
 dp_log_level dp_log_get_max_level(void);
 void dp_log(dp_log_level level, const char *fmt, ...) _printf_(2, 3);
+
+/* A formatter replaces the text line (the agent's --log-format json): it
+ * gets the level, its name ("error", "warning", "info", "debug"), the
+ * component and the formatted message (at most 4 KiB), and writes them
+ * where it wants. NULL restores "devplane[COMPONENT] LEVEL: MESSAGE". */
+typedef void (*dp_log_formatter_fn)(dp_log_level level, const char *level_name, const char *component, const char *msg);
+void dp_log_set_formatter(dp_log_formatter_fn fn);
 
 #define log_error(...) dp_log(DP_LOG_ERR, __VA_ARGS__)
 #define log_warning(...) dp_log(DP_LOG_WARNING, __VA_ARGS__)

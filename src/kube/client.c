@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0
  * HTTPS requests to the API server: libcurl's multi interface driven by
- * the daemon's dp_loop (see kube.h for why). */
-#include <curl/curl.h>
+ * the daemon's dp_loop (see kube.h for why). libcurl is dlopen()ed on the
+ * first client (curl-load.c): every call goes through dp_curl. */
 #include <fcntl.h>
 #include <stdio.h>
 
 #include "base/doc.h"
 #include "base/log.h"
 #include "base/strbuf.h"
+#include "kube/curl-api.h"
 #include "kube/kube.h"
 
 struct dp_kube_client {
@@ -52,10 +53,10 @@ static void request_free(dp_kube_request *r) {
                 c->requests = r->next;
         if (r->next) r->next->prev = r->prev;
         if (r->easy) {
-                curl_multi_remove_handle(c->multi, r->easy);
-                curl_easy_cleanup(r->easy);
+                dp_curl.multi_remove_handle(c->multi, r->easy);
+                dp_curl.easy_cleanup(r->easy);
         }
-        curl_slist_free_all(r->headers);
+        dp_curl.slist_free_all(r->headers);
         free(r->body);
         dp_strbuf_done(&r->resp);
         free(r);
@@ -64,18 +65,18 @@ static void request_free(dp_kube_request *r) {
 static void check_done(dp_kube_client *c) {
         CURLMsg *m;
         int left;
-        while ((m = curl_multi_info_read(c->multi, &left))) {
+        while ((m = dp_curl.multi_info_read(c->multi, &left))) {
                 if (m->msg != CURLMSG_DONE) continue;
                 dp_kube_request *r = NULL;
-                curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&r);
+                dp_curl.easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&r);
                 if (!r) continue;
                 long status = 0;
                 CURLcode res = m->data.result;
-                if (res == CURLE_OK) curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &status);
+                if (res == CURLE_OK) dp_curl.easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &status);
                 const char *msg = NULL;
                 if (res != CURLE_OK) {
                         msg = r->too_big ? "response larger than the limit"
-                                         : (r->errbuf[0] ? r->errbuf : curl_easy_strerror(res));
+                                         : (r->errbuf[0] ? r->errbuf : dp_curl.easy_strerror(res));
                         status = 0;
                 }
                 c->n_requests++;
@@ -83,7 +84,7 @@ static void check_done(dp_kube_client *c) {
                 dp_kube_done_fn done = r->done;
                 void *ud = r->userdata;
                 /* Detach first: the callback may start new requests. */
-                curl_multi_remove_handle(c->multi, r->easy);
+                dp_curl.multi_remove_handle(c->multi, r->easy);
                 if (dp_strbuf_failed(&r->resp)) {
                         status = 0;
                         msg = "out of memory";
@@ -96,7 +97,7 @@ static void check_done(dp_kube_client *c) {
 static int on_timer(dp_loop_source *s, uint64_t now, void *ud) {
         dp_kube_client *c = ud;
         int running;
-        curl_multi_socket_action(c->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+        dp_curl.multi_socket_action(c->multi, CURL_SOCKET_TIMEOUT, 0, &running);
         check_done(c);
         return 0;
 }
@@ -107,7 +108,7 @@ static int on_socket_event(dp_loop_source *s, int fd, uint32_t events, void *ud)
         if (events & EPOLLIN) flags |= CURL_CSELECT_IN;
         if (events & EPOLLOUT) flags |= CURL_CSELECT_OUT;
         if (events & (EPOLLERR | EPOLLHUP)) flags |= CURL_CSELECT_ERR;
-        curl_multi_socket_action(c->multi, fd, flags, &running);
+        dp_curl.multi_socket_action(c->multi, fd, flags, &running);
         check_done(c);
         return 0;
 }
@@ -119,7 +120,7 @@ static int socket_cb(CURL *easy, curl_socket_t fd, int what, void *userp, void *
                 if (w) {
                         dp_loop_source_free(w->src);
                         free(w);
-                        curl_multi_assign(c->multi, fd, NULL);
+                        dp_curl.multi_assign(c->multi, fd, NULL);
                 }
                 return 0;
         }
@@ -132,7 +133,7 @@ static int socket_cb(CURL *easy, curl_socket_t fd, int what, void *userp, void *
                         free(w);
                         return -1;
                 }
-                curl_multi_assign(c->multi, fd, w);
+                dp_curl.multi_assign(c->multi, fd, w);
                 return 0;
         }
         return dp_loop_source_set_events(w->src, ev) < 0 ? -1 : 0;
@@ -156,7 +157,7 @@ static size_t write_cb(char *ptr, size_t size, size_t nmemb, void *ud) {
         dp_strbuf_append(&r->resp, ptr, n);
         if (!r->line || dp_strbuf_failed(&r->resp)) return n;
         long status = 0;
-        curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &status);
+        dp_curl.easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &status);
         if (status != 200) return n; /* an error body: kept whole for done */
         size_t start = 0;
         for (size_t i = 0; i < r->resp.len; i++)
@@ -184,11 +185,8 @@ static char *dup_blob(const char *p, size_t n) {
 
 int dp_kube_client_new(dp_loop *l, const dp_kube_config *cfg, dp_kube_client **ret) {
         assert_return(l && cfg && cfg->server && ret, -EINVAL);
-        static bool global_done;
-        if (!global_done) {
-                if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) return -EIO;
-                global_done = true;
-        }
+        int q = dp_kube_curl_load(NULL, NULL);
+        if (q < 0) return q;
         _cleanup_(dp_kube_client_freep) dp_kube_client *c = calloc(1, sizeof *c);
         if (!c) return -ENOMEM;
         c->loop = l;
@@ -209,14 +207,14 @@ int dp_kube_client_new(dp_loop *l, const dp_kube_config *cfg, dp_kube_client **r
             (cfg->key_file && !c->key_file) || (cfg->token && !c->token) || (cfg->token_file && !c->token_file) ||
             (cfg->ca_data && !c->ca_data) || (cfg->cert_data && !c->cert_data) || (cfg->key_data && !c->key_data))
                 return -ENOMEM;
-        c->multi = curl_multi_init();
+        c->multi = dp_curl.multi_init();
         if (!c->multi) return -EIO;
         int r = dp_loop_add_timer(l, 0, on_timer, c, &c->timer);
         if (r < 0) return r;
-        curl_multi_setopt(c->multi, CURLMOPT_SOCKETFUNCTION, socket_cb);
-        curl_multi_setopt(c->multi, CURLMOPT_SOCKETDATA, c);
-        curl_multi_setopt(c->multi, CURLMOPT_TIMERFUNCTION, timer_cb);
-        curl_multi_setopt(c->multi, CURLMOPT_TIMERDATA, c);
+        dp_curl.multi_setopt(c->multi, CURLMOPT_SOCKETFUNCTION, socket_cb);
+        dp_curl.multi_setopt(c->multi, CURLMOPT_SOCKETDATA, c);
+        dp_curl.multi_setopt(c->multi, CURLMOPT_TIMERFUNCTION, timer_cb);
+        dp_curl.multi_setopt(c->multi, CURLMOPT_TIMERDATA, c);
         *ret = TAKE_PTR(c);
         return 0;
 }
@@ -225,7 +223,7 @@ dp_kube_client *dp_kube_client_free(dp_kube_client *c) {
         if (!c) return NULL;
         while (c->requests)
                 request_free(c->requests);
-        if (c->multi) curl_multi_cleanup(c->multi); /* removes its sockets through socket_cb */
+        if (c->multi) dp_curl.multi_cleanup(c->multi); /* removes its sockets through socket_cb */
         dp_loop_source_free(c->timer);
         free(c->server);
         free(c->ca_file);
@@ -268,7 +266,7 @@ static char *current_token(const dp_kube_client *c) {
 
 static int blob_opt(CURL *e, CURLoption opt, char *data, size_t len) {
         struct curl_blob b = {.data = data, .len = len, .flags = CURL_BLOB_NOCOPY};
-        return curl_easy_setopt(e, opt, &b) == CURLE_OK ? 0 : -EIO;
+        return dp_curl.easy_setopt(e, opt, &b) == CURLE_OK ? 0 : -EIO;
 }
 
 static int setup_easy(dp_kube_client *c, dp_kube_request *r, const char *method, const char *path, size_t len,
@@ -278,40 +276,41 @@ static int setup_easy(dp_kube_client *c, dp_kube_request *r, const char *method,
         _cleanup_free_ char *tok = current_token(c);
         _cleanup_free_ char *auth = tok ? dp_asprintf("Authorization: Bearer %s", tok) : NULL;
         if (!url || (tok && !auth)) return -ENOMEM;
-        struct curl_slist *h = curl_slist_append(NULL, "Accept: application/json");
-        if (h && r->body) h = curl_slist_append(h, "Content-Type: application/json") ? h : NULL;
-        if (h && auth) h = curl_slist_append(h, auth) ? h : NULL;
+        struct curl_slist *h = dp_curl.slist_append(NULL, "Accept: application/json");
+        if (h && r->body) h = dp_curl.slist_append(h, "Content-Type: application/json") ? h : NULL;
+        if (h && auth) h = dp_curl.slist_append(h, auth) ? h : NULL;
         if (!h) return -ENOMEM;
         r->headers = h;
-        curl_easy_setopt(e, CURLOPT_URL, url);
-        curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, method);
-        curl_easy_setopt(e, CURLOPT_HTTPHEADER, r->headers);
-        curl_easy_setopt(e, CURLOPT_USERAGENT, "devplane/" DP_VERSION);
-        curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-        curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "https,http");
-        curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, 5000L);
-        curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, r->line ? (long)timeout_ms : (long)(timeout_ms ? timeout_ms : 30000));
-        curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, write_cb);
-        curl_easy_setopt(e, CURLOPT_WRITEDATA, r);
-        curl_easy_setopt(e, CURLOPT_ERRORBUFFER, r->errbuf);
-        curl_easy_setopt(e, CURLOPT_PRIVATE, r);
+        dp_curl.easy_setopt(e, CURLOPT_URL, url);
+        dp_curl.easy_setopt(e, CURLOPT_CUSTOMREQUEST, method);
+        dp_curl.easy_setopt(e, CURLOPT_HTTPHEADER, r->headers);
+        dp_curl.easy_setopt(e, CURLOPT_USERAGENT, "devplane/" DP_VERSION);
+        dp_curl.easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+        dp_curl.easy_setopt(e, CURLOPT_PROTOCOLS_STR, "https,http");
+        dp_curl.easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, 5000L);
+        dp_curl.easy_setopt(e, CURLOPT_TIMEOUT_MS,
+                            r->line ? (long)timeout_ms : (long)(timeout_ms ? timeout_ms : 30000));
+        dp_curl.easy_setopt(e, CURLOPT_WRITEFUNCTION, write_cb);
+        dp_curl.easy_setopt(e, CURLOPT_WRITEDATA, r);
+        dp_curl.easy_setopt(e, CURLOPT_ERRORBUFFER, r->errbuf);
+        dp_curl.easy_setopt(e, CURLOPT_PRIVATE, r);
         if (r->body) {
-                curl_easy_setopt(e, CURLOPT_POSTFIELDS, r->body);
-                curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
+                dp_curl.easy_setopt(e, CURLOPT_POSTFIELDS, r->body);
+                dp_curl.easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
         } else if (streq(method, "GET")) {
-                curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
+                dp_curl.easy_setopt(e, CURLOPT_HTTPGET, 1L);
         }
         if (c->insecure) {
-                curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
-                curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
+                dp_curl.easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
+                dp_curl.easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
         }
-        if (c->ca_file) curl_easy_setopt(e, CURLOPT_CAINFO, c->ca_file);
+        if (c->ca_file) dp_curl.easy_setopt(e, CURLOPT_CAINFO, c->ca_file);
         if (c->ca_data && blob_opt(e, CURLOPT_CAINFO_BLOB, c->ca_data, c->ca_len) < 0) return -EIO;
-        if (c->cert_file) curl_easy_setopt(e, CURLOPT_SSLCERT, c->cert_file);
+        if (c->cert_file) dp_curl.easy_setopt(e, CURLOPT_SSLCERT, c->cert_file);
         if (c->cert_data && blob_opt(e, CURLOPT_SSLCERT_BLOB, c->cert_data, c->cert_len) < 0) return -EIO;
-        if (c->key_file) curl_easy_setopt(e, CURLOPT_SSLKEY, c->key_file);
+        if (c->key_file) dp_curl.easy_setopt(e, CURLOPT_SSLKEY, c->key_file);
         if (c->key_data && blob_opt(e, CURLOPT_SSLKEY_BLOB, c->key_data, c->key_len) < 0) return -EIO;
-        if (c->cert_file || c->cert_data) curl_easy_setopt(e, CURLOPT_SSLCERTTYPE, "PEM");
+        if (c->cert_file || c->cert_data) dp_curl.easy_setopt(e, CURLOPT_SSLCERTTYPE, "PEM");
         return 0;
 }
 
@@ -330,12 +329,12 @@ static int request_start(dp_kube_client *c, const char *method, const char *path
         c->requests = r;
         int q = 0;
         if (body && !(r->body = dup_blob(body, len))) q = -ENOMEM;
-        if (q >= 0 && !(r->easy = curl_easy_init())) q = -EIO;
+        if (q >= 0 && !(r->easy = dp_curl.easy_init())) q = -EIO;
         if (q >= 0) q = setup_easy(c, r, method, path, len, timeout_ms);
-        if (q >= 0 && curl_multi_add_handle(c->multi, r->easy) != CURLM_OK) q = -EIO;
+        if (q >= 0 && dp_curl.multi_add_handle(c->multi, r->easy) != CURLM_OK) q = -EIO;
         if (q < 0) {
                 if (r->easy) {
-                        curl_easy_cleanup(r->easy);
+                        dp_curl.easy_cleanup(r->easy);
                         r->easy = NULL;
                 }
                 request_free(r);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
  * kube.h — a small Kubernetes API client for the node agent: credentials
- * (kubeconfig or in-cluster), HTTPS requests through libcurl driven by the
+ * (kubeconfig or in-cluster), HTTPS requests through libcurl (loaded with
+ * dlopen only when a client is made, kube/curl-api.h) driven by the
  * daemon's dp_loop, ResourceSlice publication and ResourceClaim reads
  * (docs/deploy.md, "Kubernetes API").
  *
@@ -68,6 +69,17 @@ int dp_kube_config_in_cluster(const char *sa_dir, dp_kube_config **ret, dp_error
  * -EINVAL on a bad character. *ret is NUL-terminated. */
 int dp_kube_base64_decode(const char *s, size_t len, char **ret, size_t *ret_len);
 
+/* ---- libcurl, loaded at run time (kube/curl-load.c) ---------------------- */
+
+/* dlopen("libcurl.so.4") ($DP_CURL_LIBRARY replaces the name) and resolve
+ * the functions the client calls; once per process, later calls return 0.
+ * `what` names the user in the message (NULL: "the Kubernetes API
+ * client"): -ENOENT "--kubeconfig needs libcurl.so.4: <dlerror> ..." when
+ * the library or a symbol is missing, -EIO when curl_global_init fails.
+ * dp_kube_client_new() calls it; a front end calls it first for the clear
+ * message. */
+int dp_kube_curl_load(const char *what, dp_error *err);
+
 /* ---- requests (kube/client.c) -------------------------------------------- */
 
 typedef struct dp_kube_client dp_kube_client;
@@ -79,7 +91,8 @@ typedef struct dp_kube_request dp_kube_request;
  * request is freed right after the callback returns. */
 typedef void (*dp_kube_done_fn)(long status, const char *body, size_t len, const char *errmsg, void *userdata);
 
-/* Copies what it needs from cfg. -ENOMEM, -EIO (curl init). */
+/* Copies what it needs from cfg. -ENOMEM, -EIO (curl init), -ENOENT (no
+ * libcurl: dp_kube_curl_load()). */
 int dp_kube_client_new(dp_loop *l, const dp_kube_config *cfg, dp_kube_client **ret);
 /* Cancels every request without calling back. */
 dp_kube_client *dp_kube_client_free(dp_kube_client *c);

@@ -6,6 +6,7 @@
 #include "agent/agent.h"
 #include "base/log.h"
 #include "devices/backend.h"
+#include "kube/kube.h"
 #include "tools/devplane.h"
 
 static void agent_usage(FILE *f) {
@@ -36,7 +37,8 @@ static void agent_usage(FILE *f) {
                    "--allow-multiple-allocations publishes every device with allowMultipleAllocations: claims\n"
                    "share a device up to its consumable capacity.\n"
                    "--kubeconfig or --in-cluster (the pod's service account) publish the ResourceSlices to the\n"
-                   "Kubernetes API (resource.k8s.io/v1) and read claims from it instead of --claims-dir;\n"
+                   "Kubernetes API (resource.k8s.io/v1) and read claims from it instead of --claims-dir\n"
+                   "(through libcurl.so.4, loaded then; $DP_CURL_LIBRARY names another file);\n"
                    "failed API requests are retried with exponential backoff (up to --api-backoff-max-ms,\n"
                    "default 30000) without holding up V1 or claims already prepared.\n"
                    "--metrics-addr serves Prometheus metrics at http://HOST:PORT/metrics; --log-format json\n"
@@ -227,6 +229,16 @@ static int cmd_agent(int argc, char **argv) {
                 return 1;
         }
         dp_log_setup("agent", verbose ? DP_LOG_DEBUG : DP_LOG_INFO);
+        if (o.kubeconfig || o.in_cluster) {
+                /* libcurl is loaded only for the API client, before anything
+                 * else starts: a node without it fails here, with its name. */
+                dp_error ce = DP_ERROR_INIT;
+                int cr = dp_kube_curl_load(o.kubeconfig ? "--kubeconfig" : "--in-cluster", &ce);
+                if (cr < 0) {
+                        log_error("%s", dp_error_msg(&ce));
+                        return cr == -ENOENT ? 2 : 1;
+                }
+        }
         agent_ctx ctx = {0};
         _cleanup_(dp_loop_freep) dp_loop *l = NULL;
         int r = dp_loop_new(&l);
