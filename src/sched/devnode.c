@@ -66,12 +66,25 @@ dp_devnode *dp_devnode_free(dp_devnode *n) {
 
 static int rebuild_inventory(dp_devnode *n, dp_error *err);
 
-int dp_devnode_new(const char *profile, const char *node_name, const char *agent_config, size_t config_len,
-                   const char *config_source, dp_devnode **ret, dp_error *err) {
+bool dp_devnode_profile_is_file(const char *profile) {
+        return profile && !dp_profile_builtin_text(profile, NULL) && (strchr(profile, '/') || strchr(profile, '.'));
+}
+
+int dp_devnode_profile_check(const char *text, size_t len, const char *source, const char *node_name, dp_error *err) {
+        dp_device_set *set = NULL;
+        int r = dp_profile_load(text, len, source, node_name, &set, err);
+        dp_device_set_free(set);
+        return r;
+}
+
+int dp_devnode_new(const char *profile, const char *profile_text, size_t profile_len, const char *node_name,
+                   const char *agent_config, size_t config_len, const char *config_source, dp_devnode **ret,
+                   dp_error *err) {
         _cleanup_(dp_devnode_freep) dp_devnode *n = calloc(1, sizeof(*n));
         if (!n) return -ENOMEM;
         n->dra_partitions = -1;
-        int r = dp_profile_builtin(profile, node_name, &n->set, err);
+        int r = profile_text ? dp_profile_load(profile_text, profile_len, profile, node_name, &n->set, err)
+                             : dp_profile_resolve(profile, node_name, &n->set, err);
         if (r < 0) return r;
         if (agent_config)
                 r = dp_agent_config_load(agent_config, config_len, config_source, &n->config, err);

@@ -25,9 +25,17 @@ typedef struct dp_devnode dp_devnode;
 /* agent_config: an NVIDIA device plugin config document (version: v1), or
  * NULL for the defaults. The V2 view follows dp_devnode_set_dra() (by default
  * the profile's own partition mode, no multiple allocations). */
-int dp_devnode_new(const char *profile, const char *node_name, const char *agent_config, size_t config_len,
-                   const char *config_source, dp_devnode **ret, dp_error *err);
+/* profile: a built-in name or a profile file's path (dp_profile_resolve);
+ * with profile_text, that file's text already read (profile names it in
+ * errors). */
+int dp_devnode_new(const char *profile, const char *profile_text, size_t profile_len, const char *node_name,
+                   const char *agent_config, size_t config_len, const char *config_source, dp_devnode **ret,
+                   dp_error *err);
 dp_devnode *dp_devnode_free(dp_devnode *n);
+/* Whether dp_profile_resolve reads `profile` as a file's path (not a
+ * built-in name), and whether a profile file's text loads for node_name. */
+bool dp_devnode_profile_is_file(const char *profile);
+int dp_devnode_profile_check(const char *text, size_t len, const char *source, const char *node_name, dp_error *err);
 DEFINE_FREEP(dp_devnode, dp_devnode_free)
 
 const char *dp_devnode_driver(const dp_devnode *n);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <sys/stat.h>
 
+#include "sched/devnode.h"
 #include "sched/fmt.h"
 #include "sched/sim.h"
 
@@ -18,6 +19,8 @@ dp_sim_input *dp_sim_input_free(dp_sim_input *in) {
                 dp_sim_group *g = &in->groups[i];
                 free(g->name);
                 free(g->profile);
+                free(g->profile_path);
+                free(g->profile_text);
                 for (size_t k = 0; k < g->n_labels; k++) {
                         free(g->labels[k].key);
                         free(g->labels[k].value);
@@ -102,7 +105,42 @@ static int parse_taint(const dp_doc_node *t, const char *path, dp_taint *ret, dp
         return 0;
 }
 
-static int parse_group(const dp_doc_node *g, const char *path, dp_sim_group *ret, dp_error *err) {
+/* A nodeGroup's profile that is no built-in name but a path (as
+ * dp_profile_resolve tells them apart): read it once, relative to `dir` (the
+ * Fleet file's directory; NULL: the Fleet came from a buffer, no files), and
+ * check it loads. */
+static int load_profile_file(const dp_doc_node *n, const char *path, const char *dir, dp_sim_group *ret,
+                             dp_error *err) {
+        const char *v = ret->profile;
+        if (!dp_devnode_profile_is_file(v)) return 0;
+        if (!dir) return bad(err, n, path, "a profile file can be named only in a Fleet read from a file");
+        ret->profile_path = v[0] == '/' || streq(dir, ".") ? dp_strdup(v) : dp_asprintf("%s/%s", dir, v);
+        if (!ret->profile_path) return -ENOMEM;
+        FILE *f = fopen(ret->profile_path, "re");
+        if (!f) return dp_error_errno(err, -errno, "%s (line %u): %s", path, n->line, ret->profile_path);
+        _cleanup_strbuf_ dp_strbuf sb = DP_STRBUF_INIT;
+        char chunk[8192];
+        size_t k;
+        while ((k = fread(chunk, 1, sizeof chunk, f)) > 0 && sb.len <= DP_DOC_MAX_INPUT)
+                dp_strbuf_append(&sb, chunk, k);
+        int e = ferror(f) ? (errno > 0 ? errno : EIO) : 0; /* a directory: EISDIR */
+        fclose(f);
+        if (e) return dp_error_errno(err, -e, "%s (line %u): %s", path, n->line, ret->profile_path);
+        if (sb.len > DP_DOC_MAX_INPUT)
+                return dp_error_set(err, -E2BIG, "%s (line %u): %s: larger than %u bytes", path, n->line,
+                                    ret->profile_path, DP_DOC_MAX_INPUT);
+        if (dp_strbuf_failed(&sb)) return -ENOMEM;
+        ret->profile_len = sb.len;
+        if (!(ret->profile_text = dp_strbuf_steal(&sb))) return -ENOMEM;
+        /* as the simulator will load it for the group's first node */
+        _cleanup_free_ char *node = dp_asprintf("%s-0", ret->name);
+        if (!node) return -ENOMEM;
+        int r = dp_devnode_profile_check(ret->profile_text, ret->profile_len, ret->profile_path, node, err);
+        if (r < 0) return dp_error_prefix(err, "%s (line %u)", path, n->line);
+        return 0;
+}
+
+static int parse_group(const dp_doc_node *g, const char *path, const char *dir, dp_sim_group *ret, dp_error *err) {
         static const char *const keys[] = {"name",   "profile", "count", "model", "labels",
                                            "taints", "agent",   "dra",   NULL};
         int r = check_keys(g, path, keys, err);
@@ -113,6 +151,7 @@ static int parse_group(const dp_doc_node *g, const char *path, dp_sim_group *ret
         if (dp_validate_dns_label(ret->name, err) < 0) return dp_error_prefix(err, "%s", p);
         dp_fmt(p, sizeof(p), "%s.profile", path);
         if ((r = get_str(dp_doc_get(g, "profile"), p, &ret->profile, err)) < 0) return r;
+        if ((r = load_profile_file(dp_doc_get(g, "profile"), p, dir, ret, err)) < 0) return r;
         ret->count = 1;
         if (dp_doc_get(g, "count")) {
                 dp_fmt(p, sizeof(p), "%s.count", path);
@@ -200,7 +239,7 @@ static int parse_group(const dp_doc_node *g, const char *path, dp_sim_group *ret
         return 0;
 }
 
-static int parse_fleet(const dp_doc_node *root, dp_sim_input *in, dp_error *err) {
+static int parse_fleet(const dp_doc_node *root, dp_sim_input *in, const char *dir, dp_error *err) {
         static const char *const top[] = {"apiVersion", "kind", "metadata", "spec", NULL};
         static const char *const spec_keys[] = {"scoring", "schedulers", "nodeGroups", NULL};
         int r = check_keys(root, "", top, err);
@@ -244,7 +283,7 @@ static int parse_fleet(const dp_doc_node *root, dp_sim_input *in, dp_error *err)
                 char p[64];
                 dp_fmt(p, sizeof(p), "spec.nodeGroups[%zu]", i);
                 in->n_groups++;
-                if ((r = parse_group(gs->items[i], p, &in->groups[i], err)) < 0) return r;
+                if ((r = parse_group(gs->items[i], p, dir, &in->groups[i], err)) < 0) return r;
                 for (size_t k = 0; k < i; k++)
                         if (streq(in->groups[k].name, in->groups[i].name))
                                 return bad(err, gs->items[i], p, "duplicate node group name");
@@ -370,7 +409,10 @@ static int parse_timeline(const dp_doc_node *root, dp_sim_input *in, dp_error *e
         return 0;
 }
 
-static int load_doc_set(dp_sim_input *in, dp_doc_set *set, bool *seen_fleet, bool *seen_timeline, dp_error *err) {
+/* files: the documents' sources are file paths (dp_sim_load), so a Fleet may
+ * name profile files relative to its own directory. */
+static int load_doc_set(dp_sim_input *in, dp_doc_set *set, bool files, bool *seen_fleet, bool *seen_timeline,
+                        dp_error *err) {
         for (size_t i = 0; i < dp_doc_count(set); i++) {
                 const dp_doc_node *root = dp_doc_root(set, i);
                 const char *src = dp_doc_source(set, i);
@@ -387,7 +429,13 @@ static int load_doc_set(dp_sim_input *in, dp_doc_set *set, bool *seen_fleet, boo
                         *seen_fleet = true;
                         free(in->source);
                         if (!(in->source = dp_strdup(src))) return -ENOMEM;
-                        r = parse_fleet(root, in, err);
+                        _cleanup_free_ char *dir = NULL;
+                        if (files) {
+                                const char *sl = strrchr(src, '/');
+                                dir = !sl ? dp_strdup(".") : sl == src ? dp_strdup("/") : dp_strndup(src, (size_t)(sl - src));
+                                if (!dir) return -ENOMEM;
+                        }
+                        r = parse_fleet(root, in, dir, err);
                         if (r < 0)
                                 return dp_error_prefix(err, "%s: Fleet %s", src, in->fleet_name ? in->fleet_name : "");
                 } else if (api && streq(api, API_VERSION) && kind && streq(kind, "Timeline")) {
@@ -433,7 +481,7 @@ int dp_sim_load_buffer(const char *buf, size_t len, const char *source, dp_sim_i
         if (!set || new_input(&in) < 0) return -ENOMEM;
         bool f = false, t = false;
         int r = dp_doc_parse(set, buf, len, source, err);
-        if (r >= 0) r = load_doc_set(in, set, &f, &t, err);
+        if (r >= 0) r = load_doc_set(in, set, false, &f, &t, err);
         if (r >= 0) r = finish(in, f, err);
         if (r < 0) return r;
         in->docs = TAKE_PTR(set);
@@ -485,7 +533,7 @@ int dp_sim_load(const char *const *paths, size_t n_paths, dp_sim_input **ret, dp
         for (size_t i = 0; i < n_paths && r >= 0; i++)
                 r = load_path(in, set, paths[i], err);
         bool f = false, t = false;
-        if (r >= 0) r = load_doc_set(in, set, &f, &t, err);
+        if (r >= 0) r = load_doc_set(in, set, true, &f, &t, err);
         if (r >= 0) r = finish(in, f, err);
         if (r < 0) return r;
         in->docs = TAKE_PTR(set);

@@ -201,8 +201,9 @@ static int add_node(sim_run *r, const dp_sim_group *g, int64_t i, dp_error *err)
         *sn = (sim_node){.group = g, .model = r->force ? r->force : g->model};
         if (!(sn->name = dp_asprintf("%s-%" PRId64, g->name, i))) return -ENOMEM;
         r->n_nodes++;
-        int rr = dp_devnode_new(g->profile, sn->name, g->agent_yaml, g->agent_yaml ? strlen(g->agent_yaml) : 0,
-                                "agent config", &sn->dev, err);
+        int rr = dp_devnode_new(g->profile_text ? g->profile_path : g->profile, g->profile_text, g->profile_len,
+                                sn->name, g->agent_yaml, g->agent_yaml ? strlen(g->agent_yaml) : 0, "agent config",
+                                &sn->dev, err);
         if (rr >= 0 && (g->dra_partitions >= 0 || g->dra_allow_multiple))
                 rr = dp_devnode_set_dra(sn->dev, g->dra_partitions, g->dra_allow_multiple, err);
         if (rr >= 0) rr = sim_compat_init(sn, err);

@@ -10,7 +10,8 @@
  *   Fleet     spec.scoring (binpack|spread), spec.schedulers (1|2: two instances
  *             that both plan before either writes, scenario 15),
  *             spec.nodeGroups[]: name, profile
- *             (built-in hardware profile), count, model (v1|v2|both), labels,
+ *             (built-in hardware profile, or a DeviceProfile file: a value
+ *             with '/' or '.', relative to the Fleet file's directory), count, model (v1|v2|both), labels,
  *             taints, agent (device plugin config, NVIDIA `version: v1` shape),
  *             dra {partitions, allowMultipleAllocations, compatGroups} (the
  *             DRA driver's; compatGroups: 1.37 compatibility-group partitions)
@@ -39,7 +40,10 @@ typedef enum { DP_SIM_MODEL_V1 = 1, DP_SIM_MODEL_V2 = 2, DP_SIM_MODEL_BOTH = 3 }
 
 typedef struct dp_sim_group {
         char *name;
-        char *profile;
+        char *profile;      /* as written */
+        char *profile_path; /* a profile file: its path (relative to the Fleet file's directory resolved) */
+        char *profile_text; /* and its text, read once at load; NULL for a built-in name */
+        size_t profile_len;
         int64_t count;
         dp_sim_model model;
         dp_kv *labels;

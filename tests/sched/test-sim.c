@@ -198,7 +198,7 @@ TEST(v1_single_ledger_scenario_15) {
          * node's device manager gives it to the first; the other waits */
         dp_devnode *n = NULL;
         dp_error err = DP_ERROR_INIT;
-        ASSERT_OK(dp_devnode_new("a100-80gb-8", "n", NULL, 0, NULL, &n, &err));
+        ASSERT_OK(dp_devnode_new("a100-80gb-8", NULL, 0, "n", NULL, 0, NULL, &n, &err));
         dp_strbuf ids = DP_STRBUF_INIT;
         ASSERT_OK(dp_devnode_v1_allocate(n, "nvidia.com/gpu", 7, "default/a/c", &ids, &err));
         ASSERT_OK(dp_devnode_v1_allocate(n, "nvidia.com/gpu", 1, "default/b/c", &ids, &err));
@@ -232,6 +232,10 @@ TEST(input_errors) {
         expect_error(FLEET("  - {name: n, profile: x}\n") "apiVersion: devplane.io/v1alpha1\nkind: Timeline\nspec:\n"
                                                           "  events: [{at: 5, create: [p], delete: [p]}]\n",
                      "must have exactly one of create, delete, fail, recover");
+        /* a profile file needs a Fleet read from a file (its directory); buffers read no files */
+        expect_error(FLEET("  - {name: n, profile: profiles/gpu.yaml}\n"),
+                     "bad.yaml: Fleet t: spec.nodeGroups[0].profile: a profile file can be named only in a Fleet "
+                     "read from a file (line ");
         /* found while running: an unknown profile, an unknown pod in the timeline */
         dp_sim_input *in = load_str(FLEET("  - {name: n, profile: no-such-profile}\n"));
         sim_run *r = NULL;
