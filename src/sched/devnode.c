@@ -77,14 +77,19 @@ int dp_devnode_profile_check(const char *text, size_t len, const char *source, c
         return r;
 }
 
+int dp_devnode_profile_load(const char *profile, const char *profile_text, size_t profile_len, const char *node_name,
+                            dp_device_set **ret, dp_error *err) {
+        return profile_text ? dp_profile_load(profile_text, profile_len, profile, node_name, ret, err)
+                            : dp_profile_resolve(profile, node_name, ret, err);
+}
+
 int dp_devnode_new(const char *profile, const char *profile_text, size_t profile_len, const char *node_name,
                    const char *agent_config, size_t config_len, const char *config_source, dp_devnode **ret,
                    dp_error *err) {
         _cleanup_(dp_devnode_freep) dp_devnode *n = calloc(1, sizeof(*n));
         if (!n) return -ENOMEM;
         n->dra_partitions = -1;
-        int r = profile_text ? dp_profile_load(profile_text, profile_len, profile, node_name, &n->set, err)
-                             : dp_profile_resolve(profile, node_name, &n->set, err);
+        int r = dp_devnode_profile_load(profile, profile_text, profile_len, node_name, &n->set, err);
         if (r < 0) return r;
         if (agent_config)
                 r = dp_agent_config_load(agent_config, config_len, config_source, &n->config, err);

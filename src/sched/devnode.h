@@ -36,6 +36,10 @@ dp_devnode *dp_devnode_free(dp_devnode *n);
  * built-in name), and whether a profile file's text loads for node_name. */
 bool dp_devnode_profile_is_file(const char *profile);
 int dp_devnode_profile_check(const char *text, size_t len, const char *source, const char *node_name, dp_error *err);
+/* The device set of dp_devnode_new's profile arguments (the simulator's
+ * compatibility-group inventory keeps its own copy). */
+int dp_devnode_profile_load(const char *profile, const char *profile_text, size_t profile_len, const char *node_name,
+                            struct dp_device_set **ret, dp_error *err);
 DEFINE_FREEP(dp_devnode, dp_devnode_free)
 
 const char *dp_devnode_driver(const dp_devnode *n);

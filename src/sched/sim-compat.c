@@ -54,7 +54,9 @@ int sim_compat_rebuild(sim_node *sn, dp_error *err) {
 
 int sim_compat_init(sim_node *sn, dp_error *err) {
         if (!sn->group->dra_compat_groups) return 0;
-        int r = dp_dra_device_set_load(sn->group->profile, sn->name, &sn->compat_set, err);
+        const dp_sim_group *g = sn->group;
+        int r = dp_devnode_profile_load(g->profile_text ? g->profile_path : g->profile, g->profile_text, g->profile_len,
+                                        sn->name, &sn->compat_set, err);
         if (r < 0) return r;
         return sim_compat_rebuild(sn, err);
 }

@@ -13,7 +13,7 @@ set -euo pipefail
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
-mkdir -p "$tmp/fleets/sub" "$tmp/profiles" "$tmp/elsewhere"
+mkdir -p "$tmp/fleets/sub" "$tmp/profiles" "$tmp/elsewhere/deeper"
 cp "$DP_SOURCE_DIR/profiles/example-gpu.yaml" "$tmp/profiles/gpu.yaml"
 cp "$DP_SOURCE_DIR/tests/tools/v2-e2e/example-gpu-partitions.yaml" "$tmp/profiles/partitions.yaml"
 
@@ -68,7 +68,7 @@ diff -u "$tmp/builtin.txt" "$tmp/file.txt" || fail "profile file places pods dif
 grep -q '"profile": "../profiles/gpu.yaml"' "$tmp/file.json" || fail "report does not name the profile as written"
 
 # relative to the Fleet file, not the working directory; -f FILE and -f DIR alike; deterministic
-(cd "$tmp/elsewhere" && "$DEVPLANE" simulate -f ../fleets/file.yaml -o json) >"$tmp/rel.json" || fail "simulate from elsewhere"
+(cd "$tmp/elsewhere/deeper" && "$DEVPLANE" simulate -f ../../fleets/file.yaml -o json) >"$tmp/rel.json" || fail "simulate from elsewhere"
 cmp -s "$tmp/file.json" "$tmp/rel.json" || placements "$tmp/rel.json" | diff -u "$tmp/file.txt" - ||
         fail "working directory changed the placements"
 fleet "$tmp/fleets/sub/only.yaml" ../../profiles/gpu.yaml
@@ -83,6 +83,16 @@ done
 fleet "$tmp/fleets/abs.yaml" "$tmp/profiles/gpu.yaml"
 "$DEVPLANE" simulate -f "$tmp/fleets/abs.yaml" -o json >"$tmp/abs.json" || fail "absolute profile path"
 placements "$tmp/abs.json" | diff -u "$tmp/file.txt" - || fail "absolute path: placements differ"
+
+# dra.compatGroups builds its second inventory from the same file
+sed 's#^    profile: example-gpu$#    profile: ../profiles/gpu.yaml#' "$DP_SOURCE_DIR/examples/compat-groups.yaml" >"$tmp/fleets/compat.yaml"
+grep -q 'profile: ../profiles/gpu.yaml' "$tmp/fleets/compat.yaml" || fail "compat-groups example: no profile line to replace"
+"$DEVPLANE" simulate -f "$DP_SOURCE_DIR/examples/compat-groups.yaml" -o json >"$tmp/compat-builtin.json"
+(cd "$tmp/elsewhere/deeper" && "$DEVPLANE" simulate -f ../../fleets/compat.yaml -o json) >"$tmp/compat-file.json" ||
+        fail "compat groups with a profile file"
+placements "$tmp/compat-builtin.json" >"$tmp/compat-builtin.txt"
+placements "$tmp/compat-file.json" | diff -u "$tmp/compat-builtin.txt" - || fail "compat groups: placements differ"
+grep -q -- '-mig-[0-9]' "$tmp/compat-builtin.txt" || fail "compat groups: no MIG-mode partition taken"
 
 # partition mode from the v2-e2e profile file: the node publishes partitions
 fleet "$tmp/fleets/parts.yaml" ../profiles/partitions.yaml
