@@ -229,14 +229,25 @@ static void nodes_add(builder *b, dp_dra_device *d, char *const *v, size_t n) {
         }
 }
 
-static void set_health(builder *b, dp_dra_device *d, bool healthy, const char *model_id, const char *uuid) {
-        d->healthy = healthy;
-        if (healthy) return;
-        const char *cls = "unhealthy";
+/* The fault class the options name for a device (by model id or UUID), or NULL. */
+static const char *fault_of(const builder *b, const char *model_id, const char *uuid) {
+        const char *cls = NULL;
         for (size_t i = 0; i < b->o->n_faults; i++)
                 if (streq_ptr(b->o->faults[i].device, model_id) || streq_ptr(b->o->faults[i].device, uuid))
                         cls = b->o->faults[i].fault_class;
-        d->fault_class = sdup(b, cls);
+        return cls;
+}
+
+/* The fault class of an unhealthy device: its own fault's, else (a MIG
+ * instance down because its GPU is: parent_id/parent_uuid) the GPU's, else
+ * "unhealthy". */
+static void set_health(builder *b, dp_dra_device *d, bool healthy, const char *model_id, const char *uuid,
+                       const char *parent_id, const char *parent_uuid) {
+        d->healthy = healthy;
+        if (healthy) return;
+        const char *cls = fault_of(b, model_id, uuid);
+        if (!cls && (parent_id || parent_uuid)) cls = fault_of(b, parent_id, parent_uuid);
+        d->fault_class = sdup(b, cls ? cls : "unhealthy");
 }
 
 static dp_dra_counter_set *counter_set_new(builder *b, const char *name) {
@@ -318,7 +329,7 @@ static void add_whole(builder *b, const dp_device *g, size_t pos) {
                 qty_add(b, &d->capacity, &d->n_capacity, g->capacities[i].name, g->capacities[i].value);
         if (g->memory_bytes) memory_capacity(b, d, g->memory_bytes);
         nodes_add(b, d, g->device_nodes, g->n_device_nodes);
-        set_health(b, d, g->health == DP_HEALTH_HEALTHY, g->id, g->uuid);
+        set_health(b, d, g->health == DP_HEALTH_HEALTHY, g->id, g->uuid, NULL, NULL);
         d->allow_multiple = b->o->allow_multiple;
 }
 
@@ -357,7 +368,7 @@ static void add_mig(builder *b, const dp_device *g, size_t pos, const dp_mig_dev
         }
         nodes_add(b, d, g->device_nodes, g->n_device_nodes);
         nodes_add(b, d, m->device_nodes, m->n_device_nodes);
-        set_health(b, d, h == DP_HEALTH_HEALTHY, m->id, m->uuid);
+        set_health(b, d, h == DP_HEALTH_HEALTHY, m->id, m->uuid, g->id, g->uuid);
 }
 
 /* A counter-consuming partition of GPU g: `share` of every counter in cs
@@ -396,7 +407,7 @@ static dp_dra_device *add_part_mode(builder *b, const dp_device *g, size_t pos, 
                 qty_add(b, &d->capacity, &d->n_capacity, cs->counters[i].name, v);
         }
         nodes_add(b, d, g->device_nodes, g->n_device_nodes);
-        set_health(b, d, g->health == DP_HEALTH_HEALTHY, g->id, g->uuid);
+        set_health(b, d, g->health == DP_HEALTH_HEALTHY, g->id, g->uuid, NULL, NULL);
         d->allow_multiple = b->o->allow_multiple;
         return d;
 }

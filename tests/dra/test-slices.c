@@ -410,7 +410,8 @@ TEST(taints_and_generation) {
         /* a MIG instance of an unhealthy parent is tainted with the parent's class */
         const dp_device *m = dp_dra_slices_find_device(v, n, "node-a", "gpu-1-mig-1g10gb-6", NULL);
         ASSERT_EQ(m->n_taints, 1);
-        ASSERT_STREQ(m->taints[0].key, "gpu.nvidia.com/unhealthy");
+        ASSERT_STREQ(m->taints[0].key, "gpu.nvidia.com/xid-79");
+        ASSERT_STREQ(m->taints[0].effect, "NoExecute");
         dp_dra_inventory_free(inv);
 
         /* effect None and off */

@@ -15,8 +15,8 @@
 #  - Ignored Xid 13 (whole GPU and MIG-scoped): nothing changes. Critical
 #    Xid 79 on a whole GPU, on a MIG-mode GPU (all seven instances) and
 #    scoped to one GPU instance: V1 allocatable drops and the next slice
-#    generation taints exactly those devices (gpu.nvidia.com/xid-79; the
-#    instances of a GPU with the Xid gpu.nvidia.com/unhealthy).
+#    generation taints exactly those devices with gpu.nvidia.com/xid-79 (the
+#    instances of a GPU with the Xid take its class).
 #  - Recovery clears both, with a new generation: the operator override
 #    (`agent health set`), and the backend's own recovery by time
 #    (recoverAfterSeconds) for a second agent.
@@ -154,11 +154,10 @@ wait_status "resource $M capacity=28 allocatable=20" "device $M MIG-00020001-a10
         "device $M MIG-00020000-a100-5000-8000-000000000020 Healthy"
 tainted=(gpu-4=gpu.nvidia.com/xid-79 gpu-2-mig-1g10gb-1=gpu.nvidia.com/xid-79)
 # The fault is the GPU's; its instances are down through their parent and
-# carry the generic class (the inventory takes a MIG's class from faults
-# naming the instance itself).
-for j in 0 1 2 3 4 5 6; do tainted+=("gpu-1-mig-1g10gb-$j=gpu.nvidia.com/unhealthy"); done
+# take the parent's class.
+for j in 0 1 2 3 4 5 6; do tainted+=("gpu-1-mig-1g10gb-$j=gpu.nvidia.com/xid-79"); done
 check "$S" 4 "${tainted[@]}"
-wait_status "dra-health gpu.nvidia.com node-a/gpu-1-mig-1g10gb-6 Unhealthy unhealthy" \
+wait_status "dra-health gpu.nvidia.com node-a/gpu-1-mig-1g10gb-6 Unhealthy xid-79" \
         "dra-health gpu.nvidia.com node-a/gpu-2-mig-1g10gb-1 Unhealthy xid-79" "dra-health gpu.nvidia.com node-a/gpu-2-mig-1g10gb-0 Healthy"
 pass "Xid 79 on MIG-mode GPU 1: its 7 instances down (V1 21) and tainted (generation 3); scoped to GPU 2's instance gi 8: that one only (V1 20, generation 4)"
 
