@@ -141,6 +141,7 @@ struct node_dra {
         unsigned in_call;
         bool rewalk;
         uint64_t prepare_calls;
+        uint64_t rescan_retry; /* µs: a rescan ran out of memory and is tried again then; 0 none */
 };
 
 static DIR *closedir_safe(DIR *dir) {
@@ -635,7 +636,7 @@ static int write_claim_file(node_dra *d, const dp_resource_claim *c) {
         (void)mkdir(dir, 0750);
         dp_error e = DP_ERROR_INIT;
         int r = dp_dra_file_write(dir, name, dp_strbuf_str(&sb), sb.len, 0644, &e);
-        if (r < 0) log_error("claims directory: %s", dp_error_msg(&e));
+        if (r < 0) log_error("claims directory: %s", e.msg[0] ? e.msg : strerror(-r));
         return r;
 }
 
@@ -682,24 +683,30 @@ static char *uuid_random(void) {
 
 /* Every ResourceClaim in <claims-dir>/<namespace>/ (what the node created
  * and what it wrote for the driver): the node's view of claims it owns. */
-static void load_claims_dir(const node_dra *d, dp_object_list *g) {
-        if (!d->claims_dir) return;
+/* 0, or -ENOMEM: the directory could not be read whole (a claim missing
+ * from it would look deleted). */
+static int load_claims_dir(const node_dra *d, dp_object_list *g) {
+        if (!d->claims_dir) return 0;
         _cleanup_(closedir_safep) DIR *top = opendir(d->claims_dir);
         struct dirent *de;
         while (top && (de = readdir(top))) {
                 if (de->d_name[0] == '.') continue;
                 _cleanup_free_ char *nsdir = dp_asprintf("%s/%s", d->claims_dir, de->d_name);
-                _cleanup_(closedir_safep) DIR *dir = nsdir ? opendir(nsdir) : NULL;
+                if (!nsdir) return -ENOMEM;
+                _cleanup_(closedir_safep) DIR *dir = opendir(nsdir);
                 struct dirent *fe;
                 while (dir && (fe = readdir(dir))) {
                         size_t len = strlen(fe->d_name);
                         if (fe->d_name[0] == '.' || len <= 5 || !streq(fe->d_name + len - 5, ".yaml")) continue;
                         _cleanup_free_ char *path = dp_asprintf("%s/%s", nsdir, fe->d_name);
+                        if (!path) return -ENOMEM;
                         dp_error e = DP_ERROR_INIT;
-                        if (path && dp_model_load_file(path, g, &e) < 0)
-                                log_debug("claims directory: %s skipped: %s", path, dp_error_msg(&e));
+                        int r = dp_model_load_file(path, g, &e);
+                        if (r == -ENOMEM) return r;
+                        if (r < 0) log_debug("claims directory: %s skipped: %s", path, dp_error_msg(&e));
                 }
         }
+        return 0;
 }
 
 static bool owned_by(const dp_resource_claim *c, const char *kind, const char *name) {
@@ -1142,14 +1149,16 @@ static void pod_try(node_dra *d, pod_ent *p, const dp_object_list *l, const dp_o
                                 batch[nb++] = claims[j];
                         }
                         if (!nb) continue;
-                        for (size_t j = 0; j < nb; j++)
-                                if (write_claim_file(d, batch[j]) < 0) {
+                        for (size_t j = 0; j < nb; j++) {
+                                int rw = write_claim_file(d, batch[j]);
+                                if (rw < 0) {
                                         pod_wait(d, p,
-                                                 dp_asprintf("cannot write ResourceClaim %s to the claims directory",
-                                                             batch[j]->meta.name),
+                                                 dp_asprintf("cannot write ResourceClaim %s to the claims directory: %s",
+                                                             batch[j]->meta.name, strerror(-rw)),
                                                  true);
                                         return;
                                 }
+                        }
                         char *msg = NULL;
                         int r = prepare_driver(d, drv, batch, nb, &msg);
                         if (r < 0) {
@@ -1277,36 +1286,51 @@ static int load_manifests(const node_dra *d, dp_object_list *l) {
                       (len > 5 && streq(de->d_name + len - 5, ".json"))))
                         continue;
                 char **v = realloc(names, (n + 1) * sizeof *v);
-                if (!v) break;
+                if (!v || !(v[n] = dp_asprintf("%s/%s", d->manifests_dir, de->d_name))) {
+                        /* a manifest left out would make its pods look gone */
+                        strv_free(v ? v : names, n);
+                        return -ENOMEM;
+                }
                 names = v;
-                if (!(names[n] = dp_asprintf("%s/%s", d->manifests_dir, de->d_name))) break;
                 n++;
         }
         if (n) qsort(names, n, sizeof *names, cmp_strp);
-        for (size_t i = 0; i < n; i++) {
+        int r = 0;
+        for (size_t i = 0; i < n && r >= 0; i++) {
                 dp_error e = DP_ERROR_INIT;
-                if (dp_model_load_file(names[i], l, &e) < 0)
+                int rr = dp_model_load_file(names[i], l, &e);
+                if (rr == -ENOMEM)
+                        r = rr;
+                else if (rr < 0)
                         log_debug("DRA manager skips %s: %s", names[i], dp_error_msg(&e));
         }
         strv_free(names, n);
-        return 0;
+        return r;
 }
 
 static void rescan_once(node_dra *d) {
         _cleanup_(dp_object_list_freep) dp_object_list *l = dp_object_list_new();
         _cleanup_(dp_object_list_freep) dp_object_list *g = dp_object_list_new();
-        if (!l || !g) return;
-        (void)load_manifests(d, l);
-        load_claims_dir(d, g);
+        uint64_t now = dp_loop_now();
+        /* Out of memory before every manifest and claim is read: change
+         * nothing (a pod not read would look gone) and try again later. */
+        d->rescan_retry = 0;
+        if (!l || !g || load_manifests(d, l) == -ENOMEM || load_claims_dir(d, g) < 0) {
+                log_info("DRA manager: out of memory reading the pods; trying again");
+                d->rescan_retry = now + backoff_usec(d, 1);
+                return;
+        }
         for (size_t i = 0; i < d->n_pods; i++)
                 d->pods[i].seen = false;
-        uint64_t now = dp_loop_now();
         for (size_t i = 0; i < l->n; i++) {
                 if (l->items[i].hdr->kind != DP_KIND_POD) continue;
                 const dp_pod *pod = l->items[i].pod;
                 if ((!pod->n_resource_claims && !pod->extended_resource_claim_name) || !pod->meta.name) continue;
                 pod_ent *p = pod_get(d, pod, l);
-                if (!p) continue;
+                if (!p) { /* out of memory: the pods not looked at yet must not look gone */
+                        d->rescan_retry = now + backoff_usec(d, 1);
+                        return;
+                }
                 p->seen = true;
                 if (p->prepared || (p->next_try && p->next_try > now)) continue;
                 pod_try(d, p, l, g);
@@ -1325,7 +1349,7 @@ static void rescan_once(node_dra *d) {
 }
 
 static void arm_timer(node_dra *d) {
-        uint64_t t = 0;
+        uint64_t t = d->rescan_retry;
         for (size_t i = 0; i < d->n_pods; i++)
                 if (!d->pods[i].prepared && d->pods[i].next_try && (!t || d->pods[i].next_try < t))
                         t = d->pods[i].next_try;
@@ -1609,7 +1633,7 @@ int node_dra_status(node_dra *d, dp_doc_set *s, dp_doc_node *root) {
 int node_dra_new(dp_loop *l, const node_dra_options *o, node_dra **ret, dp_error *err) {
         assert_return(l && o && o->registry_dir && ret, -EINVAL);
         node_dra *d = calloc(1, sizeof *d);
-        if (!d) return -ENOMEM;
+        if (!d) return dp_error_set(err, -ENOMEM, "DRA manager: %s", strerror(ENOMEM));
         d->loop = l;
         d->registry_dir = strdup(o->registry_dir);
         d->manifests_dir = o->manifests_dir ? strdup(o->manifests_dir) : NULL;
@@ -1622,7 +1646,7 @@ int node_dra_new(dp_loop *l, const node_dra_options *o, node_dra **ret, dp_error
         int r = 0;
         if (!d->registry_dir || !d->cdi_dir || (o->manifests_dir && !d->manifests_dir) ||
             (o->claims_dir && !d->claims_dir))
-                r = -ENOMEM;
+                r = dp_error_set(err, -ENOMEM, "DRA manager: %s", strerror(ENOMEM));
         if (r >= 0 && mkdir(d->registry_dir, 0750) < 0 && errno != EEXIST)
                 r = dp_error_errno(err, -errno, "create %s", d->registry_dir);
         if (r >= 0 && (r = dp_loop_add_timer(l, 0, on_timer, d, &d->timer)) < 0) dp_error_errno(err, r, "timer");

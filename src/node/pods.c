@@ -287,13 +287,14 @@ static int decode_claims(const dp_doc_node *root, dp_node_pod *p) {
         return 0;
 }
 
-int dp_node_pod_decode(const dp_doc_node *root, const char *source, dp_node_pod **ret, dp_error *err) {
+static int dp_node_pod_decode_impl(const dp_doc_node *root, const char *source, dp_node_pod **ret, dp_error *err) {
         assert_return(ret, -EINVAL);
         _cleanup_(dp_node_pod_freep) dp_node_pod *p = calloc(1, sizeof *p);
         if (!p) return -ENOMEM;
         int r = decode_pod(root, p, err);
         if (r >= 0) r = decode_claims(root, p);
         if (r < 0) {
+                if (err && err->code == 0) dp_error_set(err, r, "%s", strerror(-r)); /* an allocation failed */
                 if (p->name)
                         dp_error_prefix(err, "Pod %s/%s", p->ns ? p->ns : "default", p->name);
                 else
@@ -306,7 +307,7 @@ int dp_node_pod_decode(const dp_doc_node *root, const char *source, dp_node_pod 
         return 0;
 }
 
-int dp_node_pods_load_file(const char *path, dp_node_pod ***ret_pods, size_t *ret_n, dp_error *err) {
+static int dp_node_pods_load_file_impl(const char *path, dp_node_pod ***ret_pods, size_t *ret_n, dp_error *err) {
         assert_return(path && ret_pods && ret_n, -EINVAL);
         _cleanup_(dp_doc_set_freep) dp_doc_set *set = dp_doc_set_new();
         if (!set) return -ENOMEM;
@@ -367,7 +368,7 @@ bool dp_node_is_manifest_name(const char *name) {
 
 static int cmp_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-int dp_node_manifests_check(const char *dir, dp_strbuf *out, size_t *ret_bad, dp_error *err) {
+static int dp_node_manifests_check_impl(const char *dir, dp_strbuf *out, size_t *ret_bad, dp_error *err) {
         assert_return(dir && out && ret_bad, -EINVAL);
         DIR *d = opendir(dir);
         if (!d) return dp_error_errno(err, -errno, "%s", dir);
@@ -443,4 +444,25 @@ int dp_node_manifests_check(const char *dir, dp_strbuf *out, size_t *ret_bad, dp
         if (r < 0) return r;
         *ret_bad = bad;
         return 0;
+}
+
+int dp_node_pod_decode(const dp_doc_node *root, const char *source, dp_node_pod **ret, dp_error *err) {
+        int r = dp_node_pod_decode_impl(root, source, ret, err);
+        /* an allocation failure deep down that left no message */
+        if (r == -ENOMEM && err && !err->msg[0]) dp_error_set(err, r, "%s: %s", source ? source : "Pod", strerror(ENOMEM));
+        return r;
+}
+
+int dp_node_pods_load_file(const char *path, dp_node_pod ***ret_pods, size_t *ret_n, dp_error *err) {
+        int r = dp_node_pods_load_file_impl(path, ret_pods, ret_n, err);
+        /* an allocation failure deep down that left no message */
+        if (r == -ENOMEM && err && !err->msg[0]) dp_error_set(err, r, "%s: %s", path, strerror(ENOMEM));
+        return r;
+}
+
+int dp_node_manifests_check(const char *dir, dp_strbuf *out, size_t *ret_bad, dp_error *err) {
+        int r = dp_node_manifests_check_impl(dir, out, ret_bad, err);
+        /* an allocation failure deep down that left no message */
+        if (r == -ENOMEM && err && !err->msg[0]) dp_error_set(err, r, "%s: %s", dir, strerror(ENOMEM));
+        return r;
 }

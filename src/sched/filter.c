@@ -488,7 +488,9 @@ static int slot_changed(sched_usage *u, const dp_store *st, size_t slot) {
                 }
         _cleanup_free_ ext_req *v = NULL;
         size_t n = 0;
-        if (pod_ext(p, &v, &n, NULL) < 0) return 0;
+        int re = pod_ext(p, &v, &n, NULL);
+        if (re == -ENOMEM) return re;
+        if (re < 0) return 0; /* the pod's own error: it is reported when it is scheduled */
         bool via_dra = p->extended_resource_claim_name != NULL;
         for (size_t i = 0; i < n; i++) {
                 if (via_dra) { /* requests served by the claim do not count here */
@@ -974,7 +976,7 @@ static int resolve_claims(cycle *c, dp_error *err) {
                 if (!cl->allocation) {
                         int r = ensure_dra(c, err);
                         if (r >= 0) r = dp_sched_dra_prepare(c->dra, cl, &ref->prep, err);
-                        if (r < 0) return dp_error_prefix(err, "ResourceClaim %s/%s", c->q->ns, cn);
+                        if (r < 0) return dp_fmt_prefix(err, r, "ResourceClaim %s/%s", c->q->ns, cn);
                 }
         }
         return 1;

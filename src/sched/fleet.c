@@ -437,7 +437,7 @@ static int load_doc_set(dp_sim_input *in, dp_doc_set *set, bool files, bool *see
                         }
                         r = parse_fleet(root, in, dir, err);
                         if (r < 0)
-                                return dp_error_prefix(err, "%s: Fleet %s", src, in->fleet_name ? in->fleet_name : "");
+                                return dp_fmt_prefix(err, r, "%s: Fleet %s", src, in->fleet_name ? in->fleet_name : "");
                 } else if (api && streq(api, API_VERSION) && kind && streq(kind, "Timeline")) {
                         if (*seen_timeline)
                                 return dp_error_set(err, -EINVAL,
@@ -445,7 +445,7 @@ static int load_doc_set(dp_sim_input *in, dp_doc_set *set, bool files, bool *see
                                                     root->line);
                         *seen_timeline = true;
                         r = parse_timeline(root, in, err);
-                        if (r < 0) return dp_error_prefix(err, "%s: Timeline", src);
+                        if (r < 0) return dp_fmt_prefix(err, r, "%s: Timeline", src);
                 } else {
                         r = dp_model_decode(root, src, i, in->objs, err);
                         if (r < 0) return r;
@@ -475,7 +475,7 @@ static int new_input(dp_sim_input **ret) {
         return 0;
 }
 
-int dp_sim_load_buffer(const char *buf, size_t len, const char *source, dp_sim_input **ret, dp_error *err) {
+static int dp_sim_load_buffer_impl(const char *buf, size_t len, const char *source, dp_sim_input **ret, dp_error *err) {
         _cleanup_(dp_sim_input_freep) dp_sim_input *in = NULL;
         _cleanup_(dp_doc_set_freep) dp_doc_set *set = dp_doc_set_new();
         if (!set || new_input(&in) < 0) return -ENOMEM;
@@ -525,7 +525,7 @@ static int load_path(dp_sim_input *in, dp_doc_set *set, const char *path, dp_err
         return r;
 }
 
-int dp_sim_load(const char *const *paths, size_t n_paths, dp_sim_input **ret, dp_error *err) {
+static int dp_sim_load_impl(const char *const *paths, size_t n_paths, dp_sim_input **ret, dp_error *err) {
         _cleanup_(dp_sim_input_freep) dp_sim_input *in = NULL;
         _cleanup_(dp_doc_set_freep) dp_doc_set *set = dp_doc_set_new();
         if (!set || new_input(&in) < 0) return -ENOMEM;
@@ -539,4 +539,12 @@ int dp_sim_load(const char *const *paths, size_t n_paths, dp_sim_input **ret, dp
         in->docs = TAKE_PTR(set);
         *ret = TAKE_PTR(in);
         return 0;
+}
+
+int dp_sim_load_buffer(const char *buf, size_t len, const char *source, dp_sim_input **ret, dp_error *err) {
+        return dp_fmt_oom(err, dp_sim_load_buffer_impl(buf, len, source, ret, err));
+}
+
+int dp_sim_load(const char *const *paths, size_t n_paths, dp_sim_input **ret, dp_error *err) {
+        return dp_fmt_oom(err, dp_sim_load_impl(paths, n_paths, ret, err));
 }

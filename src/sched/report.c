@@ -350,6 +350,7 @@ static const char *placement(sim_run *r, const sim_pod *sp, char *buf, size_t si
         const char *st = pod_state(sp);
         if (streq(st, "Running") || streq(st, "Waiting") || streq(st, "Deleted") || streq(st, "Evicted")) {
                 _cleanup_free_ char *v2 = sp->deleted ? NULL : sim_pod_v2_devices(r, sp);
+                if (!sp->deleted && !v2) return NULL; /* out of memory */
                 const char *v2s = sp->deleted ? sp->v2_devices : v2;
                 dp_fmt(buf, size, "%s %s (%s)", st, sp->node ? sp->node : "-", pod_model(sp->v1_devices, v2s));
         } else
@@ -372,7 +373,9 @@ static dp_doc_node *comparison_doc(dp_doc_set *s, sim_run *const runs[3]) {
                 ADD(p, "name", dp_doc_new_str(s, runs[0]->pods[i].key));
                 for (int k = 0; k < 3; k++) {
                         char b[512];
-                        ADD(p, names[k], dp_doc_new_str(s, placement(runs[k], &runs[k]->pods[i], b, sizeof(b))));
+                        const char *pl = placement(runs[k], &runs[k]->pods[i], b, sizeof(b));
+                        if (!pl) return NULL;
+                        ADD(p, names[k], dp_doc_new_str(s, pl));
                 }
                 if (dp_doc_seq_add(s, pods, p) < 0) return NULL;
         }
@@ -515,7 +518,7 @@ static void print_tables(const dp_doc_node *doc, dp_strbuf *out) {
         table_print(&t, out);
 }
 
-int dp_sim_report(const dp_sim_input *in, dp_sim_output fmt, dp_strbuf *out, size_t *ret_pending, dp_error *err) {
+static int dp_sim_report_impl(const dp_sim_input *in, dp_sim_output fmt, dp_strbuf *out, size_t *ret_pending, dp_error *err) {
         sim_run *runs[3] = {NULL, NULL, NULL};
         static const dp_sim_model models[3] = {0, DP_SIM_MODEL_V1, DP_SIM_MODEL_V2};
         int r = 0;
@@ -624,7 +627,7 @@ static int explain_v2_sharing(sim_run *r, const sim_pod *sp, dp_strbuf *out) {
 
 static bool resource_reason(const char *r) { return startswith(r, "Insufficient") || startswith(r, "cannot allocate"); }
 
-int dp_sim_explain(const dp_sim_input *in, const char *pod, dp_strbuf *out, dp_error *err) {
+static int dp_sim_explain_impl(const dp_sim_input *in, const char *pod, dp_strbuf *out, dp_error *err) {
         _cleanup_(sim_run_freep) sim_run *r = NULL;
         int rr = sim_run_new(in, 0, &r, err);
         if (rr < 0) return rr;
@@ -716,4 +719,12 @@ int dp_sim_explain(const dp_sim_input *in, const char *pod, dp_strbuf *out, dp_e
         node_use_done(&nu);
         if ((rr = explain_v2_sharing(r, sp, out)) < 0) return rr;
         return dp_strbuf_failed(out) ? -ENOMEM : 0;
+}
+
+int dp_sim_report(const dp_sim_input *in, dp_sim_output fmt, dp_strbuf *out, size_t *ret_pending, dp_error *err) {
+        return dp_fmt_oom(err, dp_sim_report_impl(in, fmt, out, ret_pending, err));
+}
+
+int dp_sim_explain(const dp_sim_input *in, const char *pod, dp_strbuf *out, dp_error *err) {
+        return dp_fmt_oom(err, dp_sim_explain_impl(in, pod, out, err));
 }

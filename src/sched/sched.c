@@ -602,7 +602,7 @@ static int count_bound(const dp_sched *s) {
         return n;
 }
 
-int dp_sched_run(dp_sched *s, int64_t now_ms, dp_error *err) {
+static int dp_sched_run_impl(dp_sched *s, int64_t now_ms, dp_error *err) {
         int r = dp_sched_sync(s, now_ms);
         if (r < 0) return r;
         int before = count_bound(s);
@@ -705,7 +705,7 @@ static int claim_from_template(dp_store *st, const dp_pod *p, const char *ns, co
         return r < 0 ? dp_error_set(err, r, "pod %s/%s: recording claim %s", ns, p->meta.name, name) : 1;
 }
 
-int dp_sched_claims_from_templates(dp_store *st, dp_error *err) {
+static int dp_sched_claims_from_templates_impl(dp_store *st, dp_error *err) {
         size_t i = 0;
         dp_object o;
         int made = 0;
@@ -756,4 +756,12 @@ int dp_sched_delete_pod(dp_store *st, const char *ns, const char *name) {
                 dp_store_delete(st, DP_KIND_RESOURCE_CLAIM, ns, v, DP_STORE_ANY_RV);
         }
         return dp_store_delete(st, DP_KIND_POD, ns, name, DP_STORE_ANY_RV);
+}
+
+int dp_sched_run(dp_sched *s, int64_t now_ms, dp_error *err) {
+        return dp_fmt_oom(err, dp_sched_run_impl(s, now_ms, err));
+}
+
+int dp_sched_claims_from_templates(dp_store *st, dp_error *err) {
+        return dp_fmt_oom(err, dp_sched_claims_from_templates_impl(st, err));
 }

@@ -133,7 +133,7 @@ static int publish_slice(sim_run *r, sim_node *sn, dp_error *err) {
         dp_resource_slice **v = NULL;
         size_t n = 0;
         int rr = dp_dra_slices_build(sim_node_inventory(sn), &o, &v, &n, err);
-        if (rr < 0) return dp_error_prefix(err, "node %s: ResourceSlices", sn->name);
+        if (rr < 0) return dp_fmt_prefix(err, rr, "node %s: ResourceSlices", sn->name);
         for (size_t i = 0; rr >= 0 && i < n && sn->model == DP_SIM_MODEL_BOTH; i++)
                 for (size_t k = 0; rr >= 0 && k < v[i]->n_devices; k++) {
                         int u = sim_node_unit_of_v2(sn, v[i]->devices[k].name);
@@ -208,7 +208,7 @@ static int add_node(sim_run *r, const dp_sim_group *g, int64_t i, dp_error *err)
                 rr = dp_devnode_set_dra(sn->dev, g->dra_partitions, g->dra_allow_multiple, err);
         if (rr >= 0) rr = sim_compat_init(sn, err);
         if (rr < 0)
-                return dp_error_prefix(err, "%s: Fleet %s: nodeGroup %s", r->in->source, r->in->fleet_name, g->name);
+                return dp_fmt_prefix(err, rr, "%s: Fleet %s: nodeGroup %s", r->in->source, r->in->fleet_name, g->name);
         dp_node *n = calloc(1, sizeof(*n));
         if (!n) return -ENOMEM;
         n->hdr.kind = DP_KIND_NODE;
@@ -338,6 +338,10 @@ char *sim_pod_v2_devices(sim_run *r, const sim_pod *sp) {
                         }
                 }
         }
+        if (dp_strbuf_failed(&sb)) {
+                dp_strbuf_done(&sb);
+                return NULL;
+        }
         char *s = dp_strbuf_steal(&sb);
         return s ? s : dp_strdup("");
 }
@@ -421,7 +425,7 @@ static int device_event(sim_run *r, const dp_sim_event *ev, dp_error *err) {
                                     fail ? "fail" : "recover", ev->node);
         int rr = dp_devnode_set_health(sn->dev, ev->device, !fail, err);
         if (rr >= 0) rr = sim_compat_set_health(sn, ev->device, !fail, err);
-        if (rr < 0) return dp_error_prefix(err, "Timeline: %s", fail ? "fail" : "recover");
+        if (rr < 0) return dp_fmt_prefix(err, rr, "Timeline: %s", fail ? "fail" : "recover");
         int u = dp_devnode_unit_find(sn->dev, ev->device);
         for (size_t i = 0; i < sn->n_noexec; i++) /* by id or uuid: compare units */
                 if (streq(sn->noexec[i], ev->device) || (u >= 0 && dp_devnode_unit_find(sn->dev, sn->noexec[i]) == u)) {
