@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "alloc/adapter.h"
+#include "alloc/oom.h"
 #include "base/hashmap.h"
 #include "cel/cel.h"
 
@@ -70,14 +71,18 @@ static int selector_id(dp_alloc_cluster *c, const char *expr, uint32_t *ret, dp_
         if (r < 0) return r;
         if (DP_GROW(c->programs, c->cap_programs, c->n_programs + 1) < 0) {
                 dp_cel_program_free(p);
-                return -ENOMEM;
+                return alloc_oom(err, "registering the compiled selector");
         }
-        c->programs[c->n_programs++] = p;
         uint32_t id;
         r = dp_alloc_add_selector(c->snap, p, &id);
-        if (r < 0) return r;
+        if (r < 0) {
+                /* selector ids are program indices: keep the two in step */
+                dp_cel_program_free(p);
+                return alloc_oom(err, "registering the compiled selector");
+        }
+        c->programs[c->n_programs++] = p;
         r = dp_hashmap_put(c->progs, dp_cel_program_expression(p), (void *)(uintptr_t)(id + 1));
-        if (r < 0) return r;
+        if (r < 0) return alloc_oom(err, "registering the compiled selector");
         *ret = id;
         return 0;
 }
@@ -124,31 +129,43 @@ static const dp_alloc_node_selector *conv_ns(mem *m, const dp_node_selector *ns)
         return o;
 }
 
-static int cel_matches(dp_alloc_cluster *c, const char *expr, const adev *d) {
+/* 1, 0 (no match, also for a selector that does not compile or fails on
+ * this device), or -ENOMEM with err filled: running out of memory is not a
+ * selector error and must not turn into "no match". */
+static int cel_matches(dp_alloc_cluster *c, const char *expr, const adev *d, dp_error *err) {
         uint32_t id;
         dp_error e = DP_ERROR_INIT;
-        if (selector_id(c, expr, &id, &e) < 0) return 0;
         dp_cel_result res;
-        if (dp_cel_eval(c->programs[id], &d->cel, &res, &e) < 0) return 0; /* selector ids are program indices */
-        return res.matches;
+        int r = selector_id(c, expr, &id, &e);
+        if (r >= 0) r = dp_cel_eval(c->programs[id], &d->cel, &res, &e); /* selector ids are program indices */
+        if (r == -ENOMEM) {
+                if (err && e.code == -ENOMEM && e.msg[0]) *err = e;
+                return alloc_oom(err, "evaluating the selector \"%s\"", expr);
+        }
+        return r < 0 ? 0 : res.matches;
 }
 
 /* DeviceTaintRule spec.deviceSelector: every field set must match; no
- * selector at all selects nothing. Selector errors count as no match. */
-static bool rule_matches(dp_alloc_cluster *c, const dp_device_taint_rule *r, const adev *d) {
-        if (!r->has_device_selector) return false;
-        if (r->driver && !streq(r->driver, d->slice->driver)) return false;
-        if (r->pool && !streq(r->pool, d->slice->pool_name)) return false;
-        if (r->device && !streq(r->device, d->dev->name)) return false;
+ * selector at all selects nothing. Selector errors count as no match.
+ * 1, 0, or -ENOMEM (err filled). */
+static int rule_matches(dp_alloc_cluster *c, const dp_device_taint_rule *r, const adev *d, dp_error *err) {
+        if (!r->has_device_selector) return 0;
+        if (r->driver && !streq(r->driver, d->slice->driver)) return 0;
+        if (r->pool && !streq(r->pool, d->slice->pool_name)) return 0;
+        if (r->device && !streq(r->device, d->dev->name)) return 0;
         if (r->device_class_name) {
                 const dp_device_class *cls = dp_hashmap_get(c->classes, r->device_class_name);
-                if (!cls) return false;
-                for (size_t i = 0; i < cls->n_selectors; i++)
-                        if (!cel_matches(c, cls->selectors[i].cel_expression, d)) return false;
+                if (!cls) return 0;
+                for (size_t i = 0; i < cls->n_selectors; i++) {
+                        int m = cel_matches(c, cls->selectors[i].cel_expression, d, err);
+                        if (m <= 0) return m;
+                }
         }
-        for (size_t i = 0; i < r->n_selectors; i++)
-                if (!cel_matches(c, r->selectors[i].cel_expression, d)) return false;
-        return true;
+        for (size_t i = 0; i < r->n_selectors; i++) {
+                int m = cel_matches(c, r->selectors[i].cel_expression, d, err);
+                if (m <= 0) return m;
+        }
+        return 1;
 }
 
 static int add_device(dp_alloc_cluster *c, uint32_t sl, adev *d, dp_error *err) {
@@ -159,7 +176,7 @@ static int add_device(dp_alloc_cluster *c, uint32_t sl, adev *d, dp_error *err) 
         dp_cel_capacity *cc = mem_alloc(&c->m, dv->n_capacity * sizeof(*cc));
         dp_alloc_capacity *caps = mem_alloc(&m, dv->n_capacity * sizeof(*caps));
         dp_alloc_consumption *cons = mem_alloc(&m, dv->n_consumes_counters * sizeof(*cons));
-        if (!at || !ca || !cc || !caps || !cons) return -ENOMEM;
+        if (!at || !ca || !cc || !caps || !cons) return alloc_oom(err, "converting device %s", dv->name);
         size_t na = 0;
         for (size_t i = 0; i < dv->n_attributes; i++) {
                 const dp_device_attribute *a = &dv->attributes[i];
@@ -178,7 +195,7 @@ static int add_device(dp_alloc_cluster *c, uint32_t sl, adev *d, dp_error *err) 
                                               .def = k->default_.nanos};
                 if (k->n_valid_values) {
                         __int128 *vv = mem_alloc(&m, k->n_valid_values * sizeof(__int128));
-                        if (!vv) return -ENOMEM;
+                        if (!vv) return alloc_oom(err, "converting device %s", dv->name);
                         for (size_t j = 0; j < k->n_valid_values; j++) vv[j] = k->valid_values[j].nanos;
                         caps[i].valid_values = vv;
                         caps[i].n_valid_values = k->n_valid_values;
@@ -195,7 +212,7 @@ static int add_device(dp_alloc_cluster *c, uint32_t sl, adev *d, dp_error *err) 
         for (size_t i = 0; i < dv->n_consumes_counters; i++) {
                 const dp_counter_consumption *cp = &dv->consumes_counters[i];
                 dp_alloc_counter *ctr = mem_alloc(&m, cp->n_counters * sizeof(*ctr));
-                if (!ctr) return -ENOMEM;
+                if (!ctr) return alloc_oom(err, "converting device %s", dv->name);
                 for (size_t j = 0; j < cp->n_counters; j++)
                         ctr[j] = (dp_alloc_counter){cp->counters[j].name, cp->counters[j].value.nanos};
                 cons[i] = (dp_alloc_consumption){cp->counter_set, ctr, cp->n_counters,
@@ -207,11 +224,16 @@ static int add_device(dp_alloc_cluster *c, uint32_t sl, adev *d, dp_error *err) 
         /* taints: the device's own, then every matching DeviceTaintRule */
         size_t nt = dv->n_taints;
         dp_alloc_taint *taints = mem_alloc(&m, (dv->n_taints + 16) * sizeof(*taints));
-        if (!taints) return -ENOMEM;
+        if (!taints) return alloc_oom(err, "converting device %s", dv->name);
         for (size_t i = 0; i < dv->n_taints; i++)
                 taints[i] = (dp_alloc_taint){dv->taints[i].key, dv->taints[i].value, dv->taints[i].effect};
         for (size_t i = 0; i < c->n_rules && nt < dv->n_taints + 16; i++) {
-                if (!rule_matches(c, c->rules[i], d)) continue;
+                int hit = rule_matches(c, c->rules[i], d, err);
+                if (hit < 0) {
+                        dp_error_prefix(err, "device %s: DeviceTaintRule %s", dv->name, c->rules[i]->meta.name);
+                        return hit;
+                }
+                if (hit == 0) continue;
                 const dp_taint *t = &c->rules[i]->taint;
                 taints[nt++] = (dp_alloc_taint){t->key, t->value, t->effect};
         }
@@ -236,8 +258,9 @@ static int add_device(dp_alloc_cluster *c, uint32_t sl, adev *d, dp_error *err) 
                 .n_binding_failure_conditions = dv->n_binding_failure_conditions,
                 .user = d,
         };
-        if (dv->node_selector && !sp.node_selector) return -ENOMEM;
+        if (dv->node_selector && !sp.node_selector) return alloc_oom(err, "converting device %s", dv->name);
         int r = dp_alloc_add_device(c->snap, sl, &sp, NULL);
+        if (r == -ENOMEM) return alloc_oom(err, "adding device %s of ResourceSlice %s", dv->name, d->slice->meta.name);
         if (r < 0) {
                 char what[512];
                 dp_object_describe((dp_object){.slice = (dp_resource_slice *)d->slice}, what, sizeof(what));
@@ -251,11 +274,11 @@ static int add_device(dp_alloc_cluster *c, uint32_t sl, adev *d, dp_error *err) 
 static int add_slice(dp_alloc_cluster *c, const dp_resource_slice *s, dp_error *err) {
         _cleanup_(mem_done) mem m = {0};
         dp_alloc_counter_set *sets = mem_alloc(&m, s->n_shared_counters * sizeof(*sets));
-        if (!sets) return -ENOMEM;
+        if (!sets) return alloc_oom(err, "converting ResourceSlice %s", s->meta.name);
         for (size_t i = 0; i < s->n_shared_counters; i++) {
                 const dp_counter_set *cs = &s->shared_counters[i];
                 dp_alloc_counter *ctr = mem_alloc(&m, cs->n_counters * sizeof(*ctr));
-                if (!ctr) return -ENOMEM;
+                if (!ctr) return alloc_oom(err, "converting ResourceSlice %s", s->meta.name);
                 for (size_t j = 0; j < cs->n_counters; j++)
                         ctr[j] = (dp_alloc_counter){cs->counters[j].name, cs->counters[j].value.nanos};
                 sets[i] = (dp_alloc_counter_set){cs->name, ctr, cs->n_counters};
@@ -275,10 +298,11 @@ static int add_slice(dp_alloc_cluster *c, const dp_resource_slice *s, dp_error *
                 .skip_node_operations = (const char *const *)s->skip_node_operations,
                 .n_skip_node_operations = s->n_skip_node_operations,
         };
-        if (s->node_selector && !sp.node_selector) return -ENOMEM;
+        if (s->node_selector && !sp.node_selector) return alloc_oom(err, "converting ResourceSlice %s", s->meta.name);
         uint32_t sl;
         int r = dp_alloc_add_slice(c->snap, &sp, &sl);
-        if (r < 0) return r;
+        if (r == -ENOMEM) return alloc_oom(err, "adding ResourceSlice %s", s->meta.name);
+        if (r < 0) return dp_error_set(err, r, "ResourceSlice %s: %s", s->meta.name, strerror(-r));
         for (size_t i = 0; i < s->n_devices; i++) {
                 adev *d = &c->devs[c->n_devs++];
                 *d = (adev){.slice = s, .dev = &s->devices[i]};
@@ -295,7 +319,9 @@ static int mark_existing(dp_alloc_cluster *c, const dp_resource_claim *cl) {
                 const dp_device_allocation_result *r = &cl->allocation->results[i];
                 if (r->has_admin_access && r->admin_access) continue;
                 uint32_t dev;
-                if (dp_alloc_find_device(c->snap, r->driver, r->pool, r->device, &dev) < 0) continue; /* gone */
+                int f = dp_alloc_find_device(c->snap, r->driver, r->pool, r->device, &dev);
+                if (f == -ENOMEM) return f;
+                if (f < 0) continue; /* gone */
                 _cleanup_(mem_done) mem m = {0};
                 dp_alloc_consumed *cons = mem_alloc(&m, r->n_consumed_capacity * sizeof(*cons));
                 if (!cons) return -ENOMEM;
@@ -334,13 +360,14 @@ int dp_alloc_cluster_new_opts(const dp_object_list *objs, const dp_alloc_cluster
                               dp_error *err) {
         assert_return(objs && ret, -EINVAL);
         _cleanup_(dp_alloc_cluster_freep) dp_alloc_cluster *c = calloc(1, sizeof(*c));
-        if (!c) return -ENOMEM;
+        if (!c) return alloc_oom(err, "building the allocation snapshot");
         c->objs = objs;
         c->snap = dp_alloc_snapshot_new();
         c->progs = dp_hashmap_new();
         c->classes = dp_hashmap_new();
         c->admin_ns = dp_hashmap_new();
-        if (!c->snap || !c->progs || !c->classes || !c->admin_ns) return -ENOMEM;
+        if (!c->snap || !c->progs || !c->classes || !c->admin_ns)
+                return alloc_oom(err, "building the allocation snapshot");
         dp_alloc_set_selector_fn(c->snap, eval_cb, c);
         if (opts && opts->compat_groups_off) (void)dp_alloc_set_compat_groups(c->snap, false);
         size_t ndev = 0, nrules = 0;
@@ -348,7 +375,7 @@ int dp_alloc_cluster_new_opts(const dp_object_list *objs, const dp_alloc_cluster
                 if (objs->items[i].hdr->kind == DP_KIND_DEVICE_TAINT_RULE) nrules++;
         /* the rules once per snapshot, so that each device looks at the rules only */
         c->rules = calloc(nrules + 1, sizeof(*c->rules));
-        if (!c->rules) return -ENOMEM;
+        if (!c->rules) return alloc_oom(err, "building the allocation snapshot");
         for (size_t i = 0; i < objs->n; i++) {
                 dp_object o = objs->items[i];
                 int r = 0;
@@ -362,7 +389,7 @@ int dp_alloc_cluster_new_opts(const dp_object_list *objs, const dp_alloc_cluster
                         break;
                 case DP_KIND_NODE: {
                         _cleanup_free_ dp_alloc_label *l = calloc(o.node->meta.n_labels + 1, sizeof(*l));
-                        if (!l) return -ENOMEM;
+                        if (!l) return alloc_oom(err, "building the allocation snapshot");
                         for (size_t k = 0; k < o.node->meta.n_labels; k++)
                                 l[k] = (dp_alloc_label){o.node->meta.labels[k].key, o.node->meta.labels[k].value};
                         r = dp_alloc_add_node(c->snap, o.node->meta.name, l, o.node->meta.n_labels);
@@ -376,10 +403,11 @@ int dp_alloc_cluster_new_opts(const dp_object_list *objs, const dp_alloc_cluster
                         break;
                 default: break;
                 }
-                if (r < 0) return r;
+                if (r == -ENOMEM) return alloc_oom(err, "building the allocation snapshot");
+                if (r < 0) return dp_error_set(err, r, "building the allocation snapshot: %s", strerror(-r));
         }
         c->devs = calloc(ndev + 1, sizeof(adev));
-        if (!c->devs) return -ENOMEM;
+        if (!c->devs) return alloc_oom(err, "building the allocation snapshot");
         for (size_t i = 0; i < objs->n; i++)
                 if (objs->items[i].hdr->kind == DP_KIND_RESOURCE_SLICE) {
                         int r = add_slice(c, objs->items[i].slice, err);
@@ -391,7 +419,14 @@ int dp_alloc_cluster_new_opts(const dp_object_list *objs, const dp_alloc_cluster
                 dp_object o = objs->items[i];
                 if (o.hdr->kind == DP_KIND_RESOURCE_CLAIM && o.claim->allocation) {
                         r = mark_existing(c, o.claim);
-                        if (r < 0) return r;
+                        if (r == -ENOMEM)
+                                return alloc_oom(err, "marking the devices of ResourceClaim %s/%s as allocated",
+                                                 o.claim->meta.namespace ? o.claim->meta.namespace : "",
+                                                 o.claim->meta.name);
+                        if (r < 0)
+                                return dp_error_set(err, r, "ResourceClaim %s/%s: marking its devices as allocated: %s",
+                                                    o.claim->meta.namespace ? o.claim->meta.namespace : "",
+                                                    o.claim->meta.name, strerror(-r));
                 }
         }
         *ret = TAKE_PTR(c);
@@ -411,9 +446,17 @@ dp_alloc_claim_spec *dp_alloc_claim_spec_free(dp_alloc_claim_spec *cs) {
         return NULL;
 }
 
-static int claim_error(const dp_resource_claim *cl, dp_error *err, const char *path) {
-        return dp_error_prefix(err, "ResourceClaim %s/%s: %s", cl->meta.namespace ? cl->meta.namespace : "",
-                               cl->meta.name, path);
+/* Prefix err with the claim and field path; returns r (dp_error_prefix()
+ * alone would answer -EINVAL for a NULL err). */
+static int claim_error(const dp_resource_claim *cl, int r, dp_error *err, const char *path) {
+        dp_error_prefix(err, "ResourceClaim %s/%s: %s", cl->meta.namespace ? cl->meta.namespace : "", cl->meta.name,
+                        path);
+        return r;
+}
+
+static int oom_preparing(const dp_resource_claim *cl, dp_error *err) {
+        return alloc_oom(err, "preparing ResourceClaim %s/%s", cl->meta.namespace ? cl->meta.namespace : "",
+                         cl->meta.name);
 }
 
 static int prep_sub(dp_alloc_cluster *c, mem *m, const dp_resource_claim *cl, const dp_device_request_spec *rs,
@@ -428,11 +471,13 @@ static int prep_sub(dp_alloc_cluster *c, mem *m, const dp_resource_claim *cl, co
         uint32_t *rsel = mem_alloc(m, rs->n_selectors * sizeof(uint32_t));
         dp_alloc_toleration *tol = mem_alloc(m, rs->n_tolerations * sizeof(*tol));
         dp_alloc_capacity_request *cap = mem_alloc(m, rs->n_capacity_requests * sizeof(*cap));
-        if (!cs || !rsel || !tol || !cap) return -ENOMEM;
+        if (!cs || !rsel || !tol || !cap) return oom_preparing(cl, err);
         for (size_t i = 0; cls && i < cls->n_selectors; i++) {
                 int r = selector_id(c, cls->selectors[i].cel_expression, &cs[i], err);
-                if (r < 0)
-                        return dp_error_prefix(err, "DeviceClass %s: spec.selectors[%zu].cel.expression", cls->meta.name, i);
+                if (r < 0) {
+                        dp_error_prefix(err, "DeviceClass %s: spec.selectors[%zu].cel.expression", cls->meta.name, i);
+                        return r;
+                }
         }
         for (size_t i = 0; i < rs->n_selectors; i++) {
                 int r = selector_id(c, rs->selectors[i].cel_expression, &rsel[i], err);
@@ -444,7 +489,7 @@ static int prep_sub(dp_alloc_cluster *c, mem *m, const dp_resource_claim *cl, co
                         else
                                 snprintf(path, sizeof(path), "spec.devices.requests[%zu].exactly.selectors[%zu].cel.expression",
                                          ri, i);
-                        return claim_error(cl, err, path);
+                        return claim_error(cl, r, err, path);
                 }
         }
         for (size_t i = 0; i < rs->n_tolerations; i++) {
@@ -468,17 +513,17 @@ static int prep_sub(dp_alloc_cluster *c, mem *m, const dp_resource_claim *cl, co
 int dp_alloc_claim_prepare(dp_alloc_cluster *c, const dp_resource_claim *cl, dp_alloc_claim_spec **ret, dp_error *err) {
         assert_return(c && cl && ret, -EINVAL);
         _cleanup_(dp_alloc_claim_spec_freep) dp_alloc_claim_spec *cs = calloc(1, sizeof(*cs));
-        if (!cs || !(cs->mem = calloc(1, sizeof(mem)))) return -ENOMEM;
+        if (!cs || !(cs->mem = calloc(1, sizeof(mem)))) return oom_preparing(cl, err);
         mem *m = cs->mem;
         const dp_resource_claim_spec *sp = &cl->spec;
         dp_alloc_request *reqs = mem_alloc(m, sp->n_requests * sizeof(*reqs));
         dp_alloc_constraint *cons = mem_alloc(m, sp->n_constraints * sizeof(*cons));
-        if (!reqs || !cons) return -ENOMEM;
+        if (!reqs || !cons) return oom_preparing(cl, err);
         for (size_t i = 0; i < sp->n_requests; i++) {
                 const dp_device_request *r = &sp->requests[i];
                 size_t n = r->exactly ? 1 : r->n_first_available;
                 dp_alloc_subrequest *subs = mem_alloc(m, n * sizeof(*subs));
-                if (!subs) return -ENOMEM;
+                if (!subs) return oom_preparing(cl, err);
                 for (size_t k = 0; k < n; k++) {
                         int q = r->exactly ? prep_sub(c, m, cl, r->exactly, NULL, &subs[k], i, false, 0, err)
                                            : prep_sub(c, m, cl, &r->first_available[k].spec, r->first_available[k].name,
@@ -586,14 +631,19 @@ static bool config_applies(const dp_device_config *cf, const dp_alloc_result *r)
         return false;
 }
 
+static int oom_writing(const dp_resource_claim *cl, dp_error *err) {
+        return alloc_oom(err, "writing the allocation of ResourceClaim %s/%s",
+                         cl->meta.namespace ? cl->meta.namespace : "", cl->meta.name);
+}
+
 int dp_alloc_result_to_model(dp_alloc_cluster *c, const dp_alloc_claim_spec *cs, const dp_alloc_result *r,
                              dp_allocation_result **ret, dp_error *err) {
         assert_return(c && cs && r && ret, -EINVAL);
         const dp_resource_claim *cl = cs->source;
         _cleanup_(dp_allocation_result_freep) dp_allocation_result *a = calloc(1, sizeof(*a));
-        if (!a) return -ENOMEM;
+        if (!a) return oom_writing(cl, err);
         a->results = calloc(r->n_devices + 1, sizeof(*a->results));
-        if (!a->results) return -ENOMEM;
+        if (!a->results) return oom_writing(cl, err);
         for (size_t i = 0; i < r->n_devices; i++) {
                 const dp_alloc_device_result *d = &r->devices[i];
                 /* counted before it is filled, so a failure frees what it holds */
@@ -604,21 +654,22 @@ int dp_alloc_result_to_model(dp_alloc_cluster *c, const dp_alloc_claim_spec *cs,
                 o->driver = dp_strdup(d->driver);
                 o->pool = dp_strdup(d->pool);
                 o->device = dp_strdup(d->device_name);
-                if (!o->request || !o->driver || !o->pool || !o->device) return -ENOMEM;
+                if (!o->request || !o->driver || !o->pool || !o->device) return oom_writing(cl, err);
                 if (d->admin_access) o->has_admin_access = o->admin_access = true;
                 if (rs->n_tolerations) {
                         o->tolerations = calloc(rs->n_tolerations, sizeof(*o->tolerations));
-                        if (!o->tolerations) return -ENOMEM;
+                        if (!o->tolerations) return oom_writing(cl, err);
                         for (size_t k = 0; k < rs->n_tolerations; k++, o->n_tolerations++)
-                                if (dp_toleration_copy(&o->tolerations[k], &rs->tolerations[k]) < 0) return -ENOMEM;
+                                if (dp_toleration_copy(&o->tolerations[k], &rs->tolerations[k]) < 0)
+                                        return oom_writing(cl, err);
                 }
-                if (d->share_id[0] && !(o->share_id = dp_strdup(d->share_id))) return -ENOMEM;
+                if (d->share_id[0] && !(o->share_id = dp_strdup(d->share_id))) return oom_writing(cl, err);
                 if (d->n_consumed) {
                         o->consumed_capacity = calloc(d->n_consumed, sizeof(*o->consumed_capacity));
-                        if (!o->consumed_capacity) return -ENOMEM;
+                        if (!o->consumed_capacity) return oom_writing(cl, err);
                         for (size_t k = 0; k < d->n_consumed && k < ad->dev->n_capacity; k++, o->n_consumed_capacity++) {
                                 o->consumed_capacity[k].name = dp_strdup(ad->dev->capacity[k].name);
-                                if (!o->consumed_capacity[k].name) return -ENOMEM;
+                                if (!o->consumed_capacity[k].name) return oom_writing(cl, err);
                                 o->consumed_capacity[k].value = (dp_quantity){d->consumed[k].value,
                                                                               ad->dev->capacity[k].value.format};
                         }
@@ -632,7 +683,7 @@ int dp_alloc_result_to_model(dp_alloc_cluster *c, const dp_alloc_claim_spec *cs,
                 if ((d->n_binding_conditions && !o->binding_conditions) ||
                     (d->n_binding_failure_conditions && !o->binding_failure_conditions) ||
                     (d->n_skip_node_operations && !o->skip_node_operations))
-                        return -ENOMEM;
+                        return oom_writing(cl, err);
         }
         /* config: each allocated request's class configs, then the claim's */
         size_t ncfg = cl->spec.n_config;
@@ -646,7 +697,7 @@ int dp_alloc_result_to_model(dp_alloc_cluster *c, const dp_alloc_claim_spec *cs,
                                 break;
                         }
         a->config = calloc(ncfg + 1, sizeof(*a->config));
-        if (!a->config) return -ENOMEM;
+        if (!a->config) return oom_writing(cl, err);
         for (size_t i = 0; i < cl->spec.n_requests; i++)
                 for (size_t k = 0; k < r->n_devices; k++) {
                         if (r->devices[k].request_index != i) continue;
@@ -656,15 +707,14 @@ int dp_alloc_result_to_model(dp_alloc_cluster *c, const dp_alloc_claim_spec *cs,
                         for (size_t j = 0; cls && j < cls->n_config; j++)
                                 if (copy_config(&a->config[a->n_config++], DP_CONFIG_SOURCE_CLASS, &cls->config[j],
                                                 r->devices[k].request) < 0)
-                                        return -ENOMEM;
+                                        return oom_writing(cl, err);
                         break;
                 }
         for (size_t j = 0; j < cl->spec.n_config; j++)
                 if (config_applies(&cl->spec.config[j], r) &&
                     copy_config(&a->config[a->n_config++], DP_CONFIG_SOURCE_CLAIM, &cl->spec.config[j], NULL) < 0)
-                        return -ENOMEM;
-        if (node_selector(r, &a->node_selector) < 0) return -ENOMEM;
-        (void)err;
+                        return oom_writing(cl, err);
+        if (node_selector(r, &a->node_selector) < 0) return oom_writing(cl, err);
         *ret = TAKE_PTR(a);
         return 0;
 }

@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "alloc/adapter.h"
+#include "alloc/oom.h"
 
 dp_alloc_run *dp_alloc_run_free(dp_alloc_run *r) {
         if (!r) return NULL;
@@ -16,6 +17,11 @@ dp_alloc_run *dp_alloc_run_free(dp_alloc_run *r) {
         free(r->items);
         free(r);
         return NULL;
+}
+
+static int oom_claim(const dp_resource_claim *cl, const char *what, dp_error *err) {
+        return alloc_oom(err, "%s ResourceClaim %s/%s", what, cl->meta.namespace ? cl->meta.namespace : "",
+                         cl->meta.name);
 }
 
 static int one_claim(dp_alloc_cluster *c, dp_alloc_claim_spec *cs, const char *node, uint64_t budget,
@@ -32,6 +38,7 @@ static int one_claim(dp_alloc_cluster *c, dp_alloc_claim_spec *cs, const char *n
         if (node) {
                 r = dp_alloc_allocate(s, node, &cp, 1, &opts, &res, &why, err);
                 if (r == 0) {
+                        if (dp_strbuf_failed(&why)) return oom_claim(cs->source, "explaining", err);
                         /* prefix each line with the node, as first-fit does */
                         _cleanup_strbuf_ dp_strbuf pre = DP_STRBUF_INIT;
                         const char *p = dp_strbuf_str(&why);
@@ -41,27 +48,33 @@ static int one_claim(dp_alloc_cluster *c, dp_alloc_claim_spec *cs, const char *n
                                 dp_strbuf_printf(&pre, "%s: %.*s\n", node, (int)len, p);
                                 p += len + (nl ? 1 : 0);
                         }
-                        if (dp_strbuf_failed(&pre)) return -ENOMEM;
+                        if (dp_strbuf_failed(&pre)) return oom_claim(cs->source, "explaining", err);
                         o->why = dp_strbuf_steal(&pre);
-                        return o->why ? 0 : -ENOMEM;
+                        return o->why ? 0 : oom_claim(cs->source, "explaining", err);
                 }
         } else {
                 r = dp_alloc_allocate_first_fit(s, &cp, 1, &opts, &ni, &res, &why, err);
                 if (r == 0) {
-                        if (dp_strbuf_failed(&why)) return -ENOMEM;
+                        if (dp_strbuf_failed(&why)) return oom_claim(cs->source, "explaining", err);
                         o->why = dp_strbuf_steal(&why);
                         if (!o->why) o->why = dp_strdup("no nodes\n");
-                        return o->why ? 0 : -ENOMEM;
+                        return o->why ? 0 : oom_claim(cs->source, "explaining", err);
                 }
         }
         if (r < 0) {
                 const dp_resource_claim *cl = cs->source;
-                return dp_error_prefix(err, "ResourceClaim %s/%s", cl->meta.namespace ? cl->meta.namespace : "",
-                                       cl->meta.name);
+                /* keep r: with err NULL, dp_error_prefix() would answer -EINVAL */
+                dp_error_prefix(err, "ResourceClaim %s/%s", cl->meta.namespace ? cl->meta.namespace : "",
+                                cl->meta.name);
+                return r;
         }
         dp_allocation_result *a = NULL;
         r = dp_alloc_result_to_model(c, cs, &res[0], &a, err);
-        if (r >= 0) r = dp_alloc_commit(s, &cs->claim, &res[0]);
+        if (r >= 0) {
+                r = dp_alloc_commit(s, &cs->claim, &res[0]);
+                if (r == -ENOMEM) r = oom_claim(cs->source, "committing the allocation of", err);
+                else if (r < 0) r = dp_error_set(err, r, "committing the allocation: %s", strerror(-r));
+        }
         dp_alloc_results_free(res, 1);
         if (r < 0) {
                 dp_allocation_result_free(a);
@@ -71,7 +84,7 @@ static int one_claim(dp_alloc_cluster *c, dp_alloc_claim_spec *cs, const char *n
         o->node = dp_strdup(node ? node : dp_alloc_node_name(s, ni));
         if (!o->allocated || !o->node) {
                 dp_allocation_result_free(a);
-                return -ENOMEM;
+                return oom_claim(cs->source, "recording the allocation of", err);
         }
         dp_allocation_result_free(o->allocated->allocation);
         o->allocated->allocation = a;
@@ -104,15 +117,15 @@ int dp_alloc_run_claims_opts(const dp_object_list *objs, const char *node, uint6
                                             node);
         }
         _cleanup_(dp_alloc_run_freep) dp_alloc_run *run = calloc(1, sizeof(*run));
-        if (!run) return -ENOMEM;
+        if (!run) return alloc_oom(err, "starting the allocation run");
         size_t n = 0;
         for (size_t i = 0; i < objs->n; i++)
                 if (objs->items[i].hdr->kind == DP_KIND_RESOURCE_CLAIM && !objs->items[i].claim->allocation) n++;
         run->items = calloc(n + 1, sizeof(*run->items));
-        if (!run->items) return -ENOMEM;
+        if (!run->items) return alloc_oom(err, "starting the allocation run");
         /* compile every claim first: bad input fails before anything is allocated */
         dp_alloc_claim_spec **specs = calloc(n + 1, sizeof(*specs));
-        if (!specs) return -ENOMEM;
+        if (!specs) return alloc_oom(err, "starting the allocation run");
         for (size_t i = 0; i < objs->n && r >= 0; i++) {
                 dp_object o = objs->items[i];
                 if (o.hdr->kind != DP_KIND_RESOURCE_CLAIM || o.claim->allocation) continue;

@@ -91,7 +91,7 @@ int dp_alloc_allocate_first_fit(dp_alloc_snapshot *s, const dp_alloc_claim *cons
         if (r < 0) return r;
         _cleanup_strbuf_ dp_strbuf key = DP_STRBUF_INIT;
         shape(claims, n_claims, &key);
-        if (dp_strbuf_failed(&key)) return -ENOMEM;
+        if (dp_strbuf_failed(&key)) return alloc_oom(err, "describing the shape of the claims");
         void *v = dp_hashmap_get(s->frontier, dp_strbuf_str(&key));
         size_t start = v ? (size_t)((uintptr_t)v - 1) : 0;
         dp_alloc_options quiet = opts ? *opts : (dp_alloc_options){0};
@@ -120,7 +120,7 @@ int dp_alloc_allocate_first_fit(dp_alloc_snapshot *s, const dp_alloc_claim *cons
                 }
                 if (q < 0) {
                         if (r > 0) *ret_results = dp_alloc_results_free(*ret_results, n_claims);
-                        return q;
+                        return alloc_oom(err, "recording the first node where claims of this shape may fit");
                 }
         }
         if (r > 0) return 1;
@@ -132,6 +132,9 @@ int dp_alloc_allocate_first_fit(dp_alloc_snapshot *s, const dp_alloc_claim *cons
                         _cleanup_strbuf_ dp_strbuf one = DP_STRBUF_INIT;
                         r = dp_alloc_allocate(s, s->strs[s->nodes[i].name], claims, n_claims, &o, &none, &one, err);
                         if (r < 0) return r;
+                        if (dp_strbuf_failed(&one))
+                                return alloc_oom(err, "explaining why the claims do not fit node %s",
+                                                 s->strs[s->nodes[i].name]);
                         if (r > 0) { /* cannot happen: allocation is monotone */
                                 dp_alloc_results_free(none, n_claims);
                                 continue;

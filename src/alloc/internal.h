@@ -11,6 +11,7 @@
 #pragma once
 
 #include "alloc/alloc.h"
+#include "alloc/oom.h"
 #include "base/hashmap.h"
 
 #define NONE_ID UINT32_MAX

@@ -95,7 +95,9 @@ static int build_list(search *st, rq *q, uint32_t sub) {
         const dp_alloc_subrequest *sr = &q->r->subs[sub];
         L->built = true;
         L->devs = malloc((n->n_devs + 1) * sizeof(uint32_t));
-        if (!L->devs) return -ENOMEM;
+        if (!L->devs)
+                return alloc_oom(st->err, "listing the candidates of request %s on node %s", q->r->name,
+                                 s->strs[n->name]);
         const dp_alloc_claim *cl = q->cl;
         for (size_t c = 0; c < cl->n_constraints && c < 32; c++)
                 if (constraint_applies(&cl->constraints[c], q->r, sr)) L->cmask |= 1u << c;
@@ -107,7 +109,11 @@ static int build_list(search *st, rq *q, uint32_t sub) {
                 L->n_total++;
                 dp_error tmp = DP_ERROR_INIT;
                 int r = selectable(s, sr, dev, &stage, &tmp);
-                if (r == -ENOMEM) return r;
+                if (r == -ENOMEM) {
+                        /* the selector's own message names device and expression */
+                        if (st->err && tmp.code == -ENOMEM && tmp.msg[0]) *st->err = tmp;
+                        return alloc_oom(st->err, "evaluating the selectors of request %s", q->r->name);
+                }
                 if (r < 0) {
                         L->n_errors++;
                         L->devs[L->n++] = dev | ERR_BIT;
@@ -668,7 +674,7 @@ static int node_selector_for(search *st, dp_alloc_result *res) {
 static int build_results(search *st, dp_alloc_result **ret) {
         dp_alloc_snapshot *s = st->s;
         dp_alloc_result *res = calloc(st->n_claims, sizeof(*res));
-        if (!res) return -ENOMEM;
+        if (!res) return alloc_oom(st->err, "building the allocation results");
         for (size_t c = 0; c < st->n_claims; c++) {
                 res[c].devices = calloc(st->claim_devs[c] + 1, sizeof(dp_alloc_device_result));
                 if (!res[c].devices) goto oom;
@@ -716,7 +722,7 @@ static int build_results(search *st, dp_alloc_result **ret) {
         return 0;
 oom:
         dp_alloc_results_free(res, st->n_claims);
-        return -ENOMEM;
+        return alloc_oom(st->err, "building the allocation results");
 }
 
 dp_alloc_result *dp_alloc_results_free(dp_alloc_result *r, size_t n) {
@@ -768,7 +774,8 @@ static int setup(search *st) {
         st->pl = calloc(st->cap_pl, sizeof(placement));
         /* written before read (place), so not zeroed */
         st->amount_pool = malloc(st->cap_pl * DP_ALLOC_RESULTS_MAX * sizeof(__int128));
-        if (!st->rqs || !st->cs || !st->cs_off || !st->claim_devs || !st->pl || !st->amount_pool) return -ENOMEM;
+        if (!st->rqs || !st->cs || !st->cs_off || !st->claim_devs || !st->pl || !st->amount_pool)
+                return alloc_oom(st->err, "setting up the allocation search");
         for (size_t c = 0; c < st->n_claims; c++) {
                 const dp_alloc_claim *cl = st->claims[c];
                 uint32_t lower = 0;
@@ -790,7 +797,7 @@ static int setup(search *st) {
                         st->claim_why = dp_asprintf("claim %s/%s needs at least %u devices, more than the %d a claim may hold",
                                                     cl->ns ? cl->ns : "", cl->name ? cl->name : "", lower,
                                                     DP_ALLOC_RESULTS_MAX);
-                        if (!st->claim_why) return -ENOMEM;
+                        if (!st->claim_why) return alloc_oom(st->err, "setting up the allocation search");
                 }
         }
         uint32_t off = 0;
@@ -818,7 +825,7 @@ int dp_alloc_allocate(dp_alloc_snapshot *s, const char *node_name, const dp_allo
         int ni = snap_node_index(s, node_name);
         if (ni < 0) return dp_error_set(err, -ENOENT, "node %s is not known", node_name);
         r = snap_gather_node(s, (uint32_t)ni);
-        if (r < 0) return r;
+        if (r < 0) return alloc_oom(err, "gathering the devices of node %s", node_name);
         search st = {.s = s, .node = (uint32_t)ni, .claims = claims, .n_claims = n_claims, .err = err,
                      .max_effort = opts ? opts->max_effort : 0};
         r = setup(&st);

@@ -3,6 +3,7 @@
  * slices, devices; pools resolved at freeze (highest generation, validity,
  * sort order); per-node device lists gathered on first use; the selector
  * result cache. */
+#include <stdarg.h>
 #include <stdio.h>
 
 #include "alloc/internal.h"
@@ -106,6 +107,16 @@ void dp_alloc_set_selector_fn(dp_alloc_snapshot *s, dp_alloc_selector_fn fn, voi
         if (!s) return;
         s->sel_fn = fn;
         s->sel_userdata = userdata;
+}
+
+int alloc_oom(dp_error *err, const char *fmt, ...) {
+        if (!err || (err->code == -ENOMEM && err->msg[0])) return -ENOMEM;
+        char what[512];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(what, sizeof what, fmt, ap);
+        va_end(ap);
+        return dp_error_set(err, -ENOMEM, "out of memory while %s", what);
 }
 
 static int sel_bits(dp_alloc_snapshot *s, selector *sel) {
@@ -535,6 +546,8 @@ int dp_alloc_set_compat_groups(dp_alloc_snapshot *s, bool enabled) {
         return 0;
 }
 
+static int freeze_oom(dp_error *err) { return alloc_oom(err, "freezing the allocation snapshot"); }
+
 int dp_alloc_freeze(dp_alloc_snapshot *s, dp_error *err) {
         assert_return(s, -EINVAL);
         if (s->frozen) return 0;
@@ -549,28 +562,29 @@ int dp_alloc_freeze(dp_alloc_snapshot *s, dp_error *err) {
         s->ctr_cnt = calloc(s->n_rawctrs + 1, sizeof(uint32_t));
         s->ctr_last = calloc(s->n_rawctrs + 1, sizeof(uint32_t));
         s->ctr_min = calloc(s->n_rawctrs + 1, sizeof(__int128));
-        if (!s->scratch || !s->ctr_stamp || !s->ctr_cnt || !s->ctr_last || !s->ctr_min) return -ENOMEM;
+        if (!s->scratch || !s->ctr_stamp || !s->ctr_cnt || !s->ctr_last || !s->ctr_min) return freeze_oom(err);
         s->ctrs = calloc(s->n_rawctrs + 1, sizeof(counter));
         s->sets = calloc(s->n_rawsets + 1, sizeof(counter_set));
-        if (!s->stamp || !s->stamp_cnt || !s->dev_stamp || !s->ctrs || !s->sets) return -ENOMEM;
+        if (!s->stamp || !s->stamp_cnt || !s->dev_stamp || !s->ctrs || !s->sets) return freeze_oom(err);
         s->bytes += nstr * 8 + (s->n_devs + 1) * 4 + (s->n_rawctrs + 1) * sizeof(counter) +
                     (s->n_rawsets + 1) * sizeof(counter_set);
 
         /* group slices into pools; keep only the highest generation */
         _cleanup_(dp_hashmap_freep) dp_hashmap *pm = dp_hashmap_new();
-        if (!pm) return -ENOMEM;
+        if (!pm) return freeze_oom(err);
         s->pools = calloc(s->n_slices + 1, sizeof(pool));
-        if (!s->pools) return -ENOMEM;
+        if (!s->pools) return freeze_oom(err);
         for (size_t i = 0; i < s->n_slices; i++) {
                 slice *sl = &s->slices[i];
                 _cleanup_free_ char *key = dp_asprintf("%s\n%s", s->strs[sl->driver], s->strs[sl->pool_name]);
-                if (!key) return -ENOMEM;
+                if (!key) return freeze_oom(err);
                 uint32_t kid = snap_intern(s, key);
-                if (kid == NONE_ID || kid >= nstr) return -ENOMEM;
+                if (kid == NONE_ID || kid >= nstr) return freeze_oom(err);
                 void *v = dp_hashmap_get(pm, s->strs[kid]);
                 pool *p;
                 if (!v) {
-                        if (dp_hashmap_put(pm, s->strs[kid], (void *)(uintptr_t)(s->n_pools + 1)) < 0) return -ENOMEM;
+                        if (dp_hashmap_put(pm, s->strs[kid], (void *)(uintptr_t)(s->n_pools + 1)) < 0)
+                                return freeze_oom(err);
                         p = &s->pools[s->n_pools++];
                         *p = (pool){.driver = sl->driver, .name = sl->pool_name, .generation = sl->generation,
                                     .slice_count = sl->slice_count};
@@ -583,12 +597,13 @@ int dp_alloc_freeze(dp_alloc_snapshot *s, dp_error *err) {
                                 p->slice_count = sl->slice_count;
                         }
                 }
-                if (DP_GROW(p->slices, p->cap_slices, p->n_slices + 1) < 0) return -ENOMEM;
+                if (DP_GROW(p->slices, p->cap_slices, p->n_slices + 1) < 0) return freeze_oom(err);
                 p->slices[p->n_slices++] = (uint32_t)i;
         }
         for (size_t i = 0; i < s->n_pools; i++) {
                 int r = resolve_pool(s, (uint32_t)i);
-                if (r < 0) return dp_error_set(err, r, "freezing the allocation snapshot: out of memory");
+                if (r < 0)
+                        return alloc_oom(err, "freezing pool %s of the allocation snapshot", s->strs[s->pools[i].name]);
         }
         /* each set's user list holds every consumer at most once: size it now
          * so charging never allocates */
@@ -596,7 +611,7 @@ int dp_alloc_freeze(dp_alloc_snapshot *s, dp_error *err) {
                 if (s->cons[i].set != NONE_ID) s->sets[s->cons[i].set].cap_users++;
         for (size_t i = 0; i < s->n_sets; i++) {
                 s->sets[i].users = calloc(s->sets[i].cap_users + 1, sizeof(uint32_t));
-                if (!s->sets[i].users) return -ENOMEM;
+                if (!s->sets[i].users) return freeze_oom(err);
                 s->bytes += (s->sets[i].cap_users + 1) * 4;
         }
         /* sort pools, then renumber references */
@@ -614,7 +629,7 @@ int dp_alloc_freeze(dp_alloc_snapshot *s, dp_error *err) {
         if (s->n_nodes) qsort_r(s->nodes, s->n_nodes, sizeof(node), cmp_node, s);
         for (size_t i = 0; i < s->n_nodes; i++)
                 if (dp_hashmap_replace(s->nodemap, s->strs[s->nodes[i].name], (void *)(uintptr_t)(i + 1)) < 0)
-                        return -ENOMEM;
+                        return freeze_oom(err);
         /* which pools a node must look at: those naming it, and the few that
          * select nodes otherwise (gathering is then linear in the fleet) */
         for (size_t i = 0; i < s->n_pools; i++) {
@@ -630,16 +645,17 @@ int dp_alloc_freeze(dp_alloc_snapshot *s, dp_error *err) {
                         if (ni < 0) continue;
                         node *n = &s->nodes[ni];
                         if (n->n_pools && n->pools[n->n_pools - 1] == i) continue;
-                        if (DP_GROW(n->pools, n->cap_pools, n->n_pools + 1) < 0) return -ENOMEM;
+                        if (DP_GROW(n->pools, n->cap_pools, n->n_pools + 1) < 0) return freeze_oom(err);
                         n->pools[n->n_pools++] = (uint32_t)i;
                 }
                 if (global) {
-                        if (DP_GROW(s->global_pools, s->cap_global_pools, s->n_global_pools + 1) < 0) return -ENOMEM;
+                        if (DP_GROW(s->global_pools, s->cap_global_pools, s->n_global_pools + 1) < 0)
+                                return freeze_oom(err);
                         s->global_pools[s->n_global_pools++] = (uint32_t)i;
                 }
         }
         for (size_t i = 0; i < s->n_sels; i++)
-                if (sel_bits(s, &s->sels[i]) < 0) return -ENOMEM;
+                if (sel_bits(s, &s->sels[i]) < 0) return freeze_oom(err);
         s->frozen = true;
         return 0;
 }
@@ -662,6 +678,7 @@ int snap_gather_node(dp_alloc_snapshot *s, uint32_t ni) {
         node *n = &s->nodes[ni];
         if (n->gathered) return 0;
         size_t cap = 0, cap_bad = 0;
+        n->n_devs = n->n_bad_pools = 0; /* a gathering that ran out of memory starts over */
         /* merge the node's own pools with the global ones, keeping pool order */
         size_t a = 0, b = 0;
         while (a < n->n_pools || b < s->n_global_pools) {

@@ -17,6 +17,9 @@ int dp_error_set(dp_error *err, int code, const char *fmt, ...) {
 
 int dp_error_prefix(dp_error *err, const char *fmt, ...) {
         if (!err) return -EINVAL;
+        /* context for an error nobody set: the function that failed returned
+         * -errno without filling err (the -EINVAL below would hide that) */
+        assert(err->code < 0);
         char prefix[512];
         va_list ap;
         va_start(ap, fmt);

@@ -25,7 +25,9 @@ typedef struct dp_error {
 /* Set the message (replacing any earlier one). Returns code (must be < 0). */
 int dp_error_set(dp_error *err, int code, const char *fmt, ...) _printf_(3, 4);
 /* Prepend "<context>: " to the message. Returns err->code, or -EINVAL if err
- * is NULL (callers that pass NULL should propagate their own code instead). */
+ * is NULL (callers that pass NULL should propagate their own code instead).
+ * err must have been set: prefixing an unset error is a bug (the failing
+ * function did not fill err) and asserts; with NDEBUG it answers -EINVAL. */
 int dp_error_prefix(dp_error *err, const char *fmt, ...) _printf_(2, 3);
 /* Set from a code alone, using strerror. */
 int dp_error_errno(dp_error *err, int code, const char *fmt, ...) _printf_(3, 4);
