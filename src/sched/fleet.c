@@ -136,7 +136,7 @@ static int load_profile_file(const dp_doc_node *n, const char *path, const char 
         _cleanup_free_ char *node = dp_asprintf("%s-0", ret->name);
         if (!node) return -ENOMEM;
         int r = dp_devnode_profile_check(ret->profile_text, ret->profile_len, ret->profile_path, node, err);
-        if (r < 0) return dp_error_prefix(err, "%s (line %u)", path, n->line);
+        if (r < 0) return dp_fmt_prefix(err, r, "%s (line %u)", path, n->line);
         return 0;
 }
 

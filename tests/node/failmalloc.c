@@ -239,6 +239,10 @@ int main(void) {
         unsigned long a = each("DRA manager", dra_round);
         unsigned long b = each("pods", pods_round);
         printf("node-failmalloc: DRA manager %lu, pods %lu: %lu failure points, %lu bad\n", a, b, a + b, bad);
+        if (a < 300 || b < 300) { /* the scenario must keep reaching the code it is for */
+                fprintf(stderr, "node-failmalloc: too few allocations: the scenario no longer runs\n");
+                bad++;
+        }
         /* leave nothing behind */
         dp_strbuf sb = DP_STRBUF_INIT;
         claims_files(&sb, true);
