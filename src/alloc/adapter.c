@@ -133,7 +133,7 @@ static const dp_alloc_node_selector *conv_ns(mem *m, const dp_node_selector *ns)
  * this device), or -ENOMEM with err filled: running out of memory is not a
  * selector error and must not turn into "no match". */
 static int cel_matches(dp_alloc_cluster *c, const char *expr, const adev *d, dp_error *err) {
-        uint32_t id;
+        uint32_t id = 0;
         dp_error e = DP_ERROR_INIT;
         dp_cel_result res;
         int r = selector_id(c, expr, &id, &e);
