@@ -8,80 +8,12 @@
  * known to fail) turns "scan every node for every claim" from quadratic into
  * linear. The shape is the exact serialisation of everything that decides
  * feasibility (selector ids, counts, modes, tolerations, capacity, names the
- * constraints refer to), never a hash alone. */
+ * constraints refer to: dp_alloc_claims_shape in shape.c, which the
+ * scheduler uses for its own memo too), never a hash alone. */
 #include <stdio.h>
 
 #include "alloc/internal.h"
-
-static void put_str(dp_strbuf *b, const char *s) {
-        dp_strbuf_puts(b, s ? s : "\x01");
-        dp_strbuf_putc(b, '\x02');
-}
-
-/* hot path: one per field of every claim tried, so no printf */
-static void put_u64(dp_strbuf *b, uint64_t v) {
-        char buf[20];
-        size_t n = 0;
-        do {
-                buf[sizeof(buf) - 1 - n++] = "0123456789abcdef"[v & 15];
-                v >>= 4;
-        } while (v);
-        buf[sizeof(buf) - 1 - n++] = '\x02';
-        dp_strbuf_append(b, buf + sizeof(buf) - n, n);
-}
-
-static void put_q(dp_strbuf *b, __int128 v) {
-        put_u64(b, (uint64_t)(v >> 64));
-        put_u64(b, (uint64_t)v);
-}
-
-static void shape(const dp_alloc_claim *const *claims, size_t n, dp_strbuf *b) {
-        put_u64(b, n);
-        for (size_t c = 0; c < n; c++) {
-                const dp_alloc_claim *cl = claims[c];
-                put_u64(b, cl->admin_access_allowed);
-                put_u64(b, cl->n_requests);
-                for (size_t i = 0; i < cl->n_requests; i++) {
-                        const dp_alloc_request *r = &cl->requests[i];
-                        put_str(b, r->name);
-                        put_u64(b, r->first_available);
-                        put_u64(b, r->n_subs);
-                        for (size_t k = 0; k < r->n_subs; k++) {
-                                const dp_alloc_subrequest *sr = &r->subs[k];
-                                put_str(b, sr->name);
-                                put_u64(b, sr->class_missing);
-                                put_u64(b, sr->n_class_selectors);
-                                for (size_t j = 0; j < sr->n_class_selectors; j++) put_u64(b, sr->class_selectors[j]);
-                                put_u64(b, sr->n_selectors);
-                                for (size_t j = 0; j < sr->n_selectors; j++) put_u64(b, sr->selectors[j]);
-                                put_u64(b, sr->all);
-                                put_u64(b, (uint64_t)sr->count);
-                                put_u64(b, sr->admin_access);
-                                put_u64(b, sr->n_tolerations);
-                                for (size_t j = 0; j < sr->n_tolerations; j++) {
-                                        const dp_alloc_toleration *t = &sr->tolerations[j];
-                                        put_str(b, t->key);
-                                        put_str(b, t->op);
-                                        put_str(b, t->value);
-                                        put_str(b, t->effect);
-                                }
-                                put_u64(b, sr->n_capacity);
-                                for (size_t j = 0; j < sr->n_capacity; j++) {
-                                        put_str(b, sr->capacity[j].name);
-                                        put_q(b, sr->capacity[j].value);
-                                }
-                        }
-                }
-                put_u64(b, cl->n_constraints);
-                for (size_t k = 0; k < cl->n_constraints; k++) {
-                        const dp_alloc_constraint *ct = &cl->constraints[k];
-                        put_str(b, ct->match_attribute);
-                        put_str(b, ct->distinct_attribute);
-                        put_u64(b, ct->n_requests);
-                        for (size_t j = 0; j < ct->n_requests; j++) put_str(b, ct->requests[j]);
-                }
-        }
-}
+#include "alloc/shape.h"
 
 int dp_alloc_allocate_first_fit(dp_alloc_snapshot *s, const dp_alloc_claim *const *claims, size_t n_claims,
                                 const dp_alloc_options *opts, size_t *ret_node, dp_alloc_result **ret_results,
@@ -90,7 +22,7 @@ int dp_alloc_allocate_first_fit(dp_alloc_snapshot *s, const dp_alloc_claim *cons
         int r = dp_alloc_freeze(s, err);
         if (r < 0) return r;
         _cleanup_strbuf_ dp_strbuf key = DP_STRBUF_INIT;
-        shape(claims, n_claims, &key);
+        dp_alloc_claims_shape(claims, n_claims, &key);
         if (dp_strbuf_failed(&key)) return alloc_oom(err, "describing the shape of the claims");
         void *v = dp_hashmap_get(s->frontier, dp_strbuf_str(&key));
         size_t start = v ? (size_t)((uintptr_t)v - 1) : 0;

@@ -4,8 +4,8 @@
 #include "alloc/internal.h"
 #include "alloc/shape.h"
 
-/* The serialisation below is firstfit.c's key, field for field: a change
- * to what decides feasibility goes into both. */
+/* The one serialisation of a claim shape: dp_alloc_allocate_first_fit's
+ * frontier key and the scheduler's memo key. */
 
 static void put_str(dp_strbuf *b, const char *s) {
         dp_strbuf_puts(b, s ? s : "\x01");
