@@ -548,3 +548,10 @@ int dp_sim_load_buffer(const char *buf, size_t len, const char *source, dp_sim_i
 int dp_sim_load(const char *const *paths, size_t n_paths, dp_sim_input **ret, dp_error *err) {
         return dp_fmt_oom(err, dp_sim_load_impl(paths, n_paths, ret, err));
 }
+
+int dp_sim_load_or_builtin(const char *const *paths, size_t n_paths, dp_sim_input **ret, dp_error *err) {
+        if (n_paths) return dp_sim_load(paths, n_paths, ret, err);
+        size_t len = 0;
+        const char *seed = dp_sim_builtin_scenario(&len);
+        return dp_sim_load_buffer(seed, len, "built-in scenario (examples/seed.yaml)", ret, err);
+}

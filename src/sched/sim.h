@@ -96,6 +96,9 @@ int dp_sim_load(const char *const *paths, size_t n_paths, dp_sim_input **ret, dp
 int dp_sim_load_buffer(const char *buf, size_t len, const char *source, dp_sim_input **ret, dp_error *err);
 /* The built-in default scenario (examples/seed.yaml, embedded). */
 const char *dp_sim_builtin_scenario(size_t *ret_len);
+/* dp_sim_load over paths, or the built-in scenario when there are none
+ * (what `devplane simulate` and `devplane explain` read). */
+int dp_sim_load_or_builtin(const char *const *paths, size_t n_paths, dp_sim_input **ret, dp_error *err);
 
 typedef enum { DP_SIM_OUT_TABLE = 0, DP_SIM_OUT_JSON, DP_SIM_OUT_YAML } dp_sim_output;
 

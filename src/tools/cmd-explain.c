@@ -51,14 +51,7 @@ static int cmd_explain(int argc, char **argv) {
         }
         dp_error err = DP_ERROR_INIT;
         _cleanup_(dp_sim_input_freep) dp_sim_input *in = NULL;
-        int r;
-        if (n_paths)
-                r = dp_sim_load(paths, n_paths, &in, &err);
-        else {
-                size_t len = 0;
-                const char *seed = dp_sim_builtin_scenario(&len);
-                r = dp_sim_load_buffer(seed, len, "built-in scenario (examples/seed.yaml)", &in, &err);
-        }
+        int r = dp_sim_load_or_builtin(paths, n_paths, &in, &err);
         _cleanup_strbuf_ dp_strbuf out = DP_STRBUF_INIT;
         if (r >= 0) {
                 in->alloc = gates;
