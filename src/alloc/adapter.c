@@ -5,7 +5,7 @@
 #include "alloc/adapter.h"
 #include "alloc/oom.h"
 #include "base/hashmap.h"
-#include "cel/cel.h"
+#include "cel/slice-device.h"
 
 typedef struct mem {
         void **p;
@@ -180,16 +180,12 @@ static int add_device(dp_alloc_cluster *c, uint32_t sl, adev *d, dp_error *err) 
         size_t na = 0;
         for (size_t i = 0; i < dv->n_attributes; i++) {
                 const dp_device_attribute *a = &dv->attributes[i];
-                ca[i] = (dp_cel_attribute){NULL, a->name,
-                                           {(dp_cel_attr_type)a->type, a->i, a->b, a->s, a->ints, a->bools,
-                                            (const char *const *)a->strs, a->n}};
                 /* list-typed attributes (alpha) take part in CEL only */
                 if (a->type > DP_ATTR_VERSION) continue;
                 at[na++] = (dp_alloc_attr){a->name, (dp_alloc_attr_type)a->type, a->i, a->b, a->s};
         }
         for (size_t i = 0; i < dv->n_capacity; i++) {
                 const dp_device_capacity *k = &dv->capacity[i];
-                cc[i] = (dp_cel_capacity){NULL, k->name, k->value};
                 caps[i] = (dp_alloc_capacity){.name = k->name, .value = k->value.nanos,
                                               .has_policy = k->has_request_policy, .has_default = k->has_default,
                                               .def = k->default_.nanos};
@@ -219,8 +215,8 @@ static int add_device(dp_alloc_cluster *c, uint32_t sl, adev *d, dp_error *err) 
                                                  (const char *const *)cp->compatibility_groups,
                                                  cp->n_compatibility_groups};
         }
-        d->cel = (dp_cel_device){d->slice->driver, ca, dv->n_attributes, cc, dv->n_capacity,
-                                 dv->allow_multiple_allocations};
+        if (dp_cel_device_from_slice(d->slice, dv, ca, cc, &d->cel) < 0)
+                return dp_error_set(err, -EINVAL, "device %s: an attribute of an unknown type", dv->name);
         /* taints: the device's own, then every matching DeviceTaintRule */
         size_t nt = dv->n_taints;
         dp_alloc_taint *taints = mem_alloc(&m, (dv->n_taints + 16) * sizeof(*taints));

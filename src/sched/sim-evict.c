@@ -9,7 +9,7 @@
  * deallocated when no other pod uses them) and the report says why. */
 #include <stdio.h>
 
-#include "cel/cel.h"
+#include "cel/slice-device.h"
 #include "sched/fmt.h"
 #include "sched/sim-internal.h"
 
@@ -70,31 +70,8 @@ static bool cel_selects(const char *expr, const dp_resource_slice *s, const dp_d
                 *oom = true;
                 return false;
         }
-        for (size_t i = 0; i < d->n_attributes; i++) {
-                const dp_device_attribute *a = &d->attributes[i];
-                dp_cel_attr_value v = {.i = a->i,
-                                       .b = a->b,
-                                       .s = a->s,
-                                       .ints = a->ints,
-                                       .bools = a->bools,
-                                       .strs = (const char *const *)a->strs,
-                                       .n = a->n};
-                switch (a->type) {
-                case DP_ATTR_INT: v.type = DP_CEL_ATTR_INT; break;
-                case DP_ATTR_BOOL: v.type = DP_CEL_ATTR_BOOL; break;
-                case DP_ATTR_STRING: v.type = DP_CEL_ATTR_STRING; break;
-                case DP_ATTR_VERSION: v.type = DP_CEL_ATTR_VERSION; break;
-                case DP_ATTR_INTS: v.type = DP_CEL_ATTR_INTS; break;
-                case DP_ATTR_BOOLS: v.type = DP_CEL_ATTR_BOOLS; break;
-                case DP_ATTR_STRINGS: v.type = DP_CEL_ATTR_STRINGS; break;
-                case DP_ATTR_VERSIONS: v.type = DP_CEL_ATTR_VERSIONS; break;
-                default: return false;
-                }
-                attrs[i] = (dp_cel_attribute){NULL, a->name, v};
-        }
-        for (size_t i = 0; i < d->n_capacity; i++)
-                caps[i] = (dp_cel_capacity){NULL, d->capacity[i].name, d->capacity[i].value};
-        dp_cel_device cd = {s->driver, attrs, d->n_attributes, caps, d->n_capacity, d->allow_multiple_allocations};
+        dp_cel_device cd;
+        if (dp_cel_device_from_slice(s, d, attrs, caps, &cd) < 0) return false;
         _cleanup_(dp_cel_program_freep) dp_cel_program *prog = NULL;
         dp_error err = DP_ERROR_INIT;
         dp_cel_result res = {0};

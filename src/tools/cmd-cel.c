@@ -8,7 +8,7 @@
 #include <getopt.h>
 #include <stdio.h>
 
-#include "cel/cel.h"
+#include "cel/slice-device.h"
 #include "model/model.h"
 #include "tools/devplane.h"
 
@@ -30,37 +30,6 @@ static void usage(FILE *f) {
  * "ERROR: <input>:L:C: ..." lines with the caret under the column. */
 static void print_compile_error(const char *what, const dp_error *err) {
         fprintf(stderr, "devplane cel: %s does not compile:\n%s\n", what, dp_error_msg(err));
-}
-
-static int to_cel_device(const dp_resource_slice *s, const dp_device *d, dp_cel_attribute *attrs,
-                         dp_cel_capacity *caps, dp_cel_device *ret) {
-        for (size_t i = 0; i < d->n_attributes; i++) {
-                const dp_device_attribute *a = &d->attributes[i];
-                dp_cel_attr_value v = {0};
-                switch (a->type) {
-                case DP_ATTR_INT: v.type = DP_CEL_ATTR_INT; break;
-                case DP_ATTR_BOOL: v.type = DP_CEL_ATTR_BOOL; break;
-                case DP_ATTR_STRING: v.type = DP_CEL_ATTR_STRING; break;
-                case DP_ATTR_VERSION: v.type = DP_CEL_ATTR_VERSION; break;
-                case DP_ATTR_INTS: v.type = DP_CEL_ATTR_INTS; break;
-                case DP_ATTR_BOOLS: v.type = DP_CEL_ATTR_BOOLS; break;
-                case DP_ATTR_STRINGS: v.type = DP_CEL_ATTR_STRINGS; break;
-                case DP_ATTR_VERSIONS: v.type = DP_CEL_ATTR_VERSIONS; break;
-                default: return -EINVAL;
-                }
-                v.i = a->i;
-                v.b = a->b;
-                v.s = a->s;
-                v.ints = a->ints;
-                v.bools = a->bools;
-                v.strs = (const char *const *)a->strs;
-                v.n = a->n;
-                attrs[i] = (dp_cel_attribute){NULL, a->name, v};
-        }
-        for (size_t i = 0; i < d->n_capacity; i++)
-                caps[i] = (dp_cel_capacity){NULL, d->capacity[i].name, d->capacity[i].value};
-        *ret = (dp_cel_device){s->driver, attrs, d->n_attributes, caps, d->n_capacity, d->allow_multiple_allocations};
-        return 0;
 }
 
 typedef struct selector {
@@ -162,7 +131,7 @@ static int cmd_cel(int argc, char **argv) {
                         n_devices++;
                         printf("%s/%s: ", s->pool_name ? s->pool_name : "", d->name);
                         if (d->n_attributes > ELEMENTSOF(attrs) || d->n_capacity > ELEMENTSOF(caps) ||
-                            to_cel_device(s, d, attrs, caps, &dev) < 0) {
+                            dp_cel_device_from_slice(s, d, attrs, caps, &dev) < 0) {
                                 printf("error: device exceeds the attribute limit\n");
                                 rc = 1;
                                 continue;
