@@ -26,6 +26,7 @@ struct plugin {
         dp_loop_source *retry;
         unsigned retries;
         uint64_t sent_generation;
+        uint64_t sent_withdrawn; /* agent_withdrawn_sig of the list last sent */
         bool registered;
         bool fresh;
 };
@@ -71,5 +72,8 @@ int agent_preferred_reply(const dp_agent *a, const char *resource, const V1beta1
  * with the holder named). 0 without a ledger. */
 int agent_v1_hold(dp_agent *a, const char *resource, const V1beta1__AllocateRequest *req, dp_error *err);
 /* Send the full list to every open ListAndWatch of every resource whose
- * list changed since it was last sent. */
+ * list changed since it was last sent: device health, or the devices held
+ * through V2 (a prepared claim's devices are listed Unhealthy while it
+ * holds them, so the kubelet's allocatable drops and it stops offering
+ * them; docs/dra-driver.md). */
 void agent_publish_all(dp_agent *a);

@@ -23,7 +23,8 @@
 
 /* ---- small file helpers ------------------------------------------------------ */
 
-static int read_small_file(const char *path, char **ret, size_t *ret_len) {
+/* Read at most max bytes (counted as read): -E2BIG beyond. */
+static int read_file_max(const char *path, size_t max, char **ret, size_t *ret_len) {
         _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
         if (fd < 0) return -errno;
         dp_strbuf sb = DP_STRBUF_INIT;
@@ -36,7 +37,7 @@ static int read_small_file(const char *path, char **ret, size_t *ret_len) {
                         return -errno;
                 }
                 if (k == 0) break;
-                if (sb.len + (size_t)k > DP_HEALTH_FILE_MAX) {
+                if (sb.len + (size_t)k > max) {
                         dp_strbuf_done(&sb);
                         return -E2BIG;
                 }
@@ -49,6 +50,10 @@ static int read_small_file(const char *path, char **ret, size_t *ret_len) {
         *ret = b;
         *ret_len = len;
         return 0;
+}
+
+static int read_small_file(const char *path, char **ret, size_t *ret_len) {
+        return read_file_max(path, DP_HEALTH_FILE_MAX, ret, ret_len);
 }
 
 /* ---- health ------------------------------------------------------------------ */
@@ -340,26 +345,63 @@ static int v1_hold(dp_agent *a, const char *holder, const char *const *ids, size
 }
 
 /* The agent never learns which pod an Allocate was for; the kubelet's
- * checkpoint says it. So V1 holds are: everything the checkpoint lists
- * (holder "pod <uid>/<container>"), plus Allocate answers not yet in it.
- * Every checkpoint write replaces them all. */
+ * checkpoint says it. So V1 holds are: every checkpoint entry of one of
+ * this agent's resource names (another plugin's device "0" is not our
+ * gpu-0; holder "pod <uid>/<container>"), plus Allocate answers not yet in
+ * it. Every checkpoint write replaces them all.
+ *
+ * Fail closed: the kubelet reads its checkpoint whatever its size (no
+ * limit in its file store); we read up to DP_CHECKPOINT_MAX_INPUT, far above
+ * any real file. A file that cannot be read or verified (over that cap,
+ * unreadable, corrupt or bad checksum) leaves the V1 holds unknown: the
+ * holds we had stay, and the ledger is marked so that no device V1 serves is
+ * prepared through V2 until the checkpoint reads again. */
+#define V1_UNKNOWN_KEY "kubelet checkpoint"
+
+static void v1_unknown(dp_agent *a, const char *path, const char *why) {
+        _cleanup_free_ char *reason =
+                dp_asprintf("the V1 holds are unknown (kubelet checkpoint %s: %s), so the device may be in use "
+                            "through V1; DRA prepares are refused until the checkpoint can be read",
+                            path, why);
+        log_error("%s: %s; V1 holds unknown: refusing DRA prepares of the devices V1 serves until it reads", path,
+                  why);
+        if (!reason || dp_ledger_mark_unknown(a->ledger, V1_UNKNOWN_KEY, DP_LEDGER_V2, reason) < 0)
+                log_error("cannot mark the V1 holds unknown: out of memory");
+}
+
 static void v1_sync_checkpoint(dp_agent *a) {
         if (!a->ledger) return;
         _cleanup_free_ char *path = dp_asprintf("%s/%s", a->plugin_dir, DP_CHECKPOINT_FILE_NAME);
         _cleanup_free_ char *buf = NULL;
         size_t len = 0;
         if (!path) return;
-        v1_holders_clear(a);
-        int r = read_small_file(path, &buf, &len);
-        if (r < 0) return;
-        _cleanup_(dp_checkpoint_freep) dp_checkpoint *c = NULL;
-        dp_error e = DP_ERROR_INIT;
-        if (dp_checkpoint_decode(buf, len, &c, &e) < 0) {
-                log_warning("%s: %s; V1 holds not replayed", path, dp_error_msg(&e));
+        if (!a->v1) { /* nothing is handed out through V1 */
+                v1_holders_clear(a);
                 return;
         }
-        for (size_t i = 0; i < c->n_entries; i++) {
+        int r = read_file_max(path, DP_CHECKPOINT_MAX_INPUT, &buf, &len);
+        _cleanup_(dp_checkpoint_freep) dp_checkpoint *c = NULL;
+        dp_error e = DP_ERROR_INIT;
+        if (r == -E2BIG) {
+                _cleanup_free_ char *why = dp_asprintf("larger than %u bytes (DP_CHECKPOINT_MAX_INPUT)",
+                                                       DP_CHECKPOINT_MAX_INPUT);
+                v1_unknown(a, path, why ? why : "too large");
+                return;
+        }
+        if (r < 0 && r != -ENOENT) {
+                v1_unknown(a, path, strerror(-r));
+                return;
+        }
+        if (r >= 0 && dp_checkpoint_decode(buf, len, &c, &e) < 0) {
+                v1_unknown(a, path, dp_error_msg(&e));
+                return;
+        }
+        v1_holders_clear(a);
+        if (dp_ledger_clear_unknown(a->ledger, V1_UNKNOWN_KEY) > 0)
+                log_info("%s read: V1 holds known again, DRA prepares allowed", path);
+        for (size_t i = 0; c && i < c->n_entries; i++) {
                 const dp_ckpt_entry *en = &c->entries[i];
+                if (!en->resource_name || !dp_v1_plan_find(a->plan, en->resource_name)) continue;
                 _cleanup_free_ char *holder = dp_asprintf("pod %s/%s", en->pod_uid, en->container_name);
                 if (!holder) return;
                 for (size_t k = 0; k < en->n_device_ids; k++) {
@@ -371,17 +413,49 @@ static void v1_sync_checkpoint(dp_agent *a) {
         }
 }
 
+/* All or nothing: a refused container request releases what the earlier
+ * ones of the same Allocate took, and the error names the request. */
 int agent_v1_hold(dp_agent *a, const char *resource, const V1beta1__AllocateRequest *req, dp_error *err) {
         if (!a->ledger) return 0;
-        for (size_t i = 0; i < req->n_container_requests; i++) {
+        size_t first = a->n_v1_holders;
+        unsigned long long seq = ++a->v1_seq;
+        int r = 0;
+        for (size_t i = 0; r >= 0 && i < req->n_container_requests; i++) {
                 const V1beta1__ContainerAllocateRequest *q = req->container_requests[i];
+                for (size_t j = 0; r >= 0 && j < i; j++) {
+                        const V1beta1__ContainerAllocateRequest *p = req->container_requests[j];
+                        for (size_t x = 0; r >= 0 && x < q->n_devices_ids; x++)
+                                for (size_t y = 0; r >= 0 && y < p->n_devices_ids; y++)
+                                        if (streq(q->devices_ids[x], p->devices_ids[y]))
+                                                r = dp_error_set(err, -EBUSY,
+                                                                 "container_requests[%zu]: device %s is also in "
+                                                                 "container_requests[%zu] of this Allocate",
+                                                                 i, q->devices_ids[x], j);
+                }
+                if (r < 0) break;
                 _cleanup_free_ char *holder =
-                        dp_asprintf("Allocate #%llu of %s", (unsigned long long)++a->v1_seq, resource);
-                if (!holder) return -ENOMEM;
-                int r = v1_hold(a, holder, (const char *const *)q->devices_ids, q->n_devices_ids, err);
-                if (r < 0) return r;
+                        dp_asprintf("Allocate #%llu (container_requests[%zu]) of %s", seq, i, resource);
+                if (!holder) {
+                        r = dp_error_set(err, -ENOMEM, "out of memory");
+                        break;
+                }
+                r = v1_hold(a, holder, (const char *const *)q->devices_ids, q->n_devices_ids, err);
+                if (r < 0) dp_error_prefix(err, "container_requests[%zu]", i);
         }
-        return 0;
+        if (r < 0)
+                while (a->n_v1_holders > first) {
+                        char *h = a->v1_holders[--a->n_v1_holders];
+                        dp_ledger_release(a->ledger, h);
+                        free(h);
+                }
+        return r;
+}
+
+/* A claim was prepared or unprepared: its devices leave or rejoin the V1
+ * lists (service.c). */
+static void dra_holds_changed(void *ud) {
+        dp_agent *a = ud;
+        if (a->v1) agent_publish_all(a);
 }
 
 /* Health changed somewhere (file or backend): V1 lists and V2 slices. */
@@ -645,6 +719,7 @@ int dp_agent_new(dp_loop *l, const dp_agent_options *o, dp_agent **ret, dp_error
             (r = agent_metrics_server_new(l, o->metrics_addr, render_metrics, a, &a->metrics_srv, err)) < 0)
                 return r;
         if (o->metrics_addr) log_info("metrics on http://%s/metrics", o->metrics_addr);
+        a->v1 = !o->no_device_plugin; /* before the first checkpoint read */
         if (o->dra) {
                 dp_dra_inventory *inv = NULL;
                 if ((r = build_inventory(a, &inv, err)) < 0) return r;
@@ -664,10 +739,11 @@ int dp_agent_new(dp_loop *l, const dp_agent_options *o, dp_agent **ret, dp_error
                                           .n_taint_effects = o->n_taint_effects,
                                           .kube = a->kube,
                                           .api_backoff_max_usec = o->api_backoff_max_usec,
-                                          .metrics = &a->metrics};
+                                          .metrics = &a->metrics,
+                                          .holds_changed = dra_holds_changed,
+                                          .userdata = a};
                 if ((r = agent_dra_new(l, &dopt, a->ledger, inv, &a->dra, err)) < 0) return r;
         }
-        a->v1 = !o->no_device_plugin;
         if (a->v1 && (r = sync_plugins(a)) < 0) return dp_error_errno(err, r, "serve in %s", a->plugin_dir);
         for (size_t i = 0; a->v1 && i < a->plan->n_resources; i++)
                 log_info("serving %s: %zu devices (%zu healthy)", a->plan->resources[i].name,

@@ -59,6 +59,10 @@ typedef struct agent_dra_options {
         dp_kube_client *kube;
         uint64_t api_backoff_max_usec; /* 0: 30 s */
         struct agent_metrics *metrics; /* borrowed; NULL: not counted */
+        /* Called on the loop after the ledger's V2 holds or unknown-state
+         * marks changed (a claim prepared, unprepared or recovered). NULL: none. */
+        void (*holds_changed)(void *userdata);
+        void *userdata;
 } agent_dra_options;
 
 typedef struct agent_dra agent_dra;

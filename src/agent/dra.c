@@ -60,7 +60,13 @@ struct agent_dra {
         dp_kube_slices *kslices;      /* with kube */
         agent_metrics *metrics;       /* borrowed; may be NULL */
         struct pending_prep *pending; /* NodePrepareResources waiting for the API */
+        void (*holds_changed)(void *userdata);
+        void *userdata;
 };
+
+static void holds_changed(agent_dra *d) {
+        if (d->holds_changed) d->holds_changed(d->userdata);
+}
 
 /* A claim as the API answered (or why not), for one NodePrepareResources. */
 typedef struct claim_src {
@@ -395,6 +401,7 @@ static int prepare_reply(agent_dra *d, const pb_prep_req *req, bool v1, const cl
         pb_prep_entry *ents = calloc(n + 1, sizeof *ents);
         pb_prep_entry **entp = calloc(n + 1, sizeof *entp);
         int r = pcs && errs && devs && ones && ents && entp ? 0 : -ENOMEM;
+        bool changed = false;
         for (size_t i = 0; r >= 0 && i < n; i++) {
                 const pb_claim *c = req->claims[i];
                 dp_error e = DP_ERROR_INIT;
@@ -410,9 +417,11 @@ static int prepare_reply(agent_dra *d, const pb_prep_req *req, bool v1, const cl
                         log_warning("NodePrepareResources %s/%s (%s): %s", c->namespace_, c->name, c->uid,
                                     dp_error_msg(&e));
                 } else {
-                        if (q > 0)
+                        if (q > 0) {
                                 log_info("prepared %s/%s (%s): %zu device(s)", c->namespace_, c->name, c->uid,
                                          pcs[i].n_devices);
+                                changed = true;
+                        }
                         if (fill_devices(&pcs[i], v1, &ones[i], &devs[i]) < 0) r = -ENOMEM;
                 }
                 ents[i] = (pb_prep_entry)
@@ -421,6 +430,7 @@ static int prepare_reply(agent_dra *d, const pb_prep_req *req, bool v1, const cl
                 ents[i].value = &ones[i];
                 entp[i] = &ents[i];
         }
+        if (changed) holds_changed(d);
         if (r >= 0) {
                 pb_prep_resp resp = K8S__IO__KUBELET__PKG__APIS__DRA__V1__NODE_PREPARE_RESOURCES_RESPONSE__INIT;
                 resp.claims = entp;
@@ -452,6 +462,7 @@ static int unprepare_reply(agent_dra *d, const pb_unprep_req *req, uint8_t **ret
         pb_unprep_entry *ents = calloc(n + 1, sizeof *ents);
         pb_unprep_entry **entp = calloc(n + 1, sizeof *entp);
         int r = errs && ones && ents && entp ? 0 : -ENOMEM;
+        bool changed = false;
         dp_dra_node_dirs dirs = {.cdi_dir = d->cdi_dir, .state_dir = d->state_dir};
         for (size_t i = 0; r >= 0 && i < n; i++) {
                 const pb_claim *c = req->claims[i];
@@ -468,14 +479,17 @@ static int unprepare_reply(agent_dra *d, const pb_unprep_req *req, uint8_t **ret
                         ones[i].error = errs[i];
                         log_warning("NodeUnprepareResources %s/%s (%s): %s", c->namespace_, c->name, c->uid,
                                     dp_error_msg(&e));
-                } else if (q > 0)
+                } else if (q > 0) {
                         log_info("unprepared %s/%s (%s)", c->namespace_, c->name, c->uid);
+                        changed = true;
+                }
                 ents[i] = (pb_unprep_entry)
                         K8S__IO__KUBELET__PKG__APIS__DRA__V1__NODE_UNPREPARE_RESOURCES_RESPONSE__CLAIMS_ENTRY__INIT;
                 ents[i].key = c->uid;
                 ents[i].value = &ones[i];
                 entp[i] = &ents[i];
         }
+        if (changed) holds_changed(d);
         if (r >= 0) {
                 pb_unprep_resp resp = K8S__IO__KUBELET__PKG__APIS__DRA__V1__NODE_UNPREPARE_RESOURCES_RESPONSE__INIT;
                 resp.claims = entp;
@@ -796,6 +810,8 @@ int agent_dra_new(dp_loop *l, const agent_dra_options *o, dp_ledger *ledger, dp_
         d->pub = dp_dra_publisher_new(previous_generation(o->slices_dir, o->node_name, d->inv->driver) + 1);
         d->kube = o->kube;
         d->metrics = o->metrics;
+        d->holds_changed = o->holds_changed;
+        d->userdata = o->userdata;
         if (d->kube) {
                 int q = dp_kube_slices_new(d->kube, o->node_name, d->inv->driver, &d->kslices);
                 if (q < 0) return q;

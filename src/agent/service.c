@@ -12,7 +12,27 @@ static const dp_v1_resource *plugin_resource(const plugin *p) { return dp_v1_pla
 
 /* ---- ListAndWatch ------------------------------------------------------------- */
 
-static int pack_list(const dp_v1_resource *r, uint8_t **ret, size_t *ret_len) {
+/* A device held through V2 (a prepared claim, not admin access) or whose
+ * state is unknown leaves V1 while it is so: listed Unhealthy rather than
+ * omitted, so the kubelet keeps counting it in capacity (it is installed)
+ * but not in allocatable, and never offers it to GetPreferredAllocation or
+ * Allocate (docs/dra-driver.md, "V2-held devices leave V1"). */
+static bool withdrawn(const dp_agent *a, const char *id) {
+        return a->ledger && dp_ledger_withdrawn(a->ledger, id, DP_LEDGER_V1);
+}
+
+/* FNV-1a over the withdrawn positions: what changed since the last send. */
+static uint64_t withdrawn_sig(const dp_agent *a, const dp_v1_resource *r) {
+        uint64_t h = 0xcbf29ce484222325ull;
+        for (size_t i = 0; r && a->ledger && i < r->n_devices; i++)
+                if (withdrawn(a, r->devices[i].id)) {
+                        h ^= (uint64_t)i + 1;
+                        h *= 0x100000001b3ull;
+                }
+        return h;
+}
+
+static int pack_list(const dp_agent *a, const dp_v1_resource *r, uint8_t **ret, size_t *ret_len) {
         size_t n = r ? r->n_devices : 0;
         V1beta1__Device *devs = calloc(n + 1, sizeof *devs);
         V1beta1__Device **ptrs = calloc(n + 1, sizeof *ptrs);
@@ -25,7 +45,7 @@ static int pack_list(const dp_v1_resource *r, uint8_t **ret, size_t *ret_len) {
                 const dp_v1_device *d = &r->devices[i];
                 devs[i] = (V1beta1__Device)V1BETA1__DEVICE__INIT;
                 devs[i].id = d->id;
-                devs[i].health = (char *)dp_health_to_string(d->health);
+                devs[i].health = (char *)dp_health_to_string(withdrawn(a, d->id) ? DP_HEALTH_UNHEALTHY : d->health);
                 if (d->numa_node >= 0) {
                         numa[i] = (V1beta1__NUMANode)V1BETA1__NUMANODE__INIT;
                         numa[i].id = d->numa_node;
@@ -69,7 +89,8 @@ static void publish(plugin *p) {
         const dp_v1_resource *r = plugin_resource(p);
         uint8_t *buf = NULL;
         size_t len = 0;
-        if (pack_list(r, &buf, &len) < 0) {
+        uint64_t sig = withdrawn_sig(p->agent, r);
+        if (pack_list(p->agent, r, &buf, &len) < 0) {
                 log_error("ListAndWatch %s: out of memory", p->resource);
                 return;
         }
@@ -85,6 +106,7 @@ static void publish(plugin *p) {
                 i++;
         }
         if (r) p->sent_generation = r->generation;
+        p->sent_withdrawn = sig;
         free(buf);
 }
 
@@ -92,9 +114,13 @@ void agent_publish_all(dp_agent *a) {
         for (size_t i = 0; i < a->n_plugins; i++) {
                 plugin *p = a->plugins[i];
                 const dp_v1_resource *r = plugin_resource(p);
-                if (!r || r->generation == p->sent_generation) continue;
-                log_info("%s: %zu of %zu devices healthy, sending the list to %zu watcher(s)", p->resource,
-                         dp_v1_resource_count_healthy(r), dp_v1_resource_count(r), p->n_streams);
+                if (!r || (r->generation == p->sent_generation && withdrawn_sig(a, r) == p->sent_withdrawn)) continue;
+                size_t held = 0;
+                for (size_t k = 0; k < r->n_devices; k++)
+                        held += withdrawn(a, r->devices[k].id);
+                log_info("%s: %zu of %zu devices healthy, %zu held through DRA or unknown, sending the list to %zu "
+                         "watcher(s)",
+                         p->resource, dp_v1_resource_count_healthy(r), dp_v1_resource_count(r), held, p->n_streams);
                 publish(p);
         }
 }
@@ -110,7 +136,7 @@ static void on_list_and_watch(dp_grpc_call *call, void *ud) {
         const dp_v1_resource *r = plugin_resource(p);
         uint8_t *buf = NULL;
         size_t len = 0;
-        if (pack_list(r, &buf, &len) < 0 || dp_grpc_call_send(call, buf, len) < 0) {
+        if (pack_list(p->agent, r, &buf, &len) < 0 || dp_grpc_call_send(call, buf, len) < 0) {
                 stream_remove(p, call);
                 dp_grpc_call_finish(call, DP_GRPC_INTERNAL, "cannot send the device list");
         }
@@ -276,6 +302,7 @@ int agent_preferred_reply(const dp_agent *a, const char *resource, const V1beta1
         if (n > DP_V1_REQUEST_MAX)
                 return dp_error_set(err, -E2BIG, "%zu container requests: more than %d", n, DP_V1_REQUEST_MAX);
         char ***ids = calloc(n + 1, sizeof *ids);
+        const char **avail = NULL;
         V1beta1__ContainerPreferredAllocationResponse *cr = calloc(n + 1, sizeof *cr);
         V1beta1__ContainerPreferredAllocationResponse **crp = calloc(n + 1, sizeof *crp);
         int r = ids && cr && crp ? 0 : dp_error_set(err, -ENOMEM, "out of memory");
@@ -285,8 +312,16 @@ int agent_preferred_reply(const dp_agent *a, const char *resource, const V1beta1
                         r = dp_error_set(err, -EINVAL, "container_requests[%zu].allocation_size: must be positive", i);
                         break;
                 }
-                r = dp_v1_preferred_allocation(a->plan, a->set, a->cfg, resource,
-                                               (const char *const *)q->available_deviceids, q->n_available_deviceids,
+                /* devices held through V2 are never preferred */
+                free(avail);
+                if (!(avail = calloc(q->n_available_deviceids + 1, sizeof *avail))) {
+                        r = dp_error_set(err, -ENOMEM, "out of memory");
+                        break;
+                }
+                size_t na = 0;
+                for (size_t k = 0; k < q->n_available_deviceids; k++)
+                        if (!withdrawn(a, q->available_deviceids[k])) avail[na++] = q->available_deviceids[k];
+                r = dp_v1_preferred_allocation(a->plan, a->set, a->cfg, resource, avail, na,
                                                (const char *const *)q->must_include_deviceids,
                                                q->n_must_include_deviceids, (size_t)q->allocation_size, &ids[i], err);
                 if (r < 0) break;
@@ -307,6 +342,7 @@ int agent_preferred_reply(const dp_agent *a, const char *resource, const V1beta1
         for (size_t i = 0; ids && i < n; i++)
                 dp_v1_ids_free(ids[i]);
         free(ids);
+        free(avail);
         free(cr);
         free(crp);
         return r;

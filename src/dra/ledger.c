@@ -21,11 +21,20 @@ typedef struct hold {
         int unit;
 } hold;
 
+typedef struct mark {
+        char *key;
+        char *reason;
+        unsigned blocks;
+} mark;
+
 struct dp_ledger {
         unit_name *names; /* every resolvable name */
         size_t n_names, cap_names;
         hold *holds;
         size_t n_holds, cap_holds;
+        mark *marks;
+        size_t n_marks, cap_marks;
+        uint64_t version;
 };
 
 const char *dp_ledger_path_name(dp_ledger_path p) { return p == DP_LEDGER_V1 ? "V1" : "V2"; }
@@ -40,6 +49,11 @@ dp_ledger *dp_ledger_free(dp_ledger *l) {
                 free(l->holds[i].device);
         }
         free(l->holds);
+        for (size_t i = 0; i < l->n_marks; i++) {
+                free(l->marks[i].key);
+                free(l->marks[i].reason);
+        }
+        free(l->marks);
         free(l);
         return NULL;
 }
@@ -115,6 +129,10 @@ int dp_ledger_acquire(dp_ledger *l, dp_ledger_path path, const char *holder, con
                       unsigned flags, dp_error *err) {
         assert_return(l && holder && (devices || !n), -EINVAL);
         assert_return(path == DP_LEDGER_V1 || path == DP_LEDGER_V2, -EINVAL);
+        for (size_t i = 0; n && i < l->n_marks; i++)
+                if ((l->marks[i].blocks & (unsigned)path) && !streq(l->marks[i].key, holder))
+                        return dp_error_set(err, -EBUSY, "device %s cannot be handed out through %s: %s", devices[0],
+                                            dp_ledger_path_name(path), l->marks[i].reason);
         /* check everything first: all or nothing */
         size_t add = 0;
         for (size_t i = 0; i < n; i++) {
@@ -167,6 +185,7 @@ int dp_ledger_acquire(dp_ledger *l, dp_ledger_path path, const char *holder, con
                 }
                 l->holds[l->n_holds++] = h;
         }
+        if (add) l->version++;
         return 0;
 }
 
@@ -183,6 +202,7 @@ int dp_ledger_release(dp_ledger *l, const char *holder) {
                         l->holds[k++] = l->holds[i];
         }
         l->n_holds = k;
+        if (n) l->version++;
         return n;
 }
 
@@ -200,3 +220,64 @@ const char *dp_ledger_holder(const dp_ledger *l, const char *device, dp_ledger_p
 }
 
 size_t dp_ledger_count(const dp_ledger *l) { return l ? l->n_holds : 0; }
+
+bool dp_ledger_withdrawn(const dp_ledger *l, const char *device, dp_ledger_path path) {
+        if (!l || !device) return false;
+        bool rep = false;
+        const unit_name *u = resolve(l, device, &rep);
+        if (!u) return false;
+        if (dp_ledger_unknown(l, path)) return true;
+        for (size_t i = 0; i < l->n_holds; i++) {
+                const hold *h = &l->holds[i];
+                if (h->path != path && !(h->flags & DP_LEDGER_ADMIN) &&
+                    overlap(h->physical, h->unit, u->physical, u->unit))
+                        return true;
+        }
+        return false;
+}
+
+static mark *find_mark(const dp_ledger *l, const char *key) {
+        for (size_t i = 0; i < l->n_marks; i++)
+                if (streq(l->marks[i].key, key)) return &l->marks[i];
+        return NULL;
+}
+
+int dp_ledger_mark_unknown(dp_ledger *l, const char *key, unsigned blocks, const char *reason) {
+        assert_return(l && key && reason, -EINVAL);
+        _cleanup_free_ char *r = dp_strdup(reason);
+        if (!r) return -ENOMEM;
+        mark *m = find_mark(l, key);
+        if (m) {
+                free(m->reason);
+                m->reason = TAKE_PTR(r);
+                m->blocks = blocks;
+                l->version++;
+                return 0;
+        }
+        if (l->n_marks >= DP_LEDGER_MAX_MARKS) return -E2BIG;
+        if (DP_GROW(l->marks, l->cap_marks, l->n_marks + 1) < 0) return -ENOMEM;
+        char *k = dp_strdup(key);
+        if (!k) return -ENOMEM;
+        l->marks[l->n_marks++] = (mark){k, TAKE_PTR(r), blocks};
+        l->version++;
+        return 0;
+}
+
+int dp_ledger_clear_unknown(dp_ledger *l, const char *key) {
+        if (!l || !key) return 0;
+        mark *m = find_mark(l, key);
+        if (!m) return 0;
+        free(m->key);
+        free(m->reason);
+        *m = l->marks[--l->n_marks];
+        l->version++;
+        return 1;
+}
+
+const char *dp_ledger_unknown(const dp_ledger *l, dp_ledger_path path) {
+        for (size_t i = 0; l && i < l->n_marks; i++)
+                if (l->marks[i].blocks & (unsigned)path) return l->marks[i].reason;
+        return NULL;
+}
+
+uint64_t dp_ledger_version(const dp_ledger *l) { return l ? l->version : 0; }

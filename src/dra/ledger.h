@@ -29,6 +29,15 @@
  * "pod <uid>/<container>" for V1 and "claim <ns>/<name> (<uid>)" for V2.
  * After a restart the daemon replays its checkpoints (the kubelet's for V1,
  * the driver checkpoint for V2) through dp_ledger_acquire.
+ *
+ * Unknown state (fail closed): when a daemon cannot read or verify what one
+ * path holds (the kubelet checkpoint is too big or corrupt; a CDI spec of a
+ * claim whose driver checkpoint entry is lost cannot be read), it marks the
+ * ledger with dp_ledger_mark_unknown: while a mark is set, every device is
+ * refused to acquisitions on the paths the mark blocks, by every holder but
+ * the mark's own key, with the mark's reason in the message:
+ *   "device gpu-3 cannot be handed out through V2: <reason>"
+ * Marks are cleared by key once the state is known again.
  */
 #pragma once
 
@@ -63,4 +72,22 @@ int dp_ledger_release(dp_ledger *l, const char *holder);
  * unknown); ret_path may be NULL. */
 const char *dp_ledger_holder(const dp_ledger *l, const char *device, dp_ledger_path *ret_path);
 size_t dp_ledger_count(const dp_ledger *l);
+/* Whether `device` (any resolvable name) is out of `path`'s reach now:
+ * overlapped by a hold of the other path that is not admin access (admin
+ * access watches a device, it does not take it), or blocked for `path` by
+ * an unknown-state mark. Unknown names: false. The agent withdraws such
+ * devices from V1 (ListAndWatch, GetPreferredAllocation). */
+bool dp_ledger_withdrawn(const dp_ledger *l, const char *device, dp_ledger_path path);
+
+/* Set (or replace) the mark `key`: blocks is a mask of dp_ledger_path
+ * values (DP_LEDGER_V1 | DP_LEDGER_V2). 0, -ENOMEM, -E2BIG (more than
+ * DP_LEDGER_MAX_MARKS). */
+#define DP_LEDGER_MAX_MARKS 4096
+int dp_ledger_mark_unknown(dp_ledger *l, const char *key, unsigned blocks, const char *reason);
+/* Clear the mark `key`; 1 when there was one, 0 otherwise. */
+int dp_ledger_clear_unknown(dp_ledger *l, const char *key);
+/* The reason of the first mark blocking `path` (NULL: none). */
+const char *dp_ledger_unknown(const dp_ledger *l, dp_ledger_path path);
+/* Bumped on every change of holds or marks (for republishing lists). */
+uint64_t dp_ledger_version(const dp_ledger *l);
 const char *dp_ledger_path_name(dp_ledger_path p); /* "V1" / "V2" */

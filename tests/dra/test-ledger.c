@@ -130,3 +130,51 @@ TEST(compat_modes) {
         ASSERT_OK(take(l, DP_LEDGER_V2, "claim m", "gpu-0-mig-1", 0, &err));
         dp_ledger_free(l);
 }
+
+TEST(withdrawn_from_the_other_path) {
+        dp_ledger *l = ledger("a100-80gb-8", 0, false, NULL);
+        dp_error err = DP_ERROR_INIT;
+        ASSERT_FALSE(dp_ledger_withdrawn(l, "gpu-0", DP_LEDGER_V1));
+        ASSERT_OK(take(l, DP_LEDGER_V2, "claim ns/c (u)", "gpu-0", 0, &err));
+        uint64_t v = dp_ledger_version(l);
+        /* every V1 name of that GPU is out of V1's reach (index id too), not of V2's */
+        ASSERT_TRUE(dp_ledger_withdrawn(l, "gpu-0", DP_LEDGER_V1));
+        ASSERT_TRUE(dp_ledger_withdrawn(l, "0", DP_LEDGER_V1));
+        ASSERT_TRUE(dp_ledger_withdrawn(l, "0::1", DP_LEDGER_V1));
+        ASSERT_FALSE(dp_ledger_withdrawn(l, "gpu-0", DP_LEDGER_V2));
+        ASSERT_FALSE(dp_ledger_withdrawn(l, "gpu-1", DP_LEDGER_V1));
+        ASSERT_FALSE(dp_ledger_withdrawn(l, "no-such", DP_LEDGER_V1));
+        /* admin access does not take a device away */
+        ASSERT_OK(take(l, DP_LEDGER_V2, "claim admin", "gpu-2", DP_LEDGER_ADMIN, &err));
+        ASSERT_FALSE(dp_ledger_withdrawn(l, "gpu-2", DP_LEDGER_V1));
+        ASSERT_EQ(dp_ledger_release(l, "claim ns/c (u)"), 1);
+        ASSERT_TRUE(dp_ledger_version(l) > v);
+        ASSERT_FALSE(dp_ledger_withdrawn(l, "gpu-0", DP_LEDGER_V1));
+        dp_ledger_free(l);
+}
+
+TEST(unknown_state_fails_closed) {
+        dp_ledger *l = ledger("example-gpu", 0, false, NULL);
+        dp_error err = DP_ERROR_INIT;
+        ASSERT_OK(dp_ledger_mark_unknown(l, "kubelet checkpoint", DP_LEDGER_V2, "V1 holds unknown (test)"));
+        ASSERT_EQ(take(l, DP_LEDGER_V2, "claim ns/c (u)", "gpu-1", 0, &err), -EBUSY);
+        ASSERT_CONTAINS(err.msg, "device gpu-1 cannot be handed out through V2: V1 holds unknown (test)");
+        ASSERT_EQ(dp_ledger_count(l), 0);
+        /* V1 itself goes on; V2 devices stay in V1's reach */
+        ASSERT_OK(take(l, DP_LEDGER_V1, "pod p/c", "gpu-1", 0, &err));
+        ASSERT_FALSE(dp_ledger_withdrawn(l, "gpu-2", DP_LEDGER_V1));
+        ASSERT_TRUE(dp_ledger_withdrawn(l, "gpu-2", DP_LEDGER_V2));
+        ASSERT_STREQ(dp_ledger_unknown(l, DP_LEDGER_V2), "V1 holds unknown (test)");
+        ASSERT_TRUE(dp_ledger_unknown(l, DP_LEDGER_V1) == NULL);
+        /* replacing keeps one mark; a mark blocking both spares its key */
+        ASSERT_OK(dp_ledger_mark_unknown(l, "claim u9", DP_LEDGER_V1 | DP_LEDGER_V2, "claim u9 unknown"));
+        ASSERT_EQ(take(l, DP_LEDGER_V1, "pod q/c", "gpu-3", 0, &err), -EBUSY);
+        ASSERT_CONTAINS(err.msg, "through V1: claim u9 unknown");
+        ASSERT_TRUE(dp_ledger_withdrawn(l, "gpu-3", DP_LEDGER_V1));
+        ASSERT_EQ(dp_ledger_clear_unknown(l, "claim u9"), 1);
+        ASSERT_EQ(dp_ledger_clear_unknown(l, "claim u9"), 0);
+        ASSERT_OK(take(l, DP_LEDGER_V1, "pod q/c", "gpu-3", 0, &err));
+        ASSERT_EQ(dp_ledger_clear_unknown(l, "kubelet checkpoint"), 1);
+        ASSERT_OK(take(l, DP_LEDGER_V2, "claim ns/c (u)", "gpu-2", 0, &err));
+        dp_ledger_free(l);
+}

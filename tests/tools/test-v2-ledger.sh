@@ -57,11 +57,13 @@ unpod v1
 wait_status "!pod default/v1 " "dra-pod default/c1-pod phase=Prepared" "dra-env default/c1-pod/main GPU_DEVICE_${ID#gpu-}=$ID"
 pass "V1 pod removed: the claim is prepared on retry, the container sees GPU_DEVICE_${ID#gpu-}=$ID"
 
+wait_status "resource $R capacity=8 allocatable=7 "
+pass "$ID prepared for the claim leaves V1: listed Unhealthy, allocatable 7 of 8"
 pod big main=$R:8
-wait_status "pod default/big phase=Waiting" "is held through V2 by claim default/c1 (uid-c1)"
-pass "V1 pod asking for all 8 GPUs waits: Allocate refused, $ID is held through V2"
+wait_status "pod default/big phase=Waiting" "Requested: 8, Available: 7"
+pass "V1 pod asking for all 8 GPUs waits: $ID is held through V2, only 7 offered"
 
 rm "$MF/c1.yaml"
-wait_status "!dra-claim default/c1 " "pod default/big phase=Running"
-pass "claim unprepared: the V1 pod gets all 8 GPUs"
+wait_status "!dra-claim default/c1 " "pod default/big phase=Running" "resource $R capacity=8 allocatable=8 "
+pass "claim unprepared: $ID back in V1, the V1 pod gets all 8 GPUs"
 stop "$AGENT_PID"
