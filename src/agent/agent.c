@@ -330,11 +330,11 @@ static void v1_holders_clear(dp_agent *a) {
         a->n_v1_holders = 0;
 }
 
-static int v1_hold(dp_agent *a, const char *holder, const char *const *ids, size_t n, dp_error *err) {
+static int v1_hold(dp_agent *a, const char *holder, const char *const *ids, size_t n, unsigned flags, dp_error *err) {
         char **v = realloc(a->v1_holders, (a->n_v1_holders + 1) * sizeof *v);
         if (!v) return -ENOMEM;
         a->v1_holders = v;
-        int r = dp_ledger_acquire(a->ledger, DP_LEDGER_V1, holder, ids, n, 0, err);
+        int r = dp_ledger_acquire(a->ledger, DP_LEDGER_V1, holder, ids, n, flags, err);
         if (r < 0) return r;
         if (!(v[a->n_v1_holders] = strdup(holder))) {
                 dp_ledger_release(a->ledger, holder);
@@ -369,6 +369,10 @@ static void v1_unknown(dp_agent *a, const char *path, const char *why) {
                 log_error("cannot mark the V1 holds unknown: out of memory");
 }
 
+static bool en_mine(const dp_agent *a, const dp_ckpt_entry *en) {
+        return en->resource_name && dp_v1_plan_find(a->plan, en->resource_name);
+}
+
 static void v1_sync_checkpoint(dp_agent *a) {
         if (!a->ledger) return;
         _cleanup_free_ char *path = dp_asprintf("%s/%s", a->plugin_dir, DP_CHECKPOINT_FILE_NAME);
@@ -399,15 +403,20 @@ static void v1_sync_checkpoint(dp_agent *a) {
         v1_holders_clear(a);
         if (dp_ledger_clear_unknown(a->ledger, V1_UNKNOWN_KEY) > 0)
                 log_info("%s read: V1 holds known again, DRA prepares allowed", path);
+        size_t mine = 0;
+        for (size_t i = 0; c && i < c->n_entries; i++)
+                mine += en_mine(a, &c->entries[i]);
+        log_info("%s: %zu entr%s of %zu for this agent's resources, replayed as V1 holds", path, mine,
+                 mine == 1 ? "y" : "ies", c ? c->n_entries : 0);
         for (size_t i = 0; c && i < c->n_entries; i++) {
                 const dp_ckpt_entry *en = &c->entries[i];
-                if (!en->resource_name || !dp_v1_plan_find(a->plan, en->resource_name)) continue;
+                if (!en_mine(a, en)) continue;
                 _cleanup_free_ char *holder = dp_asprintf("pod %s/%s", en->pod_uid, en->container_name);
                 if (!holder) return;
                 for (size_t k = 0; k < en->n_device_ids; k++) {
                         const dp_ckpt_ids *ids = &en->device_ids[k].ids;
                         e = (dp_error)DP_ERROR_INIT;
-                        if (ids->n && v1_hold(a, holder, (const char *const *)ids->ids, ids->n, &e) < 0)
+                        if (ids->n && v1_hold(a, holder, (const char *const *)ids->ids, ids->n, DP_LEDGER_REPLAY, &e) < 0)
                                 log_warning("V1 checkpoint %s: %s", holder, dp_error_msg(&e));
                 }
         }
@@ -439,7 +448,7 @@ int agent_v1_hold(dp_agent *a, const char *resource, const V1beta1__AllocateRequ
                         r = dp_error_set(err, -ENOMEM, "out of memory");
                         break;
                 }
-                r = v1_hold(a, holder, (const char *const *)q->devices_ids, q->n_devices_ids, err);
+                r = v1_hold(a, holder, (const char *const *)q->devices_ids, q->n_devices_ids, 0, err);
                 if (r < 0) dp_error_prefix(err, "container_requests[%zu]", i);
         }
         if (r < 0)

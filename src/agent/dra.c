@@ -14,6 +14,7 @@
 #include "base/strbuf.h"
 #include "dra/cdi.h"
 #include "dra/driver.h"
+#include "dra/recover.h"
 #include "dra/slices.h"
 #include "grpc/grpc.h"
 #include "model/model.h"
@@ -62,6 +63,9 @@ struct agent_dra {
         struct pending_prep *pending; /* NodePrepareResources waiting for the API */
         void (*holds_changed)(void *userdata);
         void *userdata;
+        char **unknown; /* claim uids whose devices are unknown (recover.h) */
+        char **unknown_why;
+        size_t n_unknown;
 };
 
 static void holds_changed(agent_dra *d) {
@@ -334,6 +338,84 @@ static int load_claim(const agent_dra *d, const pb_claim *c, dp_object_list *l, 
         return check_claim(c, dp_object_list_find(l, DP_KIND_RESOURCE_CLAIM, c->namespace_, c->name), path, ret, err);
 }
 
+/* ---- claims rebuilt from their CDI specs, claims whose devices are unknown ---- */
+
+/* A checkpoint entry rebuilt from a CDI spec (recover.h): it has no name. */
+static bool recovered(const dp_dra_prepared_claim *c) { return !c->name || !*c->name; }
+
+static char *unknown_key(const char *uid) { return dp_asprintf("claim uid %s", uid); }
+
+static ssize_t unknown_find(const agent_dra *d, const char *uid) {
+        for (size_t i = 0; uid && i < d->n_unknown; i++)
+                if (streq(d->unknown[i], uid)) return (ssize_t)i;
+        return -1;
+}
+
+/* Every device is out of reach of both paths while claim uid's are unknown. */
+static void unknown_mark(agent_dra *d, size_t i) {
+        _cleanup_free_ char *key = unknown_key(d->unknown[i]);
+        _cleanup_free_ char *why = dp_asprintf(
+                "the devices of claim %s are unknown (the driver checkpoint was corrupt and %s); nothing is handed "
+                "out until that claim is prepared again or unprepared",
+                d->unknown[i], d->unknown_why[i]);
+        if (!key || !why || dp_ledger_mark_unknown(d->ledger, key, DP_LEDGER_V1 | DP_LEDGER_V2, why) < 0)
+                log_error("cannot mark the devices of claim %s unknown: out of memory", d->unknown[i]);
+}
+
+static void unknown_forget(agent_dra *d, size_t i) {
+        _cleanup_free_ char *key = unknown_key(d->unknown[i]);
+        if (key) dp_ledger_clear_unknown(d->ledger, key);
+        free(d->unknown[i]);
+        free(d->unknown_why[i]);
+        d->unknown[i] = d->unknown[d->n_unknown - 1];
+        d->unknown_why[i] = d->unknown_why[d->n_unknown - 1];
+        d->n_unknown--;
+}
+
+static void hold_saved(agent_dra *d, const dp_dra_prepared_claim *c) {
+        _cleanup_free_ char *holder = dp_asprintf("claim %s/%s (%s)", c->namespace, c->name, c->uid);
+        if (!holder) return;
+        for (size_t k = 0; k < c->n_devices; k++) {
+                const char *dev = c->devices[k].device;
+                dp_error e = DP_ERROR_INIT;
+                if (dp_ledger_acquire(d->ledger, DP_LEDGER_V2, holder, &dev, 1,
+                                      DP_LEDGER_REPLAY | (c->devices[k].share_id ? DP_LEDGER_SHARED : 0), &e) < 0)
+                        log_warning("checkpoint claim %s: %s", holder, dp_error_msg(&e));
+        }
+}
+
+/* The kubelet prepares a claim we rebuilt from its spec, or one whose
+ * devices are unknown: prepare it in full from the claim (names, requests,
+ * metadata come back), in place of what we had; on failure what we had
+ * stays. */
+static int reprepare(agent_dra *d, const char *uid, const dp_dra_prepare_input *in, const dp_resource_claim *claim,
+                     const dp_dra_node_dirs *dirs, dp_dra_prepared_claim *ret, dp_error *err) {
+        dp_dra_prepared_claim *old = NULL;
+        ssize_t u = unknown_find(d, uid);
+        _cleanup_free_ char *key = unknown_key(uid);
+        if (!key) return dp_error_set(err, -ENOMEM, "out of memory");
+        if (u >= 0) dp_ledger_clear_unknown(d->ledger, key);
+        if (dp_dra_checkpoint_remove(d->ckpt, uid, &old) == 0) {
+                _cleanup_free_ char *holder = dp_asprintf("claim %s/%s (%s)", old->namespace, old->name, old->uid);
+                if (!holder) {
+                        (void)dp_dra_checkpoint_put(d->ckpt, old);
+                        dp_dra_prepared_claim_free(old);
+                        return dp_error_set(err, -ENOMEM, "out of memory");
+                }
+                dp_ledger_release(d->ledger, holder);
+        }
+        int r = dp_dra_node_prepare(d->ckpt, d->ledger, in, claim, dirs, ret, err);
+        if (r < 0) {
+                if (old && dp_dra_checkpoint_put(d->ckpt, old) >= 0) hold_saved(d, old);
+                if (u >= 0) unknown_mark(d, (size_t)u);
+        } else if (u >= 0) {
+                unknown_forget(d, (size_t)u);
+                log_info("claim %s prepared again: its devices are known", uid);
+        }
+        dp_dra_prepared_claim_free(old);
+        return r;
+}
+
 /* src: the claim read from the API (NULL: read it from --claims-dir). */
 static int prepare_one(agent_dra *d, const pb_claim *c, const claim_src *src, dp_dra_prepared_claim *ret,
                        dp_error *err) {
@@ -342,7 +424,7 @@ static int prepare_one(agent_dra *d, const pb_claim *c, const claim_src *src, dp
         /* A claim already prepared is answered from the checkpoint even when
          * its file is gone (the kubelet retries after a restart). */
         dp_dra_prepared_claim *done = c->uid ? dp_dra_checkpoint_find(d->ckpt, c->uid) : NULL;
-        if (done) return dp_dra_prepared_claim_copy(ret, done);
+        if (done && !recovered(done)) return dp_dra_prepared_claim_copy(ret, done);
         const dp_resource_claim *claim = NULL;
         int r;
         if (src) {
@@ -356,6 +438,7 @@ static int prepare_one(agent_dra *d, const pb_claim *c, const claim_src *src, dp
         dp_resource_slice *const *v = dp_dra_publisher_slices(d->pub, &n);
         dp_dra_prepare_input in = {.inv = d->inv, .slices = v, .n_slices = n};
         dp_dra_node_dirs dirs = {.cdi_dir = d->cdi_dir, .state_dir = d->state_dir};
+        if (done || unknown_find(d, c->uid) >= 0) return reprepare(d, c->uid, &in, claim, &dirs, ret, err);
         return dp_dra_node_prepare(d->ckpt, d->ledger, &in, claim, &dirs, ret, err);
 }
 
@@ -454,6 +537,18 @@ static int prepare_reply(agent_dra *d, const pb_prep_req *req, bool v1, const cl
         return r;
 }
 
+/* A claim whose devices were unknown is unprepared: its spec goes, and
+ * with it the mark. */
+static int unprepare_unknown(agent_dra *d, const char *uid, dp_error *err) {
+        _cleanup_free_ char *name = dp_dra_cdi_spec_file_name(d->inv->cdi_kind, uid);
+        if (!name) return dp_error_set(err, -ENOMEM, "out of memory");
+        int r = dp_dra_file_remove(d->cdi_dir, name, err);
+        if (r < 0) return r;
+        unknown_forget(d, (size_t)unknown_find(d, uid));
+        log_info("claim %s unprepared: its devices are known again", uid);
+        return 1;
+}
+
 static int unprepare_reply(agent_dra *d, const pb_unprep_req *req, uint8_t **ret, size_t *ret_len) {
         size_t n = req->n_claims;
         if (n > DP_DRA_CHECKPOINT_MAX_CLAIMS) return -E2BIG;
@@ -471,6 +566,7 @@ static int unprepare_reply(agent_dra *d, const pb_unprep_req *req, uint8_t **ret
                 int q = c->uid && *c->uid
                                 ? dp_dra_node_unprepare(d->ckpt, d->ledger, c->uid, &dirs, &e)
                                 : dp_error_set(&e, -EINVAL, "claim %s/%s: uid is required", c->namespace_, c->name);
+                if (q == 0 && unknown_find(d, c->uid) >= 0) q = unprepare_unknown(d, c->uid, &e);
                 if (q == -ENOMEM)
                         r = q;
                 else if (q < 0) {
@@ -771,20 +867,36 @@ static int on_state_dir_event(dp_loop_source *s, const struct inotify_event *ev,
 
 /* ---- life cycle --------------------------------------------------------------------- */
 
-/* The checkpoint's claims hold their devices again (a restart). */
+/* The checkpoint's claims hold their devices again (a restart), and
+ * claims whose devices are unknown block everything. */
 static void replay_checkpoint(agent_dra *d) {
-        for (size_t i = 0; i < d->ckpt->n_claims; i++) {
-                const dp_dra_prepared_claim *c = &d->ckpt->claims[i];
-                _cleanup_free_ char *holder = dp_asprintf("claim %s/%s (%s)", c->namespace, c->name, c->uid);
-                if (!holder) return;
-                for (size_t k = 0; k < c->n_devices; k++) {
-                        const char *dev = c->devices[k].device;
-                        dp_error e = DP_ERROR_INIT;
-                        if (dp_ledger_acquire(d->ledger, DP_LEDGER_V2, holder, &dev, 1,
-                                              c->devices[k].share_id ? DP_LEDGER_SHARED : 0, &e) < 0)
-                                log_warning("checkpoint claim %s: %s", holder, dp_error_msg(&e));
-                }
+        for (size_t i = 0; i < d->ckpt->n_claims; i++)
+                hold_saved(d, &d->ckpt->claims[i]);
+        for (size_t i = 0; i < d->n_unknown; i++)
+                unknown_mark(d, i);
+}
+
+/* At start: temp files and orphaned specs go; a corrupt or missing
+ * checkpoint is rebuilt from the specs we wrote (recover.h), never by
+ * forgetting. */
+static int recover_state(agent_dra *d, bool rebuild, dp_error *err) {
+        dp_dra_recovery rec;
+        int r = dp_dra_recover_dirs(d->ckpt, d->inv, d->cdi_dir, d->state_dir, DP_DRA_CHECKPOINT_NAME, rebuild, &rec,
+                                    err);
+        if (r < 0) return r;
+        d->unknown = TAKE_PTR(rec.unknown);
+        d->unknown_why = TAKE_PTR(rec.unknown_why);
+        d->n_unknown = rec.n_unknown;
+        rec.n_unknown = 0;
+        if (rec.recovered) {
+                dp_error e = DP_ERROR_INIT;
+                if (dp_dra_checkpoint_save(d->ckpt, d->state_dir, DP_DRA_CHECKPOINT_NAME, &e) < 0)
+                        log_error("%s; the recovered claims hold their devices in memory", dp_error_msg(&e));
+                log_warning("driver checkpoint rebuilt: %zu claim(s) recovered from their CDI specs, %zu unknown",
+                            rec.recovered, d->n_unknown);
         }
+        dp_dra_recovery_done(&rec);
+        return 0;
 }
 
 int agent_dra_new(dp_loop *l, const agent_dra_options *o, dp_ledger *ledger, dp_dra_inventory *inv, agent_dra **ret,
@@ -848,11 +960,16 @@ int agent_dra_new(dp_loop *l, const agent_dra_options *o, dp_ledger *ledger, dp_
         _cleanup_free_ char *ck = dp_asprintf("%s/%s", d->state_dir, DP_DRA_CHECKPOINT_NAME);
         if (!ck) return -ENOMEM;
         r = dp_dra_checkpoint_load(ck, &d->ckpt, err);
-        if (r == -EBADMSG) {
-                /* Do not trust it, do not lose it: keep a copy next to it. */
-                log_error("%s; starting with no prepared claims (kept as %s.corrupt)", dp_error_msg(err), ck);
+        bool rebuild = r == -ENOENT;
+        if (r == -EBADMSG || r == -E2BIG) {
+                /* Do not trust it, do not lose it: keep a copy next to it,
+                 * and rebuild it from the CDI specs we wrote. */
+                log_error("%s; rebuilding it from the CDI specs in %s (the file is kept as %s.corrupt)",
+                          dp_error_msg(err), d->cdi_dir, ck);
                 _cleanup_free_ char *bad = dp_asprintf("%s.corrupt", ck);
                 if (bad) (void)rename(ck, bad);
+                if (err) *err = (dp_error)DP_ERROR_INIT;
+                rebuild = true;
                 r = -ENOENT;
         }
         if (r == -ENOENT) {
@@ -860,6 +977,7 @@ int agent_dra_new(dp_loop *l, const agent_dra_options *o, dp_ledger *ledger, dp_
                 r = d->ckpt ? 0 : -ENOMEM;
         }
         if (r < 0) return r;
+        if ((r = recover_state(d, rebuild, err)) < 0) return r;
         replay_checkpoint(d);
         if ((r = publish(d, true)) < 0) return dp_error_errno(err, r, "publish ResourceSlices");
         if ((r = serve_dra(d)) < 0) return dp_error_errno(err, r, "serve %s", d->dra_sock_path);
@@ -909,6 +1027,12 @@ agent_dra *agent_dra_free(agent_dra *d) {
         dp_grpc_server_free(d->srv);
         dp_grpc_server_free(d->reg_srv);
         dp_dra_checkpoint_free(d->ckpt);
+        for (size_t i = 0; i < d->n_unknown; i++) {
+                free(d->unknown[i]);
+                free(d->unknown_why[i]);
+        }
+        free(d->unknown);
+        free(d->unknown_why);
         dp_dra_publisher_free(d->pub);
         dp_dra_inventory_free(d->inv);
         free(d->node_name);

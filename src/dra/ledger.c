@@ -129,7 +129,7 @@ int dp_ledger_acquire(dp_ledger *l, dp_ledger_path path, const char *holder, con
                       unsigned flags, dp_error *err) {
         assert_return(l && holder && (devices || !n), -EINVAL);
         assert_return(path == DP_LEDGER_V1 || path == DP_LEDGER_V2, -EINVAL);
-        for (size_t i = 0; n && i < l->n_marks; i++)
+        for (size_t i = 0; n && !(flags & DP_LEDGER_REPLAY) && i < l->n_marks; i++)
                 if ((l->marks[i].blocks & (unsigned)path) && !streq(l->marks[i].key, holder))
                         return dp_error_set(err, -EBUSY, "device %s cannot be handed out through %s: %s", devices[0],
                                             dp_ledger_path_name(path), l->marks[i].reason);
@@ -170,7 +170,7 @@ int dp_ledger_acquire(dp_ledger *l, dp_ledger_path path, const char *holder, con
                 hold h = {dp_strdup(holder),
                           dp_strdup(devices[i]),
                           path,
-                          flags | (rep ? DP_LEDGER_SHARED : 0),
+                          (flags & ~DP_LEDGER_REPLAY) | (rep ? DP_LEDGER_SHARED : 0),
                           u->physical,
                           u->unit};
                 if (!h.holder || !h.device) {

@@ -51,6 +51,9 @@ typedef enum {
 
 #define DP_LEDGER_SHARED (1u << 0)
 #define DP_LEDGER_ADMIN (1u << 1)
+/* A hold that already exists, replayed from a checkpoint: conflicts still
+ * refuse it, unknown-state marks do not (what was handed out stays held). */
+#define DP_LEDGER_REPLAY (1u << 2)
 #define DP_LEDGER_MAX_HOLDS 65536
 
 typedef struct dp_ledger dp_ledger;

@@ -178,3 +178,15 @@ TEST(unknown_state_fails_closed) {
         ASSERT_OK(take(l, DP_LEDGER_V2, "claim ns/c (u)", "gpu-2", 0, &err));
         dp_ledger_free(l);
 }
+
+TEST(replayed_holds_pass_marks) {
+        dp_ledger *l = ledger("example-gpu", 0, false, NULL);
+        dp_error err = DP_ERROR_INIT;
+        ASSERT_OK(dp_ledger_mark_unknown(l, "kubelet checkpoint", DP_LEDGER_V2, "V1 holds unknown"));
+        /* a claim prepared before the restart stays held; a new one is refused */
+        ASSERT_OK(take(l, DP_LEDGER_V2, "claim ns/old (u1)", "gpu-0", DP_LEDGER_REPLAY, &err));
+        ASSERT_EQ(take(l, DP_LEDGER_V2, "claim ns/new (u2)", "gpu-1", 0, &err), -EBUSY);
+        /* conflicts still refuse a replay */
+        ASSERT_EQ(take(l, DP_LEDGER_V1, "pod p/c", "gpu-0", DP_LEDGER_REPLAY, &err), -EBUSY);
+        dp_ledger_free(l);
+}
