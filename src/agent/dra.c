@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "agent/dra-internal.h"
+#include "agent/dra-list.h"
 #include "agent/metrics.h"
 #include "base/fileio.h"
 #include "base/log.h"
@@ -820,7 +821,8 @@ static int serve_dra(agent_dra *d) {
                      &v1alpha1__node_watch_resources_request__descriptor, on_watch_resources, d)) < 0 ||
             (r = dp_grpc_server_add_method(d->srv, "/v1.DRAResourceHealth/NodeWatchResources", DP_GRPC_SERVER_STREAMING,
                                            &v1alpha1__node_watch_resources_request__descriptor, on_watch_resources,
-                                           d)) < 0)
+                                           d)) < 0 ||
+            (r = agent_dra_list_serve(d->srv, &d->ckpt)) < 0) /* devplane's PreparedClaims List */
                 return r;
         return dp_grpc_server_listen_unix(d->srv, d->loop, d->dra_sock_path, 0600);
 }

@@ -61,6 +61,14 @@ static int one_claim(dp_alloc_cluster *c, dp_alloc_claim_spec *cs, const char *n
                         return o->why ? 0 : oom_claim(cs->source, "explaining", err);
                 }
         }
+        if (r == -EDOM || r == -ETIME) {
+                /* the input is valid: this claim is not allocated, with the reason
+                 * (a search over its step budget, or an error of the claim upstream
+                 * would raise), and the run goes on */
+                o->why = dp_asprintf("%s\n", dp_error_msg(err));
+                if (err) *err = (dp_error)DP_ERROR_INIT;
+                return o->why ? 0 : oom_claim(cs->source, "explaining", err);
+        }
         if (r < 0) {
                 const dp_resource_claim *cl = cs->source;
                 /* keep r: with err NULL, dp_error_prefix() would answer -EINVAL */

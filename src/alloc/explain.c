@@ -75,7 +75,7 @@ static void static_reason(search *st, const rq *q, uint32_t sub, dp_strbuf *out)
                 dp_strbuf_printf(out, "no device passes the selectors of class %s and of the request", cls);
                 return;
         }
-        uint32_t usable = (uint32_t)L->n - L->n_errors;
+        uint32_t usable = (uint32_t)L->n - L->n_errors - L->n_taint_kept;
         if (sr->all) dp_strbuf_printf(out, "allocationMode All: %u of %u devices usable", usable, L->n_total);
         else dp_strbuf_printf(out, "needs %u device%s, %u of %u usable", (unsigned)(sr->count > 0 ? sr->count : 1),
                               sr->count == 1 ? "" : "s", usable, L->n_total);
@@ -111,7 +111,7 @@ static void static_reason(search *st, const rq *q, uint32_t sub, dp_strbuf *out)
         if (L->n_errors) dp_strbuf_printf(out, "%s%u not evaluated (selector error)", sep, L->n_errors);
 }
 
-static void dynamic_reason(search *st, const rq *q, dp_strbuf *out) {
+void explain_why(search *st, const rq *q, dp_strbuf *out) {
         const dp_alloc_snapshot *s = st->s;
         const why_rec *w = &q->why;
         char c1[64], c2[64], cbuf[400];
@@ -183,6 +183,17 @@ static void dynamic_reason(search *st, const rq *q, dp_strbuf *out) {
                 }
                 break;
         case WHY_ALL_EMPTY: dp_strbuf_puts(out, "allocationMode All found no matching device"); break;
+        case WHY_TAINT: {
+                const device *d = &s->devs[w->dev];
+                const taint_ent *t = NULL;
+                for (uint32_t i = d->taint_off; i < d->taint_off + d->n_taints && !t; i++)
+                        if (s->taints[i].blocking) t = &s->taints[i];
+                dp_strbuf_printf(out,
+                                 "allocationMode All: device %s matches but has a taint not tolerated (%s=%s:%s), "
+                                 "so not every matching device can be taken",
+                                 dn, t ? t->key : "", t ? t->value : "", t ? t->effect : "");
+                break;
+        }
         case WHY_LATER: {
                 const rq *o = &st->rqs[w->c];
                 dp_strbuf_printf(out, "request %s cannot be met on this node", o->r->name);
@@ -221,13 +232,13 @@ void explain_failure(search *st, dp_strbuf *why) {
                 char lb[400];
                 q->sub = sub;
                 if (!L->built) continue;
-                bool short_static = sub_blocked(q, sr) || L->n - L->n_errors == 0 ||
+                bool short_static = sub_blocked(q, sr) || L->n - L->n_errors - L->n_taint_kept == 0 ||
                                     (!sr->all && (int64_t)(L->n - L->n_errors) < (sr->count > 0 ? sr->count : 1)) ||
                                     (sr->all && n->n_bad_pools);
                 dp_strbuf_printf(why, "%s: ", rq_label(st, q, lb, sizeof(lb)));
                 if (sr->all && n->n_bad_pools) dp_strbuf_puts(why, "allocationMode All needs every pool complete and valid");
                 else if (short_static) static_reason(st, q, sub, why);
-                else dynamic_reason(st, q, why);
+                else explain_why(st, q, why);
                 dp_strbuf_putc(why, '\n');
                 printed = true;
         }

@@ -24,7 +24,15 @@ int dp_alloc_allocate_first_fit(dp_alloc_snapshot *s, const dp_alloc_claim *cons
         _cleanup_strbuf_ dp_strbuf key = DP_STRBUF_INIT;
         dp_alloc_claims_shape(claims, n_claims, &key);
         if (dp_strbuf_failed(&key)) return alloc_oom(err, "describing the shape of the claims");
-        void *v = dp_hashmap_get(s->frontier, dp_strbuf_str(&key));
+        /* allocationMode All leaves shared devices with no room left out of
+         * "all": a smaller "all" may fit where a larger one did not, so claims
+         * with such a request are not monotone and keep no frontier */
+        bool monotone = true;
+        for (size_t c = 0; c < n_claims; c++)
+                for (size_t i = 0; i < claims[c]->n_requests; i++)
+                        for (size_t k = 0; k < claims[c]->requests[i].n_subs; k++)
+                                if (claims[c]->requests[i].subs[k].all) monotone = false;
+        void *v = monotone ? dp_hashmap_get(s->frontier, dp_strbuf_str(&key)) : NULL;
         size_t start = v ? (size_t)((uintptr_t)v - 1) : 0;
         dp_alloc_options quiet = opts ? *opts : (dp_alloc_options){0};
         quiet.explain = false;
@@ -37,7 +45,7 @@ int dp_alloc_allocate_first_fit(dp_alloc_snapshot *s, const dp_alloc_claim *cons
                 }
         }
         size_t frontier = r > 0 ? *ret_node : s->n_nodes;
-        if (frontier != start) {
+        if (monotone && frontier != start) {
                 int q;
                 if (v) {
                         q = dp_hashmap_replace(s->frontier, dp_strbuf_str(&key), (void *)(uintptr_t)(frontier + 1));

@@ -125,7 +125,8 @@ static int build_list(search *st, rq *q, uint32_t sub) {
                         continue;
                 }
                 uint32_t t;
-                if (!all_taints_tolerated(s, d, sr, &t)) {
+                bool tainted = !all_taints_tolerated(s, d, sr, &t);
+                if (tainted && !sr->all) {
                         if (L->n_taint++ == 0) L->taint_dev = dev;
                         continue;
                 }
@@ -142,8 +143,17 @@ static int build_list(search *st, rq *q, uint32_t sub) {
                         continue;
                 }
                 /* Lists may be built mid-search: only committed state filters here.
-                 * All mode keeps taken devices in its list: taking all then fails. */
-                if (!sr->all && !sr->admin_access && ((!d->multi && d->committed) || exhausted)) {
+                 * All mode, as upstream, lists every matching device but those
+                 * whose capacity cannot take the request (a shared device with no
+                 * room left is not part of "all"); a taken or tainted one is kept
+                 * and then fails the request. */
+                if (tainted && !exhausted) {
+                        if (L->n_taint++ == 0) L->taint_dev = dev;
+                        L->n_taint_kept++;
+                        L->devs[L->n++] = dev | TAINT_BIT;
+                        continue;
+                }
+                if ((!sr->all && !sr->admin_access && !d->multi && d->committed) || exhausted) {
                         L->n_in_use++;
                         if (d->holder != NONE_ID && L->n_holders < ELEMENTSOF(L->holders)) {
                                 bool seen = false;
@@ -284,8 +294,8 @@ static int tick(search *st) {
         st->effort++;
         st->s->stats.effort++;
         if (st->max_effort && st->effort > st->max_effort)
-                return dp_error_set(st->err, -ETIME, "allocation search gave up after %llu steps",
-                                    (unsigned long long)st->max_effort);
+                return dp_error_set(st->err, -ETIME, "%s: allocation search gave up after %llu steps",
+                                    st->s->strs[st->s->nodes[st->node].name], (unsigned long long)st->max_effort);
         return 0;
 }
 
@@ -553,6 +563,19 @@ static int fill(search *st, uint32_t qi, uint32_t slot, size_t start, uint32_t *
         return 0;
 }
 
+static int all_constraint_error(search *st, rq *q, const why_rec *w) {
+        q->why = *w;
+        _cleanup_strbuf_ dp_strbuf msg = DP_STRBUF_INIT;
+        char lb[400];
+        explain_why(st, q, &msg);
+        if (dp_strbuf_failed(&msg)) return alloc_oom(st->err, "explaining a broken constraint");
+        return dp_error_set(st->err, -EDOM,
+                            "%s: %s: allocationMode All cannot take every matching device: %s (an error of the claim, "
+                            "as upstream: no later node is tried)",
+                            st->s->strs[st->s->nodes[st->node].name], rq_label(st, q, lb, sizeof(lb)),
+                            dp_strbuf_str(&msg));
+}
+
 static int place_all(search *st, uint32_t qi) {
         rq *q = &st->rqs[qi];
         cand_list *L = &q->subs[q->sub];
@@ -573,7 +596,21 @@ static int place_all(search *st, uint32_t qi) {
                 }
                 why_rec w;
                 st->effort++;
+                if (e & TAINT_BIT) {
+                        w = (why_rec){.kind = WHY_TAINT, .dev = e & ~TAINT_BIT};
+                        note(q, &w);
+                        rollback_to(st, mark);
+                        return 0;
+                }
                 if (!can_place(st, qi, e, &w)) {
+                        if (w.kind == WHY_MATCH || w.kind == WHY_MISSING || w.kind == WHY_DISTINCT) {
+                                /* upstream: a constraint that keeps a request from
+                                 * getting all its devices is an error of the claim, not
+                                 * "does not fit here"; the pod is not scheduled, no
+                                 * later node is tried */
+                                rollback_to(st, mark);
+                                return all_constraint_error(st, q, &w);
+                        }
                         note(q, &w);
                         rollback_to(st, mark);
                         return 0;
@@ -633,6 +670,24 @@ static void share_id(const dp_alloc_claim *cl, size_t index, char out[40]) {
                  (unsigned long long)(b & 0xffffffffffffULL));
 }
 
+static bool values_in(const dp_alloc_ns_req *a, const dp_alloc_ns_req *b) {
+        for (size_t i = 0; i < a->n_values; i++) {
+                bool found = false;
+                for (size_t j = 0; j < b->n_values && !found; j++) found = streq(a->values[i], b->values[j]);
+                if (!found) return false;
+        }
+        return true;
+}
+
+/* Append r unless an equal requirement is there already: same key and
+ * operator, the same set of values (upstream merges the term this way). */
+static void add_requirement(dp_alloc_ns_req *to, size_t *n, const dp_alloc_ns_req *r) {
+        for (size_t i = 0; i < *n; i++)
+                if (streq(to[i].key, r->key) && to[i].op == r->op && values_in(&to[i], r) && values_in(r, &to[i]))
+                        return;
+        to[(*n)++] = *r;
+}
+
 static int node_selector_for(search *st, dp_alloc_result *res) {
         dp_alloc_snapshot *s = st->s;
         size_t ne = 0, nf = 0;
@@ -664,9 +719,9 @@ static int node_selector_for(search *st, dp_alloc_result *res) {
                 const dp_alloc_node_selector *sel = sl->per_device ? d->node_selector : sl->node_selector;
                 if (!sel || sel->n_terms != 1) continue;
                 for (size_t k = 0; k < sel->terms[0].n_exprs; k++)
-                        res->term_exprs[res->n_term_exprs++] = sel->terms[0].exprs[k];
+                        add_requirement(res->term_exprs, &res->n_term_exprs, &sel->terms[0].exprs[k]);
                 for (size_t k = 0; k < sel->terms[0].n_fields; k++)
-                        res->term_fields[res->n_term_fields++] = sel->terms[0].fields[k];
+                        add_requirement(res->term_fields, &res->n_term_fields, &sel->terms[0].fields[k]);
         }
         return 0;
 }

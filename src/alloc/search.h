@@ -5,7 +5,8 @@
 
 #include "alloc/internal.h"
 
-#define ERR_BIT 0x80000000u /* candidate whose selector failed at run time */
+#define ERR_BIT 0x80000000u   /* candidate whose selector failed at run time */
+#define TAINT_BIT 0x40000000u /* All lists only: a matching device with a taint not tolerated */
 
 typedef struct cand_list {
         uint32_t *devs;
@@ -14,6 +15,7 @@ typedef struct cand_list {
         uint32_t cmask; /* claim constraints that apply to this (request, sub) */
         /* why devices of the node are not candidates */
         uint32_t n_total, n_class, n_sel, n_taint, n_policy, n_in_use, n_errors;
+        uint32_t n_taint_kept; /* All lists: tainted entries kept (TAINT_BIT), they refuse the request */
         uint32_t holders[3], n_holders;
         uint32_t taint_dev; /* first device blocked by a taint */
 } cand_list;
@@ -35,6 +37,7 @@ typedef enum {
         WHY_ALL_EMPTY,  /* allocationMode All found no device */
         WHY_COUNTER_BOUND, /* counter c leaves room for at most a of the b devices needed */
         WHY_LATER,      /* request c (a later one) cannot be met on this node at all */
+        WHY_TAINT,      /* allocationMode All: dev matches but has a taint not tolerated */
 } why_kind;
 
 typedef struct why_rec {
@@ -88,5 +91,7 @@ typedef struct search {
 } search;
 
 void explain_failure(search *st, dp_strbuf *why);
+/* The reason recorded for q (q->why), as one phrase. */
+void explain_why(search *st, const rq *q, dp_strbuf *out);
 bool sub_blocked(const rq *q, const dp_alloc_subrequest *sr);
 const char *rq_label(const search *st, const rq *q, char *buf, size_t size);

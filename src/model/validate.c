@@ -149,6 +149,11 @@ static int validate_node_selector(dctx *c, const char *field, const dp_node_sele
                                 if (r >= 0 && !f) r = vname(c, "key", q->key, dp_validate_qualified_name);
                                 if (r >= 0 && f && !streq(q->key, "metadata.name"))
                                         r = vfail(c, "key", -EINVAL, "matchFields supports only metadata.name");
+                                if (r >= 0 && f && q->op != DP_NS_OP_IN && q->op != DP_NS_OP_NOT_IN)
+                                        r = vfail(c, "operator", -EINVAL, "must be In or NotIn for a node field selector");
+                                if (r >= 0 && f && q->n_values != 1)
+                                        r = vfail(c, "values", -EINVAL,
+                                                  "must have exactly one element for a node field selector");
                                 if (r < 0) return r;
                                 bool want_values = q->op == DP_NS_OP_IN || q->op == DP_NS_OP_NOT_IN ||
                                                    q->op == DP_NS_OP_GT || q->op == DP_NS_OP_LT;

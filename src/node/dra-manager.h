@@ -53,6 +53,9 @@ typedef struct node_dra_options {
         const char *manifests_dir; /* NULL: no pods */
         const char *claims_dir;    /* NULL: claims are not written */
         const char *cdi_dir;       /* NULL: /var/run/cdi (status env resolution) */
+        /* The node's DRA state (dra-state.h) is <state_dir>/dra_manager_state.json;
+         * NULL: not saved (tests without a node). */
+        const char *state_dir;
         uint64_t backoff_initial_ms, backoff_max_ms;
         void (*changed)(void *userdata); /* something to show in the status */
         void *userdata;

@@ -564,6 +564,7 @@ int dp_kubelet_new(dp_loop *l, const dp_node_config *cfg, dp_kubelet **ret, dp_e
                                          .manifests_dir = n->manifests_dir,
                                          .claims_dir = cfg->claims_dir,
                                          .cdi_dir = cfg->cdi_dir,
+                                         .state_dir = n->plugin_dir,
                                          .backoff_initial_ms = n->backoff_initial_ms,
                                          .backoff_max_ms = n->backoff_max_ms,
                                          .changed = on_dra_changed,

@@ -53,7 +53,9 @@ static void ids_joined(dp_strbuf *out, const dp_doc_node *ids) {
  *   dra-pod <ns>/<name> phase=Prepared|Waiting attempts=<n>   (dra-pod-message <ns>/<name> <why>)
  *   dra-pod-claim <ns>/<name> <podClaimName>=<claim>  (status.resourceClaimStatuses; the
  *                 extended-resource claim as @extended-resources=<claim>)
- *   dra-claim <ns>/<name> uid=<uid> driver=<d> devices=<pool>/<dev>,...
+ *   dra-claim <ns>/<name> uid=<uid> driver=<d> devices=<pool>/<dev>,... [skipped]
+ *             state=prepared|preparing|unpreparing pods=<ns>/<pod>,...|-
+ *   dra-state <origin> [rebuild]   (dra-state-error <why>; dra-state-unknown <driver> <why>)
  *   dra-cdi <ns>/<pod>/<ctr> <id>,...       dra-env <ns>/<pod>/<ctr> NAME=VALUE
  *   dra-ctr-health <ns>/<pod>/<ctr> claim:<claim>/<request> <driver>/<pool>/<device> <health>
  *   dra-health-stream <driver> <state>
@@ -104,6 +106,14 @@ static void print_flat_dra(dp_strbuf *o, const dp_doc_node *root) {
                         dp_strbuf_putc(o, '\n');
                 }
         }
+        const dp_doc_node *st = dp_doc_get(root, "draState");
+        if (st) {
+                dp_strbuf_printf(o, "dra-state %s%s\n", str_of(st, "origin"),
+                                 dp_doc_get(st, "rebuild") && streq(str_of(st, "rebuild"), "true") ? " rebuild" : "");
+                if (dp_doc_get(st, "error")) dp_strbuf_printf(o, "dra-state-error %s\n", str_of(st, "error"));
+                FOREACH_ITEM(c, seq_of(st, "unknownDrivers"))
+                dp_strbuf_printf(o, "dra-state-unknown %s %s\n", str_of(c, "driver"), str_of(c, "reason"));
+        }
         FOREACH_ITEM(c, seq_of(root, "draClaims")) {
                 dp_strbuf_printf(o, "dra-claim %s/%s uid=%s driver=%s devices=", str_of(c, "namespace"),
                                  str_of(c, "name"), str_of(c, "uid"), str_of(c, "driver"));
@@ -114,6 +124,10 @@ static void print_flat_dra(dp_strbuf *o, const dp_doc_node *root) {
                 }
                 if (first) dp_strbuf_putc(o, '-');
                 if (dp_doc_get(c, "skipped")) dp_strbuf_puts(o, " skipped");
+                if (dp_doc_get(c, "state")) {
+                        dp_strbuf_printf(o, " state=%s pods=", str_of(c, "state"));
+                        ids_joined(o, seq_of(c, "pods"));
+                }
                 dp_strbuf_putc(o, '\n');
                 (void)id;
         }

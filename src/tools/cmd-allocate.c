@@ -1,21 +1,26 @@
 /* SPDX-License-Identifier: Apache-2.0
- * devplane allocate -f FILE|DIR... [--node NAME] [-o yaml|json|table]
+ * devplane allocate -f FILE|DIR... [--node NAME] [-o yaml|json|table] [--max-steps N]
  * Allocates the unallocated ResourceClaims of the input in order (alloc/claims.c). */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "alloc/adapter.h"
 #include "tools/devplane.h"
 
 static void usage(FILE *f) {
         fprintf(f, "usage: devplane allocate -f FILE|DIR... [--node NAME] [-o yaml|json|table]\n"
-                   "                         [--feature-gates DRADeviceCompatibilityGroups=true|false]\n\n"
+                   "                         [--feature-gates DRADeviceCompatibilityGroups=true|false]\n"
+                   "                         [--max-steps N]\n\n"
                    "Allocates every ResourceClaim without status.allocation, in input order, each on the\n"
                    "first node (by name) where it fits, or on --node. Devices taken by earlier claims stay\n"
                    "taken. Prints the claims with status.allocation; reasons for claims that do not fit go\n"
                    "to stderr, per node. Exit status: 0 all allocated, 1 some not, 2 bad input.\n"
                    "With DRADeviceCompatibilityGroups=false, pools whose devices carry compatibilityGroups\n"
-                   "are incomplete and skipped, as kube-scheduler does with that gate off.\n");
+                   "are incomplete and skipped, as kube-scheduler does with that gate off.\n"
+                   "--max-steps bounds the search per claim and node (default 50000000, the stand-in for\n"
+                   "the scheduler's filter timeout); a claim past it is not allocated, the others go on.\n");
 }
 
 static int cmd_allocate(int argc, char **argv) {
@@ -23,11 +28,13 @@ static int cmd_allocate(int argc, char **argv) {
                                              {"node", required_argument, NULL, 'n'},
                                              {"output", required_argument, NULL, 'o'},
                                              {"feature-gates", required_argument, NULL, 'g'},
+                                             {"max-steps", required_argument, NULL, 's'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
         _cleanup_free_ const char **paths = calloc((size_t)argc + 1, sizeof(char *));
         size_t n_paths = 0;
         const char *node = NULL;
+        uint64_t budget = 0;
         dp_alloc_output fmt = DP_ALLOC_OUTPUT_YAML;
         dp_alloc_cluster_options copts = {0};
         if (!paths) return 2;
@@ -53,6 +60,17 @@ static int cmd_allocate(int argc, char **argv) {
                                 return 2;
                         }
                         break;
+                case 's': {
+                        char *end = NULL;
+                        errno = 0;
+                        unsigned long long v = strtoull(optarg, &end, 10);
+                        if (errno || !end || *end || end == optarg || optarg[0] == '-' || v == 0) {
+                                fprintf(stderr, "devplane allocate: --max-steps %s: must be a positive integer\n", optarg);
+                                return 2;
+                        }
+                        budget = v;
+                        break;
+                }
                 case 'h': usage(stdout); return 0;
                 default: usage(stderr); return 2;
                 }
@@ -64,7 +82,7 @@ static int cmd_allocate(int argc, char **argv) {
         dp_error err = DP_ERROR_INIT;
         _cleanup_(dp_object_list_freep) dp_object_list *objs = NULL;
         _cleanup_(dp_alloc_run_freep) dp_alloc_run *run = NULL;
-        if (dp_model_load(paths, n_paths, &objs, &err) < 0 || dp_alloc_run_claims_opts(objs, node, 0, &copts, &run, &err) < 0) {
+        if (dp_model_load(paths, n_paths, &objs, &err) < 0 || dp_alloc_run_claims_opts(objs, node, budget, &copts, &run, &err) < 0) {
                 fprintf(stderr, "devplane allocate: %s\n", dp_error_msg(&err));
                 return 2;
         }

@@ -339,11 +339,17 @@ TEST(taints_and_tolerations) {
         sr.n_tolerations = 1;
         o = alloc1(s, "node-a", &c, false);
         ASSERT_EQ(o.r, 1);
-        /* allocationMode All ignores tainted devices */
+        /* allocationMode All: a matching device with a taint not tolerated
+         * refuses the request (upstream), it is not left out */
         sr.n_tolerations = 0;
         sr.all = true;
         o = alloc1(s, "node-a", &c, false);
-        ASSERT_STREQ(o.out, "r=example.com/p/gpu-1\nnode=node-a\n");
+        ASSERT_EQ(o.r, 0);
+        ASSERT_CONTAINS(o.why, "device gpu-0 matches but has a taint not tolerated (health=down:NoSchedule)");
+        sr.tolerations = &tol;
+        sr.n_tolerations = 1;
+        o = alloc1(s, "node-a", &c, false);
+        ASSERT_STREQ(o.out, "r=example.com/p/gpu-0\nr=example.com/p/gpu-1\nnode=node-a\n");
 }
 
 TEST(admin_access) {

@@ -85,6 +85,48 @@ TEST(errors_have_positions) {
         dp_doc_set_free(s);
 }
 
+/* A map of many keys (a manifest with 250,000 labels) is checked for
+ * duplicates in O(n log n): pair by pair it took minutes and stalled the
+ * daemon reading it. The alarm is a generous bound, not a measurement
+ * (figures: docs/benchmarks.md, "Duplicate keys"). */
+static char *many_keys(size_t n, size_t dup_at, size_t dup_of) {
+        dp_strbuf sb = DP_STRBUF_INIT;
+        dp_strbuf_puts(&sb, "metadata:\n  labels:\n");
+        for (size_t i = 0; i < n; i++)
+                dp_strbuf_printf(&sb, "    label-%zu: v\n", i == dup_at ? dup_of : i);
+        dp_strbuf_puts(&sb, "  name: x\n");
+        return dp_strbuf_steal(&sb);
+}
+
+TEST(duplicate_keys_in_large_maps) {
+        alarm(60);
+        dp_error err = DP_ERROR_INIT;
+        const size_t n = 250000;
+        char *ok = many_keys(n, SIZE_MAX, 0);
+        dp_doc_set *s = dp_doc_set_new();
+        ASSERT_OK(dp_doc_parse(s, ok, strlen(ok), "big.yaml", &err));
+        ASSERT_EQ(dp_doc_get(dp_doc_get(dp_doc_root(s, 0), "metadata"), "labels")->n, n);
+        dp_doc_set_free(s);
+        free(ok);
+        /* two duplicates: the first one in document order is named, at the
+         * position of the repeated key (line 3 holds label-0) */
+        char *bad = many_keys(n, 200000, 17);
+        char *p = strstr(bad, "label-150000:");
+        ASSERT_TRUE(p);
+        memcpy(p, "label-100000", 12);
+        s = dp_doc_set_new();
+        ASSERT_EQ(dp_doc_parse(s, bad, strlen(bad), "dup.yaml", &err), -EINVAL);
+        ASSERT_STREQ(err.msg, "dup.yaml:150003:5: duplicate key \"label-100000\"");
+        dp_doc_set_free(s);
+        free(bad);
+        /* small maps keep failing at the repeated key */
+        const char *small = "a: 1\nb:\n  c: 1\n  c: 2\n";
+        s = dp_doc_set_new();
+        ASSERT_EQ(dp_doc_parse(s, small, strlen(small), "s.yaml", &err), -EINVAL);
+        ASSERT_STREQ(err.msg, "s.yaml:4:3: duplicate key \"c\"");
+        dp_doc_set_free(s);
+}
+
 TEST(depth_limit) {
         dp_doc_set *s = dp_doc_set_new();
         dp_error err = DP_ERROR_INIT;
