@@ -343,7 +343,7 @@ static int load_claim(const agent_dra *d, const pb_claim *c, dp_object_list *l, 
 /* A checkpoint entry rebuilt from a CDI spec (recover.h): it has no name. */
 static bool recovered(const dp_dra_prepared_claim *c) { return !c->name || !*c->name; }
 
-static char *unknown_key(const char *uid) { return dp_asprintf("claim uid %s", uid); }
+static char *unknown_key(const char *uid) { return dp_asprintf("claim uid %s", uid ? uid : ""); }
 
 static ssize_t unknown_find(const agent_dra *d, const char *uid) {
         for (size_t i = 0; uid && i < d->n_unknown; i++)
