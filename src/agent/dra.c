@@ -718,7 +718,8 @@ static void prepare_async(agent_dra *d, dp_grpc_call *call, bool v1, uint64_t st
         for (size_t i = 0; i < n; i++) {
                 const pb_claim *c = req->claims[i];
                 claim_src *cs = &p->src[i];
-                if (c->uid && dp_dra_checkpoint_find(d->ckpt, c->uid)) continue;
+                const dp_dra_prepared_claim *saved = c->uid ? dp_dra_checkpoint_find(d->ckpt, c->uid) : NULL;
+                if (saved && !recovered(saved)) continue; /* a rebuilt entry is completed from the claim */
                 cs->needed = true;
                 dp_error e = DP_ERROR_INIT;
                 if ((cs->code = check_claim_names(c, &e)) < 0) {

@@ -209,8 +209,8 @@ static bool scenario_recover(void) {
                 dp_dra_recovery rec;
                 ok = must(dp_dra_recover_dirs(ck, inv, cdi_dir, state_dir, "checkpoint.json", true, &rec, &err),
                           "recover dirs");
-                if (ok && rec.recovered != 1) ok = must(-ENOMEM, "recovered"); /* a swallowed -ENOMEM */
-                if (ok) dp_dra_recovery_done(&rec);
+                if (ok && rec.recovered != 1) ok = false; /* -ENOMEM made the claim unknown: fail closed */
+                dp_dra_recovery_done(&rec);
                 char p[300];
                 snprintf(p, sizeof p, "%s/%s", cdi_dir, out.cdi_spec.name);
                 unlink(p);
