@@ -3,6 +3,8 @@
  * stream, plugin-watcher registration, ResourceSlices to a directory, and
  * prepare/unprepare through src/dra (see dra-internal.h). Model side: this
  * file must not include devices/device.h. */
+#include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -344,7 +346,7 @@ static int load_claim(const agent_dra *d, const pb_claim *c, dp_object_list *l, 
 /* A checkpoint entry rebuilt from a CDI spec (recover.h): it has no name. */
 static bool recovered(const dp_dra_prepared_claim *c) { return !c->name || !*c->name; }
 
-static char *unknown_key(const char *uid) { return dp_asprintf("claim uid %s", uid); }
+static char *unknown_key(const char *uid) { return dp_asprintf("claim uid %s", uid ? uid : ""); }
 
 static ssize_t unknown_find(const agent_dra *d, const char *uid) {
         for (size_t i = 0; uid && i < d->n_unknown; i++)
@@ -356,8 +358,8 @@ static ssize_t unknown_find(const agent_dra *d, const char *uid) {
 static void unknown_mark(agent_dra *d, size_t i) {
         _cleanup_free_ char *key = unknown_key(d->unknown[i]);
         _cleanup_free_ char *why = dp_asprintf(
-                "the devices of claim %s are unknown (the driver checkpoint was corrupt and %s); nothing is handed "
-                "out until that claim is prepared again or unprepared",
+                "the devices of claim %s are unknown (%s); nothing is handed out until that claim is prepared "
+                "again or unprepared",
                 d->unknown[i], d->unknown_why[i]);
         if (!key || !why || dp_ledger_mark_unknown(d->ledger, key, DP_LEDGER_V1 | DP_LEDGER_V2, why) < 0)
                 log_error("cannot mark the devices of claim %s unknown: out of memory", d->unknown[i]);
@@ -717,7 +719,8 @@ static void prepare_async(agent_dra *d, dp_grpc_call *call, bool v1, uint64_t st
         for (size_t i = 0; i < n; i++) {
                 const pb_claim *c = req->claims[i];
                 claim_src *cs = &p->src[i];
-                if (c->uid && dp_dra_checkpoint_find(d->ckpt, c->uid)) continue;
+                const dp_dra_prepared_claim *saved = c->uid ? dp_dra_checkpoint_find(d->ckpt, c->uid) : NULL;
+                if (saved && !recovered(saved)) continue; /* a rebuilt entry is completed from the claim */
                 cs->needed = true;
                 dp_error e = DP_ERROR_INIT;
                 if ((cs->code = check_claim_names(c, &e)) < 0) {
@@ -901,6 +904,65 @@ static int recover_state(agent_dra *d, bool rebuild, dp_error *err) {
         return 0;
 }
 
+/* After a rebuild, the claims we can read (--claims-dir) complete what the
+ * specs did not say: each claim whose uid is a rebuilt entry or an unknown
+ * claim is prepared again in full (names, requests, metadata), as its next
+ * NodePrepareResources would. Only regular files are read. */
+static size_t incomplete(const agent_dra *d) {
+        size_t n = d->n_unknown;
+        for (size_t i = 0; i < d->ckpt->n_claims; i++)
+                n += recovered(&d->ckpt->claims[i]);
+        return n;
+}
+
+static void complete_from_file(agent_dra *d, const char *path) {
+        _cleanup_(dp_object_list_freep) dp_object_list *l = dp_object_list_new();
+        dp_error e = DP_ERROR_INIT;
+        if (!l || dp_model_load_file(path, l, &e) < 0) return;
+        for (size_t i = 0; i < l->n; i++) {
+                if (l->items[i].hdr->kind != DP_KIND_RESOURCE_CLAIM) continue;
+                const dp_resource_claim *claim = l->items[i].claim;
+                const char *uid = claim->meta.uid;
+                const dp_dra_prepared_claim *c = uid ? dp_dra_checkpoint_find(d->ckpt, uid) : NULL;
+                if (!(c && recovered(c)) && unknown_find(d, uid) < 0) continue;
+                size_t n = 0;
+                dp_resource_slice *const *v = dp_dra_publisher_slices(d->pub, &n);
+                dp_dra_prepare_input in = {.inv = d->inv, .slices = v, .n_slices = n};
+                dp_dra_node_dirs dirs = {.cdi_dir = d->cdi_dir, .state_dir = d->state_dir};
+                dp_dra_prepared_claim out = {0};
+                e = (dp_error)DP_ERROR_INIT;
+                if (reprepare(d, uid, &in, claim, &dirs, &out, &e) < 0)
+                        log_warning("claim %s from %s: %s; it stays as rebuilt", uid, path, dp_error_msg(&e));
+                else
+                        log_info("claim %s/%s (%s) completed from %s", claim->meta.namespace, claim->meta.name, uid,
+                                 path);
+                dp_dra_prepared_claim_done(&out);
+        }
+}
+
+static void complete_recovered(agent_dra *d) {
+        if (!d->claims_dir || !incomplete(d)) return;
+        DIR *top = opendir(d->claims_dir);
+        for (struct dirent *ns; top && incomplete(d) && (ns = readdir(top));) {
+                if (ns->d_name[0] == '.') continue;
+                _cleanup_free_ char *sub = dp_asprintf("%s/%s", d->claims_dir, ns->d_name);
+                DIR *dir = sub ? opendir(sub) : NULL;
+                for (struct dirent *f; dir && incomplete(d) && (f = readdir(dir));) {
+                        const char *dot = strrchr(f->d_name, '.');
+                        struct stat st;
+                        if (f->d_name[0] == '.' || !dot || (!streq(dot, ".yaml") && !streq(dot, ".yml") && !streq(dot, ".json")))
+                                continue;
+                        if (fstatat(dirfd(dir), f->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode) ||
+                            st.st_size > (off_t)CLAIM_FILE_MAX)
+                                continue;
+                        _cleanup_free_ char *path = dp_asprintf("%s/%s", sub, f->d_name);
+                        if (path) complete_from_file(d, path);
+                }
+                if (dir) closedir(dir);
+        }
+        if (top) closedir(top);
+}
+
 int agent_dra_new(dp_loop *l, const agent_dra_options *o, dp_ledger *ledger, dp_dra_inventory *inv, agent_dra **ret,
                   dp_error *err) {
         _cleanup_(dp_dra_inventory_freep) dp_dra_inventory *owned = inv;
@@ -982,6 +1044,7 @@ int agent_dra_new(dp_loop *l, const agent_dra_options *o, dp_ledger *ledger, dp_
         if ((r = recover_state(d, rebuild, err)) < 0) return r;
         replay_checkpoint(d);
         if ((r = publish(d, true)) < 0) return dp_error_errno(err, r, "publish ResourceSlices");
+        if (rebuild) complete_recovered(d);
         if ((r = serve_dra(d)) < 0) return dp_error_errno(err, r, "serve %s", d->dra_sock_path);
         if ((r = serve_registration(d)) < 0) return dp_error_errno(err, r, "serve %s", d->reg_sock_path);
         if ((r = dp_loop_add_inotify(l, d->registry_dir, IN_DELETE | IN_MOVED_FROM, on_reg_dir_event, d,

@@ -104,13 +104,18 @@ static int one_spec(dp_dra_checkpoint *ckpt, const dp_dra_inventory *inv, DIR *d
         else
                 r = dp_dra_recover_claim(inv, name, buf, len, &c, NULL, &e);
         if (r == -ENOMEM) return r;
+        if (r == -EXDEV) {
+                log_warning("%s/%s: %s: not ours, left alone", path, name, dp_error_msg(&e));
+                return 0;
+        }
+        if (r < 0) {
+                log_error("%s/%s: %s; the devices of claim %s are unknown: handed to nobody until the claim is "
+                          "prepared again or unprepared",
+                          path, name, dp_error_msg(&e), uid);
+                return add_unknown(ret, uid, dp_error_msg(&e));
+        }
         if (!rebuild) {
                 dp_dra_prepared_claim_done(&c);
-                if (r < 0) {
-                        log_warning("%s/%s: no checkpoint entry and not provably ours (%s): left alone", path, name,
-                                    dp_error_msg(&e));
-                        return 0;
-                }
                 if (unlinkat(dirfd(dir), name, 0) < 0) {
                         log_warning("%s/%s: cannot remove an orphaned CDI spec: %s", path, name, strerror(errno));
                         return 0;
@@ -120,12 +125,6 @@ static int one_spec(dp_dra_checkpoint *ckpt, const dp_dra_inventory *inv, DIR *d
                          path, name, uid);
                 ret->orphans++;
                 return 0;
-        }
-        if (r < 0) {
-                log_error("%s/%s: %s; the devices of claim %s are unknown: handed to nobody until the claim is "
-                          "prepared again or unprepared",
-                          path, name, dp_error_msg(&e), uid);
-                return add_unknown(ret, uid, dp_error_msg(&e));
         }
         r = dp_dra_checkpoint_put(ckpt, &c);
         dp_dra_prepared_claim_done(&c);

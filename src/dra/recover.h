@@ -39,9 +39,10 @@ int dp_dra_spec_file_uid(const char *cdi_kind, const char *name, char **ret_uid)
 bool dp_dra_own_temp_file(const char *cdi_kind, const char *checkpoint_name, const char *name);
 /* Rebuild the prepared claim of the spec `file` (its name in the CDI
  * directory) from its bytes. 0 and *ret filled (free with
- * dp_dra_prepared_claim_done); -EBADMSG (err says why: not JSON, another
- * kind, driver or node, a device not of this claim, a device the inventory
- * does not have); -E2BIG (more than DP_DRA_MAX_RESULTS devices); -ENOMEM.
+ * dp_dra_prepared_claim_done); -EXDEV (a well-formed spec of another kind,
+ * driver or node: not ours); -EBADMSG (err says why: not JSON, a device not
+ * of this claim, a device the inventory does not have); -E2BIG (more than
+ * DP_DRA_MAX_RESULTS devices); -ENOMEM.
  * ret_admin may be NULL. */
 int dp_dra_recover_claim(const dp_dra_inventory *inv, const char *file, const char *buf, size_t len,
                          dp_dra_prepared_claim *ret, bool *ret_admin, dp_error *err);
@@ -63,11 +64,15 @@ void dp_dra_recovery_done(dp_dra_recovery *r);
  *   - our temp files (dp_dra_own_temp_file) are removed;
  *   - rebuild (the checkpoint was corrupt or missing): each spec of ours
  *     whose uid the checkpoint lacks is recovered into it
- *     (dp_dra_recover_claim); one that cannot be read goes to ret->unknown
- *     (its devices are unknown: the caller hands them to nobody);
+ *     (dp_dra_recover_claim);
  *   - otherwise (the checkpoint is trusted) such a spec is an orphan of a
  *     prepare that never completed, and is removed if it recovers (it is
- *     provably ours); one that does not is left alone and logged.
+ *     provably ours);
+ *   - either way, a spec named like ours that cannot be read or recovered
+ *     (-EBADMSG, too big) goes to ret->unknown: its devices are unknown and
+ *     the caller hands them to nobody (our writes are atomic, so such a file
+ *     is damage, not a crash); a well-formed one of another driver or node
+ *     (-EXDEV) is left alone.
  * Only regular files are read (a FIFO named like a spec is not ours). Each
  * action is logged. 0, or -ENOMEM / the error of opening a directory. */
 int dp_dra_recover_dirs(dp_dra_checkpoint *ckpt, const dp_dra_inventory *inv, const char *cdi_dir,

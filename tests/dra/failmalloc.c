@@ -2,7 +2,9 @@
  * dra-failmalloc — run the driver core through a scenario (inventory,
  * slices through the publisher, YAML, prepare with metadata files, CDI JSON,
  * checkpoint encode/decode, ledger) once per allocation, failing exactly that
- * allocation. Every run must end in success or -ENOMEM, never a crash or
+ * allocation; with the argument "recover", the recovery path instead (a
+ * claim back from its CDI spec, the start-up walk that rebuilds a
+ * checkpoint, unknown-state marks). Every run must end in success or -ENOMEM, never a crash or
  * another error, and LeakSanitizer checks at exit that every failure path
  * freed what it had. Allocations are intercepted with the linker's --wrap;
  * the profile and the claim are read before failures start. */
@@ -14,6 +16,7 @@
 #include "dra/inventory.h"
 #include "dra/ledger.h"
 #include "dra/prepare.h"
+#include "dra/recover.h"
 #include "dra/slices.h"
 
 #include "../failmalloc.h"
@@ -160,7 +163,73 @@ static bool scenario(void) {
         return ok;
 }
 
-int main(void) {
+static bool write_spec(const dp_dra_file *f) {
+        char p[300];
+        snprintf(p, sizeof p, "%s/%s", cdi_dir, f->name);
+        FILE *fp = fopen(p, "w");
+        if (!fp) abort();
+        fwrite(f->data, 1, f->len, fp);
+        fclose(fp);
+        return true;
+}
+
+/* Recovery: a claim from its spec, the walk of a directory holding that
+ * spec and a temp file of ours, marks. The spec is written and removed
+ * with no failure injected (it is the setting, not the code under test). */
+static bool scenario_recover(void) {
+        dp_error err = DP_ERROR_INIT;
+        dp_dra_inventory *inv = NULL;
+        dp_dra_inventory_options o = DP_DRA_INVENTORY_OPTIONS_INIT;
+        o.partitions = 2;
+        if (!must(dp_dra_inventory_build(set, &o, &inv, &err), "inventory")) return false;
+        dp_dra_publisher *pub = dp_dra_publisher_new(1);
+        bool ok = pub && must(dp_dra_publisher_update(pub, inv, NULL, &err), "publish");
+        size_t n = 0;
+        dp_resource_slice *const *v = ok ? dp_dra_publisher_slices(pub, &n) : NULL;
+        dp_dra_prepare_output out = {0};
+        bool prepared = false;
+        if (ok) {
+                dp_dra_prepare_input in = {inv, v, n, NULL, NULL};
+                prepared = ok = must(dp_dra_prepare(&in, claims->items[0].claim, &out, &err), "prepare");
+        }
+        if (ok) {
+                dp_dra_prepared_claim c;
+                ok = must(dp_dra_recover_claim(inv, out.cdi_spec.name, out.cdi_spec.data, out.cdi_spec.len, &c, NULL,
+                                               &err),
+                          "recover claim");
+                if (ok) dp_dra_prepared_claim_done(&c);
+        }
+        dp_dra_checkpoint *ck = ok ? dp_dra_checkpoint_new("gpu.example.com", "node-a") : NULL;
+        if (ok && !ck) ok = false;
+        if (ok) {
+                unsigned long saved = fail_at;
+                fail_at = 0;
+                write_spec(&out.cdi_spec);
+                fail_at = saved;
+                dp_dra_recovery rec;
+                ok = must(dp_dra_recover_dirs(ck, inv, cdi_dir, state_dir, "checkpoint.json", true, &rec, &err),
+                          "recover dirs");
+                if (ok && rec.recovered != 1) ok = false; /* -ENOMEM made the claim unknown: fail closed */
+                dp_dra_recovery_done(&rec);
+                char p[300];
+                snprintf(p, sizeof p, "%s/%s", cdi_dir, out.cdi_spec.name);
+                unlink(p);
+        }
+        dp_dra_checkpoint_free(ck);
+        dp_ledger *l = ok ? dp_ledger_new(set, inv) : NULL;
+        if (ok && !l) ok = false;
+        if (ok) ok = must(dp_ledger_mark_unknown(l, "k", DP_LEDGER_V2, "why"), "mark");
+        if (ok) ok = must(dp_ledger_mark_unknown(l, "k", DP_LEDGER_V1 | DP_LEDGER_V2, "why again"), "mark again");
+        dp_ledger_clear_unknown(l, "k");
+        dp_ledger_free(l);
+        if (prepared) dp_dra_prepare_output_done(&out);
+        dp_dra_publisher_free(pub);
+        dp_dra_inventory_free(inv);
+        return ok;
+}
+
+int main(int argc, char **argv) {
+        bool (*scenario_fn)(void) = argc > 1 && streq(argv[1], "recover") ? scenario_recover : scenario;
         dp_error err = DP_ERROR_INIT;
         if (dp_dra_device_set_load("example-gpu", "node-a", &set, &err) < 0) {
                 fprintf(stderr, "%s\n", err.msg);
@@ -177,7 +246,7 @@ int main(void) {
         snprintf(state_dir, sizeof(state_dir), "%s/state", root);
         if (mkdir(cdi_dir, 0755) < 0 || mkdir(md_dir, 0755) < 0 || mkdir(state_dir, 0755) < 0) return 1;
         fail_at = 0;
-        if (!scenario()) {
+        if (!scenario_fn()) {
                 fprintf(stderr, "dra-failmalloc: the scenario fails without injected failures\n");
                 return 1;
         }
@@ -187,7 +256,7 @@ int main(void) {
                 fail_at = i;
                 counter = 0;
                 failed = false;
-                bool ok = scenario();
+                bool ok = scenario_fn();
                 if (!failed) {
                         if (!ok) {
                                 fprintf(stderr, "dra-failmalloc: run %lu failed without an injected failure\n", i);

@@ -122,7 +122,7 @@ TEST(damaged_or_foreign_specs_refused) {
         p = strstr(b, "DRA_RESOURCE_DRIVER_NAME=gpu.");
         ASSERT_TRUE(p != NULL);
         p[25] = 'x';
-        ASSERT_EQ(dp_dra_recover_claim(f.inv, name, b, f.out.cdi_spec.len, &c, NULL, &err), -EBADMSG);
+        ASSERT_EQ(dp_dra_recover_claim(f.inv, name, b, f.out.cdi_spec.len, &c, NULL, &err), -EXDEV);
         ASSERT_CONTAINS(err.msg, "not written by driver gpu.example.com on node node-a");
         free(b);
         ASSERT_EQ(dp_dra_recover_claim(f.inv, "other.json", f.out.cdi_spec.data, f.out.cdi_spec.len, &c, NULL, &err),
@@ -174,11 +174,12 @@ TEST(start_up_walk) {
                 DP_FAIL("%s", err.msg);
         ASSERT_EQ(rec.orphans, 1);
         ASSERT_EQ(rec.temps, 2);
-        ASSERT_EQ(rec.n_unknown, 0);
+        ASSERT_EQ(rec.n_unknown, 1); /* damage is unknown whatever the checkpoint says */
+        ASSERT_STREQ(rec.unknown[0], "uid-bad");
         ASSERT_FALSE(exists(cdi, f.out.cdi_spec.name));
         ASSERT_FALSE(exists(cdi, ".k8s.gpu.example.com-gpu_uid-7.json.Ab12Cd"));
         ASSERT_FALSE(exists(state, ".checkpoint.json.xY12zz"));
-        ASSERT_TRUE(exists(cdi, "k8s.gpu.example.com-gpu_uid-bad.json")); /* not provably ours */
+        ASSERT_TRUE(exists(cdi, "k8s.gpu.example.com-gpu_uid-bad.json")); /* kept until unprepared */
         ASSERT_TRUE(exists(cdi, "nvidia.com-gpu_uid-9.json"));
         ASSERT_TRUE(exists(cdi, ".nvidia.com-gpu_uid-9.json.Ab12Cd"));
         ASSERT_TRUE(exists(cdi, "k8s.gpu.example.com-gpu_uid-fifo.json"));
@@ -196,10 +197,19 @@ TEST(start_up_walk) {
         ASSERT_TRUE(c != NULL);
         ASSERT_STREQ(c->devices[0].device, "gpu-2");
         dp_dra_recovery_done(&rec);
-        /* known now: a second walk changes nothing */
+        /* a rebuilt checkpoint saves and reads back (a restart before the claim is prepared again) */
+        dp_strbuf sb = DP_STRBUF_INIT;
+        ASSERT_OK(dp_dra_checkpoint_encode(ck, &sb));
+        dp_dra_checkpoint *back = NULL;
+        if (dp_dra_checkpoint_decode(sb.buf, sb.len, "rebuilt", &back, &err) < 0) DP_FAIL("%s", err.msg);
+        ASSERT_STREQ(dp_dra_checkpoint_find(back, "uid-1")->devices[1].share_id, "s-42");
+        dp_dra_checkpoint_free(back);
+        dp_strbuf_done(&sb);
+        /* known now: a second walk changes nothing (uid-bad stays unknown) */
         if (dp_dra_recover_dirs(ck, f.inv, cdi, state, "checkpoint.json", false, &rec, &err) < 0)
                 DP_FAIL("%s", err.msg);
         ASSERT_EQ(rec.orphans + rec.recovered + rec.temps, 0);
+        ASSERT_EQ(rec.n_unknown, 1);
         ASSERT_TRUE(exists(cdi, f.out.cdi_spec.name));
         dp_dra_recovery_done(&rec);
         dp_dra_checkpoint_free(ck);

@@ -200,20 +200,25 @@ def main():
             open(p, "w").write("{")
         foreign = os.path.join(d["cdi"], ".nvidia.com-gpu_x.json.Ab12Cd")
         open(foreign, "w").write("{")
+        os.unlink(os.path.join(d["claims"], "default", "c3.yaml"))  # c3: only its spec is left
         agent = log.start(args)
         info = it.get_info(reg)
         e = refused(allocate, v1sock, [[U[2]]])
-        assert "held through V2 by claim / (uid-c2)" in e, e
-        assert not any(os.path.exists(p) for p in tmps) and os.path.exists(foreign), os.listdir(d["cdi"])
-        print("ok - one byte changed in the driver checkpoint: rebuilt from the CDI specs, gpu-2 still held (%s); "
-              "our temp files removed, another's kept" % e)
-        ch = grpc.insecure_channel("unix:" + info.endpoint)
-        r = it.prepare(ch, DRA_V1, [("c2", "uid-c2")])
-        dev = r.claims["uid-c2"].devices
-        assert not r.claims["uid-c2"].error and list(dev[0].request_names) == ["gpu"], r
-        e = refused(allocate, v1sock, [[U[2]]])
         assert "held through V2 by claim default/c2 (uid-c2)" in e, e
-        print("ok - the kubelet prepares c2 again: answered in full (request gpu), held under its name")
+        e3 = refused(allocate, v1sock, [[U[3]]])
+        assert "held through V2 by claim / (uid-c3)" in e3, e3
+        assert not any(os.path.exists(p) for p in tmps) and os.path.exists(foreign), os.listdir(d["cdi"])
+        print("ok - one byte changed in the driver checkpoint: rebuilt, never forgotten: gpu-2 held by c2 "
+              "(completed from its claim file), gpu-3 by c3 (from its CDI spec alone: %s); our temp files "
+              "removed, another's kept" % e3)
+        ch = grpc.insecure_channel("unix:" + info.endpoint)
+        it.write_claim(d["claims"], "c3", "uid-c3", "gpu-3")
+        r = it.prepare(ch, DRA_V1, [("c3", "uid-c3")])
+        dev = r.claims["uid-c3"].devices
+        assert not r.claims["uid-c3"].error and list(dev[0].request_names) == ["gpu"], r
+        e = refused(allocate, v1sock, [[U[3]]])
+        assert "held through V2 by claim default/c3 (uid-c3)" in e, e
+        print("ok - the kubelet prepares c3 again: answered in full (request gpu), held under its name")
         it.unprepare(ch, [("c2", "uid-c2")])
         allocate(v1sock, [[U[2]]])
         print("ok - c2 unprepared: gpu-2 allocatable through V1")
