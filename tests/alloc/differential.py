@@ -66,6 +66,8 @@ def attr(d, name):
 
 
 SEL_MULTI = ("device.allowMultipleAllocations", lambda d: d["multi"])
+SEL_SHARED_PLAIN = ("device.allowMultipleAllocations && !('part' in device.attributes['gpu.example.com'])",
+                    lambda d: d["multi"] and "part" not in d["attrs"])
 SEL_PLAIN = ("!device.allowMultipleAllocations && !('part' in device.attributes['gpu.example.com'])",
              lambda d: not d["multi"] and "part" not in d["attrs"])
 
@@ -183,8 +185,14 @@ def gen_sub(rng, name, allow_admin, allow_all):
         sels.append(sel_attr("model", rng.choice(["a", "b"])))
     m = {"name": name, "class": cls, "all": False, "count": 1, "admin": False, "tolerations": [], "cap": None}
     if allow_admin and rng.random() < 0.08:
+        # adminAccess: not on devices with counters (upstream charges counters
+        # for adminAccess devices too, devplane does not: not covered here)
         m["admin"] = True
-        sels.append(SEL_PLAIN)
+        if rng.random() < 0.5:
+            sels.append(SEL_PLAIN)
+        else:
+            sels.append(SEL_SHARED_PLAIN)
+            m["cap"] = rng.choice([None, 2, 5])
     elif rng.random() < 0.15:
         sels.append(SEL_MULTI)
         m["cap"] = rng.choice([None, 2, 3, 5])
@@ -315,8 +323,10 @@ class State:
         s.excl, s.cap, s.shared, s.ctr = set(self.excl), dict(self.cap), set(self.shared), dict(self.ctr)
         return s
 
-    def room(self, d, amt):
-        return all(self.cap.get((dev_id(d), k), 0) + v <= d["caps"][k] for k, v in amt.items())
+    def room(self, d, amt, extra=None):
+        extra = extra or {}
+        return all(self.cap.get((dev_id(d), k), 0) + extra.get((dev_id(d), k), 0) + v <= d["caps"][k]
+                   for k, v in amt.items())
 
     def counters_fit(self, d):
         if d["multi"] and dev_id(d) in self.shared:
@@ -369,6 +379,7 @@ def check_claim(state, claim, node, picks):
     updated when ok."""
     st = state.copy()
     in_claim = set()
+    admin_cap = {}  # capacity adminAccess shares take within the claim (not kept after it)
     for req, sub, devs in picks:
         want = None if sub["all"] else sub["count"]
         if sub["all"]:
@@ -387,16 +398,19 @@ def check_claim(state, claim, node, picks):
             amt = amount(sub, d)
             if amt is None:
                 return False, f"{d['name']} cannot give the capacity"
-            if dev_id(d) in in_claim and (not d["multi"] or sub["admin"]):
+            if dev_id(d) in in_claim and not d["multi"]:
                 return False, f"{d['name']} twice in the claim"
             in_claim.add(dev_id(d))
+            if d["multi"] and not st.room(d, amt, admin_cap):
+                return False, f"{d['name']} capacity exceeded"
             if not sub["admin"]:
                 if not d["multi"] and dev_id(d) in st.excl:
                     return False, f"{d['name']} already in use"
-                if d["multi"] and not st.room(d, amt):
-                    return False, f"{d['name']} capacity exceeded"
                 if not st.counters_fit(d):
                     return False, f"{d['name']} counters exceeded"
+            elif d["multi"]:
+                for k, v in amt.items():
+                    admin_cap[(dev_id(d), k)] = admin_cap.get((dev_id(d), k), 0) + v
             st.take(d, amt, sub["admin"])
     for c in claim["constraints"]:
         vals = []
@@ -410,6 +424,13 @@ def check_claim(state, claim, node, picks):
         if c["kind"] == "distinct" and len(set(vals)) != len(vals):
             return False, f"distinctAttribute {c['attr']} broken: {vals}"
     return True, st
+
+
+class TooBig(Exception):
+    """The referee's enumeration went past its budget."""
+
+
+REFEREE_BUDGET = 50000
 
 
 class ClaimError(Exception):
@@ -456,7 +477,7 @@ def all_error(state, claim, node, picks, req, sub, exp):
             if v is None or (c["kind"] == "match" and vals and vals[0] != v) or (c["kind"] == "distinct" and v in vals):
                 raise ClaimError()
         amt = amount(sub, d) or {}
-        if d["multi"] and not sub["admin"] and not st.room(d, amt):
+        if d["multi"] and not st.room(d, amt):
             return
         st.take(d, amt, sub["admin"])
         in_claim.add(dev_id(d))
@@ -476,7 +497,12 @@ def referee_node(state, claim, node):
                 per.append((sub, cands))
         options.append(per)
 
+    spent = [0]
+
     def rec(i, picks):
+        spent[0] += 1
+        if spent[0] > REFEREE_BUDGET:
+            raise TooBig()
         if i == len(reqs):
             ok, _ = check_claim(state, claim, node, picks)
             return list(picks) if ok else None
@@ -580,7 +606,7 @@ def expected_caps(picks):
     for req, sub, ds in picks:
         for d in ds:
             amt = amount(sub, d) or {}
-            out.append(tuple(sorted((k, str(v)) for k, v in amt.items())) if d["multi"] and not sub["admin"] else ())
+            out.append(tuple(sorted((k, str(v)) for k, v in amt.items())) if d["multi"] else ())
     return out
 
 
@@ -608,6 +634,7 @@ def key_of(devs):
 class Stats:
     def __init__(self):
         self.steps = self.agree = self.allocated = self.disagree = self.invalid = 0
+        self.refereed = self.referee_gave_up = 0
         self.classified = {}
         self.notes = []
 
@@ -643,6 +670,39 @@ def run_sequence(seed, devplane, oracle, tmp, stats, verbose):
                 and (ddevs is None or [r[5] for r in ddevs] == [r[5] for r in odevs])
             if same:
                 stats.agree += 1
+                if ddevs is None and "no later node is tried" not in claim_reasons(dp_err, name):
+                    # both found nothing: the referee must not find anything either
+                    try:
+                        ref = referee(state, cm)
+                    except TooBig:
+                        ref = None
+                        stats.referee_gave_up += 1
+                    if ref is not None and ref[1] != "error":
+                        stats.disagree += 1
+                        stats.notes.append(f"seed {seed} claim {name}: both found nothing, the referee finds "
+                                           f"{ref[0]}: {[(r['name'], s['name'], [d['name'] for d in ds]) for r, s, ds in ref[1]]}")
+                        if KEEP:
+                            os.makedirs(KEEP, exist_ok=True)
+                            shutil.copy(path, os.path.join(KEEP, f"seed-{seed}-{name}.yaml"))
+                    else:
+                        stats.refereed += 1
+                elif ddevs is not None:
+                    try:
+                        ref = referee(state, cm)
+                    except TooBig:
+                        ref = "too big"
+                        stats.referee_gave_up += 1
+                    rkey = None if ref in (None, "too big") or ref[1] == "error" else [
+                        (r["name"] if not r["fa"] else f"{r['name']}/{s['name']}", d["driver"], d["pool"], d["name"],
+                         s["admin"]) for r, s, ds in ref[1] for d in ds]
+                    if ref == "too big":
+                        pass
+                    elif ref is None or rkey != key_of(ddevs):
+                        stats.disagree += 1
+                        stats.notes.append(f"seed {seed} claim {name}: both allocated {key_of(ddevs)}, the referee "
+                                           f"says {ref and ref[0]}: {rkey}")
+                    else:
+                        stats.refereed += 1
             else:
                 classify(seed, name, cluster, state, cm, (dnode, ddevs), (onode, odevs), orc[name], dp_err, stats,
                          verbose)
@@ -688,7 +748,15 @@ def classify(seed, name, cluster, state, claim, dres, ores, orc, dp_err, stats, 
         stats.agree += 1
         return
     else:
-        ref = referee(state, claim)
+        try:
+            ref = referee(state, claim)
+        except TooBig:
+            ref = "too big"
+        if ref == "too big":
+            stats.disagree += 1
+            stats.notes.append(f"seed {seed} claim {name}: DISAGREE (the referee gave up) devplane={dnode}:"
+                               f"{key_of(ddevs)} upstream={onode}:{key_of(odevs)} {err[:300]}")
+            return
         rkey = None
         dp_error_node = None
         if ddevs is None and "no later node is tried" in dp_err:
@@ -757,7 +825,8 @@ def main(argv=None):
         for i in range(a.sequences):
             run_sequence(a.seed * 100003 + i, devplane, oracle, tmp, stats, a.verbose)
     print(f"sequences {a.sequences} (seed {a.seed}), steps {stats.steps}, agree {stats.agree}, "
-          f"devplane allocations {stats.allocated}, invalid {stats.invalid}, disagreements {stats.disagree}")
+          f"devplane allocations {stats.allocated}, invalid {stats.invalid}, disagreements {stats.disagree}; "
+          f"agreements confirmed by the referee {stats.refereed} (gave up on {stats.referee_gave_up})")
     for k, v in sorted(stats.classified.items()):
         print(f"  classified: {k}: {v}")
     for n in stats.notes[:40]:
