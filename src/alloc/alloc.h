@@ -26,7 +26,9 @@
  * Error convention: base/macros.h. dp_alloc_allocate() returns 1 when the
  * claims fit on the node, 0 when they do not (reasons appended to `why`), and
  * a negative errno when allocation cannot be decided (a selector failed at
- * run time: -EINVAL with err; the effort limit: -ETIME; -ENOMEM).
+ * run time: -EINVAL with err; the effort limit: -ETIME; -ENOMEM) or the
+ * claims fail as upstream fails them, on every node (-EDOM with err: an
+ * allocationMode All request reached a device that breaks a constraint).
  */
 #pragma once
 

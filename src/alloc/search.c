@@ -135,7 +135,7 @@ static int build_list(search *st, rq *q, uint32_t sub) {
                 for (uint32_t c = d->cap_off; policy_ok && c < d->cap_off + d->n_caps; c++) {
                         __int128 amt;
                         if (!state_capacity_amount(&s->caps[c], sr, d->multi, &amt)) policy_ok = false;
-                        else if (d->multi && !sr->admin_access && s->caps[c].committed + amt > s->caps[c].spec.value)
+                        else if (d->multi && s->caps[c].committed + amt > s->caps[c].spec.value)
                                 exhausted = true;
                 }
                 if (!policy_ok) {
@@ -167,10 +167,12 @@ static int build_list(search *st, rq *q, uint32_t sub) {
         return 0;
 }
 
+/* A device that allows multiple allocations is never "in use": its capacity
+ * decides, for adminAccess requests too (upstream). */
 static bool in_use(const device *d, bool admin) {
+        if (d->multi) return false;
         if (admin) return d->attempt > 0;
-        if (!d->multi) return d->committed > 0 || d->attempt > 0;
-        return d->attempt_admin > 0;
+        return d->committed > 0 || d->attempt > 0;
 }
 
 static cstate *claim_cs(search *st, const rq *q, uint32_t c) { return &st->cs[st->cs_off[q->claim] + c]; }
@@ -190,7 +192,7 @@ static bool can_place(search *st, uint32_t qi, uint32_t dev, why_rec *w) {
                 w->kind = WHY_IN_USE;
                 return false;
         }
-        if (!admin && d->multi)
+        if (d->multi)
                 for (uint32_t c = d->cap_off; c < d->cap_off + d->n_caps; c++) {
                         __int128 amt;
                         if (!state_capacity_amount(&s->caps[c], sr, true, &amt) ||
@@ -243,7 +245,9 @@ static void place(search *st, uint32_t qi, uint32_t dev) {
         p->first_share = !p->admin && d->committed + (d->attempt - d->attempt_admin) == 0;
         d->attempt++;
         if (p->admin) d->attempt_admin++;
-        if (!p->admin && d->multi) {
+        if (d->multi) {
+                /* an adminAccess share takes capacity within the call too, it
+                 * is not counted once allocated (commit skips it) */
                 for (uint32_t c = d->cap_off; c < d->cap_off + d->n_caps && p->n_amounts < DP_ALLOC_RESULTS_MAX; c++) {
                         __int128 amt = 0;
                         (void)state_capacity_amount(&s->caps[c], sr, true, &amt);
@@ -762,7 +766,7 @@ static int build_results(search *st, dp_alloc_result **ret) {
                 o->request = q->r->first_available && sr->name ? dp_asprintf("%s/%s", q->r->name, sr->name)
                                                                : dp_strdup(q->r->name);
                 if (!o->request) goto oom;
-                if (d->multi && !p->admin) {
+                if (d->multi) {
                         share_id(q->cl, r->n_devices - 1, o->share_id);
                         o->consumed = calloc(p->n_amounts + 1, sizeof(dp_alloc_consumed));
                         if (!o->consumed) goto oom;
