@@ -556,7 +556,7 @@ TEST(status_mapping) {
 }
 
 TEST(connection_buffer_cap) {
-        /* 20 requests of almost 4 MiB in flight at once exceed the 64 MiB a
+        /* 20 requests of almost 4 MiB in flight at once exceed the 8 MiB a
          * connection buffers: some are refused, the others complete */
         pair p = make_pair();
         enum { N = 20 };
