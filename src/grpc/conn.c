@@ -654,7 +654,16 @@ static void server_dispatch_request(dp_grpc_conn *c, dp_grpc_call *s) {
         s->in = NULL;
         s->in_len = s->in_cap = s->in_scan = 0;
         if (s->method->request_type) {
-                int r = dp_proto_unpack(s->method->request_type, s->req, s->req_len, &s->req_msg);
+                dp_proto_bad_string bad = {0};
+                int r = dp_proto_unpack_checked(s->method->request_type, s->req, s->req_len, &s->req_msg, &bad);
+                if (r == -EILSEQ) {
+                        /* a truncated id would name another device */
+                        char msg[256];
+                        snprintf(msg, sizeof msg, "grpc: error unmarshalling request: %s.%s contains %s", bad.message,
+                                 bad.field, bad.why);
+                        server_fail(s, DP_GRPC_INVALID_ARGUMENT, msg, "200");
+                        return;
+                }
                 if (r < 0) {
                         server_fail(s, DP_GRPC_INTERNAL, "grpc: error unmarshalling request", "200");
                         return;
