@@ -301,7 +301,8 @@ static int parse_time(const dp_doc_node *n, const char *path, int64_t *ret, dp_e
                         mul = 3600;
                 else
                         return bad(err, n, path, "must be seconds, or a number with s, m or h");
-                v = x * mul;
+                /* "2562047788015216h" would wrap to a small time (signed overflow) */
+                if (__builtin_mul_overflow(x, mul, &v)) return bad(err, n, path, "must be from 0 to 100 days");
         }
         if (v < 0 || v > 100LL * 24 * 3600) return bad(err, n, path, "must be from 0 to 100 days");
         *ret = v * 1000;
