@@ -23,33 +23,10 @@
 
 /* ---- small file helpers ------------------------------------------------------ */
 
-/* Read at most max bytes (counted as read): -E2BIG beyond. */
+/* Read at most max bytes (counted as read) of a regular file: -E2BIG beyond
+ * (dp_read_file: never blocks on a FIFO, never follows /dev/zero past max). */
 static int read_file_max(const char *path, size_t max, char **ret, size_t *ret_len) {
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0) return -errno;
-        dp_strbuf sb = DP_STRBUF_INIT;
-        char chunk[8192];
-        for (;;) {
-                ssize_t k = read(fd, chunk, sizeof chunk);
-                if (k < 0 && errno == EINTR) continue;
-                if (k < 0) {
-                        dp_strbuf_done(&sb);
-                        return -errno;
-                }
-                if (k == 0) break;
-                if (sb.len + (size_t)k > max) {
-                        dp_strbuf_done(&sb);
-                        return -E2BIG;
-                }
-                dp_strbuf_append(&sb, chunk, (size_t)k);
-        }
-        size_t len = sb.len;
-        dp_strbuf_putc(&sb, 0);
-        char *b = dp_strbuf_steal(&sb);
-        if (!b) return -ENOMEM;
-        *ret = b;
-        *ret_len = len;
-        return 0;
+        return dp_read_file(path, max, ret, ret_len, NULL);
 }
 
 static int read_small_file(const char *path, char **ret, size_t *ret_len) {

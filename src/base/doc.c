@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-#include <fcntl.h>
 #include <inttypes.h>
 #include <yaml.h>
 
 #include "base/doc.h"
+#include "base/fileio.h"
 
 struct dp_doc_set {
         dp_doc_node **nodes; /* every node, for freeing */
@@ -293,29 +293,13 @@ int dp_doc_parse(dp_doc_set *s, const char *buf, size_t len, const char *name, d
 }
 
 int dp_doc_parse_file(dp_doc_set *s, const char *path, dp_error *err) {
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0) return dp_error_errno(err, -errno, "%s", path);
-        dp_strbuf sb = DP_STRBUF_INIT;
-        char chunk[65536];
-        for (;;) {
-                ssize_t k = read(fd, chunk, sizeof chunk);
-                if (k < 0) {
-                        if (errno == EINTR) continue;
-                        int e = -errno;
-                        dp_strbuf_done(&sb);
-                        return dp_error_errno(err, e, "%s", path);
-                }
-                if (k == 0) break;
-                if (sb.len + (size_t)k > DP_DOC_MAX_INPUT) {
-                        dp_strbuf_done(&sb);
-                        return dp_error_set(err, -E2BIG, "%s: file larger than %u MiB", path, DP_DOC_MAX_INPUT >> 20);
-                }
-                dp_strbuf_append(&sb, chunk, (size_t)k);
-        }
-        if (dp_strbuf_failed(&sb)) return -ENOMEM;
-        int r = dp_doc_parse(s, dp_strbuf_str(&sb), sb.len, path, err);
-        dp_strbuf_done(&sb);
-        return r;
+        _cleanup_free_ char *buf = NULL;
+        size_t len = 0;
+        int r = dp_read_file(path, DP_DOC_MAX_INPUT, &buf, &len, err);
+        if (r == -E2BIG)
+                return dp_error_set(err, r, "%s: file larger than %u MiB", path, DP_DOC_MAX_INPUT >> 20);
+        if (r < 0) return r;
+        return dp_doc_parse(s, buf, len, path, err);
 }
 
 /* ---- access ---- */

@@ -51,3 +51,48 @@ int dp_mkdir_p(const char *path, mode_t mode) {
         if (mkdir(p, mode) < 0 && errno != EEXIST) return -errno;
         return 0;
 }
+
+static const char *file_kind(mode_t m) {
+        if (S_ISFIFO(m)) return "a FIFO";
+        if (S_ISSOCK(m)) return "a socket";
+        if (S_ISCHR(m)) return "a character device";
+        if (S_ISBLK(m)) return "a block device";
+        return "not a file";
+}
+
+int dp_read_file(const char *path, size_t max, char **ret, size_t *ret_len, dp_error *err) {
+        assert_return(path && ret && ret_len && max < SIZE_MAX - 1, -EINVAL);
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0) return dp_error_errno(err, -errno, "%s", path);
+        struct stat st;
+        if (fstat(fd, &st) < 0) return dp_error_errno(err, -errno, "%s", path);
+        if (S_ISDIR(st.st_mode)) return dp_error_errno(err, -EISDIR, "%s", path);
+        if (!S_ISREG(st.st_mode))
+                return dp_error_set(err, -EINVAL, "%s: not a regular file (%s)", path, file_kind(st.st_mode));
+        /* st_size is a hint for the first allocation only */
+        size_t cap = st.st_size > 0 && (uint64_t)st.st_size < max ? (size_t)st.st_size + 1 : DP_MIN(max, 65535) + 1;
+        _cleanup_free_ char *buf = malloc(cap + 1);
+        if (!buf) return dp_error_set(err, -ENOMEM, "%s: out of memory", path);
+        size_t len = 0;
+        for (;;) {
+                if (len == cap) {
+                        /* room for max + 1 bytes at most: one byte past the cap tells E2BIG */
+                        size_t ncap = cap > (max + 1) / 2 ? max + 1 : cap * 2;
+                        if (ncap <= cap) break;
+                        char *n = realloc(buf, ncap + 1);
+                        if (!n) return dp_error_set(err, -ENOMEM, "%s: out of memory", path);
+                        buf = n;
+                        cap = ncap;
+                }
+                ssize_t k = read(fd, buf + len, cap - len);
+                if (k < 0 && errno == EINTR) continue;
+                if (k < 0) return dp_error_errno(err, -errno, "%s: reading", path);
+                if (k == 0) break;
+                len += (size_t)k;
+                if (len > max) return dp_error_set(err, -E2BIG, "%s: larger than %zu bytes", path, max);
+        }
+        buf[len] = 0;
+        *ret = TAKE_PTR(buf);
+        *ret_len = len;
+        return 0;
+}

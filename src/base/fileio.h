@@ -6,6 +6,9 @@
  * never a half-written one. With DP_WRITE_DURABLE the data and the directory
  * entry are fsync'ed too (checkpoints, CDI specs); runtime state that is
  * rebuilt on restart (status, health overrides) skips that cost.
+ *
+ * dp_read_file is the one way devplane reads a whole file: only regular
+ * files, never blocking, never more than the caller's cap.
  */
 #pragma once
 
@@ -22,3 +25,16 @@ int dp_write_file_atomic(const char *dir, const char *name, const void *data, si
                          unsigned flags, dp_error *err);
 /* mkdir -p; 0 or a negative errno. */
 int dp_mkdir_p(const char *path, mode_t mode);
+
+/* Read the whole regular file at `path` (symlinks followed) into a new
+ * NUL-terminated buffer (the NUL is not counted in *ret_len). The file is
+ * opened O_NONBLOCK, so a FIFO, socket or device named like an input never
+ * blocks the caller, and anything fstat(2) does not call a regular file is
+ * refused before one byte is read. `max` counts the bytes actually read, not
+ * st_size (which /proc files and files that grow while read get wrong), so at
+ * most max + 1 bytes are read before the answer is -E2BIG.
+ * Returns 0, or with err set to "PATH: ...": the negative errno of open(2) or
+ * read(2) (-ENOENT: no such file), -EISDIR (a directory: "Is a directory"), -EINVAL (another
+ * kind of non-regular file: "not a regular file (a FIFO)"), -E2BIG ("larger
+ * than MAX bytes"), -ENOMEM. *ret and *ret_len are untouched on failure. */
+int dp_read_file(const char *path, size_t max, char **ret, size_t *ret_len, dp_error *err);

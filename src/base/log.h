@@ -15,9 +15,17 @@ void dp_log_setup(const char *component, dp_log_level max_level);
 dp_log_level dp_log_get_max_level(void);
 void dp_log(dp_log_level level, const char *fmt, ...) _printf_(2, 3);
 
+/* Copy the NUL-terminated `in` to out (size bytes, NUL-terminated, cut at a
+ * whole character), with control characters (C0, DEL, C1) and bytes that are
+ * not valid UTF-8 written as \n, \r, \t or \xNN. Every message goes through
+ * it before it is written, in the text and the formatter's (JSON) form.
+ * Returns the length written. */
+size_t dp_log_escape(char *out, size_t size, const char *in);
+
 /* A formatter replaces the text line (the agent's --log-format json): it
  * gets the level, its name ("error", "warning", "info", "debug"), the
- * component and the formatted message (at most 4 KiB), and writes them
+ * component and the formatted message (at most 4 KiB before escaping, and
+ * escaped with dp_log_escape: no control characters, valid UTF-8), and writes them
  * where it wants. NULL restores "devplane[COMPONENT] LEVEL: MESSAGE". */
 typedef void (*dp_log_formatter_fn)(dp_log_level level, const char *level_name, const char *component, const char *msg);
 void dp_log_set_formatter(dp_log_formatter_fn fn);

@@ -17,6 +17,7 @@
 #include <dlfcn.h>
 #include <stdio.h>
 
+#include "base/fileio.h"
 #include "base/log.h"
 #include "base/strbuf.h"
 #include "devices/backend-internal.h"
@@ -172,20 +173,13 @@ static int cap_minor(const char *minors, unsigned gpu, unsigned gi, int ci) {
         return -1;
 }
 
-/* A small text file (capped at 1 MiB): 0 with *ret (NULL when absent), -ENOMEM. */
+/* A small regular text file (at most 1 MiB): 0 with *ret (NULL when absent,
+ * unreadable or larger), -ENOMEM. */
 static int read_small(const char *path, char **ret) {
         *ret = NULL;
-        FILE *f = fopen(path, "re");
-        if (!f) return errno == ENOMEM ? -ENOMEM : 0;
-        _cleanup_strbuf_ dp_strbuf sb = DP_STRBUF_INIT;
-        char buf[4096];
-        size_t n;
-        while ((n = fread(buf, 1, sizeof buf, f)) > 0 && sb.len < (1u << 20))
-                dp_strbuf_append(&sb, buf, n);
-        fclose(f);
-        if (dp_strbuf_failed(&sb)) return -ENOMEM;
-        *ret = dp_strbuf_steal(&sb);
-        return 0;
+        size_t len;
+        int r = dp_read_file(path, 1u << 20, ret, &len, NULL);
+        return r == -ENOMEM ? r : 0;
 }
 
 typedef struct discover_ctx {

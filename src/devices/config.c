@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "base/doc.h"
+#include "base/fileio.h"
 #include "base/strbuf.h"
 #include "devices/config.h"
 #include "devices/decode.h"
@@ -312,23 +313,11 @@ int dp_agent_config_load(const char *buf, size_t len, const char *source, dp_age
 
 int dp_agent_config_load_file(const char *path, dp_agent_config **ret, dp_error *err) {
         assert_return(path && ret, -EINVAL);
-        FILE *f = fopen(path, "re");
-        if (!f) return dp_error_errno(err, -errno, "%s", path);
-        _cleanup_strbuf_ dp_strbuf sb = DP_STRBUF_INIT;
-        char chunk[8192];
-        size_t n;
-        while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
-                dp_strbuf_append(&sb, chunk, n);
-                if (sb.len > DP_DOC_MAX_INPUT) {
-                        fclose(f);
-                        return dp_error_set(err, -E2BIG, "%s: larger than %u bytes", path, DP_DOC_MAX_INPUT);
-                }
-        }
-        bool bad = ferror(f);
-        fclose(f);
-        if (bad) return dp_error_errno(err, -EIO, "%s: read error", path);
-        if (dp_strbuf_failed(&sb)) return dp_error_set(err, -ENOMEM, "out of memory");
-        return dp_agent_config_load(dp_strbuf_str(&sb), sb.len, path, ret, err);
+        _cleanup_free_ char *buf = NULL;
+        size_t len = 0;
+        int r = dp_read_file(path, DP_DOC_MAX_INPUT, &buf, &len, err);
+        if (r < 0) return r;
+        return dp_agent_config_load(buf, len, path, ret, err);
 }
 
 int dp_agent_config_check(const dp_agent_config *c, const dp_device_set *s, dp_error *err) {

@@ -59,36 +59,7 @@ int dp_dra_file_remove(const char *dir, const char *name, dp_error *err) {
 }
 
 int dp_dra_file_read(const char *path, size_t max, char **ret, size_t *ret_len, dp_error *err) {
-        assert_return(path && ret && ret_len, -EINVAL);
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0) return dp_error_errno(err, -errno, "%s", path);
-        dp_strbuf sb = DP_STRBUF_INIT;
-        char buf[65536];
-        for (;;) {
-                ssize_t n = read(fd, buf, sizeof(buf));
-                if (n < 0 && errno == EINTR) continue;
-                if (n < 0) {
-                        int r = -errno;
-                        dp_strbuf_done(&sb);
-                        return dp_error_errno(err, r, "%s: reading", path);
-                }
-                if (n == 0) break;
-                if (sb.len + (size_t)n > max) {
-                        dp_strbuf_done(&sb);
-                        return dp_error_set(err, -E2BIG, "%s: larger than %zu bytes", path, max);
-                }
-                dp_strbuf_append(&sb, buf, (size_t)n);
-        }
-        if (dp_strbuf_failed(&sb)) {
-                dp_strbuf_done(&sb);
-                return dp_error_set(err, -ENOMEM, "out of memory");
-        }
-        size_t len = sb.len;
-        char *s = dp_strbuf_steal(&sb);
-        if (!s && !(s = dp_strdup(""))) return dp_error_set(err, -ENOMEM, "out of memory");
-        *ret = s;
-        *ret_len = len;
-        return 0;
+        return dp_read_file(path, max, ret, ret_len, err);
 }
 
 /* ---- prepare output, unprepare, checkpoint files ---- */

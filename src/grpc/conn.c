@@ -35,7 +35,8 @@ struct dp_grpc_conn {
         uint64_t now;
         bool dead, fatal, draining, tearing_down, dispatching;
         size_t n_streams;
-        size_t buffered; /* sum of the streams' in_len */
+        size_t buffered;      /* sum of the streams' in_len */
+        uint64_t last_active; /* opened, or a server call dispatched or ended */
         dp_grpc_conn_wakeup_fn wakeup;
         void *wakeup_ud;
 };
@@ -76,15 +77,24 @@ static void unlink_stream(dp_grpc_call *s) {
         if (s->next) s->next->prev = s->prev;
         s->prev = s->next = NULL;
         c->n_streams--;
+        if (s->dispatched) c->last_active = c->now;
         /* Also reaches a request whose HEADERS still wait in nghttp2's queue
          * (no stream object yet, so get_stream_user_data would say NULL). */
         if (c->session && s->id > 0) (void)nghttp2_session_set_stream_user_data(c->session, s->id, NULL);
         s->conn = NULL;
 }
 
+/* Request bytes held by a connection, also counted server-wide so that many
+ * connections cannot each hold their own DP_GRPC_MAX_CONN_BUFFERED. */
+static void buffered_sub(dp_grpc_conn *c, size_t n) {
+        if (!c) return;
+        c->buffered -= n;
+        if (c->srv) c->srv->buffered -= n;
+}
+
 static void call_free(dp_grpc_call *s) {
         if (!s) return;
-        if (s->conn) s->conn->buffered -= s->in_len;
+        buffered_sub(s->conn, s->in_len);
         unlink_stream(s);
         free(s->in);
         free(s->out);
@@ -510,21 +520,64 @@ static void stream_local_error(dp_grpc_call *s, int status, const char *msg) {
         enqueue(s);
 }
 
+/* A refused stream's input is dropped at once, so its bytes count no more. */
+static void stream_drop_input(dp_grpc_call *s) {
+        buffered_sub(s->conn, s->in_len);
+        free(s->in);
+        s->in = NULL;
+        s->in_len = s->in_cap = s->in_scan = s->n_complete = 0;
+}
+
+/* Room for len more bytes of stream s under DP_GRPC_MAX_CONN_BUFFERED and
+ * DP_GRPC_MAX_SERVER_BUFFERED: the newest streams of this connection holding
+ * input are refused (RESOURCE_EXHAUSTED) until it fits, so the oldest ones
+ * finish. False when s itself was refused. */
+static bool make_room(dp_grpc_conn *c, dp_grpc_call *s, size_t len) {
+        for (;;) {
+                bool conn_full = c->buffered + len > DP_GRPC_MAX_CONN_BUFFERED;
+                bool srv_full = c->srv && c->srv->buffered + len > DP_GRPC_MAX_SERVER_BUFFERED;
+                if (!conn_full && !srv_full) return true;
+                dp_grpc_call *victim = s;
+                for (dp_grpc_call *o = c->streams; o; o = o->next)
+                        if (o->in_len && o->id > victim->id && !o->core_finished && !o->local_error) victim = o;
+                stream_local_error(victim, DP_GRPC_RESOURCE_EXHAUSTED,
+                                   conn_full ? "connection receive buffer limit reached"
+                                             : "server receive buffer limit reached");
+                stream_drop_input(victim);
+                if (victim == s) return false;
+        }
+}
+
 static int on_data_chunk(nghttp2_session *session, uint8_t flags, int32_t stream_id, const uint8_t *data, size_t len,
                          void *user_data) {
         (void)flags;
         dp_grpc_conn *c = user_data;
         dp_grpc_call *s = nghttp2_session_get_stream_user_data(session, stream_id);
         if (!s || s->core_finished || s->local_error || s->cancelled) return 0;
-        if (c->buffered + len > DP_GRPC_MAX_CONN_BUFFERED) {
-                stream_local_error(s, DP_GRPC_RESOURCE_EXHAUSTED, "connection receive buffer limit reached");
-                return 0;
+        if (!make_room(c, s, len)) return 0;
+        /* A message whose length is known gets exactly its size: doubling
+         * would hold up to twice the bytes received (8 MiB for 4 MiB). */
+        if (s->in_len - s->in_scan >= DP_GRPC_PREFIX_LEN) {
+                const uint8_t *p = s->in + s->in_scan;
+                size_t want = s->in_scan + DP_GRPC_PREFIX_LEN +
+                              ((uint32_t)p[1] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 8 | p[4]);
+                if (s->in_len + len <= want && want > s->in_cap &&
+                    want - s->in_scan <= DP_GRPC_MAX_RECV_MESSAGE + DP_GRPC_PREFIX_LEN) {
+                        uint8_t *b = realloc(s->in, want);
+                        if (!b) {
+                                stream_local_error(s, DP_GRPC_RESOURCE_EXHAUSTED, "out of memory receiving a message");
+                                return 0;
+                        }
+                        s->in = b;
+                        s->in_cap = want;
+                }
         }
         if (buf_append(&s->in, &s->in_len, &s->in_cap, data, len) < 0) {
                 stream_local_error(s, DP_GRPC_RESOURCE_EXHAUSTED, "out of memory receiving a message");
                 return 0;
         }
         c->buffered += len;
+        if (c->srv) c->srv->buffered += len;
         while (s->in_len - s->in_scan >= DP_GRPC_PREFIX_LEN) {
                 const uint8_t *p = s->in + s->in_scan;
                 uint32_t mlen = (uint32_t)p[1] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 8 | p[4];
@@ -596,18 +649,28 @@ static void server_dispatch_request(dp_grpc_conn *c, dp_grpc_call *s) {
         }
         memcpy(s->req, s->in + DP_GRPC_PREFIX_LEN, mlen);
         s->req_len = mlen;
-        c->buffered -= s->in_len;
+        buffered_sub(c, s->in_len);
         free(s->in);
         s->in = NULL;
         s->in_len = s->in_cap = s->in_scan = 0;
         if (s->method->request_type) {
-                int r = dp_proto_unpack(s->method->request_type, s->req, s->req_len, &s->req_msg);
+                dp_proto_bad_string bad = {0};
+                int r = dp_proto_unpack_checked(s->method->request_type, s->req, s->req_len, &s->req_msg, &bad);
+                if (r == -EILSEQ) {
+                        /* a truncated id would name another device */
+                        char msg[256];
+                        snprintf(msg, sizeof msg, "grpc: error unmarshalling request: %s.%s contains %s", bad.message,
+                                 bad.field, bad.why);
+                        server_fail(s, DP_GRPC_INVALID_ARGUMENT, msg, "200");
+                        return;
+                }
                 if (r < 0) {
                         server_fail(s, DP_GRPC_INTERNAL, "grpc: error unmarshalling request", "200");
                         return;
                 }
         }
         s->dispatched = true;
+        c->last_active = c->now;
         s->app_ref = true;
         s->method->handler(s, s->method->userdata);
 }
@@ -623,7 +686,7 @@ static void client_deliver(dp_grpc_call *s) {
                         s->on_message((dp_grpc_client_call *)s, p + DP_GRPC_PREFIX_LEN, mlen, s->cb_ud);
         }
         if (s->cancelled || off == 0) return;
-        if (s->conn) s->conn->buffered -= off;
+        buffered_sub(s->conn, off);
         memmove(s->in, s->in + off, s->in_len - off);
         s->in_len -= off;
         s->in_scan -= off;
@@ -718,6 +781,7 @@ static int conn_new(dp_grpc_server *srv, uint64_t now, dp_grpc_conn **ret) {
         if (!c) return -ENOMEM;
         c->srv = srv;
         c->now = now;
+        c->last_active = now;
         nghttp2_session_callbacks *cbs;
         if (nghttp2_session_callbacks_new(&cbs) != 0) return -ENOMEM;
         nghttp2_session_callbacks_set_on_begin_headers_callback(cbs, on_begin_headers);
@@ -896,6 +960,13 @@ void dp_grpc_conn_tick(dp_grpc_conn *c, uint64_t now_usec) {
                         stream_local_error(s, DP_GRPC_DEADLINE_EXCEEDED, "context deadline exceeded");
         }
         dispatch(c);
+}
+
+uint64_t dp_grpc_conn_idle_since(const dp_grpc_conn *c) {
+        if (!c) return 0;
+        for (const dp_grpc_call *s = c->streams; s; s = s->next)
+                if (s->server && s->dispatched) return 0;
+        return c->last_active ? c->last_active : 1;
 }
 
 uint64_t dp_grpc_conn_next_deadline(const dp_grpc_conn *c) {

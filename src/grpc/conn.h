@@ -43,6 +43,12 @@ void dp_grpc_conn_consumed(dp_grpc_conn *c, size_t n);
 /* Expire deadlines up to now_usec (server: reply DEADLINE_EXCEEDED; client:
  * RST_STREAM(CANCEL) and on_done(DEADLINE_EXCEEDED)). */
 void dp_grpc_conn_tick(dp_grpc_conn *c, uint64_t now_usec);
+/* A server connection with no call in progress (none dispatched to the
+ * application, or all of them ended) is idle: the time it became so (when it
+ * was opened, or when its last call ended), in the clock of feed/tick; 0
+ * while a call is in progress. A half-received request does not count as
+ * progress, so a peer that never sends a whole request stays idle. */
+uint64_t dp_grpc_conn_idle_since(const dp_grpc_conn *c);
 /* Earliest pending deadline, 0 when none. */
 uint64_t dp_grpc_conn_next_deadline(const dp_grpc_conn *c);
 /* The peer is gone (EOF or socket error): every stream ends as in

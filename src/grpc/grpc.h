@@ -57,8 +57,22 @@ const char *dp_grpc_status_name(int status);
 #define DP_GRPC_MAX_QUEUED_OUTPUT (64u * 1024u * 1024u)
 
 /* Request bytes a connection buffers across its streams before a stream
- * that needs more gets RESOURCE_EXHAUSTED (many streams x 4 MiB otherwise). */
-#define DP_GRPC_MAX_CONN_BUFFERED (64u * 1024u * 1024u)
+ * that needs more gets RESOURCE_EXHAUSTED (many streams x 4 MiB otherwise):
+ * two requests of the largest size. */
+#define DP_GRPC_MAX_CONN_BUFFERED (2u * (DP_GRPC_MAX_RECV_MESSAGE + 5u))
+/* The same across all connections of one server, so half-sent requests on
+ * many connections hold at most this much of a daemon's memory. */
+#define DP_GRPC_MAX_SERVER_BUFFERED (32u * 1024u * 1024u)
+/* Connections one server keeps open (all its listeners together); one more
+ * is accepted and closed at once. The kubelet holds one or two per socket. */
+#define DP_GRPC_MAX_SERVER_CONNECTIONS 64u
+/* A server connection with no call in progress for this long (never sent a
+ * whole request, or its last call ended that long ago) gets GOAWAY and is
+ * closed; grpc-go clients reconnect on their next call. */
+#define DP_GRPC_IDLE_TIMEOUT_USEC (30ull * 1000 * 1000)
+/* When accept(2) fails for want of file descriptors (EMFILE, ENFILE) or
+ * memory, a listener stops accepting for this long instead of spinning. */
+#define DP_GRPC_ACCEPT_PAUSE_USEC (100ull * 1000)
 /* SETTINGS_MAX_CONCURRENT_STREAMS a server advertises. grpc-go advertises
  * none; the kubelet opens a handful, so this only bounds a hostile peer. */
 #define DP_GRPC_MAX_CONCURRENT_STREAMS 1024u
@@ -112,6 +126,18 @@ int dp_grpc_server_listen_unix(dp_grpc_server *srv, dp_loop *l, const char *path
  * any callback). Streams the application never finishes
  * (e.g. ListAndWatch) keep their connection open: finish them. */
 void dp_grpc_server_shutdown(dp_grpc_server *srv);
+/* Limits of one server (defaults: the DP_GRPC_* constants above). Tests and
+ * daemons with other needs change them before listening. */
+typedef struct dp_grpc_server_limits {
+        size_t max_connections;     /* DP_GRPC_MAX_SERVER_CONNECTIONS */
+        uint64_t idle_timeout_usec; /* DP_GRPC_IDLE_TIMEOUT_USEC; 0: none */
+        uint64_t accept_pause_usec; /* DP_GRPC_ACCEPT_PAUSE_USEC */
+} dp_grpc_server_limits;
+void dp_grpc_server_get_limits(const dp_grpc_server *srv, dp_grpc_server_limits *ret);
+int dp_grpc_server_set_limits(dp_grpc_server *srv, const dp_grpc_server_limits *limits);
+/* Connections refused at the cap and accept pauses so far (for tests and
+ * metrics). */
+size_t dp_grpc_server_refused_count(const dp_grpc_server *srv);
 /* Open connections (accepted and not yet closed). */
 size_t dp_grpc_server_connection_count(const dp_grpc_server *srv);
 

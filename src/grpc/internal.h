@@ -27,6 +27,9 @@ struct dp_grpc_server {
         dp_grpc_listener *listeners;
         dp_grpc_sconn *conns;
         size_t n_conns;
+        size_t buffered;     /* request bytes held by all its connections */
+        size_t n_refused;    /* connections refused at the cap, accept pauses */
+        dp_grpc_server_limits limits;
         bool shutting_down;
         int busy;            /* depth of our loop callbacks on the stack */
         bool free_requested; /* dp_grpc_server_free() called while busy */

@@ -5,6 +5,8 @@
  * an io source and a deadline timer on the loop.
  */
 #include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -17,6 +19,10 @@
 /* Bytes read from one connection per loop round before others get a turn. */
 #define READ_BUDGET (1024u * 1024u)
 
+/* At most one line per this long about refused connections or accept
+ * failures of one listener (EMFILE would otherwise log on every round). */
+#define ACCEPT_LOG_INTERVAL_USEC (10ull * 1000 * 1000)
+
 struct dp_grpc_listener {
         dp_grpc_server *srv;
         int fd;
@@ -24,6 +30,9 @@ struct dp_grpc_listener {
         dev_t dev;
         ino_t ino;
         dp_loop_source *io;
+        dp_loop_source *pause; /* re-enables accepting after an EMFILE pause */
+        uint64_t last_log;     /* of the rate-limited lines */
+        size_t unlogged;       /* refusals and pauses since that line */
         dp_grpc_listener *next;
 };
 
@@ -48,9 +57,23 @@ int dp_grpc_server_new(dp_grpc_server **ret) {
                 free(srv);
                 return -ENOMEM;
         }
+        srv->limits = (dp_grpc_server_limits){DP_GRPC_MAX_SERVER_CONNECTIONS, DP_GRPC_IDLE_TIMEOUT_USEC,
+                                              DP_GRPC_ACCEPT_PAUSE_USEC};
         *ret = srv;
         return 0;
 }
+
+void dp_grpc_server_get_limits(const dp_grpc_server *srv, dp_grpc_server_limits *ret) {
+        if (srv && ret) *ret = srv->limits;
+}
+
+int dp_grpc_server_set_limits(dp_grpc_server *srv, const dp_grpc_server_limits *limits) {
+        assert_return(srv && limits && limits->max_connections > 0, -EINVAL);
+        srv->limits = *limits;
+        return 0;
+}
+
+size_t dp_grpc_server_refused_count(const dp_grpc_server *srv) { return srv ? srv->n_refused : 0; }
 
 int dp_grpc_server_add_method(dp_grpc_server *srv, const char *path, dp_grpc_kind kind,
                               const ProtobufCMessageDescriptor *request_type, dp_grpc_handler_fn handler,
@@ -105,6 +128,18 @@ static void sconn_set_events(dp_grpc_sconn *sc, uint32_t ev) {
         if (dp_loop_source_set_events(sc->io, ev) == 0) sc->events = ev;
 }
 
+/* The connection's next timer: its earliest stream deadline or, when no call
+ * is in progress, the end of its idle time. */
+static uint64_t sconn_next_time(const dp_grpc_sconn *sc) {
+        uint64_t t = dp_grpc_conn_next_deadline(sc->conn);
+        uint64_t idle = dp_grpc_conn_idle_since(sc->conn), limit = sc->srv->limits.idle_timeout_usec;
+        if (idle && limit) {
+                uint64_t end = idle + limit < idle ? UINT64_MAX : idle + limit;
+                if (!t || end < t) t = end;
+        }
+        return t;
+}
+
 /* Write what the core has, re-arm the deadline timer, close when done.
  * Returns false when the connection was closed (sc is gone). */
 static bool sconn_after(dp_grpc_sconn *sc) {
@@ -131,7 +166,7 @@ timers:
                 sconn_close(sc);
                 return false;
         }
-        if (sc->timer) dp_loop_source_set_time(sc->timer, dp_grpc_conn_next_deadline(sc->conn));
+        if (sc->timer) dp_loop_source_set_time(sc->timer, sconn_next_time(sc));
         return true;
 }
 
@@ -200,7 +235,22 @@ static int sconn_timer(dp_loop_source *s, uint64_t now, void *userdata) {
         sc->busy = true;
         dp_grpc_conn_tick(sc->conn, now);
         sc->busy = false;
-        sconn_after(sc);
+        uint64_t idle = dp_grpc_conn_idle_since(sc->conn), limit = srv->limits.idle_timeout_usec;
+        if (idle && limit && now - idle >= limit) {
+                /* No whole request in idle_timeout: GOAWAY (best effort, the
+                 * peer may not read) and close; nothing of the application
+                 * is in progress on it. */
+                log_debug("grpc: closing a connection idle for %" PRIu64 " ms", (now - idle) / 1000);
+                dp_grpc_conn_shutdown(sc->conn);
+                const uint8_t *data;
+                size_t len;
+                (void)dp_grpc_conn_output(sc->conn, &data, &len);
+                if (len) (void)send(sc->fd, data, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+                dp_grpc_conn_peer_closed(sc->conn);
+                sconn_close(sc);
+        } else {
+                sconn_after(sc);
+        }
         leave(srv);
         return 0;
 }
@@ -210,7 +260,7 @@ static void sconn_wakeup(dp_grpc_conn *c, void *userdata) {
         dp_grpc_sconn *sc = userdata;
         sconn_set_events(sc, EPOLLIN | EPOLLOUT);
         /* A new deadline may be earlier than the armed one. */
-        if (sc->timer) dp_loop_source_set_time(sc->timer, dp_grpc_conn_next_deadline(sc->conn));
+        if (sc->timer) dp_loop_source_set_time(sc->timer, sconn_next_time(sc));
 }
 
 static int sconn_new(dp_grpc_server *srv, int fd) {
@@ -220,7 +270,7 @@ static int sconn_new(dp_grpc_server *srv, int fd) {
         sc->fd = fd;
         int r = dp_grpc_conn_new_server(srv, dp_loop_now(), &sc->conn);
         if (r >= 0) r = dp_loop_add_io(srv->loop, fd, EPOLLIN | EPOLLOUT, sconn_io, sc, &sc->io);
-        if (r >= 0) r = dp_loop_add_timer(srv->loop, 0, sconn_timer, sc, &sc->timer);
+        if (r >= 0) r = dp_loop_add_timer(srv->loop, sconn_next_time(sc), sconn_timer, sc, &sc->timer);
         if (r < 0) {
                 sc->io = dp_loop_source_free(sc->io);
                 sc->conn = dp_grpc_conn_free(sc->conn);
@@ -239,18 +289,66 @@ static int sconn_new(dp_grpc_server *srv, int fd) {
 
 /* ---------------------------------------------------------- listeners */
 
+/* A rate-limited warning about one listener: the first at once, then at most
+ * one per ACCEPT_LOG_INTERVAL_USEC, saying how many were not logged. */
+static void listener_warn(dp_grpc_listener *ln, const char *what) {
+        uint64_t now = dp_loop_now();
+        if (ln->last_log && now - ln->last_log < ACCEPT_LOG_INTERVAL_USEC) {
+                ln->unlogged++;
+                return;
+        }
+        if (ln->unlogged)
+                log_warning("grpc: %s: %s (and %zu more since the last such line)", ln->path, what, ln->unlogged);
+        else
+                log_warning("grpc: %s: %s", ln->path, what);
+        ln->last_log = now;
+        ln->unlogged = 0;
+}
+
+static int listener_resume(dp_loop_source *s, uint64_t now, void *userdata) {
+        (void)s;
+        (void)now;
+        dp_grpc_listener *ln = userdata;
+        if (ln->io) (void)dp_loop_source_set_events(ln->io, EPOLLIN);
+        return 0;
+}
+
 static int listener_io(dp_loop_source *s, int fd, uint32_t events, void *userdata) {
         (void)s;
         (void)events;
         dp_grpc_listener *ln = userdata;
-        for (int i = 0; i < 64 && !ln->srv->free_requested && !ln->srv->shutting_down; i++) {
+        dp_grpc_server *srv = ln->srv;
+        for (int i = 0; i < 64 && !srv->free_requested && !srv->shutting_down; i++) {
                 int cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
                 if (cfd < 0) {
-                        if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED)
+                        if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+                                /* The pending connection stays in the backlog and
+                                 * the socket stays readable: stop polling it for
+                                 * a while instead of spinning on the error. */
+                                char what[160];
+                                snprintf(what, sizeof what, "accept: %s; not accepting for %" PRIu64 " ms",
+                                         strerror(errno), srv->limits.accept_pause_usec / 1000);
+                                srv->n_refused++;
+                                listener_warn(ln, what);
+                                if (dp_loop_source_set_events(ln->io, 0) == 0)
+                                        dp_loop_source_set_time(ln->pause,
+                                                                dp_loop_now() + DP_MAX(srv->limits.accept_pause_usec, 1));
+                        } else if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED) {
                                 log_warning("grpc: accept on %s: %s", ln->path, strerror(errno));
+                        }
                         break;
                 }
-                int r = sconn_new(ln->srv, cfd);
+                if (srv->n_conns >= srv->limits.max_connections) {
+                        /* closed at once: the peer sees EOF, not a hang */
+                        close(cfd);
+                        srv->n_refused++;
+                        char what[160];
+                        snprintf(what, sizeof what, "%zu connections open (the limit): refusing new ones",
+                                 srv->n_conns);
+                        listener_warn(ln, what);
+                        continue;
+                }
+                int r = sconn_new(srv, cfd);
                 if (r < 0) {
                         log_warning("grpc: cannot set up a connection on %s: %s", ln->path, strerror(-r));
                         close(cfd);
@@ -261,6 +359,7 @@ static int listener_io(dp_loop_source *s, int fd, uint32_t events, void *userdat
 
 static void listener_free(dp_grpc_listener *ln) {
         ln->io = dp_loop_source_free(ln->io);
+        ln->pause = dp_loop_source_free(ln->pause);
         if (ln->fd >= 0) close(ln->fd);
         struct stat st;
         /* Unlink only the socket we created, not a successor's. */
@@ -304,7 +403,10 @@ int dp_grpc_server_listen_unix(dp_grpc_server *srv, dp_loop *l, const char *path
         ln->ino = st.st_ino;
         ln->path = dp_strdup(path);
         int r = ln->path ? dp_loop_add_io(l, fd, EPOLLIN, listener_io, ln, &ln->io) : -ENOMEM;
+        /* made now: when descriptors run out, a timerfd cannot be made */
+        if (r >= 0) r = dp_loop_add_timer(l, 0, listener_resume, ln, &ln->pause);
         if (r < 0) {
+                ln->io = dp_loop_source_free(ln->io);
                 unlink(path);
                 free(ln->path);
                 free(ln);

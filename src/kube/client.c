@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "base/doc.h"
+#include "base/fileio.h"
 #include "base/log.h"
 #include "base/strbuf.h"
 #include "kube/curl-api.h"
@@ -248,20 +249,24 @@ void dp_kube_client_count_error(dp_kube_client *c) {
 /* The bearer token: fixed, or re-read from its file (projected tokens are
  * rotated by the kubelet). A missing file leaves the request without one:
  * the API server's 401 then says so. */
+#define DP_KUBE_MAX_TOKEN 16383 /* bytes of a token file */
 static char *current_token(const dp_kube_client *c) {
         if (c->token) return strdup(c->token);
         if (!c->token_file) return NULL;
-        _cleanup_close_ int fd = open(c->token_file, O_RDONLY | O_CLOEXEC);
-        if (fd < 0) {
-                log_warning("API token %s: %s", c->token_file, strerror(errno));
+        char *buf = NULL;
+        size_t n = 0;
+        dp_error e = DP_ERROR_INIT;
+        if (dp_read_file(c->token_file, DP_KUBE_MAX_TOKEN, &buf, &n, &e) < 0) {
+                log_warning("API token %s", dp_error_msg(&e));
                 return NULL;
         }
-        char buf[16384];
-        ssize_t n = read(fd, buf, sizeof buf - 1);
-        if (n <= 0) return NULL;
+        if (n == 0) {
+                free(buf);
+                return NULL;
+        }
         while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r' || buf[n - 1] == ' '))
-                n--;
-        return strndup(buf, (size_t)n);
+                buf[--n] = 0;
+        return buf;
 }
 
 static int blob_opt(CURL *e, CURLoption opt, char *data, size_t len) {

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "base/doc.h"
+#include "base/fileio.h"
 #include "base/strbuf.h"
 #include "kube/kube.h"
 
@@ -263,40 +264,11 @@ int dp_kube_config_parse(const char *buf, size_t len, const char *name, const ch
         return 0;
 }
 
-static int read_file_capped(const char *path, size_t cap, char **ret, size_t *ret_len, dp_error *err) {
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0) return dp_error_errno(err, -errno, "%s", path);
-        dp_strbuf sb = DP_STRBUF_INIT;
-        char chunk[8192];
-        for (;;) {
-                ssize_t k = read(fd, chunk, sizeof chunk);
-                if (k < 0 && errno == EINTR) continue;
-                if (k < 0) {
-                        int r = -errno;
-                        dp_strbuf_done(&sb);
-                        return dp_error_errno(err, r, "%s", path);
-                }
-                if (k == 0) break;
-                if (sb.len + (size_t)k > cap) {
-                        dp_strbuf_done(&sb);
-                        return dp_error_set(err, -E2BIG, "%s: larger than %zu bytes", path, cap);
-                }
-                dp_strbuf_append(&sb, chunk, (size_t)k);
-        }
-        size_t n = sb.len;
-        dp_strbuf_putc(&sb, 0);
-        char *b = dp_strbuf_steal(&sb);
-        if (!b) return -ENOMEM;
-        *ret = b;
-        *ret_len = n;
-        return 0;
-}
-
 int dp_kube_config_load(const char *path, const char *context, dp_kube_config **ret, dp_error *err) {
         assert_return(path && ret, -EINVAL);
         _cleanup_free_ char *buf = NULL;
         size_t len = 0;
-        int r = read_file_capped(path, DP_KUBE_MAX_CONFIG, &buf, &len, err);
+        int r = dp_read_file(path, DP_KUBE_MAX_CONFIG, &buf, &len, err);
         if (r < 0) return r;
         return dp_kube_config_parse(buf, len, path, context, ret, err);
 }

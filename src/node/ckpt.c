@@ -96,32 +96,3 @@ int dp_node_checkpoint_load(dp_devmgr *m, const char *buf, size_t len, dp_error 
                 if ((r = dp_devmgr_add_known_resource(m, c->registered[i].resource_name)) < 0) return r;
         return 0;
 }
-
-int dp_node_read_file(const char *path, size_t max, char **ret_buf, size_t *ret_len, dp_error *err) {
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0) return dp_error_errno(err, -errno, "%s", path);
-        dp_strbuf sb = DP_STRBUF_INIT;
-        char chunk[65536];
-        for (;;) {
-                ssize_t k = read(fd, chunk, sizeof chunk);
-                if (k < 0 && errno == EINTR) continue;
-                if (k < 0) {
-                        int e = -errno;
-                        dp_strbuf_done(&sb);
-                        return dp_error_errno(err, e, "%s", path);
-                }
-                if (k == 0) break;
-                if (sb.len + (size_t)k > max) {
-                        dp_strbuf_done(&sb);
-                        return dp_error_set(err, -E2BIG, "%s: larger than %zu bytes", path, max);
-                }
-                dp_strbuf_append(&sb, chunk, (size_t)k);
-        }
-        size_t len = sb.len;
-        if (len == 0) dp_strbuf_putc(&sb, 0), sb.len = 0;
-        char *buf = dp_strbuf_steal(&sb);
-        if (!buf) return -ENOMEM;
-        *ret_buf = buf;
-        *ret_len = len;
-        return 0;
-}

@@ -21,6 +21,3 @@ int dp_node_checkpoint_encode(const dp_devmgr *m, dp_strbuf *out);
  * -EINVAL / -EBADMSG (corrupt: err says why, the ledger is left empty),
  * -ENOMEM. */
 int dp_node_checkpoint_load(dp_devmgr *m, const char *buf, size_t len, dp_error *err);
-
-/* Read a whole file (at most max bytes): 0, -ENOENT, -E2BIG, -errno. */
-int dp_node_read_file(const char *path, size_t max, char **ret_buf, size_t *ret_len, dp_error *err);

@@ -491,7 +491,7 @@ static void load_checkpoint(dp_kubelet *n) {
         size_t len = 0;
         dp_error e = DP_ERROR_INIT;
         if (!path) return;
-        int r = dp_node_read_file(path, DP_CHECKPOINT_MAX_INPUT, &buf, &len, &e);
+        int r = dp_read_file(path, DP_CHECKPOINT_MAX_INPUT, &buf, &len, &e);
         if (r == -ENOENT) return;
         if (r >= 0) r = dp_node_checkpoint_load(n->dm, buf, len, &e);
         if (r < 0) {

@@ -4,6 +4,7 @@
 #include <sys/inotify.h>
 #include <time.h>
 
+#include "base/fileio.h"
 #include "node/ckpt.h"
 #include "node/node.h"
 #include "node/status.h"
@@ -13,7 +14,7 @@ int dp_node_status_read(const char *plugin_dir, dp_doc_set *s, dp_doc_node **ret
         _cleanup_free_ char *buf = NULL;
         size_t len = 0;
         if (!path) return -ENOMEM;
-        int r = dp_node_read_file(path, DP_DOC_MAX_INPUT, &buf, &len, err);
+        int r = dp_read_file(path, DP_DOC_MAX_INPUT, &buf, &len, err);
         if (r < 0) return r;
         size_t before = dp_doc_count(s);
         r = dp_doc_parse(s, buf, len, path, err);

@@ -43,18 +43,109 @@ static bool unknown_fields_valid(const ProtobufCMessage *m, unsigned depth) {
         return true;
 }
 
-int dp_proto_unpack(const ProtobufCMessageDescriptor *desc, const uint8_t *data, size_t len, ProtobufCMessage **ret) {
+/* Strict UTF-8 (no overlongs, surrogates or code points past U+10FFFF), as
+ * Go's proto3 decoder wants it. */
+static bool utf8_valid(const uint8_t *p, size_t n) {
+        for (size_t i = 0; i < n;) {
+                uint8_t c = p[i];
+                if (c < 0x80) {
+                        i++;
+                        continue;
+                }
+                size_t k = c >= 0xf0 ? 3 : c >= 0xe0 ? 2 : c >= 0xc2 ? 1 : 0;
+                if (k == 0 || c > 0xf4 || i + k >= n) return false;
+                uint32_t cp = c & (0x3f >> k);
+                for (size_t j = 1; j <= k; j++) {
+                        if ((p[i + j] & 0xc0) != 0x80) return false;
+                        cp = cp << 6 | (p[i + j] & 0x3f);
+                }
+                if ((k == 2 && cp < 0x800) || (k == 3 && (cp < 0x10000 || cp > 0x10ffff)) ||
+                    (cp >= 0xd800 && cp <= 0xdfff))
+                        return false;
+                i += k + 1;
+        }
+        return true;
+}
+
+static bool read_varint(const uint8_t **p, const uint8_t *end, uint64_t *ret) {
+        uint64_t v = 0;
+        for (unsigned shift = 0; *p < end && shift < 64; shift += 7) {
+                uint8_t b = *(*p)++;
+                v |= (uint64_t)(b & 0x7f) << shift;
+                if (!(b & 0x80)) {
+                        *ret = v;
+                        return true;
+                }
+        }
+        return false;
+}
+
+/* Walk the wire form of a message protobuf-c accepted: every string field,
+ * nested ones included, must be UTF-8 without a NUL byte. protobuf-c hands
+ * strings over NUL-terminated, so "gpu-0\0x" would silently become "gpu-0". */
+static int check_strings(const ProtobufCMessageDescriptor *d, const uint8_t *p, const uint8_t *end, unsigned depth,
+                         dp_proto_bad_string *ret) {
+        if (depth > 100) return -EBADMSG;
+        while (p < end) {
+                uint64_t tag, len;
+                if (!read_varint(&p, end, &tag)) return -EBADMSG;
+                switch (tag & 7) {
+                case 0:
+                        if (!read_varint(&p, end, &len)) return -EBADMSG;
+                        break;
+                case 1:
+                        if (end - p < 8) return -EBADMSG;
+                        p += 8;
+                        break;
+                case 5:
+                        if (end - p < 4) return -EBADMSG;
+                        p += 4;
+                        break;
+                case 2: {
+                        if (!read_varint(&p, end, &len) || len > (uint64_t)(end - p)) return -EBADMSG;
+                        const ProtobufCFieldDescriptor *f =
+                                tag >> 3 <= UINT32_MAX ? protobuf_c_message_descriptor_get_field(d, (unsigned)(tag >> 3))
+                                                       : NULL;
+                        if (f && f->type == PROTOBUF_C_TYPE_STRING) {
+                                bool nul = memchr(p, 0, len) != NULL;
+                                if (nul || !utf8_valid(p, len)) {
+                                        if (ret)
+                                                *ret = (dp_proto_bad_string){d->name, f->name,
+                                                                             nul ? "a NUL byte" : "invalid UTF-8"};
+                                        return -EILSEQ;
+                                }
+                        } else if (f && f->type == PROTOBUF_C_TYPE_MESSAGE) {
+                                int r = check_strings(f->descriptor, p, p + len, depth + 1, ret);
+                                if (r < 0) return r;
+                        }
+                        p += len;
+                        break;
+                }
+                default:
+                        return -EBADMSG; /* groups: in none of these APIs */
+                }
+        }
+        return 0;
+}
+
+int dp_proto_unpack_checked(const ProtobufCMessageDescriptor *desc, const uint8_t *data, size_t len,
+                            ProtobufCMessage **ret, dp_proto_bad_string *ret_bad) {
         assert_return(desc && (data || len == 0) && ret, -EINVAL);
         if (len > DP_PROTO_MAX_MESSAGE_SIZE) return -E2BIG;
         static const uint8_t empty[1];
         ProtobufCMessage *m = protobuf_c_message_unpack(desc, NULL, len, data ? data : empty);
         if (!m) return -EBADMSG;
-        if (!unknown_fields_valid(m, 0)) {
+        int r = !unknown_fields_valid(m, 0) ? -EBADMSG : len ? check_strings(desc, data, data + len, 0, ret_bad) : 0;
+        if (r < 0) {
                 protobuf_c_message_free_unpacked(m, NULL);
-                return -EBADMSG;
+                return r;
         }
         *ret = m;
         return 0;
+}
+
+int dp_proto_unpack(const ProtobufCMessageDescriptor *desc, const uint8_t *data, size_t len, ProtobufCMessage **ret) {
+        return dp_proto_unpack_checked(desc, data, len, ret, NULL);
 }
 
 static const ProtobufCMessageDescriptor *const all_messages[] = {

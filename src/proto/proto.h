@@ -38,8 +38,24 @@ int dp_proto_pack(const ProtobufCMessage *msg, uint8_t **ret_data, size_t *ret_l
  * *ret (free with protobuf_c_message_free_unpacked(*ret, NULL)); -E2BIG when
  * len exceeds DP_PROTO_MAX_MESSAGE_SIZE; -EBADMSG when the bytes are not a
  * valid encoding (protobuf-c does not say why; -ENOMEM is reported the same
- * way by protobuf-c and therefore also comes back as -EBADMSG). */
+ * way by protobuf-c and therefore also comes back as -EBADMSG); -EILSEQ when
+ * a string field holds a NUL byte or invalid UTF-8 (see below). */
 int dp_proto_unpack(const ProtobufCMessageDescriptor *desc, const uint8_t *data, size_t len, ProtobufCMessage **ret);
+
+/* Which string field was refused: static strings of the descriptors. */
+typedef struct dp_proto_bad_string {
+        const char *message; /* "v1beta1.ContainerAllocateRequest" */
+        const char *field;   /* "devices_ids" */
+        const char *why;     /* "a NUL byte" or "invalid UTF-8" */
+} dp_proto_bad_string;
+
+/* dp_proto_unpack, which also refuses, with -EILSEQ and *ret_bad filled (may
+ * be NULL), a string field (nested ones included) holding a NUL byte or
+ * invalid UTF-8: protobuf-c would cut "gpu-0\0x" to "gpu-0" and accept it,
+ * where Go's decoder refuses invalid UTF-8. Device ids, resource names,
+ * versions and claim uids come through here. */
+int dp_proto_unpack_checked(const ProtobufCMessageDescriptor *desc, const uint8_t *data, size_t len,
+                            ProtobufCMessage **ret, dp_proto_bad_string *ret_bad);
 
 /* Every message type of every API above, in a fixed order (for fuzzers and
  * tests that sweep them all). */

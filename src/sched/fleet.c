@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <sys/stat.h>
 
+#include "base/fileio.h"
 #include "sched/devnode.h"
 #include "sched/fmt.h"
 #include "sched/sim.h"
@@ -116,26 +117,12 @@ static int load_profile_file(const dp_doc_node *n, const char *path, const char 
         if (!dir) return bad(err, n, path, "a profile file can be named only in a Fleet read from a file");
         ret->profile_path = v[0] == '/' || streq(dir, ".") ? dp_strdup(v) : dp_asprintf("%s/%s", dir, v);
         if (!ret->profile_path) return -ENOMEM;
-        FILE *f = fopen(ret->profile_path, "re");
-        if (!f) return dp_error_errno(err, -errno, "%s (line %u): %s", path, n->line, ret->profile_path);
-        _cleanup_strbuf_ dp_strbuf sb = DP_STRBUF_INIT;
-        char chunk[8192];
-        size_t k;
-        while ((k = fread(chunk, 1, sizeof chunk, f)) > 0 && sb.len <= DP_DOC_MAX_INPUT)
-                dp_strbuf_append(&sb, chunk, k);
-        int e = ferror(f) ? (errno > 0 ? errno : EIO) : 0; /* a directory: EISDIR */
-        fclose(f);
-        if (e) return dp_error_errno(err, -e, "%s (line %u): %s", path, n->line, ret->profile_path);
-        if (sb.len > DP_DOC_MAX_INPUT)
-                return dp_error_set(err, -E2BIG, "%s (line %u): %s: larger than %u bytes", path, n->line,
-                                    ret->profile_path, DP_DOC_MAX_INPUT);
-        if (dp_strbuf_failed(&sb)) return -ENOMEM;
-        ret->profile_len = sb.len;
-        if (!(ret->profile_text = dp_strbuf_steal(&sb))) return -ENOMEM;
+        int r = dp_read_file(ret->profile_path, DP_DOC_MAX_INPUT, &ret->profile_text, &ret->profile_len, err);
+        if (r < 0) return dp_fmt_prefix(err, r, "%s (line %u)", path, n->line);
         /* as the simulator will load it for the group's first node */
         _cleanup_free_ char *node = dp_asprintf("%s-0", ret->name);
         if (!node) return -ENOMEM;
-        int r = dp_devnode_profile_check(ret->profile_text, ret->profile_len, ret->profile_path, node, err);
+        r = dp_devnode_profile_check(ret->profile_text, ret->profile_len, ret->profile_path, node, err);
         if (r < 0) return dp_fmt_prefix(err, r, "%s (line %u)", path, n->line);
         return 0;
 }
@@ -314,7 +301,8 @@ static int parse_time(const dp_doc_node *n, const char *path, int64_t *ret, dp_e
                         mul = 3600;
                 else
                         return bad(err, n, path, "must be seconds, or a number with s, m or h");
-                v = x * mul;
+                /* "2562047788015216h" would wrap to a small time (signed overflow) */
+                if (__builtin_mul_overflow(x, mul, &v)) return bad(err, n, path, "must be from 0 to 100 days");
         }
         if (v < 0 || v > 100LL * 24 * 3600) return bad(err, n, path, "must be from 0 to 100 days");
         *ret = v * 1000;

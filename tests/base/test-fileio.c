@@ -50,3 +50,81 @@ TEST(replace_and_durable) {
         snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
         ASSERT_EQ(system(cmd), 0);
 }
+
+/* dp_read_file: regular files only, never blocking, capped in bytes read. */
+TEST(read_file_regular_and_capped) {
+        char dir[] = "/tmp/dp-fileio.XXXXXX";
+        ASSERT_TRUE(mkdtemp(dir));
+        char p[300];
+        snprintf(p, sizeof p, "%s/f", dir);
+        ASSERT_OK(dp_write_file_atomic(dir, "f", "0123456789", 10, 0644, 0, NULL));
+        dp_error err = DP_ERROR_INIT;
+        char *buf = NULL;
+        size_t len = 99;
+        ASSERT_OK(dp_read_file(p, 10, &buf, &len, &err));
+        ASSERT_EQ(len, 10);
+        ASSERT_STREQ(buf, "0123456789");
+        free(buf);
+        buf = NULL;
+        ASSERT_EQ(dp_read_file(p, 9, &buf, &len, &err), -E2BIG);
+        ASSERT_TRUE(!buf);
+        char want[400];
+        snprintf(want, sizeof want, "%s: larger than 9 bytes", p);
+        ASSERT_STREQ(err.msg, want);
+        /* empty file: "" */
+        ASSERT_OK(dp_write_file_atomic(dir, "e", "", 0, 0644, 0, NULL));
+        snprintf(p, sizeof p, "%s/e", dir);
+        ASSERT_OK(dp_read_file(p, 0, &buf, &len, &err));
+        ASSERT_EQ(len, 0);
+        ASSERT_STREQ(buf, "");
+        free(buf);
+        buf = NULL;
+        /* a file bigger than the first allocation grows to the cap */
+        size_t big = 300000;
+        char *data = malloc(big);
+        for (size_t i = 0; i < big; i++) data[i] = (char)('a' + i % 26);
+        ASSERT_OK(dp_write_file_atomic(dir, "big", data, big, 0644, 0, NULL));
+        snprintf(p, sizeof p, "%s/big", dir);
+        ASSERT_OK(dp_read_file(p, big, &buf, &len, &err));
+        ASSERT_EQ(len, big);
+        ASSERT_TRUE(memcmp(buf, data, big) == 0);
+        free(buf);
+        buf = NULL;
+        ASSERT_EQ(dp_read_file(p, big - 1, &buf, &len, &err), -E2BIG);
+        free(data);
+        /* missing */
+        snprintf(p, sizeof p, "%s/missing", dir);
+        ASSERT_EQ(dp_read_file(p, 100, &buf, &len, &err), -ENOENT);
+        ASSERT_CONTAINS(err.msg, "No such file");
+        /* a directory */
+        ASSERT_EQ(dp_read_file(dir, 100, &buf, &len, &err), -EISDIR);
+        ASSERT_CONTAINS(err.msg, ": Is a directory");
+        ASSERT_TRUE(!buf);
+        char cmd[400];
+        snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+        ASSERT_EQ(system(cmd), 0);
+}
+
+TEST(read_file_refuses_fifo_and_devices) {
+        /* no writer on the FIFO: a blocking open would hang here forever */
+        alarm(60);
+        char dir[] = "/tmp/dp-fileio.XXXXXX";
+        ASSERT_TRUE(mkdtemp(dir));
+        char p[300], l[300];
+        snprintf(p, sizeof p, "%s/claim.yaml", dir);
+        ASSERT_OK(mkfifo(p, 0600) < 0 ? -errno : 0);
+        dp_error err = DP_ERROR_INIT;
+        char *buf = NULL;
+        size_t len = 0;
+        ASSERT_EQ(dp_read_file(p, 4 << 20, &buf, &len, &err), -EINVAL);
+        ASSERT_CONTAINS(err.msg, "claim.yaml: not a regular file (a FIFO)");
+        /* a symlink to /dev/zero is refused, not read up to the cap */
+        snprintf(l, sizeof l, "%s/zero.yaml", dir);
+        ASSERT_OK(symlink("/dev/zero", l) < 0 ? -errno : 0);
+        ASSERT_EQ(dp_read_file(l, 4 << 20, &buf, &len, &err), -EINVAL);
+        ASSERT_CONTAINS(err.msg, "zero.yaml: not a regular file (a character device)");
+        ASSERT_TRUE(!buf);
+        char cmd[400];
+        snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+        ASSERT_EQ(system(cmd), 0);
+}

@@ -7,6 +7,7 @@ add_library(fake-nvml SHARED
   ${CMAKE_CURRENT_SOURCE_DIR}/devices/fake-nvml/fake-nvml.c
   ${PROJECT_SOURCE_DIR}/src/base/doc.c
   ${PROJECT_SOURCE_DIR}/src/base/error.c
+  ${PROJECT_SOURCE_DIR}/src/base/fileio.c
   ${PROJECT_SOURCE_DIR}/src/base/strbuf.c
   ${PROJECT_SOURCE_DIR}/src/base/alloc.c)
 target_include_directories(fake-nvml PRIVATE ${PROJECT_SOURCE_DIR}/src)

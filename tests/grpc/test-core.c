@@ -227,6 +227,31 @@ TEST(undecodable_request_is_internal) {
         free_pair(&p);
 }
 
+/* A device id with a NUL byte ("gpu-0\0x") would reach the handler as
+ * "gpu-0": refused as INVALID_ARGUMENT naming the field; so is invalid UTF-8. */
+TEST(nul_or_bad_utf8_in_a_string_is_invalid_argument) {
+        static const struct {
+                const char *bytes;
+                size_t len;
+                const char *why;
+        } cases[] = {
+                {"\x0a\x09\x0a\x07gpu-0\0x", 11, "devices_ids contains a NUL byte"},
+                {"\x0a\x08\x0a\x06gpu-\xff\x30", 10, "devices_ids contains invalid UTF-8"},
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                pair p = make_pair();
+                result r = {0};
+                ASSERT_OK(dp_grpc_conn_start_call(p.c, "/v1beta1.DevicePlugin/Allocate", (const uint8_t *)cases[i].bytes,
+                                                  cases[i].len, 1000, 0, on_msg, on_done, &r, NULL));
+                pump(p.c, p.s, 1000);
+                ASSERT_EQ(r.status, DP_GRPC_INVALID_ARGUMENT);
+                ASSERT_CONTAINS(r.message, "v1beta1.ContainerAllocateRequest.");
+                ASSERT_CONTAINS(r.message, cases[i].why);
+                ASSERT_EQ(r.n_msgs, 0);
+                free_pair(&p);
+        }
+}
+
 TEST(error_status_percent_encoded) {
         pair p = make_pair();
         result r = {0};
@@ -556,7 +581,7 @@ TEST(status_mapping) {
 }
 
 TEST(connection_buffer_cap) {
-        /* 20 requests of almost 4 MiB in flight at once exceed the 64 MiB a
+        /* 20 requests of almost 4 MiB in flight at once exceed the 8 MiB a
          * connection buffers: some are refused, the others complete */
         pair p = make_pair();
         enum { N = 20 };

@@ -4,6 +4,7 @@
  * loop's timers, signals and inotify watches. */
 #include <signal.h>
 #include <stdio.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -462,6 +463,128 @@ TEST(sync_call_inside_stream_callback) {
         inner_ch = dp_grpc_channel_free(inner_ch);
         dp_grpc_server_free(a);
         dp_grpc_server_free(b);
+        dp_loop_free(l);
+        cleanup();
+}
+
+/* ---- limits: connection cap, idle timeout, accept pause on EMFILE ---- */
+
+static int raw_connect(void) {
+        int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        ASSERT_TRUE(fd >= 0);
+        struct sockaddr_un sa = {.sun_family = AF_UNIX};
+        snprintf(sa.sun_path, sizeof sa.sun_path, "%s", sock);
+        ASSERT_OK(connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0 ? -errno : 0);
+        return fd;
+}
+
+/* Run the loop until cond holds (20 s at most: then the test fails). */
+#define RUN_UNTIL(l, cond)                                                                              \
+        do {                                                                                            \
+                uint64_t _end = dp_loop_now() + 20ull * 1000 * 1000;                                    \
+                while (!(cond) && dp_loop_now() < _end) dp_loop_run_once(l, 10);                        \
+                ASSERT_TRUE(cond);                                                                      \
+        } while (0)
+
+/* Reads what the server sent until EOF: true on EOF (the server closed). */
+static bool reads_eof(int fd) {
+        char b[4096];
+        for (;;) {
+                ssize_t n = recv(fd, b, sizeof b, 0);
+                if (n == 0) return true;
+                if (n < 0) return errno == ECONNRESET;
+        }
+}
+
+TEST(connection_cap_and_idle_timeout) {
+        setup();
+        dp_loop *l;
+        ASSERT_OK(dp_loop_new(&l));
+        watch w = {0};
+        dp_grpc_server *srv = make_server(&w);
+        dp_grpc_server_limits lim;
+        dp_grpc_server_get_limits(srv, &lim);
+        ASSERT_EQ(lim.max_connections, DP_GRPC_MAX_SERVER_CONNECTIONS);
+        ASSERT_EQ(lim.idle_timeout_usec, DP_GRPC_IDLE_TIMEOUT_USEC);
+        lim.max_connections = 4;
+        lim.idle_timeout_usec = 300 * 1000;
+        ASSERT_OK(dp_grpc_server_set_limits(srv, &lim));
+        ASSERT_OK(dp_grpc_server_listen_unix(srv, l, sock, 0600));
+
+        /* a ListAndWatch in progress keeps its connection past the idle time */
+        dp_grpc_channel *ch;
+        ASSERT_OK(dp_grpc_channel_connect_unix(l, sock, &ch));
+        stream_result sr = {.loop = l};
+        dp_grpc_client_call *cc;
+        ASSERT_OK(dp_grpc_channel_start_call(ch, "/v1beta1.DevicePlugin/ListAndWatch", NULL, 0, 0, sr_msg, sr_done,
+                                             &sr, &cc));
+        RUN_UNTIL(l, w.call != NULL);
+
+        /* 3 more fill the cap; 2 beyond it are accepted and closed at once */
+        int fds[5];
+        for (int i = 0; i < 5; i++) fds[i] = raw_connect();
+        ASSERT_EQ(send(fds[0], "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", 24, MSG_NOSIGNAL), 24); /* never a request */
+        RUN_UNTIL(l, dp_grpc_server_refused_count(srv) == 2);
+        ASSERT_EQ(dp_grpc_server_connection_count(srv), 4);
+        ASSERT_TRUE(reads_eof(fds[3]));
+        ASSERT_TRUE(reads_eof(fds[4]));
+
+        /* the three that never sent a whole request are closed after 300 ms;
+         * the stream stays */
+        RUN_UNTIL(l, dp_grpc_server_connection_count(srv) == 1);
+        for (int i = 0; i < 5; i++) {
+                if (i < 3) ASSERT_TRUE(reads_eof(fds[i]));
+                close(fds[i]);
+        }
+        ASSERT_EQ(sr.done, 0);
+        ASSERT_OK(dp_grpc_call_finish(w.call, DP_GRPC_OK, NULL));
+        w.call = NULL;
+        RUN_UNTIL(l, sr.done == 1);
+        ASSERT_EQ(sr.status, DP_GRPC_OK);
+
+        /* after its last call, the channel's connection is idle too */
+        RUN_UNTIL(l, dp_grpc_server_connection_count(srv) == 0);
+        dp_grpc_channel_free(ch);
+        dp_grpc_server_free(srv);
+        dp_loop_free(l);
+        cleanup();
+}
+
+TEST(accept_pauses_when_descriptors_run_out) {
+        setup();
+        dp_loop *l;
+        ASSERT_OK(dp_loop_new(&l));
+        watch w = {0};
+        dp_grpc_server *srv = make_server(&w);
+        dp_grpc_server_limits lim;
+        dp_grpc_server_get_limits(srv, &lim);
+        lim.accept_pause_usec = 50 * 1000;
+        ASSERT_OK(dp_grpc_server_set_limits(srv, &lim));
+        ASSERT_OK(dp_grpc_server_listen_unix(srv, l, sock, 0600));
+        int client = raw_connect();
+        /* use up every descriptor under a low limit */
+        struct rlimit rl;
+        ASSERT_OK(getrlimit(RLIMIT_NOFILE, &rl));
+        int top = dup(0);
+        ASSERT_TRUE(top >= 0);
+        close(top);
+        rl.rlim_cur = (rlim_t)top + 16;
+        ASSERT_OK(setrlimit(RLIMIT_NOFILE, &rl));
+        int held[64], n = 0;
+        for (int fd; n < 64 && (fd = dup(0)) >= 0;) held[n++] = fd;
+        ASSERT_EQ(errno, EMFILE);
+        /* one second of EMFILE: about 1 s / 50 ms pauses, not a spin */
+        uint64_t end = dp_loop_now() + 1000 * 1000;
+        while (dp_loop_now() < end) dp_loop_run_once(l, 10);
+        size_t pauses = dp_grpc_server_refused_count(srv);
+        ASSERT_TRUE(pauses >= 1);
+        ASSERT_TRUE(pauses <= 100);
+        ASSERT_EQ(dp_grpc_server_connection_count(srv), 0);
+        /* descriptors back: the waiting connection is accepted */
+        for (int i = 0; i < n; i++) close(held[i]);
+        RUN_UNTIL(l, dp_grpc_server_connection_count(srv) == 1);
+        close(client);
+        dp_grpc_server_free(srv);
         dp_loop_free(l);
         cleanup();
 }

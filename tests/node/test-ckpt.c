@@ -71,11 +71,11 @@ TEST(write_then_read_file) {
         char path[64], *buf = NULL;
         size_t len = 0;
         snprintf(path, sizeof path, "%s/f", dir);
-        ASSERT_OK(dp_node_read_file(path, 100, &buf, &len, NULL));
+        ASSERT_OK(dp_read_file(path, 100, &buf, &len, NULL));
         ASSERT_EQ(len, 3);
         ASSERT_TRUE(memcmp(buf, "bye", 3) == 0);
         free(buf);
-        ASSERT_EQ(dp_node_read_file(path, 2, &buf, &len, NULL), -E2BIG);
+        ASSERT_EQ(dp_read_file(path, 2, &buf, &len, NULL), -E2BIG);
         unlink(path);
         rmdir(dir);
 }

@@ -331,3 +331,32 @@ TEST(unpack_limits_and_garbage) {
         ASSERT_STREQ(((V1beta1__Device *)m)->id, "a");
         protobuf_c_message_free_unpacked(m, NULL);
 }
+
+/* protobuf-c hands strings over NUL-terminated: "gpu-0\0x" would become
+ * "gpu-0". Refused anywhere in the tree, as is invalid UTF-8 (Go refuses it). */
+TEST(strings_with_nul_or_bad_utf8_refused) {
+        ProtobufCMessage *m = NULL;
+        dp_proto_bad_string bad = {0};
+        const ProtobufCMessageDescriptor *d = &v1beta1__allocate_request__descriptor;
+        /* AllocateRequest{container_requests: [{devices_ids: [X]}]} */
+        ASSERT_EQ(dp_proto_unpack_checked(d, (const uint8_t *)"\x0a\x09\x0a\x07gpu-0\0x", 11, &m, &bad), -EILSEQ);
+        ASSERT_TRUE(!m);
+        ASSERT_STREQ(bad.message, "v1beta1.ContainerAllocateRequest");
+        ASSERT_STREQ(bad.field, "devices_ids");
+        ASSERT_STREQ(bad.why, "a NUL byte");
+        ASSERT_EQ(dp_proto_unpack(d, (const uint8_t *)"\x0a\x07\x0a\x05gpu-\xc0", 9, &m), -EILSEQ);         /* cut */
+        ASSERT_EQ(dp_proto_unpack(d, (const uint8_t *)"\x0a\x08\x0a\x06gp\xc0\xafu", 10, &m), -EILSEQ);     /* overlong */
+        ASSERT_EQ(dp_proto_unpack(d, (const uint8_t *)"\x0a\x08\x0a\x06gp\xed\xa0\x80", 10, &m), -EILSEQ); /* surrogate */
+        /* valid UTF-8 passes: "gpu-é", then "€" and U+1F600 */
+        ASSERT_OK(dp_proto_unpack(d, (const uint8_t *)"\x0a\x08\x0a\x06gpu-\xc3\xa9", 10, &m));
+        V1beta1__AllocateRequest *a = (V1beta1__AllocateRequest *)m;
+        ASSERT_STREQ(a->container_requests[0]->devices_ids[0], "gpu-\xc3\xa9");
+        protobuf_c_message_free_unpacked(m, NULL);
+        ASSERT_OK(dp_proto_unpack(d, (const uint8_t *)"\x0a\x09\x0a\x07\xe2\x82\xac\xf0\x9f\x98\x80", 11, &m));
+        protobuf_c_message_free_unpacked(m, NULL);
+        /* a DRA claim uid: NodePrepareResourcesRequest{claims: [{uid: "u\0v"}]} */
+        ASSERT_EQ(dp_proto_unpack_checked(&k8s__io__kubelet__pkg__apis__dra__v1__node_prepare_resources_request__descriptor,
+                                          (const uint8_t *)"\x0a\x05\x12\x03u\0v", 7, &m, &bad),
+                  -EILSEQ);
+        ASSERT_STREQ(bad.field, "uid");
+}
