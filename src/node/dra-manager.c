@@ -599,6 +599,7 @@ static int state_save(node_dra *d) {
                 r = dp_write_file_atomic(d->state_dir, DP_NODE_DRA_STATE_FILE, sb.buf, sb.len, 0600, DP_WRITE_DURABLE,
                                          &e);
         if (r < 0) {
+                if (!e.msg[0]) dp_error_set(&e, r, "%s/%s: %s", d->state_dir, DP_NODE_DRA_STATE_FILE, strerror(-r));
                 if (!d->state_dirty) log_error("cannot save the node's DRA state: %s", dp_error_msg(&e));
                 d->state_dirty = true;
                 free(d->state_error);
@@ -1310,7 +1311,15 @@ static int pod_prepare_driver(node_dra *d, pod_ent *p, const char *drv, const dp
                 for (size_t m = 0; m < claims[j]->allocation->n_results && !uses; m++)
                         uses = streq(claims[j]->allocation->results[m].driver, drv);
                 if (!uses) continue;
-                claim_ent *ce = NULL;
+                claim_ent *ce = claim_find(d, claims[j]->meta.uid, drv);
+                if (!(ce && ce->phase == DP_NODE_DRA_PREPARED) && !plugin_for(d, drv) &&
+                    !dp_dra_skip_node_operation(claims[j]->allocation, drv, DP_DRA_NODE_PREPARE)) {
+                        /* nothing is recorded for a driver that is not there */
+                        *msg = dp_asprintf("DRA driver %s is not registered", drv);
+                        *backoff = false; /* the registration brings it back */
+                        if (changed) (void)state_save(d);
+                        return -ENOENT;
+                }
                 if ((r = claim_track(d, claims[j], drv, p, &ce)) < 0) break;
                 changed |= r > 0;
                 if (ce->phase == DP_NODE_DRA_PREPARED) continue;
@@ -2009,8 +2018,9 @@ static int state_load(node_dra *d, dp_error *err) {
                 if (d->st) d->st->rebuild = true;
         }
         if (!d->st || !d->state_origin) return dp_error_set(err, -ENOMEM, "DRA manager: out of memory");
-        if (r < 0 && state_save(d) < 0)
-                return dp_error_set(err, -EIO, "node's DRA state: %s", d->state_error ? d->state_error : "cannot save");
+        /* The rebuild mark goes to disk at once; a failed save is tried again
+         * (and no claim is prepared while it fails). */
+        if (r < 0) (void)state_save(d);
         return 0;
 }
 
