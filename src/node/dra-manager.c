@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0
- * The kubelet's DRA manager for `devplane node` (see dra-manager.h): plugin
- * watcher, claims for the pods of the manifest directory, prepare and
- * unprepare with retries, status with the CDI environment. Model side: this
- * file must not include devices/device.h. */
+ * The kubelet's DRA manager for `devplane node` (see dra-manager.h), the
+ * glue (dra-internal.h): claims for the pods of the manifest directory,
+ * prepare and unprepare with retries recorded in the node's DRA state,
+ * the rescan, status with the CDI environment, life cycle. Drivers
+ * (registration, health, List) are dra-plugins.c. Model side: this file must
+ * not include devices/device.h. */
 #include <dirent.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -18,143 +20,12 @@
 #include "dra/prepare.h"
 #include "grpc/grpc.h"
 #include "model/model.h"
-#include "devplane-dra/v1/api.pb-c.h"
 #include "node/ckpt.h"
-#include "node/dra-manager.h"
-#include "node/dra-state.h"
-#include "proto/proto.h"
+#include "node/dra-internal.h"
 
-/* The kubelet's deadlines (wire-protocols.md 3.6, 4.3). */
-#define GETINFO_TIMEOUT_USEC (1ull * 1000 * 1000)
-#define NOTIFY_TIMEOUT_USEC (5ull * 1000 * 1000)
+/* The kubelet's deadline (wire-protocols.md 3.6). */
 #define PREPARE_TIMEOUT_USEC (45ull * 1000 * 1000)
-/* devplane's PreparedClaims List (proto/devplane-dra/v1/api.proto). */
-#define LIST_PATH "/devplane.dra.v1.PreparedClaims/List"
-#define LIST_TIMEOUT_USEC (5ull * 1000 * 1000)
-/* A registration socket exists from bind(), a moment before listen(). */
-#define REGISTER_RETRY_FIRST_USEC 200
-#define REGISTER_RETRY_MAX 14
-#define MAX_PLUGINS 256
 #define MAX_CLAIMS_PER_POD 128
-
-typedef K8s__Io__Kubelet__Pkg__Apis__Dra__V1__Claim pb_claim;
-typedef K8s__Io__Kubelet__Pkg__Apis__Dra__V1__NodePrepareResourcesRequest pb_prep_req;
-typedef K8s__Io__Kubelet__Pkg__Apis__Dra__V1__NodePrepareResourcesResponse pb_prep_resp;
-typedef K8s__Io__Kubelet__Pkg__Apis__Dra__V1__NodeUnprepareResourcesRequest pb_unprep_req;
-typedef K8s__Io__Kubelet__Pkg__Apis__Dra__V1__NodeUnprepareResourcesResponse pb_unprep_resp;
-
-/* One device's health as the driver's health stream last said. */
-typedef struct health_dev {
-        char *pool, *device, *message;
-        int health; /* V1ALPHA1__HEALTH_STATUS__* (same numbers in v1) */
-        int64_t updated;
-} health_dev;
-
-/* The NodeWatchResources stream of one registered driver. Heap-allocated
- * (the call's userdata), so it stays put when the plugin array moves. */
-typedef struct health_watch {
-        node_dra *d;
-        char *driver, *endpoint;
-        const char *path; /* gRPC method path of the version in use */
-        dp_grpc_channel *ch;
-        dp_grpc_client_call *call;
-        health_dev *devs;
-        size_t n_devs;
-        char *state; /* "watching", "not served by the plugin", "ended: ..." */
-        unsigned attempts;
-        uint64_t next_try; /* µs; 0: nothing pending */
-        bool streaming;
-} health_watch;
-
-typedef struct plugin_ent {
-        char *sock; /* registration socket path */
-        char *driver, *endpoint;
-        const char *prefix; /* gRPC path prefix of the chosen version */
-        const char *version;
-        bool ok;
-        char *error;
-        unsigned retries;
-        uint64_t next_try; /* µs; 0: nothing pending */
-        const char *health_path; /* NodeWatchResources of the version GetInfo listed, or NULL */
-        health_watch *hw;
-        /* The PreparedClaims List after registration: pending until it
-         * answered (or said UNIMPLEMENTED); retried with backoff. */
-        bool list_pending;
-        unsigned list_attempts;
-        uint64_t list_next_try; /* µs; 0: now */
-} plugin_ent;
-
-/* A claim prepared (or being prepared) by one driver: the node's DRA state
- * (dra-state.h), saved after every change. */
-typedef dp_node_dra_device prep_dev;
-typedef dp_node_dra_claim claim_ent;
-
-typedef struct ctr_claim {
-        char *pod_claim; /* pod.spec.resourceClaims[].name */
-        char *request;   /* NULL: every request */
-} ctr_claim;
-
-typedef struct ctr_ent {
-        char *name;
-        ctr_claim *claims;
-        size_t n_claims;
-} ctr_ent;
-
-/* Who a claim created from a template belongs to. */
-typedef enum { OWNER_NONE = 0, OWNER_POD, OWNER_POD_GROUP } claim_owner;
-
-typedef struct pod_ent {
-        char *ns, *name, *uid;
-        char **pod_claims, **claim_names, **claim_uids; /* parallel; uid NULL until resolved */
-        char **templates;                               /* parallel: template to create from, or NULL */
-        claim_owner *owners;                            /* parallel */
-        char *group;                                    /* the PodGroup of OWNER_POD_GROUP claims */
-        size_t n_claims;
-        ctr_ent *ctrs;
-        size_t n_ctrs;
-        bool prepared;
-        char *message;
-        unsigned attempts;
-        uint64_t next_try; /* µs */
-        bool seen;
-} pod_ent;
-
-struct node_dra {
-        dp_loop *loop;
-        char *registry_dir, *manifests_dir, *claims_dir, *cdi_dir;
-        uint64_t backoff_initial_ms, backoff_max_ms;
-        void (*changed)(void *);
-        void *userdata;
-        dp_loop_source *reg_watch, *timer;
-        plugin_ent *plugins;
-        size_t n_plugins;
-        char *state_dir; /* NULL: the state is not saved (tests) */
-        dp_node_dra_state *st;
-        /* How the state was found at start: "loaded", "missing", "corrupt:
-         * <why> (kept as <file>.corrupt)"; missing or corrupt means every
-         * driver's List rebuilds it. */
-        char *state_origin;
-        bool rebuilding;
-        bool state_dirty;  /* a save failed: tried again on the next change or tick */
-        char *state_error; /* the last save failure, for the status */
-        bool crash_after_prepare; /* test hook: SIGKILL between prepare and the state write */
-        pod_ent *pods;
-        size_t n_pods;
-        bool busy, again;
-        /* A synchronous gRPC call runs the loop: registry events that arrive
-         * meanwhile must not move the plugin array under the caller, so
-         * they only set `rewalk`, and the directory is reconciled after. */
-        unsigned in_call;
-        bool rewalk;
-        uint64_t prepare_calls;
-        uint64_t rescan_retry; /* µs: a rescan ran out of memory and is tried again then; 0 none */
-};
-
-static DIR *closedir_safe(DIR *dir) {
-        if (dir) closedir(dir);
-        return NULL;
-}
-DEFINE_FREEP(DIR, closedir_safe)
 
 static void strv_free(char **v, size_t n) {
         for (size_t i = 0; v && i < n; i++)
@@ -162,433 +33,27 @@ static void strv_free(char **v, size_t n) {
         free(v);
 }
 
-static uint64_t backoff_usec(const node_dra *d, unsigned attempt) {
+uint64_t dra_backoff_usec(const node_dra *d, unsigned attempt) {
         uint64_t ms = d->backoff_initial_ms;
         for (unsigned i = 1; i < attempt && ms < d->backoff_max_ms; i++)
                 ms *= 2;
         return (ms < d->backoff_max_ms ? ms : d->backoff_max_ms) * 1000;
 }
 
-static void notify_changed(node_dra *d) {
+void dra_notify_changed(node_dra *d) {
         if (d->changed) d->changed(d->userdata);
-}
-
-/* ---- plugin watcher --------------------------------------------------------------- */
-
-static void health_stop(health_watch *w);
-
-static void plugin_clear(plugin_ent *p) {
-        health_stop(p->hw);
-        free(p->sock);
-        free(p->driver);
-        free(p->endpoint);
-        free(p->error);
-        *p = (plugin_ent){0};
-}
-
-static const plugin_ent *plugin_for(const node_dra *d, const char *driver) {
-        for (size_t i = 0; i < d->n_plugins; i++)
-                if (d->plugins[i].ok && d->plugins[i].driver && streq(d->plugins[i].driver, driver))
-                        return &d->plugins[i];
-        return NULL;
-}
-
-static void notify_status(dp_grpc_channel *ch, bool ok, const char *error) {
-        Pluginregistration__RegistrationStatus st = PLUGINREGISTRATION__REGISTRATION_STATUS__INIT;
-        st.plugin_registered = ok;
-        st.error = (char *)(error ? error : "");
-        _cleanup_grpc_reply_ dp_grpc_reply rep = DP_GRPC_REPLY_INIT;
-        dp_error e = DP_ERROR_INIT;
-        if (dp_grpc_channel_call_sync_msg(ch, "/pluginregistration.Registration/NotifyRegistrationStatus", &st.base,
-                                          &pluginregistration__registration_status_response__descriptor,
-                                          NOTIFY_TIMEOUT_USEC, &rep, &e) < 0 &&
-            ok)
-                log_warning("NotifyRegistrationStatus: %s", dp_error_msg(&e));
-}
-
-
-/* ---- device health (NodeWatchResources) ------------------------------------------- */
-
-static void health_devs_clear(health_watch *w) {
-        for (size_t i = 0; i < w->n_devs; i++) {
-                free(w->devs[i].pool);
-                free(w->devs[i].device);
-                free(w->devs[i].message);
-        }
-        free(w->devs);
-        w->devs = NULL;
-        w->n_devs = 0;
-}
-
-static void health_free(health_watch *w) {
-        if (!w) return;
-        if (w->call) dp_grpc_client_call_cancel(TAKE_PTR(w->call));
-        dp_grpc_channel_free(w->ch);
-        health_devs_clear(w);
-        free(w->driver);
-        free(w->endpoint);
-        free(w->state);
-        free(w);
-}
-
-static void health_set_state(health_watch *w, const char *fmt, ...) _printf_(2, 3);
-static void health_set_state(health_watch *w, const char *fmt, ...) {
-        va_list ap;
-        va_start(ap, fmt);
-        char *s = NULL;
-        if (vasprintf(&s, fmt, ap) < 0) s = NULL;
-        va_end(ap);
-        free(w->state);
-        w->state = s;
-}
-
-static void arm_timer(node_dra *d);
-
-/* One NodeWatchResourcesResponse (v1 and v1alpha1 share the wire) into
- * health_dev entries: devices without a name are dropped, messages cut at
- * 1024 characters (the API's limit), health values outside the enum kept
- * as Unknown. -EBADMSG when it does not decode. */
-static int health_decode(const uint8_t *msg, size_t len, health_dev **ret, size_t *ret_n) {
-        V1alpha1__NodeWatchResourcesResponse *resp = v1alpha1__node_watch_resources_response__unpack(NULL, len, msg);
-        if (!resp) return -EBADMSG;
-        health_dev *v = calloc(resp->n_devices + 1, sizeof *v);
-        size_t n = 0;
-        for (size_t i = 0; v && i < resp->n_devices; i++) {
-                const V1alpha1__DeviceHealth *h = resp->devices[i];
-                if (!h->device || !h->device->device_name || !*h->device->device_name) continue;
-                health_dev *e = &v[n++];
-                e->pool = strdup(h->device->pool_name ? h->device->pool_name : "");
-                e->device = strdup(h->device->device_name);
-                e->message = strndup(h->message ? h->message : "", 1024);
-                e->health = h->health == V1ALPHA1__HEALTH_STATUS__HEALTHY || h->health == V1ALPHA1__HEALTH_STATUS__UNHEALTHY
-                                    ? (int)h->health
-                                    : V1ALPHA1__HEALTH_STATUS__UNKNOWN;
-                e->updated = h->last_updated_time;
-                if (!e->pool || !e->device || !e->message) {
-                        free(e->pool);
-                        free(e->device);
-                        free(e->message);
-                        n--;
-                }
-        }
-        v1alpha1__node_watch_resources_response__free_unpacked(resp, NULL);
-        if (!v) return -ENOMEM;
-        *ret = v;
-        *ret_n = n;
-        return 0;
-}
-
-int node_dra_health_decode(const uint8_t *msg, size_t len, size_t *n_devices, size_t *n_unhealthy) {
-        health_dev *v = NULL;
-        size_t n = 0;
-        int r = health_decode(msg, len, &v, &n);
-        if (r < 0) return r;
-        *n_devices = n;
-        *n_unhealthy = 0;
-        for (size_t i = 0; i < n; i++) {
-                *n_unhealthy += v[i].health == V1ALPHA1__HEALTH_STATUS__UNHEALTHY;
-                free(v[i].pool);
-                free(v[i].device);
-                free(v[i].message);
-        }
-        free(v);
-        return 0;
-}
-
-/* A complete list of the driver's devices with their health, on open and on
- * every change (the agent's and the kubelet's contract). */
-static void on_health_message(dp_grpc_client_call *cc, const uint8_t *msg, size_t len, void *ud) {
-        health_watch *w = ud;
-        (void)cc;
-        health_dev *v = NULL;
-        size_t n = 0;
-        int r = health_decode(msg, len, &v, &n);
-        if (r < 0) {
-                log_warning("NodeWatchResources %s: %s, ignored", w->driver,
-                            r == -EBADMSG ? "undecodable message" : strerror(-r));
-                return;
-        }
-        size_t unhealthy = 0;
-        for (size_t i = 0; i < n; i++)
-                unhealthy += v[i].health == V1ALPHA1__HEALTH_STATUS__UNHEALTHY;
-        for (size_t i = 0; i < n; i++) {
-                const health_dev *old = NULL;
-                for (size_t k = 0; k < w->n_devs && !old; k++)
-                        if (streq(w->devs[k].device, v[i].device) && streq(w->devs[k].pool, v[i].pool))
-                                old = &w->devs[k];
-                if ((old ? old->health : V1ALPHA1__HEALTH_STATUS__HEALTHY) != v[i].health)
-                        log_info("DRA driver %s: device %s/%s is %s%s%s", w->driver, v[i].pool, v[i].device,
-                                 v[i].health == V1ALPHA1__HEALTH_STATUS__HEALTHY     ? "healthy"
-                                 : v[i].health == V1ALPHA1__HEALTH_STATUS__UNHEALTHY ? "unhealthy"
-                                                                                    : "of unknown health",
-                                 *v[i].message ? ": " : "", v[i].message);
-        }
-        health_devs_clear(w);
-        w->devs = v;
-        w->n_devs = n;
-        w->attempts = 0;
-        health_set_state(w, "watching: %zu devices, %zu unhealthy", n, unhealthy);
-        notify_changed(w->d);
-}
-
-static void on_health_done(dp_grpc_client_call *cc, int status, const char *message, void *ud) {
-        health_watch *w = ud;
-        (void)cc;
-        w->call = NULL;
-        w->streaming = false;
-        if (status == 12 /* UNIMPLEMENTED */) {
-                health_set_state(w, "not served by the plugin");
-                log_info("DRA driver %s does not serve NodeWatchResources", w->driver);
-        } else {
-                /* What was reported stays, marked as from an ended stream; the
-                 * stream is opened again with backoff. */
-                health_set_state(w, "ended: %s (status %d); reconnecting", message && *message ? message : "closed",
-                                 status);
-                log_warning("NodeWatchResources %s ended: %s (status %d)", w->driver, message ? message : "", status);
-                w->attempts++;
-                w->next_try = dp_loop_now() + backoff_usec(w->d, w->attempts);
-                arm_timer(w->d);
-        }
-        notify_changed(w->d);
-}
-
-static void health_open(health_watch *w) {
-        w->next_try = 0;
-        w->ch = dp_grpc_channel_free(w->ch);
-        int r = dp_grpc_channel_connect_unix(w->d->loop, w->endpoint, &w->ch);
-        if (r >= 0) {
-                V1alpha1__NodeWatchResourcesRequest req = V1ALPHA1__NODE_WATCH_RESOURCES_REQUEST__INIT;
-                uint8_t buf[16];
-                size_t len = v1alpha1__node_watch_resources_request__pack(&req, buf);
-                r = dp_grpc_channel_start_call(w->ch, w->path, buf, len, 0, on_health_message, on_health_done, w,
-                                               &w->call);
-        }
-        if (r < 0) {
-                health_set_state(w, "cannot open: %s; retrying", strerror(-r));
-                w->attempts++;
-                w->next_try = dp_loop_now() + backoff_usec(w->d, w->attempts);
-                return;
-        }
-        w->streaming = true;
-        health_set_state(w, "watching");
-}
-
-/* After a registration: watch the driver's health when GetInfo listed a
- * DRAResourceHealth version. */
-static void health_start(node_dra *d, plugin_ent *p) {
-        health_stop(p->hw);
-        p->hw = NULL;
-        if (!p->health_path) return;
-        health_watch *w = calloc(1, sizeof *w);
-        if (!w || !(w->driver = strdup(p->driver)) || !(w->endpoint = strdup(p->endpoint))) {
-                health_free(w);
-                return;
-        }
-        w->d = d;
-        w->path = p->health_path;
-        p->hw = w;
-        health_open(w);
-}
-
-/* Stop watching. A call in progress is cancelled: no callback follows. */
-static void health_stop(health_watch *w) { health_free(w); }
-
-/* One attempt: 0 registered, -EAGAIN retry soon, other: failed (p->error). */
-static int plugin_try(node_dra *d, plugin_ent *p) {
-        _cleanup_(dp_grpc_channel_freep) dp_grpc_channel *ch = NULL;
-        int r = dp_grpc_channel_connect_unix(d->loop, p->sock, &ch);
-        if (r == -ECONNREFUSED || r == -EAGAIN) return -EAGAIN;
-        if (r < 0) {
-                free(p->error);
-                p->error = dp_asprintf("connect: %s", strerror(-r));
-                return r;
-        }
-        Pluginregistration__InfoRequest ir = PLUGINREGISTRATION__INFO_REQUEST__INIT;
-        _cleanup_grpc_reply_ dp_grpc_reply rep = DP_GRPC_REPLY_INIT;
-        dp_error e = DP_ERROR_INIT;
-        r = dp_grpc_channel_call_sync_msg(ch, "/pluginregistration.Registration/GetInfo", &ir.base,
-                                          &pluginregistration__plugin_info__descriptor, GETINFO_TIMEOUT_USEC, &rep, &e);
-        if (r == -ENOTCONN) return -EAGAIN;
-        if (r < 0) {
-                free(p->error);
-                p->error = strdup(dp_error_msg(&e));
-                return r;
-        }
-        const Pluginregistration__PluginInfo *info = (const Pluginregistration__PluginInfo *)rep.msg;
-        _cleanup_free_ char *why = NULL;
-        const char *prefix = NULL, *version = NULL;
-        if (!info->type || !streq(info->type, "DRAPlugin"))
-                why = dp_asprintf("no handler registered for plugin type: %s", info->type ? info->type : "");
-        else if (!info->name || !*info->name)
-                why = strdup("plugin name is empty");
-        else {
-                for (size_t i = 0; i < info->n_supported_versions && !prefix; i++) {
-                        if (streq(info->supported_versions[i], "v1.DRAPlugin")) {
-                                prefix = "/k8s.io.kubelet.pkg.apis.dra.v1.DRAPlugin/";
-                                version = "v1.DRAPlugin";
-                        } else if (streq(info->supported_versions[i], "v1beta1.DRAPlugin")) {
-                                prefix = "/k8s.io.kubelet.pkg.apis.dra.v1beta1.DRAPlugin/";
-                                version = "v1beta1.DRAPlugin";
-                        }
-                }
-                p->health_path = NULL;
-                for (size_t i = 0; i < info->n_supported_versions; i++) {
-                        if (streq(info->supported_versions[i], "v1.DRAResourceHealth"))
-                                p->health_path = "/v1.DRAResourceHealth/NodeWatchResources";
-                        else if (streq(info->supported_versions[i], "v1alpha1.DRAResourceHealth") && !p->health_path)
-                                p->health_path = "/v1alpha1.DRAResourceHealth/NodeWatchResources";
-                }
-                if (!prefix)
-                        why = dp_asprintf("none of the versions %s supports is supported by the kubelet (v1.DRAPlugin, "
-                                          "v1beta1.DRAPlugin)",
-                                          info->n_supported_versions ? "the plugin" : "(empty list)");
-                else {
-                        for (size_t i = 0; i < d->n_plugins; i++)
-                                if (&d->plugins[i] != p && d->plugins[i].ok &&
-                                    streq(d->plugins[i].driver, info->name) && !streq(d->plugins[i].sock, p->sock))
-                                        log_info("DRA driver %s: newer registration %s replaces %s", info->name,
-                                                 p->sock, d->plugins[i].sock);
-                }
-        }
-        if (why) {
-                notify_status(ch, false, why);
-                free(p->error);
-                p->error = TAKE_PTR(why);
-                return -EINVAL;
-        }
-        free(p->driver);
-        free(p->endpoint);
-        p->driver = strdup(info->name);
-        p->endpoint = strdup(info->endpoint && *info->endpoint ? info->endpoint : p->sock);
-        if (!p->driver || !p->endpoint) return -ENOMEM;
-        p->prefix = prefix;
-        p->version = version;
-        notify_status(ch, true, NULL);
-        p->ok = true;
-        free(p->error);
-        p->error = NULL;
-        log_info("DRA driver %s registered: endpoint %s, %s", p->driver, p->endpoint, version);
-        return 0;
-}
-
-
-static void plugin_list(node_dra *d, plugin_ent *p);
-
-static void plugin_attempt(node_dra *d, plugin_ent *p) {
-        p->next_try = 0;
-        d->in_call++;
-        int r = plugin_try(d, p);
-        d->in_call--;
-        if (r == -EAGAIN && p->retries < REGISTER_RETRY_MAX) {
-                p->next_try = dp_loop_now() + ((uint64_t)REGISTER_RETRY_FIRST_USEC << p->retries);
-                p->retries++;
-                return;
-        }
-        if (r < 0) {
-                p->ok = false;
-                health_stop(p->hw); /* the health of a driver that is not registered is not watched */
-                p->hw = NULL;
-                log_warning("plugin %s not registered: %s", p->sock, p->error ? p->error : strerror(-r));
-                return;
-        }
-        health_start(d, p);
-        /* Every registration: what does the driver hold? */
-        p->list_pending = true;
-        p->list_attempts = 0;
-        plugin_list(d, p);
-}
-
-static plugin_ent *plugin_find_sock(node_dra *d, const char *sock) {
-        for (size_t i = 0; i < d->n_plugins; i++)
-                if (streq(d->plugins[i].sock, sock)) return &d->plugins[i];
-        return NULL;
-}
-
-static void socket_added(node_dra *d, const char *name) {
-        if (name[0] == '.') return;
-        _cleanup_free_ char *path = dp_asprintf("%s/%s", d->registry_dir, name);
-        if (!path) return;
-        struct stat st;
-        if (stat(path, &st) < 0 || !S_ISSOCK(st.st_mode)) return;
-        plugin_ent *p = plugin_find_sock(d, path);
-        if (!p) {
-                if (d->n_plugins >= MAX_PLUGINS) {
-                        log_error("more than %d plugin sockets in %s: %s ignored", MAX_PLUGINS, d->registry_dir, name);
-                        return;
-                }
-                plugin_ent *v = realloc(d->plugins, (d->n_plugins + 1) * sizeof *v);
-                if (!v) return;
-                d->plugins = v;
-                p = &d->plugins[d->n_plugins++];
-                *p = (plugin_ent){.sock = TAKE_PTR(path)};
-        }
-        p->ok = false;
-        p->retries = 0;
-        plugin_attempt(d, p);
-}
-
-static void socket_removed(node_dra *d, const char *name) {
-        _cleanup_free_ char *path = dp_asprintf("%s/%s", d->registry_dir, name);
-        plugin_ent *p = path ? plugin_find_sock(d, path) : NULL;
-        if (!p) return;
-        if (p->ok) log_info("DRA driver %s deregistered (%s removed)", p->driver, path);
-        plugin_clear(p);
-        *p = d->plugins[--d->n_plugins];
-}
-
-/* Reconcile the plugin list with the directory (after events deferred
- * during a call): gone sockets deregister, unknown ones are dialled. */
-static void registry_rewalk(node_dra *d) {
-        while (d->rewalk && !d->in_call) {
-                d->rewalk = false;
-                for (size_t i = 0; i < d->n_plugins;) {
-                        struct stat st;
-                        if (stat(d->plugins[i].sock, &st) == 0 && S_ISSOCK(st.st_mode)) {
-                                i++;
-                                continue;
-                        }
-                        if (d->plugins[i].ok)
-                                log_info("DRA driver %s deregistered (%s removed)", d->plugins[i].driver,
-                                         d->plugins[i].sock);
-                        plugin_clear(&d->plugins[i]);
-                        d->plugins[i] = d->plugins[--d->n_plugins];
-                }
-                _cleanup_(closedir_safep) DIR *dir = opendir(d->registry_dir);
-                struct dirent *de;
-                while (dir && (de = readdir(dir))) {
-                        if (de->d_name[0] == '.') continue;
-                        _cleanup_free_ char *path = dp_asprintf("%s/%s", d->registry_dir, de->d_name);
-                        if (path && !plugin_find_sock(d, path)) socket_added(d, de->d_name);
-                }
-        }
-}
-
-static int on_registry_event(dp_loop_source *s, const struct inotify_event *ev, void *ud) {
-        node_dra *d = ud;
-        if (!ev->len) return 0;
-        if (d->in_call) {
-                d->rewalk = true;
-                return 0;
-        }
-        if (ev->mask & (IN_DELETE | IN_MOVED_FROM))
-                socket_removed(d, ev->name);
-        else
-                socket_added(d, ev->name);
-        registry_rewalk(d);
-        node_dra_rescan(d);
-        return 0;
 }
 
 /* ---- claims ------------------------------------------------------------------------- */
 
-static claim_ent *claim_find(node_dra *d, const char *uid, const char *driver) {
+claim_ent *dra_claim_find(node_dra *d, const char *uid, const char *driver) {
         return dp_node_dra_state_find(d->st, uid, driver);
 }
 
 /* Save the node's DRA state: atomic and durable, next to the device
  * manager's checkpoint. 0 or a negative errno; a failure is logged once,
  * shown in the status and tried again on the next change or timer. */
-static int state_save(node_dra *d) {
+int dra_state_save(node_dra *d) {
         if (!d->state_dir) return 0;
         _cleanup_strbuf_ dp_strbuf sb = DP_STRBUF_INIT;
         dp_error e = DP_ERROR_INIT;
@@ -599,6 +64,7 @@ static int state_save(node_dra *d) {
                 r = dp_write_file_atomic(d->state_dir, DP_NODE_DRA_STATE_FILE, sb.buf, sb.len, 0600, DP_WRITE_DURABLE,
                                          &e);
         if (r < 0) {
+                if (!e.msg[0]) dp_error_set(&e, r, "%s/%s: %s", d->state_dir, DP_NODE_DRA_STATE_FILE, strerror(-r));
                 if (!d->state_dirty) log_error("cannot save the node's DRA state: %s", dp_error_msg(&e));
                 d->state_dirty = true;
                 free(d->state_error);
@@ -844,7 +310,7 @@ static int call_driver(node_dra *d, const plugin_ent *p, const char *method, con
 /* Prepare the claims of one driver for a pod. 0, or -errno with msg. */
 static int prepare_driver(node_dra *d, const char *driver, const dp_resource_claim *const *claims, size_t n,
                           char **msg) {
-        const plugin_ent *p = plugin_for(d, driver);
+        const plugin_ent *p = dra_plugin_for(d, driver);
         if (!p) {
                 *msg = dp_asprintf("DRA driver %s is not registered", driver);
                 return -ENOENT;
@@ -916,7 +382,7 @@ static int prepare_driver(node_dra *d, const char *driver, const dp_resource_cla
                         devs[k] = (prep_dev){dv->pool_name, dv->device_name, dv->request_names, dv->n_request_names,
                                              dv->cdi_device_ids, dv->n_cdi_device_ids};
                 }
-                claim_ent *ce = claim_find(d, claims[i]->meta.uid, driver);
+                claim_ent *ce = dra_claim_find(d, claims[i]->meta.uid, driver);
                 if (!ce) continue; /* cannot happen: recorded before the call */
                 r = dp_node_dra_claim_set_devices(ce, devs, nd);
                 if (r < 0) return r;
@@ -926,134 +392,6 @@ static int prepare_driver(node_dra *d, const char *driver, const dp_resource_cla
                          driver, ce->n_devs);
         }
         return 0;
-}
-
-/* ---- what a driver holds (devplane's PreparedClaims List) ------------------------------- */
-
-static pod_ent *pods_using(node_dra *d, const claim_ent *c, size_t *i);
-
-/* The List answer into the state: claims the driver holds that the state
- * does not know are added (with no pods: unprepared once no pod needs them);
- * claims the state has as prepared that the driver no longer holds are
- * prepared again for their pods. 0 or -ENOMEM / -E2BIG. */
-static int state_merge_list(node_dra *d, const char *driver, const Devplane__Dra__V1__ListResponse *resp) {
-        bool changed = dp_node_dra_state_clear_unknown(d->st, driver);
-        size_t added = 0;
-        for (size_t i = 0; i < resp->n_claims; i++) {
-                const Devplane__Dra__V1__PreparedClaim *x = resp->claims[i];
-                if (!x->uid || !*x->uid) continue;
-                size_t nd = DP_MIN(x->n_devices, (size_t)DP_NODE_DRA_STATE_MAX_DEVICES);
-                prep_dev devs[DP_NODE_DRA_STATE_MAX_DEVICES + 1];
-                for (size_t k = 0; k < nd; k++) {
-                        const Devplane__Dra__V1__PreparedDevice *y = x->devices[k];
-                        devs[k] = (prep_dev){y->pool_name, y->device_name, y->request_names,
-                                             DP_MIN(y->n_request_names, (size_t)DP_NODE_DRA_STATE_MAX_STRINGS),
-                                             y->cdi_device_ids,
-                                             DP_MIN(y->n_cdi_device_ids, (size_t)DP_NODE_DRA_STATE_MAX_STRINGS)};
-                }
-                claim_ent *c = claim_find(d, x->uid, driver);
-                if (c && c->phase == DP_NODE_DRA_PREPARED) continue;
-                int r = 0;
-                if (!c) {
-                        r = dp_node_dra_state_add(d->st, x->uid, x->namespace_ ? x->namespace_ : "",
-                                                  x->name ? x->name : "", driver, &c);
-                        if (r < 0) return r;
-                        added++;
-                        log_warning("DRA driver %s holds ResourceClaim %s/%s (%s), which the node's DRA state did not "
-                                    "know: kept until no pod needs it",
-                                    driver, c->ns, c->name, c->uid);
-                }
-                if ((r = dp_node_dra_claim_set_devices(c, devs, nd)) < 0) return r;
-                c->phase = DP_NODE_DRA_PREPARED;
-                changed = true;
-        }
-        for (size_t i = 0; i < d->st->n_claims; i++) {
-                claim_ent *c = &d->st->claims[i];
-                if (!streq(c->driver, driver) || c->phase != DP_NODE_DRA_PREPARED || c->skipped) continue;
-                bool held = false;
-                for (size_t k = 0; k < resp->n_claims && !held; k++)
-                        held = resp->claims[k]->uid && streq(resp->claims[k]->uid, c->uid);
-                if (held) continue;
-                /* The driver lost it (its own state was lost): a pod that
-                 * needs it gets it prepared again, as on first start. */
-                log_warning("DRA driver %s does not hold ResourceClaim %s/%s (%s) any more; preparing it again for "
-                            "its pods",
-                            driver, c->ns, c->name, c->uid);
-                c->phase = DP_NODE_DRA_PREPARING;
-                changed = true;
-                pod_ent *p;
-                for (size_t k = 0; (p = pods_using(d, c, &k)); k++) {
-                        p->prepared = false;
-                        p->next_try = 0;
-                }
-        }
-        /* The table is whole again once every registered driver answered. */
-        bool all = d->st->rebuild && !d->st->n_unknown;
-        for (size_t i = 0; all && i < d->n_plugins; i++)
-                all = !d->plugins[i].ok || !d->plugins[i].list_pending || streq(d->plugins[i].driver, driver);
-        if (all && d->st->rebuild) {
-                log_info("node's DRA state rebuilt from the drivers' PreparedClaims List");
-                d->st->rebuild = false;
-                changed = true;
-        }
-        log_info("DRA driver %s holds %zu prepared claim(s); %zu were not in the node's DRA state", driver,
-                 resp->n_claims, added);
-        if (changed) (void)state_save(d);
-        return 0;
-}
-
-/* Ask a registered driver what it holds. UNIMPLEMENTED (a driver that is not
- * devplane's) is final: while the state is being rebuilt, the driver is
- * marked unknown (claims it held before the state was lost cannot be
- * known, so the node cannot unprepare them). Other failures are retried
- * with backoff, the driver marked unknown meanwhile when rebuilding. */
-static void plugin_list(node_dra *d, plugin_ent *p) {
-        p->list_next_try = 0;
-        if (!p->ok || !p->list_pending) return;
-        _cleanup_free_ char *driver = strdup(p->driver), *endpoint = strdup(p->endpoint);
-        _cleanup_(dp_grpc_channel_freep) dp_grpc_channel *ch = NULL;
-        _cleanup_grpc_reply_ dp_grpc_reply rep = DP_GRPC_REPLY_INIT;
-        dp_error e = DP_ERROR_INIT;
-        int r = driver && endpoint ? 0 : dp_error_set(&e, -ENOMEM, "out of memory");
-        /* Registry events wait while the call runs the loop (in_call), so p
-         * stays where it is. */
-        d->in_call++;
-        if (r >= 0 && (r = dp_grpc_channel_connect_unix(d->loop, endpoint, &ch)) < 0)
-                dp_error_errno(&e, r, "connect to %s", endpoint);
-        if (r >= 0) {
-                Devplane__Dra__V1__ListRequest req = DEVPLANE__DRA__V1__LIST_REQUEST__INIT;
-                r = dp_grpc_channel_call_sync_msg(ch, LIST_PATH, &req.base, &devplane__dra__v1__list_response__descriptor,
-                                                  LIST_TIMEOUT_USEC, &rep, &e);
-        }
-        d->in_call--;
-        if (r >= 0 && (r = state_merge_list(d, driver, (const Devplane__Dra__V1__ListResponse *)rep.msg)) >= 0) {
-                p->list_pending = false;
-                return;
-        }
-        if (r >= 0 || rep.status != 12 /* UNIMPLEMENTED */) {
-                const char *why = r == -ENOMEM ? "out of memory" : r == -E2BIG ? "too many claims" : dp_error_msg(&e);
-                log_warning("PreparedClaims List of DRA driver %s: %s; retrying", driver, why);
-                _cleanup_free_ char *reason = dp_asprintf("PreparedClaims List failed: %s; retrying", why);
-                if (d->st->rebuild && reason && dp_node_dra_state_set_unknown(d->st, driver, reason) > 0)
-                        (void)state_save(d);
-                p->list_attempts++;
-                p->list_next_try = dp_loop_now() + backoff_usec(d, p->list_attempts);
-                return;
-        }
-        p->list_pending = false;
-        if (!d->st->rebuild && !dp_node_dra_state_unknown_reason(d->st, driver)) {
-                log_info("DRA driver %s does not serve devplane's PreparedClaims List: the node's DRA state is not "
-                         "cross-checked with it",
-                         driver);
-                return;
-        }
-        log_error("DRA driver %s does not serve devplane's PreparedClaims List (UNIMPLEMENTED) and the node's DRA "
-                  "state was lost: claims it held before cannot be known and stay prepared until unprepared by hand",
-                  driver);
-        if (dp_node_dra_state_set_unknown(d->st, driver,
-                                          "the node's DRA state was lost and the driver does not serve devplane's "
-                                          "PreparedClaims List (UNIMPLEMENTED)") > 0)
-                (void)state_save(d);
 }
 
 /* ---- pods ---------------------------------------------------------------------------------- */
@@ -1196,7 +534,7 @@ static void pod_wait(node_dra *d, pod_ent *p, char *msg, bool backoff) {
         p->message = msg;
         if (backoff) {
                 p->attempts++;
-                p->next_try = dp_loop_now() + backoff_usec(d, p->attempts);
+                p->next_try = dp_loop_now() + dra_backoff_usec(d, p->attempts);
         }
 }
 
@@ -1310,7 +648,15 @@ static int pod_prepare_driver(node_dra *d, pod_ent *p, const char *drv, const dp
                 for (size_t m = 0; m < claims[j]->allocation->n_results && !uses; m++)
                         uses = streq(claims[j]->allocation->results[m].driver, drv);
                 if (!uses) continue;
-                claim_ent *ce = NULL;
+                claim_ent *ce = dra_claim_find(d, claims[j]->meta.uid, drv);
+                if (!(ce && ce->phase == DP_NODE_DRA_PREPARED) && !dra_plugin_for(d, drv) &&
+                    !dp_dra_skip_node_operation(claims[j]->allocation, drv, DP_DRA_NODE_PREPARE)) {
+                        /* nothing is recorded for a driver that is not there */
+                        *msg = dp_asprintf("DRA driver %s is not registered", drv);
+                        *backoff = false; /* the registration brings it back */
+                        if (changed) (void)dra_state_save(d);
+                        return -ENOENT;
+                }
                 if ((r = claim_track(d, claims[j], drv, p, &ce)) < 0) break;
                 changed |= r > 0;
                 if (ce->phase == DP_NODE_DRA_PREPARED) continue;
@@ -1331,7 +677,7 @@ static int pod_prepare_driver(node_dra *d, pod_ent *p, const char *drv, const dp
                                                   DP_NODE_DRA_STATE_MAX_CLAIMS);
                 return r;
         }
-        if (changed && nb && (r = state_save(d)) < 0) {
+        if (changed && nb && (r = dra_state_save(d)) < 0) {
                 /* Never prepare what the node could not record: it could not
                  * unprepare it after a crash. */
                 *msg = dp_asprintf("cannot record the claims in the node's DRA state: %s",
@@ -1339,7 +685,7 @@ static int pod_prepare_driver(node_dra *d, pod_ent *p, const char *drv, const dp
                 return r;
         }
         if (!nb) {
-                if (changed) (void)state_save(d);
+                if (changed) (void)dra_state_save(d);
                 return 0;
         }
         for (size_t j = 0; j < nb; j++)
@@ -1357,7 +703,7 @@ static int pod_prepare_driver(node_dra *d, pod_ent *p, const char *drv, const dp
         }
         /* Claims the driver prepared are saved as prepared; on failure they
          * stay "preparing" for the pod and are unprepared once it is gone. */
-        (void)state_save(d);
+        (void)dra_state_save(d);
         return r;
 }
 
@@ -1380,7 +726,7 @@ static int pod_try(node_dra *d, pod_ent *p, const dp_object_list *l, const dp_ob
                 pod_wait(d, p, why, backoff);
                 return 0;
         }
-        if (pod_untrack_others(d, p)) (void)state_save(d);
+        if (pod_untrack_others(d, p)) (void)dra_state_save(d);
         /* Drivers in first-appearance order; one call per driver. */
         for (size_t i = 0; i < p->n_claims; i++) {
                 const dp_allocation_result *a = claims[i]->allocation;
@@ -1427,7 +773,7 @@ static bool claim_used(const node_dra *d, const claim_ent *c) {
 }
 
 /* The pods the state records for claim c, from index *i on (for loops). */
-static pod_ent *pods_using(node_dra *d, const claim_ent *c, size_t *i) {
+pod_ent *dra_pods_using(node_dra *d, const claim_ent *c, size_t *i) {
         for (; *i < d->n_pods; (*i)++)
                 if (dp_node_dra_claim_has_pod(c, d->pods[*i].uid)) return &d->pods[*i];
         return NULL;
@@ -1444,7 +790,7 @@ static void claim_remove(node_dra *d, claim_ent *x) {
 
 /* One NodeUnprepareResources call for the due claims of one driver. */
 static void unprepare_driver(node_dra *d, const char *drv, uint64_t now) {
-        const plugin_ent *p = plugin_for(d, drv);
+        const plugin_ent *p = dra_plugin_for(d, drv);
         if (!p) return; /* waits for its driver to come back */
         const claim_ent *batch[64];
         size_t nb = 0;
@@ -1477,7 +823,7 @@ static void unprepare_driver(node_dra *d, const char *drv, uint64_t now) {
                 free(bc->error);
                 bc->error = strdup(!resp ? dp_error_msg(&e) : cerr ? cerr : "NodeUnprepareResources skipped the claim");
                 bc->attempts++;
-                bc->next_try = now + backoff_usec(d, bc->attempts);
+                bc->next_try = now + dra_backoff_usec(d, bc->attempts);
                 log_warning("NodeUnprepareResources %s/%s (%s): %s; retrying", bc->ns, bc->name, bc->uid,
                             bc->error ? bc->error : "");
         }
@@ -1487,7 +833,7 @@ static void unprepare_driver(node_dra *d, const char *drv, uint64_t now) {
                 uids[g] = strdup(gone[g]);
         bool removed = false;
         for (size_t g = 0; g < ng; g++) {
-                claim_ent *x = uids[g] ? claim_find(d, uids[g], drv) : NULL;
+                claim_ent *x = uids[g] ? dra_claim_find(d, uids[g], drv) : NULL;
                 if (x) {
                         log_info("unprepared ResourceClaim %s/%s (%s) through %s", x->ns, x->name, x->uid, drv);
                         claim_remove(d, x);
@@ -1497,7 +843,7 @@ static void unprepare_driver(node_dra *d, const char *drv, uint64_t now) {
         }
         /* Confirmed: the entries leave the state (a crash before this save
          * only repeats an unprepare the driver answers as done). */
-        if (removed) (void)state_save(d);
+        if (removed) (void)dra_state_save(d);
 }
 
 /* Unprepare what no pod uses, batched per driver. */
@@ -1512,7 +858,7 @@ static void unprepare_unused(node_dra *d) {
                 } else
                         i++;
         }
-        if (removed) (void)state_save(d);
+        if (removed) (void)dra_state_save(d);
         char **drivers = calloc(d->st->n_claims + 1, sizeof *drivers);
         size_t nd = 0;
         if (!drivers) return;
@@ -1592,7 +938,7 @@ static void state_forget_gone_pods(node_dra *d) {
                         changed = true;
                 }
         }
-        if (changed) (void)state_save(d);
+        if (changed) (void)dra_state_save(d);
 }
 
 static void rescan_once(node_dra *d) {
@@ -1605,7 +951,7 @@ static void rescan_once(node_dra *d) {
         d->rescan_retry = 0;
         if (!l || !g || load_manifests(d, l) < 0 || load_claims_dir(d, g) < 0) {
                 log_info("DRA manager: cannot read every pod (out of memory or the manifest directory); trying again");
-                d->rescan_retry = now + backoff_usec(d, 1);
+                d->rescan_retry = now + dra_backoff_usec(d, 1);
                 return;
         }
         for (size_t i = 0; i < d->n_pods; i++)
@@ -1616,7 +962,7 @@ static void rescan_once(node_dra *d) {
                 if ((!pod->n_resource_claims && !pod->extended_resource_claim_name) || !pod->meta.name) continue;
                 pod_ent *p = pod_get(d, pod, l);
                 if (!p) { /* out of memory: the pods not looked at yet must not look gone */
-                        d->rescan_retry = now + backoff_usec(d, 1);
+                        d->rescan_retry = now + dra_backoff_usec(d, 1);
                         return;
                 }
                 p->seen = true;
@@ -1625,7 +971,7 @@ static void rescan_once(node_dra *d) {
                 pod_ent *p = &d->pods[i];
                 if (!p->seen || p->prepared || (p->next_try && p->next_try > now)) continue;
                 if (pod_try(d, p, l, g) < 0) { /* out of memory: this pod and the rest next time */
-                        d->rescan_retry = now + backoff_usec(d, 1);
+                        d->rescan_retry = now + dra_backoff_usec(d, 1);
                         break;
                 }
         }
@@ -1643,7 +989,7 @@ static void rescan_once(node_dra *d) {
         unprepare_unused(d);
 }
 
-static void arm_timer(node_dra *d) {
+void dra_arm_timer(node_dra *d) {
         uint64_t t = d->rescan_retry;
         for (size_t i = 0; i < d->n_pods; i++)
                 if (!d->pods[i].prepared && d->pods[i].next_try && (!t || d->pods[i].next_try < t))
@@ -1659,7 +1005,7 @@ static void arm_timer(node_dra *d) {
         }
         /* A failed state save is tried again. */
         if (d->state_dirty) {
-                uint64_t st = dp_loop_now() + backoff_usec(d, 1);
+                uint64_t st = dp_loop_now() + dra_backoff_usec(d, 1);
                 if (!t || st < t) t = st;
         }
         dp_loop_source_set_time(d->timer, t);
@@ -1678,27 +1024,27 @@ void node_dra_rescan(node_dra *d) {
         } while (d->again);
         d->busy = false;
         if (d->rewalk) {
-                registry_rewalk(d);
+                dra_registry_rewalk(d);
                 node_dra_rescan(d); /* a driver may have come or gone meanwhile */
                 return;
         }
-        arm_timer(d);
-        notify_changed(d);
+        dra_arm_timer(d);
+        dra_notify_changed(d);
 }
 
 static int on_timer(dp_loop_source *s, uint64_t now, void *ud) {
         node_dra *d = ud;
         for (size_t i = 0; i < d->n_plugins; i++) {
                 if (d->plugins[i].next_try && d->plugins[i].next_try <= now && !d->rewalk)
-                        plugin_attempt(d, &d->plugins[i]);
+                        dra_plugin_attempt(d, &d->plugins[i]);
                 health_watch *w = d->plugins[i].hw;
-                if (w && w->next_try && w->next_try <= now) health_open(w);
+                if (w && w->next_try && w->next_try <= now) dra_health_open(w);
                 plugin_ent *p = &d->plugins[i];
                 if (p->ok && p->list_pending && p->list_next_try && p->list_next_try <= now && !d->rewalk)
-                        plugin_list(d, p);
+                        dra_plugin_list(d, p);
         }
-        if (d->state_dirty) (void)state_save(d);
-        registry_rewalk(d);
+        if (d->state_dirty) (void)dra_state_save(d);
+        dra_registry_rewalk(d);
         node_dra_rescan(d);
         return 0;
 }
@@ -1771,7 +1117,7 @@ static int add_str(dp_doc_set *s, dp_doc_node *m, const char *k, const char *v) 
  * health}. Only for drivers whose health stream the node watches. */
 static int status_device_health(const node_dra *d, const claim_ent *c, const prep_dev *pd, dp_doc_set *s,
                                 dp_doc_node *ars) {
-        const plugin_ent *pl = plugin_for(d, c->driver);
+        const plugin_ent *pl = dra_plugin_for(d, c->driver);
         const health_watch *w = pl ? pl->hw : NULL;
         if (!w) return 0;
         const char *health = "Unknown";
@@ -2009,8 +1355,9 @@ static int state_load(node_dra *d, dp_error *err) {
                 if (d->st) d->st->rebuild = true;
         }
         if (!d->st || !d->state_origin) return dp_error_set(err, -ENOMEM, "DRA manager: out of memory");
-        if (r < 0 && state_save(d) < 0)
-                return dp_error_set(err, -EIO, "node's DRA state: %s", d->state_error ? d->state_error : "cannot save");
+        /* The rebuild mark goes to disk at once; a failed save is tried again
+         * (and no claim is prepared while it fails). */
+        if (r < 0) (void)dra_state_save(d);
         return 0;
 }
 
@@ -2041,7 +1388,7 @@ int node_dra_new(dp_loop *l, const node_dra_options *o, node_dra **ret, dp_error
                 r = dp_error_errno(err, -errno, "create %s", d->registry_dir);
         if (r >= 0 && (r = dp_loop_add_timer(l, 0, on_timer, d, &d->timer)) < 0) dp_error_errno(err, r, "timer");
         if (r >= 0 && (r = dp_loop_add_inotify(l, d->registry_dir, IN_CREATE | IN_MOVED_TO | IN_DELETE | IN_MOVED_FROM,
-                                               on_registry_event, d, &d->reg_watch)) < 0)
+                                               dra_on_registry_event, d, &d->reg_watch)) < 0)
                 dp_error_errno(err, r, "watch %s", d->registry_dir);
         if (r < 0) {
                 node_dra_free(d);
@@ -2051,7 +1398,7 @@ int node_dra_new(dp_loop *l, const node_dra_options *o, node_dra **ret, dp_error
         _cleanup_(closedir_safep) DIR *dir = opendir(d->registry_dir);
         struct dirent *de;
         while (dir && (de = readdir(dir)))
-                socket_added(d, de->d_name);
+                dra_socket_added(d, de->d_name);
         *ret = d;
         return 0;
 }
@@ -2061,7 +1408,7 @@ node_dra *node_dra_free(node_dra *d) {
         dp_loop_source_free(d->reg_watch);
         dp_loop_source_free(d->timer);
         for (size_t i = 0; i < d->n_plugins; i++)
-                plugin_clear(&d->plugins[i]);
+                dra_plugin_clear(&d->plugins[i]);
         free(d->plugins);
         dp_node_dra_state_free(d->st);
         free(d->state_dir);

@@ -33,6 +33,14 @@
  * pod uses a claim any more, NodeUnprepareResources is called (retried with
  * backoff until it succeeds) and its file removed.
  *
+ * State (dra-state.h): which claims are prepared for which pods is saved in
+ * <state_dir>/dra_manager_state.json before each prepare ("preparing"),
+ * with its answer ("prepared") and after each confirmed unprepare. On start
+ * it is read back: claims whose pods are gone are unprepared (retried until
+ * the driver confirms). A missing or corrupt file (kept as .corrupt) is
+ * rebuilt from each registered driver's answer to devplane's PreparedClaims
+ * List; a driver without it is marked unknown (status draState).
+ *
  * Health: for a registered plugin whose GetInfo lists v1 or v1alpha1
  * DRAResourceHealth, a NodeWatchResources stream is kept open (reopened with
  * backoff); its complete device lists are kept per driver.
@@ -65,11 +73,12 @@ typedef struct node_dra node_dra;
 
 int node_dra_new(dp_loop *l, const node_dra_options *o, node_dra **ret, dp_error *err);
 /* Stops watching; prepared claims stay prepared (a kubelet restart does not
- * unprepare). */
+ * unprepare) and stay in the saved state. */
 node_dra *node_dra_free(node_dra *d);
 /* The manifest directory changed. */
 void node_dra_rescan(node_dra *d);
-/* Add the DRA keys to the status map root. 0 or -ENOMEM. */
+/* Add the DRA keys to the status map root (draPlugins, draPods, draClaims,
+ * draHealth, draPrepareCalls, draState). 0 or -ENOMEM. */
 int node_dra_status(node_dra *d, dp_doc_set *s, dp_doc_node *root);
 uint64_t node_dra_prepare_calls(const node_dra *d);
 /* May the containers of pod ns/name start as far as DRA goes? true when

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0
  * node-failmalloc — fail each allocation in turn while the node's DRA
- * manager reads a manifest directory (a pod with a claim from a template,
+ * manager starts (its state missing: rebuilt, saved) and reads a manifest directory (a pod with a claim from a template,
  * which it creates in the claims directory, a pod whose named claim is
  * allocated for a driver that is not registered, a pod without claims) and
  * builds its status; and while the manifests are decoded and checked as
@@ -20,6 +20,7 @@
 #include "base/strbuf.h"
 #include "grpc/loop.h"
 #include "node/dra-manager.h"
+#include "node/dra-state.h"
 #include "node/pods.h"
 
 #include "../failmalloc.h"
@@ -110,6 +111,10 @@ static void dra_round(dp_strbuf *ret) {
         dp_error err = DP_ERROR_INIT;
         dp_loop *l = NULL;
         node_dra *d = NULL;
+        /* every round starts from a missing state */
+        char state[256];
+        snprintf(state, sizeof state, "%s/%s", root, DP_NODE_DRA_STATE_FILE);
+        (void)unlink(state);
         int r = dp_loop_new(&l);
         if (r < 0) {
                 check_error("loop", r, NULL);
@@ -120,6 +125,7 @@ static void dra_round(dp_strbuf *ret) {
         node_dra_options o = {.registry_dir = reg_dir,
                               .manifests_dir = man_dir,
                               .claims_dir = claims_dir,
+                              .state_dir = root,
                               .backoff_initial_ms = 1,
                               .backoff_max_ms = 1};
         r = node_dra_new(l, &o, &d, &err);
@@ -154,6 +160,7 @@ static void dra_round(dp_strbuf *ret) {
         fail_at = saved;
         node_dra_free(d);
         dp_loop_free(l);
+
         if (ret->buf) mask_uuids(ret->buf);
         /* how often a pod was tried depends on the failures */
         for (char *a = ret->buf ? strstr(ret->buf, "\"attempts\":") : NULL; a; a = strstr(a + 1, "\"attempts\":"))
@@ -186,6 +193,44 @@ static void pods_round(dp_strbuf *ret) {
         else
                 dp_strbuf_printf(ret, "\n%s%zu", dp_strbuf_str(&out), nbad);
         dp_strbuf_done(&out);
+}
+
+/* The node's DRA state: build a table, encode it, decode it, change it and
+ * encode again. Every failure is -ENOMEM (with a message from the decoder)
+ * and leaves nothing allocated. */
+static void state_round(dp_strbuf *ret) {
+        dp_node_dra_state *s = dp_node_dra_state_new(), *t = NULL;
+        dp_strbuf a = DP_STRBUF_INIT;
+        dp_error e = DP_ERROR_INIT;
+        dp_node_dra_claim *c = NULL;
+        char *req[] = {(char *)"gpu"}, *cdi[] = {(char *)"k8s.gpu.example.com/gpu=u0-gpu-0"};
+        dp_node_dra_device dev = {(char *)"node-a", (char *)"gpu-0", req, 1, cdi, 1};
+        int r = s ? 0 : -ENOMEM;
+        if (r >= 0) r = dp_node_dra_state_add(s, "u0", "default", "c0", "gpu.example.com", &c);
+        if (r >= 0) r = dp_node_dra_claim_set_devices(c, &dev, 1);
+        if (r >= 0) r = dp_node_dra_claim_add_pod(c, "p0", "default", "pod0");
+        if (r >= 0) r = dp_node_dra_state_set_unknown(s, "other.example.com", "UNIMPLEMENTED");
+        if (r >= 0) r = dp_node_dra_state_encode(s, &a);
+        if (r >= 0) {
+                r = dp_node_dra_state_decode(a.buf, a.len, "state", &t, &e);
+                if (r < 0) check_error("state decode", r, &e);
+        }
+        if (r >= 0) r = dp_node_dra_state_add(t, "u1", "default", "c1", "gpu.example.com", &c);
+        if (r >= 0) r = dp_node_dra_claim_add_pod(c, "p1", "default", "pod1");
+        if (r >= 0) {
+                dp_node_dra_state_clear_unknown(t, "other.example.com");
+                dp_strbuf_truncate(&a, 0);
+                r = dp_node_dra_state_encode(t, &a);
+        }
+        if (r >= 0)
+                dp_strbuf_puts(ret, dp_strbuf_str(&a));
+        else if (r != -ENOMEM)
+                check_error("state", r, NULL);
+        else
+                dp_strbuf_puts(ret, "(failed)");
+        dp_strbuf_done(&a);
+        dp_node_dra_state_free(s);
+        dp_node_dra_state_free(t);
 }
 
 static unsigned long each(const char *what, void (*round)(dp_strbuf *)) {
@@ -238,8 +283,10 @@ int main(void) {
         if (!f || fwrite(manifest, 1, sizeof manifest - 1, f) != sizeof manifest - 1 || fclose(f) != 0) return 1;
         unsigned long a = each("DRA manager", dra_round);
         unsigned long b = each("pods", pods_round);
-        printf("node-failmalloc: DRA manager %lu, pods %lu: %lu failure points, %lu bad\n", a, b, a + b, bad);
-        if (a < 300 || b < 300) { /* the scenario must keep reaching the code it is for */
+        unsigned long c = each("DRA state", state_round);
+        printf("node-failmalloc: DRA manager %lu, pods %lu, DRA state %lu: %lu failure points, %lu bad\n", a, b, c,
+               a + b + c, bad);
+        if (a < 300 || b < 300 || c < 50) { /* the scenario must keep reaching the code it is for */
                 fprintf(stderr, "node-failmalloc: too few allocations: the scenario no longer runs\n");
                 bad++;
         }

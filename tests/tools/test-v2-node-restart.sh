@@ -5,7 +5,8 @@
 # and a new claim for the same device prepares — also when the node was
 # killed between the driver's prepare and its own state write, and when the
 # node's state file was corrupted (rebuilt through devplane's PreparedClaims
-# List, the corrupt file kept aside).
+# List, the corrupt file kept aside); and a claim whose driver is away stays
+# in the state and the status until the driver confirms the unprepare.
 source "$(dirname "$0")/v1-lib.sh"
 REG=$T/registry CL=$T/claims CDI=$T/cdi SL=$T/slices
 STATE=$PD/dra_manager_state.json
@@ -145,8 +146,24 @@ claim c5 gpu-2
 wait_status "dra-pod default/c5-pod phase=Prepared"
 pass "corrupt node state kept as .corrupt, rebuilt through List: c4 unprepared, c1 and c3 kept, gpu-2 prepares again"
 
+# (d) the driver is away: the claim stays in the state and the status until
+# the driver confirms the unprepare, across a node restart too.
+stop "$AGENT_PID"
+wait_status "!dra-plugin gpu.example.com registered"
+rm "$MF/c5.yaml"
+wait_status "dra-claim default/c5 uid=uid-c5 driver=gpu.example.com devices=node-a/gpu-2 state=unpreparing pods=-"
+kill_node
+start_node "${NODE_ARGS[@]}"
+wait_status "dra-claim default/c5 uid=uid-c5 driver=gpu.example.com devices=node-a/gpu-2 state=unpreparing pods=-"
+grep -q '"uid":"uid-c5"' "$STATE" || fail "c5 left the state before the driver confirmed"
+[ -n "$(specs_of uid-c5)" ] || fail "c5's CDI spec went while the agent was down"
+start_agent --profile example-gpu --dra --registry-dir "$REG" --plugins-dir "$T/kp" --cdi-dir "$CDI" \
+        --slices-dir "$SL" --claims-dir "$CL"
+gone c5
+pass "driver away: c5 stays (state=unpreparing) in the state and status, across a restart, until the driver confirms"
+
 # Everything goes: nothing stays prepared.
-rm "$MF"/c1.yaml "$MF"/c3.yaml "$MF"/c5.yaml
+rm "$MF"/c1.yaml "$MF"/c3.yaml
 wait_status "!dra-claim "
 [ -z "$(ls "$CDI")" ] || fail "CDI specs left: $(ls "$CDI")"
 pass "all pods gone: no claim prepared, no CDI spec left"
