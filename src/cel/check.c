@@ -17,6 +17,7 @@ typedef struct checker {
         dp_strbuf msgs;
         int nerr;
         bool oom;
+        int in_format; /* inside a format() call: literals exempt from the homogeneity check */
 } checker;
 
 typedef struct tscope {
@@ -127,24 +128,27 @@ static bool is_dyn(const cel_type *t) { return !t || t->kind == CT_DYN || t->kin
 /* The type of an unconstrained parameter ([] elements, optional.none()):
  * prints as dyn, but gives way to anything more specific when joined. */
 static const cel_type t_free = {CT_DYN, {NULL, NULL}, "free"};
-static bool is_free(const cel_type *t) { return t && t->kind == CT_DYN && t->name; }
+static bool is_free(const cel_type *t) { return t == &t_free; }
 
 static const cel_type *subst(checker *k, const cel_type *t, const binding *bd);
 
 static bool unify(const cel_type *sig, const cel_type *arg, binding *bd) {
+        /* cel-go binds a type parameter to the most general type it meets:
+         * dyn (or any) once seen stays, so optional(any).orValue(T) is any */
         if (sig && sig->kind == CT_PARAM && arg && arg->kind == CT_DYN && !is_free(arg)) {
                 const cel_type **slot = sig->name[0] == 'A' ? &bd->a : &bd->b;
-                if (!*slot || is_free(*slot)) *slot = arg;
+                *slot = arg;
                 return true;
         }
         if (!sig || is_dyn(arg)) return true;
         if (sig->kind == CT_DYN) return true;
         if (sig->kind == CT_PARAM) {
                 const cel_type **slot = sig->name[0] == 'A' ? &bd->a : &bd->b;
-                if (!*slot || is_dyn(*slot)) {
+                if (!*slot || is_free(*slot)) {
                         *slot = arg;
                         return true;
                 }
+                if (is_dyn(*slot)) return true;
                 /* already bound: must agree (dyn inside is fine) */
                 return unify(*slot, arg, bd);
         }
@@ -186,6 +190,25 @@ static bool type_eq(const cel_type *a, const cel_type *b) {
         case CT_TYPE: return (!a->p[0] && !b->p[0]) || (a->p[0] && b->p[0] && type_eq(a->p[0], b->p[0]));
         case CT_MAP: return type_eq(a->p[0], b->p[0]) && type_eq(a->p[1], b->p[1]);
         case CT_PARAM:
+        case CT_MESSAGE: return streq(a->name, b->name);
+        default: return true;
+        }
+}
+
+/* cel-go's IsEquivalentType, as the homogeneous-literal validator uses it:
+ * dyn, any and each concrete type are all different; only a parameter the
+ * checker left unbound ([] or optional.none()) matches anything. */
+static bool type_exact(const cel_type *a, const cel_type *b) {
+        if (is_free(a) || is_free(b)) return true;
+        if (!a || !b) return !a && !b;
+        if (a->kind == CT_PARAM || b->kind == CT_PARAM) return true;
+        if (a->kind != b->kind) return false;
+        if (a->kind == CT_DYN) return (a == &cel_t_any) == (b == &cel_t_any);
+        switch (a->kind) {
+        case CT_LIST:
+        case CT_OPTIONAL: return type_exact(a->p[0], b->p[0]);
+        case CT_TYPE: return (!a->p[0] && !b->p[0]) || (a->p[0] && b->p[0] && type_exact(a->p[0], b->p[0]));
+        case CT_MAP: return type_exact(a->p[0], b->p[0]) && type_exact(a->p[1], b->p[1]);
         case CT_MESSAGE: return streq(a->name, b->name);
         default: return true;
         }
@@ -251,8 +274,12 @@ static const cel_type *lookup(const tscope *s, const char *n) {
 static const cel_type *device_field(checker *k, const char *f) {
         static const cel_type qty_inner = {CT_MAP, {&cel_t_string, &cel_t_quantity}, NULL};
         static const cel_type cap = {CT_MAP, {&cel_t_string, &qty_inner}, NULL};
-        static const cel_type attr_inner = {CT_MAP, {&cel_t_string, &cel_t_dyn}, NULL};
+        /* attribute values are `any` upstream, `dyn` with DRAListTypeAttributes */
+        static const cel_type attr_inner = {CT_MAP, {&cel_t_string, &cel_t_any}, NULL};
         static const cel_type attrs = {CT_MAP, {&cel_t_string, &attr_inner}, NULL};
+        static const cel_type attr_inner_dyn = {CT_MAP, {&cel_t_string, &cel_t_dyn}, NULL};
+        static const cel_type attrs_dyn = {CT_MAP, {&cel_t_string, &attr_inner_dyn}, NULL};
+        if (streq(f, "attributes") && (k->env->libs & CEL_LIB_INCLUDES)) return &attrs_dyn;
         if (streq(f, "driver")) return &cel_t_string;
         if (streq(f, "attributes")) return &attrs;
         if (streq(f, "capacity")) return &cap;
@@ -346,10 +373,8 @@ static CEL_NOINLINE const cel_type *check_call_special(checker *k, cel_expr *e, 
                 else if (c->kind == CT_LIST) {
                         if (is_dyn(at[1]) || at[1]->kind == CT_INT) r = c->p[0];
                 } else if (c->kind == CT_MAP) {
-                        if (compatible(c->p[0], at[1]) ||
-                            ((at[1]->kind == CT_INT || at[1]->kind == CT_UINT || at[1]->kind == CT_DOUBLE) &&
-                             (c->p[0]->kind == CT_INT || c->p[0]->kind == CT_UINT || c->p[0]->kind == CT_DOUBLE)))
-                                r = c->p[1];
+                        /* map(K, V)[K]: the key's type, or dyn (no numeric conversion) */
+                        if (compatible(c->p[0], at[1])) r = c->p[1];
                 }
                 if (!r) {
                         cerr(k, e->pos, "found no matching overload for '%s' applied to '(%s, %s)'", fn,
@@ -408,8 +433,13 @@ static const cel_type *check_call(checker *k, cel_expr *e, const tscope *s) {
         }
         size_t i = 0;
         bool bad = false;
+        /* cel-go exempts every literal under a format() call from the
+         * homogeneous-literal check (HomogeneousAggregateLiteralExemptFunctions) */
+        bool fmt = streq(e->call.fn, "format");
+        if (fmt) k->in_format++;
         if (e->call.target) at[i++] = check(k, e->call.target, s);
         for (size_t j = 0; j < e->call.nargs; j++) at[i++] = check(k, e->call.args[j], s);
+        if (fmt) k->in_format--;
         for (i = 0; i < n; i++)
                 if (at[i]->kind == CT_ERROR) bad = true;
         if (bad) return &cel_t_error;
@@ -418,9 +448,45 @@ static const cel_type *check_call(checker *k, cel_expr *e, const tscope *s) {
 
 /* The call's type from its argument types: the operators the checker knows,
  * then the overload candidates planning found. */
+/* The element types cel-go declares sort, sortBy's keys, isSorted, min and
+ * max for (comparableTypes), and sum (summableTypes): a list of anything
+ * else matches no overload. */
+static bool elem_ok(const cel_type *l, bool sum) {
+        if (is_dyn(l) || l->kind == CT_PARAM) return true;
+        if (l->kind != CT_LIST) return true; /* the signature rejects it */
+        const cel_type *t = l->p[0];
+        if (is_dyn(t) || t->kind == CT_PARAM) return true;
+        switch (t->kind) {
+        case CT_INT:
+        case CT_UINT:
+        case CT_DOUBLE:
+        case CT_DURATION: return true;
+        case CT_BOOL:
+        case CT_STRING:
+        case CT_BYTES:
+        case CT_TIMESTAMP: return !sum;
+        default: return false;
+        }
+}
+
 static CEL_NOINLINE const cel_type *resolve_call(checker *k, cel_expr *e, const cel_type **at, size_t n) {
         size_t i;
         bool handled;
+        const char *fn = e->call.fn;
+        if (e->call.target && e->call.ncands &&
+            (((streq(fn, "sort") || streq(fn, "isSorted") || streq(fn, "min") || streq(fn, "max") || streq(fn, "sum")) &&
+              n == 1 && !elem_ok(at[0], streq(fn, "sum"))) ||
+             (streq(fn, "@sortByAssociatedKeys") && n == 2 && !elem_ok(at[1], false)))) {
+                dp_strbuf sb = DP_STRBUF_INIT;
+                cel_type_format(&sb, at[0]);
+                dp_strbuf_puts(&sb, ".(");
+                if (n == 2) cel_type_format(&sb, at[1]);
+                dp_strbuf_putc(&sb, ')');
+                if (dp_strbuf_failed(&sb)) k->oom = true;
+                cerr(k, e->pos, "found no matching overload for '%s' applied to '%s'", fn, dp_strbuf_str(&sb));
+                dp_strbuf_done(&sb);
+                return &cel_t_error;
+        }
         const cel_type *r = check_call_special(k, e, e->call.target ? at + 1 : at, &handled);
         if (handled) return r;
         if (!e->call.ncands) {
@@ -530,8 +596,8 @@ static CEL_NOINLINE const cel_type *check_select(checker *k, cel_expr *e, const 
 
 static CEL_NOINLINE const cel_type *check_list(checker *k, cel_expr *e, const tscope *s) {
         const cel_type *t = &cel_t_dyn;
-        const cel_type *el = NULL;
-        bool bad = false;
+        const cel_type *el = NULL, *first = NULL;
+        bool bad = false, mismatch = false;
         for (size_t i = 0; i < e->list.n; i++) {
                 const cel_type *x = check(k, e->list.elems[i], s);
                 if (x->kind == CT_ERROR) {
@@ -547,14 +613,13 @@ static CEL_NOINLINE const cel_type *check_list(checker *k, cel_expr *e, const ts
                         }
                         if (!is_dyn(x)) x = x->p[0];
                 }
-                if (!el) el = x;
-                else if (!type_eq(el, x)) {
-                        if (k->env->homogeneous_literals && !is_dyn(el) && !is_dyn(x) && !compatible(el, x)) {
-                                type_error(k, e->list.elems[i]->pos, "expected type '", el, "' but found '", x, "'");
-                                bad = true;
-                        }
-                        el = join(k, el, x);
+                if (!first) first = x;
+                else if (k->env->homogeneous_literals && !k->in_format && !mismatch && !type_exact(first, x)) {
+                        type_error(k, e->list.elems[i]->pos, "expected type '", first, "' but found '", x, "'");
+                        bad = mismatch = true;
                 }
+                if (!el) el = x;
+                else if (!type_eq(el, x)) el = join(k, el, x);
         }
         t = bad ? &cel_t_error : mk(k, CT_LIST, el ? el : &t_free, NULL);
         return t;
@@ -562,8 +627,8 @@ static CEL_NOINLINE const cel_type *check_list(checker *k, cel_expr *e, const ts
 
 static CEL_NOINLINE const cel_type *check_map(checker *k, cel_expr *e, const tscope *s) {
         const cel_type *t = &cel_t_dyn;
-        const cel_type *kt = NULL, *vt = NULL;
-        bool bad = false;
+        const cel_type *kt = NULL, *vt = NULL, *k0 = NULL, *v0 = NULL;
+        bool bad = false, kmis = false, vmis = false;
         for (size_t i = 0; i < e->map.n; i++) {
                 const cel_type *x = check(k, e->map.entries[i].key, s);
                 const cel_type *y = check(k, e->map.entries[i].value, s);
@@ -571,8 +636,9 @@ static CEL_NOINLINE const cel_type *check_map(checker *k, cel_expr *e, const tsc
                         bad = true;
                         continue;
                 }
+                /* double keys: accepted, as upstream (docs/cel.md) */
                 if (!is_dyn(x) && x->kind != CT_STRING && x->kind != CT_INT && x->kind != CT_UINT &&
-                    x->kind != CT_BOOL) {
+                    x->kind != CT_BOOL && x->kind != CT_DOUBLE) {
                         type_error(k, e->map.entries[i].key->pos, "unsupported map key type: ", x, "", NULL, "");
                         bad = true;
                         continue;
@@ -587,18 +653,18 @@ static CEL_NOINLINE const cel_type *check_map(checker *k, cel_expr *e, const tsc
                         y = y->p[0];
                 }
                 if (!kt) {
-                        kt = x;
-                        vt = y;
+                        kt = k0 = x;
+                        vt = v0 = y;
                         continue;
                 }
-                if (k->env->homogeneous_literals) {
-                        if (!compatible(kt, x)) {
-                                type_error(k, e->map.entries[i].key->pos, "expected type '", kt, "' but found '", x, "'");
-                                bad = true;
+                if (k->env->homogeneous_literals && !k->in_format) {
+                        if (!kmis && !type_exact(k0, x)) {
+                                type_error(k, e->map.entries[i].key->pos, "expected type '", k0, "' but found '", x, "'");
+                                bad = kmis = true;
                         }
-                        if (!compatible(vt, y)) {
-                                type_error(k, e->map.entries[i].value->pos, "expected type '", vt, "' but found '", y, "'");
-                                bad = true;
+                        if (!vmis && !type_exact(v0, y)) {
+                                type_error(k, e->map.entries[i].value->pos, "expected type '", v0, "' but found '", y, "'");
+                                bad = vmis = true;
                         }
                 }
                 kt = join(k, kt, x);
@@ -625,7 +691,11 @@ static CEL_NOINLINE const cel_type *check_comp(checker *k, cel_expr *e, const ts
                 return t;
         }
         const cel_type *v1 = &cel_t_dyn, *v2 = &cel_t_dyn;
-        if (is_dyn(rt)) {
+        if (rt == &cel_t_any) {
+                type_error(k, e->comp.range->pos, "expression of type '", rt,
+                           "' cannot be range of a comprehension (must be list, map, or dynamic)", NULL, "");
+                return &cel_t_error;
+        } else if (is_dyn(rt)) {
         } else if (rt->kind == CT_LIST) {
                 if (e->comp.iter_var2) {
                         v1 = &cel_t_int;

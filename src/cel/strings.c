@@ -53,22 +53,28 @@ static int64_t find_cp(const cel_value *args, int64_t start, bool last) {
         }
         return -1;
 }
+/* cel-go's indexOfOffset/lastIndexOfOffset: an empty needle answers the
+ * offset as given; a negative offset is an error; an offset at or past the
+ * end answers -1. */
 FN(index_of) {
-        int64_t start = 0;
+        int64_t start = n > 2 ? A2.i : 0;
         size_t len = cel_utf8_len(A0.s.p, A0.s.n);
-        if (n > 2) {
-                start = A2.i;
-                if (start < 0 || (uint64_t)start > len) return cel_error(c, "index out of range: %" PRId64, start);
-        }
+        if (A1.s.n == 0) return cel_int(start);
+        if (start < 0) return cel_error(c, "index out of range: %" PRId64, start);
+        if ((uint64_t)start >= len) return cel_int(-1);
         return cel_int(find_cp(args, start, false));
 }
 FN(last_index_of) {
         size_t len = cel_utf8_len(A0.s.p, A0.s.n);
-        int64_t start = (int64_t)len;
-        if (n > 2) {
-                start = A2.i;
-                if (start < 0 || (uint64_t)start > len) return cel_error(c, "index out of range: %" PRId64, start);
+        if (n <= 2) {
+                if (A1.s.n == 0) return cel_int((int64_t)len);
+                if (A0.s.n < A1.s.n || len == 0) return cel_int(-1);
+                return cel_int(find_cp(args, (int64_t)len - 1, true));
         }
+        int64_t start = A2.i;
+        if (A1.s.n == 0) return cel_int(start);
+        if (start < 0) return cel_error(c, "index out of range: %" PRId64, start);
+        if ((uint64_t)start >= len) return cel_int(-1);
         return cel_int(find_cp(args, start, true));
 }
 static cel_value casing(cel_ctx *c, cel_value s, bool upper) {
