@@ -230,6 +230,11 @@ cel_map *cel_map_new(cel_ctx *c, size_t cap);
 int cel_map_put(cel_ctx *c, cel_map *m, cel_value k, cel_value v);
 /* put, or replace the value of an equal key (map literals, as upstream) */
 int cel_map_set(cel_ctx *c, cel_map *m, cel_value k, cel_value v);
+
+/* strings.c: the format() clause at p[0] == '%' (not "%%", p + 1 < end):
+ * its length, precision (-1: none) and verb; -1 with *msg as upstream words
+ * the parse error. Shared by the evaluator and the checker's validation. */
+int cel_format_clause(const char *p, const char *end, size_t *ret_len, int *ret_prec, char *ret_verb, const char **msg);
 /* NULL when missing. Numeric keys compare by value across int/uint/double. */
 const cel_value *cel_map_get(const cel_map *m, cel_value k);
 static inline size_t cel_map_size(const cel_map *m) { return m ? m->n : 0; }

@@ -419,6 +419,7 @@ static CEL_NOINLINE void check_regex_literal(checker *k, const cel_expr *e) {
 }
 
 static const cel_type *resolve_call(checker *k, cel_expr *e, const cel_type **at, size_t n);
+static void check_format(checker *k, const cel_expr *e);
 
 static const cel_type *check_call(checker *k, cel_expr *e, const tscope *s) {
         check_regex_literal(k, e);
@@ -443,11 +444,121 @@ static const cel_type *check_call(checker *k, cel_expr *e, const tscope *s) {
         for (i = 0; i < n; i++)
                 if (at[i]->kind == CT_ERROR) bad = true;
         if (bad) return &cel_t_error;
-        return resolve_call(k, e, at, n);
+        const cel_type *r = resolve_call(k, e, at, n);
+        if (fmt && r->kind != CT_ERROR && e->call.target) check_format(k, e);
+        return r;
 }
 
 /* The call's type from its argument types: the operators the checker knows,
  * then the overload candidates planning found. */
+/* ---- format() validation (cel-go's stringFormatValidator) ----
+ * For a literal format string applied to a list literal: the clauses parse,
+ * there are enough arguments and not too many, and each argument's static
+ * type suits its clause. A dyn argument always suits; `any` (attribute
+ * values without DRAListTypeAttributes), Quantity, Semver, optional never. */
+static bool fmt_kind_ok(const cel_type *t, const char *kinds) {
+        if (t == &cel_t_dyn) return true;
+        if (!t || t == &cel_t_any || t->kind == CT_DYN) return false;
+        static const struct {
+                cel_type_kind kind;
+                char code;
+        } codes[] = {{CT_INT, 'i'}, {CT_UINT, 'u'}, {CT_DOUBLE, 'd'}, {CT_BOOL, 'b'}, {CT_STRING, 's'},
+                     {CT_BYTES, 'y'}, {CT_LIST, 'l'}, {CT_MAP, 'm'}, {CT_NULL, 'n'}, {CT_TYPE, 't'},
+                     {CT_TIMESTAMP, 'T'}, {CT_DURATION, 'D'}};
+        for (size_t i = 0; i < ELEMENTSOF(codes); i++)
+                if (codes[i].kind == t->kind) return strchr(kinds, codes[i].code) != NULL;
+        return false;
+}
+
+/* verifyString: the argument and, inside list and map literals, every element */
+static const cel_expr *fmt_bad_string(const cel_expr *a) {
+        if (!fmt_kind_ok(a->type, "iudbsylmntTD")) return a;
+        if (a->kind == CE_LIST)
+                for (size_t i = 0; i < a->list.n; i++) {
+                        const cel_expr *b = fmt_bad_string(a->list.elems[i]);
+                        if (b) return b;
+                }
+        if (a->kind == CE_MAP)
+                for (size_t i = 0; i < a->map.n; i++) {
+                        const cel_expr *b = fmt_bad_string(a->map.entries[i].key);
+                        if (!b) b = fmt_bad_string(a->map.entries[i].value);
+                        if (b) return b;
+                }
+        return NULL;
+}
+
+static CEL_NOINLINE void check_format(checker *k, const cel_expr *e) {
+        const cel_expr *t = e->call.target, *l = e->call.args[0];
+        if (!t || t->kind != CE_CONST || t->c.kind != CV_STRING || e->call.nargs != 1 || l->kind != CE_LIST) return;
+        const char *p = t->c.s.p, *end = p + t->c.s.n;
+        size_t ai = 0;
+        char b1[128];
+        while (p < end) {
+                if (*p != '%') {
+                        p++;
+                        continue;
+                }
+                if (p + 1 < end && p[1] == '%') {
+                        p += 2;
+                        continue;
+                }
+                if (p + 1 >= end) {
+                        cerr(k, e->pos, "unexpected end of string");
+                        return;
+                }
+                if (ai >= l->list.n) {
+                        cerr(k, e->pos, "index %zu out of range", ai);
+                        return;
+                }
+                size_t len;
+                int prec;
+                char verb;
+                const char *msg;
+                if (cel_format_clause(p, end, &len, &prec, &verb, &msg) < 0) {
+                        cerr(k, e->pos, "%s", msg);
+                        return;
+                }
+                const cel_expr *a = l->list.elems[ai++], *bad = NULL;
+                const char *what = NULL;
+                switch (verb) {
+                case 's':
+                        bad = fmt_bad_string(a);
+                        what = "string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, types, durations, and timestamps";
+                        break;
+                case 'd':
+                        if (!fmt_kind_ok(a->type, "iu")) bad = a;
+                        what = "decimal clause can only be used on integers";
+                        break;
+                case 'f':
+                case 'e':
+                        if (!fmt_kind_ok(a->type, "ds")) bad = a;
+                        what = verb == 'f' ? "fixed-point clause can only be used on doubles"
+                                           : "scientific clause can only be used on doubles";
+                        break;
+                case 'b':
+                        if (!fmt_kind_ok(a->type, "iub")) bad = a;
+                        what = "only integers and bools can be formatted as binary";
+                        break;
+                case 'o':
+                        if (!fmt_kind_ok(a->type, "iu")) bad = a;
+                        what = "octal clause can only be used on integers";
+                        break;
+                default:
+                        if (!fmt_kind_ok(a->type, "iusy")) bad = a;
+                        what = "only integers, byte buffers, and strings can be formatted as hex";
+                }
+                if (bad) {
+                        const cel_type *bt = bad->type;
+                        cerr(k, bad->pos, "error during formatting: %s, was given %s", what,
+                             bt == &cel_t_any ? "google.protobuf.Any" : tname(k, bt, b1, sizeof b1));
+                        return;
+                }
+                p += len;
+        }
+        if (l->list.n > ai)
+                cerr(k, e->pos, "too many arguments supplied to string.format (expected %zu, got %zu)", ai, l->list.n);
+}
+
 /* The element types cel-go declares sort, sortBy's keys, isSorted, min and
  * max for (comparableTypes), and sum (summableTypes): a list of anything
  * else matches no overload. */
