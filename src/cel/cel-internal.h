@@ -401,6 +401,7 @@ typedef struct cel_env {
         bool homogeneous_literals;
         bool cross_type_numeric; /* checker accepts 1 < 2.0 */
         bool device_multi_alloc; /* device.allowMultipleAllocations declared */
+        bool list_type_attributes; /* attribute values are dyn, not any */
         const char *container;
 } cel_env;
 

@@ -27,8 +27,11 @@ static void dra_env(const dp_cel_options *o, cel_env *env) {
         memset(env, 0, sizeof(*env));
         env->vars = dra_vars;
         env->n_vars = ELEMENTSOF(dra_vars);
+        /* includes() is declared whether or not DRAListTypeAttributes is on:
+         * the scheduler's compile (cel.NewCache) accepts it either way */
         env->libs = CEL_LIB_STD | CEL_LIB_STRINGS | CEL_LIB_SETS | CEL_LIB_LISTS_EXT | CEL_LIB_K8S | CEL_LIB_OPTIONAL |
-                    (o->list_type_attributes ? CEL_LIB_INCLUDES : 0);
+                    CEL_LIB_INCLUDES;
+        env->list_type_attributes = o->list_type_attributes;
         env->homogeneous_literals = true;
         env->cross_type_numeric = true;
         env->device_multi_alloc = o->consumable_capacity;

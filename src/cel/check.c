@@ -235,8 +235,9 @@ static const cel_type *join(checker *k, const cel_type *a, const cel_type *b) {
         if (is_free(b)) return a;
         if (a && b && a->kind == CT_NULL && b->kind == CT_OPTIONAL) return b;
         if (a && b && b->kind == CT_NULL && a->kind == CT_OPTIONAL) return a;
-        if (is_dyn(a)) return b && !is_dyn(b) ? &cel_t_dyn : a;
-        if (is_dyn(b)) return &cel_t_dyn;
+        /* the most general wins, as cel-go binds type parameters: any stays any */
+        if (is_dyn(a)) return a ? a : &cel_t_dyn;
+        if (is_dyn(b)) return b ? b : &cel_t_dyn;
         if (type_eq(a, b)) return a;
         if (a->kind == b->kind && (a->kind == CT_LIST || a->kind == CT_OPTIONAL))
                 return mk(k, a->kind, join(k, a->p[0], b->p[0]), NULL);
@@ -279,7 +280,7 @@ static const cel_type *device_field(checker *k, const char *f) {
         static const cel_type attrs = {CT_MAP, {&cel_t_string, &attr_inner}, NULL};
         static const cel_type attr_inner_dyn = {CT_MAP, {&cel_t_string, &cel_t_dyn}, NULL};
         static const cel_type attrs_dyn = {CT_MAP, {&cel_t_string, &attr_inner_dyn}, NULL};
-        if (streq(f, "attributes") && (k->env->libs & CEL_LIB_INCLUDES)) return &attrs_dyn;
+        if (streq(f, "attributes") && k->env->list_type_attributes) return &attrs_dyn;
         if (streq(f, "driver")) return &cel_t_string;
         if (streq(f, "attributes")) return &attrs;
         if (streq(f, "capacity")) return &cap;
@@ -383,7 +384,14 @@ static CEL_NOINLINE const cel_type *check_call_special(checker *k, cel_expr *e, 
                 }
                 return wrap ? mk(k, CT_OPTIONAL, r, NULL) : r;
         }
-        if (streq(fn, "cel.@mapInsert")) return at[0];
+        if (streq(fn, "cel.@mapInsert")) {
+                /* transformMap's step: the map gains the range's key and the new value's type */
+                if (is_dyn(at[0]) || at[0]->kind != CT_MAP) return at[0];
+                if (e->call.nargs == 3) return mk(k, CT_MAP, join(k, at[0]->p[0], at[1]), join(k, at[0]->p[1], at[2]));
+                if (e->call.nargs == 2 && !is_dyn(at[1]) && at[1]->kind == CT_MAP)
+                        return mk(k, CT_MAP, join(k, at[0]->p[0], at[1]->p[0]), join(k, at[0]->p[1], at[1]->p[1]));
+                return at[0];
+        }
         *handled = false;
         return NULL;
 }

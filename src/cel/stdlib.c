@@ -293,7 +293,7 @@ FN(to_uint) {
                 if (A0.i < 0) return cel_error(c, "integer overflow");
                 return cel_uint((uint64_t)A0.i);
         case CV_DOUBLE:
-                if (!(A0.d > -1.0 && A0.d < 18446744073709551616.0)) return cel_error(c, "integer overflow");
+                if (!(A0.d >= 0 && A0.d < 18446744073709551616.0)) return cel_error(c, "unsigned integer overflow");
                 return cel_uint((uint64_t)A0.d);
         case CV_STRING: {
                 uint64_t v;
