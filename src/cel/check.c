@@ -214,10 +214,17 @@ static bool type_exact(const cel_type *a, const cel_type *b) {
         }
 }
 
+/* Kubernetes declares its own types as object types, to which null is assignable */
+static bool nullable(const cel_type *t) {
+        return t->kind == CT_QUANTITY || t->kind == CT_SEMVER || t->kind == CT_IP || t->kind == CT_CIDR ||
+               t->kind == CT_URL;
+}
+
 /* assignable either way (dyn anywhere inside matches) */
 static bool compatible(const cel_type *a, const cel_type *b) {
         if (is_dyn(a) || is_dyn(b)) return true;
         if (a->kind == CT_PARAM || b->kind == CT_PARAM) return true;
+        if ((a->kind == CT_NULL && nullable(b)) || (b->kind == CT_NULL && nullable(a))) return true;
         if (a->kind != b->kind) return false;
         switch (a->kind) {
         case CT_LIST:
@@ -645,6 +652,11 @@ static CEL_NOINLINE const cel_type *resolve_call(checker *k, cel_expr *e, const 
                 dp_strbuf_done(&sb);
                 return &cel_t_error;
         }
+        /* sort() is one overload per comparable element type upstream: a list
+         * of dyn (or a dyn) matches them all, and their results join to dyn */
+        if (streq(fn, "sort") && e->call.target && n == 1 &&
+            (is_dyn(at[0]) || (at[0]->kind == CT_LIST && is_dyn(at[0]->p[0]) && !is_free(at[0]->p[0]))))
+                return &cel_t_dyn;
         return result;
 }
 
@@ -755,13 +767,7 @@ static CEL_NOINLINE const cel_type *check_map(checker *k, cel_expr *e, const tsc
                         bad = true;
                         continue;
                 }
-                /* double keys: accepted, as upstream (docs/cel.md) */
-                if (!is_dyn(x) && x->kind != CT_STRING && x->kind != CT_INT && x->kind != CT_UINT &&
-                    x->kind != CT_BOOL && x->kind != CT_DOUBLE) {
-                        type_error(k, e->map.entries[i].key->pos, "unsupported map key type: ", x, "", NULL, "");
-                        bad = true;
-                        continue;
-                }
+                /* cel-go's checker takes any key type (docs/cel.md: double keys) */
                 if (e->map.entries[i].optional && !is_dyn(y)) {
                         if (y->kind != CT_OPTIONAL) {
                                 type_error(k, e->map.entries[i].value->pos, "expected type 'optional_type' but found '",

@@ -578,8 +578,8 @@ static cel_value eval_map(cel_ctx *c, const cel_expr *e, const frame *f) {
                 cel_value v = eval(c, e->map.entries[i].value, f);
                 if (c->fatal) return fatal_val();
                 if (cel_is_err(v)) return v;
-                if (k.kind != CV_STRING && k.kind != CV_INT && k.kind != CV_UINT && k.kind != CV_BOOL && k.kind != CV_DOUBLE)
-                        return cel_error(c, "unsupported key type: %s", cel_kind_name(k.kind));
+                /* upstream takes any key but null (docs/cel.md) */
+                if (k.kind == CV_NULL) return cel_error(c, "unsupported key type: %s", cel_kind_name(k.kind));
                 if (e->map.entries[i].optional) {
                         if (v.kind != CV_OPTIONAL) return cel_error(c, "cannot initialize optional entry from non-optional value");
                         if (!v.opt) continue;

@@ -106,7 +106,7 @@ FN(add_list) { UNUSED_N; return cel_list_concat(c, A0.l, A1.l); }
 /* ---- ordering ---- */
 static cel_value cmp_op(cel_ctx *c, const cel_value *args, int want_lo, int want_hi) {
         int r = cel_value_compare(A0, A1);
-        if (r == -3) return cel_bool(false);
+        if (r == -3) return cel_error(c, "NaN values cannot be ordered"); /* cel-go's Compare */
         if (r == -2) return cel_no_overload(c, "comparison");
         return cel_bool(r >= want_lo && r <= want_hi);
 }
