@@ -586,7 +586,8 @@ static bool elem_ok(const cel_type *l, bool sum) {
         case CT_INT:
         case CT_UINT:
         case CT_DOUBLE:
-        case CT_DURATION: return true;
+        case CT_DURATION:
+        case CT_NULL: return true; /* null is assignable to duration (and timestamp) */
         case CT_BOOL:
         case CT_STRING:
         case CT_BYTES:
@@ -657,6 +658,9 @@ static CEL_NOINLINE const cel_type *resolve_call(checker *k, cel_expr *e, const 
         if (streq(fn, "sort") && e->call.target && n == 1 &&
             (is_dyn(at[0]) || (at[0]->kind == CT_LIST && is_dyn(at[0]->p[0]) && !is_free(at[0]->p[0]))))
                 return &cel_t_dyn;
+        /* an unbound element type takes the first overload's: [].sort() is list(int) */
+        if (streq(fn, "sort") && e->call.target && n == 1 && at[0]->kind == CT_LIST && is_free(at[0]->p[0]))
+                return mk(k, CT_LIST, &cel_t_int, NULL);
         return result;
 }
 

@@ -456,6 +456,12 @@ static cel_value eval_call(cel_ctx *c, const cel_expr *e, const frame *f) {
                         if (cond.kind != CV_BOOL) return cel_no_overload(c, "_?_:_");
                         return eval(c, e->call.args[cond.b ? 1 : 2], f);
                 }
+                /* cel-go plans `x in []` (an empty list literal) as false: x is not evaluated */
+                if (e->call.op == CEL_OP_IN && e->call.nargs == 2 && e->call.args[1]->kind == CE_LIST &&
+                    e->call.args[1]->list.n == 0) {
+                        if (!charge(c, 1)) return fatal_val();
+                        return cel_bool(false);
+                }
                 if (e->call.op == CEL_OP_NOT_STRICTLY_FALSE) {
                         cel_value v = eval(c, e->call.args[0], f);
                         if (c->fatal) return fatal_val();
@@ -578,8 +584,7 @@ static cel_value eval_map(cel_ctx *c, const cel_expr *e, const frame *f) {
                 cel_value v = eval(c, e->map.entries[i].value, f);
                 if (c->fatal) return fatal_val();
                 if (cel_is_err(v)) return v;
-                /* upstream takes any key but null (docs/cel.md) */
-                if (k.kind == CV_NULL) return cel_error(c, "unsupported key type: %s", cel_kind_name(k.kind));
+                /* upstream takes any key (docs/cel.md) */
                 if (e->map.entries[i].optional) {
                         if (v.kind != CV_OPTIONAL) return cel_error(c, "cannot initialize optional entry from non-optional value");
                         if (!v.opt) continue;

@@ -360,12 +360,15 @@ FN(find_fn) { return find_impl(c, args, n, false); }
 FN(find_all_fn) { return find_impl(c, args, n, true); }
 
 /* ---- k8s lists ---- */
+/* Kubernetes' isSorted: every element must be comparable; a pair that does
+ * not compare (mixed types, NaN) does not count as out of order. */
 FN(is_sorted) {
         (void)n;
-        for (size_t i = 1; i < A0.l->n; i++) {
-                int r = cel_value_compare(cel_list_at(A0.l, i - 1), cel_list_at(A0.l, i));
-                if (r == -2) return cel_no_overload(c, "isSorted");
-                if (r > 0) return cel_bool(false);
+        for (size_t i = 0; i < A0.l->n; i++) {
+                uint8_t k = cel_list_at(A0.l, i).kind;
+                if (k != CV_INT && k != CV_UINT && k != CV_DOUBLE && k != CV_BOOL && k != CV_STRING && k != CV_BYTES)
+                        return cel_error(c, "no such overload: isSorted(list)");
+                if (i && cel_value_compare(cel_list_at(A0.l, i - 1), cel_list_at(A0.l, i)) == 1) return cel_bool(false);
         }
         return cel_bool(true);
 }

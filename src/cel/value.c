@@ -210,7 +210,29 @@ static uint64_t key_hash(cel_value k) {
         }
 }
 
-static bool key_eq(cel_value a, cel_value b) { return cel_value_equal(a, b) == 1; }
+/* cel-go's map Find: the key as it is, then an int or uint of the same
+ * value (a double only when it converts losslessly); an int never finds a
+ * double key; list and map keys are Go pointers upstream, found by nobody. */
+static bool key_eq(cel_value stored, cel_value k) {
+        switch (k.kind) {
+        case CV_INT:
+                if (stored.kind == CV_INT) return stored.i == k.i;
+                return stored.kind == CV_UINT && k.i >= 0 && stored.u == (uint64_t)k.i;
+        case CV_UINT:
+                if (stored.kind == CV_UINT) return stored.u == k.u;
+                return stored.kind == CV_INT && stored.i >= 0 && (uint64_t)stored.i == k.u;
+        case CV_DOUBLE:
+                if (stored.kind == CV_DOUBLE) return stored.d == k.d;
+                if (stored.kind == CV_INT) return k.d >= -9223372036854775808.0 && k.d < 9223372036854775808.0 &&
+                                                  (double)(int64_t)k.d == k.d && (int64_t)k.d == stored.i;
+                if (stored.kind == CV_UINT) return k.d >= 0 && k.d < 18446744073709551616.0 &&
+                                                   (double)(uint64_t)k.d == k.d && (uint64_t)k.d == stored.u;
+                return false;
+        case CV_LIST:
+        case CV_MAP: return false;
+        default: return stored.kind == k.kind && cel_value_equal(stored, k) == 1;
+        }
+}
 
 static void index_insert(cel_map_store *s, size_t i) {
         size_t mask = s->n_index - 1, h = key_hash(s->keys[i]) & mask;
