@@ -486,6 +486,9 @@ static int fmt_clause(cel_ctx *c, dp_strbuf *sb, char verb, int prec, cel_value 
                 else
                         return FMT_ERR("error during formatting: %s clause can only be used on doubles, was given %s",
                                        verb == 'f' ? "fixed-point" : "scientific", cel_kind_name(v.kind));
+                /* Go's fmt refuses a precision or width over 10^6 (BADPREC); so do we,
+                 * as an error, rather than build a string that long */
+                if (prec > 1000000) return FMT_ERR("error during formatting: precision %d too large", prec);
                 if (verb == 'f') fmt_fixed(sb, d, prec < 0 ? 6 : prec);
                 else fmt_sci(sb, d, prec < 0 ? 6 : prec);
                 return 0;

@@ -60,12 +60,14 @@ int main(int argc, char **argv) {
                                 dp_cel_result res;
                                 if (s->devices[j].n_attributes > 64 || s->devices[j].n_capacity > 64 ||
                                     dp_cel_device_from_slice(s, &s->devices[j], attrs, caps, &dev) < 0) {
-                                        fprintf(stderr, "cel-diff-eval: device %s: too many attributes\n", s->devices[j].name);
+                                        fprintf(stderr, "cel-diff-eval: device %s: too many attributes\n",
+                                                s->devices[j].name);
                                         return 2;
                                 }
                                 if (dp_cel_eval(prog, &dev, &res, &err) < 0) {
                                         putchar('E');
-                                        if (!first_err[0]) snprintf(first_err, sizeof first_err, "%s", dp_error_msg(&err));
+                                        if (!first_err[0])
+                                                snprintf(first_err, sizeof first_err, "%s", dp_error_msg(&err));
                                 } else
                                         putchar(res.matches ? 'T' : 'F');
                         }
