@@ -86,7 +86,10 @@ typedef struct cel_type {
         const char *name;            /* CT_PARAM, CT_MESSAGE */
 } cel_type;
 
-extern const cel_type cel_t_dyn, cel_t_error, cel_t_null, cel_t_bool, cel_t_int, cel_t_uint, cel_t_double,
+/* cel_t_any: google.protobuf.Any, the type of DRA attribute values without
+ * DRAListTypeAttributes; a CT_DYN to every rule but the ones upstream applies
+ * to Any alone (result type, comprehension range, literals, format). */
+extern const cel_type cel_t_dyn, cel_t_any, cel_t_error, cel_t_null, cel_t_bool, cel_t_int, cel_t_uint, cel_t_double,
         cel_t_string, cel_t_bytes, cel_t_quantity, cel_t_semver, cel_t_ip, cel_t_cidr, cel_t_url, cel_t_device,
         cel_t_timestamp, cel_t_duration;
 void cel_type_format(dp_strbuf *sb, const cel_type *t);
@@ -225,13 +228,25 @@ cel_value cel_list_concat(cel_ctx *c, const cel_list *a, const cel_list *b);
 cel_map *cel_map_new(cel_ctx *c, size_t cap);
 /* 0, -EEXIST (duplicate key), -ENOMEM */
 int cel_map_put(cel_ctx *c, cel_map *m, cel_value k, cel_value v);
+/* put, or replace the value of an equal key (map literals, as upstream) */
+int cel_map_set(cel_ctx *c, cel_map *m, cel_value k, cel_value v);
+
+/* strings.c: the format() clause at p[0] == '%' (not "%%", p + 1 < end):
+ * its length, precision (-1: none) and verb; -1 with *msg as upstream words
+ * the parse error. Shared by the evaluator and the checker's validation. */
+int cel_format_clause(const char *p, const char *end, size_t *ret_len, int *ret_prec, char *ret_verb, const char **msg);
 /* NULL when missing. Numeric keys compare by value across int/uint/double. */
 const cel_value *cel_map_get(const cel_map *m, cel_value k);
 static inline size_t cel_map_size(const cel_map *m) { return m ? m->n : 0; }
 cel_value cel_map_value(const cel_map *m);
 
-/* equality: 1 equal, 0 not equal, <0 error (no overload) */
+/* equality: 1 equal, 0 not equal, <0 error (no overload). cel_value_equal
+ * is cel-go's types.Equal (`==`), cel_value_equal_lhs its lhs.Equal (`in`,
+ * distinct, indexOf): see value.c. */
 int cel_value_equal(cel_value a, cel_value b);
+int cel_value_equal_lhs(cel_value a, cel_value b);
+/* k8s.c: a Quantity made by add()/sub() (a pointer upstream) */
+bool cel_quantity_is_ptr(cel_value v);
 /* ordering of comparable values: -1/0/1, -2 not comparable */
 int cel_value_compare(cel_value a, cel_value b);
 const cel_type *cel_value_type(cel_ctx *c, cel_value v);
@@ -336,6 +351,11 @@ typedef enum {
         COST_EQ,        /* equality: min size of operands * 0.1 for strings */
         COST_INT0,      /* the value of int argument 0 (lists.range builds that many) */
         COST_STR0X2,    /* ceil(0.2 * size(arg0)): split traverses and builds */
+        /* cel-go lists extension v3 trackers: 1 (call) + 10 (list creation) plus */
+        COST_SELFCMP0,  /* 2 * n^2 for list arg 0 (2.1 for strings/bytes): sort, distinct */
+        COST_SELFCMP1,  /* the same for list arg 1: sortBy's keys */
+        COST_LISTOUT,   /* the result's size: reverse, slice, lists.range */
+        COST_FLATTEN,   /* depth * size(arg0) */
 } cel_cost_kind;
 
 typedef struct cel_overload {
@@ -381,6 +401,7 @@ typedef struct cel_env {
         bool homogeneous_literals;
         bool cross_type_numeric; /* checker accepts 1 < 2.0 */
         bool device_multi_alloc; /* device.allowMultipleAllocations declared */
+        bool list_type_attributes; /* attribute values are dyn, not any */
         const char *container;
 } cel_env;
 

@@ -27,8 +27,11 @@ static void dra_env(const dp_cel_options *o, cel_env *env) {
         memset(env, 0, sizeof(*env));
         env->vars = dra_vars;
         env->n_vars = ELEMENTSOF(dra_vars);
+        /* includes() is declared whether or not DRAListTypeAttributes is on:
+         * the scheduler's compile (cel.NewCache) accepts it either way */
         env->libs = CEL_LIB_STD | CEL_LIB_STRINGS | CEL_LIB_SETS | CEL_LIB_LISTS_EXT | CEL_LIB_K8S | CEL_LIB_OPTIONAL |
-                    (o->list_type_attributes ? CEL_LIB_INCLUDES : 0);
+                    CEL_LIB_INCLUDES;
+        env->list_type_attributes = o->list_type_attributes;
         env->homogeneous_literals = true;
         env->cross_type_numeric = true;
         env->device_multi_alloc = o->consumable_capacity;
@@ -40,6 +43,56 @@ dp_cel_program *dp_cel_program_free(dp_cel_program *p) {
         free(p->expr);
         free(p);
         return NULL;
+}
+
+/* cel-go evaluates a type conversion of a constant while it builds the
+ * program (int('x'), uint(-1), double('1e400'), dyn(...) of a constant), so
+ * a failing one is a compile error ("program instantiation failed") upstream
+ * even where it would never run; we follow that (docs/cel.md). Folded calls
+ * become constants, so conversions of them fold too. */
+static bool is_conversion(const char *fn) {
+        return streq(fn, "int") || streq(fn, "uint") || streq(fn, "double") || streq(fn, "bool") ||
+               streq(fn, "string") || streq(fn, "bytes") || streq(fn, "dyn");
+}
+
+static int fold_conversions(cel_ast *ast, cel_expr *e, dp_error *err) {
+        int r = 0;
+        switch (e->kind) {
+        case CE_SELECT: return fold_conversions(ast, e->sel.operand, err);
+        case CE_LIST:
+                for (size_t i = 0; i < e->list.n && r >= 0; i++) r = fold_conversions(ast, e->list.elems[i], err);
+                return r;
+        case CE_MAP:
+        case CE_STRUCT:
+                for (size_t i = 0; i < e->map.n && r >= 0; i++) {
+                        if (e->map.entries[i].key) r = fold_conversions(ast, e->map.entries[i].key, err);
+                        if (r >= 0) r = fold_conversions(ast, e->map.entries[i].value, err);
+                }
+                return r;
+        case CE_COMPREHENSION: {
+                cel_expr *parts[] = {e->comp.range, e->comp.accu_init, e->comp.cond, e->comp.step, e->comp.result};
+                for (size_t i = 0; i < ELEMENTSOF(parts) && r >= 0; i++) r = fold_conversions(ast, parts[i], err);
+                return r;
+        }
+        case CE_CALL:
+                if (e->call.target) r = fold_conversions(ast, e->call.target, err);
+                for (size_t i = 0; i < e->call.nargs && r >= 0; i++) r = fold_conversions(ast, e->call.args[i], err);
+                if (r < 0 || e->call.target || e->call.nargs != 1 || e->call.args[0]->kind != CE_CONST ||
+                    !is_conversion(e->call.fn))
+                        return r;
+                break;
+        default: return 0;
+        }
+        cel_value v = e->call.args[0]->c;
+        if (!streq(e->call.fn, "dyn")) {
+                cel_ctx c = {.arena = &ast->arena, .cost_limit = UINT64_MAX};
+                v = cel_call_overload(&c, e->call.fn, &v, 1);
+                if (c.fatal || ast->arena.failed) return dp_error_set(err, -ENOMEM, "out of memory");
+                if (v.kind == CV_ERROR) return dp_error_set(err, -EINVAL, "program instantiation failed: %s", v.err);
+        }
+        e->kind = CE_CONST;
+        e->c = v;
+        return 0;
 }
 
 int dp_cel_compile(const char *expr, const dp_cel_options *opts, dp_cel_program **ret, dp_error *err) {
@@ -70,7 +123,9 @@ int dp_cel_compile(const char *expr, const dp_cel_options *opts, dp_cel_program 
         r = cel_plan(&p->ast, &env, err);
         const cel_type *t = NULL;
         if (r >= 0) r = cel_check(&p->ast, &env, &t, err);
-        if (r >= 0 && t && t->kind != CT_BOOL && t->kind != CT_DYN) {
+        bool checked = r >= 0;
+        /* bool or the attribute type: any, or dyn with DRAListTypeAttributes */
+        if (r >= 0 && t && t->kind != CT_BOOL && t != &cel_t_any && !(t->kind == CT_DYN && o.list_type_attributes)) {
                 dp_strbuf sb = DP_STRBUF_INIT;
                 cel_type_format(&sb, t);
                 if (dp_strbuf_failed(&sb))
@@ -88,6 +143,7 @@ int dp_cel_compile(const char *expr, const dp_cel_options *opts, dp_cel_program 
                                          (unsigned long long)p->estimated_cost,
                                          (double)p->estimated_cost / (double)o.cost_limit);
         }
+        if (r >= 0 && checked) r = fold_conversions(&p->ast, p->ast.root, err);
         if (r < 0) {
                 dp_cel_program_free(p);
                 return r;

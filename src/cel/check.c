@@ -17,6 +17,7 @@ typedef struct checker {
         dp_strbuf msgs;
         int nerr;
         bool oom;
+        int in_format; /* inside a format() call: literals exempt from the homogeneity check */
 } checker;
 
 typedef struct tscope {
@@ -127,24 +128,27 @@ static bool is_dyn(const cel_type *t) { return !t || t->kind == CT_DYN || t->kin
 /* The type of an unconstrained parameter ([] elements, optional.none()):
  * prints as dyn, but gives way to anything more specific when joined. */
 static const cel_type t_free = {CT_DYN, {NULL, NULL}, "free"};
-static bool is_free(const cel_type *t) { return t && t->kind == CT_DYN && t->name; }
+static bool is_free(const cel_type *t) { return t == &t_free; }
 
 static const cel_type *subst(checker *k, const cel_type *t, const binding *bd);
 
 static bool unify(const cel_type *sig, const cel_type *arg, binding *bd) {
+        /* cel-go binds a type parameter to the most general type it meets:
+         * dyn (or any) once seen stays, so optional(any).orValue(T) is any */
         if (sig && sig->kind == CT_PARAM && arg && arg->kind == CT_DYN && !is_free(arg)) {
                 const cel_type **slot = sig->name[0] == 'A' ? &bd->a : &bd->b;
-                if (!*slot || is_free(*slot)) *slot = arg;
+                *slot = arg;
                 return true;
         }
         if (!sig || is_dyn(arg)) return true;
         if (sig->kind == CT_DYN) return true;
         if (sig->kind == CT_PARAM) {
                 const cel_type **slot = sig->name[0] == 'A' ? &bd->a : &bd->b;
-                if (!*slot || is_dyn(*slot)) {
+                if (!*slot || is_free(*slot)) {
                         *slot = arg;
                         return true;
                 }
+                if (is_dyn(*slot)) return true;
                 /* already bound: must agree (dyn inside is fine) */
                 return unify(*slot, arg, bd);
         }
@@ -191,10 +195,36 @@ static bool type_eq(const cel_type *a, const cel_type *b) {
         }
 }
 
+/* cel-go's IsEquivalentType, as the homogeneous-literal validator uses it:
+ * dyn, any and each concrete type are all different; only a parameter the
+ * checker left unbound ([] or optional.none()) matches anything. */
+static bool type_exact(const cel_type *a, const cel_type *b) {
+        if (is_free(a) || is_free(b)) return true;
+        if (!a || !b) return !a && !b;
+        if (a->kind == CT_PARAM || b->kind == CT_PARAM) return true;
+        if (a->kind != b->kind) return false;
+        if (a->kind == CT_DYN) return (a == &cel_t_any) == (b == &cel_t_any);
+        switch (a->kind) {
+        case CT_LIST:
+        case CT_OPTIONAL: return type_exact(a->p[0], b->p[0]);
+        case CT_TYPE: return (!a->p[0] && !b->p[0]) || (a->p[0] && b->p[0] && type_exact(a->p[0], b->p[0]));
+        case CT_MAP: return type_exact(a->p[0], b->p[0]) && type_exact(a->p[1], b->p[1]);
+        case CT_MESSAGE: return streq(a->name, b->name);
+        default: return true;
+        }
+}
+
+/* Kubernetes declares its own types as object types, to which null is assignable */
+static bool nullable(const cel_type *t) {
+        return t->kind == CT_QUANTITY || t->kind == CT_SEMVER || t->kind == CT_IP || t->kind == CT_CIDR ||
+               t->kind == CT_URL;
+}
+
 /* assignable either way (dyn anywhere inside matches) */
 static bool compatible(const cel_type *a, const cel_type *b) {
         if (is_dyn(a) || is_dyn(b)) return true;
         if (a->kind == CT_PARAM || b->kind == CT_PARAM) return true;
+        if ((a->kind == CT_NULL && nullable(b)) || (b->kind == CT_NULL && nullable(a))) return true;
         if (a->kind != b->kind) return false;
         switch (a->kind) {
         case CT_LIST:
@@ -212,8 +242,9 @@ static const cel_type *join(checker *k, const cel_type *a, const cel_type *b) {
         if (is_free(b)) return a;
         if (a && b && a->kind == CT_NULL && b->kind == CT_OPTIONAL) return b;
         if (a && b && b->kind == CT_NULL && a->kind == CT_OPTIONAL) return a;
-        if (is_dyn(a)) return b && !is_dyn(b) ? &cel_t_dyn : a;
-        if (is_dyn(b)) return &cel_t_dyn;
+        /* the most general wins, as cel-go binds type parameters: any stays any */
+        if (is_dyn(a)) return a ? a : &cel_t_dyn;
+        if (is_dyn(b)) return b ? b : &cel_t_dyn;
         if (type_eq(a, b)) return a;
         if (a->kind == b->kind && (a->kind == CT_LIST || a->kind == CT_OPTIONAL))
                 return mk(k, a->kind, join(k, a->p[0], b->p[0]), NULL);
@@ -251,8 +282,12 @@ static const cel_type *lookup(const tscope *s, const char *n) {
 static const cel_type *device_field(checker *k, const char *f) {
         static const cel_type qty_inner = {CT_MAP, {&cel_t_string, &cel_t_quantity}, NULL};
         static const cel_type cap = {CT_MAP, {&cel_t_string, &qty_inner}, NULL};
-        static const cel_type attr_inner = {CT_MAP, {&cel_t_string, &cel_t_dyn}, NULL};
+        /* attribute values are `any` upstream, `dyn` with DRAListTypeAttributes */
+        static const cel_type attr_inner = {CT_MAP, {&cel_t_string, &cel_t_any}, NULL};
         static const cel_type attrs = {CT_MAP, {&cel_t_string, &attr_inner}, NULL};
+        static const cel_type attr_inner_dyn = {CT_MAP, {&cel_t_string, &cel_t_dyn}, NULL};
+        static const cel_type attrs_dyn = {CT_MAP, {&cel_t_string, &attr_inner_dyn}, NULL};
+        if (streq(f, "attributes") && k->env->list_type_attributes) return &attrs_dyn;
         if (streq(f, "driver")) return &cel_t_string;
         if (streq(f, "attributes")) return &attrs;
         if (streq(f, "capacity")) return &cap;
@@ -346,10 +381,8 @@ static CEL_NOINLINE const cel_type *check_call_special(checker *k, cel_expr *e, 
                 else if (c->kind == CT_LIST) {
                         if (is_dyn(at[1]) || at[1]->kind == CT_INT) r = c->p[0];
                 } else if (c->kind == CT_MAP) {
-                        if (compatible(c->p[0], at[1]) ||
-                            ((at[1]->kind == CT_INT || at[1]->kind == CT_UINT || at[1]->kind == CT_DOUBLE) &&
-                             (c->p[0]->kind == CT_INT || c->p[0]->kind == CT_UINT || c->p[0]->kind == CT_DOUBLE)))
-                                r = c->p[1];
+                        /* map(K, V)[K]: the key's type, or dyn (no numeric conversion) */
+                        if (compatible(c->p[0], at[1])) r = c->p[1];
                 }
                 if (!r) {
                         cerr(k, e->pos, "found no matching overload for '%s' applied to '(%s, %s)'", fn,
@@ -358,7 +391,14 @@ static CEL_NOINLINE const cel_type *check_call_special(checker *k, cel_expr *e, 
                 }
                 return wrap ? mk(k, CT_OPTIONAL, r, NULL) : r;
         }
-        if (streq(fn, "cel.@mapInsert")) return at[0];
+        if (streq(fn, "cel.@mapInsert")) {
+                /* transformMap's step: the map gains the range's key and the new value's type */
+                if (is_dyn(at[0]) || at[0]->kind != CT_MAP) return at[0];
+                if (e->call.nargs == 3) return mk(k, CT_MAP, join(k, at[0]->p[0], at[1]), join(k, at[0]->p[1], at[2]));
+                if (e->call.nargs == 2 && !is_dyn(at[1]) && at[1]->kind == CT_MAP)
+                        return mk(k, CT_MAP, join(k, at[0]->p[0], at[1]->p[0]), join(k, at[0]->p[1], at[1]->p[1]));
+                return at[0];
+        }
         *handled = false;
         return NULL;
 }
@@ -394,6 +434,7 @@ static CEL_NOINLINE void check_regex_literal(checker *k, const cel_expr *e) {
 }
 
 static const cel_type *resolve_call(checker *k, cel_expr *e, const cel_type **at, size_t n);
+static void check_format(checker *k, const cel_expr *e);
 
 static const cel_type *check_call(checker *k, cel_expr *e, const tscope *s) {
         check_regex_literal(k, e);
@@ -408,19 +449,171 @@ static const cel_type *check_call(checker *k, cel_expr *e, const tscope *s) {
         }
         size_t i = 0;
         bool bad = false;
+        /* cel-go exempts every literal under a format() call from the
+         * homogeneous-literal check (HomogeneousAggregateLiteralExemptFunctions) */
+        bool fmt = streq(e->call.fn, "format");
+        if (fmt) k->in_format++;
         if (e->call.target) at[i++] = check(k, e->call.target, s);
         for (size_t j = 0; j < e->call.nargs; j++) at[i++] = check(k, e->call.args[j], s);
+        if (fmt) k->in_format--;
         for (i = 0; i < n; i++)
                 if (at[i]->kind == CT_ERROR) bad = true;
         if (bad) return &cel_t_error;
-        return resolve_call(k, e, at, n);
+        const cel_type *r = resolve_call(k, e, at, n);
+        if (fmt && r->kind != CT_ERROR && e->call.target) check_format(k, e);
+        return r;
 }
 
 /* The call's type from its argument types: the operators the checker knows,
  * then the overload candidates planning found. */
+/* ---- format() validation (cel-go's stringFormatValidator) ----
+ * For a literal format string applied to a list literal: the clauses parse,
+ * there are enough arguments and not too many, and each argument's static
+ * type suits its clause. A dyn argument always suits; `any` (attribute
+ * values without DRAListTypeAttributes), Quantity, Semver, optional never. */
+static bool fmt_kind_ok(const cel_type *t, const char *kinds) {
+        if (t == &cel_t_dyn) return true;
+        if (!t || t == &cel_t_any || t->kind == CT_DYN) return false;
+        static const struct {
+                cel_type_kind kind;
+                char code;
+        } codes[] = {{CT_INT, 'i'}, {CT_UINT, 'u'}, {CT_DOUBLE, 'd'}, {CT_BOOL, 'b'}, {CT_STRING, 's'},
+                     {CT_BYTES, 'y'}, {CT_LIST, 'l'}, {CT_MAP, 'm'}, {CT_NULL, 'n'}, {CT_TYPE, 't'},
+                     {CT_TIMESTAMP, 'T'}, {CT_DURATION, 'D'}};
+        for (size_t i = 0; i < ELEMENTSOF(codes); i++)
+                if (codes[i].kind == t->kind) return strchr(kinds, codes[i].code) != NULL;
+        return false;
+}
+
+/* verifyString: the argument and, inside list and map literals, every element */
+static const cel_expr *fmt_bad_string(const cel_expr *a) {
+        if (!fmt_kind_ok(a->type, "iudbsylmntTD")) return a;
+        if (a->kind == CE_LIST)
+                for (size_t i = 0; i < a->list.n; i++) {
+                        const cel_expr *b = fmt_bad_string(a->list.elems[i]);
+                        if (b) return b;
+                }
+        if (a->kind == CE_MAP)
+                for (size_t i = 0; i < a->map.n; i++) {
+                        const cel_expr *b = fmt_bad_string(a->map.entries[i].key);
+                        if (!b) b = fmt_bad_string(a->map.entries[i].value);
+                        if (b) return b;
+                }
+        return NULL;
+}
+
+static CEL_NOINLINE void check_format(checker *k, const cel_expr *e) {
+        const cel_expr *t = e->call.target, *l = e->call.args[0];
+        if (!t || t->kind != CE_CONST || t->c.kind != CV_STRING || e->call.nargs != 1 || l->kind != CE_LIST) return;
+        const char *p = t->c.s.p, *end = p + t->c.s.n;
+        size_t ai = 0;
+        char b1[128];
+        while (p < end) {
+                if (*p != '%') {
+                        p++;
+                        continue;
+                }
+                if (p + 1 < end && p[1] == '%') {
+                        p += 2;
+                        continue;
+                }
+                if (p + 1 >= end) {
+                        cerr(k, e->pos, "unexpected end of string");
+                        return;
+                }
+                if (ai >= l->list.n) {
+                        cerr(k, e->pos, "index %zu out of range", ai);
+                        return;
+                }
+                size_t len;
+                int prec;
+                char verb;
+                const char *msg;
+                if (cel_format_clause(p, end, &len, &prec, &verb, &msg) < 0) {
+                        cerr(k, e->pos, "%s", msg);
+                        return;
+                }
+                const cel_expr *a = l->list.elems[ai++], *bad = NULL;
+                const char *what = NULL;
+                switch (verb) {
+                case 's':
+                        bad = fmt_bad_string(a);
+                        what = "string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, types, durations, and timestamps";
+                        break;
+                case 'd':
+                        if (!fmt_kind_ok(a->type, "iu")) bad = a;
+                        what = "decimal clause can only be used on integers";
+                        break;
+                case 'f':
+                case 'e':
+                        if (!fmt_kind_ok(a->type, "ds")) bad = a;
+                        what = verb == 'f' ? "fixed-point clause can only be used on doubles"
+                                           : "scientific clause can only be used on doubles";
+                        break;
+                case 'b':
+                        if (!fmt_kind_ok(a->type, "iub")) bad = a;
+                        what = "only integers and bools can be formatted as binary";
+                        break;
+                case 'o':
+                        if (!fmt_kind_ok(a->type, "iu")) bad = a;
+                        what = "octal clause can only be used on integers";
+                        break;
+                default:
+                        if (!fmt_kind_ok(a->type, "iusy")) bad = a;
+                        what = "only integers, byte buffers, and strings can be formatted as hex";
+                }
+                if (bad) {
+                        const cel_type *bt = bad->type;
+                        cerr(k, bad->pos, "error during formatting: %s, was given %s", what,
+                             bt == &cel_t_any ? "google.protobuf.Any" : tname(k, bt, b1, sizeof b1));
+                        return;
+                }
+                p += len;
+        }
+        if (l->list.n > ai)
+                cerr(k, e->pos, "too many arguments supplied to string.format (expected %zu, got %zu)", ai, l->list.n);
+}
+
+/* The element types cel-go declares sort, sortBy's keys, isSorted, min and
+ * max for (comparableTypes), and sum (summableTypes): a list of anything
+ * else matches no overload. */
+static bool elem_ok(const cel_type *l, bool sum) {
+        if (is_dyn(l) || l->kind == CT_PARAM) return true;
+        if (l->kind != CT_LIST) return true; /* the signature rejects it */
+        const cel_type *t = l->p[0];
+        if (is_dyn(t) || t->kind == CT_PARAM) return true;
+        switch (t->kind) {
+        case CT_INT:
+        case CT_UINT:
+        case CT_DOUBLE:
+        case CT_DURATION:
+        case CT_NULL: return true; /* null is assignable to duration (and timestamp) */
+        case CT_BOOL:
+        case CT_STRING:
+        case CT_BYTES:
+        case CT_TIMESTAMP: return !sum;
+        default: return false;
+        }
+}
+
 static CEL_NOINLINE const cel_type *resolve_call(checker *k, cel_expr *e, const cel_type **at, size_t n) {
         size_t i;
         bool handled;
+        const char *fn = e->call.fn;
+        if (e->call.target && e->call.ncands &&
+            (((streq(fn, "sort") || streq(fn, "isSorted") || streq(fn, "min") || streq(fn, "max") || streq(fn, "sum")) &&
+              n == 1 && !elem_ok(at[0], streq(fn, "sum"))) ||
+             (streq(fn, "@sortByAssociatedKeys") && n == 2 && !elem_ok(at[1], false)))) {
+                dp_strbuf sb = DP_STRBUF_INIT;
+                cel_type_format(&sb, at[0]);
+                dp_strbuf_puts(&sb, ".(");
+                if (n == 2) cel_type_format(&sb, at[1]);
+                dp_strbuf_putc(&sb, ')');
+                if (dp_strbuf_failed(&sb)) k->oom = true;
+                cerr(k, e->pos, "found no matching overload for '%s' applied to '%s'", fn, dp_strbuf_str(&sb));
+                dp_strbuf_done(&sb);
+                return &cel_t_error;
+        }
         const cel_type *r = check_call_special(k, e, e->call.target ? at + 1 : at, &handled);
         if (handled) return r;
         if (!e->call.ncands) {
@@ -460,6 +653,14 @@ static CEL_NOINLINE const cel_type *resolve_call(checker *k, cel_expr *e, const 
                 dp_strbuf_done(&sb);
                 return &cel_t_error;
         }
+        /* sort() is one overload per comparable element type upstream: a list
+         * of dyn (or a dyn) matches them all, and their results join to dyn */
+        if (streq(fn, "sort") && e->call.target && n == 1 &&
+            (is_dyn(at[0]) || (at[0]->kind == CT_LIST && is_dyn(at[0]->p[0]) && !is_free(at[0]->p[0]))))
+                return &cel_t_dyn;
+        /* an unbound element type takes the first overload's: [].sort() is list(int) */
+        if (streq(fn, "sort") && e->call.target && n == 1 && at[0]->kind == CT_LIST && is_free(at[0]->p[0]))
+                return mk(k, CT_LIST, &cel_t_int, NULL);
         return result;
 }
 
@@ -530,8 +731,8 @@ static CEL_NOINLINE const cel_type *check_select(checker *k, cel_expr *e, const 
 
 static CEL_NOINLINE const cel_type *check_list(checker *k, cel_expr *e, const tscope *s) {
         const cel_type *t = &cel_t_dyn;
-        const cel_type *el = NULL;
-        bool bad = false;
+        const cel_type *el = NULL, *first = NULL;
+        bool bad = false, mismatch = false;
         for (size_t i = 0; i < e->list.n; i++) {
                 const cel_type *x = check(k, e->list.elems[i], s);
                 if (x->kind == CT_ERROR) {
@@ -547,14 +748,13 @@ static CEL_NOINLINE const cel_type *check_list(checker *k, cel_expr *e, const ts
                         }
                         if (!is_dyn(x)) x = x->p[0];
                 }
-                if (!el) el = x;
-                else if (!type_eq(el, x)) {
-                        if (k->env->homogeneous_literals && !is_dyn(el) && !is_dyn(x) && !compatible(el, x)) {
-                                type_error(k, e->list.elems[i]->pos, "expected type '", el, "' but found '", x, "'");
-                                bad = true;
-                        }
-                        el = join(k, el, x);
+                if (!first) first = x;
+                else if (k->env->homogeneous_literals && !k->in_format && !mismatch && !type_exact(first, x)) {
+                        type_error(k, e->list.elems[i]->pos, "expected type '", first, "' but found '", x, "'");
+                        bad = mismatch = true;
                 }
+                if (!el) el = x;
+                else if (!type_eq(el, x)) el = join(k, el, x);
         }
         t = bad ? &cel_t_error : mk(k, CT_LIST, el ? el : &t_free, NULL);
         return t;
@@ -562,8 +762,8 @@ static CEL_NOINLINE const cel_type *check_list(checker *k, cel_expr *e, const ts
 
 static CEL_NOINLINE const cel_type *check_map(checker *k, cel_expr *e, const tscope *s) {
         const cel_type *t = &cel_t_dyn;
-        const cel_type *kt = NULL, *vt = NULL;
-        bool bad = false;
+        const cel_type *kt = NULL, *vt = NULL, *k0 = NULL, *v0 = NULL;
+        bool bad = false, kmis = false, vmis = false;
         for (size_t i = 0; i < e->map.n; i++) {
                 const cel_type *x = check(k, e->map.entries[i].key, s);
                 const cel_type *y = check(k, e->map.entries[i].value, s);
@@ -571,12 +771,7 @@ static CEL_NOINLINE const cel_type *check_map(checker *k, cel_expr *e, const tsc
                         bad = true;
                         continue;
                 }
-                if (!is_dyn(x) && x->kind != CT_STRING && x->kind != CT_INT && x->kind != CT_UINT &&
-                    x->kind != CT_BOOL) {
-                        type_error(k, e->map.entries[i].key->pos, "unsupported map key type: ", x, "", NULL, "");
-                        bad = true;
-                        continue;
-                }
+                /* cel-go's checker takes any key type (docs/cel.md: double keys) */
                 if (e->map.entries[i].optional && !is_dyn(y)) {
                         if (y->kind != CT_OPTIONAL) {
                                 type_error(k, e->map.entries[i].value->pos, "expected type 'optional_type' but found '",
@@ -587,18 +782,18 @@ static CEL_NOINLINE const cel_type *check_map(checker *k, cel_expr *e, const tsc
                         y = y->p[0];
                 }
                 if (!kt) {
-                        kt = x;
-                        vt = y;
+                        kt = k0 = x;
+                        vt = v0 = y;
                         continue;
                 }
-                if (k->env->homogeneous_literals) {
-                        if (!compatible(kt, x)) {
-                                type_error(k, e->map.entries[i].key->pos, "expected type '", kt, "' but found '", x, "'");
-                                bad = true;
+                if (k->env->homogeneous_literals && !k->in_format) {
+                        if (!kmis && !type_exact(k0, x)) {
+                                type_error(k, e->map.entries[i].key->pos, "expected type '", k0, "' but found '", x, "'");
+                                bad = kmis = true;
                         }
-                        if (!compatible(vt, y)) {
-                                type_error(k, e->map.entries[i].value->pos, "expected type '", vt, "' but found '", y, "'");
-                                bad = true;
+                        if (!vmis && !type_exact(v0, y)) {
+                                type_error(k, e->map.entries[i].value->pos, "expected type '", v0, "' but found '", y, "'");
+                                bad = vmis = true;
                         }
                 }
                 kt = join(k, kt, x);
@@ -625,7 +820,11 @@ static CEL_NOINLINE const cel_type *check_comp(checker *k, cel_expr *e, const ts
                 return t;
         }
         const cel_type *v1 = &cel_t_dyn, *v2 = &cel_t_dyn;
-        if (is_dyn(rt)) {
+        if (rt == &cel_t_any) {
+                type_error(k, e->comp.range->pos, "expression of type '", rt,
+                           "' cannot be range of a comprehension (must be list, map, or dynamic)", NULL, "");
+                return &cel_t_error;
+        } else if (is_dyn(rt)) {
         } else if (rt->kind == CT_LIST) {
                 if (e->comp.iter_var2) {
                         v1 = &cel_t_int;

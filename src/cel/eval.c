@@ -392,6 +392,23 @@ static uint64_t call_cost(const cel_overload *o, const cel_value *a, size_t n) {
         case COST_EQ: return (uint64_t)cel_ceil01(DP_MIN(vsize(a[0]), vsize(a[1])));
         case COST_STR0X2: return (uint64_t)ceil((double)vsize(a[0]) * 0.2);
         case COST_INT0: return a[0].kind == CV_INT && a[0].i > 0 ? (uint64_t)a[0].i : 1;
+        case COST_SELFCMP0:
+        case COST_SELFCMP1: {
+                cel_value l = a[o->cost == COST_SELFCMP0 ? 0 : 1];
+                if (l.kind != CV_LIST) return 11;
+                double sz = (double)l.l->n, f = 2.0;
+                if (l.l->n && (cel_list_at(l.l, 0).kind == CV_STRING || cel_list_at(l.l, 0).kind == CV_BYTES)) f += 0.1;
+                return (uint64_t)(sz * sz * f) + 11;
+        }
+        case COST_LISTOUT:
+                if (n == 1 && a[0].kind == CV_INT) return (a[0].i > 0 ? (uint64_t)a[0].i : 0) + 11; /* lists.range */
+                if (n == 3 && a[1].kind == CV_INT && a[2].kind == CV_INT && a[2].i >= a[1].i && a[1].i >= 0)
+                        return (uint64_t)(a[2].i - a[1].i) + 11; /* slice */
+                return vsize(a[0]) + 11;
+        case COST_FLATTEN: {
+                uint64_t depth = n > 1 && a[1].kind == CV_INT ? (a[1].i > 0 ? (uint64_t)a[1].i : 0) : 1;
+                return depth * vsize(a[0]) + 11;
+        }
         default: return 1;
         }
 }
@@ -439,6 +456,12 @@ static cel_value eval_call(cel_ctx *c, const cel_expr *e, const frame *f) {
                         if (cond.kind != CV_BOOL) return cel_no_overload(c, "_?_:_");
                         return eval(c, e->call.args[cond.b ? 1 : 2], f);
                 }
+                /* cel-go plans `x in []` (an empty list literal) as false: x is not evaluated */
+                if (e->call.op == CEL_OP_IN && e->call.nargs == 2 && e->call.args[1]->kind == CE_LIST &&
+                    e->call.args[1]->list.n == 0) {
+                        if (!charge(c, 1)) return fatal_val();
+                        return cel_bool(false);
+                }
                 if (e->call.op == CEL_OP_NOT_STRICTLY_FALSE) {
                         cel_value v = eval(c, e->call.args[0], f);
                         if (c->fatal) return fatal_val();
@@ -481,14 +504,15 @@ static CEL_NOINLINE cel_value apply_call(cel_ctx *c, const cel_expr *e, const ce
                 if (e->call.op == CEL_OP_EQ || e->call.op == CEL_OP_NE) {
                         if (!charge(c, (uint64_t)cel_ceil01(DP_MIN(vsize(args[0]), vsize(args[1]))))) return fatal_val();
                         int r = cel_value_equal(args[0], args[1]);
-                        if (r < 0) return cel_no_overload(c, fn);
+                        /* cel-go: `==` fails where Equal fails, `!=` is "not True" */
+                        if (r < 0 && e->call.op == CEL_OP_EQ) return cel_no_overload(c, fn);
                         return cel_bool(e->call.op == CEL_OP_EQ ? r == 1 : r != 1);
                 }
                 if (e->call.op == CEL_OP_IN) {
                         if (args[1].kind == CV_LIST) {
                                 if (!charge(c, args[1].l->n)) return fatal_val();
                                 for (size_t i = 0; i < args[1].l->n; i++)
-                                        if (cel_value_equal(args[0], cel_list_at(args[1].l, i)) == 1) return cel_bool(true);
+                                        if (cel_value_equal_lhs(args[0], cel_list_at(args[1].l, i)) == 1) return cel_bool(true);
                                 return cel_bool(false);
                         }
                         if (args[1].kind == CV_MAP) {
@@ -560,23 +584,15 @@ static cel_value eval_map(cel_ctx *c, const cel_expr *e, const frame *f) {
                 cel_value v = eval(c, e->map.entries[i].value, f);
                 if (c->fatal) return fatal_val();
                 if (cel_is_err(v)) return v;
-                if (k.kind != CV_STRING && k.kind != CV_INT && k.kind != CV_UINT && k.kind != CV_BOOL)
-                        return cel_error(c, "unsupported key type: %s", cel_kind_name(k.kind));
+                /* upstream takes any key (docs/cel.md) */
                 if (e->map.entries[i].optional) {
                         if (v.kind != CV_OPTIONAL) return cel_error(c, "cannot initialize optional entry from non-optional value");
                         if (!v.opt) continue;
                         v = *v.opt;
                 }
-                int r = cel_map_put(c, m, k, v);
-                if (r == -EEXIST) {
-                        dp_strbuf sb = DP_STRBUF_INIT;
-                        cel_value_format(&sb, k);
-                        cel_value er = dp_strbuf_failed(&sb) ? cel_oom(c)
-                                                             : cel_error(c, "Failed with repeated key: %s", dp_strbuf_str(&sb));
-                        dp_strbuf_done(&sb);
-                        return er;
-                }
-                if (r < 0) return cel_oom(c);
+                /* a repeated key: the later value wins, as in Kubernetes' cel-go
+                 * (the CEL spec says error; docs/cel.md) */
+                if (cel_map_set(c, m, k, v) < 0) return cel_oom(c);
         }
         if (!charge(c, 30)) return fatal_val();
         return cel_map_value(m);

@@ -20,6 +20,7 @@
 typedef struct cel_qty {
         dp_quantity q;
         bool int_form;
+        bool ptr; /* made by add()/sub(): a *Quantity upstream */
 } cel_qty;
 
 /* Kubernetes' fast parse path keeps int64Amount{value, scale} when the
@@ -72,8 +73,11 @@ static cel_value qty_value(cel_ctx *c, const dp_quantity *q, bool int_form) {
         if (!x) return cel_oom(c);
         x->q = *q;
         x->int_form = int_form;
+        x->ptr = false;
         return (cel_value){.kind = CV_QUANTITY, .q = &x->q};
 }
+
+bool cel_quantity_is_ptr(cel_value v) { return ((const cel_qty *)v.q)->ptr; }
 
 cel_value cel_quantity_value(cel_ctx *c, const dp_quantity *q);
 /* A quantity from the API is canonical: an integral value prints without
@@ -128,7 +132,10 @@ static cel_value q_arith(cel_ctx *c, const cel_value *args, bool add) {
         if (e < 0) return cel_error(c, "quantity arithmetic overflow");
         __int128 w = r.nanos / 1000000000;
         bool iform = qty_int(A0) && bint && r.nanos % 1000000000 == 0 && w <= INT64_MAX && w >= INT64_MIN;
-        return qty_value(c, &r, iform);
+        cel_value v = qty_value(c, &r, iform);
+        /* upstream's add/sub return *Quantity: not a right-hand side of == */
+        if (v.kind == CV_QUANTITY) ((cel_qty *)v.q)->ptr = true;
+        return v;
 }
 FN(q_add) { (void)n; return q_arith(c, args, true); }
 FN(q_sub) { (void)n; return q_arith(c, args, false); }
@@ -159,8 +166,9 @@ static bool parse_num(const char *s, size_t n, uint64_t *ret) {
         if (!all_digits(s, n) || (n > 1 && s[0] == '0')) return false;
         uint64_t v = 0;
         for (size_t i = 0; i < n; i++) {
-                if (v > (UINT64_MAX - 9) / 10) return false;
-                v = v * 10 + (uint64_t)(s[i] - '0');
+                unsigned d = (unsigned)(s[i] - '0');
+                if (v > (UINT64_MAX - d) / 10) return false; /* blang: ParseUint, up to 2^64-1 */
+                v = v * 10 + d;
         }
         *ret = v;
         return true;
@@ -352,12 +360,15 @@ FN(find_fn) { return find_impl(c, args, n, false); }
 FN(find_all_fn) { return find_impl(c, args, n, true); }
 
 /* ---- k8s lists ---- */
+/* Kubernetes' isSorted: every element must be comparable; a pair that does
+ * not compare (mixed types, NaN) does not count as out of order. */
 FN(is_sorted) {
         (void)n;
-        for (size_t i = 1; i < A0.l->n; i++) {
-                int r = cel_value_compare(cel_list_at(A0.l, i - 1), cel_list_at(A0.l, i));
-                if (r == -2) return cel_no_overload(c, "isSorted");
-                if (r > 0) return cel_bool(false);
+        for (size_t i = 0; i < A0.l->n; i++) {
+                uint8_t k = cel_list_at(A0.l, i).kind;
+                if (k != CV_INT && k != CV_UINT && k != CV_DOUBLE && k != CV_BOOL && k != CV_STRING && k != CV_BYTES)
+                        return cel_error(c, "no such overload: isSorted(list)");
+                if (i && cel_value_compare(cel_list_at(A0.l, i - 1), cel_list_at(A0.l, i)) == 1) return cel_bool(false);
         }
         return cel_bool(true);
 }

@@ -59,7 +59,7 @@ FN(distinct) {
         for (size_t i = 0; i < A0.l->n; i++) {
                 cel_value v = cel_list_at(A0.l, i);
                 bool seen = false;
-                for (size_t j = 0; j < l->n && !seen; j++) seen = cel_value_equal(cel_list_at(l, j), v) == 1;
+                for (size_t j = 0; j < l->n && !seen; j++) seen = cel_value_equal_lhs(v, cel_list_at(l, j)) == 1;
                 if (!seen && cel_list_push(c, l, v) < 0) return cel_oom(c);
         }
         return cel_list_value(l);
@@ -72,29 +72,53 @@ FN(list_reverse) {
                 if (cel_list_push(c, l, cel_list_at(A0.l, i - 1)) < 0) return cel_oom(c);
         return cel_list_value(l);
 }
-FN(list_sort) {
-        (void)n;
-        size_t m = A0.l->n;
-        cel_list *l = cel_list_new(c, m);
-        if (!l) return cel_oom(c);
-        for (size_t i = 0; i < m; i++) {
-                cel_value v = cel_list_at(A0.l, i);
-                if (i && cel_value_compare(cel_list_at(A0.l, 0), v) == -2)
-                        return cel_error(c, "list elements must have the same type");
-                if (cel_list_push(c, l, v) < 0) return cel_oom(c);
-        }
-        /* insertion sort on a stable order; merge sort would need scratch space */
-        cel_value *it = l->store->items;
+/* Upstream's sortByAssociatedKeys: the keys must be comparable (the first
+ * one decides) and all of the first key's type (no int/uint mixing). */
+static bool sortable_kind(uint8_t k) {
+        return k == CV_INT || k == CV_UINT || k == CV_DOUBLE || k == CV_BOOL || k == CV_STRING || k == CV_BYTES;
+}
+static cel_value sort_by_keys_impl(cel_ctx *c, const cel_list *items, const cel_list *keys) {
+        size_t m = items->n;
+        if (keys->n != m)
+                return cel_error(c, "@sortByAssociatedKeys() expected a list of the same size as the associated keys list, but got %zu and %zu elements respectively",
+                                 m, keys->n);
+        if (m == 0) return cel_list_value(items);
+        uint8_t k0 = cel_list_at(keys, 0).kind;
+        if (!sortable_kind(k0)) return cel_error(c, "list elements must be comparable");
+        for (size_t i = 1; i < m; i++)
+                if (cel_list_at(keys, i).kind != k0) return cel_error(c, "list elements must have the same type");
+        size_t *idx = calloc(m, sizeof(*idx));
+        if (!idx) return cel_oom(c);
+        for (size_t i = 0; i < m; i++) idx[i] = i;
+        /* insertion sort: stable, no scratch space beyond the index */
         for (size_t i = 1; i < m; i++) {
-                cel_value x = it[i];
-                size_t j = i;
-                while (j > 0 && cel_value_compare(it[j - 1], x) > 0) {
-                        it[j] = it[j - 1];
+                size_t x = idx[i], j = i;
+                while (j > 0 && cel_value_compare(cel_list_at(keys, idx[j - 1]), cel_list_at(keys, x)) > 0) {
+                        idx[j] = idx[j - 1];
                         j--;
                 }
-                it[j] = x;
+                idx[j] = x;
         }
+        cel_list *l = cel_list_new(c, m);
+        if (!l) {
+                free(idx);
+                return cel_oom(c);
+        }
+        for (size_t i = 0; i < m; i++)
+                if (cel_list_push(c, l, cel_list_at(items, idx[i])) < 0) {
+                        free(idx);
+                        return cel_oom(c);
+                }
+        free(idx);
         return cel_list_value(l);
+}
+FN(list_sort) {
+        (void)n;
+        return sort_by_keys_impl(c, A0.l, A0.l);
+}
+FN(sort_by_keys) {
+        (void)n;
+        return sort_by_keys_impl(c, A0.l, A1.l);
 }
 
 static bool list_has(const cel_list *l, cel_value v) {
@@ -129,13 +153,16 @@ FN(sets_intersects) {
 #define L(fn, id, member, sig, impl, cost) {fn, id, member, 0, sig, impl, cost, CEL_LIB_LISTS_EXT}
 #define ST(fn, id, sig, impl) {fn, id, false, 0, sig, impl, COST_LIST0, CEL_LIB_SETS}
 const cel_overload cel_lists_overloads[] = {
-        L("lists.range", "lists_range", false, "int->list(int)", lists_range, COST_INT0),
-        L("slice", "list_slice", true, "list(A),int,int->list(A)", slice, COST_ONE),
-        L("flatten", "list_flatten", true, "list(list(A))->list(A)", flatten, COST_LIST0),
-        L("flatten", "list_flatten_int", true, "list(dyn),int->list(dyn)", flatten, COST_LIST0),
-        L("distinct", "list_distinct", true, "list(A)->list(A)", distinct, COST_LIST0),
-        L("reverse", "list_reverse", true, "list(A)->list(A)", list_reverse, COST_LIST0),
-        L("sort", "list_sort", true, "list(A)->list(A)", list_sort, COST_LIST0),
+        L("lists.range", "lists_range", false, "int->list(int)", lists_range, COST_LISTOUT),
+        L("slice", "list_slice", true, "list(A),int,int->list(A)", slice, COST_LISTOUT),
+        L("flatten", "list_flatten", true, "list(list(A))->list(A)", flatten, COST_FLATTEN),
+        L("flatten", "list_flatten_int", true, "list(dyn),int->list(dyn)", flatten, COST_FLATTEN),
+        L("distinct", "list_distinct", true, "list(A)->list(A)", distinct, COST_SELFCMP0),
+        L("reverse", "list_reverse", true, "list(A)->list(A)", list_reverse, COST_LISTOUT),
+        /* the element type is checked against cel-go's comparable types (check.c) */
+        L("sort", "list_sort", true, "list(A)->list(A)", list_sort, COST_SELFCMP0),
+        L("@sortByAssociatedKeys", "list_sortByAssociatedKeys", true, "list(A),list(B)->list(A)", sort_by_keys,
+          COST_SELFCMP1),
         ST("sets.contains", "list_sets_contains_list", "list(A),list(A)->bool", sets_contains),
         ST("sets.equivalent", "list_sets_equivalent_list", "list(A),list(A)->bool", sets_equivalent),
         ST("sets.intersects", "list_sets_intersects_list", "list(A),list(A)->bool", sets_intersects),

@@ -560,6 +560,22 @@ static cel_expr *expand_macro(parser *p, uint32_t pos, cel_expr *target, const c
                 return mk_call(p, pos, NULL, "_?_:_", 3, mk_call(p, pos, target, "hasValue", 0), bound,
                                mk_call(p, pos, NULL, "optional.none", 0));
         }
+        if (streq(fn, "sortBy") && n == 2) {
+                /* lists extension v2: bind the target once, sort it by the mapped keys */
+                if (target->kind != CE_LIST && target->kind != CE_SELECT && target->kind != CE_IDENT &&
+                    target->kind != CE_COMPREHENSION && target->kind != CE_CALL) {
+                        perr(p, target->pos, "sortBy can only be applied to a list, identifier, comprehension, call or select expression");
+                        return NULL;
+                }
+                if (!simple_name(p, args[0], &v)) return NULL;
+                static const char in[] = "@__sortBy_input__";
+                cel_expr *app = mk_call(p, pos, NULL, "_+_", 2, mk_ident(p, ACCU, pos), mk_list(p, pos, 1, args[1]));
+                cel_expr *keys = mk_comp(p, pos, v, NULL, mk_ident(p, in, pos), ACCU, mk_list(p, pos, 0, NULL),
+                                         mk_const(p, cel_bool(true), pos), app, mk_ident(p, ACCU, pos));
+                cel_expr *call = mk_call(p, pos, mk_ident(p, in, pos), "@sortByAssociatedKeys", 1, keys);
+                return mk_comp(p, pos, "#unused", NULL, mk_list(p, pos, 0, NULL), in, target, mk_const(p, cel_bool(false), pos),
+                               mk_ident(p, in, pos), call);
+        }
         bool one = n == 2 && (streq(fn, "all") || streq(fn, "exists") || streq(fn, "exists_one") || streq(fn, "existsOne") ||
                               streq(fn, "map") || streq(fn, "filter"));
         bool map3 = n == 3 && streq(fn, "map");

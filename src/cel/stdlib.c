@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <ctype.h>
 #include <math.h>
+#include <strings.h>
 
 #include "cel/cel-internal.h"
 
@@ -105,7 +106,7 @@ FN(add_list) { UNUSED_N; return cel_list_concat(c, A0.l, A1.l); }
 /* ---- ordering ---- */
 static cel_value cmp_op(cel_ctx *c, const cel_value *args, int want_lo, int want_hi) {
         int r = cel_value_compare(A0, A1);
-        if (r == -3) return cel_bool(false);
+        if (r == -3) return cel_error(c, "NaN values cannot be ordered"); /* cel-go's Compare */
         if (r == -2) return cel_no_overload(c, "comparison");
         return cel_bool(r >= want_lo && r <= want_hi);
 }
@@ -148,28 +149,120 @@ FN(ends_with) {
 FN(matches) { UNUSED_N; return cel_regex_matches(c, A0, A1); }
 
 /* ---- conversions ---- */
+/* Go's strconv.ParseInt(s, 10, 64) / ParseUint(s, 10, 64), which cel-go
+ * uses: an optional sign (ParseInt only), decimal digits, nothing else. */
 static bool parse_i64(const char *s, size_t n, int64_t *ret) {
-        char buf[32];
-        if (n == 0 || n >= sizeof buf) return false;
-        memcpy(buf, s, n);
-        buf[n] = 0;
-        char *end;
-        errno = 0;
-        long long v = strtoll(buf, &end, 10);
-        if (errno || *end || buf[0] == ' ' || buf[0] == '+' || buf[0] == '\t') return false;
-        *ret = v;
+        size_t i = 0;
+        bool neg = false;
+        if (n && (s[0] == '+' || s[0] == '-')) {
+                neg = s[0] == '-';
+                i = 1;
+        }
+        if (i == n) return false;
+        uint64_t v = 0;
+        for (; i < n; i++) {
+                if (s[i] < '0' || s[i] > '9') return false;
+                unsigned d = (unsigned)(s[i] - '0');
+                if (v > (UINT64_MAX - d) / 10) return false;
+                v = v * 10 + d;
+        }
+        if (neg ? v > (uint64_t)INT64_MAX + 1 : v > (uint64_t)INT64_MAX) return false;
+        *ret = neg ? (int64_t)(0 - v) : (int64_t)v;
         return true;
 }
 static bool parse_u64(const char *s, size_t n, uint64_t *ret) {
-        char buf[32];
-        if (n == 0 || n >= sizeof buf || s[0] == '-' || s[0] == '+' || s[0] == ' ') return false;
-        memcpy(buf, s, n);
-        buf[n] = 0;
-        char *end;
-        errno = 0;
-        unsigned long long v = strtoull(buf, &end, 10);
-        if (errno || *end) return false;
+        if (n == 0) return false;
+        uint64_t v = 0;
+        for (size_t i = 0; i < n; i++) {
+                if (s[i] < '0' || s[i] > '9') return false;
+                unsigned d = (unsigned)(s[i] - '0');
+                if (v > (UINT64_MAX - d) / 10) return false;
+                v = v * 10 + d;
+        }
         *ret = v;
+        return true;
+}
+
+static bool is_hex(char ch) { return isdigit((unsigned char)ch) || (ch >= 'a' && ch <= 'f') || (ch >= 'A' && ch <= 'F'); }
+
+/* Go's underscoreOK: each '_' sits between two digits (a base prefix
+ * counts as a digit). */
+static bool underscores_ok(const char *s) {
+        char saw = '^';
+        size_t i = 0;
+        if (s[0] == '+' || s[0] == '-') i++;
+        bool hex = false;
+        if (s[i] == '0' && (s[i + 1] == 'x' || s[i + 1] == 'X' || s[i + 1] == 'b' || s[i + 1] == 'B' ||
+                            s[i + 1] == 'o' || s[i + 1] == 'O')) {
+                hex = s[i + 1] == 'x' || s[i + 1] == 'X';
+                i += 2;
+                saw = '0';
+        }
+        for (; s[i]; i++) {
+                if (isdigit((unsigned char)s[i]) || (hex && is_hex(s[i]))) {
+                        saw = '0';
+                        continue;
+                }
+                if (s[i] == '_') {
+                        if (saw != '0') return false;
+                        saw = '_';
+                        continue;
+                }
+                if (saw == '_') return false;
+                saw = '!';
+        }
+        return saw != '_';
+}
+
+/* Go's strconv.ParseFloat(s, 64) syntax: [+-] then inf, infinity or nan
+ * (any case), a decimal mantissa with an optional exponent, or a hex
+ * mantissa with a mandatory p exponent; '_' between digits; out of range
+ * is an error. */
+static bool parse_go_double(const char *in, size_t n, double *ret) {
+        char buf[128];
+        size_t m = 0;
+        if (n == 0 || n >= sizeof buf || memchr(in, 0, n)) return false;
+        memcpy(buf, in, n);
+        buf[n] = 0;
+        if (memchr(buf, '_', n)) {
+                if (!underscores_ok(buf)) return false;
+                for (size_t i = 0; i < n; i++)
+                        if (buf[i] != '_') buf[m++] = buf[i];
+                buf[m] = 0;
+        } else
+                m = n;
+        const char *p = buf;
+        if (*p == '+' || *p == '-') p++;
+        if (!strcasecmp(p, "inf") || !strcasecmp(p, "infinity")) {
+                *ret = buf[0] == '-' ? -INFINITY : INFINITY;
+                return true;
+        }
+        if (!strcasecmp(buf, "nan")) {
+                *ret = NAN;
+                return true;
+        }
+        const char *q = p;
+        bool hex = q[0] == '0' && (q[1] == 'x' || q[1] == 'X');
+        size_t digits = 0;
+        if (hex) q += 2;
+        while (hex ? is_hex(*q) : isdigit((unsigned char)*q)) q++, digits++;
+        if (*q == '.') {
+                q++;
+                while (hex ? is_hex(*q) : isdigit((unsigned char)*q)) q++, digits++;
+        }
+        if (!digits) return false;
+        if (hex ? (*q == 'p' || *q == 'P') : (*q == 'e' || *q == 'E')) {
+                q++;
+                if (*q == '+' || *q == '-') q++;
+                if (!isdigit((unsigned char)*q)) return false;
+                while (isdigit((unsigned char)*q)) q++;
+        } else if (hex)
+                return false;
+        if (*q) return false;
+        char *end;
+        double d = strtod(buf, &end);
+        if (*end || isinf(d)) return false;
+        *ret = d;
         return true;
 }
 
@@ -186,7 +279,7 @@ FN(to_int) {
                 return cel_int((int64_t)A0.d);
         case CV_STRING: {
                 int64_t v;
-                if (!parse_i64(A0.s.p, A0.s.n, &v)) return cel_error(c, "cannot convert string to int");
+                if (!parse_i64(A0.s.p, A0.s.n, &v)) return cel_error(c, "type conversion error from 'string' to 'int'");
                 return cel_int(v);
         }
         default: return cel_no_overload(c, "int");
@@ -200,11 +293,11 @@ FN(to_uint) {
                 if (A0.i < 0) return cel_error(c, "integer overflow");
                 return cel_uint((uint64_t)A0.i);
         case CV_DOUBLE:
-                if (!(A0.d > -1.0 && A0.d < 18446744073709551616.0)) return cel_error(c, "integer overflow");
+                if (!(A0.d >= 0 && A0.d < 18446744073709551616.0)) return cel_error(c, "unsigned integer overflow");
                 return cel_uint((uint64_t)A0.d);
         case CV_STRING: {
                 uint64_t v;
-                if (!parse_u64(A0.s.p, A0.s.n, &v)) return cel_error(c, "cannot convert string to uint");
+                if (!parse_u64(A0.s.p, A0.s.n, &v)) return cel_error(c, "type conversion error from 'string' to 'uint'");
                 return cel_uint(v);
         }
         default: return cel_no_overload(c, "uint");
@@ -217,13 +310,8 @@ FN(to_double) {
         case CV_INT: return cel_double((double)A0.i);
         case CV_UINT: return cel_double((double)A0.u);
         case CV_STRING: {
-                char buf[128];
-                if (A0.s.n == 0 || A0.s.n >= sizeof buf) return cel_error(c, "cannot convert string to double");
-                memcpy(buf, A0.s.p, A0.s.n);
-                buf[A0.s.n] = 0;
-                char *end;
-                double d = strtod(buf, &end);
-                if (*end || isspace((unsigned char)buf[0])) return cel_error(c, "cannot convert string to double");
+                double d;
+                if (!parse_go_double(A0.s.p, A0.s.n, &d)) return cel_error(c, "type conversion error from 'string' to 'double'");
                 return cel_double(d);
         }
         default: return cel_no_overload(c, "double");
@@ -252,6 +340,17 @@ FN(type_of) { UNUSED_N; return cel_typev(cel_value_type(c, A0)); }
 /* ---- optionals ---- */
 FN(opt_of) { UNUSED_N; return cel_opt_of(c, A0); }
 FN(opt_none) { UNUSED_N; (void)c; (void)args; return (cel_value){.kind = CV_OPTIONAL, .opt = NULL}; }
+/* optional library v2: the first/last element of a list, if any */
+FN(list_first) {
+        UNUSED_N;
+        if (!A0.l->n) return (cel_value){.kind = CV_OPTIONAL, .opt = NULL};
+        return cel_opt_of(c, cel_list_at(A0.l, 0));
+}
+FN(list_last) {
+        UNUSED_N;
+        if (!A0.l->n) return (cel_value){.kind = CV_OPTIONAL, .opt = NULL};
+        return cel_opt_of(c, cel_list_at(A0.l, A0.l->n - 1));
+}
 static bool is_zero(cel_value v) {
         switch (v.kind) {
         case CV_NULL: return true;
@@ -375,6 +474,8 @@ const cel_overload cel_std_overloads[] = {
         {"orValue", "optional_orValue_value", true, 0, "optional(A),A->A", opt_or_value, COST_ONE, CEL_LIB_OPTIONAL},
         {"optional.unwrap", "optional_unwrap", false, 0, "list(optional(A))->list(A)", opt_unwrap, COST_ONE,
          CEL_LIB_OPTIONAL},
+        {"first", "optional_list_first", true, 0, "list(A)->optional(A)", list_first, COST_ONE, CEL_LIB_OPTIONAL},
+        {"last", "optional_list_last", true, 0, "list(A)->optional(A)", list_last, COST_ONE, CEL_LIB_OPTIONAL},
         {"unwrapOpt", "optional_unwrapOpt", true, 0, "list(optional(A))->list(A)", opt_unwrap, COST_ONE, CEL_LIB_OPTIONAL},
         {NULL, NULL, false, 0, NULL, NULL, COST_ONE, 0},
 };

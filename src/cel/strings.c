@@ -6,6 +6,8 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cel/cel-internal.h"
 
@@ -53,22 +55,28 @@ static int64_t find_cp(const cel_value *args, int64_t start, bool last) {
         }
         return -1;
 }
+/* cel-go's indexOfOffset/lastIndexOfOffset: an empty needle answers the
+ * offset as given; a negative offset is an error; an offset at or past the
+ * end answers -1. */
 FN(index_of) {
-        int64_t start = 0;
+        int64_t start = n > 2 ? A2.i : 0;
         size_t len = cel_utf8_len(A0.s.p, A0.s.n);
-        if (n > 2) {
-                start = A2.i;
-                if (start < 0 || (uint64_t)start > len) return cel_error(c, "index out of range: %" PRId64, start);
-        }
+        if (A1.s.n == 0) return cel_int(start);
+        if (start < 0) return cel_error(c, "index out of range: %" PRId64, start);
+        if ((uint64_t)start >= len) return cel_int(-1);
         return cel_int(find_cp(args, start, false));
 }
 FN(last_index_of) {
         size_t len = cel_utf8_len(A0.s.p, A0.s.n);
-        int64_t start = (int64_t)len;
-        if (n > 2) {
-                start = A2.i;
-                if (start < 0 || (uint64_t)start > len) return cel_error(c, "index out of range: %" PRId64, start);
+        if (n <= 2) {
+                if (A1.s.n == 0) return cel_int((int64_t)len);
+                if (A0.s.n < A1.s.n || len == 0) return cel_int(-1);
+                return cel_int(find_cp(args, (int64_t)len - 1, true));
         }
+        int64_t start = A2.i;
+        if (A1.s.n == 0) return cel_int(start);
+        if (start < 0) return cel_error(c, "index out of range: %" PRId64, start);
+        if ((uint64_t)start >= len) return cel_int(-1);
         return cel_int(find_cp(args, start, true));
 }
 static cel_value casing(cel_ctx *c, cel_value s, bool upper) {
@@ -233,89 +241,313 @@ FN(quote) {
         return sb_value(c, &sb);
 }
 
-/* ---- format ---- */
-static void fmt_double_plain(dp_strbuf *sb, double d) {
-        if (isnan(d)) dp_strbuf_puts(sb, "NaN");
-        else if (isinf(d)) dp_strbuf_puts(sb, d > 0 ? "Infinity" : "-Infinity");
-        else {
-                cel_ctx tmp = {0};
-                cel_arena a = {0};
-                tmp.arena = &a;
-                cel_value s = cel_value_to_string(&tmp, cel_double(d));
-                if (s.kind == CV_STRING) dp_strbuf_append(sb, s.s.p, s.s.n);
-                cel_arena_done(&a);
+/* ---- format ----
+ * Exactly what the vendored cel-go (v0.26, strings v2: ext/formatting.go with
+ * the en_US locale) prints, quirks included: %f groups thousands with ','
+ * and prints infinities as ∞; %e takes its precision as a width and prints
+ * 1.500000×10⁰⁰; %s of a double is Go's shortest form, but a double inside a
+ * list or map is %.6f; strings inside lists and maps are Go-quoted, map
+ * entries sorted by their quoted key. The compile-time half of the checks
+ * (cel_format_validate) follows upstream's validator. */
+
+#define FMT_ERR(...) (*err = cel_error(c, __VA_ARGS__), -1)
+
+/* Go's strconv.Quote, for strings inside lists and maps */
+static void go_quote(dp_strbuf *sb, const char *p, size_t n, bool bytes) {
+        if (bytes) dp_strbuf_putc(sb, 'b');
+        dp_strbuf_putc(sb, '"');
+        for (size_t i = 0; i < n;) {
+                unsigned char ch = (unsigned char)p[i];
+                if (ch < 0x80) {
+                        static const char esc[] = "\a\b\f\n\r\t\v", name[] = "abfnrtv";
+                        const char *e = ch ? strchr(esc, ch) : NULL;
+                        if (ch == '"' || ch == '\\') dp_strbuf_printf(sb, "\\%c", ch);
+                        else if (e) dp_strbuf_printf(sb, "\\%c", name[e - esc]);
+                        else if (ch < 0x20 || ch == 0x7f) dp_strbuf_printf(sb, "\\x%02x", ch);
+                        else dp_strbuf_putc(sb, (char)ch);
+                        i++;
+                        continue;
+                }
+                size_t len = (ch >> 5) == 6 ? 2 : (ch >> 4) == 14 ? 3 : (ch >> 3) == 30 ? 4 : 0;
+                if (!len || i + len > n || !cel_utf8_valid(p + i, len)) {
+                        dp_strbuf_printf(sb, "\\x%02x", ch);
+                        i++;
+                        continue;
+                }
+                /* C1 controls are not printable in Go */
+                if (len == 2 && ch == 0xc2 && (unsigned char)p[i + 1] < 0xa0)
+                        dp_strbuf_printf(sb, "\\u%04x", (unsigned)((unsigned char)p[i + 1]));
+                else
+                        dp_strbuf_append(sb, p + i, len);
+                i += len;
+        }
+        dp_strbuf_putc(sb, '"');
+}
+
+static int fmt_value(cel_ctx *c, dp_strbuf *sb, cel_value v, bool nested, cel_value *err);
+
+/* FormatString: what %s prints for a value at the top level */
+static int fmt_string(cel_ctx *c, dp_strbuf *sb, cel_value v, cel_value *err) {
+        switch (v.kind) {
+        case CV_LIST:
+        case CV_MAP: return fmt_value(c, sb, v, false, err);
+        case CV_INT:
+        case CV_UINT:
+        case CV_DOUBLE:
+        case CV_BOOL:
+        case CV_STRING:
+        case CV_BYTES:
+        case CV_TYPE:
+        case CV_NULL: {
+                cel_value s = cel_value_to_string(c, v);
+                if (c->fatal) return -1;
+                if (s.kind != CV_STRING)
+                        return FMT_ERR("error during formatting: could not convert argument \"%s\" to string",
+                                       s.kind == CV_ERROR ? s.err : "");
+                dp_strbuf_append(sb, s.s.p, s.s.n);
+                return 0;
+        }
+        default:
+                return FMT_ERR("error during formatting: string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, types, durations, and timestamps, was given %s",
+                               cel_kind_name(v.kind));
         }
 }
 
-static int key_cmp(const void *a, const void *b) {
-        return strcmp(*(char *const *)a, *(char *const *)b);
+typedef struct fmt_entry {
+        char *key, *val;
+} fmt_entry;
+
+static int entry_cmp(const void *a, const void *b) {
+        return strcmp(((const fmt_entry *)a)->key, ((const fmt_entry *)b)->key);
 }
 
-/* %s rendering: strings bare, lists and maps recursively, map keys sorted */
-static int fmt_s(cel_ctx *c, dp_strbuf *sb, cel_value v) {
+/* A list element, map key or map value (clauseForType + quoteForCEL), or
+ * with nested=false a whole list or map. */
+static int fmt_value(cel_ctx *c, dp_strbuf *sb, cel_value v, bool nested, cel_value *err) {
         switch (v.kind) {
+        case CV_INT: dp_strbuf_printf(sb, "%" PRId64, v.i); return 0;
+        case CV_UINT: dp_strbuf_printf(sb, "%" PRIu64, v.u); return 0;
+        case CV_DOUBLE:
+                if (isnan(v.d)) dp_strbuf_puts(sb, "\"NaN\"");
+                else if (isinf(v.d)) dp_strbuf_puts(sb, v.d > 0 ? "\"+Inf\"" : "\"-Inf\"");
+                else dp_strbuf_printf(sb, "%.6f", v.d);
+                return 0;
         case CV_STRING:
-        case CV_BYTES: dp_strbuf_append(sb, v.s.p, v.s.n); return 0;
-        case CV_DOUBLE: fmt_double_plain(sb, v.d); return 0;
+        case CV_BYTES: {
+                cel_value s = cel_value_to_string(c, v);
+                if (c->fatal) return -1;
+                if (s.kind != CV_STRING)
+                        return FMT_ERR("error during formatting: could not convert argument \"%s\" to string",
+                                       s.kind == CV_ERROR ? s.err : "");
+                go_quote(sb, s.s.p, s.s.n, v.kind == CV_BYTES);
+                return 0;
+        }
+        case CV_BOOL:
+        case CV_NULL:
+        case CV_TYPE: return fmt_string(c, sb, v, err);
         case CV_LIST:
                 dp_strbuf_putc(sb, '[');
                 for (size_t i = 0; i < v.l->n; i++) {
                         if (i) dp_strbuf_puts(sb, ", ");
-                        if (fmt_s(c, sb, cel_list_at(v.l, i)) < 0) return -1;
+                        if (fmt_value(c, sb, cel_list_at(v.l, i), true, err) < 0) return -1;
                 }
                 dp_strbuf_putc(sb, ']');
                 return 0;
         case CV_MAP: {
                 size_t m = v.m->n;
-                char **ents = calloc(m ? m : 1, sizeof(char *));
+                fmt_entry *ents = calloc(m ? m : 1, sizeof(*ents));
                 if (!ents) {
-                        cel_oom(c); /* -1 with c->fatal set: out of memory, not a bad clause */
+                        cel_oom(c);
                         return -1;
                 }
                 int r = 0;
                 for (size_t i = 0; i < m && r == 0; i++) {
-                        dp_strbuf e = DP_STRBUF_INIT;
-                        if (fmt_s(c, &e, v.m->store->keys[i]) < 0) r = -1;
-                        dp_strbuf_puts(&e, ": ");
-                        if (fmt_s(c, &e, v.m->store->vals[i]) < 0) r = -1;
-                        ents[i] = dp_strbuf_steal(&e);
-                        if (!ents[i]) {
+                        cel_value k = v.m->store->keys[i];
+                        dp_strbuf kb = DP_STRBUF_INIT, vb = DP_STRBUF_INIT;
+                        if (k.kind != CV_STRING && k.kind != CV_BOOL && k.kind != CV_INT && k.kind != CV_UINT)
+                                r = FMT_ERR("error during formatting: no formatting function for map key of type %s",
+                                            cel_kind_name(k.kind));
+                        if (r == 0) r = fmt_value(c, &kb, k, true, err);
+                        if (r == 0) r = fmt_value(c, &vb, v.m->store->vals[i], true, err);
+                        ents[i].key = dp_strbuf_steal(&kb);
+                        ents[i].val = dp_strbuf_steal(&vb);
+                        dp_strbuf_done(&kb);
+                        dp_strbuf_done(&vb);
+                        if (r == 0 && (!ents[i].key || !ents[i].val)) {
                                 cel_oom(c);
                                 r = -1;
                         }
-                        dp_strbuf_done(&e);
                 }
                 if (r == 0) {
-                        qsort(ents, m, sizeof(char *), key_cmp);
+                        /* sort.SliceStable on the quoted keys */
+                        for (size_t i = 1; i < m; i++)
+                                for (size_t j = i; j > 0 && entry_cmp(&ents[j - 1], &ents[j]) > 0; j--) {
+                                        fmt_entry t = ents[j];
+                                        ents[j] = ents[j - 1];
+                                        ents[j - 1] = t;
+                                }
                         dp_strbuf_putc(sb, '{');
-                        for (size_t i = 0; i < m; i++) {
-                                if (i) dp_strbuf_puts(sb, ", ");
-                                dp_strbuf_puts(sb, ents[i]);
-                        }
+                        for (size_t i = 0; i < m; i++)
+                                dp_strbuf_printf(sb, "%s%s:%s", i ? ", " : "", ents[i].key, ents[i].val);
                         dp_strbuf_putc(sb, '}');
                 }
-                for (size_t i = 0; i < m; i++) free(ents[i]);
+                for (size_t i = 0; i < m; i++) {
+                        free(ents[i].key);
+                        free(ents[i].val);
+                }
                 free(ents);
                 return r;
         }
-        case CV_INT:
-        case CV_UINT:
-        case CV_BOOL:
-        case CV_NULL:
-        case CV_TYPE: {
-                cel_value s = cel_value_to_string(c, v);
-                if (s.kind != CV_STRING) return -1;
-                dp_strbuf_append(sb, s.s.p, s.s.n);
-                return 0;
-        }
-        default: return -1;
+        default:
+                (void)nested;
+                return FMT_ERR("error during formatting: no formatting function for %s", cel_kind_name(v.kind));
         }
 }
 
-static cel_value fmt_err(cel_ctx *c, const char *what, cel_value v) {
-        return cel_error(c, "error during formatting: %s clause can only be used on %s, was given %s", what,
-                         streq(what, "fixed-point") || streq(what, "scientific") ? "integers, floats" : "integers",
-                         cel_kind_name(v.kind));
+/* golang.org/x/text's en_US rendering of %.Nf: thousands grouped */
+static void fmt_fixed(dp_strbuf *sb, double d, int prec) {
+        if (isnan(d)) {
+                dp_strbuf_puts(sb, "NaN");
+                return;
+        }
+        if (isinf(d)) {
+                dp_strbuf_puts(sb, d > 0 ? "∞" : "-∞");
+                return;
+        }
+        int len = snprintf(NULL, 0, "%.*f", prec, d);
+        char *buf = len > 0 ? malloc((size_t)len + 1) : NULL;
+        if (!buf) {
+                sb->oom = true;
+                return;
+        }
+        snprintf(buf, (size_t)len + 1, "%.*f", prec, d);
+        const char *p = buf;
+        if (*p == '-') dp_strbuf_putc(sb, *p++);
+        size_t int_digits = strspn(p, "0123456789");
+        for (size_t i = 0; i < int_digits; i++) {
+                if (i && (int_digits - i) % 3 == 0) dp_strbuf_putc(sb, ',');
+                dp_strbuf_putc(sb, p[i]);
+        }
+        dp_strbuf_puts(sb, p + int_digits);
+        free(buf);
+}
+
+/* x/text's %We (W: the clause's precision, 6 by default): a 6-digit
+ * mantissa, ×10 and a superscript exponent; short forms padded to W runes */
+static void fmt_sci(dp_strbuf *sb, double d, int width) {
+        static const char *const sup[] = {"⁰", "¹", "²", "³", "⁴", "⁵", "⁶", "⁷", "⁸", "⁹"};
+        if (isnan(d) || isinf(d)) {
+                const char *t = isnan(d) ? "NaN" : d > 0 ? "∞" : "-∞";
+                int runes = isnan(d) ? 3 : d > 0 ? 1 : 2;
+                for (int i = runes; i < width; i++) dp_strbuf_putc(sb, ' ');
+                dp_strbuf_puts(sb, t);
+                return;
+        }
+        char buf[64];
+        snprintf(buf, sizeof buf, "%.6e", d);
+        char *e = strchr(buf, 'e');
+        if (!e) return;
+        *e = 0;
+        dp_strbuf_puts(sb, buf);
+        dp_strbuf_puts(sb, "×10");
+        if (e[1] == '-') dp_strbuf_puts(sb, "⁻");
+        for (const char *q = e + 2; *q; q++) dp_strbuf_puts(sb, sup[*q - '0']);
+}
+
+static void fmt_radix(dp_strbuf *sb, bool neg, uint64_t u, unsigned radix, bool upper) {
+        char digits[65];
+        int k = 64;
+        digits[k] = 0;
+        do {
+                unsigned d = (unsigned)(u % radix);
+                digits[--k] = (char)(d < 10 ? '0' + d : (upper ? 'A' : 'a') + d - 10);
+                u /= radix;
+        } while (u);
+        if (neg) dp_strbuf_putc(sb, '-');
+        dp_strbuf_puts(sb, digits + k);
+}
+
+/* One clause on its argument (the stringFormatter's clause functions). */
+static int fmt_clause(cel_ctx *c, dp_strbuf *sb, char verb, int prec, cel_value v, cel_value *err) {
+        switch (verb) {
+        case 's': return fmt_string(c, sb, v, err);
+        case 'd':
+                if (v.kind == CV_INT) dp_strbuf_printf(sb, "%" PRId64, v.i);
+                else if (v.kind == CV_UINT) dp_strbuf_printf(sb, "%" PRIu64, v.u);
+                else return FMT_ERR("error during formatting: decimal clause can only be used on integers, was given %s", cel_kind_name(v.kind));
+                return 0;
+        case 'f':
+        case 'e': {
+                double d;
+                if (v.kind == CV_DOUBLE) d = v.d;
+                else if (v.kind == CV_STRING && v.s.n == 3 && !memcmp(v.s.p, "NaN", 3)) d = NAN;
+                else if (v.kind == CV_STRING && v.s.n == 8 && !memcmp(v.s.p, "Infinity", 8)) d = INFINITY;
+                else if (v.kind == CV_STRING && v.s.n == 9 && !memcmp(v.s.p, "-Infinity", 9)) d = -INFINITY;
+                else
+                        return FMT_ERR("error during formatting: %s clause can only be used on doubles, was given %s",
+                                       verb == 'f' ? "fixed-point" : "scientific", cel_kind_name(v.kind));
+                /* Go's fmt refuses a precision or width over 10^6 (BADPREC); so do we,
+                 * as an error, rather than build a string that long */
+                if (prec > 1000000) return FMT_ERR("error during formatting: precision %d too large", prec);
+                if (verb == 'f') fmt_fixed(sb, d, prec < 0 ? 6 : prec);
+                else fmt_sci(sb, d, prec < 0 ? 6 : prec);
+                return 0;
+        }
+        case 'b':
+                if (v.kind == CV_INT) fmt_radix(sb, v.i < 0, v.i < 0 ? 0 - (uint64_t)v.i : (uint64_t)v.i, 2, false);
+                else if (v.kind == CV_UINT) fmt_radix(sb, false, v.u, 2, false);
+                else if (v.kind == CV_BOOL) dp_strbuf_putc(sb, v.b ? '1' : '0');
+                else return FMT_ERR("error during formatting: only integers and bools can be formatted as binary, was given %s", cel_kind_name(v.kind));
+                return 0;
+        case 'o':
+                if (v.kind == CV_INT) fmt_radix(sb, v.i < 0, v.i < 0 ? 0 - (uint64_t)v.i : (uint64_t)v.i, 8, false);
+                else if (v.kind == CV_UINT) fmt_radix(sb, false, v.u, 8, false);
+                else return FMT_ERR("error during formatting: octal clause can only be used on integers, was given %s", cel_kind_name(v.kind));
+                return 0;
+        case 'x':
+        case 'X':
+                if (v.kind == CV_INT) fmt_radix(sb, v.i < 0, v.i < 0 ? 0 - (uint64_t)v.i : (uint64_t)v.i, 16, verb == 'X');
+                else if (v.kind == CV_UINT) fmt_radix(sb, false, v.u, 16, verb == 'X');
+                else if (v.kind == CV_STRING || v.kind == CV_BYTES)
+                        for (size_t i = 0; i < v.s.n; i++) dp_strbuf_printf(sb, verb == 'x' ? "%02x" : "%02X", (unsigned char)v.s.p[i]);
+                else return FMT_ERR("error during formatting: only integers, byte buffers, and strings can be formatted as hex, was given %s", cel_kind_name(v.kind));
+                return 0;
+        default: return 0;
+        }
+}
+
+/* The clause at p[0] == '%' (not "%%"): its precision (-1: none) and verb.
+ * 0, or -1 with *msg (upstream's parse errors). */
+int cel_format_clause(const char *p, const char *end, size_t *ret_len, int *ret_prec, char *ret_verb, const char **msg) {
+        const char *q = p + 1;
+        int prec = -1;
+        if (q < end && *q == '.') {
+                q++;
+                const char *d = q;
+                while (q < end && *q >= '0' && *q <= '9') q++;
+                if (q >= end) {
+                        *msg = "could not parse formatting clause: error while parsing precision: could not find end of precision specifier";
+                        return -1;
+                }
+                if (q == d) {
+                        *msg = "could not parse formatting clause: error while parsing precision: error while converting precision to integer: strconv.Atoi: parsing \"\": invalid syntax";
+                        return -1;
+                }
+                if (q - d > 9) {
+                        *msg = "could not parse formatting clause: error while parsing precision: error while converting precision to integer: value out of range";
+                        return -1;
+                }
+                prec = 0;
+                for (; d < q; d++) prec = prec * 10 + (*d - '0');
+        }
+        if (!strchr("sdfebxXo", *q) || !*q) {
+                *msg = "could not parse formatting clause: unrecognized formatting clause";
+                return -1;
+        }
+        *ret_prec = prec;
+        *ret_verb = *q;
+        *ret_len = (size_t)(q + 1 - p);
+        return 0;
 }
 
 FN(format) {
@@ -324,95 +556,43 @@ FN(format) {
         const char *p = A0.s.p, *end = A0.s.p + A0.s.n;
         size_t ai = 0;
         cel_value err = {.kind = CV_NULL};
-        while (p < end) {
+        int r = 0;
+        while (p < end && r == 0) {
                 if (*p != '%') {
                         dp_strbuf_putc(&sb, *p++);
                         continue;
                 }
-                p++;
-                if (p < end && *p == '%') {
+                if (p + 1 < end && p[1] == '%') {
                         dp_strbuf_putc(&sb, '%');
-                        p++;
+                        p += 2;
                         continue;
                 }
-                int prec = -1;
-                if (p < end && *p == '.') {
-                        p++;
-                        prec = 0;
-                        while (p < end && *p >= '0' && *p <= '9') prec = prec * 10 + (*p++ - '0');
-                }
-                if (p >= end) {
-                        err = cel_error(c, "error during formatting: unexpected end of format string");
-                        break;
-                }
-                char verb = *p++;
+                /* upstream's order: the argument, then the end of the string */
                 if (ai >= A1.l->n) {
-                        err = cel_error(c, "error during formatting: index %zu out of range", ai);
+                        err = cel_error(c, "index %zu out of range", ai);
+                        r = -1;
                         break;
                 }
-                cel_value v = cel_list_at(A1.l, ai++);
-                switch (verb) {
-                case 's':
-                        if (fmt_s(c, &sb, v) < 0)
-                                err = c->fatal ? cel_oom(c) : cel_error(c, "error during formatting: string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, types, durations, and timestamps, was given %s", cel_kind_name(v.kind));
+                if (p + 1 >= end) {
+                        err = cel_error(c, "unexpected end of string");
+                        r = -1;
                         break;
-                case 'd':
-                        if (v.kind == CV_INT) dp_strbuf_printf(&sb, "%" PRId64, v.i);
-                        else if (v.kind == CV_UINT) dp_strbuf_printf(&sb, "%" PRIu64, v.u);
-                        else if (v.kind == CV_DOUBLE && (isnan(v.d) || isinf(v.d))) fmt_double_plain(&sb, v.d);
-                        else err = fmt_err(c, "decimal", v);
-                        break;
-                case 'f':
-                case 'e':
-                        if (v.kind == CV_DOUBLE || v.kind == CV_INT || v.kind == CV_UINT) {
-                                double d = v.kind == CV_DOUBLE ? v.d : v.kind == CV_INT ? (double)v.i : (double)v.u;
-                                if (isnan(d) || isinf(d)) fmt_double_plain(&sb, d);
-                                else dp_strbuf_printf(&sb, verb == 'f' ? "%.*f" : "%.*e", prec < 0 ? 6 : prec, d);
-                        } else
-                                err = fmt_err(c, verb == 'f' ? "fixed-point" : "scientific", v);
-                        break;
-                case 'b':
-                        if (v.kind == CV_INT || v.kind == CV_UINT || v.kind == CV_BOOL) {
-                                uint64_t u = v.kind == CV_INT ? (uint64_t)(v.i < 0 ? -(uint64_t)v.i : (uint64_t)v.i)
-                                             : v.kind == CV_UINT ? v.u : (uint64_t)v.b;
-                                if (v.kind == CV_INT && v.i < 0) dp_strbuf_putc(&sb, '-');
-                                char bits[65];
-                                int k = 64;
-                                bits[k] = 0;
-                                do {
-                                        bits[--k] = (char)('0' + (u & 1));
-                                        u >>= 1;
-                                } while (u);
-                                dp_strbuf_puts(&sb, bits + k);
-                        } else
-                                err = fmt_err(c, "binary", v);
-                        break;
-                case 'o':
-                        if (v.kind == CV_INT) dp_strbuf_printf(&sb, v.i < 0 ? "-%" PRIo64 : "%" PRIo64, v.i < 0 ? -(uint64_t)v.i : (uint64_t)v.i);
-                        else if (v.kind == CV_UINT) dp_strbuf_printf(&sb, "%" PRIo64, v.u);
-                        else err = fmt_err(c, "octal", v);
-                        break;
-                case 'x':
-                case 'X':
-                        if (v.kind == CV_INT) {
-                                uint64_t u = v.i < 0 ? -(uint64_t)v.i : (uint64_t)v.i;
-                                dp_strbuf_printf(&sb, verb == 'x' ? "%s%" PRIx64 : "%s%" PRIX64, v.i < 0 ? "-" : "", u);
-                        } else if (v.kind == CV_UINT)
-                                dp_strbuf_printf(&sb, verb == 'x' ? "%" PRIx64 : "%" PRIX64, v.u);
-                        else if (v.kind == CV_STRING || v.kind == CV_BYTES) {
-                                for (size_t i = 0; i < v.s.n; i++)
-                                        dp_strbuf_printf(&sb, verb == 'x' ? "%02x" : "%02X", (unsigned char)v.s.p[i]);
-                        } else
-                                err = cel_error(c, "error during formatting: only integers, byte buffers, and strings can be formatted as hex, was given %s", cel_kind_name(v.kind));
-                        break;
-                default:
-                        err = cel_error(c, "error during formatting: could not parse formatting clause: unrecognized formatting clause \"%c\"", verb);
                 }
-                if (err.kind == CV_ERROR) break;
+                size_t len;
+                int prec;
+                char verb;
+                const char *msg;
+                if (cel_format_clause(p, end, &len, &prec, &verb, &msg) < 0) {
+                        err = cel_error(c, "%s", msg);
+                        r = -1;
+                        break;
+                }
+                r = fmt_clause(c, &sb, verb, prec, cel_list_at(A1.l, ai++), &err);
+                p += len;
         }
-        if (err.kind == CV_ERROR) {
+        if (r < 0) {
                 dp_strbuf_done(&sb);
-                return err;
+                return c->fatal ? cel_oom(c) : err;
         }
         return sb_value(c, &sb);
 }

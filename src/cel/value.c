@@ -9,7 +9,7 @@
 
 #include "cel/cel-internal.h"
 
-const cel_type cel_t_dyn = {CT_DYN, {NULL, NULL}, NULL}, cel_t_error = {CT_ERROR, {NULL, NULL}, NULL},
+const cel_type cel_t_dyn = {CT_DYN, {NULL, NULL}, NULL}, cel_t_any = {CT_DYN, {NULL, NULL}, "any"}, cel_t_error = {CT_ERROR, {NULL, NULL}, NULL},
                cel_t_null = {CT_NULL, {NULL, NULL}, NULL}, cel_t_bool = {CT_BOOL, {NULL, NULL}, NULL},
                cel_t_int = {CT_INT, {NULL, NULL}, NULL}, cel_t_uint = {CT_UINT, {NULL, NULL}, NULL},
                cel_t_double = {CT_DOUBLE, {NULL, NULL}, NULL}, cel_t_string = {CT_STRING, {NULL, NULL}, NULL},
@@ -38,6 +38,7 @@ static const char *type_head(const cel_type *t) {
                 [CT_DURATION] = "google.protobuf.Duration",
         };
         if (!t) return "dyn";
+        if (t == &cel_t_any) return "any";
         if (t->kind == CT_PARAM || t->kind == CT_MESSAGE) return t->name;
         return names[t->kind];
 }
@@ -209,7 +210,29 @@ static uint64_t key_hash(cel_value k) {
         }
 }
 
-static bool key_eq(cel_value a, cel_value b) { return cel_value_equal(a, b) == 1; }
+/* cel-go's map Find: the key as it is, then an int or uint of the same
+ * value (a double only when it converts losslessly); an int never finds a
+ * double key; list and map keys are Go pointers upstream, found by nobody. */
+static bool key_eq(cel_value stored, cel_value k) {
+        switch (k.kind) {
+        case CV_INT:
+                if (stored.kind == CV_INT) return stored.i == k.i;
+                return stored.kind == CV_UINT && k.i >= 0 && stored.u == (uint64_t)k.i;
+        case CV_UINT:
+                if (stored.kind == CV_UINT) return stored.u == k.u;
+                return stored.kind == CV_INT && stored.i >= 0 && (uint64_t)stored.i == k.u;
+        case CV_DOUBLE:
+                if (stored.kind == CV_DOUBLE) return stored.d == k.d;
+                if (stored.kind == CV_INT) return k.d >= -9223372036854775808.0 && k.d < 9223372036854775808.0 &&
+                                                  (double)(int64_t)k.d == k.d && (int64_t)k.d == stored.i;
+                if (stored.kind == CV_UINT) return k.d >= 0 && k.d < 18446744073709551616.0 &&
+                                                   (double)(uint64_t)k.d == k.d && (uint64_t)k.d == stored.u;
+                return false;
+        case CV_LIST:
+        case CV_MAP: return false;
+        default: return stored.kind == k.kind && cel_value_equal(stored, k) == 1;
+        }
+}
 
 static void index_insert(cel_map_store *s, size_t i) {
         size_t mask = s->n_index - 1, h = key_hash(s->keys[i]) & mask;
@@ -287,6 +310,15 @@ int cel_map_put(cel_ctx *c, cel_map *m, cel_value k, cel_value v) {
         return 0;
 }
 
+int cel_map_set(cel_ctx *c, cel_map *m, cel_value k, cel_value v) {
+        size_t i;
+        if (store_find(m->store, m->n, k, &i)) {
+                m->store->vals[i] = v;
+                return 0;
+        }
+        return cel_map_put(c, m, k, v);
+}
+
 cel_value cel_map_value(const cel_map *m) { return (cel_value){.kind = CV_MAP, .m = m}; }
 
 /* ---- equality and ordering ---- */
@@ -336,14 +368,19 @@ static bool type_equal(const cel_type *a, const cel_type *b) { return streq(type
 
 static int semver_eq_cmp(const cel_semver *a, const cel_semver *b) { return cel_semver_cmp(a, b); }
 
-int cel_value_equal(cel_value a, cel_value b) {
-        if (a.kind == CV_QUANTITY || b.kind == CV_QUANTITY) {
-                if (a.kind != b.kind) return -1;
+/* cel-go's `lhs.Equal(rhs)`: Kubernetes' opaque types (Quantity, Semver,
+ * IP, CIDR, URL) answer "no such overload" (-1) for a right-hand side that
+ * is not their own value type, and a Quantity made by add()/sub() is a
+ * pointer upstream, which no Quantity accepts as its right-hand side. Every
+ * other type answers false for a different type. */
+int cel_value_equal_lhs(cel_value a, cel_value b) {
+        if (a.kind == CV_QUANTITY) {
+                if (b.kind != CV_QUANTITY || cel_quantity_is_ptr(b)) return -1;
                 return dp_quantity_cmp(a.q, b.q) == 0;
         }
-        if (a.kind == CV_SEMVER || b.kind == CV_SEMVER) {
+        if (a.kind == CV_SEMVER || a.kind == CV_IP || a.kind == CV_CIDR || a.kind == CV_URL) {
                 if (a.kind != b.kind) return -1;
-                return semver_eq_cmp(a.sv, b.sv) == 0;
+                if (a.kind == CV_SEMVER) return semver_eq_cmp(a.sv, b.sv) == 0;
         }
         if (is_num(a.kind) && is_num(b.kind)) {
                 bool ok;
@@ -360,12 +397,13 @@ int cel_value_equal(cel_value a, cel_value b) {
         case CV_OPTIONAL:
                 if (!a.opt || !b.opt) return !a.opt && !b.opt;
                 return cel_value_equal(*a.opt, *b.opt) == 1;
+        /* Lists and maps: only an element that is unequal makes them unequal;
+         * an element comparison that fails is passed over (cel-go's
+         * baseList/baseMap Equal, see docs/cel.md). */
         case CV_LIST: {
                 if (a.l->n != b.l->n) return 0;
-                for (size_t i = 0; i < a.l->n; i++) {
-                        int r = cel_value_equal(cel_list_at(a.l, i), cel_list_at(b.l, i));
-                        if (r != 1) return r < 0 ? r : 0;
-                }
+                for (size_t i = 0; i < a.l->n; i++)
+                        if (cel_value_equal(cel_list_at(a.l, i), cel_list_at(b.l, i)) == 0) return 0;
                 return 1;
         }
         case CV_MAP: {
@@ -373,8 +411,7 @@ int cel_value_equal(cel_value a, cel_value b) {
                 for (size_t i = 0; i < a.m->n; i++) {
                         const cel_value *bv = cel_map_get(b.m, a.m->store->keys[i]);
                         if (!bv) return 0;
-                        int r = cel_value_equal(a.m->store->vals[i], *bv);
-                        if (r != 1) return r < 0 ? r : 0;
+                        if (cel_value_equal(a.m->store->vals[i], *bv) == 0) return 0;
                 }
                 return 1;
         }
@@ -386,6 +423,12 @@ int cel_value_equal(cel_value a, cel_value b) {
         case CV_DEVICE: return a.dev == b.dev;
         default: return 0;
         }
+}
+
+/* cel-go's types.Equal: null equals only null, else lhs.Equal(rhs). */
+int cel_value_equal(cel_value a, cel_value b) {
+        if (a.kind == CV_NULL || b.kind == CV_NULL) return a.kind == b.kind;
+        return cel_value_equal_lhs(a, b);
 }
 
 int cel_value_compare(cel_value a, cel_value b) {

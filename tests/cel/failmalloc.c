@@ -60,6 +60,11 @@ static const char *const EXPRS[] = {
         /* values formatted or compared by name at run time */
         "'%s %d'.format([dyn({'a': [1], 'b': [2]}), dyn(3)]) != '' && type([1]) == type([2]) && type(1) != type('a') &&"
         " ip.isCanonical('10.0.0.1')",
+        /* the v2 formatter (maps, nested lists, %f grouping, %e), sortBy, folded conversions */
+        "'%s %f %e %x'.format([{'b': [1.5, 'x'], 'a': {true: b'y'}}, 1234567.5, 2.5, 'hi']) != '' &&"
+        " [3, 1, 2].sortBy(x, -x) == [3, 2, 1] && [2, 1].sort().first() == optional.of(1) &&"
+        " lists.range(5).distinct().size() == 5 && int('+5') == 5 && {'a': 1, 'a': 2}['a'] == 2",
+        "int('x') == 1",
         "isSemver('1.2.3-a.b+c') && semver('1.2.3-a+b').isLessThan(semver('1.2.3'))",
 };
 

@@ -10,3 +10,8 @@ target_link_libraries(cel-failmalloc PRIVATE dp_model PkgConfig::PCRE2)
 target_link_options(cel-failmalloc PRIVATE -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=strdup,--wrap=strndup)
 add_test(NAME cel/failmalloc COMMAND cel-failmalloc)
 set_tests_properties(cel/failmalloc PROPERTIES TIMEOUT 300 ENVIRONMENT "${DP_TEST_ENV}" LABELS unit)
+
+# The devplane side of the CEL differential against the upstream allocator
+# (cel/test-cel-diff.py): evaluates a file of selectors against slices.
+add_executable(cel-diff-eval ${CMAKE_CURRENT_SOURCE_DIR}/cel/cel-diff-eval.c)
+target_link_libraries(cel-diff-eval PRIVATE dp_cel dp_model)
