@@ -223,14 +223,34 @@ static int node_views_get(const dp_sim_input *in, const dp_object_list *l, dp_si
         return 0;
 }
 
-int sim_expand_workloads(sim_run *r, dp_object_list *l, dp_error *err) {
+/* Pods that finished (phase Succeeded or Failed, as `kubectl get pods -A`
+ * lists them) hold nothing and are never scheduled again: left out, as
+ * kube-scheduler's informer leaves them out. */
+static void drop_finished(dp_object_list *l) {
+        size_t k = 0;
+        for (size_t i = 0; i < l->n; i++) {
+                dp_object o = l->items[i];
+                if (o.hdr->kind == DP_KIND_POD && o.pod->phase &&
+                    (streq(o.pod->phase, "Succeeded") || streq(o.pod->phase, "Failed"))) {
+                        dp_object_free(o);
+                        continue;
+                }
+                l->items[k++] = o;
+        }
+        l->n = k;
+}
+
+static int expand(const dp_sim_input *in, dp_sim_model force, dp_object_list *l, dp_error *err) {
         node_views nv;
-        int rr = node_views_get(r->in, l, r->force, &nv);
+        int rr = node_views_get(in, l, force, &nv);
         if (rr < 0) return rr;
         rr = dp_model_expand_workloads(l, nv.v, nv.n, err);
         node_views_done(&nv);
+        if (rr >= 0) drop_finished(l);
         return rr;
 }
+
+int sim_expand_workloads(sim_run *r, dp_object_list *l, dp_error *err) { return expand(r->in, r->force, l, err); }
 
 /* ---- nodes from Node objects ---- */
 
@@ -401,10 +421,7 @@ int dp_sim_suggest_pods(const dp_sim_input *in, const char *ref, dp_strbuf *out)
                                     &e) < 0)
                         return 0;
         }
-        node_views nv;
-        if (node_views_get(in, l, 0, &nv) < 0) return -ENOMEM;
-        int r = dp_model_expand_workloads(l, nv.v, nv.n, &e);
-        node_views_done(&nv);
+        int r = expand(in, 0, l, &e);
         if (r < 0) return r == -ENOMEM ? r : 0;
         const char *sl = strchr(ref, '/');
         const char *rname = sl ? sl + 1 : ref;

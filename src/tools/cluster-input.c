@@ -33,6 +33,7 @@ int dp_tool_input_option(dp_tool_input *t, int c, const char *arg) {
         case DP_OPT_KUBECONFIG: t->kubeconfig = arg; return 1;
         case DP_OPT_CONTEXT: t->context = arg; return 1;
         case DP_OPT_IN_CLUSTER: t->in_cluster = true; return 1;
+        case DP_OPT_SA_DIR: t->sa_dir = arg; return 1;
         case DP_OPT_CORDON: t->whatif.cordon[t->whatif.n_cordon++] = (char *)arg; return 1;
         case DP_OPT_FAIL_DEVICE: t->whatif.fail[t->whatif.n_fail++] = (char *)arg; return 1;
         case DP_OPT_MODE: t->whatif.mode[t->whatif.n_mode++] = (char *)arg; return 1;
@@ -77,7 +78,7 @@ int dp_tool_input_load(dp_tool_input *t, dp_sim_input **ret) {
         if (t->kubeconfig || t->in_cluster) {
                 _cleanup_(dp_kube_config_freep) dp_kube_config *cfg = NULL;
                 r = t->kubeconfig ? dp_kube_config_load(t->kubeconfig, t->context, &cfg, &err)
-                                  : dp_kube_config_in_cluster(NULL, &cfg, &err);
+                                  : dp_kube_config_in_cluster(t->sa_dir, &cfg, &err);
                 _cleanup_(dp_kube_snapshot_freep) dp_kube_snapshot *snap = NULL;
                 if (r >= 0) r = dp_kube_snapshot_take(cfg, 0, &snap, &err);
                 if (r < 0) return fail(t, r, &err);

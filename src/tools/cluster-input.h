@@ -17,6 +17,7 @@ enum {
         DP_OPT_FAIL_DEVICE,
         DP_OPT_MODE,
         DP_OPT_GATES,
+        DP_OPT_SA_DIR,
 };
 
 #define DP_TOOL_INPUT_OPTIONS                                                                                          \
@@ -25,7 +26,9 @@ enum {
                 {"in-cluster", no_argument, NULL, DP_OPT_IN_CLUSTER},                                              \
                 {"cordon", required_argument, NULL, DP_OPT_CORDON},                                                \
                 {"fail-device", required_argument, NULL, DP_OPT_FAIL_DEVICE},                                      \
-                {"mode", required_argument, NULL, DP_OPT_MODE}, {"feature-gates", required_argument, NULL, DP_OPT_GATES}
+                {"mode", required_argument, NULL, DP_OPT_MODE},                                                    \
+                {"feature-gates", required_argument, NULL, DP_OPT_GATES},                                          \
+                {"service-account-dir", required_argument, NULL, DP_OPT_SA_DIR}
 
 #define DP_TOOL_INPUT_USAGE                                                                                            \
         "input:\n"                                                                                                     \
@@ -33,7 +36,7 @@ enum {
         "                                A `kubectl get nodes,pods,resourceslices,resourceclaims,\n"                   \
         "                                resourceclaimtemplates,deviceclasses,devicetaintrules -A -o yaml` dump\n"     \
         "                                is a complete input: its Node objects are the nodes.\n"                       \
-        "  --kubeconfig FILE [--context NAME], --in-cluster\n"                                                          \
+        "  --kubeconfig FILE [--context NAME], --in-cluster [--service-account-dir DIR]\n"                             \
         "                                read the same resources from the API server (list only, never a\n"            \
         "                                write); -f files are added on top (workloads to try).\n"                     \
         "what-if, on top of the input:\n"                                                                              \
@@ -51,6 +54,7 @@ typedef struct dp_tool_input {
         size_t n_paths;
         const char *kubeconfig, *context;
         bool in_cluster;
+        const char *sa_dir; /* --service-account-dir: NULL, the standard one */
         dp_sim_whatif whatif; /* arrays owned, strings borrowed from argv */
         dp_alloc_cluster_options gates;
 } dp_tool_input;

@@ -12,7 +12,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 
 # The dump: kubectl's List, with the server's fields (uid, resourceVersion,
 # managedFields, status.conditions...). gpu-a has V1 GPUs (nvidia.com/gpu in
-# allocatable, one held by a bound pod); dra-b has two DRA GPUs (gpu-0 held
+# allocatable, one held by a bound pod; a finished pod holds nothing); dra-b has two DRA GPUs (gpu-0 held
 # by a bound pod's allocated claim) and a taint; cordoned-c is unschedulable.
 cat >"$tmp/dump.yaml" <<'EOF'
 apiVersion: v1
@@ -108,6 +108,14 @@ items:
     containers: [{name: c, image: x, resources: {limits: {nvidia.com/gpu: "1"}}}]
   status: {phase: Running}
 - apiVersion: v1
+  kind: Pod
+  metadata: {name: finished-job-x2k4d, namespace: default}
+  spec:
+    nodeName: gpu-a
+    restartPolicy: Never
+    containers: [{name: c, image: x, resources: {limits: {nvidia.com/gpu: "1"}}}]
+  status: {phase: Succeeded}
+- apiVersion: v1
   kind: ConfigMap
   metadata: {name: kube-root-ca.crt, namespace: default}
   data: {ca.crt: x}
@@ -168,6 +176,7 @@ EOF
 "$DEVPLANE" simulate -f "$tmp/dump.yaml" >"$tmp/out" 2>"$tmp/err" || fail "dump alone: $(cat "$tmp/err")"
 grep -q '^ml/trainer  *Running  *dra-b  *V2  *gpu-0' "$tmp/out" || fail "bound DRA pod: $(cat "$tmp/out")"
 grep -q '^default/v1-user  *Running  *gpu-a' "$tmp/out" || fail "bound V1 pod: $(cat "$tmp/out")"
+grep -q 'finished-job' "$tmp/out" && fail "a Succeeded pod is listed: $(cat "$tmp/out")"
 grep -q 'skipped 1 ConfigMap object (v1)' "$tmp/err" || fail "ConfigMap warning: $(cat "$tmp/err")"
 [ "$(grep -c 'warning: skipped' "$tmp/err")" = 2 ] || fail "one warning per kind: $(cat "$tmp/err")"
 
