@@ -145,6 +145,38 @@ int dp_kube_claim_fetch_start(dp_kube_client *c, const char *ns, const char *nam
                               dp_kube_done_fn done, void *userdata, dp_kube_claim_fetch **ret);
 dp_kube_claim_fetch *dp_kube_claim_fetch_cancel(dp_kube_claim_fetch *f);
 
+/* ---- a snapshot of the cluster (kube/list.c) ------------------------------ */
+
+/* Page size asked of the API server, and a cap on pages per resource. */
+#define DP_KUBE_LIST_LIMIT 500
+#define DP_KUBE_LIST_MAX_PAGES 1000
+
+typedef struct dp_kube_snapshot_page {
+        char *body; /* a *List as the API server sent it (JSON) */
+        size_t len;
+        char *source; /* "API server: nodes (page 1)", for messages */
+} dp_kube_snapshot_page;
+
+typedef struct dp_kube_snapshot {
+        dp_kube_snapshot_page *pages;
+        size_t n;
+} dp_kube_snapshot;
+
+dp_kube_snapshot *dp_kube_snapshot_free(dp_kube_snapshot *s);
+DEFINE_FREEP(dp_kube_snapshot, dp_kube_snapshot_free)
+
+/* List nodes, pods (not finished ones), resourceslices, resourceclaims,
+ * resourceclaimtemplates, deviceclasses (resource.k8s.io/v1) and
+ * devicetaintrules (v1beta2), every page (limit DP_KUBE_LIST_LIMIT,
+ * metadata.continue), with GET requests only, on a loop of its own: the
+ * call returns when everything is read. A resource.k8s.io list answered 404
+ * is left out (the cluster does not serve it). Errors, each naming what to
+ * do: -EACCES (401: the credentials; 403: the RBAC rule missing),
+ * -ESTALE (410: the list expired between pages), -EHOSTUNREACH (no answer),
+ * -EPROTO (another status, or not a list), -ENOENT (no libcurl). timeout_ms
+ * bounds each request (0: 30 s). */
+int dp_kube_snapshot_take(const dp_kube_config *cfg, unsigned timeout_ms, dp_kube_snapshot **ret, dp_error *err);
+
 /* ---- ResourceSlices (kube/slices.c) --------------------------------------- */
 
 typedef struct dp_kube_slices dp_kube_slices;

@@ -355,26 +355,68 @@ static int decode_template(dctx *c, const dp_doc_node *n, dp_deployment *d) {
         return get_json(c, n, &d->template_json);
 }
 
+/* Fields of each owner's spec that do not change which pods it stands up. */
+static const char *const deployment_ignored[] = {
+        "strategy", "minReadySeconds", "revisionHistoryLimit", "progressDeadlineSeconds", "paused", NULL};
+static const char *const replica_set_ignored[] = {"minReadySeconds", NULL};
+static const char *const stateful_set_ignored[] = {"serviceName",
+                                                   "volumeClaimTemplates",
+                                                   "podManagementPolicy",
+                                                   "updateStrategy",
+                                                   "revisionHistoryLimit",
+                                                   "minReadySeconds",
+                                                   "persistentVolumeClaimRetentionPolicy",
+                                                   "ordinals",
+                                                   NULL};
+static const char *const daemon_set_ignored[] = {"updateStrategy", "minReadySeconds", "revisionHistoryLimit", NULL};
+static const char *const job_ignored[] = {"activeDeadlineSeconds",
+                                          "podFailurePolicy",
+                                          "successPolicy",
+                                          "backoffLimit",
+                                          "backoffLimitPerIndex",
+                                          "maxFailedIndexes",
+                                          "manualSelector",
+                                          "ttlSecondsAfterFinished",
+                                          "completionMode",
+                                          "podReplacementPolicy",
+                                          "managedBy",
+                                          NULL};
+
 static int decode_deployment_spec(dctx *c, const dp_doc_node *n, dp_deployment *d) {
-        static const char *const ignored[] = {
-                "strategy", "minReadySeconds", "revisionHistoryLimit", "progressDeadlineSeconds", "paused", NULL};
-        DECODE_FIELDS(c, n, k, v, if (streq(k, "replicas")) r = get_int32(c, v, &d->replicas);
+        const char *const *ignored = d->hdr.kind == DP_KIND_REPLICA_SET    ? replica_set_ignored
+                                     : d->hdr.kind == DP_KIND_STATEFUL_SET ? stateful_set_ignored
+                                     : d->hdr.kind == DP_KIND_DAEMON_SET   ? daemon_set_ignored
+                                     : d->hdr.kind == DP_KIND_JOB          ? job_ignored
+                                                                           : deployment_ignored;
+        bool job = d->hdr.kind == DP_KIND_JOB, ds = d->hdr.kind == DP_KIND_DAEMON_SET;
+        int32_t parallelism = 1, completions = -1;
+        bool suspend = false;
+        DECODE_FIELDS(c, n, k, v, if (!job && !ds && streq(k, "replicas")) r = get_int32(c, v, &d->replicas);
+                      else if (job && streq(k, "parallelism")) r = get_int32(c, v, &parallelism);
+                      else if (job && streq(k, "completions")) {
+                              r = get_int32(c, v, &completions);
+                              if (r >= 0 && dp_doc_is_null(v)) completions = -1;
+                      } else if (job && streq(k, "suspend")) r = get_bool(c, v, &suspend);
                       else if (streq(k, "selector")) r = decode_label_selector(c, v, d);
                       else if (streq(k, "template")) r = decode_template(c, v, d);
                       else if (in_list(k, ignored)) r = 0;);
+        if (job) /* the pods a Job runs at once */
+                d->replicas = suspend ? 0 : completions >= 0 && completions < parallelism ? completions : parallelism;
+        return 0;
+}
+
+/* Owners' status is the controllers' record, not an input: any field passes. */
+static int skip_status(dctx *c, const dp_doc_node *n) {
+        (void)c;
+        (void)n;
         return 0;
 }
 
 int decode_deployment(dctx *c, const dp_doc_node *root, dp_deployment *d) {
-        static const char *const status_fields[] = {"observedGeneration",  "replicas",
-                                                    "updatedReplicas",     "readyReplicas",
-                                                    "availableReplicas",   "unavailableReplicas",
-                                                    "terminatingReplicas", "conditions",
-                                                    "collisionCount",      NULL};
         d->replicas = 1;
         DECODE_FIELDS(c, root, k, v, if (in_list(k, top_level)) r = 0;
                       else if (streq(k, "spec")) r = decode_deployment_spec(c, v, d);
-                      else if (streq(k, "status")) r = decode_ns_part(c, v, status_fields););
+                      else if (streq(k, "status")) r = skip_status(c, v););
         if (!d->template_) return dfail(c, root, -EINVAL, "spec.template: required");
         return 0;
 }

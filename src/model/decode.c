@@ -449,6 +449,7 @@ static const char *const core_versions[] = {"v1", NULL};
 static const char *const pod_group_versions[] = {"scheduling.k8s.io/v1alpha2", "scheduling.x-k8s.io/v1alpha1",
                                                  "scheduling.k8s.io/v1alpha1", NULL};
 static const char *const apps_versions[] = {"apps/v1", NULL};
+static const char *const batch_versions[] = {"batch/v1", NULL};
 
 static const kind_entry kinds[] = {
         {"ResourceSlice", DP_KIND_RESOURCE_SLICE, sizeof(dp_resource_slice), dra_versions},
@@ -461,6 +462,10 @@ static const kind_entry kinds[] = {
         {"Namespace", DP_KIND_NAMESPACE, sizeof(dp_namespace), core_versions},
         {"PodGroup", DP_KIND_POD_GROUP, sizeof(dp_pod_group), pod_group_versions},
         {"Deployment", DP_KIND_DEPLOYMENT, sizeof(dp_deployment), apps_versions},
+        {"ReplicaSet", DP_KIND_REPLICA_SET, sizeof(dp_deployment), apps_versions},
+        {"StatefulSet", DP_KIND_STATEFUL_SET, sizeof(dp_deployment), apps_versions},
+        {"DaemonSet", DP_KIND_DAEMON_SET, sizeof(dp_deployment), apps_versions},
+        {"Job", DP_KIND_JOB, sizeof(dp_deployment), batch_versions},
 };
 
 static const kind_entry *find_kind(const char *kind) {
@@ -513,16 +518,48 @@ static int decode_kind(dctx *c, const kind_entry *ke, const dp_doc_node *root, d
         case DP_KIND_POD: return decode_pod(c, root, o.pod);
         case DP_KIND_NAMESPACE: return decode_namespace(c, root, o.ns);
         case DP_KIND_POD_GROUP: return decode_pod_group(c, root, o.pod_group);
-        case DP_KIND_DEPLOYMENT: return decode_deployment(c, root, o.deployment);
+        case DP_KIND_DEPLOYMENT:
+        case DP_KIND_REPLICA_SET:
+        case DP_KIND_STATEFUL_SET:
+        case DP_KIND_JOB:
+        case DP_KIND_DAEMON_SET: return decode_deployment(c, root, o.deployment);
         case DP_KIND_NONE: break;
         }
         return -EINVAL;
 }
 
+/* Count an object of a kind the model does not know in out->skipped. */
+static int skip_kind(dp_object_list *out, const char *kind, const char *api_version, const char *source,
+                     size_t doc_index, dp_error *err) {
+        for (size_t i = 0; i < out->n_skipped; i++)
+                if (streq(out->skipped[i].kind, kind) && streq_ptr(out->skipped[i].api_version, api_version)) {
+                        out->skipped[i].count++;
+                        return 1;
+                }
+        dp_skipped_kind *v = realloc(out->skipped, (out->n_skipped + 1) * sizeof(*v));
+        if (!v) return dp_error_set(err, -ENOMEM, "out of memory");
+        out->skipped = v;
+        dp_skipped_kind *x = &v[out->n_skipped];
+        *x = (dp_skipped_kind){.count = 1};
+        x->kind = strndup(kind, 100);
+        x->api_version = api_version ? strndup(api_version, 100) : NULL;
+        x->first = dp_asprintf("%s: document %zu", source, doc_index + 1);
+        if (!x->kind || (api_version && !x->api_version) || !x->first) {
+                free(x->kind);
+                free(x->api_version);
+                free(x->first);
+                return dp_error_set(err, -ENOMEM, "out of memory");
+        }
+        out->n_skipped++;
+        return 1;
+}
+
 /* Decode one object map. kind/api_version may come from an enclosing *List
- * when the item omits them. */
+ * when the item omits them. 1: a kind the model does not know, counted in
+ * out->skipped (*ret untouched). */
 static int decode_object(const dp_doc_node *root, const char *source, size_t doc_index, size_t item_index,
-                         const char *default_kind, const char *default_api_version, dp_object *ret, dp_error *err) {
+                         const char *default_kind, const char *default_api_version, dp_object_list *out,
+                         dp_object *ret, dp_error *err) {
         dctx c = {.err = err};
         char who[640];
         if (!root || root->type != DP_DOC_MAP)
@@ -541,10 +578,7 @@ static int decode_object(const dp_doc_node *root, const char *source, size_t doc
                                     root->line);
         const kind_entry *ke = find_kind(kind);
         describe_raw(root, kind, source, who, sizeof(who));
-        if (!ke)
-                return dp_error_set(err, -EINVAL, "%s: unknown kind \"%.100s\"%s%.100s%s (line %u)", who, kind,
-                                    api_version ? " (apiVersion \"" : "", api_version ? api_version : "",
-                                    api_version ? "\")" : "", kn ? kn->line : root->line);
+        if (!ke) return skip_kind(out, kind, api_version, source, doc_index, err);
         /* A manifest without apiVersion is refused by kubectl, yet some
          * published examples omit it: a known kind takes its preferred
          * (first listed) version. */
@@ -601,12 +635,8 @@ int dp_model_decode(const dp_doc_node *root, const char *source, size_t doc_inde
                 const char *api_version = NULL;
                 (void)scalar_text(dp_doc_get(root, "apiVersion"), &api_version);
                 char item_kind[128] = "";
-                if (!streq(kind, "List")) {
+                if (!streq(kind, "List"))
                         snprintf(item_kind, sizeof(item_kind), "%.*s", (int)(strlen(kind) - 4), kind);
-                        if (!find_kind(item_kind))
-                                return dp_error_set(err, -EINVAL, "%s: unknown kind \"%.100s\" (line %u)", source, kind,
-                                                    root->line);
-                }
                 const dp_doc_node *items = NULL;
                 for (size_t i = 0; i < root->n; i++) {
                         const char *k = root->pairs[i].key;
@@ -624,7 +654,8 @@ int dp_model_decode(const dp_doc_node *root, const char *source, size_t doc_inde
                 for (size_t i = 0; i < n_items; i++) {
                         dp_object o;
                         int r = decode_object(items->items[i], source, doc_index, i, item_kind[0] ? item_kind : NULL,
-                                              item_kind[0] ? api_version : NULL, &o, err);
+                                              item_kind[0] ? api_version : NULL, out, &o, err);
+                        if (r == 1) continue;
                         if (r >= 0) {
                                 r = dp_object_list_append(out, o);
                                 if (r < 0) {
@@ -642,8 +673,8 @@ int dp_model_decode(const dp_doc_node *root, const char *source, size_t doc_inde
                 return 0;
         }
         dp_object o;
-        int r = decode_object(root, source, doc_index, 0, NULL, NULL, &o, err);
-        if (r < 0) return r;
+        int r = decode_object(root, source, doc_index, 0, NULL, NULL, out, &o, err);
+        if (r != 0) return r < 0 ? r : 0;
         r = dp_object_list_append(out, o);
         if (r < 0) {
                 dp_object_free(o);

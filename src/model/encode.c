@@ -765,7 +765,10 @@ static dp_doc_node *pod_group(enc *e, const dp_pod_group *g) {
 
 static dp_doc_node *deployment(enc *e, const dp_deployment *d) {
         dp_doc_node *n = object_head(e, &d->hdr, &d->meta), *spec = new_map(e);
-        put_int(e, spec, "replicas", d->replicas);
+        if (d->hdr.kind == DP_KIND_JOB)
+                put_int(e, spec, "parallelism", d->replicas);
+        else if (d->hdr.kind != DP_KIND_DAEMON_SET)
+                put_int(e, spec, "replicas", d->replicas);
         if (d->n_selector_match_labels) {
                 dp_doc_node *sel = new_map(e);
                 put_kv(e, sel, "matchLabels", d->selector_match_labels, d->n_selector_match_labels);
@@ -793,7 +796,11 @@ static dp_doc_node *any(enc *e, dp_object o) {
         case DP_KIND_POD: return pod(e, o.pod);
         case DP_KIND_NAMESPACE: return object_head(e, o.hdr, &o.ns->meta);
         case DP_KIND_POD_GROUP: return pod_group(e, o.pod_group);
-        case DP_KIND_DEPLOYMENT: return deployment(e, o.deployment);
+        case DP_KIND_DEPLOYMENT:
+        case DP_KIND_REPLICA_SET:
+        case DP_KIND_STATEFUL_SET:
+        case DP_KIND_JOB:
+        case DP_KIND_DAEMON_SET: return deployment(e, o.deployment);
         case DP_KIND_NONE: break;
         }
         e->r = -EINVAL;

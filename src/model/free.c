@@ -433,7 +433,11 @@ void dp_object_free(dp_object o) {
         case DP_KIND_POD: dp_pod_free(o.pod); break;
         case DP_KIND_NAMESPACE: dp_namespace_free(o.ns); break;
         case DP_KIND_POD_GROUP: dp_pod_group_free(o.pod_group); break;
-        case DP_KIND_DEPLOYMENT: dp_deployment_free(o.deployment); break;
+        case DP_KIND_DEPLOYMENT:
+        case DP_KIND_REPLICA_SET:
+        case DP_KIND_STATEFUL_SET:
+        case DP_KIND_JOB:
+        case DP_KIND_DAEMON_SET: dp_deployment_free(o.deployment); break;
         case DP_KIND_NONE: break;
         }
 }
@@ -452,6 +456,10 @@ const char *dp_kind_name(dp_kind k) {
         case DP_KIND_NAMESPACE: return "Namespace";
         case DP_KIND_POD_GROUP: return "PodGroup";
         case DP_KIND_DEPLOYMENT: return "Deployment";
+        case DP_KIND_REPLICA_SET: return "ReplicaSet";
+        case DP_KIND_STATEFUL_SET: return "StatefulSet";
+        case DP_KIND_JOB: return "Job";
+        case DP_KIND_DAEMON_SET: return "DaemonSet";
         case DP_KIND_NONE: break;
         }
         return "";
@@ -469,7 +477,11 @@ dp_object_meta *dp_object_meta_of(dp_object o) {
         case DP_KIND_POD: return &o.pod->meta;
         case DP_KIND_NAMESPACE: return &o.ns->meta;
         case DP_KIND_POD_GROUP: return &o.pod_group->meta;
-        case DP_KIND_DEPLOYMENT: return &o.deployment->meta;
+        case DP_KIND_DEPLOYMENT:
+        case DP_KIND_REPLICA_SET:
+        case DP_KIND_STATEFUL_SET:
+        case DP_KIND_JOB:
+        case DP_KIND_DAEMON_SET: return &o.deployment->meta;
         case DP_KIND_NONE: break;
         }
         return NULL;
@@ -493,6 +505,12 @@ dp_object_list *dp_object_list_free(dp_object_list *l) {
         for (size_t i = 0; i < l->n; i++)
                 dp_object_free(l->items[i]);
         free(l->items);
+        for (size_t i = 0; i < l->n_skipped; i++) {
+                free(l->skipped[i].kind);
+                free(l->skipped[i].api_version);
+                free(l->skipped[i].first);
+        }
+        free(l->skipped);
         free(l);
         return NULL;
 }

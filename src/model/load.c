@@ -1,20 +1,55 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
- * load.c — the file-reading entry of the model: files and directories in,
- * one validated collection out (all or nothing).
+ * load.c — the file-reading entry of the model: files, directories and
+ * standard input ("-") in, one validated collection out (all or nothing).
  */
 #include <dirent.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/strbuf.h"
 #include "model/model.h"
+
+int dp_model_read_stdin(char **ret, size_t *ret_len, dp_error *err) {
+        assert_return(ret && ret_len, -EINVAL);
+        _cleanup_strbuf_ dp_strbuf sb = DP_STRBUF_INIT;
+        char chunk[65536];
+        for (;;) {
+                ssize_t k = read(STDIN_FILENO, chunk, sizeof(chunk));
+                if (k < 0 && errno == EINTR) continue;
+                if (k < 0) return dp_error_errno(err, -errno, "%s", DP_MODEL_STDIN_NAME);
+                if (k == 0) break;
+                if (sb.len + (size_t)k > DP_DOC_MAX_INPUT)
+                        return dp_error_set(err, -E2BIG, "%s: larger than %u bytes", DP_MODEL_STDIN_NAME,
+                                            DP_DOC_MAX_INPUT);
+                dp_strbuf_append(&sb, chunk, (size_t)k);
+        }
+        if (dp_strbuf_failed(&sb)) return dp_error_set(err, -ENOMEM, "out of memory");
+        size_t len = sb.len;
+        char *s = dp_strbuf_steal(&sb);
+        if (!s && !(s = dp_strdup(""))) return dp_error_set(err, -ENOMEM, "out of memory");
+        *ret = s;
+        *ret_len = len;
+        return 0;
+}
+
+/* The documents of a path, or of standard input for "-". */
+static int parse_path(dp_doc_set *set, const char *path, dp_error *err) {
+        if (!streq(path, DP_MODEL_STDIN)) return dp_doc_parse_file(set, path, err);
+        _cleanup_free_ char *buf = NULL;
+        size_t len = 0;
+        int r = dp_model_read_stdin(&buf, &len, err);
+        if (r < 0) return r;
+        return dp_doc_parse(set, buf, len, DP_MODEL_STDIN_NAME, err);
+}
 
 int dp_model_load_file(const char *path, dp_object_list *out, dp_error *err) {
         assert_return(path && out, -EINVAL);
         _cleanup_(dp_doc_set_freep) dp_doc_set *set = dp_doc_set_new();
         if (!set) return dp_error_set(err, -ENOMEM, "out of memory");
-        int r = dp_doc_parse_file(set, path, err);
+        int r = parse_path(set, path, err);
         if (r < 0) return r;
+        if (streq(path, DP_MODEL_STDIN)) path = DP_MODEL_STDIN_NAME;
         size_t start = out->n;
         for (size_t i = 0; i < dp_doc_count(set); i++) {
                 r = dp_model_decode(dp_doc_root(set, i), path, i, out, err);
@@ -79,10 +114,19 @@ int dp_model_load(const char *const *paths, size_t n_paths, dp_object_list **ret
         assert_return(paths || n_paths == 0, -EINVAL);
         _cleanup_(dp_object_list_freep) dp_object_list *l = dp_object_list_new();
         if (!l) return dp_error_set(err, -ENOMEM, "out of memory");
+        bool stdin_read = false;
         for (size_t i = 0; i < n_paths; i++) {
                 struct stat st;
-                if (stat(paths[i], &st) < 0) return dp_error_errno(err, -errno, "%s", paths[i]);
                 int r;
+                if (streq(paths[i], DP_MODEL_STDIN)) {
+                        if (stdin_read)
+                                return dp_error_set(err, -EINVAL, "-f -: standard input can be read only once");
+                        stdin_read = true;
+                        r = dp_model_load_file(paths[i], l, err);
+                        if (r < 0) return r;
+                        continue;
+                }
+                if (stat(paths[i], &st) < 0) return dp_error_errno(err, -errno, "%s", paths[i]);
                 if (S_ISDIR(st.st_mode)) {
                         char **names = NULL;
                         size_t n = 0;
@@ -96,7 +140,8 @@ int dp_model_load(const char *const *paths, size_t n_paths, dp_object_list **ret
                 }
                 if (r < 0) return r;
         }
-        int r = dp_model_validate(l, err);
+        int r = dp_model_generate_names(l, err);
+        if (r >= 0) r = dp_model_validate(l, err);
         if (r < 0) return r;
         *ret = TAKE_PTR(l);
         return 0;

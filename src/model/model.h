@@ -30,11 +30,23 @@
 
 /* ---- collections ---- */
 
+/* A kind the model does not know (ConfigMap, Service, a CRD such as
+ * ComputeDomain): its objects are skipped, counted once per kind and
+ * apiVersion, for one warning line each (the tools print them). */
+typedef struct dp_skipped_kind {
+        char *kind;
+        char *api_version; /* NULL when unset */
+        size_t count;
+        char *first; /* "file: document N" of the first one */
+} dp_skipped_kind;
+
 /* Objects in input order. The list owns every object. */
 typedef struct dp_object_list {
         dp_object *items;
         size_t n;
         size_t cap;
+        dp_skipped_kind *skipped; /* in the order first seen */
+        size_t n_skipped;
 } dp_object_list;
 
 dp_object_list *dp_object_list_new(void);
@@ -89,9 +101,11 @@ int dp_toleration_copy(dp_toleration *dst, const dp_toleration *src);
 
 /* Decode one document tree: an object, or a `List`/`*List` whose items are
  * objects. Objects are appended to `out` in order, all or nothing. `source`
- * names the file in messages and in hdr.source. Decoding checks structure
- * (known kind and fields, types, one-of fields) but not limits and rules:
- * call dp_model_validate() for those. */
+ * names the file in messages and in hdr.source; doc_index counts documents
+ * within that file (from 0; messages say "document N" from 1). Decoding
+ * checks structure (known fields, types, one-of fields) but not limits and
+ * rules: call dp_model_validate() for those. Objects of a kind the model
+ * does not know are not errors: they are counted in out->skipped. */
 int dp_model_decode(const dp_doc_node *root, const char *source, size_t doc_index, dp_object_list *out, dp_error *err);
 /* Parse a YAML/JSON stream (multi-document) and decode every document. */
 int dp_model_decode_buffer(const char *buf, size_t len, const char *source, dp_object_list *out, dp_error *err);
@@ -150,6 +164,14 @@ int dp_model_load(const char *const *paths, size_t n_paths, dp_object_list **ret
 /* Decode one file into `out` (no validation); all or nothing. */
 int dp_model_load_file(const char *path, dp_object_list *out, dp_error *err);
 
+/* Read standard input whole (capped at DP_DOC_MAX_INPUT; -E2BIG past it):
+ * what `-f -` names. *ret is NUL-terminated. */
+int dp_model_read_stdin(char **ret, size_t *ret_len, dp_error *err);
+/* dp_model_load's path for standard input. */
+#define DP_MODEL_STDIN "-"
+/* The name standard input has in messages and hdr.source. */
+#define DP_MODEL_STDIN_NAME "<stdin>"
+
 /* ---- lookups (model/lookup.c) ---- */
 
 /* Value of key in a label/annotation/nodeSelector array; NULL if absent. */
@@ -171,8 +193,28 @@ const dp_device_capacity *dp_device_find_capacity(const dp_device *d, const char
 
 /* ---- workloads (model/workload.c) ---- */
 
-/* Append the Deployment's `replicas` Pods to out, named "<deployment>-<i>"
- * (i from 0, so runs are deterministic), in its namespace, with the
- * template's labels and spec and an owner reference to the Deployment.
- * All or nothing. */
-int dp_deployment_expand(const dp_deployment *d, dp_object_list *out, dp_error *err);
+/* Append an owner's Pods to out, in its namespace, with the template's
+ * labels and spec and a controller owner reference to it: a Deployment,
+ * ReplicaSet or StatefulSet its `replicas`, a Job the pods it runs at once,
+ * named "<owner>-<i>" (i from 0, so runs are deterministic; a StatefulSet's
+ * own rule), a DaemonSet one per node of `nodes` whose labels its
+ * template's nodeSelector accepts, named "<owner>-<node>", tied to its node by
+ * a metadata.name node affinity and tolerating cordoned nodes, as the
+ * DaemonSet controller writes them. All or nothing. */
+int dp_deployment_expand(const dp_deployment *d, const dp_node *const *nodes, size_t n_nodes, dp_object_list *out,
+                         dp_error *err);
+/* Stand up the pods of every owner in l (appended at the end), except an
+ * owner whose pods are already there: an object of l names it in its
+ * ownerReferences (a Pod its ReplicaSet, a ReplicaSet its Deployment), as a
+ * `kubectl get` dump has them. Then dp_model_generate_names(). */
+int dp_model_expand_workloads(dp_object_list *l, const dp_node *const *nodes, size_t n_nodes, dp_error *err);
+
+/* ---- generated names (model/generate.c) ---- */
+
+/* Give every object of l that has metadata.generateName and no name a name,
+ * as the API server would: the prefix (cut to 58 characters) and 5
+ * characters of its alphabet. The suffix is a hash of the kind, namespace,
+ * prefix and how many objects before it had the same ones, so the same input
+ * gives the same names on every run; a name that is taken is skipped. */
+int dp_model_generate_names(dp_object_list *l, dp_error *err);
+#define DP_GENERATE_NAME_SUFFIX 5

@@ -66,7 +66,13 @@ typedef enum {
         DP_KIND_NAMESPACE,
         DP_KIND_POD_GROUP,
         DP_KIND_DEPLOYMENT,
+        /* the other pod owners, in dp_deployment's shape */
+        DP_KIND_REPLICA_SET,
+        DP_KIND_STATEFUL_SET,
+        DP_KIND_JOB,
+        DP_KIND_DAEMON_SET,
 } dp_kind;
+#define DP_KIND_LAST DP_KIND_DAEMON_SET
 
 /* First member of every object struct. */
 typedef struct dp_object_header {
@@ -531,12 +537,14 @@ typedef struct dp_pod_group {
         size_t n_resource_claims;
 } dp_pod_group;
 
-/* apps/v1 Deployment: only what is needed to stand its pods up
- * (dp_deployment_expand() in model.h). */
+/* A pod owner: apps/v1 Deployment, ReplicaSet, StatefulSet, DaemonSet and
+ * batch/v1 Job (hdr.kind says which), with only what is needed to stand its
+ * pods up (dp_model_expand_workloads() in model.h). */
 typedef struct dp_deployment {
         dp_object_header hdr;
         dp_object_meta meta;
-        int32_t replicas; /* defaulted to 1 */
+        int32_t replicas; /* spec.replicas (defaulted to 1); a Job: the pods running at once,
+                           * min(parallelism, completions) (both defaulted to 1); a DaemonSet: unused */
         dp_kv *selector_match_labels;
         size_t n_selector_match_labels;
         dp_pod *template_;   /* spec.template as a Pod (no name; hdr.kind DP_KIND_POD) */

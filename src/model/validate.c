@@ -1058,7 +1058,11 @@ int dp_object_validate(dp_object o, dp_error *err) {
         case DP_KIND_POD: r = validate_pod(&c, o.pod); break;
         case DP_KIND_NAMESPACE: r = validate_meta(&c, &o.ns->meta, false, dp_validate_dns_label); break;
         case DP_KIND_POD_GROUP: r = validate_pod_group(&c, o.pod_group); break;
-        case DP_KIND_DEPLOYMENT: r = validate_deployment(&c, o.deployment); break;
+        case DP_KIND_DEPLOYMENT:
+        case DP_KIND_REPLICA_SET:
+        case DP_KIND_STATEFUL_SET:
+        case DP_KIND_JOB:
+        case DP_KIND_DAEMON_SET: r = validate_deployment(&c, o.deployment); break;
         case DP_KIND_NONE: r = dp_error_set(err, -EINVAL, "no kind"); break;
         }
         if (r < 0 && r != -ENOMEM) {

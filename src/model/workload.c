@@ -1,18 +1,61 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
- * workload.c — standing up the pods of a workload object. A Deployment's
- * template is kept as JSON, so each replica is decoded by the Pod decoder
- * itself (same checks, same messages) from a tree built around it.
+ * workload.c — standing up the pods of a pod owner (Deployment, ReplicaSet,
+ * StatefulSet, Job, DaemonSet). The owner's template is kept as JSON, so each
+ * pod is decoded by the Pod decoder itself (same checks, same messages) from a
+ * tree built around it.
  */
 #include <stdio.h>
 
+#include "base/hashmap.h"
 #include "model/model.h"
 
-static dp_doc_node *replica_root(dp_doc_set *s, const dp_deployment *d, const dp_doc_node *tmpl, size_t i) {
+static const char *owner_api_version(dp_kind k) { return k == DP_KIND_JOB ? "batch/v1" : "apps/v1"; }
+
+/* spec for a DaemonSet's pod on `node`: the template's, with a required node
+ * affinity to that node by metadata.name and a toleration of cordoned nodes,
+ * as the DaemonSet controller writes them. Pieces are borrowed from tmpl. */
+static dp_doc_node *daemon_spec(dp_doc_set *s, const dp_doc_node *spec, const char *node) {
+        dp_doc_node *out = dp_doc_new_map(s), *tols = dp_doc_new_seq(s), *tol = dp_doc_new_map(s);
+        dp_doc_node *aff = dp_doc_new_map(s), *na = dp_doc_new_map(s), *req = dp_doc_new_map(s);
+        dp_doc_node *terms = dp_doc_new_seq(s), *term = dp_doc_new_map(s), *fields = dp_doc_new_seq(s);
+        dp_doc_node *f = dp_doc_new_map(s), *vals = dp_doc_new_seq(s);
+        if (!out || !tols || !tol || !aff || !na || !req || !terms || !term || !fields || !f || !vals) return NULL;
+        int r = 0;
+        for (size_t k = 0; spec && spec->type == DP_DOC_MAP && r >= 0 && k < spec->n; k++) {
+                const char *key = spec->pairs[k].key;
+                const dp_doc_node *v = spec->pairs[k].value;
+                if (streq(key, "affinity") || streq(key, "nodeName")) continue;
+                if (streq(key, "tolerations")) {
+                        for (size_t i = 0; v->type == DP_DOC_SEQ && r >= 0 && i < v->n; i++)
+                                r = dp_doc_seq_add(s, tols, v->items[i]);
+                        continue;
+                }
+                r = dp_doc_map_add(s, out, key, (dp_doc_node *)v);
+        }
+        if (r >= 0) r = dp_doc_map_add(s, tol, "key", dp_doc_new_str(s, "node.kubernetes.io/unschedulable"));
+        if (r >= 0) r = dp_doc_map_add(s, tol, "operator", dp_doc_new_str(s, "Exists"));
+        if (r >= 0) r = dp_doc_map_add(s, tol, "effect", dp_doc_new_str(s, "NoSchedule"));
+        if (r >= 0) r = dp_doc_seq_add(s, tols, tol);
+        if (r >= 0) r = dp_doc_map_add(s, out, "tolerations", tols);
+        if (r >= 0) r = dp_doc_seq_add(s, vals, dp_doc_new_str(s, node));
+        if (r >= 0) r = dp_doc_map_add(s, f, "key", dp_doc_new_str(s, "metadata.name"));
+        if (r >= 0) r = dp_doc_map_add(s, f, "operator", dp_doc_new_str(s, "In"));
+        if (r >= 0) r = dp_doc_map_add(s, f, "values", vals);
+        if (r >= 0) r = dp_doc_seq_add(s, fields, f);
+        if (r >= 0) r = dp_doc_map_add(s, term, "matchFields", fields);
+        if (r >= 0) r = dp_doc_seq_add(s, terms, term);
+        if (r >= 0) r = dp_doc_map_add(s, req, "nodeSelectorTerms", terms);
+        if (r >= 0) r = dp_doc_map_add(s, na, "requiredDuringSchedulingIgnoredDuringExecution", req);
+        if (r >= 0) r = dp_doc_map_add(s, aff, "nodeAffinity", na);
+        if (r >= 0) r = dp_doc_map_add(s, out, "affinity", aff);
+        return r >= 0 ? out : NULL;
+}
+
+static dp_doc_node *replica_root(dp_doc_set *s, const dp_deployment *d, const dp_doc_node *tmpl, const char *name,
+                                 const char *node) {
         dp_doc_node *root = dp_doc_new_map(s), *md = dp_doc_new_map(s);
         if (!root || !md) return NULL;
-        char name[300];
-        snprintf(name, sizeof(name), "%s-%zu", d->meta.name ? d->meta.name : "deployment", i);
         int r = dp_doc_map_add(s, root, "apiVersion", dp_doc_new_str(s, "v1"));
         if (r >= 0) r = dp_doc_map_add(s, root, "kind", dp_doc_new_str(s, "Pod"));
         if (r >= 0) r = dp_doc_map_add(s, md, "name", dp_doc_new_str(s, name));
@@ -28,8 +71,8 @@ static dp_doc_node *replica_root(dp_doc_set *s, const dp_deployment *d, const dp
                 }
         dp_doc_node *owners = dp_doc_new_seq(s), *owner = dp_doc_new_map(s);
         if (r >= 0 && owners && owner) {
-                r = dp_doc_map_add(s, owner, "apiVersion", dp_doc_new_str(s, "apps/v1"));
-                if (r >= 0) r = dp_doc_map_add(s, owner, "kind", dp_doc_new_str(s, "Deployment"));
+                r = dp_doc_map_add(s, owner, "apiVersion", dp_doc_new_str(s, owner_api_version(d->hdr.kind)));
+                if (r >= 0) r = dp_doc_map_add(s, owner, "kind", dp_doc_new_str(s, dp_kind_name(d->hdr.kind)));
                 if (r >= 0) r = dp_doc_map_add(s, owner, "name", dp_doc_new_str(s, d->meta.name ? d->meta.name : ""));
                 if (r >= 0 && d->meta.uid) r = dp_doc_map_add(s, owner, "uid", dp_doc_new_str(s, d->meta.uid));
                 if (r >= 0) r = dp_doc_map_add(s, owner, "controller", dp_doc_new_bool(s, true));
@@ -40,22 +83,48 @@ static dp_doc_node *replica_root(dp_doc_set *s, const dp_deployment *d, const dp
         }
         if (r >= 0) r = dp_doc_map_add(s, root, "metadata", md);
         const dp_doc_node *spec = dp_doc_get(tmpl, "spec");
-        if (r >= 0 && spec) r = dp_doc_map_add(s, root, "spec", (dp_doc_node *)spec);
+        if (r >= 0 && node) {
+                dp_doc_node *ds = daemon_spec(s, spec, node);
+                r = ds ? dp_doc_map_add(s, root, "spec", ds) : -ENOMEM;
+        } else if (r >= 0 && spec)
+                r = dp_doc_map_add(s, root, "spec", (dp_doc_node *)spec);
         return r >= 0 ? root : NULL;
 }
 
-int dp_deployment_expand(const dp_deployment *d, dp_object_list *out, dp_error *err) {
+/* Does the template's nodeSelector let its pod run on the node? (The
+ * DaemonSet controller makes no pod where it could never run.) */
+static bool selects(const dp_pod *tmpl, const dp_node *n) {
+        for (size_t i = 0; tmpl && i < tmpl->n_node_selector; i++) {
+                const char *v = dp_kv_get(n->meta.labels, n->meta.n_labels, tmpl->node_selector[i].key);
+                if (!v || !streq(v, tmpl->node_selector[i].value)) return false;
+        }
+        return true;
+}
+
+int dp_deployment_expand(const dp_deployment *d, const dp_node *const *nodes, size_t n_nodes, dp_object_list *out,
+                         dp_error *err) {
         assert_return(d && out, -EINVAL);
+        assert_return(nodes || n_nodes == 0, -EINVAL);
         if (!d->template_json)
-                return dp_error_set(err, -EINVAL, "Deployment %s: spec.template: required", d->meta.name);
+                return dp_error_set(err, -EINVAL, "%s %s: spec.template: required", dp_kind_name(d->hdr.kind),
+                                    d->meta.name);
         _cleanup_(dp_doc_set_freep) dp_doc_set *s = dp_doc_set_new();
         if (!s) return dp_error_set(err, -ENOMEM, "out of memory");
         int r = dp_doc_parse(s, d->template_json, strlen(d->template_json), "template", err);
         if (r < 0) return r;
         const dp_doc_node *tmpl = dp_doc_root(s, 0);
+        bool ds = d->hdr.kind == DP_KIND_DAEMON_SET;
+        size_t n = ds ? n_nodes : (size_t)DP_MAX(d->replicas, 0);
         size_t start = out->n;
-        for (int32_t i = 0; i < d->replicas; i++) {
-                dp_doc_node *root = replica_root(s, d, tmpl, (size_t)i);
+        for (size_t i = 0; i < n; i++) {
+                if (ds && !selects(d->template_, nodes[i])) continue;
+                char name[320];
+                if (ds)
+                        snprintf(name, sizeof(name), "%.60s-%.253s", d->meta.name ? d->meta.name : "daemonset",
+                                 nodes[i]->meta.name);
+                else
+                        snprintf(name, sizeof(name), "%.253s-%zu", d->meta.name ? d->meta.name : "deployment", i);
+                dp_doc_node *root = replica_root(s, d, tmpl, name, ds ? nodes[i]->meta.name : NULL);
                 r = root ? dp_model_decode(root, d->hdr.source, d->hdr.doc_index, out, err)
                          : dp_error_set(err, -ENOMEM, "out of memory");
                 if (r < 0) {
@@ -65,4 +134,55 @@ int dp_deployment_expand(const dp_deployment *d, dp_object_list *out, dp_error *
                 }
         }
         return 0;
+}
+
+static bool is_owner_kind(dp_kind k) { return k >= DP_KIND_DEPLOYMENT && k <= DP_KIND_LAST; }
+
+int dp_model_expand_workloads(dp_object_list *l, const dp_node *const *nodes, size_t n_nodes, dp_error *err) {
+        assert_return(l, -EINVAL);
+        _cleanup_(dp_hashmap_freep) dp_hashmap *owned = dp_hashmap_new();
+        if (!owned) return dp_error_set(err, -ENOMEM, "out of memory");
+        char **keys = NULL;
+        size_t n_keys = 0, cap = 0;
+        int r = 0;
+        for (size_t i = 0; r >= 0 && i < l->n; i++) {
+                const dp_object_meta *m = dp_object_meta_of(l->items[i]);
+                for (size_t k = 0; r >= 0 && k < m->n_owner_references; k++) {
+                        const dp_owner_ref *o = &m->owner_references[k];
+                        char *key = dp_asprintf("%s/%s/%s", o->kind ? o->kind : "", m->namespace ? m->namespace : "",
+                                                o->name ? o->name : "");
+                        if (!key || DP_GROW(keys, cap, n_keys + 1) < 0) {
+                                free(key);
+                                r = -ENOMEM;
+                                break;
+                        }
+                        keys[n_keys++] = key;
+                        r = dp_hashmap_put(owned, key, key);
+                        if (r == -EEXIST) r = 0;
+                }
+        }
+        size_t n = l->n;
+        for (size_t i = 0; r >= 0 && i < n; i++) {
+                dp_object o = l->items[i];
+                if (!is_owner_kind(o.hdr->kind)) continue;
+                const dp_object_meta *m = &o.deployment->meta;
+                _cleanup_free_ char *key = dp_asprintf("%s/%s/%s", dp_kind_name(o.hdr->kind),
+                                                       m->namespace ? m->namespace : "", m->name ? m->name : "");
+                if (!key) {
+                        r = -ENOMEM;
+                        break;
+                }
+                if (dp_hashmap_contains(owned, key)) continue; /* its pods (or ReplicaSets) are in the input */
+                r = dp_deployment_expand(o.deployment, nodes, n_nodes, l, err);
+        }
+        for (size_t i = 0; i < n_keys; i++)
+                free(keys[i]);
+        free(keys);
+        if (r == -ENOMEM) return dp_error_set(err, -ENOMEM, "out of memory");
+        if (r < 0) {
+                while (l->n > n)
+                        dp_object_free(l->items[--l->n]);
+                return r;
+        }
+        return dp_model_generate_names(l, err);
 }

@@ -111,12 +111,12 @@ int dp_devnode_new(const char *profile, const char *profile_text, size_t profile
         return 0;
 }
 
-const char *dp_devnode_driver(const dp_devnode *n) { return n->set->driver_name; }
+const char *dp_devnode_driver(const dp_devnode *n) { return n ? n->set->driver_name : NULL; }
 
 static size_t unit_of(const dp_devnode *n, const dp_v1_device *d);
 static bool v2_blocked(const dp_devnode *n, size_t u);
 
-size_t dp_devnode_v1_resource_count(const dp_devnode *n) { return n->plan->n_resources; }
+size_t dp_devnode_v1_resource_count(const dp_devnode *n) { return n ? n->plan->n_resources : 0; }
 
 const char *dp_devnode_v1_resource(const dp_devnode *n, size_t i, size_t *ret_capacity, size_t *ret_allocatable) {
         if (i >= n->plan->n_resources) return NULL;
@@ -216,6 +216,7 @@ int dp_devnode_v1_allocate(dp_devnode *n, const char *resource, size_t count, co
 }
 
 void dp_devnode_v1_release(dp_devnode *n, const char *owner_prefix) {
+        if (!n) return;
         size_t k = 0;
         for (size_t i = 0; i < n->n_held; i++) {
                 if (startswith(n->held[i].owner, owner_prefix)) {
@@ -236,17 +237,20 @@ void dp_devnode_v1_release(dp_devnode *n, const char *owner_prefix) {
 }
 
 void dp_devnode_v2_clear(dp_devnode *n) {
+        if (!n) return;
         for (size_t i = 0; i < n->n_units; i++)
                 n->units[i].v2_held = false;
 }
 
 int dp_devnode_v2_hold(dp_devnode *n, size_t unit_index) {
+        if (!n) return -ENOENT;
         if (unit_index >= n->n_units) return -ENOENT;
         n->units[unit_index].v2_held = true;
         return 0;
 }
 
 bool dp_devnode_v1_blocks(const dp_devnode *n, size_t u) {
+        if (!n) return false;
         if (u >= n->n_units) return false;
         for (size_t i = 0; i < n->n_units; i++)
                 if (n->units[i].n_holders && overlap(&n->units[i], &n->units[u])) return true;
@@ -254,6 +258,7 @@ bool dp_devnode_v1_blocks(const dp_devnode *n, size_t u) {
 }
 
 int dp_devnode_set_health(dp_devnode *n, const char *id, bool healthy, dp_error *err) {
+        if (!n) return dp_error_set(err, -ENOENT, "device %s: the node has no device model (a Node object)", id);
         dp_health h = healthy ? DP_HEALTH_HEALTHY : DP_HEALTH_UNHEALTHY;
         dp_device *d = dp_device_set_find(n->set, id);
         dp_mig_device *m = d ? NULL : dp_device_set_find_mig(n->set, id);
@@ -268,9 +273,10 @@ int dp_devnode_set_health(dp_devnode *n, const char *id, bool healthy, dp_error 
 
 /* ---- units ---- */
 
-size_t dp_devnode_unit_count(const dp_devnode *n) { return n->n_units; }
+size_t dp_devnode_unit_count(const dp_devnode *n) { return n ? n->n_units : 0; }
 
 int dp_devnode_unit_get(const dp_devnode *n, size_t i, dp_devnode_unit *ret) {
+        if (!n) return -ENOENT;
         if (i >= n->n_units) return -ENOENT;
         const unit *u = &n->units[i];
         const dp_device *d = &n->set->devices[u->gpu];
@@ -296,6 +302,7 @@ int dp_devnode_unit_get(const dp_devnode *n, size_t i, dp_devnode_unit *ret) {
 }
 
 int dp_devnode_unit_find(const dp_devnode *n, const char *id) {
+        if (!n) return -ENOENT;
         for (size_t i = 0; i < n->n_units; i++) {
                 dp_devnode_unit u;
                 dp_devnode_unit_get(n, i, &u);
@@ -306,7 +313,7 @@ int dp_devnode_unit_find(const dp_devnode *n, const char *id) {
 
 /* ---- V2: the DRA driver's inventory (dra/inventory.h) ---- */
 
-const dp_dra_inventory *dp_devnode_inventory(const dp_devnode *n) { return n->inv; }
+const dp_dra_inventory *dp_devnode_inventory(const dp_devnode *n) { return n ? n->inv : NULL; }
 
 static int rebuild_inventory(dp_devnode *n, dp_error *err) {
         dp_dra_inventory_options o = DP_DRA_INVENTORY_OPTIONS_INIT;
@@ -334,6 +341,7 @@ int dp_devnode_set_dra(dp_devnode *n, int partitions, bool allow_multiple, dp_er
 }
 
 int dp_devnode_unit_of_v2(const dp_devnode *n, const char *name) {
+        if (!n) return -ENOENT;
         const dp_dra_device *d = dp_dra_inventory_find(n->inv, name);
         if (!d) return -ENOENT;
         /* a partition lives on its physical device; MIG instances are units of their own */

@@ -21,6 +21,8 @@
 #include "dra/inventory.h"
 
 typedef struct dp_devnode dp_devnode;
+/* A node read from a Node object has no devnode: the accessors below take
+ * NULL as a node with no units, no V1 resources and no inventory. */
 
 /* agent_config: an NVIDIA device plugin config document (version: v1), or
  * NULL for the defaults. The V2 view follows dp_devnode_set_dra() (by default

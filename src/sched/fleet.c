@@ -46,6 +46,8 @@ dp_sim_input *dp_sim_input_free(dp_sim_input *in) {
         dp_object_list_free(in->objs);
         dp_doc_set_free(in->docs);
         free(in->k8s_docs);
+        free(in->k8s_doc_index);
+        dp_sim_whatif_done(&in->whatif);
         free(in);
         return NULL;
 }
@@ -401,9 +403,12 @@ static int parse_timeline(const dp_doc_node *root, dp_sim_input *in, dp_error *e
  * name profile files relative to its own directory. */
 static int load_doc_set(dp_sim_input *in, dp_doc_set *set, bool files, bool *seen_fleet, bool *seen_timeline,
                         dp_error *err) {
+        size_t file_start = 0; /* the first document of the current file */
         for (size_t i = 0; i < dp_doc_count(set); i++) {
                 const dp_doc_node *root = dp_doc_root(set, i);
                 const char *src = dp_doc_source(set, i);
+                if (i && dp_doc_source(set, i - 1) != src && !streq_ptr(dp_doc_source(set, i - 1), src))
+                        file_start = i;
                 const char *api = NULL, *kind = NULL;
                 if (root && root->type == DP_DOC_MAP) {
                         dp_doc_get_str(dp_doc_get(root, "apiVersion"), false, &api, NULL);
@@ -415,6 +420,7 @@ static int load_doc_set(dp_sim_input *in, dp_doc_set *set, bool files, bool *see
                                 return dp_error_set(err, -EINVAL, "%s: Fleet: only one Fleet may be given (line %u)",
                                                     src, root->line);
                         *seen_fleet = true;
+                        in->fleet = true;
                         free(in->source);
                         if (!(in->source = dp_strdup(src))) return -ENOMEM;
                         _cleanup_free_ char *dir = NULL;
@@ -435,20 +441,33 @@ static int load_doc_set(dp_sim_input *in, dp_doc_set *set, bool files, bool *see
                         r = parse_timeline(root, in, err);
                         if (r < 0) return dp_fmt_prefix(err, r, "%s: Timeline", src);
                 } else {
-                        r = dp_model_decode(root, src, i, in->objs, err);
+                        r = dp_model_decode(root, src, i - file_start, in->objs, err);
                         if (r < 0) return r;
                         size_t *v = realloc(in->k8s_docs, (in->n_k8s_docs + 1) * sizeof(*v));
                         if (!v) return -ENOMEM;
                         in->k8s_docs = v;
-                        v[in->n_k8s_docs++] = i;
+                        v = realloc(in->k8s_doc_index, (in->n_k8s_docs + 1) * sizeof(*v));
+                        if (!v) return -ENOMEM;
+                        in->k8s_doc_index = v;
+                        in->k8s_docs[in->n_k8s_docs] = i;
+                        v[in->n_k8s_docs++] = i - file_start;
+                        if (!in->source && !(in->source = dp_strdup(src))) return -ENOMEM;
                 }
         }
         return 0;
 }
 
 static int finish(dp_sim_input *in, bool seen_fleet, dp_error *err) {
-        if (!seen_fleet)
-                return dp_error_set(err, -EINVAL, "no Fleet (kind: Fleet, apiVersion: %s) in the input", API_VERSION);
+        if (!seen_fleet && !dp_object_list_count(in->objs, DP_KIND_NODE))
+                return dp_error_set(err, -EINVAL,
+                                    "no nodes in the input: give Node objects (a `kubectl get nodes,pods,"
+                                    "resourceslices,... -o yaml` dump) or a Fleet (kind: Fleet, apiVersion: %s)",
+                                    API_VERSION);
+        if (!seen_fleet && !(in->fleet_name = dp_strdup("cluster"))) return -ENOMEM;
+        if (!in->source && !(in->source = dp_strdup("input"))) return -ENOMEM;
+        if (in->schedulers == 0) in->schedulers = 1;
+        int r = dp_model_generate_names(in->objs, err);
+        if (r < 0) return r;
         return dp_model_validate(in->objs, err);
 }
 
@@ -485,7 +504,15 @@ static bool wanted(const char *n) {
                (l > 5 && streq(n + l - 5, ".json"));
 }
 
-static int load_path(dp_sim_input *in, dp_doc_set *set, const char *path, dp_error *err) {
+static int load_path(dp_sim_input *in, dp_doc_set *set, const char *path, bool *stdin_read, dp_error *err) {
+        if (streq(path, DP_MODEL_STDIN)) {
+                if (*stdin_read) return dp_error_set(err, -EINVAL, "-f -: standard input can be read only once");
+                *stdin_read = true;
+                _cleanup_free_ char *buf = NULL;
+                size_t len = 0;
+                int r = dp_model_read_stdin(&buf, &len, err);
+                return r < 0 ? r : dp_doc_parse(set, buf, len, DP_MODEL_STDIN_NAME, err);
+        }
         struct stat st;
         if (stat(path, &st) < 0) return dp_error_errno(err, -errno, "%s", path);
         if (!S_ISDIR(st.st_mode)) return dp_doc_parse_file(set, path, err);
@@ -513,13 +540,17 @@ static int load_path(dp_sim_input *in, dp_doc_set *set, const char *path, dp_err
         return r;
 }
 
-static int dp_sim_load_impl(const char *const *paths, size_t n_paths, dp_sim_input **ret, dp_error *err) {
+static int dp_sim_load_impl(const dp_sim_text *texts, size_t n_texts, const char *const *paths, size_t n_paths,
+                            dp_sim_input **ret, dp_error *err) {
         _cleanup_(dp_sim_input_freep) dp_sim_input *in = NULL;
         _cleanup_(dp_doc_set_freep) dp_doc_set *set = dp_doc_set_new();
         if (!set || new_input(&in) < 0) return -ENOMEM;
         int r = 0;
+        bool stdin_read = false;
+        for (size_t i = 0; i < n_texts && r >= 0; i++)
+                r = dp_doc_parse(set, texts[i].buf, texts[i].len, texts[i].source, err);
         for (size_t i = 0; i < n_paths && r >= 0; i++)
-                r = load_path(in, set, paths[i], err);
+                r = load_path(in, set, paths[i], &stdin_read, err);
         bool f = false, t = false;
         if (r >= 0) r = load_doc_set(in, set, true, &f, &t, err);
         if (r >= 0) r = finish(in, f, err);
@@ -534,7 +565,12 @@ int dp_sim_load_buffer(const char *buf, size_t len, const char *source, dp_sim_i
 }
 
 int dp_sim_load(const char *const *paths, size_t n_paths, dp_sim_input **ret, dp_error *err) {
-        return dp_fmt_oom(err, dp_sim_load_impl(paths, n_paths, ret, err));
+        return dp_fmt_oom(err, dp_sim_load_impl(NULL, 0, paths, n_paths, ret, err));
+}
+
+int dp_sim_load_texts(const dp_sim_text *texts, size_t n_texts, const char *const *paths, size_t n_paths,
+                      dp_sim_input **ret, dp_error *err) {
+        return dp_fmt_oom(err, dp_sim_load_impl(texts, n_texts, paths, n_paths, ret, err));
 }
 
 int dp_sim_load_or_builtin(const char *const *paths, size_t n_paths, dp_sim_input **ret, dp_error *err) {

@@ -279,7 +279,7 @@ static dp_doc_node *node_doc(dp_doc_set *s, sim_run *r, sim_node *sn) {
         char b[32];
         bool ok = d && units;
         ok = ok && dp_doc_map_add(s, d, "name", dp_doc_new_str(s, sn->name)) >= 0;
-        ok = ok && dp_doc_map_add(s, d, "profile", dp_doc_new_str(s, sn->group->profile)) >= 0;
+        ok = ok && dp_doc_map_add(s, d, "profile", dp_doc_new_str(s, sn->group ? sn->group->profile : "Node object")) >= 0;
         ok = ok && dp_doc_map_add(s, d, "model",
                                   dp_doc_new_str(s, sn->model == DP_SIM_MODEL_V1   ? "v1"
                                                     : sn->model == DP_SIM_MODEL_V2 ? "v2"

@@ -11,7 +11,7 @@
 
 typedef struct sim_node {
         char *name;
-        const dp_sim_group *group;
+        const dp_sim_group *group; /* NULL (and dev NULL) for a node read from a Node object */
         dp_sim_model model;
         dp_devnode *dev;
         int64_t slice_gen;
@@ -87,3 +87,11 @@ int sim_node_unit_of_v2(const sim_node *sn, const char *device_name);
 /* What the schedulers know of the pod: the record of the instance that tried
  * it more often (the first on ties). */
 const dp_sched_pod_info *sim_pod_info(sim_run *r, const sim_pod *sp);
+
+/* sim-input.c: pod owners stood up against the run's nodes (fleet and Node
+ * objects); a sim_node for every Node object in the store that is not the
+ * fleet's; the input's what-if changes applied to the store. */
+int sim_expand_workloads(sim_run *r, dp_object_list *l, dp_error *err);
+size_t sim_object_node_count(const dp_sim_input *in);
+int sim_add_object_nodes(sim_run *r, dp_error *err);
+int sim_whatif_apply(sim_run *r, dp_error *err);

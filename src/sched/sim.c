@@ -351,7 +351,7 @@ char *sim_pod_v2_devices(sim_run *r, const sim_pod *sp) {
 static int sync_shared(sim_run *r, dp_error *err) {
         for (size_t i = 0; i < r->n_nodes; i++) {
                 sim_node *sn = &r->nodes[i];
-                if (sn->model != DP_SIM_MODEL_BOTH) continue;
+                if (sn->model != DP_SIM_MODEL_BOTH || !sn->dev) continue; /* a Node object's: nothing to sync */
                 dp_devnode_v2_clear(sn->dev);
                 size_t k = 0;
                 dp_object o;
@@ -510,16 +510,13 @@ static int load_objects(sim_run *r, dp_error *err) {
         const dp_sim_input *in = r->in;
         for (size_t i = 0; i < in->n_k8s_docs; i++) {
                 size_t d = in->k8s_docs[i];
-                int rr = dp_model_decode(dp_doc_root(in->docs, d), dp_doc_source(in->docs, d), d, l, err);
+                int rr = dp_model_decode(dp_doc_root(in->docs, d), dp_doc_source(in->docs, d), in->k8s_doc_index[i],
+                                         l, err);
                 if (rr < 0) return rr;
         }
-        /* a Deployment stands for its replicas: pods <deployment>-<i> */
-        size_t nd = l->n;
-        for (size_t i = 0; i < nd; i++) {
-                if (l->items[i].hdr->kind != DP_KIND_DEPLOYMENT) continue;
-                int rr = dp_deployment_expand(l->items[i].deployment, l, err);
-                if (rr < 0) return rr;
-        }
+        /* owners stand for their pods; generateName gets its names */
+        int er = sim_expand_workloads(r, l, err);
+        if (er < 0) return er;
         size_t np = dp_object_list_count(l, DP_KIND_POD);
         if (!(r->pods = calloc(np + 1, sizeof(*r->pods)))) return -ENOMEM;
         int rr = 0;
@@ -644,11 +641,13 @@ int sim_run_new(const dp_sim_input *in, dp_sim_model force, sim_run **ret, dp_er
         size_t total = 0;
         for (size_t g = 0; g < in->n_groups; g++)
                 total += (size_t)in->groups[g].count;
+        total += sim_object_node_count(in);
         if (!(r->nodes = calloc(total + 1, sizeof(*r->nodes)))) return -ENOMEM;
         if ((rr = load_objects(r, err)) < 0) return rr;
         for (size_t g = 0; g < in->n_groups; g++)
                 for (int64_t i = 0; i < in->groups[g].count; i++)
                         if ((rr = add_node(r, &in->groups[g], i, err)) < 0) return rr;
+        if ((rr = sim_add_object_nodes(r, err)) < 0 || (rr = sim_whatif_apply(r, err)) < 0) return rr;
 
         /* events: pods no event creates arrive first, at 0 */
         size_t ne = in->n_events;

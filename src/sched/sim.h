@@ -68,6 +68,19 @@ typedef struct dp_sim_event {
         size_t order;    /* input order, for stable sorting */
 } dp_sim_event;
 
+/* What-if changes on top of the input (simulate/explain flags; docs/scheduler.md
+ * "Input"). Checked against the input by dp_sim_set_whatif. */
+typedef struct dp_sim_whatif {
+        char **cordon; /* node names: marked unschedulable */
+        size_t n_cordon;
+        char **fail; /* "NODE/DEVICE" or "DRIVER/POOL/DEVICE": failed (NoSchedule) from the start */
+        size_t n_fail;
+        char **mode; /* "GROUP_OR_NODE=v1|v2|both" */
+        size_t n_mode;
+} dp_sim_whatif;
+
+void dp_sim_whatif_done(dp_sim_whatif *w);
+
 typedef struct dp_sim_input {
         char *fleet_name;
         char *source; /* where the fleet came from */
@@ -82,7 +95,10 @@ typedef struct dp_sim_input {
          * the cluster store takes ownership of what it holds. */
         dp_doc_set *docs;
         size_t *k8s_docs;
+        size_t *k8s_doc_index; /* each one's index within its own file */
         size_t n_k8s_docs;
+        bool fleet; /* a Fleet was given (else the nodes are Node objects) */
+        dp_sim_whatif whatif;
         dp_alloc_cluster_options alloc; /* feature gates (--feature-gates), set after loading */
 } dp_sim_input;
 
@@ -90,8 +106,26 @@ dp_sim_input *dp_sim_input_free(dp_sim_input *in);
 DEFINE_FREEP(dp_sim_input, dp_sim_input_free)
 
 /* Read files and directories (a directory gives its *.yaml, *.yml, *.json
- * sorted by name). Exactly one Fleet; at most one Timeline. */
+ * sorted by name; "-" standard input). At most one Fleet, at most one
+ * Timeline; without a Fleet the nodes are the input's Node objects (a
+ * `kubectl get nodes,pods,resourceslices,... -o yaml` dump), and there must
+ * be some. */
 int dp_sim_load(const char *const *paths, size_t n_paths, dp_sim_input **ret, dp_error *err);
+/* One text given beside the files (a list read from the API server). */
+typedef struct dp_sim_text {
+        const char *buf;
+        size_t len;
+        const char *source;
+} dp_sim_text;
+/* dp_sim_load with texts read before the paths. */
+int dp_sim_load_texts(const dp_sim_text *texts, size_t n_texts, const char *const *paths, size_t n_paths,
+                      dp_sim_input **ret, dp_error *err);
+/* Check the what-if changes against the input and keep a copy: -EINVAL
+ * naming the flag's value when a node, group or device is not in the input. */
+int dp_sim_set_whatif(dp_sim_input *in, const dp_sim_whatif *w, dp_error *err);
+/* The closest pod names to `ref` (another namespace, a near spelling, an
+ * owner's pods), comma-separated, for "did you mean"; "" when none. */
+int dp_sim_suggest_pods(const dp_sim_input *in, const char *ref, dp_strbuf *out);
 /* The same from one buffer (fuzzing, tests, the built-in scenario). */
 int dp_sim_load_buffer(const char *buf, size_t len, const char *source, dp_sim_input **ret, dp_error *err);
 /* The built-in default scenario (examples/seed.yaml, embedded). */

@@ -36,7 +36,7 @@ struct dp_store {
 
 bool dp_kind_namespaced(dp_kind k) {
         return k == DP_KIND_POD || k == DP_KIND_RESOURCE_CLAIM || k == DP_KIND_RESOURCE_CLAIM_TEMPLATE ||
-               k == DP_KIND_POD_GROUP || k == DP_KIND_DEPLOYMENT;
+               k == DP_KIND_POD_GROUP || (k >= DP_KIND_DEPLOYMENT && k <= DP_KIND_LAST);
 }
 
 const char *dp_store_ns_of(dp_object o) {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0
- * devplane allocate -f FILE|DIR... [--node NAME] [-o yaml|json|table] [--max-steps N]
+ * devplane allocate -f FILE|DIR|-... [--node NAME] [-o yaml|json|table] [--max-steps N]
  * Allocates the unallocated ResourceClaims of the input in order (alloc/claims.c). */
 #include <errno.h>
 #include <getopt.h>
@@ -7,13 +7,14 @@
 #include <stdlib.h>
 
 #include "alloc/adapter.h"
+#include "tools/cluster-input.h"
 #include "tools/devplane.h"
 
 static void usage(FILE *f) {
-        fprintf(f, "usage: devplane allocate -f FILE|DIR... [--node NAME] [-o yaml|json|table]\n"
+        fprintf(f, "usage: devplane allocate -f FILE|DIR|-... [--node NAME] [-o yaml|json|table]\n"
                    "                         [--feature-gates DRADeviceCompatibilityGroups=true|false]\n"
                    "                         [--max-steps N]\n\n"
-                   "Allocates every ResourceClaim without status.allocation, in input order, each on the\n"
+                   "Allocates every ResourceClaim (-f - reads standard input) without status.allocation, in input order, each on the\n"
                    "first node (by name) where it fits, or on --node. Devices taken by earlier claims stay\n"
                    "taken. Prints the claims with status.allocation; reasons for claims that do not fit go\n"
                    "to stderr, per node. Exit status: 0 all allocated, 1 some not, 2 bad input.\n"
@@ -82,7 +83,12 @@ static int cmd_allocate(int argc, char **argv) {
         dp_error err = DP_ERROR_INIT;
         _cleanup_(dp_object_list_freep) dp_object_list *objs = NULL;
         _cleanup_(dp_alloc_run_freep) dp_alloc_run *run = NULL;
-        if (dp_model_load(paths, n_paths, &objs, &err) < 0 || dp_alloc_run_claims_opts(objs, node, budget, &copts, &run, &err) < 0) {
+        if (dp_model_load(paths, n_paths, &objs, &err) < 0) {
+                fprintf(stderr, "devplane allocate: %s\n", dp_error_msg(&err));
+                return 2;
+        }
+        dp_tool_warn_skipped("allocate", objs);
+        if (dp_alloc_run_claims_opts(objs, node, budget, &copts, &run, &err) < 0) {
                 fprintf(stderr, "devplane allocate: %s\n", dp_error_msg(&err));
                 return 2;
         }

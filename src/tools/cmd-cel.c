@@ -11,6 +11,7 @@
 #include "base/doc.h"
 #include "cel/slice-device.h"
 #include "model/model.h"
+#include "tools/cluster-input.h"
 #include "tools/devplane.h"
 
 #define MAX_FILES 64
@@ -20,7 +21,7 @@ static void usage(FILE *f) {
                    "                        [--no-consumable-capacity] [--cost] [-o text|json|yaml]\n\n"
                    "Evaluate a CEL device selector (the DRA `device` environment) against every device\n"
                    "of the ResourceSlices in FILE (YAML or JSON, multi-document, List kinds).\n\n"
-                   "  -f, --filename FILE         input file or directory (repeatable)\n"
+                   "  -f, --filename FILE         input file or directory, - for standard input (repeatable)\n"
                    "  --class NAME                also apply DeviceClass NAME's selectors (first)\n"
                    "  --list-type-attributes      enable DRAListTypeAttributes (list values, includes())\n"
                    "  --no-consumable-capacity    disable DRAConsumableCapacity (device.allowMultipleAllocations)\n"
@@ -186,6 +187,7 @@ static int cmd_cel(int argc, char **argv) {
                 fprintf(stderr, "devplane cel: %s\n", dp_error_msg(&err));
                 return 2;
         }
+        dp_tool_warn_skipped("cel", objs);
 
         /* the selectors to apply: the class's first, then EXPR */
         selector sel[1 + 32];

@@ -1,61 +1,81 @@
 /* SPDX-License-Identifier: Apache-2.0
- * devplane explain [pod] NAME [-f FILE|DIR...] [--feature-gates GATE=BOOL]
+ * devplane explain [pod] [NS/]NAME [-n NS] [-f FILE|DIR|-...] [--kubeconfig FILE] [what-if...]
  * Why a pod is Pending (or where and how it runs), one screen (sched/sim.h). */
 #include <getopt.h>
 #include <stdio.h>
 
 #include "sched/sim.h"
+#include "tools/cluster-input.h"
 #include "tools/devplane.h"
 
 static void usage(FILE *f) {
-        fprintf(f, "usage: devplane explain [pod] [NAMESPACE/]NAME [-f FILE|DIR...]\n"
-                   "                        [--feature-gates DRADeviceCompatibilityGroups=true|false]\n\n"
-                   "Simulates the input (as `devplane simulate` does; the built-in scenario without -f) and\n"
+        fprintf(f, "usage: devplane explain [pod] NAME [-n NAMESPACE] [-f FILE|DIR|-...] [--kubeconfig FILE]\n"
+                   "       devplane explain NAMESPACE/NAME | pod/NAME ...\n\n"
+                   "Simulates the input (as `devplane simulate` does; the built-in scenario without any) and\n"
                    "says why the pod is Pending, as kube-scheduler sums it up, with the closest nodes' detail;\n"
                    "or where it runs, and whether it shares a physical GPU through time-slicing.\n"
-                   "--feature-gates: as `devplane simulate`.\n"
-                   "Exit status: 0 explained, 2 bad input or no such pod.\n");
+                   "The pod: NAME (namespace default, or -n), NAMESPACE/NAME, pod/NAME or pods/NAME.\n\n"
+                   "  -n, --namespace NS            the pod's namespace\n" DP_TOOL_INPUT_USAGE
+                   "\nExit status: 0 explained, 2 bad input or no such pod.\n");
 }
 
+static const char *strip_kind(const char *s) {
+        static const char *const kinds[] = {"pod/", "pods/", "po/"};
+        for (size_t i = 0; i < ELEMENTSOF(kinds); i++)
+                if (startswith(s, kinds[i])) return s + strlen(kinds[i]);
+        return s;
+}
+
+static bool is_pod_word(const char *s) { return streq(s, "pod") || streq(s, "pods") || streq(s, "po"); }
+
 static int cmd_explain(int argc, char **argv) {
-        static const struct option opts[] = {{"filename", required_argument, NULL, 'f'},
-                                             {"feature-gates", required_argument, NULL, 'g'},
+        static const struct option opts[] = {DP_TOOL_INPUT_OPTIONS,
+                                             {"namespace", required_argument, NULL, 'n'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
-        _cleanup_free_ const char **paths = calloc((size_t)argc + 1, sizeof(char *));
-        size_t n_paths = 0;
-        dp_alloc_cluster_options gates = {0};
-        if (!paths) return 2;
+        _cleanup_(dp_tool_input_done) dp_tool_input ti;
+        const char *ns = NULL;
+        if (dp_tool_input_init(&ti, "explain", argc) < 0) return 2;
         optind = 1;
         int c;
-        while ((c = getopt_long(argc, argv, "f:h", opts, NULL)) >= 0) {
+        while ((c = getopt_long(argc, argv, "f:n:h", opts, NULL)) >= 0) {
+                int t = dp_tool_input_option(&ti, c, optarg);
+                if (t < 0) return 2;
+                if (t > 0) continue;
                 switch (c) {
-                case 'f': paths[n_paths++] = optarg; break;
-                case 'g':
-                        if (dp_alloc_parse_feature_gate(optarg, &gates) < 0) {
-                                fprintf(stderr, "devplane explain: --feature-gates %s: known: %s\n", optarg,
-                                        DP_ALLOC_FEATURE_GATES);
-                                return 2;
-                        }
-                        break;
+                case 'n': ns = optarg; break;
                 case 'h': usage(stdout); return 0;
                 default: usage(stderr); return 2;
                 }
         }
-        const char *pod = NULL;
-        if (optind < argc && (streq(argv[optind], "pod") || streq(argv[optind], "pods")) && optind + 1 < argc) optind++;
-        if (optind + 1 == argc) pod = argv[optind];
-        if (!pod) {
+        if (optind < argc && is_pod_word(argv[optind]) && optind + 1 < argc) optind++;
+        if (optind + 1 != argc || !argv[optind][0]) {
                 usage(stderr);
                 return 2;
         }
+        const char *name = strip_kind(argv[optind]);
+        char ref[600];
+        const char *sl = strchr(name, '/');
+        if (sl && ns && (strlen(ns) != (size_t)(sl - name) || strncmp(ns, name, strlen(ns)) != 0)) {
+                fprintf(stderr, "devplane explain: %s names another namespace than -n %s\n", name, ns);
+                return 2;
+        }
+        if (!sl && ns)
+                snprintf(ref, sizeof(ref), "%.253s/%.253s", ns, name);
+        else
+                snprintf(ref, sizeof(ref), "%.599s", name);
         dp_error err = DP_ERROR_INIT;
         _cleanup_(dp_sim_input_freep) dp_sim_input *in = NULL;
-        int r = dp_sim_load_or_builtin(paths, n_paths, &in, &err);
+        int r = dp_tool_input_load(&ti, &in);
+        if (r) return r;
         _cleanup_strbuf_ dp_strbuf out = DP_STRBUF_INIT;
-        if (r >= 0) {
-                in->alloc = gates;
-                r = dp_sim_explain(in, pod, &out, &err);
+        r = dp_sim_explain(in, ref, &out, &err);
+        if (r == -ENOENT) {
+                _cleanup_strbuf_ dp_strbuf hint = DP_STRBUF_INIT;
+                fprintf(stderr, "devplane explain: %s\n", dp_error_msg(&err));
+                if (dp_sim_suggest_pods(in, ref, &hint) >= 0 && hint.len)
+                        fprintf(stderr, "devplane explain: did you mean %s?\n", dp_strbuf_str(&hint));
+                return 2;
         }
         if (r < 0) {
                 fprintf(stderr, "devplane explain: %s\n", r == -ENOMEM ? "out of memory" : dp_error_msg(&err));

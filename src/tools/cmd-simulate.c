@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0
- * devplane simulate [-f FILE|DIR...] [-o table|json|yaml] [--report FILE.html] [--feature-gates GATE=BOOL]
+ * devplane simulate [-f FILE|DIR|-...] [--kubeconfig FILE] [what-if...] [-o table|json|yaml] [--report FILE.html]
  * A whole cluster in-process, V1 and V2 side by side (sched/sim.h), and the
  * HTML report (sched/html.h). */
 #include <getopt.h>
@@ -8,16 +8,21 @@
 #include "base/fileio.h"
 #include "sched/html.h"
 #include "sched/sim.h"
+#include "tools/cluster-input.h"
 #include "tools/devplane.h"
 
 static void usage(FILE *f) {
-        fprintf(f, "usage: devplane simulate [-f FILE|DIR...] [-o table|json|yaml] [--report FILE.html]\n"
-                   "                         [--feature-gates DRADeviceCompatibilityGroups=true|false]\n\n"
-                   "Runs a fleet (kind: Fleet), Kubernetes workload objects and a timeline (kind: Timeline)\n"
-                   "through the scheduler, the DRA allocator and the device plugin logic, then prints where\n"
-                   "every pod landed (node, devices, V1/V2), why pods are Pending, per-node and per-device use\n"
-                   "and fragmentation, and the same workload with every node on V1 and on V2.\n"
-                   "Without -f, runs the built-in scenario (examples/seed.yaml).\n"
+        fprintf(f, "usage: devplane simulate [-f FILE|DIR|-...] [--kubeconfig FILE [--context NAME] | --in-cluster]\n"
+                   "                         [--cordon NODE] [--fail-device NODE/DEVICE] [--mode GROUP_OR_NODE=v1|v2]\n"
+                   "                         [-o table|json|yaml] [--report FILE.html]\n\n"
+                   "Runs a fleet (kind: Fleet) or a cluster's own state (Node objects, ResourceSlices, bound\n"
+                   "pods and allocated claims: a dump, or the API server's), Kubernetes workload objects and a\n"
+                   "timeline (kind: Timeline) through the scheduler, the DRA allocator and the device plugin\n"
+                   "logic, then prints where every pod landed (node, devices, V1/V2), why pods are Pending,\n"
+                   "per-node and per-device use and fragmentation, and the same workload with every node on\n"
+                   "V1 and on V2. Pods with spec.nodeName run where they are; only the others are scheduled.\n"
+                   "Without any input, runs the built-in scenario (examples/seed.yaml).\n\n" DP_TOOL_INPUT_USAGE
+                   "\n"
                    "--report FILE.html also writes the report as one self-contained HTML page with pictures\n"
                    "(the fleet coloured by pods, partitions in their GPUs, V1 vs V2, Pending reasons, timeline).\n"
                    "With DRADeviceCompatibilityGroups=false, pools whose devices carry compatibilityGroups\n"
@@ -36,23 +41,22 @@ static int write_report(const char *path, const dp_strbuf *html, dp_error *err) 
 }
 
 static int cmd_simulate(int argc, char **argv) {
-        static const struct option opts[] = {{"filename", required_argument, NULL, 'f'},
+        static const struct option opts[] = {DP_TOOL_INPUT_OPTIONS,
                                              {"output", required_argument, NULL, 'o'},
                                              {"report", required_argument, NULL, 'R'},
-                                             {"feature-gates", required_argument, NULL, 'g'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
-        _cleanup_free_ const char **paths = calloc((size_t)argc + 1, sizeof(char *));
-        size_t n_paths = 0;
+        _cleanup_(dp_tool_input_done) dp_tool_input ti;
         dp_sim_output fmt = DP_SIM_OUT_TABLE;
         const char *report = NULL;
-        dp_alloc_cluster_options gates = {0};
-        if (!paths) return 2;
+        if (dp_tool_input_init(&ti, "simulate", argc) < 0) return 2;
         optind = 1;
         int c;
         while ((c = getopt_long(argc, argv, "f:o:h", opts, NULL)) >= 0) {
+                int t = dp_tool_input_option(&ti, c, optarg);
+                if (t < 0) return 2;
+                if (t > 0) continue;
                 switch (c) {
-                case 'f': paths[n_paths++] = optarg; break;
                 case 'o':
                         if (streq(optarg, "table"))
                                 fmt = DP_SIM_OUT_TABLE;
@@ -72,13 +76,6 @@ static int cmd_simulate(int argc, char **argv) {
                         }
                         report = optarg;
                         break;
-                case 'g':
-                        if (dp_alloc_parse_feature_gate(optarg, &gates) < 0) {
-                                fprintf(stderr, "devplane simulate: --feature-gates %s: known: %s\n", optarg,
-                                        DP_ALLOC_FEATURE_GATES);
-                                return 2;
-                        }
-                        break;
                 case 'h': usage(stdout); return 0;
                 default: usage(stderr); return 2;
                 }
@@ -89,12 +86,8 @@ static int cmd_simulate(int argc, char **argv) {
         }
         dp_error err = DP_ERROR_INIT;
         _cleanup_(dp_sim_input_freep) dp_sim_input *in = NULL;
-        int r = dp_sim_load_or_builtin(paths, n_paths, &in, &err);
-        if (r < 0) {
-                fprintf(stderr, "devplane simulate: %s\n", r == -ENOMEM ? "out of memory" : dp_error_msg(&err));
-                return 2;
-        }
-        in->alloc = gates;
+        int r = dp_tool_input_load(&ti, &in);
+        if (r) return r;
         _cleanup_strbuf_ dp_strbuf out = DP_STRBUF_INIT;
         size_t pending = 0;
         r = dp_sim_report(in, fmt, &out, &pending, &err);

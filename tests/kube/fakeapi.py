@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
-"""A stand-in for kube-apiserver, for the resources the agent uses.
+"""A stand-in for kube-apiserver, for the resources the agent uses, and the
+cluster-wide lists `devplane simulate --kubeconfig` reads.
 
 A real kube-apiserver (with etcd) cannot run in this test environment, so
 this HTTPS server (python3 http.server + ssl, certificates made at test time
@@ -14,6 +15,14 @@ answered 400/422 as the API server would and recorded in `violations`;
 the tests assert there are none. Writes follow the API server's rules:
 resourceVersion on update (stale: 409), name conflicts on create (409),
 fieldSelector on spec.nodeName and spec.driver for lists.
+
+Cluster-wide lists (`objects`, by resource): answered as a real server
+answers a LIST: kind <Kind>List, apiVersion, metadata.resourceVersion, items
+without kind/apiVersion, pages of at most `limit` items (fewer when
+`page_size` is set, as a server may) with metadata.continue; 410 Expired for
+a continue token when `expire_continue` is set, 403 for resources in
+`forbidden`, 404 for resources in `missing` (an API the cluster does not
+serve).
 """
 import json
 import re
@@ -30,6 +39,18 @@ QUALIFIED = re.compile(r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a
 SLICES = "/apis/resource.k8s.io/v1/resourceslices"
 CLAIM_RE = re.compile(r"^/apis/resource\.k8s\.io/v1/namespaces/([a-z0-9-]+)/resourceclaims/([a-z0-9.-]+)$")
 NODE_RE = re.compile(r"^/api/v1/nodes/([a-z0-9.-]+)$")
+# path -> (resource, apiVersion, list kind)
+LISTS = {
+    "/api/v1/nodes": ("nodes", "v1", "NodeList"),
+    "/api/v1/pods": ("pods", "v1", "PodList"),
+    SLICES: ("resourceslices", "resource.k8s.io/v1", "ResourceSliceList"),
+    "/apis/resource.k8s.io/v1/resourceclaims": ("resourceclaims", "resource.k8s.io/v1", "ResourceClaimList"),
+    "/apis/resource.k8s.io/v1/resourceclaimtemplates": ("resourceclaimtemplates", "resource.k8s.io/v1",
+                                                        "ResourceClaimTemplateList"),
+    "/apis/resource.k8s.io/v1/deviceclasses": ("deviceclasses", "resource.k8s.io/v1", "DeviceClassList"),
+    "/apis/resource.k8s.io/v1beta2/devicetaintrules": ("devicetaintrules", "resource.k8s.io/v1beta2",
+                                                       "DeviceTaintRuleList"),
+}
 
 SPEC_FIELDS = {"driver", "pool", "nodeName", "nodeSelector", "allNodes", "perDeviceNodeSelection", "devices",
                "sharedCounters"}
@@ -135,6 +156,11 @@ class FakeAPI:
         self.conns = set()     # open connections (closed by stop(), keep-alive included)
         self.events = []       # (resourceVersion, type, object) for watches
         self.stopping = False
+        self.objects = {}      # resource -> [object] for cluster-wide lists
+        self.page_size = None  # answer at most this many items per page (below limit)
+        self.expire_continue = False
+        self.forbidden = set()
+        self.missing = set()
 
     # -- life cycle --
     def start(self, port=0):
@@ -248,6 +274,8 @@ class FakeAPI:
                 return self.violate(h, method, path, "body is not JSON: %s" % e)
         elif raw:
             return self.violate(h, method, path, "unexpected body")
+        if path in LISTS and method == "GET" and (path != SLICES or not q.get("fieldSelector")):
+            return self.cluster_list(h, path, q)
         m = NODE_RE.match(path)
         if m and method == "GET":
             if m.group(1) != self.node:
@@ -320,6 +348,58 @@ class FakeAPI:
                 body["metadata"]["uid"] = cur["metadata"]["uid"]
                 return self.store(h, body, 200)
         return self.violate(h, method, path, "not an endpoint the agent should use", 404)
+
+    def cluster_list(self, h, path, q):
+        resource, api_version, kind = LISTS[path]
+        if resource in self.missing:
+            self.status(h, 404, "NotFound", "the server could not find the requested resource")
+            return 404
+        if resource in self.forbidden:
+            self.status(h, 403, "Forbidden", '%s is forbidden: User "system:serviceaccount:default:viewer" cannot '
+                        'list resource "%s" in API group "%s" at the cluster scope'
+                        % (resource, resource, api_version.rsplit("/", 1)[0] if "/" in api_version else ""))
+            return 403
+        items = list(self.objects.get(resource, []))
+        if resource == "resourceslices":
+            items += list(self.slices.values())
+        fs = q.get("fieldSelector", [""])[0]
+        if resource == "pods" and fs:
+            if fs != "status.phase!=Succeeded,status.phase!=Failed":
+                return self.violate(h, "GET", path, "fieldSelector %r" % fs)
+            items = [o for o in items if (o.get("status") or {}).get("phase") not in ("Succeeded", "Failed")]
+        elif fs:
+            return self.violate(h, "GET", path, "fieldSelector %r on a cluster-wide list" % fs)
+        try:
+            limit = int(q.get("limit", ["0"])[0])
+        except ValueError:
+            return self.violate(h, "GET", path, "limit %r" % q.get("limit"))
+        if limit <= 0:
+            return self.violate(h, "GET", path, "a cluster-wide list without limit")
+        start = 0
+        tok = q.get("continue", [""])[0]
+        if tok:
+            if self.expire_continue:
+                self.status(h, 410, "Expired", "The provided continue parameter is too old to display a consistent "
+                            "list result. You can start a new list without the continue parameter.")
+                return 410
+            m = re.match(r"^([a-z]+):(\d+)$", tok)
+            if not m or m.group(1) != resource:
+                return self.violate(h, "GET", path, "continue token %r" % tok)
+            start = int(m.group(2))
+        n = min(limit, self.page_size or limit)
+        page = items[start:start + n]
+        meta = {"resourceVersion": str(self.rv)}
+        if start + n < len(items):
+            meta["continue"] = "%s:%d" % (resource, start + n)
+            meta["remainingItemCount"] = len(items) - start - n
+        out = []
+        for o in page:  # a list's items carry neither kind nor apiVersion
+            o = json.loads(json.dumps(o))
+            o.pop("kind", None)
+            o.pop("apiVersion", None)
+            out.append(o)
+        self.reply(h, 200, {"apiVersion": api_version, "kind": kind, "metadata": meta, "items": out})
+        return 200
 
     def store(self, h, body, code):
         self.put(body)

@@ -90,7 +90,7 @@ static bool scenario(void) {
                 }
                 if (ok && l->items[i].hdr->kind == DP_KIND_DEPLOYMENT) {
                         dp_object_list *pods = dp_object_list_new();
-                        r = pods ? dp_deployment_expand(l->items[i].deployment, pods, &err) : -ENOMEM;
+                        r = pods ? dp_deployment_expand(l->items[i].deployment, NULL, 0, pods, &err) : -ENOMEM;
                         must(r, "expand");
                         ok = r >= 0;
                         dp_object_list_free(pods);

@@ -310,8 +310,6 @@ TEST(errors_unknown_field) {
 }
 
 TEST(errors_kind_and_version) {
-        decode_fails("apiVersion: v1\nkind: Frobnicator\nmetadata: {name: x}\n",
-                     "t.yaml: Frobnicator x: unknown kind \"Frobnicator\" (apiVersion \"v1\")");
         decode_fails("apiVersion: resource.k8s.io/v1alpha3\nkind: ResourceSlice\nmetadata: {name: x}\n",
                      "apiVersion: \"resource.k8s.io/v1alpha3\" is not supported for ResourceSlice");
         /* a missing apiVersion takes the kind's preferred version (see decode.c) */
@@ -320,11 +318,132 @@ TEST(errors_kind_and_version) {
         dp_object_list_free(l);
         decode_fails("apiVersion: v1\nmetadata: {name: x}\n", "t.yaml: document 1: kind: required");
         decode_fails("- a\n- b\n", "t.yaml: document 1: expected an object (a map), got list");
-        decode_fails("apiVersion: v1\nkind: FooList\nitems: []\n", "unknown kind \"FooList\"");
-        decode_fails("apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata: {name: ok}\n"
-                     "- apiVersion: v1\n  kind: Nope\n",
-                     "unknown kind \"Nope\"");
         decode_fails("apiVersion: v1\nkind: List\nfoo: 1\n", "List: unknown field \"foo\"");
+}
+
+/* Kinds outside the model (ConfigMap, Service, CRDs) are skipped and
+ * counted once per kind and apiVersion, never an error. */
+TEST(unknown_kinds_skipped) {
+        dp_object_list *l = decode_ok("apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n"
+                                      "  metadata: {name: ok}\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: a}\n"
+                                      "  data: {x: y}\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: b}\n"
+                                      "- apiVersion: resource.nvidia.com/v1beta1\n  kind: ComputeDomain\n"
+                                      "  metadata: {name: cd}\n  spec: {numNodes: 4}\n");
+        ASSERT_EQ(l->n, (size_t)1);
+        ASSERT_EQ(l->n_skipped, (size_t)2);
+        ASSERT_STREQ(l->skipped[0].kind, "ConfigMap");
+        ASSERT_STREQ(l->skipped[0].api_version, "v1");
+        ASSERT_EQ(l->skipped[0].count, (size_t)2);
+        ASSERT_STREQ(l->skipped[0].first, "t.yaml: document 1");
+        ASSERT_STREQ(l->skipped[1].kind, "ComputeDomain");
+        dp_object_list_free(l);
+        /* a list of an unknown kind: its items are skipped */
+        l = decode_ok("apiVersion: v1\nkind: FooList\nitems:\n- metadata: {name: a}\n");
+        ASSERT_EQ(l->n, (size_t)0);
+        ASSERT_EQ(l->n_skipped, (size_t)1);
+        ASSERT_STREQ(l->skipped[0].kind, "Foo");
+        dp_object_list_free(l);
+}
+
+/* Owners other than Deployment: their pods, as their controllers make them. */
+TEST(owners) {
+        dp_object_list *l = decode_ok(
+                "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j, namespace: ns}\nspec:\n  parallelism: 4\n"
+                "  completions: 3\n  backoffLimit: 2\n  template:\n    spec:\n      restartPolicy: Never\n"
+                "      containers: [{name: c, image: i}]\nstatus: {active: 3, uncountedTerminatedPods: {}}\n---\n"
+                "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: s}\nspec:\n  replicas: 2\n"
+                "  serviceName: s\n  selector: {matchLabels: {a: b}}\n  template:\n    metadata: {labels: {a: b}}\n"
+                "    spec: {containers: [{name: c, image: i}]}\n---\n"
+                "apiVersion: apps/v1\nkind: ReplicaSet\nmetadata: {name: rs, ownerReferences: [{apiVersion: apps/v1, "
+                "kind: Deployment, name: d, uid: x}]}\nspec:\n  replicas: 1\n  template:\n"
+                "    spec: {containers: [{name: c, image: i}]}\n---\n"
+                "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n  replicas: 5\n  template:\n"
+                "    spec: {containers: [{name: c, image: i}]}\n---\n"
+                "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: ds}\nspec:\n  template:\n"
+                "    spec:\n      nodeSelector: {gpu: \"yes\"}\n      containers: [{name: c, image: i}]\n");
+        ASSERT_EQ(l->n, (size_t)5);
+        ASSERT_EQ(l->items[0].hdr->kind, DP_KIND_JOB);
+        ASSERT_EQ(l->items[0].deployment->replicas, 3); /* min(parallelism, completions) */
+        ASSERT_EQ(l->items[1].hdr->kind, DP_KIND_STATEFUL_SET);
+        ASSERT_EQ(l->items[4].hdr->kind, DP_KIND_DAEMON_SET);
+        dp_node a = {.hdr = {.kind = DP_KIND_NODE}, .meta = {.name = (char *)"a"}};
+        dp_kv gpu = {(char *)"gpu", (char *)"yes"};
+        dp_node b = {.hdr = {.kind = DP_KIND_NODE}, .meta = {.name = (char *)"b", .labels = &gpu, .n_labels = 1}};
+        const dp_node *nodes[] = {&a, &b};
+        dp_error err = DP_ERROR_INIT;
+        ASSERT_OK(dp_model_expand_workloads(l, nodes, 2, &err));
+        /* 3 job pods, 2 stateful, 1 from the ReplicaSet (its Deployment is
+         * not expanded: the ReplicaSet stands for it), 1 daemon pod on b */
+        ASSERT_EQ(l->n, (size_t)(5 + 3 + 2 + 1 + 1));
+        ASSERT_STREQ(l->items[5].pod->meta.name, "j-0");
+        ASSERT_STREQ(l->items[5].pod->meta.namespace, "ns");
+        ASSERT_STREQ(l->items[5].pod->meta.owner_references[0].kind, "Job");
+        ASSERT_STREQ(l->items[5].pod->meta.owner_references[0].api_version, "batch/v1");
+        ASSERT_STREQ(l->items[8].pod->meta.name, "s-0");
+        ASSERT_STREQ(l->items[10].pod->meta.name, "rs-0");
+        ASSERT_STREQ(l->items[11].pod->meta.name, "ds-b");
+        const dp_node_selector *na = l->items[11].pod->required_node_affinity;
+        ASSERT_TRUE(na && na->n_terms == 1 && na->terms[0].n_match_fields == 1);
+        ASSERT_STREQ(na->terms[0].match_fields[0].values[0], "b");
+        dp_object_list_free(l);
+        /* pods already in the input stand for their owner */
+        l = decode_ok("apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec:\n  template:\n"
+                      "    spec: {containers: [{name: c, image: i}]}\n---\n"
+                      "apiVersion: v1\nkind: Pod\nmetadata: {name: j-abcde, ownerReferences: [{apiVersion: batch/v1, "
+                      "kind: Job, name: j, uid: u}]}\nspec: {containers: [{name: c, image: i}]}\n");
+        ASSERT_OK(dp_model_expand_workloads(l, NULL, 0, &err));
+        ASSERT_EQ(l->n, (size_t)2);
+        dp_object_list_free(l);
+}
+
+/* generateName: a name of 5 more characters, the same on every run, one per
+ * object even when objects are identical (scheduler_perf's templates). */
+TEST(generate_names) {
+        const char *y = "apiVersion: v1\nkind: Pod\nmetadata: {generateName: perf-, namespace: n}\n"
+                        "spec: {containers: [{name: c, image: i}]}\n---\n"
+                        "apiVersion: v1\nkind: Pod\nmetadata: {generateName: perf-, namespace: n}\n"
+                        "spec: {containers: [{name: c, image: i}]}\n---\n"
+                        "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {generateName: claim-}\n"
+                        "spec: {devices: {requests: [{name: r, exactly: {deviceClassName: c}}]}}\n";
+        char first[3][64];
+        for (int run = 0; run < 2; run++) {
+                dp_object_list *l = decode_ok(y);
+                dp_error err = DP_ERROR_INIT;
+                ASSERT_OK(dp_model_generate_names(l, &err));
+                ASSERT_OK(dp_model_validate(l, &err));
+                for (int i = 0; i < 3; i++) {
+                        const char *n = dp_object_meta_of(l->items[i])->name;
+                        ASSERT_TRUE(n != NULL);
+                        ASSERT_EQ(strlen(n), strlen(i < 2 ? "perf-" : "claim-") + 5);
+                        if (run == 0)
+                                snprintf(first[i], sizeof(first[i]), "%s", n);
+                        else
+                                ASSERT_STREQ(n, first[i]);
+                }
+                ASSERT_TRUE(strcmp(first[0], first[1]) != 0);
+                dp_object_list_free(l);
+        }
+        /* a long prefix is cut as the API server cuts it */
+        dp_object_list *l = decode_ok("apiVersion: v1\nkind: Pod\nmetadata: {generateName: "
+                                      "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa-}\n"
+                                      "spec: {containers: [{name: c, image: i}]}\n");
+        dp_error err = DP_ERROR_INIT;
+        ASSERT_OK(dp_model_generate_names(l, &err));
+        ASSERT_EQ(strlen(l->items[0].pod->meta.name), (size_t)63);
+        dp_object_list_free(l);
+}
+
+/* Document numbers count within each file. */
+TEST(document_numbers_per_file) {
+        dp_object_list *l = dp_object_list_new();
+        dp_error err = DP_ERROR_INIT;
+        const char *a = "apiVersion: v1\nkind: Node\nmetadata: {name: a}\n---\napiVersion: v1\nkind: Node\n"
+                        "metadata: {name: b}\n";
+        const char *b = "apiVersion: v1\nkind: Node\nmetadata: {name: c}\n---\n- not an object\n";
+        ASSERT_OK(dp_model_decode_buffer(a, strlen(a), "a.yaml", l, &err));
+        ASSERT_TRUE(dp_model_decode_buffer(b, strlen(b), "b.yaml", l, &err) < 0);
+        ASSERT_CONTAINS(err.msg, "b.yaml: document 2:");
+        dp_object_list_free(l);
 }
 
 TEST(errors_malformed_yaml) {

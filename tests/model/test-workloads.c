@@ -62,7 +62,7 @@ TEST(podgroup_v1alpha2_and_deployment) {
 
         dp_object_list *pods = dp_object_list_new();
         dp_error err = DP_ERROR_INIT;
-        ASSERT_OK(dp_deployment_expand(d, pods, &err));
+        ASSERT_OK(dp_deployment_expand(d, NULL, 0, pods, &err));
         ASSERT_EQ(pods->n, 3);
         dp_pod *p = pods->items[2].pod;
         ASSERT_EQ(p->hdr.kind, DP_KIND_POD);
@@ -146,7 +146,7 @@ static int visit(const char *path, const struct stat *st, int flag, struct FTW *
         for (size_t i = 0; i < l->n; i++)
                 if (l->items[i].hdr->kind == DP_KIND_DEPLOYMENT) {
                         dp_object_list *pods = dp_object_list_new();
-                        if (dp_deployment_expand(l->items[i].deployment, pods, &err) < 0 ||
+                        if (dp_deployment_expand(l->items[i].deployment, NULL, 0, pods, &err) < 0 ||
                             dp_model_validate(pods, &err) < 0) {
                                 fprintf(stderr, "%s: expand: %s\n", path, err.msg);
                                 n_failed++;

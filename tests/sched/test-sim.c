@@ -225,7 +225,7 @@ TEST(input_errors) {
                      "spec.nodeGroups[0].model: must be v1, v2 or both");
         expect_error(FLEET("  - {name: N_1, profile: x}\n"), "spec.nodeGroups[0].name");
         expect_error("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, image: x}]}\n",
-                     "no Fleet");
+                     "no nodes in the input");
         expect_error(FLEET("  - {name: n, profile: x}\n") "apiVersion: devplane.io/v1alpha1\nkind: Timeline\nspec:\n"
                                                           "  events: [{at: 5x, create: [p]}]\n",
                      "spec.events[0].at: must be seconds");

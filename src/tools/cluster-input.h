@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * cluster-input.h — the input flags `devplane simulate` and `devplane
+ * explain` share: files (-f, "-" for standard input), the live cluster
+ * (--kubeconfig/--context/--in-cluster, read-only) and what-if changes
+ * (--cordon, --fail-device, --mode), and feature gates. */
+#pragma once
+
+#include <getopt.h>
+
+#include "sched/sim.h"
+
+enum {
+        DP_OPT_KUBECONFIG = 0x100,
+        DP_OPT_CONTEXT,
+        DP_OPT_IN_CLUSTER,
+        DP_OPT_CORDON,
+        DP_OPT_FAIL_DEVICE,
+        DP_OPT_MODE,
+        DP_OPT_GATES,
+        DP_OPT_SA_DIR,
+};
+
+#define DP_TOOL_INPUT_OPTIONS                                                                                          \
+        {"filename", required_argument, NULL, 'f'}, {"kubeconfig", required_argument, NULL, DP_OPT_KUBECONFIG},     \
+                {"context", required_argument, NULL, DP_OPT_CONTEXT},                                              \
+                {"in-cluster", no_argument, NULL, DP_OPT_IN_CLUSTER},                                              \
+                {"cordon", required_argument, NULL, DP_OPT_CORDON},                                                \
+                {"fail-device", required_argument, NULL, DP_OPT_FAIL_DEVICE},                                      \
+                {"mode", required_argument, NULL, DP_OPT_MODE},                                                    \
+                {"feature-gates", required_argument, NULL, DP_OPT_GATES},                                          \
+                {"service-account-dir", required_argument, NULL, DP_OPT_SA_DIR}
+
+#define DP_TOOL_INPUT_USAGE                                                                                            \
+        "input:\n"                                                                                                     \
+        "  -f, --filename FILE|DIR|-     Fleet, Kubernetes objects, Timeline (repeatable; - reads standard input).\n" \
+        "                                A `kubectl get nodes,pods,resourceslices,resourceclaims,\n"                   \
+        "                                resourceclaimtemplates,deviceclasses,devicetaintrules -A -o yaml` dump\n"     \
+        "                                is a complete input: its Node objects are the nodes.\n"                       \
+        "  --kubeconfig FILE [--context NAME], --in-cluster [--service-account-dir DIR]\n"                             \
+        "                                read the same resources from the API server (list only, never a\n"            \
+        "                                write); -f files are added on top (workloads to try).\n"                     \
+        "what-if, on top of the input:\n"                                                                              \
+        "  --cordon NODE                 the node takes no new pods (repeatable)\n"                                    \
+        "  --fail-device NODE/DEVICE|DRIVER/POOL/DEVICE\n"                                                             \
+        "                                the device is failed (NoSchedule) from the start (repeatable)\n"              \
+        "  --mode GROUP_OR_NODE=v1|v2|both\n"                                                                          \
+        "                                a Fleet node group's model; a Node object: v1 drops its\n"                    \
+        "                                ResourceSlices, v2 its extended resources (repeatable)\n"                     \
+        "  --feature-gates DRADeviceCompatibilityGroups=true|false\n"
+
+typedef struct dp_tool_input {
+        const char *cmd; /* "simulate": messages start "devplane simulate: " */
+        const char **paths;
+        size_t n_paths;
+        const char *kubeconfig, *context;
+        bool in_cluster;
+        const char *sa_dir; /* --service-account-dir: NULL, the standard one */
+        dp_sim_whatif whatif; /* arrays owned, strings borrowed from argv */
+        dp_alloc_cluster_options gates;
+} dp_tool_input;
+
+/* argc bounds the number of -f and what-if values. -ENOMEM. */
+int dp_tool_input_init(dp_tool_input *t, const char *cmd, int argc);
+void dp_tool_input_done(dp_tool_input *t);
+/* 1: c was one of DP_TOOL_INPUT_OPTIONS (taken); 0: not; -1: a bad value
+ * (the message is printed: exit status 2). */
+int dp_tool_input_option(dp_tool_input *t, int c, const char *arg);
+/* Files, the live snapshot and what-if, as one dp_sim_input; without any
+ * input the built-in scenario. Warnings (kinds skipped) go to stderr.
+ * 0, or 2 with the message printed. */
+int dp_tool_input_load(dp_tool_input *t, dp_sim_input **ret);
+/* One warning line per kind the model skipped. */
+void dp_tool_warn_skipped(const char *cmd, const dp_object_list *l);
