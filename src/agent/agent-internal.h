@@ -56,6 +56,10 @@ struct dp_agent {
         dp_kube_client *kube; /* NULL: no API server */
         agent_metrics metrics;
         agent_metrics_server *metrics_srv; /* NULL: no --metrics-addr */
+        const dp_config_override *overrides; /* borrowed from the options */
+        size_t n_overrides;
+        bool strict_config;
+        bool blocked; /* init failed with failOnInitError false: serving nothing */
 };
 
 /* service.c */

@@ -29,6 +29,7 @@
 #pragma once
 
 #include "base/error.h"
+#include "devices/config.h"
 #include "devices/device.h"
 #include "grpc/loop.h"
 
@@ -41,6 +42,12 @@ typedef struct dp_agent_options {
         const char *plugin_dir;  /* required */
         const char *profile;     /* built-in name or file; NULL: DP_PROFILE_DEFAULT */
         const char *config_path; /* NULL: defaults */
+        /* NVIDIA's flags and environment over the config file (borrowed:
+         * they must outlive the agent, a reload applies them again), and
+         * unknown config keys as errors rather than warnings. */
+        const dp_config_override *config_overrides;
+        size_t n_config_overrides;
+        bool strict_config;
         const char *node_name;   /* NULL: host name */
         const char *state_dir;   /* NULL: DP_AGENT_DEFAULT_STATE_DIR */
         /* Where devices come from (devices/backend.h): mock (the profile),
