@@ -275,6 +275,69 @@ TEST(allocate_strategies) {
         dp_device_set_free(s);
 }
 
+/* What NVIDIA's Allocate adds: GDRCopy/GDS/MOFED env and CDI devices, device
+ * specs under nvidiaDevRoot, nothing but CDI when every strategy is a cdi-*
+ * one, MPS's pipe directory and mounts. */
+TEST(allocate_nvidia_extras) {
+        dp_device_set *s = profile("a100-mixed");
+        dp_agent_config *c = config("version: v1\nflags:\n  gdsEnabled: true\n  mofedEnabled: true\n"
+                                    "  gdrcopyEnabled: true\n  nvidiaDriverRoot: /run/nvidia/driver\n"
+                                    "  plugin: {passDeviceSpecs: true, deviceListStrategy: [envvar, cdi-cri]}\n");
+        dp_v1_plan *p = plan(s, c);
+        dp_v1_container_response *resp = NULL;
+        dp_error err = DP_ERROR_INIT;
+        const char *ids[] = {s->devices[5].uuid};
+        ASSERT_OK(dp_v1_allocate(p, s, c, "nvidia.com/gpu", ids, 1, &resp, &err));
+        ASSERT_EQ(resp->n_envs, 4); /* sorted by key */
+        ASSERT_STREQ(resp->envs[0].key, "NVIDIA_GDRCOPY");
+        ASSERT_STREQ(resp->envs[0].value, "enabled");
+        ASSERT_STREQ(resp->envs[1].key, "NVIDIA_GDS");
+        ASSERT_STREQ(resp->envs[2].key, "NVIDIA_MOFED");
+        ASSERT_STREQ(resp->envs[3].value, s->devices[5].uuid);
+        ASSERT_EQ(resp->n_cdi_devices, 4);
+        ASSERT_STREQ(resp->cdi_devices[1], "k8s.device-plugin.nvidia.com/gdrcopy=all");
+        ASSERT_STREQ(resp->cdi_devices[2], "k8s.device-plugin.nvidia.com/gds=all");
+        ASSERT_STREQ(resp->cdi_devices[3], "k8s.device-plugin.nvidia.com/mofed=all");
+        /* nvidiaDevRoot defaults to nvidiaDriverRoot and prefixes host paths */
+        ASSERT_STREQ(resp->devices[0].container_path, "/dev/nvidiactl");
+        ASSERT_STREQ(resp->devices[0].host_path, "/run/nvidia/driver/dev/nvidiactl");
+        dp_v1_container_response_free(resp);
+        /* CDI only: no NVIDIA_VISIBLE_DEVICES, no device specs */
+        c->device_list_strategy = DP_DLS_CDI_CRI;
+        ASSERT_OK(dp_v1_allocate(p, s, c, "nvidia.com/gpu", ids, 1, &resp, &err));
+        ASSERT_EQ(resp->n_envs, 3);
+        ASSERT_EQ(resp->n_devices, 0);
+        dp_v1_container_response_free(resp);
+        dp_v1_plan_free(p);
+        dp_agent_config_free(c);
+        /* MPS: replicas, CUDA_MPS_PIPE_DIRECTORY and the pipe and shm mounts */
+        c = config("version: v1\nflags: {mpsRoot: /run/nvidia/mps}\n"
+                   "sharing: {mps: {resources: [{name: nvidia.com/gpu, replicas: 4}]}}\n");
+        p = plan(s, c);
+        ASSERT_EQ(count(p, "nvidia.com/gpu"), 32);
+        const dp_v1_resource *r = &p->resources[0];
+        const char *two[] = {r->devices[0].id, r->devices[1].id};
+        ASSERT_EQ(dp_v1_allocate(p, s, c, "nvidia.com/gpu", two, 2, &resp, &err), -EINVAL); /* failRequestsGreaterThanOne */
+        ASSERT_OK(dp_v1_allocate(p, s, c, "nvidia.com/gpu", two, 1, &resp, &err));
+        ASSERT_STREQ(resp->envs[0].key, "CUDA_MPS_PIPE_DIRECTORY");
+        ASSERT_STREQ(resp->envs[0].value, "/mps/nvidia.com/gpu/pipe");
+        ASSERT_EQ(resp->n_mounts, 2);
+        ASSERT_STREQ(resp->mounts[0].host_path, "/run/nvidia/mps/nvidia.com/gpu/pipe");
+        ASSERT_STREQ(resp->mounts[1].container_path, "/dev/shm");
+        ASSERT_STREQ(resp->mounts[1].host_path, "/run/nvidia/mps/shm");
+        dp_v1_container_response_free(resp);
+        dp_v1_plan_free(p);
+        /* MPS over MIG devices is refused (NVIDIA) */
+        c->mig_strategy = DP_MIG_MIXED;
+        free(c->mps_resources[0].name);
+        c->mps_resources[0].name = strdup("nvidia.com/mig-1g.10gb");
+        p = NULL;
+        ASSERT_EQ(dp_v1_plan_build(s, c, &p, &err), -EINVAL);
+        ASSERT_CONTAINS(err.msg, "sharing using MPS is not supported for MIG devices");
+        dp_agent_config_free(c);
+        dp_device_set_free(s);
+}
+
 TEST(allocate_errors) {
         dp_device_set *s = n_gpus(2);
         dp_agent_config *c = config("version: v1\n");
