@@ -112,6 +112,18 @@ const char *dp_agent_resource_name(const dp_agent *a, size_t i);
  * not know is -ENOENT. */
 int dp_agent_health_set(const char *state_dir, const char *id, dp_health h, dp_error *err);
 
+/* Per-node config selection (agent/config-select.c), NVIDIA's way: `value`
+ * (the node's label, NULL or "" when unlabelled) names a file of `dir`;
+ * unlabelled, `def` if present, else the only file there. -ENOENT says which
+ * is missing. *ret is the path. */
+int dp_agent_config_pick(const char *dir, const char *value, const char *def, char **ret, dp_error *err);
+/* Read label `label` of Node `node` from the API server, running the loop
+ * until the answer (30 s timeout). *ret is NULL when the node has no such
+ * label. */
+struct dp_kube_config;
+int dp_agent_node_label(dp_loop *l, const struct dp_kube_config *kc, const char *node, const char *label, char **ret,
+                        dp_error *err);
+
 /* `--log-format json`: every later log line is one JSON object
  * {"time","level","component","msg"} on stderr (agent/log-json.c). */
 int dp_agent_log_json_setup(void);

@@ -58,6 +58,10 @@ static void agent_usage(FILE *f) {
                    "is the plugin directory); --cdi-feature-flags and --cdi-disable-hooks are accepted and\n"
                    "have no effect. Booleans take --flag or --flag=false. NODE_NAME is the default\n"
                    "--node-name. Unknown config keys are warnings (file:line:col) unless --strict-config.\n"
+                   "--config-dir DIR picks the config file DIR/<value of the node's label --config-label\n"
+                   "(default nvidia.com/device-plugin.config)>, read from the API with --kubeconfig or\n"
+                   "--in-cluster; unlabelled: DIR/<--config-default> (default `default`), else the only\n"
+                   "file in DIR (a ConfigMap mounted there; NVIDIA's config manager does the same).\n"
                    "--dry-run discovers the devices, loads the config and prints each resource name with\n"
                    "its device count, then exits.\n"
                    "`health set` marks a device (id or uuid) unhealthy or healthy again; a running agent\n"
@@ -170,6 +174,26 @@ fail:
         return r == -ENOMEM ? 1 : 2;
 }
 
+/* --config-dir: the node's label (read from the API when there is one)
+ * names the config file, NVIDIA's config manager's way. */
+static int pick_config(dp_loop *l, const dp_agent_options *o, const char *dir, const char *label, const char *def,
+                       char **ret, dp_error *e) {
+        _cleanup_free_ char *value = NULL;
+        char host[256] = "node";
+        if (!o->node_name) (void)gethostname(host, sizeof host - 1);
+        const char *node = o->node_name ? o->node_name : host;
+        if (o->kubeconfig || o->in_cluster) {
+                _cleanup_(dp_kube_config_freep) dp_kube_config *kc = NULL;
+                int r = o->kubeconfig ? dp_kube_config_load(o->kubeconfig, o->kube_context, &kc, e)
+                                      : dp_kube_config_in_cluster(o->sa_dir, &kc, e);
+                if (r < 0 || (r = dp_agent_node_label(l, kc, node, label, &value, e)) < 0) return r;
+        }
+        int r = dp_agent_config_pick(dir, value, def, ret, e);
+        if (r < 0) return r;
+        log_info("config %s (node %s, label %s=%s)", *ret, node, label, value ? value : "(none)");
+        return 0;
+}
+
 static int cmd_agent(int argc, char **argv) {
         if (argc > 1 && streq(argv[1], "health")) return cmd_agent_health(argc - 1, argv + 1);
         dp_agent_options o = {.plugin_dir = "/var/lib/kubelet/device-plugins"};
@@ -179,6 +203,7 @@ static int cmd_agent(int argc, char **argv) {
         dp_config_override ov[2 * N_NV_FLAGS];
         size_t n_ov = env_overrides(ov, N_NV_FLAGS);
         const char *config_flag = NULL, *kubelet_socket = getenv("KUBELET_SOCKET");
+        const char *config_dir = NULL, *config_label = "nvidia.com/device-plugin.config", *config_default = "default";
         static const struct option base_opts[] = {{"plugin-dir", required_argument, NULL, 'd'},
                                              {"profile", required_argument, NULL, 'p'},
                                              {"config", required_argument, NULL, 'c'},
@@ -211,6 +236,9 @@ static int cmd_agent(int argc, char **argv) {
                                              {"kubelet-socket", required_argument, NULL, 1017},
                                              {"cdi-feature-flags", required_argument, NULL, 1018},
                                              {"cdi-disable-hooks", required_argument, NULL, 1018},
+                                             {"config-dir", required_argument, NULL, 1019},
+                                             {"config-label", required_argument, NULL, 1020},
+                                             {"config-default", required_argument, NULL, 1021},
                                              {"verbose", no_argument, NULL, 'v'},
                                              {"help", no_argument, NULL, 'h'},
                                              {}};
@@ -241,6 +269,9 @@ static int cmd_agent(int argc, char **argv) {
                 case 1016: dry_run = true; break;
                 case 1017: kubelet_socket = optarg; break;
                 case 1018: break; /* CDI specs for V1 are not generated: nothing to tune */
+                case 1019: config_dir = optarg; break;
+                case 1020: config_label = optarg; break;
+                case 1021: config_default = optarg; break;
                 case 'n': o.node_name = optarg; break;
                 case 's': o.state_dir = optarg; break;
                 case 'b': {
@@ -340,8 +371,14 @@ static int cmd_agent(int argc, char **argv) {
                 fprintf(stderr, "devplane agent: --kubeconfig and --in-cluster are exclusive\n");
                 return 2;
         }
-        if ((o.kubeconfig || o.in_cluster) && !o.dra) {
-                fprintf(stderr, "devplane agent: --kubeconfig/--in-cluster need --dra (the API is used for V2)\n");
+        if (config_dir && config_flag) {
+                fprintf(stderr, "devplane agent: --config-dir and --config are exclusive\n");
+                return 2;
+        }
+        if (config_dir) o.config_path = NULL; /* over CONFIG_FILE */
+        if ((o.kubeconfig || o.in_cluster) && !o.dra && !config_dir) {
+                fprintf(stderr, "devplane agent: --kubeconfig/--in-cluster need --dra or --config-dir (the API is used for V2 "
+                                "and the node's config label)\n");
                 return 2;
         }
         if (json_logs && dp_agent_log_json_setup() < 0) {
@@ -375,6 +412,15 @@ static int cmd_agent(int argc, char **argv) {
                 return 1;
         }
         dp_error e = DP_ERROR_INIT;
+        _cleanup_free_ char *picked = NULL;
+        if (config_dir && (r = pick_config(l, &o, config_dir, config_label, config_default, &picked, &e)) < 0) {
+                log_error("--config-dir: %s", dp_error_msg(&e));
+                dp_loop_source_free(s_term);
+                dp_loop_source_free(s_int);
+                dp_loop_source_free(s_hup);
+                return r == -ENOENT || r == -EINVAL ? 2 : 1;
+        }
+        if (picked) o.config_path = picked;
         r = dp_agent_new(l, &o, &ctx.agent, &e);
         if (r < 0) {
                 log_error("%s", dp_error_msg(&e));

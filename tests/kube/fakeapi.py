@@ -135,6 +135,7 @@ class FakeAPI:
         self.conns = set()     # open connections (closed by stop(), keep-alive included)
         self.events = []       # (resourceVersion, type, object) for watches
         self.stopping = False
+        self.node_labels = {}  # metadata.labels of the node
 
     # -- life cycle --
     def start(self, port=0):
@@ -254,7 +255,8 @@ class FakeAPI:
                 self.status(h, 404, "NotFound", 'nodes "%s" not found' % m.group(1))
                 return 404
             self.reply(h, 200, {"apiVersion": "v1", "kind": "Node",
-                                "metadata": {"name": self.node, "uid": self.node_uid, "resourceVersion": "1"}})
+                                "metadata": {"name": self.node, "uid": self.node_uid, "resourceVersion": "1",
+                                             "labels": self.node_labels}})
             return 200
         m = CLAIM_RE.match(path)
         if m and method == "GET":
