@@ -504,11 +504,6 @@ static int load_config(const dp_agent *a, dp_agent_config **ret, dp_error *err) 
         if ((r = dp_agent_config_apply(c, a->overrides, a->n_overrides, err)) < 0) return r;
         for (size_t i = 0; i < c->n_warnings; i++)
                 log_warning("%s", c->warnings[i]);
-        if (c->mps)
-                return dp_error_set(err, -EINVAL,
-                                    "%s: sharing.mps: MPS sharing is parsed but not served yet (devplane does not "
-                                    "start MPS control daemons; see docs/deploy.md); use sharing.timeSlicing",
-                                    c->source);
         *ret = TAKE_PTR(c);
         return 0;
 }
@@ -590,6 +585,12 @@ int dp_agent_reload(dp_agent *a, dp_error *err) {
         _cleanup_(dp_v1_plan_freep) dp_v1_plan *plan = NULL;
         r = dp_v1_plan_build(set, cfg, &plan, err);
         if (r < 0) return r;
+        /* MPS: keep the daemons when they serve the same; else replace them
+         * before the new plan is advertised. */
+        if (!agent_mps_same(a->mps, cfg, plan)) {
+                a->mps = agent_mps_free(a->mps);
+                if ((r = agent_mps_start(cfg, plan, set, &a->mps, err)) < 0) return r;
+        }
         _cleanup_(dp_dra_inventory_freep) dp_dra_inventory *inv = NULL;
         dp_ledger *ledger = NULL;
         if (a->dra) {
@@ -671,6 +672,8 @@ int dp_agent_new(dp_loop *l, const dp_agent_options *o, dp_agent **ret, dp_error
                 return dp_error_errno(err, r, "create state directory %s", a->state_dir);
         (void)apply_health_file(a, true);
         if ((r = dp_v1_plan_build(a->set, a->cfg, &a->plan, err)) < 0) return r;
+        /* MPS daemons ready before anything is advertised. */
+        if ((r = agent_mps_start(a->cfg, a->plan, a->set, &a->mps, err)) < 0) return r;
         (void)write_devices_file(a);
 
         r = dp_loop_add_inotify(l, a->state_dir, IN_CLOSE_WRITE | IN_MOVED_TO, on_state_dir_event, a, &a->state_watch);
@@ -734,6 +737,7 @@ dp_agent *dp_agent_free(dp_agent *a) {
         dp_loop_source_free(a->dir_watch);
         dp_loop_source_free(a->state_watch);
         dp_loop_source_free(a->backend_watch);
+        agent_mps_free(a->mps);
         dp_v1_plan_free(a->plan);
         dp_agent_config_free(a->cfg);
         dp_device_set_free(a->set);
