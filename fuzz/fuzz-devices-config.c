@@ -8,6 +8,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         dp_agent_config *c = NULL;
         if (dp_agent_config_load((const char *)data, size, "fuzz", &c, NULL) < 0) return 0;
+        /* NVIDIA's flags and environment over it, as the agent applies them. */
+        static const dp_config_override ov[] = {{"device-list-strategy", "envvar,cdi-cri", "DEVICE_LIST_STRATEGY"},
+                                                {"mps-root", "/run/nvidia/mps", "MPS_ROOT"}};
+        if (size && data[0] % 2 && dp_agent_config_apply(c, ov, 2, NULL) < 0) {
+                dp_agent_config_free(c);
+                return 0;
+        }
         dp_device_set *s = NULL;
         if (dp_profile_builtin("a100-mixed", "node-a", &s, NULL) == 0) {
                 dp_v1_plan *p = NULL;

@@ -31,6 +31,27 @@ struct plugin {
         bool fresh;
 };
 
+/* MPS control daemons, one per shared resource (agent/mps.c). */
+typedef struct agent_mps_daemon {
+        char *resource; /* "nvidia.com/gpu" */
+        char *dir, *pipe_dir, *log_dir;
+        unsigned replicas;
+        bool started;
+} agent_mps_daemon;
+typedef struct agent_mps {
+        agent_mps_daemon *daemons;
+        size_t n;
+} agent_mps;
+/* Start the daemons the config asks for (none without sharing.mps; *ret
+ * stays NULL then) and wait until each answers; -errno with err naming the
+ * resource and the step. Free stops them ("quit"). */
+int agent_mps_start(const dp_agent_config *c, const dp_v1_plan *plan, const dp_device_set *set, agent_mps **ret,
+                    dp_error *err);
+agent_mps *agent_mps_free(agent_mps *m);
+DEFINE_FREEP(agent_mps, agent_mps_free)
+/* The running daemons serve exactly what `plan` shares under `c`. */
+bool agent_mps_same(const agent_mps *m, const dp_agent_config *c, const dp_v1_plan *plan);
+
 struct dp_agent {
         dp_loop *loop;
         char *plugin_dir;
@@ -57,6 +78,11 @@ struct dp_agent {
         dp_kube_client *kube; /* NULL: no API server */
         agent_metrics metrics;
         agent_metrics_server *metrics_srv; /* NULL: no --metrics-addr */
+        const dp_config_override *overrides; /* borrowed from the options */
+        size_t n_overrides;
+        bool strict_config;
+        bool blocked; /* init failed with failOnInitError false: serving nothing */
+        agent_mps *mps; /* NULL: no MPS sharing */
 };
 
 /* service.c */

@@ -551,12 +551,39 @@ static void render_metrics(dp_strbuf *o, void *ud) {
 
 /* ---- setup ------------------------------------------------------------------------- */
 
+/* The file (or the defaults), NVIDIA's flags and environment over it, its
+ * warnings logged. */
 static int load_config(const dp_agent *a, dp_agent_config **ret, dp_error *err) {
-        if (!a->config_path) {
-                *ret = dp_agent_config_new_default();
-                return *ret ? 0 : -ENOMEM;
-        }
-        return dp_agent_config_load_file(a->config_path, ret, err);
+        _cleanup_(dp_agent_config_freep) dp_agent_config *c = NULL;
+        int r = 0;
+        if (a->config_path)
+                r = dp_agent_config_load_file_flags(a->config_path, a->strict_config ? DP_CONFIG_STRICT : 0, &c, err);
+        else if (!(c = dp_agent_config_new_default()))
+                r = -ENOMEM;
+        if (r < 0) return r;
+        if ((r = dp_agent_config_apply(c, a->overrides, a->n_overrides, err)) < 0) return r;
+        for (size_t i = 0; i < c->n_warnings; i++)
+                log_warning("%s", c->warnings[i]);
+        *ret = TAKE_PTR(c);
+        return 0;
+}
+
+static void render_blocked(dp_strbuf *o, void *ud) {
+        (void)ud;
+        dp_strbuf_puts(o, "# HELP devplane_init_failed 1 when the backend failed to start and failOnInitError is "
+                          "false.\n# TYPE devplane_init_failed gauge\ndevplane_init_failed 1\n");
+}
+
+/* failOnInitError false (NVIDIA's meaning): the backend could not start, so
+ * say why and stay up advertising nothing (no socket, no slice) until
+ * SIGTERM, instead of exiting into a crash loop. */
+static int agent_block(dp_agent *a, const dp_agent_options *o, const dp_error *why, dp_error *err) {
+        log_error("%s", dp_error_msg(why));
+        log_warning("failOnInitError is false: advertising nothing and waiting; restart the agent to retry");
+        a->blocked = true;
+        if (o->metrics_addr)
+                return agent_metrics_server_new(a->loop, o->metrics_addr, render_blocked, a, &a->metrics_srv, err);
+        return 0;
 }
 
 /* Make the plugin list match the plan: keep, add, remove. */
@@ -606,6 +633,9 @@ static int sync_plugins(dp_agent *a) {
  * built before anything is replaced: on an error the running state stays. */
 int dp_agent_reload(dp_agent *a, dp_error *err) {
         assert_return(a, -EINVAL);
+        if (a->blocked)
+                return dp_error_set(err, -EAGAIN,
+                                    "the backend failed to start (failOnInitError is false): restart the agent to retry");
         _cleanup_(dp_agent_config_freep) dp_agent_config *cfg = NULL;
         int r = load_config(a, &cfg, err);
         if (r < 0) return r;
@@ -615,6 +645,12 @@ int dp_agent_reload(dp_agent *a, dp_error *err) {
         _cleanup_(dp_v1_plan_freep) dp_v1_plan *plan = NULL;
         r = dp_v1_plan_build(set, cfg, &plan, err);
         if (r < 0) return r;
+        /* MPS: keep the daemons when they serve the same; else replace them
+         * before the new plan is advertised. */
+        if (!agent_mps_same(a->mps, cfg, plan)) {
+                a->mps = agent_mps_free(a->mps);
+                if ((r = agent_mps_start(cfg, plan, set, &a->mps, err)) < 0) return r;
+        }
         _cleanup_(dp_dra_inventory_freep) dp_dra_inventory *inv = NULL;
         dp_ledger *ledger = NULL;
         if (a->dra) {
@@ -661,6 +697,9 @@ int dp_agent_new(dp_loop *l, const dp_agent_options *o, dp_agent **ret, dp_error
         a->config_path = o->config_path ? strdup(o->config_path) : NULL;
         a->node_name = strdup(o->node_name ? o->node_name : host);
         a->allow_multiple = o->allow_multiple;
+        a->overrides = o->config_overrides;
+        a->n_overrides = o->n_config_overrides;
+        a->strict_config = o->strict_config;
         if (!a->plugin_dir || !a->state_dir || !a->node_name || (o->config_path && !a->config_path)) return -ENOMEM;
 
         /* Watch the plugin directory first: a kubelet.sock created while the
@@ -679,14 +718,22 @@ int dp_agent_new(dp_loop *l, const dp_agent_options *o, dp_agent **ret, dp_error
                                  .dev_root = o->dev_root,
                                  .nvml_library = o->nvml_library,
                                  .env_health = true};
-        r = dp_backend_open((dp_backend_kind)o->backend, &bo, &a->backend, err);
-        if (r < 0) return r;
-        if ((r = dp_backend_discover(a->backend, &a->set, err)) < 0) return r;
         if ((r = load_config(a, &a->cfg, err)) < 0) return r;
+        dp_error init_err = DP_ERROR_INIT;
+        r = dp_backend_open((dp_backend_kind)o->backend, &bo, &a->backend, &init_err);
+        if (r >= 0) r = dp_backend_discover(a->backend, &a->set, &init_err);
+        if (r < 0 && (a->cfg->fail_on_init_error || r == -ENOMEM)) return dp_error_set(err, r, "%s", dp_error_msg(&init_err));
+        if (r < 0) {
+                if ((r = agent_block(a, o, &init_err, err)) < 0) return r;
+                *ret = TAKE_PTR(a);
+                return 0;
+        }
         if ((r = dp_mkdir_p(a->state_dir, 0755)) < 0)
                 return dp_error_errno(err, r, "create state directory %s", a->state_dir);
         (void)apply_health_file(a, true);
         if ((r = dp_v1_plan_build(a->set, a->cfg, &a->plan, err)) < 0) return r;
+        /* MPS daemons ready before anything is advertised. */
+        if ((r = agent_mps_start(a->cfg, a->plan, a->set, &a->mps, err)) < 0) return r;
         (void)write_devices_file(a);
 
         r = dp_loop_add_inotify(l, a->state_dir, IN_CLOSE_WRITE | IN_MOVED_TO, on_state_dir_event, a, &a->state_watch);
@@ -752,6 +799,7 @@ dp_agent *dp_agent_free(dp_agent *a) {
         dp_loop_source_free(a->dir_watch);
         dp_loop_source_free(a->state_watch);
         dp_loop_source_free(a->backend_watch);
+        agent_mps_free(a->mps);
         dp_v1_plan_free(a->plan);
         dp_agent_config_free(a->cfg);
         dp_device_set_free(a->set);

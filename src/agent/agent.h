@@ -29,6 +29,7 @@
 #pragma once
 
 #include "base/error.h"
+#include "devices/config.h"
 #include "devices/device.h"
 #include "grpc/loop.h"
 
@@ -41,6 +42,12 @@ typedef struct dp_agent_options {
         const char *plugin_dir;  /* required */
         const char *profile;     /* built-in name or file; NULL: DP_PROFILE_DEFAULT */
         const char *config_path; /* NULL: defaults */
+        /* NVIDIA's flags and environment over the config file (borrowed:
+         * they must outlive the agent, a reload applies them again), and
+         * unknown config keys as errors rather than warnings. */
+        const dp_config_override *config_overrides;
+        size_t n_config_overrides;
+        bool strict_config;
         const char *node_name;   /* NULL: host name */
         const char *state_dir;   /* NULL: DP_AGENT_DEFAULT_STATE_DIR */
         /* Where devices come from (devices/backend.h): mock (the profile),
@@ -104,6 +111,18 @@ const char *dp_agent_resource_name(const dp_agent *a, size_t i);
  * has health h. When the agent has written its device list, an id it does
  * not know is -ENOENT. */
 int dp_agent_health_set(const char *state_dir, const char *id, dp_health h, dp_error *err);
+
+/* Per-node config selection (agent/config-select.c), NVIDIA's way: `value`
+ * (the node's label, NULL or "" when unlabelled) names a file of `dir`;
+ * unlabelled, `def` if present, else the only file there. -ENOENT says which
+ * is missing. *ret is the path. */
+int dp_agent_config_pick(const char *dir, const char *value, const char *def, char **ret, dp_error *err);
+/* Read label `label` of Node `node` from the API server, running the loop
+ * until the answer (30 s timeout). *ret is NULL when the node has no such
+ * label. */
+struct dp_kube_config;
+int dp_agent_node_label(dp_loop *l, const struct dp_kube_config *kc, const char *node, const char *label, char **ret,
+                        dp_error *err);
 
 /* `--log-format json`: every later log line is one JSON object
  * {"time","level","component","msg"} on stderr (agent/log-json.c). */

@@ -74,10 +74,14 @@ static void respond(metrics_client *c) {
                 status = "405 Method Not Allowed";
                 type = "text/plain";
                 dp_strbuf_puts(&body, "only GET\n");
+        } else if (startswith(req + (head ? 5 : 4), "/healthz ")) {
+                /* Liveness and startup probes: the loop answers, so the agent lives. */
+                type = "text/plain";
+                dp_strbuf_puts(&body, "ok\n");
         } else if (!startswith(req + (head ? 5 : 4), "/metrics ") && !startswith(req + (head ? 5 : 4), "/metrics?")) {
                 status = "404 Not Found";
                 type = "text/plain";
-                dp_strbuf_puts(&body, "metrics are at /metrics\n");
+                dp_strbuf_puts(&body, "metrics are at /metrics, health at /healthz\n");
         } else {
                 c->srv->render(&body, c->srv->userdata);
         }

@@ -78,15 +78,40 @@ static int kv_put(dp_kv **arr, size_t *n, char *key, char *value) {
         return 0;
 }
 
-static int add_spec(dp_v1_container_response *resp, size_t *cap, const char *path) {
+/* Device spec for a node: the container sees `path`, the host path is
+ * under nvidiaDevRoot (filepath.Join semantics: "/" adds nothing). */
+static int add_spec(dp_v1_container_response *resp, size_t *cap, const char *root, const char *path) {
         for (size_t i = 0; i < resp->n_devices; i++)
-                if (streq(resp->devices[i].host_path, path)) return 0;
+                if (streq(resp->devices[i].container_path, path)) return 0;
         if (DP_GROW(resp->devices, *cap, resp->n_devices + 1) < 0) return -ENOMEM;
         dp_v1_device_spec *d = &resp->devices[resp->n_devices++];
+        size_t rl = strlen(root);
+        while (rl > 0 && root[rl - 1] == '/')
+                rl--;
         d->container_path = dp_strdup(path);
-        d->host_path = dp_strdup(path);
+        d->host_path = dp_asprintf("%.*s%s%s", (int)rl, root, path[0] == '/' ? "" : "/", path);
         d->permissions = dp_strdup("rw");
         return d->container_path && d->host_path && d->permissions ? 0 : -ENOMEM;
+}
+
+static int add_mount(dp_v1_container_response *resp, size_t *cap, char *container_path, char *host_path) {
+        if (!container_path || !host_path || DP_GROW(resp->mounts, *cap, resp->n_mounts + 1) < 0) {
+                free(container_path);
+                free(host_path);
+                return -ENOMEM;
+        }
+        resp->mounts[resp->n_mounts++] = (dp_v1_mount){container_path, host_path, false};
+        return 0;
+}
+
+static int add_cdi(dp_strbuf *names, char ***arr, size_t *n, size_t *cap, char *name) {
+        if (!name || DP_GROW(*arr, *cap, *n + 1) < 0) {
+                free(name);
+                return -ENOMEM;
+        }
+        dp_strbuf_printf(names, "%s%s", *n ? "," : "", name);
+        (*arr)[(*n)++] = name;
+        return dp_strbuf_failed(names) ? -ENOMEM : 0;
 }
 
 typedef struct target {
@@ -101,25 +126,112 @@ static char *physical_id(const dp_device_set *s, const dp_agent_config *c, const
         return c->device_id_strategy == DP_ID_INDEX ? dp_asprintf("%u:%u", d->index, m->index) : dp_strdup(m->uuid);
 }
 
+/* NVIDIA's CDI names: vendor k8s.device-plugin.nvidia.com, class gpu, and a
+ * <mode>=all device per enabled GDRCopy/GDS/MOFED. Other profiles keep
+ * their own kind (<cdiKind>=<id>). */
+#define NVIDIA_CDI_VENDOR "k8s.device-plugin.nvidia.com"
+static bool nvidia_form(const dp_device_set *s) { return s->domain && streq(s->domain, "nvidia.com"); }
+
+static int cdi_names(const dp_device_set *s, const dp_agent_config *c, char **pids, size_t nt, dp_strbuf *joined,
+                     char ***ret, size_t *ret_n) {
+        size_t cap = 0;
+        int r = 0;
+        bool nv = nvidia_form(s);
+        for (size_t i = 0; i < nt && r >= 0; i++)
+                r = add_cdi(joined, ret, ret_n, &cap,
+                            nv ? dp_asprintf(NVIDIA_CDI_VENDOR "/gpu=%s", pids[i])
+                               : dp_asprintf("%s=%s", s->cdi_kind, pids[i]));
+        if (nv && r >= 0 && c->gdrcopy_enabled)
+                r = add_cdi(joined, ret, ret_n, &cap, dp_strdup(NVIDIA_CDI_VENDOR "/gdrcopy=all"));
+        if (nv && r >= 0 && c->gds_enabled) r = add_cdi(joined, ret, ret_n, &cap, dp_strdup(NVIDIA_CDI_VENDOR "/gds=all"));
+        if (nv && r >= 0 && c->mofed_enabled)
+                r = add_cdi(joined, ret, ret_n, &cap, dp_strdup(NVIDIA_CDI_VENDOR "/mofed=all"));
+        return r;
+}
+
+/* The annotation key: NVIDIA's is <prefix>nvidia-device-plugin_<random
+ * uuid>; ours derives the uuid from the id list, so the same request gets
+ * the same key (deterministic responses, still distinct per request). */
+static char *cdi_annotation_key(const dp_v1_resource *res, const dp_device_set *s, const dp_agent_config *c,
+                                const char *list) {
+        if (nvidia_form(s)) {
+                _cleanup_free_ char *u = dp_device_uuid_derive("", res->name, list, 0);
+                return u ? dp_asprintf("%snvidia-device-plugin_%s", c->cdi_annotation_prefix, u) : NULL;
+        }
+        const char *class = strchr(res->name, '/') + 1;
+        uint32_t h = dp_fnv1a32(list, strlen(list));
+        char *key = dp_asprintf("%s%s.%s_%08x", c->cdi_annotation_prefix, s->domain, class, h);
+        if (key && strlen(key) - strlen(c->cdi_annotation_prefix) > 63) {
+                free(key);
+                key = dp_asprintf("%sdevplane_%08x", c->cdi_annotation_prefix, h);
+        }
+        return key;
+}
+
+static int build_cdi(const dp_v1_resource *res, const dp_device_set *s, const dp_agent_config *c, char **pids,
+                     size_t nt, const char *list, dp_v1_container_response *resp) {
+        dp_strbuf joined = DP_STRBUF_INIT;
+        char **names = NULL;
+        size_t n = 0;
+        int r = cdi_names(s, c, pids, nt, &joined, &names, &n);
+        if (r >= 0 && c->device_list_strategy & DP_DLS_CDI_ANNOTATIONS)
+                r = kv_put(&resp->annotations, &resp->n_annotations, cdi_annotation_key(res, s, c, list),
+                           dp_strdup(dp_strbuf_str(&joined)));
+        dp_strbuf_done(&joined);
+        if (r >= 0 && c->device_list_strategy & DP_DLS_CDI_CRI) {
+                resp->cdi_devices = names;
+                resp->n_cdi_devices = n;
+                return 0;
+        }
+        for (size_t i = 0; i < n; i++)
+                free(names[i]);
+        free(names);
+        return r;
+}
+
+#define CDI_BITS (DP_DLS_CDI_ANNOTATIONS | DP_DLS_CDI_CRI)
+
+/* What NVIDIA's Allocate answers, in its order: CDI (when a cdi-* strategy
+ * is on), MPS, GDRCopy/GDS/MOFED environment; then, unless every strategy
+ * is a CDI one, envvar, volume-mounts and device specs. */
 static int build(const dp_v1_resource *res, const dp_device_set *s, const dp_agent_config *c, const target *tg,
                  size_t nt, dp_v1_container_response *resp) {
         _cleanup_free_ char **pids = calloc(nt ? nt : 1, sizeof(char *));
         if (!pids) return -ENOMEM;
         int r = 0;
-        dp_strbuf list = DP_STRBUF_INIT, cdi = DP_STRBUF_INIT;
-        size_t cap;
+        dp_strbuf list = DP_STRBUF_INIT;
+        size_t mcap = 0, cap = 0;
         for (size_t i = 0; i < nt; i++) {
                 if (!(pids[i] = physical_id(s, c, &tg[i]))) {
                         r = -ENOMEM;
                         goto out;
                 }
                 dp_strbuf_printf(&list, "%s%s", i ? "," : "", pids[i]);
-                dp_strbuf_printf(&cdi, "%s%s=%s", i ? "," : "", s->cdi_kind, pids[i]);
         }
-        if (dp_strbuf_failed(&list) || dp_strbuf_failed(&cdi)) {
+        if (dp_strbuf_failed(&list)) {
                 r = -ENOMEM;
                 goto out;
         }
+        if (c->device_list_strategy & CDI_BITS && (r = build_cdi(res, s, c, pids, nt, dp_strbuf_str(&list), resp)) < 0)
+                goto out;
+        if (c->mps && res->replicas > 1 && c->mps_root) {
+                /* The per-resource pipe directory and the shared shm of the
+                 * MPS control daemon (NVIDIA's layout: <root>/<resource>/pipe,
+                 * <root>/shm; /mps is the root inside the container). */
+                if ((r = kv_put(&resp->envs, &resp->n_envs, dp_strdup("CUDA_MPS_PIPE_DIRECTORY"),
+                                dp_asprintf("/mps/%s/pipe", res->name))) < 0 ||
+                    (r = add_mount(resp, &mcap, dp_asprintf("/mps/%s/pipe", res->name),
+                                   dp_asprintf("%s/%s/pipe", c->mps_root, res->name))) < 0 ||
+                    (r = add_mount(resp, &mcap, dp_strdup("/dev/shm"), dp_asprintf("%s/shm", c->mps_root))) < 0)
+                        goto out;
+        }
+        if ((c->gdrcopy_enabled &&
+             (r = kv_put(&resp->envs, &resp->n_envs, dp_strdup("NVIDIA_GDRCOPY"), dp_strdup("enabled"))) < 0) ||
+            (c->gds_enabled && (r = kv_put(&resp->envs, &resp->n_envs, dp_strdup("NVIDIA_GDS"), dp_strdup("enabled"))) < 0) ||
+            (c->mofed_enabled &&
+             (r = kv_put(&resp->envs, &resp->n_envs, dp_strdup("NVIDIA_MOFED"), dp_strdup("enabled"))) < 0))
+                goto out;
+        if (!(c->device_list_strategy & ~CDI_BITS)) goto out;
         if (c->device_list_strategy & DP_DLS_ENVVAR &&
             (r = kv_put(&resp->envs, &resp->n_envs, dp_strdup(s->visible_devices_env),
                         dp_strdup(dp_strbuf_str(&list)))) < 0)
@@ -128,60 +240,22 @@ static int build(const dp_v1_resource *res, const dp_device_set *s, const dp_age
                 if ((r = kv_put(&resp->envs, &resp->n_envs, dp_strdup(s->visible_devices_env),
                                 dp_strdup(VOLUME_MOUNTS_ROOT))) < 0)
                         goto out;
-                resp->mounts = calloc(nt ? nt : 1, sizeof(dp_v1_mount));
-                if (!resp->mounts) {
-                        r = -ENOMEM;
-                        goto out;
-                }
-                for (size_t i = 0; i < nt; i++) {
-                        dp_v1_mount *m = &resp->mounts[resp->n_mounts++];
-                        m->host_path = dp_strdup("/dev/null");
-                        m->container_path = dp_asprintf(VOLUME_MOUNTS_ROOT "/%s", pids[i]);
-                        if (!m->host_path || !m->container_path) {
-                                r = -ENOMEM;
-                                goto out;
-                        }
-                }
-        }
-        if (c->device_list_strategy & DP_DLS_CDI_ANNOTATIONS) {
-                /* Key: <prefix><domain>.<class>_<hash of the ids>: deterministic,
-                 * distinct per request, and always a valid key (wire-protocols §6.5). */
-                const char *class = strchr(res->name, '/') + 1;
-                uint32_t h = dp_fnv1a32(dp_strbuf_str(&list), list.len);
-                char *key = dp_asprintf("%s%s.%s_%08x", c->cdi_annotation_prefix, s->domain, class, h);
-                if (key && strlen(key) - strlen(c->cdi_annotation_prefix) > 63) {
-                        free(key);
-                        key = dp_asprintf("%sdevplane_%08x", c->cdi_annotation_prefix, h);
-                }
-                if ((r = kv_put(&resp->annotations, &resp->n_annotations, key, dp_strdup(dp_strbuf_str(&cdi)))) < 0)
-                        goto out;
-        }
-        if (c->device_list_strategy & DP_DLS_CDI_CRI) {
-                resp->cdi_devices = calloc(nt ? nt : 1, sizeof(char *));
-                if (!resp->cdi_devices) {
-                        r = -ENOMEM;
-                        goto out;
-                }
-                for (size_t i = 0; i < nt; i++) {
-                        if (!(resp->cdi_devices[i] = dp_asprintf("%s=%s", s->cdi_kind, pids[i]))) {
-                                r = -ENOMEM;
-                                goto out;
-                        }
-                        resp->n_cdi_devices++;
-                }
+                for (size_t i = 0; i < nt && r >= 0; i++)
+                        r = add_mount(resp, &mcap, dp_asprintf(VOLUME_MOUNTS_ROOT "/%s", pids[i]), dp_strdup("/dev/null"));
+                if (r < 0) goto out;
         }
         if (c->pass_device_specs) {
-                cap = 0;
+                const char *root = dp_agent_config_dev_root(c);
                 for (size_t i = 0; i < s->n_common_device_nodes && r >= 0; i++)
-                        r = add_spec(resp, &cap, s->common_device_nodes[i]);
+                        r = add_spec(resp, &cap, root, s->common_device_nodes[i]);
                 for (size_t i = 0; i < nt && r >= 0; i++) {
                         const dp_device *d = &s->devices[tg[i].gpu];
                         for (size_t k = 0; k < d->n_device_nodes && r >= 0; k++)
-                                r = add_spec(resp, &cap, d->device_nodes[k]);
+                                r = add_spec(resp, &cap, root, d->device_nodes[k]);
                         if (tg[i].mig >= 0) {
                                 const dp_mig_device *m = &d->migs[tg[i].mig];
                                 for (size_t k = 0; k < m->n_device_nodes && r >= 0; k++)
-                                        r = add_spec(resp, &cap, m->device_nodes[k]);
+                                        r = add_spec(resp, &cap, root, m->device_nodes[k]);
                         }
                 }
         }
@@ -189,7 +263,6 @@ out:
         for (size_t i = 0; i < nt; i++)
                 free(pids[i]);
         dp_strbuf_done(&list);
-        dp_strbuf_done(&cdi);
         return r;
 }
 

@@ -49,13 +49,16 @@ static int add_device(builder *b, dp_v1_resource *r, const dp_device_set *s, con
         if (DP_GROW(r->devices, b->dev_cap[ri], r->n_devices + 1) < 0) return -ENOMEM;
         const dp_device *d = &s->devices[gpu];
         dp_v1_device *v = &r->devices[r->n_devices];
+        /* The kubelet always sees uuids, whatever deviceIDStrategy says (as
+         * NVIDIA's plugin does): the strategy shapes only what the container
+         * gets (dp_v1_allocate). */
+        (void)c;
         if (mig < 0) {
-                v->id = c->device_id_strategy == DP_ID_INDEX ? dp_asprintf("%u", d->index) : dp_strdup(d->uuid);
+                v->id = dp_strdup(d->uuid);
                 v->health = d->health;
         } else {
                 const dp_mig_device *m = &d->migs[mig];
-                v->id = c->device_id_strategy == DP_ID_INDEX ? dp_asprintf("%u:%u", d->index, m->index)
-                                                             : dp_strdup(m->uuid);
+                v->id = dp_strdup(m->uuid);
                 v->health = dp_mig_effective_health(s, m);
         }
         if (!v->id) return -ENOMEM;
@@ -147,18 +150,27 @@ int dp_v1_plan_build(const dp_device_set *s, const dp_agent_config *c, dp_v1_pla
         free(b.dev_cap);
         if (r < 0) return dp_error_set(err, r, "out of memory");
 
-        /* Time-slicing: replicas and renaming. */
+        /* Sharing (timeSlicing, or mps when present): replicas and renaming. */
+        size_t n_shared;
+        bool fail1, rename_default;
+        const dp_ts_resource *shared = dp_agent_config_replicated(c, &n_shared, &fail1, &rename_default);
         for (size_t i = 0; i < p->n_resources; i++) {
                 dp_v1_resource *res = &p->resources[i];
                 const dp_ts_resource *ts = NULL;
-                for (size_t k = 0; k < c->n_ts_resources; k++)
-                        if (streq(c->ts_resources[k].name, res->base_name)) ts = &c->ts_resources[k];
+                for (size_t k = 0; k < n_shared; k++)
+                        if (streq(shared[k].name, res->base_name)) ts = &shared[k];
                 if (ts && ts->replicas > 1) {
+                        for (size_t k = 0; c->mps && k < res->n_devices; k++)
+                                if (res->devices[k].mig >= 0)
+                                        return dp_error_set(err, -EINVAL,
+                                                            "%s: sharing.mps: %s: sharing using MPS is not supported "
+                                                            "for MIG devices",
+                                                            c->source, res->base_name);
                         if ((r = replicate(res, ts->replicas)) < 0) return dp_error_set(err, r, "out of memory");
-                        res->fail_requests_greater_than_one = c->ts_fail_requests_greater_than_one;
+                        res->fail_requests_greater_than_one = fail1;
                         if (ts->rename)
                                 res->name = dp_strdup(ts->rename);
-                        else if (c->ts_rename_by_default)
+                        else if (rename_default)
                                 res->name = dp_asprintf("%s.shared", res->base_name);
                         else
                                 res->name = dp_strdup(res->base_name);
@@ -174,7 +186,7 @@ int dp_v1_plan_build(const dp_device_set *s, const dp_agent_config *c, dp_v1_pla
                 for (size_t j = i + 1; j < p->n_resources; j++)
                         if (streq(p->resources[i].name, p->resources[j].name))
                                 return dp_error_set(err, -EINVAL,
-                                                    "%s: sharing.timeSlicing: resources %s and %s would both be "
+                                                    "%s: sharing: resources %s and %s would both be "
                                                     "advertised as %s",
                                                     c->source, p->resources[i].base_name, p->resources[j].base_name,
                                                     p->resources[i].name);

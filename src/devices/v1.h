@@ -13,8 +13,9 @@
  *   - time-slicing: a resource listed in sharing.timeSlicing.resources gets
  *     `replicas` advertised ids per device, "<id>::<n>" with n = 0..replicas-1,
  *     and is renamed to "<name>.shared" under renameByDefault, or to `rename`.
- * Advertised ids are the uuid (deviceIDStrategy uuid) or the index
- * ("3", MIG "0:2" = parent index:instance) (deviceIDStrategy index).
+ * Advertised ids are always uuids, as NVIDIA's plugin advertises them;
+ * deviceIDStrategy index ("3", MIG "0:2" = parent index:instance) changes
+ * only what the container gets (dp_v1_allocate).
  * Resources are ordered by name; devices inside one by (parent index,
  * instance, replica), so everything built from a plan is deterministic.
  *
@@ -113,10 +114,17 @@ DEFINE_FREEP(dp_v1_container_response, dp_v1_container_response_free)
  *   envvar           env <visible_devices_env>=<ids of the physical/MIG devices, comma-separated>
  *   volume-mounts    env <visible_devices_env>=/var/run/nvidia-container-devices and one
  *                    mount /dev/null -> /var/run/nvidia-container-devices/<id> per device
- *   cdi-annotations  annotation <cdiAnnotationPrefix><domain>.<class>_<hash>=<cdi names>
- *   cdi-cri          cdi_devices <cdi_kind>=<id> per device
+ *   cdi-annotations  annotation <cdiAnnotationPrefix>nvidia-device-plugin_<uuid>=<cdi names>
+ *                    (uuid derived from the ids; other domains than nvidia.com:
+ *                    <cdiAnnotationPrefix><domain>.<class>_<hash>)
+ *   cdi-cri          cdi_devices k8s.device-plugin.nvidia.com/gpu=<id> per device
+ *                    (other domains: <cdi_kind>=<id>), plus <vendor>/<mode>=all for
+ *                    each of gdrcopy, gds, mofed enabled
  * and device specs for the common and per-device /dev nodes when
- * passDeviceSpecs. <ids> are physical ids per deviceIDStrategy (replicas of
+ * passDeviceSpecs (host path under nvidiaDevRoot). GDRCopy/GDS/MOFED add
+ * NVIDIA_GDRCOPY/NVIDIA_GDS/NVIDIA_MOFED=enabled; sharing.mps adds
+ * CUDA_MPS_PIPE_DIRECTORY and the pipe and shm mounts. When every strategy
+ * is a cdi-* one, no env list, mounts or device specs are added (NVIDIA). <ids> are physical ids per deviceIDStrategy (replicas of
  * one GPU collapse to that GPU), in request order, without duplicates.
  * Errors (-EINVAL, message names the resource and id): an empty request; an
  * id not advertised ("unknown device"); an unhealthy id; a duplicate id;

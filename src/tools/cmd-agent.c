@@ -6,6 +6,7 @@
 #include "agent/agent.h"
 #include "base/log.h"
 #include "devices/backend.h"
+#include "devices/v1.h"
 #include "kube/kube.h"
 #include "tools/devplane.h"
 
@@ -21,6 +22,7 @@ static void agent_usage(FILE *f) {
                    "DIR]]\n"
                    "                       [--api-backoff-max-ms MS]]\n"
                    "                      [--metrics-addr HOST:PORT] [--log-format text|json]\n"
+                   "                      [--strict-config] [--dry-run] [NVIDIA device-plugin flags]\n"
                    "       devplane agent health [--state-dir DIR] set DEVICE healthy|unhealthy\n\n"
                    "A Device Plugin (v1beta1) over a backend (mock by default; nvml reads\n"
                    "$DP_NVML_LIBRARY when --nvml-library is not given): one socket per resource name in the\n"
@@ -41,8 +43,27 @@ static void agent_usage(FILE *f) {
                    "(through libcurl.so.4, loaded then; $DP_CURL_LIBRARY names another file);\n"
                    "failed API requests are retried with exponential backoff (up to --api-backoff-max-ms,\n"
                    "default 30000) without holding up V1 or claims already prepared.\n"
-                   "--metrics-addr serves Prometheus metrics at http://HOST:PORT/metrics; --log-format json\n"
-                   "writes one JSON object per log line.\n"
+                   "--metrics-addr serves Prometheus metrics at http://HOST:PORT/metrics and a liveness\n"
+                   "endpoint at /healthz; --log-format json writes one JSON object per log line.\n"
+                   "NVIDIA's device-plugin flags and environment variables are understood with NVIDIA's\n"
+                   "names, meanings and precedence (flag, then environment, then --config file, then\n"
+                   "default): --mig-strategy MIG_STRATEGY, --fail-on-init-error FAIL_ON_INIT_ERROR,\n"
+                   "--pass-device-specs PASS_DEVICE_SPECS, --device-list-strategy DEVICE_LIST_STRATEGY,\n"
+                   "--device-id-strategy DEVICE_ID_STRATEGY, --driver-root|--nvidia-driver-root\n"
+                   "NVIDIA_DRIVER_ROOT, --dev-root|--nvidia-dev-root NVIDIA_DEV_ROOT, --gds-enabled,\n"
+                   "--mofed-enabled, --gdrcopy-enabled (GDS_ENABLED ...), --cdi-annotation-prefix,\n"
+                   "--mps-root MPS_ROOT, --shared-devices-allocation-policy, --device-discovery-strategy,\n"
+                   "--imex-channel-ids, --imex-required, --nvidia-cdi-hook-path, --driver-root-ctr-path;\n"
+                   "--config-file CONFIG_FILE (= --config), --kubelet-socket KUBELET_SOCKET (its directory\n"
+                   "is the plugin directory); --cdi-feature-flags and --cdi-disable-hooks are accepted and\n"
+                   "have no effect. Booleans take --flag or --flag=false. NODE_NAME is the default\n"
+                   "--node-name. Unknown config keys are warnings (file:line:col) unless --strict-config.\n"
+                   "--config-dir DIR picks the config file DIR/<value of the node's label --config-label\n"
+                   "(default nvidia.com/device-plugin.config)>, read from the API with --kubeconfig or\n"
+                   "--in-cluster; unlabelled: DIR/<--config-default> (default `default`), else the only\n"
+                   "file in DIR (a ConfigMap mounted there; NVIDIA's config manager does the same).\n"
+                   "--dry-run discovers the devices, loads the config and prints each resource name with\n"
+                   "its device count, then exits.\n"
                    "`health set` marks a device (id or uuid) unhealthy or healthy again; a running agent\n"
                    "with the same --state-dir reports it at once.\n");
 }
@@ -103,13 +124,87 @@ static int cmd_agent_health(int argc, char **argv) {
         return 0;
 }
 
+#define NV_FLAG_BASE 2000
+#define N_NV_FLAGS 32
+
+/* NVIDIA's variables first, so flags given on the command line, applied
+ * after them, win (urfave/cli's precedence); an empty variable counts as
+ * set, as there. */
+static size_t env_overrides(dp_config_override *ov, size_t cap) {
+        size_t n = 0;
+        for (size_t k = 0; dp_config_flags[k].flag && n < cap; k++) {
+                const dp_config_flag *f = &dp_config_flags[k];
+                const char *env = f->env && getenv(f->env) ? f->env : f->env2 && getenv(f->env2) ? f->env2 : NULL;
+                if (env) ov[n++] = (dp_config_override){f->flag, getenv(env), env};
+        }
+        return n;
+}
+
+/* --dry-run: what the agent would advertise, then exit (NVIDIA's config
+ * examples are checked this way). */
+static int agent_dry_run(const dp_agent_options *o) {
+        dp_error e = DP_ERROR_INIT;
+        _cleanup_(dp_agent_config_freep) dp_agent_config *cfg = NULL;
+        _cleanup_(dp_backend_closep) dp_backend *b = NULL;
+        _cleanup_(dp_device_set_freep) dp_device_set *set = NULL;
+        _cleanup_(dp_v1_plan_freep) dp_v1_plan *plan = NULL;
+        int r = o->config_path ? dp_agent_config_load_file_flags(o->config_path, o->strict_config ? DP_CONFIG_STRICT : 0,
+                                                                 &cfg, &e)
+                               : ((cfg = dp_agent_config_new_default()) ? 0 : -ENOMEM);
+        if (r >= 0) r = dp_agent_config_apply(cfg, o->config_overrides, o->n_config_overrides, &e);
+        if (r < 0) goto fail;
+        for (size_t i = 0; i < cfg->n_warnings; i++)
+                fprintf(stderr, "warning: %s\n", cfg->warnings[i]);
+        char host[256] = "node";
+        if (!o->node_name) (void)gethostname(host, sizeof host - 1);
+        dp_backend_options bo = {.node_name = o->node_name ? o->node_name : host,
+                                 .profile = o->profile,
+                                 .config_path = o->backend_config,
+                                 .sysfs_root = o->sysfs_root,
+                                 .dev_root = o->dev_root,
+                                 .nvml_library = o->nvml_library};
+        if ((r = dp_backend_open((dp_backend_kind)o->backend, &bo, &b, &e)) < 0 ||
+            (r = dp_backend_discover(b, &set, &e)) < 0 || (r = dp_v1_plan_build(set, cfg, &plan, &e)) < 0)
+                goto fail;
+        for (size_t i = 0; i < plan->n_resources; i++)
+                printf("%s %zu\n", plan->resources[i].name, dp_v1_resource_count(&plan->resources[i]));
+        return 0;
+fail:
+        fprintf(stderr, "devplane agent: %s\n", dp_error_msg(&e));
+        return r == -ENOMEM ? 1 : 2;
+}
+
+/* --config-dir: the node's label (read from the API when there is one)
+ * names the config file, NVIDIA's config manager's way. */
+static int pick_config(dp_loop *l, const dp_agent_options *o, const char *dir, const char *label, const char *def,
+                       char **ret, dp_error *e) {
+        _cleanup_free_ char *value = NULL;
+        char host[256] = "node";
+        if (!o->node_name) (void)gethostname(host, sizeof host - 1);
+        const char *node = o->node_name ? o->node_name : host;
+        if (o->kubeconfig || o->in_cluster) {
+                _cleanup_(dp_kube_config_freep) dp_kube_config *kc = NULL;
+                int r = o->kubeconfig ? dp_kube_config_load(o->kubeconfig, o->kube_context, &kc, e)
+                                      : dp_kube_config_in_cluster(o->sa_dir, &kc, e);
+                if (r < 0 || (r = dp_agent_node_label(l, kc, node, label, &value, e)) < 0) return r;
+        }
+        int r = dp_agent_config_pick(dir, value, def, ret, e);
+        if (r < 0) return r;
+        log_info("config %s (node %s, label %s=%s)", *ret, node, label, value ? value : "(none)");
+        return 0;
+}
+
 static int cmd_agent(int argc, char **argv) {
         if (argc > 1 && streq(argv[1], "health")) return cmd_agent_health(argc - 1, argv + 1);
         dp_agent_options o = {.plugin_dir = "/var/lib/kubelet/device-plugins"};
         const char *taints[32];
         size_t n_taints = 0;
-        bool verbose = false, json_logs = false;
-        static const struct option opts[] = {{"plugin-dir", required_argument, NULL, 'd'},
+        bool verbose = false, json_logs = false, dry_run = false;
+        dp_config_override ov[2 * N_NV_FLAGS];
+        size_t n_ov = env_overrides(ov, N_NV_FLAGS);
+        const char *config_flag = NULL, *kubelet_socket = getenv("KUBELET_SOCKET");
+        const char *config_dir = NULL, *config_label = "nvidia.com/device-plugin.config", *config_default = "default";
+        static const struct option base_opts[] = {{"plugin-dir", required_argument, NULL, 'd'},
                                              {"profile", required_argument, NULL, 'p'},
                                              {"config", required_argument, NULL, 'c'},
                                              {"node-name", required_argument, NULL, 'n'},
@@ -135,16 +230,48 @@ static int cmd_agent(int argc, char **argv) {
                                              {"api-backoff-max-ms", required_argument, NULL, 1012},
                                              {"metrics-addr", required_argument, NULL, 1013},
                                              {"log-format", required_argument, NULL, 1014},
+                                             {"strict-config", no_argument, NULL, 1015},
+                                             {"dry-run", no_argument, NULL, 1016},
+                                             {"config-file", required_argument, NULL, 'c'},
+                                             {"kubelet-socket", required_argument, NULL, 1017},
+                                             {"cdi-feature-flags", required_argument, NULL, 1018},
+                                             {"cdi-disable-hooks", required_argument, NULL, 1018},
+                                             {"config-dir", required_argument, NULL, 1019},
+                                             {"config-label", required_argument, NULL, 1020},
+                                             {"config-default", required_argument, NULL, 1021},
                                              {"verbose", no_argument, NULL, 'v'},
                                              {"help", no_argument, NULL, 'h'},
                                              {}};
+        /* The table above, then one option per NVIDIA config flag. */
+        struct option opts[ELEMENTSOF(base_opts) + N_NV_FLAGS];
+        size_t n_opts = ELEMENTSOF(base_opts) - 1;
+        memcpy(opts, base_opts, n_opts * sizeof *opts);
+        for (size_t k = 0; dp_config_flags[k].flag && k < N_NV_FLAGS - 1; k++)
+                opts[n_opts++] = (struct option){dp_config_flags[k].flag,
+                                                 dp_config_flags[k].boolean ? optional_argument : required_argument,
+                                                 NULL, NV_FLAG_BASE + (int)k};
+        opts[n_opts] = (struct option){0};
+        if (!o.node_name && getenv("NODE_NAME") && *getenv("NODE_NAME")) o.node_name = getenv("NODE_NAME");
         int c;
         optind = 1;
         while ((c = getopt_long(argc, argv, "d:p:c:n:s:b:B:S:D:N:vh", opts, NULL)) >= 0) {
+                if (c >= NV_FLAG_BASE && c < NV_FLAG_BASE + N_NV_FLAGS) {
+                        const dp_config_flag *f = &dp_config_flags[c - NV_FLAG_BASE];
+                        if (n_ov < ELEMENTSOF(ov))
+                                ov[n_ov++] = (dp_config_override){f->flag, optarg ? optarg : "true", NULL};
+                        continue;
+                }
                 switch (c) {
                 case 'd': o.plugin_dir = optarg; break;
                 case 'p': o.profile = optarg; break;
-                case 'c': o.config_path = optarg; break;
+                case 'c': config_flag = optarg; break;
+                case 1015: o.strict_config = true; break;
+                case 1016: dry_run = true; break;
+                case 1017: kubelet_socket = optarg; break;
+                case 1018: break; /* CDI specs for V1 are not generated: nothing to tune */
+                case 1019: config_dir = optarg; break;
+                case 1020: config_label = optarg; break;
+                case 1021: config_default = optarg; break;
                 case 'n': o.node_name = optarg; break;
                 case 's': o.state_dir = optarg; break;
                 case 'b': {
@@ -210,8 +337,32 @@ static int cmd_agent(int argc, char **argv) {
                 fprintf(stderr, "devplane agent: unexpected argument '%s'\n", argv[optind]);
                 return 2;
         }
+        /* Origins for messages: the flag as typed, or the variable. */
+        char origins[2 * N_NV_FLAGS][48];
+        for (size_t i = 0; i < n_ov; i++)
+                if (!ov[i].origin) {
+                        snprintf(origins[i], sizeof origins[i], "--%s", ov[i].flag);
+                        ov[i].origin = origins[i];
+                }
+        o.config_overrides = ov;
+        o.n_config_overrides = n_ov;
+        o.config_path = config_flag ? config_flag : getenv("CONFIG_FILE") && *getenv("CONFIG_FILE") ? getenv("CONFIG_FILE") : NULL;
+        _cleanup_free_ char *socket_dir = NULL;
+        if (kubelet_socket) {
+                const char *slash = strrchr(kubelet_socket, '/');
+                if (!slash || !streq(slash + 1, "kubelet.sock")) {
+                        fprintf(stderr,
+                                "devplane agent: --kubelet-socket %s: must be <directory>/kubelet.sock (the plugin "
+                                "directory is its directory)\n",
+                                kubelet_socket);
+                        return 2;
+                }
+                if (!(socket_dir = strndup(kubelet_socket, (size_t)(slash - kubelet_socket)))) return 1;
+                o.plugin_dir = *socket_dir ? socket_dir : "/";
+        }
         o.taint_effects = taints;
         o.n_taint_effects = n_taints;
+        if (dry_run) return agent_dry_run(&o);
         if (o.no_device_plugin && !o.dra) {
                 fprintf(stderr, "devplane agent: --no-device-plugin without --dra leaves nothing to serve\n");
                 return 2;
@@ -220,8 +371,14 @@ static int cmd_agent(int argc, char **argv) {
                 fprintf(stderr, "devplane agent: --kubeconfig and --in-cluster are exclusive\n");
                 return 2;
         }
-        if ((o.kubeconfig || o.in_cluster) && !o.dra) {
-                fprintf(stderr, "devplane agent: --kubeconfig/--in-cluster need --dra (the API is used for V2)\n");
+        if (config_dir && config_flag) {
+                fprintf(stderr, "devplane agent: --config-dir and --config are exclusive\n");
+                return 2;
+        }
+        if (config_dir) o.config_path = NULL; /* over CONFIG_FILE */
+        if ((o.kubeconfig || o.in_cluster) && !o.dra && !config_dir) {
+                fprintf(stderr, "devplane agent: --kubeconfig/--in-cluster need --dra or --config-dir (the API is used for V2 "
+                                "and the node's config label)\n");
                 return 2;
         }
         if (json_logs && dp_agent_log_json_setup() < 0) {
@@ -255,6 +412,15 @@ static int cmd_agent(int argc, char **argv) {
                 return 1;
         }
         dp_error e = DP_ERROR_INIT;
+        _cleanup_free_ char *picked = NULL;
+        if (config_dir && (r = pick_config(l, &o, config_dir, config_label, config_default, &picked, &e)) < 0) {
+                log_error("--config-dir: %s", dp_error_msg(&e));
+                dp_loop_source_free(s_term);
+                dp_loop_source_free(s_int);
+                dp_loop_source_free(s_hup);
+                return r == -ENOENT || r == -EINVAL ? 2 : 1;
+        }
+        if (picked) o.config_path = picked;
         r = dp_agent_new(l, &o, &ctx.agent, &e);
         if (r < 0) {
                 log_error("%s", dp_error_msg(&e));

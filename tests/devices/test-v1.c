@@ -47,6 +47,52 @@ static size_t count(const dp_v1_plan *p, const char *name) {
         return r ? r->n_devices : 0;
 }
 
+/* The index form of an advertised id ("3", "0:2", "1::3"): tests written
+ * with indices translate to and from the uuids the plan advertises. */
+static void index_form(const dp_device_set *s, const dp_v1_resource *r, const dp_v1_device *v, char *buf, size_t n) {
+        const dp_device *d = &s->devices[v->gpu];
+        int k = v->mig < 0 ? snprintf(buf, n, "%u", d->index)
+                           : snprintf(buf, n, "%u:%u", d->index, d->migs[v->mig].index);
+        if (r->replicas > 1) snprintf(buf + k, n - (size_t)k, "::%u", v->replica);
+}
+
+static const char *adv(const dp_v1_plan *p, const dp_device_set *s, const char *res, const char *idx) {
+        const dp_v1_resource *r = dp_v1_plan_find(p, res);
+        char buf[64];
+        for (size_t i = 0; r && i < r->n_devices; i++) {
+                index_form(s, r, &r->devices[i], buf, sizeof buf);
+                if (streq(buf, idx)) return r->devices[i].id;
+        }
+        return idx;
+}
+
+static const char **advs(const dp_v1_plan *p, const dp_device_set *s, const char *res, const char *const *in, size_t n) {
+        static const char *out[4][16];
+        static unsigned turn;
+        const char **o = out[turn++ % 4];
+        for (size_t i = 0; i < n && i < 16; i++)
+                o[i] = adv(p, s, res, in[i]);
+        return o;
+}
+
+static char **prefer_ix(const dp_v1_plan *p, const dp_device_set *s, const dp_agent_config *c, const char *res,
+                        const char *const *avail, size_t na, const char *const *must, size_t nm, size_t size) {
+        char **out = NULL;
+        dp_error err = DP_ERROR_INIT;
+        const char **a = advs(p, s, res, avail, na), **m = must ? advs(p, s, res, must, nm) : NULL;
+        if (dp_v1_preferred_allocation(p, s, c, res, a, na, m, nm, size, &out, &err) < 0) DP_FAIL("%s", err.msg);
+        const dp_v1_resource *r = dp_v1_plan_find(p, res);
+        for (char **q = out; *q; q++) {
+                const dp_v1_device *v = dp_v1_resource_find(r, *q);
+                if (!v) continue;
+                char buf[64];
+                index_form(s, r, v, buf, sizeof buf);
+                free(*q);
+                *q = strdup(buf);
+        }
+        return out;
+}
+
 TEST(scenario1_mixed) {
         dp_device_set *s = profile("a100-mixed");
         dp_agent_config *c = config("version: v1\nflags: {migStrategy: mixed}\n");
@@ -108,7 +154,8 @@ TEST(single_on_all_mig_node) {
         dp_v1_plan *p = plan(s, c);
         ASSERT_EQ(p->n_resources, 1);
         ASSERT_EQ(count(p, "nvidia.com/gpu"), 4);
-        ASSERT_STREQ(p->resources[0].devices[3].id, "1:1");
+        /* deviceIDStrategy index: the kubelet still sees uuids (as with NVIDIA) */
+        ASSERT_STREQ(p->resources[0].devices[3].id, s->devices[1].migs[1].uuid);
         dp_v1_plan_free(p);
         dp_agent_config_free(c);
         dp_device_set_free(s);
@@ -164,8 +211,13 @@ TEST(time_slicing_mig_and_rename) {
                        "    resources:\n    - {name: nvidia.com/mig-1g.10gb, replicas: 2, rename: mig-shared}\n"
                        "    - {name: nvidia.com/gpu, replicas: 3}\n"
                        "    - {name: nvidia.com/mig-7g.80gb, replicas: 3}\n");
+        /* `rename` is ignored with a warning, as NVIDIA's plugin does */
+        ASSERT_EQ(c->n_warnings, 1);
+        ASSERT_CONTAINS(c->warnings[0], "config.yaml:6:59:");
+        ASSERT_CONTAINS(c->warnings[0], "sharing.timeSlicing.resources[0].rename: setting the 'rename' field");
         dp_v1_plan *p = plan(s, c);
-        ASSERT_EQ(count(p, "nvidia.com/mig-shared"), 56);
+        ASSERT_EQ(count(p, "nvidia.com/mig-shared"), 0);
+        ASSERT_EQ(count(p, "nvidia.com/mig-1g.10gb"), 56);
         ASSERT_EQ(count(p, "nvidia.com/gpu"), 12);
         dp_v1_plan_free(p);
         /* Renaming onto another resource's name is refused. */
@@ -186,7 +238,9 @@ TEST(allocate_strategies) {
         dp_v1_plan *p = plan(s, c);
         dp_v1_container_response *resp = NULL;
         dp_error err = DP_ERROR_INIT;
-        const char *ids[] = {"2:5", "0:1"};
+        const char *ix[] = {"2:5", "0:1"};
+        const char **ids = advs(p, s, "nvidia.com/mig-1g.10gb", ix, 2);
+        ASSERT_TRUE(startswith(ids[0], "MIG-"));
         ASSERT_OK(dp_v1_allocate(p, s, c, "nvidia.com/mig-1g.10gb", ids, 2, &resp, &err));
         ASSERT_EQ(resp->n_envs, 1);
         ASSERT_STREQ(resp->envs[0].value, "/var/run/nvidia-container-devices");
@@ -195,12 +249,14 @@ TEST(allocate_strategies) {
         ASSERT_STREQ(resp->mounts[0].container_path, "/var/run/nvidia-container-devices/2:5");
         ASSERT_STREQ(resp->mounts[1].container_path, "/var/run/nvidia-container-devices/0:1");
         ASSERT_EQ(resp->n_cdi_devices, 2);
-        ASSERT_STREQ(resp->cdi_devices[0], "nvidia.com/gpu=2:5");
-        ASSERT_STREQ(resp->cdi_devices[1], "nvidia.com/gpu=0:1");
+        /* NVIDIA's CDI names and annotation key for an nvidia.com profile */
+        ASSERT_STREQ(resp->cdi_devices[0], "k8s.device-plugin.nvidia.com/gpu=2:5");
+        ASSERT_STREQ(resp->cdi_devices[1], "k8s.device-plugin.nvidia.com/gpu=0:1");
         ASSERT_EQ(resp->n_annotations, 1);
-        ASSERT_TRUE(startswith(resp->annotations[0].key, "cdi.k8s.io/nvidia.com.mig-1g.10gb_"));
-        ASSERT_EQ(strlen(resp->annotations[0].key), strlen("cdi.k8s.io/nvidia.com.mig-1g.10gb_") + 8);
-        ASSERT_STREQ(resp->annotations[0].value, "nvidia.com/gpu=2:5,nvidia.com/gpu=0:1");
+        ASSERT_TRUE(startswith(resp->annotations[0].key, "cdi.k8s.io/nvidia-device-plugin_"));
+        ASSERT_EQ(strlen(resp->annotations[0].key), strlen("cdi.k8s.io/nvidia-device-plugin_") + 36);
+        ASSERT_STREQ(resp->annotations[0].value,
+                     "k8s.device-plugin.nvidia.com/gpu=2:5,k8s.device-plugin.nvidia.com/gpu=0:1");
         /* common nodes, then parent + MIG cap nodes of each instance */
         ASSERT_EQ(resp->n_devices, 3 + 2 + 2);
         ASSERT_STREQ(resp->devices[0].host_path, "/dev/nvidiactl");
@@ -215,6 +271,69 @@ TEST(allocate_strategies) {
         dp_v1_container_response_free(again);
         dp_v1_container_response_free(resp);
         dp_v1_plan_free(p);
+        dp_agent_config_free(c);
+        dp_device_set_free(s);
+}
+
+/* What NVIDIA's Allocate adds: GDRCopy/GDS/MOFED env and CDI devices, device
+ * specs under nvidiaDevRoot, nothing but CDI when every strategy is a cdi-*
+ * one, MPS's pipe directory and mounts. */
+TEST(allocate_nvidia_extras) {
+        dp_device_set *s = profile("a100-mixed");
+        dp_agent_config *c = config("version: v1\nflags:\n  gdsEnabled: true\n  mofedEnabled: true\n"
+                                    "  gdrcopyEnabled: true\n  nvidiaDriverRoot: /run/nvidia/driver\n"
+                                    "  plugin: {passDeviceSpecs: true, deviceListStrategy: [envvar, cdi-cri]}\n");
+        dp_v1_plan *p = plan(s, c);
+        dp_v1_container_response *resp = NULL;
+        dp_error err = DP_ERROR_INIT;
+        const char *ids[] = {s->devices[5].uuid};
+        ASSERT_OK(dp_v1_allocate(p, s, c, "nvidia.com/gpu", ids, 1, &resp, &err));
+        ASSERT_EQ(resp->n_envs, 4); /* sorted by key */
+        ASSERT_STREQ(resp->envs[0].key, "NVIDIA_GDRCOPY");
+        ASSERT_STREQ(resp->envs[0].value, "enabled");
+        ASSERT_STREQ(resp->envs[1].key, "NVIDIA_GDS");
+        ASSERT_STREQ(resp->envs[2].key, "NVIDIA_MOFED");
+        ASSERT_STREQ(resp->envs[3].value, s->devices[5].uuid);
+        ASSERT_EQ(resp->n_cdi_devices, 4);
+        ASSERT_STREQ(resp->cdi_devices[1], "k8s.device-plugin.nvidia.com/gdrcopy=all");
+        ASSERT_STREQ(resp->cdi_devices[2], "k8s.device-plugin.nvidia.com/gds=all");
+        ASSERT_STREQ(resp->cdi_devices[3], "k8s.device-plugin.nvidia.com/mofed=all");
+        /* nvidiaDevRoot defaults to nvidiaDriverRoot and prefixes host paths */
+        ASSERT_STREQ(resp->devices[0].container_path, "/dev/nvidiactl");
+        ASSERT_STREQ(resp->devices[0].host_path, "/run/nvidia/driver/dev/nvidiactl");
+        dp_v1_container_response_free(resp);
+        /* CDI only: no NVIDIA_VISIBLE_DEVICES, no device specs */
+        c->device_list_strategy = DP_DLS_CDI_CRI;
+        ASSERT_OK(dp_v1_allocate(p, s, c, "nvidia.com/gpu", ids, 1, &resp, &err));
+        ASSERT_EQ(resp->n_envs, 3);
+        ASSERT_EQ(resp->n_devices, 0);
+        dp_v1_container_response_free(resp);
+        dp_v1_plan_free(p);
+        dp_agent_config_free(c);
+        /* MPS: replicas, CUDA_MPS_PIPE_DIRECTORY and the pipe and shm mounts */
+        c = config("version: v1\nflags: {mpsRoot: /run/nvidia/mps}\n"
+                   "sharing: {mps: {resources: [{name: nvidia.com/gpu, replicas: 4}]}}\n");
+        p = plan(s, c);
+        ASSERT_EQ(count(p, "nvidia.com/gpu"), 32);
+        const dp_v1_resource *r = &p->resources[0];
+        const char *two[] = {r->devices[0].id, r->devices[1].id};
+        ASSERT_EQ(dp_v1_allocate(p, s, c, "nvidia.com/gpu", two, 2, &resp, &err), -EINVAL); /* failRequestsGreaterThanOne */
+        ASSERT_OK(dp_v1_allocate(p, s, c, "nvidia.com/gpu", two, 1, &resp, &err));
+        ASSERT_STREQ(resp->envs[0].key, "CUDA_MPS_PIPE_DIRECTORY");
+        ASSERT_STREQ(resp->envs[0].value, "/mps/nvidia.com/gpu/pipe");
+        ASSERT_EQ(resp->n_mounts, 2);
+        ASSERT_STREQ(resp->mounts[0].host_path, "/run/nvidia/mps/nvidia.com/gpu/pipe");
+        ASSERT_STREQ(resp->mounts[1].container_path, "/dev/shm");
+        ASSERT_STREQ(resp->mounts[1].host_path, "/run/nvidia/mps/shm");
+        dp_v1_container_response_free(resp);
+        dp_v1_plan_free(p);
+        /* MPS over MIG devices is refused (NVIDIA) */
+        c->mig_strategy = DP_MIG_MIXED;
+        free(c->mps_resources[0].name);
+        c->mps_resources[0].name = strdup("nvidia.com/mig-1g.10gb");
+        p = NULL;
+        ASSERT_EQ(dp_v1_plan_build(s, c, &p, &err), -EINVAL);
+        ASSERT_CONTAINS(err.msg, "sharing using MPS is not supported for MIG devices");
         dp_agent_config_free(c);
         dp_device_set_free(s);
 }
@@ -276,37 +395,40 @@ TEST(preferred_numa_and_nvlink) {
         dp_v1_plan *p = plan(s, c);
         /* available 1,2,4,5,6: two GPUs -> the NVLinked pair on one NUMA node (4,5) */
         const char *avail[] = {"6", "1", "2", "4", "5"};
-        char **out = prefer(p, s, c, "nvidia.com/gpu", avail, 5, NULL, 0, 2);
+        char **out = prefer_ix(p, s, c, "nvidia.com/gpu", avail, 5, NULL, 0, 2);
         ASSERT_STREQ(out[0], "4");
         ASSERT_STREQ(out[1], "5");
         ASSERT_TRUE(out[2] == NULL);
         dp_v1_ids_free(out);
         /* three: stay on NUMA 1 (4,5,6) rather than mixing */
-        out = prefer(p, s, c, "nvidia.com/gpu", avail, 5, NULL, 0, 3);
+        out = prefer_ix(p, s, c, "nvidia.com/gpu", avail, 5, NULL, 0, 3);
         ASSERT_STREQ(out[0], "4");
         ASSERT_STREQ(out[1], "5");
         ASSERT_STREQ(out[2], "6");
         dp_v1_ids_free(out);
         /* must include 2: its NUMA node, then (1) */
         const char *must[] = {"2"};
-        out = prefer(p, s, c, "nvidia.com/gpu", avail, 5, must, 1, 2);
+        out = prefer_ix(p, s, c, "nvidia.com/gpu", avail, 5, must, 1, 2);
         ASSERT_STREQ(out[0], "1");
         ASSERT_STREQ(out[1], "2");
         dp_v1_ids_free(out);
         /* all available, 2: first NVLinked pair */
         const char *all[] = {"0", "1", "2", "3", "4", "5", "6", "7"};
-        out = prefer(p, s, c, "nvidia.com/gpu", all, 8, NULL, 0, 2);
+        out = prefer_ix(p, s, c, "nvidia.com/gpu", all, 8, NULL, 0, 2);
         ASSERT_STREQ(out[0], "0");
         ASSERT_STREQ(out[1], "1");
         dp_v1_ids_free(out);
         /* errors */
         const char *nope[] = {"9"};
-        ASSERT_EQ(dp_v1_preferred_allocation(p, s, c, "nvidia.com/gpu", avail, 5, nope, 1, 2, &out, &err), -EINVAL);
+        ASSERT_EQ(dp_v1_preferred_allocation(p, s, c, "nvidia.com/gpu", advs(p, s, "nvidia.com/gpu", avail, 5), 5, nope, 1, 2,
+                                                  &out, &err), -EINVAL);
         ASSERT_CONTAINS(err.msg, "unknown must-include device 9");
         const char *notavail[] = {"0"};
-        ASSERT_EQ(dp_v1_preferred_allocation(p, s, c, "nvidia.com/gpu", avail, 5, notavail, 1, 2, &out, &err), -EINVAL);
+        ASSERT_EQ(dp_v1_preferred_allocation(p, s, c, "nvidia.com/gpu", advs(p, s, "nvidia.com/gpu", avail, 5), 5,
+                                                  advs(p, s, "nvidia.com/gpu", notavail, 1), 1, 2, &out, &err), -EINVAL);
         ASSERT_CONTAINS(err.msg, "is not among the available");
-        ASSERT_EQ(dp_v1_preferred_allocation(p, s, c, "nvidia.com/gpu", avail, 5, NULL, 0, 6, &out, &err), -EINVAL);
+        ASSERT_EQ(dp_v1_preferred_allocation(p, s, c, "nvidia.com/gpu", advs(p, s, "nvidia.com/gpu", avail, 5), 5, NULL, 0, 6,
+                                                  &out, &err), -EINVAL);
         ASSERT_CONTAINS(err.msg, "cannot choose 6 of 5");
         dp_v1_plan_free(p);
         dp_agent_config_free(c);
@@ -318,7 +440,7 @@ TEST(preferred_mig_same_parent) {
         dp_agent_config *c = config("version: v1\nflags: {migStrategy: mixed, plugin: {deviceIDStrategy: index}}\n");
         dp_v1_plan *p = plan(s, c);
         const char *avail[] = {"0:6", "1:0", "1:1", "2:0", "3:3", "3:4", "3:5"};
-        char **out = prefer(p, s, c, "nvidia.com/mig-1g.10gb", avail, 7, NULL, 0, 3);
+        char **out = prefer_ix(p, s, c, "nvidia.com/mig-1g.10gb", avail, 7, NULL, 0, 3);
         ASSERT_STREQ(out[0], "3:3");
         ASSERT_STREQ(out[1], "3:4");
         ASSERT_STREQ(out[2], "3:5");
@@ -335,21 +457,21 @@ TEST(preferred_replicas) {
         dp_v1_plan *p = plan(s, c);
         /* GPU 0 has 1 replica taken elsewhere: distributed takes GPU 1 first, then alternates. */
         const char *avail[] = {"0::1", "0::2", "0::3", "1::0", "1::1", "1::2", "1::3"};
-        char **out = prefer(p, s, c, "nvidia.com/gpu", avail, 7, NULL, 0, 2);
+        char **out = prefer_ix(p, s, c, "nvidia.com/gpu", avail, 7, NULL, 0, 2);
         ASSERT_STREQ(out[0], "0::1");
         ASSERT_STREQ(out[1], "1::0");
         dp_v1_ids_free(out);
-        out = prefer(p, s, c, "nvidia.com/gpu", avail, 7, NULL, 0, 1);
+        out = prefer_ix(p, s, c, "nvidia.com/gpu", avail, 7, NULL, 0, 1);
         ASSERT_STREQ(out[0], "1::0");
         dp_v1_ids_free(out);
         /* packed: onto the GPU already in use */
         c->shared_policy = DP_SHARED_PACKED;
-        out = prefer(p, s, c, "nvidia.com/gpu", avail, 7, NULL, 0, 2);
+        out = prefer_ix(p, s, c, "nvidia.com/gpu", avail, 7, NULL, 0, 2);
         ASSERT_STREQ(out[0], "0::1");
         ASSERT_STREQ(out[1], "0::2");
         dp_v1_ids_free(out);
         const char *must[] = {"1::3"};
-        out = prefer(p, s, c, "nvidia.com/gpu", avail, 7, must, 1, 2);
+        out = prefer_ix(p, s, c, "nvidia.com/gpu", avail, 7, must, 1, 2);
         ASSERT_STREQ(out[0], "1::0");
         ASSERT_STREQ(out[1], "1::3");
         dp_v1_ids_free(out);

@@ -161,6 +161,7 @@ class FakeAPI:
         self.expire_continue = False
         self.forbidden = set()
         self.missing = set()
+        self.node_labels = {}  # metadata.labels of the node
 
     # -- life cycle --
     def start(self, port=0):
@@ -282,7 +283,8 @@ class FakeAPI:
                 self.status(h, 404, "NotFound", 'nodes "%s" not found' % m.group(1))
                 return 404
             self.reply(h, 200, {"apiVersion": "v1", "kind": "Node",
-                                "metadata": {"name": self.node, "uid": self.node_uid, "resourceVersion": "1"}})
+                                "metadata": {"name": self.node, "uid": self.node_uid, "resourceVersion": "1",
+                                             "labels": self.node_labels}})
             return 200
         m = CLAIM_RE.match(path)
         if m and method == "GET":
