@@ -1329,7 +1329,7 @@ static int state_load(node_dra *d, dp_error *err) {
         _cleanup_free_ char *buf = NULL;
         size_t len = 0;
         dp_error e = DP_ERROR_INIT;
-        int r = dp_node_read_file(path, DP_NODE_DRA_STATE_MAX_INPUT, &buf, &len, &e);
+        int r = dp_read_file(path, DP_NODE_DRA_STATE_MAX_INPUT, &buf, &len, &e);
         if (r >= 0) r = dp_node_dra_state_decode(buf, len, path, &d->st, &e);
         if (r == -ENOMEM) return dp_error_set(err, r, "%s", dp_error_msg(&e));
         if (r >= 0) {
