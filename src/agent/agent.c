@@ -340,8 +340,7 @@ static void v1_unknown(dp_agent *a, const char *path, const char *why) {
                 dp_asprintf("the V1 holds are unknown (kubelet checkpoint %s: %s), so the device may be in use "
                             "through V1; DRA prepares are refused until the checkpoint can be read",
                             path, why);
-        log_error("%s: %s; V1 holds unknown: refusing DRA prepares of the devices V1 serves until it reads", path,
-                  why);
+        log_error("%s: %s; V1 holds unknown: refusing DRA prepares of the devices V1 serves until it reads", path, why);
         if (!reason || dp_ledger_mark_unknown(a->ledger, V1_UNKNOWN_KEY, DP_LEDGER_V2, reason) < 0)
                 log_error("cannot mark the V1 holds unknown: out of memory");
 }
@@ -364,8 +363,8 @@ static void v1_sync_checkpoint(dp_agent *a) {
         _cleanup_(dp_checkpoint_freep) dp_checkpoint *c = NULL;
         dp_error e = DP_ERROR_INIT;
         if (r == -E2BIG) {
-                _cleanup_free_ char *why = dp_asprintf("larger than %u bytes (DP_CHECKPOINT_MAX_INPUT)",
-                                                       DP_CHECKPOINT_MAX_INPUT);
+                _cleanup_free_ char *why =
+                        dp_asprintf("larger than %u bytes (DP_CHECKPOINT_MAX_INPUT)", DP_CHECKPOINT_MAX_INPUT);
                 v1_unknown(a, path, why ? why : "too large");
                 return;
         }
@@ -393,7 +392,8 @@ static void v1_sync_checkpoint(dp_agent *a) {
                 for (size_t k = 0; k < en->n_device_ids; k++) {
                         const dp_ckpt_ids *ids = &en->device_ids[k].ids;
                         e = (dp_error)DP_ERROR_INIT;
-                        if (ids->n && v1_hold(a, holder, (const char *const *)ids->ids, ids->n, DP_LEDGER_REPLAY, &e) < 0)
+                        if (ids->n &&
+                            v1_hold(a, holder, (const char *const *)ids->ids, ids->n, DP_LEDGER_REPLAY, &e) < 0)
                                 log_warning("V1 checkpoint %s: %s", holder, dp_error_msg(&e));
                 }
         }

@@ -950,7 +950,8 @@ static void complete_recovered(agent_dra *d) {
                 for (struct dirent *f; dir && incomplete(d) && (f = readdir(dir));) {
                         const char *dot = strrchr(f->d_name, '.');
                         struct stat st;
-                        if (f->d_name[0] == '.' || !dot || (!streq(dot, ".yaml") && !streq(dot, ".yml") && !streq(dot, ".json")))
+                        if (f->d_name[0] == '.' || !dot ||
+                            (!streq(dot, ".yaml") && !streq(dot, ".yml") && !streq(dot, ".json")))
                                 continue;
                         if (fstatat(dirfd(dir), f->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode) ||
                             st.st_size > (off_t)CLAIM_FILE_MAX)

@@ -90,8 +90,8 @@ static void remove_temps(DIR *dir, const char *path, const char *kind, const cha
 }
 
 /* One spec of ours not in the checkpoint. */
-static int one_spec(dp_dra_checkpoint *ckpt, const dp_dra_inventory *inv, DIR *dir, const char *path,
-                    const char *name, const char *uid, bool rebuild, dp_dra_recovery *ret) {
+static int one_spec(dp_dra_checkpoint *ckpt, const dp_dra_inventory *inv, DIR *dir, const char *path, const char *name,
+                    const char *uid, bool rebuild, dp_dra_recovery *ret) {
         _cleanup_free_ char *buf = NULL;
         size_t len = 0;
         dp_error e = DP_ERROR_INIT;

@@ -100,8 +100,8 @@ static int recover_device(const dp_dra_inventory *inv, const char *uid, const dp
         return 0;
 }
 
-static int recover(const dp_dra_inventory *inv, const char *file, const char *buf, size_t len,
-                   dp_dra_prepared_claim *c, bool *admin, dp_error *err) {
+static int recover(const dp_dra_inventory *inv, const char *file, const char *buf, size_t len, dp_dra_prepared_claim *c,
+                   bool *admin, dp_error *err) {
         _cleanup_free_ char *uid = NULL;
         int r = dp_dra_spec_file_uid(inv->cdi_kind, file, &uid);
         if (r < 0) return r;
@@ -111,14 +111,15 @@ static int recover(const dp_dra_inventory *inv, const char *file, const char *bu
         if ((r = dp_doc_parse(s, buf, len, file, err)) < 0) return r == -ENOMEM ? r : -EBADMSG;
         const dp_doc_node *root = dp_doc_count(s) == 1 ? dp_doc_root(s, 0) : NULL;
         const dp_doc_node *kind = dp_doc_get(root, "kind");
-        if (!root || root->type != DP_DOC_MAP || !kind || kind->type != DP_DOC_SCALAR || !streq(kind->str, inv->cdi_kind))
+        if (!root || root->type != DP_DOC_MAP || !kind || kind->type != DP_DOC_SCALAR ||
+            !streq(kind->str, inv->cdi_kind))
                 return dp_error_set(err, kind && kind->type == DP_DOC_SCALAR ? -EXDEV : -EBADMSG, "kind: not %s",
                                     inv->cdi_kind);
         const dp_doc_node *env = dp_doc_get(dp_doc_get(root, "containerEdits"), "env");
         if (!streq_ptr(env_get(env, "DRA_RESOURCE_DRIVER_NAME"), inv->driver) ||
             !streq_ptr(env_get(env, "KUBERNETES_NODE_NAME"), inv->node_name))
-                return dp_error_set(err, -EXDEV, "containerEdits.env: not written by driver %s on node %s",
-                                    inv->driver, inv->node_name);
+                return dp_error_set(err, -EXDEV, "containerEdits.env: not written by driver %s on node %s", inv->driver,
+                                    inv->node_name);
         *admin = streq_ptr(env_get(env, "DRA_ADMIN_ACCESS"), "true");
         const dp_doc_node *devs = dp_doc_get(root, "devices");
         if (!devs || devs->type != DP_DOC_SEQ || !devs->n) return dp_error_set(err, -EBADMSG, "devices: none");

@@ -187,8 +187,7 @@ TEST(start_up_walk) {
 
         /* a corrupt checkpoint: rebuilt from the specs, the unreadable one unknown */
         put(cdi, f.out.cdi_spec.name, f.out.cdi_spec.data);
-        if (dp_dra_recover_dirs(ck, f.inv, cdi, state, "checkpoint.json", true, &rec, &err) < 0)
-                DP_FAIL("%s", err.msg);
+        if (dp_dra_recover_dirs(ck, f.inv, cdi, state, "checkpoint.json", true, &rec, &err) < 0) DP_FAIL("%s", err.msg);
         ASSERT_EQ(rec.recovered, 1);
         ASSERT_EQ(rec.n_unknown, 1);
         ASSERT_STREQ(rec.unknown[0], "uid-bad");
