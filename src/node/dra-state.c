@@ -71,8 +71,8 @@ int dp_node_dra_state_add(dp_node_dra_state *s, const char *uid, const char *ns,
         }
         if (s->n_claims >= DP_NODE_DRA_STATE_MAX_CLAIMS) return -E2BIG;
         if (DP_GROW(s->claims, s->cap, s->n_claims + 1) < 0) return -ENOMEM;
-        dp_node_dra_claim c = {.uid = dp_strdup(uid), .ns = dp_strdup(ns), .name = dp_strdup(name),
-                               .driver = dp_strdup(driver)};
+        dp_node_dra_claim c = {
+                .uid = dp_strdup(uid), .ns = dp_strdup(ns), .name = dp_strdup(name), .driver = dp_strdup(driver)};
         if (!c.uid || !c.ns || !c.name || !c.driver) {
                 dp_node_dra_claim_done(&c);
                 return -ENOMEM;
@@ -371,7 +371,8 @@ static int get_bool(dec *d, const dp_doc_node *m, const char *key, const char *p
         char buf[256];
         snprintf(buf, sizeof buf, "%s.%s", path, key);
         if (!n) return bad(d, m, buf, "required");
-        if (dp_doc_kind(n) != DP_DOC_BOOL || dp_doc_get_bool(n, ret, NULL) < 0) return bad(d, n, buf, "expected a boolean");
+        if (dp_doc_kind(n) != DP_DOC_BOOL || dp_doc_get_bool(n, ret, NULL) < 0)
+                return bad(d, n, buf, "expected a boolean");
         return 0;
 }
 
@@ -405,8 +406,8 @@ static int get_strv(dec *d, const dp_doc_node *m, const char *key, const char *p
         return 0;
 }
 
-static const char *const claim_keys[] = {"uid",           "namespace", "name", "driver", "state", "skipped",
-                                         "skipUnprepare", "pods",      "devices", NULL};
+static const char *const claim_keys[] = {"uid",     "namespace",     "name", "driver",  "state",
+                                         "skipped", "skipUnprepare", "pods", "devices", NULL};
 static const char *const pod_keys[] = {"uid", "namespace", "name", NULL};
 static const char *const dev_keys[] = {"pool", "device", "requests", "cdiDeviceIDs", NULL};
 
@@ -485,7 +486,8 @@ static int decode(dec *d, const dp_doc_node *root, dp_node_dra_state *s, char **
                 s->n_claims++;
                 if ((r = decode_claim(d, claims->items[i], p, &s->claims[i])) < 0) return r;
                 for (size_t j = 0; j < i; j++)
-                        if (streq(s->claims[j].uid, s->claims[i].uid) && streq(s->claims[j].driver, s->claims[i].driver))
+                        if (streq(s->claims[j].uid, s->claims[i].uid) &&
+                            streq(s->claims[j].driver, s->claims[i].driver))
                                 return bad(d, claims->items[i], p, "duplicate uid and driver");
         }
         if (!(s->unknown = calloc(unk->n + 1, sizeof *s->unknown))) return oom(d);
@@ -504,8 +506,7 @@ static int decode(dec *d, const dp_doc_node *root, dp_node_dra_state *s, char **
         return 0;
 }
 
-int dp_node_dra_state_decode(const char *buf, size_t len, const char *source, dp_node_dra_state **ret,
-                             dp_error *err) {
+int dp_node_dra_state_decode(const char *buf, size_t len, const char *source, dp_node_dra_state **ret, dp_error *err) {
         assert_return(buf && ret, -EINVAL);
         dec d = {source ? source : "node DRA state", err};
         if (len > DP_NODE_DRA_STATE_MAX_INPUT)
@@ -527,8 +528,9 @@ int dp_node_dra_state_decode(const char *buf, size_t len, const char *source, dp
         char want[17];
         if (!again || data_digest(s, again, &node, want) < 0) return oom(&d);
         if (!streq(sum, want))
-                return dp_error_set(err, -EBADMSG, "%s: node DRA state corrupt: checksum mismatch: file says %s, "
-                                                   "content hashes to %s",
+                return dp_error_set(err, -EBADMSG,
+                                    "%s: node DRA state corrupt: checksum mismatch: file says %s, "
+                                    "content hashes to %s",
                                     d.source, sum, want);
         *ret = TAKE_PTR(s);
         return 0;

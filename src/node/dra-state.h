@@ -118,5 +118,4 @@ const char *dp_node_dra_state_unknown_reason(const dp_node_dra_state *s, const c
 int dp_node_dra_state_encode(const dp_node_dra_state *s, dp_strbuf *out);
 /* Decode and verify. -EBADMSG corrupt (err: "<source>: node DRA state
  * corrupt: <field path>: <rule>"), -E2BIG over a cap, -ENOMEM. */
-int dp_node_dra_state_decode(const char *buf, size_t len, const char *source, dp_node_dra_state **ret,
-                             dp_error *err);
+int dp_node_dra_state_decode(const char *buf, size_t len, const char *source, dp_node_dra_state **ret, dp_error *err);

@@ -124,19 +124,24 @@ static int decode_str(const char *text, dp_error *e) {
 TEST(strict_fields) {
         dp_error e = DP_ERROR_INIT;
         ASSERT_EQ(decode_str("", &e), -EBADMSG);
-        ASSERT_EQ(decode_str("{\"checksum\":\"0\",\"data\":{\"version\":2,\"rebuild\":false,\"claims\":[],\"unknownDrivers\":[]}}", &e),
-                  -EBADMSG);
-        ASSERT_CONTAINS(e.msg, "data.version: unsupported version");
-        ASSERT_EQ(decode_str("{\"checksum\":\"0\",\"data\":{\"version\":1,\"rebuild\":false,\"claims\":[],\"unknownDrivers\":[],\"x\":1}}",
-                             &e),
-                  -EBADMSG);
-        ASSERT_CONTAINS(e.msg, "data.x: unknown field");
-        ASSERT_EQ(decode_str("{\"checksum\":\"0\",\"data\":{\"version\":1,\"rebuild\":false,\"claims\":[{\"uid\":\"\"}],"
+        ASSERT_EQ(decode_str("{\"checksum\":\"0\",\"data\":{\"version\":2,\"rebuild\":false,\"claims\":[],"
                              "\"unknownDrivers\":[]}}",
                              &e),
                   -EBADMSG);
+        ASSERT_CONTAINS(e.msg, "data.version: unsupported version");
+        ASSERT_EQ(decode_str("{\"checksum\":\"0\",\"data\":{\"version\":1,\"rebuild\":false,\"claims\":[],"
+                             "\"unknownDrivers\":[],\"x\":1}}",
+                             &e),
+                  -EBADMSG);
+        ASSERT_CONTAINS(e.msg, "data.x: unknown field");
+        ASSERT_EQ(
+                decode_str("{\"checksum\":\"0\",\"data\":{\"version\":1,\"rebuild\":false,\"claims\":[{\"uid\":\"\"}],"
+                           "\"unknownDrivers\":[]}}",
+                           &e),
+                -EBADMSG);
         ASSERT_CONTAINS(e.msg, "data.claims[0].uid: empty");
-        ASSERT_EQ(decode_str("{\"checksum\":\"0\",\"data\":{\"version\":1,\"rebuild\":false,\"claims\":[],\"unknownDrivers\":[]}}\n---\n{}",
+        ASSERT_EQ(decode_str("{\"checksum\":\"0\",\"data\":{\"version\":1,\"rebuild\":false,\"claims\":[],"
+                             "\"unknownDrivers\":[]}}\n---\n{}",
                              &e),
                   -EBADMSG);
 }
