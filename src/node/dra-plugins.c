@@ -450,13 +450,23 @@ static int state_merge_list(node_dra *d, const char *driver, const Devplane__Dra
                 if (!c) {
                         r = dp_node_dra_state_add(d->st, x->uid, x->namespace_ ? x->namespace_ : "",
                                                   x->name ? x->name : "", driver, &c);
+                        if (r == -EINVAL) {
+                                log_error("DRA driver %s holds a claim whose uid, namespace or name the node's DRA "
+                                          "state cannot hold (not UTF-8, or a control character): not recorded",
+                                          driver);
+                                continue;
+                        }
                         if (r < 0) return r;
                         added++;
                         log_warning("DRA driver %s holds ResourceClaim %s/%s (%s), which the node's DRA state did not "
                                     "know: kept until no pod needs it",
                                     driver, c->ns, c->name, c->uid);
                 }
-                if ((r = dp_node_dra_claim_set_devices(c, devs, nd)) < 0) return r;
+                r = dp_node_dra_claim_set_devices(c, devs, nd);
+                if (r == -ENOMEM) return r;
+                if (r < 0) /* what matters to unprepare is the claim; its devices are shown only */
+                        log_warning("DRA driver %s: the devices of ResourceClaim %s/%s (%s) cannot be recorded", driver,
+                                    c->ns, c->name, c->uid);
                 c->phase = DP_NODE_DRA_PREPARED;
                 changed = true;
         }
