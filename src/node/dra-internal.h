@@ -58,7 +58,7 @@ typedef struct plugin_ent {
         bool ok;
         char *error;
         unsigned retries;
-        uint64_t next_try; /* µs; 0: nothing pending */
+        uint64_t next_try;       /* µs; 0: nothing pending */
         const char *health_path; /* NodeWatchResources of the version GetInfo listed, or NULL */
         health_watch *hw;
         /* The PreparedClaims List after registration: pending until it
@@ -117,8 +117,8 @@ struct node_dra {
         /* How the state was found at start, for the status: loaded, missing
          * or corrupt (kept as <file>.corrupt); the last two set st->rebuild. */
         char *state_origin;
-        bool state_dirty;  /* a save failed: tried again on the next change or tick */
-        char *state_error; /* the last save failure, for the status */
+        bool state_dirty;         /* a save failed: tried again on the next change or tick */
+        char *state_error;        /* the last save failure, for the status */
         bool crash_after_prepare; /* test hook: SIGKILL between prepare and the state write */
         pod_ent *pods;
         size_t n_pods;

@@ -385,7 +385,11 @@ static int prepare_driver(node_dra *d, const char *driver, const dp_resource_cla
                 claim_ent *ce = dra_claim_find(d, claims[i]->meta.uid, driver);
                 if (!ce) continue; /* cannot happen: recorded before the call */
                 r = dp_node_dra_claim_set_devices(ce, devs, nd);
-                if (r < 0) return r;
+                if (r == -EINVAL)
+                        *msg = dp_asprintf("NodePrepareResources answered ResourceClaim %s with a pool, device, request "
+                                           "or CDI id the node cannot record (not UTF-8, or a control character)",
+                                           claims[i]->meta.name);
+                if (r < 0) return r == -EINVAL ? -EBADMSG : r;
                 ce->phase = DP_NODE_DRA_PREPARED;
                 ce->skip_unprepare = dp_dra_skip_node_operation(claims[i]->allocation, driver, DP_DRA_NODE_UNPREPARE);
                 log_info("prepared ResourceClaim %s/%s (%s) through %s: %zu device(s)", ce->ns, ce->name, ce->uid,
@@ -673,11 +677,13 @@ static int pod_prepare_driver(node_dra *d, pod_ent *p, const char *drv, const dp
         }
         if (r < 0) {
                 *msg = r == -ENOMEM ? NULL
-                                    : dp_asprintf("more than %d ResourceClaims in the node's DRA state",
-                                                  DP_NODE_DRA_STATE_MAX_CLAIMS);
+                       : r == -E2BIG
+                               ? dp_asprintf("more than %d ResourceClaims in the node's DRA state, or %d pods for one",
+                                             DP_NODE_DRA_STATE_MAX_CLAIMS, DP_NODE_DRA_STATE_MAX_PODS)
+                               : dp_asprintf("the claim or the pod has a name the node's DRA state cannot hold");
                 return r;
         }
-        if (changed && nb && (r = dra_state_save(d)) < 0) {
+        if (nb && (changed || d->state_dirty) && (r = dra_state_save(d)) < 0) {
                 /* Never prepare what the node could not record: it could not
                  * unprepare it after a crash. */
                 *msg = dp_asprintf("cannot record the claims in the node's DRA state: %s",

@@ -55,7 +55,6 @@ static void notify_status(dp_grpc_channel *ch, bool ok, const char *error) {
                 log_warning("NotifyRegistrationStatus: %s", dp_error_msg(&e));
 }
 
-
 /* ---- device health (NodeWatchResources) ------------------------------------------- */
 
 static void health_devs_clear(health_watch *w) {
@@ -107,9 +106,10 @@ static int health_decode(const uint8_t *msg, size_t len, health_dev **ret, size_
                 e->pool = strdup(h->device->pool_name ? h->device->pool_name : "");
                 e->device = strdup(h->device->device_name);
                 e->message = strndup(h->message ? h->message : "", 1024);
-                e->health = h->health == V1ALPHA1__HEALTH_STATUS__HEALTHY || h->health == V1ALPHA1__HEALTH_STATUS__UNHEALTHY
-                                    ? (int)h->health
-                                    : V1ALPHA1__HEALTH_STATUS__UNKNOWN;
+                e->health =
+                        h->health == V1ALPHA1__HEALTH_STATUS__HEALTHY || h->health == V1ALPHA1__HEALTH_STATUS__UNHEALTHY
+                                ? (int)h->health
+                                : V1ALPHA1__HEALTH_STATUS__UNKNOWN;
                 e->updated = h->last_updated_time;
                 if (!e->pool || !e->device || !e->message) {
                         free(e->pool);
@@ -167,7 +167,7 @@ static void on_health_message(dp_grpc_client_call *cc, const uint8_t *msg, size_
                         log_info("DRA driver %s: device %s/%s is %s%s%s", w->driver, v[i].pool, v[i].device,
                                  v[i].health == V1ALPHA1__HEALTH_STATUS__HEALTHY     ? "healthy"
                                  : v[i].health == V1ALPHA1__HEALTH_STATUS__UNHEALTHY ? "unhealthy"
-                                                                                    : "of unknown health",
+                                                                                     : "of unknown health",
                                  *v[i].message ? ": " : "", v[i].message);
         }
         health_devs_clear(w);
@@ -318,7 +318,6 @@ static int plugin_try(node_dra *d, plugin_ent *p) {
         return 0;
 }
 
-
 void dra_plugin_attempt(node_dra *d, plugin_ent *p) {
         p->next_try = 0;
         d->in_call++;
@@ -440,10 +439,10 @@ static int state_merge_list(node_dra *d, const char *driver, const Devplane__Dra
                 prep_dev devs[DP_NODE_DRA_STATE_MAX_DEVICES + 1];
                 for (size_t k = 0; k < nd; k++) {
                         const Devplane__Dra__V1__PreparedDevice *y = x->devices[k];
-                        devs[k] = (prep_dev){y->pool_name, y->device_name, y->request_names,
-                                             DP_MIN(y->n_request_names, (size_t)DP_NODE_DRA_STATE_MAX_STRINGS),
-                                             y->cdi_device_ids,
-                                             DP_MIN(y->n_cdi_device_ids, (size_t)DP_NODE_DRA_STATE_MAX_STRINGS)};
+                        devs[k] = (prep_dev){
+                                y->pool_name,      y->device_name,
+                                y->request_names,  DP_MIN(y->n_request_names, (size_t)DP_NODE_DRA_STATE_MAX_STRINGS),
+                                y->cdi_device_ids, DP_MIN(y->n_cdi_device_ids, (size_t)DP_NODE_DRA_STATE_MAX_STRINGS)};
                 }
                 claim_ent *c = dra_claim_find(d, x->uid, driver);
                 if (c && c->phase == DP_NODE_DRA_PREPARED) continue;
@@ -451,13 +450,23 @@ static int state_merge_list(node_dra *d, const char *driver, const Devplane__Dra
                 if (!c) {
                         r = dp_node_dra_state_add(d->st, x->uid, x->namespace_ ? x->namespace_ : "",
                                                   x->name ? x->name : "", driver, &c);
+                        if (r == -EINVAL) {
+                                log_error("DRA driver %s holds a claim whose uid, namespace or name the node's DRA "
+                                          "state cannot hold (not UTF-8, or a control character): not recorded",
+                                          driver);
+                                continue;
+                        }
                         if (r < 0) return r;
                         added++;
                         log_warning("DRA driver %s holds ResourceClaim %s/%s (%s), which the node's DRA state did not "
                                     "know: kept until no pod needs it",
                                     driver, c->ns, c->name, c->uid);
                 }
-                if ((r = dp_node_dra_claim_set_devices(c, devs, nd)) < 0) return r;
+                r = dp_node_dra_claim_set_devices(c, devs, nd);
+                if (r == -ENOMEM) return r;
+                if (r < 0) /* what matters to unprepare is the claim; its devices are shown only */
+                        log_warning("DRA driver %s: the devices of ResourceClaim %s/%s (%s) cannot be recorded", driver,
+                                    c->ns, c->name, c->uid);
                 c->phase = DP_NODE_DRA_PREPARED;
                 changed = true;
         }
@@ -516,8 +525,9 @@ void dra_plugin_list(node_dra *d, plugin_ent *p) {
                 dp_error_errno(&e, r, "connect to %s", endpoint);
         if (r >= 0) {
                 Devplane__Dra__V1__ListRequest req = DEVPLANE__DRA__V1__LIST_REQUEST__INIT;
-                r = dp_grpc_channel_call_sync_msg(ch, LIST_PATH, &req.base, &devplane__dra__v1__list_response__descriptor,
-                                                  LIST_TIMEOUT_USEC, &rep, &e);
+                r = dp_grpc_channel_call_sync_msg(ch, LIST_PATH, &req.base,
+                                                  &devplane__dra__v1__list_response__descriptor, LIST_TIMEOUT_USEC,
+                                                  &rep, &e);
         }
         d->in_call--;
         if (r >= 0 && (r = state_merge_list(d, driver, (const Devplane__Dra__V1__ListResponse *)rep.msg)) >= 0) {

@@ -39,6 +39,52 @@ void dp_node_dra_claim_done(dp_node_dra_claim *c) {
         *c = (dp_node_dra_claim){0};
 }
 
+/* Length of the character at s that the state file can hold, 0 when none:
+ * well-formed UTF-8 of a character YAML may carry (C0 controls are escaped by
+ * the emitter; DEL, C1 controls, surrogates, U+FFFE/FFFF are not allowed in
+ * a YAML stream, and NEL, U+2028, U+2029 are line breaks the parser folds). Strings come from drivers, so this is checked
+ * before they are stored: the node must be able to read back what it writes. */
+static size_t storable_char(const unsigned char *s) {
+        uint32_t c = s[0];
+        size_t n = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
+        if (!n) return 0;
+        if (n > 1) c &= 0x3fu >> (n - 1);
+        for (size_t i = 1; i < n; i++) {
+                if ((s[i] & 0xc0) != 0x80) return 0;
+                c = c << 6 | (s[i] & 0x3fu);
+        }
+        static const uint32_t min[] = {0, 0, 0x80, 0x800, 0x10000};
+        if (c < min[n] || c > 0x10ffff) return 0; /* overlong or beyond Unicode */
+        if (c == 0x7f || (c >= 0x80 && c < 0xa0) || c == 0x2028 || c == 0x2029 || (c >= 0xd800 && c < 0xe000) ||
+            c == 0xfffe || c == 0xffff)
+                return 0;
+        return n;
+}
+
+static bool storable(const char *s) {
+        for (const unsigned char *p = (const unsigned char *)s; *p;) {
+                size_t n = storable_char(p);
+                if (!n) return false;
+                p += n;
+        }
+        return true;
+}
+
+/* A copy with every character the file cannot hold replaced by '?'. */
+static char *storable_dup(const char *s) {
+        char *v = dp_strdup(s);
+        if (!v) return NULL;
+        for (unsigned char *p = (unsigned char *)v; *p;) {
+                size_t n = storable_char(p);
+                if (n) {
+                        p += n;
+                        continue;
+                }
+                *p++ = '?';
+        }
+        return v;
+}
+
 dp_node_dra_state *dp_node_dra_state_new(void) { return calloc(1, sizeof(dp_node_dra_state)); }
 
 dp_node_dra_state *dp_node_dra_state_free(dp_node_dra_state *s) {
@@ -64,6 +110,7 @@ dp_node_dra_claim *dp_node_dra_state_find(const dp_node_dra_state *s, const char
 int dp_node_dra_state_add(dp_node_dra_state *s, const char *uid, const char *ns, const char *name, const char *driver,
                           dp_node_dra_claim **ret) {
         assert_return(s && uid && ns && name && driver && ret, -EINVAL);
+        if (!*uid || !*driver || !storable(uid) || !storable(ns) || !storable(name) || !storable(driver)) return -EINVAL;
         dp_node_dra_claim *old = dp_node_dra_state_find(s, uid, driver);
         if (old) {
                 *ret = old;
@@ -71,8 +118,8 @@ int dp_node_dra_state_add(dp_node_dra_state *s, const char *uid, const char *ns,
         }
         if (s->n_claims >= DP_NODE_DRA_STATE_MAX_CLAIMS) return -E2BIG;
         if (DP_GROW(s->claims, s->cap, s->n_claims + 1) < 0) return -ENOMEM;
-        dp_node_dra_claim c = {.uid = dp_strdup(uid), .ns = dp_strdup(ns), .name = dp_strdup(name),
-                               .driver = dp_strdup(driver)};
+        dp_node_dra_claim c = {
+                .uid = dp_strdup(uid), .ns = dp_strdup(ns), .name = dp_strdup(name), .driver = dp_strdup(driver)};
         if (!c.uid || !c.ns || !c.name || !c.driver) {
                 dp_node_dra_claim_done(&c);
                 return -ENOMEM;
@@ -96,6 +143,7 @@ bool dp_node_dra_claim_has_pod(const dp_node_dra_claim *c, const char *uid) {
 
 int dp_node_dra_claim_add_pod(dp_node_dra_claim *c, const char *uid, const char *ns, const char *name) {
         assert_return(c && uid && ns && name, -EINVAL);
+        if (!*uid || !storable(uid) || !storable(ns) || !storable(name)) return -EINVAL;
         if (dp_node_dra_claim_has_pod(c, uid)) return 0;
         if (c->n_pods >= DP_NODE_DRA_STATE_MAX_PODS) return -E2BIG;
         dp_node_dra_pod *v = realloc(c->pods, (c->n_pods + 1) * sizeof *v);
@@ -139,6 +187,17 @@ static int strv_dup(char *const *src, size_t n, char ***ret) {
 
 int dp_node_dra_claim_set_devices(dp_node_dra_claim *c, const dp_node_dra_device *devs, size_t n) {
         assert_return(c && (devs || !n), -EINVAL);
+        if (n > DP_NODE_DRA_STATE_MAX_DEVICES) return -E2BIG;
+        for (size_t k = 0; k < n; k++) {
+                if (!devs[k].pool || !devs[k].device || !storable(devs[k].pool) || !storable(devs[k].device))
+                        return -EINVAL;
+                if (devs[k].n_requests > DP_NODE_DRA_STATE_MAX_STRINGS || devs[k].n_cdi > DP_NODE_DRA_STATE_MAX_STRINGS)
+                        return -E2BIG;
+                for (size_t i = 0; i < devs[k].n_requests; i++)
+                        if (!devs[k].requests[i] || !storable(devs[k].requests[i])) return -EINVAL;
+                for (size_t i = 0; i < devs[k].n_cdi; i++)
+                        if (!devs[k].cdi[i] || !storable(devs[k].cdi[i])) return -EINVAL;
+        }
         dp_node_dra_device *v = calloc(n + 1, sizeof *v);
         if (!v) return -ENOMEM;
         size_t k = 0;
@@ -163,20 +222,21 @@ int dp_node_dra_claim_set_devices(dp_node_dra_claim *c, const dp_node_dra_device
 
 int dp_node_dra_state_set_unknown(dp_node_dra_state *s, const char *driver, const char *reason) {
         assert_return(s && driver && reason, -EINVAL);
+        if (!*driver || !storable(driver)) return -EINVAL;
         for (size_t i = 0; i < s->n_unknown; i++)
                 if (streq(s->unknown[i].driver, driver)) {
-                        if (streq(s->unknown[i].reason, reason)) return 0;
-                        char *r = dp_strdup(reason);
+                        _cleanup_free_ char *r = storable_dup(reason);
                         if (!r) return -ENOMEM;
+                        if (streq(s->unknown[i].reason, r)) return 0;
                         free(s->unknown[i].reason);
-                        s->unknown[i].reason = r;
+                        s->unknown[i].reason = TAKE_PTR(r);
                         return 1;
                 }
         if (s->n_unknown >= DP_NODE_DRA_STATE_MAX_DRIVERS) return -E2BIG;
         dp_node_dra_unknown *v = realloc(s->unknown, (s->n_unknown + 1) * sizeof *v);
         if (!v) return -ENOMEM;
         s->unknown = v;
-        dp_node_dra_unknown u = {dp_strdup(driver), dp_strdup(reason)};
+        dp_node_dra_unknown u = {dp_strdup(driver), storable_dup(reason)};
         if (!u.driver || !u.reason) {
                 free(u.driver);
                 free(u.reason);
@@ -371,7 +431,8 @@ static int get_bool(dec *d, const dp_doc_node *m, const char *key, const char *p
         char buf[256];
         snprintf(buf, sizeof buf, "%s.%s", path, key);
         if (!n) return bad(d, m, buf, "required");
-        if (dp_doc_kind(n) != DP_DOC_BOOL || dp_doc_get_bool(n, ret, NULL) < 0) return bad(d, n, buf, "expected a boolean");
+        if (dp_doc_kind(n) != DP_DOC_BOOL || dp_doc_get_bool(n, ret, NULL) < 0)
+                return bad(d, n, buf, "expected a boolean");
         return 0;
 }
 
@@ -405,8 +466,8 @@ static int get_strv(dec *d, const dp_doc_node *m, const char *key, const char *p
         return 0;
 }
 
-static const char *const claim_keys[] = {"uid",           "namespace", "name", "driver", "state", "skipped",
-                                         "skipUnprepare", "pods",      "devices", NULL};
+static const char *const claim_keys[] = {"uid",     "namespace",     "name", "driver",  "state",
+                                         "skipped", "skipUnprepare", "pods", "devices", NULL};
 static const char *const pod_keys[] = {"uid", "namespace", "name", NULL};
 static const char *const dev_keys[] = {"pool", "device", "requests", "cdiDeviceIDs", NULL};
 
@@ -485,7 +546,8 @@ static int decode(dec *d, const dp_doc_node *root, dp_node_dra_state *s, char **
                 s->n_claims++;
                 if ((r = decode_claim(d, claims->items[i], p, &s->claims[i])) < 0) return r;
                 for (size_t j = 0; j < i; j++)
-                        if (streq(s->claims[j].uid, s->claims[i].uid) && streq(s->claims[j].driver, s->claims[i].driver))
+                        if (streq(s->claims[j].uid, s->claims[i].uid) &&
+                            streq(s->claims[j].driver, s->claims[i].driver))
                                 return bad(d, claims->items[i], p, "duplicate uid and driver");
         }
         if (!(s->unknown = calloc(unk->n + 1, sizeof *s->unknown))) return oom(d);
@@ -504,8 +566,7 @@ static int decode(dec *d, const dp_doc_node *root, dp_node_dra_state *s, char **
         return 0;
 }
 
-int dp_node_dra_state_decode(const char *buf, size_t len, const char *source, dp_node_dra_state **ret,
-                             dp_error *err) {
+int dp_node_dra_state_decode(const char *buf, size_t len, const char *source, dp_node_dra_state **ret, dp_error *err) {
         assert_return(buf && ret, -EINVAL);
         dec d = {source ? source : "node DRA state", err};
         if (len > DP_NODE_DRA_STATE_MAX_INPUT)
@@ -527,8 +588,9 @@ int dp_node_dra_state_decode(const char *buf, size_t len, const char *source, dp
         char want[17];
         if (!again || data_digest(s, again, &node, want) < 0) return oom(&d);
         if (!streq(sum, want))
-                return dp_error_set(err, -EBADMSG, "%s: node DRA state corrupt: checksum mismatch: file says %s, "
-                                                   "content hashes to %s",
+                return dp_error_set(err, -EBADMSG,
+                                    "%s: node DRA state corrupt: checksum mismatch: file says %s, "
+                                    "content hashes to %s",
                                     d.source, sum, want);
         *ret = TAKE_PTR(s);
         return 0;

@@ -93,23 +93,29 @@ DEFINE_FREEP(dp_node_dra_state, dp_node_dra_state_free)
 void dp_node_dra_claim_done(dp_node_dra_claim *c);
 
 dp_node_dra_claim *dp_node_dra_state_find(const dp_node_dra_state *s, const char *uid, const char *driver);
-/* A new entry (phase preparing, no pods, no devices); pointers into the
+/* Every string stored must be one the file can hold (UTF-8 of characters a
+ * YAML stream may carry; drivers send what they like): -EINVAL otherwise,
+ * and for an empty uid or driver. Reasons are stored with such characters
+ * replaced by '?'.
+ *
+ * A new entry (phase preparing, no pods, no devices); pointers into the
  * table move on add and remove. 0, -EEXIST (the pair is there: *ret is it),
- * -E2BIG (DP_NODE_DRA_STATE_MAX_CLAIMS), -ENOMEM. */
+ * -E2BIG (DP_NODE_DRA_STATE_MAX_CLAIMS), -EINVAL, -ENOMEM. */
 int dp_node_dra_state_add(dp_node_dra_state *s, const char *uid, const char *ns, const char *name, const char *driver,
                           dp_node_dra_claim **ret);
 /* Remove the entry (c points into s->claims); the last one takes its place. */
 void dp_node_dra_state_remove(dp_node_dra_state *s, dp_node_dra_claim *c);
-/* 1 added, 0 already there, -E2BIG, -ENOMEM. */
+/* 1 added, 0 already there, -E2BIG, -EINVAL, -ENOMEM. */
 int dp_node_dra_claim_add_pod(dp_node_dra_claim *c, const char *uid, const char *ns, const char *name);
 /* true when it was there. */
 bool dp_node_dra_claim_remove_pod(dp_node_dra_claim *c, const char *uid);
 bool dp_node_dra_claim_has_pod(const dp_node_dra_claim *c, const char *uid);
-/* Replace the devices (deep copy of devs). 0 or -ENOMEM (c unchanged). */
+/* Replace the devices (deep copy of devs). 0, -E2BIG (over the caps),
+ * -EINVAL, -ENOMEM (c unchanged on failure). */
 int dp_node_dra_claim_set_devices(dp_node_dra_claim *c, const dp_node_dra_device *devs, size_t n);
 
 /* Mark / unmark a driver whose holdings are unknown. 1 changed, 0 not,
- * -ENOMEM, -E2BIG. */
+ * -EINVAL, -ENOMEM, -E2BIG. */
 int dp_node_dra_state_set_unknown(dp_node_dra_state *s, const char *driver, const char *reason);
 bool dp_node_dra_state_clear_unknown(dp_node_dra_state *s, const char *driver);
 const char *dp_node_dra_state_unknown_reason(const dp_node_dra_state *s, const char *driver);
@@ -118,5 +124,4 @@ const char *dp_node_dra_state_unknown_reason(const dp_node_dra_state *s, const c
 int dp_node_dra_state_encode(const dp_node_dra_state *s, dp_strbuf *out);
 /* Decode and verify. -EBADMSG corrupt (err: "<source>: node DRA state
  * corrupt: <field path>: <rule>"), -E2BIG over a cap, -ENOMEM. */
-int dp_node_dra_state_decode(const char *buf, size_t len, const char *source, dp_node_dra_state **ret,
-                             dp_error *err);
+int dp_node_dra_state_decode(const char *buf, size_t len, const char *source, dp_node_dra_state **ret, dp_error *err);

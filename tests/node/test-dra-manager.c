@@ -75,7 +75,13 @@ static const char status_json[] =
         "\"draClaims\":[{\"namespace\":\"ns\",\"name\":\"c\",\"uid\":\"u\",\"driver\":\"d\",\"devices\":[{\"pool\":"
         "\"n1\","
         "\"device\":\"gpu-0\",\"cdiDeviceIDs\":[\"k/g=u-0\"]}]},"
-        "{\"namespace\":\"ns\",\"name\":\"s\",\"uid\":\"v\",\"driver\":\"d\",\"skipped\":true,\"devices\":[]}],"
+        "{\"namespace\":\"ns\",\"name\":\"s\",\"uid\":\"v\",\"driver\":\"d\",\"skipped\":true,\"devices\":[]},"
+        "{\"namespace\":\"ns\",\"name\":\"o\",\"uid\":\"w\",\"driver\":\"d\",\"state\":\"unpreparing\","
+        "\"pods\":[],\"devices\":[]},"
+        "{\"namespace\":\"ns\",\"name\":\"q\",\"uid\":\"x\",\"driver\":\"d\",\"state\":\"prepared\","
+        "\"pods\":[\"ns/p\",\"ns/p2\"],\"devices\":[]}],"
+        "\"draState\":{\"origin\":\"corrupt (kept as /p/f.corrupt): bad\",\"rebuild\":true,\"error\":\"disk full\","
+        "\"unknownDrivers\":[{\"driver\":\"e\",\"reason\":\"UNIMPLEMENTED\"}]},"
         "\"draHealth\":[{\"driver\":\"d\",\"state\":\"watching: 2 devices, 1 unhealthy\",\"devices\":["
         "{\"pool\":\"n1\",\"device\":\"gpu-0\",\"health\":\"Healthy\",\"lastUpdated\":5},"
         "{\"pool\":\"n1\",\"device\":\"gpu-1\",\"health\":\"Unhealthy\",\"message\":\"xid-79\",\"lastUpdated\":6}]}],"
@@ -105,6 +111,10 @@ TEST(flat_dra_lines) {
         ASSERT_CONTAINS(s, "dra-pod ns/w phase=Waiting attempts=2\ndra-pod-message ns/w not allocated\n");
         ASSERT_CONTAINS(s, "dra-claim ns/c uid=u driver=d devices=n1/gpu-0\n");
         ASSERT_CONTAINS(s, "dra-claim ns/s uid=v driver=d devices=- skipped\n");
+        ASSERT_CONTAINS(s, "dra-claim ns/o uid=w driver=d devices=- state=unpreparing pods=-\n");
+        ASSERT_CONTAINS(s, "dra-claim ns/q uid=x driver=d devices=- state=prepared pods=ns/p,ns/p2\n");
+        ASSERT_CONTAINS(s, "dra-state corrupt (kept as /p/f.corrupt): bad rebuild\n");
+        ASSERT_CONTAINS(s, "dra-state-error disk full\ndra-state-unknown e UNIMPLEMENTED\n");
         ASSERT_CONTAINS(s, "dra-pod-claim ns/p g=p-g\ndra-pod-claim ns/p @extended-resources=p-x\n");
         ASSERT_CONTAINS(s, "dra-health-stream d watching: 2 devices, 1 unhealthy\n");
         ASSERT_CONTAINS(s, "dra-health d n1/gpu-0 Healthy\ndra-health d n1/gpu-1 Unhealthy xid-79\n");

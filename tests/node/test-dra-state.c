@@ -124,19 +124,24 @@ static int decode_str(const char *text, dp_error *e) {
 TEST(strict_fields) {
         dp_error e = DP_ERROR_INIT;
         ASSERT_EQ(decode_str("", &e), -EBADMSG);
-        ASSERT_EQ(decode_str("{\"checksum\":\"0\",\"data\":{\"version\":2,\"rebuild\":false,\"claims\":[],\"unknownDrivers\":[]}}", &e),
-                  -EBADMSG);
-        ASSERT_CONTAINS(e.msg, "data.version: unsupported version");
-        ASSERT_EQ(decode_str("{\"checksum\":\"0\",\"data\":{\"version\":1,\"rebuild\":false,\"claims\":[],\"unknownDrivers\":[],\"x\":1}}",
-                             &e),
-                  -EBADMSG);
-        ASSERT_CONTAINS(e.msg, "data.x: unknown field");
-        ASSERT_EQ(decode_str("{\"checksum\":\"0\",\"data\":{\"version\":1,\"rebuild\":false,\"claims\":[{\"uid\":\"\"}],"
+        ASSERT_EQ(decode_str("{\"checksum\":\"0\",\"data\":{\"version\":2,\"rebuild\":false,\"claims\":[],"
                              "\"unknownDrivers\":[]}}",
                              &e),
                   -EBADMSG);
+        ASSERT_CONTAINS(e.msg, "data.version: unsupported version");
+        ASSERT_EQ(decode_str("{\"checksum\":\"0\",\"data\":{\"version\":1,\"rebuild\":false,\"claims\":[],"
+                             "\"unknownDrivers\":[],\"x\":1}}",
+                             &e),
+                  -EBADMSG);
+        ASSERT_CONTAINS(e.msg, "data.x: unknown field");
+        ASSERT_EQ(
+                decode_str("{\"checksum\":\"0\",\"data\":{\"version\":1,\"rebuild\":false,\"claims\":[{\"uid\":\"\"}],"
+                           "\"unknownDrivers\":[]}}",
+                           &e),
+                -EBADMSG);
         ASSERT_CONTAINS(e.msg, "data.claims[0].uid: empty");
-        ASSERT_EQ(decode_str("{\"checksum\":\"0\",\"data\":{\"version\":1,\"rebuild\":false,\"claims\":[],\"unknownDrivers\":[]}}\n---\n{}",
+        ASSERT_EQ(decode_str("{\"checksum\":\"0\",\"data\":{\"version\":1,\"rebuild\":false,\"claims\":[],"
+                             "\"unknownDrivers\":[]}}\n---\n{}",
                              &e),
                   -EBADMSG);
 }
@@ -178,4 +183,30 @@ TEST(caps) {
                 ASSERT_EQ(dp_node_dra_claim_add_pod(&s->claims[0], uid, "ns", "n"), 1);
         }
         ASSERT_EQ(dp_node_dra_claim_add_pod(&s->claims[0], "p-more", "ns", "n"), -E2BIG);
+}
+
+/* Drivers send any bytes: what the file cannot hold is refused before it is
+ * stored, so the node always reads back what it wrote. */
+TEST(only_storable_strings) {
+        _cleanup_(dp_node_dra_state_freep) dp_node_dra_state *s = dp_node_dra_state_new();
+        dp_node_dra_claim *c = NULL;
+        static const char *const bad[] = {"u\xff", "a\x7f", "a\xc2\x80", "a\xef\xbf\xbe", "\xed\xa0\x80", "\xc0\x80",
+                                          "\xe2\x82", "n\xc2\x85", "\xe2\x80\xa8", ""};
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++)
+                ASSERT_EQ(dp_node_dra_state_add(s, bad[i], "ns", "n", "d", &c), -EINVAL);
+        ASSERT_OK(dp_node_dra_state_add(s, "u", "ns\x01\t", "n\xc2\xa0\xe2\x82\xac\xf0\x9f\x98\x80", "d", &c));
+        char *req[] = {(char *)"gpu"}, *cdi[] = {(char *)"x\x7f"};
+        dp_node_dra_device dev = {(char *)"p", (char *)"d0", req, 1, cdi, 1};
+        ASSERT_EQ(dp_node_dra_claim_set_devices(c, &dev, 1), -EINVAL);
+        ASSERT_EQ(c->n_devs, 0);
+        ASSERT_EQ(dp_node_dra_claim_add_pod(c, "p\x80", "ns", "n"), -EINVAL);
+        ASSERT_EQ(dp_node_dra_state_set_unknown(s, "drv", "grpc said \xff\xfe here"), 1);
+        ASSERT_STREQ(dp_node_dra_state_unknown_reason(s, "drv"), "grpc said ?? here");
+        size_t len;
+        _cleanup_free_ char *buf = encode(s, &len);
+        _cleanup_(dp_node_dra_state_freep) dp_node_dra_state *t = NULL;
+        dp_error e = DP_ERROR_INIT;
+        ASSERT_OK(dp_node_dra_state_decode(buf, len, "s", &t, &e));
+        ASSERT_STREQ(t->claims[0].ns, "ns\x01\t");
+        ASSERT_STREQ(t->claims[0].name, "n\xc2\xa0\xe2\x82\xac\xf0\x9f\x98\x80");
 }
