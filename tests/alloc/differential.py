@@ -33,6 +33,7 @@ import json
 import lzma
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -634,7 +635,7 @@ def key_of(devs):
 class Stats:
     def __init__(self):
         self.steps = self.agree = self.allocated = self.disagree = self.invalid = 0
-        self.refereed = self.referee_gave_up = 0
+        self.refereed = self.referee_gave_up = self.both_error = 0
         self.classified = {}
         self.notes = []
 
@@ -670,7 +671,24 @@ def run_sequence(seed, devplane, oracle, tmp, stats, verbose):
                 and (ddevs is None or [r[5] for r in ddevs] == [r[5] for r in odevs])
             if same:
                 stats.agree += 1
-                if ddevs is None and "no later node is tried" not in claim_reasons(dp_err, name):
+                if ddevs is None and "no later node is tried" in claim_reasons(dp_err, name):
+                    # devplane: an error of the claim on node X; upstream must fail it
+                    # the same way, or the referee must reach the same error
+                    enode = claim_reasons(dp_err, name).strip().split(":")[0]
+                    m = re.search(r"([\w.-]+): claim [^;]*claim constraint would not be satisfied",
+                                  orc[name].get("error", ""))
+                    try:
+                        ref = None if m and m.group(1) == enode else referee(state, cm)
+                    except TooBig:
+                        ref = None
+                        stats.referee_gave_up += 1
+                    if (m and m.group(1) == enode) or ref == (enode, "error"):
+                        stats.both_error += 1
+                    else:
+                        stats.disagree += 1
+                        stats.notes.append(f"seed {seed} claim {name}: devplane: error of the claim on {enode}; "
+                                           f"upstream: {orc[name].get('error', '')[:200]}; referee: {ref and ref[0]}")
+                elif ddevs is None:
                     # both found nothing: the referee must not find anything either
                     try:
                         ref = referee(state, cm)
@@ -743,9 +761,12 @@ def classify(seed, name, cluster, state, claim, dres, ores, orc, dp_err, stats, 
     label = None
     if "deadline" in err or "context" in err and "exceeded" in err:
         label = "no-answer (upstream deadline)"
-    elif ddevs is None and "no later node is tried" in dp_err and "claim constraint would not be satisfied" in err:
+    elif ddevs is None and "no later node is tried" in dp_err and "claim constraint would not be satisfied" in err \
+            and re.search(r"([\w.-]+): claim [^;]*claim constraint would not be satisfied", err).group(1) == \
+            dp_err.strip().split(":")[0]:
         label = None  # both: an error of the claim; only the wording differs
         stats.agree += 1
+        stats.both_error += 1
         return
     else:
         try:
@@ -826,7 +847,8 @@ def main(argv=None):
             run_sequence(a.seed * 100003 + i, devplane, oracle, tmp, stats, a.verbose)
     print(f"sequences {a.sequences} (seed {a.seed}), steps {stats.steps}, agree {stats.agree}, "
           f"devplane allocations {stats.allocated}, invalid {stats.invalid}, disagreements {stats.disagree}; "
-          f"agreements confirmed by the referee {stats.refereed} (gave up on {stats.referee_gave_up})")
+          f"agreements confirmed by the referee {stats.refereed} (gave up on {stats.referee_gave_up}), "
+          f"both an error of the claim {stats.both_error}")
     for k, v in sorted(stats.classified.items()):
         print(f"  classified: {k}: {v}")
     for n in stats.notes[:40]:

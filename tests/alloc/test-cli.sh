@@ -43,6 +43,13 @@ set +e
 "$DEVPLANE" allocate >/dev/null 2>&1; rc2=$?
 set -e
 [ "$rc" = 2 ] && [ "$rc2" = 2 ] || fail "usage errors: $rc $rc2"
+for bad in 0 -1 x 12x 99999999999999999999999; do
+        set +e
+        "$DEVPLANE" allocate -f "$tmp/fleet.yaml" --max-steps "$bad" >/dev/null 2>"$tmp/err"; rc=$?
+        set -e
+        [ "$rc" = 2 ] && grep -q -- "--max-steps $bad: must be a positive integer" "$tmp/err" \
+                || fail "--max-steps $bad: exit $rc: $(cat "$tmp/err")"
+done
 
 # nothing to allocate: exit 0
 "$DEVPLANE" allocate -f "$tmp/fleet.yaml" -o table >/dev/null || fail "no claims"
