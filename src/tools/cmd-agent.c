@@ -56,7 +56,9 @@ static void agent_usage(FILE *f) {
                    "--imex-channel-ids, --imex-required, --nvidia-cdi-hook-path, --driver-root-ctr-path;\n"
                    "--config-file CONFIG_FILE (= --config), --kubelet-socket KUBELET_SOCKET (its directory\n"
                    "is the plugin directory); --cdi-feature-flags and --cdi-disable-hooks are accepted and\n"
-                   "have no effect. Booleans take --flag or --flag=false. NODE_NAME is the default\n"
+                   "have no effect; with --backend nvml, libnvidia-ml.so.1 is loaded from the driver root\n"
+                   "mounted at --driver-root-ctr-path (default /driver-root) when it holds one.\n"
+                   "Booleans take --flag or --flag=false. NODE_NAME is the default\n"
                    "--node-name. Unknown config keys are warnings (file:line:col) unless --strict-config.\n"
                    "--config-dir DIR picks the config file DIR/<value of the node's label --config-label\n"
                    "(default nvidia.com/device-plugin.config)>, read from the API with --kubeconfig or\n"
@@ -138,6 +140,28 @@ static size_t env_overrides(dp_config_override *ov, size_t cap) {
                 if (env) ov[n++] = (dp_config_override){f->flag, getenv(env), env};
         }
         return n;
+}
+
+/* NVIDIA's driver-root lookup: with the driver mounted in the container
+ * (--driver-root-ctr-path, DRIVER_ROOT_CTR_PATH, default /driver-root, as
+ * NVIDIA's chart mounts nvidiaDriverRoot), the nvml backend loads
+ * libnvidia-ml.so.1 from its library directories rather than the
+ * container's own search path. NULL when there is no such file. */
+static char *driver_root_nvml(const dp_config_override *ov, size_t n) {
+        const char *root = "/driver-root";
+        for (size_t i = 0; i < n; i++)
+                if (streq(ov[i].flag, "driver-root-ctr-path") || streq(ov[i].flag, "container-driver-root"))
+                        root = ov[i].value;
+        if (!root || !*root || streq(root, "/")) return NULL;
+        static const char *const dirs[] = {"/usr/lib64",     "/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
+                                           "/lib64",         "/lib/x86_64-linux-gnu",     "/lib/aarch64-linux-gnu",
+                                           NULL};
+        for (size_t i = 0; dirs[i]; i++) {
+                char *p = dp_asprintf("%s%s/libnvidia-ml.so.1", root, dirs[i]);
+                if (p && access(p, R_OK) == 0) return p;
+                free(p);
+        }
+        return NULL;
 }
 
 /* --dry-run: what the agent would advertise, then exit (NVIDIA's config
@@ -362,6 +386,10 @@ static int cmd_agent(int argc, char **argv) {
         }
         o.taint_effects = taints;
         o.n_taint_effects = n_taints;
+        _cleanup_free_ char *nvml_in_root = NULL;
+        if (o.backend == (int)DP_BACKEND_NVML && !o.nvml_library && !getenv("DP_NVML_LIBRARY") &&
+            (nvml_in_root = driver_root_nvml(ov, n_ov)))
+                o.nvml_library = nvml_in_root;
         if (dry_run) return agent_dry_run(&o);
         if (o.no_device_plugin && !o.dra) {
                 fprintf(stderr, "devplane agent: --no-device-plugin without --dra leaves nothing to serve\n");
