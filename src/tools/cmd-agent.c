@@ -154,8 +154,8 @@ static char *driver_root_nvml(const dp_config_override *ov, size_t n) {
                 if (streq(ov[i].flag, "driver-root-ctr-path") || streq(ov[i].flag, "container-driver-root"))
                         root = ov[i].value;
         if (!root || !*root || streq(root, "/")) return NULL;
-        static const char *const dirs[] = {"/usr/lib64",     "/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
-                                           "/lib64",         "/lib/x86_64-linux-gnu",     "/lib/aarch64-linux-gnu",
+        static const char *const dirs[] = {"/usr/lib64", "/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
+                                           "/lib64",     "/lib/x86_64-linux-gnu",     "/lib/aarch64-linux-gnu",
                                            NULL};
         for (size_t i = 0; dirs[i]; i++) {
                 char *p = dp_asprintf("%s%s/libnvidia-ml.so.1", root, dirs[i]);
@@ -173,8 +173,8 @@ static int agent_dry_run(const dp_agent_options *o) {
         _cleanup_(dp_backend_closep) dp_backend *b = NULL;
         _cleanup_(dp_device_set_freep) dp_device_set *set = NULL;
         _cleanup_(dp_v1_plan_freep) dp_v1_plan *plan = NULL;
-        int r = o->config_path ? dp_agent_config_load_file_flags(o->config_path, o->strict_config ? DP_CONFIG_STRICT : 0,
-                                                                 &cfg, &e)
+        int r = o->config_path ? dp_agent_config_load_file_flags(o->config_path,
+                                                                 o->strict_config ? DP_CONFIG_STRICT : 0, &cfg, &e)
                                : ((cfg = dp_agent_config_new_default()) ? 0 : -ENOMEM);
         if (r >= 0) r = dp_agent_config_apply(cfg, o->config_overrides, o->n_config_overrides, &e);
         if (r < 0) goto fail;
@@ -230,43 +230,43 @@ static int cmd_agent(int argc, char **argv) {
         const char *config_flag = NULL, *kubelet_socket = getenv("KUBELET_SOCKET");
         const char *config_dir = NULL, *config_label = "nvidia.com/device-plugin.config", *config_default = "default";
         static const struct option base_opts[] = {{"plugin-dir", required_argument, NULL, 'd'},
-                                             {"profile", required_argument, NULL, 'p'},
-                                             {"config", required_argument, NULL, 'c'},
-                                             {"node-name", required_argument, NULL, 'n'},
-                                             {"state-dir", required_argument, NULL, 's'},
-                                             {"backend", required_argument, NULL, 'b'},
-                                             {"backend-config", required_argument, NULL, 'B'},
-                                             {"sysfs-root", required_argument, NULL, 'S'},
-                                             {"dev-root", required_argument, NULL, 'D'},
-                                             {"nvml-library", required_argument, NULL, 'N'},
-                                             {"dra", no_argument, NULL, 1000},
-                                             {"no-device-plugin", no_argument, NULL, 1001},
-                                             {"registry-dir", required_argument, NULL, 1002},
-                                             {"plugins-dir", required_argument, NULL, 1003},
-                                             {"cdi-dir", required_argument, NULL, 1004},
-                                             {"slices-dir", required_argument, NULL, 1005},
-                                             {"claims-dir", required_argument, NULL, 1006},
-                                             {"taint-effect", required_argument, NULL, 1007},
-                                             {"allow-multiple-allocations", no_argument, NULL, 1100},
-                                             {"kubeconfig", required_argument, NULL, 1008},
-                                             {"context", required_argument, NULL, 1009},
-                                             {"in-cluster", no_argument, NULL, 1010},
-                                             {"service-account-dir", required_argument, NULL, 1011},
-                                             {"api-backoff-max-ms", required_argument, NULL, 1012},
-                                             {"metrics-addr", required_argument, NULL, 1013},
-                                             {"log-format", required_argument, NULL, 1014},
-                                             {"strict-config", no_argument, NULL, 1015},
-                                             {"dry-run", no_argument, NULL, 1016},
-                                             {"config-file", required_argument, NULL, 'c'},
-                                             {"kubelet-socket", required_argument, NULL, 1017},
-                                             {"cdi-feature-flags", required_argument, NULL, 1018},
-                                             {"cdi-disable-hooks", required_argument, NULL, 1018},
-                                             {"config-dir", required_argument, NULL, 1019},
-                                             {"config-label", required_argument, NULL, 1020},
-                                             {"config-default", required_argument, NULL, 1021},
-                                             {"verbose", no_argument, NULL, 'v'},
-                                             {"help", no_argument, NULL, 'h'},
-                                             {}};
+                                                  {"profile", required_argument, NULL, 'p'},
+                                                  {"config", required_argument, NULL, 'c'},
+                                                  {"node-name", required_argument, NULL, 'n'},
+                                                  {"state-dir", required_argument, NULL, 's'},
+                                                  {"backend", required_argument, NULL, 'b'},
+                                                  {"backend-config", required_argument, NULL, 'B'},
+                                                  {"sysfs-root", required_argument, NULL, 'S'},
+                                                  {"dev-root", required_argument, NULL, 'D'},
+                                                  {"nvml-library", required_argument, NULL, 'N'},
+                                                  {"dra", no_argument, NULL, 1000},
+                                                  {"no-device-plugin", no_argument, NULL, 1001},
+                                                  {"registry-dir", required_argument, NULL, 1002},
+                                                  {"plugins-dir", required_argument, NULL, 1003},
+                                                  {"cdi-dir", required_argument, NULL, 1004},
+                                                  {"slices-dir", required_argument, NULL, 1005},
+                                                  {"claims-dir", required_argument, NULL, 1006},
+                                                  {"taint-effect", required_argument, NULL, 1007},
+                                                  {"allow-multiple-allocations", no_argument, NULL, 1100},
+                                                  {"kubeconfig", required_argument, NULL, 1008},
+                                                  {"context", required_argument, NULL, 1009},
+                                                  {"in-cluster", no_argument, NULL, 1010},
+                                                  {"service-account-dir", required_argument, NULL, 1011},
+                                                  {"api-backoff-max-ms", required_argument, NULL, 1012},
+                                                  {"metrics-addr", required_argument, NULL, 1013},
+                                                  {"log-format", required_argument, NULL, 1014},
+                                                  {"strict-config", no_argument, NULL, 1015},
+                                                  {"dry-run", no_argument, NULL, 1016},
+                                                  {"config-file", required_argument, NULL, 'c'},
+                                                  {"kubelet-socket", required_argument, NULL, 1017},
+                                                  {"cdi-feature-flags", required_argument, NULL, 1018},
+                                                  {"cdi-disable-hooks", required_argument, NULL, 1018},
+                                                  {"config-dir", required_argument, NULL, 1019},
+                                                  {"config-label", required_argument, NULL, 1020},
+                                                  {"config-default", required_argument, NULL, 1021},
+                                                  {"verbose", no_argument, NULL, 'v'},
+                                                  {"help", no_argument, NULL, 'h'},
+                                                  {}};
         /* The table above, then one option per NVIDIA config flag. */
         struct option opts[ELEMENTSOF(base_opts) + N_NV_FLAGS];
         size_t n_opts = ELEMENTSOF(base_opts) - 1;
@@ -371,7 +371,9 @@ static int cmd_agent(int argc, char **argv) {
                 }
         o.config_overrides = ov;
         o.n_config_overrides = n_ov;
-        o.config_path = config_flag ? config_flag : getenv("CONFIG_FILE") && *getenv("CONFIG_FILE") ? getenv("CONFIG_FILE") : NULL;
+        o.config_path = config_flag                                       ? config_flag
+                        : getenv("CONFIG_FILE") && *getenv("CONFIG_FILE") ? getenv("CONFIG_FILE")
+                                                                          : NULL;
         _cleanup_free_ char *socket_dir = NULL;
         if (kubelet_socket) {
                 const char *slash = strrchr(kubelet_socket, '/');
@@ -406,8 +408,9 @@ static int cmd_agent(int argc, char **argv) {
         }
         if (config_dir) o.config_path = NULL; /* over CONFIG_FILE */
         if ((o.kubeconfig || o.in_cluster) && !o.dra && !config_dir) {
-                fprintf(stderr, "devplane agent: --kubeconfig/--in-cluster need --dra or --config-dir (the API is used for V2 "
-                                "and the node's config label)\n");
+                fprintf(stderr,
+                        "devplane agent: --kubeconfig/--in-cluster need --dra or --config-dir (the API is used for V2 "
+                        "and the node's config label)\n");
                 return 2;
         }
         if (json_logs && dp_agent_log_json_setup() < 0) {

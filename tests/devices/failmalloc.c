@@ -92,7 +92,8 @@ static bool run_config(void) {
                      must(dp_profile_load(profile, strlen(profile), "p.yaml", "n", &s, &err), "profile", &err) &&
                      must(dp_v1_plan_build(s, c, &p, &err), "plan", &err);
                 if (ok && (p->n_resources != 1 || p->resources[0].n_devices != (k ? 8u : 4u))) {
-                        fprintf(stderr, "devices-failmalloc: plan %zu has the wrong shape (allocation %lu)\n", k, fail_at);
+                        fprintf(stderr, "devices-failmalloc: plan %zu has the wrong shape (allocation %lu)\n", k,
+                                fail_at);
                         abort();
                 }
                 if (ok) {
