@@ -8,7 +8,7 @@
 # DaemonSet (no environment), command-line flags over the environment, and
 # failOnInitError false (a backend that cannot start: logged, nothing
 # advertised, the agent stays up until SIGTERM) against true (exit).
-import os, re, select, signal, subprocess, sys, tempfile, time
+import atexit, shutil, os, re, select, signal, subprocess, sys, tempfile, time
 
 DEVPLANE = os.environ["DEVPLANE"]
 NV = os.path.join(os.environ.get("DP_SHARED_DIR", ""), "conformance", "nvidia-device-plugin")
@@ -16,6 +16,7 @@ if not os.path.isdir(NV):
     print(f"SKIP: no {NV}")
     sys.exit(0)
 TMP = tempfile.mkdtemp(prefix="dp-nvds.")
+atexit.register(shutil.rmtree, TMP, True)
 failures = 0
 
 
