@@ -74,14 +74,14 @@ struct dp_agent {
         char **v1_holders; /* ledger holders the V1 path created */
         size_t n_v1_holders;
         uint64_t v1_seq;
-        bool allow_multiple; /* DRA devices publish allowMultipleAllocations */
+        bool allow_multiple;  /* DRA devices publish allowMultipleAllocations */
         dp_kube_client *kube; /* NULL: no API server */
         agent_metrics metrics;
-        agent_metrics_server *metrics_srv; /* NULL: no --metrics-addr */
+        agent_metrics_server *metrics_srv;   /* NULL: no --metrics-addr */
         const dp_config_override *overrides; /* borrowed from the options */
         size_t n_overrides;
         bool strict_config;
-        bool blocked; /* init failed with failOnInitError false: serving nothing */
+        bool blocked;   /* init failed with failOnInitError false: serving nothing */
         agent_mps *mps; /* NULL: no MPS sharing */
 };
 

@@ -634,8 +634,9 @@ static int sync_plugins(dp_agent *a) {
 int dp_agent_reload(dp_agent *a, dp_error *err) {
         assert_return(a, -EINVAL);
         if (a->blocked)
-                return dp_error_set(err, -EAGAIN,
-                                    "the backend failed to start (failOnInitError is false): restart the agent to retry");
+                return dp_error_set(
+                        err, -EAGAIN,
+                        "the backend failed to start (failOnInitError is false): restart the agent to retry");
         _cleanup_(dp_agent_config_freep) dp_agent_config *cfg = NULL;
         int r = load_config(a, &cfg, err);
         if (r < 0) return r;
@@ -722,7 +723,8 @@ int dp_agent_new(dp_loop *l, const dp_agent_options *o, dp_agent **ret, dp_error
         dp_error init_err = DP_ERROR_INIT;
         r = dp_backend_open((dp_backend_kind)o->backend, &bo, &a->backend, &init_err);
         if (r >= 0) r = dp_backend_discover(a->backend, &a->set, &init_err);
-        if (r < 0 && (a->cfg->fail_on_init_error || r == -ENOMEM)) return dp_error_set(err, r, "%s", dp_error_msg(&init_err));
+        if (r < 0 && (a->cfg->fail_on_init_error || r == -ENOMEM))
+                return dp_error_set(err, r, "%s", dp_error_msg(&init_err));
         if (r < 0) {
                 if ((r = agent_block(a, o, &init_err, err)) < 0) return r;
                 *ret = TAKE_PTR(a);

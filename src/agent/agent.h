@@ -48,8 +48,8 @@ typedef struct dp_agent_options {
         const dp_config_override *config_overrides;
         size_t n_config_overrides;
         bool strict_config;
-        const char *node_name;   /* NULL: host name */
-        const char *state_dir;   /* NULL: DP_AGENT_DEFAULT_STATE_DIR */
+        const char *node_name; /* NULL: host name */
+        const char *state_dir; /* NULL: DP_AGENT_DEFAULT_STATE_DIR */
         /* Where devices come from (devices/backend.h): mock (the profile),
          * pci, devglob or nvml. */
         int backend;                /* dp_backend_kind; 0: mock */

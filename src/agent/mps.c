@@ -44,7 +44,8 @@ static int control(const char *pipe_dir, const char *log_dir, const char *arg, c
         if (!envp || !e1 || !e2) return -ENOMEM;
         size_t k = 0;
         for (size_t i = 0; i < n; i++)
-                if (!startswith(environ[i], "CUDA_MPS_PIPE_DIRECTORY=") && !startswith(environ[i], "CUDA_MPS_LOG_DIRECTORY="))
+                if (!startswith(environ[i], "CUDA_MPS_PIPE_DIRECTORY=") &&
+                    !startswith(environ[i], "CUDA_MPS_LOG_DIRECTORY="))
                         envp[k++] = environ[i];
         envp[k++] = e1;
         envp[k++] = e2;

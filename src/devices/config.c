@@ -228,8 +228,8 @@ static bool valid_duration(const dp_doc_node *n) {
 }
 
 static int read_gfd(loader *l, const dp_doc_node *g) {
-        static const char *const keys[] = {"oneshot", "noTimestamp", "sleepInterval", "outputFile", "machineTypeFile",
-                                           NULL};
+        static const char *const keys[] = {"oneshot",    "noTimestamp",     "sleepInterval",
+                                           "outputFile", "machineTypeFile", NULL};
         int r = check_keys(l, g, "flags.gfd", keys);
         if (r < 0) return r;
         if ((r = read_bool(l, g, "oneshot", "flags.gfd", NULL)) < 0 ||
@@ -245,10 +245,14 @@ static int read_gfd(loader *l, const dp_doc_node *g) {
 }
 
 static int read_plugin(loader *l, const dp_doc_node *pl) {
-        static const char *const keys[] = {"passDeviceSpecs",     "deviceListStrategy",
-                                           "deviceIDStrategy",    "cdiAnnotationPrefix",
-                                           "nvidiaCTKPath",       "containerDriverRoot",
-                                           "sharedDevicesAllocationPolicy", NULL};
+        static const char *const keys[] = {"passDeviceSpecs",
+                                           "deviceListStrategy",
+                                           "deviceIDStrategy",
+                                           "cdiAnnotationPrefix",
+                                           "nvidiaCTKPath",
+                                           "containerDriverRoot",
+                                           "sharedDevicesAllocationPolicy",
+                                           NULL};
         dp_agent_config *cfg = l->cfg;
         const char *path = "flags.plugin";
         int r = check_keys(l, pl, path, keys), k = -1;
@@ -275,10 +279,18 @@ static int read_plugin(loader *l, const dp_doc_node *pl) {
 }
 
 static int read_flags(loader *l, const dp_doc_node *flags) {
-        static const char *const keys[] = {"migStrategy",       "failOnInitError", "mpsRoot",
-                                           "nvidiaDriverRoot",  "nvidiaDevRoot",   "gdsEnabled",
-                                           "mofedEnabled",      "gdrcopyEnabled",  "useNodeFeatureAPI",
-                                           "deviceDiscoveryStrategy", "plugin",    "gfd",
+        static const char *const keys[] = {"migStrategy",
+                                           "failOnInitError",
+                                           "mpsRoot",
+                                           "nvidiaDriverRoot",
+                                           "nvidiaDevRoot",
+                                           "gdsEnabled",
+                                           "mofedEnabled",
+                                           "gdrcopyEnabled",
+                                           "useNodeFeatureAPI",
+                                           "deviceDiscoveryStrategy",
+                                           "plugin",
+                                           "gfd",
                                            NULL};
         dp_agent_config *cfg = l->cfg;
         int r = check_keys(l, flags, "flags", keys), k = -1;
@@ -352,8 +364,7 @@ static int resource_name(loader *l, const dp_doc_node *n, const char *path, char
         }
         if (!dp_is_dns_subdomain(part)) {
                 r = dp_decode_fail(&l->c, n, path,
-                                   "incorrect format for resource name '%s': must be a lower case DNS subdomain",
-                                   full);
+                                   "incorrect format for resource name '%s': must be a lower case DNS subdomain", full);
                 free(full);
                 return r;
         }
@@ -466,7 +477,8 @@ static int read_replicated(loader *l, const dp_doc_node *n, const char *path, co
         dp_pathf(p, sizeof p, "%s.replicas", path);
         if (!v) return dp_decode_fail(&l->c, n, p, "no replicas specified");
         int64_t rep;
-        if (dp_doc_kind(v) != DP_DOC_INT) return dp_decode_fail(&l->c, v, p, "expected an integer, got %s", dp_doc_type_name(v));
+        if (dp_doc_kind(v) != DP_DOC_INT)
+                return dp_decode_fail(&l->c, v, p, "expected an integer, got %s", dp_doc_type_name(v));
         if ((r = dp_decode_int(&l->c, v, p, INT64_MIN, INT64_MAX, &rep)) < 0) return r;
         if (rep < 2) return dp_decode_fail(&l->c, v, p, "number of replicas must be >= 2");
         if (rep > DP_CONFIG_REPLICAS_MAX)
@@ -496,8 +508,8 @@ static int read_replicated(loader *l, const dp_doc_node *n, const char *path, co
         return 0;
 }
 
-static int read_replicated_block(loader *l, const dp_doc_node *b, const char *block, bool *rename_default,
-                                 bool *fail1, dp_ts_resource **ret, size_t *ret_n) {
+static int read_replicated_block(loader *l, const dp_doc_node *b, const char *block, bool *rename_default, bool *fail1,
+                                 dp_ts_resource **ret, size_t *ret_n) {
         static const char *const keys[] = {"renameByDefault", "failRequestsGreaterThanOne", "resources", NULL};
         char path[64];
         dp_pathf(path, sizeof path, "sharing.%s", block);
@@ -563,7 +575,8 @@ static int read_resource_list(loader *l, const dp_doc_node *list, const char *pa
                 const dp_doc_node *e = list->items[i];
                 char p[96];
                 dp_pathf(p, sizeof p, "%s[%zu]", path, i);
-                if (e->type != DP_DOC_MAP) return dp_decode_fail(&l->c, e, p, "expected a map, got %s", dp_doc_type_name(e));
+                if (e->type != DP_DOC_MAP)
+                        return dp_decode_fail(&l->c, e, p, "expected a map, got %s", dp_doc_type_name(e));
                 const dp_doc_node *pat = field(e, "pattern"), *name = field(e, "name");
                 if (!pat) return dp_decode_fail(&l->c, e, p, "resources must have a 'pattern' field set");
                 if (!name) return dp_decode_fail(&l->c, e, p, "resources must have a 'name' field set");
@@ -609,7 +622,8 @@ static int read_imex(loader *l, const dp_doc_node *im) {
         int64_t v = -1;
         if (ids->n == 1) (void)dp_decode_int(&l->c, ids->items[0], "imex.channelIDs[0]", INT64_MIN, INT64_MAX, &v);
         if (ids->n > 1 || (ids->n == 1 && v != 0))
-                return dp_decode_fail(&l->c, ids, "imex.channelIDs", "invalid IMEX config: channelIDs must be [] or [0]");
+                return dp_decode_fail(&l->c, ids, "imex.channelIDs",
+                                      "invalid IMEX config: channelIDs must be [] or [0]");
         l->cfg->imex_channel0 = ids->n == 1;
         return 0;
 }
@@ -833,8 +847,8 @@ static int apply_one(dp_agent_config *c, const dp_config_flag *f, const char *v,
                 c->device_id_strategy = (dp_device_id_strategy)k;
         } else if (streq(n, "shared-devices-allocation-policy")) {
                 if ((k = word(v, policy_words)) < 0)
-                        return dp_error_set(err, -EINVAL, "%s: invalid --shared-devices-allocation-policy option: %.64s",
-                                            origin, v);
+                        return dp_error_set(err, -EINVAL,
+                                            "%s: invalid --shared-devices-allocation-policy option: %.64s", origin, v);
                 c->shared_policy = (dp_shared_policy)k;
         } else if (streq(n, "device-discovery-strategy")) {
                 if ((k = word(v, discovery_words)) < 0)
@@ -854,15 +868,17 @@ static int apply_one(dp_agent_config *c, const dp_config_flag *f, const char *v,
                 for (const char *s = next_item(v, item, sizeof item); s; s = next_item(s, item, sizeof item)) {
                         char *end;
                         long x = strtol(item, &end, 10);
-                        if (!*item || *end) return dp_error_set(err, -EINVAL, "%s: \"%.32s\": not an integer", origin, item);
+                        if (!*item || *end)
+                                return dp_error_set(err, -EINVAL, "%s: \"%.32s\": not an integer", origin, item);
                         zero &= x == 0;
                         count++;
                 }
                 if (count > 1 || !zero)
-                        return dp_error_set(err, -EINVAL,
-                                            "%s: invalid IMEX channel IDs: invalid IMEX config: channelIDs must be [] or "
-                                            "[0]",
-                                            origin);
+                        return dp_error_set(
+                                err, -EINVAL,
+                                "%s: invalid IMEX channel IDs: invalid IMEX config: channelIDs must be [] or "
+                                "[0]",
+                                origin);
                 c->imex_channel0 = count == 1;
         }
         return 0;
@@ -889,8 +905,8 @@ int dp_agent_config_validate(const dp_agent_config *c, dp_error *err) {
         assert_return(c, -EINVAL);
         if (!c->mps) return 0;
         if (c->mig_strategy == DP_MIG_MIXED)
-                return dp_error_set(err, -EINVAL, "%s: sharing.mps: using --mig-strategy=mixed is not supported with MPS",
-                                    c->source);
+                return dp_error_set(err, -EINVAL,
+                                    "%s: sharing.mps: using --mig-strategy=mixed is not supported with MPS", c->source);
         if (!c->mps_root || !*c->mps_root)
                 return dp_error_set(err, -EINVAL,
                                     "%s: sharing.mps: using MPS requires --mps-root to be specified (flags.mpsRoot, "

@@ -143,7 +143,8 @@ static int cdi_names(const dp_device_set *s, const dp_agent_config *c, char **pi
                                : dp_asprintf("%s=%s", s->cdi_kind, pids[i]));
         if (nv && r >= 0 && c->gdrcopy_enabled)
                 r = add_cdi(joined, ret, ret_n, &cap, dp_strdup(NVIDIA_CDI_VENDOR "/gdrcopy=all"));
-        if (nv && r >= 0 && c->gds_enabled) r = add_cdi(joined, ret, ret_n, &cap, dp_strdup(NVIDIA_CDI_VENDOR "/gds=all"));
+        if (nv && r >= 0 && c->gds_enabled)
+                r = add_cdi(joined, ret, ret_n, &cap, dp_strdup(NVIDIA_CDI_VENDOR "/gds=all"));
         if (nv && r >= 0 && c->mofed_enabled)
                 r = add_cdi(joined, ret, ret_n, &cap, dp_strdup(NVIDIA_CDI_VENDOR "/mofed=all"));
         return r;
@@ -227,7 +228,8 @@ static int build(const dp_v1_resource *res, const dp_device_set *s, const dp_age
         }
         if ((c->gdrcopy_enabled &&
              (r = kv_put(&resp->envs, &resp->n_envs, dp_strdup("NVIDIA_GDRCOPY"), dp_strdup("enabled"))) < 0) ||
-            (c->gds_enabled && (r = kv_put(&resp->envs, &resp->n_envs, dp_strdup("NVIDIA_GDS"), dp_strdup("enabled"))) < 0) ||
+            (c->gds_enabled &&
+             (r = kv_put(&resp->envs, &resp->n_envs, dp_strdup("NVIDIA_GDS"), dp_strdup("enabled"))) < 0) ||
             (c->mofed_enabled &&
              (r = kv_put(&resp->envs, &resp->n_envs, dp_strdup("NVIDIA_MOFED"), dp_strdup("enabled"))) < 0))
                 goto out;
@@ -241,7 +243,8 @@ static int build(const dp_v1_resource *res, const dp_device_set *s, const dp_age
                                 dp_strdup(VOLUME_MOUNTS_ROOT))) < 0)
                         goto out;
                 for (size_t i = 0; i < nt && r >= 0; i++)
-                        r = add_mount(resp, &mcap, dp_asprintf(VOLUME_MOUNTS_ROOT "/%s", pids[i]), dp_strdup("/dev/null"));
+                        r = add_mount(resp, &mcap, dp_asprintf(VOLUME_MOUNTS_ROOT "/%s", pids[i]),
+                                      dp_strdup("/dev/null"));
                 if (r < 0) goto out;
         }
         if (c->pass_device_specs) {

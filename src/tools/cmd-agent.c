@@ -50,13 +50,16 @@ static void agent_usage(FILE *f) {
                    "default): --mig-strategy MIG_STRATEGY, --fail-on-init-error FAIL_ON_INIT_ERROR,\n"
                    "--pass-device-specs PASS_DEVICE_SPECS, --device-list-strategy DEVICE_LIST_STRATEGY,\n"
                    "--device-id-strategy DEVICE_ID_STRATEGY, --driver-root|--nvidia-driver-root\n"
-                   "NVIDIA_DRIVER_ROOT, --dev-root|--nvidia-dev-root NVIDIA_DEV_ROOT, --gds-enabled,\n"
+                   "NVIDIA_DRIVER_ROOT, --nvidia-dev-root NVIDIA_DEV_ROOT (--dev-root keeps its meaning\n"
+                   "above), --gds-enabled,\n"
                    "--mofed-enabled, --gdrcopy-enabled (GDS_ENABLED ...), --cdi-annotation-prefix,\n"
                    "--mps-root MPS_ROOT, --shared-devices-allocation-policy, --device-discovery-strategy,\n"
                    "--imex-channel-ids, --imex-required, --nvidia-cdi-hook-path, --driver-root-ctr-path;\n"
                    "--config-file CONFIG_FILE (= --config), --kubelet-socket KUBELET_SOCKET (its directory\n"
                    "is the plugin directory); --cdi-feature-flags and --cdi-disable-hooks are accepted and\n"
-                   "have no effect. Booleans take --flag or --flag=false. NODE_NAME is the default\n"
+                   "have no effect; with --backend nvml, libnvidia-ml.so.1 is loaded from the driver root\n"
+                   "mounted at --driver-root-ctr-path (default /driver-root) when it holds one.\n"
+                   "Booleans take --flag or --flag=false. NODE_NAME is the default\n"
                    "--node-name. Unknown config keys are warnings (file:line:col) unless --strict-config.\n"
                    "--config-dir DIR picks the config file DIR/<value of the node's label --config-label\n"
                    "(default nvidia.com/device-plugin.config)>, read from the API with --kubeconfig or\n"
@@ -140,6 +143,28 @@ static size_t env_overrides(dp_config_override *ov, size_t cap) {
         return n;
 }
 
+/* NVIDIA's driver-root lookup: with the driver mounted in the container
+ * (--driver-root-ctr-path, DRIVER_ROOT_CTR_PATH, default /driver-root, as
+ * NVIDIA's chart mounts nvidiaDriverRoot), the nvml backend loads
+ * libnvidia-ml.so.1 from its library directories rather than the
+ * container's own search path. NULL when there is no such file. */
+static char *driver_root_nvml(const dp_config_override *ov, size_t n) {
+        const char *root = "/driver-root";
+        for (size_t i = 0; i < n; i++)
+                if (streq(ov[i].flag, "driver-root-ctr-path") || streq(ov[i].flag, "container-driver-root"))
+                        root = ov[i].value;
+        if (!root || !*root || streq(root, "/")) return NULL;
+        static const char *const dirs[] = {"/usr/lib64", "/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
+                                           "/lib64",     "/lib/x86_64-linux-gnu",     "/lib/aarch64-linux-gnu",
+                                           NULL};
+        for (size_t i = 0; dirs[i]; i++) {
+                char *p = dp_asprintf("%s%s/libnvidia-ml.so.1", root, dirs[i]);
+                if (p && access(p, R_OK) == 0) return p;
+                free(p);
+        }
+        return NULL;
+}
+
 /* --dry-run: what the agent would advertise, then exit (NVIDIA's config
  * examples are checked this way). */
 static int agent_dry_run(const dp_agent_options *o) {
@@ -148,8 +173,8 @@ static int agent_dry_run(const dp_agent_options *o) {
         _cleanup_(dp_backend_closep) dp_backend *b = NULL;
         _cleanup_(dp_device_set_freep) dp_device_set *set = NULL;
         _cleanup_(dp_v1_plan_freep) dp_v1_plan *plan = NULL;
-        int r = o->config_path ? dp_agent_config_load_file_flags(o->config_path, o->strict_config ? DP_CONFIG_STRICT : 0,
-                                                                 &cfg, &e)
+        int r = o->config_path ? dp_agent_config_load_file_flags(o->config_path,
+                                                                 o->strict_config ? DP_CONFIG_STRICT : 0, &cfg, &e)
                                : ((cfg = dp_agent_config_new_default()) ? 0 : -ENOMEM);
         if (r >= 0) r = dp_agent_config_apply(cfg, o->config_overrides, o->n_config_overrides, &e);
         if (r < 0) goto fail;
@@ -205,43 +230,43 @@ static int cmd_agent(int argc, char **argv) {
         const char *config_flag = NULL, *kubelet_socket = getenv("KUBELET_SOCKET");
         const char *config_dir = NULL, *config_label = "nvidia.com/device-plugin.config", *config_default = "default";
         static const struct option base_opts[] = {{"plugin-dir", required_argument, NULL, 'd'},
-                                             {"profile", required_argument, NULL, 'p'},
-                                             {"config", required_argument, NULL, 'c'},
-                                             {"node-name", required_argument, NULL, 'n'},
-                                             {"state-dir", required_argument, NULL, 's'},
-                                             {"backend", required_argument, NULL, 'b'},
-                                             {"backend-config", required_argument, NULL, 'B'},
-                                             {"sysfs-root", required_argument, NULL, 'S'},
-                                             {"dev-root", required_argument, NULL, 'D'},
-                                             {"nvml-library", required_argument, NULL, 'N'},
-                                             {"dra", no_argument, NULL, 1000},
-                                             {"no-device-plugin", no_argument, NULL, 1001},
-                                             {"registry-dir", required_argument, NULL, 1002},
-                                             {"plugins-dir", required_argument, NULL, 1003},
-                                             {"cdi-dir", required_argument, NULL, 1004},
-                                             {"slices-dir", required_argument, NULL, 1005},
-                                             {"claims-dir", required_argument, NULL, 1006},
-                                             {"taint-effect", required_argument, NULL, 1007},
-                                             {"allow-multiple-allocations", no_argument, NULL, 1100},
-                                             {"kubeconfig", required_argument, NULL, 1008},
-                                             {"context", required_argument, NULL, 1009},
-                                             {"in-cluster", no_argument, NULL, 1010},
-                                             {"service-account-dir", required_argument, NULL, 1011},
-                                             {"api-backoff-max-ms", required_argument, NULL, 1012},
-                                             {"metrics-addr", required_argument, NULL, 1013},
-                                             {"log-format", required_argument, NULL, 1014},
-                                             {"strict-config", no_argument, NULL, 1015},
-                                             {"dry-run", no_argument, NULL, 1016},
-                                             {"config-file", required_argument, NULL, 'c'},
-                                             {"kubelet-socket", required_argument, NULL, 1017},
-                                             {"cdi-feature-flags", required_argument, NULL, 1018},
-                                             {"cdi-disable-hooks", required_argument, NULL, 1018},
-                                             {"config-dir", required_argument, NULL, 1019},
-                                             {"config-label", required_argument, NULL, 1020},
-                                             {"config-default", required_argument, NULL, 1021},
-                                             {"verbose", no_argument, NULL, 'v'},
-                                             {"help", no_argument, NULL, 'h'},
-                                             {}};
+                                                  {"profile", required_argument, NULL, 'p'},
+                                                  {"config", required_argument, NULL, 'c'},
+                                                  {"node-name", required_argument, NULL, 'n'},
+                                                  {"state-dir", required_argument, NULL, 's'},
+                                                  {"backend", required_argument, NULL, 'b'},
+                                                  {"backend-config", required_argument, NULL, 'B'},
+                                                  {"sysfs-root", required_argument, NULL, 'S'},
+                                                  {"dev-root", required_argument, NULL, 'D'},
+                                                  {"nvml-library", required_argument, NULL, 'N'},
+                                                  {"dra", no_argument, NULL, 1000},
+                                                  {"no-device-plugin", no_argument, NULL, 1001},
+                                                  {"registry-dir", required_argument, NULL, 1002},
+                                                  {"plugins-dir", required_argument, NULL, 1003},
+                                                  {"cdi-dir", required_argument, NULL, 1004},
+                                                  {"slices-dir", required_argument, NULL, 1005},
+                                                  {"claims-dir", required_argument, NULL, 1006},
+                                                  {"taint-effect", required_argument, NULL, 1007},
+                                                  {"allow-multiple-allocations", no_argument, NULL, 1100},
+                                                  {"kubeconfig", required_argument, NULL, 1008},
+                                                  {"context", required_argument, NULL, 1009},
+                                                  {"in-cluster", no_argument, NULL, 1010},
+                                                  {"service-account-dir", required_argument, NULL, 1011},
+                                                  {"api-backoff-max-ms", required_argument, NULL, 1012},
+                                                  {"metrics-addr", required_argument, NULL, 1013},
+                                                  {"log-format", required_argument, NULL, 1014},
+                                                  {"strict-config", no_argument, NULL, 1015},
+                                                  {"dry-run", no_argument, NULL, 1016},
+                                                  {"config-file", required_argument, NULL, 'c'},
+                                                  {"kubelet-socket", required_argument, NULL, 1017},
+                                                  {"cdi-feature-flags", required_argument, NULL, 1018},
+                                                  {"cdi-disable-hooks", required_argument, NULL, 1018},
+                                                  {"config-dir", required_argument, NULL, 1019},
+                                                  {"config-label", required_argument, NULL, 1020},
+                                                  {"config-default", required_argument, NULL, 1021},
+                                                  {"verbose", no_argument, NULL, 'v'},
+                                                  {"help", no_argument, NULL, 'h'},
+                                                  {}};
         /* The table above, then one option per NVIDIA config flag. */
         struct option opts[ELEMENTSOF(base_opts) + N_NV_FLAGS];
         size_t n_opts = ELEMENTSOF(base_opts) - 1;
@@ -346,7 +371,9 @@ static int cmd_agent(int argc, char **argv) {
                 }
         o.config_overrides = ov;
         o.n_config_overrides = n_ov;
-        o.config_path = config_flag ? config_flag : getenv("CONFIG_FILE") && *getenv("CONFIG_FILE") ? getenv("CONFIG_FILE") : NULL;
+        o.config_path = config_flag                                       ? config_flag
+                        : getenv("CONFIG_FILE") && *getenv("CONFIG_FILE") ? getenv("CONFIG_FILE")
+                                                                          : NULL;
         _cleanup_free_ char *socket_dir = NULL;
         if (kubelet_socket) {
                 const char *slash = strrchr(kubelet_socket, '/');
@@ -362,6 +389,10 @@ static int cmd_agent(int argc, char **argv) {
         }
         o.taint_effects = taints;
         o.n_taint_effects = n_taints;
+        _cleanup_free_ char *nvml_in_root = NULL;
+        if (o.backend == (int)DP_BACKEND_NVML && !o.nvml_library && !getenv("DP_NVML_LIBRARY") &&
+            (nvml_in_root = driver_root_nvml(ov, n_ov)))
+                o.nvml_library = nvml_in_root;
         if (dry_run) return agent_dry_run(&o);
         if (o.no_device_plugin && !o.dra) {
                 fprintf(stderr, "devplane agent: --no-device-plugin without --dra leaves nothing to serve\n");
@@ -377,8 +408,9 @@ static int cmd_agent(int argc, char **argv) {
         }
         if (config_dir) o.config_path = NULL; /* over CONFIG_FILE */
         if ((o.kubeconfig || o.in_cluster) && !o.dra && !config_dir) {
-                fprintf(stderr, "devplane agent: --kubeconfig/--in-cluster need --dra or --config-dir (the API is used for V2 "
-                                "and the node's config label)\n");
+                fprintf(stderr,
+                        "devplane agent: --kubeconfig/--in-cluster need --dra or --config-dir (the API is used for V2 "
+                        "and the node's config label)\n");
                 return 2;
         }
         if (json_logs && dp_agent_log_json_setup() < 0) {

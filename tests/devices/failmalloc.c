@@ -2,7 +2,8 @@
  * devices-failmalloc — run the backends through a scenario (BackendConfig
  * load, pci discovery on the fake sysfs, devglob discovery and dispatch,
  * nvml open/discover/dispatch on the fake libnvidia-ml.so.1 with injected
- * events) once per allocation, failing exactly that allocation. Every run
+ * events, then NVIDIA's config with flags over it, planned and allocated
+ * from with CDI, GDS and MPS) once per allocation, failing exactly that allocation. Every run
  * must end in success or -ENOMEM — never a crash, another error or a failure
  * that silently changed the result — and LeakSanitizer checks at exit that
  * every failure path freed what it had. devplane's allocations are
@@ -12,6 +13,8 @@
 #include <sys/stat.h>
 
 #include "devices/backend.h"
+#include "devices/profile.h"
+#include "devices/v1.h"
 
 #include "../failmalloc.h"
 
@@ -58,7 +61,55 @@ static bool run_backend(dp_backend_kind kind, const dp_backend_options *o, size_
         return ok;
 }
 
+/* NVIDIA's config API v1 as the agent uses it: load (with warnings), apply
+ * flags and environment, plan, allocate (CDI names, GDS env, device specs
+ * under the dev root), and the MPS variant. */
+static bool run_config(void) {
+        static const char profile[] = "apiVersion: devplane.io/v1alpha1\nkind: DeviceProfile\nmetadata: {name: t}\n"
+                                      "spec:\n  domain: nvidia.com\n  commonDeviceNodes: [/dev/nvidiactl]\n  devices:\n"
+                                      "  - {count: 2, memory: 80Gi, deviceNodes: ['/dev/nvidia{index}']}\n";
+        static const char *const cfgs[] = {
+                "flags: {gdsEnabled: true, nvidiaDriverRoot: /run/nvidia/driver, plugin: {passDeviceSpecs: true,\n"
+                "  deviceIDStrategy: index, deviceListStrategy: [envvar, cdi-annotations, cdi-cri]},\n"
+                "  gfd: {sleepInterval: 5s}}\n"
+                "resources: {gpus: [{pattern: '*', name: gpu}]}\n"
+                "sharing: {timeSlicing: {renameByDefault: true, resources: [{name: gpu, replicas: 2, devices: [0],\n"
+                "  rename: x}]}}\nimex: {channelIDs: [0]}\nunknown: 1\n",
+                "version: v1\nsharing: {mps: {resources: [{name: nvidia.com/gpu, replicas: 4}]}}\n",
+        };
+        static const dp_config_override ov[] = {{"mps-root", "/run/nvidia/mps", "MPS_ROOT"},
+                                                {"nvidia-dev-root", "/host", "--nvidia-dev-root"},
+                                                {"device-list-strategy", "envvar,cdi-cri", "DEVICE_LIST_STRATEGY"}};
+        bool ok = true;
+        for (size_t k = 0; k < 2 && ok; k++) {
+                dp_error err = DP_ERROR_INIT;
+                dp_agent_config *c = NULL;
+                dp_device_set *s = NULL;
+                dp_v1_plan *p = NULL;
+                dp_v1_container_response *resp = NULL;
+                ok = must(dp_agent_config_load(cfgs[k], strlen(cfgs[k]), "c.yaml", &c, &err), "config load", &err) &&
+                     must(dp_agent_config_apply(c, ov, k ? 1 : 3, &err), "config apply", &err) &&
+                     must(dp_profile_load(profile, strlen(profile), "p.yaml", "n", &s, &err), "profile", &err) &&
+                     must(dp_v1_plan_build(s, c, &p, &err), "plan", &err);
+                if (ok && (p->n_resources != 1 || p->resources[0].n_devices != (k ? 8u : 4u))) {
+                        fprintf(stderr, "devices-failmalloc: plan %zu has the wrong shape (allocation %lu)\n", k,
+                                fail_at);
+                        abort();
+                }
+                if (ok) {
+                        const char *ids[] = {p->resources[0].devices[0].id};
+                        ok = must(dp_v1_allocate(p, s, c, p->resources[0].name, ids, 1, &resp, &err), "allocate", &err);
+                }
+                dp_v1_container_response_free(resp);
+                dp_v1_plan_free(p);
+                dp_device_set_free(s);
+                dp_agent_config_free(c);
+        }
+        return ok;
+}
+
 static bool scenario(void) {
+        if (!run_config()) return false;
         dp_backend_options pci = {
                 .node_name = "node-a", .sysfs_root = "fixtures/sysfs-pci", .config_path = "fixtures/pci.backend.yaml"};
         if (!run_backend(DP_BACKEND_PCI, &pci, 3, 0, NULL)) return false;

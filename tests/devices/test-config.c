@@ -152,27 +152,28 @@ TEST(nvidia_accepts) {
         c = load("");
         ASSERT_EQ(c->mig_strategy, DP_MIG_NONE);
         dp_agent_config_free(c);
-        c = load("version: v1\n"
-                 "flags:\n"
-                 "  mpsRoot: /run/nvidia/mps\n"
-                 "  nvidiaDevRoot: /host\n"
-                 "  useNodeFeatureAPI: true\n"
-                 "  gdsEnabled: true\n"
-                 "  mofedEnabled: true\n"
-                 "  gdrcopyEnabled: true\n"
-                 "  deviceDiscoveryStrategy: nvml\n"
-                 "  plugin: {deviceListStrategy: [envvar, envvar], nvidiaCTKPath: /x/ctk, containerDriverRoot: /d}\n"
-                 "  gfd: {oneshot: true, noTimestamp: false, sleepInterval: 1h5m, outputFile: /o, machineTypeFile: /m}\n"
-                 "resources:\n"
-                 "  gpus: [{pattern: 'A100-*', name: a100}]\n"
-                 "  mig: [{pattern: '1g.10gb', name: mig-small}]\n"
-                 "sharing:\n"
-                 "  timeSlicing:\n"
-                 "    resources:\n"
-                 "    - {name: gpu, replicas: 2, devices: [0, '0:0', GPU-4cf8db2d-06c0-7d70-1a51-e59b25b2c16c,\n"
-                 "       MIG-GPU-4cf8db2d-06c0-7d70-1a51-e59b25b2c16c/0/0], rename: other}\n"
-                 "imex: {channelIDs: [0], required: true}\n"
-                 "extra: 1\n");
+        c = load(
+                "version: v1\n"
+                "flags:\n"
+                "  mpsRoot: /run/nvidia/mps\n"
+                "  nvidiaDevRoot: /host\n"
+                "  useNodeFeatureAPI: true\n"
+                "  gdsEnabled: true\n"
+                "  mofedEnabled: true\n"
+                "  gdrcopyEnabled: true\n"
+                "  deviceDiscoveryStrategy: nvml\n"
+                "  plugin: {deviceListStrategy: [envvar, envvar], nvidiaCTKPath: /x/ctk, containerDriverRoot: /d}\n"
+                "  gfd: {oneshot: true, noTimestamp: false, sleepInterval: 1h5m, outputFile: /o, machineTypeFile: /m}\n"
+                "resources:\n"
+                "  gpus: [{pattern: 'A100-*', name: a100}]\n"
+                "  mig: [{pattern: '1g.10gb', name: mig-small}]\n"
+                "sharing:\n"
+                "  timeSlicing:\n"
+                "    resources:\n"
+                "    - {name: gpu, replicas: 2, devices: [0, '0:0', GPU-4cf8db2d-06c0-7d70-1a51-e59b25b2c16c,\n"
+                "       MIG-GPU-4cf8db2d-06c0-7d70-1a51-e59b25b2c16c/0/0], rename: other}\n"
+                "imex: {channelIDs: [0], required: true}\n"
+                "extra: 1\n");
         ASSERT_STREQ(c->mps_root, "/run/nvidia/mps");
         ASSERT_STREQ(dp_agent_config_dev_root(c), "/host");
         ASSERT_TRUE(c->gds_enabled && c->mofed_enabled && c->gdrcopy_enabled && c->use_node_feature_api);
@@ -249,7 +250,8 @@ TEST(overrides) {
         c = load("version: v1\nsharing: {mps: {resources: [{name: nvidia.com/gpu, replicas: 2}]}}\n");
         ASSERT_EQ(dp_agent_config_apply(c, NULL, 0, &err), -EINVAL);
         ASSERT_CONTAINS(err.msg, "using MPS requires --mps-root to be specified");
-        dp_config_override mps[] = {{"mps-root", "/run/nvidia/mps", "MPS_ROOT"}, {"mig-strategy", "mixed", "MIG_STRATEGY"}};
+        dp_config_override mps[] = {{"mps-root", "/run/nvidia/mps", "MPS_ROOT"},
+                                    {"mig-strategy", "mixed", "MIG_STRATEGY"}};
         ASSERT_EQ(dp_agent_config_apply(c, mps, 2, &err), -EINVAL);
         ASSERT_CONTAINS(err.msg, "using --mig-strategy=mixed is not supported with MPS");
         mps[1].value = "none";

@@ -66,7 +66,8 @@ static const char *adv(const dp_v1_plan *p, const dp_device_set *s, const char *
         return idx;
 }
 
-static const char **advs(const dp_v1_plan *p, const dp_device_set *s, const char *res, const char *const *in, size_t n) {
+static const char **advs(const dp_v1_plan *p, const dp_device_set *s, const char *res, const char *const *in,
+                         size_t n) {
         static const char *out[4][16];
         static unsigned turn;
         const char **o = out[turn++ % 4];
@@ -317,7 +318,8 @@ TEST(allocate_nvidia_extras) {
         ASSERT_EQ(count(p, "nvidia.com/gpu"), 32);
         const dp_v1_resource *r = &p->resources[0];
         const char *two[] = {r->devices[0].id, r->devices[1].id};
-        ASSERT_EQ(dp_v1_allocate(p, s, c, "nvidia.com/gpu", two, 2, &resp, &err), -EINVAL); /* failRequestsGreaterThanOne */
+        ASSERT_EQ(dp_v1_allocate(p, s, c, "nvidia.com/gpu", two, 2, &resp, &err),
+                  -EINVAL); /* failRequestsGreaterThanOne */
         ASSERT_OK(dp_v1_allocate(p, s, c, "nvidia.com/gpu", two, 1, &resp, &err));
         ASSERT_STREQ(resp->envs[0].key, "CUDA_MPS_PIPE_DIRECTORY");
         ASSERT_STREQ(resp->envs[0].value, "/mps/nvidia.com/gpu/pipe");
@@ -420,15 +422,18 @@ TEST(preferred_numa_and_nvlink) {
         dp_v1_ids_free(out);
         /* errors */
         const char *nope[] = {"9"};
-        ASSERT_EQ(dp_v1_preferred_allocation(p, s, c, "nvidia.com/gpu", advs(p, s, "nvidia.com/gpu", avail, 5), 5, nope, 1, 2,
-                                                  &out, &err), -EINVAL);
+        ASSERT_EQ(dp_v1_preferred_allocation(p, s, c, "nvidia.com/gpu", advs(p, s, "nvidia.com/gpu", avail, 5), 5, nope,
+                                             1, 2, &out, &err),
+                  -EINVAL);
         ASSERT_CONTAINS(err.msg, "unknown must-include device 9");
         const char *notavail[] = {"0"};
         ASSERT_EQ(dp_v1_preferred_allocation(p, s, c, "nvidia.com/gpu", advs(p, s, "nvidia.com/gpu", avail, 5), 5,
-                                                  advs(p, s, "nvidia.com/gpu", notavail, 1), 1, 2, &out, &err), -EINVAL);
+                                             advs(p, s, "nvidia.com/gpu", notavail, 1), 1, 2, &out, &err),
+                  -EINVAL);
         ASSERT_CONTAINS(err.msg, "is not among the available");
-        ASSERT_EQ(dp_v1_preferred_allocation(p, s, c, "nvidia.com/gpu", advs(p, s, "nvidia.com/gpu", avail, 5), 5, NULL, 0, 6,
-                                                  &out, &err), -EINVAL);
+        ASSERT_EQ(dp_v1_preferred_allocation(p, s, c, "nvidia.com/gpu", advs(p, s, "nvidia.com/gpu", avail, 5), 5, NULL,
+                                             0, 6, &out, &err),
+                  -EINVAL);
         ASSERT_CONTAINS(err.msg, "cannot choose 6 of 5");
         dp_v1_plan_free(p);
         dp_agent_config_free(c);

@@ -5,6 +5,8 @@ nvidia.com/device-plugin.config read from the API server (tests/kube/fakeapi.py)
 naming one; unlabelled, `default`. `devplane agent --config-dir --kubeconfig`
 serves what the chosen config says; a label naming a config that does not
 exist stops the agent with exit status 2 and says which."""
+import atexit
+import shutil
 import os
 import re
 import select
@@ -42,6 +44,7 @@ def wait_line(p, pattern, timeout=60):
 
 
 t = tempfile.mkdtemp(prefix="dp-cfgsel.")
+atexit.register(shutil.rmtree, t, True)
 cm = yaml.safe_load(open(os.path.join(SRC, "deploy", "configmap.yaml")))
 cdir = os.path.join(t, "available-configs")
 os.makedirs(cdir)

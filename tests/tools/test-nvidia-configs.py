@@ -8,7 +8,7 @@
 # NVIDIA-like profiles (a100-mixed: GPUs 0-3 in MIG mode with 7 x 1g.10gb,
 # GPUs 4-7 whole; a100-80gb-8: 8 whole GPUs). The expected results come
 # from a small model of NVIDIA's rules below, not from devplane.
-import os, re, subprocess, sys, tempfile
+import atexit, shutil, os, re, subprocess, sys, tempfile
 
 import yaml
 
@@ -20,6 +20,7 @@ if not os.path.isdir(NV):
     sys.exit(0)
 
 TMP = tempfile.mkdtemp(prefix="dp-nvcfg.")
+atexit.register(shutil.rmtree, TMP, True)
 failures = 0
 checked = 0
 

@@ -8,7 +8,7 @@
 # DaemonSet (no environment), command-line flags over the environment, and
 # failOnInitError false (a backend that cannot start: logged, nothing
 # advertised, the agent stays up until SIGTERM) against true (exit).
-import os, re, select, signal, subprocess, sys, tempfile, time
+import atexit, shutil, os, re, select, signal, subprocess, sys, tempfile, time
 
 DEVPLANE = os.environ["DEVPLANE"]
 NV = os.path.join(os.environ.get("DP_SHARED_DIR", ""), "conformance", "nvidia-device-plugin")
@@ -16,6 +16,7 @@ if not os.path.isdir(NV):
     print(f"SKIP: no {NV}")
     sys.exit(0)
 TMP = tempfile.mkdtemp(prefix="dp-nvds.")
+atexit.register(shutil.rmtree, TMP, True)
 failures = 0
 
 
@@ -140,5 +141,28 @@ if stop(p) != 0:
 p, _ = start(nvml, ["--backend", "nvml"])
 rc = p.wait(timeout=60)
 print("ok - failOnInitError default true: exit %d" % rc) if rc != 0 else fail("default failOnInitError: exit 0")
+
+# The driver root mounted in the container (NVIDIA's chart mounts
+# nvidiaDriverRoot at /driver-root): libnvidia-ml.so.1 is loaded from it.
+fake = os.path.join(os.environ.get("DP_BUILD_DIR", ""), "tests", "fake-nvml", "libnvidia-ml.so.1")
+if os.path.exists(fake):
+    root = os.path.join(TMP, "driver-root")
+    os.makedirs(os.path.join(root, "usr", "lib64"))
+    os.symlink(fake, os.path.join(root, "usr", "lib64", "libnvidia-ml.so.1"))
+    box = os.path.join(TMP, "box.nvml.yaml")
+    with open(box, "w") as f:
+        f.write("driverVersion: 550.54.15\ncudaDriverVersion: 12040\ngpus:\n"
+                "- {name: NVIDIA H100, uuid: GPU-0000aaaa-h100-4000-8000-000000000000, architecture: 9, "
+                "memoryMiB: 81920, pciBusId: '00000000:10:00.0', numaNode: 0, minor: 0, computeCapability: '9.0'}\n")
+    e = {k: v for k, v in os.environ.items() if k != "DP_NVML_LIBRARY"}
+    e.update({"DRIVER_ROOT_CTR_PATH": root, "DP_FAKE_NVML_CONFIG": box})
+    r = subprocess.run([DEVPLANE, "agent", "--dry-run", "--backend", "nvml", "--node-name", "n"], env=e,
+                       capture_output=True, text=True, timeout=60)
+    if r.returncode == 0 and r.stdout == "nvidia.com/gpu 1\n":
+        print("ok - DRIVER_ROOT_CTR_PATH: libnvidia-ml.so.1 loaded from the mounted driver root")
+    else:
+        fail(f"driver root: rc={r.returncode} {r.stdout} {r.stderr}")
+else:
+    print(f"# no fake NVML at {fake}: driver-root lookup not checked")
 
 sys.exit(1 if failures else 0)
