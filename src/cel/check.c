@@ -658,9 +658,12 @@ static CEL_NOINLINE const cel_type *resolve_call(checker *k, cel_expr *e, const 
         if (streq(fn, "sort") && e->call.target && n == 1 &&
             (is_dyn(at[0]) || (at[0]->kind == CT_LIST && is_dyn(at[0]->p[0]) && !is_free(at[0]->p[0]))))
                 return &cel_t_dyn;
-        /* an unbound element type takes the first overload's: [].sort() is list(int) */
-        if (streq(fn, "sort") && e->call.target && n == 1 && at[0]->kind == CT_LIST && is_free(at[0]->p[0]))
-                return mk(k, CT_LIST, &cel_t_int, NULL);
+        /* an unbound element type takes the first overload's: [].sort() is
+         * list(int), [].sum() (min, max) int */
+        if (e->call.target && n == 1 && at[0]->kind == CT_LIST && is_free(at[0]->p[0])) {
+                if (streq(fn, "sort")) return mk(k, CT_LIST, &cel_t_int, NULL);
+                if (streq(fn, "sum") || streq(fn, "min") || streq(fn, "max")) return &cel_t_int;
+        }
         return result;
 }
 
