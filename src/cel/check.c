@@ -242,9 +242,10 @@ static const cel_type *join(checker *k, const cel_type *a, const cel_type *b) {
         if (is_free(b)) return a;
         if (a && b && a->kind == CT_NULL && b->kind == CT_OPTIONAL) return b;
         if (a && b && b->kind == CT_NULL && a->kind == CT_OPTIONAL) return a;
-        /* the most general wins, as cel-go binds type parameters: any stays any */
-        if (is_dyn(a)) return a ? a : &cel_t_dyn;
+        /* the most general wins, as cel-go binds type parameters, and of dyn
+         * and any the later one: (c ? any : dyn) is dyn, (c ? dyn : any) any */
         if (is_dyn(b)) return b ? b : &cel_t_dyn;
+        if (is_dyn(a)) return a ? a : &cel_t_dyn;
         if (type_eq(a, b)) return a;
         if (a->kind == b->kind && (a->kind == CT_LIST || a->kind == CT_OPTIONAL))
                 return mk(k, a->kind, join(k, a->p[0], b->p[0]), NULL);
@@ -658,9 +659,12 @@ static CEL_NOINLINE const cel_type *resolve_call(checker *k, cel_expr *e, const 
         if (streq(fn, "sort") && e->call.target && n == 1 &&
             (is_dyn(at[0]) || (at[0]->kind == CT_LIST && is_dyn(at[0]->p[0]) && !is_free(at[0]->p[0]))))
                 return &cel_t_dyn;
-        /* an unbound element type takes the first overload's: [].sort() is list(int) */
-        if (streq(fn, "sort") && e->call.target && n == 1 && at[0]->kind == CT_LIST && is_free(at[0]->p[0]))
-                return mk(k, CT_LIST, &cel_t_int, NULL);
+        /* an unbound element type takes the first overload's: [].sort() is
+         * list(int), [].sum() (min, max) int */
+        if (e->call.target && n == 1 && at[0]->kind == CT_LIST && is_free(at[0]->p[0])) {
+                if (streq(fn, "sort")) return mk(k, CT_LIST, &cel_t_int, NULL);
+                if (streq(fn, "sum") || streq(fn, "min") || streq(fn, "max")) return &cel_t_int;
+        }
         return result;
 }
 

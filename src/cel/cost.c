@@ -198,6 +198,28 @@ static CEL_NOINLINE uint64_t call_est(const cel_expr *e, const escope *s) {
         if (streq(fn, "contains") && e->call.target) return smul(tenth(size_of(a0, s)), tenth(size_of(a1, s)));
         if ((streq(fn, "startsWith") || streq(fn, "endsWith")) && e->call.target) return tenth(size_of(a0, s));
         if (streq(fn, "includes")) return DRA_MAX_LIST_VALUES;
+        /* lists extension v3: the size of the new list plus the call and the list */
+        if (!e->call.target && streq(fn, "lists.range")) {
+                uint64_t n = size_of(e, s);
+                return n >= UNBOUNDED ? UNBOUNDED : n + 11;
+        }
+        if (e->call.target && (streq(fn, "reverse") || streq(fn, "slice") || streq(fn, "flatten")) &&
+            a0->type && a0->type->kind == CT_LIST) {
+                uint64_t n = size_of(a0, s), depth = 1;
+                if (streq(fn, "flatten") && a1)
+                        depth = a1->kind == CE_CONST && a1->c.kind == CV_INT ? (a1->c.i > 0 ? (uint64_t)a1->c.i : 0) : UNBOUNDED;
+                return n >= UNBOUNDED || depth >= UNBOUNDED ? UNBOUNDED : sadd(smul(n, depth), 11);
+        }
+        /* lists extension v3: sorting and distinct compare every pair, 2 n^2
+         * (2.1 n^2 for strings and bytes) plus the call and the new list */
+        if (e->call.target && (streq(fn, "sort") || streq(fn, "distinct") || streq(fn, "@sortByAssociatedKeys"))) {
+                const cel_expr *l = streq(fn, "@sortByAssociatedKeys") ? a1 : a0;
+                uint64_t n = l ? size_of(l, s) : UNBOUNDED;
+                if (n >= UNBOUNDED || n > 600000000ULL) return UNBOUNDED;
+                const cel_type *t = l->type && l->type->kind == CT_LIST ? l->type->p[0] : NULL;
+                double f = t && (t->kind == CT_STRING || t->kind == CT_BYTES) ? 2.1 : 2.0;
+                return (uint64_t)ceil((double)n * (double)n * f) + 11;
+        }
         /* Kubernetes' estimates for the strings library (apiserver library/cost.go) */
         if (e->call.target && streq(fn, "split")) {
                 uint64_t n = size_of(a0, s);

@@ -479,6 +479,13 @@ static cel_value eval_call(cel_ctx *c, const cel_expr *e, const frame *f) {
         size_t k = 0;
         if (e->call.target) args[k++] = eval(c, e->call.target, f);
         if (c->fatal) return fatal_val();
+        /* cel-go evaluates the alternative of or()/orValue() only when the
+         * optional is empty */
+        if (k == 1 && e->call.nargs == 1 && args[0].kind == CV_OPTIONAL && args[0].opt &&
+            (streq(e->call.fn, "orValue") || streq(e->call.fn, "or"))) {
+                if (!charge(c, 1)) return fatal_val();
+                return streq(e->call.fn, "orValue") ? *args[0].opt : args[0];
+        }
         for (size_t i = 0; i < e->call.nargs; i++) {
                 args[k++] = eval(c, e->call.args[i], f);
                 if (c->fatal) return fatal_val();

@@ -212,7 +212,8 @@ static uint64_t key_hash(cel_value k) {
 
 /* cel-go's map Find: the key as it is, then an int or uint of the same
  * value (a double only when it converts losslessly); an int never finds a
- * double key; list and map keys are Go pointers upstream, found by nobody. */
+ * double key; list and map keys are Go pointers upstream, found only by the
+ * very same value (a map compared with itself). */
 static bool key_eq(cel_value stored, cel_value k) {
         switch (k.kind) {
         case CV_INT:
@@ -228,8 +229,8 @@ static bool key_eq(cel_value stored, cel_value k) {
                 if (stored.kind == CV_UINT) return k.d >= 0 && k.d < 18446744073709551616.0 &&
                                                    (double)(uint64_t)k.d == k.d && (uint64_t)k.d == stored.u;
                 return false;
-        case CV_LIST:
-        case CV_MAP: return false;
+        case CV_LIST: return stored.kind == CV_LIST && stored.l == k.l;
+        case CV_MAP: return stored.kind == CV_MAP && stored.m == k.m;
         default: return stored.kind == k.kind && cel_value_equal(stored, k) == 1;
         }
 }

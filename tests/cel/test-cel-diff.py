@@ -262,6 +262,20 @@ def g_bool(r, d):
         lambda: "sets.contains(%s, %s)" % (g_list(r, d + 1), g_list(r, d + 1)),
         lambda: "%s[%s] == %s" % (g_map(r, d + 1), r.choice(["'a'", "1", "1u", "1.0", "dyn('a')", "true"]), g_val(r, d + 1)),
         lambda: "[%s].%s(x, y, %s)" % (g_val(r, d + 1), r.choice(["all", "exists"]), r.choice(["x == 0", "y == y", "x > y"])),
+        # strings, optionals, bindings, sets, two-variable macros over maps
+        lambda: "%s.%s == %s" % (g_str(r, d + 1), r.choice(["charAt(%d)" % r.randint(-1, 4), "substring(%d)" % r.randint(-1, 4),
+                                                           "replace('a', 'b')", "trim()", "lowerAscii()",
+                                                           "split('-').size()", "split('')[0]"]), g_val(r, d + 1)),
+        lambda: "cel.bind(v, %s, v == v && %s)" % (g_val(r, d + 1), g_bool(r, d + 1)),
+        lambda: "%s.?%s.orValue(%s) == %s" % (A, r.choice(["model", "index", "ok", "nosuch"]), g_val(r, d + 1), g_val(r, d + 1)),
+        lambda: "%s.exists(k, v, %s)" % (g_map(r, d + 1), r.choice(["v == 'x'", "k == 1", "v > 0", "k in ['a']"])),
+        lambda: "%s.%s(%s, %s)" % ("sets", r.choice(["equivalent", "intersects"]), g_list(r, d + 1), g_list(r, d + 1)),
+        lambda: "%s.filter(x, %s).size() %s %s" % (g_list(r, d + 1), r.choice(["x > 1", "x == 'a'", "true"]),
+                                                    r.choice(["==", ">"]), g_int(r, d + 1)),
+        lambda: "has(%s.%s) %s %s" % (C, r.choice(["memory", "cores"]), r.choice(["&&", "||"]), g_bool(r, d + 1)),
+        lambda: "[%s][?%d].hasValue()" % (g_val(r, d + 1), r.randint(0, 1)),
+        lambda: "%s.%s() %s %s" % (g_list(r, d + 1), r.choice(["sum", "min", "max"]), r.choice(["==", "<"]), g_val(r, d + 1)),
+        lambda: "%s.indexOf(%s) == %s" % (g_list(r, d + 1), g_val(r, d + 1), g_int(r, d + 1)),
     ]
     return r.choice(alts)()
 
@@ -388,7 +402,8 @@ def main():
     shown = 0
     done = 0
     while done < a.count:
-        list_types = r.random() < 0.5
+        # DRAListTypeAttributes exists from 1.36 on
+        list_types = r.random() < 0.5 and not a.version.startswith("1.35")
         devs = gen_devices(r, list_types)
         n = min(a.batch, a.count - done)
         exprs = []

@@ -433,6 +433,12 @@ TEST(upstream_types) {
         expect_error("device.attributes['dra.example.com'].?version.orValue(semver('0.0.0')) == device.driver",
                      "no such overload");
         expect_error("0u == [dyn(1), dyn('a')].sort()", "list elements must have the same type");
+        expect_compile_error("(true ? device.attributes['dra.example.com'].bool : dyn(true))", NULL, "not dyn");
+        expect_match("(true ? dyn(true) : device.attributes['dra.example.com'].bool)", 1);
+        expect_compile_error("[].sum() == 0u", NULL, "found no matching overload for '_==_' applied to '(int, uint)'");
+        /* the alternative of or()/orValue() runs only for an empty optional */
+        expect_match("optional.of(1).orValue(1/0) == 1 && optional.of(1).or(optional.of(1/0)) == optional.of(1)", 1);
+        expect_error("optional.none().orValue(1/0) == 1", "division by zero");
 }
 
 TEST(upstream_conversions_and_functions) {
