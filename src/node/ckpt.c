@@ -4,7 +4,9 @@
 #include <sys/stat.h>
 
 #include "devices/checkpoint.h"
+#include "base/doc.h"
 #include "node/ckpt.h"
+#include "node/node.h"
 
 static int cmp_i64(const void *a, const void *b) {
         int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -64,13 +66,14 @@ int dp_node_checkpoint_encode(const dp_devmgr *m, dp_strbuf *out) {
         return dp_checkpoint_encode(c, out);
 }
 
-int dp_node_checkpoint_load(dp_devmgr *m, const char *buf, size_t len, dp_error *err) {
-        assert_return(m && buf, -EINVAL);
-        _cleanup_(dp_checkpoint_freep) dp_checkpoint *c = NULL;
-        int r = dp_checkpoint_decode(buf, len, &c, err);
-        if (r < 0) return r;
+/* Entries become allocations, RegisteredDevices names known resources.
+ * only_missing: entries for a (pod, container, resource) the ledger already
+ * holds are skipped. */
+static int restore(dp_devmgr *m, const dp_checkpoint *c, bool only_missing) {
+        int r;
         for (size_t i = 0; i < c->n_entries; i++) {
                 const dp_ckpt_entry *e = &c->entries[i];
+                if (only_missing && dp_devmgr_alloc(m, e->pod_uid, e->container_name, e->resource_name)) continue;
                 size_t total = 0;
                 for (size_t k = 0; k < e->n_device_ids; k++)
                         total += e->device_ids[k].ids.n;
@@ -94,5 +97,74 @@ int dp_node_checkpoint_load(dp_devmgr *m, const char *buf, size_t len, dp_error 
         }
         for (size_t i = 0; i < c->n_registered; i++)
                 if ((r = dp_devmgr_add_known_resource(m, c->registered[i].resource_name)) < 0) return r;
+        return 0;
+}
+
+int dp_node_checkpoint_load(dp_devmgr *m, const char *buf, size_t len, dp_error *err) {
+        assert_return(m && buf, -EINVAL);
+        _cleanup_(dp_checkpoint_freep) dp_checkpoint *c = NULL;
+        int r = dp_checkpoint_decode(buf, len, &c, err);
+        if (r < 0) return r;
+        return restore(m, c, false);
+}
+
+int dp_node_checkpoint_salvage(dp_devmgr *m, const char *buf, size_t len, dp_error *err) {
+        assert_return(m && buf, -EINVAL);
+        _cleanup_(dp_checkpoint_freep) dp_checkpoint *c = NULL;
+        int r = dp_checkpoint_decode_unverified(buf, len, &c, err);
+        if (r < 0) return r;
+        return restore(m, c, true);
+}
+
+static const char *scalar_of(const dp_doc_node *m, const char *key) {
+        const dp_doc_node *n = dp_doc_get(m, key);
+        return n && n->type == DP_DOC_SCALAR ? n->str : NULL;
+}
+
+static const dp_doc_node *seq_of(const dp_doc_node *m, const char *key) {
+        const dp_doc_node *n = dp_doc_get(m, key);
+        return n && n->type == DP_DOC_SEQ ? n : NULL;
+}
+
+static int salvage_container(dp_devmgr *m, const char *uid, const dp_doc_node *ctr, size_t *n_entries) {
+        const char *name = scalar_of(ctr, "name");
+        const dp_doc_node *devs = seq_of(ctr, "devices");
+        for (size_t i = 0; name && devs && i < devs->n; i++) {
+                const dp_doc_node *d = devs->items[i];
+                const char *res = scalar_of(d, "resource");
+                const dp_doc_node *ids = seq_of(d, "ids");
+                if (!res || !ids || ids->n == 0) continue;
+                _cleanup_free_ dp_nm_numa_id *v = calloc(ids->n, sizeof *v);
+                if (!v) return -ENOMEM;
+                size_t n = 0;
+                for (size_t k = 0; k < ids->n; k++)
+                        if (ids->items[k]->type == DP_DOC_SCALAR) v[n++] = (dp_nm_numa_id){-1, ids->items[k]->str};
+                bool had = dp_devmgr_alloc(m, uid, name, res) != NULL;
+                dp_nm_alloc a = {(char *)uid, (char *)name, (char *)res, v, n, had ? NULL : (uint8_t *)"", 0};
+                int r = dp_devmgr_restore(m, &a);
+                if (r < 0) return r;
+                (*n_entries)++;
+        }
+        return 0;
+}
+
+int dp_node_status_salvage(dp_devmgr *m, const char *buf, size_t len, size_t *ret_n, dp_error *err) {
+        assert_return(m && buf && ret_n, -EINVAL);
+        _cleanup_(dp_doc_set_freep) dp_doc_set *s = dp_doc_set_new();
+        if (!s) return dp_error_set(err, -ENOMEM, "out of memory");
+        int r = dp_doc_parse(s, buf, len, DP_NODE_STATUS_FILE, err);
+        if (r < 0) return r == -ENOMEM ? r : -EINVAL;
+        const dp_doc_node *root = dp_doc_count(s) == 1 ? dp_doc_root(s, 0) : NULL;
+        const dp_doc_node *pods = root && root->type == DP_DOC_MAP ? seq_of(root, "pods") : NULL;
+        if (!pods) return dp_error_set(err, -EINVAL, "%s: no pods list", DP_NODE_STATUS_FILE);
+        size_t n = 0;
+        for (size_t i = 0; i < pods->n; i++) {
+                const char *uid = scalar_of(pods->items[i], "uid");
+                const dp_doc_node *ctrs = seq_of(pods->items[i], "containers");
+                for (size_t j = 0; uid && ctrs && j < ctrs->n; j++)
+                        if ((r = salvage_container(m, uid, ctrs->items[j], &n)) < 0)
+                                return dp_error_set(err, r, "out of memory");
+        }
+        *ret_n = n;
         return 0;
 }

@@ -21,3 +21,17 @@ int dp_node_checkpoint_encode(const dp_devmgr *m, dp_strbuf *out);
  * -EINVAL / -EBADMSG (corrupt: err says why, the ledger is left empty),
  * -ENOMEM. */
 int dp_node_checkpoint_load(dp_devmgr *m, const char *buf, size_t len, dp_error *err);
+/* The same without trusting the checksum, into a ledger that may already
+ * hold allocations: only entries for a (pod, container, resource) it does not
+ * hold yet are taken (the status file, read first, is the better record; the
+ * damaged file fills in what was allocated after the status was last
+ * written). -EINVAL (does not parse), -ENOMEM. */
+int dp_node_checkpoint_salvage(dp_devmgr *m, const char *buf, size_t len, dp_error *err);
+/* Add the V1 devices the node's status file (DP_NODE_STATUS_FILE, written
+ * after every change) says each pod's containers were given: the stand-in's
+ * record of what running containers hold, as the container runtime is the
+ * kubelet's. Read before the damaged checkpoint. An allocation rebuilt this
+ * way has an empty AllocResp. *ret_n: the
+ * (pod, container, resource) entries it named. -EINVAL (does not parse),
+ * -ENOMEM. */
+int dp_node_status_salvage(dp_devmgr *m, const char *buf, size_t len, size_t *ret_n, dp_error *err);

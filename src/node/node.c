@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <sys/stat.h>
 
+#include "base/doc.h"
 #include "base/fileio.h"
 #include "base/log.h"
 #include "devices/checkpoint.h"
@@ -485,27 +486,67 @@ static int prepare_dir(const char *dir, dp_error *err) {
         return 0;
 }
 
-static void load_checkpoint(dp_kubelet *n) {
+/* A corrupt checkpoint is never trusted and never forgotten (DESIGN.md,
+ * "Durable state and failing closed"): the file is kept as <file>.corrupt
+ * and the ledger is rebuilt from every record of what running containers
+ * hold: the node's status file (what each container was given, written after
+ * every change), then what the damaged file still says (unverified) for
+ * containers the status file does not list (allocated after it was last
+ * written). Pods no manifest names are released as usual. The kubelet
+ * instead starts empty, and may hand a running pod's devices to another. */
+static void rebuild_checkpoint(dp_kubelet *n, const char *path, const char *buf, size_t len, const char *why) {
+        _cleanup_free_ char *bad = dp_asprintf("%s.corrupt", path);
+        bool kept = bad && rename(path, bad) == 0;
+        dp_devmgr *fresh = dp_devmgr_new();
+        if (!fresh) {
+                log_error("checkpoint %s is corrupt (%s) and there is no memory to rebuild it", path, why);
+                return;
+        }
+        dp_devmgr_free(n->dm);
+        n->dm = fresh;
+        size_t from_status = 0;
+        _cleanup_free_ char *spath = dp_asprintf("%s/%s", n->plugin_dir, DP_NODE_STATUS_FILE);
+        _cleanup_free_ char *sbuf = NULL;
+        size_t slen = 0;
+        dp_error se = DP_ERROR_INIT;
+        bool from_st = spath && dp_read_file(spath, DP_DOC_MAX_INPUT, &sbuf, &slen, &se) >= 0 &&
+                       dp_node_status_salvage(n->dm, sbuf, slen, &from_status, &se) >= 0;
+        dp_error e = DP_ERROR_INIT;
+        size_t before = dp_devmgr_n_allocs(n->dm);
+        bool from_file = buf && dp_node_checkpoint_salvage(n->dm, buf, len, &e) >= 0;
+        size_t from_file_n = dp_devmgr_n_allocs(n->dm) - before;
+        log_error("checkpoint %s is corrupt: %s; %s; ledger rebuilt from %s (%zu container device list(s)) and from "
+                  "%s (%zu more allocation(s)): their devices stay held until their pods go",
+                  path, why, kept ? "kept as <file>.corrupt" : "could not keep a copy",
+                  from_st ? DP_NODE_STATUS_FILE : "no readable status file", from_status,
+                  from_file ? "the damaged file, unverified" : "nothing of the damaged file", from_file_n);
+        n->checkpoint_error = dp_asprintf("%s: corrupt (%s); rebuilt from %s and %s", path, why,
+                                          from_file ? "the damaged file" : "-", from_st ? DP_NODE_STATUS_FILE : "-");
+}
+
+/* 0, or a negative errno with err set when the checkpoint exists but cannot
+ * be read (permissions, I/O, not a regular file): the node does not start
+ * on a state it cannot see. Corrupt or oversized content is rebuilt. */
+static int load_checkpoint(dp_kubelet *n, dp_error *err) {
         _cleanup_free_ char *path = dp_asprintf("%s/%s", n->plugin_dir, DP_CHECKPOINT_FILE_NAME);
         _cleanup_free_ char *buf = NULL;
         size_t len = 0;
         dp_error e = DP_ERROR_INIT;
-        if (!path) return;
+        if (!path) return dp_error_set(err, -ENOMEM, "out of memory");
         int r = dp_read_file(path, DP_CHECKPOINT_MAX_INPUT, &buf, &len, &e);
-        if (r == -ENOENT) return;
+        if (r == -ENOENT) return 0;
+        if (r == -ENOMEM) return dp_error_set(err, r, "%s", dp_error_msg(&e));
+        if (r < 0 && r != -E2BIG)
+                return dp_error_set(err, r, "checkpoint %s cannot be read (the node does not start without it): %s", path,
+                                    dp_error_msg(&e));
         if (r >= 0) r = dp_node_checkpoint_load(n->dm, buf, len, &e);
+        if (r == -ENOMEM) return dp_error_set(err, r, "%s", dp_error_msg(&e));
         if (r < 0) {
-                /* The kubelet carries on without the saved state; so do we, but loudly. */
-                log_error("checkpoint %s is corrupt and is not used: %s", path, dp_error_msg(&e));
-                n->checkpoint_error = dp_asprintf("%s: %s", path, dp_error_msg(&e));
-                dp_devmgr *fresh = dp_devmgr_new();
-                if (fresh) {
-                        dp_devmgr_free(n->dm);
-                        n->dm = fresh;
-                }
-                return;
+                rebuild_checkpoint(n, path, buf, len, dp_error_msg(&e));
+                return 0;
         }
         log_info("checkpoint %s: %zu allocation(s) restored", path, dp_devmgr_n_allocs(n->dm));
+        return 0;
 }
 
 /* Allocations of pods that no manifest names any more are released, as the
@@ -547,7 +588,7 @@ int dp_kubelet_new(dp_loop *l, const dp_node_config *cfg, dp_kubelet **ret, dp_e
 
         int r = prepare_dir(n->plugin_dir, err);
         if (r < 0) return r;
-        load_checkpoint(n);
+        if ((r = load_checkpoint(n, err)) < 0) return r;
         if (n->manifests_dir) {
                 struct stat st;
                 if (stat(n->manifests_dir, &st) < 0 || !S_ISDIR(st.st_mode))
