@@ -8,6 +8,7 @@
 #include <getopt.h>
 #include <stdio.h>
 
+#include "base/doc.h"
 #include "cel/slice-device.h"
 #include "model/model.h"
 #include "tools/devplane.h"
@@ -16,14 +17,17 @@
 
 static void usage(FILE *f) {
         fprintf(f, "usage: devplane cel EXPR -f FILE [-f FILE...] [--class NAME] [--list-type-attributes]\n"
-                   "                        [--no-consumable-capacity] [--cost]\n\n"
+                   "                        [--no-consumable-capacity] [--cost] [-o text|json|yaml]\n\n"
                    "Evaluate a CEL device selector (the DRA `device` environment) against every device\n"
                    "of the ResourceSlices in FILE (YAML or JSON, multi-document, List kinds).\n\n"
                    "  -f, --filename FILE         input file or directory (repeatable)\n"
                    "  --class NAME                also apply DeviceClass NAME's selectors (first)\n"
                    "  --list-type-attributes      enable DRAListTypeAttributes (list values, includes())\n"
                    "  --no-consumable-capacity    disable DRAConsumableCapacity (device.allowMultipleAllocations)\n"
-                   "  --cost                      print the estimated and actual cost\n");
+                   "  --cost                      print the estimated and actual cost\n"
+                   "  -o, --output FORMAT         text (one line a device, default), json or yaml\n\n"
+                   "Exit status: 0 every device evaluated, 1 a device gave a runtime error, 2 usage,\n"
+                   "bad input or a compile error, 3 out of memory.\n");
 }
 
 /* Print a compile error: the library's message already carries
@@ -37,6 +41,83 @@ typedef struct selector {
         char label[300];
 } selector;
 
+typedef enum { OUT_TEXT, OUT_JSON, OUT_YAML } out_format;
+
+/* -o json|yaml: one document, {expression, estimatedCost?, devices: [{pool,
+ * device, matches | error, cost?}]}, printed once every device is done (no
+ * partial output). */
+typedef struct output {
+        out_format fmt;
+        dp_doc_set *set;
+        dp_doc_node *devices;
+        bool oom;
+} output;
+
+static void out_device(output *o, const dp_resource_slice *s, const dp_device *d, const char *error, bool match,
+                       uint64_t cost, bool show_cost) {
+        dp_doc_set *set = o->set;
+        dp_doc_node *m = dp_doc_new_map(set);
+        int r = dp_doc_map_add(set, m, "driver", dp_doc_new_str(set, s->driver ? s->driver : ""));
+        if (r >= 0) r = dp_doc_map_add(set, m, "pool", dp_doc_new_str(set, s->pool_name ? s->pool_name : ""));
+        if (r >= 0) r = dp_doc_map_add(set, m, "device", dp_doc_new_str(set, d->name));
+        if (r >= 0 && error) r = dp_doc_map_add(set, m, "error", dp_doc_new_str(set, error));
+        if (r >= 0 && !error) r = dp_doc_map_add(set, m, "matches", dp_doc_new_bool(set, match));
+        if (r >= 0 && !error && show_cost) r = dp_doc_map_add(set, m, "cost", dp_doc_new_uint(set, cost));
+        if (r >= 0) r = dp_doc_seq_add(set, o->devices, m);
+        if (r < 0) o->oom = true;
+}
+
+static int finish_output(output *o, const char *expr, const dp_cel_program *prog, bool show_cost) {
+        dp_doc_set *set = o->set;
+        dp_doc_node *root = dp_doc_new_map(set);
+        int r = dp_doc_map_add(set, root, "expression", dp_doc_new_str(set, expr));
+        if (r >= 0 && show_cost)
+                r = dp_doc_map_add(set, root, "estimatedCost", dp_doc_new_uint(set, dp_cel_program_estimated_cost(prog)));
+        if (r >= 0 && show_cost) r = dp_doc_map_add(set, root, "costLimit", dp_doc_new_uint(set, DP_CEL_MAX_COST));
+        if (r >= 0) r = dp_doc_map_add(set, root, "devices", o->devices);
+        if (r < 0 || o->oom) return -ENOMEM;
+        _cleanup_(dp_strbuf_donep) dp_strbuf sb = DP_STRBUF_INIT;
+        dp_doc_emit(&sb, root, o->fmt == OUT_JSON ? DP_DOC_JSON_PRETTY : DP_DOC_YAML);
+        if (dp_strbuf_failed(&sb)) return -ENOMEM;
+        fputs(dp_strbuf_str(&sb), stdout);
+        return 0;
+}
+
+/* Evaluate the selectors in turn on one device and print (text) or record
+ * (json, yaml) the outcome. Returns 1 for a runtime error, 0 otherwise. */
+static int eval_device(const dp_resource_slice *s, const dp_device *d, selector *sel, size_t n_sel, bool show_cost,
+                       output *out) {
+        dp_error err = DP_ERROR_INIT;
+        dp_cel_attribute attrs[64];
+        dp_cel_capacity caps[64];
+        dp_cel_device dev;
+        char msg[1200];
+        if (out->fmt == OUT_TEXT) printf("%s/%s: ", s->pool_name ? s->pool_name : "", d->name);
+        if (d->n_attributes > ELEMENTSOF(attrs) || d->n_capacity > ELEMENTSOF(caps) ||
+            dp_cel_device_from_slice(s, d, attrs, caps, &dev) < 0) {
+                if (out->fmt == OUT_TEXT) printf("error: device exceeds the attribute limit\n");
+                else out_device(out, s, d, "device exceeds the attribute limit", false, 0, show_cost);
+                return 1;
+        }
+        bool match = true;
+        uint64_t cost = 0;
+        for (size_t k = 0; k < n_sel && match; k++) {
+                dp_cel_result res;
+                if (dp_cel_eval(sel[k].prog, &dev, &res, &err) < 0) {
+                        snprintf(msg, sizeof msg, "%s: CEL runtime error: %s", sel[k].label, dp_error_msg(&err));
+                        if (out->fmt == OUT_TEXT) printf("error: %s\n", msg);
+                        else out_device(out, s, d, msg, false, 0, show_cost);
+                        return 1;
+                }
+                match = res.matches;
+                cost += res.cost;
+        }
+        if (out->fmt != OUT_TEXT) out_device(out, s, d, NULL, match, cost, show_cost);
+        else if (show_cost) printf("%s (cost %llu)\n", match ? "true" : "false", (unsigned long long)cost);
+        else printf("%s\n", match ? "true" : "false");
+        return 0;
+}
+
 static int cmd_cel(int argc, char **argv) {
         static const struct option opts[] = {
                 {"filename", required_argument, NULL, 'f'},
@@ -44,6 +125,7 @@ static int cmd_cel(int argc, char **argv) {
                 {"list-type-attributes", no_argument, NULL, 'l'},
                 {"no-consumable-capacity", no_argument, NULL, 'n'},
                 {"cost", no_argument, NULL, 'C'},
+                {"output", required_argument, NULL, 'o'},
                 {"help", no_argument, NULL, 'h'},
                 {NULL, 0, NULL, 0},
         };
@@ -51,11 +133,13 @@ static int cmd_cel(int argc, char **argv) {
         size_t n_files = 0;
         const char *class_name = NULL;
         bool show_cost = false;
+        _cleanup_(dp_doc_set_freep) dp_doc_set *set = NULL;
+        output out = {.fmt = OUT_TEXT};
         dp_cel_options copts;
         dp_cel_options_init(&copts);
         int c;
         optind = 1;
-        while ((c = getopt_long(argc, argv, "f:h", opts, NULL)) >= 0) {
+        while ((c = getopt_long(argc, argv, "f:o:h", opts, NULL)) >= 0) {
                 switch (c) {
                 case 'f':
                         if (n_files == MAX_FILES) {
@@ -68,6 +152,15 @@ static int cmd_cel(int argc, char **argv) {
                 case 'l': copts.list_type_attributes = true; break;
                 case 'n': copts.consumable_capacity = false; break;
                 case 'C': show_cost = true; break;
+                case 'o':
+                        if (streq(optarg, "json")) out.fmt = OUT_JSON;
+                        else if (streq(optarg, "yaml")) out.fmt = OUT_YAML;
+                        else if (streq(optarg, "text")) out.fmt = OUT_TEXT;
+                        else {
+                                fprintf(stderr, "devplane cel: -o %s: expected text, json or yaml\n", optarg);
+                                return 2;
+                        }
+                        break;
                 case 'h': usage(stdout); return 0;
                 default: usage(stderr); return 2;
                 }
@@ -77,6 +170,15 @@ static int cmd_cel(int argc, char **argv) {
                 return 2;
         }
         const char *expr = argv[optind];
+        if (out.fmt != OUT_TEXT) {
+                set = dp_doc_set_new();
+                out.set = set;
+                out.devices = set ? dp_doc_new_seq(set) : NULL;
+                if (!out.devices) {
+                        fprintf(stderr, "devplane cel: out of memory\n");
+                        return 3;
+                }
+        }
 
         dp_error err = DP_ERROR_INIT;
         _cleanup_(dp_object_list_freep) dp_object_list *objs = NULL;
@@ -113,7 +215,7 @@ static int cmd_cel(int argc, char **argv) {
                 goto out;
         }
         n_sel++;
-        if (show_cost)
+        if (show_cost && out.fmt == OUT_TEXT)
                 printf("# estimated cost %llu (limit %llu)\n",
                        (unsigned long long)dp_cel_program_estimated_cost(sel[n_sel - 1].prog),
                        (unsigned long long)DP_CEL_MAX_COST);
@@ -124,36 +226,13 @@ static int cmd_cel(int argc, char **argv) {
                 if (objs->items[i].hdr->kind != DP_KIND_RESOURCE_SLICE) continue;
                 const dp_resource_slice *s = objs->items[i].slice;
                 for (size_t j = 0; j < s->n_devices; j++) {
-                        const dp_device *d = &s->devices[j];
-                        dp_cel_attribute attrs[64];
-                        dp_cel_capacity caps[64];
-                        dp_cel_device dev;
                         n_devices++;
-                        printf("%s/%s: ", s->pool_name ? s->pool_name : "", d->name);
-                        if (d->n_attributes > ELEMENTSOF(attrs) || d->n_capacity > ELEMENTSOF(caps) ||
-                            dp_cel_device_from_slice(s, d, attrs, caps, &dev) < 0) {
-                                printf("error: device exceeds the attribute limit\n");
-                                rc = 1;
-                                continue;
-                        }
-                        bool match = true;
-                        uint64_t cost = 0;
-                        for (size_t k = 0; k < n_sel && match; k++) {
-                                dp_cel_result res;
-                                if (dp_cel_eval(sel[k].prog, &dev, &res, &err) < 0) {
-                                        printf("error: %s: CEL runtime error: %s\n", sel[k].label, dp_error_msg(&err));
-                                        rc = 1;
-                                        match = false;
-                                        cost = UINT64_MAX;
-                                        break;
-                                }
-                                match = res.matches;
-                                cost += res.cost;
-                        }
-                        if (cost == UINT64_MAX) continue;
-                        if (show_cost) printf("%s (cost %llu)\n", match ? "true" : "false", (unsigned long long)cost);
-                        else printf("%s\n", match ? "true" : "false");
+                        if (eval_device(s, &s->devices[j], sel, n_sel, show_cost, &out) > 0) rc = 1;
                 }
+        }
+        if (out.fmt != OUT_TEXT && finish_output(&out, expr, sel[n_sel - 1].prog, show_cost) < 0) {
+                fprintf(stderr, "devplane cel: out of memory while building the output\n");
+                rc = 3;
         }
         if (n_devices == 0) fprintf(stderr, "devplane cel: no ResourceSlice devices in the input\n");
 out:

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0
  * devplane — one binary, one subcommand per cmd-*.c file. */
+#include <stdint.h>
 #include <stdio.h>
 
 #include "base/macros.h"
@@ -24,7 +25,63 @@ static void usage(FILE *f) {
         fprintf(f, "usage: devplane COMMAND [ARGS...]\n\n"
                    "Kubernetes device resources, both generations (Device Plugin and DRA).\n\ncommands:\n");
         for (size_t i = 0; i < n_commands; i++) fprintf(f, "  %-10s %s\n", commands[i]->name, commands[i]->summary);
-        fprintf(f, "\n`devplane COMMAND --help` describes a command.\n");
+        fprintf(f, "\n`devplane help COMMAND` (or `devplane COMMAND --help`) describes a command.\n");
+}
+
+static const dp_command *find_command(const char *name) {
+        for (size_t i = 0; i < n_commands; i++)
+                if (streq(commands[i]->name, name)) return commands[i];
+        return NULL;
+}
+
+/* Optimal string alignment distance (a swap of two neighbours counts one),
+ * for "did you mean": names are short, so the table is on the stack and
+ * longer input is simply "far". */
+#define SUGGEST_MAX_LEN 32
+static size_t name_distance(const char *a, const char *b) {
+        size_t la = strlen(a), lb = strlen(b);
+        if (la > SUGGEST_MAX_LEN || lb > SUGGEST_MAX_LEN) return SIZE_MAX;
+        size_t d[SUGGEST_MAX_LEN + 1][SUGGEST_MAX_LEN + 1];
+        for (size_t i = 0; i <= la; i++) d[i][0] = i;
+        for (size_t j = 0; j <= lb; j++) d[0][j] = j;
+        for (size_t i = 1; i <= la; i++)
+                for (size_t j = 1; j <= lb; j++) {
+                        size_t best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+                        if (d[i - 1][j] + 1 < best) best = d[i - 1][j] + 1;
+                        if (d[i][j - 1] + 1 < best) best = d[i][j - 1] + 1;
+                        if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < best)
+                                best = d[i - 2][j - 2] + 1;
+                        d[i][j] = best;
+                }
+        return d[la][lb];
+}
+
+/* "unknown command" with kubectl's hint: the commands within two edits, or
+ * the ones the word is a prefix of. */
+static int unknown_command(const char *name) {
+        fprintf(stderr, "devplane: unknown command '%s'\n", name);
+        bool any = false;
+        for (size_t i = 0; i < n_commands; i++) {
+                const char *c = commands[i]->name;
+                if (name_distance(name, c) <= 2 || (strlen(name) >= 2 && startswith(c, name))) {
+                        fprintf(stderr, "%s  %s\n", any ? "" : "\nDid you mean this?\n", c);
+                        any = true;
+                }
+        }
+        fprintf(stderr, "\nRun 'devplane --help' for the commands.\n");
+        return 2;
+}
+
+/* devplane help [COMMAND]: the command's own --help, on stdout. */
+static int help(int argc, char **argv) {
+        if (argc < 3) {
+                usage(stdout);
+                return 0;
+        }
+        const dp_command *c = find_command(argv[2]);
+        if (!c) return unknown_command(argv[2]);
+        char *args[] = {argv[2], (char *)"--help", NULL};
+        return c->run(2, args);
 }
 
 int main(int argc, char **argv) {
@@ -32,17 +89,16 @@ int main(int argc, char **argv) {
                 usage(stderr);
                 return 2;
         }
-        if (streq(argv[1], "--help") || streq(argv[1], "-h") || streq(argv[1], "help")) {
+        if (streq(argv[1], "--help") || streq(argv[1], "-h")) {
                 usage(stdout);
                 return 0;
         }
+        if (streq(argv[1], "help")) return help(argc, argv);
         if (streq(argv[1], "--version")) {
                 printf("devplane %s\n", DP_VERSION);
                 return 0;
         }
-        for (size_t i = 0; i < n_commands; i++)
-                if (streq(commands[i]->name, argv[1])) return commands[i]->run(argc - 1, argv + 1);
-        fprintf(stderr, "devplane: unknown command '%s'\n", argv[1]);
-        usage(stderr);
-        return 2;
+        const dp_command *c = find_command(argv[1]);
+        if (c) return c->run(argc - 1, argv + 1);
+        return unknown_command(argv[1]);
 }
