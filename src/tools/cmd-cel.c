@@ -91,7 +91,7 @@ static int eval_device(const dp_resource_slice *s, const dp_device *d, selector 
         dp_cel_attribute attrs[64];
         dp_cel_capacity caps[64];
         dp_cel_device dev;
-        char msg[1200];
+        char msg[2400]; /* a label (300) and a dp_error message (2048) fit whole */
         if (out->fmt == OUT_TEXT) printf("%s/%s: ", s->pool_name ? s->pool_name : "", d->name);
         if (d->n_attributes > ELEMENTSOF(attrs) || d->n_capacity > ELEMENTSOF(caps) ||
             dp_cel_device_from_slice(s, d, attrs, caps, &dev) < 0) {
