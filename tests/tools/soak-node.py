@@ -53,6 +53,7 @@ class Soak:
         self.node = self.agent = None
         self.pods = {}          # name -> ("v1", count) | ("v2", device, uid)
         self.removed = {}       # claim uid -> time its pod was removed
+        self.started = {}       # V1 pod -> the devices it was first seen Running with
         self.seq = 0
         self.uuid2id = {}
         self.violations = []
@@ -196,6 +197,7 @@ spec:
         name = self.rng.choice(sorted(self.pods))
         os.unlink(f"{self.mf}/{name}.yaml")
         p = self.pods.pop(name)
+        self.started.pop(name, None)
         if p[0] == "v2":
             self.removed[p[2]] = time.monotonic()
         self.log(f"remove {name}")
@@ -258,7 +260,7 @@ spec:
                 sig = self.signature(s)
                 if sig != last:
                     last, since = sig, time.monotonic()
-                elif time.monotonic() - since >= 1.2:
+                elif time.monotonic() - since >= self.a.settle_ms / 1000:
                     self.stats["settle_ms"].append((since - t0) * 1000)
                     return s
             time.sleep(0.1)
@@ -289,6 +291,14 @@ spec:
                 continue
             if p[0] == "v1" and len(v["v1pods"].get(name, [])) != p[1]:
                 self.violate("lost", f"{pod} Running with {v['v1pods'].get(name)} (wants {p[1]})")
+            elif p[0] == "v1":
+                # a running container keeps the devices it started with: if the
+                # node now says others, it forgot them and may hand them out
+                got = sorted(v["v1pods"][name])
+                first = self.started.setdefault(name, got)
+                if got != first:
+                    self.violate("lost", f"{pod} started with {first}, the node now says {got}")
+                    self.started[name] = got
             if p[0] == "v2" and v["v2pods"].get(pod) != {p[1]}:
                 self.violate("lost", f"{pod} Running with {v['v2pods'].get(pod)} (claim for {p[1]})")
         # 3. no claim prepared 10 s after its pod is gone
@@ -434,6 +444,7 @@ def main():
     ap.add_argument("--kill-rate", type=float, default=0.5, help="share of rounds that kill a daemon")
     ap.add_argument("--corrupt-rate", type=float, default=0.2, help="share of kills followed by a corruption")
     ap.add_argument("--settle-timeout", type=float, default=20.0)
+    ap.add_argument("--settle-ms", type=int, default=1200, help="status unchanged this long = settled")
     ap.add_argument("--keep", action="store_true", help="keep the temporary directory")
     ap.add_argument("--progress", action="store_true")
     a = ap.parse_args()
