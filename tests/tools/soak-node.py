@@ -224,7 +224,7 @@ spec:
                 continue
             m = re.match(r"dra-claim default/(\S+) uid=(\S+) driver=\S+ devices=(\S+)", l)
             if m:
-                v["claims"][m.group(2)] = [x.split("/")[-1] for x in m.group(3).split(",")]
+                v["claims"][m.group(2)] = [x.split("/")[-1] for x in m.group(3).split(",") if x != "-"]
         for f in glob.glob(f"{self.cdi}/*.json"):
             m = re.search(r"_(uid-v2-\d+)\.json$", f)
             if not m:
