@@ -284,6 +284,7 @@ static int admit(sim_run *r, sim_pod *sp) {
                         rr = dp_devnode_v1_allocate(sn->dev, res, (size_t)cnt, owner, &ids, &e);
                 }
         }
+        if (!sn->dev && rr >= 0) rr = sim_object_node_v1(r, sn, p, &ids);
         free(sp->node);
         sp->node = dp_strdup(p->node_name);
         if (rr == -ENOMEM || dp_strbuf_failed(&ids) || !sp->node) {
