@@ -218,6 +218,13 @@ set +e
 set -e
 [ "$rc" = 2 ] && grep -q 'standard input can be read only once' "$tmp/err" || fail "-f - twice: $rc $(cat "$tmp/err")"
 
+# a pod bound to a node the dump does not have waits there, saying so
+printf 'apiVersion: v1\nkind: Pod\nmetadata: {name: lost}\nspec: {nodeName: ghost, containers: [{name: c, image: x}]}\n' \
+        >"$tmp/ghost.yaml"
+"$DEVPLANE" simulate -f "$tmp/dump.yaml" -f "$tmp/ghost.yaml" >"$tmp/out2" 2>/dev/null || fail "pod on a missing node"
+grep -q '^default/lost  *Waiting  *ghost .*bound to node ghost, which is not in the input' "$tmp/out2" ||
+        fail "pod on a missing node: $(cat "$tmp/out2")"
+
 # 4. document numbers count within their file
 printf 'apiVersion: v1\nkind: Pod\nmetadata: {name: a}\nspec: {containers: [{name: c, image: x}]}\n---\n- not an object\n' \
         >"$tmp/second.yaml"
