@@ -800,11 +800,14 @@ typedef struct reason_count {
         size_t n;
 } reason_count;
 
-static void summarize(dp_sched_pod_info *info, size_t n_nodes) {
+/* -ENOMEM: the summary could not be written (the run fails, never a Pending
+ * pod without its reason). */
+static int summarize(dp_sched_pod_info *info, size_t n_nodes) {
         _cleanup_free_ reason_count *rc = calloc(info->n_reasons + 1, sizeof(*rc));
         size_t nrc = 0;
         _cleanup_free_ char **firsts = calloc(info->n_reasons + 1, sizeof(char *));
-        if (!rc || !firsts) return;
+        int ret = -ENOMEM;
+        if (!rc || !firsts) return ret;
         for (size_t i = 0; i < info->n_reasons; i++) {
                 const char *r = info->reasons[i].reason;
                 const char *nl = strchr(r, '\n');
@@ -824,12 +827,16 @@ static void summarize(dp_sched_pod_info *info, size_t n_nodes) {
                 for (size_t i = 0; i < nrc; i++)
                         dp_strbuf_printf(&sb, "%s %zu %s", i ? "," : ":", rc[i].n, rc[i].reason);
                 dp_strbuf_puts(&sb, ".");
+                char *m = dp_strbuf_steal(&sb);
+                if (!m) goto out;
                 free(info->message);
-                info->message = dp_strbuf_steal(&sb);
+                info->message = m;
+                ret = 0;
         }
 out:
         for (size_t i = 0; i < info->n_reasons; i++)
                 free(firsts[i]);
+        return ret;
 }
 
 static int add_reason(dp_sched_pod_info *info, const char *node, const char *reason) {
@@ -1418,8 +1425,10 @@ int dp_sched_plan_one(dp_sched *s, qpod *q, int64_t now_ms, dp_sched_plan **ret,
                 q->info.state = DP_POD_UNSCHEDULABLE;
                 if (nn == 0)
                         set_pod_message(q, "0/0 nodes are available.");
-                else
-                        summarize(&q->info, nn);
+                else if (summarize(&q->info, nn) < 0) {
+                        r = dp_error_set(err, -ENOMEM, "out of memory");
+                        goto out;
+                }
                 r = 0;
                 goto out;
         }

@@ -95,3 +95,6 @@ int sim_expand_workloads(sim_run *r, dp_object_list *l, dp_error *err);
 size_t sim_object_node_count(const dp_sim_input *in);
 int sim_add_object_nodes(sim_run *r, dp_error *err);
 int sim_whatif_apply(sim_run *r, dp_error *err);
+/* A pod admitted on a Node object's node: its extended resources that the
+ * node has, as "RESOURCE=COUNT" entries appended to ids (no device ids). */
+int sim_object_node_v1(sim_run *r, const sim_node *sn, const dp_pod *p, dp_strbuf *ids);

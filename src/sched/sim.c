@@ -266,7 +266,13 @@ static int admit(sim_run *r, sim_pod *sp) {
         if (!po.hdr || !po.pod->node_name) return 0;
         const dp_pod *p = po.pod;
         sim_node *sn = sim_find_node(r, p->node_name);
-        if (!sn) return 0;
+        if (!sn) { /* bound to a node the input does not have (a partial dump) */
+                if (sp->wait_msg) return 0;
+                free(sp->node);
+                sp->node = dp_strdup(p->node_name);
+                sp->wait_msg = dp_asprintf("bound to node %s, which is not in the input", p->node_name);
+                return sp->node && sp->wait_msg ? 0 : -ENOMEM;
+        }
         char prefix[1024];
         dp_fmt(prefix, sizeof(prefix), "%s/", sp->key);
         dp_strbuf ids = DP_STRBUF_INIT;
@@ -284,6 +290,7 @@ static int admit(sim_run *r, sim_pod *sp) {
                         rr = dp_devnode_v1_allocate(sn->dev, res, (size_t)cnt, owner, &ids, &e);
                 }
         }
+        if (!sn->dev && rr >= 0) rr = sim_object_node_v1(r, sn, p, &ids);
         free(sp->node);
         sp->node = dp_strdup(p->node_name);
         if (rr == -ENOMEM || dp_strbuf_failed(&ids) || !sp->node) {
