@@ -275,7 +275,10 @@ int dp_doc_parse_file(dp_doc_set *s, const char *path, dp_error *err) {
                 }
                 dp_strbuf_append(&sb, chunk, (size_t)k);
         }
-        if (dp_strbuf_failed(&sb)) return -ENOMEM;
+        if (dp_strbuf_failed(&sb)) {
+                dp_strbuf_done(&sb);
+                return -ENOMEM;
+        }
         int r = dp_doc_parse(s, dp_strbuf_str(&sb), sb.len, path, err);
         dp_strbuf_done(&sb);
         return r;

@@ -762,7 +762,6 @@ static const dp_resource_claim *view_claim(const dp_object_list *view, const cha
         return NULL;
 }
 
-static int cmp_str(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
 
 /* Per-node device totals and use, for binpack/spread. */
 static void node_fill(const dp_sched *s, const dp_object_list *view, const dp_node *n, const ext_req *ext, size_t n_ext,
@@ -795,58 +794,6 @@ static void node_fill(const dp_sched *s, const dp_object_list *view, const dp_no
         *ret_used = used;
 }
 
-typedef struct reason_count {
-        const char *reason;
-        size_t n;
-} reason_count;
-
-static void summarize(dp_sched_pod_info *info, size_t n_nodes) {
-        _cleanup_free_ reason_count *rc = calloc(info->n_reasons + 1, sizeof(*rc));
-        size_t nrc = 0;
-        _cleanup_free_ char **firsts = calloc(info->n_reasons + 1, sizeof(char *));
-        if (!rc || !firsts) return;
-        for (size_t i = 0; i < info->n_reasons; i++) {
-                const char *r = info->reasons[i].reason;
-                const char *nl = strchr(r, '\n');
-                firsts[i] = nl ? dp_strndup(r, (size_t)(nl - r)) : dp_strdup(r);
-                if (!firsts[i]) goto out;
-        }
-        qsort(firsts, info->n_reasons, sizeof(char *), cmp_str);
-        for (size_t i = 0; i < info->n_reasons; i++) {
-                if (nrc && streq(rc[nrc - 1].reason, firsts[i]))
-                        rc[nrc - 1].n++;
-                else
-                        rc[nrc++] = (reason_count){firsts[i], 1};
-        }
-        {
-                dp_strbuf sb = DP_STRBUF_INIT;
-                dp_strbuf_printf(&sb, "0/%zu nodes are available", n_nodes);
-                for (size_t i = 0; i < nrc; i++)
-                        dp_strbuf_printf(&sb, "%s %zu %s", i ? "," : ":", rc[i].n, rc[i].reason);
-                dp_strbuf_puts(&sb, ".");
-                free(info->message);
-                info->message = dp_strbuf_steal(&sb);
-        }
-out:
-        for (size_t i = 0; i < info->n_reasons; i++)
-                free(firsts[i]);
-}
-
-static int add_reason(dp_sched_pod_info *info, const char *node, const char *reason) {
-        dp_node_reason *nr = realloc(info->reasons, (info->n_reasons + 1) * sizeof(*nr));
-        if (!nr) return -ENOMEM;
-        info->reasons = nr;
-        nr[info->n_reasons].node = dp_strdup(node);
-        nr[info->n_reasons].reason = dp_strdup(reason);
-        if (!nr[info->n_reasons].node || !nr[info->n_reasons].reason) {
-                free(nr[info->n_reasons].node);
-                free(nr[info->n_reasons].reason);
-                return -ENOMEM;
-        }
-        info->n_reasons++;
-        return 0;
-}
-
 static void set_pod_message(qpod *q, const char *msg) {
         dp_sched_info_clear_reasons(&q->info);
         free(q->info.message);
@@ -877,7 +824,28 @@ typedef struct cycle {
         size_t best_idx[34]; /* the DRA handles tried on best_node */
         bool best_via_dra[32];
         bool quiet; /* a pass that only looks for the best node: no reasons */
+        dp_diag_hist hist;        /* the attempt's verdicts, counted */
+        /* the fast pass found no node: its memo says where the claims
+         * failed, so the reasons need not ask the allocator again */
+        const struct dp_sched_dra_memo *none_memo;
+        sched_verdicts *verdicts; /* dp_sched_diagnose: every node's verdict instead */
 } cycle;
+
+/* Node n does not take the pod: count why (or, diagnosing, keep it with
+ * the allocator's detail). 0, or -ENOMEM. */
+static int verdict(cycle *c, const dp_node *n, dp_verdict_code code, const char *arg, const char *detail) {
+        if (c->quiet) return 0;
+        int64_t id = dp_diag_intern(&c->s->strings, arg);
+        if (id < 0) return -ENOMEM;
+        if (!c->verdicts) return dp_diag_hist_add(&c->hist, code, (uint32_t)id);
+        sched_verdicts *v = c->verdicts;
+        if (DP_GROW(v->v, v->cap, v->n + 1) < 0) return -ENOMEM;
+        dp_sched_node_verdict *nv = &v->v[v->n];
+        *nv = (dp_sched_node_verdict){n->meta.name, code, dp_diag_string(&c->s->strings, (uint32_t)id), NULL};
+        if (detail && detail[0] && !(nv->detail = dp_strdup(detail))) return -ENOMEM;
+        v->n++;
+        return 0;
+}
 
 static void cycle_done(cycle *c) {
         if (c->dra_kept)
@@ -893,6 +861,7 @@ static void cycle_done(cycle *c) {
         for (size_t i = 0; i < c->best_n_allocs; i++)
                 dp_allocation_result_free(c->best_allocs ? c->best_allocs[i] : NULL);
         free(c->best_allocs);
+        dp_diag_hist_clear(&c->hist);
 }
 
 static bool snapshot_kind(dp_kind k) {
@@ -988,23 +957,22 @@ static bool alloc_reachable(const dp_allocation_result *a, const dp_node *n) {
 
 /* One node. Returns 1 feasible (key filled), 0 not (reason added unless
  * c->quiet), <0 error. */
-static int try_node(cycle *c, const dp_node *n, int64_t key[2], dp_allocation_result ***ret_allocs,
+static int try_node(cycle *c, const dp_node *n, size_t ni, int64_t key[2], dp_allocation_result ***ret_allocs,
                     size_t *ret_n_allocs, size_t ret_idx[34], bool via_dra[32], dp_error *err) {
-        dp_sched_pod_info *info = &c->q->info;
         const char *nn = n->meta.name;
-        if (n->unschedulable) return c->quiet ? 0 : add_reason(info, nn, "node(s) were unschedulable");
+        if (n->unschedulable) return verdict(c, n, DP_VERDICT_NODE_UNSCHEDULABLE, NULL, NULL);
         const dp_taint *t = untolerated_taint(n, c->pod);
         if (t) {
                 if (c->quiet) return 0;
                 char m[512];
-                dp_fmt(m, sizeof(m), "node(s) had untolerated taint {%s: %s}", t->key, t->value ? t->value : "");
-                return add_reason(info, nn, m);
+                dp_fmt(m, sizeof(m), "{%s: %s}", t->key, t->value ? t->value : "");
+                return verdict(c, n, DP_VERDICT_TAINT, m, NULL);
         }
-        if (!node_affinity_ok(c->pod, n))
-                return c->quiet ? 0 : add_reason(info, nn, "node(s) didn't match Pod's node affinity/selector");
+        if (!node_affinity_ok(c->pod, n)) return verdict(c, n, DP_VERDICT_AFFINITY, NULL, NULL);
         for (int k = 0; k < 2; k++)
                 if (c->native[k] > 0 && c->native[k] > node_native(n, k) - native_used(c->s, nn, k))
-                        return c->quiet ? 0 : add_reason(info, nn, k ? "Insufficient memory" : "Insufficient cpu");
+                        return verdict(c, n, k ? DP_VERDICT_INSUFFICIENT_MEMORY : DP_VERDICT_INSUFFICIENT_CPU, NULL,
+                                       NULL);
         int64_t req_units = 0;
         bool any_dra_ext = false;
         for (size_t k = 0; k < c->n_ext && k < 32; k++) {
@@ -1021,26 +989,16 @@ static int try_node(cycle *c, const dp_node *n, int64_t key[2], dp_allocation_re
                         }
                 }
                 int64_t alloc = a ? dp_quantity_value(&a->value) : 0;
-                if (e->count > alloc - ext_used(c->s, nn, e->name)) {
-                        if (c->quiet) return 0;
-                        char m[512];
-                        dp_fmt(m, sizeof(m), "Insufficient %s", e->name);
-                        return add_reason(info, nn, m);
-                }
+                if (e->count > alloc - ext_used(c->s, nn, e->name))
+                        return verdict(c, n, DP_VERDICT_INSUFFICIENT, e->name, NULL);
                 req_units += e->count;
         }
         size_t idx[34], n_idx = 0;
         for (size_t i = 0; i < c->n_claims; i++) {
                 const dp_resource_claim *cl = c->claims[i].claim;
                 if (cl->allocation) {
-                        if (!alloc_reachable(cl->allocation, n)) {
-                                if (c->quiet) return 0;
-                                char m[512];
-                                dp_fmt(m, sizeof(m),
-                                       "resourceclaim %s is allocated to devices another node cannot reach",
-                                       cl->meta.name);
-                                return add_reason(info, nn, m);
-                        }
+                        if (!alloc_reachable(cl->allocation, n))
+                                return verdict(c, n, DP_VERDICT_CLAIM_UNREACHABLE, cl->meta.name, NULL);
                 } else if (n_idx < 32)
                         idx[n_idx++] = c->claims[i].prep;
         }
@@ -1064,19 +1022,14 @@ static int try_node(cycle *c, const dp_node *n, int64_t key[2], dp_allocation_re
         _cleanup_strbuf_ dp_strbuf why = DP_STRBUF_INIT;
         unsigned sub = 0;
         size_t units = 0;
-        int r = dp_sched_dra_try_count(c->dra, nn, idx, n_idx, &sub, &units, c->quiet ? NULL : &why, err);
+        if (c->none_memo && !any_dra_ext && (c->none_memo->failed[ni / 64] >> (ni % 64) & 1))
+                return verdict(c, n, DP_VERDICT_DRA, NULL, NULL);
+        /* the allocator's detail only for a diagnosis: an attempt keeps counts */
+        int r = dp_sched_dra_try_count(c->dra, nn, idx, n_idx, &sub, &units, c->verdicts ? &why : NULL, err);
         if (r < 0) return r;
-        if (r == 0 && c->quiet) return 0;
         if (r == 0) {
-                dp_strbuf m = DP_STRBUF_INIT;
-                dp_strbuf_puts(&m, "cannot allocate all claims");
-                if (why.len) {
-                        dp_strbuf_putc(&m, '\n');
-                        dp_strbuf_puts(&m, dp_strbuf_str(&why));
-                }
-                int rr = dp_strbuf_failed(&m) ? -ENOMEM : add_reason(info, nn, dp_strbuf_str(&m));
-                dp_strbuf_done(&m);
-                return rr;
+                if (dp_strbuf_failed(&why)) return -ENOMEM;
+                return verdict(c, n, DP_VERDICT_DRA, NULL, why.len ? dp_strbuf_str(&why) : NULL);
         }
         req_units += (int64_t)units;
         int64_t total, used;
@@ -1246,6 +1199,7 @@ static int fast_pass(cycle *c, int *ret, dp_error *err) {
                         }
                 if (ni == SIZE_MAX) {
                         *ret = FAST_NONE;
+                        c->none_memo = memo;
                         return 0;
                 }
                 const char *name = u->tab[ni]->meta.name;
@@ -1333,16 +1287,16 @@ static int make_plan(cycle *c, dp_sched_plan **ret) {
         return 0;
 }
 
-int dp_sched_plan_one(dp_sched *s, qpod *q, int64_t now_ms, dp_sched_plan **ret, dp_error *err) {
-        cycle c = {.s = s, .q = q};
+/* One cycle for q; with `v` (a diagnosis) every node's verdict is kept,
+ * nothing is planned and 1 means the verdicts are there. */
+static int plan_cycle(dp_sched *s, qpod *q, sched_verdicts *v, dp_sched_plan **ret, dp_error *err) {
+        cycle c = {.s = s, .q = q, .verdicts = v};
         size_t nn = 0;
         uint64_t rv = 0;
         dp_object po = dp_store_get(s->store, DP_KIND_POD, q->ns, q->name, &rv);
         if (!po.hdr) return dp_error_set(err, -ENOENT, "pod %s not found", q->key);
         c.pod = po.pod;
         c.pod_rv = rv;
-        q->info.attempts++;
-        dp_sched_info_clear_reasons(&q->info);
         int r = usage_sync(s);
         /* a view of the store with the assumed claims in it, for gangs only:
          * otherwise the kept snapshot and counters stand for it */
@@ -1368,8 +1322,8 @@ int dp_sched_plan_one(dp_sched *s, qpod *q, int64_t now_ms, dp_sched_plan **ret,
         /* The best node first, without reasons (in score order when the
          * score can be known before allocating, else over every node);
          * only when nothing fits, every node again for its reason. */
-        int fast = FAST_UNDECIDED;
-        if ((r = fast_pass(&c, &fast, err)) < 0) goto out;
+        int fast = v ? FAST_NONE : FAST_UNDECIDED;
+        if (!v && (r = fast_pass(&c, &fast, err)) < 0) goto out;
         for (int pass = fast == FAST_UNDECIDED ? 0 : fast == FAST_NONE ? 1 : 2; pass < 2 && !c.best_node;
              pass++) {
                 c.quiet = pass == 0;
@@ -1382,7 +1336,7 @@ int dp_sched_plan_one(dp_sched *s, qpod *q, int64_t now_ms, dp_sched_plan **ret,
                         size_t idx[34];
                         nerr.code = 0;
                         nerr.msg[0] = '\0';
-                        r = try_node(&c, nodes[ni], key, &allocs, &n_allocs, idx, via, &nerr);
+                        r = try_node(&c, nodes[ni], ni, key, &allocs, &n_allocs, idx, via, &nerr);
                         if (r < 0 && r != -ENOMEM) {
                                 /* undecidable (a selector failed at run time): pod-level */
                                 set_pod_message(q, dp_error_msg(&nerr));
@@ -1391,6 +1345,14 @@ int dp_sched_plan_one(dp_sched *s, qpod *q, int64_t now_ms, dp_sched_plan **ret,
                         }
                         if (r < 0) goto out;
                         if (r == 0) continue;
+                        if (v) { /* a diagnosis: every node, no plan */
+                                for (size_t x = 0; x < n_allocs; x++)
+                                        dp_allocation_result_free(allocs ? allocs[x] : NULL);
+                                free(allocs);
+                                c.quiet = false;
+                                if ((r = verdict(&c, nodes[ni], DP_VERDICT_FIT, NULL, NULL)) < 0) goto out;
+                                continue;
+                        }
                         bool better = !c.best_node || key[0] > c.best_key[0] ||
                                       (key[0] == c.best_key[0] && key[1] > c.best_key[1]);
                         if (better) {
@@ -1414,12 +1376,22 @@ int dp_sched_plan_one(dp_sched *s, qpod *q, int64_t now_ms, dp_sched_plan **ret,
                 }
         }
         c.quiet = false;
+        if (v) {
+                r = 1;
+                goto out;
+        }
         if (!c.best_node) {
                 q->info.state = DP_POD_UNSCHEDULABLE;
-                if (nn == 0)
-                        set_pod_message(q, "0/0 nodes are available.");
-                else
-                        summarize(&q->info, nn);
+                char *m = dp_diag_message(&c.hist, &s->strings, nn);
+                if (!m) {
+                        r = -ENOMEM;
+                        goto out;
+                }
+                free(q->info.message);
+                q->info.message = m;
+                dp_diag_hist_clear(&q->info.reasons);
+                q->info.reasons = c.hist;
+                c.hist = (dp_diag_hist){0};
                 r = 0;
                 goto out;
         }
@@ -1442,7 +1414,17 @@ int dp_sched_plan_one(dp_sched *s, qpod *q, int64_t now_ms, dp_sched_plan **ret,
         r = make_plan(&c, ret);
         if (r >= 0) r = 1;
 out:
-        (void)now_ms;
         cycle_done(&c);
         return r;
+}
+
+int dp_sched_plan_one(dp_sched *s, qpod *q, int64_t now_ms, dp_sched_plan **ret, dp_error *err) {
+        (void)now_ms;
+        q->info.attempts++;
+        dp_sched_info_clear_reasons(&q->info);
+        return plan_cycle(s, q, NULL, ret, err);
+}
+
+int dp_sched_diagnose_one(dp_sched *s, qpod *q, sched_verdicts *v, dp_error *err) {
+        return plan_cycle(s, q, v, NULL, err);
 }

@@ -8,27 +8,33 @@
 #include "tools/devplane.h"
 
 static void usage(FILE *f) {
-        fprintf(f, "usage: devplane explain [pod] [NAMESPACE/]NAME [-f FILE|DIR...]\n"
+        fprintf(f, "usage: devplane explain [pod] [NAMESPACE/]NAME [-f FILE|DIR...] [--details]\n"
                    "                        [--feature-gates DRADeviceCompatibilityGroups=true|false]\n\n"
                    "Simulates the input (as `devplane simulate` does; the built-in scenario without -f) and\n"
-                   "says why the pod is Pending, as kube-scheduler sums it up, with the closest nodes' detail;\n"
-                   "or where it runs, and whether it shares a physical GPU through time-slicing.\n"
+                   "says why the pod is Pending, as kube-scheduler sums it up (\"0/500 nodes are available:\n"
+                   "320 Insufficient nvidia.com/gpu, 180 cannot allocate all claims.\"), then the nodes grouped\n"
+                   "by reason with the first of each and the failing claim and request; or where it runs, and\n"
+                   "whether it shares a physical GPU.\n"
+                   "--details (-v): every node's reason and detail (resources short first).\n"
                    "--feature-gates: as `devplane simulate`.\n"
-                   "Exit status: 0 explained, 2 bad input or no such pod.\n");
+                   "Exit status: 0 explained, 2 bad input or no such pod, 3 out of memory (the message says\n"
+                   "what was being built and how big the input was).\n");
 }
 
 static int cmd_explain(int argc, char **argv) {
         static const struct option opts[] = {{"filename", required_argument, NULL, 'f'},
                                              {"feature-gates", required_argument, NULL, 'g'},
+                                             {"details", no_argument, NULL, 'v'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
         _cleanup_free_ const char **paths = calloc((size_t)argc + 1, sizeof(char *));
         size_t n_paths = 0;
         dp_alloc_cluster_options gates = {0};
-        if (!paths) return 2;
+        bool details = false;
+        if (!paths) return DP_EXIT_NO_MEMORY;
         optind = 1;
         int c;
-        while ((c = getopt_long(argc, argv, "f:h", opts, NULL)) >= 0) {
+        while ((c = getopt_long(argc, argv, "f:vh", opts, NULL)) >= 0) {
                 switch (c) {
                 case 'f': paths[n_paths++] = optarg; break;
                 case 'g':
@@ -38,6 +44,7 @@ static int cmd_explain(int argc, char **argv) {
                                 return 2;
                         }
                         break;
+                case 'v': details = true; break;
                 case 'h': usage(stdout); return 0;
                 default: usage(stderr); return 2;
                 }
@@ -55,10 +62,11 @@ static int cmd_explain(int argc, char **argv) {
         _cleanup_strbuf_ dp_strbuf out = DP_STRBUF_INIT;
         if (r >= 0) {
                 in->alloc = gates;
-                r = dp_sim_explain(in, pod, &out, &err);
+                r = dp_sim_explain_details(in, pod, details, &out, &err);
         }
+        if (r == -ENOMEM) return dp_tool_out_of_memory("explain", in ? dp_error_msg(&err) : NULL, paths, n_paths);
         if (r < 0) {
-                fprintf(stderr, "devplane explain: %s\n", r == -ENOMEM ? "out of memory" : dp_error_msg(&err));
+                fprintf(stderr, "devplane explain: %s\n", dp_error_msg(&err));
                 return 2;
         }
         fputs(dp_strbuf_str(&out), stdout);
