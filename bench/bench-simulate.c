@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0
  * bench-simulate — `devplane simulate` end to end, as a user runs it: the
  * real binary on a generated cluster, timed from the outside (wall clock,
- * and peak resident memory from wait4's rusage ru_maxrss).
+ * CPU time user + system and peak resident memory from wait4's rusage:
+ * on a shared machine the CPU time is the figure that does not depend on
+ * the load).
  *
  * The input (issue 13's shape): N nodes of the built-in a100-80gb-8 profile
  * (8 whole GPUs each), the first half a device-plugin (V1) group, the second
@@ -135,7 +137,7 @@ static double now_s(void) {
 }
 
 /* One run of the binary; stdout to /dev/null. 0 and the figures, or -1. */
-static int run_once(const char *devplane, const char *input, const char *report, double *ret_wall,
+static int run_once(const char *devplane, const char *input, const char *report, double *ret_wall, double *ret_cpu,
                     long *ret_maxrss_kib, int *ret_status) {
         double t0 = now_s();
         pid_t pid = fork();
@@ -154,6 +156,8 @@ static int run_once(const char *devplane, const char *input, const char *report,
         struct rusage ru;
         if (wait4(pid, &status, 0, &ru) < 0) return -1;
         *ret_wall = now_s() - t0;
+        *ret_cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+                   (double)ru.ru_stime.tv_usec / 1e6;
         *ret_maxrss_kib = ru.ru_maxrss;
         *ret_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
         return 0;
@@ -219,8 +223,10 @@ int main(int argc, char **argv) {
         printf("bench-simulate: %s simulate -o json [--report], %u run(s) each, %u pods per node, seed %llu\n",
                devplane, runs, per_node, (unsigned long long)seed);
         printf("machine: %s %s, %ld CPUs online\n\n", u.machine, u.release, sysconf(_SC_NPROCESSORS_ONLN));
-        printf("| nodes | pods   | --report | wall s median (min-max) | peak RSS MiB median (min-max) | exit |\n");
-        printf("|-------|--------|----------|-------------------------|-------------------------------|------|\n");
+        double load[3] = {0, 0, 0};
+        if (getloadavg(load, 3) > 0) printf("load average at start: %.2f %.2f %.2f\n\n", load[0], load[1], load[2]);
+        printf("| nodes | pods   | --report | wall s median (min-max) | CPU s median (min-max) | peak RSS MiB median (min-max) | exit |\n");
+        printf("|-------|--------|----------|-------------------------|------------------------|-------------------------------|------|\n");
         fflush(stdout);
         int rc = 0;
         for (const char *p = sizes; *p;) {
@@ -236,20 +242,21 @@ int main(int argc, char **argv) {
                 generate(f, n, per_node, seed, false);
                 if (fclose(f) != 0) return perror(input), 1;
                 for (int rep = 0; rep < (with_report ? 2 : 1); rep++) {
-                        double wall[100], rss[100];
+                        double wall[100], cpu[100], rss[100];
                         int st = 0;
                         for (unsigned i = 0; i < runs; i++) {
                                 long kib = 0;
-                                if (run_once(devplane, input, rep ? report : NULL, &wall[i], &kib, &st) < 0)
+                                if (run_once(devplane, input, rep ? report : NULL, &wall[i], &cpu[i], &kib, &st) < 0)
                                         return perror("run"), 1;
                                 rss[i] = (double)kib / 1024.0;
                                 if (st) rc = 1;
                         }
                         qsort(wall, runs, sizeof(double), cmp_d);
+                        qsort(cpu, runs, sizeof(double), cmp_d);
                         qsort(rss, runs, sizeof(double), cmp_d);
-                        printf("| %5u | %6u | %-8s | %6.2f (%.2f-%.2f)%*s | %7.0f (%.0f-%.0f)%*s | %4d |\n", n,
-                               n * per_node, rep ? "yes" : "no", wall[runs / 2], wall[0], wall[runs - 1], 5, "",
-                               rss[runs / 2], rss[0], rss[runs - 1], 8, "", st);
+                        printf("| %5u | %6u | %-8s | %7.2f (%.2f-%.2f) | %6.2f (%.2f-%.2f) | %6.0f (%.0f-%.0f) | %4d |\n", n,
+                               n * per_node, rep ? "yes" : "no", wall[runs / 2], wall[0], wall[runs - 1],
+                               cpu[runs / 2], cpu[0], cpu[runs - 1], rss[runs / 2], rss[0], rss[runs - 1], st);
                         fflush(stdout);
                 }
                 unlink(input);

@@ -320,6 +320,14 @@ typedef struct score_cache {
         size_t dirty_pos;
         uint64_t dra_gen, memo_epoch;
         bool valid;
+        /* When no node fits the shape: each node's verdict (code << 32 |
+         * argument id) and their histogram, kept like the scores (valid
+         * with them; nodes in the dirty log after vdirty_pos again), so a
+         * Pending pod's reasons cost the changed nodes, not every node. */
+        uint64_t *verdict;
+        dp_diag_hist hist;
+        size_t vdirty_pos;
+        bool vvalid;
 } score_cache;
 
 static void caches_free(sched_usage *u) {
@@ -328,6 +336,8 @@ static void caches_free(sched_usage *u) {
         while (u->caches && dp_hashmap_iter(u->caches, &i, NULL, &v)) {
                 score_cache *sc = v;
                 free(sc->score);
+                free(sc->verdict);
+                dp_diag_hist_clear(&sc->hist);
                 free(sc->key);
                 free(sc);
         }
@@ -615,10 +625,11 @@ static int nodes_sync(dp_sched *s) {
         return 0;
 }
 
-/* What pods bound to (or assumed on) `node` hold of `name` via device plugins. */
-static int64_t ext_used(const dp_sched *s, const char *node, const char *name) {
+/* What pods bound to (or assumed on) `node` hold of `name` via device
+ * plugins; nu: the node's counters when the caller has them (else looked up). */
+static int64_t ext_used_nu_or(const dp_sched *s, node_use *nu, const char *node, const char *name) {
         int64_t used = 0;
-        node_use *nu = dp_hashmap_get(s->usage->nodes, node);
+        if (!nu) nu = dp_hashmap_get(s->usage->nodes, node);
         ext_use *e = nu ? node_ext(nu, name, false) : NULL;
         if (e) used = e->count;
         for (size_t a = 0; a < s->n_assumed; a++) {
@@ -630,9 +641,13 @@ static int64_t ext_used(const dp_sched *s, const char *node, const char *name) {
         return used;
 }
 
+static int64_t ext_used(const dp_sched *s, const char *node, const char *name) {
+        return ext_used_nu_or(s, NULL, node, name);
+}
+
 /* What pods bound to (or assumed on) the node hold of cpu (k 0) or memory (k 1). */
-static int64_t native_used(const dp_sched *s, const char *node, int k) {
-        const node_use *nu = dp_hashmap_get(s->usage->nodes, node);
+static int64_t native_used(const dp_sched *s, const node_use *nu, const char *node, int k) {
+        if (!nu) nu = dp_hashmap_get(s->usage->nodes, node);
         int64_t used = nu ? (k ? nu->mem_used : nu->cpu_used) : 0;
         for (size_t a = 0; a < s->n_assumed; a++)
                 if (streq(s->assumed[a]->node, node)) used += k ? s->assumed[a]->mem : s->assumed[a]->cpu_m;
@@ -828,6 +843,10 @@ typedef struct cycle {
         /* the fast pass found no node: its memo says where the claims
          * failed, so the reasons need not ask the allocator again */
         const struct dp_sched_dra_memo *none_memo;
+        const char *last_arg; /* verdict(): the last argument interned, and its id */
+        uint32_t last_id;
+        struct score_cache *none_sc; /* the fast pass's cache for the shape (FAST_NONE) */
+        uint64_t *rec;               /* verdict(): record here instead of counting */
         sched_verdicts *verdicts; /* dp_sched_diagnose: every node's verdict instead */
 } cycle;
 
@@ -835,8 +854,19 @@ typedef struct cycle {
  * the allocator's detail). 0, or -ENOMEM. */
 static int verdict(cycle *c, const dp_node *n, dp_verdict_code code, const char *arg, const char *detail) {
         if (c->quiet) return 0;
-        int64_t id = dp_diag_intern(&c->s->strings, arg);
-        if (id < 0) return -ENOMEM;
+        int64_t id = 0;
+        if (arg && arg == c->last_arg) /* the same string as the last node's: no lookup */
+                id = c->last_id;
+        else if ((id = dp_diag_intern(&c->s->strings, arg)) < 0)
+                return -ENOMEM;
+        else if (code == DP_VERDICT_INSUFFICIENT || code == DP_VERDICT_CLAIM_UNREACHABLE) {
+                c->last_arg = arg; /* a name the cycle holds, not a scratch buffer */
+                c->last_id = (uint32_t)id;
+        }
+        if (c->rec) {
+                *c->rec = (uint64_t)code << 32 | (uint32_t)id;
+                return 0;
+        }
         if (!c->verdicts) return dp_diag_hist_add(&c->hist, code, (uint32_t)id);
         sched_verdicts *v = c->verdicts;
         if (DP_GROW(v->v, v->cap, v->n + 1) < 0) return -ENOMEM;
@@ -960,6 +990,9 @@ static bool alloc_reachable(const dp_allocation_result *a, const dp_node *n) {
 static int try_node(cycle *c, const dp_node *n, size_t ni, int64_t key[2], dp_allocation_result ***ret_allocs,
                     size_t *ret_n_allocs, size_t ret_idx[34], bool via_dra[32], dp_error *err) {
         const char *nn = n->meta.name;
+        /* the node's counters from the table (the loop walks it in order) */
+        sched_usage *u = c->s->usage;
+        node_use *nu = ni < u->n_tab && u->tab[ni] == n ? u->tab_use[ni] : NULL;
         if (n->unschedulable) return verdict(c, n, DP_VERDICT_NODE_UNSCHEDULABLE, NULL, NULL);
         const dp_taint *t = untolerated_taint(n, c->pod);
         if (t) {
@@ -970,7 +1003,7 @@ static int try_node(cycle *c, const dp_node *n, size_t ni, int64_t key[2], dp_al
         }
         if (!node_affinity_ok(c->pod, n)) return verdict(c, n, DP_VERDICT_AFFINITY, NULL, NULL);
         for (int k = 0; k < 2; k++)
-                if (c->native[k] > 0 && c->native[k] > node_native(n, k) - native_used(c->s, nn, k))
+                if (c->native[k] > 0 && c->native[k] > node_native(n, k) - native_used(c->s, nu, nn, k))
                         return verdict(c, n, k ? DP_VERDICT_INSUFFICIENT_MEMORY : DP_VERDICT_INSUFFICIENT_CPU, NULL,
                                        NULL);
         int64_t req_units = 0;
@@ -989,7 +1022,7 @@ static int try_node(cycle *c, const dp_node *n, size_t ni, int64_t key[2], dp_al
                         }
                 }
                 int64_t alloc = a ? dp_quantity_value(&a->value) : 0;
-                if (e->count > alloc - ext_used(c->s, nn, e->name))
+                if (e->count > alloc - ext_used_nu_or(c->s, nu, nn, e->name))
                         return verdict(c, n, DP_VERDICT_INSUFFICIENT, e->name, NULL);
                 req_units += e->count;
         }
@@ -1182,6 +1215,7 @@ static int fast_pass(cycle *c, int *ret, dp_error *err) {
                 for (size_t ni = 0; ni < nn; ni++)
                         score[ni] = node_score(c, ext_ids, memo, units, ni);
                 if (sc) {
+                        sc->vvalid = false;
                         sc->valid = true;
                         sc->dra_gen = s->dra_gen;
                         sc->memo_epoch = memo ? memo->epoch : 0;
@@ -1200,6 +1234,7 @@ static int fast_pass(cycle *c, int *ret, dp_error *err) {
                 if (ni == SIZE_MAX) {
                         *ret = FAST_NONE;
                         c->none_memo = memo;
+                        c->none_sc = sc;
                         return 0;
                 }
                 const char *name = u->tab[ni]->meta.name;
@@ -1287,6 +1322,83 @@ static int make_plan(cycle *c, dp_sched_plan **ret) {
         return 0;
 }
 
+static int hist_sub(dp_diag_hist *h, uint64_t v) {
+        for (size_t i = 0; i < h->n; i++)
+                if (h->v[i].code == (uint16_t)(v >> 32) && h->v[i].arg == (uint32_t)v) {
+                        if (h->v[i].nodes) h->v[i].nodes--;
+                        return 0;
+                }
+        return -ENOENT;
+}
+
+/* One node's verdict into *ret (try_node's filters; the allocator only
+ * where the memo does not already say the claims failed). 1: it fits after
+ * all (the cache cannot stand for the pass), 0, or <0. */
+static int record_verdict(cycle *c, const dp_node *const *nodes, size_t ni, uint64_t *ret, dp_error *err) {
+        int64_t key[2];
+        dp_allocation_result **allocs = NULL;
+        size_t n_allocs = 0, idx[34];
+        bool via[32] = {0};
+        dp_error nerr;
+        nerr.code = 0;
+        nerr.msg[0] = '\0';
+        (void)err;
+        *ret = UINT64_MAX;
+        c->rec = ret;
+        c->quiet = false;
+        int r = try_node(c, nodes[ni], ni, key, &allocs, &n_allocs, idx, via, &nerr);
+        c->rec = NULL;
+        for (size_t x = 0; x < n_allocs; x++)
+                dp_allocation_result_free(allocs ? allocs[x] : NULL);
+        free(allocs);
+        if (r < 0 && r != -ENOMEM) return -EAGAIN; /* undecidable: the full pass says so */
+        if (r == 0 && *ret == UINT64_MAX) return -EAGAIN; /* no verdict recorded: not expected */
+        return r;
+}
+
+/* The fast pass found no node and keeps a cache for the shape: the reasons
+ * from the cache's verdicts, brought up to date node by node. 1 done (the
+ * histogram in c->hist), 0 the full pass must run, <0 error. */
+static int cached_reasons(cycle *c, const dp_node *const *nodes, size_t nn, dp_error *err) {
+        score_cache *sc = c->none_sc;
+        sched_usage *u = c->s->usage;
+        if (!sc || c->verdicts || c->s->n_assumed || u->n_tab != nn) return 0;
+        if (!sc->verdict && !(sc->verdict = malloc((nn + 1) * sizeof(*sc->verdict)))) return 0;
+        int r = 0;
+        if (!sc->vvalid) {
+                dp_diag_hist_clear(&sc->hist);
+                for (size_t ni = 0; ni < nn && r == 0; ni++) {
+                        r = record_verdict(c, nodes, ni, &sc->verdict[ni], err);
+                        if (r == 0)
+                                r = dp_diag_hist_add(&sc->hist, (dp_verdict_code)(sc->verdict[ni] >> 32),
+                                                     (uint32_t)sc->verdict[ni]);
+                }
+        } else
+                for (size_t pos = sc->vdirty_pos; pos < u->n_dirty && r == 0; pos++) {
+                        size_t ni = u->dirty[pos];
+                        uint64_t nv;
+                        r = record_verdict(c, nodes, ni, &nv, err);
+                        if (r == 0 && nv != sc->verdict[ni]) {
+                                r = hist_sub(&sc->hist, sc->verdict[ni]);
+                                if (r == 0) r = dp_diag_hist_add(&sc->hist, (dp_verdict_code)(nv >> 32), (uint32_t)nv);
+                                sc->verdict[ni] = nv;
+                        }
+                }
+        if (r != 0) { /* a node fits, a verdict is not as kept: the full pass, and over next time */
+                sc->vvalid = false;
+                return r == -ENOMEM ? r : 0;
+        }
+        sc->vvalid = true;
+        sc->vdirty_pos = u->n_dirty;
+        dp_diag_hist_clear(&c->hist);
+        for (size_t i = 0; i < sc->hist.n; i++)
+                if (sc->hist.v[i].nodes) {
+                        if (DP_GROW(c->hist.v, c->hist.cap, c->hist.n + 1) < 0) return -ENOMEM;
+                        c->hist.v[c->hist.n++] = sc->hist.v[i];
+                }
+        return 1;
+}
+
 /* One cycle for q; with `v` (a diagnosis) every node's verdict is kept,
  * nothing is planned and 1 means the verdicts are there. */
 static int plan_cycle(dp_sched *s, qpod *q, sched_verdicts *v, dp_sched_plan **ret, dp_error *err) {
@@ -1324,6 +1436,10 @@ static int plan_cycle(dp_sched *s, qpod *q, sched_verdicts *v, dp_sched_plan **r
          * only when nothing fits, every node again for its reason. */
         int fast = v ? FAST_NONE : FAST_UNDECIDED;
         if (!v && (r = fast_pass(&c, &fast, err)) < 0) goto out;
+        if (fast == FAST_NONE && !v) {
+                if ((r = cached_reasons(&c, nodes, nn, err)) < 0) goto out;
+                if (r > 0) fast = FAST_WINNER; /* the reasons are there: no pass (and no winner) */
+        }
         for (int pass = fast == FAST_UNDECIDED ? 0 : fast == FAST_NONE ? 1 : 2; pass < 2 && !c.best_node;
              pass++) {
                 c.quiet = pass == 0;
