@@ -26,7 +26,9 @@
  *   bench-simulate --generate N [-s SEED] [--mix] [-p PODS_PER_NODE]
  *       writes the input to standard output
  * DEVPLANE defaults to ../devplane next to this program (the build tree). */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>

@@ -884,28 +884,14 @@ static int render(page *pg) {
         return dp_strbuf_failed(o) ? -ENOMEM : 0;
 }
 
-/* The page from the report text, and optionally the reports of the runs
- * with every node on V1 and on V2 (their asWritten runs are drawn small). */
-int dp_sim_html_render(const char *json, size_t len, const char *const forced[2], const size_t forced_len[2],
-                       dp_strbuf *out, dp_error *err) {
-        _cleanup_(dp_doc_set_freep) dp_doc_set *set = dp_doc_set_new();
-        if (!set) return -ENOMEM;
-        int r = dp_doc_parse(set, json, len, "report", err);
-        if (r < 0) return r;
-        const dp_doc_node *doc = dp_doc_count(set) == 1 ? dp_doc_root(set, 0) : NULL;
+int dp_sim_html_render_doc(const dp_doc_node *doc, const dp_doc_node *const forced_runs[2], dp_strbuf *out,
+                           dp_error *err) {
         const dp_doc_node *run = doc && doc->type == DP_DOC_MAP ? dp_doc_get(doc, "asWritten") : NULL;
         if (!run || run->type != DP_DOC_MAP)
                 return dp_error_set(err, -EINVAL, "report: not a simulate report document");
         page pg = {.o = out, .doc = doc, .run = run};
-        for (int k = 0; k < 2 && forced; k++) {
-                size_t before = dp_doc_count(set);
-                if ((r = dp_doc_parse(set, forced[k], forced_len[k], k ? "report (all V2)" : "report (all V1)", err)) <
-                    0)
-                        return r;
-                const dp_doc_node *d = dp_doc_count(set) == before + 1 ? dp_doc_root(set, before) : NULL;
-                const dp_doc_node *fr = d && d->type == DP_DOC_MAP ? dp_doc_get(d, "asWritten") : NULL;
-                pg.forced[k] = fr && fr->type == DP_DOC_MAP ? fr : NULL;
-        }
+        for (int k = 0; k < 2 && forced_runs; k++)
+                pg.forced[k] = forced_runs[k] && forced_runs[k]->type == DP_DOC_MAP ? forced_runs[k] : NULL;
         const dp_doc_node *pods = seq_of(run, "pods");
         pg.n_pods = pods ? pods->n : 0;
         _cleanup_free_ podref *refs = calloc(pg.n_pods + 1, sizeof(podref));
@@ -915,6 +901,27 @@ int dp_sim_html_render(const char *json, size_t len, const char *const forced[2]
         qsort(refs, pg.n_pods, sizeof(podref), cmp_podref);
         pg.by_name = refs;
         return render(&pg);
+}
+
+/* The page from the report text, and optionally the reports of the runs
+ * with every node on V1 and on V2 (their asWritten runs are drawn small). */
+int dp_sim_html_render(const char *json, size_t len, const char *const forced[2], const size_t forced_len[2],
+                       dp_strbuf *out, dp_error *err) {
+        _cleanup_(dp_doc_set_freep) dp_doc_set *set = dp_doc_set_new();
+        if (!set) return -ENOMEM;
+        int r = dp_doc_parse(set, json, len, "report", err);
+        if (r < 0) return r;
+        const dp_doc_node *doc = dp_doc_count(set) == 1 ? dp_doc_root(set, 0) : NULL;
+        const dp_doc_node *fr[2] = {NULL, NULL};
+        for (int k = 0; k < 2 && forced; k++) {
+                size_t before = dp_doc_count(set);
+                if ((r = dp_doc_parse(set, forced[k], forced_len[k], k ? "report (all V2)" : "report (all V1)", err)) <
+                    0)
+                        return r;
+                const dp_doc_node *d = dp_doc_count(set) == before + 1 ? dp_doc_root(set, before) : NULL;
+                fr[k] = d && d->type == DP_DOC_MAP ? dp_doc_get(d, "asWritten") : NULL;
+        }
+        return dp_sim_html_render_doc(doc, fr, out, err);
 }
 
 int dp_sim_html_from_json(const char *json, size_t len, dp_strbuf *out, dp_error *err) {

@@ -574,26 +574,18 @@ static int oom_while(const dp_sim_input *in, dp_error *err, const char *what) {
         return dp_error_set(err, -ENOMEM, "%s (input: %zu nodes, %zu pods, %zu objects)", what, nodes, pods, objects);
 }
 
-/* {"asWritten": the run's document} as JSON, for the HTML page. */
-static int run_json(sim_run *r, dp_strbuf *out) {
-        _cleanup_(dp_doc_set_freep) dp_doc_set *s = dp_doc_set_new();
-        dp_doc_node *d = s ? dp_doc_new_map(s) : NULL;
-        if (!d || dp_doc_map_add(s, d, "asWritten", run_doc(s, r)) < 0) return -ENOMEM;
-        dp_doc_emit(out, d, DP_DOC_JSON_PRETTY);
-        dp_strbuf_putc(out, '\n');
-        return dp_strbuf_failed(out) ? -ENOMEM : 0;
-}
-
-static int html_page(const dp_sim_input *in, const dp_doc_node *doc, sim_run *const runs[3], dp_strbuf *html,
-                     dp_error *err) {
-        _cleanup_strbuf_ dp_strbuf json = DP_STRBUF_INIT, v1 = DP_STRBUF_INIT, v2 = DP_STRBUF_INIT;
-        dp_doc_emit(&json, doc, DP_DOC_JSON_PRETTY);
-        dp_strbuf_putc(&json, '\n');
-        if (dp_strbuf_failed(&json) || run_json(runs[1], &v1) < 0 || run_json(runs[2], &v2) < 0)
-                return oom_while(in, err, "drawing the HTML report");
-        const char *forced[2] = {dp_strbuf_str(&v1), dp_strbuf_str(&v2)};
-        const size_t forced_len[2] = {v1.len, v2.len};
-        int r = dp_sim_html_render(dp_strbuf_str(&json), json.len, forced, forced_len, html, err);
+/* The page from the report document and the all-V1 and all-V2 runs' own
+ * documents, made in the same set. */
+static int html_page(const dp_sim_input *in, dp_doc_set *s, const dp_doc_node *doc, sim_run *const runs[3],
+                     dp_strbuf *html, dp_error *err) {
+        /* each run's document in a set of its own: the sets' node cap (DP_DOC_MAX_NODES) holds per run */
+        (void)s;
+        _cleanup_(dp_doc_set_freep) dp_doc_set *s1 = dp_doc_set_new();
+        _cleanup_(dp_doc_set_freep) dp_doc_set *s2 = dp_doc_set_new();
+        const dp_doc_node *fr[2] = {s1 ? run_doc(s1, runs[1]) : NULL, s2 ? run_doc(s2, runs[2]) : NULL};
+        if (!fr[0] || !fr[1]) return oom_while(in, err, "drawing the HTML report");
+        int r = dp_sim_html_render_doc(doc, fr, html, err);
+        if (r >= 0 && dp_strbuf_failed(html)) r = -ENOMEM;
         return r == -ENOMEM ? oom_while(in, err, "drawing the HTML report") : r;
 }
 
@@ -630,7 +622,7 @@ static int dp_sim_report_impl(const dp_sim_input *in, dp_sim_output fmt, dp_strb
                 if (r == -ENOMEM) r = oom_while(in, err, "summing up the as-written run");
                 if (r >= 0 && ret_pending) *ret_pending = m.pending + m.waiting;
         }
-        if (r >= 0 && html) r = html_page(in, doc, runs, html, err);
+        if (r >= 0 && html) r = html_page(in, s, doc, runs, html, err);
         if (r >= 0 && out) {
                 if (fmt == DP_SIM_OUT_JSON) {
                         dp_doc_emit(out, doc, DP_DOC_JSON_PRETTY);
