@@ -17,7 +17,8 @@ static void usage(FILE *f) {
                    "Allocates every ResourceClaim (-f - reads standard input) without status.allocation, in input order, each on the\n"
                    "first node (by name) where it fits, or on --node. Devices taken by earlier claims stay\n"
                    "taken. Prints the claims with status.allocation; reasons for claims that do not fit go\n"
-                   "to stderr, per node. Exit status: 0 all allocated, 1 some not, 2 bad input.\n"
+                   "to stderr, per node. Exit status: 0 all allocated, 1 some not, 2 bad input, 3 out of memory\n"
+                   "(the message says what was being built and how big the input was).\n"
                    "With DRADeviceCompatibilityGroups=false, pools whose devices carry compatibilityGroups\n"
                    "are incomplete and skipped, as kube-scheduler does with that gate off.\n"
                    "--max-steps bounds the search per claim and node (default 50000000, the stand-in for\n"
@@ -38,7 +39,7 @@ static int cmd_allocate(int argc, char **argv) {
         uint64_t budget = 0;
         dp_alloc_output fmt = DP_ALLOC_OUTPUT_YAML;
         dp_alloc_cluster_options copts = {0};
-        if (!paths) return 2;
+        if (!paths) return DP_EXIT_NO_MEMORY;
         optind = 1;
         int c;
         while ((c = getopt_long(argc, argv, "f:o:h", opts, NULL)) >= 0) {
@@ -83,19 +84,28 @@ static int cmd_allocate(int argc, char **argv) {
         dp_error err = DP_ERROR_INIT;
         _cleanup_(dp_object_list_freep) dp_object_list *objs = NULL;
         _cleanup_(dp_alloc_run_freep) dp_alloc_run *run = NULL;
-        if (dp_model_load(paths, n_paths, &objs, &err) < 0) {
+        int r = dp_model_load(paths, n_paths, &objs, &err);
+        if (r == -ENOMEM) return dp_tool_out_of_memory("allocate", NULL, paths, n_paths);
+        if (r < 0) {
                 fprintf(stderr, "devplane allocate: %s\n", dp_error_msg(&err));
                 return 2;
         }
         dp_tool_warn_skipped("allocate", objs);
-        if (dp_alloc_run_claims_opts(objs, node, budget, &copts, &run, &err) < 0) {
+        r = dp_alloc_run_claims_opts(objs, node, budget, &copts, &run, &err);
+        if (r == -ENOMEM) {
+                char what[128];
+                snprintf(what, sizeof(what), "allocating the claims of %zu objects", objs ? objs->n : 0);
+                return dp_tool_out_of_memory("allocate", what, paths, n_paths);
+        }
+        if (r < 0) {
                 fprintf(stderr, "devplane allocate: %s\n", dp_error_msg(&err));
                 return 2;
         }
         _cleanup_strbuf_ dp_strbuf out = DP_STRBUF_INIT, why = DP_STRBUF_INIT;
         if (dp_alloc_run_print(run, fmt, &out, &why) < 0) {
-                fprintf(stderr, "devplane allocate: out of memory\n");
-                return 2;
+                char what[128];
+                snprintf(what, sizeof(what), "printing the results of %zu claims", run->n);
+                return dp_tool_out_of_memory("allocate", what, paths, n_paths);
         }
         fputs(dp_strbuf_str(&out), stdout);
         fputs(dp_strbuf_str(&why), stderr);
