@@ -63,17 +63,18 @@ static int write_input(const scenario *sc, const char *path) {
                         n, n, n);
                 for (int d = 0; d < sc->devices; d++)
                         fprintf(f,
-                                "  - name: gpu-%d\n    attributes: {index: {int: %d}, model: {string: %s}, numa: {int: %d}, "
+                                "  - name: gpu-%d\n    attributes: {index: {int: %d}, model: {string: %s}, numa: {int: "
+                                "%d}, "
                                 "uuid: {string: GPU-%08x-%04x}, driverVersion: {version: 1.%u.0}}\n"
                                 "    capacity: {memory: {value: %uGi}}\n",
-                                d, d, model, d * 2 / sc->devices, rnd(), rnd() & 0xffff, rnd() % 4,
-                                40u << (rnd() % 2));
+                                d, d, model, d * 2 / sc->devices, rnd(), rnd() & 0xffff, rnd() % 4, 40u << (rnd() % 2));
         }
         for (int c = 0; c < sc->claims; c++)
                 fprintf(f,
                         "---\napiVersion: resource.k8s.io/v1\nkind: ResourceClaim\n"
                         "metadata: {name: claim-%05d-%04x, namespace: team-%u, uid: %08x-0000-4000-8000-%012d}\n"
-                        "spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com, count: %d}}]}}\n",
+                        "spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com, count: "
+                        "%d}}]}}\n",
                         c, rnd() & 0xffff, rnd() % 4, rnd(), c, sc->per_claim);
         if (fclose(f) != 0) return -errno;
         return 0;
@@ -100,8 +101,10 @@ static int run_once(const char *devplane, const char *input, const char *errpath
                 int o = open("/dev/null", O_WRONLY);
                 int e = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
                 if (o < 0 || e < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0) _exit(127);
-                if (timings) setenv("DEVPLANE_TIMINGS", "1", 1);
-                else unsetenv("DEVPLANE_TIMINGS");
+                if (timings)
+                        setenv("DEVPLANE_TIMINGS", "1", 1);
+                else
+                        unsetenv("DEVPLANE_TIMINGS");
                 execl(devplane, devplane, "allocate", "-f", input, "-o", "json", (char *)NULL);
                 _exit(127);
         }
@@ -139,7 +142,9 @@ int main(int argc, char **argv) {
                 case 'r': runs = atoi(optarg); break;
                 case 's': seed = strtoull(optarg, NULL, 10); break;
                 case 'k': keep = true; break;
-                default: fprintf(stderr, "usage: bench-allocate [-r RUNS] [-s SEED] [-k] DEVPLANE [SCENARIO]\n"); return 2;
+                default:
+                        fprintf(stderr, "usage: bench-allocate [-r RUNS] [-s SEED] [-k] DEVPLANE [SCENARIO]\n");
+                        return 2;
                 }
         }
         if (optind >= argc || runs < 1 || runs > 100) {
@@ -202,7 +207,9 @@ int main(int argc, char **argv) {
         long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
         printf("seed %llu; machine: %s %s %s, %ld CPUs\n", (unsigned long long)seed, u.sysname, u.release, u.machine,
                ncpu);
-        if (keep) printf("inputs kept in %s\n", dir);
-        else rmdir(dir);
+        if (keep)
+                printf("inputs kept in %s\n", dir);
+        else
+                rmdir(dir);
         return rc;
 }

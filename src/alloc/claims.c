@@ -15,7 +15,8 @@ dp_alloc_run *dp_alloc_run_free(dp_alloc_run *r) {
                 free(r->items[i].node);
                 free(r->items[i].why);
         }
-        for (size_t i = 0; i < r->n_nodes; i++) free(r->nodes[i]);
+        for (size_t i = 0; i < r->n_nodes; i++)
+                free(r->nodes[i]);
         free(r->nodes);
         free(r->items);
         free(r);
@@ -222,7 +223,8 @@ static void group_text(const char *p, size_t len, dp_strbuf *out) {
                 while (q < end) {
                         if (q[0] == ',' && q + 2 < end && q[1] == ' ' && q[2] >= '0' && q[2] <= '9') {
                                 const char *d = q + 2;
-                                while (d < end && *d >= '0' && *d <= '9') d++;
+                                while (d < end && *d >= '0' && *d <= '9')
+                                        d++;
                                 if (d < end && *d == ' ') break;
                         }
                         q++;
@@ -273,7 +275,8 @@ static int print_grouped(const dp_alloc_run *r, const dp_hashmap *nodes, const d
                 }
                 n_nodes++;
                 size_t k = 0;
-                while (k < n_g && !streq(g[k].text, dp_strbuf_str(&t))) k++;
+                while (k < n_g && !streq(g[k].text, dp_strbuf_str(&t)))
+                        k++;
                 if (k < n_g) {
                         g[k].n++;
                         continue;
@@ -303,7 +306,8 @@ static int print_grouped(const dp_alloc_run *r, const dp_hashmap *nodes, const d
                 if (other.len) dp_strbuf_printf(why, "%s%s", n_nodes ? "; " : ": ", dp_strbuf_str(&other));
                 dp_strbuf_puts(why, "\n");
         }
-        for (size_t i = 0; i < n_g; i++) free(g[i].text);
+        for (size_t i = 0; i < n_g; i++)
+                free(g[i].text);
         free(g);
         return ret;
 }
@@ -345,8 +349,10 @@ static const dp_resource_claim *with_allocation(const dp_alloc_outcome *o, dp_re
 static int print_list(const dp_alloc_run *r, bool json, dp_strbuf *out) {
         dp_doc_format df = json ? DP_DOC_JSON_PRETTY : DP_DOC_YAML;
         if (r->n == 0)
-                dp_strbuf_puts(out, json ? "{\n  \"apiVersion\": \"v1\",\n  \"items\": [],\n" : "apiVersion: v1\nitems: []\n");
-        else dp_strbuf_puts(out, json ? "{\n  \"apiVersion\": \"v1\",\n  \"items\": [" : "apiVersion: v1\nitems:\n");
+                dp_strbuf_puts(out, json ? "{\n  \"apiVersion\": \"v1\",\n  \"items\": [],\n"
+                                         : "apiVersion: v1\nitems: []\n");
+        else
+                dp_strbuf_puts(out, json ? "{\n  \"apiVersion\": \"v1\",\n  \"items\": [" : "apiVersion: v1\nitems:\n");
         for (size_t i = 0; i < r->n; i++) {
                 _cleanup_(dp_doc_set_freep) dp_doc_set *one = dp_doc_set_new();
                 dp_resource_claim cl;

@@ -35,8 +35,10 @@ dp_doc_set *dp_doc_set_free(dp_doc_set *s) {
                 free(n->pairs);
                 free(n->items);
         }
-        for (size_t i = 0; i < s->n_node_blocks; i++) free(s->node_blocks[i]);
-        for (size_t i = 0; i < s->n_str_blocks; i++) free(s->str_blocks[i]);
+        for (size_t i = 0; i < s->n_node_blocks; i++)
+                free(s->node_blocks[i]);
+        for (size_t i = 0; i < s->n_str_blocks; i++)
+                free(s->str_blocks[i]);
         for (size_t i = 0; i < s->n_roots; i++) free(s->sources[i]);
         free(s->node_blocks);
         free(s->str_blocks);
@@ -622,8 +624,10 @@ void dp_doc_emit_top_item(dp_strbuf *out, const dp_doc_node *it, size_t i, dp_do
         if (fmt == DP_DOC_YAML) {
                 /* emit_yaml() of the sequence at level 0, one item */
                 dp_strbuf_puts(out, "- ");
-                if (it->type == DP_DOC_SCALAR || is_empty_collection(it)) emit_yaml(out, it, 0, false);
-                else if (it->type == DP_DOC_MAP) emit_yaml(out, it, 1, true);
+                if (it->type == DP_DOC_SCALAR || is_empty_collection(it))
+                        emit_yaml(out, it, 0, false);
+                else if (it->type == DP_DOC_MAP)
+                        emit_yaml(out, it, 1, true);
                 else {
                         dp_strbuf_putc(out, '\n');
                         emit_yaml(out, it, 1, false);
