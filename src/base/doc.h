@@ -111,3 +111,8 @@ typedef enum {
 
 /* Print one tree. Map keys keep their order (builders decide order). */
 void dp_doc_emit(dp_strbuf *out, const dp_doc_node *n, dp_doc_format fmt);
+/* Item `i` of a sequence that is the value of a top-level map key, as
+ * dp_doc_emit() of the whole map would write it (the caller writes the map's
+ * other keys around it: JSON "{\n  \"items\": [" ... "\n  ],", YAML "items:\n").
+ * Lets a long list be written one item at a time, without a tree of all. */
+void dp_doc_emit_top_item(dp_strbuf *out, const dp_doc_node *item, size_t i, dp_doc_format fmt);
