@@ -107,15 +107,20 @@ class Soak:
         return r.stdout.splitlines() if r.returncode == 0 else None
 
     def wait_ready(self, timeout=30):
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            s = self.status() or []
-            alive = self.node.poll() is None and self.agent.poll() is None
-            if alive and any(l.startswith(f"resource {V1_RES} ") and "plugin=connected" in l for l in s) \
-                    and any(l.startswith(f"dra-plugin {DRIVER} registered") for l in s):
-                return True
-            time.sleep(0.05)
-        return False
+        """Both daemons up: waits on the node's status file (inotify, through
+        `devplane node status --wait`), not by polling."""
+        if self.node.poll() is not None or self.agent.poll() is not None:
+            return False
+        conds = [f"node node-a running pid={self.node.pid}", "plugin=connected",
+                 f"dra-plugin {DRIVER} registered"]
+        args = [self.a.devplane, "node", "status", "--plugin-dir", self.pd, "--timeout", str(timeout), "-o", "flat"]
+        for c in conds:
+            args += ["--wait", c]
+        try:
+            r = subprocess.run(args, capture_output=True, text=True, timeout=timeout + 5)
+        except subprocess.TimeoutExpired:
+            return False
+        return r.returncode == 0 and self.node.poll() is None and self.agent.poll() is None
 
     def load_ids(self):
         try:
@@ -251,6 +256,8 @@ spec:
         return "\n".join(sorted(keep))
 
     def settle(self):
+        """Until the node's status has not changed for --settle-ms: quiescence
+        has no event of its own, so this one wait polls, with a deadline."""
         t0 = time.monotonic()
         end = t0 + self.a.settle_timeout
         last, since = None, t0
@@ -392,7 +399,6 @@ spec:
 
     def run(self):
         self.start_node()
-        time.sleep(0.05)
         self.start_agent()
         if not self.wait_ready():
             print(f"soak: node and agent did not start (logs in {self.dir})", file=sys.stderr)
