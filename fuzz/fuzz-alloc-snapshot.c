@@ -95,17 +95,21 @@ static bool verify(const inst *I, int node, const pick *p, int np) {
                 if (admin) {
                         admin_uses[dev]++;
                         if (!I->admin_ok) return false;
-                } else if (I->d[dev].multi) {
+                }
+                if (I->d[dev].multi) {
+                        /* an adminAccess share of a multi-allocatable device takes
+                         * capacity within the call too, as upstream (it is not
+                         * counted once committed) */
                         int want = r->capreq ? r->capreq : I->d[dev].cap;
                         capsum[dev] += want;
-                } else if (I->d[dev].committed) {
+                } else if (!admin && I->d[dev].committed) {
                         return false;
                 }
                 for (int j = 0; j < i; j++)
                         if (p[j].dev == dev && p[j].req == p[i].req) return false; /* one request, one device once */
         }
         for (int dev = 0; dev < I->nd; dev++) {
-                if (admin_uses[dev] && uses[dev] > 1) return false;
+                if (admin_uses[dev] && uses[dev] > 1 && !I->d[dev].multi) return false;
                 if (!I->d[dev].multi && uses[dev] > 1) return false;
                 if (I->d[dev].multi && I->d[dev].cap_used + capsum[dev] > I->d[dev].cap) return false;
         }
@@ -114,9 +118,18 @@ static bool verify(const inst *I, int node, const pick *p, int np) {
                 int sub = subs[q] < 0 ? 0 : subs[q];
                 bool all = r->all && sub == 0;
                 if (all) {
+                        /* upstream's "all": every matching device whose capacity
+                         * can take the request (a shared device with no room left
+                         * is left out); one tainted and not tolerated refuses it */
                         int want = 0;
-                        for (int dev = 0; dev < I->nd; dev++)
-                                if (reach(I, dev, node) && usable_static(I, dev, r, sub)) want++;
+                        for (int dev = 0; dev < I->nd; dev++) {
+                                const fdev *d = &I->d[dev];
+                                if (!reach(I, dev, node) || !selected(I, dev, r, sub)) continue;
+                                if (r->capreq && (!d->multi || d->cap < r->capreq)) continue;
+                                if (d->multi && d->cap_used + (r->capreq ? r->capreq : d->cap) > d->cap) continue;
+                                if (d->taint && !r->tolerate) return false;
+                                want++;
+                        }
                         for (int k = 0; k < 3; k++)
                                 if (I->incomplete[k]) {
                                         for (int dev = 0; dev < I->nd; dev++)

@@ -4,7 +4,8 @@
  * real `devplane agent` process:
  *   1. agent resident memory (VmRSS, VmHWM) with 8 and with 1,024 devices,
  *      registered and streaming ListAndWatch;
- *   2. Allocate round trip (one container, one device) as the kubelet sees it;
+ *   2. Allocate round trip (one container, one device) as the kubelet sees it,
+ *      and the agent's CPU time per Allocate, with 8 and with 1,024 devices;
  *   3. health change (`agent health set`, i.e. the health file rewritten) to
  *      the ListAndWatch message at the client;
  *   4. kubelet.sock re-created (an in-process `devplane node`) to the
@@ -185,6 +186,84 @@ static void usage_line(const char *name, const char *unit, uint64_t *v, size_t n
         (void)unit;
 }
 
+/* CPU time (user + system) of a process in microseconds: schedstat's
+ * nanoseconds where the kernel has it, else stat's clock ticks. */
+static double cpu_usec(pid_t pid) {
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%d/schedstat", (int)pid);
+        FILE *f = fopen(path, "re");
+        unsigned long long ns = 0;
+        if (f) {
+                int n = fscanf(f, "%llu", &ns);
+                fclose(f);
+                if (n == 1 && ns > 0) return (double)ns / 1000.0;
+        }
+        snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+        f = fopen(path, "re");
+        char buf[1024];
+        double v = 0;
+        if (f && fgets(buf, sizeof buf, f)) {
+                const char *p = strrchr(buf, ')');
+                unsigned long ut = 0, st = 0;
+                if (p && sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) == 2)
+                        v = (double)(ut + st) * 1e6 / (double)sysconf(_SC_CLK_TCK);
+        }
+        if (f) fclose(f);
+        return v;
+}
+
+/* Start an agent, wait for `n` devices, connect to its socket and time n_alloc
+ * one-device Allocate calls (after 200 warm-up calls) of gpu-0's uuid +
+ * suffix. Leaves the agent running and b->ch connected; returns the agent's
+ * CPU microseconds per call. */
+static double allocate_run(bench *b, const char *profile, const char *config, size_t n, const char *suffix,
+                           uint64_t *lat, size_t n_alloc) {
+        dp_kubelet *k = new_kubelet(b);
+        start_agent(b, profile, config);
+        reg_wait w = {k, 1, "nvidia.com/gpu", n};
+        if (!run_until(b, registered, &w, 20ull * 1000 * 1000)) die("agent registration", ETIMEDOUT);
+        _cleanup_free_ char *sock = dp_asprintf("%s/devplane-nvidia.com_gpu.sock", b->pd);
+        /* The node in this process would fsync its checkpoint on every
+         * ListAndWatch update and stall this loop: let it go; the agent
+         * keeps serving its socket. */
+        k = dp_kubelet_free(k);
+        b->ch = dp_grpc_channel_free(b->ch);
+        int r = dp_grpc_channel_connect_unix(b->loop, sock, &b->ch);
+        if (r < 0) die("connect", r);
+        /* one device id, as the node would send it */
+        _cleanup_free_ char *devices_path = dp_asprintf("%s/devices", b->st);
+        char ids[2][128] = {{0}};
+        FILE *f = fopen(devices_path, "re");
+        if (!f || !fgets(ids[0], sizeof ids[0], f) || !fgets(ids[1], sizeof ids[1], f)) die("devices file", EIO);
+        fclose(f);
+        ids[1][strcspn(ids[1], "\n")] = 0; /* uuid of gpu-0 */
+        _cleanup_free_ char *id = dp_asprintf("%s%s", ids[1], suffix);
+        V1beta1__ContainerAllocateRequest creq = V1BETA1__CONTAINER_ALLOCATE_REQUEST__INIT;
+        creq.devices_ids = &id;
+        creq.n_devices_ids = 1;
+        V1beta1__ContainerAllocateRequest *creqs[1] = {&creq};
+        V1beta1__AllocateRequest req = V1BETA1__ALLOCATE_REQUEST__INIT;
+        req.container_requests = creqs;
+        req.n_container_requests = 1;
+        uint8_t *reqbuf = NULL;
+        size_t reqlen = 0;
+        if ((r = dp_proto_pack(&req.base, &reqbuf, &reqlen)) < 0) die("pack", r);
+        double cpu0 = 0;
+        for (size_t i = 0; i < 200 + n_alloc; i++) { /* 200 warm-up calls */
+                if (i == 200) cpu0 = cpu_usec(b->agent);
+                dp_grpc_reply rep = DP_GRPC_REPLY_INIT;
+                uint64_t t0 = dp_loop_now();
+                r = dp_grpc_channel_call_sync(b->ch, "/v1beta1.DevicePlugin/Allocate", reqbuf, reqlen, 0, &rep, NULL);
+                uint64_t t1 = dp_loop_now();
+                if (r < 0 || rep.status != 0) die("Allocate", r < 0 ? r : EIO);
+                dp_grpc_reply_done(&rep);
+                if (i >= 200) lat[i - 200] = t1 - t0;
+        }
+        double cpu = (cpu_usec(b->agent) - cpu0) / (double)n_alloc;
+        free(reqbuf);
+        return cpu;
+}
+
 int main(int argc, char **argv) {
         bool quick = argc > 1 && streq(argv[1], "--quick");
         size_t n_alloc = quick ? 2000 : 20000, n_health = quick ? 50 : 300, n_restart = quick ? 10 : 50;
@@ -211,46 +290,13 @@ int main(int argc, char **argv) {
         measure_rss(&b, "a100-80gb-8", NULL, "nvidia.com/gpu", 8, m8);
         measure_rss(&b, big_profile, big_config, "nvidia.com/gpu", 1024, m1k);
 
-        /* 2. Allocate round trip */
-        dp_kubelet *k = new_kubelet(&b);
-        start_agent(&b, "a100-80gb-8", NULL);
-        reg_wait w = {k, 1, "nvidia.com/gpu", 8};
-        if (!run_until(&b, registered, &w, 20ull * 1000 * 1000)) die("agent registration", ETIMEDOUT);
-        _cleanup_free_ char *sock = dp_asprintf("%s/devplane-nvidia.com_gpu.sock", b.pd);
-        /* The node in this process would fsync its checkpoint on every
-         * ListAndWatch update and stall this loop: let it go; the agent
-         * keeps serving its socket. */
-        k = dp_kubelet_free(k);
-        if ((r = dp_grpc_channel_connect_unix(b.loop, sock, &b.ch)) < 0) die("connect", r);
-        /* one device id, as the node would send it */
-        _cleanup_free_ char *devices_path = dp_asprintf("%s/devices", b.st);
-        char ids[2][128] = {{0}};
-        FILE *f = fopen(devices_path, "re");
-        if (!f || !fgets(ids[0], sizeof ids[0], f) || !fgets(ids[1], sizeof ids[1], f)) die("devices file", EIO);
-        fclose(f);
-        ids[1][strcspn(ids[1], "\n")] = 0; /* uuid of gpu-0 */
-        char *id = ids[1];
-        V1beta1__ContainerAllocateRequest creq = V1BETA1__CONTAINER_ALLOCATE_REQUEST__INIT;
-        creq.devices_ids = &id;
-        creq.n_devices_ids = 1;
-        V1beta1__ContainerAllocateRequest *creqs[1] = {&creq};
-        V1beta1__AllocateRequest req = V1BETA1__ALLOCATE_REQUEST__INIT;
-        req.container_requests = creqs;
-        req.n_container_requests = 1;
-        uint8_t *reqbuf = NULL;
-        size_t reqlen = 0;
-        if ((r = dp_proto_pack(&req.base, &reqbuf, &reqlen)) < 0) die("pack", r);
-        uint64_t *lat = calloc(n_alloc, sizeof *lat);
-        for (size_t i = 0; i < 200 + n_alloc; i++) { /* 200 warm-up calls */
-                dp_grpc_reply rep = DP_GRPC_REPLY_INIT;
-                uint64_t t0 = dp_loop_now();
-                r = dp_grpc_channel_call_sync(b.ch, "/v1beta1.DevicePlugin/Allocate", reqbuf, reqlen, 0, &rep, NULL);
-                uint64_t t1 = dp_loop_now();
-                if (r < 0 || rep.status != 0) die("Allocate", r < 0 ? r : EIO);
-                dp_grpc_reply_done(&rep);
-                if (i >= 200) lat[i - 200] = t1 - t0;
-        }
-        free(reqbuf);
+        /* 2. Allocate: round trip and the agent's CPU per call, 1,024 devices
+         * first (that agent is stopped), then 8 (that one serves 3 and 4) */
+        uint64_t *lat1k = calloc(n_alloc, sizeof *lat1k), *lat = calloc(n_alloc, sizeof *lat);
+        if (!lat1k || !lat) die("calloc", ENOMEM);
+        double cpu1k = allocate_run(&b, big_profile, big_config, 1024, "::0", lat1k, n_alloc);
+        stop_agent(&b);
+        double cpu8 = allocate_run(&b, "a100-80gb-8", NULL, 8, "", lat, n_alloc);
 
         /* 3. health change -> ListAndWatch message at the client */
         if ((r = dp_grpc_channel_start_call(b.ch, "/v1beta1.DevicePlugin/ListAndWatch", NULL, 0, 0, on_law_message,
@@ -274,7 +320,7 @@ int main(int argc, char **argv) {
 
         /* 4. kubelet.sock re-created -> Register received */
         uint64_t *rl = calloc(n_restart, sizeof *rl);
-        k = new_kubelet(&b);
+        dp_kubelet *k = new_kubelet(&b);
         for (size_t i = 0; i < n_restart; i++) {
                 k = dp_kubelet_free(k);
                 k = new_kubelet(&b); /* returns once kubelet.sock listens */
@@ -310,9 +356,14 @@ int main(int argc, char **argv) {
                "runs", "goal");
         printf("|----------------------------------------------|-----------|-----------|-----------|-----------|-------|--------------|\n");
         usage_line("Allocate round trip (1 container, 1 device)", "us", lat, n_alloc, "p99 <= 200");
+        usage_line("... with 1,024 devices", "us", lat1k, n_alloc, "p99 <= 200");
         usage_line("health file change -> ListAndWatch message", "us", hl, n_health, "<= 5000");
         usage_line("kubelet.sock listening -> Register received", "us", rl, n_restart, "<= 100000");
+        printf("\n| %-44s | %9s | %9s |\n", "agent CPU per Allocate (user + system), us", "8", "1,024");
+        printf("|----------------------------------------------|-----------|-----------|\n");
+        printf("| %-44s | %9.1f | %9.1f |\n", "1 container, 1 device, after 200 warm-up", cpu8, cpu1k);
         free(lat);
+        free(lat1k);
         free(hl);
         free(rl);
         dp_loop_free(b.loop);

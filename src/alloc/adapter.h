@@ -66,7 +66,7 @@ int dp_alloc_result_to_model(dp_alloc_cluster *c, const dp_alloc_claim_spec *cs,
 
 typedef struct dp_alloc_outcome {
         const dp_resource_claim *claim; /* the input claim */
-        dp_resource_claim *allocated;   /* a copy with status.allocation; NULL when it did not fit */
+        dp_allocation_result *allocation; /* its status.allocation; NULL when it did not fit */
         char *node;                     /* where it was allocated */
         char *why;                      /* "node: request ...: reason" lines when it did not fit */
 } dp_alloc_outcome;
@@ -76,6 +76,9 @@ typedef struct dp_alloc_run {
         size_t n;
         size_t n_failed;
         uint64_t effort;
+        char **nodes; /* every node's name, in name order (the reasons are grouped by node) */
+        size_t n_nodes;
+        bool one_node; /* --node: only that node was tried */
 } dp_alloc_run;
 
 /* Allocate every claim of `objs` without status.allocation, in input order,
@@ -102,6 +105,13 @@ typedef enum {
 } dp_alloc_output;
 
 /* The claims (one object, or a List when several) with status.allocation,
- * or a table; `out` gets the report, `why` the reasons of claims that did
- * not fit ("ResourceClaim ns/name: not allocated" then indented lines). */
+ * or a table; `out` gets the report, `why` (may be NULL) the reasons of
+ * claims that did not fit, as dp_alloc_run_print_why() without details. */
 int dp_alloc_run_print(const dp_alloc_run *r, dp_alloc_output fmt, dp_strbuf *out, dp_strbuf *why);
+/* One line per claim that did not fit, reasons grouped with node counts as
+ * kube-scheduler does: "ResourceClaim ns/name: not allocated: 0/500 nodes
+ * are available: 320 nodes: REASON; 180 nodes: REASON" (the names of the
+ * claims holding devices left out of REASON, so that nodes full for the same
+ * reason count together; lines about no node appended). With `details`,
+ * each node's own lines follow, indented ("  node: request r: ..."). */
+int dp_alloc_run_print_why(const dp_alloc_run *r, bool details, dp_strbuf *why);

@@ -6,14 +6,18 @@
 
 #include "alloc/adapter.h"
 #include "alloc/oom.h"
+#include "base/hashmap.h"
 
 dp_alloc_run *dp_alloc_run_free(dp_alloc_run *r) {
         if (!r) return NULL;
         for (size_t i = 0; i < r->n; i++) {
-                dp_resource_claim_free(r->items[i].allocated);
+                dp_allocation_result_free(r->items[i].allocation);
                 free(r->items[i].node);
                 free(r->items[i].why);
         }
+        for (size_t i = 0; i < r->n_nodes; i++)
+                free(r->nodes[i]);
+        free(r->nodes);
         free(r->items);
         free(r);
         return NULL;
@@ -88,14 +92,12 @@ static int one_claim(dp_alloc_cluster *c, dp_alloc_claim_spec *cs, const char *n
                 dp_allocation_result_free(a);
                 return r;
         }
-        o->allocated = dp_resource_claim_clone(cs->source);
         o->node = dp_strdup(node ? node : dp_alloc_node_name(s, ni));
-        if (!o->allocated || !o->node) {
+        if (!o->node) {
                 dp_allocation_result_free(a);
                 return oom_claim(cs->source, "recording the allocation of", err);
         }
-        dp_allocation_result_free(o->allocated->allocation);
-        o->allocated->allocation = a;
+        o->allocation = a;
         return 0;
 }
 
@@ -143,11 +145,18 @@ int dp_alloc_run_claims_opts(const dp_object_list *objs, const char *node, uint6
         }
         for (size_t i = 0; i < run->n && r >= 0; i++) {
                 r = one_claim(c, specs[i], node, budget, &run->items[i], err);
-                if (r >= 0 && !run->items[i].allocated) run->n_failed++;
+                if (r >= 0 && !run->items[i].allocation) run->n_failed++;
         }
         for (size_t i = 0; i < run->n; i++) dp_alloc_claim_spec_free(specs[i]);
         free(specs);
         if (r < 0) return r;
+        run->one_node = node != NULL;
+        /* the node names, to group the reasons by node when printing */
+        run->nodes = calloc(dp_alloc_node_count(s) + 1, sizeof(*run->nodes));
+        if (!run->nodes) return alloc_oom(err, "recording the node names");
+        for (; run->n_nodes < dp_alloc_node_count(s); run->n_nodes++)
+                if (!(run->nodes[run->n_nodes] = dp_strdup(dp_alloc_node_name(s, run->n_nodes))))
+                        return alloc_oom(err, "recording the node names");
         dp_alloc_stats st;
         dp_alloc_get_stats(s, &st);
         run->effort = st.effort;
@@ -162,11 +171,11 @@ static void table(const dp_alloc_run *r, dp_strbuf *out) {
                 char name[300];
                 snprintf(name, sizeof(name), "%s/%s", o->claim->meta.namespace ? o->claim->meta.namespace : "default",
                          o->claim->meta.name);
-                if (!o->allocated) {
+                if (!o->allocation) {
                         dp_strbuf_printf(out, "%-32s %-16s %-20s %s\n", name, "-", "-", "(not allocated)");
                         continue;
                 }
-                const dp_allocation_result *a = o->allocated->allocation;
+                const dp_allocation_result *a = o->allocation;
                 for (size_t k = 0; k < a->n_results; k++) {
                         const dp_device_allocation_result *d = &a->results[k];
                         dp_strbuf_printf(out, "%-32s %-16s %-20s %s/%s/%s%s%s%s\n", k ? "" : name, k ? "" : o->node,
@@ -177,47 +186,201 @@ static void table(const dp_alloc_run *r, dp_strbuf *out) {
         }
 }
 
+/* The node a reason line is about: "node: rest" with a known node name, else
+ * NULL (a line without a node: "no nodes", a pool skipped before any node). */
+static const char *line_node(const dp_hashmap *nodes, const char *line, size_t len, size_t *ret_name_len) {
+        const char *colon = memchr(line, ':', len);
+        if (!colon || colon + 1 >= line + len || colon[1] != ' ') return NULL;
+        size_t nl = (size_t)(colon - line);
+        char name[256]; /* a node name is at most 253 bytes */
+        if (nl >= sizeof(name)) return NULL;
+        memcpy(name, line, nl);
+        name[nl] = 0;
+        const char *node = dp_hashmap_get(nodes, name);
+        if (node) *ret_name_len = nl;
+        return node;
+}
+
+/* A node's reason as it is grouped: its lines joined with "; ", the names
+ * of the claims holding devices left out ("8 in use by claims a, b" → "8 in
+ * use"), so that nodes full for the same reason count together. */
+static void group_text(const char *p, size_t len, dp_strbuf *out) {
+        static const char in_use[] = " in use by claim";
+        while (len) {
+                const char *hit = NULL;
+                for (const char *q = p; q + sizeof(in_use) - 1 <= p + len; q++)
+                        if (memcmp(q, in_use, sizeof(in_use) - 1) == 0) {
+                                hit = q;
+                                break;
+                        }
+                if (!hit) {
+                        dp_strbuf_printf(out, "%.*s", (int)len, p);
+                        return;
+                }
+                dp_strbuf_printf(out, "%.*s in use", (int)(hit - p), p);
+                /* the holder list runs to the next ", N " item or the end */
+                const char *q = hit + sizeof(in_use) - 1, *end = p + len;
+                while (q < end) {
+                        if (q[0] == ',' && q + 2 < end && q[1] == ' ' && q[2] >= '0' && q[2] <= '9') {
+                                const char *d = q + 2;
+                                while (d < end && *d >= '0' && *d <= '9')
+                                        d++;
+                                if (d < end && *d == ' ') break;
+                        }
+                        q++;
+                }
+                len -= (size_t)(q - p);
+                p = q;
+        }
+}
+
+typedef struct why_group {
+        char *text;
+        size_t n;
+} why_group;
+
+/* One failed claim: "ResourceClaim ns/name: not allocated: 0/N nodes are
+ * available: 320 nodes: REASON; 180 nodes: REASON", as kube-scheduler counts
+ * nodes per reason; lines about no node follow the counts. */
+static int print_grouped(const dp_alloc_run *r, const dp_hashmap *nodes, const dp_alloc_outcome *o, dp_strbuf *why) {
+        const char *p = o->why ? o->why : "";
+        why_group *g = NULL;
+        size_t n_g = 0, cap_g = 0, n_nodes = 0;
+        int ret = 0;
+        _cleanup_strbuf_ dp_strbuf other = DP_STRBUF_INIT;
+        while (*p && ret == 0) {
+                /* one node: its consecutive lines */
+                const char *nl = strchr(p, '\n');
+                size_t len = nl ? (size_t)(nl - p) : strlen(p), name_len = 0;
+                const char *node = line_node(nodes, p, len, &name_len);
+                if (!node) {
+                        dp_strbuf_printf(&other, "%s%.*s", other.len ? "; " : "", (int)len, p);
+                        p += len + (nl ? 1 : 0);
+                        continue;
+                }
+                _cleanup_strbuf_ dp_strbuf t = DP_STRBUF_INIT;
+                for (;;) {
+                        group_text(p + name_len + 2, len - name_len - 2, &t);
+                        p += len + (nl ? 1 : 0);
+                        if (!*p) break;
+                        nl = strchr(p, '\n');
+                        len = nl ? (size_t)(nl - p) : strlen(p);
+                        size_t l2 = 0;
+                        if (line_node(nodes, p, len, &l2) != node) break;
+                        dp_strbuf_puts(&t, "; ");
+                }
+                if (dp_strbuf_failed(&t)) {
+                        ret = -ENOMEM;
+                        break;
+                }
+                n_nodes++;
+                size_t k = 0;
+                while (k < n_g && !streq(g[k].text, dp_strbuf_str(&t)))
+                        k++;
+                if (k < n_g) {
+                        g[k].n++;
+                        continue;
+                }
+                if (DP_GROW(g, cap_g, n_g + 1) < 0 || !(g[n_g].text = dp_strbuf_steal(&t))) {
+                        ret = -ENOMEM;
+                        break;
+                }
+                g[n_g++].n = 1;
+        }
+        if (ret == 0) {
+                /* most nodes first; ties in the order the nodes came (by name) */
+                for (size_t i = 1; i < n_g; i++)
+                        for (size_t j = i; j > 0 && g[j].n > g[j - 1].n; j--) {
+                                why_group t = g[j];
+                                g[j] = g[j - 1];
+                                g[j - 1] = t;
+                        }
+                dp_strbuf_printf(why, "ResourceClaim %s/%s: not allocated",
+                                 o->claim->meta.namespace ? o->claim->meta.namespace : "default", o->claim->meta.name);
+                if (n_nodes) {
+                        dp_strbuf_printf(why, ": 0/%zu nodes are available: ", r->one_node ? (size_t)1 : r->n_nodes);
+                        for (size_t i = 0; i < n_g; i++)
+                                dp_strbuf_printf(why, "%s%zu node%s: %s", i ? "; " : "", g[i].n, g[i].n == 1 ? "" : "s",
+                                                 g[i].text);
+                }
+                if (other.len) dp_strbuf_printf(why, "%s%s", n_nodes ? "; " : ": ", dp_strbuf_str(&other));
+                dp_strbuf_puts(why, "\n");
+        }
+        for (size_t i = 0; i < n_g; i++)
+                free(g[i].text);
+        free(g);
+        return ret;
+}
+
+int dp_alloc_run_print_why(const dp_alloc_run *r, bool details, dp_strbuf *why) {
+        assert_return(r && why, -EINVAL);
+        if (!r->n_failed) return 0;
+        _cleanup_(dp_hashmap_freep) dp_hashmap *nodes = dp_hashmap_new();
+        if (!nodes) return -ENOMEM;
+        for (size_t i = 0; i < r->n_nodes; i++)
+                if (dp_hashmap_put(nodes, r->nodes[i], r->nodes[i]) < 0) return -ENOMEM;
+        for (size_t i = 0; i < r->n; i++) {
+                const dp_alloc_outcome *o = &r->items[i];
+                if (o->allocation) continue;
+                if (print_grouped(r, nodes, o, why) < 0) return -ENOMEM;
+                if (!details) continue;
+                const char *p = o->why ? o->why : "";
+                while (*p) {
+                        const char *nl = strchr(p, '\n');
+                        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+                        dp_strbuf_printf(why, "  %.*s\n", (int)len, p);
+                        p += len + (nl ? 1 : 0);
+                }
+        }
+        return dp_strbuf_failed(why) ? -ENOMEM : 0;
+}
+
+/* The claim as printed: the input claim with the allocation made (a shallow
+ * copy in `buf`, valid while the run is; nothing is cloned). */
+static const dp_resource_claim *with_allocation(const dp_alloc_outcome *o, dp_resource_claim *buf) {
+        if (!o->allocation) return o->claim;
+        *buf = *o->claim;
+        buf->allocation = o->allocation;
+        return buf;
+}
+
+/* A List, written one claim at a time as dp_doc_emit() of the whole would
+ * write it (keys sorted: apiVersion, items, kind): no tree of every claim. */
+static int print_list(const dp_alloc_run *r, bool json, dp_strbuf *out) {
+        dp_doc_format df = json ? DP_DOC_JSON_PRETTY : DP_DOC_YAML;
+        if (r->n == 0)
+                dp_strbuf_puts(out, json ? "{\n  \"apiVersion\": \"v1\",\n  \"items\": [],\n"
+                                         : "apiVersion: v1\nitems: []\n");
+        else
+                dp_strbuf_puts(out, json ? "{\n  \"apiVersion\": \"v1\",\n  \"items\": [" : "apiVersion: v1\nitems:\n");
+        for (size_t i = 0; i < r->n; i++) {
+                _cleanup_(dp_doc_set_freep) dp_doc_set *one = dp_doc_set_new();
+                dp_resource_claim cl;
+                dp_doc_node *n = one ? dp_resource_claim_encode(one, with_allocation(&r->items[i], &cl)) : NULL;
+                if (!n) return -ENOMEM;
+                dp_doc_emit_top_item(out, n, i, df);
+                if (dp_strbuf_failed(out)) return -ENOMEM;
+        }
+        if (r->n && json) dp_strbuf_puts(out, "\n  ],\n");
+        dp_strbuf_puts(out, json ? "  \"kind\": \"List\"\n}\n" : "kind: List\n");
+        return dp_strbuf_failed(out) ? -ENOMEM : 0;
+}
+
 int dp_alloc_run_print(const dp_alloc_run *r, dp_alloc_output fmt, dp_strbuf *out, dp_strbuf *why) {
         assert_return(r && out, -EINVAL);
         if (fmt == DP_ALLOC_OUTPUT_TABLE) {
                 table(r, out);
-        } else {
+        } else if (r->n == 1) {
                 _cleanup_(dp_doc_set_freep) dp_doc_set *set = dp_doc_set_new();
                 if (!set) return -ENOMEM;
-                dp_doc_node *root;
-                if (r->n == 1) {
-                        const dp_resource_claim *cl = r->items[0].allocated ? r->items[0].allocated : r->items[0].claim;
-                        root = dp_resource_claim_encode(set, cl);
-                } else {
-                        root = dp_doc_new_map(set);
-                        dp_doc_node *items = dp_doc_new_seq(set);
-                        if (!root || !items) return -ENOMEM;
-                        for (size_t i = 0; i < r->n; i++) {
-                                const dp_resource_claim *cl = r->items[i].allocated ? r->items[i].allocated : r->items[i].claim;
-                                if (dp_doc_seq_add(set, items, dp_resource_claim_encode(set, cl)) < 0) return -ENOMEM;
-                        }
-                        if (dp_doc_map_add(set, root, "apiVersion", dp_doc_new_str(set, "v1")) < 0 ||
-                            dp_doc_map_add(set, root, "items", items) < 0 ||
-                            dp_doc_map_add(set, root, "kind", dp_doc_new_str(set, "List")) < 0)
-                                return -ENOMEM;
-                }
+                dp_resource_claim cl;
+                dp_doc_node *root = dp_resource_claim_encode(set, with_allocation(&r->items[0], &cl));
                 if (!root) return -ENOMEM;
                 dp_doc_emit(out, root, fmt == DP_ALLOC_OUTPUT_JSON ? DP_DOC_JSON_PRETTY : DP_DOC_YAML);
+        } else if (print_list(r, fmt == DP_ALLOC_OUTPUT_JSON, out) < 0) {
+                return -ENOMEM;
         }
-        if (why)
-                for (size_t i = 0; i < r->n; i++) {
-                        const dp_alloc_outcome *o = &r->items[i];
-                        if (o->allocated) continue;
-                        dp_strbuf_printf(why, "ResourceClaim %s/%s: not allocated\n",
-                                         o->claim->meta.namespace ? o->claim->meta.namespace : "default", o->claim->meta.name);
-                        const char *p = o->why ? o->why : "";
-                        while (*p) {
-                                const char *nl = strchr(p, '\n');
-                                size_t len = nl ? (size_t)(nl - p) : strlen(p);
-                                dp_strbuf_printf(why, "  %.*s\n", (int)len, p);
-                                p += len + (nl ? 1 : 0);
-                        }
-                }
+        if (why && dp_alloc_run_print_why(r, false, why) < 0) return -ENOMEM;
         if (dp_strbuf_failed(out) || (why && dp_strbuf_failed(why))) return -ENOMEM;
         return 0;
 }

@@ -225,13 +225,17 @@ void explain_failure(search *st, dp_strbuf *why) {
         uint32_t qi = st->deepest < st->n_rqs ? st->deepest : (uint32_t)st->n_rqs - 1;
         if (st->n_rqs == 0) return;
         rq *q = &st->rqs[qi];
+        /* the deepest request was cut short because a later one can never be
+         * met here: that one is the culprit, under its own claim and name */
+        bool later = q->why.kind == WHY_LATER && q->why.c < st->n_rqs;
+        if (later) q = &st->rqs[q->why.c];
         bool printed = false;
         for (uint32_t sub = 0; sub < q->r->n_subs && sub < DP_ALLOC_FIRST_AVAILABLE_MAX; sub++) {
                 const cand_list *L = &q->subs[sub];
                 const dp_alloc_subrequest *sr = &q->r->subs[sub];
                 char lb[400];
                 q->sub = sub;
-                if (!L->built) continue;
+                if (!L->built && !(later && sub_blocked(q, sr))) continue; /* blocked: never built */
                 bool short_static = sub_blocked(q, sr) || L->n - L->n_errors - L->n_taint_kept == 0 ||
                                     (!sr->all && (int64_t)(L->n - L->n_errors) < (sr->count > 0 ? sr->count : 1)) ||
                                     (sr->all && n->n_bad_pools);

@@ -5,14 +5,25 @@
 #include "base/doc.h"
 #include "base/fileio.h"
 
+/* Nodes and strings live in blocks owned by the set (one allocation per
+ * DOC_NODE_BLOCK nodes or DOC_STR_BLOCK bytes of strings, not one or two per
+ * node): parsing a manifest of 100,000 nodes costs a few hundred mallocs
+ * instead of 200,000, and freeing the set is a walk over the blocks. Only
+ * the pair and item arrays of maps and sequences grow on their own. */
+#define DOC_NODE_BLOCK 1024
+#define DOC_STR_BLOCK (64u << 10)
+
 struct dp_doc_set {
-        dp_doc_node **nodes; /* every node, for freeing */
-        size_t n_nodes, cap_nodes;
+        dp_doc_node **node_blocks; /* DOC_NODE_BLOCK nodes each, the last one partly used */
+        size_t n_node_blocks, cap_node_blocks;
+        size_t n_nodes;
+        char **str_blocks; /* string blocks; long strings get a block of their own */
+        size_t n_str_blocks, cap_str_blocks;
+        char *str_free; /* room left in the current string block */
+        size_t str_left;
         dp_doc_node **roots;
         char **sources;
         size_t n_roots, cap_roots, cap_sources;
-        char **strings; /* owned key strings */
-        size_t n_strings, cap_strings;
 };
 
 dp_doc_set *dp_doc_set_new(void) { return calloc(1, sizeof(dp_doc_set)); }
@@ -20,16 +31,17 @@ dp_doc_set *dp_doc_set_new(void) { return calloc(1, sizeof(dp_doc_set)); }
 dp_doc_set *dp_doc_set_free(dp_doc_set *s) {
         if (!s) return NULL;
         for (size_t i = 0; i < s->n_nodes; i++) {
-                dp_doc_node *n = s->nodes[i];
-                free(n->str);
+                dp_doc_node *n = &s->node_blocks[i / DOC_NODE_BLOCK][i % DOC_NODE_BLOCK];
                 free(n->pairs);
                 free(n->items);
-                free(n);
         }
-        for (size_t i = 0; i < s->n_strings; i++) free(s->strings[i]);
+        for (size_t i = 0; i < s->n_node_blocks; i++)
+                free(s->node_blocks[i]);
+        for (size_t i = 0; i < s->n_str_blocks; i++)
+                free(s->str_blocks[i]);
         for (size_t i = 0; i < s->n_roots; i++) free(s->sources[i]);
-        free(s->strings);
-        free(s->nodes);
+        free(s->node_blocks);
+        free(s->str_blocks);
         free(s->roots);
         free(s->sources);
         free(s);
@@ -38,19 +50,42 @@ dp_doc_set *dp_doc_set_free(dp_doc_set *s) {
 
 static dp_doc_node *node_new(dp_doc_set *s, dp_doc_type t) {
         if (s->n_nodes >= DP_DOC_MAX_NODES) return NULL;
-        if (DP_GROW(s->nodes, s->cap_nodes, s->n_nodes + 1) < 0) return NULL;
-        dp_doc_node *n = calloc(1, sizeof *n);
-        if (!n) return NULL;
+        if (s->n_nodes % DOC_NODE_BLOCK == 0) {
+                if (DP_GROW(s->node_blocks, s->cap_node_blocks, s->n_node_blocks + 1) < 0) return NULL;
+                dp_doc_node *b = calloc(DOC_NODE_BLOCK, sizeof *b);
+                if (!b) return NULL;
+                s->node_blocks[s->n_node_blocks++] = b;
+        }
+        dp_doc_node *n = &s->node_blocks[s->n_nodes / DOC_NODE_BLOCK][s->n_nodes % DOC_NODE_BLOCK];
+        s->n_nodes++;
         n->type = t;
-        s->nodes[s->n_nodes++] = n;
         return n;
 }
 
+/* len + 1 bytes owned by the set (not NUL-terminated by this call) */
+static char *str_alloc(dp_doc_set *s, size_t len) {
+        size_t need = len + 1;
+        if (need > s->str_left) {
+                size_t size = need > DOC_STR_BLOCK / 4 ? need : DOC_STR_BLOCK;
+                if (DP_GROW(s->str_blocks, s->cap_str_blocks, s->n_str_blocks + 1) < 0) return NULL;
+                char *b = malloc(size);
+                if (!b) return NULL;
+                s->str_blocks[s->n_str_blocks++] = b;
+                if (size != DOC_STR_BLOCK) return b; /* a long string: the current block stays */
+                s->str_free = b;
+                s->str_left = size;
+        }
+        char *d = s->str_free;
+        s->str_free += need;
+        s->str_left -= need;
+        return d;
+}
+
 static const char *own_string(dp_doc_set *s, const char *str) {
-        if (DP_GROW(s->strings, s->cap_strings, s->n_strings + 1) < 0) return NULL;
-        char *d = strdup(str);
+        size_t len = strlen(str);
+        char *d = str_alloc(s, len);
         if (!d) return NULL;
-        s->strings[s->n_strings++] = d;
+        memcpy(d, str, len + 1);
         return d;
 }
 
@@ -60,8 +95,8 @@ dp_doc_node *dp_doc_new_seq(dp_doc_set *s) { return node_new(s, DP_DOC_SEQ); }
 dp_doc_node *dp_doc_new_strn(dp_doc_set *s, const char *str, size_t len) {
         dp_doc_node *n = node_new(s, DP_DOC_SCALAR);
         if (!n) return NULL;
-        n->str = malloc(len + 1);
-        if (!n->str) return NULL; /* freed with the set */
+        n->str = str_alloc(s, len);
+        if (!n->str) return NULL; /* the node is freed with the set */
         memcpy(n->str, str, len);
         n->str[len] = 0;
         n->len = len;
@@ -90,13 +125,19 @@ dp_doc_node *dp_doc_new_uint(dp_doc_set *s, uint64_t v) {
 dp_doc_node *dp_doc_new_bool(dp_doc_set *s, bool v) { return dp_doc_new_raw(s, v ? "true" : "false"); }
 dp_doc_node *dp_doc_new_null(dp_doc_set *s) { return dp_doc_new_raw(s, "null"); }
 
+/* `key` must stay as long as the set (a string it owns) */
+static int map_add_owned(dp_doc_node *map, const char *key, dp_doc_node *value) {
+        if (!map || !value || map->type != DP_DOC_MAP) return -ENOMEM;
+        if (DP_GROW(map->pairs, map->cap, map->n + 1) < 0) return -ENOMEM;
+        map->pairs[map->n++] = (dp_doc_pair){key, NULL, value};
+        return 0;
+}
+
 int dp_doc_map_add(dp_doc_set *s, dp_doc_node *map, const char *key, dp_doc_node *value) {
         if (!map || !value || map->type != DP_DOC_MAP) return -ENOMEM;
         const char *k = own_string(s, key);
         if (!k) return -ENOMEM;
-        if (DP_GROW(map->pairs, map->cap, map->n + 1) < 0) return -ENOMEM;
-        map->pairs[map->n++] = (dp_doc_pair){k, NULL, value};
-        return 0;
+        return map_add_owned(map, k, value);
 }
 
 int dp_doc_seq_add(dp_doc_set *s, dp_doc_node *seq, dp_doc_node *item) {
@@ -192,7 +233,8 @@ static int attach(parse_state *ps, dp_doc_node *n, const yaml_mark_t *m) {
                 ps->pending_key_node[d] = n;
                 return 0;
         }
-        int r = dp_doc_map_add(ps->set, parent, ps->pending_key[d], n);
+        /* the key is the key node's string, owned by the set: no copy */
+        int r = map_add_owned(parent, ps->pending_key[d], n);
         if (r < 0) return r;
         parent->pairs[parent->n - 1].key_node = ps->pending_key_node[d];
         ps->pending_key[d] = NULL;
@@ -575,4 +617,63 @@ void dp_doc_emit(dp_strbuf *out, const dp_doc_node *n, dp_doc_format fmt) {
                 emit_json(out, n, fmt == DP_DOC_JSON_PRETTY, 0);
                 if (fmt == DP_DOC_JSON_PRETTY) dp_strbuf_putc(out, '\n');
         }
+}
+
+void dp_doc_emit_top_item(dp_strbuf *out, const dp_doc_node *it, size_t i, dp_doc_format fmt) {
+        if (!it) return;
+        if (fmt == DP_DOC_YAML) {
+                /* emit_yaml() of the sequence at level 0, one item */
+                dp_strbuf_puts(out, "- ");
+                if (it->type == DP_DOC_SCALAR || is_empty_collection(it))
+                        emit_yaml(out, it, 0, false);
+                else if (it->type == DP_DOC_MAP)
+                        emit_yaml(out, it, 1, true);
+                else {
+                        dp_strbuf_putc(out, '\n');
+                        emit_yaml(out, it, 1, false);
+                }
+                return;
+        }
+        /* emit_json() of the sequence at level 1, one item */
+        bool pretty = fmt == DP_DOC_JSON_PRETTY;
+        if (i) dp_strbuf_putc(out, ',');
+        if (pretty) {
+                dp_strbuf_putc(out, '\n');
+                indent(out, 2);
+        }
+        emit_json(out, it, pretty, 2);
+}
+
+/* ---- checksummed state files ---- */
+
+static uint64_t fnv1a64(const char *p, size_t n) {
+        uint64_t h = 0xcbf29ce484222325ull;
+        for (size_t i = 0; i < n; i++) {
+                h ^= (unsigned char)p[i];
+                h *= 0x100000001b3ull;
+        }
+        return h;
+}
+
+int dp_doc_data_checksum(const dp_doc_node *data, char ret_sum[17]) {
+        assert_return(data && ret_sum, -EINVAL);
+        _cleanup_strbuf_ dp_strbuf sb = DP_STRBUF_INIT;
+        dp_doc_emit(&sb, data, DP_DOC_JSON_COMPACT);
+        if (dp_strbuf_failed(&sb)) return -ENOMEM;
+        snprintf(ret_sum, 17, "%016llx", (unsigned long long)fnv1a64(dp_strbuf_str(&sb), sb.len));
+        return 0;
+}
+
+int dp_doc_emit_checksummed(dp_doc_set *set, dp_doc_node *data, dp_strbuf *out) {
+        assert_return(set && data && out, -EINVAL);
+        char sum[17];
+        int r = dp_doc_data_checksum(data, sum);
+        if (r < 0) return r;
+        dp_doc_node *root = dp_doc_new_map(set);
+        if (!root || dp_doc_map_add(set, root, "checksum", dp_doc_new_str(set, sum)) < 0 ||
+            dp_doc_map_add(set, root, "data", data) < 0)
+                return -ENOMEM;
+        dp_doc_emit(out, root, DP_DOC_JSON_COMPACT);
+        dp_strbuf_putc(out, '\n');
+        return dp_strbuf_failed(out) ? -ENOMEM : 0;
 }

@@ -442,6 +442,15 @@ uint64_t cel_estimate(const cel_ast *ast);
 /* helpers shared by library files */
 cel_value cel_call_overload(cel_ctx *c, const char *fn, const cel_value *args, size_t n);
 double cel_ceil01(size_t n);
+/* ceil() for the cost arithmetic, without libm: ceil is the only libm
+ * function devplane called, and libm mapped into every process (the agent
+ * included) costs about 300 KiB resident. Exact: a double of magnitude
+ * 2^52 or more is already an integer; NaN passes through. */
+static inline double cel_ceil(double x) {
+        if (!(x > -4503599627370496.0 && x < 4503599627370496.0)) return x;
+        double t = (double)(int64_t)x; /* towards zero */
+        return t < x ? t + 1.0 : t;
+}
 bool cel_value_truthy_bool(cel_value v);
 
 /* regex.c: RE2 syntax check + PCRE2 matching with limits. A compiled

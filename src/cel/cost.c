@@ -53,7 +53,7 @@ static uint64_t smul(uint64_t a, uint64_t b) {
 }
 static uint64_t umax(uint64_t a, uint64_t b) { return a > b ? a : b; }
 static uint64_t umin(uint64_t a, uint64_t b) { return a < b ? a : b; }
-static uint64_t tenth(uint64_t n) { return n >= UNBOUNDED ? UNBOUNDED : (uint64_t)ceil((double)n * 0.1); }
+static uint64_t tenth(uint64_t n) { return n >= UNBOUNDED ? UNBOUNDED : (uint64_t)cel_ceil((double)n * 0.1); }
 
 static const escope *find(const escope *s, const char *n) {
         for (; s; s = s->up)
@@ -193,7 +193,7 @@ static CEL_NOINLINE uint64_t call_est(const cel_expr *e, const escope *s) {
         if (streq(fn, "matches") || streq(fn, "find") || streq(fn, "findAll")) {
                 uint64_t sn = size_of(a0, s), pn = a1 ? size_of(a1, s) : 1;
                 if (sn >= UNBOUNDED || pn >= UNBOUNDED) return UNBOUNDED;
-                return smul((uint64_t)ceil((1.0 + (double)sn) * 0.1), (uint64_t)ceil((double)pn * 0.25));
+                return smul((uint64_t)cel_ceil((1.0 + (double)sn) * 0.1), (uint64_t)cel_ceil((double)pn * 0.25));
         }
         if (streq(fn, "contains") && e->call.target) return smul(tenth(size_of(a0, s)), tenth(size_of(a1, s)));
         if ((streq(fn, "startsWith") || streq(fn, "endsWith")) && e->call.target) return tenth(size_of(a0, s));
@@ -218,12 +218,12 @@ static CEL_NOINLINE uint64_t call_est(const cel_expr *e, const escope *s) {
                 if (n >= UNBOUNDED || n > 600000000ULL) return UNBOUNDED;
                 const cel_type *t = l->type && l->type->kind == CT_LIST ? l->type->p[0] : NULL;
                 double f = t && (t->kind == CT_STRING || t->kind == CT_BYTES) ? 2.1 : 2.0;
-                return (uint64_t)ceil((double)n * (double)n * f) + 11;
+                return (uint64_t)cel_ceil((double)n * (double)n * f) + 11;
         }
         /* Kubernetes' estimates for the strings library (apiserver library/cost.go) */
         if (e->call.target && streq(fn, "split")) {
                 uint64_t n = size_of(a0, s);
-                return n >= UNBOUNDED ? UNBOUNDED : (uint64_t)ceil((double)n * 0.2);
+                return n >= UNBOUNDED ? UNBOUNDED : (uint64_t)cel_ceil((double)n * 0.2);
         }
         if (e->call.target && (streq(fn, "lowerAscii") || streq(fn, "upperAscii") || streq(fn, "substring") ||
                                streq(fn, "trim") || streq(fn, "charAt") || streq(fn, "indexOf") ||

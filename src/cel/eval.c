@@ -52,7 +52,7 @@ static uint64_t vsize(cel_value v) {
         }
 }
 
-double cel_ceil01(size_t n) { return ceil((double)n * 0.1); }
+double cel_ceil01(size_t n) { return cel_ceil((double)n * 0.1); }
 
 static cel_value opt_of(cel_ctx *c, cel_value v) {
         cel_value *p = cel_alloc(c->arena, sizeof(*p));
@@ -386,11 +386,11 @@ static uint64_t call_cost(const cel_overload *o, const cel_value *a, size_t n) {
         case COST_STRSUM: return (uint64_t)cel_ceil01(vsize(a[0]) + (n > 1 ? vsize(a[1]) : 0));
         case COST_STRPROD: return (uint64_t)cel_ceil01(vsize(a[0])) * (uint64_t)cel_ceil01(n > 1 ? vsize(a[1]) : 0);
         case COST_REGEX:
-                return (uint64_t)cel_ceil01(1 + vsize(a[0])) * (uint64_t)ceil((double)(n > 1 ? vsize(a[1]) : 0) * 0.25);
+                return (uint64_t)cel_ceil01(1 + vsize(a[0])) * (uint64_t)cel_ceil((double)(n > 1 ? vsize(a[1]) : 0) * 0.25);
         case COST_LIST0: return DP_MAX((uint64_t)1, vsize(a[0]));
         case COST_LIST1: return n > 1 ? vsize(a[1]) : 1;
         case COST_EQ: return (uint64_t)cel_ceil01(DP_MIN(vsize(a[0]), vsize(a[1])));
-        case COST_STR0X2: return (uint64_t)ceil((double)vsize(a[0]) * 0.2);
+        case COST_STR0X2: return (uint64_t)cel_ceil((double)vsize(a[0]) * 0.2);
         case COST_INT0: return a[0].kind == CV_INT && a[0].i > 0 ? (uint64_t)a[0].i : 1;
         case COST_SELFCMP0:
         case COST_SELFCMP1: {

@@ -2,7 +2,6 @@
  * v1-allocate.c — Allocate: a container's ids -> ContainerAllocateResponse. */
 #include <stdio.h>
 
-#include "base/hashmap.h"
 #include "devices/decode.h"
 #include "devices/checkpoint.h"
 #include "devices/v1.h"
@@ -282,22 +281,19 @@ int dp_v1_allocate(const dp_v1_plan *p, const dp_device_set *s, const dp_agent_c
                 return dp_error_set(err, -EINVAL,
                                     "request for '%s: %zu' too large: maximum request size for shared resources is 1",
                                     res->name, n_ids);
-        _cleanup_(dp_hashmap_freep) dp_hashmap *index = dp_hashmap_new();
-        _cleanup_(dp_hashmap_freep) dp_hashmap *seen = dp_hashmap_new();
+        /* seen: one bit per device of the resource */
+        _cleanup_free_ uint64_t *seen = calloc(res->n_devices / 64 + 1, sizeof(uint64_t));
         _cleanup_free_ target *tg = calloc(n_ids, sizeof(target));
-        if (!index || !seen || !tg) return dp_error_set(err, -ENOMEM, "out of memory");
-        for (size_t i = 0; i < res->n_devices; i++)
-                if (dp_hashmap_put(index, res->devices[i].id, &res->devices[i]) == -ENOMEM)
-                        return dp_error_set(err, -ENOMEM, "out of memory");
+        if (!seen || !tg) return dp_error_set(err, -ENOMEM, "out of memory");
         size_t nt = 0;
         for (size_t i = 0; i < n_ids; i++) {
                 if (!ids[i]) return dp_error_set(err, -EINVAL, "resource %s: device id %zu is missing", res->name, i);
-                const dp_v1_device *v = dp_hashmap_get(index, ids[i]);
+                const dp_v1_device *v = dp_v1_resource_find(res, ids[i]);
                 if (!v) return dp_error_set(err, -EINVAL, "resource %s: unknown device %.128s", res->name, ids[i]);
-                int r = dp_hashmap_put(seen, v->id, (void *)v);
-                if (r == -EEXIST)
+                size_t pos = (size_t)(v - res->devices);
+                if (seen[pos / 64] & (UINT64_C(1) << (pos % 64)))
                         return dp_error_set(err, -EINVAL, "resource %s: device %s requested twice", res->name, v->id);
-                if (r < 0) return dp_error_set(err, -ENOMEM, "out of memory");
+                seen[pos / 64] |= UINT64_C(1) << (pos % 64);
                 if (v->health != DP_HEALTH_HEALTHY)
                         return dp_error_set(err, -EINVAL, "resource %s: device %s is unhealthy", res->name, v->id);
                 bool dup = false;

@@ -11,6 +11,7 @@ static void resource_done(dp_v1_resource *r) {
         for (size_t i = 0; i < r->n_devices; i++)
                 free(r->devices[i].id);
         free(r->devices);
+        free(r->by_id);
 }
 
 dp_v1_plan *dp_v1_plan_free(dp_v1_plan *p) {
@@ -111,6 +112,23 @@ static int replicate(dp_v1_resource *r, unsigned replicas) {
         return 0;
 }
 
+static int cmp_by_id(const void *a, const void *b) {
+        const dp_v1_device *x = *(const dp_v1_device *const *)a, *y = *(const dp_v1_device *const *)b;
+        int c = strcmp(x->id, y->id);
+        return c ? c : (x > y) - (x < y);
+}
+
+/* The id index of a finished device list (ids and positions no longer change). */
+static int index_resource(dp_v1_resource *r) {
+        free(r->by_id);
+        r->by_id = calloc(r->n_devices ? r->n_devices : 1, sizeof(*r->by_id));
+        if (!r->by_id) return -ENOMEM;
+        for (size_t i = 0; i < r->n_devices; i++)
+                r->by_id[i] = &r->devices[i];
+        if (r->n_devices > 1) qsort(r->by_id, r->n_devices, sizeof(*r->by_id), cmp_by_id);
+        return 0;
+}
+
 static int cmp_resource(const void *a, const void *b) {
         return strcmp(((const dp_v1_resource *)a)->name, ((const dp_v1_resource *)b)->name);
 }
@@ -190,6 +208,8 @@ int dp_v1_plan_build(const dp_device_set *s, const dp_agent_config *c, dp_v1_pla
                                                     "advertised as %s",
                                                     c->source, p->resources[i].base_name, p->resources[j].base_name,
                                                     p->resources[i].name);
+        for (size_t i = 0; i < p->n_resources; i++)
+                if (index_resource(&p->resources[i]) < 0) return dp_error_set(err, -ENOMEM, "out of memory");
         if (p->n_resources > 1) qsort(p->resources, p->n_resources, sizeof(dp_v1_resource), cmp_resource);
         *ret = TAKE_PTR(p);
         return 0;
@@ -227,7 +247,19 @@ dp_v1_resource *dp_v1_plan_find(const dp_v1_plan *p, const char *name) {
 }
 
 dp_v1_device *dp_v1_resource_find(const dp_v1_resource *r, const char *id) {
-        for (size_t i = 0; r && id && i < r->n_devices; i++)
+        if (!r || !id) return NULL;
+        if (r->by_id) {
+                size_t lo = 0, hi = r->n_devices; /* first entry with an id >= id */
+                while (lo < hi) {
+                        size_t mid = lo + (hi - lo) / 2;
+                        if (strcmp(r->by_id[mid]->id, id) < 0)
+                                lo = mid + 1;
+                        else
+                                hi = mid;
+                }
+                return lo < r->n_devices && streq(r->by_id[lo]->id, id) ? (dp_v1_device *)r->by_id[lo] : NULL;
+        }
+        for (size_t i = 0; i < r->n_devices; i++)
                 if (streq(r->devices[i].id, id)) return &r->devices[i];
         return NULL;
 }

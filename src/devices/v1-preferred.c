@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0
  * v1-preferred.c — GetPreferredAllocation: topology-aware, deterministic. */
-#include "base/hashmap.h"
 #include "devices/v1.h"
 
 typedef struct pick {
@@ -166,22 +165,18 @@ int dp_v1_preferred_allocation(const dp_v1_plan *p, const dp_device_set *s, cons
         if (n_available > DP_V1_REQUEST_MAX || n_must_include > DP_V1_REQUEST_MAX)
                 return dp_error_set(err, -E2BIG, "resource %s: more than %d ids in the request", res->name,
                                     DP_V1_REQUEST_MAX);
-        _cleanup_(dp_hashmap_freep) dp_hashmap *index = dp_hashmap_new();
         _cleanup_free_ size_t *cand = calloc(n_available ? n_available : 1, sizeof(size_t));
-        if (!index || !cand) return dp_error_set(err, -ENOMEM, "out of memory");
-        for (size_t i = 0; i < res->n_devices; i++)
-                if (dp_hashmap_put(index, res->devices[i].id, (void *)(uintptr_t)(i + 1)) == -ENOMEM)
-                        return dp_error_set(err, -ENOMEM, "out of memory");
+        _cleanup_free_ uint64_t *seen = calloc(res->n_devices / 64 + 1, sizeof(uint64_t)); /* bit per device */
+        if (!cand || !seen) return dp_error_set(err, -ENOMEM, "out of memory");
         /* Candidates: known, healthy, distinct; kept in resource order. */
         size_t nc = 0;
         for (size_t i = 0; i < n_available; i++) {
-                if (!available[i]) continue;
-                uintptr_t pos = (uintptr_t)dp_hashmap_get(index, available[i]);
-                if (!pos || res->devices[pos - 1].health != DP_HEALTH_HEALTHY) continue;
-                bool dup = false;
-                for (size_t k = 0; k < nc && !dup; k++)
-                        dup = cand[k] == pos - 1;
-                if (!dup) cand[nc++] = pos - 1;
+                const dp_v1_device *v = available[i] ? dp_v1_resource_find(res, available[i]) : NULL;
+                if (!v || v->health != DP_HEALTH_HEALTHY) continue;
+                size_t pos = (size_t)(v - res->devices);
+                if (seen[pos / 64] & (UINT64_C(1) << (pos % 64))) continue;
+                seen[pos / 64] |= UINT64_C(1) << (pos % 64);
+                cand[nc++] = pos;
         }
         qsort(cand, nc, sizeof(size_t), cmp_size);
         if (size == 0 || size > nc)
@@ -193,13 +188,13 @@ int dp_v1_preferred_allocation(const dp_v1_plan *p, const dp_device_set *s, cons
         size_t n_must = 0;
         for (size_t i = 0; i < n_must_include; i++) {
                 const char *id = must_include[i];
-                uintptr_t pos = id ? (uintptr_t)dp_hashmap_get(index, id) : 0;
-                if (!pos)
+                const dp_v1_device *v = id ? dp_v1_resource_find(res, id) : NULL;
+                if (!v)
                         return dp_error_set(err, -EINVAL, "resource %s: unknown must-include device %.128s", res->name,
                                             id ? id : "(null)");
-                size_t k = 0;
-                while (k < nc && cand[k] != pos - 1)
-                        k++;
+                size_t pos = (size_t)(v - res->devices);
+                size_t *hit = bsearch(&pos, cand, nc, sizeof(size_t), cmp_size);
+                size_t k = hit ? (size_t)(hit - cand) : nc;
                 if (k == nc)
                         return dp_error_set(err, -EINVAL,
                                             "resource %s: must-include device %s is not among the available healthy "

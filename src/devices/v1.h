@@ -49,6 +49,9 @@ typedef struct dp_v1_resource {
         bool fail_requests_greater_than_one;
         dp_v1_device *devices; /* the ListAndWatch list, complete */
         size_t n_devices;
+        /* devices by id (then position), built once with the list by
+         * dp_v1_plan_build; NULL for a hand-made resource (lookups then scan) */
+        const dp_v1_device **by_id;
         uint64_t generation; /* bumped each time the list (ids or health) changes */
 } dp_v1_resource;
 
@@ -68,6 +71,7 @@ int dp_v1_plan_build(const dp_device_set *s, const dp_agent_config *c, dp_v1_pla
 int dp_v1_plan_update_health(dp_v1_plan *p, const dp_device_set *s);
 
 dp_v1_resource *dp_v1_plan_find(const dp_v1_plan *p, const char *resource_name);
+/* The first device with this advertised id: O(log n) through by_id. */
 dp_v1_device *dp_v1_resource_find(const dp_v1_resource *r, const char *id);
 /* Counts for capacity / allocatable. */
 size_t dp_v1_resource_count(const dp_v1_resource *r);

@@ -226,28 +226,11 @@ static dp_doc_node *data_node(enc *e, const dp_dra_checkpoint *c) {
         return m;
 }
 
-static uint64_t fnv1a64(const char *p, size_t n) {
-        uint64_t h = 0xcbf29ce484222325ull;
-        for (size_t i = 0; i < n; i++) {
-                h ^= (unsigned char)p[i];
-                h *= 0x100000001b3ull;
-        }
-        return h;
-}
-
 /* The compact JSON of `data` and its checksum text. */
 static int data_digest(const dp_dra_checkpoint *c, dp_doc_set *s, dp_doc_node **ret_node, char sum[17]) {
         enc e = {s, 0};
         dp_doc_node *d = data_node(&e, c);
-        if (e.r < 0 || !d) return -ENOMEM;
-        dp_strbuf sb = DP_STRBUF_INIT;
-        dp_doc_emit(&sb, d, DP_DOC_JSON_COMPACT);
-        if (dp_strbuf_failed(&sb)) {
-                dp_strbuf_done(&sb);
-                return -ENOMEM;
-        }
-        snprintf(sum, 17, "%016llx", (unsigned long long)fnv1a64(dp_strbuf_str(&sb), sb.len));
-        dp_strbuf_done(&sb);
+        if (e.r < 0 || !d || dp_doc_data_checksum(d, sum) < 0) return -ENOMEM;
         *ret_node = d;
         return 0;
 }
@@ -256,17 +239,10 @@ int dp_dra_checkpoint_encode(const dp_dra_checkpoint *c, dp_strbuf *out) {
         assert_return(c && out, -EINVAL);
         _cleanup_(dp_doc_set_freep) dp_doc_set *s = dp_doc_set_new();
         if (!s) return -ENOMEM;
-        dp_doc_node *d = NULL;
-        char sum[17];
-        int r = data_digest(c, s, &d, sum);
-        if (r < 0) return r;
-        dp_doc_node *root = dp_doc_new_map(s);
-        if (!root || dp_doc_map_add(s, root, "checksum", dp_doc_new_str(s, sum)) < 0 ||
-            dp_doc_map_add(s, root, "data", d) < 0)
-                return -ENOMEM;
-        dp_doc_emit(out, root, DP_DOC_JSON_COMPACT);
-        dp_strbuf_putc(out, '\n');
-        return dp_strbuf_failed(out) ? -ENOMEM : 0;
+        enc e = {s, 0};
+        dp_doc_node *d = data_node(&e, c);
+        if (e.r < 0 || !d) return -ENOMEM;
+        return dp_doc_emit_checksummed(s, d, out);
 }
 
 /* ---- decode ---- */

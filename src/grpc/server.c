@@ -42,7 +42,8 @@ struct dp_grpc_sconn {
         dp_loop_source *io, *timer;
         dp_grpc_conn *conn;
         uint32_t events;
-        bool busy; /* its callback is on the stack (a handler runs a nested loop) */
+        uint64_t armed; /* the timer's deadline, 0: disarmed (sconn_arm) */
+        bool busy;      /* its callback is on the stack (a handler runs a nested loop) */
         dp_grpc_sconn *prev, *next;
 };
 
@@ -140,6 +141,15 @@ static uint64_t sconn_next_time(const dp_grpc_sconn *sc) {
         return t;
 }
 
+/* Arm the timer for the next deadline unless it is armed no later: the idle
+ * deadline moves with every call, and a timer that fires early only re-arms
+ * (sconn_timer), which saves a timerfd_settime per call. */
+static void sconn_arm(dp_grpc_sconn *sc) {
+        uint64_t t = sconn_next_time(sc);
+        if (!sc->timer || t == 0 || (sc->armed && sc->armed <= t)) return;
+        if (dp_loop_source_set_time(sc->timer, t) == 0) sc->armed = t;
+}
+
 /* Write what the core has, re-arm the deadline timer, close when done.
  * Returns false when the connection was closed (sc is gone). */
 static bool sconn_after(dp_grpc_sconn *sc) {
@@ -166,7 +176,7 @@ timers:
                 sconn_close(sc);
                 return false;
         }
-        if (sc->timer) dp_loop_source_set_time(sc->timer, sconn_next_time(sc));
+        sconn_arm(sc);
         return true;
 }
 
@@ -226,9 +236,10 @@ static int sconn_timer(dp_loop_source *s, uint64_t now, void *userdata) {
         (void)s;
         dp_grpc_sconn *sc = userdata;
         dp_grpc_server *srv = sc->srv;
+        sc->armed = 0; /* it fired: a one-shot timer is disarmed now */
         if (srv->free_requested) return 0;
         if (sc->busy) {
-                dp_loop_source_set_time(s, now + 1000); /* retry after the outer frame */
+                if (dp_loop_source_set_time(s, now + 1000) == 0) sc->armed = now + 1000; /* after the outer frame */
                 return 0;
         }
         srv->busy++;
@@ -258,9 +269,13 @@ static int sconn_timer(dp_loop_source *s, uint64_t now, void *userdata) {
 static void sconn_wakeup(dp_grpc_conn *c, void *userdata) {
         (void)c;
         dp_grpc_sconn *sc = userdata;
+        /* Woken from inside its own callback (a handler answering at once):
+         * sconn_after at the end of that frame writes and re-arms, so the
+         * two epoll_ctl of asking for EPOLLOUT and dropping it are saved. */
+        if (sc->busy) return;
         sconn_set_events(sc, EPOLLIN | EPOLLOUT);
         /* A new deadline may be earlier than the armed one. */
-        if (sc->timer) dp_loop_source_set_time(sc->timer, sconn_next_time(sc));
+        sconn_arm(sc);
 }
 
 static int sconn_new(dp_grpc_server *srv, int fd) {
@@ -270,7 +285,8 @@ static int sconn_new(dp_grpc_server *srv, int fd) {
         sc->fd = fd;
         int r = dp_grpc_conn_new_server(srv, dp_loop_now(), &sc->conn);
         if (r >= 0) r = dp_loop_add_io(srv->loop, fd, EPOLLIN | EPOLLOUT, sconn_io, sc, &sc->io);
-        if (r >= 0) r = dp_loop_add_timer(srv->loop, sconn_next_time(sc), sconn_timer, sc, &sc->timer);
+        sc->armed = sconn_next_time(sc);
+        if (r >= 0) r = dp_loop_add_timer(srv->loop, sc->armed, sconn_timer, sc, &sc->timer);
         if (r < 0) {
                 sc->io = dp_loop_source_free(sc->io);
                 sc->conn = dp_grpc_conn_free(sc->conn);

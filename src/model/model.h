@@ -203,6 +203,9 @@ const dp_device_capacity *dp_device_find_capacity(const dp_device *d, const char
  * DaemonSet controller writes them. All or nothing. */
 int dp_deployment_expand(const dp_deployment *d, const dp_node *const *nodes, size_t n_nodes, dp_object_list *out,
                          dp_error *err);
+/* An owner standing up more pods than this is -E2BIG (Kubernetes has no
+ * such limit; the simulator's runs would not end). */
+#define DP_WORKLOAD_PODS_MAX 100000
 /* Stand up the pods of every owner in l (appended at the end), except an
  * owner whose pods are already there: an object of l names it in its
  * ownerReferences (a Pod its ReplicaSet, a ReplicaSet its Deployment), as a

@@ -115,6 +115,9 @@ int dp_deployment_expand(const dp_deployment *d, const dp_node *const *nodes, si
         const dp_doc_node *tmpl = dp_doc_root(s, 0);
         bool ds = d->hdr.kind == DP_KIND_DAEMON_SET;
         size_t n = ds ? n_nodes : (size_t)DP_MAX(d->replicas, 0);
+        if (n > DP_WORKLOAD_PODS_MAX)
+                return dp_error_set(err, -E2BIG, "%s: %s %s: stands up %zu pods, more than %d", d->hdr.source,
+                                    dp_kind_name(d->hdr.kind), d->meta.name, n, DP_WORKLOAD_PODS_MAX);
         size_t start = out->n;
         for (size_t i = 0; i < n; i++) {
                 if (ds && !selects(d->template_, nodes[i])) continue;

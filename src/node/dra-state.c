@@ -345,24 +345,11 @@ static dp_doc_node *data_node(enc *e, const dp_node_dra_state *s) {
         return m;
 }
 
-static uint64_t fnv1a64(const char *p, size_t n) {
-        uint64_t h = 0xcbf29ce484222325ull;
-        for (size_t i = 0; i < n; i++) {
-                h ^= (unsigned char)p[i];
-                h *= 0x100000001b3ull;
-        }
-        return h;
-}
-
 /* The `data` node and the checksum of its compact JSON. */
 static int data_digest(const dp_node_dra_state *s, dp_doc_set *set, dp_doc_node **ret_node, char sum[17]) {
         enc e = {set, 0};
         dp_doc_node *d = data_node(&e, s);
-        if (e.r < 0 || !d) return -ENOMEM;
-        _cleanup_strbuf_ dp_strbuf sb = DP_STRBUF_INIT;
-        dp_doc_emit(&sb, d, DP_DOC_JSON_COMPACT);
-        if (dp_strbuf_failed(&sb)) return -ENOMEM;
-        snprintf(sum, 17, "%016llx", (unsigned long long)fnv1a64(dp_strbuf_str(&sb), sb.len));
+        if (e.r < 0 || !d || dp_doc_data_checksum(d, sum) < 0) return -ENOMEM;
         *ret_node = d;
         return 0;
 }
@@ -371,17 +358,10 @@ int dp_node_dra_state_encode(const dp_node_dra_state *s, dp_strbuf *out) {
         assert_return(s && out, -EINVAL);
         _cleanup_(dp_doc_set_freep) dp_doc_set *set = dp_doc_set_new();
         if (!set) return -ENOMEM;
-        dp_doc_node *d = NULL;
-        char sum[17];
-        int r = data_digest(s, set, &d, sum);
-        if (r < 0) return r;
-        dp_doc_node *root = dp_doc_new_map(set);
-        if (!root || dp_doc_map_add(set, root, "checksum", dp_doc_new_str(set, sum)) < 0 ||
-            dp_doc_map_add(set, root, "data", d) < 0)
-                return -ENOMEM;
-        dp_doc_emit(out, root, DP_DOC_JSON_COMPACT);
-        dp_strbuf_putc(out, '\n');
-        return dp_strbuf_failed(out) ? -ENOMEM : 0;
+        enc e = {set, 0};
+        dp_doc_node *d = data_node(&e, s);
+        if (e.r < 0 || !d) return -ENOMEM;
+        return dp_doc_emit_checksummed(set, d, out);
 }
 
 /* ---- decode ---- */

@@ -320,6 +320,14 @@ typedef struct score_cache {
         size_t dirty_pos;
         uint64_t dra_gen, memo_epoch;
         bool valid;
+        /* When no node fits the shape: each node's verdict (code << 32 |
+         * argument id) and their histogram, kept like the scores (valid
+         * with them; nodes in the dirty log after vdirty_pos again), so a
+         * Pending pod's reasons cost the changed nodes, not every node. */
+        uint64_t *verdict;
+        dp_diag_hist hist;
+        size_t vdirty_pos;
+        bool vvalid;
 } score_cache;
 
 static void caches_free(sched_usage *u) {
@@ -328,6 +336,8 @@ static void caches_free(sched_usage *u) {
         while (u->caches && dp_hashmap_iter(u->caches, &i, NULL, &v)) {
                 score_cache *sc = v;
                 free(sc->score);
+                free(sc->verdict);
+                dp_diag_hist_clear(&sc->hist);
                 free(sc->key);
                 free(sc);
         }
@@ -615,10 +625,11 @@ static int nodes_sync(dp_sched *s) {
         return 0;
 }
 
-/* What pods bound to (or assumed on) `node` hold of `name` via device plugins. */
-static int64_t ext_used(const dp_sched *s, const char *node, const char *name) {
+/* What pods bound to (or assumed on) `node` hold of `name` via device
+ * plugins; nu: the node's counters when the caller has them (else looked up). */
+static int64_t ext_used_nu_or(const dp_sched *s, node_use *nu, const char *node, const char *name) {
         int64_t used = 0;
-        node_use *nu = dp_hashmap_get(s->usage->nodes, node);
+        if (!nu) nu = dp_hashmap_get(s->usage->nodes, node);
         ext_use *e = nu ? node_ext(nu, name, false) : NULL;
         if (e) used = e->count;
         for (size_t a = 0; a < s->n_assumed; a++) {
@@ -630,9 +641,13 @@ static int64_t ext_used(const dp_sched *s, const char *node, const char *name) {
         return used;
 }
 
+static int64_t ext_used(const dp_sched *s, const char *node, const char *name) {
+        return ext_used_nu_or(s, NULL, node, name);
+}
+
 /* What pods bound to (or assumed on) the node hold of cpu (k 0) or memory (k 1). */
-static int64_t native_used(const dp_sched *s, const char *node, int k) {
-        const node_use *nu = dp_hashmap_get(s->usage->nodes, node);
+static int64_t native_used(const dp_sched *s, const node_use *nu, const char *node, int k) {
+        if (!nu) nu = dp_hashmap_get(s->usage->nodes, node);
         int64_t used = nu ? (k ? nu->mem_used : nu->cpu_used) : 0;
         for (size_t a = 0; a < s->n_assumed; a++)
                 if (streq(s->assumed[a]->node, node)) used += k ? s->assumed[a]->mem : s->assumed[a]->cpu_m;
@@ -762,7 +777,6 @@ static const dp_resource_claim *view_claim(const dp_object_list *view, const cha
         return NULL;
 }
 
-static int cmp_str(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
 
 /* Per-node device totals and use, for binpack/spread. */
 static void node_fill(const dp_sched *s, const dp_object_list *view, const dp_node *n, const ext_req *ext, size_t n_ext,
@@ -795,58 +809,6 @@ static void node_fill(const dp_sched *s, const dp_object_list *view, const dp_no
         *ret_used = used;
 }
 
-typedef struct reason_count {
-        const char *reason;
-        size_t n;
-} reason_count;
-
-static void summarize(dp_sched_pod_info *info, size_t n_nodes) {
-        _cleanup_free_ reason_count *rc = calloc(info->n_reasons + 1, sizeof(*rc));
-        size_t nrc = 0;
-        _cleanup_free_ char **firsts = calloc(info->n_reasons + 1, sizeof(char *));
-        if (!rc || !firsts) return;
-        for (size_t i = 0; i < info->n_reasons; i++) {
-                const char *r = info->reasons[i].reason;
-                const char *nl = strchr(r, '\n');
-                firsts[i] = nl ? dp_strndup(r, (size_t)(nl - r)) : dp_strdup(r);
-                if (!firsts[i]) goto out;
-        }
-        qsort(firsts, info->n_reasons, sizeof(char *), cmp_str);
-        for (size_t i = 0; i < info->n_reasons; i++) {
-                if (nrc && streq(rc[nrc - 1].reason, firsts[i]))
-                        rc[nrc - 1].n++;
-                else
-                        rc[nrc++] = (reason_count){firsts[i], 1};
-        }
-        {
-                dp_strbuf sb = DP_STRBUF_INIT;
-                dp_strbuf_printf(&sb, "0/%zu nodes are available", n_nodes);
-                for (size_t i = 0; i < nrc; i++)
-                        dp_strbuf_printf(&sb, "%s %zu %s", i ? "," : ":", rc[i].n, rc[i].reason);
-                dp_strbuf_puts(&sb, ".");
-                free(info->message);
-                info->message = dp_strbuf_steal(&sb);
-        }
-out:
-        for (size_t i = 0; i < info->n_reasons; i++)
-                free(firsts[i]);
-}
-
-static int add_reason(dp_sched_pod_info *info, const char *node, const char *reason) {
-        dp_node_reason *nr = realloc(info->reasons, (info->n_reasons + 1) * sizeof(*nr));
-        if (!nr) return -ENOMEM;
-        info->reasons = nr;
-        nr[info->n_reasons].node = dp_strdup(node);
-        nr[info->n_reasons].reason = dp_strdup(reason);
-        if (!nr[info->n_reasons].node || !nr[info->n_reasons].reason) {
-                free(nr[info->n_reasons].node);
-                free(nr[info->n_reasons].reason);
-                return -ENOMEM;
-        }
-        info->n_reasons++;
-        return 0;
-}
-
 static void set_pod_message(qpod *q, const char *msg) {
         dp_sched_info_clear_reasons(&q->info);
         free(q->info.message);
@@ -877,7 +839,43 @@ typedef struct cycle {
         size_t best_idx[34]; /* the DRA handles tried on best_node */
         bool best_via_dra[32];
         bool quiet; /* a pass that only looks for the best node: no reasons */
+        dp_diag_hist hist;        /* the attempt's verdicts, counted */
+        /* the fast pass found no node: its memo says where the claims
+         * failed, so the reasons need not ask the allocator again */
+        const struct dp_sched_dra_memo *none_memo;
+        const char *last_arg; /* verdict(): the last argument interned, and its id */
+        uint32_t last_id;
+        struct score_cache *none_sc; /* the fast pass's cache for the shape (FAST_NONE) */
+        uint64_t *rec;               /* verdict(): record here instead of counting */
+        sched_verdicts *verdicts; /* dp_sched_diagnose: every node's verdict instead */
 } cycle;
+
+/* Node n does not take the pod: count why (or, diagnosing, keep it with
+ * the allocator's detail). 0, or -ENOMEM. */
+static int verdict(cycle *c, const dp_node *n, dp_verdict_code code, const char *arg, const char *detail) {
+        if (c->quiet) return 0;
+        int64_t id = 0;
+        if (arg && arg == c->last_arg) /* the same string as the last node's: no lookup */
+                id = c->last_id;
+        else if ((id = dp_diag_intern(&c->s->strings, arg)) < 0)
+                return -ENOMEM;
+        else if (code == DP_VERDICT_INSUFFICIENT || code == DP_VERDICT_CLAIM_UNREACHABLE) {
+                c->last_arg = arg; /* a name the cycle holds, not a scratch buffer */
+                c->last_id = (uint32_t)id;
+        }
+        if (c->rec) {
+                *c->rec = (uint64_t)code << 32 | (uint32_t)id;
+                return 0;
+        }
+        if (!c->verdicts) return dp_diag_hist_add(&c->hist, code, (uint32_t)id);
+        sched_verdicts *v = c->verdicts;
+        if (DP_GROW(v->v, v->cap, v->n + 1) < 0) return -ENOMEM;
+        dp_sched_node_verdict *nv = &v->v[v->n];
+        *nv = (dp_sched_node_verdict){n->meta.name, code, dp_diag_string(&c->s->strings, (uint32_t)id), NULL};
+        if (detail && detail[0] && !(nv->detail = dp_strdup(detail))) return -ENOMEM;
+        v->n++;
+        return 0;
+}
 
 static void cycle_done(cycle *c) {
         if (c->dra_kept)
@@ -893,6 +891,7 @@ static void cycle_done(cycle *c) {
         for (size_t i = 0; i < c->best_n_allocs; i++)
                 dp_allocation_result_free(c->best_allocs ? c->best_allocs[i] : NULL);
         free(c->best_allocs);
+        dp_diag_hist_clear(&c->hist);
 }
 
 static bool snapshot_kind(dp_kind k) {
@@ -988,23 +987,25 @@ static bool alloc_reachable(const dp_allocation_result *a, const dp_node *n) {
 
 /* One node. Returns 1 feasible (key filled), 0 not (reason added unless
  * c->quiet), <0 error. */
-static int try_node(cycle *c, const dp_node *n, int64_t key[2], dp_allocation_result ***ret_allocs,
+static int try_node(cycle *c, const dp_node *n, size_t ni, int64_t key[2], dp_allocation_result ***ret_allocs,
                     size_t *ret_n_allocs, size_t ret_idx[34], bool via_dra[32], dp_error *err) {
-        dp_sched_pod_info *info = &c->q->info;
         const char *nn = n->meta.name;
-        if (n->unschedulable) return c->quiet ? 0 : add_reason(info, nn, "node(s) were unschedulable");
+        /* the node's counters from the table (the loop walks it in order) */
+        sched_usage *u = c->s->usage;
+        node_use *nu = ni < u->n_tab && u->tab[ni] == n ? u->tab_use[ni] : NULL;
+        if (n->unschedulable) return verdict(c, n, DP_VERDICT_NODE_UNSCHEDULABLE, NULL, NULL);
         const dp_taint *t = untolerated_taint(n, c->pod);
         if (t) {
                 if (c->quiet) return 0;
                 char m[512];
-                dp_fmt(m, sizeof(m), "node(s) had untolerated taint {%s: %s}", t->key, t->value ? t->value : "");
-                return add_reason(info, nn, m);
+                dp_fmt(m, sizeof(m), "{%s: %s}", t->key, t->value ? t->value : "");
+                return verdict(c, n, DP_VERDICT_TAINT, m, NULL);
         }
-        if (!node_affinity_ok(c->pod, n))
-                return c->quiet ? 0 : add_reason(info, nn, "node(s) didn't match Pod's node affinity/selector");
+        if (!node_affinity_ok(c->pod, n)) return verdict(c, n, DP_VERDICT_AFFINITY, NULL, NULL);
         for (int k = 0; k < 2; k++)
-                if (c->native[k] > 0 && c->native[k] > node_native(n, k) - native_used(c->s, nn, k))
-                        return c->quiet ? 0 : add_reason(info, nn, k ? "Insufficient memory" : "Insufficient cpu");
+                if (c->native[k] > 0 && c->native[k] > node_native(n, k) - native_used(c->s, nu, nn, k))
+                        return verdict(c, n, k ? DP_VERDICT_INSUFFICIENT_MEMORY : DP_VERDICT_INSUFFICIENT_CPU, NULL,
+                                       NULL);
         int64_t req_units = 0;
         bool any_dra_ext = false;
         for (size_t k = 0; k < c->n_ext && k < 32; k++) {
@@ -1021,26 +1022,16 @@ static int try_node(cycle *c, const dp_node *n, int64_t key[2], dp_allocation_re
                         }
                 }
                 int64_t alloc = a ? dp_quantity_value(&a->value) : 0;
-                if (e->count > alloc - ext_used(c->s, nn, e->name)) {
-                        if (c->quiet) return 0;
-                        char m[512];
-                        dp_fmt(m, sizeof(m), "Insufficient %s", e->name);
-                        return add_reason(info, nn, m);
-                }
+                if (e->count > alloc - ext_used_nu_or(c->s, nu, nn, e->name))
+                        return verdict(c, n, DP_VERDICT_INSUFFICIENT, e->name, NULL);
                 req_units += e->count;
         }
         size_t idx[34], n_idx = 0;
         for (size_t i = 0; i < c->n_claims; i++) {
                 const dp_resource_claim *cl = c->claims[i].claim;
                 if (cl->allocation) {
-                        if (!alloc_reachable(cl->allocation, n)) {
-                                if (c->quiet) return 0;
-                                char m[512];
-                                dp_fmt(m, sizeof(m),
-                                       "resourceclaim %s is allocated to devices another node cannot reach",
-                                       cl->meta.name);
-                                return add_reason(info, nn, m);
-                        }
+                        if (!alloc_reachable(cl->allocation, n))
+                                return verdict(c, n, DP_VERDICT_CLAIM_UNREACHABLE, cl->meta.name, NULL);
                 } else if (n_idx < 32)
                         idx[n_idx++] = c->claims[i].prep;
         }
@@ -1064,19 +1055,14 @@ static int try_node(cycle *c, const dp_node *n, int64_t key[2], dp_allocation_re
         _cleanup_strbuf_ dp_strbuf why = DP_STRBUF_INIT;
         unsigned sub = 0;
         size_t units = 0;
-        int r = dp_sched_dra_try_count(c->dra, nn, idx, n_idx, &sub, &units, c->quiet ? NULL : &why, err);
+        if (c->none_memo && !any_dra_ext && (c->none_memo->failed[ni / 64] >> (ni % 64) & 1))
+                return verdict(c, n, DP_VERDICT_DRA, NULL, NULL);
+        /* the allocator's detail only for a diagnosis: an attempt keeps counts */
+        int r = dp_sched_dra_try_count(c->dra, nn, idx, n_idx, &sub, &units, c->verdicts ? &why : NULL, err);
         if (r < 0) return r;
-        if (r == 0 && c->quiet) return 0;
         if (r == 0) {
-                dp_strbuf m = DP_STRBUF_INIT;
-                dp_strbuf_puts(&m, "cannot allocate all claims");
-                if (why.len) {
-                        dp_strbuf_putc(&m, '\n');
-                        dp_strbuf_puts(&m, dp_strbuf_str(&why));
-                }
-                int rr = dp_strbuf_failed(&m) ? -ENOMEM : add_reason(info, nn, dp_strbuf_str(&m));
-                dp_strbuf_done(&m);
-                return rr;
+                if (dp_strbuf_failed(&why)) return -ENOMEM;
+                return verdict(c, n, DP_VERDICT_DRA, NULL, why.len ? dp_strbuf_str(&why) : NULL);
         }
         req_units += (int64_t)units;
         int64_t total, used;
@@ -1229,6 +1215,7 @@ static int fast_pass(cycle *c, int *ret, dp_error *err) {
                 for (size_t ni = 0; ni < nn; ni++)
                         score[ni] = node_score(c, ext_ids, memo, units, ni);
                 if (sc) {
+                        sc->vvalid = false;
                         sc->valid = true;
                         sc->dra_gen = s->dra_gen;
                         sc->memo_epoch = memo ? memo->epoch : 0;
@@ -1246,6 +1233,8 @@ static int fast_pass(cycle *c, int *ret, dp_error *err) {
                         }
                 if (ni == SIZE_MAX) {
                         *ret = FAST_NONE;
+                        c->none_memo = memo;
+                        c->none_sc = sc;
                         return 0;
                 }
                 const char *name = u->tab[ni]->meta.name;
@@ -1333,16 +1322,93 @@ static int make_plan(cycle *c, dp_sched_plan **ret) {
         return 0;
 }
 
-int dp_sched_plan_one(dp_sched *s, qpod *q, int64_t now_ms, dp_sched_plan **ret, dp_error *err) {
-        cycle c = {.s = s, .q = q};
+static int hist_sub(dp_diag_hist *h, uint64_t v) {
+        for (size_t i = 0; i < h->n; i++)
+                if (h->v[i].code == (uint16_t)(v >> 32) && h->v[i].arg == (uint32_t)v) {
+                        if (h->v[i].nodes) h->v[i].nodes--;
+                        return 0;
+                }
+        return -ENOENT;
+}
+
+/* One node's verdict into *ret (try_node's filters; the allocator only
+ * where the memo does not already say the claims failed). 1: it fits after
+ * all (the cache cannot stand for the pass), 0, or <0. */
+static int record_verdict(cycle *c, const dp_node *const *nodes, size_t ni, uint64_t *ret, dp_error *err) {
+        int64_t key[2];
+        dp_allocation_result **allocs = NULL;
+        size_t n_allocs = 0, idx[34];
+        bool via[32] = {0};
+        dp_error nerr;
+        nerr.code = 0;
+        nerr.msg[0] = '\0';
+        (void)err;
+        *ret = UINT64_MAX;
+        c->rec = ret;
+        c->quiet = false;
+        int r = try_node(c, nodes[ni], ni, key, &allocs, &n_allocs, idx, via, &nerr);
+        c->rec = NULL;
+        for (size_t x = 0; x < n_allocs; x++)
+                dp_allocation_result_free(allocs ? allocs[x] : NULL);
+        free(allocs);
+        if (r < 0 && r != -ENOMEM) return -EAGAIN; /* undecidable: the full pass says so */
+        if (r == 0 && *ret == UINT64_MAX) return -EAGAIN; /* no verdict recorded: not expected */
+        return r;
+}
+
+/* The fast pass found no node and keeps a cache for the shape: the reasons
+ * from the cache's verdicts, brought up to date node by node. 1 done (the
+ * histogram in c->hist), 0 the full pass must run, <0 error. */
+static int cached_reasons(cycle *c, const dp_node *const *nodes, size_t nn, dp_error *err) {
+        score_cache *sc = c->none_sc;
+        sched_usage *u = c->s->usage;
+        if (!sc || c->verdicts || c->s->n_assumed || u->n_tab != nn) return 0;
+        if (!sc->verdict && !(sc->verdict = malloc((nn + 1) * sizeof(*sc->verdict)))) return 0;
+        int r = 0;
+        if (!sc->vvalid) {
+                dp_diag_hist_clear(&sc->hist);
+                for (size_t ni = 0; ni < nn && r == 0; ni++) {
+                        r = record_verdict(c, nodes, ni, &sc->verdict[ni], err);
+                        if (r == 0)
+                                r = dp_diag_hist_add(&sc->hist, (dp_verdict_code)(sc->verdict[ni] >> 32),
+                                                     (uint32_t)sc->verdict[ni]);
+                }
+        } else
+                for (size_t pos = sc->vdirty_pos; pos < u->n_dirty && r == 0; pos++) {
+                        size_t ni = u->dirty[pos];
+                        uint64_t nv;
+                        r = record_verdict(c, nodes, ni, &nv, err);
+                        if (r == 0 && nv != sc->verdict[ni]) {
+                                r = hist_sub(&sc->hist, sc->verdict[ni]);
+                                if (r == 0) r = dp_diag_hist_add(&sc->hist, (dp_verdict_code)(nv >> 32), (uint32_t)nv);
+                                sc->verdict[ni] = nv;
+                        }
+                }
+        if (r != 0) { /* a node fits, a verdict is not as kept: the full pass, and over next time */
+                sc->vvalid = false;
+                return r == -ENOMEM ? r : 0;
+        }
+        sc->vvalid = true;
+        sc->vdirty_pos = u->n_dirty;
+        dp_diag_hist_clear(&c->hist);
+        for (size_t i = 0; i < sc->hist.n; i++)
+                if (sc->hist.v[i].nodes) {
+                        if (DP_GROW(c->hist.v, c->hist.cap, c->hist.n + 1) < 0) return -ENOMEM;
+                        c->hist.v[c->hist.n++] = sc->hist.v[i];
+                }
+        return 1;
+}
+
+/* One cycle for q; with `v` (a diagnosis) every node's verdict is kept,
+ * nothing is planned and 1 means the verdicts are there. */
+static int plan_cycle(dp_sched *s, qpod *q, sched_verdicts *v, dp_sched_plan **ret, dp_error *err) {
+        cycle c = {.s = s, .q = q, .verdicts = v};
         size_t nn = 0;
         uint64_t rv = 0;
         dp_object po = dp_store_get(s->store, DP_KIND_POD, q->ns, q->name, &rv);
         if (!po.hdr) return dp_error_set(err, -ENOENT, "pod %s not found", q->key);
         c.pod = po.pod;
         c.pod_rv = rv;
-        q->info.attempts++;
-        dp_sched_info_clear_reasons(&q->info);
         int r = usage_sync(s);
         /* a view of the store with the assumed claims in it, for gangs only:
          * otherwise the kept snapshot and counters stand for it */
@@ -1368,8 +1434,12 @@ int dp_sched_plan_one(dp_sched *s, qpod *q, int64_t now_ms, dp_sched_plan **ret,
         /* The best node first, without reasons (in score order when the
          * score can be known before allocating, else over every node);
          * only when nothing fits, every node again for its reason. */
-        int fast = FAST_UNDECIDED;
-        if ((r = fast_pass(&c, &fast, err)) < 0) goto out;
+        int fast = v ? FAST_NONE : FAST_UNDECIDED;
+        if (!v && (r = fast_pass(&c, &fast, err)) < 0) goto out;
+        if (fast == FAST_NONE && !v) {
+                if ((r = cached_reasons(&c, nodes, nn, err)) < 0) goto out;
+                if (r > 0) fast = FAST_WINNER; /* the reasons are there: no pass (and no winner) */
+        }
         for (int pass = fast == FAST_UNDECIDED ? 0 : fast == FAST_NONE ? 1 : 2; pass < 2 && !c.best_node;
              pass++) {
                 c.quiet = pass == 0;
@@ -1382,7 +1452,7 @@ int dp_sched_plan_one(dp_sched *s, qpod *q, int64_t now_ms, dp_sched_plan **ret,
                         size_t idx[34];
                         nerr.code = 0;
                         nerr.msg[0] = '\0';
-                        r = try_node(&c, nodes[ni], key, &allocs, &n_allocs, idx, via, &nerr);
+                        r = try_node(&c, nodes[ni], ni, key, &allocs, &n_allocs, idx, via, &nerr);
                         if (r < 0 && r != -ENOMEM) {
                                 /* undecidable (a selector failed at run time): pod-level */
                                 set_pod_message(q, dp_error_msg(&nerr));
@@ -1391,6 +1461,14 @@ int dp_sched_plan_one(dp_sched *s, qpod *q, int64_t now_ms, dp_sched_plan **ret,
                         }
                         if (r < 0) goto out;
                         if (r == 0) continue;
+                        if (v) { /* a diagnosis: every node, no plan */
+                                for (size_t x = 0; x < n_allocs; x++)
+                                        dp_allocation_result_free(allocs ? allocs[x] : NULL);
+                                free(allocs);
+                                c.quiet = false;
+                                if ((r = verdict(&c, nodes[ni], DP_VERDICT_FIT, NULL, NULL)) < 0) goto out;
+                                continue;
+                        }
                         bool better = !c.best_node || key[0] > c.best_key[0] ||
                                       (key[0] == c.best_key[0] && key[1] > c.best_key[1]);
                         if (better) {
@@ -1414,12 +1492,22 @@ int dp_sched_plan_one(dp_sched *s, qpod *q, int64_t now_ms, dp_sched_plan **ret,
                 }
         }
         c.quiet = false;
+        if (v) {
+                r = 1;
+                goto out;
+        }
         if (!c.best_node) {
                 q->info.state = DP_POD_UNSCHEDULABLE;
-                if (nn == 0)
-                        set_pod_message(q, "0/0 nodes are available.");
-                else
-                        summarize(&q->info, nn);
+                char *m = dp_diag_message(&c.hist, &s->strings, nn);
+                if (!m) {
+                        r = dp_error_set(err, -ENOMEM, "out of memory while writing the reasons of a Pending pod");
+                        goto out;
+                }
+                free(q->info.message);
+                q->info.message = m;
+                dp_diag_hist_clear(&q->info.reasons);
+                q->info.reasons = c.hist;
+                c.hist = (dp_diag_hist){0};
                 r = 0;
                 goto out;
         }
@@ -1442,7 +1530,17 @@ int dp_sched_plan_one(dp_sched *s, qpod *q, int64_t now_ms, dp_sched_plan **ret,
         r = make_plan(&c, ret);
         if (r >= 0) r = 1;
 out:
-        (void)now_ms;
         cycle_done(&c);
         return r;
+}
+
+int dp_sched_plan_one(dp_sched *s, qpod *q, int64_t now_ms, dp_sched_plan **ret, dp_error *err) {
+        (void)now_ms;
+        q->info.attempts++;
+        dp_sched_info_clear_reasons(&q->info);
+        return plan_cycle(s, q, NULL, ret, err);
+}
+
+int dp_sched_diagnose_one(dp_sched *s, qpod *q, sched_verdicts *v, dp_error *err) {
+        return plan_cycle(s, q, v, NULL, err);
 }

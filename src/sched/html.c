@@ -884,28 +884,14 @@ static int render(page *pg) {
         return dp_strbuf_failed(o) ? -ENOMEM : 0;
 }
 
-/* The page from the report text, and optionally the reports of the runs
- * with every node on V1 and on V2 (their asWritten runs are drawn small). */
-static int render_json(const char *json, size_t len, const char *const forced[2], const size_t forced_len[2],
-                       dp_strbuf *out, dp_error *err) {
-        _cleanup_(dp_doc_set_freep) dp_doc_set *set = dp_doc_set_new();
-        if (!set) return -ENOMEM;
-        int r = dp_doc_parse(set, json, len, "report", err);
-        if (r < 0) return r;
-        const dp_doc_node *doc = dp_doc_count(set) == 1 ? dp_doc_root(set, 0) : NULL;
+int dp_sim_html_render_doc(const dp_doc_node *doc, const dp_doc_node *const forced_runs[2], dp_strbuf *out,
+                           dp_error *err) {
         const dp_doc_node *run = doc && doc->type == DP_DOC_MAP ? dp_doc_get(doc, "asWritten") : NULL;
         if (!run || run->type != DP_DOC_MAP)
                 return dp_error_set(err, -EINVAL, "report: not a simulate report document");
         page pg = {.o = out, .doc = doc, .run = run};
-        for (int k = 0; k < 2 && forced; k++) {
-                size_t before = dp_doc_count(set);
-                if ((r = dp_doc_parse(set, forced[k], forced_len[k], k ? "report (all V2)" : "report (all V1)", err)) <
-                    0)
-                        return r;
-                const dp_doc_node *d = dp_doc_count(set) == before + 1 ? dp_doc_root(set, before) : NULL;
-                const dp_doc_node *fr = d && d->type == DP_DOC_MAP ? dp_doc_get(d, "asWritten") : NULL;
-                pg.forced[k] = fr && fr->type == DP_DOC_MAP ? fr : NULL;
-        }
+        for (int k = 0; k < 2 && forced_runs; k++)
+                pg.forced[k] = forced_runs[k] && forced_runs[k]->type == DP_DOC_MAP ? forced_runs[k] : NULL;
         const dp_doc_node *pods = seq_of(run, "pods");
         pg.n_pods = pods ? pods->n : 0;
         _cleanup_free_ podref *refs = calloc(pg.n_pods + 1, sizeof(podref));
@@ -917,33 +903,34 @@ static int render_json(const char *json, size_t len, const char *const forced[2]
         return render(&pg);
 }
 
-int dp_sim_html_from_json(const char *json, size_t len, dp_strbuf *out, dp_error *err) {
-        assert_return(json && out, -EINVAL);
-        return render_json(json, len, NULL, NULL, out, err);
+/* The page from the report text, and optionally the reports of the runs
+ * with every node on V1 and on V2 (their asWritten runs are drawn small). */
+int dp_sim_html_render(const char *json, size_t len, const char *const forced[2], const size_t forced_len[2],
+                       dp_strbuf *out, dp_error *err) {
+        _cleanup_(dp_doc_set_freep) dp_doc_set *set = dp_doc_set_new();
+        if (!set) return -ENOMEM;
+        int r = dp_doc_parse(set, json, len, "report", err);
+        if (r < 0) return r;
+        const dp_doc_node *doc = dp_doc_count(set) == 1 ? dp_doc_root(set, 0) : NULL;
+        const dp_doc_node *fr[2] = {NULL, NULL};
+        for (int k = 0; k < 2 && forced; k++) {
+                size_t before = dp_doc_count(set);
+                if ((r = dp_doc_parse(set, forced[k], forced_len[k], k ? "report (all V2)" : "report (all V1)", err)) <
+                    0)
+                        return r;
+                const dp_doc_node *d = dp_doc_count(set) == before + 1 ? dp_doc_root(set, before) : NULL;
+                fr[k] = d && d->type == DP_DOC_MAP ? dp_doc_get(d, "asWritten") : NULL;
+        }
+        return dp_sim_html_render_doc(doc, fr, out, err);
 }
 
-/* The report of the input with every node group on one model: its asWritten
- * run is the comparison's all-V1 / all-V2 run (sim.c forces the same way). */
-static int forced_report(const dp_sim_input *in, dp_sim_model m, dp_strbuf *out, dp_error *err) {
-        dp_sim_input copy = *in;
-        _cleanup_free_ dp_sim_group *g = calloc(in->n_groups + 1, sizeof(*g));
-        if (!g) return -ENOMEM;
-        for (size_t i = 0; i < in->n_groups; i++) {
-                g[i] = in->groups[i]; /* borrowed strings: the copy is never freed */
-                g[i].model = m;
-        }
-        copy.groups = g;
-        return dp_sim_report(&copy, DP_SIM_OUT_JSON, out, NULL, err);
+int dp_sim_html_from_json(const char *json, size_t len, dp_strbuf *out, dp_error *err) {
+        assert_return(json && out, -EINVAL);
+        return dp_sim_html_render(json, len, NULL, NULL, out, err);
 }
 
 int dp_sim_html(const dp_sim_input *in, dp_strbuf *out, dp_error *err) {
         assert_return(in && out, -EINVAL);
-        _cleanup_strbuf_ dp_strbuf json = DP_STRBUF_INIT, v1 = DP_STRBUF_INIT, v2 = DP_STRBUF_INIT;
-        int r = dp_sim_report(in, DP_SIM_OUT_JSON, &json, NULL, err);
-        if (r >= 0) r = forced_report(in, DP_SIM_MODEL_V1, &v1, err);
-        if (r >= 0) r = forced_report(in, DP_SIM_MODEL_V2, &v2, err);
-        if (r < 0) return r;
-        const char *forced[2] = {dp_strbuf_str(&v1), dp_strbuf_str(&v2)};
-        const size_t forced_len[2] = {v1.len, v2.len};
-        return render_json(dp_strbuf_str(&json), json.len, forced, forced_len, out, err);
+        /* the three runs once: the all-V1 and all-V2 pictures are those runs */
+        return dp_sim_report_html(in, DP_SIM_OUT_JSON, NULL, out, NULL, err);
 }

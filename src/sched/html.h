@@ -32,4 +32,12 @@ int dp_sim_html(const dp_sim_input *in, dp_strbuf *out, dp_error *err);
 
 /* The page from a report document already made (dp_sim_report's -o json
  * text). -EINVAL (err) when it is not one. */
+/* The same, with the documents {"asWritten": run} of the runs with every
+ * node on V1 and on V2 (forced: NULL to leave them out). */
+int dp_sim_html_render(const char *json, size_t len, const char *const forced[2], const size_t forced_len[2],
+                       dp_strbuf *out, dp_error *err);
+/* The same from the documents in memory (the report's, and the all-V1 and
+ * all-V2 runs' documents, NULL to leave one out): no JSON in between. */
+int dp_sim_html_render_doc(const dp_doc_node *doc, const dp_doc_node *const forced_runs[2], dp_strbuf *out,
+                           dp_error *err);
 int dp_sim_html_from_json(const char *json, size_t len, dp_strbuf *out, dp_error *err);

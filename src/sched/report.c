@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "sched/fmt.h"
+#include "sched/html.h"
 #include "sched/sim-internal.h"
 
 /* ---- device use ---- */
@@ -61,11 +62,11 @@ static int node_use_get(sim_run *r, const sim_node *sn, node_use *ret) {
                         rr = pod ? add_holder(u, pod) : -ENOMEM;
                 }
         }
-        size_t i = 0;
-        dp_object o;
-        while (rr >= 0 && dp_store_next(r->store, DP_KIND_RESOURCE_CLAIM, &i, &o, NULL)) {
-                const dp_resource_claim *c = o.claim;
-                if (!c->allocation) continue;
+        const sim_claim_ref *cr = NULL;
+        size_t ncr = 0;
+        if (rr >= 0) rr = sim_claims_in_pool(r, sn->name, &cr, &ncr);
+        for (size_t i = 0; rr >= 0 && i < ncr; i++) {
+                const dp_resource_claim *c = cr[i].claim;
                 for (size_t k = 0; k < c->allocation->n_results && rr >= 0; k++) {
                         const dp_device_allocation_result *d = &c->allocation->results[k];
                         if (!streq_ptr(d->pool, sn->name) || !streq_ptr(d->driver, dp_devnode_driver(sn->dev)))
@@ -74,12 +75,12 @@ static int node_use_get(sim_run *r, const sim_node *sn, node_use *ret) {
                         if (ui < 0) continue;
                         for (size_t h = 0; h < c->n_reserved_for && rr >= 0; h++) {
                                 char hb[1024];
-                                dp_fmt(hb, sizeof(hb), "%s/%s", dp_store_ns_of(o), c->reserved_for[h].name);
+                                dp_fmt(hb, sizeof(hb), "%s/%s", cr[i].ns, c->reserved_for[h].name);
                                 rr = add_holder(&nu.units[ui], hb);
                         }
                         if (c->n_reserved_for == 0 && rr >= 0) {
                                 char hb[1024];
-                                dp_fmt(hb, sizeof(hb), "claim %s/%s", dp_store_ns_of(o), c->meta.name);
+                                dp_fmt(hb, sizeof(hb), "claim %s/%s", cr[i].ns, c->meta.name);
                                 rr = add_holder(&nu.units[ui], hb);
                         }
                 }
@@ -204,7 +205,8 @@ static dp_doc_node *devices_seq(dp_doc_set *s, const char *csv) {
 }
 
 /* The pod's claims as allocated: name, and per result the request
- * ("req" or "req/subrequest"), device and shareID. */
+ * ("req" or "req/subrequest"), driver, pool, device and shareID (a device
+ * is named by all three: two pools may have devices of the same name). */
 static dp_doc_node *claims_doc(dp_doc_set *s, sim_run *r, const sim_pod *sp) {
         dp_doc_node *q = dp_doc_new_seq(s);
         if (!q) return NULL;
@@ -225,6 +227,8 @@ static dp_doc_node *claims_doc(dp_doc_set *s, sim_run *r, const sim_pod *sp) {
                         dp_doc_node *rd = dp_doc_new_map(s);
                         if (!rd) return NULL;
                         ADD(rd, "request", dp_doc_new_str(s, d->request ? d->request : ""));
+                        ADD(rd, "driver", dp_doc_new_str(s, d->driver ? d->driver : ""));
+                        ADD(rd, "pool", dp_doc_new_str(s, d->pool ? d->pool : ""));
                         ADD(rd, "device", dp_doc_new_str(s, d->device ? d->device : ""));
                         if (d->share_id) ADD(rd, "shareID", dp_doc_new_str(s, d->share_id));
                         if (dp_doc_seq_add(s, res, rd) < 0) return NULL;
@@ -395,6 +399,13 @@ static void table_add(table *t, const char *cell) {
         t->cells[t->n++] = dp_strdup(cell ? cell : "");
 }
 
+static void table_drop(table *t) {
+        for (size_t i = 0; i < t->n; i++)
+                free(t->cells[i]);
+        free(t->cells);
+        *t = (table){0};
+}
+
 static void table_print(table *t, dp_strbuf *out) {
         size_t w[16] = {0};
         for (size_t i = 0; i < t->n; i++)
@@ -453,6 +464,34 @@ static void print_tables(const dp_doc_node *doc, dp_strbuf *out) {
         }
         table_print(&t, out);
         dp_strbuf_puts(out, "\n");
+        /* the claims' results, each device by driver/pool/device */
+        t = (table){.cols = 4};
+        const char *hc[] = {"POD", "CLAIM", "REQUEST", "DRIVER/POOL/DEVICE"};
+        for (size_t i = 0; i < 4; i++)
+                table_add(&t, hc[i]);
+        size_t n_results = 0;
+        for (size_t i = 0; pods && i < pods->n; i++) {
+                const dp_doc_node *cl = dp_doc_get(pods->items[i], "claims");
+                for (size_t c = 0; cl && c < cl->n; c++) {
+                        const dp_doc_node *res = dp_doc_get(cl->items[c], "results");
+                        for (size_t k = 0; res && k < res->n; k++) {
+                                const dp_doc_node *x = res->items[k];
+                                char dev[1024];
+                                dp_fmt(dev, sizeof(dev), "%s/%s/%s%s", str_of(x, "driver"), str_of(x, "pool"),
+                                       str_of(x, "device"), dp_doc_get(x, "shareID") ? " (shared)" : "");
+                                table_add(&t, str_of(pods->items[i], "name"));
+                                table_add(&t, str_of(cl->items[c], "name"));
+                                table_add(&t, str_of(x, "request"));
+                                table_add(&t, dev);
+                                n_results++;
+                        }
+                }
+        }
+        if (n_results) {
+                table_print(&t, out);
+                dp_strbuf_puts(out, "\n");
+        } else
+                table_drop(&t);
         t = (table){.cols = 8};
         const char *h2[] = {"NODE", "PROFILE", "MODEL", "DEVICES", "HEALTHY", "IN USE", "UTIL", "FRAG"};
         for (size_t i = 0; i < 8; i++)
@@ -518,12 +557,52 @@ static void print_tables(const dp_doc_node *doc, dp_strbuf *out) {
         table_print(&t, out);
 }
 
-static int dp_sim_report_impl(const dp_sim_input *in, dp_sim_output fmt, dp_strbuf *out, size_t *ret_pending, dp_error *err) {
+void dp_sim_input_size(const dp_sim_input *in, size_t *ret_nodes, size_t *ret_pods, size_t *ret_objects) {
+        size_t nodes = 0;
+        for (size_t g = 0; g < in->n_groups; g++)
+                nodes += (size_t)in->groups[g].count;
+        *ret_nodes = nodes;
+        *ret_pods = in->objs ? dp_object_list_count(in->objs, DP_KIND_POD) : 0;
+        *ret_objects = in->objs ? in->objs->n : 0;
+}
+
+/* An allocation failed while doing `what`: say so with the input's size
+ * (the CLI exits 3, not 2: the input was good). Returns -ENOMEM. */
+static int oom_while(const dp_sim_input *in, dp_error *err, const char *what) {
+        size_t nodes, pods, objects;
+        dp_sim_input_size(in, &nodes, &pods, &objects);
+        return dp_error_set(err, -ENOMEM, "%s (input: %zu nodes, %zu pods, %zu objects)", what, nodes, pods, objects);
+}
+
+/* The page from the report document and the all-V1 and all-V2 runs' own
+ * documents, made in the same set. */
+static int html_page(const dp_sim_input *in, dp_doc_set *s, const dp_doc_node *doc, sim_run *const runs[3],
+                     dp_strbuf *html, dp_error *err) {
+        /* each run's document in a set of its own: the sets' node cap (DP_DOC_MAX_NODES) holds per run */
+        (void)s;
+        _cleanup_(dp_doc_set_freep) dp_doc_set *s1 = dp_doc_set_new();
+        _cleanup_(dp_doc_set_freep) dp_doc_set *s2 = dp_doc_set_new();
+        const dp_doc_node *fr[2] = {s1 ? run_doc(s1, runs[1]) : NULL, s2 ? run_doc(s2, runs[2]) : NULL};
+        if (!fr[0] || !fr[1]) return oom_while(in, err, "drawing the HTML report");
+        int r = dp_sim_html_render_doc(doc, fr, html, err);
+        if (r >= 0 && dp_strbuf_failed(html)) r = -ENOMEM;
+        return r == -ENOMEM ? oom_while(in, err, "drawing the HTML report") : r;
+}
+
+static int dp_sim_report_impl(const dp_sim_input *in, dp_sim_output fmt, dp_strbuf *out, dp_strbuf *html,
+                              size_t *ret_pending, dp_error *err) {
         sim_run *runs[3] = {NULL, NULL, NULL};
         static const dp_sim_model models[3] = {0, DP_SIM_MODEL_V1, DP_SIM_MODEL_V2};
+        static const char *const run_names[3] = {"as-written", "all-V1", "all-V2"};
         int r = 0;
-        for (int k = 0; k < 3 && r >= 0; k++)
+        for (int k = 0; k < 3 && r >= 0; k++) {
                 r = sim_run_new(in, models[k], &runs[k], err);
+                if (r == -ENOMEM) {
+                        char w[64];
+                        dp_fmt(w, sizeof(w), "simulating the %s run", run_names[k]);
+                        r = oom_while(in, err, w);
+                }
+        }
         _cleanup_(dp_doc_set_freep) dp_doc_set *s = dp_doc_set_new();
         dp_doc_node *doc = NULL;
         if (r >= 0 && !s) r = -ENOMEM;
@@ -535,14 +614,16 @@ static int dp_sim_report_impl(const dp_sim_input *in, dp_sim_output fmt, dp_strb
                                        dp_doc_new_str(s, in->policy == DP_SCORE_SPREAD ? "spread" : "binpack")) >= 0 &&
                         dp_doc_map_add(s, doc, "asWritten", run_doc(s, runs[0])) >= 0 &&
                         dp_doc_map_add(s, doc, "comparison", comparison_doc(s, runs)) >= 0;
-                if (!ok) r = -ENOMEM;
+                if (!ok) r = oom_while(in, err, "building the report document (three runs)");
         }
         if (r >= 0) {
                 summary m;
                 r = summarize_run(runs[0], &m);
+                if (r == -ENOMEM) r = oom_while(in, err, "summing up the as-written run");
                 if (r >= 0 && ret_pending) *ret_pending = m.pending + m.waiting;
         }
-        if (r >= 0) {
+        if (r >= 0 && html) r = html_page(in, s, doc, runs, html, err);
+        if (r >= 0 && out) {
                 if (fmt == DP_SIM_OUT_JSON) {
                         dp_doc_emit(out, doc, DP_DOC_JSON_PRETTY);
                         dp_strbuf_putc(out, '\n');
@@ -550,7 +631,7 @@ static int dp_sim_report_impl(const dp_sim_input *in, dp_sim_output fmt, dp_strb
                         dp_doc_emit(out, doc, DP_DOC_YAML);
                 else
                         print_tables(doc, out);
-                if (dp_strbuf_failed(out)) r = -ENOMEM;
+                if (dp_strbuf_failed(out)) r = oom_while(in, err, "writing the report");
         }
         for (int k = 0; k < 3; k++)
                 sim_run_free(runs[k]);
@@ -625,11 +706,152 @@ static int explain_v2_sharing(sim_run *r, const sim_pod *sp, dp_strbuf *out) {
         return dp_strbuf_failed(out) ? -ENOMEM : 0;
 }
 
-static bool resource_reason(const char *r) { return startswith(r, "Insufficient") || startswith(r, "cannot allocate"); }
+static bool resource_verdict(dp_verdict_code c) {
+        return c == DP_VERDICT_INSUFFICIENT || c == DP_VERDICT_INSUFFICIENT_CPU ||
+               c == DP_VERDICT_INSUFFICIENT_MEMORY || c == DP_VERDICT_DRA;
+}
 
-static int dp_sim_explain_impl(const dp_sim_input *in, const char *pod, dp_strbuf *out, dp_error *err) {
+/* One verdict group of a diagnosis: the nodes that said the same. */
+typedef struct vgroup {
+        const dp_sched_node_verdict *first;
+        char text[768];
+        size_t n;
+} vgroup;
+
+static int cmp_vgroup(const void *a, const void *b) {
+        const vgroup *x = a, *y = b;
+        bool rx = resource_verdict(x->first->code), ry = resource_verdict(y->first->code);
+        if (rx != ry) return rx ? -1 : 1; /* resources short first: the closest nodes */
+        if (x->n != y->n) return x->n > y->n ? -1 : 1;
+        return strcmp(x->text, y->text);
+}
+
+/* "      nvidia.com/gpu: capacity 8, allocatable 8, requested by pods on the node 8" */
+static void v1_detail(sim_run *r, const dp_sched_node_verdict *v, dp_strbuf *out) {
+        sim_node *sn = v->code == DP_VERDICT_INSUFFICIENT ? sim_find_node(r, v->node) : NULL;
+        if (!sn || !(sn->model & DP_SIM_MODEL_V1)) return;
+        for (size_t k = 0; k < dp_devnode_v1_resource_count(sn->dev); k++) {
+                size_t cap = 0, al = 0;
+                const char *nm = dp_devnode_v1_resource(sn->dev, k, &cap, &al);
+                if (streq(nm, v->arg))
+                        dp_strbuf_printf(out,
+                                         "      %s: capacity %zu, allocatable %zu, requested by pods on the node "
+                                         "%" PRId64 "\n",
+                                         nm, cap, al, requested_on(r, sn->name, nm));
+        }
+}
+
+static void detail_lines(const char *detail, const char *indent, dp_strbuf *out) {
+        for (const char *p = detail; p && *p;) {
+                const char *e = strchr(p, '\n');
+                size_t len = e ? (size_t)(e - p) : strlen(p);
+                if (len) dp_strbuf_printf(out, "%s%.*s\n", indent, (int)len, p);
+                p += len + (e ? 1 : 0);
+        }
+}
+
+/* The per-node verdicts of a Pending pod, computed now (dp_sched_diagnose):
+ * grouped by reason with the first nodes of each and, for DRA, the
+ * allocator's reasons grouped the same way; with `details`, every node. */
+static int explain_nodes(sim_run *r, const sim_pod *sp, bool details, dp_strbuf *out, dp_error *err) {
+        dp_sched *sc = sim_pod_sched(r, sp);
+        if (!sc) return 0;
+        dp_sched_node_verdict *v = NULL;
+        size_t n = 0;
+        _cleanup_free_ char *msg = NULL;
+        int rr = dp_sched_diagnose(sc, sp->ns, sp->name, &v, &n, &msg, err);
+        if (rr == -ENOENT) return 0;
+        if (rr < 0) return rr;
+        if (rr == 0) {
+                dp_strbuf_printf(out, "\nAt t=%" PRId64 "s: %s\n", r->end_ms / 1000, msg ? msg : "");
+                return dp_strbuf_failed(out) ? -ENOMEM : 0;
+        }
+        _cleanup_free_ vgroup *g = calloc(n + 1, sizeof(*g));
+        if (!g) {
+                dp_sched_node_verdicts_free(v, n);
+                return -ENOMEM;
+        }
+        size_t ng = 0, fit = 0;
+        for (size_t i = 0; i < n; i++) {
+                if (v[i].code == DP_VERDICT_FIT) {
+                        fit++;
+                        continue;
+                }
+                char t[768];
+                dp_verdict_text(v[i].code, v[i].arg, t, sizeof(t));
+                size_t k = 0;
+                while (k < ng && !streq(g[k].text, t))
+                        k++;
+                if (k == ng) {
+                        g[ng].first = &v[i];
+                        dp_fmt(g[ng].text, sizeof(g[ng].text), "%s", t);
+                        ng++;
+                }
+                g[k].n++;
+        }
+        qsort(g, ng, sizeof(*g), cmp_vgroup);
+        dp_strbuf_printf(out, "\nBy reason, nodes as they are at t=%" PRId64 "s:\n", r->end_ms / 1000);
+        if (fit)
+                dp_strbuf_printf(out, "  %zu node%s would take it now (it waits for its next attempt)\n", fit,
+                                 fit == 1 ? "" : "s");
+        for (size_t k = 0; k < ng; k++) {
+                dp_strbuf_printf(out, "  %zu: %s (", g[k].n, g[k].text);
+                size_t shown = 0;
+                for (size_t i = 0; i < n && shown < 3; i++) {
+                        char t[768];
+                        dp_verdict_text(v[i].code, v[i].arg, t, sizeof(t));
+                        if (v[i].code == DP_VERDICT_FIT || !streq(t, g[k].text)) continue;
+                        dp_strbuf_printf(out, "%s%s", shown++ ? ", " : "", v[i].node);
+                }
+                dp_strbuf_printf(out, "%s)\n", g[k].n > shown ? ", ..." : "");
+                v1_detail(r, g[k].first, out);
+                if (g[k].first->code != DP_VERDICT_DRA) continue;
+                /* the allocator's reasons, the same way: distinct texts with their node counts */
+                const char *seen[4] = {NULL, NULL, NULL, NULL};
+                size_t cnt[4] = {0, 0, 0, 0}, ns = 0, other = 0;
+                for (size_t i = 0; i < n; i++) {
+                        if (v[i].code != DP_VERDICT_DRA) continue;
+                        const char *d = v[i].detail ? v[i].detail : "";
+                        size_t x = 0;
+                        while (x < ns && !streq(seen[x], d))
+                                x++;
+                        if (x < ns)
+                                cnt[x]++;
+                        else if (ns < 4) {
+                                seen[ns] = d;
+                                cnt[ns++] = 1;
+                        } else
+                                other++;
+                }
+                for (size_t x = 0; x < ns; x++) {
+                        dp_strbuf_printf(out, "    on %zu of them:\n", cnt[x]);
+                        detail_lines(seen[x], "      ", out);
+                }
+                if (other) dp_strbuf_printf(out, "    and %zu more with other reasons\n", other);
+        }
+        if (details) {
+                dp_strbuf_puts(out, "\nPer node (resources short first):\n");
+                for (int pass = 0; pass < 2; pass++)
+                        for (size_t i = 0; i < n; i++) {
+                                if (v[i].code == DP_VERDICT_FIT || resource_verdict(v[i].code) != (pass == 0))
+                                        continue;
+                                char t[768];
+                                dp_verdict_text(v[i].code, v[i].arg, t, sizeof(t));
+                                dp_strbuf_printf(out, "  %s: %s\n", v[i].node, t);
+                                v1_detail(r, &v[i], out);
+                                detail_lines(v[i].detail, "      ", out);
+                        }
+        } else if (ng)
+                dp_strbuf_printf(out, "Every node's reason: devplane explain %s --details\n", sp->key);
+        dp_sched_node_verdicts_free(v, n);
+        return dp_strbuf_failed(out) ? -ENOMEM : 0;
+}
+
+static int dp_sim_explain_impl(const dp_sim_input *in, const char *pod, bool details, dp_strbuf *out,
+                               dp_error *err) {
         _cleanup_(sim_run_freep) sim_run *r = NULL;
         int rr = sim_run_new(in, 0, &r, err);
+        if (rr == -ENOMEM) return oom_while(in, err, "simulating the as-written run");
         if (rr < 0) return rr;
         sim_pod *sp = sim_find_pod(r, pod);
         if (!sp) return dp_error_set(err, -ENOENT, "pod %s is not in the input", pod);
@@ -640,41 +862,7 @@ static int dp_sim_explain_impl(const dp_sim_input *in, const char *pod, dp_strbu
         if (pi) dp_strbuf_printf(out, "Scheduling attempts: %u\n", pi->attempts);
         if (streq(st, "Pending")) {
                 if (pi && pi->message) dp_strbuf_printf(out, "%s\n", pi->message);
-                if (pi && pi->n_reasons) {
-                        dp_strbuf_puts(out, "\nClosest nodes (resources short) first:\n");
-                        size_t shown = 0;
-                        for (int pass = 0; pass < 2 && shown < 12; pass++)
-                                for (size_t i = 0; i < pi->n_reasons && shown < 12; i++) {
-                                        const char *why = pi->reasons[i].reason;
-                                        if (resource_reason(why) != (pass == 0)) continue;
-                                        shown++;
-                                        const char *nl = strchr(why, '\n');
-                                        dp_strbuf_printf(out, "  %s: %.*s\n", pi->reasons[i].node,
-                                                         (int)(nl ? (size_t)(nl - why) : strlen(why)), why);
-                                        sim_node *sn = sim_find_node(r, pi->reasons[i].node);
-                                        if (sn && startswith(why, "Insufficient ")) {
-                                                const char *res = why + strlen("Insufficient ");
-                                                for (size_t k = 0; k < dp_devnode_v1_resource_count(sn->dev); k++) {
-                                                        size_t cap = 0, al = 0;
-                                                        const char *nm = dp_devnode_v1_resource(sn->dev, k, &cap, &al);
-                                                        if (streq(nm, res) && (sn->model & DP_SIM_MODEL_V1))
-                                                                dp_strbuf_printf(
-                                                                        out,
-                                                                        "      %s: capacity %zu, allocatable %zu, "
-                                                                        "requested by pods on the node %" PRId64 "\n",
-                                                                        nm, cap, al, requested_on(r, sn->name, nm));
-                                                }
-                                        }
-                                        while (nl && nl[1]) {
-                                                const char *e = strchr(nl + 1, '\n');
-                                                size_t len = e ? (size_t)(e - nl - 1) : strlen(nl + 1);
-                                                dp_strbuf_printf(out, "      %.*s\n", (int)len, nl + 1);
-                                                nl = e;
-                                        }
-                                }
-                        if (pi->n_reasons > shown)
-                                dp_strbuf_printf(out, "  ... and %zu more nodes\n", pi->n_reasons - shown);
-                }
+                if (pi && pi->reasons.n && (rr = explain_nodes(r, sp, details, out, err)) < 0) return rr;
                 return dp_strbuf_failed(out) ? -ENOMEM : 0;
         }
         if (streq(st, "Evicted"))
@@ -722,9 +910,20 @@ static int dp_sim_explain_impl(const dp_sim_input *in, const char *pod, dp_strbu
 }
 
 int dp_sim_report(const dp_sim_input *in, dp_sim_output fmt, dp_strbuf *out, size_t *ret_pending, dp_error *err) {
-        return dp_fmt_oom(err, dp_sim_report_impl(in, fmt, out, ret_pending, err));
+        return dp_fmt_oom(err, dp_sim_report_impl(in, fmt, out, NULL, ret_pending, err));
+}
+
+int dp_sim_report_html(const dp_sim_input *in, dp_sim_output fmt, dp_strbuf *out, dp_strbuf *html,
+                       size_t *ret_pending, dp_error *err) {
+        return dp_fmt_oom(err, dp_sim_report_impl(in, fmt, out, html, ret_pending, err));
 }
 
 int dp_sim_explain(const dp_sim_input *in, const char *pod, dp_strbuf *out, dp_error *err) {
-        return dp_fmt_oom(err, dp_sim_explain_impl(in, pod, out, err));
+        return dp_sim_explain_details(in, pod, false, out, err);
+}
+
+int dp_sim_explain_details(const dp_sim_input *in, const char *pod, bool details, dp_strbuf *out, dp_error *err) {
+        int r = dp_sim_explain_impl(in, pod, details, out, err);
+        if (r == -ENOMEM && !strstr(dp_error_msg(err), "(input: ")) r = oom_while(in, err, "explaining the pod");
+        return dp_fmt_oom(err, r);
 }

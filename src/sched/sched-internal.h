@@ -67,6 +67,13 @@ struct dp_sched {
         qpod **waiting;
         size_t n_waiting, cap_waiting;
         bool queue_lost; /* a pod could not be listed: walk every pod instead */
+        /* pick's candidates among the waiting pods for the time cand_now
+         * (sched.c); cand_ok false: walk the waiting list */
+        qpod **cand, **cand_rev;
+        size_t n_cand, cap_cand, n_cand_rev, cap_cand_rev;
+        int64_t cand_now;
+        uint64_t cand_rev_seen;
+        bool cand_ok;
         dp_hashmap *by_key;
         uint64_t next_seq;
         /* sync reads the store's change log from sync_pos; by_slot: the
@@ -87,6 +94,7 @@ struct dp_sched {
         struct sched_usage *usage;
         uint64_t nodes_gen; /* numbers each node table built */
         uint64_t dra_gen;   /* numbers each allocator snapshot kept in dra */
+        dp_diag_strings strings; /* verdict arguments (taints, resources, claims) */
 };
 
 typedef struct sched_usage sched_usage;
@@ -95,3 +103,10 @@ void dp_sched_usage_free(dp_sched *s);
 void dp_sched_info_clear_reasons(dp_sched_pod_info *info);
 const char *dp_pod_uid(const dp_pod *p, char *buf, size_t size);
 int dp_sched_plan_one(dp_sched *s, qpod *q, int64_t now_ms, dp_sched_plan **ret, dp_error *err);
+/* dp_sched_plan_one for dp_sched_diagnose: q a scratch copy of the pod's
+ * record; every node's verdict goes to *v (grown), no plan is made. */
+typedef struct sched_verdicts {
+        dp_sched_node_verdict *v;
+        size_t n, cap;
+} sched_verdicts;
+int dp_sched_diagnose_one(dp_sched *s, qpod *q, sched_verdicts *v, dp_error *err);

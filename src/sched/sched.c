@@ -9,15 +9,7 @@
 
 #define UNSCHEDULABLE_FLUSH_MS 300000 /* podMaxInUnschedulablePodsDuration: 5 min */
 
-void dp_sched_info_clear_reasons(dp_sched_pod_info *info) {
-        for (size_t i = 0; i < info->n_reasons; i++) {
-                free(info->reasons[i].node);
-                free(info->reasons[i].reason);
-        }
-        free(info->reasons);
-        info->reasons = NULL;
-        info->n_reasons = 0;
-}
+void dp_sched_info_clear_reasons(dp_sched_pod_info *info) { dp_diag_hist_clear(&info->reasons); }
 
 const char *dp_pod_uid(const dp_pod *p, char *buf, size_t size) {
         if (p->meta.uid && p->meta.uid[0]) return p->meta.uid;
@@ -62,6 +54,8 @@ dp_sched *dp_sched_free(dp_sched *s) {
         free(s->pods);
         free(s->heap);
         free(s->waiting);
+        free(s->cand);
+        free(s->cand_rev);
         for (size_t i = 0; i < s->n_assumed; i++)
                 dp_sched_plan_free(s->assumed[i]);
         free(s->assumed);
@@ -70,6 +64,7 @@ dp_sched *dp_sched_free(dp_sched *s) {
         free(s->by_slot);
         free(s->sync_slots);
         dp_hashmap_free(s->by_key);
+        dp_diag_strings_done(&s->strings);
         free(s->name);
         free(s);
         return NULL;
@@ -80,6 +75,44 @@ const dp_sched_pod_info *dp_sched_pod(const dp_sched *s, const char *ns, const c
         dp_fmt(key, sizeof(key), "%s/%s", ns && ns[0] ? ns : "default", name);
         qpod *q = dp_hashmap_get(s->by_key, key);
         return q ? &q->info : NULL;
+}
+
+const dp_diag_strings *dp_sched_strings(const dp_sched *s) { return &s->strings; }
+
+void dp_sched_node_verdicts_free(dp_sched_node_verdict *v, size_t n) {
+        for (size_t i = 0; v && i < n; i++)
+                free(v[i].detail);
+        free(v);
+}
+
+int dp_sched_diagnose(dp_sched *s, const char *ns, const char *name, dp_sched_node_verdict **ret, size_t *ret_n,
+                      char **ret_message, dp_error *err) {
+        assert_return(s && name && ret && ret_n && ret_message, -EINVAL);
+        char key[1024];
+        dp_fmt(key, sizeof(key), "%s/%s", ns && ns[0] ? ns : "default", name);
+        qpod *q = dp_hashmap_get(s->by_key, key);
+        if (!q) return -ENOENT;
+        /* a scratch record: the pod's own stays as the last attempt left it */
+        qpod tmp = *q;
+        tmp.info = (dp_sched_pod_info){0};
+        sched_verdicts v = {0};
+        int r = dp_sched_diagnose_one(s, &tmp, &v, err);
+        dp_diag_hist_clear(&tmp.info.reasons);
+        free(tmp.info.node);
+        if (r < 0) {
+                free(tmp.info.message);
+                dp_sched_node_verdicts_free(v.v, v.n);
+                return r;
+        }
+        if (r == 0) {
+                dp_sched_node_verdicts_free(v.v, v.n);
+                *ret_message = tmp.info.message;
+                return 0;
+        }
+        free(tmp.info.message);
+        *ret = v.v;
+        *ret_n = v.n;
+        return 1;
 }
 
 /* ---- the queue ---- */
@@ -122,6 +155,64 @@ static qpod *heap_pop(dp_sched *s) {
 
 static int track_one(dp_sched *s, qpod *q);
 
+/* ---- pick's candidates for one `now` ----
+ * At a fixed time a waiting pod's eligibility only grows: its backoff ran out
+ * or it did not, and the store's revision only moves on. So the waiting pods
+ * whose time has come are collected once per `now` into a heap (cand, by
+ * priority then arrival), those of them still waiting for a store change
+ * into a list (cand_rev) that joins the heap when the revision moves. Pods
+ * tried again at that time are failed with a later retry and leave the heap
+ * when met: each pick costs a logarithm, not a walk of every waiting pod. */
+
+static void cand_up(qpod **h, size_t i) {
+        qpod *q = h[i];
+        while (i > 0) {
+                size_t p = (i - 1) / 2;
+                if (!q_before(q, h[p])) break;
+                h[i] = h[p];
+                i = p;
+        }
+        h[i] = q;
+}
+
+static void cand_down(qpod **h, size_t n, size_t i) {
+        qpod *q = h[i];
+        for (;;) {
+                size_t c = 2 * i + 1;
+                if (c >= n) break;
+                if (c + 1 < n && q_before(h[c + 1], h[c])) c++;
+                if (!q_before(h[c], q)) break;
+                h[i] = h[c];
+                i = c;
+        }
+        h[i] = q;
+}
+
+static bool time_come(const qpod *q, int64_t now) {
+        return now >= q->failed_at + UNSCHEDULABLE_FLUSH_MS || now >= q->retry_at;
+}
+
+/* A waiting pod for the candidates of cand_now (when its time has come). */
+static int cand_add(dp_sched *s, qpod *q) {
+        if (!s->cand_ok || !q->present || q->info.state != DP_POD_UNSCHEDULABLE || !time_come(q, s->cand_now))
+                return 0;
+        bool flush = s->cand_now >= q->failed_at + UNSCHEDULABLE_FLUSH_MS;
+        if (!flush && dp_store_revision(s->store) == q->failed_rev) {
+                if (DP_GROW(s->cand_rev, s->cap_cand_rev, s->n_cand_rev + 1) < 0) return -ENOMEM;
+                s->cand_rev[s->n_cand_rev++] = q;
+                return 0;
+        }
+        if (DP_GROW(s->cand, s->cap_cand, s->n_cand + 1) < 0) return -ENOMEM;
+        s->cand[s->n_cand++] = q;
+        cand_up(s->cand, s->n_cand - 1);
+        return 0;
+}
+
+static void cand_reset(dp_sched *s) {
+        s->cand_ok = false;
+        s->n_cand = s->n_cand_rev = 0;
+}
+
 /* Put a pod where its state says it waits (once). Out of memory, the queue
  * is given up for the walk over every pod. */
 static void track(dp_sched *s, qpod *q) {
@@ -142,6 +233,7 @@ static int track_one(dp_sched *s, qpod *q) {
         if (DP_GROW(s->waiting, s->cap_waiting, s->n_waiting + 1) < 0) return -ENOMEM;
         s->waiting[s->n_waiting++] = q;
         q->in_waiting = true;
+        if (cand_add(s, q) < 0) cand_reset(s); /* the next pick walks the list */
         return 0;
 }
 
@@ -512,7 +604,8 @@ static int run_gang(dp_sched *s, qpod *first, const dp_pod_group *pg, const char
 }
 
 /* The best eligible pod, by priority then arrival, not `exclude`. */
-static void pick(dp_sched *s, int64_t now_ms, const char *exclude, qpod **ret) {
+/* pick without candidates: every waiting pod looked at */
+static void pick_scan(dp_sched *s, int64_t now_ms, const char *exclude, qpod **ret) {
         qpod *best = NULL;
         /* waiting pods: eligible by time and store changes; stale ones leave */
         size_t k = 0;
@@ -552,6 +645,88 @@ static void pick(dp_sched *s, int64_t now_ms, const char *exclude, qpod **ret) {
                 if (!eligible(s, q, now_ms) || (exclude && streq(q->key, exclude))) continue;
                 if (!best || q_before(q, best)) best = q;
         }
+        *ret = best;
+}
+
+/* The best waiting candidate at now (cand_ok), or NULL. */
+static qpod *cand_top(dp_sched *s, int64_t now) {
+        if (s->n_cand_rev && dp_store_revision(s->store) != s->cand_rev_seen) {
+                /* the store moved on: those waiting for a change may go */
+                size_t n = s->n_cand_rev;
+                s->n_cand_rev = 0;
+                for (size_t i = 0; i < n; i++) {
+                        qpod *q = s->cand_rev[i];
+                        if (cand_add(s, q) < 0) {
+                                cand_reset(s);
+                                return NULL;
+                        }
+                }
+        }
+        s->cand_rev_seen = dp_store_revision(s->store);
+        while (s->n_cand) {
+                qpod *q = s->cand[0];
+                if (eligible(s, q, now) && q->info.state == DP_POD_UNSCHEDULABLE) return q;
+                s->cand[0] = s->cand[--s->n_cand];
+                if (s->n_cand) cand_down(s->cand, s->n_cand, 0);
+                /* tried again (a later retry), bound, gone, or queued: out; or
+                 * its time has come but the store has not changed since */
+                if (cand_add(s, q) < 0) { /* to cand_rev at most: it was not eligible */
+                        cand_reset(s);
+                        return NULL;
+                }
+        }
+        return NULL;
+}
+
+/* As pick_scan, from the candidates: the same pod. */
+static void pick(dp_sched *s, int64_t now_ms, const char *exclude, qpod **ret) {
+        if (exclude) {
+                cand_reset(s);
+                pick_scan(s, now_ms, exclude, ret);
+                return;
+        }
+        if (!s->cand_ok || s->cand_now != now_ms) {
+                /* a new time: drop stale entries, collect the candidates */
+                cand_reset(s);
+                size_t k = 0;
+                for (size_t i = 0; i < s->n_waiting; i++) {
+                        qpod *q = s->waiting[i];
+                        if (!q->present || q->info.state != DP_POD_UNSCHEDULABLE) {
+                                q->in_waiting = false;
+                                track(s, q);
+                                continue;
+                        }
+                        s->waiting[k++] = q;
+                }
+                s->n_waiting = k;
+                s->cand_ok = true;
+                s->cand_now = now_ms;
+                s->cand_rev_seen = dp_store_revision(s->store);
+                for (size_t i = 0; i < k; i++)
+                        if (cand_add(s, s->waiting[i]) < 0) {
+                                cand_reset(s);
+                                pick_scan(s, now_ms, exclude, ret);
+                                return;
+                        }
+        }
+        qpod *best = NULL;
+        /* queued pods: the heap's top once stale entries are gone */
+        while (s->n_heap) {
+                qpod *q = s->heap[0];
+                if (!q->present || q->info.state != DP_POD_QUEUED) {
+                        heap_pop(s);
+                        track(s, q);
+                        continue;
+                }
+                best = q;
+                break;
+        }
+        qpod *w = s->cand_ok ? cand_top(s, now_ms) : NULL;
+        if (!s->cand_ok) {
+                pick_scan(s, now_ms, exclude, ret);
+                return;
+        }
+        if (w && (!best || q_before(w, best))) best = w;
         *ret = best;
 }
 

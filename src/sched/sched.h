@@ -32,6 +32,7 @@
 #pragma once
 
 #include "alloc/adapter.h"
+#include "sched/diagnosis.h"
 #include "sched/store.h"
 
 typedef enum { DP_SCORE_BINPACK = 0, DP_SCORE_SPREAD } dp_score_policy;
@@ -55,17 +56,15 @@ typedef enum {
         DP_POD_BOUND,
 } dp_pod_sched_state;
 
-typedef struct dp_node_reason {
-        char *node;
-        char *reason; /* the filter's message, one line; DRA detail after a newline */
-} dp_node_reason;
-
 typedef struct dp_sched_pod_info {
         dp_pod_sched_state state;
-        char *node;              /* BOUND */
-        char *message;           /* UNSCHEDULABLE: "0/3 nodes are available: 2 Insufficient nvidia.com/gpu, ..." */
-        dp_node_reason *reasons; /* per node, in node name order (last attempt) */
-        size_t n_reasons;
+        char *node;    /* BOUND */
+        char *message; /* UNSCHEDULABLE: "0/3 nodes are available: 2 Insufficient nvidia.com/gpu, ..." */
+        /* UNSCHEDULABLE by the filter (last attempt): verdict -> number of
+         * nodes (arguments in dp_sched_strings); empty for a pod-level
+         * message (a claim not created yet, a gang short of members...).
+         * Nothing is kept per node: dp_sched_diagnose computes that. */
+        dp_diag_hist reasons;
         unsigned attempts;
         int64_t bound_at_ms;
 } dp_sched_pod_info;
@@ -88,6 +87,26 @@ int dp_sched_run(dp_sched *s, int64_t now_ms, dp_error *err);
 int64_t dp_sched_next_retry(const dp_sched *s);
 /* This instance's record of a pod; NULL if it never saw it. */
 const dp_sched_pod_info *dp_sched_pod(const dp_sched *s, const char *ns, const char *name);
+/* The arguments of the verdicts in the pods' histograms. */
+const dp_diag_strings *dp_sched_strings(const dp_sched *s);
+
+/* ---- per-node verdicts, on request (explain) ---- */
+typedef struct dp_sched_node_verdict {
+        const char *node;     /* the store's Node name: valid until the store changes */
+        dp_verdict_code code; /* DP_VERDICT_FIT where the pod fits now */
+        const char *arg;      /* valid while the scheduler lives */
+        char *detail;         /* DP_VERDICT_DRA: the allocator's reasons, one per line; else NULL */
+} dp_sched_node_verdict;
+
+/* Run the filter for one pod the scheduler knows, against the store as it is
+ * now, on every node in name order, and say what each node decided. Nothing
+ * of the pod's record changes and nothing is written. 1 with the verdicts
+ * (*ret, *ret_n); 0 when the pod is decided before any node is looked at
+ * (*ret_message says why: a claim missing, a bad request...); -ENOENT the
+ * scheduler has no such pod; <0 other errors (err). */
+int dp_sched_diagnose(dp_sched *s, const char *ns, const char *name, dp_sched_node_verdict **ret, size_t *ret_n,
+                      char **ret_message, dp_error *err);
+void dp_sched_node_verdicts_free(dp_sched_node_verdict *v, size_t n);
 
 /* ---- one pod, in two steps (tests drive these to interleave schedulers) ---- */
 typedef struct dp_sched_plan dp_sched_plan;

@@ -287,6 +287,22 @@ int sim_add_object_nodes(sim_run *r, dp_error *err) {
         return 0;
 }
 
+int sim_object_node_v1(sim_run *r, const sim_node *sn, const dp_pod *p, dp_strbuf *ids) {
+        const dp_node *n = dp_store_get(r->store, DP_KIND_NODE, NULL, sn->name, NULL).node;
+        if (!n) return 0;
+        for (size_t i = 0; i < n->n_allocatable; i++) {
+                const char *res = n->allocatable[i].name;
+                if (!dp_is_extended_resource_name(res)) continue;
+                int64_t cnt = 0;
+                for (size_t c = 0; c < p->n_containers; c++)
+                        for (size_t k = 0; k < p->containers[c].n_limits; k++)
+                                if (streq(p->containers[c].limits[k].name, res))
+                                        cnt += dp_quantity_value(&p->containers[c].limits[k].value);
+                if (cnt > 0) dp_strbuf_printf(ids, "%s%s=%" PRId64, ids->len ? "," : "", res, cnt);
+        }
+        return dp_strbuf_failed(ids) ? -ENOMEM : 0;
+}
+
 /* ---- what-if changes in a run ---- */
 
 static int cordon(dp_object o, void *userdata) {

@@ -5,6 +5,7 @@
 
 #include <inttypes.h>
 
+#include "base/hashmap.h"
 #include "base/strbuf.h"
 #include "sched/devnode.h"
 #include "sched/sim.h"
@@ -54,7 +55,23 @@ typedef struct sim_run {
         dp_strbuf log;
         sim_taint_seen *taints_seen; /* sim-evict.c */
         size_t n_taints_seen;
+        /* sim_find_pod / sim_find_node: key or name -> index + 1, for the
+         * first pod_indexed pods and node_indexed nodes */
+        dp_hashmap *pod_index, *node_index;
+        size_t pod_indexed, node_indexed;
+        dp_hashmap *claims_by_pool; /* pool -> allocated claims with a result there */
+        uint64_t claims_rev;        /* the store's revision it was built at */
 } sim_run;
+
+/* An allocated claim and its namespace, as the store holds them. */
+typedef struct sim_claim_ref {
+        const dp_resource_claim *claim;
+        const char *ns;
+} sim_claim_ref;
+/* The allocated claims with a result in `pool` (each once, in store order),
+ * valid until the store changes; -ENOMEM. */
+int sim_claims_in_pool(sim_run *r, const char *pool, const sim_claim_ref **ret, size_t *ret_n);
+void sim_claim_index_free(sim_run *r);
 
 int sim_run_new(const dp_sim_input *in, dp_sim_model force, sim_run **ret, dp_error *err);
 sim_run *sim_run_free(sim_run *r);
@@ -95,3 +112,8 @@ int sim_expand_workloads(sim_run *r, dp_object_list *l, dp_error *err);
 size_t sim_object_node_count(const dp_sim_input *in);
 int sim_add_object_nodes(sim_run *r, dp_error *err);
 int sim_whatif_apply(sim_run *r, dp_error *err);
+/* A pod admitted on a Node object's node: its extended resources that the
+ * node has, as "RESOURCE=COUNT" entries appended to ids (no device ids). */
+int sim_object_node_v1(sim_run *r, const sim_node *sn, const dp_pod *p, dp_strbuf *ids);
+/* The instance whose record sim_pod_info gives (NULL when none has one). */
+dp_sched *sim_pod_sched(sim_run *r, const sim_pod *sp);

@@ -3,6 +3,7 @@
  * store, the timeline applied in time order, the scheduler and the node
  * agents' device choice after each step (sim.h). The result is a document
  * (report.c prints it). */
+#include <stddef.h>
 #include <stdio.h>
 
 #include "sched/fmt.h"
@@ -47,8 +48,35 @@ sim_run *sim_run_free(sim_run *r) {
         dp_store_free(r->store);
         dp_strbuf_done(&r->log);
         sim_taints_seen_free(r);
+        dp_hashmap_free(r->pod_index);
+        dp_hashmap_free(r->node_index);
+        sim_claim_index_free(r);
         free(r);
         return NULL;
+}
+
+/* Index of names: name -> position + 1, built when first needed and again
+ * when the array grew (nodes are added while the run is set up). The first
+ * of two equal names wins, as a walk from the start would find it. Without
+ * memory for it, the walk. */
+static size_t name_index_find(dp_hashmap **map, size_t *built, const void *base, size_t n, size_t stride,
+                              size_t name_off, const char *name) {
+        if (!*map || *built != n) {
+                *map = dp_hashmap_free(*map);
+                dp_hashmap *m = dp_hashmap_new();
+                for (size_t i = 0; m && i < n; i++) {
+                        const char *k = *(char *const *)((const char *)base + i * stride + name_off);
+                        if (k && dp_hashmap_put(m, k, (void *)(uintptr_t)(i + 1)) == -ENOMEM) m = dp_hashmap_free(m);
+                }
+                *map = m;
+                *built = n;
+        }
+        if (*map) return (size_t)(uintptr_t)dp_hashmap_get(*map, name);
+        for (size_t i = 0; i < n; i++) {
+                const char *k = *(char *const *)((const char *)base + i * stride + name_off);
+                if (k && streq(k, name)) return i + 1;
+        }
+        return 0;
 }
 
 sim_pod *sim_find_pod(sim_run *r, const char *ref) {
@@ -57,15 +85,74 @@ sim_pod *sim_find_pod(sim_run *r, const char *ref) {
                 dp_fmt(key, sizeof(key), "%s", ref);
         else
                 dp_fmt(key, sizeof(key), "default/%s", ref);
-        for (size_t i = 0; i < r->n_pods; i++)
-                if (streq(r->pods[i].key, key)) return &r->pods[i];
-        return NULL;
+        size_t i = name_index_find(&r->pod_index, &r->pod_indexed, r->pods, r->n_pods, sizeof(*r->pods),
+                                   offsetof(sim_pod, key), key);
+        return i ? &r->pods[i - 1] : NULL;
 }
 
 sim_node *sim_find_node(sim_run *r, const char *name) {
-        for (size_t i = 0; i < r->n_nodes; i++)
-                if (streq(r->nodes[i].name, name)) return &r->nodes[i];
-        return NULL;
+        size_t i = name_index_find(&r->node_index, &r->node_indexed, r->nodes, r->n_nodes, sizeof(*r->nodes),
+                                   offsetof(sim_node, name), name);
+        return i ? &r->nodes[i - 1] : NULL;
+}
+
+/* ---- allocated claims by pool ---- */
+
+typedef struct pool_claims {
+        sim_claim_ref *v;
+        size_t n, cap;
+} pool_claims;
+
+void sim_claim_index_free(sim_run *r) {
+        size_t i = 0;
+        void *v;
+        while (r->claims_by_pool && dp_hashmap_iter(r->claims_by_pool, &i, NULL, &v)) {
+                free(((pool_claims *)v)->v);
+                free(v);
+        }
+        r->claims_by_pool = dp_hashmap_free(r->claims_by_pool);
+}
+
+/* Built again whenever the store changed since (its revision moved). */
+static int claim_index(sim_run *r) {
+        uint64_t rev = dp_store_revision(r->store);
+        if (r->claims_by_pool && r->claims_rev == rev) return 0;
+        sim_claim_index_free(r);
+        if (!(r->claims_by_pool = dp_hashmap_new())) return -ENOMEM;
+        size_t i = 0;
+        dp_object o;
+        while (dp_store_next(r->store, DP_KIND_RESOURCE_CLAIM, &i, &o, NULL)) {
+                const dp_allocation_result *a = o.claim->allocation;
+                for (size_t k = 0; a && k < a->n_results; k++) {
+                        const char *pool = a->results[k].pool;
+                        if (!pool) continue;
+                        pool_claims *pc = dp_hashmap_get(r->claims_by_pool, pool);
+                        if (!pc) {
+                                if (!(pc = calloc(1, sizeof(*pc)))) goto oom;
+                                if (dp_hashmap_put(r->claims_by_pool, pool, pc) < 0) {
+                                        free(pc);
+                                        goto oom;
+                                }
+                        }
+                        if (pc->n && pc->v[pc->n - 1].claim == o.claim) continue; /* one entry per claim */
+                        if (DP_GROW(pc->v, pc->cap, pc->n + 1) < 0) goto oom;
+                        pc->v[pc->n++] = (sim_claim_ref){o.claim, dp_store_ns_of(o)};
+                }
+        }
+        r->claims_rev = rev;
+        return 0;
+oom:
+        sim_claim_index_free(r);
+        return -ENOMEM;
+}
+
+int sim_claims_in_pool(sim_run *r, const char *pool, const sim_claim_ref **ret, size_t *ret_n) {
+        int rr = claim_index(r);
+        if (rr < 0) return rr;
+        const pool_claims *pc = dp_hashmap_get(r->claims_by_pool, pool);
+        *ret = pc ? pc->v : NULL;
+        *ret_n = pc ? pc->n : 0;
+        return 0;
 }
 
 /* ---- nodes ---- */
@@ -266,7 +353,13 @@ static int admit(sim_run *r, sim_pod *sp) {
         if (!po.hdr || !po.pod->node_name) return 0;
         const dp_pod *p = po.pod;
         sim_node *sn = sim_find_node(r, p->node_name);
-        if (!sn) return 0;
+        if (!sn) { /* bound to a node the input does not have (a partial dump) */
+                if (sp->wait_msg) return 0;
+                free(sp->node);
+                sp->node = dp_strdup(p->node_name);
+                sp->wait_msg = dp_asprintf("bound to node %s, which is not in the input", p->node_name);
+                return sp->node && sp->wait_msg ? 0 : -ENOMEM;
+        }
         char prefix[1024];
         dp_fmt(prefix, sizeof(prefix), "%s/", sp->key);
         dp_strbuf ids = DP_STRBUF_INIT;
@@ -284,6 +377,7 @@ static int admit(sim_run *r, sim_pod *sp) {
                         rr = dp_devnode_v1_allocate(sn->dev, res, (size_t)cnt, owner, &ids, &e);
                 }
         }
+        if (!sn->dev && rr >= 0) rr = sim_object_node_v1(r, sn, p, &ids);
         free(sp->node);
         sp->node = dp_strdup(p->node_name);
         if (rr == -ENOMEM || dp_strbuf_failed(&ids) || !sp->node) {
@@ -353,10 +447,12 @@ static int sync_shared(sim_run *r, dp_error *err) {
                 sim_node *sn = &r->nodes[i];
                 if (sn->model != DP_SIM_MODEL_BOTH || !sn->dev) continue; /* a Node object's: nothing to sync */
                 dp_devnode_v2_clear(sn->dev);
-                size_t k = 0;
-                dp_object o;
-                while (dp_store_next(r->store, DP_KIND_RESOURCE_CLAIM, &k, &o, NULL)) {
-                        const dp_allocation_result *a = o.claim->allocation;
+                const sim_claim_ref *cr = NULL;
+                size_t ncr = 0;
+                int rc = sim_claims_in_pool(r, sn->name, &cr, &ncr);
+                if (rc < 0) return rc;
+                for (size_t k = 0; k < ncr; k++) {
+                        const dp_allocation_result *a = cr[k].claim->allocation;
                         for (size_t j = 0; a && j < a->n_results; j++) {
                                 if (!streq_ptr(a->results[j].pool, sn->name) ||
                                     !streq_ptr(a->results[j].driver, dp_devnode_driver(sn->dev)))
@@ -581,11 +677,16 @@ static int on_bind(void *userdata, const char *ns, const char *name, dp_error *e
         return rr < 0 ? rr : 0;
 }
 
-const dp_sched_pod_info *sim_pod_info(sim_run *r, const sim_pod *sp) {
+dp_sched *sim_pod_sched(sim_run *r, const sim_pod *sp) {
         const dp_sched_pod_info *a = dp_sched_pod(r->sched, sp->ns, sp->name);
         const dp_sched_pod_info *b = r->sched2 ? dp_sched_pod(r->sched2, sp->ns, sp->name) : NULL;
-        if (b && (!a || b->attempts > a->attempts)) return b;
-        return a;
+        if (b && (!a || b->attempts > a->attempts)) return r->sched2;
+        return a ? r->sched : NULL;
+}
+
+const dp_sched_pod_info *sim_pod_info(sim_run *r, const sim_pod *sp) {
+        dp_sched *s = sim_pod_sched(r, sp);
+        return s ? dp_sched_pod(s, sp->ns, sp->name) : NULL;
 }
 
 /* Two scheduler instances: each round, both plan from the same store before

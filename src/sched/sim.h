@@ -136,10 +136,24 @@ int dp_sim_load_or_builtin(const char *const *paths, size_t n_paths, dp_sim_inpu
 
 typedef enum { DP_SIM_OUT_TABLE = 0, DP_SIM_OUT_JSON, DP_SIM_OUT_YAML } dp_sim_output;
 
+/* The input's size as written: nodes of the Fleet, Pod objects, objects. */
+void dp_sim_input_size(const dp_sim_input *in, size_t *ret_nodes, size_t *ret_pods, size_t *ret_objects);
+
 /* Run the input as written and with every node switched to V1 and to V2;
  * print the report. 0, or <0 with err (an input error found while running:
  * an unknown profile, a node event naming no device...). *ret_pending is the
- * number of pods still Pending at the end of the as-written run. */
+ * number of pods still Pending at the end of the as-written run. -ENOMEM
+ * (here and in dp_sim_explain*): err says what was being built and the
+ * input's size ("simulating the all-V1 run (input: 5000 nodes, ...)"). */
 int dp_sim_report(const dp_sim_input *in, dp_sim_output fmt, dp_strbuf *out, size_t *ret_pending, dp_error *err);
+/* dp_sim_report and, from the same three runs, the HTML page (html.h)
+ * appended to `html`; out NULL: the page only. */
+int dp_sim_report_html(const dp_sim_input *in, dp_sim_output fmt, dp_strbuf *out, dp_strbuf *html,
+                       size_t *ret_pending, dp_error *err);
 /* Why a pod is where it is (or is not), one screen. -ENOENT: no such pod. */
 int dp_sim_explain(const dp_sim_input *in, const char *pod, dp_strbuf *out, dp_error *err);
+/* The same; for a Pending pod the filter runs again on every node at the
+ * end of the run (dp_sched_diagnose): reasons grouped with their node
+ * counts and first nodes, the allocator's reasons grouped likewise, and with
+ * `details` every node's reason and detail. */
+int dp_sim_explain_details(const dp_sim_input *in, const char *pod, bool details, dp_strbuf *out, dp_error *err);

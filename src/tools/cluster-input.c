@@ -4,6 +4,7 @@
 
 #include "kube/kube.h"
 #include "tools/cluster-input.h"
+#include "tools/devplane.h"
 
 int dp_tool_input_init(dp_tool_input *t, const char *cmd, int argc) {
         *t = (dp_tool_input){.cmd = cmd};
@@ -58,8 +59,11 @@ void dp_tool_warn_skipped(const char *cmd, const dp_object_list *l) {
         }
 }
 
+/* The exit status: 3 (DP_EXIT_NO_MEMORY, with what was being read and how
+ * big the input was) for out of memory, 2 for anything else. */
 static int fail(const dp_tool_input *t, int r, const dp_error *err) {
-        fprintf(stderr, "devplane %s: %s\n", t->cmd, r == -ENOMEM ? "out of memory" : dp_error_msg(err));
+        if (r == -ENOMEM) return dp_tool_out_of_memory(t->cmd, NULL, t->paths, t->n_paths);
+        fprintf(stderr, "devplane %s: %s\n", t->cmd, dp_error_msg(err));
         return 2;
 }
 

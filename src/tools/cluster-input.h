@@ -67,7 +67,7 @@ void dp_tool_input_done(dp_tool_input *t);
 int dp_tool_input_option(dp_tool_input *t, int c, const char *arg);
 /* Files, the live snapshot and what-if, as one dp_sim_input; without any
  * input the built-in scenario. Warnings (kinds skipped) go to stderr.
- * 0, or 2 with the message printed. */
+ * 0, or the exit status with the message printed: 3 out of memory, 2 else. */
 int dp_tool_input_load(dp_tool_input *t, dp_sim_input **ret);
 /* One warning line per kind the model skipped. */
 void dp_tool_warn_skipped(const char *cmd, const dp_object_list *l);

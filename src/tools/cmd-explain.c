@@ -9,14 +9,18 @@
 #include "tools/devplane.h"
 
 static void usage(FILE *f) {
-        fprintf(f, "usage: devplane explain [pod] NAME [-n NAMESPACE] [-f FILE|DIR|-...] [--kubeconfig FILE]\n"
+        fprintf(f, "usage: devplane explain [pod] NAME [-n NAMESPACE] [-f FILE|DIR|-...] [--kubeconfig FILE] [--details]\n"
                    "       devplane explain NAMESPACE/NAME | pod/NAME ...\n\n"
                    "Simulates the input (as `devplane simulate` does; the built-in scenario without any) and\n"
-                   "says why the pod is Pending, as kube-scheduler sums it up, with the closest nodes' detail;\n"
-                   "or where it runs, and whether it shares a physical GPU through time-slicing.\n"
+                   "says why the pod is Pending, as kube-scheduler sums it up (\"0/500 nodes are available:\n"
+                   "320 Insufficient nvidia.com/gpu, 180 cannot allocate all claims.\"), then the nodes grouped\n"
+                   "by reason with the first of each and the failing claim and request; or where it runs, and\n"
+                   "whether it shares a physical GPU through time-slicing.\n"
                    "The pod: NAME (namespace default, or -n), NAMESPACE/NAME, pod/NAME or pods/NAME.\n\n"
-                   "  -n, --namespace NS            the pod's namespace\n" DP_TOOL_INPUT_USAGE
-                   "\nExit status: 0 explained, 2 bad input or no such pod.\n");
+                   "  -n, --namespace NS            the pod's namespace\n"
+                   "  -v, --details                 every node's reason and detail (resources short first)\n" DP_TOOL_INPUT_USAGE
+                   "\nExit status: 0 explained, 2 bad input or no such pod, 3 out of memory (the message says\n"
+                   "what was being built and how big the input was).\n");
 }
 
 static const char *strip_kind(const char *s) {
@@ -31,19 +35,22 @@ static bool is_pod_word(const char *s) { return streq(s, "pod") || streq(s, "pod
 static int cmd_explain(int argc, char **argv) {
         static const struct option opts[] = {DP_TOOL_INPUT_OPTIONS,
                                              {"namespace", required_argument, NULL, 'n'},
+                                             {"details", no_argument, NULL, 'v'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
         _cleanup_(dp_tool_input_done) dp_tool_input ti;
         const char *ns = NULL;
-        if (dp_tool_input_init(&ti, "explain", argc) < 0) return 2;
+        bool details = false;
+        if (dp_tool_input_init(&ti, "explain", argc) < 0) return DP_EXIT_NO_MEMORY;
         optind = 1;
         int c;
-        while ((c = getopt_long(argc, argv, "f:n:h", opts, NULL)) >= 0) {
+        while ((c = getopt_long(argc, argv, "f:n:vh", opts, NULL)) >= 0) {
                 int t = dp_tool_input_option(&ti, c, optarg);
                 if (t < 0) return 2;
                 if (t > 0) continue;
                 switch (c) {
                 case 'n': ns = optarg; break;
+                case 'v': details = true; break;
                 case 'h': usage(stdout); return 0;
                 default: usage(stderr); return 2;
                 }
@@ -69,7 +76,7 @@ static int cmd_explain(int argc, char **argv) {
         int r = dp_tool_input_load(&ti, &in);
         if (r) return r;
         _cleanup_strbuf_ dp_strbuf out = DP_STRBUF_INIT;
-        r = dp_sim_explain(in, ref, &out, &err);
+        r = dp_sim_explain_details(in, ref, details, &out, &err);
         if (r == -ENOENT) {
                 _cleanup_strbuf_ dp_strbuf hint = DP_STRBUF_INIT;
                 fprintf(stderr, "devplane explain: %s\n", dp_error_msg(&err));
@@ -77,8 +84,9 @@ static int cmd_explain(int argc, char **argv) {
                         fprintf(stderr, "devplane explain: did you mean %s?\n", dp_strbuf_str(&hint));
                 return 2;
         }
+        if (r == -ENOMEM) return dp_tool_out_of_memory("explain", in ? dp_error_msg(&err) : NULL, ti.paths, ti.n_paths);
         if (r < 0) {
-                fprintf(stderr, "devplane explain: %s\n", r == -ENOMEM ? "out of memory" : dp_error_msg(&err));
+                fprintf(stderr, "devplane explain: %s\n", dp_error_msg(&err));
                 return 2;
         }
         fputs(dp_strbuf_str(&out), stdout);

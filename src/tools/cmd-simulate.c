@@ -27,7 +27,8 @@ static void usage(FILE *f) {
                    "(the fleet coloured by pods, partitions in their GPUs, V1 vs V2, Pending reasons, timeline).\n"
                    "With DRADeviceCompatibilityGroups=false, pools whose devices carry compatibilityGroups\n"
                    "are incomplete and skipped, as kube-scheduler does with that gate off.\n"
-                   "Exit status: 0 the report was made (Pending pods included), 2 bad input.\n");
+                   "Exit status: 0 the report was made (Pending pods included), 2 bad input, 3 out of memory\n"
+                   "(the message says what was being built and how big the input was).\n");
 }
 
 /* Written whole or not at all (base/fileio.h): path split into its directory and name. */
@@ -49,7 +50,7 @@ static int cmd_simulate(int argc, char **argv) {
         _cleanup_(dp_tool_input_done) dp_tool_input ti;
         dp_sim_output fmt = DP_SIM_OUT_TABLE;
         const char *report = NULL;
-        if (dp_tool_input_init(&ti, "simulate", argc) < 0) return 2;
+        if (dp_tool_input_init(&ti, "simulate", argc) < 0) return DP_EXIT_NO_MEMORY;
         optind = 1;
         int c;
         while ((c = getopt_long(argc, argv, "f:o:h", opts, NULL)) >= 0) {
@@ -89,24 +90,20 @@ static int cmd_simulate(int argc, char **argv) {
         int r = dp_tool_input_load(&ti, &in);
         if (r) return r;
         _cleanup_strbuf_ dp_strbuf out = DP_STRBUF_INIT;
+        _cleanup_strbuf_ dp_strbuf html = DP_STRBUF_INIT;
         size_t pending = 0;
-        r = dp_sim_report(in, fmt, &out, &pending, &err);
+        /* the page from the same three runs as the report */
+        r = dp_sim_report_html(in, fmt, &out, report ? &html : NULL, &pending, &err);
+        if (r == -ENOMEM) return dp_tool_out_of_memory("simulate", dp_error_msg(&err), ti.paths, ti.n_paths);
         if (r < 0) {
-                fprintf(stderr, "devplane simulate: %s\n", r == -ENOMEM ? "out of memory" : dp_error_msg(&err));
+                fprintf(stderr, "devplane simulate: %s\n", dp_error_msg(&err));
                 return 2;
         }
         if (report) {
-                _cleanup_strbuf_ dp_strbuf html = DP_STRBUF_INIT;
-                r = dp_sim_html(in, &html, &err);
-                if (r < 0) {
-                        fprintf(stderr, "devplane simulate: --report %s: %s\n", report,
-                                r == -ENOMEM ? "out of memory" : dp_error_msg(&err));
-                        return 2;
-                }
                 r = write_report(report, &html, &err);
+                if (r == -ENOMEM) return dp_tool_out_of_memory("simulate", "writing the HTML report", ti.paths, ti.n_paths);
                 if (r < 0) {
-                        fprintf(stderr, "devplane simulate: --report: %s\n",
-                                r == -ENOMEM ? "out of memory" : dp_error_msg(&err));
+                        fprintf(stderr, "devplane simulate: --report: %s\n", dp_error_msg(&err));
                         return 2;
                 }
         }

@@ -2,6 +2,7 @@
  * devplane — one binary, one subcommand per cmd-*.c file. */
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/stat.h>
 
 #include "base/macros.h"
 #include "tools/devplane.h"
@@ -19,6 +20,17 @@ void dp_command_register(const dp_command *c) {
                 i--;
         }
         commands[i] = c;
+}
+
+int dp_tool_out_of_memory(const char *cmd, const char *what, const char *const *paths, size_t n_paths) {
+        unsigned long long bytes = 0;
+        for (size_t i = 0; i < n_paths; i++) {
+                struct stat st;
+                if (paths[i] && stat(paths[i], &st) == 0 && S_ISREG(st.st_mode)) bytes += (unsigned long long)st.st_size;
+        }
+        fprintf(stderr, "devplane %s: out of memory while %s; input: %zu file(s), %llu bytes\n", cmd,
+                what && what[0] ? what : "loading the input", n_paths, bytes);
+        return DP_EXIT_NO_MEMORY;
 }
 
 static void usage(FILE *f) {

@@ -3,8 +3,16 @@
  * Each cmd-*.c defines one `int dp_cmd_<name>(int argc, char **argv)`
  * (argv[0] is the subcommand name) returning the process exit status:
  * 0 success, 1 "did not work out" (e.g. a claim could not be allocated),
- * 2 usage or input error. */
+ * 2 usage or input error, 3 out of memory (DP_EXIT_NO_MEMORY). */
 #pragma once
+
+#include <stddef.h>
+
+#define DP_EXIT_NO_MEMORY 3
+
+/* Print "devplane CMD: out of memory while WHAT; input: N file(s), B bytes"
+ * (what: NULL for "loading the input") and return DP_EXIT_NO_MEMORY. */
+int dp_tool_out_of_memory(const char *cmd, const char *what, const char *const *paths, size_t n_paths);
 
 typedef struct dp_command {
         const char *name;

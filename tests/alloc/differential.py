@@ -538,7 +538,7 @@ def partial_ok(state, claim, node, picks):
 
 def run_both(devplane, oracle, path):
     """Both programs on one input, side by side."""
-    dp = subprocess.Popen([devplane, "allocate", "-f", path, "-o", "json"], stdout=subprocess.PIPE,
+    dp = subprocess.Popen([devplane, "allocate", "-f", path, "-o", "json", "--details"], stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, text=True)
     orc = subprocess.Popen([oracle, "-pretty=false", "-timeout", "10s", path], stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True)

@@ -8,6 +8,8 @@ A case file holds:
   include: [fixtures/x.yaml, ...]   objects shared by several cases
   objects: [...]                    Kubernetes objects of this case
   args: [--node, node-a]            extra arguments (optional)
+  details: false                    run without --details (the per-node reason
+                                    lines; by default they are asked for)
   repeat: N                         run N times, output must be byte-identical
   expect:
     exit: 0 | 1 | 2
@@ -15,6 +17,7 @@ A case file holds:
     node: {claim: node}
     unallocated: [claim, ...]
     stderr: ["substring", ...]      each must appear in stderr
+    stderr_lacks: ["substring", ...] none may appear in stderr
     stdout_empty: true              (exit 2: nothing printed)
     allocation: {claim: {...}}      subset that status.allocation must contain
 """
@@ -66,6 +69,8 @@ def run_case(path):
         with open(inp, "w") as f:
             yaml.safe_dump_all(objs, f, sort_keys=False)
         cmd = [DEVPLANE, "allocate", "-f", inp, "-o", "json"] + [str(a) for a in case.get("args", [])]
+        if case.get("details", True):
+            cmd.append("--details")
         first = None
         for _ in range(int(case.get("repeat", 1))):
             p = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
@@ -81,6 +86,9 @@ def run_case(path):
     for s in exp.get("stderr", []):
         if s not in p.stderr:
             errs.append(f"stderr lacks {s!r}\nstderr: {p.stderr}")
+    for s in exp.get("stderr_lacks", []):
+        if s in p.stderr:
+            errs.append(f"stderr has {s!r}\nstderr: {p.stderr}")
     if exp.get("stdout_empty") and p.stdout:
         errs.append(f"stdout not empty: {p.stdout[:200]}")
     if p.returncode in (0, 1) and p.stdout:

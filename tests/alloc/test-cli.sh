@@ -51,6 +51,26 @@ for bad in 0 -1 x 12x 99999999999999999999999; do
                 || fail "--max-steps $bad: exit $rc: $(cat "$tmp/err")"
 done
 
+# a claim that fits nowhere: one line on stderr, nodes counted per reason;
+# the per-node lines only with --details
+cat > "$tmp/big.yaml" <<'YAML'
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: big, namespace: default}
+spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com, count: 5}}]}}
+YAML
+set +e
+"$DEVPLANE" allocate -f "$tmp/fleet.yaml" -f "$tmp/big.yaml" >/dev/null 2>"$tmp/err"; rc=$?
+"$DEVPLANE" allocate -f "$tmp/fleet.yaml" -f "$tmp/big.yaml" --details >/dev/null 2>"$tmp/err-v"; rc2=$?
+set -e
+[ "$rc" = 1 ] && [ "$rc2" = 1 ] || fail "unsatisfiable claim: exit $rc $rc2"
+[ "$(wc -l <"$tmp/err")" = 1 ] || fail "not one line per failed claim: $(cat "$tmp/err")"
+grep -qx 'ResourceClaim default/big: not allocated: 0/2 nodes are available: 2 nodes: request gpu: needs 5 devices, 4 of 4 usable' "$tmp/err" \
+        || fail "grouped reason: $(cat "$tmp/err")"
+[ "$(head -1 "$tmp/err-v")" = "$(cat "$tmp/err")" ] || fail "--details changes the claim's line: $(cat "$tmp/err-v")"
+grep -qx '  node-a: request gpu: needs 5 devices, 4 of 4 usable' "$tmp/err-v" || fail "--details: $(cat "$tmp/err-v")"
+grep -qx '  node-b: request gpu: needs 5 devices, 4 of 4 usable' "$tmp/err-v" || fail "--details: $(cat "$tmp/err-v")"
+
 # nothing to allocate: exit 0
 "$DEVPLANE" allocate -f "$tmp/fleet.yaml" -o table >/dev/null || fail "no claims"
 echo "PASS test-cli.sh"

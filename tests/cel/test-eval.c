@@ -36,6 +36,29 @@ static cel_value run(const char *expr, size_t limit, cel_arena *arena, cel_ctx *
         return v;
 }
 
+/* cel_ceil (libm's ceil is no longer linked): exact on the cost arithmetic's
+ * values, integral and fractional, at the edges of the double's integers. */
+TEST(ceil_without_libm) {
+        ASSERT_TRUE(cel_ceil(0.0) == 0.0);
+        ASSERT_TRUE(cel_ceil(0.1) == 1.0);
+        ASSERT_TRUE(cel_ceil(1.0) == 1.0);
+        ASSERT_TRUE(cel_ceil(12.0 * 0.1) == 2.0);
+        ASSERT_TRUE(cel_ceil(10.0 * 0.1) == 1.0);
+        ASSERT_TRUE(cel_ceil(-1.5) == -1.0);
+        ASSERT_TRUE(cel_ceil(-0.5) == 0.0);
+        ASSERT_TRUE(cel_ceil(4503599627370495.5) == 4503599627370496.0);
+        ASSERT_TRUE(cel_ceil(9007199254740993.0) == 9007199254740993.0);
+        ASSERT_TRUE(cel_ceil(1e300) == 1e300);
+        ASSERT_TRUE(cel_ceil(1e19 * 1e19) == 1e38);
+        double nan = __builtin_nan("");
+        ASSERT_TRUE(cel_ceil(nan) != cel_ceil(nan));
+        ASSERT_TRUE(cel_ceil(__builtin_inf()) == __builtin_inf());
+        for (uint64_t n = 0; n < 100000; n += 7) {
+                double x = (double)n * 0.1, c = cel_ceil(x);
+                ASSERT_TRUE(c >= x && c - x < 1.0 && c == (double)(uint64_t)c);
+        }
+}
+
 TEST(each_allocation_fails_in_turn) {
         for (size_t i = 0; i < ELEMENTSOF(EXPRS); i++) {
                 cel_arena arena;

@@ -485,6 +485,52 @@ TEST(preferred_replicas) {
         dp_device_set_free(s);
 }
 
+/* The id index built with the plan (issue 13: no per-call index): every
+ * advertised id of a 1,024-device resource (128 GPUs x 8 replicas) is found
+ * at its own position, near misses are not, and Allocate/GetPreferred use it
+ * past the first 64 devices (the "requested twice" bitmap). */
+TEST(resource_id_index) {
+        dp_device_set *s = n_gpus(128);
+        dp_agent_config *c = config("version: v1\nsharing:\n  timeSlicing:\n    resources:\n"
+                                    "    - {name: nvidia.com/gpu, replicas: 8}\n");
+        dp_v1_plan *p = plan(s, c);
+        const dp_v1_resource *r = dp_v1_plan_find(p, "nvidia.com/gpu");
+        ASSERT_TRUE(r && r->n_devices == 1024 && r->by_id);
+        for (size_t i = 1; i < r->n_devices; i++)
+                ASSERT_TRUE(strcmp(r->by_id[i - 1]->id, r->by_id[i]->id) < 0);
+        for (size_t i = 0; i < r->n_devices; i++)
+                ASSERT_TRUE(dp_v1_resource_find(r, r->devices[i].id) == &r->devices[i]);
+        char miss[128];
+        snprintf(miss, sizeof miss, "%sx", r->devices[1000].id);
+        ASSERT_TRUE(!dp_v1_resource_find(r, miss));
+        ASSERT_TRUE(!dp_v1_resource_find(r, s->devices[5].uuid)); /* without "::n" */
+        ASSERT_TRUE(!dp_v1_resource_find(r, ""));
+        ASSERT_TRUE(!dp_v1_resource_find(r, NULL));
+        dp_v1_container_response *resp = NULL;
+        dp_error err = DP_ERROR_INIT;
+        c->ts_fail_requests_greater_than_one = false;
+        const char *ids[] = {r->devices[1000].id, r->devices[70].id, r->devices[1000].id};
+        ASSERT_EQ(dp_v1_allocate(p, s, c, "nvidia.com/gpu", ids, 3, &resp, &err), -EINVAL);
+        ASSERT_CONTAINS(err.msg, "requested twice");
+        ASSERT_CONTAINS(err.msg, r->devices[1000].id);
+        ASSERT_OK(dp_v1_allocate(p, s, c, "nvidia.com/gpu", ids, 2, &resp, &err));
+        dp_v1_container_response_free(resp);
+        const char *avail[] = {r->devices[1023].id, r->devices[64].id, r->devices[1023].id, miss, r->devices[65].id};
+        const char *must[] = {r->devices[1023].id};
+        char **out = prefer(p, s, c, "nvidia.com/gpu", avail, 5, must, 1, 2);
+        ASSERT_TRUE(out[0] && out[1] && !out[2]);
+        ASSERT_STREQ(out[1], r->devices[1023].id);
+        dp_v1_ids_free(out);
+        const char *must_bad[] = {r->devices[66].id};
+        char **none = NULL;
+        ASSERT_EQ(dp_v1_preferred_allocation(p, s, c, "nvidia.com/gpu", avail, 5, must_bad, 1, 2, &none, &err),
+                  -EINVAL);
+        ASSERT_CONTAINS(err.msg, "is not among the available healthy devices");
+        dp_v1_plan_free(p);
+        dp_agent_config_free(c);
+        dp_device_set_free(s);
+}
+
 TEST(example_gpu_v1) {
         dp_device_set *s = profile("example-gpu");
         dp_agent_config *c = config("version: v1\nflags: {plugin: {deviceListStrategy: [envvar, cdi-cri]}}\n");

@@ -46,7 +46,17 @@ static const char *extra = "apiVersion: resource.k8s.io/v1beta1\n"
                            "    metadata: {labels: {app: x}}\n"
                            "    spec:\n"
                            "      containers: [{name: c, resources: {limits: {example.com/gpu: 1}}}]\n"
-                           "      schedulingGroup: {podGroupName: g}\n";
+                           "      schedulingGroup: {podGroupName: g}\n"
+                           "---\n"
+                           "apiVersion: v1\nkind: List\nitems:\n"
+                           "- {apiVersion: v1, kind: ConfigMap, metadata: {name: cm}}\n"
+                           "- {apiVersion: v1, kind: Pod, metadata: {generateName: perf-},\n"
+                           "   spec: {containers: [{name: c}]}}\n"
+                           "- {apiVersion: apps/v1, kind: DaemonSet, metadata: {name: ds},\n"
+                           "   spec: {template: {spec: {tolerations: [{key: k, operator: Exists}],\n"
+                           "                            containers: [{name: c}]}}}}\n"
+                           "- {apiVersion: batch/v1, kind: Job, metadata: {name: j},\n"
+                           "   spec: {parallelism: 2, template: {spec: {containers: [{name: c}]}}}}\n";
 
 static void must(int r, const char *what) {
         if (r < 0 && r != -ENOMEM) {
@@ -66,6 +76,13 @@ static bool scenario(void) {
         r = dp_model_decode_buffer(extra, strlen(extra), "extra.yaml", l, &err);
         must(r, "decode");
         bool ok = r >= 0;
+        if (ok) { /* owners' pods (a DaemonSet's on node n0), generated names */
+                dp_node n0 = {.hdr = {.kind = DP_KIND_NODE}, .meta = {.name = (char *)"n0"}};
+                const dp_node *nodes[] = {&n0};
+                r = dp_model_expand_workloads(l, nodes, 1, &err);
+                must(r, "expand workloads");
+                ok = r >= 0;
+        }
         if (ok) {
                 r = dp_model_validate(l, &err);
                 must(r, "validate");

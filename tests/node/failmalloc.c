@@ -286,7 +286,9 @@ int main(void) {
         unsigned long c = each("DRA state", state_round);
         printf("node-failmalloc: DRA manager %lu, pods %lu, DRA state %lu: %lu failure points, %lu bad\n", a, b, c,
                a + b + c, bad);
-        if (a < 300 || b < 300 || c < 50) { /* the scenario must keep reaching the code it is for */
+        /* the scenario must keep reaching the code it is for (the YAML tree
+         * allocates in blocks since the allocate speed work: 231 and 195 then) */
+        if (a < 150 || b < 120 || c < 50) {
                 fprintf(stderr, "node-failmalloc: too few allocations: the scenario no longer runs\n");
                 bad++;
         }

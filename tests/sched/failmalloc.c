@@ -3,7 +3,9 @@
  *   (a) a Fleet + workload (failmalloc/sim.yaml: V1 and V2 pods, a claim
  *       template, a shared claim, a NoExecute device fault on the Timeline;
  *       a 3-GPU profile file keeps it fast) is read and simulated through
- *       the public sim API (dp_sim_load, dp_sim_report), and
+ *       the public sim API (dp_sim_load, dp_sim_report), and so is a
+ *       cluster dump (failmalloc/dump.yaml: Node objects, a bound pod holding
+ *       a claim, generateName, a Job, a skipped kind) with what-if flags;
  *   (b) the resourceclaim controller and the scheduler run over a store
  *       (dp_sched_claims_from_templates, dp_sched_run).
  * Every run must end with exactly the normal result, or with -ENOMEM and a
@@ -90,18 +92,24 @@ static void check_error(const char *what, int r, const dp_error *err) {
 }
 
 /* ---- (a) simulate ---- */
+static const char *sim_path;
 static int simulate(dp_strbuf *out, dp_error *err) {
         dp_sim_input *in = NULL;
-        const char *paths[] = {"failmalloc/sim.yaml"};
+        const char *paths[] = {sim_path};
         int r = dp_sim_load(paths, 1, &in, err);
+        /* the dump runs with what-if changes on top (failmalloc/dump.yaml) */
+        char *cordon[] = {(char *)"gpu-b"}, *fail[] = {(char *)"dra-a/gpu-1"}, *mode[] = {(char *)"gpu-b=v2"};
+        dp_sim_whatif w = {cordon, 1, fail, 1, mode, 1};
+        if (r >= 0 && strstr(sim_path, "dump")) r = dp_sim_set_whatif(in, &w, err);
         if (r >= 0) r = dp_sim_report(in, DP_SIM_OUT_JSON, out, NULL, err);
         dp_sim_input_free(in);
         return r;
 }
 
-static unsigned long run_sim(void) {
+static unsigned long run_sim(const char *path) {
         dp_strbuf want = DP_STRBUF_INIT;
         dp_error err = DP_ERROR_INIT;
+        sim_path = path;
         fail_at = 0;
         if (simulate(&want, &err) < 0 || dp_strbuf_failed(&want)) {
                 fprintf(stderr, "sched-failmalloc: simulate fails without failures: %s\n", err.msg);
@@ -252,12 +260,14 @@ int main(void) {
                 printf("sched-failmalloc: scheduler: %lu failure points, %lu bad\n", b, bad);
                 return bad ? 1 : 0;
         }
-        unsigned long a = run_sim();
+        unsigned long a = run_sim("failmalloc/sim.yaml");
         printf("sched-failmalloc: simulate: %lu failure points\n", a);
+        unsigned long c = run_sim("failmalloc/dump.yaml");
+        printf("sched-failmalloc: simulate a cluster dump: %lu failure points\n", c);
         unsigned long b = run_sched();
         printf("sched-failmalloc: scheduler: %lu failure points\n", b);
-        points = a + b;
-        if (a < 1000 || b < 100) { /* the scenarios must keep reaching the code they are for */
+        points = a + b + c;
+        if (a < 1000 || b < 100 || c < 500) { /* the scenarios must keep reaching the code they are for */
                 fprintf(stderr, "sched-failmalloc: too few allocations: the scenario no longer runs\n");
                 bad++;
         }

@@ -63,7 +63,7 @@ PY
 sed 's/^  - {at: 60s, delete: \[pod-a\]}$//' "$here/s10-partitionable.yaml" >"$tmp/s10-keep.yaml"
 "$DEVPLANE" explain pod pod-b -f "$tmp/s10-keep.yaml" >"$tmp/x10" || fail "explain pod-b"
 grep -q "^Pod default/pod-b: Pending" "$tmp/x10" || fail "scenario 10 without the deletion: $(cat "$tmp/x10")"
-grep -q "node-0: cannot allocate all claims" "$tmp/x10" || fail "scenario 10 reason: $(cat "$tmp/x10")"
+grep -q "^  1: cannot allocate all claims (node-0)$" "$tmp/x10" || fail "scenario 10 reason: $(cat "$tmp/x10")"
 grep -qi "counter" "$tmp/x10" || fail "scenario 10: the reason should name the counter: $(cat "$tmp/x10")"
 
 # 11: five 8Gi shares of a 40Gi GPU, each with its own shareID; the sixth waits

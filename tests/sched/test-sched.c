@@ -359,12 +359,33 @@ TEST(v2_score_order_and_release) {
         }
         /* full everywhere: every node says why */
         ASSERT_STREQ(pod_message(s, "p9"), "0/3 nodes are available: 3 cannot allocate all claims.");
-        ASSERT_EQ(dp_sched_pod(s, "default", "p9")->n_reasons, 3);
+        /* kept as counts: one histogram line, no list per node */
+        const dp_sched_pod_info *pi = dp_sched_pod(s, "default", "p9");
+        ASSERT_EQ(pi->reasons.n, 1);
+        ASSERT_EQ(pi->reasons.v[0].code, DP_VERDICT_DRA);
+        ASSERT_EQ(pi->reasons.v[0].nodes, 3);
+        /* per node on request, with the allocator's detail; the record stays */
+        dp_sched_node_verdict *v = NULL;
+        size_t nv = 0;
+        char *msg = NULL;
+        dp_error err = DP_ERROR_INIT;
+        ASSERT_EQ(dp_sched_diagnose(s, "default", "p9", &v, &nv, &msg, &err), 1);
+        ASSERT_EQ(nv, 3);
+        ASSERT_STREQ(v[0].node, "a");
+        ASSERT_STREQ(v[2].node, "c");
+        for (size_t i = 0; i < nv; i++) {
+                ASSERT_EQ(v[i].code, DP_VERDICT_DRA);
+                ASSERT_TRUE(v[i].detail != NULL);
+        }
+        dp_sched_node_verdicts_free(v, nv);
+        ASSERT_EQ(pi->attempts, dp_sched_pod(s, "default", "p9")->attempts);
+        ASSERT_EQ(dp_sched_pod(s, "default", "p9")->reasons.n, 1);
+        ASSERT_EQ(dp_sched_diagnose(s, "default", "nope", &v, &nv, &msg, &err), -ENOENT);
         /* a device on a comes back: a fits again although it failed before */
         ASSERT_OK(dp_sched_delete_pod(st, "default", "p2"));
         ASSERT_EQ(run(s, st, 1000), 1);
         ASSERT_STREQ(pod_node(st, "p9"), "a");
-        ASSERT_EQ(dp_sched_pod(s, "default", "p9")->n_reasons, 0);
+        ASSERT_EQ(dp_sched_pod(s, "default", "p9")->reasons.n, 0);
         dp_sched_free(s);
         dp_store_free(st);
 }
@@ -381,7 +402,15 @@ TEST(selector_error_elsewhere_is_pod_level) {
         ASSERT_EQ(run(s, st, 0), 0);
         ASSERT_FALSE(pod_node(st, "p1"));
         ASSERT_FALSE(strstr(pod_message(s, "p1"), "nodes are available"));
-        ASSERT_EQ(dp_sched_pod(s, "default", "p1")->n_reasons, 0);
+        ASSERT_EQ(dp_sched_pod(s, "default", "p1")->reasons.n, 0);
+        /* diagnosing it gives the same pod-level message, no node list */
+        dp_sched_node_verdict *v = NULL;
+        size_t nv = 0;
+        char *msg = NULL;
+        dp_error err = DP_ERROR_INIT;
+        ASSERT_EQ(dp_sched_diagnose(s, "default", "p1", &v, &nv, &msg, &err), 0);
+        ASSERT_STREQ(msg, pod_message(s, "p1"));
+        free(msg);
         dp_sched_free(s);
         dp_store_free(st);
 }
@@ -402,7 +431,11 @@ TEST(v1_score_order_many_nodes) {
         ASSERT_STREQ(pod_node(st, "p5"), "n3");
         ASSERT_FALSE(pod_node(st, "p6"));
         ASSERT_STREQ(pod_message(s, "p6"), "0/3 nodes are available: 3 Insufficient example.com/gpu.");
-        ASSERT_EQ(dp_sched_pod(s, "default", "p1")->n_reasons, 0);
+        ASSERT_EQ(dp_sched_pod(s, "default", "p1")->reasons.n, 0);
+        const dp_sched_pod_info *pi = dp_sched_pod(s, "default", "p6");
+        ASSERT_EQ(pi->reasons.n, 1);
+        ASSERT_EQ(pi->reasons.v[0].code, DP_VERDICT_INSUFFICIENT);
+        ASSERT_STREQ(dp_diag_string(dp_sched_strings(s), pi->reasons.v[0].arg), "example.com/gpu");
         dp_sched_free(s);
         dp_store_free(st);
 }

@@ -96,7 +96,9 @@ TEST(health_v2_device_tainted) {
         sim_pod *p = sim_find_pod(r, "p");
         ASSERT_FALSE(p->node);
         const dp_sched_pod_info *pi = dp_sched_pod(r->sched, "default", "p");
-        ASSERT_CONTAINS(pi->reasons[0].reason, "cannot allocate all claims");
+        ASSERT_EQ(pi->reasons.n, 1);
+        ASSERT_EQ(pi->reasons.v[0].code, DP_VERDICT_DRA);
+        ASSERT_CONTAINS(pi->message, "cannot allocate all claims");
         sim_run_free(r);
         dp_sim_input_free(in);
 }

@@ -39,7 +39,9 @@ grep -q "^default/b2  *Pending" "$tmp/two" || fail "two schedulers, V2"
 # explain: Pending with the closest nodes; a time-sliced GPU's sharers
 "$DEVPLANE" explain pod train-xl >"$tmp/x"
 grep -q '0/4 nodes are available: 1 cannot allocate all claims, 3 node(s) didn' "$tmp/x" || fail "explain summary: $(cat "$tmp/x")"
-grep -q 'whole-0: cannot allocate all claims' "$tmp/x" || fail "explain nodes"
+grep -q '^  1: cannot allocate all claims (whole-0)$' "$tmp/x" || fail "explain nodes: $(cat "$tmp/x")"
+"$DEVPLANE" explain pod train-xl --details >"$tmp/x"
+grep -q '^  whole-0: cannot allocate all claims$' "$tmp/x" || fail "explain --details: $(cat "$tmp/x")"
 "$DEVPLANE" explain chat-0 -f "$DP_SOURCE_DIR/examples/seed.yaml" >"$tmp/x"
 grep -q 'is shared (time-slicing): also held by default/finetune-late' "$tmp/x" || fail "explain sharing: $(cat "$tmp/x")"
 

@@ -37,7 +37,10 @@ expect2 'c2.yaml.*sharing.timeSlicing.resources\[0\].replicas' "${A[@]}" --confi
 printf 'version: v1\nflags: {migStrategy: none\n' >"$T/c3.yaml"
 expect2 'c3.yaml:[0-9]+:[0-9]+' "${A[@]}" --config "$T/c3.yaml"
 expect2 'no-such.yaml' "${A[@]}" --config "$T/no-such.yaml"
-expect2 'single cannot be used' "${A[@]}" --profile a100-mixed --config <(printf 'version: v1\nflags: {migStrategy: single}\n')
+printf 'version: v1\nflags: {migStrategy: single}\n' >"$T/c4.yaml"
+expect2 'single cannot be used' "${A[@]}" --profile a100-mixed --config "$T/c4.yaml"
+# only regular files are read: a pipe is refused, never waited on
+expect2 'not a regular file \(a FIFO\)' "${A[@]}" --config <(printf 'version: v1\n')
 expect2 'unexpected argument' "$DEVPLANE" agent stray
 expect2 'must be mock, pci, devglob or nvml' "${A[@]}" --backend gpu-magic
 expect2 'must be healthy or unhealthy' "$DEVPLANE" agent health --state-dir "$ST" set gpu-0 sickly

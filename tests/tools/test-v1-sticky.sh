@@ -54,5 +54,10 @@ PY
 start_node
 wait_status "checkpoint-error" "pod default/two phase=Running"
 flat | grep -q "^checkpoint-error .*checksum" || fail "corruption not reported as a checksum mismatch: $(flat | grep checkpoint-error)"
-grep -q "is corrupt and is not used" "$T/node.log" || fail "corruption not logged"
+grep -q "checkpoint $PD/kubelet_internal_checkpoint is corrupt" "$T/node.log" || fail "corruption not logged"
 pass "corrupted checkpoint detected: $(flat | sed -n 's/^checkpoint-error //p' | cut -c1-120)"
+# never trusted, never forgotten: the node's status file says what each
+# container was given, so the swap in the damaged file does not move them
+[ "$(held two a $R)" = "$A" ] && [ "$(held two b $R)" = "$B" ] || fail "allocations moved after the corruption"
+[ -s "$CK.corrupt" ] || fail "the damaged checkpoint was not kept"
+pass "the ledger rebuilt from the status file: allocations unchanged, the damaged file kept as .corrupt"

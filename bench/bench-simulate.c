@@ -1,0 +1,269 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * bench-simulate — `devplane simulate` end to end, as a user runs it: the
+ * real binary on a generated cluster, timed from the outside (wall clock,
+ * CPU time user + system and peak resident memory from wait4's rusage:
+ * on a shared machine the CPU time is the figure that does not depend on
+ * the load).
+ *
+ * The input (issue 13's shape): N nodes of the built-in a100-80gb-8 profile
+ * (8 whole GPUs each), the first half a device-plugin (V1) group, the second
+ * a DRA (V2) group; 10 pods per node, alternating a V1 request
+ * (limits nvidia.com/gpu: k) and a DRA claim from a template (k devices of
+ * DeviceClass gpu.nvidia.com), k drawn from a fixed-seed generator: 1 (70%),
+ * 2 (20%), 4 (10%). Demand exceeds supply, so many pods stay Pending (and in
+ * the all-V1 and all-V2 runs, every pod of the other model does): the case
+ * where the cost of reasons shows.
+ *
+ * With --mix the generator also draws node labels, taints, node selectors,
+ * tolerations, named claims and claims with several requests and
+ * constraints: the random clusters placements are compared on before and
+ * after a change (tests/sched/test-simulate-compare.sh).
+ *
+ * Usage:
+ *   bench-simulate [-b DEVPLANE] [-r RUNS] [-n N[,N...]] [--no-report]
+ *       prints, per node count, with and without --report: median wall
+ *       seconds and peak RSS (MiB) of RUNS runs with their spread (min-max)
+ *   bench-simulate --generate N [-s SEED] [--mix] [-p PODS_PER_NODE]
+ *       writes the input to standard output
+ * DEVPLANE defaults to ../devplane next to this program (the build tree). */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* splitmix64: the same sequence on every machine */
+static uint64_t rng_state;
+static uint64_t rng(void) {
+        uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+        return z ^ (z >> 31);
+}
+static unsigned pick(unsigned n) { return (unsigned)(rng() % n); }
+
+static unsigned gpus_wanted(void) {
+        unsigned x = pick(10);
+        return x < 7 ? 1 : x < 9 ? 2 : 4;
+}
+
+static void generate(FILE *f, unsigned nodes, unsigned per_node, uint64_t seed, bool mix) {
+        rng_state = seed;
+        unsigned v1 = nodes / 2, v2 = nodes - v1;
+        fprintf(f, "# bench-simulate --generate %u -s %llu%s -p %u\n", nodes, (unsigned long long)seed,
+                mix ? " --mix" : "", per_node);
+        fprintf(f, "apiVersion: devplane.io/v1alpha1\nkind: Fleet\nmetadata: {name: bench-%u}\nspec:\n"
+                   "  scoring: %s\n  nodeGroups:\n",
+                nodes, mix && pick(2) ? "spread" : "binpack");
+        if (!mix) {
+                fprintf(f, "  - {name: v1, profile: a100-80gb-8, count: %u, model: v1}\n", v1);
+                fprintf(f, "  - {name: v2, profile: a100-80gb-8, count: %u, model: v2}\n", v2);
+        } else {
+                /* up to 6 groups with labels and taints */
+                static const char *const models[] = {"v1", "v2", "both"};
+                static const char *const profiles[] = {"a100-80gb-8", "a100-mixed", "example-gpu"};
+                unsigned ng = 2 + pick(5), left = nodes;
+                for (unsigned g = 0; g < ng && left; g++) {
+                        unsigned cnt = g + 1 == ng ? left : 1 + pick(left);
+                        if (cnt > left) cnt = left;
+                        left -= cnt;
+                        fprintf(f, "  - name: g%u\n    profile: %s\n    count: %u\n    model: %s\n", g,
+                                profiles[pick(3)], cnt, models[pick(3)]);
+                        fprintf(f, "    labels: {zone: z%u}\n", pick(3));
+                        if (pick(4) == 0) fprintf(f, "    taints: [{key: dedicated, value: t%u, effect: NoSchedule}]\n", pick(2));
+                }
+        }
+        fprintf(f, "---\napiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu.nvidia.com}\n"
+                   "spec:\n  selectors:\n  - cel: {expression: \"device.driver == 'gpu.nvidia.com' && "
+                   "device.attributes['gpu.nvidia.com'].type == 'gpu'\"}\n");
+        if (mix)
+                fprintf(f, "---\napiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: "
+                           "gpu.example.com}\nspec:\n  selectors:\n  - cel: {expression: \"device.driver == "
+                           "'gpu.example.com'\"}\n");
+        for (unsigned k = 1; k <= 4; k *= 2)
+                fprintf(f, "---\napiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata: "
+                           "{name: gpus-%u}\nspec:\n  spec:\n    devices:\n      requests:\n      - name: gpu\n"
+                           "        exactly: {deviceClassName: gpu.nvidia.com, count: %u}\n",
+                        k, k);
+        if (mix)
+                fprintf(f, "---\napiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata: "
+                           "{name: pair}\nspec:\n  spec:\n    devices:\n      requests:\n      - name: a\n"
+                           "        exactly: {deviceClassName: gpu.example.com, count: 1}\n      - name: b\n"
+                           "        exactly: {deviceClassName: gpu.example.com, count: 1}\n      constraints:\n"
+                           "      - {requests: [a, b], matchAttribute: gpu.example.com/model}\n");
+        unsigned pods = nodes * per_node;
+        fprintf(f, "---\napiVersion: v1\nkind: List\nitems:\n");
+        for (unsigned i = 0; i < pods; i++) {
+                unsigned k = gpus_wanted();
+                fprintf(f, "- apiVersion: v1\n  kind: Pod\n  metadata: {name: p%u}\n  spec:\n", i);
+                if (mix && pick(8) == 0) fprintf(f, "    nodeSelector: {zone: z%u}\n", pick(3));
+                if (mix && pick(4) == 0)
+                        fprintf(f, "    tolerations: [{key: dedicated, operator: Equal, value: t%u, effect: "
+                                   "NoSchedule}]\n",
+                                pick(2));
+                unsigned kind = i % 2;
+                if (mix && pick(6) == 0) kind = 2;
+                if (kind == 0)
+                        fprintf(f, "    containers:\n    - name: c\n      image: x\n      resources: {limits: "
+                                   "{nvidia.com/gpu: %u}}\n",
+                                k);
+                else if (kind == 1)
+                        fprintf(f, "    containers:\n    - name: c\n      image: x\n      resources: {claims: "
+                                   "[{name: g}]}\n    resourceClaims:\n    - {name: g, "
+                                   "resourceClaimTemplateName: gpus-%u}\n",
+                                k);
+                else
+                        fprintf(f, "    containers:\n    - name: c\n      image: x\n      resources: {claims: "
+                                   "[{name: g}, {name: h}]}\n    resourceClaims:\n    - {name: g, "
+                                   "resourceClaimTemplateName: gpus-1}\n    - {name: h, "
+                                   "resourceClaimTemplateName: pair}\n");
+        }
+}
+
+static double now_s(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* One run of the binary; stdout to /dev/null. 0 and the figures, or -1. */
+static int run_once(const char *devplane, const char *input, const char *report, double *ret_wall, double *ret_cpu,
+                    long *ret_maxrss_kib, int *ret_status) {
+        double t0 = now_s();
+        pid_t pid = fork();
+        if (pid < 0) return -1;
+        if (pid == 0) {
+                int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+                if (fd >= 0) dup2(fd, 1);
+                if (report)
+                        execl(devplane, devplane, "simulate", "-f", input, "-o", "json", "--report", report,
+                              (char *)NULL);
+                else
+                        execl(devplane, devplane, "simulate", "-f", input, "-o", "json", (char *)NULL);
+                _exit(127);
+        }
+        int status = 0;
+        struct rusage ru;
+        if (wait4(pid, &status, 0, &ru) < 0) return -1;
+        *ret_wall = now_s() - t0;
+        *ret_cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+                   (double)ru.ru_stime.tv_usec / 1e6;
+        *ret_maxrss_kib = ru.ru_maxrss;
+        *ret_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        return 0;
+}
+
+static int cmp_d(const void *a, const void *b) {
+        double x = *(const double *)a, y = *(const double *)b;
+        return x < y ? -1 : x > y;
+}
+
+static void usage(FILE *f) {
+        fprintf(f, "usage: bench-simulate [-b DEVPLANE] [-r RUNS] [-n N[,N...]] [--no-report]\n"
+                   "       bench-simulate --generate N [-s SEED] [--mix] [-p PODS_PER_NODE]\n");
+}
+
+int main(int argc, char **argv) {
+        static const struct option opts[] = {{"generate", required_argument, NULL, 'g'},
+                                             {"mix", no_argument, NULL, 'm'},
+                                             {"no-report", no_argument, NULL, 'N'},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {NULL, 0, NULL, 0}};
+        const char *devplane = NULL, *sizes = "500,1000,2000,5000";
+        unsigned runs = 3, per_node = 10, gen = 0;
+        uint64_t seed = 1;
+        bool mix = false, with_report = true;
+        int c;
+        while ((c = getopt_long(argc, argv, "b:r:n:s:p:h", opts, NULL)) >= 0) {
+                switch (c) {
+                case 'b': devplane = optarg; break;
+                case 'r': runs = (unsigned)strtoul(optarg, NULL, 10); break;
+                case 'n': sizes = optarg; break;
+                case 's': seed = strtoull(optarg, NULL, 10); break;
+                case 'p': per_node = (unsigned)strtoul(optarg, NULL, 10); break;
+                case 'g': gen = (unsigned)strtoul(optarg, NULL, 10); break;
+                case 'm': mix = true; break;
+                case 'N': with_report = false; break;
+                case 'h': usage(stdout); return 0;
+                default: usage(stderr); return 2;
+                }
+        }
+        if (runs < 1 || runs > 99 || per_node < 1 || per_node > 1000) {
+                usage(stderr);
+                return 2;
+        }
+        if (gen) {
+                generate(stdout, gen, per_node, seed, mix);
+                return fflush(stdout) == 0 ? 0 : 1;
+        }
+        char self[PATH_MAX], def[PATH_MAX + 16];
+        if (!devplane) {
+                ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+                if (n < 0) return perror("readlink"), 1;
+                self[n] = 0;
+                char *sl = strrchr(self, '/');
+                if (sl) *sl = 0;
+                snprintf(def, sizeof(def), "%s/../devplane", self);
+                devplane = def;
+        }
+        char dir[] = "/tmp/bench-simulate-XXXXXX";
+        if (!mkdtemp(dir)) return perror("mkdtemp"), 1;
+        struct utsname u;
+        uname(&u);
+        printf("bench-simulate: %s simulate -o json [--report], %u run(s) each, %u pods per node, seed %llu\n",
+               devplane, runs, per_node, (unsigned long long)seed);
+        printf("machine: %s %s, %ld CPUs online\n\n", u.machine, u.release, sysconf(_SC_NPROCESSORS_ONLN));
+        double load[3] = {0, 0, 0};
+        if (getloadavg(load, 3) > 0) printf("load average at start: %.2f %.2f %.2f\n\n", load[0], load[1], load[2]);
+        printf("| nodes | pods   | --report | wall s median (min-max) | CPU s median (min-max) | peak RSS MiB median (min-max) | exit |\n");
+        printf("|-------|--------|----------|-------------------------|------------------------|-------------------------------|------|\n");
+        fflush(stdout);
+        int rc = 0;
+        for (const char *p = sizes; *p;) {
+                unsigned n = (unsigned)strtoul(p, NULL, 10);
+                const char *comma = strchr(p, ',');
+                p = comma ? comma + 1 : p + strlen(p);
+                if (!n) continue;
+                char input[PATH_MAX], report[PATH_MAX];
+                snprintf(input, sizeof(input), "%s/cluster-%u.yaml", dir, n);
+                snprintf(report, sizeof(report), "%s/report-%u.html", dir, n);
+                FILE *f = fopen(input, "we");
+                if (!f) return perror(input), 1;
+                generate(f, n, per_node, seed, false);
+                if (fclose(f) != 0) return perror(input), 1;
+                for (int rep = 0; rep < (with_report ? 2 : 1); rep++) {
+                        double wall[100], cpu[100], rss[100];
+                        int st = 0;
+                        for (unsigned i = 0; i < runs; i++) {
+                                long kib = 0;
+                                if (run_once(devplane, input, rep ? report : NULL, &wall[i], &cpu[i], &kib, &st) < 0)
+                                        return perror("run"), 1;
+                                rss[i] = (double)kib / 1024.0;
+                                if (st) rc = 1;
+                        }
+                        qsort(wall, runs, sizeof(double), cmp_d);
+                        qsort(cpu, runs, sizeof(double), cmp_d);
+                        qsort(rss, runs, sizeof(double), cmp_d);
+                        printf("| %5u | %6u | %-8s | %7.2f (%.2f-%.2f) | %6.2f (%.2f-%.2f) | %6.0f (%.0f-%.0f) | %4d |\n", n,
+                               n * per_node, rep ? "yes" : "no", wall[runs / 2], wall[0], wall[runs - 1],
+                               cpu[runs / 2], cpu[0], cpu[runs - 1], rss[runs / 2], rss[0], rss[runs - 1], st);
+                        fflush(stdout);
+                }
+                unlink(input);
+                unlink(report);
+        }
+        rmdir(dir);
+        return rc;
+}
