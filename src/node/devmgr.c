@@ -485,12 +485,8 @@ int dp_devmgr_restore(dp_devmgr *m, const dp_nm_alloc *src) {
         assert_return(m && src && src->pod_uid && src->container && src->resource, -EINVAL);
         dp_nm_alloc *a = ensure_alloc(m, src->pod_uid, src->container, src->resource);
         if (!a) return -ENOMEM;
-        for (size_t i = 0; i < src->n_ids; i++) {
-                bool have = false;
-                for (size_t j = 0; j < a->n_ids && !have; j++)
-                        have = streq(a->ids[j].id, src->ids[i].id);
-                if (!have && alloc_add_id(a, src->ids[i].numa, src->ids[i].id) < 0) return -ENOMEM;
-        }
+        for (size_t i = 0; i < src->n_ids; i++)
+                if (alloc_add_id(a, src->ids[i].numa, src->ids[i].id) < 0) return -ENOMEM;
         if (src->resp) {
                 uint8_t *c = malloc(src->resp_len ? src->resp_len : 1);
                 if (!c) return -ENOMEM;
