@@ -12,36 +12,6 @@ start_agent --profile example-gpu --dra --registry-dir "$REG" --plugins-dir "$T/
         --slices-dir "$SL" --claims-dir "$CL"
 wait_status "resource $R capacity=8 allocatable=8 inuse=0 plugin=connected" "dra-plugin gpu.example.com registered"
 
-# claim NAME DEVICE: an allocated claim and a pod using it.
-claim() {
-        cat >"$MF/.$1.tmp" <<YAML
-apiVersion: resource.k8s.io/v1
-kind: ResourceClaim
-metadata: {name: $1, namespace: default, uid: uid-$1}
-spec:
-  devices:
-    requests:
-    - name: gpu
-      exactly: {deviceClassName: gpu.example.com}
-status:
-  allocation:
-    devices:
-      results:
-      - {request: gpu, driver: gpu.example.com, pool: node-a, device: $2}
----
-apiVersion: v1
-kind: Pod
-metadata: {name: $1-pod, namespace: default}
-spec:
-  containers:
-  - name: main
-    image: busybox
-    resources: {claims: [{name: g}]}
-  resourceClaims:
-  - {name: g, resourceClaimName: $1}
-YAML
-        mv "$MF/.$1.tmp" "$MF/$1.yaml"
-}
 
 pod v1 main=$R:1
 wait_status "pod default/v1 phase=Running"

@@ -13,33 +13,7 @@ start_agent --profile example-gpu --dra --registry-dir "$REG" --plugins-dir "$T/
         --slices-dir "$SL" --claims-dir "$CL"
 wait_status "resource $R capacity=8 allocatable=8 inuse=0 plugin=connected" "dra-plugin gpu.example.com registered"
 
-cat >"$MF/.c0.tmp" <<YAML
-apiVersion: resource.k8s.io/v1
-kind: ResourceClaim
-metadata: {name: c0, namespace: default, uid: uid-c0}
-spec:
-  devices:
-    requests:
-    - name: gpu
-      exactly: {deviceClassName: gpu.example.com}
-status:
-  allocation:
-    devices:
-      results:
-      - {request: gpu, driver: gpu.example.com, pool: node-a, device: gpu-0}
----
-apiVersion: v1
-kind: Pod
-metadata: {name: c0-pod, namespace: default}
-spec:
-  containers:
-  - name: main
-    image: busybox
-    resources: {claims: [{name: g}]}
-  resourceClaims:
-  - {name: g, resourceClaimName: c0}
-YAML
-mv "$MF/.c0.tmp" "$MF/c0.yaml"
+claim c0 gpu-0
 wait_status "dra-pod default/c0-pod phase=Prepared" "resource $R capacity=8 allocatable=7 "
 pass "gpu-0 prepared for claim c0: the kubelet sees capacity 8, allocatable 7"
 

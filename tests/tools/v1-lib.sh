@@ -99,3 +99,36 @@ held() { flat | sed -n "s|^container default/$1/$2 $3=||p"; }
 env_of() { flat | sed -n "s|^env default/$1/$2 $3=||p"; }
 # uuid of a device id, from the agent's device list.
 uuid_of() { grep -A1 -x "$1" "$ST/devices" | sed -n 2p; }
+
+# claim NAME DEVICE: an allocated ResourceClaim NAME (uid uid-NAME) for one
+# gpu.example.com device of pool node-a, and pod NAME-pod using it, in one
+# manifest written atomically (the V2 node-path tests).
+claim() {
+        cat >"$MF/.$1.tmp" <<YAML
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: $1, namespace: default, uid: uid-$1}
+spec:
+  devices:
+    requests:
+    - name: gpu
+      exactly: {deviceClassName: gpu.example.com}
+status:
+  allocation:
+    devices:
+      results:
+      - {request: gpu, driver: gpu.example.com, pool: node-a, device: $2}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: $1-pod, namespace: default}
+spec:
+  containers:
+  - name: main
+    image: busybox
+    resources: {claims: [{name: g}]}
+  resourceClaims:
+  - {name: g, resourceClaimName: $1}
+YAML
+        mv "$MF/.$1.tmp" "$MF/$1.yaml"
+}
