@@ -473,7 +473,8 @@ static int raw_connect(void) {
         int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
         ASSERT_TRUE(fd >= 0);
         struct sockaddr_un sa = {.sun_family = AF_UNIX};
-        snprintf(sa.sun_path, sizeof sa.sun_path, "%s", sock);
+        ASSERT_TRUE(strlen(sock) < sizeof sa.sun_path);
+        memcpy(sa.sun_path, sock, strlen(sock) + 1);
         ASSERT_OK(connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0 ? -errno : 0);
         return fd;
 }
