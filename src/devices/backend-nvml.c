@@ -4,8 +4,8 @@
  * device model like the a100 profiles do: gpu-<nvml index> with uuid,
  * product, architecture, memory, PCI bus id, NUMA node, /dev/nvidia<minor>,
  * compute capability, driver and CUDA versions; MIG instances
- * <gpu>-mig-<profile>-<n> named from the GPU/compute instance profile
- * (1g.10gb, 1c.2g.20gb) with /dev/nvidia-caps nodes from
+ * <gpu>-mig-<profile without dots>-<n> (dp_mig_id_new) named from the
+ * GPU/compute instance profile (1g.10gb, 1c.2g.20gb) with /dev/nvidia-caps nodes from
  * <proc>/driver/nvidia-caps/mig-minors; NVLink peers from P2P status.
  *
  * Health: NVML's event wait blocks, and the daemon is one epoll loop, so the
@@ -275,7 +275,7 @@ static int add_migs(discover_ctx *c, size_t pos, nvmlDevice_t h, unsigned minor)
                 m->parent = pos;
                 m->memory_bytes = mem;
                 d->n_migs++;
-                if (!(m->id = dp_asprintf("%s-mig-%s-%u", d->id, profile, m->index)) || !(m->uuid = dp_strdup(uuid)) ||
+                if (!(m->id = dp_mig_id_new(d->id, profile, m->index)) || !(m->uuid = dp_strdup(uuid)) ||
                     !(m->profile = dp_strdup(profile)))
                         return dp_error_set(c->err, -ENOMEM, "out of memory");
                 int gcap = cap_minor(c->minors, minor, gi, -1), ccap = cap_minor(c->minors, minor, gi, (int)ci);

@@ -77,9 +77,35 @@ dp_mig_device *dp_device_set_find_mig(const dp_device_set *s, const char *id) {
         for (size_t i = 0; i < s->n_devices; i++)
                 for (size_t j = 0; j < s->devices[i].n_migs; j++) {
                         dp_mig_device *m = &s->devices[i].migs[j];
-                        if (streq(m->id, id) || streq_ptr(m->uuid, id)) return m;
+                        if (dp_mig_named(s, m, id)) return m;
                 }
         return NULL;
+}
+
+char *dp_mig_id_new(const char *parent_id, const char *profile, unsigned n) {
+        if (!parent_id || !profile) return NULL;
+        _cleanup_strbuf_ dp_strbuf sb = DP_STRBUF_INIT;
+        dp_strbuf_printf(&sb, "%s-mig-", parent_id);
+        for (const char *p = profile; *p; p++)
+                if (*p != '.') dp_strbuf_putc(&sb, *p == '+' ? '-' : *p);
+        dp_strbuf_printf(&sb, "-%u", n);
+        if (dp_strbuf_failed(&sb)) return NULL;
+        return dp_strbuf_steal(&sb);
+}
+
+bool dp_mig_named(const dp_device_set *s, const dp_mig_device *m, const char *name) {
+        if (!m || !name) return false;
+        if (streq_ptr(m->id, name) || streq_ptr(m->uuid, name)) return true;
+        if (!s || m->parent >= s->n_devices || !m->profile) return false;
+        /* the dotted form: "<parent id>-mig-<profile as written>-<n>" */
+        const char *pid = s->devices[m->parent].id;
+        size_t pl = pid ? strlen(pid) : 0, fl = strlen(m->profile);
+        if (!pid || strncmp(name, pid, pl) != 0 || !startswith(name + pl, "-mig-")) return false;
+        const char *p = name + pl + 5;
+        if (strncmp(p, m->profile, fl) != 0 || p[fl] != '-') return false;
+        char idx[16];
+        snprintf(idx, sizeof idx, "%u", m->index);
+        return streq(p + fl + 1, idx);
 }
 
 dp_health dp_mig_effective_health(const dp_device_set *s, const dp_mig_device *m) {

@@ -67,7 +67,7 @@ typedef struct dp_capacity {
 } dp_capacity;
 
 typedef struct dp_mig_device {
-        char *id;       /* "gpu-0-mig-1g.10gb-2": <parent id>-mig-<profile>-<n> */
+        char *id;       /* "gpu-0-mig-1g10gb-2": dp_mig_id_new(<parent id>, <profile>, <n>) */
         char *uuid;     /* "MIG-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" */
         char *profile;  /* "1g.10gb" */
         unsigned index; /* n: position among the parent's instances, from 0 */
@@ -135,9 +135,22 @@ typedef struct dp_device_set {
 dp_device_set *dp_device_set_free(dp_device_set *s);
 DEFINE_FREEP(dp_device_set, dp_device_set_free)
 
-/* Lookups by id ("gpu-3", "gpu-0-mig-1g.10gb-2") or uuid. NULL if absent. */
+/* Lookups by id ("gpu-3", "gpu-0-mig-1g10gb-2") or uuid; a MIG instance
+ * also by its dotted name of earlier releases (dp_mig_named). NULL if absent. */
 dp_device *dp_device_set_find(const dp_device_set *s, const char *id_or_uuid);
 dp_mig_device *dp_device_set_find_mig(const dp_device_set *s, const char *id_or_uuid);
+
+/* The one name of a MIG instance, in V1 and V2 output alike and the V2
+ * device name: "<parent id>-mig-<profile>-<n>" with the profile's dots
+ * dropped and '+' written '-' ("gpu-0-mig-1g10gb-2", "gpu-1-mig-1g10gb-me-0"
+ * for 1g.10gb+me), a DNS label when the parent id is one. New string or NULL
+ * on OOM. */
+char *dp_mig_id_new(const char *parent_id, const char *profile, unsigned n);
+
+/* Whether `name` names MIG instance m of s: its id, its uuid, or the dotted
+ * form earlier releases wrote ("gpu-0-mig-1g.10gb-2"), which health files,
+ * --fail-device and state on disk may still hold. */
+bool dp_mig_named(const dp_device_set *s, const dp_mig_device *m, const char *name);
 
 /* Effective health: a MIG instance is unhealthy when it or its parent is. */
 dp_health dp_mig_effective_health(const dp_device_set *s, const dp_mig_device *m);

@@ -101,8 +101,7 @@ int dp_health_apply(dp_device_set *s, const dp_health_file *f, const char *sourc
                         dp_mig_device *m = &d->migs[j];
                         dp_health mh = m->profile_health;
                         for (size_t k = 0; f && k < f->n; k++)
-                                if (streq(f->items[k].id, m->id) || streq_ptr(f->items[k].id, m->uuid))
-                                        mh = f->items[k].health;
+                                if (dp_mig_named(s, m, f->items[k].id)) mh = f->items[k].health;
                         changed += mh != m->health;
                         m->health = mh;
                 }

@@ -5,9 +5,11 @@
  * The file is `<state-dir>/health`, text, one override per line:
  *     # comment lines and blank lines are ignored
  *     gpu-3 unhealthy
- *     gpu-0-mig-1g.10gb-2 unhealthy
+ *     gpu-0-mig-1g10gb-2 unhealthy
  *     GPU-1f6a...   healthy
- * A line is "<device id or uuid> <healthy|unhealthy>" separated by blanks.
+ * A line is "<device id or uuid> <healthy|unhealthy>" separated by blanks; a
+ * MIG instance may also be named in the dotted form of earlier releases
+ * (gpu-0-mig-1g.10gb-2, dp_mig_named).
  * The file is the whole override state: a device not named has its profile
  * health. The last line naming a device wins. The agent watches the state
  * directory with inotify (IN_CLOSE_WRITE | IN_MOVED_TO on "health") and on

@@ -320,7 +320,7 @@ static int read_mig(const dp_decode_ctx *c, const dp_doc_node *n, const char *pa
                         m->profile_health = m->health = DP_HEALTH_HEALTHY;
                         d->n_migs++;
                         m->profile = dp_strdup(prof);
-                        m->id = dp_asprintf("%s-mig-%s-%u", d->id, prof, m->index);
+                        m->id = dp_mig_id_new(d->id, prof, m->index);
                         char salt[320];
                         dp_pathf(salt, sizeof salt, "%s/%s/mig", s->profile, d->id);
                         m->uuid = dp_device_uuid_derive("MIG-", s->node_name, salt, m->index);

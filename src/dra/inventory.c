@@ -333,19 +333,11 @@ static void add_whole(builder *b, const dp_device *g, size_t pos) {
         d->allow_multiple = b->o->allow_multiple;
 }
 
-/* MIG name: the model's id without dots (device names are DNS labels). */
-static void mig_name(const char *id, char *buf, size_t size) {
-        size_t k = 0;
-        for (const char *p = id; *p && k + 1 < size; p++)
-                if (*p != '.') buf[k++] = *p;
-        buf[k] = 0;
-}
-
+/* The device name is the model's id (dp_mig_id_new: a DNS label), the
+ * name V1 output uses too. */
 static void add_mig(builder *b, const dp_device *g, size_t pos, const dp_mig_device *m, const char *set,
                     const char *group) {
-        char name[128];
-        mig_name(m->id, name, sizeof(name));
-        dp_dra_device *d = device_new(b, name, DP_DRA_KIND_MIG, pos, (int)m->index);
+        dp_dra_device *d = device_new(b, m->id, DP_DRA_KIND_MIG, pos, (int)m->index);
         if (!d) return;
         d->model_id = sdup(b, m->id);
         d->uuid = sdup(b, m->uuid);

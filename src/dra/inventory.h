@@ -76,7 +76,7 @@ typedef struct dp_dra_device {
         dp_dra_kind kind;
         size_t physical; /* position of the physical device in the device set */
         int unit;        /* -1: the whole physical device; >= 0: a sub-unit */
-        char *model_id;  /* the device model's id (gpu-3, gpu-0-mig-1g.10gb-2), the V1 view */
+        char *model_id;  /* the device model's id (gpu-3, gpu-0-mig-1g10gb-2), the V1 view */
         char *uuid;
         dp_dra_attr *attrs;
         size_t n_attrs;

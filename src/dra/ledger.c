@@ -87,6 +87,9 @@ dp_ledger *dp_ledger_new(const dp_device_set *set, const dp_dra_inventory *inv) 
                         snprintf(idx, sizeof(idx), "%u:%u", d->index, g->index);
                         r = add_name(l, g->id, i, (int)g->index);
                         if (r >= 0) r = add_name(l, g->uuid, i, (int)g->index);
+                        /* the dotted name of earlier releases, as held state may say */
+                        _cleanup_free_ char *dotted = dp_asprintf("%s-mig-%s-%u", d->id, g->profile, g->index);
+                        if (r >= 0) r = dotted ? add_name(l, dotted, i, (int)g->index) : -ENOMEM;
                         if (r >= 0) r = add_name(l, idx, i, (int)g->index);
                 }
         }

@@ -8,7 +8,8 @@
  *
  * Names: anything either path hands out — a V2 device name of the inventory
  * (gpu-3, gpu-0-mig-1g10gb-2, gpu-1-partition-0, gpu-1-full, gpu-2-vgpu-1),
- * or a V1 id: device id or uuid (GPU-…, MIG-…), MIG id, index ids ("3",
+ * or a V1 id: device id or uuid (GPU-…, MIG-…), MIG id (or its dotted form
+ * of earlier releases, gpu-0-mig-1g.10gb-2), index ids ("3",
  * "0:2"), time-slicing replicas "<id>::<n>". Each resolves to a physical
  * device and a unit (the whole device, or one MIG instance / partition).
  * Two holds overlap when they are on the same physical device and one is the

@@ -146,7 +146,7 @@ TEST(discover_a100_mixed) {
         /* MIG: 7 x 1g.10gb on GPUs 0-3, with their /dev/nvidia-caps nodes. */
         ASSERT_TRUE(d->mig_enabled);
         ASSERT_EQ(d->n_migs, 7);
-        ASSERT_STREQ(d->migs[2].id, "gpu-0-mig-1g.10gb-2");
+        ASSERT_STREQ(d->migs[2].id, "gpu-0-mig-1g10gb-2");
         ASSERT_STREQ(d->migs[2].profile, "1g.10gb");
         ASSERT_STREQ(d->migs[2].uuid, "MIG-00000002-a100-5000-8000-000000000002");
         ASSERT_EQ(d->migs[2].memory_bytes, 9728ULL << 20);
@@ -281,7 +281,7 @@ TEST(mig_scoped_xid_and_ecc) {
         ASSERT_EQ(s->devices[0].migs[1].health, DP_HEALTH_HEALTHY);
         const dp_fault_entry *f = NULL;
         ASSERT_EQ(dp_backend_faults(b, &f), 1);
-        ASSERT_STREQ(f[0].device, "gpu-0-mig-1g.10gb-2");
+        ASSERT_STREQ(f[0].device, "gpu-0-mig-1g10gb-2");
         /* Single-bit ECC stays ignored; double-bit is configured critical;
          * Xid 13 was made critical. */
         inject("6 ecc-sbe\n7 ecc-dbe\n4 xid 13\n");
@@ -330,7 +330,7 @@ TEST(compute_instance_profiles_and_no_numa) {
         ASSERT_STREQ(attr(d, "cudaDriverVersion")->str, "12.6.0");
         ASSERT_EQ(d->n_migs, 2);
         ASSERT_STREQ(d->migs[0].profile, "1c.2g.20gb");
-        ASSERT_STREQ(d->migs[0].id, "gpu-0-mig-1c.2g.20gb-0");
+        ASSERT_STREQ(d->migs[0].id, "gpu-0-mig-1c2g20gb-0");
         ASSERT_STREQ(d->migs[1].profile, "3g.40gb");
         ASSERT_EQ(d->migs[1].n_device_nodes, 0); /* no mig-minors for this GPU */
         /* No event support: unmonitored, so an Xid never arrives. */

@@ -40,6 +40,13 @@ TEST(parse_and_apply) {
         ASSERT_EQ(dp_health_apply(s, f, "health", &err), 1);
         ASSERT_EQ(s->devices[6].health, DP_HEALTH_UNHEALTHY);
         dp_health_file_free(f);
+        /* A MIG instance by its name (the dotted one above is the name of
+         * earlier releases, still read). */
+        const char *mig = "gpu-1-mig-1g10gb-4 unhealthy\n";
+        ASSERT_OK(dp_health_file_parse(mig, strlen(mig), "health", &f, &err));
+        ASSERT_EQ(dp_health_apply(s, f, "health", &err), 2); /* gpu-6 back, the instance down */
+        ASSERT_EQ(s->devices[1].migs[4].health, DP_HEALTH_UNHEALTHY);
+        dp_health_file_free(f);
         dp_device_set_free(s);
 }
 

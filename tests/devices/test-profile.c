@@ -27,6 +27,18 @@ TEST(builtin_names) {
                 dp_device_set_free(builtin(n[k], "node-a"));
 }
 
+TEST(mig_names) {
+        char *id = dp_mig_id_new("gpu-0", "1g.10gb", 2);
+        ASSERT_STREQ(id, "gpu-0-mig-1g10gb-2");
+        free(id);
+        id = dp_mig_id_new("gpu-1", "1g.10gb+me", 0); /* a DNS label: '+' becomes '-' */
+        ASSERT_STREQ(id, "gpu-1-mig-1g10gb-me-0");
+        free(id);
+        id = dp_mig_id_new("gpu-12", "1c.2g.20gb", 13);
+        ASSERT_STREQ(id, "gpu-12-mig-1c2g20gb-13");
+        free(id);
+}
+
 TEST(example_gpu) {
         dp_device_set *s = builtin("example-gpu", "node-a");
         ASSERT_STREQ(s->domain, "example.com");
@@ -102,8 +114,14 @@ TEST(a100_mixed) {
                 }
         }
         ASSERT_STREQ(s->devices[0].pci_bus_id, "0000:00:00.0");
-        ASSERT_STREQ(s->devices[2].migs[3].id, "gpu-2-mig-1g.10gb-3");
+        ASSERT_STREQ(s->devices[2].migs[3].id, "gpu-2-mig-1g10gb-3");
+        ASSERT_TRUE(dp_device_set_find_mig(s, "gpu-2-mig-1g10gb-3") == &s->devices[2].migs[3]);
+        /* the dotted name of earlier releases still finds it; near misses do not */
         ASSERT_TRUE(dp_device_set_find_mig(s, "gpu-2-mig-1g.10gb-3") == &s->devices[2].migs[3]);
+        ASSERT_TRUE(dp_device_set_find_mig(s, "gpu-2-mig-1g.10gb-31") == NULL);
+        ASSERT_TRUE(dp_device_set_find_mig(s, "gpu-2-mig-1g.10gb-") == NULL);
+        ASSERT_TRUE(dp_device_set_find_mig(s, "gpu-2-mig-1g.10g-3") == NULL);
+        ASSERT_TRUE(dp_device_set_find_mig(s, "gpu-2-mig-1g-10gb-3") == NULL);
         ASSERT_TRUE(dp_device_set_find_mig(s, s->devices[1].migs[6].uuid) == &s->devices[1].migs[6]);
         ASSERT_TRUE(dp_device_set_find(s, s->devices[5].uuid) == &s->devices[5]);
         ASSERT_TRUE(dp_device_set_find(s, "gpu-9") == NULL);

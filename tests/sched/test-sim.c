@@ -123,7 +123,7 @@ TEST(mig_mixed_and_time_slicing) {
         ASSERT_EQ(dp_quantity_value(&m->allocatable[0].value), 4);
         ASSERT_STREQ(m->allocatable[1].name, "nvidia.com/mig-1g.10gb");
         ASSERT_EQ(dp_quantity_value(&m->allocatable[1].value), 28);
-        ASSERT_STREQ(sim_find_pod(r, "mig")->v1_devices, "gpu-0-mig-1g.10gb-0");
+        ASSERT_STREQ(sim_find_pod(r, "mig")->v1_devices, "gpu-0-mig-1g10gb-0");
         const dp_node *s = dp_store_get(r->store, DP_KIND_NODE, NULL, "s-0", NULL).node;
         ASSERT_EQ(dp_quantity_value(&s->allocatable[0].value), 32);
         ASSERT_STREQ(sim_find_pod(r, "ts0")->v1_devices, "gpu-0:replica-0");
