@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0
  * html.c — the simulation report as one self-contained HTML page (html.h),
- * drawn from dp_sim_report()'s document: inline CSS and SVG, no script. */
+ * drawn from dp_sim_report()'s document: inline CSS and SVG, one inline
+ * script (the filter box), no external resource. */
 #include <inttypes.h>
 #include <stdio.h>
 
 #include "base/doc.h"
+#include "base/hashmap.h"
 #include "sched/fmt.h"
 #include "sched/html.h"
 
@@ -50,19 +52,30 @@ static void esc(dp_strbuf *o, const char *s) {
         }
 }
 
-/* ---- pod colours ---- */
+/* ---- workloads and their colours ---- */
 
 typedef struct podref {
         const char *name;
         size_t idx;
+        size_t wl; /* its workload's index */
         const dp_doc_node *pod;
 } podref;
+
+/* A workload: the pods of one owner (Deployment, Job, StatefulSet...), or an
+ * unowned pod alone. Indexed in the order of their first pod in the input. */
+typedef struct workload {
+        char *label; /* "Deployment default/train", "Pod default/x" */
+        size_t pods, running, pending, waiting, gone;
+} workload;
 
 typedef struct page {
         dp_strbuf *o;
         const dp_doc_node *doc, *run;
+        const dp_sim_html_extra *extra;
         podref *by_name; /* sorted by name */
         size_t n_pods;
+        workload *wls;
+        size_t n_wls;
         const dp_doc_node *forced[2]; /* the runs with every node on V1 / V2 (NULL: not drawn) */
 } page;
 
@@ -75,20 +88,73 @@ static const podref *find_pod(const page *pg, const char *name) {
         return bsearch(&key, pg->by_name, pg->n_pods, sizeof(podref), cmp_podref);
 }
 
-/* A colour per pod, by input order: hues a golden angle apart, three lightness steps. */
+/* A colour per workload: hues a golden angle (137.508°) apart, so
+ * neighbours differ most and a hue comes back close to an earlier one only
+ * after many; three lightness and two saturation steps on top, so two
+ * workloads whose hues are close still differ (6 × the hues a person tells
+ * apart before anything looks repeated). */
 static void colour(char *buf, size_t size, size_t idx) {
-        unsigned hue = (unsigned)((idx * 137 + 210) % 360);
-        unsigned light = 42 + (unsigned)(idx % 3) * 9;
-        dp_fmt(buf, size, "hsl(%u,62%%,%u%%)", hue, light);
+        unsigned hue = (unsigned)((idx * 137508u / 1000u + 210u) % 360u);
+        unsigned light = 40 + (unsigned)(idx % 3) * 11;
+        unsigned sat = (idx / 3) % 2 ? 48 : 68;
+        dp_fmt(buf, size, "hsl(%u,%u%%,%u%%)", hue, sat, light);
 }
 
-/* The colour of a holder ("ns/pod", or "claim ns/name" without consumer). */
-static void holder_colour(const page *pg, const char *holder, char *buf, size_t size) {
-        const podref *p = find_pod(pg, holder);
-        if (p)
-                colour(buf, size, p->idx);
-        else
-                dp_fmt(buf, size, "#8a8f98");
+/* The class that colours a holder ("ns/pod" -> its workload's "w<N>"), or
+ * NULL (a claim without consumer: grey). */
+static const char *holder_class(const page *pg, const char *holder, char *buf, size_t size) {
+        const podref *p = holder ? find_pod(pg, holder) : NULL;
+        if (!p) return NULL;
+        dp_fmt(buf, size, "w%zu", p->wl);
+        return buf;
+}
+
+/* The text of a name cut to at most `max` characters (UTF-8 aware) as
+ * head + "…" + tail, keeping its end, where names of one group differ
+ * ("gpu-node-pool-a-…pool-a-117"). buf holds at least max * 4 + 4 bytes. */
+static const char *cut_middle(const char *s, size_t max, char *buf, size_t size) {
+        size_t chars = 0;
+        for (const char *p = s; *p; p++)
+                chars += ((unsigned char)*p & 0xC0) != 0x80;
+        if (chars <= max || max < 6) return s;
+        size_t tail = (max - 1) / 2 + (max - 1) % 2, head = max - 1 - tail;
+        /* byte offsets of the head's end and the tail's start */
+        size_t c = 0, hb = 0, tb = 0;
+        for (size_t i = 0; s[i]; i++) {
+                if (((unsigned char)s[i] & 0xC0) == 0x80) continue;
+                if (c == head) hb = i;
+                if (c == chars - tail) tb = i;
+                c++;
+        }
+        dp_fmt(buf, size, "%.*s…%s", (int)hb, s, s + tb);
+        return buf;
+}
+
+/* A name in an HTML box that may be narrower than it: the head shrinks
+ * with an ellipsis (CSS), the last characters always show, the whole name
+ * is the tooltip. The text content is the name itself. */
+static void boxed_name(dp_strbuf *o, const char *cls, const char *name) {
+        size_t l = strlen(name), keep = 12;
+        dp_strbuf_printf(o, "<span class=\"nm %s\" title=\"", cls);
+        esc(o, name);
+        dp_strbuf_puts(o, "\">");
+        if (l > keep + 8) {
+                size_t cut = l - keep;
+                while (cut > 0 && ((unsigned char)name[cut] & 0xC0) == 0x80)
+                        cut--;
+                char head[1024];
+                dp_fmt(head, sizeof(head), "%.*s", (int)DP_MIN(cut, sizeof(head) - 1), name);
+                dp_strbuf_puts(o, "<span class=\"h\">");
+                esc(o, head);
+                dp_strbuf_puts(o, "</span><span class=\"t\">");
+                esc(o, name + cut);
+                dp_strbuf_puts(o, "</span>");
+        } else {
+                dp_strbuf_puts(o, "<span class=\"h\">");
+                esc(o, name);
+                dp_strbuf_puts(o, "</span>");
+        }
+        dp_strbuf_puts(o, "</span>");
 }
 
 static const char *state_class(const char *st) {
@@ -103,55 +169,92 @@ static const char *state_class(const char *st) {
 
 static const char CSS[] =
         ":root{--ink:#1d2330;--mute:#5b6475;--line:#d5dae3;--bg:#f6f7fa;--card:#fff;--bad:#c62828}"
-        "*{box-sizing:border-box}"
+        "*{box-sizing:border-box}[hidden]{display:none!important}"
         "body{margin:0;font:14px/1.45 'DejaVu Sans',system-ui,sans-serif;color:var(--ink);background:var(--bg)}"
-        "header{background:#1f2a44;color:#fff;padding:18px 28px}"
-        "header h1{margin:0;font-size:22px;font-weight:600}"
+        "header{background:#1f2a44;color:#fff;padding:14px 28px}"
+        "header h1{margin:0;font-size:22px;font-weight:600;overflow-wrap:anywhere}"
         "header p{margin:4px 0 0;color:#c9d2e6}"
-        "main{padding:18px 28px;max-width:1400px}"
-        "h2{font-size:17px;margin:26px 0 10px;border-bottom:2px solid var(--line);padding-bottom:4px}"
+        ".bar{position:sticky;top:0;z-index:5;display:flex;flex-wrap:wrap;gap:6px 16px;align-items:center;"
+        "background:#fff;border-bottom:1px solid var(--line);padding:6px 28px;font-size:13px}"
+        ".bar input{width:340px;max-width:100%;padding:4px 8px;border:1px solid #aab3c3;border-radius:6px;font:inherit}"
+        ".bar a{color:#1a3f8a}"
+        "main{padding:10px 28px;max-width:1400px}"
+        "h2{font-size:17px;margin:22px 0 10px;border-bottom:2px solid var(--line);padding-bottom:4px}"
         ".cards{display:flex;flex-wrap:wrap;gap:10px}"
-        ".stat{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:8px 14px;min-width:110px}"
-        ".stat b{display:block;font-size:22px}.stat span{color:var(--mute);font-size:12px}"
+        ".stat{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:6px 14px;min-width:110px}"
+        ".stat b{display:block;font-size:20px}.stat span{color:var(--mute);font-size:12px}"
         ".stat.bad b{color:var(--bad)}"
-        ".legend{display:flex;flex-wrap:wrap;gap:6px 14px;background:var(--card);border:1px solid var(--line);"
-        "border-radius:8px;padding:10px 14px}"
-        ".legend .item{display:flex;align-items:center;gap:6px;font-size:13px}"
-        ".sw{display:inline-block;width:14px;height:14px;border-radius:3px;border:1px solid rgba(0,0,0,.25)}"
+        ".legend{display:flex;flex-wrap:wrap;gap:3px 14px;background:var(--card);border:1px solid var(--line);"
+        "border-radius:8px;padding:8px 12px;max-height:140px;overflow-y:auto}"
+        ".legend .item{display:flex;align-items:center;gap:5px;font-size:12px;max-width:320px;min-width:0}"
+        ".legend .cnt{color:var(--mute);flex:none}"
+        ".sw{display:inline-block;flex:none;width:14px;height:14px;border-radius:3px;border:1px solid rgba(0,0,0,.25);"
+        "vertical-align:middle}"
         ".sw.free{background:#fff}.sw.bad{background:repeating-linear-gradient(45deg,#fff 0 3px,var(--bad) 3px 5px)}"
-        ".badge{display:inline-block;font-size:11px;padding:1px "
-        "7px;border-radius:9px;background:#e3e7ef;color:var(--ink)}"
+        ".sw.claim{background:#8a8f98}"
+        ".nm{display:inline-flex;min-width:0;max-width:100%;white-space:nowrap;vertical-align:bottom}"
+        ".nm .h{overflow:hidden;text-overflow:ellipsis;min-width:0}.nm .t{flex:none}"
+        ".badge{display:inline-block;flex:none;font-size:11px;padding:1px "
+        "7px;border-radius:9px;background:#e3e7ef;color:var(--ink);white-space:nowrap}"
         ".badge.running{background:#d8f0dc;color:#1b5e20}.badge.pending{background:#fde8c8;color:#8a4b00}"
         ".badge.waiting{background:#fbd9d0;color:#8e2a0b}.badge.deleted{background:#e4e4e4;color:#666}"
         ".badge.v1{background:#dde8fb;color:#1a3f8a}.badge.v2{background:#eadcf8;color:#5a1d8a}"
         ".badge.both{background:#d9f1f1;color:#0d5c5c}"
-        ".nodes{display:flex;flex-wrap:wrap;gap:14px}"
-        ".node{background:var(--card);border:1px solid var(--line);border-radius:10px;padding:10px "
-        "12px;max-width:100%;overflow-x:auto}"
-        ".node h3{margin:0 0 2px;font-size:15px}.node .meta{color:var(--mute);font-size:12px;margin-bottom:6px}"
+        ".nodes{display:flex;flex-wrap:wrap;gap:12px}"
+        ".node{background:var(--card);border:1px solid var(--line);border-radius:10px;padding:8px "
+        "12px;max-width:100%;min-width:260px;overflow-x:auto}"
+        ".node h3{display:flex;align-items:center;gap:6px;margin:0 0 2px;font-size:15px;width:0;min-width:100%}"
+        ".node .meta{color:var(--mute);font-size:12px;margin-bottom:6px;width:0;min-width:100%;overflow:hidden;"
+        "text-overflow:ellipsis;white-space:nowrap}"
         ".node svg{display:block}"
         "svg text{font-family:'DejaVu Sans',sans-serif}"
         "table{border-collapse:collapse;background:var(--card);border:1px solid var(--line)}"
-        "th,td{padding:4px 10px;border-bottom:1px solid var(--line);text-align:left;font-size:13px}"
+        "th,td{padding:3px 10px;border-bottom:1px solid var(--line);text-align:left;font-size:13px}"
         "th{background:#eef1f6;font-weight:600}"
         "td.running{background:#eef8f0}td.pending{background:#fff4e2}td.waiting{background:#fdece7}"
         "td.deleted{color:#777}"
-        ".side{display:grid;grid-template-columns:repeat(3,minmax(220px,1fr));gap:12px;margin-bottom:12px}"
-        ".side .col{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:10px 12px}"
-        ".side h3{margin:0 0 6px;font-size:14px}.side svg.mini{display:block;margin-top:8px;max-width:100%;height:auto}"
-        ".pend{background:var(--card);border:1px solid var(--line);border-left:4px solid #e69b00;border-radius:8px;"
-        "padding:8px 12px;margin-bottom:8px}"
-        ".pend.waiting{border-left-color:#d84315}"
-        ".pend p{margin:4px 0 0;white-space:pre-wrap;font-family:'DejaVu Sans Mono',monospace;font-size:12px}"
+        "table.cmp td:first-child{max-width:420px}"
+        ".side{display:grid;grid-template-columns:repeat(3,minmax(0,1fr));gap:12px;margin-bottom:12px}"
+        ".side .col{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:10px 12px;"
+        "min-width:0}"
+        ".side h3{margin:0 0 6px;font-size:14px}"
+        ".clegend{display:flex;flex-wrap:wrap;gap:2px 12px;font-size:12px;color:var(--mute);margin:4px 0}"
+        ".clegend span{display:inline-flex;align-items:center;gap:4px}"
+        ".minibox{max-height:460px;overflow:auto;margin-top:8px;border-top:1px solid var(--line)}"
+        ".side svg.mini{display:block;margin-top:6px}"
+        ".mini rect{stroke:#b9c1cf}.mini rect.bad{stroke:#c62828;stroke-width:2}"
+        ".pgroup{background:var(--card);border:1px solid var(--line);border-left:4px solid #e69b00;"
+        "border-radius:8px;padding:8px 12px;margin-bottom:8px}"
+        ".pgroup.waiting{border-left-color:#d84315}.pgroup.deleted{border-left-color:#6d4c41}"
+        ".pgroup p.reason{margin:4px 0;white-space:pre-wrap;overflow-wrap:anywhere;"
+        "font-family:'DejaVu Sans Mono',monospace;font-size:12px}"
+        ".pgroup summary{cursor:pointer;color:#1a3f8a;font-size:13px}"
+        ".pods{display:flex;flex-wrap:wrap;gap:3px 6px;max-height:200px;overflow-y:auto;margin:6px 0}"
+        ".pod{font-size:12px;background:#f1f3f7;border-radius:4px;padding:0 6px;max-width:360px}"
+        "pre.why{max-height:420px;overflow:auto;background:#f8f9fb;border:1px solid var(--line);border-radius:6px;"
+        "padding:8px;margin:6px 0;font-size:12px}"
         "ol.events{list-style:none;padding:0;margin:8px 0 0;columns:2 420px;font-size:13px}"
-        "ol.events li{padding:1px 0;break-inside:avoid}"
+        "ol.events li{padding:1px 0;break-inside:avoid;overflow-wrap:anywhere}"
         "ol.events .t{display:inline-block;min-width:52px;color:var(--mute);font-variant-numeric:tabular-nums}"
         ".dot{display:inline-block;width:9px;height:9px;border-radius:50%;margin-right:6px}"
         ".k-created{background:#5c8ee6}.k-bound{background:#8e6ad8}.k-started{background:#2e9e4f}"
         ".k-deleted{background:#8a8f98}.k-unhealthy{background:#c62828}.k-healthy{background:#00897b}"
         ".k-other{background:#e69b00}"
         ".note{color:var(--mute);font-size:12px}"
+        ".unhealthy-list{overflow-wrap:anywhere}"
         "footer{color:var(--mute);font-size:12px;padding:14px 28px 28px}";
+
+/* The filter box: hides the nodes, legend entries, Pending groups, table
+ * rows and events (class "f") whose text (holders' names included, from
+ * the drawings' tooltips) lacks what is typed. Without script the page is
+ * the same, unfiltered. */
+static const char SCRIPT[] =
+        "(function(){var q=document.getElementById('q'),c=document.getElementById('qn'),e=null,t=[];"
+        "q.addEventListener('input',function(){if(!e){e=document.querySelectorAll('.f');"
+        "for(var i=0;i<e.length;i++)t.push(e[i].textContent.toLowerCase());}"
+        "var v=q.value.trim().toLowerCase(),n=0;"
+        "for(var i=0;i<e.length;i++){var h=v!==''&&t[i].indexOf(v)<0;e[i].hidden=h;if(!h)n++;}"
+        "c.textContent=v?n+' of '+e.length+' items match':'';});})();";
 
 /* ---- the fleet ---- */
 
@@ -176,17 +279,18 @@ static void draw_cells(page *pg, int x, int y, int w, int h, const cell *c, size
         if (cw < 2) cw = 2;
         for (size_t i = 0; i < n; i++) {
                 int cx = x + (int)i * (cw + gap);
-                char fill[40] = "#ffffff";
-                if (c[i].holder) holder_colour(pg, c[i].holder, fill, sizeof(fill));
+                char cls[32];
+                const char *wc = c[i].holder ? holder_class(pg, c[i].holder, cls, sizeof(cls)) : NULL;
                 dp_strbuf_printf(o, "<g class=\"cell%s\"><title>", c[i].unhealthy ? " unhealthy" : "");
                 esc(o, c[i].title);
                 dp_strbuf_puts(o, c[i].holder ? ": " : ": free");
                 if (c[i].holder) esc(o, c[i].holder);
                 if (c[i].unhealthy) dp_strbuf_puts(o, " (unhealthy)");
-                dp_strbuf_printf(o,
-                                 "</title><rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" rx=\"2\" fill=\"%s\" "
-                                 "stroke=\"#b9c1cf\"/>",
-                                 cx, y, cw, h, fill);
+                dp_strbuf_printf(o, "</title><rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" rx=\"2\" ", cx, y, cw, h);
+                if (wc)
+                        dp_strbuf_printf(o, "class=\"%s\" stroke=\"#b9c1cf\"/>", wc);
+                else
+                        dp_strbuf_printf(o, "fill=\"%s\" stroke=\"#b9c1cf\"/>", c[i].holder ? "#8a8f98" : "#ffffff");
                 if (c[i].unhealthy)
                         dp_strbuf_printf(o,
                                          "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"url(#dp-hatch)\"/>",
@@ -330,17 +434,19 @@ static int draw_node(page *pg, const dp_doc_node *node) {
         size_t cols = DP_MIN((size_t)PER_ROW, DP_MAX(n_phys, (size_t)1));
         size_t rows = (n_phys + cols - 1) / cols;
         int width = (int)cols * (BOX_W + GAP) + GAP, height = (int)rows * (BOX_H + GAP) + GAP;
-        dp_strbuf_puts(o, "<div class=\"node\" data-node=\"");
+        dp_strbuf_puts(o, "<div class=\"node f\" data-node=\"");
         esc(o, name);
         dp_strbuf_puts(o, "\"><h3>");
-        esc(o, name);
+        boxed_name(o, "node-name", name);
         const char *model = str_of(node, "model");
         dp_strbuf_printf(o, " <span class=\"badge %s\">",
                          streq(model, "both") ? "both"
                          : streq(model, "v1") ? "v1"
                                               : "v2");
         esc(o, streq(model, "both") ? "V1+V2" : streq(model, "v1") ? "V1" : "V2");
-        dp_strbuf_puts(o, "</span></h3><div class=\"meta\">");
+        dp_strbuf_puts(o, "</span></h3><div class=\"meta\" title=\"");
+        esc(o, str_of(node, "profile"));
+        dp_strbuf_puts(o, "\">");
         esc(o, str_of(node, "profile"));
         dp_strbuf_puts(o, " · ");
         esc(o, str_of(node, "inUse"));
@@ -370,10 +476,6 @@ static int draw_node(page *pg, const dp_doc_node *node) {
                                  "stroke=\"%s\" stroke-width=\"%d\"/>",
                                  x, y, BOX_W, BOX_H, bad ? "#fdecec" : "#f3f5f9", bad ? "#c62828" : "#aab3c3",
                                  bad ? 3 : 1);
-                dp_strbuf_printf(o, "<text x=\"%d\" y=\"%d\" font-size=\"12\" font-weight=\"bold\" fill=\"#1d2330\">",
-                                 x + 8, y + 16);
-                esc(o, id);
-                dp_strbuf_puts(o, "</text>");
                 size_t first = phys[k] + 1, last = k + 1 < n_phys ? phys[k + 1] : n;
                 const char *tag = mig ? "MIG" : parts[k].n ? "partitions" : replicas > 1 ? "time-sliced" : "";
                 /* partitions named <gpu>-mig-<j> / <gpu>-vgpu-<j> (compatibility-group modes) */
@@ -399,6 +501,24 @@ static int draw_node(page *pg, const dp_doc_node *node) {
                         }
                 }
                 if (bad) tag = "✕ unhealthy";
+                /* the id fits the box's left of its tag (about 7.5 px a bold character at 12 px,
+                 * 5.5 px one at 9 px),
+                 * cut in the middle beyond that; the whole id is the tooltip */
+                char idbuf[128];
+                size_t tag_chars = 0;
+                for (const char *q = tag; *q; q++)
+                        tag_chars += ((unsigned char)*q & 0xC0) != 0x80;
+                int room = BOX_W - 16 - (tag_chars ? (int)tag_chars * 11 / 2 + 6 : 0);
+                const char *shown_id = cut_middle(id, (size_t)DP_MAX(room * 2 / 15, 6), idbuf, sizeof(idbuf));
+                dp_strbuf_printf(o, "<text x=\"%d\" y=\"%d\" font-size=\"12\" font-weight=\"bold\" fill=\"#1d2330\">",
+                                 x + 8, y + 16);
+                if (shown_id != id) {
+                        dp_strbuf_puts(o, "<title>");
+                        esc(o, id);
+                        dp_strbuf_puts(o, "</title>");
+                }
+                esc(o, shown_id);
+                dp_strbuf_puts(o, "</text>");
                 dp_strbuf_printf(o, "<text x=\"%d\" y=\"%d\" font-size=\"9\" text-anchor=\"end\" fill=\"%s\">",
                                  x + BOX_W - 7, y + 15, bad ? "#c62828" : "#5b6475");
                 esc(o, tag);
@@ -494,96 +614,132 @@ static void summary_cards(page *pg) {
         dp_strbuf_puts(o, "</div>\n");
 }
 
-static void legend(page *pg, const dp_doc_node *pods) {
+/* The legend: a colour per workload with its pods' states ("12/20
+ * running"), in input order; wraps, scrolls past a few rows. */
+static void legend(page *pg) {
         dp_strbuf *o = pg->o;
         dp_strbuf_puts(o, "<div class=\"legend\" id=\"legend\">");
-        size_t shown = DP_MIN(pods ? pods->n : 0, (size_t)DP_SIM_HTML_PODS_MAX);
+        size_t shown = DP_MIN(pg->n_wls, (size_t)DP_SIM_HTML_WORKLOADS_MAX);
         for (size_t i = 0; i < shown; i++) {
-                const dp_doc_node *p = pods->items[i];
-                char c[40];
-                colour(c, sizeof(c), i);
-                const char *st = str_of(p, "state");
-                dp_strbuf_printf(o, "<span class=\"item\" data-pod=\"");
-                esc(o, str_of(p, "name"));
-                dp_strbuf_printf(o, "\"><span class=\"sw\" style=\"background:%s\"></span>", c);
-                esc(o, str_of(p, "name"));
-                dp_strbuf_printf(o, " <span class=\"badge %s\">", state_class(st));
-                esc(o, st);
-                if (str_of(p, "node")[0]) {
-                        dp_strbuf_puts(o, " · ");
-                        esc(o, str_of(p, "node"));
-                }
-                dp_strbuf_puts(o, "</span></span>");
+                const workload *w = &pg->wls[i];
+                dp_strbuf_printf(o, "<span class=\"item f\" data-workload=\"%zu\"><span class=\"sw w%zu\"></span>", i, i);
+                boxed_name(o, "wl", w->label);
+                dp_strbuf_printf(o, "<span class=\"cnt\" title=\"%zu pod%s: %zu running, %zu pending, %zu waiting on a "
+                                    "node, %zu deleted or evicted\">%zu/%zu running</span></span>",
+                                 w->pods, w->pods == 1 ? "" : "s", w->running, w->pending, w->waiting, w->gone,
+                                 w->running, w->pods);
         }
         dp_strbuf_puts(o, "<span class=\"item\"><span class=\"sw free\"></span>free</span>"
+                          "<span class=\"item\"><span class=\"sw claim\"></span>claim without a pod</span>"
                           "<span class=\"item\"><span class=\"sw bad\"></span>unhealthy</span></div>\n");
-        if (pods && pods->n > shown)
-                dp_strbuf_printf(o, "<p class=\"note\">%zu more pods not listed.</p>\n", pods->n - shown);
+        if (pg->n_wls > shown)
+                dp_strbuf_printf(o, "<p class=\"note\">%zu more workloads not listed (at most %d).</p>\n",
+                                 pg->n_wls - shown, DP_SIM_HTML_WORKLOADS_MAX);
 }
 
-/* A stacked bar of pod states for one run. */
+/* The colour of each workload as a class: .wN paints a box (background)
+ * and a drawing (fill) alike. */
+static void workload_styles(page *pg) {
+        dp_strbuf *o = pg->o;
+        dp_strbuf_puts(o, "<style>");
+        for (size_t i = 0; i < pg->n_wls; i++) {
+                char c[40];
+                colour(c, sizeof(c), i);
+                dp_strbuf_printf(o, ".w%zu{background:%s;fill:%s}", i, c, c);
+        }
+        dp_strbuf_puts(o, "</style>\n");
+}
+
+/* The pod states of a run's stacked bar, with their colours. */
+static const struct {
+        const char *key, *label, *fill;
+} STATE_PARTS[] = {{"running", "running", "#43a047"},
+                   {"waitingOnNode", "waiting on a node", "#e64a19"},
+                   {"pending", "pending", "#f0a30a"},
+                   {"deleted", "deleted", "#a0a4ab"},
+                   {"evicted", "evicted", "#6d4c41"}};
+
+/* A stacked bar of pod states for one run, its legend (every state with
+ * its count), and device utilization as a bar with its figure. */
 static void state_bar(dp_strbuf *o, const dp_doc_node *s) {
-        static const struct {
-                const char *key, *label, *fill;
-        } parts[] = {{"running", "running", "#43a047"},
-                     {"waitingOnNode", "waiting", "#e64a19"},
-                     {"pending", "pending", "#f0a30a"},
-                     {"deleted", "deleted", "#a0a4ab"},
-                     {"evicted", "evicted", "#6d4c41"}};
         int64_t total = 0;
-        for (size_t i = 0; i < ELEMENTSOF(parts); i++)
-                total += int_of(s, parts[i].key);
-        dp_strbuf_puts(o,
-                       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"300\" height=\"58\" viewBox=\"0 0 300 58\">");
+        for (size_t i = 0; i < ELEMENTSOF(STATE_PARTS); i++)
+                total += int_of(s, STATE_PARTS[i].key);
+        dp_strbuf_puts(o, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"300\" height=\"18\" viewBox=\"0 0 300 18\" "
+                          "class=\"bar-states\">");
         int x = 0;
-        for (size_t i = 0; i < ELEMENTSOF(parts) && total > 0; i++) {
-                int64_t v = int_of(s, parts[i].key);
+        for (size_t i = 0; i < ELEMENTSOF(STATE_PARTS) && total > 0; i++) {
+                int64_t v = int_of(s, STATE_PARTS[i].key);
                 int w = (int)(v * 300 / total);
-                if (i + 1 == ELEMENTSOF(parts)) w = 300 - x;
+                if (i + 1 == ELEMENTSOF(STATE_PARTS)) w = 300 - x;
                 if (v == 0) continue;
                 dp_strbuf_printf(o,
                                  "<rect x=\"%d\" y=\"0\" width=\"%d\" height=\"18\" fill=\"%s\"><title>%" PRId64
                                  " %s</title></rect>",
-                                 x, w, parts[i].fill, v, parts[i].label);
+                                 x, w, STATE_PARTS[i].fill, v, STATE_PARTS[i].label);
                 x += w;
         }
+        dp_strbuf_puts(o, "</svg><div class=\"clegend\">");
+        for (size_t i = 0; i < ELEMENTSOF(STATE_PARTS); i++)
+                dp_strbuf_printf(o, "<span><i class=\"sw\" style=\"background:%s\"></i>%" PRId64 " %s</span>",
+                                 STATE_PARTS[i].fill, int_of(s, STATE_PARTS[i].key), STATE_PARTS[i].label);
         int util = tenths(str_of(s, "utilization"));
         dp_strbuf_printf(o,
-                         "<rect x=\"0\" y=\"30\" width=\"300\" height=\"10\" rx=\"3\" fill=\"#e6e9ef\"/>"
-                         "<rect x=\"0\" y=\"30\" width=\"%d\" height=\"10\" rx=\"3\" fill=\"#3f6fd8\"/>"
-                         "<text x=\"0\" y=\"55\" font-size=\"11\" fill=\"#5b6475\">device utilization ",
+                         "</div><svg xmlns=\"http://www.w3.org/2000/svg\" width=\"300\" height=\"10\" "
+                         "viewBox=\"0 0 300 10\" class=\"bar-util\"><rect x=\"0\" y=\"0\" width=\"300\" height=\"10\" "
+                         "rx=\"3\" fill=\"#e6e9ef\"/><rect x=\"0\" y=\"0\" width=\"%d\" height=\"10\" rx=\"3\" "
+                         "fill=\"#3f6fd8\"/></svg><div class=\"clegend\"><span><i class=\"sw\" "
+                         "style=\"background:#3f6fd8\"></i>devices in use: ",
                          util * 300 / 1000);
+        esc(o, str_of(s, "devicesInUse"));
+        dp_strbuf_puts(o, " (utilization ");
         esc(o, str_of(s, "utilization"));
-        dp_strbuf_puts(o, "</text></svg>");
+        dp_strbuf_puts(o, ")</span><span><i class=\"sw\" style=\"background:#e6e9ef\"></i>free</span><span>fragmentation ");
+        esc(o, str_of(s, "fragmentation"));
+        dp_strbuf_puts(o, "</span></div>");
 }
 
 /* One run's fleet, small: a row per node, a square per schedulable device
  * (a whole GPU, or each MIG instance of a GPU in MIG mode) coloured by its
- * first holder; a GPU with DRA partitions of another driver held takes the
- * colour of the first pod holding one. */
+ * first holder's workload; a GPU with DRA partitions of another driver held
+ * takes the colour of the first pod holding one. Node names longer than
+ * the label column are cut in the middle (the tooltip has the whole). */
 static void minimap(page *pg, const dp_doc_node *run) {
         dp_strbuf *o = pg->o;
         const dp_doc_node *nodes = seq_of(run, "nodes"), *pods = seq_of(run, "pods");
-        size_t shown = DP_MIN(nodes ? nodes->n : 0, (size_t)DP_SIM_HTML_NODES_MAX), widest = 1;
+        size_t shown = DP_MIN(nodes ? nodes->n : 0, (size_t)DP_SIM_HTML_NODES_MAX), widest = 1, longest = 4;
         for (size_t i = 0; i < shown; i++) {
                 const dp_doc_node *units = seq_of(nodes->items[i], "units");
                 size_t w = 0;
                 for (size_t u = 0; units && u < units->n; u++)
                         w += !startswith(str_of(units->items[u], "kind"), "gpu (MIG");
                 widest = DP_MAX(widest, w);
+                longest = DP_MAX(longest, strlen(str_of(nodes->items[i], "name")));
         }
-        const int S = 9, G = 2, L = 64, RH = 14;
+        /* about 6 px a character at 10 px; at most 28 characters */
+        const size_t label_chars = DP_MIN(longest, (size_t)28);
+        const int S = 9, G = 2, L = (int)label_chars * 6 + 8, RH = 14;
         int width = L + (int)widest * (S + G), height = (int)shown * RH + 4;
         dp_strbuf_printf(o,
-                         "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"mini\" width=\"%d\" height=\"%d\" "
-                         "viewBox=\"0 0 %d %d\">",
+                         "<div class=\"clegend\"><span><i class=\"sw free\"></i>free device</span><span><i "
+                         "class=\"sw\" style=\"background:hsl(210,68%%,40%%)\"></i>held (the workload's colour, "
+                         "as above)</span><span><i class=\"sw\" style=\"border:2px solid #c62828\"></i>"
+                         "unhealthy</span></div><div class=\"minibox\"><svg xmlns=\"http://www.w3.org/2000/svg\" "
+                         "class=\"mini\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">",
                          width, height, width, height);
         for (size_t i = 0; i < shown; i++) {
                 const dp_doc_node *node = nodes->items[i], *units = seq_of(node, "units");
                 const char *name = str_of(node, "name");
                 int y = 2 + (int)i * RH;
+                char nb[160];
+                const char *label = cut_middle(name, label_chars, nb, sizeof(nb));
                 dp_strbuf_printf(o, "<text x=\"0\" y=\"%d\" font-size=\"10\" fill=\"#1d2330\">", y + S);
-                esc(o, name);
+                if (label != name) {
+                        dp_strbuf_puts(o, "<title>");
+                        esc(o, name);
+                        dp_strbuf_puts(o, "</title>");
+                }
+                esc(o, label);
                 dp_strbuf_puts(o, "</text>");
                 int x = L;
                 for (size_t u = 0; units && u < units->n; u++) {
@@ -604,12 +760,12 @@ static void minimap(page *pg, const dp_doc_node *run) {
                                 }
                         }
                         bool bad = streq(str_of(unit, "health"), "Unhealthy");
-                        char fill[40] = "#ffffff";
-                        if (holder) holder_colour(pg, holder, fill, sizeof(fill));
-                        dp_strbuf_printf(o,
-                                         "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" rx=\"1\" fill=\"%s\" "
-                                         "stroke=\"%s\" stroke-width=\"%s\"><title>",
-                                         x, y, S, S, fill, bad ? "#c62828" : "#b9c1cf", bad ? "2" : "1");
+                        char cls[32];
+                        const char *wc = holder ? holder_class(pg, holder, cls, sizeof(cls)) : NULL;
+                        dp_strbuf_printf(o, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"", x, y, S, S);
+                        if (wc || bad) dp_strbuf_printf(o, " class=\"%s%s%s\"", wc ? wc : "", wc && bad ? " " : "", bad ? "bad" : "");
+                        if (!wc) dp_strbuf_printf(o, " fill=\"%s\"", holder ? "#8a8f98" : "#ffffff");
+                        dp_strbuf_puts(o, "><title>");
                         esc(o, name);
                         dp_strbuf_putc(o, '/');
                         esc(o, id);
@@ -619,10 +775,13 @@ static void minimap(page *pg, const dp_doc_node *run) {
                         x += S + G;
                 }
         }
-        dp_strbuf_puts(o, "</svg>");
+        dp_strbuf_puts(o, "</svg></div>");
         if (nodes && nodes->n > shown)
                 dp_strbuf_printf(o, "<div class=\"note\">%zu more nodes</div>", nodes->n - shown);
 }
+
+/* Tables longer than this start folded. */
+#define OPEN_ROWS_MAX 300
 
 static void comparison(page *pg) {
         dp_strbuf *o = pg->o;
@@ -635,72 +794,207 @@ static void comparison(page *pg) {
                 const dp_doc_node *s = dp_doc_get(cmp, keys[k]);
                 dp_strbuf_printf(o, "<div class=\"col\" data-run=\"%s\"><h3>%s</h3>", keys[k], titles[k]);
                 state_bar(o, s);
-                dp_strbuf_puts(o, "<div class=\"note\">");
-                esc(o, str_of(s, "running"));
-                dp_strbuf_puts(o, " running · ");
-                esc(o, str_of(s, "pending"));
-                dp_strbuf_puts(o, " pending · ");
-                esc(o, str_of(s, "waitingOnNode"));
-                dp_strbuf_puts(o, " waiting · ");
-                esc(o, str_of(s, "devicesInUse"));
-                dp_strbuf_puts(o, " devices in use · fragmentation ");
-                esc(o, str_of(s, "fragmentation"));
-                dp_strbuf_puts(o, "</div>");
                 const dp_doc_node *run = k == 0 ? pg->run : pg->forced[k - 1];
                 if (run) minimap(pg, run);
                 dp_strbuf_puts(o, "</div>");
         }
-        dp_strbuf_puts(o, "</div>\n<table class=\"cmp\"><tr><th>pod</th><th>as written</th><th>all V1</th>"
-                          "<th>all V2</th></tr>\n");
         const dp_doc_node *pods = seq_of(cmp, "pods");
-        size_t shown = DP_MIN(pods ? pods->n : 0, (size_t)DP_SIM_HTML_PODS_MAX);
-        for (size_t i = 0; i < shown; i++) {
+        size_t n = pods ? pods->n : 0, shown = DP_MIN(n, (size_t)DP_SIM_HTML_PODS_MAX);
+        /* pods whose state differs between the runs first: they are the comparison's answer */
+        size_t differ = 0;
+        for (size_t i = 0; i < n; i++) {
                 const dp_doc_node *p = pods->items[i];
-                const podref *pr = find_pod(pg, str_of(p, "name"));
-                char c[40] = "#8a8f98";
-                if (pr) colour(c, sizeof(c), pr->idx);
-                dp_strbuf_printf(o, "<tr><td><span class=\"sw\" style=\"background:%s\"></span> ", c);
-                esc(o, str_of(p, "name"));
-                dp_strbuf_puts(o, "</td>");
-                for (int k = 0; k < 3; k++) {
-                        const char *v = str_of(p, keys[k]);
-                        dp_strbuf_printf(o, "<td class=\"%s\">", state_class(v));
-                        esc(o, v);
-                        dp_strbuf_puts(o, "</td>");
-                }
-                dp_strbuf_puts(o, "</tr>\n");
+                const char *a = state_class(str_of(p, "asWritten"));
+                differ += strcmp(a, state_class(str_of(p, "allV1"))) || strcmp(a, state_class(str_of(p, "allV2")));
         }
-        dp_strbuf_puts(o, "</table>\n");
+        dp_strbuf_printf(o,
+                         "</div>\n<details class=\"cmp\"%s><summary>Pod by pod: %zu pods, %zu of them in another "
+                         "state under one model than under the other or as written (listed first)</summary>\n"
+                         "<table class=\"cmp\"><tr><th>pod</th><th>as written</th><th>all V1</th>"
+                         "<th>all V2</th></tr>\n",
+                         n <= OPEN_ROWS_MAX ? " open" : "", n, differ);
+        size_t listed = 0;
+        for (int pass = 0; pass < 2; pass++)
+                for (size_t i = 0; i < n && listed < shown; i++) {
+                        const dp_doc_node *p = pods->items[i];
+                        const char *a = state_class(str_of(p, "asWritten"));
+                        bool d = strcmp(a, state_class(str_of(p, "allV1"))) ||
+                                 strcmp(a, state_class(str_of(p, "allV2")));
+                        if (d != (pass == 0)) continue;
+                        listed++;
+                        const podref *pr = find_pod(pg, str_of(p, "name"));
+                        dp_strbuf_puts(o, "<tr class=\"f\"><td>");
+                        if (pr)
+                                dp_strbuf_printf(o, "<i class=\"sw w%zu\"></i> ", pr->wl);
+                        else
+                                dp_strbuf_puts(o, "<i class=\"sw claim\"></i> ");
+                        boxed_name(o, "pod-name", str_of(p, "name"));
+                        dp_strbuf_puts(o, "</td>");
+                        for (int k = 0; k < 3; k++) {
+                                const char *v = str_of(p, keys[k]);
+                                dp_strbuf_printf(o, "<td class=\"%s\">", state_class(v));
+                                esc(o, v);
+                                dp_strbuf_puts(o, "</td>");
+                        }
+                        dp_strbuf_puts(o, "</tr>\n");
+                }
+        dp_strbuf_puts(o, "</table></details>\n");
+        if (n > shown) dp_strbuf_printf(o, "<p class=\"note\">%zu more pods not listed.</p>\n", n - shown);
 }
 
-static void pending(page *pg, const dp_doc_node *pods) {
+/* ---- Pending pods, grouped by reason ---- */
+
+/* The pods of one (state, reason): kube-scheduler's message is the same
+ * for every pod that failed for the same reasons on the same nodes. */
+typedef struct pgroup {
+        char *key; /* state '\n' reason: the map's key */
+        const char *state, *reason;
+        size_t *pods; /* indices into the run's pods, input order */
+        size_t n, cap;
+} pgroup;
+
+static int state_rank(const char *st) { return streq(st, "Pending") ? 0 : streq(st, "Waiting") ? 1 : 2; }
+
+static int cmp_pgroup(const void *a, const void *b) {
+        const pgroup *x = a, *y = b;
+        int rx = state_rank(x->state), ry = state_rank(y->state);
+        if (rx != ry) return rx - ry;
+        if (x->n != y->n) return x->n > y->n ? -1 : 1;
+        return strcmp(x->key, y->key);
+}
+
+static const char *diag_of(const page *pg, const char *pod) {
+        const dp_sim_html_extra *ex = pg->extra;
+        for (size_t i = 0; ex && i < ex->n_diag; i++)
+                if (streq_ptr(ex->diag_keys[i], pod)) return ex->diag_texts[i];
+        return NULL;
+}
+
+static void pending_group(page *pg, const dp_doc_node *pods, const pgroup *g, size_t *listed) {
         dp_strbuf *o = pg->o;
-        size_t n = 0;
-        for (size_t i = 0; pods && i < pods->n; i++) {
-                const dp_doc_node *p = pods->items[i];
-                const char *st = str_of(p, "state");
-                if (!streq(st, "Pending") && !streq(st, "Waiting") && !streq(st, "Evicted")) continue;
-                if (n++ >= DP_SIM_HTML_PODS_MAX) continue;
-                dp_strbuf_printf(o, "<div class=\"pend %s\" data-pod=\"", state_class(st));
-                esc(o, str_of(p, "name"));
-                dp_strbuf_puts(o, "\"><b>");
-                esc(o, str_of(p, "name"));
-                dp_strbuf_printf(o, "</b> <span class=\"badge %s\">", state_class(st));
-                esc(o, st);
-                if (streq(st, "Waiting")) {
+        const char *cls = state_class(g->state);
+        const char *first = str_of(pods->items[g->pods[0]], "name");
+        dp_strbuf_printf(o, "<div class=\"pgroup f %s\"><div><span class=\"badge %s\">", cls, cls);
+        esc(o, g->state);
+        dp_strbuf_printf(o, "</span> <b>%zu pod%s</b>", g->n, g->n == 1 ? "" : "s");
+        /* the workloads they belong to, the largest first (at most 4 named) */
+        size_t named = 0, wl_n = 0;
+        _cleanup_free_ size_t *cnt = calloc(pg->n_wls + 1, sizeof(size_t));
+        for (size_t i = 0; cnt && i < g->n; i++) {
+                const podref *pr = find_pod(pg, str_of(pods->items[g->pods[i]], "name"));
+                if (pr && cnt[pr->wl]++ == 0) wl_n++;
+        }
+        dp_strbuf_printf(o, " <span class=\"note\">of %zu workload%s:", wl_n, wl_n == 1 ? "" : "s");
+        while (cnt && named < 4 && named < wl_n) {
+                size_t best = 0;
+                for (size_t w = 1; w < pg->n_wls; w++)
+                        if (cnt[w] > cnt[best]) best = w;
+                dp_strbuf_printf(o, "%s <i class=\"sw w%zu\"></i> ", named ? "," : "", best);
+                esc(o, pg->wls[best].label);
+                dp_strbuf_printf(o, " (%zu)", cnt[best]);
+                cnt[best] = 0;
+                named++;
+        }
+        if (wl_n > named) dp_strbuf_printf(o, ", %zu more", wl_n - named);
+        dp_strbuf_puts(o, "</span></div><p class=\"reason\">");
+        esc(o, g->reason[0] ? g->reason : "no reason recorded");
+        dp_strbuf_printf(o, "</p>\n<details><summary>The %zu pod%s</summary><div class=\"pods\">", g->n,
+                         g->n == 1 ? "" : "s");
+        for (size_t i = 0; i < g->n && *listed < DP_SIM_HTML_PODS_MAX; i++, (*listed)++) {
+                const dp_doc_node *p = pods->items[g->pods[i]];
+                const char *name = str_of(p, "name");
+                dp_strbuf_puts(o, "<span class=\"pod\" data-pod=\"");
+                esc(o, name);
+                dp_strbuf_puts(o, "\">");
+                boxed_name(o, "pod-name", name);
+                if (streq(g->state, "Waiting")) {
                         dp_strbuf_puts(o, " on ");
                         esc(o, str_of(p, "node"));
                 }
-                dp_strbuf_puts(o, "</span> <span class=\"note\">");
+                dp_strbuf_puts(o, " <span class=\"note\">");
                 esc(o, str_of(p, "attempts"));
-                dp_strbuf_puts(o, int_of(p, "attempts") == 1 ? " scheduling attempt" : " scheduling attempts");
-                dp_strbuf_puts(o, "</span><p class=\"reason\">");
-                esc(o, str_of(p, "reason")[0] ? str_of(p, "reason") : "no reason recorded");
-                dp_strbuf_puts(o, "</p></div>\n");
+                dp_strbuf_puts(o, int_of(p, "attempts") == 1 ? " attempt" : " attempts");
+                dp_strbuf_puts(o, "</span></span>");
         }
-        if (n == 0) dp_strbuf_puts(o, "<p class=\"note\">No pod is Pending: every pod found its devices.</p>\n");
-        if (n > DP_SIM_HTML_PODS_MAX)
-                dp_strbuf_printf(o, "<p class=\"note\">%zu more not shown.</p>\n", n - (size_t)DP_SIM_HTML_PODS_MAX);
+        if (*listed >= DP_SIM_HTML_PODS_MAX && g->n) dp_strbuf_puts(o, "<span class=\"note\">(list cut)</span>");
+        dp_strbuf_puts(o, "</div></details>\n");
+        if (streq(g->state, "Pending")) {
+                const char *why = diag_of(pg, first);
+                dp_strbuf_puts(o, "<details><summary>Why, node by node: <code>devplane explain pod ");
+                esc(o, first);
+                dp_strbuf_puts(o, why ? " --details</code></summary><pre class=\"why\">"
+                                      : " --details</code> (not computed for this group)</summary><pre class=\"why\">");
+                if (why)
+                        esc(o, why[0] == '\n' ? why + 1 : why);
+                else
+                        dp_strbuf_printf(o, "The per-node reasons are computed for the first %d groups only.",
+                                         DP_SIM_HTML_DIAG_MAX);
+                dp_strbuf_puts(o, "</pre></details>\n");
+        }
+        dp_strbuf_puts(o, "</div>\n");
+}
+
+static int pending(page *pg, const dp_doc_node *pods) {
+        dp_strbuf *o = pg->o;
+        _cleanup_(dp_hashmap_freep) dp_hashmap *idx = dp_hashmap_new();
+        pgroup *g = NULL;
+        size_t ng = 0, cap = 0, n = 0;
+        int r = idx ? 0 : -ENOMEM;
+        for (size_t i = 0; r >= 0 && pods && i < pods->n; i++) {
+                const dp_doc_node *p = pods->items[i];
+                const char *st = str_of(p, "state");
+                if (!streq(st, "Pending") && !streq(st, "Waiting") && !streq(st, "Evicted")) continue;
+                n++;
+                _cleanup_free_ char *key = dp_asprintf("%s\n%s", st, str_of(p, "reason"));
+                if (!key) {
+                        r = -ENOMEM;
+                        break;
+                }
+                size_t k = (size_t)(uintptr_t)dp_hashmap_get(idx, key);
+                if (k == 0) {
+                        if (DP_GROW(g, cap, ng + 1) < 0) {
+                                r = -ENOMEM;
+                                break;
+                        }
+                        g[ng] = (pgroup){.key = key, .state = st, .reason = str_of(p, "reason")};
+                        key = NULL;
+                        if ((r = dp_hashmap_put(idx, g[ng].key, (void *)(uintptr_t)(ng + 1))) < 0) {
+                                free(g[ng].key);
+                                break;
+                        }
+                        k = ++ng;
+                }
+                pgroup *x = &g[k - 1];
+                if (DP_GROW(x->pods, x->cap, x->n + 1) < 0) {
+                        r = -ENOMEM;
+                        break;
+                }
+                x->pods[x->n++] = i;
+        }
+        if (r >= 0) {
+                if (ng) qsort(g, ng, sizeof(*g), cmp_pgroup);
+                if (n == 0)
+                        dp_strbuf_puts(o, "<p class=\"note\">No pod is Pending: every pod found its devices.</p>\n");
+                else
+                        dp_strbuf_printf(o,
+                                         "<p class=\"note\">%zu pod%s in %zu group%s: the pods of a group have the same "
+                                         "state and reason (kube-scheduler's message names how many nodes gave each "
+                                         "reason). Each group lists its pods and, for Pending pods, every node's "
+                                         "reason for its first pod.</p>\n",
+                                         n, n == 1 ? "" : "s", ng, ng == 1 ? "" : "s");
+                size_t listed = 0;
+                for (size_t k = 0; k < ng; k++)
+                        pending_group(pg, pods, &g[k], &listed);
+                if (n > DP_SIM_HTML_PODS_MAX)
+                        dp_strbuf_printf(o, "<p class=\"note\">%zu pods not listed by name.</p>\n",
+                                         n - (size_t)DP_SIM_HTML_PODS_MAX);
+        }
+        for (size_t k = 0; k < ng; k++) {
+                free(g[k].key);
+                free(g[k].pods);
+        }
+        free(g);
+        return r;
 }
 
 static const char *event_kind(const char *text) {
@@ -840,30 +1134,44 @@ static void unhealthy_list(page *pg, const dp_doc_node *nodes) {
 static int render(page *pg) {
         dp_strbuf *o = pg->o;
         const dp_doc_node *pods = seq_of(pg->run, "pods"), *nodes = seq_of(pg->run, "nodes");
-        dp_strbuf_puts(o, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-                          "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
-                          "<title>devplane simulate: ");
+        /* a cluster dump (Node objects, no Fleet) is a cluster, not a fleet */
+        const char *what = pg->extra && pg->extra->cluster ? "Cluster" : "Fleet";
+        dp_strbuf_printf(o,
+                         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+                         "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
+                         "<title>devplane simulate: %s ",
+                         what);
         esc(o, str_of(pg->doc, "fleet"));
-        dp_strbuf_printf(o, "</title><style>%s</style></head>\n<body>\n", CSS);
+        dp_strbuf_printf(o, "</title><style>%s</style>\n", CSS);
+        workload_styles(pg);
+        dp_strbuf_puts(o, "</head>\n<body>\n");
         /* the hatch pattern every unhealthy device uses */
         dp_strbuf_puts(o, "<svg width=\"0\" height=\"0\" style=\"position:absolute\" aria-hidden=\"true\"><defs>"
                           "<pattern id=\"dp-hatch\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" "
                           "patternTransform=\"rotate(45)\"><rect width=\"2.5\" height=\"6\" fill=\"#c62828\" "
                           "fill-opacity=\"0.55\"/></pattern></defs></svg>\n");
-        dp_strbuf_puts(o, "<header><h1>Fleet ");
+        dp_strbuf_printf(o, "<header><h1>%s ", what);
         esc(o, str_of(pg->doc, "fleet"));
         dp_strbuf_puts(o, "</h1><p>devplane simulate · scoring ");
         esc(o, str_of(pg->doc, "scoring"));
         dp_strbuf_puts(o, " · simulated until t=");
         esc(o, str_of(pg->run, "endSeconds"));
-        dp_strbuf_puts(o, "s · as written (each node on the model its group names)</p></header>\n<main>\n");
+        dp_strbuf_puts(o, pg->extra && pg->extra->cluster
+                                  ? "s · as read (each node on the model its objects give it)</p></header>\n"
+                                  : "s · as written (each node on the model its group names)</p></header>\n");
+        dp_strbuf_puts(o, "<nav class=\"bar\"><input id=\"q\" type=\"search\" placeholder=\"Filter nodes, pods, "
+                          "workloads, reasons…\" aria-label=\"filter\"><span id=\"qn\" class=\"note\"></span>"
+                          "<a href=\"#fleet\">Nodes</a><a href=\"#pending\">Pending</a><a href=\"#compare\">V1 vs "
+                          "V2</a><a href=\"#timeline\">Timeline</a></nav>\n<main>\n");
         summary_cards(pg);
-        dp_strbuf_puts(o, "<h2 id=\"fleet\">Fleet: devices coloured by the pods that hold them</h2>\n");
-        legend(pg, pods);
+        dp_strbuf_printf(o, "<h2 id=\"fleet\">%s: devices coloured by the workload of the pods that hold them</h2>\n",
+                         what);
+        legend(pg);
         unhealthy_list(pg, nodes);
         dp_strbuf_puts(o, "<p class=\"note\">A box is a physical device. MIG instances and DRA partitions are drawn "
                           "inside their GPU; a time-sliced GPU is split into its replicas (shares of one GPU, no "
-                          "isolation between them). Hover for device ids.</p>\n<div class=\"nodes\">\n");
+                          "isolation between them). Hover for device ids and the pods holding them.</p>\n"
+                          "<div class=\"nodes\">\n");
         size_t shown = DP_MIN(nodes ? nodes->n : 0, (size_t)DP_SIM_HTML_NODES_MAX);
         for (size_t i = 0; i < shown; i++) {
                 int r = draw_node(pg, nodes->items[i]);
@@ -874,22 +1182,87 @@ static int render(page *pg) {
                 dp_strbuf_printf(o, "<p class=\"note\">%zu more nodes not drawn (at most %d).</p>\n", nodes->n - shown,
                                  DP_SIM_HTML_NODES_MAX);
         dp_strbuf_puts(o, "<h2 id=\"pending\">Pending pods and why</h2>\n");
-        pending(pg, pods);
+        int r = pending(pg, pods);
+        if (r < 0) return r;
         dp_strbuf_puts(o, "<h2 id=\"compare\">V1 vs V2: the same workload with every node on one model</h2>\n");
         comparison(pg);
         dp_strbuf_puts(o, "<h2 id=\"timeline\">Timeline</h2>\n");
         timeline(pg);
-        dp_strbuf_puts(o, "</main>\n<footer>Made by devplane simulate --report. Self-contained: no script, no external "
-                          "resource.</footer>\n</body></html>\n");
+        dp_strbuf_printf(o,
+                         "</main>\n<footer>Made by devplane simulate --report. Self-contained: no external resource; "
+                         "the one script is the filter box.</footer>\n<script>%s</script>\n</body></html>\n",
+                         SCRIPT);
         return dp_strbuf_failed(o) ? -ENOMEM : 0;
 }
 
-int dp_sim_html_render_doc(const dp_doc_node *doc, const dp_doc_node *const forced_runs[2], dp_strbuf *out,
-                           dp_error *err) {
+static void workloads_done(page *pg) {
+        for (size_t i = 0; i < pg->n_wls; i++)
+                free(pg->wls[i].label);
+        free(pg->wls);
+        pg->wls = NULL;
+        pg->n_wls = 0;
+}
+
+/* Each pod's workload: its owner's (from extra), else the pod alone. */
+static int workloads_get(page *pg, const dp_doc_node *pods) {
+        const dp_sim_html_extra *ex = pg->extra;
+        _cleanup_(dp_hashmap_freep) dp_hashmap *owners = ex ? dp_hashmap_new() : NULL, *wl = dp_hashmap_new();
+        if ((ex && !owners) || !wl) return -ENOMEM;
+        for (size_t i = 0; ex && i < ex->n_pods; i++)
+                if (ex->pod_keys[i] && ex->workloads[i] &&
+                    dp_hashmap_put(owners, ex->pod_keys[i], (void *)ex->workloads[i]) == -ENOMEM)
+                        return -ENOMEM;
+        size_t cap = 0;
+        /* in input order, so the first pod's workload gets the first colour */
+        _cleanup_free_ size_t *of = calloc(pg->n_pods + 1, sizeof(size_t));
+        if (!of) return -ENOMEM;
+        for (size_t i = 0; i < pg->n_pods; i++) {
+                const dp_doc_node *p = pods->items[i];
+                const char *name = str_of(p, "name"), *owner = owners ? dp_hashmap_get(owners, name) : NULL;
+                const char *slash = strchr(name, '/');
+                _cleanup_free_ char *label = NULL;
+                if (owner) {
+                        /* "Deployment/train" in namespace ns: "Deployment ns/train" */
+                        const char *os = strchr(owner, '/');
+                        label = dp_asprintf("%.*s %.*s%s", os ? (int)(os - owner) : (int)strlen(owner), owner,
+                                            slash ? (int)(slash - name + 1) : 0, name, os ? os + 1 : "");
+                } else
+                        label = dp_asprintf("Pod %s", name);
+                if (!label) return -ENOMEM;
+                size_t k = (size_t)(uintptr_t)dp_hashmap_get(wl, label);
+                if (k == 0) {
+                        if (DP_GROW(pg->wls, cap, pg->n_wls + 1) < 0) return -ENOMEM;
+                        pg->wls[pg->n_wls] = (workload){.label = TAKE_PTR(label)};
+                        if (dp_hashmap_put(wl, pg->wls[pg->n_wls].label, (void *)(uintptr_t)(pg->n_wls + 1)) < 0) {
+                                free(pg->wls[pg->n_wls].label);
+                                return -ENOMEM;
+                        }
+                        k = ++pg->n_wls;
+                }
+                workload *w = &pg->wls[k - 1];
+                of[i] = k - 1;
+                w->pods++;
+                const char *st = state_class(str_of(p, "state"));
+                if (streq(st, "running"))
+                        w->running++;
+                else if (streq(st, "pending"))
+                        w->pending++;
+                else if (streq(st, "waiting"))
+                        w->waiting++;
+                else
+                        w->gone++;
+        }
+        for (size_t i = 0; i < pg->n_pods; i++)
+                pg->by_name[i].wl = of[pg->by_name[i].idx];
+        return 0;
+}
+
+int dp_sim_html_render_doc(const dp_doc_node *doc, const dp_doc_node *const forced_runs[2],
+                           const dp_sim_html_extra *extra, dp_strbuf *out, dp_error *err) {
         const dp_doc_node *run = doc && doc->type == DP_DOC_MAP ? dp_doc_get(doc, "asWritten") : NULL;
         if (!run || run->type != DP_DOC_MAP)
                 return dp_error_set(err, -EINVAL, "report: not a simulate report document");
-        page pg = {.o = out, .doc = doc, .run = run};
+        page pg = {.o = out, .doc = doc, .run = run, .extra = extra};
         for (int k = 0; k < 2 && forced_runs; k++)
                 pg.forced[k] = forced_runs[k] && forced_runs[k]->type == DP_DOC_MAP ? forced_runs[k] : NULL;
         const dp_doc_node *pods = seq_of(run, "pods");
@@ -900,7 +1273,10 @@ int dp_sim_html_render_doc(const dp_doc_node *doc, const dp_doc_node *const forc
                 refs[i] = (podref){.name = str_of(pods->items[i], "name"), .idx = i, .pod = pods->items[i]};
         qsort(refs, pg.n_pods, sizeof(podref), cmp_podref);
         pg.by_name = refs;
-        return render(&pg);
+        int r = workloads_get(&pg, pods);
+        if (r >= 0) r = render(&pg);
+        workloads_done(&pg);
+        return r;
 }
 
 /* The page from the report text, and optionally the reports of the runs
@@ -921,7 +1297,7 @@ int dp_sim_html_render(const char *json, size_t len, const char *const forced[2]
                 const dp_doc_node *d = dp_doc_count(set) == before + 1 ? dp_doc_root(set, before) : NULL;
                 fr[k] = d && d->type == DP_DOC_MAP ? dp_doc_get(d, "asWritten") : NULL;
         }
-        return dp_sim_html_render_doc(doc, fr, out, err);
+        return dp_sim_html_render_doc(doc, fr, NULL, out, err);
 }
 
 int dp_sim_html_from_json(const char *json, size_t len, dp_strbuf *out, dp_error *err) {

@@ -574,8 +574,14 @@ static int oom_while(const dp_sim_input *in, dp_error *err, const char *what) {
         return dp_error_set(err, -ENOMEM, "%s (input: %zu nodes, %zu pods, %zu objects)", what, nodes, pods, objects);
 }
 
+static int explain_nodes(sim_run *r, const sim_pod *sp, bool details, dp_strbuf *out, dp_error *err);
+
 /* The page from the report document and the all-V1 and all-V2 runs' own
- * documents, made in the same set. */
+ * documents, made in the same set, and what the document does not hold
+ * (dp_sim_html_extra): each pod's workload, and for the first Pending pod
+ * of each distinct reason the per-node reasons `devplane explain` gives
+ * (every node's for the first few groups, grouped for the next ones). */
+#define HTML_DIAG_EVERY_NODE 8
 static int html_page(const dp_sim_input *in, dp_doc_set *s, const dp_doc_node *doc, sim_run *const runs[3],
                      dp_strbuf *html, dp_error *err) {
         /* each run's document in a set of its own: the sets' node cap (DP_DOC_MAX_NODES) holds per run */
@@ -584,8 +590,48 @@ static int html_page(const dp_sim_input *in, dp_doc_set *s, const dp_doc_node *d
         _cleanup_(dp_doc_set_freep) dp_doc_set *s2 = dp_doc_set_new();
         const dp_doc_node *fr[2] = {s1 ? run_doc(s1, runs[1]) : NULL, s2 ? run_doc(s2, runs[2]) : NULL};
         if (!fr[0] || !fr[1]) return oom_while(in, err, "drawing the HTML report");
-        int r = dp_sim_html_render_doc(doc, fr, html, err);
+        sim_run *r0 = runs[0];
+        size_t np = r0->n_pods;
+        _cleanup_free_ const char **keys = calloc(np + 1, sizeof(char *));
+        _cleanup_free_ const char **wls = calloc(np + 1, sizeof(char *));
+        _cleanup_free_ const char **dkeys = calloc(DP_SIM_HTML_DIAG_MAX + 1, sizeof(char *));
+        _cleanup_free_ char **dtexts = calloc(DP_SIM_HTML_DIAG_MAX + 1, sizeof(char *));
+        _cleanup_(dp_hashmap_freep) dp_hashmap *seen = dp_hashmap_new();
+        if (!keys || !wls || !dkeys || !dtexts || !seen) return oom_while(in, err, "drawing the HTML report");
+        dp_sim_html_extra ex = {.cluster = !in->fleet,
+                                .pod_keys = keys,
+                                .workloads = wls,
+                                .n_pods = np,
+                                .diag_keys = dkeys,
+                                .diag_texts = (const char *const *)dtexts};
+        int r = 0;
+        for (size_t i = 0; i < np && r >= 0; i++) {
+                sim_pod *sp = &r0->pods[i];
+                keys[i] = sp->key;
+                wls[i] = sp->workload;
+                const dp_sched_pod_info *pi = sim_pod_info(r0, sp);
+                if (!streq(pod_state(sp), "Pending") || !pi || !pi->message || ex.n_diag >= DP_SIM_HTML_DIAG_MAX)
+                        continue;
+                r = dp_hashmap_put(seen, pi->message, sp);
+                if (r == -EEXIST) {
+                        r = 0;
+                        continue;
+                }
+                if (r < 0) break;
+                dp_strbuf t = DP_STRBUF_INIT;
+                r = explain_nodes(r0, sp, ex.n_diag < HTML_DIAG_EVERY_NODE, &t, err);
+                if (r >= 0 && dp_strbuf_failed(&t)) r = -ENOMEM;
+                if (r < 0) {
+                        dp_strbuf_done(&t);
+                        break;
+                }
+                dkeys[ex.n_diag] = sp->key;
+                dtexts[ex.n_diag++] = dp_strbuf_steal(&t);
+        }
+        if (r >= 0) r = dp_sim_html_render_doc(doc, fr, &ex, html, err);
         if (r >= 0 && dp_strbuf_failed(html)) r = -ENOMEM;
+        for (size_t i = 0; i < ex.n_diag; i++)
+                free(dtexts[i]);
         return r == -ENOMEM ? oom_while(in, err, "drawing the HTML report") : r;
 }
 

@@ -25,7 +25,8 @@ typedef struct sim_node {
 
 typedef struct sim_pod {
         char *key, *ns, *name;
-        dp_object obj; /* until created: then the store owns it */
+        char *workload; /* its controller (or first) owner as "Kind/name"; NULL when unowned */
+        dp_object obj;  /* until created: then the store owns it */
         bool scheduled_create, created, deleted, admitted, bound_logged;
         int64_t arrived_ms, bound_ms, started_ms, deleted_ms;
         char *node;

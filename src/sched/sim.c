@@ -17,6 +17,7 @@ static void pod_done(sim_pod *p) {
         free(p->key);
         free(p->ns);
         free(p->name);
+        free(p->workload);
         free(p->node);
         free(p->v1_devices);
         free(p->wait_msg);
@@ -630,6 +631,14 @@ static int load_objects(sim_run *r, dp_error *err) {
                         sp->name = dp_strdup(o.pod->meta.name);
                         sp->key = dp_asprintf("%s/%s", sp->ns, sp->name);
                         if (!sp->ns || !sp->name || !sp->key) rr = -ENOMEM;
+                        /* the workload it belongs to (the report colours by it): the controller owner */
+                        const dp_object_meta *m = &o.pod->meta;
+                        const dp_owner_ref *own = NULL;
+                        for (size_t q = 0; q < m->n_owner_references && !(own && own->controller); q++)
+                                if (!own || m->owner_references[q].controller) own = &m->owner_references[q];
+                        if (own && rr >= 0 &&
+                            !(sp->workload = dp_asprintf("%s/%s", own->kind ? own->kind : "", own->name ? own->name : "")))
+                                rr = -ENOMEM;
                         continue;
                 }
                 bool later = false;
