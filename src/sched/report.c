@@ -633,7 +633,7 @@ static int dp_sim_report_impl(const dp_sim_input *in, dp_sim_output fmt, dp_strb
                         print_tables(doc, out);
                 if (dp_strbuf_failed(out)) r = oom_while(in, err, "writing the report");
         }
-        for (int k = 0; k < 3; k++)
+        for (int k = 0; k < 3 && !(r >= 0 && in->exit_after_report); k++)
                 sim_run_free(runs[k]);
         return r;
 }
