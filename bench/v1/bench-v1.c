@@ -294,12 +294,18 @@ static void wait_trim(bench *b, log_wait *w, unsigned n) {
         if (!run_until(b, agent_idle, NULL, 5ull * 1000 * 1000)) die("agent idle after a trim", ETIMEDOUT);
 }
 
+/* One Allocate after a quiet period, 10 times. */
 typedef struct {
-        long mem[3][3];          /* VmRSS, RssAnon, Pss: trimmed, after 2,000 Allocates, trimmed again */
-        uint64_t first[10];      /* round trip of the first Allocate after a trim, us */
-        double first_cpu[10];    /* the agent's CPU for it, us */
-        double first_faults[10]; /* the agent's minor page faults for it */
-        size_t n_first;
+        uint64_t rt[10];   /* round trip, us */
+        double cpu[10];    /* the agent's CPU for it, us */
+        double faults[10]; /* the agent's minor page faults for it */
+        size_t n;
+} first_calls;
+
+typedef struct {
+        long mem[3][3];    /* VmRSS, RssAnon, Pss: trimmed, after 2,000 Allocates, trimmed again */
+        first_calls first; /* right after a trim */
+        first_calls idle;  /* trim off, after 200 ms without calls */
 } trim_result;
 
 /* One Allocate of gpu-0's uuid + suffix over b->ch: the round trip in us. */
@@ -334,6 +340,23 @@ static void allocate_request(bench *b, const char *suffix, uint8_t **ret, size_t
         if (r < 0) die("pack", r);
 }
 
+static int cmp_double(const void *a, const void *b) {
+        double x = *(const double *)a, y = *(const double *)b;
+        return x < y ? -1 : x > y;
+}
+
+static void first_call(bench *b, const uint8_t *req, size_t len, first_calls *fc) {
+        double c0 = cpu_usec(b->agent), f0 = minor_faults(b->agent);
+        fc->rt[fc->n] = allocate_once(b, req, len);
+        fc->cpu[fc->n] = cpu_usec(b->agent) - c0;
+        fc->faults[fc->n] = minor_faults(b->agent) - f0;
+}
+
+static double median_of(double *v, size_t n) {
+        qsort(v, n, sizeof *v, cmp_double);
+        return n ? v[n / 2] : 0;
+}
+
 /* The trim with its default period: an agent (-v, log in the bench
  * directory) registered and streaming; its memory once it has trimmed,
  * right after 2,000 Allocates, and once it has trimmed again; then 10 times
@@ -365,11 +388,8 @@ static void measure_trim(bench *b, const char *profile, const char *config, size
         trims = last_trim(log);
         wait_trim(b, &w, ++trims);
         read_mem(b->agent, ret->mem[2]);
-        for (ret->n_first = 0; ret->n_first < ELEMENTSOF(ret->first); ret->n_first++) {
-                double c0 = cpu_usec(b->agent), f0 = minor_faults(b->agent);
-                ret->first[ret->n_first] = allocate_once(b, req, len);
-                ret->first_cpu[ret->n_first] = cpu_usec(b->agent) - c0;
-                ret->first_faults[ret->n_first] = minor_faults(b->agent) - f0;
+        for (first_calls *fc = &ret->first; fc->n < ELEMENTSOF(fc->rt); fc->n++) {
+                first_call(b, req, len, fc);
                 wait_trim(b, &w, ++trims);
         }
         free(req);
@@ -377,9 +397,34 @@ static void measure_trim(bench *b, const char *profile, const char *config, size
         stop_agent(b);
 }
 
-static int cmp_double(const void *a, const void *b) {
-        double x = *(const double *)a, y = *(const double *)b;
-        return x < y ? -1 : x > y;
+/* The same first call with the trim off, after 200 ms without calls (what
+ * an idle agent's first call costs anyway: cold caches). */
+static void measure_idle_first(bench *b, const char *profile, const char *config, size_t n, const char *suffix,
+                               first_calls *ret) {
+        dp_kubelet *k = new_kubelet(b);
+        start_agent_with(b, profile, config, "0", NULL);
+        reg_wait rw = {k, 1, "nvidia.com/gpu", n};
+        if (!run_until(b, registered, &rw, 20ull * 1000 * 1000)) die("agent registration", ETIMEDOUT);
+        k = dp_kubelet_free(k);
+        _cleanup_free_ char *sock = dp_asprintf("%s/devplane-nvidia.com_gpu.sock", b->pd);
+        b->ch = dp_grpc_channel_free(b->ch);
+        int r = dp_grpc_channel_connect_unix(b->loop, sock, &b->ch);
+        if (r < 0) die("connect", r);
+        uint8_t *req = NULL;
+        size_t len = 0;
+        allocate_request(b, suffix, &req, &len);
+        for (size_t i = 0; i < 200; i++)
+                (void)allocate_once(b, req, len);
+        for (ret->n = 0; ret->n < ELEMENTSOF(ret->rt); ret->n++) {
+                uint64_t until = dp_loop_now() + 200000;
+                while (dp_loop_now() < until)
+                        dp_loop_run_once(b->loop, 20);
+                if (!run_until(b, agent_idle, NULL, 5ull * 1000 * 1000)) die("agent idle", ETIMEDOUT);
+                first_call(b, req, len, ret);
+        }
+        free(req);
+        b->ch = dp_grpc_channel_free(b->ch);
+        stop_agent(b);
 }
 
 /* Start an agent, wait for `n` devices, connect to its socket and time n_alloc
@@ -446,6 +491,8 @@ int main(int argc, char **argv) {
         static trim_result t8, t1k;
         measure_trim(&b, "a100-80gb-8", NULL, 8, "", &t8);
         measure_trim(&b, big_profile, big_config, 1024, "::0", &t1k);
+        measure_idle_first(&b, "a100-80gb-8", NULL, 8, "", &t8.idle);
+        measure_idle_first(&b, big_profile, big_config, 1024, "::0", &t1k.idle);
 
         /* 2. Allocate: round trip and the agent's CPU per call, 1,024 devices
          * first (that agent is stopped), then 8 (that one serves 3 and 4) */
@@ -521,21 +568,23 @@ int main(int argc, char **argv) {
                "|--------------|\n");
         usage_line("Allocate round trip (1 container, 1 device)", "us", lat, n_alloc, "p99 <= 200");
         usage_line("... with 1,024 devices", "us", lat1k, n_alloc, "p99 <= 200");
-        usage_line("first Allocate after a trim, 8 devices", "us", t8.first, t8.n_first, "");
-        usage_line("... with 1,024 devices", "us", t1k.first, t1k.n_first, "");
+        usage_line("first Allocate after a trim, 8 devices", "us", t8.first.rt, t8.first.n, "");
+        usage_line("... with 1,024 devices", "us", t1k.first.rt, t1k.first.n, "");
+        usage_line("first after 200 ms idle, trim off, 8 devices", "us", t8.idle.rt, t8.idle.n, "");
+        usage_line("... with 1,024 devices", "us", t1k.idle.rt, t1k.idle.n, "");
         usage_line("health file change -> ListAndWatch message", "us", hl, n_health, "<= 5000");
         usage_line("kubelet.sock listening -> Register received", "us", rl, n_restart, "<= 100000");
         printf("\n| %-44s | %9s | %9s |\n", "agent CPU per Allocate (user + system), us", "8", "1,024");
         printf("|----------------------------------------------|-----------|-----------|\n");
         printf("| %-44s | %9.1f | %9.1f |\n", "1 container, 1 device, after 200 warm-up", cpu8, cpu1k);
-        qsort(t8.first_cpu, t8.n_first, sizeof(double), cmp_double);
-        qsort(t1k.first_cpu, t1k.n_first, sizeof(double), cmp_double);
-        printf("| %-44s | %9.1f | %9.1f |\n", "the first after a trim (median of 10)", t8.first_cpu[t8.n_first / 2],
-               t1k.first_cpu[t1k.n_first / 2]);
-        qsort(t8.first_faults, t8.n_first, sizeof(double), cmp_double);
-        qsort(t1k.first_faults, t1k.n_first, sizeof(double), cmp_double);
-        printf("| %-44s | %9.0f | %9.0f |\n", "  its minor page faults (median of 10)", t8.first_faults[t8.n_first / 2],
-               t1k.first_faults[t1k.n_first / 2]);
+        printf("| %-44s | %9.1f | %9.1f |\n", "the first after a trim (median of 10)",
+               median_of(t8.first.cpu, t8.first.n), median_of(t1k.first.cpu, t1k.first.n));
+        printf("| %-44s | %9.0f | %9.0f |\n", "  its minor page faults (median of 10)",
+               median_of(t8.first.faults, t8.first.n), median_of(t1k.first.faults, t1k.first.n));
+        printf("| %-44s | %9.1f | %9.1f |\n", "the first after 200 ms idle, trim off",
+               median_of(t8.idle.cpu, t8.idle.n), median_of(t1k.idle.cpu, t1k.idle.n));
+        printf("| %-44s | %9.0f | %9.0f |\n", "  its minor page faults (median of 10)",
+               median_of(t8.idle.faults, t8.idle.n), median_of(t1k.idle.faults, t1k.idle.n));
         free(lat);
         free(lat1k);
         free(hl);
