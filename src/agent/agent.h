@@ -24,6 +24,9 @@
  *     a ledger of the new set); resources that stay keep their socket and
  *     streams (new lists are sent), removed ones close, new ones register.
  *     A config or discovery that fails is refused and the old state stays.
+ *   - rss_trim_ms after start-up, a registration or the last call of a
+ *     burst -> the clean file pages the agent touched are unmapped and free
+ *     heap returned (agent/rss.c; a trim never runs inside a burst).
  * dp_agent_free() (SIGTERM) removes the sockets.
  */
 #pragma once

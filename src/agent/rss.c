@@ -1,20 +1,26 @@
 /* SPDX-License-Identifier: Apache-2.0
- * The agent's resident-memory trim: once the agent is registered and again
- * after its calls stop, the pages of the executable and of the shared
- * libraries that start-up touched are unmapped (MADV_DONTNEED), and free heap
- * is returned (malloc_trim). Most of the agent's VmRSS is those pages
- * (docs/benchmarks.md, "Agent resident memory: dropping start-up's file
- * pages"); the agent's own data is about 0.3 MiB.
+ * The agent's resident-memory trim: after start-up, once registered and
+ * again after each burst of calls, the pages of the executable and of the
+ * shared libraries that the agent touched are unmapped (MADV_DONTNEED) and
+ * free heap is returned (malloc_trim). Most of an idle agent's VmRSS is
+ * those pages; its own data is about 0.3 MiB (docs/benchmarks.md, "Agent
+ * resident memory: dropping start-up's file pages").
  *
- * Which mappings: read-only (no write permission), private, backed by a
- * file outside /dev, none of whose pages is anonymous (a page written once,
- * as the dynamic linker writes relocations into RELRO before making it
- * read-only, is anonymous and would be lost), not VM_IO/VM_PFNMAP, locked,
- * hugetlb or userfaultfd. (Private_Dirty is no criterion: it also counts
- * page-cache pages not yet written back, e.g. of a binary just built.) Their pages are clean copies of the page cache:
- * the next access faults them in again from it, so dropping them is invisible to the program but for the time of those
- * faults. /proc/self/smaps says all of this per mapping; it is read through a fixed buffer on the stack, so the trim
- * itself allocates nothing. */
+ * Which mappings: read-only, private, backed by a file outside /dev (not a
+ * memfd), with no anonymous page (a page written once, as the dynamic linker
+ * writes relocations into RELRO before making it read-only, is anonymous:
+ * dropping it would lose the write), and not VM_IO/VM_PFNMAP, locked, hugetlb
+ * or under userfaultfd. Private_Dirty is no criterion: it also counts page-
+ * cache pages not yet written back (a binary just built). Such pages are
+ * clean copies of the page cache; the next access faults them in again from
+ * it, so dropping them is invisible to the program but for the time of those
+ * faults -- the kernel does the same to them under memory pressure.
+ * /proc/self/smaps says all of this per mapping; it is read through a fixed
+ * buffer on the stack, so the trim allocates nothing.
+ *
+ * The ranges are dropped right after the scan, on the loop's thread. The
+ * agent has no other thread that maps or unmaps (dlopen/dlclose happen on the
+ * loop), so a range cannot change between the scan and its madvise. */
 #include <ctype.h>
 #include <fcntl.h>
 #include <inttypes.h>
