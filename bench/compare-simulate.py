@@ -13,8 +13,13 @@ fleet with every dra-example-driver workload) and on random clusters from
   - `explain` of every pod: identical up to and including kube-scheduler's
     one-line message; what follows the message for a Pending pod (per-node
     detail) is allowed to differ (issue 12/13: grouped by reason).
+With --strict (for changes meant to leave every output as it was): the
+`simulate` output byte for byte in json and table form, with --report the
+HTML page too, and every `explain` whole; --bench-nodes N[,N...] adds the
+issue-13 inputs of `bench-simulate --generate N` (explain: the first
+--explain-max pods).
 Usage: compare-simulate.py OLD NEW BENCH_SIMULATE [--shared DIR] [--random K]
-       [--nodes N] [--explain-max M]
+       [--nodes N] [--explain-max M] [--strict] [--report] [--bench-nodes N,...]
 Prints one line per input and a summary; exit 1 on any difference.
 """
 import argparse
@@ -58,6 +63,35 @@ def explain_head(text):
     return "\n".join(out)
 
 
+def compare_strict(old, new, files, explain_max, report):
+    args = []
+    for f in files:
+        args += ["-f", f]
+    tmp = tempfile.mkdtemp()
+    js = None
+    for out in ("json", "table"):
+        extra = []
+        if report and out == "json":
+            extra = ["--report", os.path.join(tmp, "%s.html")]
+        ro, so, eo = run(old, ["simulate"] + args + ["-o", out] + [e.replace("%s", "old") for e in extra])
+        rn, sn, en = run(new, ["simulate"] + args + ["-o", out] + [e.replace("%s", "new") for e in extra])
+        if (ro, so, eo) != (rn, sn, en):
+            return "simulate -o %s differs (exit %d vs %d)" % (out, ro, rn)
+        if ro != 0:
+            return None
+        if out == "json":
+            js = sn
+        if extra:
+            with open(os.path.join(tmp, "old.html"), "rb") as f1, open(os.path.join(tmp, "new.html"), "rb") as f2:
+                if f1.read() != f2.read():
+                    return "--report page differs"
+    pods = [p["name"] for p in json.loads(js)["asWritten"]["pods"]]
+    for name in pods[:explain_max]:
+        if run(old, ["explain", name] + args) != run(new, ["explain", name] + args):
+            return "explain %s differs" % name
+    return None
+
+
 def compare(old, new, files, explain_max):
     args = []
     for f in files:
@@ -96,6 +130,9 @@ def main():
     ap.add_argument("--random", type=int, default=20)
     ap.add_argument("--nodes", type=int, default=12)
     ap.add_argument("--explain-max", type=int, default=40)
+    ap.add_argument("--strict", action="store_true")
+    ap.add_argument("--report", action="store_true")
+    ap.add_argument("--bench-nodes", default="")
     a = ap.parse_args()
     inputs = []
     for pat in ("examples/*.yaml", "tests/sched/scenarios/*.yaml", "tests/sched/failmalloc/*.yaml",
@@ -117,9 +154,17 @@ def main():
             subprocess.run([a.bench, "--generate", str(n), "--mix", "-s", str(seed), "-p", str(1 + seed % 6)],
                            stdout=f, check=True)
         inputs.append(("random seed %d, %d nodes" % (seed, n), [path]))
+    for n in [int(x) for x in a.bench_nodes.split(",") if x]:
+        path = os.path.join(tmp, "bench-%d.yaml" % n)
+        with open(path, "w") as f:
+            subprocess.run([a.bench, "--generate", str(n)], stdout=f, check=True)
+        inputs.append(("bench-simulate --generate %d" % n, [path]))
     bad = 0
     for name, files in inputs:
-        d = compare(a.old, a.new, files, a.explain_max)
+        if a.strict:
+            d = compare_strict(a.old, a.new, files, a.explain_max, a.report)
+        else:
+            d = compare(a.old, a.new, files, a.explain_max)
         print("%s %s%s" % ("SAME" if d is None else "DIFF", name, "" if d is None else ": " + d))
         sys.stdout.flush()
         bad += d is not None

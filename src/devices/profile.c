@@ -768,13 +768,13 @@ static int load_doc(const dp_decode_ctx *c0, const dp_doc_node *root, const char
         return 0;
 }
 
-int dp_profile_load(const char *buf, size_t len, const char *source, const char *node_name, dp_device_set **ret,
-                    dp_error *err) {
-        assert_return(buf || len == 0, -EINVAL);
-        assert_return(ret, -EINVAL);
-        if (!source) source = "profile";
+static int check_node_name(const char *source, const char *node_name, dp_error *err) {
         if (!node_name || !*node_name || strlen(node_name) > 253)
                 return dp_error_set(err, -EINVAL, "%s: node name must be 1 to 253 characters", source);
+        return 0;
+}
+
+static int parse_one(const char *buf, size_t len, const char *source, dp_doc_set **ret, dp_error *err) {
         _cleanup_(dp_doc_set_freep) dp_doc_set *ds = dp_doc_set_new();
         if (!ds) return dp_error_set(err, -ENOMEM, "out of memory");
         int r = dp_doc_parse(ds, buf ? buf : "", len, source, err);
@@ -782,6 +782,19 @@ int dp_profile_load(const char *buf, size_t len, const char *source, const char 
         if (dp_doc_count(ds) != 1)
                 return dp_error_set(err, -EINVAL, "%s: a profile file holds exactly one document, found %zu", source,
                                     dp_doc_count(ds));
+        *ret = TAKE_PTR(ds);
+        return 0;
+}
+
+int dp_profile_load(const char *buf, size_t len, const char *source, const char *node_name, dp_device_set **ret,
+                    dp_error *err) {
+        assert_return(buf || len == 0, -EINVAL);
+        assert_return(ret, -EINVAL);
+        if (!source) source = "profile";
+        int r = check_node_name(source, node_name, err);
+        if (r < 0) return r;
+        _cleanup_(dp_doc_set_freep) dp_doc_set *ds = NULL;
+        if ((r = parse_one(buf, len, source, &ds, err)) < 0) return r;
         dp_decode_ctx c = {source, DP_PROFILE_KIND, NULL, err};
         return load_doc(&c, dp_doc_root(ds, 0), node_name, ret);
 }
@@ -793,6 +806,113 @@ int dp_profile_load_file(const char *path, const char *node_name, dp_device_set 
         int r = dp_read_file(path, DP_DOC_MAX_INPUT, &buf, &len, err);
         if (r < 0) return r;
         return dp_profile_load(buf, len, path, node_name, ret, err);
+}
+
+/* ---- a decoded profile for another node ---- */
+
+static char **strv_copy(char *const *v, size_t n, bool *ok) {
+        if (!v) return NULL;
+        char **c = calloc(n + 1, sizeof(char *)); /* NULL-terminated, as read_path_list makes them */
+        if (!c) return *ok = false, NULL;
+        for (size_t i = 0; i < n; i++)
+                if (!(c[i] = dp_strdup(v[i]))) *ok = false;
+        return c;
+}
+
+static char *str_copy(const char *v, bool *ok) {
+        if (!v) return NULL;
+        char *c = dp_strdup(v);
+        if (!c) *ok = false;
+        return c;
+}
+
+/* The uuid `t` was derived with, for `node_name`: the same prefix (a uuid is
+ * the prefix and 36 characters), salt and index as fill_device and read_mig
+ * use. */
+static char *uuid_for(const char *t, const char *node_name, const char *salt, unsigned index, bool *ok) {
+        size_t l = strlen(t);
+        char prefix[64];
+        dp_pathf(prefix, sizeof prefix, "%.*s", (int)(l > 36 ? l - 36 : 0), t);
+        char *u = dp_device_uuid_derive(prefix, node_name, salt, index);
+        if (!u) *ok = false;
+        return u;
+}
+
+static void device_copy(const dp_device_set *ts, const dp_device *t, dp_device *d, const char *node_name, bool *ok) {
+        *d = *t; /* the numbers; every pointer below is the copy's own */
+        d->id = str_copy(t->id, ok);
+        d->type = str_copy(t->type, ok);
+        char salt[300];
+        dp_pathf(salt, sizeof salt, "%s/%s", ts->profile, t->type);
+        d->uuid = uuid_for(t->uuid, node_name, salt, t->index, ok);
+        d->product = str_copy(t->product, ok);
+        d->architecture = str_copy(t->architecture, ok);
+        d->driver_version = str_copy(t->driver_version, ok);
+        d->pci_bus_id = str_copy(t->pci_bus_id, ok);
+        d->device_nodes = strv_copy(t->device_nodes, t->n_device_nodes, ok);
+        if (!d->device_nodes) d->n_device_nodes = 0;
+        d->migs = NULL;
+        d->n_migs = 0;
+        if (t->migs && (d->migs = calloc(DP_DEVICES_MIG_MAX, sizeof(dp_mig_device))))
+                for (; d->n_migs < t->n_migs; d->n_migs++) {
+                        const dp_mig_device *tm = &t->migs[d->n_migs];
+                        dp_mig_device *m = &d->migs[d->n_migs];
+                        *m = *tm;
+                        m->id = str_copy(tm->id, ok);
+                        m->profile = str_copy(tm->profile, ok);
+                        dp_pathf(salt, sizeof salt, "%s/%s/mig", ts->profile, t->id);
+                        m->uuid = uuid_for(tm->uuid, node_name, salt, tm->index, ok);
+                        m->device_nodes = strv_copy(tm->device_nodes, tm->n_device_nodes, ok);
+                        if (!m->device_nodes) m->n_device_nodes = 0;
+                }
+        else if (t->migs)
+                *ok = false;
+        d->attrs = t->n_attrs ? calloc(t->n_attrs, sizeof(dp_attr)) : NULL;
+        d->n_attrs = 0;
+        for (; d->attrs && d->n_attrs < t->n_attrs; d->n_attrs++) {
+                d->attrs[d->n_attrs] = t->attrs[d->n_attrs];
+                d->attrs[d->n_attrs].name = str_copy(t->attrs[d->n_attrs].name, ok);
+                d->attrs[d->n_attrs].str = str_copy(t->attrs[d->n_attrs].str, ok);
+        }
+        d->capacities = t->n_capacities ? calloc(t->n_capacities, sizeof(dp_capacity)) : NULL;
+        d->n_capacities = 0;
+        for (; d->capacities && d->n_capacities < t->n_capacities; d->n_capacities++) {
+                d->capacities[d->n_capacities].name = str_copy(t->capacities[d->n_capacities].name, ok);
+                d->capacities[d->n_capacities].value = str_copy(t->capacities[d->n_capacities].value, ok);
+        }
+        if ((t->n_attrs && !d->attrs) || (t->n_capacities && !d->capacities)) *ok = false;
+}
+
+/* `t` instantiated for `node_name`: what dp_profile_load of its text gives. */
+static int set_copy(const dp_device_set *t, const char *node_name, dp_device_set **ret, dp_error *err) {
+        _cleanup_(dp_device_set_freep) dp_device_set *s = calloc(1, sizeof(dp_device_set));
+        if (!s) return dp_error_set(err, -ENOMEM, "out of memory");
+        bool ok = true;
+        s->partitions = t->partitions;
+        s->profile = str_copy(t->profile, &ok);
+        s->node_name = str_copy(node_name, &ok);
+        s->domain = str_copy(t->domain, &ok);
+        s->driver_name = str_copy(t->driver_name, &ok);
+        s->cdi_kind = str_copy(t->cdi_kind, &ok);
+        s->visible_devices_env = str_copy(t->visible_devices_env, &ok);
+        if ((s->common_device_nodes = strv_copy(t->common_device_nodes, t->n_common_device_nodes, &ok)))
+                s->n_common_device_nodes = t->n_common_device_nodes;
+        if (ok && !(s->devices = calloc(t->n_devices ? t->n_devices : 1, sizeof(dp_device)))) ok = false;
+        for (; ok && s->n_devices < t->n_devices; s->n_devices++)
+                device_copy(t, &t->devices[s->n_devices], &s->devices[s->n_devices], node_name, &ok);
+        if (ok && t->n_partition_modes && !(s->partition_modes = calloc(t->n_partition_modes, sizeof(dp_partition_mode))))
+                ok = false;
+        for (; ok && s->n_partition_modes < t->n_partition_modes; s->n_partition_modes++) {
+                const dp_partition_mode *tm = &t->partition_modes[s->n_partition_modes];
+                dp_partition_mode *m = &s->partition_modes[s->n_partition_modes];
+                *m = *tm;
+                m->name = str_copy(tm->name, &ok);
+                for (size_t g = 0; g < tm->n_groups; g++)
+                        m->groups[g] = str_copy(tm->groups[g], &ok);
+        }
+        if (!ok) return dp_error_set(err, -ENOMEM, "out of memory");
+        *ret = TAKE_PTR(s);
+        return 0;
 }
 
 const char *const *dp_profile_builtin_names(void) { return dp_builtin_profile_names; }
@@ -819,7 +939,22 @@ int dp_profile_builtin(const char *name, const char *node_name, dp_device_set **
         }
         char source[128];
         dp_pathf(source, sizeof source, "built-in profile %s", name);
-        return dp_profile_load(text, len, source, node_name, ret, err);
+        int r = check_node_name(source, node_name, err);
+        if (r < 0) return r;
+        /* The built-in texts never change: each is decoded the first time it
+         * is used and kept for the life of the process; later nodes get a
+         * copy with their own uuids (a simulated cluster instantiates the same
+         * profile for thousands of nodes: parsing and decoding it each time
+         * was a fifth of `devplane simulate`'s time). Only a complete decode
+         * is kept, so a failure (out of memory) is tried again next time; the
+         * kept set is read, never changed. One thread, as everywhere here. */
+        static dp_device_set *decoded[16];
+        size_t i = 0;
+        while (dp_builtin_profile_texts[i] != text)
+                i++;
+        if (i >= ELEMENTSOF(decoded)) return dp_profile_load(text, len, source, node_name, ret, err);
+        if (!decoded[i] && (r = dp_profile_load(text, len, source, node_name, &decoded[i], err)) < 0) return r;
+        return set_copy(decoded[i], node_name, ret, err);
 }
 
 int dp_profile_resolve(const char *name_or_path, const char *node_name, dp_device_set **ret, dp_error *err) {

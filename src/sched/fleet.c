@@ -16,6 +16,7 @@ dp_sim_input *dp_sim_input_free(dp_sim_input *in) {
         if (!in) return NULL;
         free(in->fleet_name);
         free(in->source);
+        free(in->cluster_name);
         for (size_t i = 0; i < in->n_groups; i++) {
                 dp_sim_group *g = &in->groups[i];
                 free(g->name);
@@ -489,6 +490,7 @@ static int dp_sim_load_buffer_impl(const char *buf, size_t len, const char *sour
         bool f = false, t = false;
         int r = dp_doc_parse(set, buf, len, source, err);
         if (r >= 0) r = load_doc_set(in, set, false, &f, &t, err);
+        if (r >= 0 && !f && !(in->cluster_name = dp_strdup(source ? source : "input"))) r = -ENOMEM;
         if (r >= 0) r = finish(in, f, err);
         if (r < 0) return r;
         in->docs = TAKE_PTR(set);
@@ -504,10 +506,24 @@ static bool wanted(const char *n) {
                (l > 5 && streq(n + l - 5, ".json"));
 }
 
-static int load_path(dp_sim_input *in, dp_doc_set *set, const char *path, bool *stdin_read, dp_error *err) {
+/* The files read, for the header of a cluster input: how many, and the one
+ * when there is one. */
+typedef struct files_read {
+        size_t n;
+        char *one;
+} files_read;
+
+static int file_read(files_read *f, const char *name) {
+        if (f->n++ == 0 && !(f->one = dp_strdup(name))) return -ENOMEM;
+        return 0;
+}
+
+static int load_path(dp_sim_input *in, dp_doc_set *set, const char *path, bool *stdin_read, files_read *fr,
+                     dp_error *err) {
         if (streq(path, DP_MODEL_STDIN)) {
                 if (*stdin_read) return dp_error_set(err, -EINVAL, "-f -: standard input can be read only once");
                 *stdin_read = true;
+                if (file_read(fr, DP_MODEL_STDIN_NAME) < 0) return -ENOMEM;
                 _cleanup_free_ char *buf = NULL;
                 size_t len = 0;
                 int r = dp_model_read_stdin(&buf, &len, err);
@@ -515,7 +531,7 @@ static int load_path(dp_sim_input *in, dp_doc_set *set, const char *path, bool *
         }
         struct stat st;
         if (stat(path, &st) < 0) return dp_error_errno(err, -errno, "%s", path);
-        if (!S_ISDIR(st.st_mode)) return dp_doc_parse_file(set, path, err);
+        if (!S_ISDIR(st.st_mode)) return file_read(fr, path) < 0 ? -ENOMEM : dp_doc_parse_file(set, path, err);
         DIR *d = opendir(path);
         if (!d) return dp_error_errno(err, -errno, "%s", path);
         char **names = NULL;
@@ -533,7 +549,7 @@ static int load_path(dp_sim_input *in, dp_doc_set *set, const char *path, bool *
         closedir(d);
         if (r >= 0 && n) qsort(names, n, sizeof(char *), cmp_str);
         for (size_t i = 0; i < n && r >= 0; i++)
-                r = dp_doc_parse_file(set, names[i], err);
+                if ((r = file_read(fr, names[i])) >= 0) r = dp_doc_parse_file(set, names[i], err);
         for (size_t i = 0; i < n; i++)
                 free(names[i]);
         free(names);
@@ -549,10 +565,20 @@ static int dp_sim_load_impl(const dp_sim_text *texts, size_t n_texts, const char
         bool stdin_read = false;
         for (size_t i = 0; i < n_texts && r >= 0; i++)
                 r = dp_doc_parse(set, texts[i].buf, texts[i].len, texts[i].source, err);
+        files_read fr = {0};
         for (size_t i = 0; i < n_paths && r >= 0; i++)
-                r = load_path(in, set, paths[i], &stdin_read, err);
+                r = load_path(in, set, paths[i], &stdin_read, &fr, err);
         bool f = false, t = false;
         if (r >= 0) r = load_doc_set(in, set, true, &f, &t, err);
+        if (r >= 0 && !f) {
+                const char *s = fr.n == 1 ? "" : "s";
+                in->cluster_name = !texts && fr.n == 1 ? dp_strdup(fr.one)
+                                   : !texts            ? dp_asprintf("(%zu files)", fr.n)
+                                   : fr.n              ? dp_asprintf("(API server and %zu file%s)", fr.n, s)
+                                                       : dp_strdup("(API server)");
+                if (!in->cluster_name) r = -ENOMEM;
+        }
+        free(fr.one);
         if (r >= 0) r = finish(in, f, err);
         if (r < 0) return r;
         in->docs = TAKE_PTR(set);

@@ -68,8 +68,22 @@ typedef struct workload {
         size_t pods, running, pending, waiting, gone;
 } workload;
 
+/* The pods on each node (a node set, not deleted or evicted), sorted by
+ * node then input order: the drawings look up a node's pods here instead
+ * of scanning every pod for every node. */
+typedef struct nodepod {
+        const char *node;
+        size_t pod;
+} nodepod;
+
+typedef struct pod_index {
+        nodepod *v;
+        size_t n;
+} pod_index;
+
 typedef struct page {
         dp_strbuf *o;
+        pod_index live; /* of the as-written run */
         const dp_doc_node *doc, *run;
         const dp_sim_html_extra *extra;
         podref *by_name; /* sorted by name */
@@ -157,6 +171,54 @@ static void boxed_name(dp_strbuf *o, const char *cls, const char *name) {
         dp_strbuf_puts(o, "</span>");
 }
 
+/* A name in a box that is usually wide enough: as text, unless it is
+ * long (more than 40 bytes), then as boxed_name (head cut, end kept). */
+static void short_name(dp_strbuf *o, const char *name) {
+        if (strlen(name) > 40)
+                boxed_name(o, "long", name);
+        else
+                esc(o, name);
+}
+
+static const char *state_class(const char *st);
+
+static int cmp_nodepod(const void *a, const void *b) {
+        const nodepod *x = a, *y = b;
+        int c = strcmp(x->node, y->node);
+        return c ? c : (x->pod > y->pod) - (x->pod < y->pod);
+}
+
+static int pod_index_build(const dp_doc_node *pods, pod_index *ix) {
+        size_t n = pods ? pods->n : 0;
+        *ix = (pod_index){.v = calloc(n + 1, sizeof(nodepod))};
+        if (!ix->v) return -ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+                const dp_doc_node *p = pods->items[i];
+                const char *node = str_of(p, "node");
+                if (node[0] && strcmp(state_class(str_of(p, "state")), "deleted"))
+                        ix->v[ix->n++] = (nodepod){node, i};
+        }
+        qsort(ix->v, ix->n, sizeof(nodepod), cmp_nodepod);
+        return 0;
+}
+
+/* The first entry of node's pods; *ret_n of them. */
+static size_t pods_on(const pod_index *ix, const char *node, size_t *ret_n) {
+        size_t lo = 0, hi = ix->n;
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (strcmp(ix->v[mid].node, node) < 0)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        size_t end = lo;
+        while (end < ix->n && streq(ix->v[end].node, node))
+                end++;
+        *ret_n = end - lo;
+        return lo;
+}
+
 static const char *state_class(const char *st) {
         if (startswith(st, "Running")) return "running";
         if (startswith(st, "Pending")) return "pending";
@@ -186,7 +248,7 @@ static const char CSS[] =
         ".stat.bad b{color:var(--bad)}"
         ".legend{display:flex;flex-wrap:wrap;gap:3px 14px;background:var(--card);border:1px solid var(--line);"
         "border-radius:8px;padding:8px 12px;max-height:140px;overflow-y:auto}"
-        ".legend .item{display:flex;align-items:center;gap:5px;font-size:12px;max-width:320px;min-width:0}"
+        ".legend .item{display:flex;align-items:center;gap:5px;font-size:12px;max-width:420px;min-width:0}"
         ".legend .cnt{color:var(--mute);flex:none}"
         ".sw{display:inline-block;flex:none;width:14px;height:14px;border-radius:3px;border:1px solid rgba(0,0,0,.25);"
         "vertical-align:middle}"
@@ -207,13 +269,17 @@ static const char CSS[] =
         ".node .meta{color:var(--mute);font-size:12px;margin-bottom:6px;width:0;min-width:100%;overflow:hidden;"
         "text-overflow:ellipsis;white-space:nowrap}"
         ".node svg{display:block}"
+        ".dev .box{fill:#f3f5f9;stroke:#aab3c3}.dev.unhealthy .box{fill:#fdecec;stroke:#c62828;stroke-width:3}"
+        ".dev .id{font-size:12px;font-weight:bold;fill:#1d2330}"
+        ".dev .tag{font-size:9px;text-anchor:end;fill:#5b6475}.dev.unhealthy .tag{fill:#c62828}"
+        ".cell rect{stroke:#b9c1cf;rx:2px}.cl{font-size:9px;text-anchor:middle;fill:#5b6475}.cl.held{fill:#fff}"
         "svg text{font-family:'DejaVu Sans',sans-serif}"
         "table{border-collapse:collapse;background:var(--card);border:1px solid var(--line)}"
         "th,td{padding:3px 10px;border-bottom:1px solid var(--line);text-align:left;font-size:13px}"
         "th{background:#eef1f6;font-weight:600}"
         "td.running{background:#eef8f0}td.pending{background:#fff4e2}td.waiting{background:#fdece7}"
         "td.deleted{color:#777}"
-        "table.cmp td:first-child{max-width:420px}"
+        "table.cmp td:first-child{white-space:nowrap}table.cmp .nm{max-width:400px}"
         ".side{display:grid;grid-template-columns:repeat(3,minmax(0,1fr));gap:12px;margin-bottom:12px}"
         ".side .col{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:10px 12px;"
         "min-width:0}"
@@ -222,7 +288,8 @@ static const char CSS[] =
         ".clegend span{display:inline-flex;align-items:center;gap:4px}"
         ".minibox{max-height:460px;overflow:auto;margin-top:8px;border-top:1px solid var(--line)}"
         ".side svg.mini{display:block;margin-top:6px}"
-        ".mini rect{stroke:#b9c1cf}.mini rect.bad{stroke:#c62828;stroke-width:2}"
+        ".mini rect{stroke:#b9c1cf;width:9px;height:9px}.mini rect.bad{stroke:#c62828;stroke-width:2}"
+        ".mini text{font-size:10px;fill:#1d2330}"
         ".pgroup{background:var(--card);border:1px solid var(--line);border-left:4px solid #e69b00;"
         "border-radius:8px;padding:8px 12px;margin-bottom:8px}"
         ".pgroup.waiting{border-left-color:#d84315}.pgroup.deleted{border-left-color:#6d4c41}"
@@ -230,7 +297,8 @@ static const char CSS[] =
         "font-family:'DejaVu Sans Mono',monospace;font-size:12px}"
         ".pgroup summary{cursor:pointer;color:#1a3f8a;font-size:13px}"
         ".pods{display:flex;flex-wrap:wrap;gap:3px 6px;max-height:200px;overflow-y:auto;margin:6px 0}"
-        ".pod{font-size:12px;background:#f1f3f7;border-radius:4px;padding:0 6px;max-width:360px}"
+        ".pod{display:inline-flex;font-size:12px;background:#f1f3f7;border-radius:4px;padding:0 6px;max-width:360px;"
+        "white-space:nowrap;min-width:0}"
         "pre.why{max-height:420px;overflow:auto;background:#f8f9fb;border:1px solid var(--line);border-radius:6px;"
         "padding:8px;margin:6px 0;font-size:12px}"
         "ol.events{list-style:none;padding:0;margin:8px 0 0;columns:2 420px;font-size:13px}"
@@ -286,11 +354,11 @@ static void draw_cells(page *pg, int x, int y, int w, int h, const cell *c, size
                 dp_strbuf_puts(o, c[i].holder ? ": " : ": free");
                 if (c[i].holder) esc(o, c[i].holder);
                 if (c[i].unhealthy) dp_strbuf_puts(o, " (unhealthy)");
-                dp_strbuf_printf(o, "</title><rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" rx=\"2\" ", cx, y, cw, h);
+                dp_strbuf_printf(o, "</title><rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" ", cx, y, cw, h);
                 if (wc)
-                        dp_strbuf_printf(o, "class=\"%s\" stroke=\"#b9c1cf\"/>", wc);
+                        dp_strbuf_printf(o, "class=\"%s\"/>", wc);
                 else
-                        dp_strbuf_printf(o, "fill=\"%s\" stroke=\"#b9c1cf\"/>", c[i].holder ? "#8a8f98" : "#ffffff");
+                        dp_strbuf_printf(o, "fill=\"%s\"/>", c[i].holder ? "#8a8f98" : "#fff");
                 if (c[i].unhealthy)
                         dp_strbuf_printf(o,
                                          "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"url(#dp-hatch)\"/>",
@@ -306,9 +374,8 @@ static void draw_cells(page *pg, int x, int y, int w, int h, const cell *c, size
                         label = strlen(shortl) <= fits ? shortl : NULL;
                 }
                 if (label) {
-                        dp_strbuf_printf(o,
-                                         "<text x=\"%d\" y=\"%d\" font-size=\"9\" text-anchor=\"middle\" fill=\"%s\">",
-                                         cx + cw / 2, y + h - 5, c[i].holder ? "#fff" : "#5b6475");
+                        dp_strbuf_printf(o, "<text x=\"%d\" y=\"%d\" class=\"cl%s\">", cx + cw / 2, y + h - 5,
+                                         c[i].holder ? " held" : "");
                         esc(o, label);
                         dp_strbuf_puts(o, "</text>");
                 }
@@ -384,10 +451,9 @@ static int draw_node(page *pg, const dp_doc_node *node) {
         /* DRA partitions held on this node that are not units themselves:
          * "<gpu id>-<rest>" goes inside that GPU. */
         int r = 0;
-        for (size_t p = 0; pods && p < pods->n && r >= 0; p++) {
-                const dp_doc_node *pod = pods->items[p];
-                if (!streq(str_of(pod, "node"), name) || !strcmp(state_class(str_of(pod, "state")), "deleted"))
-                        continue;
+        size_t on_n, on = pods_on(&pg->live, name, &on_n);
+        for (size_t q = 0; pods && q < on_n && r >= 0; q++) {
+                const dp_doc_node *pod = pods->items[pg->live.v[on + q].pod];
                 const dp_doc_node *v2 = pod_devices(pod, "v2");
                 for (size_t d = 0; v2 && d < v2->n && r >= 0; d++) {
                         const char *dev = v2->items[d]->str ? v2->items[d]->str : "";
@@ -471,11 +537,8 @@ static int draw_node(page *pg, const dp_doc_node *node) {
                 esc(o, name);
                 dp_strbuf_putc(o, '/');
                 esc(o, id);
-                dp_strbuf_printf(o,
-                                 "\"><rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" rx=\"7\" fill=\"%s\" "
-                                 "stroke=\"%s\" stroke-width=\"%d\"/>",
-                                 x, y, BOX_W, BOX_H, bad ? "#fdecec" : "#f3f5f9", bad ? "#c62828" : "#aab3c3",
-                                 bad ? 3 : 1);
+                dp_strbuf_printf(o, "\"><rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" rx=\"7\" class=\"box\"/>", x,
+                                 y, BOX_W, BOX_H);
                 size_t first = phys[k] + 1, last = k + 1 < n_phys ? phys[k + 1] : n;
                 const char *tag = mig ? "MIG" : parts[k].n ? "partitions" : replicas > 1 ? "time-sliced" : "";
                 /* partitions named <gpu>-mig-<j> / <gpu>-vgpu-<j> (compatibility-group modes) */
@@ -510,8 +573,7 @@ static int draw_node(page *pg, const dp_doc_node *node) {
                         tag_chars += ((unsigned char)*q & 0xC0) != 0x80;
                 int room = BOX_W - 16 - (tag_chars ? (int)tag_chars * 11 / 2 + 6 : 0);
                 const char *shown_id = cut_middle(id, (size_t)DP_MAX(room * 2 / 15, 6), idbuf, sizeof(idbuf));
-                dp_strbuf_printf(o, "<text x=\"%d\" y=\"%d\" font-size=\"12\" font-weight=\"bold\" fill=\"#1d2330\">",
-                                 x + 8, y + 16);
+                dp_strbuf_printf(o, "<text x=\"%d\" y=\"%d\" class=\"id\">", x + 8, y + 16);
                 if (shown_id != id) {
                         dp_strbuf_puts(o, "<title>");
                         esc(o, id);
@@ -519,10 +581,11 @@ static int draw_node(page *pg, const dp_doc_node *node) {
                 }
                 esc(o, shown_id);
                 dp_strbuf_puts(o, "</text>");
-                dp_strbuf_printf(o, "<text x=\"%d\" y=\"%d\" font-size=\"9\" text-anchor=\"end\" fill=\"%s\">",
-                                 x + BOX_W - 7, y + 15, bad ? "#c62828" : "#5b6475");
-                esc(o, tag);
-                dp_strbuf_puts(o, "</text>");
+                if (tag[0]) {
+                        dp_strbuf_printf(o, "<text x=\"%d\" y=\"%d\" class=\"tag\">", x + BOX_W - 7, y + 15);
+                        esc(o, tag);
+                        dp_strbuf_puts(o, "</text>");
+                }
                 int ix = x + 6, iy = y + 24, iw = BOX_W - 12, ih = BOX_H - 30;
                 if (mig) {
                         /* MIG instances are the units after their parent */
@@ -559,11 +622,8 @@ static int draw_node(page *pg, const dp_doc_node *node) {
                                 cs[c] = (cell){.title = id, .unhealthy = bad};
                         if (replicas > 1) {
                                 /* each holder's replica ids ("gpu-3:replica-1") say which share it has */
-                                for (size_t p = 0; pods && p < pods->n; p++) {
-                                        const dp_doc_node *pod = pods->items[p];
-                                        if (!streq(str_of(pod, "node"), name) ||
-                                            !strcmp(state_class(str_of(pod, "state")), "deleted"))
-                                                continue;
+                                for (size_t q = 0; pods && q < on_n; q++) {
+                                        const dp_doc_node *pod = pods->items[pg->live.v[on + q].pod];
                                         const dp_doc_node *v1 = pod_devices(pod, "v1");
                                         size_t l = strlen(id);
                                         for (size_t d = 0; v1 && d < v1->n; d++) {
@@ -699,14 +759,22 @@ static void state_bar(dp_strbuf *o, const dp_doc_node *s) {
         dp_strbuf_puts(o, "</span></div>");
 }
 
+#define MINI_TIPS_NODES 256
+
 /* One run's fleet, small: a row per node, a square per schedulable device
  * (a whole GPU, or each MIG instance of a GPU in MIG mode) coloured by its
  * first holder's workload; a GPU with DRA partitions of another driver held
  * takes the colour of the first pod holding one. Node names longer than
  * the label column are cut in the middle (the tooltip has the whole). */
-static void minimap(page *pg, const dp_doc_node *run) {
+static int minimap(page *pg, const dp_doc_node *run) {
         dp_strbuf *o = pg->o;
         const dp_doc_node *nodes = seq_of(run, "nodes"), *pods = seq_of(run, "pods");
+        pod_index own = {0};
+        const pod_index *ix = &pg->live;
+        if (run != pg->run) {
+                if (pod_index_build(pods, &own) < 0) return -ENOMEM;
+                ix = &own;
+        }
         size_t shown = DP_MIN(nodes ? nodes->n : 0, (size_t)DP_SIM_HTML_NODES_MAX), widest = 1, longest = 4;
         for (size_t i = 0; i < shown; i++) {
                 const dp_doc_node *units = seq_of(nodes->items[i], "units");
@@ -719,6 +787,8 @@ static void minimap(page *pg, const dp_doc_node *run) {
         /* about 6 px a character at 10 px; at most 28 characters */
         const size_t label_chars = DP_MIN(longest, (size_t)28);
         const int S = 9, G = 2, L = (int)label_chars * 6 + 8, RH = 14;
+        /* a tooltip per device (node/device: holder) up to MINI_TIPS_NODES nodes; one per node beyond */
+        const bool per_device = shown <= MINI_TIPS_NODES;
         int width = L + (int)widest * (S + G), height = (int)shown * RH + 4;
         dp_strbuf_printf(o,
                          "<div class=\"clegend\"><span><i class=\"sw free\"></i>free device</span><span><i "
@@ -730,13 +800,18 @@ static void minimap(page *pg, const dp_doc_node *run) {
         for (size_t i = 0; i < shown; i++) {
                 const dp_doc_node *node = nodes->items[i], *units = seq_of(node, "units");
                 const char *name = str_of(node, "name");
+                size_t on_n, on = pods_on(ix, name, &on_n);
                 int y = 2 + (int)i * RH;
                 char nb[160];
                 const char *label = cut_middle(name, label_chars, nb, sizeof(nb));
-                dp_strbuf_printf(o, "<text x=\"0\" y=\"%d\" font-size=\"10\" fill=\"#1d2330\">", y + S);
-                if (label != name) {
+                dp_strbuf_printf(o, "<g><text x=\"0\" y=\"%d\">", y + S);
+                if (label != name || !per_device) {
                         dp_strbuf_puts(o, "<title>");
                         esc(o, name);
+                        if (!per_device)
+                                dp_strbuf_printf(o, ": %s of %s healthy devices in use (the node's own card has each "
+                                                    "device's holder)",
+                                                 str_of(node, "inUse"), str_of(node, "healthy"));
                         dp_strbuf_puts(o, "</title>");
                 }
                 esc(o, label);
@@ -747,11 +822,8 @@ static void minimap(page *pg, const dp_doc_node *run) {
                         if (startswith(str_of(unit, "kind"), "gpu (MIG")) continue;
                         const char *id = str_of(unit, "id"), *holder = hb && hb->n ? hb->items[0]->str : NULL;
                         size_t l = strlen(id);
-                        for (size_t p = 0; !holder && pods && p < pods->n; p++) {
-                                const dp_doc_node *pod = pods->items[p], *v2 = pod_devices(pod, "v2");
-                                if (!streq(str_of(pod, "node"), name) ||
-                                    !strcmp(state_class(str_of(pod, "state")), "deleted"))
-                                        continue;
+                        for (size_t q = 0; !holder && pods && q < on_n; q++) {
+                                const dp_doc_node *pod = pods->items[ix->v[on + q].pod], *v2 = pod_devices(pod, "v2");
                                 for (size_t d = 0; v2 && d < v2->n && !holder; d++) {
                                         const char *dev = v2->items[d]->str ? v2->items[d]->str : "";
                                         if (strncmp(dev, id, l) == 0 &&
@@ -762,9 +834,16 @@ static void minimap(page *pg, const dp_doc_node *run) {
                         bool bad = streq(str_of(unit, "health"), "Unhealthy");
                         char cls[32];
                         const char *wc = holder ? holder_class(pg, holder, cls, sizeof(cls)) : NULL;
-                        dp_strbuf_printf(o, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"", x, y, S, S);
-                        if (wc || bad) dp_strbuf_printf(o, " class=\"%s%s%s\"", wc ? wc : "", wc && bad ? " " : "", bad ? "bad" : "");
-                        if (!wc) dp_strbuf_printf(o, " fill=\"%s\"", holder ? "#8a8f98" : "#ffffff");
+                        dp_strbuf_printf(o, "<rect x=\"%d\" y=\"%d\"", x, y);
+                        if (wc || bad)
+                                dp_strbuf_printf(o, " class=\"%s%s%s\"", wc ? wc : "", wc && bad ? " " : "",
+                                                 bad ? "bad" : "");
+                        if (!wc) dp_strbuf_printf(o, " fill=\"%s\"", holder ? "#8a8f98" : "#fff");
+                        x += S + G;
+                        if (!per_device) {
+                                dp_strbuf_puts(o, "/>");
+                                continue;
+                        }
                         dp_strbuf_puts(o, "><title>");
                         esc(o, name);
                         dp_strbuf_putc(o, '/');
@@ -772,18 +851,20 @@ static void minimap(page *pg, const dp_doc_node *run) {
                         dp_strbuf_puts(o, ": ");
                         esc(o, holder ? holder : "free");
                         dp_strbuf_puts(o, bad ? " (unhealthy)</title></rect>" : "</title></rect>");
-                        x += S + G;
                 }
+                dp_strbuf_puts(o, "</g>");
         }
         dp_strbuf_puts(o, "</svg></div>");
         if (nodes && nodes->n > shown)
                 dp_strbuf_printf(o, "<div class=\"note\">%zu more nodes</div>", nodes->n - shown);
+        free(own.v);
+        return 0;
 }
 
 /* Tables longer than this start folded. */
 #define OPEN_ROWS_MAX 300
 
-static void comparison(page *pg) {
+static int comparison(page *pg) {
         dp_strbuf *o = pg->o;
         const dp_doc_node *cmp = dp_doc_get(pg->doc, "comparison");
         static const char *const keys[3] = {"asWritten", "allV1", "allV2"};
@@ -795,7 +876,7 @@ static void comparison(page *pg) {
                 dp_strbuf_printf(o, "<div class=\"col\" data-run=\"%s\"><h3>%s</h3>", keys[k], titles[k]);
                 state_bar(o, s);
                 const dp_doc_node *run = k == 0 ? pg->run : pg->forced[k - 1];
-                if (run) minimap(pg, run);
+                if (run && minimap(pg, run) < 0) return -ENOMEM;
                 dp_strbuf_puts(o, "</div>");
         }
         const dp_doc_node *pods = seq_of(cmp, "pods");
@@ -828,7 +909,7 @@ static void comparison(page *pg) {
                                 dp_strbuf_printf(o, "<i class=\"sw w%zu\"></i> ", pr->wl);
                         else
                                 dp_strbuf_puts(o, "<i class=\"sw claim\"></i> ");
-                        boxed_name(o, "pod-name", str_of(p, "name"));
+                        short_name(o, str_of(p, "name"));
                         dp_strbuf_puts(o, "</td>");
                         for (int k = 0; k < 3; k++) {
                                 const char *v = str_of(p, keys[k]);
@@ -840,6 +921,7 @@ static void comparison(page *pg) {
                 }
         dp_strbuf_puts(o, "</table></details>\n");
         if (n > shown) dp_strbuf_printf(o, "<p class=\"note\">%zu more pods not listed.</p>\n", n - shown);
+        return 0;
 }
 
 /* ---- Pending pods, grouped by reason ---- */
@@ -905,16 +987,16 @@ static void pending_group(page *pg, const dp_doc_node *pods, const pgroup *g, si
                 const char *name = str_of(p, "name");
                 dp_strbuf_puts(o, "<span class=\"pod\" data-pod=\"");
                 esc(o, name);
-                dp_strbuf_puts(o, "\">");
-                boxed_name(o, "pod-name", name);
+                dp_strbuf_puts(o, "\" title=\"");
+                esc(o, str_of(p, "attempts"));
+                dp_strbuf_puts(o, int_of(p, "attempts") == 1 ? " scheduling attempt" : " scheduling attempts");
                 if (streq(g->state, "Waiting")) {
-                        dp_strbuf_puts(o, " on ");
+                        dp_strbuf_puts(o, "; bound to ");
                         esc(o, str_of(p, "node"));
                 }
-                dp_strbuf_puts(o, " <span class=\"note\">");
-                esc(o, str_of(p, "attempts"));
-                dp_strbuf_puts(o, int_of(p, "attempts") == 1 ? " attempt" : " attempts");
-                dp_strbuf_puts(o, "</span></span>");
+                dp_strbuf_puts(o, "\">");
+                short_name(o, name);
+                dp_strbuf_puts(o, "</span>");
         }
         if (*listed >= DP_SIM_HTML_PODS_MAX && g->n) dp_strbuf_puts(o, "<span class=\"note\">(list cut)</span>");
         dp_strbuf_puts(o, "</div></details>\n");
@@ -1185,7 +1267,7 @@ static int render(page *pg) {
         int r = pending(pg, pods);
         if (r < 0) return r;
         dp_strbuf_puts(o, "<h2 id=\"compare\">V1 vs V2: the same workload with every node on one model</h2>\n");
-        comparison(pg);
+        if ((r = comparison(pg)) < 0) return r;
         dp_strbuf_puts(o, "<h2 id=\"timeline\">Timeline</h2>\n");
         timeline(pg);
         dp_strbuf_printf(o,
@@ -1274,8 +1356,10 @@ int dp_sim_html_render_doc(const dp_doc_node *doc, const dp_doc_node *const forc
         qsort(refs, pg.n_pods, sizeof(podref), cmp_podref);
         pg.by_name = refs;
         int r = workloads_get(&pg, pods);
+        if (r >= 0) r = pod_index_build(pods, &pg.live);
         if (r >= 0) r = render(&pg);
         workloads_done(&pg);
+        free(pg.live.v);
         return r;
 }
 

@@ -424,6 +424,13 @@ static void table_print(table *t, dp_strbuf *out) {
         *t = (table){0};
 }
 
+/* What the header names: the Fleet's name, or what the cluster was read
+ * from ("dump.yaml", "(3 files)", "(API server)"). */
+static const char *input_name(const dp_sim_input *in) {
+        if (in->fleet) return in->fleet_name;
+        return in->cluster_name ? in->cluster_name : in->fleet_name;
+}
+
 static const char *str_of(const dp_doc_node *n, const char *key) {
         const char *v = NULL;
         const dp_doc_node *x = dp_doc_get(n, key);
@@ -441,9 +448,11 @@ static void join_seq(const dp_doc_node *seq, char *buf, size_t size) {
 
 static void print_tables(const dp_doc_node *doc, dp_strbuf *out) {
         const dp_doc_node *run = dp_doc_get(doc, "asWritten"), *sum = dp_doc_get(run, "summary");
-        dp_strbuf_printf(out, "Fleet %s: %s nodes, %s devices; %s pods; scoring %s; simulated until t=%ss\n\n",
-                         str_of(doc, "fleet"), str_of(sum, "nodes"), str_of(sum, "devices"), str_of(sum, "pods"),
-                         str_of(doc, "scoring"), str_of(run, "endSeconds"));
+        bool cluster = streq(str_of(doc, "input"), "cluster");
+        dp_strbuf_printf(out, "%s %s: %s nodes, %s devices; %s pods; scoring %s; simulated until t=%ss\n\n",
+                         cluster ? "Cluster" : "Fleet", str_of(doc, cluster ? "cluster" : "fleet"),
+                         str_of(sum, "nodes"), str_of(sum, "devices"), str_of(sum, "pods"), str_of(doc, "scoring"),
+                         str_of(run, "endSeconds"));
         table t = {.cols = 6};
         const char *h1[] = {"POD", "STATE", "NODE", "MODEL", "DEVICES", "REASON"};
         for (size_t i = 0; i < 6; i++)
@@ -656,6 +665,8 @@ static int dp_sim_report_impl(const dp_sim_input *in, dp_sim_output fmt, dp_strb
                 doc = dp_doc_new_map(s);
                 bool ok =
                         doc && dp_doc_map_add(s, doc, "fleet", dp_doc_new_str(s, in->fleet_name)) >= 0 &&
+                        dp_doc_map_add(s, doc, "input", dp_doc_new_str(s, in->fleet ? "fleet" : "cluster")) >= 0 &&
+                        (in->fleet || dp_doc_map_add(s, doc, "cluster", dp_doc_new_str(s, input_name(in))) >= 0) &&
                         dp_doc_map_add(s, doc, "scoring",
                                        dp_doc_new_str(s, in->policy == DP_SCORE_SPREAD ? "spread" : "binpack")) >= 0 &&
                         dp_doc_map_add(s, doc, "asWritten", run_doc(s, runs[0])) >= 0 &&
@@ -679,7 +690,7 @@ static int dp_sim_report_impl(const dp_sim_input *in, dp_sim_output fmt, dp_strb
                         print_tables(doc, out);
                 if (dp_strbuf_failed(out)) r = oom_while(in, err, "writing the report");
         }
-        for (int k = 0; k < 3; k++)
+        for (int k = 0; k < 3 && !(r >= 0 && in->exit_after_report); k++)
                 sim_run_free(runs[k]);
         return r;
 }
@@ -903,8 +914,8 @@ static int dp_sim_explain_impl(const dp_sim_input *in, const char *pod, bool det
         if (!sp) return dp_error_set(err, -ENOENT, "pod %s is not in the input", pod);
         const dp_sched_pod_info *pi = sim_pod_info(r, sp);
         const char *st = pod_state(sp);
-        dp_strbuf_printf(out, "Pod %s: %s at t=%" PRId64 "s (fleet %s)\n", sp->key, st, r->end_ms / 1000,
-                         in->fleet_name);
+        dp_strbuf_printf(out, "Pod %s: %s at t=%" PRId64 "s (%s %s)\n", sp->key, st, r->end_ms / 1000,
+                         in->fleet ? "fleet" : "cluster", input_name(in));
         if (pi) dp_strbuf_printf(out, "Scheduling attempts: %u\n", pi->attempts);
         if (streq(st, "Pending")) {
                 if (pi && pi->message) dp_strbuf_printf(out, "%s\n", pi->message);

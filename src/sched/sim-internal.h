@@ -47,7 +47,7 @@ typedef struct sim_run {
         dp_sched *sched;
         dp_sched *sched2; /* spec.schedulers: 2 */
         sim_node *nodes;
-        size_t n_nodes;
+        size_t n_nodes, cap_nodes;
         sim_pod *pods;
         size_t n_pods;
         dp_object *deferred; /* objects a Timeline `create` adds later ("Kind/[ns/]name") */
@@ -62,6 +62,9 @@ typedef struct sim_run {
         size_t pod_indexed, node_indexed;
         dp_hashmap *claims_by_pool; /* pool -> allocated claims with a result there */
         uint64_t claims_rev;        /* the store's revision it was built at */
+        bool input_slices;          /* the input itself holds ResourceSlices (publish_slice) */
+        size_t *both;               /* positions of the fleet's "both" nodes, in order (sync_shared) */
+        size_t n_both;
 } sim_run;
 
 /* An allocated claim and its namespace, as the store holds them. */

@@ -38,6 +38,7 @@ sim_run *sim_run_free(sim_run *r) {
                 dp_devnode_free(r->nodes[i].dev);
         }
         free(r->nodes);
+        free(r->both);
         for (size_t i = 0; i < r->n_pods; i++)
                 pod_done(&r->pods[i]);
         free(r->pods);
@@ -239,8 +240,10 @@ static int publish_slice(sim_run *r, sim_node *sn, dp_error *err) {
                                 if (!(d->taints[t].effect = dp_strdup("NoExecute"))) rr = -ENOMEM;
                         }
                 }
-        /* the old generation goes */
-        for (;;) {
+        /* the old generation goes; a node's first publication (add_node) can
+         * only replace slices the input holds: no walk over every slice
+         * published so far when there are none (quadratic in nodes) */
+        while (sn->slice_gen > 1 || r->input_slices) {
                 size_t i = 0;
                 dp_object o2;
                 const char *old = NULL;
@@ -297,6 +300,11 @@ static int add_node(sim_run *r, const dp_sim_group *g, int64_t i, dp_error *err)
         if (rr >= 0) rr = sim_compat_init(sn, err);
         if (rr < 0)
                 return dp_fmt_prefix(err, rr, "%s: Fleet %s: nodeGroup %s", r->in->source, r->in->fleet_name, g->name);
+        if (sn->model == DP_SIM_MODEL_BOTH) {
+                /* at most one entry per node: the array of nodes is sized once */
+                if (!r->both && !(r->both = calloc(r->cap_nodes ? r->cap_nodes : 1, sizeof(*r->both)))) return -ENOMEM;
+                r->both[r->n_both++] = r->n_nodes - 1;
+        }
         dp_node *n = calloc(1, sizeof(*n));
         if (!n) return -ENOMEM;
         n->hdr.kind = DP_KIND_NODE;
@@ -444,8 +452,10 @@ char *sim_pod_v2_devices(sim_run *r, const sim_pod *sp) {
 /* On "both" nodes one device is offered twice: tell each model what the
  * other holds (V1 allocatable drops, V2 slice taints) whenever that changed. */
 static int sync_shared(sim_run *r, dp_error *err) {
-        for (size_t i = 0; i < r->n_nodes; i++) {
-                sim_node *sn = &r->nodes[i];
+        /* the fleet's "both" nodes only: a walk over every node per bind was
+         * quadratic (Node objects' nodes have no devices to sync) */
+        for (size_t i = 0; i < r->n_both; i++) {
+                sim_node *sn = &r->nodes[r->both[i]];
                 if (sn->model != DP_SIM_MODEL_BOTH || !sn->dev) continue; /* a Node object's: nothing to sync */
                 dp_devnode_v2_clear(sn->dev);
                 const sim_claim_ref *cr = NULL;
@@ -753,7 +763,9 @@ int sim_run_new(const dp_sim_input *in, dp_sim_model force, sim_run **ret, dp_er
                 total += (size_t)in->groups[g].count;
         total += sim_object_node_count(in);
         if (!(r->nodes = calloc(total + 1, sizeof(*r->nodes)))) return -ENOMEM;
+        r->cap_nodes = total + 1;
         if ((rr = load_objects(r, err)) < 0) return rr;
+        r->input_slices = dp_store_count(r->store, DP_KIND_RESOURCE_SLICE) > 0;
         for (size_t g = 0; g < in->n_groups; g++)
                 for (int64_t i = 0; i < in->groups[g].count; i++)
                         if ((rr = add_node(r, &in->groups[g], i, err)) < 0) return rr;

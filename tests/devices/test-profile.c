@@ -298,6 +298,104 @@ TEST(unknown_builtin) {
         dp_device_set_free(s);
 }
 
+/* A built-in profile is decoded once and copied per node (profile.c): the
+ * copy must be what decoding the text for that node gives, field by field. */
+#define SAME_STR(a, b) ASSERT_TRUE(streq_ptr((a), (b)))
+static void same_strv(char *const *a, size_t na, char *const *b, size_t nb) {
+        ASSERT_EQ(na, nb);
+        for (size_t i = 0; i < na; i++)
+                SAME_STR(a[i], b[i]);
+}
+
+static void same_set(const dp_device_set *a, const dp_device_set *b) {
+        SAME_STR(a->profile, b->profile);
+        SAME_STR(a->node_name, b->node_name);
+        SAME_STR(a->domain, b->domain);
+        SAME_STR(a->driver_name, b->driver_name);
+        SAME_STR(a->cdi_kind, b->cdi_kind);
+        SAME_STR(a->visible_devices_env, b->visible_devices_env);
+        same_strv(a->common_device_nodes, a->n_common_device_nodes, b->common_device_nodes, b->n_common_device_nodes);
+        ASSERT_EQ(a->partitions, b->partitions);
+        ASSERT_EQ(a->n_devices, b->n_devices);
+        for (size_t i = 0; i < a->n_devices; i++) {
+                const dp_device *x = &a->devices[i], *y = &b->devices[i];
+                SAME_STR(x->id, y->id);
+                SAME_STR(x->type, y->type);
+                SAME_STR(x->uuid, y->uuid);
+                SAME_STR(x->product, y->product);
+                SAME_STR(x->architecture, y->architecture);
+                SAME_STR(x->driver_version, y->driver_version);
+                SAME_STR(x->pci_bus_id, y->pci_bus_id);
+                ASSERT_EQ(x->index, y->index);
+                ASSERT_EQ(x->memory_bytes, y->memory_bytes);
+                ASSERT_EQ(x->numa_node, y->numa_node);
+                ASSERT_EQ(x->nvlink[0], y->nvlink[0]);
+                ASSERT_EQ(x->nvlink[1], y->nvlink[1]);
+                ASSERT_EQ(x->profile_health, y->profile_health);
+                ASSERT_EQ(x->health, y->health);
+                ASSERT_EQ(x->mig_enabled, y->mig_enabled);
+                same_strv(x->device_nodes, x->n_device_nodes, y->device_nodes, y->n_device_nodes);
+                ASSERT_EQ(x->n_migs, y->n_migs);
+                for (size_t m = 0; m < x->n_migs; m++) {
+                        const dp_mig_device *p = &x->migs[m], *q = &y->migs[m];
+                        SAME_STR(p->id, q->id);
+                        SAME_STR(p->uuid, q->uuid);
+                        SAME_STR(p->profile, q->profile);
+                        ASSERT_EQ(p->index, q->index);
+                        ASSERT_EQ(p->parent, q->parent);
+                        ASSERT_EQ(p->memory_bytes, q->memory_bytes);
+                        ASSERT_EQ(p->profile_health, q->profile_health);
+                        ASSERT_EQ(p->health, q->health);
+                        same_strv(p->device_nodes, p->n_device_nodes, q->device_nodes, q->n_device_nodes);
+                }
+                ASSERT_EQ(x->n_attrs, y->n_attrs);
+                for (size_t k = 0; k < x->n_attrs; k++) {
+                        SAME_STR(x->attrs[k].name, y->attrs[k].name);
+                        ASSERT_EQ(x->attrs[k].type, y->attrs[k].type);
+                        SAME_STR(x->attrs[k].str, y->attrs[k].str);
+                        ASSERT_EQ(x->attrs[k].i, y->attrs[k].i);
+                        ASSERT_EQ(x->attrs[k].b, y->attrs[k].b);
+                }
+                ASSERT_EQ(x->n_capacities, y->n_capacities);
+                for (size_t k = 0; k < x->n_capacities; k++) {
+                        SAME_STR(x->capacities[k].name, y->capacities[k].name);
+                        SAME_STR(x->capacities[k].value, y->capacities[k].value);
+                }
+        }
+        ASSERT_EQ(a->n_partition_modes, b->n_partition_modes);
+        for (size_t i = 0; i < a->n_partition_modes; i++) {
+                const dp_partition_mode *x = &a->partition_modes[i], *y = &b->partition_modes[i];
+                SAME_STR(x->name, y->name);
+                ASSERT_EQ(x->n_groups, y->n_groups);
+                for (size_t g = 0; g < x->n_groups; g++)
+                        SAME_STR(x->groups[g], y->groups[g]);
+                ASSERT_EQ(x->count, y->count);
+                ASSERT_EQ(x->whole, y->whole);
+                ASSERT_EQ(x->memory_bytes, y->memory_bytes);
+        }
+}
+
+TEST(builtin_copy_is_a_decode) {
+        static const char *const nodes[] = {"node-a", "node-b", "gpu-pool-a-1234", "n"};
+        for (const char *const *n = dp_profile_builtin_names(); *n; n++)
+                for (size_t k = 0; k < ELEMENTSOF(nodes); k++) {
+                        size_t len = 0;
+                        const char *text = dp_profile_builtin_text(*n, &len);
+                        dp_error err = DP_ERROR_INIT;
+                        dp_device_set *direct = NULL;
+                        ASSERT_OK(dp_profile_load(text, len, "t", nodes[k], &direct, &err));
+                        dp_device_set *copy = builtin(*n, nodes[k]);
+                        same_set(copy, direct);
+                        if (k > 0) { /* the uuids are the node's own */
+                                dp_device_set *a = builtin(*n, "node-a");
+                                ASSERT_FALSE(streq(copy->devices[0].uuid, a->devices[0].uuid));
+                                dp_device_set_free(a);
+                        }
+                        dp_device_set_free(copy);
+                        dp_device_set_free(direct);
+                }
+}
+
 TEST(parse_bytes) {
         uint64_t v;
         ASSERT_OK(dp_device_parse_bytes("80Gi", &v));

@@ -147,6 +147,7 @@ def main():
 
     # 1. the snapshot
     out = run(["simulate"] + live).stdout
+    assert out.startswith("Cluster (API server): "), out.splitlines()[0]
     assert line_of(out, "ml/trainer")[1:4] == ["Running", "dra-0", "V2"], out
     assert line_of(out, "team/v1-a")[1:3] == ["Running", "gpu-0"], out
     assert "team/done" not in out, out
@@ -168,6 +169,7 @@ def main():
     with open(w, "w") as f:
         json.dump(pod("perf-", "team", limits={"nvidia.com/gpu": "1"}, phase="Pending", generate=True), f)
     out = run(["simulate"] + live + ["-f", w]).stdout
+    assert out.startswith("Cluster (API server and 1 file): "), out.splitlines()[0]
     perf = [l for l in out.splitlines() if l.startswith("team/perf-")]
     assert perf and perf[0].split()[1] == "Pending" and "Insufficient nvidia.com/gpu" in perf[0], out
     out = run(["simulate"] + live + ["--cordon", "gpu-2"]).stdout
@@ -176,6 +178,7 @@ def main():
     assert line_of(out, "ml/pending-dra")[1] == "Pending", out
     out = run(["explain", "pending-dra", "-n", "ml"] + live + ["--fail-device", "dra-0/gpu-1"]).stdout
     assert "Pod ml/pending-dra: Pending" in out and "dra-0" in out, out
+    assert "(cluster (API server))" in out.splitlines()[0], out
     print("ok - -f on top of the snapshot, --cordon, --fail-device, explain")
 
     # 3. in-cluster credentials

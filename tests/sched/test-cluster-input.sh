@@ -300,4 +300,29 @@ set -e
 [ "$rc" = 2 ] && grep -q 'another namespace' "$tmp/err" || fail "-n against NS/NAME"
 "$DEVPLANE" explain trainer -n ml -f "$tmp/dump.yaml" >"$tmp/x" 2>/dev/null || fail "explain a bound pod"
 grep -q 'dra-b' "$tmp/x" || fail "explain bound pod: $(cat "$tmp/x")"
+
+# 8. a dump is no Fleet: the header names what was read; JSON/YAML say "input"
+head1() { head -n 1 "$1" | sed 's/:.*//'; }
+(cd "$tmp" && "$DEVPLANE" simulate -f dump.yaml >"$tmp/h" 2>/dev/null) || fail "simulate -f dump.yaml"
+[ "$(head1 "$tmp/h")" = "Cluster dump.yaml" ] || fail "header of one file: $(head -n 1 "$tmp/h")"
+"$DEVPLANE" simulate -f "$tmp/dump.yaml" -f "$tmp/work.yaml" >"$tmp/h" 2>/dev/null || fail "two files"
+[ "$(head1 "$tmp/h")" = "Cluster (2 files)" ] || fail "header of two files: $(head -n 1 "$tmp/h")"
+mkdir "$tmp/dir" && cp "$tmp/dump.yaml" "$tmp/work.yaml" "$tmp/dir/"
+"$DEVPLANE" simulate -f - <"$tmp/dump.yaml" >"$tmp/h" 2>/dev/null || fail "-f -"
+[ "$(head1 "$tmp/h")" = "Cluster <stdin>" ] || fail "header of standard input: $(head -n 1 "$tmp/h")"
+"$DEVPLANE" simulate -f "$tmp/dir" >"$tmp/h" 2>/dev/null || fail "a directory"
+[ "$(head1 "$tmp/h")" = "Cluster (2 files)" ] || fail "header of a directory of two: $(head -n 1 "$tmp/h")"
+grep -q 'Fleet' "$tmp/h" && fail "a dump called a Fleet: $(cat "$tmp/h")"
+(cd "$tmp" && "$DEVPLANE" explain ml/sweep-1 -f dump.yaml -f work.yaml >"$tmp/x" 2>/dev/null) || fail "explain"
+grep -Eq '^Pod ml/sweep-1: Pending at t=[0-9]+s \(cluster \(2 files\)\)$' "$tmp/x" || fail "explain header: $(head -n 1 "$tmp/x")"
+(cd "$tmp" && "$DEVPLANE" simulate -f dump.yaml -o json >"$tmp/j" 2>/dev/null) || fail "-o json"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert (d["input"], d["cluster"]) == ("cluster", "dump.yaml"), d' \
+        "$tmp/j" || fail "JSON input/cluster"
+(cd "$tmp" && "$DEVPLANE" simulate -f dump.yaml -o yaml >"$tmp/y" 2>/dev/null) || fail "-o yaml"
+grep -q '^input: cluster$' "$tmp/y" && grep -q '^cluster: dump.yaml$' "$tmp/y" || fail "YAML input: $(head -n 4 "$tmp/y")"
+"$DEVPLANE" simulate -f "$tmp/fleet.yaml" -f "$tmp/dump.yaml" -o json >"$tmp/j" 2>/dev/null || fail "fleet + dump"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["input"] == "fleet" and "cluster" not in d, d' \
+        "$tmp/j" || fail "JSON input fleet"
+"$DEVPLANE" simulate -o json | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["input"] == "fleet", d' ||
+        fail "built-in: input fleet"
 echo ok
