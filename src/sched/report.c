@@ -4,6 +4,7 @@
  * (as a document for -o json|yaml, or tables), and `explain` (sim.h). */
 #include <stdio.h>
 
+#include "base/table.h"
 #include "sched/fmt.h"
 #include "sched/html.h"
 #include "sched/sim-internal.h"
@@ -389,40 +390,11 @@ static dp_doc_node *comparison_doc(dp_doc_set *s, sim_run *const runs[3]) {
 
 /* ---- tables ---- */
 
-typedef struct table {
-        char **cells;
-        size_t cols, n, cap;
-} table;
-
-static void table_add(table *t, const char *cell) {
-        if (DP_GROW(t->cells, t->cap, t->n + 1) < 0) return;
-        t->cells[t->n++] = dp_strdup(cell ? cell : "");
-}
-
-static void table_drop(table *t) {
-        for (size_t i = 0; i < t->n; i++)
-                free(t->cells[i]);
-        free(t->cells);
-        *t = (table){0};
-}
-
-static void table_print(table *t, dp_strbuf *out) {
-        size_t w[16] = {0};
-        for (size_t i = 0; i < t->n; i++)
-                if (t->cells[i]) w[i % t->cols] = DP_MAX(w[i % t->cols], strlen(t->cells[i]));
-        for (size_t i = 0; i < t->n; i++) {
-                size_t c = i % t->cols;
-                const char *v = t->cells[i] ? t->cells[i] : "";
-                if (c + 1 == t->cols)
-                        dp_strbuf_printf(out, "%s\n", v);
-                else
-                        dp_strbuf_printf(out, "%-*s  ", (int)w[c], v);
-        }
-        for (size_t i = 0; i < t->n; i++)
-                free(t->cells[i]);
-        free(t->cells);
-        *t = (table){0};
-}
+/* Columns as wide as their widest cell, nothing cut (base/table.h). */
+typedef dp_table table;
+#define table_add dp_table_add
+#define table_drop dp_table_done
+#define table_print dp_table_print
 
 /* What the header names: the Fleet's name, or what the cluster was read
  * from ("dump.yaml", "(3 files)", "(API server)"). */
@@ -438,12 +410,10 @@ static const char *str_of(const dp_doc_node *n, const char *key) {
         return v ? v : "";
 }
 
-static void join_seq(const dp_doc_node *seq, char *buf, size_t size) {
-        buf[0] = 0;
-        size_t len = 0;
+/* The list's items appended with commas (one after what sb holds). */
+static void join_seq(const dp_doc_node *seq, dp_strbuf *sb) {
         for (size_t i = 0; seq && i < seq->n; i++)
-                len += (size_t)snprintf(buf + DP_MIN(len, size - 1), size - DP_MIN(len, size - 1), "%s%s", i ? "," : "",
-                                        seq->items[i]->str);
+                dp_strbuf_printf(sb, "%s%s", sb->len ? "," : "", seq->items[i]->str ? seq->items[i]->str : "");
 }
 
 static void print_tables(const dp_doc_node *doc, dp_strbuf *out) {
@@ -460,15 +430,15 @@ static void print_tables(const dp_doc_node *doc, dp_strbuf *out) {
         const dp_doc_node *pods = dp_doc_get(run, "pods");
         for (size_t i = 0; pods && i < pods->n; i++) {
                 const dp_doc_node *p = pods->items[i], *dv = dp_doc_get(p, "devices");
-                char devs[1024], a[512], b[512];
-                join_seq(dp_doc_get(dv, "v1"), a, sizeof(a));
-                join_seq(dp_doc_get(dv, "v2"), b, sizeof(b));
-                dp_fmt(devs, sizeof(devs), "%s%s%s", a, a[0] && b[0] ? "," : "", b);
+                _cleanup_strbuf_ dp_strbuf devs = DP_STRBUF_INIT;
+                join_seq(dp_doc_get(dv, "v1"), &devs);
+                join_seq(dp_doc_get(dv, "v2"), &devs);
+                if (dp_strbuf_failed(&devs)) t.oom = true;
                 table_add(&t, str_of(p, "name"));
                 table_add(&t, str_of(p, "state"));
                 table_add(&t, str_of(p, "node")[0] ? str_of(p, "node") : "-");
                 table_add(&t, str_of(p, "model"));
-                table_add(&t, devs[0] ? devs : "-");
+                table_add(&t, devs.len ? dp_strbuf_str(&devs) : "-");
                 table_add(&t, str_of(p, "reason"));
         }
         table_print(&t, out);
@@ -485,13 +455,11 @@ static void print_tables(const dp_doc_node *doc, dp_strbuf *out) {
                         const dp_doc_node *res = dp_doc_get(cl->items[c], "results");
                         for (size_t k = 0; res && k < res->n; k++) {
                                 const dp_doc_node *x = res->items[k];
-                                char dev[1024];
-                                dp_fmt(dev, sizeof(dev), "%s/%s/%s%s", str_of(x, "driver"), str_of(x, "pool"),
-                                       str_of(x, "device"), dp_doc_get(x, "shareID") ? " (shared)" : "");
                                 table_add(&t, str_of(pods->items[i], "name"));
                                 table_add(&t, str_of(cl->items[c], "name"));
                                 table_add(&t, str_of(x, "request"));
-                                table_add(&t, dev);
+                                dp_table_addf(&t, "%s/%s/%s%s", str_of(x, "driver"), str_of(x, "pool"),
+                                              str_of(x, "device"), dp_doc_get(x, "shareID") ? " (shared)" : "");
                                 n_results++;
                         }
                 }
@@ -523,13 +491,13 @@ static void print_tables(const dp_doc_node *doc, dp_strbuf *out) {
                 const dp_doc_node *n = nodes->items[i], *units = dp_doc_get(n, "units");
                 for (size_t u = 0; units && u < units->n; u++) {
                         const dp_doc_node *x = units->items[u];
-                        char id[512], held[1024];
-                        dp_fmt(id, sizeof(id), "%s/%s", str_of(n, "name"), str_of(x, "id"));
-                        join_seq(dp_doc_get(x, "heldBy"), held, sizeof(held));
-                        table_add(&t, id);
+                        _cleanup_strbuf_ dp_strbuf held = DP_STRBUF_INIT;
+                        join_seq(dp_doc_get(x, "heldBy"), &held);
+                        if (dp_strbuf_failed(&held)) t.oom = true;
+                        dp_table_addf(&t, "%s/%s", str_of(n, "name"), str_of(x, "id"));
                         table_add(&t, str_of(x, "kind"));
                         table_add(&t, str_of(x, "health"));
-                        table_add(&t, held[0] ? held : "-");
+                        table_add(&t, held.len ? dp_strbuf_str(&held) : "-");
                 }
         }
         table_print(&t, out);

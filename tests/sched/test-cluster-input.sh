@@ -175,7 +175,7 @@ EOF
 # 1. the dump alone: no Fleet, nodes from Node objects, bound pods where they are
 "$DEVPLANE" simulate -f "$tmp/dump.yaml" >"$tmp/out" 2>"$tmp/err" || fail "dump alone: $(cat "$tmp/err")"
 grep -q '^ml/trainer  *Running  *dra-b  *V2  *gpu-0' "$tmp/out" || fail "bound DRA pod: $(cat "$tmp/out")"
-grep -q '^default/v1-user  *Running  *gpu-a  *V1  *nvidia.com/gpu=1 ' "$tmp/out" || fail "bound V1 pod: $(cat "$tmp/out")"
+grep -q '^default/v1-user  *Running  *gpu-a  *V1  *nvidia.com/gpu=1$' "$tmp/out" || fail "bound V1 pod: $(cat "$tmp/out")"
 grep -q 'finished-job' "$tmp/out" && fail "a Succeeded pod is listed: $(cat "$tmp/out")"
 grep -q 'skipped 1 ConfigMap object (v1)' "$tmp/err" || fail "ConfigMap warning: $(cat "$tmp/err")"
 [ "$(grep -c 'warning: skipped' "$tmp/err")" = 2 ] || fail "one warning per kind: $(cat "$tmp/err")"
