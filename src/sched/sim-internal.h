@@ -61,6 +61,11 @@ typedef struct sim_run {
         size_t pod_indexed, node_indexed;
         dp_hashmap *claims_by_pool; /* pool -> allocated claims with a result there */
         uint64_t claims_rev;        /* the store's revision it was built at */
+        /* progress (dp_sim_input.progress): calls since the last clock
+         * check, when to print next, the width of what stderr shows */
+        unsigned progress_ticks;
+        int64_t progress_next_ms;
+        size_t *progress_shown;
 } sim_run;
 
 /* An allocated claim and its namespace, as the store holds them. */

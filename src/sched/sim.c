@@ -5,6 +5,7 @@
  * (report.c prints it). */
 #include <stddef.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "sched/fmt.h"
 #include "dra/slices.h"
@@ -689,6 +690,59 @@ const dp_sched_pod_info *sim_pod_info(sim_run *r, const sim_pod *sp) {
         return s ? dp_sched_pod(s, sp->ns, sp->name) : NULL;
 }
 
+/* ---- progress on stderr (dp_sim_input.progress) ---- */
+
+static int64_t mono_ms(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* 50000 -> "50,000" */
+static void thousands(size_t v, char *buf, size_t size) {
+        char d[32];
+        int n = snprintf(d, sizeof d, "%zu", v);
+        size_t o = 0;
+        for (int i = 0; i < n && o + 2 < size; i++) {
+                if (i && (n - i) % 3 == 0) buf[o++] = ',';
+                buf[o++] = d[i];
+        }
+        buf[o] = 0;
+}
+
+/* Every 64th call reads the clock; at most five lines a second, from 2 s
+ * after the input was loaded. The count is of pods past their first
+ * attempt (bound, or tried and pending). */
+static void progress(sim_run *r) {
+        if (!r->in->progress || !r->progress_shown || ++r->progress_ticks % 64) return;
+        int64_t now = mono_ms();
+        if (now - r->in->progress_t0_ms < 2000 || now < r->progress_next_ms) return;
+        r->progress_next_ms = now + 200;
+        size_t tried = 0;
+        for (size_t i = 0; i < r->n_pods; i++) {
+                const sim_pod *sp = &r->pods[i];
+                const dp_sched_pod_info *a = dp_sched_pod(r->sched, sp->ns, sp->name);
+                const dp_sched_pod_info *b = r->sched2 ? dp_sched_pod(r->sched2, sp->ns, sp->name) : NULL;
+                tried += (a && a->state != DP_POD_QUEUED) || (b && b->state != DP_POD_QUEUED);
+        }
+        char a[32], b[32];
+        thousands(tried, a, sizeof a);
+        thousands(r->n_pods, b, sizeof b);
+        const char *run = r->force == DP_SIM_MODEL_V1   ? "all-V1"
+                          : r->force == DP_SIM_MODEL_V2 ? "all-V2"
+                                                        : "as written";
+        char line[128];
+        int n = snprintf(line, sizeof line, "simulating %s: %s/%s pods", run, a, b);
+        if (n < 0) return;
+        size_t len = DP_MIN((size_t)n, sizeof line - 1);
+        /* pad over a longer line shown before */
+        fprintf(stderr, "\r%s%*s", line, (int)(*r->progress_shown > len ? *r->progress_shown - len : 0), "");
+        fflush(stderr);
+        *r->progress_shown = DP_MAX(*r->progress_shown, len);
+}
+
+static void on_attempt(void *userdata) { progress(userdata); }
+
 /* Two scheduler instances: each round, both plan from the same store before
  * either writes (both views are stale for the second writer); the store
  * refuses what conflicts and the loser retries after its backoff. */
@@ -708,6 +762,7 @@ static int run_two(sim_run *r, dp_error *err) {
                         return rb;
                 }
                 if (ra == -ENOENT && rb == -ENOENT) return 0;
+                progress(r);
                 if (ra > 0 && (ra = dp_sched_commit_bind(r->sched, pa, r->now, err)) < 0) {
                         dp_sched_plan_free(pb);
                         return ra;
@@ -729,13 +784,15 @@ static int run_two(sim_run *r, dp_error *err) {
         }
 }
 
-int sim_run_new(const dp_sim_input *in, dp_sim_model force, sim_run **ret, dp_error *err) {
+static int sim_run_new_impl(const dp_sim_input *in, dp_sim_model force, size_t *shown, sim_run **ret, dp_error *err) {
         _cleanup_(sim_run_freep) sim_run *r = calloc(1, sizeof(*r));
         if (!r) return -ENOMEM;
         r->in = in;
         r->force = force;
+        r->progress_shown = shown;
         if (!(r->store = dp_store_new())) return -ENOMEM;
-        dp_sched_config cfg = {.policy = in->policy, .on_bind = on_bind, .userdata = r, .alloc = in->alloc};
+        dp_sched_config cfg = {
+                .policy = in->policy, .on_bind = on_bind, .on_attempt = on_attempt, .userdata = r, .alloc = in->alloc};
         int rr = dp_sched_new(r->store, &cfg, &r->sched);
         if (rr >= 0 && in->schedulers == 2) rr = dp_sched_new(r->store, &cfg, &r->sched2);
         if (rr < 0) return rr;
@@ -778,6 +835,7 @@ int sim_run_new(const dp_sim_input *in, dp_sim_model force, sim_run **ret, dp_er
         int64_t last_event = ne ? evs[ne - 1]->at_ms : 0;
         r->now = 0;
         for (;;) {
+                progress(r);
                 while (next < ne && evs[next]->at_ms <= r->now)
                         if ((rr = apply_event(r, evs[next++], err)) < 0) return rr;
                 /* pods a NoExecute taint reaches go before anything is placed */
@@ -821,6 +879,17 @@ int sim_run_new(const dp_sim_input *in, dp_sim_model force, sim_run **ret, dp_er
         }
         r->end_ms = r->now;
         if (dp_strbuf_failed(&r->log)) return -ENOMEM;
+        r->progress_shown = NULL;
         *ret = TAKE_PTR(r);
         return 0;
+}
+
+int sim_run_new(const dp_sim_input *in, dp_sim_model force, sim_run **ret, dp_error *err) {
+        size_t shown = 0;
+        int r = sim_run_new_impl(in, force, &shown, ret, err);
+        if (shown) { /* clear the progress line */
+                fprintf(stderr, "\r%*s\r", (int)shown, "");
+                fflush(stderr);
+        }
+        return r;
 }

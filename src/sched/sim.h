@@ -104,6 +104,12 @@ typedef struct dp_sim_input {
         bool fleet; /* a Fleet was given (else the nodes are Node objects) */
         dp_sim_whatif whatif;
         dp_alloc_cluster_options alloc; /* feature gates (--feature-gates), set after loading */
+        /* Progress on stderr ("simulating all-V2: 12,000/50,000 pods", one
+         * line rewritten with \r, cleared when the run ends) once
+         * CLOCK_MONOTONIC passes progress_t0_ms + 2 s. The CLI sets it when
+         * stderr is a terminal, never else: output stays comparable. */
+        bool progress;
+        int64_t progress_t0_ms;
 } dp_sim_input;
 
 dp_sim_input *dp_sim_input_free(dp_sim_input *in);
