@@ -46,11 +46,19 @@ static int add_holder(unit_use *u, const char *h) {
 
 static int node_use_get(sim_run *r, const sim_node *sn, node_use *ret) {
         node_use nu = {0};
-        size_t n = dp_devnode_unit_count(sn->dev);
+        size_t n = sn->dev ? dp_devnode_unit_count(sn->dev) : sn->n_obj_units;
         if (!(nu.units = calloc(n + 1, sizeof(*nu.units)))) return -ENOMEM;
         nu.n_units = n;
         int rr = 0;
-        for (size_t i = 0; i < n && rr >= 0; i++) {
+        /* a Node object's V1 units: its extended resources, one by one */
+        for (size_t i = 0; !sn->dev && i < n && rr >= 0; i++) {
+                const sim_obj_unit *x = &sn->obj_units[i];
+                unit_use *u = &nu.units[i];
+                u->u = (dp_devnode_unit){.id = x->id, .profile = x->resource, .parent = -1, .healthy = !x->failed};
+                u->usable = true;
+                if (x->holder) rr = add_holder(u, x->holder);
+        }
+        for (size_t i = 0; sn->dev && i < n && rr >= 0; i++) {
                 unit_use *u = &nu.units[i];
                 dp_devnode_unit_get(sn->dev, i, &u->u);
                 u->usable = !(u->u.parent < 0 && u->u.mig_mode);
@@ -301,6 +309,15 @@ static dp_doc_node *node_doc(dp_doc_set *s, sim_run *r, sim_node *sn) {
                 for (size_t i = 0; ok && i < dp_devnode_v1_resource_count(sn->dev); i++) {
                         size_t cap = 0, al = 0;
                         const char *nm = dp_devnode_v1_resource(sn->dev, i, &cap, &al);
+                        dp_fmt(b, sizeof(b), "%zu/%zu", al, cap);
+                        ok = dp_doc_map_add(s, res, nm, dp_doc_new_str(s, b)) >= 0;
+                }
+                /* a Node object's: healthy units / units, per resource */
+                for (size_t i = 0; ok && !sn->dev && i < sn->n_obj_units;) {
+                        const char *nm = sn->obj_units[i].resource;
+                        size_t cap = 0, al = 0;
+                        for (; i < sn->n_obj_units && streq(sn->obj_units[i].resource, nm); i++, cap++)
+                                al += !sn->obj_units[i].failed;
                         dp_fmt(b, sizeof(b), "%zu/%zu", al, cap);
                         ok = dp_doc_map_add(s, res, nm, dp_doc_new_str(s, b)) >= 0;
                 }

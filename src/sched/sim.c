@@ -35,6 +35,7 @@ sim_run *sim_run_free(sim_run *r) {
                 for (size_t k = 0; k < r->nodes[i].n_noexec; k++)
                         free(r->nodes[i].noexec[k]);
                 free(r->nodes[i].noexec);
+                sim_object_units_free(&r->nodes[i]);
                 dp_devnode_free(r->nodes[i].dev);
         }
         free(r->nodes);
@@ -378,7 +379,7 @@ static int admit(sim_run *r, sim_pod *sp) {
                         rr = dp_devnode_v1_allocate(sn->dev, res, (size_t)cnt, owner, &ids, &e);
                 }
         }
-        if (!sn->dev && rr >= 0) rr = sim_object_node_v1(r, sn, p, &ids);
+        if (!sn->dev && rr >= 0) rr = sim_object_node_v1(r, sn, sp->key, p, &ids);
         free(sp->node);
         sp->node = dp_strdup(p->node_name);
         if (rr == -ENOMEM || dp_strbuf_failed(&ids) || !sp->node) {
@@ -387,6 +388,7 @@ static int admit(sim_run *r, sim_pod *sp) {
         }
         if (rr < 0) { /* the pod waits on its node (UnexpectedAdmissionError would fail it upstream) */
                 dp_devnode_v1_release(sn->dev, prefix);
+                sim_object_node_release(sn, sp->key);
                 dp_strbuf_done(&ids);
                 free(sp->wait_msg);
                 sp->wait_msg = dp_asprintf("device plugin allocation failed on %s: %s", sn->name, dp_error_msg(&e));
@@ -503,6 +505,7 @@ int sim_delete_pod(sim_run *r, sim_pod *sp, bool log) {
         dp_fmt(prefix, sizeof(prefix), "%s/", sp->key);
         sim_node *sn = sp->node ? sim_find_node(r, sp->node) : NULL;
         if (sn) dp_devnode_v1_release(sn->dev, prefix);
+        if (sn) sim_object_node_release(sn, sp->key);
         /* the report keeps where it ran and on which devices */
         free(sp->v2_devices);
         if (!(sp->v2_devices = sim_pod_v2_devices(r, sp))) return -ENOMEM;
