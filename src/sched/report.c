@@ -44,14 +44,96 @@ static int add_holder(unit_use *u, const char *h) {
         return 0;
 }
 
+/* ---- a Node object's DRA devices: its ResourceSlices' ---- */
+
+static bool blocks(const dp_taint *t) {
+        return streq_ptr(t->effect, "NoSchedule") || streq_ptr(t->effect, "NoExecute");
+}
+
+/* Failed: a NoSchedule/NoExecute taint of its own or of a DeviceTaintRule
+ * naming it (--fail-device NODE/DEVICE writes one). */
+static bool slice_device_failed(sim_run *r, const dp_resource_slice *sl, const dp_device *d) {
+        for (size_t k = 0; k < d->n_taints; k++)
+                if (blocks(&d->taints[k])) return true;
+        size_t i = 0;
+        dp_object o;
+        while (dp_store_next(r->store, DP_KIND_DEVICE_TAINT_RULE, &i, &o, NULL)) {
+                const dp_device_taint_rule *t = o.taint_rule;
+                if (t->has_device_selector && !t->n_selectors && !t->device_class_name && blocks(&t->taint) &&
+                    (!t->driver || streq_ptr(t->driver, sl->driver)) &&
+                    (!t->pool || streq_ptr(t->pool, sl->pool_name)) && (!t->device || streq_ptr(t->device, d->name)))
+                        return true;
+        }
+        return false;
+}
+
+static const char *slice_device_kind(const dp_resource_slice *sl, const dp_device *d) {
+        for (size_t k = 0; k < d->n_attributes; k++) {
+                const dp_device_attribute *a = &d->attributes[k];
+                const char *sl_ = strrchr(a->name, '/');
+                if (streq(sl_ ? sl_ + 1 : a->name, "type") && a->type == DP_ATTR_STRING && a->s) return a->s;
+        }
+        return sl->driver ? sl->driver : "";
+}
+
+/* Append the node's slice devices as units, holders from the claims
+ * allocated there. */
+static int add_slice_units(sim_run *r, const sim_node *sn, node_use *nu) {
+        size_t i = 0;
+        dp_object o;
+        while (dp_store_next(r->store, DP_KIND_RESOURCE_SLICE, &i, &o, NULL)) {
+                const dp_resource_slice *sl = o.slice;
+                if (!streq_ptr(sl->node_name, sn->name)) continue;
+                const sim_claim_ref *cr = NULL;
+                size_t ncr = 0;
+                int rr = sim_claims_in_pool(r, sl->pool_name ? sl->pool_name : "", &cr, &ncr);
+                if (rr < 0) return rr;
+                for (size_t k = 0; k < sl->n_devices; k++) {
+                        const dp_device *d = &sl->devices[k];
+                        unit_use *v = realloc(nu->units, (nu->n_units + 1) * sizeof(*v));
+                        if (!v) return -ENOMEM;
+                        nu->units = v;
+                        unit_use *u = &v[nu->n_units++];
+                        *u = (unit_use){.usable = true};
+                        u->u = (dp_devnode_unit){.id = d->name,
+                                                 .profile = slice_device_kind(sl, d),
+                                                 .parent = -1,
+                                                 .healthy = !slice_device_failed(r, sl, d)};
+                        for (size_t c = 0; c < ncr; c++) {
+                                const dp_resource_claim *cl = cr[c].claim;
+                                for (size_t x = 0; x < cl->allocation->n_results; x++) {
+                                        const dp_device_allocation_result *res = &cl->allocation->results[x];
+                                        if (!streq_ptr(res->driver, sl->driver) ||
+                                            !streq_ptr(res->pool, sl->pool_name) || !streq_ptr(res->device, d->name))
+                                                continue;
+                                        char hb[1024];
+                                        for (size_t h = 0; h < cl->n_reserved_for; h++) {
+                                                dp_fmt(hb, sizeof(hb), "%s/%s", cr[c].ns, cl->reserved_for[h].name);
+                                                if ((rr = add_holder(u, hb)) < 0) return rr;
+                                        }
+                                        if (!cl->n_reserved_for) {
+                                                dp_fmt(hb, sizeof(hb), "claim %s/%s", cr[c].ns, cl->meta.name);
+                                                if ((rr = add_holder(u, hb)) < 0) return rr;
+                                        }
+                                }
+                        }
+                }
+        }
+        return 0;
+}
+
 static int node_use_get(sim_run *r, const sim_node *sn, node_use *ret) {
         node_use nu = {0};
         size_t n = sn->dev ? dp_devnode_unit_count(sn->dev) : sn->n_obj_units;
         if (!(nu.units = calloc(n + 1, sizeof(*nu.units)))) return -ENOMEM;
         nu.n_units = n;
         int rr = 0;
+        if (!sn->dev && (sn->model & DP_SIM_MODEL_V2)) {
+                rr = add_slice_units(r, sn, &nu);
+                n = nu.n_units;
+        }
         /* a Node object's V1 units: its extended resources, one by one */
-        for (size_t i = 0; !sn->dev && i < n && rr >= 0; i++) {
+        for (size_t i = 0; !sn->dev && i < sn->n_obj_units && rr >= 0; i++) {
                 const sim_obj_unit *x = &sn->obj_units[i];
                 unit_use *u = &nu.units[i];
                 u->u = (dp_devnode_unit){.id = x->id, .profile = x->resource, .parent = -1, .healthy = !x->failed};

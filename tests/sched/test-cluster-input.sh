@@ -309,7 +309,12 @@ grep -q '^gpu-a/nvidia.com/gpu-0  *nvidia.com/gpu  *Healthy  *default/v1-user$' 
 grep -q '^gpu-a/nvidia.com/gpu-1  *nvidia.com/gpu  *Healthy  *-$' "$tmp/d" || fail "unit table: $(cat "$tmp/d")"
 [ "$(grep -c '^cordoned-c/nvidia.com/gpu-[0-7] ' "$tmp/d")" = 8 ] || fail "cordoned-c's 8 units: $(cat "$tmp/d")"
 grep -q '^gpu-a  *Node object  *v1  *2  *2  *1  *50.0%' "$tmp/d" || fail "node row: $(cat "$tmp/d")"
-head -n 1 "$tmp/d" | grep -q ': 3 nodes, 10 devices;' || fail "header counts the units: $(head -n 1 "$tmp/d")"
+head -n 1 "$tmp/d" | grep -q ': 3 nodes, 12 devices;' || fail "header counts the units: $(head -n 1 "$tmp/d")"
+# its ResourceSlices' devices too, held by the pods of the claims allocated there
+grep -q '^dra-b/gpu-0  *gpu  *Healthy  *ml/trainer$' "$tmp/d" || fail "slice device table: $(cat "$tmp/d")"
+grep -q '^dra-b  *Node object  *v2  *2  *2  *1  *50.0%' "$tmp/d" || fail "dra-b row: $(cat "$tmp/d")"
+"$DEVPLANE" simulate -f "$tmp/dump.yaml" --fail-device dra-b/gpu-1 2>/dev/null | grep -q '^dra-b/gpu-1  *gpu  *Unhealthy  *-$' ||
+        fail "--fail-device dra-b/gpu-1 in the device table"
 "$DEVPLANE" simulate -f "$tmp/dump.yaml" -o json 2>/dev/null | python3 -c '
 import json, sys
 d = json.load(sys.stdin)["asWritten"]
