@@ -7,6 +7,7 @@
 #include "alloc/adapter.h"
 #include "alloc/oom.h"
 #include "base/hashmap.h"
+#include "base/table.h"
 
 dp_alloc_run *dp_alloc_run_free(dp_alloc_run *r) {
         if (!r) return NULL;
@@ -164,26 +165,38 @@ int dp_alloc_run_claims_opts(const dp_object_list *objs, const char *node, uint6
         return 0;
 }
 
+/* Columns as wide as their widest cell (base/table.h). */
 static void table(const dp_alloc_run *r, dp_strbuf *out) {
-        dp_strbuf_printf(out, "%-32s %-16s %-20s %s\n", "CLAIM", "NODE", "REQUEST", "DEVICE");
+        _cleanup_table_ dp_table t = DP_TABLE_INIT(4);
+        dp_table_add(&t, "CLAIM");
+        dp_table_add(&t, "NODE");
+        dp_table_add(&t, "REQUEST");
+        dp_table_add(&t, "DEVICE");
         for (size_t i = 0; i < r->n; i++) {
                 const dp_alloc_outcome *o = &r->items[i];
-                char name[300];
-                snprintf(name, sizeof(name), "%s/%s", o->claim->meta.namespace ? o->claim->meta.namespace : "default",
-                         o->claim->meta.name);
+                const char *ns = o->claim->meta.namespace ? o->claim->meta.namespace : "default";
                 if (!o->allocation) {
-                        dp_strbuf_printf(out, "%-32s %-16s %-20s %s\n", name, "-", "-", "(not allocated)");
+                        dp_table_addf(&t, "%s/%s", ns, o->claim->meta.name);
+                        dp_table_add(&t, "-");
+                        dp_table_add(&t, "-");
+                        dp_table_add(&t, "(not allocated)");
                         continue;
                 }
                 const dp_allocation_result *a = o->allocation;
                 for (size_t k = 0; k < a->n_results; k++) {
                         const dp_device_allocation_result *d = &a->results[k];
-                        dp_strbuf_printf(out, "%-32s %-16s %-20s %s/%s/%s%s%s%s\n", k ? "" : name, k ? "" : o->node,
-                                         d->request, d->driver, d->pool, d->device,
-                                         d->admin_access ? " (admin)" : "", d->share_id ? " share " : "",
-                                         d->share_id ? d->share_id : "");
+                        if (k)
+                                dp_table_add(&t, "");
+                        else
+                                dp_table_addf(&t, "%s/%s", ns, o->claim->meta.name);
+                        dp_table_add(&t, k ? "" : o->node);
+                        dp_table_add(&t, d->request);
+                        dp_table_addf(&t, "%s/%s/%s%s%s%s", d->driver, d->pool, d->device,
+                                      d->admin_access ? " (admin)" : "", d->share_id ? " share " : "",
+                                      d->share_id ? d->share_id : "");
                 }
         }
+        dp_table_print(&t, out);
 }
 
 /* The node a reason line is about: "node: rest" with a known node name, else

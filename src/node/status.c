@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "base/fileio.h"
+#include "base/table.h"
 #include "node/ckpt.h"
 #include "node/node.h"
 #include "node/status.h"
@@ -184,95 +185,125 @@ static void print_flat(dp_strbuf *o, const dp_doc_node *root) {
         print_flat_dra(o, root);
 }
 
+/* Cells of a table (base/table.h: columns as wide as their content). */
+static void cells(dp_table *t, size_t n, ...) {
+        va_list ap;
+        va_start(ap, n);
+        for (size_t i = 0; i < n; i++)
+                dp_table_add(t, va_arg(ap, const char *));
+        va_end(ap);
+}
+
+/* A list joined with commas into one cell. */
+static void ids_cell(dp_table *t, const dp_doc_node *seq) {
+        _cleanup_strbuf_ dp_strbuf sb = DP_STRBUF_INIT;
+        ids_joined(&sb, seq);
+        if (dp_strbuf_failed(&sb)) t->oom = true;
+        dp_table_add(t, dp_strbuf_str(&sb));
+}
+
 /* DRA drivers, pods and prepared claims (only when the DRA manager runs). */
 static void print_table_dra(dp_strbuf *o, const dp_doc_node *root) {
         if (!dp_doc_get(root, "draPlugins")) return;
         const dp_doc_node *p, *c, *d;
-        dp_strbuf_printf(o, "\n%-28s %-12s %s\n", "DRA DRIVER", "STATE", "ENDPOINT / ERROR");
+        _cleanup_table_ dp_table t = DP_TABLE_INIT(3);
+        cells(&t, 3, "DRA DRIVER", "STATE", "ENDPOINT / ERROR");
         FOREACH_ITEM(p, seq_of(root, "draPlugins"))
-        dp_strbuf_printf(o, "%-28s %-12s %s\n", *str_of(p, "name") ? str_of(p, "name") : str_of(p, "socket"),
-                         str_of(p, "state"), dp_doc_get(p, "error") ? str_of(p, "error") : str_of(p, "endpoint"));
-        dp_strbuf_printf(o, "\n%-40s %-24s %-20s %s\n", "CLAIM", "DRIVER", "UID", "DEVICES");
+        cells(&t, 3, *str_of(p, "name") ? str_of(p, "name") : str_of(p, "socket"), str_of(p, "state"),
+              dp_doc_get(p, "error") ? str_of(p, "error") : str_of(p, "endpoint"));
+        dp_strbuf_putc(o, '\n');
+        dp_table_print(&t, o);
+        t = (dp_table)DP_TABLE_INIT(4);
+        cells(&t, 4, "CLAIM", "DRIVER", "UID", "DEVICES");
         FOREACH_ITEM(c, seq_of(root, "draClaims")) {
-                _cleanup_free_ char *name = dp_asprintf("%s/%s", str_of(c, "namespace"), str_of(c, "name"));
-                dp_strbuf_printf(o, "%-40s %-24s %-20s ", name ? name : "", str_of(c, "driver"), str_of(c, "uid"));
-                bool first = true;
-                FOREACH_ITEM(d, seq_of(c, "devices")) {
-                        dp_strbuf_printf(o, "%s%s", first ? "" : ",", str_of(d, "device"));
-                        first = false;
-                }
-                dp_strbuf_puts(o, first ? (dp_doc_get(c, "skipped") ? "(node operations skipped)\n" : "-\n") : "\n");
+                dp_table_addf(&t, "%s/%s", str_of(c, "namespace"), str_of(c, "name"));
+                cells(&t, 2, str_of(c, "driver"), str_of(c, "uid"));
+                _cleanup_strbuf_ dp_strbuf devs = DP_STRBUF_INIT;
+                FOREACH_ITEM(d, seq_of(c, "devices"))
+                dp_strbuf_printf(&devs, "%s%s", devs.len ? "," : "", str_of(d, "device"));
+                if (dp_strbuf_failed(&devs)) t.oom = true;
+                dp_table_add(&t, devs.len                   ? dp_strbuf_str(&devs)
+                                 : dp_doc_get(c, "skipped") ? "(node operations skipped)"
+                                                            : "-");
         }
-        dp_strbuf_printf(o, "\n%-40s %-10s %s\n", "DRA POD", "PHASE", "CONTAINERS: CDI DEVICES / WHY");
+        dp_strbuf_putc(o, '\n');
+        dp_table_print(&t, o);
+        t = (dp_table)DP_TABLE_INIT(3);
+        cells(&t, 3, "DRA POD", "PHASE", "CONTAINERS: CDI DEVICES / WHY");
         FOREACH_ITEM(p, seq_of(root, "draPods")) {
-                _cleanup_free_ char *name = dp_asprintf("%s/%s", str_of(p, "namespace"), str_of(p, "name"));
-                dp_strbuf_printf(o, "%-40s %-10s ", name ? name : "", str_of(p, "phase"));
-                if (dp_doc_get(p, "message")) dp_strbuf_puts(o, str_of(p, "message"));
+                dp_table_addf(&t, "%s/%s", str_of(p, "namespace"), str_of(p, "name"));
+                dp_table_add(&t, str_of(p, "phase"));
+                _cleanup_strbuf_ dp_strbuf why = DP_STRBUF_INIT;
+                if (dp_doc_get(p, "message")) dp_strbuf_puts(&why, str_of(p, "message"));
                 FOREACH_ITEM(c, seq_of(p, "containers")) {
-                        dp_strbuf_printf(o, "%s: ", str_of(c, "name"));
-                        ids_joined(o, seq_of(c, "cdiDevices"));
-                        dp_strbuf_putc(o, ' ');
+                        dp_strbuf_printf(&why, "%s%s: ", why.len ? " " : "", str_of(c, "name"));
+                        ids_joined(&why, seq_of(c, "cdiDevices"));
                 }
-                dp_strbuf_putc(o, '\n');
+                if (dp_strbuf_failed(&why)) t.oom = true;
+                dp_table_add(&t, dp_strbuf_str(&why));
         }
+        dp_strbuf_putc(o, '\n');
+        dp_table_print(&t, o);
         const dp_doc_node *hl = seq_of(root, "draHealth");
         if (!hl || hl->type != DP_DOC_SEQ || !hl->n) return;
-        dp_strbuf_printf(o, "\n%-28s %-36s %-10s %s\n", "DRA HEALTH (DRIVER)", "POOL/DEVICE", "HEALTH", "MESSAGE");
+        t = (dp_table)DP_TABLE_INIT(4);
+        cells(&t, 4, "DRA HEALTH (DRIVER)", "POOL/DEVICE", "HEALTH", "MESSAGE");
         FOREACH_ITEM(p, hl) {
                 if (!seq_of(p, "devices") || !seq_of(p, "devices")->n)
-                        dp_strbuf_printf(o, "%-28s %-36s %-10s %s\n", str_of(p, "driver"), "-", "-", str_of(p, "state"));
+                        cells(&t, 4, str_of(p, "driver"), "-", "-", str_of(p, "state"));
                 FOREACH_ITEM(d, seq_of(p, "devices")) {
-                        _cleanup_free_ char *dev = dp_asprintf("%s/%s", str_of(d, "pool"), str_of(d, "device"));
-                        dp_strbuf_printf(o, "%-28s %-36s %-10s %s\n", str_of(p, "driver"), dev ? dev : "",
-                                         str_of(d, "health"), str_of(d, "message"));
+                        dp_table_add(&t, str_of(p, "driver"));
+                        dp_table_addf(&t, "%s/%s", str_of(d, "pool"), str_of(d, "device"));
+                        cells(&t, 2, str_of(d, "health"), str_of(d, "message"));
                 }
         }
+        dp_strbuf_putc(o, '\n');
+        dp_table_print(&t, o);
 }
 
 static void print_table(dp_strbuf *o, const dp_doc_node *root) {
         dp_strbuf_printf(o, "NODE %s (%s)\n", str_of(root, "node"), str_of(root, "state"));
         if (dp_doc_get(root, "checkpointError"))
                 dp_strbuf_printf(o, "CHECKPOINT ERROR: %s\n", str_of(root, "checkpointError"));
-        dp_strbuf_printf(o, "\n%-28s %8s %12s %7s  %s\n", "RESOURCE", "CAPACITY", "ALLOCATABLE", "IN USE", "PLUGIN");
         const dp_doc_node *r, *d, *p, *c, *e;
+        _cleanup_table_ dp_table t = DP_TABLE_INIT(5);
+        cells(&t, 5, "RESOURCE", "CAPACITY", "ALLOCATABLE", "IN USE", "PLUGIN");
         FOREACH_ITEM(r, seq_of(root, "resources")) {
-                dp_strbuf_printf(o, "%-28s %8s %12s %7s  %s", str_of(r, "name"), str_of(r, "capacity"),
-                                 str_of(r, "allocatable"), str_of(r, "inUse"), str_of(r, "plugin"));
+                cells(&t, 4, str_of(r, "name"), str_of(r, "capacity"), str_of(r, "allocatable"), str_of(r, "inUse"));
+                _cleanup_strbuf_ dp_strbuf plugin = DP_STRBUF_INIT;
+                dp_strbuf_puts(&plugin, str_of(r, "plugin"));
                 bool any = false;
                 FOREACH_ITEM(d, seq_of(r, "devices")) {
                         if (streq(str_of(d, "health"), "Healthy")) continue;
-                        dp_strbuf_printf(o, "%s%s", any ? "," : "  unhealthy: ", str_of(d, "id"));
+                        dp_strbuf_printf(&plugin, "%s%s", any ? "," : "  unhealthy: ", str_of(d, "id"));
                         any = true;
                 }
-                dp_strbuf_putc(o, '\n');
+                if (dp_strbuf_failed(&plugin)) t.oom = true;
+                dp_table_add(&t, dp_strbuf_str(&plugin));
         }
-        dp_strbuf_printf(o, "\n%-32s %-16s %-24s %-28s %s\n", "POD", "CONTAINER", "RESOURCE", "DEVICES", "STATUS");
+        dp_strbuf_putc(o, '\n');
+        dp_table_print(&t, o);
+        t = (dp_table)DP_TABLE_INIT(5);
+        cells(&t, 5, "POD", "CONTAINER", "RESOURCE", "DEVICES", "STATUS");
         FOREACH_ITEM(p, seq_of(root, "pods")) {
                 _cleanup_free_ char *pname = dp_asprintf("%s/%s", str_of(p, "namespace"), str_of(p, "name"));
                 _cleanup_free_ char *st = dp_doc_get(p, "message")
                                                   ? dp_asprintf("%s: %s", str_of(p, "phase"), str_of(p, "message"))
                                                   : dp_strdup(str_of(p, "phase"));
+                if (!pname || !st) t.oom = true;
                 bool printed = false;
                 FOREACH_ITEM(c, seq_of(p, "containers")) {
                         FOREACH_ITEM(e, seq_of(c, "devices")) {
-                                dp_strbuf st_ids = DP_STRBUF_INIT;
-                                ids_joined(&st_ids, seq_of(e, "ids"));
-                                dp_strbuf_printf(o, "%-32s %-16s %-24s %-28s %s\n",
-                                                 printed ? ""
-                                                 : pname ? pname
-                                                         : "",
-                                                 str_of(c, "name"), str_of(e, "resource"), dp_strbuf_str(&st_ids),
-                                                 printed ? ""
-                                                 : st    ? st
-                                                         : "");
-                                dp_strbuf_done(&st_ids);
+                                cells(&t, 3, printed ? "" : pname, str_of(c, "name"), str_of(e, "resource"));
+                                ids_cell(&t, seq_of(e, "ids"));
+                                dp_table_add(&t, printed ? "" : st);
                                 printed = true;
                         }
                 }
-                if (!printed)
-                        dp_strbuf_printf(o, "%-32s %-16s %-24s %-28s %s\n", pname ? pname : "", "-", "-", "-",
-                                         st ? st : "");
+                if (!printed) cells(&t, 5, pname, "-", "-", "-", st);
         }
+        dp_strbuf_putc(o, '\n');
+        dp_table_print(&t, o);
         const dp_doc_node *me = seq_of(root, "manifestErrors");
         if (me && me->n) {
                 dp_strbuf_puts(o, "\nMANIFEST ERRORS\n");

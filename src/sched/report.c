@@ -4,6 +4,7 @@
  * (as a document for -o json|yaml, or tables), and `explain` (sim.h). */
 #include <stdio.h>
 
+#include "base/table.h"
 #include "sched/fmt.h"
 #include "sched/html.h"
 #include "sched/sim-internal.h"
@@ -43,13 +44,103 @@ static int add_holder(unit_use *u, const char *h) {
         return 0;
 }
 
+/* ---- a Node object's DRA devices: its ResourceSlices' ---- */
+
+static bool blocks(const dp_taint *t) {
+        return streq_ptr(t->effect, "NoSchedule") || streq_ptr(t->effect, "NoExecute");
+}
+
+/* Failed: a NoSchedule/NoExecute taint of its own or of a DeviceTaintRule
+ * naming it (--fail-device NODE/DEVICE writes one). */
+static bool slice_device_failed(sim_run *r, const dp_resource_slice *sl, const dp_device *d) {
+        for (size_t k = 0; k < d->n_taints; k++)
+                if (blocks(&d->taints[k])) return true;
+        size_t i = 0;
+        dp_object o;
+        while (dp_store_next(r->store, DP_KIND_DEVICE_TAINT_RULE, &i, &o, NULL)) {
+                const dp_device_taint_rule *t = o.taint_rule;
+                if (t->has_device_selector && !t->n_selectors && !t->device_class_name && blocks(&t->taint) &&
+                    (!t->driver || streq_ptr(t->driver, sl->driver)) &&
+                    (!t->pool || streq_ptr(t->pool, sl->pool_name)) && (!t->device || streq_ptr(t->device, d->name)))
+                        return true;
+        }
+        return false;
+}
+
+static const char *slice_device_kind(const dp_resource_slice *sl, const dp_device *d) {
+        for (size_t k = 0; k < d->n_attributes; k++) {
+                const dp_device_attribute *a = &d->attributes[k];
+                const char *sl_ = strrchr(a->name, '/');
+                if (streq(sl_ ? sl_ + 1 : a->name, "type") && a->type == DP_ATTR_STRING && a->s) return a->s;
+        }
+        return sl->driver ? sl->driver : "";
+}
+
+/* Append the node's slice devices as units, holders from the claims
+ * allocated there. */
+static int add_slice_units(sim_run *r, const sim_node *sn, node_use *nu) {
+        size_t i = 0;
+        dp_object o;
+        while (dp_store_next(r->store, DP_KIND_RESOURCE_SLICE, &i, &o, NULL)) {
+                const dp_resource_slice *sl = o.slice;
+                if (!streq_ptr(sl->node_name, sn->name)) continue;
+                const sim_claim_ref *cr = NULL;
+                size_t ncr = 0;
+                int rr = sim_claims_in_pool(r, sl->pool_name ? sl->pool_name : "", &cr, &ncr);
+                if (rr < 0) return rr;
+                for (size_t k = 0; k < sl->n_devices; k++) {
+                        const dp_device *d = &sl->devices[k];
+                        unit_use *v = realloc(nu->units, (nu->n_units + 1) * sizeof(*v));
+                        if (!v) return -ENOMEM;
+                        nu->units = v;
+                        unit_use *u = &v[nu->n_units++];
+                        *u = (unit_use){.usable = true};
+                        u->u = (dp_devnode_unit){.id = d->name,
+                                                 .profile = slice_device_kind(sl, d),
+                                                 .parent = -1,
+                                                 .healthy = !slice_device_failed(r, sl, d)};
+                        for (size_t c = 0; c < ncr; c++) {
+                                const dp_resource_claim *cl = cr[c].claim;
+                                for (size_t x = 0; x < cl->allocation->n_results; x++) {
+                                        const dp_device_allocation_result *res = &cl->allocation->results[x];
+                                        if (!streq_ptr(res->driver, sl->driver) ||
+                                            !streq_ptr(res->pool, sl->pool_name) || !streq_ptr(res->device, d->name))
+                                                continue;
+                                        char hb[1024];
+                                        for (size_t h = 0; h < cl->n_reserved_for; h++) {
+                                                dp_fmt(hb, sizeof(hb), "%s/%s", cr[c].ns, cl->reserved_for[h].name);
+                                                if ((rr = add_holder(u, hb)) < 0) return rr;
+                                        }
+                                        if (!cl->n_reserved_for) {
+                                                dp_fmt(hb, sizeof(hb), "claim %s/%s", cr[c].ns, cl->meta.name);
+                                                if ((rr = add_holder(u, hb)) < 0) return rr;
+                                        }
+                                }
+                        }
+                }
+        }
+        return 0;
+}
+
 static int node_use_get(sim_run *r, const sim_node *sn, node_use *ret) {
         node_use nu = {0};
-        size_t n = dp_devnode_unit_count(sn->dev);
+        size_t n = sn->dev ? dp_devnode_unit_count(sn->dev) : sn->n_obj_units;
         if (!(nu.units = calloc(n + 1, sizeof(*nu.units)))) return -ENOMEM;
         nu.n_units = n;
         int rr = 0;
-        for (size_t i = 0; i < n && rr >= 0; i++) {
+        if (!sn->dev && (sn->model & DP_SIM_MODEL_V2)) {
+                rr = add_slice_units(r, sn, &nu);
+                n = nu.n_units;
+        }
+        /* a Node object's V1 units: its extended resources, one by one */
+        for (size_t i = 0; !sn->dev && i < sn->n_obj_units && rr >= 0; i++) {
+                const sim_obj_unit *x = &sn->obj_units[i];
+                unit_use *u = &nu.units[i];
+                u->u = (dp_devnode_unit){.id = x->id, .profile = x->resource, .parent = -1, .healthy = !x->failed};
+                u->usable = true;
+                if (x->holder) rr = add_holder(u, x->holder);
+        }
+        for (size_t i = 0; sn->dev && i < n && rr >= 0; i++) {
                 unit_use *u = &nu.units[i];
                 dp_devnode_unit_get(sn->dev, i, &u->u);
                 u->usable = !(u->u.parent < 0 && u->u.mig_mode);
@@ -303,6 +394,15 @@ static dp_doc_node *node_doc(dp_doc_set *s, sim_run *r, sim_node *sn) {
                         dp_fmt(b, sizeof(b), "%zu/%zu", al, cap);
                         ok = dp_doc_map_add(s, res, nm, dp_doc_new_str(s, b)) >= 0;
                 }
+                /* a Node object's: healthy units / units, per resource */
+                for (size_t i = 0; ok && !sn->dev && i < sn->n_obj_units;) {
+                        const char *nm = sn->obj_units[i].resource;
+                        size_t cap = 0, al = 0;
+                        for (; i < sn->n_obj_units && streq(sn->obj_units[i].resource, nm); i++, cap++)
+                                al += !sn->obj_units[i].failed;
+                        dp_fmt(b, sizeof(b), "%zu/%zu", al, cap);
+                        ok = dp_doc_map_add(s, res, nm, dp_doc_new_str(s, b)) >= 0;
+                }
                 ok = ok && dp_doc_map_add(s, d, "v1Allocatable", res) >= 0;
         }
         for (size_t i = 0; ok && i < nu.n_units; i++) {
@@ -389,40 +489,11 @@ static dp_doc_node *comparison_doc(dp_doc_set *s, sim_run *const runs[3]) {
 
 /* ---- tables ---- */
 
-typedef struct table {
-        char **cells;
-        size_t cols, n, cap;
-} table;
-
-static void table_add(table *t, const char *cell) {
-        if (DP_GROW(t->cells, t->cap, t->n + 1) < 0) return;
-        t->cells[t->n++] = dp_strdup(cell ? cell : "");
-}
-
-static void table_drop(table *t) {
-        for (size_t i = 0; i < t->n; i++)
-                free(t->cells[i]);
-        free(t->cells);
-        *t = (table){0};
-}
-
-static void table_print(table *t, dp_strbuf *out) {
-        size_t w[16] = {0};
-        for (size_t i = 0; i < t->n; i++)
-                if (t->cells[i]) w[i % t->cols] = DP_MAX(w[i % t->cols], strlen(t->cells[i]));
-        for (size_t i = 0; i < t->n; i++) {
-                size_t c = i % t->cols;
-                const char *v = t->cells[i] ? t->cells[i] : "";
-                if (c + 1 == t->cols)
-                        dp_strbuf_printf(out, "%s\n", v);
-                else
-                        dp_strbuf_printf(out, "%-*s  ", (int)w[c], v);
-        }
-        for (size_t i = 0; i < t->n; i++)
-                free(t->cells[i]);
-        free(t->cells);
-        *t = (table){0};
-}
+/* Columns as wide as their widest cell, nothing cut (base/table.h). */
+typedef dp_table table;
+#define table_add dp_table_add
+#define table_drop dp_table_done
+#define table_print dp_table_print
 
 /* What the header names: the Fleet's name, or what the cluster was read
  * from ("dump.yaml", "(3 files)", "(API server)"). */
@@ -438,12 +509,10 @@ static const char *str_of(const dp_doc_node *n, const char *key) {
         return v ? v : "";
 }
 
-static void join_seq(const dp_doc_node *seq, char *buf, size_t size) {
-        buf[0] = 0;
-        size_t len = 0;
+/* The list's items appended with commas (one after what sb holds). */
+static void join_seq(const dp_doc_node *seq, dp_strbuf *sb) {
         for (size_t i = 0; seq && i < seq->n; i++)
-                len += (size_t)snprintf(buf + DP_MIN(len, size - 1), size - DP_MIN(len, size - 1), "%s%s", i ? "," : "",
-                                        seq->items[i]->str);
+                dp_strbuf_printf(sb, "%s%s", sb->len ? "," : "", seq->items[i]->str ? seq->items[i]->str : "");
 }
 
 static void print_tables(const dp_doc_node *doc, dp_strbuf *out) {
@@ -460,15 +529,15 @@ static void print_tables(const dp_doc_node *doc, dp_strbuf *out) {
         const dp_doc_node *pods = dp_doc_get(run, "pods");
         for (size_t i = 0; pods && i < pods->n; i++) {
                 const dp_doc_node *p = pods->items[i], *dv = dp_doc_get(p, "devices");
-                char devs[1024], a[512], b[512];
-                join_seq(dp_doc_get(dv, "v1"), a, sizeof(a));
-                join_seq(dp_doc_get(dv, "v2"), b, sizeof(b));
-                dp_fmt(devs, sizeof(devs), "%s%s%s", a, a[0] && b[0] ? "," : "", b);
+                _cleanup_strbuf_ dp_strbuf devs = DP_STRBUF_INIT;
+                join_seq(dp_doc_get(dv, "v1"), &devs);
+                join_seq(dp_doc_get(dv, "v2"), &devs);
+                if (dp_strbuf_failed(&devs)) t.oom = true;
                 table_add(&t, str_of(p, "name"));
                 table_add(&t, str_of(p, "state"));
                 table_add(&t, str_of(p, "node")[0] ? str_of(p, "node") : "-");
                 table_add(&t, str_of(p, "model"));
-                table_add(&t, devs[0] ? devs : "-");
+                table_add(&t, devs.len ? dp_strbuf_str(&devs) : "-");
                 table_add(&t, str_of(p, "reason"));
         }
         table_print(&t, out);
@@ -485,13 +554,11 @@ static void print_tables(const dp_doc_node *doc, dp_strbuf *out) {
                         const dp_doc_node *res = dp_doc_get(cl->items[c], "results");
                         for (size_t k = 0; res && k < res->n; k++) {
                                 const dp_doc_node *x = res->items[k];
-                                char dev[1024];
-                                dp_fmt(dev, sizeof(dev), "%s/%s/%s%s", str_of(x, "driver"), str_of(x, "pool"),
-                                       str_of(x, "device"), dp_doc_get(x, "shareID") ? " (shared)" : "");
                                 table_add(&t, str_of(pods->items[i], "name"));
                                 table_add(&t, str_of(cl->items[c], "name"));
                                 table_add(&t, str_of(x, "request"));
-                                table_add(&t, dev);
+                                dp_table_addf(&t, "%s/%s/%s%s", str_of(x, "driver"), str_of(x, "pool"),
+                                              str_of(x, "device"), dp_doc_get(x, "shareID") ? " (shared)" : "");
                                 n_results++;
                         }
                 }
@@ -523,13 +590,13 @@ static void print_tables(const dp_doc_node *doc, dp_strbuf *out) {
                 const dp_doc_node *n = nodes->items[i], *units = dp_doc_get(n, "units");
                 for (size_t u = 0; units && u < units->n; u++) {
                         const dp_doc_node *x = units->items[u];
-                        char id[512], held[1024];
-                        dp_fmt(id, sizeof(id), "%s/%s", str_of(n, "name"), str_of(x, "id"));
-                        join_seq(dp_doc_get(x, "heldBy"), held, sizeof(held));
-                        table_add(&t, id);
+                        _cleanup_strbuf_ dp_strbuf held = DP_STRBUF_INIT;
+                        join_seq(dp_doc_get(x, "heldBy"), &held);
+                        if (dp_strbuf_failed(&held)) t.oom = true;
+                        dp_table_addf(&t, "%s/%s", str_of(n, "name"), str_of(x, "id"));
                         table_add(&t, str_of(x, "kind"));
                         table_add(&t, str_of(x, "health"));
-                        table_add(&t, held[0] ? held : "-");
+                        table_add(&t, held.len ? dp_strbuf_str(&held) : "-");
                 }
         }
         table_print(&t, out);

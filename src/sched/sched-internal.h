@@ -54,6 +54,7 @@ struct dp_sched {
         dp_score_policy policy;
         int64_t backoff_initial, backoff_max;
         int (*on_bind)(void *userdata, const char *ns, const char *name, dp_error *err);
+        void (*on_attempt)(void *userdata);
         void *userdata;
         dp_alloc_cluster_options alloc_opts;
         qpod **pods; /* in arrival order */

@@ -39,6 +39,7 @@ int dp_sched_new(dp_store *store, const dp_sched_config *cfg, dp_sched **ret) {
         s->backoff_initial = cfg && cfg->backoff_initial_ms > 0 ? cfg->backoff_initial_ms : 1000;
         s->backoff_max = cfg && cfg->backoff_max_ms > 0 ? cfg->backoff_max_ms : 10000;
         s->on_bind = cfg ? cfg->on_bind : NULL;
+        s->on_attempt = cfg ? cfg->on_attempt : NULL;
         s->userdata = cfg ? cfg->userdata : NULL;
         if (cfg) s->alloc_opts = cfg->alloc;
         s->by_key = dp_hashmap_new();
@@ -787,6 +788,7 @@ static int dp_sched_run_impl(dp_sched *s, int64_t now_ms, dp_error *err) {
                 if (r == -ENOENT) break;
                 if (r < 0) return r;
                 if (r > 0 && (r = dp_sched_commit_bind(s, pl, now_ms, err)) < 0) return r;
+                if (s->on_attempt) s->on_attempt(s->userdata);
         }
         return count_bound(s) - before;
 }

@@ -46,6 +46,9 @@ typedef struct dp_sched_config {
          * agent acts at once, so the next cycle sees what it changed). A
          * negative return ends dp_sched_run with that error. */
         int (*on_bind)(void *userdata, const char *ns, const char *name, dp_error *err);
+        /* Called after each attempt dp_sched_run makes (for progress; keep it
+         * cheap). NULL: none. */
+        void (*on_attempt)(void *userdata);
         void *userdata;
         dp_alloc_cluster_options alloc; /* feature gates for the allocator snapshot */
 } dp_sched_config;

@@ -12,6 +12,19 @@
 
 /* ---- what-if: checked and kept on the input ---- */
 
+static bool node_v1_unit(const dp_node *n, const char *device);
+
+/* "NODE/RESOURCE-K" naming a V1 unit of Node object NODE of the input
+ * ("gpu-a/nvidia.com/gpu-0"): the node's name length, else 0. */
+static size_t object_v1_unit(const dp_sim_input *in, const char *f) {
+        const char *sl = strchr(f, '/');
+        if (!sl || sl == f) return 0;
+        _cleanup_free_ char *node = dp_strndup(f, (size_t)(sl - f));
+        if (!node) return 0;
+        const dp_node *n = dp_object_list_find(in->objs, DP_KIND_NODE, NULL, node).node;
+        return n && node_v1_unit(n, sl + 1) ? (size_t)(sl - f) : 0;
+}
+
 static void strv_free(char **v, size_t n) {
         for (size_t i = 0; i < n; i++)
                 free(v[i]);
@@ -120,10 +133,20 @@ static int check_whatif(dp_sim_input *in, const dp_sim_whatif *w, dp_error *err)
         }
         for (size_t i = 0; i < w->n_fail; i++) {
                 const char *f = w->fail[i], *s1 = strchr(f, '/'), *s2 = s1 ? strchr(s1 + 1, '/') : NULL;
+                if (object_v1_unit(in, f)) continue; /* NODE/RESOURCE-K: a Node object's V1 unit */
                 if (!s1 || s1 == f || !s1[1] || (s2 && (s2 == s1 + 1 || !s2[1] || strchr(s2 + 1, '/'))))
                         return dp_error_set(err, -EINVAL, "--fail-device %s: must be NODE/DEVICE or DRIVER/POOL/DEVICE",
                                             f);
-                if (s2) continue; /* driver/pool/device: a taint rule, whatever the input holds */
+                if (s2) {
+                        _cleanup_free_ char *first = dp_strndup(f, (size_t)(s1 - f));
+                        if (!first) return -ENOMEM;
+                        if (node_object(in, first) && !fleet_group_of(in, first))
+                                return dp_error_set(err, -EINVAL,
+                                                    "--fail-device %s: node %s has no device %s (its extended "
+                                                    "resources are devices RESOURCE-0, RESOURCE-1...)",
+                                                    f, first, s1 + 1);
+                        continue; /* driver/pool/device: a taint rule, whatever the input holds */
+                }
                 _cleanup_free_ char *node = dp_strndup(f, (size_t)(s1 - f));
                 if (!node) return -ENOMEM;
                 const dp_sim_group *g = fleet_group_of(in, node);
@@ -270,6 +293,61 @@ static bool has_slices(const dp_store *s, const char *node) {
 
 size_t sim_object_node_count(const dp_sim_input *in) { return dp_object_list_count(in->objs, DP_KIND_NODE); }
 
+/* ---- a Node object's V1 units ---- */
+
+void sim_object_units_free(sim_node *sn) {
+        for (size_t i = 0; i < sn->n_obj_units; i++) {
+                free(sn->obj_units[i].id);
+                free(sn->obj_units[i].resource);
+                free(sn->obj_units[i].holder);
+        }
+        free(sn->obj_units);
+        sn->obj_units = NULL;
+        sn->n_obj_units = 0;
+}
+
+/* The unit count an allocatable extended resource names: its value, 0 when
+ * there are too many to name (then it is counted, not named). */
+static size_t units_of(const dp_named_quantity *q) {
+        if (!dp_is_extended_resource_name(q->name)) return 0;
+        int64_t v = dp_quantity_value(&q->value);
+        return v > 0 && v <= SIM_OBJ_UNITS_MAX ? (size_t)v : 0;
+}
+
+/* Whether `device` ("nvidia.com/gpu-3") is a V1 unit of Node object n. */
+static bool node_v1_unit(const dp_node *n, const char *device) {
+        const char *dash = device ? strrchr(device, '-') : NULL;
+        if (!n || !dash || !dash[1] || (dash[1] == '0' && dash[2])) return false;
+        size_t k = 0;
+        for (const char *c = dash + 1; *c; c++) {
+                if (*c < '0' || *c > '9' || k > SIM_OBJ_UNITS_MAX) return false;
+                k = k * 10 + (size_t)(*c - '0');
+        }
+        for (size_t i = 0; i < n->n_allocatable; i++) {
+                const char *res = n->allocatable[i].name;
+                if (strlen(res) == (size_t)(dash - device) && !strncmp(res, device, (size_t)(dash - device)))
+                        return k < units_of(&n->allocatable[i]);
+        }
+        return false;
+}
+
+static int add_units(sim_node *sn, const dp_node *n) {
+        size_t total = 0;
+        for (size_t i = 0; i < n->n_allocatable; i++)
+                total += units_of(&n->allocatable[i]);
+        if (!total) return 0;
+        if (!(sn->obj_units = calloc(total, sizeof(*sn->obj_units)))) return -ENOMEM;
+        for (size_t i = 0; i < n->n_allocatable; i++)
+                for (size_t k = 0; k < units_of(&n->allocatable[i]); k++) {
+                        sim_obj_unit *u = &sn->obj_units[sn->n_obj_units];
+                        u->id = dp_asprintf("%s-%zu", n->allocatable[i].name, k);
+                        u->resource = dp_strdup(n->allocatable[i].name);
+                        sn->n_obj_units++;
+                        if (!u->id || !u->resource) return -ENOMEM;
+                }
+        return 0;
+}
+
 int sim_add_object_nodes(sim_run *r, dp_error *err) {
         (void)err;
         size_t i = 0;
@@ -283,11 +361,20 @@ int sim_add_object_nodes(sim_run *r, dp_error *err) {
                 int m = (has_extended(o.node) ? DP_SIM_MODEL_V1 : 0) |
                         (has_slices(r->store, sn->name) ? DP_SIM_MODEL_V2 : 0);
                 sn->model = m ? (dp_sim_model)m : DP_SIM_MODEL_BOTH;
+                if (add_units(sn, o.node) < 0) return -ENOMEM;
         }
         return 0;
 }
 
-int sim_object_node_v1(sim_run *r, const sim_node *sn, const dp_pod *p, dp_strbuf *ids) {
+void sim_object_node_release(sim_node *sn, const char *key) {
+        for (size_t i = 0; sn && i < sn->n_obj_units; i++)
+                if (streq_ptr(sn->obj_units[i].holder, key)) {
+                        free(sn->obj_units[i].holder);
+                        sn->obj_units[i].holder = NULL;
+                }
+}
+
+int sim_object_node_v1(sim_run *r, sim_node *sn, const char *key, const dp_pod *p, dp_strbuf *ids) {
         const dp_node *n = dp_store_get(r->store, DP_KIND_NODE, NULL, sn->name, NULL).node;
         if (!n) return 0;
         for (size_t i = 0; i < n->n_allocatable; i++) {
@@ -298,6 +385,16 @@ int sim_object_node_v1(sim_run *r, const sim_node *sn, const dp_pod *p, dp_strbu
                         for (size_t k = 0; k < p->containers[c].n_limits; k++)
                                 if (streq(p->containers[c].limits[k].name, res))
                                         cnt += dp_quantity_value(&p->containers[c].limits[k].value);
+                if (cnt <= 0) continue;
+                for (size_t u = 0; u < sn->n_obj_units && cnt > 0; u++) {
+                        sim_obj_unit *x = &sn->obj_units[u];
+                        if (!streq(x->resource, res) || x->holder || x->failed) continue;
+                        if (!(x->holder = dp_strdup(key))) return -ENOMEM;
+                        dp_strbuf_printf(ids, "%s%s", ids->len ? "," : "", x->id);
+                        cnt--;
+                }
+                /* more than the free units (a pod the input already bound past
+                 * them, or a resource too big to name): counted, not named */
                 if (cnt > 0) dp_strbuf_printf(ids, "%s%s=%" PRId64, ids->len ? "," : "", res, cnt);
         }
         return dp_strbuf_failed(ids) ? -ENOMEM : 0;
@@ -360,6 +457,33 @@ static int add_taint_rule(sim_run *r, size_t i, const char *driver, const char *
         return rr;
 }
 
+/* The device plugin reports the unit unhealthy: allocatable drops by one. */
+static int drop_one(dp_object o, void *userdata) {
+        const char *res = userdata;
+        for (size_t i = 0; i < o.node->n_allocatable; i++)
+                if (streq(o.node->allocatable[i].name, res)) {
+                        dp_quantity one = dp_quantity_from_int(1, DP_QUANTITY_DECIMAL_SI);
+                        dp_quantity *q = &o.node->allocatable[i].value;
+                        if (dp_quantity_value(q) > 0) return dp_quantity_sub(q, &one, q);
+                }
+        return 0;
+}
+
+static int fail_v1_unit(sim_run *r, const char *f, const char *slash) {
+        _cleanup_free_ char *node = dp_strndup(f, (size_t)(slash - f));
+        if (!node) return -ENOMEM;
+        sim_node *sn = sim_find_node(r, node);
+        for (size_t u = 0; sn && u < sn->n_obj_units; u++) {
+                sim_obj_unit *x = &sn->obj_units[u];
+                if (!streq(x->id, slash + 1)) continue;
+                if (x->failed) return -EEXIST;
+                x->failed = true;
+                return dp_store_update(r->store, DP_KIND_NODE, NULL, node, DP_STORE_ANY_RV, drop_one, x->resource,
+                                       NULL);
+        }
+        return 0;
+}
+
 int sim_whatif_apply(sim_run *r, dp_error *err) {
         const dp_sim_whatif *w = &r->in->whatif;
         int rr = 0;
@@ -379,11 +503,16 @@ int sim_whatif_apply(sim_run *r, dp_error *err) {
                 } else {
                         rr = dp_store_update(r->store, DP_KIND_NODE, NULL, name, DP_STORE_ANY_RV, drop_extended, NULL,
                                              NULL);
+                        sim_object_units_free(sn);
                         sn->model = DP_SIM_MODEL_V2;
                 }
         }
         for (size_t i = 0; rr >= 0 && i < w->n_fail; i++) {
                 const char *f = w->fail[i], *s1 = strchr(f, '/'), *s2 = strchr(s1 + 1, '/');
+                if (object_v1_unit(r->in, f)) {
+                        rr = fail_v1_unit(r, f, s1);
+                        continue;
+                }
                 if (s2) {
                         _cleanup_free_ char *drv = dp_strndup(f, (size_t)(s1 - f));
                         _cleanup_free_ char *pool = dp_strndup(s1 + 1, (size_t)(s2 - s1 - 1));

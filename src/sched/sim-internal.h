@@ -10,6 +10,19 @@
 #include "sched/devnode.h"
 #include "sched/sim.h"
 
+/* A V1 unit of a Node object: one of an extended resource's allocatable
+ * count, named "<resource>-<k>" ("nvidia.com/gpu-0"; sim-input.c). */
+typedef struct sim_obj_unit {
+        char *id;
+        char *resource; /* "nvidia.com/gpu" */
+        char *holder;   /* "ns/pod", NULL when free */
+        bool failed;    /* --fail-device NODE/<id> */
+} sim_obj_unit;
+
+/* At most this many units per extended resource of a Node object; beyond
+ * it the resource is counted, not named ("nvidia.com/gpu=3"). */
+#define SIM_OBJ_UNITS_MAX 1024
+
 typedef struct sim_node {
         char *name;
         const dp_sim_group *group; /* NULL (and dev NULL) for a node read from a Node object */
@@ -21,6 +34,8 @@ typedef struct sim_node {
         dp_dra_inventory *compat_inv;
         char **noexec; /* devices failed with effect NoExecute (Timeline fail.effect) */
         size_t n_noexec;
+        sim_obj_unit *obj_units; /* a Node object's V1 units, by resource then k */
+        size_t n_obj_units;
 } sim_node;
 
 typedef struct sim_pod {
@@ -65,6 +80,11 @@ typedef struct sim_run {
         bool input_slices;          /* the input itself holds ResourceSlices (publish_slice) */
         size_t *both;               /* positions of the fleet's "both" nodes, in order (sync_shared) */
         size_t n_both;
+        /* progress (dp_sim_input.progress): calls since the last clock
+         * check, when to print next, the width of what stderr shows */
+        unsigned progress_ticks;
+        int64_t progress_next_ms;
+        size_t *progress_shown;
 } sim_run;
 
 /* An allocated claim and its namespace, as the store holds them. */
@@ -116,8 +136,14 @@ int sim_expand_workloads(sim_run *r, dp_object_list *l, dp_error *err);
 size_t sim_object_node_count(const dp_sim_input *in);
 int sim_add_object_nodes(sim_run *r, dp_error *err);
 int sim_whatif_apply(sim_run *r, dp_error *err);
-/* A pod admitted on a Node object's node: its extended resources that the
- * node has, as "RESOURCE=COUNT" entries appended to ids (no device ids). */
-int sim_object_node_v1(sim_run *r, const sim_node *sn, const dp_pod *p, dp_strbuf *ids);
+/* A pod admitted on a Node object's node: for each extended resource of the
+ * node it asks, that many free healthy units, held by pod `key` ("ns/pod")
+ * and appended to ids ("nvidia.com/gpu-0,nvidia.com/gpu-1"); what is left
+ * (a resource with too many units to name, or a pod the input bound past
+ * the free units) as "RESOURCE=COUNT": such a pod still runs, as before. */
+int sim_object_node_v1(sim_run *r, sim_node *sn, const char *key, const dp_pod *p, dp_strbuf *ids);
+/* Free what pod `key` holds on a Node object's node. */
+void sim_object_node_release(sim_node *sn, const char *key);
+void sim_object_units_free(sim_node *sn);
 /* The instance whose record sim_pod_info gives (NULL when none has one). */
 dp_sched *sim_pod_sched(sim_run *r, const sim_pod *sp);

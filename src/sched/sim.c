@@ -5,6 +5,7 @@
  * (report.c prints it). */
 #include <stddef.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "sched/fmt.h"
 #include "dra/slices.h"
@@ -35,6 +36,7 @@ sim_run *sim_run_free(sim_run *r) {
                 for (size_t k = 0; k < r->nodes[i].n_noexec; k++)
                         free(r->nodes[i].noexec[k]);
                 free(r->nodes[i].noexec);
+                sim_object_units_free(&r->nodes[i]);
                 dp_devnode_free(r->nodes[i].dev);
         }
         free(r->nodes);
@@ -386,7 +388,7 @@ static int admit(sim_run *r, sim_pod *sp) {
                         rr = dp_devnode_v1_allocate(sn->dev, res, (size_t)cnt, owner, &ids, &e);
                 }
         }
-        if (!sn->dev && rr >= 0) rr = sim_object_node_v1(r, sn, p, &ids);
+        if (!sn->dev && rr >= 0) rr = sim_object_node_v1(r, sn, sp->key, p, &ids);
         free(sp->node);
         sp->node = dp_strdup(p->node_name);
         if (rr == -ENOMEM || dp_strbuf_failed(&ids) || !sp->node) {
@@ -395,6 +397,7 @@ static int admit(sim_run *r, sim_pod *sp) {
         }
         if (rr < 0) { /* the pod waits on its node (UnexpectedAdmissionError would fail it upstream) */
                 dp_devnode_v1_release(sn->dev, prefix);
+                sim_object_node_release(sn, sp->key);
                 dp_strbuf_done(&ids);
                 free(sp->wait_msg);
                 sp->wait_msg = dp_asprintf("device plugin allocation failed on %s: %s", sn->name, dp_error_msg(&e));
@@ -513,6 +516,7 @@ int sim_delete_pod(sim_run *r, sim_pod *sp, bool log) {
         dp_fmt(prefix, sizeof(prefix), "%s/", sp->key);
         sim_node *sn = sp->node ? sim_find_node(r, sp->node) : NULL;
         if (sn) dp_devnode_v1_release(sn->dev, prefix);
+        if (sn) sim_object_node_release(sn, sp->key);
         /* the report keeps where it ran and on which devices */
         free(sp->v2_devices);
         if (!(sp->v2_devices = sim_pod_v2_devices(r, sp))) return -ENOMEM;
@@ -708,6 +712,59 @@ const dp_sched_pod_info *sim_pod_info(sim_run *r, const sim_pod *sp) {
         return s ? dp_sched_pod(s, sp->ns, sp->name) : NULL;
 }
 
+/* ---- progress on stderr (dp_sim_input.progress) ---- */
+
+static int64_t mono_ms(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* 50000 -> "50,000" */
+static void thousands(size_t v, char *buf, size_t size) {
+        char d[32];
+        int n = snprintf(d, sizeof d, "%zu", v);
+        size_t o = 0;
+        for (int i = 0; i < n && o + 2 < size; i++) {
+                if (i && (n - i) % 3 == 0) buf[o++] = ',';
+                buf[o++] = d[i];
+        }
+        buf[o] = 0;
+}
+
+/* Every 64th call reads the clock; at most five lines a second, from 2 s
+ * after the input was loaded. The count is of pods past their first
+ * attempt (bound, or tried and pending). */
+static void progress(sim_run *r) {
+        if (!r->in->progress || !r->progress_shown || ++r->progress_ticks % 64) return;
+        int64_t now = mono_ms();
+        if (now - r->in->progress_t0_ms < 2000 || now < r->progress_next_ms) return;
+        r->progress_next_ms = now + 200;
+        size_t tried = 0;
+        for (size_t i = 0; i < r->n_pods; i++) {
+                const sim_pod *sp = &r->pods[i];
+                const dp_sched_pod_info *a = dp_sched_pod(r->sched, sp->ns, sp->name);
+                const dp_sched_pod_info *b = r->sched2 ? dp_sched_pod(r->sched2, sp->ns, sp->name) : NULL;
+                tried += (a && a->state != DP_POD_QUEUED) || (b && b->state != DP_POD_QUEUED);
+        }
+        char a[32], b[32];
+        thousands(tried, a, sizeof a);
+        thousands(r->n_pods, b, sizeof b);
+        const char *run = r->force == DP_SIM_MODEL_V1   ? "all-V1"
+                          : r->force == DP_SIM_MODEL_V2 ? "all-V2"
+                                                        : "as written";
+        char line[128];
+        int n = snprintf(line, sizeof line, "simulating %s: %s/%s pods", run, a, b);
+        if (n < 0) return;
+        size_t len = DP_MIN((size_t)n, sizeof line - 1);
+        /* pad over a longer line shown before */
+        fprintf(stderr, "\r%s%*s", line, (int)(*r->progress_shown > len ? *r->progress_shown - len : 0), "");
+        fflush(stderr);
+        *r->progress_shown = DP_MAX(*r->progress_shown, len);
+}
+
+static void on_attempt(void *userdata) { progress(userdata); }
+
 /* Two scheduler instances: each round, both plan from the same store before
  * either writes (both views are stale for the second writer); the store
  * refuses what conflicts and the loser retries after its backoff. */
@@ -727,6 +784,7 @@ static int run_two(sim_run *r, dp_error *err) {
                         return rb;
                 }
                 if (ra == -ENOENT && rb == -ENOENT) return 0;
+                progress(r);
                 if (ra > 0 && (ra = dp_sched_commit_bind(r->sched, pa, r->now, err)) < 0) {
                         dp_sched_plan_free(pb);
                         return ra;
@@ -748,13 +806,15 @@ static int run_two(sim_run *r, dp_error *err) {
         }
 }
 
-int sim_run_new(const dp_sim_input *in, dp_sim_model force, sim_run **ret, dp_error *err) {
+static int sim_run_new_impl(const dp_sim_input *in, dp_sim_model force, size_t *shown, sim_run **ret, dp_error *err) {
         _cleanup_(sim_run_freep) sim_run *r = calloc(1, sizeof(*r));
         if (!r) return -ENOMEM;
         r->in = in;
         r->force = force;
+        r->progress_shown = shown;
         if (!(r->store = dp_store_new())) return -ENOMEM;
-        dp_sched_config cfg = {.policy = in->policy, .on_bind = on_bind, .userdata = r, .alloc = in->alloc};
+        dp_sched_config cfg = {
+                .policy = in->policy, .on_bind = on_bind, .on_attempt = on_attempt, .userdata = r, .alloc = in->alloc};
         int rr = dp_sched_new(r->store, &cfg, &r->sched);
         if (rr >= 0 && in->schedulers == 2) rr = dp_sched_new(r->store, &cfg, &r->sched2);
         if (rr < 0) return rr;
@@ -799,6 +859,7 @@ int sim_run_new(const dp_sim_input *in, dp_sim_model force, sim_run **ret, dp_er
         int64_t last_event = ne ? evs[ne - 1]->at_ms : 0;
         r->now = 0;
         for (;;) {
+                progress(r);
                 while (next < ne && evs[next]->at_ms <= r->now)
                         if ((rr = apply_event(r, evs[next++], err)) < 0) return rr;
                 /* pods a NoExecute taint reaches go before anything is placed */
@@ -842,6 +903,17 @@ int sim_run_new(const dp_sim_input *in, dp_sim_model force, sim_run **ret, dp_er
         }
         r->end_ms = r->now;
         if (dp_strbuf_failed(&r->log)) return -ENOMEM;
+        r->progress_shown = NULL;
         *ret = TAKE_PTR(r);
         return 0;
+}
+
+int sim_run_new(const dp_sim_input *in, dp_sim_model force, sim_run **ret, dp_error *err) {
+        size_t shown = 0;
+        int r = sim_run_new_impl(in, force, &shown, ret, err);
+        if (shown) { /* clear the progress line */
+                fprintf(stderr, "\r%*s\r", (int)shown, "");
+                fflush(stderr);
+        }
+        return r;
 }

@@ -109,6 +109,12 @@ typedef struct dp_sim_input {
          * them (a tenth of the time at 5,000 nodes). Set by the release CLI
          * only; tests and sanitizer builds free everything. */
         bool exit_after_report;
+        /* Progress on stderr ("simulating all-V2: 12,000/50,000 pods", one
+         * line rewritten with \r, cleared when the run ends) once
+         * CLOCK_MONOTONIC passes progress_t0_ms + 2 s. The CLI sets it when
+         * stderr is a terminal, never else: output stays comparable. */
+        bool progress;
+        int64_t progress_t0_ms;
 } dp_sim_input;
 
 dp_sim_input *dp_sim_input_free(dp_sim_input *in);

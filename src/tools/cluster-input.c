@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0
  * cluster-input.c — the input flags of simulate and explain (cluster-input.h). */
 #include <stdio.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "kube/kube.h"
 #include "tools/cluster-input.h"
@@ -68,6 +70,8 @@ static int fail(const dp_tool_input *t, int r, const dp_error *err) {
 }
 
 int dp_tool_input_load(dp_tool_input *t, dp_sim_input **ret) {
+        struct timespec t0;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
         dp_error err = DP_ERROR_INIT;
         _cleanup_(dp_sim_input_freep) dp_sim_input *in = NULL;
         int r;
@@ -97,6 +101,9 @@ int dp_tool_input_load(dp_tool_input *t, dp_sim_input **ret) {
         if (r >= 0) {
                 dp_tool_warn_skipped(t->cmd, in->objs);
                 in->alloc = t->gates;
+                /* progress only where a person watches: never into a file or pipe */
+                in->progress = isatty(STDERR_FILENO);
+                in->progress_t0_ms = (int64_t)t0.tv_sec * 1000 + t0.tv_nsec / 1000000;
                 r = dp_sim_set_whatif(in, &t->whatif, &err);
         }
         if (r < 0) return fail(t, r, &err);

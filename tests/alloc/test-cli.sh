@@ -71,6 +71,37 @@ grep -qx 'ResourceClaim default/big: not allocated: 0/2 nodes are available: 2 n
 grep -qx '  node-a: request gpu: needs 5 devices, 4 of 4 usable' "$tmp/err-v" || fail "--details: $(cat "$tmp/err-v")"
 grep -qx '  node-b: request gpu: needs 5 devices, 4 of 4 usable' "$tmp/err-v" || fail "--details: $(cat "$tmp/err-v")"
 
+# -o table: columns as wide as their content (nothing cut at 32, no wide
+# gaps), two spaces apart, nothing trailing
+cat > "$tmp/three.yaml" <<'YAML'
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: one, namespace: default}
+spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com}}]}}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: a-claim-whose-name-is-longer-than-thirty-two, namespace: team-with-a-long-namespace}
+spec: {devices: {requests: [{name: two-gpus-on-one-node, exactly: {deviceClassName: gpu.example.com, count: 2}}]}}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: big, namespace: default}
+spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com, count: 5}}]}}
+YAML
+set +e
+"$DEVPLANE" allocate -f "$tmp/fleet.yaml" -f "$tmp/three.yaml" -o table >"$tmp/t" 2>/dev/null; rc=$?
+set -e
+[ "$rc" = 1 ] || fail "-o table with a claim not allocated: exit $rc"
+cat > "$tmp/want" <<'EOF'
+CLAIM                                                                    NODE    REQUEST               DEVICE
+default/one                                                              node-a  gpu                   gpu.example.com/node-a/gpu-0
+team-with-a-long-namespace/a-claim-whose-name-is-longer-than-thirty-two  node-a  two-gpus-on-one-node  gpu.example.com/node-a/gpu-1
+                                                                                 two-gpus-on-one-node  gpu.example.com/node-a/gpu-2
+default/big                                                              -       -                     (not allocated)
+EOF
+diff -u "$tmp/want" "$tmp/t" || fail "-o table widths"
+
 # nothing to allocate: exit 0
 "$DEVPLANE" allocate -f "$tmp/fleet.yaml" -o table >/dev/null || fail "no claims"
 echo "PASS test-cli.sh"

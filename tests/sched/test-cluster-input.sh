@@ -175,7 +175,7 @@ EOF
 # 1. the dump alone: no Fleet, nodes from Node objects, bound pods where they are
 "$DEVPLANE" simulate -f "$tmp/dump.yaml" >"$tmp/out" 2>"$tmp/err" || fail "dump alone: $(cat "$tmp/err")"
 grep -q '^ml/trainer  *Running  *dra-b  *V2  *gpu-0' "$tmp/out" || fail "bound DRA pod: $(cat "$tmp/out")"
-grep -q '^default/v1-user  *Running  *gpu-a  *V1  *nvidia.com/gpu=1 ' "$tmp/out" || fail "bound V1 pod: $(cat "$tmp/out")"
+grep -q '^default/v1-user  *Running  *gpu-a  *V1  *nvidia.com/gpu-0$' "$tmp/out" || fail "bound V1 pod: $(cat "$tmp/out")"
 grep -q 'finished-job' "$tmp/out" && fail "a Succeeded pod is listed: $(cat "$tmp/out")"
 grep -q 'skipped 1 ConfigMap object (v1)' "$tmp/err" || fail "ConfigMap warning: $(cat "$tmp/err")"
 [ "$(grep -c 'warning: skipped' "$tmp/err")" = 2 ] || fail "one warning per kind: $(cat "$tmp/err")"
@@ -300,6 +300,47 @@ set -e
 [ "$rc" = 2 ] && grep -q 'another namespace' "$tmp/err" || fail "-n against NS/NAME"
 "$DEVPLANE" explain trainer -n ml -f "$tmp/dump.yaml" >"$tmp/x" 2>/dev/null || fail "explain a bound pod"
 grep -q 'dra-b' "$tmp/x" || fail "explain bound pod: $(cat "$tmp/x")"
+
+# 9. a Node object's extended resources are devices, one by one, in the
+# device table (RESOURCE-K), and --fail-device NODE/RESOURCE-K fails one:
+# allocatable drops by one and the unit is not handed out
+"$DEVPLANE" simulate -f "$tmp/dump.yaml" >"$tmp/d" 2>/dev/null || fail "dump"
+grep -q '^gpu-a/nvidia.com/gpu-0  *nvidia.com/gpu  *Healthy  *default/v1-user$' "$tmp/d" || fail "unit table: $(cat "$tmp/d")"
+grep -q '^gpu-a/nvidia.com/gpu-1  *nvidia.com/gpu  *Healthy  *-$' "$tmp/d" || fail "unit table: $(cat "$tmp/d")"
+[ "$(grep -c '^cordoned-c/nvidia.com/gpu-[0-7] ' "$tmp/d")" = 8 ] || fail "cordoned-c's 8 units: $(cat "$tmp/d")"
+grep -q '^gpu-a  *Node object  *v1  *2  *2  *1  *50.0%' "$tmp/d" || fail "node row: $(cat "$tmp/d")"
+head -n 1 "$tmp/d" | grep -q ': 3 nodes, 12 devices;' || fail "header counts the units: $(head -n 1 "$tmp/d")"
+# its ResourceSlices' devices too, held by the pods of the claims allocated there
+grep -q '^dra-b/gpu-0  *gpu  *Healthy  *ml/trainer$' "$tmp/d" || fail "slice device table: $(cat "$tmp/d")"
+grep -q '^dra-b  *Node object  *v2  *2  *2  *1  *50.0%' "$tmp/d" || fail "dra-b row: $(cat "$tmp/d")"
+"$DEVPLANE" simulate -f "$tmp/dump.yaml" --fail-device dra-b/gpu-1 2>/dev/null | grep -q '^dra-b/gpu-1  *gpu  *Unhealthy  *-$' ||
+        fail "--fail-device dra-b/gpu-1 in the device table"
+"$DEVPLANE" simulate -f "$tmp/dump.yaml" -o json 2>/dev/null | python3 -c '
+import json, sys
+d = json.load(sys.stdin)["asWritten"]
+n = next(n for n in d["nodes"] if n["name"] == "gpu-a")
+assert n["v1Allocatable"] == {"nvidia.com/gpu": "2/2"}, n
+assert [u["id"] for u in n["units"]] == ["nvidia.com/gpu-0", "nvidia.com/gpu-1"], n
+p = next(p for p in d["pods"] if p["name"] == "default/v1-user")
+assert p["devices"] == {"v1": ["nvidia.com/gpu-0"]}, p' || fail "JSON units"
+"$DEVPLANE" simulate -f "$tmp/dump.yaml" -f "$tmp/work.yaml" --fail-device gpu-a/nvidia.com/gpu-1 >"$tmp/d" 2>/dev/null ||
+        fail "--fail-device gpu-a/nvidia.com/gpu-1"
+grep -q '^gpu-a/nvidia.com/gpu-1  *nvidia.com/gpu  *Unhealthy  *-$' "$tmp/d" || fail "failed unit: $(cat "$tmp/d")"
+grep -q '^default/perf-.* Running' "$tmp/d" && fail "a perf pod got the failed unit: $(cat "$tmp/d")"
+[ "$(grep -c '^default/perf-.* Pending .*Insufficient nvidia.com/gpu' "$tmp/d")" = 2 ] ||
+        fail "both perf pods Pending (gpu-a: 1 allocatable, held): $(cat "$tmp/d")"
+"$DEVPLANE" simulate -f "$tmp/dump.yaml" -o json --fail-device gpu-a/nvidia.com/gpu-0 2>/dev/null | python3 -c '
+import json, sys
+d = json.load(sys.stdin)["asWritten"]
+n = next(n for n in d["nodes"] if n["name"] == "gpu-a")
+assert n["v1Allocatable"] == {"nvidia.com/gpu": "1/2"}, n
+assert (n["healthy"], n["units"][0]["health"]) == (1, "Unhealthy"), n' || fail "JSON failed unit"
+for bad in gpu-a/nvidia.com/gpu-2 gpu-a/nvidia.com/gpu-01 gpu-a/nvidia.com/tpu-0; do
+        set +e
+        "$DEVPLANE" simulate -f "$tmp/dump.yaml" --fail-device "$bad" >/dev/null 2>"$tmp/err"; rc=$?
+        set -e
+        [ "$rc" = 2 ] && grep -q "node gpu-a has no device" "$tmp/err" || fail "--fail-device $bad: exit $rc: $(cat "$tmp/err")"
+done
 
 # 8. a dump is no Fleet: the header names what was read; JSON/YAML say "input"
 head1() { head -n 1 "$1" | sed 's/:.*//'; }

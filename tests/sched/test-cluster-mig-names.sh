@@ -38,7 +38,7 @@ for m in v1 v2; do
         "$DEVPLANE" simulate -f "$tmp/mig.yaml" --mode "mig=$m" >"$tmp/$m.txt"
         "$DEVPLANE" simulate -f "$tmp/mig.yaml" --mode "mig=$m" -o json >"$tmp/$m.json"
         M=$(echo "$m" | tr v V)
-        grep -Eq "^default/one +Running +mig-0 +$M +$name +\$" "$tmp/$m.txt" ||
+        grep -Eq "^default/one +Running +mig-0 +$M +$name\$" "$tmp/$m.txt" ||
                 fail "$m: pod table: want $name: $(grep '^default/one' "$tmp/$m.txt")"
         grep -Eq "^mig-0/$name +1g\.10gb +Healthy +default/one *\$" "$tmp/$m.txt" ||
                 fail "$m: device table: want mig-0/$name held by default/one"
@@ -68,7 +68,7 @@ for dev in gpu-0-mig-1g.10gb-0 gpu-0-mig-1g10gb-0; do
         for m in v1 v2; do
                 "$DEVPLANE" simulate -f "$tmp/mig.yaml" --mode "mig=$m" --fail-device "mig-0/$dev" >"$tmp/f.txt"
                 grep -Eq "^mig-0/$name +1g\.10gb +Unhealthy +- *\$" "$tmp/f.txt" || fail "--fail-device mig-0/$dev ($m)"
-                grep -Eq "^default/one +Running +mig-0 +[V12]+ +gpu-0-mig-1g10gb-1 +\$" "$tmp/f.txt" ||
+                grep -Eq "^default/one +Running +mig-0 +[V12]+ +gpu-0-mig-1g10gb-1\$" "$tmp/f.txt" ||
                         fail "--fail-device mig-0/$dev ($m): pod not on the next instance"
         done
 done

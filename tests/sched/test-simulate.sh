@@ -60,4 +60,31 @@ set +e
 set -e
 [ "$rc1" = 2 ] && [ "$rc2" = 2 ] && [ "$rc3" = 2 ] || fail "exit codes $rc1 $rc2 $rc3"
 grep -q 'pod nobody is not in the input' "$tmp/err" || fail "explain unknown pod"
+# tables sized to their content: each column starts where its header does,
+# is as wide as its widest cell plus two spaces, nothing is cut, nothing trails
+"$DEVPLANE" simulate >"$tmp/t"
+python3 - "$tmp/t" <<'EOF' || fail "table widths"
+import re, sys
+blocks, cur = [], []
+for line in open(sys.argv[1]).read().split("\n")[2:]:
+    if line == "":
+        if cur: blocks.append(cur)
+        cur = []
+    elif not line.startswith("V1 vs V2"):
+        cur.append(line)
+for b in blocks:
+    head = b[0]
+    starts = [m.start() for m in re.finditer(r"(?<=  )\S", head)]  # columns after the first
+    if head[0] != " ": starts = [0] + starts
+    for line in b:
+        assert line == line.rstrip(), ("trailing blanks", line)
+    for k, s in enumerate(starts[1:], 1):
+        prev = starts[k - 1]
+        widest = max(len(l[prev:s].rstrip()) for l in b)
+        assert s - prev == widest + 2, (head, k, s - prev, widest)
+        for l in b:
+            assert len(l) <= s or l[s - 2:s] == "  ", ("cell cut or column moved", l)
+print("widths ok:", len(blocks), "tables")
+EOF
+grep -q '^default/finetune-late .*gpu-7:replica-0$' "$tmp/t" || fail "a long DEVICES cell is cut"
 echo "PASS test-simulate"
