@@ -77,8 +77,8 @@ static void rerun_with_huge_pages(int argc, char **argv) {
         fclose(f);
         if (!madvise) return;
         _cleanup_free_ char *old = t ? dp_strdup(t) : NULL;
-        _cleanup_free_ char *v = old && *old ? dp_asprintf("%s:glibc.malloc.hugetlb=1", old)
-                                             : dp_strdup("glibc.malloc.hugetlb=1");
+        _cleanup_free_ char *v =
+                old && *old ? dp_asprintf("%s:glibc.malloc.hugetlb=1", old) : dp_strdup("glibc.malloc.hugetlb=1");
         _cleanup_free_ char **args = calloc((size_t)argc + 2, sizeof(char *));
         if (!v || !args || (t && !old) || setenv("GLIBC_TUNABLES", v, 1) < 0) return;
         args[0] = program_invocation_name;
