@@ -900,7 +900,8 @@ static int set_copy(const dp_device_set *t, const char *node_name, dp_device_set
         if (ok && !(s->devices = calloc(t->n_devices ? t->n_devices : 1, sizeof(dp_device)))) ok = false;
         for (; ok && s->n_devices < t->n_devices; s->n_devices++)
                 device_copy(t, &t->devices[s->n_devices], &s->devices[s->n_devices], node_name, &ok);
-        if (ok && t->n_partition_modes && !(s->partition_modes = calloc(t->n_partition_modes, sizeof(dp_partition_mode))))
+        if (ok && t->n_partition_modes &&
+            !(s->partition_modes = calloc(t->n_partition_modes, sizeof(dp_partition_mode))))
                 ok = false;
         for (; ok && s->n_partition_modes < t->n_partition_modes; s->n_partition_modes++) {
                 const dp_partition_mode *tm = &t->partition_modes[s->n_partition_modes];
