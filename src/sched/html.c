@@ -240,7 +240,8 @@ static const char CSS[] =
         ".bar input{width:340px;max-width:100%;padding:4px 8px;border:1px solid #aab3c3;border-radius:6px;font:inherit}"
         ".bar a{color:#1a3f8a}"
         "main{padding:10px 28px;max-width:1400px}"
-        "h2{font-size:17px;margin:22px 0 10px;border-bottom:2px solid var(--line);padding-bottom:4px}"
+        "h2{font-size:17px;margin:22px 0 10px;border-bottom:2px solid var(--line);padding-bottom:4px;"
+        "scroll-margin-top:48px}"
         ".cards{display:flex;flex-wrap:wrap;gap:10px}"
         ".stat{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:6px 14px;min-width:110px}"
         ".stat b{display:block;font-size:20px}.stat span{color:var(--mute);font-size:12px}"
@@ -308,7 +309,7 @@ static const char CSS[] =
         ".k-deleted{background:#8a8f98}.k-unhealthy{background:#c62828}.k-healthy{background:#00897b}"
         ".k-other{background:#e69b00}"
         ".note{color:var(--mute);font-size:12px}"
-        ".unhealthy-list{overflow-wrap:anywhere}"
+        ".unhealthy-list{overflow-wrap:anywhere;max-height:64px;overflow-y:auto}"
         "footer{color:var(--mute);font-size:12px;padding:14px 28px 28px}";
 
 /* The filter box: hides the nodes, legend entries, Pending groups, table
