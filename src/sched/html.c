@@ -195,8 +195,7 @@ static int pod_index_build(const dp_doc_node *pods, pod_index *ix) {
         for (size_t i = 0; i < n; i++) {
                 const dp_doc_node *p = pods->items[i];
                 const char *node = str_of(p, "node");
-                if (node[0] && strcmp(state_class(str_of(p, "state")), "deleted"))
-                        ix->v[ix->n++] = (nodepod){node, i};
+                if (node[0] && strcmp(state_class(str_of(p, "state")), "deleted")) ix->v[ix->n++] = (nodepod){node, i};
         }
         qsort(ix->v, ix->n, sizeof(nodepod), cmp_nodepod);
         return 0;
@@ -241,7 +240,8 @@ static const char CSS[] =
         ".bar input{width:340px;max-width:100%;padding:4px 8px;border:1px solid #aab3c3;border-radius:6px;font:inherit}"
         ".bar a{color:#1a3f8a}"
         "main{padding:10px 28px;max-width:1400px}"
-        "h2{font-size:17px;margin:22px 0 10px;border-bottom:2px solid var(--line);padding-bottom:4px}"
+        "h2{font-size:17px;margin:22px 0 10px;border-bottom:2px solid var(--line);padding-bottom:4px;"
+        "scroll-margin-top:48px}"
         ".cards{display:flex;flex-wrap:wrap;gap:10px}"
         ".stat{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:6px 14px;min-width:110px}"
         ".stat b{display:block;font-size:20px}.stat span{color:var(--mute);font-size:12px}"
@@ -309,7 +309,7 @@ static const char CSS[] =
         ".k-deleted{background:#8a8f98}.k-unhealthy{background:#c62828}.k-healthy{background:#00897b}"
         ".k-other{background:#e69b00}"
         ".note{color:var(--mute);font-size:12px}"
-        ".unhealthy-list{overflow-wrap:anywhere}"
+        ".unhealthy-list{overflow-wrap:anywhere;max-height:64px;overflow-y:auto}"
         "footer{color:var(--mute);font-size:12px;padding:14px 28px 28px}";
 
 /* The filter box: hides the nodes, legend entries, Pending groups, table
@@ -682,10 +682,12 @@ static void legend(page *pg) {
         size_t shown = DP_MIN(pg->n_wls, (size_t)DP_SIM_HTML_WORKLOADS_MAX);
         for (size_t i = 0; i < shown; i++) {
                 const workload *w = &pg->wls[i];
-                dp_strbuf_printf(o, "<span class=\"item f\" data-workload=\"%zu\"><span class=\"sw w%zu\"></span>", i, i);
+                dp_strbuf_printf(o, "<span class=\"item f\" data-workload=\"%zu\"><span class=\"sw w%zu\"></span>", i,
+                                 i);
                 boxed_name(o, "wl", w->label);
-                dp_strbuf_printf(o, "<span class=\"cnt\" title=\"%zu pod%s: %zu running, %zu pending, %zu waiting on a "
-                                    "node, %zu deleted or evicted\">%zu/%zu running</span></span>",
+                dp_strbuf_printf(o,
+                                 "<span class=\"cnt\" title=\"%zu pod%s: %zu running, %zu pending, %zu waiting on a "
+                                 "node, %zu deleted or evicted\">%zu/%zu running</span></span>",
                                  w->pods, w->pods == 1 ? "" : "s", w->running, w->pending, w->waiting, w->gone,
                                  w->running, w->pods);
         }
@@ -725,8 +727,9 @@ static void state_bar(dp_strbuf *o, const dp_doc_node *s) {
         int64_t total = 0;
         for (size_t i = 0; i < ELEMENTSOF(STATE_PARTS); i++)
                 total += int_of(s, STATE_PARTS[i].key);
-        dp_strbuf_puts(o, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"300\" height=\"18\" viewBox=\"0 0 300 18\" "
-                          "class=\"bar-states\">");
+        dp_strbuf_puts(o,
+                       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"300\" height=\"18\" viewBox=\"0 0 300 18\" "
+                       "class=\"bar-states\">");
         int x = 0;
         for (size_t i = 0; i < ELEMENTSOF(STATE_PARTS) && total > 0; i++) {
                 int64_t v = int_of(s, STATE_PARTS[i].key);
@@ -754,7 +757,8 @@ static void state_bar(dp_strbuf *o, const dp_doc_node *s) {
         esc(o, str_of(s, "devicesInUse"));
         dp_strbuf_puts(o, " (utilization ");
         esc(o, str_of(s, "utilization"));
-        dp_strbuf_puts(o, ")</span><span><i class=\"sw\" style=\"background:#e6e9ef\"></i>free</span><span>fragmentation ");
+        dp_strbuf_puts(
+                o, ")</span><span><i class=\"sw\" style=\"background:#e6e9ef\"></i>free</span><span>fragmentation ");
         esc(o, str_of(s, "fragmentation"));
         dp_strbuf_puts(o, "</span></div>");
 }
@@ -809,8 +813,9 @@ static int minimap(page *pg, const dp_doc_node *run) {
                         dp_strbuf_puts(o, "<title>");
                         esc(o, name);
                         if (!per_device)
-                                dp_strbuf_printf(o, ": %s of %s healthy devices in use (the node's own card has each "
-                                                    "device's holder)",
+                                dp_strbuf_printf(o,
+                                                 ": %s of %s healthy devices in use (the node's own card has each "
+                                                 "device's holder)",
                                                  str_of(node, "inUse"), str_of(node, "healthy"));
                         dp_strbuf_puts(o, "</title>");
                 }
@@ -952,7 +957,7 @@ static const char *diag_of(const page *pg, const char *pod) {
         return NULL;
 }
 
-static void pending_group(page *pg, const dp_doc_node *pods, const pgroup *g, size_t *listed) {
+static int pending_group(page *pg, const dp_doc_node *pods, const pgroup *g, size_t *listed) {
         dp_strbuf *o = pg->o;
         const char *cls = state_class(g->state);
         const char *first = str_of(pods->items[g->pods[0]], "name");
@@ -962,12 +967,13 @@ static void pending_group(page *pg, const dp_doc_node *pods, const pgroup *g, si
         /* the workloads they belong to, the largest first (at most 4 named) */
         size_t named = 0, wl_n = 0;
         _cleanup_free_ size_t *cnt = calloc(pg->n_wls + 1, sizeof(size_t));
-        for (size_t i = 0; cnt && i < g->n; i++) {
+        if (!cnt) return -ENOMEM;
+        for (size_t i = 0; i < g->n; i++) {
                 const podref *pr = find_pod(pg, str_of(pods->items[g->pods[i]], "name"));
                 if (pr && cnt[pr->wl]++ == 0) wl_n++;
         }
         dp_strbuf_printf(o, " <span class=\"note\">of %zu workload%s:", wl_n, wl_n == 1 ? "" : "s");
-        while (cnt && named < 4 && named < wl_n) {
+        while (named < 4 && named < wl_n) {
                 size_t best = 0;
                 for (size_t w = 1; w < pg->n_wls; w++)
                         if (cnt[w] > cnt[best]) best = w;
@@ -1014,6 +1020,7 @@ static void pending_group(page *pg, const dp_doc_node *pods, const pgroup *g, si
                 dp_strbuf_puts(o, "</pre></details>\n");
         }
         dp_strbuf_puts(o, "</div>\n");
+        return 0;
 }
 
 static int pending(page *pg, const dp_doc_node *pods) {
@@ -1058,16 +1065,17 @@ static int pending(page *pg, const dp_doc_node *pods) {
                 if (n == 0)
                         dp_strbuf_puts(o, "<p class=\"note\">No pod is Pending: every pod found its devices.</p>\n");
                 else
-                        dp_strbuf_printf(o,
-                                         "<p class=\"note\">%zu pod%s in %zu group%s: the pods of a group have the same "
-                                         "state and reason (kube-scheduler's message names how many nodes gave each "
-                                         "reason). Each group lists its pods and, for Pending pods, every node's "
-                                         "reason for its first pod.</p>\n",
-                                         n, n == 1 ? "" : "s", ng, ng == 1 ? "" : "s");
+                        dp_strbuf_printf(
+                                o,
+                                "<p class=\"note\">%zu pod%s in %zu group%s: the pods of a group have the same "
+                                "state and reason (kube-scheduler's message names how many nodes gave each "
+                                "reason). Each group lists its pods and, for Pending pods, every node's "
+                                "reason for its first pod.</p>\n",
+                                n, n == 1 ? "" : "s", ng, ng == 1 ? "" : "s");
                 size_t listed = 0;
-                for (size_t k = 0; k < ng; k++)
-                        pending_group(pg, pods, &g[k], &listed);
-                if (n > DP_SIM_HTML_PODS_MAX)
+                for (size_t k = 0; k < ng && r >= 0; k++)
+                        r = pending_group(pg, pods, &g[k], &listed);
+                if (r >= 0 && n > DP_SIM_HTML_PODS_MAX)
                         dp_strbuf_printf(o, "<p class=\"note\">%zu pods not listed by name.</p>\n",
                                          n - (size_t)DP_SIM_HTML_PODS_MAX);
         }
@@ -1179,8 +1187,9 @@ static void timeline(page *pg) {
         for (size_t i = 0; i < DP_MIN(n, (size_t)DP_SIM_HTML_EVENTS_MAX); i++) {
                 const char *line = ev->items[i]->str ? ev->items[i]->str : "", *rest;
                 int64_t t = event_time(line, &rest);
-                dp_strbuf_printf(o, "<li><span class=\"t\">t=%" PRId64 "s</span><span class=\"dot k-%s\"></span>", t,
-                                 event_kind(rest));
+                dp_strbuf_printf(
+                        o, "<li class=\"f\"><span class=\"t\">t=%" PRId64 "s</span><span class=\"dot k-%s\"></span>", t,
+                        event_kind(rest));
                 esc(o, rest);
                 dp_strbuf_puts(o, "</li>");
         }

@@ -651,7 +651,8 @@ static int load_objects(sim_run *r, dp_error *err) {
                         for (size_t q = 0; q < m->n_owner_references && !(own && own->controller); q++)
                                 if (!own || m->owner_references[q].controller) own = &m->owner_references[q];
                         if (own && rr >= 0 &&
-                            !(sp->workload = dp_asprintf("%s/%s", own->kind ? own->kind : "", own->name ? own->name : "")))
+                            !(sp->workload =
+                                      dp_asprintf("%s/%s", own->kind ? own->kind : "", own->name ? own->name : "")))
                                 rr = -ENOMEM;
                         continue;
                 }
