@@ -365,8 +365,10 @@ static int print_list(const dp_alloc_run *r, bool json, dp_strbuf *out, FILE *f)
                                          : "apiVersion: v1\nitems: []\n");
         else
                 dp_strbuf_puts(out, json ? "{\n  \"apiVersion\": \"v1\",\n  \"items\": [" : "apiVersion: v1\nitems:\n");
+        /* one set for every claim's tree, cleared after each (its blocks stay) */
+        _cleanup_(dp_doc_set_freep) dp_doc_set *one = dp_doc_set_new();
         for (size_t i = 0; i < r->n; i++) {
-                _cleanup_(dp_doc_set_freep) dp_doc_set *one = dp_doc_set_new();
+                dp_doc_set_clear(one);
                 dp_resource_claim cl;
                 dp_doc_node *n = one ? dp_resource_claim_encode(one, with_allocation(&r->items[i], &cl)) : NULL;
                 if (!n) return -ENOMEM;

@@ -68,6 +68,12 @@ static void set_drop_all(dp_doc_set *s) {
         s->n_roots = 0;
 }
 
+void dp_doc_set_clear(dp_doc_set *s) {
+        if (!s) return;
+        set_drop_all(s);
+        s->n_dropped = 0;
+}
+
 dp_doc_set *dp_doc_set_free(dp_doc_set *s) {
         if (!s) return NULL;
         free_arrays(s);

@@ -60,6 +60,9 @@ typedef struct dp_doc_set dp_doc_set;
 dp_doc_set *dp_doc_set_new(void);
 dp_doc_set *dp_doc_set_free(dp_doc_set *s);
 DEFINE_FREEP(dp_doc_set, dp_doc_set_free)
+/* Drop every node, string and document of the set, keeping a block of each
+ * for what is built next (one set for many small trees in a row). */
+void dp_doc_set_clear(dp_doc_set *s);
 
 /* Parse a YAML or JSON stream. Documents are appended to the set (empty
  * documents are skipped). `name` is used in error messages ("f.yaml:3:7: ...").

@@ -346,3 +346,27 @@ TEST(parse_each_reuses_blocks) {
         ASSERT_EQ(n, 120);
         dp_strbuf_done(&sb);
 }
+
+/* one set for many trees in a row */
+TEST(set_clear_reuses) {
+        dp_doc_set *s = dp_doc_set_new();
+        for (int round = 0; round < 3000; round++) {
+                dp_doc_set_clear(s);
+                dp_doc_node *m = dp_doc_new_map(s);
+                ASSERT_OK(dp_doc_map_add(s, m, "round", dp_doc_new_int(s, round)));
+                dp_doc_node *l = dp_doc_new_seq(s);
+                for (int i = 0; i < 40; i++)
+                        ASSERT_OK(dp_doc_seq_add(s, l, dp_doc_new_str(s, "some text to fill")));
+                ASSERT_OK(dp_doc_map_add(s, m, "l", l));
+                if (round % 1000 == 0) {
+                        char *j = emit(m, DP_DOC_JSON_COMPACT);
+                        ASSERT_TRUE(strncmp(j, "{\"round\":", 9) == 0);
+                        free(j);
+                }
+        }
+        dp_doc_set_clear(s);
+        const char *in = "{\"a\": [1]}";
+        ASSERT_OK(dp_doc_parse(s, in, strlen(in), "t", NULL));
+        ASSERT_EQ(dp_doc_count(s), 1);
+        dp_doc_set_free(s);
+}
