@@ -28,13 +28,15 @@
 typedef struct scenario {
         const char *name;
         int nodes, devices, claims, per_claim;
+        bool json; /* the same objects as `kubectl get -o json` prints a List */
 } scenario;
 
 /* 500 × 10 with 5,000 one-device claims: all fit. 500 × 8 with 2,500
  * two-device claims: 2,000 fit, 500 do not (every node full). */
 static const scenario scenarios[] = {
-        {"500x10, 5000 x 1 device, -o json", 500, 10, 5000, 1},
-        {"500x8, 2500 x 2 devices (500 fail)", 500, 8, 2500, 2},
+        {"500x10, 5000 x 1 device, -o json", 500, 10, 5000, 1, false},
+        {"500x8, 2500 x 2 devices (500 fail)", 500, 8, 2500, 2, false},
+        {"500x10, 5000 x 1, JSON List (kubectl)", 500, 10, 5000, 1, true},
 };
 
 static uint64_t rng_state;
@@ -76,6 +78,83 @@ static int write_input(const scenario *sc, const char *path) {
                         "spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com, count: "
                         "%d}}]}}\n",
                         c, rnd() & 0xffff, rnd() % 4, rnd(), c, sc->per_claim);
+        if (fclose(f) != 0) return -errno;
+        return 0;
+}
+
+/* Objects of the same shape as write_input() writes (drawn on their own), as
+ * kubectl -o json prints a List: 4-space indent, one field per line. */
+static int write_json(const scenario *sc, const char *path) {
+        static const char *models[] = {"A100", "H100", "L40S", "H200"};
+        FILE *f = fopen(path, "w");
+        if (!f) return -errno;
+        fprintf(f, "{\n    \"apiVersion\": \"v1\",\n    \"items\": [\n"
+                   "        {\n            \"apiVersion\": \"resource.k8s.io/v1\",\n"
+                   "            \"kind\": \"DeviceClass\",\n"
+                   "            \"metadata\": {\n                \"name\": \"gpu.example.com\"\n            },\n"
+                   "            \"spec\": {\n                \"selectors\": [\n                    {\n"
+                   "                        \"cel\": {\n"
+                   "                            \"expression\": \"device.driver == 'gpu.example.com'\"\n"
+                   "                        }\n                    }\n                ]\n            }\n        }");
+        for (int n = 0; n < sc->nodes; n++) {
+                const char *model = models[rnd() % 4];
+                fprintf(f,
+                        ",\n        {\n            \"apiVersion\": \"v1\",\n            \"kind\": \"Node\",\n"
+                        "            \"metadata\": {\n                \"labels\": {\n                    \"zone\": "
+                        "\"z%u\"\n"
+                        "                },\n                \"name\": \"node-%04d\"\n            }\n        }",
+                        rnd() % 8, n);
+                fprintf(f,
+                        ",\n        {\n            \"apiVersion\": \"resource.k8s.io/v1\",\n"
+                        "            \"kind\": \"ResourceSlice\",\n"
+                        "            \"metadata\": {\n                \"name\": \"node-%04d-gpu\"\n            },\n"
+                        "            \"spec\": {\n                \"devices\": [",
+                        n);
+                for (int d = 0; d < sc->devices; d++) {
+                        unsigned u1 = rnd(), u2 = rnd() & 0xffff, v = rnd() % 4, mem = 40u << (rnd() % 2);
+                        fprintf(f,
+                                "%s\n                    {\n                        \"attributes\": {\n"
+                                "                            \"driverVersion\": {\n"
+                                "                                \"version\": \"1.%u.0\"\n                            "
+                                "},\n"
+                                "                            \"index\": {\n                                \"int\": "
+                                "%d\n"
+                                "                            },\n                            \"model\": {\n"
+                                "                                \"string\": \"%s\"\n                            },\n"
+                                "                            \"numa\": {\n                                \"int\": %d\n"
+                                "                            },\n                            \"uuid\": {\n"
+                                "                                \"string\": \"GPU-%08x-%04x\"\n"
+                                "                            }\n                        },\n"
+                                "                        \"capacity\": {\n                            \"memory\": {\n"
+                                "                                \"value\": \"%uGi\"\n                            }\n"
+                                "                        },\n                        \"name\": \"gpu-%d\"\n"
+                                "                    }",
+                                d ? "," : "", v, d, model, d * 2 / sc->devices, u1, u2, mem, d);
+                }
+                fprintf(f,
+                        "\n                ],\n                \"driver\": \"gpu.example.com\",\n"
+                        "                \"nodeName\": \"node-%04d\",\n                \"pool\": {\n"
+                        "                    \"generation\": 1,\n                    \"name\": \"node-%04d\",\n"
+                        "                    \"resourceSliceCount\": 1\n                }\n            }\n        }",
+                        n, n);
+        }
+        for (int c = 0; c < sc->claims; c++) {
+                unsigned id = rnd() & 0xffff, ns = rnd() % 4, uid = rnd();
+                fprintf(f,
+                        ",\n        {\n            \"apiVersion\": \"resource.k8s.io/v1\",\n"
+                        "            \"kind\": \"ResourceClaim\",\n            \"metadata\": {\n"
+                        "                \"name\": \"claim-%05d-%04x\",\n                \"namespace\": \"team-%u\",\n"
+                        "                \"uid\": \"%08x-0000-4000-8000-%012d\"\n            },\n"
+                        "            \"spec\": {\n                \"devices\": {\n                    \"requests\": [\n"
+                        "                        {\n                            \"exactly\": {\n"
+                        "                                \"count\": %d,\n"
+                        "                                \"deviceClassName\": \"gpu.example.com\"\n"
+                        "                            },\n                            \"name\": \"gpu\"\n"
+                        "                        }\n                    ]\n                }\n            }\n        }",
+                        c, id, ns, uid, c, sc->per_claim);
+        }
+        fprintf(f, "\n    ],\n    \"kind\": \"List\",\n    \"metadata\": {\n        \"resourceVersion\": \"\"\n    "
+                   "}\n}\n");
         if (fclose(f) != 0) return -errno;
         return 0;
 }
@@ -164,10 +243,10 @@ int main(int argc, char **argv) {
                 const scenario *sc = &scenarios[s];
                 if (filter && !strstr(sc->name, filter)) continue;
                 char input[128], errpath[128];
-                snprintf(input, sizeof(input), "%s/input-%zu.yaml", dir, s);
+                snprintf(input, sizeof(input), "%s/input-%zu.%s", dir, s, sc->json ? "json" : "yaml");
                 snprintf(errpath, sizeof(errpath), "%s/stderr-%zu", dir, s);
                 rng_state = seed * 1000 + s;
-                if (write_input(sc, input) < 0) {
+                if ((sc->json ? write_json(sc, input) : write_input(sc, input)) < 0) {
                         perror(input);
                         return 1;
                 }

@@ -108,6 +108,10 @@ typedef enum {
  * or a table; `out` gets the report, `why` (may be NULL) the reasons of
  * claims that did not fit, as dp_alloc_run_print_why() without details. */
 int dp_alloc_run_print(const dp_alloc_run *r, dp_alloc_output fmt, dp_strbuf *out, dp_strbuf *why);
+/* The same bytes as dp_alloc_run_print() (without `why`), written to f as
+ * they are made through a buffer of 64 KiB; 0, -ENOMEM (part of the report
+ * may be written) or -EIO. */
+int dp_alloc_run_write(const dp_alloc_run *r, dp_alloc_output fmt, FILE *f);
 /* One line per claim that did not fit, reasons grouped with node counts as
  * kube-scheduler does: "ResourceClaim ns/name: not allocated: 0/500 nodes
  * are available: 320 nodes: REASON; 180 nodes: REASON" (the names of the

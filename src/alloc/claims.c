@@ -359,28 +359,43 @@ static const dp_resource_claim *with_allocation(const dp_alloc_outcome *o, dp_re
 
 /* A List, written one claim at a time as dp_doc_emit() of the whole would
  * write it (keys sorted: apiVersion, items, kind): no tree of every claim. */
-static int print_list(const dp_alloc_run *r, bool json, dp_strbuf *out) {
+/* With a stream, what is in `out` goes to it whenever it passes this size:
+ * the List of 5,000 claims is written through one small buffer instead of
+ * growing (and copying) a buffer of all of it. */
+#define PRINT_FLUSH_AT (64u << 10)
+
+static int flush_to(FILE *f, dp_strbuf *out) {
+        if (!f || out->len < PRINT_FLUSH_AT || dp_strbuf_failed(out)) return 0;
+        if (fwrite(out->buf, 1, out->len, f) != out->len) return -EIO;
+        dp_strbuf_truncate(out, 0);
+        return 0;
+}
+
+static int print_list(const dp_alloc_run *r, bool json, dp_strbuf *out, FILE *f) {
         dp_doc_format df = json ? DP_DOC_JSON_PRETTY : DP_DOC_YAML;
         if (r->n == 0)
                 dp_strbuf_puts(out, json ? "{\n  \"apiVersion\": \"v1\",\n  \"items\": [],\n"
                                          : "apiVersion: v1\nitems: []\n");
         else
                 dp_strbuf_puts(out, json ? "{\n  \"apiVersion\": \"v1\",\n  \"items\": [" : "apiVersion: v1\nitems:\n");
+        /* one set for every claim's tree, cleared after each (its blocks stay) */
+        _cleanup_(dp_doc_set_freep) dp_doc_set *one = dp_doc_set_new();
         for (size_t i = 0; i < r->n; i++) {
-                _cleanup_(dp_doc_set_freep) dp_doc_set *one = dp_doc_set_new();
+                dp_doc_set_clear(one);
                 dp_resource_claim cl;
                 dp_doc_node *n = one ? dp_resource_claim_encode(one, with_allocation(&r->items[i], &cl)) : NULL;
                 if (!n) return -ENOMEM;
                 dp_doc_emit_top_item(out, n, i, df);
                 if (dp_strbuf_failed(out)) return -ENOMEM;
+                int k = flush_to(f, out);
+                if (k < 0) return k;
         }
         if (r->n && json) dp_strbuf_puts(out, "\n  ],\n");
         dp_strbuf_puts(out, json ? "  \"kind\": \"List\"\n}\n" : "kind: List\n");
         return dp_strbuf_failed(out) ? -ENOMEM : 0;
 }
 
-int dp_alloc_run_print(const dp_alloc_run *r, dp_alloc_output fmt, dp_strbuf *out, dp_strbuf *why) {
-        assert_return(r && out, -EINVAL);
+static int run_print(const dp_alloc_run *r, dp_alloc_output fmt, dp_strbuf *out, dp_strbuf *why, FILE *f) {
         if (fmt == DP_ALLOC_OUTPUT_TABLE) {
                 table(r, out);
         } else if (r->n == 1) {
@@ -390,10 +405,25 @@ int dp_alloc_run_print(const dp_alloc_run *r, dp_alloc_output fmt, dp_strbuf *ou
                 dp_doc_node *root = dp_resource_claim_encode(set, with_allocation(&r->items[0], &cl));
                 if (!root) return -ENOMEM;
                 dp_doc_emit(out, root, fmt == DP_ALLOC_OUTPUT_JSON ? DP_DOC_JSON_PRETTY : DP_DOC_YAML);
-        } else if (print_list(r, fmt == DP_ALLOC_OUTPUT_JSON, out) < 0) {
-                return -ENOMEM;
+        } else {
+                int k = print_list(r, fmt == DP_ALLOC_OUTPUT_JSON, out, f);
+                if (k < 0) return k;
         }
         if (why && dp_alloc_run_print_why(r, false, why) < 0) return -ENOMEM;
         if (dp_strbuf_failed(out) || (why && dp_strbuf_failed(why))) return -ENOMEM;
         return 0;
+}
+
+int dp_alloc_run_print(const dp_alloc_run *r, dp_alloc_output fmt, dp_strbuf *out, dp_strbuf *why) {
+        assert_return(r && out, -EINVAL);
+        return run_print(r, fmt, out, why, NULL);
+}
+
+int dp_alloc_run_write(const dp_alloc_run *r, dp_alloc_output fmt, FILE *f) {
+        assert_return(r && f, -EINVAL);
+        _cleanup_strbuf_ dp_strbuf out = DP_STRBUF_INIT;
+        int k = run_print(r, fmt, &out, NULL, f);
+        if (k < 0) return k;
+        if (out.len && fwrite(out.buf, 1, out.len, f) != out.len) return -EIO;
+        return fflush(f) == 0 ? 0 : -EIO;
 }

@@ -8,8 +8,11 @@
 /* Nodes and strings live in blocks owned by the set (one allocation per
  * DOC_NODE_BLOCK nodes or DOC_STR_BLOCK bytes of strings, not one or two per
  * node): parsing a manifest of 100,000 nodes costs a few hundred mallocs
- * instead of 200,000, and freeing the set is a walk over the blocks. Only
- * the pair and item arrays of maps and sequences grow on their own. */
+ * instead of 200,000, and freeing the set is a walk over the blocks. The
+ * parser gathers a collection's children on one stack and copies them into
+ * the string blocks when the collection ends (one exact-size array, no
+ * realloc; such arrays have cap 0); only maps and sequences built with
+ * dp_doc_map_add/dp_doc_seq_add grow arrays of their own. */
 #define DOC_NODE_BLOCK 1024
 #define DOC_STR_BLOCK (64u << 10)
 
@@ -17,6 +20,7 @@ struct dp_doc_set {
         dp_doc_node **node_blocks; /* DOC_NODE_BLOCK nodes each, the last one partly used */
         size_t n_node_blocks, cap_node_blocks;
         size_t n_nodes;
+        size_t n_dropped;  /* nodes of documents already handed out and dropped (dp_doc_parse_each) */
         char **str_blocks; /* string blocks; long strings get a block of their own */
         size_t n_str_blocks, cap_str_blocks;
         char *str_free; /* room left in the current string block */
@@ -28,13 +32,51 @@ struct dp_doc_set {
 
 dp_doc_set *dp_doc_set_new(void) { return calloc(1, sizeof(dp_doc_set)); }
 
-dp_doc_set *dp_doc_set_free(dp_doc_set *s) {
-        if (!s) return NULL;
+/* the arrays of maps and sequences that have their own allocation (cap > 0) */
+static void free_arrays(dp_doc_set *s) {
         for (size_t i = 0; i < s->n_nodes; i++) {
                 dp_doc_node *n = &s->node_blocks[i / DOC_NODE_BLOCK][i % DOC_NODE_BLOCK];
+                if (n->cap == 0) continue;
                 free(n->pairs);
                 free(n->items);
         }
+}
+
+/* Drop every node, string and root, keeping the first node block for the
+ * next document (dp_doc_parse_each); the node count limit counts on. */
+static void set_drop_all(dp_doc_set *s) {
+        free_arrays(s);
+        for (size_t i = 1; i < s->n_node_blocks; i++)
+                free(s->node_blocks[i]);
+        if (s->n_node_blocks > 1) s->n_node_blocks = 1;
+        s->n_dropped += s->n_nodes;
+        s->n_nodes = 0;
+        /* the current string block stays too (it was DOC_STR_BLOCK long) */
+        char *cur = s->str_free ? s->str_free + s->str_left - DOC_STR_BLOCK : NULL;
+        for (size_t i = 0; i < s->n_str_blocks; i++)
+                if (s->str_blocks[i] != cur) free(s->str_blocks[i]);
+        s->n_str_blocks = 0;
+        s->str_free = NULL;
+        s->str_left = 0;
+        if (cur) {
+                s->str_blocks[s->n_str_blocks++] = cur;
+                s->str_free = cur;
+                s->str_left = DOC_STR_BLOCK;
+        }
+        for (size_t i = 0; i < s->n_roots; i++)
+                free(s->sources[i]);
+        s->n_roots = 0;
+}
+
+void dp_doc_set_clear(dp_doc_set *s) {
+        if (!s) return;
+        set_drop_all(s);
+        s->n_dropped = 0;
+}
+
+dp_doc_set *dp_doc_set_free(dp_doc_set *s) {
+        if (!s) return NULL;
+        free_arrays(s);
         for (size_t i = 0; i < s->n_node_blocks; i++)
                 free(s->node_blocks[i]);
         for (size_t i = 0; i < s->n_str_blocks; i++)
@@ -48,17 +90,19 @@ dp_doc_set *dp_doc_set_free(dp_doc_set *s) {
         return NULL;
 }
 
+static bool nodes_full(const dp_doc_set *s) { return s->n_nodes + s->n_dropped >= DP_DOC_MAX_NODES; }
+
 static dp_doc_node *node_new(dp_doc_set *s, dp_doc_type t) {
-        if (s->n_nodes >= DP_DOC_MAX_NODES) return NULL;
-        if (s->n_nodes % DOC_NODE_BLOCK == 0) {
+        if (nodes_full(s)) return NULL;
+        if (s->n_nodes % DOC_NODE_BLOCK == 0 && s->n_nodes / DOC_NODE_BLOCK == s->n_node_blocks) {
                 if (DP_GROW(s->node_blocks, s->cap_node_blocks, s->n_node_blocks + 1) < 0) return NULL;
-                dp_doc_node *b = calloc(DOC_NODE_BLOCK, sizeof *b);
+                dp_doc_node *b = malloc(DOC_NODE_BLOCK * sizeof *b);
                 if (!b) return NULL;
                 s->node_blocks[s->n_node_blocks++] = b;
         }
         dp_doc_node *n = &s->node_blocks[s->n_nodes / DOC_NODE_BLOCK][s->n_nodes % DOC_NODE_BLOCK];
         s->n_nodes++;
-        n->type = t;
+        *n = (dp_doc_node){.type = t};
         return n;
 }
 
@@ -79,6 +123,19 @@ static char *str_alloc(dp_doc_set *s, size_t len) {
         s->str_free += need;
         s->str_left -= need;
         return d;
+}
+
+/* `size` bytes aligned for pointers, owned by the set */
+static void *arena_alloc(dp_doc_set *s, size_t size) {
+        size_t pad = (size_t)(-(uintptr_t)s->str_free & (sizeof(void *) - 1));
+        if (s->str_left >= pad + size + 1) {
+                s->str_free += pad;
+                s->str_left -= pad;
+        } else if (s->str_left && size + 1 <= DOC_STR_BLOCK / 4) {
+                s->str_free += s->str_left; /* a new block (malloc aligns it) */
+                s->str_left = 0;
+        }
+        return str_alloc(s, size);
 }
 
 static const char *own_string(dp_doc_set *s, const char *str) {
@@ -126,9 +183,26 @@ dp_doc_node *dp_doc_new_bool(dp_doc_set *s, bool v) { return dp_doc_new_raw(s, v
 dp_doc_node *dp_doc_new_null(dp_doc_set *s) { return dp_doc_new_raw(s, "null"); }
 
 /* `key` must stay as long as the set (a string it owns) */
+/* A parsed collection's array lives in the set's blocks (cap 0): copy it to
+ * an allocation of its own before it grows. */
+static int own_array(dp_doc_node *n) {
+        if (n->cap || n->n == 0) return 0;
+        size_t esz = n->type == DP_DOC_MAP ? sizeof(dp_doc_pair) : sizeof(dp_doc_node *);
+        void *old = n->type == DP_DOC_MAP ? (void *)n->pairs : (void *)n->items, *a = NULL;
+        size_t cap = 0;
+        if (dp_grow(&a, &cap, n->n, esz) < 0) return -ENOMEM;
+        memcpy(a, old, n->n * esz);
+        if (n->type == DP_DOC_MAP)
+                n->pairs = a;
+        else
+                n->items = a;
+        n->cap = cap;
+        return 0;
+}
+
 static int map_add_owned(dp_doc_node *map, const char *key, dp_doc_node *value) {
         if (!map || !value || map->type != DP_DOC_MAP) return -ENOMEM;
-        if (DP_GROW(map->pairs, map->cap, map->n + 1) < 0) return -ENOMEM;
+        if (own_array(map) < 0 || DP_GROW(map->pairs, map->cap, map->n + 1) < 0) return -ENOMEM;
         map->pairs[map->n++] = (dp_doc_pair){key, NULL, value};
         return 0;
 }
@@ -143,7 +217,7 @@ int dp_doc_map_add(dp_doc_set *s, dp_doc_node *map, const char *key, dp_doc_node
 int dp_doc_seq_add(dp_doc_set *s, dp_doc_node *seq, dp_doc_node *item) {
         (void)s;
         if (!seq || !item || seq->type != DP_DOC_SEQ) return -ENOMEM;
-        if (DP_GROW(seq->items, seq->cap, seq->n + 1) < 0) return -ENOMEM;
+        if (own_array(seq) < 0 || DP_GROW(seq->items, seq->cap, seq->n + 1) < 0) return -ENOMEM;
         seq->items[seq->n++] = item;
         return 0;
 }
@@ -171,12 +245,26 @@ typedef struct {
         const char *name;
         dp_error *err;
         dp_doc_node *stack[DP_DOC_MAX_DEPTH + 1];
+        size_t base[DP_DOC_MAX_DEPTH + 1];             /* where each open collection's children start in kids */
         const char *pending_key[DP_DOC_MAX_DEPTH + 1]; /* map: key waiting for a value */
         dp_doc_node *pending_key_node[DP_DOC_MAX_DEPTH + 1];
         size_t depth;
+        /* the children of every open collection, innermost last (a
+         * sequence's items use .value); copied out when the collection ends */
+        dp_doc_pair *kids;
+        size_t n_kids, cap_kids;
+        /* dp_doc_parse_each: each document goes to fn as it ends */
+        dp_doc_each_fn fn;
+        void *userdata;
+        size_t n_handed; /* non-empty documents handed to fn */
+        int fn_r;        /* the first failure of fn */
 } parse_state;
 
-static int perr(parse_state *ps, int code, const yaml_mark_t *m, const char *msg) {
+typedef struct {
+        size_t line, column; /* 0-based, as libyaml counts */
+} mark;
+
+static int perr(parse_state *ps, int code, const mark *m, const char *msg) {
         return dp_error_set(ps->err, code, "%s:%zu:%zu: %s", ps->name, m->line + 1, m->column + 1, msg);
 }
 
@@ -190,7 +278,7 @@ static int perr(parse_state *ps, int code, const yaml_mark_t *m, const char *msg
 static int dup_error(parse_state *ps, const dp_doc_node *key) {
         char msg[300];
         snprintf(msg, sizeof msg, "duplicate key \"%.200s\"", key->str);
-        return perr(ps, -EINVAL, &(yaml_mark_t){.line = key->line - 1, .column = key->col - 1}, msg);
+        return perr(ps, -EINVAL, &(mark){.line = key->line - 1, .column = key->col - 1}, msg);
 }
 
 static int cmp_pair_key(const void *a, const void *b) {
@@ -214,83 +302,124 @@ static int check_duplicates(parse_state *ps, const dp_doc_node *map) {
         return first ? dup_error(ps, first->key_node) : 0;
 }
 
+static int push_kid(parse_state *ps, const char *key, dp_doc_node *key_node, dp_doc_node *value) {
+        if (ps->n_kids == ps->cap_kids && DP_GROW(ps->kids, ps->cap_kids, ps->n_kids + 1) < 0) return -ENOMEM;
+        ps->kids[ps->n_kids++] = (dp_doc_pair){key, key_node, value};
+        return 0;
+}
+
 /* Attach a finished node to its parent (or make it a root). */
-static int attach(parse_state *ps, dp_doc_node *n, const yaml_mark_t *m) {
+static int attach(parse_state *ps, dp_doc_node *n, const mark *m) {
         if (ps->depth == 0) return dp_doc_add_root(ps->set, n, ps->name);
-        dp_doc_node *parent = ps->stack[ps->depth - 1];
-        if (parent->type == DP_DOC_SEQ) return dp_doc_seq_add(ps->set, parent, n);
-        /* map */
         size_t d = ps->depth - 1;
+        dp_doc_node *parent = ps->stack[d];
+        if (parent->type == DP_DOC_SEQ) return push_kid(ps, NULL, NULL, n);
+        /* map */
         if (!ps->pending_key[d]) {
                 if (n->type != DP_DOC_SCALAR) return perr(ps, -EINVAL, m, "map keys must be scalars");
                 if (memchr(n->str, 0, n->len)) return perr(ps, -EINVAL, m, "map key contains a NUL byte");
                 /* Small maps are checked for a duplicate at once; larger ones
                  * when they end (check_duplicates), in O(n log n). */
-                if (parent->n < DUP_LINEAR_MAX)
-                        for (size_t i = 0; i < parent->n; i++)
-                                if (streq(parent->pairs[i].key, n->str)) return dup_error(ps, n);
+                size_t have = ps->n_kids - ps->base[d];
+                if (have < DUP_LINEAR_MAX)
+                        for (size_t i = ps->base[d]; i < ps->n_kids; i++)
+                                if (streq(ps->kids[i].key, n->str)) return dup_error(ps, n);
                 ps->pending_key[d] = n->str;
                 ps->pending_key_node[d] = n;
                 return 0;
         }
         /* the key is the key node's string, owned by the set: no copy */
-        int r = map_add_owned(parent, ps->pending_key[d], n);
-        if (r < 0) return r;
-        parent->pairs[parent->n - 1].key_node = ps->pending_key_node[d];
+        int r = push_kid(ps, ps->pending_key[d], ps->pending_key_node[d], n);
         ps->pending_key[d] = NULL;
         ps->pending_key_node[d] = NULL;
+        return r;
+}
+
+static int open_collection(parse_state *ps, dp_doc_type t, const mark *m) {
+        if (ps->depth >= DP_DOC_MAX_DEPTH) return perr(ps, -E2BIG, m, "nesting deeper than 100 levels");
+        dp_doc_node *n = node_new(ps->set, t);
+        if (!n) return nodes_full(ps->set) ? perr(ps, -E2BIG, m, "too many nodes") : -ENOMEM;
+        n->line = (uint32_t)m->line + 1;
+        n->col = (uint32_t)m->column + 1;
+        ps->stack[ps->depth] = n;
+        ps->base[ps->depth] = ps->n_kids;
+        ps->pending_key[ps->depth] = NULL;
+        ps->depth++;
         return 0;
 }
 
+static int close_collection(parse_state *ps) {
+        assert(ps->depth > 0);
+        dp_doc_node *n = ps->stack[--ps->depth];
+        size_t first = ps->base[ps->depth], count = ps->n_kids - first;
+        if (count) {
+                if (n->type == DP_DOC_MAP) {
+                        n->pairs = arena_alloc(ps->set, count * sizeof(dp_doc_pair));
+                        if (!n->pairs) return -ENOMEM;
+                        memcpy(n->pairs, ps->kids + first, count * sizeof(dp_doc_pair));
+                } else {
+                        n->items = arena_alloc(ps->set, count * sizeof(dp_doc_node *));
+                        if (!n->items) return -ENOMEM;
+                        for (size_t i = 0; i < count; i++)
+                                n->items[i] = ps->kids[first + i].value;
+                }
+        }
+        n->n = count;
+        ps->n_kids = first;
+        if (n->type == DP_DOC_MAP) {
+                int r = check_duplicates(ps, n);
+                if (r < 0) return r;
+        }
+        return attach(ps, n, &(mark){.line = n->line - 1, .column = n->col - 1});
+}
+
+static int add_scalar(parse_state *ps, const char *str, size_t len, bool plain, const mark *m) {
+        dp_doc_node *n = dp_doc_new_strn(ps->set, str, len);
+        if (!n) return -ENOMEM;
+        n->plain = plain;
+        n->line = (uint32_t)m->line + 1;
+        n->col = (uint32_t)m->column + 1;
+        return attach(ps, n, m);
+}
+
+/* A document ended: with dp_doc_parse_each, hand its root to fn (unless fn
+ * failed before) and drop the document. */
+static void document_end(parse_state *ps) {
+        if (!ps->fn) return;
+        dp_doc_set *s = ps->set;
+        for (size_t i = 0; i < s->n_roots; i++) {
+                dp_doc_node *root = s->roots[i];
+                if (root->type == DP_DOC_SCALAR && dp_doc_is_null(root)) continue;
+                if (ps->fn_r >= 0) ps->fn_r = ps->fn(root, ps->name, ps->n_handed, ps->userdata, ps->err);
+                ps->n_handed++;
+        }
+        set_drop_all(s);
+}
+
 static int handle_event(parse_state *ps, yaml_event_t *ev) {
-        const yaml_mark_t *m = &ev->start_mark;
-        dp_doc_node *n;
+        const mark m = {ev->start_mark.line, ev->start_mark.column};
         switch (ev->type) {
-        case YAML_ALIAS_EVENT:
-                return perr(ps, -EINVAL, m, "YAML aliases are not supported");
-        case YAML_SCALAR_EVENT:
-                n = dp_doc_new_strn(ps->set, (const char *)ev->data.scalar.value, ev->data.scalar.length);
-                if (!n) return -ENOMEM;
-                n->plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE && !ev->data.scalar.tag;
-                if (ev->data.scalar.tag && streq((const char *)ev->data.scalar.tag, YAML_NULL_TAG)) n->plain = true;
-                n->line = (uint32_t)m->line + 1;
-                n->col = (uint32_t)m->column + 1;
-                return attach(ps, n, m);
+        case YAML_ALIAS_EVENT: return perr(ps, -EINVAL, &m, "YAML aliases are not supported");
+        case YAML_SCALAR_EVENT: {
+                bool plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE && !ev->data.scalar.tag;
+                if (ev->data.scalar.tag && streq((const char *)ev->data.scalar.tag, YAML_NULL_TAG)) plain = true;
+                return add_scalar(ps, (const char *)ev->data.scalar.value, ev->data.scalar.length, plain, &m);
+        }
         case YAML_SEQUENCE_START_EVENT:
         case YAML_MAPPING_START_EVENT:
-                if (ps->depth >= DP_DOC_MAX_DEPTH) return perr(ps, -E2BIG, m, "nesting deeper than 100 levels");
-                n = node_new(ps->set, ev->type == YAML_SEQUENCE_START_EVENT ? DP_DOC_SEQ : DP_DOC_MAP);
-                if (!n) return ps->set->n_nodes >= DP_DOC_MAX_NODES ? perr(ps, -E2BIG, m, "too many nodes") : -ENOMEM;
-                n->line = (uint32_t)m->line + 1;
-                n->col = (uint32_t)m->column + 1;
-                ps->stack[ps->depth] = n;
-                ps->pending_key[ps->depth] = NULL;
-                ps->depth++;
-                return 0;
+                return open_collection(ps, ev->type == YAML_SEQUENCE_START_EVENT ? DP_DOC_SEQ : DP_DOC_MAP, &m);
         case YAML_SEQUENCE_END_EVENT:
-        case YAML_MAPPING_END_EVENT:
-                assert(ps->depth > 0);
-                n = ps->stack[--ps->depth];
-                if (n->type == DP_DOC_MAP) {
-                        int r = check_duplicates(ps, n);
-                        if (r < 0) return r;
-                }
-                return attach(ps, n, &(yaml_mark_t){.line = n->line - 1, .column = n->col - 1});
+        case YAML_MAPPING_END_EVENT: return close_collection(ps);
+        case YAML_DOCUMENT_END_EVENT: document_end(ps); return 0;
         default:
                 return 0;
         }
 }
 
-int dp_doc_parse(dp_doc_set *s, const char *buf, size_t len, const char *name, dp_error *err) {
-        assert_return(s && (buf || len == 0), -EINVAL);
-        if (!name) name = "<input>";
-        if (len > DP_DOC_MAX_INPUT)
-                return dp_error_set(err, -E2BIG, "%s: input larger than %u MiB", name, DP_DOC_MAX_INPUT >> 20);
+static int parse_yaml(parse_state *ps, const char *buf, size_t len) {
         yaml_parser_t parser;
         if (!yaml_parser_initialize(&parser)) return -ENOMEM;
         yaml_parser_set_input_string(&parser, (const unsigned char *)buf, len);
-        parse_state ps = {.set = s, .name = name, .err = err};
-        size_t roots_before = s->n_roots;
         int r = 0;
         for (;;) {
                 yaml_event_t ev;
@@ -299,7 +428,7 @@ int dp_doc_parse(dp_doc_set *s, const char *buf, size_t len, const char *name, d
                                 r = -ENOMEM;
                         } else {
                                 const yaml_mark_t *mk = parser.problem ? &parser.problem_mark : &parser.context_mark;
-                                r = dp_error_set(err, -EINVAL, "%s:%zu:%zu: invalid YAML: %s%s%s", name,
+                                r = dp_error_set(ps->err, -EINVAL, "%s:%zu:%zu: invalid YAML: %s%s%s", ps->name,
                                                  mk->line + 1, mk->column + 1,
                                                  parser.problem ? parser.problem : "syntax error",
                                                  parser.context ? " " : "", parser.context ? parser.context : "");
@@ -307,11 +436,302 @@ int dp_doc_parse(dp_doc_set *s, const char *buf, size_t len, const char *name, d
                         break;
                 }
                 bool done = ev.type == YAML_STREAM_END_EVENT;
-                r = handle_event(&ps, &ev);
+                r = handle_event(ps, &ev);
                 yaml_event_delete(&ev);
                 if (r < 0 || done) break;
         }
         yaml_parser_delete(&parser);
+        return r;
+}
+
+/* ---- JSON fast path ----
+ *
+ * kubectl -o json and API responses are JSON, and libyaml reads them a
+ * character at a time through its YAML scanner. A JSON document is read here
+ * directly into the same tree libyaml's events would build: the same nodes,
+ * strings, `plain` flags and line/column marks (columns in characters, as
+ * libyaml counts). The reader takes only what it is sure libyaml reads the
+ * same way; on anything else — a syntax error, a duplicate key, a limit, a
+ * tab, a comment, a trailing comma, an escape or character YAML treats
+ * differently, a key libyaml would not take as a simple key — it gives up
+ * and the input goes through libyaml, so every error message is libyaml's
+ * (or the tree builder's) as before. fuzz/fuzz-base-json checks both agree. */
+
+#define JSON_BAIL 1
+#define JSON_SIMPLE_KEY_MAX 1000 /* libyaml: a simple key is at most 1024 characters */
+
+typedef struct {
+        parse_state *ps;
+        const char *p, *end, *line_start;
+        size_t line; /* 0-based */
+        size_t cont; /* UTF-8 continuation bytes between line_start and p */
+        char *tmp;   /* unescaped string */
+        size_t tmp_cap;
+} jscan;
+
+static mark jmark(const jscan *j) { return (mark){j->line, (size_t)(j->p - j->line_start) - j->cont}; }
+
+static void jspace(jscan *j) {
+        while (j->p < j->end) {
+                char c = *j->p;
+                if (c == ' ') {
+                        j->p++;
+                } else if (c == '\n' || (c == '\r' && j->p + 1 < j->end && j->p[1] == '\n')) {
+                        j->p += c == '\n' ? 1 : 2;
+                        j->line++;
+                        j->line_start = j->p;
+                        j->cont = 0;
+                } else {
+                        break;
+                }
+        }
+}
+
+static int hexval(char c) {
+        if (c >= '0' && c <= '9') return c - '0';
+        if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+        if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+        return -1;
+}
+
+/* One UTF-8 character at p that libyaml reads as a printable non-break
+ * character: its length, or 0. */
+static size_t utf8_ok(const unsigned char *p, const unsigned char *end) {
+        size_t n;
+        uint32_t cp;
+        if (*p >= 0xc2 && *p <= 0xdf)
+                n = 2, cp = *p & 0x1f;
+        else if (*p >= 0xe0 && *p <= 0xef)
+                n = 3, cp = *p & 0x0f;
+        else if (*p >= 0xf0 && *p <= 0xf4)
+                n = 4, cp = *p & 0x07;
+        else
+                return 0;
+        if ((size_t)(end - p) < n) return 0;
+        for (size_t i = 1; i < n; i++) {
+                if ((p[i] & 0xc0) != 0x80) return 0;
+                cp = cp << 6 | (p[i] & 0x3f);
+        }
+        if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff))) return 0;
+        if (cp < 0xa0 || (cp >= 0xd800 && cp <= 0xdfff) || cp == 0x2028 || cp == 0x2029 || cp == 0xfffe || cp == 0xffff)
+                return 0;
+        return n;
+}
+
+static int tmp_put(jscan *j, size_t *len, const char *s, size_t n) {
+        if (*len + n + 1 > j->tmp_cap) {
+                size_t cap = j->tmp_cap ? j->tmp_cap : 256;
+                while (cap < *len + n + 1)
+                        cap *= 2;
+                char *t = realloc(j->tmp, cap);
+                if (!t) return -ENOMEM;
+                j->tmp = t;
+                j->tmp_cap = cap;
+        }
+        memcpy(j->tmp + *len, s, n);
+        *len += n;
+        return 0;
+}
+
+/* A double-quoted string at p: its text (in the input or in tmp). */
+static int jstring(jscan *j, const char **ret, size_t *ret_len) {
+        const char *s = ++j->p, *q = s;
+        while (q < j->end && (unsigned char)*q >= 0x20 && (unsigned char)*q < 0x7f && *q != '"' && *q != '\\')
+                q++;
+        if (q < j->end && *q == '"') { /* the common case: nothing to unescape */
+                *ret = s;
+                *ret_len = (size_t)(q - s);
+                j->p = q + 1;
+                return 0;
+        }
+        size_t len = 0;
+        for (;;) {
+                if (q > s && tmp_put(j, &len, s, (size_t)(q - s)) < 0) return -ENOMEM;
+                if (q >= j->end) return JSON_BAIL;
+                unsigned char c = (unsigned char)*q;
+                if (c == '"') break;
+                if (c == '\\') {
+                        if (j->end - q < 2) return JSON_BAIL;
+                        char e = q[1], out[4];
+                        size_t n = 1;
+                        q += 2;
+                        switch (e) {
+                        case '"':
+                        case '\\':
+                        case '/': out[0] = e; break;
+                        case 'b': out[0] = '\b'; break;
+                        case 'f': out[0] = '\f'; break;
+                        case 'n': out[0] = '\n'; break;
+                        case 'r': out[0] = '\r'; break;
+                        case 't': out[0] = '\t'; break;
+                        case 'u': {
+                                if (j->end - q < 4) return JSON_BAIL;
+                                uint32_t cp = 0;
+                                for (int i = 0; i < 4; i++) {
+                                        int h = hexval(q[i]);
+                                        if (h < 0) return JSON_BAIL;
+                                        cp = cp << 4 | (uint32_t)h;
+                                }
+                                q += 4;
+                                if (cp >= 0xd800 && cp <= 0xdfff) return JSON_BAIL; /* libyaml refuses surrogates */
+                                if (cp < 0x80)
+                                        out[0] = (char)cp;
+                                else if (cp < 0x800) {
+                                        out[0] = (char)(0xc0 | cp >> 6);
+                                        out[1] = (char)(0x80 | (cp & 0x3f));
+                                        n = 2;
+                                } else {
+                                        out[0] = (char)(0xe0 | cp >> 12);
+                                        out[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+                                        out[2] = (char)(0x80 | (cp & 0x3f));
+                                        n = 3;
+                                }
+                                break;
+                        }
+                        default: return JSON_BAIL;
+                        }
+                        if (tmp_put(j, &len, out, n) < 0) return -ENOMEM;
+                        s = q;
+                } else if (c >= 0x80) {
+                        size_t n = utf8_ok((const unsigned char *)q, (const unsigned char *)j->end);
+                        if (!n) return JSON_BAIL;
+                        j->cont += n - 1;
+                        s = q;
+                        q += n;
+                } else if (c < 0x20 || c == 0x7f) {
+                        return JSON_BAIL; /* line breaks fold, tabs and controls: libyaml's business */
+                } else {
+                        s = q++;
+                }
+                while (q < j->end && (unsigned char)*q >= 0x20 && (unsigned char)*q < 0x7f && *q != '"' && *q != '\\')
+                        q++;
+        }
+        if (tmp_put(j, &len, "", 1) < 0) return -ENOMEM;
+        *ret = j->tmp;
+        *ret_len = len - 1;
+        j->p = q + 1;
+        return 0;
+}
+
+static bool is_alnum(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+
+/* A failure of the tree builder (duplicate key, limit): let libyaml's
+ * events reach it in their own order. */
+static int jbuild(const jscan *j, int r) {
+        if (r == -ENOMEM && !nodes_full(j->ps->set)) return r;
+        return r < 0 ? JSON_BAIL : r;
+}
+
+static int jvalue(jscan *j);
+
+/* after a value: skip space, then one of `close` or ',' */
+static int jnext(jscan *j, char close, bool *done) {
+        jspace(j);
+        if (j->p >= j->end) return JSON_BAIL;
+        if (*j->p == close) {
+                *done = true;
+                j->p++;
+                return 0;
+        }
+        if (*j->p != ',') return JSON_BAIL;
+        j->p++;
+        jspace(j);
+        return 0;
+}
+
+static int jcollection(jscan *j, bool map) {
+        mark m = jmark(j);
+        if (j->ps->depth >= DP_DOC_MAX_DEPTH || nodes_full(j->ps->set)) return JSON_BAIL;
+        int r = open_collection(j->ps, map ? DP_DOC_MAP : DP_DOC_SEQ, &m);
+        if (r < 0) return jbuild(j, r);
+        char close = map ? '}' : ']';
+        j->p++;
+        jspace(j);
+        bool done = j->p < j->end && *j->p == close;
+        if (done) j->p++;
+        while (!done) {
+                if (map) {
+                        if (j->p >= j->end || *j->p != '"') return JSON_BAIL;
+                        mark km = jmark(j);
+                        const char *kstart = j->p, *key;
+                        size_t klen;
+                        if ((r = jstring(j, &key, &klen)) != 0) return r;
+                        if ((r = jbuild(j, add_scalar(j->ps, key, klen, false, &km))) != 0) return r;
+                        while (j->p < j->end && *j->p == ' ')
+                                j->p++;
+                        /* a simple key: on one line, not too long; in flow context ':' needs no blank after it */
+                        if (j->p >= j->end || *j->p != ':' || j->p - kstart > JSON_SIMPLE_KEY_MAX) return JSON_BAIL;
+                        j->p++;
+                        jspace(j);
+                }
+                if ((r = jvalue(j)) != 0) return r;
+                if ((r = jnext(j, close, &done)) != 0) return r;
+        }
+        return jbuild(j, close_collection(j->ps));
+}
+
+static int jvalue(jscan *j) {
+        if (j->p >= j->end) return JSON_BAIL;
+        char c = *j->p;
+        if (c == '{' || c == '[') return jcollection(j, c == '{');
+        mark m = jmark(j);
+        if (c == '"') {
+                const char *s;
+                size_t len;
+                int r = jstring(j, &s, &len);
+                return r ? r : jbuild(j, add_scalar(j->ps, s, len, false, &m));
+        }
+        /* numbers, true, false, null: a plain scalar of these characters */
+        const char *s = j->p, *q = s;
+        if (!(is_alnum(c) ||
+              (q + 1 < j->end && ((c == '-' && (is_alnum(q[1]) || q[1] == '.')) || (c == '.' && is_alnum(q[1]))))))
+                return JSON_BAIL;
+        while (q < j->end && (is_alnum(*q) || *q == '.' || *q == '-' || *q == '+'))
+                q++;
+        j->p = q;
+        return jbuild(j, add_scalar(j->ps, s, (size_t)(q - s), true, &m));
+}
+
+/* 0: the document is in the set (and handed to fn); JSON_BAIL: nothing was
+ * kept, read it with libyaml; -ENOMEM. */
+static int parse_json(parse_state *ps, const char *buf, size_t len) {
+        dp_doc_set *s = ps->set;
+        jscan j = {.ps = ps, .p = buf, .end = buf + len, .line_start = buf};
+        size_t nodes = s->n_nodes, roots = s->n_roots;
+        dp_error *err = ps->err;
+        ps->err = NULL; /* every failure gives up: no message is wanted */
+        jspace(&j);
+        int r = JSON_BAIL;
+        if (j.p < j.end && (*j.p == '{' || *j.p == '[')) {
+                r = jvalue(&j);
+                jspace(&j);
+                if (r == 0 && j.p != j.end) r = JSON_BAIL;
+        }
+        free(j.tmp);
+        ps->err = err;
+        if (r == 0) {
+                document_end(ps);
+                return 0;
+        }
+        /* undo: no root, no nodes (their arrays live in the blocks) */
+        for (size_t i = roots; i < s->n_roots; i++)
+                free(s->sources[i]);
+        s->n_roots = roots;
+        s->n_nodes = nodes;
+        ps->depth = 0;
+        ps->n_kids = 0;
+        return r;
+}
+
+static int parse(dp_doc_set *s, const char *buf, size_t len, const char *name, bool json_reader, dp_doc_each_fn fn,
+                 void *userdata, dp_error *err) {
+        if (len > DP_DOC_MAX_INPUT)
+                return dp_error_set(err, -E2BIG, "%s: input larger than %u MiB", name, DP_DOC_MAX_INPUT >> 20);
+        parse_state ps = {.set = s, .name = name, .err = err, .fn = fn, .userdata = userdata};
+        size_t roots_before = s->n_roots;
+        int r = json_reader ? parse_json(&ps, buf, len) : JSON_BAIL;
+        if (r == JSON_BAIL) r = parse_yaml(&ps, buf, len);
+        free(ps.kids);
         if (r < 0) {
                 /* No partial documents: drop roots added by this call (nodes
                  * stay owned by the set and are freed with it). */
@@ -319,6 +739,8 @@ int dp_doc_parse(dp_doc_set *s, const char *buf, size_t len, const char *name, d
                 s->n_roots = roots_before;
                 return r;
         }
+        /* a syntax error anywhere in the input counts before fn's failure */
+        if (ps.fn_r < 0) return ps.fn_r;
         /* Drop documents that are empty (a lone null scalar, e.g. "---\n---"). */
         size_t w = roots_before;
         for (size_t i = roots_before; i < s->n_roots; i++) {
@@ -332,6 +754,23 @@ int dp_doc_parse(dp_doc_set *s, const char *buf, size_t len, const char *name, d
         }
         s->n_roots = w;
         return 0;
+}
+
+int dp_doc_parse(dp_doc_set *s, const char *buf, size_t len, const char *name, dp_error *err) {
+        assert_return(s && (buf || len == 0), -EINVAL);
+        return parse(s, buf, len, name ? name : "<input>", true, NULL, NULL, err);
+}
+
+int dp_doc_parse_libyaml(dp_doc_set *s, const char *buf, size_t len, const char *name, dp_error *err) {
+        assert_return(s && (buf || len == 0), -EINVAL);
+        return parse(s, buf, len, name ? name : "<input>", false, NULL, NULL, err);
+}
+
+int dp_doc_parse_each(const char *buf, size_t len, const char *name, dp_doc_each_fn fn, void *userdata, dp_error *err) {
+        assert_return((buf || len == 0) && fn, -EINVAL);
+        _cleanup_(dp_doc_set_freep) dp_doc_set *s = dp_doc_set_new();
+        if (!s) return -ENOMEM;
+        return parse(s, buf, len, name ? name : "<input>", true, fn, userdata, err);
 }
 
 int dp_doc_parse_file(dp_doc_set *s, const char *path, dp_error *err) {

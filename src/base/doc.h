@@ -52,7 +52,7 @@ struct dp_doc_node {
         /* DP_DOC_SEQ */
         dp_doc_node **items;
         size_t n;    /* pairs or items */
-        size_t cap;
+        size_t cap;  /* allocated pairs or items; 0 when the array lives in the set (parsed) */
 };
 
 typedef struct dp_doc_set dp_doc_set;
@@ -60,11 +60,29 @@ typedef struct dp_doc_set dp_doc_set;
 dp_doc_set *dp_doc_set_new(void);
 dp_doc_set *dp_doc_set_free(dp_doc_set *s);
 DEFINE_FREEP(dp_doc_set, dp_doc_set_free)
+/* Drop every node, string and document of the set, keeping a block of each
+ * for what is built next (one set for many small trees in a row). */
+void dp_doc_set_clear(dp_doc_set *s);
 
 /* Parse a YAML or JSON stream. Documents are appended to the set (empty
  * documents are skipped). `name` is used in error messages ("f.yaml:3:7: ...").
  * Returns 0, -EINVAL (syntax, with err), -E2BIG (a limit), -ENOMEM. */
 int dp_doc_parse(dp_doc_set *s, const char *buf, size_t len, const char *name, dp_error *err);
+/* Parse a stream and hand each non-empty document's root to fn as soon as
+ * the document ends (index counts the non-empty documents from 0, source is
+ * `name`); the document's nodes are dropped when fn returns, so a long
+ * stream never holds more than one document's tree. After fn fails, no
+ * later document is handed to it, but the rest is still parsed: a syntax
+ * error or limit anywhere in the input is what is returned (as dp_doc_parse
+ * would report it), else fn's failure (with the message fn left in err). */
+typedef int (*dp_doc_each_fn)(dp_doc_node *root, const char *source, size_t index, void *userdata, dp_error *err);
+int dp_doc_parse_each(const char *buf, size_t len, const char *name, dp_doc_each_fn fn, void *userdata, dp_error *err);
+/* An input that is one JSON value (the first thing in it a '{' or '[') is
+ * read by a JSON reader that builds the very tree libyaml would and hands
+ * anything it is not sure of (errors included) to libyaml.
+ * dp_doc_parse_libyaml() is dp_doc_parse() without that reader, for the
+ * tests and the fuzzer that compare the two. */
+int dp_doc_parse_libyaml(dp_doc_set *s, const char *buf, size_t len, const char *name, dp_error *err);
 /* Read a whole file (capped at DP_DOC_MAX_INPUT) and parse it. */
 int dp_doc_parse_file(dp_doc_set *s, const char *path, dp_error *err);
 size_t dp_doc_count(const dp_doc_set *s);

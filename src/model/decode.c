@@ -683,21 +683,18 @@ int dp_model_decode(const dp_doc_node *root, const char *source, size_t doc_inde
         return 0;
 }
 
+static int decode_one(dp_doc_node *root, const char *source, size_t index, void *userdata, dp_error *err) {
+        return dp_model_decode(root, source, index, userdata, err);
+}
+
 int dp_model_decode_buffer(const char *buf, size_t len, const char *source, dp_object_list *out, dp_error *err) {
         assert_return(out, -EINVAL);
         if (!source) source = "<input>";
-        _cleanup_(dp_doc_set_freep) dp_doc_set *set = dp_doc_set_new();
-        if (!set) return dp_error_set(err, -ENOMEM, "out of memory");
-        int r = dp_doc_parse(set, buf, len, source, err);
-        if (r < 0) return r;
         size_t start = out->n;
-        for (size_t i = 0; i < dp_doc_count(set); i++) {
-                r = dp_model_decode(dp_doc_root(set, i), source, i, out, err);
-                if (r < 0) {
-                        while (out->n > start)
-                                dp_object_free(out->items[--out->n]);
-                        return r;
-                }
-        }
-        return 0;
+        int r = dp_doc_parse_each(buf, len, source, decode_one, out, err);
+        if (r == -ENOMEM && err && err->code == 0) return dp_error_set(err, r, "out of memory");
+        if (r < 0)
+                while (out->n > start)
+                        dp_object_free(out->items[--out->n]);
+        return r;
 }

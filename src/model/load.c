@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/fileio.h"
 #include "base/strbuf.h"
 #include "model/model.h"
 
@@ -33,33 +34,35 @@ int dp_model_read_stdin(char **ret, size_t *ret_len, dp_error *err) {
         return 0;
 }
 
-/* The documents of a path, or of standard input for "-". */
-static int parse_path(dp_doc_set *set, const char *path, dp_error *err) {
-        if (!streq(path, DP_MODEL_STDIN)) return dp_doc_parse_file(set, path, err);
-        _cleanup_free_ char *buf = NULL;
-        size_t len = 0;
-        int r = dp_model_read_stdin(&buf, &len, err);
-        if (r < 0) return r;
-        return dp_doc_parse(set, buf, len, DP_MODEL_STDIN_NAME, err);
+static int decode_one(dp_doc_node *root, const char *source, size_t index, void *userdata, dp_error *err) {
+        return dp_model_decode(root, source, index, userdata, err);
 }
 
+/* Each document is decoded as soon as it is parsed and its tree dropped:
+ * the peak holds the decoded objects and one document's tree, not a tree of
+ * the whole file. A syntax error anywhere still wins over a decoding error
+ * (dp_doc_parse_each), as when the file was parsed whole first. */
 int dp_model_load_file(const char *path, dp_object_list *out, dp_error *err) {
         assert_return(path && out, -EINVAL);
-        _cleanup_(dp_doc_set_freep) dp_doc_set *set = dp_doc_set_new();
-        if (!set) return dp_error_set(err, -ENOMEM, "out of memory");
-        int r = parse_path(set, path, err);
-        if (r < 0) return r;
-        if (streq(path, DP_MODEL_STDIN)) path = DP_MODEL_STDIN_NAME;
-        size_t start = out->n;
-        for (size_t i = 0; i < dp_doc_count(set); i++) {
-                r = dp_model_decode(dp_doc_root(set, i), path, i, out, err);
-                if (r < 0) {
-                        while (out->n > start)
-                                dp_object_free(out->items[--out->n]);
-                        return r;
-                }
+        _cleanup_free_ char *buf = NULL;
+        size_t len = 0;
+        int r;
+        const char *source = path;
+        if (streq(path, DP_MODEL_STDIN)) {
+                source = DP_MODEL_STDIN_NAME;
+                r = dp_model_read_stdin(&buf, &len, err);
+        } else {
+                r = dp_read_file(path, DP_DOC_MAX_INPUT, &buf, &len, err);
+                if (r == -E2BIG)
+                        return dp_error_set(err, r, "%s: file larger than %u MiB", path, DP_DOC_MAX_INPUT >> 20);
         }
-        return 0;
+        if (r < 0) return r;
+        size_t start = out->n;
+        r = dp_doc_parse_each(buf, len, source, decode_one, out, err);
+        if (r < 0)
+                while (out->n > start)
+                        dp_object_free(out->items[--out->n]);
+        return r;
 }
 
 static bool has_input_suffix(const char *name) {

@@ -120,15 +120,19 @@ static int cmd_allocate(int argc, char **argv) {
                 return 2;
         }
         t[2] = cpu_s();
-        _cleanup_strbuf_ dp_strbuf out = DP_STRBUF_INIT, why = DP_STRBUF_INIT;
-        if (dp_alloc_run_print(run, fmt, &out, NULL) < 0 || dp_alloc_run_print_why(run, details, &why) < 0) {
+        /* the report goes to stdout as it is made (dp_alloc_run_write) */
+        _cleanup_strbuf_ dp_strbuf why = DP_STRBUF_INIT;
+        r = dp_alloc_run_write(run, fmt, stdout);
+        if (r == -ENOMEM || (r >= 0 && dp_alloc_run_print_why(run, details, &why) < 0)) {
                 char what[128];
                 snprintf(what, sizeof(what), "printing the results of %zu claims", run->n);
                 return dp_tool_out_of_memory("allocate", what, paths, n_paths);
         }
-        fputs(dp_strbuf_str(&out), stdout);
+        if (r < 0) {
+                fprintf(stderr, "devplane allocate: writing the results to standard output failed\n");
+                return 2;
+        }
         fputs(dp_strbuf_str(&why), stderr);
-        fflush(stdout);
         t[3] = cpu_s();
         if (timings)
                 fprintf(stderr, "devplane allocate: timings: load %.3f s, allocate %.3f s, print %.3f s (CPU)\n",

@@ -158,3 +158,215 @@ TEST(typed_reads) {
         ASSERT_STREQ(str, "false");
         dp_doc_set_free(s);
 }
+
+/* ---- the JSON fast path builds what libyaml builds ---- */
+
+static bool same_tree(const dp_doc_node *a, const dp_doc_node *b) {
+        if (!a || !b) return a == b;
+        if (a->type != b->type || a->line != b->line || a->col != b->col || a->n != b->n) return false;
+        if (a->type == DP_DOC_SCALAR)
+                return a->len == b->len && a->plain == b->plain && memcmp(a->str, b->str, a->len + 1) == 0;
+        for (size_t i = 0; i < a->n; i++) {
+                if (a->type == DP_DOC_SEQ) {
+                        if (!same_tree(a->items[i], b->items[i])) return false;
+                        continue;
+                }
+                if (strcmp(a->pairs[i].key, b->pairs[i].key) != 0 ||
+                    !same_tree(a->pairs[i].key_node, b->pairs[i].key_node) ||
+                    !same_tree(a->pairs[i].value, b->pairs[i].value))
+                        return false;
+        }
+        return true;
+}
+
+/* parse with and without the fast path: same result, message and trees */
+static void check_same(const char *in) {
+        dp_doc_set *f = dp_doc_set_new(), *s = dp_doc_set_new();
+        dp_error ef = DP_ERROR_INIT, es = DP_ERROR_INIT;
+        int rf = dp_doc_parse(f, in, strlen(in), "in.json", &ef);
+        int rs = dp_doc_parse_libyaml(s, in, strlen(in), "in.json", &es);
+        if (rf != rs || strcmp(dp_error_msg(&ef), dp_error_msg(&es)) != 0)
+                fprintf(stderr, "input %s: fast %d \"%s\", libyaml %d \"%s\"\n", in, rf, dp_error_msg(&ef), rs,
+                        dp_error_msg(&es));
+        ASSERT_EQ(rf, rs);
+        ASSERT_STREQ(dp_error_msg(&ef), dp_error_msg(&es));
+        ASSERT_EQ(dp_doc_count(f), dp_doc_count(s));
+        for (size_t i = 0; i < dp_doc_count(f); i++)
+                ASSERT_TRUE(same_tree(dp_doc_root(f, i), dp_doc_root(s, i)));
+        dp_doc_set_free(f);
+        dp_doc_set_free(s);
+}
+
+TEST(json_fast_path_same_tree) {
+        static const char *const inputs[] = {
+                ("{\n    \"apiVersion\": \"v1\",\n    \"items\": [\n        {\n            \"kind\": \"Node\",\n"
+                 "            \"metadata\": {\"name\": \"n\", \"labels\": {}}\n        }\n    ],\n    \"kind\": "
+                 "\"List\"\n}\n"),
+                "{\"a\":1,\"b\":[true,false,null,-1.5e+3,0],\"c\":{},\"d\":[],\"e\":\"\"}",
+                "{\r\n  \"a\": [1, 2],\r\n  \"b\": \"x\"\r\n}\r\n",
+                "{\"esc\": \"\\\"q\\\" \\\\ \\/ \\b\\f\\n\\r\\t \\u0041\\u00e9\\u20ac\", \"k\\u00e9\": 1}",
+                "{\"utf8\": \"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\", \"after\": [1]}",
+                "[\"a\", [\"b\", [\"c\"]], {\"d\": {\"e\": [{}]}}]",
+                "{\"a\" : 1, \"b\":2 }",
+                "  \n{\"x\": .5, \"y\": -.inf, \"z\": True}\n\n",
+                /* what the fast path leaves to libyaml */
+                "{\"a\": 1,}",
+                "{\"a\": 1 # comment\n}",
+                "{\"a\":\t1}",
+                "{\"a\": \"tab\tin\"}",
+                "{\"a\": \"line\nbreak\"}",
+                "{\"a\": 1, \"a\": 2}",
+                "{\"a\" 1}",
+                "{\"a\": [1, 2}",
+                "{\"a\": 1}\n---\n{\"b\": 2}\n",
+                "{\"a\": 1}\n{\"b\": 2}\n",
+                "{\"a\": \"\\ud83d\\ude00\"}",
+                "{\"a\": \"\\x41\"}",
+                "{\"a\\u0000\": 1}",
+                "{\"a\"\n: 1}",
+                "[1 2, 3]",
+                "[0x1f, 1_000, +1, -]",
+                "[\n...\n]",
+                "{\"a\": \"\xc2\x85\xe2\x80\xa8\"}",
+                "{\"a\": \"\xff\"}",
+                "{\"a\": \"\x7f\"}",
+                "[1, 2",
+                "{\"a\": 1}x",
+                "{a: 1}",
+                "{}",
+                "[]",
+        };
+        for (size_t i = 0; i < ELEMENTSOF(inputs); i++)
+                check_same(inputs[i]);
+        /* a key libyaml no longer takes as a simple key (over 1024 characters) */
+        char big[1300] = "{\"";
+        memset(big + 2, 'k', 1100);
+        strcpy(big + 1102, "\": 1}");
+        check_same(big);
+        /* duplicates in a map past the linear check, nesting past the limit */
+        char *keys = many_keys(40, 30, 7);
+        check_same(keys);
+        free(keys);
+        char deep[256];
+        memset(deep, '[', 101);
+        memset(deep + 101, ']', 101);
+        deep[202] = 0;
+        check_same(deep);
+}
+
+/* trees built by the parser keep their arrays in the set; adding to them
+ * afterwards still works */
+TEST(parsed_collections_grow) {
+        dp_doc_set *s = dp_doc_set_new();
+        const char *in = "{\"m\": {\"a\": 1}, \"l\": [1, 2]}";
+        ASSERT_OK(dp_doc_parse(s, in, strlen(in), "t", NULL));
+        dp_doc_node *r = dp_doc_root(s, 0), *m = dp_doc_get(r, "m"), *l = dp_doc_get(r, "l");
+        for (int i = 0; i < 20; i++) {
+                ASSERT_OK(dp_doc_map_add(s, m, i % 2 ? "x" : "y", dp_doc_new_int(s, i)));
+                ASSERT_OK(dp_doc_seq_add(s, l, dp_doc_new_int(s, i)));
+        }
+        ASSERT_EQ(m->n, 21);
+        ASSERT_EQ(l->n, 22);
+        char *j = emit(l, DP_DOC_JSON_COMPACT);
+        ASSERT_STREQ(j, "[1,2,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19]");
+        free(j);
+        dp_doc_set_free(s);
+}
+
+typedef struct {
+        size_t calls, fail_at;
+        char seen[256];
+} each_state;
+
+static int each_fn(dp_doc_node *root, const char *source, size_t index, void *userdata, dp_error *err) {
+        each_state *st = userdata;
+        st->calls++;
+        const char *k = NULL;
+        (void)dp_doc_get_str(dp_doc_get(root, "k"), true, &k, NULL);
+        size_t n = strlen(st->seen);
+        snprintf(st->seen + n, sizeof st->seen - n, "%s%zu:%s@%u", n ? " " : "", index, k ? k : "?",
+                 dp_doc_get(root, "k") ? dp_doc_get(root, "k")->line : 0);
+        if (index == st->fail_at) return dp_error_set(err, -EINVAL, "%s: document %zu refused", source, index);
+        return 0;
+}
+
+TEST(parse_each_hands_documents_one_at_a_time) {
+        const char *y = "k: a\n---\n---\nk: b\n---\n{\"k\": \"c\"}\n";
+        each_state st = {.fail_at = SIZE_MAX};
+        dp_error err = DP_ERROR_INIT;
+        ASSERT_OK(dp_doc_parse_each(y, strlen(y), "s.yaml", each_fn, &st, &err));
+        ASSERT_STREQ(st.seen, "0:a@1 1:b@4 2:c@6");
+        /* fn fails: no more documents for it, its message stands */
+        st = (each_state){.fail_at = 1};
+        ASSERT_EQ(dp_doc_parse_each(y, strlen(y), "s.yaml", each_fn, &st, &err), -EINVAL);
+        ASSERT_EQ(st.calls, 2);
+        ASSERT_STREQ(err.msg, "s.yaml: document 1 refused");
+        /* ... unless the input has a syntax error or a duplicate key further on */
+        const char *bad = "k: a\n---\nk: b\n---\nk: [1\n";
+        st = (each_state){.fail_at = 0};
+        ASSERT_EQ(dp_doc_parse_each(bad, strlen(bad), "s.yaml", each_fn, &st, &err), -EINVAL);
+        ASSERT_EQ(st.calls, 1);
+        ASSERT_CONTAINS(err.msg, "s.yaml:6:1: invalid YAML");
+        const char *dup = "k: a\n---\nk: b\nk: c\n";
+        st = (each_state){.fail_at = 0};
+        ASSERT_EQ(dp_doc_parse_each(dup, strlen(dup), "s.yaml", each_fn, &st, &err), -EINVAL);
+        ASSERT_STREQ(err.msg, "s.yaml:4:1: duplicate key \"k\"");
+        /* a JSON input (fast path) is one document */
+        const char *json = "\n{\"k\": \"j\"}\n";
+        st = (each_state){.fail_at = SIZE_MAX};
+        ASSERT_OK(dp_doc_parse_each(json, strlen(json), "s.json", each_fn, &st, &err));
+        ASSERT_STREQ(st.seen, "0:j@2");
+}
+
+static int check_big(dp_doc_node *root, const char *source, size_t index, void *userdata, dp_error *err) {
+        (void)source;
+        (void)err;
+        size_t *n = userdata;
+        const dp_doc_node *a = dp_doc_get(root, "a"), *b = dp_doc_get(root, "b");
+        if (!a || !b || a->len != 100 + index * 300 || b->len != 3000) return -EBADMSG;
+        for (size_t i = 0; i < a->len; i++)
+                if (a->str[i] != (char)('a' + index % 26)) return -EBADMSG;
+        (*n)++;
+        return 0;
+}
+
+/* documents whose strings fill a string block, or get blocks of their own,
+ * one after another through the reused blocks */
+TEST(parse_each_reuses_blocks) {
+        dp_strbuf sb = DP_STRBUF_INIT;
+        for (size_t d = 0; d < 120; d++) {
+                dp_strbuf_puts(&sb, "---\na: ");
+                for (size_t i = 0; i < 100 + d * 300; i++) dp_strbuf_putc(&sb, (char)('a' + d % 26));
+                dp_strbuf_puts(&sb, "\nb: ");
+                for (size_t i = 0; i < 3000; i++) dp_strbuf_putc(&sb, 'x');
+                dp_strbuf_puts(&sb, "\nl: [1, 2, 3, {x: y}]\n");
+        }
+        size_t n = 0;
+        ASSERT_OK(dp_doc_parse_each(dp_strbuf_str(&sb), sb.len, "big", check_big, &n, NULL));
+        ASSERT_EQ(n, 120);
+        dp_strbuf_done(&sb);
+}
+
+/* one set for many trees in a row */
+TEST(set_clear_reuses) {
+        dp_doc_set *s = dp_doc_set_new();
+        for (int round = 0; round < 3000; round++) {
+                dp_doc_set_clear(s);
+                dp_doc_node *m = dp_doc_new_map(s);
+                ASSERT_OK(dp_doc_map_add(s, m, "round", dp_doc_new_int(s, round)));
+                dp_doc_node *l = dp_doc_new_seq(s);
+                for (int i = 0; i < 40; i++)
+                        ASSERT_OK(dp_doc_seq_add(s, l, dp_doc_new_str(s, "some text to fill")));
+                ASSERT_OK(dp_doc_map_add(s, m, "l", l));
+                if (round % 1000 == 0) {
+                        char *j = emit(m, DP_DOC_JSON_COMPACT);
+                        ASSERT_TRUE(strncmp(j, "{\"round\":", 9) == 0);
+                        free(j);
+                }
+        }
+        dp_doc_set_clear(s);
+        const char *in = "{\"a\": [1]}";
+        ASSERT_OK(dp_doc_parse(s, in, strlen(in), "t", NULL));
+        ASSERT_EQ(dp_doc_count(s), 1);
+        dp_doc_set_free(s);
+}
