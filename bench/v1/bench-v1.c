@@ -340,6 +340,18 @@ static void allocate_request(bench *b, const char *suffix, uint8_t **ret, size_t
         if (r < 0) die("pack", r);
 }
 
+/* Connect b->ch to the agent's nvidia.com/gpu socket and pack the request
+ * allocate_once sends (gpu-0's uuid + suffix). */
+static void connect_agent(bench *b, const char *suffix, uint8_t **req, size_t *len) {
+        _cleanup_free_ char *sock = dp_asprintf("%s/devplane-nvidia.com_gpu.sock", b->pd);
+        b->ch = dp_grpc_channel_free(b->ch);
+        int r = dp_grpc_channel_connect_unix(b->loop, sock, &b->ch);
+        if (r < 0) die("connect", r);
+        *req = NULL;
+        *len = 0;
+        allocate_request(b, suffix, req, len);
+}
+
 static int cmp_double(const void *a, const void *b) {
         double x = *(const double *)a, y = *(const double *)b;
         return x < y ? -1 : x > y;
@@ -374,13 +386,9 @@ static void measure_trim(bench *b, const char *profile, const char *config, size
         read_mem(b->agent, ret->mem[0]);
         /* as in allocate_run: the node would fsync on every list update */
         k = dp_kubelet_free(k);
-        _cleanup_free_ char *sock = dp_asprintf("%s/devplane-nvidia.com_gpu.sock", b->pd);
-        b->ch = dp_grpc_channel_free(b->ch);
-        int r = dp_grpc_channel_connect_unix(b->loop, sock, &b->ch);
-        if (r < 0) die("connect", r);
-        uint8_t *req = NULL;
-        size_t len = 0;
-        allocate_request(b, suffix, &req, &len);
+        uint8_t *req;
+        size_t len;
+        connect_agent(b, suffix, &req, &len);
         for (size_t i = 0; i < 2000; i++)
                 (void)allocate_once(b, req, len);
         read_mem(b->agent, ret->mem[1]);
@@ -406,13 +414,9 @@ static void measure_idle_first(bench *b, const char *profile, const char *config
         reg_wait rw = {k, 1, "nvidia.com/gpu", n};
         if (!run_until(b, registered, &rw, 20ull * 1000 * 1000)) die("agent registration", ETIMEDOUT);
         k = dp_kubelet_free(k);
-        _cleanup_free_ char *sock = dp_asprintf("%s/devplane-nvidia.com_gpu.sock", b->pd);
-        b->ch = dp_grpc_channel_free(b->ch);
-        int r = dp_grpc_channel_connect_unix(b->loop, sock, &b->ch);
-        if (r < 0) die("connect", r);
-        uint8_t *req = NULL;
-        size_t len = 0;
-        allocate_request(b, suffix, &req, &len);
+        uint8_t *req;
+        size_t len;
+        connect_agent(b, suffix, &req, &len);
         for (size_t i = 0; i < 200; i++)
                 (void)allocate_once(b, req, len);
         for (ret->n = 0; ret->n < ELEMENTSOF(ret->rt); ret->n++) {
@@ -437,18 +441,14 @@ static double allocate_run(bench *b, const char *profile, const char *config, si
         start_agent(b, profile, config);
         reg_wait w = {k, 1, "nvidia.com/gpu", n};
         if (!run_until(b, registered, &w, 20ull * 1000 * 1000)) die("agent registration", ETIMEDOUT);
-        _cleanup_free_ char *sock = dp_asprintf("%s/devplane-nvidia.com_gpu.sock", b->pd);
         /* The node in this process would fsync its checkpoint on every
          * ListAndWatch update and stall this loop: let it go; the agent
          * keeps serving its socket. */
         k = dp_kubelet_free(k);
-        b->ch = dp_grpc_channel_free(b->ch);
-        int r = dp_grpc_channel_connect_unix(b->loop, sock, &b->ch);
-        if (r < 0) die("connect", r);
         /* one device id, as the node would send it */
-        uint8_t *reqbuf = NULL;
-        size_t reqlen = 0;
-        allocate_request(b, suffix, &reqbuf, &reqlen);
+        uint8_t *reqbuf;
+        size_t reqlen;
+        connect_agent(b, suffix, &reqbuf, &reqlen);
         double cpu0 = 0;
         for (size_t i = 0; i < 200 + n_alloc; i++) { /* 200 warm-up calls */
                 if (i == 200) cpu0 = cpu_usec(b->agent);
