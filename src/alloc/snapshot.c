@@ -585,6 +585,10 @@ int dp_alloc_freeze(dp_alloc_snapshot *s, dp_error *err) {
         /* string-indexed scratch first: resolve_pool uses it */
         size_t nstr = s->n_strs + s->n_devs + s->n_slices + 16; /* pool and device keys are interned during freeze */
         s->n_stamp = nstr;
+        /* those keys without doubling the string table and the maps */
+        if (RESERVE(s->strs, s->cap_strs, nstr) < 0 || dp_hashmap_reserve(s->strmap, nstr) < 0 ||
+            dp_hashmap_reserve(s->devmap, s->n_devs) < 0)
+                return freeze_oom(err);
         s->stamp = calloc(nstr, sizeof(uint32_t));
         s->stamp_cnt = calloc(nstr, sizeof(uint32_t));
         s->dev_stamp = calloc(s->n_devs + 1, sizeof(uint32_t));
