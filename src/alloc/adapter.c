@@ -367,8 +367,26 @@ int dp_alloc_cluster_new_opts(const dp_object_list *objs, const dp_alloc_cluster
         dp_alloc_set_selector_fn(c->snap, eval_cb, c);
         if (opts && opts->compat_groups_off) (void)dp_alloc_set_compat_groups(c->snap, false);
         size_t ndev = 0, nrules = 0;
-        for (size_t i = 0; i < objs->n; i++)
-                if (objs->items[i].hdr->kind == DP_KIND_DEVICE_TAINT_RULE) nrules++;
+        dp_alloc_sizes sizes = {0};
+        for (size_t i = 0; i < objs->n; i++) {
+                dp_object o = objs->items[i];
+                if (o.hdr->kind == DP_KIND_DEVICE_TAINT_RULE) nrules++;
+                if (o.hdr->kind == DP_KIND_NODE) {
+                        sizes.nodes++;
+                        sizes.labels += o.node->meta.n_labels;
+                }
+                if (o.hdr->kind != DP_KIND_RESOURCE_SLICE) continue;
+                sizes.slices++;
+                sizes.devices += o.slice->n_devices;
+                for (size_t k = 0; k < o.slice->n_devices; k++) {
+                        sizes.attributes += o.slice->devices[k].n_attributes;
+                        sizes.capacities += o.slice->devices[k].n_capacity;
+                        sizes.taints += o.slice->devices[k].n_taints;
+                }
+        }
+        /* slices name nodes too: as many as the larger count (a hint only) */
+        if (sizes.slices > sizes.nodes) sizes.nodes = sizes.slices;
+        if (dp_alloc_reserve(c->snap, &sizes) < 0) return alloc_oom(err, "building the allocation snapshot");
         /* the rules once per snapshot, so that each device looks at the rules only */
         c->rules = calloc(nrules + 1, sizeof(*c->rules));
         if (!c->rules) return alloc_oom(err, "building the allocation snapshot");
@@ -638,7 +656,8 @@ int dp_alloc_result_to_model(dp_alloc_cluster *c, const dp_alloc_claim_spec *cs,
         const dp_resource_claim *cl = cs->source;
         _cleanup_(dp_allocation_result_freep) dp_allocation_result *a = calloc(1, sizeof(*a));
         if (!a) return oom_writing(cl, err);
-        a->results = calloc(r->n_devices + 1, sizeof(*a->results));
+        /* exactly n (kept for every claim until the report is printed) */
+        a->results = calloc(r->n_devices ? r->n_devices : 1, sizeof(*a->results));
         if (!a->results) return oom_writing(cl, err);
         for (size_t i = 0; i < r->n_devices; i++) {
                 const dp_alloc_device_result *d = &r->devices[i];

@@ -293,6 +293,13 @@ DEFINE_FREEP(dp_alloc_snapshot, dp_alloc_snapshot_free)
 void dp_alloc_set_selector_fn(dp_alloc_snapshot *s, dp_alloc_selector_fn fn, void *userdata);
 /* Register a selector; `selector` is an opaque pointer handed back to fn. */
 int dp_alloc_add_selector(dp_alloc_snapshot *s, void *selector, uint32_t *ret_id);
+/* How many of each the caller is about to add: the snapshot sizes its arrays
+ * to these up front instead of growing them by doubling (a hint: more still
+ * works, fewer wastes nothing). -ENOMEM, or -EBUSY once frozen. */
+typedef struct dp_alloc_sizes {
+        size_t nodes, labels, slices, devices, attributes, capacities, taints;
+} dp_alloc_sizes;
+int dp_alloc_reserve(dp_alloc_snapshot *s, const dp_alloc_sizes *n);
 /* Nodes named by slices are added implicitly (without labels). */
 int dp_alloc_add_node(dp_alloc_snapshot *s, const char *name, const dp_alloc_label *labels, size_t n_labels);
 int dp_alloc_add_slice(dp_alloc_snapshot *s, const dp_alloc_slice_spec *spec, uint32_t *ret_slice);

@@ -147,6 +147,8 @@ int dp_alloc_run_claims_opts(const dp_object_list *objs, const char *node, uint6
         for (size_t i = 0; i < run->n && r >= 0; i++) {
                 r = one_claim(c, specs[i], node, budget, &run->items[i], err);
                 if (r >= 0 && !run->items[i].allocation) run->n_failed++;
+                /* the outcome holds copies: its memory serves the next claims */
+                specs[i] = dp_alloc_claim_spec_free(specs[i]);
         }
         for (size_t i = 0; i < run->n; i++) dp_alloc_claim_spec_free(specs[i]);
         free(specs);

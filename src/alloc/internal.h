@@ -188,6 +188,11 @@ struct dp_alloc_snapshot {
         __int128 *ctr_min;
         uint32_t ctr_epoch;
         uint32_t dev_epoch;
+        /* the search's placements and their amounts, kept from one
+         * dp_alloc_allocate to the next (search.c: setup) */
+        void *search_pl;
+        __int128 *search_amounts;
+        size_t search_cap_pl;
 
         dp_hashmap *frontier; /* claim shape -> first node not known to fail, + 1 */
 

@@ -95,6 +95,8 @@ dp_alloc_snapshot *dp_alloc_snapshot_free(dp_alloc_snapshot *s) {
         free(s->ctr_cnt);
         free(s->ctr_last);
         free(s->ctr_min);
+        free(s->search_pl);
+        free(s->search_amounts);
         dp_hashmap_free(s->strmap);
         dp_hashmap_free(s->nodemap);
         dp_hashmap_free(s->devmap);
@@ -160,6 +162,35 @@ int snap_eval_selector(dp_alloc_snapshot *s, uint32_t id, uint32_t dev, dp_error
 int snap_node_index(dp_alloc_snapshot *s, const char *name) {
         void *v = dp_hashmap_get(s->nodemap, name);
         return v ? (int)((uintptr_t)v - 1) : -ENOENT;
+}
+
+/* arr to exactly n elements (zeroed past the used ones), unless it has them */
+static int reserve(void **arr, size_t *cap, size_t n, size_t esz) {
+        if (n <= *cap) return 0;
+        size_t bytes;
+        if (dp_mul_overflow(n, esz, &bytes)) return -ENOMEM;
+        void *p = realloc(*arr, bytes);
+        if (!p) return -ENOMEM;
+        memset((char *)p + *cap * esz, 0, (n - *cap) * esz);
+        *arr = p;
+        *cap = n;
+        return 0;
+}
+
+#define RESERVE(arr, cap, n) reserve((void **)&(arr), &(cap), (n), sizeof(*(arr)))
+
+int dp_alloc_reserve(dp_alloc_snapshot *s, const dp_alloc_sizes *n) {
+        assert_return(s && n, -EINVAL);
+        if (s->frozen) return -EBUSY;
+        if (RESERVE(s->nodes, s->cap_nodes, s->n_nodes + n->nodes) < 0 ||
+            RESERVE(s->labels, s->cap_labels, s->n_labels + 2 * n->labels) < 0 ||
+            RESERVE(s->slices, s->cap_slices, s->n_slices + n->slices) < 0 ||
+            RESERVE(s->devs, s->cap_devs, s->n_devs + n->devices) < 0 ||
+            RESERVE(s->attrs, s->cap_attrs, s->n_attrs + n->attributes) < 0 ||
+            RESERVE(s->caps, s->cap_caps, s->n_caps + n->capacities) < 0 ||
+            RESERVE(s->taints, s->cap_taints, s->n_taints + n->taints) < 0)
+                return -ENOMEM;
+        return 0;
 }
 
 static int add_node_internal(dp_alloc_snapshot *s, const char *name, const dp_alloc_label *labels, size_t n_labels,
@@ -554,6 +585,10 @@ int dp_alloc_freeze(dp_alloc_snapshot *s, dp_error *err) {
         /* string-indexed scratch first: resolve_pool uses it */
         size_t nstr = s->n_strs + s->n_devs + s->n_slices + 16; /* pool and device keys are interned during freeze */
         s->n_stamp = nstr;
+        /* those keys without doubling the string table and the maps */
+        if (RESERVE(s->strs, s->cap_strs, nstr) < 0 || dp_hashmap_reserve(s->strmap, nstr) < 0 ||
+            dp_hashmap_reserve(s->devmap, s->n_devs) < 0)
+                return freeze_oom(err);
         s->stamp = calloc(nstr, sizeof(uint32_t));
         s->stamp_cnt = calloc(nstr, sizeof(uint32_t));
         s->dev_stamp = calloc(s->n_devs + 1, sizeof(uint32_t));

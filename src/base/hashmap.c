@@ -73,6 +73,22 @@ static int rebuild(dp_hashmap *m, size_t n_index) {
         return 0;
 }
 
+int dp_hashmap_reserve(dp_hashmap *m, size_t n) {
+        assert_return(m, -EINVAL);
+        if (n >= UINT32_MAX - 1) return -ENOMEM;
+        if (n > m->cap_entries) {
+                entry *e = reallocarray(m->entries, n, sizeof(entry));
+                if (!e) return -ENOMEM;
+                memset(e + m->cap_entries, 0, (n - m->cap_entries) * sizeof(entry));
+                m->entries = e;
+                m->cap_entries = n;
+        }
+        /* as insert sizes the index: over twice the entries */
+        size_t want = m->n_index ? m->n_index : 16;
+        while ((n + 1) * 2 > want) want *= 2;
+        return want > m->n_index ? rebuild(m, want) : 0;
+}
+
 static int insert(dp_hashmap *m, const char *key, void *value, bool replace) {
         if (m->n_entries >= UINT32_MAX - 1) return -ENOMEM;
         if (!m->index || (m->n_entries + 1) * 2 > m->n_index) {

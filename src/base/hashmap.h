@@ -24,6 +24,9 @@ bool dp_hashmap_contains(const dp_hashmap *m, const char *key);
 /* Returns the removed value or NULL. */
 void *dp_hashmap_remove(dp_hashmap *m, const char *key);
 size_t dp_hashmap_size(const dp_hashmap *m);
+/* Room for n entries in all without growing (the arrays sized exactly, not
+ * doubled): 0 or -ENOMEM (the map unchanged). */
+int dp_hashmap_reserve(dp_hashmap *m, size_t n);
 /* Iterate: i starts at 0; returns false at the end. Insertion order. */
 bool dp_hashmap_iter(const dp_hashmap *m, size_t *i, const char **ret_key, void **ret_value);
 

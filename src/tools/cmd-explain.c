@@ -71,6 +71,7 @@ static int cmd_explain(int argc, char **argv) {
                 snprintf(ref, sizeof(ref), "%.253s/%.253s", ns, name);
         else
                 snprintf(ref, sizeof(ref), "%.599s", name);
+        dp_tool_hugepage_reexec(argc, argv);
         dp_error err = DP_ERROR_INIT;
         _cleanup_(dp_sim_input_freep) dp_sim_input *in = NULL;
         int r = dp_tool_input_load(&ti, &in);

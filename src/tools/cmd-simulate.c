@@ -51,50 +51,6 @@ static void usage(FILE *f) {
 #endif
 #define EXIT_WITHOUT_FREEING (DP_CMD_RELEASE != 0)
 
-/* Simulating a large cluster is pointer chasing over a heap of a gigabyte
- * and more; where a TLB miss is dear (virtual machines above all), backing
- * malloc's memory with transparent huge pages takes a third off the CPU time
- * (5,000 nodes: docs/benchmarks.md). glibc does so when its tunable
- * glibc.malloc.hugetlb=1 is set, and reads tunables only at start: so the
- * release build, when the kernel gives huge pages to those who ask
- * (transparent_hugepage "madvise"), runs itself once more with the tunable
- * added, before reading any input. GLIBC_TUNABLES that names
- * glibc.malloc.hugetlb already (=0: off) stops it; a failed exec (no /proc)
- * changes nothing but the environment, which is put back. */
-static void rerun_with_huge_pages(int argc, char **argv) {
-#if defined(__GLIBC__)
-#if DP_CMD_RELEASE && __GLIBC_PREREQ(2, 35)
-#define DP_CMD_HUGE_PAGES 1
-#endif
-#endif
-#ifdef DP_CMD_HUGE_PAGES
-        const char *t = getenv("GLIBC_TUNABLES");
-        if (t && strstr(t, "glibc.malloc.hugetlb")) return;
-        char mode[128] = "";
-        FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "re");
-        if (!f) return;
-        bool madvise = fgets(mode, sizeof mode, f) && strstr(mode, "[madvise]");
-        fclose(f);
-        if (!madvise) return;
-        _cleanup_free_ char *old = t ? dp_strdup(t) : NULL;
-        _cleanup_free_ char *v =
-                old && *old ? dp_asprintf("%s:glibc.malloc.hugetlb=1", old) : dp_strdup("glibc.malloc.hugetlb=1");
-        _cleanup_free_ char **args = calloc((size_t)argc + 2, sizeof(char *));
-        if (!v || !args || (t && !old) || setenv("GLIBC_TUNABLES", v, 1) < 0) return;
-        args[0] = program_invocation_name;
-        for (int i = 0; i < argc; i++)
-                args[i + 1] = argv[i];
-        execv("/proc/self/exe", args);
-        if (old)
-                setenv("GLIBC_TUNABLES", old, 1);
-        else
-                unsetenv("GLIBC_TUNABLES");
-#else
-        (void)argc;
-        (void)argv;
-#endif
-}
-
 /* Written whole or not at all (base/fileio.h): path split into its directory and name. */
 static int write_report(const char *path, const dp_strbuf *html, dp_error *err) {
         const char *sl = strrchr(path, '/');
@@ -149,7 +105,7 @@ static int cmd_simulate(int argc, char **argv) {
                 usage(stderr);
                 return 2;
         }
-        rerun_with_huge_pages(argc, argv);
+        dp_tool_hugepage_reexec(argc, argv);
         dp_error err = DP_ERROR_INIT;
         _cleanup_(dp_sim_input_freep) dp_sim_input *in = NULL;
         int r = dp_tool_input_load(&ti, &in);

@@ -14,6 +14,13 @@
  * (what: NULL for "loading the input") and return DP_EXIT_NO_MEMORY. */
 int dp_tool_out_of_memory(const char *cmd, const char *what, const char *const *paths, size_t n_paths);
 
+/* Release builds on glibc ≥ 2.35 with transparent huge pages "madvise": run
+ * the command again (exec, same arguments: argv[0] is the subcommand) with
+ * GLIBC_TUNABLES=glibc.malloc.hugetlb=1 added, unless GLIBC_TUNABLES names
+ * that tunable already. Returns only when it did not (any failure ignored).
+ * Call it after the options are checked and before any input is read. */
+void dp_tool_hugepage_reexec(int argc, char **argv);
+
 typedef struct dp_command {
         const char *name;
         int (*run)(int argc, char **argv);
