@@ -801,8 +801,9 @@ static bool is_int_text(const char *s) {
 }
 
 static bool is_float_text(const char *s) {
-        if (streq(s, ".inf") || streq(s, "-.inf") || streq(s, "+.inf") || streq(s, ".nan") || streq(s, ".Inf") ||
-            streq(s, "-.Inf") || streq(s, ".NaN") || streq(s, ".INF") || streq(s, "-.INF") || streq(s, ".NAN"))
+        if ((s[0] == '.' || ((s[0] == '-' || s[0] == '+') && s[1] == '.')) &&
+            (streq(s, ".inf") || streq(s, "-.inf") || streq(s, "+.inf") || streq(s, ".nan") || streq(s, ".Inf") ||
+            streq(s, "-.Inf") || streq(s, ".NaN") || streq(s, ".INF") || streq(s, "-.INF") || streq(s, ".NAN")))
                 return true;
         const char *p = s;
         if (*p == '-' || *p == '+') p++;
@@ -829,13 +830,31 @@ dp_doc_scalar_kind dp_doc_kind(const dp_doc_node *n) {
         if (n->type != DP_DOC_SCALAR) return DP_DOC_STR; /* not meaningful; callers check type first */
         if (!n->plain) return DP_DOC_STR;
         const char *s = n->str;
-        if (!*s || streq(s, "~") || streq(s, "null") || streq(s, "Null") || streq(s, "NULL")) return DP_DOC_NULL;
-        if (streq(s, "true") || streq(s, "True") || streq(s, "TRUE") || streq(s, "false") || streq(s, "False") ||
-            streq(s, "FALSE"))
-                return DP_DOC_BOOL;
-        if (is_int_text(s)) return DP_DOC_INT;
-        if (is_float_text(s)) return DP_DOC_FLOAT;
-        return DP_DOC_STR;
+        /* By the first character: a number starts with a digit, a sign or a
+         * dot; null and the booleans with one of "~nNtTfF"; the rest (most
+         * plain scalars: names, drivers, quantities) are strings at once. */
+        if ((*s >= '0' && *s <= '9') || *s == '-' || *s == '+' || *s == '.') {
+                if (is_int_text(s)) return DP_DOC_INT;
+                if (is_float_text(s)) return DP_DOC_FLOAT;
+                return DP_DOC_STR;
+        }
+        switch (*s) {
+        case 0: return DP_DOC_NULL;
+        case '~':
+        case 'n':
+        case 'N':
+                return streq(s, "~") || streq(s, "null") || streq(s, "Null") || streq(s, "NULL") ? DP_DOC_NULL
+                                                                                                : DP_DOC_STR;
+        case 't':
+        case 'T':
+        case 'f':
+        case 'F':
+                return streq(s, "true") || streq(s, "True") || streq(s, "TRUE") || streq(s, "false") ||
+                                       streq(s, "False") || streq(s, "FALSE")
+                               ? DP_DOC_BOOL
+                               : DP_DOC_STR;
+        default: return DP_DOC_STR;
+        }
 }
 
 bool dp_doc_is_null(const dp_doc_node *n) {

@@ -20,13 +20,33 @@ typedef enum {
 } dp_api_version;
 
 #define DCTX_PATH_MAX 1024
+/* Segments kept: a document nests at most DP_DOC_MAX_DEPTH deep, one segment
+ * per level, and validation adds a few; deeper segments are counted only. */
+#define DCTX_SEG_MAX 128
 
+/* One step of the path: a map key (not copied: the keys are the tree's or the
+ * object's strings, alive while the path is) or a list index (key NULL). */
+typedef struct dctx_seg {
+        const char *key;
+        size_t index;
+} dctx_seg;
+
+/* The path is kept as segments and written out only when a message needs it
+ * (every field of every object is pushed and popped; few fail). Set it up with
+ * DCTX_INIT: the segment array needs no zeroing. */
 typedef struct dctx {
         dp_error *err;
         dp_api_version version;
-        size_t len;
-        char path[DCTX_PATH_MAX];
+        size_t len; /* segments */
+        dctx_seg seg[DCTX_SEG_MAX];
 } dctx;
+
+#define DCTX_INIT(c, err_)                                                                                             \
+        do {                                                                                                           \
+                (c)->err = (err_);                                                                                     \
+                (c)->version = DP_API_V1;                                                                              \
+                (c)->len = 0;                                                                                          \
+        } while (0)
 
 /* Path building: each push returns a mark to pop back to. */
 size_t path_key(dctx *c, const char *key);

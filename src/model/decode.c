@@ -23,39 +23,50 @@ static bool simple_key(const char *k) {
         return true;
 }
 
-static void path_append(dctx *c, const char *s, size_t n) {
-        if (c->len + n >= DCTX_PATH_MAX) n = DCTX_PATH_MAX - 1 - c->len;
-        memcpy(c->path + c->len, s, n);
-        c->len += n;
-        c->path[c->len] = 0;
+static void path_append(char *path, size_t *len, const char *s, size_t n) {
+        if (*len + n >= DCTX_PATH_MAX) n = DCTX_PATH_MAX - 1 - *len;
+        memcpy(path + *len, s, n);
+        *len += n;
+        path[*len] = 0;
 }
 
 size_t path_key(dctx *c, const char *key) {
         size_t mark = c->len;
-        /* Map keys that are not identifiers (domains, slashes, dots) go in
-         * brackets so the path stays unambiguous: attributes[nvidia.com/model]. */
-        if (simple_key(key)) {
-                if (c->len) path_append(c, ".", 1);
-                path_append(c, key, strlen(key));
-        } else {
-                path_append(c, "[", 1);
-                path_append(c, key, strnlen(key, 200));
-                path_append(c, "]", 1);
-        }
+        if (c->len < DCTX_SEG_MAX) c->seg[c->len] = (dctx_seg){.key = key};
+        c->len++;
         return mark;
 }
 
 size_t path_index(dctx *c, size_t i) {
         size_t mark = c->len;
-        char b[32];
-        int n = snprintf(b, sizeof(b), "[%zu]", i);
-        path_append(c, b, (size_t)n);
+        if (c->len < DCTX_SEG_MAX) c->seg[c->len] = (dctx_seg){.index = i};
+        c->len++;
         return mark;
 }
 
-void path_pop(dctx *c, size_t mark) {
-        c->len = mark;
-        c->path[mark] = 0;
+void path_pop(dctx *c, size_t mark) { c->len = mark; }
+
+/* The path as messages show it ("spec.devices[3].attributes[nvidia.com/model]"),
+ * at most DCTX_PATH_MAX - 1 bytes. Map keys that are not identifiers (domains,
+ * slashes, dots) go in brackets so the path stays unambiguous. */
+static void path_text(const dctx *c, char path[DCTX_PATH_MAX]) {
+        size_t len = 0, n = c->len < DCTX_SEG_MAX ? c->len : DCTX_SEG_MAX;
+        path[0] = 0;
+        for (size_t i = 0; i < n; i++) {
+                const char *key = c->seg[i].key;
+                if (!key) {
+                        char b[32];
+                        int k = snprintf(b, sizeof(b), "[%zu]", c->seg[i].index);
+                        path_append(path, &len, b, (size_t)k);
+                } else if (simple_key(key)) {
+                        if (len) path_append(path, &len, ".", 1);
+                        path_append(path, &len, key, strlen(key));
+                } else {
+                        path_append(path, &len, "[", 1);
+                        path_append(path, &len, key, strnlen(key, 200));
+                        path_append(path, &len, "]", 1);
+                }
+        }
 }
 
 int dfail(dctx *c, const dp_doc_node *n, int code, const char *fmt, ...) {
@@ -66,7 +77,11 @@ int dfail(dctx *c, const dp_doc_node *n, int code, const char *fmt, ...) {
         va_end(ap);
         char line[32] = "";
         if (n && n->line) snprintf(line, sizeof(line), " (line %u)", n->line);
-        if (c->len) return dp_error_set(c->err, code, "%s: %s%s", c->path, msg, line);
+        if (c->len) {
+                char path[DCTX_PATH_MAX];
+                path_text(c, path);
+                return dp_error_set(c->err, code, "%s: %s%s", path, msg, line);
+        }
         return dp_error_set(c->err, code, "%s%s", msg, line);
 }
 
@@ -560,7 +575,8 @@ static int skip_kind(dp_object_list *out, const char *kind, const char *api_vers
 static int decode_object(const dp_doc_node *root, const char *source, size_t doc_index, size_t item_index,
                          const char *default_kind, const char *default_api_version, dp_object_list *out,
                          dp_object *ret, dp_error *err) {
-        dctx c = {.err = err};
+        dctx c;
+        DCTX_INIT(&c, err);
         char who[640];
         if (!root || root->type != DP_DOC_MAP)
                 return dp_error_set(err, -EINVAL, "%s: document %zu: expected an object (a map), got %s", source,
@@ -577,7 +593,6 @@ static int decode_object(const dp_doc_node *root, const char *source, size_t doc
                 return dp_error_set(err, -EINVAL, "%s: document %zu: kind: required (line %u)", source, doc_index + 1,
                                     root->line);
         const kind_entry *ke = find_kind(kind);
-        describe_raw(root, kind, source, who, sizeof(who));
         if (!ke) return skip_kind(out, kind, api_version, source, doc_index, err);
         /* A manifest without apiVersion is refused by kubectl, yet some
          * published examples omit it: a known kind takes its preferred
@@ -589,6 +604,7 @@ static int decode_object(const dp_doc_node *root, const char *source, size_t doc
                         strncat(allowed, v == ke->api_versions ? "" : ", ", sizeof(allowed) - strlen(allowed) - 1);
                         strncat(allowed, *v, sizeof(allowed) - strlen(allowed) - 1);
                 }
+                describe_raw(root, kind, source, who, sizeof(who));
                 return dp_error_set(err, -EINVAL,
                                     "%s: apiVersion: \"%.100s\" is not supported for %s (use %s) (line %u)", who,
                                     api_version, kind, allowed, an ? an->line : root->line);
@@ -612,7 +628,11 @@ static int decode_object(const dp_doc_node *root, const char *source, size_t doc
         }
         if (r >= 0) r = decode_kind(&c, ke, root, o);
         if (r < 0) {
-                if (r != -ENOMEM) dp_error_prefix(err, "%s", who);
+                if (r != -ENOMEM) {
+                        /* who the message is about, made only for a message */
+                        describe_raw(root, kind, source, who, sizeof(who));
+                        dp_error_prefix(err, "%s", who);
+                }
                 dp_object_free(o);
                 return r;
         }

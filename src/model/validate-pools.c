@@ -17,6 +17,7 @@
 #include <stdio.h>
 
 #include "base/hashmap.h"
+#include "base/strbuf.h"
 #include "model/decode-internal.h"
 
 static int fail_at(const dp_resource_slice *s, dp_error *err, int code, const char *fmt, ...) _printf_(4, 5);
@@ -32,6 +33,7 @@ static int fail_at(const dp_resource_slice *s, dp_error *err, int code, const ch
 
 typedef struct pool {
         const char *driver, *name;
+        char *key; /* "driver/name": a driver name has no '/' */
         const dp_resource_slice **slices; /* all generations */
         size_t n, cap;
 } pool;
@@ -96,7 +98,8 @@ static int check_pool(pool *p, dp_error *err) {
                                 const dp_counter_consumption *cc = &s->devices[j].consumes_counters[k];
                                 const dp_counter_set *set = dp_hashmap_get(sets, cc->counter_set);
                                 if (!set && !complete) continue;
-                                dctx c = {.err = err};
+                                dctx c;
+                                DCTX_INIT(&c, err);
                                 path_key(&c, "spec");
                                 path_key(&c, "devices");
                                 path_index(&c, j);
@@ -124,18 +127,27 @@ static int check_pools(const dp_object_list *l, dp_error *err) {
         pool *pools = NULL;
         size_t n = 0, cap = 0;
         int r = 0;
+        /* pools in the order they first appear, found by key (index + 1) */
+        _cleanup_(dp_hashmap_freep) dp_hashmap *index = dp_hashmap_new();
+        if (!index) return dp_error_set(err, -ENOMEM, "out of memory");
         for (size_t i = 0; i < l->n && r >= 0; i++) {
                 if (l->items[i].hdr->kind != DP_KIND_RESOURCE_SLICE) continue;
                 const dp_resource_slice *s = l->items[i].slice;
-                size_t j = 0;
-                while (j < n && !(streq(pools[j].driver, s->driver) && streq(pools[j].name, s->pool_name)))
-                        j++;
-                if (j == n) {
-                        if (DP_GROW(pools, cap, n + 1) < 0) {
+                _cleanup_free_ char *key = dp_asprintf("%s/%s", s->driver, s->pool_name);
+                if (!key) {
+                        r = dp_error_set(err, -ENOMEM, "out of memory");
+                        break;
+                }
+                size_t j = (size_t)(uintptr_t)dp_hashmap_get(index, key);
+                if (j) {
+                        j--;
+                } else {
+                        if (DP_GROW(pools, cap, n + 1) < 0 || dp_hashmap_put(index, key, (void *)(uintptr_t)(n + 1)) < 0) {
                                 r = dp_error_set(err, -ENOMEM, "out of memory");
                                 break;
                         }
-                        pools[n++] = (pool){.driver = s->driver, .name = s->pool_name};
+                        j = n;
+                        pools[n++] = (pool){.driver = s->driver, .name = s->pool_name, .key = TAKE_PTR(key)};
                 }
                 if (DP_GROW(pools[j].slices, pools[j].cap, pools[j].n + 1) < 0) {
                         r = dp_error_set(err, -ENOMEM, "out of memory");
@@ -145,8 +157,11 @@ static int check_pools(const dp_object_list *l, dp_error *err) {
         }
         for (size_t j = 0; j < n && r >= 0; j++)
                 r = check_pool(&pools[j], err);
-        for (size_t j = 0; j < n; j++)
+        index = dp_hashmap_free(index);
+        for (size_t j = 0; j < n; j++) {
                 free(pools[j].slices);
+                free(pools[j].key);
+        }
         free(pools);
         return r;
 }

@@ -1046,7 +1046,8 @@ static int validate_pod_group(dctx *c, const dp_pod_group *g) {
 
 int dp_object_validate(dp_object o, dp_error *err) {
         assert_return(o.hdr, -EINVAL);
-        dctx c = {.err = err};
+        dctx c;
+        DCTX_INIT(&c, err);
         int r = 0;
         switch (o.hdr->kind) {
         case DP_KIND_RESOURCE_SLICE: r = validate_slice(&c, o.slice); break;

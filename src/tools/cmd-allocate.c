@@ -138,6 +138,11 @@ static int cmd_allocate(int argc, char **argv) {
         if (timings)
                 fprintf(stderr, "devplane allocate: timings: load %.3f s, allocate %.3f s, print %.3f s (CPU)\n",
                         t[1] - t[0], t[2] - t[1], t[3] - t[2]);
-        return run->n_failed ? 1 : 0;
+        int status = run->n_failed ? 1 : 0;
+        if (DP_TOOL_EXIT_WITHOUT_FREEING) { /* the process ends: its memory goes with it */
+                (void)TAKE_PTR(objs);
+                (void)TAKE_PTR(run);
+        }
+        return status;
 }
 DP_COMMAND("allocate", cmd_allocate, "allocate DRA claims over ResourceSlices and print the result or why not")

@@ -36,20 +36,8 @@ static void usage(FILE *f) {
 }
 
 /* A release build leaves the simulation's memory (three runs of the whole
- * cluster, the input) to the end of the process rather than freeing it piece
- * by piece; debug and sanitizer builds (the tests) free everything, so leak
- * checks still see every allocation. */
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define DP_CMD_ASAN 1
-#endif
-#endif
-#if defined(NDEBUG) && !defined(DP_CMD_ASAN) && !defined(__SANITIZE_ADDRESS__)
-#define DP_CMD_RELEASE 1
-#else
-#define DP_CMD_RELEASE 0
-#endif
-#define EXIT_WITHOUT_FREEING (DP_CMD_RELEASE != 0)
+ * cluster, the input) to the end of the process (tools/devplane.h). */
+#define EXIT_WITHOUT_FREEING (DP_TOOL_EXIT_WITHOUT_FREEING != 0)
 
 /* Written whole or not at all (base/fileio.h): path split into its directory and name. */
 static int write_report(const char *path, const dp_strbuf *html, dp_error *err) {

@@ -21,6 +21,21 @@ int dp_tool_out_of_memory(const char *cmd, const char *what, const char *const *
  * Call it after the options are checked and before any input is read. */
 void dp_tool_hugepage_reexec(int argc, char **argv);
 
+/* A release build leaves what a command built (the decoded input, the runs)
+ * to the end of the process rather than freeing it piece by piece; debug and
+ * sanitizer builds (the tests) free everything, so leak checks still see
+ * every allocation. */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define DP_TOOL_BUILD_ASAN 1
+#endif
+#endif
+#if defined(NDEBUG) && !defined(DP_TOOL_BUILD_ASAN) && !defined(__SANITIZE_ADDRESS__)
+#define DP_TOOL_EXIT_WITHOUT_FREEING 1
+#else
+#define DP_TOOL_EXIT_WITHOUT_FREEING 0
+#endif
+
 typedef struct dp_command {
         const char *name;
         int (*run)(int argc, char **argv);
