@@ -161,7 +161,9 @@ int get_quantity(dctx *c, const dp_doc_node *n, dp_quantity *ret) {
                 return dfail(c, n, -EINVAL, "quantity is longer than %d characters", DP_QUANTITY_MAX_LEN);
         memcpy(buf, s, len);
         buf[len] = 0;
-        dp_error qe = DP_ERROR_INIT;
+        dp_error qe; /* not zeroed whole: a message is written only on failure */
+        qe.code = 0;
+        qe.msg[0] = 0;
         int r = dp_quantity_parse(buf, ret, &qe);
         if (r < 0) return dfail(c, n, r == -ERANGE ? -EINVAL : r, "%s", qe.msg);
         return 0;

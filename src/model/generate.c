@@ -61,20 +61,23 @@ static int take(gen_ctx *g, char *key) {
 
 int dp_model_generate_names(dp_object_list *l, dp_error *err) {
         assert_return(l, -EINVAL);
+        /* most inputs name every object: nothing to make, no map of names */
+        bool any = false;
+        for (size_t i = 0; !any && i < l->n; i++) {
+                const dp_object_meta *m = dp_object_meta_of(l->items[i]);
+                any = !m->name && m->generate_name;
+        }
+        if (!any) return 0;
         gen_ctx g = {dp_hashmap_new(), dp_hashmap_new()};
         int r = g.taken && g.counts ? 0 : -ENOMEM;
-        bool any = false;
         for (size_t i = 0; r >= 0 && i < l->n; i++) {
                 const dp_object_meta *m = dp_object_meta_of(l->items[i]);
-                if (!m->name) {
-                        any = any || m->generate_name;
-                        continue;
-                }
+                if (!m->name) continue;
                 char *key = taken_key(l->items[i], m->name);
                 r = key ? take(&g, key) : -ENOMEM;
                 if (r == -EEXIST) r = 0; /* a duplicate: validation says so */
         }
-        for (size_t i = 0; r >= 0 && any && i < l->n; i++) {
+        for (size_t i = 0; r >= 0 && i < l->n; i++) {
                 dp_object_meta *m = dp_object_meta_of(l->items[i]);
                 if (m->name || !m->generate_name) continue;
                 _cleanup_free_ char *ck = dp_asprintf("%d/%s/%s", (int)l->items[i].hdr->kind,

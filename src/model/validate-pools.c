@@ -31,6 +31,25 @@ static int fail_at(const dp_resource_slice *s, dp_error *err, int code, const ch
                             s->meta.name ? s->meta.name : "(unnamed)", msg);
 }
 
+/* "a/b/c" in one allocation (no printf: one per object and slice) */
+static char *join3(const char *a, const char *b, const char *c) {
+        size_t la = strlen(a), lb = strlen(b), lc = c ? strlen(c) : 0;
+        char *k = malloc(la + lb + lc + 3), *p = k;
+        if (!k) return NULL;
+        memcpy(p, a, la);
+        p += la;
+        *p++ = '/';
+        memcpy(p, b, lb);
+        p += lb;
+        if (c) {
+                *p++ = '/';
+                memcpy(p, c, lc);
+                p += lc;
+        }
+        *p = 0;
+        return k;
+}
+
 typedef struct pool {
         const char *driver, *name;
         char *key; /* "driver/name": a driver name has no '/' */
@@ -133,7 +152,7 @@ static int check_pools(const dp_object_list *l, dp_error *err) {
         for (size_t i = 0; i < l->n && r >= 0; i++) {
                 if (l->items[i].hdr->kind != DP_KIND_RESOURCE_SLICE) continue;
                 const dp_resource_slice *s = l->items[i].slice;
-                _cleanup_free_ char *key = dp_asprintf("%s/%s", s->driver, s->pool_name);
+                _cleanup_free_ char *key = join3(s->driver, s->pool_name, NULL);
                 if (!key) {
                         r = dp_error_set(err, -ENOMEM, "out of memory");
                         break;
@@ -175,8 +194,13 @@ static int check_duplicates(const dp_object_list *l, dp_error *err) {
         for (size_t i = 0; i < l->n && r >= 0; i++) {
                 const dp_object_meta *m = dp_object_meta_of(l->items[i]);
                 if (!m->name) continue; /* generateName: the API server would pick a fresh name */
-                keys[i] =
-                        dp_asprintf("%d/%s/%s", (int)l->items[i].hdr->kind, m->namespace ? m->namespace : "", m->name);
+                char kind[24], *d = kind + sizeof kind;
+                unsigned v = (unsigned)l->items[i].hdr->kind;
+                *--d = 0;
+                do
+                        *--d = (char)('0' + v % 10);
+                while ((v /= 10));
+                keys[i] = join3(d, m->namespace ? m->namespace : "", m->name);
                 if (!keys[i]) {
                         r = dp_error_set(err, -ENOMEM, "out of memory");
                         break;

@@ -14,7 +14,9 @@ typedef int (*name_rule)(const char *s, dp_error *err);
 
 /* Check s with a name rule; the rule's message goes under the current path. */
 static int vname(dctx *c, const char *field, const char *s, name_rule rule) {
-        dp_error e = DP_ERROR_INIT;
+        dp_error e; /* not zeroed whole: a message is written only on failure */
+        e.code = 0;
+        e.msg[0] = 0;
         if (rule(s, &e) >= 0) return 0;
         size_t m = field ? path_key(c, field) : c->len;
         int r = dfail(c, NULL, -EINVAL, "%s", e.msg);
