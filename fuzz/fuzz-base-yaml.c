@@ -5,7 +5,8 @@
  * trees (node types, strings, plain flags, line and column of every node,
  * keys and their positions). The same for dp_doc_parse_each, whose callback
  * sees documents one at a time (and refuses one of them for some inputs):
- * the same documents in the same order before the same result. */
+ * the same documents in the same order before the same result. Each tree
+ * parsed is also written as YAML and read again both ways. */
 #include <stdlib.h>
 
 #include "base/doc.h"
@@ -67,25 +68,40 @@ static int each_fn(dp_doc_node *root, const char *source, size_t index, void *us
         return 0;
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-        dp_doc_set *fast = dp_doc_set_new(), *slow = dp_doc_set_new();
+/* dp_doc_parse and dp_doc_parse_libyaml agree on data */
+static void same_parse(const char *data, size_t size, dp_doc_set *fast, dp_doc_set *slow) {
         dp_error ef = DP_ERROR_INIT, es = DP_ERROR_INIT;
-        each_state a = {.seen = DP_STRBUF_INIT}, b = {.seen = DP_STRBUF_INIT};
-        if (!fast || !slow) goto out;
-        int rf = dp_doc_parse(fast, (const char *)data, size, "fuzz", &ef);
-        int rs = dp_doc_parse_libyaml(slow, (const char *)data, size, "fuzz", &es);
-        if (rf == -ENOMEM || rs == -ENOMEM) goto out;
+        int rf = dp_doc_parse(fast, data, size, "fuzz", &ef);
+        int rs = dp_doc_parse_libyaml(slow, data, size, "fuzz", &es);
+        if (rf == -ENOMEM || rs == -ENOMEM) return;
         if (rf != rs || strcmp(dp_error_msg(&ef), dp_error_msg(&es)) != 0) abort();
         if (rf == 0) {
                 if (dp_doc_count(fast) != dp_doc_count(slow)) abort();
                 for (size_t i = 0; i < dp_doc_count(fast); i++)
                         same_tree(dp_doc_root(fast, i), dp_doc_root(slow, i));
         }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+        dp_doc_set *fast = dp_doc_set_new(), *slow = dp_doc_set_new();
+        dp_error ef = DP_ERROR_INIT, es = DP_ERROR_INIT;
+        each_state a = {.seen = DP_STRBUF_INIT}, b = {.seen = DP_STRBUF_INIT};
+        int rf, rs;
+        if (!fast || !slow) goto out;
+        same_parse((const char *)data, size, fast, slow);
+        /* the trees written as YAML (kubectl's style, what the reader is for) read the same way too */
+        for (size_t i = 0; i < dp_doc_count(fast) && i < 4; i++) {
+                dp_strbuf y = DP_STRBUF_INIT;
+                dp_doc_emit(&y, dp_doc_root(fast, i), DP_DOC_YAML);
+                dp_doc_set *f2 = dp_doc_set_new(), *s2 = dp_doc_set_new();
+                if (f2 && s2 && !dp_strbuf_failed(&y)) same_parse(dp_strbuf_str(&y), y.len, f2, s2);
+                dp_doc_set_free(f2);
+                dp_doc_set_free(s2);
+                dp_strbuf_done(&y);
+        }
         /* one input in four has a document refused by the callback */
         a.refuse = b.refuse = size % 4 == 0 ? size / 4 % 3 : SIZE_MAX;
-        ef = (dp_error)DP_ERROR_INIT;
-        es = (dp_error)DP_ERROR_INIT;
         rf = dp_doc_parse_each((const char *)data, size, "fuzz", each_fn, &a, &ef);
         rs = dp_doc_parse_each_libyaml((const char *)data, size, "fuzz", each_fn, &b, &es);
         if (rf == -ENOMEM || rs == -ENOMEM || dp_strbuf_failed(&a.seen) || dp_strbuf_failed(&b.seen)) goto out;
