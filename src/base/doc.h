@@ -5,7 +5,9 @@
  * every structured output (-o yaml|json, CDI specs, checkpoints).
  *
  * Parsing: libyaml events -> dp_doc_node trees, one per document of a
- * multi-document stream. JSON is read by the same parser. Every node keeps
+ * multi-document stream. JSON is read by the same parser. Two readers of
+ * their own take JSON and common block-style YAML faster, building the
+ * same trees (see dp_doc_parse_libyaml). Every node keeps
  * its line and column (1-based) so decoders can say where a bad field is.
  * Limits (named after what they protect): input size DP_DOC_MAX_INPUT,
  * nesting depth DP_DOC_MAX_DEPTH, node count DP_DOC_MAX_NODES. YAML aliases
@@ -77,12 +79,26 @@ int dp_doc_parse(dp_doc_set *s, const char *buf, size_t len, const char *name, d
  * would report it), else fn's failure (with the message fn left in err). */
 typedef int (*dp_doc_each_fn)(dp_doc_node *root, const char *source, size_t index, void *userdata, dp_error *err);
 int dp_doc_parse_each(const char *buf, size_t len, const char *name, dp_doc_each_fn fn, void *userdata, dp_error *err);
-/* An input that is one JSON value (the first thing in it a '{' or '[') is
- * read by a JSON reader that builds the very tree libyaml would and hands
- * anything it is not sure of (errors included) to libyaml.
- * dp_doc_parse_libyaml() is dp_doc_parse() without that reader, for the
- * tests and the fuzzer that compare the two. */
+/* Two readers build the very tree libyaml's events would (same nodes,
+ * strings, plain flags, line and column of every node) without libyaml:
+ * an input that is one JSON value (the first thing in it a '{' or '[') is
+ * read by a JSON reader, and block-style YAML (what kubectl -o yaml and
+ * people write: block mappings and sequences, one-line flow collections,
+ * one-line plain and quoted scalars, comments, "---") by a YAML reader.
+ * Each hands anything it is not sure of to libyaml, errors included: the
+ * JSON reader the whole input, the YAML reader the rest of the input from
+ * the start of the document it gave up in (documents before it were read
+ * as libyaml reads them; libyaml's marks and messages are shifted by the
+ * lines before, so they read as if libyaml had read it all). What makes
+ * them give up is listed in doc.c ("JSON fast path", "YAML fast path").
+ * dp_doc_parse_libyaml() and dp_doc_parse_each_libyaml() are the same
+ * without either reader, for the tests and fuzzers that compare them. */
 int dp_doc_parse_libyaml(dp_doc_set *s, const char *buf, size_t len, const char *name, dp_error *err);
+int dp_doc_parse_each_libyaml(const char *buf, size_t len, const char *name, dp_doc_each_fn fn, void *userdata,
+                              dp_error *err);
+/* For the tests: how much of buf the readers of their own take — len when
+ * they read it all, else the offset libyaml reads on from (0: all of it). */
+size_t dp_doc_fast_reach(const char *buf, size_t len);
 /* Read a whole file (capped at DP_DOC_MAX_INPUT) and parse it. */
 int dp_doc_parse_file(dp_doc_set *s, const char *path, dp_error *err);
 size_t dp_doc_count(const dp_doc_set *s);

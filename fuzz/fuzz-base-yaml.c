@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Fuzz the YAML fast path of dp_doc_parse against libyaml: every input is
+ * parsed with the fast readers and without them (dp_doc_parse_libyaml), and
+ * both must agree — the same result, the same error message, the same
+ * trees (node types, strings, plain flags, line and column of every node,
+ * keys and their positions). The same for dp_doc_parse_each, whose callback
+ * sees documents one at a time (and refuses one of them for some inputs):
+ * the same documents in the same order before the same result. Each tree
+ * parsed is also written as YAML and read again both ways. */
+#include <stdlib.h>
+
+#include "base/doc.h"
+
+static void same_tree(const dp_doc_node *a, const dp_doc_node *b) {
+        if (!a || !b) {
+                if (a != b) abort();
+                return;
+        }
+        if (a->type != b->type || a->line != b->line || a->col != b->col || a->n != b->n) abort();
+        if (a->type == DP_DOC_SCALAR) {
+                if (a->len != b->len || a->plain != b->plain || memcmp(a->str, b->str, a->len + 1) != 0) abort();
+                return;
+        }
+        for (size_t i = 0; i < a->n; i++) {
+                if (a->type == DP_DOC_SEQ) {
+                        same_tree(a->items[i], b->items[i]);
+                        continue;
+                }
+                if (strcmp(a->pairs[i].key, b->pairs[i].key) != 0) abort();
+                same_tree(a->pairs[i].key_node, b->pairs[i].key_node);
+                same_tree(a->pairs[i].value, b->pairs[i].value);
+        }
+}
+
+/* a tree written out with everything same_tree compares */
+static void dump(dp_strbuf *out, const dp_doc_node *n) {
+        dp_strbuf_printf(out, "%d@%u:%u/%zu", (int)n->type, n->line, n->col, n->n);
+        if (n->type == DP_DOC_SCALAR) {
+                dp_strbuf_printf(out, "%c%zu:", n->plain ? 'p' : 'q', n->len);
+                dp_strbuf_append(out, n->str, n->len);
+                return;
+        }
+        dp_strbuf_putc(out, '(');
+        for (size_t i = 0; i < n->n; i++) {
+                if (n->type == DP_DOC_MAP) {
+                        dp_strbuf_printf(out, "%zu:%s=", strlen(n->pairs[i].key), n->pairs[i].key);
+                        dump(out, n->pairs[i].key_node);
+                        dp_strbuf_putc(out, '=');
+                        dump(out, n->pairs[i].value);
+                } else {
+                        dump(out, n->items[i]);
+                }
+                dp_strbuf_putc(out, ',');
+        }
+        dp_strbuf_putc(out, ')');
+}
+
+typedef struct {
+        dp_strbuf seen;
+        size_t refuse; /* index of the document the callback refuses */
+} each_state;
+
+static int each_fn(dp_doc_node *root, const char *source, size_t index, void *userdata, dp_error *err) {
+        each_state *st = userdata;
+        dp_strbuf_printf(&st->seen, "[%zu %s]", index, source);
+        dump(&st->seen, root);
+        if (index == st->refuse) return dp_error_set(err, -EBADMSG, "%s: document %zu refused", source, index);
+        return 0;
+}
+
+/* dp_doc_parse and dp_doc_parse_libyaml agree on data */
+static void same_parse(const char *data, size_t size, dp_doc_set *fast, dp_doc_set *slow) {
+        dp_error ef = DP_ERROR_INIT, es = DP_ERROR_INIT;
+        int rf = dp_doc_parse(fast, data, size, "fuzz", &ef);
+        int rs = dp_doc_parse_libyaml(slow, data, size, "fuzz", &es);
+        if (rf == -ENOMEM || rs == -ENOMEM) return;
+        if (rf != rs || strcmp(dp_error_msg(&ef), dp_error_msg(&es)) != 0) abort();
+        if (rf == 0) {
+                if (dp_doc_count(fast) != dp_doc_count(slow)) abort();
+                for (size_t i = 0; i < dp_doc_count(fast); i++)
+                        same_tree(dp_doc_root(fast, i), dp_doc_root(slow, i));
+        }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+        dp_doc_set *fast = dp_doc_set_new(), *slow = dp_doc_set_new();
+        dp_error ef = DP_ERROR_INIT, es = DP_ERROR_INIT;
+        each_state a = {.seen = DP_STRBUF_INIT}, b = {.seen = DP_STRBUF_INIT};
+        int rf, rs;
+        if (!fast || !slow) goto out;
+        same_parse((const char *)data, size, fast, slow);
+        /* the trees written as YAML (kubectl's style, what the reader is for) read the same way too */
+        for (size_t i = 0; i < dp_doc_count(fast) && i < 4; i++) {
+                dp_strbuf y = DP_STRBUF_INIT;
+                dp_doc_emit(&y, dp_doc_root(fast, i), DP_DOC_YAML);
+                dp_doc_set *f2 = dp_doc_set_new(), *s2 = dp_doc_set_new();
+                if (f2 && s2 && !dp_strbuf_failed(&y)) same_parse(dp_strbuf_str(&y), y.len, f2, s2);
+                dp_doc_set_free(f2);
+                dp_doc_set_free(s2);
+                dp_strbuf_done(&y);
+        }
+        /* one input in four has a document refused by the callback */
+        a.refuse = b.refuse = size % 4 == 0 ? size / 4 % 3 : SIZE_MAX;
+        rf = dp_doc_parse_each((const char *)data, size, "fuzz", each_fn, &a, &ef);
+        rs = dp_doc_parse_each_libyaml((const char *)data, size, "fuzz", each_fn, &b, &es);
+        if (rf == -ENOMEM || rs == -ENOMEM || dp_strbuf_failed(&a.seen) || dp_strbuf_failed(&b.seen)) goto out;
+        if (rf != rs || strcmp(dp_error_msg(&ef), dp_error_msg(&es)) != 0) abort();
+        if (strcmp(dp_strbuf_str(&a.seen), dp_strbuf_str(&b.seen)) != 0) abort();
+out:
+        dp_strbuf_done(&a.seen);
+        dp_strbuf_done(&b.seen);
+        dp_doc_set_free(fast);
+        dp_doc_set_free(slow);
+        return 0;
+}
