@@ -824,18 +824,31 @@ static bool is_float_text(const char *s) {
         return dot;
 }
 
+/* How the text of a plain scalar resolves. Only a few first bytes can start
+ * anything but a string, so most text is told apart by its first byte. */
+static dp_doc_scalar_kind plain_kind(const char *s) {
+        switch (s[0]) {
+        case 0: return DP_DOC_NULL;
+        case '~': return s[1] ? DP_DOC_STR : DP_DOC_NULL;
+        case 'n':
+        case 'N': return streq(s, "null") || streq(s, "Null") || streq(s, "NULL") ? DP_DOC_NULL : DP_DOC_STR;
+        case 't':
+        case 'T': return streq(s, "true") || streq(s, "True") || streq(s, "TRUE") ? DP_DOC_BOOL : DP_DOC_STR;
+        case 'f':
+        case 'F': return streq(s, "false") || streq(s, "False") || streq(s, "FALSE") ? DP_DOC_BOOL : DP_DOC_STR;
+        default:
+                if (!(s[0] == '+' || s[0] == '-' || s[0] == '.' || (s[0] >= '0' && s[0] <= '9'))) return DP_DOC_STR;
+                if (is_int_text(s)) return DP_DOC_INT;
+                if (is_float_text(s)) return DP_DOC_FLOAT;
+                return DP_DOC_STR;
+        }
+}
+
 dp_doc_scalar_kind dp_doc_kind(const dp_doc_node *n) {
         if (!n) return DP_DOC_NULL;
         if (n->type != DP_DOC_SCALAR) return DP_DOC_STR; /* not meaningful; callers check type first */
         if (!n->plain) return DP_DOC_STR;
-        const char *s = n->str;
-        if (!*s || streq(s, "~") || streq(s, "null") || streq(s, "Null") || streq(s, "NULL")) return DP_DOC_NULL;
-        if (streq(s, "true") || streq(s, "True") || streq(s, "TRUE") || streq(s, "false") || streq(s, "False") ||
-            streq(s, "FALSE"))
-                return DP_DOC_BOOL;
-        if (is_int_text(s)) return DP_DOC_INT;
-        if (is_float_text(s)) return DP_DOC_FLOAT;
-        return DP_DOC_STR;
+        return plain_kind(n->str);
 }
 
 bool dp_doc_is_null(const dp_doc_node *n) {
@@ -884,120 +897,149 @@ int dp_doc_get_str(const dp_doc_node *n, bool lenient, const char **ret, dp_erro
         return 0;
 }
 
-/* ---- emitting ---- */
+/* ---- emitting ----
+ * Emitters run over every claim of a long List, so they append runs of
+ * bytes, not bytes: a string is copied up to the next byte that needs an
+ * escape, indentation comes from one string of spaces, and each byte of a
+ * scalar is classified by a table lookup. */
+
+/* What follows the backslash for a byte that JSON output escapes (Go's
+ * encoding/json: control bytes, quote, backslash, and <, >, & for HTML
+ * safety; 'u' is \u00XX); 0 for a byte written as is. */
+static const char json_escape[256] = {
+        [0x00 ... 0x08] = 'u', ['\t'] = 't', ['\n'] = 'n', [0x0b ... 0x0c] = 'u', ['\r'] = 'r',
+        [0x0e ... 0x1f] = 'u', ['"'] = '"',  ['\\'] = '\\', ['<'] = 'u',           ['>'] = 'u',
+        ['&'] = 'u',
+};
 
 static void json_string(dp_strbuf *o, const char *s, size_t len) {
         static const char hex[] = "0123456789abcdef";
         dp_strbuf_putc(o, '"');
+        size_t done = 0; /* s[0..done) is written */
         for (size_t i = 0; i < len; i++) {
                 unsigned char c = (unsigned char)s[i];
-                switch (c) {
-                case '"': dp_strbuf_puts(o, "\\\""); break;
-                case '\\': dp_strbuf_puts(o, "\\\\"); break;
-                case '\n': dp_strbuf_puts(o, "\\n"); break;
-                case '\r': dp_strbuf_puts(o, "\\r"); break;
-                case '\t': dp_strbuf_puts(o, "\\t"); break;
-                case '<': case '>': case '&': /* Go's encoding/json HTML-safe escaping */
-                        dp_strbuf_puts(o, "\\u00");
-                        dp_strbuf_putc(o, hex[c >> 4]);
-                        dp_strbuf_putc(o, hex[c & 15]);
-                        break;
-                default:
-                        if (c < 0x20) {
-                                dp_strbuf_puts(o, "\\u00");
-                                dp_strbuf_putc(o, hex[c >> 4]);
-                                dp_strbuf_putc(o, hex[c & 15]);
-                        } else {
-                                dp_strbuf_putc(o, (char)c);
-                        }
-                }
+                char e = json_escape[c];
+                if (_likely_(!e)) continue;
+                dp_strbuf_append(o, s + done, i - done);
+                const char esc[6] = {'\\', e, '0', '0', hex[c >> 4], hex[c & 15]};
+                dp_strbuf_append(o, esc, e == 'u' ? 6 : 2);
+                done = i + 1;
         }
+        dp_strbuf_append(o, s + done, len - done);
         dp_strbuf_putc(o, '"');
 }
 
+#define SPACES8 "        "
+/* a newline and 32 levels of indentation */
+static const char nl_spaces[] = "\n" SPACES8 SPACES8 SPACES8 SPACES8 SPACES8 SPACES8 SPACES8 SPACES8;
+#define SPACES_MAX (sizeof(nl_spaces) - 2)
+
 static void indent(dp_strbuf *o, unsigned level) {
-        for (unsigned i = 0; i < level; i++) dp_strbuf_puts(o, "  ");
+        size_t n = 2 * (size_t)level;
+        for (; n > SPACES_MAX; n -= SPACES_MAX) dp_strbuf_append(o, nl_spaces + 1, SPACES_MAX);
+        dp_strbuf_append(o, nl_spaces + 1, n);
+}
+
+static void newline_indent(dp_strbuf *o, unsigned level) {
+        if (2 * (size_t)level <= SPACES_MAX) {
+                dp_strbuf_append(o, nl_spaces, 1 + 2 * (size_t)level);
+                return;
+        }
+        dp_strbuf_putc(o, '\n');
+        indent(o, level);
+}
+
+static void json_scalar(dp_strbuf *o, const dp_doc_node *n) {
+        dp_doc_scalar_kind k = n->plain ? plain_kind(n->str) : DP_DOC_STR;
+        if (k == DP_DOC_STR || (k == DP_DOC_FLOAT && (n->str[0] == '.' || strchr(n->str, 'n'))))
+                json_string(o, n->str, n->len);
+        else if (k == DP_DOC_NULL)
+                dp_strbuf_append(o, "null", 4);
+        else if (k == DP_DOC_BOOL)
+                dp_strbuf_puts(o, (n->str[0] == 't' || n->str[0] == 'T') ? "true" : "false");
+        else
+                dp_strbuf_append(o, n->str, n->len);
 }
 
 static void emit_json(dp_strbuf *o, const dp_doc_node *n, bool pretty, unsigned level) {
         if (n->type == DP_DOC_SCALAR) {
-                dp_doc_scalar_kind k = dp_doc_kind(n);
-                if (k == DP_DOC_STR || (k == DP_DOC_FLOAT && n->str[0] == '.') ||
-                    (k == DP_DOC_FLOAT && strchr(n->str, 'n')))
-                        json_string(o, n->str, n->len);
-                else if (k == DP_DOC_NULL) dp_strbuf_puts(o, "null");
-                else if (k == DP_DOC_BOOL) dp_strbuf_puts(o, (n->str[0] == 't' || n->str[0] == 'T') ? "true" : "false");
-                else dp_strbuf_append(o, n->str, n->len);
+                json_scalar(o, n);
                 return;
         }
         bool map = n->type == DP_DOC_MAP;
         dp_strbuf_putc(o, map ? '{' : '[');
         for (size_t i = 0; i < n->n; i++) {
                 if (i) dp_strbuf_putc(o, ',');
-                if (pretty) {
-                        dp_strbuf_putc(o, '\n');
-                        indent(o, level + 1);
-                }
+                if (pretty) newline_indent(o, level + 1);
                 if (map) {
-                        json_string(o, n->pairs[i].key, strlen(n->pairs[i].key));
-                        dp_strbuf_puts(o, pretty ? ": " : ":");
+                        const char *key = n->pairs[i].key;
+                        json_string(o, key, strlen(key));
+                        dp_strbuf_append(o, ": ", pretty ? 2 : 1);
                         emit_json(o, n->pairs[i].value, pretty, level + 1);
                 } else {
                         emit_json(o, n->items[i], pretty, level + 1);
                 }
         }
-        if (pretty && n->n) {
-                dp_strbuf_putc(o, '\n');
-                indent(o, level);
-        }
+        if (pretty && n->n) newline_indent(o, level);
         dp_strbuf_putc(o, map ? '}' : ']');
 }
 
-/* Must a string be quoted to read back as the same string in YAML? */
-static bool yaml_needs_quotes(const char *s, size_t len) {
-        if (len == 0 || memchr(s, 0, len)) return true;
-        dp_doc_node tmp = {.type = DP_DOC_SCALAR, .str = (char *)s, .len = len, .plain = true};
-        if (dp_doc_kind(&tmp) != DP_DOC_STR) return true;
-        /* YAML 1.1 booleans and other special plain words readers may resolve */
+/* Byte classes for yaml_needs_quotes(). */
+enum {
+        Y_CTRL = 1, /* never in a plain scalar */
+        Y_MARK = 2, /* ':' and '#': a problem next to a space */
+        Y_NUM = 4,  /* can be part of a number in some YAML dialect */
+};
+static const unsigned char yaml_class[256] = {
+        [0x00 ... 0x1f] = Y_CTRL, [0x7f] = Y_CTRL,     ['#'] = Y_MARK,        [':'] = Y_MARK | Y_NUM,
+        ['0' ... '9'] = Y_NUM,    ['a' ... 'f'] = Y_NUM, ['A' ... 'F'] = Y_NUM, ['x'] = Y_NUM,
+        ['X'] = Y_NUM,            ['o'] = Y_NUM,         ['O'] = Y_NUM,         ['_'] = Y_NUM,
+        ['.'] = Y_NUM,            ['+'] = Y_NUM,         ['-'] = Y_NUM,
+};
+
+/* YAML 1.1 booleans and other special plain words readers may resolve */
+static bool is_yaml11_word(const char *s) {
         static const char *const words[] = {"y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO",
                                             "on", "On", "ON", "off", "Off", "OFF"};
         for (size_t i = 0; i < ELEMENTSOF(words); i++)
                 if (streq(s, words[i])) return true;
-        if (strchr("-?:,[]{}#&*!|>'\"%@`~ ", s[0])) return true;
-        if (s[len - 1] == ' ' || s[len - 1] == ':') return true;
+        return false;
+}
+
+/* Must a string be quoted to read back as the same string in YAML? `s` has
+ * a NUL at s[len]. */
+static bool yaml_needs_quotes(const char *s, size_t len) {
+        if (len == 0) return true;
+        unsigned all = Y_NUM; /* the classes every byte has */
         for (size_t i = 0; i < len; i++) {
                 unsigned char c = (unsigned char)s[i];
-                if (c < 0x20 || c == 0x7f) return true;
-                if (c == ':' && i + 1 < len && s[i + 1] == ' ') return true;
-                if (c == '#' && i > 0 && s[i - 1] == ' ') return true;
+                unsigned k = yaml_class[c];
+                all &= k;
+                if (_likely_(!(k & (Y_CTRL | Y_MARK)))) continue;
+                if (k & Y_CTRL) return true; /* NUL and control bytes */
+                if (c == ':' ? i + 1 < len && s[i + 1] == ' ' : i > 0 && s[i - 1] == ' ') return true;
         }
+        if (plain_kind(s) != DP_DOC_STR) return true;
+        if (len <= 3 && is_yaml11_word(s)) return true;
+        if (strchr("-?:,[]{}#&*!|>'\"%@`~ ", s[0])) return true;
+        if (s[len - 1] == ' ' || s[len - 1] == ':') return true;
         /* YAML 1.1 timestamps (2026-11-01, 2026-11-01T10:10:00Z): readers such
          * as PyYAML and go-yaml v2 would turn them into times */
         if (len >= 8 && s[0] >= '0' && s[0] <= '9' && s[1] >= '0' && s[1] <= '9' && s[2] >= '0' && s[2] <= '9' &&
             s[3] >= '0' && s[3] <= '9' && s[4] == '-')
                 return true;
         /* things that look numeric in other YAML dialects (0x1f, 1_000, 0o7) */
-        if ((s[0] >= '0' && s[0] <= '9') || s[0] == '+' || s[0] == '.') {
-                bool all = true;
-                for (size_t i = 0; i < len && all; i++)
-                        all = strchr("0123456789abcdefABCDEFxXoO_:.+-eE", s[i]) != NULL;
-                if (all) return true;
-        }
+        if ((all & Y_NUM) && ((s[0] >= '0' && s[0] <= '9') || s[0] == '+' || s[0] == '.')) return true;
         return false;
 }
 
-static void yaml_scalar(dp_strbuf *o, const dp_doc_node *n) {
-        dp_doc_scalar_kind k = dp_doc_kind(n);
-        if (n->plain && k != DP_DOC_STR) {
-                dp_strbuf_append(o, n->str, n->len);
-                return;
-        }
-        if (!yaml_needs_quotes(n->str, n->len)) {
-                dp_strbuf_append(o, n->str, n->len);
-                return;
-        }
-        /* double-quoted JSON-style string is valid YAML */
-        json_string(o, n->str, n->len);
+/* A scalar's text (NUL at s[len]); a plain one that resolves to anything but
+ * a string is written as it is. */
+static void yaml_scalar(dp_strbuf *o, const char *s, size_t len, bool plain) {
+        if ((plain && plain_kind(s) != DP_DOC_STR) || !yaml_needs_quotes(s, len))
+                dp_strbuf_append(o, s, len);
+        else
+                json_string(o, s, len); /* a double-quoted JSON string is valid YAML */
 }
 
 static bool is_empty_collection(const dp_doc_node *n) { return n->type != DP_DOC_SCALAR && n->n == 0; }
@@ -1007,43 +1049,48 @@ static void emit_yaml(dp_strbuf *o, const dp_doc_node *n, unsigned level, bool i
 static void emit_yaml_value(dp_strbuf *o, const dp_doc_node *v, unsigned level) {
         if (v->type == DP_DOC_SCALAR) {
                 dp_strbuf_putc(o, ' ');
-                yaml_scalar(o, v);
+                yaml_scalar(o, v->str, v->len, v->plain);
                 dp_strbuf_putc(o, '\n');
         } else if (is_empty_collection(v)) {
-                dp_strbuf_puts(o, v->type == DP_DOC_MAP ? " {}\n" : " []\n");
+                dp_strbuf_append(o, v->type == DP_DOC_MAP ? " {}\n" : " []\n", 4);
         } else {
                 dp_strbuf_putc(o, '\n');
                 emit_yaml(o, v, v->type == DP_DOC_SEQ ? level : level + 1, false);
         }
 }
 
+/* One item of a sequence whose "- " is written. */
+static void emit_yaml_item(dp_strbuf *o, const dp_doc_node *it, unsigned level) {
+        if (it->type == DP_DOC_SCALAR || is_empty_collection(it))
+                emit_yaml(o, it, 0, false);
+        else if (it->type == DP_DOC_MAP)
+                emit_yaml(o, it, level + 1, true);
+        else {
+                dp_strbuf_putc(o, '\n');
+                emit_yaml(o, it, level + 1, false);
+        }
+}
+
 static void emit_yaml(dp_strbuf *o, const dp_doc_node *n, unsigned level, bool in_seq_item) {
         if (n->type == DP_DOC_SCALAR) {
-                yaml_scalar(o, n);
+                yaml_scalar(o, n->str, n->len, n->plain);
                 dp_strbuf_putc(o, '\n');
                 return;
         }
         if (is_empty_collection(n)) {
-                dp_strbuf_puts(o, n->type == DP_DOC_MAP ? "{}\n" : "[]\n");
+                dp_strbuf_append(o, n->type == DP_DOC_MAP ? "{}\n" : "[]\n", 3);
                 return;
         }
         for (size_t i = 0; i < n->n; i++) {
                 if (!(in_seq_item && i == 0)) indent(o, level);
                 if (n->type == DP_DOC_MAP) {
                         const char *key = n->pairs[i].key;
-                        dp_doc_node k = {.type = DP_DOC_SCALAR, .str = (char *)key, .len = strlen(key)};
-                        yaml_scalar(o, &k);
+                        yaml_scalar(o, key, strlen(key), false);
                         dp_strbuf_putc(o, ':');
                         emit_yaml_value(o, n->pairs[i].value, level);
                 } else {
-                        const dp_doc_node *it = n->items[i];
-                        dp_strbuf_puts(o, "- ");
-                        if (it->type == DP_DOC_SCALAR || is_empty_collection(it)) emit_yaml(o, it, 0, false);
-                        else if (it->type == DP_DOC_MAP) emit_yaml(o, it, level + 1, true);
-                        else {
-                                dp_strbuf_putc(o, '\n');
-                                emit_yaml(o, it, level + 1, false);
-                        }
+                        dp_strbuf_append(o, "- ", 2);
+                        emit_yaml_item(o, n->items[i], level);
                 }
         }
 }
@@ -1062,24 +1109,14 @@ void dp_doc_emit_top_item(dp_strbuf *out, const dp_doc_node *it, size_t i, dp_do
         if (!it) return;
         if (fmt == DP_DOC_YAML) {
                 /* emit_yaml() of the sequence at level 0, one item */
-                dp_strbuf_puts(out, "- ");
-                if (it->type == DP_DOC_SCALAR || is_empty_collection(it))
-                        emit_yaml(out, it, 0, false);
-                else if (it->type == DP_DOC_MAP)
-                        emit_yaml(out, it, 1, true);
-                else {
-                        dp_strbuf_putc(out, '\n');
-                        emit_yaml(out, it, 1, false);
-                }
+                dp_strbuf_append(out, "- ", 2);
+                emit_yaml_item(out, it, 0);
                 return;
         }
         /* emit_json() of the sequence at level 1, one item */
         bool pretty = fmt == DP_DOC_JSON_PRETTY;
         if (i) dp_strbuf_putc(out, ',');
-        if (pretty) {
-                dp_strbuf_putc(out, '\n');
-                indent(out, 2);
-        }
+        if (pretty) newline_indent(out, 2);
         emit_json(out, it, pretty, 2);
 }
 
