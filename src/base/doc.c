@@ -912,21 +912,41 @@ static const char json_escape[256] = {
         ['&'] = 'u',
 };
 
+/* Strings are escaped straight into the buffer, a chunk of input at a time
+ * (room for the worst case: every byte \u00XX). */
+#define JSON_CHUNK 4096
+
 static void json_string(dp_strbuf *o, const char *s, size_t len) {
         static const char hex[] = "0123456789abcdef";
-        dp_strbuf_putc(o, '"');
-        size_t done = 0; /* s[0..done) is written */
-        for (size_t i = 0; i < len; i++) {
-                unsigned char c = (unsigned char)s[i];
-                char e = json_escape[c];
-                if (_likely_(!e)) continue;
-                dp_strbuf_append(o, s + done, i - done);
-                const char esc[6] = {'\\', e, '0', '0', hex[c >> 4], hex[c & 15]};
-                dp_strbuf_append(o, esc, e == 'u' ? 6 : 2);
-                done = i + 1;
-        }
-        dp_strbuf_append(o, s + done, len - done);
-        dp_strbuf_putc(o, '"');
+        bool first = true;
+        do {
+                size_t n = len < JSON_CHUNK ? len : JSON_CHUNK;
+                char *p = dp_strbuf_room(o, 6 * n + 2), *q = p;
+                if (!p) return;
+                if (first) *q++ = '"';
+                for (const char *end = s + n; s < end; s++) {
+                        unsigned char c = (unsigned char)*s;
+                        char e = json_escape[c];
+                        if (_likely_(!e)) {
+                                *q++ = (char)c;
+                                continue;
+                        }
+                        q[0] = '\\';
+                        q[1] = e;
+                        q += 2;
+                        if (e == 'u') {
+                                q[0] = '0';
+                                q[1] = '0';
+                                q[2] = hex[c >> 4];
+                                q[3] = hex[c & 15];
+                                q += 4;
+                        }
+                }
+                len -= n;
+                if (!len) *q++ = '"';
+                dp_strbuf_wrote(o, (size_t)(q - p));
+                first = false;
+        } while (len);
 }
 
 #define SPACES8 "        "
@@ -934,20 +954,26 @@ static void json_string(dp_strbuf *o, const char *s, size_t len) {
 static const char nl_spaces[] = "\n" SPACES8 SPACES8 SPACES8 SPACES8 SPACES8 SPACES8 SPACES8 SPACES8;
 #define SPACES_MAX (sizeof(nl_spaces) - 2)
 
-static void indent(dp_strbuf *o, unsigned level) {
+/* A newline (with `nl`) and `level` levels of indentation. Up to 32 levels,
+ * the whole string of spaces is copied (a copy of constant size is a few
+ * stores) and only what is needed counted in. */
+static void spaces(dp_strbuf *o, unsigned level, bool nl) {
         size_t n = 2 * (size_t)level;
+        const char *from = nl ? nl_spaces : nl_spaces + 1;
+        if (n <= SPACES_MAX) {
+                char *p = dp_strbuf_room(o, SPACES_MAX + 1);
+                if (!p) return;
+                memcpy(p, from, SPACES_MAX + 1);
+                dp_strbuf_wrote(o, n + nl);
+                return;
+        }
+        if (nl) dp_strbuf_putc(o, '\n');
         for (; n > SPACES_MAX; n -= SPACES_MAX) dp_strbuf_append(o, nl_spaces + 1, SPACES_MAX);
         dp_strbuf_append(o, nl_spaces + 1, n);
 }
 
-static void newline_indent(dp_strbuf *o, unsigned level) {
-        if (2 * (size_t)level <= SPACES_MAX) {
-                dp_strbuf_append(o, nl_spaces, 1 + 2 * (size_t)level);
-                return;
-        }
-        dp_strbuf_putc(o, '\n');
-        indent(o, level);
-}
+static void indent(dp_strbuf *o, unsigned level) { spaces(o, level, false); }
+static void newline_indent(dp_strbuf *o, unsigned level) { spaces(o, level, true); }
 
 static void json_scalar(dp_strbuf *o, const dp_doc_node *n) {
         dp_doc_scalar_kind k = n->plain ? plain_kind(n->str) : DP_DOC_STR;
@@ -974,7 +1000,10 @@ static void emit_json(dp_strbuf *o, const dp_doc_node *n, bool pretty, unsigned 
                 if (map) {
                         const char *key = n->pairs[i].key;
                         json_string(o, key, strlen(key));
-                        dp_strbuf_append(o, ": ", pretty ? 2 : 1);
+                        if (pretty)
+                                dp_strbuf_append(o, ": ", 2);
+                        else
+                                dp_strbuf_putc(o, ':');
                         emit_json(o, n->pairs[i].value, pretty, level + 1);
                 } else {
                         emit_json(o, n->items[i], pretty, level + 1);
@@ -986,15 +1015,45 @@ static void emit_json(dp_strbuf *o, const dp_doc_node *n, bool pretty, unsigned 
 
 /* Byte classes for yaml_needs_quotes(). */
 enum {
-        Y_CTRL = 1, /* never in a plain scalar */
-        Y_MARK = 2, /* ':' and '#': a problem next to a space */
-        Y_NUM = 4,  /* can be part of a number in some YAML dialect */
+        Y_CTRL = 1,  /* never in a plain scalar */
+        Y_MARK = 2,  /* ':' and '#': a problem next to a space */
+        Y_NUM = 4,   /* can be part of a number in some YAML dialect */
+        Y_FIRST = 8, /* an indicator (or a space): cannot start a plain scalar */
 };
 static const unsigned char yaml_class[256] = {
-        [0x00 ... 0x1f] = Y_CTRL, [0x7f] = Y_CTRL,     ['#'] = Y_MARK,        [':'] = Y_MARK | Y_NUM,
-        ['0' ... '9'] = Y_NUM,    ['a' ... 'f'] = Y_NUM, ['A' ... 'F'] = Y_NUM, ['x'] = Y_NUM,
-        ['X'] = Y_NUM,            ['o'] = Y_NUM,         ['O'] = Y_NUM,         ['_'] = Y_NUM,
-        ['.'] = Y_NUM,            ['+'] = Y_NUM,         ['-'] = Y_NUM,
+        [0x00 ... 0x1f] = Y_CTRL,
+        [0x7f] = Y_CTRL,
+        ['#'] = Y_MARK | Y_FIRST,
+        [':'] = Y_MARK | Y_NUM | Y_FIRST,
+        ['0' ... '9'] = Y_NUM,
+        ['a' ... 'f'] = Y_NUM,
+        ['A' ... 'F'] = Y_NUM,
+        ['x'] = Y_NUM,
+        ['X'] = Y_NUM,
+        ['o'] = Y_NUM,
+        ['O'] = Y_NUM,
+        ['_'] = Y_NUM,
+        ['.'] = Y_NUM,
+        ['+'] = Y_NUM,
+        ['-'] = Y_NUM | Y_FIRST,
+        ['?'] = Y_FIRST,
+        [','] = Y_FIRST,
+        ['['] = Y_FIRST,
+        [']'] = Y_FIRST,
+        ['{'] = Y_FIRST,
+        ['}'] = Y_FIRST,
+        ['&'] = Y_FIRST,
+        ['*'] = Y_FIRST,
+        ['!'] = Y_FIRST,
+        ['|'] = Y_FIRST,
+        ['>'] = Y_FIRST,
+        ['\''] = Y_FIRST,
+        ['"'] = Y_FIRST,
+        ['%'] = Y_FIRST,
+        ['@'] = Y_FIRST,
+        ['`'] = Y_FIRST,
+        ['~'] = Y_FIRST,
+        [' '] = Y_FIRST,
 };
 
 /* YAML 1.1 booleans and other special plain words readers may resolve */
@@ -1021,7 +1080,7 @@ static bool yaml_needs_quotes(const char *s, size_t len) {
         }
         if (plain_kind(s) != DP_DOC_STR) return true;
         if (len <= 3 && is_yaml11_word(s)) return true;
-        if (strchr("-?:,[]{}#&*!|>'\"%@`~ ", s[0])) return true;
+        if (yaml_class[(unsigned char)s[0]] & Y_FIRST) return true;
         if (s[len - 1] == ' ' || s[len - 1] == ':') return true;
         /* YAML 1.1 timestamps (2026-11-01, 2026-11-01T10:10:00Z): readers such
          * as PyYAML and go-yaml v2 would turn them into times */

@@ -6,7 +6,6 @@
  * and unset fields omitted (Go's omitempty), quantities in canonical form.
  * Allocation failure is sticky in the encoder; the entry points return NULL.
  */
-#include <inttypes.h>
 #include <stdio.h>
 
 #include "model/model.h"
@@ -47,6 +46,11 @@ static void *scratch_alloc(enc *e, size_t size) {
         dp_encoder *x = e->x;
         if (size > SIZE_MAX / 2) goto oom;
         size = (size + 7) & ~(size_t)7;
+        if (_likely_(x->cur < x->n_blocks && size <= x->blocks[x->cur].size - x->used)) {
+                void *p = x->blocks[x->cur].p + x->used;
+                x->used += size;
+                return p;
+        }
         while (x->cur < x->n_blocks && x->used + size > x->blocks[x->cur].size) {
                 x->cur++;
                 x->used = 0;
@@ -132,10 +136,17 @@ static dp_doc_node *text_node(enc *e, const char *text, bool plain) {
         return n;
 }
 
+/* "%" PRId64, without printf (counts are in every claim) */
 static dp_doc_node *int_node(enc *e, int64_t v) {
-        char b[32];
-        snprintf(b, sizeof b, "%" PRId64, v);
-        return text_node(e, b, true);
+        char b[24], *p = b + sizeof(b);
+        uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
+        *--p = 0;
+        do {
+                *--p = (char)('0' + u % 10);
+                u /= 10;
+        } while (u);
+        if (v < 0) *--p = '-';
+        return text_node(e, p, true);
 }
 
 static dp_doc_node *bool_node(enc *e, bool v) {
@@ -274,8 +285,14 @@ static dp_doc_node *raw_json(enc *e, const char *json) {
         return out;
 }
 
+/* strcmp, with the first bytes (which tell most keys apart) compared here */
+static int cmp_keys(const char *a, const char *b) {
+        if (a[0] != b[0]) return (unsigned char)a[0] < (unsigned char)b[0] ? -1 : 1;
+        return strcmp(a, b);
+}
+
 static int cmp_pairs(const void *a, const void *b) {
-        return strcmp(((const dp_doc_pair *)a)->key, ((const dp_doc_pair *)b)->key);
+        return cmp_keys(((const dp_doc_pair *)a)->key, ((const dp_doc_pair *)b)->key);
 }
 
 /* Maps are small and mostly built in order: insertion sort, but for many keys. */
@@ -285,10 +302,10 @@ static void sort_pairs(dp_doc_pair *p, size_t n) {
                 return;
         }
         for (size_t i = 1; i < n; i++) {
-                if (strcmp(p[i - 1].key, p[i].key) <= 0) continue;
+                if (cmp_keys(p[i - 1].key, p[i].key) <= 0) continue;
                 dp_doc_pair t = p[i];
                 size_t j = i;
-                for (; j > 0 && strcmp(p[j - 1].key, t.key) > 0; j--)
+                for (; j > 0 && cmp_keys(p[j - 1].key, t.key) > 0; j--)
                         p[j] = p[j - 1];
                 p[j] = t;
         }
@@ -299,10 +316,10 @@ static void sort_tree(dp_doc_node *n) {
         if (n->type == DP_DOC_MAP) {
                 sort_pairs(n->pairs, n->n);
                 for (size_t i = 0; i < n->n; i++)
-                        sort_tree(n->pairs[i].value);
+                        if (n->pairs[i].value->type != DP_DOC_SCALAR) sort_tree(n->pairs[i].value);
         } else if (n->type == DP_DOC_SEQ) {
                 for (size_t i = 0; i < n->n; i++)
-                        sort_tree(n->items[i]);
+                        if (n->items[i]->type != DP_DOC_SCALAR) sort_tree(n->items[i]);
         }
 }
 

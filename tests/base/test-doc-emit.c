@@ -344,6 +344,28 @@ TEST(emit_deep_trees) {
         dp_doc_set_free(s);
 }
 
+/* Strings longer than what the JSON emitter escapes in one go. */
+TEST(emit_long_strings) {
+        rng_state = 11;
+        static char buf[20000];
+        for (int round = 0; round < 20; round++) {
+                size_t len = 0, want = 4000 + rnd(12000);
+                while (len < want) {
+                        const char *p = pieces[rnd(ELEMENTSOF(pieces))];
+                        size_t pl = strlen(p) ? strlen(p) : 1;
+                        memcpy(buf + len, p, pl);
+                        len += pl;
+                }
+                dp_doc_set *s = dp_doc_set_new();
+                dp_doc_node *m = dp_doc_new_map(s);
+                ASSERT_OK(dp_doc_map_add(s, m, "s", dp_doc_new_strn(s, buf, len)));
+                buf[len] = 0;
+                ASSERT_OK(dp_doc_map_add(s, m, buf + len / 2, dp_doc_new_str(s, "v")));
+                check_tree(m);
+                dp_doc_set_free(s);
+        }
+}
+
 /* Fixed expectations for what needs escaping and quoting. */
 TEST(emit_escapes_and_quotes) {
         dp_doc_set *s = dp_doc_set_new();

@@ -5,6 +5,7 @@
  * claims full of text that needs escaping or quoting, with one encoder
  * reused claim after claim. */
 #include <glob.h>
+#include <inttypes.h>
 #include <stdio.h>
 
 #include "harness.h"
@@ -165,4 +166,19 @@ TEST(encoder_same_as_set_on_odd_text) {
 TEST(encoder_null_arguments) {
         ASSERT_TRUE(dp_encoder_free(NULL) == NULL);
         ASSERT_TRUE(dp_encoder_claim(NULL, NULL) == NULL);
+}
+
+/* Numbers are formatted without printf: as printf would. */
+TEST(encoder_integers) {
+        static const int64_t values[] = {1, -1, 9, 10, 99, -100, 1234567890123, INT64_MAX, INT64_MIN, INT64_MIN + 1};
+        dp_doc_set *s = dp_doc_set_new();
+        for (size_t i = 0; i < ELEMENTSOF(values); i++) {
+                dp_object_meta m = {.name = "x", .generation = values[i]};
+                const dp_doc_node *n = dp_doc_get(dp_object_meta_encode(s, &m), "generation");
+                char want[32];
+                snprintf(want, sizeof want, "%" PRId64, values[i]);
+                ASSERT_TRUE(n && n->plain);
+                ASSERT_STREQ(n->str, want);
+        }
+        dp_doc_set_free(s);
 }
