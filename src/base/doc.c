@@ -831,11 +831,17 @@ static dp_doc_scalar_kind plain_kind(const char *s) {
         case 0: return DP_DOC_NULL;
         case '~': return s[1] ? DP_DOC_STR : DP_DOC_NULL;
         case 'n':
-        case 'N': return streq(s, "null") || streq(s, "Null") || streq(s, "NULL") ? DP_DOC_NULL : DP_DOC_STR;
+        case 'N':
+                if (s[1] != 'u' && s[1] != 'U') return DP_DOC_STR; /* "name", "node-a" */
+                return streq(s, "null") || streq(s, "Null") || streq(s, "NULL") ? DP_DOC_NULL : DP_DOC_STR;
         case 't':
-        case 'T': return streq(s, "true") || streq(s, "True") || streq(s, "TRUE") ? DP_DOC_BOOL : DP_DOC_STR;
+        case 'T':
+                if (s[1] != 'r' && s[1] != 'R') return DP_DOC_STR;
+                return streq(s, "true") || streq(s, "True") || streq(s, "TRUE") ? DP_DOC_BOOL : DP_DOC_STR;
         case 'f':
-        case 'F': return streq(s, "false") || streq(s, "False") || streq(s, "FALSE") ? DP_DOC_BOOL : DP_DOC_STR;
+        case 'F':
+                if (s[1] != 'a' && s[1] != 'A') return DP_DOC_STR;
+                return streq(s, "false") || streq(s, "False") || streq(s, "FALSE") ? DP_DOC_BOOL : DP_DOC_STR;
         default:
                 if (!(s[0] == '+' || s[0] == '-' || s[0] == '.' || (s[0] >= '0' && s[0] <= '9'))) return DP_DOC_STR;
                 if (is_int_text(s)) return DP_DOC_INT;
@@ -912,36 +918,43 @@ static const char json_escape[256] = {
         ['&'] = 'u',
 };
 
+/* s escaped for a JSON string at q (room for 6 * n bytes); returns the end */
+static char *json_escape_to(char *q, const char *s, size_t n) {
+        static const char hex[] = "0123456789abcdef";
+        for (const char *end = s + n; s < end; s++) {
+                unsigned char c = (unsigned char)*s;
+                char e = json_escape[c];
+                if (_likely_(!e)) {
+                        *q++ = (char)c;
+                        continue;
+                }
+                q[0] = '\\';
+                q[1] = e;
+                q += 2;
+                if (e == 'u') {
+                        q[0] = '0';
+                        q[1] = '0';
+                        q[2] = hex[c >> 4];
+                        q[3] = hex[c & 15];
+                        q += 4;
+                }
+        }
+        return q;
+}
+
 /* Strings are escaped straight into the buffer, a chunk of input at a time
  * (room for the worst case: every byte \u00XX). */
 #define JSON_CHUNK 4096
 
 static void json_string(dp_strbuf *o, const char *s, size_t len) {
-        static const char hex[] = "0123456789abcdef";
         bool first = true;
         do {
                 size_t n = len < JSON_CHUNK ? len : JSON_CHUNK;
                 char *p = dp_strbuf_room(o, 6 * n + 2), *q = p;
                 if (!p) return;
                 if (first) *q++ = '"';
-                for (const char *end = s + n; s < end; s++) {
-                        unsigned char c = (unsigned char)*s;
-                        char e = json_escape[c];
-                        if (_likely_(!e)) {
-                                *q++ = (char)c;
-                                continue;
-                        }
-                        q[0] = '\\';
-                        q[1] = e;
-                        q += 2;
-                        if (e == 'u') {
-                                q[0] = '0';
-                                q[1] = '0';
-                                q[2] = hex[c >> 4];
-                                q[3] = hex[c & 15];
-                                q += 4;
-                        }
-                }
+                q = json_escape_to(q, s, n);
+                s += n;
                 len -= n;
                 if (!len) *q++ = '"';
                 dp_strbuf_wrote(o, (size_t)(q - p));
@@ -987,6 +1000,35 @@ static void json_scalar(dp_strbuf *o, const dp_doc_node *n) {
                 dp_strbuf_append(o, n->str, n->len);
 }
 
+/* What comes before the value of a map's pair: the comma after the pair
+ * before it, the line and indentation (pretty), the key and the colon. */
+static void json_key(dp_strbuf *o, const char *key, bool comma, bool pretty, unsigned level) {
+        size_t len = strlen(key);
+        char *p = len <= JSON_CHUNK && 2 * (size_t)level <= SPACES_MAX
+                          ? dp_strbuf_room(o, 1 + (SPACES_MAX + 1) + 6 * len + 4)
+                          : NULL;
+        if (!p) {
+                if (dp_strbuf_failed(o)) return;
+                if (comma) dp_strbuf_putc(o, ',');
+                if (pretty) newline_indent(o, level);
+                json_string(o, key, len);
+                dp_strbuf_append(o, ": ", pretty ? 2 : 1);
+                return;
+        }
+        char *q = p;
+        if (comma) *q++ = ',';
+        if (pretty) {
+                memcpy(q, nl_spaces, SPACES_MAX + 1); /* as spaces() does */
+                q += 1 + 2 * (size_t)level;
+        }
+        *q++ = '"';
+        q = json_escape_to(q, key, len);
+        *q++ = '"';
+        *q++ = ':';
+        if (pretty) *q++ = ' ';
+        dp_strbuf_wrote(o, (size_t)(q - p));
+}
+
 static void emit_json(dp_strbuf *o, const dp_doc_node *n, bool pretty, unsigned level) {
         if (n->type == DP_DOC_SCALAR) {
                 json_scalar(o, n);
@@ -995,22 +1037,36 @@ static void emit_json(dp_strbuf *o, const dp_doc_node *n, bool pretty, unsigned 
         bool map = n->type == DP_DOC_MAP;
         dp_strbuf_putc(o, map ? '{' : '[');
         for (size_t i = 0; i < n->n; i++) {
-                if (i) dp_strbuf_putc(o, ',');
-                if (pretty) newline_indent(o, level + 1);
+                const dp_doc_node *v;
                 if (map) {
-                        const char *key = n->pairs[i].key;
-                        json_string(o, key, strlen(key));
-                        if (pretty)
-                                dp_strbuf_append(o, ": ", 2);
-                        else
-                                dp_strbuf_putc(o, ':');
-                        emit_json(o, n->pairs[i].value, pretty, level + 1);
+                        json_key(o, n->pairs[i].key, i > 0, pretty, level + 1);
+                        v = n->pairs[i].value;
                 } else {
-                        emit_json(o, n->items[i], pretty, level + 1);
+                        if (i) dp_strbuf_putc(o, ',');
+                        if (pretty) newline_indent(o, level + 1);
+                        v = n->items[i];
                 }
+                if (v->type == DP_DOC_SCALAR)
+                        json_scalar(o, v);
+                else
+                        emit_json(o, v, pretty, level + 1);
         }
         if (pretty && n->n) newline_indent(o, level);
         dp_strbuf_putc(o, map ? '}' : ']');
+}
+
+/* Word-at-a-time tests, for yaml_needs_quotes() to pass over 8 plain bytes
+ * at once: is any byte of w below n (n <= 128), or equal to c? Exact as
+ * yes/no answers (they may mark other bytes than the one that matched,
+ * which is not used). */
+#define BYTES_ONES 0x0101010101010101ull
+#define BYTES_HIGHS 0x8080808080808080ull
+static inline uint64_t bytes_below(uint64_t w, unsigned n) { return (w - BYTES_ONES * n) & ~w & BYTES_HIGHS; }
+static inline uint64_t bytes_equal(uint64_t w, unsigned char c) { return bytes_below(w ^ (BYTES_ONES * c), 1); }
+static inline uint64_t load8(const char *p) {
+        uint64_t w;
+        memcpy(&w, p, sizeof(w));
+        return w;
 }
 
 /* Byte classes for yaml_needs_quotes(). */
@@ -1069,14 +1125,21 @@ static bool is_yaml11_word(const char *s) {
  * a NUL at s[len]. */
 static bool yaml_needs_quotes(const char *s, size_t len) {
         if (len == 0) return true;
-        unsigned all = Y_NUM; /* the classes every byte has */
-        for (size_t i = 0; i < len; i++) {
-                unsigned char c = (unsigned char)s[i];
-                unsigned k = yaml_class[c];
-                all &= k;
-                if (_likely_(!(k & (Y_CTRL | Y_MARK)))) continue;
-                if (k & Y_CTRL) return true; /* NUL and control bytes */
-                if (c == ':' ? i + 1 < len && s[i + 1] == ' ' : i > 0 && s[i - 1] == ' ') return true;
+        for (size_t i = 0; i < len;) {
+                if (len - i >= 8) {
+                        uint64_t w = load8(s + i);
+                        if (!(bytes_below(w, 0x20) | bytes_equal(w, 0x7f) | bytes_equal(w, ':') | bytes_equal(w, '#'))) {
+                                i += 8;
+                                continue;
+                        }
+                }
+                for (size_t stop = len - i >= 8 ? i + 8 : len; i < stop; i++) {
+                        unsigned char c = (unsigned char)s[i];
+                        unsigned k = yaml_class[c];
+                        if (_likely_(!(k & (Y_CTRL | Y_MARK)))) continue;
+                        if (k & Y_CTRL) return true; /* NUL and control bytes */
+                        if (c == ':' ? i + 1 < len && s[i + 1] == ' ' : i > 0 && s[i - 1] == ' ') return true;
+                }
         }
         if (plain_kind(s) != DP_DOC_STR) return true;
         if (len <= 3 && is_yaml11_word(s)) return true;
@@ -1088,17 +1151,61 @@ static bool yaml_needs_quotes(const char *s, size_t len) {
             s[3] >= '0' && s[3] <= '9' && s[4] == '-')
                 return true;
         /* things that look numeric in other YAML dialects (0x1f, 1_000, 0o7) */
-        if ((all & Y_NUM) && ((s[0] >= '0' && s[0] <= '9') || s[0] == '+' || s[0] == '.')) return true;
+        if ((s[0] >= '0' && s[0] <= '9') || s[0] == '+' || s[0] == '.') {
+                unsigned all = Y_NUM;
+                for (size_t i = 0; i < len && all; i++) all &= yaml_class[(unsigned char)s[i]];
+                if (all) return true;
+        }
         return false;
 }
 
-/* A scalar's text (NUL at s[len]); a plain one that resolves to anything but
- * a string is written as it is. */
-static void yaml_scalar(dp_strbuf *o, const char *s, size_t len, bool plain) {
-        if ((plain && plain_kind(s) != DP_DOC_STR) || !yaml_needs_quotes(s, len))
-                dp_strbuf_append(o, s, len);
-        else
-                json_string(o, s, len); /* a double-quoted JSON string is valid YAML */
+/* Is a scalar's text (NUL at s[len]) written as it is? A plain one that
+ * resolves to anything but a string is; else the string must read back as
+ * itself. Otherwise it is written double-quoted (JSON's escapes are YAML's). */
+static bool yaml_as_is(const char *s, size_t len, bool plain) {
+        return (plain && plain_kind(s) != DP_DOC_STR) || !yaml_needs_quotes(s, len);
+}
+
+/* A scalar to the end of its line, after a space (`space`, after a key). */
+static void yaml_scalar_line(dp_strbuf *o, const char *s, size_t len, bool plain, bool space) {
+        if (!yaml_as_is(s, len, plain)) {
+                if (space) dp_strbuf_putc(o, ' ');
+                json_string(o, s, len);
+                dp_strbuf_putc(o, '\n');
+                return;
+        }
+        char *p = dp_strbuf_room(o, len + 2), *q = p;
+        if (!p) return;
+        if (space) *q++ = ' ';
+        memcpy(q, s, len);
+        q += len;
+        *q++ = '\n';
+        dp_strbuf_wrote(o, (size_t)(q - p));
+}
+
+/* A key and its colon, after the indentation (`indented`: not on a line
+ * that "- " started). */
+static void yaml_key(dp_strbuf *o, const char *key, bool indented, unsigned level) {
+        size_t len = strlen(key);
+        if (!yaml_as_is(key, len, false) || 2 * (size_t)level > SPACES_MAX) {
+                if (indented) indent(o, level);
+                if (yaml_as_is(key, len, false))
+                        dp_strbuf_append(o, key, len);
+                else
+                        json_string(o, key, len);
+                dp_strbuf_putc(o, ':');
+                return;
+        }
+        char *p = dp_strbuf_room(o, SPACES_MAX + len + 1), *q = p;
+        if (!p) return;
+        if (indented) {
+                memcpy(q, nl_spaces + 1, SPACES_MAX); /* as spaces() does */
+                q += 2 * (size_t)level;
+        }
+        memcpy(q, key, len);
+        q += len;
+        *q++ = ':';
+        dp_strbuf_wrote(o, (size_t)(q - p));
 }
 
 static bool is_empty_collection(const dp_doc_node *n) { return n->type != DP_DOC_SCALAR && n->n == 0; }
@@ -1107,9 +1214,7 @@ static void emit_yaml(dp_strbuf *o, const dp_doc_node *n, unsigned level, bool i
 
 static void emit_yaml_value(dp_strbuf *o, const dp_doc_node *v, unsigned level) {
         if (v->type == DP_DOC_SCALAR) {
-                dp_strbuf_putc(o, ' ');
-                yaml_scalar(o, v->str, v->len, v->plain);
-                dp_strbuf_putc(o, '\n');
+                yaml_scalar_line(o, v->str, v->len, v->plain, true);
         } else if (is_empty_collection(v)) {
                 dp_strbuf_append(o, v->type == DP_DOC_MAP ? " {}\n" : " []\n", 4);
         } else {
@@ -1132,8 +1237,7 @@ static void emit_yaml_item(dp_strbuf *o, const dp_doc_node *it, unsigned level) 
 
 static void emit_yaml(dp_strbuf *o, const dp_doc_node *n, unsigned level, bool in_seq_item) {
         if (n->type == DP_DOC_SCALAR) {
-                yaml_scalar(o, n->str, n->len, n->plain);
-                dp_strbuf_putc(o, '\n');
+                yaml_scalar_line(o, n->str, n->len, n->plain, false);
                 return;
         }
         if (is_empty_collection(n)) {
@@ -1141,13 +1245,12 @@ static void emit_yaml(dp_strbuf *o, const dp_doc_node *n, unsigned level, bool i
                 return;
         }
         for (size_t i = 0; i < n->n; i++) {
-                if (!(in_seq_item && i == 0)) indent(o, level);
+                bool indented = !(in_seq_item && i == 0);
                 if (n->type == DP_DOC_MAP) {
-                        const char *key = n->pairs[i].key;
-                        yaml_scalar(o, key, strlen(key), false);
-                        dp_strbuf_putc(o, ':');
+                        yaml_key(o, n->pairs[i].key, indented, level);
                         emit_yaml_value(o, n->pairs[i].value, level);
                 } else {
+                        if (indented) indent(o, level);
                         dp_strbuf_append(o, "- ", 2);
                         emit_yaml_item(o, n->items[i], level);
                 }
