@@ -913,9 +913,8 @@ int dp_doc_get_str(const dp_doc_node *n, bool lenient, const char **ret, dp_erro
  * encoding/json: control bytes, quote, backslash, and <, >, & for HTML
  * safety; 'u' is \u00XX); 0 for a byte written as is. */
 static const char json_escape[256] = {
-        [0x00 ... 0x08] = 'u', ['\t'] = 't', ['\n'] = 'n', [0x0b ... 0x0c] = 'u', ['\r'] = 'r',
-        [0x0e ... 0x1f] = 'u', ['"'] = '"',  ['\\'] = '\\', ['<'] = 'u',           ['>'] = 'u',
-        ['&'] = 'u',
+        [0x00 ... 0x08] = 'u', ['\t'] = 't',  ['\n'] = 'n', [0x0b ... 0x0c] = 'u', ['\r'] = 'r', [0x0e ... 0x1f] = 'u',
+        ['"'] = '"',           ['\\'] = '\\', ['<'] = 'u',  ['>'] = 'u',           ['&'] = 'u',
 };
 
 /* s escaped for a JSON string at q (room for 6 * n bytes); returns the end */
@@ -981,7 +980,8 @@ static void spaces(dp_strbuf *o, unsigned level, bool nl) {
                 return;
         }
         if (nl) dp_strbuf_putc(o, '\n');
-        for (; n > SPACES_MAX; n -= SPACES_MAX) dp_strbuf_append(o, nl_spaces + 1, SPACES_MAX);
+        for (; n > SPACES_MAX; n -= SPACES_MAX)
+                dp_strbuf_append(o, nl_spaces + 1, SPACES_MAX);
         dp_strbuf_append(o, nl_spaces + 1, n);
 }
 
@@ -1128,7 +1128,8 @@ static bool yaml_needs_quotes(const char *s, size_t len) {
         for (size_t i = 0; i < len;) {
                 if (len - i >= 8) {
                         uint64_t w = load8(s + i);
-                        if (!(bytes_below(w, 0x20) | bytes_equal(w, 0x7f) | bytes_equal(w, ':') | bytes_equal(w, '#'))) {
+                        if (!(bytes_below(w, 0x20) | bytes_equal(w, 0x7f) | bytes_equal(w, ':') |
+                              bytes_equal(w, '#'))) {
                                 i += 8;
                                 continue;
                         }
@@ -1153,7 +1154,8 @@ static bool yaml_needs_quotes(const char *s, size_t len) {
         /* things that look numeric in other YAML dialects (0x1f, 1_000, 0o7) */
         if ((s[0] >= '0' && s[0] <= '9') || s[0] == '+' || s[0] == '.') {
                 unsigned all = Y_NUM;
-                for (size_t i = 0; i < len && all; i++) all &= yaml_class[(unsigned char)s[i]];
+                for (size_t i = 0; i < len && all; i++)
+                        all &= yaml_class[(unsigned char)s[i]];
                 if (all) return true;
         }
         return false;

@@ -24,7 +24,7 @@ typedef struct scratch_block {
 struct dp_encoder {
         scratch_block *blocks;
         size_t n_blocks, cap_blocks;
-        size_t cur, used; /* the block being filled, and how much of it is used */
+        size_t cur, used;    /* the block being filled, and how much of it is used */
         dp_doc_set **params; /* parameters the last tree points into */
         size_t n_params, cap_params;
 };

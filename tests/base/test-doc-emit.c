@@ -24,9 +24,12 @@ static bool ref_float_text(const char *s) {
         if (*p == '-' || *p == '+') p++;
         bool digits = false, dot = false;
         for (; *p && *p != 'e' && *p != 'E'; p++) {
-                if (*p >= '0' && *p <= '9') digits = true;
-                else if (*p == '.' && !dot) dot = true;
-                else return false;
+                if (*p >= '0' && *p <= '9')
+                        digits = true;
+                else if (*p == '.' && !dot)
+                        dot = true;
+                else
+                        return false;
         }
         if (!digits) return false;
         if (*p == 'e' || *p == 'E') {
@@ -84,7 +87,8 @@ static void ref_json_string(dp_strbuf *o, const char *s, size_t len) {
 }
 
 static void ref_indent(dp_strbuf *o, unsigned level) {
-        for (unsigned i = 0; i < level; i++) dp_strbuf_puts(o, "  ");
+        for (unsigned i = 0; i < level; i++)
+                dp_strbuf_puts(o, "  ");
 }
 
 static void ref_json(dp_strbuf *o, const dp_doc_node *n, bool pretty, unsigned level) {
@@ -93,9 +97,12 @@ static void ref_json(dp_strbuf *o, const dp_doc_node *n, bool pretty, unsigned l
                 if (k == DP_DOC_STR || (k == DP_DOC_FLOAT && n->str[0] == '.') ||
                     (k == DP_DOC_FLOAT && strchr(n->str, 'n')))
                         ref_json_string(o, n->str, n->len);
-                else if (k == DP_DOC_NULL) dp_strbuf_puts(o, "null");
-                else if (k == DP_DOC_BOOL) dp_strbuf_puts(o, (n->str[0] == 't' || n->str[0] == 'T') ? "true" : "false");
-                else dp_strbuf_append(o, n->str, n->len);
+                else if (k == DP_DOC_NULL)
+                        dp_strbuf_puts(o, "null");
+                else if (k == DP_DOC_BOOL)
+                        dp_strbuf_puts(o, (n->str[0] == 't' || n->str[0] == 'T') ? "true" : "false");
+                else
+                        dp_strbuf_append(o, n->str, n->len);
                 return;
         }
         bool map = n->type == DP_DOC_MAP;
@@ -125,8 +132,8 @@ static bool ref_needs_quotes(const char *s, size_t len) {
         if (len == 0 || memchr(s, 0, len)) return true;
         dp_doc_node tmp = {.type = DP_DOC_SCALAR, .str = (char *)s, .len = len, .plain = true};
         if (ref_kind(&tmp) != DP_DOC_STR) return true;
-        static const char *const words[] = {"y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO",
-                                            "on", "On", "ON", "off", "Off", "OFF"};
+        static const char *const words[] = {"y",  "Y",  "yes", "Yes", "YES", "n",   "N",   "no",
+                                            "No", "NO", "on",  "On",  "ON",  "off", "Off", "OFF"};
         for (size_t i = 0; i < ELEMENTSOF(words); i++)
                 if (streq(s, words[i])) return true;
         if (strchr("-?:,[]{}#&*!|>'\"%@`~ ", s[0])) return true;
@@ -195,8 +202,10 @@ static void ref_yaml(dp_strbuf *o, const dp_doc_node *n, unsigned level, bool in
                 } else {
                         const dp_doc_node *it = n->items[i];
                         dp_strbuf_puts(o, "- ");
-                        if (it->type == DP_DOC_SCALAR || ref_empty(it)) ref_yaml(o, it, 0, false);
-                        else if (it->type == DP_DOC_MAP) ref_yaml(o, it, level + 1, true);
+                        if (it->type == DP_DOC_SCALAR || ref_empty(it))
+                                ref_yaml(o, it, 0, false);
+                        else if (it->type == DP_DOC_MAP)
+                                ref_yaml(o, it, level + 1, true);
                         else {
                                 dp_strbuf_putc(o, '\n');
                                 ref_yaml(o, it, level + 1, false);
@@ -225,11 +234,76 @@ static unsigned rnd(unsigned n) {
 /* pieces that strings are made of: escapes, YAML indicators, words and
  * numbers readers resolve, non-ASCII (UTF-8), a NUL */
 static const char *const pieces[] = {
-        "a", "claim-0", "gpu.example.com", "Z", "0", "1", "42", "-", "+", ".", ":", ": ", " ", " #", "#", "\"", "\\",
-        "\n", "\r", "\t", "\x01", "\x1f", "\x7f", "<", ">", "&", "\xc3\xa9", "\xe6\x97\xa5\xe6\x9c\xac", "\xf0\x9f\x98\x80",
-        "~", "null", "Null", "NULL", "true", "False", "yes", "No", "on", "OFF", "y", "n", "0x1f", "1_000", "0o7",
-        "2026-11-01", "T10:10:00Z", ".inf", "-.Inf", ".nan", "1e5", "1.5", "-3", "E", "x", "{", "}", "[", "]", "'", "%",
-        "@", "`", "!", "|", "*", "?", ",", "nan", "inf", "\0",
+        "a",
+        "claim-0",
+        "gpu.example.com",
+        "Z",
+        "0",
+        "1",
+        "42",
+        "-",
+        "+",
+        ".",
+        ":",
+        ": ",
+        " ",
+        " #",
+        "#",
+        "\"",
+        "\\",
+        "\n",
+        "\r",
+        "\t",
+        "\x01",
+        "\x1f",
+        "\x7f",
+        "<",
+        ">",
+        "&",
+        "\xc3\xa9",
+        "\xe6\x97\xa5\xe6\x9c\xac",
+        "\xf0\x9f\x98\x80",
+        "~",
+        "null",
+        "Null",
+        "NULL",
+        "true",
+        "False",
+        "yes",
+        "No",
+        "on",
+        "OFF",
+        "y",
+        "n",
+        "0x1f",
+        "1_000",
+        "0o7",
+        "2026-11-01",
+        "T10:10:00Z",
+        ".inf",
+        "-.Inf",
+        ".nan",
+        "1e5",
+        "1.5",
+        "-3",
+        "E",
+        "x",
+        "{",
+        "}",
+        "[",
+        "]",
+        "'",
+        "%",
+        "@",
+        "`",
+        "!",
+        "|",
+        "*",
+        "?",
+        ",",
+        "nan",
+        "inf",
+        "\0",
 };
 
 static size_t random_text(char *buf, size_t cap, bool nul_ok) {
@@ -268,7 +342,8 @@ static dp_doc_node *random_tree(dp_doc_set *s, unsigned depth) {
                 return m;
         }
         dp_doc_node *q = dp_doc_new_seq(s);
-        for (unsigned i = 0; i < n; i++) ASSERT_OK(dp_doc_seq_add(s, q, random_tree(s, depth - 1)));
+        for (unsigned i = 0; i < n; i++)
+                ASSERT_OK(dp_doc_seq_add(s, q, random_tree(s, depth - 1)));
         return q;
 }
 
@@ -301,14 +376,16 @@ TEST(emit_top_item_same_as_whole_list) {
                 dp_doc_set *s = dp_doc_set_new();
                 dp_doc_node *items = dp_doc_new_seq(s), *list = dp_doc_new_map(s);
                 unsigned n = 1 + rnd(4);
-                for (unsigned i = 0; i < n; i++) ASSERT_OK(dp_doc_seq_add(s, items, random_tree(s, rnd(5))));
+                for (unsigned i = 0; i < n; i++)
+                        ASSERT_OK(dp_doc_seq_add(s, items, random_tree(s, rnd(5))));
                 ASSERT_OK(dp_doc_map_add(s, list, "items", items));
                 for (size_t f = 0; f < ELEMENTSOF(formats); f++) {
                         _cleanup_strbuf_ dp_strbuf a = DP_STRBUF_INIT, b = DP_STRBUF_INIT;
                         ref_emit(&a, list, formats[f]);
                         bool json = formats[f] != DP_DOC_YAML, pretty = formats[f] == DP_DOC_JSON_PRETTY;
                         dp_strbuf_puts(&b, !json ? "items:\n" : pretty ? "{\n  \"items\": [" : "{\"items\":[");
-                        for (unsigned i = 0; i < n; i++) dp_doc_emit_top_item(&b, items->items[i], i, formats[f]);
+                        for (unsigned i = 0; i < n; i++)
+                                dp_doc_emit_top_item(&b, items->items[i], i, formats[f]);
                         if (json) dp_strbuf_puts(&b, pretty ? "\n  ]\n}\n" : "]}");
                         ASSERT_STREQ(dp_strbuf_str(&b), dp_strbuf_str(&a));
                 }
@@ -322,7 +399,8 @@ TEST(emit_kind_same_as_reference) {
         for (int i = 0; i < 20000; i++) {
                 random_text(buf, sizeof buf, false);
                 dp_doc_node n = {.type = DP_DOC_SCALAR, .str = buf, .len = strlen(buf), .plain = true};
-                if (dp_doc_kind(&n) != ref_kind(&n)) DP_FAIL("kind of \"%s\": %d, reference %d", buf, dp_doc_kind(&n), ref_kind(&n));
+                if (dp_doc_kind(&n) != ref_kind(&n))
+                        DP_FAIL("kind of \"%s\": %d, reference %d", buf, dp_doc_kind(&n), ref_kind(&n));
         }
 }
 
@@ -381,9 +459,10 @@ TEST(emit_escapes_and_quotes) {
         ASSERT_OK(dp_doc_map_add(s, m, "colon", dp_doc_new_str(s, "a:b")));
         dp_strbuf j = DP_STRBUF_INIT, y = DP_STRBUF_INIT;
         dp_doc_emit(&j, m, DP_DOC_JSON_COMPACT);
-        ASSERT_STREQ(dp_strbuf_str(&j), "{\"esc\":\"a\\\"b\\\\c\\n\\t\\r\\u0001\\u003c\\u003e\\u0026\x7f\\u0000z\","
-                                        "\"utf8\":\"caf\xc3\xa9 \xe6\x97\xa5\",\"empty map\":{},\"[]\":[],"
-                                        "\"num\":\"0x1F\",\"inf\":\".inf\",\"neg\":-12,\"hash\":\"a #b\",\"colon\":\"a:b\"}");
+        ASSERT_STREQ(dp_strbuf_str(&j),
+                     "{\"esc\":\"a\\\"b\\\\c\\n\\t\\r\\u0001\\u003c\\u003e\\u0026\x7f\\u0000z\","
+                     "\"utf8\":\"caf\xc3\xa9 \xe6\x97\xa5\",\"empty map\":{},\"[]\":[],"
+                     "\"num\":\"0x1F\",\"inf\":\".inf\",\"neg\":-12,\"hash\":\"a #b\",\"colon\":\"a:b\"}");
         dp_doc_emit(&y, m, DP_DOC_YAML);
         ASSERT_STREQ(dp_strbuf_str(&y), "esc: \"a\\\"b\\\\c\\n\\t\\r\\u0001\\u003c\\u003e\\u0026\x7f\\u0000z\"\n"
                                         "utf8: caf\xc3\xa9 \xe6\x97\xa5\nempty map: {}\n\"[]\": []\nnum: \"0x1F\"\n"

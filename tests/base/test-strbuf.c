@@ -10,9 +10,20 @@ TEST(strbuf_appends_across_growth) {
         size_t n = 0;
         for (int i = 0; n + 8 < sizeof expect; i++) {
                 switch (i % 4) {
-                case 0: dp_strbuf_putc(&sb, 'c'); expect[n++] = 'c'; break;
-                case 1: dp_strbuf_append(&sb, "ab", 2); memcpy(expect + n, "ab", 2); n += 2; break;
-                case 2: dp_strbuf_puts(&sb, "xyz"); memcpy(expect + n, "xyz", 3); n += 3; break;
+                case 0:
+                        dp_strbuf_putc(&sb, 'c');
+                        expect[n++] = 'c';
+                        break;
+                case 1:
+                        dp_strbuf_append(&sb, "ab", 2);
+                        memcpy(expect + n, "ab", 2);
+                        n += 2;
+                        break;
+                case 2:
+                        dp_strbuf_puts(&sb, "xyz");
+                        memcpy(expect + n, "xyz", 3);
+                        n += 3;
+                        break;
                 default: {
                         char *p = dp_strbuf_room(&sb, 7);
                         ASSERT_TRUE(p);

@@ -74,7 +74,8 @@ TEST(encoder_same_as_set_on_fixtures_and_cases) {
         glob_t g;
         ASSERT_EQ(glob("../alloc/cases/*.yaml", 0, NULL, &g), 0);
         ASSERT_TRUE(g.gl_pathc > 10);
-        for (size_t i = 0; i < g.gl_pathc; i++) n += check_case(x, g.gl_pathv[i]);
+        for (size_t i = 0; i < g.gl_pathc; i++)
+                n += check_case(x, g.gl_pathv[i]);
         globfree(&g);
         fprintf(stderr, "%zu claims compared\n", n);
         ASSERT_TRUE(n > 40);
