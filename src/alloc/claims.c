@@ -380,12 +380,11 @@ static int print_list(const dp_alloc_run *r, bool json, dp_strbuf *out, FILE *f)
                                          : "apiVersion: v1\nitems: []\n");
         else
                 dp_strbuf_puts(out, json ? "{\n  \"apiVersion\": \"v1\",\n  \"items\": [" : "apiVersion: v1\nitems:\n");
-        /* one set for every claim's tree, cleared after each (its blocks stay) */
-        _cleanup_(dp_doc_set_freep) dp_doc_set *one = dp_doc_set_new();
+        /* one encoder for every claim's tree (its memory serves the next) */
+        _cleanup_(dp_encoder_freep) dp_encoder *enc = dp_encoder_new();
         for (size_t i = 0; i < r->n; i++) {
-                dp_doc_set_clear(one);
                 dp_resource_claim cl;
-                dp_doc_node *n = one ? dp_resource_claim_encode(one, with_allocation(&r->items[i], &cl)) : NULL;
+                const dp_doc_node *n = enc ? dp_encoder_claim(enc, with_allocation(&r->items[i], &cl)) : NULL;
                 if (!n) return -ENOMEM;
                 dp_doc_emit_top_item(out, n, i, df);
                 if (dp_strbuf_failed(out)) return -ENOMEM;
@@ -401,10 +400,9 @@ static int run_print(const dp_alloc_run *r, dp_alloc_output fmt, dp_strbuf *out,
         if (fmt == DP_ALLOC_OUTPUT_TABLE) {
                 table(r, out);
         } else if (r->n == 1) {
-                _cleanup_(dp_doc_set_freep) dp_doc_set *set = dp_doc_set_new();
-                if (!set) return -ENOMEM;
+                _cleanup_(dp_encoder_freep) dp_encoder *enc = dp_encoder_new();
                 dp_resource_claim cl;
-                dp_doc_node *root = dp_resource_claim_encode(set, with_allocation(&r->items[0], &cl));
+                const dp_doc_node *root = enc ? dp_encoder_claim(enc, with_allocation(&r->items[0], &cl)) : NULL;
                 if (!root) return -ENOMEM;
                 dp_doc_emit(out, root, fmt == DP_ALLOC_OUTPUT_JSON ? DP_DOC_JSON_PRETTY : DP_DOC_YAML);
         } else {

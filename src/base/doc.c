@@ -1331,36 +1331,37 @@ static bool is_float_text(const char *s) {
         return dot;
 }
 
-dp_doc_scalar_kind dp_doc_kind(const dp_doc_node *n) {
-        if (!n) return DP_DOC_NULL;
-        if (n->type != DP_DOC_SCALAR) return DP_DOC_STR; /* not meaningful; callers check type first */
-        if (!n->plain) return DP_DOC_STR;
-        const char *s = n->str;
-        /* By the first character: a number starts with a digit, a sign or a
-         * dot; null and the booleans with one of "~nNtTfF"; the rest (most
-         * plain scalars: names, drivers, quantities) are strings at once. */
-        if ((*s >= '0' && *s <= '9') || *s == '-' || *s == '+' || *s == '.') {
+/* How the text of a plain scalar resolves. Only a few first bytes can start
+ * anything but a string, so most text is told apart by its first byte. */
+static dp_doc_scalar_kind plain_kind(const char *s) {
+        switch (s[0]) {
+        case 0: return DP_DOC_NULL;
+        case '~': return s[1] ? DP_DOC_STR : DP_DOC_NULL;
+        case 'n':
+        case 'N':
+                if (s[1] != 'u' && s[1] != 'U') return DP_DOC_STR; /* "name", "node-a" */
+                return streq(s, "null") || streq(s, "Null") || streq(s, "NULL") ? DP_DOC_NULL : DP_DOC_STR;
+        case 't':
+        case 'T':
+                if (s[1] != 'r' && s[1] != 'R') return DP_DOC_STR;
+                return streq(s, "true") || streq(s, "True") || streq(s, "TRUE") ? DP_DOC_BOOL : DP_DOC_STR;
+        case 'f':
+        case 'F':
+                if (s[1] != 'a' && s[1] != 'A') return DP_DOC_STR;
+                return streq(s, "false") || streq(s, "False") || streq(s, "FALSE") ? DP_DOC_BOOL : DP_DOC_STR;
+        default:
+                if (!(s[0] == '+' || s[0] == '-' || s[0] == '.' || (s[0] >= '0' && s[0] <= '9'))) return DP_DOC_STR;
                 if (is_int_text(s)) return DP_DOC_INT;
                 if (is_float_text(s)) return DP_DOC_FLOAT;
                 return DP_DOC_STR;
         }
-        switch (*s) {
-        case 0: return DP_DOC_NULL;
-        case '~':
-        case 'n':
-        case 'N':
-                return streq(s, "~") || streq(s, "null") || streq(s, "Null") || streq(s, "NULL") ? DP_DOC_NULL
-                                                                                                : DP_DOC_STR;
-        case 't':
-        case 'T':
-        case 'f':
-        case 'F':
-                return streq(s, "true") || streq(s, "True") || streq(s, "TRUE") || streq(s, "false") ||
-                                       streq(s, "False") || streq(s, "FALSE")
-                               ? DP_DOC_BOOL
-                               : DP_DOC_STR;
-        default: return DP_DOC_STR;
-        }
+}
+
+dp_doc_scalar_kind dp_doc_kind(const dp_doc_node *n) {
+        if (!n) return DP_DOC_NULL;
+        if (n->type != DP_DOC_SCALAR) return DP_DOC_STR; /* not meaningful; callers check type first */
+        if (!n->plain) return DP_DOC_STR;
+        return plain_kind(n->str);
 }
 
 bool dp_doc_is_null(const dp_doc_node *n) {
@@ -1409,93 +1410,249 @@ int dp_doc_get_str(const dp_doc_node *n, bool lenient, const char **ret, dp_erro
         return 0;
 }
 
-/* ---- emitting ---- */
+/* ---- emitting ----
+ * Emitters run over every claim of a long List, so they append runs of
+ * bytes, not bytes: a string is copied up to the next byte that needs an
+ * escape, indentation comes from one string of spaces, and each byte of a
+ * scalar is classified by a table lookup. */
 
-static void json_string(dp_strbuf *o, const char *s, size_t len) {
+/* What follows the backslash for a byte that JSON output escapes (Go's
+ * encoding/json: control bytes, quote, backslash, and <, >, & for HTML
+ * safety; 'u' is \u00XX); 0 for a byte written as is. */
+static const char json_escape[256] = {
+        [0x00 ... 0x08] = 'u', ['\t'] = 't',  ['\n'] = 'n', [0x0b ... 0x0c] = 'u', ['\r'] = 'r', [0x0e ... 0x1f] = 'u',
+        ['"'] = '"',           ['\\'] = '\\', ['<'] = 'u',  ['>'] = 'u',           ['&'] = 'u',
+};
+
+/* s escaped for a JSON string at q (room for 6 * n bytes); returns the end */
+static char *json_escape_to(char *q, const char *s, size_t n) {
         static const char hex[] = "0123456789abcdef";
-        dp_strbuf_putc(o, '"');
-        for (size_t i = 0; i < len; i++) {
-                unsigned char c = (unsigned char)s[i];
-                switch (c) {
-                case '"': dp_strbuf_puts(o, "\\\""); break;
-                case '\\': dp_strbuf_puts(o, "\\\\"); break;
-                case '\n': dp_strbuf_puts(o, "\\n"); break;
-                case '\r': dp_strbuf_puts(o, "\\r"); break;
-                case '\t': dp_strbuf_puts(o, "\\t"); break;
-                case '<': case '>': case '&': /* Go's encoding/json HTML-safe escaping */
-                        dp_strbuf_puts(o, "\\u00");
-                        dp_strbuf_putc(o, hex[c >> 4]);
-                        dp_strbuf_putc(o, hex[c & 15]);
-                        break;
-                default:
-                        if (c < 0x20) {
-                                dp_strbuf_puts(o, "\\u00");
-                                dp_strbuf_putc(o, hex[c >> 4]);
-                                dp_strbuf_putc(o, hex[c & 15]);
-                        } else {
-                                dp_strbuf_putc(o, (char)c);
-                        }
+        for (const char *end = s + n; s < end; s++) {
+                unsigned char c = (unsigned char)*s;
+                char e = json_escape[c];
+                if (_likely_(!e)) {
+                        *q++ = (char)c;
+                        continue;
+                }
+                q[0] = '\\';
+                q[1] = e;
+                q += 2;
+                if (e == 'u') {
+                        q[0] = '0';
+                        q[1] = '0';
+                        q[2] = hex[c >> 4];
+                        q[3] = hex[c & 15];
+                        q += 4;
                 }
         }
-        dp_strbuf_putc(o, '"');
+        return q;
 }
 
-static void indent(dp_strbuf *o, unsigned level) {
-        for (unsigned i = 0; i < level; i++) dp_strbuf_puts(o, "  ");
+/* Strings are escaped straight into the buffer, a chunk of input at a time
+ * (room for the worst case: every byte \u00XX). */
+#define JSON_CHUNK 4096
+
+static void json_string(dp_strbuf *o, const char *s, size_t len) {
+        bool first = true;
+        do {
+                size_t n = len < JSON_CHUNK ? len : JSON_CHUNK;
+                char *p = dp_strbuf_room(o, 6 * n + 2), *q = p;
+                if (!p) return;
+                if (first) *q++ = '"';
+                q = json_escape_to(q, s, n);
+                s += n;
+                len -= n;
+                if (!len) *q++ = '"';
+                dp_strbuf_wrote(o, (size_t)(q - p));
+                first = false;
+        } while (len);
+}
+
+#define SPACES8 "        "
+/* a newline and 32 levels of indentation */
+static const char nl_spaces[] = "\n" SPACES8 SPACES8 SPACES8 SPACES8 SPACES8 SPACES8 SPACES8 SPACES8;
+#define SPACES_MAX (sizeof(nl_spaces) - 2)
+
+/* A newline (with `nl`) and `level` levels of indentation. Up to 32 levels,
+ * the whole string of spaces is copied (a copy of constant size is a few
+ * stores) and only what is needed counted in. */
+static void spaces(dp_strbuf *o, unsigned level, bool nl) {
+        size_t n = 2 * (size_t)level;
+        const char *from = nl ? nl_spaces : nl_spaces + 1;
+        if (n <= SPACES_MAX) {
+                char *p = dp_strbuf_room(o, SPACES_MAX + 1);
+                if (!p) return;
+                memcpy(p, from, SPACES_MAX + 1);
+                dp_strbuf_wrote(o, n + nl);
+                return;
+        }
+        if (nl) dp_strbuf_putc(o, '\n');
+        for (; n > SPACES_MAX; n -= SPACES_MAX)
+                dp_strbuf_append(o, nl_spaces + 1, SPACES_MAX);
+        dp_strbuf_append(o, nl_spaces + 1, n);
+}
+
+static void indent(dp_strbuf *o, unsigned level) { spaces(o, level, false); }
+static void newline_indent(dp_strbuf *o, unsigned level) { spaces(o, level, true); }
+
+static void json_scalar(dp_strbuf *o, const dp_doc_node *n) {
+        dp_doc_scalar_kind k = n->plain ? plain_kind(n->str) : DP_DOC_STR;
+        if (k == DP_DOC_STR || (k == DP_DOC_FLOAT && (n->str[0] == '.' || strchr(n->str, 'n'))))
+                json_string(o, n->str, n->len);
+        else if (k == DP_DOC_NULL)
+                dp_strbuf_append(o, "null", 4);
+        else if (k == DP_DOC_BOOL)
+                dp_strbuf_puts(o, (n->str[0] == 't' || n->str[0] == 'T') ? "true" : "false");
+        else
+                dp_strbuf_append(o, n->str, n->len);
+}
+
+/* What comes before the value of a map's pair: the comma after the pair
+ * before it, the line and indentation (pretty), the key and the colon. */
+static void json_key(dp_strbuf *o, const char *key, bool comma, bool pretty, unsigned level) {
+        size_t len = strlen(key);
+        char *p = len <= JSON_CHUNK && 2 * (size_t)level <= SPACES_MAX
+                          ? dp_strbuf_room(o, 1 + (SPACES_MAX + 1) + 6 * len + 4)
+                          : NULL;
+        if (!p) {
+                if (dp_strbuf_failed(o)) return;
+                if (comma) dp_strbuf_putc(o, ',');
+                if (pretty) newline_indent(o, level);
+                json_string(o, key, len);
+                dp_strbuf_append(o, ": ", pretty ? 2 : 1);
+                return;
+        }
+        char *q = p;
+        if (comma) *q++ = ',';
+        if (pretty) {
+                memcpy(q, nl_spaces, SPACES_MAX + 1); /* as spaces() does */
+                q += 1 + 2 * (size_t)level;
+        }
+        *q++ = '"';
+        q = json_escape_to(q, key, len);
+        *q++ = '"';
+        *q++ = ':';
+        if (pretty) *q++ = ' ';
+        dp_strbuf_wrote(o, (size_t)(q - p));
 }
 
 static void emit_json(dp_strbuf *o, const dp_doc_node *n, bool pretty, unsigned level) {
         if (n->type == DP_DOC_SCALAR) {
-                dp_doc_scalar_kind k = dp_doc_kind(n);
-                if (k == DP_DOC_STR || (k == DP_DOC_FLOAT && n->str[0] == '.') ||
-                    (k == DP_DOC_FLOAT && strchr(n->str, 'n')))
-                        json_string(o, n->str, n->len);
-                else if (k == DP_DOC_NULL) dp_strbuf_puts(o, "null");
-                else if (k == DP_DOC_BOOL) dp_strbuf_puts(o, (n->str[0] == 't' || n->str[0] == 'T') ? "true" : "false");
-                else dp_strbuf_append(o, n->str, n->len);
+                json_scalar(o, n);
                 return;
         }
         bool map = n->type == DP_DOC_MAP;
         dp_strbuf_putc(o, map ? '{' : '[');
         for (size_t i = 0; i < n->n; i++) {
-                if (i) dp_strbuf_putc(o, ',');
-                if (pretty) {
-                        dp_strbuf_putc(o, '\n');
-                        indent(o, level + 1);
-                }
+                const dp_doc_node *v;
                 if (map) {
-                        json_string(o, n->pairs[i].key, strlen(n->pairs[i].key));
-                        dp_strbuf_puts(o, pretty ? ": " : ":");
-                        emit_json(o, n->pairs[i].value, pretty, level + 1);
+                        json_key(o, n->pairs[i].key, i > 0, pretty, level + 1);
+                        v = n->pairs[i].value;
                 } else {
-                        emit_json(o, n->items[i], pretty, level + 1);
+                        if (i) dp_strbuf_putc(o, ',');
+                        if (pretty) newline_indent(o, level + 1);
+                        v = n->items[i];
                 }
+                if (v->type == DP_DOC_SCALAR)
+                        json_scalar(o, v);
+                else
+                        emit_json(o, v, pretty, level + 1);
         }
-        if (pretty && n->n) {
-                dp_strbuf_putc(o, '\n');
-                indent(o, level);
-        }
+        if (pretty && n->n) newline_indent(o, level);
         dp_strbuf_putc(o, map ? '}' : ']');
 }
 
-/* Must a string be quoted to read back as the same string in YAML? */
-static bool yaml_needs_quotes(const char *s, size_t len) {
-        if (len == 0 || memchr(s, 0, len)) return true;
-        dp_doc_node tmp = {.type = DP_DOC_SCALAR, .str = (char *)s, .len = len, .plain = true};
-        if (dp_doc_kind(&tmp) != DP_DOC_STR) return true;
-        /* YAML 1.1 booleans and other special plain words readers may resolve */
+/* Word-at-a-time tests, for yaml_needs_quotes() to pass over 8 plain bytes
+ * at once: is any byte of w below n (n <= 128), or equal to c? Exact as
+ * yes/no answers (they may mark other bytes than the one that matched,
+ * which is not used). */
+#define BYTES_ONES 0x0101010101010101ull
+#define BYTES_HIGHS 0x8080808080808080ull
+static inline uint64_t bytes_below(uint64_t w, unsigned n) { return (w - BYTES_ONES * n) & ~w & BYTES_HIGHS; }
+static inline uint64_t bytes_equal(uint64_t w, unsigned char c) { return bytes_below(w ^ (BYTES_ONES * c), 1); }
+static inline uint64_t load8(const char *p) {
+        uint64_t w;
+        memcpy(&w, p, sizeof(w));
+        return w;
+}
+
+/* Byte classes for yaml_needs_quotes(). */
+enum {
+        Y_CTRL = 1,  /* never in a plain scalar */
+        Y_MARK = 2,  /* ':' and '#': a problem next to a space */
+        Y_NUM = 4,   /* can be part of a number in some YAML dialect */
+        Y_FIRST = 8, /* an indicator (or a space): cannot start a plain scalar */
+};
+static const unsigned char yaml_class[256] = {
+        [0x00 ... 0x1f] = Y_CTRL,
+        [0x7f] = Y_CTRL,
+        ['#'] = Y_MARK | Y_FIRST,
+        [':'] = Y_MARK | Y_NUM | Y_FIRST,
+        ['0' ... '9'] = Y_NUM,
+        ['a' ... 'f'] = Y_NUM,
+        ['A' ... 'F'] = Y_NUM,
+        ['x'] = Y_NUM,
+        ['X'] = Y_NUM,
+        ['o'] = Y_NUM,
+        ['O'] = Y_NUM,
+        ['_'] = Y_NUM,
+        ['.'] = Y_NUM,
+        ['+'] = Y_NUM,
+        ['-'] = Y_NUM | Y_FIRST,
+        ['?'] = Y_FIRST,
+        [','] = Y_FIRST,
+        ['['] = Y_FIRST,
+        [']'] = Y_FIRST,
+        ['{'] = Y_FIRST,
+        ['}'] = Y_FIRST,
+        ['&'] = Y_FIRST,
+        ['*'] = Y_FIRST,
+        ['!'] = Y_FIRST,
+        ['|'] = Y_FIRST,
+        ['>'] = Y_FIRST,
+        ['\''] = Y_FIRST,
+        ['"'] = Y_FIRST,
+        ['%'] = Y_FIRST,
+        ['@'] = Y_FIRST,
+        ['`'] = Y_FIRST,
+        ['~'] = Y_FIRST,
+        [' '] = Y_FIRST,
+};
+
+/* YAML 1.1 booleans and other special plain words readers may resolve */
+static bool is_yaml11_word(const char *s) {
         static const char *const words[] = {"y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO",
                                             "on", "On", "ON", "off", "Off", "OFF"};
         for (size_t i = 0; i < ELEMENTSOF(words); i++)
                 if (streq(s, words[i])) return true;
-        if (strchr("-?:,[]{}#&*!|>'\"%@`~ ", s[0])) return true;
-        if (s[len - 1] == ' ' || s[len - 1] == ':') return true;
-        for (size_t i = 0; i < len; i++) {
-                unsigned char c = (unsigned char)s[i];
-                if (c < 0x20 || c == 0x7f) return true;
-                if (c == ':' && i + 1 < len && s[i + 1] == ' ') return true;
-                if (c == '#' && i > 0 && s[i - 1] == ' ') return true;
+        return false;
+}
+
+/* Must a string be quoted to read back as the same string in YAML? `s` has
+ * a NUL at s[len]. */
+static bool yaml_needs_quotes(const char *s, size_t len) {
+        if (len == 0) return true;
+        for (size_t i = 0; i < len;) {
+                if (len - i >= 8) {
+                        uint64_t w = load8(s + i);
+                        if (!(bytes_below(w, 0x20) | bytes_equal(w, 0x7f) | bytes_equal(w, ':') |
+                              bytes_equal(w, '#'))) {
+                                i += 8;
+                                continue;
+                        }
+                }
+                for (size_t stop = len - i >= 8 ? i + 8 : len; i < stop; i++) {
+                        unsigned char c = (unsigned char)s[i];
+                        unsigned k = yaml_class[c];
+                        if (_likely_(!(k & (Y_CTRL | Y_MARK)))) continue;
+                        if (k & Y_CTRL) return true; /* NUL and control bytes */
+                        if (c == ':' ? i + 1 < len && s[i + 1] == ' ' : i > 0 && s[i - 1] == ' ') return true;
+                }
         }
+        if (plain_kind(s) != DP_DOC_STR) return true;
+        if (len <= 3 && is_yaml11_word(s)) return true;
+        if (yaml_class[(unsigned char)s[0]] & Y_FIRST) return true;
+        if (s[len - 1] == ' ' || s[len - 1] == ':') return true;
         /* YAML 1.1 timestamps (2026-11-01, 2026-11-01T10:10:00Z): readers such
          * as PyYAML and go-yaml v2 would turn them into times */
         if (len >= 8 && s[0] >= '0' && s[0] <= '9' && s[1] >= '0' && s[1] <= '9' && s[2] >= '0' && s[2] <= '9' &&
@@ -1503,26 +1660,61 @@ static bool yaml_needs_quotes(const char *s, size_t len) {
                 return true;
         /* things that look numeric in other YAML dialects (0x1f, 1_000, 0o7) */
         if ((s[0] >= '0' && s[0] <= '9') || s[0] == '+' || s[0] == '.') {
-                bool all = true;
+                unsigned all = Y_NUM;
                 for (size_t i = 0; i < len && all; i++)
-                        all = strchr("0123456789abcdefABCDEFxXoO_:.+-eE", s[i]) != NULL;
+                        all &= yaml_class[(unsigned char)s[i]];
                 if (all) return true;
         }
         return false;
 }
 
-static void yaml_scalar(dp_strbuf *o, const dp_doc_node *n) {
-        dp_doc_scalar_kind k = dp_doc_kind(n);
-        if (n->plain && k != DP_DOC_STR) {
-                dp_strbuf_append(o, n->str, n->len);
+/* Is a scalar's text (NUL at s[len]) written as it is? A plain one that
+ * resolves to anything but a string is; else the string must read back as
+ * itself. Otherwise it is written double-quoted (JSON's escapes are YAML's). */
+static bool yaml_as_is(const char *s, size_t len, bool plain) {
+        return (plain && plain_kind(s) != DP_DOC_STR) || !yaml_needs_quotes(s, len);
+}
+
+/* A scalar to the end of its line, after a space (`space`, after a key). */
+static void yaml_scalar_line(dp_strbuf *o, const char *s, size_t len, bool plain, bool space) {
+        if (!yaml_as_is(s, len, plain)) {
+                if (space) dp_strbuf_putc(o, ' ');
+                json_string(o, s, len);
+                dp_strbuf_putc(o, '\n');
                 return;
         }
-        if (!yaml_needs_quotes(n->str, n->len)) {
-                dp_strbuf_append(o, n->str, n->len);
+        char *p = dp_strbuf_room(o, len + 2), *q = p;
+        if (!p) return;
+        if (space) *q++ = ' ';
+        memcpy(q, s, len);
+        q += len;
+        *q++ = '\n';
+        dp_strbuf_wrote(o, (size_t)(q - p));
+}
+
+/* A key and its colon, after the indentation (`indented`: not on a line
+ * that "- " started). */
+static void yaml_key(dp_strbuf *o, const char *key, bool indented, unsigned level) {
+        size_t len = strlen(key);
+        if (!yaml_as_is(key, len, false) || 2 * (size_t)level > SPACES_MAX) {
+                if (indented) indent(o, level);
+                if (yaml_as_is(key, len, false))
+                        dp_strbuf_append(o, key, len);
+                else
+                        json_string(o, key, len);
+                dp_strbuf_putc(o, ':');
                 return;
         }
-        /* double-quoted JSON-style string is valid YAML */
-        json_string(o, n->str, n->len);
+        char *p = dp_strbuf_room(o, SPACES_MAX + len + 1), *q = p;
+        if (!p) return;
+        if (indented) {
+                memcpy(q, nl_spaces + 1, SPACES_MAX); /* as spaces() does */
+                q += 2 * (size_t)level;
+        }
+        memcpy(q, key, len);
+        q += len;
+        *q++ = ':';
+        dp_strbuf_wrote(o, (size_t)(q - p));
 }
 
 static bool is_empty_collection(const dp_doc_node *n) { return n->type != DP_DOC_SCALAR && n->n == 0; }
@@ -1531,44 +1723,45 @@ static void emit_yaml(dp_strbuf *o, const dp_doc_node *n, unsigned level, bool i
 
 static void emit_yaml_value(dp_strbuf *o, const dp_doc_node *v, unsigned level) {
         if (v->type == DP_DOC_SCALAR) {
-                dp_strbuf_putc(o, ' ');
-                yaml_scalar(o, v);
-                dp_strbuf_putc(o, '\n');
+                yaml_scalar_line(o, v->str, v->len, v->plain, true);
         } else if (is_empty_collection(v)) {
-                dp_strbuf_puts(o, v->type == DP_DOC_MAP ? " {}\n" : " []\n");
+                dp_strbuf_append(o, v->type == DP_DOC_MAP ? " {}\n" : " []\n", 4);
         } else {
                 dp_strbuf_putc(o, '\n');
                 emit_yaml(o, v, v->type == DP_DOC_SEQ ? level : level + 1, false);
         }
 }
 
+/* One item of a sequence whose "- " is written. */
+static void emit_yaml_item(dp_strbuf *o, const dp_doc_node *it, unsigned level) {
+        if (it->type == DP_DOC_SCALAR || is_empty_collection(it))
+                emit_yaml(o, it, 0, false);
+        else if (it->type == DP_DOC_MAP)
+                emit_yaml(o, it, level + 1, true);
+        else {
+                dp_strbuf_putc(o, '\n');
+                emit_yaml(o, it, level + 1, false);
+        }
+}
+
 static void emit_yaml(dp_strbuf *o, const dp_doc_node *n, unsigned level, bool in_seq_item) {
         if (n->type == DP_DOC_SCALAR) {
-                yaml_scalar(o, n);
-                dp_strbuf_putc(o, '\n');
+                yaml_scalar_line(o, n->str, n->len, n->plain, false);
                 return;
         }
         if (is_empty_collection(n)) {
-                dp_strbuf_puts(o, n->type == DP_DOC_MAP ? "{}\n" : "[]\n");
+                dp_strbuf_append(o, n->type == DP_DOC_MAP ? "{}\n" : "[]\n", 3);
                 return;
         }
         for (size_t i = 0; i < n->n; i++) {
-                if (!(in_seq_item && i == 0)) indent(o, level);
+                bool indented = !(in_seq_item && i == 0);
                 if (n->type == DP_DOC_MAP) {
-                        const char *key = n->pairs[i].key;
-                        dp_doc_node k = {.type = DP_DOC_SCALAR, .str = (char *)key, .len = strlen(key)};
-                        yaml_scalar(o, &k);
-                        dp_strbuf_putc(o, ':');
+                        yaml_key(o, n->pairs[i].key, indented, level);
                         emit_yaml_value(o, n->pairs[i].value, level);
                 } else {
-                        const dp_doc_node *it = n->items[i];
-                        dp_strbuf_puts(o, "- ");
-                        if (it->type == DP_DOC_SCALAR || is_empty_collection(it)) emit_yaml(o, it, 0, false);
-                        else if (it->type == DP_DOC_MAP) emit_yaml(o, it, level + 1, true);
-                        else {
-                                dp_strbuf_putc(o, '\n');
-                                emit_yaml(o, it, level + 1, false);
-                        }
+                        if (indented) indent(o, level);
+                        dp_strbuf_append(o, "- ", 2);
+                        emit_yaml_item(o, n->items[i], level);
                 }
         }
 }
@@ -1587,24 +1780,14 @@ void dp_doc_emit_top_item(dp_strbuf *out, const dp_doc_node *it, size_t i, dp_do
         if (!it) return;
         if (fmt == DP_DOC_YAML) {
                 /* emit_yaml() of the sequence at level 0, one item */
-                dp_strbuf_puts(out, "- ");
-                if (it->type == DP_DOC_SCALAR || is_empty_collection(it))
-                        emit_yaml(out, it, 0, false);
-                else if (it->type == DP_DOC_MAP)
-                        emit_yaml(out, it, 1, true);
-                else {
-                        dp_strbuf_putc(out, '\n');
-                        emit_yaml(out, it, 1, false);
-                }
+                dp_strbuf_append(out, "- ", 2);
+                emit_yaml_item(out, it, 0);
                 return;
         }
         /* emit_json() of the sequence at level 1, one item */
         bool pretty = fmt == DP_DOC_JSON_PRETTY;
         if (i) dp_strbuf_putc(out, ',');
-        if (pretty) {
-                dp_strbuf_putc(out, '\n');
-                indent(out, 2);
-        }
+        if (pretty) newline_indent(out, 2);
         emit_json(out, it, pretty, 2);
 }
 

@@ -23,15 +23,14 @@ oom:
         return false;
 }
 
-void dp_strbuf_append(dp_strbuf *sb, const char *s, size_t n) {
+void dp_strbuf_append_grow(dp_strbuf *sb, const char *s, size_t n) {
         if (!reserve(sb, n)) return;
         if (n) memcpy(sb->buf + sb->len, s, n);
         sb->len += n;
         sb->buf[sb->len] = 0;
 }
 
-void dp_strbuf_puts(dp_strbuf *sb, const char *s) { dp_strbuf_append(sb, s, strlen(s)); }
-void dp_strbuf_putc(dp_strbuf *sb, char c) { dp_strbuf_append(sb, &c, 1); }
+char *dp_strbuf_room_grow(dp_strbuf *sb, size_t extra) { return reserve(sb, extra) ? sb->buf + sb->len : NULL; }
 
 void dp_strbuf_vprintf(dp_strbuf *sb, const char *fmt, va_list ap) {
         va_list ap2;

@@ -10,8 +10,30 @@
 
 #include "model/model.h"
 
+/* Trees are built either in a doc set (the dp_*_encode() entry points: the
+ * set owns a copy of every string) or in a dp_encoder's scratch memory
+ * (dp_encoder_claim(): nodes, arrays and formatted numbers go to blocks
+ * reused object after object, strings and keys are not copied: they point
+ * into the object and into literals, and parsed parameters stay with the
+ * encoder until its next call). Emitters cannot tell the two apart. */
+typedef struct scratch_block {
+        char *p;
+        size_t size;
+} scratch_block;
+
+struct dp_encoder {
+        scratch_block *blocks;
+        size_t n_blocks, cap_blocks;
+        size_t cur, used;    /* the block being filled, and how much of it is used */
+        dp_doc_set **params; /* parameters the last tree points into */
+        size_t n_params, cap_params;
+};
+
+#define SCRATCH_BLOCK (32u << 10)
+
 typedef struct enc {
-        dp_doc_set *s;
+        dp_doc_set *s; /* NULL: build in x */
+        dp_encoder *x;
         int r;
 } enc;
 
@@ -20,43 +42,167 @@ static dp_doc_node *chk(enc *e, dp_doc_node *n) {
         return n;
 }
 
-static dp_doc_node *new_map(enc *e) { return e->r < 0 ? NULL : chk(e, dp_doc_new_map(e->s)); }
-static dp_doc_node *new_seq(enc *e) { return e->r < 0 ? NULL : chk(e, dp_doc_new_seq(e->s)); }
+static void *scratch_alloc(enc *e, size_t size) {
+        dp_encoder *x = e->x;
+        if (size > SIZE_MAX / 2) goto oom;
+        size = (size + 7) & ~(size_t)7;
+        if (_likely_(x->cur < x->n_blocks && size <= x->blocks[x->cur].size - x->used)) {
+                void *p = x->blocks[x->cur].p + x->used;
+                x->used += size;
+                return p;
+        }
+        while (x->cur < x->n_blocks && x->used + size > x->blocks[x->cur].size) {
+                x->cur++;
+                x->used = 0;
+        }
+        if (x->cur == x->n_blocks) {
+                size_t bsize = size > SCRATCH_BLOCK ? size : SCRATCH_BLOCK;
+                if (DP_GROW(x->blocks, x->cap_blocks, x->n_blocks + 1) < 0) goto oom;
+                char *p = malloc(bsize);
+                if (!p) goto oom;
+                x->blocks[x->n_blocks++] = (scratch_block){p, bsize};
+        }
+        void *p = x->blocks[x->cur].p + x->used;
+        x->used += size;
+        return p;
+oom:
+        e->r = -ENOMEM;
+        return NULL;
+}
 
+static dp_doc_node *scratch_node(enc *e, dp_doc_type t) {
+        dp_doc_node *n = scratch_alloc(e, sizeof(*n));
+        if (n) *n = (dp_doc_node){.type = t};
+        return n;
+}
+
+/* Room for one more pair or item in a scratch map or sequence (cap counts
+ * the scratch array; a full one is copied to one twice as long). */
+static bool scratch_room(enc *e, dp_doc_node *n) {
+        if (n->n < n->cap) return true;
+        bool map = n->type == DP_DOC_MAP;
+        size_t esz = map ? sizeof(dp_doc_pair) : sizeof(dp_doc_node *), cap = n->cap ? 2 * n->cap : 4, bytes;
+        if (dp_mul_overflow(cap, esz, &bytes)) {
+                e->r = -ENOMEM;
+                return false;
+        }
+        void *a = scratch_alloc(e, bytes);
+        if (!a) return false;
+        if (n->n) memcpy(a, map ? (void *)n->pairs : (void *)n->items, n->n * esz);
+        if (map)
+                n->pairs = a;
+        else
+                n->items = a;
+        n->cap = cap;
+        return true;
+}
+
+static dp_doc_node *new_map(enc *e) {
+        if (e->r < 0) return NULL;
+        return e->s ? chk(e, dp_doc_new_map(e->s)) : scratch_node(e, DP_DOC_MAP);
+}
+
+static dp_doc_node *new_seq(enc *e) {
+        if (e->r < 0) return NULL;
+        return e->s ? chk(e, dp_doc_new_seq(e->s)) : scratch_node(e, DP_DOC_SEQ);
+}
+
+/* A string of the object (or a literal): copied into a set, pointed to in
+ * scratch memory. */
+static dp_doc_node *str_node(enc *e, const char *v) {
+        if (e->r < 0) return NULL;
+        if (e->s) return chk(e, dp_doc_new_str(e->s, v));
+        dp_doc_node *n = scratch_node(e, DP_DOC_SCALAR);
+        if (n) {
+                n->str = (char *)v; /* read only: the tree is handed out const */
+                n->len = strlen(v);
+        }
+        return n;
+}
+
+/* Text made here (a number, a quantity): copied either way. `plain`: it
+ * prints as it is (a number), else as a string. */
+static dp_doc_node *text_node(enc *e, const char *text, bool plain) {
+        if (e->r < 0) return NULL;
+        if (e->s) return chk(e, plain ? dp_doc_new_raw(e->s, text) : dp_doc_new_str(e->s, text));
+        size_t len = strlen(text);
+        dp_doc_node *n = scratch_node(e, DP_DOC_SCALAR);
+        char *p = n ? scratch_alloc(e, len + 1) : NULL;
+        if (!p) return NULL;
+        memcpy(p, text, len + 1);
+        n->str = p;
+        n->len = len;
+        n->plain = plain;
+        return n;
+}
+
+/* "%" PRId64, without printf (counts are in every claim) */
+static dp_doc_node *int_node(enc *e, int64_t v) {
+        char b[24], *p = b + sizeof(b);
+        uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
+        *--p = 0;
+        do {
+                *--p = (char)('0' + u % 10);
+                u /= 10;
+        } while (u);
+        if (v < 0) *--p = '-';
+        return text_node(e, p, true);
+}
+
+static dp_doc_node *bool_node(enc *e, bool v) {
+        dp_doc_node *n = str_node(e, v ? "true" : "false");
+        if (n) n->plain = true;
+        return n;
+}
+
+/* `key` is a literal, a string of the object or of parsed parameters: in
+ * scratch memory it is not copied either. */
 static void put(enc *e, dp_doc_node *m, const char *key, dp_doc_node *v) {
         if (e->r < 0) return;
-        if (!m || !v || dp_doc_map_add(e->s, m, key, v) < 0) e->r = -ENOMEM;
+        if (!m || !v) {
+                e->r = -ENOMEM;
+        } else if (e->s) {
+                if (dp_doc_map_add(e->s, m, key, v) < 0) e->r = -ENOMEM;
+        } else if (scratch_room(e, m)) {
+                m->pairs[m->n++] = (dp_doc_pair){key, NULL, v};
+        }
 }
 
 static void push(enc *e, dp_doc_node *seq, dp_doc_node *v) {
         if (e->r < 0) return;
-        if (!seq || !v || dp_doc_seq_add(e->s, seq, v) < 0) e->r = -ENOMEM;
+        if (!seq || !v) {
+                e->r = -ENOMEM;
+        } else if (e->s) {
+                if (dp_doc_seq_add(e->s, seq, v) < 0) e->r = -ENOMEM;
+        } else if (scratch_room(e, seq)) {
+                seq->items[seq->n++] = v;
+        }
 }
 
 static void put_str(enc *e, dp_doc_node *m, const char *key, const char *v) {
-        if (v && e->r >= 0) put(e, m, key, chk(e, dp_doc_new_str(e->s, v)));
+        if (v && e->r >= 0) put(e, m, key, str_node(e, v));
 }
 
 static void put_int(enc *e, dp_doc_node *m, const char *key, int64_t v) {
-        if (e->r >= 0) put(e, m, key, chk(e, dp_doc_new_int(e->s, v)));
+        if (e->r >= 0) put(e, m, key, int_node(e, v));
 }
 
 static void put_bool(enc *e, dp_doc_node *m, const char *key, bool v) {
-        if (e->r >= 0) put(e, m, key, chk(e, dp_doc_new_bool(e->s, v)));
+        if (e->r >= 0) put(e, m, key, bool_node(e, v));
 }
 
 static dp_doc_node *quantity(enc *e, const dp_quantity *q) {
         if (e->r < 0) return NULL;
         char buf[DP_QUANTITY_MAX_LEN];
         dp_quantity_format(q, buf, sizeof(buf));
-        return chk(e, dp_doc_new_str(e->s, buf));
+        return text_node(e, buf, false);
 }
 
 static void put_strv(enc *e, dp_doc_node *m, const char *key, char *const *v, size_t n) {
         if (!n) return;
         dp_doc_node *seq = new_seq(e);
         for (size_t i = 0; i < n; i++)
-                push(e, seq, chk(e, dp_doc_new_str(e->s, v[i])));
+                push(e, seq, str_node(e, v[i]));
         put(e, m, key, seq);
 }
 
@@ -88,7 +234,7 @@ static void put_counters(enc *e, dp_doc_node *m, const dp_named_quantity *v, siz
         put(e, m, "counters", map);
 }
 
-/* Copy a tree from another set (opaque parameters). */
+/* Copy a tree from another set into the set (opaque parameters). */
 static dp_doc_node *copy_tree(enc *e, const dp_doc_node *n) {
         if (e->r < 0) return NULL;
         switch (n->type) {
@@ -110,6 +256,8 @@ static dp_doc_node *copy_tree(enc *e, const dp_doc_node *n) {
         return NULL;
 }
 
+/* Parameters as a tree: a set's own copy, or in scratch memory the parsed
+ * tree itself (its set stays with the encoder until the next call). */
 static dp_doc_node *raw_json(enc *e, const char *json) {
         if (e->r < 0 || !json) return NULL;
         dp_doc_set *tmp = dp_doc_set_new();
@@ -121,27 +269,57 @@ static dp_doc_node *raw_json(enc *e, const char *json) {
         int r = dp_doc_parse(tmp, json, strlen(json), "parameters", NULL);
         if (r == -ENOMEM)
                 e->r = r;
-        else if (r == 0 && dp_doc_count(tmp) == 1)
+        else if (r == 0 && dp_doc_count(tmp) == 1 && e->s)
                 out = copy_tree(e, dp_doc_root(tmp, 0));
-        else
-                out = chk(e, dp_doc_new_str(e->s, json)); /* not JSON: keep the text */
+        else if (r == 0 && dp_doc_count(tmp) == 1) {
+                dp_encoder *x = e->x;
+                if (DP_GROW(x->params, x->cap_params, x->n_params + 1) < 0) {
+                        e->r = -ENOMEM;
+                } else {
+                        out = dp_doc_root(tmp, 0);
+                        x->params[x->n_params++] = TAKE_PTR(tmp);
+                }
+        } else
+                out = str_node(e, json); /* not JSON: keep the text */
         dp_doc_set_free(tmp);
         return out;
 }
 
+/* strcmp, with the first bytes (which tell most keys apart) compared here */
+static int cmp_keys(const char *a, const char *b) {
+        if (a[0] != b[0]) return (unsigned char)a[0] < (unsigned char)b[0] ? -1 : 1;
+        return strcmp(a, b);
+}
+
 static int cmp_pairs(const void *a, const void *b) {
-        return strcmp(((const dp_doc_pair *)a)->key, ((const dp_doc_pair *)b)->key);
+        return cmp_keys(((const dp_doc_pair *)a)->key, ((const dp_doc_pair *)b)->key);
+}
+
+/* Maps are small and mostly built in order: insertion sort, but for many keys. */
+static void sort_pairs(dp_doc_pair *p, size_t n) {
+        if (n > 16) {
+                qsort(p, n, sizeof(*p), cmp_pairs);
+                return;
+        }
+        for (size_t i = 1; i < n; i++) {
+                if (cmp_keys(p[i - 1].key, p[i].key) <= 0) continue;
+                dp_doc_pair t = p[i];
+                size_t j = i;
+                for (; j > 0 && cmp_keys(p[j - 1].key, t.key) > 0; j--)
+                        p[j] = p[j - 1];
+                p[j] = t;
+        }
 }
 
 static void sort_tree(dp_doc_node *n) {
         if (!n) return;
         if (n->type == DP_DOC_MAP) {
-                if (n->n > 1) qsort(n->pairs, n->n, sizeof(dp_doc_pair), cmp_pairs);
+                sort_pairs(n->pairs, n->n);
                 for (size_t i = 0; i < n->n; i++)
-                        sort_tree(n->pairs[i].value);
+                        if (n->pairs[i].value->type != DP_DOC_SCALAR) sort_tree(n->pairs[i].value);
         } else if (n->type == DP_DOC_SEQ) {
                 for (size_t i = 0; i < n->n; i++)
-                        sort_tree(n->items[i]);
+                        if (n->items[i]->type != DP_DOC_SCALAR) sort_tree(n->items[i]);
         }
 }
 
@@ -304,10 +482,10 @@ static const char *const attr_keys[] = {"int", "bool", "string", "version", "int
 static dp_doc_node *attribute(enc *e, const dp_device_attribute *a) {
         dp_doc_node *x = new_map(e), *v = NULL;
         switch (a->type) {
-        case DP_ATTR_INT: v = chk(e, dp_doc_new_int(e->s, a->i)); break;
-        case DP_ATTR_BOOL: v = chk(e, dp_doc_new_bool(e->s, a->b)); break;
+        case DP_ATTR_INT: v = int_node(e, a->i); break;
+        case DP_ATTR_BOOL: v = bool_node(e, a->b); break;
         case DP_ATTR_STRING:
-        case DP_ATTR_VERSION: v = chk(e, dp_doc_new_str(e->s, a->s ? a->s : "")); break;
+        case DP_ATTR_VERSION: v = str_node(e, a->s ? a->s : ""); break;
         case DP_ATTR_INTS:
         case DP_ATTR_BOOLS:
         case DP_ATTR_STRINGS:
@@ -315,9 +493,9 @@ static dp_doc_node *attribute(enc *e, const dp_device_attribute *a) {
                 v = new_seq(e);
                 for (size_t i = 0; i < a->n; i++)
                         push(e, v,
-                             a->type == DP_ATTR_INTS    ? chk(e, dp_doc_new_int(e->s, a->ints[i]))
-                             : a->type == DP_ATTR_BOOLS ? chk(e, dp_doc_new_bool(e->s, a->bools[i]))
-                                                        : chk(e, dp_doc_new_str(e->s, a->strs[i])));
+                             a->type == DP_ATTR_INTS    ? int_node(e, a->ints[i])
+                             : a->type == DP_ATTR_BOOLS ? bool_node(e, a->bools[i])
+                                                        : str_node(e, a->strs[i]));
                 break;
         }
         put(e, x, attr_keys[a->type], v);
@@ -811,49 +989,49 @@ static dp_doc_node *any(enc *e, dp_object o) {
 
 dp_doc_node *dp_resource_claim_encode(dp_doc_set *set, const dp_resource_claim *c) {
         if (!set || !c) return NULL;
-        enc e = {set, 0};
+        enc e = {set, NULL, 0};
         return finish(&e, claim(&e, c));
 }
 
 dp_doc_node *dp_resource_slice_encode(dp_doc_set *set, const dp_resource_slice *s) {
         if (!set || !s) return NULL;
-        enc e = {set, 0};
+        enc e = {set, NULL, 0};
         return finish(&e, slice(&e, s));
 }
 
 dp_doc_node *dp_allocation_result_encode(dp_doc_set *set, const dp_allocation_result *a) {
         if (!set || !a) return NULL;
-        enc e = {set, 0};
+        enc e = {set, NULL, 0};
         return finish(&e, allocation(&e, a));
 }
 
 dp_doc_node *dp_object_meta_encode(dp_doc_set *set, const dp_object_meta *m) {
         if (!set || !m) return NULL;
-        enc e = {set, 0};
+        enc e = {set, NULL, 0};
         return finish(&e, meta(&e, m));
 }
 
 dp_doc_node *dp_node_selector_encode(dp_doc_set *set, const dp_node_selector *ns) {
         if (!set || !ns) return NULL;
-        enc e = {set, 0};
+        enc e = {set, NULL, 0};
         return finish(&e, node_selector(&e, ns));
 }
 
 dp_doc_node *dp_quantity_encode(dp_doc_set *set, const dp_quantity *q) {
         if (!set || !q) return NULL;
-        enc e = {set, 0};
+        enc e = {set, NULL, 0};
         return quantity(&e, q);
 }
 
 dp_doc_node *dp_object_encode(dp_doc_set *set, dp_object o) {
         if (!set || !o.hdr) return NULL;
-        enc e = {set, 0};
+        enc e = {set, NULL, 0};
         return finish(&e, any(&e, o));
 }
 
 dp_doc_node *dp_object_list_encode(dp_doc_set *set, const dp_object_list *l) {
         if (!set || !l) return NULL;
-        enc e = {set, 0};
+        enc e = {set, NULL, 0};
         dp_doc_node *n = new_map(&e), *items = new_seq(&e);
         put_str(&e, n, "apiVersion", "v1");
         put_str(&e, n, "kind", "List");
@@ -864,4 +1042,33 @@ dp_doc_node *dp_object_list_encode(dp_doc_set *set, const dp_object_list *l) {
         put_str(&e, md, "resourceVersion", "");
         put(&e, n, "metadata", md);
         return finish(&e, n);
+}
+
+dp_encoder *dp_encoder_new(void) { return calloc(1, sizeof(dp_encoder)); }
+
+/* Forget the last tree: its blocks are kept for the next one. */
+static void encoder_reset(dp_encoder *x) {
+        x->cur = 0;
+        x->used = 0;
+        for (size_t i = 0; i < x->n_params; i++)
+                dp_doc_set_free(x->params[i]);
+        x->n_params = 0;
+}
+
+dp_encoder *dp_encoder_free(dp_encoder *x) {
+        if (!x) return NULL;
+        encoder_reset(x);
+        for (size_t i = 0; i < x->n_blocks; i++)
+                free(x->blocks[i].p);
+        free(x->blocks);
+        free(x->params);
+        free(x);
+        return NULL;
+}
+
+const dp_doc_node *dp_encoder_claim(dp_encoder *x, const dp_resource_claim *c) {
+        if (!x || !c) return NULL;
+        encoder_reset(x);
+        enc e = {NULL, x, 0};
+        return finish(&e, claim(&e, c));
 }

@@ -154,6 +154,17 @@ dp_doc_node *dp_object_encode(dp_doc_set *set, dp_object o);
 /* A `kind: List` of objects. */
 dp_doc_node *dp_object_list_encode(dp_doc_set *set, const dp_object_list *l);
 
+/* An encoder for many objects in a row (printing a List): it builds the very
+ * tree dp_*_encode() would, without a doc set and without copying the
+ * object's strings, in memory of its own that the next tree reuses. */
+typedef struct dp_encoder dp_encoder;
+dp_encoder *dp_encoder_new(void); /* NULL on OOM */
+dp_encoder *dp_encoder_free(dp_encoder *e);
+DEFINE_FREEP(dp_encoder, dp_encoder_free)
+/* The tree dp_resource_claim_encode() builds for c. It points into c and
+ * into e: valid until the next call on e, e's free or c's. NULL on OOM. */
+const dp_doc_node *dp_encoder_claim(dp_encoder *e, const dp_resource_claim *c);
+
 /* ---- load (model/load.c: the file-reading entry) ---- */
 
 /* Read files and directories (a directory contributes its *.yaml, *.yml and
