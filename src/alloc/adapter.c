@@ -43,6 +43,18 @@ struct dp_alloc_cluster {
         dp_hashmap *admin_ns; /* namespaces labelled for admin access */
         const dp_device_taint_rule **rules; /* DeviceTaintRules with a selector, in object order */
         size_t n_rules;
+        /* the CEL views of every device's attributes and capacities, one
+         * array each, handed out in device order (sized before adding) */
+        dp_cel_attribute *cel_attrs;
+        dp_cel_capacity *cel_caps;
+        size_t n_cel_attrs, n_cel_caps, used_cel_attrs, used_cel_caps;
+        /* one device's specs while it is added, reused for the next */
+        dp_alloc_attr *tmp_at;
+        dp_alloc_capacity *tmp_caps;
+        dp_alloc_consumption *tmp_cons;
+        dp_alloc_counter *tmp_ctrs;
+        dp_alloc_taint *tmp_taints;
+        size_t cap_at, cap_caps, cap_cons, cap_ctrs, cap_taints;
         mem m;
 };
 
@@ -92,6 +104,13 @@ dp_alloc_cluster *dp_alloc_cluster_free(dp_alloc_cluster *c) {
         dp_alloc_snapshot_free(c->snap);
         free(c->devs);
         free(c->rules);
+        free(c->cel_attrs);
+        free(c->cel_caps);
+        free(c->tmp_at);
+        free(c->tmp_caps);
+        free(c->tmp_cons);
+        free(c->tmp_ctrs);
+        free(c->tmp_taints);
         for (size_t i = 0; i < c->n_programs; i++) dp_cel_program_free(c->programs[i]);
         free(c->programs);
         dp_hashmap_free(c->progs);
@@ -171,12 +190,33 @@ static int rule_matches(dp_alloc_cluster *c, const dp_device_taint_rule *r, cons
 static int add_device(dp_alloc_cluster *c, uint32_t sl, adev *d, dp_error *err) {
         const dp_device *dv = d->dev;
         _cleanup_(mem_done) mem m = {0};
-        dp_alloc_attr *at = mem_alloc(&m, dv->n_attributes * sizeof(*at));
-        dp_cel_attribute *ca = mem_alloc(&c->m, dv->n_attributes * sizeof(*ca));
-        dp_cel_capacity *cc = mem_alloc(&c->m, dv->n_capacity * sizeof(*cc));
-        dp_alloc_capacity *caps = mem_alloc(&m, dv->n_capacity * sizeof(*caps));
-        dp_alloc_consumption *cons = mem_alloc(&m, dv->n_consumes_counters * sizeof(*cons));
-        if (!at || !ca || !cc || !caps || !cons) return alloc_oom(err, "converting device %s", dv->name);
+        size_t n_ctrs = 0;
+        for (size_t i = 0; i < dv->n_consumes_counters; i++) n_ctrs += dv->consumes_counters[i].n_counters;
+        /* +1: a device without any still gets an array */
+        if (DP_GROW(c->tmp_at, c->cap_at, dv->n_attributes + 1) < 0 ||
+            DP_GROW(c->tmp_caps, c->cap_caps, dv->n_capacity + 1) < 0 ||
+            DP_GROW(c->tmp_cons, c->cap_cons, dv->n_consumes_counters + 1) < 0 ||
+            DP_GROW(c->tmp_ctrs, c->cap_ctrs, n_ctrs + 1) < 0 ||
+            DP_GROW(c->tmp_taints, c->cap_taints, dv->n_taints + 16) < 0)
+                return alloc_oom(err, "converting device %s", dv->name);
+        dp_alloc_attr *at = c->tmp_at;
+        dp_alloc_capacity *caps = c->tmp_caps;
+        dp_alloc_consumption *cons = c->tmp_cons;
+        dp_alloc_counter *ctr_next = c->tmp_ctrs;
+        dp_cel_attribute *ca;
+        dp_cel_capacity *cc;
+        if (c->used_cel_attrs + dv->n_attributes <= c->n_cel_attrs &&
+            c->used_cel_caps + dv->n_capacity <= c->n_cel_caps) {
+                ca = c->cel_attrs + c->used_cel_attrs;
+                cc = c->cel_caps + c->used_cel_caps;
+                c->used_cel_attrs += dv->n_attributes;
+                c->used_cel_caps += dv->n_capacity;
+        } else {
+                /* more than counted up front (cannot happen with the counts of dp_alloc_cluster_new_opts) */
+                ca = mem_alloc(&c->m, dv->n_attributes * sizeof(*ca));
+                cc = mem_alloc(&c->m, dv->n_capacity * sizeof(*cc));
+                if (!ca || !cc) return alloc_oom(err, "converting device %s", dv->name);
+        }
         size_t na = 0;
         for (size_t i = 0; i < dv->n_attributes; i++) {
                 const dp_device_attribute *a = &dv->attributes[i];
@@ -207,8 +247,8 @@ static int add_device(dp_alloc_cluster *c, uint32_t sl, adev *d, dp_error *err) 
         }
         for (size_t i = 0; i < dv->n_consumes_counters; i++) {
                 const dp_counter_consumption *cp = &dv->consumes_counters[i];
-                dp_alloc_counter *ctr = mem_alloc(&m, cp->n_counters * sizeof(*ctr));
-                if (!ctr) return alloc_oom(err, "converting device %s", dv->name);
+                dp_alloc_counter *ctr = ctr_next;
+                ctr_next += cp->n_counters;
                 for (size_t j = 0; j < cp->n_counters; j++)
                         ctr[j] = (dp_alloc_counter){cp->counters[j].name, cp->counters[j].value.nanos};
                 cons[i] = (dp_alloc_consumption){cp->counter_set, ctr, cp->n_counters,
@@ -219,8 +259,7 @@ static int add_device(dp_alloc_cluster *c, uint32_t sl, adev *d, dp_error *err) 
                 return dp_error_set(err, -EINVAL, "device %s: an attribute of an unknown type", dv->name);
         /* taints: the device's own, then every matching DeviceTaintRule */
         size_t nt = dv->n_taints;
-        dp_alloc_taint *taints = mem_alloc(&m, (dv->n_taints + 16) * sizeof(*taints));
-        if (!taints) return alloc_oom(err, "converting device %s", dv->name);
+        dp_alloc_taint *taints = c->tmp_taints;
         for (size_t i = 0; i < dv->n_taints; i++)
                 taints[i] = (dp_alloc_taint){dv->taints[i].key, dv->taints[i].value, dv->taints[i].effect};
         for (size_t i = 0; i < c->n_rules && nt < dv->n_taints + 16; i++) {
@@ -421,7 +460,11 @@ int dp_alloc_cluster_new_opts(const dp_object_list *objs, const dp_alloc_cluster
                 if (r < 0) return dp_error_set(err, r, "building the allocation snapshot: %s", strerror(-r));
         }
         c->devs = calloc(ndev + 1, sizeof(adev));
-        if (!c->devs) return alloc_oom(err, "building the allocation snapshot");
+        c->cel_attrs = calloc(sizes.attributes + 1, sizeof(*c->cel_attrs));
+        c->cel_caps = calloc(sizes.capacities + 1, sizeof(*c->cel_caps));
+        if (!c->devs || !c->cel_attrs || !c->cel_caps) return alloc_oom(err, "building the allocation snapshot");
+        c->n_cel_attrs = sizes.attributes;
+        c->n_cel_caps = sizes.capacities;
         for (size_t i = 0; i < objs->n; i++)
                 if (objs->items[i].hdr->kind == DP_KIND_RESOURCE_SLICE) {
                         int r = add_slice(c, objs->items[i].slice, err);

@@ -348,5 +348,9 @@ dp_alloc_result *dp_alloc_results_free(dp_alloc_result *r, size_t n);
  * it also forgets the first-fit frontiers. */
 int dp_alloc_release(dp_alloc_snapshot *s, uint32_t device, const dp_alloc_consumed *consumed, size_t n_consumed);
 int dp_alloc_uncommit(dp_alloc_snapshot *s, const dp_alloc_result *r);
+/* A number that changes whenever devices are taken or given back (mark,
+ * commit, release): equal numbers mean the same allocation state, so the
+ * same claims get the same answer and the same reasons. */
+uint64_t dp_alloc_version(const dp_alloc_snapshot *s);
 
 void dp_alloc_get_stats(const dp_alloc_snapshot *s, dp_alloc_stats *ret);

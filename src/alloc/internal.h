@@ -129,9 +129,11 @@ struct dp_alloc_snapshot {
         char **strs;
         size_t n_strs, cap_strs;
         dp_hashmap *strmap;
-        /* blocks owned by the snapshot (copied specs) */
+        /* blocks owned by the snapshot (copied specs, string chunks) */
         void **blocks;
         size_t n_blocks, cap_blocks;
+        char *str_next; /* free room in the current string chunk */
+        size_t str_left;
 
         dp_alloc_selector_fn sel_fn;
         void *sel_userdata;
@@ -175,7 +177,8 @@ struct dp_alloc_snapshot {
         size_t n_sets;
         counter *ctrs;
         size_t n_ctrs;
-        dp_hashmap *devmap; /* "driver\npool\ndevice" -> device + 1 (current generation) */
+        dp_hashmap *devmap; /* "driver\npool\ndevice" -> device + 1 (current generation), made on first use */
+        bool devmap_built;
 
         /* scratch for the search, sized at freeze */
         uint32_t *stamp; /* per string id below n_stamp */
@@ -196,6 +199,7 @@ struct dp_alloc_snapshot {
 
         dp_hashmap *frontier; /* claim shape -> first node not known to fail, + 1 */
 
+        uint64_t version; /* bumped by every mark and release (dp_alloc_version) */
         dp_alloc_stats stats;
         size_t bytes;
 };
@@ -203,6 +207,11 @@ struct dp_alloc_snapshot {
 /* snapshot.c */
 uint32_t snap_intern(dp_alloc_snapshot *s, const char *str); /* NONE_ID on OOM */
 uint32_t snap_lookup(const dp_alloc_snapshot *s, const char *str); /* NONE_ID if absent */
+/* snap_intern of parts[0..n) (n <= 5) joined, without allocating for short ones. */
+uint32_t snap_intern_parts(dp_alloc_snapshot *s, const char *const *parts, size_t n);
+/* dp_alloc_mark_allocated with the holder interned already (NONE_ID: none). */
+void snap_mark(dp_alloc_snapshot *s, uint32_t dev, uint32_t holder, const dp_alloc_consumed *consumed,
+               size_t n_consumed);
 static inline const char *snap_str(const dp_alloc_snapshot *s, uint32_t id) {
         return id == NONE_ID ? "" : s->strs[id];
 }

@@ -102,12 +102,15 @@ static int build_list(search *st, rq *q, uint32_t sub) {
         for (size_t c = 0; c < cl->n_constraints && c < 32; c++)
                 if (constraint_applies(&cl->constraints[c], q->r, sr)) L->cmask |= 1u << c;
         if (sub_blocked(q, sr)) return 0;
+        /* 2 KiB: cleared once, and again only after a selector failed */
+        dp_error tmp;
+        tmp.code = 0;
+        tmp.msg[0] = 0;
         for (size_t i = 0; i < n->n_devs; i++) {
                 uint32_t dev = n->devs[i];
                 const device *d = &s->devs[dev];
                 int stage = 0;
                 L->n_total++;
-                dp_error tmp = DP_ERROR_INIT;
                 int r = selectable(s, sr, dev, &stage, &tmp);
                 if (r == -ENOMEM) {
                         /* the selector's own message names device and expression */
@@ -117,6 +120,8 @@ static int build_list(search *st, rq *q, uint32_t sub) {
                 if (r < 0) {
                         L->n_errors++;
                         L->devs[L->n++] = dev | ERR_BIT;
+                        tmp.code = 0;
+                        tmp.msg[0] = 0;
                         continue;
                 }
                 if (r == 0) {
@@ -914,14 +919,20 @@ int dp_alloc_allocate(dp_alloc_snapshot *s, const char *node_name, const dp_allo
 
 int dp_alloc_commit(dp_alloc_snapshot *s, const dp_alloc_claim *claim, const dp_alloc_result *r) {
         assert_return(s && claim && r, -EINVAL);
-        _cleanup_free_ char *holder = dp_asprintf("%s/%s", claim->ns ? claim->ns : "", claim->name ? claim->name : "");
-        if (!holder) return -ENOMEM;
+        int k = dp_alloc_freeze(s, NULL);
+        if (k < 0) return k;
+        for (size_t i = 0; i < r->n_devices; i++)
+                if (r->devices[i].device >= s->n_devs) return -EINVAL;
+        uint32_t holder = NONE_ID;
         for (size_t i = 0; i < r->n_devices; i++) {
                 const dp_alloc_device_result *d = &r->devices[i];
                 if (d->admin_access) continue;
-                int k = dp_alloc_mark_allocated(s, d->device, holder, d->share_id[0] ? d->share_id : NULL, d->consumed,
-                                                d->n_consumed);
-                if (k < 0) return k;
+                if (holder == NONE_ID && s->devs[d->device].holder == NONE_ID) {
+                        const char *parts[3] = {claim->ns ? claim->ns : "", "/", claim->name ? claim->name : ""};
+                        holder = snap_intern_parts(s, parts, 3);
+                        if (holder == NONE_ID) return -ENOMEM;
+                }
+                snap_mark(s, d->device, holder, d->consumed, d->n_consumed);
         }
         return 0;
 }
