@@ -339,6 +339,15 @@ int dp_alloc_allocate(dp_alloc_snapshot *s, const char *node, const dp_alloc_cla
 int dp_alloc_allocate_first_fit(dp_alloc_snapshot *s, const dp_alloc_claim *const *claims, size_t n_claims,
                                 const dp_alloc_options *opts, size_t *ret_node, dp_alloc_result **ret_results,
                                 dp_strbuf *why, dp_error *err);
+/* The reasons claims do not fit, node by node in name order, as
+ * dp_alloc_allocate_first_fit puts them in `why` after a failure (without
+ * the "node: " prefixes): fn gets each node's index, name and reason lines
+ * ('\n'-terminated; len 0 when there are none), valid during the call only.
+ * fn returns 0 to go on or a negative errno, which ends the walk and is
+ * returned. Search errors (-ETIME, -EDOM, -EINVAL with err) end it too. */
+typedef int (*dp_alloc_node_reason_fn)(void *userdata, size_t node_index, const char *name, const char *text, size_t len);
+int dp_alloc_explain_nodes(dp_alloc_snapshot *s, const dp_alloc_claim *const *claims, size_t n_claims,
+                           const dp_alloc_options *opts, dp_alloc_node_reason_fn fn, void *userdata, dp_error *err);
 /* Take the devices of a result (non-admin ones) for later allocations. */
 int dp_alloc_commit(dp_alloc_snapshot *s, const dp_alloc_claim *claim, const dp_alloc_result *r);
 dp_alloc_result *dp_alloc_results_free(dp_alloc_result *r, size_t n);

@@ -81,6 +81,34 @@ void dp_alloc_claims_shape(const dp_alloc_claim *const *claims, size_t n_claims,
         shape(claims, n_claims, out);
 }
 
+void dp_alloc_claims_reason_key(const dp_alloc_claim *const *claims, size_t n_claims, dp_strbuf *out) {
+        shape(claims, n_claims, out);
+        for (size_t c = 0; c < n_claims; c++) {
+                const dp_alloc_claim *cl = claims[c];
+                /* as search.c's setup(): the fewest devices the claim can
+                 * take; past the cap the reason names the claim */
+                uint64_t lower = 0;
+                for (size_t i = 0; i < cl->n_requests; i++) {
+                        const dp_alloc_request *r = &cl->requests[i];
+                        uint64_t low = UINT32_MAX;
+                        for (size_t k = 0; k < r->n_subs; k++) {
+                                const dp_alloc_subrequest *sr = &r->subs[k];
+                                uint64_t need = sr->all ? 1
+                                                : sr->count <= 0 ? 1
+                                                : sr->count > DP_ALLOC_RESULTS_MAX + 1 ? DP_ALLOC_RESULTS_MAX + 1
+                                                                                        : (uint64_t)sr->count;
+                                if (need < low) low = need;
+                                put_str(out, sr->device_class);
+                        }
+                        lower += low;
+                }
+                if (n_claims > 1 || lower > DP_ALLOC_RESULTS_MAX) {
+                        put_str(out, cl->ns);
+                        put_str(out, cl->name);
+                }
+        }
+}
+
 /* As search.c's selectable(): class selectors, then the request's, the
  * first false one ending the walk. 1 no error on any device, 0 one. */
 static int sub_infallible(dp_alloc_snapshot *s, const dp_alloc_subrequest *sr) {
