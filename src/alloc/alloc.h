@@ -62,20 +62,16 @@ typedef struct dp_alloc_attr {
         const char *s;    /* STRING, VERSION */
 } dp_alloc_attr;
 
+/* The flags before the values: no padding after each bool (the snapshot
+ * keeps one of these per device capacity). */
 typedef struct dp_alloc_capacity {
         const char *name;
-        __int128 value;
-        bool has_policy;
-        bool has_default;
-        __int128 def;
         const __int128 *valid_values; /* ascending */
         size_t n_valid_values;
-        bool has_range;
-        __int128 min;
-        bool has_max;
-        __int128 max;
-        bool has_step;
-        __int128 step;
+        bool has_policy, has_default, has_range, has_max, has_step;
+        __int128 value;
+        __int128 def;
+        __int128 min, max, step;
 } dp_alloc_capacity;
 
 typedef struct dp_alloc_counter {

@@ -22,10 +22,10 @@ typedef struct attr_ent {
 } attr_ent;
 
 typedef struct cap_ent {
-        uint32_t name;
         dp_alloc_capacity spec; /* valid_values copied, name points into the table */
         __int128 consumed;      /* committed + this attempt */
         __int128 committed;     /* by existing claims only */
+        uint32_t name;
 } cap_ent;
 
 typedef struct amount_ent {
