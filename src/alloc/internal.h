@@ -124,6 +124,19 @@ typedef struct selector {
         uint64_t *known, *value; /* bitsets over devices */
 } selector;
 
+/* snapshot.c: the name and value interned last at one attribute or
+ * capacity position of a device */
+typedef struct name_memo {
+        bool valid, slashed; /* slashed: the name was qualified already */
+        uint32_t driver, id;
+} name_memo;
+typedef struct value_memo {
+        bool valid;
+        dp_alloc_attr_type type;
+        int64_t i; /* INT: the value; BOOL: 0 or 1 */
+        uint32_t id;
+} value_memo;
+
 struct dp_alloc_snapshot {
         /* strings */
         char **strs;
@@ -134,6 +147,8 @@ struct dp_alloc_snapshot {
         size_t n_blocks, cap_blocks;
         char *str_next; /* free room in the current string chunk */
         size_t str_left;
+        name_memo attr_names[32], cap_names[32];
+        value_memo attr_values[32];
 
         dp_alloc_selector_fn sel_fn;
         void *sel_userdata;
@@ -196,6 +211,10 @@ struct dp_alloc_snapshot {
         void *search_pl;
         __int128 *search_amounts;
         size_t search_cap_pl;
+        void *search_rqs, *search_cs;
+        uint32_t *search_cs_off; /* cs_off, then claim_devs */
+        uint32_t *search_cand;
+        size_t search_cap_rqs, search_cap_cs, search_cap_claims, search_cap_cand;
 
         dp_hashmap *frontier; /* claim shape -> first node not known to fail, + 1 */
 

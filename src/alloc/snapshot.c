@@ -120,6 +120,10 @@ dp_alloc_snapshot *dp_alloc_snapshot_free(dp_alloc_snapshot *s) {
         free(s->ctr_min);
         free(s->search_pl);
         free(s->search_amounts);
+        free(s->search_rqs);
+        free(s->search_cs);
+        free(s->search_cs_off);
+        free(s->search_cand);
         dp_hashmap_free(s->strmap);
         dp_hashmap_free(s->nodemap);
         dp_hashmap_free(s->devmap);
@@ -371,14 +375,47 @@ const char *snap_value_text(const dp_alloc_snapshot *s, uint32_t value) {
         return s->strs[value] + 2;
 }
 
-static int qualified_name(dp_alloc_snapshot *s, const char *driver, const char *name, uint32_t *ret) {
-        if (strchr(name, '/')) {
+/* The devices of a slice name their attributes and capacities in the same
+ * order, mostly with the same values: the id interned last at each position
+ * is checked before hashing. */
+static int qualified_name(dp_alloc_snapshot *s, name_memo *m, uint32_t driver, size_t driver_len, const char *name,
+                          uint32_t *ret) {
+        if (m && m->valid &&
+            (m->slashed ? streq(s->strs[m->id], name) : m->driver == driver && streq(s->strs[m->id] + driver_len + 1, name))) {
+                *ret = m->id;
+                return 0;
+        }
+        bool slashed = strchr(name, '/');
+        if (slashed) {
                 *ret = snap_intern(s, name);
         } else {
-                const char *parts[3] = {driver, "/", name};
+                const char *parts[3] = {s->strs[driver], "/", name};
                 *ret = snap_intern_parts(s, parts, 3);
         }
-        return *ret == NONE_ID ? -ENOMEM : 0;
+        if (*ret == NONE_ID) return -ENOMEM;
+        if (m) *m = (name_memo){.valid = true, .slashed = slashed, .driver = driver, .id = *ret};
+        return 0;
+}
+
+static uint32_t value_id(dp_alloc_snapshot *s, value_memo *m, const dp_alloc_attr *a) {
+        if (m && m->valid && m->type == a->type) {
+                switch (a->type) {
+                case DP_ALLOC_ATTR_INT:
+                        if (m->i == a->i) return m->id;
+                        break;
+                case DP_ALLOC_ATTR_BOOL:
+                        if (m->i == a->b) return m->id;
+                        break;
+                case DP_ALLOC_ATTR_STRING:
+                case DP_ALLOC_ATTR_VERSION:
+                        if (streq(s->strs[m->id] + 2, a->s ? a->s : "")) return m->id;
+                        break;
+                }
+        }
+        uint32_t id = intern_value(s, a);
+        if (m && id != NONE_ID)
+                *m = (value_memo){.valid = true, .type = a->type, .i = a->type == DP_ALLOC_ATTR_BOOL ? a->b : a->i, .id = id};
+        return id;
 }
 
 static int cmp_attr(const void *a, const void *b) {
@@ -395,7 +432,7 @@ int dp_alloc_add_device(dp_alloc_snapshot *s, uint32_t slice_id, const dp_alloc_
         slice *sl = &s->slices[slice_id];
         if (sl->dev_off + sl->n_devs != s->n_devs) return -EINVAL; /* devices of one slice come together */
         if (s->n_devs >= UINT32_MAX / 2 || DP_GROW(s->devs, s->cap_devs, s->n_devs + 1) < 0) return -ENOMEM;
-        const char *driver = s->strs[sl->driver];
+        size_t driver_len = strlen(s->strs[sl->driver]);
         device d = {
                 .name = snap_intern(s, sp->name),
                 .slice = slice_id,
@@ -421,8 +458,11 @@ int dp_alloc_add_device(dp_alloc_snapshot *s, uint32_t slice_id, const dp_alloc_
         if (DP_GROW(s->attrs, s->cap_attrs, s->n_attrs + sp->n_attrs) < 0) return -ENOMEM;
         for (size_t i = 0; i < sp->n_attrs; i++) {
                 attr_ent a;
-                if (!sp->attrs[i].name || qualified_name(s, driver, sp->attrs[i].name, &a.name) < 0) return -ENOMEM;
-                a.value = intern_value(s, &sp->attrs[i]);
+                bool memo = i < ELEMENTSOF(s->attr_names);
+                if (!sp->attrs[i].name || qualified_name(s, memo ? &s->attr_names[i] : NULL, sl->driver, driver_len,
+                                                         sp->attrs[i].name, &a.name) < 0)
+                        return -ENOMEM;
+                a.value = value_id(s, memo ? &s->attr_values[i] : NULL, &sp->attrs[i]);
                 if (a.value == NONE_ID) return -ENOMEM;
                 /* the first of two spellings of one name wins */
                 bool dup = false;
@@ -431,13 +471,22 @@ int dp_alloc_add_device(dp_alloc_snapshot *s, uint32_t slice_id, const dp_alloc_
                 if (!dup) s->attrs[s->n_attrs++] = a;
         }
         d.n_attrs = (uint32_t)(s->n_attrs - d.attr_off);
-        if (d.n_attrs) qsort(s->attrs + d.attr_off, d.n_attrs, sizeof(attr_ent), cmp_attr);
+        /* by name id (unique after the check above); a device has a handful */
+        for (uint32_t i = 1; i < d.n_attrs; i++)
+                for (attr_ent *at = s->attrs + d.attr_off, *e = at + i; e > at && cmp_attr(e - 1, e) > 0; e--) {
+                        attr_ent t = e[0];
+                        e[0] = e[-1];
+                        e[-1] = t;
+                }
 
         d.cap_off = (uint32_t)s->n_caps;
         if (DP_GROW(s->caps, s->cap_caps, s->n_caps + sp->n_caps) < 0) return -ENOMEM;
         for (size_t i = 0; i < sp->n_caps; i++) {
                 cap_ent c = {.spec = sp->caps[i]};
-                if (!sp->caps[i].name || qualified_name(s, driver, sp->caps[i].name, &c.name) < 0) return -ENOMEM;
+                if (!sp->caps[i].name ||
+                    qualified_name(s, i < ELEMENTSOF(s->cap_names) ? &s->cap_names[i] : NULL, sl->driver, driver_len,
+                                   sp->caps[i].name, &c.name) < 0)
+                        return -ENOMEM;
                 c.spec.name = s->strs[c.name];
                 c.spec.valid_values = NULL;
                 if (sp->caps[i].n_valid_values) {
