@@ -319,7 +319,7 @@ int dp_alloc_add_slice(dp_alloc_snapshot *s, const dp_alloc_slice_spec *sp, uint
 
 /* parts[0..n) joined into buf (size KEY_BUF), or into *ret_big when longer;
  * NULL on OOM. */
-#define KEY_BUF 256
+#define KEY_BUF 512
 static const char *join_parts(const char *const *parts, size_t n, char *buf, char **ret_big) {
         size_t len = 0, lens[5];
         assert(n <= ELEMENTSOF(lens));
@@ -889,19 +889,37 @@ static int build_devmap(dp_alloc_snapshot *s) {
         return 0;
 }
 
+/* dp_alloc_find_device without the map (it could not be made): the same
+ * answer, the first device of that name in the pool's slice order. */
+static int find_device_scan(const dp_alloc_snapshot *s, const char *driver, const char *pool_name, const char *dev,
+                            uint32_t *ret) {
+        for (size_t i = 0; i < s->n_pools; i++) {
+                const pool *p = &s->pools[i];
+                if (!streq(s->strs[p->driver], driver) || !streq(s->strs[p->name], pool_name)) continue;
+                for (size_t k = 0; k < p->n_slices; k++) {
+                        const slice *sl = &s->slices[p->slices[k]];
+                        for (uint32_t di = sl->dev_off; di < sl->dev_off + sl->n_devs; di++)
+                                if (streq(s->strs[s->devs[di].name], dev)) {
+                                        *ret = di;
+                                        return 0;
+                                }
+                }
+        }
+        return -ENOENT;
+}
+
 int dp_alloc_find_device(dp_alloc_snapshot *s, const char *driver, const char *pool_name, const char *dev, uint32_t *ret) {
         assert_return(s && driver && pool_name && dev && ret, -EINVAL);
         int r = dp_alloc_freeze(s, NULL);
         if (r < 0) return r;
-        if (!s->devmap_built) {
-                r = build_devmap(s);
-                if (r < 0) return r;
-        }
+        /* running out of memory here only costs time: callers take any
+         * error for "no such device" */
+        if (!s->devmap_built && build_devmap(s) < 0) return find_device_scan(s, driver, pool_name, dev, ret);
         const char *parts[5] = {driver, "\n", pool_name, "\n", dev};
         char buf[KEY_BUF];
         _cleanup_free_ char *big = NULL;
         const char *key = join_parts(parts, 5, buf, &big);
-        if (!key) return -ENOMEM;
+        if (!key) return find_device_scan(s, driver, pool_name, dev, ret);
         void *v = dp_hashmap_get(s->devmap, key);
         if (!v) return -ENOENT;
         *ret = (uint32_t)((uintptr_t)v - 1);
