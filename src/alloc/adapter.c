@@ -7,12 +7,24 @@
 #include "base/hashmap.h"
 #include "cel/slice-device.h"
 
+/* Blocks freed together: carved from `arena` (zeroed memory of the
+ * owner's, sized up front) while it lasts, then each one calloc'd. */
 typedef struct mem {
         void **p;
         size_t n, cap;
+        char *arena;
+        size_t arena_left;
 } mem;
 
+#define MEM_ALIGN(n) (((n) + 15) & ~(size_t)15)
+
 static void *mem_alloc(mem *m, size_t size) {
+        if (m->arena && MEM_ALIGN(size) <= m->arena_left) {
+                void *x = m->arena;
+                m->arena += MEM_ALIGN(size);
+                m->arena_left -= MEM_ALIGN(size);
+                return x;
+        }
         if (DP_GROW(m->p, m->cap, m->n + 1) < 0) return NULL;
         void *x = calloc(1, size ? size : 1);
         if (x) m->p[m->n++] = x;
@@ -26,7 +38,6 @@ static void mem_done(mem *m) {
 }
 
 typedef struct adev {
-        dp_cel_device cel;
         const dp_resource_slice *slice;
         const dp_device *dev;
 } adev;
@@ -43,15 +54,43 @@ struct dp_alloc_cluster {
         dp_hashmap *admin_ns; /* namespaces labelled for admin access */
         const dp_device_taint_rule **rules; /* DeviceTaintRules with a selector, in object order */
         size_t n_rules;
+        /* the CEL view of the device a selector is evaluated on, made for
+         * each evaluation (each (selector, device) is evaluated once): views
+         * of every device kept would be the largest part of the snapshot */
+        dp_cel_device view;
+        dp_cel_attribute *view_attrs;
+        dp_cel_capacity *view_caps;
+        size_t cap_view_attrs, cap_view_caps;
+        /* one device's specs while it is added, reused for the next */
+        dp_alloc_attr *tmp_at;
+        dp_alloc_capacity *tmp_caps;
+        dp_alloc_consumption *tmp_cons;
+        dp_alloc_counter *tmp_ctrs;
+        dp_alloc_taint *tmp_taints;
+        size_t cap_at, cap_caps, cap_cons, cap_ctrs, cap_taints;
         mem m;
 };
 
+/* d's CEL view in c->view: 0, -EINVAL (an attribute of an unknown type) or
+ * -ENOMEM. Valid until the next call. */
+static int cel_view(dp_alloc_cluster *c, const adev *d) {
+        const dp_device *dv = d->dev;
+        if (DP_GROW(c->view_attrs, c->cap_view_attrs, dv->n_attributes + 1) < 0 ||
+            DP_GROW(c->view_caps, c->cap_view_caps, dv->n_capacity + 1) < 0)
+                return -ENOMEM;
+        return dp_cel_device_from_slice(d->slice, dv, c->view_attrs, c->view_caps, &c->view) < 0 ? -EINVAL : 0;
+}
+
 static int eval_cb(void *ud, void *selector, void *device_user, dp_error *err) {
-        (void)ud;
+        dp_alloc_cluster *c = ud;
         const dp_cel_program *p = selector;
         const adev *d = device_user;
         dp_cel_result res;
-        int r = dp_cel_eval(p, &d->cel, &res, err);
+        int r = cel_view(c, d);
+        if (r == -ENOMEM) return alloc_oom(err, "evaluating a selector on device %s", d->dev->name);
+        /* add_device checked the attribute types */
+        assert(r == 0);
+        r = dp_cel_eval(p, &c->view, &res, err);
         if (r < 0) {
                 dp_error_prefix(err, "device %s/%s/%s: selector \"%s\"", d->slice->driver, d->slice->pool_name,
                                 d->dev->name, dp_cel_program_expression(p));
@@ -92,6 +131,13 @@ dp_alloc_cluster *dp_alloc_cluster_free(dp_alloc_cluster *c) {
         dp_alloc_snapshot_free(c->snap);
         free(c->devs);
         free(c->rules);
+        free(c->view_attrs);
+        free(c->view_caps);
+        free(c->tmp_at);
+        free(c->tmp_caps);
+        free(c->tmp_cons);
+        free(c->tmp_ctrs);
+        free(c->tmp_taints);
         for (size_t i = 0; i < c->n_programs; i++) dp_cel_program_free(c->programs[i]);
         free(c->programs);
         dp_hashmap_free(c->progs);
@@ -137,7 +183,8 @@ static int cel_matches(dp_alloc_cluster *c, const char *expr, const adev *d, dp_
         dp_error e = DP_ERROR_INIT;
         dp_cel_result res;
         int r = selector_id(c, expr, &id, &e);
-        if (r >= 0) r = dp_cel_eval(c->programs[id], &d->cel, &res, &e); /* selector ids are program indices */
+        if (r >= 0 && cel_view(c, d) == -ENOMEM) r = -ENOMEM;
+        if (r >= 0) r = dp_cel_eval(c->programs[id], &c->view, &res, &e); /* selector ids are program indices */
         if (r == -ENOMEM) {
                 if (err && e.code == -ENOMEM && e.msg[0]) *err = e;
                 return alloc_oom(err, "evaluating the selector \"%s\"", expr);
@@ -171,12 +218,19 @@ static int rule_matches(dp_alloc_cluster *c, const dp_device_taint_rule *r, cons
 static int add_device(dp_alloc_cluster *c, uint32_t sl, adev *d, dp_error *err) {
         const dp_device *dv = d->dev;
         _cleanup_(mem_done) mem m = {0};
-        dp_alloc_attr *at = mem_alloc(&m, dv->n_attributes * sizeof(*at));
-        dp_cel_attribute *ca = mem_alloc(&c->m, dv->n_attributes * sizeof(*ca));
-        dp_cel_capacity *cc = mem_alloc(&c->m, dv->n_capacity * sizeof(*cc));
-        dp_alloc_capacity *caps = mem_alloc(&m, dv->n_capacity * sizeof(*caps));
-        dp_alloc_consumption *cons = mem_alloc(&m, dv->n_consumes_counters * sizeof(*cons));
-        if (!at || !ca || !cc || !caps || !cons) return alloc_oom(err, "converting device %s", dv->name);
+        size_t n_ctrs = 0;
+        for (size_t i = 0; i < dv->n_consumes_counters; i++) n_ctrs += dv->consumes_counters[i].n_counters;
+        /* +1: a device without any still gets an array */
+        if (DP_GROW(c->tmp_at, c->cap_at, dv->n_attributes + 1) < 0 ||
+            DP_GROW(c->tmp_caps, c->cap_caps, dv->n_capacity + 1) < 0 ||
+            DP_GROW(c->tmp_cons, c->cap_cons, dv->n_consumes_counters + 1) < 0 ||
+            DP_GROW(c->tmp_ctrs, c->cap_ctrs, n_ctrs + 1) < 0 ||
+            DP_GROW(c->tmp_taints, c->cap_taints, dv->n_taints + 16) < 0)
+                return alloc_oom(err, "converting device %s", dv->name);
+        dp_alloc_attr *at = c->tmp_at;
+        dp_alloc_capacity *caps = c->tmp_caps;
+        dp_alloc_consumption *cons = c->tmp_cons;
+        dp_alloc_counter *ctr_next = c->tmp_ctrs;
         size_t na = 0;
         for (size_t i = 0; i < dv->n_attributes; i++) {
                 const dp_device_attribute *a = &dv->attributes[i];
@@ -207,20 +261,20 @@ static int add_device(dp_alloc_cluster *c, uint32_t sl, adev *d, dp_error *err) 
         }
         for (size_t i = 0; i < dv->n_consumes_counters; i++) {
                 const dp_counter_consumption *cp = &dv->consumes_counters[i];
-                dp_alloc_counter *ctr = mem_alloc(&m, cp->n_counters * sizeof(*ctr));
-                if (!ctr) return alloc_oom(err, "converting device %s", dv->name);
+                dp_alloc_counter *ctr = ctr_next;
+                ctr_next += cp->n_counters;
                 for (size_t j = 0; j < cp->n_counters; j++)
                         ctr[j] = (dp_alloc_counter){cp->counters[j].name, cp->counters[j].value.nanos};
                 cons[i] = (dp_alloc_consumption){cp->counter_set, ctr, cp->n_counters,
                                                  (const char *const *)cp->compatibility_groups,
                                                  cp->n_compatibility_groups};
         }
-        if (dp_cel_device_from_slice(d->slice, dv, ca, cc, &d->cel) < 0)
-                return dp_error_set(err, -EINVAL, "device %s: an attribute of an unknown type", dv->name);
+        int v = cel_view(c, d);
+        if (v == -ENOMEM) return alloc_oom(err, "converting device %s", dv->name);
+        if (v < 0) return dp_error_set(err, -EINVAL, "device %s: an attribute of an unknown type", dv->name);
         /* taints: the device's own, then every matching DeviceTaintRule */
         size_t nt = dv->n_taints;
-        dp_alloc_taint *taints = mem_alloc(&m, (dv->n_taints + 16) * sizeof(*taints));
-        if (!taints) return alloc_oom(err, "converting device %s", dv->name);
+        dp_alloc_taint *taints = c->tmp_taints;
         for (size_t i = 0; i < dv->n_taints; i++)
                 taints[i] = (dp_alloc_taint){dv->taints[i].key, dv->taints[i].value, dv->taints[i].effect};
         for (size_t i = 0; i < c->n_rules && nt < dv->n_taints + 16; i++) {
@@ -449,15 +503,40 @@ int dp_alloc_cluster_new_opts(const dp_object_list *objs, const dp_alloc_cluster
 
 /* ---- claims ---- */
 
+/* A spec is one block: the spec, its mem, and the arena its arrays come from. */
+typedef struct spec_block {
+        dp_alloc_claim_spec spec;
+        mem m;
+        _Alignas(16) char arena[];
+} spec_block;
+
 dp_alloc_claim_spec *dp_alloc_claim_spec_free(dp_alloc_claim_spec *cs) {
         if (!cs) return NULL;
-        mem *m = cs->mem;
-        if (m) {
-                mem_done(m);
-                free(m);
-        }
-        free(cs);
+        mem_done(cs->mem);
+        free(cs); /* the first member of its block */
         return NULL;
+}
+
+/* What dp_alloc_claim_prepare carves from the arena (MEM_ALIGN each). */
+static size_t spec_bytes(dp_alloc_cluster *c, const dp_resource_claim *cl) {
+        const dp_resource_claim_spec *sp = &cl->spec;
+        size_t n = MEM_ALIGN(sp->n_requests * sizeof(dp_alloc_request)) +
+                   MEM_ALIGN(sp->n_constraints * sizeof(dp_alloc_constraint));
+        for (size_t i = 0; i < sp->n_requests; i++) {
+                const dp_device_request *r = &sp->requests[i];
+                size_t k = r->exactly ? 1 : r->n_first_available;
+                n += MEM_ALIGN(k * sizeof(dp_alloc_subrequest));
+                for (size_t j = 0; j < k; j++) {
+                        const dp_device_request_spec *rs = r->exactly ? r->exactly : &r->first_available[j].spec;
+                        const dp_device_class *cls =
+                                rs->device_class_name ? dp_hashmap_get(c->classes, rs->device_class_name) : NULL;
+                        n += MEM_ALIGN((cls ? cls->n_selectors : 0) * sizeof(uint32_t)) +
+                             MEM_ALIGN(rs->n_selectors * sizeof(uint32_t)) +
+                             MEM_ALIGN(rs->n_tolerations * sizeof(dp_alloc_toleration)) +
+                             MEM_ALIGN(rs->n_capacity_requests * sizeof(dp_alloc_capacity_request));
+                }
+        }
+        return n;
 }
 
 /* Prefix err with the claim and field path; returns r (dp_error_prefix()
@@ -526,8 +605,12 @@ static int prep_sub(dp_alloc_cluster *c, mem *m, const dp_resource_claim *cl, co
 
 int dp_alloc_claim_prepare(dp_alloc_cluster *c, const dp_resource_claim *cl, dp_alloc_claim_spec **ret, dp_error *err) {
         assert_return(c && cl && ret, -EINVAL);
-        _cleanup_(dp_alloc_claim_spec_freep) dp_alloc_claim_spec *cs = calloc(1, sizeof(*cs));
-        if (!cs || !(cs->mem = calloc(1, sizeof(mem)))) return oom_preparing(cl, err);
+        size_t arena = spec_bytes(c, cl);
+        spec_block *b = calloc(1, sizeof(spec_block) + arena);
+        if (!b) return oom_preparing(cl, err);
+        b->m = (mem){.arena = b->arena, .arena_left = arena};
+        b->spec.mem = &b->m;
+        _cleanup_(dp_alloc_claim_spec_freep) dp_alloc_claim_spec *cs = &b->spec;
         mem *m = cs->mem;
         const dp_resource_claim_spec *sp = &cl->spec;
         dp_alloc_request *reqs = mem_alloc(m, sp->n_requests * sizeof(*reqs));

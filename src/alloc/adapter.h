@@ -39,6 +39,10 @@ int dp_alloc_cluster_new(const dp_object_list *objs, dp_alloc_cluster **ret, dp_
 /* Feature gates, as kube-scheduler's --feature-gates (defaults: on). */
 typedef struct dp_alloc_cluster_options {
         bool compat_groups_off; /* DRADeviceCompatibilityGroups=false: pools with groups are incomplete */
+        /* dp_alloc_run_claims_opts only: keep each node's own reason lines of
+         * a claim that does not fit (dp_alloc_outcome.why), for
+         * dp_alloc_run_print_why with details; without, only the grouped line */
+        bool details;
 } dp_alloc_cluster_options;
 /* One --feature-gates argument ("DRADeviceCompatibilityGroups=true|false") into
  * opts; -EINVAL for anything else (DP_ALLOC_FEATURE_GATES names the known). */
@@ -68,7 +72,12 @@ typedef struct dp_alloc_outcome {
         const dp_resource_claim *claim; /* the input claim */
         dp_allocation_result *allocation; /* its status.allocation; NULL when it did not fit */
         char *node;                     /* where it was allocated */
-        char *why;                      /* "node: request ...: reason" lines when it did not fit */
+        /* when it did not fit: the reasons grouped by node, what follows
+         * "ResourceClaim ns/name: not allocated" (": 0/500 nodes are available:
+         * 500 nodes: ..."); and, when the run kept details, each node's own
+         * "node: request ...: reason" lines (else NULL) */
+        char *reason;
+        char *why;
 } dp_alloc_outcome;
 
 typedef struct dp_alloc_run {
@@ -76,7 +85,7 @@ typedef struct dp_alloc_run {
         size_t n;
         size_t n_failed;
         uint64_t effort;
-        char **nodes; /* every node's name, in name order (the reasons are grouped by node) */
+        char **nodes; /* every node's name, in name order */
         size_t n_nodes;
         bool one_node; /* --node: only that node was tried */
 } dp_alloc_run;
@@ -117,5 +126,6 @@ int dp_alloc_run_write(const dp_alloc_run *r, dp_alloc_output fmt, FILE *f);
  * are available: 320 nodes: REASON; 180 nodes: REASON" (the names of the
  * claims holding devices left out of REASON, so that nodes full for the same
  * reason count together; lines about no node appended). With `details`,
- * each node's own lines follow, indented ("  node: request r: ..."). */
+ * each node's own lines follow, indented ("  node: request r: ..."), when
+ * the run kept them (dp_alloc_cluster_options.details). */
 int dp_alloc_run_print_why(const dp_alloc_run *r, bool details, dp_strbuf *why);

@@ -62,20 +62,16 @@ typedef struct dp_alloc_attr {
         const char *s;    /* STRING, VERSION */
 } dp_alloc_attr;
 
+/* The flags before the values: no padding after each bool (the snapshot
+ * keeps one of these per device capacity). */
 typedef struct dp_alloc_capacity {
         const char *name;
-        __int128 value;
-        bool has_policy;
-        bool has_default;
-        __int128 def;
         const __int128 *valid_values; /* ascending */
         size_t n_valid_values;
-        bool has_range;
-        __int128 min;
-        bool has_max;
-        __int128 max;
-        bool has_step;
-        __int128 step;
+        bool has_policy, has_default, has_range, has_max, has_step;
+        __int128 value;
+        __int128 def;
+        __int128 min, max, step;
 } dp_alloc_capacity;
 
 typedef struct dp_alloc_counter {
@@ -339,6 +335,15 @@ int dp_alloc_allocate(dp_alloc_snapshot *s, const char *node, const dp_alloc_cla
 int dp_alloc_allocate_first_fit(dp_alloc_snapshot *s, const dp_alloc_claim *const *claims, size_t n_claims,
                                 const dp_alloc_options *opts, size_t *ret_node, dp_alloc_result **ret_results,
                                 dp_strbuf *why, dp_error *err);
+/* The reasons claims do not fit, node by node in name order, as
+ * dp_alloc_allocate_first_fit puts them in `why` after a failure (without
+ * the "node: " prefixes): fn gets each node's index, name and reason lines
+ * ('\n'-terminated; len 0 when there are none), valid during the call only.
+ * fn returns 0 to go on or a negative errno, which ends the walk and is
+ * returned. Search errors (-ETIME, -EDOM, -EINVAL with err) end it too. */
+typedef int (*dp_alloc_node_reason_fn)(void *userdata, size_t node_index, const char *name, const char *text, size_t len);
+int dp_alloc_explain_nodes(dp_alloc_snapshot *s, const dp_alloc_claim *const *claims, size_t n_claims,
+                           const dp_alloc_options *opts, dp_alloc_node_reason_fn fn, void *userdata, dp_error *err);
 /* Take the devices of a result (non-admin ones) for later allocations. */
 int dp_alloc_commit(dp_alloc_snapshot *s, const dp_alloc_claim *claim, const dp_alloc_result *r);
 dp_alloc_result *dp_alloc_results_free(dp_alloc_result *r, size_t n);
@@ -348,5 +353,9 @@ dp_alloc_result *dp_alloc_results_free(dp_alloc_result *r, size_t n);
  * it also forgets the first-fit frontiers. */
 int dp_alloc_release(dp_alloc_snapshot *s, uint32_t device, const dp_alloc_consumed *consumed, size_t n_consumed);
 int dp_alloc_uncommit(dp_alloc_snapshot *s, const dp_alloc_result *r);
+/* A number that changes whenever devices are taken or given back (mark,
+ * commit, release): equal numbers mean the same allocation state, so the
+ * same claims get the same answer and the same reasons. */
+uint64_t dp_alloc_version(const dp_alloc_snapshot *s);
 
 void dp_alloc_get_stats(const dp_alloc_snapshot *s, dp_alloc_stats *ret);

@@ -6,6 +6,7 @@
 
 #include "alloc/adapter.h"
 #include "alloc/oom.h"
+#include "alloc/reasons.h"
 #include "base/hashmap.h"
 #include "base/table.h"
 
@@ -15,6 +16,7 @@ dp_alloc_run *dp_alloc_run_free(dp_alloc_run *r) {
                 dp_allocation_result_free(r->items[i].allocation);
                 free(r->items[i].node);
                 free(r->items[i].why);
+                free(r->items[i].reason);
         }
         for (size_t i = 0; i < r->n_nodes; i++)
                 free(r->nodes[i]);
@@ -30,17 +32,17 @@ static int oom_claim(const dp_resource_claim *cl, const char *what, dp_error *er
 }
 
 static int one_claim(dp_alloc_cluster *c, dp_alloc_claim_spec *cs, const char *node, uint64_t budget,
-                     dp_alloc_outcome *o, dp_error *err) {
+                     alloc_reasons *rs, dp_alloc_outcome *o, dp_error *err) {
         dp_alloc_snapshot *s = dp_alloc_cluster_snapshot(c);
         const dp_alloc_claim *cp = &cs->claim;
         dp_alloc_result *res = NULL;
-        _cleanup_strbuf_ dp_strbuf why = DP_STRBUF_INIT;
         /* upstream gives a node 10 s (filterTimeout); a step budget keeps the
          * command bounded the same way, deterministically */
         dp_alloc_options opts = {.explain = true, .max_effort = budget};
         int r;
         size_t ni = 0;
         if (node) {
+                _cleanup_strbuf_ dp_strbuf why = DP_STRBUF_INIT;
                 r = dp_alloc_allocate(s, node, &cp, 1, &opts, &res, &why, err);
                 if (r == 0) {
                         if (dp_strbuf_failed(&why)) return oom_claim(cs->source, "explaining", err);
@@ -53,26 +55,33 @@ static int one_claim(dp_alloc_cluster *c, dp_alloc_claim_spec *cs, const char *n
                                 dp_strbuf_printf(&pre, "%s: %.*s\n", node, (int)len, p);
                                 p += len + (nl ? 1 : 0);
                         }
-                        if (dp_strbuf_failed(&pre)) return oom_claim(cs->source, "explaining", err);
-                        o->why = dp_strbuf_steal(&pre);
-                        return o->why ? 0 : oom_claim(cs->source, "explaining", err);
+                        char *text = dp_strbuf_steal(&pre);
+                        if (!text || alloc_reasons_from_text(rs, text, o) < 0)
+                                return oom_claim(cs->source, "explaining", err);
+                        return 0;
                 }
         } else {
-                r = dp_alloc_allocate_first_fit(s, &cp, 1, &opts, &ni, &res, &why, err);
+                r = dp_alloc_allocate_first_fit(s, &cp, 1, &opts, &ni, &res, NULL, err);
                 if (r == 0) {
-                        if (dp_strbuf_failed(&why)) return oom_claim(cs->source, "explaining", err);
-                        o->why = dp_strbuf_steal(&why);
-                        if (!o->why) o->why = dp_strdup("no nodes\n");
-                        return o->why ? 0 : oom_claim(cs->source, "explaining", err);
+                        r = alloc_reasons_first_fit(rs, cp, &opts, o, err);
+                        /* its own running out of memory leaves err alone */
+                        if (r == -ENOMEM && (!err || err->code != -ENOMEM))
+                                return oom_claim(cs->source, "explaining", err);
+                        if (r == 0) return 0;
                 }
         }
         if (r == -EDOM || r == -ETIME) {
                 /* the input is valid: this claim is not allocated, with the reason
                  * (a search over its step budget, or an error of the claim upstream
                  * would raise), and the run goes on */
-                o->why = dp_asprintf("%s\n", dp_error_msg(err));
+                free(o->reason);
+                free(o->why);
+                o->reason = o->why = NULL;
+                char *text = dp_asprintf("%s\n", dp_error_msg(err));
                 if (err) *err = (dp_error)DP_ERROR_INIT;
-                return o->why ? 0 : oom_claim(cs->source, "explaining", err);
+                if (!text || alloc_reasons_from_text(rs, text, o) < 0)
+                        return oom_claim(cs->source, "explaining", err);
+                return 0;
         }
         if (r < 0) {
                 const dp_resource_claim *cl = cs->source;
@@ -144,8 +153,11 @@ int dp_alloc_run_claims_opts(const dp_object_list *objs, const char *node, uint6
                 r = dp_alloc_claim_prepare(c, o.claim, &specs[run->n], err);
                 run->n++;
         }
+        _cleanup_(alloc_reasons_freep) alloc_reasons *rs =
+                r >= 0 ? alloc_reasons_new(s, node != NULL, opts && opts->details) : NULL;
+        if (r >= 0 && !rs) r = alloc_oom(err, "starting the allocation run");
         for (size_t i = 0; i < run->n && r >= 0; i++) {
-                r = one_claim(c, specs[i], node, budget, &run->items[i], err);
+                r = one_claim(c, specs[i], node, budget, rs, &run->items[i], err);
                 if (r >= 0 && !run->items[i].allocation) run->n_failed++;
                 /* the outcome holds copies: its memory serves the next claims */
                 specs[i] = dp_alloc_claim_spec_free(specs[i]);
@@ -201,149 +213,26 @@ static void table(const dp_alloc_run *r, dp_strbuf *out) {
         dp_table_print(&t, out);
 }
 
-/* The node a reason line is about: "node: rest" with a known node name, else
- * NULL (a line without a node: "no nodes", a pool skipped before any node). */
-static const char *line_node(const dp_hashmap *nodes, const char *line, size_t len, size_t *ret_name_len) {
-        const char *colon = memchr(line, ':', len);
-        if (!colon || colon + 1 >= line + len || colon[1] != ' ') return NULL;
-        size_t nl = (size_t)(colon - line);
-        char name[256]; /* a node name is at most 253 bytes */
-        if (nl >= sizeof(name)) return NULL;
-        memcpy(name, line, nl);
-        name[nl] = 0;
-        const char *node = dp_hashmap_get(nodes, name);
-        if (node) *ret_name_len = nl;
-        return node;
-}
-
-/* A node's reason as it is grouped: its lines joined with "; ", the names
- * of the claims holding devices left out ("8 in use by claims a, b" → "8 in
- * use"), so that nodes full for the same reason count together. */
-static void group_text(const char *p, size_t len, dp_strbuf *out) {
-        static const char in_use[] = " in use by claim";
-        while (len) {
-                const char *hit = NULL;
-                for (const char *q = p; q + sizeof(in_use) - 1 <= p + len; q++)
-                        if (memcmp(q, in_use, sizeof(in_use) - 1) == 0) {
-                                hit = q;
-                                break;
-                        }
-                if (!hit) {
-                        dp_strbuf_printf(out, "%.*s", (int)len, p);
-                        return;
-                }
-                dp_strbuf_printf(out, "%.*s in use", (int)(hit - p), p);
-                /* the holder list runs to the next ", N " item or the end */
-                const char *q = hit + sizeof(in_use) - 1, *end = p + len;
-                while (q < end) {
-                        if (q[0] == ',' && q + 2 < end && q[1] == ' ' && q[2] >= '0' && q[2] <= '9') {
-                                const char *d = q + 2;
-                                while (d < end && *d >= '0' && *d <= '9')
-                                        d++;
-                                if (d < end && *d == ' ') break;
-                        }
-                        q++;
-                }
-                len -= (size_t)(q - p);
-                p = q;
-        }
-}
-
-typedef struct why_group {
-        char *text;
-        size_t n;
-} why_group;
-
-/* One failed claim: "ResourceClaim ns/name: not allocated: 0/N nodes are
- * available: 320 nodes: REASON; 180 nodes: REASON", as kube-scheduler counts
- * nodes per reason; lines about no node follow the counts. */
-static int print_grouped(const dp_alloc_run *r, const dp_hashmap *nodes, const dp_alloc_outcome *o, dp_strbuf *why) {
-        const char *p = o->why ? o->why : "";
-        why_group *g = NULL;
-        size_t n_g = 0, cap_g = 0, n_nodes = 0;
-        int ret = 0;
-        _cleanup_strbuf_ dp_strbuf other = DP_STRBUF_INIT;
-        while (*p && ret == 0) {
-                /* one node: its consecutive lines */
-                const char *nl = strchr(p, '\n');
-                size_t len = nl ? (size_t)(nl - p) : strlen(p), name_len = 0;
-                const char *node = line_node(nodes, p, len, &name_len);
-                if (!node) {
-                        dp_strbuf_printf(&other, "%s%.*s", other.len ? "; " : "", (int)len, p);
-                        p += len + (nl ? 1 : 0);
-                        continue;
-                }
-                _cleanup_strbuf_ dp_strbuf t = DP_STRBUF_INIT;
-                for (;;) {
-                        group_text(p + name_len + 2, len - name_len - 2, &t);
-                        p += len + (nl ? 1 : 0);
-                        if (!*p) break;
-                        nl = strchr(p, '\n');
-                        len = nl ? (size_t)(nl - p) : strlen(p);
-                        size_t l2 = 0;
-                        if (line_node(nodes, p, len, &l2) != node) break;
-                        dp_strbuf_puts(&t, "; ");
-                }
-                if (dp_strbuf_failed(&t)) {
-                        ret = -ENOMEM;
-                        break;
-                }
-                n_nodes++;
-                size_t k = 0;
-                while (k < n_g && !streq(g[k].text, dp_strbuf_str(&t)))
-                        k++;
-                if (k < n_g) {
-                        g[k].n++;
-                        continue;
-                }
-                if (DP_GROW(g, cap_g, n_g + 1) < 0 || !(g[n_g].text = dp_strbuf_steal(&t))) {
-                        ret = -ENOMEM;
-                        break;
-                }
-                g[n_g++].n = 1;
-        }
-        if (ret == 0) {
-                /* most nodes first; ties in the order the nodes came (by name) */
-                for (size_t i = 1; i < n_g; i++)
-                        for (size_t j = i; j > 0 && g[j].n > g[j - 1].n; j--) {
-                                why_group t = g[j];
-                                g[j] = g[j - 1];
-                                g[j - 1] = t;
-                        }
-                dp_strbuf_printf(why, "ResourceClaim %s/%s: not allocated",
-                                 o->claim->meta.namespace ? o->claim->meta.namespace : "default", o->claim->meta.name);
-                if (n_nodes) {
-                        dp_strbuf_printf(why, ": 0/%zu nodes are available: ", r->one_node ? (size_t)1 : r->n_nodes);
-                        for (size_t i = 0; i < n_g; i++)
-                                dp_strbuf_printf(why, "%s%zu node%s: %s", i ? "; " : "", g[i].n, g[i].n == 1 ? "" : "s",
-                                                 g[i].text);
-                }
-                if (other.len) dp_strbuf_printf(why, "%s%s", n_nodes ? "; " : ": ", dp_strbuf_str(&other));
-                dp_strbuf_puts(why, "\n");
-        }
-        for (size_t i = 0; i < n_g; i++)
-                free(g[i].text);
-        free(g);
-        return ret;
-}
-
 int dp_alloc_run_print_why(const dp_alloc_run *r, bool details, dp_strbuf *why) {
         assert_return(r && why, -EINVAL);
-        if (!r->n_failed) return 0;
-        _cleanup_(dp_hashmap_freep) dp_hashmap *nodes = dp_hashmap_new();
-        if (!nodes) return -ENOMEM;
-        for (size_t i = 0; i < r->n_nodes; i++)
-                if (dp_hashmap_put(nodes, r->nodes[i], r->nodes[i]) < 0) return -ENOMEM;
-        for (size_t i = 0; i < r->n; i++) {
+        for (size_t i = 0; i < r->n && r->n_failed; i++) {
                 const dp_alloc_outcome *o = &r->items[i];
                 if (o->allocation) continue;
-                if (print_grouped(r, nodes, o, why) < 0) return -ENOMEM;
+                dp_strbuf_puts(why, "ResourceClaim ");
+                dp_strbuf_puts(why, o->claim->meta.namespace ? o->claim->meta.namespace : "default");
+                dp_strbuf_putc(why, '/');
+                dp_strbuf_puts(why, o->claim->meta.name);
+                dp_strbuf_puts(why, ": not allocated");
+                if (o->reason) dp_strbuf_puts(why, o->reason);
+                dp_strbuf_putc(why, '\n');
                 if (!details) continue;
                 const char *p = o->why ? o->why : "";
                 while (*p) {
                         const char *nl = strchr(p, '\n');
                         size_t len = nl ? (size_t)(nl - p) : strlen(p);
-                        dp_strbuf_printf(why, "  %.*s\n", (int)len, p);
+                        dp_strbuf_append(why, "  ", 2);
+                        dp_strbuf_append(why, p, len);
+                        dp_strbuf_putc(why, '\n');
                         p += len + (nl ? 1 : 0);
                 }
         }

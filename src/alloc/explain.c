@@ -50,44 +50,97 @@ static const char *constraint_text(const search *st, const rq *q, uint32_t c, ch
         return buf;
 }
 
+/* The reasons are written for every node of every claim that does not fit
+ * (500 nodes, 500 claims: 250,000 times), so the common ones are put
+ * together piece by piece instead of through printf. */
+static void put(dp_strbuf *out, const char *str) { dp_strbuf_puts(out, str); }
+
+static void put_u(dp_strbuf *out, unsigned v) {
+        char buf[16], *p = buf + sizeof(buf);
+        do {
+                *--p = (char)('0' + v % 10);
+                v /= 10;
+        } while (v);
+        dp_strbuf_append(out, p, (size_t)(buf + sizeof(buf) - p));
+}
+
+/* "<sep><n><what>" */
+static void put_count(dp_strbuf *out, const char **sep, unsigned n, const char *what) {
+        put(out, *sep);
+        put_u(out, n);
+        put(out, what);
+        *sep = ", ";
+}
+
+static void put_label(const search *st, const rq *q, dp_strbuf *out) {
+        const dp_alloc_subrequest *sr = &q->r->subs[q->sub];
+        if (st->n_claims > 1) {
+                char lb[400];
+                dp_strbuf_puts(out, rq_label(st, q, lb, sizeof(lb)));
+                return;
+        }
+        put(out, "request ");
+        put(out, q->r->name);
+        if (q->r->first_available && sr->name) {
+                dp_strbuf_putc(out, '/');
+                put(out, sr->name);
+        }
+}
+
 static void static_reason(search *st, const rq *q, uint32_t sub, dp_strbuf *out) {
         const dp_alloc_snapshot *s = st->s;
         const cand_list *L = &q->subs[sub];
         const dp_alloc_subrequest *sr = &q->r->subs[sub];
         const char *cls = sr->device_class ? sr->device_class : "(none)";
         if (sr->class_missing) {
-                dp_strbuf_printf(out, "device class %s not found", cls);
+                put(out, "device class ");
+                put(out, cls);
+                put(out, " not found");
                 return;
         }
         if (sr->admin_access && !q->cl->admin_access_allowed) {
-                dp_strbuf_printf(out, "adminAccess needs the namespace label %s: \"true\"", DP_ALLOC_ADMIN_LABEL);
+                put(out, "adminAccess needs the namespace label " DP_ALLOC_ADMIN_LABEL ": \"true\"");
                 return;
         }
         if (L->n_total == 0) {
-                dp_strbuf_puts(out, "no devices on this node");
+                put(out, "no devices on this node");
                 return;
         }
         if (L->n_class == L->n_total) {
-                dp_strbuf_printf(out, "no device passes class %s's selectors", cls);
+                put(out, "no device passes class ");
+                put(out, cls);
+                put(out, "'s selectors");
                 return;
         }
         if (L->n_class + L->n_sel == L->n_total) {
-                dp_strbuf_printf(out, "no device passes the selectors of class %s and of the request", cls);
+                put(out, "no device passes the selectors of class ");
+                put(out, cls);
+                put(out, " and of the request");
                 return;
         }
         uint32_t usable = (uint32_t)L->n - L->n_errors - L->n_taint_kept;
-        if (sr->all) dp_strbuf_printf(out, "allocationMode All: %u of %u devices usable", usable, L->n_total);
-        else dp_strbuf_printf(out, "needs %u device%s, %u of %u usable", (unsigned)(sr->count > 0 ? sr->count : 1),
-                              sr->count == 1 ? "" : "s", usable, L->n_total);
+        if (sr->all) {
+                put(out, "allocationMode All: ");
+                put_u(out, usable);
+                put(out, " of ");
+                put_u(out, L->n_total);
+                put(out, " devices usable");
+        } else {
+                put(out, "needs ");
+                put_u(out, (unsigned)(sr->count > 0 ? sr->count : 1));
+                put(out, sr->count == 1 ? " device, " : " devices, ");
+                put_u(out, usable);
+                put(out, " of ");
+                put_u(out, L->n_total);
+                put(out, " usable");
+        }
         const char *sep = ": ";
         if (L->n_class) {
-                dp_strbuf_printf(out, "%s%u fail class %s's selectors", sep, L->n_class, cls);
-                sep = ", ";
+                put_count(out, &sep, L->n_class, " fail class ");
+                put(out, cls);
+                put(out, "'s selectors");
         }
-        if (L->n_sel) {
-                dp_strbuf_printf(out, "%s%u fail the request's selectors", sep, L->n_sel);
-                sep = ", ";
-        }
+        if (L->n_sel) put_count(out, &sep, L->n_sel, " fail the request's selectors");
         if (L->n_taint) {
                 const device *d = &s->devs[L->taint_dev];
                 const taint_ent *t = NULL;
@@ -97,18 +150,16 @@ static void static_reason(search *st, const rq *q, uint32_t sub, dp_strbuf *out)
                                  s->strs[d->name], t ? t->key : "", t ? t->value : "", t ? t->effect : "");
                 sep = ", ";
         }
-        if (L->n_policy) {
-                dp_strbuf_printf(out, "%s%u cannot give the capacity asked", sep, L->n_policy);
-                sep = ", ";
-        }
+        if (L->n_policy) put_count(out, &sep, L->n_policy, " cannot give the capacity asked");
         if (L->n_in_use) {
-                dp_strbuf_printf(out, "%s%u in use by claim%s ", sep, L->n_in_use, L->n_holders > 1 ? "s" : "");
-                for (uint32_t h = 0; h < L->n_holders; h++)
-                        dp_strbuf_printf(out, "%s%s", h ? ", " : "", s->strs[L->holders[h]]);
-                if (L->n_in_use && !L->n_holders) dp_strbuf_puts(out, "(unnamed)");
-                sep = ", ";
+                put_count(out, &sep, L->n_in_use, L->n_holders > 1 ? " in use by claims " : " in use by claim ");
+                for (uint32_t h = 0; h < L->n_holders; h++) {
+                        if (h) put(out, ", ");
+                        put(out, s->strs[L->holders[h]]);
+                }
+                if (L->n_in_use && !L->n_holders) put(out, "(unnamed)");
         }
-        if (L->n_errors) dp_strbuf_printf(out, "%s%u not evaluated (selector error)", sep, L->n_errors);
+        if (L->n_errors) put_count(out, &sep, L->n_errors, " not evaluated (selector error)");
 }
 
 void explain_why(search *st, const rq *q, dp_strbuf *out) {
@@ -233,13 +284,13 @@ void explain_failure(search *st, dp_strbuf *why) {
         for (uint32_t sub = 0; sub < q->r->n_subs && sub < DP_ALLOC_FIRST_AVAILABLE_MAX; sub++) {
                 const cand_list *L = &q->subs[sub];
                 const dp_alloc_subrequest *sr = &q->r->subs[sub];
-                char lb[400];
                 q->sub = sub;
                 if (!L->built && !(later && sub_blocked(q, sr))) continue; /* blocked: never built */
                 bool short_static = sub_blocked(q, sr) || L->n - L->n_errors - L->n_taint_kept == 0 ||
                                     (!sr->all && (int64_t)(L->n - L->n_errors) < (sr->count > 0 ? sr->count : 1)) ||
                                     (sr->all && n->n_bad_pools);
-                dp_strbuf_printf(why, "%s: ", rq_label(st, q, lb, sizeof(lb)));
+                put_label(st, q, why);
+                put(why, ": ");
                 if (sr->all && n->n_bad_pools) dp_strbuf_puts(why, "allocationMode All needs every pool complete and valid");
                 else if (short_static) static_reason(st, q, sub, why);
                 else explain_why(st, q, why);

@@ -15,6 +15,8 @@
 #include "alloc/internal.h"
 #include "alloc/shape.h"
 
+static int prefix_lines(void *userdata, size_t node_index, const char *name, const char *text, size_t len);
+
 int dp_alloc_allocate_first_fit(dp_alloc_snapshot *s, const dp_alloc_claim *const *claims, size_t n_claims,
                                 const dp_alloc_options *opts, size_t *ret_node, dp_alloc_result **ret_results,
                                 dp_strbuf *why, dp_error *err) {
@@ -64,29 +66,54 @@ int dp_alloc_allocate_first_fit(dp_alloc_snapshot *s, const dp_alloc_claim *cons
                 }
         }
         if (r > 0) return 1;
-        if (why && (!opts || opts->explain))
-                for (size_t i = 0; i < s->n_nodes; i++) {
-                        dp_alloc_result *none = NULL;
-                        dp_alloc_options o = opts ? *opts : (dp_alloc_options){0};
-                        o.explain = true;
-                        _cleanup_strbuf_ dp_strbuf one = DP_STRBUF_INIT;
-                        r = dp_alloc_allocate(s, s->strs[s->nodes[i].name], claims, n_claims, &o, &none, &one, err);
-                        if (r < 0) return r;
-                        if (dp_strbuf_failed(&one))
-                                return alloc_oom(err, "explaining why the claims do not fit node %s",
-                                                 s->strs[s->nodes[i].name]);
-                        if (r > 0) { /* cannot happen: allocation is monotone */
-                                dp_alloc_results_free(none, n_claims);
-                                continue;
-                        }
-                        const char *p = dp_strbuf_str(&one);
-                        while (*p) {
-                                const char *nl = strchr(p, '\n');
-                                size_t len = nl ? (size_t)(nl - p) : strlen(p);
-                                dp_strbuf_printf(why, "%s: %.*s\n", s->strs[s->nodes[i].name], (int)len, p);
-                                p += len + (nl ? 1 : 0);
-                        }
-                }
+        if (why && (!opts || opts->explain)) {
+                r = dp_alloc_explain_nodes(s, claims, n_claims, opts, prefix_lines, why, err);
+                if (r < 0) return r;
+        }
         if (s->n_nodes == 0 && why) dp_strbuf_puts(why, "no nodes\n");
+        return 0;
+}
+
+/* "node: line" for each line of a node's reasons (the form of `why` above). */
+static int prefix_lines(void *userdata, size_t node_index, const char *name, const char *text, size_t len) {
+        dp_strbuf *why = userdata;
+        (void)node_index;
+        size_t name_len = strlen(name);
+        const char *p = text, *end = text + len;
+        while (p < end) {
+                const char *nl = memchr(p, '\n', (size_t)(end - p));
+                size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+                dp_strbuf_append(why, name, name_len);
+                dp_strbuf_append(why, ": ", 2);
+                dp_strbuf_append(why, p, n);
+                dp_strbuf_putc(why, '\n');
+                p += n + (nl ? 1 : 0);
+        }
+        return 0;
+}
+
+int dp_alloc_explain_nodes(dp_alloc_snapshot *s, const dp_alloc_claim *const *claims, size_t n_claims,
+                           const dp_alloc_options *opts, dp_alloc_node_reason_fn fn, void *userdata, dp_error *err) {
+        assert_return(s && (claims || n_claims == 0) && fn, -EINVAL);
+        int r = dp_alloc_freeze(s, err);
+        if (r < 0) return r;
+        dp_alloc_options o = opts ? *opts : (dp_alloc_options){0};
+        o.explain = true;
+        /* one buffer for every node's reasons */
+        _cleanup_strbuf_ dp_strbuf one = DP_STRBUF_INIT;
+        for (size_t i = 0; i < s->n_nodes; i++) {
+                const char *name = s->strs[s->nodes[i].name];
+                dp_alloc_result *none = NULL;
+                dp_strbuf_truncate(&one, 0);
+                r = dp_alloc_allocate(s, name, claims, n_claims, &o, &none, &one, err);
+                if (r < 0) return r;
+                if (dp_strbuf_failed(&one)) return alloc_oom(err, "explaining why the claims do not fit node %s", name);
+                if (r > 0) { /* cannot happen: allocation is monotone */
+                        dp_alloc_results_free(none, n_claims);
+                        continue;
+                }
+                r = fn(userdata, i, name, dp_strbuf_str(&one), one.len);
+                if (r < 0) return r;
+        }
         return 0;
 }

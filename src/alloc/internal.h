@@ -22,10 +22,10 @@ typedef struct attr_ent {
 } attr_ent;
 
 typedef struct cap_ent {
-        uint32_t name;
         dp_alloc_capacity spec; /* valid_values copied, name points into the table */
         __int128 consumed;      /* committed + this attempt */
         __int128 committed;     /* by existing claims only */
+        uint32_t name;
 } cap_ent;
 
 typedef struct amount_ent {
@@ -124,14 +124,31 @@ typedef struct selector {
         uint64_t *known, *value; /* bitsets over devices */
 } selector;
 
+/* snapshot.c: the name and value interned last at one attribute or
+ * capacity position of a device */
+typedef struct name_memo {
+        bool valid, slashed; /* slashed: the name was qualified already */
+        uint32_t driver, id;
+} name_memo;
+typedef struct value_memo {
+        bool valid;
+        dp_alloc_attr_type type;
+        int64_t i; /* INT: the value; BOOL: 0 or 1 */
+        uint32_t id;
+} value_memo;
+
 struct dp_alloc_snapshot {
         /* strings */
         char **strs;
         size_t n_strs, cap_strs;
         dp_hashmap *strmap;
-        /* blocks owned by the snapshot (copied specs) */
+        /* blocks owned by the snapshot (copied specs, string chunks) */
         void **blocks;
         size_t n_blocks, cap_blocks;
+        char *str_next; /* free room in the current string chunk */
+        size_t str_left;
+        name_memo attr_names[32], cap_names[32];
+        value_memo attr_values[32];
 
         dp_alloc_selector_fn sel_fn;
         void *sel_userdata;
@@ -175,7 +192,8 @@ struct dp_alloc_snapshot {
         size_t n_sets;
         counter *ctrs;
         size_t n_ctrs;
-        dp_hashmap *devmap; /* "driver\npool\ndevice" -> device + 1 (current generation) */
+        dp_hashmap *devmap; /* "driver\npool\ndevice" -> device + 1 (current generation), made on first use */
+        bool devmap_built;
 
         /* scratch for the search, sized at freeze */
         uint32_t *stamp; /* per string id below n_stamp */
@@ -193,9 +211,14 @@ struct dp_alloc_snapshot {
         void *search_pl;
         __int128 *search_amounts;
         size_t search_cap_pl;
+        void *search_rqs, *search_cs;
+        uint32_t *search_cs_off; /* cs_off, then claim_devs */
+        uint32_t *search_cand;
+        size_t search_cap_rqs, search_cap_cs, search_cap_claims, search_cap_cand;
 
         dp_hashmap *frontier; /* claim shape -> first node not known to fail, + 1 */
 
+        uint64_t version; /* bumped by every mark and release (dp_alloc_version) */
         dp_alloc_stats stats;
         size_t bytes;
 };
@@ -203,6 +226,11 @@ struct dp_alloc_snapshot {
 /* snapshot.c */
 uint32_t snap_intern(dp_alloc_snapshot *s, const char *str); /* NONE_ID on OOM */
 uint32_t snap_lookup(const dp_alloc_snapshot *s, const char *str); /* NONE_ID if absent */
+/* snap_intern of parts[0..n) (n <= 5) joined, without allocating for short ones. */
+uint32_t snap_intern_parts(dp_alloc_snapshot *s, const char *const *parts, size_t n);
+/* dp_alloc_mark_allocated with the holder interned already (NONE_ID: none). */
+void snap_mark(dp_alloc_snapshot *s, uint32_t dev, uint32_t holder, const dp_alloc_consumed *consumed,
+               size_t n_consumed);
 static inline const char *snap_str(const dp_alloc_snapshot *s, uint32_t id) {
         return id == NONE_ID ? "" : s->strs[id];
 }

@@ -94,20 +94,22 @@ static int build_list(search *st, rq *q, uint32_t sub) {
         const node *n = &s->nodes[st->node];
         const dp_alloc_subrequest *sr = &q->r->subs[sub];
         L->built = true;
-        L->devs = malloc((n->n_devs + 1) * sizeof(uint32_t));
-        if (!L->devs)
-                return alloc_oom(st->err, "listing the candidates of request %s on node %s", q->r->name,
-                                 s->strs[n->name]);
+        /* room for every device of the node, set aside by setup() */
+        L->devs = st->cand + (size_t)(q - st->rqs) * DP_ALLOC_FIRST_AVAILABLE_MAX * (n->n_devs + 1) +
+                  (size_t)sub * (n->n_devs + 1);
         const dp_alloc_claim *cl = q->cl;
         for (size_t c = 0; c < cl->n_constraints && c < 32; c++)
                 if (constraint_applies(&cl->constraints[c], q->r, sr)) L->cmask |= 1u << c;
         if (sub_blocked(q, sr)) return 0;
+        /* 2 KiB: cleared once, and again only after a selector failed */
+        dp_error tmp;
+        tmp.code = 0;
+        tmp.msg[0] = 0;
         for (size_t i = 0; i < n->n_devs; i++) {
                 uint32_t dev = n->devs[i];
                 const device *d = &s->devs[dev];
                 int stage = 0;
                 L->n_total++;
-                dp_error tmp = DP_ERROR_INIT;
                 int r = selectable(s, sr, dev, &stage, &tmp);
                 if (r == -ENOMEM) {
                         /* the selector's own message names device and expression */
@@ -117,6 +119,8 @@ static int build_list(search *st, rq *q, uint32_t sub) {
                 if (r < 0) {
                         L->n_errors++;
                         L->devs[L->n++] = dev | ERR_BIT;
+                        tmp.code = 0;
+                        tmp.msg[0] = 0;
                         continue;
                 }
                 if (r == 0) {
@@ -801,16 +805,33 @@ dp_alloc_result *dp_alloc_results_free(dp_alloc_result *r, size_t n) {
 
 /* ---- entry points ---- */
 
+/* Scratch of the search kept in the snapshot from one call to the next
+ * (zeroed per call where it must start zeroed), unless it grew large. */
+#define SEARCH_KEEP_BYTES (1u << 20)
+
 static void search_done(search *st) {
+        dp_alloc_snapshot *s = st->s;
         rollback_to(st, 0);
-        for (size_t i = 0; i < st->n_rqs; i++)
-                for (size_t k = 0; k < DP_ALLOC_FIRST_AVAILABLE_MAX; k++) free(st->rqs[i].subs[k].devs);
-        free(st->rqs);
-        free(st->cs);
-        free(st->cs_off);
-        free(st->claim_devs);
-        /* pl and amount_pool belong to the snapshot (setup) */
+        if (s->search_cap_cand * sizeof(uint32_t) > SEARCH_KEEP_BYTES) {
+                free(s->search_cand);
+                s->search_cand = NULL;
+                s->search_cap_cand = 0;
+        }
+        /* pl, amount_pool, rqs, cs, cs_off and claim_devs belong to the snapshot (setup) */
         free(st->claim_why);
+}
+
+/* s->arr to at least n elements of esz bytes (contents not kept). */
+static int scratch(void **arr, size_t *cap, size_t n, size_t esz) {
+        if (n <= *cap) return 0;
+        size_t bytes;
+        if (dp_mul_overflow(n, esz, &bytes)) return -ENOMEM;
+        void *p = malloc(bytes);
+        if (!p) return -ENOMEM;
+        free(*arr);
+        *arr = p;
+        *cap = n;
+        return 0;
 }
 
 static int setup(search *st) {
@@ -824,12 +845,22 @@ static int setup(search *st) {
                 nr += cl->n_requests;
                 nc += cl->n_constraints;
         }
-        st->rqs = calloc(nr + 1, sizeof(rq));
-        st->cs = calloc(nc + 1, sizeof(cstate));
-        st->cs_off = calloc(st->n_claims + 1, sizeof(uint32_t));
-        st->claim_devs = calloc(st->n_claims + 1, sizeof(uint32_t));
-        if (!st->rqs || !st->cs || !st->cs_off || !st->claim_devs)
+        /* every candidate list of a call has room for all the node's devices */
+        size_t per_rq = DP_ALLOC_FIRST_AVAILABLE_MAX * (s->nodes[st->node].n_devs + 1), n_cand;
+        if (dp_mul_overflow(nr + 1, per_rq, &n_cand) ||
+            scratch((void **)&s->search_rqs, &s->search_cap_rqs, nr + 1, sizeof(rq)) < 0 ||
+            scratch((void **)&s->search_cs, &s->search_cap_cs, nc + 1, sizeof(cstate)) < 0 ||
+            scratch((void **)&s->search_cs_off, &s->search_cap_claims, st->n_claims + 1, 2 * sizeof(uint32_t)) < 0 ||
+            scratch((void **)&s->search_cand, &s->search_cap_cand, n_cand, sizeof(uint32_t)) < 0)
                 return alloc_oom(st->err, "setting up the allocation search");
+        st->rqs = s->search_rqs;
+        st->cs = s->search_cs;
+        st->cs_off = s->search_cs_off;
+        st->claim_devs = s->search_cs_off + (st->n_claims + 1);
+        st->cand = s->search_cand;
+        memset(st->rqs, 0, (nr + 1) * sizeof(rq));
+        memset(st->cs, 0, (nc + 1) * sizeof(cstate));
+        memset(st->cs_off, 0, 2 * (st->n_claims + 1) * sizeof(uint32_t));
         /* placements and amounts are written before read (place), so they are
          * not zeroed, and one buffer serves every call on this snapshot: a
          * claim at a time no longer mallocs and frees ~17 KiB each */
@@ -914,14 +945,20 @@ int dp_alloc_allocate(dp_alloc_snapshot *s, const char *node_name, const dp_allo
 
 int dp_alloc_commit(dp_alloc_snapshot *s, const dp_alloc_claim *claim, const dp_alloc_result *r) {
         assert_return(s && claim && r, -EINVAL);
-        _cleanup_free_ char *holder = dp_asprintf("%s/%s", claim->ns ? claim->ns : "", claim->name ? claim->name : "");
-        if (!holder) return -ENOMEM;
+        int k = dp_alloc_freeze(s, NULL);
+        if (k < 0) return k;
+        for (size_t i = 0; i < r->n_devices; i++)
+                if (r->devices[i].device >= s->n_devs) return -EINVAL;
+        uint32_t holder = NONE_ID;
         for (size_t i = 0; i < r->n_devices; i++) {
                 const dp_alloc_device_result *d = &r->devices[i];
                 if (d->admin_access) continue;
-                int k = dp_alloc_mark_allocated(s, d->device, holder, d->share_id[0] ? d->share_id : NULL, d->consumed,
-                                                d->n_consumed);
-                if (k < 0) return k;
+                if (holder == NONE_ID && s->devs[d->device].holder == NONE_ID) {
+                        const char *parts[3] = {claim->ns ? claim->ns : "", "/", claim->name ? claim->name : ""};
+                        holder = snap_intern_parts(s, parts, 3);
+                        if (holder == NONE_ID) return -ENOMEM;
+                }
+                snap_mark(s, d->device, holder, d->consumed, d->n_consumed);
         }
         return 0;
 }

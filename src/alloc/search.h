@@ -88,6 +88,7 @@ typedef struct search {
         uint32_t deepest;
         dp_error *err;
         char *claim_why; /* a reason that fails the whole call before searching */
+        uint32_t *cand;  /* the candidate lists' room (build_list) */
 } search;
 
 void explain_failure(search *st, dp_strbuf *why);

@@ -7,13 +7,39 @@
 /* The one serialisation of a claim shape: dp_alloc_allocate_first_fit's
  * frontier key and the scheduler's memo key. */
 
-static void put_str(dp_strbuf *b, const char *s) {
-        dp_strbuf_puts(b, s ? s : "\x01");
-        dp_strbuf_putc(b, '\x02');
+/* Keys are made once per claim tried: bytes gather on the stack and go to
+ * the strbuf in a few appends. */
+typedef struct kbuf {
+        dp_strbuf *out;
+        size_t n;
+        char buf[1024];
+} kbuf;
+
+static void kflush(kbuf *k) {
+        dp_strbuf_append(k->out, k->buf, k->n);
+        k->n = 0;
+}
+
+static void kput(kbuf *k, const char *p, size_t len) {
+        if (k->n + len > sizeof(k->buf)) {
+                kflush(k);
+                if (len > sizeof(k->buf)) {
+                        dp_strbuf_append(k->out, p, len);
+                        return;
+                }
+        }
+        memcpy(k->buf + k->n, p, len);
+        k->n += len;
+}
+
+static void put_str(kbuf *b, const char *s) {
+        if (!s) s = "\x01";
+        kput(b, s, strlen(s));
+        kput(b, "\x02", 1);
 }
 
 /* hot path: one per field of every claim tried, so no printf */
-static void put_u64(dp_strbuf *b, uint64_t v) {
+static void put_u64(kbuf *b, uint64_t v) {
         char buf[20];
         size_t n = 0;
         do {
@@ -21,15 +47,15 @@ static void put_u64(dp_strbuf *b, uint64_t v) {
                 v >>= 4;
         } while (v);
         buf[sizeof(buf) - 1 - n++] = '\x02';
-        dp_strbuf_append(b, buf + sizeof(buf) - n, n);
+        kput(b, buf + sizeof(buf) - n, n);
 }
 
-static void put_q(dp_strbuf *b, __int128 v) {
+static void put_q(kbuf *b, __int128 v) {
         put_u64(b, (uint64_t)(v >> 64));
         put_u64(b, (uint64_t)v);
 }
 
-static void shape(const dp_alloc_claim *const *claims, size_t n, dp_strbuf *b) {
+static void shape(const dp_alloc_claim *const *claims, size_t n, kbuf *b) {
         put_u64(b, n);
         for (size_t c = 0; c < n; c++) {
                 const dp_alloc_claim *cl = claims[c];
@@ -78,7 +104,43 @@ static void shape(const dp_alloc_claim *const *claims, size_t n, dp_strbuf *b) {
 }
 
 void dp_alloc_claims_shape(const dp_alloc_claim *const *claims, size_t n_claims, dp_strbuf *out) {
-        shape(claims, n_claims, out);
+        kbuf k; /* buf is written before read: not cleared */
+        k.out = out;
+        k.n = 0;
+        shape(claims, n_claims, &k);
+        kflush(&k);
+}
+
+void dp_alloc_claims_reason_key(const dp_alloc_claim *const *claims, size_t n_claims, dp_strbuf *out) {
+        kbuf kb; /* buf is written before read: not cleared */
+        kb.out = out;
+        kb.n = 0;
+        shape(claims, n_claims, &kb);
+        for (size_t c = 0; c < n_claims; c++) {
+                const dp_alloc_claim *cl = claims[c];
+                /* as search.c's setup(): the fewest devices the claim can
+                 * take; past the cap the reason names the claim */
+                uint64_t lower = 0;
+                for (size_t i = 0; i < cl->n_requests; i++) {
+                        const dp_alloc_request *r = &cl->requests[i];
+                        uint64_t low = UINT32_MAX;
+                        for (size_t k = 0; k < r->n_subs; k++) {
+                                const dp_alloc_subrequest *sr = &r->subs[k];
+                                uint64_t need = sr->all ? 1
+                                                : sr->count <= 0 ? 1
+                                                : sr->count > DP_ALLOC_RESULTS_MAX + 1 ? DP_ALLOC_RESULTS_MAX + 1
+                                                                                        : (uint64_t)sr->count;
+                                if (need < low) low = need;
+                                put_str(&kb, sr->device_class);
+                        }
+                        lower += low;
+                }
+                if (n_claims > 1 || lower > DP_ALLOC_RESULTS_MAX) {
+                        put_str(&kb, cl->ns);
+                        put_str(&kb, cl->name);
+                }
+        }
+        kflush(&kb);
 }
 
 /* As search.c's selectable(): class selectors, then the request's, the

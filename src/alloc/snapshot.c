@@ -13,18 +13,42 @@ uint32_t snap_lookup(const dp_alloc_snapshot *s, const char *str) {
         return v ? (uint32_t)((uintptr_t)v - 1) : NONE_ID;
 }
 
+/* Interned strings live in chunks of this size (one allocation for many
+ * short names, freed together); a longer string gets a chunk of its own. */
+#define STR_CHUNK (32u << 10)
+
+static char *str_copy(dp_alloc_snapshot *s, const char *str, size_t len) {
+        if (len + 1 > s->str_left) {
+                size_t size = len + 1 > STR_CHUNK / 4 ? len + 1 : STR_CHUNK;
+                if (DP_GROW(s->blocks, s->cap_blocks, s->n_blocks + 1) < 0) return NULL;
+                char *chunk = malloc(size);
+                if (!chunk) return NULL;
+                s->blocks[s->n_blocks++] = chunk;
+                if (size != STR_CHUNK) {
+                        memcpy(chunk, str, len + 1);
+                        return chunk;
+                }
+                s->str_next = chunk;
+                s->str_left = size;
+        }
+        char *copy = s->str_next;
+        memcpy(copy, str, len + 1);
+        s->str_next += len + 1;
+        s->str_left -= len + 1;
+        return copy;
+}
+
 uint32_t snap_intern(dp_alloc_snapshot *s, const char *str) {
         if (!str) str = "";
         uint32_t id = snap_lookup(s, str);
         if (id != NONE_ID) return id;
         if (s->n_strs >= UINT32_MAX - 1 || DP_GROW(s->strs, s->cap_strs, s->n_strs + 1) < 0) return NONE_ID;
-        char *copy = dp_strdup(str);
+        size_t len = strlen(str);
+        char *copy = str_copy(s, str, len);
         if (!copy) return NONE_ID;
-        if (dp_hashmap_put(s->strmap, copy, (void *)(uintptr_t)(s->n_strs + 1)) < 0) {
-                free(copy);
-                return NONE_ID;
-        }
-        s->bytes += strlen(copy) + 1 + 48;
+        /* a copy left behind by a failed put is only unused chunk space */
+        if (dp_hashmap_put(s->strmap, copy, (void *)(uintptr_t)(s->n_strs + 1)) < 0) return NONE_ID;
+        s->bytes += len + 1 + 48;
         s->strs[s->n_strs] = copy;
         return (uint32_t)s->n_strs++;
 }
@@ -51,8 +75,7 @@ dp_alloc_snapshot *dp_alloc_snapshot_new(void) {
 
 dp_alloc_snapshot *dp_alloc_snapshot_free(dp_alloc_snapshot *s) {
         if (!s) return NULL;
-        for (size_t i = 0; i < s->n_strs; i++) free(s->strs[i]);
-        free(s->strs);
+        free(s->strs); /* the strings themselves are in blocks */
         for (size_t i = 0; i < s->n_blocks; i++) free(s->blocks[i]);
         free(s->blocks);
         for (size_t i = 0; i < s->n_sels; i++) {
@@ -97,6 +120,10 @@ dp_alloc_snapshot *dp_alloc_snapshot_free(dp_alloc_snapshot *s) {
         free(s->ctr_min);
         free(s->search_pl);
         free(s->search_amounts);
+        free(s->search_rqs);
+        free(s->search_cs);
+        free(s->search_cs_off);
+        free(s->search_cand);
         dp_hashmap_free(s->strmap);
         dp_hashmap_free(s->nodemap);
         dp_hashmap_free(s->devmap);
@@ -290,22 +317,57 @@ int dp_alloc_add_slice(dp_alloc_snapshot *s, const dp_alloc_slice_spec *sp, uint
         return 0;
 }
 
-static uint32_t intern_value(dp_alloc_snapshot *s, const dp_alloc_attr *a) {
-        char buf[96];
+/* parts[0..n) joined into buf (size KEY_BUF), or into *ret_big when longer;
+ * NULL on OOM. */
+#define KEY_BUF 512
+static const char *join_parts(const char *const *parts, size_t n, char *buf, char **ret_big) {
+        size_t len = 0, lens[5];
+        assert(n <= ELEMENTSOF(lens));
+        for (size_t i = 0; i < n; i++) len += (lens[i] = strlen(parts[i]));
+        char *key = buf;
+        if (len >= KEY_BUF && !(key = *ret_big = malloc(len + 1))) return NULL;
+        char *p = key;
+        for (size_t i = 0; i < n; i++) {
+                memcpy(p, parts[i], lens[i]);
+                p += lens[i];
+        }
+        *p = 0;
+        return key;
+}
+
+/* snap_intern of a string made of parts, built on the stack when it is
+ * short (every device interns several: no allocation for those). */
+uint32_t snap_intern_parts(dp_alloc_snapshot *s, const char *const *parts, size_t n) {
+        char buf[KEY_BUF];
         _cleanup_free_ char *big = NULL;
-        const char *key = buf;
+        const char *key = join_parts(parts, n, buf, &big);
+        return key ? snap_intern(s, key) : NONE_ID;
+}
+
+static uint32_t intern_value(dp_alloc_snapshot *s, const dp_alloc_attr *a) {
         switch (a->type) {
-        case DP_ALLOC_ATTR_INT: snprintf(buf, sizeof(buf), "i:%lld", (long long)a->i); break;
-        case DP_ALLOC_ATTR_BOOL: snprintf(buf, sizeof(buf), "b:%s", a->b ? "true" : "false"); break;
+        case DP_ALLOC_ATTR_INT: {
+                /* "i:%lld" */
+                char buf[32], *p = buf + sizeof(buf);
+                *--p = 0;
+                uint64_t v = a->i < 0 ? -(uint64_t)a->i : (uint64_t)a->i;
+                do {
+                        *--p = (char)('0' + v % 10);
+                        v /= 10;
+                } while (v);
+                if (a->i < 0) *--p = '-';
+                *--p = ':';
+                *--p = 'i';
+                return snap_intern(s, p);
+        }
+        case DP_ALLOC_ATTR_BOOL: return snap_intern(s, a->b ? "b:true" : "b:false");
         case DP_ALLOC_ATTR_STRING:
-        case DP_ALLOC_ATTR_VERSION:
-                big = dp_asprintf("%c:%s", a->type == DP_ALLOC_ATTR_STRING ? 's' : 'v', a->s ? a->s : "");
-                if (!big) return NONE_ID;
-                key = big;
-                break;
+        case DP_ALLOC_ATTR_VERSION: {
+                const char *parts[2] = {a->type == DP_ALLOC_ATTR_STRING ? "s:" : "v:", a->s ? a->s : ""};
+                return snap_intern_parts(s, parts, 2);
+        }
         default: return NONE_ID;
         }
-        return snap_intern(s, key);
 }
 
 const char *snap_value_text(const dp_alloc_snapshot *s, uint32_t value) {
@@ -313,15 +375,47 @@ const char *snap_value_text(const dp_alloc_snapshot *s, uint32_t value) {
         return s->strs[value] + 2;
 }
 
-static int qualified_name(dp_alloc_snapshot *s, const char *driver, const char *name, uint32_t *ret) {
-        if (strchr(name, '/')) {
+/* The devices of a slice name their attributes and capacities in the same
+ * order, mostly with the same values: the id interned last at each position
+ * is checked before hashing. */
+static int qualified_name(dp_alloc_snapshot *s, name_memo *m, uint32_t driver, size_t driver_len, const char *name,
+                          uint32_t *ret) {
+        if (m && m->valid &&
+            (m->slashed ? streq(s->strs[m->id], name) : m->driver == driver && streq(s->strs[m->id] + driver_len + 1, name))) {
+                *ret = m->id;
+                return 0;
+        }
+        bool slashed = strchr(name, '/');
+        if (slashed) {
                 *ret = snap_intern(s, name);
         } else {
-                _cleanup_free_ char *q = dp_asprintf("%s/%s", driver, name);
-                if (!q) return -ENOMEM;
-                *ret = snap_intern(s, q);
+                const char *parts[3] = {s->strs[driver], "/", name};
+                *ret = snap_intern_parts(s, parts, 3);
         }
-        return *ret == NONE_ID ? -ENOMEM : 0;
+        if (*ret == NONE_ID) return -ENOMEM;
+        if (m) *m = (name_memo){.valid = true, .slashed = slashed, .driver = driver, .id = *ret};
+        return 0;
+}
+
+static uint32_t value_id(dp_alloc_snapshot *s, value_memo *m, const dp_alloc_attr *a) {
+        if (m && m->valid && m->type == a->type) {
+                switch (a->type) {
+                case DP_ALLOC_ATTR_INT:
+                        if (m->i == a->i) return m->id;
+                        break;
+                case DP_ALLOC_ATTR_BOOL:
+                        if (m->i == a->b) return m->id;
+                        break;
+                case DP_ALLOC_ATTR_STRING:
+                case DP_ALLOC_ATTR_VERSION:
+                        if (streq(s->strs[m->id] + 2, a->s ? a->s : "")) return m->id;
+                        break;
+                }
+        }
+        uint32_t id = intern_value(s, a);
+        if (m && id != NONE_ID)
+                *m = (value_memo){.valid = true, .type = a->type, .i = a->type == DP_ALLOC_ATTR_BOOL ? a->b : a->i, .id = id};
+        return id;
 }
 
 static int cmp_attr(const void *a, const void *b) {
@@ -338,7 +432,7 @@ int dp_alloc_add_device(dp_alloc_snapshot *s, uint32_t slice_id, const dp_alloc_
         slice *sl = &s->slices[slice_id];
         if (sl->dev_off + sl->n_devs != s->n_devs) return -EINVAL; /* devices of one slice come together */
         if (s->n_devs >= UINT32_MAX / 2 || DP_GROW(s->devs, s->cap_devs, s->n_devs + 1) < 0) return -ENOMEM;
-        const char *driver = s->strs[sl->driver];
+        size_t driver_len = strlen(s->strs[sl->driver]);
         device d = {
                 .name = snap_intern(s, sp->name),
                 .slice = slice_id,
@@ -364,8 +458,11 @@ int dp_alloc_add_device(dp_alloc_snapshot *s, uint32_t slice_id, const dp_alloc_
         if (DP_GROW(s->attrs, s->cap_attrs, s->n_attrs + sp->n_attrs) < 0) return -ENOMEM;
         for (size_t i = 0; i < sp->n_attrs; i++) {
                 attr_ent a;
-                if (!sp->attrs[i].name || qualified_name(s, driver, sp->attrs[i].name, &a.name) < 0) return -ENOMEM;
-                a.value = intern_value(s, &sp->attrs[i]);
+                bool memo = i < ELEMENTSOF(s->attr_names);
+                if (!sp->attrs[i].name || qualified_name(s, memo ? &s->attr_names[i] : NULL, sl->driver, driver_len,
+                                                         sp->attrs[i].name, &a.name) < 0)
+                        return -ENOMEM;
+                a.value = value_id(s, memo ? &s->attr_values[i] : NULL, &sp->attrs[i]);
                 if (a.value == NONE_ID) return -ENOMEM;
                 /* the first of two spellings of one name wins */
                 bool dup = false;
@@ -374,13 +471,22 @@ int dp_alloc_add_device(dp_alloc_snapshot *s, uint32_t slice_id, const dp_alloc_
                 if (!dup) s->attrs[s->n_attrs++] = a;
         }
         d.n_attrs = (uint32_t)(s->n_attrs - d.attr_off);
-        if (d.n_attrs) qsort(s->attrs + d.attr_off, d.n_attrs, sizeof(attr_ent), cmp_attr);
+        /* by name id (unique after the check above); a device has a handful */
+        for (uint32_t i = 1; i < d.n_attrs; i++)
+                for (attr_ent *at = s->attrs + d.attr_off, *e = at + i; e > at && cmp_attr(e - 1, e) > 0; e--) {
+                        attr_ent t = e[0];
+                        e[0] = e[-1];
+                        e[-1] = t;
+                }
 
         d.cap_off = (uint32_t)s->n_caps;
         if (DP_GROW(s->caps, s->cap_caps, s->n_caps + sp->n_caps) < 0) return -ENOMEM;
         for (size_t i = 0; i < sp->n_caps; i++) {
                 cap_ent c = {.spec = sp->caps[i]};
-                if (!sp->caps[i].name || qualified_name(s, driver, sp->caps[i].name, &c.name) < 0) return -ENOMEM;
+                if (!sp->caps[i].name ||
+                    qualified_name(s, i < ELEMENTSOF(s->cap_names) ? &s->cap_names[i] : NULL, sl->driver, driver_len,
+                                   sp->caps[i].name, &c.name) < 0)
+                        return -ENOMEM;
                 c.spec.name = s->strs[c.name];
                 c.spec.valid_values = NULL;
                 if (sp->caps[i].n_valid_values) {
@@ -532,13 +638,6 @@ static int resolve_pool(dp_alloc_snapshot *s, uint32_t pi) {
                                         return -ENOMEM;
                         } else {
                                 s->stamp[d->name] = s->epoch;
-                                _cleanup_free_ char *key = dp_asprintf("%s\n%s\n%s", s->strs[p->driver],
-                                                                       s->strs[p->name], s->strs[d->name]);
-                                if (!key) return -ENOMEM;
-                                uint32_t kid = snap_intern(s, key);
-                                if (kid == NONE_ID) return -ENOMEM;
-                                int r = dp_hashmap_put(s->devmap, s->strs[kid], (void *)(uintptr_t)(di + 1));
-                                if (r < 0 && r != -EEXIST) return r;
                         }
                         for (uint32_t c = d->cons_off; c < d->cons_off + d->n_cons; c++) {
                                 cons_ent *ce = &s->cons[c];
@@ -583,11 +682,10 @@ int dp_alloc_freeze(dp_alloc_snapshot *s, dp_error *err) {
         assert_return(s, -EINVAL);
         if (s->frozen) return 0;
         /* string-indexed scratch first: resolve_pool uses it */
-        size_t nstr = s->n_strs + s->n_devs + s->n_slices + 16; /* pool and device keys are interned during freeze */
+        size_t nstr = s->n_strs + s->n_slices + 16; /* pool keys are interned during freeze */
         s->n_stamp = nstr;
-        /* those keys without doubling the string table and the maps */
-        if (RESERVE(s->strs, s->cap_strs, nstr) < 0 || dp_hashmap_reserve(s->strmap, nstr) < 0 ||
-            dp_hashmap_reserve(s->devmap, s->n_devs) < 0)
+        /* those keys without doubling the string table and its map */
+        if (RESERVE(s->strs, s->cap_strs, nstr) < 0 || dp_hashmap_reserve(s->strmap, nstr) < 0)
                 return freeze_oom(err);
         s->stamp = calloc(nstr, sizeof(uint32_t));
         s->stamp_cnt = calloc(nstr, sizeof(uint32_t));
@@ -611,9 +709,8 @@ int dp_alloc_freeze(dp_alloc_snapshot *s, dp_error *err) {
         if (!s->pools) return freeze_oom(err);
         for (size_t i = 0; i < s->n_slices; i++) {
                 slice *sl = &s->slices[i];
-                _cleanup_free_ char *key = dp_asprintf("%s\n%s", s->strs[sl->driver], s->strs[sl->pool_name]);
-                if (!key) return freeze_oom(err);
-                uint32_t kid = snap_intern(s, key);
+                const char *parts[3] = {s->strs[sl->driver], "\n", s->strs[sl->pool_name]};
+                uint32_t kid = snap_intern_parts(s, parts, 3);
                 if (kid == NONE_ID || kid >= nstr) return freeze_oom(err);
                 void *v = dp_hashmap_get(pm, s->strs[kid]);
                 pool *p;
@@ -759,12 +856,70 @@ const char *dp_alloc_node_name(dp_alloc_snapshot *s, size_t i) {
 
 size_t dp_alloc_device_count(const dp_alloc_snapshot *s) { return s ? s->n_devs : 0; }
 
+/* "driver\npool\ndevice" -> device + 1 for the devices of each pool's
+ * current generation, the first of a duplicated name winning (as
+ * resolve_pool keeps it); made on the first dp_alloc_find_device, since only
+ * inputs with claims already allocated look devices up by name. */
+static int build_devmap(dp_alloc_snapshot *s) {
+        int r = dp_hashmap_reserve(s->devmap, s->n_devs);
+        for (size_t i = 0; r >= 0 && i < s->n_pools; i++) {
+                const pool *p = &s->pools[i];
+                for (size_t k = 0; r >= 0 && k < p->n_slices; k++) {
+                        const slice *sl = &s->slices[p->slices[k]];
+                        for (uint32_t di = sl->dev_off; r >= 0 && di < sl->dev_off + sl->n_devs; di++) {
+                                const char *parts[5] = {s->strs[p->driver], "\n", s->strs[p->name], "\n",
+                                                        s->strs[s->devs[di].name]};
+                                uint32_t kid = snap_intern_parts(s, parts, 5);
+                                if (kid == NONE_ID) r = -ENOMEM;
+                                else r = dp_hashmap_put(s->devmap, s->strs[kid], (void *)(uintptr_t)(di + 1));
+                                if (r == -EEXIST) r = 0;
+                        }
+                }
+        }
+        if (r < 0) {
+                /* start over on the next call */
+                dp_hashmap *fresh = dp_hashmap_new();
+                if (fresh) {
+                        dp_hashmap_free(s->devmap);
+                        s->devmap = fresh;
+                }
+                return -ENOMEM;
+        }
+        s->devmap_built = true;
+        return 0;
+}
+
+/* dp_alloc_find_device without the map (it could not be made): the same
+ * answer, the first device of that name in the pool's slice order. */
+static int find_device_scan(const dp_alloc_snapshot *s, const char *driver, const char *pool_name, const char *dev,
+                            uint32_t *ret) {
+        for (size_t i = 0; i < s->n_pools; i++) {
+                const pool *p = &s->pools[i];
+                if (!streq(s->strs[p->driver], driver) || !streq(s->strs[p->name], pool_name)) continue;
+                for (size_t k = 0; k < p->n_slices; k++) {
+                        const slice *sl = &s->slices[p->slices[k]];
+                        for (uint32_t di = sl->dev_off; di < sl->dev_off + sl->n_devs; di++)
+                                if (streq(s->strs[s->devs[di].name], dev)) {
+                                        *ret = di;
+                                        return 0;
+                                }
+                }
+        }
+        return -ENOENT;
+}
+
 int dp_alloc_find_device(dp_alloc_snapshot *s, const char *driver, const char *pool_name, const char *dev, uint32_t *ret) {
         assert_return(s && driver && pool_name && dev && ret, -EINVAL);
         int r = dp_alloc_freeze(s, NULL);
         if (r < 0) return r;
-        _cleanup_free_ char *key = dp_asprintf("%s\n%s\n%s", driver, pool_name, dev);
-        if (!key) return -ENOMEM;
+        /* running out of memory here only costs time: callers take any
+         * error for "no such device" */
+        if (!s->devmap_built && build_devmap(s) < 0) return find_device_scan(s, driver, pool_name, dev, ret);
+        const char *parts[5] = {driver, "\n", pool_name, "\n", dev};
+        char buf[KEY_BUF];
+        _cleanup_free_ char *big = NULL;
+        const char *key = join_parts(parts, 5, buf, &big);
+        if (!key) return find_device_scan(s, driver, pool_name, dev, ret);
         void *v = dp_hashmap_get(s->devmap, key);
         if (!v) return -ENOENT;
         *ret = (uint32_t)((uintptr_t)v - 1);
@@ -776,14 +931,23 @@ int dp_alloc_mark_allocated(dp_alloc_snapshot *s, uint32_t dev, const char *hold
         assert_return(s && dev < s->n_devs, -EINVAL);
         int r = dp_alloc_freeze(s, NULL);
         if (r < 0) return r;
-        device *d = &s->devs[dev];
-        if (d->holder == NONE_ID && holder) {
-                d->holder = snap_intern(s, holder);
-                if (d->holder == NONE_ID) return -ENOMEM;
+        uint32_t h = NONE_ID;
+        if (s->devs[dev].holder == NONE_ID && holder) {
+                h = snap_intern(s, holder);
+                if (h == NONE_ID) return -ENOMEM;
         }
+        (void)share_id;
+        snap_mark(s, dev, h, consumed, n_consumed);
+        return 0;
+}
+
+void snap_mark(dp_alloc_snapshot *s, uint32_t dev, uint32_t holder, const dp_alloc_consumed *consumed,
+               size_t n_consumed) {
+        device *d = &s->devs[dev];
+        if (d->holder == NONE_ID) d->holder = holder;
         if (d->committed == 0) state_charge_counters(s, dev, +1);
         d->committed++;
-        (void)share_id;
+        s->version++;
         if (d->multi)
                 for (size_t i = 0; i < n_consumed; i++) {
                         uint32_t nm = snap_lookup(s, consumed[i].name);
@@ -793,8 +957,9 @@ int dp_alloc_mark_allocated(dp_alloc_snapshot *s, uint32_t dev, const char *hold
                                         s->caps[c].committed += consumed[i].value;
                                 }
                 }
-        return 0;
 }
+
+uint64_t dp_alloc_version(const dp_alloc_snapshot *s) { return s ? s->version : 0; }
 
 void dp_alloc_get_stats(const dp_alloc_snapshot *s, dp_alloc_stats *ret) {
         if (!s || !ret) return;
@@ -816,6 +981,7 @@ int dp_alloc_release(dp_alloc_snapshot *s, uint32_t dev, const dp_alloc_consumed
                                 }
                 }
         d->committed--;
+        s->version++;
         if (d->committed == 0) {
                 state_charge_counters(s, dev, -1);
                 d->holder = NONE_ID;

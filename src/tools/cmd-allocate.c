@@ -85,7 +85,7 @@ static int cmd_allocate(int argc, char **argv) {
                         budget = v;
                         break;
                 }
-                case 'v': details = true; break;
+                case 'v': details = copts.details = true; break;
                 case 'h': usage(stdout); return 0;
                 default: usage(stderr); return 2;
                 }
