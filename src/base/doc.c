@@ -458,7 +458,9 @@ static int parse_yaml(parse_state *ps, const char *buf, size_t len, size_t *ret_
                         break;
                 }
                 bool done = ev.type == YAML_STREAM_END_EVENT;
-                if (ev.type == YAML_DOCUMENT_START_EVENT && docs++ > 0 && ret_resume && resumable(&ev)) {
+                /* (a later line: the reader always gets further) */
+                if (ev.type == YAML_DOCUMENT_START_EVENT && docs++ > 0 && ret_resume && resumable(&ev) &&
+                    ev.start_mark.line > 0) {
                         *ret_resume = ev.start_mark.line;
                         r = YAML_RESUME;
                         done = true;
@@ -777,12 +779,12 @@ static int parse_json(parse_state *ps, const char *buf, size_t len) {
  * no directive before it) and the reader goes on from there. libyaml reads
  * no further than the token it needs, so it has not seen anything past that
  * "---" and a document reads the same whichever of the two starts at its
- * "---". An input with anything
- * libyaml's reader refuses (bad UTF-8, control characters) or reads as a
- * line break or byte order mark the reader here does not know (CR, NEL, LS,
- * PS, BOM) goes to libyaml whole: libyaml decodes 16 KiB ahead, so its
- * reader errors come before documents that precede them in the input.
- * fuzz/fuzz-base-yaml.c checks that both readers agree. */
+ * "---". An input with anything libyaml's reader refuses (bad UTF-8,
+ * control characters) or reads as a line break or byte order mark the
+ * reader here does not know (CR, NEL, LS, PS, BOM) goes to libyaml whole:
+ * libyaml decodes 16 KiB ahead, so its reader errors come before documents
+ * that precede them in the input. fuzz/fuzz-base-yaml.c and
+ * tests/base/test-doc-yaml.c check that both readers agree. */
 
 enum {
         YC_STOP = 1,    /* ends a run of plain scalar characters: blanks, ':', line breaks, controls */
