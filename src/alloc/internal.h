@@ -62,7 +62,7 @@ typedef struct device {
         void *user;
         /* state */
         uint32_t committed; /* allocations (shares) held by existing claims */
-        uint32_t holder;    /* first holder's name id, for reasons */
+        uint32_t holder;    /* first holder's name (snap_add_parts: compare the strings), for reasons */
         uint32_t attempt;   /* uses in the allocation being searched */
         uint32_t attempt_admin; /* of which adminAccess uses */
 } device;
@@ -228,7 +228,9 @@ uint32_t snap_intern(dp_alloc_snapshot *s, const char *str); /* NONE_ID on OOM *
 uint32_t snap_lookup(const dp_alloc_snapshot *s, const char *str); /* NONE_ID if absent */
 /* snap_intern of parts[0..n) (n <= 5) joined, without allocating for short ones. */
 uint32_t snap_intern_parts(dp_alloc_snapshot *s, const char *const *parts, size_t n);
-/* dp_alloc_mark_allocated with the holder interned already (NONE_ID: none). */
+/* Added to the table as it is, not interned: equal strings get other ids. */
+uint32_t snap_add_parts(dp_alloc_snapshot *s, const char *const *parts, size_t n);
+/* dp_alloc_mark_allocated with the holder added already (NONE_ID: none). */
 void snap_mark(dp_alloc_snapshot *s, uint32_t dev, uint32_t holder, const dp_alloc_consumed *consumed,
                size_t n_consumed);
 static inline const char *snap_str(const dp_alloc_snapshot *s, uint32_t id) {

@@ -161,7 +161,9 @@ static int build_list(search *st, rq *q, uint32_t sub) {
                         L->n_in_use++;
                         if (d->holder != NONE_ID && L->n_holders < ELEMENTSOF(L->holders)) {
                                 bool seen = false;
-                                for (uint32_t h = 0; h < L->n_holders; h++) seen |= L->holders[h] == d->holder;
+                                for (uint32_t h = 0; h < L->n_holders && !seen; h++)
+                                        seen = L->holders[h] == d->holder ||
+                                               streq(s->strs[L->holders[h]], s->strs[d->holder]);
                                 if (!seen) L->holders[L->n_holders++] = d->holder;
                         }
                         continue;
@@ -955,7 +957,7 @@ int dp_alloc_commit(dp_alloc_snapshot *s, const dp_alloc_claim *claim, const dp_
                 if (d->admin_access) continue;
                 if (holder == NONE_ID && s->devs[d->device].holder == NONE_ID) {
                         const char *parts[3] = {claim->ns ? claim->ns : "", "/", claim->name ? claim->name : ""};
-                        holder = snap_intern_parts(s, parts, 3);
+                        holder = snap_add_parts(s, parts, 3);
                         if (holder == NONE_ID) return -ENOMEM;
                 }
                 snap_mark(s, d->device, holder, d->consumed, d->n_consumed);

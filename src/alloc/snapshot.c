@@ -335,6 +335,21 @@ static const char *join_parts(const char *const *parts, size_t n, char *buf, cha
         return key;
 }
 
+/* A string added to the table without a lookup (a name only printed, never
+ * looked up: the holders of devices): NONE_ID on OOM. */
+uint32_t snap_add_parts(dp_alloc_snapshot *s, const char *const *parts, size_t n) {
+        char buf[KEY_BUF];
+        _cleanup_free_ char *big = NULL;
+        const char *str = join_parts(parts, n, buf, &big);
+        if (!str || s->n_strs >= UINT32_MAX - 1 || DP_GROW(s->strs, s->cap_strs, s->n_strs + 1) < 0) return NONE_ID;
+        size_t len = strlen(str);
+        char *copy = str_copy(s, str, len);
+        if (!copy) return NONE_ID;
+        s->bytes += len + 1;
+        s->strs[s->n_strs] = copy;
+        return (uint32_t)s->n_strs++;
+}
+
 /* snap_intern of a string made of parts, built on the stack when it is
  * short (every device interns several: no allocation for those). */
 uint32_t snap_intern_parts(dp_alloc_snapshot *s, const char *const *parts, size_t n) {
@@ -933,7 +948,7 @@ int dp_alloc_mark_allocated(dp_alloc_snapshot *s, uint32_t dev, const char *hold
         if (r < 0) return r;
         uint32_t h = NONE_ID;
         if (s->devs[dev].holder == NONE_ID && holder) {
-                h = snap_intern(s, holder);
+                h = snap_add_parts(s, &holder, 1);
                 if (h == NONE_ID) return -ENOMEM;
         }
         (void)share_id;

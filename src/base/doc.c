@@ -419,11 +419,26 @@ static int handle_event(parse_state *ps, yaml_event_t *ev) {
         }
 }
 
-static int parse_yaml(parse_state *ps, const char *buf, size_t len) {
+#define YAML_RESUME 2
+
+/* A document start the YAML reader can take over at: "---" alone, no
+ * directives before it. */
+static bool resumable(const yaml_event_t *ev) {
+        return ev->type == YAML_DOCUMENT_START_EVENT && !ev->data.document_start.implicit &&
+               !ev->data.document_start.version_directive &&
+               ev->data.document_start.tag_directives.start == ev->data.document_start.tag_directives.end &&
+               ev->start_mark.column == 0;
+}
+
+/* Parse with libyaml to the end of the input; with ret_resume, stop at the
+ * start of the second document, where the YAML reader can take over, and
+ * return YAML_RESUME with the line of its "---" (counted from buf). */
+static int parse_yaml(parse_state *ps, const char *buf, size_t len, size_t *ret_resume) {
         yaml_parser_t parser;
         if (!yaml_parser_initialize(&parser)) return -ENOMEM;
         yaml_parser_set_input_string(&parser, (const unsigned char *)buf, len);
         int r = 0;
+        size_t docs = 0;
         for (;;) {
                 yaml_event_t ev;
                 if (!yaml_parser_parse(&parser, &ev)) {
@@ -443,7 +458,15 @@ static int parse_yaml(parse_state *ps, const char *buf, size_t len) {
                         break;
                 }
                 bool done = ev.type == YAML_STREAM_END_EVENT;
-                r = handle_event(ps, &ev);
+                /* (a later line: the reader always gets further) */
+                if (ev.type == YAML_DOCUMENT_START_EVENT && docs++ > 0 && ret_resume && resumable(&ev) &&
+                    ev.start_mark.line > 0) {
+                        *ret_resume = ev.start_mark.line;
+                        r = YAML_RESUME;
+                        done = true;
+                } else {
+                        r = handle_event(ps, &ev);
+                }
                 yaml_event_delete(&ev);
                 if (r < 0 || done) break;
         }
@@ -750,14 +773,18 @@ static int parse_json(parse_state *ps, const char *buf, size_t len) {
  * it does not expect, any error (the tree builder's too: a duplicate key, a
  * limit). Documents already handed to the caller (dp_doc_parse_each) cannot
  * be taken back, so it gives up one document at a time: the document it was
- * reading is dropped and libyaml reads the rest of the input from that
- * document's "---" line (or from the start), with the lines before added to
- * its marks, so a later error reads as it always did. An input with anything
- * libyaml's reader refuses (bad UTF-8, control characters) or reads as a
- * line break or byte order mark the reader here does not know (CR, NEL, LS,
- * PS, BOM) goes to libyaml whole: libyaml decodes 16 KiB ahead, so its
- * reader errors come before documents that precede them in the input.
- * fuzz/fuzz-base-yaml.c checks that both readers agree. */
+ * reading is dropped and libyaml reads the input from that document's "---"
+ * line (or from the start), with the lines before added to its marks, so an
+ * error reads as it always did; libyaml stops at the next "---" line (with
+ * no directive before it) and the reader goes on from there. libyaml reads
+ * no further than the token it needs, so it has not seen anything past that
+ * "---" and a document reads the same whichever of the two starts at its
+ * "---". An input with anything libyaml's reader refuses (bad UTF-8,
+ * control characters) or reads as a line break or byte order mark the
+ * reader here does not know (CR, NEL, LS, PS, BOM) goes to libyaml whole:
+ * libyaml decodes 16 KiB ahead, so its reader errors come before documents
+ * that precede them in the input. fuzz/fuzz-base-yaml.c and
+ * tests/base/test-doc-yaml.c check that both readers agree. */
 
 enum {
         YC_STOP = 1,    /* ends a run of plain scalar characters: blanks, ':', line breaks, controls */
@@ -1162,14 +1189,17 @@ static int yseq(yscan *y, bool indentless) {
         return jbuild(j, close_collection(ps));
 }
 
-/* 0: every document was read (and handed to fn); JSON_BAIL: documents
- * before *ret_off (the start of the one it gave up in, line *ret_line) were
- * read, that one and the rest are libyaml's; -ENOMEM. */
-static int parse_yaml_fast(parse_state *ps, const char *buf, size_t len, size_t *ret_off, size_t *ret_line) {
+/* Reads the documents of buf from offset start (line `line`, the start of
+ * the input or of a "---" line), the input having passed yprescan. 0: every
+ * document was read (and handed to fn); JSON_BAIL: documents before
+ * *ret_off (the start of the one it gave up in, line *ret_line) were read,
+ * that one is libyaml's; -ENOMEM. */
+static int parse_yaml_fast(parse_state *ps, const char *buf, size_t len, size_t start, size_t line, size_t *ret_off,
+                           size_t *ret_line) {
         dp_doc_set *s = ps->set;
-        *ret_off = *ret_line = 0;
-        if (!yprescan(buf, len)) return JSON_BAIL;
-        yscan y = {.j = {.ps = ps, .p = buf, .end = buf + len, .line_start = buf}};
+        *ret_off = start;
+        *ret_line = line;
+        yscan y = {.j = {.ps = ps, .p = buf + start, .end = buf + len, .line_start = buf + start, .line = line}};
         jscan *j = &y.j;
         size_t nodes = s->n_nodes, roots = s->n_roots;
         dp_error *err = ps->err;
@@ -1214,10 +1244,25 @@ static int parse(dp_doc_set *s, const char *buf, size_t len, const char *name, b
         if (len > DP_DOC_MAX_INPUT)
                 return dp_error_set(err, -E2BIG, "%s: input larger than %u MiB", name, DP_DOC_MAX_INPUT >> 20);
         parse_state ps = {.set = s, .name = name, .err = err, .fn = fn, .userdata = userdata};
-        size_t roots_before = s->n_roots, off = 0;
+        size_t roots_before = s->n_roots;
         int r = fast ? parse_json(&ps, buf, len) : JSON_BAIL;
-        if (r == JSON_BAIL && fast) r = parse_yaml_fast(&ps, buf, len, &off, &ps.line_off);
-        if (r == JSON_BAIL) r = parse_yaml(&ps, off ? buf + off : buf, len - off);
+        /* The YAML reader and libyaml take turns: the reader reads documents
+         * until one it is not sure of, libyaml reads that one, and the reader
+         * goes on from the next "---" line. */
+        bool reader = fast && r == JSON_BAIL && yprescan(buf, len);
+        size_t off = 0, line = 0;
+        while (r == JSON_BAIL) {
+                size_t bail_off = off, bail_line = line, next = 0;
+                if (reader && (r = parse_yaml_fast(&ps, buf, len, off, line, &bail_off, &bail_line)) != JSON_BAIL) break;
+                ps.line_off = bail_line;
+                r = parse_yaml(&ps, bail_off ? buf + bail_off : buf, len - bail_off, reader ? &next : NULL);
+                if (r != YAML_RESUME) break;
+                off = bail_off;
+                for (size_t i = 0; i < next && off < len; off++)
+                        i += buf[off] == '\n';
+                line = bail_line + next;
+                r = JSON_BAIL;
+        }
         free(ps.kids);
         if (r < 0) {
                 /* No partial documents: drop roots added by this call (nodes
@@ -1274,7 +1319,7 @@ size_t dp_doc_fast_reach(const char *buf, size_t len) {
         parse_state ps = {.set = s, .name = "<input>"};
         size_t off = 0, line = 0;
         int r = parse_json(&ps, buf, len);
-        if (r == JSON_BAIL) r = parse_yaml_fast(&ps, buf, len, &off, &line);
+        if (r == JSON_BAIL && yprescan(buf, len)) r = parse_yaml_fast(&ps, buf, len, 0, 0, &off, &line);
         free(ps.kids);
         return r == 0 ? len : off;
 }

@@ -86,10 +86,10 @@ int dp_doc_parse_each(const char *buf, size_t len, const char *name, dp_doc_each
  * people write: block mappings and sequences, one-line flow collections,
  * one-line plain and quoted scalars, comments, "---") by a YAML reader.
  * Each hands anything it is not sure of to libyaml, errors included: the
- * JSON reader the whole input, the YAML reader the rest of the input from
- * the start of the document it gave up in (documents before it were read
- * as libyaml reads them; libyaml's marks and messages are shifted by the
- * lines before, so they read as if libyaml had read it all). What makes
+ * JSON reader the whole input, the YAML reader the document it gave up in
+ * (libyaml reads from the start of that document to the next "---", its
+ * marks and messages shifted by the lines before, so they read as if
+ * libyaml had read it all; an error stops both). What makes
  * them give up is listed in doc.c ("JSON fast path", "YAML fast path").
  * dp_doc_parse_libyaml() and dp_doc_parse_each_libyaml() are the same
  * without either reader, for the tests and fuzzers that compare them. */

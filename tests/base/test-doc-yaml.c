@@ -196,6 +196,24 @@ TEST(gives_up_in_third_document) {
         dp_doc_set_free(s);
 }
 
+TEST(takes_over_after_libyaml) {
+        /* libyaml reads the documents the reader gives up in (a block scalar,
+         * an anchor, a directive, a flow collection over two lines), the
+         * reader the others; documents, marks and errors as libyaml's */
+        const char *in = "a: 1\n---\nb: |\n  x\n---\nc: 2\n---\nd: &x 3\n...\n---\ne: 4\n---\n%YAML 1.1\n---\n"
+                         "f: 5\n---\ng: [1,\n 2]\n---\nh: 6\n";
+        check_same(in);
+        dp_doc_set *s = dp_doc_set_new();
+        ASSERT_OK(dp_doc_parse(s, in, strlen(in), "t", NULL));
+        ASSERT_EQ(dp_doc_count(s), 8);
+        ASSERT_EQ(dp_doc_root(s, 7)->line, 20);
+        ASSERT_EQ(dp_doc_get(dp_doc_root(s, 2), "c")->line, 6);
+        dp_doc_set_free(s);
+        check_same("a: 1\n---\nb: >\n  folded\n---\nc: [1\n---\nd: 2\n");
+        check_same("a: 1\n---\nb: >\n  folded\n---\nc: 1\nc: 2\n---\nd: 2\n");
+        check_same("a: &x 1\n---\nb: 2\n--- x\nc: 2\n---\nd: *x\n---\ne: 1\n");
+}
+
 TEST(gives_up) {
         /* each is left to libyaml, which must read it as before */
         static const char *const inputs[] = {
