@@ -1456,10 +1456,12 @@ int dp_doc_get_str(const dp_doc_node *n, bool lenient, const char **ret, dp_erro
 }
 
 /* ---- emitting ----
- * Emitters run over every claim of a long List, so they append runs of
- * bytes, not bytes: a string is copied up to the next byte that needs an
- * escape, indentation comes from one string of spaces, and each byte of a
- * scalar is classified by a table lookup. */
+ * Emitters run over every claim of a long List, so a line is written with
+ * one reservation (dp_strbuf_room) where it can be: indentation is a copy
+ * of one string of spaces, a JSON string is escaped straight into the
+ * buffer, and each byte of a scalar is classified by a table lookup (YAML:
+ * 8 bytes at once). tests/base/test-doc-emit.c keeps the first, simple
+ * emitters and compares. */
 
 /* What follows the backslash for a byte that JSON output escapes (Go's
  * encoding/json: control bytes, quote, backslash, and <, >, & for HTML
