@@ -229,7 +229,8 @@ static int parse(dp_doc_set *s, const char *buf, size_t len, const char *name, b
         size_t off = 0, line = 0;
         while (r == JSON_BAIL) {
                 size_t bail_off = off, bail_line = line, next = 0;
-                if (reader && (r = doc_parse_yaml_fast(&ps, buf, len, off, line, &bail_off, &bail_line)) != JSON_BAIL) break;
+                if (reader && (r = doc_parse_yaml_fast(&ps, buf, len, off, line, &bail_off, &bail_line)) != JSON_BAIL)
+                        break;
                 ps.line_off = bail_line;
                 r = parse_yaml(&ps, bail_off ? buf + bail_off : buf, len - bail_off, reader ? &next : NULL);
                 if (r != YAML_RESUME) break;

@@ -379,6 +379,7 @@ typedef struct {
         bool at_end; /* at the end of the input or of a document ("---" at p) */
         bool marker; /* at a "---" line */
         size_t col;  /* column of p, the first character of a line with content */
+        long indent; /* column of the innermost block collection, -1 at the top (libyaml's parser->indent) */
 } yscan;
 
 /* a scalar read but not yet added */
@@ -387,6 +388,7 @@ typedef struct {
         const char *s;  /* its text (in the input or in the scan's tmp) */
         size_t len;
         bool plain;
+        bool multi; /* over more than one line: not a key */
         mark m;
 } yscal;
 
@@ -461,15 +463,53 @@ static int yeol(yscan *y) {
         return ylines(y, true);
 }
 
-/* A plain scalar at p (its first character checked), on this line: it ends
- * before ": ", " #", the line break or, in a flow collection, a flow
- * indicator; p is left after its last non-blank character. */
-static int yplain(yscan *y, bool flow, yscal *ret) {
-        jscan *j = &y->j;
-        const char *s = j->p, *q = s, *e = j->end, *last;
+/* "---" or "..." and a blank, a line break or the end at q, the start of a
+ * line: a document marker, which ends a plain scalar and is an error inside
+ * a quoted one. */
+static bool ymarker(const char *q, const char *e) {
+        return e - q >= 3 && (q[0] == '-' || q[0] == '.') && q[1] == q[0] && q[2] == q[0] &&
+               (e - q == 3 || q[3] == ' ' || q[3] == '\n' || q[3] == '\t');
+}
+
+/* The line break at *qp inside a scalar that may go on: past it, the blank
+ * lines after it and the next line's indentation, to that line's first
+ * character or the end (*qp), counting the breaks. The reader gives up on
+ * a tab there (libyaml refuses some and folds others). */
+static int ybreaks(jscan *j, const char **qp, size_t *ret_breaks) {
+        const char *q = *qp, *e = j->end;
+        size_t breaks = 0;
+        do {
+                q++;
+                breaks++;
+                j->line++;
+                j->line_start = q;
+                while (q < e && *q == ' ')
+                        q++;
+                if (q < e && *q == '\t') return JSON_BAIL;
+        } while (q < e && *q == '\n');
+        j->cont = 0;
+        *qp = q;
+        *ret_breaks = breaks;
+        return 0;
+}
+
+/* Folding as libyaml does it between two lines of a flow or plain scalar:
+ * one line break is a space, n > 1 are n - 1 newlines; after an escaped
+ * line break ("\" at the end of a line) the first break is dropped. */
+static int yfold(jscan *j, size_t *len, size_t breaks, bool escaped) {
+        if (breaks == 1 && !escaped) return tmp_put(j, len, " ", 1);
+        for (size_t i = 1; i < breaks; i++)
+                if (tmp_put(j, len, "\n", 1) < 0) return -ENOMEM;
+        return 0;
+}
+
+/* One line of a plain scalar from q: where its last non-blank character
+ * ends; it ends before ": ", " #", the line break, a tab, the end or, in a
+ * flow collection, a flow indicator. *cont counts the UTF-8 continuation
+ * bytes passed. */
+static int yplain_line(const char *q, const char *e, bool flow, const char **ret_last, size_t *cont) {
         const uint8_t stop = YC_STOP | YC_HIGH | (flow ? YC_FLOW : 0);
-        size_t cont = 0;
-        ret->m = jmark(j);
+        const char *last;
         for (;;) {
                 while (q < e && !(ycls[(uint8_t)*q] & stop))
                         q++;
@@ -479,7 +519,7 @@ static int yplain(yscan *y, bool flow, yscal *ret) {
                 }
                 uint8_t c = (uint8_t)*q;
                 if (c >= 0x80) {
-                        cont += (c & 0xc0) == 0x80;
+                        *cont += (c & 0xc0) == 0x80;
                         q++;
                         continue;
                 }
@@ -499,24 +539,118 @@ static int yplain(yscan *y, bool flow, yscal *ret) {
                     (c == ':' && (q + 1 == e || q[1] == ' ' || q[1] == '\n' || q[1] == '\t')))
                         break;
         }
-        j->cont += cont;
-        j->p = last;
-        ret->at = s;
-        ret->s = s;
-        ret->len = (size_t)(last - s);
-        ret->plain = true;
+        *ret_last = last;
         return 0;
 }
 
-/* A single-quoted scalar on one line ('' is a quote). */
-static int ysquote(yscan *y, yscal *ret) {
+/* A plain scalar at p (its first character checked); p is left after its
+ * last non-blank character. In block context it goes on over the lines
+ * that follow while they are indented more than the innermost block
+ * collection (y->indent) and do not start with a comment, ": " or a
+ * document marker, the lines folded as libyaml folds them. */
+static int yplain(yscan *y, bool flow, yscal *ret) {
+        jscan *j = &y->j;
+        const char *s = j->p, *e = j->end, *last;
+        size_t cont = 0;
+        ret->m = jmark(j);
+        ret->at = s;
+        ret->plain = true;
+        ret->multi = false;
+        int r = yplain_line(s, e, flow, &last, &cont);
+        if (r) return r;
+        size_t len = 0;
+        for (;;) {
+                const char *q = last;
+                while (q < e && *q == ' ')
+                        q++;
+                if (flow || q == e || *q != '\n') break;
+                /* a line break: the scalar goes on if the next line is indented enough */
+                jscan save = *j;
+                size_t breaks;
+                if ((r = ybreaks(j, &q, &breaks)) != 0) return r;
+                if (q == e || (long)(q - j->line_start) < y->indent + 1 || *q == '#' ||
+                    (*q == ':' && (q + 1 == e || q[1] == ' ' || q[1] == '\n' || q[1] == '\t')) ||
+                    (q == j->line_start && ymarker(q, e))) {
+                        save.tmp = j->tmp; /* tmp may have grown */
+                        save.tmp_cap = j->tmp_cap;
+                        *j = save;
+                        break;
+                }
+                if (!ret->multi) {
+                        if (tmp_put(j, &len, s, (size_t)(last - s)) < 0) return -ENOMEM;
+                        ret->multi = true;
+                        cont = 0;
+                }
+                const char *ls = q;
+                if ((r = yfold(j, &len, breaks, false)) < 0 || (r = yplain_line(q, e, flow, &last, &cont)) != 0)
+                        return r;
+                if (tmp_put(j, &len, ls, (size_t)(last - ls)) < 0) return -ENOMEM;
+        }
+        if (ret->multi) {
+                /* ": " after a scalar over several lines is libyaml's error */
+                const char *q = last;
+                while (q < e && *q == ' ')
+                        q++;
+                if (q < e && *q == ':') return JSON_BAIL;
+                if (tmp_put(j, &len, "", 1) < 0) return -ENOMEM;
+                ret->s = j->tmp;
+                ret->len = len - 1;
+                j->cont = cont;
+        } else {
+                ret->s = s;
+                ret->len = (size_t)(last - s);
+                j->cont += cont;
+        }
+        j->p = last;
+        return 0;
+}
+
+/* A line break at q inside a quoted scalar (the blanks before it were
+ * left out): on to the next line, folded; libyaml refuses a document
+ * marker there. */
+static int yqbreak(jscan *j, const char **qp, size_t *len, bool escaped) {
+        size_t breaks;
+        int r = ybreaks(j, qp, &breaks);
+        if (r) return r;
+        if (*qp == j->end || (*qp == j->line_start && ymarker(*qp, j->end))) return JSON_BAIL;
+        return yfold(j, len, breaks, escaped);
+}
+
+/* The text of a quoted scalar gathered in tmp from s: the rest of it, up
+ * to q, its closing quote. */
+static int yquote_end(yscan *y, yscal *ret, const char *s, const char *q, size_t len, bool copied, size_t line) {
+        jscan *j = &y->j;
+        if (copied) {
+                if (tmp_put(j, &len, s, (size_t)(q - s)) < 0 || tmp_put(j, &len, "", 1) < 0) return -ENOMEM;
+                ret->s = j->tmp;
+                ret->len = len - 1;
+        } else {
+                ret->s = s;
+                ret->len = (size_t)(q - s);
+        }
+        ret->multi = j->line != line;
+        j->p = q + 1;
+        return 0;
+}
+
+/* the blanks before a line break in a quoted scalar are left out */
+static const char *ytrim(const char *s, const char *q) {
+        while (q > s && q[-1] == ' ')
+                q--;
+        return q;
+}
+
+/* A single-quoted scalar ('' is a quote), over lines outside flow
+ * collections. */
+static int ysquote(yscan *y, bool flow, yscal *ret) {
         jscan *j = &y->j;
         ret->m = jmark(j);
         ret->at = j->p;
         ret->plain = false;
         const char *s = ++j->p, *q = s, *e = j->end;
-        size_t len = 0;
+        size_t len = 0, line = j->line;
         bool copied = false;
+        int r;
         for (;;) {
                 while (q < e && *q != '\'' && (uint8_t)*q >= 0x20 && (uint8_t)*q < 0x7f)
                         q++;
@@ -531,33 +665,130 @@ static int ysquote(yscan *y, yscal *ret) {
                 } else if (c >= 0x80) {
                         j->cont += (c & 0xc0) == 0x80;
                         q++;
+                } else if (c == '\n' && !flow) {
+                        if (tmp_put(j, &len, s, (size_t)(ytrim(s, q) - s)) < 0) return -ENOMEM;
+                        copied = true;
+                        if ((r = yqbreak(j, &q, &len, false)) != 0) return r;
+                        s = q;
                 } else {
-                        return JSON_BAIL; /* a line break (the scalar goes on), a tab */
+                        return JSON_BAIL; /* a tab; a line break in a flow collection */
                 }
         }
-        if (copied) {
-                if (tmp_put(j, &len, s, (size_t)(q - s)) < 0 || tmp_put(j, &len, "", 1) < 0) return -ENOMEM;
-                ret->s = j->tmp;
-                ret->len = len - 1;
-        } else {
-                ret->s = s;
-                ret->len = (size_t)(q - s);
+        return yquote_end(y, ret, s, q, len, copied, line);
+}
+
+/* A YAML escape at q (after the backslash, not a line break): its UTF-8
+ * text in out, q moved past it; JSON_BAIL for one libyaml refuses. */
+static int yescape(const char **qp, const char *e, char out[4], size_t *ret_n) {
+        const char *q = *qp;
+        char c = *q++;
+        size_t digits = 0, n = 1;
+        switch (c) {
+        case '0': out[0] = '\0'; break;
+        case 'a': out[0] = '\a'; break;
+        case 'b': out[0] = '\b'; break;
+        case 't':
+        case '\t': out[0] = '\t'; break;
+        case 'n': out[0] = '\n'; break;
+        case 'v': out[0] = '\v'; break;
+        case 'f': out[0] = '\f'; break;
+        case 'r': out[0] = '\r'; break;
+        case 'e': out[0] = '\x1b'; break;
+        case ' ':
+        case '"':
+        case '/':
+        case '\\': out[0] = c; break;
+        case 'N': memcpy(out, "\xc2\x85", n = 2); break;
+        case '_': memcpy(out, "\xc2\xa0", n = 2); break;
+        case 'L': memcpy(out, "\xe2\x80\xa8", n = 3); break;
+        case 'P': memcpy(out, "\xe2\x80\xa9", n = 3); break;
+        case 'x': digits = 2; break;
+        case 'u': digits = 4; break;
+        case 'U': digits = 8; break;
+        default: return JSON_BAIL;
         }
-        j->p = q + 1;
+        if (digits) {
+                if ((size_t)(e - q) < digits) return JSON_BAIL;
+                uint32_t cp = 0;
+                for (size_t i = 0; i < digits; i++) {
+                        int h = hexval(q[i]);
+                        if (h < 0) return JSON_BAIL;
+                        cp = cp << 4 | (uint32_t)h;
+                }
+                q += digits;
+                if ((cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff) return JSON_BAIL;
+                if (cp < 0x80) {
+                        out[0] = (char)cp;
+                } else if (cp < 0x800) {
+                        out[0] = (char)(0xc0 | cp >> 6);
+                        out[1] = (char)(0x80 | (cp & 0x3f));
+                        n = 2;
+                } else if (cp < 0x10000) {
+                        out[0] = (char)(0xe0 | cp >> 12);
+                        out[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+                        out[2] = (char)(0x80 | (cp & 0x3f));
+                        n = 3;
+                } else {
+                        out[0] = (char)(0xf0 | cp >> 18);
+                        out[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+                        out[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+                        out[3] = (char)(0x80 | (cp & 0x3f));
+                        n = 4;
+                }
+        }
+        *qp = q;
+        *ret_n = n;
         return 0;
+}
+
+/* A double-quoted scalar with YAML's escapes, over lines outside flow
+ * collections ("\" at the end of a line: the break is dropped). */
+static int ydquote(yscan *y, bool flow, yscal *ret) {
+        jscan *j = &y->j;
+        ret->m = jmark(j);
+        ret->at = j->p;
+        ret->plain = false;
+        const char *s = ++j->p, *q = s, *e = j->end;
+        size_t len = 0, line = j->line;
+        bool copied = false;
+        int r;
+        for (;;) {
+                while (q < e && *q != '"' && *q != '\\' && (uint8_t)*q >= 0x20)
+                        j->cont += ((uint8_t)*q++ & 0xc0) == 0x80;
+                if (q == e) return JSON_BAIL;
+                char c = *q;
+                if (c == '"') break;
+                if (c == '\t' || (c == '\n' && flow)) return JSON_BAIL; /* a tab; a line break in a flow collection */
+                copied = true;
+                if (c == '\n') {
+                        if (tmp_put(j, &len, s, (size_t)(ytrim(s, q) - s)) < 0) return -ENOMEM;
+                        if ((r = yqbreak(j, &q, &len, false)) != 0) return r;
+                        s = q;
+                        continue;
+                }
+                /* a backslash */
+                if (tmp_put(j, &len, s, (size_t)(q - s)) < 0) return -ENOMEM;
+                if (++q == e) return JSON_BAIL;
+                if (*q == '\n') {
+                        if (flow) return JSON_BAIL;
+                        if ((r = yqbreak(j, &q, &len, true)) != 0) return r;
+                } else {
+                        char out[4];
+                        size_t n;
+                        if ((r = yescape(&q, e, out, &n)) != 0) return r;
+                        if (tmp_put(j, &len, out, n) < 0) return -ENOMEM;
+                }
+                s = q;
+        }
+        return yquote_end(y, ret, s, q, len, copied, line);
 }
 
 static int yscalar(yscan *y, bool flow, yscal *ret) {
         jscan *j = &y->j;
         if (j->p >= j->end) return JSON_BAIL;
         uint8_t c = (uint8_t)*j->p;
-        if (c == '"') {
-                ret->m = jmark(j);
-                ret->at = j->p;
-                ret->plain = false;
-                return jstring(j, &ret->s, &ret->len);
-        }
-        if (c == '\'') return ysquote(y, ret);
+        if (c == '"') return ydquote(y, flow, ret);
+        if (c == '\'') return ysquote(y, flow, ret);
         /* "-1", "--x": a '-' before a non-blank starts a plain scalar */
         if ((ycls[c] & YC_NOSTART) &&
             !(c == '-' && j->p + 1 < j->end && !(ycls[(uint8_t)j->p[1]] & (YC_STOP | YC_FLOW))))
@@ -611,6 +842,117 @@ static int yflow(yscan *y, bool map) {
         return jbuild(j, doc_close_collection(ps));
 }
 
+/* Block scalars ('|' literal, '>' folded) follow libyaml's scanner to the
+ * letter, quirks included: a '#' right after the header's indicators
+ * starts a comment even without a blank before it; with no indentation
+ * indicator, the indentation is the largest of the leading blank lines'
+ * and the first content line's (a more indented blank line before the
+ * content ends the scalar there, where the YAML spec calls it an error),
+ * and at least one more than the innermost block collection's; a
+ * whitespace-only line indented past the scalar keeps its extra spaces. */
+
+/* Blank lines and the indentation of the next line from q (a line's
+ * start): libyaml's scan_block_scalar_breaks. Sets *indent if it was 0. */
+static int ybscalar_breaks(yscan *y, const char **qp, size_t *indent, size_t *breaks) {
+        jscan *j = &y->j;
+        const char *q = *qp, *e = j->end;
+        size_t max = 0;
+        for (;;) {
+                while (q < e && *q == ' ' && (!*indent || (size_t)(q - j->line_start) < *indent))
+                        q++;
+                size_t col = (size_t)(q - j->line_start);
+                if (col > max) max = col;
+                if (q < e && *q == '\t' && (!*indent || col < *indent)) return JSON_BAIL;
+                if (q == e || *q != '\n') break;
+                q++;
+                (*breaks)++;
+                j->line++;
+                j->line_start = q;
+        }
+        if (!*indent) {
+                long least = y->indent + 1;
+                *indent = max;
+                if ((long)*indent < least) *indent = (size_t)least;
+                if (*indent < 1) *indent = 1;
+        }
+        *qp = q;
+        return 0;
+}
+
+static int ynewlines(jscan *j, size_t *len, size_t n) {
+        for (size_t i = 0; i < n; i++)
+                if (tmp_put(j, len, "\n", 1) < 0) return -ENOMEM;
+        return 0;
+}
+
+/* A block scalar, '|' or '>' at p; like the block collections, it returns
+ * at the next line with content. */
+static int ybscalar(yscan *y) {
+        jscan *j = &y->j;
+        const char *q = j->p, *e = j->end;
+        mark m = jmark(j);
+        bool literal = *q++ == '|';
+        int chomp = 0; /* -1 strip, 0 clip, 1 keep */
+        size_t indent = 0, len = 0;
+        if (q < e && (*q == '+' || *q == '-')) {
+                chomp = *q++ == '+' ? 1 : -1;
+                if (q < e && *q >= '0' && *q <= '9') {
+                        if (*q == '0') return JSON_BAIL;
+                        indent = (size_t)(*q++ - '0');
+                }
+        } else if (q < e && *q >= '0' && *q <= '9') {
+                if (*q == '0') return JSON_BAIL;
+                indent = (size_t)(*q++ - '0');
+                if (q < e && (*q == '+' || *q == '-')) chomp = *q++ == '+' ? 1 : -1;
+        }
+        while (q < e && *q == ' ')
+                q++;
+        if (q < e && *q == '#') {
+                q = memchr(q, '\n', (size_t)(e - q));
+                if (!q) q = e;
+        }
+        if (q < e && *q != '\n') return JSON_BAIL; /* a tab, more on the line: libyaml's error */
+        if (q < e) {
+                q++;
+                j->line++;
+                j->line_start = q;
+        }
+        if (indent && y->indent >= 0) indent += (size_t)y->indent;
+        size_t trailing = 0;
+        bool leading_break = false, leading_blank = false;
+        int r = ybscalar_breaks(y, &q, &indent, &trailing);
+        if (r) return r;
+        while (q < e && (size_t)(q - j->line_start) == indent) {
+                bool trailing_blank = *q == ' ' || *q == '\t';
+                if (!literal && leading_break && !leading_blank && !trailing_blank) {
+                        if (!trailing && tmp_put(j, &len, " ", 1) < 0) return -ENOMEM;
+                } else if (leading_break && tmp_put(j, &len, "\n", 1) < 0) {
+                        return -ENOMEM;
+                }
+                if (ynewlines(j, &len, trailing) < 0) return -ENOMEM;
+                trailing = 0;
+                leading_blank = trailing_blank;
+                const char *le = memchr(q, '\n', (size_t)(e - q));
+                if (!le) le = e;
+                if (tmp_put(j, &len, q, (size_t)(le - q)) < 0) return -ENOMEM;
+                q = le;
+                leading_break = q < e;
+                if (q < e) {
+                        q++;
+                        j->line++;
+                        j->line_start = q;
+                }
+                if ((r = ybscalar_breaks(y, &q, &indent, &trailing)) != 0) return r;
+        }
+        if (chomp != -1 && leading_break && tmp_put(j, &len, "\n", 1) < 0) return -ENOMEM;
+        if (chomp == 1 && ynewlines(j, &len, trailing) < 0) return -ENOMEM;
+        if (tmp_put(j, &len, "", 1) < 0) return -ENOMEM;
+        if ((r = jbuild(j, doc_add_scalar(j->ps, j->tmp, len - 1, false, &m))) != 0) return r;
+        /* q: a line indented less than the scalar, or the end */
+        j->p = q;
+        return ylines(y, false);
+}
+
 /* Each of these reads a block node at p and returns with p at the next line
  * with content (y->col its column) or at the end of the document. A node
  * ends where a line is indented no more than its collection; a line
@@ -623,6 +965,7 @@ static int yseq(yscan *y, bool indentless);
 static int yinline(yscan *y) {
         jscan *j = &y->j;
         int r;
+        if (*j->p == '|' || *j->p == '>') return ybscalar(y);
         if (*j->p == '{' || *j->p == '[') {
                 r = yflow(y, *j->p == '{');
         } else {
@@ -636,12 +979,12 @@ static int yinline(yscan *y) {
 static int yblock(yscan *y) {
         jscan *j = &y->j;
         if (yentry(j)) return yseq(y, false);
-        if (*j->p == '{' || *j->p == '[') return yinline(y);
+        if (*j->p == '{' || *j->p == '[' || *j->p == '|' || *j->p == '>') return yinline(y);
         yscal v;
         int r = yscalar(y, false, &v);
         if (r) return r;
         yspace(j);
-        if (ykey_end(j)) return ymap(y, &v);
+        if (ykey_end(j)) return v.multi ? JSON_BAIL : ymap(y, &v);
         return (r = yadd(j, &v)) ? r : yeol(y);
 }
 
@@ -653,6 +996,8 @@ static int ymap(yscan *y, yscal *k) {
         if (!ycan_open(j)) return JSON_BAIL;
         int r = jbuild(j, doc_open_collection(ps, DP_DOC_MAP, &k->m));
         if (r) return r;
+        long up = y->indent;
+        y->indent = (long)n;
         for (;;) {
                 if (j->p - k->at > JSON_SIMPLE_KEY_MAX) return JSON_BAIL;
                 if ((r = yadd(j, k)) != 0) return r;
@@ -675,8 +1020,9 @@ static int ymap(yscan *y, yscal *k) {
                 if (y->col > n || yentry(j)) return JSON_BAIL;
                 if ((r = yscalar(y, false, k)) != 0) return r;
                 yspace(j);
-                if (!ykey_end(j)) return JSON_BAIL;
+                if (!ykey_end(j) || k->multi) return JSON_BAIL;
         }
+        y->indent = up;
         return jbuild(j, doc_close_collection(ps));
 }
 
@@ -691,6 +1037,8 @@ static int yseq(yscan *y, bool indentless) {
         if (!ycan_open(j)) return JSON_BAIL;
         int r = jbuild(j, doc_open_collection(ps, DP_DOC_SEQ, &m));
         if (r) return r;
+        long up = y->indent;
+        y->indent = (long)n;
         for (;;) {
                 j->p++;
                 mark em = jmark(j); /* an empty entry is marked just after the '-' */
@@ -712,6 +1060,7 @@ static int yseq(yscan *y, bool indentless) {
                         return JSON_BAIL;
                 }
         }
+        y->indent = up;
         return jbuild(j, doc_close_collection(ps));
 }
 
@@ -721,11 +1070,12 @@ static int yseq(yscan *y, bool indentless) {
  * *ret_off (the start of the one it gave up in, line *ret_line) were read,
  * that one is libyaml's; -ENOMEM. */
 int doc_parse_yaml_fast(parse_state *ps, const char *buf, size_t len, size_t start, size_t line, size_t *ret_off,
-                           size_t *ret_line) {
+                        size_t *ret_line) {
         dp_doc_set *s = ps->set;
         *ret_off = start;
         *ret_line = line;
-        yscan y = {.j = {.ps = ps, .p = buf + start, .end = buf + len, .line_start = buf + start, .line = line}};
+        yscan y = {.j = {.ps = ps, .p = buf + start, .end = buf + len, .line_start = buf + start, .line = line},
+                   .indent = -1};
         jscan *j = &y.j;
         size_t nodes = s->n_nodes, roots = s->n_roots;
         dp_error *err = ps->err;
