@@ -514,6 +514,7 @@ enum {
         Y_MARK = 2,  /* ':' and '#': a problem next to a space */
         Y_NUM = 4,   /* can be part of a number in some YAML dialect */
         Y_FIRST = 8, /* an indicator (or a space): cannot start a plain scalar */
+        Y_BREAK = 16, /* may start NEL, LS or PS */
 };
 static const unsigned char yaml_class[256] = {
         [0x00 ... 0x1f] = Y_CTRL,
@@ -549,7 +550,57 @@ static const unsigned char yaml_class[256] = {
         ['`'] = Y_FIRST,
         ['~'] = Y_FIRST,
         [' '] = Y_FIRST,
+        [0xc2] = Y_BREAK,
+        [0xe2] = Y_BREAK,
 };
+
+/* NEL (U+0085), LS (U+2028) or PS (U+2029) at s: YAML 1.1 line breaks,
+ * which a reader folds or ends a line at wherever they are not escaped:
+ * their length, or 0. */
+static size_t yaml_break_at(const char *s, size_t n) {
+        const unsigned char *p = (const unsigned char *)s;
+        if (n >= 2 && p[0] == 0xc2 && p[1] == 0x85) return 2;
+        if (n >= 3 && p[0] == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9)) return 3;
+        return 0;
+}
+
+/* A double-quoted YAML scalar: JSON's escapes, and NEL, LS and PS escaped
+ * too (\u0085, \u2028, \u2029), as other characters a reader would not
+ * read back as they are (JSON leaves them as they are). */
+static void yaml_quoted(dp_strbuf *o, const char *s, size_t len) {
+        const char *b = memchr(s, 0xc2, len), *c = memchr(s, 0xe2, len);
+        if (!b && !c) {
+                json_string(o, s, len);
+                return;
+        }
+        static const char hex[] = "0123456789abcdef";
+        dp_strbuf_putc(o, '"');
+        const char *run = s, *end = s + len;
+        for (const char *p = s; p < end;) {
+                size_t n = yaml_break_at(p, (size_t)(end - p));
+                if (!n) {
+                        p++;
+                        continue;
+                }
+                char *q = dp_strbuf_room(o, 6 * (size_t)(p - run) + 6);
+                if (!q) return;
+                char *w = json_escape_to(q, run, (size_t)(p - run));
+                unsigned cp = n == 2 ? 0x85 : p[2] == (char)0xa8 ? 0x2028 : 0x2029;
+                memcpy(w, "\\u", 2);
+                w[2] = hex[cp >> 12];
+                w[3] = hex[(cp >> 8) & 15];
+                w[4] = hex[(cp >> 4) & 15];
+                w[5] = hex[cp & 15];
+                dp_strbuf_wrote(o, (size_t)(w + 6 - q));
+                p += n;
+                run = p;
+        }
+        char *q = dp_strbuf_room(o, 6 * (size_t)(end - run) + 1);
+        if (!q) return;
+        char *w = json_escape_to(q, run, (size_t)(end - run));
+        *w++ = '"';
+        dp_strbuf_wrote(o, (size_t)(w - q));
+}
 
 /* YAML 1.1 booleans and other special plain words readers may resolve */
 static bool is_yaml11_word(const char *s) {
@@ -568,7 +619,7 @@ static bool yaml_needs_quotes(const char *s, size_t len) {
                 if (len - i >= 8) {
                         uint64_t w = load8(s + i);
                         if (!(bytes_below(w, 0x20) | bytes_equal(w, 0x7f) | bytes_equal(w, ':') |
-                              bytes_equal(w, '#'))) {
+                              bytes_equal(w, '#') | (w & BYTES_HIGHS))) {
                                 i += 8;
                                 continue;
                         }
@@ -576,8 +627,12 @@ static bool yaml_needs_quotes(const char *s, size_t len) {
                 for (size_t stop = len - i >= 8 ? i + 8 : len; i < stop; i++) {
                         unsigned char c = (unsigned char)s[i];
                         unsigned k = yaml_class[c];
-                        if (_likely_(!(k & (Y_CTRL | Y_MARK)))) continue;
+                        if (_likely_(!(k & (Y_CTRL | Y_MARK | Y_BREAK)))) continue;
                         if (k & Y_CTRL) return true; /* NUL and control bytes */
+                        if (k & Y_BREAK) {
+                                if (yaml_break_at(s + i, len - i)) return true;
+                                continue;
+                        }
                         if (c == ':' ? i + 1 < len && s[i + 1] == ' ' : i > 0 && s[i - 1] == ' ') return true;
                 }
         }
@@ -611,7 +666,7 @@ static bool yaml_as_is(const char *s, size_t len, bool plain) {
 static void yaml_scalar_line(dp_strbuf *o, const char *s, size_t len, bool plain, bool space) {
         if (!yaml_as_is(s, len, plain)) {
                 if (space) dp_strbuf_putc(o, ' ');
-                json_string(o, s, len);
+                yaml_quoted(o, s, len);
                 dp_strbuf_putc(o, '\n');
                 return;
         }
@@ -633,7 +688,7 @@ static void yaml_key(dp_strbuf *o, const char *key, bool indented, unsigned leve
                 if (yaml_as_is(key, len, false))
                         dp_strbuf_append(o, key, len);
                 else
-                        json_string(o, key, len);
+                        yaml_quoted(o, key, len);
                 dp_strbuf_putc(o, ':');
                 return;
         }
