@@ -507,7 +507,7 @@ static int yfold(jscan *j, size_t *len, size_t breaks, bool escaped) {
  * ends; it ends before ": ", " #", the line break, a tab, the end or, in a
  * flow collection, a flow indicator. *cont counts the UTF-8 continuation
  * bytes passed. */
-static int yplain_line(const char *q, const char *e, bool flow, const char **ret_last, size_t *cont) {
+static inline int yplain_line(const char *q, const char *e, bool flow, const char **ret_last, size_t *cont) {
         const uint8_t stop = YC_STOP | YC_HIGH | (flow ? YC_FLOW : 0);
         const char *last;
         for (;;) {
@@ -559,12 +559,17 @@ static int yplain(yscan *y, bool flow, yscal *ret) {
         int r = yplain_line(s, e, flow, &last, &cont);
         if (r) return r;
         size_t len = 0;
-        for (;;) {
+        while (!flow) {
                 const char *q = last;
                 while (q < e && *q == ' ')
                         q++;
-                if (flow || q == e || *q != '\n') break;
-                /* a line break: the scalar goes on if the next line is indented enough */
+                if (q == e || *q != '\n') break;
+                /* a line break: the scalar goes on if the next line is indented
+                 * enough; first the common case, a line that is not */
+                const char *t = q + 1;
+                while (t < e && *t == ' ')
+                        t++;
+                if (t == e || *t == '#' || (*t != '\n' && *t != '\t' && (long)(t - q - 1) <= y->indent)) break;
                 jscan save = *j;
                 size_t breaks;
                 if ((r = ybreaks(j, &q, &breaks)) != 0) return r;
@@ -753,11 +758,16 @@ static int ydquote(yscan *y, bool flow, yscal *ret) {
         bool copied = false;
         int r;
         for (;;) {
-                while (q < e && *q != '"' && *q != '\\' && (uint8_t)*q >= 0x20)
-                        j->cont += ((uint8_t)*q++ & 0xc0) == 0x80;
+                while (q < e && *q != '"' && *q != '\\' && (uint8_t)*q >= 0x20 && (uint8_t)*q < 0x80)
+                        q++;
                 if (q == e) return JSON_BAIL;
                 char c = *q;
                 if (c == '"') break;
+                if ((uint8_t)c >= 0x80) {
+                        j->cont += ((uint8_t)c & 0xc0) == 0x80;
+                        q++;
+                        continue;
+                }
                 if (c == '\t' || (c == '\n' && flow)) return JSON_BAIL; /* a tab; a line break in a flow collection */
                 copied = true;
                 if (c == '\n') {
