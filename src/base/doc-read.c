@@ -285,20 +285,23 @@ int doc_parse_json(parse_state *ps, const char *buf, size_t len) {
  * and libyaml spends most of a load in its scanner (a function call and a
  * buffer check per character). The reader below takes the common subset —
  * block mappings and sequences (indentless ones too, compact "- k: v" and
- * "- - x"), one-line flow collections, single-line plain, single- and
- * double-quoted scalars, comments, "---" between documents — and builds
- * the very tree libyaml's events would build, with the same tree builder
- * (open_collection, add_scalar, close_collection): the same nodes, strings,
- * `plain` flags and line/column marks.
+ * "- - x"), one-line flow collections, plain, single- and double-quoted
+ * scalars (over several lines too, folded as libyaml folds them), block
+ * scalars ('|', '>'), comments, "---" between documents — and builds the
+ * very tree libyaml's events would build, with the same tree builder
+ * (doc_open_collection, doc_add_scalar, doc_close_collection): the same
+ * nodes, strings, `plain` flags and line/column marks.
  *
  * It is conservative: whatever it is not sure libyaml reads the same way
- * makes it give up — a tab, anchors, aliases, tags, block scalars, a plain
- * or quoted scalar or a flow collection over more than one line, '?' keys,
- * directives, "...", content on a "---" line, ':' inside a plain scalar in a
- * flow collection, unusual escapes, a key over 1,000 bytes, an indentation
- * it does not expect, any error (the tree builder's too: a duplicate key, a
- * limit). Documents already handed to the caller (dp_doc_parse_each) cannot
- * be taken back, so it gives up one document at a time: the document it was
+ * makes it give up — a tab (in indentation, line breaks, quoted text, a
+ * block scalar's header), anchors, aliases, tags, a flow collection over
+ * more than one line, a scalar over several lines as a key or inside a
+ * flow collection, '?' keys, directives, "...", content on a "---" line,
+ * ':' inside a plain scalar in a flow collection, an escape libyaml
+ * refuses, a key over 1,000 bytes, an indentation it does not expect, any
+ * error (the tree builder's too: a duplicate key, a limit). Documents
+ * already handed to the caller (dp_doc_parse_each) cannot be taken back,
+ * so it gives up one document at a time: the document it was
  * reading is dropped and libyaml reads the input from that document's "---"
  * line (or from the start), with the lines before added to its marks, so an
  * error reads as it always did; libyaml stops at the next "---" line (with
@@ -967,7 +970,8 @@ static int ybscalar(yscan *y) {
  * with content (y->col its column) or at the end of the document. A node
  * ends where a line is indented no more than its collection; a line
  * indented more than the innermost block collection after a complete node
- * would continue a plain scalar or be an error: the reader gives up. */
+ * (a plain scalar took the lines that continue it) is an error: the reader
+ * gives up. */
 static int ymap(yscan *y, yscal *k);
 static int yseq(yscan *y, bool indentless);
 
