@@ -72,7 +72,6 @@ dp_doc_set *dp_doc_set_free(dp_doc_set *s) {
         return NULL;
 }
 
-
 dp_doc_node *doc_node_new(dp_doc_set *s, dp_doc_type t) {
         if (doc_nodes_full(s)) return NULL;
         if (s->n_nodes % DOC_NODE_BLOCK == 0 && s->n_nodes / DOC_NODE_BLOCK == s->n_node_blocks) {
