@@ -546,33 +546,19 @@ static inline int yplain_line(const char *q, const char *e, bool flow, const cha
         return 0;
 }
 
-/* A plain scalar at p (its first character checked); p is left after its
- * last non-blank character. In block context it goes on over the lines
- * that follow while they are indented more than the innermost block
- * collection (y->indent) and do not start with a comment, ": " or a
- * document marker, the lines folded as libyaml folds them. */
-static int yplain(yscan *y, bool flow, yscal *ret) {
+/* The rest of a plain scalar whose first line (to last) may go on: the
+ * lines that continue it, folded (see yplain). Not inlined: yscalar, which
+ * every scalar goes through, stays small. */
+__attribute__((noinline)) static int yplain_more(yscan *y, yscal *ret, const char *last, size_t cont) {
         jscan *j = &y->j;
-        const char *s = j->p, *e = j->end, *last;
-        size_t cont = 0;
-        ret->m = jmark(j);
-        ret->at = s;
-        ret->plain = true;
-        ret->multi = false;
-        int r = yplain_line(s, e, flow, &last, &cont);
-        if (r) return r;
+        const char *s = ret->at, *e = j->end;
         size_t len = 0;
-        while (!flow) {
+        int r;
+        for (;;) {
                 const char *q = last;
                 while (q < e && *q == ' ')
                         q++;
                 if (q == e || *q != '\n') break;
-                /* a line break: the scalar goes on if the next line is indented
-                 * enough; first the common case, a line that is not */
-                const char *t = q + 1;
-                while (t < e && *t == ' ')
-                        t++;
-                if (t == e || *t == '#' || (*t != '\n' && *t != '\t' && (long)(t - q - 1) <= y->indent)) break;
                 jscan save = *j;
                 size_t breaks;
                 if ((r = ybreaks(j, &q, &breaks)) != 0) return r;
@@ -590,7 +576,7 @@ static int yplain(yscan *y, bool flow, yscal *ret) {
                         cont = 0;
                 }
                 const char *ls = q;
-                if ((r = yfold(j, &len, breaks, false)) < 0 || (r = yplain_line(q, e, flow, &last, &cont)) != 0)
+                if ((r = yfold(j, &len, breaks, false)) < 0 || (r = yplain_line(q, e, false, &last, &cont)) != 0)
                         return r;
                 if (tmp_put(j, &len, ls, (size_t)(last - ls)) < 0) return -ENOMEM;
         }
@@ -609,6 +595,42 @@ static int yplain(yscan *y, bool flow, yscal *ret) {
                 ret->len = (size_t)(last - s);
                 j->cont += cont;
         }
+        j->p = last;
+        return 0;
+}
+
+/* A plain scalar at p (its first character checked); p is left after its
+ * last non-blank character. In block context it goes on over the lines
+ * that follow while they are indented more than the innermost block
+ * collection (y->indent) and do not start with a comment, ": " or a
+ * document marker, the lines folded as libyaml folds them. */
+static int yplain(yscan *y, bool flow, yscal *ret) {
+        jscan *j = &y->j;
+        const char *s = j->p, *e = j->end, *last;
+        size_t cont = 0;
+        ret->m = jmark(j);
+        ret->at = s;
+        ret->plain = true;
+        ret->multi = false;
+        int r = yplain_line(s, e, flow, &last, &cont);
+        if (r) return r;
+        if (!flow) {
+                /* a line break after it: the scalar may go on if the next line
+                 * is indented enough; first the common case, a line that is not */
+                const char *q = last;
+                while (q < e && *q == ' ')
+                        q++;
+                if (q < e && *q == '\n') {
+                        const char *t = q + 1;
+                        while (t < e && *t == ' ')
+                                t++;
+                        if (!(t == e || *t == '#' || (*t != '\n' && *t != '\t' && (long)(t - q - 1) <= y->indent)))
+                                return yplain_more(y, ret, last, cont);
+                }
+        }
+        ret->s = s;
+        ret->len = (size_t)(last - s);
+        j->cont += cont;
         j->p = last;
         return 0;
 }
@@ -650,7 +672,7 @@ static const char *ytrim(const char *s, const char *q) {
 
 /* A single-quoted scalar ('' is a quote), over lines outside flow
  * collections. */
-static int ysquote(yscan *y, bool flow, yscal *ret) {
+__attribute__((noinline)) static int ysquote(yscan *y, bool flow, yscal *ret) {
         jscan *j = &y->j;
         ret->m = jmark(j);
         ret->at = j->p;
@@ -751,7 +773,7 @@ static int yescape(const char **qp, const char *e, char out[4], size_t *ret_n) {
 
 /* A double-quoted scalar with YAML's escapes, over lines outside flow
  * collections ("\" at the end of a line: the break is dropped). */
-static int ydquote(yscan *y, bool flow, yscal *ret) {
+__attribute__((noinline)) static int ydquote(yscan *y, bool flow, yscal *ret) {
         jscan *j = &y->j;
         ret->m = jmark(j);
         ret->at = j->p;
