@@ -1,9 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include <inttypes.h>
-#include <yaml.h>
 
-#include "base/doc.h"
-#include "base/fileio.h"
+#include "base/doc-internal.h"
 
 /* Nodes and strings live in blocks owned by the set (one allocation per
  * DOC_NODE_BLOCK nodes or DOC_STR_BLOCK bytes of strings, not one or two per
@@ -15,20 +13,6 @@
  * dp_doc_map_add/dp_doc_seq_add grow arrays of their own. */
 #define DOC_NODE_BLOCK 1024
 #define DOC_STR_BLOCK (64u << 10)
-
-struct dp_doc_set {
-        dp_doc_node **node_blocks; /* DOC_NODE_BLOCK nodes each, the last one partly used */
-        size_t n_node_blocks, cap_node_blocks;
-        size_t n_nodes;
-        size_t n_dropped;  /* nodes of documents already handed out and dropped (dp_doc_parse_each) */
-        char **str_blocks; /* string blocks; long strings get a block of their own */
-        size_t n_str_blocks, cap_str_blocks;
-        char *str_free; /* room left in the current string block */
-        size_t str_left;
-        dp_doc_node **roots;
-        char **sources;
-        size_t n_roots, cap_roots, cap_sources;
-};
 
 dp_doc_set *dp_doc_set_new(void) { return calloc(1, sizeof(dp_doc_set)); }
 
@@ -42,9 +26,7 @@ static void free_arrays(dp_doc_set *s) {
         }
 }
 
-/* Drop every node, string and root, keeping the first node block for the
- * next document (dp_doc_parse_each); the node count limit counts on. */
-static void set_drop_all(dp_doc_set *s) {
+void doc_set_drop_all(dp_doc_set *s) {
         free_arrays(s);
         for (size_t i = 1; i < s->n_node_blocks; i++)
                 free(s->node_blocks[i]);
@@ -70,7 +52,7 @@ static void set_drop_all(dp_doc_set *s) {
 
 void dp_doc_set_clear(dp_doc_set *s) {
         if (!s) return;
-        set_drop_all(s);
+        doc_set_drop_all(s);
         s->n_dropped = 0;
 }
 
@@ -90,10 +72,8 @@ dp_doc_set *dp_doc_set_free(dp_doc_set *s) {
         return NULL;
 }
 
-static bool nodes_full(const dp_doc_set *s) { return s->n_nodes + s->n_dropped >= DP_DOC_MAX_NODES; }
-
-static dp_doc_node *node_new(dp_doc_set *s, dp_doc_type t) {
-        if (nodes_full(s)) return NULL;
+dp_doc_node *doc_node_new(dp_doc_set *s, dp_doc_type t) {
+        if (doc_nodes_full(s)) return NULL;
         if (s->n_nodes % DOC_NODE_BLOCK == 0 && s->n_nodes / DOC_NODE_BLOCK == s->n_node_blocks) {
                 if (DP_GROW(s->node_blocks, s->cap_node_blocks, s->n_node_blocks + 1) < 0) return NULL;
                 dp_doc_node *b = malloc(DOC_NODE_BLOCK * sizeof *b);
@@ -126,7 +106,7 @@ static char *str_alloc(dp_doc_set *s, size_t len) {
 }
 
 /* `size` bytes aligned for pointers, owned by the set */
-static void *arena_alloc(dp_doc_set *s, size_t size) {
+void *doc_arena_alloc(dp_doc_set *s, size_t size) {
         size_t pad = (size_t)(-(uintptr_t)s->str_free & (sizeof(void *) - 1));
         if (s->str_left >= pad + size + 1) {
                 s->str_free += pad;
@@ -146,11 +126,11 @@ static const char *own_string(dp_doc_set *s, const char *str) {
         return d;
 }
 
-dp_doc_node *dp_doc_new_map(dp_doc_set *s) { return node_new(s, DP_DOC_MAP); }
-dp_doc_node *dp_doc_new_seq(dp_doc_set *s) { return node_new(s, DP_DOC_SEQ); }
+dp_doc_node *dp_doc_new_map(dp_doc_set *s) { return doc_node_new(s, DP_DOC_MAP); }
+dp_doc_node *dp_doc_new_seq(dp_doc_set *s) { return doc_node_new(s, DP_DOC_SEQ); }
 
 dp_doc_node *dp_doc_new_strn(dp_doc_set *s, const char *str, size_t len) {
-        dp_doc_node *n = node_new(s, DP_DOC_SCALAR);
+        dp_doc_node *n = doc_node_new(s, DP_DOC_SCALAR);
         if (!n) return NULL;
         n->str = str_alloc(s, len);
         if (!n->str) return NULL; /* the node is freed with the set */
@@ -237,1102 +217,6 @@ int dp_doc_add_root(dp_doc_set *s, dp_doc_node *root, const char *source) {
 size_t dp_doc_count(const dp_doc_set *s) { return s ? s->n_roots : 0; }
 dp_doc_node *dp_doc_root(const dp_doc_set *s, size_t i) { return s && i < s->n_roots ? s->roots[i] : NULL; }
 const char *dp_doc_source(const dp_doc_set *s, size_t i) { return s && i < s->n_roots ? s->sources[i] : NULL; }
-
-/* ---- parsing ---- */
-
-typedef struct {
-        dp_doc_set *set;
-        const char *name;
-        dp_error *err;
-        dp_doc_node *stack[DP_DOC_MAX_DEPTH + 1];
-        size_t base[DP_DOC_MAX_DEPTH + 1];             /* where each open collection's children start in kids */
-        const char *pending_key[DP_DOC_MAX_DEPTH + 1]; /* map: key waiting for a value */
-        dp_doc_node *pending_key_node[DP_DOC_MAX_DEPTH + 1];
-        size_t depth;
-        /* the children of every open collection, innermost last (a
-         * sequence's items use .value); copied out when the collection ends */
-        dp_doc_pair *kids;
-        size_t n_kids, cap_kids;
-        /* dp_doc_parse_each: each document goes to fn as it ends */
-        dp_doc_each_fn fn;
-        void *userdata;
-        size_t n_handed; /* non-empty documents handed to fn */
-        int fn_r;        /* the first failure of fn */
-        /* libyaml reads from a document the YAML reader gave up in: lines
-         * before it, added to libyaml's marks */
-        size_t line_off;
-} parse_state;
-
-typedef struct {
-        size_t line, column; /* 0-based, as libyaml counts */
-} mark;
-
-static int perr(parse_state *ps, int code, const mark *m, const char *msg) {
-        return dp_error_set(ps->err, code, "%s:%zu:%zu: %s", ps->name, m->line + 1, m->column + 1, msg);
-}
-
-/* Maps up to this many keys are checked for duplicates pair by pair as keys
- * arrive; past it, the keys are sorted once when the map ends. A sort, not a
- * hash table: its worst case is O(n log n) whatever the keys are (an unkeyed
- * hash can be flooded with colliding keys), and 80,000 labels parse in a
- * fraction of a second instead of tens of seconds. */
-#define DUP_LINEAR_MAX 16
-
-static int dup_error(parse_state *ps, const dp_doc_node *key) {
-        char msg[300];
-        snprintf(msg, sizeof msg, "duplicate key \"%.200s\"", key->str);
-        return perr(ps, -EINVAL, &(mark){.line = key->line - 1, .column = key->col - 1}, msg);
-}
-
-static int cmp_pair_key(const void *a, const void *b) {
-        const dp_doc_pair *x = *(const dp_doc_pair *const *)a, *y = *(const dp_doc_pair *const *)b;
-        int c = strcmp(x->key, y->key);
-        /* equal keys keep document order, so the later one is the duplicate */
-        return c ? c : (x < y ? -1 : x > y);
-}
-
-/* A finished map of more than DUP_LINEAR_MAX keys: refuse a duplicate key,
- * naming the first one in document order that repeats an earlier key. */
-static int check_duplicates(parse_state *ps, const dp_doc_node *map) {
-        if (map->n <= DUP_LINEAR_MAX) return 0;
-        _cleanup_free_ const dp_doc_pair **v = calloc(map->n, sizeof *v);
-        if (!v) return -ENOMEM;
-        for (size_t i = 0; i < map->n; i++) v[i] = &map->pairs[i];
-        qsort(v, map->n, sizeof *v, cmp_pair_key);
-        const dp_doc_pair *first = NULL;
-        for (size_t i = 1; i < map->n; i++)
-                if (streq(v[i - 1]->key, v[i]->key) && (!first || v[i] < first)) first = v[i];
-        return first ? dup_error(ps, first->key_node) : 0;
-}
-
-static int push_kid(parse_state *ps, const char *key, dp_doc_node *key_node, dp_doc_node *value) {
-        if (ps->n_kids == ps->cap_kids && DP_GROW(ps->kids, ps->cap_kids, ps->n_kids + 1) < 0) return -ENOMEM;
-        ps->kids[ps->n_kids++] = (dp_doc_pair){key, key_node, value};
-        return 0;
-}
-
-/* Attach a finished node to its parent (or make it a root). */
-static int attach(parse_state *ps, dp_doc_node *n, const mark *m) {
-        if (ps->depth == 0) return dp_doc_add_root(ps->set, n, ps->name);
-        size_t d = ps->depth - 1;
-        dp_doc_node *parent = ps->stack[d];
-        if (parent->type == DP_DOC_SEQ) return push_kid(ps, NULL, NULL, n);
-        /* map */
-        if (!ps->pending_key[d]) {
-                if (n->type != DP_DOC_SCALAR) return perr(ps, -EINVAL, m, "map keys must be scalars");
-                if (memchr(n->str, 0, n->len)) return perr(ps, -EINVAL, m, "map key contains a NUL byte");
-                /* Small maps are checked for a duplicate at once; larger ones
-                 * when they end (check_duplicates), in O(n log n). */
-                size_t have = ps->n_kids - ps->base[d];
-                if (have < DUP_LINEAR_MAX)
-                        for (size_t i = ps->base[d]; i < ps->n_kids; i++)
-                                if (streq(ps->kids[i].key, n->str)) return dup_error(ps, n);
-                ps->pending_key[d] = n->str;
-                ps->pending_key_node[d] = n;
-                return 0;
-        }
-        /* the key is the key node's string, owned by the set: no copy */
-        int r = push_kid(ps, ps->pending_key[d], ps->pending_key_node[d], n);
-        ps->pending_key[d] = NULL;
-        ps->pending_key_node[d] = NULL;
-        return r;
-}
-
-static int open_collection(parse_state *ps, dp_doc_type t, const mark *m) {
-        if (ps->depth >= DP_DOC_MAX_DEPTH) return perr(ps, -E2BIG, m, "nesting deeper than 100 levels");
-        dp_doc_node *n = node_new(ps->set, t);
-        if (!n) return nodes_full(ps->set) ? perr(ps, -E2BIG, m, "too many nodes") : -ENOMEM;
-        n->line = (uint32_t)m->line + 1;
-        n->col = (uint32_t)m->column + 1;
-        ps->stack[ps->depth] = n;
-        ps->base[ps->depth] = ps->n_kids;
-        ps->pending_key[ps->depth] = NULL;
-        ps->depth++;
-        return 0;
-}
-
-static int close_collection(parse_state *ps) {
-        assert(ps->depth > 0);
-        dp_doc_node *n = ps->stack[--ps->depth];
-        size_t first = ps->base[ps->depth], count = ps->n_kids - first;
-        if (count) {
-                if (n->type == DP_DOC_MAP) {
-                        n->pairs = arena_alloc(ps->set, count * sizeof(dp_doc_pair));
-                        if (!n->pairs) return -ENOMEM;
-                        memcpy(n->pairs, ps->kids + first, count * sizeof(dp_doc_pair));
-                } else {
-                        n->items = arena_alloc(ps->set, count * sizeof(dp_doc_node *));
-                        if (!n->items) return -ENOMEM;
-                        for (size_t i = 0; i < count; i++)
-                                n->items[i] = ps->kids[first + i].value;
-                }
-        }
-        n->n = count;
-        ps->n_kids = first;
-        if (n->type == DP_DOC_MAP) {
-                int r = check_duplicates(ps, n);
-                if (r < 0) return r;
-        }
-        return attach(ps, n, &(mark){.line = n->line - 1, .column = n->col - 1});
-}
-
-static int add_scalar(parse_state *ps, const char *str, size_t len, bool plain, const mark *m) {
-        dp_doc_node *n = dp_doc_new_strn(ps->set, str, len);
-        if (!n) return -ENOMEM;
-        n->plain = plain;
-        n->line = (uint32_t)m->line + 1;
-        n->col = (uint32_t)m->column + 1;
-        return attach(ps, n, m);
-}
-
-/* A document ended: with dp_doc_parse_each, hand its root to fn (unless fn
- * failed before) and drop the document. */
-static void document_end(parse_state *ps) {
-        if (!ps->fn) return;
-        dp_doc_set *s = ps->set;
-        for (size_t i = 0; i < s->n_roots; i++) {
-                dp_doc_node *root = s->roots[i];
-                if (root->type == DP_DOC_SCALAR && dp_doc_is_null(root)) continue;
-                if (ps->fn_r >= 0) ps->fn_r = ps->fn(root, ps->name, ps->n_handed, ps->userdata, ps->err);
-                ps->n_handed++;
-        }
-        set_drop_all(s);
-}
-
-static int handle_event(parse_state *ps, yaml_event_t *ev) {
-        const mark m = {ev->start_mark.line + ps->line_off, ev->start_mark.column};
-        switch (ev->type) {
-        case YAML_ALIAS_EVENT: return perr(ps, -EINVAL, &m, "YAML aliases are not supported");
-        case YAML_SCALAR_EVENT: {
-                bool plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE && !ev->data.scalar.tag;
-                if (ev->data.scalar.tag && streq((const char *)ev->data.scalar.tag, YAML_NULL_TAG)) plain = true;
-                return add_scalar(ps, (const char *)ev->data.scalar.value, ev->data.scalar.length, plain, &m);
-        }
-        case YAML_SEQUENCE_START_EVENT:
-        case YAML_MAPPING_START_EVENT:
-                return open_collection(ps, ev->type == YAML_SEQUENCE_START_EVENT ? DP_DOC_SEQ : DP_DOC_MAP, &m);
-        case YAML_SEQUENCE_END_EVENT:
-        case YAML_MAPPING_END_EVENT: return close_collection(ps);
-        case YAML_DOCUMENT_END_EVENT: document_end(ps); return 0;
-        default:
-                return 0;
-        }
-}
-
-#define YAML_RESUME 2
-
-/* A document start the YAML reader can take over at: "---" alone, no
- * directives before it. */
-static bool resumable(const yaml_event_t *ev) {
-        return ev->type == YAML_DOCUMENT_START_EVENT && !ev->data.document_start.implicit &&
-               !ev->data.document_start.version_directive &&
-               ev->data.document_start.tag_directives.start == ev->data.document_start.tag_directives.end &&
-               ev->start_mark.column == 0;
-}
-
-/* Parse with libyaml to the end of the input; with ret_resume, stop at the
- * start of the second document, where the YAML reader can take over, and
- * return YAML_RESUME with the line of its "---" (counted from buf). */
-static int parse_yaml(parse_state *ps, const char *buf, size_t len, size_t *ret_resume) {
-        yaml_parser_t parser;
-        if (!yaml_parser_initialize(&parser)) return -ENOMEM;
-        yaml_parser_set_input_string(&parser, (const unsigned char *)buf, len);
-        int r = 0;
-        size_t docs = 0;
-        for (;;) {
-                yaml_event_t ev;
-                if (!yaml_parser_parse(&parser, &ev)) {
-                        if (parser.error == YAML_MEMORY_ERROR) {
-                                r = -ENOMEM;
-                        } else {
-                                const yaml_mark_t *mk = parser.problem ? &parser.problem_mark : &parser.context_mark;
-                                /* a reader error (bad UTF-8, a control character) has no mark:
-                                 * 1:1 whatever the offset (the YAML reader leaves such inputs
-                                 * to libyaml whole) */
-                                size_t off = parser.error == YAML_READER_ERROR ? 0 : ps->line_off;
-                                r = dp_error_set(ps->err, -EINVAL, "%s:%zu:%zu: invalid YAML: %s%s%s", ps->name,
-                                                 mk->line + 1 + off, mk->column + 1,
-                                                 parser.problem ? parser.problem : "syntax error",
-                                                 parser.context ? " " : "", parser.context ? parser.context : "");
-                        }
-                        break;
-                }
-                bool done = ev.type == YAML_STREAM_END_EVENT;
-                /* (a later line: the reader always gets further) */
-                if (ev.type == YAML_DOCUMENT_START_EVENT && docs++ > 0 && ret_resume && resumable(&ev) &&
-                    ev.start_mark.line > 0) {
-                        *ret_resume = ev.start_mark.line;
-                        r = YAML_RESUME;
-                        done = true;
-                } else {
-                        r = handle_event(ps, &ev);
-                }
-                yaml_event_delete(&ev);
-                if (r < 0 || done) break;
-        }
-        yaml_parser_delete(&parser);
-        return r;
-}
-
-/* ---- JSON fast path ----
- *
- * kubectl -o json and API responses are JSON, and libyaml reads them a
- * character at a time through its YAML scanner. A JSON document is read here
- * directly into the same tree libyaml's events would build: the same nodes,
- * strings, `plain` flags and line/column marks (columns in characters, as
- * libyaml counts). The reader takes only what it is sure libyaml reads the
- * same way; on anything else — a syntax error, a duplicate key, a limit, a
- * tab, a comment, a trailing comma, an escape or character YAML treats
- * differently, a key libyaml would not take as a simple key — it gives up
- * and the input goes through libyaml, so every error message is libyaml's
- * (or the tree builder's) as before. fuzz/fuzz-base-json checks both agree. */
-
-#define JSON_BAIL 1
-#define JSON_SIMPLE_KEY_MAX 1000 /* libyaml: a simple key is at most 1024 characters */
-
-typedef struct {
-        parse_state *ps;
-        const char *p, *end, *line_start;
-        size_t line; /* 0-based */
-        size_t cont; /* UTF-8 continuation bytes between line_start and p */
-        char *tmp;   /* unescaped string */
-        size_t tmp_cap;
-} jscan;
-
-static mark jmark(const jscan *j) { return (mark){j->line, (size_t)(j->p - j->line_start) - j->cont}; }
-
-static void jspace(jscan *j) {
-        while (j->p < j->end) {
-                char c = *j->p;
-                if (c == ' ') {
-                        j->p++;
-                } else if (c == '\n' || (c == '\r' && j->p + 1 < j->end && j->p[1] == '\n')) {
-                        j->p += c == '\n' ? 1 : 2;
-                        j->line++;
-                        j->line_start = j->p;
-                        j->cont = 0;
-                } else {
-                        break;
-                }
-        }
-}
-
-static int hexval(char c) {
-        if (c >= '0' && c <= '9') return c - '0';
-        if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-        if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-        return -1;
-}
-
-/* One UTF-8 character at p that libyaml reads as a printable non-break
- * character: its length, or 0. */
-static size_t utf8_ok(const unsigned char *p, const unsigned char *end) {
-        size_t n;
-        uint32_t cp;
-        if (*p >= 0xc2 && *p <= 0xdf)
-                n = 2, cp = *p & 0x1f;
-        else if (*p >= 0xe0 && *p <= 0xef)
-                n = 3, cp = *p & 0x0f;
-        else if (*p >= 0xf0 && *p <= 0xf4)
-                n = 4, cp = *p & 0x07;
-        else
-                return 0;
-        if ((size_t)(end - p) < n) return 0;
-        for (size_t i = 1; i < n; i++) {
-                if ((p[i] & 0xc0) != 0x80) return 0;
-                cp = cp << 6 | (p[i] & 0x3f);
-        }
-        if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff))) return 0;
-        if (cp < 0xa0 || (cp >= 0xd800 && cp <= 0xdfff) || cp == 0x2028 || cp == 0x2029 || cp == 0xfffe || cp == 0xffff)
-                return 0;
-        return n;
-}
-
-static int tmp_put(jscan *j, size_t *len, const char *s, size_t n) {
-        if (*len + n + 1 > j->tmp_cap) {
-                size_t cap = j->tmp_cap ? j->tmp_cap : 256;
-                while (cap < *len + n + 1)
-                        cap *= 2;
-                char *t = realloc(j->tmp, cap);
-                if (!t) return -ENOMEM;
-                j->tmp = t;
-                j->tmp_cap = cap;
-        }
-        memcpy(j->tmp + *len, s, n);
-        *len += n;
-        return 0;
-}
-
-/* A double-quoted string at p: its text (in the input or in tmp). */
-static int jstring(jscan *j, const char **ret, size_t *ret_len) {
-        const char *s = ++j->p, *q = s;
-        while (q < j->end && (unsigned char)*q >= 0x20 && (unsigned char)*q < 0x7f && *q != '"' && *q != '\\')
-                q++;
-        if (q < j->end && *q == '"') { /* the common case: nothing to unescape */
-                *ret = s;
-                *ret_len = (size_t)(q - s);
-                j->p = q + 1;
-                return 0;
-        }
-        size_t len = 0;
-        for (;;) {
-                if (q > s && tmp_put(j, &len, s, (size_t)(q - s)) < 0) return -ENOMEM;
-                if (q >= j->end) return JSON_BAIL;
-                unsigned char c = (unsigned char)*q;
-                if (c == '"') break;
-                if (c == '\\') {
-                        if (j->end - q < 2) return JSON_BAIL;
-                        char e = q[1], out[4];
-                        size_t n = 1;
-                        q += 2;
-                        switch (e) {
-                        case '"':
-                        case '\\':
-                        case '/': out[0] = e; break;
-                        case 'b': out[0] = '\b'; break;
-                        case 'f': out[0] = '\f'; break;
-                        case 'n': out[0] = '\n'; break;
-                        case 'r': out[0] = '\r'; break;
-                        case 't': out[0] = '\t'; break;
-                        case 'u': {
-                                if (j->end - q < 4) return JSON_BAIL;
-                                uint32_t cp = 0;
-                                for (int i = 0; i < 4; i++) {
-                                        int h = hexval(q[i]);
-                                        if (h < 0) return JSON_BAIL;
-                                        cp = cp << 4 | (uint32_t)h;
-                                }
-                                q += 4;
-                                if (cp >= 0xd800 && cp <= 0xdfff) return JSON_BAIL; /* libyaml refuses surrogates */
-                                if (cp < 0x80)
-                                        out[0] = (char)cp;
-                                else if (cp < 0x800) {
-                                        out[0] = (char)(0xc0 | cp >> 6);
-                                        out[1] = (char)(0x80 | (cp & 0x3f));
-                                        n = 2;
-                                } else {
-                                        out[0] = (char)(0xe0 | cp >> 12);
-                                        out[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
-                                        out[2] = (char)(0x80 | (cp & 0x3f));
-                                        n = 3;
-                                }
-                                break;
-                        }
-                        default: return JSON_BAIL;
-                        }
-                        if (tmp_put(j, &len, out, n) < 0) return -ENOMEM;
-                        s = q;
-                } else if (c >= 0x80) {
-                        size_t n = utf8_ok((const unsigned char *)q, (const unsigned char *)j->end);
-                        if (!n) return JSON_BAIL;
-                        j->cont += n - 1;
-                        s = q;
-                        q += n;
-                } else if (c < 0x20 || c == 0x7f) {
-                        return JSON_BAIL; /* line breaks fold, tabs and controls: libyaml's business */
-                } else {
-                        s = q++;
-                }
-                while (q < j->end && (unsigned char)*q >= 0x20 && (unsigned char)*q < 0x7f && *q != '"' && *q != '\\')
-                        q++;
-        }
-        if (tmp_put(j, &len, "", 1) < 0) return -ENOMEM;
-        *ret = j->tmp;
-        *ret_len = len - 1;
-        j->p = q + 1;
-        return 0;
-}
-
-static bool is_alnum(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-
-/* A failure of the tree builder (duplicate key, limit): let libyaml's
- * events reach it in their own order. */
-static int jbuild(const jscan *j, int r) {
-        if (r == -ENOMEM && !nodes_full(j->ps->set)) return r;
-        return r < 0 ? JSON_BAIL : r;
-}
-
-static int jvalue(jscan *j);
-
-/* after a value: skip space, then one of `close` or ',' */
-static int jnext(jscan *j, char close, bool *done) {
-        jspace(j);
-        if (j->p >= j->end) return JSON_BAIL;
-        if (*j->p == close) {
-                *done = true;
-                j->p++;
-                return 0;
-        }
-        if (*j->p != ',') return JSON_BAIL;
-        j->p++;
-        jspace(j);
-        return 0;
-}
-
-static int jcollection(jscan *j, bool map) {
-        mark m = jmark(j);
-        if (j->ps->depth >= DP_DOC_MAX_DEPTH || nodes_full(j->ps->set)) return JSON_BAIL;
-        int r = open_collection(j->ps, map ? DP_DOC_MAP : DP_DOC_SEQ, &m);
-        if (r < 0) return jbuild(j, r);
-        char close = map ? '}' : ']';
-        j->p++;
-        jspace(j);
-        bool done = j->p < j->end && *j->p == close;
-        if (done) j->p++;
-        while (!done) {
-                if (map) {
-                        if (j->p >= j->end || *j->p != '"') return JSON_BAIL;
-                        mark km = jmark(j);
-                        const char *kstart = j->p, *key;
-                        size_t klen;
-                        if ((r = jstring(j, &key, &klen)) != 0) return r;
-                        if ((r = jbuild(j, add_scalar(j->ps, key, klen, false, &km))) != 0) return r;
-                        while (j->p < j->end && *j->p == ' ')
-                                j->p++;
-                        /* a simple key: on one line, not too long; in flow context ':' needs no blank after it */
-                        if (j->p >= j->end || *j->p != ':' || j->p - kstart > JSON_SIMPLE_KEY_MAX) return JSON_BAIL;
-                        j->p++;
-                        jspace(j);
-                }
-                if ((r = jvalue(j)) != 0) return r;
-                if ((r = jnext(j, close, &done)) != 0) return r;
-        }
-        return jbuild(j, close_collection(j->ps));
-}
-
-static int jvalue(jscan *j) {
-        if (j->p >= j->end) return JSON_BAIL;
-        char c = *j->p;
-        if (c == '{' || c == '[') return jcollection(j, c == '{');
-        mark m = jmark(j);
-        if (c == '"') {
-                const char *s;
-                size_t len;
-                int r = jstring(j, &s, &len);
-                return r ? r : jbuild(j, add_scalar(j->ps, s, len, false, &m));
-        }
-        /* numbers, true, false, null: a plain scalar of these characters */
-        const char *s = j->p, *q = s;
-        if (!(is_alnum(c) ||
-              (q + 1 < j->end && ((c == '-' && (is_alnum(q[1]) || q[1] == '.')) || (c == '.' && is_alnum(q[1]))))))
-                return JSON_BAIL;
-        while (q < j->end && (is_alnum(*q) || *q == '.' || *q == '-' || *q == '+'))
-                q++;
-        j->p = q;
-        return jbuild(j, add_scalar(j->ps, s, (size_t)(q - s), true, &m));
-}
-
-/* 0: the document is in the set (and handed to fn); JSON_BAIL: nothing was
- * kept, read it with libyaml; -ENOMEM. */
-static int parse_json(parse_state *ps, const char *buf, size_t len) {
-        dp_doc_set *s = ps->set;
-        jscan j = {.ps = ps, .p = buf, .end = buf + len, .line_start = buf};
-        size_t nodes = s->n_nodes, roots = s->n_roots;
-        dp_error *err = ps->err;
-        ps->err = NULL; /* every failure gives up: no message is wanted */
-        jspace(&j);
-        int r = JSON_BAIL;
-        if (j.p < j.end && (*j.p == '{' || *j.p == '[')) {
-                r = jvalue(&j);
-                jspace(&j);
-                if (r == 0 && j.p != j.end) r = JSON_BAIL;
-        }
-        free(j.tmp);
-        ps->err = err;
-        if (r == 0) {
-                document_end(ps);
-                return 0;
-        }
-        /* undo: no root, no nodes (their arrays live in the blocks) */
-        for (size_t i = roots; i < s->n_roots; i++)
-                free(s->sources[i]);
-        s->n_roots = roots;
-        s->n_nodes = nodes;
-        ps->depth = 0;
-        ps->n_kids = 0;
-        return r;
-}
-
-/* ---- YAML fast path ----
- *
- * Manifests written by people and by kubectl -o yaml are block-style YAML,
- * and libyaml spends most of a load in its scanner (a function call and a
- * buffer check per character). The reader below takes the common subset —
- * block mappings and sequences (indentless ones too, compact "- k: v" and
- * "- - x"), one-line flow collections, single-line plain, single- and
- * double-quoted scalars, comments, "---" between documents — and builds
- * the very tree libyaml's events would build, with the same tree builder
- * (open_collection, add_scalar, close_collection): the same nodes, strings,
- * `plain` flags and line/column marks.
- *
- * It is conservative: whatever it is not sure libyaml reads the same way
- * makes it give up — a tab, anchors, aliases, tags, block scalars, a plain
- * or quoted scalar or a flow collection over more than one line, '?' keys,
- * directives, "...", content on a "---" line, ':' inside a plain scalar in a
- * flow collection, unusual escapes, a key over 1,000 bytes, an indentation
- * it does not expect, any error (the tree builder's too: a duplicate key, a
- * limit). Documents already handed to the caller (dp_doc_parse_each) cannot
- * be taken back, so it gives up one document at a time: the document it was
- * reading is dropped and libyaml reads the input from that document's "---"
- * line (or from the start), with the lines before added to its marks, so an
- * error reads as it always did; libyaml stops at the next "---" line (with
- * no directive before it) and the reader goes on from there. libyaml reads
- * no further than the token it needs, so it has not seen anything past that
- * "---" and a document reads the same whichever of the two starts at its
- * "---". An input with anything libyaml's reader refuses (bad UTF-8,
- * control characters) or reads as a line break or byte order mark the
- * reader here does not know (CR, NEL, LS, PS, BOM) goes to libyaml whole:
- * libyaml decodes 16 KiB ahead, so its reader errors come before documents
- * that precede them in the input. fuzz/fuzz-base-yaml.c and
- * tests/base/test-doc-yaml.c check that both readers agree. */
-
-enum {
-        YC_STOP = 1,    /* ends a run of plain scalar characters: blanks, ':', line breaks, controls */
-        YC_FLOW = 2,    /* ends a plain scalar inside a flow collection */
-        YC_HIGH = 4,    /* a byte of a multi-byte UTF-8 character */
-        YC_NOSTART = 8, /* cannot start a plain scalar here: indicators, blanks, controls */
-};
-
-static const uint8_t ycls[256] = {
-        [0x00 ... 0x1f] = YC_STOP | YC_NOSTART,
-        [' '] = YC_STOP | YC_NOSTART,
-        [':'] = YC_STOP | YC_NOSTART,
-        [','] = YC_FLOW | YC_NOSTART,
-        ['['] = YC_FLOW | YC_NOSTART,
-        [']'] = YC_FLOW | YC_NOSTART,
-        ['{'] = YC_FLOW | YC_NOSTART,
-        ['}'] = YC_FLOW | YC_NOSTART,
-        ['-'] = YC_NOSTART,
-        ['?'] = YC_NOSTART,
-        ['#'] = YC_NOSTART,
-        ['&'] = YC_NOSTART,
-        ['*'] = YC_NOSTART,
-        ['!'] = YC_NOSTART,
-        ['|'] = YC_NOSTART,
-        ['>'] = YC_NOSTART,
-        ['\''] = YC_NOSTART,
-        ['"'] = YC_NOSTART,
-        ['%'] = YC_NOSTART,
-        ['@'] = YC_NOSTART,
-        ['`'] = YC_NOSTART,
-        [0x7f] = YC_STOP | YC_NOSTART,
-        [0x80 ... 0xff] = YC_HIGH,
-};
-
-/* Whether libyaml's reader takes every character of the input and none of
- * them is one this reader does not know (see above). */
-static bool yprescan(const char *buf, size_t len) {
-        const unsigned char *p = (const unsigned char *)buf, *e = p + len;
-        while (p < e) {
-                /* eight printable ASCII characters at a time */
-                while (e - p >= 8) {
-                        uint64_t x, d;
-                        memcpy(&x, p, 8);
-                        d = x ^ 0x7f7f7f7f7f7f7f7full;
-                        if (((x | ((x - 0x2020202020202020ull) & ~x) | ((d - 0x0101010101010101ull) & ~d)) &
-                             0x8080808080808080ull) != 0)
-                                break;
-                        p += 8;
-                }
-                if (p == e) break;
-                unsigned char c = *p;
-                if ((c >= 0x20 && c < 0x7f) || c == '\n' || c == '\t') {
-                        p++;
-                        continue;
-                }
-                if (c < 0x80) return false;
-                size_t n = utf8_ok(p, e);
-                if (!n || (c == 0xef && p[1] == 0xbb && p[2] == 0xbf)) return false;
-                p += n;
-        }
-        return true;
-}
-
-typedef struct {
-        jscan j;
-        bool at_end; /* at the end of the input or of a document ("---" at p) */
-        bool marker; /* at a "---" line */
-        size_t col;  /* column of p, the first character of a line with content */
-} yscan;
-
-/* a scalar read but not yet added */
-typedef struct {
-        const char *at; /* where it starts in the input */
-        const char *s;  /* its text (in the input or in the scan's tmp) */
-        size_t len;
-        bool plain;
-        mark m;
-} yscal;
-
-static void yspace(jscan *j) {
-        while (j->p < j->end && *j->p == ' ')
-                j->p++;
-}
-
-/* "- " or "-" at the end of a line: a block sequence entry */
-static bool yentry(const jscan *j) {
-        const char *p = j->p;
-        return p < j->end && *p == '-' && (p + 1 == j->end || p[1] == ' ' || p[1] == '\n');
-}
-
-/* ": " or ':' at the end of a line: a key ends (block context) */
-static bool ykey_end(const jscan *j) {
-        const char *p = j->p;
-        return p < j->end && *p == ':' && (p + 1 == j->end || p[1] == ' ' || p[1] == '\n');
-}
-
-/* From the line break at p (or, first, from the start of the input) to the
- * next line with content, past blank and comment lines. */
-static int ylines(yscan *y, bool at_break) {
-        jscan *j = &y->j;
-        const char *q = j->p, *e = j->end;
-        for (;; at_break = true) {
-                if (at_break) {
-                        if (q == e) break;
-                        q++;
-                        j->line++;
-                        j->line_start = q;
-                }
-                while (q < e && *q == ' ')
-                        q++;
-                if (q == e) break;
-                if (*q == '\n') continue;
-                if (*q == '#') {
-                        q = memchr(q, '\n', (size_t)(e - q));
-                        if (!q) q = e;
-                        continue;
-                }
-                j->p = q;
-                j->cont = 0;
-                y->col = (size_t)(q - j->line_start);
-                if (*q == '\t') return JSON_BAIL;
-                if (y->col == 0 && e - q >= 3 && (*q == '-' || *q == '.') && q[1] == *q && q[2] == *q) {
-                        if (*q == '.' || (e - q > 3 && q[3] != ' ' && q[3] != '\n')) return JSON_BAIL;
-                        y->at_end = y->marker = true;
-                }
-                return 0;
-        }
-        j->p = e;
-        j->cont = 0;
-        y->at_end = true;
-        y->marker = false;
-        return 0;
-}
-
-/* The rest of a line after a node (blanks, a comment), then on to the next
- * line with content. */
-static int yeol(yscan *y) {
-        jscan *j = &y->j;
-        const char *q = j->p, *e = j->end;
-        while (q < e && *q == ' ')
-                q++;
-        if (q < e && *q == '#' && q > j->line_start && q[-1] == ' ') {
-                q = memchr(q, '\n', (size_t)(e - q));
-                if (!q) q = e;
-        }
-        if (q < e && *q != '\n') return JSON_BAIL;
-        j->p = q;
-        return ylines(y, true);
-}
-
-/* A plain scalar at p (its first character checked), on this line: it ends
- * before ": ", " #", the line break or, in a flow collection, a flow
- * indicator; p is left after its last non-blank character. */
-static int yplain(yscan *y, bool flow, yscal *ret) {
-        jscan *j = &y->j;
-        const char *s = j->p, *q = s, *e = j->end, *last;
-        const uint8_t stop = YC_STOP | YC_HIGH | (flow ? YC_FLOW : 0);
-        size_t cont = 0;
-        ret->m = jmark(j);
-        for (;;) {
-                while (q < e && !(ycls[(uint8_t)*q] & stop))
-                        q++;
-                if (q == e) {
-                        last = q;
-                        break;
-                }
-                uint8_t c = (uint8_t)*q;
-                if (c >= 0x80) {
-                        cont += (c & 0xc0) == 0x80;
-                        q++;
-                        continue;
-                }
-                if (c == ':' && q + 1 < e && q[1] != ' ' && q[1] != '\n') {
-                        if (flow || q[1] == '\t') return JSON_BAIL; /* "a:b" in a flow collection, ":\t" */
-                        q++;
-                        continue;
-                }
-                last = q;
-                if (c != ' ') break;
-                /* blanks inside the scalar are part of it when more of it follows */
-                while (q < e && *q == ' ')
-                        q++;
-                if (q == e) break;
-                c = (uint8_t)*q;
-                if (c == '#' || c == '\n' || c == '\t' || (flow && (ycls[c] & YC_FLOW)) ||
-                    (c == ':' && (q + 1 == e || q[1] == ' ' || q[1] == '\n' || q[1] == '\t')))
-                        break;
-        }
-        j->cont += cont;
-        j->p = last;
-        ret->at = s;
-        ret->s = s;
-        ret->len = (size_t)(last - s);
-        ret->plain = true;
-        return 0;
-}
-
-/* A single-quoted scalar on one line ('' is a quote). */
-static int ysquote(yscan *y, yscal *ret) {
-        jscan *j = &y->j;
-        ret->m = jmark(j);
-        ret->at = j->p;
-        ret->plain = false;
-        const char *s = ++j->p, *q = s, *e = j->end;
-        size_t len = 0;
-        bool copied = false;
-        for (;;) {
-                while (q < e && *q != '\'' && (uint8_t)*q >= 0x20 && (uint8_t)*q < 0x7f)
-                        q++;
-                if (q == e) return JSON_BAIL;
-                uint8_t c = (uint8_t)*q;
-                if (c == '\'') {
-                        if (q + 1 == e || q[1] != '\'') break;
-                        if (tmp_put(j, &len, s, (size_t)(q + 1 - s)) < 0) return -ENOMEM;
-                        copied = true;
-                        q += 2;
-                        s = q;
-                } else if (c >= 0x80) {
-                        j->cont += (c & 0xc0) == 0x80;
-                        q++;
-                } else {
-                        return JSON_BAIL; /* a line break (the scalar goes on), a tab */
-                }
-        }
-        if (copied) {
-                if (tmp_put(j, &len, s, (size_t)(q - s)) < 0 || tmp_put(j, &len, "", 1) < 0) return -ENOMEM;
-                ret->s = j->tmp;
-                ret->len = len - 1;
-        } else {
-                ret->s = s;
-                ret->len = (size_t)(q - s);
-        }
-        j->p = q + 1;
-        return 0;
-}
-
-static int yscalar(yscan *y, bool flow, yscal *ret) {
-        jscan *j = &y->j;
-        if (j->p >= j->end) return JSON_BAIL;
-        uint8_t c = (uint8_t)*j->p;
-        if (c == '"') {
-                ret->m = jmark(j);
-                ret->at = j->p;
-                ret->plain = false;
-                return jstring(j, &ret->s, &ret->len);
-        }
-        if (c == '\'') return ysquote(y, ret);
-        /* "-1", "--x": a '-' before a non-blank starts a plain scalar */
-        if ((ycls[c] & YC_NOSTART) &&
-            !(c == '-' && j->p + 1 < j->end && !(ycls[(uint8_t)j->p[1]] & (YC_STOP | YC_FLOW))))
-                return JSON_BAIL;
-        return yplain(y, flow, ret);
-}
-
-static int yadd(jscan *j, const yscal *v) { return jbuild(j, add_scalar(j->ps, v->s, v->len, v->plain, &v->m)); }
-
-static bool ycan_open(const jscan *j) { return j->ps->depth < DP_DOC_MAX_DEPTH && !nodes_full(j->ps->set); }
-
-/* A flow collection on one line, '{' or '[' at p. */
-static int yflow(yscan *y, bool map) {
-        jscan *j = &y->j;
-        parse_state *ps = j->ps;
-        mark m = jmark(j);
-        if (!ycan_open(j)) return JSON_BAIL;
-        int r = jbuild(j, open_collection(ps, map ? DP_DOC_MAP : DP_DOC_SEQ, &m));
-        if (r) return r;
-        char close = map ? '}' : ']';
-        j->p++;
-        yspace(j);
-        if (j->p < j->end && *j->p == close) {
-                j->p++;
-                return jbuild(j, close_collection(ps));
-        }
-        for (;;) {
-                yscal v;
-                if (map) {
-                        if ((r = yscalar(y, true, &v)) != 0 || (r = yadd(j, &v)) != 0) return r;
-                        yspace(j);
-                        if (j->end - j->p < 2 || j->p[0] != ':' || j->p[1] != ' ' || j->p - v.at > JSON_SIMPLE_KEY_MAX)
-                                return JSON_BAIL;
-                        j->p += 2;
-                        yspace(j);
-                }
-                if (j->p < j->end && (*j->p == '{' || *j->p == '['))
-                        r = yflow(y, *j->p == '{');
-                else if ((r = yscalar(y, true, &v)) == 0)
-                        r = yadd(j, &v);
-                if (r) return r;
-                yspace(j);
-                if (j->p == j->end) return JSON_BAIL;
-                if (*j->p == close) break;
-                if (*j->p != ',') return JSON_BAIL;
-                j->p++;
-                yspace(j);
-                if (j->p < j->end && (*j->p == ']' || *j->p == '}')) return JSON_BAIL;
-        }
-        j->p++;
-        return jbuild(j, close_collection(ps));
-}
-
-/* Each of these reads a block node at p and returns with p at the next line
- * with content (y->col its column) or at the end of the document. A node
- * ends where a line is indented no more than its collection; a line
- * indented more than the innermost block collection after a complete node
- * would continue a plain scalar or be an error: the reader gives up. */
-static int ymap(yscan *y, yscal *k);
-static int yseq(yscan *y, bool indentless);
-
-/* A value on the line of its key: a flow collection or a scalar. */
-static int yinline(yscan *y) {
-        jscan *j = &y->j;
-        int r;
-        if (*j->p == '{' || *j->p == '[') {
-                r = yflow(y, *j->p == '{');
-        } else {
-                yscal v;
-                if ((r = yscalar(y, false, &v)) == 0) r = yadd(j, &v);
-        }
-        return r ? r : yeol(y);
-}
-
-/* A block node at the start of its line or after "- ". */
-static int yblock(yscan *y) {
-        jscan *j = &y->j;
-        if (yentry(j)) return yseq(y, false);
-        if (*j->p == '{' || *j->p == '[') return yinline(y);
-        yscal v;
-        int r = yscalar(y, false, &v);
-        if (r) return r;
-        yspace(j);
-        if (ykey_end(j)) return ymap(y, &v);
-        return (r = yadd(j, &v)) ? r : yeol(y);
-}
-
-/* A block mapping whose first key k was read, p at its ':'. */
-static int ymap(yscan *y, yscal *k) {
-        jscan *j = &y->j;
-        parse_state *ps = j->ps;
-        size_t n = k->m.column;
-        if (!ycan_open(j)) return JSON_BAIL;
-        int r = jbuild(j, open_collection(ps, DP_DOC_MAP, &k->m));
-        if (r) return r;
-        for (;;) {
-                if (j->p - k->at > JSON_SIMPLE_KEY_MAX) return JSON_BAIL;
-                if ((r = yadd(j, k)) != 0) return r;
-                j->p++;
-                mark vm = jmark(j); /* an empty value is marked just after the ':' */
-                yspace(j);
-                if (j->p == j->end || *j->p == '\n' || *j->p == '#') {
-                        if ((r = yeol(y)) != 0) return r;
-                        if (!y->at_end && y->col > n)
-                                r = yblock(y);
-                        else if (!y->at_end && y->col == n && yentry(j))
-                                r = yseq(y, true);
-                        else
-                                r = jbuild(j, add_scalar(ps, "", 0, true, &vm));
-                } else {
-                        r = yinline(y);
-                }
-                if (r) return r;
-                if (y->at_end || y->col < n) break;
-                if (y->col > n || yentry(j)) return JSON_BAIL;
-                if ((r = yscalar(y, false, k)) != 0) return r;
-                yspace(j);
-                if (!ykey_end(j)) return JSON_BAIL;
-        }
-        return jbuild(j, close_collection(ps));
-}
-
-/* A block sequence, its first '-' at p; an indentless one (the value of a
- * mapping key, its '-' in the key's column) ends at a line that is not an
- * entry. */
-static int yseq(yscan *y, bool indentless) {
-        jscan *j = &y->j;
-        parse_state *ps = j->ps;
-        mark m = jmark(j);
-        size_t n = m.column;
-        if (!ycan_open(j)) return JSON_BAIL;
-        int r = jbuild(j, open_collection(ps, DP_DOC_SEQ, &m));
-        if (r) return r;
-        for (;;) {
-                j->p++;
-                mark em = jmark(j); /* an empty entry is marked just after the '-' */
-                yspace(j);
-                if (j->p == j->end || *j->p == '\n' || *j->p == '#') {
-                        if ((r = yeol(y)) != 0) return r;
-                        if (!y->at_end && y->col > n)
-                                r = yblock(y);
-                        else
-                                r = jbuild(j, add_scalar(ps, "", 0, true, &em));
-                } else {
-                        r = yblock(y);
-                }
-                if (r) return r;
-                if (y->at_end || y->col < n) break;
-                if (y->col > n) return JSON_BAIL;
-                if (!yentry(j)) {
-                        if (indentless) break;
-                        return JSON_BAIL;
-                }
-        }
-        return jbuild(j, close_collection(ps));
-}
-
-/* Reads the documents of buf from offset start (line `line`, the start of
- * the input or of a "---" line), the input having passed yprescan. 0: every
- * document was read (and handed to fn); JSON_BAIL: documents before
- * *ret_off (the start of the one it gave up in, line *ret_line) were read,
- * that one is libyaml's; -ENOMEM. */
-static int parse_yaml_fast(parse_state *ps, const char *buf, size_t len, size_t start, size_t line, size_t *ret_off,
-                           size_t *ret_line) {
-        dp_doc_set *s = ps->set;
-        *ret_off = start;
-        *ret_line = line;
-        yscan y = {.j = {.ps = ps, .p = buf + start, .end = buf + len, .line_start = buf + start, .line = line}};
-        jscan *j = &y.j;
-        size_t nodes = s->n_nodes, roots = s->n_roots;
-        dp_error *err = ps->err;
-        ps->err = NULL; /* every failure gives up: no message is wanted */
-        int r = ylines(&y, false);
-        while (r == 0 && (!y.at_end || y.marker)) {
-                if (y.marker) {
-                        *ret_off = (size_t)(j->p - buf);
-                        *ret_line = j->line;
-                        y.at_end = y.marker = false;
-                        j->p += 3;
-                        if ((r = yeol(&y)) != 0) break;
-                }
-                if (y.at_end) { /* "---" and nothing: libyaml's empty scalar (dropped as null) */
-                        mark m = jmark(j);
-                        r = jbuild(j, add_scalar(ps, "", 0, true, &m));
-                } else if ((r = yblock(&y)) == 0 && !y.at_end) {
-                        r = JSON_BAIL; /* more after the document's node */
-                }
-                if (r) break;
-                ps->err = err;
-                document_end(ps);
-                ps->err = NULL;
-                nodes = s->n_nodes;
-                roots = s->n_roots;
-        }
-        free(j->tmp);
-        ps->err = err;
-        if (r == 0) return 0;
-        /* undo the document it gave up in */
-        for (size_t i = roots; i < s->n_roots; i++)
-                free(s->sources[i]);
-        s->n_roots = roots;
-        s->n_nodes = nodes;
-        ps->depth = 0;
-        ps->n_kids = 0;
-        return r;
-}
-
-static int parse(dp_doc_set *s, const char *buf, size_t len, const char *name, bool fast, dp_doc_each_fn fn,
-                 void *userdata, dp_error *err) {
-        if (len > DP_DOC_MAX_INPUT)
-                return dp_error_set(err, -E2BIG, "%s: input larger than %u MiB", name, DP_DOC_MAX_INPUT >> 20);
-        parse_state ps = {.set = s, .name = name, .err = err, .fn = fn, .userdata = userdata};
-        size_t roots_before = s->n_roots;
-        int r = fast ? parse_json(&ps, buf, len) : JSON_BAIL;
-        /* The YAML reader and libyaml take turns: the reader reads documents
-         * until one it is not sure of, libyaml reads that one, and the reader
-         * goes on from the next "---" line. */
-        bool reader = fast && r == JSON_BAIL && yprescan(buf, len);
-        size_t off = 0, line = 0;
-        while (r == JSON_BAIL) {
-                size_t bail_off = off, bail_line = line, next = 0;
-                if (reader && (r = parse_yaml_fast(&ps, buf, len, off, line, &bail_off, &bail_line)) != JSON_BAIL) break;
-                ps.line_off = bail_line;
-                r = parse_yaml(&ps, bail_off ? buf + bail_off : buf, len - bail_off, reader ? &next : NULL);
-                if (r != YAML_RESUME) break;
-                off = bail_off;
-                for (size_t i = 0; i < next && off < len; off++)
-                        i += buf[off] == '\n';
-                line = bail_line + next;
-                r = JSON_BAIL;
-        }
-        free(ps.kids);
-        if (r < 0) {
-                /* No partial documents: drop roots added by this call (nodes
-                 * stay owned by the set and are freed with it). */
-                for (size_t i = roots_before; i < s->n_roots; i++) free(s->sources[i]);
-                s->n_roots = roots_before;
-                return r;
-        }
-        /* a syntax error anywhere in the input counts before fn's failure */
-        if (ps.fn_r < 0) return ps.fn_r;
-        /* Drop documents that are empty (a lone null scalar, e.g. "---\n---"). */
-        size_t w = roots_before;
-        for (size_t i = roots_before; i < s->n_roots; i++) {
-                dp_doc_node *root = s->roots[i];
-                if (root->type == DP_DOC_SCALAR && dp_doc_is_null(root)) {
-                        free(s->sources[i]);
-                        continue;
-                }
-                s->roots[w] = root;
-                s->sources[w++] = s->sources[i];
-        }
-        s->n_roots = w;
-        return 0;
-}
-
-int dp_doc_parse(dp_doc_set *s, const char *buf, size_t len, const char *name, dp_error *err) {
-        assert_return(s && (buf || len == 0), -EINVAL);
-        return parse(s, buf, len, name ? name : "<input>", true, NULL, NULL, err);
-}
-
-int dp_doc_parse_libyaml(dp_doc_set *s, const char *buf, size_t len, const char *name, dp_error *err) {
-        assert_return(s && (buf || len == 0), -EINVAL);
-        return parse(s, buf, len, name ? name : "<input>", false, NULL, NULL, err);
-}
-
-int dp_doc_parse_each(const char *buf, size_t len, const char *name, dp_doc_each_fn fn, void *userdata, dp_error *err) {
-        assert_return((buf || len == 0) && fn, -EINVAL);
-        _cleanup_(dp_doc_set_freep) dp_doc_set *s = dp_doc_set_new();
-        if (!s) return -ENOMEM;
-        return parse(s, buf, len, name ? name : "<input>", true, fn, userdata, err);
-}
-
-int dp_doc_parse_each_libyaml(const char *buf, size_t len, const char *name, dp_doc_each_fn fn, void *userdata,
-                              dp_error *err) {
-        assert_return((buf || len == 0) && fn, -EINVAL);
-        _cleanup_(dp_doc_set_freep) dp_doc_set *s = dp_doc_set_new();
-        if (!s) return -ENOMEM;
-        return parse(s, buf, len, name ? name : "<input>", false, fn, userdata, err);
-}
-
-size_t dp_doc_fast_reach(const char *buf, size_t len) {
-        _cleanup_(dp_doc_set_freep) dp_doc_set *s = dp_doc_set_new();
-        if (!s || len > DP_DOC_MAX_INPUT) return 0;
-        parse_state ps = {.set = s, .name = "<input>"};
-        size_t off = 0, line = 0;
-        int r = parse_json(&ps, buf, len);
-        if (r == JSON_BAIL && yprescan(buf, len)) r = parse_yaml_fast(&ps, buf, len, 0, 0, &off, &line);
-        free(ps.kids);
-        return r == 0 ? len : off;
-}
-
-int dp_doc_parse_file(dp_doc_set *s, const char *path, dp_error *err) {
-        _cleanup_free_ char *buf = NULL;
-        size_t len = 0;
-        int r = dp_read_file(path, DP_DOC_MAX_INPUT, &buf, &len, err);
-        if (r == -E2BIG)
-                return dp_error_set(err, r, "%s: file larger than %u MiB", path, DP_DOC_MAX_INPUT >> 20);
-        if (r < 0) return r;
-        return dp_doc_parse(s, buf, len, path, err);
-}
 
 /* ---- access ---- */
 
@@ -1629,6 +513,7 @@ enum {
         Y_MARK = 2,  /* ':' and '#': a problem next to a space */
         Y_NUM = 4,   /* can be part of a number in some YAML dialect */
         Y_FIRST = 8, /* an indicator (or a space): cannot start a plain scalar */
+        Y_BREAK = 16, /* may start NEL, LS or PS */
 };
 static const unsigned char yaml_class[256] = {
         [0x00 ... 0x1f] = Y_CTRL,
@@ -1664,7 +549,57 @@ static const unsigned char yaml_class[256] = {
         ['`'] = Y_FIRST,
         ['~'] = Y_FIRST,
         [' '] = Y_FIRST,
+        [0xc2] = Y_BREAK,
+        [0xe2] = Y_BREAK,
 };
+
+/* NEL (U+0085), LS (U+2028) or PS (U+2029) at s: YAML 1.1 line breaks,
+ * which a reader folds or ends a line at wherever they are not escaped:
+ * their length, or 0. */
+static size_t yaml_break_at(const char *s, size_t n) {
+        const unsigned char *p = (const unsigned char *)s;
+        if (n >= 2 && p[0] == 0xc2 && p[1] == 0x85) return 2;
+        if (n >= 3 && p[0] == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9)) return 3;
+        return 0;
+}
+
+/* A double-quoted YAML scalar: JSON's escapes, and NEL, LS and PS escaped
+ * too (\u0085, \u2028, \u2029), as other characters a reader would not
+ * read back as they are (JSON leaves them as they are). */
+static void yaml_quoted(dp_strbuf *o, const char *s, size_t len) {
+        const char *b = memchr(s, 0xc2, len), *c = memchr(s, 0xe2, len);
+        if (!b && !c) {
+                json_string(o, s, len);
+                return;
+        }
+        static const char hex[] = "0123456789abcdef";
+        dp_strbuf_putc(o, '"');
+        const char *run = s, *end = s + len;
+        for (const char *p = s; p < end;) {
+                size_t n = yaml_break_at(p, (size_t)(end - p));
+                if (!n) {
+                        p++;
+                        continue;
+                }
+                char *q = dp_strbuf_room(o, 6 * (size_t)(p - run) + 6);
+                if (!q) return;
+                char *w = json_escape_to(q, run, (size_t)(p - run));
+                unsigned cp = n == 2 ? 0x85 : p[2] == (char)0xa8 ? 0x2028 : 0x2029;
+                memcpy(w, "\\u", 2);
+                w[2] = hex[cp >> 12];
+                w[3] = hex[(cp >> 8) & 15];
+                w[4] = hex[(cp >> 4) & 15];
+                w[5] = hex[cp & 15];
+                dp_strbuf_wrote(o, (size_t)(w + 6 - q));
+                p += n;
+                run = p;
+        }
+        char *q = dp_strbuf_room(o, 6 * (size_t)(end - run) + 1);
+        if (!q) return;
+        char *w = json_escape_to(q, run, (size_t)(end - run));
+        *w++ = '"';
+        dp_strbuf_wrote(o, (size_t)(w - q));
+}
 
 /* YAML 1.1 booleans and other special plain words readers may resolve */
 static bool is_yaml11_word(const char *s) {
@@ -1683,7 +618,7 @@ static bool yaml_needs_quotes(const char *s, size_t len) {
                 if (len - i >= 8) {
                         uint64_t w = load8(s + i);
                         if (!(bytes_below(w, 0x20) | bytes_equal(w, 0x7f) | bytes_equal(w, ':') |
-                              bytes_equal(w, '#'))) {
+                              bytes_equal(w, '#') | (w & BYTES_HIGHS))) {
                                 i += 8;
                                 continue;
                         }
@@ -1691,8 +626,12 @@ static bool yaml_needs_quotes(const char *s, size_t len) {
                 for (size_t stop = len - i >= 8 ? i + 8 : len; i < stop; i++) {
                         unsigned char c = (unsigned char)s[i];
                         unsigned k = yaml_class[c];
-                        if (_likely_(!(k & (Y_CTRL | Y_MARK)))) continue;
+                        if (_likely_(!(k & (Y_CTRL | Y_MARK | Y_BREAK)))) continue;
                         if (k & Y_CTRL) return true; /* NUL and control bytes */
+                        if (k & Y_BREAK) {
+                                if (yaml_break_at(s + i, len - i)) return true;
+                                continue;
+                        }
                         if (c == ':' ? i + 1 < len && s[i + 1] == ' ' : i > 0 && s[i - 1] == ' ') return true;
                 }
         }
@@ -1726,7 +665,7 @@ static bool yaml_as_is(const char *s, size_t len, bool plain) {
 static void yaml_scalar_line(dp_strbuf *o, const char *s, size_t len, bool plain, bool space) {
         if (!yaml_as_is(s, len, plain)) {
                 if (space) dp_strbuf_putc(o, ' ');
-                json_string(o, s, len);
+                yaml_quoted(o, s, len);
                 dp_strbuf_putc(o, '\n');
                 return;
         }
@@ -1748,7 +687,7 @@ static void yaml_key(dp_strbuf *o, const char *key, bool indented, unsigned leve
                 if (yaml_as_is(key, len, false))
                         dp_strbuf_append(o, key, len);
                 else
-                        json_string(o, key, len);
+                        yaml_quoted(o, key, len);
                 dp_strbuf_putc(o, ':');
                 return;
         }

@@ -90,7 +90,7 @@ int dp_doc_parse_each(const char *buf, size_t len, const char *name, dp_doc_each
  * (libyaml reads from the start of that document to the next "---", its
  * marks and messages shifted by the lines before, so they read as if
  * libyaml had read it all; an error stops both). What makes
- * them give up is listed in doc.c ("JSON fast path", "YAML fast path").
+ * them give up is listed in doc-read.c ("JSON fast path", "YAML fast path").
  * dp_doc_parse_libyaml() and dp_doc_parse_each_libyaml() are the same
  * without either reader, for the tests and fuzzers that compare them. */
 int dp_doc_parse_libyaml(dp_doc_set *s, const char *buf, size_t len, const char *name, dp_error *err);

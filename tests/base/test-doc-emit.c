@@ -86,6 +86,35 @@ static void ref_json_string(dp_strbuf *o, const char *s, size_t len) {
         dp_strbuf_putc(o, '"');
 }
 
+/* NEL, LS, PS at s[i]: their code point, or 0 */
+static unsigned ref_break(const char *s, size_t len, size_t i) {
+        const unsigned char *p = (const unsigned char *)s + i;
+        if (i + 2 <= len && p[0] == 0xc2 && p[1] == 0x85) return 0x85;
+        if (i + 3 <= len && p[0] == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9))
+                return 0x2000u | (p[2] - 0x80u);
+        return 0;
+}
+
+/* YAML: as JSON, NEL, LS and PS escaped too (readers take them for line breaks) */
+static void ref_yaml_string(dp_strbuf *o, const char *s, size_t len) {
+        dp_strbuf_putc(o, '"');
+        size_t run = 0;
+        for (size_t i = 0; i <= len; i++) {
+                unsigned cp = i < len ? ref_break(s, len, i) : 0;
+                if (i < len && !cp) continue;
+                dp_strbuf tmp = DP_STRBUF_INIT;
+                ref_json_string(&tmp, s + run, i - run);
+                dp_strbuf_append(o, tmp.buf + 1, tmp.len - 2);
+                dp_strbuf_done(&tmp);
+                if (cp) {
+                        dp_strbuf_printf(o, "\\u%04x", cp);
+                        i += cp == 0x85 ? 1 : 2;
+                        run = i + 1;
+                }
+        }
+        dp_strbuf_putc(o, '"');
+}
+
 static void ref_indent(dp_strbuf *o, unsigned level) {
         for (unsigned i = 0; i < level; i++)
                 dp_strbuf_puts(o, "  ");
@@ -143,6 +172,7 @@ static bool ref_needs_quotes(const char *s, size_t len) {
                 if (c < 0x20 || c == 0x7f) return true;
                 if (c == ':' && i + 1 < len && s[i + 1] == ' ') return true;
                 if (c == '#' && i > 0 && s[i - 1] == ' ') return true;
+                if (ref_break(s, len, i)) return true;
         }
         if (len >= 8 && s[0] >= '0' && s[0] <= '9' && s[1] >= '0' && s[1] <= '9' && s[2] >= '0' && s[2] <= '9' &&
             s[3] >= '0' && s[3] <= '9' && s[4] == '-')
@@ -161,7 +191,7 @@ static void ref_yaml_scalar(dp_strbuf *o, const dp_doc_node *n) {
         if ((n->plain && k != DP_DOC_STR) || !ref_needs_quotes(n->str, n->len))
                 dp_strbuf_append(o, n->str, n->len);
         else
-                ref_json_string(o, n->str, n->len);
+                ref_yaml_string(o, n->str, n->len);
 }
 
 static bool ref_empty(const dp_doc_node *n) { return n->type != DP_DOC_SCALAR && n->n == 0; }
@@ -257,6 +287,10 @@ static const char *const pieces[] = {
         "\x01",
         "\x1f",
         "\x7f",
+        "\xc2\x85",
+        "\xe2\x80\xa8",
+        "\xe2\x80\xa9",
+        "\xe2\x80",
         "<",
         ">",
         "&",
@@ -470,4 +504,42 @@ TEST(emit_escapes_and_quotes) {
         dp_strbuf_done(&j);
         dp_strbuf_done(&y);
         dp_doc_set_free(s);
+}
+
+/* NEL, LS and PS are line breaks to a YAML reader: written plain (or raw
+ * inside double quotes) they would come back as spaces or line ends */
+TEST(emit_yaml_escapes_unicode_line_breaks) {
+        static const char *const strs[] = {"a\xe2\x80\xa8\x62",        "\xc2\x85",
+                                           "x \xe2\x80\xa9 y",         "caf\xc3\xa9\xc2\x85",
+                                           "\xe2\x80\xa8\xe2\x80\xa8", "a\"\xe2\x80\xa9<"};
+        static const char *const want[] = {"k: \"a\\u2028b\"\n",      "k: \"\\u0085\"\n",
+                                           "k: \"x \\u2029 y\"\n",    "k: \"caf\xc3\xa9\\u0085\"\n",
+                                           "k: \"\\u2028\\u2028\"\n", "k: \"a\\\"\\u2029\\u003c\"\n"};
+        for (size_t i = 0; i < ELEMENTSOF(strs); i++) {
+                dp_doc_set *s = dp_doc_set_new();
+                dp_doc_node *m = dp_doc_new_map(s);
+                ASSERT_OK(dp_doc_map_add(s, m, "k", dp_doc_new_str(s, strs[i])));
+                dp_strbuf y = DP_STRBUF_INIT;
+                dp_doc_emit(&y, m, DP_DOC_YAML);
+                ASSERT_STREQ(dp_strbuf_str(&y), want[i]);
+                /* libyaml reads the same string back, as a key too */
+                dp_doc_set *back = dp_doc_set_new();
+                ASSERT_OK(dp_doc_parse_libyaml(back, dp_strbuf_str(&y), y.len, "back", NULL));
+                ASSERT_STREQ(dp_doc_get(dp_doc_root(back, 0), "k")->str, strs[i]);
+                dp_doc_node *m2 = dp_doc_new_map(s);
+                ASSERT_OK(dp_doc_map_add(s, m2, strs[i], dp_doc_new_str(s, "v")));
+                dp_strbuf_truncate(&y, 0);
+                dp_doc_emit(&y, m2, DP_DOC_YAML);
+                dp_doc_set_clear(back);
+                ASSERT_OK(dp_doc_parse_libyaml(back, dp_strbuf_str(&y), y.len, "back", NULL));
+                ASSERT_TRUE(dp_doc_get(dp_doc_root(back, 0), strs[i]) != NULL);
+                /* JSON leaves them as they are */
+                dp_strbuf_truncate(&y, 0);
+                dp_doc_emit(&y, m, DP_DOC_JSON_COMPACT);
+                ASSERT_TRUE(!strstr(dp_strbuf_str(&y), "\\u2028") && !strstr(dp_strbuf_str(&y), "\\u2029") &&
+                            !strstr(dp_strbuf_str(&y), "\\u0085"));
+                dp_strbuf_done(&y);
+                dp_doc_set_free(back);
+                dp_doc_set_free(s);
+        }
 }

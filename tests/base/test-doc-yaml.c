@@ -111,6 +111,78 @@ TEST(common_yaml_is_read_fast) {
         }
 }
 
+/* Block scalars and scalars over several lines, as kubectl -o yaml writes
+ * them (last-applied-configuration, long folded strings): read fast, the
+ * same as libyaml to the byte and the mark. */
+TEST(block_and_folded_scalars_are_read_fast) {
+        static const char *const inputs[] = {
+                "a: |\n  one\n    two\n\n  three\n",
+                "a: |-\n  x\n\n\nb: |+\n  y\n\n\nc: >\n  f\n  g\n\n  h\n    i\n  j\nd: >-\n  x\n  y\n",
+                "a: >+\n\n  lead\n\n",
+                "a: |2-\n    two\n   one\nb: |1\n  x\n",
+                "a: >2\n   m\n  n\n",
+                "a: |\n  no newline at the end",
+                "a: |-\n  x\n\n",
+                "a: |\n\nb: 1\n",
+                "a: |\n",
+                "a: |",
+                "a: | # comment\n  x\nb: >#c\n  y\n",
+                "a: |\n  x\n   \n  y\n \n",
+                "k: >\n folded\n\n  more\n  lines\n\n last\n",
+                "- |\n  item\n- >-\n  a\n  b\n- k: |\n    nested\n  m: >\n    folded\n- - |\n    deep\n",
+                "k:\n  |\n  text\n",
+                "k:\n- |\n  in an indentless sequence\n- x\n",
+                "|\n root\n",
+                "a: |\n  x\n# comment\nb: 1\n",
+                ("description: a long description that Go folds over several lines because\n  it is long, and it goes "
+                 "on\n\n  after a blank line, a:b #c\nnext: x\n"),
+                "- a\n  b\n- c\n  - d\n",
+                "a:\n  b\n  c\nd: e\n",
+                "root\nplain\n",
+                "a: b\n  c # comment\nd: 1\n",
+                "d: \"a \\\n  b\\ c\n  folded\n\n  para \\t\\x41\\u00e9\\U0001F600\\N\\_\\L\\P\\e\\0\\a\\v\\/\\ \"\n",
+                "s: 'single\n  over lines '' with\n\n  a blank line'\n",
+                "k: \"a  \n  b\"\n",
+                "k: \"x\\\n\n  y\"\n",
+                "- \"a\n  b\"\n- 'c\n\n  d'\n",
+                "note: \"an escaped \\\"quote\\\" that Go\\\n  \\ folds with a backslash\"\n",
+        };
+        for (size_t i = 0; i < ELEMENTSOF(inputs); i++) {
+                check_same(inputs[i]);
+                if (reach(inputs[i]) != strlen(inputs[i])) DP_FAIL("not read fast: %s", inputs[i]);
+        }
+        /* errors and what it leaves to libyaml, still the same */
+        static const char *const others[] = {
+                "a: |0\n x\n",
+                "a: |\n    \n  less\n",
+                "a: |x\n",
+                "a: |\t\n  x\n",
+                "a: |\n\t x\n",
+                "k: \"a\n---\n b\"\n",
+                "k: \"a\n",
+                "k: 'a\n",
+                "k: \"a\\'\"\n",
+                "a: b\n  c: d\n",
+                "a\n b: c\n",
+                "'a\n b': c\n",
+                "\"a\n b\": c\n",
+                "- a\n\tb\n",
+                "k: \"a\tb\"\n",
+                "{a: \"b\n c\"}\n",
+                "[a\n, b]\n",
+                "a: \"\\ud800\"\n",
+                "a: \"\\U00110000\"\n",
+                "a: \"\\x4\"\n",
+                "--- |\n  x\n",
+                "a: b\n...\n",
+                "a: |\n  x\n  ---\n",
+                "a: >\n  x\n---\nb\n",
+                "a: b\n  #c\n  d\n",
+        };
+        for (size_t i = 0; i < ELEMENTSOF(others); i++)
+                check_same(others[i]);
+}
+
 TEST(marks) {
         /* empty values are plain empty scalars just after ':' or '-';
          * block mappings start at their first key, sequences at '-' (an
@@ -215,7 +287,8 @@ TEST(takes_over_after_libyaml) {
 }
 
 TEST(gives_up) {
-        /* each is left to libyaml, which must read it as before */
+        /* each is left to libyaml (a few, block and multi-line scalars, are read
+         * fast since), which must read it as before */
         static const char *const inputs[] = {
                 "a: b: c\n", "a: b\n  c\n", "a:\n  b\n  c\nd: e\n", "a: |\n  text\n", "a: >\n  text\n",
                 "a:\tb\n", "a: b\t# c\n", "a: 1\r\nb: 2\r\n", "%YAML 1.1\n---\na: 1\n", "a: !!str 1\n",

@@ -1,0 +1,312 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include <yaml.h>
+
+#include "base/doc-internal.h"
+#include "base/fileio.h"
+
+/* The tree builder (libyaml's events or a reader's calls become nodes),
+ * libyaml, and the parse entry points, which let the readers of doc-read.c
+ * take what they can. */
+
+static int perr(parse_state *ps, int code, const mark *m, const char *msg) {
+        return dp_error_set(ps->err, code, "%s:%zu:%zu: %s", ps->name, m->line + 1, m->column + 1, msg);
+}
+
+/* Maps up to this many keys are checked for duplicates pair by pair as keys
+ * arrive; past it, the keys are sorted once when the map ends. A sort, not a
+ * hash table: its worst case is O(n log n) whatever the keys are (an unkeyed
+ * hash can be flooded with colliding keys), and 80,000 labels parse in a
+ * fraction of a second instead of tens of seconds. */
+#define DUP_LINEAR_MAX 16
+
+static int dup_error(parse_state *ps, const dp_doc_node *key) {
+        char msg[300];
+        snprintf(msg, sizeof msg, "duplicate key \"%.200s\"", key->str);
+        return perr(ps, -EINVAL, &(mark){.line = key->line - 1, .column = key->col - 1}, msg);
+}
+
+static int cmp_pair_key(const void *a, const void *b) {
+        const dp_doc_pair *x = *(const dp_doc_pair *const *)a, *y = *(const dp_doc_pair *const *)b;
+        int c = strcmp(x->key, y->key);
+        /* equal keys keep document order, so the later one is the duplicate */
+        return c ? c : (x < y ? -1 : x > y);
+}
+
+/* A finished map of more than DUP_LINEAR_MAX keys: refuse a duplicate key,
+ * naming the first one in document order that repeats an earlier key. */
+static int check_duplicates(parse_state *ps, const dp_doc_node *map) {
+        if (map->n <= DUP_LINEAR_MAX) return 0;
+        _cleanup_free_ const dp_doc_pair **v = calloc(map->n, sizeof *v);
+        if (!v) return -ENOMEM;
+        for (size_t i = 0; i < map->n; i++) v[i] = &map->pairs[i];
+        qsort(v, map->n, sizeof *v, cmp_pair_key);
+        const dp_doc_pair *first = NULL;
+        for (size_t i = 1; i < map->n; i++)
+                if (streq(v[i - 1]->key, v[i]->key) && (!first || v[i] < first)) first = v[i];
+        return first ? dup_error(ps, first->key_node) : 0;
+}
+
+static int push_kid(parse_state *ps, const char *key, dp_doc_node *key_node, dp_doc_node *value) {
+        if (ps->n_kids == ps->cap_kids && DP_GROW(ps->kids, ps->cap_kids, ps->n_kids + 1) < 0) return -ENOMEM;
+        ps->kids[ps->n_kids++] = (dp_doc_pair){key, key_node, value};
+        return 0;
+}
+
+/* Attach a finished node to its parent (or make it a root). */
+static int attach(parse_state *ps, dp_doc_node *n, const mark *m) {
+        if (ps->depth == 0) return dp_doc_add_root(ps->set, n, ps->name);
+        size_t d = ps->depth - 1;
+        dp_doc_node *parent = ps->stack[d];
+        if (parent->type == DP_DOC_SEQ) return push_kid(ps, NULL, NULL, n);
+        /* map */
+        if (!ps->pending_key[d]) {
+                if (n->type != DP_DOC_SCALAR) return perr(ps, -EINVAL, m, "map keys must be scalars");
+                if (memchr(n->str, 0, n->len)) return perr(ps, -EINVAL, m, "map key contains a NUL byte");
+                /* Small maps are checked for a duplicate at once; larger ones
+                 * when they end (check_duplicates), in O(n log n). */
+                size_t have = ps->n_kids - ps->base[d];
+                if (have < DUP_LINEAR_MAX)
+                        for (size_t i = ps->base[d]; i < ps->n_kids; i++)
+                                if (streq(ps->kids[i].key, n->str)) return dup_error(ps, n);
+                ps->pending_key[d] = n->str;
+                ps->pending_key_node[d] = n;
+                return 0;
+        }
+        /* the key is the key node's string, owned by the set: no copy */
+        int r = push_kid(ps, ps->pending_key[d], ps->pending_key_node[d], n);
+        ps->pending_key[d] = NULL;
+        ps->pending_key_node[d] = NULL;
+        return r;
+}
+
+int doc_open_collection(parse_state *ps, dp_doc_type t, const mark *m) {
+        if (ps->depth >= DP_DOC_MAX_DEPTH) return perr(ps, -E2BIG, m, "nesting deeper than 100 levels");
+        dp_doc_node *n = doc_node_new(ps->set, t);
+        if (!n) return doc_nodes_full(ps->set) ? perr(ps, -E2BIG, m, "too many nodes") : -ENOMEM;
+        n->line = (uint32_t)m->line + 1;
+        n->col = (uint32_t)m->column + 1;
+        ps->stack[ps->depth] = n;
+        ps->base[ps->depth] = ps->n_kids;
+        ps->pending_key[ps->depth] = NULL;
+        ps->depth++;
+        return 0;
+}
+
+int doc_close_collection(parse_state *ps) {
+        assert(ps->depth > 0);
+        dp_doc_node *n = ps->stack[--ps->depth];
+        size_t first = ps->base[ps->depth], count = ps->n_kids - first;
+        if (count) {
+                if (n->type == DP_DOC_MAP) {
+                        n->pairs = doc_arena_alloc(ps->set, count * sizeof(dp_doc_pair));
+                        if (!n->pairs) return -ENOMEM;
+                        memcpy(n->pairs, ps->kids + first, count * sizeof(dp_doc_pair));
+                } else {
+                        n->items = doc_arena_alloc(ps->set, count * sizeof(dp_doc_node *));
+                        if (!n->items) return -ENOMEM;
+                        for (size_t i = 0; i < count; i++)
+                                n->items[i] = ps->kids[first + i].value;
+                }
+        }
+        n->n = count;
+        ps->n_kids = first;
+        if (n->type == DP_DOC_MAP) {
+                int r = check_duplicates(ps, n);
+                if (r < 0) return r;
+        }
+        return attach(ps, n, &(mark){.line = n->line - 1, .column = n->col - 1});
+}
+
+int doc_add_scalar(parse_state *ps, const char *str, size_t len, bool plain, const mark *m) {
+        dp_doc_node *n = dp_doc_new_strn(ps->set, str, len);
+        if (!n) return -ENOMEM;
+        n->plain = plain;
+        n->line = (uint32_t)m->line + 1;
+        n->col = (uint32_t)m->column + 1;
+        return attach(ps, n, m);
+}
+
+/* A document ended: with dp_doc_parse_each, hand its root to fn (unless fn
+ * failed before) and drop the document. */
+void doc_document_end(parse_state *ps) {
+        if (!ps->fn) return;
+        dp_doc_set *s = ps->set;
+        for (size_t i = 0; i < s->n_roots; i++) {
+                dp_doc_node *root = s->roots[i];
+                if (root->type == DP_DOC_SCALAR && dp_doc_is_null(root)) continue;
+                if (ps->fn_r >= 0) ps->fn_r = ps->fn(root, ps->name, ps->n_handed, ps->userdata, ps->err);
+                ps->n_handed++;
+        }
+        doc_set_drop_all(s);
+}
+
+static int handle_event(parse_state *ps, yaml_event_t *ev) {
+        const mark m = {ev->start_mark.line + ps->line_off, ev->start_mark.column};
+        switch (ev->type) {
+        case YAML_ALIAS_EVENT: return perr(ps, -EINVAL, &m, "YAML aliases are not supported");
+        case YAML_SCALAR_EVENT: {
+                bool plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE && !ev->data.scalar.tag;
+                if (ev->data.scalar.tag && streq((const char *)ev->data.scalar.tag, YAML_NULL_TAG)) plain = true;
+                return doc_add_scalar(ps, (const char *)ev->data.scalar.value, ev->data.scalar.length, plain, &m);
+        }
+        case YAML_SEQUENCE_START_EVENT:
+        case YAML_MAPPING_START_EVENT:
+                return doc_open_collection(ps, ev->type == YAML_SEQUENCE_START_EVENT ? DP_DOC_SEQ : DP_DOC_MAP, &m);
+        case YAML_SEQUENCE_END_EVENT:
+        case YAML_MAPPING_END_EVENT: return doc_close_collection(ps);
+        case YAML_DOCUMENT_END_EVENT: doc_document_end(ps); return 0;
+        default:
+                return 0;
+        }
+}
+
+#define YAML_RESUME 2
+
+/* A document start the YAML reader can take over at: "---" alone, no
+ * directives before it. */
+static bool resumable(const yaml_event_t *ev) {
+        return ev->type == YAML_DOCUMENT_START_EVENT && !ev->data.document_start.implicit &&
+               !ev->data.document_start.version_directive &&
+               ev->data.document_start.tag_directives.start == ev->data.document_start.tag_directives.end &&
+               ev->start_mark.column == 0;
+}
+
+/* Parse with libyaml to the end of the input; with ret_resume, stop at the
+ * start of the second document, where the YAML reader can take over, and
+ * return YAML_RESUME with the line of its "---" (counted from buf). */
+static int parse_yaml(parse_state *ps, const char *buf, size_t len, size_t *ret_resume) {
+        yaml_parser_t parser;
+        if (!yaml_parser_initialize(&parser)) return -ENOMEM;
+        yaml_parser_set_input_string(&parser, (const unsigned char *)buf, len);
+        int r = 0;
+        size_t docs = 0;
+        for (;;) {
+                yaml_event_t ev;
+                if (!yaml_parser_parse(&parser, &ev)) {
+                        if (parser.error == YAML_MEMORY_ERROR) {
+                                r = -ENOMEM;
+                        } else {
+                                const yaml_mark_t *mk = parser.problem ? &parser.problem_mark : &parser.context_mark;
+                                /* a reader error (bad UTF-8, a control character) has no mark:
+                                 * 1:1 whatever the offset (the YAML reader leaves such inputs
+                                 * to libyaml whole) */
+                                size_t off = parser.error == YAML_READER_ERROR ? 0 : ps->line_off;
+                                r = dp_error_set(ps->err, -EINVAL, "%s:%zu:%zu: invalid YAML: %s%s%s", ps->name,
+                                                 mk->line + 1 + off, mk->column + 1,
+                                                 parser.problem ? parser.problem : "syntax error",
+                                                 parser.context ? " " : "", parser.context ? parser.context : "");
+                        }
+                        break;
+                }
+                bool done = ev.type == YAML_STREAM_END_EVENT;
+                /* (a later line: the reader always gets further) */
+                if (ev.type == YAML_DOCUMENT_START_EVENT && docs++ > 0 && ret_resume && resumable(&ev) &&
+                    ev.start_mark.line > 0) {
+                        *ret_resume = ev.start_mark.line;
+                        r = YAML_RESUME;
+                        done = true;
+                } else {
+                        r = handle_event(ps, &ev);
+                }
+                yaml_event_delete(&ev);
+                if (r < 0 || done) break;
+        }
+        yaml_parser_delete(&parser);
+        return r;
+}
+
+static int parse(dp_doc_set *s, const char *buf, size_t len, const char *name, bool fast, dp_doc_each_fn fn,
+                 void *userdata, dp_error *err) {
+        if (len > DP_DOC_MAX_INPUT)
+                return dp_error_set(err, -E2BIG, "%s: input larger than %u MiB", name, DP_DOC_MAX_INPUT >> 20);
+        parse_state ps = {.set = s, .name = name, .err = err, .fn = fn, .userdata = userdata};
+        size_t roots_before = s->n_roots;
+        int r = fast ? doc_parse_json(&ps, buf, len) : JSON_BAIL;
+        /* The YAML reader and libyaml take turns: the reader reads documents
+         * until one it is not sure of, libyaml reads that one, and the reader
+         * goes on from the next "---" line. */
+        bool reader = fast && r == JSON_BAIL && doc_yprescan(buf, len);
+        size_t off = 0, line = 0;
+        while (r == JSON_BAIL) {
+                size_t bail_off = off, bail_line = line, next = 0;
+                if (reader && (r = doc_parse_yaml_fast(&ps, buf, len, off, line, &bail_off, &bail_line)) != JSON_BAIL)
+                        break;
+                ps.line_off = bail_line;
+                r = parse_yaml(&ps, bail_off ? buf + bail_off : buf, len - bail_off, reader ? &next : NULL);
+                if (r != YAML_RESUME) break;
+                off = bail_off;
+                for (size_t i = 0; i < next && off < len; off++)
+                        i += buf[off] == '\n';
+                line = bail_line + next;
+                r = JSON_BAIL;
+        }
+        free(ps.kids);
+        if (r < 0) {
+                /* No partial documents: drop roots added by this call (nodes
+                 * stay owned by the set and are freed with it). */
+                for (size_t i = roots_before; i < s->n_roots; i++) free(s->sources[i]);
+                s->n_roots = roots_before;
+                return r;
+        }
+        /* a syntax error anywhere in the input counts before fn's failure */
+        if (ps.fn_r < 0) return ps.fn_r;
+        /* Drop documents that are empty (a lone null scalar, e.g. "---\n---"). */
+        size_t w = roots_before;
+        for (size_t i = roots_before; i < s->n_roots; i++) {
+                dp_doc_node *root = s->roots[i];
+                if (root->type == DP_DOC_SCALAR && dp_doc_is_null(root)) {
+                        free(s->sources[i]);
+                        continue;
+                }
+                s->roots[w] = root;
+                s->sources[w++] = s->sources[i];
+        }
+        s->n_roots = w;
+        return 0;
+}
+
+int dp_doc_parse(dp_doc_set *s, const char *buf, size_t len, const char *name, dp_error *err) {
+        assert_return(s && (buf || len == 0), -EINVAL);
+        return parse(s, buf, len, name ? name : "<input>", true, NULL, NULL, err);
+}
+
+int dp_doc_parse_libyaml(dp_doc_set *s, const char *buf, size_t len, const char *name, dp_error *err) {
+        assert_return(s && (buf || len == 0), -EINVAL);
+        return parse(s, buf, len, name ? name : "<input>", false, NULL, NULL, err);
+}
+
+int dp_doc_parse_each(const char *buf, size_t len, const char *name, dp_doc_each_fn fn, void *userdata, dp_error *err) {
+        assert_return((buf || len == 0) && fn, -EINVAL);
+        _cleanup_(dp_doc_set_freep) dp_doc_set *s = dp_doc_set_new();
+        if (!s) return -ENOMEM;
+        return parse(s, buf, len, name ? name : "<input>", true, fn, userdata, err);
+}
+
+int dp_doc_parse_each_libyaml(const char *buf, size_t len, const char *name, dp_doc_each_fn fn, void *userdata,
+                              dp_error *err) {
+        assert_return((buf || len == 0) && fn, -EINVAL);
+        _cleanup_(dp_doc_set_freep) dp_doc_set *s = dp_doc_set_new();
+        if (!s) return -ENOMEM;
+        return parse(s, buf, len, name ? name : "<input>", false, fn, userdata, err);
+}
+
+size_t dp_doc_fast_reach(const char *buf, size_t len) {
+        _cleanup_(dp_doc_set_freep) dp_doc_set *s = dp_doc_set_new();
+        if (!s || len > DP_DOC_MAX_INPUT) return 0;
+        parse_state ps = {.set = s, .name = "<input>"};
+        size_t off = 0, line = 0;
+        int r = doc_parse_json(&ps, buf, len);
+        if (r == JSON_BAIL && doc_yprescan(buf, len)) r = doc_parse_yaml_fast(&ps, buf, len, 0, 0, &off, &line);
+        free(ps.kids);
+        return r == 0 ? len : off;
+}
+
+int dp_doc_parse_file(dp_doc_set *s, const char *path, dp_error *err) {
+        _cleanup_free_ char *buf = NULL;
+        size_t len = 0;
+        int r = dp_read_file(path, DP_DOC_MAX_INPUT, &buf, &len, err);
+        if (r == -E2BIG)
+                return dp_error_set(err, r, "%s: file larger than %u MiB", path, DP_DOC_MAX_INPUT >> 20);
+        if (r < 0) return r;
+        return dp_doc_parse(s, buf, len, path, err);
+}
