@@ -6,6 +6,8 @@
 add_library(fake-nvml SHARED
   ${CMAKE_CURRENT_SOURCE_DIR}/devices/fake-nvml/fake-nvml.c
   ${PROJECT_SOURCE_DIR}/src/base/doc.c
+  ${PROJECT_SOURCE_DIR}/src/base/doc-parse.c
+  ${PROJECT_SOURCE_DIR}/src/base/doc-read.c
   ${PROJECT_SOURCE_DIR}/src/base/error.c
   ${PROJECT_SOURCE_DIR}/src/base/fileio.c
   ${PROJECT_SOURCE_DIR}/src/base/strbuf.c
