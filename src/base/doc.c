@@ -513,7 +513,7 @@ enum {
         Y_MARK = 2,  /* ':' and '#': a problem next to a space */
         Y_NUM = 4,   /* can be part of a number in some YAML dialect */
         Y_FIRST = 8, /* an indicator (or a space): cannot start a plain scalar */
-        Y_BREAK = 16, /* may start NEL, LS or PS */
+        Y_BREAK = 16, /* may start NEL, LS, PS or a C1 control */
 };
 static const unsigned char yaml_class[256] = {
         [0x00 ... 0x1f] = Y_CTRL,
@@ -553,22 +553,32 @@ static const unsigned char yaml_class[256] = {
         [0xe2] = Y_BREAK,
 };
 
-/* NEL (U+0085), LS (U+2028) or PS (U+2029) at s: YAML 1.1 line breaks,
- * which a reader folds or ends a line at wherever they are not escaped:
- * their length, or 0. */
-static size_t yaml_break_at(const char *s, size_t n) {
+/* What a YAML reader would not read back as it is, at s: NEL (U+0085), LS
+ * (U+2028) and PS (U+2029), YAML 1.1 line breaks a reader folds or ends a
+ * line at, and DEL and the other C1 controls (U+0080-U+009F), which libyaml
+ * refuses unescaped. Their length (code point in *ret_cp), or 0. */
+static size_t yaml_escape_at(const char *s, size_t n, unsigned *ret_cp) {
         const unsigned char *p = (const unsigned char *)s;
-        if (n >= 2 && p[0] == 0xc2 && p[1] == 0x85) return 2;
-        if (n >= 3 && p[0] == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9)) return 3;
+        if (n >= 1 && p[0] == 0x7f) {
+                *ret_cp = 0x7f;
+                return 1;
+        }
+        if (n >= 2 && p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) {
+                *ret_cp = p[1];
+                return 2;
+        }
+        if (n >= 3 && p[0] == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9)) {
+                *ret_cp = 0x2000u | (p[2] - 0x80u);
+                return 3;
+        }
         return 0;
 }
 
-/* A double-quoted YAML scalar: JSON's escapes, and NEL, LS and PS escaped
- * too (\u0085, \u2028, \u2029), as other characters a reader would not
- * read back as they are (JSON leaves them as they are). */
+/* A double-quoted YAML scalar: JSON's escapes, and NEL, LS, PS, DEL and the
+ * C1 controls escaped too (\u0085, \u2028, \u007f, ...), as characters a
+ * reader would not read back as they are (JSON leaves them as they are). */
 static void yaml_quoted(dp_strbuf *o, const char *s, size_t len) {
-        const char *b = memchr(s, 0xc2, len), *c = memchr(s, 0xe2, len);
-        if (!b && !c) {
+        if (!memchr(s, 0xc2, len) && !memchr(s, 0xe2, len) && !memchr(s, 0x7f, len)) {
                 json_string(o, s, len);
                 return;
         }
@@ -576,7 +586,8 @@ static void yaml_quoted(dp_strbuf *o, const char *s, size_t len) {
         dp_strbuf_putc(o, '"');
         const char *run = s, *end = s + len;
         for (const char *p = s; p < end;) {
-                size_t n = yaml_break_at(p, (size_t)(end - p));
+                unsigned cp = 0;
+                size_t n = yaml_escape_at(p, (size_t)(end - p), &cp);
                 if (!n) {
                         p++;
                         continue;
@@ -584,7 +595,6 @@ static void yaml_quoted(dp_strbuf *o, const char *s, size_t len) {
                 char *q = dp_strbuf_room(o, 6 * (size_t)(p - run) + 6);
                 if (!q) return;
                 char *w = json_escape_to(q, run, (size_t)(p - run));
-                unsigned cp = n == 2 ? 0x85 : p[2] == (char)0xa8 ? 0x2028 : 0x2029;
                 memcpy(w, "\\u", 2);
                 w[2] = hex[cp >> 12];
                 w[3] = hex[(cp >> 8) & 15];
@@ -629,7 +639,8 @@ static bool yaml_needs_quotes(const char *s, size_t len) {
                         if (_likely_(!(k & (Y_CTRL | Y_MARK | Y_BREAK)))) continue;
                         if (k & Y_CTRL) return true; /* NUL and control bytes */
                         if (k & Y_BREAK) {
-                                if (yaml_break_at(s + i, len - i)) return true;
+                                unsigned cp;
+                                if (yaml_escape_at(s + i, len - i, &cp)) return true;
                                 continue;
                         }
                         if (c == ':' ? i + 1 < len && s[i + 1] == ' ' : i > 0 && s[i - 1] == ' ') return true;

@@ -86,10 +86,11 @@ static void ref_json_string(dp_strbuf *o, const char *s, size_t len) {
         dp_strbuf_putc(o, '"');
 }
 
-/* NEL, LS, PS at s[i]: their code point, or 0 */
+/* NEL, LS, PS, DEL or a C1 control at s[i]: their code point, or 0 */
 static unsigned ref_break(const char *s, size_t len, size_t i) {
         const unsigned char *p = (const unsigned char *)s + i;
-        if (i + 2 <= len && p[0] == 0xc2 && p[1] == 0x85) return 0x85;
+        if (p[0] == 0x7f) return 0x7f;
+        if (i + 2 <= len && p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) return p[1];
         if (i + 3 <= len && p[0] == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9))
                 return 0x2000u | (p[2] - 0x80u);
         return 0;
@@ -108,7 +109,7 @@ static void ref_yaml_string(dp_strbuf *o, const char *s, size_t len) {
                 dp_strbuf_done(&tmp);
                 if (cp) {
                         dp_strbuf_printf(o, "\\u%04x", cp);
-                        i += cp == 0x85 ? 1 : 2;
+                        i += cp == 0x7f ? 0 : cp < 0x100 ? 1 : 2;
                         run = i + 1;
                 }
         }
@@ -498,7 +499,7 @@ TEST(emit_escapes_and_quotes) {
                      "\"utf8\":\"caf\xc3\xa9 \xe6\x97\xa5\",\"empty map\":{},\"[]\":[],"
                      "\"num\":\"0x1F\",\"inf\":\".inf\",\"neg\":-12,\"hash\":\"a #b\",\"colon\":\"a:b\"}");
         dp_doc_emit(&y, m, DP_DOC_YAML);
-        ASSERT_STREQ(dp_strbuf_str(&y), "esc: \"a\\\"b\\\\c\\n\\t\\r\\u0001\\u003c\\u003e\\u0026\x7f\\u0000z\"\n"
+        ASSERT_STREQ(dp_strbuf_str(&y), "esc: \"a\\\"b\\\\c\\n\\t\\r\\u0001\\u003c\\u003e\\u0026\\u007f\\u0000z\"\n"
                                         "utf8: caf\xc3\xa9 \xe6\x97\xa5\nempty map: {}\n\"[]\": []\nnum: \"0x1F\"\n"
                                         "inf: .inf\nneg: -12\nhash: \"a #b\"\ncolon: a:b\n");
         dp_strbuf_done(&j);
@@ -508,13 +509,16 @@ TEST(emit_escapes_and_quotes) {
 
 /* NEL, LS and PS are line breaks to a YAML reader: written plain (or raw
  * inside double quotes) they would come back as spaces or line ends */
-TEST(emit_yaml_escapes_unicode_line_breaks) {
+TEST(emit_yaml_escapes_unicode_line_breaks_and_controls) {
         static const char *const strs[] = {"a\xe2\x80\xa8\x62",        "\xc2\x85",
                                            "x \xe2\x80\xa9 y",         "caf\xc3\xa9\xc2\x85",
-                                           "\xe2\x80\xa8\xe2\x80\xa8", "a\"\xe2\x80\xa9<"};
+                                           "\xe2\x80\xa8\xe2\x80\xa8", "a\"\xe2\x80\xa9<",
+                                           "a\177b",
+                                           "\xc2\x80x\xc2\x9f"};
         static const char *const want[] = {"k: \"a\\u2028b\"\n",      "k: \"\\u0085\"\n",
                                            "k: \"x \\u2029 y\"\n",    "k: \"caf\xc3\xa9\\u0085\"\n",
-                                           "k: \"\\u2028\\u2028\"\n", "k: \"a\\\"\\u2029\\u003c\"\n"};
+                                           "k: \"\\u2028\\u2028\"\n", "k: \"a\\\"\\u2029\\u003c\"\n",
+                                           "k: \"a\\u007fb\"\n",         "k: \"\\u0080x\\u009f\"\n"};
         for (size_t i = 0; i < ELEMENTSOF(strs); i++) {
                 dp_doc_set *s = dp_doc_set_new();
                 dp_doc_node *m = dp_doc_new_map(s);
