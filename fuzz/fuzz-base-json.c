@@ -8,25 +8,15 @@
 
 #include "base/doc.h"
 
+/* the same tree, marks included (dp_doc_dump of both) */
 static void same_tree(const dp_doc_node *a, const dp_doc_node *b) {
-        if (!a || !b) {
-                if (a != b) abort();
-                return;
-        }
-        if (a->type != b->type || a->line != b->line || a->col != b->col || a->n != b->n) abort();
-        if (a->type == DP_DOC_SCALAR) {
-                if (a->len != b->len || a->plain != b->plain || memcmp(a->str, b->str, a->len + 1) != 0) abort();
-                return;
-        }
-        for (size_t i = 0; i < a->n; i++) {
-                if (a->type == DP_DOC_SEQ) {
-                        same_tree(a->items[i], b->items[i]);
-                        continue;
-                }
-                if (strcmp(a->pairs[i].key, b->pairs[i].key) != 0) abort();
-                same_tree(a->pairs[i].key_node, b->pairs[i].key_node);
-                same_tree(a->pairs[i].value, b->pairs[i].value);
-        }
+        dp_strbuf da = DP_STRBUF_INIT, db = DP_STRBUF_INIT;
+        dp_doc_dump(&da, a);
+        dp_doc_dump(&db, b);
+        if (!dp_strbuf_failed(&da) && !dp_strbuf_failed(&db) && strcmp(dp_strbuf_str(&da), dp_strbuf_str(&db)) != 0)
+                abort();
+        dp_strbuf_done(&da);
+        dp_strbuf_done(&db);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -11,48 +11,15 @@
 
 #include "base/doc.h"
 
+/* the same tree, marks included (dp_doc_dump of both) */
 static void same_tree(const dp_doc_node *a, const dp_doc_node *b) {
-        if (!a || !b) {
-                if (a != b) abort();
-                return;
-        }
-        if (a->type != b->type || a->line != b->line || a->col != b->col || a->n != b->n) abort();
-        if (a->type == DP_DOC_SCALAR) {
-                if (a->len != b->len || a->plain != b->plain || memcmp(a->str, b->str, a->len + 1) != 0) abort();
-                return;
-        }
-        for (size_t i = 0; i < a->n; i++) {
-                if (a->type == DP_DOC_SEQ) {
-                        same_tree(a->items[i], b->items[i]);
-                        continue;
-                }
-                if (strcmp(a->pairs[i].key, b->pairs[i].key) != 0) abort();
-                same_tree(a->pairs[i].key_node, b->pairs[i].key_node);
-                same_tree(a->pairs[i].value, b->pairs[i].value);
-        }
-}
-
-/* a tree written out with everything same_tree compares */
-static void dump(dp_strbuf *out, const dp_doc_node *n) {
-        dp_strbuf_printf(out, "%d@%u:%u/%zu", (int)n->type, n->line, n->col, n->n);
-        if (n->type == DP_DOC_SCALAR) {
-                dp_strbuf_printf(out, "%c%zu:", n->plain ? 'p' : 'q', n->len);
-                dp_strbuf_append(out, n->str, n->len);
-                return;
-        }
-        dp_strbuf_putc(out, '(');
-        for (size_t i = 0; i < n->n; i++) {
-                if (n->type == DP_DOC_MAP) {
-                        dp_strbuf_printf(out, "%zu:%s=", strlen(n->pairs[i].key), n->pairs[i].key);
-                        dump(out, n->pairs[i].key_node);
-                        dp_strbuf_putc(out, '=');
-                        dump(out, n->pairs[i].value);
-                } else {
-                        dump(out, n->items[i]);
-                }
-                dp_strbuf_putc(out, ',');
-        }
-        dp_strbuf_putc(out, ')');
+        dp_strbuf da = DP_STRBUF_INIT, db = DP_STRBUF_INIT;
+        dp_doc_dump(&da, a);
+        dp_doc_dump(&db, b);
+        if (!dp_strbuf_failed(&da) && !dp_strbuf_failed(&db) && strcmp(dp_strbuf_str(&da), dp_strbuf_str(&db)) != 0)
+                abort();
+        dp_strbuf_done(&da);
+        dp_strbuf_done(&db);
 }
 
 typedef struct {
@@ -63,7 +30,7 @@ typedef struct {
 static int each_fn(dp_doc_node *root, const char *source, size_t index, void *userdata, dp_error *err) {
         each_state *st = userdata;
         dp_strbuf_printf(&st->seen, "[%zu %s]", index, source);
-        dump(&st->seen, root);
+        dp_doc_dump(&st->seen, root);
         if (index == st->refuse) return dp_error_set(err, -EBADMSG, "%s: document %zu refused", source, index);
         return 0;
 }

@@ -763,6 +763,32 @@ static void emit_yaml(dp_strbuf *o, const dp_doc_node *n, unsigned level, bool i
         }
 }
 
+void dp_doc_dump(dp_strbuf *out, const dp_doc_node *n) {
+        if (!n) {
+                dp_strbuf_puts(out, "-");
+                return;
+        }
+        dp_strbuf_printf(out, "%d@%u:%u/%zu", (int)n->type, n->line, n->col, n->n);
+        if (n->type == DP_DOC_SCALAR) {
+                dp_strbuf_printf(out, "%c%zu:", n->plain ? 'p' : 'q', n->len);
+                dp_strbuf_append(out, n->str, n->len);
+                return;
+        }
+        dp_strbuf_putc(out, '(');
+        for (size_t i = 0; i < n->n; i++) {
+                if (n->type == DP_DOC_MAP) {
+                        dp_strbuf_printf(out, "%zu:%s=", strlen(n->pairs[i].key), n->pairs[i].key);
+                        dp_doc_dump(out, n->pairs[i].key_node);
+                        dp_strbuf_putc(out, '=');
+                        dp_doc_dump(out, n->pairs[i].value);
+                } else {
+                        dp_doc_dump(out, n->items[i]);
+                }
+                dp_strbuf_putc(out, ',');
+        }
+        dp_strbuf_putc(out, ')');
+}
+
 void dp_doc_emit(dp_strbuf *out, const dp_doc_node *n, dp_doc_format fmt) {
         if (!n) return;
         if (fmt == DP_DOC_YAML) {

@@ -146,6 +146,12 @@ typedef enum {
 /* Print one tree. Map keys keep their order (builders decide order). */
 void dp_doc_emit(dp_strbuf *out, const dp_doc_node *n, dp_doc_format fmt);
 
+/* Every node of a tree with its type, line, column, child count, plain flag
+ * and exact bytes (keys length-prefixed): two trees are the same, marks
+ * included, exactly when their dumps are. For tests and fuzzers comparing
+ * the readers with libyaml, and for debugging. */
+void dp_doc_dump(dp_strbuf *out, const dp_doc_node *n);
+
 /* devplane's checksummed state files (the node's DRA state, the driver
  * checkpoint) are one compact JSON line {"checksum":"<16 hex>","data":DATA}:
  * the checksum is FNV-1a-64 of DATA's compact JSON. A reader decodes DATA,

@@ -10,28 +10,6 @@
 #include "base/fileio.h"
 #include "harness.h"
 
-static void dump(dp_strbuf *out, const dp_doc_node *n) {
-        dp_strbuf_printf(out, "%d@%u:%u/%zu", (int)n->type, n->line, n->col, n->n);
-        if (n->type == DP_DOC_SCALAR) {
-                dp_strbuf_printf(out, "%c%zu:", n->plain ? 'p' : 'q', n->len);
-                dp_strbuf_append(out, n->str, n->len);
-                return;
-        }
-        dp_strbuf_putc(out, '(');
-        for (size_t i = 0; i < n->n; i++) {
-                if (n->type == DP_DOC_MAP) {
-                        dp_strbuf_printf(out, "%s=", n->pairs[i].key);
-                        dump(out, n->pairs[i].key_node);
-                        dp_strbuf_putc(out, '=');
-                        dump(out, n->pairs[i].value);
-                } else {
-                        dump(out, n->items[i]);
-                }
-                dp_strbuf_putc(out, ',');
-        }
-        dp_strbuf_putc(out, ')');
-}
-
 /* every document of a parse, or its error, as one string */
 static char *parse_dump(const char *in, size_t len, bool fast) {
         dp_doc_set *s = dp_doc_set_new();
@@ -40,7 +18,7 @@ static char *parse_dump(const char *in, size_t len, bool fast) {
         dp_strbuf sb = DP_STRBUF_INIT;
         dp_strbuf_printf(&sb, "%d %s\n", r, dp_error_msg(&err));
         for (size_t i = 0; r == 0 && i < dp_doc_count(s); i++) {
-                dump(&sb, dp_doc_root(s, i));
+                dp_doc_dump(&sb, dp_doc_root(s, i));
                 dp_strbuf_putc(&sb, '\n');
         }
         dp_doc_set_free(s);
@@ -55,7 +33,7 @@ typedef struct {
 static int each_fn(dp_doc_node *root, const char *source, size_t index, void *userdata, dp_error *err) {
         each_state *st = userdata;
         dp_strbuf_printf(&st->seen, "[%zu %s] ", index, source);
-        dump(&st->seen, root);
+        dp_doc_dump(&st->seen, root);
         dp_strbuf_putc(&st->seen, '\n');
         if (index == st->refuse) return dp_error_set(err, -EBADMSG, "%s: document %zu refused", source, index);
         return 0;
