@@ -1,0 +1,81 @@
+# SPDX-License-Identifier: Apache-2.0
+"""A prepared claim's CDI spec that is deleted or damaged is written again
+from the driver checkpoint (issue 21, F7): by the periodic check while the
+agent runs (deleted, cut short, one byte changed, replaced by a directory or
+by a symlink to /dev/zero), and at start. The checkpoint keeps the spec's
+bytes; the rewritten spec is byte for byte the one prepare wrote, and the
+metrics count it."""
+import os
+import shutil
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import agentfiles as af  # noqa: E402
+
+it = af.it
+
+
+def main():
+    tr = af.Tree("dp-agent-cdi-rewrite.")
+    tr.port = af.free_port()
+    os.environ["DP_AGENT_FILE_CHECK_MS"] = "100"
+    ok = False
+    try:
+        agent = tr.start()
+        ch = tr.channel()
+        it.write_claim(tr.d["claims"], "c1", "uid-c1", "gpu-1")
+        r = it.prepare(ch, af.DRA_V1, [("c1", "uid-c1")])
+        assert not r.claims["uid-c1"].error, r
+        spec = tr.spec("uid-c1")
+        want = open(spec, "rb").read()
+
+        def damaged(how, what):
+            how()
+            tr.log.wait("k8s.gpu.example.com-gpu_uid-c1.json of claim uid-c1 was missing or damaged: written again")
+            assert os.path.isfile(spec) and not os.path.islink(spec) and open(spec, "rb").read() == want
+            print("ok - %s: written again from the checkpoint, byte for byte" % what)
+
+        damaged(lambda: os.unlink(spec), "spec deleted")
+        damaged(lambda: open(spec, "wb").write(want[:len(want) // 2]), "spec cut short")
+        def flip():
+            b = bytearray(want)
+            b[b.index(b"GPU_DEVICE_1")] = ord("X")
+            open(spec, "wb").write(bytes(b))
+        damaged(flip, "one byte changed")
+        def to_dir():
+            os.unlink(spec)
+            os.makedirs(os.path.join(spec, "inside"))
+        damaged(to_dir, "spec replaced by a directory (set aside as .corrupt)")
+        assert os.path.isdir(spec + ".corrupt"), os.listdir(tr.d["cdi"])
+        def to_zero():
+            os.unlink(spec)
+            os.symlink("/dev/zero", spec)
+        damaged(to_zero, "spec replaced by a symlink to /dev/zero")
+        m = af.metrics(tr.port)
+        assert m["devplane_dra_cdi_specs_rewritten_total"] == 5, m
+        assert m['devplane_dra_file_write_failing{file="cdi"}'] == 0, m
+        print("ok - metrics: devplane_dra_cdi_specs_rewritten_total 5")
+        ch.close()
+        tr.stop(agent)
+
+        # at start: before the driver serves
+        os.unlink(spec)
+        agent = tr.start()
+        tr.log.wait("of claim uid-c1 was missing or damaged: written again")
+        tr.log.wait("DRA driver gpu.example.com")
+        assert open(spec, "rb").read() == want
+        print("ok - spec deleted while the agent was down: written again at start")
+        ch = tr.channel()
+        u = it.unprepare(ch, [("c1", "uid-c1")])
+        assert not u.claims["uid-c1"].error and not os.path.exists(spec), u
+        print("ok - unprepared: the spec is removed")
+        ch.close()
+        tr.stop(agent)
+        shutil.rmtree(spec + ".corrupt")
+        ok = True
+    finally:
+        tr.close(ok)
+
+
+if __name__ == "__main__":
+    main()
