@@ -248,12 +248,8 @@ static int v1_sockets_free(const dp_agent *a, dp_error *err) {
                 _cleanup_free_ char *name = plugin_sock_name(a->plan->resources[i].name);
                 _cleanup_free_ char *path = name ? dp_asprintf("%s/%s", a->plugin_dir, name) : NULL;
                 if (!path) return -ENOMEM;
-                int pid = agent_socket_live(path);
-                if (pid > 0)
-                        return dp_error_set(err, -EADDRINUSE,
-                                            "%s is served by another process (pid %d; another agent on %s?): not "
-                                            "replaced",
-                                            path, pid, a->plugin_dir);
+                int r = agent_socket_check_free(path, err);
+                if (r < 0) return r;
         }
         return 0;
 }
@@ -272,12 +268,8 @@ static int plugin_new(dp_agent *a, const char *resource, plugin **ret) {
         int r = p->sock_path ? dp_loop_add_timer(a->loop, 0, on_retry, p, &p->retry) : -ENOMEM;
         /* Another process serving this socket (a second agent on the same
          * plugin directory): never replace it. */
-        int pid = r >= 0 ? agent_socket_live(p->sock_path) : 0;
-        if (pid > 0) {
-                log_error("%s is served by another process (pid %d; another agent on %s?): not replaced", p->sock_path,
-                          pid, a->plugin_dir);
-                r = -EADDRINUSE;
-        }
+        dp_error e = DP_ERROR_INIT;
+        if (r >= 0 && (r = agent_socket_check_free(p->sock_path, &e)) < 0) log_error("%s", dp_error_msg(&e));
         if (r >= 0) r = plugin_listen(p);
         if (r < 0) {
                 plugin_free(p);

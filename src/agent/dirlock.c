@@ -83,3 +83,12 @@ int agent_socket_live(const char *path) {
         if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &n) == 0 && cred.pid > 0) return cred.pid;
         return 1;
 }
+
+int agent_socket_check_free(const char *path, dp_error *err) {
+        int pid = agent_socket_live(path);
+        if (pid <= 0) return 0;
+        return dp_error_set(err, -EADDRINUSE,
+                            "%s is served by another process (pid %d; another agent on this directory?): not "
+                            "replaced",
+                            path, pid);
+}

@@ -35,3 +35,7 @@ int agent_dir_lock(const char *dir, const char *name, const char *what, int *ret
  * kernel does not say; 0 when not (absent, stale, not a socket); a negative
  * errno when it cannot be told. */
 int agent_socket_live(const char *path);
+
+/* 0 when the socket at path may be (re)created; -EADDRINUSE with err
+ * "<path> is served by another process (pid N) …" when it is live. */
+int agent_socket_check_free(const char *path, dp_error *err);

@@ -1136,10 +1136,7 @@ int agent_dra_new(dp_loop *l, const agent_dra_options *o, dp_ledger *ledger, dp_
         /* One driver per driver directory: its checkpoint and dra.sock. */
         if ((r = agent_dir_lock(d->state_dir, AGENT_DRIVER_LOCK_NAME, "DRA driver directory", &d->lock, err)) < 0)
                 return r;
-        if ((r = agent_socket_live(d->reg_sock_path)) > 0)
-                return dp_error_set(err, -EADDRINUSE,
-                                    "%s is served by another process (pid %d; another driver %s on %s?): not replaced",
-                                    d->reg_sock_path, r, d->driver, d->registry_dir);
+        if ((r = agent_socket_check_free(d->reg_sock_path, err)) < 0) return r;
         _cleanup_free_ char *ck = dp_asprintf("%s/%s", d->state_dir, DP_DRA_CHECKPOINT_NAME);
         if (!ck) return -ENOMEM;
         r = dp_dra_checkpoint_load(ck, &d->ckpt, err);
