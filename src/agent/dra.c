@@ -164,7 +164,11 @@ static int write_slices(agent_dra *d) {
         _cleanup_free_ char *name = dp_asprintf("%s-%s.yaml", d->node_name, d->driver);
         if (!name) return -ENOMEM;
         dp_error e = DP_ERROR_INIT;
-        r = dp_dra_file_write(d->slices_dir, name, dp_strbuf_str(&sb), sb.len, 0644, &e);
+        r = dp_mkdir_p(d->slices_dir, 0750);
+        if (r < 0)
+                dp_error_errno(&e, r, "create %s", d->slices_dir);
+        else
+                r = dp_dra_file_write(d->slices_dir, name, dp_strbuf_str(&sb), sb.len, 0644, &e);
         d->slices_pending = r < 0;
         file_result(d, DRA_FILE_SLICES, r, dp_error_msg(&e));
         if (r >= 0)
@@ -1130,7 +1134,9 @@ int agent_dra_new(dp_loop *l, const agent_dra_options *o, dp_ledger *ledger, dp_
                 if (!cls) return -ENOMEM;
                 d->rules[d->n_rules++] = (dp_dra_taint_rule){cls, eff};
         }
-        const char *dirs[] = {d->registry_dir, d->state_dir, d->cdi_dir, d->slices_dir};
+        /* The slices directory is made by write_slices: one that cannot be
+         * made yet (disk full, read-only) is retried like a failed write. */
+        const char *dirs[] = {d->registry_dir, d->state_dir, d->cdi_dir};
         for (size_t i = 0; i < ELEMENTSOF(dirs); i++)
                 if (dirs[i] && (r = dp_mkdir_p(dirs[i], 0750)) < 0) return dp_error_errno(err, r, "create %s", dirs[i]);
         /* One driver per driver directory: its checkpoint and dra.sock. */

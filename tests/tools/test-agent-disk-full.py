@@ -13,6 +13,8 @@ space back.
   entry, no hold: another claim of the same GPU prepares once space is back).
 - Driver directory full (the checkpoint cannot be saved): the prepare fails
   the same way, its CDI spec is removed again, nothing held.
+- A slices directory that cannot be made (read-only file system): the agent
+  serves and makes it once the file system is writable again.
 """
 import errno
 import os
@@ -60,10 +62,12 @@ def fill(path):
 def main():
     tr = af.Tree("dp-agent-disk-full.")
     tr.port = af.free_port()
+    mounts = []
     ok = False
     try:
         for k in ("slices", "cdi", "plugins"):
             small_fs(tr.d[k])
+            mounts.append(tr.d[k])
         filler = fill(tr.d["slices"])
         os.environ["DP_AGENT_FILE_CHECK_MS"] = "200"
         agent = tr.start()
@@ -116,14 +120,33 @@ def main():
               "c2b prepares gpu-2 once space is back" % err[:90])
         ch.close()
         tr.stop(agent)
+
+        # a slices directory that cannot even be made (read-only file
+        # system): the agent serves, and makes it once it can
+        ro = os.path.join(tr.t, "ro")
+        os.makedirs(ro)
+        subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,size=64k", "tmpfs", ro], check=True)
+        mounts.append(ro)
+        agent = tr.start(slices=os.path.join(ro, "slices"))
+        ch = tr.channel()
+        af.fc.allocate(tr.v1sock, [[U[6]]])
+        line = tr.log.wait("slices not written")
+        assert "Read-only file system" in line, line
+        subprocess.run(["mount", "-o", "remount,rw", ro], check=True)
+        tr.log.wait("slices written again")
+        assert "kind: ResourceSlice" in open(os.path.join(ro, "slices", "node-a-gpu.example.com.yaml")).read()
+        print("ok - slices directory on a read-only file system: the agent serves, says why, and makes the "
+              "directory and the file once it is writable")
+        ch.close()
+        tr.stop(agent)
         ok = True
     finally:
         for p in tr.procs:
             if p.poll() is None:
                 p.kill()
                 p.wait()
-        for k in ("slices", "cdi", "plugins"):
-            subprocess.run(["umount", tr.d[k]], stderr=subprocess.DEVNULL)
+        for m in mounts:
+            subprocess.run(["umount", m], stderr=subprocess.DEVNULL)
         tr.close(ok)
 
 
