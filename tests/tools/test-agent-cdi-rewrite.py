@@ -6,7 +6,6 @@ by a symlink to /dev/zero), and at start. The checkpoint keeps the spec's
 bytes; the rewritten spec is byte for byte the one prepare wrote, and the
 metrics count it."""
 import os
-import shutil
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -29,11 +28,31 @@ def main():
         spec = tr.spec("uid-c1")
         want = open(spec, "rb").read()
 
+        def intact():
+            return os.path.isfile(spec) and not os.path.islink(spec) and open(spec, "rb").read() == want
+
         def damaged(how, what):
             how()
-            tr.log.wait("k8s.gpu.example.com-gpu_uid-c1.json of claim uid-c1 was missing or damaged: written again")
-            assert os.path.isfile(spec) and not os.path.islink(spec) and open(spec, "rb").read() == want
+            # the check may run between two steps of the damage and repair
+            # the first: then the next rewrite is the one of this damage
+            while True:
+                tr.log.wait("k8s.gpu.example.com-gpu_uid-c1.json of claim uid-c1 was missing or damaged: written "
+                            "again")
+                if intact():
+                    break
             print("ok - %s: written again from the checkpoint, byte for byte" % what)
+
+        def replace(make):
+            """Remove the spec and put something else in its place, again
+            if the check wrote the spec back in between."""
+            while True:
+                if os.path.lexists(spec):
+                    os.unlink(spec)
+                try:
+                    make()
+                    return
+                except FileExistsError:
+                    pass
 
         damaged(lambda: os.unlink(spec), "spec deleted")
         damaged(lambda: open(spec, "wb").write(want[:len(want) // 2]), "spec cut short")
@@ -42,19 +61,13 @@ def main():
             b[b.index(b"GPU_DEVICE_1")] = ord("X")
             open(spec, "wb").write(bytes(b))
         damaged(flip, "one byte changed")
-        def to_dir():
-            os.unlink(spec)
-            os.makedirs(os.path.join(spec, "inside"))
-        damaged(to_dir, "spec replaced by a directory (set aside as .corrupt)")
+        damaged(lambda: replace(lambda: os.mkdir(spec)), "spec replaced by a directory (set aside as .corrupt)")
         assert os.path.isdir(spec + ".corrupt"), os.listdir(tr.d["cdi"])
-        def to_zero():
-            os.unlink(spec)
-            os.symlink("/dev/zero", spec)
-        damaged(to_zero, "spec replaced by a symlink to /dev/zero")
+        damaged(lambda: replace(lambda: os.symlink("/dev/zero", spec)), "spec replaced by a symlink to /dev/zero")
         m = af.metrics(tr.port)
-        assert m["devplane_dra_cdi_specs_rewritten_total"] == 5, m
+        assert m["devplane_dra_cdi_specs_rewritten_total"] >= 5, m
         assert m['devplane_dra_file_write_failing{file="cdi"}'] == 0, m
-        print("ok - metrics: devplane_dra_cdi_specs_rewritten_total 5")
+        print("ok - metrics: devplane_dra_cdi_specs_rewritten_total %d" % m["devplane_dra_cdi_specs_rewritten_total"])
         ch.close()
         tr.stop(agent)
 
@@ -71,7 +84,6 @@ def main():
         print("ok - unprepared: the spec is removed")
         ch.close()
         tr.stop(agent)
-        shutil.rmtree(spec + ".corrupt")
         ok = True
     finally:
         tr.close(ok)
