@@ -751,6 +751,35 @@ static uint64_t file_check_usec(const dp_agent_options *o) {
         return end && !*end && ms > 0 && ms <= 86400000ul ? (uint64_t)ms * 1000 : 0;
 }
 
+/* --dra: the ledger shared by both paths (V1 holds from the kubelet's
+ * checkpoint first), then the driver (agent/dra.c). */
+static int start_dra(dp_agent *a, const dp_agent_options *o, dp_error *err) {
+        dp_dra_inventory *inv = NULL;
+        int r = build_inventory(a, &inv, err);
+        if (r < 0) return r;
+        a->ledger = dp_ledger_new(a->set, inv);
+        if (!a->ledger) {
+                dp_dra_inventory_free(inv);
+                return -ENOMEM;
+        }
+        v1_sync_checkpoint(a);
+        agent_dra_options dopt = {.node_name = a->node_name,
+                                  .registry_dir = o->registry_dir,
+                                  .plugins_dir = o->plugins_dir,
+                                  .cdi_dir = o->cdi_dir,
+                                  .slices_dir = o->slices_dir,
+                                  .claims_dir = o->claims_dir,
+                                  .taint_effects = o->taint_effects,
+                                  .n_taint_effects = o->n_taint_effects,
+                                  .kube = a->kube,
+                                  .api_backoff_max_usec = o->api_backoff_max_usec,
+                                  .check_usec = file_check_usec(o),
+                                  .metrics = &a->metrics,
+                                  .holds_changed = dra_holds_changed,
+                                  .userdata = a};
+        return agent_dra_new(a->loop, &dopt, a->ledger, inv, &a->dra, err);
+}
+
 int dp_agent_new(dp_loop *l, const dp_agent_options *o, dp_agent **ret, dp_error *err) {
         assert_return(l && o && o->plugin_dir && ret, -EINVAL);
         _cleanup_(dp_agent_freep) dp_agent *a = calloc(1, sizeof *a);
@@ -832,31 +861,7 @@ int dp_agent_new(dp_loop *l, const dp_agent_options *o, dp_agent **ret, dp_error
             (r = agent_metrics_server_new(l, o->metrics_addr, render_metrics, a, &a->metrics_srv, err)) < 0)
                 return r;
         if (o->metrics_addr) log_info("metrics on http://%s/metrics", o->metrics_addr);
-        if (o->dra) {
-                dp_dra_inventory *inv = NULL;
-                if ((r = build_inventory(a, &inv, err)) < 0) return r;
-                a->ledger = dp_ledger_new(a->set, inv);
-                if (!a->ledger) {
-                        dp_dra_inventory_free(inv);
-                        return -ENOMEM;
-                }
-                v1_sync_checkpoint(a);
-                agent_dra_options dopt = {.node_name = a->node_name,
-                                          .registry_dir = o->registry_dir,
-                                          .plugins_dir = o->plugins_dir,
-                                          .cdi_dir = o->cdi_dir,
-                                          .slices_dir = o->slices_dir,
-                                          .claims_dir = o->claims_dir,
-                                          .taint_effects = o->taint_effects,
-                                          .n_taint_effects = o->n_taint_effects,
-                                          .kube = a->kube,
-                                          .api_backoff_max_usec = o->api_backoff_max_usec,
-                                          .check_usec = file_check_usec(o),
-                                          .metrics = &a->metrics,
-                                          .holds_changed = dra_holds_changed,
-                                          .userdata = a};
-                if ((r = agent_dra_new(l, &dopt, a->ledger, inv, &a->dra, err)) < 0) return r;
-        }
+        if (o->dra && (r = start_dra(a, o, err)) < 0) return r;
         if (a->v1 && (r = sync_plugins(a)) < 0) return dp_error_errno(err, r, "serve in %s", a->plugin_dir);
         for (size_t i = 0; a->v1 && i < a->plan->n_resources; i++)
                 log_info("serving %s: %zu devices (%zu healthy)", a->plan->resources[i].name,

@@ -1017,6 +1017,34 @@ void agent_dra_metrics_write(const agent_dra *d, dp_strbuf *o) {
                          (unsigned long long)d->cdi_rewritten);
 }
 
+/* The driver checkpoint, or an empty one to be rebuilt from the CDI specs
+ * (*ret_rebuild) when it is missing, corrupt, or no regular file (a
+ * directory, a symlink to /dev/zero, a FIFO: dp_read_file's -EISDIR,
+ * -EINVAL): not trusted, not lost either: set aside as .corrupt. Other
+ * read errors (-EACCES, -EIO) stop the driver: it cannot know what it holds. */
+static int load_checkpoint(agent_dra *d, bool *ret_rebuild, dp_error *err) {
+        _cleanup_free_ char *ck = dp_asprintf("%s/%s", d->state_dir, DP_DRA_CHECKPOINT_NAME);
+        if (!ck) return -ENOMEM;
+        int r = dp_dra_checkpoint_load(ck, &d->ckpt, err);
+        *ret_rebuild = r == -ENOENT;
+        if (r == -EBADMSG || r == -E2BIG || r == -EISDIR || r == -EINVAL || r == -ELOOP) {
+                dp_error se = DP_ERROR_INIT;
+                _cleanup_free_ char *to = NULL;
+                int q = dp_dra_file_set_aside(ck, &to, &se);
+                log_error("%s; rebuilding it from the CDI specs in %s (%s%s)", dp_error_msg(err), d->cdi_dir,
+                          q < 0 ? "it could not be set aside: " : "the file is kept as ",
+                          q < 0 ? dp_error_msg(&se) : to);
+                if (err) *err = (dp_error)DP_ERROR_INIT;
+                *ret_rebuild = true;
+                r = -ENOENT;
+        }
+        if (r == -ENOENT) {
+                d->ckpt = dp_dra_checkpoint_new(d->driver, d->node_name);
+                r = d->ckpt ? 0 : -ENOMEM;
+        }
+        return r;
+}
+
 /* After a rebuild, the claims we can read (--claims-dir) complete what the
  * specs did not say: each claim whose uid is a rebuilt entry or an unknown
  * claim is prepared again in full (names, requests, metadata), as its next
@@ -1143,30 +1171,8 @@ int agent_dra_new(dp_loop *l, const agent_dra_options *o, dp_ledger *ledger, dp_
         if ((r = agent_dir_lock(d->state_dir, AGENT_DRIVER_LOCK_NAME, "DRA driver directory", &d->lock, err)) < 0)
                 return r;
         if ((r = agent_socket_check_free(d->reg_sock_path, err)) < 0) return r;
-        _cleanup_free_ char *ck = dp_asprintf("%s/%s", d->state_dir, DP_DRA_CHECKPOINT_NAME);
-        if (!ck) return -ENOMEM;
-        r = dp_dra_checkpoint_load(ck, &d->ckpt, err);
-        bool rebuild = r == -ENOENT;
-        /* Corrupt content, and a file that is no file (a directory, a
-         * symlink to /dev/zero, a FIFO: dp_read_file's -EISDIR, -EINVAL): do
-         * not trust it, do not lose it: set aside, and rebuilt from the CDI
-         * specs we wrote. */
-        if (r == -EBADMSG || r == -E2BIG || r == -EISDIR || r == -EINVAL || r == -ELOOP) {
-                dp_error se = DP_ERROR_INIT;
-                _cleanup_free_ char *to = NULL;
-                int q = dp_dra_file_set_aside(ck, &to, &se);
-                log_error("%s; rebuilding it from the CDI specs in %s (%s%s)", dp_error_msg(err), d->cdi_dir,
-                          q < 0 ? "it could not be set aside: " : "the file is kept as ",
-                          q < 0 ? dp_error_msg(&se) : to);
-                if (err) *err = (dp_error)DP_ERROR_INIT;
-                rebuild = true;
-                r = -ENOENT;
-        }
-        if (r == -ENOENT) {
-                d->ckpt = dp_dra_checkpoint_new(d->driver, d->node_name);
-                r = d->ckpt ? 0 : -ENOMEM;
-        }
-        if (r < 0) return r;
+        bool rebuild = false;
+        if ((r = load_checkpoint(d, &rebuild, err)) < 0) return r;
         if ((r = recover_state(d, rebuild, err)) < 0) return r;
         replay_checkpoint(d);
         if ((r = publish(d, true)) < 0) return dp_error_errno(err, r, "publish ResourceSlices");
