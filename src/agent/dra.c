@@ -970,6 +970,7 @@ static int recover_state(agent_dra *d, bool rebuild, dp_error *err) {
 static void check_cdi(agent_dra *d) {
         dp_dra_cdi_check chk;
         dp_error e = DP_ERROR_INIT;
+        if (d->ckpt->n_claims) (void)dp_mkdir_p(d->cdi_dir, 0750); /* a removed directory comes back too */
         int r = dp_dra_cdi_reconcile(d->ckpt, d->cdi_dir, &chk, &e);
         d->cdi_rewritten += chk.rewritten;
         if (r >= 0 || chk.failed) file_result(d, DRA_FILE_CDI, r, dp_error_msg(&e));

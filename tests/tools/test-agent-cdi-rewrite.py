@@ -2,10 +2,11 @@
 """A prepared claim's CDI spec that is deleted or damaged is written again
 from the driver checkpoint (issue 21, F7): by the periodic check while the
 agent runs (deleted, cut short, one byte changed, replaced by a directory or
-by a symlink to /dev/zero), and at start. The checkpoint keeps the spec's
+by a symlink to /dev/zero, the whole directory removed), and at start. The checkpoint keeps the spec's
 bytes; the rewritten spec is byte for byte the one prepare wrote, and the
 metrics count it."""
 import os
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -68,6 +69,7 @@ def main():
         assert m["devplane_dra_cdi_specs_rewritten_total"] >= 5, m
         assert m['devplane_dra_file_write_failing{file="cdi"}'] == 0, m
         print("ok - metrics: devplane_dra_cdi_specs_rewritten_total %d" % m["devplane_dra_cdi_specs_rewritten_total"])
+        damaged(lambda: subprocess.run(["rm", "-rf", tr.d["cdi"]]), "the whole CDI directory removed")
         ch.close()
         tr.stop(agent)
 
