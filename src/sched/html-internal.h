@@ -14,6 +14,8 @@ const char *dp_html_str(const dp_doc_node *n, const char *key);
 /* Text and attribute values alike: & < > " ' escaped, control characters
  * other than newline and tab dropped. */
 void dp_html_esc(dp_strbuf *o, const char *s);
+/* A node model's badge ("v1", "v2", "both", "cpu"): its class, and its words in *ret_text. */
+const char *dp_html_model_badge(const char *model, const char **ret_text);
 
 /* The overview (docs/report.md): per pool (the node document's "pool", else
  * its model), its nodes, their accelerators in use, and one square per node

@@ -10,8 +10,8 @@
 /* Pools listed one by one; the nodes of any further pool share one row. */
 #define POOLS_MAX 40
 /* Squares per row of a pool's picture, their size and gap in px. */
-#define SQ_COLS 64
-#define SQ 10
+#define SQ_COLS 84
+#define SQ 8
 #define SQ_GAP 2
 
 typedef struct pool {
@@ -30,14 +30,6 @@ static const char *model_pool(const char *model) {
         if (!strcmp(model, "v2")) return "DRA nodes";
         if (!strcmp(model, "cpu")) return "CPU nodes";
         return "V1+V2 nodes";
-}
-
-static const char *model_badge(const char *model, const char **ret_text) {
-        *ret_text = !strcmp(model, "both") ? "V1+V2"
-                    : !strcmp(model, "v1") ? "V1"
-                    : !strcmp(model, "v2") ? "V2"
-                                           : "CPU";
-        return !strcmp(model, "both") || !strcmp(model, "v1") || !strcmp(model, "v2") ? model : "cpu";
 }
 
 /* The shade of a node: hx no accelerator, h0 idle, h1..h3 up to a third,
@@ -66,7 +58,7 @@ static pool *pool_of(pool *pools, size_t *n_pools, const dp_doc_node *node, size
 }
 
 static void pool_row(dp_strbuf *o, const pool *p, const dp_doc_node *nodes, size_t linked) {
-        const char *btext, *bcls = model_badge(p->model, &btext);
+        const char *btext, *bcls = dp_html_model_badge(p->model, &btext);
         size_t pct10 = p->healthy ? p->used * 1000 / p->healthy : 0;
         dp_strbuf_puts(o, "<tr class=\"f\"><td class=\"pn\"><span class=\"pname\" title=\"");
         dp_html_esc(o, p->name);

@@ -446,8 +446,7 @@ static int replicas_of(const dp_doc_node *node, size_t n_whole) {
         return best;
 }
 
-/* The model's badge: its class and words. */
-static const char *model_badge(const char *model, const char **ret_text) {
+const char *dp_html_model_badge(const char *model, const char **ret_text) {
         *ret_text = streq(model, "both") ? "V1+V2" : streq(model, "v1") ? "V1" : streq(model, "v2") ? "V2" : "CPU";
         return streq(model, "both") || streq(model, "v1") || streq(model, "v2") ? model : "cpu";
 }
@@ -456,7 +455,8 @@ static const char *model_badge(const char *model, const char **ret_text) {
  * GFD labels, else the profile), its accelerators in use, and the devices
  * that are not accelerators (counted apart). idx is its anchor (#n-IDX). */
 static void node_header(dp_strbuf *o, const dp_doc_node *node, size_t idx, int replicas) {
-        const char *name = dp_html_str(node, "name"), *text, *cls = model_badge(dp_html_str(node, "model"), &text);
+        const char *name = dp_html_str(node, "name"), *text,
+                   *cls = dp_html_model_badge(dp_html_str(node, "model"), &text);
         const char *what =
                 dp_html_str(node, "product")[0] ? dp_html_str(node, "product") : dp_html_str(node, "profile");
         const dp_doc_node *units = seq_of(node, "units"), *other = seq_of(node, "otherDevices");
