@@ -39,15 +39,18 @@ typedef struct node_use {
         size_t usable, healthy, used, free_partial, free_healthy;
 } node_use;
 
+static void unit_use_done(unit_use *u) {
+        for (size_t k = 0; k < u->n_holders; k++)
+                free(u->holders[k]);
+        free(u->holders);
+        free(u->own_id);
+        free(u->share_ids);
+        free(u->shares);
+}
+
 static void node_use_done(node_use *nu) {
-        for (size_t i = 0; i < nu->n_units; i++) {
-                for (size_t k = 0; k < nu->units[i].n_holders; k++)
-                        free(nu->units[i].holders[k]);
-                free(nu->units[i].holders);
-                free(nu->units[i].own_id);
-                free(nu->units[i].share_ids);
-                free(nu->units[i].shares);
-        }
+        for (size_t i = 0; i < nu->n_units; i++)
+                unit_use_done(&nu->units[i]);
         free(nu->units);
         free(nu->other);
 }
@@ -191,9 +194,7 @@ static int add_slice_units(sim_run *r, const sim_node *sn, node_use *nu) {
                         if ((rr = slice_holders(sl, d->name, cr, ncr, u)) < 0) return rr;
                         if (accel) continue;
                         size_t held = u->n_holders > 0;
-                        for (size_t h = 0; h < u->n_holders; h++)
-                                free(u->holders[h]);
-                        free(u->holders);
+                        unit_use_done(u);
                         nu->n_units--;
                         if ((rr = add_other(nu, sl->driver ? sl->driver : "", held, 1)) < 0) return rr;
                 }
@@ -255,6 +256,7 @@ static int object_accelerators(const dp_node *n, const sim_obj_unit *x, size_t c
                         u->share_ids[k] = s->id;
                         u->shares[k] = s->holder;
                         u->u.healthy &= !s->failed;
+                        u->u.n_v1_holders += s->holder != NULL; /* explain: shared by time-slicing */
                         if (s->holder && add_holder(u, s->holder) < 0) return -ENOMEM;
                 }
         }

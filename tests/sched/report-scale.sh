@@ -212,7 +212,7 @@ rep = json.load(open(sys.argv[1]))
 run = rep["asWritten"]
 page = open(sys.argv[2], encoding="utf-8").read()
 assert len(run["nodes"]) == 1000 and len(run["pods"]) == 10000, "not the input generated"
-drawn = re.findall(r'<div class="node f" data-node="([^"]*)"', page)
+drawn = re.findall(r'<div class="node f"[^>]*? data-node="([^"]*)"', page)
 assert drawn == [n["name"] for n in run["nodes"]], "not every node drawn, in order (%d)" % len(drawn)
 legend = page[page.index('<div class="legend"'):page.index("</div>", page.index('<div class="legend"'))]
 items = re.findall(r'data-workload="(\d+)"', legend)

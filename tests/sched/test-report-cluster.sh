@@ -34,6 +34,10 @@ assert len(kept) < len(text), "no owner in the dump"
 open(sys.argv[2], "w").write("\n- ".join(kept))
 PY
 (cd "$tmp" && "$DEVPLANE" simulate -f norc.yaml --report norc.html >/dev/null) || fail "simulate without owners"
+# explain names the time-sliced GPU's other holder (replicas 0 and 4 of nvidia.com/gpu are gpu-0's)
+"$DEVPLANE" explain notebooks/jupyter-7f5d8c6b9-bbbbb -f "$tmp/issue.yaml" >"$tmp/x" 2>&1 || fail "explain: $(cat "$tmp/x")"
+grep -q 'gpu-0 is shared (time-slicing): also held by notebooks/jupyter-7f5d8c6b9-gbbbb' "$tmp/x" ||
+        fail "explain does not say gpu-0 is time-sliced: $(cat "$tmp/x")"
 
 python3 - "$tmp" <<'PY'
 import html, json, re, sys
