@@ -24,6 +24,8 @@ python3 "$gen" issue >"$tmp/issue.yaml"
 python3 "$gen" --new-pods 4 >"$tmp/new.yaml"
 (cd "$tmp" && "$DEVPLANE" simulate -f issue.yaml -o json --report page.html >r.json) || fail "simulate"
 (cd "$tmp" && "$DEVPLANE" simulate -f issue.yaml -f new.yaml -o json >r2.json) || fail "simulate with new pods"
+(cd "$tmp" && "$DEVPLANE" simulate -f issue.yaml -o json --report page2.html >r3.json) || fail "simulate again"
+cmp -s "$tmp/page.html" "$tmp/page2.html" && cmp -s "$tmp/r.json" "$tmp/r3.json" || fail "two runs differ"
 # the dump as `kubectl get nodes,pods` gives it, without the owners: the pods'
 # pod-template-hash says their Deployment
 python3 - "$tmp/issue.yaml" "$tmp/norc.yaml" <<'PY'
