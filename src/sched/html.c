@@ -451,6 +451,8 @@ const char *dp_html_model_badge(const char *model, const char **ret_text) {
         return streq(model, "both") || streq(model, "v1") || streq(model, "v2") ? model : "cpu";
 }
 
+static void node_others(dp_strbuf *o, const dp_doc_node *other);
+
 /* A node card's opening: its name and model, what it is (the GPU product
  * GFD labels, else the profile), its accelerators in use, and the devices
  * that are not accelerators (counted apart). idx is its anchor (#n-IDX). */
@@ -472,6 +474,11 @@ static void node_header(dp_strbuf *o, const dp_doc_node *node, size_t idx, int r
         dp_html_esc(o, what);
         dp_strbuf_puts(o, "\">");
         dp_html_esc(o, what);
+        if (!int_of(node, "devices")) {
+                dp_strbuf_puts(o, " · no accelerator</div>");
+                node_others(o, other);
+                return;
+        }
         dp_strbuf_puts(o, " · ");
         dp_html_esc(o, dp_html_str(node, "inUse"));
         dp_strbuf_puts(o, "/");
@@ -482,6 +489,11 @@ static void node_header(dp_strbuf *o, const dp_doc_node *node, size_t idx, int r
         dp_html_esc(o, dp_html_str(node, "fragmentation"));
         if (replicas > 1) dp_strbuf_printf(o, " · %s ×%d", mps ? "MPS" : "time-sliced", replicas);
         dp_strbuf_puts(o, "</div>");
+        node_others(o, other);
+}
+
+/* The line of a node card that lists the devices that are not accelerators. */
+static void node_others(dp_strbuf *o, const dp_doc_node *other) {
         if (!other || !other->n) return;
         dp_strbuf_puts(o, "<div class=\"meta\">not accelerators, not counted:");
         for (size_t i = 0; i < other->n; i++) {

@@ -6,7 +6,8 @@
 # and RDMA, AKS DRA nodes, CPU nodes, Deployments' pods under ReplicaSets)
 # draws what the cluster holds and counts what it should:
 #   1. every held GPU of a Node object is drawn held, one box per GPU;
-#   2. utilization counts accelerators only (NICs, RDMA shares apart);
+#   2. utilization counts accelerators only (NICs, RDMA shares apart; the
+#      rule of docs/report.md, one node per vendor's resource name);
 #   3. a time-sliced node is its GPUs (gpu.count) of gpu.replicas shares;
 #   4. CPU-only nodes are "cpu", the page is titled by the input, and a
 #      Deployment's pods are the Deployment (by its ReplicaSet, or by the
@@ -40,6 +41,36 @@ PY
 "$DEVPLANE" explain notebooks/jupyter-7f5d8c6b9-bbbbb -f "$tmp/issue.yaml" >"$tmp/x" 2>&1 || fail "explain: $(cat "$tmp/x")"
 grep -q 'gpu-0 is shared (time-slicing): also held by notebooks/jupyter-7f5d8c6b9-gbbbb' "$tmp/x" ||
         fail "explain does not say gpu-0 is time-sliced: $(cat "$tmp/x")"
+
+# the accelerator rule (docs/report.md), one node per vendor's resource names
+{
+        echo "apiVersion: v1"
+        echo "kind: List"
+        echo "items:"
+        i=0
+        for res in nvidia.com/gpu nvidia.com/gpu.shared nvidia.com/mig-1g.10gb amd.com/gpu gpu.intel.com/i915 \
+                gpu.intel.com/xe google.com/tpu habana.ai/gaudi aws.amazon.com/neuron aws.amazon.com/neuroncore \
+                gpu.intel.com/millicores gpu.intel.com/memory.max nvidia.com/hostdev rdma/rdma_shared_device_a \
+                intel.com/sriov_netdevice openshift.io/mlxnics xilinx.com/fpga-xilinx_u200; do
+                cat <<EOF
+- apiVersion: v1
+  kind: Node
+  metadata: {name: n$i, labels: {kubernetes.io/hostname: n$i}}
+  status:
+    allocatable: {cpu: "8", memory: 64Gi, pods: "110", $res: "2"}
+EOF
+                i=$((i + 1))
+        done
+} >"$tmp/rule.yaml"
+"$DEVPLANE" simulate -f "$tmp/rule.yaml" -o json >"$tmp/rule.json" || fail "simulate the rule's nodes"
+python3 - "$tmp/rule.json" <<'PY' || fail "the accelerator rule"
+import json, sys
+nodes = json.load(open(sys.argv[1]))["asWritten"]["nodes"]
+got = ["%s:%d" % (n["name"], n["devices"]) for n in nodes]
+want = ["n%d:%d" % (i, 2 if i < 10 else 0) for i in range(17)]
+assert got == want, "accelerators per node: %s" % got
+assert all(len(n.get("otherDevices", [])) == (i >= 10) for i, n in enumerate(nodes)), "otherDevices"
+PY
 
 python3 - "$tmp" <<'PY'
 import html, json, re, sys
