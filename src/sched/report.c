@@ -219,15 +219,17 @@ static long gfd_label(const dp_node *n, const char *res, const char *what) {
 }
 
 /* A Node object's units of one accelerator resource. Shared GPUs (GFD's
- * <resource>.replicas R > 1 and <resource>.count G with G x R units) are G
+ * <resource>.replicas R > 1 and G x R units, G no more than <resource>.count) are G
  * GPUs of R replicas: replica k of the resource is GPU k mod G, share k / G,
  * as the device plugin's "distributed" policy hands replicas out (the first
  * free units are on distinct GPUs). Otherwise a unit is a device. */
 static int object_accelerators(const dp_node *n, const sim_obj_unit *x, size_t cnt, node_use *nu) {
         const char *res = x[0].resource;
-        long reps = gfd_label(n, res, "replicas"), gpus = gfd_label(n, res, "count");
-        if (reps > 1 && !gpus && cnt % (size_t)reps == 0) gpus = (long)(cnt / (size_t)reps);
-        bool shared = reps > 1 && gpus > 0 && (size_t)reps * (size_t)gpus == cnt;
+        /* the allocatable units: G x R with G <= <resource>.count (a failed GPU's
+         * replicas leave allocatable, so G may be fewer than the label says) */
+        long reps = gfd_label(n, res, "replicas"), count = gfd_label(n, res, "count");
+        long gpus = reps > 1 && cnt % (size_t)reps == 0 ? (long)(cnt / (size_t)reps) : 0;
+        bool shared = gpus > 0 && (!count || gpus <= count);
         if (!shared) {
                 for (size_t i = 0; i < cnt; i++) {
                         unit_use *u = push_unit(nu);

@@ -42,6 +42,21 @@ PY
 grep -q 'gpu-0 is shared (time-slicing): also held by notebooks/jupyter-7f5d8c6b9-gbbbb' "$tmp/x" ||
         fail "explain does not say gpu-0 is time-sliced: $(cat "$tmp/x")"
 
+# a time-sliced node whose allocatable dropped one GPU's replicas (an unhealthy GPU): 3 GPUs x 10
+python3 - "$tmp/issue.yaml" "$tmp/ts30.yaml" <<'PY'
+import sys
+t = open(sys.argv[1]).read()
+cap = t.index('nvidia.com/gpu: "40"')
+al = t.index('nvidia.com/gpu: "40"', cap + 1)
+open(sys.argv[2], "w").write(t[:al] + 'nvidia.com/gpu: "30"' + t[al + len('nvidia.com/gpu: "40"'):])
+PY
+"$DEVPLANE" simulate -f "$tmp/ts30.yaml" -o json >"$tmp/ts30.json" || fail "simulate ts30"
+python3 - "$tmp/ts30.json" <<'PY' || fail "a time-sliced node short of a GPU"
+import json, sys
+n = [n for n in json.load(open(sys.argv[1]))["asWritten"]["nodes"] if n["name"] == "gpu-ts-t4-0"][0]
+assert n["devices"] == 3 and [u.get("replicas") for u in n["units"]] == [10] * 3, n["units"]
+PY
+
 # the accelerator rule (docs/report.md), one node per vendor's resource names
 {
         echo "apiVersion: v1"
