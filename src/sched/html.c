@@ -573,6 +573,7 @@ static int draw_node(page *pg, const dp_doc_node *node, size_t idx) {
                 }
         }
         int replicas = replicas_of(node, n_whole);
+        bool obj = streq(dp_html_str(node, "profile"), "Node object");
         size_t cols = DP_MIN((size_t)PER_ROW, DP_MAX(n_phys, (size_t)1));
         size_t rows = (n_phys + cols - 1) / cols;
         int width = (int)cols * (BOX_W + GAP) + GAP, height = (int)rows * (BOX_H + GAP) + GAP;
@@ -593,10 +594,12 @@ static int draw_node(page *pg, const dp_doc_node *node, size_t idx) {
                 dp_strbuf_printf(o, "\"><rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" rx=\"7\" class=\"box\"/>", x,
                                  y, BOX_W, BOX_H);
                 size_t first = phys[k] + 1, last = k + 1 < n_phys ? phys[k + 1] : n;
-                const char *tag = mig            ? "MIG"
-                                  : parts[k].n   ? "partitions"
-                                  : replicas > 1 ? (streq(dp_html_str(u, "sharing"), "mps") ? "MPS" : "time-sliced")
-                                                 : "";
+                /* a Node object's units say their own replicas; a Fleet node's are the node's */
+                int ureps = obj ? (int)DP_MIN(int_of(u, "replicas"), 64) : replicas;
+                const char *tag = mig          ? "MIG"
+                                  : parts[k].n ? "partitions"
+                                  : ureps > 1  ? (streq(dp_html_str(u, "sharing"), "mps") ? "MPS" : "time-sliced")
+                                               : "";
                 /* partitions named <gpu>-mig-<j> / <gpu>-vgpu-<j> (compatibility-group modes) */
                 bool all_mig = parts[k].n > 0, all_vgpu = parts[k].n > 0, whole_part = false;
                 for (size_t c = 0; c < parts[k].n; c++) {
@@ -672,7 +675,7 @@ static int draw_node(page *pg, const dp_doc_node *node, size_t idx) {
                         const dp_doc_node *hb = seq_of(u, "heldBy");
                         size_t nh = hb ? hb->n : 0;
                         size_t slots = seq_of(u, "shares") ? seq_of(u, "shares")->n
-                                       : replicas > 1      ? (size_t)replicas
+                                       : ureps > 1         ? (size_t)ureps
                                                            : DP_MAX(nh, (size_t)1);
                         _cleanup_free_ cell *cs = calloc(slots + 1, sizeof(cell));
                         if (!cs) return -ENOMEM;
@@ -686,7 +689,7 @@ static int draw_node(page *pg, const dp_doc_node *node, size_t idx) {
                                         cs[c].title = dp_html_str(sh->items[c], "id");
                                         cs[c].holder = h[0] ? h : NULL;
                                 }
-                        } else if (replicas > 1) {
+                        } else if (ureps > 1) {
                                 /* each holder's replica ids ("gpu-3:replica-1") say which share it has */
                                 for (size_t q = 0; pods && q < on_n; q++) {
                                         const dp_doc_node *pod = pods->items[pg->live.v[on + q].pod];
@@ -696,7 +699,7 @@ static int draw_node(page *pg, const dp_doc_node *node, size_t idx) {
                                                 const char *dev = v1->items[d]->str ? v1->items[d]->str : "";
                                                 if (strncmp(dev, id, l) || !startswith(dev + l, ":replica-")) continue;
                                                 long ri = strtol(dev + l + strlen(":replica-"), NULL, 10);
-                                                if (ri >= 0 && ri < replicas) cs[ri].holder = dp_html_str(pod, "name");
+                                                if (ri >= 0 && ri < ureps) cs[ri].holder = dp_html_str(pod, "name");
                                         }
                                 }
                                 for (size_t c = 0; c < slots; c++)
