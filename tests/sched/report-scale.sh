@@ -12,7 +12,12 @@
 # 10 MB, every node is drawn, pods are coloured by workload (the legend has
 # a line per workload, not per pod) and Pending pods come in a few groups
 # with every node's reason one click away. A cluster dump (no Fleet) is
-# headed "Cluster", and its pods' owners are their workloads.
+# headed "Cluster", and its pods' owners are their workloads. Issue 23: on
+# every page the overview is in the first screen with each node's square
+# shaded as its accelerators are held, and each node card draws as many
+# devices held as the node has in use; a 1,000-node kubectl dump
+# (gen-cluster-dump.py big) counts its GPUs only, and its screenshot's
+# pixels show every busy node busy.
 set -euo pipefail
 : "${DEVPLANE:?}" "${DP_SOURCE_DIR:?}"
 tmp=$(mktemp -d)
