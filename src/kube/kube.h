@@ -28,6 +28,12 @@
 /* Caps on what the API server may send us (a list of one node's slices is
  * far below it; a claim is at most a few hundred KiB). */
 #define DP_KUBE_MAX_RESPONSE (16u << 20)
+/* A line of a watch stream: one event, an object in a small envelope.
+ * kube-apiserver refuses request bodies over 3 MiB (and etcd's default
+ * --max-request-bytes is 1.5 MiB), so no object it serves is larger; a
+ * longer line is a broken or hostile server, and the stream is dropped. */
+#define DP_KUBE_MAX_LINE (4u << 20)
+#define DP_KUBE_MAX_LINE_TEXT "4 MiB"
 /* kubeconfig files and inline certificates. */
 #define DP_KUBE_MAX_CONFIG (1u << 20)
 
@@ -105,8 +111,13 @@ dp_loop *dp_kube_client_loop(const dp_kube_client *c);
 int dp_kube_request_start(dp_kube_client *c, const char *method, const char *path, const char *body, size_t len,
                           unsigned timeout_ms, dp_kube_done_fn done, void *userdata, dp_kube_request **ret);
 /* A streaming GET (watch): line is called for every complete line of the
- * body as it arrives (a line is capped at DP_KUBE_MAX_RESPONSE), done once
- * at the end with the status and an empty body. timeout_ms 0: none. */
+ * body, from the loop (never inside curl), a bounded number per loop turn
+ * (the transfer pauses while lines wait, so other sources keep their
+ * turns); done once after the last line, with the status and an empty body
+ * when the answer was 200, else the error body. A line longer than
+ * DP_KUBE_MAX_LINE ends the stream: done gets status 0 and a message
+ * saying so. line may cancel its own request (no further calls, no done).
+ * timeout_ms 0: none. */
 typedef void (*dp_kube_line_fn)(const char *line, size_t len, void *userdata);
 int dp_kube_stream_start(dp_kube_client *c, const char *path, unsigned timeout_ms, dp_kube_line_fn line,
                          dp_kube_done_fn done, void *userdata, dp_kube_request **ret);

@@ -52,6 +52,10 @@ struct dp_kube_slices {
         dp_kube_request *watch; /* GET ?watch=true once in sync */
         char *watch_rv;         /* resume point: the list's, then each event's */
         bool watch_restart;     /* the watch said ERROR (410 Gone): list again */
+        /* Failed watches back off on their own: the list after each one
+         * succeeds and resets the other backoff, so a server whose watches
+         * always break would be listed and watched again every 250 ms. */
+        dp_kube_backoff watch_backoff;
 };
 
 static void step(dp_kube_slices *s);
@@ -171,17 +175,22 @@ static void schedule(dp_kube_slices *s, uint64_t delay) {
         (void)dp_loop_source_set_time(s->timer, dp_loop_now() + delay + 1);
 }
 
-static void failed(dp_kube_slices *s, const char *what, long status, const char *body, size_t len, const char *errmsg) {
+static void failed_with(dp_kube_slices *s, dp_kube_backoff *b, const char *what, long status, const char *body,
+                        size_t len, const char *errmsg) {
         char msg[300];
         if (status)
                 dp_kube_status_message(body, len, msg, sizeof msg);
         else
                 snprintf(msg, sizeof msg, "%s", errmsg ? errmsg : "no answer");
-        uint64_t wait = dp_kube_backoff_next(&s->backoff);
+        uint64_t wait = dp_kube_backoff_next(b);
         log_warning("API %s: %s; retrying in %llu ms", what, msg, (unsigned long long)(wait / 1000));
         s->listed = false;
         s->synced = false;
         schedule(s, wait);
+}
+
+static void failed(dp_kube_slices *s, const char *what, long status, const char *body, size_t len, const char *errmsg) {
+        failed_with(s, &s->backoff, what, status, body, len, errmsg);
 }
 
 static void on_node(long status, const char *body, size_t len, const char *errmsg, void *ud) {
@@ -360,8 +369,8 @@ static int start_write(dp_kube_slices *s, op_kind op, const char *name, const wa
 
 /* ---- the watch ------------------------------------------------------------------------ */
 
-/* Runs inside curl's write callback: records what changed and arms the
- * timer; step() does the rest from the loop (no curl calls from here). */
+/* Runs from a watch line: records what changed and arms the timer; step()
+ * does the rest on a later turn (a burst of events makes one round). */
 static void kick(dp_kube_slices *s) {
         if (!s->waiting) {
                 s->waiting = true;
@@ -423,16 +432,22 @@ static void on_watch_end(long status, const char *body, size_t len, const char *
         dp_kube_slices *s = ud;
         s->watch = NULL;
         if (status == 200) { /* the server's timeout: watch again from where we are */
+                dp_kube_backoff_reset(&s->watch_backoff);
                 kick(s);
                 return;
         }
         char what[64];
         snprintf(what, sizeof what, "WATCH ResourceSlices (status %ld)", status);
         if (s->req) { /* a write is in flight: its answer drives the next step */
+                log_warning("API %s: %s; listing again after the write in flight", what,
+                            status   ? "error answer"
+                            : errmsg ? errmsg
+                                     : "no answer");
                 s->listed = false;
                 return;
         }
-        failed(s, what, status, body, len, errmsg);
+        /* lists again after the watch's own backoff */
+        failed_with(s, &s->watch_backoff, what, status, body, len, errmsg);
 }
 
 static void start_watch(dp_kube_slices *s) {
@@ -536,6 +551,7 @@ int dp_kube_slices_new(dp_kube_client *c, const char *node, const char *driver, 
         if (!s) return -ENOMEM;
         s->client = c;
         s->backoff = (dp_kube_backoff)DP_KUBE_BACKOFF_INIT;
+        s->watch_backoff = (dp_kube_backoff)DP_KUBE_BACKOFF_INIT;
         s->node = strdup(node);
         s->driver = strdup(driver);
         int r = s->node && s->driver ? dp_loop_add_timer(dp_kube_client_loop(c), 0, on_timer, s, &s->timer) : -ENOMEM;
@@ -607,8 +623,8 @@ int dp_kube_slices_set(dp_kube_slices *s, const char *const *json, size_t n) {
 
 void dp_kube_slices_set_backoff(dp_kube_slices *s, uint64_t first_usec, uint64_t max_usec) {
         if (!s) return;
-        s->backoff.first_usec = first_usec;
-        s->backoff.max_usec = max_usec;
+        s->backoff.first_usec = s->watch_backoff.first_usec = first_usec;
+        s->backoff.max_usec = s->watch_backoff.max_usec = max_usec;
 }
 bool dp_kube_slices_synced(const dp_kube_slices *s) { return s && s->synced; }
 int64_t dp_kube_slices_generation(const dp_kube_slices *s) { return s ? s->gen : 0; }
