@@ -10,6 +10,8 @@ one hostile body after another (each phase for a while):
   big-events   15 MiB events, each a whole line
   legal-events 3.5 MiB events (below the 4 MiB line cap: parsed)
   tiny-flood   tiny BOOKMARK events, as fast as the server writes them
+  dense-events 3.5 MiB events of 300,000 tiny keys (parsed in one piece:
+               what is left, docs/deploy.md)
 
 Meanwhile two separate processes call the agent's V1 socket
 (GetDevicePluginOptions) and DRA socket (NodePrepareResources with no
@@ -72,6 +74,21 @@ def event_line(size, rv=1):
     return (head + "x" * max(0, size - len(head) - len(tail)) + tail).encode()
 
 
+def dense_line(size):
+    """An event of about size bytes whose annotations are tiny keys: the
+    most work per byte for the parser."""
+    keys, n, i = [], 0, 0
+    while n < size:
+        k = '"k%d":"v"' % i
+        keys.append(k)
+        n += len(k) + 1
+        i += 1
+    return ('{"type":"MODIFIED","object":{"apiVersion":"resource.k8s.io/v1","kind":"ResourceSlice",'
+            '"metadata":{"name":"other","resourceVersion":"1","annotations":{%s}},"spec":{"driver":'
+            '"gpu.example.com","nodeName":"node-a","pool":{"name":"x","generation":1,"resourceSliceCount":1}}}}\n'
+            % ",".join(keys)).encode()
+
+
 def _long_line(write):
     write(event_line(64)[:-80])  # a plausible start, then never a newline
     block = b"x" * (64 << 10)
@@ -79,9 +96,9 @@ def _long_line(write):
         write(block)
 
 
-def _big_events(size):
+def _big_events(size, make=event_line):
     def writer(write):
-        line = event_line(size)
+        line = make(size)
         for _ in range(4):
             for off in range(0, len(line), 1 << 20):
                 write(line[off:off + (1 << 20)])
@@ -96,7 +113,8 @@ def _tiny_flood(write):
 
 
 PHASES = [("quiet", None), ("long-line", _long_line), ("big-events", _big_events(15 * MIB)),
-          ("legal-events", _big_events(3 * MIB + MIB // 2)), ("tiny-flood", _tiny_flood)]
+          ("legal-events", _big_events(3 * MIB + MIB // 2)), ("tiny-flood", _tiny_flood),
+          ("dense-events", _big_events(3 * MIB + MIB // 2, dense_line))]
 
 
 def cpu_seconds(pid):
