@@ -105,11 +105,19 @@ def _big_events(size, make=event_line):
     return writer
 
 
+# bytes of tiny events written (the agent reads them: TCP pushes back),
+# notified on every write
+flood_written, flood_cond = [0], threading.Condition()
+
+
 def _tiny_flood(write):
     line = b'{"type":"BOOKMARK","object":{"kind":"ResourceSlice","metadata":{"resourceVersion":"7"}}}\n'
     block = line * ((64 << 10) // len(line))
     while True:
         write(block)
+        with flood_cond:
+            flood_written[0] += len(block)
+            flood_cond.notify_all()
 
 
 PHASES = [("quiet", None), ("long-line", _long_line), ("big-events", _big_events(15 * MIB)),
@@ -200,7 +208,8 @@ def set_hostile(api, writer):
 def run(devplane, seconds, phases=PHASES, on_phase=None):
     """Run the phases; returns [(phase, {"v1": summary, "dra": summary,
     "cpu": seconds, "watches": n})]. on_phase(name, agent, api) runs at
-    the start of each phase (after the hostile writer is set)."""
+    the start of each phase (after the hostile writer is set, the probes
+    running); the phase lasts until it returns, and then seconds more."""
     t = tempfile.mkdtemp(prefix="dp-hostile-api.")
     api = FakeAPI(TOKEN, "node-a", NODE_UID, t)
     api.start()
@@ -209,15 +218,16 @@ def run(devplane, seconds, phases=PHASES, on_phase=None):
     try:
         agent.wait_log(r"ResourceSlices of node-a published")
         for name, writer in phases:
+            cpu0 = cpu_seconds(agent.p.pid)
             set_hostile(api, writer)
             with api.lock:
                 n_watch = sum(1 for m, _, _ in api.log if m == "WATCH")
             probes = {"v1": Probe(agent.v1_sock, "/v1beta1.DevicePlugin/GetDevicePluginOptions"),
                       "dra": Probe(agent.dra_sock, DRA_V1 + "NodePrepareResources")}
-            cpu0 = cpu_seconds(agent.p.pid)
             if on_phase:
                 on_phase(name, agent, api)
-            time.sleep(seconds)
+            if seconds > 0:
+                time.sleep(seconds)  # the measurement window
             cpu = cpu_seconds(agent.p.pid) - cpu0
             r = {k: p.stop() for k, p in probes.items()}
             with api.lock:

@@ -13,7 +13,10 @@ F2): bench/hostile_api.py's phases, briefly, with assertions.
 
 All along, separate processes call the agent's V1 and DRA sockets; their
 worst latency must stay under a generous bound for a loaded, sanitized build
-(the goal, 100 ms, is measured with a release build in docs/benchmarks.md).
+(the old code made them wait more than 60 s there; the goal, 100 ms, is
+measured with a release build in docs/benchmarks.md). Each phase lasts until
+its event: three dropped watches, 8 MiB of tiny events read by the agent (the
+server can only write what the agent reads).
 Afterwards the ordinary watch works again: a slice deleted by someone else
 is published again."""
 import os
@@ -23,15 +26,21 @@ sys.path.insert(0, os.path.join(os.environ["DP_SOURCE_DIR"], "bench"))
 import hostile_api  # noqa: E402
 
 DEVPLANE = os.environ["DEVPLANE"]
-BOUND = 2.0  # seconds: generous (2 cores shared, ASan); the release build sees < 100 ms
+BOUND = 5.0  # seconds of latency: generous (2 cores shared, ASan); the release build sees < 100 ms
+CPU_PER_WATCH = 2.0  # CPU seconds per dropped watch (about 0.1 under ASan; minutes before)
 
 
 def main():
     def on_phase(name, agent, api):
         if name == "long-line":
-            # two drops: the second after the backoff, a list and a new watch
+            # three drops: each after the backoff, a list and a new watch
             agent.wait_log(r"WATCH ResourceSlices \(status 0\): a watch line longer than 4 MiB .*retrying in",
-                           count=2, timeout=120)
+                           count=3, timeout=120)
+        if name == "tiny-flood":
+            with hostile_api.flood_cond:
+                start = hostile_api.flood_written[0]
+                assert hostile_api.flood_cond.wait_for(lambda: hostile_api.flood_written[0] - start >= 8 << 20,
+                                                       timeout=120)
         if name == "after":
             # an ordinary watch again (from a new list); then someone else
             # deletes a slice
@@ -44,15 +53,15 @@ def main():
             api.wait(lambda: name0 in api.slices)
 
     phases = [("long-line", hostile_api._long_line), ("tiny-flood", hostile_api._tiny_flood), ("after", None)]
-    results = dict(hostile_api.run(DEVPLANE, 2.0, phases, on_phase))
-    hostile_api.print_table(results.items(), 2.0)
+    results = dict(hostile_api.run(DEVPLANE, 0, phases, on_phase))
+    hostile_api.print_table(results.items(), 0)
 
     ll = results["long-line"]
     per_watch = ll["cpu"] / max(1, ll["watches"])
     print("ok - long line: dropped at 4 MiB and listed again with backoff; %d watches, %.2f CPU-s each"
           % (ll["watches"], per_watch))
-    assert ll["watches"] >= 2, ll
-    assert per_watch < BOUND, ll
+    assert ll["watches"] >= 3, ll
+    assert per_watch < CPU_PER_WATCH, ll
     tf = results["tiny-flood"]
     assert tf["watches"] <= 1, tf  # the flood is valid: the watch stays
     print("ok - tiny-event flood: one watch, the agent keeps serving")
