@@ -60,6 +60,7 @@ struct dp_kube_request {
         const char *end_msg; /* static, or r->errbuf */
         bool delivering;     /* on_drain is calling line */
         bool cancelled;      /* ... and line cancelled the request */
+        bool held;           /* dp_kube_request_hold(): no lines, no done */
 };
 
 /* One per socket curl uses (curl_multi_assign). */
@@ -126,8 +127,9 @@ static void check_done(dp_kube_client *c) {
                 }
                 /* Detach first: the callback may start new requests. */
                 dp_curl.multi_remove_handle(c->multi, r->easy);
-                if (r->complete > r->head && !dp_strbuf_failed(&r->resp)) {
-                        /* lines still waiting: done after them (on_drain) */
+                if ((r->complete > r->head || r->held) && !dp_strbuf_failed(&r->resp)) {
+                        /* lines still waiting, or the last one still being
+                         * worked on: done after them (on_drain) */
                         r->ended = true;
                         r->end_status = status;
                         r->end_msg = msg;
@@ -235,7 +237,7 @@ static size_t write_cb(char *ptr, size_t size, size_t nmemb, void *ud) {
  * is gone (cancelled by its callback, or finished). */
 static bool drain_request(dp_kube_request *r, size_t *bytes, size_t *lines) {
         r->delivering = true;
-        while (r->head < r->complete && !r->cancelled &&
+        while (r->head < r->complete && !r->cancelled && !r->held &&
                (*lines == 0 || (*bytes < STREAM_TURN_BYTES && *lines < STREAM_TURN_LINES))) {
                 char *p = r->resp.buf + r->head;
                 char *nl = memchr(p, '\n', r->complete - r->head);
@@ -251,7 +253,7 @@ static bool drain_request(dp_kube_request *r, size_t *bytes, size_t *lines) {
                 request_free(r);
                 return false;
         }
-        if (r->head == r->complete && r->ended) {
+        if (r->head == r->complete && r->ended && !r->held) {
                 request_finish(r, r->end_status, r->end_msg);
                 return false;
         }
@@ -271,8 +273,14 @@ static bool drain_request(dp_kube_request *r, size_t *bytes, size_t *lines) {
 
 static dp_kube_request *first_waiting(dp_kube_client *c) {
         for (dp_kube_request *r = c->requests; r; r = r->next)
-                if (r->line && r->complete > r->head) return r;
+                if (r->line && !r->held && (r->complete > r->head || r->ended)) return r;
         return NULL;
+}
+
+void dp_kube_request_hold(dp_kube_request *r, bool hold) {
+        if (!r || r->held == hold) return;
+        r->held = hold;
+        if (!hold) arm_drain(r->client);
 }
 
 /* One turn's worth of watch lines; the rest on the next turn. Callbacks may

@@ -123,6 +123,10 @@ int dp_kube_stream_start(dp_kube_client *c, const char *path, unsigned timeout_m
                          dp_kube_done_fn done, void *userdata, dp_kube_request **ret);
 /* Drop a pending request: its callback is not called. */
 void dp_kube_request_cancel(dp_kube_request *r);
+/* A stream's line callback whose work goes on elsewhere (kube/offload.h)
+ * holds its request: no more lines and no done until it lets go (the
+ * transfer pauses meanwhile), so events stay in order. */
+void dp_kube_request_hold(dp_kube_request *r, bool hold);
 
 /* Counters (metrics): requests finished, and those that failed (no answer,
  * or a status >= 400 other than the 404/409 the callers expect). */

@@ -9,8 +9,12 @@
 #include "base/log.h"
 #include "base/strbuf.h"
 #include "kube/kube.h"
+#include "kube/offload.h"
 
 #define SLICES_PATH "/apis/resource.k8s.io/v1/resourceslices"
+/* Watch lines up to this long are decoded on the loop (a few ms at worst:
+ * 64 KiB of tiny keys); longer ones on the offload thread. */
+#define INLINE_DECODE_MAX (64u << 10)
 #define MAX_CONFLICT_RETRIES 5
 
 typedef struct {
@@ -56,6 +60,10 @@ struct dp_kube_slices {
          * succeeds and resets the other backoff, so a server whose watches
          * always break would be listed and watched again every 250 ms. */
         dp_kube_backoff watch_backoff;
+        /* Long watch lines are decoded off the loop, one at a time, the
+         * watch held meanwhile; watch_tag tells the current watch's. */
+        dp_kube_offload *offload;
+        uint64_t watch_tag;
 };
 
 static void step(dp_kube_slices *s);
@@ -378,20 +386,57 @@ static void kick(dp_kube_slices *s) {
         }
 }
 
-static void on_watch_line(const char *line, size_t len, void *ud) {
-        dp_kube_slices *s = ud;
+/* A watch event, decoded: what on_watch_event needs, none of the tree. */
+typedef struct watch_event {
+        char *type, *name, *rv; /* name, rv: NULL when absent */
+        char *norm;             /* the spec, normalized; NULL: none usable */
+        int64_t gen;
+} watch_event;
+
+static void watch_event_free(void *p) {
+        watch_event *e = p;
+        if (!e) return;
+        free(e->type);
+        free(e->name);
+        free(e->rv);
+        free(e->norm);
+        free(e);
+}
+
+/* Parse one watch line. Pure (no state of the publisher): it runs on the
+ * offload thread for long lines. NULL when it is not an event (or OOM). */
+static void *decode_event(const char *line, size_t len) {
         _cleanup_(dp_doc_set_freep) dp_doc_set *set = dp_doc_set_new();
-        if (!set || dp_doc_parse(set, line, len, "watch event", NULL) < 0 || dp_doc_count(set) != 1) return;
+        if (!set || dp_doc_parse(set, line, len, "watch event", NULL) < 0 || dp_doc_count(set) != 1) return NULL;
         dp_doc_node *ev = dp_doc_root(set, 0), *obj = dp_doc_get(ev, "object");
+        dp_doc_node *meta = dp_doc_get(obj, "metadata"), *spec = dp_doc_get(obj, "spec");
         const char *type = NULL, *name = NULL, *rv = NULL;
-        if (dp_doc_get_str(dp_doc_get(ev, "type"), false, &type, NULL) < 0) return;
-        if (streq(type, "ERROR")) { /* 410 Gone and the like: list again */
+        if (dp_doc_get_str(dp_doc_get(ev, "type"), false, &type, NULL) < 0) return NULL;
+        (void)dp_doc_get_str(dp_doc_get(meta, "resourceVersion"), true, &rv, NULL);
+        (void)dp_doc_get_str(dp_doc_get(meta, "name"), false, &name, NULL);
+        watch_event *e = calloc(1, sizeof *e);
+        if (!e) return NULL;
+        e->type = strdup(type);
+        e->name = name ? strdup(name) : NULL;
+        e->rv = rv ? strdup(rv) : NULL;
+        if (spec && !streq(type, "ERROR") && !streq(type, "BOOKMARK") && !streq(type, "DELETED") &&
+            spec_norm(set, spec, &e->norm, &e->gen) < 0)
+                e->norm = NULL;
+        if (!e->type || (name && !e->name) || (rv && !e->rv)) {
+                watch_event_free(e);
+                return NULL;
+        }
+        return e;
+}
+
+/* What an event changes; on the loop. */
+static void on_watch_event(dp_kube_slices *s, const watch_event *e) {
+        if (streq(e->type, "ERROR")) { /* 410 Gone and the like: list again */
                 s->watch_restart = true;
                 kick(s);
                 return;
         }
-        dp_doc_node *meta = dp_doc_get(obj, "metadata"), *spec = dp_doc_get(obj, "spec");
-        (void)dp_doc_get_str(dp_doc_get(meta, "resourceVersion"), true, &rv, NULL);
+        const char *rv = e->rv, *name = e->name;
         if (rv && *rv) {
                 char *n = strdup(rv);
                 if (n) {
@@ -399,9 +444,9 @@ static void on_watch_line(const char *line, size_t len, void *ud) {
                         s->watch_rv = n;
                 }
         }
-        if (streq(type, "BOOKMARK") || dp_doc_get_str(dp_doc_get(meta, "name"), false, &name, NULL) < 0) return;
+        if (streq(e->type, "BOOKMARK") || !name) return;
         have_slice *h = have_find(s, name);
-        if (streq(type, "DELETED")) {
+        if (streq(e->type, "DELETED")) {
                 if (!h) return;
                 log_info("ResourceSlice %s deleted by someone else: publishing it again", name);
                 have_remove(s, name);
@@ -410,10 +455,8 @@ static void on_watch_line(const char *line, size_t len, void *ud) {
                 return;
         }
         if (h && rv && streq(h->rv, rv)) return; /* our own write, already recorded */
-        _cleanup_free_ char *norm = NULL;
-        int64_t gen = 0;
-        if (!spec || spec_norm(set, spec, &norm, &gen) < 0) return;
-        if (h && streq(h->norm, norm) && h->gen == gen) { /* ours, seen before its answer */
+        if (!e->norm) return;
+        if (h && streq(h->norm, e->norm) && h->gen == e->gen) { /* ours, seen before its answer */
                 char *n = rv ? strdup(rv) : NULL;
                 if (n) {
                         free(h->rv);
@@ -423,9 +466,33 @@ static void on_watch_line(const char *line, size_t len, void *ud) {
         }
         if (!h && s->op == OP_CREATE && s->op_name && streq(s->op_name, name)) return; /* our create in flight */
         if (h) log_info("ResourceSlice %s changed by someone else: publishing ours again", name);
-        if (have_put(s, name, rv, norm, gen) < 0) s->listed = false;
+        if (have_put(s, name, rv, e->norm, e->gen) < 0) s->listed = false;
         s->synced = false;
         kick(s);
+}
+
+static void on_watch_line(const char *line, size_t len, void *ud) {
+        dp_kube_slices *s = ud;
+        if (len > INLINE_DECODE_MAX && s->offload && s->watch &&
+            dp_kube_offload_submit(s->offload, line, len, s->watch_tag) == 0) {
+                /* the next lines wait for this one (on_decoded) */
+                dp_kube_request_hold(s->watch, true);
+                return;
+        }
+        watch_event *e = decode_event(line, len);
+        if (e) on_watch_event(s, e);
+        watch_event_free(e);
+}
+
+/* A long line decoded on the offload thread: apply it if its watch is the
+ * current one, and let the watch go on. */
+static void on_decoded(void *result, uint64_t tag, void *ud) {
+        dp_kube_slices *s = ud;
+        if (s->watch && tag == s->watch_tag) {
+                if (result) on_watch_event(s, result);
+                dp_kube_request_hold(s->watch, false);
+        }
+        watch_event_free(result);
 }
 
 static void on_watch_end(long status, const char *body, size_t len, const char *errmsg, void *ud) {
@@ -460,6 +527,7 @@ static void start_watch(dp_kube_slices *s) {
                                          "&timeoutSeconds=300",
                                          SLICES_PATH, efs, erv)
                            : NULL;
+        s->watch_tag++; /* a long line of an earlier watch still decoding is dropped */
         int r = path ? dp_kube_stream_start(s->client, path, 330000, on_watch_line, on_watch_end, s, &s->watch)
                      : -ENOMEM;
         if (r < 0)
@@ -555,6 +623,9 @@ int dp_kube_slices_new(dp_kube_client *c, const char *node, const char *driver, 
         s->node = strdup(node);
         s->driver = strdup(driver);
         int r = s->node && s->driver ? dp_loop_add_timer(dp_kube_client_loop(c), 0, on_timer, s, &s->timer) : -ENOMEM;
+        if (r >= 0)
+                r = dp_kube_offload_new(dp_kube_client_loop(c), decode_event, on_decoded, watch_event_free, s,
+                                        &s->offload);
         if (r < 0) {
                 dp_kube_slices_free(s);
                 return r;
@@ -567,6 +638,7 @@ dp_kube_slices *dp_kube_slices_free(dp_kube_slices *s) {
         if (!s) return NULL;
         dp_kube_request_cancel(s->req);
         dp_kube_request_cancel(s->watch);
+        dp_kube_offload_free(s->offload);
         dp_loop_source_free(s->timer);
         free(s->watch_rv);
         want_clear(s);
