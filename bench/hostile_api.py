@@ -15,7 +15,7 @@ one hostile body after another (each phase for a while):
 
 Meanwhile two separate processes call the agent's V1 socket
 (GetDevicePluginOptions) and DRA socket (NodePrepareResources with no
-claims) in a loop. Prints per phase and socket the calls made, the median,
+claims) in a loop, 1 ms apart. Prints per phase and socket the calls made, the median,
 p99 and worst latency, and the agent's CPU seconds (user + system):
 
   DEVPLANE=build/release/devplane DP_SOURCE_DIR=$PWD /usr/bin/python3 bench/hostile_api.py \
@@ -44,8 +44,9 @@ NODE_UID = "6f1c3d2e-0000-4000-8000-00000000node"
 DRA_V1 = "/k8s.io.kubelet.pkg.apis.dra.v1.DRAPlugin/"
 MIB = 1 << 20
 
-# Calls one method on the socket argv[1] (request bytes argv[3], hex) until
-# a line arrives on stdin; prints the latencies' summary as JSON.
+# Calls one method on the socket argv[1] (request bytes argv[3], hex), one
+# call a millisecond at most, until a line arrives on stdin; prints the
+# latencies' summary as JSON.
 PROBE = """
 import json, select, sys, time, grpc
 ch = grpc.insecure_channel("unix:" + sys.argv[1])
@@ -58,6 +59,7 @@ while not select.select([sys.stdin], [], [], 0)[0]:
     t0 = time.monotonic()
     call(req, timeout=60)
     lat.append(time.monotonic() - t0)
+    time.sleep(0.001)  # paced: the probes must not be the load on a small machine
 lat.sort()
 pick = lambda q: lat[min(len(lat) - 1, int(q * len(lat)))] if lat else 0.0
 print(json.dumps({"n": len(lat), "median": pick(0.5), "p99": pick(0.99), "max": lat[-1] if lat else 0.0}))
