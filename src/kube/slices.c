@@ -15,6 +15,8 @@
 /* Watch lines up to this long are decoded on the loop (a few ms at worst:
  * 64 KiB of tiny keys); longer ones on the offload thread. */
 #define INLINE_DECODE_MAX (64u << 10)
+/* Offload tags: a watch's own (watch_tag), or this bit and list_seq. */
+#define LIST_TAG (1ull << 63)
 #define MAX_CONFLICT_RETRIES 5
 
 typedef struct {
@@ -64,6 +66,11 @@ struct dp_kube_slices {
          * watch held meanwhile; watch_tag tells the current watch's. */
         dp_kube_offload *offload;
         uint64_t watch_tag;
+        /* A long LIST answer is decoded there too: nothing else starts
+         * until it is applied. */
+        uint64_t list_seq;
+        bool list_pending;
+        bool inline_only; /* dp_kube_slices_inject: everything on the spot */
 };
 
 static void step(dp_kube_slices *s);
@@ -223,6 +230,104 @@ static void on_node(long status, const char *body, size_t len, const char *errms
         step(s);
 }
 
+/* A LIST answer, decoded: every item with what the publisher keeps of it
+ * (not yet filtered by node and driver). */
+typedef struct list_item {
+        char *name, *rv, *node, *driver, *norm; /* rv, node, driver: NULL when absent */
+        int64_t gen;
+} list_item;
+
+typedef struct list_answer {
+        char *rv; /* the list's resourceVersion, or NULL */
+        list_item *items;
+        size_t n;
+} list_answer;
+
+static void list_answer_free(list_answer *a) {
+        if (!a) return;
+        for (size_t i = 0; i < a->n; i++) {
+                free(a->items[i].name);
+                free(a->items[i].rv);
+                free(a->items[i].node);
+                free(a->items[i].driver);
+                free(a->items[i].norm);
+        }
+        free(a->items);
+        free(a->rv);
+        free(a);
+}
+
+static char *strdup_or_null(const char *p, bool *oom) {
+        char *r = p ? strdup(p) : NULL;
+        if (p && !r) *oom = true;
+        return r;
+}
+
+/* Parse a LIST answer. Pure (no state of the publisher): it runs on the
+ * offload thread for long answers. NULL when it holds no items (or OOM). */
+static list_answer *decode_list(const char *body, size_t len) {
+        _cleanup_(dp_doc_set_freep) dp_doc_set *set = dp_doc_set_new();
+        dp_doc_node *items = NULL;
+        if (set && dp_doc_parse(set, body, len, "list", NULL) == 0 && dp_doc_count(set) == 1)
+                items = dp_doc_get(dp_doc_root(set, 0), "items");
+        if (!items || (items->type != DP_DOC_SEQ && !dp_doc_is_null(items))) return NULL;
+        size_t n = items->type == DP_DOC_SEQ ? items->n : 0;
+        list_answer *a = calloc(1, sizeof *a);
+        if (!a || !(a->items = calloc(n + 1, sizeof *a->items))) {
+                free(a);
+                return NULL;
+        }
+        const char *lrv = NULL;
+        bool oom = false;
+        (void)dp_doc_get_str(dp_doc_get(dp_doc_get(dp_doc_root(set, 0), "metadata"), "resourceVersion"), true, &lrv,
+                             NULL);
+        a->rv = strdup_or_null(lrv && *lrv ? lrv : NULL, &oom);
+        for (size_t i = 0; i < n && !oom; i++) {
+                dp_doc_node *it = items->items[i], *meta = dp_doc_get(it, "metadata"), *spec = dp_doc_get(it, "spec");
+                const char *name = NULL, *rv = NULL, *nn = NULL, *drv = NULL;
+                if (dp_doc_get_str(dp_doc_get(meta, "name"), false, &name, NULL) < 0) continue;
+                (void)dp_doc_get_str(dp_doc_get(meta, "resourceVersion"), true, &rv, NULL);
+                (void)dp_doc_get_str(dp_doc_get(spec, "nodeName"), false, &nn, NULL);
+                (void)dp_doc_get_str(dp_doc_get(spec, "driver"), false, &drv, NULL);
+                list_item *li = &a->items[a->n++];
+                li->name = strdup_or_null(name, &oom);
+                li->rv = strdup_or_null(rv, &oom);
+                li->node = strdup_or_null(nn, &oom);
+                li->driver = strdup_or_null(drv, &oom);
+                if (spec_norm(set, spec, &li->norm, &li->gen) < 0) li->norm = strdup(""); /* differs from anything */
+                if (!li->norm) oom = true;
+        }
+        if (oom) {
+                list_answer_free(a);
+                return NULL;
+        }
+        return a;
+}
+
+/* What a LIST answer changes; on the loop. */
+static void apply_list(dp_kube_slices *s, const list_answer *a) {
+        if (!a) {
+                failed(s, "LIST ResourceSlices: no items in the answer", 0, "", 0, "bad answer");
+                return;
+        }
+        free(s->watch_rv);
+        s->watch_rv = a->rv ? strdup(a->rv) : NULL;
+        dp_kube_request_cancel(TAKE_PTR(s->watch)); /* restarted from the new list */
+        have_clear(s);
+        for (size_t i = 0; i < a->n; i++) {
+                const list_item *li = &a->items[i];
+                if (!li->node || !li->driver || !streq(li->node, s->node) || !streq(li->driver, s->driver))
+                        continue; /* not ours */
+                if (have_put(s, li->name, li->rv, li->norm, li->gen) < 0) {
+                        failed(s, "LIST ResourceSlices", 0, "", 0, "out of memory");
+                        return;
+                }
+        }
+        s->listed = true;
+        dp_kube_backoff_reset(&s->backoff);
+        step(s);
+}
+
 static void on_list(long status, const char *body, size_t len, const char *errmsg, void *ud) {
         dp_kube_slices *s = ud;
         s->req = NULL;
@@ -232,40 +337,14 @@ static void on_list(long status, const char *body, size_t len, const char *errms
                 failed(s, what, status, body, len, errmsg);
                 return;
         }
-        _cleanup_(dp_doc_set_freep) dp_doc_set *set = dp_doc_set_new();
-        const dp_doc_node *items = NULL;
-        if (set && dp_doc_parse(set, body, len, "list", NULL) == 0 && dp_doc_count(set) == 1)
-                items = dp_doc_get(dp_doc_root(set, 0), "items");
-        if (!items || (items->type != DP_DOC_SEQ && !dp_doc_is_null(items))) {
-                failed(s, "LIST ResourceSlices: no items in the answer", 0, body, len, "bad answer");
+        if (len > INLINE_DECODE_MAX && !s->inline_only &&
+            dp_kube_offload_submit(s->offload, body, len, LIST_TAG | ++s->list_seq) == 0) {
+                s->list_pending = true; /* on_decoded goes on */
                 return;
         }
-        const char *lrv = NULL;
-        (void)dp_doc_get_str(dp_doc_get(dp_doc_get(dp_doc_root(set, 0), "metadata"), "resourceVersion"), true, &lrv,
-                             NULL);
-        free(s->watch_rv);
-        s->watch_rv = lrv && *lrv ? strdup(lrv) : NULL;
-        dp_kube_request_cancel(TAKE_PTR(s->watch)); /* restarted from the new list */
-        have_clear(s);
-        for (size_t i = 0; items->type == DP_DOC_SEQ && i < items->n; i++) {
-                dp_doc_node *it = items->items[i], *meta = dp_doc_get(it, "metadata"), *spec = dp_doc_get(it, "spec");
-                const char *name = NULL, *rv = NULL, *nn = NULL, *drv = NULL;
-                if (dp_doc_get_str(dp_doc_get(meta, "name"), false, &name, NULL) < 0) continue;
-                (void)dp_doc_get_str(dp_doc_get(meta, "resourceVersion"), true, &rv, NULL);
-                (void)dp_doc_get_str(dp_doc_get(spec, "nodeName"), false, &nn, NULL);
-                (void)dp_doc_get_str(dp_doc_get(spec, "driver"), false, &drv, NULL);
-                if (!nn || !drv || !streq(nn, s->node) || !streq(drv, s->driver)) continue; /* not ours */
-                _cleanup_free_ char *norm = NULL;
-                int64_t g = 0;
-                if (spec_norm(set, spec, &norm, &g) < 0) norm = strdup(""); /* differs from anything we want */
-                if (!norm || have_put(s, name, rv, norm, g) < 0) {
-                        failed(s, "LIST ResourceSlices", 0, "", 0, "out of memory");
-                        return;
-                }
-        }
-        s->listed = true;
-        dp_kube_backoff_reset(&s->backoff);
-        step(s);
+        list_answer *a = decode_list(body, len);
+        apply_list(s, a);
+        list_answer_free(a);
 }
 
 static void on_write(long status, const char *body, size_t len, const char *errmsg, void *ud) {
@@ -473,7 +552,7 @@ static void on_watch_event(dp_kube_slices *s, const watch_event *e) {
 
 static void on_watch_line(const char *line, size_t len, void *ud) {
         dp_kube_slices *s = ud;
-        if (len > INLINE_DECODE_MAX && s->offload && s->watch &&
+        if (len > INLINE_DECODE_MAX && !s->inline_only && s->watch &&
             dp_kube_offload_submit(s->offload, line, len, s->watch_tag) == 0) {
                 /* the next lines wait for this one (on_decoded) */
                 dp_kube_request_hold(s->watch, true);
@@ -488,11 +567,31 @@ static void on_watch_line(const char *line, size_t len, void *ud) {
  * current one, and let the watch go on. */
 static void on_decoded(void *result, uint64_t tag, void *ud) {
         dp_kube_slices *s = ud;
+        if (tag & LIST_TAG) {
+                if (tag == (LIST_TAG | s->list_seq) && s->list_pending) {
+                        s->list_pending = false;
+                        apply_list(s, result);
+                }
+                list_answer_free(result);
+                return;
+        }
         if (s->watch && tag == s->watch_tag) {
                 if (result) on_watch_event(s, result);
                 dp_kube_request_hold(s->watch, false);
         }
         watch_event_free(result);
+}
+
+/* The offload thread's work: a watch line or a LIST answer, by its tag. */
+static void *decode_any(const char *data, size_t len, uint64_t tag) {
+        return tag & LIST_TAG ? (void *)decode_list(data, len) : decode_event(data, len);
+}
+
+static void free_any(void *p, uint64_t tag) {
+        if (tag & LIST_TAG)
+                list_answer_free(p);
+        else
+                watch_event_free(p);
 }
 
 static void on_watch_end(long status, const char *body, size_t len, const char *errmsg, void *ud) {
@@ -547,7 +646,7 @@ static bool differs(const dp_kube_slices *s) {
 }
 
 static void step(dp_kube_slices *s) {
-        if (s->req || s->waiting) return;
+        if (s->req || s->waiting || s->list_pending) return;
         if (s->watch_restart) {
                 s->watch_restart = false;
                 s->listed = false;
@@ -623,9 +722,7 @@ int dp_kube_slices_new(dp_kube_client *c, const char *node, const char *driver, 
         s->node = strdup(node);
         s->driver = strdup(driver);
         int r = s->node && s->driver ? dp_loop_add_timer(dp_kube_client_loop(c), 0, on_timer, s, &s->timer) : -ENOMEM;
-        if (r >= 0)
-                r = dp_kube_offload_new(dp_kube_client_loop(c), decode_event, on_decoded, watch_event_free, s,
-                                        &s->offload);
+        if (r >= 0) r = dp_kube_offload_new(dp_kube_client_loop(c), decode_any, on_decoded, free_any, s, &s->offload);
         if (r < 0) {
                 dp_kube_slices_free(s);
                 return r;
@@ -705,6 +802,8 @@ bool dp_kube_slices_watching(const dp_kube_slices *s) { return s && s->watch; }
 
 void dp_kube_slices_inject(dp_kube_slices *s, int what, long status, const char *body, size_t len) {
         if (!s || !body) return;
+        s->inline_only = true;
+        s->list_pending = false;
         dp_kube_request_cancel(TAKE_PTR(s->req));
         free(s->op_name);
         free(s->op_norm);

@@ -19,7 +19,8 @@ its event: three dropped watches, 8 MiB of tiny events read by the agent (the
 server can only write what the agent reads).
 Afterwards the ordinary watch works again: a slice changed by someone else
 in a 200 KiB event (decoded on the offload thread, kube/offload.c) is
-written back, and one deleted by someone else is published again."""
+written back (through a 409 and a 200 KiB LIST answer, decoded there too),
+and one deleted by someone else is published again."""
 import json
 import os
 import sys
@@ -49,16 +50,21 @@ def main():
             name0 = sorted(api.slices)[0]
             n_dev = len(api.slices[name0]["spec"]["devices"])
             # someone else drops a device, in a 200 KiB event: decoded off the
-            # loop (kube/offload.c); the agent writes its slice back
+            # loop (kube/offload.c); the agent writes its slice back, gets a
+            # 409, lists again (a 200 KiB answer: decoded off the loop too)
+            # and writes it back
             published = agent.count(r"ResourceSlices of node-a published")
             with api.lock:
                 o = json.loads(json.dumps(api.slices[name0]))
                 o["metadata"].setdefault("annotations", {})["fill"] = "x" * (200 << 10)
                 o["spec"]["devices"].pop()
                 api.put(o)
+                api.conflicts = 1
                 api.lock.notify_all()
             agent.wait_log(r"ResourceSlice %s changed by someone else: publishing ours again" % name0)
+            agent.wait_log(r"update ResourceSlice %s \(status 409\): conflict, reading the slices again" % name0)
             api.wait(lambda: len(api.slices[name0]["spec"]["devices"]) == n_dev)
+            assert "fill" not in api.slices[name0]["metadata"].get("annotations", {})
             # someone else deletes it: published again
             agent.wait_log(r"ResourceSlices of node-a published", count=published + 1)
             with api.lock:
@@ -81,7 +87,8 @@ def main():
     assert tf["watches"] <= 1, tf  # the flood is valid: the watch stays
     print("ok - tiny-event flood: one watch, the agent keeps serving")
     print("ok - after the attacks: a slice changed by someone else in a 200 KiB event (decoded off the loop) "
-          "is written back, one deleted is published again")
+          "is written back through a 409 and a 200 KiB LIST answer (decoded off the loop), one deleted is "
+          "published again")
     for name in ("long-line", "tiny-flood"):
         for sock in ("v1", "dra"):
             r = results[name][sock]
