@@ -207,13 +207,15 @@ def set_hostile(api, writer):
         api.lock.notify_all()  # an ordinary watch in progress ends
 
 
-def run(devplane, seconds, phases=PHASES, on_phase=None):
+def run(devplane, seconds, phases=PHASES, on_phase=None, node_labels=None):
     """Run the phases; returns [(phase, {"v1": summary, "dra": summary,
     "cpu": seconds, "watches": n})]. on_phase(name, agent, api) runs at
     the start of each phase (after the hostile writer is set, the probes
-    running); the phase lasts until it returns, and then seconds more."""
+    running); the phase lasts until it returns, and then seconds more.
+    node_labels: the Node's labels (its GET answer's size)."""
     t = tempfile.mkdtemp(prefix="dp-hostile-api.")
     api = FakeAPI(TOKEN, "node-a", NODE_UID, t)
+    api.node_labels = node_labels or {}
     api.start()
     agent = Agent(devplane, t, api)
     results = []

@@ -15,8 +15,10 @@
 /* Watch lines up to this long are decoded on the loop (a few ms at worst:
  * 64 KiB of tiny keys); longer ones on the offload thread. */
 #define INLINE_DECODE_MAX (64u << 10)
-/* Offload tags: a watch's own (watch_tag), or this bit and list_seq. */
+/* Offload tags: a watch's own (watch_tag), or one of these bits and
+ * answer_seq. */
 #define LIST_TAG (1ull << 63)
+#define NODE_TAG (1ull << 62)
 #define MAX_CONFLICT_RETRIES 5
 
 typedef struct {
@@ -66,10 +68,10 @@ struct dp_kube_slices {
          * watch held meanwhile; watch_tag tells the current watch's. */
         dp_kube_offload *offload;
         uint64_t watch_tag;
-        /* A long LIST answer is decoded there too: nothing else starts
-         * until it is applied. */
-        uint64_t list_seq;
-        bool list_pending;
+        /* A long LIST or Node answer is decoded there too: nothing else
+         * starts until it is applied. */
+        uint64_t answer_seq;
+        bool answer_pending;
         bool inline_only; /* dp_kube_slices_inject: everything on the spot */
 };
 
@@ -208,6 +210,38 @@ static void failed(dp_kube_slices *s, const char *what, long status, const char 
         failed_with(s, &s->backoff, what, status, body, len, errmsg);
 }
 
+/* The Node's uid from a GET answer. Pure (see decode_list). NULL when it
+ * has none (or OOM). */
+static char *decode_node(const char *body, size_t len) {
+        _cleanup_(dp_doc_set_freep) dp_doc_set *set = dp_doc_set_new();
+        const char *uid = NULL;
+        if (!set || dp_doc_parse(set, body, len, "node", NULL) < 0 || dp_doc_count(set) != 1 ||
+            dp_doc_get_str(dp_doc_get(dp_doc_get(dp_doc_root(set, 0), "metadata"), "uid"), false, &uid, NULL) < 0)
+                return NULL;
+        return strdup(uid);
+}
+
+static void apply_node(dp_kube_slices *s, const char *uid) {
+        if (!uid) {
+                failed(s, "GET node: no metadata.uid in the answer", 0, "", 0, "bad answer");
+                return;
+        }
+        free(s->node_uid);
+        s->node_uid = strdup(uid);
+        dp_kube_backoff_reset(&s->backoff);
+        step(s);
+}
+
+/* A long answer goes to the offload thread (on_decoded applies it); the
+ * publisher starts nothing else meanwhile. False: decode it here. */
+static bool offload_answer(dp_kube_slices *s, uint64_t kind, const char *body, size_t len) {
+        if (len <= INLINE_DECODE_MAX || s->inline_only ||
+            dp_kube_offload_submit(s->offload, body, len, kind | ++s->answer_seq) < 0)
+                return false;
+        s->answer_pending = true;
+        return true;
+}
+
 static void on_node(long status, const char *body, size_t len, const char *errmsg, void *ud) {
         dp_kube_slices *s = ud;
         s->req = NULL;
@@ -217,17 +251,9 @@ static void on_node(long status, const char *body, size_t len, const char *errms
                 failed(s, what, status, body, len, errmsg);
                 return;
         }
-        _cleanup_(dp_doc_set_freep) dp_doc_set *set = dp_doc_set_new();
-        const char *uid = NULL;
-        if (!set || dp_doc_parse(set, body, len, "node", NULL) < 0 || dp_doc_count(set) != 1 ||
-            dp_doc_get_str(dp_doc_get(dp_doc_get(dp_doc_root(set, 0), "metadata"), "uid"), false, &uid, NULL) < 0) {
-                failed(s, "GET node: no metadata.uid in the answer", 0, body, len, "bad answer");
-                return;
-        }
-        free(s->node_uid);
-        s->node_uid = strdup(uid);
-        dp_kube_backoff_reset(&s->backoff);
-        step(s);
+        if (offload_answer(s, NODE_TAG, body, len)) return;
+        _cleanup_free_ char *uid = decode_node(body, len);
+        apply_node(s, uid);
 }
 
 /* A LIST answer, decoded: every item with what the publisher keeps of it
@@ -337,11 +363,7 @@ static void on_list(long status, const char *body, size_t len, const char *errms
                 failed(s, what, status, body, len, errmsg);
                 return;
         }
-        if (len > INLINE_DECODE_MAX && !s->inline_only &&
-            dp_kube_offload_submit(s->offload, body, len, LIST_TAG | ++s->list_seq) == 0) {
-                s->list_pending = true; /* on_decoded goes on */
-                return;
-        }
+        if (offload_answer(s, LIST_TAG, body, len)) return;
         list_answer *a = decode_list(body, len);
         apply_list(s, a);
         list_answer_free(a);
@@ -563,16 +585,33 @@ static void on_watch_line(const char *line, size_t len, void *ud) {
         watch_event_free(e);
 }
 
+/* The offload thread's work, by its tag: a watch line, a LIST answer or
+ * the Node. */
+static void *decode_any(const char *data, size_t len, uint64_t tag) {
+        if (tag & LIST_TAG) return decode_list(data, len);
+        if (tag & NODE_TAG) return decode_node(data, len);
+        return decode_event(data, len);
+}
+
+static void free_any(void *p, uint64_t tag) {
+        if (tag & LIST_TAG)
+                list_answer_free(p);
+        else if (tag & NODE_TAG)
+                free(p);
+        else
+                watch_event_free(p);
+}
+
 /* A long line decoded on the offload thread: apply it if its watch is the
  * current one, and let the watch go on. */
 static void on_decoded(void *result, uint64_t tag, void *ud) {
         dp_kube_slices *s = ud;
-        if (tag & LIST_TAG) {
-                if (tag == (LIST_TAG | s->list_seq) && s->list_pending) {
-                        s->list_pending = false;
-                        apply_list(s, result);
-                }
-                list_answer_free(result);
+        if (tag & (LIST_TAG | NODE_TAG)) {
+                bool current = (tag & ~(LIST_TAG | NODE_TAG)) == s->answer_seq && s->answer_pending;
+                if (current) s->answer_pending = false;
+                if (current && (tag & LIST_TAG)) apply_list(s, result);
+                if (current && (tag & NODE_TAG)) apply_node(s, result);
+                free_any(result, tag);
                 return;
         }
         if (s->watch && tag == s->watch_tag) {
@@ -580,18 +619,6 @@ static void on_decoded(void *result, uint64_t tag, void *ud) {
                 dp_kube_request_hold(s->watch, false);
         }
         watch_event_free(result);
-}
-
-/* The offload thread's work: a watch line or a LIST answer, by its tag. */
-static void *decode_any(const char *data, size_t len, uint64_t tag) {
-        return tag & LIST_TAG ? (void *)decode_list(data, len) : decode_event(data, len);
-}
-
-static void free_any(void *p, uint64_t tag) {
-        if (tag & LIST_TAG)
-                list_answer_free(p);
-        else
-                watch_event_free(p);
 }
 
 static void on_watch_end(long status, const char *body, size_t len, const char *errmsg, void *ud) {
@@ -646,7 +673,7 @@ static bool differs(const dp_kube_slices *s) {
 }
 
 static void step(dp_kube_slices *s) {
-        if (s->req || s->waiting || s->list_pending) return;
+        if (s->req || s->waiting || s->answer_pending) return;
         if (s->watch_restart) {
                 s->watch_restart = false;
                 s->listed = false;
@@ -803,7 +830,7 @@ bool dp_kube_slices_watching(const dp_kube_slices *s) { return s && s->watch; }
 void dp_kube_slices_inject(dp_kube_slices *s, int what, long status, const char *body, size_t len) {
         if (!s || !body) return;
         s->inline_only = true;
-        s->list_pending = false;
+        s->answer_pending = false;
         dp_kube_request_cancel(TAKE_PTR(s->req));
         free(s->op_name);
         free(s->op_norm);
