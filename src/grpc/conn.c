@@ -39,6 +39,12 @@ struct dp_grpc_conn {
         uint64_t last_active; /* opened, or a server call dispatched or ended */
         dp_grpc_conn_wakeup_fn wakeup;
         void *wakeup_ud;
+        /* The wire scan for empty DATA frames (count_empty_data) */
+        size_t scan_skip; /* bytes to pass over: the client preface, a frame's payload */
+        uint8_t scan_hdr[10];
+        size_t scan_have; /* header bytes gathered (10: a padded DATA frame's pad length too) */
+        uint32_t empty_budget;
+        uint64_t empty_refilled; /* when the budget was last refilled */
 };
 
 /* ------------------------------------------------------------ helpers */
@@ -782,6 +788,9 @@ static int conn_new(dp_grpc_server *srv, uint64_t now, dp_grpc_conn **ret) {
         c->srv = srv;
         c->now = now;
         c->last_active = now;
+        c->scan_skip = srv ? NGHTTP2_CLIENT_MAGIC_LEN : 0;
+        c->empty_budget = DP_GRPC_EMPTY_DATA_BURST;
+        c->empty_refilled = now;
         nghttp2_session_callbacks *cbs;
         if (nghttp2_session_callbacks_new(&cbs) != 0) return -ENOMEM;
         nghttp2_session_callbacks_set_on_begin_headers_callback(cbs, on_begin_headers);
@@ -888,12 +897,63 @@ void dp_grpc_conn_set_wakeup(dp_grpc_conn *c, dp_grpc_conn_wakeup_fn fn, void *u
         c->wakeup_ud = userdata;
 }
 
+/* ------------------------------------------- empty DATA frame flood */
+
+/* Take one empty DATA frame from the budget (a token bucket:
+ * DP_GRPC_EMPTY_DATA_BURST, DP_GRPC_EMPTY_DATA_RATE per second). */
+static bool empty_data_allowed(dp_grpc_conn *c) {
+        uint64_t per = 1000000u / DP_GRPC_EMPTY_DATA_RATE;
+        if (c->now > c->empty_refilled) {
+                uint64_t add = (c->now - c->empty_refilled) / per;
+                c->empty_budget = (uint32_t)DP_MIN((uint64_t)c->empty_budget + add, (uint64_t)DP_GRPC_EMPTY_DATA_BURST);
+                c->empty_refilled += add * per;
+        }
+        if (c->empty_budget == 0) return false;
+        c->empty_budget--;
+        return true;
+}
+
+/* Follow the frame headers of the peer's bytes and count DATA frames that
+ * carry no data (none, or only padding) and do not end their stream. This
+ * reads the wire itself rather than nghttp2's callbacks because nghttp2
+ * drops frames for closed streams without telling us, and those cost the
+ * same. False when the peer is past its budget. */
+static bool count_empty_data(dp_grpc_conn *c, const uint8_t *p, size_t n) {
+        while (n > 0) {
+                if (c->scan_skip) {
+                        size_t k = DP_MIN(c->scan_skip, n);
+                        p += k;
+                        n -= k;
+                        c->scan_skip -= k;
+                        continue;
+                }
+                c->scan_hdr[c->scan_have++] = *p++;
+                n--;
+                const uint8_t *h = c->scan_hdr;
+                size_t len = (size_t)h[0] << 16 | (size_t)h[1] << 8 | h[2];
+                bool data = h[3] == NGHTTP2_DATA, padded = data && (h[4] & NGHTTP2_FLAG_PADDED) && len > 0;
+                if (c->scan_have < 9 || (c->scan_have == 9 && padded)) continue;
+                bool empty = data && !(h[4] & NGHTTP2_FLAG_END_STREAM) && (len == 0 || (padded && h[9] == len - 1));
+                c->scan_skip = len - (c->scan_have - 9);
+                c->scan_have = 0;
+                if (empty && !empty_data_allowed(c)) return false;
+        }
+        return true;
+}
+
 /* ------------------------------------------------------------- I/O */
 
 int dp_grpc_conn_feed(dp_grpc_conn *c, const uint8_t *data, size_t len, uint64_t now_usec) {
         assert_return(c && (data || len == 0), -EINVAL);
         if (c->dead) return -EPIPE;
         c->now = now_usec;
+        if (!count_empty_data(c, data, len)) {
+                /* as nghttp2 answers rapid resets: GOAWAY, then close */
+                c->fatal = true;
+                nghttp2_session_terminate_session(c->session, NGHTTP2_ENHANCE_YOUR_CALM);
+                dispatch(c);
+                return -ENOBUFS;
+        }
         ssize_t n = nghttp2_session_mem_recv(c->session, data, len);
         if (n < 0) {
                 c->fatal = true;

@@ -33,7 +33,9 @@ DEFINE_FREEP(dp_grpc_conn, dp_grpc_conn_free)
 
 /* Bytes read from the peer. Returns 0, or -EPROTO when the peer broke HTTP/2
  * so badly the connection is over (a GOAWAY may still be queued: write what
- * dp_grpc_conn_output() gives, then close), -ENOMEM. */
+ * dp_grpc_conn_output() gives, then close), -ENOBUFS likewise when it sent
+ * more empty DATA frames than DP_GRPC_EMPTY_DATA_BURST allows (GOAWAY
+ * ENHANCE_YOUR_CALM), -ENOMEM. */
 int dp_grpc_conn_feed(dp_grpc_conn *c, const uint8_t *data, size_t len, uint64_t now_usec);
 /* Bytes waiting to be written (points into the connection; valid until the
  * next dp_grpc_conn_* call). *ret_len is 0 when nothing is pending. */

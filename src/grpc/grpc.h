@@ -63,8 +63,10 @@ const char *dp_grpc_status_name(int status);
 /* The same across all connections of one server, so half-sent requests on
  * many connections hold at most this much of a daemon's memory. */
 #define DP_GRPC_MAX_SERVER_BUFFERED (32u * 1024u * 1024u)
-/* Connections one server keeps open (all its listeners together); one more
- * is accepted and closed at once. The kubelet holds one or two per socket. */
+/* Connections one server keeps open (all its listeners together). At the
+ * cap a new one replaces the connection idle longest (no call in progress);
+ * when every one has a call in progress it is accepted and closed at once.
+ * The kubelet holds one or two per socket. */
 #define DP_GRPC_MAX_SERVER_CONNECTIONS 64u
 /* A server connection with no call in progress for this long (never sent a
  * whole request, or its last call ended that long ago) gets GOAWAY and is
@@ -76,6 +78,13 @@ const char *dp_grpc_status_name(int status);
 /* SETTINGS_MAX_CONCURRENT_STREAMS a server advertises. grpc-go advertises
  * none; the kubelet opens a handful, so this only bounds a hostile peer. */
 #define DP_GRPC_MAX_CONCURRENT_STREAMS 1024u
+/* DATA frames with no payload and no END_STREAM carry nothing: a peer may
+ * send this many in a burst, refilled at DP_GRPC_EMPTY_DATA_RATE per
+ * second; past that the connection gets GOAWAY(ENHANCE_YOUR_CALM). The
+ * numbers are nghttp2's for rapid resets (1000, 33/s); grpc-go never sends
+ * an empty DATA frame without END_STREAM. */
+#define DP_GRPC_EMPTY_DATA_BURST 1000u
+#define DP_GRPC_EMPTY_DATA_RATE 33u
 
 typedef struct dp_grpc_server dp_grpc_server;
 typedef struct dp_grpc_call dp_grpc_call;
@@ -138,6 +147,8 @@ int dp_grpc_server_set_limits(dp_grpc_server *srv, const dp_grpc_server_limits *
 /* Connections refused at the cap and accept pauses so far (for tests and
  * metrics). */
 size_t dp_grpc_server_refused_count(const dp_grpc_server *srv);
+/* Idle connections closed at the cap to let a new one in. */
+size_t dp_grpc_server_evicted_count(const dp_grpc_server *srv);
 /* Open connections (accepted and not yet closed). */
 size_t dp_grpc_server_connection_count(const dp_grpc_server *srv);
 

@@ -27,8 +27,10 @@ struct dp_grpc_server {
         dp_grpc_listener *listeners;
         dp_grpc_sconn *conns;
         size_t n_conns;
-        size_t buffered;     /* request bytes held by all its connections */
-        size_t n_refused;    /* connections refused at the cap, accept pauses */
+        size_t buffered;       /* request bytes held by all its connections */
+        size_t n_refused;      /* connections refused at the cap, accept pauses */
+        size_t n_evicted;      /* idle connections closed at the cap for a new one */
+        uint64_t flood_logged; /* the last warning about a flooding peer */
         dp_grpc_server_limits limits;
         bool shutting_down;
         int busy;            /* depth of our loop callbacks on the stack */

@@ -75,6 +75,7 @@ int dp_grpc_server_set_limits(dp_grpc_server *srv, const dp_grpc_server_limits *
 }
 
 size_t dp_grpc_server_refused_count(const dp_grpc_server *srv) { return srv ? srv->n_refused : 0; }
+size_t dp_grpc_server_evicted_count(const dp_grpc_server *srv) { return srv ? srv->n_evicted : 0; }
 
 int dp_grpc_server_add_method(dp_grpc_server *srv, const char *path, dp_grpc_kind kind,
                               const ProtobufCMessageDescriptor *request_type, dp_grpc_handler_fn handler,
@@ -180,6 +181,18 @@ timers:
         return true;
 }
 
+/* Close a connection with no call in progress: GOAWAY (best effort, the
+ * peer may not read) and close; nothing of the application runs. */
+static void sconn_drop(dp_grpc_sconn *sc) {
+        dp_grpc_conn_shutdown(sc->conn);
+        const uint8_t *data;
+        size_t len;
+        (void)dp_grpc_conn_output(sc->conn, &data, &len);
+        if (len) (void)send(sc->fd, data, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+        dp_grpc_conn_peer_closed(sc->conn);
+        sconn_close(sc);
+}
+
 static void server_destroy(dp_grpc_server *srv);
 static void sconn_io_locked(dp_grpc_sconn *sc, int fd, uint32_t events);
 
@@ -222,10 +235,15 @@ static void sconn_io_locked(dp_grpc_sconn *sc, int fd, uint32_t events) {
                                 return;
                         }
                         total += (size_t)n;
-                        if (dp_grpc_conn_feed(sc->conn, buf, (size_t)n, dp_loop_now()) < 0) {
+                        int r = dp_grpc_conn_feed(sc->conn, buf, (size_t)n, dp_loop_now());
+                        if (r == -ENOBUFS && dp_loop_now() - sc->srv->flood_logged >= ACCEPT_LOG_INTERVAL_USEC) {
+                                sc->srv->flood_logged = dp_loop_now();
+                                log_warning("grpc: a peer sent more than %u empty DATA frames: GOAWAY "
+                                            "(ENHANCE_YOUR_CALM) and closing (at most one such line per 10 s)",
+                                            DP_GRPC_EMPTY_DATA_BURST);
+                        } else if (r < 0)
                                 log_debug("grpc: closing a connection after a protocol error");
-                                break; /* flush the GOAWAY, then the core reports done */
-                        }
+                        if (r < 0) break; /* flush the GOAWAY, then the core reports done */
                 }
         }
         sc->busy = false;
@@ -248,17 +266,9 @@ static int sconn_timer(dp_loop_source *s, uint64_t now, void *userdata) {
         sc->busy = false;
         uint64_t idle = dp_grpc_conn_idle_since(sc->conn), limit = srv->limits.idle_timeout_usec;
         if (idle && limit && now - idle >= limit) {
-                /* No whole request in idle_timeout: GOAWAY (best effort, the
-                 * peer may not read) and close; nothing of the application
-                 * is in progress on it. */
+                /* No whole request in idle_timeout */
                 log_debug("grpc: closing a connection idle for %" PRIu64 " ms", (now - idle) / 1000);
-                dp_grpc_conn_shutdown(sc->conn);
-                const uint8_t *data;
-                size_t len;
-                (void)dp_grpc_conn_output(sc->conn, &data, &len);
-                if (len) (void)send(sc->fd, data, len, MSG_NOSIGNAL | MSG_DONTWAIT);
-                dp_grpc_conn_peer_closed(sc->conn);
-                sconn_close(sc);
+                sconn_drop(sc);
         } else {
                 sconn_after(sc);
         }
@@ -329,6 +339,33 @@ static int listener_resume(dp_loop_source *s, uint64_t now, void *userdata) {
         return 0;
 }
 
+/* At the connection cap, make room for a new one by closing the connection
+ * idle longest: no call in progress (a half-sent request counts as idle, as
+ * for the idle timeout), so held idle connections cannot lock the kubelet
+ * out. False when every connection has a call in progress. */
+static bool evict_idle(dp_grpc_listener *ln) {
+        dp_grpc_server *srv = ln->srv;
+        dp_grpc_sconn *victim = NULL;
+        uint64_t oldest = 0;
+        /* the list is newest first: on a tie the earlier accepted wins */
+        for (dp_grpc_sconn *sc = srv->conns; sc; sc = sc->next) {
+                uint64_t idle = dp_grpc_conn_idle_since(sc->conn);
+                if (idle && !sc->busy && (!victim || idle <= oldest)) {
+                        victim = sc;
+                        oldest = idle;
+                }
+        }
+        if (!victim) return false;
+        char what[160];
+        snprintf(what, sizeof what,
+                 "%zu connections open (the limit): closing the one idle longest (%" PRIu64 " ms) for a new one",
+                 srv->n_conns, (dp_loop_now() - oldest) / 1000);
+        listener_warn(ln, what);
+        srv->n_evicted++;
+        sconn_drop(victim);
+        return true;
+}
+
 static int listener_io(dp_loop_source *s, int fd, uint32_t events, void *userdata) {
         (void)s;
         (void)events;
@@ -354,12 +391,14 @@ static int listener_io(dp_loop_source *s, int fd, uint32_t events, void *userdat
                         }
                         break;
                 }
-                if (srv->n_conns >= srv->limits.max_connections) {
-                        /* closed at once: the peer sees EOF, not a hang */
+                if (srv->n_conns >= srv->limits.max_connections && !evict_idle(ln)) {
+                        /* every connection is busy: closed at once, the peer
+                         * sees EOF, not a hang */
                         close(cfd);
                         srv->n_refused++;
                         char what[160];
-                        snprintf(what, sizeof what, "%zu connections open (the limit): refusing new ones",
+                        snprintf(what, sizeof what,
+                                 "%zu connections open (the limit), each with a call in progress: refusing new ones",
                                  srv->n_conns);
                         listener_warn(ln, what);
                         continue;

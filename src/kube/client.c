@@ -12,6 +12,14 @@
 #include "kube/curl-api.h"
 #include "kube/kube.h"
 
+/* Watch lines handed to their callback per loop turn: past this many bytes
+ * or lines the rest waits for the next turn, and the transfer is paused
+ * (curl stops reading the socket) while this much is waiting, so a flood of
+ * events from the API server cannot hold the loop (issue 21, F2). At least
+ * one line goes out per turn, whatever its size. */
+#define STREAM_TURN_BYTES (256u << 10)
+#define STREAM_TURN_LINES 256u
+
 struct dp_kube_client {
         dp_loop *loop;
         CURLM *multi;
@@ -24,6 +32,7 @@ struct dp_kube_client {
         dp_kube_request *requests; /* doubly linked */
         uint64_t n_requests, n_errors;
         bool in_dispatch;
+        dp_loop_source *drain; /* hands waiting watch lines out (on_drain) */
 };
 
 struct dp_kube_request {
@@ -36,8 +45,22 @@ struct dp_kube_request {
         bool too_big;
         char errbuf[CURL_ERROR_SIZE];
         dp_kube_done_fn done;
-        dp_kube_line_fn line; /* streaming: resp holds the incomplete line */
         void *userdata;
+        /* Streaming: resp holds the lines not handed out yet, from head; the
+         * last complete one ends at complete (after its '\n'), the rest is
+         * a partial line. Each byte is searched once (write_cb), each line
+         * parsed once (on_drain). */
+        dp_kube_line_fn line;
+        size_t head, complete;
+        bool lines_body; /* the answer was 200: the body is lines */
+        bool paused;     /* write_cb said CURL_WRITEFUNC_PAUSE */
+        bool too_long;   /* a line passed DP_KUBE_MAX_LINE: transfer aborted */
+        bool ended;      /* the transfer is over: done waits for the lines */
+        long end_status;
+        const char *end_msg; /* static, or r->errbuf */
+        bool delivering;     /* on_drain is calling line */
+        bool cancelled;      /* ... and line cancelled the request */
+        bool held;           /* dp_kube_request_hold(): no lines, no done */
 };
 
 /* One per socket curl uses (curl_multi_assign). */
@@ -63,6 +86,26 @@ static void request_free(dp_kube_request *r) {
         free(r);
 }
 
+static void arm_drain(dp_kube_client *c) {
+        /* the next loop turn: other sources first */
+        (void)dp_loop_source_set_time(c->drain, dp_loop_now() + 1);
+}
+
+/* Call done and free the request. A stream's 200 body was its lines: done
+ * gets an empty one. */
+static void request_finish(dp_kube_request *r, long status, const char *msg) {
+        dp_kube_client *c = r->client;
+        c->n_requests++;
+        if (status == 0 || (status >= 400 && status != 404 && status != 409)) c->n_errors++;
+        if (dp_strbuf_failed(&r->resp)) {
+                status = 0;
+                msg = "out of memory";
+        }
+        bool lines = r->lines_body || dp_strbuf_failed(&r->resp);
+        r->done(status, lines ? "" : dp_strbuf_str(&r->resp), lines ? 0 : r->resp.len, msg, r->userdata);
+        request_free(r);
+}
+
 static void check_done(dp_kube_client *c) {
         CURLMsg *m;
         int left;
@@ -76,22 +119,23 @@ static void check_done(dp_kube_client *c) {
                 if (res == CURLE_OK) dp_curl.easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &status);
                 const char *msg = NULL;
                 if (res != CURLE_OK) {
-                        msg = r->too_big ? "response larger than the limit"
-                                         : (r->errbuf[0] ? r->errbuf : dp_curl.easy_strerror(res));
+                        msg = r->too_long ? "a watch line longer than " DP_KUBE_MAX_LINE_TEXT
+                                            " (the API server stores no object over 3 MiB): the stream was dropped"
+                              : r->too_big ? "response larger than the limit"
+                                           : (r->errbuf[0] ? r->errbuf : dp_curl.easy_strerror(res));
                         status = 0;
                 }
-                c->n_requests++;
-                if (status == 0 || (status >= 400 && status != 404 && status != 409)) c->n_errors++;
-                dp_kube_done_fn done = r->done;
-                void *ud = r->userdata;
                 /* Detach first: the callback may start new requests. */
                 dp_curl.multi_remove_handle(c->multi, r->easy);
-                if (dp_strbuf_failed(&r->resp)) {
-                        status = 0;
-                        msg = "out of memory";
+                if ((r->complete > r->head || r->held) && !dp_strbuf_failed(&r->resp)) {
+                        /* lines still waiting, or the last one still being
+                         * worked on: done after them (on_drain) */
+                        r->ended = true;
+                        r->end_status = status;
+                        r->end_msg = msg;
+                        continue;
                 }
-                done(status, dp_strbuf_str(&r->resp), r->resp.len, msg, ud);
-                request_free(r);
+                request_finish(r, status, msg);
         }
 }
 
@@ -148,30 +192,111 @@ static int timer_cb(CURLM *multi, long timeout_ms, void *userp) {
         return dp_loop_source_set_time(c->timer, t) < 0 ? -1 : 0;
 }
 
+/* A stream's body: keep it, note where its last complete line ends, and
+ * leave the lines to on_drain (never parsed here, inside curl). */
+static size_t write_lines(dp_kube_request *r, const char *ptr, size_t n) {
+        r->lines_body = true;
+        if (r->complete - r->head >= STREAM_TURN_BYTES) {
+                /* curl keeps this chunk and reads no more until on_drain
+                 * resumes the transfer */
+                r->paused = true;
+                return CURL_WRITEFUNC_PAUSE;
+        }
+        dp_strbuf_append(&r->resp, ptr, n);
+        if (dp_strbuf_failed(&r->resp)) return 0;
+        const char *nl = memrchr(ptr, '\n', n);
+        if (nl) {
+                r->complete = r->resp.len - n + (size_t)(nl - ptr) + 1;
+                arm_drain(r->client);
+        }
+        if (r->resp.len - r->complete > DP_KUBE_MAX_LINE) {
+                r->too_long = true;
+                return 0;
+        }
+        return n;
+}
+
 static size_t write_cb(char *ptr, size_t size, size_t nmemb, void *ud) {
         dp_kube_request *r = ud;
         size_t n = size * nmemb;
+        if (r->line) {
+                long status = 0;
+                dp_curl.easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &status);
+                if (status == 200) return write_lines(r, ptr, n);
+                /* an error body: kept whole for done */
+        }
         if (r->resp.len + n > DP_KUBE_MAX_RESPONSE) {
                 r->too_big = true;
                 return 0;
         }
         dp_strbuf_append(&r->resp, ptr, n);
-        if (!r->line || dp_strbuf_failed(&r->resp)) return n;
-        long status = 0;
-        dp_curl.easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &status);
-        if (status != 200) return n; /* an error body: kept whole for done */
-        size_t start = 0;
-        for (size_t i = 0; i < r->resp.len; i++)
-                if (r->resp.buf[i] == '\n') {
-                        r->resp.buf[i] = 0;
-                        if (i > start) r->line(r->resp.buf + start, i - start, r->userdata);
-                        start = i + 1;
-                }
-        if (start) {
-                memmove(r->resp.buf, r->resp.buf + start, r->resp.len - start);
-                dp_strbuf_truncate(&r->resp, r->resp.len - start);
-        }
         return n;
+}
+
+/* Hand out r's waiting lines while the turn's budget lasts. False when r
+ * is gone (cancelled by its callback, or finished). */
+static bool drain_request(dp_kube_request *r, size_t *bytes, size_t *lines) {
+        r->delivering = true;
+        while (r->head < r->complete && !r->cancelled && !r->held &&
+               (*lines == 0 || (*bytes < STREAM_TURN_BYTES && *lines < STREAM_TURN_LINES))) {
+                char *p = r->resp.buf + r->head;
+                char *nl = memchr(p, '\n', r->complete - r->head);
+                size_t len = (size_t)(nl - p);
+                *nl = 0;
+                r->head += len + 1;
+                *bytes += len;
+                (*lines)++;
+                if (len) r->line(p, len, r->userdata);
+        }
+        r->delivering = false;
+        if (r->cancelled) {
+                request_free(r);
+                return false;
+        }
+        if (r->head == r->complete && r->ended && !r->held) {
+                request_finish(r, r->end_status, r->end_msg);
+                return false;
+        }
+        if (r->head > 0 && r->head >= r->resp.len / 2) {
+                /* drop what was handed out; halving keeps the copies linear */
+                memmove(r->resp.buf, r->resp.buf + r->head, r->resp.len - r->head);
+                dp_strbuf_truncate(&r->resp, r->resp.len - r->head);
+                r->complete -= r->head;
+                r->head = 0;
+        }
+        if (r->paused && !r->ended && r->complete - r->head < STREAM_TURN_BYTES) {
+                r->paused = false;
+                (void)dp_curl.easy_pause(r->easy, CURLPAUSE_CONT); /* may call write_cb at once */
+        }
+        return true;
+}
+
+static dp_kube_request *first_waiting(dp_kube_client *c) {
+        for (dp_kube_request *r = c->requests; r; r = r->next)
+                if (r->line && !r->held && (r->complete > r->head || r->ended)) return r;
+        return NULL;
+}
+
+void dp_kube_request_hold(dp_kube_request *r, bool hold) {
+        if (!r || r->held == hold) return;
+        r->held = hold;
+        if (!hold) arm_drain(r->client);
+}
+
+/* One turn's worth of watch lines; the rest on the next turn. Callbacks may
+ * start and cancel requests, so the list is searched again each time. */
+static int on_drain(dp_loop_source *s, uint64_t now, void *ud) {
+        dp_kube_client *c = ud;
+        size_t bytes = 0, lines = 0;
+        dp_kube_request *r;
+        while ((r = first_waiting(c))) {
+                if (bytes >= STREAM_TURN_BYTES || lines >= STREAM_TURN_LINES) {
+                        arm_drain(c);
+                        break;
+                }
+                (void)drain_request(r, &bytes, &lines);
+        }
+        return 0;
 }
 
 static char *dup_blob(const char *p, size_t n) {
@@ -211,6 +336,7 @@ int dp_kube_client_new(dp_loop *l, const dp_kube_config *cfg, dp_kube_client **r
         c->multi = dp_curl.multi_init();
         if (!c->multi) return -EIO;
         int r = dp_loop_add_timer(l, 0, on_timer, c, &c->timer);
+        if (r >= 0) r = dp_loop_add_timer(l, 0, on_drain, c, &c->drain);
         if (r < 0) return r;
         dp_curl.multi_setopt(c->multi, CURLMOPT_SOCKETFUNCTION, socket_cb);
         dp_curl.multi_setopt(c->multi, CURLMOPT_SOCKETDATA, c);
@@ -226,6 +352,7 @@ dp_kube_client *dp_kube_client_free(dp_kube_client *c) {
                 request_free(c->requests);
         if (c->multi) dp_curl.multi_cleanup(c->multi); /* removes its sockets through socket_cb */
         dp_loop_source_free(c->timer);
+        dp_loop_source_free(c->drain);
         free(c->server);
         free(c->ca_file);
         free(c->ca_data);
@@ -295,6 +422,11 @@ static int setup_easy(dp_kube_client *c, dp_kube_request *r, const char *method,
         dp_curl.easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, 5000L);
         dp_curl.easy_setopt(e, CURLOPT_TIMEOUT_MS,
                             r->line ? (long)timeout_ms : (long)(timeout_ms ? timeout_ms : 30000));
+        /* A watch pauses its transfer while lines wait (write_lines): over
+         * HTTP/1.1 that is plain TCP backpressure; libcurl 7.x's HTTP/2
+         * pausing has had stalls after resuming, and the API server serves
+         * watches on either. */
+        if (r->line) dp_curl.easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
         dp_curl.easy_setopt(e, CURLOPT_WRITEFUNCTION, write_cb);
         dp_curl.easy_setopt(e, CURLOPT_WRITEDATA, r);
         dp_curl.easy_setopt(e, CURLOPT_ERRORBUFFER, r->errbuf);
@@ -362,7 +494,11 @@ int dp_kube_stream_start(dp_kube_client *c, const char *path, unsigned timeout_m
 }
 
 void dp_kube_request_cancel(dp_kube_request *r) {
-        if (r) request_free(r);
+        if (!r) return;
+        if (r->delivering) /* from its own line callback: on_drain frees it */
+                r->cancelled = true;
+        else
+                request_free(r);
 }
 
 char *dp_kube_query_escape(const char *s) {

@@ -31,6 +31,7 @@
         X(easy_setopt, CURLcode, (CURL * e, CURLoption opt, ...))                                                      \
         X(easy_getinfo, CURLcode, (CURL * e, CURLINFO info, ...))                                                      \
         X(easy_strerror, const char *, (CURLcode code))                                                                \
+        X(easy_pause, CURLcode, (CURL * e, int bitmask))                                                               \
         X(multi_init, CURLM *, (void))                                                                                 \
         X(multi_cleanup, CURLMcode, (CURLM * m))                                                                       \
         X(multi_setopt, CURLMcode, (CURLM * m, CURLMoption opt, ...))                                                  \

@@ -14,6 +14,10 @@
  * resolution uses curl's threaded resolver where curl was built with it
  * (Debian's is), so no call here blocks the loop: an API server that does
  * not answer costs a pending request, never a stalled V1 or DRA socket.
+ * Nor does one that answers too much (issue 21): watch lines are capped
+ * and handed out a bounded number per loop turn, and the publisher decodes
+ * lines over 64 KiB on one worker thread (kube/offload.h, the measured
+ * reason: 200-400 ms of parsing for a legal 3.5 MiB event).
  *
  * Every completion callback runs from the loop, never from inside the
  * function that started the request.
@@ -28,6 +32,12 @@
 /* Caps on what the API server may send us (a list of one node's slices is
  * far below it; a claim is at most a few hundred KiB). */
 #define DP_KUBE_MAX_RESPONSE (16u << 20)
+/* A line of a watch stream: one event, an object in a small envelope.
+ * kube-apiserver refuses request bodies over 3 MiB (and etcd's default
+ * --max-request-bytes is 1.5 MiB), so no object it serves is larger; a
+ * longer line is a broken or hostile server, and the stream is dropped. */
+#define DP_KUBE_MAX_LINE (4u << 20)
+#define DP_KUBE_MAX_LINE_TEXT "4 MiB"
 /* kubeconfig files and inline certificates. */
 #define DP_KUBE_MAX_CONFIG (1u << 20)
 
@@ -105,13 +115,22 @@ dp_loop *dp_kube_client_loop(const dp_kube_client *c);
 int dp_kube_request_start(dp_kube_client *c, const char *method, const char *path, const char *body, size_t len,
                           unsigned timeout_ms, dp_kube_done_fn done, void *userdata, dp_kube_request **ret);
 /* A streaming GET (watch): line is called for every complete line of the
- * body as it arrives (a line is capped at DP_KUBE_MAX_RESPONSE), done once
- * at the end with the status and an empty body. timeout_ms 0: none. */
+ * body, from the loop (never inside curl), a bounded number per loop turn
+ * (the transfer pauses while lines wait, so other sources keep their
+ * turns); done once after the last line, with the status and an empty body
+ * when the answer was 200, else the error body. A line longer than
+ * DP_KUBE_MAX_LINE ends the stream: done gets status 0 and a message
+ * saying so. line may cancel its own request (no further calls, no done).
+ * timeout_ms 0: none. */
 typedef void (*dp_kube_line_fn)(const char *line, size_t len, void *userdata);
 int dp_kube_stream_start(dp_kube_client *c, const char *path, unsigned timeout_ms, dp_kube_line_fn line,
                          dp_kube_done_fn done, void *userdata, dp_kube_request **ret);
 /* Drop a pending request: its callback is not called. */
 void dp_kube_request_cancel(dp_kube_request *r);
+/* A stream's line callback whose work goes on elsewhere (kube/offload.h)
+ * holds its request: no more lines and no done until it lets go (the
+ * transfer pauses meanwhile), so events stay in order. */
+void dp_kube_request_hold(dp_kube_request *r, bool hold);
 
 /* Counters (metrics): requests finished, and those that failed (no answer,
  * or a status >= 400 other than the 404/409 the callers expect). */

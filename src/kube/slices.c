@@ -9,8 +9,16 @@
 #include "base/log.h"
 #include "base/strbuf.h"
 #include "kube/kube.h"
+#include "kube/offload.h"
 
 #define SLICES_PATH "/apis/resource.k8s.io/v1/resourceslices"
+/* Watch lines up to this long are decoded on the loop (a few ms at worst:
+ * 64 KiB of tiny keys); longer ones on the offload thread. */
+#define INLINE_DECODE_MAX (64u << 10)
+/* Offload tags: a watch's own (watch_tag), or one of these bits and
+ * answer_seq. */
+#define LIST_TAG (1ull << 63)
+#define NODE_TAG (1ull << 62)
 #define MAX_CONFLICT_RETRIES 5
 
 typedef struct {
@@ -52,6 +60,19 @@ struct dp_kube_slices {
         dp_kube_request *watch; /* GET ?watch=true once in sync */
         char *watch_rv;         /* resume point: the list's, then each event's */
         bool watch_restart;     /* the watch said ERROR (410 Gone): list again */
+        /* Failed watches back off on their own: the list after each one
+         * succeeds and resets the other backoff, so a server whose watches
+         * always break would be listed and watched again every 250 ms. */
+        dp_kube_backoff watch_backoff;
+        /* Long watch lines are decoded off the loop, one at a time, the
+         * watch held meanwhile; watch_tag tells the current watch's. */
+        dp_kube_offload *offload;
+        uint64_t watch_tag;
+        /* A long LIST or Node answer is decoded there too: nothing else
+         * starts until it is applied. */
+        uint64_t answer_seq;
+        bool answer_pending;
+        bool inline_only; /* dp_kube_slices_inject: everything on the spot */
 };
 
 static void step(dp_kube_slices *s);
@@ -171,17 +192,54 @@ static void schedule(dp_kube_slices *s, uint64_t delay) {
         (void)dp_loop_source_set_time(s->timer, dp_loop_now() + delay + 1);
 }
 
-static void failed(dp_kube_slices *s, const char *what, long status, const char *body, size_t len, const char *errmsg) {
+static void failed_with(dp_kube_slices *s, dp_kube_backoff *b, const char *what, long status, const char *body,
+                        size_t len, const char *errmsg) {
         char msg[300];
         if (status)
                 dp_kube_status_message(body, len, msg, sizeof msg);
         else
                 snprintf(msg, sizeof msg, "%s", errmsg ? errmsg : "no answer");
-        uint64_t wait = dp_kube_backoff_next(&s->backoff);
+        uint64_t wait = dp_kube_backoff_next(b);
         log_warning("API %s: %s; retrying in %llu ms", what, msg, (unsigned long long)(wait / 1000));
         s->listed = false;
         s->synced = false;
         schedule(s, wait);
+}
+
+static void failed(dp_kube_slices *s, const char *what, long status, const char *body, size_t len, const char *errmsg) {
+        failed_with(s, &s->backoff, what, status, body, len, errmsg);
+}
+
+/* The Node's uid from a GET answer. Pure (see decode_list). NULL when it
+ * has none (or OOM). */
+static char *decode_node(const char *body, size_t len) {
+        _cleanup_(dp_doc_set_freep) dp_doc_set *set = dp_doc_set_new();
+        const char *uid = NULL;
+        if (!set || dp_doc_parse(set, body, len, "node", NULL) < 0 || dp_doc_count(set) != 1 ||
+            dp_doc_get_str(dp_doc_get(dp_doc_get(dp_doc_root(set, 0), "metadata"), "uid"), false, &uid, NULL) < 0)
+                return NULL;
+        return strdup(uid);
+}
+
+static void apply_node(dp_kube_slices *s, const char *uid) {
+        if (!uid) {
+                failed(s, "GET node: no metadata.uid in the answer", 0, "", 0, "bad answer");
+                return;
+        }
+        free(s->node_uid);
+        s->node_uid = strdup(uid);
+        dp_kube_backoff_reset(&s->backoff);
+        step(s);
+}
+
+/* A long answer goes to the offload thread (on_decoded applies it); the
+ * publisher starts nothing else meanwhile. False: decode it here. */
+static bool offload_answer(dp_kube_slices *s, uint64_t kind, const char *body, size_t len) {
+        if (len <= INLINE_DECODE_MAX || s->inline_only ||
+            dp_kube_offload_submit(s->offload, body, len, kind | ++s->answer_seq) < 0)
+                return false;
+        s->answer_pending = true;
+        return true;
 }
 
 static void on_node(long status, const char *body, size_t len, const char *errmsg, void *ud) {
@@ -193,15 +251,105 @@ static void on_node(long status, const char *body, size_t len, const char *errms
                 failed(s, what, status, body, len, errmsg);
                 return;
         }
+        if (offload_answer(s, NODE_TAG, body, len)) return;
+        _cleanup_free_ char *uid = decode_node(body, len);
+        apply_node(s, uid);
+}
+
+/* A LIST answer, decoded: every item with what the publisher keeps of it
+ * (not yet filtered by node and driver). */
+typedef struct list_item {
+        char *name, *rv, *node, *driver, *norm; /* rv, node, driver: NULL when absent */
+        int64_t gen;
+} list_item;
+
+typedef struct list_answer {
+        char *rv; /* the list's resourceVersion, or NULL */
+        list_item *items;
+        size_t n;
+} list_answer;
+
+static void list_answer_free(list_answer *a) {
+        if (!a) return;
+        for (size_t i = 0; i < a->n; i++) {
+                free(a->items[i].name);
+                free(a->items[i].rv);
+                free(a->items[i].node);
+                free(a->items[i].driver);
+                free(a->items[i].norm);
+        }
+        free(a->items);
+        free(a->rv);
+        free(a);
+}
+
+static char *strdup_or_null(const char *p, bool *oom) {
+        char *r = p ? strdup(p) : NULL;
+        if (p && !r) *oom = true;
+        return r;
+}
+
+/* Parse a LIST answer. Pure (no state of the publisher): it runs on the
+ * offload thread for long answers. NULL when it holds no items (or OOM). */
+static list_answer *decode_list(const char *body, size_t len) {
         _cleanup_(dp_doc_set_freep) dp_doc_set *set = dp_doc_set_new();
-        const char *uid = NULL;
-        if (!set || dp_doc_parse(set, body, len, "node", NULL) < 0 || dp_doc_count(set) != 1 ||
-            dp_doc_get_str(dp_doc_get(dp_doc_get(dp_doc_root(set, 0), "metadata"), "uid"), false, &uid, NULL) < 0) {
-                failed(s, "GET node: no metadata.uid in the answer", 0, body, len, "bad answer");
+        dp_doc_node *items = NULL;
+        if (set && dp_doc_parse(set, body, len, "list", NULL) == 0 && dp_doc_count(set) == 1)
+                items = dp_doc_get(dp_doc_root(set, 0), "items");
+        if (!items || (items->type != DP_DOC_SEQ && !dp_doc_is_null(items))) return NULL;
+        size_t n = items->type == DP_DOC_SEQ ? items->n : 0;
+        list_answer *a = calloc(1, sizeof *a);
+        if (!a || !(a->items = calloc(n + 1, sizeof *a->items))) {
+                free(a);
+                return NULL;
+        }
+        const char *lrv = NULL;
+        bool oom = false;
+        (void)dp_doc_get_str(dp_doc_get(dp_doc_get(dp_doc_root(set, 0), "metadata"), "resourceVersion"), true, &lrv,
+                             NULL);
+        a->rv = strdup_or_null(lrv && *lrv ? lrv : NULL, &oom);
+        for (size_t i = 0; i < n && !oom; i++) {
+                dp_doc_node *it = items->items[i], *meta = dp_doc_get(it, "metadata"), *spec = dp_doc_get(it, "spec");
+                const char *name = NULL, *rv = NULL, *nn = NULL, *drv = NULL;
+                if (dp_doc_get_str(dp_doc_get(meta, "name"), false, &name, NULL) < 0) continue;
+                (void)dp_doc_get_str(dp_doc_get(meta, "resourceVersion"), true, &rv, NULL);
+                (void)dp_doc_get_str(dp_doc_get(spec, "nodeName"), false, &nn, NULL);
+                (void)dp_doc_get_str(dp_doc_get(spec, "driver"), false, &drv, NULL);
+                list_item *li = &a->items[a->n++];
+                li->name = strdup_or_null(name, &oom);
+                li->rv = strdup_or_null(rv, &oom);
+                li->node = strdup_or_null(nn, &oom);
+                li->driver = strdup_or_null(drv, &oom);
+                if (spec_norm(set, spec, &li->norm, &li->gen) < 0) li->norm = strdup(""); /* differs from anything */
+                if (!li->norm) oom = true;
+        }
+        if (oom) {
+                list_answer_free(a);
+                return NULL;
+        }
+        return a;
+}
+
+/* What a LIST answer changes; on the loop. */
+static void apply_list(dp_kube_slices *s, const list_answer *a) {
+        if (!a) {
+                failed(s, "LIST ResourceSlices: no items in the answer", 0, "", 0, "bad answer");
                 return;
         }
-        free(s->node_uid);
-        s->node_uid = strdup(uid);
+        free(s->watch_rv);
+        s->watch_rv = a->rv ? strdup(a->rv) : NULL;
+        dp_kube_request_cancel(TAKE_PTR(s->watch)); /* restarted from the new list */
+        have_clear(s);
+        for (size_t i = 0; i < a->n; i++) {
+                const list_item *li = &a->items[i];
+                if (!li->node || !li->driver || !streq(li->node, s->node) || !streq(li->driver, s->driver))
+                        continue; /* not ours */
+                if (have_put(s, li->name, li->rv, li->norm, li->gen) < 0) {
+                        failed(s, "LIST ResourceSlices", 0, "", 0, "out of memory");
+                        return;
+                }
+        }
+        s->listed = true;
         dp_kube_backoff_reset(&s->backoff);
         step(s);
 }
@@ -215,40 +363,10 @@ static void on_list(long status, const char *body, size_t len, const char *errms
                 failed(s, what, status, body, len, errmsg);
                 return;
         }
-        _cleanup_(dp_doc_set_freep) dp_doc_set *set = dp_doc_set_new();
-        const dp_doc_node *items = NULL;
-        if (set && dp_doc_parse(set, body, len, "list", NULL) == 0 && dp_doc_count(set) == 1)
-                items = dp_doc_get(dp_doc_root(set, 0), "items");
-        if (!items || (items->type != DP_DOC_SEQ && !dp_doc_is_null(items))) {
-                failed(s, "LIST ResourceSlices: no items in the answer", 0, body, len, "bad answer");
-                return;
-        }
-        const char *lrv = NULL;
-        (void)dp_doc_get_str(dp_doc_get(dp_doc_get(dp_doc_root(set, 0), "metadata"), "resourceVersion"), true, &lrv,
-                             NULL);
-        free(s->watch_rv);
-        s->watch_rv = lrv && *lrv ? strdup(lrv) : NULL;
-        dp_kube_request_cancel(TAKE_PTR(s->watch)); /* restarted from the new list */
-        have_clear(s);
-        for (size_t i = 0; items->type == DP_DOC_SEQ && i < items->n; i++) {
-                dp_doc_node *it = items->items[i], *meta = dp_doc_get(it, "metadata"), *spec = dp_doc_get(it, "spec");
-                const char *name = NULL, *rv = NULL, *nn = NULL, *drv = NULL;
-                if (dp_doc_get_str(dp_doc_get(meta, "name"), false, &name, NULL) < 0) continue;
-                (void)dp_doc_get_str(dp_doc_get(meta, "resourceVersion"), true, &rv, NULL);
-                (void)dp_doc_get_str(dp_doc_get(spec, "nodeName"), false, &nn, NULL);
-                (void)dp_doc_get_str(dp_doc_get(spec, "driver"), false, &drv, NULL);
-                if (!nn || !drv || !streq(nn, s->node) || !streq(drv, s->driver)) continue; /* not ours */
-                _cleanup_free_ char *norm = NULL;
-                int64_t g = 0;
-                if (spec_norm(set, spec, &norm, &g) < 0) norm = strdup(""); /* differs from anything we want */
-                if (!norm || have_put(s, name, rv, norm, g) < 0) {
-                        failed(s, "LIST ResourceSlices", 0, "", 0, "out of memory");
-                        return;
-                }
-        }
-        s->listed = true;
-        dp_kube_backoff_reset(&s->backoff);
-        step(s);
+        if (offload_answer(s, LIST_TAG, body, len)) return;
+        list_answer *a = decode_list(body, len);
+        apply_list(s, a);
+        list_answer_free(a);
 }
 
 static void on_write(long status, const char *body, size_t len, const char *errmsg, void *ud) {
@@ -360,8 +478,8 @@ static int start_write(dp_kube_slices *s, op_kind op, const char *name, const wa
 
 /* ---- the watch ------------------------------------------------------------------------ */
 
-/* Runs inside curl's write callback: records what changed and arms the
- * timer; step() does the rest from the loop (no curl calls from here). */
+/* Runs from a watch line: records what changed and arms the timer; step()
+ * does the rest on a later turn (a burst of events makes one round). */
 static void kick(dp_kube_slices *s) {
         if (!s->waiting) {
                 s->waiting = true;
@@ -369,20 +487,57 @@ static void kick(dp_kube_slices *s) {
         }
 }
 
-static void on_watch_line(const char *line, size_t len, void *ud) {
-        dp_kube_slices *s = ud;
+/* A watch event, decoded: what on_watch_event needs, none of the tree. */
+typedef struct watch_event {
+        char *type, *name, *rv; /* name, rv: NULL when absent */
+        char *norm;             /* the spec, normalized; NULL: none usable */
+        int64_t gen;
+} watch_event;
+
+static void watch_event_free(void *p) {
+        watch_event *e = p;
+        if (!e) return;
+        free(e->type);
+        free(e->name);
+        free(e->rv);
+        free(e->norm);
+        free(e);
+}
+
+/* Parse one watch line. Pure (no state of the publisher): it runs on the
+ * offload thread for long lines. NULL when it is not an event (or OOM). */
+static void *decode_event(const char *line, size_t len) {
         _cleanup_(dp_doc_set_freep) dp_doc_set *set = dp_doc_set_new();
-        if (!set || dp_doc_parse(set, line, len, "watch event", NULL) < 0 || dp_doc_count(set) != 1) return;
+        if (!set || dp_doc_parse(set, line, len, "watch event", NULL) < 0 || dp_doc_count(set) != 1) return NULL;
         dp_doc_node *ev = dp_doc_root(set, 0), *obj = dp_doc_get(ev, "object");
+        dp_doc_node *meta = dp_doc_get(obj, "metadata"), *spec = dp_doc_get(obj, "spec");
         const char *type = NULL, *name = NULL, *rv = NULL;
-        if (dp_doc_get_str(dp_doc_get(ev, "type"), false, &type, NULL) < 0) return;
-        if (streq(type, "ERROR")) { /* 410 Gone and the like: list again */
+        if (dp_doc_get_str(dp_doc_get(ev, "type"), false, &type, NULL) < 0) return NULL;
+        (void)dp_doc_get_str(dp_doc_get(meta, "resourceVersion"), true, &rv, NULL);
+        (void)dp_doc_get_str(dp_doc_get(meta, "name"), false, &name, NULL);
+        watch_event *e = calloc(1, sizeof *e);
+        if (!e) return NULL;
+        e->type = strdup(type);
+        e->name = name ? strdup(name) : NULL;
+        e->rv = rv ? strdup(rv) : NULL;
+        if (spec && !streq(type, "ERROR") && !streq(type, "BOOKMARK") && !streq(type, "DELETED") &&
+            spec_norm(set, spec, &e->norm, &e->gen) < 0)
+                e->norm = NULL;
+        if (!e->type || (name && !e->name) || (rv && !e->rv)) {
+                watch_event_free(e);
+                return NULL;
+        }
+        return e;
+}
+
+/* What an event changes; on the loop. */
+static void on_watch_event(dp_kube_slices *s, const watch_event *e) {
+        if (streq(e->type, "ERROR")) { /* 410 Gone and the like: list again */
                 s->watch_restart = true;
                 kick(s);
                 return;
         }
-        dp_doc_node *meta = dp_doc_get(obj, "metadata"), *spec = dp_doc_get(obj, "spec");
-        (void)dp_doc_get_str(dp_doc_get(meta, "resourceVersion"), true, &rv, NULL);
+        const char *rv = e->rv, *name = e->name;
         if (rv && *rv) {
                 char *n = strdup(rv);
                 if (n) {
@@ -390,9 +545,9 @@ static void on_watch_line(const char *line, size_t len, void *ud) {
                         s->watch_rv = n;
                 }
         }
-        if (streq(type, "BOOKMARK") || dp_doc_get_str(dp_doc_get(meta, "name"), false, &name, NULL) < 0) return;
+        if (streq(e->type, "BOOKMARK") || !name) return;
         have_slice *h = have_find(s, name);
-        if (streq(type, "DELETED")) {
+        if (streq(e->type, "DELETED")) {
                 if (!h) return;
                 log_info("ResourceSlice %s deleted by someone else: publishing it again", name);
                 have_remove(s, name);
@@ -401,10 +556,8 @@ static void on_watch_line(const char *line, size_t len, void *ud) {
                 return;
         }
         if (h && rv && streq(h->rv, rv)) return; /* our own write, already recorded */
-        _cleanup_free_ char *norm = NULL;
-        int64_t gen = 0;
-        if (!spec || spec_norm(set, spec, &norm, &gen) < 0) return;
-        if (h && streq(h->norm, norm) && h->gen == gen) { /* ours, seen before its answer */
+        if (!e->norm) return;
+        if (h && streq(h->norm, e->norm) && h->gen == e->gen) { /* ours, seen before its answer */
                 char *n = rv ? strdup(rv) : NULL;
                 if (n) {
                         free(h->rv);
@@ -414,25 +567,80 @@ static void on_watch_line(const char *line, size_t len, void *ud) {
         }
         if (!h && s->op == OP_CREATE && s->op_name && streq(s->op_name, name)) return; /* our create in flight */
         if (h) log_info("ResourceSlice %s changed by someone else: publishing ours again", name);
-        if (have_put(s, name, rv, norm, gen) < 0) s->listed = false;
+        if (have_put(s, name, rv, e->norm, e->gen) < 0) s->listed = false;
         s->synced = false;
         kick(s);
+}
+
+static void on_watch_line(const char *line, size_t len, void *ud) {
+        dp_kube_slices *s = ud;
+        if (len > INLINE_DECODE_MAX && !s->inline_only && s->watch &&
+            dp_kube_offload_submit(s->offload, line, len, s->watch_tag) == 0) {
+                /* the next lines wait for this one (on_decoded) */
+                dp_kube_request_hold(s->watch, true);
+                return;
+        }
+        watch_event *e = decode_event(line, len);
+        if (e) on_watch_event(s, e);
+        watch_event_free(e);
+}
+
+/* The offload thread's work, by its tag: a watch line, a LIST answer or
+ * the Node. */
+static void *decode_any(const char *data, size_t len, uint64_t tag) {
+        if (tag & LIST_TAG) return decode_list(data, len);
+        if (tag & NODE_TAG) return decode_node(data, len);
+        return decode_event(data, len);
+}
+
+static void free_any(void *p, uint64_t tag) {
+        if (tag & LIST_TAG)
+                list_answer_free(p);
+        else if (tag & NODE_TAG)
+                free(p);
+        else
+                watch_event_free(p);
+}
+
+/* A long line decoded on the offload thread: apply it if its watch is the
+ * current one, and let the watch go on. */
+static void on_decoded(void *result, uint64_t tag, void *ud) {
+        dp_kube_slices *s = ud;
+        if (tag & (LIST_TAG | NODE_TAG)) {
+                bool current = (tag & ~(LIST_TAG | NODE_TAG)) == s->answer_seq && s->answer_pending;
+                if (current) s->answer_pending = false;
+                if (current && (tag & LIST_TAG)) apply_list(s, result);
+                if (current && (tag & NODE_TAG)) apply_node(s, result);
+                free_any(result, tag);
+                return;
+        }
+        if (s->watch && tag == s->watch_tag) {
+                if (result) on_watch_event(s, result);
+                dp_kube_request_hold(s->watch, false);
+        }
+        watch_event_free(result);
 }
 
 static void on_watch_end(long status, const char *body, size_t len, const char *errmsg, void *ud) {
         dp_kube_slices *s = ud;
         s->watch = NULL;
         if (status == 200) { /* the server's timeout: watch again from where we are */
+                dp_kube_backoff_reset(&s->watch_backoff);
                 kick(s);
                 return;
         }
         char what[64];
         snprintf(what, sizeof what, "WATCH ResourceSlices (status %ld)", status);
         if (s->req) { /* a write is in flight: its answer drives the next step */
+                log_warning("API %s: %s; listing again after the write in flight", what,
+                            status   ? "error answer"
+                            : errmsg ? errmsg
+                                     : "no answer");
                 s->listed = false;
                 return;
         }
-        failed(s, what, status, body, len, errmsg);
+        /* lists again after the watch's own backoff */
+        failed_with(s, &s->watch_backoff, what, status, body, len, errmsg);
 }
 
 static void start_watch(dp_kube_slices *s) {
@@ -445,6 +653,7 @@ static void start_watch(dp_kube_slices *s) {
                                          "&timeoutSeconds=300",
                                          SLICES_PATH, efs, erv)
                            : NULL;
+        s->watch_tag++; /* a long line of an earlier watch still decoding is dropped */
         int r = path ? dp_kube_stream_start(s->client, path, 330000, on_watch_line, on_watch_end, s, &s->watch)
                      : -ENOMEM;
         if (r < 0)
@@ -464,7 +673,7 @@ static bool differs(const dp_kube_slices *s) {
 }
 
 static void step(dp_kube_slices *s) {
-        if (s->req || s->waiting) return;
+        if (s->req || s->waiting || s->answer_pending) return;
         if (s->watch_restart) {
                 s->watch_restart = false;
                 s->listed = false;
@@ -536,9 +745,11 @@ int dp_kube_slices_new(dp_kube_client *c, const char *node, const char *driver, 
         if (!s) return -ENOMEM;
         s->client = c;
         s->backoff = (dp_kube_backoff)DP_KUBE_BACKOFF_INIT;
+        s->watch_backoff = (dp_kube_backoff)DP_KUBE_BACKOFF_INIT;
         s->node = strdup(node);
         s->driver = strdup(driver);
         int r = s->node && s->driver ? dp_loop_add_timer(dp_kube_client_loop(c), 0, on_timer, s, &s->timer) : -ENOMEM;
+        if (r >= 0) r = dp_kube_offload_new(dp_kube_client_loop(c), decode_any, on_decoded, free_any, s, &s->offload);
         if (r < 0) {
                 dp_kube_slices_free(s);
                 return r;
@@ -551,6 +762,7 @@ dp_kube_slices *dp_kube_slices_free(dp_kube_slices *s) {
         if (!s) return NULL;
         dp_kube_request_cancel(s->req);
         dp_kube_request_cancel(s->watch);
+        dp_kube_offload_free(s->offload);
         dp_loop_source_free(s->timer);
         free(s->watch_rv);
         want_clear(s);
@@ -607,8 +819,8 @@ int dp_kube_slices_set(dp_kube_slices *s, const char *const *json, size_t n) {
 
 void dp_kube_slices_set_backoff(dp_kube_slices *s, uint64_t first_usec, uint64_t max_usec) {
         if (!s) return;
-        s->backoff.first_usec = first_usec;
-        s->backoff.max_usec = max_usec;
+        s->backoff.first_usec = s->watch_backoff.first_usec = first_usec;
+        s->backoff.max_usec = s->watch_backoff.max_usec = max_usec;
 }
 bool dp_kube_slices_synced(const dp_kube_slices *s) { return s && s->synced; }
 int64_t dp_kube_slices_generation(const dp_kube_slices *s) { return s ? s->gen : 0; }
@@ -617,6 +829,8 @@ bool dp_kube_slices_watching(const dp_kube_slices *s) { return s && s->watch; }
 
 void dp_kube_slices_inject(dp_kube_slices *s, int what, long status, const char *body, size_t len) {
         if (!s || !body) return;
+        s->inline_only = true;
+        s->answer_pending = false;
         dp_kube_request_cancel(TAKE_PTR(s->req));
         free(s->op_name);
         free(s->op_norm);

@@ -497,44 +497,126 @@ static bool reads_eof(int fd) {
         }
 }
 
-TEST(connection_cap_and_idle_timeout) {
+/* One GetDevicePluginOptions on a new channel, which stays open. */
+static dp_grpc_channel *call_options(dp_loop *l) {
+        dp_grpc_channel *ch;
+        ASSERT_OK(dp_grpc_channel_connect_unix(l, sock, &ch));
+        dp_grpc_reply r = DP_GRPC_REPLY_INIT;
+        dp_error err = DP_ERROR_INIT;
+        V1beta1__Empty e = V1BETA1__EMPTY__INIT;
+        ASSERT_OK(dp_grpc_channel_call_sync_msg(ch, "/v1beta1.DevicePlugin/GetDevicePluginOptions", &e.base,
+                                                &v1beta1__device_plugin_options__descriptor, 5 * 1000000, &r, &err));
+        dp_grpc_reply_done(&r);
+        return ch;
+}
+
+/* Limits and a ListAndWatch kept open on its own channel. */
+static dp_grpc_server *capped_server(dp_loop *l, watch *w, size_t max_conns, uint64_t idle_usec,
+                                     dp_grpc_channel **ret_ch, stream_result *sr) {
+        dp_grpc_server *srv = make_server(w);
+        dp_grpc_server_limits lim;
+        dp_grpc_server_get_limits(srv, &lim);
+        lim.max_connections = max_conns;
+        lim.idle_timeout_usec = idle_usec;
+        ASSERT_OK(dp_grpc_server_set_limits(srv, &lim));
+        ASSERT_OK(dp_grpc_server_listen_unix(srv, l, sock, 0600));
+        ASSERT_OK(dp_grpc_channel_connect_unix(l, sock, ret_ch));
+        ASSERT_OK(dp_grpc_channel_start_call(*ret_ch, "/v1beta1.DevicePlugin/ListAndWatch", NULL, 0, 0, sr_msg, sr_done,
+                                             sr, NULL));
+        RUN_UNTIL(l, w->call != NULL);
+        return srv;
+}
+
+TEST(connection_cap_evicts_the_connection_idle_longest) {
+        /* issue 21, F11: held idle connections must not lock the kubelet out */
         setup();
         dp_loop *l;
         ASSERT_OK(dp_loop_new(&l));
-        watch w = {0};
-        dp_grpc_server *srv = make_server(&w);
+        dp_grpc_server *srv = make_server(&(watch){0});
         dp_grpc_server_limits lim;
         dp_grpc_server_get_limits(srv, &lim);
         ASSERT_EQ(lim.max_connections, DP_GRPC_MAX_SERVER_CONNECTIONS);
         ASSERT_EQ(lim.idle_timeout_usec, DP_GRPC_IDLE_TIMEOUT_USEC);
-        lim.max_connections = 4;
-        lim.idle_timeout_usec = 300 * 1000;
-        ASSERT_OK(dp_grpc_server_set_limits(srv, &lim));
-        ASSERT_OK(dp_grpc_server_listen_unix(srv, l, sock, 0600));
+        dp_grpc_server_free(srv);
 
-        /* a ListAndWatch in progress keeps its connection past the idle time */
-        dp_grpc_channel *ch;
-        ASSERT_OK(dp_grpc_channel_connect_unix(l, sock, &ch));
+        watch w = {0};
         stream_result sr = {.loop = l};
-        dp_grpc_client_call *cc;
-        ASSERT_OK(dp_grpc_channel_start_call(ch, "/v1beta1.DevicePlugin/ListAndWatch", NULL, 0, 0, sr_msg, sr_done,
-                                             &sr, &cc));
-        RUN_UNTIL(l, w.call != NULL);
+        dp_grpc_channel *ch;
+        srv = capped_server(l, &w, 4, DP_GRPC_IDLE_TIMEOUT_USEC, &ch, &sr);
+        /* 3 idle connections fill the cap (one half-sent: idle too) */
+        int fds[4];
+        for (int i = 0; i < 3; i++) {
+                fds[i] = raw_connect();
+                RUN_UNTIL(l, dp_grpc_server_connection_count(srv) == (size_t)i + 2);
+        }
+        ASSERT_EQ(send(fds[1], "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", 24, MSG_NOSIGNAL), 24);
 
-        /* 3 more fill the cap; 2 beyond it are accepted and closed at once */
-        int fds[5];
-        for (int i = 0; i < 5; i++) fds[i] = raw_connect();
-        ASSERT_EQ(send(fds[0], "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", 24, MSG_NOSIGNAL), 24); /* never a request */
-        RUN_UNTIL(l, dp_grpc_server_refused_count(srv) == 2);
+        /* a new client gets in: the oldest idle connection makes room, the
+         * stream stays */
+        dp_grpc_channel *ch2 = call_options(l);
+        ASSERT_TRUE(reads_eof(fds[0]));
+        ASSERT_EQ(dp_grpc_server_evicted_count(srv), 1);
+        ASSERT_EQ(dp_grpc_server_refused_count(srv), 0);
+        fds[3] = raw_connect();
+        RUN_UNTIL(l, dp_grpc_server_evicted_count(srv) == 2);
+        ASSERT_TRUE(reads_eof(fds[1]));
         ASSERT_EQ(dp_grpc_server_connection_count(srv), 4);
-        ASSERT_TRUE(reads_eof(fds[3]));
-        ASSERT_TRUE(reads_eof(fds[4]));
+        ASSERT_EQ(sr.done, 0);
+        for (int i = 0; i < 4; i++)
+                close(fds[i]);
+        ASSERT_OK(dp_grpc_call_finish(w.call, DP_GRPC_OK, NULL));
+        RUN_UNTIL(l, sr.done == 1);
+        dp_grpc_channel_free(ch2);
+        dp_grpc_channel_free(ch);
+        dp_grpc_server_free(srv);
+        dp_loop_free(l);
+        cleanup();
+}
+
+TEST(connection_cap_refuses_when_every_connection_is_busy) {
+        setup();
+        dp_loop *l;
+        ASSERT_OK(dp_loop_new(&l));
+        watch w = {0};
+        stream_result sr = {.loop = l};
+        dp_grpc_channel *ch;
+        dp_grpc_server *srv = capped_server(l, &w, 1, DP_GRPC_IDLE_TIMEOUT_USEC, &ch, &sr);
+        /* the only connection has a call in progress: accepted and closed */
+        int fd = raw_connect();
+        RUN_UNTIL(l, dp_grpc_server_refused_count(srv) == 1);
+        ASSERT_TRUE(reads_eof(fd));
+        close(fd);
+        ASSERT_EQ(dp_grpc_server_evicted_count(srv), 0);
+        ASSERT_EQ(sr.done, 0);
+        ASSERT_OK(dp_grpc_call_finish(w.call, DP_GRPC_OK, NULL));
+        RUN_UNTIL(l, sr.done == 1);
+        ASSERT_EQ(sr.status, DP_GRPC_OK);
+        dp_grpc_channel_free(ch);
+        dp_grpc_server_free(srv);
+        dp_loop_free(l);
+        cleanup();
+}
+
+TEST(idle_timeout) {
+        setup();
+        dp_loop *l;
+        ASSERT_OK(dp_loop_new(&l));
+        watch w = {0};
+        stream_result sr = {.loop = l};
+        dp_grpc_channel *ch;
+        /* a ListAndWatch in progress keeps its connection past the idle time */
+        dp_grpc_server *srv = capped_server(l, &w, DP_GRPC_MAX_SERVER_CONNECTIONS, 300 * 1000, &ch, &sr);
+        int fds[3];
+        for (int i = 0; i < 3; i++)
+                fds[i] = raw_connect();
+        ASSERT_EQ(send(fds[0], "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", 24, MSG_NOSIGNAL), 24); /* never a request */
+        RUN_UNTIL(l, dp_grpc_server_connection_count(srv) == 4);
 
         /* the three that never sent a whole request are closed after 300 ms;
          * the stream stays */
         RUN_UNTIL(l, dp_grpc_server_connection_count(srv) == 1);
-        for (int i = 0; i < 5; i++) {
-                if (i < 3) ASSERT_TRUE(reads_eof(fds[i]));
+        for (int i = 0; i < 3; i++) {
+                ASSERT_TRUE(reads_eof(fds[i]));
                 close(fds[i]);
         }
         ASSERT_EQ(sr.done, 0);

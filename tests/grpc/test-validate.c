@@ -244,3 +244,160 @@ TEST(pings_are_answered_never_punished) {
         ASSERT_EQ(r.grpc_status, DP_GRPC_OK);
         ASSERT_EQ(r.close_code, 0);
 }
+
+/* ---- empty DATA frames (issue 21, F12): raw frames, as a hostile peer
+ * writes them */
+
+typedef struct bytes {
+        uint8_t *p;
+        size_t n;
+} bytes;
+
+static void put(bytes *b, const void *d, size_t n) {
+        b->p = realloc(b->p, b->n + n);
+        ASSERT_TRUE(b->p != NULL);
+        memcpy(b->p + b->n, d, n);
+        b->n += n;
+}
+
+static void put_frame(bytes *b, uint8_t type, uint8_t flags, uint32_t sid, const void *payload, size_t len) {
+        uint8_t h[9] = {(uint8_t)(len >> 16), (uint8_t)(len >> 8),  (uint8_t)len,        type,        flags,
+                        (uint8_t)(sid >> 24), (uint8_t)(sid >> 16), (uint8_t)(sid >> 8), (uint8_t)sid};
+        put(b, h, sizeof h);
+        if (len) put(b, payload, len);
+}
+
+/* The preface, SETTINGS, and the header block of an Echo on stream 1 (HPACK
+ * literals without indexing) with that content-type. */
+static void put_request_start_ct(bytes *b, const char *ctype) {
+        put(b, NGHTTP2_CLIENT_MAGIC, NGHTTP2_CLIENT_MAGIC_LEN);
+        put_frame(b, NGHTTP2_SETTINGS, 0, 0, NULL, 0);
+        const char *const hdrs[][2] = {{":method", "POST"},
+                                       {":scheme", "http"},
+                                       {":path", "/t.T/Echo"},
+                                       {":authority", "localhost"},
+                                       {"content-type", ctype}};
+        bytes blk = {0};
+        for (size_t i = 0; i < ELEMENTSOF(hdrs); i++) {
+                uint8_t nl = (uint8_t)strlen(hdrs[i][0]), vl = (uint8_t)strlen(hdrs[i][1]);
+                put(&blk, "\0", 1);
+                put(&blk, &nl, 1);
+                put(&blk, hdrs[i][0], nl);
+                put(&blk, &vl, 1);
+                put(&blk, hdrs[i][1], vl);
+        }
+        put_frame(b, NGHTTP2_HEADERS, NGHTTP2_FLAG_END_HEADERS, 1, blk.p, blk.n);
+        free(blk.p);
+}
+
+static void put_request_start(bytes *b) { put_request_start_ct(b, "application/grpc"); }
+
+static void put_empty_data(bytes *b, size_t n, bool padded) {
+        static const uint8_t pad[4] = {3, 0, 0, 0}; /* pad length 3, then the padding: no data */
+        for (size_t i = 0; i < n; i++)
+                put_frame(b, NGHTTP2_DATA, padded ? NGHTTP2_FLAG_PADDED : 0, 1, pad, padded ? sizeof pad : 0);
+}
+
+typedef struct flood_result {
+        int feed;      /* the last dp_grpc_conn_feed() result */
+        long goaway;   /* the GOAWAY error code, -1: none */
+        bool answered; /* a HEADERS frame came back on stream 1 */
+} flood_result;
+
+/* Read everything the server wrote: a GOAWAY's code and whether stream 1
+ * got response headers. */
+static void scan_output(dp_grpc_conn *sc, flood_result *fr) {
+        const uint8_t *d;
+        size_t n;
+        dp_grpc_conn_output(sc, &d, &n);
+        for (size_t off = 0; off + 9 <= n;) {
+                size_t len = (size_t)d[off] << 16 | (size_t)d[off + 1] << 8 | d[off + 2];
+                uint32_t sid = (uint32_t)d[off + 5] << 24 | (uint32_t)d[off + 6] << 16 | (uint32_t)d[off + 7] << 8 |
+                               d[off + 8];
+                if (d[off + 3] == NGHTTP2_GOAWAY && len >= 8)
+                        fr->goaway = (long)((uint32_t)d[off + 13] << 24 | (uint32_t)d[off + 14] << 16 |
+                                            (uint32_t)d[off + 15] << 8 | d[off + 16]);
+                if (d[off + 3] == NGHTTP2_HEADERS && sid == 1) fr->answered = true;
+                off += 9 + len;
+        }
+        dp_grpc_conn_consumed(sc, n);
+}
+
+/* Feed a server core the steps in order (each at its time), reading its
+ * output after each. */
+static flood_result feed_steps(const bytes *steps, const uint64_t *at, size_t n) {
+        dp_grpc_server *srv;
+        ASSERT_OK(dp_grpc_server_new(&srv));
+        ASSERT_OK(dp_grpc_server_add_method(srv, "/t.T/Echo", DP_GRPC_UNARY, NULL, h_echo, NULL));
+        dp_grpc_conn *sc;
+        ASSERT_OK(dp_grpc_conn_new_server(srv, 0, &sc));
+        flood_result fr = {.goaway = -1};
+        for (size_t i = 0; i < n && fr.goaway < 0; i++) {
+                fr.feed = dp_grpc_conn_feed(sc, steps[i].p, steps[i].n, at[i]);
+                scan_output(sc, &fr);
+        }
+        if (fr.goaway >= 0) ASSERT_TRUE(dp_grpc_conn_is_done(sc)); /* the glue closes it now */
+        dp_grpc_conn_free(sc);
+        dp_grpc_server_free(srv);
+        return fr;
+}
+
+static const uint8_t hello_msg[] = {0, 0, 0, 0, 5, 'h', 'e', 'l', 'l', 'o'};
+
+TEST(empty_data_flood_gets_goaway) {
+        for (int padded = 0; padded <= 1; padded++) {
+                bytes b = {0};
+                put_request_start(&b);
+                put_empty_data(&b, DP_GRPC_EMPTY_DATA_BURST + 1, padded);
+                uint64_t t = 0;
+                flood_result fr = feed_steps(&b, &t, 1);
+                ASSERT_EQ(fr.feed, -ENOBUFS);
+                ASSERT_EQ(fr.goaway, NGHTTP2_ENHANCE_YOUR_CALM);
+                free(b.p);
+        }
+}
+
+TEST(empty_data_within_budget_is_served) {
+        bytes b = {0};
+        put_request_start(&b);
+        put_empty_data(&b, DP_GRPC_EMPTY_DATA_BURST, false);
+        put_frame(&b, NGHTTP2_DATA, 0, 1, hello_msg, sizeof hello_msg);
+        put_frame(&b, NGHTTP2_DATA, NGHTTP2_FLAG_END_STREAM, 1, NULL, 0); /* ends the stream: not counted */
+        uint64_t t = 0;
+        flood_result fr = feed_steps(&b, &t, 1);
+        ASSERT_EQ(fr.goaway, -1);
+        ASSERT_TRUE(fr.answered);
+        free(b.p);
+}
+
+TEST(empty_data_budget_refills) {
+        /* the burst at t=0, then DP_GRPC_EMPTY_DATA_RATE more a second later
+         * are allowed; one past that is not */
+        bytes s[3] = {{0}};
+        put_request_start(&s[0]);
+        put_empty_data(&s[0], DP_GRPC_EMPTY_DATA_BURST, false);
+        put_empty_data(&s[1], DP_GRPC_EMPTY_DATA_RATE, false);
+        put_empty_data(&s[2], 1, false);
+        uint64_t at[3] = {0, 1000000, 1000000};
+        flood_result fr = feed_steps(s, at, 2);
+        ASSERT_EQ(fr.goaway, -1);
+        fr = feed_steps(s, at, 3);
+        ASSERT_EQ(fr.goaway, NGHTTP2_ENHANCE_YOUR_CALM);
+        for (size_t i = 0; i < 3; i++)
+                free(s[i].p);
+}
+
+TEST(empty_data_on_a_reset_stream_counts) {
+        /* a request refused at its headers is answered and reset at once;
+         * nghttp2 then drops the stream's DATA frames without a callback, so
+         * the flood is counted on the wire */
+        bytes s[2] = {{0}};
+        put_request_start_ct(&s[0], "application/json");
+        put_empty_data(&s[1], DP_GRPC_EMPTY_DATA_BURST + 1, false);
+        uint64_t at[2] = {0, 0};
+        flood_result fr = feed_steps(s, at, 2);
+        ASSERT_TRUE(fr.answered);
+        ASSERT_EQ(fr.goaway, NGHTTP2_ENHANCE_YOUR_CALM);
+        for (size_t i = 0; i < 2; i++)
+                free(s[i].p);
+}

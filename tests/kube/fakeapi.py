@@ -162,6 +162,7 @@ class FakeAPI:
         self.forbidden = set()
         self.missing = set()
         self.node_labels = {}  # metadata.labels of the node
+        self.hostile = None    # a watch body writer instead of the events (hostile_watch below)
 
     # -- life cycle --
     def start(self, port=0):
@@ -431,12 +432,15 @@ class FakeAPI:
         except ValueError:
             return self.violate(h, "GET", path, "watch without a resourceVersion")
         self.log.append(("WATCH", h.path, 200))
+        self.lock.notify_all()  # wait() sees the watch start
         h.send_response(200)
         h.send_header("Content-Type", "application/json")
         h.send_header("Transfer-Encoding", "chunked")
         h.end_headers()
+        if self.hostile:
+            return self.hostile_watch(h)
         try:
-            while not self.stopping:
+            while not self.stopping and not self.hostile:
                 for rv, typ, o in self.events:
                     if rv > since and o["spec"].get("nodeName") == want["spec.nodeName"] and \
                             o["spec"]["driver"] == want["spec.driver"]:
@@ -449,3 +453,34 @@ class FakeAPI:
             pass
         h.close_connection = True
         return None
+
+
+# ---- a hostile API server (issue 21, F2; bench/hostile_api.py) ----------------
+# api.hostile = writer: every watch from then on gets writer(write) as its
+# body instead of the events (a watch in progress ends). write(bytes) sends
+# one HTTP chunk; the writer returns to end the body; write raises OSError
+# when the agent hangs up or api.hostile changed (the connection is then
+# closed mid-body). The lock is released meanwhile, so other requests are
+# answered.
+
+def _hostile_watch(self, h):
+    writer = self.hostile
+
+    def write(data):
+        if self.hostile is not writer:
+            raise BrokenPipeError("the hostile phase is over")
+        h.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+    self.lock.release()
+    try:
+        writer(write)
+        write(b"")
+        h.wfile.flush()
+    except OSError:
+        pass
+    finally:
+        self.lock.acquire()
+    h.close_connection = True
+    return None
+
+
+FakeAPI.hostile_watch = _hostile_watch
