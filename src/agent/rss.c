@@ -18,9 +18,11 @@
  * /proc/self/smaps says all of this per mapping; it is read through a fixed
  * buffer on the stack, so the trim allocates nothing.
  *
- * The ranges are dropped right after the scan, on the loop's thread. The
- * agent has no other thread that maps or unmaps (dlopen/dlclose happen on the
- * loop), so a range cannot change between the scan and its madvise. */
+ * The ranges are dropped right after the scan, on the loop's thread. Only the
+ * loop maps or unmaps files (dlopen/dlclose happen on it); the API client's
+ * decoding thread (kube/offload.c) maps and unmaps anonymous memory only,
+ * through malloc, and cannot place it over a file range that is still mapped,
+ * so a file range cannot change between the scan and its madvise. */
 #include <ctype.h>
 #include <fcntl.h>
 #include <inttypes.h>
