@@ -1339,7 +1339,8 @@ static int hist_sub(dp_diag_hist *h, uint64_t v) {
 /* One node's verdict into *ret (try_node's filters; the allocator only
  * where the memo does not already say the claims failed). 1: it fits after
  * all (the cache cannot stand for the pass), 0, or <0. */
-static int record_verdict(cycle *c, const dp_node *const *nodes, size_t ni, uint64_t *ret, dp_error *err) {
+static int record_verdict(cycle *c, const dp_node *const *nodes, size_t ni, uint64_t *ret, bool fit_ok,
+                          dp_error *err) {
         int64_t key[2];
         dp_allocation_result **allocs = NULL;
         size_t n_allocs = 0, idx[34];
@@ -1357,6 +1358,10 @@ static int record_verdict(cycle *c, const dp_node *const *nodes, size_t ni, uint
                 dp_allocation_result_free(allocs ? allocs[x] : NULL);
         free(allocs);
         if (r < 0 && r != -ENOMEM) return -EAGAIN; /* undecidable: the full pass says so */
+        if (r == 1 && fit_ok) { /* kept as a verdict: the pod's own filters decide */
+                *ret = (uint64_t)DP_VERDICT_FIT << 32;
+                return 0;
+        }
         if (r == 0 && *ret == UINT64_MAX) return -EAGAIN; /* no verdict recorded: not expected */
         return r;
 }
@@ -1367,13 +1372,15 @@ static int record_verdict(cycle *c, const dp_node *const *nodes, size_t ni, uint
 static int cached_reasons(cycle *c, const dp_node *const *nodes, size_t nn, dp_error *err) {
         score_cache *sc = c->none_sc;
         sched_usage *u = c->s->usage;
-        if (!sc || c->verdicts || c->topo || c->s->n_assumed || u->n_tab != nn) return 0;
+        if (!sc || c->verdicts || c->s->n_assumed || u->n_tab != nn) return 0;
         if (!sc->verdict && !(sc->verdict = malloc((nn + 1) * sizeof(*sc->verdict)))) return 0;
+        /* the shape's verdicts are kept without the pod's own (topology) filters */
+        dp_topo_state *topo = TAKE_PTR(c->topo);
         int r = 0;
         if (!sc->vvalid) {
                 dp_diag_hist_clear(&sc->hist);
                 for (size_t ni = 0; ni < nn && r == 0; ni++) {
-                        r = record_verdict(c, nodes, ni, &sc->verdict[ni], err);
+                        r = record_verdict(c, nodes, ni, &sc->verdict[ni], topo != NULL, err);
                         if (r == 0)
                                 r = dp_diag_hist_add(&sc->hist, (dp_verdict_code)(sc->verdict[ni] >> 32),
                                                      (uint32_t)sc->verdict[ni]);
@@ -1382,19 +1389,23 @@ static int cached_reasons(cycle *c, const dp_node *const *nodes, size_t nn, dp_e
                 for (size_t pos = sc->vdirty_pos; pos < u->n_dirty && r == 0; pos++) {
                         size_t ni = u->dirty[pos];
                         uint64_t nv;
-                        r = record_verdict(c, nodes, ni, &nv, err);
+                        r = record_verdict(c, nodes, ni, &nv, topo != NULL, err);
                         if (r == 0 && nv != sc->verdict[ni]) {
                                 r = hist_sub(&sc->hist, sc->verdict[ni]);
                                 if (r == 0) r = dp_diag_hist_add(&sc->hist, (dp_verdict_code)(nv >> 32), (uint32_t)nv);
                                 sc->verdict[ni] = nv;
                         }
                 }
+        c->topo = topo;
+        for (size_t i = 0; r == 0 && !topo && i < sc->hist.n; i++) /* kept as fitting for another pod */
+                if (sc->hist.v[i].code == DP_VERDICT_FIT && sc->hist.v[i].nodes) r = 1;
         if (r != 0) { /* a node fits, a verdict is not as kept: the full pass, and over next time */
                 sc->vvalid = false;
                 return r == -ENOMEM ? r : 0;
         }
         sc->vvalid = true;
         sc->vdirty_pos = u->n_dirty;
+        if (topo) return dp_topo_reasons(topo, sc->verdict, nn, &c->hist);
         dp_diag_hist_clear(&c->hist);
         for (size_t i = 0; i < sc->hist.n; i++)
                 if (sc->hist.v[i].nodes) {

@@ -46,10 +46,7 @@ topo_interpod *topo_interpod_free(topo_interpod *ip) {
                 free(ip->terms[k]);
                 free(ip->term_key[k]);
         }
-        for (size_t i = 0; i < ip->n_keys; i++)
-                for (int k = 0; k < 3; k++)
-                        free(ip->keys[i].cnt[k]);
-        free(ip->keys);
+        free(ip->keys); /* their counts are the index's scratch */
         free(ip);
         return NULL;
 }
@@ -71,7 +68,8 @@ static int bump(topo_interpod *ip, size_t k, int kind, int64_t ni, int64_t delta
         ip_key *e = &ip->keys[k];
         int32_t d = ni >= 0 ? e->kd->dom[ni] : -1;
         if (d < 0 || !delta) return 0;
-        if (!e->cnt[kind] && !(e->cnt[kind] = calloc(e->kd->n_dom + 1, sizeof(int64_t)))) return -ENOMEM;
+        if (!e->cnt[kind] && !(e->cnt[kind] = topo_scratch(ip->idx, (e->kd->n_dom + 1) * sizeof(int64_t))))
+                return -ENOMEM;
         int64_t before = e->cnt[kind][d];
         e->cnt[kind][d] += delta;
         ip->pairs[kind] += (e->cnt[kind][d] > 0) - (before > 0);

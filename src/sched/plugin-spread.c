@@ -38,13 +38,9 @@ struct topo_spread {
 
 topo_spread *topo_spread_free(topo_spread *sp) {
         if (!sp) return NULL;
-        for (size_t i = 0; i < sp->n; i++) {
-                topo_sel_done(&sp->c[i].sel);
-                free(sp->c[i].cnt);
-                free(sp->c[i].present);
-        }
+        for (size_t i = 0; i < sp->n; i++)
+                topo_sel_done(&sp->c[i].sel); /* the arrays are the index's scratch */
         free(sp->c);
-        free(sp->elig);
         free(sp);
         return NULL;
 }
@@ -64,8 +60,8 @@ static int constraints_compile(topo_spread *sp, dp_topo_index *idx, const dp_pod
                 c->honor_taints = src->node_taints_honor;
                 c->self = topo_sel_matches(&c->sel, p->meta.labels, p->meta.n_labels, NULL, NULL);
                 if (!(c->kd = topo_keydom_get(idx, src->topology_key))) return -ENOMEM;
-                c->cnt = calloc(c->kd->n_dom + 1, sizeof(*c->cnt));
-                c->present = calloc(c->kd->n_dom + 1, 1);
+                c->cnt = topo_scratch(idx, (c->kd->n_dom + 1) * sizeof(*c->cnt));
+                c->present = topo_scratch(idx, c->kd->n_dom + 1);
                 if (!c->cnt || !c->present) return -ENOMEM;
         }
         return 0;
@@ -131,7 +127,7 @@ int topo_spread_prefilter(dp_sched *s, dp_topo_index *idx, const dp_pod *p, cons
         sp->n_tab = n_tab;
         int r = constraints_compile(sp, idx, p);
         if (r < 0) return r;
-        if (!(sp->elig = calloc(n_tab * sp->n + 1, 1))) return -ENOMEM;
+        if (!(sp->elig = topo_scratch(idx, n_tab * sp->n + 1))) return -ENOMEM;
         nodes_eligible(sp, p, tab);
         for (size_t i = 0; i < sp->n; i++) {
                 if (topo_sel_empty(&sp->c[i].sel)) continue; /* counts no pod */

@@ -154,6 +154,11 @@ typedef struct tlist { /* anti-affinity terms requiring one label (or none: `any
         size_t n, cap;
 } tlist;
 
+typedef struct scratch_block {
+        char *mem;
+        size_t cap, used;
+} scratch_block;
+
 typedef struct topo_slot {
         topo_group *g; /* NULL: the slot adds nothing */
         uint32_t node;
@@ -180,6 +185,8 @@ struct dp_topo_index {
         int64_t *tab_of_id;
         size_t n_tab_of_id;
         dp_hashmap *keydoms; /* key -> topo_keydom */
+        scratch_block *scratch; /* topo_scratch, emptied by each PreFilter */
+        size_t n_scratch;
 };
 
 static void group_free(topo_group *g) {
@@ -239,8 +246,38 @@ dp_topo_index *dp_topo_index_free(dp_topo_index *idx) {
         strv_release(idx->node_names, idx->n_node_names);
         free(idx->tab_of_id);
         keydoms_free(idx);
+        for (size_t i = 0; i < idx->n_scratch; i++)
+                free(idx->scratch[i].mem);
+        free(idx->scratch);
         free(idx);
         return NULL;
+}
+
+#define SCRATCH_BLOCK (256 * 1024)
+
+void *topo_scratch(dp_topo_index *idx, size_t size) {
+        size = (size + 15) & ~(size_t)15;
+        scratch_block *b = NULL;
+        for (size_t i = 0; i < idx->n_scratch && !b; i++)
+                if (idx->scratch[i].cap - idx->scratch[i].used >= size) b = &idx->scratch[i];
+        if (!b) {
+                scratch_block *v = realloc(idx->scratch, (idx->n_scratch + 1) * sizeof(*v));
+                if (!v) return NULL;
+                idx->scratch = v;
+                size_t cap = DP_MAX(size, (size_t)SCRATCH_BLOCK);
+                if (!(v[idx->n_scratch].mem = malloc(cap))) return NULL;
+                b = &v[idx->n_scratch++];
+                b->cap = cap;
+                b->used = 0;
+        }
+        void *p = b->mem + b->used;
+        b->used += size;
+        return memset(p, 0, size);
+}
+
+static void scratch_reset(dp_topo_index *idx) {
+        for (size_t i = 0; i < idx->n_scratch; i++)
+                idx->scratch[i].used = 0;
 }
 
 static dp_topo_index *index_new(void) {
@@ -267,18 +304,24 @@ static int64_t node_id(dp_topo_index *idx, const char *name, bool create) {
         return (int64_t)idx->n_node_names++;
 }
 
-static void label_key(char *buf, size_t size, const char *k, const char *v) { snprintf(buf, size, "%s\x1f%s", k, v); }
+/* "k\x1fv" into buf, which the caller made long enough. */
+static void label_key(char *buf, const char *k, size_t kl, const char *v, size_t vl) {
+        memcpy(buf, k, kl);
+        buf[kl] = '\x1f';
+        memcpy(buf + kl + 1, v, vl + 1);
+}
 
 /* The list under "k\x1fv" in m (created with `make` bytes when absent). */
 static void *list_get(dp_hashmap *m, const char *k, const char *v, size_t make) {
         char buf[640];
         _cleanup_free_ char *big = NULL;
         const char *key = buf;
-        if (strlen(k) + strlen(v) + 2 > sizeof(buf)) {
-                if (!(big = dp_asprintf("%s\x1f%s", k, v))) return NULL;
+        size_t kl = strlen(k), vl = strlen(v);
+        if (kl + vl + 2 > sizeof(buf)) {
+                if (!(big = malloc(kl + vl + 2))) return NULL;
                 key = big;
-        } else
-                label_key(buf, sizeof(buf), k, v);
+        }
+        label_key((char *)key, k, kl, v, vl);
         void *l = dp_hashmap_get(m, key);
         if (l || !make) return l;
         if (!(l = calloc(1, make))) return NULL;
@@ -645,6 +688,7 @@ int dp_topo_prefilter(dp_sched *s, const dp_pod *p, const char *ns, const dp_nod
                 s->topo = dp_topo_index_free(s->topo);
                 return r;
         }
+        scratch_reset(s->topo);
         _cleanup_free_ dp_topo_state *st = calloc(1, sizeof(*st));
         if (!st) return -ENOMEM;
         r = topo_spread_prefilter(s, s->topo, p, ns, tab, n_tab, &st->sp);
@@ -664,4 +708,21 @@ dp_verdict_code dp_topo_filter(const dp_topo_state *st, size_t ni) {
         dp_verdict_code v = st->sp ? topo_spread_filter(st->sp, ni) : DP_VERDICT_FIT;
         if (v == DP_VERDICT_FIT && st->ip) v = topo_interpod_filter(st->ip, ni);
         return v;
+}
+
+int dp_topo_reasons(const dp_topo_state *st, const uint64_t *base, size_t nn, dp_diag_hist *ret) {
+        dp_diag_hist_clear(ret);
+        for (size_t ni = 0; ni < nn; ni++) {
+                uint64_t v = base[ni];
+                dp_verdict_code code = (dp_verdict_code)(v >> 32);
+                if (code == DP_VERDICT_FIT || code == DP_VERDICT_CLAIM_UNREACHABLE || code == DP_VERDICT_DRA) {
+                        dp_verdict_code tv = dp_topo_filter(st, ni);
+                        if (tv != DP_VERDICT_FIT)
+                                v = (uint64_t)tv << 32;
+                        else if (code == DP_VERDICT_FIT)
+                                return 0;
+                }
+                if (dp_diag_hist_add(ret, (dp_verdict_code)(v >> 32), (uint32_t)v) < 0) return -ENOMEM;
+        }
+        return 1;
 }

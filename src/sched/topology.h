@@ -50,6 +50,13 @@ dp_topo_state *dp_topo_state_free(dp_topo_state *st);
 /* Filter for table node ni: DP_VERDICT_FIT, or the first failing plugin's
  * verdict (PodTopologySpread before InterPodAffinity). */
 dp_verdict_code dp_topo_filter(const dp_topo_state *st, size_t ni);
+/* The reasons of a pod no node takes, from `base`: each table node's verdict
+ * without these plugins (code << 32 | argument, DP_VERDICT_FIT where the other
+ * filters pass), as a shape's cache keeps them. These plugins' verdict goes
+ * first except where an earlier filter failed (the claims' filters,
+ * CLAIM_UNREACHABLE and DRA, come after them). 1 with *ret filled, 0 when a
+ * node fits after all, -ENOMEM. */
+int dp_topo_reasons(const dp_topo_state *st, const uint64_t *base, size_t nn, dp_diag_hist *ret);
 /* AddPod (delta +1) / RemovePod (-1): pod `p` of namespace `ns` on table
  * node ni, as if it were bound there (or gone from there). */
 int dp_topo_update_pod(dp_topo_state *st, const dp_pod *p, const char *ns, size_t ni, int delta);
@@ -126,6 +133,11 @@ bool topo_term_matches(const topo_term *t, const dp_store *st, const char *ns, c
 
 /* The table's domains for `key` (built on first use for this table). */
 const topo_keydom *topo_keydom_get(dp_topo_index *idx, const char *key);
+/* Zeroed memory that lives until the next PreFilter: the cycle state's
+ * arrays per node and per domain. Kept by the index and reused, so a cycle
+ * does not grow and trim the heap (at 5,000 nodes that was a third of the
+ * run's time). NULL on -ENOMEM. */
+void *topo_scratch(dp_topo_index *idx, size_t size);
 /* Table index of a group's node entry, -1 when that node is not in the table. */
 int64_t topo_node_tab(const dp_topo_index *idx, uint32_t node_id);
 /* Candidate groups for a selector in namespace-independent form: those
