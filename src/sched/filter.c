@@ -1405,7 +1405,7 @@ static int cached_reasons(cycle *c, const dp_node *const *nodes, size_t nn, dp_e
         }
         sc->vvalid = true;
         sc->vdirty_pos = u->n_dirty;
-        if (topo) return dp_topo_reasons(topo, sc->verdict, nn, &c->hist);
+        if (topo) return dp_topo_reasons(topo, sc->verdict, &sc->hist, nn, &c->hist);
         dp_diag_hist_clear(&c->hist);
         for (size_t i = 0; i < sc->hist.n; i++)
                 if (sc->hist.v[i].nodes) {

@@ -207,3 +207,26 @@ dp_verdict_code topo_interpod_filter(const topo_interpod *ip, size_t ni) {
         }
         return DP_VERDICT_FIT;
 }
+
+/* One check per key and kind, in Filter's order: affinity (a key missing
+ * fails; a pair not counted fails unless the pod is the first of its own
+ * group), then anti-affinity, then the existing pods' anti-affinity. */
+int topo_interpod_checks(const topo_interpod *ip, topo_checks *ret) {
+        static const uint8_t verdicts[3] = {DP_VERDICT_POD_AFFINITY, DP_VERDICT_POD_ANTI_AFFINITY,
+                                            DP_VERDICT_EXISTING_ANTI_AFFINITY};
+        bool first_of_group = ip->pairs[AFF] == 0 && ip->self_aff;
+        for (int kind = AFF; kind <= EXIST; kind++)
+                for (size_t k = 0; k < ip->n_keys; k++) {
+                        const ip_key *e = &ip->keys[k];
+                        bool used = kind == EXIST ? ip->pairs[EXIST] && e->cnt[EXIST] : false;
+                        for (size_t i = 0; kind != EXIST && i < ip->n_terms[kind] && !used; i++)
+                                used = (size_t)ip->term_key[kind][i] == k && (kind == AFF || ip->pairs[ANTI]);
+                        if (!used) continue;
+                        if (DP_GROW(ret->v, ret->cap, ret->n + 1) < 0) return -ENOMEM;
+                        ret->v[ret->n++] = (topo_check){.dom = e->kd->dom, .cnt = e->cnt[kind], .limit = 0,
+                                                        .above = kind != AFF, .never = kind == AFF && first_of_group,
+                                                        .verdict = verdicts[kind],
+                                                        .missing = kind == AFF ? DP_VERDICT_POD_AFFINITY : 0};
+                }
+        return 0;
+}

@@ -32,9 +32,15 @@ struct topo_spread {
         const char *ns; /* the pod's, borrowed for the cycle */
         spread_c *c;
         size_t n;
-        uint8_t *elig; /* [node * n + constraint]: the node counts for the constraint */
+        uint8_t *elig; /* [node * n + constraint]: the node counts for the constraint; NULL: `simple` */
         size_t n_tab;
 };
+
+/* Node ni counts for constraint i. Without elig (one constraint and no
+ * inclusion policy that applies) that is having the key. */
+static inline bool eligible(const topo_spread *sp, size_t ni, size_t i) {
+        return sp->elig ? sp->elig[ni * sp->n + i] : sp->c[i].kd->dom[ni] >= 0;
+}
 
 topo_spread *topo_spread_free(topo_spread *sp) {
         if (!sp) return NULL;
@@ -108,7 +114,7 @@ static int count_group(topo_group *g, void *ud) {
         if (!streq(g->ns, x->sp->ns) || !topo_sel_matches(&c->sel, g->labels, g->n_labels, NULL, NULL)) return 0;
         for (size_t k = 0; k < g->n_nodes; k++) {
                 int64_t ni = g->count[k] > 0 ? topo_node_tab(x->idx, g->node[k]) : -1;
-                if (ni >= 0 && x->sp->elig[(size_t)ni * x->sp->n + x->i]) c->cnt[c->kd->dom[ni]] += g->count[k];
+                if (ni >= 0 && eligible(x->sp, (size_t)ni, x->i)) c->cnt[c->kd->dom[ni]] += g->count[k];
         }
         return 0;
 }
@@ -127,8 +133,16 @@ int topo_spread_prefilter(dp_sched *s, dp_topo_index *idx, const dp_pod *p, cons
         sp->n_tab = n_tab;
         int r = constraints_compile(sp, idx, p);
         if (r < 0) return r;
-        if (!(sp->elig = topo_scratch(idx, n_tab * sp->n + 1))) return -ENOMEM;
-        nodes_eligible(sp, p, tab);
+        bool has_affinity = p->n_node_selector || p->required_node_affinity, simple = sp->n == 1;
+        for (size_t i = 0; i < sp->n; i++)
+                simple &= !(sp->c[i].honor_affinity && has_affinity) && !sp->c[i].honor_taints;
+        if (simple) { /* every domain of the key is one of the constraint's: no walk over the nodes */
+                memset(sp->c[0].present, 1, sp->c[0].kd->n_dom);
+                sp->c[0].n_present = sp->c[0].kd->n_dom;
+        } else {
+                if (!(sp->elig = topo_scratch(idx, n_tab * sp->n + 1))) return -ENOMEM;
+                nodes_eligible(sp, p, tab);
+        }
         for (size_t i = 0; i < sp->n; i++) {
                 if (topo_sel_empty(&sp->c[i].sel)) continue; /* counts no pod */
                 count_ctx x = {sp, i, idx};
@@ -141,7 +155,7 @@ int topo_spread_prefilter(dp_sched *s, dp_topo_index *idx, const dp_pod *p, cons
 int topo_spread_update(topo_spread *sp, const dp_pod *p, const char *ns, size_t ni, int delta) {
         for (size_t i = 0; i < sp->n && ni < sp->n_tab; i++) {
                 spread_c *c = &sp->c[i];
-                if (!streq(ns, sp->ns) || topo_sel_empty(&c->sel) || !sp->elig[ni * sp->n + i]) continue;
+                if (!streq(ns, sp->ns) || topo_sel_empty(&c->sel) || !eligible(sp, ni, i)) continue;
                 if (topo_sel_matches(&c->sel, p->meta.labels, p->meta.n_labels, NULL, NULL))
                         c->cnt[c->kd->dom[ni]] += delta;
         }
@@ -167,4 +181,16 @@ dp_verdict_code topo_spread_filter(const topo_spread *sp, size_t ni) {
                 if (match + c->self - c->min > c->max_skew) return DP_VERDICT_SPREAD;
         }
         return DP_VERDICT_FIT;
+}
+
+int topo_spread_checks(const topo_spread *sp, topo_checks *ret) {
+        for (size_t i = 0; i < sp->n; i++) {
+                const spread_c *c = &sp->c[i];
+                if (DP_GROW(ret->v, ret->cap, ret->n + 1) < 0) return -ENOMEM;
+                /* n + self - min > maxSkew */
+                ret->v[ret->n++] = (topo_check){.dom = c->kd->dom, .cnt = c->cnt, .present = c->present,
+                                                .limit = c->max_skew - c->self + c->min, .above = true,
+                                                .verdict = DP_VERDICT_SPREAD, .missing = DP_VERDICT_SPREAD_LABEL};
+        }
+        return 0;
 }

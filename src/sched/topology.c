@@ -646,6 +646,7 @@ int topo_anti_each(const dp_topo_index *idx, const dp_kv *labels, size_t n,
 /* ---- the cycle state ---- */
 
 struct dp_topo_state {
+        dp_topo_index *idx;
         topo_spread *sp;
         topo_interpod *ip;
 };
@@ -691,6 +692,7 @@ int dp_topo_prefilter(dp_sched *s, const dp_pod *p, const char *ns, const dp_nod
         scratch_reset(s->topo);
         _cleanup_free_ dp_topo_state *st = calloc(1, sizeof(*st));
         if (!st) return -ENOMEM;
+        st->idx = s->topo;
         r = topo_spread_prefilter(s, s->topo, p, ns, tab, n_tab, &st->sp);
         if (r >= 0) r = topo_interpod_prefilter(s, s->topo, p, ns, &st->ip);
         if (r >= 0) r = add_assumed(s, st);
@@ -710,19 +712,65 @@ dp_verdict_code dp_topo_filter(const dp_topo_state *st, size_t ni) {
         return v;
 }
 
-int dp_topo_reasons(const dp_topo_state *st, const uint64_t *base, size_t nn, dp_diag_hist *ret) {
-        dp_diag_hist_clear(ret);
-        for (size_t ni = 0; ni < nn; ni++) {
-                uint64_t v = base[ni];
-                dp_verdict_code code = (dp_verdict_code)(v >> 32);
-                if (code == DP_VERDICT_FIT || code == DP_VERDICT_CLAIM_UNREACHABLE || code == DP_VERDICT_DRA) {
-                        dp_verdict_code tv = dp_topo_filter(st, ni);
-                        if (tv != DP_VERDICT_FIT)
-                                v = (uint64_t)tv << 32;
-                        else if (code == DP_VERDICT_FIT)
-                                return 0;
+/* Change the count of (code, arg 0) by delta, adding the line when new. */
+static int hist_move(dp_diag_hist *h, dp_verdict_code code, int64_t delta) {
+        if (!delta) return 0;
+        for (size_t i = 0; i < h->n; i++)
+                if (h->v[i].code == code && h->v[i].arg == 0) {
+                        h->v[i].nodes = (uint32_t)((int64_t)h->v[i].nodes + delta);
+                        return 0;
                 }
-                if (dp_diag_hist_add(ret, (dp_verdict_code)(v >> 32), (uint32_t)v) < 0) return -ENOMEM;
+        if (DP_GROW(h->v, h->cap, h->n + 1) < 0) return -ENOMEM;
+        h->v[h->n++] = (dp_diag_count){(uint16_t)code, 0, (uint32_t)delta};
+        return 0;
+}
+
+int dp_topo_reasons(const dp_topo_state *st, const uint64_t *base, const dp_diag_hist *base_hist, size_t nn,
+                    dp_diag_hist *ret) {
+        /* base's histogram, less the nodes these plugins refuse, plus their verdicts */
+        int64_t delta[DP_VERDICT_CODES_] = {0};
+        dp_diag_hist_clear(ret);
+        for (size_t i = 0; i < base_hist->n; i++)
+                if (base_hist->v[i].nodes) {
+                        if (DP_GROW(ret->v, ret->cap, ret->n + 1) < 0) return -ENOMEM;
+                        ret->v[ret->n++] = base_hist->v[i];
+                }
+        topo_checks ck = {0};
+        int r = st->sp ? topo_spread_checks(st->sp, &ck) : 0;
+        if (r >= 0 && st->ip) r = topo_interpod_checks(st->ip, &ck);
+        if (r < 0) {
+                free(ck.v);
+                return r;
         }
+        for (size_t ni = 0; ni < nn; ni++) {
+                dp_verdict_code code = (dp_verdict_code)(base[ni] >> 32);
+                if (code != DP_VERDICT_FIT && code != DP_VERDICT_CLAIM_UNREACHABLE && code != DP_VERDICT_DRA) continue;
+                dp_verdict_code tv = DP_VERDICT_FIT;
+                for (size_t i = 0; i < ck.n && !tv; i++)
+                        tv = topo_check_node(&ck.v[i], ni);
+                if (tv == DP_VERDICT_FIT) {
+                        if (code != DP_VERDICT_FIT) continue;
+                        dp_diag_hist_clear(ret); /* the node fits after all */
+                        free(ck.v);
+                        return 0;
+                }
+                delta[tv]++;
+                if (code != DP_VERDICT_CLAIM_UNREACHABLE) {
+                        delta[code]--; /* argument 0 */
+                        continue;
+                }
+                for (size_t i = 0; i < ret->n; i++) /* an unreachable claim: its argument */
+                        if (ret->v[i].code == code && ret->v[i].arg == (uint32_t)base[ni] && ret->v[i].nodes) {
+                                ret->v[i].nodes--;
+                                break;
+                        }
+        }
+        free(ck.v);
+        for (int code = 0; code < DP_VERDICT_CODES_; code++)
+                if (hist_move(ret, (dp_verdict_code)code, delta[code]) < 0) return -ENOMEM;
+        size_t k = 0;
+        for (size_t i = 0; i < ret->n; i++)
+                if (ret->v[i].nodes) ret->v[k++] = ret->v[i];
+        ret->n = k;
         return 1;
 }

@@ -54,9 +54,11 @@ dp_verdict_code dp_topo_filter(const dp_topo_state *st, size_t ni);
  * without these plugins (code << 32 | argument, DP_VERDICT_FIT where the other
  * filters pass), as a shape's cache keeps them. These plugins' verdict goes
  * first except where an earlier filter failed (the claims' filters,
- * CLAIM_UNREACHABLE and DRA, come after them). 1 with *ret filled, 0 when a
+ * CLAIM_UNREACHABLE and DRA, come after them). base_hist: base counted.
+ * 1 with *ret filled, 0 when a
  * node fits after all, -ENOMEM. */
-int dp_topo_reasons(const dp_topo_state *st, const uint64_t *base, size_t nn, dp_diag_hist *ret);
+int dp_topo_reasons(const dp_topo_state *st, const uint64_t *base, const dp_diag_hist *base_hist, size_t nn,
+                    dp_diag_hist *ret);
 /* AddPod (delta +1) / RemovePod (-1): pod `p` of namespace `ns` on table
  * node ni, as if it were bound there (or gone from there). */
 int dp_topo_update_pod(dp_topo_state *st, const dp_pod *p, const char *ns, size_t ni, int delta);
@@ -149,6 +151,34 @@ int topo_groups_each(const dp_topo_index *idx, const topo_sel *sel, int (*fn)(to
 int topo_anti_each(const dp_topo_index *idx, const dp_kv *labels, size_t n,
                    int (*fn)(topo_group *g, const topo_term *t, void *ud), void *ud);
 
+/* Filter as a list of checks, each a function of one key's domain d =
+ * dom[ni]: the node fails with `missing` when d < 0 (0: passes), else with
+ * `verdict` when the count n (cnt[d]; 0 when cnt is NULL or present[d] is
+ * 0) is above `limit` (above false: at or below it). Built from the state
+ * for the many nodes of a Pending pod's reasons, in O(checks); the same
+ * answers as the plugins' Filter. */
+typedef struct topo_check {
+        const int32_t *dom;
+        const int64_t *cnt;
+        const uint8_t *present;
+        int64_t limit;
+        bool above, never; /* never: only a missing key fails */
+        uint8_t verdict, missing;
+} topo_check;
+
+static inline dp_verdict_code topo_check_node(const topo_check *c, size_t ni) {
+        int32_t d = c->dom[ni];
+        if (d < 0) return (dp_verdict_code)c->missing;
+        if (c->never) return DP_VERDICT_FIT;
+        int64_t n = c->cnt && (!c->present || c->present[d]) ? c->cnt[d] : 0;
+        return (c->above ? n > c->limit : n <= c->limit) ? (dp_verdict_code)c->verdict : DP_VERDICT_FIT;
+}
+
+typedef struct topo_checks {
+        topo_check *v;
+        size_t n, cap;
+} topo_checks;
+
 /* ---- the plugins (each its own file) ---- */
 typedef struct topo_spread topo_spread;
 typedef struct topo_interpod topo_interpod;
@@ -159,8 +189,10 @@ dp_verdict_code topo_spread_filter(const topo_spread *sp, size_t ni);
 int topo_spread_update(topo_spread *sp, const dp_pod *p, const char *ns, size_t ni, int delta);
 void topo_spread_finish(topo_spread *sp); /* the minimum per constraint, after the pods are added */
 topo_spread *topo_spread_free(topo_spread *sp);
+int topo_spread_checks(const topo_spread *sp, topo_checks *ret);
 
 int topo_interpod_prefilter(dp_sched *s, dp_topo_index *idx, const dp_pod *p, const char *ns, topo_interpod **ret);
 dp_verdict_code topo_interpod_filter(const topo_interpod *ip, size_t ni);
 int topo_interpod_update(topo_interpod *ip, const dp_pod *p, const char *ns, size_t ni, int delta);
 topo_interpod *topo_interpod_free(topo_interpod *ip);
+int topo_interpod_checks(const topo_interpod *ip, topo_checks *ret);

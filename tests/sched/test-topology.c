@@ -289,3 +289,25 @@ TEST(prefilter_filter_add_remove) {
         ASSERT_OK(dp_topo_prefilter(s, web, "default", tab, 3, 1, &ts));
         ASSERT_TRUE(!ts);
 }
+
+/* A Pending pod's reasons come from the shape's cached verdicts (other
+ * filters) with this pod's own filters on top: one node full, two refused by
+ * anti-affinity; then, after another pod binds, again from the cache. */
+TEST(pending_reasons_from_the_shape_cache) {
+        _cleanup_(dp_store_freep) dp_store *st = dp_store_new();
+        load(st, NODE("n1", "a") NODE("n2", "a") NODE("n3", "b")
+                         "apiVersion: v1\nkind: Pod\nmetadata: {name: big}\nspec:\n  nodeName: n3\n"
+                         "  containers: [{name: c, image: x, resources: {limits: {example.com/gpu: 8}}}]\n---\n"
+                                 POD("db-0", "{app: db}", ON("n1"), "") POD("db-1", "{app: db}", ON("n2"), "")
+                                         POD("plain", "{app: x}", "", "")
+                                                 POD("away", "{app: web}", "", ANTI("{matchLabels: {app: db}}", "zone")));
+        _cleanup_(dp_sched_freep) dp_sched *s = binpack(st);
+        ASSERT_EQ(run(s, 0), 1); /* plain */
+        ASSERT_STREQ(pod_message(s, "away"), "0/3 nodes are available: 1 Insufficient example.com/gpu, 2 node(s) "
+                                             "didn't match pod anti-affinity rules.");
+        load(st, POD("plain-2", "{app: x}", "", ""));
+        ASSERT_EQ(run(s, 20000), 1);
+        ASSERT_STREQ(pod_message(s, "away"), "0/3 nodes are available: 1 Insufficient example.com/gpu, 2 node(s) "
+                                             "didn't match pod anti-affinity rules.");
+        ASSERT_TRUE(dp_sched_pod(s, "default", "away")->attempts >= 2);
+}
