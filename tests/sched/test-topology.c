@@ -311,3 +311,28 @@ TEST(pending_reasons_from_the_shape_cache) {
                                              "didn't match pod anti-affinity rules.");
         ASSERT_TRUE(dp_sched_pod(s, "default", "away")->attempts >= 2);
 }
+
+/* Gang members assumed in the cycle count as bound (AddPod): three members
+ * with anti-affinity to each other on hostname take three nodes, or none
+ * when only two nodes are left. */
+#define GANG_MEMBER(name)                                                                                              \
+        POD(name, "{app: g, scheduling.x-k8s.io/pod-group: g}", "",                                                   \
+            ANTI("{matchLabels: {app: g}}", "kubernetes.io/hostname"))
+#define GANG "apiVersion: scheduling.x-k8s.io/v1alpha1\nkind: PodGroup\nmetadata: {name: g}\nspec: {minMember: 3}\n---\n"
+
+TEST(gang_members_assumed_count) {
+        _cleanup_(dp_store_freep) dp_store *st = dp_store_new();
+        load(st, NODE("n1", "a") NODE("n2", "a") NODE("n3", "b") GANG GANG_MEMBER("m0") GANG_MEMBER("m1")
+                         GANG_MEMBER("m2"));
+        _cleanup_(dp_sched_freep) dp_sched *s = binpack(st);
+        ASSERT_EQ(run(s, 0), 3);
+        ASSERT_STREQ(pod_node(st, "m0"), "n1");
+        ASSERT_STREQ(pod_node(st, "m1"), "n2");
+        ASSERT_STREQ(pod_node(st, "m2"), "n3");
+
+        _cleanup_(dp_store_freep) dp_store *st2 = dp_store_new();
+        load(st2, NODE("n1", "a") NODE("n2", "a") GANG GANG_MEMBER("m0") GANG_MEMBER("m1") GANG_MEMBER("m2"));
+        _cleanup_(dp_sched_freep) dp_sched *s2 = binpack(st2);
+        ASSERT_EQ(run(s2, 0), 0);
+        ASSERT_CONTAINS(pod_message(s2, "m0"), "pod group g: only 2 of minMember 3 pods can be placed; none bound");
+}
