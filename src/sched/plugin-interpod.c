@@ -223,7 +223,7 @@ int topo_interpod_checks(const topo_interpod *ip, topo_checks *ret) {
                                 used = (size_t)ip->term_key[kind][i] == k && (kind == AFF || ip->pairs[ANTI]);
                         if (!used) continue;
                         if (DP_GROW(ret->v, ret->cap, ret->n + 1) < 0) return -ENOMEM;
-                        ret->v[ret->n++] = (topo_check){.dom = e->kd->dom, .cnt = e->cnt[kind], .limit = 0,
+                        ret->v[ret->n++] = (topo_check){.kd = e->kd, .cnt = e->cnt[kind], .limit = 0,
                                                         .above = kind != AFF, .never = kind == AFF && first_of_group,
                                                         .verdict = verdicts[kind],
                                                         .missing = kind == AFF ? DP_VERDICT_POD_AFFINITY : 0};

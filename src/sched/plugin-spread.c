@@ -188,7 +188,7 @@ int topo_spread_checks(const topo_spread *sp, topo_checks *ret) {
                 const spread_c *c = &sp->c[i];
                 if (DP_GROW(ret->v, ret->cap, ret->n + 1) < 0) return -ENOMEM;
                 /* n + self - min > maxSkew */
-                ret->v[ret->n++] = (topo_check){.dom = c->kd->dom, .cnt = c->cnt, .present = c->present,
+                ret->v[ret->n++] = (topo_check){.kd = c->kd, .cnt = c->cnt, .present = c->present,
                                                 .limit = c->max_skew - c->self + c->min, .above = true,
                                                 .verdict = DP_VERDICT_SPREAD, .missing = DP_VERDICT_SPREAD_LABEL};
         }

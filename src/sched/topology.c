@@ -575,6 +575,8 @@ static topo_keydom *keydom_free(topo_keydom *kd) {
         if (kd) {
                 free(kd->key);
                 free(kd->dom);
+                free(kd->by_dom);
+                free(kd->start);
                 free(kd);
         }
         return NULL;
@@ -597,6 +599,20 @@ const topo_keydom *topo_keydom_get(dp_topo_index *idx, const char *key) {
                         if (dp_hashmap_put(values, v, (void *)id) < 0) return keydom_free(kd);
                 }
                 kd->dom[j] = (int32_t)id - 1;
+        }
+        /* nodes by domain, counted then placed; missing the key: last */
+        kd->start = calloc(kd->n_dom + 2, sizeof(*kd->start));
+        kd->by_dom = malloc((idx->n_tab + 1) * sizeof(*kd->by_dom));
+        if (!kd->start || !kd->by_dom) return keydom_free(kd);
+        for (size_t j = 0; j < idx->n_tab; j++) {
+                size_t d = kd->dom[j] < 0 ? kd->n_dom : (size_t)kd->dom[j];
+                if (d + 2 <= kd->n_dom + 1) kd->start[d + 2]++;
+        }
+        for (size_t d = 2; d <= kd->n_dom + 1; d++)
+                kd->start[d] += kd->start[d - 1];
+        for (size_t j = 0; j < idx->n_tab; j++) {
+                size_t d = kd->dom[j] < 0 ? kd->n_dom : (size_t)kd->dom[j];
+                kd->by_dom[kd->start[d + 1]++] = (int32_t)j;
         }
         if (dp_hashmap_put(idx->keydoms, kd->key, kd) < 0) return keydom_free(kd);
         return kd;
@@ -725,15 +741,50 @@ static int hist_move(dp_diag_hist *h, dp_verdict_code code, int64_t delta) {
         return 0;
 }
 
+static bool passes_before(dp_verdict_code code) {
+        return code == DP_VERDICT_FIT || code == DP_VERDICT_CLAIM_UNREACHABLE || code == DP_VERDICT_DRA;
+}
+
+/* Node ni, whose base verdict is `code` (passes_before), is refused with tv. */
+static void refuse(dp_diag_hist *h, int64_t *delta, uint64_t base, dp_verdict_code tv) {
+        dp_verdict_code code = (dp_verdict_code)(base >> 32);
+        delta[tv]++;
+        if (code != DP_VERDICT_CLAIM_UNREACHABLE) {
+                delta[code]--; /* argument 0 */
+                return;
+        }
+        for (size_t i = 0; i < h->n; i++) /* an unreachable claim: its argument */
+                if (h->v[i].code == code && h->v[i].arg == (uint32_t)base && h->v[i].nodes) {
+                        h->v[i].nodes--;
+                        return;
+                }
+}
+
+/* One check that only counts can fail (a domain without pods passes): walk
+ * the failing domains' nodes and those missing the key, not every node. */
+static void refuse_sparse(const topo_check *c, const uint64_t *base, dp_diag_hist *h, int64_t *delta) {
+        const topo_keydom *kd = c->kd;
+        for (size_t d = 0; c->cnt && d < kd->n_dom; d++) {
+                if (c->cnt[d] <= c->limit || (c->present && !c->present[d])) continue;
+                for (int32_t k = kd->start[d]; k < kd->start[d + 1]; k++)
+                        if (passes_before((dp_verdict_code)(base[kd->by_dom[k]] >> 32)))
+                                refuse(h, delta, base[kd->by_dom[k]], (dp_verdict_code)c->verdict);
+        }
+        for (int32_t k = kd->start[kd->n_dom]; c->missing && k < kd->start[kd->n_dom + 1]; k++)
+                if (passes_before((dp_verdict_code)(base[kd->by_dom[k]] >> 32)))
+                        refuse(h, delta, base[kd->by_dom[k]], (dp_verdict_code)c->missing);
+}
+
 int dp_topo_reasons(const dp_topo_state *st, const uint64_t *base, const dp_diag_hist *base_hist, size_t nn,
                     dp_diag_hist *ret) {
         /* base's histogram, less the nodes these plugins refuse, plus their verdicts */
-        int64_t delta[DP_VERDICT_CODES_] = {0};
+        int64_t delta[DP_VERDICT_CODES_] = {0}, fit = 0;
         dp_diag_hist_clear(ret);
         for (size_t i = 0; i < base_hist->n; i++)
                 if (base_hist->v[i].nodes) {
                         if (DP_GROW(ret->v, ret->cap, ret->n + 1) < 0) return -ENOMEM;
                         ret->v[ret->n++] = base_hist->v[i];
+                        if (base_hist->v[i].code == DP_VERDICT_FIT) fit += base_hist->v[i].nodes;
                 }
         topo_checks ck = {0};
         int r = st->sp ? topo_spread_checks(st->sp, &ck) : 0;
@@ -742,30 +793,21 @@ int dp_topo_reasons(const dp_topo_state *st, const uint64_t *base, const dp_diag
                 free(ck.v);
                 return r;
         }
-        for (size_t ni = 0; ni < nn; ni++) {
-                dp_verdict_code code = (dp_verdict_code)(base[ni] >> 32);
-                if (code != DP_VERDICT_FIT && code != DP_VERDICT_CLAIM_UNREACHABLE && code != DP_VERDICT_DRA) continue;
-                dp_verdict_code tv = DP_VERDICT_FIT;
-                for (size_t i = 0; i < ck.n && !tv; i++)
-                        tv = topo_check_node(&ck.v[i], ni);
-                if (tv == DP_VERDICT_FIT) {
-                        if (code != DP_VERDICT_FIT) continue;
-                        dp_diag_hist_clear(ret); /* the node fits after all */
-                        free(ck.v);
-                        return 0;
+        if (ck.n == 1 && ck.v[0].above && !ck.v[0].never && ck.v[0].limit >= 0)
+                refuse_sparse(&ck.v[0], base, ret, delta);
+        else
+                for (size_t ni = 0; ni < nn; ni++) {
+                        if (!passes_before((dp_verdict_code)(base[ni] >> 32))) continue;
+                        dp_verdict_code tv = DP_VERDICT_FIT;
+                        for (size_t i = 0; i < ck.n && !tv; i++)
+                                tv = topo_check_node(&ck.v[i], ni);
+                        if (tv != DP_VERDICT_FIT) refuse(ret, delta, base[ni], tv);
                 }
-                delta[tv]++;
-                if (code != DP_VERDICT_CLAIM_UNREACHABLE) {
-                        delta[code]--; /* argument 0 */
-                        continue;
-                }
-                for (size_t i = 0; i < ret->n; i++) /* an unreachable claim: its argument */
-                        if (ret->v[i].code == code && ret->v[i].arg == (uint32_t)base[ni] && ret->v[i].nodes) {
-                                ret->v[i].nodes--;
-                                break;
-                        }
-        }
         free(ck.v);
+        if (fit + delta[DP_VERDICT_FIT] > 0) { /* a node fits after all */
+                dp_diag_hist_clear(ret);
+                return 0;
+        }
         for (int code = 0; code < DP_VERDICT_CODES_; code++)
                 if (hist_move(ret, (dp_verdict_code)code, delta[code]) < 0) return -ENOMEM;
         size_t k = 0;

@@ -100,6 +100,9 @@ typedef struct topo_keydom {
         char *key;
         int32_t *dom;
         size_t n_dom;
+        /* the table nodes by domain: by_dom[start[d] .. start[d + 1]) are
+         * domain d's, by_dom[start[n_dom] .. start[n_dom + 1]) lack the key */
+        int32_t *by_dom, *start;
 } topo_keydom;
 
 /* One group of bound pods and where they run. */
@@ -158,7 +161,7 @@ int topo_anti_each(const dp_topo_index *idx, const dp_kv *labels, size_t n,
  * for the many nodes of a Pending pod's reasons, in O(checks); the same
  * answers as the plugins' Filter. */
 typedef struct topo_check {
-        const int32_t *dom;
+        const topo_keydom *kd;
         const int64_t *cnt;
         const uint8_t *present;
         int64_t limit;
@@ -167,7 +170,7 @@ typedef struct topo_check {
 } topo_check;
 
 static inline dp_verdict_code topo_check_node(const topo_check *c, size_t ni) {
-        int32_t d = c->dom[ni];
+        int32_t d = c->kd->dom[ni];
         if (d < 0) return (dp_verdict_code)c->missing;
         if (c->never) return DP_VERDICT_FIT;
         int64_t n = c->cnt && (!c->present || c->present[d]) ? c->cnt[d] : 0;
