@@ -19,6 +19,9 @@
 typedef struct ip_key {
         const topo_keydom *kd;
         int64_t *cnt[3]; /* aff, anti, exist per domain; NULL until used */
+        int32_t *touched[3]; /* the domains counted, each once (listed) */
+        uint8_t *listed[3];
+        size_t n_touched[3];
 } ip_key;
 
 enum { AFF = 0, ANTI, EXIST };
@@ -68,8 +71,16 @@ static int bump(topo_interpod *ip, size_t k, int kind, int64_t ni, int64_t delta
         ip_key *e = &ip->keys[k];
         int32_t d = ni >= 0 ? e->kd->dom[ni] : -1;
         if (d < 0 || !delta) return 0;
-        if (!e->cnt[kind] && !(e->cnt[kind] = topo_scratch(ip->idx, (e->kd->n_dom + 1) * sizeof(int64_t))))
-                return -ENOMEM;
+        if (!e->cnt[kind]) {
+                e->cnt[kind] = topo_scratch(ip->idx, (e->kd->n_dom + 1) * sizeof(int64_t));
+                e->touched[kind] = topo_scratch(ip->idx, (e->kd->n_dom + 1) * sizeof(int32_t));
+                e->listed[kind] = topo_scratch(ip->idx, e->kd->n_dom + 1);
+                if (!e->cnt[kind] || !e->touched[kind] || !e->listed[kind]) return -ENOMEM;
+        }
+        if (!e->listed[kind][d]) {
+                e->listed[kind][d] = 1;
+                e->touched[kind][e->n_touched[kind]++] = d;
+        }
         int64_t before = e->cnt[kind][d];
         e->cnt[kind][d] += delta;
         ip->pairs[kind] += (e->cnt[kind][d] > 0) - (before > 0);
@@ -223,7 +234,8 @@ int topo_interpod_checks(const topo_interpod *ip, topo_checks *ret) {
                                 used = (size_t)ip->term_key[kind][i] == k && (kind == AFF || ip->pairs[ANTI]);
                         if (!used) continue;
                         if (DP_GROW(ret->v, ret->cap, ret->n + 1) < 0) return -ENOMEM;
-                        ret->v[ret->n++] = (topo_check){.kd = e->kd, .cnt = e->cnt[kind], .limit = 0,
+                        ret->v[ret->n++] = (topo_check){.kd = e->kd, .cnt = e->cnt[kind], .touched = e->touched[kind],
+                                                        .n_touched = e->n_touched[kind], .limit = 0,
                                                         .above = kind != AFF, .never = kind == AFF && first_of_group,
                                                         .verdict = verdicts[kind],
                                                         .missing = kind == AFF ? DP_VERDICT_POD_AFFINITY : 0};

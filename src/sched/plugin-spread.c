@@ -23,6 +23,9 @@ typedef struct spread_c {
         bool honor_affinity, honor_taints;
         bool self;     /* the pod matches its own selector */
         int64_t *cnt;  /* matching pods per domain */
+        int32_t *touched; /* the domains counted, each once (listed) */
+        uint8_t *listed;
+        size_t n_touched;
         uint8_t *present; /* the domain is one of the constraint's */
         size_t n_present;
         int64_t min;
@@ -68,7 +71,9 @@ static int constraints_compile(topo_spread *sp, dp_topo_index *idx, const dp_pod
                 if (!(c->kd = topo_keydom_get(idx, src->topology_key))) return -ENOMEM;
                 c->cnt = topo_scratch(idx, (c->kd->n_dom + 1) * sizeof(*c->cnt));
                 c->present = topo_scratch(idx, c->kd->n_dom + 1);
-                if (!c->cnt || !c->present) return -ENOMEM;
+                c->touched = topo_scratch(idx, (c->kd->n_dom + 1) * sizeof(*c->touched));
+                c->listed = topo_scratch(idx, c->kd->n_dom + 1);
+                if (!c->cnt || !c->present || !c->touched || !c->listed) return -ENOMEM;
         }
         return 0;
 }
@@ -102,6 +107,14 @@ static void nodes_eligible(topo_spread *sp, const dp_pod *p, const dp_node *cons
         }
 }
 
+static void count(spread_c *c, int32_t d, int64_t n) {
+        if (!c->listed[d]) {
+                c->listed[d] = 1;
+                c->touched[c->n_touched++] = d;
+        }
+        c->cnt[d] += n;
+}
+
 typedef struct count_ctx {
         topo_spread *sp;
         size_t i;
@@ -114,7 +127,7 @@ static int count_group(topo_group *g, void *ud) {
         if (!streq(g->ns, x->sp->ns) || !topo_sel_matches(&c->sel, g->labels, g->n_labels, NULL, NULL)) return 0;
         for (size_t k = 0; k < g->n_nodes; k++) {
                 int64_t ni = g->count[k] > 0 ? topo_node_tab(x->idx, g->node[k]) : -1;
-                if (ni >= 0 && eligible(x->sp, (size_t)ni, x->i)) c->cnt[c->kd->dom[ni]] += g->count[k];
+                if (ni >= 0 && eligible(x->sp, (size_t)ni, x->i)) count(c, c->kd->dom[ni], g->count[k]);
         }
         return 0;
 }
@@ -157,7 +170,7 @@ int topo_spread_update(topo_spread *sp, const dp_pod *p, const char *ns, size_t 
                 spread_c *c = &sp->c[i];
                 if (!streq(ns, sp->ns) || topo_sel_empty(&c->sel) || !eligible(sp, ni, i)) continue;
                 if (topo_sel_matches(&c->sel, p->meta.labels, p->meta.n_labels, NULL, NULL))
-                        c->cnt[c->kd->dom[ni]] += delta;
+                        count(c, c->kd->dom[ni], delta);
         }
         return 0;
 }
@@ -189,6 +202,7 @@ int topo_spread_checks(const topo_spread *sp, topo_checks *ret) {
                 if (DP_GROW(ret->v, ret->cap, ret->n + 1) < 0) return -ENOMEM;
                 /* n + self - min > maxSkew */
                 ret->v[ret->n++] = (topo_check){.kd = c->kd, .cnt = c->cnt, .present = c->present,
+                                                .touched = c->touched, .n_touched = c->n_touched,
                                                 .limit = c->max_skew - c->self + c->min, .above = true,
                                                 .verdict = DP_VERDICT_SPREAD, .missing = DP_VERDICT_SPREAD_LABEL};
         }

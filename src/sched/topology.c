@@ -760,19 +760,37 @@ static void refuse(dp_diag_hist *h, int64_t *delta, uint64_t base, dp_verdict_co
                 }
 }
 
-/* One check that only counts can fail (a domain without pods passes): walk
- * the failing domains' nodes and those missing the key, not every node. */
-static void refuse_sparse(const topo_check *c, const uint64_t *base, dp_diag_hist *h, int64_t *delta) {
-        const topo_keydom *kd = c->kd;
-        for (size_t d = 0; c->cnt && d < kd->n_dom; d++) {
-                if (c->cnt[d] <= c->limit || (c->present && !c->present[d])) continue;
-                for (int32_t k = kd->start[d]; k < kd->start[d + 1]; k++)
-                        if (passes_before((dp_verdict_code)(base[kd->by_dom[k]] >> 32)))
-                                refuse(h, delta, base[kd->by_dom[k]], (dp_verdict_code)c->verdict);
+/* Checks that only counts can fail (a domain without pods passes): walk
+ * each check's failing domains' nodes and those missing its key, not every
+ * node; a node refused by an earlier check was counted there. */
+static bool sparse_checks(const topo_checks *ck) {
+        for (size_t i = 0; i < ck->n; i++)
+                if (!ck->v[i].above || ck->v[i].never || ck->v[i].limit < 0) return false;
+        return true;
+}
+
+static void refuse_node(const topo_checks *ck, size_t i, const uint64_t *base, int32_t ni, dp_diag_hist *h,
+                        int64_t *delta) {
+        if (!passes_before((dp_verdict_code)(base[ni] >> 32))) return;
+        for (size_t j = 0; j < i; j++)
+                if (topo_check_node(&ck->v[j], (size_t)ni) != DP_VERDICT_FIT) return;
+        refuse(h, delta, base[ni], topo_check_node(&ck->v[i], (size_t)ni));
+}
+
+static void refuse_sparse(const topo_checks *ck, const uint64_t *base, dp_diag_hist *h, int64_t *delta) {
+        for (size_t i = 0; i < ck->n; i++) {
+                const topo_check *c = &ck->v[i];
+                const topo_keydom *kd = c->kd;
+                size_t nd = c->touched ? c->n_touched : kd->n_dom;
+                for (size_t t = 0; c->cnt && t < nd; t++) {
+                        size_t d = c->touched ? (size_t)c->touched[t] : t;
+                        if (c->cnt[d] <= c->limit || (c->present && !c->present[d])) continue;
+                        for (int32_t k = kd->start[d]; k < kd->start[d + 1]; k++)
+                                refuse_node(ck, i, base, kd->by_dom[k], h, delta);
+                }
+                for (int32_t k = kd->start[kd->n_dom]; c->missing && k < kd->start[kd->n_dom + 1]; k++)
+                        refuse_node(ck, i, base, kd->by_dom[k], h, delta);
         }
-        for (int32_t k = kd->start[kd->n_dom]; c->missing && k < kd->start[kd->n_dom + 1]; k++)
-                if (passes_before((dp_verdict_code)(base[kd->by_dom[k]] >> 32)))
-                        refuse(h, delta, base[kd->by_dom[k]], (dp_verdict_code)c->missing);
 }
 
 int dp_topo_reasons(const dp_topo_state *st, const uint64_t *base, const dp_diag_hist *base_hist, size_t nn,
@@ -793,8 +811,8 @@ int dp_topo_reasons(const dp_topo_state *st, const uint64_t *base, const dp_diag
                 free(ck.v);
                 return r;
         }
-        if (ck.n == 1 && ck.v[0].above && !ck.v[0].never && ck.v[0].limit >= 0)
-                refuse_sparse(&ck.v[0], base, ret, delta);
+        if (sparse_checks(&ck))
+                refuse_sparse(&ck, base, ret, delta);
         else
                 for (size_t ni = 0; ni < nn; ni++) {
                         if (!passes_before((dp_verdict_code)(base[ni] >> 32))) continue;

@@ -164,6 +164,8 @@ typedef struct topo_check {
         const topo_keydom *kd;
         const int64_t *cnt;
         const uint8_t *present;
+        const int32_t *touched; /* the domains whose count was ever raised (NULL: any) */
+        size_t n_touched;
         int64_t limit;
         bool above, never; /* never: only a missing key fails */
         uint8_t verdict, missing;
