@@ -551,12 +551,9 @@ static int tab_sync(dp_topo_index *idx, const dp_node *const *tab, size_t n_tab,
         for (size_t j = 0; j < n_tab; j++)
                 if (node_id(idx, tab[j]->meta.name, true) < 0) return -ENOMEM;
         int64_t *v = realloc(idx->tab_of_id, (idx->n_node_names + 1) * sizeof(*v));
-        if (!v || !(idx->keydoms = dp_hashmap_new())) {
-                free(v);
-                idx->tab_of_id = NULL;
-                return -ENOMEM;
-        }
+        if (!v) return -ENOMEM;
         idx->tab_of_id = v;
+        if (!(idx->keydoms = dp_hashmap_new())) return -ENOMEM;
         idx->n_tab_of_id = idx->n_node_names;
         for (size_t i = 0; i < idx->n_tab_of_id; i++)
                 v[i] = -1;
