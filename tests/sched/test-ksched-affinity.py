@@ -182,6 +182,21 @@ def cases():
                                                 "labelSelector": {}}]}
     c["spread-empty-selector"] = dict(objs=[node("n1", "a"), node("n2", "b")] +
                                       [pod(f"e-{i}", {"app": "e"}, **empty_sel) for i in range(4)], pending=[])
+    dra = [{"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu"},
+            "spec": {"selectors": [{"cel": {"expression": "device.driver == 'gpu.example.com'"}}]}},
+           {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate", "metadata": {"name": "one-gpu"},
+            "spec": {"spec": {"devices": {"requests": [{"name": "g", "exactly": {"deviceClassName": "gpu"}}]}}}}]
+    dra += [{"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": f"{n}-gpu"},
+             "spec": {"driver": "gpu.example.com", "nodeName": n, "pool": {"name": n, "generation": 1, "resourceSliceCount": 1},
+                      "devices": [{"name": "gpu-0"}]}} for n in ("n1", "n2")]
+    claim = {"resourceClaims": [{"name": "g", "resourceClaimTemplateName": "one-gpu"}]}
+    dpods = []
+    for i in range(3):
+        p = pod(f"d-{i}", {"app": "d"}, affinity=affinity(anti=[term({"app": "d"}, HOST)]), **claim)
+        p["spec"]["containers"][0]["resources"]["claims"] = [{"name": "g"}]
+        dpods.append(p)
+    # the claims' filter comes after these plugins: n3 (no device) says so only where they pass
+    c["dra-and-anti"] = dict(objs=[node("n1", "a"), node("n2", "a"), node("n3", "b")] + dra + dpods, pending=["d-2"])
     return c
 
 
