@@ -14,16 +14,22 @@
  * the all-V1 and all-V2 runs, every pod of the other model does): the case
  * where the cost of reasons shows.
  *
+ * With --topology (issue 22's shape) the nodes are spread over 4 zones per
+ * group (label topology.kubernetes.io/zone) and the pods come in workloads
+ * of 20 (label app); every other workload carries a required constraint:
+ * pod anti-affinity to itself on kubernetes.io/hostname, or a topology
+ * spread constraint (maxSkew 1, DoNotSchedule) over zones: half the pods.
+ *
  * With --mix the generator also draws node labels, taints, node selectors,
  * tolerations, named claims and claims with several requests and
  * constraints: the random clusters placements are compared on before and
  * after a change (tests/sched/test-simulate-compare.sh).
  *
  * Usage:
- *   bench-simulate [-b DEVPLANE] [-r RUNS] [-n N[,N...]] [--no-report]
+ *   bench-simulate [-b DEVPLANE] [-r RUNS] [-n N[,N...]] [--no-report] [--topology]
  *       prints, per node count, with and without --report: median wall
  *       seconds and peak RSS (MiB) of RUNS runs with their spread (min-max)
- *   bench-simulate --generate N [-s SEED] [--mix] [-p PODS_PER_NODE]
+ *   bench-simulate --generate N [-s SEED] [--mix] [--topology] [-p PODS_PER_NODE]
  *       writes the input to standard output
  * DEVPLANE defaults to ../devplane next to this program (the build tree). */
 #ifndef _GNU_SOURCE
@@ -59,15 +65,47 @@ static unsigned gpus_wanted(void) {
         return x < 7 ? 1 : x < 9 ? 2 : 4;
 }
 
-static void generate(FILE *f, unsigned nodes, unsigned per_node, uint64_t seed, bool mix) {
+#define TOPO_ZONES 4
+#define TOPO_REPLICAS 20
+
+/* --topology: each model's nodes in TOPO_ZONES groups, one zone each. */
+static void topology_groups(FILE *f, unsigned v1, unsigned v2) {
+        for (unsigned m = 0; m < 2; m++)
+                for (unsigned z = 0; z < TOPO_ZONES; z++) {
+                        unsigned total = m ? v2 : v1, cnt = total / TOPO_ZONES + (z < total % TOPO_ZONES);
+                        if (!cnt) continue;
+                        fprintf(f,
+                                "  - {name: v%u-z%u, profile: a100-80gb-8, count: %u, model: v%u,\n"
+                                "     labels: {topology.kubernetes.io/zone: z%u}}\n",
+                                m + 1, z, cnt, m + 1, z);
+                }
+}
+
+/* --topology: the pod's workload label and, every other workload, its constraint. */
+static void topology_pod(FILE *f, unsigned i) {
+        unsigned app = i / TOPO_REPLICAS;
+        fprintf(f, "- apiVersion: v1\n  kind: Pod\n  metadata: {name: p%u, labels: {app: a%u}}\n  spec:\n", i, app);
+        if (app % 4 == 0)
+                fprintf(f, "    affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
+                           "[{labelSelector: {matchLabels: {app: a%u}}, topologyKey: kubernetes.io/hostname}]}}\n",
+                        app);
+        else if (app % 4 == 2)
+                fprintf(f, "    topologySpreadConstraints: [{maxSkew: 1, topologyKey: topology.kubernetes.io/zone, "
+                           "whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: a%u}}}]\n",
+                        app);
+}
+
+static void generate(FILE *f, unsigned nodes, unsigned per_node, uint64_t seed, bool mix, bool topo) {
         rng_state = seed;
         unsigned v1 = nodes / 2, v2 = nodes - v1;
-        fprintf(f, "# bench-simulate --generate %u -s %llu%s -p %u\n", nodes, (unsigned long long)seed,
-                mix ? " --mix" : "", per_node);
+        fprintf(f, "# bench-simulate --generate %u -s %llu%s%s -p %u\n", nodes, (unsigned long long)seed,
+                mix ? " --mix" : "", topo ? " --topology" : "", per_node);
         fprintf(f, "apiVersion: devplane.io/v1alpha1\nkind: Fleet\nmetadata: {name: bench-%u}\nspec:\n"
                    "  scoring: %s\n  nodeGroups:\n",
                 nodes, mix && pick(2) ? "spread" : "binpack");
-        if (!mix) {
+        if (topo)
+                topology_groups(f, v1, v2);
+        else if (!mix) {
                 fprintf(f, "  - {name: v1, profile: a100-80gb-8, count: %u, model: v1}\n", v1);
                 fprintf(f, "  - {name: v2, profile: a100-80gb-8, count: %u, model: v2}\n", v2);
         } else {
@@ -107,7 +145,10 @@ static void generate(FILE *f, unsigned nodes, unsigned per_node, uint64_t seed, 
         fprintf(f, "---\napiVersion: v1\nkind: List\nitems:\n");
         for (unsigned i = 0; i < pods; i++) {
                 unsigned k = gpus_wanted();
-                fprintf(f, "- apiVersion: v1\n  kind: Pod\n  metadata: {name: p%u}\n  spec:\n", i);
+                if (topo)
+                        topology_pod(f, i);
+                else
+                        fprintf(f, "- apiVersion: v1\n  kind: Pod\n  metadata: {name: p%u}\n  spec:\n", i);
                 if (mix && pick(8) == 0) fprintf(f, "    nodeSelector: {zone: z%u}\n", pick(3));
                 if (mix && pick(4) == 0)
                         fprintf(f, "    tolerations: [{key: dedicated, operator: Equal, value: t%u, effect: "
@@ -171,20 +212,21 @@ static int cmp_d(const void *a, const void *b) {
 }
 
 static void usage(FILE *f) {
-        fprintf(f, "usage: bench-simulate [-b DEVPLANE] [-r RUNS] [-n N[,N...]] [--no-report]\n"
-                   "       bench-simulate --generate N [-s SEED] [--mix] [-p PODS_PER_NODE]\n");
+        fprintf(f, "usage: bench-simulate [-b DEVPLANE] [-r RUNS] [-n N[,N...]] [--no-report] [--topology]\n"
+                   "       bench-simulate --generate N [-s SEED] [--mix] [--topology] [-p PODS_PER_NODE]\n");
 }
 
 int main(int argc, char **argv) {
         static const struct option opts[] = {{"generate", required_argument, NULL, 'g'},
                                              {"mix", no_argument, NULL, 'm'},
+                                             {"topology", no_argument, NULL, 'T'},
                                              {"no-report", no_argument, NULL, 'N'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
         const char *devplane = NULL, *sizes = "500,1000,2000,5000";
         unsigned runs = 3, per_node = 10, gen = 0;
         uint64_t seed = 1;
-        bool mix = false, with_report = true;
+        bool mix = false, with_report = true, topo = false;
         int c;
         while ((c = getopt_long(argc, argv, "b:r:n:s:p:h", opts, NULL)) >= 0) {
                 switch (c) {
@@ -195,6 +237,7 @@ int main(int argc, char **argv) {
                 case 'p': per_node = (unsigned)strtoul(optarg, NULL, 10); break;
                 case 'g': gen = (unsigned)strtoul(optarg, NULL, 10); break;
                 case 'm': mix = true; break;
+                case 'T': topo = true; break;
                 case 'N': with_report = false; break;
                 case 'h': usage(stdout); return 0;
                 default: usage(stderr); return 2;
@@ -205,7 +248,7 @@ int main(int argc, char **argv) {
                 return 2;
         }
         if (gen) {
-                generate(stdout, gen, per_node, seed, mix);
+                generate(stdout, gen, per_node, seed, mix, topo);
                 return fflush(stdout) == 0 ? 0 : 1;
         }
         char self[PATH_MAX], def[PATH_MAX + 16];
@@ -222,8 +265,8 @@ int main(int argc, char **argv) {
         if (!mkdtemp(dir)) return perror("mkdtemp"), 1;
         struct utsname u;
         uname(&u);
-        printf("bench-simulate: %s simulate -o json [--report], %u run(s) each, %u pods per node, seed %llu\n",
-               devplane, runs, per_node, (unsigned long long)seed);
+        printf("bench-simulate: %s simulate -o json [--report], %u run(s) each, %u pods per node, seed %llu%s\n",
+               devplane, runs, per_node, (unsigned long long)seed, topo ? ", --topology" : "");
         printf("machine: %s %s, %ld CPUs online\n\n", u.machine, u.release, sysconf(_SC_NPROCESSORS_ONLN));
         double load[3] = {0, 0, 0};
         if (getloadavg(load, 3) > 0) printf("load average at start: %.2f %.2f %.2f\n\n", load[0], load[1], load[2]);
@@ -241,7 +284,7 @@ int main(int argc, char **argv) {
                 snprintf(report, sizeof(report), "%s/report-%u.html", dir, n);
                 FILE *f = fopen(input, "we");
                 if (!f) return perror(input), 1;
-                generate(f, n, per_node, seed, false);
+                generate(f, n, per_node, seed, false, topo);
                 if (fclose(f) != 0) return perror(input), 1;
                 for (int rep = 0; rep < (with_report ? 2 : 1); rep++) {
                         double wall[100], cpu[100], rss[100];

@@ -123,7 +123,8 @@ static int decode_node_affinity(dctx *c, const dp_doc_node *n, dp_pod *p) {
 
 static int decode_affinity(dctx *c, const dp_doc_node *n, dp_pod *p) {
         DECODE_FIELDS(c, n, k, v, if (streq(k, "nodeAffinity")) r = decode_node_affinity(c, v, p);
-                      else if (streq(k, "podAffinity") || streq(k, "podAntiAffinity")) r = 0;);
+                      else if (streq(k, "podAffinity")) r = decode_pod_affinity(c, v, p, false);
+                      else if (streq(k, "podAntiAffinity")) r = decode_pod_affinity(c, v, p, true););
         return 0;
 }
 
@@ -157,7 +158,6 @@ static const char *const pod_spec_ignored[] = {"volumes",
                                                "runtimeClassName",
                                                "enableServiceLinks",
                                                "preemptionPolicy",
-                                               "topologySpreadConstraints",
                                                "setHostnameAsFQDN",
                                                "os",
                                                "hostUsers",
@@ -196,6 +196,7 @@ static int decode_pod_spec(dctx *c, const dp_doc_node *n, dp_pod *p) {
                 else if (streq(k, "workloadRef")) r = decode_workload_ref(c, v, p);
                 else if (streq(k, "resources")) r = decode_pod_resources(c, v, p);
                 else if (streq(k, "schedulingGroup")) r = decode_scheduling_group(c, v, p);
+                else if (streq(k, "topologySpreadConstraints")) r = decode_topology_spread(c, v, p);
                 else if (in_list(k, pod_spec_ignored)) r = 0;);
         return 0;
 }

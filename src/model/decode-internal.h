@@ -103,6 +103,11 @@ int decode_pod(dctx *c, const dp_doc_node *root, dp_pod *p);
 int decode_namespace(dctx *c, const dp_doc_node *root, dp_namespace *ns);
 int decode_pod_group(dctx *c, const dp_doc_node *root, dp_pod_group *g);
 int decode_deployment(dctx *c, const dp_doc_node *root, dp_deployment *d);
+/* inter-pod affinity and topology spread (decode-podaffinity.c): a Pod's
+ * affinity.podAffinity (anti false) or podAntiAffinity (anti true), and
+ * spec.topologySpreadConstraints, into the pod's fields. */
+int decode_pod_affinity(dctx *c, const dp_doc_node *n, dp_pod *p, bool anti);
+int decode_topology_spread(dctx *c, const dp_doc_node *n, dp_pod *p);
 
 /* The loop every struct decoder runs: for each key of map map_, push the key on
  * the path, run the if/else chain in BODY (which sets r), pop. */

@@ -355,6 +355,44 @@ static void pod_claims_free(dp_pod_resource_claim *v, size_t n) {
         free(v);
 }
 
+/* ---- inter-pod affinity and topology spread ---- */
+
+dp_label_selector *dp_label_selector_free(dp_label_selector *ls) {
+        if (!ls) return NULL;
+        kv_free(ls->match_labels, ls->n_match_labels);
+        for (size_t i = 0; i < ls->n_match_expressions; i++)
+                requirement_done(&ls->match_expressions[i]);
+        free(ls->match_expressions);
+        free(ls);
+        return NULL;
+}
+
+static void affinity_terms_free(dp_pod_affinity_term *v, size_t n) {
+        for (size_t i = 0; i < n; i++) {
+                dp_pod_affinity_term *t = &v[i];
+                dp_label_selector_free(t->label_selector);
+                strv_free(t->namespaces, t->n_namespaces);
+                dp_label_selector_free(t->namespace_selector);
+                free(t->topology_key);
+                strv_free(t->match_label_keys, t->n_match_label_keys);
+                strv_free(t->mismatch_label_keys, t->n_mismatch_label_keys);
+        }
+        free(v);
+}
+
+static void pod_topology_done(dp_pod *p) {
+        affinity_terms_free(p->pod_affinity, p->n_pod_affinity);
+        affinity_terms_free(p->pod_anti_affinity, p->n_pod_anti_affinity);
+        affinity_terms_free(p->preferred_pod_affinity, p->n_preferred_pod_affinity);
+        affinity_terms_free(p->preferred_pod_anti_affinity, p->n_preferred_pod_anti_affinity);
+        for (size_t i = 0; i < p->n_spread; i++) {
+                free(p->spread[i].topology_key);
+                dp_label_selector_free(p->spread[i].label_selector);
+                strv_free(p->spread[i].match_label_keys, p->spread[i].n_match_label_keys);
+        }
+        free(p->spread);
+}
+
 dp_pod *dp_pod_free(dp_pod *p) {
         if (!p) return NULL;
         header_done(&p->hdr);
@@ -362,6 +400,7 @@ dp_pod *dp_pod_free(dp_pod *p) {
         free(p->node_name);
         kv_free(p->node_selector, p->n_node_selector);
         dp_node_selector_free(p->required_node_affinity);
+        pod_topology_done(p);
         tolerations_free(p->tolerations, p->n_tolerations);
         free(p->priority_class_name);
         free(p->scheduler_name);

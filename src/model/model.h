@@ -85,6 +85,7 @@ dp_allocation_result *dp_allocation_result_free(dp_allocation_result *a);
 void dp_device_allocation_result_done(dp_device_allocation_result *r);
 void dp_node_selector_done(dp_node_selector *ns);
 dp_node_selector *dp_node_selector_free(dp_node_selector *ns);
+dp_label_selector *dp_label_selector_free(dp_label_selector *ls);
 void dp_toleration_done(dp_toleration *t);
 void dp_object_meta_done(dp_object_meta *m);
 DEFINE_FREEP(dp_resource_slice, dp_resource_slice_free)

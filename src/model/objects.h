@@ -467,6 +467,45 @@ typedef struct dp_extended_resource_mapping {
         char *request_name;
 } dp_extended_resource_mapping;
 
+/* inter-pod affinity and topology spread: metav1.LabelSelector (matchLabels
+ * and matchExpressions ANDed; operators In, NotIn, Exists, DoesNotExist). */
+typedef struct dp_label_selector {
+        dp_kv *match_labels;
+        size_t n_match_labels;
+        dp_node_selector_requirement *match_expressions;
+        size_t n_match_expressions;
+} dp_label_selector;
+
+/* core/v1 PodAffinityTerm. label_selector NULL matches no pod;
+ * namespace_selector NULL is unset (with no namespaces: the pod's own
+ * namespace), an empty one matches every namespace. */
+typedef struct dp_pod_affinity_term {
+        dp_label_selector *label_selector;
+        char **namespaces;
+        size_t n_namespaces;
+        dp_label_selector *namespace_selector;
+        char *topology_key;
+        char **match_label_keys;
+        size_t n_match_label_keys;
+        char **mismatch_label_keys;
+        size_t n_mismatch_label_keys;
+        int32_t weight; /* preferred terms only (1..100) */
+} dp_pod_affinity_term;
+
+/* core/v1 TopologySpreadConstraint, with the API's defaults applied:
+ * minDomains 1, nodeAffinityPolicy Honor, nodeTaintsPolicy Ignore. */
+typedef struct dp_spread_constraint {
+        int32_t max_skew;
+        char *topology_key;
+        bool schedule_anyway; /* whenUnsatisfiable ScheduleAnyway (else DoNotSchedule) */
+        dp_label_selector *label_selector; /* NULL matches no pod */
+        int32_t min_domains;
+        bool node_affinity_ignore; /* nodeAffinityPolicy: Ignore */
+        bool node_taints_honor;    /* nodeTaintsPolicy: Honor */
+        char **match_label_keys;
+        size_t n_match_label_keys;
+} dp_spread_constraint;
+
 typedef struct dp_pod {
         dp_object_header hdr;
         dp_object_meta meta;
@@ -474,8 +513,8 @@ typedef struct dp_pod {
         dp_kv *node_selector;
         size_t n_node_selector;
         /* affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution;
-         * NULL when absent. Preferred terms and pod (anti-)affinity are
-         * accepted and not kept. */
+         * NULL when absent. Preferred node affinity terms are accepted and
+         * not kept; pod (anti-)affinity is at the end of the struct. */
         dp_node_selector *required_node_affinity;
         dp_toleration *tolerations;
         size_t n_tolerations;
@@ -509,6 +548,15 @@ typedef struct dp_pod {
         dp_extended_resource_mapping *extended_resource_mappings;
         size_t n_extended_resource_mappings;
         char *scheduling_group; /* spec.schedulingGroup.podGroupName (PodGroup v1alpha2) */
+        /* inter-pod affinity and topology spread (model/decode-podaffinity.c):
+         * affinity.podAffinity / podAntiAffinity, required and preferred
+         * (weight in each term), and spec.topologySpreadConstraints */
+        dp_pod_affinity_term *pod_affinity, *pod_anti_affinity;
+        size_t n_pod_affinity, n_pod_anti_affinity;
+        dp_pod_affinity_term *preferred_pod_affinity, *preferred_pod_anti_affinity;
+        size_t n_preferred_pod_affinity, n_preferred_pod_anti_affinity;
+        dp_spread_constraint *spread;
+        size_t n_spread;
 } dp_pod;
 
 typedef struct dp_namespace {

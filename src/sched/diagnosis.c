@@ -66,6 +66,16 @@ void dp_verdict_text(dp_verdict_code code, const char *arg, char *buf, size_t si
                 dp_fmt(buf, size, "resourceclaim %s is allocated to devices another node cannot reach", arg);
                 break;
         case DP_VERDICT_DRA: dp_fmt(buf, size, "cannot allocate all claims"); break;
+        /* inter-pod affinity and topology spread */
+        case DP_VERDICT_SPREAD: dp_fmt(buf, size, "node(s) didn't match pod topology spread constraints"); break;
+        case DP_VERDICT_SPREAD_LABEL:
+                dp_fmt(buf, size, "node(s) didn't match pod topology spread constraints (missing required label)");
+                break;
+        case DP_VERDICT_POD_AFFINITY: dp_fmt(buf, size, "node(s) didn't match pod affinity rules"); break;
+        case DP_VERDICT_POD_ANTI_AFFINITY: dp_fmt(buf, size, "node(s) didn't match pod anti-affinity rules"); break;
+        case DP_VERDICT_EXISTING_ANTI_AFFINITY:
+                dp_fmt(buf, size, "node(s) didn't satisfy existing pods anti-affinity rules");
+                break;
         default: dp_fmt(buf, size, "unknown verdict %d", (int)code); break;
         }
 }

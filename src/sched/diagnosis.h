@@ -31,6 +31,12 @@ typedef enum dp_verdict_code {
         DP_VERDICT_INSUFFICIENT, /* arg: the extended resource name */
         DP_VERDICT_CLAIM_UNREACHABLE, /* arg: the allocated claim's name */
         DP_VERDICT_DRA,               /* the allocator found no fit for the pod's claims */
+        /* inter-pod affinity and topology spread (topology.h) */
+        DP_VERDICT_SPREAD,                  /* PodTopologySpread: skew over maxSkew */
+        DP_VERDICT_SPREAD_LABEL,            /* PodTopologySpread: the node lacks a topology key */
+        DP_VERDICT_POD_AFFINITY,            /* InterPodAffinity: required affinity */
+        DP_VERDICT_POD_ANTI_AFFINITY,       /* InterPodAffinity: the pod's required anti-affinity */
+        DP_VERDICT_EXISTING_ANTI_AFFINITY,  /* InterPodAffinity: bound pods' anti-affinity */
         DP_VERDICT_CODES_
 } dp_verdict_code;
 

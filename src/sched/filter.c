@@ -7,6 +7,7 @@
 #include "model/quantity.h"
 #include "sched/dra-adapter.h"
 #include "sched/sched-internal.h"
+#include "sched/topology.h"
 
 #define EXT_CLAIM_ANNOTATION "resource.kubernetes.io/extended-resource-claim"
 #define IMPLICIT_CLASS_PREFIX "deviceclass.resource.kubernetes.io/"
@@ -848,6 +849,7 @@ typedef struct cycle {
         struct score_cache *none_sc; /* the fast pass's cache for the shape (FAST_NONE) */
         uint64_t *rec;               /* verdict(): record here instead of counting */
         sched_verdicts *verdicts; /* dp_sched_diagnose: every node's verdict instead */
+        dp_topo_state *topo; /* PodTopologySpread and InterPodAffinity's PreFilter; NULL: skip */
 } cycle;
 
 /* Node n does not take the pod: count why (or, diagnosing, keep it with
@@ -892,6 +894,7 @@ static void cycle_done(cycle *c) {
                 dp_allocation_result_free(c->best_allocs ? c->best_allocs[i] : NULL);
         free(c->best_allocs);
         dp_diag_hist_clear(&c->hist);
+        dp_topo_state_free(c->topo);
 }
 
 static bool snapshot_kind(dp_kind k) {
@@ -1026,6 +1029,8 @@ static int try_node(cycle *c, const dp_node *n, size_t ni, int64_t key[2], dp_al
                         return verdict(c, n, DP_VERDICT_INSUFFICIENT, e->name, NULL);
                 req_units += e->count;
         }
+        dp_verdict_code tv = c->topo ? dp_topo_filter(c->topo, ni) : DP_VERDICT_FIT;
+        if (tv != DP_VERDICT_FIT) return verdict(c, n, tv, NULL, NULL);
         size_t idx[34], n_idx = 0;
         for (size_t i = 0; i < c->n_claims; i++) {
                 const dp_resource_claim *cl = c->claims[i].claim;
@@ -1227,7 +1232,7 @@ static int fast_pass(cycle *c, int *ret, dp_error *err) {
                 size_t ni = SIZE_MAX;
                 int64_t best = SCORE_OUT;
                 for (size_t i = 0; i < nn; i++)
-                        if (score[i] > best) {
+                        if (score[i] > best && (!c->topo || dp_topo_filter(c->topo, i) == DP_VERDICT_FIT)) {
                                 best = score[i];
                                 ni = i;
                         }
@@ -1334,7 +1339,8 @@ static int hist_sub(dp_diag_hist *h, uint64_t v) {
 /* One node's verdict into *ret (try_node's filters; the allocator only
  * where the memo does not already say the claims failed). 1: it fits after
  * all (the cache cannot stand for the pass), 0, or <0. */
-static int record_verdict(cycle *c, const dp_node *const *nodes, size_t ni, uint64_t *ret, dp_error *err) {
+static int record_verdict(cycle *c, const dp_node *const *nodes, size_t ni, uint64_t *ret, bool fit_ok,
+                          dp_error *err) {
         int64_t key[2];
         dp_allocation_result **allocs = NULL;
         size_t n_allocs = 0, idx[34];
@@ -1352,6 +1358,10 @@ static int record_verdict(cycle *c, const dp_node *const *nodes, size_t ni, uint
                 dp_allocation_result_free(allocs ? allocs[x] : NULL);
         free(allocs);
         if (r < 0 && r != -ENOMEM) return -EAGAIN; /* undecidable: the full pass says so */
+        if (r == 1 && fit_ok) { /* kept as a verdict: the pod's own filters decide */
+                *ret = (uint64_t)DP_VERDICT_FIT << 32;
+                return 0;
+        }
         if (r == 0 && *ret == UINT64_MAX) return -EAGAIN; /* no verdict recorded: not expected */
         return r;
 }
@@ -1364,11 +1374,13 @@ static int cached_reasons(cycle *c, const dp_node *const *nodes, size_t nn, dp_e
         sched_usage *u = c->s->usage;
         if (!sc || c->verdicts || c->s->n_assumed || u->n_tab != nn) return 0;
         if (!sc->verdict && !(sc->verdict = malloc((nn + 1) * sizeof(*sc->verdict)))) return 0;
+        /* the shape's verdicts are kept without the pod's own (topology) filters */
+        dp_topo_state *topo = TAKE_PTR(c->topo);
         int r = 0;
         if (!sc->vvalid) {
                 dp_diag_hist_clear(&sc->hist);
                 for (size_t ni = 0; ni < nn && r == 0; ni++) {
-                        r = record_verdict(c, nodes, ni, &sc->verdict[ni], err);
+                        r = record_verdict(c, nodes, ni, &sc->verdict[ni], topo != NULL, err);
                         if (r == 0)
                                 r = dp_diag_hist_add(&sc->hist, (dp_verdict_code)(sc->verdict[ni] >> 32),
                                                      (uint32_t)sc->verdict[ni]);
@@ -1377,19 +1389,23 @@ static int cached_reasons(cycle *c, const dp_node *const *nodes, size_t nn, dp_e
                 for (size_t pos = sc->vdirty_pos; pos < u->n_dirty && r == 0; pos++) {
                         size_t ni = u->dirty[pos];
                         uint64_t nv;
-                        r = record_verdict(c, nodes, ni, &nv, err);
+                        r = record_verdict(c, nodes, ni, &nv, topo != NULL, err);
                         if (r == 0 && nv != sc->verdict[ni]) {
                                 r = hist_sub(&sc->hist, sc->verdict[ni]);
                                 if (r == 0) r = dp_diag_hist_add(&sc->hist, (dp_verdict_code)(nv >> 32), (uint32_t)nv);
                                 sc->verdict[ni] = nv;
                         }
                 }
+        c->topo = topo;
+        for (size_t i = 0; r == 0 && !topo && i < sc->hist.n; i++) /* kept as fitting for another pod */
+                if (sc->hist.v[i].code == DP_VERDICT_FIT && sc->hist.v[i].nodes) r = 1;
         if (r != 0) { /* a node fits, a verdict is not as kept: the full pass, and over next time */
                 sc->vvalid = false;
                 return r == -ENOMEM ? r : 0;
         }
         sc->vvalid = true;
         sc->vdirty_pos = u->n_dirty;
+        if (topo) return dp_topo_reasons(topo, sc->verdict, &sc->hist, nn, &c->hist);
         dp_diag_hist_clear(&c->hist);
         for (size_t i = 0; i < sc->hist.n; i++)
                 if (sc->hist.v[i].nodes) {
@@ -1431,6 +1447,7 @@ static int plan_cycle(dp_sched *s, qpod *q, sched_verdicts *v, dp_sched_plan **r
         if ((r = nodes_sync(s)) < 0) goto out;
         nn = s->usage->n_tab;
         const dp_node *const *nodes = s->usage->tab;
+        if ((r = dp_topo_prefilter(s, c.pod, q->ns, nodes, nn, s->usage->tab_gen, &c.topo)) < 0) goto out;
         /* The best node first, without reasons (in score order when the
          * score can be known before allocating, else over every node);
          * only when nothing fits, every node again for its reason. */
@@ -1544,3 +1561,7 @@ int dp_sched_plan_one(dp_sched *s, qpod *q, int64_t now_ms, dp_sched_plan **ret,
 int dp_sched_diagnose_one(dp_sched *s, qpod *q, sched_verdicts *v, dp_error *err) {
         return plan_cycle(s, q, v, NULL, err);
 }
+
+bool dp_sched_pod_node_affinity(const dp_pod *p, const dp_node *n) { return node_affinity_ok(p, n); }
+
+bool dp_sched_pod_tolerates(const dp_pod *p, const dp_node *n) { return !untolerated_taint(n, p); }

@@ -96,6 +96,8 @@ struct dp_sched {
         uint64_t nodes_gen; /* numbers each node table built */
         uint64_t dra_gen;   /* numbers each allocator snapshot kept in dra */
         dp_diag_strings strings; /* verdict arguments (taints, resources, claims) */
+        /* inter-pod affinity and topology spread: the bound pods' index (topology.h) */
+        struct dp_topo_index *topo;
 };
 
 typedef struct sched_usage sched_usage;

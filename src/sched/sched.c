@@ -6,6 +6,7 @@
 #include "sched/dra-adapter.h"
 #include "sched/fmt.h"
 #include "sched/sched-internal.h"
+#include "sched/topology.h"
 
 #define UNSCHEDULABLE_FLUSH_MS 300000 /* podMaxInUnschedulablePodsDuration: 5 min */
 
@@ -62,6 +63,7 @@ dp_sched *dp_sched_free(dp_sched *s) {
         free(s->assumed);
         dp_sched_dra_free(s->dra);
         dp_sched_usage_free(s);
+        dp_topo_index_free(s->topo);
         free(s->by_slot);
         free(s->sync_slots);
         dp_hashmap_free(s->by_key);

@@ -12,7 +12,8 @@
  *             against pod tolerations; nodeSelector and required node
  *             affinity; extended resources (container limits; a request must
  *             equal its limit) against allocatable minus what pods bound to
- *             the node hold (NodeResourcesFit); DRA claims, by name or from
+ *             the node hold (NodeResourcesFit); pod topology spread and
+ *             inter-pod affinity (topology.h); DRA claims, by name or from
  *             a template, allocated by the structured allocator; extended
  *             resources backed by DRA (DeviceClass extendedResourceName or
  *             deviceclass.resource.kubernetes.io/<class>) on nodes that do not

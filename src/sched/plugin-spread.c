@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * plugin-spread.c — PodTopologySpread's filter, as kube-scheduler 1.35 runs
+ * it (topology.h): the pod's DoNotSchedule constraints (ScheduleAnyway and
+ * the cluster's default constraints, all ScheduleAnyway, only score).
+ *
+ * PreFilter: a node counts for a constraint when it has the topology keys of
+ * every constraint and passes the constraint's inclusion policies
+ * (nodeAffinityPolicy Honor: the pod's nodeSelector and required node
+ * affinity; nodeTaintsPolicy Honor: its tolerations of NoSchedule and
+ * NoExecute taints). Its domain is then one of the constraint's domains,
+ * and the pods of the pod's namespace its selector matches there count
+ * (none when the selector is empty: kube-scheduler counts no pod for `{}`).
+ * The minimum is over those domains, 0 when there are fewer than minDomains.
+ * Filter: a node without the key fails (unresolvable, "missing required
+ * label"); else matching pods in its domain + 1 if the pod matches its own
+ * selector - minimum must not exceed maxSkew. */
+#include "sched/topology.h"
+
+typedef struct spread_c {
+        topo_sel sel;
+        const topo_keydom *kd;
+        int32_t max_skew, min_domains;
+        bool honor_affinity, honor_taints;
+        bool self;     /* the pod matches its own selector */
+        int64_t *cnt;  /* matching pods per domain */
+        int32_t *touched; /* the domains counted, each once (listed) */
+        uint8_t *listed;
+        size_t n_touched;
+        uint8_t *present; /* the domain is one of the constraint's */
+        size_t n_present;
+        int64_t min;
+} spread_c;
+
+struct topo_spread {
+        const char *ns; /* the pod's, borrowed for the cycle */
+        spread_c *c;
+        size_t n;
+        uint8_t *elig; /* [node * n + constraint]: the node counts for the constraint; NULL: `simple` */
+        size_t n_tab;
+};
+
+/* Node ni counts for constraint i. Without elig (one constraint and no
+ * inclusion policy that applies) that is having the key. */
+static inline bool eligible(const topo_spread *sp, size_t ni, size_t i) {
+        return sp->elig ? sp->elig[ni * sp->n + i] : sp->c[i].kd->dom[ni] >= 0;
+}
+
+topo_spread *topo_spread_free(topo_spread *sp) {
+        if (!sp) return NULL;
+        for (size_t i = 0; i < sp->n; i++)
+                topo_sel_done(&sp->c[i].sel); /* the arrays are the index's scratch */
+        free(sp->c);
+        free(sp);
+        return NULL;
+}
+DEFINE_FREEP(topo_spread, topo_spread_free)
+
+static int constraints_compile(topo_spread *sp, dp_topo_index *idx, const dp_pod *p) {
+        for (size_t i = 0; i < p->n_spread; i++) {
+                const dp_spread_constraint *src = &p->spread[i];
+                if (src->schedule_anyway) continue;
+                spread_c *c = &sp->c[sp->n++];
+                int r = topo_sel_compile(&c->sel, src->label_selector, p->meta.labels, p->meta.n_labels,
+                                         src->match_label_keys, src->n_match_label_keys, NULL, 0);
+                if (r < 0) return r;
+                c->max_skew = src->max_skew;
+                c->min_domains = src->min_domains > 0 ? src->min_domains : 1;
+                c->honor_affinity = !src->node_affinity_ignore;
+                c->honor_taints = src->node_taints_honor;
+                c->self = topo_sel_matches(&c->sel, p->meta.labels, p->meta.n_labels, NULL, NULL);
+                if (!(c->kd = topo_keydom_get(idx, src->topology_key))) return -ENOMEM;
+                c->cnt = topo_scratch(idx, (c->kd->n_dom + 1) * sizeof(*c->cnt));
+                c->present = topo_scratch(idx, c->kd->n_dom + 1);
+                c->touched = topo_scratch(idx, (c->kd->n_dom + 1) * sizeof(*c->touched));
+                c->listed = topo_scratch(idx, c->kd->n_dom + 1);
+                if (!c->cnt || !c->present || !c->touched || !c->listed) return -ENOMEM;
+        }
+        return 0;
+}
+
+/* Which nodes count for which constraint, and so which domains exist. */
+static void nodes_eligible(topo_spread *sp, const dp_pod *p, const dp_node *const *tab) {
+        bool has_affinity = p->n_node_selector || p->required_node_affinity;
+        for (size_t ni = 0; ni < sp->n_tab; ni++) {
+                bool keys = true;
+                for (size_t i = 0; i < sp->n && keys; i++)
+                        keys = sp->c[i].kd->dom[ni] >= 0;
+                int aff = -1, tol = -1; /* computed on first need */
+                for (size_t i = 0; i < sp->n; i++) {
+                        spread_c *c = &sp->c[i];
+                        bool ok = keys;
+                        if (ok && c->honor_affinity && has_affinity) {
+                                if (aff < 0) aff = dp_sched_pod_node_affinity(p, tab[ni]);
+                                ok = aff;
+                        }
+                        if (ok && c->honor_taints && tab[ni]->n_taints) {
+                                if (tol < 0) tol = dp_sched_pod_tolerates(p, tab[ni]);
+                                ok = tol;
+                        }
+                        sp->elig[ni * sp->n + i] = ok;
+                        int32_t d = c->kd->dom[ni];
+                        if (ok && !c->present[d]) {
+                                c->present[d] = 1;
+                                c->n_present++;
+                        }
+                }
+        }
+}
+
+static void count(spread_c *c, int32_t d, int64_t n) {
+        if (!c->listed[d]) {
+                c->listed[d] = 1;
+                c->touched[c->n_touched++] = d;
+        }
+        c->cnt[d] += n;
+}
+
+typedef struct count_ctx {
+        topo_spread *sp;
+        size_t i;
+        const dp_topo_index *idx;
+} count_ctx;
+
+static int count_group(topo_group *g, void *ud) {
+        count_ctx *x = ud;
+        spread_c *c = &x->sp->c[x->i];
+        if (!streq(g->ns, x->sp->ns) || !topo_sel_matches(&c->sel, g->labels, g->n_labels, NULL, NULL)) return 0;
+        for (size_t k = 0; k < g->n_nodes; k++) {
+                int64_t ni = g->count[k] > 0 ? topo_node_tab(x->idx, g->node[k]) : -1;
+                if (ni >= 0 && eligible(x->sp, (size_t)ni, x->i)) count(c, c->kd->dom[ni], g->count[k]);
+        }
+        return 0;
+}
+
+int topo_spread_prefilter(dp_sched *s, dp_topo_index *idx, const dp_pod *p, const char *ns, const dp_node *const *tab,
+                          size_t n_tab, topo_spread **ret) {
+        (void)s;
+        *ret = NULL;
+        size_t want = 0;
+        for (size_t i = 0; i < p->n_spread; i++)
+                want += !p->spread[i].schedule_anyway;
+        if (!want) return 0; /* Skip */
+        _cleanup_(topo_spread_freep) topo_spread *sp = calloc(1, sizeof(*sp));
+        if (!sp || !(sp->c = calloc(want, sizeof(*sp->c)))) return -ENOMEM;
+        sp->ns = ns;
+        sp->n_tab = n_tab;
+        int r = constraints_compile(sp, idx, p);
+        if (r < 0) return r;
+        bool has_affinity = p->n_node_selector || p->required_node_affinity, simple = sp->n == 1;
+        for (size_t i = 0; i < sp->n; i++)
+                simple &= !(sp->c[i].honor_affinity && has_affinity) && !sp->c[i].honor_taints;
+        if (simple) { /* every domain of the key is one of the constraint's: no walk over the nodes */
+                memset(sp->c[0].present, 1, sp->c[0].kd->n_dom);
+                sp->c[0].n_present = sp->c[0].kd->n_dom;
+        } else {
+                if (!(sp->elig = topo_scratch(idx, n_tab * sp->n + 1))) return -ENOMEM;
+                nodes_eligible(sp, p, tab);
+        }
+        for (size_t i = 0; i < sp->n; i++) {
+                if (topo_sel_empty(&sp->c[i].sel)) continue; /* counts no pod */
+                count_ctx x = {sp, i, idx};
+                topo_groups_each(idx, &sp->c[i].sel, count_group, &x);
+        }
+        *ret = TAKE_PTR(sp);
+        return 0;
+}
+
+int topo_spread_update(topo_spread *sp, const dp_pod *p, const char *ns, size_t ni, int delta) {
+        for (size_t i = 0; i < sp->n && ni < sp->n_tab; i++) {
+                spread_c *c = &sp->c[i];
+                if (!streq(ns, sp->ns) || topo_sel_empty(&c->sel) || !eligible(sp, ni, i)) continue;
+                if (topo_sel_matches(&c->sel, p->meta.labels, p->meta.n_labels, NULL, NULL))
+                        count(c, c->kd->dom[ni], delta);
+        }
+        return 0;
+}
+
+void topo_spread_finish(topo_spread *sp) {
+        for (size_t i = 0; i < sp->n; i++) {
+                spread_c *c = &sp->c[i];
+                int64_t min = INT64_MAX;
+                for (size_t d = 0; d < c->kd->n_dom; d++)
+                        if (c->present[d] && c->cnt[d] < min) min = c->cnt[d];
+                c->min = c->n_present < (size_t)c->min_domains || min == INT64_MAX ? 0 : min;
+        }
+}
+
+dp_verdict_code topo_spread_filter(const topo_spread *sp, size_t ni) {
+        for (size_t i = 0; i < sp->n; i++) {
+                const spread_c *c = &sp->c[i];
+                int32_t d = ni < sp->n_tab ? c->kd->dom[ni] : -1;
+                if (d < 0) return DP_VERDICT_SPREAD_LABEL;
+                int64_t match = c->present[d] ? c->cnt[d] : 0;
+                if (match + c->self - c->min > c->max_skew) return DP_VERDICT_SPREAD;
+        }
+        return DP_VERDICT_FIT;
+}
+
+int topo_spread_checks(const topo_spread *sp, topo_checks *ret) {
+        for (size_t i = 0; i < sp->n; i++) {
+                const spread_c *c = &sp->c[i];
+                if (DP_GROW(ret->v, ret->cap, ret->n + 1) < 0) return -ENOMEM;
+                /* n + self - min > maxSkew */
+                ret->v[ret->n++] = (topo_check){.kd = c->kd, .cnt = c->cnt, .present = c->present,
+                                                .touched = c->touched, .n_touched = c->n_touched,
+                                                .limit = c->max_skew - c->self + c->min, .above = true,
+                                                .verdict = DP_VERDICT_SPREAD, .missing = DP_VERDICT_SPREAD_LABEL};
+        }
+        return 0;
+}
