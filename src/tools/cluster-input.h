@@ -7,6 +7,7 @@
 
 #include <getopt.h>
 
+#include "kube/kube.h"
 #include "sched/sim.h"
 
 enum {
@@ -18,6 +19,8 @@ enum {
         DP_OPT_MODE,
         DP_OPT_GATES,
         DP_OPT_SA_DIR,
+        DP_OPT_LIVE_TIMEOUT,
+        DP_OPT_LIVE_MAX_BYTES,
 };
 
 #define DP_TOOL_INPUT_OPTIONS                                                                                          \
@@ -28,7 +31,9 @@ enum {
                 {"fail-device", required_argument, NULL, DP_OPT_FAIL_DEVICE},                                      \
                 {"mode", required_argument, NULL, DP_OPT_MODE},                                                    \
                 {"feature-gates", required_argument, NULL, DP_OPT_GATES},                                          \
-                {"service-account-dir", required_argument, NULL, DP_OPT_SA_DIR}
+                {"service-account-dir", required_argument, NULL, DP_OPT_SA_DIR},                                    \
+                {"live-timeout", required_argument, NULL, DP_OPT_LIVE_TIMEOUT},                                    \
+                {"live-max-bytes", required_argument, NULL, DP_OPT_LIVE_MAX_BYTES}
 
 #define DP_TOOL_INPUT_USAGE                                                                                            \
         "input:\n"                                                                                                     \
@@ -38,7 +43,11 @@ enum {
         "                                is a complete input: its Node objects are the nodes.\n"                       \
         "  --kubeconfig FILE [--context NAME], --in-cluster [--service-account-dir DIR]\n"                             \
         "                                read the same resources from the API server (list only, never a\n"            \
-        "                                write); -f files are added on top (workloads to try).\n"                     \
+        "                                write); -f files are added on top (workloads to try). An exec\n"              \
+        "                                credential plugin (EKS, GKE, AKS) runs as kubectl runs it, never\n"          \
+        "                                interactively; resource.k8s.io is read at the version served.\n"            \
+        "  --live-timeout SECONDS        stop reading the API server after this long (default 60)\n"                 \
+        "  --live-max-bytes SIZE         at most this much of the API server's lists kept (default 1Gi)\n"           \
         "what-if, on top of the input:\n"                                                                              \
         "  --cordon NODE                 the node takes no new pods (repeatable)\n"                                    \
         "  --fail-device NODE/DEVICE|DRIVER/POOL/DEVICE\n"                                                             \
@@ -55,6 +64,14 @@ typedef struct dp_tool_input {
         const char *kubeconfig, *context;
         bool in_cluster;
         const char *sa_dir; /* --service-account-dir: NULL, the standard one */
+        dp_kube_snapshot_limits limits; /* --live-timeout, --live-max-bytes */
+        /* After dp_tool_input_load: the live context's namespace (kubeconfig
+         * context or service account), owned; NULL when none. */
+        char *namespace;
+        /* The input flags as given (-f, --kubeconfig, --context, --in-cluster,
+         * what-if), shell-quoted with a leading space, for commands printed as
+         * hints; owned. */
+        char *replay;
         dp_sim_whatif whatif; /* arrays owned, strings borrowed from argv */
         dp_alloc_cluster_options gates;
 } dp_tool_input;
