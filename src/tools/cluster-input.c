@@ -214,3 +214,37 @@ int dp_tool_input_load(dp_tool_input *t, dp_sim_input **ret) {
         *ret = TAKE_PTR(in);
         return 0;
 }
+
+int dp_tool_input_fix_hints(const dp_tool_input *t, dp_strbuf *text, bool html) {
+        static const char cmd[] = "devplane explain ", opt[] = " --details";
+        if (!t->replay || !text->len) return 0;
+        const char *s = dp_strbuf_str(text);
+        if (!strstr(s, cmd)) return 0;
+        dp_strbuf out = DP_STRBUF_INIT;
+        for (const char *p = s;;) {
+                const char *c = strstr(p, cmd);
+                const char *end = c ? c + strcspn(c, "\n<") : NULL;
+                const char *d = c ? strstr(c, opt) : NULL;
+                if (!c || !d || d > end) {
+                        /* not a hint of that shape: copied as it is */
+                        size_t n = c ? (size_t)(c - p) + sizeof(cmd) - 1 : strlen(p);
+                        dp_strbuf_append(&out, p, n);
+                        if (!c) break;
+                        p += n;
+                        continue;
+                }
+                dp_strbuf_append(&out, p, (size_t)(d - p));
+                if (html)
+                        dp_escape_html(&out, t->replay);
+                else
+                        dp_escape_append(&out, t->replay, strlen(t->replay), 0);
+                p = d;
+        }
+        if (dp_strbuf_failed(&out)) {
+                dp_strbuf_done(&out);
+                return -ENOMEM;
+        }
+        dp_strbuf_done(text);
+        *text = out;
+        return 0;
+}

@@ -86,5 +86,10 @@ int dp_tool_input_option(dp_tool_input *t, int c, const char *arg);
  * input the built-in scenario. Warnings (kinds skipped) go to stderr.
  * 0, or the exit status with the message printed: 3 out of memory, 2 else. */
 int dp_tool_input_load(dp_tool_input *t, dp_sim_input **ret);
+/* The hints `devplane explain NAME --details` in text (explain's answer,
+ * the report, the HTML page: html true) get the input flags the user gave
+ * (t->replay) before --details, so that, pasted, they read the same input
+ * rather than the built-in scenario. -ENOMEM (text unchanged). */
+int dp_tool_input_fix_hints(const dp_tool_input *t, dp_strbuf *text, bool html);
 /* One warning line per kind the model skipped. */
 void dp_tool_warn_skipped(const char *cmd, const dp_object_list *l);

@@ -92,6 +92,8 @@ static int cmd_explain(int argc, char **argv) {
                 dp_tool_print_error("explain", dp_error_msg(&err), NULL);
                 return 2;
         }
+        if (dp_tool_input_fix_hints(&ti, &out, false) < 0)
+                return dp_tool_out_of_memory("explain", "printing the answer", ti.paths, ti.n_paths);
         fputs(dp_strbuf_str(&out), stdout);
         return 0;
 }

@@ -1,0 +1,135 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Answers a user can act on (issue 23) and what reaches the terminal
+(issue 21 F9), through the devplane binary on kubectl-shaped input:
+  1. owners written with only generateName (Kueue's sample Job, twice in one
+     namespace, and a Deployment): their pods are named after the generated
+     owner names, the same on every run; a pod name an owner would take from
+     a Pod of the input is one clear error;
+  2. the commands printed as hints keep the input flags the user gave;
+  3. ESC/CR/LF and bidi controls in names reach neither the terminal nor the
+     HTML report raw.
+"""
+import json
+import os
+import re
+import shlex
+import subprocess
+import tempfile
+
+DEVPLANE = os.environ["DEVPLANE"]
+
+
+def run(args, ok=True, cwd=None):
+    p = subprocess.run([DEVPLANE] + args, capture_output=True, text=True, timeout=120, cwd=cwd)
+    if ok and p.returncode != 0:
+        raise AssertionError("%s: exit %d: %s" % (args, p.returncode, p.stderr))
+    return p
+
+
+def node(name, gpus=4, labels=None, taints=None):
+    alloc = {"cpu": "16", "memory": "64Gi", "pods": "110", "nvidia.com/gpu": str(gpus)}
+    n = {"apiVersion": "v1", "kind": "Node",
+         "metadata": {"name": name, "labels": dict({"kubernetes.io/hostname": name}, **(labels or {}))},
+         "status": {"capacity": dict(alloc), "allocatable": alloc}}
+    if taints:
+        n["spec"] = {"taints": taints}
+    return n
+
+
+def kueue_job(parallelism, gpus=0):
+    """config/samples/sample-job.yaml of Kueue, as `kubectl get -o json` lists it."""
+    res = {"requests": {"cpu": "1", "memory": "200Mi"}}
+    if gpus:
+        res["limits"] = {"nvidia.com/gpu": str(gpus)}
+    return {"apiVersion": "batch/v1", "kind": "Job",
+            "metadata": {"generateName": "sample-job-", "namespace": "default",
+                         "labels": {"kueue.x-k8s.io/queue-name": "user-queue"}},
+            "spec": {"parallelism": parallelism, "completions": parallelism, "suspend": False,
+                     "template": {"spec": {"containers": [{"name": "dummy-job",
+                                                           "image": "registry.k8s.io/e2e-test-images/agnhost:2.53",
+                                                           "command": ["/bin/sh"], "args": ["-c", "sleep 60"],
+                                                           "resources": res}],
+                                           "restartPolicy": "Never"}}}}
+
+
+def kubectl_list(items):
+    return {"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": items}
+
+
+def write(t, name, obj):
+    p = os.path.join(t, name)
+    with open(p, "w") as f:
+        json.dump(obj, f)
+    return p
+
+
+def pods_of(out):
+    return [l.split()[0] for l in out.split("\n\n")[1].splitlines()[1:]]
+
+
+def test_generate_name(t):
+    deploy = {"apiVersion": "apps/v1", "kind": "Deployment",
+              "metadata": {"generateName": "web-", "namespace": "default"},
+              "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"}},
+                       "template": {"metadata": {"labels": {"app": "web"}},
+                                    "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}}
+    f = write(t, "jobs.json", kubectl_list([node("n1"), kueue_job(3), kueue_job(2, gpus=1), deploy]))
+    out = run(["simulate", "-f", f]).stdout
+    pods = pods_of(out)
+    assert len(pods) == 7 and len(set(pods)) == 7, pods
+    assert not any("deployment-" in p for p in pods), pods
+    jobs = sorted({re.sub(r"-\d+$", "", p) for p in pods if p.startswith("default/sample-job-")})
+    assert len(jobs) == 2 and all(re.match(r"^default/sample-job-[b-df-hj-np-tv-z2456789]{5}$", j) for j in jobs), jobs
+    assert sum(p.startswith("default/web-") for p in pods) == 2, pods
+    assert run(["simulate", "-f", f]).stdout == out, "generated names differ between runs"
+    p = run(["explain", pods[0], "-f", f])
+    assert "Running" in p.stdout, p.stdout
+    print("ok - generateName owners: pods %s" % ", ".join(pods))
+
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "train-0", "namespace": "default"},
+           "spec": {"containers": [{"name": "c", "image": "x"}]}}
+    job = kueue_job(2)
+    job["metadata"] = {"name": "train", "namespace": "default"}
+    f = write(t, "clash.json", kubectl_list([node("n1"), job, pod]))
+    p = run(["simulate", "-f", f], ok=False)
+    assert p.returncode == 2 and "Job train: its pod default/train-0 has the name of a Pod the input defines" \
+        in p.stderr and "unknown error" not in p.stderr, p.stderr
+    print("ok - an owner's pod name taken by a Pod of the input: a clear error, exit 2")
+
+
+def pending_pod(name, gpus, ns="team", **spec):
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": ns},
+            "spec": dict({"containers": [{"name": "c", "image": "x",
+                                          "resources": {"limits": {"nvidia.com/gpu": str(gpus)}}}]}, **spec),
+            "status": {"phase": "Pending"}}
+
+
+def test_hints(t):
+    d = os.path.join(t, "my dumps")
+    os.mkdir(d)
+    f = write(d, "cluster.json", kubectl_list([node("n1", gpus=1), node("n2", gpus=1), pending_pod("big", 2)]))
+    cwd = os.path.dirname(d)
+    p = run(["explain", "team/big", "-f", f, "--cordon", "n2"], cwd=cwd)
+    hint = [l for l in p.stdout.splitlines() if "devplane explain" in l]
+    want = "devplane explain team/big -f '%s' --cordon n2 --details" % f
+    assert hint and hint[0].endswith(want), (hint, want)
+    cmd = shlex.split(hint[0].split(": ", 1)[1])
+    assert cmd[0] == "devplane"
+    again = run(cmd[1:], cwd=cwd).stdout
+    assert "Per node" in again and "cluster.json)" in again.splitlines()[0] and "n2: node(s) were unschedulable" in again, again
+    html = os.path.join(t, "r.html")
+    run(["simulate", "-f", f, "--report", html])
+    page = open(html).read()
+    assert "devplane explain pod team/big -f &#39;%s&#39; --details</code>" % f in page, \
+        re.findall(r"<code>devplane explain[^<]*</code>", page)
+    print("ok - hints keep -f (quoted) and what-if flags; pasted, they read the same input")
+
+
+def main():
+    t = tempfile.mkdtemp(prefix="dp-answers.")
+    test_generate_name(t)
+    test_hints(t)
+
+
+if __name__ == "__main__":
+    main()
