@@ -125,10 +125,36 @@ def test_hints(t):
     print("ok - hints keep -f (quoted) and what-if flags; pasted, they read the same input")
 
 
+RAW = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
+
+
+def test_escape(t):
+    owner = "trainer\u202e\u2066gpt\x1b[2J\r\nfake"
+    pod = pending_pod("p1", 2, ns="a")
+    pod["metadata"]["ownerReferences"] = [{"apiVersion": "batch/v1", "kind": "Job", "name": owner, "uid": "u",
+                                           "controller": True}]
+    f = write(t, "owner.json", kubectl_list([node("n1", gpus=1), pod]))
+    html = os.path.join(t, "owner.html")
+    out = run(["simulate", "-f", f, "--report", html]).stdout + run(["explain", "a/p1", "-f", f]).stdout
+    assert not RAW.search(out), repr(RAW.search(out))
+    page = open(html, encoding="utf-8").read()
+    assert not RAW.search(page.replace("\n", "")), repr(RAW.search(page.replace("\n", "")))
+    assert "trainer\\u{202E}\\u{2066}gpt\\e[2J\\r" in page, re.findall(r"trainer[^<]{0,40}", page)
+    bad = pending_pod("bad\x1b]0;owned\x07\r\nok-\u202e", 1, ns="a")
+    f = write(t, "name.json", kubectl_list([node("n1"), bad]))
+    for cmd in (["simulate", "-f", f], ["explain", "x", "-f", f], ["allocate", "-f", f]):
+        p = run(cmd, ok=False)
+        assert p.returncode == 2 and p.stderr.count("\n") == 1 and not RAW.search(p.stderr.rstrip("\n")), \
+            (cmd, p.stderr)
+        assert "bad\\e]0;owned\\x07\\r\\nok-\\u{202E}" in p.stderr, (cmd, p.stderr)
+    print("ok - F9: controls and bidi controls in names reach neither the terminal nor the report raw")
+
+
 def main():
     t = tempfile.mkdtemp(prefix="dp-answers.")
     test_generate_name(t)
     test_hints(t)
+    test_escape(t)
 
 
 if __name__ == "__main__":
