@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "base/table.h"
+#include "sched/explain-answers.h"
 #include "sched/fmt.h"
 #include "sched/html.h"
 #include "sched/sim-internal.h"
@@ -929,6 +930,7 @@ static int explain_nodes(sim_run *r, const sim_pod *sp, bool details, dp_strbuf 
                 }
                 dp_strbuf_printf(out, "%s)\n", g[k].n > shown ? ", ..." : "");
                 v1_detail(r, g[k].first, out);
+                sim_explain_answer(r, sp, v, n, g[k].first, out); /* Node objects' numbers, selectors, taints */
                 if (g[k].first->code != DP_VERDICT_DRA) continue;
                 /* the allocator's reasons, the same way: distinct texts with their node counts */
                 const char *seen[4] = {NULL, NULL, NULL, NULL};

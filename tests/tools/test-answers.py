@@ -150,8 +150,43 @@ def test_escape(t):
     print("ok - F9: controls and bidi controls in names reach neither the terminal nor the report raw")
 
 
+def test_answers(t):
+    """A 600-node cluster as `kubectl get nodes,pods -o json` lists it: A100,
+    H100 and L40S nodes (the L40S ones tainted), a pod asking for B200s, one
+    asking for more GPUs than a node has, one asking for more CPU."""
+    items = []
+    for prod, short in (("NVIDIA-A100-SXM4-80GB", "a100"), ("NVIDIA-H100-80GB-HBM3", "h100"), ("NVIDIA-L40S", "l40s")):
+        for i in range(200):
+            n = node("%s-%03d" % (short, i), gpus=8, labels={"nvidia.com/gpu.product": prod})
+            if short == "l40s":
+                n["spec"] = {"taints": [{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}]}
+            items.append(n)
+    items.append(pending_pod("b200", 8, ns="ml", nodeSelector={"nvidia.com/gpu.product": "NVIDIA-B200"}))
+    items.append(pending_pod("sixteen", 16, ns="ml"))
+    cpu = pending_pod("cpu", 1, ns="ml")
+    cpu["spec"]["containers"][0]["resources"]["requests"] = {"cpu": "20"}
+    items.append(cpu)
+    bound = pending_pod("running", 3, ns="ml", nodeName="a100-000")
+    bound["spec"]["containers"][0]["resources"]["requests"] = {"cpu": "1500m"}
+    bound["status"]["phase"] = "Running"
+    items.append(bound)
+    f = write(t, "fleet.json", kubectl_list(items))
+    out = run(["explain", "ml/b200", "-f", f]).stdout
+    assert "nodeSelector nvidia.com/gpu.product=NVIDIA-B200 matches 0 nodes; the nodes have nvidia.com/gpu.product: " \
+        "NVIDIA-A100-SXM4-80GB ×200, NVIDIA-H100-80GB-HBM3 ×200, NVIDIA-L40S ×200" in out, out
+    assert "tolerating {key: nvidia.com/gpu, value: present, effect: NoSchedule} passes the taint check on 200 " \
+        "nodes (l40s-000, l40s-001, l40s-002, ...)" in out, out
+    out = run(["explain", "ml/sixteen", "-f", f]).stdout
+    assert "nvidia.com/gpu on a100-000: capacity 8, allocatable 8, requested 3 by 1 pod; this pod asks 16" in out, out
+    out = run(["explain", "ml/cpu", "-f", f]).stdout
+    assert "cpu on a100-000: capacity 16, allocatable 16, requested 1500m by 1 pod; this pod asks 20" in out, out
+    print("ok - explain answers: label values that exist, the toleration that opens nodes, "
+          "Node objects' capacity/allocatable/requested")
+
+
 def main():
     t = tempfile.mkdtemp(prefix="dp-answers.")
+    test_answers(t)
     test_generate_name(t)
     test_hints(t)
     test_escape(t)

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * explain-answers.h — what would let a Pending pod in, said with the
+ * input's own numbers and names (issue 23, "answers a user can act on"),
+ * under each group of `devplane explain`'s "By reason" list:
+ *   - Insufficient R on a Node object: capacity, allocatable and what the
+ *     pods on the node request, as `kubectl describe node` gives them (Fleet
+ *     nodes get theirs from the device model, report.c's v1_detail);
+ *   - a nodeSelector or required node affinity no node matches: the values
+ *     the nodes have for that label ("nvidia.com/gpu.product: A100 ×200, H100
+ *     ×200; you asked for B200");
+ *   - untolerated taints: which toleration would pass the taint check on
+ *     how many nodes.
+ */
+#pragma once
+
+#include "sched/sched.h"
+#include "sched/sim-internal.h"
+
+/* Lines for the group whose first verdict is `first` (indented as the
+ * group's detail), from the pod's object and the store's Nodes and Pods;
+ * all verdicts v[0..n) let the taint and selector answers count nodes.
+ * Nothing for other codes. Out of memory shows as dp_strbuf_failed(out). */
+void sim_explain_answer(sim_run *r, const sim_pod *sp, const dp_sched_node_verdict *v, size_t n,
+                        const dp_sched_node_verdict *first, dp_strbuf *out);
