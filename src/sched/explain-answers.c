@@ -9,6 +9,57 @@
 #define SHOWN_VALUES 6 /* label values listed, most nodes first */
 #define SHOWN_NODES 3
 
+/* ---- allocator reasons by kind ---- */
+
+#define DELIMS " ,;:()=\n"
+
+static bool ends_with(const dp_strbuf *sb, const char *suffix) {
+        size_t n = strlen(suffix);
+        return sb->len >= n && memcmp(sb->buf + sb->len - n, suffix, n) == 0;
+}
+
+/* s with each word that has a digit as "#" and each claim list after "in
+ * use by claim(s)" as "*"; the other words and the delimiters kept. */
+static void shape(const char *s, dp_strbuf *out) {
+        bool holders = false; /* inside a claim list */
+        for (const char *p = s; *p;) {
+                size_t n = strcspn(p, DELIMS);
+                if (!n) {
+                        if (*p == '\n') holders = false;
+                        if (!holders) dp_strbuf_putc(out, *p);
+                        p++;
+                        continue;
+                }
+                bool digit = false, count = true;
+                for (size_t i = 0; i < n; i++) {
+                        bool d = p[i] >= '0' && p[i] <= '9';
+                        digit |= d;
+                        count &= d;
+                }
+                if (holders && count) holders = false; /* the next part: "2 not evaluated" */
+                if (!holders) {
+                        if (digit)
+                                dp_strbuf_putc(out, '#');
+                        else
+                                dp_strbuf_append(out, p, n);
+                        holders = ends_with(out, "in use by claim") || ends_with(out, "in use by claims");
+                        if (holders) dp_strbuf_puts(out, " *");
+                }
+                p += n;
+        }
+}
+
+bool sim_same_reason_kind(const char *a, const char *b) {
+        if (streq(a, b)) return true;
+        dp_strbuf x = DP_STRBUF_INIT, y = DP_STRBUF_INIT;
+        shape(a, &x);
+        shape(b, &y);
+        bool same = !dp_strbuf_failed(&x) && !dp_strbuf_failed(&y) && streq(dp_strbuf_str(&x), dp_strbuf_str(&y));
+        dp_strbuf_done(&x);
+        dp_strbuf_done(&y);
+        return same;
+}
+
 /* ---- Insufficient R on a Node object ---- */
 
 static const dp_quantity *named(const dp_named_quantity *q, size_t n, const char *name) {

@@ -17,6 +17,13 @@
 #include "sched/sched.h"
 #include "sched/sim-internal.h"
 
+/* Two allocator reasons (a node's DRA detail) of the same kind: the same
+ * words once what differs from node to node is set aside: words with a
+ * digit (device, counter-set, node names; counts and quantities) and the
+ * claims after "in use by claim(s)". explain groups nodes by it, so 300
+ * nodes full for the same reason are one group, not 300. */
+bool sim_same_reason_kind(const char *a, const char *b);
+
 /* Lines for the group whose first verdict is `first` (indented as the
  * group's detail), from the pod's object and the store's Nodes and Pods;
  * all verdicts v[0..n) let the taint and selector answers count nodes.

@@ -939,7 +939,7 @@ static int explain_nodes(sim_run *r, const sim_pod *sp, bool details, dp_strbuf 
                         if (v[i].code != DP_VERDICT_DRA) continue;
                         const char *d = v[i].detail ? v[i].detail : "";
                         size_t x = 0;
-                        while (x < ns && !streq(seen[x], d))
+                        while (x < ns && !sim_same_reason_kind(seen[x], d)) /* by kind, not exact text */
                                 x++;
                         if (x < ns)
                                 cnt[x]++;
