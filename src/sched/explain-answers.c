@@ -3,11 +3,61 @@
  * (explain-answers.h). */
 #include <stdio.h>
 
+#include "base/doc.h"
+#include "base/escape.h"
 #include "model/quantity.h"
 #include "sched/explain-answers.h"
 
 #define SHOWN_VALUES 6 /* label values listed, most nodes first */
 #define SHOWN_NODES 3
+
+/* ---- kube-scheduler's recorded word ---- */
+
+/* The object's tree as the input holds it (a List's item included). */
+static const dp_doc_node *raw_object(const dp_sim_input *in, const dp_object_header *h) {
+        for (size_t i = 0; i < in->n_k8s_docs; i++) {
+                size_t d = in->k8s_docs[i];
+                if (in->k8s_doc_index[i] != h->doc_index || !streq_ptr(dp_doc_source(in->docs, d), h->source))
+                        continue;
+                const dp_doc_node *root = dp_doc_root(in->docs, d), *items = dp_doc_get(root, "items");
+                if (!items) return root;
+                return items->type == DP_DOC_SEQ && h->item_index < items->n ? items->items[h->item_index] : NULL;
+        }
+        return NULL;
+}
+
+static const char *str_of(const dp_doc_node *m, const char *key) {
+        const char *s = NULL;
+        return dp_doc_get_str(dp_doc_get(m, key), false, &s, NULL) == 0 ? s : NULL;
+}
+
+void sim_explain_recorded(sim_run *r, const sim_pod *sp, const char *now, dp_strbuf *out) {
+        dp_object o = dp_store_get(r->store, DP_KIND_POD, sp->ns, sp->name, NULL);
+        const dp_doc_node *pod = o.hdr ? raw_object(r->in, o.hdr) : NULL;
+        const dp_doc_node *conds = dp_doc_get(dp_doc_get(pod, "status"), "conditions");
+        for (size_t i = 0; conds && conds->type == DP_DOC_SEQ && i < conds->n; i++) {
+                const dp_doc_node *c = conds->items[i];
+                const char *type = str_of(c, "type"), *status = str_of(c, "status"), *msg = str_of(c, "message");
+                if (!streq_ptr(type, "PodScheduled") || !streq_ptr(status, "False") || !msg) continue;
+                const char *at = str_of(c, "lastTransitionTime");
+                dp_strbuf_puts(out, "kube-scheduler said");
+                if (at) {
+                        dp_strbuf_puts(out, " at ");
+                        dp_escape_append(out, at, strlen(at), 0);
+                }
+                dp_strbuf_puts(out, ": ");
+                dp_escape_append(out, msg, strlen(msg), 0);
+                if (now && streq(now, msg))
+                        dp_strbuf_puts(out, "; devplane says the same now\n");
+                else if (now)
+                        dp_strbuf_printf(out, "; devplane says now: %s\n", now);
+                else if (sp->node)
+                        dp_strbuf_printf(out, "; devplane says now: it fits, on %s\n", sp->node);
+                else
+                        dp_strbuf_puts(out, "; devplane has no message for it now\n");
+                return;
+        }
+}
 
 /* ---- allocator reasons by kind ---- */
 

@@ -17,6 +17,14 @@
 #include "sched/sched.h"
 #include "sched/sim-internal.h"
 
+/* kube-scheduler's own word on the pod, from the input's status.conditions
+ * (type PodScheduled, status False: its message and lastTransitionTime),
+ * beside devplane's message `now` (NULL: none), so that drift is visible:
+ * "kube-scheduler said at T: X; devplane says the same now" or "...; devplane
+ * says now: Y". Nothing when the input records no such condition (a pod of
+ * a manifest, or one an owner stood up). */
+void sim_explain_recorded(sim_run *r, const sim_pod *sp, const char *now, dp_strbuf *out);
+
 /* Two allocator reasons (a node's DRA detail) of the same kind: the same
  * words once what differs from node to node is set aside: words with a
  * digit (device, counter-set, node names; counts and quantities) and the

@@ -986,6 +986,7 @@ static int dp_sim_explain_impl(const dp_sim_input *in, const char *pod, bool det
         dp_strbuf_printf(out, "Pod %s: %s at t=%" PRId64 "s (%s %s)\n", sp->key, st, r->end_ms / 1000,
                          in->fleet ? "fleet" : "cluster", input_name(in));
         if (pi) dp_strbuf_printf(out, "Scheduling attempts: %u\n", pi->attempts);
+        sim_explain_recorded(r, sp, pi && streq(st, "Pending") ? pi->message : NULL, out); /* kube-scheduler's word */
         if (streq(st, "Pending")) {
                 if (pi && pi->message) dp_strbuf_printf(out, "%s\n", pi->message);
                 if (pi && pi->reasons.n && (rr = explain_nodes(r, sp, details, out, err)) < 0) return rr;

@@ -15,7 +15,9 @@ API server (tests/kube/fakeapi.py):
   3. the context's namespace is explain's default namespace;
   4. F8: a total deadline and a total byte cap, each a clear error, exit 2;
   5. F9: an API server's error body with ESC/CR/LF reaches the terminal
-     escaped.
+     escaped;
+  6. explain shows kube-scheduler's recorded PodScheduled message beside
+     devplane's, so drift is visible.
 """
 import importlib.util
 import json
@@ -263,6 +265,25 @@ def test_namespace(api, kc):
     print("ok - explain: the context's namespace is the default, -n overrides it")
 
 
+def test_recorded(api, live_args):
+    """kube-scheduler's PodScheduled condition as the API server returns it."""
+    said = "0/4 nodes are available: 4 Insufficient nvidia.com/gpu. preemption: 0/4 nodes are available: " \
+           "4 No preemption victims found for incoming pod."
+    for p in api.objects["pods"]:
+        if p["metadata"]["name"] in ("pending-v1", "pending-dra"):
+            p["status"]["conditions"] = [{"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
+                                          "message": said, "lastTransitionTime": "2026-12-06T04:59:01Z",
+                                          "lastProbeTime": None}]
+    out = ok(["explain", "pending-dra"] + live_args).stdout
+    assert "kube-scheduler said at 2026-12-06T04:59:01Z: %s; devplane says now: it fits, on dra-0" % said in out, out
+    out = ok(["explain", "team/pending-v1", "--cordon", "gpu-2", "--cordon", "gpu-1"] + live_args).stdout
+    now = [l for l in out.splitlines() if l.startswith("0/4 nodes are available")]
+    assert now and "kube-scheduler said at 2026-12-06T04:59:01Z: %s; devplane says now: %s" % (said, now[0]) in out, out
+    out = ok(["explain", "team/pending-v1b"] + live_args).stdout
+    assert "kube-scheduler said" not in out, out
+    print("ok - explain shows kube-scheduler's recorded PodScheduled message beside devplane's")
+
+
 def test_limits(api, live_args):
     api.objects["nodes"] = [live.node("gpu-%d" % i, gpus=2) for i in range(40)]
     fails(["simulate"] + live_args + ["--live-max-bytes", "20Ki"],
@@ -300,6 +321,7 @@ def main():
     test_exec(api, kc, state, t)
     test_namespace(api, kc)
     test_escape(api, live_args)
+    test_recorded(api, live_args)
     test_limits(api, live_args)
     assert all(m == "GET" for m, _, _ in api.log), api.log
     api.stop()
