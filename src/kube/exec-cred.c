@@ -253,7 +253,8 @@ static int drain(int fd, dp_strbuf *sb, size_t cap, bool *over) {
         return 1;
 }
 
-/* Both pipes to their end, or the deadline: -ETIMEDOUT. */
+/* Both pipes to their end; -ETIMEDOUT at the deadline, -E2BIG as soon as
+ * the output passes its cap. */
 static int collect(int out_fd, int err_fd, uint64_t deadline, dp_strbuf *out, dp_strbuf *errb, bool *too_big) {
         struct pollfd p[2] = {{.fd = out_fd, .events = POLLIN}, {.fd = err_fd, .events = POLLIN}};
         bool stderr_over = false;
@@ -268,6 +269,7 @@ static int collect(int out_fd, int err_fd, uint64_t deadline, dp_strbuf *out, dp
                                   i ? &stderr_over : too_big) == 0)
                                 p[i].fd = -1;
                 }
+                if (*too_big) return -E2BIG; /* no need to read the rest: it is killed */
         }
         return 0;
 }
@@ -322,10 +324,10 @@ static int run_plugin(const dp_kube_config *cfg, unsigned timeout_ms, const char
         if (r == -ETIMEDOUT)
                 return dp_error_set(err, r, "%s: %s did not answer within %g s (killed)", what, x->command,
                                     timeout_ms / 1000.0);
-        if (r < 0) return dp_error_errno(err, r, "%s: reading from %s", what, x->command);
-        if (too_big)
-                return dp_error_set(err, -E2BIG, "%s: %s printed more than %u bytes", what, x->command,
+        if (r == -E2BIG)
+                return dp_error_set(err, -E2BIG, "%s: %s printed more than %u bytes (killed)", what, x->command,
                                     DP_KUBE_EXEC_MAX_OUTPUT);
+        if (r < 0) return dp_error_errno(err, r, "%s: reading from %s", what, x->command);
         if (dp_strbuf_failed(out) || dp_strbuf_failed(errb)) return -ENOMEM;
         *ret_status = st;
         return 0;
