@@ -274,7 +274,7 @@ def test_recorded(api, live_args):
             p["status"]["conditions"] = [{"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
                                           "message": said, "lastTransitionTime": "2026-12-06T04:59:01Z",
                                           "lastProbeTime": None}]
-    out = ok(["explain", "pending-dra"] + live_args).stdout
+    out = ok(["explain", "ml/pending-dra"] + live_args).stdout
     assert "kube-scheduler said at 2026-12-06T04:59:01Z: %s; devplane says now: it fits, on dra-0" % said in out, out
     out = ok(["explain", "team/pending-v1", "--cordon", "gpu-2", "--cordon", "gpu-1"] + live_args).stdout
     now = [l for l in out.splitlines() if l.startswith("0/4 nodes are available")]
