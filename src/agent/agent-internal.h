@@ -122,6 +122,7 @@ struct dp_agent {
         bool blocked;   /* init failed with failOnInitError false: serving nothing */
         agent_mps *mps; /* NULL: no MPS sharing */
         agent_rss rss;
+        int state_lock; /* agent_dir_lock on state_dir, held for life; -1 before */
 };
 
 /* service.c */

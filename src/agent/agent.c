@@ -7,12 +7,14 @@
 #include <sys/stat.h>
 
 #include "agent/agent-internal.h"
+#include "agent/dirlock.h"
 #include "base/fileio.h"
 #include "base/log.h"
 #include "devices/checkpoint.h"
 #include "devices/health.h"
 #include "dra/inventory.h"
 #include "dra/ledger.h"
+#include "dra/prepared.h"
 #include "proto/proto.h"
 
 #define REGISTER_TIMEOUT_USEC (10ull * 1000 * 1000)
@@ -31,6 +33,27 @@ static int read_file_max(const char *path, size_t max, char **ret, size_t *ret_l
 
 static int read_small_file(const char *path, char **ret, size_t *ret_len) {
         return read_file_max(path, DP_HEALTH_FILE_MAX, ret, ret_len);
+}
+
+/* A state file that is not a regular file (a directory, a symlink to
+ * /dev/zero, a FIFO) is damage, handled as corrupt content is: set aside
+ * (never deleted) so the agent can write it again. */
+static void state_file_check(const char *dir, const char *name) {
+        _cleanup_free_ char *path = dp_asprintf("%s/%s", dir, name);
+        struct stat st;
+        if (!path) return;
+        int r = stat(path, &st) < 0 ? -errno : 0;
+        if (r == -ENOENT || (r == 0 && S_ISREG(st.st_mode))) return;
+        if (r < 0 && r != -ELOOP) {
+                log_error("%s: %s", path, strerror(-r));
+                return;
+        }
+        _cleanup_free_ char *to = NULL;
+        dp_error e = DP_ERROR_INIT;
+        if (dp_dra_file_set_aside(path, &to, &e) < 0)
+                log_error("%s: not a regular file, and %s", path, dp_error_msg(&e));
+        else
+                log_warning("%s: not a regular file: set aside as %s", path, to);
 }
 
 /* ---- health ------------------------------------------------------------------ */
@@ -210,20 +233,43 @@ static plugin *plugin_free(plugin *p) {
         return NULL;
 }
 
+/* devplane-<resource with / as _>.sock */
+static char *plugin_sock_name(const char *resource) {
+        char *n = dp_asprintf("devplane-%s.sock", resource);
+        for (char *c = n; c && *c; c++)
+                if (*c == '/') *c = '_';
+        return n;
+}
+
+/* Before anything is served: no resource's socket may be live (another
+ * agent on this plugin directory). -EADDRINUSE names the socket and pid. */
+static int v1_sockets_free(const dp_agent *a, dp_error *err) {
+        for (size_t i = 0; i < a->plan->n_resources; i++) {
+                _cleanup_free_ char *name = plugin_sock_name(a->plan->resources[i].name);
+                _cleanup_free_ char *path = name ? dp_asprintf("%s/%s", a->plugin_dir, name) : NULL;
+                if (!path) return -ENOMEM;
+                int r = agent_socket_check_free(path, err);
+                if (r < 0) return r;
+        }
+        return 0;
+}
+
 static int plugin_new(dp_agent *a, const char *resource, plugin **ret) {
         plugin *p = calloc(1, sizeof *p);
         if (!p) return -ENOMEM;
         p->agent = a;
         p->resource = strdup(resource);
-        p->sock_name = dp_asprintf("devplane-%s.sock", resource);
+        p->sock_name = plugin_sock_name(resource);
         if (!p->resource || !p->sock_name) {
                 plugin_free(p);
                 return -ENOMEM;
         }
-        for (char *c = p->sock_name; *c; c++)
-                if (*c == '/') *c = '_';
         p->sock_path = dp_asprintf("%s/%s", a->plugin_dir, p->sock_name);
         int r = p->sock_path ? dp_loop_add_timer(a->loop, 0, on_retry, p, &p->retry) : -ENOMEM;
+        /* Another process serving this socket (a second agent on the same
+         * plugin directory): never replace it. */
+        dp_error e = DP_ERROR_INIT;
+        if (r >= 0 && (r = agent_socket_check_free(p->sock_path, &e)) < 0) log_error("%s", dp_error_msg(&e));
         if (r >= 0) r = plugin_listen(p);
         if (r < 0) {
                 plugin_free(p);
@@ -367,6 +413,10 @@ static void v1_sync_checkpoint(dp_agent *a) {
                 _cleanup_free_ char *why =
                         dp_asprintf("larger than %u bytes (DP_CHECKPOINT_MAX_INPUT)", DP_CHECKPOINT_MAX_INPUT);
                 v1_unknown(a, path, why ? why : "too large");
+                return;
+        }
+        if (r == -EISDIR || r == -EINVAL) { /* the node's file, left alone: not a regular file */
+                v1_unknown(a, path, r == -EISDIR ? "a directory, not a regular file" : "not a regular file");
                 return;
         }
         if (r < 0 && r != -ENOENT) {
@@ -526,6 +576,7 @@ static void render_metrics(dp_strbuf *o, void *ud) {
                          "# TYPE devplane_dra_claim_errors_total counter\ndevplane_dra_claim_errors_total %llu\n",
                          (unsigned long long)m->v1_allocations, agent_dra_prepared_claims(a->dra),
                          (unsigned long long)m->claim_errors);
+        agent_dra_metrics_write(a->dra, o);
         agent_histogram_write(o, "devplane_dra_prepare_duration_seconds",
                               "NodePrepareResources calls, from request to answer.", &m->prepare);
         agent_histogram_write(o, "devplane_dra_unprepare_duration_seconds",
@@ -690,10 +741,50 @@ int dp_agent_reload(dp_agent *a, dp_error *err) {
         return r;
 }
 
+/* The DRA file check period: the option, else $DP_AGENT_FILE_CHECK_MS
+ * (tests and tuning), else the driver's default. */
+static uint64_t file_check_usec(const dp_agent_options *o) {
+        if (o->file_check_ms) return (uint64_t)o->file_check_ms * 1000;
+        const char *env = getenv(DP_AGENT_FILE_CHECK_ENV);
+        char *end = NULL;
+        unsigned long ms = env && *env ? strtoul(env, &end, 10) : 0;
+        return end && !*end && ms > 0 && ms <= 86400000ul ? (uint64_t)ms * 1000 : 0;
+}
+
+/* --dra: the ledger shared by both paths (V1 holds from the kubelet's
+ * checkpoint first), then the driver (agent/dra.c). */
+static int start_dra(dp_agent *a, const dp_agent_options *o, dp_error *err) {
+        dp_dra_inventory *inv = NULL;
+        int r = build_inventory(a, &inv, err);
+        if (r < 0) return r;
+        a->ledger = dp_ledger_new(a->set, inv);
+        if (!a->ledger) {
+                dp_dra_inventory_free(inv);
+                return -ENOMEM;
+        }
+        v1_sync_checkpoint(a);
+        agent_dra_options dopt = {.node_name = a->node_name,
+                                  .registry_dir = o->registry_dir,
+                                  .plugins_dir = o->plugins_dir,
+                                  .cdi_dir = o->cdi_dir,
+                                  .slices_dir = o->slices_dir,
+                                  .claims_dir = o->claims_dir,
+                                  .taint_effects = o->taint_effects,
+                                  .n_taint_effects = o->n_taint_effects,
+                                  .kube = a->kube,
+                                  .api_backoff_max_usec = o->api_backoff_max_usec,
+                                  .check_usec = file_check_usec(o),
+                                  .metrics = &a->metrics,
+                                  .holds_changed = dra_holds_changed,
+                                  .userdata = a};
+        return agent_dra_new(a->loop, &dopt, a->ledger, inv, &a->dra, err);
+}
+
 int dp_agent_new(dp_loop *l, const dp_agent_options *o, dp_agent **ret, dp_error *err) {
         assert_return(l && o && o->plugin_dir && ret, -EINVAL);
         _cleanup_(dp_agent_freep) dp_agent *a = calloc(1, sizeof *a);
         if (!a) return -ENOMEM;
+        a->state_lock = -1;
         char host[256] = "node";
         if (!o->node_name) (void)gethostname(host, sizeof host - 1);
         a->loop = l;
@@ -708,6 +799,15 @@ int dp_agent_new(dp_loop *l, const dp_agent_options *o, dp_agent **ret, dp_error
         if (!a->plugin_dir || !a->state_dir || !a->node_name || (o->config_path && !a->config_path)) return -ENOMEM;
         int r = agent_rss_init(&a->rss, l, o->rss_trim_ms);
         if (r < 0) return dp_error_errno(err, r, "resident memory trim timer");
+
+        /* One agent per state directory, before anything in it or in the
+         * plugin directory is touched (dirlock.h). */
+        if ((r = dp_mkdir_p(a->state_dir, 0755)) < 0)
+                return dp_error_errno(err, r, "create state directory %s", a->state_dir);
+        if ((r = agent_dir_lock(a->state_dir, AGENT_STATE_LOCK_NAME, "state directory", &a->state_lock, err)) < 0)
+                return r;
+        state_file_check(a->state_dir, DP_HEALTH_FILE_NAME);
+        state_file_check(a->state_dir, DP_AGENT_DEVICES_FILE);
 
         /* Watch the plugin directory first: a kubelet.sock created while the
          * devices are being discovered is then seen as an event (the
@@ -737,10 +837,10 @@ int dp_agent_new(dp_loop *l, const dp_agent_options *o, dp_agent **ret, dp_error
                 *ret = TAKE_PTR(a);
                 return 0;
         }
-        if ((r = dp_mkdir_p(a->state_dir, 0755)) < 0)
-                return dp_error_errno(err, r, "create state directory %s", a->state_dir);
         (void)apply_health_file(a, true);
         if ((r = dp_v1_plan_build(a->set, a->cfg, &a->plan, err)) < 0) return r;
+        a->v1 = !o->no_device_plugin;
+        if (a->v1 && (r = v1_sockets_free(a, err)) < 0) return r;
         /* MPS daemons ready before anything is advertised. */
         if ((r = agent_mps_start(a->cfg, a->plan, a->set, &a->mps, err)) < 0) return r;
         (void)write_devices_file(a);
@@ -761,31 +861,7 @@ int dp_agent_new(dp_loop *l, const dp_agent_options *o, dp_agent **ret, dp_error
             (r = agent_metrics_server_new(l, o->metrics_addr, render_metrics, a, &a->metrics_srv, err)) < 0)
                 return r;
         if (o->metrics_addr) log_info("metrics on http://%s/metrics", o->metrics_addr);
-        a->v1 = !o->no_device_plugin; /* before the first checkpoint read */
-        if (o->dra) {
-                dp_dra_inventory *inv = NULL;
-                if ((r = build_inventory(a, &inv, err)) < 0) return r;
-                a->ledger = dp_ledger_new(a->set, inv);
-                if (!a->ledger) {
-                        dp_dra_inventory_free(inv);
-                        return -ENOMEM;
-                }
-                v1_sync_checkpoint(a);
-                agent_dra_options dopt = {.node_name = a->node_name,
-                                          .registry_dir = o->registry_dir,
-                                          .plugins_dir = o->plugins_dir,
-                                          .cdi_dir = o->cdi_dir,
-                                          .slices_dir = o->slices_dir,
-                                          .claims_dir = o->claims_dir,
-                                          .taint_effects = o->taint_effects,
-                                          .n_taint_effects = o->n_taint_effects,
-                                          .kube = a->kube,
-                                          .api_backoff_max_usec = o->api_backoff_max_usec,
-                                          .metrics = &a->metrics,
-                                          .holds_changed = dra_holds_changed,
-                                          .userdata = a};
-                if ((r = agent_dra_new(l, &dopt, a->ledger, inv, &a->dra, err)) < 0) return r;
-        }
+        if (o->dra && (r = start_dra(a, o, err)) < 0) return r;
         if (a->v1 && (r = sync_plugins(a)) < 0) return dp_error_errno(err, r, "serve in %s", a->plugin_dir);
         for (size_t i = 0; a->v1 && i < a->plan->n_resources; i++)
                 log_info("serving %s: %zu devices (%zu healthy)", a->plan->resources[i].name,
@@ -819,6 +895,7 @@ dp_agent *dp_agent_free(dp_agent *a) {
         free(a->state_dir);
         free(a->config_path);
         free(a->node_name);
+        if (a->state_lock >= 0) close(a->state_lock); /* the lock goes last */
         free(a);
         return NULL;
 }

@@ -40,6 +40,7 @@
 /* The agent lists its device ids here so `agent health set` can refuse
  * unknown ones. */
 #define DP_AGENT_DEVICES_FILE "devices"
+#define DP_AGENT_FILE_CHECK_ENV "DP_AGENT_FILE_CHECK_MS"
 
 typedef struct dp_agent_options {
         const char *plugin_dir;  /* required */
@@ -70,6 +71,11 @@ typedef struct dp_agent_options {
         const char *claims_dir;           /* NULL: claims cannot be read (every prepare fails) */
         const char *const *taint_effects; /* "CLASS=EFFECT" (agent/dra-internal.h) */
         size_t n_taint_effects;
+        /* How often the DRA driver retries failed writes (ResourceSlices
+         * file, checkpoint) and checks its CDI specs against the checkpoint
+         * (a deleted or damaged spec is written again). 0: the value of
+         * $DP_AGENT_FILE_CHECK_MS, else 10 s. */
+        unsigned file_check_ms;
         bool allow_multiple; /* publish devices with allowMultipleAllocations (consumable capacity) */
         /* The Kubernetes API (docs/deploy.md): a kubeconfig file, or the
          * in-cluster service account (sa_dir NULL: DP_KUBE_SA_DIR). With

@@ -30,6 +30,7 @@
 #include <protobuf-c/protobuf-c.h>
 
 #include "base/error.h"
+#include "base/strbuf.h"
 #include "dra/inventory.h"
 #include "dra/ledger.h"
 #include "grpc/loop.h"
@@ -41,6 +42,7 @@ struct agent_metrics;
 #define AGENT_DRA_DEFAULT_PLUGINS_DIR "/var/lib/kubelet/plugins"
 #define AGENT_DRA_DEFAULT_CDI_DIR "/var/run/cdi"
 #define AGENT_DRA_SOCKET_NAME "dra.sock"
+#define AGENT_DRA_CHECK_USEC_DEFAULT (10ull * 1000 * 1000)
 
 typedef struct agent_dra_options {
         const char *node_name;    /* required */
@@ -58,6 +60,10 @@ typedef struct agent_dra_options {
          * each claim from the API (claims_dir is then not used). */
         dp_kube_client *kube;
         uint64_t api_backoff_max_usec; /* 0: 30 s */
+        /* Period of the file check: failed writes of the slices file and of
+         * the checkpoint retried, CDI specs compared with the checkpoint's
+         * copies and written again. 0: AGENT_DRA_CHECK_USEC_DEFAULT. */
+        uint64_t check_usec;
         struct agent_metrics *metrics; /* borrowed; NULL: not counted */
         /* Called on the loop after the ledger's V2 holds or unknown-state
          * marks changed (a claim prepared, unprepared or recovered). NULL: none. */
@@ -73,6 +79,9 @@ typedef struct agent_dra agent_dra;
 int agent_dra_new(dp_loop *l, const agent_dra_options *o, dp_ledger *ledger, dp_dra_inventory *inv, agent_dra **ret,
                   dp_error *err);
 agent_dra *agent_dra_free(agent_dra *d);
+/* The driver's file metrics (write failures per file, CDI specs written
+ * again) in the Prometheus text format; nothing when d is NULL. */
+void agent_dra_metrics_write(const agent_dra *d, dp_strbuf *out);
 DEFINE_FREEP(agent_dra, agent_dra_free)
 /* A new inventory (health changed): slices republished when they differ,
  * health streams told. Takes ownership of inv. */

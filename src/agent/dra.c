@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "agent/dirlock.h"
 #include "agent/dra-internal.h"
 #include "agent/dra-list.h"
 #include "agent/metrics.h"
@@ -41,6 +42,16 @@ typedef K8s__Io__Kubelet__Pkg__Apis__Dra__V1__NodeUnprepareResourceResponse pb_u
 #define DRA_V1BETA1_PREFIX "/k8s.io.kubelet.pkg.apis.dra.v1beta1.DRAPlugin/"
 #define CLAIM_FILE_MAX (4u << 20)
 
+/* The durable files the driver writes outside a kubelet call, whose
+ * failures only the log and the metrics can tell. */
+typedef enum dra_file { DRA_FILE_SLICES, DRA_FILE_CHECKPOINT, DRA_FILE_CDI, DRA_FILE_MAX } dra_file;
+
+typedef struct dra_file_state {
+        bool failing;
+        uint64_t failures; /* failed writes so far */
+        char *why;         /* the last failure while failing */
+} dra_file_state;
+
 struct agent_dra {
         dp_loop *loop;
         char *node_name;
@@ -69,7 +80,47 @@ struct agent_dra {
         char **unknown; /* claim uids whose devices are unknown (recover.h) */
         char **unknown_why;
         size_t n_unknown;
+        int lock; /* agent_dir_lock on state_dir (the driver directory); -1 before */
+        /* The periodic check (check_usec): writes that failed are retried
+         * and the CDI specs compared with the checkpoint. */
+        dp_loop_source *check;
+        uint64_t check_usec;
+        bool slices_pending; /* the slices file is behind the publisher */
+        bool ckpt_pending;   /* the checkpoint on disk is behind d->ckpt */
+        dra_file_state files[DRA_FILE_MAX];
+        uint64_t cdi_rewritten; /* specs written again from the checkpoint */
+        size_t cdi_no_copy;     /* entries of an older checkpoint without the spec's bytes (logged when it changes) */
 };
+
+static const char *const dra_file_names[DRA_FILE_MAX] = {"slices", "checkpoint", "cdi"};
+
+/* One durable file's write failed (r < 0, why) or succeeded: said once per
+ * change in the log, and kept for the metrics. */
+static void file_result(agent_dra *d, dra_file f, int r, const char *why) {
+        dra_file_state *st = &d->files[f];
+        if (r >= 0) {
+                if (st->failing)
+                        log_info("%s written again: the earlier failure (%s) is over", dra_file_names[f],
+                                 st->why ? st->why : "");
+                st->failing = false;
+                free(st->why);
+                st->why = NULL;
+                return;
+        }
+        st->failures++;
+        if (st->failing && streq_ptr(st->why, why)) return;
+        log_error("%s not written: %s; retried every %llu ms", dra_file_names[f], why,
+                  (unsigned long long)(d->check_usec / 1000));
+        st->failing = true;
+        free(st->why);
+        st->why = dp_strdup(why);
+}
+
+/* dp_dra_node_prepare/_unprepare saved the whole checkpoint. */
+static void ckpt_saved(agent_dra *d) {
+        d->ckpt_pending = false;
+        file_result(d, DRA_FILE_CHECKPOINT, 0, NULL);
+}
 
 static void holds_changed(agent_dra *d) {
         if (d->holds_changed) d->holds_changed(d->userdata);
@@ -113,10 +164,14 @@ static int write_slices(agent_dra *d) {
         _cleanup_free_ char *name = dp_asprintf("%s-%s.yaml", d->node_name, d->driver);
         if (!name) return -ENOMEM;
         dp_error e = DP_ERROR_INIT;
-        r = dp_dra_file_write(d->slices_dir, name, dp_strbuf_str(&sb), sb.len, 0644, &e);
+        r = dp_mkdir_p(d->slices_dir, 0750);
         if (r < 0)
-                log_error("ResourceSlices: %s", dp_error_msg(&e));
+                dp_error_errno(&e, r, "create %s", d->slices_dir);
         else
+                r = dp_dra_file_write(d->slices_dir, name, dp_strbuf_str(&sb), sb.len, 0644, &e);
+        d->slices_pending = r < 0;
+        file_result(d, DRA_FILE_SLICES, r, dp_error_msg(&e));
+        if (r >= 0)
                 log_info("ResourceSlices generation %lld: %zu slice(s) in %s/%s",
                          (long long)dp_dra_publisher_generation(d->pub), n, d->slices_dir, name);
         return r;
@@ -172,7 +227,9 @@ static int publish(agent_dra *d, bool force) {
         }
         if (r > 0 || force) {
                 api_publish(d);
-                return write_slices(d);
+                /* A failed write (disk full) never stops the driver or V1:
+                 * it is said, counted and retried by the periodic check. */
+                (void)write_slices(d);
         }
         return 0;
 }
@@ -504,6 +561,7 @@ static int prepare_reply(agent_dra *d, const pb_prep_req *req, bool v1, const cl
                                     dp_error_msg(&e));
                 } else {
                         if (q > 0) {
+                                ckpt_saved(d);
                                 log_info("prepared %s/%s (%s): %zu device(s)", c->namespace_, c->name, c->uid,
                                          pcs[i].n_devices);
                                 changed = true;
@@ -569,6 +627,7 @@ static int unprepare_reply(agent_dra *d, const pb_unprep_req *req, uint8_t **ret
                 int q = c->uid && *c->uid
                                 ? dp_dra_node_unprepare(d->ckpt, d->ledger, c->uid, &dirs, &e)
                                 : dp_error_set(&e, -EINVAL, "claim %s/%s: uid is required", c->namespace_, c->name);
+                if (q > 0) ckpt_saved(d);
                 if (q == 0 && unknown_find(d, c->uid) >= 0) q = unprepare_unknown(d, c->uid, &e);
                 if (q == -ENOMEM)
                         r = q;
@@ -895,13 +954,96 @@ static int recover_state(agent_dra *d, bool rebuild, dp_error *err) {
         rec.n_unknown = 0;
         if (rec.recovered) {
                 dp_error e = DP_ERROR_INIT;
-                if (dp_dra_checkpoint_save(d->ckpt, d->state_dir, DP_DRA_CHECKPOINT_NAME, &e) < 0)
-                        log_error("%s; the recovered claims hold their devices in memory", dp_error_msg(&e));
+                int q = dp_dra_checkpoint_save(d->ckpt, d->state_dir, DP_DRA_CHECKPOINT_NAME, &e);
+                d->ckpt_pending = q < 0;
+                if (q < 0) file_result(d, DRA_FILE_CHECKPOINT, q, dp_error_msg(&e));
                 log_warning("driver checkpoint rebuilt: %zu claim(s) recovered from their CDI specs, %zu unknown",
                             rec.recovered, d->n_unknown);
         }
         dp_dra_recovery_done(&rec);
         return 0;
+}
+
+/* The CDI specs against the checkpoint's copies (F7 of issue 21): a spec
+ * deleted or damaged while its claim is prepared would leave the pod with a
+ * CDI id nothing resolves. */
+static void check_cdi(agent_dra *d) {
+        dp_dra_cdi_check chk;
+        dp_error e = DP_ERROR_INIT;
+        if (d->ckpt->n_claims) (void)dp_mkdir_p(d->cdi_dir, 0750); /* a removed directory comes back too */
+        int r = dp_dra_cdi_reconcile(d->ckpt, d->cdi_dir, &chk, &e);
+        d->cdi_rewritten += chk.rewritten;
+        if (r >= 0 || chk.failed) file_result(d, DRA_FILE_CDI, r, dp_error_msg(&e));
+        if (chk.no_copy != d->cdi_no_copy && chk.no_copy)
+                log_warning("%zu prepared claim(s) of an older checkpoint keep no copy of their CDI spec: a lost "
+                            "spec of theirs cannot be written again until the claim is prepared again",
+                            chk.no_copy);
+        d->cdi_no_copy = chk.no_copy;
+}
+
+/* Every check_usec: the writes that failed are tried again (the cause,
+ * a full disk, may be gone), then the CDI specs are checked. */
+static int on_check(dp_loop_source *s, uint64_t now, void *ud) {
+        agent_dra *d = ud;
+        if (d->slices_pending) (void)write_slices(d);
+        if (d->ckpt_pending) {
+                dp_error e = DP_ERROR_INIT;
+                int r = dp_dra_checkpoint_save(d->ckpt, d->state_dir, DP_DRA_CHECKPOINT_NAME, &e);
+                d->ckpt_pending = r < 0;
+                file_result(d, DRA_FILE_CHECKPOINT, r, dp_error_msg(&e));
+        }
+        check_cdi(d);
+        dp_loop_source_set_time(s, now + d->check_usec);
+        return 0;
+}
+
+void agent_dra_metrics_write(const agent_dra *d, dp_strbuf *o) {
+        if (!d) return;
+        dp_strbuf_puts(o, "# HELP devplane_dra_file_write_failing 1 while the DRA driver cannot write this file "
+                          "(retried by the periodic check; the log says why).\n"
+                          "# TYPE devplane_dra_file_write_failing gauge\n");
+        for (size_t f = 0; f < DRA_FILE_MAX; f++)
+                dp_strbuf_printf(o, "devplane_dra_file_write_failing{file=\"%s\"} %d\n", dra_file_names[f],
+                                 d->files[f].failing);
+        dp_strbuf_puts(o, "# HELP devplane_dra_file_write_failures_total Failed writes of this file.\n"
+                          "# TYPE devplane_dra_file_write_failures_total counter\n");
+        for (size_t f = 0; f < DRA_FILE_MAX; f++)
+                dp_strbuf_printf(o, "devplane_dra_file_write_failures_total{file=\"%s\"} %llu\n", dra_file_names[f],
+                                 (unsigned long long)d->files[f].failures);
+        dp_strbuf_printf(o,
+                         "# HELP devplane_dra_cdi_specs_rewritten_total CDI specs found missing or damaged and "
+                         "written again from the driver checkpoint.\n"
+                         "# TYPE devplane_dra_cdi_specs_rewritten_total counter\n"
+                         "devplane_dra_cdi_specs_rewritten_total %llu\n",
+                         (unsigned long long)d->cdi_rewritten);
+}
+
+/* The driver checkpoint, or an empty one to be rebuilt from the CDI specs
+ * (*ret_rebuild) when it is missing, corrupt, or no regular file (a
+ * directory, a symlink to /dev/zero, a FIFO: dp_read_file's -EISDIR,
+ * -EINVAL): not trusted, not lost either: set aside as .corrupt. Other
+ * read errors (-EACCES, -EIO) stop the driver: it cannot know what it holds. */
+static int load_checkpoint(agent_dra *d, bool *ret_rebuild, dp_error *err) {
+        _cleanup_free_ char *ck = dp_asprintf("%s/%s", d->state_dir, DP_DRA_CHECKPOINT_NAME);
+        if (!ck) return -ENOMEM;
+        int r = dp_dra_checkpoint_load(ck, &d->ckpt, err);
+        *ret_rebuild = r == -ENOENT;
+        if (r == -EBADMSG || r == -E2BIG || r == -EISDIR || r == -EINVAL || r == -ELOOP) {
+                dp_error se = DP_ERROR_INIT;
+                _cleanup_free_ char *to = NULL;
+                int q = dp_dra_file_set_aside(ck, &to, &se);
+                log_error("%s; rebuilding it from the CDI specs in %s (%s%s)", dp_error_msg(err), d->cdi_dir,
+                          q < 0 ? "it could not be set aside: " : "the file is kept as ",
+                          q < 0 ? dp_error_msg(&se) : to);
+                if (err) *err = (dp_error)DP_ERROR_INIT;
+                *ret_rebuild = true;
+                r = -ENOENT;
+        }
+        if (r == -ENOENT) {
+                d->ckpt = dp_dra_checkpoint_new(d->driver, d->node_name);
+                r = d->ckpt ? 0 : -ENOMEM;
+        }
+        return r;
 }
 
 /* After a rebuild, the claims we can read (--claims-dir) complete what the
@@ -970,6 +1112,8 @@ int agent_dra_new(dp_loop *l, const agent_dra_options *o, dp_ledger *ledger, dp_
         assert_return(l && o && o->node_name && inv && ret, -EINVAL);
         _cleanup_(agent_dra_freep) agent_dra *d = calloc(1, sizeof *d);
         if (!d) return -ENOMEM;
+        d->lock = -1;
+        d->check_usec = o->check_usec ? o->check_usec : AGENT_DRA_CHECK_USEC_DEFAULT;
         d->loop = l;
         d->ledger = ledger;
         d->inv = TAKE_PTR(owned);
@@ -1019,33 +1163,24 @@ int agent_dra_new(dp_loop *l, const agent_dra_options *o, dp_ledger *ledger, dp_
                 if (!cls) return -ENOMEM;
                 d->rules[d->n_rules++] = (dp_dra_taint_rule){cls, eff};
         }
-        const char *dirs[] = {d->registry_dir, d->state_dir, d->cdi_dir, d->slices_dir};
+        /* The slices directory is made by write_slices: one that cannot be
+         * made yet (disk full, read-only) is retried like a failed write. */
+        const char *dirs[] = {d->registry_dir, d->state_dir, d->cdi_dir};
         for (size_t i = 0; i < ELEMENTSOF(dirs); i++)
                 if (dirs[i] && (r = dp_mkdir_p(dirs[i], 0750)) < 0) return dp_error_errno(err, r, "create %s", dirs[i]);
-        _cleanup_free_ char *ck = dp_asprintf("%s/%s", d->state_dir, DP_DRA_CHECKPOINT_NAME);
-        if (!ck) return -ENOMEM;
-        r = dp_dra_checkpoint_load(ck, &d->ckpt, err);
-        bool rebuild = r == -ENOENT;
-        if (r == -EBADMSG || r == -E2BIG) {
-                /* Do not trust it, do not lose it: keep a copy next to it,
-                 * and rebuild it from the CDI specs we wrote. */
-                log_error("%s; rebuilding it from the CDI specs in %s (the file is kept as %s.corrupt)",
-                          dp_error_msg(err), d->cdi_dir, ck);
-                _cleanup_free_ char *bad = dp_asprintf("%s.corrupt", ck);
-                if (bad) (void)rename(ck, bad);
-                if (err) *err = (dp_error)DP_ERROR_INIT;
-                rebuild = true;
-                r = -ENOENT;
-        }
-        if (r == -ENOENT) {
-                d->ckpt = dp_dra_checkpoint_new(d->driver, d->node_name);
-                r = d->ckpt ? 0 : -ENOMEM;
-        }
-        if (r < 0) return r;
+        /* One driver per driver directory: its checkpoint and dra.sock. */
+        if ((r = agent_dir_lock(d->state_dir, AGENT_DRIVER_LOCK_NAME, "DRA driver directory", &d->lock, err)) < 0)
+                return r;
+        if ((r = agent_socket_check_free(d->reg_sock_path, err)) < 0) return r;
+        bool rebuild = false;
+        if ((r = load_checkpoint(d, &rebuild, err)) < 0) return r;
         if ((r = recover_state(d, rebuild, err)) < 0) return r;
         replay_checkpoint(d);
         if ((r = publish(d, true)) < 0) return dp_error_errno(err, r, "publish ResourceSlices");
         if (rebuild) complete_recovered(d);
+        check_cdi(d);
+        if ((r = dp_loop_add_timer(l, dp_loop_now() + d->check_usec, on_check, d, &d->check)) < 0)
+                return dp_error_errno(err, r, "file check timer");
         if ((r = serve_dra(d)) < 0) return dp_error_errno(err, r, "serve %s", d->dra_sock_path);
         if ((r = serve_registration(d)) < 0) return dp_error_errno(err, r, "serve %s", d->reg_sock_path);
         if ((r = dp_loop_add_inotify(l, d->registry_dir, IN_DELETE | IN_MOVED_FROM, on_reg_dir_event, d,
@@ -1090,6 +1225,7 @@ agent_dra *agent_dra_free(agent_dra *d) {
         free(d->streams);
         dp_loop_source_free(d->reg_watch);
         dp_loop_source_free(d->state_watch);
+        dp_loop_source_free(d->check);
         dp_grpc_server_free(d->srv);
         dp_grpc_server_free(d->reg_srv);
         dp_dra_checkpoint_free(d->ckpt);
@@ -1114,6 +1250,9 @@ agent_dra *agent_dra_free(agent_dra *d) {
         for (size_t i = 0; i < d->n_rules; i++)
                 free((char *)d->rules[i].fault_class);
         free(d->rules);
+        for (size_t f = 0; f < DRA_FILE_MAX; f++)
+                free(d->files[f].why);
+        if (d->lock >= 0) close(d->lock); /* the lock goes last */
         free(d);
         return NULL;
 }

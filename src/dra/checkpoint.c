@@ -27,6 +27,7 @@ void dp_dra_prepared_claim_done(dp_dra_prepared_claim *c) {
         }
         free(c->devices);
         free(c->cdi_spec_file);
+        free(c->cdi_spec_text);
         for (size_t i = 0; i < c->n_metadata; i++) {
                 free(c->metadata[i].request);
                 free(c->metadata[i].path);
@@ -59,7 +60,8 @@ static int strv_copy(char ***dst, size_t *n, char *const *src, size_t m) {
 
 static int claim_copy(dp_dra_prepared_claim *d, const dp_dra_prepared_claim *s) {
         if (dup_opt(&d->uid, s->uid) < 0 || dup_opt(&d->namespace, s->namespace) < 0 ||
-            dup_opt(&d->name, s->name) < 0 || dup_opt(&d->cdi_spec_file, s->cdi_spec_file) < 0)
+            dup_opt(&d->name, s->name) < 0 || dup_opt(&d->cdi_spec_file, s->cdi_spec_file) < 0 ||
+            dup_opt(&d->cdi_spec_text, s->cdi_spec_text) < 0)
                 return -ENOMEM;
         d->metadata_generation = s->metadata_generation;
         if (s->n_devices && !(d->devices = calloc(s->n_devices, sizeof(*d->devices)))) return -ENOMEM;
@@ -201,6 +203,7 @@ static dp_doc_node *claim_node(enc *e, const dp_dra_prepared_claim *c) {
         }
         put(e, m, "devices", devs);
         put_str(e, m, "cdiSpecFile", c->cdi_spec_file);
+        put_str(e, m, "cdiSpec", c->cdi_spec_text);
         dp_doc_node *md = chk(e, dp_doc_new_seq(e->s));
         for (size_t i = 0; md && i < c->n_metadata; i++) {
                 dp_doc_node *x = chk(e, dp_doc_new_map(e->s));
@@ -300,8 +303,8 @@ static int get_strv(dec *d, const dp_doc_node *m, const char *key, const char *p
         return 0;
 }
 
-static const char *const claim_keys[] = {"uid",           "namespace",          "name", "devices", "cdiSpecFile",
-                                         "metadataFiles", "metadataGeneration", NULL};
+static const char *const claim_keys[] = {
+        "uid", "namespace", "name", "devices", "cdiSpecFile", "cdiSpec", "metadataFiles", "metadataGeneration", NULL};
 static const char *const dev_keys[] = {"requests", "pool", "device", "cdiDeviceIDs", "shareID", NULL};
 static const char *const md_keys[] = {"request", "path", "containerPath", NULL};
 
@@ -311,6 +314,7 @@ static int decode_claim(dec *d, const dp_doc_node *m, const char *path, dp_dra_p
         if (r >= 0) r = get_str(d, m, "namespace", true, path, &c->namespace);
         if (r >= 0) r = get_str(d, m, "name", true, path, &c->name);
         if (r >= 0) r = get_str(d, m, "cdiSpecFile", false, path, &c->cdi_spec_file);
+        if (r >= 0) r = get_str(d, m, "cdiSpec", false, path, &c->cdi_spec_text);
         if (r < 0) return r;
         if (!*c->uid) return bad(d, m, path, "empty uid");
         const dp_doc_node *g = dp_doc_get(m, "metadataGeneration");

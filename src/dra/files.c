@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "base/fileio.h"
+#include "base/log.h"
 #include "dra/cdi.h"
 #include "dra/prepared.h"
 
@@ -35,11 +36,46 @@ static int make_parents(const char *dir, const char *name) {
         return 0;
 }
 
+int dp_dra_file_set_aside(const char *path, char **ret_to, dp_error *err) {
+        assert_return(path, -EINVAL);
+        for (unsigned i = 0; i < 10; i++) {
+                _cleanup_free_ char *to = i ? dp_asprintf("%s.corrupt.%u", path, i) : dp_asprintf("%s.corrupt", path);
+                if (!to) return dp_error_set(err, -ENOMEM, "out of memory");
+                if (rename(path, to) == 0) {
+                        if (ret_to) *ret_to = TAKE_PTR(to);
+                        return 0;
+                }
+                /* the name is taken by something rename(2) cannot replace
+                 * (a directory over a file, or the other way): the next one */
+                if (errno != EISDIR && errno != ENOTDIR && errno != ENOTEMPTY && errno != EEXIST)
+                        return dp_error_errno(err, -errno, "%s: setting it aside as %s", path, to);
+        }
+        return dp_error_set(err, -EEXIST, "%s: cannot set it aside: %s.corrupt and .corrupt.1 to .9 are taken", path,
+                            path);
+}
+
+/* Where a file of ours belongs, anything but a regular file (a directory,
+ * which rename(2) cannot replace; a symlink, say to /dev/zero; a FIFO) is
+ * damage, as corrupt content is: set aside first, so it is kept, not
+ * silently replaced. */
+static int clear_target(const char *dir, const char *name, dp_error *err) {
+        _cleanup_free_ char *path = dp_asprintf("%s/%s", dir, name);
+        if (!path) return dp_error_set(err, -ENOMEM, "out of memory");
+        struct stat st;
+        if (lstat(path, &st) < 0 || S_ISREG(st.st_mode)) return 0;
+        _cleanup_free_ char *to = NULL;
+        int r = dp_dra_file_set_aside(path, &to, err);
+        if (r < 0) return r;
+        log_warning("%s: not a regular file where a file of ours belongs: set aside as %s", path, to);
+        return 0;
+}
+
 int dp_dra_file_write(const char *dir, const char *name, const char *data, size_t len, mode_t mode, dp_error *err) {
         assert_return(dir && (data || !len), -EINVAL);
         if (!name_ok(name)) return dp_error_set(err, -EINVAL, "%s: not a relative file name", name ? name : "(null)");
         int r = make_parents(dir, name);
         if (r < 0) return dp_error_errno(err, r, "%s/%s: creating directories", dir, name);
+        if ((r = clear_target(dir, name, err)) < 0) return r;
         return dp_write_file_atomic(dir, name, data, len, mode, DP_WRITE_DURABLE, err);
 }
 
@@ -108,6 +144,13 @@ int dp_dra_checkpoint_save(const dp_dra_checkpoint *c, const char *dir, const ch
                 dp_strbuf_done(&sb);
                 return dp_error_set(err, r, "encoding the checkpoint");
         }
+        if (sb.len > DP_DRA_CHECKPOINT_MAX) {
+                /* never write what the next start could not read back */
+                r = dp_error_set(err, -E2BIG, "%s/%s: the checkpoint would be %zu bytes, over %u", dir, name, sb.len,
+                                 DP_DRA_CHECKPOINT_MAX);
+                dp_strbuf_done(&sb);
+                return r;
+        }
         r = dp_dra_file_write(dir, name, dp_strbuf_str(&sb), sb.len, 0600, err);
         dp_strbuf_done(&sb);
         return r;
@@ -121,4 +164,50 @@ int dp_dra_checkpoint_load(const char *path, dp_dra_checkpoint **ret, dp_error *
         r = dp_dra_checkpoint_decode(buf, len, path, ret, err);
         free(buf);
         return r;
+}
+
+/* ---- CDI specs against the checkpoint ---- */
+
+/* 1 when <cdi_dir>/<name> holds exactly text; 0 when not (missing, other
+ * bytes, not a regular file, unreadable). */
+static int spec_intact(const char *cdi_dir, const char *name, const char *text) {
+        _cleanup_free_ char *path = dp_asprintf("%s/%s", cdi_dir, name);
+        if (!path) return -ENOMEM;
+        size_t want = strlen(text), len = 0;
+        _cleanup_free_ char *buf = NULL;
+        int r = dp_read_file(path, want, &buf, &len, NULL);
+        if (r == -ENOMEM) return r;
+        return r == 0 && len == want && memcmp(buf, text, len) == 0;
+}
+
+int dp_dra_cdi_reconcile(const dp_dra_checkpoint *c, const char *cdi_dir, dp_dra_cdi_check *ret, dp_error *err) {
+        assert_return(c && cdi_dir && ret, -EINVAL);
+        *ret = (dp_dra_cdi_check){0};
+        for (size_t i = 0; i < c->n_claims; i++) {
+                const dp_dra_prepared_claim *pc = &c->claims[i];
+                if (!pc->cdi_spec_file) continue;
+                ret->checked++;
+                if (!pc->cdi_spec_text) {
+                        ret->no_copy++;
+                        continue;
+                }
+                int r = spec_intact(cdi_dir, pc->cdi_spec_file, pc->cdi_spec_text);
+                if (r < 0) return dp_error_set(err, r, "out of memory");
+                if (r > 0) continue;
+                dp_error e = DP_ERROR_INIT;
+                r = dp_dra_file_write(cdi_dir, pc->cdi_spec_file, pc->cdi_spec_text, strlen(pc->cdi_spec_text), 0644,
+                                      &e);
+                if (r < 0) {
+                        ret->failed++;
+                        log_error("CDI spec %s/%s of claim %s is missing or damaged and cannot be written again: %s",
+                                  cdi_dir, pc->cdi_spec_file, pc->uid, dp_error_msg(&e));
+                        if (err) *err = e;
+                        continue;
+                }
+                ret->rewritten++;
+                log_warning("CDI spec %s/%s of claim %s was missing or damaged: written again from the driver "
+                            "checkpoint",
+                            cdi_dir, pc->cdi_spec_file, pc->uid);
+        }
+        return ret->failed ? -EIO : 0;
 }

@@ -449,7 +449,9 @@ static int run(prep *p) {
                 return oom(p);
         }
         o->cdi_spec.len = sb.len;
-        if (!(o->cdi_spec.data = dp_strbuf_steal(&sb))) return oom(p);
+        if (!(o->cdi_spec.data = dp_strbuf_steal(&sb)) ||
+            !(o->claim.cdi_spec_text = dp_strndup(o->cdi_spec.data, o->cdi_spec.len)))
+                return oom(p);
         return 0;
 }
 

@@ -14,6 +14,7 @@
  *                                   "cdiDeviceIDs":["k8s.gpu.example.com/gpu=<uid>-gpu-0"],
  *                                   "shareID":"…"}],
  *                       "cdiSpecFile":"k8s.gpu.example.com-gpu_<uid>.json",
+ *                       "cdiSpec":"{\"cdiVersion\":…}",
  *                       "metadataFiles":[{"request":"gpu","path":"<uid>/gpu/gpu.example.com-metadata.json",
  *                                         "containerPath":"/var/run/kubernetes.io/…"}],
  *                       "metadataGeneration":1}]}}
@@ -22,8 +23,11 @@
  * encoder writes it (keys in the order above, claims in insertion order).
  * Decoding re-encodes what it read and compares: any change to the data, a
  * truncated file or a bad checksum is -EBADMSG ("checkpoint corrupt: …"),
- * never silently trusted. Unknown fields are refused. Caps:
- * DP_DRA_CHECKPOINT_MAX (bytes), DP_DRA_CHECKPOINT_MAX_CLAIMS.
+ * never silently trusted. Unknown fields are refused. `cdiSpec` (the spec's
+ * bytes) is optional, so files written before it was kept still load.
+ * Caps: DP_DRA_CHECKPOINT_MAX (bytes; a save that would pass it is refused
+ * with -E2BIG, so the driver never writes a file it could not read back),
+ * DP_DRA_CHECKPOINT_MAX_CLAIMS.
  */
 #pragma once
 
@@ -56,6 +60,11 @@ typedef struct dp_dra_prepared_claim {
         dp_dra_prepared_device *devices;
         size_t n_devices;
         char *cdi_spec_file; /* file name in the CDI directory; NULL when no devices */
+        /* The spec's bytes as written (NUL-terminated JSON), kept in the
+         * checkpoint so a spec that is deleted or damaged is written again
+         * (dp_dra_cdi_reconcile). NULL in entries of checkpoints written
+         * before it was kept: such a spec cannot be rewritten. */
+        char *cdi_spec_text;
         dp_dra_metadata_file *metadata;
         size_t n_metadata;
         int64_t metadata_generation; /* 0 when no metadata files were written */
@@ -123,3 +132,23 @@ int dp_dra_unprepare_files(const dp_dra_prepared_claim *c, const char *cdi_dir, 
  * absent: start empty; -EBADMSG when corrupt). */
 int dp_dra_checkpoint_save(const dp_dra_checkpoint *c, const char *dir, const char *name, dp_error *err);
 int dp_dra_checkpoint_load(const char *path, dp_dra_checkpoint **ret, dp_error *err);
+
+/* A file of ours that is damaged in a way rename(2) cannot overwrite (a
+ * directory) or that must not be trusted (a corrupt checkpoint) is moved
+ * aside, never deleted: to <path>.corrupt, or .corrupt.1 … .9 when a name
+ * is taken by something rename cannot replace. 0 (and *ret_to, malloc'd,
+ * when ret_to is not NULL), or a negative errno with err naming both paths. */
+int dp_dra_file_set_aside(const char *path, char **ret_to, dp_error *err);
+
+/* Every CDI spec the checkpoint names is compared with the copy the
+ * checkpoint keeps (cdi_spec_text); a spec that is missing, holds other
+ * bytes or is not a regular file (a directory is set aside) is written again
+ * atomically. Logged per spec. Returns 0, -EIO when a spec could not be
+ * written (err: the last reason; the rest were still checked), -ENOMEM. */
+typedef struct dp_dra_cdi_check {
+        size_t checked;   /* entries that name a spec */
+        size_t rewritten; /* written again */
+        size_t no_copy;   /* entries without cdi_spec_text: not checked */
+        size_t failed;    /* could not be written again */
+} dp_dra_cdi_check;
+int dp_dra_cdi_reconcile(const dp_dra_checkpoint *c, const char *cdi_dir, dp_dra_cdi_check *ret, dp_error *err);

@@ -130,8 +130,9 @@ static int recover(const dp_dra_inventory *inv, const char *file, const char *bu
         c->namespace = dp_strdup("");
         c->name = dp_strdup("");
         c->cdi_spec_file = dp_strdup(file);
+        c->cdi_spec_text = dp_strndup(buf, len); /* ours and well-formed: the copy to rewrite it from */
         c->devices = calloc(devs->n, sizeof(*c->devices));
-        if (!c->namespace || !c->name || !c->cdi_spec_file || !c->devices) return -ENOMEM;
+        if (!c->namespace || !c->name || !c->cdi_spec_file || !c->cdi_spec_text || !c->devices) return -ENOMEM;
         for (size_t i = 0; i < devs->n; i++) {
                 r = recover_device(inv, c->uid, devs->items[i], i, &c->devices[i], err);
                 c->n_devices++; /* freed by _done even when half filled */

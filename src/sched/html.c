@@ -9,16 +9,17 @@
 #include "base/escape.h"
 #include "base/hashmap.h"
 #include "sched/fmt.h"
+#include "sched/html-internal.h"
 #include "sched/html.h"
 
 /* ---- reading the report document ---- */
 
-static const char *str_of(const dp_doc_node *n, const char *key) {
+const char *dp_html_str(const dp_doc_node *n, const char *key) {
         const dp_doc_node *x = n ? dp_doc_get(n, key) : NULL;
         return x && x->type == DP_DOC_SCALAR && x->str ? x->str : "";
 }
 
-static int64_t int_of(const dp_doc_node *n, const char *key) { return strtoll(str_of(n, key), NULL, 10); }
+static int64_t int_of(const dp_doc_node *n, const char *key) { return strtoll(dp_html_str(n, key), NULL, 10); }
 
 static const dp_doc_node *seq_of(const dp_doc_node *n, const char *key) {
         const dp_doc_node *x = n ? dp_doc_get(n, key) : NULL;
@@ -38,7 +39,7 @@ static int tenths(const char *pct) {
 
 /* Text and attribute values alike: & < > " ' escaped, other control
  * characters than newline and tab dropped. */
-static void esc(dp_strbuf *o, const char *s) {
+void dp_html_esc(dp_strbuf *o, const char *s) {
         { dp_escape_html(o, s); return; } /* also controls, bidi controls, non-UTF-8 made visible: base/escape.h */
         for (; s && *s; s++) {
                 unsigned char c = (unsigned char)*s;
@@ -152,7 +153,7 @@ static const char *cut_middle(const char *s, size_t max, char *buf, size_t size)
 static void boxed_name(dp_strbuf *o, const char *cls, const char *name) {
         size_t l = strlen(name), keep = 12;
         dp_strbuf_printf(o, "<span class=\"nm %s\" title=\"", cls);
-        esc(o, name);
+        dp_html_esc(o, name);
         dp_strbuf_puts(o, "\">");
         if (l > keep + 8) {
                 size_t cut = l - keep;
@@ -161,13 +162,13 @@ static void boxed_name(dp_strbuf *o, const char *cls, const char *name) {
                 char head[1024];
                 dp_fmt(head, sizeof(head), "%.*s", (int)DP_MIN(cut, sizeof(head) - 1), name);
                 dp_strbuf_puts(o, "<span class=\"h\">");
-                esc(o, head);
+                dp_html_esc(o, head);
                 dp_strbuf_puts(o, "</span><span class=\"t\">");
-                esc(o, name + cut);
+                dp_html_esc(o, name + cut);
                 dp_strbuf_puts(o, "</span>");
         } else {
                 dp_strbuf_puts(o, "<span class=\"h\">");
-                esc(o, name);
+                dp_html_esc(o, name);
                 dp_strbuf_puts(o, "</span>");
         }
         dp_strbuf_puts(o, "</span>");
@@ -179,7 +180,7 @@ static void short_name(dp_strbuf *o, const char *name) {
         if (strlen(name) > 40)
                 boxed_name(o, "long", name);
         else
-                esc(o, name);
+                dp_html_esc(o, name);
 }
 
 static const char *state_class(const char *st);
@@ -196,8 +197,9 @@ static int pod_index_build(const dp_doc_node *pods, pod_index *ix) {
         if (!ix->v) return -ENOMEM;
         for (size_t i = 0; i < n; i++) {
                 const dp_doc_node *p = pods->items[i];
-                const char *node = str_of(p, "node");
-                if (node[0] && strcmp(state_class(str_of(p, "state")), "deleted")) ix->v[ix->n++] = (nodepod){node, i};
+                const char *node = dp_html_str(p, "node");
+                if (node[0] && strcmp(state_class(dp_html_str(p, "state")), "deleted"))
+                        ix->v[ix->n++] = (nodepod){node, i};
         }
         qsort(ix->v, ix->n, sizeof(nodepod), cmp_nodepod);
         return 0;
@@ -256,14 +258,21 @@ static const char CSS[] =
         "vertical-align:middle}"
         ".sw.free{background:#fff}.sw.bad{background:repeating-linear-gradient(45deg,#fff 0 3px,var(--bad) 3px 5px)}"
         ".sw.claim{background:#8a8f98}"
-        ".nm{display:inline-flex;min-width:0;max-width:100%;white-space:nowrap;vertical-align:bottom}"
+        ".nm{display:inline-flex;min-width:0;max-width:100%;white-space:pre;vertical-align:bottom}"
         ".nm .h{overflow:hidden;text-overflow:ellipsis;min-width:0}.nm .t{flex:none}"
         ".badge{display:inline-block;flex:none;font-size:11px;padding:1px "
         "7px;border-radius:9px;background:#e3e7ef;color:var(--ink);white-space:nowrap}"
         ".badge.running{background:#d8f0dc;color:#1b5e20}.badge.pending{background:#fde8c8;color:#8a4b00}"
         ".badge.waiting{background:#fbd9d0;color:#8e2a0b}.badge.deleted{background:#e4e4e4;color:#666}"
         ".badge.v1{background:#dde8fb;color:#1a3f8a}.badge.v2{background:#eadcf8;color:#5a1d8a}"
-        ".badge.both{background:#d9f1f1;color:#0d5c5c}"
+        ".badge.both{background:#d9f1f1;color:#0d5c5c}.badge.cpu{background:#eceff3;color:#455a64}"
+        "table.ov td{vertical-align:top;padding:3px 10px}.ov .pname{font-weight:600;overflow-wrap:anywhere}"
+        ".ov td.pn{max-width:260px}.ov .bad{color:var(--bad)}"
+        ".ubar{display:inline-block;width:110px;height:9px;background:#e6e9ef;border-radius:3px;margin-right:8px;"
+        "vertical-align:middle;overflow:hidden}.ubar i{display:block;height:100%;background:#2f6fb5}"
+        ".heat{display:block}.heat rect{stroke:#9aa4b5;stroke-width:1}.heat rect.bad{stroke:#c62828;stroke-width:2}"
+        ".hx{fill:#e9ecf1;background:#e9ecf1}.h0{fill:#fff;background:#fff}.h1{fill:#c6dbef;background:#c6dbef}"
+        ".h2{fill:#6baed6;background:#6baed6}.h3{fill:#2f7fc1;background:#2f7fc1}.h4{fill:#08306b;background:#08306b}"
         ".nodes{display:flex;flex-wrap:wrap;gap:12px}"
         ".node{background:var(--card);border:1px solid var(--line);border-radius:10px;padding:8px "
         "12px;max-width:100%;min-width:260px;overflow-x:auto}"
@@ -352,9 +361,9 @@ static void draw_cells(page *pg, int x, int y, int w, int h, const cell *c, size
                 char cls[32];
                 const char *wc = c[i].holder ? holder_class(pg, c[i].holder, cls, sizeof(cls)) : NULL;
                 dp_strbuf_printf(o, "<g class=\"cell%s\"><title>", c[i].unhealthy ? " unhealthy" : "");
-                esc(o, c[i].title);
+                dp_html_esc(o, c[i].title);
                 dp_strbuf_puts(o, c[i].holder ? ": " : ": free");
-                if (c[i].holder) esc(o, c[i].holder);
+                if (c[i].holder) dp_html_esc(o, c[i].holder);
                 if (c[i].unhealthy) dp_strbuf_puts(o, " (unhealthy)");
                 dp_strbuf_printf(o, "</title><rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" ", cx, y, cw, h);
                 if (wc)
@@ -378,7 +387,7 @@ static void draw_cells(page *pg, int x, int y, int w, int h, const cell *c, size
                 if (label) {
                         dp_strbuf_printf(o, "<text x=\"%d\" y=\"%d\" class=\"cl%s\">", cx + cw / 2, y + h - 5,
                                          c[i].holder ? " held" : "");
-                        esc(o, label);
+                        dp_html_esc(o, label);
                         dp_strbuf_puts(o, "</text>");
                 }
                 dp_strbuf_puts(o, "</g>");
@@ -393,7 +402,7 @@ static const dp_doc_node *pod_devices(const dp_doc_node *pod, const char *model)
 /* Whether `dev` names a MIG unit of the node in the V2 spelling (dots dropped). */
 static bool is_mig_unit_v2(const dp_doc_node *units, const char *dev) {
         for (size_t i = 0; units && i < units->n; i++) {
-                const char *id = str_of(units->items[i], "id");
+                const char *id = dp_html_str(units->items[i], "id");
                 const char *a = id, *b = dev;
                 while (*a && *b) {
                         if (*a == '.') {
@@ -419,8 +428,14 @@ typedef struct gpu_parts {
 /* Replicas per GPU of a time-sliced node: a V1 resource whose capacity is a
  * multiple (> 1) of the node's whole GPUs. 1 when not time-sliced. */
 static int replicas_of(const dp_doc_node *node, size_t n_whole) {
-        const dp_doc_node *al = dp_doc_get(node, "v1Allocatable");
+        const dp_doc_node *al = dp_doc_get(node, "v1Allocatable"), *units = seq_of(node, "units");
         int best = 1;
+        /* a Node object's shared GPUs list their replicas (GPU feature-discovery labels) */
+        if (streq(dp_html_str(node, "profile"), "Node object")) {
+                for (size_t i = 0; units && i < units->n; i++)
+                        best = DP_MAX(best, (int)DP_MIN(int_of(units->items[i], "replicas"), 64));
+                return best;
+        }
         for (size_t i = 0; al && al->type == DP_DOC_MAP && i < al->n; i++) {
                 /* MIG resources count instances, not replicas */
                 if (strstr(al->pairs[i].key, "/mig-")) continue;
@@ -433,9 +448,68 @@ static int replicas_of(const dp_doc_node *node, size_t n_whole) {
         return best;
 }
 
-static int draw_node(page *pg, const dp_doc_node *node) {
+const char *dp_html_model_badge(const char *model, const char **ret_text) {
+        *ret_text = streq(model, "both") ? "V1+V2" : streq(model, "v1") ? "V1" : streq(model, "v2") ? "V2" : "CPU";
+        return streq(model, "both") || streq(model, "v1") || streq(model, "v2") ? model : "cpu";
+}
+
+static void node_others(dp_strbuf *o, const dp_doc_node *other);
+
+/* A node card's opening: its name and model, what it is (the GPU product
+ * GFD labels, else the profile), its accelerators in use, and the devices
+ * that are not accelerators (counted apart). idx is its anchor (#n-IDX). */
+static void node_header(dp_strbuf *o, const dp_doc_node *node, size_t idx, int replicas) {
+        const char *name = dp_html_str(node, "name"), *text,
+                   *cls = dp_html_model_badge(dp_html_str(node, "model"), &text);
+        const char *what =
+                dp_html_str(node, "product")[0] ? dp_html_str(node, "product") : dp_html_str(node, "profile");
+        const dp_doc_node *units = seq_of(node, "units"), *other = seq_of(node, "otherDevices");
+        bool mps = false;
+        for (size_t i = 0; units && i < units->n; i++)
+                mps |= streq(dp_html_str(units->items[i], "sharing"), "mps");
+        dp_strbuf_printf(o, "<div class=\"node f\" id=\"n-%zu\" data-inuse=\"%" PRId64 "\" data-node=\"", idx,
+                         int_of(node, "inUse"));
+        dp_html_esc(o, name);
+        dp_strbuf_puts(o, "\"><h3>");
+        boxed_name(o, "node-name", name);
+        dp_strbuf_printf(o, " <span class=\"badge %s\">%s</span></h3><div class=\"meta\" title=\"", cls, text);
+        dp_html_esc(o, what);
+        dp_strbuf_puts(o, "\">");
+        dp_html_esc(o, what);
+        if (!int_of(node, "devices")) {
+                dp_strbuf_puts(o, " · no accelerator</div>");
+                node_others(o, other);
+                return;
+        }
+        dp_strbuf_puts(o, " · ");
+        dp_html_esc(o, dp_html_str(node, "inUse"));
+        dp_strbuf_puts(o, "/");
+        dp_html_esc(o, dp_html_str(node, "healthy"));
+        dp_strbuf_puts(o, " healthy devices in use · utilization ");
+        dp_html_esc(o, dp_html_str(node, "utilization"));
+        dp_strbuf_puts(o, " · fragmentation ");
+        dp_html_esc(o, dp_html_str(node, "fragmentation"));
+        if (replicas > 1) dp_strbuf_printf(o, " · %s ×%d", mps ? "MPS" : "time-sliced", replicas);
+        dp_strbuf_puts(o, "</div>");
+        node_others(o, other);
+}
+
+/* The line of a node card that lists the devices that are not accelerators. */
+static void node_others(dp_strbuf *o, const dp_doc_node *other) {
+        if (!other || !other->n) return;
+        dp_strbuf_puts(o, "<div class=\"meta\">not accelerators, not counted:");
+        for (size_t i = 0; i < other->n; i++) {
+                dp_strbuf_puts(o, i ? ", " : " ");
+                dp_html_esc(o, dp_html_str(other->items[i], "name"));
+                dp_strbuf_printf(o, " %" PRId64 "/%" PRId64 " in use", int_of(other->items[i], "inUse"),
+                                 int_of(other->items[i], "total"));
+        }
+        dp_strbuf_puts(o, "</div>");
+}
+
+static int draw_node(page *pg, const dp_doc_node *node, size_t idx) {
         dp_strbuf *o = pg->o;
-        const char *name = str_of(node, "name");
+        const char *name = dp_html_str(node, "name");
         const dp_doc_node *units = seq_of(node, "units"), *pods = seq_of(pg->run, "pods");
         size_t n = units ? units->n : 0;
         /* physical devices and, per device, its children / partitions */
@@ -443,12 +517,14 @@ static int draw_node(page *pg, const dp_doc_node *node) {
         _cleanup_free_ gpu_parts *parts = calloc(n + 1, sizeof(gpu_parts));
         if (!phys || !parts) return -ENOMEM;
         size_t n_phys = 0, n_whole = 0;
+        bool in_mig = false;
         for (size_t i = 0; i < n; i++) {
-                const char *k = str_of(units->items[i], "kind");
-                if (streq(k, "gpu") || startswith(k, "gpu ") || i == 0 || !n_phys) {
-                        phys[n_phys++] = i;
-                        if (!startswith(k, "gpu (MIG")) n_whole++;
-                }
+                /* a MIG instance follows its GPU in MIG mode; every other unit is a device */
+                const char *k = dp_html_str(units->items[i], "kind");
+                if (in_mig && !streq(k, "gpu") && !startswith(k, "gpu ")) continue;
+                phys[n_phys++] = i;
+                in_mig = startswith(k, "gpu (MIG");
+                if (!in_mig) n_whole++;
         }
         /* DRA partitions held on this node that are not units themselves:
          * "<gpu id>-<rest>" goes inside that GPU. */
@@ -465,12 +541,12 @@ static int draw_node(page *pg, const dp_doc_node *node) {
                         bool unit = false, whole = false;
                         size_t best = SIZE_MAX, best_len = 0;
                         for (size_t u = 0; u < n && !unit; u++) {
-                                if (!streq(str_of(units->items[u], "id"), dev)) continue;
+                                if (!streq(dp_html_str(units->items[u], "id"), dev)) continue;
                                 unit = true;
                                 const dp_doc_node *hb = seq_of(units->items[u], "heldBy");
                                 bool listed = false;
                                 for (size_t h = 0; hb && h < hb->n; h++)
-                                        listed |= streq_ptr(hb->items[h]->str, str_of(pod, "name"));
+                                        listed |= streq_ptr(hb->items[h]->str, dp_html_str(pod, "name"));
                                 for (size_t k = 0; k < n_phys && !listed; k++)
                                         if (phys[k] == u) {
                                                 best = k;
@@ -480,7 +556,7 @@ static int draw_node(page *pg, const dp_doc_node *node) {
                         if (unit && !whole) continue;
                         if (!unit && is_mig_unit_v2(units, dev)) continue;
                         for (size_t k = 0; k < n_phys && !unit; k++) {
-                                const char *id = str_of(units->items[phys[k]], "id");
+                                const char *id = dp_html_str(units->items[phys[k]], "id");
                                 size_t l = strlen(id);
                                 if (l > best_len && strncmp(dev, id, l) == 0 && dev[l] == '-') {
                                         best = k;
@@ -495,54 +571,37 @@ static int draw_node(page *pg, const dp_doc_node *node) {
                         }
                         gp->cells[gp->n++] = (cell){.label = whole ? "whole" : dev + best_len + 1,
                                                     .title = dev,
-                                                    .holder = str_of(pod, "name")};
+                                                    .holder = dp_html_str(pod, "name")};
                 }
         }
         int replicas = replicas_of(node, n_whole);
+        bool obj = streq(dp_html_str(node, "profile"), "Node object");
         size_t cols = DP_MIN((size_t)PER_ROW, DP_MAX(n_phys, (size_t)1));
         size_t rows = (n_phys + cols - 1) / cols;
         int width = (int)cols * (BOX_W + GAP) + GAP, height = (int)rows * (BOX_H + GAP) + GAP;
-        dp_strbuf_puts(o, "<div class=\"node f\" data-node=\"");
-        esc(o, name);
-        dp_strbuf_puts(o, "\"><h3>");
-        boxed_name(o, "node-name", name);
-        const char *model = str_of(node, "model");
-        dp_strbuf_printf(o, " <span class=\"badge %s\">",
-                         streq(model, "both") ? "both"
-                         : streq(model, "v1") ? "v1"
-                                              : "v2");
-        esc(o, streq(model, "both") ? "V1+V2" : streq(model, "v1") ? "V1" : "V2");
-        dp_strbuf_puts(o, "</span></h3><div class=\"meta\" title=\"");
-        esc(o, str_of(node, "profile"));
-        dp_strbuf_puts(o, "\">");
-        esc(o, str_of(node, "profile"));
-        dp_strbuf_puts(o, " · ");
-        esc(o, str_of(node, "inUse"));
-        dp_strbuf_puts(o, "/");
-        esc(o, str_of(node, "healthy"));
-        dp_strbuf_puts(o, " healthy devices in use · utilization ");
-        esc(o, str_of(node, "utilization"));
-        dp_strbuf_puts(o, " · fragmentation ");
-        esc(o, str_of(node, "fragmentation"));
-        if (replicas > 1) dp_strbuf_printf(o, " · time-sliced ×%d", replicas);
-        dp_strbuf_printf(
-                o,
-                "</div><svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
-                "role=\"img\">",
-                width, height, width, height);
+        node_header(o, node, idx, replicas);
+        dp_strbuf_printf(o,
+                         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+                         "role=\"img\">",
+                         width, height, width, height);
         for (size_t k = 0; k < n_phys; k++) {
                 const dp_doc_node *u = units->items[phys[k]];
-                const char *id = str_of(u, "id"), *kind = str_of(u, "kind");
-                bool bad = streq(str_of(u, "health"), "Unhealthy"), mig = startswith(kind, "gpu (MIG");
+                const char *id = dp_html_str(u, "id"), *kind = dp_html_str(u, "kind");
+                bool bad = streq(dp_html_str(u, "health"), "Unhealthy"), mig = startswith(kind, "gpu (MIG");
                 int x = GAP + (int)(k % cols) * (BOX_W + GAP), y = GAP + (int)(k / cols) * (BOX_H + GAP);
                 dp_strbuf_printf(o, "<g class=\"dev%s\" data-device=\"", bad ? " unhealthy" : "");
-                esc(o, name);
+                dp_html_esc(o, name);
                 dp_strbuf_putc(o, '/');
-                esc(o, id);
+                dp_html_esc(o, id);
                 dp_strbuf_printf(o, "\"><rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" rx=\"7\" class=\"box\"/>", x,
                                  y, BOX_W, BOX_H);
                 size_t first = phys[k] + 1, last = k + 1 < n_phys ? phys[k + 1] : n;
-                const char *tag = mig ? "MIG" : parts[k].n ? "partitions" : replicas > 1 ? "time-sliced" : "";
+                /* a Node object's units say their own replicas; a Fleet node's are the node's */
+                int ureps = obj ? (int)DP_MIN(int_of(u, "replicas"), 64) : replicas;
+                const char *tag = mig          ? "MIG"
+                                  : parts[k].n ? "partitions"
+                                  : ureps > 1  ? (streq(dp_html_str(u, "sharing"), "mps") ? "MPS" : "time-sliced")
+                                               : "";
                 /* partitions named <gpu>-mig-<j> / <gpu>-vgpu-<j> (compatibility-group modes) */
                 bool all_mig = parts[k].n > 0, all_vgpu = parts[k].n > 0, whole_part = false;
                 for (size_t c = 0; c < parts[k].n; c++) {
@@ -556,10 +615,10 @@ static int draw_node(page *pg, const dp_doc_node *node) {
                 char migtag[96];
                 if (mig && last > first) {
                         /* "MIG 7×1g.10gb" when the instances share a profile */
-                        const char *p0 = str_of(units->items[first], "kind");
+                        const char *p0 = dp_html_str(units->items[first], "kind");
                         bool same = true;
                         for (size_t c = first + 1; c < last && same; c++)
-                                same = streq(str_of(units->items[c], "kind"), p0);
+                                same = streq(dp_html_str(units->items[c], "kind"), p0);
                         if (same && strlen(p0) < 40) {
                                 dp_fmt(migtag, sizeof(migtag), "MIG %zu×%s", last - first, p0);
                                 tag = migtag;
@@ -578,14 +637,14 @@ static int draw_node(page *pg, const dp_doc_node *node) {
                 dp_strbuf_printf(o, "<text x=\"%d\" y=\"%d\" class=\"id\">", x + 8, y + 16);
                 if (shown_id != id) {
                         dp_strbuf_puts(o, "<title>");
-                        esc(o, id);
+                        dp_html_esc(o, id);
                         dp_strbuf_puts(o, "</title>");
                 }
-                esc(o, shown_id);
+                dp_html_esc(o, shown_id);
                 dp_strbuf_puts(o, "</text>");
                 if (tag[0]) {
                         dp_strbuf_printf(o, "<text x=\"%d\" y=\"%d\" class=\"tag\">", x + BOX_W - 7, y + 15);
-                        esc(o, tag);
+                        dp_html_esc(o, tag);
                         dp_strbuf_puts(o, "</text>");
                 }
                 int ix = x + 6, iy = y + 24, iw = BOX_W - 12, ih = BOX_H - 30;
@@ -597,9 +656,9 @@ static int draw_node(page *pg, const dp_doc_node *node) {
                         for (size_t c = 0; c < m; c++) {
                                 const dp_doc_node *cu = units->items[first + c];
                                 const dp_doc_node *hb = seq_of(cu, "heldBy");
-                                cs[c] = (cell){.title = str_of(cu, "id"),
+                                cs[c] = (cell){.title = dp_html_str(cu, "id"),
                                                .holder = hb && hb->n ? hb->items[0]->str : NULL,
-                                               .unhealthy = bad || streq(str_of(cu, "health"), "Unhealthy")};
+                                               .unhealthy = bad || streq(dp_html_str(cu, "health"), "Unhealthy")};
                         }
                         /* up to 4 per row inside the box */
                         size_t per = m > 4 ? (m + 1) / 2 : m;
@@ -617,12 +676,22 @@ static int draw_node(page *pg, const dp_doc_node *node) {
                 } else {
                         const dp_doc_node *hb = seq_of(u, "heldBy");
                         size_t nh = hb ? hb->n : 0;
-                        size_t slots = replicas > 1 ? (size_t)replicas : DP_MAX(nh, (size_t)1);
+                        size_t slots = seq_of(u, "shares") ? seq_of(u, "shares")->n
+                                       : ureps > 1         ? (size_t)ureps
+                                                           : DP_MAX(nh, (size_t)1);
                         _cleanup_free_ cell *cs = calloc(slots + 1, sizeof(cell));
                         if (!cs) return -ENOMEM;
                         for (size_t c = 0; c < slots; c++)
                                 cs[c] = (cell){.title = id, .unhealthy = bad};
-                        if (replicas > 1) {
+                        const dp_doc_node *sh = seq_of(u, "shares");
+                        if (sh) {
+                                /* a Node object's shared GPU: its replicas as the document lists them */
+                                for (size_t c = 0; c < slots && c < sh->n; c++) {
+                                        const char *h = dp_html_str(sh->items[c], "heldBy");
+                                        cs[c].title = dp_html_str(sh->items[c], "id");
+                                        cs[c].holder = h[0] ? h : NULL;
+                                }
+                        } else if (ureps > 1) {
                                 /* each holder's replica ids ("gpu-3:replica-1") say which share it has */
                                 for (size_t q = 0; pods && q < on_n; q++) {
                                         const dp_doc_node *pod = pods->items[pg->live.v[on + q].pod];
@@ -632,7 +701,7 @@ static int draw_node(page *pg, const dp_doc_node *node) {
                                                 const char *dev = v1->items[d]->str ? v1->items[d]->str : "";
                                                 if (strncmp(dev, id, l) || !startswith(dev + l, ":replica-")) continue;
                                                 long ri = strtol(dev + l + strlen(":replica-"), NULL, 10);
-                                                if (ri >= 0 && ri < replicas) cs[ri].holder = str_of(pod, "name");
+                                                if (ri >= 0 && ri < ureps) cs[ri].holder = dp_html_str(pod, "name");
                                         }
                                 }
                                 for (size_t c = 0; c < slots; c++)
@@ -654,7 +723,7 @@ static int draw_node(page *pg, const dp_doc_node *node) {
 
 static void stat(dp_strbuf *o, const char *value, const char *label, bool bad) {
         dp_strbuf_printf(o, "<div class=\"stat%s\"><b>", bad ? " bad" : "");
-        esc(o, value);
+        dp_html_esc(o, value);
         dp_strbuf_printf(o, "</b><span>%s</span></div>", label);
 }
 
@@ -664,15 +733,15 @@ static void summary_cards(page *pg) {
         long unhealthy = (long)(int_of(s, "devices") - int_of(s, "healthyDevices"));
         char b[32];
         dp_strbuf_puts(o, "<div class=\"cards\">");
-        stat(o, str_of(s, "nodes"), "nodes", false);
-        stat(o, str_of(s, "devices"), "devices", false);
+        stat(o, dp_html_str(s, "nodes"), "nodes", false);
+        stat(o, dp_html_str(s, "devices"), "devices", false);
         dp_fmt(b, sizeof(b), "%ld", unhealthy);
         stat(o, b, "unhealthy devices", unhealthy > 0);
-        stat(o, str_of(s, "running"), "pods running", false);
-        stat(o, str_of(s, "pending"), "pods pending", int_of(s, "pending") > 0);
-        stat(o, str_of(s, "waitingOnNode"), "waiting on a node", int_of(s, "waitingOnNode") > 0);
-        stat(o, str_of(s, "utilization"), "utilization", false);
-        stat(o, str_of(s, "fragmentation"), "fragmentation", false);
+        stat(o, dp_html_str(s, "running"), "pods running", false);
+        stat(o, dp_html_str(s, "pending"), "pods pending", int_of(s, "pending") > 0);
+        stat(o, dp_html_str(s, "waitingOnNode"), "waiting on a node", int_of(s, "waitingOnNode") > 0);
+        stat(o, dp_html_str(s, "utilization"), "utilization", false);
+        stat(o, dp_html_str(s, "fragmentation"), "fragmentation", false);
         dp_strbuf_puts(o, "</div>\n");
 }
 
@@ -748,7 +817,7 @@ static void state_bar(dp_strbuf *o, const dp_doc_node *s) {
         for (size_t i = 0; i < ELEMENTSOF(STATE_PARTS); i++)
                 dp_strbuf_printf(o, "<span><i class=\"sw\" style=\"background:%s\"></i>%" PRId64 " %s</span>",
                                  STATE_PARTS[i].fill, int_of(s, STATE_PARTS[i].key), STATE_PARTS[i].label);
-        int util = tenths(str_of(s, "utilization"));
+        int util = tenths(dp_html_str(s, "utilization"));
         dp_strbuf_printf(o,
                          "</div><svg xmlns=\"http://www.w3.org/2000/svg\" width=\"300\" height=\"10\" "
                          "viewBox=\"0 0 300 10\" class=\"bar-util\"><rect x=\"0\" y=\"0\" width=\"300\" height=\"10\" "
@@ -756,12 +825,12 @@ static void state_bar(dp_strbuf *o, const dp_doc_node *s) {
                          "fill=\"#3f6fd8\"/></svg><div class=\"clegend\"><span><i class=\"sw\" "
                          "style=\"background:#3f6fd8\"></i>devices in use: ",
                          util * 300 / 1000);
-        esc(o, str_of(s, "devicesInUse"));
+        dp_html_esc(o, dp_html_str(s, "devicesInUse"));
         dp_strbuf_puts(o, " (utilization ");
-        esc(o, str_of(s, "utilization"));
+        dp_html_esc(o, dp_html_str(s, "utilization"));
         dp_strbuf_puts(
                 o, ")</span><span><i class=\"sw\" style=\"background:#e6e9ef\"></i>free</span><span>fragmentation ");
-        esc(o, str_of(s, "fragmentation"));
+        dp_html_esc(o, dp_html_str(s, "fragmentation"));
         dp_strbuf_puts(o, "</span></div>");
 }
 
@@ -786,9 +855,9 @@ static int minimap(page *pg, const dp_doc_node *run) {
                 const dp_doc_node *units = seq_of(nodes->items[i], "units");
                 size_t w = 0;
                 for (size_t u = 0; units && u < units->n; u++)
-                        w += !startswith(str_of(units->items[u], "kind"), "gpu (MIG");
+                        w += !startswith(dp_html_str(units->items[u], "kind"), "gpu (MIG");
                 widest = DP_MAX(widest, w);
-                longest = DP_MAX(longest, strlen(str_of(nodes->items[i], "name")));
+                longest = DP_MAX(longest, strlen(dp_html_str(nodes->items[i], "name")));
         }
         /* about 6 px a character at 10 px; at most 28 characters */
         const size_t label_chars = DP_MIN(longest, (size_t)28);
@@ -805,7 +874,7 @@ static int minimap(page *pg, const dp_doc_node *run) {
                          width, height, width, height);
         for (size_t i = 0; i < shown; i++) {
                 const dp_doc_node *node = nodes->items[i], *units = seq_of(node, "units");
-                const char *name = str_of(node, "name");
+                const char *name = dp_html_str(node, "name");
                 size_t on_n, on = pods_on(ix, name, &on_n);
                 int y = 2 + (int)i * RH;
                 char nb[160];
@@ -813,21 +882,21 @@ static int minimap(page *pg, const dp_doc_node *run) {
                 dp_strbuf_printf(o, "<g><text x=\"0\" y=\"%d\">", y + S);
                 if (label != name || !per_device) {
                         dp_strbuf_puts(o, "<title>");
-                        esc(o, name);
+                        dp_html_esc(o, name);
                         if (!per_device)
                                 dp_strbuf_printf(o,
                                                  ": %s of %s healthy devices in use (the node's own card has each "
                                                  "device's holder)",
-                                                 str_of(node, "inUse"), str_of(node, "healthy"));
+                                                 dp_html_str(node, "inUse"), dp_html_str(node, "healthy"));
                         dp_strbuf_puts(o, "</title>");
                 }
-                esc(o, label);
+                dp_html_esc(o, label);
                 dp_strbuf_puts(o, "</text>");
                 int x = L;
                 for (size_t u = 0; units && u < units->n; u++) {
                         const dp_doc_node *unit = units->items[u], *hb = seq_of(unit, "heldBy");
-                        if (startswith(str_of(unit, "kind"), "gpu (MIG")) continue;
-                        const char *id = str_of(unit, "id"), *holder = hb && hb->n ? hb->items[0]->str : NULL;
+                        if (startswith(dp_html_str(unit, "kind"), "gpu (MIG")) continue;
+                        const char *id = dp_html_str(unit, "id"), *holder = hb && hb->n ? hb->items[0]->str : NULL;
                         size_t l = strlen(id);
                         for (size_t q = 0; !holder && pods && q < on_n; q++) {
                                 const dp_doc_node *pod = pods->items[ix->v[on + q].pod], *v2 = pod_devices(pod, "v2");
@@ -835,10 +904,10 @@ static int minimap(page *pg, const dp_doc_node *run) {
                                         const char *dev = v2->items[d]->str ? v2->items[d]->str : "";
                                         if (strncmp(dev, id, l) == 0 &&
                                             (dev[l] == 0 || (dev[l] == '-' && !is_mig_unit_v2(units, dev))))
-                                                holder = str_of(pod, "name");
+                                                holder = dp_html_str(pod, "name");
                                 }
                         }
-                        bool bad = streq(str_of(unit, "health"), "Unhealthy");
+                        bool bad = streq(dp_html_str(unit, "health"), "Unhealthy");
                         char cls[32];
                         const char *wc = holder ? holder_class(pg, holder, cls, sizeof(cls)) : NULL;
                         dp_strbuf_printf(o, "<rect x=\"%d\" y=\"%d\"", x, y);
@@ -852,11 +921,11 @@ static int minimap(page *pg, const dp_doc_node *run) {
                                 continue;
                         }
                         dp_strbuf_puts(o, "><title>");
-                        esc(o, name);
+                        dp_html_esc(o, name);
                         dp_strbuf_putc(o, '/');
-                        esc(o, id);
+                        dp_html_esc(o, id);
                         dp_strbuf_puts(o, ": ");
-                        esc(o, holder ? holder : "free");
+                        dp_html_esc(o, holder ? holder : "free");
                         dp_strbuf_puts(o, bad ? " (unhealthy)</title></rect>" : "</title></rect>");
                 }
                 dp_strbuf_puts(o, "</g>");
@@ -892,8 +961,9 @@ static int comparison(page *pg) {
         size_t differ = 0;
         for (size_t i = 0; i < n; i++) {
                 const dp_doc_node *p = pods->items[i];
-                const char *a = state_class(str_of(p, "asWritten"));
-                differ += strcmp(a, state_class(str_of(p, "allV1"))) || strcmp(a, state_class(str_of(p, "allV2")));
+                const char *a = state_class(dp_html_str(p, "asWritten"));
+                differ += strcmp(a, state_class(dp_html_str(p, "allV1"))) ||
+                          strcmp(a, state_class(dp_html_str(p, "allV2")));
         }
         dp_strbuf_printf(o,
                          "</div>\n<details class=\"cmp\"%s><summary>Pod by pod: %zu pods, %zu of them in another "
@@ -905,23 +975,23 @@ static int comparison(page *pg) {
         for (int pass = 0; pass < 2; pass++)
                 for (size_t i = 0; i < n && listed < shown; i++) {
                         const dp_doc_node *p = pods->items[i];
-                        const char *a = state_class(str_of(p, "asWritten"));
-                        bool d = strcmp(a, state_class(str_of(p, "allV1"))) ||
-                                 strcmp(a, state_class(str_of(p, "allV2")));
+                        const char *a = state_class(dp_html_str(p, "asWritten"));
+                        bool d = strcmp(a, state_class(dp_html_str(p, "allV1"))) ||
+                                 strcmp(a, state_class(dp_html_str(p, "allV2")));
                         if (d != (pass == 0)) continue;
                         listed++;
-                        const podref *pr = find_pod(pg, str_of(p, "name"));
+                        const podref *pr = find_pod(pg, dp_html_str(p, "name"));
                         dp_strbuf_puts(o, "<tr class=\"f\"><td>");
                         if (pr)
                                 dp_strbuf_printf(o, "<i class=\"sw w%zu\"></i> ", pr->wl);
                         else
                                 dp_strbuf_puts(o, "<i class=\"sw claim\"></i> ");
-                        short_name(o, str_of(p, "name"));
+                        short_name(o, dp_html_str(p, "name"));
                         dp_strbuf_puts(o, "</td>");
                         for (int k = 0; k < 3; k++) {
-                                const char *v = str_of(p, keys[k]);
+                                const char *v = dp_html_str(p, keys[k]);
                                 dp_strbuf_printf(o, "<td class=\"%s\">", state_class(v));
-                                esc(o, v);
+                                dp_html_esc(o, v);
                                 dp_strbuf_puts(o, "</td>");
                         }
                         dp_strbuf_puts(o, "</tr>\n");
@@ -962,16 +1032,16 @@ static const char *diag_of(const page *pg, const char *pod) {
 static int pending_group(page *pg, const dp_doc_node *pods, const pgroup *g, size_t *listed) {
         dp_strbuf *o = pg->o;
         const char *cls = state_class(g->state);
-        const char *first = str_of(pods->items[g->pods[0]], "name");
+        const char *first = dp_html_str(pods->items[g->pods[0]], "name");
         dp_strbuf_printf(o, "<div class=\"pgroup f %s\"><div><span class=\"badge %s\">", cls, cls);
-        esc(o, g->state);
+        dp_html_esc(o, g->state);
         dp_strbuf_printf(o, "</span> <b>%zu pod%s</b>", g->n, g->n == 1 ? "" : "s");
         /* the workloads they belong to, the largest first (at most 4 named) */
         size_t named = 0, wl_n = 0;
         _cleanup_free_ size_t *cnt = calloc(pg->n_wls + 1, sizeof(size_t));
         if (!cnt) return -ENOMEM;
         for (size_t i = 0; i < g->n; i++) {
-                const podref *pr = find_pod(pg, str_of(pods->items[g->pods[i]], "name"));
+                const podref *pr = find_pod(pg, dp_html_str(pods->items[g->pods[i]], "name"));
                 if (pr && cnt[pr->wl]++ == 0) wl_n++;
         }
         dp_strbuf_printf(o, " <span class=\"note\">of %zu workload%s:", wl_n, wl_n == 1 ? "" : "s");
@@ -980,27 +1050,27 @@ static int pending_group(page *pg, const dp_doc_node *pods, const pgroup *g, siz
                 for (size_t w = 1; w < pg->n_wls; w++)
                         if (cnt[w] > cnt[best]) best = w;
                 dp_strbuf_printf(o, "%s <i class=\"sw w%zu\"></i> ", named ? "," : "", best);
-                esc(o, pg->wls[best].label);
+                dp_html_esc(o, pg->wls[best].label);
                 dp_strbuf_printf(o, " (%zu)", cnt[best]);
                 cnt[best] = 0;
                 named++;
         }
         if (wl_n > named) dp_strbuf_printf(o, ", %zu more", wl_n - named);
         dp_strbuf_puts(o, "</span></div><p class=\"reason\">");
-        esc(o, g->reason[0] ? g->reason : "no reason recorded");
+        dp_html_esc(o, g->reason[0] ? g->reason : "no reason recorded");
         dp_strbuf_printf(o, "</p>\n<details><summary>The %zu pod%s</summary><div class=\"pods\">", g->n,
                          g->n == 1 ? "" : "s");
         for (size_t i = 0; i < g->n && *listed < DP_SIM_HTML_PODS_MAX; i++, (*listed)++) {
                 const dp_doc_node *p = pods->items[g->pods[i]];
-                const char *name = str_of(p, "name");
+                const char *name = dp_html_str(p, "name");
                 dp_strbuf_puts(o, "<span class=\"pod\" data-pod=\"");
-                esc(o, name);
+                dp_html_esc(o, name);
                 dp_strbuf_puts(o, "\" title=\"");
-                esc(o, str_of(p, "attempts"));
+                dp_html_esc(o, dp_html_str(p, "attempts"));
                 dp_strbuf_puts(o, int_of(p, "attempts") == 1 ? " scheduling attempt" : " scheduling attempts");
                 if (streq(g->state, "Waiting")) {
                         dp_strbuf_puts(o, "; bound to ");
-                        esc(o, str_of(p, "node"));
+                        dp_html_esc(o, dp_html_str(p, "node"));
                 }
                 dp_strbuf_puts(o, "\">");
                 short_name(o, name);
@@ -1011,11 +1081,11 @@ static int pending_group(page *pg, const dp_doc_node *pods, const pgroup *g, siz
         if (streq(g->state, "Pending")) {
                 const char *why = diag_of(pg, first);
                 dp_strbuf_puts(o, "<details><summary>Why, node by node: <code>devplane explain pod ");
-                esc(o, first);
+                dp_html_esc(o, first);
                 dp_strbuf_puts(o, why ? " --details</code></summary><pre class=\"why\">"
                                       : " --details</code> (not computed for this group)</summary><pre class=\"why\">");
                 if (why)
-                        esc(o, why[0] == '\n' ? why + 1 : why);
+                        dp_html_esc(o, why[0] == '\n' ? why + 1 : why);
                 else
                         dp_strbuf_printf(o, "The per-node reasons are computed for the first %d groups only.",
                                          DP_SIM_HTML_DIAG_MAX);
@@ -1033,10 +1103,10 @@ static int pending(page *pg, const dp_doc_node *pods) {
         int r = idx ? 0 : -ENOMEM;
         for (size_t i = 0; r >= 0 && pods && i < pods->n; i++) {
                 const dp_doc_node *p = pods->items[i];
-                const char *st = str_of(p, "state");
+                const char *st = dp_html_str(p, "state");
                 if (!streq(st, "Pending") && !streq(st, "Waiting") && !streq(st, "Evicted")) continue;
                 n++;
-                _cleanup_free_ char *key = dp_asprintf("%s\n%s", st, str_of(p, "reason"));
+                _cleanup_free_ char *key = dp_asprintf("%s\n%s", st, dp_html_str(p, "reason"));
                 if (!key) {
                         r = -ENOMEM;
                         break;
@@ -1047,7 +1117,7 @@ static int pending(page *pg, const dp_doc_node *pods) {
                                 r = -ENOMEM;
                                 break;
                         }
-                        g[ng] = (pgroup){.key = key, .state = st, .reason = str_of(p, "reason")};
+                        g[ng] = (pgroup){.key = key, .state = st, .reason = dp_html_str(p, "reason")};
                         key = NULL;
                         if ((r = dp_hashmap_put(idx, g[ng].key, (void *)(uintptr_t)(ng + 1))) < 0) {
                                 free(g[ng].key);
@@ -1192,7 +1262,7 @@ static void timeline(page *pg) {
                 dp_strbuf_printf(
                         o, "<li class=\"f\"><span class=\"t\">t=%" PRId64 "s</span><span class=\"dot k-%s\"></span>", t,
                         event_kind(rest));
-                esc(o, rest);
+                dp_html_esc(o, rest);
                 dp_strbuf_puts(o, "</li>");
         }
         dp_strbuf_puts(o, "</ol>\n");
@@ -1207,7 +1277,7 @@ static void unhealthy_list(page *pg, const dp_doc_node *nodes) {
         for (size_t i = 0; nodes && i < nodes->n; i++) {
                 const dp_doc_node *units = seq_of(nodes->items[i], "units");
                 for (size_t u = 0; units && u < units->n; u++) {
-                        if (!streq(str_of(units->items[u], "health"), "Unhealthy")) continue;
+                        if (!streq(dp_html_str(units->items[u], "health"), "Unhealthy")) continue;
                         if (!any)
                                 dp_strbuf_puts(
                                         o, "<p class=\"unhealthy-list\"><span class=\"sw bad\"></span> Unhealthy: ");
@@ -1215,9 +1285,9 @@ static void unhealthy_list(page *pg, const dp_doc_node *nodes) {
                                 dp_strbuf_puts(o, ", ");
                         any = true;
                         dp_strbuf_puts(o, "<b class=\"unhealthy\">");
-                        esc(o, str_of(nodes->items[i], "name"));
+                        dp_html_esc(o, dp_html_str(nodes->items[i], "name"));
                         dp_strbuf_putc(o, '/');
-                        esc(o, str_of(units->items[u], "id"));
+                        dp_html_esc(o, dp_html_str(units->items[u], "id"));
                         dp_strbuf_puts(o, "</b>");
                 }
         }
@@ -1229,12 +1299,16 @@ static int render(page *pg) {
         const dp_doc_node *pods = seq_of(pg->run, "pods"), *nodes = seq_of(pg->run, "nodes");
         /* a cluster dump (Node objects, no Fleet) is a cluster, not a fleet */
         const char *what = pg->extra && pg->extra->cluster ? "Cluster" : "Fleet";
+        /* a cluster is named by what it was read from (the document's "cluster") */
+        const char *title = dp_html_str(pg->doc, "cluster")[0] && pg->extra && pg->extra->cluster
+                                    ? dp_html_str(pg->doc, "cluster")
+                                    : dp_html_str(pg->doc, "fleet");
         dp_strbuf_printf(o,
                          "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
                          "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
                          "<title>devplane simulate: %s ",
                          what);
-        esc(o, str_of(pg->doc, "fleet"));
+        dp_html_esc(o, title);
         dp_strbuf_printf(o, "</title><style>%s</style>\n", CSS);
         workload_styles(pg);
         dp_strbuf_puts(o, "</head>\n<body>\n");
@@ -1244,19 +1318,22 @@ static int render(page *pg) {
                           "patternTransform=\"rotate(45)\"><rect width=\"2.5\" height=\"6\" fill=\"#c62828\" "
                           "fill-opacity=\"0.55\"/></pattern></defs></svg>\n");
         dp_strbuf_printf(o, "<header><h1>%s ", what);
-        esc(o, str_of(pg->doc, "fleet"));
+        dp_html_esc(o, title);
         dp_strbuf_puts(o, "</h1><p>devplane simulate · scoring ");
-        esc(o, str_of(pg->doc, "scoring"));
+        dp_html_esc(o, dp_html_str(pg->doc, "scoring"));
         dp_strbuf_puts(o, " · simulated until t=");
-        esc(o, str_of(pg->run, "endSeconds"));
+        dp_html_esc(o, dp_html_str(pg->run, "endSeconds"));
         dp_strbuf_puts(o, pg->extra && pg->extra->cluster
                                   ? "s · as read (each node on the model its objects give it)</p></header>\n"
                                   : "s · as written (each node on the model its group names)</p></header>\n");
         dp_strbuf_puts(o, "<nav class=\"bar\"><input id=\"q\" type=\"search\" placeholder=\"Filter nodes, pods, "
                           "workloads, reasons…\" aria-label=\"filter\"><span id=\"qn\" class=\"note\"></span>"
-                          "<a href=\"#fleet\">Nodes</a><a href=\"#pending\">Pending</a><a href=\"#compare\">V1 vs "
+                          "<a href=\"#overview\">Overview</a><a href=\"#fleet\">Nodes</a><a "
+                          "href=\"#pending\">Pending</a><a href=\"#compare\">V1 vs "
                           "V2</a><a href=\"#timeline\">Timeline</a></nav>\n<main>\n");
         summary_cards(pg);
+        size_t shown = DP_MIN(nodes ? nodes->n : 0, (size_t)DP_SIM_HTML_NODES_MAX);
+        if (dp_html_overview(o, nodes, shown) < 0) return -ENOMEM;
         dp_strbuf_printf(o, "<h2 id=\"fleet\">%s: devices coloured by the workload of the pods that hold them</h2>\n",
                          what);
         legend(pg);
@@ -1265,9 +1342,8 @@ static int render(page *pg) {
                           "inside their GPU; a time-sliced GPU is split into its replicas (shares of one GPU, no "
                           "isolation between them). Hover for device ids and the pods holding them.</p>\n"
                           "<div class=\"nodes\">\n");
-        size_t shown = DP_MIN(nodes ? nodes->n : 0, (size_t)DP_SIM_HTML_NODES_MAX);
         for (size_t i = 0; i < shown; i++) {
-                int r = draw_node(pg, nodes->items[i]);
+                int r = draw_node(pg, nodes->items[i], i);
                 if (r < 0) return r;
         }
         dp_strbuf_puts(o, "</div>\n");
@@ -1311,7 +1387,7 @@ static int workloads_get(page *pg, const dp_doc_node *pods) {
         if (!of) return -ENOMEM;
         for (size_t i = 0; i < pg->n_pods; i++) {
                 const dp_doc_node *p = pods->items[i];
-                const char *name = str_of(p, "name"), *owner = owners ? dp_hashmap_get(owners, name) : NULL;
+                const char *name = dp_html_str(p, "name"), *owner = owners ? dp_hashmap_get(owners, name) : NULL;
                 const char *slash = strchr(name, '/');
                 _cleanup_free_ char *label = NULL;
                 if (owner) {
@@ -1335,7 +1411,7 @@ static int workloads_get(page *pg, const dp_doc_node *pods) {
                 workload *w = &pg->wls[k - 1];
                 of[i] = k - 1;
                 w->pods++;
-                const char *st = state_class(str_of(p, "state"));
+                const char *st = state_class(dp_html_str(p, "state"));
                 if (streq(st, "running"))
                         w->running++;
                 else if (streq(st, "pending"))
@@ -1363,7 +1439,7 @@ int dp_sim_html_render_doc(const dp_doc_node *doc, const dp_doc_node *const forc
         _cleanup_free_ podref *refs = calloc(pg.n_pods + 1, sizeof(podref));
         if (!refs) return -ENOMEM;
         for (size_t i = 0; i < pg.n_pods; i++)
-                refs[i] = (podref){.name = str_of(pods->items[i], "name"), .idx = i, .pod = pods->items[i]};
+                refs[i] = (podref){.name = dp_html_str(pods->items[i], "name"), .idx = i, .pod = pods->items[i]};
         qsort(refs, pg.n_pods, sizeof(podref), cmp_podref);
         pg.by_name = refs;
         int r = workloads_get(&pg, pods);

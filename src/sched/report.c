@@ -14,24 +14,46 @@
 
 typedef struct unit_use {
         dp_devnode_unit u;
-        bool usable; /* a schedulable unit (a GPU in MIG mode is not: its instances are) */
+        bool usable; /* a schedulable accelerator (a GPU in MIG mode is not: its instances are) */
         char **holders;
         size_t n_holders;
+        /* a shared GPU of a Node object (GPU feature-discovery labels): its
+         * id ("gpu-0"), and per replica the V1 unit id and its holder (NULL: free) */
+        char *own_id;
+        const char **share_ids, **shares;
+        size_t n_shares;
+        const char *sharing; /* "time-slicing" or "mps" */
 } unit_use;
+
+/* Devices that are not accelerators (docs/report.md): a NIC's VFs, RDMA
+ * shares, another DRA driver's devices; listed per resource, not counted. */
+typedef struct other_use {
+        const char *resource;
+        size_t used, total;
+} other_use;
 
 typedef struct node_use {
         unit_use *units;
-        size_t n_units;
+        size_t n_units, cap_units;
+        other_use *other;
+        size_t n_other, cap_other;
         size_t usable, healthy, used, free_partial, free_healthy;
 } node_use;
 
+static void unit_use_done(unit_use *u) {
+        for (size_t k = 0; k < u->n_holders; k++)
+                free(u->holders[k]);
+        free(u->holders);
+        free(u->own_id);
+        free(u->share_ids);
+        free(u->shares);
+}
+
 static void node_use_done(node_use *nu) {
-        for (size_t i = 0; i < nu->n_units; i++) {
-                for (size_t k = 0; k < nu->units[i].n_holders; k++)
-                        free(nu->units[i].holders[k]);
-                free(nu->units[i].holders);
-        }
+        for (size_t i = 0; i < nu->n_units; i++)
+                unit_use_done(&nu->units[i]);
         free(nu->units);
+        free(nu->other);
 }
 
 static int add_holder(unit_use *u, const char *h) {
@@ -43,6 +65,50 @@ static int add_holder(unit_use *u, const char *h) {
         if (!(v[u->n_holders] = dp_strdup(h))) return -ENOMEM;
         u->n_holders++;
         return 0;
+}
+
+/* A new zeroed unit at the end; NULL on -ENOMEM. */
+static unit_use *push_unit(node_use *nu) {
+        if (DP_GROW(nu->units, nu->cap_units, nu->n_units + 1) < 0) return NULL;
+        unit_use *u = &nu->units[nu->n_units++];
+        *u = (unit_use){0};
+        return u;
+}
+
+static int add_other(node_use *nu, const char *resource, size_t used, size_t total) {
+        for (size_t i = 0; i < nu->n_other; i++)
+                if (streq(nu->other[i].resource, resource)) {
+                        nu->other[i].used += used;
+                        nu->other[i].total += total;
+                        return 0;
+                }
+        if (DP_GROW(nu->other, nu->cap_other, nu->n_other + 1) < 0) return -ENOMEM;
+        nu->other[nu->n_other++] = (other_use){resource, used, total};
+        return 0;
+}
+
+/* ---- which devices are accelerators (docs/report.md lists the rule) ---- */
+
+/* An extended resource names accelerators when it is one the accelerator
+ * vendors' device plugins advertise; everything else (SR-IOV VFs, RDMA
+ * shares, FPGAs' helper resources, a GPU plugin's memory or millicore
+ * resources) is a device the node has, not one the report counts. */
+static bool accelerator_resource(const char *res) {
+        static const char *const exact[] = {"nvidia.com/gpu",     "nvidia.com/gpu.shared", "amd.com/gpu",
+                                            "gpu.intel.com/i915", "gpu.intel.com/xe",      "google.com/tpu"};
+        static const char *const prefix[] = {"nvidia.com/mig-", "habana.ai/gaudi", "aws.amazon.com/neuron"};
+        for (size_t i = 0; i < ELEMENTSOF(exact); i++)
+                if (streq(res, exact[i])) return true;
+        for (size_t i = 0; i < ELEMENTSOF(prefix); i++)
+                if (startswith(res, prefix[i])) return true;
+        return false;
+}
+
+/* A DRA driver publishes accelerators when its name is in the gpu. or tpu.
+ * domain (gpu.nvidia.com, gpu.amd.com, gpu.intel.com, gpu.example.com);
+ * compute-domain.nvidia.com's channels, NIC drivers' devices are not. */
+static bool accelerator_driver(const char *driver) {
+        return driver && (startswith(driver, "gpu.") || startswith(driver, "tpu."));
 }
 
 /* ---- a Node object's DRA devices: its ResourceSlices' ---- */
@@ -77,8 +143,35 @@ static const char *slice_device_kind(const dp_resource_slice *sl, const dp_devic
         return sl->driver ? sl->driver : "";
 }
 
-/* Append the node's slice devices as units, holders from the claims
- * allocated there. */
+/* Add the pods (or the claim, when it has none) holding `device` of the
+ * slice's driver and pool as holders of u. */
+static int slice_holders(const dp_resource_slice *sl, const char *device, const sim_claim_ref *cr, size_t ncr,
+                         unit_use *u) {
+        int rr = 0;
+        for (size_t c = 0; c < ncr && rr >= 0; c++) {
+                const dp_resource_claim *cl = cr[c].claim;
+                for (size_t x = 0; x < cl->allocation->n_results && rr >= 0; x++) {
+                        const dp_device_allocation_result *res = &cl->allocation->results[x];
+                        if (!streq_ptr(res->driver, sl->driver) || !streq_ptr(res->pool, sl->pool_name) ||
+                            !streq_ptr(res->device, device))
+                                continue;
+                        char hb[1024];
+                        for (size_t h = 0; h < cl->n_reserved_for && rr >= 0; h++) {
+                                dp_fmt(hb, sizeof(hb), "%s/%s", cr[c].ns, cl->reserved_for[h].name);
+                                rr = add_holder(u, hb);
+                        }
+                        if (!cl->n_reserved_for && rr >= 0) {
+                                dp_fmt(hb, sizeof(hb), "claim %s/%s", cr[c].ns, cl->meta.name);
+                                rr = add_holder(u, hb);
+                        }
+                }
+        }
+        return rr;
+}
+
+/* Append the node's slice devices of accelerator drivers as units, holders
+ * from the claims allocated there; other drivers' devices are counted per
+ * driver. */
 static int add_slice_units(sim_run *r, const sim_node *sn, node_use *nu) {
         size_t i = 0;
         dp_object o;
@@ -89,57 +182,117 @@ static int add_slice_units(sim_run *r, const sim_node *sn, node_use *nu) {
                 size_t ncr = 0;
                 int rr = sim_claims_in_pool(r, sl->pool_name ? sl->pool_name : "", &cr, &ncr);
                 if (rr < 0) return rr;
+                bool accel = accelerator_driver(sl->driver);
                 for (size_t k = 0; k < sl->n_devices; k++) {
                         const dp_device *d = &sl->devices[k];
-                        unit_use *v = realloc(nu->units, (nu->n_units + 1) * sizeof(*v));
-                        if (!v) return -ENOMEM;
-                        nu->units = v;
-                        unit_use *u = &v[nu->n_units++];
-                        *u = (unit_use){.usable = true};
+                        unit_use *u = push_unit(nu);
+                        if (!u) return -ENOMEM;
+                        u->usable = true;
                         u->u = (dp_devnode_unit){.id = d->name,
                                                  .profile = slice_device_kind(sl, d),
                                                  .parent = -1,
                                                  .healthy = !slice_device_failed(r, sl, d)};
-                        for (size_t c = 0; c < ncr; c++) {
-                                const dp_resource_claim *cl = cr[c].claim;
-                                for (size_t x = 0; x < cl->allocation->n_results; x++) {
-                                        const dp_device_allocation_result *res = &cl->allocation->results[x];
-                                        if (!streq_ptr(res->driver, sl->driver) ||
-                                            !streq_ptr(res->pool, sl->pool_name) || !streq_ptr(res->device, d->name))
-                                                continue;
-                                        char hb[1024];
-                                        for (size_t h = 0; h < cl->n_reserved_for; h++) {
-                                                dp_fmt(hb, sizeof(hb), "%s/%s", cr[c].ns, cl->reserved_for[h].name);
-                                                if ((rr = add_holder(u, hb)) < 0) return rr;
-                                        }
-                                        if (!cl->n_reserved_for) {
-                                                dp_fmt(hb, sizeof(hb), "claim %s/%s", cr[c].ns, cl->meta.name);
-                                                if ((rr = add_holder(u, hb)) < 0) return rr;
-                                        }
-                                }
-                        }
+                        if ((rr = slice_holders(sl, d->name, cr, ncr, u)) < 0) return rr;
+                        if (accel) continue;
+                        size_t held = u->n_holders > 0;
+                        unit_use_done(u);
+                        nu->n_units--;
+                        if ((rr = add_other(nu, sl->driver ? sl->driver : "", held, 1)) < 0) return rr;
                 }
+        }
+        return 0;
+}
+
+/* ---- a Node object's V1 units: its extended resources ---- */
+
+/* A positive integer label of a resource's GPU feature-discovery family:
+ * "nvidia.com/gpu" and `what` "replicas" read nvidia.com/gpu.replicas (the
+ * renamed "nvidia.com/gpu.shared" too); 0 when absent or not a number. */
+static long gfd_label(const dp_node *n, const char *res, const char *what) {
+        char key[320];
+        size_t l = strlen(res);
+        if (l > 7 && streq(res + l - 7, ".shared")) l -= 7;
+        dp_fmt(key, sizeof(key), "%.*s.%s", (int)DP_MIN(l, (size_t)256), res, what);
+        const char *v = n ? dp_kv_get(n->meta.labels, n->meta.n_labels, key) : NULL;
+        char *end = NULL;
+        long x = v ? strtol(v, &end, 10) : 0;
+        return v && end != v && !*end && x > 0 && x <= SIM_OBJ_UNITS_MAX ? x : 0;
+}
+
+/* A Node object's units of one accelerator resource. Shared GPUs (GFD's
+ * <resource>.replicas R > 1 and G x R units, G no more than <resource>.count) are G
+ * GPUs of R replicas: replica k of the resource is GPU k mod G, share k / G,
+ * as the device plugin's "distributed" policy hands replicas out (the first
+ * free units are on distinct GPUs). Otherwise a unit is a device. */
+static int object_accelerators(const dp_node *n, const sim_obj_unit *x, size_t cnt, node_use *nu) {
+        const char *res = x[0].resource;
+        /* the allocatable units: G x R with G <= <resource>.count (a failed GPU's
+         * replicas leave allocatable, so G may be fewer than the label says) */
+        long reps = gfd_label(n, res, "replicas"), count = gfd_label(n, res, "count");
+        long gpus = reps > 1 && cnt % (size_t)reps == 0 ? (long)(cnt / (size_t)reps) : 0;
+        bool shared = gpus > 0 && (!count || gpus <= count);
+        if (!shared) {
+                for (size_t i = 0; i < cnt; i++) {
+                        unit_use *u = push_unit(nu);
+                        if (!u) return -ENOMEM;
+                        u->u = (dp_devnode_unit){
+                                .id = x[i].id, .profile = x[i].resource, .parent = -1, .healthy = !x[i].failed};
+                        u->usable = true;
+                        if (x[i].holder && add_holder(u, x[i].holder) < 0) return -ENOMEM;
+                }
+                return 0;
+        }
+        const char *strategy = dp_kv_get(n->meta.labels, n->meta.n_labels, "nvidia.com/gpu.sharing-strategy");
+        for (size_t g = 0; g < (size_t)gpus; g++) {
+                unit_use *u = push_unit(nu);
+                if (!u) return -ENOMEM;
+                u->usable = true;
+                u->sharing = streq_ptr(strategy, "mps") ? "mps" : "time-slicing";
+                u->own_id = dp_asprintf("gpu-%zu", g);
+                u->share_ids = calloc((size_t)reps, sizeof(char *));
+                u->shares = calloc((size_t)reps, sizeof(char *));
+                if (!u->own_id || !u->share_ids || !u->shares) return -ENOMEM;
+                u->n_shares = (size_t)reps;
+                u->u = (dp_devnode_unit){.id = u->own_id, .profile = "gpu", .parent = -1, .healthy = true};
+                for (size_t k = 0; k < (size_t)reps; k++) {
+                        const sim_obj_unit *s = &x[k * (size_t)gpus + g];
+                        u->share_ids[k] = s->id;
+                        u->shares[k] = s->holder;
+                        u->u.healthy &= !s->failed;
+                        u->u.n_v1_holders += s->holder != NULL; /* explain: shared by time-slicing */
+                        if (s->holder && add_holder(u, s->holder) < 0) return -ENOMEM;
+                }
+        }
+        return 0;
+}
+
+/* A Node object's extended resources, run by run (the units are in
+ * resource order): accelerators as units, the rest counted. */
+static int object_units(sim_run *r, const sim_node *sn, node_use *nu) {
+        const dp_node *n = dp_store_get(r->store, DP_KIND_NODE, NULL, sn->name, NULL).node;
+        for (size_t i = 0, j; i < sn->n_obj_units; i = j) {
+                const char *res = sn->obj_units[i].resource;
+                size_t held = 0;
+                for (j = i; j < sn->n_obj_units && streq(sn->obj_units[j].resource, res); j++)
+                        held += sn->obj_units[j].holder != NULL;
+                int rr = accelerator_resource(res) ? object_accelerators(n, &sn->obj_units[i], j - i, nu)
+                                                   : add_other(nu, res, held, j - i);
+                if (rr < 0) return rr;
         }
         return 0;
 }
 
 static int node_use_get(sim_run *r, const sim_node *sn, node_use *ret) {
         node_use nu = {0};
-        size_t n = sn->dev ? dp_devnode_unit_count(sn->dev) : sn->n_obj_units;
+        size_t n = dp_devnode_unit_count(sn->dev);
         if (!(nu.units = calloc(n + 1, sizeof(*nu.units)))) return -ENOMEM;
         nu.n_units = n;
+        nu.cap_units = n + 1;
         int rr = 0;
-        if (!sn->dev && (sn->model & DP_SIM_MODEL_V2)) {
-                rr = add_slice_units(r, sn, &nu);
+        if (!sn->dev) {
+                rr = object_units(r, sn, &nu);
+                if (rr >= 0 && (sn->model & DP_SIM_MODEL_V2)) rr = add_slice_units(r, sn, &nu);
                 n = nu.n_units;
-        }
-        /* a Node object's V1 units: its extended resources, one by one */
-        for (size_t i = 0; !sn->dev && i < sn->n_obj_units && rr >= 0; i++) {
-                const sim_obj_unit *x = &sn->obj_units[i];
-                unit_use *u = &nu.units[i];
-                u->u = (dp_devnode_unit){.id = x->id, .profile = x->resource, .parent = -1, .healthy = !x->failed};
-                u->usable = true;
-                if (x->holder) rr = add_holder(u, x->holder);
         }
         for (size_t i = 0; sn->dev && i < n && rr >= 0; i++) {
                 unit_use *u = &nu.units[i];
@@ -368,18 +521,77 @@ static dp_doc_node *pod_doc(dp_doc_set *s, sim_run *r, sim_pod *sp) {
         return d;
 }
 
+/* The pool a node belongs to, for the overview: a Fleet's group; a Node
+ * object's node pool as the cloud labels it (docs/report.md), else its GPU
+ * product, else NULL (the overview pools it by model). */
+static const char *node_pool(sim_run *r, const sim_node *sn) {
+        static const char *const keys[] = {"kubernetes.azure.com/agentpool",
+                                           "cloud.google.com/gke-nodepool",
+                                           "eks.amazonaws.com/nodegroup",
+                                           "karpenter.sh/nodepool",
+                                           "agentpool",
+                                           "nvidia.com/gpu.product",
+                                           "node.kubernetes.io/instance-type"};
+        if (sn->group) return sn->group->name;
+        const dp_node *n = dp_store_get(r->store, DP_KIND_NODE, NULL, sn->name, NULL).node;
+        for (size_t i = 0; n && i < ELEMENTSOF(keys); i++) {
+                const char *v = dp_kv_get(n->meta.labels, n->meta.n_labels, keys[i]);
+                if (v && v[0]) return v;
+        }
+        return NULL;
+}
+
+/* "v1", "v2", "both"; "cpu" for a Node object with no device at all. */
+static const char *node_model(const sim_node *sn, const node_use *nu) {
+        if (sn->model == DP_SIM_MODEL_V1) return "v1";
+        if (sn->model == DP_SIM_MODEL_V2) return "v2";
+        return !sn->dev && !nu->n_units && !nu->n_other ? "cpu" : "both";
+}
+
+/* The node's devices that are not accelerators, per resource (or driver). */
+static dp_doc_node *other_doc(dp_doc_set *s, const node_use *nu) {
+        dp_doc_node *q = dp_doc_new_seq(s);
+        for (size_t i = 0; q && i < nu->n_other; i++) {
+                dp_doc_node *o = dp_doc_new_map(s);
+                if (!o || dp_doc_map_add(s, o, "name", dp_doc_new_str(s, nu->other[i].resource)) < 0 ||
+                    dp_doc_map_add(s, o, "inUse", dp_doc_new_uint(s, nu->other[i].used)) < 0 ||
+                    dp_doc_map_add(s, o, "total", dp_doc_new_uint(s, nu->other[i].total)) < 0 ||
+                    dp_doc_seq_add(s, q, o) < 0)
+                        return NULL;
+        }
+        return q;
+}
+
+/* A shared GPU's replicas: how it is shared, and per replica its V1 id and
+ * holder ("" when free). */
+static bool shares_doc(dp_doc_set *s, const unit_use *u, dp_doc_node *ud) {
+        dp_doc_node *q = dp_doc_new_seq(s);
+        bool ok = q && dp_doc_map_add(s, ud, "sharing", dp_doc_new_str(s, u->sharing)) >= 0 &&
+                  dp_doc_map_add(s, ud, "replicas", dp_doc_new_uint(s, u->n_shares)) >= 0;
+        for (size_t k = 0; ok && k < u->n_shares; k++) {
+                dp_doc_node *x = dp_doc_new_map(s);
+                ok = x && dp_doc_map_add(s, x, "id", dp_doc_new_str(s, u->share_ids[k])) >= 0 &&
+                     dp_doc_map_add(s, x, "heldBy", dp_doc_new_str(s, u->shares[k] ? u->shares[k] : "")) >= 0 &&
+                     dp_doc_seq_add(s, q, x) >= 0;
+        }
+        return ok && dp_doc_map_add(s, ud, "shares", q) >= 0;
+}
+
 static dp_doc_node *node_doc(dp_doc_set *s, sim_run *r, sim_node *sn) {
         node_use nu;
         if (node_use_get(r, sn, &nu) < 0) return NULL;
         dp_doc_node *d = dp_doc_new_map(s), *units = dp_doc_new_seq(s), *res = NULL;
         char b[32];
         bool ok = d && units;
+        const dp_node *obj = sn->dev ? NULL : dp_store_get(r->store, DP_KIND_NODE, NULL, sn->name, NULL).node;
+        const char *product = obj ? dp_kv_get(obj->meta.labels, obj->meta.n_labels, "nvidia.com/gpu.product") : NULL;
+        const char *pool = node_pool(r, sn);
         ok = ok && dp_doc_map_add(s, d, "name", dp_doc_new_str(s, sn->name)) >= 0;
-        ok = ok && dp_doc_map_add(s, d, "profile", dp_doc_new_str(s, sn->group ? sn->group->profile : "Node object")) >= 0;
-        ok = ok && dp_doc_map_add(s, d, "model",
-                                  dp_doc_new_str(s, sn->model == DP_SIM_MODEL_V1   ? "v1"
-                                                    : sn->model == DP_SIM_MODEL_V2 ? "v2"
-                                                                                   : "both")) >= 0;
+        ok = ok &&
+             dp_doc_map_add(s, d, "profile", dp_doc_new_str(s, sn->group ? sn->group->profile : "Node object")) >= 0;
+        if (product) ok = ok && dp_doc_map_add(s, d, "product", dp_doc_new_str(s, product)) >= 0;
+        if (pool) ok = ok && dp_doc_map_add(s, d, "pool", dp_doc_new_str(s, pool)) >= 0;
+        ok = ok && dp_doc_map_add(s, d, "model", dp_doc_new_str(s, node_model(sn, &nu))) >= 0;
         ok = ok && dp_doc_map_add(s, d, "devices", dp_doc_new_uint(s, nu.usable)) >= 0;
         ok = ok && dp_doc_map_add(s, d, "healthy", dp_doc_new_uint(s, nu.healthy)) >= 0;
         ok = ok && dp_doc_map_add(s, d, "inUse", dp_doc_new_uint(s, nu.used)) >= 0;
@@ -420,9 +632,11 @@ static dp_doc_node *node_doc(dp_doc_set *s, sim_run *r, sim_node *sn) {
                 for (size_t k = 0; ok && k < u->n_holders; k++)
                         ok = dp_doc_seq_add(s, hs, dp_doc_new_str(s, u->holders[k])) >= 0;
                 ok = ok && dp_doc_map_add(s, ud, "heldBy", hs) >= 0;
+                if (u->n_shares) ok = ok && shares_doc(s, u, ud);
                 ok = ok && dp_doc_seq_add(s, units, ud) >= 0;
         }
         ok = ok && dp_doc_map_add(s, d, "units", units) >= 0;
+        if (nu.n_other) ok = ok && dp_doc_map_add(s, d, "otherDevices", other_doc(s, &nu)) >= 0;
         node_use_done(&nu);
         return ok ? d : NULL;
 }
@@ -653,6 +867,29 @@ static int oom_while(const dp_sim_input *in, dp_error *err, const char *what) {
 
 static int explain_nodes(sim_run *r, const sim_pod *sp, bool details, dp_strbuf *out, dp_error *err);
 
+/* The workload a Deployment's pod shows under: its Deployment, not the
+ * ReplicaSet that owns it ("Deployment/web"). The ReplicaSet in the input
+ * names its Deployment (ownerReferences); without it, the pod's
+ * pod-template-hash label is the suffix the Deployment controller added to
+ * the ReplicaSet's name ("web-7d4b9c" with hash "7d4b9c"). A new string, or
+ * NULL when the pod's workload is its owner as written (or on -ENOMEM). */
+static char *deployment_of(sim_run *r, const sim_pod *sp) {
+        if (!sp->workload || !startswith(sp->workload, "ReplicaSet/")) return NULL;
+        const char *rs = sp->workload + strlen("ReplicaSet/");
+        const dp_deployment *o = dp_store_get(r->store, DP_KIND_REPLICA_SET, sp->ns, rs, NULL).deployment;
+        for (size_t i = 0; o && i < o->meta.n_owner_references; i++) {
+                const dp_owner_ref *own = &o->meta.owner_references[i];
+                if (own->controller && streq_ptr(own->kind, "Deployment") && own->name)
+                        return dp_asprintf("Deployment/%s", own->name);
+        }
+        if (o) return NULL; /* a ReplicaSet of its own */
+        const dp_pod *p = dp_store_get(r->store, DP_KIND_POD, sp->ns, sp->name, NULL).pod;
+        const char *hash = p ? dp_kv_get(p->meta.labels, p->meta.n_labels, "pod-template-hash") : NULL;
+        size_t lr = strlen(rs), lh = hash ? strlen(hash) : 0;
+        if (!lh || lr <= lh + 1 || rs[lr - lh - 1] != '-' || !streq(rs + lr - lh, hash)) return NULL;
+        return dp_asprintf("Deployment/%.*s", (int)(lr - lh - 1), rs);
+}
+
 /* The page from the report document and the all-V1 and all-V2 runs' own
  * documents, made in the same set, and what the document does not hold
  * (dp_sim_html_extra): each pod's workload, and for the first Pending pod
@@ -671,10 +908,12 @@ static int html_page(const dp_sim_input *in, dp_doc_set *s, const dp_doc_node *d
         size_t np = r0->n_pods;
         _cleanup_free_ const char **keys = calloc(np + 1, sizeof(char *));
         _cleanup_free_ const char **wls = calloc(np + 1, sizeof(char *));
+        _cleanup_free_ char **folded = calloc(np + 1, sizeof(char *));
         _cleanup_free_ const char **dkeys = calloc(DP_SIM_HTML_DIAG_MAX + 1, sizeof(char *));
         _cleanup_free_ char **dtexts = calloc(DP_SIM_HTML_DIAG_MAX + 1, sizeof(char *));
         _cleanup_(dp_hashmap_freep) dp_hashmap *seen = dp_hashmap_new();
-        if (!keys || !wls || !dkeys || !dtexts || !seen) return oom_while(in, err, "drawing the HTML report");
+        if (!keys || !wls || !folded || !dkeys || !dtexts || !seen)
+                return oom_while(in, err, "drawing the HTML report");
         dp_sim_html_extra ex = {.cluster = !in->fleet,
                                 .pod_keys = keys,
                                 .workloads = wls,
@@ -685,7 +924,8 @@ static int html_page(const dp_sim_input *in, dp_doc_set *s, const dp_doc_node *d
         for (size_t i = 0; i < np && r >= 0; i++) {
                 sim_pod *sp = &r0->pods[i];
                 keys[i] = sp->key;
-                wls[i] = sp->workload;
+                folded[i] = deployment_of(r0, sp);
+                wls[i] = folded[i] ? folded[i] : sp->workload;
                 const dp_sched_pod_info *pi = sim_pod_info(r0, sp);
                 if (!streq(pod_state(sp), "Pending") || !pi || !pi->message || ex.n_diag >= DP_SIM_HTML_DIAG_MAX)
                         continue;
@@ -709,6 +949,8 @@ static int html_page(const dp_sim_input *in, dp_doc_set *s, const dp_doc_node *d
         if (r >= 0 && dp_strbuf_failed(html)) r = -ENOMEM;
         for (size_t i = 0; i < ex.n_diag; i++)
                 free(dtexts[i]);
+        for (size_t i = 0; i < np; i++)
+                free(folded[i]);
         return r == -ENOMEM ? oom_while(in, err, "drawing the HTML report") : r;
 }
 
@@ -959,8 +1201,7 @@ static int explain_nodes(sim_run *r, const sim_pod *sp, bool details, dp_strbuf 
                 dp_strbuf_puts(out, "\nPer node (resources short first):\n");
                 for (int pass = 0; pass < 2; pass++)
                         for (size_t i = 0; i < n; i++) {
-                                if (v[i].code == DP_VERDICT_FIT || resource_verdict(v[i].code) != (pass == 0))
-                                        continue;
+                                if (v[i].code == DP_VERDICT_FIT || resource_verdict(v[i].code) != (pass == 0)) continue;
                                 char t[768];
                                 dp_verdict_text(v[i].code, v[i].arg, t, sizeof(t));
                                 dp_strbuf_printf(out, "  %s: %s\n", v[i].node, t);
@@ -973,8 +1214,7 @@ static int explain_nodes(sim_run *r, const sim_pod *sp, bool details, dp_strbuf 
         return dp_strbuf_failed(out) ? -ENOMEM : 0;
 }
 
-static int dp_sim_explain_impl(const dp_sim_input *in, const char *pod, bool details, dp_strbuf *out,
-                               dp_error *err) {
+static int dp_sim_explain_impl(const dp_sim_input *in, const char *pod, bool details, dp_strbuf *out, dp_error *err) {
         _cleanup_(sim_run_freep) sim_run *r = NULL;
         int rr = sim_run_new(in, 0, &r, err);
         if (rr == -ENOMEM) return oom_while(in, err, "simulating the as-written run");
@@ -1040,8 +1280,8 @@ int dp_sim_report(const dp_sim_input *in, dp_sim_output fmt, dp_strbuf *out, siz
         return dp_fmt_oom(err, dp_sim_report_impl(in, fmt, out, NULL, ret_pending, err));
 }
 
-int dp_sim_report_html(const dp_sim_input *in, dp_sim_output fmt, dp_strbuf *out, dp_strbuf *html,
-                       size_t *ret_pending, dp_error *err) {
+int dp_sim_report_html(const dp_sim_input *in, dp_sim_output fmt, dp_strbuf *out, dp_strbuf *html, size_t *ret_pending,
+                       dp_error *err) {
         return dp_fmt_oom(err, dp_sim_report_impl(in, fmt, out, html, ret_pending, err));
 }
 

@@ -866,6 +866,11 @@ static int sim_run_new_impl(const dp_sim_input *in, dp_sim_model force, size_t *
                 /* pods a NoExecute taint reaches go before anything is placed */
                 if ((rr = sim_evict(r)) < 0) return rr;
                 if (rr > 0) last_event = DP_MAX(last_event, r->now);
+                /* pods the input (or an event) bound take their devices before the
+                 * scheduler places new ones: a running pod keeps its device ids
+                 * whatever else is added */
+                if ((rr = sync_shared(r, err)) < 0 || (rr = admit_all(r)) < 0 || (rr = sync_shared(r, err)) < 0)
+                        return rr;
                 if ((rr = dp_sched_claims_from_templates(r->store, err)) < 0) return rr;
                 rr = r->sched2 ? run_two(r, err) : dp_sched_run(r->sched, r->now, err);
                 if (rr < 0) return rr;

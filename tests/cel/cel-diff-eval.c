@@ -49,7 +49,7 @@ int main(int argc, char **argv) {
                         printf("C %s\n", dp_error_msg(&err));
                         continue;
                 }
-                char first_err[512] = "";
+                char first_err[DP_ERROR_MSG_MAX] = "";
                 for (size_t i = 0; i < objs->n; i++) {
                         if (objs->items[i].hdr->kind != DP_KIND_RESOURCE_SLICE) continue;
                         const dp_resource_slice *s = objs->items[i].slice;

@@ -12,7 +12,12 @@
 # 10 MB, every node is drawn, pods are coloured by workload (the legend has
 # a line per workload, not per pod) and Pending pods come in a few groups
 # with every node's reason one click away. A cluster dump (no Fleet) is
-# headed "Cluster", and its pods' owners are their workloads.
+# headed "Cluster", and its pods' owners are their workloads. Issue 23: on
+# every page the overview is in the first screen with each node's square
+# shaded as its accelerators are held, and each node card draws as many
+# devices held as the node has in use; a 1,000-node kubectl dump
+# (gen-cluster-dump.py big) counts its GPUs only, and its screenshot's
+# pixels show every busy node busy.
 set -euo pipefail
 : "${DEVPLANE:?}" "${DP_SOURCE_DIR:?}"
 tmp=$(mktemp -d)
@@ -105,6 +110,35 @@ cat >"$tmp/layout.js" <<'JS'
     q.dispatchEvent(new Event("input"));
     nodes.forEach(function (n) { if (n.hidden) errs.push("cleared filter left " + who(n) + " hidden"); });
   }
+  // the overview (issue 23): in the first screen, each node's square shaded as its accelerators are held
+  var ov = document.getElementById("overview"), squares = [];
+  if (nodes.length && !ov) errs.push("no overview");
+  else if (ov && R(ov).bottom > H)
+    errs.push("the overview ends at " + Math.round(R(ov).bottom) + " px, below the first screen of " + H);
+  var WHITE = "rgb(255, 255, 255)", FULL = "rgb(8, 48, 107)";
+  document.querySelectorAll("svg.heat rect").forEach(function (r) {
+    var u = r.getAttribute("data-use").split("/"), used = +u[0], total = +u[1], fill = getComputedStyle(r).fill,
+      b = R(r), name = r.getAttribute("data-node");
+    if (used > 0 && (fill === WHITE || r.classList.contains("hx"))) errs.push("overview: " + name + " is busy, drawn idle");
+    if (total > 0 && used >= total && fill !== FULL) errs.push("overview: " + name + " is full, drawn " + fill);
+    if (total > 0 && used === 0 && fill !== WHITE) errs.push("overview: " + name + " is idle, drawn " + fill);
+    squares.push([name, Math.round(b.left + b.width / 2), Math.round(b.top + b.height / 2), used, total]);
+  });
+  // node cards: as many device boxes drawn held as the node has accelerators in use (MIG cards count instances)
+  nodes.forEach(function (n) {
+    var mig = false, held = 0;
+    n.querySelectorAll("text.tag").forEach(function (t) { mig = mig || /^MIG/.test(t.textContent); });
+    if (mig) return;
+    n.querySelectorAll("g.dev").forEach(function (g) {
+      if (g.querySelector('rect[class^="w"], rect[fill="#8a8f98"]')) held++;
+    });
+    if (held !== +n.getAttribute("data-inuse"))
+      errs.push(who(n) + ": " + held + " devices drawn held, " + n.getAttribute("data-inuse") + " in use");
+  });
+  var sqout = document.createElement("pre");
+  sqout.id = "overview-squares";
+  sqout.textContent = JSON.stringify(squares);
+  document.body.appendChild(sqout);
   var out = document.createElement("pre");
   out.id = "layout-result";
   out.textContent = (errs.length ? "LAYOUT FAIL\n" + errs.slice(0, 30).join("\n") : "LAYOUT OK") +
@@ -183,7 +217,7 @@ rep = json.load(open(sys.argv[1]))
 run = rep["asWritten"]
 page = open(sys.argv[2], encoding="utf-8").read()
 assert len(run["nodes"]) == 1000 and len(run["pods"]) == 10000, "not the input generated"
-drawn = re.findall(r'<div class="node f" data-node="([^"]*)"', page)
+drawn = re.findall(r'<div class="node f"[^>]*? data-node="([^"]*)"', page)
 assert drawn == [n["name"] for n in run["nodes"]], "not every node drawn, in order (%d)" % len(drawn)
 legend = page[page.index('<div class="legend"'):page.index("</div>", page.index('<div class="legend"'))]
 items = re.findall(r'data-workload="(\d+)"', legend)
@@ -202,6 +236,102 @@ assert whys and "Per node (resources short first):" in whys[0], "no per-node rea
 first = html.unescape(whys[0])
 assert len(re.findall(r"^  \S+: ", first.split("Per node")[1], re.M)) >= 900, "per-node reasons missing nodes"
 assert page.count("<script") == 1 and not re.search(r"(src|href)=\"(https?:|//)", page), "scripts or external resources"
+PY
+
+# issue 23: a kubectl dump of 1,000 nodes (600 device-plugin nodes with GPU
+# feature-discovery labels and NICs, 300 DRA nodes, 100 CPU nodes) and 10,000
+# pods, most of them running where the dump binds them: every busy node is
+# drawn busy (in the overview's squares, read back from the screenshot's
+# pixels, and in the node cards), utilization counts the GPUs only, and the
+# overview is in the first screen
+python3 "$DP_SOURCE_DIR/tests/sched/gen-cluster-dump.py" big 1000 10000 >"$tmp/bigc.yaml"
+t0=$(date +%s%N)
+"$DEVPLANE" simulate -f "$tmp/bigc.yaml" -o json --report "$tmp/bigc.html" >"$tmp/bigc.json" || fail "bigc: simulate"
+t1=$(date +%s%N)
+size=$(stat -c %s "$tmp/bigc.html")
+[ "$size" -lt 10000000 ] || fail "bigc: the page is $size bytes, not under 10 MB"
+out=$(layout "$tmp/bigc.html" bigc) || fail "$out"
+echo "$out page_bytes=$size simulate_ms=$(((t1 - t0) / 1000000))"
+python3 - "$tmp/bigc.json" "$tmp/bigc.html" "$tmp/bigc.dom" "$tmp/bigc.png" <<'PY' || fail "bigc: the overview"
+import html, json, re, struct, sys, zlib
+rep = json.load(open(sys.argv[1]))
+run = rep["asWritten"]
+page = open(sys.argv[2], encoding="utf-8").read()
+nodes = {n["name"]: n for n in run["nodes"]}
+assert len(nodes) == 1000 and len(run["pods"]) == 10000, "not the input generated"
+# accelerators only: 8 GPUs on each of 900 nodes; every device-plugin GPU and 1,600 DRA GPUs held by running pods
+s = run["summary"]
+v1 = [n for n in nodes.values() if n["model"] == "v1"]
+v2 = [n for n in nodes.values() if n["model"] == "v2"]
+cpu = [n for n in nodes.values() if n["model"] == "cpu"]
+assert (len(v1), len(v2), len(cpu)) == (600, 300, 100), "models: %d %d %d" % (len(v1), len(v2), len(cpu))
+assert s["devices"] == 7200, "%s devices counted, not the 7,200 GPUs" % s["devices"]
+assert all(n["inUse"] == n["devices"] == 8 for n in v1), "a device-plugin node's GPUs are not all in use"
+in_use = sum(n["inUse"] for n in nodes.values())
+assert s["devicesInUse"] == in_use and in_use >= 4800 + 1600, "in use: %s, %d" % (s["devicesInUse"], in_use)
+assert s["utilization"] == "%d.%d%%" % (in_use * 100 // 7200, in_use * 1000 // 7200 % 10), s["utilization"]
+assert any(n["inUse"] == 0 for n in v2) and any(0 < n["inUse"] < 8 for n in v2), "no idle or partly used DRA node"
+# the overview's squares as the nodes are used, and where the screenshot shows them
+dom = open(sys.argv[3], encoding="utf-8").read()
+sq = json.loads(html.unescape(re.search(r'<pre id="overview-squares">(.*?)</pre>', dom, re.S).group(1)))
+assert {q[0] for q in sq} == set(nodes), "%d squares for %d nodes" % (len(sq), len(nodes))
+for name, x, y, used, total in sq:
+    n = nodes[name]
+    assert (used, total) == (n["inUse"], n["healthy"]), "%s: square %d/%d, node %d/%d" % (name, used, total, n["inUse"], n["healthy"])
+
+def png_rows(path, upto):
+    """The first `upto` rows of an 8-bit RGB(A) PNG as lists of pixel tuples."""
+    data = open(path, "rb").read()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    pos, idat, w = 8, b"", 0
+    while pos < len(data):
+        ln, typ = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + ln]
+        if typ == b"IHDR":
+            w, h, depth, ctype, _, _, interlace = struct.unpack(">IIBBBBB", body)
+            assert depth == 8 and ctype in (2, 6) and not interlace, "PNG kind %d/%d" % (depth, ctype)
+            bpp = 4 if ctype == 6 else 3
+        elif typ == b"IDAT":
+            idat += body
+        pos += 12 + ln
+    raw, stride, prev, rows = zlib.decompress(idat), w * bpp, bytearray(w * bpp), []
+    for y in range(min(upto, h)):
+        f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):
+            a = line[i - bpp] if i >= bpp else 0
+            b, c = prev[i], prev[i - bpp] if i >= bpp else 0
+            if f == 1: line[i] = (line[i] + a) & 255
+            elif f == 2: line[i] = (line[i] + b) & 255
+            elif f == 3: line[i] = (line[i] + (a + b) // 2) & 255
+            elif f == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append([tuple(line[k:k + 3]) for k in range(0, stride, bpp)])
+        prev = line
+    return rows
+
+rows = png_rows(sys.argv[4], 1000)
+seen = {"busy": 0, "idle": 0, "none": 0}
+for name, x, y, used, total in sq:
+    if y >= len(rows) or x >= len(rows[0]):
+        raise AssertionError("the square of %s is not in the first screen (%d, %d)" % (name, x, y))
+    r, g, b = rows[y][x]
+    if total == 0:
+        seen["none"] += 1
+        continue
+    if used >= total:
+        assert r < 60 and g < 90 and b > 80, "%s: all in use, the screenshot shows rgb%s" % (name, (r, g, b))
+        seen["busy"] += 1
+    elif used:
+        assert (r, g, b) != (255, 255, 255) and b > r, "%s: busy, the screenshot shows rgb%s" % (name, (r, g, b))
+        seen["busy"] += 1
+    else:
+        assert min(r, g, b) > 240, "%s: idle, the screenshot shows rgb%s" % (name, (r, g, b))
+        seen["idle"] += 1
+assert seen["busy"] == sum(1 for n in nodes.values() if n["inUse"]), seen
+print("bigc: %d busy, %d idle, %d CPU nodes read back from the screenshot; utilization %s" %
+      (seen["busy"], seen["idle"], seen["none"], s["utilization"]))
 PY
 
 # a cluster dump (Node objects, no Fleet): "Cluster", and a ReplicaSet's pods are one workload
