@@ -19,21 +19,22 @@ enum {
         DP_OPT_MODE,
         DP_OPT_GATES,
         DP_OPT_SA_DIR,
-        DP_OPT_LIVE_TIMEOUT,
-        DP_OPT_LIVE_MAX_BYTES,
 };
+
+/* Live mode's bounds (docs/live.md), numbered apart from the flags above. */
+enum { DP_OPT_LIVE_TIMEOUT = 0x180, DP_OPT_LIVE_MAX_BYTES };
 
 #define DP_TOOL_INPUT_OPTIONS                                                                                          \
         {"filename", required_argument, NULL, 'f'}, {"kubeconfig", required_argument, NULL, DP_OPT_KUBECONFIG},     \
+                {"live-timeout", required_argument, NULL, DP_OPT_LIVE_TIMEOUT},                                    \
+                {"live-max-bytes", required_argument, NULL, DP_OPT_LIVE_MAX_BYTES},                                \
                 {"context", required_argument, NULL, DP_OPT_CONTEXT},                                              \
                 {"in-cluster", no_argument, NULL, DP_OPT_IN_CLUSTER},                                              \
                 {"cordon", required_argument, NULL, DP_OPT_CORDON},                                                \
                 {"fail-device", required_argument, NULL, DP_OPT_FAIL_DEVICE},                                      \
                 {"mode", required_argument, NULL, DP_OPT_MODE},                                                    \
                 {"feature-gates", required_argument, NULL, DP_OPT_GATES},                                          \
-                {"service-account-dir", required_argument, NULL, DP_OPT_SA_DIR},                                    \
-                {"live-timeout", required_argument, NULL, DP_OPT_LIVE_TIMEOUT},                                    \
-                {"live-max-bytes", required_argument, NULL, DP_OPT_LIVE_MAX_BYTES}
+                {"service-account-dir", required_argument, NULL, DP_OPT_SA_DIR}
 
 #define DP_TOOL_INPUT_USAGE                                                                                            \
         "input:\n"                                                                                                     \

@@ -159,6 +159,10 @@ def check_slice(o, node):
 
 
 class FakeAPI:
+    # resource.k8s.io versions served (discovery and lists; a test assigns
+    # its own list, [] for DRA off): route_dra_versions
+    dra_versions = ("v1", "v1beta2", "v1beta1")
+
     def __init__(self, token, node, node_uid, certdir):
         self.token, self.node, self.node_uid = token, node, node_uid
         self.ca, self.crt, self.key = make_certs(certdir)
@@ -180,8 +184,6 @@ class FakeAPI:
         self.forbidden = set()
         self.missing = set()
         self.node_labels = {}  # metadata.labels of the node
-        # resource.k8s.io versions served (discovery and lists); [] when DRA is off
-        self.dra_versions = ["v1", "v1beta2", "v1beta1"]
 
     # -- life cycle --
     def start(self, port=0):
