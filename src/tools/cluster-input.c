@@ -85,7 +85,9 @@ static const char *replay_flag(int c) {
         case DP_OPT_FAIL_DEVICE: return "--fail-device";
         case DP_OPT_MODE: return "--mode";
         case DP_OPT_GATES: return "--feature-gates";
-        default: return NULL; /* limits: not needed to run the hint */
+        case DP_OPT_LIVE_TIMEOUT: return "--live-timeout"; /* a cluster that needed them needs them again */
+        case DP_OPT_LIVE_MAX_BYTES: return "--live-max-bytes";
+        default: return NULL;
         }
 }
 

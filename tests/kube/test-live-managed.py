@@ -262,7 +262,11 @@ def test_namespace(api, kc):
     assert "Pod ml/pending-dra:" in p.stdout, p.stdout
     p = ok(["explain", "pending-v1", "-n", "team", "--kubeconfig", kc, "--context", "ml"])
     assert "Pod team/pending-v1:" in p.stdout, p.stdout
-    print("ok - explain: the context's namespace is the default, -n overrides it")
+    p = ok(["explain", "team/pending-v1b", "--kubeconfig", kc, "--context", "ml", "--live-timeout", "50",
+            "--cordon", "gpu-1", "--cordon", "gpu-2"])
+    assert "Every node's reason: devplane explain team/pending-v1b --kubeconfig %s --context ml --live-timeout 50 " \
+        "--cordon gpu-1 --cordon gpu-2 --details" % kc in p.stdout, p.stdout
+    print("ok - explain: the context's namespace is the default, -n overrides it; hints keep --kubeconfig")
 
 
 def test_recorded(api, live_args):
