@@ -169,7 +169,19 @@ void explain_why(search *st, const rq *q, dp_strbuf *out) {
         const char *dn = w->dev < s->n_devs ? s->strs[s->devs[w->dev].name] : "";
         switch (w->kind) {
         case WHY_NONE: dp_strbuf_puts(out, "no combination of devices satisfies every rule"); break;
-        case WHY_IN_USE: dp_strbuf_printf(out, "device %s is already taken in this allocation", dn); break;
+        case WHY_IN_USE: {
+                /* held by an existing claim, or picked by an earlier request of this one */
+                const device *d = w->dev < s->n_devs ? &s->devs[w->dev] : NULL;
+                if (d && d->committed)
+                        dp_strbuf_printf(out, "device %s is allocated to %s%s", dn,
+                                         d->holder != NONE_ID ? "claim " : "another claim",
+                                         d->holder != NONE_ID ? s->strs[d->holder] : "");
+                else
+                        dp_strbuf_printf(out, "device %s is already taken in this allocation", dn);
+                if (q->r && q->sub < q->r->n_subs && q->r->subs[q->sub].all)
+                        dp_strbuf_puts(out, " (allocationMode All needs every device the request matches)");
+                break;
+        }
         case WHY_COUNTER: {
                 const counter_set *cs = &s->sets[w->fit.a];
                 const counter *ct = &s->ctrs[w->fit.b];

@@ -56,6 +56,8 @@ typedef struct dp_kube_config {
         size_t key_len;
         bool insecure; /* insecure-skip-tls-verify */
         char *source;  /* the file (or "in-cluster") for messages */
+        char *namespace; /* the context's namespace (kubeconfig) or the service account's; NULL: none */
+        struct dp_kube_exec *exec; /* an exec credential plugin (kube/exec-cred.c), or NULL */
 } dp_kube_config;
 
 dp_kube_config *dp_kube_config_free(dp_kube_config *c);
@@ -71,6 +73,15 @@ int dp_kube_config_parse(const char *buf, size_t len, const char *name, const ch
                          dp_error *err);
 /* Read path and parse it. -ENOENT/-EACCES... naming the file. */
 int dp_kube_config_load(const char *path, const char *context, dp_kube_config **ret, dp_error *err);
+/* The same, with user.exec (a credential plugin) accepted and recorded in
+ * ->exec, for callers that get their credentials through
+ * dp_kube_config_credential() (live mode: simulate, explain). The others
+ * refuse exec, since their client sends only a token or certificate. */
+#define DP_KUBE_CONFIG_EXEC 1u
+int dp_kube_config_parse_flags(const char *buf, size_t len, const char *name, const char *context, unsigned flags,
+                               dp_kube_config **ret, dp_error *err);
+int dp_kube_config_load_flags(const char *path, const char *context, unsigned flags, dp_kube_config **ret,
+                              dp_error *err);
 /* In-cluster: KUBERNETES_SERVICE_HOST/KUBERNETES_SERVICE_PORT, sa_dir/token
  * and sa_dir/ca.crt (sa_dir NULL: DP_KUBE_SA_DIR). -ENOENT when not in a
  * cluster (env unset or token missing), naming what is missing. */
@@ -78,6 +89,62 @@ int dp_kube_config_in_cluster(const char *sa_dir, dp_kube_config **ret, dp_error
 /* RFC 4648 base64 (padding optional, no whitespace but line breaks).
  * -EINVAL on a bad character. *ret is NUL-terminated. */
 int dp_kube_base64_decode(const char *s, size_t len, char **ret, size_t *ret_len);
+
+/* ---- exec credential plugins (kube/exec-cred.c) ---------------------------- */
+
+/* users[].user.exec as kubectl reads it (client.authentication.k8s.io). */
+typedef enum { DP_KUBE_EXEC_IF_AVAILABLE = 0, DP_KUBE_EXEC_NEVER, DP_KUBE_EXEC_ALWAYS } dp_kube_exec_interactive;
+/* What the plugin's standard output may hold, and its standard error kept
+ * for the message when it fails. */
+#define DP_KUBE_EXEC_MAX_OUTPUT (1u << 20)
+#define DP_KUBE_EXEC_MAX_STDERR 4096u
+
+typedef struct dp_kube_credential {
+        char *token;                 /* status.token, or NULL */
+        char *cert_data, *key_data;  /* status.clientCertificateData/clientKeyData (PEM), or NULL */
+        size_t cert_len, key_len;
+        int64_t expires;             /* status.expirationTimestamp, Unix seconds; 0: none given */
+} dp_kube_credential;
+
+typedef struct dp_kube_exec {
+        char *api_version; /* client.authentication.k8s.io/v1 or /v1beta1 */
+        char *command;     /* as written, or made absolute against the kubeconfig's directory when it has a '/' */
+        char **args;       /* NULL-terminated, args[0] the command */
+        char **env;        /* NULL-terminated "NAME=value" from exec.env */
+        char *install_hint;
+        bool provide_cluster_info;
+        dp_kube_exec_interactive interactive;
+        char *where; /* "kc.yaml: users[name=u].user.exec", for messages */
+        /* the last credential (cache), and how many times the plugin ran */
+        dp_kube_credential cred;
+        bool have_cred;
+        unsigned runs;
+} dp_kube_exec;
+
+dp_kube_exec *dp_kube_exec_free(dp_kube_exec *x);
+DEFINE_FREEP(dp_kube_exec, dp_kube_exec_free)
+void dp_kube_credential_done(dp_kube_credential *c);
+/* Decode the plugin's standard output (pure: the fuzzer's entry): kind
+ * ExecCredential, the apiVersion the kubeconfig asked for, status.token or
+ * a certificate and key, expirationTimestamp (RFC 3339). -EINVAL with err
+ * saying what is wrong ("what" starts it), -E2BIG past
+ * DP_KUBE_EXEC_MAX_OUTPUT, -ENOMEM. */
+int dp_kube_exec_decode(const char *buf, size_t len, const char *api_version, const char *what,
+                        dp_kube_credential *ret, dp_error *err);
+/* The credential to send now: cfg->exec's cached one while it has not
+ * expired (now_unix: the wall clock) and `refresh` is false, else the
+ * plugin runs (as kubectl runs it: the environment plus exec.env,
+ * KUBERNETES_EXEC_INFO with spec.interactive false and, with
+ * provideClusterInfo, spec.cluster; standard input /dev/null; never
+ * interactive, so interactiveMode Always is refused) and is killed past
+ * timeout_ms. *ret is borrowed from cfg. -ENOENT (no such command, with the
+ * installHint), -EIO (it failed: its exit status and standard error,
+ * escaped), -ETIMEDOUT, -EINVAL (its output), -EPERM (Always). */
+int dp_kube_config_credential(const dp_kube_config *cfg, bool refresh, int64_t now_unix, unsigned timeout_ms,
+                              const dp_kube_credential **ret, dp_error *err);
+/* RFC 3339 date-time ("2026-12-06T05:00:00Z", fractions and offsets) to
+ * Unix seconds. -EINVAL. */
+int dp_kube_parse_time(const char *s, int64_t *ret);
 
 /* ---- libcurl, loaded at run time (kube/curl-load.c) ---------------------- */
 
@@ -169,6 +236,10 @@ dp_kube_claim_fetch *dp_kube_claim_fetch_cancel(dp_kube_claim_fetch *f);
 /* Page size asked of the API server, and a cap on pages per resource. */
 #define DP_KUBE_LIST_LIMIT 500
 #define DP_KUBE_LIST_MAX_PAGES 1000
+/* Bounds on one snapshot, all lists together (kubectl has none: it holds
+ * what the server sends): the bytes of the pages kept, and the time. */
+#define DP_KUBE_SNAPSHOT_MAX_BYTES (1ull << 30)
+#define DP_KUBE_SNAPSHOT_DEADLINE_MS 60000u
 
 typedef struct dp_kube_snapshot_page {
         char *body; /* a *List as the API server sent it (JSON) */
@@ -179,22 +250,38 @@ typedef struct dp_kube_snapshot_page {
 typedef struct dp_kube_snapshot {
         dp_kube_snapshot_page *pages;
         size_t n;
+        size_t bytes;       /* of the pages, together */
+        const char *dra;    /* the resource.k8s.io version read: "v1", "v1beta2", "v1beta1"; NULL: none */
+        char *dra_note;     /* why not, or what was converted; NULL when v1 was read */
+        unsigned exec_runs; /* how many times an exec credential plugin ran */
 } dp_kube_snapshot;
 
 dp_kube_snapshot *dp_kube_snapshot_free(dp_kube_snapshot *s);
 DEFINE_FREEP(dp_kube_snapshot, dp_kube_snapshot_free)
 
+typedef struct dp_kube_snapshot_limits {
+        unsigned request_timeout_ms; /* each GET; 0: 30 s */
+        unsigned deadline_ms;        /* all of it; 0: DP_KUBE_SNAPSHOT_DEADLINE_MS */
+        uint64_t max_bytes;          /* pages kept; 0: DP_KUBE_SNAPSHOT_MAX_BYTES */
+} dp_kube_snapshot_limits;
+
 /* List nodes, pods (not finished ones), resourceslices, resourceclaims,
- * resourceclaimtemplates, deviceclasses (resource.k8s.io/v1) and
- * devicetaintrules (v1beta2), every page (limit DP_KUBE_LIST_LIMIT,
- * metadata.continue), with GET requests only, on a loop of its own: the
- * call returns when everything is read. A resource.k8s.io list answered 404
- * is left out (the cluster does not serve it). Errors, each naming what to
- * do: -EACCES (401: the credentials; 403: the RBAC rule missing),
- * -ESTALE (410: the list expired between pages), -EHOSTUNREACH (no answer),
- * -EPROTO (another status, or not a list), -ENOENT (no libcurl). timeout_ms
- * bounds each request (0: 30 s). */
-int dp_kube_snapshot_take(const dp_kube_config *cfg, unsigned timeout_ms, dp_kube_snapshot **ret, dp_error *err);
+ * resourceclaimtemplates, deviceclasses and devicetaintrules, every page
+ * (limit DP_KUBE_LIST_LIMIT, metadata.continue), with GET requests only, on
+ * a loop of its own: the call returns when everything is read.
+ * resource.k8s.io comes at the version the server serves, from its
+ * discovery document (GET /apis/resource.k8s.io): v1, else v1beta2, else
+ * v1beta1 (the model converts them as it does files); not served at all (or
+ * only at an older alpha): left out, and ->dra_note says so. A
+ * devicetaintrules list answered 404 is left out. Credentials: cfg's, or
+ * its exec plugin's (dp_kube_config_credential; a 401 runs it again once).
+ * Errors, each naming what to do: -EACCES (401: the credentials; 403: the
+ * RBAC rule missing), -ESTALE (410: the list expired between pages),
+ * -EHOSTUNREACH (no answer), -ETIMEDOUT (past the deadline), -E2BIG (past
+ * max_bytes or DP_KUBE_LIST_MAX_PAGES), -EPROTO (another status, or not a
+ * list), -ENOENT (no libcurl), the plugin's errors. lim may be NULL. */
+int dp_kube_snapshot_take(const dp_kube_config *cfg, const dp_kube_snapshot_limits *lim, dp_kube_snapshot **ret,
+                          dp_error *err);
 
 /* ---- ResourceSlices (kube/slices.c) --------------------------------------- */
 

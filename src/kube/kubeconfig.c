@@ -24,6 +24,8 @@ dp_kube_config *dp_kube_config_free(dp_kube_config *c) {
         free(c->key_file);
         free(c->key_data);
         free(c->source);
+        free(c->namespace);
+        dp_kube_exec_free(c->exec);
         free(c);
         return NULL;
 }
@@ -77,6 +79,7 @@ bad:
 
 typedef struct {
         const char *file, *dir;
+        unsigned flags;
         dp_error *err;
 } kc_ctx;
 
@@ -174,17 +177,126 @@ static int parse_cluster(kc_ctx *x, const dp_doc_node *cl, const char *name, dp_
         return set_data(x, path, "certificate-authority-data", ca_data, &c->ca_data, &c->ca_len);
 }
 
+/* A list of strings (exec.args) appended to v from index *n. */
+static int str_list(kc_ctx *x, const dp_doc_node *seq, const char *path, char **v, size_t *n) {
+        if (!seq || dp_doc_is_null(seq)) return 0;
+        if (seq->type != DP_DOC_SEQ)
+                return dp_error_set(x->err, -EINVAL, "%s: %s: expected a list, got %s", x->file, path,
+                                    dp_doc_type_name(seq));
+        for (size_t i = 0; i < seq->n; i++) {
+                const char *s = NULL;
+                if (dp_doc_get_str(seq->items[i], false, &s, NULL) < 0)
+                        return dp_error_set(x->err, -EINVAL, "%s: %s[%zu]: expected a string", x->file, path, i);
+                if (!(v[(*n)++] = strdup(s))) return -ENOMEM;
+        }
+        return 0;
+}
+
+/* exec.env: [{name, value}] as "NAME=value". */
+static int env_list(kc_ctx *x, const dp_doc_node *seq, const char *path, char **v) {
+        for (size_t i = 0; seq && seq->type == DP_DOC_SEQ && i < seq->n; i++) {
+                const char *n = NULL, *val = NULL;
+                if (dp_doc_get_str(dp_doc_get(seq->items[i], "name"), false, &n, NULL) < 0 || !*n || strchr(n, '='))
+                        return dp_error_set(x->err, -EINVAL, "%s: %s[%zu].name: required, a variable name", x->file,
+                                            path, i);
+                if (dp_doc_get_str(dp_doc_get(seq->items[i], "value"), true, &val, NULL) < 0)
+                        return dp_error_set(x->err, -EINVAL, "%s: %s[%zu].value: required (a string)", x->file,
+                                            path, i);
+                if (!(v[i] = dp_asprintf("%s=%s", n, val))) return -ENOMEM;
+        }
+        return 0;
+}
+
+static int parse_interactive(kc_ctx *x, const dp_doc_node *e, const char *path, bool v1, dp_kube_exec *ex) {
+        const char *mode;
+        int r = opt_str(x, e, path, "interactiveMode", &mode);
+        if (r < 0) return r;
+        if (!mode) {
+                if (v1)
+                        return dp_error_set(x->err, -EINVAL,
+                                            "%s: %s.interactiveMode: required with client.authentication.k8s.io/v1 "
+                                            "(Never, IfAvailable or Always)",
+                                            x->file, path);
+                ex->interactive = DP_KUBE_EXEC_IF_AVAILABLE;
+        } else if (streq(mode, "Never"))
+                ex->interactive = DP_KUBE_EXEC_NEVER;
+        else if (streq(mode, "IfAvailable"))
+                ex->interactive = DP_KUBE_EXEC_IF_AVAILABLE;
+        else if (streq(mode, "Always"))
+                ex->interactive = DP_KUBE_EXEC_ALWAYS;
+        else
+                return dp_error_set(x->err, -EINVAL, "%s: %s.interactiveMode: \"%s\": must be Never, IfAvailable or Always",
+                                    x->file, path, mode);
+        return 0;
+}
+
+/* users[].user.exec, recorded for dp_kube_config_credential(). */
+static int parse_exec(kc_ctx *x, const dp_doc_node *e, const char *upath, dp_kube_config *c) {
+        char path[320];
+        snprintf(path, sizeof path, "%s.exec", upath);
+        if (e->type != DP_DOC_MAP)
+                return dp_error_set(x->err, -EINVAL, "%s: %s: expected a map, got %s", x->file, path,
+                                    dp_doc_type_name(e));
+        const char *api, *cmd, *hint;
+        int r;
+        if ((r = opt_str(x, e, path, "apiVersion", &api)) < 0 || (r = opt_str(x, e, path, "command", &cmd)) < 0 ||
+            (r = opt_str(x, e, path, "installHint", &hint)) < 0)
+                return r;
+        if (!api || (!streq(api, "client.authentication.k8s.io/v1") && !streq(api, "client.authentication.k8s.io/v1beta1")))
+                return dp_error_set(x->err, -EINVAL,
+                                    "%s: %s.apiVersion: \"%s\": must be client.authentication.k8s.io/v1 or "
+                                    "client.authentication.k8s.io/v1beta1",
+                                    x->file, path, api ? api : "");
+        if (!cmd) return dp_error_set(x->err, -EINVAL, "%s: %s.command: required", x->file, path);
+        _cleanup_(dp_kube_exec_freep) dp_kube_exec *ex = calloc(1, sizeof(*ex));
+        if (!ex) return -ENOMEM;
+        if ((r = parse_interactive(x, e, path, streq(api, "client.authentication.k8s.io/v1"), ex)) < 0) return r;
+        const dp_doc_node *pci = dp_doc_get(e, "provideClusterInfo");
+        if (pci && !dp_doc_is_null(pci) && dp_doc_get_bool(pci, &ex->provide_cluster_info, NULL) < 0)
+                return dp_error_set(x->err, -EINVAL, "%s: %s.provideClusterInfo: expected true or false", x->file,
+                                    path);
+        const dp_doc_node *args = dp_doc_get(e, "args"), *env = dp_doc_get(e, "env");
+        if (env && !dp_doc_is_null(env) && env->type != DP_DOC_SEQ)
+                return dp_error_set(x->err, -EINVAL, "%s: %s.env: expected a list, got %s", x->file, path,
+                                    dp_doc_type_name(env));
+        size_t n_args = args && args->type == DP_DOC_SEQ ? args->n : 0, n_env = env && env->type == DP_DOC_SEQ ? env->n : 0;
+        ex->args = calloc(n_args + 2, sizeof(char *));
+        ex->env = calloc(n_env + 1, sizeof(char *));
+        ex->api_version = strdup(api);
+        ex->where = dp_asprintf("%s: %s", x->file, path);
+        if (!ex->args || !ex->env || !ex->api_version || !ex->where || (hint && !(ex->install_hint = strdup(hint))))
+                return -ENOMEM;
+        /* kubectl: a command with a '/' is relative to the kubeconfig's directory; a bare name is looked up in PATH */
+        if (strchr(cmd, '/') && cmd[0] != '/' && x->dir)
+                ex->command = dp_asprintf("%s/%s", x->dir, cmd);
+        else
+                ex->command = strdup(cmd);
+        if (!ex->command || !(ex->args[0] = strdup(ex->command))) return -ENOMEM;
+        size_t n = 1;
+        char apath[340], epath[340];
+        snprintf(apath, sizeof apath, "%s.args", path);
+        snprintf(epath, sizeof epath, "%s.env", path);
+        if ((r = str_list(x, args, apath, ex->args, &n)) < 0 || (r = env_list(x, env, epath, ex->env)) < 0) return r;
+        c->exec = TAKE_PTR(ex);
+        return 0;
+}
+
 static int parse_user(kc_ctx *x, const dp_doc_node *u, const char *name, dp_kube_config *c) {
         char path[300];
         snprintf(path, sizeof path, "users[name=%s].user", name);
         static const char *const unsupported[] = {"exec", "auth-provider", "username", "password", "as"};
         for (size_t i = 0; i < ELEMENTSOF(unsupported); i++) {
                 const dp_doc_node *v = dp_doc_get(u, unsupported[i]);
-                if (v && !dp_doc_is_null(v))
-                        return dp_error_set(x->err, -EINVAL,
-                                            "%s: %s.%s: not supported (use token, tokenFile or a client "
-                                            "certificate)",
-                                            x->file, path, unsupported[i]);
+                if (!v || dp_doc_is_null(v)) continue;
+                if (i == 0 && (x->flags & DP_KUBE_CONFIG_EXEC)) {
+                        int r = parse_exec(x, v, path, c);
+                        if (r < 0) return r;
+                        continue;
+                }
+                return dp_error_set(x->err, -EINVAL,
+                                    "%s: %s.%s: not supported %s(use token, tokenFile or a client certificate)",
+                                    x->file, path, unsupported[i],
+                                    i == 0 ? "by the agent: simulate and explain run exec plugins " : "");
         }
         const char *tok, *tokf, *cert, *cert_data, *key, *key_data;
         int r;
@@ -205,7 +317,7 @@ static int parse_user(kc_ctx *x, const dp_doc_node *u, const char *name, dp_kube
                 return dp_error_set(x->err, -EINVAL, "%s: %s.%s: required with %s", x->file, path,
                                     has_cert ? "client-key" : "client-certificate",
                                     has_cert ? "client-certificate" : "client-key");
-        if (!tok && !tokf && !has_cert)
+        if (!tok && !tokf && !has_cert && !c->exec)
                 return dp_error_set(x->err, -EINVAL,
                                     "%s: %s: no credentials (token, tokenFile or client-certificate + client-key)",
                                     x->file, path);
@@ -219,12 +331,17 @@ static int parse_user(kc_ctx *x, const dp_doc_node *u, const char *name, dp_kube
 
 int dp_kube_config_parse(const char *buf, size_t len, const char *name, const char *context, dp_kube_config **ret,
                          dp_error *err) {
+        return dp_kube_config_parse_flags(buf, len, name, context, 0, ret, err);
+}
+
+int dp_kube_config_parse_flags(const char *buf, size_t len, const char *name, const char *context, unsigned flags,
+                               dp_kube_config **ret, dp_error *err) {
         assert_return(buf && name && ret, -EINVAL);
         if (len > DP_KUBE_MAX_CONFIG)
                 return dp_error_set(err, -E2BIG, "%s: larger than %u bytes", name, DP_KUBE_MAX_CONFIG);
         _cleanup_free_ char *dircopy = strdup(name);
         if (!dircopy) return -ENOMEM;
-        kc_ctx x = {.file = name, .dir = strchr(name, '/') ? dirname(dircopy) : NULL, .err = err};
+        kc_ctx x = {.file = name, .dir = strchr(name, '/') ? dirname(dircopy) : NULL, .flags = flags, .err = err};
         _cleanup_(dp_doc_set_freep) dp_doc_set *set = dp_doc_set_new();
         if (!set) return -ENOMEM;
         int r = dp_doc_parse(set, buf, len, name, err);
@@ -248,9 +365,9 @@ int dp_kube_config_parse(const char *buf, size_t len, const char *name, const ch
         if ((r = find_named(&x, root, "contexts", ctx_name, "context", &ctx)) < 0) return r;
         char cpath[300];
         snprintf(cpath, sizeof cpath, "contexts[name=%s].context", ctx_name);
-        const char *cluster_name, *user_name;
+        const char *cluster_name, *user_name, *ns;
         if ((r = opt_str(&x, ctx, cpath, "cluster", &cluster_name)) < 0 ||
-            (r = opt_str(&x, ctx, cpath, "user", &user_name)) < 0)
+            (r = opt_str(&x, ctx, cpath, "user", &user_name)) < 0 || (r = opt_str(&x, ctx, cpath, "namespace", &ns)) < 0)
                 return r;
         if (!cluster_name) return dp_error_set(err, -EINVAL, "%s: %s.cluster: required", name, cpath);
         if (!user_name) return dp_error_set(err, -EINVAL, "%s: %s.user: required", name, cpath);
@@ -258,19 +375,24 @@ int dp_kube_config_parse(const char *buf, size_t len, const char *name, const ch
             (r = find_named(&x, root, "users", user_name, "user", &u)) < 0)
                 return r;
         _cleanup_(dp_kube_config_freep) dp_kube_config *c = calloc(1, sizeof *c);
-        if (!c || !(c->source = strdup(name))) return -ENOMEM;
+        if (!c || !(c->source = strdup(name)) || (ns && !(c->namespace = strdup(ns)))) return -ENOMEM;
         if ((r = parse_cluster(&x, cl, cluster_name, c)) < 0 || (r = parse_user(&x, u, user_name, c)) < 0) return r;
         *ret = TAKE_PTR(c);
         return 0;
 }
 
 int dp_kube_config_load(const char *path, const char *context, dp_kube_config **ret, dp_error *err) {
+        return dp_kube_config_load_flags(path, context, 0, ret, err);
+}
+
+int dp_kube_config_load_flags(const char *path, const char *context, unsigned flags, dp_kube_config **ret,
+                              dp_error *err) {
         assert_return(path && ret, -EINVAL);
         _cleanup_free_ char *buf = NULL;
         size_t len = 0;
         int r = dp_read_file(path, DP_KUBE_MAX_CONFIG, &buf, &len, err);
         if (r < 0) return r;
-        return dp_kube_config_parse(buf, len, path, context, ret, err);
+        return dp_kube_config_parse_flags(buf, len, path, context, flags, ret, err);
 }
 
 int dp_kube_config_in_cluster(const char *sa_dir, dp_kube_config **ret, dp_error *err) {
@@ -292,6 +414,14 @@ int dp_kube_config_in_cluster(const char *sa_dir, dp_kube_config **ret, dp_error
         if (access(c->token_file, R_OK) < 0)
                 return dp_error_errno(err, -errno, "in-cluster credentials: %s", c->token_file);
         if (access(c->ca_file, R_OK) < 0) return dp_error_errno(err, -errno, "in-cluster credentials: %s", c->ca_file);
+        /* the pod's namespace, when the service-account volume has it */
+        _cleanup_free_ char *nsf = dp_asprintf("%s/namespace", sa_dir), *ns = NULL;
+        size_t n = 0;
+        if (!nsf) return -ENOMEM;
+        if (dp_read_file(nsf, 253, &ns, &n, NULL) >= 0) {
+                while (n > 0 && (ns[n - 1] == '\n' || ns[n - 1] == ' ')) ns[--n] = 0;
+                if (n) c->namespace = TAKE_PTR(ns);
+        }
         *ret = TAKE_PTR(c);
         return 0;
 }

@@ -139,21 +139,45 @@ int dp_deployment_expand(const dp_deployment *d, const dp_node *const *nodes, si
         return 0;
 }
 
+/* The pods an owner stood up (l->items[from..]) must not take the name of a
+ * Pod the input defines (the store would refuse the second one). */
+static int check_pod_names(const dp_object_list *l, size_t from, const dp_hashmap *pods, const dp_deployment *d,
+                           dp_error *err) {
+        for (size_t i = from; i < l->n; i++) {
+                const dp_object_meta *m = dp_object_meta_of(l->items[i]);
+                _cleanup_free_ char *key =
+                        dp_asprintf("Pod/%s/%s", m->namespace ? m->namespace : "", m->name ? m->name : "");
+                if (!key) return -ENOMEM;
+                if (dp_hashmap_contains(pods, key))
+                        return dp_error_set(err, -EINVAL,
+                                            "%s: %s %s: its pod %s has the name of a Pod the input defines, which "
+                                            "it does not own (ownerReferences): rename one of them",
+                                            d->hdr.source, dp_kind_name(d->hdr.kind), d->meta.name, key + 4);
+        }
+        return 0;
+}
+
 static bool is_owner_kind(dp_kind k) { return k >= DP_KIND_DEPLOYMENT && k <= DP_KIND_LAST; }
 
 int dp_model_expand_workloads(dp_object_list *l, const dp_node *const *nodes, size_t n_nodes, dp_error *err) {
         assert_return(l, -EINVAL);
+        /* An owner written with only generateName (Kueue's sample Job) gets
+         * its name first, so its pods are named after it and two such owners
+         * in one namespace do not stand up pods of the same names. */
+        int r = dp_model_generate_names(l, err);
+        if (r < 0) return r;
         _cleanup_(dp_hashmap_freep) dp_hashmap *owned = dp_hashmap_new();
         if (!owned) return dp_error_set(err, -ENOMEM, "out of memory");
         char **keys = NULL;
         size_t n_keys = 0, cap = 0;
-        int r = 0;
         for (size_t i = 0; r >= 0 && i < l->n; i++) {
                 const dp_object_meta *m = dp_object_meta_of(l->items[i]);
-                for (size_t k = 0; r >= 0 && k < m->n_owner_references; k++) {
-                        const dp_owner_ref *o = &m->owner_references[k];
-                        char *key = dp_asprintf("%s/%s/%s", o->kind ? o->kind : "", m->namespace ? m->namespace : "",
-                                                o->name ? o->name : "");
+                /* the owners named, and the Pods' own names ("Pod/ns/name") */
+                bool pod = l->items[i].hdr->kind == DP_KIND_POD && m->name;
+                for (size_t k = 0; r >= 0 && k < m->n_owner_references + pod; k++) {
+                        const dp_owner_ref *o = k < m->n_owner_references ? &m->owner_references[k] : NULL;
+                        char *key = dp_asprintf("%s/%s/%s", o ? (o->kind ? o->kind : "") : "Pod",
+                                                m->namespace ? m->namespace : "", o ? (o->name ? o->name : "") : m->name);
                         if (!key || DP_GROW(keys, cap, n_keys + 1) < 0) {
                                 free(key);
                                 r = -ENOMEM;
@@ -176,7 +200,9 @@ int dp_model_expand_workloads(dp_object_list *l, const dp_node *const *nodes, si
                         break;
                 }
                 if (dp_hashmap_contains(owned, key)) continue; /* its pods (or ReplicaSets) are in the input */
+                size_t from = l->n;
                 r = dp_deployment_expand(o.deployment, nodes, n_nodes, l, err);
+                if (r >= 0) r = check_pod_names(l, from, owned, o.deployment, err);
         }
         for (size_t i = 0; i < n_keys; i++)
                 free(keys[i]);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "base/doc.h"
+#include "base/escape.h"
 #include "base/hashmap.h"
 #include "sched/fmt.h"
 #include "sched/html-internal.h"
@@ -39,6 +40,7 @@ static int tenths(const char *pct) {
 /* Text and attribute values alike: & < > " ' escaped, other control
  * characters than newline and tab dropped. */
 void dp_html_esc(dp_strbuf *o, const char *s) {
+        { dp_escape_html(o, s); return; } /* also controls, bidi controls, non-UTF-8 made visible: base/escape.h */
         for (; s && *s; s++) {
                 unsigned char c = (unsigned char)*s;
                 switch (c) {

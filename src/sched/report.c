@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "base/table.h"
+#include "sched/explain-answers.h"
 #include "sched/fmt.h"
 #include "sched/html.h"
 #include "sched/sim-internal.h"
@@ -1171,6 +1172,7 @@ static int explain_nodes(sim_run *r, const sim_pod *sp, bool details, dp_strbuf 
                 }
                 dp_strbuf_printf(out, "%s)\n", g[k].n > shown ? ", ..." : "");
                 v1_detail(r, g[k].first, out);
+                sim_explain_answer(r, sp, v, n, g[k].first, out); /* Node objects' numbers, selectors, taints */
                 if (g[k].first->code != DP_VERDICT_DRA) continue;
                 /* the allocator's reasons, the same way: distinct texts with their node counts */
                 const char *seen[4] = {NULL, NULL, NULL, NULL};
@@ -1179,7 +1181,7 @@ static int explain_nodes(sim_run *r, const sim_pod *sp, bool details, dp_strbuf 
                         if (v[i].code != DP_VERDICT_DRA) continue;
                         const char *d = v[i].detail ? v[i].detail : "";
                         size_t x = 0;
-                        while (x < ns && !streq(seen[x], d))
+                        while (x < ns && !sim_same_reason_kind(seen[x], d)) /* by kind, not exact text */
                                 x++;
                         if (x < ns)
                                 cnt[x]++;
@@ -1224,6 +1226,7 @@ static int dp_sim_explain_impl(const dp_sim_input *in, const char *pod, bool det
         dp_strbuf_printf(out, "Pod %s: %s at t=%" PRId64 "s (%s %s)\n", sp->key, st, r->end_ms / 1000,
                          in->fleet ? "fleet" : "cluster", input_name(in));
         if (pi) dp_strbuf_printf(out, "Scheduling attempts: %u\n", pi->attempts);
+        sim_explain_recorded(r, sp, pi && streq(st, "Pending") ? pi->message : NULL, out); /* kube-scheduler's word */
         if (streq(st, "Pending")) {
                 if (pi && pi->message) dp_strbuf_printf(out, "%s\n", pi->message);
                 if (pi && pi->reasons.n && (rr = explain_nodes(r, sp, details, out, err)) < 0) return rr;

@@ -4,7 +4,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/escape.h"
 #include "kube/kube.h"
+#include "model/quantity.h"
 #include "tools/cluster-input.h"
 #include "tools/devplane.h"
 
@@ -23,6 +25,8 @@ int dp_tool_input_init(dp_tool_input *t, const char *cmd, int argc) {
 }
 
 void dp_tool_input_done(dp_tool_input *t) {
+        free(t->namespace);
+        free(t->replay);
         free(t->paths);
         free(t->whatif.cordon);
         free(t->whatif.fail);
@@ -30,8 +34,95 @@ void dp_tool_input_done(dp_tool_input *t) {
         *t = (dp_tool_input){0};
 }
 
-int dp_tool_input_option(dp_tool_input *t, int c, const char *arg) {
+/* Append " FLAG 'VALUE'" (quoted only where the shell needs it) to
+ * t->replay, so a command printed as a hint runs as printed. */
+static int replay_add(dp_tool_input *t, const char *flag, const char *arg) {
+        dp_strbuf sb = DP_STRBUF_INIT;
+        if (t->replay) dp_strbuf_puts(&sb, t->replay);
+        dp_strbuf_printf(&sb, " %s", flag);
+        if (arg) {
+                bool plain = *arg != 0;
+                for (const char *p = arg; *p && plain; p++)
+                        plain = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,@+%",
+                                       *p) != NULL;
+                dp_strbuf_putc(&sb, ' ');
+                if (!plain) dp_strbuf_putc(&sb, '\'');
+                for (const char *p = arg; *p; p++)
+                        if (*p == '\'')
+                                dp_strbuf_puts(&sb, "'\\''");
+                        else
+                                dp_strbuf_putc(&sb, *p);
+                if (!plain) dp_strbuf_putc(&sb, '\'');
+        }
+        char *r = dp_strbuf_steal(&sb);
+        if (!r) return -ENOMEM;
+        free(t->replay);
+        t->replay = r;
+        return 0;
+}
+
+/* --live-max-bytes: a byte count, with a Kubernetes quantity's suffix
+ * (512Mi, 2Gi, 1G). */
+static int parse_bytes(const char *arg, uint64_t *ret) {
+        dp_quantity q;
+        if (dp_quantity_parse(arg, &q, NULL) < 0 || !dp_quantity_is_integer(&q)) return -EINVAL;
+        int64_t v = dp_quantity_value(&q);
+        if (v <= 0) return -EINVAL;
+        *ret = (uint64_t)v;
+        return 0;
+}
+
+static int option_value(dp_tool_input *t, int c, const char *arg);
+
+static const char *replay_flag(int c) {
         switch (c) {
+        case 'f': return "-f";
+        case DP_OPT_KUBECONFIG: return "--kubeconfig";
+        case DP_OPT_CONTEXT: return "--context";
+        case DP_OPT_IN_CLUSTER: return "--in-cluster";
+        case DP_OPT_SA_DIR: return "--service-account-dir";
+        case DP_OPT_CORDON: return "--cordon";
+        case DP_OPT_FAIL_DEVICE: return "--fail-device";
+        case DP_OPT_MODE: return "--mode";
+        case DP_OPT_GATES: return "--feature-gates";
+        case DP_OPT_LIVE_TIMEOUT: return "--live-timeout"; /* a cluster that needed them needs them again */
+        case DP_OPT_LIVE_MAX_BYTES: return "--live-max-bytes";
+        default: return NULL;
+        }
+}
+
+int dp_tool_input_option(dp_tool_input *t, int c, const char *arg) {
+        int r = option_value(t, c, arg);
+        if (r <= 0) return r;
+        const char *flag = replay_flag(c);
+        if (flag && replay_add(t, flag, c == DP_OPT_IN_CLUSTER ? NULL : arg) < 0) {
+                fprintf(stderr, "devplane %s: out of memory\n", t->cmd);
+                return -1;
+        }
+        return 1;
+}
+
+static int option_value(dp_tool_input *t, int c, const char *arg) {
+        switch (c) {
+        case DP_OPT_LIVE_TIMEOUT: {
+                char *end = NULL;
+                errno = 0;
+                double v = strtod(arg, &end);
+                if (errno || end == arg || *end || !(v > 0) || v > 86400) {
+                        fprintf(stderr, "devplane %s: --live-timeout %s: must be a number of seconds (0 < s <= 86400)\n",
+                                t->cmd, arg);
+                        return -1;
+                }
+                t->limits.deadline_ms = (unsigned)(v * 1000 + 0.5) ? (unsigned)(v * 1000 + 0.5) : 1;
+                return 1;
+        }
+        case DP_OPT_LIVE_MAX_BYTES:
+                if (parse_bytes(arg, &t->limits.max_bytes) < 0) {
+                        fprintf(stderr, "devplane %s: --live-max-bytes %s: must be a size in bytes (512Mi, 2Gi)\n",
+                                t->cmd, arg);
+                        return -1;
+                }
+                return 1;
         case 'f': t->paths[t->n_paths++] = arg; return 1;
         case DP_OPT_KUBECONFIG: t->kubeconfig = arg; return 1;
         case DP_OPT_CONTEXT: t->context = arg; return 1;
@@ -65,8 +156,34 @@ void dp_tool_warn_skipped(const char *cmd, const dp_object_list *l) {
  * big the input was) for out of memory, 2 for anything else. */
 static int fail(const dp_tool_input *t, int r, const dp_error *err) {
         if (r == -ENOMEM) return dp_tool_out_of_memory(t->cmd, NULL, t->paths, t->n_paths);
-        fprintf(stderr, "devplane %s: %s\n", t->cmd, dp_error_msg(err));
+        const char *hint = "";
+        if (r == -ETIMEDOUT && (t->kubeconfig || t->in_cluster))
+                hint = " (--live-timeout SECONDS allows longer)";
+        else if (r == -E2BIG && (t->kubeconfig || t->in_cluster))
+                hint = " (--live-max-bytes allows more; or save the lists with `kubectl get ... -o json` and pass "
+                       "the file with -f)";
+        dp_tool_print_error(t->cmd, dp_error_msg(err), hint);
         return 2;
+}
+
+/* The live cluster's lists as texts for dp_sim_load_texts. */
+static int load_live(dp_tool_input *t, dp_sim_input **ret, dp_error *err) {
+        _cleanup_(dp_kube_config_freep) dp_kube_config *cfg = NULL;
+        int r = t->kubeconfig ? dp_kube_config_load_flags(t->kubeconfig, t->context, DP_KUBE_CONFIG_EXEC, &cfg, err)
+                              : dp_kube_config_in_cluster(t->sa_dir, &cfg, err);
+        _cleanup_(dp_kube_snapshot_freep) dp_kube_snapshot *snap = NULL;
+        if (r >= 0) r = dp_kube_snapshot_take(cfg, &t->limits, &snap, err);
+        if (r < 0) return r;
+        if (snap->dra_note) {
+                _cleanup_free_ char *m = dp_escape_dup(snap->dra_note);
+                fprintf(stderr, "devplane %s: %s%s\n", t->cmd, snap->dra ? "" : "warning: ", m ? m : "");
+        }
+        if (cfg->namespace && !(t->namespace = dp_strdup(cfg->namespace))) return -ENOMEM;
+        _cleanup_free_ dp_sim_text *texts = calloc(snap->n + 1, sizeof(*texts));
+        if (!texts) return -ENOMEM;
+        for (size_t i = 0; i < snap->n; i++)
+                texts[i] = (dp_sim_text){snap->pages[i].body, snap->pages[i].len, snap->pages[i].source};
+        return dp_sim_load_texts(texts, snap->n, t->paths, t->n_paths, ret, err);
 }
 
 int dp_tool_input_load(dp_tool_input *t, dp_sim_input **ret) {
@@ -83,21 +200,10 @@ int dp_tool_input_load(dp_tool_input *t, dp_sim_input **ret) {
                 fprintf(stderr, "devplane %s: --kubeconfig and --in-cluster exclude each other\n", t->cmd);
                 return 2;
         }
-        if (t->kubeconfig || t->in_cluster) {
-                _cleanup_(dp_kube_config_freep) dp_kube_config *cfg = NULL;
-                r = t->kubeconfig ? dp_kube_config_load(t->kubeconfig, t->context, &cfg, &err)
-                                  : dp_kube_config_in_cluster(t->sa_dir, &cfg, &err);
-                _cleanup_(dp_kube_snapshot_freep) dp_kube_snapshot *snap = NULL;
-                if (r >= 0) r = dp_kube_snapshot_take(cfg, 0, &snap, &err);
-                if (r < 0) return fail(t, r, &err);
-                _cleanup_free_ dp_sim_text *texts = calloc(snap->n + 1, sizeof(*texts));
-                if (!texts) return fail(t, -ENOMEM, &err);
-                for (size_t i = 0; i < snap->n; i++)
-                        texts[i] = (dp_sim_text){snap->pages[i].body, snap->pages[i].len, snap->pages[i].source};
-                r = dp_sim_load_texts(texts, snap->n, t->paths, t->n_paths, &in, &err);
-        } else {
+        if (t->kubeconfig || t->in_cluster)
+                r = load_live(t, &in, &err);
+        else
                 r = dp_sim_load_or_builtin(t->paths, t->n_paths, &in, &err);
-        }
         if (r >= 0) {
                 dp_tool_warn_skipped(t->cmd, in->objs);
                 in->alloc = t->gates;
@@ -108,5 +214,39 @@ int dp_tool_input_load(dp_tool_input *t, dp_sim_input **ret) {
         }
         if (r < 0) return fail(t, r, &err);
         *ret = TAKE_PTR(in);
+        return 0;
+}
+
+int dp_tool_input_fix_hints(const dp_tool_input *t, dp_strbuf *text, bool html) {
+        static const char cmd[] = "devplane explain ", opt[] = " --details";
+        if (!t->replay || !text->len) return 0;
+        const char *s = dp_strbuf_str(text);
+        if (!strstr(s, cmd)) return 0;
+        dp_strbuf out = DP_STRBUF_INIT;
+        for (const char *p = s;;) {
+                const char *c = strstr(p, cmd);
+                const char *end = c ? c + strcspn(c, "\n<") : NULL;
+                const char *d = c ? strstr(c, opt) : NULL;
+                if (!c || !d || d > end) {
+                        /* not a hint of that shape: copied as it is */
+                        size_t n = c ? (size_t)(c - p) + sizeof(cmd) - 1 : strlen(p);
+                        dp_strbuf_append(&out, p, n);
+                        if (!c) break;
+                        p += n;
+                        continue;
+                }
+                dp_strbuf_append(&out, p, (size_t)(d - p));
+                if (html)
+                        dp_escape_html(&out, t->replay);
+                else
+                        dp_escape_append(&out, t->replay, strlen(t->replay), 0);
+                p = d;
+        }
+        if (dp_strbuf_failed(&out)) {
+                dp_strbuf_done(&out);
+                return -ENOMEM;
+        }
+        dp_strbuf_done(text);
+        *text = out;
         return 0;
 }

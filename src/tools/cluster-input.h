@@ -7,6 +7,7 @@
 
 #include <getopt.h>
 
+#include "kube/kube.h"
 #include "sched/sim.h"
 
 enum {
@@ -20,8 +21,13 @@ enum {
         DP_OPT_SA_DIR,
 };
 
+/* Live mode's bounds (docs/live.md), numbered apart from the flags above. */
+enum { DP_OPT_LIVE_TIMEOUT = 0x180, DP_OPT_LIVE_MAX_BYTES };
+
 #define DP_TOOL_INPUT_OPTIONS                                                                                          \
         {"filename", required_argument, NULL, 'f'}, {"kubeconfig", required_argument, NULL, DP_OPT_KUBECONFIG},     \
+                {"live-timeout", required_argument, NULL, DP_OPT_LIVE_TIMEOUT},                                    \
+                {"live-max-bytes", required_argument, NULL, DP_OPT_LIVE_MAX_BYTES},                                \
                 {"context", required_argument, NULL, DP_OPT_CONTEXT},                                              \
                 {"in-cluster", no_argument, NULL, DP_OPT_IN_CLUSTER},                                              \
                 {"cordon", required_argument, NULL, DP_OPT_CORDON},                                                \
@@ -38,7 +44,11 @@ enum {
         "                                is a complete input: its Node objects are the nodes.\n"                       \
         "  --kubeconfig FILE [--context NAME], --in-cluster [--service-account-dir DIR]\n"                             \
         "                                read the same resources from the API server (list only, never a\n"            \
-        "                                write); -f files are added on top (workloads to try).\n"                     \
+        "                                write); -f files are added on top (workloads to try). An exec\n"              \
+        "                                credential plugin (EKS, GKE, AKS) runs as kubectl runs it, never\n"          \
+        "                                interactively; resource.k8s.io is read at the version served.\n"            \
+        "  --live-timeout SECONDS        stop reading the API server after this long (default 60)\n"                 \
+        "  --live-max-bytes SIZE         at most this much of the API server's lists kept (default 1Gi)\n"           \
         "what-if, on top of the input:\n"                                                                              \
         "  --cordon NODE                 the node takes no new pods (repeatable)\n"                                    \
         "  --fail-device NODE/DEVICE|DRIVER/POOL/DEVICE\n"                                                             \
@@ -55,6 +65,14 @@ typedef struct dp_tool_input {
         const char *kubeconfig, *context;
         bool in_cluster;
         const char *sa_dir; /* --service-account-dir: NULL, the standard one */
+        dp_kube_snapshot_limits limits; /* --live-timeout, --live-max-bytes */
+        /* After dp_tool_input_load: the live context's namespace (kubeconfig
+         * context or service account), owned; NULL when none. */
+        char *namespace;
+        /* The input flags as given (-f, --kubeconfig, --context, --in-cluster,
+         * what-if), shell-quoted with a leading space, for commands printed as
+         * hints; owned. */
+        char *replay;
         dp_sim_whatif whatif; /* arrays owned, strings borrowed from argv */
         dp_alloc_cluster_options gates;
 } dp_tool_input;
@@ -69,5 +87,10 @@ int dp_tool_input_option(dp_tool_input *t, int c, const char *arg);
  * input the built-in scenario. Warnings (kinds skipped) go to stderr.
  * 0, or the exit status with the message printed: 3 out of memory, 2 else. */
 int dp_tool_input_load(dp_tool_input *t, dp_sim_input **ret);
+/* The hints `devplane explain NAME --details` in text (explain's answer,
+ * the report, the HTML page: html true) get the input flags the user gave
+ * (t->replay) before --details, so that, pasted, they read the same input
+ * rather than the built-in scenario. -ENOMEM (text unchanged). */
+int dp_tool_input_fix_hints(const dp_tool_input *t, dp_strbuf *text, bool html);
 /* One warning line per kind the model skipped. */
 void dp_tool_warn_skipped(const char *cmd, const dp_object_list *l);

@@ -105,7 +105,7 @@ static int cmd_allocate(int argc, char **argv) {
         int r = dp_model_load(paths, n_paths, &objs, &err);
         if (r == -ENOMEM) return dp_tool_out_of_memory("allocate", NULL, paths, n_paths);
         if (r < 0) {
-                fprintf(stderr, "devplane allocate: %s\n", dp_error_msg(&err));
+                dp_tool_print_error("allocate", dp_error_msg(&err), NULL);
                 return 2;
         }
         dp_tool_warn_skipped("allocate", objs);
@@ -117,7 +117,7 @@ static int cmd_allocate(int argc, char **argv) {
                 return dp_tool_out_of_memory("allocate", what, paths, n_paths);
         }
         if (r < 0) {
-                fprintf(stderr, "devplane allocate: %s\n", dp_error_msg(&err));
+                dp_tool_print_error("allocate", dp_error_msg(&err), NULL);
                 return 2;
         }
         t[2] = cpu_s();

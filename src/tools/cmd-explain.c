@@ -61,35 +61,39 @@ static int cmd_explain(int argc, char **argv) {
                 return 2;
         }
         const char *name = strip_kind(argv[optind]);
-        char ref[600];
         const char *sl = strchr(name, '/');
         if (sl && ns && (strlen(ns) != (size_t)(sl - name) || strncmp(ns, name, strlen(ns)) != 0)) {
                 fprintf(stderr, "devplane explain: %s names another namespace than -n %s\n", name, ns);
                 return 2;
         }
-        if (!sl && ns)
-                snprintf(ref, sizeof(ref), "%.253s/%.253s", ns, name);
-        else
-                snprintf(ref, sizeof(ref), "%.599s", name);
         dp_tool_hugepage_reexec(argc, argv);
         dp_error err = DP_ERROR_INIT;
         _cleanup_(dp_sim_input_freep) dp_sim_input *in = NULL;
         int r = dp_tool_input_load(&ti, &in);
         if (r) return r;
+        /* as kubectl: -n, else the live context's namespace, else default */
+        if (!ns) ns = ti.namespace;
+        char ref[600];
+        if (!sl && ns)
+                snprintf(ref, sizeof(ref), "%.253s/%.253s", ns, name);
+        else
+                snprintf(ref, sizeof(ref), "%.599s", name);
         _cleanup_strbuf_ dp_strbuf out = DP_STRBUF_INIT;
         r = dp_sim_explain_details(in, ref, details, &out, &err);
         if (r == -ENOENT) {
                 _cleanup_strbuf_ dp_strbuf hint = DP_STRBUF_INIT;
-                fprintf(stderr, "devplane explain: %s\n", dp_error_msg(&err));
+                dp_tool_print_error("explain", dp_error_msg(&err), NULL);
                 if (dp_sim_suggest_pods(in, ref, &hint) >= 0 && hint.len)
                         fprintf(stderr, "devplane explain: did you mean %s?\n", dp_strbuf_str(&hint));
                 return 2;
         }
         if (r == -ENOMEM) return dp_tool_out_of_memory("explain", in ? dp_error_msg(&err) : NULL, ti.paths, ti.n_paths);
         if (r < 0) {
-                fprintf(stderr, "devplane explain: %s\n", dp_error_msg(&err));
+                dp_tool_print_error("explain", dp_error_msg(&err), NULL);
                 return 2;
         }
+        if (dp_tool_input_fix_hints(&ti, &out, false) < 0)
+                return dp_tool_out_of_memory("explain", "printing the answer", ti.paths, ti.n_paths);
         fputs(dp_strbuf_str(&out), stdout);
         return 0;
 }

@@ -106,14 +106,16 @@ static int cmd_simulate(int argc, char **argv) {
         r = dp_sim_report_html(in, fmt, &out, report ? &html : NULL, &pending, &err);
         if (r == -ENOMEM) return dp_tool_out_of_memory("simulate", dp_error_msg(&err), ti.paths, ti.n_paths);
         if (r < 0) {
-                fprintf(stderr, "devplane simulate: %s\n", dp_error_msg(&err));
+                dp_tool_print_error("simulate", dp_error_msg(&err), NULL);
                 return 2;
         }
+        if (dp_tool_input_fix_hints(&ti, &out, false) < 0 || (report && dp_tool_input_fix_hints(&ti, &html, true) < 0))
+                return dp_tool_out_of_memory("simulate", "printing the report", ti.paths, ti.n_paths);
         if (report) {
                 r = write_report(report, &html, &err);
                 if (r == -ENOMEM) return dp_tool_out_of_memory("simulate", "writing the HTML report", ti.paths, ti.n_paths);
                 if (r < 0) {
-                        fprintf(stderr, "devplane simulate: --report: %s\n", dp_error_msg(&err));
+                        dp_tool_print_error("simulate: --report", dp_error_msg(&err), NULL);
                         return 2;
                 }
         }

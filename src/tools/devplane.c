@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/escape.h"
 #include "base/macros.h"
 #include "base/strbuf.h"
 #include "tools/devplane.h"
@@ -25,6 +26,13 @@ void dp_command_register(const dp_command *c) {
                 i--;
         }
         commands[i] = c;
+}
+
+void dp_tool_print_error(const char *cmd, const char *msg, const char *hint) {
+        dp_strbuf sb = DP_STRBUF_INIT;
+        dp_escape_append(&sb, msg, strlen(msg), 0);
+        _cleanup_free_ char *m = dp_strbuf_steal(&sb);
+        fprintf(stderr, "devplane %s: %s%s\n", cmd, m ? m : "(out of memory)", hint ? hint : "");
 }
 
 int dp_tool_out_of_memory(const char *cmd, const char *what, const char *const *paths, size_t n_paths) {

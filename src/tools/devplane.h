@@ -14,6 +14,11 @@
  * (what: NULL for "loading the input") and return DP_EXIT_NO_MEMORY. */
 int dp_tool_out_of_memory(const char *cmd, const char *what, const char *const *paths, size_t n_paths);
 
+/* Print "devplane CMD: MSG HINT" on stderr, MSG with its controls, bidi
+ * controls and bytes that are not UTF-8 escaped (base/escape.h): messages
+ * quote names and API-server answers, which are input. */
+void dp_tool_print_error(const char *cmd, const char *msg, const char *hint);
+
 /* Release builds on glibc ≥ 2.35 with transparent huge pages "madvise": run
  * the command again (exec, same arguments: argv[0] is the subcommand) with
  * GLIBC_TUNABLES=glibc.malloc.hugetlb=1 added, unless GLIBC_TUNABLES names

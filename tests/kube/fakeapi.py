@@ -52,6 +52,24 @@ LISTS = {
                                                        "DeviceTaintRuleList"),
 }
 
+DRA_GROUP = "/apis/resource.k8s.io"
+
+
+def _dra_lists():
+    """Cluster-wide DRA lists at the older versions (1.32 serves v1beta1,
+    1.33 v1beta1 and v1beta2, DeviceTaintRule came at v1alpha3); which of
+    them a FakeAPI serves is its dra_versions."""
+    kinds = {"resourceslices": "ResourceSlice", "resourceclaims": "ResourceClaim",
+             "resourceclaimtemplates": "ResourceClaimTemplate", "deviceclasses": "DeviceClass"}
+    for v in ("v1beta1", "v1beta2"):
+        for res, kind in kinds.items():
+            LISTS.setdefault("%s/%s/%s" % (DRA_GROUP, v, res), (res, "resource.k8s.io/" + v, kind + "List"))
+    LISTS["%s/v1alpha3/devicetaintrules" % DRA_GROUP] = ("devicetaintrules", "resource.k8s.io/v1alpha3",
+                                                          "DeviceTaintRuleList")
+
+
+_dra_lists()
+
 SPEC_FIELDS = {"driver", "pool", "nodeName", "nodeSelector", "allNodes", "perDeviceNodeSelection", "devices",
                "sharedCounters"}
 DEVICE_FIELDS = {"name", "attributes", "capacity", "consumesCounters", "nodeName", "nodeSelector", "allNodes",
@@ -141,6 +159,10 @@ def check_slice(o, node):
 
 
 class FakeAPI:
+    # resource.k8s.io versions served (discovery and lists; a test assigns
+    # its own list, [] for DRA off): route_dra_versions
+    dra_versions = ("v1", "v1beta2", "v1beta1")
+
     def __init__(self, token, node, node_uid, certdir):
         self.token, self.node, self.node_uid = token, node, node_uid
         self.ca, self.crt, self.key = make_certs(certdir)
@@ -276,6 +298,9 @@ class FakeAPI:
                 return self.violate(h, method, path, "body is not JSON: %s" % e)
         elif raw:
             return self.violate(h, method, path, "unexpected body")
+        code = self.route_dra_versions(h, method, path)
+        if code is not None:
+            return code
         if path in LISTS and method == "GET" and (path != SLICES or not q.get("fieldSelector")):
             return self.cluster_list(h, path, q)
         m = NODE_RE.match(path)
@@ -351,6 +376,26 @@ class FakeAPI:
                 body["metadata"]["uid"] = cur["metadata"]["uid"]
                 return self.store(h, body, 200)
         return self.violate(h, method, path, "not an endpoint the agent should use", 404)
+
+    def route_dra_versions(self, h, method, path):
+        """resource.k8s.io as a server of a given release serves it: the
+        discovery document (GET /apis/resource.k8s.io) lists dra_versions, and
+        a version not among them answers 404. None: not such a request."""
+        if method != "GET" or not path.startswith(DRA_GROUP):
+            return None
+        if path == DRA_GROUP:
+            if not self.dra_versions:
+                self.status(h, 404, "NotFound", "the server could not find the requested resource")
+                return 404
+            vs = [{"groupVersion": "resource.k8s.io/" + v, "version": v} for v in self.dra_versions]
+            self.reply(h, 200, {"kind": "APIGroup", "apiVersion": "v1", "name": "resource.k8s.io",
+                                "versions": vs, "preferredVersion": vs[0]})
+            return 200
+        version = path[len(DRA_GROUP) + 1:].split("/", 1)[0]
+        if version not in self.dra_versions:
+            self.status(h, 404, "NotFound", "the server could not find the requested resource")
+            return 404
+        return None
 
     def cluster_list(self, h, path, q):
         resource, api_version, kind = LISTS[path]

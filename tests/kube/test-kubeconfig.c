@@ -104,7 +104,7 @@ TEST(errors_name_file_and_field) {
                  "%sclusters: [{name: c, cluster: {server: 'https://x'}}]\nusers: [{name: u, user: {exec: {command: "
                  "aws}}}]\n",
                  base);
-        expect_error(buf, NULL, "users[name=u].user.exec: not supported");
+        expect_error(buf, NULL, "users[name=u].user.exec: not supported by the agent");
         snprintf(buf, sizeof buf,
                  "%sclusters: [{name: c, cluster: {server: 'https://x'}}]\nusers: [{name: u, user: {client-key: k}}]\n",
                  base);

@@ -88,7 +88,7 @@ grep -q "^      claim default/p-gpus, request gpu: no devices on this node$" "$t
 grep -q "^  8: cannot allocate all claims (n-0, n-1, n-2, ...)$" "$tmp/x" || fail "group line: $(cat "$tmp/x")"
 grep -q "^    on 6 of them:$" "$tmp/x" || fail "allocator reasons grouped: $(cat "$tmp/x")"
 grep -q "^    on 2 of them:$" "$tmp/x" || fail "allocator reasons grouped: $(cat "$tmp/x")"
-grep -q "explain default/p --details" "$tmp/x" || fail "hint for --details: $(cat "$tmp/x")"
+grep -qF "explain default/p -f $tmp/chan.yaml --details" "$tmp/x" || fail "hint for --details (with the -f given): $(cat "$tmp/x")"
 grep -q "^  n-4: " "$tmp/x" && fail "per-node lines without --details: $(cat "$tmp/x")"
 # --details (and -v): one line per node, each with the allocator's reason
 for flag in --details -v; do
