@@ -28,6 +28,8 @@
 #define DP_NODE_DEFAULT_PLUGIN_DIR "/var/lib/kubelet/device-plugins"
 #define DP_NODE_KUBELET_SOCKET "kubelet.sock"
 #define DP_NODE_STATUS_FILE "devplane_node_status.json"
+/* flock'ed for the node's life: one node per plugin directory; holds its pid */
+#define DP_NODE_LOCK_FILE "devplane_node.lock"
 
 typedef struct dp_node_config {
         const char *plugin_dir;      /* required */
