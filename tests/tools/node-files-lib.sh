@@ -22,7 +22,8 @@ in_userns() {
 # (lazily, the daemons may still run) before v1-lib's cleanup removes $T.
 mount_small_tmpfs() {
         mount -t tmpfs -o "size=$2" tmpfs "$1"
-        trap 'umount -l "'"$1"'" 2>/dev/null; cleanup' EXIT
+        # cleanup reads the test's exit status from $?: keep it across umount
+        trap 'rc_=$?; umount -l "'"$1"'" 2>/dev/null; (exit $rc_); cleanup' EXIT
 }
 
 # wait_log PATTERN: until the node's log has a line matching PATTERN
