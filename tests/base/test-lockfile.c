@@ -17,6 +17,12 @@ static char *tmpdir(void) {
         return strdup(d);
 }
 
+static void rm_rf(const char *d) {
+        char cmd[300];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", d);
+        ASSERT_EQ(system(cmd), 0);
+}
+
 /* A child that takes the lock, says so through a pipe, and waits to die. */
 static pid_t holder(const char *dir) {
         int p[2];
@@ -59,6 +65,7 @@ TEST(second_owner_refused_with_pid) {
         snprintf(path, sizeof path, "%s/x.lock", d);
         ASSERT_EQ(dp_lock_read_pid(path), getpid());
         close(fd);
+        rm_rf(d);
 }
 
 TEST(directory_and_symlink_set_aside) {
@@ -92,6 +99,7 @@ TEST(directory_and_symlink_set_aside) {
         ASSERT_OK(stat(target, &st));
         ASSERT_EQ(st.st_size, 8);
         close(fd);
+        rm_rf(d);
 }
 
 TEST(missing_dir_is_an_error) {
