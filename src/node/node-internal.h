@@ -84,7 +84,7 @@ struct dp_kubelet {
         char *checkpoint_error;   /* what was wrong with the checkpoint at start */
         /* The lock on the plugin directory (recover.c), held for life. */
         int lock_fd;
-        bool lock_existed;      /* the lock file was there before: prior state */
+        bool lock_existed;      /* the lock file says a node served here: prior state */
         bool unproven_pending;  /* records lost: mark the pods once read */
         /* Failed writes (F1, F10): the error of the last try of each file,
          * NULL once written; retried from the tick at retry_at_ms. */
@@ -120,6 +120,7 @@ bool node_admit_claims(dp_kubelet *n, pod_entry *pe);
 
 /* recover.c */
 int node_lock(dp_kubelet *n, dp_error *err);
+void node_mark_served(dp_kubelet *n); /* once started: the lock file says "served" */
 int node_load_checkpoint(dp_kubelet *n, dp_error *err);
 int node_mark_unproven(dp_kubelet *n); /* after the first manifest scan */
 void node_release_orphans(dp_kubelet *n);

@@ -596,6 +596,7 @@ int dp_kubelet_new(dp_loop *l, const dp_node_config *cfg, dp_kubelet **ret, dp_e
         if (r < 0) return dp_error_errno(err, r, "listen on %s", sock);
         log_info("node %s serving %s", n->node_name, sock);
         n->starting = false;
+        node_mark_served(n);
         node_changed(n);
         node_kick(n);
         *ret = TAKE_PTR(n);

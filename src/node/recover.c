@@ -75,11 +75,24 @@ static bool set_aside_if_odd(const char *path, const char *what) {
 
 /* ---- the lock ------------------------------------------------------------------------ */
 
+/* The lock file says "<pid>\n", and "served\n" after it once a node has
+ * started in the directory (and served pods there, or could have): the
+ * evidence that a missing checkpoint is lost state rather than a fresh node.
+ * A node that fails to start does not add it, and keeps it when there. */
+static void write_lock(dp_kubelet *n) {
+        char buf[48];
+        int k = snprintf(buf, sizeof buf, "%d\n%s", (int)getpid(), n->lock_existed ? "served\n" : "");
+        if (ftruncate(n->lock_fd, 0) < 0 || pwrite(n->lock_fd, buf, (size_t)k, 0) != k)
+                log_warning("%s/%s: cannot write: %m", n->plugin_dir, DP_NODE_LOCK_FILE);
+}
+
 int node_lock(dp_kubelet *n, dp_error *err) {
         _cleanup_free_ char *path = dp_asprintf("%s/%s", n->plugin_dir, DP_NODE_LOCK_FILE);
         if (!path) return dp_error_set(err, -ENOMEM, "out of memory");
-        struct stat st;
-        n->lock_existed = lstat(path, &st) == 0;
+        char old[64] = "";
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+        ssize_t k = fd >= 0 ? read(fd, old, sizeof old - 1) : -1;
+        if (k > 0) old[k] = 0;
         pid_t holder = 0;
         int r = dp_lock_path(path, &n->lock_fd, &holder, err);
         if (r == -EBUSY)
@@ -87,7 +100,16 @@ int node_lock(dp_kubelet *n, dp_error *err) {
                                        "another devplane node owns the plugin directory %s (its sockets, checkpoint "
                                        "and pods); refusing to start",
                                        n->plugin_dir);
-        return r;
+        if (r < 0) return r;
+        n->lock_existed = strstr(old, "served") != NULL;
+        if (n->lock_existed) write_lock(n);
+        return 0;
+}
+
+void node_mark_served(dp_kubelet *n) {
+        if (n->lock_fd < 0 || n->lock_existed) return;
+        n->lock_existed = true;
+        write_lock(n);
 }
 
 /* ---- the checkpoint ------------------------------------------------------------------ */
@@ -98,8 +120,9 @@ static bool path_exists(const char *dir, const char *name) {
         return p && lstat(p, &st) == 0;
 }
 
-/* Has this plugin directory served pods before? Only a node with no prior
- * state at all starts fresh when its checkpoint is missing. */
+/* Has this plugin directory served pods before (a node started there, or
+ * left a record)? Only a node with no prior state at all starts fresh when
+ * its checkpoint is missing. */
 static bool prior_state(const dp_kubelet *n) {
         return n->lock_existed || path_exists(n->plugin_dir, DP_NODE_STATUS_FILE) ||
                path_exists(n->plugin_dir, DP_NODE_DRA_STATE_FILE) ||
