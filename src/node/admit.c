@@ -214,8 +214,8 @@ static void on_allocate_done(dp_grpc_client_call *cc, int status, const char *me
         }
         log_info("pod %s/%s container %s: %s allocated", j->pe->pod->ns, j->pe->pod->name, c->name, rq->resource);
         node_changed(n); /* checkpoint before the container may start */
-        const char *why = NULL;
-        if (!node_flush(n, &why)) {
+        const char *why = node_write_error(n);
+        if (why) {
                 /* The kubelet fails the admission when its checkpoint write
                  * fails; the allocation is not kept either (what is not on
                  * disk is not held: the retry allocates again). */

@@ -107,6 +107,8 @@ void node_changed(dp_kubelet *n);  /* write checkpoint + status */
  * again first if the last write failed. false: *why (may be NULL) names the
  * file and the error (borrowed, valid until the next write). */
 bool node_flush(dp_kubelet *n, const char **why);
+/* The error of the last failed write of either record, NULL when both hold. */
+const char *node_write_error(const dp_kubelet *n);
 void node_kick(dp_kubelet *n);     /* run the scheduler on the next loop round */
 void node_schedule(dp_kubelet *n); /* start an admission if one is due */
 endpoint *node_current_endpoint(dp_kubelet *n, const char *resource);

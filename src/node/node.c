@@ -92,11 +92,14 @@ void node_changed(dp_kubelet *n) {
         if (n->tick && !n->job) arm_tick(n);
 }
 
+const char *node_write_error(const dp_kubelet *n) {
+        return n->ckpt_write_error ? n->ckpt_write_error : n->status_write_error;
+}
+
 bool node_flush(dp_kubelet *n, const char **why) {
-        if (n->ckpt_write_error || n->status_write_error) node_changed(n);
-        if (why)
-                *why = n->ckpt_write_error ? n->ckpt_write_error : n->status_write_error;
-        return !n->ckpt_write_error && !n->status_write_error;
+        if (node_write_error(n)) node_changed(n);
+        if (why) *why = node_write_error(n);
+        return !node_write_error(n);
 }
 
 /* ---- scheduling ------------------------------------------------------------- */
