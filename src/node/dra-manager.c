@@ -684,6 +684,16 @@ static int pod_prepare_driver(node_dra *d, pod_ent *p, const char *drv, const dp
                                : dp_asprintf("the claim or the pod has a name the node's DRA state cannot hold");
                 return r;
         }
+        const char *v1 = nb && d->v1_unrecorded ? d->v1_unrecorded(d->userdata) : NULL;
+        if (v1) {
+                /* Fail closed: the driver reads V1's holds from the device
+                 * manager's checkpoint, which does not say them now. */
+                if (changed) (void)dra_state_save(d);
+                *msg = dp_asprintf("the device manager's checkpoint is not written (%s): no claim is prepared "
+                                   "until it is, the driver could not see V1's holds",
+                                   v1);
+                return -EAGAIN;
+        }
         if (nb && (changed || d->state_dirty) && (r = dra_state_save(d)) < 0) {
                 /* Never prepare what the node could not record: it could not
                  * unprepare it after a crash. */
@@ -1387,6 +1397,7 @@ int node_dra_new(dp_loop *l, const node_dra_options *o, node_dra **ret, dp_error
         d->backoff_initial_ms = o->backoff_initial_ms ? o->backoff_initial_ms : 1000;
         d->backoff_max_ms = o->backoff_max_ms ? o->backoff_max_ms : 10000;
         d->changed = o->changed;
+        d->v1_unrecorded = o->v1_unrecorded;
         d->userdata = o->userdata;
         d->state_dir = o->state_dir ? strdup(o->state_dir) : NULL;
         /* Test hook (tests/tools/test-v2-node-restart.sh): die between a

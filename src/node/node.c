@@ -511,6 +511,11 @@ static void on_dra_changed(void *ud) {
         node_changed(n);
 }
 
+static const char *v1_unrecorded(void *ud) {
+        const dp_kubelet *n = ud;
+        return n->ckpt_write_error;
+}
+
 static int on_manifest_event(dp_loop_source *s, const struct inotify_event *ev, void *ud) {
         dp_kubelet *n = ud;
         if (ev->len && !dp_node_is_manifest_name(ev->name)) return 0;
@@ -573,6 +578,12 @@ int dp_kubelet_new(dp_loop *l, const dp_node_config *cfg, dp_kubelet **ret, dp_e
         }
         r = dp_loop_add_timer(l, 0, on_tick, n, &n->tick);
         if (r < 0) return dp_error_errno(err, r, "timer");
+        manifests_rescan(n);
+        if ((r = node_mark_unproven(n)) < 0) return dp_error_set(err, r, "out of memory");
+        node_release_orphans(n);
+        /* The V1 ledger is on disk before the DRA manager may prepare
+         * anything: drivers learn V1's holds from the checkpoint. */
+        (void)write_checkpoint(n);
         if (cfg->registry_dir) {
                 node_dra_options dopt = {.registry_dir = cfg->registry_dir,
                                          .manifests_dir = n->manifests_dir,
@@ -582,12 +593,11 @@ int dp_kubelet_new(dp_loop *l, const dp_node_config *cfg, dp_kubelet **ret, dp_e
                                          .backoff_initial_ms = n->backoff_initial_ms,
                                          .backoff_max_ms = n->backoff_max_ms,
                                          .changed = on_dra_changed,
+                                         .v1_unrecorded = v1_unrecorded,
                                          .userdata = n};
                 if ((r = node_dra_new(l, &dopt, &n->dra, err)) < 0) return r;
+                node_dra_rescan(n->dra);
         }
-        manifests_rescan(n);
-        if ((r = node_mark_unproven(n)) < 0) return dp_error_set(err, r, "out of memory");
-        node_release_orphans(n);
 
         if ((r = dp_grpc_server_new(&n->srv)) < 0) return dp_error_errno(err, r, "grpc server");
         r = dp_grpc_server_add_method(n->srv, "/v1beta1.Registration/Register", DP_GRPC_UNARY,

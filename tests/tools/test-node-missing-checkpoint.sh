@@ -72,6 +72,7 @@ pass "a and b gone: c runs"
 # 5. only a directory that never served pods starts fresh
 kill9
 PD2=$T/fresh
+mkdir -p "$PD2"
 "$DEVPLANE" node --plugin-dir "$PD2" --manifests "$MF" --node-name node-a >>"$T/node.log" 2>&1 &
 PIDS+=("$!")
 PD=$PD2 wait_status "node node-a running" "pod default/c phase=Waiting" "!unproven"
