@@ -551,8 +551,7 @@ size_t dp_devmgr_release_pod(dp_devmgr *m, const char *pod_uid) {
         for (size_t i = 0; m && i < m->n_unproven;) {
                 if (streq(m->unproven[i].pod_uid, pod_uid)) {
                         unproven_done(&m->unproven[i]);
-                        memmove(&m->unproven[i], &m->unproven[i + 1],
-                                (m->n_unproven - i - 1) * sizeof *m->unproven);
+                        memmove(&m->unproven[i], &m->unproven[i + 1], (m->n_unproven - i - 1) * sizeof *m->unproven);
                         m->n_unproven--;
                         continue;
                 }

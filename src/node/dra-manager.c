@@ -62,8 +62,7 @@ int dra_state_save(node_dra *d) {
         if (r < 0)
                 dp_error_set(&e, r, "encode: %s", strerror(-r));
         else
-                r = node_write_state(d->state_dir, DP_NODE_DRA_STATE_FILE, sb.buf, sb.len, 0600, DP_WRITE_DURABLE,
-                                     &e);
+                r = node_write_state(d->state_dir, DP_NODE_DRA_STATE_FILE, sb.buf, sb.len, 0600, DP_WRITE_DURABLE, &e);
         if (r < 0) {
                 if (!e.msg[0]) dp_error_set(&e, r, "%s/%s: %s", d->state_dir, DP_NODE_DRA_STATE_FILE, strerror(-r));
                 if (!d->state_dirty) log_error("cannot save the node's DRA state: %s", dp_error_msg(&e));

@@ -81,11 +81,11 @@ struct dp_kubelet {
         size_t n_pods;
         manifest_error *merrs;
         size_t n_merrs;
-        char *checkpoint_error;   /* what was wrong with the checkpoint at start */
+        char *checkpoint_error; /* what was wrong with the checkpoint at start */
         /* The lock on the plugin directory (recover.c), held for life. */
         int lock_fd;
-        bool lock_existed;      /* the lock file says a node served here: prior state */
-        bool unproven_pending;  /* records lost: mark the pods once read */
+        bool lock_existed;     /* the lock file says a node served here: prior state */
+        bool unproven_pending; /* records lost: mark the pods once read */
         /* Failed writes (F1, F10): the error of the last try of each file,
          * NULL once written; retried from the tick at retry_at_ms. */
         char *ckpt_write_error;
@@ -102,7 +102,7 @@ struct dp_kubelet {
 };
 
 uint64_t node_now_ms(void);
-void node_changed(dp_kubelet *n);  /* write checkpoint + status */
+void node_changed(dp_kubelet *n); /* write checkpoint + status */
 /* Both records (checkpoint, status) hold the ledger as it is now: written
  * again first if the last write failed. false: *why (may be NULL) names the
  * file and the error (borrowed, valid until the next write). */

@@ -170,7 +170,9 @@ static int rebuild(dp_kubelet *n, const char *path, const char *buf, size_t len,
         log_error("checkpoint %s is %s: %s; %s; ledger rebuilt from %s (%zu container device list(s)) and from "
                   "%s (%zu more allocation(s)): their devices stay held until their pods go%s",
                   path, state, why,
-                  !set_aside ? "nothing to keep" : kept >= 0 ? "kept as <file>.corrupt" : "could not keep a copy",
+                  !set_aside  ? "nothing to keep"
+                  : kept >= 0 ? "kept as <file>.corrupt"
+                              : "could not keep a copy",
                   from_st ? DP_NODE_STATUS_FILE : "no readable status file", from_status,
                   from_file ? "the damaged file, unverified" : "nothing of the damaged file", from_file_n,
                   from_st ? "" : "; the devices of pods not listed there are withheld until those pods go");
@@ -202,8 +204,8 @@ int node_load_checkpoint(dp_kubelet *n, dp_error *err) {
          * or looping symlink) or too large: damage, handled as corrupt. */
         bool odd = r == -EISDIR || r == -EINVAL || r == -ELOOP || r == -ENOENT;
         if (r < 0 && !odd && r != -E2BIG)
-                return dp_error_set(err, r, "checkpoint %s cannot be read (the node does not start without it): %s", path,
-                                    dp_error_msg(&e));
+                return dp_error_set(err, r, "checkpoint %s cannot be read (the node does not start without it): %s",
+                                    path, dp_error_msg(&e));
         if (r >= 0) r = dp_node_checkpoint_load(n->dm, buf, len, &e);
         if (r == -ENOMEM) return dp_error_set(err, r, "%s", dp_error_msg(&e));
         if (r < 0) {

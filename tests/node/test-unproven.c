@@ -12,8 +12,10 @@ static dp_devmgr *ledger(void) {
         dp_devmgr *m = dp_devmgr_new();
         ASSERT_TRUE(m);
         ASSERT_OK(dp_devmgr_register(m, R, "p.sock", NULL));
-        dp_nm_device devs[4] = {{(char *)"a", true, NULL, 0}, {(char *)"b", true, NULL, 0},
-                                {(char *)"c", true, NULL, 0}, {(char *)"d", true, NULL, 0}};
+        dp_nm_device devs[4] = {{(char *)"a", true, NULL, 0},
+                                {(char *)"b", true, NULL, 0},
+                                {(char *)"c", true, NULL, 0},
+                                {(char *)"d", true, NULL, 0}};
         ASSERT_OK(dp_devmgr_set_devices(m, R, devs, 4, NULL));
         const char *ids[] = {"a", NULL};
         ASSERT_OK(dp_devmgr_commit(m, "uid-1", "main", R, ids, NULL, 0));
