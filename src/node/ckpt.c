@@ -197,8 +197,13 @@ int dp_node_status_salvage(dp_devmgr *m, const char *buf, size_t len, size_t *re
         for (size_t i = 0; unproven && i < unproven->n; i++) {
                 const char *uid = scalar_of(unproven->items[i], "uid");
                 const char *res = scalar_of(unproven->items[i], "resource");
+                const dp_doc_node *ids = seq_of(unproven->items[i], "withheld");
                 if (uid && res && (r = dp_devmgr_mark_unproven(m, uid, res, NULL, 0)) < 0)
                         return dp_error_set(err, r, "out of memory");
+                for (size_t k = 0; uid && res && ids && k < ids->n; k++)
+                        if (ids->items[k]->type == DP_DOC_SCALAR &&
+                            (r = dp_devmgr_mark_unproven(m, uid, res, (const char *const *)&ids->items[k]->str, 1)) < 0)
+                                return dp_error_set(err, r, "out of memory");
                 n += uid && res;
         }
         for (size_t i = 0; i < pods->n; i++) {

@@ -632,6 +632,15 @@ static void add_unique(const char **out, size_t *n, const char *id) {
         out[(*n)++] = id;
 }
 
+/* Is this id listed, and unhealthy, in the resource's current list? (The
+ * agent lists a device a DRA claim holds as unhealthy: an unproven V1 pod
+ * cannot hold it without a double hold that already happened.) */
+static bool listed_unhealthy(const dp_nm_resource *r, const char *id) {
+        for (size_t i = 0; r && i < r->n_devices; i++)
+                if (streq(r->devices[i].id, id)) return !r->devices[i].healthy;
+        return false;
+}
+
 int dp_devmgr_withheld_ids(const dp_devmgr *m, const char *resource, const char ***ret_ids) {
         assert_return(m && resource && ret_ids, -EINVAL);
         const dp_nm_resource *r = find_res(m, resource);
@@ -643,15 +652,25 @@ int dp_devmgr_withheld_ids(const dp_devmgr *m, const char *resource, const char 
         size_t n = 0;
         if (dp_devmgr_is_withheld(m, resource)) {
                 for (size_t i = 0; r && i < r->n_devices; i++)
-                        if (!held_by_entry(m, resource, r->devices[i].id)) add_unique(out, &n, r->devices[i].id);
+                        if (r->devices[i].healthy && !held_by_entry(m, resource, r->devices[i].id))
+                                add_unique(out, &n, r->devices[i].id);
                 for (size_t i = 0; i < m->n_unproven; i++) {
                         const dp_nm_unproven *u = &m->unproven[i];
                         for (size_t k = 0; streq(u->resource, resource) && k < u->n_ids; k++)
-                                if (!held_by_entry(m, resource, u->ids[k])) add_unique(out, &n, u->ids[k]);
+                                if (!held_by_entry(m, resource, u->ids[k]) && !listed_unhealthy(r, u->ids[k]))
+                                        add_unique(out, &n, u->ids[k]);
                 }
         }
         *ret_ids = out;
         return 0;
+}
+
+bool dp_devmgr_withheld_known(const dp_devmgr *m) {
+        for (size_t i = 0; m && i < m->n_unproven; i++) {
+                const dp_nm_resource *r = find_res(m, m->unproven[i].resource);
+                if (!m->unproven[i].n_ids && (!r || !r->n_devices)) return false;
+        }
+        return true;
 }
 
 size_t dp_devmgr_n_allocs(const dp_devmgr *m) { return m ? m->n_allocs : 0; }

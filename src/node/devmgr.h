@@ -179,10 +179,18 @@ int dp_devmgr_mark_unproven(dp_devmgr *m, const char *pod_uid, const char *resou
 size_t dp_devmgr_n_unproven(const dp_devmgr *m);
 const dp_nm_unproven *dp_devmgr_unproven_at(const dp_devmgr *m, size_t i);
 bool dp_devmgr_is_withheld(const dp_devmgr *m, const char *resource);
-/* The devices withheld for `resource` (listed devices no entry holds, plus
- * those the marks remember), NULL-terminated borrowed pointers; an empty
- * list when nothing is withheld. */
+/* The devices withheld for `resource`, as written for others to withhold
+ * too (checkpoint, status): listed healthy devices no entry holds, plus
+ * those the marks remember that no entry holds and the list does not show
+ * unhealthy (a device the agent lists unhealthy because a DRA claim holds it
+ * is not an unproven V1 pod's). NULL-terminated borrowed pointers; an empty
+ * list when nothing is withheld. (dp_devmgr_candidates() refuses every
+ * device of a marked resource, listed or not.) */
 int dp_devmgr_withheld_ids(const dp_devmgr *m, const char *resource, const char ***ret_ids);
+/* false while a mark's devices cannot be named yet: its resource has no
+ * device list (its plugin has not listed them since the start) and the mark
+ * remembers none. */
+bool dp_devmgr_withheld_known(const dp_devmgr *m);
 
 size_t dp_devmgr_n_allocs(const dp_devmgr *m);
 const dp_nm_alloc *dp_devmgr_alloc_at(const dp_devmgr *m, size_t i);

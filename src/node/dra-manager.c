@@ -688,8 +688,8 @@ static int pod_prepare_driver(node_dra *d, pod_ent *p, const char *drv, const dp
                 /* Fail closed: the driver reads V1's holds from the device
                  * manager's checkpoint, which does not say them now. */
                 if (changed) (void)dra_state_save(d);
-                *msg = dp_asprintf("the device manager's checkpoint is not written (%s): no claim is prepared "
-                                   "until it is, the driver could not see V1's holds",
+                *msg = dp_asprintf("V1's holds are not on disk for the driver to see (%s): no claim is prepared "
+                                   "until they are",
                                    v1);
                 return -EAGAIN;
         }

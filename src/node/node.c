@@ -511,9 +511,14 @@ static void on_dra_changed(void *ud) {
         node_changed(n);
 }
 
+/* Why V1's holds are not on disk for drivers to read (node_dra_options). */
 static const char *v1_unrecorded(void *ud) {
         const dp_kubelet *n = ud;
-        return n->ckpt_write_error;
+        if (n->ckpt_write_error) return n->ckpt_write_error;
+        if (!dp_devmgr_withheld_known(n->dm))
+                return "the devices that pods whose holdings cannot be proven may hold are not known until their "
+                       "device plugin lists them";
+        return NULL;
 }
 
 static int on_manifest_event(dp_loop_source *s, const struct inotify_event *ev, void *ud) {

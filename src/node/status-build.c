@@ -97,6 +97,7 @@ static int build_unproven(const dp_kubelet *n, dp_doc_set *s, dp_doc_node *root)
                                 break;
                         }
                 if (r >= 0) r = dp_doc_map_add(s, m, "resource", dp_doc_new_str(s, u->resource));
+                if (r >= 0) r = add_withheld(n, s, m, u->resource);
                 if (r >= 0) r = dp_doc_seq_add(s, list, m);
         }
         return r < 0 ? r : dp_doc_map_add(s, root, "unproven", list);

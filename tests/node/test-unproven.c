@@ -99,3 +99,24 @@ TEST(release_one_entry) {
         ASSERT_EQ(dp_devmgr_n_allocs(m), 0);
         ASSERT_FALSE(dp_devmgr_in_use(m, R, "a"));
 }
+
+TEST(unhealthy_not_named_and_known) {
+        _cleanup_(dp_devmgr_freep) dp_devmgr *m = dp_devmgr_new();
+        /* a mark with no device list and no remembered ids: not known yet */
+        ASSERT_OK(dp_devmgr_mark_unproven(m, "uid-2", R, NULL, 0));
+        ASSERT_FALSE(dp_devmgr_withheld_known(m));
+        const char *old[] = {"c"};
+        ASSERT_OK(dp_devmgr_mark_unproven(m, "uid-2", R, old, 1));
+        ASSERT_TRUE(dp_devmgr_withheld_known(m));
+        /* the plugin lists c unhealthy (a DRA claim holds it): c is not named */
+        ASSERT_OK(dp_devmgr_register(m, R, "p.sock", NULL));
+        dp_nm_device devs[3] = {
+                {(char *)"a", true, NULL, 0}, {(char *)"b", true, NULL, 0}, {(char *)"c", false, NULL, 0}};
+        ASSERT_OK(dp_devmgr_set_devices(m, R, devs, 3, NULL));
+        const char **w = NULL;
+        ASSERT_OK(dp_devmgr_withheld_ids(m, R, &w));
+        ASSERT_EQ(count(w), 2);
+        ASSERT_STREQ(w[0], "a");
+        ASSERT_STREQ(w[1], "b");
+        free(w);
+}

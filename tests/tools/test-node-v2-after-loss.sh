@@ -33,7 +33,7 @@ fill_disk "$PD"
         --backoff-max-ms 400 "${NODE_ARGS[@]}" >>"$T/node.log" 2>&1 &
 NODE_PID=$!
 PIDS+=("$NODE_PID")
-wait_log "pod default/c1-pod waits: the device manager's checkpoint is not written"
+wait_log "pod default/c1-pod waits: V1's holds are not on disk for the driver to see"
 ls "$CDI" | grep -q "uid-c1" && fail "the claim was prepared while V1's holds were not on disk"
 grep -q "prepared ResourceClaim default/c1 " "$T/node.log" && fail "the node prepared c1"
 pass "checkpoint lost and not writable: no claim is prepared, and the pod's message says why"
