@@ -128,7 +128,9 @@ static void arm_tick(dp_kubelet *n) {
 }
 
 void node_schedule(dp_kubelet *n) {
-        if (n->stopping) return;
+        /* not while starting: the DRA manager may run the loop from
+         * node_dra_new(), before it exists for pods with claims */
+        if (n->stopping || n->starting) return;
         uint64_t now = node_now_ms();
         if (!n->job) {
                 for (size_t i = 0; i < n->n_pods; i++) {
