@@ -104,6 +104,12 @@ bool node_admit_claims(dp_kubelet *n, pod_entry *pe) {
 static void admit_done(dp_kubelet *n) {
         admit_job *j = n->job;
         pod_entry *pe = j->pe;
+        /* No container starts before both records hold its devices. */
+        const char *why = NULL;
+        if (!node_flush(n, &why)) {
+                admit_fail(n, "cannot start: the node cannot write its records (%s)", why ? why : "?");
+                return;
+        }
         pe->attempts = 0;
         node_admit_claims(n, pe);
         n->job = NULL;
@@ -208,6 +214,16 @@ static void on_allocate_done(dp_grpc_client_call *cc, int status, const char *me
         }
         log_info("pod %s/%s container %s: %s allocated", j->pe->pod->ns, j->pe->pod->name, c->name, rq->resource);
         node_changed(n); /* checkpoint before the container may start */
+        const char *why = node_write_error(n);
+        if (why) {
+                /* The kubelet fails the admission when its checkpoint write
+                 * fails; the allocation is not kept either (what is not on
+                 * disk is not held: the retry allocates again). */
+                dp_devmgr_release(n->dm, j->pe->pod->uid, c->name, rq->resource);
+                admit_fail(n, "Allocate for %s: the allocation cannot be recorded, admission failed: %s", rq->resource,
+                           why ? why : "?");
+                return;
+        }
         if (j->ep->opts.pre_start_required) {
                 prestart(n);
                 return;

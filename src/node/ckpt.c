@@ -45,6 +45,26 @@ out:
         return r;
 }
 
+/* An unproven pod: an entry under DP_NODE_UNPROVEN_CONTAINER naming every
+ * device withheld for its resource, so that whoever reads the file (the
+ * agent's V1 holds) withholds them too. */
+static int add_unproven(dp_checkpoint *c, const dp_devmgr *m, const dp_nm_unproven *u) {
+        const char **ids = NULL;
+        int r = dp_devmgr_withheld_ids(m, u->resource, &ids);
+        if (r < 0) return r;
+        size_t n = 0;
+        while (ids[n])
+                n++;
+        dp_nm_numa_id *v = calloc(n + 1, sizeof *v);
+        for (size_t i = 0; v && i < n; i++)
+                v[i] = (dp_nm_numa_id){-1, (char *)ids[i]};
+        dp_nm_alloc a = {u->pod_uid, (char *)DP_NODE_UNPROVEN_CONTAINER, u->resource, v, n, NULL, 0};
+        r = v ? add_entry(c, &a) : -ENOMEM;
+        free(v);
+        free(ids);
+        return r;
+}
+
 int dp_node_checkpoint_encode(const dp_devmgr *m, dp_strbuf *out) {
         assert_return(m && out, -EINVAL);
         _cleanup_(dp_checkpoint_freep) dp_checkpoint *c = dp_checkpoint_new();
@@ -52,6 +72,8 @@ int dp_node_checkpoint_encode(const dp_devmgr *m, dp_strbuf *out) {
         int r;
         for (size_t i = 0; i < dp_devmgr_n_allocs(m); i++)
                 if ((r = add_entry(c, dp_devmgr_alloc_at(m, i))) < 0) return r;
+        for (size_t i = 0; i < dp_devmgr_n_unproven(m); i++)
+                if ((r = add_unproven(c, m, dp_devmgr_unproven_at(m, i))) < 0) return r;
         for (size_t i = 0; i < dp_devmgr_n_resources(m); i++) {
                 const dp_nm_resource *res = dp_devmgr_resource_at(m, i);
                 const char **ids = calloc(res->n_devices + 1, sizeof *ids);
@@ -66,7 +88,16 @@ int dp_node_checkpoint_encode(const dp_devmgr *m, dp_strbuf *out) {
         return dp_checkpoint_encode(c, out);
 }
 
-/* Entries become allocations, RegisteredDevices names known resources.
+static int restore_unproven(dp_devmgr *m, const dp_ckpt_entry *e) {
+        int r = dp_devmgr_mark_unproven(m, e->pod_uid, e->resource_name, NULL, 0);
+        for (size_t k = 0; r >= 0 && k < e->n_device_ids; k++)
+                r = dp_devmgr_mark_unproven(m, e->pod_uid, e->resource_name,
+                                            (const char *const *)e->device_ids[k].ids.ids, e->device_ids[k].ids.n);
+        return r;
+}
+
+/* Entries become allocations (unproven marks under their container name),
+ * RegisteredDevices names known resources.
  * only_missing: entries for a (pod, container, resource) the ledger already
  * holds are skipped. */
 static int restore(dp_devmgr *m, const dp_checkpoint *c, bool only_missing) {
@@ -74,6 +105,10 @@ static int restore(dp_devmgr *m, const dp_checkpoint *c, bool only_missing) {
         for (size_t i = 0; i < c->n_entries; i++) {
                 const dp_ckpt_entry *e = &c->entries[i];
                 if (only_missing && dp_devmgr_alloc(m, e->pod_uid, e->container_name, e->resource_name)) continue;
+                if (streq(e->container_name, DP_NODE_UNPROVEN_CONTAINER)) {
+                        if ((r = restore_unproven(m, e)) < 0) return r;
+                        continue;
+                }
                 size_t total = 0;
                 for (size_t k = 0; k < e->n_device_ids; k++)
                         total += e->device_ids[k].ids.n;
@@ -158,6 +193,19 @@ int dp_node_status_salvage(dp_devmgr *m, const char *buf, size_t len, size_t *re
         const dp_doc_node *pods = root && root->type == DP_DOC_MAP ? seq_of(root, "pods") : NULL;
         if (!pods) return dp_error_set(err, -EINVAL, "%s: no pods list", DP_NODE_STATUS_FILE);
         size_t n = 0;
+        const dp_doc_node *unproven = seq_of(root, "unproven");
+        for (size_t i = 0; unproven && i < unproven->n; i++) {
+                const char *uid = scalar_of(unproven->items[i], "uid");
+                const char *res = scalar_of(unproven->items[i], "resource");
+                const dp_doc_node *ids = seq_of(unproven->items[i], "withheld");
+                if (uid && res && (r = dp_devmgr_mark_unproven(m, uid, res, NULL, 0)) < 0)
+                        return dp_error_set(err, r, "out of memory");
+                for (size_t k = 0; uid && res && ids && k < ids->n; k++)
+                        if (ids->items[k]->type == DP_DOC_SCALAR &&
+                            (r = dp_devmgr_mark_unproven(m, uid, res, (const char *const *)&ids->items[k]->str, 1)) < 0)
+                                return dp_error_set(err, r, "out of memory");
+                n += uid && res;
+        }
         for (size_t i = 0; i < pods->n; i++) {
                 const char *uid = scalar_of(pods->items[i], "uid");
                 const dp_doc_node *ctrs = seq_of(pods->items[i], "containers");

@@ -21,6 +21,8 @@ struct dp_devmgr {
         size_t n_allocs, cap_allocs;
         reservation *resv;
         size_t n_resv, cap_resv;
+        dp_nm_unproven *unproven;
+        size_t n_unproven, cap_unproven;
 };
 
 static void device_done(dp_nm_device *d) {
@@ -58,6 +60,14 @@ static void reservation_done(reservation *r) {
         free(r->ids);
 }
 
+static void unproven_done(dp_nm_unproven *u) {
+        free(u->pod_uid);
+        free(u->resource);
+        for (size_t i = 0; i < u->n_ids; i++)
+                free(u->ids[i]);
+        free(u->ids);
+}
+
 dp_devmgr *dp_devmgr_new(void) { return calloc(1, sizeof(dp_devmgr)); }
 
 dp_devmgr *dp_devmgr_free(dp_devmgr *m) {
@@ -68,6 +78,9 @@ dp_devmgr *dp_devmgr_free(dp_devmgr *m) {
                 dp_nm_alloc_done(&m->allocs[i]);
         for (size_t i = 0; i < m->n_resv; i++)
                 reservation_done(&m->resv[i]);
+        for (size_t i = 0; i < m->n_unproven; i++)
+                unproven_done(&m->unproven[i]);
+        free(m->unproven);
         free(m->res);
         free(m->allocs);
         free(m->resv);
@@ -328,6 +341,21 @@ size_t dp_devmgr_n_in_use(const dp_devmgr *m, const char *resource) {
         return n;
 }
 
+static int withheld_error(const dp_devmgr *m, const char *resource, dp_error *err) {
+        _cleanup_strbuf_ dp_strbuf sb = DP_STRBUF_INIT;
+        size_t n = 0;
+        for (size_t i = 0; i < m->n_unproven; i++) {
+                if (!streq(m->unproven[i].resource, resource)) continue;
+                if (n < 4) dp_strbuf_printf(&sb, "%s%s", n ? ", " : "", m->unproven[i].pod_uid);
+                n++;
+        }
+        if (n > 4) dp_strbuf_printf(&sb, " and %zu more", n - 4);
+        return dp_error_set(err, -EBUSY,
+                            "no %s device is handed out: the node lost its records and cannot prove which devices "
+                            "pod%s %s may hold; they are withheld until %s",
+                            resource, n == 1 ? "" : "s", dp_strbuf_str(&sb), n == 1 ? "it goes" : "they go");
+}
+
 int dp_devmgr_candidates(const dp_devmgr *m, const char *pod_uid, const char *container, const char *resource,
                          size_t count, size_t *ret_needed, const char ***ret_avail, dp_error *err) {
         assert_return(m && pod_uid && container && resource && ret_needed && ret_avail, -EINVAL);
@@ -346,6 +374,7 @@ int dp_devmgr_candidates(const dp_devmgr *m, const char *pod_uid, const char *co
                 *ret_avail = none;
                 return 0;
         }
+        if (dp_devmgr_is_withheld(m, resource)) return withheld_error(m, resource, err);
         if (!r || !r->endpoint)
                 return dp_error_set(err, -ENOENT, "unknown resource %s: no device plugin registered it", resource);
         const char **avail = calloc(r->n_devices + 1, sizeof *avail);
@@ -519,7 +548,129 @@ size_t dp_devmgr_release_pod(dp_devmgr *m, const char *pod_uid) {
                 }
                 i++;
         }
+        for (size_t i = 0; m && i < m->n_unproven;) {
+                if (streq(m->unproven[i].pod_uid, pod_uid)) {
+                        unproven_done(&m->unproven[i]);
+                        memmove(&m->unproven[i], &m->unproven[i + 1], (m->n_unproven - i - 1) * sizeof *m->unproven);
+                        m->n_unproven--;
+                        continue;
+                }
+                i++;
+        }
         return n;
+}
+
+size_t dp_devmgr_release(dp_devmgr *m, const char *pod_uid, const char *container, const char *resource) {
+        dp_nm_alloc *a = m ? find_alloc(m, pod_uid, container, resource) : NULL;
+        if (!a) return 0;
+        size_t i = (size_t)(a - m->allocs);
+        dp_nm_alloc_done(a);
+        memmove(&m->allocs[i], &m->allocs[i + 1], (m->n_allocs - i - 1) * sizeof *m->allocs);
+        m->n_allocs--;
+        return 1;
+}
+
+/* ---- unproven holdings ------------------------------------------------------ */
+
+static dp_nm_unproven *find_unproven(const dp_devmgr *m, const char *pod_uid, const char *resource) {
+        for (size_t i = 0; i < m->n_unproven; i++)
+                if (streq(m->unproven[i].pod_uid, pod_uid) && streq(m->unproven[i].resource, resource))
+                        return &m->unproven[i];
+        return NULL;
+}
+
+static int unproven_add_id(dp_nm_unproven *u, const char *id) {
+        for (size_t i = 0; i < u->n_ids; i++)
+                if (streq(u->ids[i], id)) return 0;
+        char **ids = realloc(u->ids, (u->n_ids + 1) * sizeof *ids);
+        if (!ids) return -ENOMEM;
+        u->ids = ids;
+        if (!(u->ids[u->n_ids] = strdup(id))) return -ENOMEM;
+        u->n_ids++;
+        return 0;
+}
+
+int dp_devmgr_mark_unproven(dp_devmgr *m, const char *pod_uid, const char *resource, const char *const *ids,
+                            size_t n_ids) {
+        assert_return(m && pod_uid && resource && (ids || !n_ids), -EINVAL);
+        dp_nm_unproven *u = find_unproven(m, pod_uid, resource);
+        if (!u) {
+                if (DP_GROW(m->unproven, m->cap_unproven, m->n_unproven + 1) < 0) return -ENOMEM;
+                dp_nm_unproven n = {.pod_uid = strdup(pod_uid), .resource = strdup(resource)};
+                if (!n.pod_uid || !n.resource) {
+                        unproven_done(&n);
+                        return -ENOMEM;
+                }
+                m->unproven[m->n_unproven] = n;
+                u = &m->unproven[m->n_unproven++];
+        }
+        for (size_t i = 0; i < n_ids; i++)
+                if (ids[i] && unproven_add_id(u, ids[i]) < 0) return -ENOMEM;
+        return 0;
+}
+
+size_t dp_devmgr_n_unproven(const dp_devmgr *m) { return m ? m->n_unproven : 0; }
+const dp_nm_unproven *dp_devmgr_unproven_at(const dp_devmgr *m, size_t i) {
+        return m && i < m->n_unproven ? &m->unproven[i] : NULL;
+}
+
+bool dp_devmgr_is_withheld(const dp_devmgr *m, const char *resource) {
+        for (size_t i = 0; m && i < m->n_unproven; i++)
+                if (streq(m->unproven[i].resource, resource)) return true;
+        return false;
+}
+
+static bool held_by_entry(const dp_devmgr *m, const char *resource, const char *id) {
+        for (size_t i = 0; i < m->n_allocs; i++)
+                if (streq(m->allocs[i].resource, resource) && alloc_has(&m->allocs[i], id)) return true;
+        return false;
+}
+
+static void add_unique(const char **out, size_t *n, const char *id) {
+        for (size_t k = 0; k < *n; k++)
+                if (streq(out[k], id)) return;
+        out[(*n)++] = id;
+}
+
+/* Is this id listed, and unhealthy, in the resource's current list? (The
+ * agent lists a device a DRA claim holds as unhealthy: an unproven V1 pod
+ * cannot hold it without a double hold that already happened.) */
+static bool listed_unhealthy(const dp_nm_resource *r, const char *id) {
+        for (size_t i = 0; r && i < r->n_devices; i++)
+                if (streq(r->devices[i].id, id)) return !r->devices[i].healthy;
+        return false;
+}
+
+int dp_devmgr_withheld_ids(const dp_devmgr *m, const char *resource, const char ***ret_ids) {
+        assert_return(m && resource && ret_ids, -EINVAL);
+        const dp_nm_resource *r = find_res(m, resource);
+        size_t cap = r ? r->n_devices : 0;
+        for (size_t i = 0; i < m->n_unproven; i++)
+                if (streq(m->unproven[i].resource, resource)) cap += m->unproven[i].n_ids;
+        const char **out = calloc(cap + 1, sizeof *out);
+        if (!out) return -ENOMEM;
+        size_t n = 0;
+        if (dp_devmgr_is_withheld(m, resource)) {
+                for (size_t i = 0; r && i < r->n_devices; i++)
+                        if (r->devices[i].healthy && !held_by_entry(m, resource, r->devices[i].id))
+                                add_unique(out, &n, r->devices[i].id);
+                for (size_t i = 0; i < m->n_unproven; i++) {
+                        const dp_nm_unproven *u = &m->unproven[i];
+                        for (size_t k = 0; streq(u->resource, resource) && k < u->n_ids; k++)
+                                if (!held_by_entry(m, resource, u->ids[k]) && !listed_unhealthy(r, u->ids[k]))
+                                        add_unique(out, &n, u->ids[k]);
+                }
+        }
+        *ret_ids = out;
+        return 0;
+}
+
+bool dp_devmgr_withheld_known(const dp_devmgr *m) {
+        for (size_t i = 0; m && i < m->n_unproven; i++) {
+                const dp_nm_resource *r = find_res(m, m->unproven[i].resource);
+                if (!m->unproven[i].n_ids && (!r || !r->n_devices)) return false;
+        }
+        return true;
 }
 
 size_t dp_devmgr_n_allocs(const dp_devmgr *m) { return m ? m->n_allocs : 0; }

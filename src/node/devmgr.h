@@ -75,6 +75,21 @@ typedef struct dp_nm_alloc {
         size_t resp_len;
 } dp_nm_alloc;
 
+/* A pod whose holdings of a resource the node cannot prove: its records
+ * (checkpoint and status file) were lost while it may be running. `ids`:
+ * devices it was withholding when read back from a checkpoint (devices of a
+ * list not yet received again). */
+typedef struct dp_nm_unproven {
+        char *pod_uid;
+        char *resource;
+        char **ids;
+        size_t n_ids;
+} dp_nm_unproven;
+
+/* The container name under which an unproven pod's withheld devices are
+ * written to the checkpoint (not a DNS label, so no real container has it). */
+#define DP_NODE_UNPROVEN_CONTAINER "devplane.unproven"
+
 typedef struct dp_devmgr dp_devmgr;
 
 dp_devmgr *dp_devmgr_new(void);
@@ -147,8 +162,35 @@ int dp_devmgr_commit(dp_devmgr *m, const char *pod_uid, const char *container, c
                      const char *const *ids, const uint8_t *resp, size_t resp_len);
 /* Record an allocation read back from a checkpoint as is. */
 int dp_devmgr_restore(dp_devmgr *m, const dp_nm_alloc *a);
-/* Release every device of a pod; returns how many ledger entries went. */
+/* Release every device of a pod (and its unproven marks); returns how many
+ * ledger entries went. */
 size_t dp_devmgr_release_pod(dp_devmgr *m, const char *pod_uid);
+/* Drop one (pod, container, resource) entry, e.g. an allocation whose
+ * checkpoint write failed; 1 if it was there, 0 if not. */
+size_t dp_devmgr_release(dp_devmgr *m, const char *pod_uid, const char *container, const char *resource);
+
+/* Fail closed when records are lost: mark that pod_uid may hold devices of
+ * `resource` that no entry names (ids, may be NULL: devices it withheld
+ * before, merged). While any pod is marked for a resource, every device of it
+ * that no entry holds is withheld: dp_devmgr_candidates() refuses with -EBUSY
+ * and says why. Marks go with dp_devmgr_release_pod(). 0 or -ENOMEM. */
+int dp_devmgr_mark_unproven(dp_devmgr *m, const char *pod_uid, const char *resource, const char *const *ids,
+                            size_t n_ids);
+size_t dp_devmgr_n_unproven(const dp_devmgr *m);
+const dp_nm_unproven *dp_devmgr_unproven_at(const dp_devmgr *m, size_t i);
+bool dp_devmgr_is_withheld(const dp_devmgr *m, const char *resource);
+/* The devices withheld for `resource`, as written for others to withhold
+ * too (checkpoint, status): listed healthy devices no entry holds, plus
+ * those the marks remember that no entry holds and the list does not show
+ * unhealthy (a device the agent lists unhealthy because a DRA claim holds it
+ * is not an unproven V1 pod's). NULL-terminated borrowed pointers; an empty
+ * list when nothing is withheld. (dp_devmgr_candidates() refuses every
+ * device of a marked resource, listed or not.) */
+int dp_devmgr_withheld_ids(const dp_devmgr *m, const char *resource, const char ***ret_ids);
+/* false while a mark's devices cannot be named yet: its resource has no
+ * device list (its plugin has not listed them since the start) and the mark
+ * remembers none. */
+bool dp_devmgr_withheld_known(const dp_devmgr *m);
 
 size_t dp_devmgr_n_allocs(const dp_devmgr *m);
 const dp_nm_alloc *dp_devmgr_alloc_at(const dp_devmgr *m, size_t i);

@@ -108,6 +108,7 @@ struct node_dra {
         char *registry_dir, *manifests_dir, *claims_dir, *cdi_dir;
         uint64_t backoff_initial_ms, backoff_max_ms;
         void (*changed)(void *);
+        const char *(*v1_unrecorded)(void *userdata);
         void *userdata;
         dp_loop_source *reg_watch, *timer;
         plugin_ent *plugins;

@@ -22,6 +22,7 @@
 #include "model/model.h"
 #include "node/ckpt.h"
 #include "node/dra-internal.h"
+#include "node/files.h"
 
 /* The kubelet's deadline (wire-protocols.md 3.6). */
 #define PREPARE_TIMEOUT_USEC (45ull * 1000 * 1000)
@@ -61,8 +62,7 @@ int dra_state_save(node_dra *d) {
         if (r < 0)
                 dp_error_set(&e, r, "encode: %s", strerror(-r));
         else
-                r = dp_write_file_atomic(d->state_dir, DP_NODE_DRA_STATE_FILE, sb.buf, sb.len, 0600, DP_WRITE_DURABLE,
-                                         &e);
+                r = node_write_state(d->state_dir, DP_NODE_DRA_STATE_FILE, sb.buf, sb.len, 0600, DP_WRITE_DURABLE, &e);
         if (r < 0) {
                 if (!e.msg[0]) dp_error_set(&e, r, "%s/%s: %s", d->state_dir, DP_NODE_DRA_STATE_FILE, strerror(-r));
                 if (!d->state_dirty) log_error("cannot save the node's DRA state: %s", dp_error_msg(&e));
@@ -682,6 +682,16 @@ static int pod_prepare_driver(node_dra *d, pod_ent *p, const char *drv, const dp
                                              DP_NODE_DRA_STATE_MAX_CLAIMS, DP_NODE_DRA_STATE_MAX_PODS)
                                : dp_asprintf("the claim or the pod has a name the node's DRA state cannot hold");
                 return r;
+        }
+        const char *v1 = nb && d->v1_unrecorded ? d->v1_unrecorded(d->userdata) : NULL;
+        if (v1) {
+                /* Fail closed: the driver reads V1's holds from the device
+                 * manager's checkpoint, which does not say them now. */
+                if (changed) (void)dra_state_save(d);
+                *msg = dp_asprintf("V1's holds are not on disk for the driver to see (%s): no claim is prepared "
+                                   "until they are",
+                                   v1);
+                return -EAGAIN;
         }
         if (nb && (changed || d->state_dirty) && (r = dra_state_save(d)) < 0) {
                 /* Never prepare what the node could not record: it could not
@@ -1336,6 +1346,10 @@ static int state_load(node_dra *d, dp_error *err) {
         size_t len = 0;
         dp_error e = DP_ERROR_INIT;
         int r = dp_read_file(path, DP_NODE_DRA_STATE_MAX_INPUT, &buf, &len, &e);
+        /* not a regular file (a directory, a symlink to a device, dangling):
+         * damage, handled as corrupt content is */
+        if ((r == -EISDIR || r == -EINVAL || r == -ELOOP || r == -ENOENT) && node_file_is_odd(path))
+                r = dp_error_set(&e, -EBADMSG, "node's DRA state %s is not a regular file", path);
         if (r >= 0) r = dp_node_dra_state_decode(buf, len, path, &d->st, &e);
         if (r == -ENOMEM) return dp_error_set(err, r, "%s", dp_error_msg(&e));
         if (r >= 0) {
@@ -1350,8 +1364,11 @@ static int state_load(node_dra *d, dp_error *err) {
                 /* Never trusted, never silently lost: kept aside. */
                 _cleanup_free_ char *bad = dp_asprintf("%s.corrupt", path);
                 if (!bad) return dp_error_set(err, -ENOMEM, "DRA manager: out of memory");
-                if (rename(path, bad) < 0)
-                        return dp_error_errno(err, -errno, "%s; cannot keep it aside as %s", dp_error_msg(&e), bad);
+                _cleanup_free_ char *to = NULL;
+                int k = node_set_aside(path, &to);
+                if (k < 0) return dp_error_errno(err, k, "%s; cannot keep it aside as %s", dp_error_msg(&e), bad);
+                free(bad);
+                bad = TAKE_PTR(to);
                 log_error("%s; kept as %s, asking every driver what it holds", dp_error_msg(&e), bad);
                 d->state_origin = dp_asprintf("corrupt (kept as %s): %s", bad, dp_error_msg(&e));
         } else
@@ -1379,6 +1396,7 @@ int node_dra_new(dp_loop *l, const node_dra_options *o, node_dra **ret, dp_error
         d->backoff_initial_ms = o->backoff_initial_ms ? o->backoff_initial_ms : 1000;
         d->backoff_max_ms = o->backoff_max_ms ? o->backoff_max_ms : 10000;
         d->changed = o->changed;
+        d->v1_unrecorded = o->v1_unrecorded;
         d->userdata = o->userdata;
         d->state_dir = o->state_dir ? strdup(o->state_dir) : NULL;
         /* Test hook (tests/tools/test-v2-node-restart.sh): die between a

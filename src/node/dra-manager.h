@@ -66,6 +66,11 @@ typedef struct node_dra_options {
         const char *state_dir;
         uint64_t backoff_initial_ms, backoff_max_ms;
         void (*changed)(void *userdata); /* something to show in the status */
+        /* Why no claim may be prepared now, or NULL: the device manager's
+         * checkpoint, from which drivers learn V1's holds, does not hold
+         * them (not written, or devices withheld for unproven pods not
+         * known yet): a prepare could take a device V1 holds. May be NULL. */
+        const char *(*v1_unrecorded)(void *userdata);
         void *userdata;
 } node_dra_options;
 

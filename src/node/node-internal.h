@@ -3,10 +3,13 @@
  * manifests), admit.c (per-container allocation) and status-build.c. */
 #pragma once
 
+#include <sys/types.h>
+
 #include "base/doc.h"
 #include "grpc/grpc.h"
 #include "node/devmgr.h"
 #include "node/dra-manager.h"
+#include "node/files.h"
 #include "node/node.h"
 #include "node/pods.h"
 
@@ -78,17 +81,34 @@ struct dp_kubelet {
         size_t n_pods;
         manifest_error *merrs;
         size_t n_merrs;
-        char *checkpoint_error;
+        char *checkpoint_error; /* what was wrong with the checkpoint at start */
+        /* The lock on the plugin directory (recover.c), held for life. */
+        int lock_fd;
+        bool lock_existed;     /* the lock file says a node served here: prior state */
+        bool unproven_pending; /* records lost: mark the pods once read */
+        /* Failed writes (F1, F10): the error of the last try of each file,
+         * NULL once written; retried from the tick at retry_at_ms. */
+        char *ckpt_write_error;
+        char *status_write_error;
+        unsigned write_failures;
+        uint64_t retry_at_ms;
         admit_job *job;
         uint64_t generation;
         uint64_t registrations;
         uint64_t device_updates;
         bool stopping;
+        bool starting; /* dp_kubelet_new has not finished: nothing written yet */
         node_dra *dra; /* NULL without a registry directory */
 };
 
 uint64_t node_now_ms(void);
-void node_changed(dp_kubelet *n);  /* write checkpoint + status */
+void node_changed(dp_kubelet *n); /* write checkpoint + status */
+/* Both records (checkpoint, status) hold the ledger as it is now: written
+ * again first if the last write failed. false: *why (may be NULL) names the
+ * file and the error (borrowed, valid until the next write). */
+bool node_flush(dp_kubelet *n, const char **why);
+/* The error of the last failed write of either record, NULL when both hold. */
+const char *node_write_error(const dp_kubelet *n);
 void node_kick(dp_kubelet *n);     /* run the scheduler on the next loop round */
 void node_schedule(dp_kubelet *n); /* start an admission if one is due */
 endpoint *node_current_endpoint(dp_kubelet *n, const char *resource);
@@ -99,6 +119,13 @@ void node_admit_abort(dp_kubelet *n); /* pod gone: cancel calls, drop reservatio
 /* POD_CLAIMS -> POD_RUNNING once the DRA manager says the claims are
  * prepared (message updated meanwhile). true when anything changed. */
 bool node_admit_claims(dp_kubelet *n, pod_entry *pe);
+
+/* recover.c */
+int node_lock(dp_kubelet *n, dp_error *err);
+void node_mark_served(dp_kubelet *n); /* once started: the lock file says "served" */
+int node_load_checkpoint(dp_kubelet *n, dp_error *err);
+int node_mark_unproven(dp_kubelet *n); /* after the first manifest scan */
+void node_release_orphans(dp_kubelet *n);
 
 /* status-build.c */
 int node_status_build(const dp_kubelet *n, bool running, dp_doc_set *s, dp_doc_node **ret);

@@ -22,39 +22,84 @@ uint64_t node_now_ms(void) { return dp_loop_now() / 1000; }
 
 /* ---- checkpoint and status ------------------------------------------------ */
 
-static void write_status(dp_kubelet *n, bool running) {
+/* Remember the outcome of one file's write: a failure is logged when it
+ * starts or its reason changes, a recovery once. Returns r. */
+static int note_write(char **slot, const char *what, int r, const dp_error *e) {
+        if (r >= 0) {
+                if (*slot) log_info("%s written again", what);
+                free(*slot);
+                *slot = NULL;
+                return r;
+        }
+        const char *msg = e && e->msg[0] ? e->msg : strerror(-r);
+        if (!*slot || !streq(*slot, msg))
+                log_error("cannot write the %s: %s; admissions fail until it is written (retried)", what, msg);
+        free(*slot);
+        *slot = strdup(msg);
+        if (!*slot) *slot = strdup("out of memory");
+        return r;
+}
+
+/* The status is the second record of what containers hold (the stand-in's
+ * container runtime): a checkpoint rebuilt after loss reads it, so it is
+ * written durably too, and no pod is Running until it is on disk. */
+static int write_status(dp_kubelet *n, bool running) {
         _cleanup_(dp_doc_set_freep) dp_doc_set *s = dp_doc_set_new();
         dp_doc_node *root = NULL;
-        if (!s || node_status_build(n, running, s, &root) < 0) {
-                log_error("cannot build status: out of memory");
-                return;
-        }
+        dp_error e = DP_ERROR_INIT;
+        if (!s || node_status_build(n, running, s, &root) < 0)
+                return note_write(&n->status_write_error, "status file", dp_error_set(&e, -ENOMEM, "out of memory"),
+                                  &e);
         _cleanup_strbuf_ dp_strbuf sb = DP_STRBUF_INIT;
         dp_doc_emit(&sb, root, DP_DOC_JSON_PRETTY);
         dp_strbuf_putc(&sb, '\n');
-        dp_error e = DP_ERROR_INIT;
-        if (dp_strbuf_failed(&sb) ||
-            dp_write_file_atomic(n->plugin_dir, DP_NODE_STATUS_FILE, sb.buf, sb.len, 0644, 0, &e) < 0)
-                log_error("cannot write status: %s", dp_error_msg(&e));
+        int r = dp_strbuf_failed(&sb) ? dp_error_set(&e, -ENOMEM, "out of memory")
+                                      : node_write_state(n->plugin_dir, DP_NODE_STATUS_FILE, sb.buf, sb.len, 0644,
+                                                         DP_WRITE_DURABLE, &e);
+        return note_write(&n->status_write_error, "status file", r, &e);
 }
 
-static void write_checkpoint(dp_kubelet *n) {
+static int write_checkpoint(dp_kubelet *n) {
         _cleanup_strbuf_ dp_strbuf sb = DP_STRBUF_INIT;
         dp_error e = DP_ERROR_INIT;
         int r = dp_node_checkpoint_encode(n->dm, &sb);
-        if (r < 0 || dp_strbuf_failed(&sb)) {
-                log_error("cannot encode checkpoint: %s", strerror(-r));
-                return;
-        }
-        if (dp_write_file_atomic(n->plugin_dir, DP_CHECKPOINT_FILE_NAME, sb.buf, sb.len, 0644, DP_WRITE_DURABLE, &e) < 0)
-                log_error("cannot write checkpoint: %s", dp_error_msg(&e));
+        if (r >= 0 && dp_strbuf_failed(&sb)) r = -ENOMEM;
+        if (r < 0)
+                dp_error_set(&e, r, "encoding: %s", strerror(-r));
+        else
+                r = node_write_state(n->plugin_dir, DP_CHECKPOINT_FILE_NAME, sb.buf, sb.len, 0644, DP_WRITE_DURABLE,
+                                     &e);
+        return note_write(&n->ckpt_write_error, "device-manager checkpoint", r, &e);
 }
 
+static void arm_tick(dp_kubelet *n);
+
 void node_changed(dp_kubelet *n) {
-        if (n->stopping) return;
+        /* while starting, nothing is written before the ledger is whole
+         * (unproven marks included): the final write of dp_kubelet_new */
+        if (n->stopping || n->starting) return;
         n->generation++;
-        write_checkpoint(n);
-        write_status(n, true);
+        int a = write_checkpoint(n);
+        int b = write_status(n, true);
+        if (a >= 0 && b >= 0) {
+                n->write_failures = 0;
+                return;
+        }
+        /* retried from the tick with backoff until both are written */
+        n->write_failures++;
+        n->retry_at_ms =
+                node_now_ms() + dp_node_backoff_ms(n->backoff_initial_ms, n->backoff_max_ms, n->write_failures);
+        if (n->tick && !n->job) arm_tick(n);
+}
+
+const char *node_write_error(const dp_kubelet *n) {
+        return n->ckpt_write_error ? n->ckpt_write_error : n->status_write_error;
+}
+
+bool node_flush(dp_kubelet *n, const char **why) {
+        if (node_write_error(n)) node_changed(n);
+        if (why) *why = node_write_error(n);
+        return !node_write_error(n);
 }
 
 /* ---- scheduling ------------------------------------------------------------- */
@@ -75,6 +120,7 @@ static void arm_tick(dp_kubelet *n) {
         uint64_t grace;
         dp_devmgr_expire(n->dm, 0, &grace); /* now=0 drops nothing, just reports */
         next = DP_MIN(next, grace);
+        if (n->ckpt_write_error || n->status_write_error) next = DP_MIN(next, n->retry_at_ms);
         if (next == UINT64_MAX)
                 dp_loop_source_set_time(n->tick, 0);
         else
@@ -82,7 +128,9 @@ static void arm_tick(dp_kubelet *n) {
 }
 
 void node_schedule(dp_kubelet *n) {
-        if (n->stopping) return;
+        /* not while starting: the DRA manager may run the loop from
+         * node_dra_new(), before it exists for pods with claims */
+        if (n->stopping || n->starting) return;
         uint64_t now = node_now_ms();
         if (!n->job) {
                 for (size_t i = 0; i < n->n_pods; i++) {
@@ -115,6 +163,8 @@ static void reap_endpoints(dp_kubelet *n) {
 static int on_tick(dp_loop_source *s, uint64_t now_usec, void *ud) {
         dp_kubelet *n = ud;
         reap_endpoints(n);
+        if ((n->ckpt_write_error || n->status_write_error) && n->retry_at_ms <= now_usec / 1000)
+                (void)node_flush(n, NULL);
         if (dp_devmgr_expire(n->dm, now_usec / 1000, NULL) > 0) {
                 log_info("a plugin's grace period ended: its resource is removed");
                 node_changed(n);
@@ -463,6 +513,16 @@ static void on_dra_changed(void *ud) {
         node_changed(n);
 }
 
+/* Why V1's holds are not on disk for drivers to read (node_dra_options). */
+static const char *v1_unrecorded(void *ud) {
+        const dp_kubelet *n = ud;
+        if (n->ckpt_write_error) return n->ckpt_write_error;
+        if (!dp_devmgr_withheld_known(n->dm))
+                return "the devices that pods whose holdings cannot be proven may hold are not known until their "
+                       "device plugin lists them";
+        return NULL;
+}
+
 static int on_manifest_event(dp_loop_source *s, const struct inotify_event *ev, void *ud) {
         dp_kubelet *n = ud;
         if (ev->len && !dp_node_is_manifest_name(ev->name)) return 0;
@@ -472,8 +532,13 @@ static int on_manifest_event(dp_loop_source *s, const struct inotify_event *ev, 
 
 /* ---- setup ------------------------------------------------------------------- */
 
-static int prepare_dir(const char *dir, dp_error *err) {
+/* The plugin directory is created, locked (one node per directory: a second
+ * one must not remove the first one's sockets), then cleared of sockets. */
+static int prepare_dir(dp_kubelet *n, dp_error *err) {
+        const char *dir = n->plugin_dir;
         if (mkdir(dir, 0750) < 0 && errno != EEXIST) return dp_error_errno(err, -errno, "create %s", dir);
+        int r = node_lock(n, err);
+        if (r < 0) return r;
         DIR *d = opendir(dir);
         if (!d) return dp_error_errno(err, -errno, "open %s", dir);
         for (struct dirent *de; (de = readdir(d));) {
@@ -484,88 +549,6 @@ static int prepare_dir(const char *dir, dp_error *err) {
         }
         closedir(d);
         return 0;
-}
-
-/* A corrupt checkpoint is never trusted and never forgotten (DESIGN.md,
- * "Durable state and failing closed"): the file is kept as <file>.corrupt
- * and the ledger is rebuilt from every record of what running containers
- * hold: the node's status file (what each container was given, written after
- * every change), then what the damaged file still says (unverified) for
- * containers the status file does not list (allocated after it was last
- * written). Pods no manifest names are released as usual. The kubelet
- * instead starts empty, and may hand a running pod's devices to another. */
-static void rebuild_checkpoint(dp_kubelet *n, const char *path, const char *buf, size_t len, const char *why) {
-        _cleanup_free_ char *bad = dp_asprintf("%s.corrupt", path);
-        bool kept = bad && rename(path, bad) == 0;
-        dp_devmgr *fresh = dp_devmgr_new();
-        if (!fresh) {
-                log_error("checkpoint %s is corrupt (%s) and there is no memory to rebuild it", path, why);
-                return;
-        }
-        dp_devmgr_free(n->dm);
-        n->dm = fresh;
-        size_t from_status = 0;
-        _cleanup_free_ char *spath = dp_asprintf("%s/%s", n->plugin_dir, DP_NODE_STATUS_FILE);
-        _cleanup_free_ char *sbuf = NULL;
-        size_t slen = 0;
-        dp_error se = DP_ERROR_INIT;
-        bool from_st = spath && dp_read_file(spath, DP_DOC_MAX_INPUT, &sbuf, &slen, &se) >= 0 &&
-                       dp_node_status_salvage(n->dm, sbuf, slen, &from_status, &se) >= 0;
-        dp_error e = DP_ERROR_INIT;
-        size_t before = dp_devmgr_n_allocs(n->dm);
-        bool from_file = buf && dp_node_checkpoint_salvage(n->dm, buf, len, &e) >= 0;
-        size_t from_file_n = dp_devmgr_n_allocs(n->dm) - before;
-        log_error("checkpoint %s is corrupt: %s; %s; ledger rebuilt from %s (%zu container device list(s)) and from "
-                  "%s (%zu more allocation(s)): their devices stay held until their pods go",
-                  path, why, kept ? "kept as <file>.corrupt" : "could not keep a copy",
-                  from_st ? DP_NODE_STATUS_FILE : "no readable status file", from_status,
-                  from_file ? "the damaged file, unverified" : "nothing of the damaged file", from_file_n);
-        n->checkpoint_error = dp_asprintf("%s: corrupt (%s); rebuilt from %s and %s", path, why,
-                                          from_file ? "the damaged file" : "-", from_st ? DP_NODE_STATUS_FILE : "-");
-}
-
-/* 0, or a negative errno with err set when the checkpoint exists but cannot
- * be read (permissions, I/O, not a regular file): the node does not start
- * on a state it cannot see. Corrupt or oversized content is rebuilt. */
-static int load_checkpoint(dp_kubelet *n, dp_error *err) {
-        _cleanup_free_ char *path = dp_asprintf("%s/%s", n->plugin_dir, DP_CHECKPOINT_FILE_NAME);
-        _cleanup_free_ char *buf = NULL;
-        size_t len = 0;
-        dp_error e = DP_ERROR_INIT;
-        if (!path) return dp_error_set(err, -ENOMEM, "out of memory");
-        int r = dp_read_file(path, DP_CHECKPOINT_MAX_INPUT, &buf, &len, &e);
-        if (r == -ENOENT) return 0;
-        if (r == -ENOMEM) return dp_error_set(err, r, "%s", dp_error_msg(&e));
-        if (r < 0 && r != -E2BIG)
-                return dp_error_set(err, r, "checkpoint %s cannot be read (the node does not start without it): %s", path,
-                                    dp_error_msg(&e));
-        if (r >= 0) r = dp_node_checkpoint_load(n->dm, buf, len, &e);
-        if (r == -ENOMEM) return dp_error_set(err, r, "%s", dp_error_msg(&e));
-        if (r < 0) {
-                rebuild_checkpoint(n, path, buf, len, dp_error_msg(&e));
-                return 0;
-        }
-        log_info("checkpoint %s: %zu allocation(s) restored", path, dp_devmgr_n_allocs(n->dm));
-        return 0;
-}
-
-/* Allocations of pods that no manifest names any more are released, as the
- * kubelet releases devices of pods that are not active. */
-static void release_orphans(dp_kubelet *n) {
-        for (size_t i = 0; i < dp_devmgr_n_allocs(n->dm);) {
-                const dp_nm_alloc *a = dp_devmgr_alloc_at(n->dm, i);
-                bool active = false;
-                for (size_t j = 0; j < n->n_pods && !active; j++)
-                        active = streq(n->pods[j]->pod->uid, a->pod_uid);
-                if (active) {
-                        i++;
-                        continue;
-                }
-                log_info("releasing devices of pod uid %s (no manifest names it)", a->pod_uid);
-                _cleanup_free_ char *uid = strdup(a->pod_uid);
-                if (!uid) return;
-                dp_devmgr_release_pod(n->dm, uid);
-        }
 }
 
 int dp_kubelet_new(dp_loop *l, const dp_node_config *cfg, dp_kubelet **ret, dp_error *err) {
@@ -581,14 +564,16 @@ int dp_kubelet_new(dp_loop *l, const dp_node_config *cfg, dp_kubelet **ret, dp_e
         n->backoff_initial_ms = cfg->backoff_initial_ms ? cfg->backoff_initial_ms : 1000;
         n->backoff_max_ms = cfg->backoff_max_ms ? cfg->backoff_max_ms : 10000;
         n->dm = dp_devmgr_new();
+        n->lock_fd = -1;
+        n->starting = true;
         if (!n->plugin_dir || !n->node_name || !n->dm || (cfg->manifests_dir && !n->manifests_dir)) return -ENOMEM;
         size_t pl = strlen(n->plugin_dir);
         while (pl > 1 && n->plugin_dir[pl - 1] == '/')
                 n->plugin_dir[--pl] = 0;
 
-        int r = prepare_dir(n->plugin_dir, err);
+        int r = prepare_dir(n, err);
         if (r < 0) return r;
-        if ((r = load_checkpoint(n, err)) < 0) return r;
+        if ((r = node_load_checkpoint(n, err)) < 0) return r;
         if (n->manifests_dir) {
                 struct stat st;
                 if (stat(n->manifests_dir, &st) < 0 || !S_ISDIR(st.st_mode))
@@ -600,6 +585,12 @@ int dp_kubelet_new(dp_loop *l, const dp_node_config *cfg, dp_kubelet **ret, dp_e
         }
         r = dp_loop_add_timer(l, 0, on_tick, n, &n->tick);
         if (r < 0) return dp_error_errno(err, r, "timer");
+        manifests_rescan(n);
+        if ((r = node_mark_unproven(n)) < 0) return dp_error_set(err, r, "out of memory");
+        node_release_orphans(n);
+        /* The V1 ledger is on disk before the DRA manager may prepare
+         * anything: drivers learn V1's holds from the checkpoint. */
+        (void)write_checkpoint(n);
         if (cfg->registry_dir) {
                 node_dra_options dopt = {.registry_dir = cfg->registry_dir,
                                          .manifests_dir = n->manifests_dir,
@@ -609,11 +600,11 @@ int dp_kubelet_new(dp_loop *l, const dp_node_config *cfg, dp_kubelet **ret, dp_e
                                          .backoff_initial_ms = n->backoff_initial_ms,
                                          .backoff_max_ms = n->backoff_max_ms,
                                          .changed = on_dra_changed,
+                                         .v1_unrecorded = v1_unrecorded,
                                          .userdata = n};
                 if ((r = node_dra_new(l, &dopt, &n->dra, err)) < 0) return r;
+                node_dra_rescan(n->dra);
         }
-        manifests_rescan(n);
-        release_orphans(n);
 
         if ((r = dp_grpc_server_new(&n->srv)) < 0) return dp_error_errno(err, r, "grpc server");
         r = dp_grpc_server_add_method(n->srv, "/v1beta1.Registration/Register", DP_GRPC_UNARY,
@@ -624,6 +615,8 @@ int dp_kubelet_new(dp_loop *l, const dp_node_config *cfg, dp_kubelet **ret, dp_e
         r = dp_grpc_server_listen_unix(n->srv, l, sock, 0600);
         if (r < 0) return dp_error_errno(err, r, "listen on %s", sock);
         log_info("node %s serving %s", n->node_name, sock);
+        n->starting = false;
+        node_mark_served(n);
         node_changed(n);
         node_kick(n);
         *ret = TAKE_PTR(n);
@@ -640,7 +633,7 @@ dp_kubelet *dp_kubelet_free(dp_kubelet *n) {
         for (size_t i = 0; i < n->n_eps; i++)
                 endpoint_close(n->eps[i]);
         n->stopping = false;
-        if (started) write_status(n, false);
+        if (started) (void)write_status(n, false);
         n->stopping = true;
         for (size_t i = 0; i < n->n_eps; i++) {
                 free(n->eps[i]->resource);
@@ -656,6 +649,9 @@ dp_kubelet *dp_kubelet_free(dp_kubelet *n) {
         dp_loop_source_free(n->tick);
         dp_devmgr_free(n->dm);
         free(n->checkpoint_error);
+        free(n->ckpt_write_error);
+        free(n->status_write_error);
+        if (n->lock_fd >= 0) close(n->lock_fd);
         free(n->plugin_dir);
         free(n->manifests_dir);
         free(n->node_name);

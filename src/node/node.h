@@ -4,17 +4,22 @@
  * object living on a dp_loop (see docs/v1-node-path.md).
  *
  * On dp_kubelet_new():
- *   - the plugin directory is created (0750) and every socket in it removed
- *     (stale plugin sockets and an old kubelet.sock), as the kubelet does;
+ *   - the plugin directory is created (0750) and locked (DP_NODE_LOCK_FILE:
+ *     a second node on it fails with -EBUSY naming the holder's pid), then
+ *     every socket in it is removed (stale plugin sockets and an old
+ *     kubelet.sock), as the kubelet does;
  *   - the checkpoint <plugin-dir>/kubelet_internal_checkpoint is read: a
- *     corrupt one is reported (log + status) and not used;
+ *     corrupt, missing or non-regular one is rebuilt from the status file
+ *     and reported (log + status); devices no record can account for are
+ *     withheld (node/recover.c, docs/v1-node-path.md);
  *   - the registration server listens on <plugin-dir>/kubelet.sock;
  *   - pods are read from the manifest directory, which is then watched.
  * Afterwards everything happens from the loop: Register (validated as the
  * kubelet validates it; GetDevicePluginOptions is called on the plugin
  * before Register is answered), one ListAndWatch per plugin, per-container
  * GetPreferredAllocation / Allocate / PreStartContainer for pods one at a
- * time, checkpoint and status written atomically after every change.
+ * time, checkpoint and status written atomically and durably after every
+ * change; a failed write fails the admission it protects and is retried.
  *
  * Status: <plugin-dir>/devplane_node_status.json, JSON written atomically
  * after every change (format in docs/v1-node-path.md); read it with
@@ -28,6 +33,8 @@
 #define DP_NODE_DEFAULT_PLUGIN_DIR "/var/lib/kubelet/device-plugins"
 #define DP_NODE_KUBELET_SOCKET "kubelet.sock"
 #define DP_NODE_STATUS_FILE "devplane_node_status.json"
+/* flock'ed for the node's life: one node per plugin directory; holds its pid */
+#define DP_NODE_LOCK_FILE "devplane_node.lock"
 
 typedef struct dp_node_config {
         const char *plugin_dir;      /* required */

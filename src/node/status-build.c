@@ -67,6 +67,42 @@ static int add_envs(dp_doc_set *s, dp_doc_node *entry, const dp_nm_alloc *a) {
         return ret;
 }
 
+/* "withheld": the devices of a resource nobody gets while pods whose
+ * holdings cannot be proven are there (recover.c). */
+static int add_withheld(const dp_kubelet *n, dp_doc_set *s, dp_doc_node *m, const char *resource) {
+        const char **ids = NULL;
+        if (dp_devmgr_withheld_ids(n->dm, resource, &ids) < 0) return -ENOMEM;
+        dp_doc_node *seq = dp_doc_new_seq(s);
+        int r = seq ? 0 : -ENOMEM;
+        for (size_t i = 0; r >= 0 && ids[i]; i++)
+                r = dp_doc_seq_add(s, seq, dp_doc_new_str(s, ids[i]));
+        free(ids);
+        return r < 0 ? r : dp_doc_map_add(s, m, "withheld", seq);
+}
+
+/* "unproven": the pods whose holdings the node cannot prove, per resource
+ * (read back by dp_node_status_salvage when the checkpoint is lost again). */
+static int build_unproven(const dp_kubelet *n, dp_doc_set *s, dp_doc_node *root) {
+        if (!dp_devmgr_n_unproven(n->dm)) return 0;
+        dp_doc_node *list = dp_doc_new_seq(s);
+        int r = list ? 0 : -ENOMEM;
+        for (size_t i = 0; r >= 0 && i < dp_devmgr_n_unproven(n->dm); i++) {
+                const dp_nm_unproven *u = dp_devmgr_unproven_at(n->dm, i);
+                dp_doc_node *m = dp_doc_new_map(s);
+                r = dp_doc_map_add(s, m, "uid", dp_doc_new_str(s, u->pod_uid));
+                for (size_t p = 0; r >= 0 && p < n->n_pods; p++)
+                        if (streq(n->pods[p]->pod->uid, u->pod_uid)) {
+                                r = dp_doc_map_add(s, m, "namespace", dp_doc_new_str(s, n->pods[p]->pod->ns));
+                                if (r >= 0) r = dp_doc_map_add(s, m, "name", dp_doc_new_str(s, n->pods[p]->pod->name));
+                                break;
+                        }
+                if (r >= 0) r = dp_doc_map_add(s, m, "resource", dp_doc_new_str(s, u->resource));
+                if (r >= 0) r = add_withheld(n, s, m, u->resource);
+                if (r >= 0) r = dp_doc_seq_add(s, list, m);
+        }
+        return r < 0 ? r : dp_doc_map_add(s, root, "unproven", list);
+}
+
 static int build_resources(const dp_kubelet *n, dp_doc_set *s, dp_doc_node *root) {
         dp_doc_node *list = dp_doc_new_seq(s);
         int r = 0;
@@ -83,6 +119,7 @@ static int build_resources(const dp_kubelet *n, dp_doc_set *s, dp_doc_node *root
                 const char *plugin = res->connected ? "connected" : res->endpoint ? "disconnected" : "none";
                 if (r >= 0) r = dp_doc_map_add(s, m, "plugin", dp_doc_new_str(s, plugin));
                 if (r >= 0 && res->endpoint) r = dp_doc_map_add(s, m, "endpoint", dp_doc_new_str(s, res->endpoint));
+                if (r >= 0 && dp_devmgr_is_withheld(n->dm, res->name)) r = add_withheld(n, s, m, res->name);
                 dp_doc_node *devs = dp_doc_new_seq(s);
                 for (size_t k = 0; devs && r >= 0 && k < res->n_devices; k++) {
                         const dp_nm_device *d = &res->devices[k];
@@ -155,7 +192,10 @@ int node_status_build(const dp_kubelet *n, bool running, dp_doc_set *s, dp_doc_n
         if (r >= 0) r = dp_doc_map_add(s, root, "registrations", dp_doc_new_uint(s, n->registrations));
         if (r >= 0 && n->checkpoint_error)
                 r = dp_doc_map_add(s, root, "checkpointError", dp_doc_new_str(s, n->checkpoint_error));
+        if (r >= 0 && n->ckpt_write_error)
+                r = dp_doc_map_add(s, root, "checkpointWriteError", dp_doc_new_str(s, n->ckpt_write_error));
         if (r >= 0) r = build_resources(n, s, root);
+        if (r >= 0) r = build_unproven(n, s, root);
         dp_doc_node *pods = dp_doc_new_seq(s);
         for (size_t i = 0; pods && r >= 0 && i < n->n_pods; i++)
                 r = build_pod(n, n->pods[i], s, pods);

@@ -140,11 +140,18 @@ static void print_flat(dp_strbuf *o, const dp_doc_node *root) {
                          str_of(root, "pid"), str_of(root, "generation"));
         if (dp_doc_get(root, "checkpointError"))
                 dp_strbuf_printf(o, "checkpoint-error %s\n", str_of(root, "checkpointError"));
+        if (dp_doc_get(root, "checkpointWriteError"))
+                dp_strbuf_printf(o, "checkpoint-write-error %s\n", str_of(root, "checkpointWriteError"));
         const dp_doc_node *r, *d, *p, *c, *e;
         FOREACH_ITEM(r, seq_of(root, "resources")) {
-                dp_strbuf_printf(o, "resource %s capacity=%s allocatable=%s inuse=%s plugin=%s\n", str_of(r, "name"),
+                dp_strbuf_printf(o, "resource %s capacity=%s allocatable=%s inuse=%s plugin=%s", str_of(r, "name"),
                                  str_of(r, "capacity"), str_of(r, "allocatable"), str_of(r, "inUse"),
                                  str_of(r, "plugin"));
+                if (seq_of(r, "withheld")) {
+                        dp_strbuf_puts(o, " withheld=");
+                        ids_joined(o, seq_of(r, "withheld"));
+                }
+                dp_strbuf_putc(o, '\n');
                 FOREACH_ITEM(d, seq_of(r, "devices")) {
                         dp_strbuf_printf(o, "device %s %s %s", str_of(r, "name"), str_of(d, "id"), str_of(d, "health"));
                         if (dp_doc_get(d, "holder")) dp_strbuf_printf(o, " holder=%s", str_of(d, "holder"));
@@ -180,6 +187,9 @@ static void print_flat(dp_strbuf *o, const dp_doc_node *root) {
                         }
                 }
         }
+        FOREACH_ITEM(e, seq_of(root, "unproven"))
+        dp_strbuf_printf(o, "unproven %s/%s uid=%s %s\n", str_of(e, "namespace"), str_of(e, "name"), str_of(e, "uid"),
+                         str_of(e, "resource"));
         FOREACH_ITEM(e, seq_of(root, "manifestErrors"))
         dp_strbuf_printf(o, "manifest-error %s %s\n", str_of(e, "file"), str_of(e, "message"));
         print_flat_dra(o, root);
@@ -262,9 +272,15 @@ static void print_table_dra(dp_strbuf *o, const dp_doc_node *root) {
 }
 
 static void print_table(dp_strbuf *o, const dp_doc_node *root) {
+        const dp_doc_node *e0;
         dp_strbuf_printf(o, "NODE %s (%s)\n", str_of(root, "node"), str_of(root, "state"));
         if (dp_doc_get(root, "checkpointError"))
                 dp_strbuf_printf(o, "CHECKPOINT ERROR: %s\n", str_of(root, "checkpointError"));
+        if (dp_doc_get(root, "checkpointWriteError"))
+                dp_strbuf_printf(o, "CHECKPOINT NOT WRITTEN: %s\n", str_of(root, "checkpointWriteError"));
+        FOREACH_ITEM(e0, seq_of(root, "unproven"))
+        dp_strbuf_printf(o, "UNPROVEN: pod %s/%s may hold %s devices; those no record holds are withheld\n",
+                         str_of(e0, "namespace"), str_of(e0, "name"), str_of(e0, "resource"));
         const dp_doc_node *r, *d, *p, *c, *e;
         _cleanup_table_ dp_table t = DP_TABLE_INIT(5);
         cells(&t, 5, "RESOURCE", "CAPACITY", "ALLOCATABLE", "IN USE", "PLUGIN");

@@ -4,8 +4,11 @@
  * devplane_node_status.json) and printing it: a table for people, `-o
  * json|yaml`, or "flat" lines for scripts, one fact per line:
  *   node <name> <running|stopped> pid=<pid> generation=<n>
- *   checkpoint-error <message>
+ *   checkpoint-error <message>          (the checkpoint at start was damaged or missing)
+ *   checkpoint-write-error <message>    (the last checkpoint write failed; retried)
  *   resource <name> capacity=<c> allocatable=<a> inuse=<u> plugin=<connected|disconnected|none>
+ *            [withheld=<id>,...]        (devices nobody gets while pods are unproven)
+ *   unproven <ns>/<pod> uid=<uid> <resource>  (holdings the node cannot prove)
  *   device <resource> <id> <Healthy|Unhealthy> [holder=<ns>/<pod>/<container>]
  *   pod <ns>/<name> phase=<Pending|Admitting|Waiting|Running> attempts=<n> allocate-calls=<n>
  *   pod-message <ns>/<name> <message>

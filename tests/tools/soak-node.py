@@ -13,7 +13,16 @@ and one real `devplane agent --dra` serving both V1 (example.com/gpu) and V2
   2. now and then kills the node or the agent with SIGKILL after a random
      delay of 0-30 ms (so mid-write and mid-prepare kills happen), corrupts
      one of the checkpoints on disk while it is down (one byte changed, or
-     the file truncated), and restarts it;
+     the file truncated), and restarts it; while the node is down it may
+     also delete its device-manager checkpoint or replace one of its state
+     files (checkpoint, DRA state, status file) with a directory or a
+     symlink to /dev/zero (issue 21);
+  2b. now and then fills the disk of the plugin directory (a small tmpfs in
+     a user + mount namespace: the soak re-runs itself under `unshare -Urm`)
+     for the workload change and any kill in that round, and frees it before
+     settling; and now and then starts a second `devplane node` on the same
+     plugin directory, which must be refused at once naming the first one's
+     pid (anything else is a violation of kind `second`);
   3. waits until the node's status is stable and checks the promise:
      - no device is held by two consumers (V1 containers as the node holds
        them, V2 claims as the node and the agent's CDI specs hold them);
@@ -22,7 +31,8 @@ and one real `devplane agent --dra` serving both V1 (example.com/gpu) and V2
        status) 10 s after its pod is gone;
      - every checkpoint on disk parses (kubelet device-manager checkpoint,
        driver checkpoint, node DRA state) once the daemons have settled;
-     - a V1 pod does not wait while enough devices are free.
+     - a V1 pod does not wait while enough devices are free (devices the
+       node withholds because it cannot prove who holds them count as held).
 
 Prints one line per violation and a summary table; exit status 0 when there
 is none, 1 otherwise, 2 on a usage error. Everything happens in a temporary
@@ -58,8 +68,13 @@ class Soak:
         self.uuid2id = {}
         self.violations = []
         self.stats = dict(rounds=0, node_kills=0, agent_kills=0, corruptions=0, settle_timeouts=0,
-                          double=0, lost=0, leaked=0, unreadable=0, v1_starved=0,
+                          disk_full=0, missing=0, odd=0, second_runs=0,
+                          double=0, lost=0, leaked=0, unreadable=0, v1_starved=0, second=0,
                           settle_ms=[])
+        self.tmpfs = False
+        if args.tmpfs_size != "0":
+            subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={args.tmpfs_size}", "tmpfs", self.pd], check=True)
+            self.tmpfs = True
         self.round = 0
 
     # ---- processes -------------------------------------------------------
@@ -210,7 +225,7 @@ spec:
     # ---- observation -----------------------------------------------------
     def view(self, lines):
         """Who holds what, as the node says and as the agent's CDI specs say."""
-        v = dict(v1={}, v2={}, v1pods={}, v2pods={}, phase={}, claims={}, waiting_msg={})
+        v = dict(v1={}, v2={}, v1pods={}, v2pods={}, phase={}, claims={}, waiting_msg={}, withheld=set())
         for l in lines:
             m = re.match(r"container default/([^/]+)/(\S+) " + re.escape(V1_RES) + r"=(\S*)$", l)
             if m:
@@ -218,6 +233,12 @@ spec:
                 v["v1pods"][m.group(1)] = ids
                 for d in ids:
                     v["v1"].setdefault(d, []).append(f"V1 pod {m.group(1)}")
+                continue
+            m = re.match(r"resource " + re.escape(V1_RES) + r" .* withheld=(\S+)", l)
+            if m:
+                for u in m.group(1).split(","):
+                    if u and u != "-":
+                        v["withheld"].add(self.uuid2id.get(u, u))
                 continue
             m = re.match(r"pod default/(\S+) phase=(\S+)", l)
             if m:
@@ -338,7 +359,7 @@ spec:
         return v
 
     def starved(self, v):
-        free = NGPU - len(set(v["v1"]) | set(v["v2"]))
+        free = NGPU - len(set(v["v1"]) | set(v["v2"]) | v["withheld"])
         return {name: f"{name} {v['phase'][name]} wanting {p[1]} while {free} GPUs are free"
                 for name, p in self.pods.items()
                 if p[0] == "v1" and v["phase"].get(name) not in (None, "Running") and p[1] <= free}
@@ -372,8 +393,77 @@ spec:
         self.stats["corruptions"] += 1
         self.log(f"corrupted {os.path.relpath(f, self.dir)}: {how}")
 
+    def fill_disk(self):
+        """No free block left on the plugin directory's tmpfs."""
+        try:
+            with open(f"{self.pd}/.soak-fill", "wb") as f:
+                while True:
+                    f.write(b"\0" * 65536)
+        except OSError:
+            pass
+        self.stats["disk_full"] += 1
+        self.log("disk full")
+
+    def free_disk(self):
+        try:
+            os.unlink(f"{self.pd}/.soak-fill")
+            self.log("disk space back")
+        except FileNotFoundError:
+            pass
+
+    def damage_node_files(self):
+        """While the node is down: delete its checkpoint, or put a directory
+        or a symlink to /dev/zero where one of its state files is."""
+        ck = f"{self.pd}/kubelet_internal_checkpoint"
+        if self.rng.random() < self.a.missing_rate:
+            if os.path.lexists(ck):
+                os.unlink(ck) if not os.path.isdir(ck) or os.path.islink(ck) else shutil.rmtree(ck)
+                self.stats["missing"] += 1
+                self.log("checkpoint deleted")
+        if self.rng.random() < self.a.odd_rate:
+            f = self.rng.choice([ck, f"{self.pd}/dra_manager_state.json", f"{self.pd}/devplane_node_status.json"])
+            if os.path.isdir(f) and not os.path.islink(f):
+                shutil.rmtree(f)
+            elif os.path.lexists(f):
+                os.unlink(f)
+            if self.rng.random() < 0.5:
+                os.makedirs(f"{f}/inside")
+                how = "a directory"
+            else:
+                os.symlink("/dev/zero", f)
+                how = "a symlink to /dev/zero"
+            self.stats["odd"] += 1
+            self.log(f"{os.path.basename(f)} replaced by {how}")
+
+    def second_node(self):
+        """A second node on the same plugin directory must be refused at
+        once, naming the first one's pid, and change nothing."""
+        other = f"{self.dir}/other-manifests"
+        os.makedirs(other, exist_ok=True)
+        self.stats["second_runs"] += 1
+        try:
+            r = subprocess.run([self.a.devplane, "node", "--plugin-dir", self.pd, "--manifests", other,
+                                "--node-name", "node-b", "--registry-dir", self.reg],
+                               capture_output=True, text=True, timeout=15)
+        except subprocess.TimeoutExpired:
+            self.violate("second", "a second node on the same plugin directory kept running")
+            return
+        if r.returncode == 0 or f"held by pid {self.node.pid}" not in r.stderr + r.stdout:
+            self.violate("second", f"second node: exit {r.returncode}, {(r.stderr + r.stdout).strip()[:200]}")
+        else:
+            self.log("second node refused")
+
+    def clean_aside(self):
+        """Damaged files the node set aside are an operator's to read; the
+        soak drops them so that they do not fill the small tmpfs."""
+        for f in glob.glob(f"{self.pd}/*.corrupt*"):
+            shutil.rmtree(f) if os.path.isdir(f) and not os.path.islink(f) else os.unlink(f)
+
     # ---- the run ---------------------------------------------------------
     def one_round(self, view):
+        full = self.tmpfs and self.rng.random() < self.a.disk_full_rate
+        if full:
+            self.fill_disk()
         r = self.rng.random()
         if r < 0.35 and len(self.pods) < 10:
             self.add_v1()
@@ -388,14 +478,27 @@ spec:
             self.stats[f"{which}_kills"] += 1
             if self.rng.random() < self.a.corrupt_rate:
                 self.corrupt(which)
+            if which == "node":
+                self.damage_node_files()
             if self.rng.random() < 0.3:
                 # the workload changes while the daemon is down
                 self.remove() if self.pods and self.rng.random() < 0.6 else self.add_v1()
             (self.start_node if which == "node" else self.start_agent)()
+            if full:
+                # the restarted daemon meets the full disk for a moment
+                time.sleep(0.1 + self.rng.random() * 0.3)
+                self.free_disk()
             if not self.wait_ready():
                 self.violate("lost", f"{which} did not come back (see {which}.log)")
                 return None
-        return self.check(self.settle())
+        if full:
+            time.sleep(0.05 + self.rng.random() * 0.3)
+            self.free_disk()
+        if self.rng.random() < self.a.second_rate and self.node.poll() is None:
+            self.second_node()
+        v = self.check(self.settle())
+        self.clean_aside()
+        return v
 
     def run(self):
         self.start_node()
@@ -433,11 +536,15 @@ spec:
     def summary(self):
         s = self.stats
         ms = sorted(s["settle_ms"]) or [0]
-        print("| seed | rounds | node kills | agent kills | corruptions | double allocations | lost devices "
-              "| leaked claims | unreadable checkpoints | V1 starved | settle timeouts | settle p50/p99 ms | wall s |")
-        print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+        print("| seed | rounds | node kills | agent kills | corruptions | disk full | checkpoint deleted "
+              "| non-regular files | second nodes | double allocations | lost devices "
+              "| leaked claims | unreadable checkpoints | V1 starved | second not refused | settle timeouts "
+              "| settle p50/p99 ms | wall s |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
         print(f"| {self.a.seed} | {s['rounds']} | {s['node_kills']} | {s['agent_kills']} | {s['corruptions']} "
+              f"| {s['disk_full']} | {s['missing']} | {s['odd']} | {s['second_runs']} "
               f"| {s['double']} | {s['lost']} | {s['leaked']} | {s['unreadable']} | {s['v1_starved']} "
+              f"| {s['second']} "
               f"| {s['settle_timeouts']} | {ms[len(ms) // 2]:.0f}/{ms[min(len(ms) - 1, len(ms) * 99 // 100)]:.0f} "
               f"| {self.elapsed:.0f} |")
 
@@ -451,17 +558,42 @@ def main():
     ap.add_argument("--corrupt-rate", type=float, default=0.2, help="share of kills followed by a corruption")
     ap.add_argument("--settle-timeout", type=float, default=20.0)
     ap.add_argument("--settle-ms", type=int, default=1200, help="status unchanged this long = settled")
+    ap.add_argument("--disk-full-rate", type=float, default=0.0,
+                    help="share of rounds that fill the plugin directory's disk (needs --tmpfs-size)")
+    ap.add_argument("--missing-rate", type=float, default=0.0,
+                    help="share of node kills followed by deleting its checkpoint")
+    ap.add_argument("--odd-rate", type=float, default=0.0,
+                    help="share of node kills followed by a state file turned into a directory or a /dev/zero link")
+    ap.add_argument("--second-rate", type=float, default=0.0,
+                    help="share of rounds that start a second node on the same plugin directory")
+    ap.add_argument("--tmpfs-size", default="0",
+                    help="mount a tmpfs of this size (e.g. 1m) on the plugin directory, in a user + mount "
+                         "namespace (the soak re-runs itself under `unshare -Urm`); 0: none")
     ap.add_argument("--keep", action="store_true", help="keep the temporary directory")
     ap.add_argument("--progress", action="store_true")
     a = ap.parse_args()
     if not a.devplane or not os.access(a.devplane, os.X_OK):
         ap.error("--devplane or $DEVPLANE must name the devplane binary")
+    if a.disk_full_rate > 0 and a.tmpfs_size == "0":
+        ap.error("--disk-full-rate needs --tmpfs-size")
+    if a.tmpfs_size != "0" and not os.environ.get("DP_SOAK_USERNS"):
+        if subprocess.run(["unshare", "-Urm", "true"], capture_output=True).returncode != 0:
+            print("soak: user and mount namespaces are not available: no tmpfs, no disk-full rounds", file=sys.stderr)
+            a.tmpfs_size, a.disk_full_rate = "0", 0.0
+        else:
+            os.environ["DP_SOAK_USERNS"] = "1"
+            argv = ["unshare", "-Urm", sys.executable, os.path.abspath(__file__)] + sys.argv[1:]
+            if not any(x.startswith("--devplane") for x in sys.argv[1:]):
+                argv += ["--devplane", a.devplane]
+            os.execvp("unshare", argv)
     s = Soak(a)
     rc = 2
     try:
         rc = s.run()
     finally:
         s.stop_all()
+        if s.tmpfs:
+            subprocess.run(["umount", "-l", s.pd], capture_output=True)
         if rc == 0:
             s.summary()
         if a.keep or s.violations or rc != 0:

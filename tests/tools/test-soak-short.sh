@@ -4,12 +4,16 @@
 # corrupted checkpoint now and then, restart, and after every round: no device
 # held twice, no Running pod without its devices, no claim prepared 10 s after
 # its pod went, every checkpoint readable, no V1 pod waiting while GPUs are
-# free. Fixed seeds so a failure reproduces; the long run (2,000+ rounds) is
-# `tests/tools/soak-node.py --rounds 2000 --seed N` (docs/v2-node-path.md).
+# free. Seed 12 adds issue 21's damage: the plugin directory's disk filled
+# (a small tmpfs in a user namespace), the checkpoint deleted, state files
+# turned into directories or /dev/zero links, a second node on the same
+# directory. Fixed seeds so a failure reproduces; the long run (2,000+
+# rounds) is in docs/v2-node-path.md.
 set -euo pipefail
 : "${DEVPLANE:?DEVPLANE must point to the devplane binary}"
 HERE=$(cd "$(dirname "$0")" && pwd)
-for seed in 11 12; do
-        /usr/bin/python3 "$HERE/soak-node.py" --devplane "$DEVPLANE" --rounds 20 --seed "$seed" \
-                --kill-rate 0.6 --corrupt-rate 0.4
-done
+/usr/bin/python3 "$HERE/soak-node.py" --devplane "$DEVPLANE" --rounds 15 --seed 11 --settle-ms 600 \
+        --kill-rate 0.6 --corrupt-rate 0.4
+/usr/bin/python3 "$HERE/soak-node.py" --devplane "$DEVPLANE" --rounds 20 --seed 12 --settle-ms 600 \
+        --kill-rate 0.6 --corrupt-rate 0.3 --missing-rate 0.4 --odd-rate 0.4 --second-rate 0.2 \
+        --disk-full-rate 0.3 --tmpfs-size 1m

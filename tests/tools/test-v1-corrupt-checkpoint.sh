@@ -66,13 +66,23 @@ kill9
 head -c "$(($(stat -c %s "$CK") / 2))" "$CK" >"$T/half" && mv "$T/half" "$CK"
 restart_check "truncated"
 
-# 3. both records gone bad: what the file still says is held; the rest is
-# not guessed (a pod whose record is lost is allocated again, and says so)
+# 3. both records gone bad: what the file still says is held; the rest
+# cannot be proven (issue 21, F4): a and b may be running with any GPUs, so
+# no GPU is handed out, to them or to anyone, until they go, and the status
+# says why. Before issue 21 the node allocated again and could hand a running
+# pod's GPUs to the next pod.
 kill9
 printf '{"Data":' >"$CK"
 rm -f "$PD/devplane_node_status.json"
 start_node
-wait_status "pod default/a phase=Running" "pod default/b phase=Running"
+wait_status "unproven default/a " "unproven default/b " "withheld=" \
+        "pod default/a phase=Waiting" "pod default/b phase=Waiting"
 grep -q "nothing of the damaged file" "$T/node.log" && grep -q "no readable status file" "$T/node.log" ||
         fail "the log does not say that neither record could be read"
-pass "neither record readable: the node says so and allocates again"
+flat | grep -q "pod-message default/a .*cannot prove which devices" || fail "no reason given for a"
+pod c main=$R:1
+wait_status "pod default/c phase=Waiting" "pod-message default/c container main: no $R device is handed out"
+unpod a
+unpod b
+wait_status "pod default/c phase=Running" "!unproven " "!withheld="
+pass "neither record readable: a and b's GPUs go to nobody (and say so) until they go; then c runs"
