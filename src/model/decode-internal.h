@@ -103,6 +103,13 @@ int decode_pod(dctx *c, const dp_doc_node *root, dp_pod *p);
 int decode_namespace(dctx *c, const dp_doc_node *root, dp_namespace *ns);
 int decode_pod_group(dctx *c, const dp_doc_node *root, dp_pod_group *g);
 int decode_deployment(dctx *c, const dp_doc_node *root, dp_deployment *d);
+/* decode-sched.c: PriorityClass, and the pod and container fields of
+ * kube-scheduler's queue and filters (pod_sched_field says which keys of
+ * a pod spec decode_pod_sched_field takes). */
+int decode_priority_class(dctx *c, const dp_doc_node *root, dp_priority_class *pc);
+bool pod_sched_field(const char *key);
+int decode_pod_sched_field(dctx *c, const char *key, const dp_doc_node *v, dp_pod *p);
+int decode_container_ports(dctx *c, const dp_doc_node *n, dp_container *ct);
 
 /* The loop every struct decoder runs: for each key of map map_, push the key on
  * the path, run the if/else chain in BODY (which sets r), pop. */
