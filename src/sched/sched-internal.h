@@ -17,6 +17,10 @@ typedef struct qpod {
         int64_t failed_at, retry_at;
         uint64_t failed_rev;
         bool in_heap, in_waiting; /* listed in dp_sched.heap / .waiting (maybe stale) */
+        /* queue, ports, defaults (kube-scheduler parity) */
+        char *created;    /* metadata.creationTimestamp (RFC 3339, UTC), NULL unset: first */
+        int64_t added_ms; /* when it joined the queue: earlier first, then created */
+        bool held; /* gated, or another scheduler's: never tried, info says why */
 } qpod;
 
 /* An extended resource held through a device plugin on the plan's node. */
@@ -96,6 +100,9 @@ struct dp_sched {
         uint64_t nodes_gen; /* numbers each node table built */
         uint64_t dra_gen;   /* numbers each allocator snapshot kept in dra */
         dp_diag_strings strings; /* verdict arguments (taints, resources, claims) */
+        /* queue, ports, defaults (kube-scheduler parity) */
+        bool all_schedulers; /* dp_sched_config.all_schedulers */
+        uint64_t hint_rev;   /* counts store changes that may help a waiting pod (sched.c may_help) */
 };
 
 typedef struct sched_usage sched_usage;
@@ -111,3 +118,17 @@ typedef struct sched_verdicts {
         size_t n, cap;
 } sched_verdicts;
 int dp_sched_diagnose_one(dp_sched *s, qpod *q, sched_verdicts *v, dp_error *err);
+
+/* ---- queue, ports, defaults (kube-scheduler parity): NodePorts (ports.c) ---- */
+typedef struct dp_host_port {
+        char proto[8]; /* TCP (unset), UDP, SCTP */
+        char ip[48];   /* 0.0.0.0 when unset */
+        int32_t port;
+} dp_host_port;
+/* The pod's containers' ports with a hostPort, normalised; *ret NULL when
+ * none. 0 or -ENOMEM. */
+int dp_pod_host_ports(const dp_pod *p, dp_host_port **ret, size_t *ret_n);
+/* "TCP/0.0.0.0/8080": one key per (protocol, address, port). */
+void dp_host_port_key(const dp_host_port *hp, char *buf, size_t size);
+/* Whether a port in use takes the wanted one. */
+bool dp_host_ports_conflict(const dp_host_port *want, const dp_host_port *used);

@@ -35,7 +35,10 @@
 #include "sched/diagnosis.h"
 #include "sched/store.h"
 
-typedef enum { DP_SCORE_BINPACK = 0, DP_SCORE_SPREAD } dp_score_policy;
+/* NONE: every feasible node scores the same, so the first in name order
+ * wins (kube-scheduler with every Score plugin disabled; the differential
+ * test against it, tests/sched/differential-ksched.py, runs so). */
+typedef enum { DP_SCORE_BINPACK = 0, DP_SCORE_SPREAD, DP_SCORE_NONE } dp_score_policy;
 
 typedef struct dp_sched_config {
         const char *name; /* schedulerName this instance serves; NULL: "default-scheduler" */
@@ -51,6 +54,10 @@ typedef struct dp_sched_config {
         void (*on_attempt)(void *userdata);
         void *userdata;
         dp_alloc_cluster_options alloc; /* feature gates for the allocator snapshot */
+        /* queue, ports, defaults (kube-scheduler parity): schedule the pods
+         * of every schedulerName as this instance's own (else they are
+         * reported, "not scheduled by default-scheduler: ...") */
+        bool all_schedulers;
 } dp_sched_config;
 
 typedef enum {

@@ -1,0 +1,96 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# kube-scheduler parity through the binary (issue 22): allocatable pods and
+# host ports filter; every insufficient resource is counted; scheduling
+# gates hold a pod; pods of another scheduler are reported (and scheduled
+# with --all-schedulers); PriorityClasses and creationTimestamp order the
+# queue; a Node with only status.capacity has it allocatable; another API
+# group's Job or PodGroup is skipped, not decoded; volumes are named in a
+# warning.
+set -euo pipefail
+: "${DEVPLANE:?}"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+cat >"$tmp/c.yaml" <<'YAML'
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: n1}, status: {capacity: {cpu: "8", memory: 8Gi, pods: "3", example.com/gpu: "1"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: n2}, status: {capacity: {cpu: "8", memory: 8Gi, example.com/gpu: "1"}}}
+- {apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: prod-critical}, value: 100000}
+- {apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: batch}, value: 10, globalDefault: true}
+- apiVersion: batch.volcano.sh/v1alpha1
+  kind: Job
+  metadata: {name: vj}
+  spec: {minAvailable: 1, schedulerName: volcano, tasks: [{replicas: 1, name: t}]}
+- {apiVersion: scheduling.run.ai/v2alpha2, kind: PodGroup, metadata: {name: kai}, spec: {minMember: 2}}
+# the batch pod comes first in the file; the prod-critical pod wins the only GPUs
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: batch-gpu, creationTimestamp: "2026-01-01T00:00:00Z"}
+  spec: {containers: [{name: c, resources: {limits: {example.com/gpu: 1}}}]}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: prod-gpu-a, creationTimestamp: "2026-01-01T00:05:00Z"}
+  spec: {priorityClassName: prod-critical, containers: [{name: c, resources: {limits: {example.com/gpu: 1}}}]}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: prod-gpu-b, creationTimestamp: "2026-01-01T00:04:00Z"}
+  spec: {priorityClassName: prod-critical, containers: [{name: c, resources: {limits: {example.com/gpu: 1}}}]}
+# two pods want host port 8080: one per node
+- {apiVersion: v1, kind: Pod, metadata: {name: web-0}, spec: {containers: [{name: c, ports: [{containerPort: 80, hostPort: 8080}]}]}}
+- {apiVersion: v1, kind: Pod, metadata: {name: web-1}, spec: {containers: [{name: c, ports: [{containerPort: 80, hostPort: 8080}]}]}}
+- {apiVersion: v1, kind: Pod, metadata: {name: web-2}, spec: {containers: [{name: c, ports: [{containerPort: 80, hostPort: 8080}]}]}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: gated}
+  spec: {schedulingGates: [{name: kueue.x-k8s.io/admission}], containers: [{name: c}]}
+- {apiVersion: v1, kind: Pod, metadata: {name: kai}, spec: {schedulerName: kai-scheduler, containers: [{name: c}]}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: pvc}
+  spec: {volumes: [{name: d, persistentVolumeClaim: {claimName: data}}], containers: [{name: c}]}
+YAML
+"$DEVPLANE" simulate -f "$tmp/c.yaml" -o json >"$tmp/o.json" 2>"$tmp/err" || fail "simulate: $(cat "$tmp/err")"
+python3 - "$tmp/o.json" <<'PY' || fail "placements: $(cat "$tmp/o.json")"
+import json, sys
+pods = {p["name"]: p for p in json.load(open(sys.argv[1]))["asWritten"]["pods"]}
+def state(n): return pods["default/" + n]
+# priority first, then creationTimestamp: b (00:04) before a (00:05), both before batch
+assert state("prod-gpu-b")["node"] == "n1", state("prod-gpu-b")
+assert state("prod-gpu-a")["node"] == "n2", state("prod-gpu-a")
+assert state("batch-gpu")["state"] == "Pending", state("batch-gpu")
+# batch is the globalDefault class: the pods without a class (no creationTimestamp: first)
+# went before it and filled n1 (pods: 3); both reasons count for n1, as kube-scheduler does
+assert state("batch-gpu")["reason"] == "0/2 nodes are available: 1 Too many pods, 2 Insufficient example.com/gpu.", state("batch-gpu")
+web = sorted(state(n).get("node", "-") for n in ("web-0", "web-1", "web-2"))
+assert web == ["-", "n1", "n2"], web
+reasons = [state(n).get("reason") for n in ("web-0", "web-1", "web-2") if state(n)["state"] == "Pending"]
+# NodePorts runs before NodeResourcesFit: the first filter that fails is the node's reason
+assert reasons == ["0/2 nodes are available: 2 node(s) didn't have free ports for the requested pod ports."], reasons
+assert state("gated")["reason"] == "Scheduling is blocked due to non-empty scheduling gates", state("gated")
+assert state("kai")["reason"] == "not scheduled by default-scheduler: spec.schedulerName kai-scheduler", state("kai")
+PY
+grep -q "warning: skipped 1 Job object (batch.volcano.sh/v1alpha1)" "$tmp/err" || fail "volcano Job: $(cat "$tmp/err")"
+grep -q "warning: skipped 1 PodGroup object (scheduling.run.ai/v2alpha2)" "$tmp/err" || fail "KAI PodGroup: $(cat "$tmp/err")"
+grep -q "warning: .*node n2 has no pods in status.allocatable: 110 assumed" "$tmp/err" || fail "110 pods: $(cat "$tmp/err")"
+grep -q "warning: .*pod default/pvc: spec.volumes\[0\].persistentVolumeClaim: not modelled (volumes" "$tmp/err" ||
+        fail "volume warning: $(cat "$tmp/err")"
+
+# --all-schedulers: the KAI pod is scheduled as a default pod
+"$DEVPLANE" simulate -f "$tmp/c.yaml" -o json --all-schedulers >"$tmp/a.json" 2>/dev/null || fail "--all-schedulers"
+python3 - "$tmp/a.json" <<'PY' || fail "--all-schedulers: $(cat "$tmp/a.json")"
+import json, sys
+pods = {p["name"]: p for p in json.load(open(sys.argv[1]))["asWritten"]["pods"]}
+assert pods["default/kai"]["state"] == "Running", pods["default/kai"]
+PY
+# --scoring: binpack|spread|none, anything else is bad input
+"$DEVPLANE" simulate -f "$tmp/c.yaml" --scoring none >/dev/null 2>&1 || fail "--scoring none"
+set +e
+"$DEVPLANE" simulate -f "$tmp/c.yaml" --scoring random >/dev/null 2>"$tmp/e"
+rc=$?
+set -e
+[ "$rc" = 2 ] && grep -q "must be binpack, spread or none" "$tmp/e" || fail "--scoring random: $rc $(cat "$tmp/e")"
+echo OK
