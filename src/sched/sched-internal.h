@@ -103,6 +103,7 @@ struct dp_sched {
         /* queue, ports, defaults (kube-scheduler parity) */
         bool all_schedulers; /* dp_sched_config.all_schedulers */
         uint64_t hint_rev;   /* counts store changes that may help a waiting pod (sched.c may_help) */
+        uint64_t hint_store_rev; /* the store's revision at the last sync */
 };
 
 typedef struct sched_usage sched_usage;

@@ -379,8 +379,8 @@ int dp_sched_sync(dp_sched *s, int64_t now_ms) {
                 if (DP_GROW(s->sync_slots, s->cap_sync_slots, n + 1) < 0) return -ENOMEM;
                 s->sync_slots[n++] = slot;
         }
-        if (pos == SIZE_MAX) { /* the log was lost: every pod */
-                s->hint_rev++;
+        if (pos == SIZE_MAX) { /* the log was lost: every pod; anything may have changed */
+                if (dp_store_revision(s->store) != s->hint_store_rev) s->hint_rev++;
                 n = 0;
                 for (size_t i = 0; i < dp_store_slots(s->store); i++) {
                         if (dp_store_slot(s->store, i, NULL, NULL) != DP_KIND_POD) continue;
@@ -402,6 +402,7 @@ int dp_sched_sync(dp_sched *s, int64_t now_ms) {
                 if (r < 0) return r;
         }
         s->sync_pos = dp_store_changes_end(s->store);
+        s->hint_store_rev = dp_store_revision(s->store);
         return 0;
 }
 

@@ -4,15 +4,21 @@
  * resources that matter for devices.
  *
  *   queue     pods without spec.nodeName (schedulerName unset, or the
- *             instance's name), ordered by priority (higher first) then
- *             arrival (store order). A pod that does not fit waits with backoff
- *             (1 s doubling to 10 s by default) and is retried once the cluster
- *             changed and its backoff ran out, or after 5 minutes anyway.
- *   filter    node.spec.unschedulable; node taints (NoSchedule, NoExecute)
- *             against pod tolerations; nodeSelector and required node
- *             affinity; extended resources (container limits; a request must
- *             equal its limit) against allocatable minus what pods bound to
- *             the node hold (NodeResourcesFit); DRA claims, by name or from
+ *             instance's name), ordered by priority (higher first), then the
+ *             time they joined, then creationTimestamp, then arrival (store
+ *             order). Gated pods and other schedulers' pods are recorded as
+ *             Pending with the reason and never tried. A pod that does not
+ *             fit waits with backoff (1 s doubling to 10 s by default) and is
+ *             retried once the cluster changed in a way that can help (a pod
+ *             or claim freed, a node or slice written) and its backoff ran
+ *             out, or after 5 minutes anyway.
+ *   filter    node.spec.unschedulable (unless tolerated); node taints
+ *             (NoSchedule, NoExecute) against pod tolerations; nodeSelector
+ *             and required node affinity; host ports (NodePorts);
+ *             allocatable pods, cpu, memory and extended resources (container
+ *             limits; a request must equal its limit) against allocatable
+ *             minus what pods bound to the node hold, every insufficient one
+ *             a reason (NodeResourcesFit); DRA claims, by name or from
  *             a template, allocated by the structured allocator; extended
  *             resources backed by DRA (DeviceClass extendedResourceName or
  *             deviceclass.resource.kubernetes.io/<class>) on nodes that do not

@@ -160,8 +160,14 @@ def pod_base(rng, i, feats):
     spec = {"containers": [container(rng, feats, "main")]}
     if rng.random() < 0.2:
         spec["containers"].append(container(rng, feats, "side", gpu_ok=False))
-    if "resources" in feats and rng.random() < 0.15:
+    if "resources" in feats and rng.random() < 0.2:
         spec["initContainers"] = [container(rng, feats, "init", gpu_ok=False)]
+        if rng.random() < 0.4:  # a sidecar: counted with the containers
+            side = container(rng, feats, "sidecar", gpu_ok=False)
+            side["restartPolicy"] = "Always"
+            spec["initContainers"].insert(rng.randrange(0, 2), side)
+    if "resources" in feats and rng.random() < 0.05:
+        spec["overhead"] = {"cpu": "250m", "memory": "128Mi"}
     return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"}, "spec": spec}
 
 
@@ -180,6 +186,8 @@ def pod_selectors(rng, cluster, pod):
             {"key": "disk", "operator": "DoesNotExist"},
             {"key": "cores", "operator": "Gt", "values": [str(rng.choice([4, 8]))]},
             {"key": "cores", "operator": "Lt", "values": ["16"]},
+            {"key": "tier", "operator": "In", "values": ["gold"]},
+            {"key": "kubernetes.io/hostname", "operator": "NotIn", "values": [rng.choice(cluster["nodes"])]},
         ]
         terms = [{"matchExpressions": rng.sample(ops, rng.choice([1, 2]))}]
         if rng.random() < 0.3:
@@ -256,7 +264,7 @@ def priority_classes(rng):
 
 def gen_cluster(rng, feats):
     n_nodes = rng.randint(3, 10)
-    n_pods = rng.randint(8, 16)
+    n_pods = rng.randint(8, 24)
     cluster = {"nodes": [f"node-{i:02d}" for i in range(n_nodes)]}
     objs = []
     for i in range(n_nodes):
