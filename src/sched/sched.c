@@ -95,6 +95,10 @@ int dp_sched_diagnose(dp_sched *s, const char *ns, const char *name, dp_sched_no
         dp_fmt(key, sizeof(key), "%s/%s", ns && ns[0] ? ns : "default", name);
         qpod *q = dp_hashmap_get(s->by_key, key);
         if (!q) return -ENOENT;
+        if (q->held) { /* gated or another scheduler's: no node is looked at */
+                if (!(*ret_message = dp_strdup(q->info.message ? q->info.message : ""))) return -ENOMEM;
+                return 0;
+        }
         /* a scratch record: the pod's own stays as the last attempt left it */
         qpod tmp = *q;
         tmp.info = (dp_sched_pod_info){0};

@@ -79,6 +79,11 @@ grep -q "warning: .*node n2 has no pods in status.allocatable: 110 assumed" "$tm
 grep -q "warning: .*pod default/pvc: spec.volumes\[0\].persistentVolumeClaim: not modelled (volumes" "$tmp/err" ||
         fail "volume warning: $(cat "$tmp/err")"
 
+# explain: a gated pod is decided before any node is looked at
+"$DEVPLANE" explain gated -f "$tmp/c.yaml" >"$tmp/x" 2>/dev/null || fail "explain gated"
+grep -q "^Scheduling is blocked due to non-empty scheduling gates" "$tmp/x" || fail "explain gated: $(cat "$tmp/x")"
+grep -q "n1" "$tmp/x" && fail "explain gated names a node: $(cat "$tmp/x")"
+
 # --all-schedulers: the KAI pod is scheduled as a default pod
 "$DEVPLANE" simulate -f "$tmp/c.yaml" -o json --all-schedulers >"$tmp/a.json" 2>/dev/null || fail "--all-schedulers"
 python3 - "$tmp/a.json" <<'PY' || fail "--all-schedulers: $(cat "$tmp/a.json")"
