@@ -42,9 +42,19 @@ static int decode_gate(dctx *c, const dp_doc_node *n, void *elem) {
 /* Volume sources the scheduler's volume plugins act on (VolumeBinding,
  * VolumeRestrictions, VolumeZone, NodeVolumeLimits); the others (emptyDir,
  * configMap, secret, projected, hostPath...) do not change placement. */
-static const char *const binding_sources[] = {"persistentVolumeClaim", "ephemeral", "csi", "gcePersistentDisk",
-                                              "awsElasticBlockStore", "azureDisk", "azureFile", "cinder",
-                                              "iscsi", "rbd", "fc", "portworxVolume", NULL};
+static const char *const binding_sources[] = {"persistentVolumeClaim",
+                                              "ephemeral",
+                                              "csi",
+                                              "gcePersistentDisk",
+                                              "awsElasticBlockStore",
+                                              "azureDisk",
+                                              "azureFile",
+                                              "cinder",
+                                              "iscsi",
+                                              "rbd",
+                                              "fc",
+                                              "portworxVolume",
+                                              NULL};
 
 static int add_unmodelled(dctx *c, dp_pod *p, const char *what) {
         char **v = realloc(p->unmodelled, (p->n_unmodelled + 1) * sizeof(*v));

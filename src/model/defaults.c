@@ -13,8 +13,8 @@
 #include "model/model.h"
 #include "model/validate.h"
 
-#define DEFAULT_MAX_PODS 110                /* the kubelet's --max-pods default */
-#define DEFAULT_TOLERATION_SECONDS 300      /* DefaultTolerationSeconds' default */
+#define DEFAULT_MAX_PODS 110           /* the kubelet's --max-pods default */
+#define DEFAULT_TOLERATION_SECONDS 300 /* DefaultTolerationSeconds' default */
 #define TAINT_NOT_READY "node.kubernetes.io/not-ready"
 #define TAINT_UNREACHABLE "node.kubernetes.io/unreachable"
 
@@ -104,8 +104,7 @@ static int toleration_defaults(dp_pod *p) {
                 if (!v) return -ENOMEM;
                 p->tolerations = v;
                 dp_toleration *t = &v[p->n_tolerations];
-                *t = (dp_toleration){.has_toleration_seconds = true,
-                                     .toleration_seconds = DEFAULT_TOLERATION_SECONDS};
+                *t = (dp_toleration){.has_toleration_seconds = true, .toleration_seconds = DEFAULT_TOLERATION_SECONDS};
                 t->key = dp_strdup(keys[k]);
                 t->op = dp_strdup("Exists");
                 t->effect = dp_strdup("NoExecute");
@@ -140,7 +139,9 @@ static int priority_defaults(dp_object_list *l, const classes *cs, dp_pod *p) {
                 else if (streq(p->priority_class_name, "system-node-critical"))
                         value = DP_PRIORITY_SYSTEM_NODE_CRITICAL;
                 else {
-                        int r = warn(l, "%s: pod %s/%s: no PriorityClass \"%s\" (the API server would reject the pod): priority 0",
+                        int r = warn(l,
+                                     "%s: pod %s/%s: no PriorityClass \"%s\" (the API server would reject the pod): "
+                                     "priority 0",
                                      p->hdr.source ? p->hdr.source : "<input>",
                                      p->meta.namespace ? p->meta.namespace : "default", p->meta.name,
                                      p->priority_class_name);
@@ -213,9 +214,10 @@ static int unmodelled_warnings(dp_object_list *l) {
                 for (size_t k = 0; k < p->n_unmodelled; k++)
                         snprintf(fields + strlen(fields), sizeof(fields) - strlen(fields), "%s%s", k ? ", " : "",
                                  p->unmodelled[k]);
-                int r = warn(l, "%s: pod %s/%s: %s: not modelled (volumes: VolumeBinding, VolumeRestrictions, "
-                                "VolumeZone, NodeVolumeLimits; ephemeral-storage, hugepages: NodeResourcesFit): "
-                                "placed as if they were not there",
+                int r = warn(l,
+                             "%s: pod %s/%s: %s: not modelled (volumes: VolumeBinding, VolumeRestrictions, "
+                             "VolumeZone, NodeVolumeLimits; ephemeral-storage, hugepages: NodeResourcesFit): "
+                             "placed as if they were not there",
                              p->hdr.source ? p->hdr.source : "<input>",
                              p->meta.namespace ? p->meta.namespace : "default", p->meta.name, fields);
                 if (r < 0) return r;

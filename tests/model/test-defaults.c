@@ -54,12 +54,14 @@ TEST(pod_priority_from_classes) {
                 "preemptionPolicy: Never\ndescription: x\n---\n"
                 "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: batch}\nvalue: 10\n"
                 "globalDefault: true\n---\n"
-                "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {priorityClassName: prod, containers: [{name: c}]}\n---\n"
+                "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {priorityClassName: prod, containers: [{name: "
+                "c}]}\n---\n"
                 "apiVersion: v1\nkind: Pod\nmetadata: {name: d}\nspec: {containers: [{name: c}]}\n---\n"
                 "apiVersion: v1\nkind: Pod\nmetadata: {name: s}\n"
                 "spec: {priorityClassName: system-node-critical, containers: [{name: c}]}\n---\n"
                 "apiVersion: v1\nkind: Pod\nmetadata: {name: e}\nspec: {priority: 7, containers: [{name: c}]}\n---\n"
-                "apiVersion: v1\nkind: Pod\nmetadata: {name: m}\nspec: {priorityClassName: nope, containers: [{name: c}]}\n");
+                "apiVersion: v1\nkind: Pod\nmetadata: {name: m}\nspec: {priorityClassName: nope, containers: [{name: "
+                "c}]}\n");
         ASSERT_EQ(pod(l, "p")->priority, 1000);
         ASSERT_STREQ(pod(l, "p")->preemption_policy, "Never");
         ASSERT_EQ(pod(l, "d")->priority, 10);
@@ -75,11 +77,12 @@ TEST(pod_priority_from_classes) {
 }
 
 TEST(pod_defaults_requests_scheduler_tolerations) {
-        dp_object_list *l = load("apiVersion: v1\nkind: Pod\nmetadata: {name: a}\n"
-                                 "spec: {containers: [{name: c, resources: {limits: {cpu: '2', memory: 1Gi},"
-                                 " requests: {cpu: 500m}}}]}\n---\n"
-                                 "apiVersion: v1\nkind: Pod\nmetadata: {name: b}\n"
-                                 "spec: {schedulerName: volcano, tolerations: [{operator: Exists}], containers: [{name: c}]}\n");
+        dp_object_list *l =
+                load("apiVersion: v1\nkind: Pod\nmetadata: {name: a}\n"
+                     "spec: {containers: [{name: c, resources: {limits: {cpu: '2', memory: 1Gi},"
+                     " requests: {cpu: 500m}}}]}\n---\n"
+                     "apiVersion: v1\nkind: Pod\nmetadata: {name: b}\n"
+                     "spec: {schedulerName: volcano, tolerations: [{operator: Exists}], containers: [{name: c}]}\n");
         const dp_pod *a = pod(l, "a"), *b = pod(l, "b");
         char q[64];
         ASSERT_STREQ(a->scheduler_name, "default-scheduler");
@@ -96,13 +99,14 @@ TEST(pod_defaults_requests_scheduler_tolerations) {
 }
 
 TEST(pod_sched_fields_decoded) {
-        dp_object_list *l = load("apiVersion: v1\nkind: Pod\nmetadata: {name: a}\n"
-                                 "spec:\n  schedulingGates: [{name: example.com/kueue}]\n"
-                                 "  preemptionPolicy: Never\n"
-                                 "  volumes: [{name: d, persistentVolumeClaim: {claimName: x}}, {name: e, emptyDir: {}}]\n"
-                                 "  containers:\n  - name: c\n    ports: [{containerPort: 80, hostPort: 8080, protocol: UDP,"
-                                 " hostIP: 10.0.0.1}, {containerPort: 81}]\n"
-                                 "    resources: {limits: {ephemeral-storage: 1Gi}}\n");
+        dp_object_list *l =
+                load("apiVersion: v1\nkind: Pod\nmetadata: {name: a}\n"
+                     "spec:\n  schedulingGates: [{name: example.com/kueue}]\n"
+                     "  preemptionPolicy: Never\n"
+                     "  volumes: [{name: d, persistentVolumeClaim: {claimName: x}}, {name: e, emptyDir: {}}]\n"
+                     "  containers:\n  - name: c\n    ports: [{containerPort: 80, hostPort: 8080, protocol: UDP,"
+                     " hostIP: 10.0.0.1}, {containerPort: 81}]\n"
+                     "    resources: {limits: {ephemeral-storage: 1Gi}}\n");
         const dp_pod *a = pod(l, "a");
         ASSERT_EQ(a->n_scheduling_gates, (size_t)1);
         ASSERT_STREQ(a->scheduling_gates[0], "example.com/kueue");
@@ -116,7 +120,7 @@ TEST(pod_sched_fields_decoded) {
         ASSERT_STREQ(a->unmodelled[1], "spec.containers[0].resources.requests[ephemeral-storage]");
         ASSERT_EQ(l->n_warnings, (size_t)1);
         ASSERT_CONTAINS(l->warnings[0], "pod default/a: spec.volumes[0].persistentVolumeClaim, "
-                                          "spec.containers[0].resources.requests[ephemeral-storage]: not modelled");
+                                        "spec.containers[0].resources.requests[ephemeral-storage]: not modelled");
         dp_object_list_free(l);
 }
 
@@ -139,7 +143,8 @@ TEST(bad_sched_fields) {
         }
         dp_object_list *l = dp_object_list_new();
         dp_error err = DP_ERROR_INIT;
-        const char *y = "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: huge}\nvalue: 1000000001\n";
+        const char *y =
+                "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: huge}\nvalue: 1000000001\n";
         ASSERT_OK(dp_model_decode_buffer(y, strlen(y), "t.yaml", l, &err));
         ASSERT_TRUE(dp_model_validate(l, &err) < 0);
         ASSERT_CONTAINS(err.msg, "PriorityClass huge: value: must be at most 1000000000");
