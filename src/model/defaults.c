@@ -191,6 +191,12 @@ static int pod_defaults(dp_object_list *l, const classes *cs, dp_pod *p) {
                         if (r < 0) return r;
                 }
         }
+        /* pod-level resources (PodLevelResources) are defaulted the same way */
+        for (size_t i = 0; i < p->n_pod_limits; i++) {
+                if (nq_find(p->pod_requests, p->n_pod_requests, p->pod_limits[i].name)) continue;
+                int r = nq_append(&p->pod_requests, &p->n_pod_requests, p->pod_limits[i].name, p->pod_limits[i].value);
+                if (r < 0) return r;
+        }
         int r = priority_defaults(l, cs, p);
         if (r >= 0) r = unmodelled_resources(p);
         if (r < 0) return r;

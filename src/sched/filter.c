@@ -189,7 +189,8 @@ static int64_t container_native(const dp_container *c, const char *name, bool mi
 /* The pod's cpu (millicores) and memory (bytes) requests as kube-scheduler
  * computes them: the containers summed; each init container on top of the
  * sidecars (restartPolicy Always) started before it; sidecars also count
- * with the containers; the larger of the two; plus spec.overhead. */
+ * with the containers; the larger of the two, unless the pod sets its own
+ * (spec.resources.requests, PodLevelResources); plus spec.overhead. */
 static void pod_native(const dp_pod *p, int64_t ret[2]) {
         static const char *const names[2] = {"cpu", "memory"};
         for (int k = 0; k < 2; k++) {
@@ -208,6 +209,10 @@ static void pod_native(const dp_pod *p, int64_t ret[2]) {
                         init = DP_MAX(init, v);
                 }
                 ret[k] = DP_MAX(reqs, init);
+                for (size_t i = 0; i < p->n_pod_requests; i++) /* PodLevelResources: the pod's own wins */
+                        if (streq(p->pod_requests[i].name, names[k]))
+                                ret[k] = k ? dp_quantity_value(&p->pod_requests[i].value)
+                                           : dp_quantity_milli_value(&p->pod_requests[i].value);
                 for (size_t i = 0; i < p->n_overhead; i++) /* RuntimeClass overhead, on top */
                         if (streq(p->overhead[i].name, names[k]))
                                 ret[k] += k ? dp_quantity_value(&p->overhead[i].value)

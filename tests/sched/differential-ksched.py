@@ -27,7 +27,9 @@ part) until devplane preempts.
 
 Features are switched on with --features (default: every implemented one);
 another generator plugs in by adding a function to POD_FEATURES or
-NODE_FEATURES (name -> fn(rng, cluster, obj)) and its name to IMPLEMENTED.
+NODE_FEATURES (name -> fn(rng, cluster, obj), called in that order on each
+pod or node), or CLUSTER_FEATURES (name -> fn(rng, cluster) -> objects), and
+its name to IMPLEMENTED. `cluster["nodes"]` holds the node names.
 
 usage: differential-ksched.py [--seed N] [--clusters N] [--features a,b]
                               [--oracle PATH] [--devplane PATH] [--keep DIR] [-v]
@@ -194,6 +196,14 @@ def pod_base(rng, i, feats):
             spec["initContainers"].insert(rng.randrange(0, 2), side)
     if "resources" in feats and rng.random() < 0.05:
         spec["overhead"] = {"cpu": "250m", "memory": "128Mi"}
+    if "resources" in feats and rng.random() < 0.08:  # PodLevelResources: the pod's own requests win
+        q = {"cpu": rng.choice(["500m", "2", "3"]), "memory": rng.choice(["1Gi", "3Gi"])}
+        spec["resources"] = {"limits": q} if rng.random() < 0.5 else {"requests": q, "limits": dict(q)}
+        for c in spec["containers"] + spec.get("initContainers", []):  # at most the pod's: none here
+            for part in c.get("resources", {}).values():
+                if isinstance(part, dict):
+                    part.pop("cpu", None)
+                    part.pop("memory", None)
     return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"}, "spec": spec}
 
 
@@ -295,6 +305,10 @@ def priority_classes(rng):
     return classes
 
 
+# Objects of the cluster besides nodes and pods: name -> fn(rng, cluster) -> [objects].
+CLUSTER_FEATURES = {"priority": lambda rng, cluster: priority_classes(rng), "dra": dra_objects}
+
+
 def gen_cluster(rng, feats):
     n_nodes = rng.randint(3, 10)
     n_pods = rng.randint(8, 24)
@@ -306,10 +320,9 @@ def gen_cluster(rng, feats):
             if f in feats:
                 fn(rng, cluster, node)
         objs.append(node)
-    if "priority" in feats:
-        objs += priority_classes(rng)
-    if "dra" in feats:
-        objs += dra_objects(rng, cluster)
+    for f, fn in CLUSTER_FEATURES.items():
+        if f in feats:
+            objs += fn(rng, cluster)
     pods = []
     for i in range(n_pods):
         pod = pod_base(rng, i, feats)

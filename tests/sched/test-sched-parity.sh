@@ -79,6 +79,28 @@ grep -q "warning: .*node n2 has no pods in status.allocatable: 110 assumed" "$tm
 grep -q "warning: .*pod default/pvc: spec.volumes\[0\].persistentVolumeClaim: not modelled (volumes" "$tmp/err" ||
         fail "volume warning: $(cat "$tmp/err")"
 
+# PodLevelResources: the pod's own requests (or limits) count, not its containers'
+cat >"$tmp/plr.yaml" <<'YAML'
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: n1}, status: {capacity: {cpu: "4", memory: 8Gi, pods: "10"}}}
+- {apiVersion: v1, kind: Pod, metadata: {name: a}, spec: {resources: {requests: {cpu: "6"}}, containers: [{name: c}]}}
+- {apiVersion: v1, kind: Pod, metadata: {name: b}, spec: {resources: {limits: {cpu: "3"}}, containers: [{name: c}]}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: c}
+  spec: {resources: {requests: {cpu: "2"}}, containers: [{name: c, resources: {requests: {cpu: "1"}}}]}
+YAML
+"$DEVPLANE" simulate -f "$tmp/plr.yaml" -o json >"$tmp/plr.json" 2>/dev/null || fail "simulate pod-level"
+python3 - "$tmp/plr.json" <<'PY' || fail "pod-level resources: $(cat "$tmp/plr.json")"
+import json, sys
+pods = {p["name"]: p for p in json.load(open(sys.argv[1]))["asWritten"]["pods"]}
+assert pods["default/a"]["reason"] == "0/1 nodes are available: 1 Insufficient cpu.", pods["default/a"]
+assert pods["default/b"]["node"] == "n1", pods["default/b"]
+assert pods["default/c"]["reason"] == "0/1 nodes are available: 1 Insufficient cpu.", pods["default/c"]
+PY
+
 # explain: a gated pod is decided before any node is looked at
 "$DEVPLANE" explain gated -f "$tmp/c.yaml" >"$tmp/x" 2>/dev/null || fail "explain gated"
 grep -q "^Scheduling is blocked due to non-empty scheduling gates" "$tmp/x" || fail "explain gated: $(cat "$tmp/x")"
