@@ -159,7 +159,7 @@ static int priority_defaults(dp_object_list *l, const classes *cs, dp_pod *p) {
 }
 
 /* Requests NodeResourcesFit checks that the scheduler does not count
- * (ephemeral-storage, hugepages-*): named for a warning. */
+ * (hugepages-*): named for a warning. */
 static int unmodelled_resources(dp_pod *p) {
         for (int pass = 0; pass < 2; pass++) {
                 const dp_container *v = pass ? p->init_containers : p->containers;
@@ -167,7 +167,7 @@ static int unmodelled_resources(dp_pod *p) {
                 for (size_t i = 0; i < n; i++)
                         for (size_t k = 0; k < v[i].n_requests; k++) {
                                 const char *name = v[i].requests[k].name;
-                                if (!streq(name, "ephemeral-storage") && !startswith(name, "hugepages-")) continue;
+                                if (!startswith(name, "hugepages-")) continue;
                                 char what[300];
                                 snprintf(what, sizeof(what), "spec.%s[%zu].resources.requests[%s]",
                                          pass ? "initContainers" : "containers", i, name);
@@ -222,7 +222,7 @@ static int unmodelled_warnings(dp_object_list *l) {
                                  p->unmodelled[k]);
                 int r = warn(l,
                              "%s: pod %s/%s: %s: not modelled (volumes: VolumeBinding, VolumeRestrictions, "
-                             "VolumeZone, NodeVolumeLimits; ephemeral-storage, hugepages: NodeResourcesFit): "
+                             "VolumeZone, NodeVolumeLimits; hugepages: NodeResourcesFit): "
                              "placed as if they were not there",
                              p->hdr.source ? p->hdr.source : "<input>",
                              p->meta.namespace ? p->meta.namespace : "default", p->meta.name, fields);

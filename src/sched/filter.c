@@ -172,7 +172,14 @@ static int pod_ext(const dp_pod *p, ext_req **ret, size_t *ret_n, dp_error *err)
         return 0;
 }
 
-/* ---- native resources (NodeResourcesFit for cpu and memory) ---- */
+/* ---- native resources (NodeResourcesFit for cpu, memory, ephemeral-storage) ---- */
+
+#define NATIVE_N 3 /* cpu (millicores), memory, ephemeral-storage (bytes): index k */
+static const char *const native_names[NATIVE_N] = {"cpu", "memory", "ephemeral-storage"};
+
+static int64_t native_value(const dp_quantity *q, int k) {
+        return k == 0 ? dp_quantity_milli_value(q) : dp_quantity_value(q);
+}
 
 /* A container's request: requests[name], else limits[name] (the API server
  * defaults a missing request to its limit); cpu in millicores. */
@@ -186,14 +193,15 @@ static int64_t container_native(const dp_container *c, const char *name, bool mi
         return milli ? dp_quantity_milli_value(&q->value) : dp_quantity_value(&q->value);
 }
 
-/* The pod's cpu (millicores) and memory (bytes) requests as kube-scheduler
- * computes them: the containers summed; each init container on top of the
- * sidecars (restartPolicy Always) started before it; sidecars also count
- * with the containers; the larger of the two, unless the pod sets its own
- * (spec.resources.requests, PodLevelResources); plus spec.overhead. */
-static void pod_native(const dp_pod *p, int64_t ret[2]) {
-        static const char *const names[2] = {"cpu", "memory"};
-        for (int k = 0; k < 2; k++) {
+/* The pod's cpu (millicores), memory and ephemeral-storage (bytes) requests
+ * as kube-scheduler computes them: the containers summed; each init
+ * container on top of the sidecars (restartPolicy Always) started before
+ * it; sidecars also count with the containers; the larger of the two,
+ * unless the pod sets its own cpu or memory (spec.resources.requests,
+ * PodLevelResources); plus spec.overhead. */
+static void pod_native(const dp_pod *p, int64_t ret[NATIVE_N]) {
+        const char *const *names = native_names;
+        for (int k = 0; k < NATIVE_N; k++) {
                 int64_t reqs = 0, sidecars = 0, init = 0;
                 for (size_t c = 0; c < p->n_containers; c++)
                         reqs += container_native(&p->containers[c], names[k], k == 0);
@@ -209,22 +217,16 @@ static void pod_native(const dp_pod *p, int64_t ret[2]) {
                         init = DP_MAX(init, v);
                 }
                 ret[k] = DP_MAX(reqs, init);
-                for (size_t i = 0; i < p->n_pod_requests; i++) /* PodLevelResources: the pod's own wins */
-                        if (streq(p->pod_requests[i].name, names[k]))
-                                ret[k] = k ? dp_quantity_value(&p->pod_requests[i].value)
-                                           : dp_quantity_milli_value(&p->pod_requests[i].value);
+                for (size_t i = 0; k < 2 && i < p->n_pod_requests; i++) /* PodLevelResources: the pod's own wins */
+                        if (streq(p->pod_requests[i].name, names[k])) ret[k] = native_value(&p->pod_requests[i].value, k);
                 for (size_t i = 0; i < p->n_overhead; i++) /* RuntimeClass overhead, on top */
-                        if (streq(p->overhead[i].name, names[k]))
-                                ret[k] += k ? dp_quantity_value(&p->overhead[i].value)
-                                            : dp_quantity_milli_value(&p->overhead[i].value);
+                        if (streq(p->overhead[i].name, names[k])) ret[k] += native_value(&p->overhead[i].value, k);
         }
 }
 
 static int64_t node_native(const dp_node *n, int k) {
         for (size_t i = 0; i < n->n_allocatable; i++)
-                if (streq(n->allocatable[i].name, k ? "memory" : "cpu"))
-                        return k ? dp_quantity_value(&n->allocatable[i].value)
-                                 : dp_quantity_milli_value(&n->allocatable[i].value);
+                if (streq(n->allocatable[i].name, native_names[k])) return native_value(&n->allocatable[i].value, k);
         return 0;
 }
 
@@ -264,7 +266,7 @@ static int64_t node_max_pods(const dp_node *n) {
 typedef struct node_use {
         char *name;
         int64_t slice_devs, claim_used;
-        int64_t cpu_used, mem_used; /* native requests of bound pods (millicores, bytes) */
+        int64_t native_used[NATIVE_N]; /* native requests of bound pods (millicores, bytes, bytes) */
         int64_t tab_idx;            /* its place in the node table, -1 none */
         ext_use *ext;
         size_t n_ext, cap_ext;
@@ -282,8 +284,8 @@ typedef struct port_use {
 
 typedef struct use_item {
         node_use *nu;
-        int what; /* 0 slice devices, 1 claim results, 2 extended resource, 3 cpu, 4 memory, 5 pods, 6 a host port */
-        const char *res; /* what == 2: the name as node_use->ext holds it; 6: the port's key */
+        int what; /* 0 slice devices, 1 claim results, 2 extended resource, 3 + k native[k], 7 pods, 8 a host port */
+        const char *res; /* what == 2: the name as node_use->ext holds it; 8: the port's key */
         int64_t count;
 } use_item;
 
@@ -333,7 +335,7 @@ typedef struct alloc_ent {
 typedef struct node_info {
         alloc_ent *alloc;
         size_t n_alloc;
-        int64_t native[2]; /* allocatable cpu (millicores), memory (bytes) */
+        int64_t native[NATIVE_N]; /* allocatable cpu (millicores), memory, ephemeral-storage (bytes) */
         bool unschedulable, tainted; /* the node's, kept here to spare a cache miss per node */
         int64_t ext_total; /* the extended resources' allocatable, summed */
         int64_t max_pods;  /* allocatable pods, -1 none (node_max_pods) */
@@ -475,10 +477,11 @@ static void use_apply(const use_item *it, int64_t sign) {
         switch (it->what) {
         case 0: it->nu->slice_devs += sign * it->count; break;
         case 1: it->nu->claim_used += sign * it->count; break;
-        case 3: it->nu->cpu_used += sign * it->count; break;
-        case 4: it->nu->mem_used += sign * it->count; break;
-        case 5: it->nu->pods_used += sign * it->count; break;
-        case 6: {
+        case 3:
+        case 4:
+        case 5: it->nu->native_used[it->what - 3] += sign * it->count; break;
+        case 7: it->nu->pods_used += sign * it->count; break;
+        case 8: {
                 port_use *pu = node_port(it->nu, NULL, it->res, false);
                 if (pu) pu->count += sign * it->count;
                 break;
@@ -490,7 +493,7 @@ static void use_apply(const use_item *it, int64_t sign) {
         }
 }
 
-/* res: what == 2 the resource name, 6 the dp_host_port; else NULL. */
+/* res: what == 2 the resource name, 8 the dp_host_port; else NULL. */
 static int use_add(sched_usage *u, slot_use *su, size_t *cap, const char *node, int what, const void *res,
                    int64_t count) {
         node_use *nu = node_use_get(u, node, true);
@@ -501,7 +504,7 @@ static int use_add(sched_usage *u, slot_use *su, size_t *cap, const char *node, 
                 if (!e) return -ENOMEM;
                 it.res = e->name;
         }
-        if (what == 6) { /* res: a dp_host_port */
+        if (what == 8) { /* res: a dp_host_port */
                 const dp_host_port *hp = res;
                 char key[80];
                 dp_host_port_key(hp, key, sizeof(key));
@@ -554,19 +557,19 @@ static int slot_changed(sched_usage *u, const dp_store *st, size_t slot) {
         const dp_pod *p = o.pod;
         if (!p->node_name) return 0;
         if (p->phase && (streq(p->phase, "Succeeded") || streq(p->phase, "Failed"))) return 0;
-        int64_t native[2];
+        int64_t native[NATIVE_N];
         pod_native(p, native);
-        for (int w = 0; w < 2; w++)
+        for (int w = 0; w < NATIVE_N; w++)
                 if (native[w] > 0) {
                         int r = use_add(u, su, &cap, p->node_name, 3 + w, NULL, native[w]);
                         if (r < 0) return r;
                 }
-        int pr = use_add(u, su, &cap, p->node_name, 5, NULL, 1);
+        int pr = use_add(u, su, &cap, p->node_name, 7, NULL, 1);
         _cleanup_free_ dp_host_port *hps = NULL;
         size_t n_hps = 0;
         if (pr >= 0) pr = dp_pod_host_ports(p, &hps, &n_hps);
         for (size_t i = 0; i < n_hps && pr >= 0; i++)
-                pr = use_add(u, su, &cap, p->node_name, 6, &hps[i], 1);
+                pr = use_add(u, su, &cap, p->node_name, 8, &hps[i], 1);
         if (pr < 0) return pr;
         _cleanup_free_ ext_req *v = NULL;
         size_t n = 0;
@@ -685,7 +688,7 @@ static int nodes_sync(dp_sched *s) {
                                 ae->ext = dp_is_extended_resource_name(ae->name);
                                 if (ae->ext) info[j].ext_total += ae->value;
                         }
-                        for (int kk = 0; kk < 2; kk++)
+                        for (int kk = 0; kk < NATIVE_N; kk++)
                                 info[j].native[kk] = node_native(nd, kk);
                         info[j].unschedulable = nd->unschedulable;
                         info[j].max_pods = node_max_pods(nd);
@@ -718,12 +721,12 @@ static int64_t ext_used(const dp_sched *s, const char *node, const char *name) {
         return ext_used_nu_or(s, NULL, node, name);
 }
 
-/* What pods bound to (or assumed on) the node hold of cpu (k 0) or memory (k 1). */
+/* What pods bound to (or assumed on) the node hold of native resource k. */
 static int64_t native_used(const dp_sched *s, const node_use *nu, const char *node, int k) {
         if (!nu) nu = dp_hashmap_get(s->usage->nodes, node);
-        int64_t used = nu ? (k ? nu->mem_used : nu->cpu_used) : 0;
+        int64_t used = nu ? nu->native_used[k] : 0;
         for (size_t a = 0; a < s->n_assumed; a++)
-                if (streq(s->assumed[a]->node, node)) used += k ? s->assumed[a]->mem : s->assumed[a]->cpu_m;
+                if (streq(s->assumed[a]->node, node)) used += s->assumed[a]->native[k];
         return used;
 }
 
@@ -901,7 +904,7 @@ typedef struct cycle {
         size_t n_claims;
         ext_req *ext;
         size_t n_ext;
-        int64_t native[2]; /* cpu (millicores), memory (bytes) requested */
+        int64_t native[NATIVE_N]; /* cpu (millicores), memory, ephemeral-storage (bytes) requested */
         size_t ext_prep[2]; /* DRA handles of the created claim, for each "mix" */
         dp_resource_claim *ext_claim[2];
         /* best so far */
@@ -1108,11 +1111,12 @@ static int resources_fit(cycle *c, const dp_node *n, node_use *nu, bool via_dra[
                 bad++;
                 r = verdict(c, n, DP_VERDICT_TOO_MANY_PODS, NULL, NULL);
         }
-        for (int k = 0; k < 2 && r >= 0; k++)
+        for (int k = 0; k < NATIVE_N && r >= 0; k++)
                 if (c->native[k] > 0 && c->native[k] > node_native(n, k) - native_used(c->s, nu, nn, k)) {
                         bad++;
-                        r = verdict(c, n, k ? DP_VERDICT_INSUFFICIENT_MEMORY : DP_VERDICT_INSUFFICIENT_CPU, NULL,
-                                    NULL);
+                        r = k == 0   ? verdict(c, n, DP_VERDICT_INSUFFICIENT_CPU, NULL, NULL)
+                            : k == 1 ? verdict(c, n, DP_VERDICT_INSUFFICIENT_MEMORY, NULL, NULL)
+                                     : verdict(c, n, DP_VERDICT_INSUFFICIENT, native_names[k], NULL);
                 }
         int64_t units = 0;
         for (size_t k = 0; k < c->n_ext && k < 32 && r >= 0; k++) {
@@ -1246,8 +1250,8 @@ static bool prefilter(const cycle *c, const int32_t *ext_ids, const dp_node *n, 
         if ((c->pod->n_node_selector || c->pod->required_node_affinity) && !node_affinity_ok(c->pod, n)) return false;
         if (c->n_ports && !ports_free(c, nu, n->meta.name)) return false;
         if (ni->max_pods >= 0 && nu->pods_used + 1 > ni->max_pods) return false;
-        for (int k = 0; k < 2; k++)
-                if (c->native[k] > 0 && c->native[k] > ni->native[k] - (k ? nu->mem_used : nu->cpu_used)) return false;
+        for (int k = 0; k < NATIVE_N; k++)
+                if (c->native[k] > 0 && c->native[k] > ni->native[k] - nu->native_used[k]) return false;
         int64_t req = 0;
         for (size_t k = 0; k < c->n_ext && k < 32; k++) {
                 const ext_req *e = &c->ext[k];
@@ -1301,7 +1305,8 @@ static score_cache *cache_for(const cycle *c, const dp_sched_dra_memo *memo, int
         dp_strbuf_printf(&k, "%zu\x1d", p->n_tolerations);
         for (size_t i = 0; i < c->n_ext && i < 32; i++)
                 dp_strbuf_printf(&k, "%s\x1f%lld\x1e", c->ext[i].name, (long long)c->ext[i].count);
-        dp_strbuf_printf(&k, "%lld,%lld,%p,%lld", (long long)c->native[0], (long long)c->native[1], (const void *)memo,
+        dp_strbuf_printf(&k, "%lld,%lld,%lld,%p,%lld", (long long)c->native[0], (long long)c->native[1],
+                         (long long)c->native[2], (const void *)memo,
                          (long long)units);
         if (dp_strbuf_failed(&k)) return NULL;
         if (!u->caches && !(u->caches = dp_hashmap_new())) return NULL;
@@ -1416,8 +1421,7 @@ static int make_plan(cycle *c, dp_sched_plan **ret) {
         pl->pod_rv = c->pod_rv;
         pl->pod_uid = dp_strdup(dp_pod_uid(c->pod, ub, sizeof(ub)));
         pl->node = TAKE_PTR(c->best_node);
-        pl->cpu_m = c->native[0];
-        pl->mem = c->native[1];
+        memcpy(pl->native, c->native, sizeof(pl->native));
         pl->claims = calloc(c->n_claims + 1, sizeof(*pl->claims));
         pl->ext = calloc(c->n_ext + 1, sizeof(*pl->ext));
         if (!pl->pod_uid || !pl->claims || !pl->ext) return dp_sched_plan_free(pl), -ENOMEM;

@@ -45,7 +45,7 @@ struct dp_sched_plan {
         char *node;
         ext_use *ext;
         size_t n_ext;
-        int64_t cpu_m, mem; /* native requests (millicores, bytes), for gangs' later members */
+        int64_t native[3]; /* cpu (millicores), memory, ephemeral-storage (bytes), for gangs' later members */
         plan_claim *claims;
         size_t n_claims;
         char *ext_claim_name; /* the created claim's name, recorded in pod status */
@@ -126,8 +126,8 @@ typedef struct dp_host_port {
         char ip[48];   /* 0.0.0.0 when unset */
         int32_t port;
 } dp_host_port;
-/* The pod's containers' ports with a hostPort, normalised; *ret NULL when
- * none. 0 or -ENOMEM. */
+/* The ports with a hostPort of the pod's containers and sidecars,
+ * normalised; *ret NULL when none. 0 or -ENOMEM. */
 int dp_pod_host_ports(const dp_pod *p, dp_host_port **ret, size_t *ret_n);
 /* "TCP/0.0.0.0/8080": one key per (protocol, address, port). */
 void dp_host_port_key(const dp_host_port *hp, char *buf, size_t size);

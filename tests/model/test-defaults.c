@@ -106,7 +106,7 @@ TEST(pod_sched_fields_decoded) {
                      "  volumes: [{name: d, persistentVolumeClaim: {claimName: x}}, {name: e, emptyDir: {}}]\n"
                      "  containers:\n  - name: c\n    ports: [{containerPort: 80, hostPort: 8080, protocol: UDP,"
                      " hostIP: 10.0.0.1}, {containerPort: 81}]\n"
-                     "    resources: {limits: {ephemeral-storage: 1Gi}}\n");
+                     "    resources: {limits: {hugepages-2Mi: 4Mi}}\n");
         const dp_pod *a = pod(l, "a");
         ASSERT_EQ(a->n_scheduling_gates, (size_t)1);
         ASSERT_STREQ(a->scheduling_gates[0], "example.com/kueue");
@@ -117,10 +117,10 @@ TEST(pod_sched_fields_decoded) {
         ASSERT_STREQ(a->containers[0].host_ports[0].host_ip, "10.0.0.1");
         ASSERT_EQ(a->n_unmodelled, (size_t)2);
         ASSERT_STREQ(a->unmodelled[0], "spec.volumes[0].persistentVolumeClaim");
-        ASSERT_STREQ(a->unmodelled[1], "spec.containers[0].resources.requests[ephemeral-storage]");
+        ASSERT_STREQ(a->unmodelled[1], "spec.containers[0].resources.requests[hugepages-2Mi]");
         ASSERT_EQ(l->n_warnings, (size_t)1);
         ASSERT_CONTAINS(l->warnings[0], "pod default/a: spec.volumes[0].persistentVolumeClaim, "
-                                        "spec.containers[0].resources.requests[ephemeral-storage]: not modelled");
+                                        "spec.containers[0].resources.requests[hugepages-2Mi]: not modelled");
         dp_object_list_free(l);
 }
 

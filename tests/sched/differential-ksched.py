@@ -82,6 +82,8 @@ def node_base(rng, i, feats):
         if rng.random() < 0.3:
             labels["disk"] = "ssd"
     res = {"cpu": rng.choice(["2", "4", "3500m", "8"]), "memory": rng.choice(["4Gi", "8Gi", "16Gi"])}
+    if "resources" in feats and rng.random() < 0.8:
+        res["ephemeral-storage"] = rng.choice(["10Gi", "30Gi", "100Gi"])
     if "pods" in feats:
         res["pods"] = str(rng.choice([2, 3, 4, 110]))
     else:
@@ -159,6 +161,8 @@ def quantities(rng, feats, gpu_ok):
             q["cpu"] = rng.choice(["100m", "250m", "500m", "1", "1500m", "2"])
         if rng.random() < 0.8:
             q["memory"] = rng.choice(["128Mi", "512Mi", "1Gi", "2Gi", "3Gi"])
+        if rng.random() < 0.15:
+            q["ephemeral-storage"] = rng.choice(["1Gi", "5Gi", "20Gi"])
     if gpu_ok and "extended" in feats and rng.random() < 0.4:
         q[GPU] = str(rng.choice([1, 1, 2, 4]))
     return q
@@ -251,7 +255,8 @@ def pod_ports(rng, cluster, pod):
             port["protocol"] = "UDP"
         if rng.random() < 0.2:
             port["hostIP"] = rng.choice(["10.0.0.1", "0.0.0.0", "127.0.0.1"])
-        pod["spec"]["containers"][0]["ports"] = [port]
+        cs = pod["spec"]["containers"] + pod["spec"].get("initContainers", [])
+        rng.choice(cs)["ports"] = [port]  # sidecars' count, other init containers' do not
 
 
 def pod_priority(rng, cluster, pod):

@@ -91,6 +91,7 @@ items:
   kind: Pod
   metadata: {name: c}
   spec: {resources: {requests: {cpu: "2"}}, containers: [{name: c, resources: {requests: {cpu: "1"}}}]}
+- {apiVersion: v1, kind: Pod, metadata: {name: d}, spec: {containers: [{name: c, resources: {requests: {ephemeral-storage: 1Gi}}}]}}
 YAML
 "$DEVPLANE" simulate -f "$tmp/plr.yaml" -o json >"$tmp/plr.json" 2>/dev/null || fail "simulate pod-level"
 python3 - "$tmp/plr.json" <<'PY' || fail "pod-level resources: $(cat "$tmp/plr.json")"
@@ -99,6 +100,35 @@ pods = {p["name"]: p for p in json.load(open(sys.argv[1]))["asWritten"]["pods"]}
 assert pods["default/a"]["reason"] == "0/1 nodes are available: 1 Insufficient cpu.", pods["default/a"]
 assert pods["default/b"]["node"] == "n1", pods["default/b"]
 assert pods["default/c"]["reason"] == "0/1 nodes are available: 1 Insufficient cpu.", pods["default/c"]
+# the node reports no ephemeral-storage: none to give
+assert pods["default/d"]["reason"] == "0/1 nodes are available: 1 Insufficient ephemeral-storage.", pods["default/d"]
+PY
+
+# NodePorts counts sidecars' host ports, not other init containers'
+cat >"$tmp/side.yaml" <<'YAML'
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: n1}, status: {capacity: {cpu: "4", memory: 8Gi, pods: "10"}}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: a}
+  spec:
+    initContainers: [{name: s, restartPolicy: Always, ports: [{containerPort: 80, hostPort: 8080}]}]
+    containers: [{name: c}]
+- {apiVersion: v1, kind: Pod, metadata: {name: b}, spec: {containers: [{name: c, ports: [{containerPort: 80, hostPort: 8080}]}]}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: c}
+  spec: {initContainers: [{name: s, ports: [{containerPort: 80, hostPort: 9090}]}], containers: [{name: c}]}
+- {apiVersion: v1, kind: Pod, metadata: {name: d}, spec: {containers: [{name: c, ports: [{containerPort: 80, hostPort: 9090}]}]}}
+YAML
+"$DEVPLANE" simulate -f "$tmp/side.yaml" -o json >"$tmp/side.json" 2>/dev/null || fail "simulate sidecar ports"
+python3 - "$tmp/side.json" <<'PY' || fail "sidecar ports: $(cat "$tmp/side.json")"
+import json, sys
+pods = {p["name"]: p for p in json.load(open(sys.argv[1]))["asWritten"]["pods"]}
+assert pods["default/b"]["state"] == "Pending", pods["default/b"]
+assert pods["default/d"]["node"] == "n1", pods["default/d"]
 PY
 
 # explain: a gated pod is decided before any node is looked at
