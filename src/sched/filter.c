@@ -272,7 +272,7 @@ typedef struct node_use {
         size_t n_ext, cap_ext;
         /* queue, ports, defaults (kube-scheduler parity) */
         int64_t pods_used; /* bound pods (allocatable pods) */
-        struct port_use *ports; /* host ports of bound pods (entries never removed) */
+        struct port_use **ports; /* host ports of bound pods (entries never removed, never move) */
         size_t n_ports, cap_ports;
 } node_use;
 
@@ -419,6 +419,8 @@ void dp_sched_usage_free(dp_sched *s) {
                 for (size_t k = 0; k < nu->n_ext; k++)
                         free(nu->ext[k].name);
                 free(nu->ext);
+                for (size_t k = 0; k < nu->n_ports; k++)
+                        free(nu->ports[k]);
                 free(nu->ports);
                 free(nu->name);
                 free(nu);
@@ -461,15 +463,17 @@ static ext_use *node_ext(node_use *nu, const char *res, bool create) {
         return e;
 }
 
-/* The node's entry for a host port (by key); created when asked. */
+/* The node's entry for a host port (by key); created when asked. Entries
+ * are allocated one by one: use items keep their key. */
 static port_use *node_port(node_use *nu, const dp_host_port *hp, const char *key, bool create) {
         for (size_t k = 0; k < nu->n_ports; k++)
-                if (streq(nu->ports[k].key, key)) return &nu->ports[k];
+                if (streq(nu->ports[k]->key, key)) return nu->ports[k];
         if (!create || DP_GROW(nu->ports, nu->cap_ports, nu->n_ports + 1) < 0) return NULL;
-        port_use *pu = &nu->ports[nu->n_ports++];
+        port_use *pu = calloc(1, sizeof(*pu));
+        if (!pu) return NULL;
         pu->hp = *hp;
         dp_fmt(pu->key, sizeof(pu->key), "%s", key);
-        pu->count = 0;
+        nu->ports[nu->n_ports++] = pu;
         return pu;
 }
 
@@ -1082,7 +1086,7 @@ static bool ports_free(const cycle *c, const node_use *nu, const char *node) {
         if (!nu) nu = dp_hashmap_get(s->usage->nodes, node);
         for (size_t w = 0; w < c->n_ports; w++) {
                 for (size_t k = 0; nu && k < nu->n_ports; k++)
-                        if (nu->ports[k].count > 0 && dp_host_ports_conflict(&c->ports[w], &nu->ports[k].hp))
+                        if (nu->ports[k]->count > 0 && dp_host_ports_conflict(&c->ports[w], &nu->ports[k]->hp))
                                 return false;
                 for (size_t a = 0; a < s->n_assumed; a++) {
                         if (!streq(s->assumed[a]->node, node)) continue;

@@ -131,6 +131,24 @@ assert pods["default/b"]["state"] == "Pending", pods["default/b"]
 assert pods["default/d"]["node"] == "n1", pods["default/d"]
 PY
 
+# many host ports on one node, then a pod deleted: its port is free again
+python3 - >"$tmp/many.yaml" <<'PY'
+import json
+items = [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"},
+          "status": {"capacity": {"cpu": "8", "memory": "8Gi", "pods": "110"}}}]
+for i in range(20):
+    items.append({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p%d" % i},
+                  "spec": {"containers": [{"name": "c", "ports": [{"containerPort": 80, "hostPort": 9000 + i}]}]}})
+items.append({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "dup"},
+              "spec": {"containers": [{"name": "c", "ports": [{"containerPort": 80, "hostPort": 9000}]}]}})
+print(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
+print("---")
+print(json.dumps({"apiVersion": "devplane.io/v1alpha1", "kind": "Timeline", "metadata": {"name": "t"},
+                  "spec": {"events": [{"at": "10s", "delete": ["p0"]}]}}))
+PY
+"$DEVPLANE" simulate -f "$tmp/many.yaml" >"$tmp/many.out" 2>&1 || fail "many ports: $(cat "$tmp/many.out")"
+grep -q "^default/dup  *Running  *n1" "$tmp/many.out" || fail "the freed port: $(cat "$tmp/many.out")"
+
 # explain: a gated pod is decided before any node is looked at
 "$DEVPLANE" explain gated -f "$tmp/c.yaml" >"$tmp/x" 2>/dev/null || fail "explain gated"
 grep -q "^Scheduling is blocked due to non-empty scheduling gates" "$tmp/x" || fail "explain gated: $(cat "$tmp/x")"
