@@ -137,7 +137,37 @@ static int container_ext(const dp_container *c, const char *name, int64_t *ret, 
         return 0;
 }
 
-/* The pod's extended resources: max over init containers, sum over the others. */
+/* A container's count of an extended resource (its limit); 0 when it asks
+ * for none. Only called after container_ext checked the container. */
+static int64_t container_ext_count(const dp_container *c, const char *name) {
+        int64_t cnt = 0;
+        return container_ext(c, name, &cnt, NULL) < 0 ? 0 : cnt;
+}
+
+/* The count of one extended resource as kube-scheduler adds a pod up (as
+ * pod_native does cpu): the containers and sidecars summed; each other
+ * init container on top of the sidecars started before it; the larger. */
+static int64_t pod_ext_count(const dp_pod *p, const char *name) {
+        int64_t reqs = 0, sidecars = 0, init = 0;
+        for (size_t c = 0; c < p->n_containers; c++)
+                reqs += container_ext_count(&p->containers[c], name);
+        for (size_t c = 0; c < p->n_init_containers; c++) {
+                const dp_container *ic = &p->init_containers[c];
+                int64_t v = container_ext_count(ic, name);
+                if (ic->restart_policy && streq(ic->restart_policy, "Always")) {
+                        reqs += v;
+                        sidecars += v;
+                        v = sidecars;
+                } else
+                        v += sidecars;
+                init = DP_MAX(init, v);
+        }
+        return DP_MAX(reqs, init);
+}
+
+/* The pod's extended resources (each container checked: limits set, a
+ * request equal to its limit, whole numbers), counted by pod_ext_count;
+ * those it asks none of are left out. */
 static int pod_ext(const dp_pod *p, ext_req **ret, size_t *ret_n, dp_error *err) {
         ext_req *v = NULL;
         size_t n = 0, cap = 0;
@@ -159,7 +189,7 @@ static int pod_ext(const dp_pod *p, ext_req **ret, size_t *ret_n, dp_error *err)
                                 }
                                 int64_t cnt = 0;
                                 r = container_ext(ct, nm, &cnt, err);
-                                if (r >= 0 && cnt > 0) r = add_ext(&v, &n, &cap, nm, cnt, pass == 1);
+                                if (r >= 0) r = add_ext(&v, &n, &cap, nm, 0, true); /* the name, counted below */
                         }
                 }
         }
@@ -167,8 +197,13 @@ static int pod_ext(const dp_pod *p, ext_req **ret, size_t *ret_n, dp_error *err)
                 free(v);
                 return r;
         }
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++) {
+                v[i].count = pod_ext_count(p, v[i].name);
+                if (v[i].count > 0) v[k++] = v[i];
+        }
         *ret = v;
-        *ret_n = n;
+        *ret_n = k;
         return 0;
 }
 

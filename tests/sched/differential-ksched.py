@@ -191,11 +191,11 @@ def pod_base(rng, i, feats):
     name = f"pod-{i:03d}"
     spec = {"containers": [container(rng, feats, "main")]}
     if rng.random() < 0.2:
-        spec["containers"].append(container(rng, feats, "side", gpu_ok=False))
+        spec["containers"].append(container(rng, feats, "side", gpu_ok=rng.random() < 0.3))
     if "resources" in feats and rng.random() < 0.2:
-        spec["initContainers"] = [container(rng, feats, "init", gpu_ok=False)]
+        spec["initContainers"] = [container(rng, feats, "init", gpu_ok=rng.random() < 0.5)]
         if rng.random() < 0.4:  # a sidecar: counted with the containers
-            side = container(rng, feats, "sidecar", gpu_ok=False)
+            side = container(rng, feats, "sidecar", gpu_ok=rng.random() < 0.3)
             side["restartPolicy"] = "Always"
             spec["initContainers"].insert(rng.randrange(0, 2), side)
     if "resources" in feats and rng.random() < 0.05:
@@ -245,6 +245,9 @@ def pod_tolerations(rng, cluster, pod):
             {"key": "dedicated", "operator": "Equal", "value": "gpu"},
             {"key": "maintenance", "operator": "Exists", "effect": "NoSchedule"},
             {"operator": "Exists"},
+            {"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute",
+             "tolerationSeconds": 60},
+            {"key": "dedicated", "operator": "Equal", "value": "infra", "effect": "NoExecute", "tolerationSeconds": 30},
         ], rng.choice([1, 2]))
 
 

@@ -149,6 +149,30 @@ PY
 "$DEVPLANE" simulate -f "$tmp/many.yaml" >"$tmp/many.out" 2>&1 || fail "many ports: $(cat "$tmp/many.out")"
 grep -q "^default/dup  *Running  *n1" "$tmp/many.out" || fail "the freed port: $(cat "$tmp/many.out")"
 
+# a sidecar's extended resources add to the containers' (an init container's do not)
+cat >"$tmp/sidegpu.yaml" <<'YAML'
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: n1}, status: {capacity: {cpu: "4", memory: 8Gi, pods: "10", example.com/gpu: "3"}}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: a}
+  spec:
+    initContainers:
+    - {name: i, resources: {limits: {example.com/gpu: 1}}}
+    - {name: s, restartPolicy: Always, resources: {limits: {example.com/gpu: 1}}}
+    containers: [{name: c, resources: {limits: {example.com/gpu: 1}}}]
+- {apiVersion: v1, kind: Pod, metadata: {name: b}, spec: {containers: [{name: c, resources: {limits: {example.com/gpu: 2}}}]}}
+YAML
+"$DEVPLANE" simulate -f "$tmp/sidegpu.yaml" -o json >"$tmp/sidegpu.json" 2>/dev/null || fail "simulate sidecar gpu"
+python3 - "$tmp/sidegpu.json" <<'PY' || fail "sidecar gpu: $(cat "$tmp/sidegpu.json")"
+import json, sys
+pods = {p["name"]: p for p in json.load(open(sys.argv[1]))["asWritten"]["pods"]}
+assert pods["default/a"]["node"] == "n1", pods["default/a"]
+assert pods["default/b"]["reason"] == "0/1 nodes are available: 1 Insufficient example.com/gpu.", pods["default/b"]
+PY
+
 # explain: a gated pod is decided before any node is looked at
 "$DEVPLANE" explain gated -f "$tmp/c.yaml" >"$tmp/x" 2>/dev/null || fail "explain gated"
 grep -q "^Scheduling is blocked due to non-empty scheduling gates" "$tmp/x" || fail "explain gated: $(cat "$tmp/x")"
