@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0
- * Fuzz the object model: parse, decode, validate, encode. Properties: no
+ * Fuzz the object model: parse, decode, validate, default, encode. Properties: no
  * crash or leak; decoding is all or nothing; an object that decodes encodes,
  * and its encoding decodes again to an encoding that is byte-identical; a
  * claim's tree from dp_encoder prints as its tree from a doc set does. */
@@ -34,6 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 return 0;
         }
         (void)dp_model_validate(l, &err);
+        (void)dp_model_apply_defaults(l, &err); /* the API server's defaults, then the same round trip */
         dp_encoder *x = dp_encoder_new();
         for (size_t i = 0; x && i < l->n; i++)
                 if (l->items[i].hdr->kind == DP_KIND_RESOURCE_CLAIM) same_claim_trees(x, l->items[i].claim);

@@ -50,7 +50,6 @@ int decode_node(dctx *c, const dp_doc_node *root, dp_node *node) {
 static const char *const container_ignored[] = {"command",
                                                 "args",
                                                 "workingDir",
-                                                "ports",
                                                 "envFrom",
                                                 "env",
                                                 "resizePolicy",
@@ -92,6 +91,7 @@ static int decode_container(dctx *c, const dp_doc_node *n, void *elem) {
                       else if (streq(k, "image")) r = get_str(c, v, &ct->image);
                       else if (streq(k, "restartPolicy")) r = get_str(c, v, &ct->restart_policy);
                       else if (streq(k, "resources")) r = decode_resources(c, v, ct);
+                      else if (streq(k, "ports")) r = decode_container_ports(c, v, ct);
                       else if (in_list(k, container_ignored)) r = 0;);
         return 0;
 }
@@ -135,8 +135,7 @@ static int decode_workload_ref(dctx *c, const dp_doc_node *n, dp_pod *p) {
         return 0;
 }
 
-static const char *const pod_spec_ignored[] = {"volumes",
-                                               "ephemeralContainers",
+static const char *const pod_spec_ignored[] = {"ephemeralContainers",
                                                "restartPolicy",
                                                "terminationGracePeriodSeconds",
                                                "activeDeadlineSeconds",
@@ -157,11 +156,9 @@ static const char *const pod_spec_ignored[] = {"volumes",
                                                "readinessGates",
                                                "runtimeClassName",
                                                "enableServiceLinks",
-                                               "preemptionPolicy",
                                                "setHostnameAsFQDN",
                                                "os",
                                                "hostUsers",
-                                               "schedulingGates",
                                                "hostnameOverride",
                                                NULL};
 
@@ -197,6 +194,7 @@ static int decode_pod_spec(dctx *c, const dp_doc_node *n, dp_pod *p) {
                 else if (streq(k, "resources")) r = decode_pod_resources(c, v, p);
                 else if (streq(k, "schedulingGroup")) r = decode_scheduling_group(c, v, p);
                 else if (streq(k, "topologySpreadConstraints")) r = decode_topology_spread(c, v, p);
+                else if (pod_sched_field(k)) r = decode_pod_sched_field(c, k, v, p);
                 else if (in_list(k, pod_spec_ignored)) r = 0;);
         return 0;
 }

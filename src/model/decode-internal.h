@@ -108,6 +108,13 @@ int decode_deployment(dctx *c, const dp_doc_node *root, dp_deployment *d);
  * spec.topologySpreadConstraints, into the pod's fields. */
 int decode_pod_affinity(dctx *c, const dp_doc_node *n, dp_pod *p, bool anti);
 int decode_topology_spread(dctx *c, const dp_doc_node *n, dp_pod *p);
+/* decode-sched.c: PriorityClass, and the pod and container fields of
+ * kube-scheduler's queue and filters (pod_sched_field says which keys of
+ * a pod spec decode_pod_sched_field takes). */
+int decode_priority_class(dctx *c, const dp_doc_node *root, dp_priority_class *pc);
+bool pod_sched_field(const char *key);
+int decode_pod_sched_field(dctx *c, const char *key, const dp_doc_node *v, dp_pod *p);
+int decode_container_ports(dctx *c, const dp_doc_node *n, dp_container *ct);
 
 /* The loop every struct decoder runs: for each key of map map_, push the key on
  * the path, run the if/else chain in BODY (which sets r), pop. */

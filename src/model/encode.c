@@ -963,6 +963,14 @@ static dp_doc_node *deployment(enc *e, const dp_deployment *d) {
         return n;
 }
 
+static dp_doc_node *priority_class(enc *e, const dp_priority_class *pc) {
+        dp_doc_node *n = object_head(e, &pc->hdr, &pc->meta);
+        put_int(e, n, "value", pc->value);
+        if (pc->global_default) put_bool(e, n, "globalDefault", true);
+        if (pc->preemption_policy) put_str(e, n, "preemptionPolicy", pc->preemption_policy);
+        return n;
+}
+
 static dp_doc_node *any(enc *e, dp_object o) {
         switch (o.hdr->kind) {
         case DP_KIND_RESOURCE_SLICE: return slice(e, o.slice);
@@ -974,6 +982,7 @@ static dp_doc_node *any(enc *e, dp_object o) {
         case DP_KIND_POD: return pod(e, o.pod);
         case DP_KIND_NAMESPACE: return object_head(e, o.hdr, &o.ns->meta);
         case DP_KIND_POD_GROUP: return pod_group(e, o.pod_group);
+        case DP_KIND_PRIORITY_CLASS: return priority_class(e, o.priority_class);
         case DP_KIND_DEPLOYMENT:
         case DP_KIND_REPLICA_SET:
         case DP_KIND_STATEFUL_SET:

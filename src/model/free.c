@@ -342,6 +342,11 @@ static void containers_free(dp_container *v, size_t n) {
                         free(v[i].claims[j].request);
                 }
                 free(v[i].claims);
+                for (size_t j = 0; j < v[i].n_host_ports; j++) {
+                        free(v[i].host_ports[j].host_ip);
+                        free(v[i].host_ports[j].protocol);
+                }
+                free(v[i].host_ports);
         }
         free(v);
 }
@@ -427,6 +432,9 @@ dp_pod *dp_pod_free(dp_pod *p) {
         }
         free(p->extended_resource_mappings);
         free(p->scheduling_group);
+        free(p->preemption_policy);
+        strv_free(p->scheduling_gates, p->n_scheduling_gates);
+        strv_free(p->unmodelled, p->n_unmodelled);
         free(p);
         return NULL;
 }
@@ -446,6 +454,15 @@ dp_pod_group *dp_pod_group_free(dp_pod_group *g) {
         nq_free(g->min_resources, g->n_min_resources);
         pod_claims_free(g->resource_claims, g->n_resource_claims);
         free(g);
+        return NULL;
+}
+
+dp_priority_class *dp_priority_class_free(dp_priority_class *pc) {
+        if (!pc) return NULL;
+        header_done(&pc->hdr);
+        dp_object_meta_done(&pc->meta);
+        free(pc->preemption_policy);
+        free(pc);
         return NULL;
 }
 
@@ -472,6 +489,7 @@ void dp_object_free(dp_object o) {
         case DP_KIND_POD: dp_pod_free(o.pod); break;
         case DP_KIND_NAMESPACE: dp_namespace_free(o.ns); break;
         case DP_KIND_POD_GROUP: dp_pod_group_free(o.pod_group); break;
+        case DP_KIND_PRIORITY_CLASS: dp_priority_class_free(o.priority_class); break;
         case DP_KIND_DEPLOYMENT:
         case DP_KIND_REPLICA_SET:
         case DP_KIND_STATEFUL_SET:
@@ -494,6 +512,7 @@ const char *dp_kind_name(dp_kind k) {
         case DP_KIND_POD: return "Pod";
         case DP_KIND_NAMESPACE: return "Namespace";
         case DP_KIND_POD_GROUP: return "PodGroup";
+        case DP_KIND_PRIORITY_CLASS: return "PriorityClass";
         case DP_KIND_DEPLOYMENT: return "Deployment";
         case DP_KIND_REPLICA_SET: return "ReplicaSet";
         case DP_KIND_STATEFUL_SET: return "StatefulSet";
@@ -516,6 +535,7 @@ dp_object_meta *dp_object_meta_of(dp_object o) {
         case DP_KIND_POD: return &o.pod->meta;
         case DP_KIND_NAMESPACE: return &o.ns->meta;
         case DP_KIND_POD_GROUP: return &o.pod_group->meta;
+        case DP_KIND_PRIORITY_CLASS: return &o.priority_class->meta;
         case DP_KIND_DEPLOYMENT:
         case DP_KIND_REPLICA_SET:
         case DP_KIND_STATEFUL_SET:
@@ -550,6 +570,7 @@ dp_object_list *dp_object_list_free(dp_object_list *l) {
                 free(l->skipped[i].first);
         }
         free(l->skipped);
+        strv_free(l->warnings, l->n_warnings);
         free(l);
         return NULL;
 }

@@ -47,6 +47,10 @@ typedef struct dp_object_list {
         size_t cap;
         dp_skipped_kind *skipped; /* in the order first seen */
         size_t n_skipped;
+        /* queue, ports, defaults (kube-scheduler parity): what
+         * dp_model_apply_defaults assumed, one line each, for the tools */
+        char **warnings;
+        size_t n_warnings;
 } dp_object_list;
 
 dp_object_list *dp_object_list_new(void);
@@ -78,6 +82,7 @@ dp_pod *dp_pod_free(dp_pod *p);
 dp_namespace *dp_namespace_free(dp_namespace *n);
 dp_pod_group *dp_pod_group_free(dp_pod_group *g);
 dp_deployment *dp_deployment_free(dp_deployment *d);
+dp_priority_class *dp_priority_class_free(dp_priority_class *pc);
 /* Any kind. */
 void dp_object_free(dp_object o);
 /* Pieces that other modules build (the allocator fills an allocation). */
@@ -232,4 +237,23 @@ int dp_model_expand_workloads(dp_object_list *l, const dp_node *const *nodes, si
  * prefix and how many objects before it had the same ones, so the same input
  * gives the same names on every run; a name that is taken is skipped. */
 int dp_model_generate_names(dp_object_list *l, dp_error *err);
+
+/* Objects as the API server stores them, before any scheduler sees them
+ * (docs/api-defaults.md lists each default and where it comes from):
+ *   Node   status.allocatable from status.capacity when it is absent;
+ *          allocatable pods 110 when neither has it (the kubelet's
+ *          --max-pods default; warning).
+ *   Pod    spec.schedulerName default-scheduler; container requests from
+ *          limits; spec.priority from spec.priorityClassName (or the
+ *          globalDefault class, or 0; a class not in l: warning, 0) and
+ *          preemptionPolicy from the class, else PreemptLowerPriority (the
+ *          Priority admission plugin; the system classes
+ *          system-cluster-critical and system-node-critical always exist);
+ *          the not-ready and unreachable NoExecute tolerations for 300 s
+ *          (DefaultTolerationSeconds) unless the pod tolerates those taints.
+ * A field the input sets is kept. Warnings go to l->warnings. -ENOMEM. */
+int dp_model_apply_defaults(dp_object_list *l, dp_error *err);
+/* The name of a toleration DefaultTolerationSeconds adds: true for the
+ * not-ready/unreachable NoExecute Exists tolerations. */
+bool dp_model_is_default_toleration(const dp_toleration *t);
 #define DP_GENERATE_NAME_SUFFIX 5

@@ -65,6 +65,7 @@ typedef enum {
         DP_KIND_POD,
         DP_KIND_NAMESPACE,
         DP_KIND_POD_GROUP,
+        DP_KIND_PRIORITY_CLASS, /* scheduling.k8s.io/v1 */
         DP_KIND_DEPLOYMENT,
         /* the other pod owners, in dp_deployment's shape */
         DP_KIND_REPLICA_SET,
@@ -438,6 +439,14 @@ typedef struct dp_container_claim {
         char *request; /* NULL: the whole claim */
 } dp_container_claim;
 
+/* A container port that asks for a port of the node (hostPort > 0); the
+ * others are not kept. */
+typedef struct dp_container_port {
+        int32_t host_port;
+        char *host_ip;  /* NULL: unset (0.0.0.0) */
+        char *protocol; /* NULL: unset (TCP) */
+} dp_container_port;
+
 typedef struct dp_container {
         char *name;
         char *image;
@@ -448,6 +457,9 @@ typedef struct dp_container {
         size_t n_requests;
         dp_container_claim *claims; /* resources.claims */
         size_t n_claims;
+        /* queue, ports, defaults (kube-scheduler parity) */
+        dp_container_port *host_ports; /* ports[] with a hostPort */
+        size_t n_host_ports;
 } dp_container;
 
 typedef struct dp_pod_resource_claim {
@@ -557,7 +569,25 @@ typedef struct dp_pod {
         size_t n_preferred_pod_affinity, n_preferred_pod_anti_affinity;
         dp_spread_constraint *spread;
         size_t n_spread;
+        /* queue, ports, defaults (kube-scheduler parity) */
+        char *preemption_policy; /* spec.preemptionPolicy: PreemptLowerPriority or Never; NULL unset */
+        char **scheduling_gates; /* spec.schedulingGates[].name: never scheduled while any is left */
+        size_t n_scheduling_gates;
+        /* Fields read but not modelled by the scheduler, as "field (why)",
+         * for one warning naming the pod (dp_model_unmodelled_warnings). */
+        char **unmodelled;
+        size_t n_unmodelled;
 } dp_pod;
+
+/* scheduling.k8s.io/v1 PriorityClass: the priority its pods get (the API
+ * server's Priority admission; model/defaults.c). */
+typedef struct dp_priority_class {
+        dp_object_header hdr;
+        dp_object_meta meta;
+        int32_t value;
+        bool global_default;
+        char *preemption_policy; /* NULL: PreemptLowerPriority */
+} dp_priority_class;
 
 typedef struct dp_namespace {
         dp_object_header hdr;
@@ -616,4 +646,5 @@ typedef union dp_object {
         dp_namespace *ns;
         dp_pod_group *pod_group;
         dp_deployment *deployment;
+        dp_priority_class *priority_class;
 } dp_object;

@@ -1046,6 +1046,16 @@ static int validate_pod_group(dctx *c, const dp_pod_group *g) {
         return 0;
 }
 
+/* scheduling.k8s.io/v1: values above one billion are the system classes'. */
+static int validate_priority_class(dctx *c, const dp_priority_class *pc) {
+        int r = validate_meta(c, &pc->meta, false, dp_validate_dns_subdomain);
+        if (r < 0) return r;
+        if (pc->value > DP_PRIORITY_HIGHEST_USER_DEFINABLE && pc->meta.name && !startswith(pc->meta.name, "system-"))
+                return vfail(c, "value", -EINVAL,
+                             "must be at most 1000000000 (HighestUserDefinablePriority) for a class not named system-*");
+        return 0;
+}
+
 int dp_object_validate(dp_object o, dp_error *err) {
         assert_return(o.hdr, -EINVAL);
         dctx c;
@@ -1061,6 +1071,7 @@ int dp_object_validate(dp_object o, dp_error *err) {
         case DP_KIND_POD: r = validate_pod(&c, o.pod); break;
         case DP_KIND_NAMESPACE: r = validate_meta(&c, &o.ns->meta, false, dp_validate_dns_label); break;
         case DP_KIND_POD_GROUP: r = validate_pod_group(&c, o.pod_group); break;
+        case DP_KIND_PRIORITY_CLASS: r = validate_priority_class(&c, o.priority_class); break;
         case DP_KIND_DEPLOYMENT:
         case DP_KIND_REPLICA_SET:
         case DP_KIND_STATEFUL_SET:

@@ -58,3 +58,8 @@
 /* The implicit extended resource of a DeviceClass (KEP-5004): a container may
  * ask for "deviceclass.resource.kubernetes.io/<class name>". */
 #define DP_RESOURCE_DEVICE_CLASS_PREFIX "deviceclass.resource.kubernetes.io/" /* v1.ResourceDeviceClassPrefix */
+
+/* Priorities (scheduling.k8s.io/v1; model/defaults.c). */
+#define DP_PRIORITY_HIGHEST_USER_DEFINABLE 1000000000 /* scheduling.HighestUserDefinablePriority */
+#define DP_PRIORITY_SYSTEM_CLUSTER_CRITICAL 2000000000 /* system-cluster-critical's value */
+#define DP_PRIORITY_SYSTEM_NODE_CRITICAL 2000001000    /* system-node-critical's value */

@@ -76,6 +76,8 @@ void dp_verdict_text(dp_verdict_code code, const char *arg, char *buf, size_t si
         case DP_VERDICT_EXISTING_ANTI_AFFINITY:
                 dp_fmt(buf, size, "node(s) didn't satisfy existing pods anti-affinity rules");
                 break;
+        case DP_VERDICT_TOO_MANY_PODS: dp_fmt(buf, size, "Too many pods"); break;
+        case DP_VERDICT_NODE_PORTS: dp_fmt(buf, size, "node(s) didn't have free ports for the requested pod ports"); break;
         default: dp_fmt(buf, size, "unknown verdict %d", (int)code); break;
         }
 }
@@ -96,20 +98,31 @@ char *dp_diag_message(const dp_diag_hist *h, const dp_diag_strings *t, size_t n_
         size_t n = 0;
         for (size_t i = 0; i < h->n; i++) {
                 char b[768];
-                dp_verdict_text(h->v[i].code, dp_diag_string(t, h->v[i].arg), b, sizeof(b));
+                if (h->v[i].code == DP_VERDICT_TAINT) /* the summary does not name the taint */
+                        dp_fmt(b, sizeof(b), "node(s) had untolerated taint(s)");
+                else
+                        dp_verdict_text(h->v[i].code, dp_diag_string(t, h->v[i].arg), b, sizeof(b));
+                size_t j = 0;
+                while (j < n && !streq(v[j].text, b)) /* two arguments, one text (taints, truncation) */
+                        j++;
+                if (j < n) {
+                        v[j].n += h->v[i].nodes;
+                        continue;
+                }
                 if (!(v[n].text = dp_strdup(b))) goto out;
                 v[n++].n = h->v[i].nodes;
+        }
+        for (size_t i = 0; i < n; i++) { /* "count text", sorted as strings */
+                char *c = dp_asprintf("%zu %s", v[i].n, v[i].text);
+                if (!c) goto out;
+                free(v[i].text);
+                v[i].text = c;
         }
         qsort(v, n, sizeof(*v), cmp_text);
         dp_strbuf sb = DP_STRBUF_INIT;
         dp_strbuf_printf(&sb, "0/%zu nodes are available", n_nodes);
-        for (size_t i = 0; i < n;) {
-                size_t k = v[i].n, j = i + 1;
-                for (; j < n && streq(v[j].text, v[i].text); j++) /* two arguments, one text (truncated) */
-                        k += v[j].n;
-                dp_strbuf_printf(&sb, "%s %zu %s", i ? "," : ":", k, v[i].text);
-                i = j;
-        }
+        for (size_t i = 0; i < n; i++)
+                dp_strbuf_printf(&sb, "%s %s", i ? "," : ":", v[i].text);
         dp_strbuf_puts(&sb, ".");
         msg = dp_strbuf_steal(&sb); /* NULL when the buffer failed */
 out:

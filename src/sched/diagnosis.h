@@ -37,6 +37,9 @@ typedef enum dp_verdict_code {
         DP_VERDICT_POD_AFFINITY,            /* InterPodAffinity: required affinity */
         DP_VERDICT_POD_ANTI_AFFINITY,       /* InterPodAffinity: the pod's required anti-affinity */
         DP_VERDICT_EXISTING_ANTI_AFFINITY,  /* InterPodAffinity: bound pods' anti-affinity */
+        /* queue, ports, defaults (kube-scheduler parity) */
+        DP_VERDICT_TOO_MANY_PODS, /* allocatable pods reached (NodeResourcesFit) */
+        DP_VERDICT_NODE_PORTS,    /* a host port taken (NodePorts) */
         DP_VERDICT_CODES_
 } dp_verdict_code;
 
@@ -71,6 +74,10 @@ int dp_diag_hist_add(dp_diag_hist *h, dp_verdict_code code, uint32_t arg);
 /* A verdict as text, the words kube-scheduler uses ("Insufficient
  * nvidia.com/gpu", "node(s) had untolerated taint {k: v}"...). */
 void dp_verdict_text(dp_verdict_code code, const char *arg, char *buf, size_t size);
-/* "0/N nodes are available: 2 A, 1 B." with the reasons in text order; a
- * new string, NULL on -ENOMEM. */
+/* kube-scheduler's FitError text: "0/N nodes are available: 1 B, 2 A." with
+ * each reason's words as kube-scheduler 1.35 writes them (a taint is
+ * "node(s) had untolerated taint(s)", without the taint), one "count words"
+ * per distinct text, sorted as strings (so "10 X" before "2 Y"), as
+ * FitError.Error() does; a node that failed for several resources counts
+ * once for each. A new string, NULL on -ENOMEM. */
 char *dp_diag_message(const dp_diag_hist *h, const dp_diag_strings *t, size_t n_nodes);

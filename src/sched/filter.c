@@ -36,6 +36,16 @@ static const dp_taint *untolerated_taint(const dp_node *n, const dp_pod *p) {
         return NULL;
 }
 
+/* NodeUnschedulable: a cordoned node takes the pods that tolerate its
+ * taint node.kubernetes.io/unschedulable:NoSchedule (an Exists toleration
+ * without a key among them). */
+static bool tolerates_unschedulable(const dp_pod *p) {
+        static const dp_taint cordon = {.key = (char *)"node.kubernetes.io/unschedulable", .effect = (char *)"NoSchedule"};
+        for (size_t t = 0; t < p->n_tolerations; t++)
+                if (toleration_matches(&p->tolerations[t], &cordon)) return true;
+        return false;
+}
+
 static bool req_matches(const dp_node_selector_requirement *r, const char *value) {
         switch (r->op) {
         case DP_NS_OP_IN:
@@ -128,7 +138,37 @@ static int container_ext(const dp_container *c, const char *name, int64_t *ret, 
         return 0;
 }
 
-/* The pod's extended resources: max over init containers, sum over the others. */
+/* A container's count of an extended resource (its limit); 0 when it asks
+ * for none. Only called after container_ext checked the container. */
+static int64_t container_ext_count(const dp_container *c, const char *name) {
+        int64_t cnt = 0;
+        return container_ext(c, name, &cnt, NULL) < 0 ? 0 : cnt;
+}
+
+/* The count of one extended resource as kube-scheduler adds a pod up (as
+ * pod_native does cpu): the containers and sidecars summed; each other
+ * init container on top of the sidecars started before it; the larger. */
+static int64_t pod_ext_count(const dp_pod *p, const char *name) {
+        int64_t reqs = 0, sidecars = 0, init = 0;
+        for (size_t c = 0; c < p->n_containers; c++)
+                reqs += container_ext_count(&p->containers[c], name);
+        for (size_t c = 0; c < p->n_init_containers; c++) {
+                const dp_container *ic = &p->init_containers[c];
+                int64_t v = container_ext_count(ic, name);
+                if (ic->restart_policy && streq(ic->restart_policy, "Always")) {
+                        reqs += v;
+                        sidecars += v;
+                        v = sidecars;
+                } else
+                        v += sidecars;
+                init = DP_MAX(init, v);
+        }
+        return DP_MAX(reqs, init);
+}
+
+/* The pod's extended resources (each container checked: limits set, a
+ * request equal to its limit, whole numbers), counted by pod_ext_count;
+ * those it asks none of are left out. */
 static int pod_ext(const dp_pod *p, ext_req **ret, size_t *ret_n, dp_error *err) {
         ext_req *v = NULL;
         size_t n = 0, cap = 0;
@@ -150,7 +190,7 @@ static int pod_ext(const dp_pod *p, ext_req **ret, size_t *ret_n, dp_error *err)
                                 }
                                 int64_t cnt = 0;
                                 r = container_ext(ct, nm, &cnt, err);
-                                if (r >= 0 && cnt > 0) r = add_ext(&v, &n, &cap, nm, cnt, pass == 1);
+                                if (r >= 0) r = add_ext(&v, &n, &cap, nm, 0, true); /* the name, counted below */
                         }
                 }
         }
@@ -158,12 +198,24 @@ static int pod_ext(const dp_pod *p, ext_req **ret, size_t *ret_n, dp_error *err)
                 free(v);
                 return r;
         }
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++) {
+                v[i].count = pod_ext_count(p, v[i].name);
+                if (v[i].count > 0) v[k++] = v[i];
+        }
         *ret = v;
-        *ret_n = n;
+        *ret_n = k;
         return 0;
 }
 
-/* ---- native resources (NodeResourcesFit for cpu and memory) ---- */
+/* ---- native resources (NodeResourcesFit for cpu, memory, ephemeral-storage) ---- */
+
+#define NATIVE_N 3 /* cpu (millicores), memory, ephemeral-storage (bytes): index k */
+static const char *const native_names[NATIVE_N] = {"cpu", "memory", "ephemeral-storage"};
+
+static int64_t native_value(const dp_quantity *q, int k) {
+        return k == 0 ? dp_quantity_milli_value(q) : dp_quantity_value(q);
+}
 
 /* A container's request: requests[name], else limits[name] (the API server
  * defaults a missing request to its limit); cpu in millicores. */
@@ -177,13 +229,15 @@ static int64_t container_native(const dp_container *c, const char *name, bool mi
         return milli ? dp_quantity_milli_value(&q->value) : dp_quantity_value(&q->value);
 }
 
-/* The pod's cpu (millicores) and memory (bytes) requests as kube-scheduler
- * computes them: the containers summed; each init container on top of the
- * sidecars (restartPolicy Always) started before it; sidecars also count
- * with the containers; the larger of the two. */
-static void pod_native(const dp_pod *p, int64_t ret[2]) {
-        static const char *const names[2] = {"cpu", "memory"};
-        for (int k = 0; k < 2; k++) {
+/* The pod's cpu (millicores), memory and ephemeral-storage (bytes) requests
+ * as kube-scheduler computes them: the containers summed; each init
+ * container on top of the sidecars (restartPolicy Always) started before
+ * it; sidecars also count with the containers; the larger of the two,
+ * unless the pod sets its own cpu or memory (spec.resources.requests,
+ * PodLevelResources); plus spec.overhead. */
+static void pod_native(const dp_pod *p, int64_t ret[NATIVE_N]) {
+        const char *const *names = native_names;
+        for (int k = 0; k < NATIVE_N; k++) {
                 int64_t reqs = 0, sidecars = 0, init = 0;
                 for (size_t c = 0; c < p->n_containers; c++)
                         reqs += container_native(&p->containers[c], names[k], k == 0);
@@ -199,14 +253,16 @@ static void pod_native(const dp_pod *p, int64_t ret[2]) {
                         init = DP_MAX(init, v);
                 }
                 ret[k] = DP_MAX(reqs, init);
+                for (size_t i = 0; k < 2 && i < p->n_pod_requests; i++) /* PodLevelResources: the pod's own wins */
+                        if (streq(p->pod_requests[i].name, names[k])) ret[k] = native_value(&p->pod_requests[i].value, k);
+                for (size_t i = 0; i < p->n_overhead; i++) /* RuntimeClass overhead, on top */
+                        if (streq(p->overhead[i].name, names[k])) ret[k] += native_value(&p->overhead[i].value, k);
         }
 }
 
 static int64_t node_native(const dp_node *n, int k) {
         for (size_t i = 0; i < n->n_allocatable; i++)
-                if (streq(n->allocatable[i].name, k ? "memory" : "cpu"))
-                        return k ? dp_quantity_value(&n->allocatable[i].value)
-                                 : dp_quantity_milli_value(&n->allocatable[i].value);
+                if (streq(n->allocatable[i].name, native_names[k])) return native_value(&n->allocatable[i].value, k);
         return 0;
 }
 
@@ -230,6 +286,13 @@ static const dp_named_quantity *node_alloc(const dp_node *n, const char *name) {
         return NULL;
 }
 
+/* The node's allocatable pods; -1 when it has none (a Fleet node: no limit;
+ * Node objects always have one, model/defaults.c). */
+static int64_t node_max_pods(const dp_node *n) {
+        const dp_named_quantity *q = node_alloc(n, "pods");
+        return q ? dp_quantity_value(&q->value) : -1;
+}
+
 /* ---- what nodes hold, kept up to date from the store's change log ----
  * Per node name: the devices its ResourceSlices list, the results of
  * allocated claims from the pool of that name, and the extended resources
@@ -239,16 +302,26 @@ static const dp_named_quantity *node_alloc(const dp_node *n, const char *name) {
 typedef struct node_use {
         char *name;
         int64_t slice_devs, claim_used;
-        int64_t cpu_used, mem_used; /* native requests of bound pods (millicores, bytes) */
+        int64_t native_used[NATIVE_N]; /* native requests of bound pods (millicores, bytes, bytes) */
         int64_t tab_idx;            /* its place in the node table, -1 none */
         ext_use *ext;
         size_t n_ext, cap_ext;
+        /* queue, ports, defaults (kube-scheduler parity) */
+        int64_t pods_used; /* bound pods (allocatable pods) */
+        struct port_use **ports; /* host ports of bound pods (entries never removed, never move) */
+        size_t n_ports, cap_ports;
 } node_use;
+
+typedef struct port_use {
+        dp_host_port hp;
+        char key[80]; /* dp_host_port_key */
+        int64_t count;
+} port_use;
 
 typedef struct use_item {
         node_use *nu;
-        int what; /* 0 slice devices, 1 claim results, 2 extended resource, 3 cpu, 4 memory */
-        const char *res; /* what == 2: the name as node_use->ext holds it */
+        int what; /* 0 slice devices, 1 claim results, 2 extended resource, 3 + k native[k], 7 pods, 8 a host port */
+        const char *res; /* what == 2: the name as node_use->ext holds it; 8: the port's key */
         int64_t count;
 } use_item;
 
@@ -298,9 +371,10 @@ typedef struct alloc_ent {
 typedef struct node_info {
         alloc_ent *alloc;
         size_t n_alloc;
-        int64_t native[2]; /* allocatable cpu (millicores), memory (bytes) */
+        int64_t native[NATIVE_N]; /* allocatable cpu (millicores), memory, ephemeral-storage (bytes) */
         bool unschedulable, tainted; /* the node's, kept here to spare a cache miss per node */
         int64_t ext_total; /* the extended resources' allocatable, summed */
+        int64_t max_pods;  /* allocatable pods, -1 none (node_max_pods) */
 } node_info;
 
 /* What the fast pass computed for one pod shape, per table node: the score,
@@ -381,6 +455,9 @@ void dp_sched_usage_free(dp_sched *s) {
                 for (size_t k = 0; k < nu->n_ext; k++)
                         free(nu->ext[k].name);
                 free(nu->ext);
+                for (size_t k = 0; k < nu->n_ports; k++)
+                        free(nu->ports[k]);
+                free(nu->ports);
                 free(nu->name);
                 free(nu);
         }
@@ -422,12 +499,33 @@ static ext_use *node_ext(node_use *nu, const char *res, bool create) {
         return e;
 }
 
+/* The node's entry for a host port (by key); created when asked. Entries
+ * are allocated one by one: use items keep their key. */
+static port_use *node_port(node_use *nu, const dp_host_port *hp, const char *key, bool create) {
+        for (size_t k = 0; k < nu->n_ports; k++)
+                if (streq(nu->ports[k]->key, key)) return nu->ports[k];
+        if (!create || DP_GROW(nu->ports, nu->cap_ports, nu->n_ports + 1) < 0) return NULL;
+        port_use *pu = calloc(1, sizeof(*pu));
+        if (!pu) return NULL;
+        pu->hp = *hp;
+        dp_fmt(pu->key, sizeof(pu->key), "%s", key);
+        nu->ports[nu->n_ports++] = pu;
+        return pu;
+}
+
 static void use_apply(const use_item *it, int64_t sign) {
         switch (it->what) {
         case 0: it->nu->slice_devs += sign * it->count; break;
         case 1: it->nu->claim_used += sign * it->count; break;
-        case 3: it->nu->cpu_used += sign * it->count; break;
-        case 4: it->nu->mem_used += sign * it->count; break;
+        case 3:
+        case 4:
+        case 5: it->nu->native_used[it->what - 3] += sign * it->count; break;
+        case 7: it->nu->pods_used += sign * it->count; break;
+        case 8: {
+                port_use *pu = node_port(it->nu, NULL, it->res, false);
+                if (pu) pu->count += sign * it->count;
+                break;
+        }
         default: {
                 ext_use *e = node_ext(it->nu, it->res, false);
                 if (e) e->count += sign * it->count;
@@ -435,7 +533,8 @@ static void use_apply(const use_item *it, int64_t sign) {
         }
 }
 
-static int use_add(sched_usage *u, slot_use *su, size_t *cap, const char *node, int what, const char *res,
+/* res: what == 2 the resource name, 8 the dp_host_port; else NULL. */
+static int use_add(sched_usage *u, slot_use *su, size_t *cap, const char *node, int what, const void *res,
                    int64_t count) {
         node_use *nu = node_use_get(u, node, true);
         if (!nu || DP_GROW(su->items, *cap, su->n + 1) < 0) return -ENOMEM;
@@ -444,6 +543,14 @@ static int use_add(sched_usage *u, slot_use *su, size_t *cap, const char *node, 
                 ext_use *e = node_ext(nu, res, true);
                 if (!e) return -ENOMEM;
                 it.res = e->name;
+        }
+        if (what == 8) { /* res: a dp_host_port */
+                const dp_host_port *hp = res;
+                char key[80];
+                dp_host_port_key(hp, key, sizeof(key));
+                port_use *pu = node_port(nu, hp, key, true);
+                if (!pu) return -ENOMEM;
+                it.res = pu->key;
         }
         su->items[su->n++] = it;
         use_apply(&it, +1);
@@ -490,13 +597,20 @@ static int slot_changed(sched_usage *u, const dp_store *st, size_t slot) {
         const dp_pod *p = o.pod;
         if (!p->node_name) return 0;
         if (p->phase && (streq(p->phase, "Succeeded") || streq(p->phase, "Failed"))) return 0;
-        int64_t native[2];
+        int64_t native[NATIVE_N];
         pod_native(p, native);
-        for (int w = 0; w < 2; w++)
+        for (int w = 0; w < NATIVE_N; w++)
                 if (native[w] > 0) {
                         int r = use_add(u, su, &cap, p->node_name, 3 + w, NULL, native[w]);
                         if (r < 0) return r;
                 }
+        int pr = use_add(u, su, &cap, p->node_name, 7, NULL, 1);
+        _cleanup_free_ dp_host_port *hps = NULL;
+        size_t n_hps = 0;
+        if (pr >= 0) pr = dp_pod_host_ports(p, &hps, &n_hps);
+        for (size_t i = 0; i < n_hps && pr >= 0; i++)
+                pr = use_add(u, su, &cap, p->node_name, 8, &hps[i], 1);
+        if (pr < 0) return pr;
         _cleanup_free_ ext_req *v = NULL;
         size_t n = 0;
         int re = pod_ext(p, &v, &n, NULL);
@@ -614,9 +728,10 @@ static int nodes_sync(dp_sched *s) {
                                 ae->ext = dp_is_extended_resource_name(ae->name);
                                 if (ae->ext) info[j].ext_total += ae->value;
                         }
-                        for (int kk = 0; kk < 2; kk++)
+                        for (int kk = 0; kk < NATIVE_N; kk++)
                                 info[j].native[kk] = node_native(nd, kk);
                         info[j].unschedulable = nd->unschedulable;
+                        info[j].max_pods = node_max_pods(nd);
                         info[j].tainted = nd->n_taints > 0;
                 }
                 u->tab_gen = ++s->nodes_gen;
@@ -646,12 +761,12 @@ static int64_t ext_used(const dp_sched *s, const char *node, const char *name) {
         return ext_used_nu_or(s, NULL, node, name);
 }
 
-/* What pods bound to (or assumed on) the node hold of cpu (k 0) or memory (k 1). */
+/* What pods bound to (or assumed on) the node hold of native resource k. */
 static int64_t native_used(const dp_sched *s, const node_use *nu, const char *node, int k) {
         if (!nu) nu = dp_hashmap_get(s->usage->nodes, node);
-        int64_t used = nu ? (k ? nu->mem_used : nu->cpu_used) : 0;
+        int64_t used = nu ? nu->native_used[k] : 0;
         for (size_t a = 0; a < s->n_assumed; a++)
-                if (streq(s->assumed[a]->node, node)) used += k ? s->assumed[a]->mem : s->assumed[a]->cpu_m;
+                if (streq(s->assumed[a]->node, node)) used += s->assumed[a]->native[k];
         return used;
 }
 
@@ -829,7 +944,7 @@ typedef struct cycle {
         size_t n_claims;
         ext_req *ext;
         size_t n_ext;
-        int64_t native[2]; /* cpu (millicores), memory (bytes) requested */
+        int64_t native[NATIVE_N]; /* cpu (millicores), memory, ephemeral-storage (bytes) requested */
         size_t ext_prep[2]; /* DRA handles of the created claim, for each "mix" */
         dp_resource_claim *ext_claim[2];
         /* best so far */
@@ -848,6 +963,10 @@ typedef struct cycle {
         uint32_t last_id;
         struct score_cache *none_sc; /* the fast pass's cache for the shape (FAST_NONE) */
         uint64_t *rec;               /* verdict(): record here instead of counting */
+        /* queue, ports, defaults (kube-scheduler parity) */
+        bool rec_multi;        /* a node gave several reasons while recording one (rec) */
+        dp_host_port *ports;   /* the pod's host ports */
+        size_t n_ports;
         sched_verdicts *verdicts; /* dp_sched_diagnose: every node's verdict instead */
         dp_topo_state *topo; /* PodTopologySpread and InterPodAffinity's PreFilter; NULL: skip */
 } cycle;
@@ -887,6 +1006,7 @@ static void cycle_done(cycle *c) {
         dp_store_view_free(&c->view);
         free(c->claims);
         free(c->ext);
+        free(c->ports);
         for (int i = 0; i < 2; i++)
                 dp_resource_claim_free(c->ext_claim[i]);
         free(c->best_node);
@@ -988,30 +1108,60 @@ static bool alloc_reachable(const dp_allocation_result *a, const dp_node *n) {
         return selector_matches(a->node_selector, n);
 }
 
-/* One node. Returns 1 feasible (key filled), 0 not (reason added unless
- * c->quiet), <0 error. */
-static int try_node(cycle *c, const dp_node *n, size_t ni, int64_t key[2], dp_allocation_result ***ret_allocs,
-                    size_t *ret_n_allocs, size_t ret_idx[34], bool via_dra[32], dp_error *err) {
-        const char *nn = n->meta.name;
-        /* the node's counters from the table (the loop walks it in order) */
-        sched_usage *u = c->s->usage;
-        node_use *nu = ni < u->n_tab && u->tab[ni] == n ? u->tab_use[ni] : NULL;
-        if (n->unschedulable) return verdict(c, n, DP_VERDICT_NODE_UNSCHEDULABLE, NULL, NULL);
-        const dp_taint *t = untolerated_taint(n, c->pod);
-        if (t) {
-                if (c->quiet) return 0;
-                char m[512];
-                dp_fmt(m, sizeof(m), "{%s: %s}", t->key, t->value ? t->value : "");
-                return verdict(c, n, DP_VERDICT_TAINT, m, NULL);
+/* Pods bound to (or assumed on) the node. */
+static int64_t pods_on(const dp_sched *s, const node_use *nu, const char *node) {
+        if (!nu) nu = dp_hashmap_get(s->usage->nodes, node);
+        int64_t n = nu ? nu->pods_used : 0;
+        for (size_t a = 0; a < s->n_assumed; a++)
+                n += streq(s->assumed[a]->node, node);
+        return n;
+}
+
+/* NodePorts: none of the pod's host ports is taken on the node by a bound
+ * (or assumed) pod. */
+static bool ports_free(const cycle *c, const node_use *nu, const char *node) {
+        const dp_sched *s = c->s;
+        if (!nu) nu = dp_hashmap_get(s->usage->nodes, node);
+        for (size_t w = 0; w < c->n_ports; w++) {
+                for (size_t k = 0; nu && k < nu->n_ports; k++)
+                        if (nu->ports[k]->count > 0 && dp_host_ports_conflict(&c->ports[w], &nu->ports[k]->hp))
+                                return false;
+                for (size_t a = 0; a < s->n_assumed; a++) {
+                        if (!streq(s->assumed[a]->node, node)) continue;
+                        dp_object po = dp_store_get(s->store, DP_KIND_POD, s->assumed[a]->q->ns,
+                                                    s->assumed[a]->q->name, NULL);
+                        _cleanup_free_ dp_host_port *v = NULL;
+                        size_t n = 0;
+                        if (!po.hdr || dp_pod_host_ports(po.pod, &v, &n) < 0) continue;
+                        for (size_t k = 0; k < n; k++)
+                                if (dp_host_ports_conflict(&c->ports[w], &v[k])) return false;
+                }
         }
-        if (!node_affinity_ok(c->pod, n)) return verdict(c, n, DP_VERDICT_AFFINITY, NULL, NULL);
-        for (int k = 0; k < 2; k++)
-                if (c->native[k] > 0 && c->native[k] > node_native(n, k) - native_used(c->s, nu, nn, k))
-                        return verdict(c, n, k ? DP_VERDICT_INSUFFICIENT_MEMORY : DP_VERDICT_INSUFFICIENT_CPU, NULL,
-                                       NULL);
-        int64_t req_units = 0;
-        bool any_dra_ext = false;
-        for (size_t k = 0; k < c->n_ext && k < 32; k++) {
+        return true;
+}
+
+/* NodeResourcesFit: every resource that does not fit is a reason of its
+ * own (kube-scheduler counts each): pods, cpu, memory, each extended
+ * resource a device plugin serves. 1 fits (*ret_units: the extended
+ * resources' units), 0 not (reasons counted), <0 error. */
+static int resources_fit(cycle *c, const dp_node *n, node_use *nu, bool via_dra[32], bool *ret_any_dra,
+                         int64_t *ret_units) {
+        const char *nn = n->meta.name;
+        int bad = 0, r = 0;
+        int64_t max_pods = node_max_pods(n);
+        if (max_pods >= 0 && pods_on(c->s, nu, nn) + 1 > max_pods) {
+                bad++;
+                r = verdict(c, n, DP_VERDICT_TOO_MANY_PODS, NULL, NULL);
+        }
+        for (int k = 0; k < NATIVE_N && r >= 0; k++)
+                if (c->native[k] > 0 && c->native[k] > node_native(n, k) - native_used(c->s, nu, nn, k)) {
+                        bad++;
+                        r = k == 0   ? verdict(c, n, DP_VERDICT_INSUFFICIENT_CPU, NULL, NULL)
+                            : k == 1 ? verdict(c, n, DP_VERDICT_INSUFFICIENT_MEMORY, NULL, NULL)
+                                     : verdict(c, n, DP_VERDICT_INSUFFICIENT, native_names[k], NULL);
+                }
+        int64_t units = 0;
+        for (size_t k = 0; k < c->n_ext && k < 32 && r >= 0; k++) {
                 const ext_req *e = &c->ext[k];
                 const dp_named_quantity *a = node_alloc(n, e->name);
                 via_dra[k] = false;
@@ -1020,15 +1170,46 @@ static int try_node(cycle *c, const dp_node *n, size_t ni, int64_t key[2], dp_al
                         for (size_t i = 0; i < n->n_capacity; i++)
                                 cap |= streq(n->capacity[i].name, e->name);
                         if (e->class_name && !cap) {
-                                via_dra[k] = any_dra_ext = true;
+                                via_dra[k] = *ret_any_dra = true;
                                 continue;
                         }
                 }
                 int64_t alloc = a ? dp_quantity_value(&a->value) : 0;
-                if (e->count > alloc - ext_used_nu_or(c->s, nu, nn, e->name))
-                        return verdict(c, n, DP_VERDICT_INSUFFICIENT, e->name, NULL);
-                req_units += e->count;
+                if (e->count > alloc - ext_used_nu_or(c->s, nu, nn, e->name)) {
+                        bad++;
+                        r = verdict(c, n, DP_VERDICT_INSUFFICIENT, e->name, NULL);
+                }
+                units += e->count;
         }
+        if (r < 0) return r;
+        if (bad > 1 && c->rec) c->rec_multi = true; /* one verdict per node cannot hold these */
+        *ret_units = units;
+        return bad ? 0 : 1;
+}
+
+/* One node. Returns 1 feasible (key filled), 0 not (reason added unless
+ * c->quiet), <0 error. */
+static int try_node(cycle *c, const dp_node *n, size_t ni, int64_t key[2], dp_allocation_result ***ret_allocs,
+                    size_t *ret_n_allocs, size_t ret_idx[34], bool via_dra[32], dp_error *err) {
+        const char *nn = n->meta.name;
+        /* the node's counters from the table (the loop walks it in order) */
+        sched_usage *u = c->s->usage;
+        node_use *nu = ni < u->n_tab && u->tab[ni] == n ? u->tab_use[ni] : NULL;
+        if (n->unschedulable && !tolerates_unschedulable(c->pod))
+                return verdict(c, n, DP_VERDICT_NODE_UNSCHEDULABLE, NULL, NULL);
+        const dp_taint *t = untolerated_taint(n, c->pod);
+        if (t) {
+                if (c->quiet) return 0;
+                char m[512];
+                dp_fmt(m, sizeof(m), "{%s: %s}", t->key, t->value ? t->value : "");
+                return verdict(c, n, DP_VERDICT_TAINT, m, NULL);
+        }
+        if (!node_affinity_ok(c->pod, n)) return verdict(c, n, DP_VERDICT_AFFINITY, NULL, NULL);
+        if (c->n_ports && !ports_free(c, nu, nn)) return verdict(c, n, DP_VERDICT_NODE_PORTS, NULL, NULL);
+        int64_t req_units = 0;
+        bool any_dra_ext = false;
+        int fit = resources_fit(c, n, nu, via_dra, &any_dra_ext, &req_units);
+        if (fit <= 0) return fit;
         dp_verdict_code tv = c->topo ? dp_topo_filter(c->topo, ni) : DP_VERDICT_FIT;
         if (tv != DP_VERDICT_FIT) return verdict(c, n, tv, NULL, NULL);
         size_t idx[34], n_idx = 0;
@@ -1074,7 +1255,7 @@ static int try_node(cycle *c, const dp_node *n, size_t ni, int64_t key[2], dp_al
         node_fill(c->s, &c->view, n, c->ext, c->n_ext, &total, &used);
         int64_t fill = total > 0 ? (used + req_units) * 1000 / total : 0;
         key[0] = -(int64_t)sub; /* lower subrequest index first */
-        key[1] = c->s->policy == DP_SCORE_BINPACK ? fill : 1000 - fill;
+        key[1] = c->s->policy == DP_SCORE_NONE ? 0 : c->s->policy == DP_SCORE_BINPACK ? fill : 1000 - fill;
         *ret_allocs = NULL; /* built for the chosen node only (dp_sched_plan_one) */
         *ret_n_allocs = n_idx;
         memcpy(ret_idx, idx, n_idx * sizeof(*idx));
@@ -1108,11 +1289,13 @@ static int64_t alloc_used(alloc_ent *ae, const node_use *nu) {
 /* try_node's filters before the allocator, without reasons, and its fill. */
 static bool prefilter(const cycle *c, const int32_t *ext_ids, const dp_node *n, node_info *ni, node_use *nu,
                       int64_t *ret_units) {
-        if (ni->unschedulable) return false;
+        if (ni->unschedulable && !tolerates_unschedulable(c->pod)) return false;
         if (ni->tainted && untolerated_taint(n, c->pod)) return false;
         if ((c->pod->n_node_selector || c->pod->required_node_affinity) && !node_affinity_ok(c->pod, n)) return false;
-        for (int k = 0; k < 2; k++)
-                if (c->native[k] > 0 && c->native[k] > ni->native[k] - (k ? nu->mem_used : nu->cpu_used)) return false;
+        if (c->n_ports && !ports_free(c, nu, n->meta.name)) return false;
+        if (ni->max_pods >= 0 && nu->pods_used + 1 > ni->max_pods) return false;
+        for (int k = 0; k < NATIVE_N; k++)
+                if (c->native[k] > 0 && c->native[k] > ni->native[k] - nu->native_used[k]) return false;
         int64_t req = 0;
         for (size_t k = 0; k < c->n_ext && k < 32; k++) {
                 const ext_req *e = &c->ext[k];
@@ -1139,7 +1322,7 @@ static int64_t fill_score(const dp_sched *s, node_info *ni, node_use *nu, int64_
         total += nu->slice_devs;
         used += nu->claim_used;
         int64_t fill = total > 0 ? (used + req_units) * 1000 / total : 0;
-        return s->policy == DP_SCORE_BINPACK ? fill : 1000 - fill;
+        return s->policy == DP_SCORE_NONE ? 0 : s->policy == DP_SCORE_BINPACK ? fill : 1000 - fill;
 }
 
 static int64_t node_score(const cycle *c, const int32_t *ext_ids, const dp_sched_dra_memo *memo, int64_t units,
@@ -1157,13 +1340,17 @@ static int64_t node_score(const cycle *c, const int32_t *ext_ids, const dp_sched
 static score_cache *cache_for(const cycle *c, const dp_sched_dra_memo *memo, int64_t units) {
         const dp_pod *p = c->pod;
         sched_usage *u = c->s->usage;
-        if (p->n_tolerations || p->n_node_selector || p->required_node_affinity || u->dirty_lost) return NULL;
+        if (p->n_node_selector || p->required_node_affinity || c->n_ports || u->dirty_lost) return NULL;
+        for (size_t i = 0; i < p->n_tolerations; i++) /* the API server's own two are in every pod alike */
+                if (!dp_model_is_default_toleration(&p->tolerations[i])) return NULL;
         for (size_t i = 0; i < c->n_claims; i++)
                 if (c->claims[i].claim->allocation) return NULL;
         _cleanup_strbuf_ dp_strbuf k = DP_STRBUF_INIT;
+        dp_strbuf_printf(&k, "%zu\x1d", p->n_tolerations);
         for (size_t i = 0; i < c->n_ext && i < 32; i++)
                 dp_strbuf_printf(&k, "%s\x1f%lld\x1e", c->ext[i].name, (long long)c->ext[i].count);
-        dp_strbuf_printf(&k, "%lld,%lld,%p,%lld", (long long)c->native[0], (long long)c->native[1], (const void *)memo,
+        dp_strbuf_printf(&k, "%lld,%lld,%lld,%p,%lld", (long long)c->native[0], (long long)c->native[1],
+                         (long long)c->native[2], (const void *)memo,
                          (long long)units);
         if (dp_strbuf_failed(&k)) return NULL;
         if (!u->caches && !(u->caches = dp_hashmap_new())) return NULL;
@@ -1278,8 +1465,7 @@ static int make_plan(cycle *c, dp_sched_plan **ret) {
         pl->pod_rv = c->pod_rv;
         pl->pod_uid = dp_strdup(dp_pod_uid(c->pod, ub, sizeof(ub)));
         pl->node = TAKE_PTR(c->best_node);
-        pl->cpu_m = c->native[0];
-        pl->mem = c->native[1];
+        memcpy(pl->native, c->native, sizeof(pl->native));
         pl->claims = calloc(c->n_claims + 1, sizeof(*pl->claims));
         pl->ext = calloc(c->n_ext + 1, sizeof(*pl->ext));
         if (!pl->pod_uid || !pl->claims || !pl->ext) return dp_sched_plan_free(pl), -ENOMEM;
@@ -1351,9 +1537,11 @@ static int record_verdict(cycle *c, const dp_node *const *nodes, size_t ni, uint
         (void)err;
         *ret = UINT64_MAX;
         c->rec = ret;
+        c->rec_multi = false;
         c->quiet = false;
         int r = try_node(c, nodes[ni], ni, key, &allocs, &n_allocs, idx, via, &nerr);
         c->rec = NULL;
+        if (c->rec_multi && r >= 0) r = -EAGAIN; /* the full pass counts every reason */
         for (size_t x = 0; x < n_allocs; x++)
                 dp_allocation_result_free(allocs ? allocs[x] : NULL);
         free(allocs);
@@ -1439,6 +1627,7 @@ static int plan_cycle(dp_sched *s, qpod *q, sched_verdicts *v, dp_sched_plan **r
                 }
         }
         if (r >= 0) pod_native(c.pod, c.native);
+        if (r >= 0) r = dp_pod_host_ports(c.pod, &c.ports, &c.n_ports);
         for (size_t k = 0; r >= 0 && k < c.n_ext; k++)
                 c.ext[k].class_name = class_for(s->store, c.ext[k].name);
         if (r >= 0) r = resolve_claims(&c, err);

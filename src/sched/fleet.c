@@ -251,8 +251,10 @@ static int parse_fleet(const dp_doc_node *root, dp_sim_input *in, const char *di
                         in->policy = DP_SCORE_BINPACK;
                 else if (streq(s, "spread"))
                         in->policy = DP_SCORE_SPREAD;
+                else if (streq(s, "none"))
+                        in->policy = DP_SCORE_NONE;
                 else
-                        return bad(err, sc, "spec.scoring", "must be binpack or spread");
+                        return bad(err, sc, "spec.scoring", "must be binpack, spread or none");
         }
         in->schedulers = 1;
         const dp_doc_node *ns = dp_doc_get(spec, "schedulers");
@@ -468,8 +470,10 @@ static int finish(dp_sim_input *in, bool seen_fleet, dp_error *err) {
         if (!in->source && !(in->source = dp_strdup("input"))) return -ENOMEM;
         if (in->schedulers == 0) in->schedulers = 1;
         int r = dp_model_generate_names(in->objs, err);
-        if (r < 0) return r;
-        return dp_model_validate(in->objs, err);
+        if (r >= 0) r = dp_model_validate(in->objs, err);
+        /* the warnings of the defaults once, here; every run applies them again */
+        if (r >= 0) r = dp_model_apply_defaults(in->objs, err);
+        return r;
 }
 
 static int new_input(dp_sim_input **ret) {

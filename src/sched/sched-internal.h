@@ -17,6 +17,10 @@ typedef struct qpod {
         int64_t failed_at, retry_at;
         uint64_t failed_rev;
         bool in_heap, in_waiting; /* listed in dp_sched.heap / .waiting (maybe stale) */
+        /* queue, ports, defaults (kube-scheduler parity) */
+        char *created;    /* metadata.creationTimestamp (RFC 3339, UTC), NULL unset: first */
+        int64_t added_ms; /* when it joined the queue: earlier first, then created */
+        bool held; /* gated, or another scheduler's: never tried, info says why */
 } qpod;
 
 /* An extended resource held through a device plugin on the plan's node. */
@@ -41,7 +45,7 @@ struct dp_sched_plan {
         char *node;
         ext_use *ext;
         size_t n_ext;
-        int64_t cpu_m, mem; /* native requests (millicores, bytes), for gangs' later members */
+        int64_t native[3]; /* cpu (millicores), memory, ephemeral-storage (bytes), for gangs' later members */
         plan_claim *claims;
         size_t n_claims;
         char *ext_claim_name; /* the created claim's name, recorded in pod status */
@@ -98,6 +102,11 @@ struct dp_sched {
         dp_diag_strings strings; /* verdict arguments (taints, resources, claims) */
         /* inter-pod affinity and topology spread: the bound pods' index (topology.h) */
         struct dp_topo_index *topo;
+        /* queue, ports, defaults (kube-scheduler parity) */
+        bool all_schedulers; /* dp_sched_config.all_schedulers */
+        uint64_t hint_rev;   /* counts store changes that may help a waiting pod (sched.c may_help) */
+        uint64_t hint_store_rev; /* the store's revision at the last sync */
+        bool pod_adds_help;      /* a pod waited on pod affinity or spread (sched.c may_help) */
 };
 
 typedef struct sched_usage sched_usage;
@@ -113,3 +122,17 @@ typedef struct sched_verdicts {
         size_t n, cap;
 } sched_verdicts;
 int dp_sched_diagnose_one(dp_sched *s, qpod *q, sched_verdicts *v, dp_error *err);
+
+/* ---- queue, ports, defaults (kube-scheduler parity): NodePorts (ports.c) ---- */
+typedef struct dp_host_port {
+        char proto[8]; /* TCP (unset), UDP, SCTP */
+        char ip[48];   /* 0.0.0.0 when unset */
+        int32_t port;
+} dp_host_port;
+/* The ports with a hostPort of the pod's containers and sidecars,
+ * normalised; *ret NULL when none. 0 or -ENOMEM. */
+int dp_pod_host_ports(const dp_pod *p, dp_host_port **ret, size_t *ret_n);
+/* "TCP/0.0.0.0/8080": one key per (protocol, address, port). */
+void dp_host_port_key(const dp_host_port *hp, char *buf, size_t size);
+/* Whether a port in use takes the wanted one. */
+bool dp_host_ports_conflict(const dp_host_port *want, const dp_host_port *used);

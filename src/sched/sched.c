@@ -26,6 +26,7 @@ static qpod *qpod_free(qpod *q) {
         free(q->info.node);
         free(q->info.message);
         dp_sched_info_clear_reasons(&q->info);
+        free(q->created);
         free(q);
         return NULL;
 }
@@ -43,6 +44,7 @@ int dp_sched_new(dp_store *store, const dp_sched_config *cfg, dp_sched **ret) {
         s->on_attempt = cfg ? cfg->on_attempt : NULL;
         s->userdata = cfg ? cfg->userdata : NULL;
         if (cfg) s->alloc_opts = cfg->alloc;
+        s->all_schedulers = cfg && cfg->all_schedulers;
         s->by_key = dp_hashmap_new();
         if (!s->name || !s->by_key) return dp_sched_free(s), -ENOMEM;
         *ret = s;
@@ -95,6 +97,10 @@ int dp_sched_diagnose(dp_sched *s, const char *ns, const char *name, dp_sched_no
         dp_fmt(key, sizeof(key), "%s/%s", ns && ns[0] ? ns : "default", name);
         qpod *q = dp_hashmap_get(s->by_key, key);
         if (!q) return -ENOENT;
+        if (q->held) { /* gated or another scheduler's: no node is looked at */
+                if (!(*ret_message = dp_strdup(q->info.message ? q->info.message : ""))) return -ENOMEM;
+                return 0;
+        }
         /* a scratch record: the pod's own stays as the last attempt left it */
         qpod tmp = *q;
         tmp.info = (dp_sched_pod_info){0};
@@ -120,8 +126,15 @@ int dp_sched_diagnose(dp_sched *s, const char *ns, const char *name, dp_sched_no
 
 /* ---- the queue ---- */
 
+/* PrioritySort: priority, then the time the pod joined the queue (pods
+ * joining together: by creationTimestamp, unset first, as the API server
+ * created them), then input order. */
 static bool q_before(const qpod *a, const qpod *b) {
-        return a->priority > b->priority || (a->priority == b->priority && a->seq < b->seq);
+        if (a->priority != b->priority) return a->priority > b->priority;
+        if (a->added_ms != b->added_ms) return a->added_ms < b->added_ms;
+        int c = strcmp(a->created ? a->created : "", b->created ? b->created : "");
+        if (c) return c < 0;
+        return a->seq < b->seq;
 }
 
 static void heap_up(dp_sched *s, size_t i) {
@@ -197,10 +210,11 @@ static bool time_come(const qpod *q, int64_t now) {
 
 /* A waiting pod for the candidates of cand_now (when its time has come). */
 static int cand_add(dp_sched *s, qpod *q) {
-        if (!s->cand_ok || !q->present || q->info.state != DP_POD_UNSCHEDULABLE || !time_come(q, s->cand_now))
+        if (!s->cand_ok || !q->present || q->held || q->info.state != DP_POD_UNSCHEDULABLE ||
+            !time_come(q, s->cand_now))
                 return 0;
         bool flush = s->cand_now >= q->failed_at + UNSCHEDULABLE_FLUSH_MS;
-        if (!flush && dp_store_revision(s->store) == q->failed_rev) {
+        if (!flush && s->hint_rev == q->failed_rev) {
                 if (DP_GROW(s->cand_rev, s->cap_cand_rev, s->n_cand_rev + 1) < 0) return -ENOMEM;
                 s->cand_rev[s->n_cand_rev++] = q;
                 return 0;
@@ -223,7 +237,7 @@ static void track(dp_sched *s, qpod *q) {
 }
 
 static int track_one(dp_sched *s, qpod *q) {
-        if (!q->present || q->info.state == DP_POD_BOUND) return 0;
+        if (!q->present || q->info.state == DP_POD_BOUND || q->held) return 0;
         if (q->info.state == DP_POD_QUEUED) {
                 if (q->in_heap) return 0;
                 if (DP_GROW(s->heap, s->cap_heap, s->n_heap + 1) < 0) return -ENOMEM;
@@ -240,7 +254,40 @@ static int track_one(dp_sched *s, qpod *q) {
         return 0;
 }
 
-static bool ours(const dp_sched *s, const dp_pod *p) { return !p->scheduler_name || streq(p->scheduler_name, s->name); }
+static bool ours(const dp_sched *s, const dp_pod *p) {
+        return s->all_schedulers || !p->scheduler_name || streq(p->scheduler_name, s->name);
+}
+
+#define GATED_MESSAGE "Scheduling is blocked due to non-empty scheduling gates" /* the API server's condition */
+
+/* An unbound pod this instance must not try: why (into buf), else NULL. */
+static const char *held_reason(const dp_sched *s, const dp_pod *p, char *buf, size_t size) {
+        if (p->node_name) return NULL;
+        if (!ours(s, p)) {
+                dp_fmt(buf, size, "not scheduled by %s: spec.schedulerName %s", s->name, p->scheduler_name);
+                return buf;
+        }
+        return p->n_scheduling_gates ? GATED_MESSAGE : NULL;
+}
+
+/* Held pods wait outside the queue with their reason; a pod no longer held
+ * (its gates removed) joins it. */
+static int sync_held(dp_sched *s, qpod *q, const dp_pod *p) {
+        char buf[512];
+        const char *why = held_reason(s, p, buf, sizeof(buf));
+        if (!why && q->held) {
+                q->held = false;
+                q->info.state = DP_POD_QUEUED;
+                free(q->info.message);
+                q->info.message = NULL;
+        } else if (why && q->info.state != DP_POD_BOUND) {
+                q->held = true;
+                q->info.state = DP_POD_UNSCHEDULABLE;
+                free(q->info.message);
+                if (!(q->info.message = dp_strdup(why))) return -ENOMEM;
+        }
+        return 0;
+}
 
 /* One pod of the store seen by sync: join the queue, or refresh. */
 static int sync_pod(dp_sched *s, size_t slot, dp_object o, int64_t now_ms) {
@@ -261,7 +308,7 @@ static int sync_pod(dp_sched *s, size_t slot, dp_object o, int64_t now_ms) {
                         if (!q->info.node) return -ENOMEM;
                 }
         } else {
-                if (!ours(s, p)) return 0;
+                if (!ours(s, p) && p->node_name) return 0;
                 if (DP_GROW(s->pods, s->cap_pods, s->n_pods + 1) < 0) return -ENOMEM;
                 q = calloc(1, sizeof(*q));
                 if (!q) return -ENOMEM;
@@ -270,7 +317,12 @@ static int sync_pod(dp_sched *s, size_t slot, dp_object o, int64_t now_ms) {
                 q->name = dp_strdup(p->meta.name);
                 q->seq = s->next_seq++;
                 q->priority = p->has_priority ? p->priority : 0;
+                q->added_ms = now_ms;
                 q->present = true;
+                if (p->meta.creation_timestamp && !(q->created = dp_strdup(p->meta.creation_timestamp))) {
+                        qpod_free(q);
+                        return -ENOMEM;
+                }
                 if (p->node_name) {
                         q->info.state = DP_POD_BOUND;
                         q->info.node = dp_strdup(p->node_name);
@@ -283,6 +335,7 @@ static int sync_pod(dp_sched *s, size_t slot, dp_object o, int64_t now_ms) {
                 }
                 s->pods[s->n_pods++] = q;
         }
+        if (sync_held(s, q, p) < 0) return -ENOMEM;
         if (slot >= s->n_by_slot) {
                 size_t n = dp_store_slots(s->store);
                 if (slot >= n) {
@@ -305,16 +358,37 @@ static int cmp_size(const void *a, const void *b) {
         return x < y ? -1 : x > y;
 }
 
+/* Whether a change to the store can make a pod that did not fit fit now
+ * (kube-scheduler's queueing hints, coarsely): a pod gone frees what it
+ * held; a claim deleted or not allocated may be allocated; any change to
+ * nodes, slices, classes, taint rules, groups may help. A pod created or
+ * bound elsewhere, or a claim allocated, takes and never frees: a pod
+ * rejected before stays rejected, with the reasons of its first attempt,
+ * as in kube-scheduler. */
+/* A pod written to a node helps only once some pod waits on pod affinity or
+ * spread (pod_adds_help; set for good, kept simple: it only retries more). */
+static bool may_help(const dp_sched *s, dp_kind k, dp_object o) {
+        switch (k) {
+        case DP_KIND_POD: return !o.hdr || (s->pod_adds_help && o.pod->node_name);
+        case DP_KIND_RESOURCE_CLAIM: return !o.hdr || !o.claim->allocation;
+        default: return true;
+        }
+}
+
 /* Only the pods written since the last sync are looked at (the store's
  * change log), in store order, as a walk over every pod would see them. */
 int dp_sched_sync(dp_sched *s, int64_t now_ms) {
         size_t pos = s->sync_pos, slot, n = 0;
         while (dp_store_next_change(s->store, &pos, &slot)) {
-                if (dp_store_slot(s->store, slot, NULL, NULL) != DP_KIND_POD) continue;
+                dp_object o;
+                dp_kind k = dp_store_slot(s->store, slot, &o, NULL);
+                if (may_help(s, k, o)) s->hint_rev++;
+                if (k != DP_KIND_POD) continue;
                 if (DP_GROW(s->sync_slots, s->cap_sync_slots, n + 1) < 0) return -ENOMEM;
                 s->sync_slots[n++] = slot;
         }
-        if (pos == SIZE_MAX) { /* the log was lost: every pod */
+        if (pos == SIZE_MAX) { /* the log was lost: every pod; anything may have changed */
+                if (dp_store_revision(s->store) != s->hint_store_rev) s->hint_rev++;
                 n = 0;
                 for (size_t i = 0; i < dp_store_slots(s->store); i++) {
                         if (dp_store_slot(s->store, i, NULL, NULL) != DP_KIND_POD) continue;
@@ -336,6 +410,7 @@ int dp_sched_sync(dp_sched *s, int64_t now_ms) {
                 if (r < 0) return r;
         }
         s->sync_pos = dp_store_changes_end(s->store);
+        s->hint_store_rev = dp_store_revision(s->store);
         return 0;
 }
 
@@ -347,17 +422,16 @@ static int64_t backoff(const dp_sched *s, const qpod *q) {
 }
 
 static bool eligible(const dp_sched *s, const qpod *q, int64_t now) {
-        if (!q->present || q->info.state == DP_POD_BOUND) return false;
+        if (!q->present || q->info.state == DP_POD_BOUND || q->held) return false;
         if (q->info.state == DP_POD_QUEUED) return true;
         if (now >= q->failed_at + UNSCHEDULABLE_FLUSH_MS) return true;
-        return dp_store_revision(s->store) != q->failed_rev && now >= q->retry_at;
+        return s->hint_rev != q->failed_rev && now >= q->retry_at;
 }
 
 static int64_t retry_time(const dp_sched *s, const qpod *q) {
         return q->info.state == DP_POD_QUEUED ? 0
-               : dp_store_revision(s->store) != q->failed_rev
-                       ? DP_MIN(q->retry_at, q->failed_at + UNSCHEDULABLE_FLUSH_MS)
-                       : q->failed_at + UNSCHEDULABLE_FLUSH_MS;
+               : s->hint_rev != q->failed_rev ? DP_MIN(q->retry_at, q->failed_at + UNSCHEDULABLE_FLUSH_MS)
+                                              : q->failed_at + UNSCHEDULABLE_FLUSH_MS;
 }
 
 /* Every present pod not bound is in the heap or the waiting list. */
@@ -366,7 +440,7 @@ int64_t dp_sched_next_retry(const dp_sched *s) {
         if (s->queue_lost) {
                 for (size_t i = 0; i < s->n_pods; i++) {
                         const qpod *q = s->pods[i];
-                        if (!q->present || q->info.state == DP_POD_BOUND) continue;
+                        if (!q->present || q->info.state == DP_POD_BOUND || q->held) continue;
                         int64_t t = retry_time(s, q);
                         if (best < 0 || t < best) best = t;
                 }
@@ -385,10 +459,24 @@ int64_t dp_sched_next_retry(const dp_sched *s) {
         return best;
 }
 
+/* Whether a pod bound elsewhere may let this pod in: kube-scheduler's
+ * InterPodAffinity and PodTopologySpread queueing hints requeue a pod with
+ * required pod affinity or a DoNotSchedule spread constraint when a matching
+ * pod is added. */
+static bool helped_by_pod_adds(const dp_sched *s, const qpod *q) {
+        dp_object o = dp_store_get(s->store, DP_KIND_POD, q->ns, q->name, NULL);
+        if (!o.hdr) return false;
+        if (o.pod->n_pod_affinity) return true;
+        for (size_t i = 0; i < o.pod->n_spread; i++)
+                if (!o.pod->spread[i].schedule_anyway) return true;
+        return false;
+}
+
 static void mark_failed(dp_sched *s, qpod *q, int64_t now) {
         q->info.state = DP_POD_UNSCHEDULABLE;
         q->failed_at = now;
-        q->failed_rev = dp_store_revision(s->store);
+        q->failed_rev = s->hint_rev;
+        if (!s->pod_adds_help && helped_by_pod_adds(s, q)) s->pod_adds_help = true;
         q->retry_at = now + backoff(s, q);
         track(s, q);
 }
@@ -477,7 +565,7 @@ static void conflict(dp_sched *s, qpod *q, int64_t now, const dp_error *err) {
         q->info.message = dp_strdup(m);
         mark_failed(s, q, now);
         /* a lost race is retried at once after backoff, whether or not more changes come */
-        q->failed_rev = dp_store_revision(s->store) - 1;
+        q->failed_rev = s->hint_rev - 1;
 }
 
 int dp_sched_plan_pod(dp_sched *s, const char *ns, const char *name, int64_t now_ms, dp_sched_plan **ret,
@@ -538,7 +626,8 @@ static int run_gang(dp_sched *s, qpod *first, const dp_pod_group *pg, const char
         for (size_t i = 0; i < s->n_pods; i++) {
                 qpod *q = s->pods[i];
                 const char *g = NULL;
-                if (!q->present || !streq(q->ns, first->ns) || !gang_of(s, q, &g) || !streq(g, gname)) continue;
+                if (!q->present || q->held || !streq(q->ns, first->ns) || !gang_of(s, q, &g) || !streq(g, gname))
+                        continue;
                 if (q->info.state == DP_POD_BOUND)
                         bound++;
                 else
@@ -653,7 +742,7 @@ static void pick_scan(dp_sched *s, int64_t now_ms, const char *exclude, qpod **r
 
 /* The best waiting candidate at now (cand_ok), or NULL. */
 static qpod *cand_top(dp_sched *s, int64_t now) {
-        if (s->n_cand_rev && dp_store_revision(s->store) != s->cand_rev_seen) {
+        if (s->n_cand_rev && s->hint_rev != s->cand_rev_seen) {
                 /* the store moved on: those waiting for a change may go */
                 size_t n = s->n_cand_rev;
                 s->n_cand_rev = 0;
@@ -665,7 +754,7 @@ static qpod *cand_top(dp_sched *s, int64_t now) {
                         }
                 }
         }
-        s->cand_rev_seen = dp_store_revision(s->store);
+        s->cand_rev_seen = s->hint_rev;
         while (s->n_cand) {
                 qpod *q = s->cand[0];
                 if (eligible(s, q, now) && q->info.state == DP_POD_UNSCHEDULABLE) return q;
@@ -704,7 +793,7 @@ static void pick(dp_sched *s, int64_t now_ms, const char *exclude, qpod **ret) {
                 s->n_waiting = k;
                 s->cand_ok = true;
                 s->cand_now = now_ms;
-                s->cand_rev_seen = dp_store_revision(s->store);
+                s->cand_rev_seen = s->hint_rev;
                 for (size_t i = 0; i < k; i++)
                         if (cand_add(s, s->waiting[i]) < 0) {
                                 cand_reset(s);

@@ -4,15 +4,21 @@
  * resources that matter for devices.
  *
  *   queue     pods without spec.nodeName (schedulerName unset, or the
- *             instance's name), ordered by priority (higher first) then
- *             arrival (store order). A pod that does not fit waits with backoff
- *             (1 s doubling to 10 s by default) and is retried once the cluster
- *             changed and its backoff ran out, or after 5 minutes anyway.
- *   filter    node.spec.unschedulable; node taints (NoSchedule, NoExecute)
- *             against pod tolerations; nodeSelector and required node
- *             affinity; extended resources (container limits; a request must
- *             equal its limit) against allocatable minus what pods bound to
- *             the node hold (NodeResourcesFit); pod topology spread and
+ *             instance's name), ordered by priority (higher first), then the
+ *             time they joined, then creationTimestamp, then arrival (store
+ *             order). Gated pods and other schedulers' pods are recorded as
+ *             Pending with the reason and never tried. A pod that does not
+ *             fit waits with backoff (1 s doubling to 10 s by default) and is
+ *             retried once the cluster changed in a way that can help (a pod
+ *             or claim freed, a node or slice written) and its backoff ran
+ *             out, or after 5 minutes anyway.
+ *   filter    node.spec.unschedulable (unless tolerated); node taints
+ *             (NoSchedule, NoExecute) against pod tolerations; nodeSelector
+ *             and required node affinity; host ports (NodePorts);
+ *             allocatable pods, cpu, memory and extended resources (container
+ *             limits; a request must equal its limit) against allocatable
+ *             minus what pods bound to the node hold, every insufficient one
+ *             a reason (NodeResourcesFit); pod topology spread and
  *             inter-pod affinity (topology.h); DRA claims, by name or from
  *             a template, allocated by the structured allocator; extended
  *             resources backed by DRA (DeviceClass extendedResourceName or
@@ -36,7 +42,10 @@
 #include "sched/diagnosis.h"
 #include "sched/store.h"
 
-typedef enum { DP_SCORE_BINPACK = 0, DP_SCORE_SPREAD } dp_score_policy;
+/* NONE: every feasible node scores the same, so the first in name order
+ * wins (kube-scheduler with every Score plugin disabled; the differential
+ * test against it, tests/sched/differential-ksched.py, runs so). */
+typedef enum { DP_SCORE_BINPACK = 0, DP_SCORE_SPREAD, DP_SCORE_NONE } dp_score_policy;
 
 typedef struct dp_sched_config {
         const char *name; /* schedulerName this instance serves; NULL: "default-scheduler" */
@@ -52,6 +61,10 @@ typedef struct dp_sched_config {
         void (*on_attempt)(void *userdata);
         void *userdata;
         dp_alloc_cluster_options alloc; /* feature gates for the allocator snapshot */
+        /* queue, ports, defaults (kube-scheduler parity): schedule the pods
+         * of every schedulerName as this instance's own (else they are
+         * reported, "not scheduled by default-scheduler: ...") */
+        bool all_schedulers;
 } dp_sched_config;
 
 typedef enum {

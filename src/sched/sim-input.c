@@ -270,6 +270,7 @@ static int expand(const dp_sim_input *in, dp_sim_model force, dp_object_list *l,
         rr = dp_model_expand_workloads(l, nv.v, nv.n, err);
         node_views_done(&nv);
         if (rr >= 0) drop_finished(l);
+        if (rr >= 0) rr = dp_model_apply_defaults(l, err);
         return rr;
 }
 

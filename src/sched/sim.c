@@ -814,8 +814,12 @@ static int sim_run_new_impl(const dp_sim_input *in, dp_sim_model force, size_t *
         r->force = force;
         r->progress_shown = shown;
         if (!(r->store = dp_store_new())) return -ENOMEM;
-        dp_sched_config cfg = {
-                .policy = in->policy, .on_bind = on_bind, .on_attempt = on_attempt, .userdata = r, .alloc = in->alloc};
+        dp_sched_config cfg = {.policy = in->policy,
+                               .on_bind = on_bind,
+                               .on_attempt = on_attempt,
+                               .userdata = r,
+                               .alloc = in->alloc,
+                               .all_schedulers = in->all_schedulers};
         int rr = dp_sched_new(r->store, &cfg, &r->sched);
         if (rr >= 0 && in->schedulers == 2) rr = dp_sched_new(r->store, &cfg, &r->sched2);
         if (rr < 0) return rr;

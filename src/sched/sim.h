@@ -7,7 +7,7 @@
  *
  * Input kinds of devplane's own (apiVersion devplane.io/v1alpha1; format in
  * docs/scheduler.md):
- *   Fleet     spec.scoring (binpack|spread), spec.schedulers (1|2: two instances
+ *   Fleet     spec.scoring (binpack|spread|none), spec.schedulers (1|2: two instances
  *             that both plan before either writes, scenario 15),
  *             spec.nodeGroups[]: name, profile
  *             (built-in hardware profile, or a DeviceProfile file: a value
@@ -115,6 +115,9 @@ typedef struct dp_sim_input {
          * stderr is a terminal, never else: output stays comparable. */
         bool progress;
         int64_t progress_t0_ms;
+        /* queue, ports, defaults (kube-scheduler parity): --all-schedulers,
+         * pods of every schedulerName are scheduled as default pods */
+        bool all_schedulers;
 } dp_sim_input;
 
 dp_sim_input *dp_sim_input_free(dp_sim_input *in);

@@ -131,6 +131,16 @@ static int option_value(dp_tool_input *t, int c, const char *arg) {
         case DP_OPT_CORDON: t->whatif.cordon[t->whatif.n_cordon++] = (char *)arg; return 1;
         case DP_OPT_FAIL_DEVICE: t->whatif.fail[t->whatif.n_fail++] = (char *)arg; return 1;
         case DP_OPT_MODE: t->whatif.mode[t->whatif.n_mode++] = (char *)arg; return 1;
+        case DP_OPT_SCORING:
+                if (!streq(arg, "binpack") && !streq(arg, "spread") && !streq(arg, "none")) {
+                        fprintf(stderr, "devplane %s: --scoring %s: must be binpack, spread or none\n", t->cmd, arg);
+                        return -1;
+                }
+                t->scoring = 1 + (streq(arg, "binpack") ? DP_SCORE_BINPACK
+                                  : streq(arg, "spread") ? DP_SCORE_SPREAD
+                                                         : DP_SCORE_NONE);
+                return 1;
+        case DP_OPT_ALL_SCHEDULERS: t->all_schedulers = true; return 1;
         case DP_OPT_GATES:
                 if (dp_alloc_parse_feature_gate(arg, &t->gates) < 0) {
                         fprintf(stderr, "devplane %s: --feature-gates %s: known: %s\n", t->cmd, arg,
@@ -150,6 +160,8 @@ void dp_tool_warn_skipped(const char *cmd, const dp_object_list *l) {
                         cmd, k->count, k->kind, k->count == 1 ? "" : "s", k->api_version ? " (" : "",
                         k->api_version ? k->api_version : "", k->api_version ? ")" : "", k->first);
         }
+        for (size_t i = 0; l && i < l->n_warnings; i++)
+                fprintf(stderr, "devplane %s: warning: %s\n", cmd, l->warnings[i]);
 }
 
 /* The exit status: 3 (DP_EXIT_NO_MEMORY, with what was being read and how
@@ -207,6 +219,8 @@ int dp_tool_input_load(dp_tool_input *t, dp_sim_input **ret) {
         if (r >= 0) {
                 dp_tool_warn_skipped(t->cmd, in->objs);
                 in->alloc = t->gates;
+                if (t->scoring) in->policy = (dp_score_policy)(t->scoring - 1);
+                in->all_schedulers = t->all_schedulers;
                 /* progress only where a person watches: never into a file or pipe */
                 in->progress = isatty(STDERR_FILENO);
                 in->progress_t0_ms = (int64_t)t0.tv_sec * 1000 + t0.tv_nsec / 1000000;

@@ -19,6 +19,8 @@ enum {
         DP_OPT_MODE,
         DP_OPT_GATES,
         DP_OPT_SA_DIR,
+        DP_OPT_SCORING,
+        DP_OPT_ALL_SCHEDULERS,
 };
 
 /* Live mode's bounds (docs/live.md), numbered apart from the flags above. */
@@ -34,7 +36,9 @@ enum { DP_OPT_LIVE_TIMEOUT = 0x180, DP_OPT_LIVE_MAX_BYTES };
                 {"fail-device", required_argument, NULL, DP_OPT_FAIL_DEVICE},                                      \
                 {"mode", required_argument, NULL, DP_OPT_MODE},                                                    \
                 {"feature-gates", required_argument, NULL, DP_OPT_GATES},                                          \
-                {"service-account-dir", required_argument, NULL, DP_OPT_SA_DIR}
+                {"service-account-dir", required_argument, NULL, DP_OPT_SA_DIR},                                   \
+                {"scoring", required_argument, NULL, DP_OPT_SCORING},                                              \
+                {"all-schedulers", no_argument, NULL, DP_OPT_ALL_SCHEDULERS}
 
 #define DP_TOOL_INPUT_USAGE                                                                                            \
         "input:\n"                                                                                                     \
@@ -56,7 +60,10 @@ enum { DP_OPT_LIVE_TIMEOUT = 0x180, DP_OPT_LIVE_MAX_BYTES };
         "  --mode GROUP_OR_NODE=v1|v2|both\n"                                                                          \
         "                                a Fleet node group's model; a Node object: v1 drops its\n"                    \
         "                                ResourceSlices, v2 its extended resources (repeatable)\n"                     \
-        "  --feature-gates DRADeviceCompatibilityGroups=true|false\n"
+        "  --feature-gates DRADeviceCompatibilityGroups=true|false\n"                                                 \
+        "scheduler:\n"                                                                                                 \
+        "  --scoring binpack|spread|none  over the Fleet's spec.scoring (none: the first feasible node by name)\n"  \
+        "  --all-schedulers              schedule pods of every spec.schedulerName as default-scheduler's\n"
 
 typedef struct dp_tool_input {
         const char *cmd; /* "simulate": messages start "devplane simulate: " */
@@ -75,6 +82,8 @@ typedef struct dp_tool_input {
         char *replay;
         dp_sim_whatif whatif; /* arrays owned, strings borrowed from argv */
         dp_alloc_cluster_options gates;
+        int scoring; /* --scoring: a dp_score_policy + 1, 0 unset */
+        bool all_schedulers;
 } dp_tool_input;
 
 /* argc bounds the number of -f and what-if values. -ENOMEM. */

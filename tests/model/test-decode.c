@@ -310,8 +310,6 @@ TEST(errors_unknown_field) {
 }
 
 TEST(errors_kind_and_version) {
-        decode_fails("apiVersion: resource.k8s.io/v1alpha3\nkind: ResourceSlice\nmetadata: {name: x}\n",
-                     "apiVersion: \"resource.k8s.io/v1alpha3\" is not supported for ResourceSlice");
         /* a missing apiVersion takes the kind's preferred version (see decode.c) */
         dp_object_list *l = decode_ok("kind: Pod\nmetadata: {name: x}\n");
         ASSERT_STREQ(l->items[0].hdr->api_version, "v1");
@@ -319,6 +317,29 @@ TEST(errors_kind_and_version) {
         decode_fails("apiVersion: v1\nmetadata: {name: x}\n", "t.yaml: document 1: kind: required");
         decode_fails("- a\n- b\n", "t.yaml: document 1: expected an object (a map), got list");
         decode_fails("apiVersion: v1\nkind: List\nfoo: 1\n", "List: unknown field \"foo\"");
+}
+
+/* Another group's kind of a modelled name (Volcano's Job, KAI's and
+ * Volcano's PodGroups) and versions devplane does not read are skipped with
+ * the unknown kinds, never decoded as the built-in kind (issue 22). */
+TEST(foreign_api_versions_skipped) {
+        dp_object_list *l = decode_ok("apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: j}\n"
+                                      "spec: {minAvailable: 2, tasks: [{replicas: 2}]}\n---\n"
+                                      "apiVersion: scheduling.run.ai/v2alpha2\nkind: PodGroup\nmetadata: {name: g}\n"
+                                      "spec: {minMember: 2, queue: q}\n---\n"
+                                      "apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata: {name: v}\n"
+                                      "spec: {minMember: 2}\n---\n"
+                                      "apiVersion: scheduling.k8s.io/v1alpha3\nkind: PodGroup\nmetadata: {name: w}\n"
+                                      "spec: {podGroupTemplateRef: x}\n---\n"
+                                      "apiVersion: resource.k8s.io/v1alpha3\nkind: ResourceSlice\nmetadata: {name: x}\n");
+        ASSERT_EQ(l->n, (size_t)0);
+        ASSERT_EQ(l->n_skipped, (size_t)5);
+        ASSERT_STREQ(l->skipped[0].kind, "Job");
+        ASSERT_STREQ(l->skipped[0].api_version, "batch.volcano.sh/v1alpha1");
+        ASSERT_STREQ(l->skipped[1].api_version, "scheduling.run.ai/v2alpha2");
+        ASSERT_STREQ(l->skipped[3].api_version, "scheduling.k8s.io/v1alpha3");
+        ASSERT_STREQ(l->skipped[4].kind, "ResourceSlice");
+        dp_object_list_free(l);
 }
 
 /* Kinds outside the model (ConfigMap, Service, CRDs) are skipped and

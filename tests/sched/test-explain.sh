@@ -121,7 +121,7 @@ spec:
   - {name: c, image: x, resources: {limits: {nvidia.com/gpu: 9}}}
 YAML
 "$DEVPLANE" explain big -f "$tmp/mixed.yaml" >"$tmp/m" || fail "explain big"
-grep -qx "0/5 nodes are available: 3 Insufficient nvidia.com/gpu, 2 node(s) had untolerated taint {dedicated: infra}." \
+grep -qx "0/5 nodes are available: 2 node(s) had untolerated taint(s), 3 Insufficient nvidia.com/gpu." \
         "$tmp/m" || fail "mixed message: $(cat "$tmp/m")"
 python3 - "$tmp/m" <<'PY' || fail "order and detail: $(cat "$tmp/m")"
 import sys

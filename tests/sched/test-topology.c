@@ -305,8 +305,14 @@ TEST(pending_reasons_from_the_shape_cache) {
         ASSERT_EQ(run(s, 0), 1); /* plain */
         ASSERT_STREQ(pod_message(s, "away"), "0/3 nodes are available: 1 Insufficient example.com/gpu, 2 node(s) "
                                              "didn't match pod anti-affinity rules.");
+        /* a pod added never helps a pod waiting on anti-affinity (kube-scheduler's
+         * queueing hint): not tried again */
         load(st, POD("plain-2", "{app: x}", "", ""));
         ASSERT_EQ(run(s, 20000), 1);
+        ASSERT_EQ(dp_sched_pod(s, "default", "away")->attempts, 1u);
+        /* a pod deleted may help: tried again, the reasons again from the cache */
+        ASSERT_OK(dp_store_delete(st, DP_KIND_POD, "default", "plain", DP_STORE_ANY_RV));
+        ASSERT_EQ(run(s, 40000), 0);
         ASSERT_STREQ(pod_message(s, "away"), "0/3 nodes are available: 1 Insufficient example.com/gpu, 2 node(s) "
                                              "didn't match pod anti-affinity rules.");
         ASSERT_TRUE(dp_sched_pod(s, "default", "away")->attempts >= 2);

@@ -1,0 +1,468 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""Differential test of `devplane simulate` against the real kube-scheduler.
+
+Random clusters (nodes labelled over zones and hosts, cpu/memory/pods and an
+extended resource, taints, cordons; pods with requests or only limits, init
+containers, node selectors and required node affinity, tolerations, host
+ports, PriorityClasses, creation timestamps, scheduling gates, other
+schedulers) are generated from a seed and run through `devplane simulate -o
+json` and ksched-oracle (kube-scheduler 1.35 as a program, decompressed from
+DP_SHARED_DIR at run time, never into the repository). Pod by pod they must
+agree: the same node, or both Pending with the same message ("0/6 nodes are
+available: 2 Insufficient cpu, 4 node(s) had untolerated taint(s)."), or both
+leaving the pod to another scheduler.
+
+Scores: kube-scheduler's default profile spreads (LeastAllocated,
+BalancedAllocation, ...), devplane binpacks. Until devplane scores as the
+default profile does, both run without scores that tell nodes apart: the
+oracle under a profile whose only Score plugin is ImageLocality (no node
+lists images, so every feasible node scores 0 and the oracle's tie-break
+patch picks the lowest node name; with no Score plugin at all kube-scheduler
+takes the first feasible node from a rotating start, not by name) and
+devplane with `--scoring none` (the first feasible node in name order). Placement is then decided by the filters, the
+queue order and what earlier pods took, which is what this test is about.
+PostFilter is disabled too (no preemption: the message has no "preemption:"
+part) until devplane preempts.
+
+Features are switched on with --features (default: every implemented one);
+another generator plugs in by adding a function to POD_FEATURES or
+NODE_FEATURES (name -> fn(rng, cluster, obj), called in that order on each
+pod or node), or CLUSTER_FEATURES (name -> fn(rng, cluster) -> objects), and
+its name to IMPLEMENTED. `cluster["nodes"]` holds the node names.
+
+usage: differential-ksched.py [--seed N] [--clusters N] [--features a,b]
+                              [--oracle PATH] [--devplane PATH] [--keep DIR] [-v]
+Exit status 0 when every pod agrees; 1 with the disagreements listed.
+"""
+import argparse
+import json
+import lzma
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import yaml
+
+ORACLE_XZ = "tools/kube-scheduler/ksched-oracle-v1.35.4.xz"
+GPU = "example.com/gpu"
+ZONES = ["zone-a", "zone-b", "zone-c"]
+GATE = "example.com/admission"
+PROFILE = """apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: default-scheduler
+  plugins:
+    score:
+      disabled: [{name: "*"}]
+      enabled: [{name: ImageLocality}]
+    postFilter:
+      disabled: [{name: "*"}]
+"""
+
+
+class NoAliases(yaml.SafeDumper):
+    def ignore_aliases(self, data):
+        return True
+
+
+# ---------------------------------------------------------------- nodes
+
+def node_base(rng, i, feats):
+    name = f"node-{i:02d}"
+    zone = rng.choice(ZONES)
+    labels = {"kubernetes.io/hostname": name, "topology.kubernetes.io/zone": zone}
+    if "selectors" in feats:
+        if rng.random() < 0.6:
+            labels["tier"] = rng.choice(["gold", "silver"])
+        labels["cores"] = str(rng.choice([4, 8, 16]))
+        if rng.random() < 0.3:
+            labels["disk"] = "ssd"
+    res = {"cpu": rng.choice(["2", "4", "3500m", "8"]), "memory": rng.choice(["4Gi", "8Gi", "16Gi"])}
+    if "resources" in feats and rng.random() < 0.8:
+        res["ephemeral-storage"] = rng.choice(["10Gi", "30Gi", "100Gi"])
+    if "pods" in feats:
+        res["pods"] = str(rng.choice([2, 3, 4, 110]))
+    else:
+        res["pods"] = "110"
+    if "extended" in feats and rng.random() < 0.6:
+        res[GPU] = str(rng.choice([1, 2, 4, 8]))
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": labels},
+            "spec": {}, "status": {"capacity": dict(res), "allocatable": dict(res)}}
+    return node
+
+
+def node_taints(rng, cluster, node):
+    taints = []
+    r = rng.random()
+    if r < 0.25:
+        taints.append({"key": "dedicated", "value": rng.choice(["infra", "gpu"]),
+                       "effect": rng.choice(["NoSchedule", "NoExecute", "PreferNoSchedule"])})
+    if rng.random() < 0.1:
+        taints.append({"key": "maintenance", "effect": "NoSchedule"})
+    if taints:
+        node["spec"]["taints"] = taints
+    if rng.random() < 0.08:
+        node["spec"]["unschedulable"] = True
+
+
+def node_defaults(rng, cluster, node):
+    """What the API server and the kubelet fill in: allocatable from capacity, 110 pods."""
+    r = rng.random()
+    if r < 0.15:
+        del node["status"]["allocatable"]
+    elif r < 0.25:
+        del node["status"]["allocatable"]["pods"]
+        del node["status"]["capacity"]["pods"]
+    if rng.random() < 0.1:  # tolerated by every pod (DefaultTolerationSeconds)
+        node["spec"].setdefault("taints", []).append(
+            {"key": rng.choice(["node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"]),
+             "effect": "NoExecute"})
+
+
+DRIVER = "gpu.example.com"
+
+
+def dra_objects(rng, cluster):
+    """A DeviceClass, claim templates, and a ResourceSlice on about half the nodes."""
+    objs = [{"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": DRIVER},
+             "spec": {"selectors": [{"cel": {"expression": f"device.driver == '{DRIVER}'"}}]}}]
+    for name, count, sel in (("one-gpu", 1, None), ("two-gpu", 2, None), ("h100", 1, "h100")):
+        exactly = {"deviceClassName": DRIVER, "count": count}
+        if sel:
+            exactly["selectors"] = [{"cel": {"expression": f"device.attributes['{DRIVER}'].model == '{sel}'"}}]
+        objs.append({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+                     "metadata": {"name": name, "namespace": "default"},
+                     "spec": {"spec": {"devices": {"requests": [{"name": "gpu", "exactly": exactly}]}}}})
+    for node in cluster["nodes"]:
+        if rng.random() < 0.5:
+            continue
+        devs = [{"name": f"gpu-{i}", "attributes": {"model": {"string": rng.choice(["a100", "h100"])}}}
+                for i in range(rng.choice([1, 2, 4]))]
+        objs.append({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
+                     "metadata": {"name": f"{node}-gpu"},
+                     "spec": {"driver": DRIVER, "nodeName": node, "devices": devs,
+                              "pool": {"name": node, "generation": 1, "resourceSliceCount": 1}}})
+    return objs
+
+
+NODE_FEATURES = {"taints": node_taints, "defaults": node_defaults}
+
+# ---------------------------------------------------------------- pods
+
+
+def quantities(rng, feats, gpu_ok):
+    q = {}
+    if "resources" in feats:
+        if rng.random() < 0.85:
+            q["cpu"] = rng.choice(["100m", "250m", "500m", "1", "1500m", "2"])
+        if rng.random() < 0.8:
+            q["memory"] = rng.choice(["128Mi", "512Mi", "1Gi", "2Gi", "3Gi"])
+        if rng.random() < 0.15:
+            q["ephemeral-storage"] = rng.choice(["1Gi", "5Gi", "20Gi"])
+    if gpu_ok and "extended" in feats and rng.random() < 0.4:
+        q[GPU] = str(rng.choice([1, 1, 2, 4]))
+    return q
+
+
+def container(rng, feats, name, gpu_ok=True):
+    c = {"name": name, "image": "registry.example/app:1"}
+    q = quantities(rng, feats, gpu_ok)
+    if q:
+        ext = {k: v for k, v in q.items() if k == GPU}
+        nat = {k: v for k, v in q.items() if k != GPU}
+        r = rng.random()
+        if r < 0.6:
+            c["resources"] = {"requests": nat, "limits": ext} if ext else {"requests": nat}
+        elif r < 0.85:  # limits only: the API server copies them to requests
+            c["resources"] = {"limits": dict(q)}
+        else:
+            c["resources"] = {"requests": dict(q), "limits": dict(q)}
+        for part in ("requests", "limits"):
+            if part in c["resources"] and not c["resources"][part]:
+                del c["resources"][part]
+    return c
+
+
+def pod_base(rng, i, feats):
+    name = f"pod-{i:03d}"
+    spec = {"containers": [container(rng, feats, "main")]}
+    if rng.random() < 0.2:
+        spec["containers"].append(container(rng, feats, "side", gpu_ok=rng.random() < 0.3))
+    if "resources" in feats and rng.random() < 0.2:
+        spec["initContainers"] = [container(rng, feats, "init", gpu_ok=rng.random() < 0.5)]
+        if rng.random() < 0.4:  # a sidecar: counted with the containers
+            side = container(rng, feats, "sidecar", gpu_ok=rng.random() < 0.3)
+            side["restartPolicy"] = "Always"
+            spec["initContainers"].insert(rng.randrange(0, 2), side)
+    if "resources" in feats and rng.random() < 0.05:
+        spec["overhead"] = {"cpu": "250m", "memory": "128Mi"}
+    if "resources" in feats and rng.random() < 0.08:  # PodLevelResources: the pod's own requests win
+        q = {"cpu": rng.choice(["500m", "2", "3"]), "memory": rng.choice(["1Gi", "3Gi"])}
+        spec["resources"] = {"limits": q} if rng.random() < 0.5 else {"requests": q, "limits": dict(q)}
+        for c in spec["containers"] + spec.get("initContainers", []):  # at most the pod's: none here
+            for part in c.get("resources", {}).values():
+                if isinstance(part, dict):
+                    part.pop("cpu", None)
+                    part.pop("memory", None)
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"}, "spec": spec}
+
+
+def pod_selectors(rng, cluster, pod):
+    spec = pod["spec"]
+    r = rng.random()
+    if r < 0.15:
+        spec["nodeSelector"] = {"topology.kubernetes.io/zone": rng.choice(ZONES)}
+    elif r < 0.25:
+        spec["nodeSelector"] = {"tier": rng.choice(["gold", "silver"])}
+    elif r < 0.45:
+        ops = [
+            {"key": "topology.kubernetes.io/zone", "operator": "In", "values": rng.sample(ZONES, 2)},
+            {"key": "tier", "operator": "NotIn", "values": ["silver"]},
+            {"key": "disk", "operator": "Exists"},
+            {"key": "disk", "operator": "DoesNotExist"},
+            {"key": "cores", "operator": "Gt", "values": [str(rng.choice([4, 8]))]},
+            {"key": "cores", "operator": "Lt", "values": ["16"]},
+            {"key": "tier", "operator": "In", "values": ["gold"]},
+            {"key": "kubernetes.io/hostname", "operator": "NotIn", "values": [rng.choice(cluster["nodes"])]},
+        ]
+        terms = [{"matchExpressions": rng.sample(ops, rng.choice([1, 2]))}]
+        if rng.random() < 0.3:
+            terms.append({"matchFields": [{"key": "metadata.name", "operator": "In",
+                                           "values": [rng.choice(cluster["nodes"])]}]})
+        spec["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution":
+                                             {"nodeSelectorTerms": terms}}}
+
+
+def pod_tolerations(rng, cluster, pod):
+    if rng.random() < 0.35:
+        pod["spec"]["tolerations"] = rng.sample([
+            {"key": "dedicated", "operator": "Equal", "value": "infra", "effect": "NoSchedule"},
+            {"key": "dedicated", "operator": "Exists"},
+            {"key": "dedicated", "operator": "Equal", "value": "gpu"},
+            {"key": "maintenance", "operator": "Exists", "effect": "NoSchedule"},
+            {"operator": "Exists"},
+            {"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute",
+             "tolerationSeconds": 60},
+            {"key": "dedicated", "operator": "Equal", "value": "infra", "effect": "NoExecute", "tolerationSeconds": 30},
+        ], rng.choice([1, 2]))
+
+
+def pod_ports(rng, cluster, pod):
+    if rng.random() < 0.3:
+        port = {"containerPort": 80, "hostPort": rng.choice([8080, 8080, 9090])}
+        if rng.random() < 0.3:
+            port["protocol"] = "UDP"
+        if rng.random() < 0.2:
+            port["hostIP"] = rng.choice(["10.0.0.1", "0.0.0.0", "127.0.0.1"])
+        cs = pod["spec"]["containers"] + pod["spec"].get("initContainers", [])
+        rng.choice(cs)["ports"] = [port]  # sidecars' count, other init containers' do not
+
+
+def pod_priority(rng, cluster, pod):
+    r = rng.random()
+    if r < 0.5:
+        pod["spec"]["priorityClassName"] = rng.choice(["high", "low", "system-cluster-critical"])
+
+
+def pod_gates(rng, cluster, pod):
+    if rng.random() < 0.08:
+        pod["spec"]["schedulingGates"] = [{"name": GATE}]
+
+
+def pod_timestamps(rng, cluster, pod):
+    if rng.random() < 0.8:
+        pod["metadata"]["creationTimestamp"] = f"2026-01-01T00:{rng.randrange(0, 6):02d}:00Z"
+
+
+def pod_schedulers(rng, cluster, pod):
+    r = rng.random()
+    if r < 0.06:
+        pod["spec"]["schedulerName"] = rng.choice(["kai-scheduler", "volcano"])
+    elif r < 0.1:
+        pod["spec"]["schedulerName"] = "default-scheduler"
+
+
+def pod_dra(rng, cluster, pod):
+    if rng.random() < 0.3:
+        pod["spec"]["resourceClaims"] = [{"name": "gpu", "resourceClaimTemplateName":
+                                          rng.choice(["one-gpu", "one-gpu", "two-gpu", "h100"])}]
+        pod["spec"]["containers"][0].setdefault("resources", {})["claims"] = [{"name": "gpu"}]
+
+
+def pod_bound(rng, cluster, pod):
+    """Pods already running (a dump's): they hold resources, ports and pod slots; finished ones hold nothing."""
+    if rng.random() < 0.15:
+        spec = pod["spec"]
+        spec["nodeName"] = rng.choice(cluster["nodes"])
+        for k in ("schedulingGates", "resourceClaims", "schedulerName"):
+            spec.pop(k, None)
+        for c in spec["containers"]:
+            c.get("resources", {}).pop("claims", None)
+        if rng.random() < 0.2:
+            pod["status"] = {"phase": rng.choice(["Succeeded", "Failed"])}
+
+
+POD_FEATURES = {"dra": pod_dra, "selectors": pod_selectors, "taints": pod_tolerations, "ports": pod_ports,
+                "priority": pod_priority, "gates": pod_gates, "timestamps": pod_timestamps,
+                "schedulers": pod_schedulers, "bound": pod_bound}
+# Generated by this file today; affinity/spread/dra/preempt plug in later.
+IMPLEMENTED = ["resources", "extended", "pods", "taints", "selectors", "ports", "priority", "gates",
+               "timestamps", "defaults", "schedulers", "dra", "bound"]
+
+
+def priority_classes(rng):
+    classes = [
+        {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "high"},
+         "value": 1000, "preemptionPolicy": "Never"},
+        {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "low"}, "value": 10},
+    ]
+    if rng.random() < 0.5:
+        classes.append({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+                        "metadata": {"name": "default-batch"}, "value": 100, "globalDefault": True})
+    return classes
+
+
+# Objects of the cluster besides nodes and pods: name -> fn(rng, cluster) -> [objects].
+CLUSTER_FEATURES = {"priority": lambda rng, cluster: priority_classes(rng), "dra": dra_objects}
+
+
+def gen_cluster(rng, feats):
+    n_nodes = rng.randint(3, 10)
+    n_pods = rng.randint(8, 24)
+    cluster = {"nodes": [f"node-{i:02d}" for i in range(n_nodes)]}
+    objs = []
+    for i in range(n_nodes):
+        node = node_base(rng, i, feats)
+        for f, fn in NODE_FEATURES.items():
+            if f in feats:
+                fn(rng, cluster, node)
+        objs.append(node)
+    for f, fn in CLUSTER_FEATURES.items():
+        if f in feats:
+            objs += fn(rng, cluster)
+    pods = []
+    for i in range(n_pods):
+        pod = pod_base(rng, i, feats)
+        for f, fn in POD_FEATURES.items():
+            if f in feats:
+                fn(rng, cluster, pod)
+        pods.append(pod)
+    rng.shuffle(pods)
+    return {"apiVersion": "v1", "kind": "List", "items": objs + pods}
+
+
+# ---------------------------------------------------------------- runs
+
+def oracle_outcome(p):
+    if "schedulerName" in p.get("ignored", ""):
+        return ("foreign",)
+    if p.get("ignored", "").startswith("phase "):  # Succeeded/Failed: devplane leaves them out too
+        return ("finished",)
+    if p.get("node"):
+        return ("node", p["node"])
+    return ("pending", p.get("message", ""))
+
+
+def devplane_outcome(p):
+    if p.get("node") and p.get("state") in ("Running", "Waiting"):
+        return ("node", p["node"])
+    reason = p.get("reason", "")
+    if reason.startswith("not scheduled by default-scheduler"):
+        return ("foreign",)
+    return ("pending", reason)
+
+
+def run_one(args, tmp, seed, feats):
+    rng = random.Random(seed)
+    doc = gen_cluster(rng, feats)
+    path = os.path.join(tmp, f"cluster-{seed}.yaml")
+    with open(path, "w") as f:
+        yaml.dump(doc, f, Dumper=NoAliases, sort_keys=False)
+    o = subprocess.run([args.oracle, "--profile-config", args.profile, "--pretty=false", "-f", path],
+                       capture_output=True, text=True, timeout=120)
+    if o.returncode != 0:
+        return None, f"oracle exit {o.returncode}: {o.stderr.strip()[-400:]}", path
+    d = subprocess.run([args.devplane, "simulate", "--scoring", "none", "-o", "json", "-f", path],
+                       capture_output=True, text=True, timeout=120)
+    if d.returncode != 0:
+        return None, f"devplane exit {d.returncode}: {d.stderr.strip()[-400:]}", path
+    want = {f"{p['namespace']}/{p['name']}": oracle_outcome(p) for p in json.loads(o.stdout)["pods"]}
+    got = {}
+    for p in json.loads(d.stdout)["asWritten"]["pods"]:
+        key = p["name"] if "/" in p["name"] else "default/" + p["name"]
+        got[key] = devplane_outcome(p)
+    diffs = []
+    for key in sorted(want):
+        if got.get(key, ("finished",)) != want[key]:
+            diffs.append(f"{key}: kube-scheduler {want[key]}, devplane {got.get(key)}")
+    return len(want), diffs, path
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--clusters", type=int, default=20)
+    ap.add_argument("--features", default=",".join(IMPLEMENTED))
+    ap.add_argument("--oracle")
+    ap.add_argument("--devplane", default=os.environ.get("DEVPLANE", "devplane"))
+    ap.add_argument("--keep", help="copy the inputs that disagree here")
+    ap.add_argument("-v", action="store_true")
+    args = ap.parse_args()
+    feats = set(f for f in args.features.split(",") if f)
+    unknown = feats - set(IMPLEMENTED)
+    if unknown:
+        sys.exit(f"unknown features: {', '.join(sorted(unknown))} (known: {', '.join(IMPLEMENTED)})")
+    tmp = tempfile.mkdtemp(prefix="ksched-diff-")
+    try:
+        if not args.oracle:
+            shared = os.environ.get("DP_SHARED_DIR", os.path.join(os.path.dirname(__file__), "../../../shared"))
+            xz = os.path.join(shared, ORACLE_XZ)
+            if not os.path.exists(xz):
+                print(f"SKIP: {xz} not found")
+                return 0
+            args.oracle = os.path.join(os.environ.get("DP_BUILD_DIR", tmp), "ksched-oracle")
+            if not os.path.exists(args.oracle):
+                part = args.oracle + f".{os.getpid()}"
+                with lzma.open(xz) as src, open(part, "wb") as dst:
+                    shutil.copyfileobj(src, dst)
+                os.chmod(part, 0o755)
+                os.replace(part, args.oracle)
+        args.profile = os.path.join(tmp, "no-scores.yaml")
+        with open(args.profile, "w") as f:
+            f.write(PROFILE)
+        pods = bad_clusters = 0
+        all_diffs = []
+        for k in range(args.clusters):
+            seed = args.seed * 100003 + k
+            n, diffs, path = run_one(args, tmp, seed, feats)
+            if n is None:
+                all_diffs.append(f"cluster seed {seed}: {diffs}")
+                bad_clusters += 1
+                if args.keep:
+                    os.makedirs(args.keep, exist_ok=True)
+                    shutil.copy(path, args.keep)
+                continue
+            pods += n
+            if diffs:
+                bad_clusters += 1
+                all_diffs += [f"cluster seed {seed}: {x}" for x in diffs]
+                if args.keep:
+                    os.makedirs(args.keep, exist_ok=True)
+                    shutil.copy(path, args.keep)
+            elif args.v:
+                print(f"cluster seed {seed}: {n} pods agree")
+        for x in all_diffs:
+            print(x)
+        print(f"{pods} pods in {args.clusters} clusters (features {','.join(sorted(feats))}): "
+              f"{len(all_diffs)} disagreements in {bad_clusters} clusters")
+        return 1 if all_diffs else 0
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
