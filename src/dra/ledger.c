@@ -123,17 +123,22 @@ static const hold *conflict(const dp_ledger *l, dp_ledger_path path, const char 
         return NULL;
 }
 
-/* The refusal (or, for a replay, the report) naming the other holder. */
+/* "device X is held through V1 by H (Allocate, as Y)" / "device X overlaps Y, held ..." */
+static char *held_text(const hold *h, const char *device, const unit_name *u) {
+        const char *what = h->path == DP_LEDGER_V1 ? "Allocate" : "NodePrepareResources";
+        const char *pn = dp_ledger_path_name(h->path);
+        if (h->unit != u->unit)
+                return dp_asprintf("device %s overlaps %s, held through %s by %s (%s)", device, h->device, pn,
+                                   h->holder, what);
+        bool same = streq(h->device, device);
+        return dp_asprintf("device %s is held through %s by %s (%s%s%s)", device, pn, h->holder, what,
+                           same ? "" : ", as ", same ? "" : h->device);
+}
+
+/* The refusal (or, for a replay, the report: 1) naming the other holder. */
 static int conflict_error(const hold *h, const char *device, const unit_name *u, dp_ledger_path path,
                           const char *holder, bool replay, dp_error *err) {
-        const char *what = h->path == DP_LEDGER_V1 ? "Allocate" : "NodePrepareResources";
-        _cleanup_free_ char *as = h->unit == u->unit && !streq(h->device, device) ? dp_asprintf(", as %s", h->device)
-                                                                                   : NULL;
-        _cleanup_free_ char *lead =
-                h->unit == u->unit ? dp_asprintf("device %s is held through %s by %s (%s%s)", device,
-                                                 dp_ledger_path_name(h->path), h->holder, what, as ? as : "")
-                                   : dp_asprintf("device %s overlaps %s, held through %s by %s (%s)", device,
-                                                 h->device, dp_ledger_path_name(h->path), h->holder, what);
+        _cleanup_free_ char *lead = held_text(h, device, u);
         if (!lead) return dp_error_set(err, -ENOMEM, "out of memory");
         if (!replay) return dp_error_set(err, -EBUSY, "%s; release it first", lead);
         dp_error_set(err, -EBUSY,
