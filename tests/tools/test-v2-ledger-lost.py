@@ -12,7 +12,7 @@ device goes to two consumers), python3-grpcio playing the kubelet:
   (devplane_ledger_conflicts), nobody new gets it, and when the V1 pod
   goes the claim still holds it;
 - the node's `devplane.unproven` entries withhold their devices from
-  claims.
+  claims, id by id (one id that clashes does not free the others).
 """
 import os
 import sys
@@ -112,7 +112,8 @@ def main():
         print("ok - pod px gone: claim c4 still holds gpu-4 (%s)" % e)
 
         # the node's unproven mark: its devices go to no claim
-        write(p1 + [("pod-lost", "devplane.unproven", R, {-1: [U[5], U[6]]}, b"")])
+        # (gpu-4 in it too, as a stale node might write: that clash must not free gpu-5 and gpu-6)
+        write(p1 + [("pod-lost", "devplane.unproven", R, {-1: [U[4], U[5], U[6]]}, b"")])
         tr.log.wait("%s: 2 entries of 2 for this agent's resources" % CKPT)
         err = prepared(k, "c6", "gpu-6")
         assert "held through V1 by the node's unproven mark for pod pod-lost" in err, err
