@@ -449,8 +449,8 @@ static size_t v1_replay_entry(dp_agent *a, const dp_ckpt_entry *en) {
                         int r = v1_hold(a, holder, &id, 1, DP_LEDGER_REPLAY, &e);
                         if (r > 0) {
                                 clashes++;
-                                log_error("conflict: %s (kubelet checkpoint and driver checkpoint); the device is "
-                                          "withheld from new V1 allocations and new claims",
+                                log_error("conflict: %s (kubelet checkpoint); the device is withheld from new V1 "
+                                          "allocations and new claims",
                                           dp_error_msg(&e));
                         } else if (r < 0)
                                 log_warning("V1 checkpoint %s: %s", holder, dp_error_msg(&e));
@@ -506,8 +506,8 @@ static void v1_sync_checkpoint(dp_agent *a) {
         for (size_t i = 0; c && i < c->n_entries; i++)
                 if (en_mine(a, &c->entries[i])) clashes += v1_replay_entry(a, &c->entries[i]);
         if (clashes)
-                log_error("%s: %zu device(s) held through both V1 and V2: both holders keep them, nobody new gets "
-                          "them until one releases them (devplane_ledger_conflicts)",
+                log_error("%s: %zu device(s) held by two consumers: both keep them, nobody new gets them until one "
+                          "releases them (devplane_ledger_conflicts)",
                           path, clashes);
 }
 
