@@ -112,6 +112,7 @@ struct dp_agent {
         char **v1_holders; /* ledger holders the V1 path created */
         size_t n_v1_holders;
         uint64_t v1_seq;
+        bool v1_ckpt_seen;    /* the kubelet checkpoint was read (DP_AGENT_CKPT_SEEN_FILE written) */
         bool allow_multiple;  /* DRA devices publish allowMultipleAllocations */
         dp_kube_client *kube; /* NULL: no API server */
         agent_metrics metrics;

@@ -365,7 +365,7 @@ static int v1_hold(dp_agent *a, const char *holder, const char *const *ids, size
                 return -ENOMEM;
         }
         a->n_v1_holders++;
-        return 0;
+        return r; /* > 0: a replay over another holder's hold (ledger.h) */
 }
 
 /* The agent never learns which pod an Allocate was for; the kubelet's
@@ -381,6 +381,8 @@ static int v1_hold(dp_agent *a, const char *holder, const char *const *ids, size
  * holds we had stay, and the ledger is marked so that no device V1 serves is
  * prepared through V2 until the checkpoint reads again. */
 #define V1_UNKNOWN_KEY "kubelet checkpoint"
+/* node/devmgr.h DP_NODE_UNPROVEN_CONTAINER: not a DNS label, no real container has it */
+#define V1_UNPROVEN_CONTAINER "devplane.unproven"
 
 static void v1_unknown(dp_agent *a, const char *path, const char *why) {
         _cleanup_free_ char *reason =
@@ -394,6 +396,67 @@ static void v1_unknown(dp_agent *a, const char *path, const char *why) {
 
 static bool en_mine(const dp_agent *a, const dp_ckpt_entry *en) {
         return en->resource_name && dp_v1_plan_find(a->plan, en->resource_name);
+}
+
+/* Whether this agent has read the kubelet checkpoint at path before: in
+ * this process, or in an earlier one (DP_AGENT_CKPT_SEEN_FILE names it). A
+ * record that cannot be read says yes: fail closed. */
+static bool v1_checkpoint_seen(dp_agent *a, const char *path) {
+        if (a->v1_ckpt_seen) return true;
+        _cleanup_free_ char *p = dp_asprintf("%s/%s", a->state_dir, DP_AGENT_CKPT_SEEN_FILE);
+        _cleanup_free_ char *buf = NULL;
+        size_t len = 0;
+        if (!p) return true;
+        int r = read_small_file(p, &buf, &len);
+        if (r == -ENOENT) return false;
+        if (r < 0) {
+                log_error("%s: %s; taken as a kubelet checkpoint read before", p, strerror(-r));
+                return true;
+        }
+        size_t n = strlen(path);
+        return len == n + 1 && strncmp(buf, path, n) == 0 && buf[n] == '\n';
+}
+
+/* The checkpoint at path was read: from now on, missing means lost. */
+static void v1_checkpoint_record_seen(dp_agent *a, const char *path) {
+        if (a->v1_ckpt_seen) return;
+        a->v1_ckpt_seen = true;
+        _cleanup_free_ char *line = dp_asprintf("%s\n", path);
+        dp_error e = DP_ERROR_INIT;
+        if (!line || dp_write_file_atomic(a->state_dir, DP_AGENT_CKPT_SEEN_FILE, line, strlen(line), 0644,
+                                          DP_WRITE_DURABLE, &e) < 0)
+                log_warning("%s/%s: cannot record that the kubelet checkpoint was read: %s", a->state_dir,
+                            DP_AGENT_CKPT_SEEN_FILE, line ? dp_error_msg(&e) : "out of memory");
+}
+
+/* One checkpoint entry of ours as V1 holds, id by id (an id this agent does
+ * not know leaves the others held). The node's DP_NODE_UNPROVEN_CONTAINER
+ * entries name devices nobody provably holds: held by the mark, so no claim
+ * gets them. Returns how many ids clash with holds of others. */
+static size_t v1_replay_entry(dp_agent *a, const dp_ckpt_entry *en) {
+        bool unproven = streq_ptr(en->container_name, V1_UNPROVEN_CONTAINER);
+        _cleanup_free_ char *holder =
+                unproven ? dp_asprintf("the node's unproven mark for pod %s (it lost its records: withheld)",
+                                       en->pod_uid)
+                         : dp_asprintf("pod %s/%s", en->pod_uid, en->container_name);
+        size_t clashes = 0;
+        if (!holder) return 0;
+        for (size_t k = 0; k < en->n_device_ids; k++) {
+                const dp_ckpt_ids *ids = &en->device_ids[k].ids;
+                for (size_t x = 0; x < ids->n; x++) {
+                        dp_error e = DP_ERROR_INIT;
+                        const char *id = ids->ids[x];
+                        int r = v1_hold(a, holder, &id, 1, DP_LEDGER_REPLAY, &e);
+                        if (r > 0) {
+                                clashes++;
+                                log_error("conflict: %s (kubelet checkpoint); the device is withheld from new V1 "
+                                          "allocations and new claims",
+                                          dp_error_msg(&e));
+                        } else if (r < 0)
+                                log_warning("V1 checkpoint %s: %s", holder, dp_error_msg(&e));
+                }
+        }
+        return clashes;
 }
 
 static void v1_sync_checkpoint(dp_agent *a) {
@@ -419,6 +482,10 @@ static void v1_sync_checkpoint(dp_agent *a) {
                 v1_unknown(a, path, r == -EISDIR ? "a directory, not a regular file" : "not a regular file");
                 return;
         }
+        if (r == -ENOENT && v1_checkpoint_seen(a, path)) {
+                v1_unknown(a, path, "missing, though this agent has read it before: the record of V1 holds is lost");
+                return;
+        }
         if (r < 0 && r != -ENOENT) {
                 v1_unknown(a, path, strerror(-r));
                 return;
@@ -427,27 +494,21 @@ static void v1_sync_checkpoint(dp_agent *a) {
                 v1_unknown(a, path, dp_error_msg(&e));
                 return;
         }
+        if (r >= 0) v1_checkpoint_record_seen(a, path);
         v1_holders_clear(a);
         if (dp_ledger_clear_unknown(a->ledger, V1_UNKNOWN_KEY) > 0)
                 log_info("%s read: V1 holds known again, DRA prepares allowed", path);
-        size_t mine = 0;
+        size_t mine = 0, clashes = 0;
         for (size_t i = 0; c && i < c->n_entries; i++)
                 mine += en_mine(a, &c->entries[i]);
         log_info("%s: %zu entr%s of %zu for this agent's resources, replayed as V1 holds", path, mine,
                  mine == 1 ? "y" : "ies", c ? c->n_entries : 0);
-        for (size_t i = 0; c && i < c->n_entries; i++) {
-                const dp_ckpt_entry *en = &c->entries[i];
-                if (!en_mine(a, en)) continue;
-                _cleanup_free_ char *holder = dp_asprintf("pod %s/%s", en->pod_uid, en->container_name);
-                if (!holder) return;
-                for (size_t k = 0; k < en->n_device_ids; k++) {
-                        const dp_ckpt_ids *ids = &en->device_ids[k].ids;
-                        e = (dp_error)DP_ERROR_INIT;
-                        if (ids->n &&
-                            v1_hold(a, holder, (const char *const *)ids->ids, ids->n, DP_LEDGER_REPLAY, &e) < 0)
-                                log_warning("V1 checkpoint %s: %s", holder, dp_error_msg(&e));
-                }
-        }
+        for (size_t i = 0; c && i < c->n_entries; i++)
+                if (en_mine(a, &c->entries[i])) clashes += v1_replay_entry(a, &c->entries[i]);
+        if (clashes)
+                log_error("%s: %zu device(s) held by two consumers: both keep them, nobody new gets them until one "
+                          "releases them (devplane_ledger_conflicts)",
+                          path, clashes);
 }
 
 /* All or nothing: a refused container request releases what the earlier
@@ -573,9 +634,12 @@ static void render_metrics(dp_strbuf *o, void *ud) {
                          "# HELP devplane_dra_prepared_claims Claims prepared on this node (V2, the checkpoint).\n"
                          "# TYPE devplane_dra_prepared_claims gauge\ndevplane_dra_prepared_claims %zu\n"
                          "# HELP devplane_dra_claim_errors_total Claims NodePrepareResources answered with an error.\n"
-                         "# TYPE devplane_dra_claim_errors_total counter\ndevplane_dra_claim_errors_total %llu\n",
+                         "# TYPE devplane_dra_claim_errors_total counter\ndevplane_dra_claim_errors_total %llu\n"
+                         "# HELP devplane_ledger_conflicts Devices held by two consumers at once (both checkpoints "
+                         "name them; withheld from everyone else).\n"
+                         "# TYPE devplane_ledger_conflicts gauge\ndevplane_ledger_conflicts %zu\n",
                          (unsigned long long)m->v1_allocations, agent_dra_prepared_claims(a->dra),
-                         (unsigned long long)m->claim_errors);
+                         (unsigned long long)m->claim_errors, dp_ledger_conflicts(a->ledger));
         agent_dra_metrics_write(a->dra, o);
         agent_histogram_write(o, "devplane_dra_prepare_duration_seconds",
                               "NodePrepareResources calls, from request to answer.", &m->prepare);

@@ -40,6 +40,9 @@
 /* The agent lists its device ids here so `agent health set` can refuse
  * unknown ones. */
 #define DP_AGENT_DEVICES_FILE "devices"
+/* The path of the kubelet checkpoint this agent has read (one line): once
+ * read, a missing checkpoint is a lost record, not a fresh node. */
+#define DP_AGENT_CKPT_SEEN_FILE "kubelet-checkpoint-seen"
 #define DP_AGENT_FILE_CHECK_ENV "DP_AGENT_FILE_CHECK_MS"
 
 typedef struct dp_agent_options {

@@ -438,8 +438,13 @@ static void hold_saved(agent_dra *d, const dp_dra_prepared_claim *c) {
         for (size_t k = 0; k < c->n_devices; k++) {
                 const char *dev = c->devices[k].device;
                 dp_error e = DP_ERROR_INIT;
-                if (dp_ledger_acquire(d->ledger, DP_LEDGER_V2, holder, &dev, 1,
-                                      DP_LEDGER_REPLAY | (c->devices[k].share_id ? DP_LEDGER_SHARED : 0), &e) < 0)
+                int r = dp_ledger_acquire(d->ledger, DP_LEDGER_V2, holder, &dev, 1,
+                                          DP_LEDGER_REPLAY | (c->devices[k].share_id ? DP_LEDGER_SHARED : 0), &e);
+                if (r > 0) /* kept: its container may be running (docs/dra-driver.md) */
+                        log_error("conflict: %s (driver checkpoint and kubelet checkpoint); the device is withheld "
+                                  "from new V1 allocations and new claims",
+                                  dp_error_msg(&e));
+                else if (r < 0)
                         log_warning("checkpoint claim %s: %s", holder, dp_error_msg(&e));
         }
 }

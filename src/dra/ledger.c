@@ -19,6 +19,7 @@ typedef struct hold {
         unsigned flags;
         size_t physical;
         int unit;
+        bool conflicted; /* replayed over another holder's hold (both kept) */
 } hold;
 
 typedef struct mark {
@@ -122,6 +123,31 @@ static const hold *conflict(const dp_ledger *l, dp_ledger_path path, const char 
         return NULL;
 }
 
+/* "device X is held through V1 by H (Allocate, as Y)" / "device X overlaps Y, held ..." */
+static char *held_text(const hold *h, const char *device, const unit_name *u) {
+        const char *what = h->path == DP_LEDGER_V1 ? "Allocate" : "NodePrepareResources";
+        const char *pn = dp_ledger_path_name(h->path);
+        if (h->unit != u->unit)
+                return dp_asprintf("device %s overlaps %s, held through %s by %s (%s)", device, h->device, pn,
+                                   h->holder, what);
+        bool same = streq(h->device, device);
+        return dp_asprintf("device %s is held through %s by %s (%s%s%s)", device, pn, h->holder, what,
+                           same ? "" : ", as ", same ? "" : h->device);
+}
+
+/* The refusal (or, for a replay, the report: 1) naming the other holder. */
+static int conflict_error(const hold *h, const char *device, const unit_name *u, dp_ledger_path path,
+                          const char *holder, bool replay, dp_error *err) {
+        _cleanup_free_ char *lead = held_text(h, device, u);
+        if (!lead) return dp_error_set(err, -ENOMEM, "out of memory");
+        if (!replay) return dp_error_set(err, -EBUSY, "%s; release it first", lead);
+        dp_error_set(err, -EBUSY,
+                     "%s and through %s by %s: both keep it (it may be in use by either); nobody new gets it "
+                     "until one releases it",
+                     lead, dp_ledger_path_name(path), holder);
+        return 1;
+}
+
 static bool held_by(const dp_ledger *l, const char *holder, const char *device) {
         for (size_t i = 0; i < l->n_holds; i++)
                 if (streq(l->holds[i].holder, holder) && streq(l->holds[i].device, device)) return true;
@@ -138,25 +164,15 @@ int dp_ledger_acquire(dp_ledger *l, dp_ledger_path path, const char *holder, con
                                             dp_ledger_path_name(path), l->marks[i].reason);
         /* check everything first: all or nothing */
         size_t add = 0;
+        int conflicts = 0;
         for (size_t i = 0; i < n; i++) {
                 bool rep = false;
                 const unit_name *u = resolve(l, devices[i], &rep);
                 if (!u) return dp_error_set(err, -ENOENT, "unknown device %s", devices[i]);
                 unsigned f = flags | (rep ? DP_LEDGER_SHARED : 0);
                 const hold *h = conflict(l, path, holder, u, f);
-                if (h) {
-                        const char *what = h->path == DP_LEDGER_V1 ? "Allocate" : "NodePrepareResources";
-                        if (h->unit == u->unit) {
-                                bool same = streq(h->device, devices[i]);
-                                return dp_error_set(err, -EBUSY,
-                                                    "device %s is held through %s by %s (%s%s%s); release it first",
-                                                    devices[i], dp_ledger_path_name(h->path), h->holder, what,
-                                                    same ? "" : ", as ", same ? "" : h->device);
-                        }
-                        return dp_error_set(err, -EBUSY,
-                                            "device %s overlaps %s, held through %s by %s (%s); release it first",
-                                            devices[i], h->device, dp_ledger_path_name(h->path), h->holder, what);
-                }
+                if (h && !(flags & DP_LEDGER_REPLAY)) return conflict_error(h, devices[i], u, path, holder, false, err);
+                if (h && !conflicts++ && conflict_error(h, devices[i], u, path, holder, true, err) < 0) return -ENOMEM;
                 for (size_t j = 0; j < i; j++)
                         if (streq(devices[j], devices[i])) goto dup;
                 if (!held_by(l, holder, devices[i])) add++;
@@ -170,12 +186,14 @@ int dp_ledger_acquire(dp_ledger *l, dp_ledger_path path, const char *holder, con
                 if (held_by(l, holder, devices[i])) continue;
                 bool rep = false;
                 const unit_name *u = resolve(l, devices[i], &rep);
+                unsigned f = (flags & ~DP_LEDGER_REPLAY) | (rep ? DP_LEDGER_SHARED : 0);
                 hold h = {dp_strdup(holder),
                           dp_strdup(devices[i]),
                           path,
-                          (flags & ~DP_LEDGER_REPLAY) | (rep ? DP_LEDGER_SHARED : 0),
+                          f,
                           u->physical,
-                          u->unit};
+                          u->unit,
+                          conflicts && conflict(l, path, holder, u, f) != NULL};
                 if (!h.holder || !h.device) {
                         free(h.holder);
                         free(h.device);
@@ -189,7 +207,7 @@ int dp_ledger_acquire(dp_ledger *l, dp_ledger_path path, const char *holder, con
                 l->holds[l->n_holds++] = h;
         }
         if (add) l->version++;
-        return 0;
+        return conflicts;
 }
 
 int dp_ledger_release(dp_ledger *l, const char *holder) {
@@ -223,6 +241,21 @@ const char *dp_ledger_holder(const dp_ledger *l, const char *device, dp_ledger_p
 }
 
 size_t dp_ledger_count(const dp_ledger *l) { return l ? l->n_holds : 0; }
+
+/* Two holds that may not coexist (the acquisition rule). */
+static bool clash(const hold *a, const hold *b) {
+        return overlap(a->physical, a->unit, b->physical, b->unit) && !streq(a->holder, b->holder) &&
+               !((a->flags | b->flags) & DP_LEDGER_ADMIN) &&
+               !(a->path == b->path && (a->flags & b->flags & DP_LEDGER_SHARED));
+}
+
+size_t dp_ledger_conflicts(const dp_ledger *l) {
+        size_t n = 0; /* pairs, each once: a replay made every one of them */
+        for (size_t i = 0; l && i < l->n_holds; i++)
+                for (size_t j = 0; l->holds[i].conflicted && j < l->n_holds; j++)
+                        if (j != i && (j > i || !l->holds[j].conflicted) && clash(&l->holds[i], &l->holds[j])) n++;
+        return n;
+}
 
 bool dp_ledger_withdrawn(const dp_ledger *l, const char *device, dp_ledger_path path) {
         if (!l || !device) return false;

@@ -52,8 +52,13 @@ typedef enum {
 
 #define DP_LEDGER_SHARED (1u << 0)
 #define DP_LEDGER_ADMIN (1u << 1)
-/* A hold that already exists, replayed from a checkpoint: conflicts still
- * refuse it, unknown-state marks do not (what was handed out stays held). */
+/* A hold that already exists, replayed from a checkpoint: neither
+ * unknown-state marks nor conflicts refuse it (what was handed out stays
+ * held; its container may be running). A replay that overlaps another
+ * holder's hold keeps both holds — both consumers may use the device, so
+ * nobody new gets it until one releases it — and is reported: acquire
+ * returns how many of its devices clash (> 0) with err describing the
+ * first, and dp_ledger_conflicts counts the clashing pairs. */
 #define DP_LEDGER_REPLAY (1u << 2)
 #define DP_LEDGER_MAX_HOLDS 65536
 
@@ -65,8 +70,9 @@ dp_ledger *dp_ledger_new(const struct dp_device_set *set, const dp_dra_inventory
 dp_ledger *dp_ledger_free(dp_ledger *l);
 DEFINE_FREEP(dp_ledger, dp_ledger_free)
 
-/* 0 (acquired, or already held by this holder), -EBUSY (conflict; err names
- * the device, the path and the holder), -ENOENT (unknown device name),
+/* 0 (acquired, or already held by this holder), > 0 (DP_LEDGER_REPLAY
+ * only: acquired over that many clashes, err names the first), -EBUSY
+ * (conflict; err names the device, the path and the holder), -ENOENT (unknown device name),
  * -E2BIG (DP_LEDGER_MAX_HOLDS), -ENOMEM. Nothing changes on failure. */
 int dp_ledger_acquire(dp_ledger *l, dp_ledger_path path, const char *holder, const char *const *devices, size_t n,
                       unsigned flags, dp_error *err);
@@ -76,6 +82,9 @@ int dp_ledger_release(dp_ledger *l, const char *holder);
  * unknown); ret_path may be NULL. */
 const char *dp_ledger_holder(const dp_ledger *l, const char *device, dp_ledger_path *ret_path);
 size_t dp_ledger_count(const dp_ledger *l);
+/* Pairs of holds that clash (one device held by two consumers that did
+ * not ask to share it): only replays make them. 0 on a healthy node. */
+size_t dp_ledger_conflicts(const dp_ledger *l);
 /* Whether `device` (any resolvable name) is out of `path`'s reach now:
  * overlapped by a hold of the other path that is not admin access (admin
  * access watches a device, it does not take it), or blocked for `path` by

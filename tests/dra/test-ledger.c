@@ -186,7 +186,40 @@ TEST(replayed_holds_pass_marks) {
         /* a claim prepared before the restart stays held; a new one is refused */
         ASSERT_OK(take(l, DP_LEDGER_V2, "claim ns/old (u1)", "gpu-0", DP_LEDGER_REPLAY, &err));
         ASSERT_EQ(take(l, DP_LEDGER_V2, "claim ns/new (u2)", "gpu-1", 0, &err), -EBUSY);
-        /* conflicts still refuse a replay */
-        ASSERT_EQ(take(l, DP_LEDGER_V1, "pod p/c", "gpu-0", DP_LEDGER_REPLAY, &err), -EBUSY);
+        ASSERT_EQ(dp_ledger_conflicts(l), 0);
+        dp_ledger_free(l);
+}
+
+/* Both checkpoints name gpu-0 (a V1 pod and a prepared claim): neither hold
+ * is dropped — either container may be running — the clash is reported,
+ * and nobody new gets the device on either path until both let go. */
+TEST(replay_over_a_conflict_keeps_both) {
+        dp_ledger *l = ledger("example-gpu", 0, false, NULL);
+        dp_error err = DP_ERROR_INIT;
+        ASSERT_OK(take(l, DP_LEDGER_V1, "pod p/c", "gpu-0", DP_LEDGER_REPLAY, &err));
+        ASSERT_EQ(take(l, DP_LEDGER_V2, "claim ns/old (u1)", "gpu-0", DP_LEDGER_REPLAY, &err), 1);
+        ASSERT_CONTAINS(err.msg, "device gpu-0 is held through V1 by pod p/c (Allocate) and through V2 by claim "
+                                 "ns/old (u1): both keep it");
+        ASSERT_EQ(dp_ledger_count(l), 2);
+        ASSERT_EQ(dp_ledger_conflicts(l), 1);
+        /* a replay of the V1 side again (every kubelet checkpoint write) counts the pair once */
+        ASSERT_EQ(dp_ledger_release(l, "pod p/c"), 1);
+        ASSERT_EQ(take(l, DP_LEDGER_V1, "pod p/c", "gpu-0", DP_LEDGER_REPLAY, &err), 1);
+        ASSERT_EQ(dp_ledger_conflicts(l), 1);
+        ASSERT_TRUE(dp_ledger_withdrawn(l, "gpu-0", DP_LEDGER_V1));
+        ASSERT_TRUE(dp_ledger_withdrawn(l, "gpu-0", DP_LEDGER_V2));
+        ASSERT_EQ(take(l, DP_LEDGER_V2, "claim ns/new (u2)", "gpu-0", 0, &err), -EBUSY);
+        ASSERT_EQ(take(l, DP_LEDGER_V1, "pod q/c", "gpu-0", 0, &err), -EBUSY);
+        /* one lets go: the other still holds it, the clash is over */
+        ASSERT_EQ(dp_ledger_release(l, "pod p/c"), 1);
+        ASSERT_EQ(dp_ledger_conflicts(l), 0);
+        ASSERT_EQ(take(l, DP_LEDGER_V1, "pod q/c", "gpu-0", 0, &err), -EBUSY);
+        ASSERT_CONTAINS(err.msg, "held through V2 by claim ns/old (u1)");
+        ASSERT_EQ(dp_ledger_release(l, "claim ns/old (u1)"), 1);
+        ASSERT_OK(take(l, DP_LEDGER_V2, "claim ns/new (u2)", "gpu-0", 0, &err));
+        /* unknown names still refuse a replay, all or nothing */
+        const char *v[] = {"gpu-1", "gpu-42"};
+        ASSERT_EQ(dp_ledger_acquire(l, DP_LEDGER_V1, "pod r/c", v, 2, DP_LEDGER_REPLAY, &err), -ENOENT);
+        ASSERT_TRUE(dp_ledger_holder(l, "gpu-1", NULL) == NULL);
         dp_ledger_free(l);
 }
