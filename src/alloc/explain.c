@@ -254,6 +254,12 @@ void explain_why(search *st, const rq *q, dp_strbuf *out) {
                 }
                 break;
         }
+        case WHY_MATCHING:
+                dp_strbuf_printf(out,
+                                 "with the devices picked before, %u of the requests still to come need %u devices "
+                                 "between them, no device serving two, and only %u devices match any of them",
+                                 w->c, w->b, w->a);
+                break;
         case WHY_COUNTER_BOUND: {
                 const counter *ct = &s->ctrs[w->c];
                 const counter_set *cs = NULL;

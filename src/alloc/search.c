@@ -20,7 +20,7 @@
 
 static const dp_alloc_subrequest *cur_sub(const rq *q) { return &q->r->subs[q->sub]; }
 
-static uint32_t sub_need(const dp_alloc_subrequest *sr) {
+uint32_t sub_need(const dp_alloc_subrequest *sr) {
         if (sr->count <= 0) return 1;
         return sr->count > DP_ALLOC_RESULTS_MAX + 1 ? DP_ALLOC_RESULTS_MAX + 1 : (uint32_t)sr->count;
 }
@@ -87,7 +87,7 @@ bool sub_blocked(const rq *q, const dp_alloc_subrequest *sr) {
         return sr->class_missing || (sr->admin_access && !q->cl->admin_access_allowed);
 }
 
-static int build_list(search *st, rq *q, uint32_t sub) {
+int search_build_list(search *st, rq *q, uint32_t sub) {
         cand_list *L = &q->subs[sub];
         if (L->built) return 0;
         dp_alloc_snapshot *s = st->s;
@@ -488,13 +488,13 @@ static int prune(search *st, uint32_t qi, uint32_t remaining, size_t start, uint
                 for (uint32_t sub = 0; sub < o->r->n_subs && sub < DP_ALLOC_FIRST_AVAILABLE_MAX && !possible; sub++) {
                         const dp_alloc_subrequest *osr = &o->r->subs[sub];
                         if (sub_blocked(o, osr)) continue;
-                        int r = build_list(st, o, sub);
+                        int r = search_build_list(st, o, sub);
                         if (r < 0) return r;
                         possible = osr->all ? o->subs[sub].n > 0 : o->subs[sub].n >= sub_need(osr);
                 }
                 if (!possible) return pruned(st, q, WHY_LATER, 0, 0, (uint32_t)k);
                 if (o->r->n_subs != 1 || o->r->subs[0].all) continue;
-                int r = build_list(st, o, 0);
+                int r = search_build_list(st, o, 0);
                 if (r < 0) return r;
                 o->sub = 0;
                 uint32_t need = sub_need(&o->r->subs[0]), have = 0, oblocked = 0;
@@ -633,13 +633,23 @@ static int place_all(search *st, uint32_t qi) {
         return 0;
 }
 
+/* The matching bound runs before the search (dp_alloc_allocate) and, once a
+ * search has proved not to be quick, again before each later request: what
+ * the earlier requests took may leave the rest unmatchable (4 flexible
+ * requests that take H100s that 8 later requests need). */
+#define HALL_DEEP_AFTER 256 /* steps */
+
 static int next_request(search *st, uint32_t qi) {
         if (qi > st->deepest) st->deepest = qi;
         if (qi == st->n_rqs) return 1;
         rq *q = &st->rqs[qi];
+        if (qi > 0 && st->effort >= HALL_DEEP_AFTER) {
+                int r = search_hall_bound(st, qi);
+                if (r != 0) return r < 0 ? r : 0;
+        }
         for (uint32_t sub = 0; sub < q->r->n_subs && sub < DP_ALLOC_FIRST_AVAILABLE_MAX; sub++) {
                 q->sub = sub;
-                int r = build_list(st, q, sub);
+                int r = search_build_list(st, q, sub);
                 if (r < 0) return r;
                 const dp_alloc_subrequest *sr = cur_sub(q);
                 if (sub_blocked(q, sr)) continue;
@@ -821,6 +831,7 @@ static void search_done(search *st) {
         }
         /* pl, amount_pool, rqs, cs, cs_off and claim_devs belong to the snapshot (setup) */
         free(st->claim_why);
+        free(st->hall_mem);
 }
 
 /* s->arr to at least n elements of esz bytes (contents not kept). */
@@ -933,6 +944,7 @@ int dp_alloc_allocate(dp_alloc_snapshot *s, const char *node_name, const dp_allo
         search st = {.s = s, .node = (uint32_t)ni, .claims = claims, .n_claims = n_claims, .err = err,
                      .max_effort = opts ? opts->max_effort : 0};
         r = setup(&st);
+        if (r >= 0) r = search_hall_bound(&st, 0);
         if (r >= 0) r = st.claim_why ? 0 : next_request(&st, 0);
         if (r > 0) {
                 r = build_results(&st, ret_results);
