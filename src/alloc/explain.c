@@ -170,6 +170,14 @@ void explain_why(search *st, const rq *q, dp_strbuf *out) {
         switch (w->kind) {
         case WHY_NONE: dp_strbuf_puts(out, "no combination of devices satisfies every rule"); break;
         case WHY_IN_USE: dp_strbuf_printf(out, "device %s is already taken in this allocation", dn); break;
+        case WHY_HELD: {
+                /* "in use by claim X": reasons.c leaves the holder out when it groups nodes */
+                const device *d = &s->devs[w->dev];
+                dp_strbuf_printf(out, "allocationMode All takes every matching device, and device %s is in use by %s%s", dn,
+                                 d->holder != NONE_ID ? "claim " : "another claim",
+                                 d->holder != NONE_ID ? s->strs[d->holder] : "");
+                break;
+        }
         case WHY_COUNTER: {
                 const counter_set *cs = &s->sets[w->fit.a];
                 const counter *ct = &s->ctrs[w->fit.b];

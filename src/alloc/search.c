@@ -195,7 +195,8 @@ static bool can_place(search *st, uint32_t qi, uint32_t dev, why_rec *w) {
                 return false;
         }
         if (in_use(d, admin)) {
-                w->kind = WHY_IN_USE;
+                /* only an All list keeps devices other claims hold (build_list) */
+                w->kind = d->attempt ? WHY_IN_USE : WHY_HELD;
                 return false;
         }
         if (d->multi)

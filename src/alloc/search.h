@@ -23,6 +23,7 @@ typedef struct cand_list {
 typedef enum {
         WHY_NONE = 0,
         WHY_IN_USE,     /* dev already taken in this allocation */
+        WHY_HELD,       /* allocationMode All: dev is held by an earlier claim */
         WHY_COUNTER,    /* fit detail */
         WHY_GROUPS,
         WHY_CAPACITY,   /* dev, a = capacity entry */
