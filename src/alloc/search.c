@@ -183,6 +183,32 @@ static bool in_use(const device *d, bool admin) {
 
 static cstate *claim_cs(search *st, const rq *q, uint32_t c) { return &st->cs[st->cs_off[q->claim] + c]; }
 
+/* Whether value v (of a device about to join) keeps constraint cs: match
+ * wants a value every device has, distinct no value shared. Scalars compare
+ * by id; list values (DRAListTypeAttributes) element by element. */
+static why_kind constraint_refuses(const dp_alloc_snapshot *s, const cstate *cs, uint32_t v) {
+        if (v == NONE_ID) return WHY_MISSING;
+        uint32_t n = cs->n < ELEMENTSOF(cs->vals) ? cs->n : (uint32_t)ELEMENTSOF(cs->vals);
+        if (cs->match) {
+                if (cs->n == 0) return snap_value_is_list(s, v) && !snap_values_meet(s, v, v) ? WHY_MISSING : WHY_NONE;
+                if (!cs->lists && !snap_value_is_list(s, v)) return cs->value != v ? WHY_MATCH : WHY_NONE;
+                /* some element of the first value that every value has */
+                const uint32_t *e;
+                uint32_t ne;
+                snap_value_elems(s, &cs->vals[0], &e, &ne);
+                for (uint32_t k = 0; k < ne; k++) {
+                        bool all = snap_values_meet(s, e[k], v);
+                        for (uint32_t i = 1; i < n && all; i++) all = snap_values_meet(s, e[k], cs->vals[i]);
+                        if (all) return WHY_NONE;
+                }
+                return WHY_MATCH;
+        }
+        if (snap_value_is_list(s, v) && !snap_values_meet(s, v, v)) return WHY_MISSING; /* empty list */
+        for (uint32_t i = 0; i < n; i++)
+                if (snap_values_meet(s, cs->vals[i], v)) return WHY_DISTINCT;
+        return WHY_NONE;
+}
+
 static bool can_place(search *st, uint32_t qi, uint32_t dev, why_rec *w) {
         dp_alloc_snapshot *s = st->s;
         rq *q = &st->rqs[qi];
@@ -222,20 +248,11 @@ static bool can_place(search *st, uint32_t qi, uint32_t dev, why_rec *w) {
                 w->c = c;
                 w->a = v;
                 w->b = cs->value;
-                if (v == NONE_ID) {
-                        w->kind = WHY_MISSING;
+                why_kind k = constraint_refuses(s, cs, v);
+                if (k != WHY_NONE) {
+                        w->kind = k;
                         return false;
                 }
-                if (cs->match && cs->n > 0 && cs->value != v) {
-                        w->kind = WHY_MATCH;
-                        return false;
-                }
-                if (!cs->match)
-                        for (uint32_t i = 0; i < cs->n && i < ELEMENTSOF(cs->vals); i++)
-                                if (cs->vals[i] == v) {
-                                        w->kind = WHY_DISTINCT;
-                                        return false;
-                                }
         }
         return true;
 }
@@ -268,11 +285,9 @@ static void place(search *st, uint32_t qi, uint32_t dev) {
                 if (!(mask & 1)) continue;
                 cstate *cs = claim_cs(st, q, c);
                 uint32_t v = snap_device_attr(s, d, cs->attr);
-                if (cs->match) {
-                        if (cs->n == 0) cs->value = v;
-                } else if (cs->n < ELEMENTSOF(cs->vals)) {
-                        cs->vals[cs->n] = v;
-                }
+                if (cs->match && cs->n == 0) cs->value = v;
+                if (cs->n < ELEMENTSOF(cs->vals)) cs->vals[cs->n] = v;
+                if (snap_value_is_list(s, v)) cs->lists++;
                 cs->n++;
         }
         st->claim_devs[q->claim]++;
@@ -286,7 +301,11 @@ static void unplace_last(search *st) {
         st->claim_devs[q->claim]--;
         uint32_t mask = q->subs[q->sub].cmask;
         for (uint32_t c = 0; mask; c++, mask >>= 1)
-                if (mask & 1) claim_cs(st, q, c)->n--;
+                if (mask & 1) {
+                        cstate *cs = claim_cs(st, q, c);
+                        cs->n--;
+                        if (cs->n < ELEMENTSOF(cs->vals) && snap_value_is_list(s, cs->vals[cs->n])) cs->lists--;
+                }
         if (p->first_share) state_charge_counters(s, p->dev, -1);
         for (uint32_t i = 0; i < p->n_amounts; i++) s->caps[d->cap_off + i].consumed -= p->amounts[i];
         d->attempt--;
@@ -326,11 +345,7 @@ static bool quick_eligible(search *st, const rq *q, uint32_t dev, bool admin) {
                 if (!(mask & 1)) continue;
                 const cstate *cs = &st->cs[st->cs_off[q->claim] + c];
                 uint32_t v = cs->attr == NONE_ID ? NONE_ID : snap_device_attr(st->s, d, cs->attr);
-                if (v == NONE_ID) return false;
-                if (cs->match && cs->n > 0 && v != cs->value) return false;
-                if (!cs->match)
-                        for (uint32_t i = 0; i < cs->n && i < ELEMENTSOF(cs->vals); i++)
-                                if (cs->vals[i] == v) return false;
+                if (constraint_refuses(st->s, cs, v) != WHY_NONE) return false;
         }
         return true;
 }
@@ -454,17 +469,26 @@ static int prune(search *st, uint32_t qi, uint32_t remaining, size_t start, uint
                         memset(s->stamp, 0, s->n_stamp * sizeof(uint32_t));
                         s->epoch = 1;
                 }
+                /* a list value counts in the class of each of its elements:
+                 * devices that match share one, devices that are distinct
+                 * take one each */
                 uint32_t best = 0;
                 for (uint32_t j = 0; j < n_el; j++) {
                         uint32_t v = snap_device_attr(s, &s->devs[scratch[j]], cs->attr);
-                        if (v >= s->n_stamp) continue;
-                        if (s->stamp[v] != s->epoch) {
-                                s->stamp[v] = s->epoch;
-                                s->stamp_cnt[v] = 0;
-                                if (!cs->match) best++;
+                        const uint32_t *e;
+                        uint32_t ne;
+                        snap_value_elems(s, &v, &e, &ne);
+                        for (uint32_t k = 0; k < ne; k++) {
+                                if (e[k] >= s->n_stamp) continue;
+                                if (s->stamp[e[k]] != s->epoch) {
+                                        s->stamp[e[k]] = s->epoch;
+                                        s->stamp_cnt[e[k]] = 0;
+                                        if (!cs->match) best++;
+                                }
+                                if (cs->match && ++s->stamp_cnt[e[k]] > best) best = s->stamp_cnt[e[k]];
                         }
-                        if (cs->match && ++s->stamp_cnt[v] > best) best = s->stamp_cnt[v];
                 }
+                if (!cs->match && best > n_el) best = n_el;
                 /* several shares of one multi-allocatable device may come from one
                  * request only once, so the counts above stay upper bounds */
                 if (best + n_err < remaining)

@@ -63,6 +63,7 @@ typedef struct cstate {
         bool match;
         uint32_t n; /* devices under the constraint so far */
         uint32_t value; /* match: the common value once n > 0 */
+        uint32_t lists; /* how many of vals are list values */
         uint32_t vals[DP_ALLOC_RESULTS_MAX * 2];
 } cstate;
 
