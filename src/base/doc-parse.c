@@ -197,7 +197,7 @@ static int alias(parse_state *ps, const char *name, const mark *m) {
         const struct doc_anchor *a = NULL;
         for (size_t i = ps->n_anchors; i > 0 && !a; i--)
                 if (streq(ps->anchors[i - 1].name, name)) a = &ps->anchors[i - 1];
-        char msg[300];
+        char msg[400];
         if (!a) {
                 snprintf(msg, sizeof msg, "alias *%.200s names no anchor before it in this document", name);
                 return perr(ps, -EINVAL, m, msg);
