@@ -34,6 +34,7 @@ typedef struct hall {
         uint32_t *rseen;  /* per request: epoch of the last visit */
         uint32_t *devs;   /* per local device: the device id */
         uint32_t n_local, epoch;
+        uint64_t work; /* candidate entries looked at */
 } hall;
 
 /* The node-local index of device dev, kept in the snapshot's per-device
@@ -55,6 +56,7 @@ static bool augment(hall *h, uint32_t r) {
         for (uint32_t sub = 0; sub < q->r->n_subs && sub < DP_ALLOC_FIRST_AVAILABLE_MAX; sub++) {
                 const cand_list *L = &q->subs[sub];
                 if (sub_blocked(q, &q->r->subs[sub])) continue;
+                h->work += L->n;
                 for (size_t j = 0; j < L->n; j++) {
                         /* taken earlier in the branch (none shared here) */
                         if (h->st->s->devs[L->devs[j]].attempt) continue;
@@ -199,5 +201,8 @@ int search_hall_bound(search *st, uint32_t from) {
                         h.epoch++;
                         if (!augment(&h, i)) return witness(st, &h, from, demand);
                 }
+        /* deeper in the search, the next check waits until the search has
+         * done as much work as this one did for nothing (next_request) */
+        st->hall_next = st->effort + h.work;
         return 0;
 }

@@ -661,14 +661,16 @@ static int place_all(search *st, uint32_t qi) {
 /* The matching bound runs before the search (dp_alloc_allocate) and, once a
  * search has proved not to be quick, again before each later request: what
  * the earlier requests took may leave the rest unmatchable (4 flexible
- * requests that take H100s that 8 later requests need). */
+ * requests that take H100s that 8 later requests need). A check that cuts
+ * nothing sets the next one back by the work it did (st->hall_next), so the
+ * bound never costs more than the search it rides on, whatever the node. */
 #define HALL_DEEP_AFTER 256 /* steps */
 
 static int next_request(search *st, uint32_t qi) {
         if (qi > st->deepest) st->deepest = qi;
         if (qi == st->n_rqs) return 1;
         rq *q = &st->rqs[qi];
-        if (qi > 0 && st->effort >= HALL_DEEP_AFTER) {
+        if (qi > 0 && st->effort >= HALL_DEEP_AFTER && st->effort >= st->hall_next) {
                 int r = search_hall_bound(st, qi);
                 if (r != 0) return r < 0 ? r : 0;
         }

@@ -93,6 +93,7 @@ typedef struct search {
         char *claim_why; /* a reason that fails the whole call before searching */
         uint32_t *cand;  /* the candidate lists' room (build_list) */
         uint32_t *hall_mem; /* the matching bound's room (hall.c), made on first use */
+        uint64_t hall_next; /* effort before which next_request skips the bound */
 } search;
 
 /* search.c: devices a (request, entry) needs (count, capped past the claim
