@@ -16,8 +16,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             dp_model_validate(objs, &err) == 0) {
                 dp_alloc_run *run = NULL;
                 /* a small budget: slow shapes end as -ETIME instead of a fuzzer
-                 * timeout; odd sizes run with DRADeviceCompatibilityGroups off */
-                dp_alloc_cluster_options o = {.compat_groups_off = size & 1};
+                 * timeout; odd sizes run with DRADeviceCompatibilityGroups off,
+                 * every other pair of sizes with DRAListTypeAttributes on */
+                dp_alloc_cluster_options o = {.compat_groups_off = size & 1, .list_type_attributes = (size >> 1) & 1};
                 if (dp_alloc_run_claims_opts(objs, NULL, 200000, &o, &run, &err) == 0) {
                         dp_strbuf out = DP_STRBUF_INIT, why = DP_STRBUF_INIT;
                         if (dp_alloc_run_print(run, DP_ALLOC_OUTPUT_YAML, &out, &why) == 0 && run->n && !out.len)

@@ -48,6 +48,8 @@ struct dp_alloc_cluster {
         adev *devs;
         size_t n_devs, cap_devs;
         dp_hashmap *progs; /* expression -> selector id + 1 */
+        bool list_types;   /* DRAListTypeAttributes (dp_alloc_cluster_options) */
+        dp_cel_options cel_opts; /* as the scheduler compiles selectors under these gates */
         dp_cel_program **programs;
         size_t n_programs, cap_programs;
         dp_hashmap *classes; /* name -> dp_device_class* */
@@ -91,6 +93,24 @@ static int eval_cb(void *ud, void *selector, void *device_user, dp_error *err) {
         /* add_device checked the attribute types */
         assert(r == 0);
         r = dp_cel_eval(p, &c->view, &res, err);
+        if (r < 0 && !c->list_types) {
+                /* the device, not the selector, is the trouble: say which
+                 * attribute and which gate */
+                const dp_device_attribute *la = NULL;
+                for (size_t i = 0; i < d->dev->n_attributes && !la; i++)
+                        if (d->dev->attributes[i].type > DP_ATTR_VERSION) la = &d->dev->attributes[i];
+                if (la) {
+                        static const char *const kinds[] = {"ints", "bools", "strings", "versions"};
+                        return dp_error_set(err, -EINVAL,
+                                            "device %s/%s/%s: attribute %s is list-typed (%s), which needs the "
+                                            "DRAListTypeAttributes feature (alpha in Kubernetes 1.36, off by default); "
+                                            "without it every selector evaluated on this device fails, as in the "
+                                            "scheduler (\"unsupported attribute value\"): pass --feature-gates "
+                                            "DRAListTypeAttributes=true for a cluster that runs with the gate on",
+                                            d->slice->driver, d->slice->pool_name, d->dev->name, la->name,
+                                            kinds[la->type - DP_ATTR_INTS]);
+                }
+        }
         if (r < 0) {
                 dp_error_prefix(err, "device %s/%s/%s: selector \"%s\"", d->slice->driver, d->slice->pool_name,
                                 d->dev->name, dp_cel_program_expression(p));
@@ -106,7 +126,7 @@ static int selector_id(dp_alloc_cluster *c, const char *expr, uint32_t *ret, dp_
                 return 0;
         }
         dp_cel_program *p = NULL;
-        int r = dp_cel_compile(expr, NULL, &p, err);
+        int r = dp_cel_compile(expr, &c->cel_opts, &p, err);
         if (r < 0) return r;
         if (DP_GROW(c->programs, c->cap_programs, c->n_programs + 1) < 0) {
                 dp_cel_program_free(p);
@@ -215,6 +235,21 @@ static int rule_matches(dp_alloc_cluster *c, const dp_device_taint_rule *r, cons
         return 1;
 }
 
+/* A list-typed attribute as a DP_ALLOC_ATTR_LIST of scalars (in m). */
+static int list_attr(mem *m, const dp_device_attribute *a, dp_alloc_attr *ret) {
+        dp_alloc_attr *e = mem_alloc(m, (a->n + 1) * sizeof(*e));
+        if (!e) return -ENOMEM;
+        for (size_t k = 0; k < a->n; k++)
+                switch (a->type) {
+                case DP_ATTR_INTS: e[k] = (dp_alloc_attr){.type = DP_ALLOC_ATTR_INT, .i = a->ints[k]}; break;
+                case DP_ATTR_BOOLS: e[k] = (dp_alloc_attr){.type = DP_ALLOC_ATTR_BOOL, .b = a->bools[k]}; break;
+                case DP_ATTR_STRINGS: e[k] = (dp_alloc_attr){.type = DP_ALLOC_ATTR_STRING, .s = a->strs[k]}; break;
+                default: e[k] = (dp_alloc_attr){.type = DP_ALLOC_ATTR_VERSION, .s = a->strs[k]}; break;
+                }
+        *ret = (dp_alloc_attr){.name = a->name, .type = DP_ALLOC_ATTR_LIST, .elems = e, .n_elems = a->n};
+        return 0;
+}
+
 static int add_device(dp_alloc_cluster *c, uint32_t sl, adev *d, dp_error *err) {
         const dp_device *dv = d->dev;
         _cleanup_(mem_done) mem m = {0};
@@ -234,9 +269,16 @@ static int add_device(dp_alloc_cluster *c, uint32_t sl, adev *d, dp_error *err) 
         size_t na = 0;
         for (size_t i = 0; i < dv->n_attributes; i++) {
                 const dp_device_attribute *a = &dv->attributes[i];
-                /* list-typed attributes (alpha) take part in CEL only */
-                if (a->type > DP_ATTR_VERSION) continue;
-                at[na++] = (dp_alloc_attr){a->name, (dp_alloc_attr_type)a->type, a->i, a->b, a->s};
+                if (a->type <= DP_ATTR_VERSION) {
+                        at[na++] = (dp_alloc_attr){.name = a->name, .type = (dp_alloc_attr_type)a->type, .i = a->i, .b = a->b, .s = a->s};
+                        continue;
+                }
+                /* list-typed: with DRAListTypeAttributes off, selectors on the
+                 * device fail (eval_cb) and constraints do not see it */
+                if (!c->list_types) continue;
+                int r = list_attr(&m, a, &at[na]);
+                if (r < 0) return alloc_oom(err, "converting device %s", dv->name);
+                na++;
         }
         for (size_t i = 0; i < dv->n_capacity; i++) {
                 const dp_device_capacity *k = &dv->capacity[i];
@@ -397,9 +439,18 @@ int dp_alloc_parse_feature_gate(const char *arg, dp_alloc_cluster_options *opts)
                 opts->compat_groups_off = true;
         else if (streq(arg, "DRADeviceCompatibilityGroups=true"))
                 opts->compat_groups_off = false;
+        else if (streq(arg, "DRAListTypeAttributes=true"))
+                opts->list_type_attributes = true;
+        else if (streq(arg, "DRAListTypeAttributes=false"))
+                opts->list_type_attributes = false;
         else
                 return -EINVAL;
         return 0;
+}
+
+void dp_alloc_cel_options(const dp_alloc_cluster_options *opts, dp_cel_options *ret) {
+        dp_cel_options_init(ret);
+        ret->list_type_attributes = opts && opts->list_type_attributes;
 }
 
 int dp_alloc_cluster_new(const dp_object_list *objs, dp_alloc_cluster **ret, dp_error *err) {
@@ -420,6 +471,8 @@ int dp_alloc_cluster_new_opts(const dp_object_list *objs, const dp_alloc_cluster
                 return alloc_oom(err, "building the allocation snapshot");
         dp_alloc_set_selector_fn(c->snap, eval_cb, c);
         if (opts && opts->compat_groups_off) (void)dp_alloc_set_compat_groups(c->snap, false);
+        c->list_types = opts && opts->list_type_attributes;
+        dp_alloc_cel_options(opts, &c->cel_opts);
         size_t ndev = 0, nrules = 0;
         dp_alloc_sizes sizes = {0};
         for (size_t i = 0; i < objs->n; i++) {

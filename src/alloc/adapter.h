@@ -23,6 +23,7 @@
 #pragma once
 
 #include "alloc/alloc.h"
+#include "cel/cel.h"
 #include "model/model.h"
 
 typedef struct dp_alloc_cluster dp_alloc_cluster;
@@ -39,15 +40,24 @@ int dp_alloc_cluster_new(const dp_object_list *objs, dp_alloc_cluster **ret, dp_
 /* Feature gates, as kube-scheduler's --feature-gates (defaults: on). */
 typedef struct dp_alloc_cluster_options {
         bool compat_groups_off; /* DRADeviceCompatibilityGroups=false: pools with groups are incomplete */
+        /* DRAListTypeAttributes=true (alpha in 1.36, off by default): list-typed
+         * attributes reach CEL as lists (includes(), dyn results) and take part
+         * in constraints; off, a selector evaluated on a device that has one
+         * fails, as the scheduler's does */
+        bool list_type_attributes;
         /* dp_alloc_run_claims_opts only: keep each node's own reason lines of
          * a claim that does not fit (dp_alloc_outcome.why), for
          * dp_alloc_run_print_why with details; without, only the grouped line */
         bool details;
 } dp_alloc_cluster_options;
-/* One --feature-gates argument ("DRADeviceCompatibilityGroups=true|false") into
+/* One --feature-gates argument ("DRADeviceCompatibilityGroups=true|false", ...) into
  * opts; -EINVAL for anything else (DP_ALLOC_FEATURE_GATES names the known). */
-#define DP_ALLOC_FEATURE_GATES "DRADeviceCompatibilityGroups=true|false"
+#define DP_ALLOC_FEATURE_GATES "DRADeviceCompatibilityGroups=true|false, DRAListTypeAttributes=true|false"
 int dp_alloc_parse_feature_gate(const char *arg, dp_alloc_cluster_options *opts);
+/* The CEL options the allocator compiles selectors with under these gates
+ * (opts may be NULL: the defaults); `devplane cel` uses them too, so both
+ * accept and refuse the same expressions. */
+void dp_alloc_cel_options(const dp_alloc_cluster_options *opts, dp_cel_options *ret);
 int dp_alloc_cluster_new_opts(const dp_object_list *objs, const dp_alloc_cluster_options *opts, dp_alloc_cluster **ret,
                               dp_error *err);
 dp_alloc_cluster *dp_alloc_cluster_free(dp_alloc_cluster *c);

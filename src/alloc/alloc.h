@@ -43,6 +43,7 @@
 #define DP_ALLOC_SELECTORS_MAX 32      /* DeviceSelectorsMaxSize */
 #define DP_ALLOC_TOLERATIONS_MAX 16    /* DeviceTolerationsMaxLength */
 #define DP_ALLOC_GROUPS_MAX 2          /* compatibilityGroups per consumesCounters entry */
+#define DP_ALLOC_LIST_VALUES_MAX 48    /* ResourceSliceMaxAttributeValuesPerDevice */
 #define DP_ALLOC_ADMIN_LABEL "resource.kubernetes.io/admin-access"
 
 typedef struct dp_alloc_snapshot dp_alloc_snapshot;
@@ -52,6 +53,11 @@ typedef enum {
         DP_ALLOC_ATTR_BOOL,
         DP_ALLOC_ATTR_STRING,
         DP_ALLOC_ATTR_VERSION,
+        /* DRAListTypeAttributes (1.36 alpha): elems[0..n_elems) of one scalar
+         * type. matchAttribute then asks for a value every device has (a
+         * scalar is a list of one), distinctAttribute for devices that share
+         * none; an empty list satisfies neither (as upstream). */
+        DP_ALLOC_ATTR_LIST,
 } dp_alloc_attr_type;
 
 typedef struct dp_alloc_attr {
@@ -60,6 +66,8 @@ typedef struct dp_alloc_attr {
         int64_t i;        /* INT */
         bool b;           /* BOOL */
         const char *s;    /* STRING, VERSION */
+        const struct dp_alloc_attr *elems; /* LIST: scalars, names unused */
+        size_t n_elems;                    /* LIST, at most DP_ALLOC_LIST_VALUES_MAX */
 } dp_alloc_attr;
 
 /* The flags before the values: no padding after each bool (the snapshot

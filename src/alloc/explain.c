@@ -169,17 +169,13 @@ void explain_why(search *st, const rq *q, dp_strbuf *out) {
         const char *dn = w->dev < s->n_devs ? s->strs[s->devs[w->dev].name] : "";
         switch (w->kind) {
         case WHY_NONE: dp_strbuf_puts(out, "no combination of devices satisfies every rule"); break;
-        case WHY_IN_USE: {
-                /* held by an existing claim, or picked by an earlier request of this one */
-                const device *d = w->dev < s->n_devs ? &s->devs[w->dev] : NULL;
-                if (d && d->committed)
-                        dp_strbuf_printf(out, "device %s is allocated to %s%s", dn,
-                                         d->holder != NONE_ID ? "claim " : "another claim",
-                                         d->holder != NONE_ID ? s->strs[d->holder] : "");
-                else
-                        dp_strbuf_printf(out, "device %s is already taken in this allocation", dn);
-                if (q->r && q->sub < q->r->n_subs && q->r->subs[q->sub].all)
-                        dp_strbuf_puts(out, " (allocationMode All needs every device the request matches)");
+        case WHY_IN_USE: dp_strbuf_printf(out, "device %s is already taken in this allocation", dn); break;
+        case WHY_HELD: {
+                /* "in use by claim X": reasons.c leaves the holder out when it groups nodes */
+                const device *d = &s->devs[w->dev];
+                dp_strbuf_printf(out, "allocationMode All takes every matching device, and device %s is in use by %s%s", dn,
+                                 d->holder != NONE_ID ? "claim " : "another claim",
+                                 d->holder != NONE_ID ? s->strs[d->holder] : "");
                 break;
         }
         case WHY_COUNTER: {
@@ -266,6 +262,12 @@ void explain_why(search *st, const rq *q, dp_strbuf *out) {
                 }
                 break;
         }
+        case WHY_MATCHING:
+                dp_strbuf_printf(out,
+                                 "with the devices picked before, %u of the requests still to come need %u devices "
+                                 "between them, no device serving two, and only %u devices match any of them",
+                                 w->c, w->b, w->a);
+                break;
         case WHY_COUNTER_BOUND: {
                 const counter *ct = &s->ctrs[w->c];
                 const counter_set *cs = NULL;

@@ -182,6 +182,16 @@ struct dp_alloc_snapshot {
         dp_alloc_counter *rawctrs;
         size_t n_rawctrs, cap_rawctrs;
 
+        /* list values (DP_ALLOC_ATTR_LIST): interned as "L:" + typed
+         * elements, the elements kept here by list id, ascending */
+        struct list_ent {
+                uint32_t id, text; /* text: "[a, b]" for reasons */
+                uint32_t off, n;   /* into list_elems */
+        } *lists;
+        size_t n_lists, cap_lists;
+        uint32_t *list_elems;
+        size_t n_list_elems, cap_list_elems;
+
         bool frozen;
         bool groups_off; /* DRADeviceCompatibilityGroups off (dp_alloc_set_compat_groups) */
         pool *pools; /* sorted: (driver, pool), binding-condition pools last */
@@ -241,7 +251,14 @@ int snap_gather_node(dp_alloc_snapshot *s, uint32_t n);
 int snap_node_index(dp_alloc_snapshot *s, const char *name);
 /* Qualified attribute lookup on a device: value id or NONE_ID. */
 uint32_t snap_device_attr(const dp_alloc_snapshot *s, const device *d, uint32_t name);
-/* Printable form of a typed value id ("a100", "3", "true", "1.0.0"). */
+/* The scalar values of value id v: a list's elements, else v alone. */
+void snap_value_elems(const dp_alloc_snapshot *s, const uint32_t *v, const uint32_t **ret, uint32_t *ret_n);
+static inline bool snap_value_is_list(const dp_alloc_snapshot *s, uint32_t v) {
+        return v != NONE_ID && s->strs[v][0] == 'L';
+}
+/* Values a and b share an element (scalars: are equal). */
+bool snap_values_meet(const dp_alloc_snapshot *s, uint32_t a, uint32_t b);
+/* Printable form of a typed value id ("a100", "3", "true", "1.0.0", "[a, b]"). */
 const char *snap_value_text(const dp_alloc_snapshot *s, uint32_t value);
 /* Selector result cache: 1, 0 or a negative errno with err. */
 int snap_eval_selector(dp_alloc_snapshot *s, uint32_t sel, uint32_t dev, dp_error *err);

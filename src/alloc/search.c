@@ -20,7 +20,7 @@
 
 static const dp_alloc_subrequest *cur_sub(const rq *q) { return &q->r->subs[q->sub]; }
 
-static uint32_t sub_need(const dp_alloc_subrequest *sr) {
+uint32_t sub_need(const dp_alloc_subrequest *sr) {
         if (sr->count <= 0) return 1;
         return sr->count > DP_ALLOC_RESULTS_MAX + 1 ? DP_ALLOC_RESULTS_MAX + 1 : (uint32_t)sr->count;
 }
@@ -87,7 +87,7 @@ bool sub_blocked(const rq *q, const dp_alloc_subrequest *sr) {
         return sr->class_missing || (sr->admin_access && !q->cl->admin_access_allowed);
 }
 
-static int build_list(search *st, rq *q, uint32_t sub) {
+int search_build_list(search *st, rq *q, uint32_t sub) {
         cand_list *L = &q->subs[sub];
         if (L->built) return 0;
         dp_alloc_snapshot *s = st->s;
@@ -183,6 +183,32 @@ static bool in_use(const device *d, bool admin) {
 
 static cstate *claim_cs(search *st, const rq *q, uint32_t c) { return &st->cs[st->cs_off[q->claim] + c]; }
 
+/* Whether value v (of a device about to join) keeps constraint cs: match
+ * wants a value every device has, distinct no value shared. Scalars compare
+ * by id; list values (DRAListTypeAttributes) element by element. */
+static why_kind constraint_refuses(const dp_alloc_snapshot *s, const cstate *cs, uint32_t v) {
+        if (v == NONE_ID) return WHY_MISSING;
+        uint32_t n = cs->n < ELEMENTSOF(cs->vals) ? cs->n : (uint32_t)ELEMENTSOF(cs->vals);
+        if (cs->match) {
+                if (cs->n == 0) return snap_value_is_list(s, v) && !snap_values_meet(s, v, v) ? WHY_MISSING : WHY_NONE;
+                if (!cs->lists && !snap_value_is_list(s, v)) return cs->value != v ? WHY_MATCH : WHY_NONE;
+                /* some element of the first value that every value has */
+                const uint32_t *e;
+                uint32_t ne;
+                snap_value_elems(s, &cs->vals[0], &e, &ne);
+                for (uint32_t k = 0; k < ne; k++) {
+                        bool all = snap_values_meet(s, e[k], v);
+                        for (uint32_t i = 1; i < n && all; i++) all = snap_values_meet(s, e[k], cs->vals[i]);
+                        if (all) return WHY_NONE;
+                }
+                return WHY_MATCH;
+        }
+        if (snap_value_is_list(s, v) && !snap_values_meet(s, v, v)) return WHY_MISSING; /* empty list */
+        for (uint32_t i = 0; i < n; i++)
+                if (snap_values_meet(s, cs->vals[i], v)) return WHY_DISTINCT;
+        return WHY_NONE;
+}
+
 static bool can_place(search *st, uint32_t qi, uint32_t dev, why_rec *w) {
         dp_alloc_snapshot *s = st->s;
         rq *q = &st->rqs[qi];
@@ -195,7 +221,8 @@ static bool can_place(search *st, uint32_t qi, uint32_t dev, why_rec *w) {
                 return false;
         }
         if (in_use(d, admin)) {
-                w->kind = WHY_IN_USE;
+                /* only an All list keeps devices other claims hold (build_list) */
+                w->kind = d->attempt ? WHY_IN_USE : WHY_HELD;
                 return false;
         }
         if (d->multi)
@@ -221,20 +248,11 @@ static bool can_place(search *st, uint32_t qi, uint32_t dev, why_rec *w) {
                 w->c = c;
                 w->a = v;
                 w->b = cs->value;
-                if (v == NONE_ID) {
-                        w->kind = WHY_MISSING;
+                why_kind k = constraint_refuses(s, cs, v);
+                if (k != WHY_NONE) {
+                        w->kind = k;
                         return false;
                 }
-                if (cs->match && cs->n > 0 && cs->value != v) {
-                        w->kind = WHY_MATCH;
-                        return false;
-                }
-                if (!cs->match)
-                        for (uint32_t i = 0; i < cs->n && i < ELEMENTSOF(cs->vals); i++)
-                                if (cs->vals[i] == v) {
-                                        w->kind = WHY_DISTINCT;
-                                        return false;
-                                }
         }
         return true;
 }
@@ -267,11 +285,9 @@ static void place(search *st, uint32_t qi, uint32_t dev) {
                 if (!(mask & 1)) continue;
                 cstate *cs = claim_cs(st, q, c);
                 uint32_t v = snap_device_attr(s, d, cs->attr);
-                if (cs->match) {
-                        if (cs->n == 0) cs->value = v;
-                } else if (cs->n < ELEMENTSOF(cs->vals)) {
-                        cs->vals[cs->n] = v;
-                }
+                if (cs->match && cs->n == 0) cs->value = v;
+                if (cs->n < ELEMENTSOF(cs->vals)) cs->vals[cs->n] = v;
+                if (snap_value_is_list(s, v)) cs->lists++;
                 cs->n++;
         }
         st->claim_devs[q->claim]++;
@@ -285,7 +301,11 @@ static void unplace_last(search *st) {
         st->claim_devs[q->claim]--;
         uint32_t mask = q->subs[q->sub].cmask;
         for (uint32_t c = 0; mask; c++, mask >>= 1)
-                if (mask & 1) claim_cs(st, q, c)->n--;
+                if (mask & 1) {
+                        cstate *cs = claim_cs(st, q, c);
+                        cs->n--;
+                        if (cs->n < ELEMENTSOF(cs->vals) && snap_value_is_list(s, cs->vals[cs->n])) cs->lists--;
+                }
         if (p->first_share) state_charge_counters(s, p->dev, -1);
         for (uint32_t i = 0; i < p->n_amounts; i++) s->caps[d->cap_off + i].consumed -= p->amounts[i];
         d->attempt--;
@@ -325,11 +345,7 @@ static bool quick_eligible(search *st, const rq *q, uint32_t dev, bool admin) {
                 if (!(mask & 1)) continue;
                 const cstate *cs = &st->cs[st->cs_off[q->claim] + c];
                 uint32_t v = cs->attr == NONE_ID ? NONE_ID : snap_device_attr(st->s, d, cs->attr);
-                if (v == NONE_ID) return false;
-                if (cs->match && cs->n > 0 && v != cs->value) return false;
-                if (!cs->match)
-                        for (uint32_t i = 0; i < cs->n && i < ELEMENTSOF(cs->vals); i++)
-                                if (cs->vals[i] == v) return false;
+                if (constraint_refuses(st->s, cs, v) != WHY_NONE) return false;
         }
         return true;
 }
@@ -453,17 +469,26 @@ static int prune(search *st, uint32_t qi, uint32_t remaining, size_t start, uint
                         memset(s->stamp, 0, s->n_stamp * sizeof(uint32_t));
                         s->epoch = 1;
                 }
+                /* a list value counts in the class of each of its elements:
+                 * devices that match share one, devices that are distinct
+                 * take one each */
                 uint32_t best = 0;
                 for (uint32_t j = 0; j < n_el; j++) {
                         uint32_t v = snap_device_attr(s, &s->devs[scratch[j]], cs->attr);
-                        if (v >= s->n_stamp) continue;
-                        if (s->stamp[v] != s->epoch) {
-                                s->stamp[v] = s->epoch;
-                                s->stamp_cnt[v] = 0;
-                                if (!cs->match) best++;
+                        const uint32_t *e;
+                        uint32_t ne;
+                        snap_value_elems(s, &v, &e, &ne);
+                        for (uint32_t k = 0; k < ne; k++) {
+                                if (e[k] >= s->n_stamp) continue;
+                                if (s->stamp[e[k]] != s->epoch) {
+                                        s->stamp[e[k]] = s->epoch;
+                                        s->stamp_cnt[e[k]] = 0;
+                                        if (!cs->match) best++;
+                                }
+                                if (cs->match && ++s->stamp_cnt[e[k]] > best) best = s->stamp_cnt[e[k]];
                         }
-                        if (cs->match && ++s->stamp_cnt[v] > best) best = s->stamp_cnt[v];
                 }
+                if (!cs->match && best > n_el) best = n_el;
                 /* several shares of one multi-allocatable device may come from one
                  * request only once, so the counts above stay upper bounds */
                 if (best + n_err < remaining)
@@ -488,13 +513,13 @@ static int prune(search *st, uint32_t qi, uint32_t remaining, size_t start, uint
                 for (uint32_t sub = 0; sub < o->r->n_subs && sub < DP_ALLOC_FIRST_AVAILABLE_MAX && !possible; sub++) {
                         const dp_alloc_subrequest *osr = &o->r->subs[sub];
                         if (sub_blocked(o, osr)) continue;
-                        int r = build_list(st, o, sub);
+                        int r = search_build_list(st, o, sub);
                         if (r < 0) return r;
                         possible = osr->all ? o->subs[sub].n > 0 : o->subs[sub].n >= sub_need(osr);
                 }
                 if (!possible) return pruned(st, q, WHY_LATER, 0, 0, (uint32_t)k);
                 if (o->r->n_subs != 1 || o->r->subs[0].all) continue;
-                int r = build_list(st, o, 0);
+                int r = search_build_list(st, o, 0);
                 if (r < 0) return r;
                 o->sub = 0;
                 uint32_t need = sub_need(&o->r->subs[0]), have = 0, oblocked = 0;
@@ -633,13 +658,25 @@ static int place_all(search *st, uint32_t qi) {
         return 0;
 }
 
+/* The matching bound runs before the search (dp_alloc_allocate) and, once a
+ * search has proved not to be quick, again before each later request: what
+ * the earlier requests took may leave the rest unmatchable (4 flexible
+ * requests that take H100s that 8 later requests need). A check that cuts
+ * nothing sets the next one back by the work it did (st->hall_next), so the
+ * bound never costs more than the search it rides on, whatever the node. */
+#define HALL_DEEP_AFTER 256 /* steps */
+
 static int next_request(search *st, uint32_t qi) {
         if (qi > st->deepest) st->deepest = qi;
         if (qi == st->n_rqs) return 1;
         rq *q = &st->rqs[qi];
+        if (qi > 0 && st->effort >= HALL_DEEP_AFTER && st->effort >= st->hall_next) {
+                int r = search_hall_bound(st, qi);
+                if (r != 0) return r < 0 ? r : 0;
+        }
         for (uint32_t sub = 0; sub < q->r->n_subs && sub < DP_ALLOC_FIRST_AVAILABLE_MAX; sub++) {
                 q->sub = sub;
-                int r = build_list(st, q, sub);
+                int r = search_build_list(st, q, sub);
                 if (r < 0) return r;
                 const dp_alloc_subrequest *sr = cur_sub(q);
                 if (sub_blocked(q, sr)) continue;
@@ -821,6 +858,7 @@ static void search_done(search *st) {
         }
         /* pl, amount_pool, rqs, cs, cs_off and claim_devs belong to the snapshot (setup) */
         free(st->claim_why);
+        free(st->hall_mem);
 }
 
 /* s->arr to at least n elements of esz bytes (contents not kept). */
@@ -933,6 +971,7 @@ int dp_alloc_allocate(dp_alloc_snapshot *s, const char *node_name, const dp_allo
         search st = {.s = s, .node = (uint32_t)ni, .claims = claims, .n_claims = n_claims, .err = err,
                      .max_effort = opts ? opts->max_effort : 0};
         r = setup(&st);
+        if (r >= 0) r = search_hall_bound(&st, 0);
         if (r >= 0) r = st.claim_why ? 0 : next_request(&st, 0);
         if (r > 0) {
                 r = build_results(&st, ret_results);

@@ -23,6 +23,7 @@ typedef struct cand_list {
 typedef enum {
         WHY_NONE = 0,
         WHY_IN_USE,     /* dev already taken in this allocation */
+        WHY_HELD,       /* allocationMode All: dev is held by an earlier claim */
         WHY_COUNTER,    /* fit detail */
         WHY_GROUPS,
         WHY_CAPACITY,   /* dev, a = capacity entry */
@@ -38,6 +39,7 @@ typedef enum {
         WHY_COUNTER_BOUND, /* counter c leaves room for at most a of the b devices needed */
         WHY_LATER,      /* request c (a later one) cannot be met on this node at all */
         WHY_TAINT,      /* allocationMode All: dev matches but has a taint not tolerated */
+        WHY_MATCHING,   /* c requests still to come need b devices, only a can serve them (hall.c) */
 } why_kind;
 
 typedef struct why_rec {
@@ -61,6 +63,7 @@ typedef struct cstate {
         bool match;
         uint32_t n; /* devices under the constraint so far */
         uint32_t value; /* match: the common value once n > 0 */
+        uint32_t lists; /* how many of vals are list values */
         uint32_t vals[DP_ALLOC_RESULTS_MAX * 2];
 } cstate;
 
@@ -89,7 +92,18 @@ typedef struct search {
         dp_error *err;
         char *claim_why; /* a reason that fails the whole call before searching */
         uint32_t *cand;  /* the candidate lists' room (build_list) */
+        uint32_t *hall_mem; /* the matching bound's room (hall.c), made on first use */
+        uint64_t hall_next; /* effort before which next_request skips the bound */
 } search;
+
+/* search.c: devices a (request, entry) needs (count, capped past the claim
+ * limit); its candidate list, built once per call (0 or -ENOMEM with err). */
+uint32_t sub_need(const dp_alloc_subrequest *sr);
+int search_build_list(search *st, rq *q, uint32_t sub);
+/* hall.c: the matching bound over requests from..n_rqs, the earlier ones
+ * placed. 0 = go on searching, 1 = no solution (from 0: st->claim_why says
+ * why; deeper: the request's why), <0 error. */
+int search_hall_bound(search *st, uint32_t from);
 
 void explain_failure(search *st, dp_strbuf *why);
 /* The reason recorded for q (q->why), as one phrase. */

@@ -112,6 +112,8 @@ dp_alloc_snapshot *dp_alloc_snapshot_free(dp_alloc_snapshot *s) {
         free(s->ctrs);
         free(s->stamp);
         free(s->stamp_cnt);
+        free(s->lists);
+        free(s->list_elems);
         free(s->dev_stamp);
         free(s->scratch);
         free(s->ctr_stamp);
@@ -385,9 +387,73 @@ static uint32_t intern_value(dp_alloc_snapshot *s, const dp_alloc_attr *a) {
         }
 }
 
+static uint32_t intern_list(dp_alloc_snapshot *s, const dp_alloc_attr *a);
+
+static const struct list_ent *list_find(const dp_alloc_snapshot *s, uint32_t id) {
+        size_t lo = 0, hi = s->n_lists;
+        while (lo < hi) {
+                size_t mid = (lo + hi) / 2;
+                if (s->lists[mid].id == id) return &s->lists[mid];
+                if (s->lists[mid].id < id) lo = mid + 1;
+                else hi = mid;
+        }
+        return NULL;
+}
+
+void snap_value_elems(const dp_alloc_snapshot *s, const uint32_t *v, const uint32_t **ret, uint32_t *ret_n) {
+        const struct list_ent *l = snap_value_is_list(s, *v) ? list_find(s, *v) : NULL;
+        *ret = l ? s->list_elems + l->off : v;
+        *ret_n = l ? l->n : 1;
+}
+
+bool snap_values_meet(const dp_alloc_snapshot *s, uint32_t a, uint32_t b) {
+        if (a == NONE_ID || b == NONE_ID) return false;
+        if (!snap_value_is_list(s, a) && !snap_value_is_list(s, b)) return a == b;
+        const uint32_t *ea, *eb;
+        uint32_t na, nb;
+        snap_value_elems(s, &a, &ea, &na);
+        snap_value_elems(s, &b, &eb, &nb);
+        for (uint32_t i = 0; i < na; i++)
+                for (uint32_t j = 0; j < nb; j++)
+                        if (ea[i] == eb[j]) return true;
+        return false;
+}
+
+/* A list value: its elements interned, then the list under a key made of
+ * their ids ("L:" and the ids, so [1] and ["1"] differ), with its text. */
+static uint32_t intern_list(dp_alloc_snapshot *s, const dp_alloc_attr *a) {
+        if (a->n_elems > DP_ALLOC_LIST_VALUES_MAX) return NONE_ID;
+        uint32_t ids[DP_ALLOC_LIST_VALUES_MAX];
+        _cleanup_strbuf_ dp_strbuf key = DP_STRBUF_INIT, text = DP_STRBUF_INIT;
+        dp_strbuf_puts(&key, "L:");
+        dp_strbuf_putc(&text, '[');
+        for (size_t i = 0; i < a->n_elems; i++) {
+                if (a->elems[i].type == DP_ALLOC_ATTR_LIST) return NONE_ID;
+                ids[i] = intern_value(s, &a->elems[i]);
+                if (ids[i] == NONE_ID) return NONE_ID;
+                dp_strbuf_printf(&key, "%u,", ids[i]);
+                dp_strbuf_printf(&text, "%s%s", i ? ", " : "", s->strs[ids[i]] + 2);
+        }
+        dp_strbuf_putc(&text, ']');
+        if (dp_strbuf_failed(&key) || dp_strbuf_failed(&text)) return NONE_ID;
+        size_t before = s->n_strs;
+        uint32_t id = snap_intern(s, dp_strbuf_str(&key));
+        if (id == NONE_ID || s->n_strs == before) return id; /* known already */
+        uint32_t tid = snap_intern(s, dp_strbuf_str(&text));
+        if (tid == NONE_ID || DP_GROW(s->lists, s->cap_lists, s->n_lists + 1) < 0 ||
+            DP_GROW(s->list_elems, s->cap_list_elems, s->n_list_elems + a->n_elems + 1) < 0)
+                return NONE_ID;
+        /* new ids only grow: the table stays sorted */
+        s->lists[s->n_lists++] = (struct list_ent){id, tid, (uint32_t)s->n_list_elems, (uint32_t)a->n_elems};
+        memcpy(s->list_elems + s->n_list_elems, ids, a->n_elems * sizeof(uint32_t));
+        s->n_list_elems += a->n_elems;
+        return id;
+}
+
 const char *snap_value_text(const dp_alloc_snapshot *s, uint32_t value) {
         if (value == NONE_ID) return "(missing)";
-        return s->strs[value] + 2;
+        const struct list_ent *l = snap_value_is_list(s, value) ? list_find(s, value) : NULL;
+        return l ? s->strs[l->text] : s->strs[value] + 2;
 }
 
 /* The devices of a slice name their attributes and capacities in the same
@@ -425,10 +491,11 @@ static uint32_t value_id(dp_alloc_snapshot *s, value_memo *m, const dp_alloc_att
                 case DP_ALLOC_ATTR_VERSION:
                         if (streq(s->strs[m->id] + 2, a->s ? a->s : "")) return m->id;
                         break;
+                case DP_ALLOC_ATTR_LIST: break; /* never memoised */
                 }
         }
-        uint32_t id = intern_value(s, a);
-        if (m && id != NONE_ID)
+        uint32_t id = a->type == DP_ALLOC_ATTR_LIST ? intern_list(s, a) : intern_value(s, a);
+        if (m && id != NONE_ID && a->type != DP_ALLOC_ATTR_LIST)
                 *m = (value_memo){.valid = true, .type = a->type, .i = a->type == DP_ALLOC_ATTR_BOOL ? a->b : a->i, .id = id};
         return id;
 }

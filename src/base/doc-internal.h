@@ -55,6 +55,16 @@ typedef struct {
         /* libyaml reads from a document the YAML reader gave up in: lines
          * before it, added to libyaml's marks */
         size_t line_off;
+        /* anchors and aliases (libyaml only; doc-parse.c): the anchored
+         * nodes of the document so far, what the document would be written
+         * out in full, and how deep */
+        struct doc_anchor *anchors;
+        size_t n_anchors, cap_anchors;
+        size_t expanded; /* nodes of the input with every alias written out */
+        size_t open_expanded[DP_DOC_MAX_DEPTH + 1];
+        char *open_anchor[DP_DOC_MAX_DEPTH + 1];
+        size_t peak[DP_DOC_MAX_DEPTH + 1]; /* deepest level under each open collection */
+        dp_doc_node *last;                /* the node attached last */
 } parse_state;
 
 typedef struct {

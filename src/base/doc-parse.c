@@ -54,6 +54,7 @@ static int push_kid(parse_state *ps, const char *key, dp_doc_node *key_node, dp_
 
 /* Attach a finished node to its parent (or make it a root). */
 static int attach(parse_state *ps, dp_doc_node *n, const mark *m) {
+        ps->last = n;
         if (ps->depth == 0) return dp_doc_add_root(ps->set, n, ps->name);
         size_t d = ps->depth - 1;
         dp_doc_node *parent = ps->stack[d];
@@ -140,21 +141,126 @@ void doc_document_end(parse_state *ps) {
         doc_set_drop_all(s);
 }
 
+/* ---- anchors and aliases ----
+ *
+ * kubectl reads YAML with go-yaml (sigs.k8s.io/yaml), which takes anchors
+ * and aliases, so devplane does too. An alias is the anchored node itself,
+ * shared (trees are never changed once built), so an error inside it names
+ * the line where the anchored value is written. Sharing costs the parser
+ * nothing, but everything that walks the tree walks the alias in full: a
+ * "billion laughs" of nine aliases nested ten times is 10^9 nodes to decode.
+ * So an input is refused once it would be more than DP_DOC_MAX_NODES nodes
+ * written out in full, the same cap as for an input without aliases: what
+ * a consumer walks stays within what a plain input could make it walk
+ * (go-yaml refuses "excessive aliasing" by a ratio of aliases to nodes; a
+ * cap on the expanded size bounds the work whatever the ratio). Likewise
+ * the nesting an alias brings counts against DP_DOC_MAX_DEPTH. Anchors hold
+ * within their document; a later anchor of the same name wins. */
+
+struct doc_anchor {
+        char *name;
+        dp_doc_node *node;
+        size_t size;   /* nodes written out in full */
+        size_t height; /* levels: 1 for a scalar */
+};
+
+static void anchors_clear(parse_state *ps) {
+        for (size_t i = 0; i < ps->n_anchors; i++) free(ps->anchors[i].name);
+        ps->n_anchors = 0;
+}
+
+static void anchors_done(parse_state *ps) {
+        anchors_clear(ps);
+        free(ps->anchors);
+        ps->anchors = NULL;
+        ps->cap_anchors = 0;
+        for (size_t d = 0; d <= DP_DOC_MAX_DEPTH; d++) {
+                free(ps->open_anchor[d]);
+                ps->open_anchor[d] = NULL;
+        }
+}
+
+static int anchor_add(parse_state *ps, const char *name, dp_doc_node *n, size_t size, size_t height) {
+        if (DP_GROW(ps->anchors, ps->cap_anchors, ps->n_anchors + 1) < 0) return -ENOMEM;
+        char *copy = strdup(name);
+        if (!copy) return -ENOMEM;
+        ps->anchors[ps->n_anchors++] = (struct doc_anchor){copy, n, size, height};
+        return 0;
+}
+
+/* A node of `height` levels is attached at the current depth. */
+static void note_height(parse_state *ps, size_t height) {
+        if (ps->depth > 0 && ps->depth + height > ps->peak[ps->depth - 1]) ps->peak[ps->depth - 1] = ps->depth + height;
+}
+
+static int alias(parse_state *ps, const char *name, const mark *m) {
+        const struct doc_anchor *a = NULL;
+        for (size_t i = ps->n_anchors; i > 0 && !a; i--)
+                if (streq(ps->anchors[i - 1].name, name)) a = &ps->anchors[i - 1];
+        char msg[400];
+        if (!a) {
+                snprintf(msg, sizeof msg, "alias *%.200s names no anchor before it in this document", name);
+                return perr(ps, -EINVAL, m, msg);
+        }
+        if (ps->expanded + a->size > DP_DOC_MAX_NODES) {
+                snprintf(msg, sizeof msg,
+                         "YAML aliases expand past %u nodes (alias *%.200s); the cap bounds an input with aliases "
+                         "written out in full as one without",
+                         DP_DOC_MAX_NODES, name);
+                return perr(ps, -E2BIG, m, msg);
+        }
+        if (ps->depth + a->height > DP_DOC_MAX_DEPTH + 1) return perr(ps, -E2BIG, m, "nesting deeper than 100 levels");
+        ps->expanded += a->size;
+        note_height(ps, a->height);
+        return attach(ps, a->node, m);
+}
+
+static int scalar_event(parse_state *ps, yaml_event_t *ev, const mark *m) {
+        bool plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE && !ev->data.scalar.tag;
+        if (ev->data.scalar.tag && streq((const char *)ev->data.scalar.tag, YAML_NULL_TAG)) plain = true;
+        ps->expanded++;
+        note_height(ps, 1);
+        int r = doc_add_scalar(ps, (const char *)ev->data.scalar.value, ev->data.scalar.length, plain, m);
+        if (r < 0 || !ev->data.scalar.anchor) return r;
+        return anchor_add(ps, (const char *)ev->data.scalar.anchor, ps->last, 1, 1);
+}
+
+static int open_event(parse_state *ps, yaml_event_t *ev, const mark *m) {
+        bool seq = ev->type == YAML_SEQUENCE_START_EVENT;
+        const yaml_char_t *anchor = seq ? ev->data.sequence_start.anchor : ev->data.mapping_start.anchor;
+        size_t d = ps->depth;
+        int r = doc_open_collection(ps, seq ? DP_DOC_SEQ : DP_DOC_MAP, m);
+        if (r < 0) return r;
+        ps->expanded++;
+        ps->open_expanded[d] = ps->expanded;
+        ps->peak[d] = d + 1;
+        free(ps->open_anchor[d]);
+        ps->open_anchor[d] = anchor ? strdup((const char *)anchor) : NULL;
+        return anchor && !ps->open_anchor[d] ? -ENOMEM : 0;
+}
+
+static int close_event(parse_state *ps) {
+        size_t d = ps->depth - 1, peak = ps->peak[d], size = ps->expanded - ps->open_expanded[d] + 1;
+        int r = doc_close_collection(ps);
+        if (r < 0) return r;
+        if (d > 0 && peak > ps->peak[d - 1]) ps->peak[d - 1] = peak;
+        _cleanup_free_ char *anchor = TAKE_PTR(ps->open_anchor[d]);
+        return anchor ? anchor_add(ps, anchor, ps->last, size, peak - d) : 0;
+}
+
 static int handle_event(parse_state *ps, yaml_event_t *ev) {
         const mark m = {ev->start_mark.line + ps->line_off, ev->start_mark.column};
         switch (ev->type) {
-        case YAML_ALIAS_EVENT: return perr(ps, -EINVAL, &m, "YAML aliases are not supported");
-        case YAML_SCALAR_EVENT: {
-                bool plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE && !ev->data.scalar.tag;
-                if (ev->data.scalar.tag && streq((const char *)ev->data.scalar.tag, YAML_NULL_TAG)) plain = true;
-                return doc_add_scalar(ps, (const char *)ev->data.scalar.value, ev->data.scalar.length, plain, &m);
-        }
+        case YAML_ALIAS_EVENT: return alias(ps, (const char *)ev->data.alias.anchor, &m);
+        case YAML_SCALAR_EVENT: return scalar_event(ps, ev, &m);
         case YAML_SEQUENCE_START_EVENT:
-        case YAML_MAPPING_START_EVENT:
-                return doc_open_collection(ps, ev->type == YAML_SEQUENCE_START_EVENT ? DP_DOC_SEQ : DP_DOC_MAP, &m);
+        case YAML_MAPPING_START_EVENT: return open_event(ps, ev, &m);
         case YAML_SEQUENCE_END_EVENT:
-        case YAML_MAPPING_END_EVENT: return doc_close_collection(ps);
-        case YAML_DOCUMENT_END_EVENT: doc_document_end(ps); return 0;
+        case YAML_MAPPING_END_EVENT: return close_event(ps);
+        case YAML_DOCUMENT_END_EVENT:
+                anchors_clear(ps);
+                doc_document_end(ps);
+                return 0;
         default:
                 return 0;
         }
@@ -241,6 +347,7 @@ static int parse(dp_doc_set *s, const char *buf, size_t len, const char *name, b
                 r = JSON_BAIL;
         }
         free(ps.kids);
+        anchors_done(&ps);
         if (r < 0) {
                 /* No partial documents: drop roots added by this call (nodes
                  * stay owned by the set and are freed with it). */

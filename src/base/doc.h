@@ -10,9 +10,12 @@
  * same trees (see dp_doc_parse_libyaml). Every node keeps
  * its line and column (1-based) so decoders can say where a bad field is.
  * Limits (named after what they protect): input size DP_DOC_MAX_INPUT,
- * nesting depth DP_DOC_MAX_DEPTH, node count DP_DOC_MAX_NODES. YAML aliases
- * are refused (they are a decompression bomb and Kubernetes manifests do not
- * need them); duplicate map keys are refused as the API server does.
+ * nesting depth DP_DOC_MAX_DEPTH, node count DP_DOC_MAX_NODES. YAML anchors
+ * and aliases are taken, as kubectl takes them: an alias shares the anchored
+ * node, and an input that would be more than DP_DOC_MAX_NODES nodes (or
+ * DP_DOC_MAX_DEPTH levels) with its aliases written out is refused (the
+ * billion-laughs cap, doc-parse.c); duplicate map keys are refused as the
+ * API server does.
  *
  * Ownership: every node belongs to one dp_doc_set, freed all at once.
  * Building: the dp_doc_new_* functions allocate nodes in a set; emitters

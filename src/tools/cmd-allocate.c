@@ -20,6 +20,7 @@ static double cpu_s(void) {
 static void usage(FILE *f) {
         fprintf(f, "usage: devplane allocate -f FILE|DIR|-... [--node NAME] [-o yaml|json|table]\n"
                    "                         [--feature-gates DRADeviceCompatibilityGroups=true|false]\n"
+                   "                         [--feature-gates DRAListTypeAttributes=true|false]\n"
                    "                         [--max-steps N] [--details]\n\n"
                    "Allocates every ResourceClaim (-f - reads standard input) without status.allocation, in input "
                    "order, each on the\n"
@@ -31,6 +32,9 @@ static void usage(FILE *f) {
                    "says what was being built and how big the input was).\n"
                    "With DRADeviceCompatibilityGroups=false, pools whose devices carry compatibilityGroups\n"
                    "are incomplete and skipped, as kube-scheduler does with that gate off.\n"
+                   "With DRAListTypeAttributes=true (alpha, off by default) list-typed attributes (ints,\n"
+                   "strings, ...) reach selectors as lists and constraints as sets: matchAttribute wants a\n"
+                   "value every device has, distinctAttribute devices that share none.\n"
                    "--max-steps bounds the search per claim and node (default 50000000, the stand-in for\n"
                    "the scheduler's filter timeout); a claim past it is not allocated, the others go on.\n");
 }

@@ -8,6 +8,7 @@
 #include <getopt.h>
 #include <stdio.h>
 
+#include "alloc/adapter.h"
 #include "base/doc.h"
 #include "cel/slice-device.h"
 #include "model/model.h"
@@ -17,13 +18,17 @@
 #define MAX_FILES 64
 
 static void usage(FILE *f) {
-        fprintf(f, "usage: devplane cel EXPR -f FILE [-f FILE...] [--class NAME] [--list-type-attributes]\n"
-                   "                        [--no-consumable-capacity] [--cost] [-o text|json|yaml]\n\n"
+        fprintf(f, "usage: devplane cel EXPR -f FILE [-f FILE...] [--class NAME] [--feature-gates GATE=BOOL]\n"
+                   "                        [--list-type-attributes] [--no-consumable-capacity] [--cost]\n"
+                   "                        [-o text|json|yaml]\n\n"
                    "Evaluate a CEL device selector (the DRA `device` environment) against every device\n"
                    "of the ResourceSlices in FILE (YAML or JSON, multi-document, List kinds).\n\n"
                    "  -f, --filename FILE         input file or directory, - for standard input (repeatable)\n"
                    "  --class NAME                also apply DeviceClass NAME's selectors (first)\n"
-                   "  --list-type-attributes      enable DRAListTypeAttributes (list values, includes())\n"
+                   "  --feature-gates GATE=BOOL   as `devplane allocate` (" DP_ALLOC_FEATURE_GATES "):\n"
+                   "                              the expression compiles exactly as the allocator compiles it\n"
+                   "  --list-type-attributes      the same as --feature-gates DRAListTypeAttributes=true\n"
+                   "                              (list values, includes(), dyn results)\n"
                    "  --no-consumable-capacity    disable DRAConsumableCapacity (device.allowMultipleAllocations)\n"
                    "  --cost                      print the estimated and actual cost\n"
                    "  -o, --output FORMAT         text (one line a device, default), json or yaml\n\n"
@@ -124,6 +129,7 @@ static int cmd_cel(int argc, char **argv) {
                 {"filename", required_argument, NULL, 'f'},
                 {"class", required_argument, NULL, 'c'},
                 {"list-type-attributes", no_argument, NULL, 'l'},
+                {"feature-gates", required_argument, NULL, 'g'},
                 {"no-consumable-capacity", no_argument, NULL, 'n'},
                 {"cost", no_argument, NULL, 'C'},
                 {"output", required_argument, NULL, 'o'},
@@ -136,8 +142,9 @@ static int cmd_cel(int argc, char **argv) {
         bool show_cost = false;
         _cleanup_(dp_doc_set_freep) dp_doc_set *set = NULL;
         output out = {.fmt = OUT_TEXT};
+        dp_alloc_cluster_options gates = {0};
+        bool no_consumable = false;
         dp_cel_options copts;
-        dp_cel_options_init(&copts);
         int c;
         optind = 1;
         while ((c = getopt_long(argc, argv, "f:o:h", opts, NULL)) >= 0) {
@@ -150,8 +157,15 @@ static int cmd_cel(int argc, char **argv) {
                         files[n_files++] = optarg;
                         break;
                 case 'c': class_name = optarg; break;
-                case 'l': copts.list_type_attributes = true; break;
-                case 'n': copts.consumable_capacity = false; break;
+                case 'l': gates.list_type_attributes = true; break;
+                case 'g':
+                        if (dp_alloc_parse_feature_gate(optarg, &gates) < 0) {
+                                fprintf(stderr, "devplane cel: --feature-gates %s: known: %s\n", optarg,
+                                        DP_ALLOC_FEATURE_GATES);
+                                return 2;
+                        }
+                        break;
+                case 'n': no_consumable = true; break;
                 case 'C': show_cost = true; break;
                 case 'o':
                         if (streq(optarg, "json")) out.fmt = OUT_JSON;
@@ -170,6 +184,9 @@ static int cmd_cel(int argc, char **argv) {
                 usage(stderr);
                 return 2;
         }
+        /* the allocator's compile options under the same gates */
+        dp_alloc_cel_options(&gates, &copts);
+        if (no_consumable) copts.consumable_capacity = false;
         const char *expr = argv[optind];
         if (out.fmt != OUT_TEXT) {
                 set = dp_doc_set_new();

@@ -91,7 +91,83 @@ TEST(n_of_n_minus_1_is_cut_by_counting) {
         o = alloc1(s, "node-a", &c2, false);
         ASSERT_EQ(o.r, 0);
         ASSERT_TRUE(o.effort < 10);
-        ASSERT_CONTAINS(o.why, "need 32 devices together, their candidates are 31");
+        ASSERT_CONTAINS(o.why, "requests a, b need 32 devices between them, no device serving two, but only 31 devices "
+                               "match any of them: gpu-0, gpu-1,");
+}
+
+/* 16 GPUs (even ones H100), 4 requests for any GPU, then n for an H100 (as
+ * firstAvailable lists of two H100 entries, which the union count passes
+ * over), all in one claim or spread over two claims; the search is capped so
+ * that a search without the matching bound fails quickly. */
+static run h100_claims(int n_h100, bool two_claims) {
+        _cleanup_(dp_alloc_snapshot_freep) dp_alloc_snapshot *s = snap();
+        static const char *const models[] = {"H100", "A100"};
+        ASSERT_OK(add_simple_pool(s, store, "node-a", "gpu-", 16, "model", models, 2));
+        static tsel h100 = {"model", "H100"};
+        uint32_t sel_any, sel_h100;
+        ASSERT_OK(dp_alloc_add_selector(s, &any, &sel_any));
+        ASSERT_OK(dp_alloc_add_selector(s, &h100, &sel_h100));
+        dp_alloc_subrequest anysr = {.class_selectors = &sel_any, .n_class_selectors = 1, .count = 1};
+        dp_alloc_subrequest hsr = anysr;
+        hsr.selectors = &sel_h100;
+        hsr.n_selectors = 1;
+        dp_alloc_subrequest hsubs[2] = {hsr, hsr};
+        hsubs[0].name = "first";
+        hsubs[1].name = "second";
+        static char names[13][8];
+        dp_alloc_request rq[13];
+        for (int i = 0; i < 4 + n_h100; i++) {
+                snprintf(names[i], sizeof(names[i]), i < 4 ? "any%d" : "h%d", i < 4 ? i : i - 4);
+                rq[i] = i < 4 ? (dp_alloc_request){.name = names[i], .subs = &anysr, .n_subs = 1}
+                              : (dp_alloc_request){.name = names[i], .subs = hsubs, .n_subs = 2, .first_available = true};
+        }
+        size_t split = two_claims ? 6 : (size_t)(4 + n_h100);
+        CLAIM(c1, rq, split, NULL, 0);
+        CLAIM(c2, rq + split, (size_t)(4 + n_h100) - split, NULL, 0);
+        const dp_alloc_claim *cls[2] = {&c1, &c2};
+        run o = {0};
+        dp_alloc_result *res = NULL;
+        _cleanup_strbuf_ dp_strbuf why = DP_STRBUF_INIT;
+        dp_error err = DP_ERROR_INIT;
+        dp_alloc_options opts = {.explain = true, .max_effort = 1000000};
+        o.r = dp_alloc_allocate(s, "node-a", cls, two_claims ? 2 : 1, &opts, &res, &why, &err);
+        dp_alloc_stats st;
+        dp_alloc_get_stats(s, &st);
+        o.effort = st.effort;
+        snprintf(o.why, sizeof(o.why), "%s", o.r < 0 ? err.msg : dp_strbuf_str(&why));
+        if (o.r == 1) {
+                _cleanup_strbuf_ dp_strbuf out = DP_STRBUF_INIT;
+                for (size_t c = 0; c < (two_claims ? 2u : 1u); c++) dump_result(&res[c], &out);
+                snprintf(o.out, sizeof(o.out), "%s", dp_strbuf_str(&out));
+        }
+        dp_alloc_results_free(res, two_claims ? 2 : 1);
+        return o;
+}
+
+TEST(matching_bound_names_the_requests_short_of_devices) {
+        run o = h100_claims(9, false);
+        ASSERT_EQ(o.r, 0);
+        ASSERT_TRUE(o.effort < 100);
+        ASSERT_STREQ(o.why, "requests h0, h1, h2, h3, h4, h5, h6, h7, h8 need 9 devices between them, no device serving "
+                            "two, but only 8 devices match any of them: gpu-0, gpu-2, gpu-4, gpu-6, gpu-8, gpu-10, "
+                            "gpu-12, gpu-14\n");
+        /* across the claims of one call: the requests are named with their claim */
+        o = h100_claims(9, true);
+        ASSERT_EQ(o.r, 0);
+        ASSERT_CONTAINS(o.why, "requests default/c1:h0, default/c1:h1, default/c2:h2, default/c2:h3,");
+}
+
+TEST(matching_bound_keeps_the_first_fit_answer) {
+        /* 8 H100 requests after 4 for any GPU: the first fit puts the 4 on
+         * A100s; every branch giving them an H100 is cut by the bound */
+        run o = h100_claims(8, false);
+        ASSERT_EQ(o.r, 1);
+        ASSERT_TRUE(o.effort < 10000);
+        ASSERT_STREQ(o.out, "any0=example.com/node-a/gpu-1\nany1=example.com/node-a/gpu-3\nany2=example.com/node-a/gpu-5\n"
+                            "any3=example.com/node-a/gpu-7\nh0/first=example.com/node-a/gpu-0\nh1/first=example.com/node-a/gpu-2\n"
+                            "h2/first=example.com/node-a/gpu-4\nh3/first=example.com/node-a/gpu-6\nh4/first=example.com/node-a/gpu-8\n"
+                            "h5/first=example.com/node-a/gpu-10\nh6/first=example.com/node-a/gpu-12\nh7/first=example.com/node-a/gpu-14\n"
+                            "node=node-a\n");
 }
 
 TEST(match_attribute_value_classes) {

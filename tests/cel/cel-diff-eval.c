@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc/adapter.h"
 #include "cel/slice-device.h"
 #include "model/model.h"
 
@@ -23,9 +24,10 @@ int main(int argc, char **argv) {
                 fprintf(stderr, "usage: cel-diff-eval SLICES.yaml EXPRS [--list-type-attributes]\n");
                 return 2;
         }
+        /* the allocator's options under the same gate (dp_alloc_cel_options) */
+        dp_alloc_cluster_options gates = {.list_type_attributes = argc > 3 && strcmp(argv[3], "--list-type-attributes") == 0};
         dp_cel_options copts;
-        dp_cel_options_init(&copts);
-        if (argc > 3 && strcmp(argv[3], "--list-type-attributes") == 0) copts.list_type_attributes = true;
+        dp_alloc_cel_options(&gates, &copts);
         dp_error err = DP_ERROR_INIT;
         _cleanup_(dp_object_list_freep) dp_object_list *objs = NULL;
         const char *paths[1] = {argv[1]};

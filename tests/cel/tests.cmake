@@ -14,4 +14,4 @@ set_tests_properties(cel/failmalloc PROPERTIES TIMEOUT 300 ENVIRONMENT "${DP_TES
 # The devplane side of the CEL differential against the upstream allocator
 # (cel/test-cel-diff.py): evaluates a file of selectors against slices.
 add_executable(cel-diff-eval ${CMAKE_CURRENT_SOURCE_DIR}/cel/cel-diff-eval.c)
-target_link_libraries(cel-diff-eval PRIVATE dp_cel dp_model)
+target_link_libraries(cel-diff-eval PRIVATE dp_alloc dp_cel dp_model)

@@ -66,7 +66,7 @@ for cmd in "simulate -f $ex" "explain pod vgpu-0 -f $ex"; do
                 "$DEVPLANE" $cmd --feature-gates "$g" >"$tmp/out" 2>"$tmp/err" || rc=$?
                 [ "$rc" = 2 ] || fail "$name --feature-gates '$g': exit $rc, want 2"
                 [ ! -s "$tmp/out" ] || fail "$name --feature-gates '$g': wrote to stdout"
-                want="devplane $name: --feature-gates $g: known: DRADeviceCompatibilityGroups=true|false"
+                want="devplane $name: --feature-gates $g: known: DRADeviceCompatibilityGroups=true|false, DRAListTypeAttributes=true|false"
                 [ "$(cat "$tmp/err")" = "$want" ] || fail "$name --feature-gates '$g': $(cat "$tmp/err")"
         done
 done

@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * YAML anchors and aliases (base/doc-parse.c): taken as kubectl takes them,
+ * the same tree from both readers, refused past the expanded-size and depth
+ * caps, errors with positions. */
+#include "harness.h"
+
+#include "base/doc.h"
+#include "base/strbuf.h"
+
+/* Parse with the fast readers or with libyaml alone; the documents as compact
+ * JSON, one a line, or "error: <message>". */
+static char *parse_json(const char *in, bool fast) {
+        _cleanup_(dp_doc_set_freep) dp_doc_set *s = dp_doc_set_new();
+        ASSERT_TRUE(s);
+        dp_error err = DP_ERROR_INIT;
+        int r = fast ? dp_doc_parse(s, in, strlen(in), "in.yaml", &err)
+                     : dp_doc_parse_libyaml(s, in, strlen(in), "in.yaml", &err);
+        dp_strbuf out = DP_STRBUF_INIT;
+        if (r < 0) {
+                dp_strbuf_printf(&out, "error: %s", err.msg);
+                return dp_strbuf_steal(&out);
+        }
+        for (size_t i = 0; i < dp_doc_count(s); i++) {
+                dp_doc_emit(&out, dp_doc_root(s, i), DP_DOC_JSON_COMPACT);
+                dp_strbuf_putc(&out, '\n');
+        }
+        return dp_strbuf_steal(&out);
+}
+
+static void both(const char *in, const char *want) {
+        _cleanup_free_ char *a = parse_json(in, true), *b = parse_json(in, false);
+        ASSERT_STREQ(a, want);
+        ASSERT_STREQ(b, want);
+}
+
+/* A manifest as people write them with anchors: a selector list and a
+ * toleration reused by several requests, a scalar anchor, a second document
+ * without aliases (the fast reader takes it), then one with its own. */
+static const char manifest[] =
+        "apiVersion: resource.k8s.io/v1\n"
+        "kind: ResourceClaimTemplate\n"
+        "metadata: {name: trainer, namespace: ml}\n"
+        "spec:\n"
+        "  spec:\n"
+        "    devices:\n"
+        "      requests:\n"
+        "      - name: gpu-a\n"
+        "        exactly:\n"
+        "          deviceClassName: &class gpu.example.com\n"
+        "          selectors: &h100\n"
+        "          - cel: {expression: \"device.attributes['gpu.example.com'].model == 'H100'\"}\n"
+        "          tolerations:\n"
+        "          - &maint {key: maintenance, operator: Exists, effect: NoSchedule}\n"
+        "      - name: gpu-b\n"
+        "        exactly:\n"
+        "          deviceClassName: *class\n"
+        "          selectors: *h100\n"
+        "          tolerations: [*maint]\n"
+        "---\n"
+        "kind: Namespace\n"
+        "metadata: {name: ml}\n"
+        "---\n"
+        "kind: ConfigMap\n"
+        "data: &d {a: '1'}\n"
+        "copy: *d\n";
+
+TEST(manifest_with_anchors_parses_as_written_out) {
+        both(manifest,
+             "{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"ResourceClaimTemplate\",\"metadata\":{\"name\":"
+             "\"trainer\",\"namespace\":\"ml\"},\"spec\":{\"spec\":{\"devices\":{\"requests\":[{\"name\":\"gpu-a\","
+             "\"exactly\":{\"deviceClassName\":\"gpu.example.com\",\"selectors\":[{\"cel\":{\"expression\":"
+             "\"device.attributes['gpu.example.com'].model == 'H100'\"}}],\"tolerations\":[{\"key\":\"maintenance\","
+             "\"operator\":\"Exists\",\"effect\":\"NoSchedule\"}]}},{\"name\":\"gpu-b\",\"exactly\":{"
+             "\"deviceClassName\":\"gpu.example.com\",\"selectors\":[{\"cel\":{\"expression\":"
+             "\"device.attributes['gpu.example.com'].model == 'H100'\"}}],\"tolerations\":[{\"key\":\"maintenance\","
+             "\"operator\":\"Exists\",\"effect\":\"NoSchedule\"}]}}]}}}}\n"
+             "{\"kind\":\"Namespace\",\"metadata\":{\"name\":\"ml\"}}\n"
+             "{\"kind\":\"ConfigMap\",\"data\":{\"a\":\"1\"},\"copy\":{\"a\":\"1\"}}\n");
+}
+
+TEST(aliased_node_keeps_the_anchor_position) {
+        _cleanup_(dp_doc_set_freep) dp_doc_set *s = dp_doc_set_new();
+        const char *in = "a: &x\n  n: 1\nb: *x\n";
+        ASSERT_OK(dp_doc_parse(s, in, strlen(in), "in.yaml", NULL));
+        const dp_doc_node *b = dp_doc_get(dp_doc_get(dp_doc_root(s, 0), "b"), "n");
+        ASSERT_TRUE(b);
+        ASSERT_EQ(b->line, 2);
+        ASSERT_EQ(b->col, 6);
+}
+
+TEST(anchors_hold_within_their_document) {
+        both("a: &x 1\n---\nb: *x\n", "error: in.yaml:3:4: alias *x names no anchor before it in this document");
+        /* a later anchor of the same name wins */
+        both("a: &x 1\nb: &x 2\nc: *x\n", "{\"a\":1,\"b\":2,\"c\":2}\n");
+        /* an alias as a key is its scalar; a collection is not a key */
+        both("k: &k name\n*k : v\n", "{\"k\":\"name\",\"name\":\"v\"}\n");
+        _cleanup_free_ char *key = parse_json("m: &m {a: 1}\n*m : v\n", true);
+        ASSERT_CONTAINS(key, "map keys must be scalars");
+}
+
+/* nine aliases nested ten deep: 10^9 nodes written out, refused at once */
+TEST(billion_laughs_is_refused) {
+        dp_strbuf in = DP_STRBUF_INIT;
+        dp_strbuf_puts(&in, "l0: &l0 lol\n");
+        for (int i = 1; i <= 9; i++) {
+                dp_strbuf_printf(&in, "l%d: &l%d [", i, i);
+                for (int k = 0; k < 10; k++) dp_strbuf_printf(&in, "%s*l%d", k ? ", " : "", i - 1);
+                dp_strbuf_puts(&in, "]\n");
+        }
+        _cleanup_free_ char *text = dp_strbuf_steal(&in);
+        _cleanup_free_ char *a = parse_json(text, true), *b = parse_json(text, false);
+        ASSERT_CONTAINS(a, "YAML aliases expand past 4194304 nodes (alias *l6)");
+        ASSERT_STREQ(a, b);
+        /* well under the cap is fine: 10^5 */
+        dp_strbuf small = DP_STRBUF_INIT;
+        dp_strbuf_puts(&small, "l0: &l0 lol\n");
+        for (int i = 1; i <= 5; i++) {
+                dp_strbuf_printf(&small, "l%d: &l%d [", i, i);
+                for (int k = 0; k < 10; k++) dp_strbuf_printf(&small, "%s*l%d", k ? ", " : "", i - 1);
+                dp_strbuf_puts(&small, "]\n");
+        }
+        _cleanup_free_ char *t2 = dp_strbuf_steal(&small);
+        _cleanup_(dp_doc_set_freep) dp_doc_set *s = dp_doc_set_new();
+        ASSERT_OK(dp_doc_parse(s, t2, strlen(t2), "in.yaml", NULL));
+        ASSERT_EQ(dp_doc_get(dp_doc_root(s, 0), "l5")->n, 10);
+}
+
+/* aliases of deep nodes inside deep nodes: the depth written out counts */
+TEST(alias_depth_counts) {
+        dp_strbuf in = DP_STRBUF_INIT;
+        dp_strbuf_puts(&in, "a: &a ");
+        for (int i = 0; i < 60; i++) dp_strbuf_putc(&in, '[');
+        for (int i = 0; i < 60; i++) dp_strbuf_putc(&in, ']');
+        dp_strbuf_puts(&in, "\nb: ");
+        for (int i = 0; i < 50; i++) dp_strbuf_putc(&in, '[');
+        dp_strbuf_puts(&in, "*a");
+        for (int i = 0; i < 50; i++) dp_strbuf_putc(&in, ']');
+        dp_strbuf_putc(&in, '\n');
+        _cleanup_free_ char *text = dp_strbuf_steal(&in);
+        _cleanup_free_ char *a = parse_json(text, true);
+        ASSERT_CONTAINS(a, "nesting deeper than 100 levels");
+}
