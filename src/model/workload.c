@@ -157,6 +157,19 @@ static int check_pod_names(const dp_object_list *l, size_t from, const dp_hashma
         return 0;
 }
 
+/* "Deployment/ns/<name>" in *ret for a pod owned by ReplicaSet
+ * "<name>-<hash>" and labelled pod-template-hash=<hash> (NULL when it is
+ * not such a pod). 0, or -ENOMEM. */
+static int deployment_key_of(const dp_object_meta *m, const dp_owner_ref *o, char **ret) {
+        *ret = NULL;
+        if (!o->kind || !streq(o->kind, "ReplicaSet") || !o->name) return 0;
+        const char *hash = dp_kv_get(m->labels, m->n_labels, "pod-template-hash");
+        size_t nl = strlen(o->name), hl = hash ? strlen(hash) : 0;
+        if (!hl || nl <= hl + 1 || o->name[nl - hl - 1] != '-' || !streq(o->name + nl - hl, hash)) return 0;
+        *ret = dp_asprintf("Deployment/%s/%.*s", m->namespace ? m->namespace : "", (int)(nl - hl - 1), o->name);
+        return *ret ? 0 : -ENOMEM;
+}
+
 static bool is_owner_kind(dp_kind k) { return k >= DP_KIND_DEPLOYMENT && k <= DP_KIND_LAST; }
 
 int dp_model_expand_workloads(dp_object_list *l, const dp_node *const *nodes, size_t n_nodes, dp_error *err) {
@@ -176,8 +189,9 @@ int dp_model_expand_workloads(dp_object_list *l, const dp_node *const *nodes, si
                 bool pod = l->items[i].hdr->kind == DP_KIND_POD && m->name;
                 for (size_t k = 0; r >= 0 && k < m->n_owner_references + pod; k++) {
                         const dp_owner_ref *o = k < m->n_owner_references ? &m->owner_references[k] : NULL;
-                        char *key = dp_asprintf("%s/%s/%s", o ? (o->kind ? o->kind : "") : "Pod",
-                                                m->namespace ? m->namespace : "", o ? (o->name ? o->name : "") : m->name);
+                        char *key =
+                                dp_asprintf("%s/%s/%s", o ? (o->kind ? o->kind : "") : "Pod",
+                                            m->namespace ? m->namespace : "", o ? (o->name ? o->name : "") : m->name);
                         if (!key || DP_GROW(keys, cap, n_keys + 1) < 0) {
                                 free(key);
                                 r = -ENOMEM;
@@ -186,6 +200,18 @@ int dp_model_expand_workloads(dp_object_list *l, const dp_node *const *nodes, si
                         keys[n_keys++] = key;
                         r = dp_hashmap_put(owned, key, key);
                         if (r == -EEXIST) r = 0;
+                        /* A ReplicaSet's pods belong to its Deployment too, named
+                         * "<deployment>-<pod-template-hash>" by the Deployment
+                         * controller: a dump may hold the pods without the
+                         * ReplicaSet, and the Deployment must not stand up more. */
+                        _cleanup_free_ char *dkey = NULL;
+                        if (o && r >= 0) r = deployment_key_of(m, o, &dkey);
+                        if (dkey && DP_GROW(keys, cap, n_keys + 1) < 0) r = -ENOMEM;
+                        if (dkey && r >= 0) {
+                                keys[n_keys++] = TAKE_PTR(dkey);
+                                r = dp_hashmap_put(owned, keys[n_keys - 1], keys[n_keys - 1]);
+                                if (r == -EEXIST) r = 0;
+                        }
                 }
         }
         size_t n = l->n;

@@ -323,15 +323,16 @@ TEST(errors_kind_and_version) {
  * Volcano's PodGroups) and versions devplane does not read are skipped with
  * the unknown kinds, never decoded as the built-in kind (issue 22). */
 TEST(foreign_api_versions_skipped) {
-        dp_object_list *l = decode_ok("apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: j}\n"
-                                      "spec: {minAvailable: 2, tasks: [{replicas: 2}]}\n---\n"
-                                      "apiVersion: scheduling.run.ai/v2alpha2\nkind: PodGroup\nmetadata: {name: g}\n"
-                                      "spec: {minMember: 2, queue: q}\n---\n"
-                                      "apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata: {name: v}\n"
-                                      "spec: {minMember: 2}\n---\n"
-                                      "apiVersion: scheduling.k8s.io/v1alpha3\nkind: PodGroup\nmetadata: {name: w}\n"
-                                      "spec: {podGroupTemplateRef: x}\n---\n"
-                                      "apiVersion: resource.k8s.io/v1alpha3\nkind: ResourceSlice\nmetadata: {name: x}\n");
+        dp_object_list *l =
+                decode_ok("apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: j}\n"
+                          "spec: {minAvailable: 2, tasks: [{replicas: 2}]}\n---\n"
+                          "apiVersion: scheduling.run.ai/v2alpha2\nkind: PodGroup\nmetadata: {name: g}\n"
+                          "spec: {minMember: 2, queue: q}\n---\n"
+                          "apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata: {name: v}\n"
+                          "spec: {minMember: 2}\n---\n"
+                          "apiVersion: scheduling.k8s.io/v1alpha3\nkind: PodGroup\nmetadata: {name: w}\n"
+                          "spec: {podGroupTemplateRef: x}\n---\n"
+                          "apiVersion: resource.k8s.io/v1alpha3\nkind: ResourceSlice\nmetadata: {name: x}\n");
         ASSERT_EQ(l->n, (size_t)0);
         ASSERT_EQ(l->n_skipped, (size_t)5);
         ASSERT_STREQ(l->skipped[0].kind, "Job");
@@ -345,11 +346,12 @@ TEST(foreign_api_versions_skipped) {
 /* Kinds outside the model (ConfigMap, Service, CRDs) are skipped and
  * counted once per kind and apiVersion, never an error. */
 TEST(unknown_kinds_skipped) {
-        dp_object_list *l = decode_ok("apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n"
-                                      "  metadata: {name: ok}\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: a}\n"
-                                      "  data: {x: y}\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: b}\n"
-                                      "- apiVersion: resource.nvidia.com/v1beta1\n  kind: ComputeDomain\n"
-                                      "  metadata: {name: cd}\n  spec: {numNodes: 4}\n");
+        dp_object_list *l =
+                decode_ok("apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n"
+                          "  metadata: {name: ok}\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: a}\n"
+                          "  data: {x: y}\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: b}\n"
+                          "- apiVersion: resource.nvidia.com/v1beta1\n  kind: ComputeDomain\n"
+                          "  metadata: {name: cd}\n  spec: {numNodes: 4}\n");
         ASSERT_EQ(l->n, (size_t)1);
         ASSERT_EQ(l->n_skipped, (size_t)2);
         ASSERT_STREQ(l->skipped[0].kind, "ConfigMap");
@@ -415,6 +417,24 @@ TEST(owners) {
         ASSERT_OK(dp_model_expand_workloads(l, NULL, 0, &err));
         ASSERT_EQ(l->n, (size_t)2);
         dp_object_list_free(l);
+        /* a Deployment's pods without their ReplicaSet (owner "<deployment>-<hash>",
+         * label pod-template-hash) stand for the Deployment too; a ReplicaSet
+         * name that does not end in the pod's hash does not */
+#define DEP_AND_POD(hash)                                                                                              \
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: 3\n"                         \
+        "  template:\n    spec: {containers: [{name: c, image: i}]}\n---\n"                                            \
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: web-7d9f-x1, labels: {pod-template-hash: " hash "}, "             \
+        "ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: web-7d9f, uid: u}]}\n"                        \
+        "spec: {containers: [{name: c, image: i}]}\n"
+        l = decode_ok(DEP_AND_POD("7d9f"));
+        ASSERT_OK(dp_model_expand_workloads(l, NULL, 0, &err));
+        ASSERT_EQ(l->n, (size_t)2);
+        dp_object_list_free(l);
+        l = decode_ok(DEP_AND_POD("other"));
+        ASSERT_OK(dp_model_expand_workloads(l, NULL, 0, &err));
+        ASSERT_EQ(l->n, (size_t)5);
+        dp_object_list_free(l);
+#undef DEP_AND_POD
 }
 
 /* generateName: a name of 5 more characters, the same on every run, one per
