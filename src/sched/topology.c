@@ -135,6 +135,48 @@ bool topo_term_matches(const topo_term *t, const dp_store *st, const char *ns, c
         return ns_ok && topo_sel_matches(&t->sel, labels, n, NULL, NULL);
 }
 
+static int spread_hint(const dp_pod *p, const dp_pod *added) {
+        for (size_t i = 0; i < p->n_spread; i++) {
+                const dp_spread_constraint *c = &p->spread[i];
+                if (c->schedule_anyway) continue;
+                _cleanup_(topo_sel_done) topo_sel sel = {0};
+                int r = topo_sel_compile(&sel, c->label_selector, p->meta.labels, p->meta.n_labels,
+                                         c->match_label_keys, c->n_match_label_keys, NULL, 0);
+                if (r < 0) return r;
+                if (topo_sel_matches(&sel, added->meta.labels, added->meta.n_labels, NULL, NULL)) return 1;
+        }
+        return 0;
+}
+
+/* As the hint matches, unlike the filter: a namespaceSelector is matched
+ * against no namespace labels at all (kube-scheduler 1.35 passes none there),
+ * so only an empty one lets a pod of another namespace in. */
+static bool hint_term_matches(const topo_term *t, const char *ns, const dp_kv *labels, size_t n) {
+        bool ns_ok = !t->ns_sel.nothing && topo_sel_matches(&t->ns_sel, NULL, 0, NULL, NULL);
+        for (size_t i = 0; i < t->n_namespaces && !ns_ok; i++)
+                ns_ok = streq(t->namespaces[i], ns);
+        return ns_ok && topo_sel_matches(&t->sel, labels, n, NULL, NULL);
+}
+
+static int interpod_hint(const dp_pod *p, const char *ns, const dp_pod *added, const char *added_ns) {
+        if (!p->n_pod_affinity) return 0; /* no term: matching all of none is no match */
+        for (size_t i = 0; i < p->n_pod_affinity; i++) {
+                _cleanup_(topo_term_done) topo_term t = {0};
+                int r = topo_term_compile(&t, &p->pod_affinity[i], ns, p->meta.labels, p->meta.n_labels);
+                if (r < 0) return r;
+                if (!hint_term_matches(&t, added_ns, added->meta.labels, added->meta.n_labels)) return 0;
+        }
+        return 1;
+}
+
+int dp_topo_pod_add_helps(const dp_pod *p, const char *ns, bool spread, bool interpod, const dp_pod *added,
+                          const char *added_ns) {
+        int r = 0;
+        if (spread && streq(ns, added_ns)) r = spread_hint(p, added);
+        if (r == 0 && interpod) r = interpod_hint(p, ns, added, added_ns);
+        return r;
+}
+
 /* ---- the index of bound pods ---- */
 
 typedef struct glist { /* groups holding one label */

@@ -63,6 +63,15 @@ int dp_topo_reasons(const dp_topo_state *st, const uint64_t *base, const dp_diag
  * node ni, as if it were bound there (or gone from there). */
 int dp_topo_update_pod(dp_topo_state *st, const dp_pod *p, const char *ns, size_t ni, int delta);
 
+/* kube-scheduler's queueing hints for a pod bound to a node (`added`, namespace
+ * added_ns) and a pod `p` (namespace ns) waiting after a rejection by
+ * PodTopologySpread (spread) and/or InterPodAffinity (interpod): 1 when the
+ * hint says Queue (the added pod, in p's namespace, matches a DoNotSchedule
+ * constraint's selector; or it matches all of p's required affinity terms,
+ * a namespaceSelector matched against no labels), 0 QueueSkip, -ENOMEM. */
+int dp_topo_pod_add_helps(const dp_pod *p, const char *ns, bool spread, bool interpod, const dp_pod *added,
+                          const char *added_ns);
+
 /* filter.c's NodeAffinity and TaintToleration answers, for the inclusion
  * policies of PodTopologySpread. */
 bool dp_sched_pod_node_affinity(const dp_pod *p, const dp_node *n);
