@@ -19,6 +19,8 @@ typedef struct qpod {
         /* rejected by PodTopologySpread / InterPodAffinity: a pod bound may
          * let it in (add_moved: one did, sched.c pod_bound_hints) */
         bool hint_spread, hint_interpod, add_moved;
+        bool in_hinted; /* listed in dp_sched.hinted (maybe stale) */
+        struct dp_topo_hint *hint; /* compiled when first needed; NULL after each failure */
         bool in_heap, in_waiting; /* listed in dp_sched.heap / .waiting (maybe stale) */
         /* queue, ports, defaults (kube-scheduler parity) */
         char *created;    /* metadata.creationTimestamp (RFC 3339, UTC), NULL unset: first */
@@ -110,6 +112,8 @@ struct dp_sched {
         uint64_t hint_rev;   /* counts store changes that may help a waiting pod (sched.c may_help) */
         uint64_t hint_store_rev; /* the store's revision at the last sync */
         uint64_t add_rev;        /* counts waiting pods a pod bound moved (sched.c pod_bound_hints) */
+        qpod **hinted;           /* waiting pods with hint_spread/hint_interpod; room for cap_pods */
+        size_t n_hinted, cap_hinted;
 };
 
 typedef struct sched_usage sched_usage;

@@ -27,6 +27,7 @@ static qpod *qpod_free(qpod *q) {
         free(q->info.message);
         dp_sched_info_clear_reasons(&q->info);
         free(q->created);
+        dp_topo_hint_free(q->hint);
         free(q);
         return NULL;
 }
@@ -56,6 +57,7 @@ dp_sched *dp_sched_free(dp_sched *s) {
         for (size_t i = 0; i < s->n_pods; i++)
                 qpod_free(s->pods[i]);
         free(s->pods);
+        free(s->hinted);
         free(s->heap);
         free(s->waiting);
         free(s->cand);
@@ -314,7 +316,10 @@ static int sync_pod(dp_sched *s, size_t slot, dp_object o, int64_t now_ms) {
                 }
         } else {
                 if (!ours(s, p) && p->node_name) return 0;
-                if (DP_GROW(s->pods, s->cap_pods, s->n_pods + 1) < 0) return -ENOMEM;
+                /* hinted has room for every pod: note_hints cannot fail */
+                if (DP_GROW(s->pods, s->cap_pods, s->n_pods + 1) < 0 ||
+                    DP_GROW(s->hinted, s->cap_hinted, s->n_pods + 1) < 0)
+                        return -ENOMEM;
                 q = calloc(1, sizeof(*q));
                 if (!q) return -ENOMEM;
                 q->key = dp_strdup(key);
@@ -386,20 +391,36 @@ static bool may_help(const dp_sched *s, dp_kind k, dp_object o) {
  * plugins rejected are moved when the hint says Queue. */
 static int pod_bound_hints(dp_sched *s, const dp_pod *added) {
         const char *added_ns = added->meta.namespace ? added->meta.namespace : "default";
-        for (size_t i = 0; i < s->n_pods; i++) {
-                qpod *q = s->pods[i];
-                if (!q->present || q->info.state != DP_POD_UNSCHEDULABLE || q->add_moved ||
-                    !(q->hint_spread || q->hint_interpod))
+        size_t k = 0;
+        for (size_t i = 0; i < s->n_hinted; i++) {
+                qpod *q = s->hinted[i];
+                if (!q->present || q->info.state != DP_POD_UNSCHEDULABLE || !(q->hint_spread || q->hint_interpod)) {
+                        q->in_hinted = false;
                         continue;
-                dp_object o = dp_store_get(s->store, DP_KIND_POD, q->ns, q->name, NULL);
-                if (!o.hdr) continue;
-                int r = dp_topo_pod_add_helps(o.pod, q->ns, q->hint_spread, q->hint_interpod, added, added_ns);
-                if (r < 0) return r;
-                if (r) {
+                }
+                s->hinted[k++] = q;
+                if (q->add_moved) continue;
+                if (!q->hint) {
+                        dp_object o = dp_store_get(s->store, DP_KIND_POD, q->ns, q->name, NULL);
+                        if (!o.hdr) continue;
+                        int r = dp_topo_hint_compile(o.pod, q->ns, q->hint_spread, q->hint_interpod, &q->hint);
+                        if (r < 0) {
+                                for (size_t j = i + 1; j < s->n_hinted; j++) s->hinted[k++] = s->hinted[j];
+                                s->n_hinted = k;
+                                return r;
+                        }
+                        if (!dp_topo_hint_any(q->hint)) { /* anti-affinity alone: no pod bound helps */
+                                q->hint_spread = q->hint_interpod = q->in_hinted = false;
+                                k--;
+                                continue;
+                        }
+                }
+                if (dp_topo_hint_matches(q->hint, added, added_ns)) {
                         q->add_moved = true;
                         s->add_rev++;
                 }
         }
+        s->n_hinted = k;
         return 0;
 }
 
@@ -489,8 +510,9 @@ int64_t dp_sched_next_retry(const dp_sched *s) {
 }
 
 /* Which of the plugins with a hint for pods bound rejected q (its reasons). */
-static void note_hints(qpod *q) {
+static void note_hints(dp_sched *s, qpod *q) {
         q->hint_spread = q->hint_interpod = q->add_moved = false;
+        q->hint = dp_topo_hint_free(q->hint);
         for (size_t i = 0; i < q->info.reasons.n; i++)
                 switch (q->info.reasons.v[i].code) {
                 case DP_VERDICT_POD_AFFINITY:
@@ -500,13 +522,17 @@ static void note_hints(qpod *q) {
                 case DP_VERDICT_SPREAD_LABEL: q->hint_spread = true; break;
                 default: break;
                 }
+        if ((q->hint_spread || q->hint_interpod) && !q->in_hinted) {
+                q->in_hinted = true;
+                s->hinted[s->n_hinted++] = q;
+        }
 }
 
 static void mark_failed(dp_sched *s, qpod *q, int64_t now) {
         q->info.state = DP_POD_UNSCHEDULABLE;
         q->failed_at = now;
         q->failed_rev = s->hint_rev;
-        note_hints(q);
+        note_hints(s, q);
         q->retry_at = now + backoff(s, q);
         track(s, q);
 }
