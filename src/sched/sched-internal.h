@@ -16,6 +16,11 @@ typedef struct qpod {
         dp_sched_pod_info info;
         int64_t failed_at, retry_at;
         uint64_t failed_rev;
+        /* rejected by PodTopologySpread / InterPodAffinity: a pod bound may
+         * let it in (add_moved: one did, sched.c pod_bound_hints) */
+        bool hint_spread, hint_interpod, add_moved;
+        bool in_hinted; /* listed in dp_sched.hinted (maybe stale) */
+        struct dp_topo_hint *hint; /* compiled when first needed; NULL after each failure */
         bool in_heap, in_waiting; /* listed in dp_sched.heap / .waiting (maybe stale) */
         /* queue, ports, defaults (kube-scheduler parity) */
         char *created;    /* metadata.creationTimestamp (RFC 3339, UTC), NULL unset: first */
@@ -77,7 +82,7 @@ struct dp_sched {
         qpod **cand, **cand_rev;
         size_t n_cand, cap_cand, n_cand_rev, cap_cand_rev;
         int64_t cand_now;
-        uint64_t cand_rev_seen;
+        uint64_t cand_rev_seen, cand_add_seen;
         bool cand_ok;
         dp_hashmap *by_key;
         uint64_t next_seq;
@@ -106,7 +111,9 @@ struct dp_sched {
         bool all_schedulers; /* dp_sched_config.all_schedulers */
         uint64_t hint_rev;   /* counts store changes that may help a waiting pod (sched.c may_help) */
         uint64_t hint_store_rev; /* the store's revision at the last sync */
-        bool pod_adds_help;      /* a pod waited on pod affinity or spread (sched.c may_help) */
+        uint64_t add_rev;        /* counts waiting pods a pod bound moved (sched.c pod_bound_hints) */
+        qpod **hinted;           /* waiting pods with hint_spread/hint_interpod; room for cap_pods */
+        size_t n_hinted, cap_hinted;
 };
 
 typedef struct sched_usage sched_usage;

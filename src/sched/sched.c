@@ -27,6 +27,7 @@ static qpod *qpod_free(qpod *q) {
         free(q->info.message);
         dp_sched_info_clear_reasons(&q->info);
         free(q->created);
+        dp_topo_hint_free(q->hint);
         free(q);
         return NULL;
 }
@@ -56,6 +57,7 @@ dp_sched *dp_sched_free(dp_sched *s) {
         for (size_t i = 0; i < s->n_pods; i++)
                 qpod_free(s->pods[i]);
         free(s->pods);
+        free(s->hinted);
         free(s->heap);
         free(s->waiting);
         free(s->cand);
@@ -204,6 +206,11 @@ static void cand_down(qpod **h, size_t n, size_t i) {
         h[i] = q;
 }
 
+/* Whether the store changed in a way that may let q in since it failed. */
+static bool moved(const dp_sched *s, const qpod *q) {
+        return s->hint_rev != q->failed_rev || q->add_moved;
+}
+
 static bool time_come(const qpod *q, int64_t now) {
         return now >= q->failed_at + UNSCHEDULABLE_FLUSH_MS || now >= q->retry_at;
 }
@@ -214,7 +221,7 @@ static int cand_add(dp_sched *s, qpod *q) {
             !time_come(q, s->cand_now))
                 return 0;
         bool flush = s->cand_now >= q->failed_at + UNSCHEDULABLE_FLUSH_MS;
-        if (!flush && s->hint_rev == q->failed_rev) {
+        if (!flush && !moved(s, q)) {
                 if (DP_GROW(s->cand_rev, s->cap_cand_rev, s->n_cand_rev + 1) < 0) return -ENOMEM;
                 s->cand_rev[s->n_cand_rev++] = q;
                 return 0;
@@ -309,7 +316,10 @@ static int sync_pod(dp_sched *s, size_t slot, dp_object o, int64_t now_ms) {
                 }
         } else {
                 if (!ours(s, p) && p->node_name) return 0;
-                if (DP_GROW(s->pods, s->cap_pods, s->n_pods + 1) < 0) return -ENOMEM;
+                /* hinted has room for every pod: note_hints cannot fail */
+                if (DP_GROW(s->pods, s->cap_pods, s->n_pods + 1) < 0 ||
+                    DP_GROW(s->hinted, s->cap_hinted, s->n_pods + 1) < 0)
+                        return -ENOMEM;
                 q = calloc(1, sizeof(*q));
                 if (!q) return -ENOMEM;
                 q->key = dp_strdup(key);
@@ -365,14 +375,53 @@ static int cmp_size(const void *a, const void *b) {
  * bound elsewhere, or a claim allocated, takes and never frees: a pod
  * rejected before stays rejected, with the reasons of its first attempt,
  * as in kube-scheduler. */
-/* A pod written to a node helps only once some pod waits on pod affinity or
- * spread (pod_adds_help; set for good, kept simple: it only retries more). */
+/* A pod written to a node helps only the waiting pods whose rejecting
+ * plugins' queueing hints say so (pod_bound_hints). */
 static bool may_help(const dp_sched *s, dp_kind k, dp_object o) {
+        (void)s;
         switch (k) {
-        case DP_KIND_POD: return !o.hdr || (s->pod_adds_help && o.pod->node_name);
+        case DP_KIND_POD: return !o.hdr;
         case DP_KIND_RESOURCE_CLAIM: return !o.hdr || !o.claim->allocation;
         default: return true;
         }
+}
+
+/* kube-scheduler's InterPodAffinity and PodTopologySpread queueing hints
+ * for a pod bound to a node (an AssignedPodAdd): the waiting pods those
+ * plugins rejected are moved when the hint says Queue. */
+static int pod_bound_hints(dp_sched *s, const dp_pod *added) {
+        const char *added_ns = added->meta.namespace ? added->meta.namespace : "default";
+        size_t k = 0;
+        for (size_t i = 0; i < s->n_hinted; i++) {
+                qpod *q = s->hinted[i];
+                if (!q->present || q->info.state != DP_POD_UNSCHEDULABLE || !(q->hint_spread || q->hint_interpod)) {
+                        q->in_hinted = false;
+                        continue;
+                }
+                s->hinted[k++] = q;
+                if (q->add_moved) continue;
+                if (!q->hint) {
+                        dp_object o = dp_store_get(s->store, DP_KIND_POD, q->ns, q->name, NULL);
+                        if (!o.hdr) continue;
+                        int r = dp_topo_hint_compile(o.pod, q->ns, q->hint_spread, q->hint_interpod, &q->hint);
+                        if (r < 0) {
+                                for (size_t j = i + 1; j < s->n_hinted; j++) s->hinted[k++] = s->hinted[j];
+                                s->n_hinted = k;
+                                return r;
+                        }
+                        if (!dp_topo_hint_any(q->hint)) { /* anti-affinity alone: no pod bound helps */
+                                q->hint_spread = q->hint_interpod = q->in_hinted = false;
+                                k--;
+                                continue;
+                        }
+                }
+                if (dp_topo_hint_matches(q->hint, added, added_ns)) {
+                        q->add_moved = true;
+                        s->add_rev++;
+                }
+        }
+        s->n_hinted = k;
+        return 0;
 }
 
 /* Only the pods written since the last sync are looked at (the store's
@@ -407,6 +456,7 @@ int dp_sched_sync(dp_sched *s, int64_t now_ms) {
                         continue;
                 }
                 int r = sync_pod(s, s->sync_slots[i], o, now_ms);
+                if (r >= 0 && o.pod->node_name) r = pod_bound_hints(s, o.pod);
                 if (r < 0) return r;
         }
         s->sync_pos = dp_store_changes_end(s->store);
@@ -425,12 +475,12 @@ static bool eligible(const dp_sched *s, const qpod *q, int64_t now) {
         if (!q->present || q->info.state == DP_POD_BOUND || q->held) return false;
         if (q->info.state == DP_POD_QUEUED) return true;
         if (now >= q->failed_at + UNSCHEDULABLE_FLUSH_MS) return true;
-        return s->hint_rev != q->failed_rev && now >= q->retry_at;
+        return moved(s, q) && now >= q->retry_at;
 }
 
 static int64_t retry_time(const dp_sched *s, const qpod *q) {
         return q->info.state == DP_POD_QUEUED ? 0
-               : s->hint_rev != q->failed_rev ? DP_MIN(q->retry_at, q->failed_at + UNSCHEDULABLE_FLUSH_MS)
+               : moved(s, q) ? DP_MIN(q->retry_at, q->failed_at + UNSCHEDULABLE_FLUSH_MS)
                                               : q->failed_at + UNSCHEDULABLE_FLUSH_MS;
 }
 
@@ -459,24 +509,30 @@ int64_t dp_sched_next_retry(const dp_sched *s) {
         return best;
 }
 
-/* Whether a pod bound elsewhere may let this pod in: kube-scheduler's
- * InterPodAffinity and PodTopologySpread queueing hints requeue a pod with
- * required pod affinity or a DoNotSchedule spread constraint when a matching
- * pod is added. */
-static bool helped_by_pod_adds(const dp_sched *s, const qpod *q) {
-        dp_object o = dp_store_get(s->store, DP_KIND_POD, q->ns, q->name, NULL);
-        if (!o.hdr) return false;
-        if (o.pod->n_pod_affinity) return true;
-        for (size_t i = 0; i < o.pod->n_spread; i++)
-                if (!o.pod->spread[i].schedule_anyway) return true;
-        return false;
+/* Which of the plugins with a hint for pods bound rejected q (its reasons). */
+static void note_hints(dp_sched *s, qpod *q) {
+        q->hint_spread = q->hint_interpod = q->add_moved = false;
+        q->hint = dp_topo_hint_free(q->hint);
+        for (size_t i = 0; i < q->info.reasons.n; i++)
+                switch (q->info.reasons.v[i].code) {
+                case DP_VERDICT_POD_AFFINITY:
+                case DP_VERDICT_POD_ANTI_AFFINITY:
+                case DP_VERDICT_EXISTING_ANTI_AFFINITY: q->hint_interpod = true; break;
+                case DP_VERDICT_SPREAD:
+                case DP_VERDICT_SPREAD_LABEL: q->hint_spread = true; break;
+                default: break;
+                }
+        if ((q->hint_spread || q->hint_interpod) && !q->in_hinted) {
+                q->in_hinted = true;
+                s->hinted[s->n_hinted++] = q;
+        }
 }
 
 static void mark_failed(dp_sched *s, qpod *q, int64_t now) {
         q->info.state = DP_POD_UNSCHEDULABLE;
         q->failed_at = now;
         q->failed_rev = s->hint_rev;
-        if (!s->pod_adds_help && helped_by_pod_adds(s, q)) s->pod_adds_help = true;
+        note_hints(s, q);
         q->retry_at = now + backoff(s, q);
         track(s, q);
 }
@@ -742,7 +798,7 @@ static void pick_scan(dp_sched *s, int64_t now_ms, const char *exclude, qpod **r
 
 /* The best waiting candidate at now (cand_ok), or NULL. */
 static qpod *cand_top(dp_sched *s, int64_t now) {
-        if (s->n_cand_rev && s->hint_rev != s->cand_rev_seen) {
+        if (s->n_cand_rev && (s->hint_rev != s->cand_rev_seen || s->add_rev != s->cand_add_seen)) {
                 /* the store moved on: those waiting for a change may go */
                 size_t n = s->n_cand_rev;
                 s->n_cand_rev = 0;
@@ -755,6 +811,7 @@ static qpod *cand_top(dp_sched *s, int64_t now) {
                 }
         }
         s->cand_rev_seen = s->hint_rev;
+        s->cand_add_seen = s->add_rev;
         while (s->n_cand) {
                 qpod *q = s->cand[0];
                 if (eligible(s, q, now) && q->info.state == DP_POD_UNSCHEDULABLE) return q;
@@ -794,6 +851,7 @@ static void pick(dp_sched *s, int64_t now_ms, const char *exclude, qpod **ret) {
                 s->cand_ok = true;
                 s->cand_now = now_ms;
                 s->cand_rev_seen = s->hint_rev;
+                s->cand_add_seen = s->add_rev;
                 for (size_t i = 0; i < k; i++)
                         if (cand_add(s, s->waiting[i]) < 0) {
                                 cand_reset(s);

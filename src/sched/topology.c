@@ -135,6 +135,75 @@ bool topo_term_matches(const topo_term *t, const dp_store *st, const char *ns, c
         return ns_ok && topo_sel_matches(&t->sel, labels, n, NULL, NULL);
 }
 
+/* A waiting pod's hint, compiled once: its DoNotSchedule constraints'
+ * selectors (spread) and required affinity terms (interpod). */
+struct dp_topo_hint {
+        char *ns;
+        topo_sel *sels;
+        size_t n_sels;
+        topo_term *terms;
+        size_t n_terms;
+};
+
+dp_topo_hint *dp_topo_hint_free(dp_topo_hint *h) {
+        if (!h) return NULL;
+        for (size_t i = 0; i < h->n_sels; i++) topo_sel_done(&h->sels[i]);
+        for (size_t i = 0; i < h->n_terms; i++) topo_term_done(&h->terms[i]);
+        free(h->sels);
+        free(h->terms);
+        free(h->ns);
+        free(h);
+        return NULL;
+}
+DEFINE_FREEP(dp_topo_hint, dp_topo_hint_free)
+
+int dp_topo_hint_compile(const dp_pod *p, const char *ns, bool spread, bool interpod, dp_topo_hint **ret) {
+        _cleanup_(dp_topo_hint_freep) dp_topo_hint *h = calloc(1, sizeof(*h));
+        if (!h || !(h->ns = dp_strdup(ns))) return -ENOMEM;
+        if (spread && p->n_spread && !(h->sels = calloc(p->n_spread, sizeof(*h->sels)))) return -ENOMEM;
+        for (size_t i = 0; spread && i < p->n_spread; i++) {
+                const dp_spread_constraint *c = &p->spread[i];
+                if (c->schedule_anyway) continue;
+                int r = topo_sel_compile(&h->sels[h->n_sels], c->label_selector, p->meta.labels, p->meta.n_labels,
+                                         c->match_label_keys, c->n_match_label_keys, NULL, 0);
+                if (r < 0) return r;
+                h->n_sels++;
+        }
+        if (interpod && p->n_pod_affinity && !(h->terms = calloc(p->n_pod_affinity, sizeof(*h->terms))))
+                return -ENOMEM;
+        for (size_t i = 0; interpod && i < p->n_pod_affinity; i++) {
+                int r = topo_term_compile(&h->terms[i], &p->pod_affinity[i], ns, p->meta.labels, p->meta.n_labels);
+                if (r < 0) return r;
+                h->n_terms++;
+        }
+        *ret = TAKE_PTR(h);
+        return 0;
+}
+
+/* As the hint matches, unlike the filter: a namespaceSelector is matched
+ * against no namespace labels at all (kube-scheduler 1.35 passes none there),
+ * so only an empty one lets a pod of another namespace in. */
+static bool hint_term_matches(const topo_term *t, const char *ns, const dp_kv *labels, size_t n) {
+        bool ns_ok = !t->ns_sel.nothing && topo_sel_matches(&t->ns_sel, NULL, 0, NULL, NULL);
+        for (size_t i = 0; i < t->n_namespaces && !ns_ok; i++)
+                ns_ok = streq(t->namespaces[i], ns);
+        return ns_ok && topo_sel_matches(&t->sel, labels, n, NULL, NULL);
+}
+
+bool dp_topo_hint_any(const dp_topo_hint *h) { return h->n_sels || h->n_terms; }
+
+bool dp_topo_hint_matches(const dp_topo_hint *h, const dp_pod *added, const char *added_ns) {
+        const dp_kv *lb = added->meta.labels;
+        size_t n = added->meta.n_labels;
+        bool same_ns = h->n_sels && streq(h->ns, added_ns);
+        for (size_t i = 0; i < h->n_sels && same_ns; i++)
+                if (topo_sel_matches(&h->sels[i], lb, n, NULL, NULL)) return true;
+        if (!h->n_terms) return false; /* no term: matching all of none is no match */
+        for (size_t i = 0; i < h->n_terms; i++)
+                if (!hint_term_matches(&h->terms[i], added_ns, lb, n)) return false;
+        return true;
+}
+
 /* ---- the index of bound pods ---- */
 
 typedef struct glist { /* groups holding one label */

@@ -63,6 +63,18 @@ int dp_topo_reasons(const dp_topo_state *st, const uint64_t *base, const dp_diag
  * node ni, as if it were bound there (or gone from there). */
 int dp_topo_update_pod(dp_topo_state *st, const dp_pod *p, const char *ns, size_t ni, int delta);
 
+/* kube-scheduler's queueing hints for a pod bound to a node, for a pod `p`
+ * (namespace ns) waiting after a rejection by PodTopologySpread (spread)
+ * and/or InterPodAffinity (interpod), compiled once. Matches (the hint says
+ * Queue) when the added pod, in p's namespace, matches a DoNotSchedule
+ * constraint's selector, or matches all of p's required affinity terms (a
+ * namespaceSelector matched against no labels, as kube-scheduler does). */
+typedef struct dp_topo_hint dp_topo_hint;
+int dp_topo_hint_compile(const dp_pod *p, const char *ns, bool spread, bool interpod, dp_topo_hint **ret);
+bool dp_topo_hint_matches(const dp_topo_hint *h, const dp_pod *added, const char *added_ns);
+bool dp_topo_hint_any(const dp_topo_hint *h); /* false: no pod bound can match */
+dp_topo_hint *dp_topo_hint_free(dp_topo_hint *h);
+
 /* filter.c's NodeAffinity and TaintToleration answers, for the inclusion
  * policies of PodTopologySpread. */
 bool dp_sched_pod_node_affinity(const dp_pod *p, const dp_node *n);

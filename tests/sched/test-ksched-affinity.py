@@ -12,7 +12,9 @@ the filters alone, through the oracle's --check mode:
     the bindings) on every node: each must be infeasible, and the oracle's
     reasons must be the reason `devplane explain --details` gives that node;
   - where a case says so (`pending`), the pods left Pending are the same in the
-    oracle's own run, with the same "0/N nodes are available" reasons.
+    oracle's own run, with the same "0/N nodes are available" reasons (those in
+    `not_retried`, left Pending by the queue although a node would take them
+    now, are not checked per node).
 
 The oracle runs without an API server: matchLabelKeys/mismatchLabelKeys of pod
 (anti-)affinity are merged into the labelSelector by kube-apiserver when a pod
@@ -112,6 +114,25 @@ def cases():
                                     pod("filler", {"app": "filler"}, on="n2"),
                                     pod("web", {"app": "web"}), pod("other", {"app": "other"})],
                               pending=["web"])
+    # Queueing hints on a pod bound: only InterPodAffinity (the added pod
+    # matches all of the waiting pod's affinity terms) and PodTopologySpread
+    # requeue; "shy" (rejected by anti-affinity and a taint) keeps the
+    # reasons of its first attempt, "follower" is tried again once "fill" runs.
+    # (A pod's order is its place in the list: "fan" is tried before "fill".)
+    taint = [{"key": "t", "value": "x", "effect": "NoSchedule"}]
+    c["hints-on-pod-bound"] = dict(objs=[
+        node("n1", "a", cpu="2500m"), node("n2", "b", taints=taint),
+        pod("guard", {"app": "guard"}, on="n1"),
+        pod("shy", {"app": "shy"}, affinity=affinity(anti=[term({"app": "guard"}, HOST)])),
+        pod("lonely", {"app": "lonely"}, affinity=affinity(aff=[term({"app": "nobody"}, HOST)])),
+        pod("follower", {"app": "follower"}, cpu="100m", affinity=affinity(aff=[term({"app": "fill"}, HOST)])),
+        pod("fill", {"app": "fill"}),
+        # the hint matches a namespaceSelector against no labels: "fan" is not tried again
+        namespace("team-a", {"team": "a"}),
+        pod("fan", {"app": "fan"}, cpu="100m", affinity=affinity(aff=[
+            term({"app": "teamfill"}, HOST, namespaceSelector={"matchLabels": {"team": "a"}})])),
+        pod("teamfill", {"app": "teamfill"}, ns="team-a", cpu="100m")], pending=["shy", "lonely", "fan"],
+        not_retried=["fan"])
     near = affinity(aff=[term({"app": "cache"}, ZONE)])
     c["affinity-existing"] = dict(objs=[node("n1", "a"), node("n2", "a"), node("n3", "b"),
                                         pod("cache-0", {"app": "cache"}, on="n2"),
@@ -368,7 +389,9 @@ def run_case(name, case, devplane, oracle, tmp, verbose):
     # the oracle's input: the API server's merge, plus a copy of each Pending pod per node
     oobjs = api_server_merge(objs)
     checks = [{"pod": k, "node": dp[k]["node"]} for k in bound]
-    for k in pending:
+    # not_retried: Pending as no event moved them, though a node would take them now
+    not_retried = {f"default/{p}" if "/" not in p else p for p in case.get("not_retried", [])}
+    for k in (k for k in pending if k not in not_retried):
         src = next(o for o in oobjs if o["kind"] == "Pod" and key_of(o) == k)
         for n in nodes:
             cp = copy.deepcopy(src)
