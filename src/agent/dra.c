@@ -21,6 +21,7 @@
 #include "dra/recover.h"
 #include "dra/slices.h"
 #include "grpc/grpc.h"
+#include "kube/offload.h"
 #include "model/model.h"
 #include "proto/proto.h"
 
@@ -73,6 +74,8 @@ struct agent_dra {
         dp_dra_taint_effect default_effect;
         dp_kube_client *kube;         /* borrowed; NULL: no API */
         dp_kube_slices *kslices;      /* with kube */
+        dp_kube_offload *offload;     /* decodes long claims (started with the first) */
+        uint64_t decode_seq;          /* the last offload job's tag */
         agent_metrics *metrics;       /* borrowed; may be NULL */
         struct pending_prep *pending; /* NodePrepareResources waiting for the API */
         void (*holds_changed)(void *userdata);
@@ -129,6 +132,7 @@ static void holds_changed(agent_dra *d) {
 /* A claim as the API answered (or why not), for one NodePrepareResources. */
 typedef struct claim_src {
         dp_kube_claim_fetch *fetch; /* in flight */
+        uint64_t decoding;          /* the offload job decoding the answer; 0: none */
         bool needed;                /* not answered from the checkpoint */
         dp_object_list *list;       /* owns claim */
         const dp_resource_claim *claim;
@@ -728,20 +732,118 @@ static void pending_complete(pending_prep *p) {
         pending_free(p);
 }
 
+/* Claim answers up to this long are decoded on the loop (a few ms at
+ * worst: 64 KiB of tiny keys); longer ones on the offload thread, since a
+ * legal 3.5 MiB claim of tiny keys takes hundreds of ms (issue 21). */
+#define CLAIM_INLINE_DECODE_MAX (64u << 10)
+
+/* A claim answer decoded on the offload thread. */
+typedef struct claim_decoded {
+        dp_object_list *list;
+        int code;
+        char *msg; /* code < 0: why */
+} claim_decoded;
+
+static void claim_decoded_free(void *p, uint64_t tag) {
+        claim_decoded *r = p;
+        if (!r) return;
+        dp_object_list_free(r->list);
+        free(r->msg);
+        free(r);
+}
+
+static void claim_decoded_freep(claim_decoded **r) { claim_decoded_free(*r, 0); }
+
+/* The offload thread's work: pure (no driver state, no logging). */
+static void *decode_claim(const char *data, size_t len, uint64_t tag) {
+        claim_decoded *r = calloc(1, sizeof *r);
+        if (!r) return NULL;
+        dp_error e = DP_ERROR_INIT;
+        r->list = dp_object_list_new();
+        r->code = r->list ? dp_model_decode_buffer(data, len, "API answer", r->list, &e) : -ENOMEM;
+        if (r->code < 0) r->msg = strdup(e.msg[0] ? e.msg : "out of memory");
+        return r;
+}
+
+/* One claim of p settled (cs->code, and e when it is < 0). */
+static void claim_settled(pending_prep *p, claim_src *cs, const dp_error *e) {
+        if (cs->code < 0) {
+                cs->claim = NULL;
+                free(cs->msg);
+                cs->msg = strdup(e->msg[0] ? e->msg : strerror(-cs->code));
+        }
+        if (--p->outstanding == 0) pending_complete(p);
+}
+
+static const pb_claim *claim_of(const pending_prep *p, size_t i) {
+        return ((const pb_prep_req *)dp_grpc_call_request_msg(p->call))->claims[i];
+}
+
+/* The claim whose answer offload job tag decodes; false: its
+ * NodePrepareResources is gone (cancelled by the kubelet). */
+static bool find_decoding(agent_dra *d, uint64_t tag, pending_prep **ret_p, size_t *ret_i) {
+        for (pending_prep *p = d->pending; p; p = p->next)
+                for (size_t i = 0; i < p->n; i++)
+                        if (p->src[i].decoding == tag) {
+                                *ret_p = p;
+                                *ret_i = i;
+                                return true;
+                        }
+        return false;
+}
+
+/* A long answer decoded: settle its claim, if it is still asked for. */
+static void on_claim_decoded(void *result, uint64_t tag, void *ud) {
+        _cleanup_(claim_decoded_freep) claim_decoded *r = result;
+        pending_prep *p;
+        size_t i;
+        if (!find_decoding(ud, tag, &p, &i)) return;
+        claim_src *cs = &p->src[i];
+        const pb_claim *c = claim_of(p, i);
+        char where[300];
+        snprintf(where, sizeof where, "API ResourceClaim %s/%s", c->namespace_, c->name);
+        dp_error e = DP_ERROR_INIT;
+        cs->decoding = 0;
+        if (!r || r->code < 0)
+                cs->code = dp_error_set(&e, r ? r->code : -ENOMEM, "%s: %s", where, r ? r->msg : "out of memory");
+        else {
+                cs->list = TAKE_PTR(r->list);
+                dp_object o = dp_object_list_find(cs->list, DP_KIND_RESOURCE_CLAIM, c->namespace_, c->name);
+                cs->code = check_claim(c, o, where, &cs->claim, &e);
+        }
+        claim_settled(p, cs, &e);
+}
+
+/* Hand a long answer to the offload thread; false: decode it here. */
+static bool decode_later(agent_dra *d, claim_src *cs, const char *body, size_t len) {
+        if (!d->offload && dp_kube_offload_new(dp_kube_client_loop(d->kube), decode_claim, on_claim_decoded,
+                                               claim_decoded_free, d, &d->offload) < 0)
+                return false;
+        if (dp_kube_offload_submit(d->offload, body, len, d->decode_seq + 1) < 0) return false;
+        cs->decoding = ++d->decode_seq;
+        return true;
+}
+
 static void on_claim_fetched(long status, const char *body, size_t len, const char *errmsg, void *ud) {
         fetch_ctx *x = ud;
         pending_prep *p = x->p;
         claim_src *cs = &p->src[x->i];
-        const pb_claim *c = ((const pb_prep_req *)dp_grpc_call_request_msg(p->call))->claims[x->i];
+        const pb_claim *c = claim_of(p, x->i);
         cs->fetch = NULL; /* freed by kube/claims.c after this returns */
         dp_error e = DP_ERROR_INIT;
-        cs->list = dp_object_list_new();
-        cs->code = cs->list ? api_claim(c, status, body, len, errmsg, cs->list, &cs->claim, &e) : -ENOMEM;
-        if (cs->code < 0) {
-                cs->claim = NULL;
-                cs->msg = strdup(e.msg[0] ? e.msg : strerror(-cs->code));
+        /* No Kubernetes object is that long (kube-apiserver takes 3 MiB). */
+        if (len > DP_KUBE_MAX_LINE)
+                cs->code = dp_error_set(&e, -E2BIG,
+                                        "ResourceClaim %s/%s: the API server's answer is %zu bytes, longer than "
+                                        DP_KUBE_MAX_LINE_TEXT " (no Kubernetes object is): not decoded",
+                                        c->namespace_, c->name, len);
+        else if (status == 200 && len > CLAIM_INLINE_DECODE_MAX && decode_later(p->d, cs, body, len))
+                return; /* on_claim_decoded settles it */
+        else {
+                cs->list = dp_object_list_new();
+                cs->code = cs->list ? api_claim(c, status, body, len, errmsg, cs->list, &cs->claim, &e) : -ENOMEM;
         }
-        if (--p->outstanding == 0) pending_complete(p);
+        claim_settled(p, cs, &e);
 }
 
 static void on_prepare_cancel(dp_grpc_call *call, int status, void *ud) {
@@ -1224,6 +1326,7 @@ agent_dra *agent_dra_free(agent_dra *d) {
                 pending_free(d->pending);
                 dp_grpc_call_finish(call, DP_GRPC_UNAVAILABLE, "stopping");
         }
+        dp_kube_offload_free(d->offload);
         dp_kube_slices_free(d->kslices);
         for (size_t i = 0; i < d->n_streams; i++)
                 dp_grpc_call_finish(d->streams[i], DP_GRPC_UNAVAILABLE, "stopping");
