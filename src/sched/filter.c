@@ -40,7 +40,8 @@ static const dp_taint *untolerated_taint(const dp_node *n, const dp_pod *p) {
  * taint node.kubernetes.io/unschedulable:NoSchedule (an Exists toleration
  * without a key among them). */
 static bool tolerates_unschedulable(const dp_pod *p) {
-        static const dp_taint cordon = {.key = (char *)"node.kubernetes.io/unschedulable", .effect = (char *)"NoSchedule"};
+        static const dp_taint cordon = {.key = (char *)"node.kubernetes.io/unschedulable",
+                                        .effect = (char *)"NoSchedule"};
         for (size_t t = 0; t < p->n_tolerations; t++)
                 if (toleration_matches(&p->tolerations[t], &cordon)) return true;
         return false;
@@ -145,16 +146,19 @@ static int64_t container_ext_count(const dp_container *c, const char *name) {
         return container_ext(c, name, &cnt, NULL) < 0 ? 0 : cnt;
 }
 
-/* The count of one extended resource as kube-scheduler adds a pod up (as
- * pod_native does cpu): the containers and sidecars summed; each other
- * init container on top of the sidecars started before it; the larger. */
-static int64_t pod_ext_count(const dp_pod *p, const char *name) {
+/* kube-scheduler's sum over a pod for one resource, given each container's
+ * value: the containers and sidecars (init containers with restartPolicy
+ * Always) summed; each other init container on top of the sidecars started
+ * before it; the larger of the two. */
+typedef int64_t (*container_value_fn)(const dp_container *c, const char *name, int k);
+
+static int64_t pod_sum(const dp_pod *p, container_value_fn value, const char *name, int k) {
         int64_t reqs = 0, sidecars = 0, init = 0;
         for (size_t c = 0; c < p->n_containers; c++)
-                reqs += container_ext_count(&p->containers[c], name);
+                reqs += value(&p->containers[c], name, k);
         for (size_t c = 0; c < p->n_init_containers; c++) {
                 const dp_container *ic = &p->init_containers[c];
-                int64_t v = container_ext_count(ic, name);
+                int64_t v = value(ic, name, k);
                 if (ic->restart_policy && streq(ic->restart_policy, "Always")) {
                         reqs += v;
                         sidecars += v;
@@ -165,6 +169,14 @@ static int64_t pod_ext_count(const dp_pod *p, const char *name) {
         }
         return DP_MAX(reqs, init);
 }
+
+static int64_t ext_value(const dp_container *c, const char *name, int k) {
+        (void)k;
+        return container_ext_count(c, name);
+}
+
+/* The count of one extended resource as kube-scheduler adds a pod up. */
+static int64_t pod_ext_count(const dp_pod *p, const char *name) { return pod_sum(p, ext_value, name, 0); }
 
 /* The pod's extended resources (each container checked: limits set, a
  * request equal to its limit, whole numbers), counted by pod_ext_count;
@@ -229,6 +241,10 @@ static int64_t container_native(const dp_container *c, const char *name, bool mi
         return milli ? dp_quantity_milli_value(&q->value) : dp_quantity_value(&q->value);
 }
 
+static int64_t native_container_value(const dp_container *c, const char *name, int k) {
+        return container_native(c, name, k == 0);
+}
+
 /* The pod's cpu (millicores), memory and ephemeral-storage (bytes) requests
  * as kube-scheduler computes them: the containers summed; each init
  * container on top of the sidecars (restartPolicy Always) started before
@@ -238,23 +254,10 @@ static int64_t container_native(const dp_container *c, const char *name, bool mi
 static void pod_native(const dp_pod *p, int64_t ret[NATIVE_N]) {
         const char *const *names = native_names;
         for (int k = 0; k < NATIVE_N; k++) {
-                int64_t reqs = 0, sidecars = 0, init = 0;
-                for (size_t c = 0; c < p->n_containers; c++)
-                        reqs += container_native(&p->containers[c], names[k], k == 0);
-                for (size_t c = 0; c < p->n_init_containers; c++) {
-                        const dp_container *ic = &p->init_containers[c];
-                        int64_t v = container_native(ic, names[k], k == 0);
-                        if (ic->restart_policy && streq(ic->restart_policy, "Always")) {
-                                reqs += v;
-                                sidecars += v;
-                                v = sidecars;
-                        } else
-                                v += sidecars;
-                        init = DP_MAX(init, v);
-                }
-                ret[k] = DP_MAX(reqs, init);
+                ret[k] = pod_sum(p, native_container_value, names[k], k);
                 for (size_t i = 0; k < 2 && i < p->n_pod_requests; i++) /* PodLevelResources: the pod's own wins */
-                        if (streq(p->pod_requests[i].name, names[k])) ret[k] = native_value(&p->pod_requests[i].value, k);
+                        if (streq(p->pod_requests[i].name, names[k]))
+                                ret[k] = native_value(&p->pod_requests[i].value, k);
                 for (size_t i = 0; i < p->n_overhead; i++) /* RuntimeClass overhead, on top */
                         if (streq(p->overhead[i].name, names[k])) ret[k] += native_value(&p->overhead[i].value, k);
         }
@@ -303,11 +306,11 @@ typedef struct node_use {
         char *name;
         int64_t slice_devs, claim_used;
         int64_t native_used[NATIVE_N]; /* native requests of bound pods (millicores, bytes, bytes) */
-        int64_t tab_idx;            /* its place in the node table, -1 none */
+        int64_t tab_idx;               /* its place in the node table, -1 none */
         ext_use *ext;
         size_t n_ext, cap_ext;
         /* queue, ports, defaults (kube-scheduler parity) */
-        int64_t pods_used; /* bound pods (allocatable pods) */
+        int64_t pods_used;       /* bound pods (allocatable pods) */
         struct port_use **ports; /* host ports of bound pods (entries never removed, never move) */
         size_t n_ports, cap_ports;
 } node_use;
@@ -345,9 +348,9 @@ struct sched_usage {
          * read it from their own position), and the caches by pod shape */
         uint32_t *dirty;
         size_t n_dirty, cap_dirty;
-        bool dirty_lost; /* a change could not be logged: every cache starts over */
+        bool dirty_lost;    /* a change could not be logged: every cache starts over */
         dp_hashmap *caches; /* shape -> score_cache */
-        int64_t *tab_key; /* scratch for the fast pass, n_tab long */
+        int64_t *tab_key;   /* scratch for the fast pass, n_tab long */
         uint32_t *tab_cand;
         size_t n_tab, tab_pos;
         bool tab_ok;
@@ -371,10 +374,10 @@ typedef struct alloc_ent {
 typedef struct node_info {
         alloc_ent *alloc;
         size_t n_alloc;
-        int64_t native[NATIVE_N]; /* allocatable cpu (millicores), memory, ephemeral-storage (bytes) */
+        int64_t native[NATIVE_N];    /* allocatable cpu (millicores), memory, ephemeral-storage (bytes) */
         bool unschedulable, tainted; /* the node's, kept here to spare a cache miss per node */
-        int64_t ext_total; /* the extended resources' allocatable, summed */
-        int64_t max_pods;  /* allocatable pods, -1 none (node_max_pods) */
+        int64_t ext_total;           /* the extended resources' allocatable, summed */
+        int64_t max_pods;            /* allocatable pods, -1 none (node_max_pods) */
 } node_info;
 
 /* What the fast pass computed for one pod shape, per table node: the score,
@@ -893,7 +896,6 @@ static const dp_resource_claim *view_claim(const dp_object_list *view, const cha
         return NULL;
 }
 
-
 /* Per-node device totals and use, for binpack/spread. */
 static void node_fill(const dp_sched *s, const dp_object_list *view, const dp_node *n, const ext_req *ext, size_t n_ext,
                       int64_t *ret_total, int64_t *ret_used) {
@@ -945,7 +947,7 @@ typedef struct cycle {
         ext_req *ext;
         size_t n_ext;
         int64_t native[NATIVE_N]; /* cpu (millicores), memory, ephemeral-storage (bytes) requested */
-        size_t ext_prep[2]; /* DRA handles of the created claim, for each "mix" */
+        size_t ext_prep[2];       /* DRA handles of the created claim, for each "mix" */
         dp_resource_claim *ext_claim[2];
         /* best so far */
         char *best_node;
@@ -954,8 +956,8 @@ typedef struct cycle {
         size_t best_n_allocs;
         size_t best_idx[34]; /* the DRA handles tried on best_node */
         bool best_via_dra[32];
-        bool quiet; /* a pass that only looks for the best node: no reasons */
-        dp_diag_hist hist;        /* the attempt's verdicts, counted */
+        bool quiet;        /* a pass that only looks for the best node: no reasons */
+        dp_diag_hist hist; /* the attempt's verdicts, counted */
         /* the fast pass found no node: its memo says where the claims
          * failed, so the reasons need not ask the allocator again */
         const struct dp_sched_dra_memo *none_memo;
@@ -964,11 +966,11 @@ typedef struct cycle {
         struct score_cache *none_sc; /* the fast pass's cache for the shape (FAST_NONE) */
         uint64_t *rec;               /* verdict(): record here instead of counting */
         /* queue, ports, defaults (kube-scheduler parity) */
-        bool rec_multi;        /* a node gave several reasons while recording one (rec) */
-        dp_host_port *ports;   /* the pod's host ports */
+        bool rec_multi;      /* a node gave several reasons while recording one (rec) */
+        dp_host_port *ports; /* the pod's host ports */
         size_t n_ports;
         sched_verdicts *verdicts; /* dp_sched_diagnose: every node's verdict instead */
-        dp_topo_state *topo; /* PodTopologySpread and InterPodAffinity's PreFilter; NULL: skip */
+        dp_topo_state *topo;      /* PodTopologySpread and InterPodAffinity's PreFilter; NULL: skip */
 } cycle;
 
 /* Node n does not take the pod: count why (or, diagnosing, keep it with
@@ -1083,7 +1085,8 @@ static int resolve_claims(cycle *c, dp_error *err) {
                         return 0;
                 }
                 uint64_t rv = 0;
-                const dp_resource_claim *sc = dp_store_get(c->s->store, DP_KIND_RESOURCE_CLAIM, c->q->ns, cn, &rv).claim;
+                const dp_resource_claim *sc =
+                        dp_store_get(c->s->store, DP_KIND_RESOURCE_CLAIM, c->q->ns, cn, &rv).claim;
                 /* outside gangs the view is the store */
                 const dp_resource_claim *cl = c->s->n_assumed ? view_claim(&c->view, c->q->ns, cn) : sc;
                 if (!cl || !sc) {
@@ -1128,8 +1131,8 @@ static bool ports_free(const cycle *c, const node_use *nu, const char *node) {
                                 return false;
                 for (size_t a = 0; a < s->n_assumed; a++) {
                         if (!streq(s->assumed[a]->node, node)) continue;
-                        dp_object po = dp_store_get(s->store, DP_KIND_POD, s->assumed[a]->q->ns,
-                                                    s->assumed[a]->q->name, NULL);
+                        dp_object po =
+                                dp_store_get(s->store, DP_KIND_POD, s->assumed[a]->q->ns, s->assumed[a]->q->name, NULL);
                         _cleanup_free_ dp_host_port *v = NULL;
                         size_t n = 0;
                         if (!po.hdr || dp_pod_host_ports(po.pod, &v, &n) < 0) continue;
@@ -1350,8 +1353,7 @@ static score_cache *cache_for(const cycle *c, const dp_sched_dra_memo *memo, int
         for (size_t i = 0; i < c->n_ext && i < 32; i++)
                 dp_strbuf_printf(&k, "%s\x1f%lld\x1e", c->ext[i].name, (long long)c->ext[i].count);
         dp_strbuf_printf(&k, "%lld,%lld,%lld,%p,%lld", (long long)c->native[0], (long long)c->native[1],
-                         (long long)c->native[2], (const void *)memo,
-                         (long long)units);
+                         (long long)c->native[2], (const void *)memo, (long long)units);
         if (dp_strbuf_failed(&k)) return NULL;
         if (!u->caches && !(u->caches = dp_hashmap_new())) return NULL;
         score_cache *sc = dp_hashmap_get(u->caches, dp_strbuf_str(&k));
@@ -1525,8 +1527,7 @@ static int hist_sub(dp_diag_hist *h, uint64_t v) {
 /* One node's verdict into *ret (try_node's filters; the allocator only
  * where the memo does not already say the claims failed). 1: it fits after
  * all (the cache cannot stand for the pass), 0, or <0. */
-static int record_verdict(cycle *c, const dp_node *const *nodes, size_t ni, uint64_t *ret, bool fit_ok,
-                          dp_error *err) {
+static int record_verdict(cycle *c, const dp_node *const *nodes, size_t ni, uint64_t *ret, bool fit_ok, dp_error *err) {
         int64_t key[2];
         dp_allocation_result **allocs = NULL;
         size_t n_allocs = 0, idx[34];
@@ -1546,7 +1547,7 @@ static int record_verdict(cycle *c, const dp_node *const *nodes, size_t ni, uint
                 dp_allocation_result_free(allocs ? allocs[x] : NULL);
         free(allocs);
         if (r < 0 && r != -ENOMEM) return -EAGAIN; /* undecidable: the full pass says so */
-        if (r == 1 && fit_ok) { /* kept as a verdict: the pod's own filters decide */
+        if (r == 1 && fit_ok) {                    /* kept as a verdict: the pod's own filters decide */
                 *ret = (uint64_t)DP_VERDICT_FIT << 32;
                 return 0;
         }
@@ -1646,8 +1647,7 @@ static int plan_cycle(dp_sched *s, qpod *q, sched_verdicts *v, dp_sched_plan **r
                 if ((r = cached_reasons(&c, nodes, nn, err)) < 0) goto out;
                 if (r > 0) fast = FAST_WINNER; /* the reasons are there: no pass (and no winner) */
         }
-        for (int pass = fast == FAST_UNDECIDED ? 0 : fast == FAST_NONE ? 1 : 2; pass < 2 && !c.best_node;
-             pass++) {
+        for (int pass = fast == FAST_UNDECIDED ? 0 : fast == FAST_NONE ? 1 : 2; pass < 2 && !c.best_node; pass++) {
                 c.quiet = pass == 0;
                 dp_error nerr; /* reset per node without clearing its whole buffer */
                 for (size_t ni = 0; ni < nn; ni++) {
@@ -1722,8 +1722,8 @@ static int plan_cycle(dp_sched *s, qpod *q, sched_verdicts *v, dp_sched_plan **r
                 dp_error rerr = DP_ERROR_INIT;
                 r = dp_sched_dra_try(c.dra, c.best_node, c.best_idx, c.best_n_allocs, &sub, &c.best_allocs, NULL,
                                      &rerr);
-                if (r == 0) r = dp_error_set(err, -EIO, "node %s: the allocation found could not be repeated",
-                                             c.best_node);
+                if (r == 0)
+                        r = dp_error_set(err, -EIO, "node %s: the allocation found could not be repeated", c.best_node);
                 if (r < 0 && r != -ENOMEM && r != -EIO) {
                         set_pod_message(q, dp_error_msg(&rerr));
                         r = 0;
