@@ -209,37 +209,11 @@ static why_kind constraint_refuses(const dp_alloc_snapshot *s, const cstate *cs,
         return WHY_NONE;
 }
 
-static bool can_place(search *st, uint32_t qi, uint32_t dev, why_rec *w) {
+/* The claim's constraints against one more device of request qi. */
+static bool constraints_allow(search *st, uint32_t qi, uint32_t dev, why_rec *w) {
         dp_alloc_snapshot *s = st->s;
         rq *q = &st->rqs[qi];
-        const dp_alloc_subrequest *sr = cur_sub(q);
         const device *d = &s->devs[dev];
-        bool admin = sr->admin_access;
-        *w = (why_rec){.dev = dev};
-        if (st->claim_devs[q->claim] >= DP_ALLOC_RESULTS_MAX) {
-                w->kind = WHY_LIMIT;
-                return false;
-        }
-        if (in_use(d, admin)) {
-                /* only an All list keeps devices other claims hold (build_list) */
-                w->kind = d->attempt ? WHY_IN_USE : WHY_HELD;
-                return false;
-        }
-        if (d->multi)
-                for (uint32_t c = d->cap_off; c < d->cap_off + d->n_caps; c++) {
-                        __int128 amt;
-                        if (!state_capacity_amount(&s->caps[c], sr, true, &amt) ||
-                            s->caps[c].consumed + amt > s->caps[c].spec.value) {
-                                w->kind = WHY_CAPACITY;
-                                w->a = c;
-                                return false;
-                        }
-                }
-        if (!admin && d->committed + (d->attempt - d->attempt_admin) == 0 &&
-            state_check_counters(s, dev, &w->fit) != FIT_OK) {
-                w->kind = w->fit.kind == FIT_GROUPS ? WHY_GROUPS : WHY_COUNTER;
-                return false;
-        }
         uint32_t mask = q->subs[q->sub].cmask;
         for (uint32_t c = 0; mask; c++, mask >>= 1) {
                 if (!(mask & 1)) continue;
@@ -255,6 +229,58 @@ static bool can_place(search *st, uint32_t qi, uint32_t dev, why_rec *w) {
                 }
         }
         return true;
+}
+
+static bool capacity_allows(search *st, uint32_t qi, uint32_t dev, why_rec *w) {
+        dp_alloc_snapshot *s = st->s;
+        const device *d = &s->devs[dev];
+        const dp_alloc_subrequest *sr = cur_sub(&st->rqs[qi]);
+        if (!d->multi) return true;
+        for (uint32_t c = d->cap_off; c < d->cap_off + d->n_caps; c++) {
+                __int128 amt;
+                if (!state_capacity_amount(&s->caps[c], sr, true, &amt) ||
+                    s->caps[c].consumed + amt > s->caps[c].spec.value) {
+                        w->kind = WHY_CAPACITY;
+                        w->a = c;
+                        return false;
+                }
+        }
+        return true;
+}
+
+/* Whether request qi may take one more device, dev: not in use, its shared
+ * capacity and counters, the claim's constraints. For an All request, where a
+ * broken constraint is an error of the claim, the order is upstream's
+ * (allocateDevice): counters, then constraints, then consumable capacity, so
+ * the same device gives the same verdict (seeds 23 and 1 of
+ * tests/alloc/differential.py, docs/alloc.md). */
+static bool can_place_ordered(search *st, uint32_t qi, uint32_t dev, bool all_mode, why_rec *w) {
+        dp_alloc_snapshot *s = st->s;
+        rq *q = &st->rqs[qi];
+        const device *d = &s->devs[dev];
+        bool admin = cur_sub(q)->admin_access;
+        *w = (why_rec){.dev = dev};
+        if (st->claim_devs[q->claim] >= DP_ALLOC_RESULTS_MAX) {
+                w->kind = WHY_LIMIT;
+                return false;
+        }
+        if (in_use(d, admin)) {
+                /* only an All list keeps devices other claims hold (build_list) */
+                w->kind = d->attempt ? WHY_IN_USE : WHY_HELD;
+                return false;
+        }
+        if (!all_mode && !capacity_allows(st, qi, dev, w)) return false;
+        if (!admin && d->committed + (d->attempt - d->attempt_admin) == 0 &&
+            state_check_counters(s, dev, &w->fit) != FIT_OK) {
+                w->kind = w->fit.kind == FIT_GROUPS ? WHY_GROUPS : WHY_COUNTER;
+                return false;
+        }
+        if (!constraints_allow(st, qi, dev, w)) return false;
+        return !all_mode || capacity_allows(st, qi, dev, w);
+}
+
+static bool can_place(search *st, uint32_t qi, uint32_t dev, why_rec *w) {
+        return can_place_ordered(st, qi, dev, false, w);
 }
 
 static void place(search *st, uint32_t qi, uint32_t dev) {
@@ -637,7 +663,7 @@ static int place_all(search *st, uint32_t qi) {
                         rollback_to(st, mark);
                         return 0;
                 }
-                if (!can_place(st, qi, e, &w)) {
+                if (!can_place_ordered(st, qi, e, true, &w)) {
                         if (w.kind == WHY_MATCH || w.kind == WHY_MISSING || w.kind == WHY_DISTINCT) {
                                 /* upstream: a constraint that keeps a request from
                                  * getting all its devices is an error of the claim, not

@@ -686,6 +686,9 @@ def run_sequence(seed, devplane, oracle, tmp, stats, verbose):
                         stats.both_error += 1
                     else:
                         stats.disagree += 1
+                        if KEEP:
+                            os.makedirs(KEEP, exist_ok=True)
+                            shutil.copy(path, os.path.join(KEEP, f"seed-{seed}-{name}.yaml"))
                         stats.notes.append(f"seed {seed} claim {name}: devplane: error of the claim on {enode}; "
                                            f"upstream: {orc[name].get('error', '')[:200]}; referee: {ref and ref[0]}")
                 elif ddevs is None:
