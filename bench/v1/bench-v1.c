@@ -2,11 +2,13 @@
  *
  * bench-v1 — the V1 node path, measured over real unix sockets against a
  * real `devplane agent` process:
- *   1. agent resident memory (VmRSS, RssAnon, Pss) with 8 and with 1,024
- *      devices, registered and streaming ListAndWatch: with the trim off
- *      (DP_AGENT_RSS_TRIM=0), once trimmed (the default), right after 2,000
- *      Allocates and trimmed again after them; and the first Allocate after
- *      a trim (it faults the dropped pages in again), 10 times;
+ *   1. agent memory with 8 and with 1,024 devices, registered and streaming
+ *      ListAndWatch, then after 2,000 Allocates: what the node pays for,
+ *      Pss (its share of every page it maps) split into anonymous and file
+ *      pages, and Anonymous (pages no other process can hold: the floor of
+ *      what its memory cgroup is charged; the file pages are charged to the
+ *      cgroup that first read them), from /proc/PID/smaps_rollup; VmRSS
+ *      beside them for comparison with older figures;
  *   2. Allocate round trip (one container, one device) as the kubelet sees it,
  *      and the agent's CPU time per Allocate, with 8 and with 1,024 devices;
  *   3. health change (`agent health set`, i.e. the health file rewritten) to
@@ -84,22 +86,16 @@ static bool run_until(bench *b, bool (*pred)(bench *, void *), void *ud, uint64_
 
 /* ---- the agent process ------------------------------------------------- */
 
-/* trim: the value of DP_AGENT_RSS_TRIM (NULL: unset, the default); log: the
- * agent's stderr with -v (NULL: /dev/null, not verbose). */
-static void start_agent_with(bench *b, const char *profile, const char *config, const char *trim, const char *log) {
+/* The agent's stderr goes to /dev/null. */
+static void start_agent(bench *b, const char *profile, const char *config) {
         pid_t pid = fork();
         if (pid < 0) die("fork", errno);
         if (pid == 0) {
-                int fd = log ? open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : open("/dev/null", O_WRONLY);
+                int fd = open("/dev/null", O_WRONLY);
                 if (fd >= 0) dup2(fd, 2);
-                if (trim)
-                        setenv("DP_AGENT_RSS_TRIM", trim, 1);
-                else
-                        unsetenv("DP_AGENT_RSS_TRIM");
                 const char *argv[16] = {DP_DEVPLANE_PATH, "agent", "--plugin-dir", b->pd,  "--state-dir", b->st,
                                         "--node-name",    "bench", "--profile",    profile};
                 int n = 10;
-                if (log) argv[n++] = "-v";
                 if (config) {
                         argv[n++] = "--config";
                         argv[n++] = config;
@@ -109,10 +105,6 @@ static void start_agent_with(bench *b, const char *profile, const char *config, 
                 _exit(127);
         }
         b->agent = pid;
-}
-
-static void start_agent(bench *b, const char *profile, const char *config) {
-        start_agent_with(b, profile, config, NULL, NULL);
 }
 
 static void stop_agent(bench *b) {
@@ -158,31 +150,6 @@ static dp_kubelet *new_kubelet(bench *b) {
                 exit(1);
         }
         return k;
-}
-
-/* ---- 1. memory ----------------------------------------------------------- */
-
-static void measure_rss(bench *b, const char *profile, const char *config, const char *resource, size_t n,
-                        long ret[3]) {
-        dp_kubelet *k = new_kubelet(b);
-        start_agent_with(b, profile, config, "0", NULL);
-        reg_wait w = {k, 1, resource, n};
-        if (!run_until(b, registered, &w, 20ull * 1000 * 1000)) die("agent registration", ETIMEDOUT);
-        /* let the first ListAndWatch settle */
-        uint64_t until = dp_loop_now() + 200000;
-        while (dp_loop_now() < until)
-                dp_loop_run_once(b->loop, 20);
-        ret[0] = rss_kib(b->agent, "status", "VmRSS:");
-        ret[1] = rss_kib(b->agent, "status", "RssAnon:");
-        ret[2] = rss_kib(b->agent, "smaps_rollup", "Pss:");
-        stop_agent(b);
-        dp_kubelet_free(k);
-}
-
-static void read_mem(pid_t pid, long ret[3]) {
-        ret[0] = rss_kib(pid, "status", "VmRSS:");
-        ret[1] = rss_kib(pid, "status", "RssAnon:");
-        ret[2] = rss_kib(pid, "smaps_rollup", "Pss:");
 }
 
 /* ---- 2..4 ------------------------------------------------------------------ */
@@ -233,48 +200,6 @@ static double cpu_usec(pid_t pid) {
         return v;
 }
 
-/* minflt of /proc/PID/stat. */
-static double minor_faults(pid_t pid) {
-        char path[64], buf[1024];
-        snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-        FILE *f = fopen(path, "re");
-        unsigned long v = 0;
-        if (f && fgets(buf, sizeof buf, f)) {
-                const char *p = strrchr(buf, ')');
-                if (p && sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %lu", &v) != 1) v = 0;
-        }
-        if (f) fclose(f);
-        return (double)v;
-}
-
-typedef struct {
-        const char *log;
-        char want[32]; /* "rss trim N:" */
-} log_wait;
-
-/* The agent's log (-v) has a line containing w->want. */
-static bool log_has(bench *b, void *ud) {
-        log_wait *w = ud;
-        FILE *f = fopen(w->log, "re");
-        bool found = false;
-        for (char line[1024]; f && !found && fgets(line, sizeof line, f);)
-                found = strstr(line, w->want) != NULL;
-        if (f) fclose(f);
-        return found;
-}
-
-/* The number of the last trim the log shows (0: none). */
-static unsigned last_trim(const char *log) {
-        unsigned n = 0;
-        FILE *f = fopen(log, "re");
-        for (char line[1024]; f && fgets(line, sizeof line, f);) {
-                const char *t = strstr(line, "rss trim ");
-                if (t && strstr(t, ": dropping")) n = (unsigned)strtoul(t + strlen("rss trim "), NULL, 10);
-        }
-        if (f) fclose(f);
-        return n;
-}
-
 /* The agent sleeps in epoll_wait (/proc/PID/wchan): whatever it was doing
  * is over. */
 static bool agent_idle(bench *b, void *ud) {
@@ -285,28 +210,6 @@ static bool agent_idle(bench *b, void *ud) {
         if (f) fclose(f);
         return idle;
 }
-
-/* Until trim n is logged and done (the agent logs before it drops the
- * pages, then goes back to its loop). */
-static void wait_trim(bench *b, log_wait *w, unsigned n) {
-        snprintf(w->want, sizeof w->want, "rss trim %u:", n);
-        if (!run_until(b, log_has, w, 20ull * 1000 * 1000)) die(w->want, ETIMEDOUT);
-        if (!run_until(b, agent_idle, NULL, 5ull * 1000 * 1000)) die("agent idle after a trim", ETIMEDOUT);
-}
-
-/* One Allocate after a quiet period, 10 times. */
-typedef struct {
-        uint64_t rt[10];   /* round trip, us */
-        double cpu[10];    /* the agent's CPU for it, us */
-        double faults[10]; /* the agent's minor page faults for it */
-        size_t n;
-} first_calls;
-
-typedef struct {
-        long mem[3][3];    /* VmRSS, RssAnon, Pss: trimmed, after 2,000 Allocates, trimmed again */
-        first_calls first; /* right after a trim */
-        first_calls idle;  /* trim off, after 200 ms without calls */
-} trim_result;
 
 /* One Allocate of gpu-0's uuid + suffix over b->ch: the round trip in us. */
 static uint64_t allocate_once(bench *b, const uint8_t *req, size_t len) {
@@ -352,38 +255,32 @@ static void connect_agent(bench *b, const char *suffix, uint8_t **req, size_t *l
         allocate_request(b, suffix, req, len);
 }
 
-static int cmp_double(const void *a, const void *b) {
-        double x = *(const double *)a, y = *(const double *)b;
-        return x < y ? -1 : x > y;
+/* ---- 1. memory ----------------------------------------------------------- */
+
+enum { MEM_VMRSS, MEM_PSS, MEM_PSS_ANON, MEM_PSS_FILE, MEM_ANON, MEM_N };
+static const char *const mem_keys[MEM_N][2] = {
+        {"status", "VmRSS:"},          {"smaps_rollup", "Pss:"},       {"smaps_rollup", "Pss_Anon:"},
+        {"smaps_rollup", "Pss_File:"}, {"smaps_rollup", "Anonymous:"},
+};
+
+static void read_mem(pid_t pid, long ret[MEM_N]) {
+        for (size_t i = 0; i < MEM_N; i++)
+                ret[i] = rss_kib(pid, mem_keys[i][0], mem_keys[i][1]);
 }
 
-static void first_call(bench *b, const uint8_t *req, size_t len, first_calls *fc) {
-        double c0 = cpu_usec(b->agent), f0 = minor_faults(b->agent);
-        fc->rt[fc->n] = allocate_once(b, req, len);
-        fc->cpu[fc->n] = cpu_usec(b->agent) - c0;
-        fc->faults[fc->n] = minor_faults(b->agent) - f0;
-}
-
-static double median_of(double *v, size_t n) {
-        qsort(v, n, sizeof *v, cmp_double);
-        return n ? v[n / 2] : 0;
-}
-
-/* The trim with its default period: an agent (-v, log in the bench
- * directory) registered and streaming; its memory once it has trimmed,
- * right after 2,000 Allocates, and once it has trimmed again; then 10 times
- * one Allocate right after a trim. */
-static void measure_trim(bench *b, const char *profile, const char *config, size_t n, const char *suffix,
-                         trim_result *ret) {
-        _cleanup_free_ char *log = dp_asprintf("%s/agent-trim.log", b->dir);
-        log_wait w = {.log = log};
+/* An agent registered and streaming (200 ms after its registration, the
+ * first ListAndWatch settled): ret[0]; after 2,000 Allocates on one
+ * connection, once it is back in epoll_wait: ret[1]. */
+static void measure_mem(bench *b, const char *profile, const char *config, size_t n, const char *suffix,
+                        long ret[2][MEM_N]) {
         dp_kubelet *k = new_kubelet(b);
-        start_agent_with(b, profile, config, NULL, log);
-        reg_wait rw = {k, 1, "nvidia.com/gpu", n};
-        if (!run_until(b, registered, &rw, 20ull * 1000 * 1000)) die("agent registration", ETIMEDOUT);
-        unsigned trims = 1;
-        wait_trim(b, &w, trims);
-        read_mem(b->agent, ret->mem[0]);
+        start_agent(b, profile, config);
+        reg_wait w = {k, 1, "nvidia.com/gpu", n};
+        if (!run_until(b, registered, &w, 20ull * 1000 * 1000)) die("agent registration", ETIMEDOUT);
+        uint64_t until = dp_loop_now() + 200000;
+        while (dp_loop_now() < until)
+                dp_loop_run_once(b->loop, 20);
+        read_mem(b->agent, ret[0]);
         /* as in allocate_run: the node would fsync on every list update */
         k = dp_kubelet_free(k);
         uint8_t *req;
@@ -391,41 +288,8 @@ static void measure_trim(bench *b, const char *profile, const char *config, size
         connect_agent(b, suffix, &req, &len);
         for (size_t i = 0; i < 2000; i++)
                 (void)allocate_once(b, req, len);
-        read_mem(b->agent, ret->mem[1]);
-        /* the next trim after the stream's end and the burst */
-        trims = last_trim(log);
-        wait_trim(b, &w, ++trims);
-        read_mem(b->agent, ret->mem[2]);
-        for (first_calls *fc = &ret->first; fc->n < ELEMENTSOF(fc->rt); fc->n++) {
-                first_call(b, req, len, fc);
-                wait_trim(b, &w, ++trims);
-        }
-        free(req);
-        b->ch = dp_grpc_channel_free(b->ch);
-        stop_agent(b);
-}
-
-/* The same first call with the trim off, after 200 ms without calls (what
- * an idle agent's first call costs anyway: cold caches). */
-static void measure_idle_first(bench *b, const char *profile, const char *config, size_t n, const char *suffix,
-                               first_calls *ret) {
-        dp_kubelet *k = new_kubelet(b);
-        start_agent_with(b, profile, config, "0", NULL);
-        reg_wait rw = {k, 1, "nvidia.com/gpu", n};
-        if (!run_until(b, registered, &rw, 20ull * 1000 * 1000)) die("agent registration", ETIMEDOUT);
-        k = dp_kubelet_free(k);
-        uint8_t *req;
-        size_t len;
-        connect_agent(b, suffix, &req, &len);
-        for (size_t i = 0; i < 200; i++)
-                (void)allocate_once(b, req, len);
-        for (ret->n = 0; ret->n < ELEMENTSOF(ret->rt); ret->n++) {
-                uint64_t until = dp_loop_now() + 200000;
-                while (dp_loop_now() < until)
-                        dp_loop_run_once(b->loop, 20);
-                if (!run_until(b, agent_idle, NULL, 5ull * 1000 * 1000)) die("agent idle", ETIMEDOUT);
-                first_call(b, req, len, ret);
-        }
+        if (!run_until(b, agent_idle, NULL, 5ull * 1000 * 1000)) die("agent idle", ETIMEDOUT);
+        read_mem(b->agent, ret[1]);
         free(req);
         b->ch = dp_grpc_channel_free(b->ch);
         stop_agent(b);
@@ -485,14 +349,9 @@ int main(int argc, char **argv) {
                 big_config,
                 "version: v1\nsharing:\n  timeSlicing:\n    resources:\n    - {name: nvidia.com/gpu, replicas: 8}\n");
 
-        long m8[3], m1k[3];
-        measure_rss(&b, "a100-80gb-8", NULL, "nvidia.com/gpu", 8, m8);
-        measure_rss(&b, big_profile, big_config, "nvidia.com/gpu", 1024, m1k);
-        static trim_result t8, t1k;
-        measure_trim(&b, "a100-80gb-8", NULL, 8, "", &t8);
-        measure_trim(&b, big_profile, big_config, 1024, "::0", &t1k);
-        measure_idle_first(&b, "a100-80gb-8", NULL, 8, "", &t8.idle);
-        measure_idle_first(&b, big_profile, big_config, 1024, "::0", &t1k.idle);
+        static long m8[2][MEM_N], m1k[2][MEM_N];
+        measure_mem(&b, "a100-80gb-8", NULL, 8, "", m8);
+        measure_mem(&b, big_profile, big_config, 1024, "::0", m1k);
 
         /* 2. Allocate: round trip and the agent's CPU per call, 1,024 devices
          * first (that agent is stopped), then 8 (that one serves 3 and 4) */
@@ -552,39 +411,31 @@ int main(int argc, char **argv) {
         printf("machine: %s, %ld CPUs, Linux %s %s; compiler %s; nghttp2 %s; protobuf-c %s\n\n", cpu,
                sysconf(_SC_NPROCESSORS_ONLN), un.release, un.machine, __VERSION__, nghttp2_version(0)->version_str,
                protobuf_c_version());
-        printf("| %-44s | %9s | %9s | %9s |\n", "agent memory (registered, streaming), KiB", "VmRSS", "RssAnon", "Pss");
-        printf("|----------------------------------------------|-----------|-----------|-----------|\n");
-        static const char *const trim_rows[3] = {"  trimmed (DP_AGENT_RSS_TRIM default)",
-                                                 "  right after 2,000 Allocates", "  trimmed again after them"};
-        printf("| %-44s | %9ld | %9ld | %9ld |\n", "8 devices (a100-80gb-8), trim off", m8[0], m8[1], m8[2]);
-        for (size_t i = 0; i < 3; i++)
-                printf("| %-44s | %9ld | %9ld | %9ld |\n", trim_rows[i], t8.mem[i][0], t8.mem[i][1], t8.mem[i][2]);
-        printf("| %-44s | %9ld | %9ld | %9ld |\n", "1,024 devices (128 GPUs x 8), trim off", m1k[0], m1k[1], m1k[2]);
-        for (size_t i = 0; i < 3; i++)
-                printf("| %-44s | %9ld | %9ld | %9ld |\n", trim_rows[i], t1k.mem[i][0], t1k.mem[i][1], t1k.mem[i][2]);
+        printf("| %-44s | %9s | %9s | %9s | %9s | %9s |\n", "agent memory, KiB", "Pss", "Pss_Anon", "Pss_File",
+               "Anonymous", "VmRSS");
+        printf("|%s|%s|%s|%s|%s|%s|\n", "----------------------------------------------", "-----------", "-----------",
+               "-----------", "-----------", "-----------");
+        static const char *const mem_rows[2][2] = {
+                {"8 devices (a100-80gb-8), registered", "  after 2,000 Allocates"},
+                {"1,024 devices (128 GPUs x 8), registered", "  after 2,000 Allocates"},
+        };
+        for (size_t d = 0; d < 2; d++)
+                for (size_t i = 0; i < 2; i++) {
+                        const long *m = d ? m1k[i] : m8[i];
+                        printf("| %-44s | %9ld | %9ld | %9ld | %9ld | %9ld |\n", mem_rows[d][i], m[MEM_PSS],
+                               m[MEM_PSS_ANON], m[MEM_PSS_FILE], m[MEM_ANON], m[MEM_VMRSS]);
+                }
         printf("\n| %-44s | %9s | %9s | %9s | %9s | %5s | %-12s |\n", "latency (microseconds)", "median", "p90", "p99",
                "max", "runs", "goal");
         printf("|----------------------------------------------|-----------|-----------|-----------|-----------|-------"
                "|--------------|\n");
         usage_line("Allocate round trip (1 container, 1 device)", "us", lat, n_alloc, "p99 <= 200");
         usage_line("... with 1,024 devices", "us", lat1k, n_alloc, "p99 <= 200");
-        usage_line("first Allocate after a trim, 8 devices", "us", t8.first.rt, t8.first.n, "");
-        usage_line("... with 1,024 devices", "us", t1k.first.rt, t1k.first.n, "");
-        usage_line("first after 200 ms idle, trim off, 8 devices", "us", t8.idle.rt, t8.idle.n, "");
-        usage_line("... with 1,024 devices", "us", t1k.idle.rt, t1k.idle.n, "");
         usage_line("health file change -> ListAndWatch message", "us", hl, n_health, "<= 5000");
         usage_line("kubelet.sock listening -> Register received", "us", rl, n_restart, "<= 100000");
         printf("\n| %-44s | %9s | %9s |\n", "agent CPU per Allocate (user + system), us", "8", "1,024");
         printf("|----------------------------------------------|-----------|-----------|\n");
         printf("| %-44s | %9.1f | %9.1f |\n", "1 container, 1 device, after 200 warm-up", cpu8, cpu1k);
-        printf("| %-44s | %9.1f | %9.1f |\n", "the first after a trim (median of 10)",
-               median_of(t8.first.cpu, t8.first.n), median_of(t1k.first.cpu, t1k.first.n));
-        printf("| %-44s | %9.0f | %9.0f |\n", "  its minor page faults (median of 10)",
-               median_of(t8.first.faults, t8.first.n), median_of(t1k.first.faults, t1k.first.n));
-        printf("| %-44s | %9.1f | %9.1f |\n", "the first after 200 ms idle, trim off",
-               median_of(t8.idle.cpu, t8.idle.n), median_of(t1k.idle.cpu, t1k.idle.n));
-        printf("| %-44s | %9.0f | %9.0f |\n", "  its minor page faults (median of 10)",
-               median_of(t8.idle.faults, t8.idle.n), median_of(t1k.idle.faults, t1k.idle.n));
         free(lat);
         free(lat1k);
         free(hl);

@@ -52,44 +52,6 @@ DEFINE_FREEP(agent_mps, agent_mps_free)
 /* The running daemons serve exactly what `plan` shares under `c`. */
 bool agent_mps_same(const agent_mps *m, const dp_agent_config *c, const dp_v1_plan *plan);
 
-/* Resident-memory trim (rss.c). Calls touch it (a counter, and arming the
- * timer when it is not armed: one timerfd_settime per burst); the timer,
- * when calls were seen since it was armed, waits another period, else trims:
- * so a trim comes one to two periods after the last call, never during a
- * burst; without calls the timer stays disarmed (no wake-ups). */
-typedef struct agent_rss {
-        dp_loop_source *timer; /* NULL: off */
-        uint64_t period_usec;
-        uint64_t activity, seen; /* calls so far; activity when last (re)armed */
-        unsigned trims;
-        uint64_t last_kib; /* resident KiB of the mappings the last trim dropped */
-        bool armed;
-} agent_rss;
-/* ms 0: off (no timer). -errno from the loop. */
-int agent_rss_init(agent_rss *t, dp_loop *l, unsigned ms);
-void agent_rss_done(agent_rss *t);
-void agent_rss_arm(agent_rss *t);
-static inline void agent_rss_touch(agent_rss *t) {
-        t->activity++;
-        if (!t->armed && t->timer) agent_rss_arm(t);
-}
-/* Trim at once: MADV_DONTNEED on every mapping that qualifies, then
- * malloc_trim(0); logs what it dropped. */
-void agent_rss_trim_now(agent_rss *t);
-
-/* The /proc/self/smaps reader of the trim, one line at a time (pure: for
- * the trim and the unit test). agent_smaps_line() returns true, with the
- * range and its resident KiB, at the last line (VmFlags) of a mapping that
- * may be dropped: read-only, private, a file outside /dev (not memfd), no
- * anonymous page, no VmFlags wr/sh/io/pf/lo/ht/um/uw/dc. */
-typedef struct agent_smaps {
-        uint64_t start, end;
-        uint64_t rss_kib, anon_kib; /* UINT64_MAX: not seen */
-        bool candidate;
-} agent_smaps;
-void agent_smaps_init(agent_smaps *s);
-bool agent_smaps_line(agent_smaps *s, const char *line, uint64_t *ret_start, uint64_t *ret_len, uint64_t *ret_rss_kib);
-
 struct dp_agent {
         dp_loop *loop;
         char *plugin_dir;
@@ -122,7 +84,6 @@ struct dp_agent {
         bool strict_config;
         bool blocked;   /* init failed with failOnInitError false: serving nothing */
         agent_mps *mps; /* NULL: no MPS sharing */
-        agent_rss rss;
         int state_lock; /* agent_dir_lock on state_dir, held for life; -1 before */
 };
 

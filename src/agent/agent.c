@@ -143,7 +143,6 @@ static void on_register_done(dp_grpc_client_call *cc, int status, const char *me
                 p->registered = true;
                 p->agent->registrations++;
                 log_info("registered %s (endpoint %s)", p->resource, p->sock_name);
-                agent_rss_touch(&p->agent->rss);
         } else if (status == DP_GRPC_UNAVAILABLE && p->retries < REGISTER_RETRY_MAX) {
                 dp_loop_source_set_time(p->retry, dp_loop_now() + ((uint64_t)REGISTER_RETRY_FIRST_USEC << p->retries));
                 p->retries++;
@@ -553,13 +552,11 @@ int agent_v1_hold(dp_agent *a, const char *resource, const V1beta1__AllocateRequ
  * lists (service.c). */
 static void dra_holds_changed(void *ud) {
         dp_agent *a = ud;
-        agent_rss_touch(&a->rss);
         if (a->v1) agent_publish_all(a);
 }
 
 /* Health changed somewhere (file or backend): V1 lists and V2 slices. */
 static void health_changed(dp_agent *a) {
-        agent_rss_touch(&a->rss);
         int changed = dp_v1_plan_update_health(a->plan, a->set);
         if (changed > 0) agent_publish_all(a);
         if (a->dra) {
@@ -776,7 +773,6 @@ int dp_agent_reload(dp_agent *a, dp_error *err) {
                 if ((r = build_inventory_of(a, set, &inv, err)) < 0) return r;
                 if (!(ledger = dp_ledger_new(set, inv))) return -ENOMEM; /* copies what it needs */
         }
-        agent_rss_touch(&a->rss);
         size_t before = a->set->n_devices;
         dp_agent_config_free(a->cfg);
         a->cfg = TAKE_PTR(cfg);
@@ -861,8 +857,7 @@ int dp_agent_new(dp_loop *l, const dp_agent_options *o, dp_agent **ret, dp_error
         a->n_overrides = o->n_config_overrides;
         a->strict_config = o->strict_config;
         if (!a->plugin_dir || !a->state_dir || !a->node_name || (o->config_path && !a->config_path)) return -ENOMEM;
-        int r = agent_rss_init(&a->rss, l, o->rss_trim_ms);
-        if (r < 0) return dp_error_errno(err, r, "resident memory trim timer");
+        int r;
 
         /* One agent per state directory, before anything in it or in the
          * plugin directory is touched (dirlock.h). */
@@ -897,7 +892,6 @@ int dp_agent_new(dp_loop *l, const dp_agent_options *o, dp_agent **ret, dp_error
                 return dp_error_set(err, r, "%s", dp_error_msg(&init_err));
         if (r < 0) {
                 if ((r = agent_block(a, o, &init_err, err)) < 0) return r;
-                agent_rss_touch(&a->rss); /* start-up's pages, once the loop runs */
                 *ret = TAKE_PTR(a);
                 return 0;
         }
@@ -931,7 +925,6 @@ int dp_agent_new(dp_loop *l, const dp_agent_options *o, dp_agent **ret, dp_error
                 log_info("serving %s: %zu devices (%zu healthy)", a->plan->resources[i].name,
                          dp_v1_resource_count(&a->plan->resources[i]),
                          dp_v1_resource_count_healthy(&a->plan->resources[i]));
-        agent_rss_touch(&a->rss); /* start-up's pages, once the loop runs */
         *ret = TAKE_PTR(a);
         return 0;
 }
@@ -950,7 +943,6 @@ dp_agent *dp_agent_free(dp_agent *a) {
         dp_loop_source_free(a->state_watch);
         dp_loop_source_free(a->backend_watch);
         agent_mps_free(a->mps);
-        agent_rss_done(&a->rss);
         dp_v1_plan_free(a->plan);
         dp_agent_config_free(a->cfg);
         dp_device_set_free(a->set);

@@ -24,9 +24,6 @@
  *     a ledger of the new set); resources that stay keep their socket and
  *     streams (new lists are sent), removed ones close, new ones register.
  *     A config or discovery that fails is refused and the old state stays.
- *   - rss_trim_ms after start-up, a registration or the last call of a
- *     burst -> the clean file pages the agent touched are unmapped and free
- *     heap returned (agent/rss.c; a trim never runs inside a burst).
  * dp_agent_free() (SIGTERM) removes the sockets.
  */
 #pragma once
@@ -91,11 +88,6 @@ typedef struct dp_agent_options {
         uint64_t api_backoff_max_usec; /* 0: 30 s */
         /* Prometheus text on http://HOST:PORT/metrics; NULL: no listener. */
         const char *metrics_addr;
-        /* Resident-memory trim (agent/rss.c): rss_trim_ms after start-up and
-         * after the last registration or call of a burst, the file pages the
-         * agent touched are dropped and free heap returned. 0: never (the
-         * library's default; `devplane agent` reads $DP_AGENT_RSS_TRIM). */
-        unsigned rss_trim_ms;
 } dp_agent_options;
 
 typedef struct dp_agent dp_agent;
@@ -128,13 +120,6 @@ const char *dp_agent_resource_name(const dp_agent *a, size_t i);
  * has health h. When the agent has written its device list, an id it does
  * not know is -ENOENT. */
 int dp_agent_health_set(const char *state_dir, const char *id, dp_health h, dp_error *err);
-
-/* $DP_AGENT_RSS_TRIM: NULL or "" -> DP_AGENT_RSS_TRIM_DEFAULT_MS, "0" -> 0
- * (off), digits -> milliseconds (at most a day); anything else -EINVAL
- * with err saying what is accepted. */
-#define DP_AGENT_RSS_TRIM_ENV "DP_AGENT_RSS_TRIM"
-#define DP_AGENT_RSS_TRIM_DEFAULT_MS 100u
-int dp_agent_rss_trim_parse(const char *value, unsigned *ret_ms, dp_error *err);
 
 /* Per-node config selection (agent/config-select.c), NVIDIA's way: `value`
  * (the node's label, NULL or "" when unlabelled) names a file of `dir`;

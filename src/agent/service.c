@@ -127,7 +127,6 @@ void agent_publish_all(dp_agent *a) {
 
 static void on_list_and_watch(dp_grpc_call *call, void *ud) {
         plugin *p = ud;
-        agent_rss_touch(&p->agent->rss);
         if (DP_GROW(p->streams, p->cap_streams, p->n_streams + 1) < 0) {
                 dp_grpc_call_finish(call, DP_GRPC_RESOURCE_EXHAUSTED, "out of memory");
                 return;
@@ -148,8 +147,6 @@ static void on_list_and_watch(dp_grpc_call *call, void *ud) {
 /* ---- unary methods --------------------------------------------------------------- */
 
 static void on_get_options(dp_grpc_call *call, void *ud) {
-        plugin *p = ud;
-        agent_rss_touch(&p->agent->rss);
         V1beta1__DevicePluginOptions o = V1BETA1__DEVICE_PLUGIN_OPTIONS__INIT;
         o.pre_start_required = true;
         o.get_preferred_allocation_available = true;
@@ -273,7 +270,6 @@ int agent_allocate_reply(const dp_agent *a, const char *resource, const V1beta1_
 
 static void on_allocate(dp_grpc_call *call, void *ud) {
         plugin *p = ud;
-        agent_rss_touch(&p->agent->rss);
         dp_error e = DP_ERROR_INIT;
         uint8_t *buf = NULL;
         size_t len = 0;
@@ -354,7 +350,6 @@ int agent_preferred_reply(const dp_agent *a, const char *resource, const V1beta1
 
 static void on_preferred(dp_grpc_call *call, void *ud) {
         plugin *p = ud;
-        agent_rss_touch(&p->agent->rss);
         dp_error e = DP_ERROR_INIT;
         uint8_t *buf = NULL;
         size_t len = 0;
@@ -377,7 +372,6 @@ static void on_preferred(dp_grpc_call *call, void *ud) {
  * unhealthy after Allocate. */
 static void on_prestart(dp_grpc_call *call, void *ud) {
         plugin *p = ud;
-        agent_rss_touch(&p->agent->rss);
         const V1beta1__PreStartContainerRequest *req =
                 (const V1beta1__PreStartContainerRequest *)dp_grpc_call_request_msg(call);
         const dp_v1_resource *r = plugin_resource(p);

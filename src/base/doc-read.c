@@ -547,9 +547,8 @@ static inline int yplain_line(const char *q, const char *e, bool flow, const cha
 }
 
 /* The rest of a plain scalar whose first line (to last) may go on: the
- * lines that continue it, folded (see yplain). Not inlined: yscalar, which
- * every scalar goes through, stays small. */
-__attribute__((noinline)) static int yplain_more(yscan *y, yscal *ret, const char *last, size_t cont) {
+ * lines that continue it, folded (see yplain). */
+static int yplain_more(yscan *y, yscal *ret, const char *last, size_t cont) {
         jscan *j = &y->j;
         const char *s = ret->at, *e = j->end;
         size_t len = 0;
@@ -672,7 +671,7 @@ static const char *ytrim(const char *s, const char *q) {
 
 /* A single-quoted scalar ('' is a quote), over lines outside flow
  * collections. */
-__attribute__((noinline)) static int ysquote(yscan *y, bool flow, yscal *ret) {
+static int ysquote(yscan *y, bool flow, yscal *ret) {
         jscan *j = &y->j;
         ret->m = jmark(j);
         ret->at = j->p;
@@ -773,7 +772,7 @@ static int yescape(const char **qp, const char *e, char out[4], size_t *ret_n) {
 
 /* A double-quoted scalar with YAML's escapes, over lines outside flow
  * collections ("\" at the end of a line: the break is dropped). */
-__attribute__((noinline)) static int ydquote(yscan *y, bool flow, yscal *ret) {
+static int ydquote(yscan *y, bool flow, yscal *ret) {
         jscan *j = &y->j;
         ret->m = jmark(j);
         ret->at = j->p;

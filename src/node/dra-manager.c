@@ -16,6 +16,7 @@
 #include "base/fileio.h"
 #include "base/log.h"
 #include "base/strbuf.h"
+#include "base/test-hooks.h"
 #include "dra/cdi.h"
 #include "dra/prepare.h"
 #include "grpc/grpc.h"
@@ -713,7 +714,7 @@ static int pod_prepare_driver(node_dra *d, pod_ent *p, const char *drv, const dp
         r = prepare_driver(d, drv, batch, nb, msg);
         if (r == -ENOENT) *backoff = false; /* the registration brings it back */
         if (r < 0 && !*msg && r != -ENOMEM) *msg = dp_asprintf("NodePrepareResources: %s", strerror(-r));
-        if (r >= 0 && d->crash_after_prepare) {
+        if (DP_TEST_HOOKS && r >= 0 && d->crash_after_prepare) {
                 log_warning("DP_NODE_DRA_CRASH=after-prepare: killed before the state write");
                 raise(SIGKILL);
         }
@@ -1399,10 +1400,10 @@ int node_dra_new(dp_loop *l, const node_dra_options *o, node_dra **ret, dp_error
         d->v1_unrecorded = o->v1_unrecorded;
         d->userdata = o->userdata;
         d->state_dir = o->state_dir ? strdup(o->state_dir) : NULL;
-        /* Test hook (tests/tools/test-v2-node-restart.sh): die between a
-         * driver's prepare and the state write that records it. */
-        const char *crash = getenv("DP_NODE_DRA_CRASH");
-        d->crash_after_prepare = crash && streq(crash, "after-prepare");
+        /* Test hook (tests/tools/test-v2-node-restart.sh; test builds only,
+         * base/test-hooks.h): die between a driver's prepare and the state
+         * write that records it. */
+        d->crash_after_prepare = streq_ptr(dp_test_hook("DP_NODE_DRA_CRASH"), "after-prepare");
         int r = 0;
         if (!d->registry_dir || !d->cdi_dir || (o->manifests_dir && !d->manifests_dir) ||
             (o->claims_dir && !d->claims_dir) || (o->state_dir && !d->state_dir))

@@ -65,7 +65,6 @@ static void agent_usage(FILE *f) {
                    "(default nvidia.com/device-plugin.config)>, read from the API with --kubeconfig or\n"
                    "--in-cluster; unlabelled: DIR/<--config-default> (default `default`), else the only\n"
                    "file in DIR (a ConfigMap mounted there; NVIDIA's config manager does the same).\n"
-                   "$DP_AGENT_RSS_TRIM: ms without calls before touched file pages are dropped (100; 0: off).\n"
                    "--dry-run discovers the devices, loads the config and prints each resource name with\n"
                    "its device count, then exits.\n"
                    "`health set` marks a device (id or uuid) unhealthy or healthy again; a running agent\n"
@@ -390,11 +389,6 @@ static int cmd_agent(int argc, char **argv) {
         }
         o.taint_effects = taints;
         o.n_taint_effects = n_taints;
-        dp_error te = DP_ERROR_INIT;
-        if (dp_agent_rss_trim_parse(getenv(DP_AGENT_RSS_TRIM_ENV), &o.rss_trim_ms, &te) < 0) {
-                fprintf(stderr, "devplane agent: %s\n", dp_error_msg(&te));
-                return 2;
-        }
         _cleanup_free_ char *nvml_in_root = NULL;
         if (o.backend == (int)DP_BACKEND_NVML && !o.nvml_library && !getenv("DP_NVML_LIBRARY") &&
             (nvml_in_root = driver_root_nvml(ov, n_ov)))

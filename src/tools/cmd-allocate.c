@@ -98,7 +98,6 @@ static int cmd_allocate(int argc, char **argv) {
                 usage(stderr);
                 return 2;
         }
-        dp_tool_hugepage_reexec(argc, argv);
         dp_error err = DP_ERROR_INIT;
         _cleanup_(dp_object_list_freep) dp_object_list *objs = NULL;
         _cleanup_(dp_alloc_run_freep) dp_alloc_run *run = NULL;

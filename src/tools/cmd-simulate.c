@@ -93,7 +93,6 @@ static int cmd_simulate(int argc, char **argv) {
                 usage(stderr);
                 return 2;
         }
-        dp_tool_hugepage_reexec(argc, argv);
         dp_error err = DP_ERROR_INIT;
         _cleanup_(dp_sim_input_freep) dp_sim_input *in = NULL;
         int r = dp_tool_input_load(&ti, &in);

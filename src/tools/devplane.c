@@ -46,57 +46,6 @@ int dp_tool_out_of_memory(const char *cmd, const char *what, const char *const *
         return DP_EXIT_NO_MEMORY;
 }
 
-/* Pointer chasing over a large heap (simulate: a gigabyte and more; allocate
- * and explain: the decoded objects and the allocator's snapshot) pays a TLB
- * miss per step, and a page fault per 4 KiB the heap grows by; where those are
- * dear (virtual machines above all), backing malloc's memory with transparent
- * huge pages takes a third off the CPU time (docs/benchmarks.md). glibc does
- * so when its tunable glibc.malloc.hugetlb=1 is set, and reads tunables only
- * at start: so the release build, when the kernel gives huge pages to those
- * who ask (transparent_hugepage "madvise"), runs itself once more with the
- * tunable added, before reading any input. GLIBC_TUNABLES that names
- * glibc.malloc.hugetlb already (=0: off) stops it; a failed exec (no /proc)
- * changes nothing but the environment, which is put back. Debug and
- * sanitizer builds (the tests) never do it. */
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define DP_TOOL_ASAN 1
-#endif
-#endif
-#if defined(__GLIBC__) && defined(NDEBUG) && !defined(DP_TOOL_ASAN) && !defined(__SANITIZE_ADDRESS__)
-#if __GLIBC_PREREQ(2, 35)
-#define DP_TOOL_HUGE_PAGES 1
-#endif
-#endif
-void dp_tool_hugepage_reexec(int argc, char **argv) {
-#ifdef DP_TOOL_HUGE_PAGES
-        const char *t = getenv("GLIBC_TUNABLES");
-        if (t && strstr(t, "glibc.malloc.hugetlb")) return;
-        char mode[128] = "";
-        FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "re");
-        if (!f) return;
-        bool madvise = fgets(mode, sizeof mode, f) && strstr(mode, "[madvise]");
-        fclose(f);
-        if (!madvise) return;
-        _cleanup_free_ char *old = t ? dp_strdup(t) : NULL;
-        _cleanup_free_ char *v =
-                old && *old ? dp_asprintf("%s:glibc.malloc.hugetlb=1", old) : dp_strdup("glibc.malloc.hugetlb=1");
-        _cleanup_free_ char **args = calloc((size_t)argc + 2, sizeof(char *));
-        if (!v || !args || (t && !old) || setenv("GLIBC_TUNABLES", v, 1) < 0) return;
-        args[0] = program_invocation_name;
-        for (int i = 0; i < argc; i++)
-                args[i + 1] = argv[i];
-        execv("/proc/self/exe", args);
-        if (old)
-                setenv("GLIBC_TUNABLES", old, 1);
-        else
-                unsetenv("GLIBC_TUNABLES");
-#else
-        (void)argc;
-        (void)argv;
-#endif
-}
-
 static void usage(FILE *f) {
         fprintf(f, "usage: devplane COMMAND [ARGS...]\n\n"
                    "Kubernetes device resources, both generations (Device Plugin and DRA).\n\ncommands:\n");

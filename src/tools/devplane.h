@@ -19,13 +19,6 @@ int dp_tool_out_of_memory(const char *cmd, const char *what, const char *const *
  * quote names and API-server answers, which are input. */
 void dp_tool_print_error(const char *cmd, const char *msg, const char *hint);
 
-/* Release builds on glibc ≥ 2.35 with transparent huge pages "madvise": run
- * the command again (exec, same arguments: argv[0] is the subcommand) with
- * GLIBC_TUNABLES=glibc.malloc.hugetlb=1 added, unless GLIBC_TUNABLES names
- * that tunable already. Returns only when it did not (any failure ignored).
- * Call it after the options are checked and before any input is read. */
-void dp_tool_hugepage_reexec(int argc, char **argv);
-
 /* A release build leaves what a command built (the decoded input, the runs)
  * to the end of the process rather than freeing it piece by piece; debug and
  * sanitizer builds (the tests) free everything, so leak checks still see

@@ -8,6 +8,8 @@
 # List, the corrupt file kept aside); and a claim whose driver is away stays
 # in the state and the status until the driver confirms the unprepare.
 source "$(dirname "$0")/v1-lib.sh"
+grep -q -a DP_NODE_DRA_CRASH "$DEVPLANE" ||
+        fail "$DEVPLANE was built without DP_TEST_HOOKS (base/test-hooks.h): use the test configuration (Debug)"
 REG=$T/registry CL=$T/claims CDI=$T/cdi SL=$T/slices
 STATE=$PD/dra_manager_state.json
 NODE_ARGS=(--registry-dir "$REG" --claims-dir "$CL" --cdi-dir "$CDI")
