@@ -1,0 +1,20 @@
+# SPDX-License-Identifier: Apache-2.0
+"""What the report tests read back from a page (devplane simulate --report):
+the node cards and their device boxes."""
+import html
+import re
+
+
+def node_cards(page):
+    """{node name: (data-inuse, [each device box's markup], the card's markup)}"""
+    cards = {}
+    for m in re.finditer(r'<div class="node f"([^>]*)>(.*?)</svg></div>', page, re.S):
+        attrs = dict(re.findall(r'([a-z-]+)="([^"]*)"', m.group(1)))
+        devs = re.findall(r'<g class="dev[^"]*" data-device="[^"]*">(.*?)</g>(?=<g class="dev|$)', m.group(2), re.S)
+        cards[html.unescape(attrs.get("data-node", ""))] = (int(attrs.get("data-inuse", -1)), devs, m.group(2))
+    return cards
+
+
+def held_cells(box):
+    """the cells of a device box drawn held (coloured by a workload)"""
+    return len(re.findall(r'<rect [^>]*class="w\d+"', box))
