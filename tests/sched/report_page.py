@@ -18,3 +18,8 @@ def node_cards(page):
 def held_cells(box):
     """the cells of a device box drawn held (coloured by a workload)"""
     return len(re.findall(r'<rect [^>]*class="w\d+"', box))
+
+
+def folded_into(card):
+    """the names of the nodes folded into a card ("+N more nodes like this one")"""
+    return [html.unescape(n) for n in re.findall(r'<span class="like-n f" id="n-\d+" data-node="([^"]*)"', card)]
