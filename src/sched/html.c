@@ -348,17 +348,21 @@ typedef struct cell {
         const char *title; /* tooltip: device id */
         const char *holder;
         bool unhealthy;
+        unsigned weight; /* its share of the row: a MIG instance's compute slices; 0 is 1 */
 } cell;
 
 /* Draw n cells side by side in (x, y, w, h). */
 static void draw_cells(page *pg, int x, int y, int w, int h, const cell *c, size_t n) {
         dp_strbuf *o = pg->o;
         if (n == 0) return;
-        int gap = n > 1 ? 2 : 0;
-        int cw = (w - gap * (int)(n - 1)) / (int)n;
-        if (cw < 2) cw = 2;
+        int gap = n > 1 ? 2 : 0, room = w - gap * (int)(n - 1), cx = x;
+        long total = 0;
+        for (size_t i = 0; i < n; i++)
+                total += c[i].weight ? c[i].weight : 1;
         for (size_t i = 0; i < n; i++) {
-                int cx = x + (int)i * (cw + gap);
+                int cw = (int)((long)room * (c[i].weight ? c[i].weight : 1) / total);
+                if (cw < 2) cw = 2;
+                if (i) cx += gap;
                 char cls[32];
                 const char *wc = c[i].holder ? holder_class(pg, c[i].holder, cls, sizeof(cls)) : NULL;
                 dp_strbuf_printf(o, "<g class=\"cell%s\"><title>", c[i].unhealthy ? " unhealthy" : "");
@@ -392,6 +396,7 @@ static void draw_cells(page *pg, int x, int y, int w, int h, const cell *c, size
                         dp_strbuf_puts(o, "</text>");
                 }
                 dp_strbuf_puts(o, "</g>");
+                cx += cw;
         }
 }
 
@@ -658,9 +663,14 @@ static int draw_node(page *pg, const dp_doc_node *node, size_t idx) {
                         for (size_t c = 0; c < m; c++) {
                                 const dp_doc_node *cu = units->items[first + c];
                                 const dp_doc_node *hb = seq_of(cu, "heldBy");
+                                /* as wide as its compute slices ("3g.40gb": 3) */
+                                const char *prof = dp_html_str(cu, "kind");
+                                char *g = NULL;
+                                unsigned long sl = strtoul(prof, &g, 10);
                                 cs[c] = (cell){.title = dp_html_str(cu, "id"),
                                                .holder = hb && hb->n ? hb->items[0]->str : NULL,
-                                               .unhealthy = bad || streq(dp_html_str(cu, "health"), "Unhealthy")};
+                                               .unhealthy = bad || streq(dp_html_str(cu, "health"), "Unhealthy"),
+                                               .weight = g != prof && *g == 'g' && sl <= 8 ? (unsigned)sl : 1};
                         }
                         /* up to 4 per row inside the box */
                         size_t per = m > 4 ? (m + 1) / 2 : m;

@@ -6,8 +6,9 @@
 # the GPU operator's all-balanced layout on an H100 and an A100-80GB with four
 # GPUs in MIG mode beside four whole ones) are drawn as their physical GPUs,
 # each divided into its MIG instances and busy where a pod holds one, instead
-# of one box per instance; a MIG instance counts as one accelerator (as
-# allocatable counts it), the GPU holding them is drawn, not counted.
+# of one box per instance, each instance's cell as wide as its compute slices;
+# a MIG instance counts as one accelerator (as allocatable counts it), the GPU
+# holding them is drawn, not counted.
 set -euo pipefail
 : "${DEVPLANE:?}" "${DP_SOURCE_DIR:?}"
 tmp=$(mktemp -d)
@@ -76,6 +77,10 @@ for name, (devices, inuse, lay) in want.items():
               (name, gid, box.count('<g class="cell'), len(inst)))
         check(held_cells(box) == sum(i.endswith("*") for i in inst), "%s/%s: held cells" % (name, gid))
 check(">MIG 7×1g.5gb<" in cards["mig-single-a100-0"][2], "the single-strategy GPUs are not tagged MIG 7×1g.5gb")
+# an instance's cell as wide as its compute slices: 1g, 1g, 2g, 3g on an all-balanced H100
+w = [int(x) for x in re.findall(r'<g class="cell[^"]*"><title>[^<]*</title><rect [^>]*width="(\d+)"',
+                                cards["mig-mixed-h100-0"][1][0])]
+check(len(w) == 4 and w[0] == w[1] and 1.8 < w[2] / w[0] < 2.2 and 2.7 < w[3] / w[0] < 3.3, "cell widths %s" % w)
 check(">MIG 4×1g.10gb<" in cards["mig-single-a100-1"][2], "four 1g.10gb to an A100-40GB")
 
 # a failed instance: unhealthy, not counted healthy, its GPU drawn with it
