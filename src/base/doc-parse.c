@@ -128,8 +128,10 @@ static int merge_pairs(parse_state *ps, dp_doc_node *map, size_t d) {
                 n_src = v->n;
         }
         for (size_t i = 0; i < n_src && src; i++) {
-                if (src[i]->type != DP_DOC_MAP) src = NULL;
-                else total += src[i]->n;
+                if (src[i]->type != DP_DOC_MAP)
+                        src = NULL;
+                else
+                        total += src[i]->n;
         }
         if (!src)
                 return perr(ps, -EINVAL, &(mark){.line = key->line - 1, .column = key->col - 1},

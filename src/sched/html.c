@@ -1220,11 +1220,11 @@ static int fold_key(const page *pg, const dp_doc_node *node, char **ret) {
                         if (p && p->wl < pg->n_wls) held[p->wl] = true;
                 }
         }
+        const char *state = !devices ? "none" : used ? "full" : "idle";
         dp_strbuf key = DP_STRBUF_INIT;
-        dp_strbuf_printf(&key, "%s\x1f%s\x1f%s\x1f%s\x1f%s\x1f%" PRId64 "\x1f%016" PRIx64 "\x1f",
-                         !devices ? "none" : used ? "full" : "idle", dp_html_str(node, "pool"),
-                         dp_html_str(node, "model"), dp_html_str(node, "product"), dp_html_str(node, "profile"),
-                         devices, h);
+        dp_strbuf_printf(&key, "%s\x1f%s\x1f%s\x1f%s\x1f%s\x1f%" PRId64 "\x1f%016" PRIx64 "\x1f", state,
+                         dp_html_str(node, "pool"), dp_html_str(node, "model"), dp_html_str(node, "product"),
+                         dp_html_str(node, "profile"), devices, h);
         for (size_t i = 0; other && i < other->n; i++)
                 dp_strbuf_printf(&key, "%s %" PRId64 "/%" PRId64 ",", dp_html_str(other->items[i], "name"),
                                  int_of(other->items[i], "inUse"), int_of(other->items[i], "total"));

@@ -373,9 +373,9 @@ static int object_mig(const dp_node *n, mig_inst *v, size_t cnt, size_t whole, n
                 size_t best = gpus;
                 for (size_t g = 0; g < gpus; g++) {
                         if (left[2 * g] < v[i].compute || left[2 * g + 1] < v[i].memory) continue;
-                        if (best == gpus || (known && (left[2 * g] > left[2 * best] ||
-                                                       (left[2 * g] == left[2 * best] &&
-                                                        left[2 * g + 1] > left[2 * best + 1]))))
+                        if (best == gpus ||
+                            (known && (left[2 * g] > left[2 * best] ||
+                                       (left[2 * g] == left[2 * best] && left[2 * g + 1] > left[2 * best + 1]))))
                                 best = g;
                         if (!known) break;
                 }
