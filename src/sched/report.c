@@ -1422,6 +1422,12 @@ static int dp_sim_explain_impl(const dp_sim_input *in, const char *pod, bool det
                 if (!u->u.healthy)
                         dp_strbuf_printf(out, "%s is unhealthy now; the pod keeps it (no new pod receives it).\n",
                                          u->u.id);
+                if (u->u.parent >= 0 && (size_t)u->u.parent < nu.n_units && nu.units[u->u.parent].u.mig_mode)
+                        dp_strbuf_printf(out, "%s is a MIG %s instance on %s%s.\n", u->u.id, u->u.profile,
+                                         nu.units[u->u.parent].u.id,
+                                         sn->dev ? ""
+                                                 : " (GPU feature-discovery labels do not say which GPU: placed "
+                                                   "as the report draws it)");
                 if (u->n_holders > 1 && u->u.n_v1_holders > 1) { /* V1 replicas of a time-sliced resource */
                         dp_strbuf_printf(out, "%s is shared (time-slicing): also held by", u->u.id);
                         for (size_t k = 0; k < u->n_holders; k++)

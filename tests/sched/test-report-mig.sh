@@ -20,6 +20,10 @@ python3 "$DP_SOURCE_DIR/tests/sched/gen-cluster-dump.py" mig >"$tmp/mig.yaml"
 # an instance failed (--fail-device NODE/UNIT): its cell is drawn unhealthy, its GPU stays in MIG mode
 (cd "$tmp" && "$DEVPLANE" simulate -f mig.yaml --fail-device mig-single-a100-0/nvidia.com/gpu-20 -o json \
         --report bad.html >bad.json) || fail "simulate with a failed instance"
+# explain names the instance's GPU, and says it is placed
+"$DEVPLANE" explain ml/tiny-h100-0 -f "$tmp/mig.yaml" >"$tmp/x" 2>&1 || fail "explain: $(cat "$tmp/x")"
+grep -q '^nvidia.com/mig-1g.10gb-0 is a MIG 1g.10gb instance on gpu-0 (GPU feature-discovery labels do not say which GPU' \
+        "$tmp/x" || fail "explain does not name the instance's GPU: $(cat "$tmp/x")"
 python3 - "$tmp" "$DP_SOURCE_DIR/tests/sched" <<'PY'
 import json, re, sys
 sys.path.insert(0, sys.argv[2])
