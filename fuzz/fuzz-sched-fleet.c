@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0
  * fuzz-sched-fleet — simulate's input reader (Fleet, Timeline, and the
  * Kubernetes objects beside them), then one simulated run of what it
- * accepted, small fleets only so each input stays fast. */
+ * accepted and its report (the units of Node objects: time-slicing and MIG
+ * read from their labels), small fleets only so each input stays fast. */
 #include <stdio.h>
 
 #include "sched/sim-internal.h"
@@ -22,6 +23,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (nodes <= 8 && in->n_events <= 64 && in->objs->n <= 64) {
                 sim_run *r = NULL;
                 if (sim_run_new(in, 0, &r, &err) >= 0) sim_run_free(r);
+                dp_strbuf out = DP_STRBUF_INIT;
+                (void)dp_sim_report(in, DP_SIM_OUT_JSON, &out, NULL, &err);
+                dp_strbuf_done(&out);
         }
         dp_sim_input_free(in);
         return 0;

@@ -42,6 +42,10 @@ typedef struct {
         size_t base[DP_DOC_MAX_DEPTH + 1];             /* where each open collection's children start in kids */
         const char *pending_key[DP_DOC_MAX_DEPTH + 1]; /* map: key waiting for a value */
         dp_doc_node *pending_key_node[DP_DOC_MAX_DEPTH + 1];
+        /* map: its "<<" merge key (the key node; the value once it came) and
+         * how many of its own pairs came before it (doc-parse.c) */
+        dp_doc_node *merge_key[DP_DOC_MAX_DEPTH + 1], *merge_value[DP_DOC_MAX_DEPTH + 1];
+        size_t merge_at[DP_DOC_MAX_DEPTH + 1];
         size_t depth;
         /* the children of every open collection, innermost last (a
          * sequence's items use .value); copied out when the collection ends */

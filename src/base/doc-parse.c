@@ -69,8 +69,20 @@ static int attach(parse_state *ps, dp_doc_node *n, const mark *m) {
                 if (have < DUP_LINEAR_MAX)
                         for (size_t i = ps->base[d]; i < ps->n_kids; i++)
                                 if (streq(ps->kids[i].key, n->str)) return dup_error(ps, n);
+                if (n->plain && streq(n->str, "<<")) {
+                        if (ps->merge_key[d]) return dup_error(ps, n);
+                        ps->merge_key[d] = n;
+                        ps->merge_at[d] = ps->n_kids - ps->base[d];
+                }
                 ps->pending_key[d] = n->str;
                 ps->pending_key_node[d] = n;
+                return 0;
+        }
+        if (ps->pending_key_node[d] == ps->merge_key[d]) {
+                /* merged when the map ends (merge_pairs) */
+                ps->merge_value[d] = n;
+                ps->pending_key[d] = NULL;
+                ps->pending_key_node[d] = NULL;
                 return 0;
         }
         /* the key is the key node's string, owned by the set: no copy */
@@ -78,6 +90,81 @@ static int attach(parse_state *ps, dp_doc_node *n, const mark *m) {
         ps->pending_key[d] = NULL;
         ps->pending_key_node[d] = NULL;
         return r;
+}
+
+/* ---- merge keys ----
+ *
+ * kubectl's go-yaml takes YAML 1.1's merge key, so devplane does too: a
+ * plain "<<" key whose value is a map (an alias of one, or one written in
+ * place) or a sequence of maps puts their pairs into the map that holds it,
+ * where the "<<" was, except for keys the map has itself; of a sequence, an
+ * earlier map's key wins over a later one's. go-yaml v2 (sigs.k8s.io/yaml)
+ * agrees when "<<" comes before the map's own keys, as it is written; with
+ * "<<" after an own key of the same name it lets the merged value win, v3
+ * and YAML 1.1 the own one, as here. A map holds one "<<" (a second is a
+ * duplicate key; go-yaml v2 merges both). Merged pairs share the merged
+ * maps' nodes, so the alias cap bounds them: a merged map has no more pairs
+ * than the nodes its aliases were counted for. Both readers build through
+ * here, and the YAML reader leaves aliases to libyaml. */
+
+typedef struct merge_cand {
+        const dp_doc_pair *pair;
+        size_t rank; /* the map's own pairs first, then the merged maps' in order */
+        bool wins;
+} merge_cand;
+
+static int cmp_merge_cand(const void *a, const void *b) {
+        const merge_cand *x = a, *y = b;
+        int c = strcmp(x->pair->key, y->pair->key);
+        return c ? c : (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+static int merge_pairs(parse_state *ps, dp_doc_node *map, size_t d) {
+        const dp_doc_node *key = ps->merge_key[d], *v = ps->merge_value[d];
+        const dp_doc_node *const *src = v && v->type == DP_DOC_MAP ? &v : NULL;
+        size_t n_src = src ? 1 : 0, total = map->n;
+        if (v && v->type == DP_DOC_SEQ) {
+                src = (const dp_doc_node *const *)v->items;
+                n_src = v->n;
+        }
+        for (size_t i = 0; i < n_src && src; i++) {
+                if (src[i]->type != DP_DOC_MAP)
+                        src = NULL;
+                else
+                        total += src[i]->n;
+        }
+        if (!src)
+                return perr(ps, -EINVAL, &(mark){.line = key->line - 1, .column = key->col - 1},
+                            "map merge requires a map or a sequence of maps as the value of \"<<\"");
+        _cleanup_free_ merge_cand *c = calloc(total + 1, sizeof *c);
+        if (!c) return -ENOMEM;
+        size_t k = 0;
+        for (size_t i = 0; i < map->n; i++, k++)
+                c[k] = (merge_cand){&map->pairs[i], k, false};
+        for (size_t s = 0; s < n_src; s++)
+                for (size_t i = 0; i < src[s]->n; i++, k++)
+                        c[k] = (merge_cand){&src[s]->pairs[i], k, false};
+        qsort(c, total, sizeof *c, cmp_merge_cand);
+        size_t kept = 0;
+        for (size_t i = 0; i < total; i++)
+                if ((c[i].wins = i == 0 || strcmp(c[i - 1].pair->key, c[i].pair->key) != 0)) kept++;
+        /* back to document order: own pairs before "<<", the merged ones, the rest */
+        _cleanup_free_ const dp_doc_pair **order = calloc(total + 1, sizeof *order);
+        if (!order) return -ENOMEM;
+        for (size_t i = 0; i < total; i++)
+                if (c[i].wins) order[c[i].rank] = c[i].pair;
+        dp_doc_pair *out = doc_arena_alloc(ps->set, (kept + 1) * sizeof(dp_doc_pair));
+        if (!out) return -ENOMEM;
+        size_t w = 0, at = ps->merge_at[d];
+        for (size_t i = 0; i < at; i++)
+                out[w++] = map->pairs[i];
+        for (size_t i = map->n; i < total; i++)
+                if (order[i]) out[w++] = *order[i];
+        for (size_t i = at; i < map->n; i++)
+                out[w++] = map->pairs[i];
+        map->pairs = out;
+        map->n = w;
+        return 0;
 }
 
 int doc_open_collection(parse_state *ps, dp_doc_type t, const mark *m) {
@@ -89,6 +176,7 @@ int doc_open_collection(parse_state *ps, dp_doc_type t, const mark *m) {
         ps->stack[ps->depth] = n;
         ps->base[ps->depth] = ps->n_kids;
         ps->pending_key[ps->depth] = NULL;
+        ps->merge_key[ps->depth] = ps->merge_value[ps->depth] = NULL;
         ps->depth++;
         return 0;
 }
@@ -113,6 +201,7 @@ int doc_close_collection(parse_state *ps) {
         ps->n_kids = first;
         if (n->type == DP_DOC_MAP) {
                 int r = check_duplicates(ps, n);
+                if (r >= 0 && ps->merge_key[ps->depth]) r = merge_pairs(ps, n, ps->depth);
                 if (r < 0) return r;
         }
         return attach(ps, n, &(mark){.line = n->line - 1, .column = n->col - 1});
@@ -218,6 +307,10 @@ static int alias(parse_state *ps, const char *name, const mark *m) {
 static int scalar_event(parse_state *ps, yaml_event_t *ev, const mark *m) {
         bool plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE && !ev->data.scalar.tag;
         if (ev->data.scalar.tag && streq((const char *)ev->data.scalar.tag, YAML_NULL_TAG)) plain = true;
+        /* "!!merge <<" is the merge key written out */
+        if (ev->data.scalar.tag && streq((const char *)ev->data.scalar.tag, "tag:yaml.org,2002:merge") &&
+            streq((const char *)ev->data.scalar.value, "<<"))
+                plain = true;
         ps->expanded++;
         note_height(ps, 1);
         int r = doc_add_scalar(ps, (const char *)ev->data.scalar.value, ev->data.scalar.length, plain, m);

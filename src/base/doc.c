@@ -648,6 +648,7 @@ static bool yaml_needs_quotes(const char *s, size_t len) {
         }
         if (plain_kind(s) != DP_DOC_STR) return true;
         if (len <= 3 && is_yaml11_word(s)) return true;
+        if (streq(s, "<<")) return true; /* a plain "<<" key is a merge key */
         if (yaml_class[(unsigned char)s[0]] & Y_FIRST) return true;
         if (s[len - 1] == ' ' || s[len - 1] == ':') return true;
         /* YAML 1.1 timestamps (2026-11-01, 2026-11-01T10:10:00Z): readers such

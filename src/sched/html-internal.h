@@ -22,3 +22,22 @@ const char *dp_html_model_badge(const char *model, const char **ret_text);
  * shaded by the share of its accelerators held, each a link to the node's
  * card ("#n-<index>", for the first `linked` nodes). -ENOMEM. */
 int dp_html_overview(dp_strbuf *o, const dp_doc_node *nodes, size_t linked);
+
+/* ---- folding the node cards of a large fleet (html-fold.c) ---- */
+
+/* Folding starts at this many nodes drawn: a small page shows every card. */
+#define DP_HTML_FOLD_MIN_NODES 64
+
+/* keys[i]: what node i must share with another to be folded into its card
+ * ("" or NULL: always drawn). *ret_fold[i] is the node whose card stands
+ * for node i, the first of those with its key, i itself when drawn (every
+ * node its own below DP_HTML_FOLD_MIN_NODES). The caller frees it. -ENOMEM. */
+int dp_html_fold(char *const *keys, size_t n, size_t **ret_fold);
+/* In the card of node rep, the nodes folded into it: "+N more nodes like
+ * this one", their names (each "#n-<index>", class "f" for the filter) one
+ * click away. Nothing when none is. */
+void dp_html_fold_list(dp_strbuf *o, const dp_doc_node *nodes, const size_t *fold, size_t n, size_t rep);
+
+/* The Timeline section (html-timeline.c): the run's events on a time axis,
+ * one row per kind, and the event list (at most DP_SIM_HTML_EVENTS_MAX). */
+void dp_html_timeline(dp_strbuf *o, const dp_doc_node *run);

@@ -40,19 +40,7 @@ static int tenths(const char *pct) {
 /* Text and attribute values alike: & < > " ' escaped, other control
  * characters than newline and tab dropped. */
 void dp_html_esc(dp_strbuf *o, const char *s) {
-        { dp_escape_html(o, s); return; } /* also controls, bidi controls, non-UTF-8 made visible: base/escape.h */
-        for (; s && *s; s++) {
-                unsigned char c = (unsigned char)*s;
-                switch (c) {
-                case '&': dp_strbuf_puts(o, "&amp;"); break;
-                case '<': dp_strbuf_puts(o, "&lt;"); break;
-                case '>': dp_strbuf_puts(o, "&gt;"); break;
-                case '"': dp_strbuf_puts(o, "&quot;"); break;
-                case '\'': dp_strbuf_puts(o, "&#39;"); break;
-                default:
-                        if (c >= 0x20 || c == '\n' || c == '\t') dp_strbuf_putc(o, (char)c);
-                }
-        }
+        dp_escape_html(o, s); /* also controls, bidi controls, non-UTF-8 made visible: base/escape.h */
 }
 
 /* ---- workloads and their colours ---- */
@@ -94,6 +82,9 @@ typedef struct page {
         workload *wls;
         size_t n_wls;
         const dp_doc_node *forced[2]; /* the runs with every node on V1 / V2 (NULL: not drawn) */
+        const dp_doc_node *nodes;     /* the as-written run's, the first `shown` drawn */
+        size_t shown;
+        size_t *fold; /* per node drawn, the node whose card stands for it (html-fold.c) */
 } page;
 
 static int cmp_podref(const void *a, const void *b) {
@@ -280,6 +271,9 @@ static const char CSS[] =
         ".node .meta{color:var(--mute);font-size:12px;margin-bottom:6px;width:0;min-width:100%;overflow:hidden;"
         "text-overflow:ellipsis;white-space:nowrap}"
         ".node svg{display:block}"
+        ".like{font-size:12px;margin:0 0 6px;width:0;min-width:100%}.like summary{cursor:pointer;color:#1a3f8a}"
+        ".likes{display:flex;flex-wrap:wrap;gap:1px 12px;max-height:150px;overflow-y:auto;margin-top:3px}"
+        ".like-n{overflow-wrap:anywhere;min-width:0;scroll-margin-top:60px}"
         ".dev .box{fill:#f3f5f9;stroke:#aab3c3}.dev.unhealthy .box{fill:#fdecec;stroke:#c62828;stroke-width:3}"
         ".dev .id{font-size:12px;font-weight:bold;fill:#1d2330}"
         ".dev .tag{font-size:9px;text-anchor:end;fill:#5b6475}.dev.unhealthy .tag{fill:#c62828}"
@@ -312,7 +306,8 @@ static const char CSS[] =
         "white-space:nowrap;min-width:0}"
         "pre.why{max-height:420px;overflow:auto;background:#f8f9fb;border:1px solid var(--line);border-radius:6px;"
         "padding:8px;margin:6px 0;font-size:12px}"
-        "ol.events{list-style:none;padding:0;margin:8px 0 0;columns:2 420px;font-size:13px}"
+        ".evbox{max-height:640px;overflow-y:auto;margin-top:8px;border-top:1px solid var(--line)}"
+        "ol.events{list-style:none;padding:0;margin:4px 0 0;columns:2 420px;font-size:13px}"
         "ol.events li{padding:1px 0;break-inside:avoid;overflow-wrap:anywhere}"
         "ol.events .t{display:inline-block;min-width:52px;color:var(--mute);font-variant-numeric:tabular-nums}"
         ".dot{display:inline-block;width:9px;height:9px;border-radius:50%;margin-right:6px}"
@@ -325,15 +320,21 @@ static const char CSS[] =
 
 /* The filter box: hides the nodes, legend entries, Pending groups, table
  * rows and events (class "f") whose text (holders' names included, from
- * the drawings' tooltips) lacks what is typed. Without script the page is
- * the same, unfiltered. */
+ * the drawings' tooltips) lacks what is typed, and opens the lists of
+ * folded nodes so a match among them shows. A link to a folded node
+ * ("#n-<index>", the overview's squares) opens its list too. Without
+ * script the page is the same, unfiltered. */
 static const char SCRIPT[] =
         "(function(){var q=document.getElementById('q'),c=document.getElementById('qn'),e=null,t=[];"
         "q.addEventListener('input',function(){if(!e){e=document.querySelectorAll('.f');"
         "for(var i=0;i<e.length;i++)t.push(e[i].textContent.toLowerCase());}"
         "var v=q.value.trim().toLowerCase(),n=0;"
         "for(var i=0;i<e.length;i++){var h=v!==''&&t[i].indexOf(v)<0;e[i].hidden=h;if(!h)n++;}"
-        "c.textContent=v?n+' of '+e.length+' items match':'';});})();";
+        "document.querySelectorAll('details.like').forEach(function(d){d.open=v!=='';});"
+        "c.textContent=v?n+' of '+e.length+' items match':'';});"
+        "function go(){var x=location.hash&&document.getElementById(location.hash.slice(1));if(!x)return;"
+        "for(var p=x;p;p=p.parentElement)if(p.tagName==='DETAILS')p.open=true;x.scrollIntoView();}"
+        "window.addEventListener('hashchange',go);go();})();";
 
 /* ---- the fleet ---- */
 
@@ -347,17 +348,21 @@ typedef struct cell {
         const char *title; /* tooltip: device id */
         const char *holder;
         bool unhealthy;
+        unsigned weight; /* its share of the row: a MIG instance's compute slices; 0 is 1 */
 } cell;
 
 /* Draw n cells side by side in (x, y, w, h). */
 static void draw_cells(page *pg, int x, int y, int w, int h, const cell *c, size_t n) {
         dp_strbuf *o = pg->o;
         if (n == 0) return;
-        int gap = n > 1 ? 2 : 0;
-        int cw = (w - gap * (int)(n - 1)) / (int)n;
-        if (cw < 2) cw = 2;
+        int gap = n > 1 ? 2 : 0, room = w - gap * (int)(n - 1), cx = x;
+        long total = 0;
+        for (size_t i = 0; i < n; i++)
+                total += c[i].weight ? c[i].weight : 1;
         for (size_t i = 0; i < n; i++) {
-                int cx = x + (int)i * (cw + gap);
+                int cw = (int)((long)room * (c[i].weight ? c[i].weight : 1) / total);
+                if (cw < 2) cw = 2;
+                if (i) cx += gap;
                 char cls[32];
                 const char *wc = c[i].holder ? holder_class(pg, c[i].holder, cls, sizeof(cls)) : NULL;
                 dp_strbuf_printf(o, "<g class=\"cell%s\"><title>", c[i].unhealthy ? " unhealthy" : "");
@@ -391,6 +396,7 @@ static void draw_cells(page *pg, int x, int y, int w, int h, const cell *c, size
                         dp_strbuf_puts(o, "</text>");
                 }
                 dp_strbuf_puts(o, "</g>");
+                cx += cw;
         }
 }
 
@@ -580,6 +586,7 @@ static int draw_node(page *pg, const dp_doc_node *node, size_t idx) {
         size_t rows = (n_phys + cols - 1) / cols;
         int width = (int)cols * (BOX_W + GAP) + GAP, height = (int)rows * (BOX_H + GAP) + GAP;
         node_header(o, node, idx, replicas);
+        if (pg->fold) dp_html_fold_list(o, pg->nodes, pg->fold, pg->shown, idx);
         dp_strbuf_printf(o,
                          "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
                          "role=\"img\">",
@@ -656,9 +663,14 @@ static int draw_node(page *pg, const dp_doc_node *node, size_t idx) {
                         for (size_t c = 0; c < m; c++) {
                                 const dp_doc_node *cu = units->items[first + c];
                                 const dp_doc_node *hb = seq_of(cu, "heldBy");
+                                /* as wide as its compute slices ("3g.40gb": 3) */
+                                const char *prof = dp_html_str(cu, "kind");
+                                char *g = NULL;
+                                unsigned long sl = strtoul(prof, &g, 10);
                                 cs[c] = (cell){.title = dp_html_str(cu, "id"),
                                                .holder = hb && hb->n ? hb->items[0]->str : NULL,
-                                               .unhealthy = bad || streq(dp_html_str(cu, "health"), "Unhealthy")};
+                                               .unhealthy = bad || streq(dp_html_str(cu, "health"), "Unhealthy"),
+                                               .weight = g != prof && *g == 'g' && sl <= 8 ? (unsigned)sl : 1};
                         }
                         /* up to 4 per row inside the box */
                         size_t per = m > 4 ? (m + 1) / 2 : m;
@@ -1159,118 +1171,6 @@ static int pending(page *pg, const dp_doc_node *pods) {
         return r;
 }
 
-static const char *event_kind(const char *text) {
-        size_t l = strlen(text);
-#define ENDS(s) (l >= strlen(s) && streq(text + l - strlen(s), s))
-        if (ENDS(" created")) return "created";
-        if (ENDS(" deleted") || strstr(text, " evicted: ")) return "deleted";
-        if (ENDS(" unhealthy") || ENDS(" unhealthy (NoExecute)")) return "unhealthy";
-        if (ENDS(" healthy again")) return "healthy";
-#undef ENDS
-        if (strstr(text, " bound to ")) return "bound";
-        if (strstr(text, " started on ")) return "started";
-        return "other";
-}
-
-/* "t=90s rest" -> 90, rest */
-static int64_t event_time(const char *line, const char **ret_rest) {
-        *ret_rest = line;
-        if (!startswith(line, "t=")) return 0;
-        char *end = NULL;
-        long long t = strtoll(line + 2, &end, 10);
-        if (end && *end == 's') end++;
-        if (end && *end == ' ') end++;
-        *ret_rest = end ? end : line;
-        return t;
-}
-
-static void timeline(page *pg) {
-        dp_strbuf *o = pg->o;
-        const dp_doc_node *ev = seq_of(pg->run, "events");
-        int64_t end = int_of(pg->run, "endSeconds");
-        size_t n = ev ? ev->n : 0;
-        for (size_t i = 0; i < n; i++) {
-                const char *rest;
-                end = DP_MAX(end, event_time(ev->items[i]->str ? ev->items[i]->str : "", &rest));
-        }
-        if (end <= 0) end = 1;
-        /* one column of dots per distinct time, one dot per event kind present */
-        static const char *const kinds[] = {"created", "bound", "started", "deleted", "unhealthy", "healthy", "other"};
-        static const char *const fills[] = {"#5c8ee6", "#8e6ad8", "#2e9e4f", "#8a8f98",
-                                            "#c62828", "#00897b", "#e69b00"};
-        const int W = 960, L = 72, R = 20, axis = 20 + 14 * (int)ELEMENTSOF(kinds);
-        dp_strbuf_printf(o,
-                         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
-                         "class=\"timeline\">",
-                         W, axis + 26, W, axis + 26);
-        for (size_t k = 0; k < ELEMENTSOF(kinds); k++)
-                dp_strbuf_printf(
-                        o,
-                        "<text x=\"%d\" y=\"%d\" font-size=\"9\" text-anchor=\"end\" fill=\"#5b6475\">%s</text>"
-                        "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#eceff4\"/>",
-                        L - 4, 17 + 14 * (int)k, kinds[k], L, 14 + 14 * (int)k, W - R, 14 + 14 * (int)k);
-        dp_strbuf_printf(o, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#1d2330\"/>", L, axis, W - R, axis);
-        /* round ticks: the first step giving at most 8 of them */
-        static const int64_t steps[] = {1,   2,   5,    10,   15,   30,    60,    120,  300,
-                                        600, 900, 1800, 3600, 7200, 21600, 43200, 86400};
-        int64_t step = steps[ELEMENTSOF(steps) - 1];
-        for (size_t k = 0; k < ELEMENTSOF(steps); k++)
-                if (end / steps[k] <= 8) {
-                        step = steps[k];
-                        break;
-                }
-        for (int64_t t = 0; t <= end; t += step) {
-                int x = L + (int)((W - L - R) * t / end);
-                char lab[32];
-                if (t && t % 3600 == 0)
-                        dp_fmt(lab, sizeof(lab), "%" PRId64 "h", t / 3600);
-                else if (t && t % 60 == 0 && step >= 60)
-                        dp_fmt(lab, sizeof(lab), "%" PRId64 "m", t / 60);
-                else
-                        dp_fmt(lab, sizeof(lab), "%" PRId64 "s", t);
-                dp_strbuf_printf(o,
-                                 "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#1d2330\"/>"
-                                 "<text x=\"%d\" y=\"%d\" font-size=\"10\" text-anchor=\"middle\" fill=\"#5b6475\">"
-                                 "%s</text>",
-                                 x, axis, x, axis + 4, x, axis + 16, lab);
-        }
-        for (size_t i = 0; i < n;) {
-                const char *rest;
-                int64_t t = event_time(ev->items[i]->str ? ev->items[i]->str : "", &rest);
-                size_t j = i, count[ELEMENTSOF(kinds)] = {0};
-                for (; j < n; j++) {
-                        const char *r2;
-                        if (event_time(ev->items[j]->str ? ev->items[j]->str : "", &r2) != t) break;
-                        const char *k = event_kind(r2);
-                        for (size_t q = 0; q < ELEMENTSOF(kinds); q++)
-                                if (streq(kinds[q], k)) count[q]++;
-                }
-                int x = L + (int)((W - L - R) * t / end);
-                for (size_t q = 0; q < ELEMENTSOF(kinds); q++)
-                        if (count[q])
-                                dp_strbuf_printf(o,
-                                                 "<circle cx=\"%d\" cy=\"%d\" r=\"%d\" fill=\"%s\"><title>t=%" PRId64
-                                                 "s: %zu %s</title></circle>",
-                                                 x, 14 + 14 * (int)q, count[q] > 3 ? 6 : 4, fills[q], t, count[q],
-                                                 kinds[q]);
-                i = j;
-        }
-        dp_strbuf_puts(o, "</svg>\n<ol class=\"events\">");
-        for (size_t i = 0; i < DP_MIN(n, (size_t)DP_SIM_HTML_EVENTS_MAX); i++) {
-                const char *line = ev->items[i]->str ? ev->items[i]->str : "", *rest;
-                int64_t t = event_time(line, &rest);
-                dp_strbuf_printf(
-                        o, "<li class=\"f\"><span class=\"t\">t=%" PRId64 "s</span><span class=\"dot k-%s\"></span>", t,
-                        event_kind(rest));
-                dp_html_esc(o, rest);
-                dp_strbuf_puts(o, "</li>");
-        }
-        dp_strbuf_puts(o, "</ol>\n");
-        if (n > DP_SIM_HTML_EVENTS_MAX)
-                dp_strbuf_printf(o, "<p class=\"note\">%zu more events not listed.</p>\n",
-                                 n - (size_t)DP_SIM_HTML_EVENTS_MAX);
-}
-
 static void unhealthy_list(page *pg, const dp_doc_node *nodes) {
         dp_strbuf *o = pg->o;
         bool any = false;
@@ -1292,6 +1192,77 @@ static void unhealthy_list(page *pg, const dp_doc_node *nodes) {
                 }
         }
         if (any) dp_strbuf_puts(o, " — no new pod receives these; pods already on them keep them.</p>\n");
+}
+
+/* What node must share with another to be folded into its card (html-fold.c):
+ * every accelerator healthy and idle, or held (then by the same workloads),
+ * or none at all; the same pool, model, product or profile, units (their
+ * kinds, hashed) and devices that are not accelerators with their use.
+ * *ret NULL (drawn whatever) for a node partly used or with an unhealthy
+ * device. -ENOMEM. */
+static int fold_key(const page *pg, const dp_doc_node *node, char **ret) {
+        int64_t devices = int_of(node, "devices"), healthy = int_of(node, "healthy"), used = int_of(node, "inUse");
+        *ret = NULL;
+        if (devices != healthy || (used && used < healthy)) return 0;
+        const dp_doc_node *units = seq_of(node, "units"), *other = seq_of(node, "otherDevices");
+        uint64_t h = 1469598103934665603u; /* FNV-1a of the units' kinds */
+        for (size_t i = 0; units && i < units->n; i++)
+                for (const char *k = dp_html_str(units->items[i], "kind");; k++) {
+                        h = (h ^ (unsigned char)*k) * 1099511628211u;
+                        if (!*k) break;
+                }
+        _cleanup_free_ bool *held = used ? calloc(pg->n_wls + 1, sizeof(bool)) : NULL;
+        if (used && !held) return -ENOMEM;
+        for (size_t i = 0; held && units && i < units->n; i++) {
+                const dp_doc_node *hb = seq_of(units->items[i], "heldBy");
+                for (size_t k = 0; hb && k < hb->n; k++) {
+                        const podref *p = hb->items[k]->str ? find_pod(pg, hb->items[k]->str) : NULL;
+                        if (p && p->wl < pg->n_wls) held[p->wl] = true;
+                }
+        }
+        const char *state = !devices ? "none" : used ? "full" : "idle";
+        dp_strbuf key = DP_STRBUF_INIT;
+        dp_strbuf_printf(&key, "%s\x1f%s\x1f%s\x1f%s\x1f%s\x1f%" PRId64 "\x1f%016" PRIx64 "\x1f", state,
+                         dp_html_str(node, "pool"), dp_html_str(node, "model"), dp_html_str(node, "product"),
+                         dp_html_str(node, "profile"), devices, h);
+        for (size_t i = 0; other && i < other->n; i++)
+                dp_strbuf_printf(&key, "%s %" PRId64 "/%" PRId64 ",", dp_html_str(other->items[i], "name"),
+                                 int_of(other->items[i], "inUse"), int_of(other->items[i], "total"));
+        for (size_t w = 0; held && w < pg->n_wls; w++)
+                if (held[w]) dp_strbuf_printf(&key, "\x1fw%zu", w);
+        if (dp_strbuf_failed(&key)) {
+                dp_strbuf_done(&key);
+                return -ENOMEM;
+        }
+        *ret = dp_strbuf_steal(&key);
+        return *ret ? 0 : -ENOMEM;
+}
+
+/* The node cards, those alike folded into the first of them past
+ * DP_HTML_FOLD_MIN_NODES (html-fold.c). */
+static int node_cards(page *pg) {
+        size_t n = pg->shown;
+        _cleanup_free_ char **keys = calloc(n + 1, sizeof(char *));
+        int r = keys ? 0 : -ENOMEM;
+        for (size_t i = 0; r >= 0 && n >= DP_HTML_FOLD_MIN_NODES && i < n; i++)
+                r = fold_key(pg, pg->nodes->items[i], &keys[i]);
+        if (r >= 0) r = dp_html_fold(keys, n, &pg->fold);
+        for (size_t i = 0; keys && i < n; i++)
+                free(keys[i]);
+        size_t folded = 0;
+        for (size_t i = 0; r >= 0 && i < n; i++)
+                folded += pg->fold[i] != i;
+        if (r >= 0 && folded)
+                dp_strbuf_printf(pg->o,
+                                 "<p class=\"note\">%zu of the %zu nodes are folded into the card of a node like "
+                                 "them (the same pool, model and devices, every accelerator idle or every one held "
+                                 "by the same workloads, or none): open \"+N more\" for their names.</p>\n",
+                                 folded, n);
+        dp_strbuf_puts(pg->o, "<div class=\"nodes\">\n");
+        for (size_t i = 0; r >= 0 && i < n; i++)
+                if (pg->fold[i] == i) r = draw_node(pg, pg->nodes->items[i], i);
+        dp_strbuf_puts(pg->o, "</div>\n");
+        return r;
 }
 
 static int render(page *pg) {
@@ -1340,23 +1311,21 @@ static int render(page *pg) {
         unhealthy_list(pg, nodes);
         dp_strbuf_puts(o, "<p class=\"note\">A box is a physical device. MIG instances and DRA partitions are drawn "
                           "inside their GPU; a time-sliced GPU is split into its replicas (shares of one GPU, no "
-                          "isolation between them). Hover for device ids and the pods holding them.</p>\n"
-                          "<div class=\"nodes\">\n");
-        for (size_t i = 0; i < shown; i++) {
-                int r = draw_node(pg, nodes->items[i], i);
-                if (r < 0) return r;
-        }
-        dp_strbuf_puts(o, "</div>\n");
+                          "isolation between them). Hover for device ids and the pods holding them.</p>\n");
+        pg->nodes = nodes;
+        pg->shown = shown;
+        int r = node_cards(pg);
+        if (r < 0) return r;
         if (nodes && nodes->n > shown)
                 dp_strbuf_printf(o, "<p class=\"note\">%zu more nodes not drawn (at most %d).</p>\n", nodes->n - shown,
                                  DP_SIM_HTML_NODES_MAX);
         dp_strbuf_puts(o, "<h2 id=\"pending\">Pending pods and why</h2>\n");
-        int r = pending(pg, pods);
+        r = pending(pg, pods);
         if (r < 0) return r;
         dp_strbuf_puts(o, "<h2 id=\"compare\">V1 vs V2: the same workload with every node on one model</h2>\n");
         if ((r = comparison(pg)) < 0) return r;
         dp_strbuf_puts(o, "<h2 id=\"timeline\">Timeline</h2>\n");
-        timeline(pg);
+        dp_html_timeline(o, pg->run);
         dp_strbuf_printf(o,
                          "</main>\n<footer>Made by devplane simulate --report. Self-contained: no external resource; "
                          "the one script is the filter box.</footer>\n<script>%s</script>\n</body></html>\n",
@@ -1447,6 +1416,7 @@ int dp_sim_html_render_doc(const dp_doc_node *doc, const dp_doc_node *const forc
         if (r >= 0) r = render(&pg);
         workloads_done(&pg);
         free(pg.live.v);
+        free(pg.fold);
         return r;
 }
 

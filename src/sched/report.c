@@ -266,20 +266,180 @@ static int object_accelerators(const dp_node *n, const sim_obj_unit *x, size_t c
         return 0;
 }
 
-/* A Node object's extended resources, run by run (the units are in
- * resource order): accelerators as units, the rest counted. */
+/* ---- a Node object's MIG instances (GPU feature-discovery labels) ---- */
+
+/* One MIG instance of a Node object: its V1 unit, its profile ("1g.5gb"),
+ * the GPU slices it takes (compute, memory) and the GPU it is drawn on. */
+typedef struct mig_inst {
+        const sim_obj_unit *x;
+        const char *profile;
+        unsigned compute, memory;
+        size_t order, gpu;
+} mig_inst;
+
+/* The profile of a MIG resource of Node object n, NULL when res is not one:
+ * "nvidia.com/mig-<profile>" (the mixed strategy), or "nvidia.com/gpu" under
+ * nvidia.com/mig.strategy=single, whose gpu.product names the profile after
+ * "-MIG-" ("NVIDIA-A100-SXM4-40GB-MIG-1g.5gb"). Its compute slices and memory
+ * (GB) from "<g>g.<m>gb" (a "+me" suffix allowed); a resource shared by
+ * time-slicing (<res>.replicas > 1) or of another profile shape
+ * ("1c.3g.20gb") is not drawn as MIG. */
+static const char *mig_profile(const dp_node *n, const char *res, unsigned *ret_g, unsigned *ret_gb) {
+        const char *p = NULL;
+        if (startswith(res, "nvidia.com/mig-")) p = res + strlen("nvidia.com/mig-");
+        const char *strategy = n ? dp_kv_get(n->meta.labels, n->meta.n_labels, "nvidia.com/mig.strategy") : NULL;
+        const char *product = n ? dp_kv_get(n->meta.labels, n->meta.n_labels, "nvidia.com/gpu.product") : NULL;
+        if (!p && streq(res, "nvidia.com/gpu") && streq_ptr(strategy, "single") && product) {
+                p = strstr(product, "-MIG-");
+                p = p ? p + 5 : NULL;
+        }
+        if (!p || gfd_label(n, res, "replicas") > 1) return NULL;
+        char *e = NULL;
+        unsigned long g = strtoul(p, &e, 10), gb = 0;
+        if (e == p || *e != 'g' || e[1] != '.') return NULL;
+        const char *m = e + 2;
+        gb = strtoul(m, &e, 10);
+        if (e == m || strncmp(e, "gb", 2) != 0 || (e[2] && e[2] != '+' && e[2] != '-') || !g || g > 8 || !gb ||
+            gb > 4096)
+                return NULL;
+        *ret_g = (unsigned)g;
+        *ret_gb = (unsigned)gb;
+        return p;
+}
+
+/* A GPU's slices: 7 compute and 8 memory slices (A100, H100, H200, B200),
+ * 4 and 4 on an A30; its memory in GB from the product ("-40GB"), 0 unknown. */
+static void mig_gpu_shape(const dp_node *n, unsigned *ret_compute, unsigned *ret_memory, unsigned *ret_gb) {
+        const char *product = n ? dp_kv_get(n->meta.labels, n->meta.n_labels, "nvidia.com/gpu.product") : NULL;
+        bool a30 = product && strstr(product, "A30");
+        *ret_compute = a30 ? 4 : 7;
+        *ret_memory = a30 ? 4 : 8;
+        *ret_gb = 0;
+        for (const char *q = product; q && (q = strchr(q, '-')) && !startswith(q, "-MIG-"); q++) {
+                char *e = NULL;
+                unsigned long gb = strtoul(q + 1, &e, 10);
+                if (e != q + 1 && startswith(e, "GB") && gb > 0 && gb <= 4096) {
+                        *ret_gb = (unsigned)gb;
+                        break;
+                }
+        }
+}
+
+/* largest first (compute, then memory slices), then in unit order */
+static int cmp_mig_size(const void *a, const void *b) {
+        const mig_inst *x = a, *y = b;
+        if (x->compute != y->compute) return x->compute < y->compute ? 1 : -1;
+        if (x->memory != y->memory) return x->memory < y->memory ? 1 : -1;
+        return (x->order > y->order) - (x->order < y->order);
+}
+
+/* by GPU, then in unit order */
+static int cmp_mig_gpu(const void *a, const void *b) {
+        const mig_inst *x = a, *y = b;
+        if (x->gpu != y->gpu) return x->gpu < y->gpu ? -1 : 1;
+        return (x->order > y->order) - (x->order < y->order);
+}
+
+/* Which GPU each instance is on is not in a Node object: the instances go
+ * largest first onto GPUs with compute and memory slices left for them. Under
+ * the mixed strategy the GPUs in MIG mode are known (gpu.count less the whole
+ * GPUs `whole`) and each instance goes where most is left, which gives the
+ * GPU operator's layouts back (all-balanced: 3g.40gb + 2g.20gb + 2 x 1g.10gb
+ * on each H100); under the single strategy every GPU has the one profile and
+ * each goes on the first GPU it fits (7 x 1g.5gb, 4 x 1g.10gb, 3 x 2g.10gb on
+ * an A100-40GB). Drawn as GPUs in MIG mode holding them, after every other
+ * unit (a GPU's instances follow it). */
+static int object_mig(const dp_node *n, mig_inst *v, size_t cnt, size_t whole, node_use *nu) {
+        unsigned C, M, gpu_gb;
+        mig_gpu_shape(n, &C, &M, &gpu_gb);
+        long count = gfd_label(n, "nvidia.com/gpu", "count");
+        const char *strategy = dp_kv_get(n->meta.labels, n->meta.n_labels, "nvidia.com/mig.strategy");
+        size_t known = streq_ptr(strategy, "mixed") && count > (long)whole ? DP_MIN((size_t)count - whole, cnt) : 0;
+        _cleanup_free_ unsigned *left = calloc(2 * cnt + 2, sizeof(unsigned));
+        if (!left) return -ENOMEM;
+        for (size_t g = 0; g < known; g++) {
+                left[2 * g] = C;
+                left[2 * g + 1] = M;
+        }
+        for (size_t i = 0; i < cnt; i++) {
+                /* memory slices: the profile's share of the GPU's memory, else its compute slices */
+                unsigned m = gpu_gb ? (v[i].memory * M + gpu_gb / 2) / gpu_gb : v[i].compute;
+                v[i].memory = DP_MIN(DP_MAX(m, 1u), M);
+                v[i].compute = DP_MIN(v[i].compute, C);
+        }
+        qsort(v, cnt, sizeof(*v), cmp_mig_size);
+        size_t gpus = known;
+        for (size_t i = 0; i < cnt; i++) {
+                size_t best = gpus;
+                for (size_t g = 0; g < gpus; g++) {
+                        if (left[2 * g] < v[i].compute || left[2 * g + 1] < v[i].memory) continue;
+                        if (best == gpus ||
+                            (known && (left[2 * g] > left[2 * best] ||
+                                       (left[2 * g] == left[2 * best] && left[2 * g + 1] > left[2 * best + 1]))))
+                                best = g;
+                        if (!known) break;
+                }
+                if (best == gpus) {
+                        left[2 * best] = C;
+                        left[2 * best + 1] = M;
+                        gpus++;
+                }
+                left[2 * best] -= v[i].compute;
+                left[2 * best + 1] -= v[i].memory;
+                v[i].gpu = best;
+        }
+        /* numbered after the node's other GPUs (whole or shared) */
+        size_t first_id = 0;
+        for (size_t k = 0; k < nu->n_units; k++)
+                first_id += nu->units[k].u.parent < 0 && streq_ptr(nu->units[k].u.profile, "gpu");
+        first_id = DP_MAX(first_id, whole);
+        /* each GPU, then its instances in unit order ("nvidia.com/mig-1g.5gb-0", -1...) */
+        qsort(v, cnt, sizeof(*v), cmp_mig_gpu);
+        size_t at = 0;
+        for (size_t i = 0; i < cnt; i++) {
+                if (i == 0 || v[i].gpu != v[i - 1].gpu) {
+                        at = nu->n_units;
+                        unit_use *gu = push_unit(nu);
+                        if (!gu || !(gu->own_id = dp_asprintf("gpu-%zu", first_id + v[i].gpu))) return -ENOMEM;
+                        gu->u = (dp_devnode_unit){.id = gu->own_id, .profile = "gpu", .parent = -1, .mig_mode = true};
+                }
+                unit_use *u = push_unit(nu);
+                if (!u) return -ENOMEM;
+                u->usable = true;
+                u->u = (dp_devnode_unit){
+                        .id = v[i].x->id, .profile = v[i].profile, .parent = (int)at, .healthy = !v[i].x->failed};
+                nu->units[at].u.healthy |= u->u.healthy;
+                if (v[i].x->holder && add_holder(u, v[i].x->holder) < 0) return -ENOMEM;
+        }
+        return 0;
+}
+
+/* A Node object's units: its extended resources run by run (the units are
+ * in resource order), accelerators as units and the rest counted, its
+ * ResourceSlices' devices, then its MIG resources' GPUs. */
 static int object_units(sim_run *r, const sim_node *sn, node_use *nu) {
         const dp_node *n = dp_store_get(r->store, DP_KIND_NODE, NULL, sn->name, NULL).node;
+        _cleanup_free_ mig_inst *mig = NULL;
+        size_t n_mig = 0, whole = 0;
         for (size_t i = 0, j; i < sn->n_obj_units; i = j) {
-                const char *res = sn->obj_units[i].resource;
+                const char *res = sn->obj_units[i].resource, *profile;
                 size_t held = 0;
+                unsigned g = 0, gb = 0;
                 for (j = i; j < sn->n_obj_units && streq(sn->obj_units[j].resource, res); j++)
                         held += sn->obj_units[j].holder != NULL;
+                if (accelerator_resource(res) && (profile = mig_profile(n, res, &g, &gb))) {
+                        if (!mig && !(mig = calloc(sn->n_obj_units, sizeof(*mig)))) return -ENOMEM;
+                        for (size_t k = i; k < j; k++, n_mig++)
+                                mig[n_mig] = (mig_inst){&sn->obj_units[k], profile, g, gb, n_mig, 0};
+                        continue;
+                }
+                if (streq(res, "nvidia.com/gpu")) whole = j - i;
                 int rr = accelerator_resource(res) ? object_accelerators(n, &sn->obj_units[i], j - i, nu)
                                                    : add_other(nu, res, held, j - i);
                 if (rr < 0) return rr;
         }
-        return 0;
+        int rr = sn->model & DP_SIM_MODEL_V2 ? add_slice_units(r, sn, nu) : 0;
+        return rr >= 0 && n_mig ? object_mig(n, mig, n_mig, whole, nu) : rr;
 }
 
 static int node_use_get(sim_run *r, const sim_node *sn, node_use *ret) {
@@ -291,7 +451,6 @@ static int node_use_get(sim_run *r, const sim_node *sn, node_use *ret) {
         int rr = 0;
         if (!sn->dev) {
                 rr = object_units(r, sn, &nu);
-                if (rr >= 0 && (sn->model & DP_SIM_MODEL_V2)) rr = add_slice_units(r, sn, &nu);
                 n = nu.n_units;
         }
         for (size_t i = 0; sn->dev && i < n && rr >= 0; i++) {
@@ -1263,6 +1422,12 @@ static int dp_sim_explain_impl(const dp_sim_input *in, const char *pod, bool det
                 if (!u->u.healthy)
                         dp_strbuf_printf(out, "%s is unhealthy now; the pod keeps it (no new pod receives it).\n",
                                          u->u.id);
+                if (u->u.parent >= 0 && (size_t)u->u.parent < nu.n_units && nu.units[u->u.parent].u.mig_mode)
+                        dp_strbuf_printf(out, "%s is a MIG %s instance on %s%s.\n", u->u.id, u->u.profile,
+                                         nu.units[u->u.parent].u.id,
+                                         sn->dev ? ""
+                                                 : " (GPU feature-discovery labels do not say which GPU: placed "
+                                                   "as the report draws it)");
                 if (u->n_holders > 1 && u->u.n_v1_holders > 1) { /* V1 replicas of a time-sliced resource */
                         dp_strbuf_printf(out, "%s is shared (time-slicing): also held by", u->u.id);
                         for (size_t k = 0; k < u->n_holders; k++)

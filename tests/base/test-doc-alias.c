@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0
- * YAML anchors and aliases (base/doc-parse.c): taken as kubectl takes them,
- * the same tree from both readers, refused past the expanded-size and depth
- * caps, errors with positions. */
+ * YAML anchors, aliases and merge keys (base/doc-parse.c): taken as kubectl
+ * takes them, the same tree from both readers, refused past the
+ * expanded-size and depth caps, errors with positions. */
 #include "harness.h"
 
 #include "base/doc.h"
@@ -139,4 +139,97 @@ TEST(alias_depth_counts) {
         _cleanup_free_ char *text = dp_strbuf_steal(&in);
         _cleanup_free_ char *a = parse_json(text, true);
         ASSERT_CONTAINS(a, "nesting deeper than 100 levels");
+}
+
+/* A Deployment as people write one with merge keys: a container template
+ * merged into two containers (each overriding its name and one limit), shared
+ * labels merged with one of their own, and a sequence of maps. */
+static const char merged_manifest[] = "apiVersion: apps/v1\n"
+                                      "kind: Deployment\n"
+                                      "metadata:\n"
+                                      "  name: train\n"
+                                      "  labels: &labels {app: train, team: ml}\n"
+                                      "spec:\n"
+                                      "  selector:\n"
+                                      "    matchLabels: *labels\n"
+                                      "  template:\n"
+                                      "    metadata:\n"
+                                      "      labels:\n"
+                                      "        <<: *labels\n"
+                                      "        tier: gpu\n"
+                                      "    spec:\n"
+                                      "      containers:\n"
+                                      "      - &worker\n"
+                                      "        name: worker\n"
+                                      "        image: registry.example.com/train:1.4\n"
+                                      "        resources:\n"
+                                      "          limits: &limits {nvidia.com/gpu: 1, memory: 16Gi}\n"
+                                      "      - <<: *worker\n"
+                                      "        name: sidecar\n"
+                                      "        resources:\n"
+                                      "          limits:\n"
+                                      "            <<: *limits\n"
+                                      "            nvidia.com/gpu: 0\n"
+                                      "      tolerations:\n"
+                                      "      - <<: [{key: a, operator: Exists}, {key: b, effect: NoSchedule}]\n";
+
+TEST(merge_keys_as_kubectl_reads_them) {
+        both(merged_manifest,
+             "{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":\"train\",\"labels\":{"
+             "\"app\":\"train\",\"team\":\"ml\"}},\"spec\":{\"selector\":{\"matchLabels\":{\"app\":\"train\","
+             "\"team\":\"ml\"}},\"template\":{\"metadata\":{\"labels\":{\"app\":\"train\",\"team\":\"ml\",\"tier\":"
+             "\"gpu\"}},\"spec\":{\"containers\":[{\"name\":\"worker\",\"image\":\"registry.example.com/train:1.4\","
+             "\"resources\":{\"limits\":{\"nvidia.com/gpu\":1,\"memory\":\"16Gi\"}}},{\"image\":"
+             "\"registry.example.com/train:1.4\",\"name\":\"sidecar\",\"resources\":{\"limits\":{\"memory\":\"16Gi\","
+             "\"nvidia.com/gpu\":0}}}],\"tolerations\":[{\"key\":\"a\",\"operator\":\"Exists\",\"effect\":"
+             "\"NoSchedule\"}]}}}}\n");
+}
+
+TEST(merge_key_rules) {
+        /* own keys win wherever "<<" is; it stands where it was written */
+        both("b: &b {x: 1, y: 2}\nm: {y: 3, <<: *b, z: 4}\n",
+             "{\"b\":{\"x\":1,\"y\":2},\"m\":{\"y\":3,\"x\":1,\"z\":4}}\n");
+        /* of a sequence, the earlier map wins */
+        both("m:\n  <<: [{a: 1}, {a: 2, b: 2}]\n", "{\"m\":{\"a\":1,\"b\":2}}\n");
+        /* a merged map's own merge is already in it; "!!merge" is the key written out */
+        both("a: &a {x: 1}\nb: &b {<<: *a, y: 2}\nc: {!!merge <<: *b}\n",
+             "{\"a\":{\"x\":1},\"b\":{\"x\":1,\"y\":2},\"c\":{\"x\":1,\"y\":2}}\n");
+        /* a quoted "<<" is a key like any other, and is written quoted */
+        both("m: {'<<': {a: 1}}\n", "{\"m\":{\"\\u003c\\u003c\":{\"a\":1}}}\n");
+        both("{\"m\": {\"<<\": {\"a\": 1}}}", "{\"m\":{\"\\u003c\\u003c\":{\"a\":1}}}\n");
+        dp_strbuf y = DP_STRBUF_INIT;
+        _cleanup_(dp_doc_set_freep) dp_doc_set *s = dp_doc_set_new();
+        ASSERT_OK(dp_doc_parse(s, "{\"<<\": 1}", 9, "in.json", NULL));
+        dp_doc_emit(&y, dp_doc_root(s, 0), DP_DOC_YAML);
+        _cleanup_free_ char *text = dp_strbuf_steal(&y);
+        ASSERT_STREQ(text, "\"\\u003c\\u003c\": 1\n");
+        _cleanup_(dp_doc_set_freep) dp_doc_set *back = dp_doc_set_new();
+        ASSERT_OK(dp_doc_parse(back, text, strlen(text), "back.yaml", NULL));
+        ASSERT_TRUE(dp_doc_get(dp_doc_root(back, 0), "<<"));
+        /* what go-yaml refuses, with a position */
+        both("m:\n  a: 1\n  <<: 3\n",
+             "error: in.yaml:3:3: map merge requires a map or a sequence of maps as the value of \"<<\"");
+        both("m:\n  <<: [{a: 1}, x]\n",
+             "error: in.yaml:2:3: map merge requires a map or a sequence of maps as the value of \"<<\"");
+        both("s: &s [1]\nm: {<<: *s}\n",
+             "error: in.yaml:2:5: map merge requires a map or a sequence of maps as the value of \"<<\"");
+        both("m:\n  <<: {a: 1}\n  <<: {b: 1}\n", "error: in.yaml:3:3: duplicate key \"<<\"");
+        /* merged keys are not duplicates; own ones still are */
+        both("m: {<<: {a: 1}, a: 2, a: 3}\n", "error: in.yaml:1:23: duplicate key \"a\"");
+}
+
+/* merges of aliases count against the same cap as aliases: a chain of maps
+ * each merging the one before twice stays bounded */
+TEST(merge_keys_are_bounded) {
+        dp_strbuf in = DP_STRBUF_INIT;
+        dp_strbuf_puts(&in, "m0: &m0 {");
+        for (int k = 0; k < 64; k++)
+                dp_strbuf_printf(&in, "%sk%d: v", k ? ", " : "", k);
+        dp_strbuf_puts(&in, "}\n");
+        for (int i = 1; i <= 40; i++)
+                dp_strbuf_printf(&in, "m%d: &m%d {<<: [*m%d, *m%d], own%d: 1}\n", i, i, i - 1, i - 1, i);
+        _cleanup_free_ char *text = dp_strbuf_steal(&in);
+        _cleanup_free_ char *a = parse_json(text, true), *b = parse_json(text, false);
+        ASSERT_CONTAINS(a, "YAML aliases expand past 4194304 nodes");
+        ASSERT_STREQ(a, b);
 }

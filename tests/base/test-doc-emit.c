@@ -166,6 +166,7 @@ static bool ref_needs_quotes(const char *s, size_t len) {
                                             "No", "NO", "on",  "On",  "ON",  "off", "Off", "OFF"};
         for (size_t i = 0; i < ELEMENTSOF(words); i++)
                 if (streq(s, words[i])) return true;
+        if (streq(s, "<<")) return true; /* a merge key */
         if (strchr("-?:,[]{}#&*!|>'\"%@`~ ", s[0])) return true;
         if (s[len - 1] == ' ' || s[len - 1] == ':') return true;
         for (size_t i = 0; i < len; i++) {

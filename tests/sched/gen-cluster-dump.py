@@ -7,6 +7,7 @@ like the clusters of issue 23's threads, for the report's tests.
   gen-cluster-dump.py issue          the 8-node cluster of the issue threads
   gen-cluster-dump.py big [N P]      N nodes (default 1000), P pods (10000)
   gen-cluster-dump.py --new-pods K   K new (unbound) GPU pods, a file of its own
+  gen-cluster-dump.py mig            four MIG nodes as GPU feature discovery labels them
 
 `issue`: two AKS ND96asr_v4 device-plugin nodes with GPU feature-discovery
 labels (one whose 8 GPUs are all held by running pods, one with 3 held and
@@ -21,6 +22,13 @@ pod; 8 SR-IOV VFs each, RDMA on one in ten), 30 % DRA nodes (8 GPUs in a
 ResourceSlice; two thirds of them held by running pods' allocated claims),
 10 % CPU nodes; the rest of the pods are CPU pods and GPU pods still to
 place (a Job on DRA through a claim template, one on the device plugin).
+`mig`: an A100-40GB node under the single strategy (56 x 1g.5gb: gpu.product
+NVIDIA-A100-SXM4-40GB-MIG-1g.5gb, gpu.count 56), one of 32 x 1g.10gb (four to
+a GPU: the profile takes two of its eight memory slices), an H100 node under
+the mixed strategy in the GPU operator's all-balanced layout (per GPU 1 x
+3g.40gb, 1 x 2g.20gb, 2 x 1g.10gb: nvidia.com/mig-<profile> resources and
+nvidia.com/mig-<profile>.* labels), and an A100-80GB node with four GPUs in
+MIG mode (28 x 1g.10gb) and four whole; running pods hold some instances.
 Deterministic: the same arguments give the same bytes.
 """
 import sys
@@ -253,6 +261,68 @@ def issue():
                "[{name: nginx, image: nginx:1.27, resources: {requests: {cpu: 500m, memory: 256Mi}}}]")
 
 
+def gfd_mig_single(product, profile, count, mem, sms, gi):
+    """GFD's labels under the single strategy: gpu.* describe the MIG devices."""
+    l = gfd("%s-MIG-%s" % (product, profile), count, mig="single")
+    l.update({"nvidia.com/gpu.memory": str(mem), "nvidia.com/gpu.multiprocessors": str(sms),
+              "nvidia.com/gpu.slices.gi": str(gi), "nvidia.com/gpu.slices.ci": str(gi),
+              "nvidia.com/gpu.engines.copy": str(gi), "nvidia.com/gpu.engines.decoder": "0",
+              "nvidia.com/gpu.engines.encoder": "0", "nvidia.com/gpu.engines.jpeg": "0",
+              "nvidia.com/gpu.engines.ofa": "0", "nvidia.com/mig.config": "all-%s" % profile,
+              "nvidia.com/mig.config.state": "success"})
+    return l
+
+
+def gfd_mig_mixed(product, gpus, profiles, config):
+    """GFD's labels under the mixed strategy: nvidia.com/mig-<profile>.* per profile
+    (count, memory in MiB, multiprocessors, slices)."""
+    l = gfd(product, gpus, mig="mixed")
+    for prof, count, mem, sms in profiles:
+        gi = prof.split("g.")[0]
+        for k, v in (("count", count), ("memory", mem), ("multiprocessors", sms), ("slices.gi", gi),
+                     ("slices.ci", gi), ("engines.copy", gi), ("engines.decoder", 0), ("engines.encoder", 0),
+                     ("engines.jpeg", 0), ("engines.ofa", 0)):
+            l["nvidia.com/mig-%s.%s" % (prof, k)] = str(v)
+    l.update({"nvidia.com/mig.config": config, "nvidia.com/mig.config.state": "success"})
+    return l
+
+
+def mig_pods(name, node_name, res, n, per=1):
+    for i in range(n):
+        w("""- apiVersion: v1
+  kind: Pod
+  metadata: {name: %s-%d, namespace: ml}
+  spec:
+    nodeName: %s
+    tolerations: [{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}]
+    containers: [{name: main, image: nvcr.io/nvidia/pytorch:24.05-py3, resources: {limits: {%s: "%d"}}}]
+  status: {phase: Running}""" % (name, i, node_name, res, per))
+
+
+def mig():
+    header()
+    taint = [("nvidia.com/gpu", "present", "NoSchedule")]
+    pool = {"node.kubernetes.io/instance-type": "p4d.24xlarge"}
+    node("mig-single-a100-0", dict(pool, **gfd_mig_single("NVIDIA-A100-SXM4-40GB", "1g.5gb", 56, 4864, 14, 1)),
+         {"nvidia.com/gpu": "56"}, taints=taint)
+    node("mig-single-a100-1", dict(pool, **gfd_mig_single("NVIDIA-A100-SXM4-40GB", "1g.10gb", 32, 9856, 14, 1)),
+         {"nvidia.com/gpu": "32"}, taints=taint)
+    node("mig-mixed-h100-0", dict({"node.kubernetes.io/instance-type": "p5.48xlarge"},
+                                  **gfd_mig_mixed("NVIDIA-H100-80GB-HBM3", 8,
+                                                  [("1g.10gb", 16, 9984, 16), ("2g.20gb", 8, 20096, 32),
+                                                   ("3g.40gb", 8, 40320, 60)], "all-balanced")),
+         {"nvidia.com/mig-1g.10gb": "16", "nvidia.com/mig-2g.20gb": "8", "nvidia.com/mig-3g.40gb": "8"}, taints=taint)
+    node("mig-mixed-a100-0", dict({"node.kubernetes.io/instance-type": "p4de.24xlarge"},
+                                  **gfd_mig_mixed("NVIDIA-A100-SXM4-80GB", 8, [("1g.10gb", 28, 9728, 14)], "custom")),
+         {"nvidia.com/gpu": "4", "nvidia.com/mig-1g.10gb": "28"}, taints=taint)
+    mig_pods("tiny", "mig-single-a100-0", "nvidia.com/gpu", 10)
+    mig_pods("small", "mig-single-a100-1", "nvidia.com/gpu", 5)
+    mig_pods("big", "mig-mixed-h100-0", "nvidia.com/mig-3g.40gb", 8)
+    mig_pods("tiny-h100", "mig-mixed-h100-0", "nvidia.com/mig-1g.10gb", 3)
+    mig_pods("whole", "mig-mixed-a100-0", "nvidia.com/gpu", 1, per=4)
+    mig_pods("tiny-a100", "mig-mixed-a100-0", "nvidia.com/mig-1g.10gb", 7)
+
+
 def new_pods(k):
     """k new pods asking one device-plugin GPU each (a Job on the gpunp pool), as a second file."""
     w("""apiVersion: batch/v1
@@ -358,6 +428,8 @@ def main(argv):
         issue()
     elif argv[:1] == ["big"]:
         big(int(argv[1]) if len(argv) > 1 else 1000, int(argv[2]) if len(argv) > 2 else 10000)
+    elif argv[:1] == ["mig"]:
+        mig()
     elif argv[:1] == ["--new-pods"]:
         new_pods(int(argv[1]))
     else:

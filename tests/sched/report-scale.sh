@@ -9,7 +9,7 @@
 # first screen, a device's id and tag do not overlap, the small fleet
 # pictures' node names fit their column, two nodes never read the same, the
 # filter box hides what does not match. At 1,000 nodes the page is under
-# 10 MB, every node is drawn, pods are coloured by workload (the legend has
+# 10 MB, every node is drawn or folded, pods are coloured by workload (the legend has
 # a line per workload, not per pod) and Pending pods come in a few groups
 # with every node's reason one click away. A cluster dump (no Fleet) is
 # headed "Cluster", and its pods' owners are their workloads. Issue 23: on
@@ -17,7 +17,10 @@
 # shaded as its accelerators are held, and each node card draws as many
 # devices held as the node has in use; a 1,000-node kubectl dump
 # (gen-cluster-dump.py big) counts its GPUs only, and its screenshot's
-# pixels show every busy node busy.
+# pixels show every busy node busy. At 1,000 nodes nodes alike are folded
+# into one card (each like it, a link to one opens its list) and the page is
+# at most 40,000 px tall (12,000 for the kubectl dump; both about 236,000
+# before).
 set -euo pipefail
 : "${DEVPLANE:?}" "${DP_SOURCE_DIR:?}"
 tmp=$(mktemp -d)
@@ -135,6 +138,16 @@ cat >"$tmp/layout.js" <<'JS'
     if (held !== +n.getAttribute("data-inuse"))
       errs.push(who(n) + ": " + held + " devices drawn held, " + n.getAttribute("data-inuse") + " in use");
   });
+  // a folded node (issue 23): a link to it ("#n-<index>", as the overview's squares) opens its card's list
+  var folded = document.querySelector(".like-n");
+  if (folded) {
+    history.replaceState(null, "", "#" + folded.id);
+    window.dispatchEvent(new HashChangeEvent("hashchange"));
+    if (!(R(folded).height > 0)) errs.push("a link to folded node " + folded.id + " does not show it");
+    folded.closest("details").open = false;
+    history.replaceState(null, "", "#");
+    scrollTo(0, 0);
+  }
   var sqout = document.createElement("pre");
   sqout.id = "overview-squares";
   sqout.textContent = JSON.stringify(squares);
@@ -142,7 +155,7 @@ cat >"$tmp/layout.js" <<'JS'
   var out = document.createElement("pre");
   out.id = "layout-result";
   out.textContent = (errs.length ? "LAYOUT FAIL\n" + errs.slice(0, 30).join("\n") : "LAYOUT OK") +
-    "\nnodes=" + nodes.length + " loaded_ms=" + Math.round(t0) + " checked_ms=" + Math.round(performance.now() - t0);
+    "\nnodes=" + nodes.length + " height=" + document.documentElement.scrollHeight + " loaded_ms=" + Math.round(t0) + " checked_ms=" + Math.round(performance.now() - t0);
   document.body.appendChild(out);
 })();
 JS
@@ -211,6 +224,9 @@ size=$(stat -c %s "$tmp/big.html")
 [ "$size" -lt 10000000 ] || fail "big: the page is $size bytes, not under 10 MB"
 out=$(layout "$tmp/big.html" big) || fail "$out"
 echo "$out page_bytes=$size simulate_ms=$(((t1 - t0) / 1000000))"
+# issue 23: the page's length (237,375 px before the node cards were folded and the events scrolled)
+height=$(sed -n 's/.* height=\([0-9]*\) .*/\1/p' <<<"$out")
+[ -n "$height" ] && [ "$height" -le 40000 ] || fail "big: the page is ${height:-?} px tall, not at most 40,000"
 python3 - "$tmp/big.json" "$tmp/big.html" <<'PY' || fail "big: the page"
 import html, json, re, sys
 rep = json.load(open(sys.argv[1]))
@@ -218,7 +234,10 @@ run = rep["asWritten"]
 page = open(sys.argv[2], encoding="utf-8").read()
 assert len(run["nodes"]) == 1000 and len(run["pods"]) == 10000, "not the input generated"
 drawn = re.findall(r'<div class="node f"[^>]*? data-node="([^"]*)"', page)
-assert drawn == [n["name"] for n in run["nodes"]], "not every node drawn, in order (%d)" % len(drawn)
+folded = re.findall(r'<span class="like-n f" id="n-\d+" data-node="([^"]*)"', page)
+assert sorted(drawn + folded) == sorted(n["name"] for n in run["nodes"]), \
+    "not every node drawn or folded once (%d + %d)" % (len(drawn), len(folded))
+assert drawn == [n["name"] for n in run["nodes"] if n["name"] in set(drawn)], "the cards are not in order"
 legend = page[page.index('<div class="legend"'):page.index("</div>", page.index('<div class="legend"'))]
 items = re.findall(r'data-workload="(\d+)"', legend)
 assert 20 < len(items) < 1000, "the legend has %d entries: not one per workload" % len(items)
@@ -252,12 +271,28 @@ size=$(stat -c %s "$tmp/bigc.html")
 [ "$size" -lt 10000000 ] || fail "bigc: the page is $size bytes, not under 10 MB"
 out=$(layout "$tmp/bigc.html" bigc) || fail "$out"
 echo "$out page_bytes=$size simulate_ms=$(((t1 - t0) / 1000000))"
-python3 - "$tmp/bigc.json" "$tmp/bigc.html" "$tmp/bigc.dom" "$tmp/bigc.png" <<'PY' || fail "bigc: the overview"
+# the page's length: 235,142 px before the node cards were folded and the events scrolled
+height=$(sed -n 's/.* height=\([0-9]*\) .*/\1/p' <<<"$out")
+[ -n "$height" ] && [ "$height" -le 12000 ] || fail "bigc: the page is ${height:-?} px tall, not at most 12,000"
+python3 - "$tmp/bigc.json" "$tmp/bigc.html" "$tmp/bigc.dom" "$tmp/bigc.png" "$DP_SOURCE_DIR/tests/sched" <<'PY' || fail "bigc: the overview"
 import html, json, re, struct, sys, zlib
+sys.path.insert(0, sys.argv[5])
+from report_page import folded_into, node_cards
 rep = json.load(open(sys.argv[1]))
 run = rep["asWritten"]
 page = open(sys.argv[2], encoding="utf-8").read()
 nodes = {n["name"]: n for n in run["nodes"]}
+# folded nodes (issue 23): each like the card it is folded into, most of them folded
+cards = node_cards(page)
+n_folded = 0
+for card, (_, _, body) in cards.items():
+    for name in folded_into(body):
+        a, b = nodes[card], nodes[name]
+        same = [k for k in ("pool", "model", "devices", "healthy", "inUse", "otherDevices") if a.get(k) != b.get(k)]
+        assert not same, "%s folded into %s: %s differ" % (name, card, same)
+        assert a["inUse"] in (0, a["devices"]), "%s: a partly used node folded" % name
+        n_folded += 1
+assert n_folded + len(cards) == 1000 and n_folded >= 900, "%d cards, %d folded" % (len(cards), n_folded)
 assert len(nodes) == 1000 and len(run["pods"]) == 10000, "not the input generated"
 # accelerators only: 8 GPUs on each of 900 nodes; every device-plugin GPU and 1,600 DRA GPUs held by running pods
 s = run["summary"]

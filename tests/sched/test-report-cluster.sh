@@ -87,8 +87,10 @@ assert got == want, "accelerators per node: %s" % got
 assert all(len(n.get("otherDevices", [])) == (i >= 10) for i, n in enumerate(nodes)), "otherDevices"
 PY
 
-python3 - "$tmp" <<'PY'
+python3 - "$tmp" "$DP_SOURCE_DIR/tests/sched" <<'PY'
 import html, json, re, sys
+sys.path.insert(0, sys.argv[2])
+from report_page import node_cards
 d = sys.argv[1]
 rep = json.load(open(d + "/r.json"))
 run = rep["asWritten"]
@@ -100,11 +102,7 @@ def check(ok, what):
         bad.append(what)
 
 # the node cards, each with its device boxes
-cards = {}
-for m in re.finditer(r'<div class="node f"([^>]*)>(.*?)</svg></div>', page, re.S):
-    attrs = dict(re.findall(r'([a-z-]+)="([^"]*)"', m.group(1)))
-    devs = re.findall(r'<g class="dev[^"]*" data-device="[^"]*">(.*?)</g>(?=<g class="dev|$)', m.group(2), re.S)
-    cards[html.unescape(attrs.get("data-node", ""))] = (int(attrs.get("data-inuse", -1)), devs, m.group(2))
+cards = node_cards(page)
 for name in nodes:
     cards.setdefault(name, (-1, [], ""))
 check(set(cards) == set(nodes), "node cards %s, nodes %s" % (sorted(cards), sorted(nodes)))
