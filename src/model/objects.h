@@ -66,6 +66,7 @@ typedef enum {
         DP_KIND_NAMESPACE,
         DP_KIND_POD_GROUP,
         DP_KIND_PRIORITY_CLASS, /* scheduling.k8s.io/v1 */
+        DP_KIND_EXT,            /* a kind another module decodes (dp_model_ext; Kueue's in src/queue) */
         DP_KIND_DEPLOYMENT,
         /* the other pod owners, in dp_deployment's shape */
         DP_KIND_REPLICA_SET,
@@ -625,11 +626,23 @@ typedef struct dp_deployment {
                            * min(parallelism, completions) (both defaulted to 1); a DaemonSet: unused */
         dp_kv *selector_match_labels;
         size_t n_selector_match_labels;
+        int32_t job_pods;    /* a Job: min(parallelism, completions) whatever spec.suspend says
+                              * (Kueue admits suspended Jobs; src/queue) */
         dp_pod *template_;   /* spec.template as a Pod (no name; hdr.kind DP_KIND_POD) */
         char *template_json; /* spec.template as compact JSON, for expansion */
 } dp_deployment;
 
 #define DP_POD_GROUP_LABEL "scheduling.x-k8s.io/pod-group"
+
+/* An object of a kind another module decodes through the list's extension
+ * table (dp_model_ext in model.h): that module's struct starts with this one
+ * and `ext` says which of its kinds it is (its name, its free function). */
+struct dp_model_ext_kind;
+typedef struct dp_ext_object {
+        dp_object_header hdr;
+        dp_object_meta meta;
+        const struct dp_model_ext_kind *ext;
+} dp_ext_object;
 
 /* ---- any object ---- */
 
@@ -647,4 +660,5 @@ typedef union dp_object {
         dp_pod_group *pod_group;
         dp_deployment *deployment;
         dp_priority_class *priority_class;
+        dp_ext_object *ext;
 } dp_object;
