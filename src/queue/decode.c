@@ -49,6 +49,14 @@ static int kq_unknown(kq *q, size_t mark, const dp_doc_node *key_node, const cha
                 }                                                                                                      \
         } while (0)
 
+/* Every Kueue object is named (metadata.name, or generateName for the API
+ * server to complete). */
+static int need_name(dctx *c, const dp_doc_node *root, dp_object o) {
+        const dp_object_meta *m = &o.ext->meta;
+        if ((m->name && m->name[0]) || (m->generate_name && m->generate_name[0])) return 0;
+        return dfail(c, root, -EINVAL, "metadata.name: required");
+}
+
 typedef int (*kq_elem_fn)(kq *q, const dp_doc_node *n, void *elem);
 
 /* A list of at most `max` structs (Kueue's maxItems), each decoded by fn. */
@@ -269,6 +277,7 @@ static const char *const top_level[] = {"apiVersion", "kind", "metadata", "statu
 
 static int decode_cluster_queue(dctx *c, const dp_doc_node *root, dp_object o, dp_object_list *out) {
         kq q = {c, out, o};
+        if (need_name(c, root, o) < 0) return -EINVAL;
         dp_cluster_queue *cq = (dp_cluster_queue *)o.ext;
         cq->when_can_preempt = DP_KQ_TRY_NEXT_FLAVOR;
         KQ_FIELDS(&q, root, k, v, if (in_list(k, top_level)) r = 0; else if (streq(k, "spec")) r = cq_spec(&q, v, cq););
@@ -315,6 +324,7 @@ static int lq_spec(kq *q, const dp_doc_node *n, dp_local_queue *lq) {
 
 static int decode_local_queue(dctx *c, const dp_doc_node *root, dp_object o, dp_object_list *out) {
         kq q = {c, out, o};
+        if (need_name(c, root, o) < 0) return -EINVAL;
         dp_local_queue *lq = (dp_local_queue *)o.ext;
         KQ_FIELDS(&q, root, k, v, if (in_list(k, top_level)) r = 0; else if (streq(k, "spec")) r = lq_spec(&q, v, lq););
         if (!lq->cluster_queue || !lq->cluster_queue[0]) return dfail(c, root, -EINVAL, "spec.clusterQueue: required");
@@ -359,6 +369,7 @@ static int rf_spec(kq *q, const dp_doc_node *n, dp_resource_flavor *rf) {
 
 static int decode_resource_flavor(dctx *c, const dp_doc_node *root, dp_object o, dp_object_list *out) {
         kq q = {c, out, o};
+        if (need_name(c, root, o) < 0) return -EINVAL;
         dp_resource_flavor *rf = (dp_resource_flavor *)o.ext;
         KQ_FIELDS(&q, root, k, v, if (in_list(k, top_level)) r = 0; else if (streq(k, "spec")) r = rf_spec(&q, v, rf););
         return 0;
@@ -396,6 +407,7 @@ static int cohort_spec(kq *q, const dp_doc_node *n, dp_kq_cohort *co) {
 
 static int decode_cohort(dctx *c, const dp_doc_node *root, dp_object o, dp_object_list *out) {
         kq q = {c, out, o};
+        if (need_name(c, root, o) < 0) return -EINVAL;
         dp_kq_cohort *co = (dp_kq_cohort *)o.ext;
         KQ_FIELDS(&q, root, k, v, if (in_list(k, top_level)) r = 0;
                   else if (streq(k, "spec")) r = cohort_spec(&q, v, co););
@@ -414,6 +426,7 @@ static void cohort_done(dp_object o) {
 
 static int decode_wpc(dctx *c, const dp_doc_node *root, dp_object o, dp_object_list *out) {
         kq q = {c, out, o};
+        if (need_name(c, root, o) < 0) return -EINVAL;
         dp_workload_priority_class *pc = (dp_workload_priority_class *)o.ext;
         bool has_value = false;
         KQ_FIELDS(&q, root, k, v, if (in_list(k, top_level)) r = 0; else if (streq(k, "value")) {
@@ -504,6 +517,7 @@ static int wl_status(kq *q, const dp_doc_node *n, dp_kq_workload *w) {
 
 static int decode_workload(dctx *c, const dp_doc_node *root, dp_object o, dp_object_list *out) {
         kq q = {c, out, o};
+        if (need_name(c, root, o) < 0) return -EINVAL;
         dp_kq_workload *w = (dp_kq_workload *)o.ext;
         KQ_FIELDS(&q, root, k, v, if (streq(k, "apiVersion") || streq(k, "kind") || streq(k, "metadata")) r = 0;
                   else if (streq(k, "spec")) r = wl_spec(&q, v, w);

@@ -198,12 +198,30 @@ static int cmp_queue_order(const void *a, const void *b, void *userdata) {
         return x->order < y->order ? -1 : x->order > y->order;
 }
 
+static int unmanaged_warning(dp_object_list *l, dp_error *err) {
+        size_t n = 0;
+        for (size_t i = 0; i < l->n; i++) {
+                dp_kind k = l->items[i].hdr->kind;
+                const dp_object_meta *m = dp_object_meta_of(l->items[i]);
+                n += (k == DP_KIND_JOB || k == DP_KIND_POD) && dp_kv_get(m->labels, m->n_labels, DP_KUEUE_QUEUE_LABEL);
+        }
+        if (n && dp_object_list_warn(l,
+                                     "%zu Job(s)/Pod(s) labelled %s and no Kueue object (ClusterQueue, LocalQueue...) "
+                                     "in the input: taken as a cluster without Kueue, they run as written",
+                                     n, DP_KUEUE_QUEUE_LABEL) < 0)
+                return dp_error_set(err, -ENOMEM, "out of memory");
+        return 0;
+}
+
 int dp_queue_new(dp_object_list *l, dp_queue **ret, dp_error *err) {
         assert_return(l && ret, -EINVAL);
         _cleanup_(dp_queue_freep) dp_queue *q = calloc(1, sizeof(*q));
         if (!q || take_objects(q, l) < 0 || cluster_queues(q) < 0) return dp_error_set(err, -ENOMEM, "out of memory");
         int r = q_build_tree(q, err);
-        if (r >= 0) r = q_workloads(q, l, err);
+        /* no Kueue object at all: a cluster without Kueue, where the label
+         * means nothing and Jobs run as written */
+        if (r >= 0 && q->n_owned) r = q_workloads(q, l, err);
+        else if (r >= 0) r = unmanaged_warning(l, err);
         if (r < 0) return r;
         q->set_aside = calloc(q->n_wl + 1, sizeof(bool));
         q->ns_ok = calloc(q->n_wl + 1, sizeof(bool));

@@ -14,6 +14,9 @@
  *     dp_model_expand_workloads(l, ...);
  *     dp_queue_apply_pods(q, l, &err);            // flavors' nodeLabels/tolerations into the pods
  *
+ * An input without any Kueue object is a cluster without Kueue: no
+ * workloads, and labelled Jobs run as written (one warning in l).
+ *
  * Workloads are derived as Kueue's integrations derive them: a batch/v1 Job
  * labelled kueue.x-k8s.io/queue-name is one pod set "main" of
  * min(parallelism, completions) pods; a Pod with the label is one pod set

@@ -8,6 +8,7 @@
 #include "base/fileio.h"
 #include "sched/devnode.h"
 #include "sched/fmt.h"
+#include "queue/kueue.h"
 #include "sched/sim.h"
 
 #define API_VERSION "devplane.io/v1alpha1"
@@ -483,6 +484,7 @@ static int new_input(dp_sim_input **ret) {
                 free(in);
                 return -ENOMEM;
         }
+        in->objs->ext = &dp_queue_model_ext; /* Kueue's kinds (src/queue) */
         *ret = in;
         return 0;
 }
