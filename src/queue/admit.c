@@ -18,6 +18,7 @@ typedef struct entry {
         size_t w;
         qassign a;
         bool ns_mismatch;
+        bool admitted;
 } entry;
 
 static int cmp_entry(const void *x, const void *y, void *userdata) {
@@ -116,7 +117,7 @@ static int hold(dp_queue *q, qcq *c, entry *e) {
 }
 
 /* One entry, as processEntry takes it. *progress: admitted or held. */
-static int process(dp_queue *q, entry *e, bool *progress, size_t **admitted, size_t *n_admitted) {
+static int process(dp_queue *q, entry *e, bool *progress) {
         dp_queue_workload *w = &q->wl[e->w];
         qcq *c = &q->cqs[w->cq];
         if (e->ns_mismatch || e->a.mode != QM_FIT) {
@@ -124,10 +125,7 @@ static int process(dp_queue *q, entry *e, bool *progress, size_t **admitted, siz
                 return hold(q, c, e);
         }
         if (!fits(c, &e->a)) return set_message(w, "Workload no longer fits after processing another workload");
-        size_t *v = realloc(*admitted, (*n_admitted + 1) * sizeof(*v));
-        if (!v) return -ENOMEM;
-        *admitted = v;
-        v[(*n_admitted)++] = e->w;
+        e->admitted = true;
         *progress = true;
         return admit_one(q, c, w, &e->a);
 }
@@ -156,7 +154,7 @@ static int nominate(dp_queue *q, entry **ret, size_t *ret_n) {
 /* One cycle; *more: it admitted or held something, so another may follow. */
 static int cycle(dp_queue *q, bool *more) {
         entry *e = NULL;
-        size_t n = 0, *admitted = NULL, n_admitted = 0;
+        size_t n = 0;
         q->cycles++;
         int r = nominate(q, &e, &n);
         int64_t *saved = r >= 0 ? q_usage_save(q) : NULL;
@@ -164,21 +162,17 @@ static int cycle(dp_queue *q, bool *more) {
         if (r >= 0 && n) qsort_r(e, n, sizeof(*e), cmp_entry, q);
         bool progress = false;
         for (size_t i = 0; i < n && r >= 0; i++)
-                r = process(q, &e[i], &progress, &admitted, &n_admitted);
+                r = process(q, &e[i], &progress);
         if (saved) { /* the snapshot's reservations go; the admissions stay */
                 q_usage_restore(q, saved);
-                for (size_t i = 0; i < n_admitted; i++)
-                        for (size_t k = 0; k < n; k++)
-                                if (e[k].w == admitted[i])
-                                        for (size_t u = 0; u < e[k].a.n_usage; u++)
-                                                q_add_usage(q->cqs[q->wl[e[k].w].cq].node, e[k].a.usage[u].fr,
-                                                            e[k].a.usage[u].value);
+                for (size_t k = 0; k < n; k++)
+                        for (size_t u = 0; e[k].admitted && u < e[k].a.n_usage; u++)
+                                q_add_usage(q->cqs[q->wl[e[k].w].cq].node, e[k].a.usage[u].fr, e[k].a.usage[u].value);
         }
         for (size_t i = 0; i < n; i++)
                 q_assign_done(&e[i].a);
         free(e);
         free(saved);
-        free(admitted);
         *more = progress;
         return r;
 }

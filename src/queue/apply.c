@@ -10,18 +10,13 @@
 #include "queue/queue-internal.h"
 
 static const dp_resource_flavor *flavor(const dp_queue *q, const char *name) {
-        for (size_t i = 0; i < q->n_owned; i++)
-                if (dp_queue_kind(q->owned[i]) == DP_KQ_RESOURCE_FLAVOR && streq(q->owned[i].ext->meta.name, name))
-                        return (const dp_resource_flavor *)q->owned[i].ext;
-        return NULL;
+        return q_index_get(q, "F\x1f%s", name);
 }
 
 static const dp_queue_workload *workload_of(const dp_queue *q, const char *kind, const dp_object_meta *m) {
         const char *ns = m->namespace && m->namespace[0] ? m->namespace : "default";
-        for (size_t i = 0; i < q->n_wl; i++)
-                if (streq(q->wl[i].kind, kind) && streq(q->wl[i].ns, ns) && streq_ptr(q->wl[i].name, m->name))
-                        return &q->wl[i];
-        return NULL;
+        uintptr_t v = (uintptr_t)q_index_get(q, "W\x1f%s\x1f%s\x1f%s", kind, ns, m->name ? m->name : "");
+        return v ? &q->wl[v - 1] : NULL;
 }
 
 static int add_gate(dp_pod *p) {

@@ -127,10 +127,7 @@ static gmode fits_quota(actx *x, size_t fr, int64_t request, reasons *rs) {
 }
 
 static const dp_resource_flavor *flavor_object(const dp_queue *q, const char *name) {
-        for (size_t i = 0; i < q->n_owned; i++)
-                if (dp_queue_kind(q->owned[i]) == DP_KQ_RESOURCE_FLAVOR && streq(q->owned[i].ext->meta.name, name))
-                        return (const dp_resource_flavor *)q->owned[i].ext;
-        return NULL;
+        return q_index_get(q, "F\x1f%s", name);
 }
 
 /* core/v1 ToleratesTaint */

@@ -6,6 +6,7 @@
  */
 #pragma once
 
+#include "base/hashmap.h"
 #include "queue/queue.h"
 
 /* A (flavor, resource) pair every quota speaks of, interned: its index
@@ -57,8 +58,24 @@ struct dp_queue {
         size_t n_wl;
         bool *set_aside; /* per workload: inadmissible until the cluster changes */
         bool *ns_ok;     /* per workload: its namespace matches its ClusterQueue's selector */
+        dp_hashmap *index; /* index.c */
+        char **index_keys;
+        size_t n_index_keys;
         size_t cycles;
 };
+
+/* ---- index.c: lookups by name; keys "F\x1fflavor" (ResourceFlavor),
+ * "P\x1fname" (WorkloadPriorityClass), "L\x1fns\x1fname" (LocalQueue),
+ * "O\x1fns\x1fname" (Workload object), "C\x1fname" (ClusterQueue index + 1),
+ * "R\x1fflavor\x1fresource" (fr + 1), "W\x1fkind\x1fns\x1fname" (workload + 1);
+ * and the input's Namespaces "N\x1fname" and PriorityClasses "K\x1fname"
+ * ("K\x1f" the global default), looked up only while dp_queue_new runs
+ * (they point into the input list) ---- */
+int q_index_put(dp_queue *q, void *value, const char *fmt, ...) _printf_(3, 4);
+void *q_index_get(const dp_queue *q, const char *fmt, ...) _printf_(2, 3);
+void q_index_free(dp_queue *q);
+int q_index_objects(dp_queue *q);
+int q_index_input(dp_queue *q, const dp_object_list *l);
 
 /* ---- quota.c ---- */
 /* The fr index of (flavor, resource), or -1. */

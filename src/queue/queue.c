@@ -26,12 +26,7 @@ static int take_objects(dp_queue *q, dp_object_list *l) {
         return 0;
 }
 
-static bool flavor_exists(const dp_queue *q, const char *name) {
-        for (size_t i = 0; i < q->n_owned; i++)
-                if (dp_queue_kind(q->owned[i]) == DP_KQ_RESOURCE_FLAVOR && streq(q->owned[i].ext->meta.name, name))
-                        return true;
-        return false;
-}
+static bool flavor_exists(const dp_queue *q, const char *name) { return q_index_get(q, "F\x1f%s", name) != NULL; }
 
 static int cmp_cq(const void *a, const void *b) {
         return strcmp(((const qcq *)a)->cq->x.meta.name, ((const qcq *)b)->cq->x.meta.name);
@@ -49,23 +44,18 @@ static int cluster_queues(dp_queue *q) {
                                 if (!flavor_exists(q, c->cq->groups[g].flavors[f].name)) c->inactive = "FlavorNotFound";
         }
         if (q->n_cqs) qsort(q->cqs, q->n_cqs, sizeof(*q->cqs), cmp_cq);
+        for (size_t i = 0; i < q->n_cqs; i++)
+                if (q_index_put(q, (void *)(uintptr_t)(i + 1), "C\x1f%s", q->cqs[i].cq->x.meta.name) < 0) return -ENOMEM;
         return 0;
 }
 
 static ssize_t cq_index(const dp_queue *q, const char *name) {
-        for (size_t i = 0; i < q->n_cqs; i++)
-                if (streq(q->cqs[i].cq->x.meta.name, name)) return (ssize_t)i;
-        return -1;
+        uintptr_t v = (uintptr_t)q_index_get(q, "C\x1f%s", name);
+        return v ? (ssize_t)v - 1 : -1;
 }
 
 static const dp_local_queue *local_queue(const dp_queue *q, const char *ns, const char *name) {
-        for (size_t i = 0; i < q->n_owned; i++) {
-                if (dp_queue_kind(q->owned[i]) != DP_KQ_LOCAL_QUEUE) continue;
-                const dp_object_meta *m = &q->owned[i].ext->meta;
-                if (streq(m->name, name) && streq(m->namespace && m->namespace[0] ? m->namespace : "default", ns))
-                        return (const dp_local_queue *)q->owned[i].ext;
-        }
-        return NULL;
+        return q_index_get(q, "L\x1f%s\x1f%s", ns, name);
 }
 
 /* ---- namespace selectors ---- */
@@ -91,8 +81,8 @@ static bool selector_matches(const dp_label_selector *ls, const dp_kv *labels, s
 
 /* The namespace's labels: its object's, and kubernetes.io/metadata.name,
  * which the API server sets on every namespace. */
-static bool namespace_selected(const dp_object_list *l, const dp_label_selector *ls, const char *ns) {
-        const dp_namespace *obj = dp_object_list_find(l, DP_KIND_NAMESPACE, NULL, ns).ns;
+static bool namespace_selected(const dp_queue *q, const dp_label_selector *ls, const char *ns) {
+        const dp_namespace *obj = q_index_get(q, "N\x1f%s", ns);
         size_t n = obj ? obj->meta.n_labels : 0;
         _cleanup_free_ dp_kv *labels = calloc(n + 1, sizeof(dp_kv));
         if (!labels) return false;
@@ -141,17 +131,10 @@ static int preadmit(dp_queue *q, dp_queue_workload *w, const dp_kq_workload *kw,
 }
 
 static const dp_kq_workload *workload_object(const dp_queue *q, const dp_queue_workload *w) {
-        if (!streq(w->kind, "Workload")) return NULL;
-        for (size_t i = 0; i < q->n_owned; i++) {
-                if (dp_queue_kind(q->owned[i]) != DP_KQ_WORKLOAD) continue;
-                const dp_object_meta *m = &q->owned[i].ext->meta;
-                if (streq_ptr(m->name, w->name) && streq(m->namespace && m->namespace[0] ? m->namespace : "default", w->ns))
-                        return (const dp_kq_workload *)q->owned[i].ext;
-        }
-        return NULL;
+        return streq(w->kind, "Workload") ? q_index_get(q, "O\x1f%s\x1f%s", w->ns, w->name) : NULL;
 }
 
-static int place(dp_queue *q, const dp_object_list *l, size_t i) {
+static int place(dp_queue *q, size_t i) {
         dp_queue_workload *w = &q->wl[i];
         const dp_local_queue *lq = w->local_queue ? local_queue(q, w->ns, w->local_queue) : NULL;
         const dp_kq_workload *kw = workload_object(q, w);
@@ -176,7 +159,7 @@ static int place(dp_queue *q, const dp_object_list *l, size_t i) {
         }
         w->cq = (size_t)c;
         qcq *cq = &q->cqs[c];
-        q->ns_ok[i] = namespace_selected(l, cq->cq->namespace_selector, w->ns);
+        q->ns_ok[i] = namespace_selected(q, cq->cq->namespace_selector, w->ns);
         if (kw && kw->admitted_cq) return preadmit(q, w, kw, cq);
         if (cq->inactive) return set_text(&w->message, "ClusterQueue %s is inactive", cq_name);
         size_t *v = realloc(cq->wl, (cq->n_wl + 1) * sizeof(*v));
@@ -216,7 +199,8 @@ static int unmanaged_warning(dp_object_list *l, dp_error *err) {
 int dp_queue_new(dp_object_list *l, dp_queue **ret, dp_error *err) {
         assert_return(l && ret, -EINVAL);
         _cleanup_(dp_queue_freep) dp_queue *q = calloc(1, sizeof(*q));
-        if (!q || take_objects(q, l) < 0 || cluster_queues(q) < 0) return dp_error_set(err, -ENOMEM, "out of memory");
+        if (!q || take_objects(q, l) < 0 || q_index_objects(q) < 0 || q_index_input(q, l) < 0 || cluster_queues(q) < 0)
+                return dp_error_set(err, -ENOMEM, "out of memory");
         int r = q_build_tree(q, err);
         /* no Kueue object at all: a cluster without Kueue, where the label
          * means nothing and Jobs run as written */
@@ -227,7 +211,9 @@ int dp_queue_new(dp_object_list *l, dp_queue **ret, dp_error *err) {
         q->ns_ok = calloc(q->n_wl + 1, sizeof(bool));
         if (!q->set_aside || !q->ns_ok) return dp_error_set(err, -ENOMEM, "out of memory");
         for (size_t i = 0; i < q->n_wl; i++)
-                if (place(q, l, i) < 0) return dp_error_set(err, -ENOMEM, "out of memory");
+                if (place(q, i) < 0 || q_index_put(q, (void *)(uintptr_t)(i + 1), "W\x1f%s\x1f%s\x1f%s",
+                                                      q->wl[i].kind, q->wl[i].ns, q->wl[i].name) < 0)
+                        return dp_error_set(err, -ENOMEM, "out of memory");
         for (size_t c = 0; c < q->n_cqs; c++)
                 if (q->cqs[c].n_wl) qsort_r(q->cqs[c].wl, q->cqs[c].n_wl, sizeof(size_t), cmp_queue_order, q);
         *ret = TAKE_PTR(q);
@@ -274,6 +260,7 @@ dp_queue *dp_queue_free(dp_queue *q) {
         free(q->fr);
         free(q->set_aside);
         free(q->ns_ok);
+        q_index_free(q);
         for (size_t i = 0; i < q->n_owned; i++)
                 dp_object_free(q->owned[i]);
         free(q->owned);

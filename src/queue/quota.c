@@ -24,9 +24,8 @@ static int64_t sat_sub(int64_t a, int64_t b) {
 }
 
 ssize_t q_fr_find(const dp_queue *q, const char *flavor, const char *resource) {
-        for (size_t i = 0; i < q->n_fr; i++)
-                if (streq(q->fr[i].flavor, flavor) && streq(q->fr[i].resource, resource)) return (ssize_t)i;
-        return -1;
+        uintptr_t v = (uintptr_t)q_index_get(q, "R\x1f%s\x1f%s", flavor, resource);
+        return v ? (ssize_t)v - 1 : -1;
 }
 
 /* Kueue's localQuota: what stays below the lending limit, never lent up. */
@@ -119,7 +118,7 @@ static int add_fr(dp_queue *q, const char *flavor, const char *resource) {
         if (!v) return -ENOMEM;
         q->fr = v;
         v[q->n_fr++] = (qfr){flavor, resource};
-        return 0;
+        return q_index_put(q, (void *)(uintptr_t)q->n_fr, "R\x1f%s\x1f%s", flavor, resource);
 }
 
 static int groups_frs(dp_queue *q, const dp_kq_resource_group *g, size_t ng) {

@@ -110,23 +110,14 @@ static int add_podset(dp_queue_workload *w, const char *name, int32_t count, con
 /* ---- priority ---- */
 
 static const dp_workload_priority_class *find_wpc(const dp_queue *q, const char *name) {
-        for (size_t i = 0; i < q->n_owned; i++)
-                if (dp_queue_kind(q->owned[i]) == DP_KQ_WORKLOAD_PRIORITY_CLASS &&
-                    streq(q->owned[i].ext->meta.name, name))
-                        return (const dp_workload_priority_class *)q->owned[i].ext;
-        return NULL;
+        return q_index_get(q, "P\x1f%s", name);
 }
 
 /* The pods' priority as the API server's Priority admission gives it. */
-static int32_t pod_priority(const dp_object_list *l, const dp_pod *p) {
+static int32_t pod_priority(const dp_queue *q, const dp_pod *p) {
         if (p->has_priority) return p->priority;
-        for (size_t i = 0; i < l->n; i++) {
-                if (l->items[i].hdr->kind != DP_KIND_PRIORITY_CLASS) continue;
-                const dp_priority_class *pc = l->items[i].priority_class;
-                if (p->priority_class_name ? streq_ptr(pc->meta.name, p->priority_class_name) : pc->global_default)
-                        return pc->value;
-        }
-        return 0;
+        const dp_priority_class *pc = q_index_get(q, "K\x1f%s", p->priority_class_name ? p->priority_class_name : "");
+        return pc ? pc->value : 0;
 }
 
 static int32_t priority_of(const dp_queue *q, const dp_object_list *l, const dp_object_meta *m, const dp_pod *tmpl,
@@ -138,7 +129,7 @@ static int32_t priority_of(const dp_queue *q, const dp_object_list *l, const dp_
                 *ret_note = dp_asprintf("WorkloadPriorityClass %s (label %s) is not in the input: priority 0",
                                         wpc, DP_KUEUE_PRIORITY_LABEL);
         }
-        return pod_priority(l, tmpl);
+        return pod_priority(q, tmpl);
 }
 
 /* ---- the workloads ---- */
@@ -188,7 +179,7 @@ static int from_workload(dp_queue *q, const dp_object_list *l, const dp_kq_workl
                 const dp_workload_priority_class *pc = find_wpc(q, kw->priority_class_name);
                 w->priority = pc ? pc->value : 0;
         } else
-                w->priority = kw->n_podsets ? pod_priority(l, kw->podsets[0].template_) : 0;
+                w->priority = kw->n_podsets ? pod_priority(q, kw->podsets[0].template_) : 0;
         return 0;
 }
 
