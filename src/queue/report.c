@@ -131,9 +131,11 @@ static const char *str_of(const dp_doc_node *n, const char *key) {
 }
 
 static void workload_line(const dp_doc_node *w, dp_strbuf *out) {
-        dp_strbuf_printf(out, "  %-40s %-8s %-12s", str_of(w, "name"), str_of(w, "kind"), str_of(w, "state"));
         const dp_doc_node *f = dp_doc_get(w, "flavors");
-        for (size_t i = 0; f && f->type == DP_DOC_MAP && i < f->n; i++)
+        bool flavors = f && f->type == DP_DOC_MAP && f->n;
+        dp_strbuf_printf(out, "  %-40s %-8s ", str_of(w, "name"), str_of(w, "kind"));
+        dp_strbuf_printf(out, flavors ? "%-12s" : "%s", str_of(w, "state"));
+        for (size_t i = 0; flavors && i < f->n; i++)
                 dp_strbuf_printf(out, "%s%s=%s", i ? "," : " ", f->pairs[i].key, f->pairs[i].value->str);
         const char *b = str_of(w, "borrowing");
         if (b[0] && !streq(b, "0")) dp_strbuf_printf(out, " (borrowing)");

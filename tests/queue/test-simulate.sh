@@ -32,6 +32,12 @@ assert w["default/train-c"]["state"] == "Pending" and w["default/train-c"]["reas
 assert w["default/train-c"]["message"].startswith("couldn't assign flavors to pod set main: "), w
 PY
 
+# plain Pods: the admitted one runs, the other is held by Kueue's scheduling gate
+"$DEVPLANE" simulate -f data/plain-pods.yaml >"$tmp/out" 2>/dev/null || fail "plain pods: exit $?"
+grep -Eq '^default/a +Running +n1 ' "$tmp/out" || fail "pod a: $(cat "$tmp/out")"
+grep -Eq '^default/b +Pending .*Scheduling is blocked due to non-empty scheduling gates' "$tmp/out" || fail "pod b not gated"
+grep -q "Pending: couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor spot, 2 more needed" "$tmp/out" || fail "pod b message"
+
 # bad values: one error with the field path, exit 2
 sed 's/nominalQuota: 4/nominalQuota: -4/' data/gpu-flavors.yaml >"$tmp/bad.yaml"
 set +e
