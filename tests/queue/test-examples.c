@@ -21,6 +21,18 @@ static const char *examples(void) {
         return dir;
 }
 
+static int load_file(dp_object_list *l, const char *path, dp_error *err);
+
+/* Load the files (relative to the examples, or "data/..." of this directory). */
+static int load_rel(dp_object_list *l, const char *name, dp_error *err) {
+        char path[1400];
+        if (startswith(name, "data/"))
+                snprintf(path, sizeof(path), "%s", name);
+        else
+                snprintf(path, sizeof(path), "%s/%s", examples(), name);
+        return load_file(l, path, err);
+}
+
 static int load_file(dp_object_list *l, const char *path, dp_error *err) {
         _cleanup_free_ char *buf = NULL;
         size_t len = 0;
@@ -34,11 +46,8 @@ static dp_queue *admit(const char *const *files, dp_object_list **ret_l, size_t 
         ASSERT_TRUE(l);
         l->ext = &dp_queue_model_ext;
         dp_error err = DP_ERROR_INIT;
-        for (; *files; files++) {
-                char path[1400];
-                snprintf(path, sizeof(path), "%s/%s", examples(), *files);
-                if (load_file(l, path, &err) < 0) DP_FAIL("%s", err.msg);
-        }
+        for (; *files; files++)
+                if (load_rel(l, *files, &err) < 0) DP_FAIL("%s", err.msg);
         if (dp_model_generate_names(l, &err) < 0 || dp_model_validate(l, &err) < 0) DP_FAIL("%s", err.msg);
         dp_queue *q = NULL;
         if (dp_queue_new(l, &q, &err) < 0 || dp_queue_admit(q, &err) < 0) DP_FAIL("%s", err.msg);
@@ -183,6 +192,48 @@ TEST(no_kueue_objects) {
         ASSERT_OK(dp_queue_apply_owners(q, l, NULL));
         for (size_t i = 0; i < l->n; i++)
                 if (l->items[i].hdr->kind == DP_KIND_JOB) ASSERT_EQ(l->items[i].deployment->replicas, 3);
+        dp_queue_free(q);
+        dp_object_list_free(l);
+}
+
+/* site/content/en/docs/concepts/resource_flavor.md: the admitted pods get the
+ * flavor's nodeLabels as nodeSelector and its tolerations. */
+TEST(flavor_labels_and_tolerations_in_pods) {
+        static const char *const files[] = {"admin/resource-flavor-tolerations.yaml", "data/spot-queue.yaml",
+                                             "jobs/sample-job.yaml", NULL};
+        dp_object_list *l = NULL;
+        dp_queue *q = admit(files, &l, NULL);
+        ASSERT_EQ(only(q, "Job")->state, DP_QW_ADMITTED);
+        dp_error err = DP_ERROR_INIT;
+        ASSERT_OK(dp_queue_apply_owners(q, l, &err));
+        ASSERT_OK(dp_model_expand_workloads(l, NULL, 0, &err));
+        ASSERT_OK(dp_queue_apply_pods(q, l, &err));
+        size_t pods = 0;
+        for (size_t i = 0; i < l->n; i++) {
+                if (l->items[i].hdr->kind != DP_KIND_POD) continue;
+                const dp_pod *p = l->items[i].pod;
+                pods++;
+                ASSERT_STREQ(dp_kv_get(p->node_selector, p->n_node_selector, "instance-type"), "spot");
+                ASSERT_EQ(p->n_tolerations, 1);
+                ASSERT_STREQ(p->tolerations[0].key, "spot-taint");
+                ASSERT_STREQ(p->tolerations[0].op, "Exists");
+        }
+        ASSERT_EQ(pods, 3);
+        dp_queue_free(q);
+        dp_object_list_free(l);
+}
+
+/* The same with admin/resource-flavor-taints.yaml: the flavor's NoSchedule
+ * taint is not tolerated by the Job's pods, so no flavor fits. */
+TEST(untolerated_flavor_taint) {
+        static const char *const files[] = {"admin/resource-flavor-taints.yaml", "data/spot-queue.yaml",
+                                             "jobs/sample-job.yaml", NULL};
+        dp_object_list *l = NULL;
+        dp_queue *q = admit(files, &l, NULL);
+        const dp_queue_workload *w = only(q, "Job");
+        ASSERT_EQ(w->state, DP_QW_PENDING);
+        ASSERT_STREQ(w->message,
+                     "couldn't assign flavors to pod set main: untolerated taint {spot true NoSchedule <nil>} in flavor spot");
         dp_queue_free(q);
         dp_object_list_free(l);
 }
