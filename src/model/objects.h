@@ -66,15 +66,17 @@ typedef enum {
         DP_KIND_NAMESPACE,
         DP_KIND_POD_GROUP,
         DP_KIND_PRIORITY_CLASS, /* scheduling.k8s.io/v1 */
-        DP_KIND_EXT,            /* a kind another module decodes (dp_model_ext; Kueue's in src/queue) */
         DP_KIND_DEPLOYMENT,
         /* the other pod owners, in dp_deployment's shape */
         DP_KIND_REPLICA_SET,
         DP_KIND_STATEFUL_SET,
         DP_KIND_JOB,
         DP_KIND_DAEMON_SET,
+        /* after the built-in kinds, so their numbers (which generated names
+         * hash) stay what they were */
+        DP_KIND_EXT, /* a kind another module decodes (dp_model_ext; Kueue's in src/queue) */
 } dp_kind;
-#define DP_KIND_LAST DP_KIND_DAEMON_SET
+#define DP_KIND_LAST DP_KIND_DAEMON_SET /* the last built-in kind (the owners end there) */
 
 /* First member of every object struct. */
 typedef struct dp_object_header {

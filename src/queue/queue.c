@@ -196,6 +196,13 @@ static int unmanaged_warning(dp_object_list *l, dp_error *err) {
         return 0;
 }
 
+int dp_queue_warn_input(dp_object_list *l, dp_error *err) {
+        assert_return(l, -EINVAL);
+        for (size_t i = 0; i < l->n; i++)
+                if (dp_queue_kind(l->items[i]) != DP_KQ_NONE) return 0;
+        return unmanaged_warning(l, err);
+}
+
 int dp_queue_new(dp_object_list *l, dp_queue **ret, dp_error *err) {
         assert_return(l && ret, -EINVAL);
         _cleanup_(dp_queue_freep) dp_queue *q = calloc(1, sizeof(*q));

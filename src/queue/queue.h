@@ -84,6 +84,10 @@ typedef struct dp_queue dp_queue;
  * cycle) are -EINVAL with a message; missing ones are admission outcomes. */
 int dp_queue_new(dp_object_list *l, dp_queue **ret, dp_error *err);
 dp_queue *dp_queue_free(dp_queue *q);
+/* The warning dp_queue_new would give about the input (labelled workloads and
+ * no Kueue object), added to l->warnings without taking anything out of l:
+ * for the tools, which print a list's warnings once. 0 or -ENOMEM. */
+int dp_queue_warn_input(dp_object_list *l, dp_error *err);
 DEFINE_FREEP(dp_queue, dp_queue_free)
 
 /* Kueue's scheduling cycles until one admits nothing more: the result is

@@ -38,6 +38,12 @@ grep -Eq '^default/a +Running +n1 ' "$tmp/out" || fail "pod a: $(cat "$tmp/out")
 grep -Eq '^default/b +Pending .*Scheduling is blocked due to non-empty scheduling gates' "$tmp/out" || fail "pod b not gated"
 grep -q "Pending: couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor spot, 2 more needed" "$tmp/out" || fail "pod b message"
 
+# no Kueue object: the label means nothing, the Job runs, one warning says so
+"$DEVPLANE" simulate -f data/no-kueue.yaml >"$tmp/out" 2>"$tmp/err" || fail "no-kueue: exit $?"
+grep -Eq '^default/train-1 +Running ' "$tmp/out" || fail "no-kueue Job not running: $(cat "$tmp/out")"
+! grep -q 'Kueue admission' "$tmp/out" || fail "no-kueue printed a queue section"
+grep -q 'warning: 1 Job(s)/Pod(s) labelled kueue.x-k8s.io/queue-name and no Kueue object' "$tmp/err" || fail "no-kueue warning: $(cat "$tmp/err")"
+
 # bad values: one error with the field path, exit 2
 sed 's/nominalQuota: 4/nominalQuota: -4/' data/gpu-flavors.yaml >"$tmp/bad.yaml"
 set +e
