@@ -399,8 +399,10 @@ static int decode_deployment_spec(dctx *c, const dp_doc_node *n, dp_deployment *
                       else if (streq(k, "selector")) r = decode_label_selector(c, v, d);
                       else if (streq(k, "template")) r = decode_template(c, v, d);
                       else if (in_list(k, ignored)) r = 0;);
-        if (job) /* the pods a Job runs at once */
-                d->replicas = suspend ? 0 : completions >= 0 && completions < parallelism ? completions : parallelism;
+        if (job) { /* the pods a Job runs at once */
+                d->job_pods = completions >= 0 && completions < parallelism ? completions : parallelism;
+                d->replicas = suspend ? 0 : d->job_pods;
+        }
         return 0;
 }
 

@@ -108,6 +108,9 @@ int decode_deployment(dctx *c, const dp_doc_node *root, dp_deployment *d);
  * spec.topologySpreadConstraints, into the pod's fields. */
 int decode_pod_affinity(dctx *c, const dp_doc_node *n, dp_pod *p, bool anti);
 int decode_topology_spread(dctx *c, const dp_doc_node *n, dp_pod *p);
+/* A metav1.LabelSelector (In, NotIn, Exists, DoesNotExist): null stays NULL
+ * (it matches nothing), {} matches everything. */
+int decode_pod_label_selector(dctx *c, const dp_doc_node *n, dp_label_selector **ret);
 /* decode-sched.c: PriorityClass, and the pod and container fields of
  * kube-scheduler's queue and filters (pod_sched_field says which keys of
  * a pod spec decode_pod_sched_field takes). */

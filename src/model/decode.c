@@ -493,6 +493,12 @@ static const kind_entry *find_kind(const char *kind) {
         return NULL;
 }
 
+static const dp_model_ext_kind *find_ext_kind(const dp_model_ext *ext, const char *kind) {
+        for (size_t i = 0; ext && i < ext->n; i++)
+                if (streq(ext->kinds[i].kind, kind)) return &ext->kinds[i];
+        return NULL;
+}
+
 static dp_api_version version_of(const char *api_version) {
         const char *slash = strrchr(api_version, '/');
         const char *v = slash ? slash + 1 : api_version;
@@ -543,6 +549,7 @@ static int decode_kind(dctx *c, const kind_entry *ke, const dp_doc_node *root, d
         case DP_KIND_STATEFUL_SET:
         case DP_KIND_JOB:
         case DP_KIND_DAEMON_SET: return decode_deployment(c, root, o.deployment);
+        case DP_KIND_EXT:
         case DP_KIND_NONE: break;
         }
         return -EINVAL;
@@ -598,21 +605,23 @@ static int decode_object(const dp_doc_node *root, const char *source, size_t doc
                 return dp_error_set(err, -EINVAL, "%s: document %zu: kind: required (line %u)", source, doc_index + 1,
                                     root->line);
         const kind_entry *ke = find_kind(kind);
-        if (!ke) return skip_kind(out, kind, api_version, source, doc_index, err);
+        const dp_model_ext_kind *xk = ke ? NULL : find_ext_kind(out->ext, kind);
+        if (!ke && !xk) return skip_kind(out, kind, api_version, source, doc_index, err);
+        const char *const *versions = ke ? ke->api_versions : xk->api_versions;
         /* A manifest without apiVersion is refused by kubectl, yet some
          * published examples omit it: a known kind takes its preferred
          * (first listed) version. */
-        if (!api_version) api_version = ke->api_versions[0];
+        if (!api_version) api_version = versions[0];
         /* Another API group's kind of the same name (Volcano's batch.volcano.sh
          * Job, KAI's scheduling.run.ai PodGroup) or a version devplane does
          * not read is not this kind: skipped with the other unknown kinds. */
-        if (!in_list(api_version, ke->api_versions))
-                return skip_kind(out, kind, api_version, source, doc_index, err);
+        if (!in_list(api_version, versions)) return skip_kind(out, kind, api_version, source, doc_index, err);
         c.version = version_of(api_version);
 
-        dp_object o = {.hdr = calloc(1, ke->size)};
+        dp_object o = {.hdr = calloc(1, ke ? ke->size : xk->size)};
         if (!o.hdr) return dp_error_set(err, -ENOMEM, "out of memory");
-        o.hdr->kind = ke->k;
+        o.hdr->kind = ke ? ke->k : DP_KIND_EXT;
+        if (xk) o.ext->ext = xk;
         o.hdr->doc_index = doc_index;
         o.hdr->item_index = item_index;
         o.hdr->line = root->line;
@@ -625,7 +634,7 @@ static int decode_object(const dp_doc_node *root, const char *source, size_t doc
                 r = decode_meta(&c, dp_doc_get(root, "metadata"), dp_object_meta_of(o));
                 path_pop(&c, m);
         }
-        if (r >= 0) r = decode_kind(&c, ke, root, o);
+        if (r >= 0) r = ke ? decode_kind(&c, ke, root, o) : xk->decode(&c, root, o, out);
         if (r < 0) {
                 if (r != -ENOMEM) {
                         /* who the message is about, made only for a message */

@@ -18,8 +18,7 @@
 #define TAINT_NOT_READY "node.kubernetes.io/not-ready"
 #define TAINT_UNREACHABLE "node.kubernetes.io/unreachable"
 
-static int warn(dp_object_list *l, const char *fmt, ...) _printf_(2, 3);
-static int warn(dp_object_list *l, const char *fmt, ...) {
+int dp_object_list_warn(dp_object_list *l, const char *fmt, ...) {
         char buf[1024];
         va_list ap;
         va_start(ap, fmt);
@@ -65,7 +64,7 @@ static int node_defaults(dp_object_list *l, dp_node *n) {
         dp_quantity q;
         if (dp_quantity_parse("110", &q, NULL) < 0) return -EINVAL;
         if ((r = nq_append(&n->allocatable, &n->n_allocatable, "pods", q)) < 0) return r;
-        return warn(l, "%s: node %s has no pods in status.allocatable: %d assumed (the kubelet's default)",
+        return dp_object_list_warn(l, "%s: node %s has no pods in status.allocatable: %d assumed (the kubelet's default)",
                     n->hdr.source ? n->hdr.source : "<input>", n->meta.name, DEFAULT_MAX_PODS);
 }
 
@@ -139,7 +138,7 @@ static int priority_defaults(dp_object_list *l, const classes *cs, dp_pod *p) {
                 else if (streq(p->priority_class_name, "system-node-critical"))
                         value = DP_PRIORITY_SYSTEM_NODE_CRITICAL;
                 else {
-                        int r = warn(l,
+                        int r = dp_object_list_warn(l,
                                      "%s: pod %s/%s: no PriorityClass \"%s\" (the API server would reject the pod): "
                                      "priority 0",
                                      p->hdr.source ? p->hdr.source : "<input>",
@@ -220,7 +219,7 @@ static int unmodelled_warnings(dp_object_list *l) {
                 for (size_t k = 0; k < p->n_unmodelled; k++)
                         snprintf(fields + strlen(fields), sizeof(fields) - strlen(fields), "%s%s", k ? ", " : "",
                                  p->unmodelled[k]);
-                int r = warn(l,
+                int r = dp_object_list_warn(l,
                              "%s: pod %s/%s: %s: not modelled (volumes: VolumeBinding, VolumeRestrictions, "
                              "VolumeZone, NodeVolumeLimits; hugepages: NodeResourcesFit): "
                              "placed as if they were not there",
@@ -229,7 +228,7 @@ static int unmodelled_warnings(dp_object_list *l) {
                 if (r < 0) return r;
                 shown++;
         }
-        return more ? warn(l, "%zu more pods with fields that are not modelled", more) : 0;
+        return more ? dp_object_list_warn(l, "%zu more pods with fields that are not modelled", more) : 0;
 }
 
 int dp_model_apply_defaults(dp_object_list *l, dp_error *err) {

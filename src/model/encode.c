@@ -470,7 +470,7 @@ static void put_selectors(enc *e, dp_doc_node *m, const dp_device_selector *v, s
 static dp_doc_node *object_head(enc *e, const dp_object_header *h, const dp_object_meta *m) {
         dp_doc_node *n = new_map(e);
         put_str(e, n, "apiVersion", h->api_version ? h->api_version : "resource.k8s.io/v1");
-        put_str(e, n, "kind", dp_kind_name(h->kind));
+        put_str(e, n, "kind", dp_object_kind_name((dp_object){.hdr = (dp_object_header *)h}));
         put(e, n, "metadata", meta(e, m));
         return n;
 }
@@ -988,6 +988,7 @@ static dp_doc_node *any(enc *e, dp_object o) {
         case DP_KIND_STATEFUL_SET:
         case DP_KIND_JOB:
         case DP_KIND_DAEMON_SET: return deployment(e, o.deployment);
+        case DP_KIND_EXT: return object_head(e, o.hdr, &o.ext->meta);
         case DP_KIND_NONE: break;
         }
         e->r = -EINVAL;

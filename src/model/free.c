@@ -495,6 +495,13 @@ void dp_object_free(dp_object o) {
         case DP_KIND_STATEFUL_SET:
         case DP_KIND_JOB:
         case DP_KIND_DAEMON_SET: dp_deployment_free(o.deployment); break;
+        case DP_KIND_EXT:
+                if (o.ext->ext) o.ext->ext->done(o);
+                dp_object_meta_done(&o.ext->meta);
+                free(o.hdr->api_version);
+                free(o.hdr->source);
+                free(o.hdr);
+                break;
         case DP_KIND_NONE: break;
         }
 }
@@ -518,6 +525,7 @@ const char *dp_kind_name(dp_kind k) {
         case DP_KIND_STATEFUL_SET: return "StatefulSet";
         case DP_KIND_JOB: return "Job";
         case DP_KIND_DAEMON_SET: return "DaemonSet";
+        case DP_KIND_EXT:
         case DP_KIND_NONE: break;
         }
         return "";
@@ -541,18 +549,25 @@ dp_object_meta *dp_object_meta_of(dp_object o) {
         case DP_KIND_STATEFUL_SET:
         case DP_KIND_JOB:
         case DP_KIND_DAEMON_SET: return &o.deployment->meta;
+        case DP_KIND_EXT: return &o.ext->meta;
         case DP_KIND_NONE: break;
         }
         return NULL;
+}
+
+const char *dp_object_kind_name(dp_object o) {
+        if (!o.hdr) return "";
+        if (o.hdr->kind == DP_KIND_EXT) return o.ext->ext ? o.ext->ext->kind : "";
+        return dp_kind_name(o.hdr->kind);
 }
 
 void dp_object_describe(dp_object o, char *buf, size_t size) {
         const dp_object_meta *m = dp_object_meta_of(o);
         const char *name = m && m->name ? m->name : m && m->generate_name ? m->generate_name : "(unnamed)";
         if (m && m->namespace)
-                snprintf(buf, size, "%s %s/%s", dp_kind_name(o.hdr->kind), m->namespace, name);
+                snprintf(buf, size, "%s %s/%s", dp_object_kind_name(o), m->namespace, name);
         else
-                snprintf(buf, size, "%s %s", o.hdr ? dp_kind_name(o.hdr->kind) : "object", name);
+                snprintf(buf, size, "%s %s", o.hdr ? dp_object_kind_name(o) : "object", name);
 }
 
 /* ---- collection ---- */

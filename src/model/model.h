@@ -40,6 +40,30 @@ typedef struct dp_skipped_kind {
         char *first; /* "file: document N" of the first one */
 } dp_skipped_kind;
 
+/* Kinds another module decodes (Kueue's ClusterQueue, LocalQueue...: src/queue),
+ * so the model stays below them: a caller that wants them sets the list's
+ * `ext` before decoding; without it they are skipped as unknown kinds. The
+ * object is a zeroed `size`-byte struct starting with dp_ext_object; the model
+ * fills its header and metadata, then `decode` walks the top-level fields
+ * (apiVersion, kind, metadata already read) with the model's decoding context
+ * (model/decode-internal.h) and may add warnings to out->warnings; `done`
+ * frees what decode filled beyond the header and metadata. */
+struct dctx;
+struct dp_object_list;
+typedef struct dp_model_ext_kind {
+        const char *kind;
+        const char *const *api_versions; /* NULL-terminated, the preferred first */
+        size_t size;
+        bool namespaced;
+        int (*decode)(struct dctx *c, const dp_doc_node *root, dp_object o, struct dp_object_list *out);
+        void (*done)(dp_object o);
+} dp_model_ext_kind;
+
+typedef struct dp_model_ext {
+        const dp_model_ext_kind *kinds;
+        size_t n;
+} dp_model_ext;
+
 /* Objects in input order. The list owns every object. */
 typedef struct dp_object_list {
         dp_object *items;
@@ -51,6 +75,7 @@ typedef struct dp_object_list {
          * dp_model_apply_defaults assumed, one line each, for the tools */
         char **warnings;
         size_t n_warnings;
+        const dp_model_ext *ext; /* kinds decoded by another module; NULL: none (not owned) */
 } dp_object_list;
 
 dp_object_list *dp_object_list_new(void);
@@ -64,7 +89,11 @@ size_t dp_object_list_count(const dp_object_list *l, dp_kind kind);
 
 /* ---- names ---- */
 
-const char *dp_kind_name(dp_kind k); /* "ResourceSlice", ...; "" for NONE */
+const char *dp_kind_name(dp_kind k); /* "ResourceSlice", ...; "" for NONE and EXT */
+/* The object's kind name, an extension kind's own ("ClusterQueue") too. */
+const char *dp_object_kind_name(dp_object o);
+/* A warning line for the tools (out->warnings); 0 or -ENOMEM. */
+int dp_object_list_warn(dp_object_list *l, const char *fmt, ...) _printf_(2, 3);
 /* The object's meta (every kind has one). */
 dp_object_meta *dp_object_meta_of(dp_object o);
 /* "ResourceSlice node-a-gpu", "Pod default/web-0": the form used in messages. */

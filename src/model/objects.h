@@ -72,8 +72,11 @@ typedef enum {
         DP_KIND_STATEFUL_SET,
         DP_KIND_JOB,
         DP_KIND_DAEMON_SET,
+        /* after the built-in kinds, so their numbers (which generated names
+         * hash) stay what they were */
+        DP_KIND_EXT, /* a kind another module decodes (dp_model_ext; Kueue's in src/queue) */
 } dp_kind;
-#define DP_KIND_LAST DP_KIND_DAEMON_SET
+#define DP_KIND_LAST DP_KIND_DAEMON_SET /* the last built-in kind (the owners end there) */
 
 /* First member of every object struct. */
 typedef struct dp_object_header {
@@ -625,11 +628,23 @@ typedef struct dp_deployment {
                            * min(parallelism, completions) (both defaulted to 1); a DaemonSet: unused */
         dp_kv *selector_match_labels;
         size_t n_selector_match_labels;
+        int32_t job_pods;    /* a Job: min(parallelism, completions) whatever spec.suspend says
+                              * (Kueue admits suspended Jobs; src/queue) */
         dp_pod *template_;   /* spec.template as a Pod (no name; hdr.kind DP_KIND_POD) */
         char *template_json; /* spec.template as compact JSON, for expansion */
 } dp_deployment;
 
 #define DP_POD_GROUP_LABEL "scheduling.x-k8s.io/pod-group"
+
+/* An object of a kind another module decodes through the list's extension
+ * table (dp_model_ext in model.h): that module's struct starts with this one
+ * and `ext` says which of its kinds it is (its name, its free function). */
+struct dp_model_ext_kind;
+typedef struct dp_ext_object {
+        dp_object_header hdr;
+        dp_object_meta meta;
+        const struct dp_model_ext_kind *ext;
+} dp_ext_object;
 
 /* ---- any object ---- */
 
@@ -647,4 +662,5 @@ typedef union dp_object {
         dp_pod_group *pod_group;
         dp_deployment *deployment;
         dp_priority_class *priority_class;
+        dp_ext_object *ext;
 } dp_object;

@@ -200,7 +200,9 @@ static int check_duplicates(const dp_object_list *l, dp_error *err) {
                 do
                         *--d = (char)('0' + v % 10);
                 while ((v /= 10));
-                keys[i] = join3(d, m->namespace ? m->namespace : "", m->name);
+                /* extension kinds share one dp_kind: their own names tell them apart */
+                const char *kn = l->items[i].hdr->kind == DP_KIND_EXT ? dp_object_kind_name(l->items[i]) : d;
+                keys[i] = join3(kn, m->namespace ? m->namespace : "", m->name);
                 if (!keys[i]) {
                         r = dp_error_set(err, -ENOMEM, "out of memory");
                         break;

@@ -1077,6 +1077,7 @@ int dp_object_validate(dp_object o, dp_error *err) {
         case DP_KIND_STATEFUL_SET:
         case DP_KIND_JOB:
         case DP_KIND_DAEMON_SET: r = validate_deployment(&c, o.deployment); break;
+        case DP_KIND_EXT: break; /* checked by the module that decoded it */
         case DP_KIND_NONE: r = dp_error_set(err, -EINVAL, "no kind"); break;
         }
         if (r < 0 && r != -ENOMEM) {

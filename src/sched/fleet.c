@@ -8,6 +8,7 @@
 #include "base/fileio.h"
 #include "sched/devnode.h"
 #include "sched/fmt.h"
+#include "queue/queue.h"
 #include "sched/sim.h"
 
 #define API_VERSION "devplane.io/v1alpha1"
@@ -473,6 +474,7 @@ static int finish(dp_sim_input *in, bool seen_fleet, dp_error *err) {
         if (r >= 0) r = dp_model_validate(in->objs, err);
         /* the warnings of the defaults once, here; every run applies them again */
         if (r >= 0) r = dp_model_apply_defaults(in->objs, err);
+        if (r >= 0) r = dp_queue_warn_input(in->objs, err); /* and the queue's (src/queue) */
         return r;
 }
 
@@ -483,6 +485,7 @@ static int new_input(dp_sim_input **ret) {
                 free(in);
                 return -ENOMEM;
         }
+        in->objs->ext = &dp_queue_model_ext; /* Kueue's kinds (src/queue) */
         *ret = in;
         return 0;
 }

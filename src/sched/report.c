@@ -821,6 +821,9 @@ static dp_doc_node *run_doc(dp_doc_set *s, sim_run *r) {
                 p += len + (nl ? 1 : 0);
         }
         ADD(d, "events", ev);
+        /* Kueue's admission, when the input has queues or queued workloads */
+        if (r->queue && (dp_queue_n_cluster_queues(r->queue) || dp_queue_n_workloads(r->queue)))
+                ADD(d, "queues", dp_queue_encode(s, r->queue));
         return d;
 }
 
@@ -916,6 +919,10 @@ static void print_tables(const dp_doc_node *doc, dp_strbuf *out) {
         }
         table_print(&t, out);
         dp_strbuf_puts(out, "\n");
+        if (dp_doc_get(run, "queues")) {
+                dp_queue_print(dp_doc_get(run, "queues"), out);
+                dp_strbuf_puts(out, "\n");
+        }
         /* the claims' results, each device by driver/pool/device */
         t = (table){.cols = 4};
         const char *hc[] = {"POD", "CLAIM", "REQUEST", "DRIVER/POOL/DEVICE"};

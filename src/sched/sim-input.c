@@ -274,7 +274,18 @@ static int expand(const dp_sim_input *in, dp_sim_model force, dp_object_list *l,
         return rr;
 }
 
-int sim_expand_workloads(sim_run *r, dp_object_list *l, dp_error *err) { return expand(r->in, r->force, l, err); }
+/* Kueue's admission comes first (src/queue): it takes the Kueue objects out
+ * of l, lets admitted Jobs stand up their pods and keeps the others
+ * suspended, then gives the admitted pods their flavors. */
+int sim_expand_workloads(sim_run *r, dp_object_list *l, dp_error *err) {
+        int rr = dp_model_generate_names(l, err);
+        if (rr >= 0) rr = dp_queue_new(l, &r->queue, err);
+        if (rr >= 0) rr = dp_queue_admit(r->queue, err);
+        if (rr >= 0) rr = dp_queue_apply_owners(r->queue, l, err);
+        if (rr >= 0) rr = expand(r->in, r->force, l, err);
+        if (rr >= 0) rr = dp_queue_apply_pods(r->queue, l, err);
+        return rr;
+}
 
 /* ---- nodes from Node objects ---- */
 
@@ -560,6 +571,7 @@ int dp_sim_suggest_pods(const dp_sim_input *in, const char *ref, dp_strbuf *out)
         assert_return(in && ref && out, -EINVAL);
         _cleanup_(dp_object_list_freep) dp_object_list *l = dp_object_list_new();
         if (!l) return -ENOMEM;
+        l->ext = &dp_queue_model_ext;
         dp_error e = DP_ERROR_INIT;
         for (size_t i = 0; i < in->n_k8s_docs; i++) {
                 size_t d = in->k8s_docs[i];

@@ -9,6 +9,7 @@
 #include "base/strbuf.h"
 #include "sched/devnode.h"
 #include "sched/sim.h"
+#include "queue/queue.h"
 
 /* A V1 unit of a Node object: one of an extended resource's allocatable
  * count, named "<resource>-<k>" ("nvidia.com/gpu-0"; sim-input.c). */
@@ -85,6 +86,7 @@ typedef struct sim_run {
         unsigned progress_ticks;
         int64_t progress_next_ms;
         size_t *progress_shown;
+        dp_queue *queue; /* Kueue's admission of this run's input (src/queue), NULL before load */
 } sim_run;
 
 /* An allocated claim and its namespace, as the store holds them. */

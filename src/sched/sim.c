@@ -29,6 +29,7 @@ static void pod_done(sim_pod *p) {
 
 sim_run *sim_run_free(sim_run *r) {
         if (!r) return NULL;
+        dp_queue_free(r->queue);
         for (size_t i = 0; i < r->n_nodes; i++) {
                 free(r->nodes[i].name);
                 free(r->nodes[i].shared_sig);
@@ -618,6 +619,7 @@ static int cmp_event(const void *a, const void *b) {
 static int load_objects(sim_run *r, dp_error *err) {
         _cleanup_(dp_object_list_freep) dp_object_list *l = dp_object_list_new();
         if (!l) return -ENOMEM;
+        l->ext = &dp_queue_model_ext;
         const dp_sim_input *in = r->in;
         for (size_t i = 0; i < in->n_k8s_docs; i++) {
                 size_t d = in->k8s_docs[i];

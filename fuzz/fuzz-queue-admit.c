@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Fuzz Kueue's kinds and admission: decode (with the queue's extension
+ * table), validate, admit, apply, encode. Properties: no crash or leak;
+ * decoding is all or nothing; every workload ends admitted, pending or
+ * inadmissible, and an admitted one has a ClusterQueue. */
+#include "queue/queue.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+        dp_object_list *l = dp_object_list_new();
+        if (!l) return 0;
+        l->ext = &dp_queue_model_ext;
+        dp_error err = DP_ERROR_INIT;
+        if (dp_model_decode_buffer((const char *)data, size, "fuzz", l, &err) < 0) {
+                if (l->n != 0 || !err.msg[0]) __builtin_trap();
+                dp_object_list_free(l);
+                return 0;
+        }
+        dp_queue *q = NULL;
+        if (dp_model_generate_names(l, &err) >= 0 && dp_model_validate(l, &err) >= 0 &&
+            dp_queue_new(l, &q, &err) >= 0 && dp_queue_admit(q, &err) >= 0) {
+                for (size_t i = 0; i < dp_queue_n_workloads(q); i++) {
+                        const dp_queue_workload *w = dp_queue_workload_at(q, i);
+                        if (w->state == DP_QW_ADMITTED && !w->cluster_queue) __builtin_trap();
+                }
+                (void)dp_queue_apply_owners(q, l, &err);
+                dp_doc_set *s = dp_doc_set_new();
+                dp_doc_node *d = s ? dp_queue_encode(s, q) : NULL;
+                dp_strbuf out = DP_STRBUF_INIT;
+                if (d) dp_queue_print(d, &out);
+                dp_strbuf_done(&out);
+                dp_doc_set_free(s);
+        }
+        dp_queue_free(q);
+        dp_object_list_free(l);
+        return 0;
+}

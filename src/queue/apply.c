@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * apply.c — what admission does to the input before kube-scheduler sees it,
+ * as Kueue's job integrations do it: an admitted Job is unsuspended (its
+ * pods are stood up), a pending one stays suspended (no pods); a pending
+ * plain Pod keeps the scheduling gate kueue.x-k8s.io/admission; the pods of
+ * an admitted workload get the nodeLabels of their flavors as nodeSelector
+ * entries and the flavors' tolerations (Kueue's podset info merge).
+ */
+#include "queue/queue-internal.h"
+
+static const dp_resource_flavor *flavor(const dp_queue *q, const char *name) {
+        return q_index_get(q, "F\x1f%s", name);
+}
+
+static const dp_queue_workload *workload_of(const dp_queue *q, const char *kind, const dp_object_meta *m) {
+        const char *ns = m->namespace && m->namespace[0] ? m->namespace : "default";
+        uintptr_t v = (uintptr_t)q_index_get(q, "W\x1f%s\x1f%s\x1f%s", kind, ns, m->name ? m->name : "");
+        return v ? &q->wl[v - 1] : NULL;
+}
+
+static int add_gate(dp_pod *p) {
+        for (size_t i = 0; i < p->n_scheduling_gates; i++)
+                if (streq(p->scheduling_gates[i], DP_KUEUE_ADMISSION_GATE)) return 0;
+        char **v = realloc(p->scheduling_gates, (p->n_scheduling_gates + 1) * sizeof(*v));
+        if (!v) return -ENOMEM;
+        p->scheduling_gates = v;
+        if (!(v[p->n_scheduling_gates] = strdup(DP_KUEUE_ADMISSION_GATE))) return -ENOMEM;
+        p->n_scheduling_gates++;
+        return 0;
+}
+
+static int add_selector(dp_pod *p, const dp_kv *kv) {
+        if (dp_kv_get(p->node_selector, p->n_node_selector, kv->key)) return 0;
+        dp_kv *v = realloc(p->node_selector, (p->n_node_selector + 1) * sizeof(*v));
+        if (!v) return -ENOMEM;
+        p->node_selector = v;
+        dp_kv *x = &v[p->n_node_selector];
+        x->key = strdup(kv->key);
+        x->value = strdup(kv->value ? kv->value : "");
+        if (!x->key || !x->value) {
+                free(x->key);
+                free(x->value);
+                return -ENOMEM;
+        }
+        p->n_node_selector++;
+        return 0;
+}
+
+static int add_toleration(dp_pod *p, const dp_toleration *t) {
+        dp_toleration *v = realloc(p->tolerations, (p->n_tolerations + 1) * sizeof(*v));
+        if (!v) return -ENOMEM;
+        p->tolerations = v;
+        v[p->n_tolerations] = (dp_toleration){0};
+        int r = dp_toleration_copy(&v[p->n_tolerations], t);
+        if (r < 0) return r;
+        p->n_tolerations++;
+        return 0;
+}
+
+/* The pod of pod set 0 (Jobs and Pods have one: "main"). */
+static int inject(const dp_queue *q, const dp_queue_workload *w, dp_pod *p) {
+        const dp_queue_podset *ps = &w->podsets[0];
+        for (size_t i = 0; i < ps->n_requests; i++) {
+                if (!ps->flavors[i]) continue;
+                bool seen = false;
+                for (size_t k = 0; k < i && !seen; k++)
+                        seen = streq_ptr(ps->flavors[k], ps->flavors[i]);
+                const dp_resource_flavor *rf = seen ? NULL : flavor(q, ps->flavors[i]);
+                for (size_t k = 0; rf && k < rf->n_node_labels; k++)
+                        if (add_selector(p, &rf->node_labels[k]) < 0) return -ENOMEM;
+                for (size_t k = 0; rf && k < rf->n_tolerations; k++)
+                        if (add_toleration(p, &rf->tolerations[k]) < 0) return -ENOMEM;
+        }
+        return 0;
+}
+
+int dp_queue_apply_owners(const dp_queue *q, dp_object_list *l, dp_error *err) {
+        assert_return(q && l, -EINVAL);
+        for (size_t i = 0; i < l->n; i++) {
+                dp_object o = l->items[i];
+                if (o.hdr->kind != DP_KIND_JOB && o.hdr->kind != DP_KIND_POD) continue;
+                const dp_queue_workload *w = workload_of(q, dp_kind_name(o.hdr->kind), dp_object_meta_of(o));
+                if (!w) continue;
+                bool admitted = w->state == DP_QW_ADMITTED;
+                int r = 0;
+                if (o.hdr->kind == DP_KIND_JOB)
+                        o.deployment->replicas = admitted ? o.deployment->job_pods : 0;
+                else
+                        r = admitted ? inject(q, w, o.pod) : add_gate(o.pod);
+                if (r < 0) return dp_error_set(err, r, "out of memory");
+        }
+        return 0;
+}
+
+int dp_queue_apply_pods(const dp_queue *q, dp_object_list *l, dp_error *err) {
+        assert_return(q && l, -EINVAL);
+        for (size_t i = 0; i < l->n; i++) {
+                dp_object o = l->items[i];
+                if (o.hdr->kind != DP_KIND_POD) continue;
+                const dp_object_meta *m = &o.pod->meta;
+                for (size_t k = 0; k < m->n_owner_references; k++) {
+                        const dp_owner_ref *own = &m->owner_references[k];
+                        if (!own->controller || !streq_ptr(own->kind, "Job")) continue;
+                        dp_object_meta jm = {.name = own->name, .namespace = m->namespace};
+                        const dp_queue_workload *w = workload_of(q, "Job", &jm);
+                        if (w && w->state == DP_QW_ADMITTED && inject(q, w, o.pod) < 0)
+                                return dp_error_set(err, -ENOMEM, "out of memory");
+                }
+        }
+        return 0;
+}

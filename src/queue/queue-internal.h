@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * queue-internal.h — what the queue files share: the quota tree (quota.c),
+ * flavor assignment (assign.c), the workloads (workloads.c) and the cycle
+ * (admit.c).
+ */
+#pragma once
+
+#include "base/hashmap.h"
+#include "queue/queue.h"
+
+/* A (flavor, resource) pair every quota speaks of, interned: its index
+ * addresses each node's qquota array. The strings are the Kueue objects'. */
+typedef struct qfr {
+        const char *flavor, *resource;
+} qfr;
+
+/* One node's numbers for one flavor-resource, in Kueue's units. subtree
+ * and usage follow Kueue's resourceNode: a ClusterQueue's subtree is its
+ * nominal quota; a Cohort's is its own plus what each child lends up
+ * (subtree minus the child's local quota); usage counts what children use
+ * past their local quota. */
+typedef struct qquota {
+        int64_t nominal, borrowing_limit, lending_limit, subtree, usage;
+        bool has_borrowing_limit, has_lending_limit;
+} qquota;
+
+typedef struct qnode {
+        const char *name;
+        bool is_cq;
+        struct qnode *parent;
+        struct qnode **kids;
+        size_t n_kids;
+        qquota *q; /* dp_queue.n_fr entries */
+        int walk;  /* cycle check: 1 on the path, 2 done */
+} qnode;
+
+typedef struct qcq {
+        qnode *node;
+        const dp_cluster_queue *cq;
+        const char *inactive; /* why it is inactive, NULL when active */
+        size_t *wl;           /* its workloads in queue order */
+        size_t n_wl;
+        size_t next; /* wl[next] is the first that may still be a head */
+        bool blocked; /* StrictFIFO: its head can never be admitted */
+} qcq;
+
+struct dp_queue {
+        dp_object *owned; /* the Kueue objects taken from the list */
+        size_t n_owned;
+        qfr *fr;
+        size_t n_fr;
+        qnode **nodes; /* ClusterQueues' and Cohorts' (implicit ones too) */
+        size_t n_nodes;
+        qcq *cqs; /* sorted by name */
+        size_t n_cqs;
+        dp_queue_workload *wl;
+        size_t n_wl;
+        bool *set_aside; /* per workload: inadmissible until the cluster changes */
+        bool *ns_ok;     /* per workload: its namespace matches its ClusterQueue's selector */
+        dp_hashmap *index; /* index.c */
+        char **index_keys;
+        size_t n_index_keys;
+        size_t cycles;
+};
+
+/* ---- index.c: lookups by name; keys "F\x1fflavor" (ResourceFlavor),
+ * "P\x1fname" (WorkloadPriorityClass), "L\x1fns\x1fname" (LocalQueue),
+ * "O\x1fns\x1fname" (Workload object), "C\x1fname" (ClusterQueue index + 1),
+ * "R\x1fflavor\x1fresource" (fr + 1), "W\x1fkind\x1fns\x1fname" (workload + 1);
+ * and the input's Namespaces "N\x1fname" and PriorityClasses "K\x1fname"
+ * ("K\x1f" the global default), looked up only while dp_queue_new runs
+ * (they point into the input list) ---- */
+int q_index_put(dp_queue *q, void *value, const char *fmt, ...) _printf_(3, 4);
+void *q_index_get(const dp_queue *q, const char *fmt, ...) _printf_(2, 3);
+void q_index_free(dp_queue *q);
+int q_index_objects(dp_queue *q);
+int q_index_input(dp_queue *q, const dp_object_list *l);
+
+/* ---- quota.c ---- */
+/* The fr index of (flavor, resource), or -1. */
+ssize_t q_fr_find(const dp_queue *q, const char *flavor, const char *resource);
+int q_build_tree(dp_queue *q, dp_error *err);
+int64_t q_available(const qnode *n, size_t fr);
+int64_t q_potential(const qnode *n, size_t fr);
+void q_add_usage(qnode *n, size_t fr, int64_t v);
+/* Kueue's FindHeightOfLowestSubtreeThatFits: how far up val must borrow
+ * (0: within the ClusterQueue) and whether that subtree is below the root. */
+int q_borrow_height(const qnode *cq, size_t fr, int64_t val, bool *ret_below_root);
+/* Every node's usage, saved and put back around a cycle's snapshot. */
+int64_t *q_usage_save(const dp_queue *q);
+void q_usage_restore(dp_queue *q, const int64_t *saved);
+
+/* ---- units (workloads.c) ---- */
+/* Kueue's resource value: cpu in millicores, the rest Quantity.Value(). */
+int64_t q_value(const char *resource, const dp_quantity *v);
+/* Kueue's ResourceQuantity(...).String() of a value in those units. */
+void q_format(const char *resource, int64_t v, char *buf, size_t size);
+int q_workloads(dp_queue *q, const dp_object_list *l, dp_error *err);
+
+/* ---- assign.c ---- */
+typedef enum { QM_NOFIT = 0, QM_NO_CANDIDATES, QM_FIT } qmode; /* Kueue's preemptionMode, less preempt/reclaim */
+
+typedef struct qusage {
+        size_t fr;
+        int64_t value;
+} qusage;
+
+typedef struct qassign {
+        qmode mode; /* representative: the worst of its pod sets */
+        int borrowing;
+        dp_strbuf message; /* Assignment.Message() */
+        qusage *usage;     /* quota it takes, per fr */
+        size_t n_usage;
+        ssize_t *flavor_fr; /* per pod set, per request: the fr assigned, -1 none */
+} qassign;
+
+int q_assign(dp_queue *q, const qcq *cq, const dp_queue_workload *w, qassign *ret);
+void q_assign_done(qassign *a);

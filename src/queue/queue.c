@@ -1,0 +1,289 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * queue.c — a dp_queue: the Kueue objects taken from the input, its
+ * ClusterQueues (active or not, and why), where each workload queues (its
+ * LocalQueue, its ClusterQueue, the namespace selector), what the input
+ * already admitted, and each ClusterQueue's queue order (priority, then
+ * creation, then input order).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "queue/queue-internal.h"
+
+static int take_objects(dp_queue *q, dp_object_list *l) {
+        size_t k = 0, n = 0;
+        for (size_t i = 0; i < l->n; i++)
+                n += dp_queue_kind(l->items[i]) != DP_KQ_NONE;
+        if (!(q->owned = calloc(n + 1, sizeof(dp_object)))) return -ENOMEM;
+        for (size_t i = 0; i < l->n; i++) {
+                if (dp_queue_kind(l->items[i]) != DP_KQ_NONE)
+                        q->owned[q->n_owned++] = l->items[i];
+                else
+                        l->items[k++] = l->items[i];
+        }
+        l->n = k;
+        return 0;
+}
+
+static bool flavor_exists(const dp_queue *q, const char *name) { return q_index_get(q, "F\x1f%s", name) != NULL; }
+
+static int cmp_cq(const void *a, const void *b) {
+        return strcmp(((const qcq *)a)->cq->x.meta.name, ((const qcq *)b)->cq->x.meta.name);
+}
+
+static int cluster_queues(dp_queue *q) {
+        if (!(q->cqs = calloc(q->n_owned + 1, sizeof(qcq)))) return -ENOMEM;
+        for (size_t i = 0; i < q->n_owned; i++) {
+                if (dp_queue_kind(q->owned[i]) != DP_KQ_CLUSTER_QUEUE) continue;
+                qcq *c = &q->cqs[q->n_cqs++];
+                c->cq = (const dp_cluster_queue *)q->owned[i].ext;
+                if (c->cq->stop_policy && !streq(c->cq->stop_policy, "None")) c->inactive = "stopPolicy";
+                for (size_t g = 0; g < c->cq->n_groups && !c->inactive; g++)
+                        for (size_t f = 0; f < c->cq->groups[g].n_flavors && !c->inactive; f++)
+                                if (!flavor_exists(q, c->cq->groups[g].flavors[f].name)) c->inactive = "FlavorNotFound";
+        }
+        if (q->n_cqs) qsort(q->cqs, q->n_cqs, sizeof(*q->cqs), cmp_cq);
+        for (size_t i = 0; i < q->n_cqs; i++)
+                if (q_index_put(q, (void *)(uintptr_t)(i + 1), "C\x1f%s", q->cqs[i].cq->x.meta.name) < 0) return -ENOMEM;
+        return 0;
+}
+
+static ssize_t cq_index(const dp_queue *q, const char *name) {
+        uintptr_t v = (uintptr_t)q_index_get(q, "C\x1f%s", name);
+        return v ? (ssize_t)v - 1 : -1;
+}
+
+static const dp_local_queue *local_queue(const dp_queue *q, const char *ns, const char *name) {
+        return q_index_get(q, "L\x1f%s\x1f%s", ns, name);
+}
+
+/* ---- namespace selectors ---- */
+
+static bool selector_matches(const dp_label_selector *ls, const dp_kv *labels, size_t n) {
+        if (!ls) return false; /* a nil selector selects nothing */
+        for (size_t i = 0; i < ls->n_match_labels; i++)
+                if (!streq_ptr(dp_kv_get(labels, n, ls->match_labels[i].key), ls->match_labels[i].value)) return false;
+        for (size_t i = 0; i < ls->n_match_expressions; i++) {
+                const dp_node_selector_requirement *e = &ls->match_expressions[i];
+                const char *v = dp_kv_get(labels, n, e->key);
+                bool in = false;
+                for (size_t k = 0; v && k < e->n_values; k++)
+                        in |= streq(e->values[k], v);
+                bool ok = e->op == DP_NS_OP_IN       ? in
+                          : e->op == DP_NS_OP_NOT_IN ? !in
+                          : e->op == DP_NS_OP_EXISTS ? v != NULL
+                                                     : v == NULL;
+                if (!ok) return false;
+        }
+        return true;
+}
+
+/* The namespace's labels: its object's, and kubernetes.io/metadata.name,
+ * which the API server sets on every namespace. */
+static bool namespace_selected(const dp_queue *q, const dp_label_selector *ls, const char *ns) {
+        const dp_namespace *obj = q_index_get(q, "N\x1f%s", ns);
+        size_t n = obj ? obj->meta.n_labels : 0;
+        _cleanup_free_ dp_kv *labels = calloc(n + 1, sizeof(dp_kv));
+        if (!labels) return false;
+        for (size_t i = 0; i < n; i++)
+                labels[i] = obj->meta.labels[i];
+        if (!dp_kv_get(labels, n, "kubernetes.io/metadata.name"))
+                labels[n++] = (dp_kv){(char *)"kubernetes.io/metadata.name", (char *)ns};
+        return selector_matches(ls, labels, n);
+}
+
+/* ---- where each workload queues ---- */
+
+static int set_text(char **field, const char *fmt, ...) _printf_(2, 3);
+static int set_text(char **field, const char *fmt, ...) {
+        va_list ap;
+        va_start(ap, fmt);
+        char *s = NULL;
+        if (vasprintf(&s, fmt, ap) < 0) s = NULL;
+        va_end(ap);
+        if (!s) return -ENOMEM;
+        free(*field);
+        *field = s;
+        return 0;
+}
+
+/* A Workload the input shows admitted: its quota is used from the start. */
+static int preadmit(dp_queue *q, dp_queue_workload *w, const dp_kq_workload *kw, qcq *c) {
+        w->state = DP_QW_ADMITTED;
+        w->preadmitted = true;
+        for (size_t a = 0; a < kw->n_assignments; a++) {
+                const dp_kq_podset_assignment *pa = &kw->assignments[a];
+                for (size_t p = 0; p < w->n_podsets; p++) {
+                        dp_queue_podset *ps = &w->podsets[p];
+                        if (!streq(ps->name, pa->name)) continue;
+                        int32_t count = pa->has_count ? pa->count : ps->count;
+                        for (size_t i = 0; i < ps->n_requests; i++) {
+                                const char *f = dp_kv_get(pa->flavors, pa->n_flavors, ps->requests[i].name);
+                                if (!f) continue;
+                                if (!(ps->flavors[i] = strdup(f))) return -ENOMEM;
+                                ssize_t fr = q_fr_find(q, f, ps->requests[i].name);
+                                if (fr >= 0) q_add_usage(c->node, (size_t)fr, ps->requests[i].value * count);
+                        }
+                }
+        }
+        return set_text(&w->message, "Quota reserved in ClusterQueue %s", c->cq->x.meta.name);
+}
+
+static const dp_kq_workload *workload_object(const dp_queue *q, const dp_queue_workload *w) {
+        return streq(w->kind, "Workload") ? q_index_get(q, "O\x1f%s\x1f%s", w->ns, w->name) : NULL;
+}
+
+static int place(dp_queue *q, size_t i) {
+        dp_queue_workload *w = &q->wl[i];
+        const dp_local_queue *lq = w->local_queue ? local_queue(q, w->ns, w->local_queue) : NULL;
+        const dp_kq_workload *kw = workload_object(q, w);
+        const char *cq_name = kw && kw->admitted_cq ? kw->admitted_cq : lq ? lq->cluster_queue : NULL;
+        w->reason = strdup("Pending");
+        if (!w->reason) return -ENOMEM;
+        if (!cq_name) {
+                w->state = DP_QW_INADMISSIBLE;
+                free(w->reason);
+                w->reason = strdup("Inadmissible");
+                return !w->reason ? -ENOMEM
+                                  : set_text(&w->message, "LocalQueue %s doesn't exist",
+                                             w->local_queue ? w->local_queue : "\"\"");
+        }
+        if (!(w->cluster_queue = strdup(cq_name))) return -ENOMEM;
+        ssize_t c = cq_index(q, cq_name);
+        if (c < 0) {
+                w->state = DP_QW_INADMISSIBLE;
+                free(w->reason);
+                w->reason = strdup("Inadmissible");
+                return !w->reason ? -ENOMEM : set_text(&w->message, "ClusterQueue %s doesn't exist", cq_name);
+        }
+        w->cq = (size_t)c;
+        qcq *cq = &q->cqs[c];
+        q->ns_ok[i] = namespace_selected(q, cq->cq->namespace_selector, w->ns);
+        if (kw && kw->admitted_cq) return preadmit(q, w, kw, cq);
+        if (cq->inactive) return set_text(&w->message, "ClusterQueue %s is inactive", cq_name);
+        size_t *v = realloc(cq->wl, (cq->n_wl + 1) * sizeof(*v));
+        if (!v) return -ENOMEM;
+        cq->wl = v;
+        v[cq->n_wl++] = i;
+        return 0;
+}
+
+/* Kueue's queue order inside one ClusterQueue. */
+static int cmp_queue_order(const void *a, const void *b, void *userdata) {
+        const dp_queue *q = userdata;
+        const dp_queue_workload *x = &q->wl[*(const size_t *)a], *y = &q->wl[*(const size_t *)b];
+        if (x->priority != y->priority) return x->priority > y->priority ? -1 : 1;
+        if (x->created && y->created) {
+                int c = strcmp(x->created, y->created);
+                if (c) return c;
+        }
+        return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static int unmanaged_warning(dp_object_list *l, dp_error *err) {
+        size_t n = 0;
+        for (size_t i = 0; i < l->n; i++) {
+                dp_kind k = l->items[i].hdr->kind;
+                const dp_object_meta *m = dp_object_meta_of(l->items[i]);
+                n += (k == DP_KIND_JOB || k == DP_KIND_POD) && dp_kv_get(m->labels, m->n_labels, DP_KUEUE_QUEUE_LABEL);
+        }
+        if (n && dp_object_list_warn(l,
+                                     "%zu Job(s)/Pod(s) labelled %s and no Kueue object (ClusterQueue, LocalQueue...) "
+                                     "in the input: taken as a cluster without Kueue, they run as written",
+                                     n, DP_KUEUE_QUEUE_LABEL) < 0)
+                return dp_error_set(err, -ENOMEM, "out of memory");
+        return 0;
+}
+
+int dp_queue_warn_input(dp_object_list *l, dp_error *err) {
+        assert_return(l, -EINVAL);
+        for (size_t i = 0; i < l->n; i++)
+                if (dp_queue_kind(l->items[i]) != DP_KQ_NONE) return 0;
+        return unmanaged_warning(l, err);
+}
+
+int dp_queue_new(dp_object_list *l, dp_queue **ret, dp_error *err) {
+        assert_return(l && ret, -EINVAL);
+        _cleanup_(dp_queue_freep) dp_queue *q = calloc(1, sizeof(*q));
+        if (!q || take_objects(q, l) < 0 || q_index_objects(q) < 0 || q_index_input(q, l) < 0 || cluster_queues(q) < 0)
+                return dp_error_set(err, -ENOMEM, "out of memory");
+        int r = q_build_tree(q, err);
+        /* no Kueue object at all: a cluster without Kueue, where the label
+         * means nothing and Jobs run as written */
+        if (r >= 0 && q->n_owned) r = q_workloads(q, l, err);
+        else if (r >= 0) r = unmanaged_warning(l, err);
+        if (r < 0) return r;
+        q->set_aside = calloc(q->n_wl + 1, sizeof(bool));
+        q->ns_ok = calloc(q->n_wl + 1, sizeof(bool));
+        if (!q->set_aside || !q->ns_ok) return dp_error_set(err, -ENOMEM, "out of memory");
+        for (size_t i = 0; i < q->n_wl; i++)
+                if (place(q, i) < 0 || q_index_put(q, (void *)(uintptr_t)(i + 1), "W\x1f%s\x1f%s\x1f%s",
+                                                      q->wl[i].kind, q->wl[i].ns, q->wl[i].name) < 0)
+                        return dp_error_set(err, -ENOMEM, "out of memory");
+        for (size_t c = 0; c < q->n_cqs; c++)
+                if (q->cqs[c].n_wl) qsort_r(q->cqs[c].wl, q->cqs[c].n_wl, sizeof(size_t), cmp_queue_order, q);
+        *ret = TAKE_PTR(q);
+        return 0;
+}
+
+static void workload_done(dp_queue_workload *w) {
+        for (size_t p = 0; p < w->n_podsets; p++) {
+                dp_queue_podset *ps = &w->podsets[p];
+                for (size_t i = 0; i < ps->n_requests; i++) {
+                        free(ps->requests[i].name);
+                        if (ps->flavors) free(ps->flavors[i]);
+                }
+                free(ps->requests);
+                free(ps->flavors);
+                free(ps->name);
+        }
+        free(w->podsets);
+        free(w->kind);
+        free(w->ns);
+        free(w->name);
+        free(w->local_queue);
+        free(w->cluster_queue);
+        free(w->created);
+        free(w->reason);
+        free(w->message);
+        free(w->note);
+}
+
+dp_queue *dp_queue_free(dp_queue *q) {
+        if (!q) return NULL;
+        for (size_t i = 0; i < q->n_wl; i++)
+                workload_done(&q->wl[i]);
+        free(q->wl);
+        for (size_t i = 0; i < q->n_cqs; i++)
+                free(q->cqs[i].wl);
+        free(q->cqs);
+        for (size_t i = 0; i < q->n_nodes; i++) {
+                free(q->nodes[i]->kids);
+                free(q->nodes[i]->q);
+                free(q->nodes[i]);
+        }
+        free(q->nodes);
+        free(q->fr);
+        free(q->set_aside);
+        free(q->ns_ok);
+        q_index_free(q);
+        for (size_t i = 0; i < q->n_owned; i++)
+                dp_object_free(q->owned[i]);
+        free(q->owned);
+        free(q);
+        return NULL;
+}
+
+size_t dp_queue_n_workloads(const dp_queue *q) { return q ? q->n_wl : 0; }
+size_t dp_queue_n_cluster_queues(const dp_queue *q) { return q ? q->n_cqs : 0; }
+
+const dp_queue_workload *dp_queue_workload_at(const dp_queue *q, size_t i) {
+        return q && i < q->n_wl ? &q->wl[i] : NULL;
+}
+
+const dp_queue_workload *dp_queue_find(const dp_queue *q, const char *ns, const char *name) {
+        for (size_t i = 0; q && i < q->n_wl; i++)
+                if (streq(q->wl[i].ns, ns ? ns : "default") && streq(q->wl[i].name, name)) return &q->wl[i];
+        return NULL;
+}

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * queue.h — Kueue's admission as a what-if engine: which workloads a set of
+ * ClusterQueues, Cohorts and ResourceFlavors admits, with which flavors, and
+ * why the others wait, in Kueue's own words (docs/queues.md says rule by rule
+ * what is the same as Kueue v0.19 and what differs).
+ *
+ *     l->ext = &dp_queue_model_ext;               // before decoding
+ *     ... dp_model_decode...(l) ...; dp_model_generate_names(l)
+ *     dp_queue *q = NULL;
+ *     dp_queue_new(l, &q, &err);                  // takes the Kueue objects out of l
+ *     dp_queue_admit(q, &err);                    // Kueue's scheduling cycles
+ *     dp_queue_apply_owners(q, l);                // admitted Jobs run, the others stay suspended
+ *     dp_model_expand_workloads(l, ...);
+ *     dp_queue_apply_pods(q, l, &err);            // flavors' nodeLabels/tolerations into the pods
+ *
+ * An input without any Kueue object is a cluster without Kueue: no
+ * workloads, and labelled Jobs run as written (one warning in l).
+ *
+ * Workloads are derived as Kueue's integrations derive them: a batch/v1 Job
+ * labelled kueue.x-k8s.io/queue-name is one pod set "main" of
+ * min(parallelism, completions) pods; a Pod with the label is one pod set
+ * "main" of one pod (Kueue's pod integration); a kueue.x-k8s.io Workload is
+ * read as written, and one with status.admission holds its quota from the
+ * start.
+ *
+ * Pure: no files, clocks or globals. Errors: -ENOMEM, or -EINVAL with one
+ * message (file, object, field path, rule).
+ */
+#pragma once
+
+#include "base/doc.h"
+#include "base/strbuf.h"
+#include "queue/kueue.h"
+
+typedef enum {
+        DP_QW_PENDING = 0, /* in its ClusterQueue, not admitted (message says why) */
+        DP_QW_ADMITTED,    /* quota reserved and admitted */
+        DP_QW_INADMISSIBLE /* never reaches a ClusterQueue (missing LocalQueue...) */
+} dp_qw_state;
+
+/* One request of a pod set: per pod, in Kueue's units (cpu in millicores,
+ * everything else Quantity.Value()), sorted by name. */
+typedef struct dp_queue_request {
+        char *name;
+        int64_t value;
+} dp_queue_request;
+
+typedef struct dp_queue_podset {
+        char *name;
+        int32_t count;
+        dp_queue_request *requests;
+        size_t n_requests;
+        char **flavors; /* admitted: the flavor of each request (NULL: none needed) */
+        const dp_pod *tmpl; /* the template, while dp_queue_admit runs only */
+} dp_queue_podset;
+
+typedef struct dp_queue_workload {
+        char *kind; /* "Job", "Pod" or "Workload" */
+        char *ns, *name;
+        char *local_queue;
+        char *cluster_queue; /* NULL: its LocalQueue is missing */
+        int32_t priority;
+        char *created; /* metadata.creationTimestamp, NULL when unset */
+        size_t order;  /* input order: FIFO among equal timestamps */
+        dp_queue_podset *podsets;
+        size_t n_podsets;
+        dp_qw_state state;
+        bool preadmitted; /* status.admission in the input */
+        char *reason;     /* QuotaReserved=False reason: Pending, Inadmissible */
+        char *message;    /* Kueue's condition message ("couldn't assign flavors to pod set main: ...") */
+        char *note;       /* devplane's own remark (never Kueue's text), NULL when none */
+        int borrowing;    /* admitted: the height of the cohort subtree it borrows from, 0 none */
+        size_t cycle;     /* admitted: the scheduling cycle, from 1; 0 for preadmitted */
+        size_t cq;        /* index in the queue's ClusterQueues when cluster_queue resolves */
+} dp_queue_workload;
+
+typedef struct dp_queue dp_queue;
+
+/* Take the Kueue objects (ClusterQueue, LocalQueue, ResourceFlavor, Cohort,
+ * WorkloadPriorityClass, Workload) out of l and derive the workloads of the
+ * labelled Jobs and Pods left in it. Names must be generated first
+ * (dp_model_generate_names). Bad references between Kueue objects (a Cohort
+ * cycle) are -EINVAL with a message; missing ones are admission outcomes. */
+int dp_queue_new(dp_object_list *l, dp_queue **ret, dp_error *err);
+dp_queue *dp_queue_free(dp_queue *q);
+/* The warning dp_queue_new would give about the input (labelled workloads and
+ * no Kueue object), added to l->warnings without taking anything out of l:
+ * for the tools, which print a list's warnings once. 0 or -ENOMEM. */
+int dp_queue_warn_input(dp_object_list *l, dp_error *err);
+DEFINE_FREEP(dp_queue, dp_queue_free)
+
+/* Kueue's scheduling cycles until one admits nothing more: the result is
+ * what a quiet cluster settles at. */
+int dp_queue_admit(dp_queue *q, dp_error *err);
+/* At most max_cycles more cycles (Kueue's tests look at one). */
+int dp_queue_admit_cycles(dp_queue *q, size_t max_cycles, dp_error *err);
+
+/* Before the owners' pods are stood up: an admitted Job runs its pods, a
+ * pending one stays suspended (no pods); a pending Pod keeps Kueue's
+ * scheduling gate. */
+int dp_queue_apply_owners(const dp_queue *q, dp_object_list *l, dp_error *err);
+/* After: the pods of admitted workloads get their flavors' nodeLabels as
+ * nodeSelector and the flavors' tolerations, as Kueue injects them. */
+int dp_queue_apply_pods(const dp_queue *q, dp_object_list *l, dp_error *err);
+
+size_t dp_queue_n_workloads(const dp_queue *q);
+const dp_queue_workload *dp_queue_workload_at(const dp_queue *q, size_t i);
+/* By namespace and name (NULL when not there). */
+const dp_queue_workload *dp_queue_find(const dp_queue *q, const char *ns, const char *name);
+size_t dp_queue_n_cluster_queues(const dp_queue *q);
+
+/* The result as a document (simulate -o json|yaml: "queues") and as text. */
+dp_doc_node *dp_queue_encode(dp_doc_set *s, const dp_queue *q);
+void dp_queue_print(const dp_doc_node *doc, dp_strbuf *out);

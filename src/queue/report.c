@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * report.c — the admission as a document (`simulate -o json|yaml`, key
+ * "queues") and as the text tables `simulate` prints: per ClusterQueue its
+ * quota use and what it admitted and holds, per workload its state, flavors
+ * and Kueue's condition message.
+ */
+#include <stdio.h>
+
+#include "queue/queue-internal.h"
+
+#define PUT(s, m, k, v)                                                                                                \
+        do {                                                                                                           \
+                if (dp_doc_map_add((s), (m), (k), (v)) < 0) return NULL;                                               \
+        } while (0)
+
+static const char *state_name(dp_qw_state s) {
+        return s == DP_QW_ADMITTED ? "Admitted" : s == DP_QW_PENDING ? "Pending" : "Inadmissible";
+}
+
+static dp_doc_node *flavors_doc(dp_doc_set *s, const dp_queue_workload *w) {
+        dp_doc_node *m = dp_doc_new_map(s);
+        if (!m) return NULL;
+        for (size_t p = 0; p < w->n_podsets; p++)
+                for (size_t i = 0; i < w->podsets[p].n_requests; i++) {
+                        const char *f = w->podsets[p].flavors[i];
+                        if (!f) continue;
+                        char key[512];
+                        if (w->n_podsets > 1)
+                                snprintf(key, sizeof(key), "%s/%s", w->podsets[p].name, w->podsets[p].requests[i].name);
+                        else
+                                snprintf(key, sizeof(key), "%s", w->podsets[p].requests[i].name);
+                        PUT(s, m, key, dp_doc_new_str(s, f));
+                }
+        return m;
+}
+
+static dp_doc_node *workload_doc(dp_doc_set *s, const dp_queue_workload *w) {
+        dp_doc_node *d = dp_doc_new_map(s);
+        if (!d) return NULL;
+        char name[600];
+        snprintf(name, sizeof(name), "%s/%s", w->ns, w->name);
+        PUT(s, d, "name", dp_doc_new_str(s, name));
+        PUT(s, d, "kind", dp_doc_new_str(s, w->kind));
+        if (w->local_queue) PUT(s, d, "localQueue", dp_doc_new_str(s, w->local_queue));
+        if (w->cluster_queue) PUT(s, d, "clusterQueue", dp_doc_new_str(s, w->cluster_queue));
+        PUT(s, d, "priority", dp_doc_new_int(s, w->priority));
+        PUT(s, d, "state", dp_doc_new_str(s, state_name(w->state)));
+        if (w->state == DP_QW_ADMITTED) {
+                PUT(s, d, "flavors", flavors_doc(s, w));
+                PUT(s, d, "borrowing", dp_doc_new_int(s, w->borrowing));
+                PUT(s, d, "cycle", dp_doc_new_int(s, (int64_t)w->cycle));
+        }
+        if (w->reason) PUT(s, d, "reason", dp_doc_new_str(s, w->reason));
+        if (w->message) PUT(s, d, "message", dp_doc_new_str(s, w->message));
+        if (w->note) PUT(s, d, "note", dp_doc_new_str(s, w->note));
+        return d;
+}
+
+static dp_doc_node *usage_doc(dp_doc_set *s, const dp_queue *q, const qcq *c) {
+        dp_doc_node *seq = dp_doc_new_seq(s);
+        if (!seq) return NULL;
+        for (size_t f = 0; f < q->n_fr; f++) {
+                bool mine = false;
+                for (size_t g = 0; g < c->cq->n_groups && !mine; g++)
+                        for (size_t k = 0; k < c->cq->groups[g].n_flavors && !mine; k++)
+                                mine = streq(c->cq->groups[g].flavors[k].name, q->fr[f].flavor) &&
+                                       q_fr_find(q, q->fr[f].flavor, q->fr[f].resource) == (ssize_t)f;
+                bool covered = false;
+                for (size_t g = 0; mine && g < c->cq->n_groups && !covered; g++)
+                        for (size_t i = 0; i < c->cq->groups[g].n_covered && !covered; i++)
+                                covered = streq(c->cq->groups[g].covered[i], q->fr[f].resource);
+                if (!mine || !covered) continue;
+                dp_doc_node *u = dp_doc_new_map(s);
+                char used[64], nominal[64];
+                q_format(q->fr[f].resource, c->node->q[f].usage, used, sizeof(used));
+                q_format(q->fr[f].resource, c->node->q[f].nominal, nominal, sizeof(nominal));
+                if (!u) return NULL;
+                PUT(s, u, "flavor", dp_doc_new_str(s, q->fr[f].flavor));
+                PUT(s, u, "resource", dp_doc_new_str(s, q->fr[f].resource));
+                PUT(s, u, "used", dp_doc_new_str(s, used));
+                PUT(s, u, "nominal", dp_doc_new_str(s, nominal));
+                if (dp_doc_seq_add(s, seq, u) < 0) return NULL;
+        }
+        return seq;
+}
+
+static dp_doc_node *cq_doc(dp_doc_set *s, const dp_queue *q, const qcq *c) {
+        dp_doc_node *d = dp_doc_new_map(s), *wls = dp_doc_new_seq(s);
+        if (!d || !wls) return NULL;
+        int64_t admitted = 0, pending = 0;
+        for (size_t i = 0; i < q->n_wl; i++) {
+                const dp_queue_workload *w = &q->wl[i];
+                if (!w->cluster_queue || w->state == DP_QW_INADMISSIBLE || w->cq != (size_t)(c - q->cqs)) continue;
+                admitted += w->state == DP_QW_ADMITTED;
+                pending += w->state == DP_QW_PENDING;
+                if (dp_doc_seq_add(s, wls, workload_doc(s, w)) < 0) return NULL;
+        }
+        PUT(s, d, "name", dp_doc_new_str(s, c->cq->x.meta.name));
+        if (c->cq->cohort) PUT(s, d, "cohort", dp_doc_new_str(s, c->cq->cohort));
+        PUT(s, d, "queueingStrategy",
+            dp_doc_new_str(s, c->cq->queueing == DP_KQ_STRICT_FIFO ? "StrictFIFO" : "BestEffortFIFO"));
+        PUT(s, d, "active", dp_doc_new_bool(s, !c->inactive));
+        if (c->inactive) PUT(s, d, "inactiveReason", dp_doc_new_str(s, c->inactive));
+        PUT(s, d, "admitted", dp_doc_new_int(s, admitted));
+        PUT(s, d, "pending", dp_doc_new_int(s, pending));
+        PUT(s, d, "usage", usage_doc(s, q, c));
+        PUT(s, d, "workloads", wls);
+        return d;
+}
+
+dp_doc_node *dp_queue_encode(dp_doc_set *s, const dp_queue *q) {
+        dp_doc_node *d = dp_doc_new_map(s), *cqs = dp_doc_new_seq(s), *lost = dp_doc_new_seq(s);
+        if (!q || !d || !cqs || !lost) return NULL;
+        for (size_t c = 0; c < q->n_cqs; c++)
+                if (dp_doc_seq_add(s, cqs, cq_doc(s, q, &q->cqs[c])) < 0) return NULL;
+        for (size_t i = 0; i < q->n_wl; i++)
+                if (q->wl[i].state == DP_QW_INADMISSIBLE && dp_doc_seq_add(s, lost, workload_doc(s, &q->wl[i])) < 0)
+                        return NULL;
+        PUT(s, d, "cycles", dp_doc_new_int(s, (int64_t)q->cycles));
+        PUT(s, d, "clusterQueues", cqs);
+        PUT(s, d, "inadmissible", lost);
+        return d;
+}
+
+/* ---- text ---- */
+
+static const char *str_of(const dp_doc_node *n, const char *key) {
+        const dp_doc_node *v = dp_doc_get(n, key);
+        return v && v->type == DP_DOC_SCALAR ? v->str : "";
+}
+
+static void workload_line(const dp_doc_node *w, dp_strbuf *out) {
+        const dp_doc_node *f = dp_doc_get(w, "flavors");
+        bool flavors = f && f->type == DP_DOC_MAP && f->n;
+        dp_strbuf_printf(out, "  %-40s %-8s ", str_of(w, "name"), str_of(w, "kind"));
+        dp_strbuf_printf(out, flavors ? "%-12s" : "%s", str_of(w, "state"));
+        for (size_t i = 0; flavors && i < f->n; i++)
+                dp_strbuf_printf(out, "%s%s=%s", i ? "," : " ", f->pairs[i].key, f->pairs[i].value->str);
+        const char *b = str_of(w, "borrowing");
+        if (b[0] && !streq(b, "0")) dp_strbuf_printf(out, " (borrowing)");
+        dp_strbuf_putc(out, '\n');
+        if (!streq(str_of(w, "state"), "Admitted") && str_of(w, "message")[0])
+                dp_strbuf_printf(out, "      %s: %s\n", str_of(w, "reason"), str_of(w, "message"));
+        if (str_of(w, "note")[0]) dp_strbuf_printf(out, "      note: %s\n", str_of(w, "note"));
+}
+
+void dp_queue_print(const dp_doc_node *doc, dp_strbuf *out) {
+        const dp_doc_node *cqs = dp_doc_get(doc, "clusterQueues"), *lost = dp_doc_get(doc, "inadmissible");
+        dp_strbuf_printf(out, "Kueue admission (%s cycles)\n", str_of(doc, "cycles"));
+        for (size_t c = 0; cqs && c < cqs->n; c++) {
+                const dp_doc_node *cq = cqs->items[c], *use = dp_doc_get(cq, "usage");
+                dp_strbuf_printf(out, "ClusterQueue %s%s%s, %s%s%s: %s admitted, %s pending;", str_of(cq, "name"),
+                                 str_of(cq, "cohort")[0] ? " (cohort " : "", str_of(cq, "cohort"),
+                                 str_of(cq, "cohort")[0] ? ")" : "", str_of(cq, "queueingStrategy"),
+                                 streq(str_of(cq, "active"), "true") ? "" : ", inactive", str_of(cq, "admitted"),
+                                 str_of(cq, "pending"));
+                for (size_t i = 0; use && i < use->n; i++)
+                        dp_strbuf_printf(out, " %s %s %s/%s", str_of(use->items[i], "resource"),
+                                         str_of(use->items[i], "flavor"), str_of(use->items[i], "used"),
+                                         str_of(use->items[i], "nominal"));
+                dp_strbuf_putc(out, '\n');
+                const dp_doc_node *wls = dp_doc_get(cq, "workloads");
+                for (size_t i = 0; wls && i < wls->n; i++)
+                        workload_line(wls->items[i], out);
+        }
+        if (lost && lost->n) dp_strbuf_puts(out, "Not in any ClusterQueue:\n");
+        for (size_t i = 0; lost && i < lost->n; i++)
+                workload_line(lost->items[i], out);
+}

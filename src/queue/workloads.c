@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * workloads.c — workloads as Kueue's integrations derive them: a labelled
+ * batch/v1 Job (pod set "main", min(parallelism, completions) pods), a
+ * labelled Pod (pod set "main", one pod), a Workload as written; their
+ * per-pod requests (containers summed, init containers and sidecars as the
+ * API computes a pod's requests, overhead on top, a missing request taken
+ * from its limit), their priority (WorkloadPriorityClass label, else the
+ * pods' PriorityClass) and where they queue.
+ */
+#include <stdio.h>
+
+#include "queue/queue-internal.h"
+
+int64_t q_value(const char *resource, const dp_quantity *v) {
+        return streq(resource, "cpu") ? dp_quantity_milli_value(v) : dp_quantity_value(v);
+}
+
+void q_format(const char *resource, int64_t v, char *buf, size_t size) {
+        dp_quantity x;
+        bool binary = streq(resource, "memory") || streq(resource, "ephemeral-storage") ||
+                      startswith(resource, "hugepages-");
+        if (streq(resource, "cpu"))
+                x = (dp_quantity){(__int128)v * 1000000, DP_QUANTITY_DECIMAL_SI};
+        else
+                x = dp_quantity_from_int(v, binary ? DP_QUANTITY_BINARY_SI : DP_QUANTITY_DECIMAL_SI);
+        char tmp[DP_QUANTITY_MAX_LEN];
+        dp_quantity_format(&x, tmp, sizeof(tmp));
+        snprintf(buf, size, "%s", tmp);
+}
+
+/* ---- requests ---- */
+
+static int64_t container_value(const dp_container *c, const char *name) {
+        for (size_t i = 0; i < c->n_requests; i++)
+                if (streq(c->requests[i].name, name)) return q_value(name, &c->requests[i].value);
+        for (size_t i = 0; i < c->n_limits; i++)
+                if (streq(c->limits[i].name, name)) return q_value(name, &c->limits[i].value);
+        return 0;
+}
+
+static int64_t pod_value(const dp_pod *p, const char *name) {
+        int64_t reqs = 0, sidecars = 0, init = 0;
+        for (size_t c = 0; c < p->n_containers; c++)
+                reqs += container_value(&p->containers[c], name);
+        for (size_t c = 0; c < p->n_init_containers; c++) {
+                const dp_container *ic = &p->init_containers[c];
+                int64_t v = container_value(ic, name);
+                if (ic->restart_policy && streq(ic->restart_policy, "Always")) {
+                        reqs += v;
+                        sidecars += v;
+                        v = sidecars;
+                } else
+                        v += sidecars;
+                init = DP_MAX(init, v);
+        }
+        int64_t v = DP_MAX(reqs, init);
+        for (size_t i = 0; i < p->n_overhead; i++)
+                if (streq(p->overhead[i].name, name)) v += q_value(name, &p->overhead[i].value);
+        return v;
+}
+
+static int add_name(dp_queue_request **v, size_t *n, const char *name) {
+        for (size_t i = 0; i < *n; i++)
+                if (streq((*v)[i].name, name)) return 0;
+        dp_queue_request *x = realloc(*v, (*n + 1) * sizeof(*x));
+        if (!x) return -ENOMEM;
+        *v = x;
+        if (!(x[*n].name = strdup(name))) return -ENOMEM;
+        x[(*n)++].value = 0;
+        return 0;
+}
+
+static int cmp_request(const void *a, const void *b) {
+        return strcmp(((const dp_queue_request *)a)->name, ((const dp_queue_request *)b)->name);
+}
+
+static int pod_requests(const dp_pod *p, dp_queue_podset *ps) {
+        int r = 0;
+        for (int pass = 0; pass < 2 && r >= 0; pass++) {
+                const dp_container *cs = pass ? p->init_containers : p->containers;
+                size_t nc = pass ? p->n_init_containers : p->n_containers;
+                for (size_t c = 0; c < nc && r >= 0; c++) {
+                        for (size_t i = 0; i < cs[c].n_requests && r >= 0; i++)
+                                r = add_name(&ps->requests, &ps->n_requests, cs[c].requests[i].name);
+                        for (size_t i = 0; i < cs[c].n_limits && r >= 0; i++)
+                                r = add_name(&ps->requests, &ps->n_requests, cs[c].limits[i].name);
+                }
+        }
+        for (size_t i = 0; i < p->n_overhead && r >= 0; i++)
+                r = add_name(&ps->requests, &ps->n_requests, p->overhead[i].name);
+        if (r < 0) return r;
+        for (size_t i = 0; i < ps->n_requests; i++)
+                ps->requests[i].value = pod_value(p, ps->requests[i].name);
+        if (ps->n_requests) qsort(ps->requests, ps->n_requests, sizeof(*ps->requests), cmp_request);
+        ps->flavors = calloc(ps->n_requests + 1, sizeof(char *));
+        return ps->flavors ? 0 : -ENOMEM;
+}
+
+static int add_podset(dp_queue_workload *w, const char *name, int32_t count, const dp_pod *tmpl) {
+        dp_queue_podset *v = realloc(w->podsets, (w->n_podsets + 1) * sizeof(*v));
+        if (!v) return -ENOMEM;
+        w->podsets = v;
+        dp_queue_podset *ps = &v[w->n_podsets++];
+        *ps = (dp_queue_podset){.count = count, .tmpl = tmpl};
+        if (!(ps->name = strdup(name))) return -ENOMEM;
+        return pod_requests(tmpl, ps);
+}
+
+/* ---- priority ---- */
+
+static const dp_workload_priority_class *find_wpc(const dp_queue *q, const char *name) {
+        return q_index_get(q, "P\x1f%s", name);
+}
+
+/* The pods' priority as the API server's Priority admission gives it. */
+static int32_t pod_priority(const dp_queue *q, const dp_pod *p) {
+        if (p->has_priority) return p->priority;
+        const dp_priority_class *pc = q_index_get(q, "K\x1f%s", p->priority_class_name ? p->priority_class_name : "");
+        return pc ? pc->value : 0;
+}
+
+static int32_t priority_of(const dp_queue *q, const dp_object_list *l, const dp_object_meta *m, const dp_pod *tmpl,
+                           char **ret_note) {
+        const char *wpc = dp_kv_get(m->labels, m->n_labels, DP_KUEUE_PRIORITY_LABEL);
+        if (wpc) {
+                const dp_workload_priority_class *pc = find_wpc(q, wpc);
+                if (pc) return pc->value;
+                *ret_note = dp_asprintf("WorkloadPriorityClass %s (label %s) is not in the input: priority 0",
+                                        wpc, DP_KUEUE_PRIORITY_LABEL);
+        }
+        return pod_priority(q, tmpl);
+}
+
+/* ---- the workloads ---- */
+
+static dp_queue_workload *new_workload(dp_queue *q, const char *kind, const dp_object_meta *m, const char *queue) {
+        dp_queue_workload *v = realloc(q->wl, (q->n_wl + 1) * sizeof(*v));
+        if (!v) return NULL;
+        q->wl = v;
+        dp_queue_workload *w = &v[q->n_wl];
+        *w = (dp_queue_workload){.order = q->n_wl};
+        q->n_wl++;
+        w->kind = strdup(kind);
+        w->ns = strdup(m->namespace && m->namespace[0] ? m->namespace : "default");
+        w->name = strdup(m->name ? m->name : "");
+        w->local_queue = queue ? strdup(queue) : NULL;
+        w->created = m->creation_timestamp ? strdup(m->creation_timestamp) : NULL;
+        if (!w->kind || !w->ns || !w->name || (queue && !w->local_queue) ||
+            (m->creation_timestamp && !w->created))
+                return NULL;
+        return w;
+}
+
+static int from_job_or_pod(dp_queue *q, const dp_object_list *l, dp_object o) {
+        const dp_object_meta *m = dp_object_meta_of(o);
+        const char *queue = dp_kv_get(m->labels, m->n_labels, DP_KUEUE_QUEUE_LABEL);
+        /* a pod owned by something else (a Job's) is its owner's business,
+         * as Kueue's pod integration leaves it */
+        if (!queue || (o.hdr->kind == DP_KIND_POD && m->n_owner_references)) return 0;
+        bool job = o.hdr->kind == DP_KIND_JOB;
+        const dp_pod *tmpl = job ? o.deployment->template_ : o.pod;
+        dp_queue_workload *w = new_workload(q, dp_kind_name(o.hdr->kind), m, queue);
+        if (!w) return -ENOMEM;
+        w->priority = priority_of(q, l, m, tmpl, &w->note);
+        return add_podset(w, "main", job ? o.deployment->job_pods : 1, tmpl);
+}
+
+static int from_workload(dp_queue *q, const dp_object_list *l, const dp_kq_workload *kw) {
+        dp_queue_workload *w = new_workload(q, "Workload", &kw->x.meta, kw->queue_name);
+        if (!w) return -ENOMEM;
+        int r = 0;
+        for (size_t i = 0; i < kw->n_podsets && r >= 0; i++)
+                r = add_podset(w, kw->podsets[i].name, kw->podsets[i].count, kw->podsets[i].template_);
+        if (r < 0) return r;
+        if (kw->has_priority)
+                w->priority = kw->priority;
+        else if (kw->priority_class_name) {
+                const dp_workload_priority_class *pc = find_wpc(q, kw->priority_class_name);
+                w->priority = pc ? pc->value : 0;
+        } else
+                w->priority = kw->n_podsets ? pod_priority(q, kw->podsets[0].template_) : 0;
+        return 0;
+}
+
+int q_workloads(dp_queue *q, const dp_object_list *l, dp_error *err) {
+        int r = 0;
+        for (size_t i = 0; i < l->n && r >= 0; i++)
+                if (l->items[i].hdr->kind == DP_KIND_JOB || l->items[i].hdr->kind == DP_KIND_POD)
+                        r = from_job_or_pod(q, l, l->items[i]);
+        for (size_t i = 0; i < q->n_owned && r >= 0; i++)
+                if (dp_queue_kind(q->owned[i]) == DP_KQ_WORKLOAD)
+                        r = from_workload(q, l, (const dp_kq_workload *)q->owned[i].ext);
+        return r < 0 ? dp_error_set(err, r, "out of memory") : 0;
+}
