@@ -4,9 +4,9 @@
  * (wire-protocols §5). */
 #include <stdio.h>
 
-#include "base/doc.h"
 #include "devices/decode.h"
 #include "devices/checkpoint.h"
+#include "doc/doc.h"
 
 uint32_t dp_fnv1a32(const void *data, size_t len) {
         const unsigned char *p = data;

@@ -3,18 +3,13 @@
 #include <ctype.h>
 #include <stdio.h>
 
-#include "base/doc.h"
+#include "base/strv.h"
+#include "doc/doc.h"
 #include "dra/cdi.h"
-
-static void strv_free(char **v, size_t n) {
-        for (size_t i = 0; i < n; i++)
-                free(v[i]);
-        free(v);
-}
 
 void dp_dra_cdi_edits_done(dp_dra_cdi_edits *e) {
         if (!e) return;
-        strv_free(e->env, e->n_env);
+        dp_strv_free_n(e->env, e->n_env);
         for (size_t i = 0; i < e->n_nodes; i++) {
                 free(e->nodes[i].path);
                 free(e->nodes[i].host_path);
@@ -23,7 +18,7 @@ void dp_dra_cdi_edits_done(dp_dra_cdi_edits *e) {
         for (size_t i = 0; i < e->n_mounts; i++) {
                 free(e->mounts[i].host_path);
                 free(e->mounts[i].container_path);
-                strv_free(e->mounts[i].options, e->mounts[i].n_options);
+                dp_strv_free_n(e->mounts[i].options, e->mounts[i].n_options);
                 free(e->mounts[i].type);
         }
         free(e->mounts);

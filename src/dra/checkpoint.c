@@ -3,14 +3,9 @@
  * prepared.h): ownership, encode, strict decode with checksum. */
 #include <stdio.h>
 
-#include "base/doc.h"
+#include "base/strv.h"
+#include "doc/doc.h"
 #include "dra/prepared.h"
-
-static void strv_free(char **v, size_t n) {
-        for (size_t i = 0; i < n; i++)
-                free(v[i]);
-        free(v);
-}
 
 void dp_dra_prepared_claim_done(dp_dra_prepared_claim *c) {
         if (!c) return;
@@ -19,10 +14,10 @@ void dp_dra_prepared_claim_done(dp_dra_prepared_claim *c) {
         free(c->name);
         for (size_t i = 0; i < c->n_devices; i++) {
                 dp_dra_prepared_device *d = &c->devices[i];
-                strv_free(d->requests, d->n_requests);
+                dp_strv_free_n(d->requests, d->n_requests);
                 free(d->pool);
                 free(d->device);
-                strv_free(d->cdi_ids, d->n_cdi_ids);
+                dp_strv_free_n(d->cdi_ids, d->n_cdi_ids);
                 free(d->share_id);
         }
         free(c->devices);
@@ -48,16 +43,6 @@ static int dup_opt(char **dst, const char *src) {
         return (*dst = dp_strdup(src)) ? 0 : -ENOMEM;
 }
 
-static int strv_copy(char ***dst, size_t *n, char *const *src, size_t m) {
-        if (!m) return 0;
-        if (!(*dst = calloc(m, sizeof(char *)))) return -ENOMEM;
-        for (size_t i = 0; i < m; i++) {
-                if (!((*dst)[i] = dp_strdup(src[i]))) return -ENOMEM;
-                (*n)++;
-        }
-        return 0;
-}
-
 static int claim_copy(dp_dra_prepared_claim *d, const dp_dra_prepared_claim *s) {
         if (dup_opt(&d->uid, s->uid) < 0 || dup_opt(&d->namespace, s->namespace) < 0 ||
             dup_opt(&d->name, s->name) < 0 || dup_opt(&d->cdi_spec_file, s->cdi_spec_file) < 0 ||
@@ -69,9 +54,10 @@ static int claim_copy(dp_dra_prepared_claim *d, const dp_dra_prepared_claim *s) 
                 const dp_dra_prepared_device *x = &s->devices[i];
                 dp_dra_prepared_device *y = &d->devices[i];
                 d->n_devices++;
-                if (strv_copy(&y->requests, &y->n_requests, x->requests, x->n_requests) < 0 ||
-                    dup_opt(&y->pool, x->pool) < 0 || dup_opt(&y->device, x->device) < 0 ||
-                    strv_copy(&y->cdi_ids, &y->n_cdi_ids, x->cdi_ids, x->n_cdi_ids) < 0 ||
+                y->requests = dp_strv_copy_n(x->requests, y->n_requests = x->n_requests);
+                y->cdi_ids = dp_strv_copy_n(x->cdi_ids, y->n_cdi_ids = x->n_cdi_ids);
+                if (!y->requests || !y->cdi_ids || dup_opt(&y->pool, x->pool) < 0 ||
+                    dup_opt(&y->device, x->device) < 0 ||
                     dup_opt(&y->share_id, x->share_id) < 0)
                         return -ENOMEM;
         }

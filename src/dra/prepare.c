@@ -4,7 +4,7 @@
 #include <ctype.h>
 #include <stdio.h>
 
-#include "base/doc.h"
+#include "doc/doc.h"
 #include "dra/cdi.h"
 #include "dra/prepare.h"
 #include "dra/slices.h"

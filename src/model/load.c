@@ -9,6 +9,7 @@
 
 #include "base/fileio.h"
 #include "base/strbuf.h"
+#include "base/strv.h"
 #include "model/model.h"
 
 int dp_model_read_stdin(char **ret, size_t *ret_len, dp_error *err) {
@@ -73,12 +74,6 @@ static bool has_input_suffix(const char *name) {
 
 static int cmp_names(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-static void names_free(char **v, size_t n) {
-        for (size_t i = 0; i < n; i++)
-                free(v[i]);
-        free(v);
-}
-
 /* Input files of a directory, sorted by name (hidden files skipped). */
 static int list_dir(const char *dir, char ***ret, size_t *ret_n, dp_error *err) {
         DIR *d = opendir(dir);
@@ -103,7 +98,7 @@ static int list_dir(const char *dir, char ***ret, size_t *ret_n, dp_error *err) 
         }
         closedir(d);
         if (r < 0) {
-                names_free(v, n);
+                dp_strv_free_n(v, n);
                 return r;
         }
         if (n) qsort(v, n, sizeof(char *), cmp_names);
@@ -137,7 +132,7 @@ int dp_model_load(const char *const *paths, size_t n_paths, dp_object_list **ret
                         if (r < 0) return r;
                         for (size_t j = 0; j < n && r >= 0; j++)
                                 r = dp_model_load_file(names[j], l, err);
-                        names_free(names, n);
+                        dp_strv_free_n(names, n);
                 } else {
                         r = dp_model_load_file(paths[i], l, err);
                 }

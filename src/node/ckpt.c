@@ -4,7 +4,7 @@
 #include <sys/stat.h>
 
 #include "devices/checkpoint.h"
-#include "base/doc.h"
+#include "doc/doc.h"
 #include "node/ckpt.h"
 #include "node/node.h"
 

@@ -3,21 +3,16 @@
  * (format in dra-state.h): ownership, encode, strict decode with checksum. */
 #include <stdio.h>
 
-#include "base/doc.h"
+#include "base/strv.h"
+#include "doc/doc.h"
 #include "node/dra-state.h"
-
-static void strv_free(char **v, size_t n) {
-        for (size_t i = 0; v && i < n; i++)
-                free(v[i]);
-        free(v);
-}
 
 static void devs_free(dp_node_dra_device *v, size_t n) {
         for (size_t i = 0; v && i < n; i++) {
                 free(v[i].pool);
                 free(v[i].device);
-                strv_free(v[i].requests, v[i].n_requests);
-                strv_free(v[i].cdi, v[i].n_cdi);
+                dp_strv_free_n(v[i].requests, v[i].n_requests);
+                dp_strv_free_n(v[i].cdi, v[i].n_cdi);
         }
         free(v);
 }
@@ -173,18 +168,6 @@ bool dp_node_dra_claim_remove_pod(dp_node_dra_claim *c, const char *uid) {
         return false;
 }
 
-static int strv_dup(char *const *src, size_t n, char ***ret) {
-        char **v = calloc(n + 1, sizeof *v);
-        if (!v) return -ENOMEM;
-        for (size_t i = 0; i < n; i++)
-                if (!(v[i] = dp_strdup(src[i]))) {
-                        strv_free(v, i);
-                        return -ENOMEM;
-                }
-        *ret = v;
-        return 0;
-}
-
 int dp_node_dra_claim_set_devices(dp_node_dra_claim *c, const dp_node_dra_device *devs, size_t n) {
         assert_return(c && (devs || !n), -EINVAL);
         if (n > DP_NODE_DRA_STATE_MAX_DEVICES) return -E2BIG;
@@ -206,9 +189,9 @@ int dp_node_dra_claim_set_devices(dp_node_dra_claim *c, const dp_node_dra_device
                 v[k].pool = dp_strdup(devs[k].pool);
                 v[k].device = dp_strdup(devs[k].device);
                 if (!v[k].pool || !v[k].device) r = -ENOMEM;
-                if (r >= 0 && (r = strv_dup(devs[k].requests, devs[k].n_requests, &v[k].requests)) >= 0)
-                        v[k].n_requests = devs[k].n_requests;
-                if (r >= 0 && (r = strv_dup(devs[k].cdi, devs[k].n_cdi, &v[k].cdi)) >= 0) v[k].n_cdi = devs[k].n_cdi;
+                v[k].requests = dp_strv_copy_n(devs[k].requests, v[k].n_requests = devs[k].n_requests);
+                v[k].cdi = dp_strv_copy_n(devs[k].cdi, v[k].n_cdi = devs[k].n_cdi);
+                if (!v[k].requests || !v[k].cdi) r = -ENOMEM;
         }
         if (r < 0) {
                 devs_free(v, k);

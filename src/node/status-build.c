@@ -210,7 +210,7 @@ int node_status_build(const dp_kubelet *n, bool running, dp_doc_set *s, dp_doc_n
                 if (r >= 0) r = dp_doc_seq_add(s, me, m);
         }
         if (r >= 0) r = dp_doc_map_add(s, root, "manifestErrors", me);
-        if (r >= 0) r = node_dra_status(n->dra, s, root);
+        if (r >= 0) r = dp_node_dra_status(n->dra, s, root);
         if (r < 0) return -ENOMEM;
         *ret = root;
         return 0;

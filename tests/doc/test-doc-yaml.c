@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0
- * The YAML reader of src/base/doc.c builds what libyaml builds: every
+ * The YAML reader of src/doc/doc.c builds what libyaml builds: every
  * input here is parsed with the readers of doc.c and with libyaml alone
  * (dp_doc_parse_libyaml, dp_doc_parse_each_libyaml), and the results must be
  * the same — return code, error message, trees with every string, plain flag,
  * line and column, the documents handed to a dp_doc_parse_each callback. */
 #include <ftw.h>
 
-#include "base/doc.h"
 #include "base/fileio.h"
+#include "doc/doc.h"
 #include "harness.h"
 
 /* every document of a parse, or its error, as one string */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include <yaml.h>
 
-#include "base/doc-internal.h"
 #include "base/fileio.h"
+#include "doc/doc-internal.h"
 
 /* The tree builder (libyaml's events or a reader's calls become nodes),
  * libyaml, and the parse entry points, which let the readers of doc-read.c

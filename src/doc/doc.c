@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include <inttypes.h>
 
-#include "base/doc-internal.h"
+#include "doc/doc-internal.h"
 
 /* Nodes and strings live in blocks owned by the set (one allocation per
  * DOC_NODE_BLOCK nodes or DOC_STR_BLOCK bytes of strings, not one or two per
@@ -344,7 +344,7 @@ int dp_doc_get_str(const dp_doc_node *n, bool lenient, const char **ret, dp_erro
  * one reservation (dp_strbuf_room) where it can be: indentation is a copy
  * of one string of spaces, a JSON string is escaped straight into the
  * buffer, and each byte of a scalar is classified by a table lookup (YAML:
- * 8 bytes at once). tests/base/test-doc-emit.c keeps the first, simple
+ * 8 bytes at once). tests/doc/test-doc-emit.c keeps the first, simple
  * emitters and compares. */
 
 /* What follows the backslash for a byte that JSON output escapes (Go's

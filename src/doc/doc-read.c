@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-#include "base/doc-internal.h"
+#include "doc/doc-internal.h"
 
 /* ---- JSON fast path ----
  *
@@ -12,7 +12,7 @@
  * tab, a comment, a trailing comma, an escape or character YAML treats
  * differently, a key libyaml would not take as a simple key — it gives up
  * and the input goes through libyaml, so every error message is libyaml's
- * (or the tree builder's) as before. fuzz/fuzz-base-json checks both agree. */
+ * (or the tree builder's) as before. fuzz/fuzz-doc-json checks both agree. */
 
 #define JSON_SIMPLE_KEY_MAX 1000 /* libyaml: a simple key is at most 1024 characters */
 
@@ -312,8 +312,8 @@ int doc_parse_json(parse_state *ps, const char *buf, size_t len) {
  * control characters) or reads as a line break or byte order mark the
  * reader here does not know (CR, NEL, LS, PS, BOM) goes to libyaml whole:
  * libyaml decodes 16 KiB ahead, so its reader errors come before documents
- * that precede them in the input. fuzz/fuzz-base-yaml.c and
- * tests/base/test-doc-yaml.c check that both readers agree. */
+ * that precede them in the input. fuzz/fuzz-doc-yaml.c and
+ * tests/doc/test-doc-yaml.c check that both readers agree. */
 
 enum {
         YC_STOP = 1,    /* ends a run of plain scalar characters: blanks, ':', line breaks, controls */
