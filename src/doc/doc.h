@@ -155,13 +155,6 @@ void dp_doc_emit(dp_strbuf *out, const dp_doc_node *n, dp_doc_format fmt);
  * the readers with libyaml, and for debugging. */
 void dp_doc_dump(dp_strbuf *out, const dp_doc_node *n);
 
-/* devplane's checksummed state files (the node's DRA state, the driver
- * checkpoint) are one compact JSON line {"checksum":"<16 hex>","data":DATA}:
- * the checksum is FNV-1a-64 of DATA's compact JSON. A reader decodes DATA,
- * encodes it again and compares, so any change to the file shows. */
-int dp_doc_data_checksum(const dp_doc_node *data, char ret_sum[17]); /* 0 or -ENOMEM */
-/* Append the envelope around data (a node of set) and a newline to out. 0 or -ENOMEM. */
-int dp_doc_emit_checksummed(dp_doc_set *set, dp_doc_node *data, dp_strbuf *out);
 /* Item `i` of a sequence that is the value of a top-level map key, as
  * dp_doc_emit() of the whole map would write it (the caller writes the map's
  * other keys around it: JSON "{\n  \"items\": [" ... "\n  ],", YAML "items:\n").

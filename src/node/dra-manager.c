@@ -53,10 +53,8 @@ int dra_state_save(dp_node_dra *d) {
         if (!d->state_dir) return 0;
         _cleanup_strbuf_ dp_strbuf sb = DP_STRBUF_INIT;
         dp_error e = DP_ERROR_INIT;
-        int r = dp_node_dra_state_encode(d->st, &sb);
-        if (r < 0)
-                dp_error_set(&e, r, "encode: %s", strerror(-r));
-        else
+        int r = dp_state_file_marshal(&dp_node_dra_state_file, d->st, &sb, &e);
+        if (r >= 0)
                 r = node_write_state(d->state_dir, DP_NODE_DRA_STATE_FILE, sb.buf, sb.len, 0600, DP_WRITE_DURABLE, &e);
         if (r < 0) {
                 if (!e.msg[0]) dp_error_set(&e, r, "%s/%s: %s", d->state_dir, DP_NODE_DRA_STATE_FILE, strerror(-r));
