@@ -1,4 +1,12 @@
-/* SPDX-License-Identifier: Apache-2.0 */
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * doc-read.c — two readers of our own that build the tree libyaml's events
+ * would build (doc.h): a JSON reader, which every parse tries first, and a
+ * block-YAML reader, which only dp_doc_parse_bulk (the model's bulk loader)
+ * uses; whatever either is not sure of goes to libyaml (doc-parse.c).
+ * Why the YAML one exists at all, measured: docs/benchmarks.md, "The fast
+ * YAML path".
+ */
 #include "doc/doc-internal.h"
 
 /* ---- JSON fast path ----
@@ -279,7 +287,7 @@ int doc_parse_json(parse_state *ps, const char *buf, size_t len) {
         return r;
 }
 
-/* ---- YAML fast path ----
+/* ---- YAML fast path (dp_doc_parse_bulk only: the model's bulk loader) ----
  *
  * Manifests written by people and by kubectl -o yaml are block-style YAML,
  * and libyaml spends most of a load in its scanner (a function call and a
@@ -300,7 +308,7 @@ int doc_parse_json(parse_state *ps, const char *buf, size_t len) {
  * ':' inside a plain scalar in a flow collection, an escape libyaml
  * refuses, a key over 1,000 bytes, an indentation it does not expect, any
  * error (the tree builder's too: a duplicate key, a limit). Documents
- * already handed to the caller (dp_doc_parse_each) cannot be taken back,
+ * already handed to the caller (dp_doc_parse_bulk) cannot be taken back,
  * so it gives up one document at a time: the document it was
  * reading is dropped and libyaml reads the input from that document's "---"
  * line (or from the start), with the lines before added to its marks, so an
