@@ -138,17 +138,25 @@ dp_doc_node *dp_doc_b_text(dp_doc_builder *b, const char *text, bool plain) {
         return n;
 }
 
-/* "%" PRId64, without printf (counts are in every claim) */
-dp_doc_node *dp_doc_b_int(dp_doc_builder *b, int64_t v) {
-        char buf[24], *p = buf + sizeof(buf);
-        uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
-        *--p = 0;
+/* decimal digits of u before end, without printf (counts are in every claim) */
+static char *digits(char *end, uint64_t u) {
+        *--end = 0;
         do {
-                *--p = (char)('0' + u % 10);
+                *--end = (char)('0' + u % 10);
                 u /= 10;
         } while (u);
+        return end;
+}
+
+dp_doc_node *dp_doc_b_int(dp_doc_builder *b, int64_t v) {
+        char buf[24], *p = digits(buf + sizeof(buf), v < 0 ? -(uint64_t)v : (uint64_t)v);
         if (v < 0) *--p = '-';
         return dp_doc_b_text(b, p, true);
+}
+
+dp_doc_node *dp_doc_b_uint(dp_doc_builder *b, uint64_t v) {
+        char buf[24];
+        return dp_doc_b_text(b, digits(buf + sizeof(buf), v), true);
 }
 
 dp_doc_node *dp_doc_b_bool(dp_doc_builder *b, bool v) {
@@ -225,6 +233,10 @@ void dp_doc_b_put_str(dp_doc_builder *b, dp_doc_node *map, const char *key, cons
 
 void dp_doc_b_put_int(dp_doc_builder *b, dp_doc_node *map, const char *key, int64_t v) {
         dp_doc_b_put(b, map, key, dp_doc_b_int(b, v));
+}
+
+void dp_doc_b_put_uint(dp_doc_builder *b, dp_doc_node *map, const char *key, uint64_t v) {
+        dp_doc_b_put(b, map, key, dp_doc_b_uint(b, v));
 }
 
 void dp_doc_b_put_bool(dp_doc_builder *b, dp_doc_node *map, const char *key, bool v) {

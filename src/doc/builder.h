@@ -63,6 +63,7 @@ dp_doc_node *dp_doc_b_str(dp_doc_builder *b, const char *v);
  * `plain`: printed as it is (a number), else as a string. */
 dp_doc_node *dp_doc_b_text(dp_doc_builder *b, const char *text, bool plain);
 dp_doc_node *dp_doc_b_int(dp_doc_builder *b, int64_t v);
+dp_doc_node *dp_doc_b_uint(dp_doc_builder *b, uint64_t v);
 dp_doc_node *dp_doc_b_bool(dp_doc_builder *b, bool v);
 /* The root of a parsed document `doc` (which the builder takes, on failure
  * too) as a node of the tree: copied into the set (doc freed), or in
@@ -77,6 +78,7 @@ void dp_doc_b_push(dp_doc_builder *b, dp_doc_node *seq, dp_doc_node *v);
  * [] when n is 0. */
 void dp_doc_b_put_str(dp_doc_builder *b, dp_doc_node *map, const char *key, const char *v);
 void dp_doc_b_put_int(dp_doc_builder *b, dp_doc_node *map, const char *key, int64_t v);
+void dp_doc_b_put_uint(dp_doc_builder *b, dp_doc_node *map, const char *key, uint64_t v);
 void dp_doc_b_put_bool(dp_doc_builder *b, dp_doc_node *map, const char *key, bool v);
 void dp_doc_b_put_strv(dp_doc_builder *b, dp_doc_node *map, const char *key, char *const *v, size_t n);
 

@@ -19,12 +19,13 @@ TEST(builds_in_order) {
         dp_doc_b_put_str(&b, m, "name", "n");
         dp_doc_b_put_str(&b, m, "absent", NULL);
         dp_doc_b_put_int(&b, m, "count", -3);
+        dp_doc_b_put_uint(&b, m, "big", UINT64_MAX);
         dp_doc_b_put_bool(&b, m, "ok", true);
         dp_doc_b_put_strv(&b, m, "list", v, 2);
         dp_doc_b_put_strv(&b, m, "none", NULL, 0);
         ASSERT_EQ(b.r, 0);
         _cleanup_free_ char *out = emit(m);
-        ASSERT_STREQ(out, "{\"name\":\"n\",\"count\":-3,\"ok\":true,\"list\":[\"x\",\"y\"],\"none\":[]}");
+        ASSERT_STREQ(out, "{\"name\":\"n\",\"count\":-3,\"big\":18446744073709551615,\"ok\":true,\"list\":[\"x\",\"y\"],\"none\":[]}");
 }
 
 TEST(failure_is_sticky) {
@@ -88,4 +89,41 @@ TEST(decoder_refuses_nul_in_strings) {
         dp_doc_decoder d = {"f.json", "state", &e};
         char *str = NULL;
         ASSERT_EQ(dp_doc_dec_str(&d, m, "a", 0, "", &str), -EBADMSG);
+}
+
+TEST(scratch_trees_emit_the_same) {
+        _cleanup_(dp_doc_scratch_freep) dp_doc_scratch *x = dp_doc_scratch_new();
+        ASSERT_TRUE(x != NULL);
+        for (int round = 0; round < 3; round++) {
+                dp_doc_scratch_reset(x); /* the blocks of the last tree are reused */
+                dp_doc_builder b = DP_DOC_BUILDER_SCRATCH(x);
+                dp_doc_node *m = dp_doc_b_map(&b);
+                char key[8];
+                for (int i = 0; i < 40; i++) { /* past the first array's room */
+                        static char keys[40][8];
+                        snprintf(keys[i], sizeof keys[i], "k%02d", i);
+                        dp_doc_b_put_int(&b, m, keys[i], i - round);
+                }
+                dp_doc_set *params = dp_doc_set_new();
+                ASSERT_OK(dp_doc_parse(params, "{\"a\":[1,\"x\"]}", 13, "p", NULL));
+                dp_doc_b_put(&b, m, "p", dp_doc_b_adopt(&b, params, dp_doc_root(params, 0)));
+                ASSERT_EQ(b.r, 0);
+                _cleanup_free_ char *out = emit(m);
+                ASSERT_CONTAINS(out, "\"k39\":");
+                ASSERT_CONTAINS(out, ",\"p\":{\"a\":[1,\"x\"]}}");
+                /* the same tree built in a set emits the same bytes */
+                _cleanup_(dp_doc_set_freep) dp_doc_set *s = dp_doc_set_new();
+                dp_doc_builder c = DP_DOC_BUILDER_INIT(s);
+                dp_doc_node *n = dp_doc_b_map(&c);
+                for (int i = 0; i < 40; i++) {
+                        snprintf(key, sizeof key, "k%02d", i);
+                        dp_doc_b_put_int(&c, n, key, i - round);
+                }
+                dp_doc_set *p2 = dp_doc_set_new();
+                ASSERT_OK(dp_doc_parse(p2, "{\"a\":[1,\"x\"]}", 13, "p", NULL));
+                dp_doc_b_put(&c, n, "p", dp_doc_b_adopt(&c, p2, dp_doc_root(p2, 0)));
+                ASSERT_EQ(c.r, 0);
+                _cleanup_free_ char *out2 = emit(n);
+                ASSERT_STREQ(out, out2);
+        }
 }
