@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0
- * Fuzz the node's reading of CDI spec files (node_dra_cdi_env_doc): the
+ * Fuzz the node's reading of CDI spec files (dp_node_dra_cdi_env_doc): the
  * input is a spec file (YAML or JSON, as the runtime reads /var/run/cdi);
  * every document is asked for a fixed device id and for the id its own
  * kind and first device name make, and the resulting env map must print. */
 #include <stdio.h>
 
-#include "base/doc.h"
+#include "doc/doc.h"
 #include "node/dra-manager.h"
 
 #define CHECK(x)                                                                                                       \
@@ -22,7 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                         const dp_doc_node *root = dp_doc_root(s, i);
                         dp_doc_node *env = dp_doc_new_map(s);
                         CHECK(env);
-                        CHECK(node_dra_cdi_env_doc(root, "k8s.gpu.example.com/gpu=uid-gpu-0", s, env) >= 0);
+                        CHECK(dp_node_dra_cdi_env_doc(root, "k8s.gpu.example.com/gpu=uid-gpu-0", s, env) >= 0);
                         const dp_doc_node *k = dp_doc_get(root, "kind");
                         const dp_doc_node *devs = dp_doc_get(root, "devices");
                         const dp_doc_node *nm =
@@ -30,7 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                         if (k && k->type == DP_DOC_SCALAR && nm && nm->type == DP_DOC_SCALAR) {
                                 char *id = dp_asprintf("%s=%s", k->str, nm->str);
                                 CHECK(id);
-                                CHECK(node_dra_cdi_env_doc(root, id, s, env) >= 0);
+                                CHECK(dp_node_dra_cdi_env_doc(root, id, s, env) >= 0);
                                 free(id);
                         }
                         dp_strbuf sb = DP_STRBUF_INIT;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Fuzz the node's pod-manifest decoder (every document of the input as a
  * Pod) and the status-document round trip of what decodes. */
-#include "base/doc.h"
+#include "doc/doc.h"
 #include "node/pods.h"
 
 /* Checked in every build type (assert() vanishes under NDEBUG). */

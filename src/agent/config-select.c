@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 
 #include "agent/agent.h"
-#include "base/doc.h"
+#include "doc/doc.h"
 #include "kube/kube.h"
 
 static bool config_name_ok(const char *s) {

@@ -5,6 +5,7 @@
 #include "alloc/adapter.h"
 #include "alloc/oom.h"
 #include "base/hashmap.h"
+#include "base/strv.h"
 #include "cel/slice-device.h"
 
 /* Blocks freed together: carved from `arena` (zeroed memory of the
@@ -698,18 +699,8 @@ int dp_alloc_claim_prepare(dp_alloc_cluster *c, const dp_resource_claim *cl, dp_
 
 /* ---- results ---- */
 
-static char **strv_dup(const char *const *v, size_t n) {
-        if (!n) return NULL;
-        char **o = calloc(n, sizeof(char *));
-        if (!o) return NULL;
-        for (size_t i = 0; i < n; i++)
-                if (!(o[i] = dp_strdup(v[i]))) {
-                        for (size_t j = 0; j < i; j++) free(o[j]);
-                        free(o);
-                        return NULL;
-                }
-        return o;
-}
+/* An empty list stays NULL, as the allocator's results are compared with NULL. */
+static char **strv_dup(const char *const *v, size_t n) { return n ? dp_strv_copy_n((char *const *)v, n) : NULL; }
 
 static const dp_device_request_spec *model_spec(const dp_resource_claim *cl, uint32_t ri, uint32_t si) {
         const dp_device_request *r = &cl->spec.requests[ri];

@@ -3,16 +3,11 @@
  * rules and the health fault table (format in backend.h, docs/backends.md). */
 #include <stdio.h>
 
-#include "base/doc.h"
 #include "base/strbuf.h"
+#include "base/strv.h"
 #include "devices/backend.h"
 #include "devices/decode.h"
-
-static void free_strv(char **v, size_t n) {
-        for (size_t i = 0; i < n; i++)
-                free(v[i]);
-        free(v);
-}
+#include "doc/doc.h"
 
 dp_backend_config *dp_backend_config_free(dp_backend_config *c) {
         if (!c) return NULL;
@@ -22,12 +17,12 @@ dp_backend_config *dp_backend_config_free(dp_backend_config *c) {
                 free(c->pci[i].type);
                 free(c->pci[i].class_prefix);
                 free(c->pci[i].driver);
-                free_strv(c->pci[i].device_nodes, c->pci[i].n_device_nodes);
+                dp_strv_free_n(c->pci[i].device_nodes, c->pci[i].n_device_nodes);
         }
         free(c->pci);
         for (size_t i = 0; i < c->n_devglob; i++) {
                 free(c->devglob[i].type);
-                free_strv(c->devglob[i].paths, c->devglob[i].n_paths);
+                dp_strv_free_n(c->devglob[i].paths, c->devglob[i].n_paths);
                 free(c->devglob[i].usb);
         }
         free(c->devglob);

@@ -4,9 +4,9 @@
  * (wire-protocols §5). */
 #include <stdio.h>
 
-#include "base/doc.h"
 #include "devices/decode.h"
 #include "devices/checkpoint.h"
+#include "doc/state-file.h"
 
 uint32_t dp_fnv1a32(const void *data, size_t len) {
         const unsigned char *p = data;
@@ -655,3 +655,15 @@ int dp_checkpoint_decode(const char *buf, size_t len, dp_checkpoint **ret, dp_er
 int dp_checkpoint_decode_unverified(const char *buf, size_t len, dp_checkpoint **ret, dp_error *err) {
         return decode(buf, len, false, ret, err);
 }
+
+/* ---- the file type (doc/state-file.h) ---- */
+
+/* Marshalling refreshes the checksum field, as the kubelet's
+ * MarshalCheckpoint does: the object is the caller's to change. */
+static int marshal(const void *obj, dp_strbuf *out) { return dp_checkpoint_encode((dp_checkpoint *)obj, out); }
+
+static int unmarshal(const char *buf, size_t len, const char *source, void **ret, dp_error *err) {
+        return dp_checkpoint_decode(buf, len, (dp_checkpoint **)ret, err);
+}
+
+const dp_state_file_type dp_checkpoint_file = {"checkpoint", DP_CHECKPOINT_MAX_INPUT, marshal, unmarshal};

@@ -22,6 +22,7 @@
 
 #include "base/error.h"
 #include "base/strbuf.h"
+#include "doc/state-file.h"
 
 #define DP_CHECKPOINT_FILE_NAME "kubelet_internal_checkpoint"
 #define DP_CHECKPOINT_MAX_INPUT (16u << 20) /* bytes */
@@ -77,6 +78,9 @@ int dp_checkpoint_add_entry(dp_checkpoint *c, const char *pod_uid, const char *c
                             size_t alloc_resp_len);
 /* -EINVAL unless resource_name is made of [A-Za-z0-9._/-], 1..317 bytes. */
 int dp_checkpoint_set_registered(dp_checkpoint *c, const char *resource_name, const char *const *ids, size_t n_ids);
+
+/* The checkpoint as a durable file type (doc/state-file.h). */
+extern const dp_state_file_type dp_checkpoint_file;
 
 /* Decode and verify. -EINVAL (syntax, types: err says which field),
  * -EBADMSG (checksum), -E2BIG (over DP_CHECKPOINT_MAX_INPUT), -ENOMEM. */

@@ -6,11 +6,11 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "base/doc.h"
 #include "base/fileio.h"
 #include "base/strbuf.h"
 #include "devices/config.h"
 #include "devices/decode.h"
+#include "doc/doc.h"
 
 static const char *const mig_words[] = {"none", "single", "mixed", NULL};
 static const char *const dls_words[] = {"envvar", "volume-mounts", "cdi-annotations", "cdi-cri", NULL};

@@ -6,8 +6,8 @@
  */
 #pragma once
 
-#include "base/doc.h"
 #include "base/error.h"
+#include "doc/doc.h"
 
 typedef struct dp_decode_ctx {
         const char *source; /* file name or "built-in profile x" */

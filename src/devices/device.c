@@ -3,16 +3,11 @@
 #include <stdio.h>
 
 #include "base/strbuf.h"
+#include "base/strv.h"
 #include "devices/decode.h"
 #include "devices/device.h"
 
 const char *dp_health_to_string(dp_health h) { return h == DP_HEALTH_HEALTHY ? "Healthy" : "Unhealthy"; }
-
-static void free_strv(char **v, size_t n) {
-        for (size_t i = 0; i < n; i++)
-                free(v[i]);
-        free(v);
-}
 
 static void device_done(dp_device *d) {
         free(d->id);
@@ -22,13 +17,13 @@ static void device_done(dp_device *d) {
         free(d->architecture);
         free(d->driver_version);
         free(d->pci_bus_id);
-        free_strv(d->device_nodes, d->n_device_nodes);
+        dp_strv_free_n(d->device_nodes, d->n_device_nodes);
         for (size_t i = 0; i < d->n_migs; i++) {
                 dp_mig_device *m = &d->migs[i];
                 free(m->id);
                 free(m->uuid);
                 free(m->profile);
-                free_strv(m->device_nodes, m->n_device_nodes);
+                dp_strv_free_n(m->device_nodes, m->n_device_nodes);
         }
         free(d->migs);
         for (size_t i = 0; i < d->n_attrs; i++) {
@@ -51,7 +46,7 @@ dp_device_set *dp_device_set_free(dp_device_set *s) {
         free(s->driver_name);
         free(s->cdi_kind);
         free(s->visible_devices_env);
-        free_strv(s->common_device_nodes, s->n_common_device_nodes);
+        dp_strv_free_n(s->common_device_nodes, s->n_common_device_nodes);
         for (size_t i = 0; i < s->n_devices; i++)
                 device_done(&s->devices[i]);
         free(s->devices);

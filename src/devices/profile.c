@@ -2,12 +2,13 @@
  * profile.c — DeviceProfile documents -> dp_device_set (the mock backend). */
 #include <stdio.h>
 
-#include "base/doc.h"
 #include "base/fileio.h"
 #include "base/strbuf.h"
+#include "base/strv.h"
 #include "devices/builtin.h"
 #include "devices/decode.h"
 #include "devices/profile.h"
+#include "doc/doc.h"
 
 static int oom(const dp_decode_ctx *c) { return dp_error_set(c->err, -ENOMEM, "out of memory"); }
 
@@ -811,11 +812,8 @@ int dp_profile_load_file(const char *path, const char *node_name, dp_device_set 
 /* ---- a decoded profile for another node ---- */
 
 static char **strv_copy(char *const *v, size_t n, bool *ok) {
-        if (!v) return NULL;
-        char **c = calloc(n + 1, sizeof(char *)); /* NULL-terminated, as read_path_list makes them */
-        if (!c) return *ok = false, NULL;
-        for (size_t i = 0; i < n; i++)
-                if (!(c[i] = dp_strdup(v[i]))) *ok = false;
+        char **c = v ? dp_strv_copy_n(v, n) : NULL; /* NULL-terminated, as read_path_list makes them */
+        if (v && !c) *ok = false;
         return c;
 }
 

@@ -3,18 +3,13 @@
 #include <ctype.h>
 #include <stdio.h>
 
-#include "base/doc.h"
+#include "base/strv.h"
+#include "doc/state-file.h"
 #include "dra/cdi.h"
-
-static void strv_free(char **v, size_t n) {
-        for (size_t i = 0; i < n; i++)
-                free(v[i]);
-        free(v);
-}
 
 void dp_dra_cdi_edits_done(dp_dra_cdi_edits *e) {
         if (!e) return;
-        strv_free(e->env, e->n_env);
+        dp_strv_free_n(e->env, e->n_env);
         for (size_t i = 0; i < e->n_nodes; i++) {
                 free(e->nodes[i].path);
                 free(e->nodes[i].host_path);
@@ -23,7 +18,7 @@ void dp_dra_cdi_edits_done(dp_dra_cdi_edits *e) {
         for (size_t i = 0; i < e->n_mounts; i++) {
                 free(e->mounts[i].host_path);
                 free(e->mounts[i].container_path);
-                strv_free(e->mounts[i].options, e->mounts[i].n_options);
+                dp_strv_free_n(e->mounts[i].options, e->mounts[i].n_options);
                 free(e->mounts[i].type);
         }
         free(e->mounts);
@@ -178,63 +173,35 @@ int dp_dra_cdi_spec_check(const dp_dra_cdi_spec *s, dp_error *err) {
         return r;
 }
 
-typedef struct enc {
-        dp_doc_set *s;
-        int r;
-} enc;
-
-static dp_doc_node *chk(enc *e, dp_doc_node *n) {
-        if (!n) e->r = -ENOMEM;
-        return n;
+static void put_strv_nonempty(dp_doc_builder *b, dp_doc_node *m, const char *key, char *const *v, size_t n) {
+        if (n) dp_doc_b_put_strv(b, m, key, v, n);
 }
 
-static void put(enc *e, dp_doc_node *m, const char *k, dp_doc_node *v) {
-        if (e->r < 0) return;
-        if (!m || !v || dp_doc_map_add(e->s, m, k, v) < 0) e->r = -ENOMEM;
-}
-
-static void push(enc *e, dp_doc_node *q, dp_doc_node *v) {
-        if (e->r < 0) return;
-        if (!q || !v || dp_doc_seq_add(e->s, q, v) < 0) e->r = -ENOMEM;
-}
-
-static dp_doc_node *str(enc *e, const char *s) { return e->r < 0 ? NULL : chk(e, dp_doc_new_str(e->s, s)); }
-
-static dp_doc_node *edits(enc *e, const dp_dra_cdi_edits *x) {
-        dp_doc_node *m = chk(e, dp_doc_new_map(e->s));
-        if (x->n_env) {
-                dp_doc_node *q = chk(e, dp_doc_new_seq(e->s));
-                for (size_t i = 0; i < x->n_env; i++)
-                        push(e, q, str(e, x->env[i]));
-                put(e, m, "env", q);
-        }
+static dp_doc_node *edits(dp_doc_builder *b, const dp_dra_cdi_edits *x) {
+        dp_doc_node *m = dp_doc_b_map(b);
+        put_strv_nonempty(b, m, "env", x->env, x->n_env);
         if (x->n_nodes) {
-                dp_doc_node *q = chk(e, dp_doc_new_seq(e->s));
+                dp_doc_node *q = dp_doc_b_seq(b);
                 for (size_t i = 0; i < x->n_nodes; i++) {
-                        dp_doc_node *n = chk(e, dp_doc_new_map(e->s));
-                        put(e, n, "path", str(e, x->nodes[i].path));
-                        if (x->nodes[i].host_path) put(e, n, "hostPath", str(e, x->nodes[i].host_path));
-                        push(e, q, n);
+                        dp_doc_node *n = dp_doc_b_map(b);
+                        dp_doc_b_put_str(b, n, "path", x->nodes[i].path);
+                        dp_doc_b_put_str(b, n, "hostPath", x->nodes[i].host_path);
+                        dp_doc_b_push(b, q, n);
                 }
-                put(e, m, "deviceNodes", q);
+                dp_doc_b_put(b, m, "deviceNodes", q);
         }
         if (x->n_mounts) {
-                dp_doc_node *q = chk(e, dp_doc_new_seq(e->s));
+                dp_doc_node *q = dp_doc_b_seq(b);
                 for (size_t i = 0; i < x->n_mounts; i++) {
                         const dp_dra_cdi_mount *mt = &x->mounts[i];
-                        dp_doc_node *n = chk(e, dp_doc_new_map(e->s));
-                        put(e, n, "hostPath", str(e, mt->host_path));
-                        put(e, n, "containerPath", str(e, mt->container_path));
-                        if (mt->n_options) {
-                                dp_doc_node *o = chk(e, dp_doc_new_seq(e->s));
-                                for (size_t j = 0; j < mt->n_options; j++)
-                                        push(e, o, str(e, mt->options[j]));
-                                put(e, n, "options", o);
-                        }
-                        if (mt->type) put(e, n, "type", str(e, mt->type));
-                        push(e, q, n);
+                        dp_doc_node *n = dp_doc_b_map(b);
+                        dp_doc_b_put_str(b, n, "hostPath", mt->host_path);
+                        dp_doc_b_put_str(b, n, "containerPath", mt->container_path);
+                        put_strv_nonempty(b, n, "options", mt->options, mt->n_options);
+                        dp_doc_b_put_str(b, n, "type", mt->type);
+                        dp_doc_b_push(b, q, n);
                 }
-                put(e, m, "mounts", q);
+                dp_doc_b_put(b, m, "mounts", q);
         }
         return m;
 }
@@ -243,23 +210,27 @@ int dp_dra_cdi_spec_encode(const dp_dra_cdi_spec *s, dp_strbuf *out) {
         assert_return(s && out, -EINVAL);
         _cleanup_(dp_doc_set_freep) dp_doc_set *set = dp_doc_set_new();
         if (!set) return -ENOMEM;
-        enc e = {set, 0};
-        dp_doc_node *root = chk(&e, dp_doc_new_map(set));
-        put(&e, root, "cdiVersion", str(&e, dp_dra_cdi_min_version(s)));
-        put(&e, root, "kind", str(&e, s->kind ? s->kind : ""));
-        dp_doc_node *devs = chk(&e, dp_doc_new_seq(set));
+        dp_doc_builder b = DP_DOC_BUILDER_INIT(set);
+        dp_doc_node *root = dp_doc_b_map(&b);
+        dp_doc_b_put_str(&b, root, "cdiVersion", dp_dra_cdi_min_version(s));
+        dp_doc_b_put_str(&b, root, "kind", s->kind ? s->kind : "");
+        dp_doc_node *devs = dp_doc_b_seq(&b);
         for (size_t i = 0; i < s->n_devices; i++) {
-                dp_doc_node *d = chk(&e, dp_doc_new_map(set));
-                put(&e, d, "name", str(&e, s->devices[i].name));
-                put(&e, d, "containerEdits", edits(&e, &s->devices[i].edits));
-                push(&e, devs, d);
+                dp_doc_node *d = dp_doc_b_map(&b);
+                dp_doc_b_put_str(&b, d, "name", s->devices[i].name);
+                dp_doc_b_put(&b, d, "containerEdits", edits(&b, &s->devices[i].edits));
+                dp_doc_b_push(&b, devs, d);
         }
-        put(&e, root, "devices", devs);
-        put(&e, root, "containerEdits", edits(&e, &s->edits));
-        if (e.r < 0) return e.r;
+        dp_doc_b_put(&b, root, "devices", devs);
+        dp_doc_b_put(&b, root, "containerEdits", edits(&b, &s->edits));
+        if (b.r < 0) return b.r;
         dp_doc_emit(out, root, DP_DOC_JSON_COMPACT);
         return dp_strbuf_failed(out) ? -ENOMEM : 0;
 }
+
+static int marshal(const void *obj, dp_strbuf *out) { return dp_dra_cdi_spec_encode(obj, out); }
+
+const dp_state_file_type dp_dra_cdi_spec_file = {"CDI spec", DP_DRA_CDI_SPEC_MAX, marshal, NULL};
 
 char *dp_dra_cdi_spec_file_name(const char *kind, const char *id) {
         if (!kind || !id) return NULL;

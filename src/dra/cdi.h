@@ -20,6 +20,7 @@
 
 #include "base/error.h"
 #include "base/strbuf.h"
+#include "doc/state-file.h"
 
 typedef struct dp_dra_cdi_node {
         char *path;      /* in the container */
@@ -76,6 +77,14 @@ int dp_dra_cdi_spec_check(const dp_dra_cdi_spec *s, dp_error *err);
 /* Compact JSON (the form the reference writer uses), keys in spec order:
  * cdiVersion, kind, devices[{name, containerEdits}], containerEdits. */
 int dp_dra_cdi_spec_encode(const dp_dra_cdi_spec *s, dp_strbuf *out);
+/* A CDI spec as a durable file type (doc/state-file.h): marshal only. CDI
+ * is a public format whose readers (container runtimes) refuse fields the
+ * spec does not name, so it carries no checksum; the spec's text is kept
+ * in the driver checkpoint instead, which is how a damaged spec is found
+ * and rewritten (dp_dra_cdi_reconcile). The cap is what recovery reads of
+ * one spec (dra/recover.h): a larger spec is never written. */
+#define DP_DRA_CDI_SPEC_MAX (4u << 20)
+extern const dp_state_file_type dp_dra_cdi_spec_file;
 
 /* "<vendor>-<class>_<id>.json" for kind "<vendor>/<class>" ('/' in id -> '_'). */
 char *dp_dra_cdi_spec_file_name(const char *kind, const char *id);

@@ -138,32 +138,17 @@ int dp_dra_unprepare_files(const dp_dra_prepared_claim *c, const char *cdi_dir, 
 }
 
 int dp_dra_checkpoint_save(const dp_dra_checkpoint *c, const char *dir, const char *name, dp_error *err) {
-        dp_strbuf sb = DP_STRBUF_INIT;
-        int r = dp_dra_checkpoint_encode(c, &sb);
+        _cleanup_strbuf_ dp_strbuf sb = DP_STRBUF_INIT;
+        int r = dp_state_file_marshal(&dp_dra_checkpoint_file, c, &sb, err);
         if (r < 0) {
-                dp_strbuf_done(&sb);
-                return dp_error_set(err, r, "encoding the checkpoint");
-        }
-        if (sb.len > DP_DRA_CHECKPOINT_MAX) {
-                /* never write what the next start could not read back */
-                r = dp_error_set(err, -E2BIG, "%s/%s: the checkpoint would be %zu bytes, over %u", dir, name, sb.len,
-                                 DP_DRA_CHECKPOINT_MAX);
-                dp_strbuf_done(&sb);
+                dp_error_prefix(err, "%s/%s", dir, name);
                 return r;
         }
-        r = dp_dra_file_write(dir, name, dp_strbuf_str(&sb), sb.len, 0600, err);
-        dp_strbuf_done(&sb);
-        return r;
+        return dp_dra_file_write(dir, name, dp_strbuf_str(&sb), sb.len, 0600, err);
 }
 
 int dp_dra_checkpoint_load(const char *path, dp_dra_checkpoint **ret, dp_error *err) {
-        char *buf = NULL;
-        size_t len = 0;
-        int r = dp_dra_file_read(path, DP_DRA_CHECKPOINT_MAX, &buf, &len, err);
-        if (r < 0) return r;
-        r = dp_dra_checkpoint_decode(buf, len, path, ret, err);
-        free(buf);
-        return r;
+        return dp_state_file_load(&dp_dra_checkpoint_file, path, (void **)ret, err);
 }
 
 /* ---- CDI specs against the checkpoint ---- */

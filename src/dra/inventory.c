@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "base/strbuf.h"
+#include "base/strv.h"
 #include "devices/device.h"
 #include "devices/profile.h"
 #include "dra/inventory.h"
@@ -19,12 +20,6 @@ static void quantities_free(dp_dra_quantity *q, size_t n) {
         free(q);
 }
 
-static void strv_free(char **v, size_t n) {
-        for (size_t i = 0; i < n; i++)
-                free(v[i]);
-        free(v);
-}
-
 static void device_done(dp_dra_device *d) {
         free(d->name);
         free(d->model_id);
@@ -38,10 +33,10 @@ static void device_done(dp_dra_device *d) {
         for (size_t i = 0; i < d->n_consumes; i++) {
                 free(d->consumes[i].counter_set);
                 quantities_free(d->consumes[i].counters, d->consumes[i].n_counters);
-                strv_free(d->consumes[i].groups, d->consumes[i].n_groups);
+                dp_strv_free_n(d->consumes[i].groups, d->consumes[i].n_groups);
         }
         free(d->consumes);
-        strv_free(d->device_nodes, d->n_device_nodes);
+        dp_strv_free_n(d->device_nodes, d->n_device_nodes);
         free(d->fault_class);
 }
 
@@ -51,7 +46,7 @@ dp_dra_inventory *dp_dra_inventory_free(dp_dra_inventory *inv) {
         free(inv->driver);
         free(inv->pool);
         free(inv->cdi_kind);
-        strv_free(inv->common_device_nodes, inv->n_common_device_nodes);
+        dp_strv_free_n(inv->common_device_nodes, inv->n_common_device_nodes);
         for (size_t i = 0; i < inv->n_counter_sets; i++) {
                 free(inv->counter_sets[i].name);
                 quantities_free(inv->counter_sets[i].counters, inv->counter_sets[i].n_counters);

@@ -4,7 +4,7 @@
 #include <ctype.h>
 #include <stdio.h>
 
-#include "base/doc.h"
+#include "doc/doc.h"
 #include "dra/cdi.h"
 #include "dra/prepare.h"
 #include "dra/slices.h"
@@ -444,9 +444,10 @@ static int run(prep *p) {
             !(o->cdi_spec.name = dp_strdup(o->claim.cdi_spec_file)))
                 return oom(p);
         dp_strbuf sb = DP_STRBUF_INIT;
-        if (dp_dra_cdi_spec_encode(&p->spec, &sb) < 0) {
+        r = dp_state_file_marshal(&dp_dra_cdi_spec_file, &p->spec, &sb, p->err);
+        if (r < 0) {
                 dp_strbuf_done(&sb);
-                return oom(p);
+                return r == -ENOMEM ? oom(p) : r;
         }
         o->cdi_spec.len = sb.len;
         if (!(o->cdi_spec.data = dp_strbuf_steal(&sb)) ||

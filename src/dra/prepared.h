@@ -33,6 +33,7 @@
 
 #include "base/error.h"
 #include "base/strbuf.h"
+#include "doc/state-file.h"
 
 #define DP_DRA_CHECKPOINT_VERSION 1
 #define DP_DRA_CHECKPOINT_MAX (16u << 20)
@@ -96,6 +97,9 @@ int dp_dra_checkpoint_put(dp_dra_checkpoint *c, const dp_dra_prepared_claim *cla
  * dp_dra_prepared_claim_free). 0, or -ENOENT when absent. */
 int dp_dra_checkpoint_remove(dp_dra_checkpoint *c, const char *uid, dp_dra_prepared_claim **ret);
 
+/* The checkpoint as a durable file type (doc/state-file.h): what save and
+ * load below read and write. */
+extern const dp_state_file_type dp_dra_checkpoint_file;
 /* Encode (appends to out). 0 or -ENOMEM. */
 int dp_dra_checkpoint_encode(const dp_dra_checkpoint *c, dp_strbuf *out);
 /* Decode and verify. -EBADMSG when corrupt (err says why), -E2BIG over the

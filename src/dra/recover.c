@@ -3,7 +3,7 @@
  * which files are its own (contract in recover.h). */
 #include <stdio.h>
 
-#include "base/doc.h"
+#include "doc/doc.h"
 #include "dra/cdi.h"
 #include "dra/recover.h"
 

@@ -26,10 +26,9 @@
  */
 #pragma once
 
+#include "dra/cdi.h"
 #include "dra/inventory.h"
 #include "dra/prepared.h"
-
-#define DP_DRA_CDI_SPEC_MAX (4u << 20) /* bytes read of one spec when recovering */
 
 /* 1 and *ret_uid (malloc'd) when `name` is a spec file name of ours for
  * the CDI kind; 0 when not; -ENOMEM. */

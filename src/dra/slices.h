@@ -27,7 +27,7 @@
  */
 #pragma once
 
-#include "base/doc.h"
+#include "doc/doc.h"
 #include "dra/inventory.h"
 #include "model/model.h"
 

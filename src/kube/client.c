@@ -5,10 +5,10 @@
 #include <fcntl.h>
 #include <stdio.h>
 
-#include "base/doc.h"
 #include "base/fileio.h"
 #include "base/log.h"
 #include "base/strbuf.h"
+#include "doc/doc.h"
 #include "kube/curl-api.h"
 #include "kube/kube.h"
 

@@ -13,19 +13,14 @@
 #include <sys/wait.h>
 #include <time.h>
 
-#include "base/doc.h"
+#include "base/strv.h"
 #include "base/escape.h"
 #include "base/fileio.h"
 #include "base/strbuf.h"
+#include "doc/doc.h"
 #include "kube/kube.h"
 
 extern char **environ;
-
-static void strv_free(char **v) {
-        for (size_t i = 0; v && v[i]; i++)
-                free(v[i]);
-        free(v);
-}
 
 void dp_kube_credential_done(dp_kube_credential *c) {
         if (!c) return;
@@ -39,8 +34,8 @@ dp_kube_exec *dp_kube_exec_free(dp_kube_exec *x) {
         if (!x) return NULL;
         free(x->api_version);
         free(x->command);
-        strv_free(x->args);
-        strv_free(x->env);
+        dp_strv_free(x->args);
+        dp_strv_free(x->env);
         free(x->install_hint);
         free(x->where);
         dp_kube_credential_done(&x->cred);
@@ -228,7 +223,7 @@ static char **plugin_env(const dp_kube_config *cfg) {
         if (!(v[k++] = exec_info(cfg))) goto oom;
         return v;
 oom:
-        strv_free(v);
+        dp_strv_free(v);
         return NULL;
 }
 
@@ -284,7 +279,7 @@ static int spawn(const dp_kube_config *cfg, int out_fd, int err_fd, pid_t *ret) 
         if (r == 0) r = posix_spawn_file_actions_adddup2(&fa, err_fd, 2);
         if (r == 0) r = posix_spawnp(ret, cfg->exec->command, &fa, NULL, cfg->exec->args, env);
         posix_spawn_file_actions_destroy(&fa);
-        strv_free(env);
+        dp_strv_free(env);
         return -r;
 }
 

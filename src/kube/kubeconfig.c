@@ -7,9 +7,9 @@
 #include <stdio.h>
 #include <sys/stat.h>
 
-#include "base/doc.h"
 #include "base/fileio.h"
 #include "base/strbuf.h"
+#include "doc/doc.h"
 #include "kube/kube.h"
 
 dp_kube_config *dp_kube_config_free(dp_kube_config *c) {

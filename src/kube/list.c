@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "base/doc.h"
 #include "base/strbuf.h"
+#include "doc/doc.h"
 #include "kube/kube.h"
 
 /* What is listed, in this order. `dra`: a resource.k8s.io resource, read at

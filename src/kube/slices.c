@@ -5,9 +5,9 @@
  * (every slice of a round carries the round's generation). */
 #include <stdio.h>
 
-#include "base/doc.h"
 #include "base/log.h"
 #include "base/strbuf.h"
+#include "doc/doc.h"
 #include "kube/kube.h"
 #include "kube/offload.h"
 

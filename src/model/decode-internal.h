@@ -7,7 +7,7 @@
  */
 #pragma once
 
-#include "base/doc.h"
+#include "doc/doc.h"
 #include "model/model.h"
 
 typedef enum {

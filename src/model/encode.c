@@ -8,281 +8,69 @@
  */
 #include <stdio.h>
 
+#include "doc/builder.h"
 #include "model/model.h"
 
 /* Trees are built either in a doc set (the dp_*_encode() entry points: the
  * set owns a copy of every string) or in a dp_encoder's scratch memory
- * (dp_encoder_claim(): nodes, arrays and formatted numbers go to blocks
- * reused object after object, strings and keys are not copied: they point
- * into the object and into literals, and parsed parameters stay with the
- * encoder until its next call). Emitters cannot tell the two apart. */
-typedef struct scratch_block {
-        char *p;
-        size_t size;
-} scratch_block;
-
+ * (dp_encoder_claim(): doc/builder.h's dp_doc_scratch, reused claim after
+ * claim, strings and keys not copied, parsed parameters kept until the
+ * next call). Emitters cannot tell the two apart. */
 struct dp_encoder {
-        scratch_block *blocks;
-        size_t n_blocks, cap_blocks;
-        size_t cur, used;    /* the block being filled, and how much of it is used */
-        dp_doc_set **params; /* parameters the last tree points into */
-        size_t n_params, cap_params;
+        dp_doc_scratch *scratch;
 };
 
-#define SCRATCH_BLOCK (32u << 10)
-
-typedef struct enc {
-        dp_doc_set *s; /* NULL: build in x */
-        dp_encoder *x;
-        int r;
-} enc;
-
-static dp_doc_node *chk(enc *e, dp_doc_node *n) {
-        if (!n) e->r = -ENOMEM;
-        return n;
-}
-
-static void *scratch_alloc(enc *e, size_t size) {
-        dp_encoder *x = e->x;
-        if (size > SIZE_MAX / 2) goto oom;
-        size = (size + 7) & ~(size_t)7;
-        if (_likely_(x->cur < x->n_blocks && size <= x->blocks[x->cur].size - x->used)) {
-                void *p = x->blocks[x->cur].p + x->used;
-                x->used += size;
-                return p;
-        }
-        while (x->cur < x->n_blocks && x->used + size > x->blocks[x->cur].size) {
-                x->cur++;
-                x->used = 0;
-        }
-        if (x->cur == x->n_blocks) {
-                size_t bsize = size > SCRATCH_BLOCK ? size : SCRATCH_BLOCK;
-                if (DP_GROW(x->blocks, x->cap_blocks, x->n_blocks + 1) < 0) goto oom;
-                char *p = malloc(bsize);
-                if (!p) goto oom;
-                x->blocks[x->n_blocks++] = (scratch_block){p, bsize};
-        }
-        void *p = x->blocks[x->cur].p + x->used;
-        x->used += size;
-        return p;
-oom:
-        e->r = -ENOMEM;
-        return NULL;
-}
-
-static dp_doc_node *scratch_node(enc *e, dp_doc_type t) {
-        dp_doc_node *n = scratch_alloc(e, sizeof(*n));
-        if (n) *n = (dp_doc_node){.type = t};
-        return n;
-}
-
-/* Room for one more pair or item in a scratch map or sequence (cap counts
- * the scratch array; a full one is copied to one twice as long). */
-static bool scratch_room(enc *e, dp_doc_node *n) {
-        if (n->n < n->cap) return true;
-        bool map = n->type == DP_DOC_MAP;
-        size_t esz = map ? sizeof(dp_doc_pair) : sizeof(dp_doc_node *), cap = n->cap ? 2 * n->cap : 4, bytes;
-        if (dp_mul_overflow(cap, esz, &bytes)) {
-                e->r = -ENOMEM;
-                return false;
-        }
-        void *a = scratch_alloc(e, bytes);
-        if (!a) return false;
-        if (n->n) memcpy(a, map ? (void *)n->pairs : (void *)n->items, n->n * esz);
-        if (map)
-                n->pairs = a;
-        else
-                n->items = a;
-        n->cap = cap;
-        return true;
-}
-
-static dp_doc_node *new_map(enc *e) {
-        if (e->r < 0) return NULL;
-        return e->s ? chk(e, dp_doc_new_map(e->s)) : scratch_node(e, DP_DOC_MAP);
-}
-
-static dp_doc_node *new_seq(enc *e) {
-        if (e->r < 0) return NULL;
-        return e->s ? chk(e, dp_doc_new_seq(e->s)) : scratch_node(e, DP_DOC_SEQ);
-}
-
-/* A string of the object (or a literal): copied into a set, pointed to in
- * scratch memory. */
-static dp_doc_node *str_node(enc *e, const char *v) {
-        if (e->r < 0) return NULL;
-        if (e->s) return chk(e, dp_doc_new_str(e->s, v));
-        dp_doc_node *n = scratch_node(e, DP_DOC_SCALAR);
-        if (n) {
-                n->str = (char *)v; /* read only: the tree is handed out const */
-                n->len = strlen(v);
-        }
-        return n;
-}
-
-/* Text made here (a number, a quantity): copied either way. `plain`: it
- * prints as it is (a number), else as a string. */
-static dp_doc_node *text_node(enc *e, const char *text, bool plain) {
-        if (e->r < 0) return NULL;
-        if (e->s) return chk(e, plain ? dp_doc_new_raw(e->s, text) : dp_doc_new_str(e->s, text));
-        size_t len = strlen(text);
-        dp_doc_node *n = scratch_node(e, DP_DOC_SCALAR);
-        char *p = n ? scratch_alloc(e, len + 1) : NULL;
-        if (!p) return NULL;
-        memcpy(p, text, len + 1);
-        n->str = p;
-        n->len = len;
-        n->plain = plain;
-        return n;
-}
-
-/* "%" PRId64, without printf (counts are in every claim) */
-static dp_doc_node *int_node(enc *e, int64_t v) {
-        char b[24], *p = b + sizeof(b);
-        uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
-        *--p = 0;
-        do {
-                *--p = (char)('0' + u % 10);
-                u /= 10;
-        } while (u);
-        if (v < 0) *--p = '-';
-        return text_node(e, p, true);
-}
-
-static dp_doc_node *bool_node(enc *e, bool v) {
-        dp_doc_node *n = str_node(e, v ? "true" : "false");
-        if (n) n->plain = true;
-        return n;
-}
-
-/* `key` is a literal, a string of the object or of parsed parameters: in
- * scratch memory it is not copied either. */
-static void put(enc *e, dp_doc_node *m, const char *key, dp_doc_node *v) {
-        if (e->r < 0) return;
-        if (!m || !v) {
-                e->r = -ENOMEM;
-        } else if (e->s) {
-                if (dp_doc_map_add(e->s, m, key, v) < 0) e->r = -ENOMEM;
-        } else if (scratch_room(e, m)) {
-                m->pairs[m->n++] = (dp_doc_pair){key, NULL, v};
-        }
-}
-
-static void push(enc *e, dp_doc_node *seq, dp_doc_node *v) {
-        if (e->r < 0) return;
-        if (!seq || !v) {
-                e->r = -ENOMEM;
-        } else if (e->s) {
-                if (dp_doc_seq_add(e->s, seq, v) < 0) e->r = -ENOMEM;
-        } else if (scratch_room(e, seq)) {
-                seq->items[seq->n++] = v;
-        }
-}
-
-static void put_str(enc *e, dp_doc_node *m, const char *key, const char *v) {
-        if (v && e->r >= 0) put(e, m, key, str_node(e, v));
-}
-
-static void put_int(enc *e, dp_doc_node *m, const char *key, int64_t v) {
-        if (e->r >= 0) put(e, m, key, int_node(e, v));
-}
-
-static void put_bool(enc *e, dp_doc_node *m, const char *key, bool v) {
-        if (e->r >= 0) put(e, m, key, bool_node(e, v));
-}
-
-static dp_doc_node *quantity(enc *e, const dp_quantity *q) {
+static dp_doc_node *quantity(dp_doc_builder *e, const dp_quantity *q) {
         if (e->r < 0) return NULL;
         char buf[DP_QUANTITY_MAX_LEN];
         dp_quantity_format(q, buf, sizeof(buf));
-        return text_node(e, buf, false);
+        return dp_doc_b_text(e, buf, false);
 }
 
-static void put_strv(enc *e, dp_doc_node *m, const char *key, char *const *v, size_t n) {
-        if (!n) return;
-        dp_doc_node *seq = new_seq(e);
-        for (size_t i = 0; i < n; i++)
-                push(e, seq, str_node(e, v[i]));
-        put(e, m, key, seq);
+/* omitempty: an empty list is left out */
+static void put_strv(dp_doc_builder *e, dp_doc_node *m, const char *key, char *const *v, size_t n) {
+        if (n) dp_doc_b_put_strv(e, m, key, v, n);
 }
 
-static void put_kv(enc *e, dp_doc_node *m, const char *key, const dp_kv *v, size_t n) {
+static void put_kv(dp_doc_builder *e, dp_doc_node *m, const char *key, const dp_kv *v, size_t n) {
         if (!n) return;
-        dp_doc_node *map = new_map(e);
+        dp_doc_node *map = dp_doc_b_map(e);
         for (size_t i = 0; i < n; i++)
-                put_str(e, map, v[i].key, v[i].value ? v[i].value : "");
-        put(e, m, key, map);
+                dp_doc_b_put_str(e, map, v[i].key, v[i].value ? v[i].value : "");
+        dp_doc_b_put(e, m, key, map);
 }
 
-static void put_quantities(enc *e, dp_doc_node *m, const char *key, const dp_named_quantity *v, size_t n) {
+static void put_quantities(dp_doc_builder *e, dp_doc_node *m, const char *key, const dp_named_quantity *v, size_t n) {
         if (!n) return;
-        dp_doc_node *map = new_map(e);
+        dp_doc_node *map = dp_doc_b_map(e);
         for (size_t i = 0; i < n; i++)
-                put(e, map, v[i].name, quantity(e, &v[i].value));
-        put(e, m, key, map);
+                dp_doc_b_put(e, map, v[i].name, quantity(e, &v[i].value));
+        dp_doc_b_put(e, m, key, map);
 }
 
 /* counters: {name: {value: Q}} */
-static void put_counters(enc *e, dp_doc_node *m, const dp_named_quantity *v, size_t n) {
+static void put_counters(dp_doc_builder *e, dp_doc_node *m, const dp_named_quantity *v, size_t n) {
         if (!n) return;
-        dp_doc_node *map = new_map(e);
+        dp_doc_node *map = dp_doc_b_map(e);
         for (size_t i = 0; i < n; i++) {
-                dp_doc_node *c = new_map(e);
-                put(e, c, "value", quantity(e, &v[i].value));
-                put(e, map, v[i].name, c);
+                dp_doc_node *c = dp_doc_b_map(e);
+                dp_doc_b_put(e, c, "value", quantity(e, &v[i].value));
+                dp_doc_b_put(e, map, v[i].name, c);
         }
-        put(e, m, "counters", map);
-}
-
-/* Copy a tree from another set into the set (opaque parameters). */
-static dp_doc_node *copy_tree(enc *e, const dp_doc_node *n) {
-        if (e->r < 0) return NULL;
-        switch (n->type) {
-        case DP_DOC_SCALAR:
-                return chk(e, n->plain ? dp_doc_new_raw(e->s, n->str) : dp_doc_new_strn(e->s, n->str, n->len));
-        case DP_DOC_MAP: {
-                dp_doc_node *m = new_map(e);
-                for (size_t i = 0; i < n->n; i++)
-                        put(e, m, n->pairs[i].key, copy_tree(e, n->pairs[i].value));
-                return m;
-        }
-        case DP_DOC_SEQ: {
-                dp_doc_node *s = new_seq(e);
-                for (size_t i = 0; i < n->n; i++)
-                        push(e, s, copy_tree(e, n->items[i]));
-                return s;
-        }
-        }
-        return NULL;
+        dp_doc_b_put(e, m, "counters", map);
 }
 
 /* Parameters as a tree: a set's own copy, or in scratch memory the parsed
  * tree itself (its set stays with the encoder until the next call). */
-static dp_doc_node *raw_json(enc *e, const char *json) {
+static dp_doc_node *raw_json(dp_doc_builder *e, const char *json) {
         if (e->r < 0 || !json) return NULL;
         dp_doc_set *tmp = dp_doc_set_new();
-        if (!tmp) {
-                e->r = -ENOMEM;
-                return NULL;
-        }
-        dp_doc_node *out = NULL;
+        if (!tmp) return dp_doc_b_check(e, NULL);
         int r = dp_doc_parse(tmp, json, strlen(json), "parameters", NULL);
-        if (r == -ENOMEM)
-                e->r = r;
-        else if (r == 0 && dp_doc_count(tmp) == 1 && e->s)
-                out = copy_tree(e, dp_doc_root(tmp, 0));
-        else if (r == 0 && dp_doc_count(tmp) == 1) {
-                dp_encoder *x = e->x;
-                if (DP_GROW(x->params, x->cap_params, x->n_params + 1) < 0) {
-                        e->r = -ENOMEM;
-                } else {
-                        out = dp_doc_root(tmp, 0);
-                        x->params[x->n_params++] = TAKE_PTR(tmp);
-                }
-        } else
-                out = str_node(e, json); /* not JSON: keep the text */
+        if (r == 0 && dp_doc_count(tmp) == 1) return dp_doc_b_adopt(e, tmp, dp_doc_root(tmp, 0));
         dp_doc_set_free(tmp);
-        return out;
+        if (r == -ENOMEM) return dp_doc_b_check(e, NULL);
+        return dp_doc_b_str(e, json); /* not JSON: keep the text */
 }
 
 /* strcmp, with the first bytes (which tell most keys apart) compared here */
@@ -323,7 +111,7 @@ static void sort_tree(dp_doc_node *n) {
         }
 }
 
-static dp_doc_node *finish(enc *e, dp_doc_node *n) {
+static dp_doc_node *finish(dp_doc_builder *e, dp_doc_node *n) {
         if (e->r < 0) return NULL;
         sort_tree(n);
         return n;
@@ -331,147 +119,149 @@ static dp_doc_node *finish(enc *e, dp_doc_node *n) {
 
 /* ---- shared pieces ---- */
 
-static dp_doc_node *meta(enc *e, const dp_object_meta *m) {
-        dp_doc_node *n = new_map(e);
-        put_str(e, n, "name", m->name);
-        put_str(e, n, "generateName", m->generate_name);
-        put_str(e, n, "namespace", m->namespace);
-        put_str(e, n, "uid", m->uid);
-        put_str(e, n, "resourceVersion", m->resource_version);
-        if (m->generation) put_int(e, n, "generation", m->generation);
-        put_str(e, n, "creationTimestamp", m->creation_timestamp);
+static dp_doc_node *meta(dp_doc_builder *e, const dp_object_meta *m) {
+        dp_doc_node *n = dp_doc_b_map(e);
+        dp_doc_b_put_str(e, n, "name", m->name);
+        dp_doc_b_put_str(e, n, "generateName", m->generate_name);
+        dp_doc_b_put_str(e, n, "namespace", m->namespace);
+        dp_doc_b_put_str(e, n, "uid", m->uid);
+        dp_doc_b_put_str(e, n, "resourceVersion", m->resource_version);
+        if (m->generation) dp_doc_b_put_int(e, n, "generation", m->generation);
+        dp_doc_b_put_str(e, n, "creationTimestamp", m->creation_timestamp);
         put_kv(e, n, "labels", m->labels, m->n_labels);
         put_kv(e, n, "annotations", m->annotations, m->n_annotations);
         if (m->n_owner_references) {
-                dp_doc_node *seq = new_seq(e);
+                dp_doc_node *seq = dp_doc_b_seq(e);
                 for (size_t i = 0; i < m->n_owner_references; i++) {
                         const dp_owner_ref *o = &m->owner_references[i];
-                        dp_doc_node *x = new_map(e);
-                        put_str(e, x, "apiVersion", o->api_version);
-                        put_str(e, x, "kind", o->kind);
-                        put_str(e, x, "name", o->name);
-                        put_str(e, x, "uid", o->uid);
-                        if (o->controller) put_bool(e, x, "controller", true);
-                        push(e, seq, x);
+                        dp_doc_node *x = dp_doc_b_map(e);
+                        dp_doc_b_put_str(e, x, "apiVersion", o->api_version);
+                        dp_doc_b_put_str(e, x, "kind", o->kind);
+                        dp_doc_b_put_str(e, x, "name", o->name);
+                        dp_doc_b_put_str(e, x, "uid", o->uid);
+                        if (o->controller) dp_doc_b_put_bool(e, x, "controller", true);
+                        dp_doc_b_push(e, seq, x);
                 }
-                put(e, n, "ownerReferences", seq);
+                dp_doc_b_put(e, n, "ownerReferences", seq);
         }
         return n;
 }
 
 static const char *const ns_ops[] = {"In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"};
 
-static dp_doc_node *requirements(enc *e, const dp_node_selector_requirement *v, size_t n) {
-        dp_doc_node *seq = new_seq(e);
+static dp_doc_node *requirements(dp_doc_builder *e, const dp_node_selector_requirement *v, size_t n) {
+        dp_doc_node *seq = dp_doc_b_seq(e);
         for (size_t i = 0; i < n; i++) {
-                dp_doc_node *x = new_map(e);
-                put_str(e, x, "key", v[i].key);
-                put_str(e, x, "operator", ns_ops[v[i].op]);
+                dp_doc_node *x = dp_doc_b_map(e);
+                dp_doc_b_put_str(e, x, "key", v[i].key);
+                dp_doc_b_put_str(e, x, "operator", ns_ops[v[i].op]);
                 put_strv(e, x, "values", v[i].values, v[i].n_values);
-                push(e, seq, x);
+                dp_doc_b_push(e, seq, x);
         }
         return seq;
 }
 
-static dp_doc_node *node_selector(enc *e, const dp_node_selector *ns) {
-        dp_doc_node *n = new_map(e);
-        dp_doc_node *terms = new_seq(e);
+static dp_doc_node *node_selector(dp_doc_builder *e, const dp_node_selector *ns) {
+        dp_doc_node *n = dp_doc_b_map(e);
+        dp_doc_node *terms = dp_doc_b_seq(e);
         for (size_t i = 0; i < ns->n_terms; i++) {
                 const dp_node_selector_term *t = &ns->terms[i];
-                dp_doc_node *x = new_map(e);
+                dp_doc_node *x = dp_doc_b_map(e);
                 if (t->n_match_expressions)
-                        put(e, x, "matchExpressions", requirements(e, t->match_expressions, t->n_match_expressions));
-                if (t->n_match_fields) put(e, x, "matchFields", requirements(e, t->match_fields, t->n_match_fields));
-                push(e, terms, x);
+                        dp_doc_b_put(e, x, "matchExpressions",
+                                     requirements(e, t->match_expressions, t->n_match_expressions));
+                if (t->n_match_fields)
+                        dp_doc_b_put(e, x, "matchFields", requirements(e, t->match_fields, t->n_match_fields));
+                dp_doc_b_push(e, terms, x);
         }
-        put(e, n, "nodeSelectorTerms", terms);
+        dp_doc_b_put(e, n, "nodeSelectorTerms", terms);
         return n;
 }
 
-static dp_doc_node *taint(enc *e, const dp_taint *t) {
-        dp_doc_node *x = new_map(e);
-        put_str(e, x, "key", t->key);
-        put_str(e, x, "value", t->value);
-        put_str(e, x, "effect", t->effect);
-        put_str(e, x, "timeAdded", t->time_added);
+static dp_doc_node *taint(dp_doc_builder *e, const dp_taint *t) {
+        dp_doc_node *x = dp_doc_b_map(e);
+        dp_doc_b_put_str(e, x, "key", t->key);
+        dp_doc_b_put_str(e, x, "value", t->value);
+        dp_doc_b_put_str(e, x, "effect", t->effect);
+        dp_doc_b_put_str(e, x, "timeAdded", t->time_added);
         return x;
 }
 
-static void put_taints(enc *e, dp_doc_node *m, const dp_taint *v, size_t n) {
+static void put_taints(dp_doc_builder *e, dp_doc_node *m, const dp_taint *v, size_t n) {
         if (!n) return;
-        dp_doc_node *seq = new_seq(e);
+        dp_doc_node *seq = dp_doc_b_seq(e);
         for (size_t i = 0; i < n; i++)
-                push(e, seq, taint(e, &v[i]));
-        put(e, m, "taints", seq);
+                dp_doc_b_push(e, seq, taint(e, &v[i]));
+        dp_doc_b_put(e, m, "taints", seq);
 }
 
-static void put_tolerations(enc *e, dp_doc_node *m, const dp_toleration *v, size_t n) {
+static void put_tolerations(dp_doc_builder *e, dp_doc_node *m, const dp_toleration *v, size_t n) {
         if (!n) return;
-        dp_doc_node *seq = new_seq(e);
+        dp_doc_node *seq = dp_doc_b_seq(e);
         for (size_t i = 0; i < n; i++) {
-                dp_doc_node *x = new_map(e);
-                put_str(e, x, "key", v[i].key);
-                put_str(e, x, "operator", v[i].op);
-                put_str(e, x, "value", v[i].value);
-                put_str(e, x, "effect", v[i].effect);
-                if (v[i].has_toleration_seconds) put_int(e, x, "tolerationSeconds", v[i].toleration_seconds);
-                push(e, seq, x);
+                dp_doc_node *x = dp_doc_b_map(e);
+                dp_doc_b_put_str(e, x, "key", v[i].key);
+                dp_doc_b_put_str(e, x, "operator", v[i].op);
+                dp_doc_b_put_str(e, x, "value", v[i].value);
+                dp_doc_b_put_str(e, x, "effect", v[i].effect);
+                if (v[i].has_toleration_seconds) dp_doc_b_put_int(e, x, "tolerationSeconds", v[i].toleration_seconds);
+                dp_doc_b_push(e, seq, x);
         }
-        put(e, m, "tolerations", seq);
+        dp_doc_b_put(e, m, "tolerations", seq);
 }
 
-static void put_conditions(enc *e, dp_doc_node *m, const dp_condition *v, size_t n) {
+static void put_conditions(dp_doc_builder *e, dp_doc_node *m, const dp_condition *v, size_t n) {
         if (!n) return;
-        dp_doc_node *seq = new_seq(e);
+        dp_doc_node *seq = dp_doc_b_seq(e);
         for (size_t i = 0; i < n; i++) {
-                dp_doc_node *x = new_map(e);
-                put_str(e, x, "type", v[i].type);
-                put_str(e, x, "status", v[i].status);
-                put_str(e, x, "reason", v[i].reason);
-                put_str(e, x, "message", v[i].message);
-                put_str(e, x, "lastTransitionTime", v[i].last_transition_time);
-                if (v[i].observed_generation) put_int(e, x, "observedGeneration", v[i].observed_generation);
-                push(e, seq, x);
+                dp_doc_node *x = dp_doc_b_map(e);
+                dp_doc_b_put_str(e, x, "type", v[i].type);
+                dp_doc_b_put_str(e, x, "status", v[i].status);
+                dp_doc_b_put_str(e, x, "reason", v[i].reason);
+                dp_doc_b_put_str(e, x, "message", v[i].message);
+                dp_doc_b_put_str(e, x, "lastTransitionTime", v[i].last_transition_time);
+                if (v[i].observed_generation) dp_doc_b_put_int(e, x, "observedGeneration", v[i].observed_generation);
+                dp_doc_b_push(e, seq, x);
         }
-        put(e, m, "conditions", seq);
+        dp_doc_b_put(e, m, "conditions", seq);
 }
 
-static dp_doc_node *opaque(enc *e, const dp_device_config *c) {
-        dp_doc_node *o = new_map(e);
-        put_str(e, o, "driver", c->driver);
-        if (c->parameters_json) put(e, o, "parameters", raw_json(e, c->parameters_json));
+static dp_doc_node *opaque(dp_doc_builder *e, const dp_device_config *c) {
+        dp_doc_node *o = dp_doc_b_map(e);
+        dp_doc_b_put_str(e, o, "driver", c->driver);
+        if (c->parameters_json) dp_doc_b_put(e, o, "parameters", raw_json(e, c->parameters_json));
         return o;
 }
 
-static void put_configs(enc *e, dp_doc_node *m, const dp_device_config *v, size_t n, bool with_requests) {
+static void put_configs(dp_doc_builder *e, dp_doc_node *m, const dp_device_config *v, size_t n, bool with_requests) {
         if (!n) return;
-        dp_doc_node *seq = new_seq(e);
+        dp_doc_node *seq = dp_doc_b_seq(e);
         for (size_t i = 0; i < n; i++) {
-                dp_doc_node *x = new_map(e);
+                dp_doc_node *x = dp_doc_b_map(e);
                 if (with_requests) put_strv(e, x, "requests", v[i].requests, v[i].n_requests);
-                put(e, x, "opaque", opaque(e, &v[i]));
-                push(e, seq, x);
+                dp_doc_b_put(e, x, "opaque", opaque(e, &v[i]));
+                dp_doc_b_push(e, seq, x);
         }
-        put(e, m, "config", seq);
+        dp_doc_b_put(e, m, "config", seq);
 }
 
-static void put_selectors(enc *e, dp_doc_node *m, const dp_device_selector *v, size_t n) {
+static void put_selectors(dp_doc_builder *e, dp_doc_node *m, const dp_device_selector *v, size_t n) {
         if (!n) return;
-        dp_doc_node *seq = new_seq(e);
+        dp_doc_node *seq = dp_doc_b_seq(e);
         for (size_t i = 0; i < n; i++) {
-                dp_doc_node *x = new_map(e), *cel = new_map(e);
-                put_str(e, cel, "expression", v[i].cel_expression);
-                put(e, x, "cel", cel);
-                push(e, seq, x);
+                dp_doc_node *x = dp_doc_b_map(e), *cel = dp_doc_b_map(e);
+                dp_doc_b_put_str(e, cel, "expression", v[i].cel_expression);
+                dp_doc_b_put(e, x, "cel", cel);
+                dp_doc_b_push(e, seq, x);
         }
-        put(e, m, "selectors", seq);
+        dp_doc_b_put(e, m, "selectors", seq);
 }
 
-static dp_doc_node *object_head(enc *e, const dp_object_header *h, const dp_object_meta *m) {
-        dp_doc_node *n = new_map(e);
-        put_str(e, n, "apiVersion", h->api_version ? h->api_version : "resource.k8s.io/v1");
-        put_str(e, n, "kind", dp_object_kind_name((dp_object){.hdr = (dp_object_header *)h}));
-        put(e, n, "metadata", meta(e, m));
+static dp_doc_node *object_head(dp_doc_builder *e, const dp_object_header *h, const dp_object_meta *m) {
+        dp_doc_node *n = dp_doc_b_map(e);
+        dp_doc_b_put_str(e, n, "apiVersion", h->api_version ? h->api_version : "resource.k8s.io/v1");
+        dp_doc_b_put_str(e, n, "kind", dp_object_kind_name((dp_object){.hdr = (dp_object_header *)h}));
+        dp_doc_b_put(e, n, "metadata", meta(e, m));
         return n;
 }
 
@@ -479,499 +269,502 @@ static dp_doc_node *object_head(enc *e, const dp_object_header *h, const dp_obje
 
 static const char *const attr_keys[] = {"int", "bool", "string", "version", "ints", "bools", "strings", "versions"};
 
-static dp_doc_node *attribute(enc *e, const dp_device_attribute *a) {
-        dp_doc_node *x = new_map(e), *v = NULL;
+static dp_doc_node *attribute(dp_doc_builder *e, const dp_device_attribute *a) {
+        dp_doc_node *x = dp_doc_b_map(e), *v = NULL;
         switch (a->type) {
-        case DP_ATTR_INT: v = int_node(e, a->i); break;
-        case DP_ATTR_BOOL: v = bool_node(e, a->b); break;
+        case DP_ATTR_INT: v = dp_doc_b_int(e, a->i); break;
+        case DP_ATTR_BOOL: v = dp_doc_b_bool(e, a->b); break;
         case DP_ATTR_STRING:
-        case DP_ATTR_VERSION: v = str_node(e, a->s ? a->s : ""); break;
+        case DP_ATTR_VERSION: v = dp_doc_b_str(e, a->s ? a->s : ""); break;
         case DP_ATTR_INTS:
         case DP_ATTR_BOOLS:
         case DP_ATTR_STRINGS:
         case DP_ATTR_VERSIONS:
-                v = new_seq(e);
+                v = dp_doc_b_seq(e);
                 for (size_t i = 0; i < a->n; i++)
-                        push(e, v,
-                             a->type == DP_ATTR_INTS    ? int_node(e, a->ints[i])
-                             : a->type == DP_ATTR_BOOLS ? bool_node(e, a->bools[i])
-                                                        : str_node(e, a->strs[i]));
+                        dp_doc_b_push(e, v,
+                                      a->type == DP_ATTR_INTS    ? dp_doc_b_int(e, a->ints[i])
+                                      : a->type == DP_ATTR_BOOLS ? dp_doc_b_bool(e, a->bools[i])
+                                                                 : dp_doc_b_str(e, a->strs[i]));
                 break;
         }
-        put(e, x, attr_keys[a->type], v);
+        dp_doc_b_put(e, x, attr_keys[a->type], v);
         return x;
 }
 
-static dp_doc_node *device(enc *e, const dp_device *d) {
-        dp_doc_node *x = new_map(e);
-        put_str(e, x, "name", d->name);
+static dp_doc_node *device(dp_doc_builder *e, const dp_device *d) {
+        dp_doc_node *x = dp_doc_b_map(e);
+        dp_doc_b_put_str(e, x, "name", d->name);
         if (d->n_attributes) {
-                dp_doc_node *m = new_map(e);
+                dp_doc_node *m = dp_doc_b_map(e);
                 for (size_t i = 0; i < d->n_attributes; i++)
-                        put(e, m, d->attributes[i].name, attribute(e, &d->attributes[i]));
-                put(e, x, "attributes", m);
+                        dp_doc_b_put(e, m, d->attributes[i].name, attribute(e, &d->attributes[i]));
+                dp_doc_b_put(e, x, "attributes", m);
         }
         if (d->n_capacity) {
-                dp_doc_node *m = new_map(e);
+                dp_doc_node *m = dp_doc_b_map(e);
                 for (size_t i = 0; i < d->n_capacity; i++) {
                         const dp_device_capacity *c = &d->capacity[i];
-                        dp_doc_node *cx = new_map(e);
-                        put(e, cx, "value", quantity(e, &c->value));
+                        dp_doc_node *cx = dp_doc_b_map(e);
+                        dp_doc_b_put(e, cx, "value", quantity(e, &c->value));
                         if (c->has_request_policy) {
-                                dp_doc_node *p = new_map(e);
-                                if (c->has_default) put(e, p, "default", quantity(e, &c->default_));
+                                dp_doc_node *p = dp_doc_b_map(e);
+                                if (c->has_default) dp_doc_b_put(e, p, "default", quantity(e, &c->default_));
                                 if (c->n_valid_values) {
-                                        dp_doc_node *vv = new_seq(e);
+                                        dp_doc_node *vv = dp_doc_b_seq(e);
                                         for (size_t j = 0; j < c->n_valid_values; j++)
-                                                push(e, vv, quantity(e, &c->valid_values[j]));
-                                        put(e, p, "validValues", vv);
+                                                dp_doc_b_push(e, vv, quantity(e, &c->valid_values[j]));
+                                        dp_doc_b_put(e, p, "validValues", vv);
                                 }
                                 if (c->valid_range) {
-                                        dp_doc_node *rg = new_map(e);
-                                        put(e, rg, "min", quantity(e, &c->valid_range->min));
+                                        dp_doc_node *rg = dp_doc_b_map(e);
+                                        dp_doc_b_put(e, rg, "min", quantity(e, &c->valid_range->min));
                                         if (c->valid_range->has_max)
-                                                put(e, rg, "max", quantity(e, &c->valid_range->max));
+                                                dp_doc_b_put(e, rg, "max", quantity(e, &c->valid_range->max));
                                         if (c->valid_range->has_step)
-                                                put(e, rg, "step", quantity(e, &c->valid_range->step));
-                                        put(e, p, "validRange", rg);
+                                                dp_doc_b_put(e, rg, "step", quantity(e, &c->valid_range->step));
+                                        dp_doc_b_put(e, p, "validRange", rg);
                                 }
-                                put(e, cx, "requestPolicy", p);
+                                dp_doc_b_put(e, cx, "requestPolicy", p);
                         }
-                        put(e, m, c->name, cx);
+                        dp_doc_b_put(e, m, c->name, cx);
                 }
-                put(e, x, "capacity", m);
+                dp_doc_b_put(e, x, "capacity", m);
         }
         if (d->n_consumes_counters) {
-                dp_doc_node *seq = new_seq(e);
+                dp_doc_node *seq = dp_doc_b_seq(e);
                 for (size_t i = 0; i < d->n_consumes_counters; i++) {
                         const dp_counter_consumption *c = &d->consumes_counters[i];
-                        dp_doc_node *cx = new_map(e);
-                        put_str(e, cx, "counterSet", c->counter_set);
+                        dp_doc_node *cx = dp_doc_b_map(e);
+                        dp_doc_b_put_str(e, cx, "counterSet", c->counter_set);
                         put_counters(e, cx, c->counters, c->n_counters);
                         put_strv(e, cx, "compatibilityGroups", c->compatibility_groups, c->n_compatibility_groups);
-                        push(e, seq, cx);
+                        dp_doc_b_push(e, seq, cx);
                 }
-                put(e, x, "consumesCounters", seq);
+                dp_doc_b_put(e, x, "consumesCounters", seq);
         }
-        put_str(e, x, "nodeName", d->node_name);
-        if (d->node_selector) put(e, x, "nodeSelector", node_selector(e, d->node_selector));
-        if (d->all_nodes) put_bool(e, x, "allNodes", true);
+        dp_doc_b_put_str(e, x, "nodeName", d->node_name);
+        if (d->node_selector) dp_doc_b_put(e, x, "nodeSelector", node_selector(e, d->node_selector));
+        if (d->all_nodes) dp_doc_b_put_bool(e, x, "allNodes", true);
         put_taints(e, x, d->taints, d->n_taints);
-        if (d->binds_to_node) put_bool(e, x, "bindsToNode", true);
+        if (d->binds_to_node) dp_doc_b_put_bool(e, x, "bindsToNode", true);
         put_strv(e, x, "bindingConditions", d->binding_conditions, d->n_binding_conditions);
         put_strv(e, x, "bindingFailureConditions", d->binding_failure_conditions, d->n_binding_failure_conditions);
-        if (d->allow_multiple_allocations) put_bool(e, x, "allowMultipleAllocations", true);
+        if (d->allow_multiple_allocations) dp_doc_b_put_bool(e, x, "allowMultipleAllocations", true);
         return x;
 }
 
-static dp_doc_node *slice(enc *e, const dp_resource_slice *s) {
+static dp_doc_node *slice(dp_doc_builder *e, const dp_resource_slice *s) {
         dp_object_header h = s->hdr;
         h.api_version = "resource.k8s.io/v1"; /* the struct is in v1 shape whatever was read */
         dp_doc_node *n = object_head(e, &h, &s->meta);
-        dp_doc_node *spec = new_map(e);
-        put_str(e, spec, "driver", s->driver);
-        dp_doc_node *pool = new_map(e);
-        put_str(e, pool, "name", s->pool_name);
-        put_int(e, pool, "generation", s->pool_generation);
-        put_int(e, pool, "resourceSliceCount", s->pool_resource_slice_count);
-        put(e, spec, "pool", pool);
-        put_str(e, spec, "nodeName", s->node_name);
-        if (s->node_selector) put(e, spec, "nodeSelector", node_selector(e, s->node_selector));
-        if (s->all_nodes) put_bool(e, spec, "allNodes", true);
-        if (s->per_device_node_selection) put_bool(e, spec, "perDeviceNodeSelection", true);
+        dp_doc_node *spec = dp_doc_b_map(e);
+        dp_doc_b_put_str(e, spec, "driver", s->driver);
+        dp_doc_node *pool = dp_doc_b_map(e);
+        dp_doc_b_put_str(e, pool, "name", s->pool_name);
+        dp_doc_b_put_int(e, pool, "generation", s->pool_generation);
+        dp_doc_b_put_int(e, pool, "resourceSliceCount", s->pool_resource_slice_count);
+        dp_doc_b_put(e, spec, "pool", pool);
+        dp_doc_b_put_str(e, spec, "nodeName", s->node_name);
+        if (s->node_selector) dp_doc_b_put(e, spec, "nodeSelector", node_selector(e, s->node_selector));
+        if (s->all_nodes) dp_doc_b_put_bool(e, spec, "allNodes", true);
+        if (s->per_device_node_selection) dp_doc_b_put_bool(e, spec, "perDeviceNodeSelection", true);
         if (s->n_devices) {
-                dp_doc_node *seq = new_seq(e);
+                dp_doc_node *seq = dp_doc_b_seq(e);
                 for (size_t i = 0; i < s->n_devices; i++)
-                        push(e, seq, device(e, &s->devices[i]));
-                put(e, spec, "devices", seq);
+                        dp_doc_b_push(e, seq, device(e, &s->devices[i]));
+                dp_doc_b_put(e, spec, "devices", seq);
         }
         if (s->n_shared_counters) {
-                dp_doc_node *seq = new_seq(e);
+                dp_doc_node *seq = dp_doc_b_seq(e);
                 for (size_t i = 0; i < s->n_shared_counters; i++) {
-                        dp_doc_node *x = new_map(e);
-                        put_str(e, x, "name", s->shared_counters[i].name);
+                        dp_doc_node *x = dp_doc_b_map(e);
+                        dp_doc_b_put_str(e, x, "name", s->shared_counters[i].name);
                         put_counters(e, x, s->shared_counters[i].counters, s->shared_counters[i].n_counters);
-                        push(e, seq, x);
+                        dp_doc_b_push(e, seq, x);
                 }
-                put(e, spec, "sharedCounters", seq);
+                dp_doc_b_put(e, spec, "sharedCounters", seq);
         }
         put_strv(e, spec, "skipNodeOperations", s->skip_node_operations, s->n_skip_node_operations);
-        put_str(e, spec, "partitionTypeAttribute", s->partition_type_attribute);
-        put(e, n, "spec", spec);
+        dp_doc_b_put_str(e, spec, "partitionTypeAttribute", s->partition_type_attribute);
+        dp_doc_b_put(e, n, "spec", spec);
         return n;
 }
 
 /* ---- claims ---- */
 
-static dp_doc_node *request_spec(enc *e, const dp_device_request_spec *q, bool admin) {
-        dp_doc_node *x = new_map(e);
-        put_str(e, x, "deviceClassName", q->device_class_name);
+static dp_doc_node *request_spec(dp_doc_builder *e, const dp_device_request_spec *q, bool admin) {
+        dp_doc_node *x = dp_doc_b_map(e);
+        dp_doc_b_put_str(e, x, "deviceClassName", q->device_class_name);
         put_selectors(e, x, q->selectors, q->n_selectors);
-        put_str(e, x, "allocationMode", q->allocation_mode == DP_ALLOCATION_MODE_ALL ? "All" : "ExactCount");
-        if (q->allocation_mode == DP_ALLOCATION_MODE_EXACT_COUNT) put_int(e, x, "count", q->count);
-        if (admin && q->has_admin_access) put_bool(e, x, "adminAccess", q->admin_access);
+        dp_doc_b_put_str(e, x, "allocationMode", q->allocation_mode == DP_ALLOCATION_MODE_ALL ? "All" : "ExactCount");
+        if (q->allocation_mode == DP_ALLOCATION_MODE_EXACT_COUNT) dp_doc_b_put_int(e, x, "count", q->count);
+        if (admin && q->has_admin_access) dp_doc_b_put_bool(e, x, "adminAccess", q->admin_access);
         put_tolerations(e, x, q->tolerations, q->n_tolerations);
         if (q->n_capacity_requests) {
-                dp_doc_node *c = new_map(e);
+                dp_doc_node *c = dp_doc_b_map(e);
                 put_quantities(e, c, "requests", q->capacity_requests, q->n_capacity_requests);
-                put(e, x, "capacity", c);
+                dp_doc_b_put(e, x, "capacity", c);
         }
         return x;
 }
 
-static dp_doc_node *claim_spec(enc *e, const dp_resource_claim_spec *s) {
-        dp_doc_node *spec = new_map(e), *devices = new_map(e);
+static dp_doc_node *claim_spec(dp_doc_builder *e, const dp_resource_claim_spec *s) {
+        dp_doc_node *spec = dp_doc_b_map(e), *devices = dp_doc_b_map(e);
         if (s->n_requests) {
-                dp_doc_node *seq = new_seq(e);
+                dp_doc_node *seq = dp_doc_b_seq(e);
                 for (size_t i = 0; i < s->n_requests; i++) {
                         const dp_device_request *q = &s->requests[i];
-                        dp_doc_node *x = new_map(e);
-                        put_str(e, x, "name", q->name);
-                        if (q->exactly) put(e, x, "exactly", request_spec(e, q->exactly, true));
+                        dp_doc_node *x = dp_doc_b_map(e);
+                        dp_doc_b_put_str(e, x, "name", q->name);
+                        if (q->exactly) dp_doc_b_put(e, x, "exactly", request_spec(e, q->exactly, true));
                         if (q->n_first_available) {
-                                dp_doc_node *fa = new_seq(e);
+                                dp_doc_node *fa = dp_doc_b_seq(e);
                                 for (size_t j = 0; j < q->n_first_available; j++) {
                                         dp_doc_node *sx = request_spec(e, &q->first_available[j].spec, false);
-                                        put_str(e, sx, "name", q->first_available[j].name);
-                                        push(e, fa, sx);
+                                        dp_doc_b_put_str(e, sx, "name", q->first_available[j].name);
+                                        dp_doc_b_push(e, fa, sx);
                                 }
-                                put(e, x, "firstAvailable", fa);
+                                dp_doc_b_put(e, x, "firstAvailable", fa);
                         }
-                        push(e, seq, x);
+                        dp_doc_b_push(e, seq, x);
                 }
-                put(e, devices, "requests", seq);
+                dp_doc_b_put(e, devices, "requests", seq);
         }
         if (s->n_constraints) {
-                dp_doc_node *seq = new_seq(e);
+                dp_doc_node *seq = dp_doc_b_seq(e);
                 for (size_t i = 0; i < s->n_constraints; i++) {
-                        dp_doc_node *x = new_map(e);
+                        dp_doc_node *x = dp_doc_b_map(e);
                         put_strv(e, x, "requests", s->constraints[i].requests, s->constraints[i].n_requests);
-                        put_str(e, x, "matchAttribute", s->constraints[i].match_attribute);
-                        put_str(e, x, "distinctAttribute", s->constraints[i].distinct_attribute);
-                        push(e, seq, x);
+                        dp_doc_b_put_str(e, x, "matchAttribute", s->constraints[i].match_attribute);
+                        dp_doc_b_put_str(e, x, "distinctAttribute", s->constraints[i].distinct_attribute);
+                        dp_doc_b_push(e, seq, x);
                 }
-                put(e, devices, "constraints", seq);
+                dp_doc_b_put(e, devices, "constraints", seq);
         }
         put_configs(e, devices, s->config, s->n_config, true);
-        put(e, spec, "devices", devices);
+        dp_doc_b_put(e, spec, "devices", devices);
         return spec;
 }
 
-static dp_doc_node *allocation(enc *e, const dp_allocation_result *a) {
-        dp_doc_node *n = new_map(e), *devices = new_map(e);
-        dp_doc_node *results = new_seq(e);
+static dp_doc_node *allocation(dp_doc_builder *e, const dp_allocation_result *a) {
+        dp_doc_node *n = dp_doc_b_map(e), *devices = dp_doc_b_map(e);
+        dp_doc_node *results = dp_doc_b_seq(e);
         for (size_t i = 0; i < a->n_results; i++) {
                 const dp_device_allocation_result *r = &a->results[i];
-                dp_doc_node *x = new_map(e);
-                put_str(e, x, "request", r->request);
-                put_str(e, x, "driver", r->driver);
-                put_str(e, x, "pool", r->pool);
-                put_str(e, x, "device", r->device);
-                if (r->has_admin_access) put_bool(e, x, "adminAccess", r->admin_access);
+                dp_doc_node *x = dp_doc_b_map(e);
+                dp_doc_b_put_str(e, x, "request", r->request);
+                dp_doc_b_put_str(e, x, "driver", r->driver);
+                dp_doc_b_put_str(e, x, "pool", r->pool);
+                dp_doc_b_put_str(e, x, "device", r->device);
+                if (r->has_admin_access) dp_doc_b_put_bool(e, x, "adminAccess", r->admin_access);
                 put_tolerations(e, x, r->tolerations, r->n_tolerations);
-                put_str(e, x, "shareID", r->share_id);
+                dp_doc_b_put_str(e, x, "shareID", r->share_id);
                 put_quantities(e, x, "consumedCapacity", r->consumed_capacity, r->n_consumed_capacity);
                 put_strv(e, x, "bindingConditions", r->binding_conditions, r->n_binding_conditions);
                 put_strv(e, x, "bindingFailureConditions", r->binding_failure_conditions,
                          r->n_binding_failure_conditions);
                 put_strv(e, x, "skipNodeOperations", r->skip_node_operations, r->n_skip_node_operations);
-                push(e, results, x);
+                dp_doc_b_push(e, results, x);
         }
-        put(e, devices, "results", results);
+        dp_doc_b_put(e, devices, "results", results);
         if (a->n_config) {
-                dp_doc_node *seq = new_seq(e);
+                dp_doc_node *seq = dp_doc_b_seq(e);
                 for (size_t i = 0; i < a->n_config; i++) {
-                        dp_doc_node *x = new_map(e);
-                        put_str(e, x, "source",
-                                a->config[i].source == DP_CONFIG_SOURCE_CLASS ? "FromClass" : "FromClaim");
+                        dp_doc_node *x = dp_doc_b_map(e);
+                        dp_doc_b_put_str(e, x, "source",
+                                         a->config[i].source == DP_CONFIG_SOURCE_CLASS ? "FromClass" : "FromClaim");
                         put_strv(e, x, "requests", a->config[i].config.requests, a->config[i].config.n_requests);
-                        put(e, x, "opaque", opaque(e, &a->config[i].config));
-                        push(e, seq, x);
+                        dp_doc_b_put(e, x, "opaque", opaque(e, &a->config[i].config));
+                        dp_doc_b_push(e, seq, x);
                 }
-                put(e, devices, "config", seq);
+                dp_doc_b_put(e, devices, "config", seq);
         }
-        put(e, n, "devices", devices);
-        if (a->node_selector) put(e, n, "nodeSelector", node_selector(e, a->node_selector));
-        put_str(e, n, "allocationTimestamp", a->allocation_timestamp);
+        dp_doc_b_put(e, n, "devices", devices);
+        if (a->node_selector) dp_doc_b_put(e, n, "nodeSelector", node_selector(e, a->node_selector));
+        dp_doc_b_put_str(e, n, "allocationTimestamp", a->allocation_timestamp);
         return n;
 }
 
-static dp_doc_node *claim(enc *e, const dp_resource_claim *c) {
+static dp_doc_node *claim(dp_doc_builder *e, const dp_resource_claim *c) {
         dp_object_header h = c->hdr;
         h.api_version = "resource.k8s.io/v1";
         dp_doc_node *n = object_head(e, &h, &c->meta);
-        put(e, n, "spec", claim_spec(e, &c->spec));
+        dp_doc_b_put(e, n, "spec", claim_spec(e, &c->spec));
         if (c->allocation || c->n_reserved_for || c->n_devices) {
-                dp_doc_node *st = new_map(e);
-                if (c->allocation) put(e, st, "allocation", allocation(e, c->allocation));
+                dp_doc_node *st = dp_doc_b_map(e);
+                if (c->allocation) dp_doc_b_put(e, st, "allocation", allocation(e, c->allocation));
                 if (c->n_reserved_for) {
-                        dp_doc_node *seq = new_seq(e);
+                        dp_doc_node *seq = dp_doc_b_seq(e);
                         for (size_t i = 0; i < c->n_reserved_for; i++) {
-                                dp_doc_node *x = new_map(e);
-                                put_str(e, x, "apiGroup", c->reserved_for[i].api_group);
-                                put_str(e, x, "resource", c->reserved_for[i].resource);
-                                put_str(e, x, "name", c->reserved_for[i].name);
-                                put_str(e, x, "uid", c->reserved_for[i].uid);
-                                push(e, seq, x);
+                                dp_doc_node *x = dp_doc_b_map(e);
+                                dp_doc_b_put_str(e, x, "apiGroup", c->reserved_for[i].api_group);
+                                dp_doc_b_put_str(e, x, "resource", c->reserved_for[i].resource);
+                                dp_doc_b_put_str(e, x, "name", c->reserved_for[i].name);
+                                dp_doc_b_put_str(e, x, "uid", c->reserved_for[i].uid);
+                                dp_doc_b_push(e, seq, x);
                         }
-                        put(e, st, "reservedFor", seq);
+                        dp_doc_b_put(e, st, "reservedFor", seq);
                 }
                 if (c->n_devices) {
-                        dp_doc_node *seq = new_seq(e);
+                        dp_doc_node *seq = dp_doc_b_seq(e);
                         for (size_t i = 0; i < c->n_devices; i++) {
                                 const dp_allocated_device_status *d = &c->devices[i];
-                                dp_doc_node *x = new_map(e);
-                                put_str(e, x, "driver", d->driver);
-                                put_str(e, x, "pool", d->pool);
-                                put_str(e, x, "device", d->device);
-                                put_str(e, x, "shareID", d->share_id);
+                                dp_doc_node *x = dp_doc_b_map(e);
+                                dp_doc_b_put_str(e, x, "driver", d->driver);
+                                dp_doc_b_put_str(e, x, "pool", d->pool);
+                                dp_doc_b_put_str(e, x, "device", d->device);
+                                dp_doc_b_put_str(e, x, "shareID", d->share_id);
                                 put_conditions(e, x, d->conditions, d->n_conditions);
-                                if (d->data_json) put(e, x, "data", raw_json(e, d->data_json));
+                                if (d->data_json) dp_doc_b_put(e, x, "data", raw_json(e, d->data_json));
                                 if (d->network_data) {
-                                        dp_doc_node *nd = new_map(e);
-                                        put_str(e, nd, "interfaceName", d->network_data->interface_name);
+                                        dp_doc_node *nd = dp_doc_b_map(e);
+                                        dp_doc_b_put_str(e, nd, "interfaceName", d->network_data->interface_name);
                                         put_strv(e, nd, "ips", d->network_data->ips, d->network_data->n_ips);
-                                        put_str(e, nd, "hardwareAddress", d->network_data->hardware_address);
-                                        put(e, x, "networkData", nd);
+                                        dp_doc_b_put_str(e, nd, "hardwareAddress", d->network_data->hardware_address);
+                                        dp_doc_b_put(e, x, "networkData", nd);
                                 }
-                                push(e, seq, x);
+                                dp_doc_b_push(e, seq, x);
                         }
-                        put(e, st, "devices", seq);
+                        dp_doc_b_put(e, st, "devices", seq);
                 }
-                put(e, n, "status", st);
+                dp_doc_b_put(e, n, "status", st);
         }
         return n;
 }
 
 /* ---- other kinds ---- */
 
-static dp_doc_node *device_class(enc *e, const dp_device_class *dc) {
+static dp_doc_node *device_class(dp_doc_builder *e, const dp_device_class *dc) {
         dp_object_header h = dc->hdr;
         h.api_version = "resource.k8s.io/v1";
-        dp_doc_node *n = object_head(e, &h, &dc->meta), *spec = new_map(e);
+        dp_doc_node *n = object_head(e, &h, &dc->meta), *spec = dp_doc_b_map(e);
         put_selectors(e, spec, dc->selectors, dc->n_selectors);
         put_configs(e, spec, dc->config, dc->n_config, false);
-        put_str(e, spec, "extendedResourceName", dc->extended_resource_name);
-        put(e, n, "spec", spec);
+        dp_doc_b_put_str(e, spec, "extendedResourceName", dc->extended_resource_name);
+        dp_doc_b_put(e, n, "spec", spec);
         return n;
 }
 
-static dp_doc_node *claim_template(enc *e, const dp_resource_claim_template *t) {
+static dp_doc_node *claim_template(dp_doc_builder *e, const dp_resource_claim_template *t) {
         dp_object_header h = t->hdr;
         h.api_version = "resource.k8s.io/v1";
-        dp_doc_node *n = object_head(e, &h, &t->meta), *spec = new_map(e);
+        dp_doc_node *n = object_head(e, &h, &t->meta), *spec = dp_doc_b_map(e);
         const dp_object_meta *cm = &t->claim_meta;
-        if (cm->n_labels || cm->n_annotations || cm->name || cm->namespace) put(e, spec, "metadata", meta(e, cm));
-        put(e, spec, "spec", claim_spec(e, &t->spec));
-        put(e, n, "spec", spec);
+        if (cm->n_labels || cm->n_annotations || cm->name || cm->namespace)
+                dp_doc_b_put(e, spec, "metadata", meta(e, cm));
+        dp_doc_b_put(e, spec, "spec", claim_spec(e, &t->spec));
+        dp_doc_b_put(e, n, "spec", spec);
         return n;
 }
 
-static dp_doc_node *taint_rule(enc *e, const dp_device_taint_rule *t) {
-        dp_doc_node *n = object_head(e, &t->hdr, &t->meta), *spec = new_map(e);
+static dp_doc_node *taint_rule(dp_doc_builder *e, const dp_device_taint_rule *t) {
+        dp_doc_node *n = object_head(e, &t->hdr, &t->meta), *spec = dp_doc_b_map(e);
         if (t->has_device_selector) {
-                dp_doc_node *sel = new_map(e);
-                put_str(e, sel, "driver", t->driver);
-                put_str(e, sel, "pool", t->pool);
-                put_str(e, sel, "device", t->device);
-                put_str(e, sel, "deviceClassName", t->device_class_name);
+                dp_doc_node *sel = dp_doc_b_map(e);
+                dp_doc_b_put_str(e, sel, "driver", t->driver);
+                dp_doc_b_put_str(e, sel, "pool", t->pool);
+                dp_doc_b_put_str(e, sel, "device", t->device);
+                dp_doc_b_put_str(e, sel, "deviceClassName", t->device_class_name);
                 put_selectors(e, sel, t->selectors, t->n_selectors);
-                put(e, spec, "deviceSelector", sel);
+                dp_doc_b_put(e, spec, "deviceSelector", sel);
         }
-        put(e, spec, "taint", taint(e, &t->taint));
-        put(e, n, "spec", spec);
+        dp_doc_b_put(e, spec, "taint", taint(e, &t->taint));
+        dp_doc_b_put(e, n, "spec", spec);
         if (t->n_conditions) {
-                dp_doc_node *st = new_map(e);
+                dp_doc_node *st = dp_doc_b_map(e);
                 put_conditions(e, st, t->conditions, t->n_conditions);
-                put(e, n, "status", st);
+                dp_doc_b_put(e, n, "status", st);
         }
         return n;
 }
 
-static dp_doc_node *node(enc *e, const dp_node *nd) {
-        dp_doc_node *n = object_head(e, &nd->hdr, &nd->meta), *spec = new_map(e), *st = new_map(e);
+static dp_doc_node *node(dp_doc_builder *e, const dp_node *nd) {
+        dp_doc_node *n = object_head(e, &nd->hdr, &nd->meta), *spec = dp_doc_b_map(e), *st = dp_doc_b_map(e);
         put_taints(e, spec, nd->taints, nd->n_taints);
-        if (nd->unschedulable) put_bool(e, spec, "unschedulable", true);
-        put(e, n, "spec", spec);
+        if (nd->unschedulable) dp_doc_b_put_bool(e, spec, "unschedulable", true);
+        dp_doc_b_put(e, n, "spec", spec);
         put_quantities(e, st, "capacity", nd->capacity, nd->n_capacity);
         put_quantities(e, st, "allocatable", nd->allocatable, nd->n_allocatable);
-        put(e, n, "status", st);
+        dp_doc_b_put(e, n, "status", st);
         return n;
 }
 
-static void put_containers(enc *e, dp_doc_node *m, const char *key, const dp_container *v, size_t n) {
+static void put_containers(dp_doc_builder *e, dp_doc_node *m, const char *key, const dp_container *v, size_t n) {
         if (!n) return;
-        dp_doc_node *seq = new_seq(e);
+        dp_doc_node *seq = dp_doc_b_seq(e);
         for (size_t i = 0; i < n; i++) {
-                dp_doc_node *x = new_map(e), *res = new_map(e);
-                put_str(e, x, "name", v[i].name);
-                put_str(e, x, "image", v[i].image);
-                put_str(e, x, "restartPolicy", v[i].restart_policy);
+                dp_doc_node *x = dp_doc_b_map(e), *res = dp_doc_b_map(e);
+                dp_doc_b_put_str(e, x, "name", v[i].name);
+                dp_doc_b_put_str(e, x, "image", v[i].image);
+                dp_doc_b_put_str(e, x, "restartPolicy", v[i].restart_policy);
                 put_quantities(e, res, "limits", v[i].limits, v[i].n_limits);
                 put_quantities(e, res, "requests", v[i].requests, v[i].n_requests);
                 if (v[i].n_claims) {
-                        dp_doc_node *cl = new_seq(e);
+                        dp_doc_node *cl = dp_doc_b_seq(e);
                         for (size_t j = 0; j < v[i].n_claims; j++) {
-                                dp_doc_node *c = new_map(e);
-                                put_str(e, c, "name", v[i].claims[j].name);
-                                put_str(e, c, "request", v[i].claims[j].request);
-                                push(e, cl, c);
+                                dp_doc_node *c = dp_doc_b_map(e);
+                                dp_doc_b_put_str(e, c, "name", v[i].claims[j].name);
+                                dp_doc_b_put_str(e, c, "request", v[i].claims[j].request);
+                                dp_doc_b_push(e, cl, c);
                         }
-                        put(e, res, "claims", cl);
+                        dp_doc_b_put(e, res, "claims", cl);
                 }
-                put(e, x, "resources", res);
-                push(e, seq, x);
+                dp_doc_b_put(e, x, "resources", res);
+                dp_doc_b_push(e, seq, x);
         }
-        put(e, m, key, seq);
+        dp_doc_b_put(e, m, key, seq);
 }
 
-static dp_doc_node *pod_spec(enc *e, const dp_pod *p) {
-        dp_doc_node *spec = new_map(e);
-        put_str(e, spec, "nodeName", p->node_name);
+static dp_doc_node *pod_spec(dp_doc_builder *e, const dp_pod *p) {
+        dp_doc_node *spec = dp_doc_b_map(e);
+        dp_doc_b_put_str(e, spec, "nodeName", p->node_name);
         put_kv(e, spec, "nodeSelector", p->node_selector, p->n_node_selector);
         if (p->required_node_affinity) {
-                dp_doc_node *aff = new_map(e), *na = new_map(e);
-                put(e, na, "requiredDuringSchedulingIgnoredDuringExecution",
-                    node_selector(e, p->required_node_affinity));
-                put(e, aff, "nodeAffinity", na);
-                put(e, spec, "affinity", aff);
+                dp_doc_node *aff = dp_doc_b_map(e), *na = dp_doc_b_map(e);
+                dp_doc_b_put(e, na, "requiredDuringSchedulingIgnoredDuringExecution",
+                             node_selector(e, p->required_node_affinity));
+                dp_doc_b_put(e, aff, "nodeAffinity", na);
+                dp_doc_b_put(e, spec, "affinity", aff);
         }
         put_tolerations(e, spec, p->tolerations, p->n_tolerations);
-        if (p->has_priority) put_int(e, spec, "priority", p->priority);
-        put_str(e, spec, "priorityClassName", p->priority_class_name);
-        put_str(e, spec, "schedulerName", p->scheduler_name);
+        if (p->has_priority) dp_doc_b_put_int(e, spec, "priority", p->priority);
+        dp_doc_b_put_str(e, spec, "priorityClassName", p->priority_class_name);
+        dp_doc_b_put_str(e, spec, "schedulerName", p->scheduler_name);
         put_containers(e, spec, "initContainers", p->init_containers, p->n_init_containers);
         put_containers(e, spec, "containers", p->containers, p->n_containers);
         put_quantities(e, spec, "overhead", p->overhead, p->n_overhead);
         if (p->n_resource_claims) {
-                dp_doc_node *seq = new_seq(e);
+                dp_doc_node *seq = dp_doc_b_seq(e);
                 for (size_t i = 0; i < p->n_resource_claims; i++) {
-                        dp_doc_node *x = new_map(e);
-                        put_str(e, x, "name", p->resource_claims[i].name);
-                        put_str(e, x, "resourceClaimName", p->resource_claims[i].resource_claim_name);
-                        put_str(e, x, "resourceClaimTemplateName", p->resource_claims[i].resource_claim_template_name);
-                        push(e, seq, x);
+                        dp_doc_node *x = dp_doc_b_map(e);
+                        dp_doc_b_put_str(e, x, "name", p->resource_claims[i].name);
+                        dp_doc_b_put_str(e, x, "resourceClaimName", p->resource_claims[i].resource_claim_name);
+                        dp_doc_b_put_str(e, x, "resourceClaimTemplateName",
+                                         p->resource_claims[i].resource_claim_template_name);
+                        dp_doc_b_push(e, seq, x);
                 }
-                put(e, spec, "resourceClaims", seq);
+                dp_doc_b_put(e, spec, "resourceClaims", seq);
         }
         if (p->workload_name) {
-                dp_doc_node *w = new_map(e);
-                put_str(e, w, "name", p->workload_name);
-                put_str(e, w, "podGroup", p->workload_pod_group);
-                put(e, spec, "workloadRef", w);
+                dp_doc_node *w = dp_doc_b_map(e);
+                dp_doc_b_put_str(e, w, "name", p->workload_name);
+                dp_doc_b_put_str(e, w, "podGroup", p->workload_pod_group);
+                dp_doc_b_put(e, spec, "workloadRef", w);
         }
         if (p->n_pod_limits || p->n_pod_requests) {
-                dp_doc_node *res = new_map(e);
+                dp_doc_node *res = dp_doc_b_map(e);
                 put_quantities(e, res, "limits", p->pod_limits, p->n_pod_limits);
                 put_quantities(e, res, "requests", p->pod_requests, p->n_pod_requests);
-                put(e, spec, "resources", res);
+                dp_doc_b_put(e, spec, "resources", res);
         }
         if (p->scheduling_group) {
-                dp_doc_node *g = new_map(e);
-                put_str(e, g, "podGroupName", p->scheduling_group);
-                put(e, spec, "schedulingGroup", g);
+                dp_doc_node *g = dp_doc_b_map(e);
+                dp_doc_b_put_str(e, g, "podGroupName", p->scheduling_group);
+                dp_doc_b_put(e, spec, "schedulingGroup", g);
         }
         return spec;
 }
 
-static dp_doc_node *pod(enc *e, const dp_pod *p) {
+static dp_doc_node *pod(dp_doc_builder *e, const dp_pod *p) {
         dp_doc_node *n = object_head(e, &p->hdr, &p->meta);
-        put(e, n, "spec", pod_spec(e, p));
+        dp_doc_b_put(e, n, "spec", pod_spec(e, p));
         if (p->phase || p->nominated_node_name || p->n_claim_statuses || p->extended_resource_claim_name) {
-                dp_doc_node *st = new_map(e);
-                put_str(e, st, "phase", p->phase);
+                dp_doc_node *st = dp_doc_b_map(e);
+                dp_doc_b_put_str(e, st, "phase", p->phase);
                 if (p->extended_resource_claim_name) {
-                        dp_doc_node *x = new_map(e), *seq = new_seq(e);
-                        put_str(e, x, "resourceClaimName", p->extended_resource_claim_name);
+                        dp_doc_node *x = dp_doc_b_map(e), *seq = dp_doc_b_seq(e);
+                        dp_doc_b_put_str(e, x, "resourceClaimName", p->extended_resource_claim_name);
                         for (size_t i = 0; i < p->n_extended_resource_mappings; i++) {
                                 const dp_extended_resource_mapping *m = &p->extended_resource_mappings[i];
-                                dp_doc_node *y = new_map(e);
-                                put_str(e, y, "containerName", m->container_name);
-                                put_str(e, y, "resourceName", m->resource_name);
-                                put_str(e, y, "requestName", m->request_name);
-                                push(e, seq, y);
+                                dp_doc_node *y = dp_doc_b_map(e);
+                                dp_doc_b_put_str(e, y, "containerName", m->container_name);
+                                dp_doc_b_put_str(e, y, "resourceName", m->resource_name);
+                                dp_doc_b_put_str(e, y, "requestName", m->request_name);
+                                dp_doc_b_push(e, seq, y);
                         }
-                        put(e, x, "requestMappings", seq);
-                        put(e, st, "extendedResourceClaimStatus", x);
+                        dp_doc_b_put(e, x, "requestMappings", seq);
+                        dp_doc_b_put(e, st, "extendedResourceClaimStatus", x);
                 }
-                put_str(e, st, "nominatedNodeName", p->nominated_node_name);
+                dp_doc_b_put_str(e, st, "nominatedNodeName", p->nominated_node_name);
                 if (p->n_claim_statuses) {
-                        dp_doc_node *seq = new_seq(e);
+                        dp_doc_node *seq = dp_doc_b_seq(e);
                         for (size_t i = 0; i < p->n_claim_statuses; i++) {
-                                dp_doc_node *x = new_map(e);
-                                put_str(e, x, "name", p->claim_statuses[i].name);
-                                put_str(e, x, "resourceClaimName", p->claim_statuses[i].resource_claim_name);
-                                push(e, seq, x);
+                                dp_doc_node *x = dp_doc_b_map(e);
+                                dp_doc_b_put_str(e, x, "name", p->claim_statuses[i].name);
+                                dp_doc_b_put_str(e, x, "resourceClaimName", p->claim_statuses[i].resource_claim_name);
+                                dp_doc_b_push(e, seq, x);
                         }
-                        put(e, st, "resourceClaimStatuses", seq);
+                        dp_doc_b_put(e, st, "resourceClaimStatuses", seq);
                 }
-                put(e, n, "status", st);
+                dp_doc_b_put(e, n, "status", st);
         }
         return n;
 }
 
-static void put_pod_claims(enc *e, dp_doc_node *m, const dp_pod_resource_claim *v, size_t n) {
+static void put_pod_claims(dp_doc_builder *e, dp_doc_node *m, const dp_pod_resource_claim *v, size_t n) {
         if (!n) return;
-        dp_doc_node *seq = new_seq(e);
+        dp_doc_node *seq = dp_doc_b_seq(e);
         for (size_t i = 0; i < n; i++) {
-                dp_doc_node *x = new_map(e);
-                put_str(e, x, "name", v[i].name);
-                put_str(e, x, "resourceClaimName", v[i].resource_claim_name);
-                put_str(e, x, "resourceClaimTemplateName", v[i].resource_claim_template_name);
-                push(e, seq, x);
+                dp_doc_node *x = dp_doc_b_map(e);
+                dp_doc_b_put_str(e, x, "name", v[i].name);
+                dp_doc_b_put_str(e, x, "resourceClaimName", v[i].resource_claim_name);
+                dp_doc_b_put_str(e, x, "resourceClaimTemplateName", v[i].resource_claim_template_name);
+                dp_doc_b_push(e, seq, x);
         }
-        put(e, m, "resourceClaims", seq);
+        dp_doc_b_put(e, m, "resourceClaims", seq);
 }
 
-static dp_doc_node *pod_group(enc *e, const dp_pod_group *g) {
-        dp_doc_node *n = object_head(e, &g->hdr, &g->meta), *spec = new_map(e);
+static dp_doc_node *pod_group(dp_doc_builder *e, const dp_pod_group *g) {
+        dp_doc_node *n = object_head(e, &g->hdr, &g->meta), *spec = dp_doc_b_map(e);
         if (g->hdr.api_version && streq(g->hdr.api_version, "scheduling.k8s.io/v1alpha2")) {
-                dp_doc_node *pol = new_map(e), *x = new_map(e);
-                if (g->gang) put_int(e, x, "minCount", g->min_member);
-                put(e, pol, g->gang ? "gang" : "basic", x);
-                put(e, spec, "schedulingPolicy", pol);
+                dp_doc_node *pol = dp_doc_b_map(e), *x = dp_doc_b_map(e);
+                if (g->gang) dp_doc_b_put_int(e, x, "minCount", g->min_member);
+                dp_doc_b_put(e, pol, g->gang ? "gang" : "basic", x);
+                dp_doc_b_put(e, spec, "schedulingPolicy", pol);
                 put_pod_claims(e, spec, g->resource_claims, g->n_resource_claims);
-                put(e, n, "spec", spec);
+                dp_doc_b_put(e, n, "spec", spec);
                 return n;
         }
-        put_int(e, spec, "minMember", g->min_member);
-        if (g->has_schedule_timeout_seconds) put_int(e, spec, "scheduleTimeoutSeconds", g->schedule_timeout_seconds);
+        dp_doc_b_put_int(e, spec, "minMember", g->min_member);
+        if (g->has_schedule_timeout_seconds)
+                dp_doc_b_put_int(e, spec, "scheduleTimeoutSeconds", g->schedule_timeout_seconds);
         put_quantities(e, spec, "minResources", g->min_resources, g->n_min_resources);
-        put(e, n, "spec", spec);
+        dp_doc_b_put(e, n, "spec", spec);
         return n;
 }
 
-static dp_doc_node *deployment(enc *e, const dp_deployment *d) {
-        dp_doc_node *n = object_head(e, &d->hdr, &d->meta), *spec = new_map(e);
+static dp_doc_node *deployment(dp_doc_builder *e, const dp_deployment *d) {
+        dp_doc_node *n = object_head(e, &d->hdr, &d->meta), *spec = dp_doc_b_map(e);
         if (d->hdr.kind == DP_KIND_JOB)
-                put_int(e, spec, "parallelism", d->replicas);
+                dp_doc_b_put_int(e, spec, "parallelism", d->replicas);
         else if (d->hdr.kind != DP_KIND_DAEMON_SET)
-                put_int(e, spec, "replicas", d->replicas);
+                dp_doc_b_put_int(e, spec, "replicas", d->replicas);
         if (d->n_selector_match_labels) {
-                dp_doc_node *sel = new_map(e);
+                dp_doc_node *sel = dp_doc_b_map(e);
                 put_kv(e, sel, "matchLabels", d->selector_match_labels, d->n_selector_match_labels);
-                put(e, spec, "selector", sel);
+                dp_doc_b_put(e, spec, "selector", sel);
         }
         if (d->template_) {
-                dp_doc_node *t = new_map(e);
+                dp_doc_node *t = dp_doc_b_map(e);
                 const dp_object_meta *m = &d->template_->meta;
-                if (m->n_labels || m->n_annotations || m->name) put(e, t, "metadata", meta(e, m));
-                put(e, t, "spec", pod_spec(e, d->template_));
-                put(e, spec, "template", t);
+                if (m->n_labels || m->n_annotations || m->name) dp_doc_b_put(e, t, "metadata", meta(e, m));
+                dp_doc_b_put(e, t, "spec", pod_spec(e, d->template_));
+                dp_doc_b_put(e, spec, "template", t);
         }
-        put(e, n, "spec", spec);
+        dp_doc_b_put(e, n, "spec", spec);
         return n;
 }
 
-static dp_doc_node *priority_class(enc *e, const dp_priority_class *pc) {
+static dp_doc_node *priority_class(dp_doc_builder *e, const dp_priority_class *pc) {
         dp_doc_node *n = object_head(e, &pc->hdr, &pc->meta);
-        put_int(e, n, "value", pc->value);
-        if (pc->global_default) put_bool(e, n, "globalDefault", true);
-        if (pc->preemption_policy) put_str(e, n, "preemptionPolicy", pc->preemption_policy);
+        dp_doc_b_put_int(e, n, "value", pc->value);
+        if (pc->global_default) dp_doc_b_put_bool(e, n, "globalDefault", true);
+        if (pc->preemption_policy) dp_doc_b_put_str(e, n, "preemptionPolicy", pc->preemption_policy);
         return n;
 }
 
-static dp_doc_node *any(enc *e, dp_object o) {
+static dp_doc_node *any(dp_doc_builder *e, dp_object o) {
         switch (o.hdr->kind) {
         case DP_KIND_RESOURCE_SLICE: return slice(e, o.slice);
         case DP_KIND_DEVICE_CLASS: return device_class(e, o.device_class);
@@ -999,86 +792,80 @@ static dp_doc_node *any(enc *e, dp_object o) {
 
 dp_doc_node *dp_resource_claim_encode(dp_doc_set *set, const dp_resource_claim *c) {
         if (!set || !c) return NULL;
-        enc e = {set, NULL, 0};
+        dp_doc_builder e = DP_DOC_BUILDER_INIT(set);
         return finish(&e, claim(&e, c));
 }
 
 dp_doc_node *dp_resource_slice_encode(dp_doc_set *set, const dp_resource_slice *s) {
         if (!set || !s) return NULL;
-        enc e = {set, NULL, 0};
+        dp_doc_builder e = DP_DOC_BUILDER_INIT(set);
         return finish(&e, slice(&e, s));
 }
 
 dp_doc_node *dp_allocation_result_encode(dp_doc_set *set, const dp_allocation_result *a) {
         if (!set || !a) return NULL;
-        enc e = {set, NULL, 0};
+        dp_doc_builder e = DP_DOC_BUILDER_INIT(set);
         return finish(&e, allocation(&e, a));
 }
 
 dp_doc_node *dp_object_meta_encode(dp_doc_set *set, const dp_object_meta *m) {
         if (!set || !m) return NULL;
-        enc e = {set, NULL, 0};
+        dp_doc_builder e = DP_DOC_BUILDER_INIT(set);
         return finish(&e, meta(&e, m));
 }
 
 dp_doc_node *dp_node_selector_encode(dp_doc_set *set, const dp_node_selector *ns) {
         if (!set || !ns) return NULL;
-        enc e = {set, NULL, 0};
+        dp_doc_builder e = DP_DOC_BUILDER_INIT(set);
         return finish(&e, node_selector(&e, ns));
 }
 
 dp_doc_node *dp_quantity_encode(dp_doc_set *set, const dp_quantity *q) {
         if (!set || !q) return NULL;
-        enc e = {set, NULL, 0};
+        dp_doc_builder e = DP_DOC_BUILDER_INIT(set);
         return quantity(&e, q);
 }
 
 dp_doc_node *dp_object_encode(dp_doc_set *set, dp_object o) {
         if (!set || !o.hdr) return NULL;
-        enc e = {set, NULL, 0};
+        dp_doc_builder e = DP_DOC_BUILDER_INIT(set);
         return finish(&e, any(&e, o));
 }
 
 dp_doc_node *dp_object_list_encode(dp_doc_set *set, const dp_object_list *l) {
         if (!set || !l) return NULL;
-        enc e = {set, NULL, 0};
-        dp_doc_node *n = new_map(&e), *items = new_seq(&e);
-        put_str(&e, n, "apiVersion", "v1");
-        put_str(&e, n, "kind", "List");
+        dp_doc_builder e = DP_DOC_BUILDER_INIT(set);
+        dp_doc_node *n = dp_doc_b_map(&e), *items = dp_doc_b_seq(&e);
+        dp_doc_b_put_str(&e, n, "apiVersion", "v1");
+        dp_doc_b_put_str(&e, n, "kind", "List");
         for (size_t i = 0; i < l->n; i++)
-                push(&e, items, any(&e, l->items[i]));
-        put(&e, n, "items", items);
-        dp_doc_node *md = new_map(&e);
-        put_str(&e, md, "resourceVersion", "");
-        put(&e, n, "metadata", md);
+                dp_doc_b_push(&e, items, any(&e, l->items[i]));
+        dp_doc_b_put(&e, n, "items", items);
+        dp_doc_node *md = dp_doc_b_map(&e);
+        dp_doc_b_put_str(&e, md, "resourceVersion", "");
+        dp_doc_b_put(&e, n, "metadata", md);
         return finish(&e, n);
 }
 
-dp_encoder *dp_encoder_new(void) { return calloc(1, sizeof(dp_encoder)); }
-
-/* Forget the last tree: its blocks are kept for the next one. */
-static void encoder_reset(dp_encoder *x) {
-        x->cur = 0;
-        x->used = 0;
-        for (size_t i = 0; i < x->n_params; i++)
-                dp_doc_set_free(x->params[i]);
-        x->n_params = 0;
+dp_encoder *dp_encoder_new(void) {
+        dp_encoder *x = calloc(1, sizeof(*x));
+        if (x && !(x->scratch = dp_doc_scratch_new())) {
+                free(x);
+                return NULL;
+        }
+        return x;
 }
 
 dp_encoder *dp_encoder_free(dp_encoder *x) {
         if (!x) return NULL;
-        encoder_reset(x);
-        for (size_t i = 0; i < x->n_blocks; i++)
-                free(x->blocks[i].p);
-        free(x->blocks);
-        free(x->params);
+        dp_doc_scratch_free(x->scratch);
         free(x);
         return NULL;
 }
 
 const dp_doc_node *dp_encoder_claim(dp_encoder *x, const dp_resource_claim *c) {
         if (!x || !c) return NULL;
-        encoder_reset(x);
-        enc e = {NULL, x, 0};
+        dp_doc_scratch_reset(x->scratch);
+        dp_doc_builder e = DP_DOC_BUILDER_SCRATCH(x->scratch);
         return finish(&e, claim(&e, c));
 }

@@ -6,14 +6,8 @@
 #include <stdio.h>
 
 #include "base/strbuf.h"
+#include "base/strv.h"
 #include "model/model.h"
-
-static void strv_free(char **v, size_t n) {
-        if (!v) return; /* list attributes share `n` between ints, bools and strs */
-        for (size_t i = 0; i < n; i++)
-                free(v[i]);
-        free(v);
-}
 
 static void kv_free(dp_kv *v, size_t n) {
         for (size_t i = 0; i < n; i++) {
@@ -67,7 +61,7 @@ static void header_done(dp_object_header *h) {
 
 static void requirement_done(dp_node_selector_requirement *r) {
         free(r->key);
-        strv_free(r->values, r->n_values);
+        dp_strv_free_n(r->values, r->n_values);
 }
 
 void dp_node_selector_done(dp_node_selector *ns) {
@@ -124,7 +118,7 @@ static void attribute_done(dp_device_attribute *a) {
         free(a->s);
         free(a->ints);
         free(a->bools);
-        strv_free(a->strs, a->n);
+        dp_strv_free_n(a->strs, a->n);
 }
 
 static void device_done(dp_device *d) {
@@ -142,14 +136,14 @@ static void device_done(dp_device *d) {
                 dp_counter_consumption *c = &d->consumes_counters[i];
                 free(c->counter_set);
                 nq_free(c->counters, c->n_counters);
-                strv_free(c->compatibility_groups, c->n_compatibility_groups);
+                dp_strv_free_n(c->compatibility_groups, c->n_compatibility_groups);
         }
         free(d->consumes_counters);
         free(d->node_name);
         dp_node_selector_free(d->node_selector);
         taints_free(d->taints, d->n_taints);
-        strv_free(d->binding_conditions, d->n_binding_conditions);
-        strv_free(d->binding_failure_conditions, d->n_binding_failure_conditions);
+        dp_strv_free_n(d->binding_conditions, d->n_binding_conditions);
+        dp_strv_free_n(d->binding_failure_conditions, d->n_binding_failure_conditions);
 }
 
 dp_resource_slice *dp_resource_slice_free(dp_resource_slice *s) {
@@ -168,7 +162,7 @@ dp_resource_slice *dp_resource_slice_free(dp_resource_slice *s) {
                 nq_free(s->shared_counters[i].counters, s->shared_counters[i].n_counters);
         }
         free(s->shared_counters);
-        strv_free(s->skip_node_operations, s->n_skip_node_operations);
+        dp_strv_free_n(s->skip_node_operations, s->n_skip_node_operations);
         free(s->partition_type_attribute);
         free(s);
         return NULL;
@@ -181,7 +175,7 @@ static void selectors_free(dp_device_selector *v, size_t n) {
 }
 
 static void config_done(dp_device_config *c) {
-        strv_free(c->requests, c->n_requests);
+        dp_strv_free_n(c->requests, c->n_requests);
         free(c->driver);
         free(c->parameters_json);
 }
@@ -224,7 +218,7 @@ static void claim_spec_done(dp_resource_claim_spec *s) {
         }
         free(s->requests);
         for (size_t i = 0; i < s->n_constraints; i++) {
-                strv_free(s->constraints[i].requests, s->constraints[i].n_requests);
+                dp_strv_free_n(s->constraints[i].requests, s->constraints[i].n_requests);
                 free(s->constraints[i].match_attribute);
                 free(s->constraints[i].distinct_attribute);
         }
@@ -241,9 +235,9 @@ void dp_device_allocation_result_done(dp_device_allocation_result *r) {
         tolerations_free(r->tolerations, r->n_tolerations);
         free(r->share_id);
         nq_free(r->consumed_capacity, r->n_consumed_capacity);
-        strv_free(r->binding_conditions, r->n_binding_conditions);
-        strv_free(r->binding_failure_conditions, r->n_binding_failure_conditions);
-        strv_free(r->skip_node_operations, r->n_skip_node_operations);
+        dp_strv_free_n(r->binding_conditions, r->n_binding_conditions);
+        dp_strv_free_n(r->binding_failure_conditions, r->n_binding_failure_conditions);
+        dp_strv_free_n(r->skip_node_operations, r->n_skip_node_operations);
         *r = (dp_device_allocation_result){0};
 }
 
@@ -284,7 +278,7 @@ dp_resource_claim *dp_resource_claim_free(dp_resource_claim *c) {
                 free(d->data_json);
                 if (d->network_data) {
                         free(d->network_data->interface_name);
-                        strv_free(d->network_data->ips, d->network_data->n_ips);
+                        dp_strv_free_n(d->network_data->ips, d->network_data->n_ips);
                         free(d->network_data->hardware_address);
                         free(d->network_data);
                 }
@@ -376,11 +370,11 @@ static void affinity_terms_free(dp_pod_affinity_term *v, size_t n) {
         for (size_t i = 0; i < n; i++) {
                 dp_pod_affinity_term *t = &v[i];
                 dp_label_selector_free(t->label_selector);
-                strv_free(t->namespaces, t->n_namespaces);
+                dp_strv_free_n(t->namespaces, t->n_namespaces);
                 dp_label_selector_free(t->namespace_selector);
                 free(t->topology_key);
-                strv_free(t->match_label_keys, t->n_match_label_keys);
-                strv_free(t->mismatch_label_keys, t->n_mismatch_label_keys);
+                dp_strv_free_n(t->match_label_keys, t->n_match_label_keys);
+                dp_strv_free_n(t->mismatch_label_keys, t->n_mismatch_label_keys);
         }
         free(v);
 }
@@ -393,7 +387,7 @@ static void pod_topology_done(dp_pod *p) {
         for (size_t i = 0; i < p->n_spread; i++) {
                 free(p->spread[i].topology_key);
                 dp_label_selector_free(p->spread[i].label_selector);
-                strv_free(p->spread[i].match_label_keys, p->spread[i].n_match_label_keys);
+                dp_strv_free_n(p->spread[i].match_label_keys, p->spread[i].n_match_label_keys);
         }
         free(p->spread);
 }
@@ -433,8 +427,8 @@ dp_pod *dp_pod_free(dp_pod *p) {
         free(p->extended_resource_mappings);
         free(p->scheduling_group);
         free(p->preemption_policy);
-        strv_free(p->scheduling_gates, p->n_scheduling_gates);
-        strv_free(p->unmodelled, p->n_unmodelled);
+        dp_strv_free_n(p->scheduling_gates, p->n_scheduling_gates);
+        dp_strv_free_n(p->unmodelled, p->n_unmodelled);
         free(p);
         return NULL;
 }
@@ -585,7 +579,7 @@ dp_object_list *dp_object_list_free(dp_object_list *l) {
                 free(l->skipped[i].first);
         }
         free(l->skipped);
-        strv_free(l->warnings, l->n_warnings);
+        dp_strv_free_n(l->warnings, l->n_warnings);
         free(l);
         return NULL;
 }
@@ -630,14 +624,7 @@ static bool dup_strv(char ***dst, size_t *n_dst, char *const *src, size_t n) {
         *dst = NULL;
         *n_dst = 0;
         if (n == 0) return true;
-        char **v = calloc(n, sizeof(char *));
-        if (!v) return false;
-        for (size_t i = 0; i < n; i++)
-                if (!dup_str(&v[i], src[i])) {
-                        strv_free(v, i);
-                        return false;
-                }
-        *dst = v;
+        if (!(*dst = dp_strv_copy_n(src, n))) return false;
         *n_dst = n;
         return true;
 }

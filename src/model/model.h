@@ -25,7 +25,7 @@
  */
 #pragma once
 
-#include "base/doc.h"
+#include "doc/doc.h"
 #include "model/objects.h"
 
 /* ---- collections ---- */

@@ -9,44 +9,16 @@
 #include <stdio.h>
 
 #include "base/log.h"
+#include "base/strv.h"
 #include "node/node-internal.h"
 #include "proto/proto.h"
 
 #define PRESTART_TIMEOUT_USEC (30ull * 1000 * 1000)
 
-static char **strv_copy(const char *const *v, size_t max) {
-        size_t n = 0;
-        while (v && v[n] && n < max)
-                n++;
-        char **c = calloc(n + 1, sizeof *c);
-        if (!c) return NULL;
-        for (size_t i = 0; i < n; i++)
-                if (!(c[i] = strdup(v[i]))) {
-                        for (size_t j = 0; j < i; j++)
-                                free(c[j]);
-                        free(c);
-                        return NULL;
-                }
-        return c;
-}
-
-static void strv_free(char **v) {
-        for (size_t i = 0; v && v[i]; i++)
-                free(v[i]);
-        free(v);
-}
-
-static size_t strv_len(char *const *v) {
-        size_t n = 0;
-        while (v && v[n])
-                n++;
-        return n;
-}
-
 static void job_free(admit_job *j) {
         if (!j) return;
-        strv_free((char **)j->avail);
-        strv_free((char **)j->chosen);
+        dp_strv_free((char **)j->avail);
+        dp_strv_free((char **)j->chosen);
         free(j->reply);
         free(j);
 }
@@ -82,7 +54,7 @@ static void admit_fail(dp_kubelet *n, const char *fmt, ...) {
 
 bool node_admit_claims(dp_kubelet *n, pod_entry *pe) {
         const char *why = NULL;
-        if (pe->pod->has_claims && !node_dra_pod_ready(n->dra, pe->pod->ns, pe->pod->name, &why)) {
+        if (pe->pod->has_claims && !dp_node_dra_pod_ready(n->dra, pe->pod->ns, pe->pod->name, &why)) {
                 _cleanup_free_ char *msg = dp_asprintf("waiting for DRA: %s", why);
                 if (!msg || (pe->message && streq(pe->message, msg))) return false;
                 if (pe->phase != POD_CLAIMS || !pe->message)
@@ -144,7 +116,7 @@ static void prestart(dp_kubelet *n) {
         }
         V1beta1__PreStartContainerRequest req = V1BETA1__PRE_START_CONTAINER_REQUEST__INIT;
         req.devices_ids = (char **)ids;
-        req.n_devices_ids = strv_len((char **)ids);
+        req.n_devices_ids = dp_strv_length((char **)ids);
         uint8_t *buf = NULL;
         size_t len = 0;
         int r = dp_proto_pack(&req.base, &buf, &len);
@@ -243,7 +215,7 @@ static void do_allocate(dp_kubelet *n) {
         }
         V1beta1__ContainerAllocateRequest creq = V1BETA1__CONTAINER_ALLOCATE_REQUEST__INIT;
         creq.devices_ids = (char **)j->chosen;
-        creq.n_devices_ids = strv_len((char **)j->chosen);
+        creq.n_devices_ids = dp_strv_length((char **)j->chosen);
         V1beta1__ContainerAllocateRequest *creqs[1] = {&creq};
         V1beta1__AllocateRequest req = V1BETA1__ALLOCATE_REQUEST__INIT;
         req.container_requests = creqs;
@@ -274,8 +246,8 @@ static void on_preferred_message(dp_grpc_client_call *cc, const uint8_t *msg, si
         if (resp->n_container_responses >= 1 &&
             dp_devmgr_choose(j->avail, j->needed, (const char *const *)resp->container_responses[0]->deviceids,
                              resp->container_responses[0]->n_deviceids, &chosen) >= 0) {
-                strv_free((char **)j->chosen);
-                j->chosen = (const char **)strv_copy(chosen, SIZE_MAX);
+                dp_strv_free((char **)j->chosen);
+                j->chosen = (const char **)dp_strv_copy((char *const *)chosen);
                 free(chosen);
         }
         protobuf_c_message_free_unpacked(m, NULL);
@@ -296,7 +268,7 @@ static void on_preferred_done(dp_grpc_client_call *cc, int status, const char *m
                         admit_fail(n, "out of memory");
                         return;
                 }
-                j->chosen = (const char **)strv_copy(chosen, SIZE_MAX);
+                j->chosen = (const char **)dp_strv_copy((char *const *)chosen);
                 free(chosen);
                 if (!j->chosen) {
                         admit_fail(n, "out of memory");
@@ -310,7 +282,7 @@ static void ask_preferred(dp_kubelet *n) {
         admit_job *j = n->job;
         V1beta1__ContainerPreferredAllocationRequest creq = V1BETA1__CONTAINER_PREFERRED_ALLOCATION_REQUEST__INIT;
         creq.available_deviceids = (char **)j->avail;
-        creq.n_available_deviceids = strv_len((char **)j->avail);
+        creq.n_available_deviceids = dp_strv_length((char **)j->avail);
         creq.allocation_size = (int32_t)j->needed;
         V1beta1__ContainerPreferredAllocationRequest *creqs[1] = {&creq};
         V1beta1__PreferredAllocationRequest req = V1BETA1__PREFERRED_ALLOCATION_REQUEST__INIT;
@@ -358,10 +330,10 @@ static void admit_next(dp_kubelet *n) {
                         j->ri++;
                         continue;
                 }
-                strv_free((char **)j->avail);
-                strv_free((char **)j->chosen);
+                dp_strv_free((char **)j->avail);
+                dp_strv_free((char **)j->chosen);
                 j->chosen = NULL;
-                j->avail = (const char **)strv_copy(avail, SIZE_MAX);
+                j->avail = (const char **)dp_strv_copy((char *const *)avail);
                 free(avail);
                 j->needed = needed;
                 j->ep = node_current_endpoint(n, rq->resource);
@@ -375,7 +347,7 @@ static void admit_next(dp_kubelet *n) {
                 }
                 const char **chosen = NULL;
                 if (dp_devmgr_choose(j->avail, needed, NULL, 0, &chosen) < 0 ||
-                    !(j->chosen = (const char **)strv_copy(chosen, SIZE_MAX))) {
+                    !(j->chosen = (const char **)dp_strv_copy((char *const *)chosen))) {
                         free(chosen);
                         admit_fail(n, "out of memory");
                         return;

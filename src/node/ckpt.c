@@ -4,7 +4,7 @@
 #include <sys/stat.h>
 
 #include "devices/checkpoint.h"
-#include "base/doc.h"
+#include "doc/doc.h"
 #include "node/ckpt.h"
 #include "node/node.h"
 
@@ -85,7 +85,7 @@ int dp_node_checkpoint_encode(const dp_devmgr *m, dp_strbuf *out) {
                 free(ids);
                 if (r < 0) return r;
         }
-        return dp_checkpoint_encode(c, out);
+        return dp_state_file_marshal(&dp_checkpoint_file, c, out, NULL);
 }
 
 static int restore_unproven(dp_devmgr *m, const dp_ckpt_entry *e) {
@@ -138,7 +138,7 @@ static int restore(dp_devmgr *m, const dp_checkpoint *c, bool only_missing) {
 int dp_node_checkpoint_load(dp_devmgr *m, const char *buf, size_t len, dp_error *err) {
         assert_return(m && buf, -EINVAL);
         _cleanup_(dp_checkpoint_freep) dp_checkpoint *c = NULL;
-        int r = dp_checkpoint_decode(buf, len, &c, err);
+        int r = dp_state_file_unmarshal(&dp_checkpoint_file, buf, len, NULL, (void **)&c, err);
         if (r < 0) return r;
         return restore(m, c, false);
 }

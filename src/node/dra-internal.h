@@ -37,7 +37,7 @@ typedef struct health_dev {
 /* The NodeWatchResources stream of one registered driver. Heap-allocated
  * (the call's userdata), so it stays put when the plugin array moves. */
 typedef struct health_watch {
-        node_dra *d;
+        dp_node_dra *d;
         char *driver, *endpoint;
         const char *path; /* gRPC method path of the version in use */
         dp_grpc_channel *ch;
@@ -103,7 +103,7 @@ typedef struct pod_ent {
         bool seen;
 } pod_ent;
 
-struct node_dra {
+struct dp_node_dra {
         dp_loop *loop;
         char *registry_dir, *manifests_dir, *claims_dir, *cdi_dir;
         uint64_t backoff_initial_ms, backoff_max_ms;
@@ -141,29 +141,29 @@ DEFINE_FREEP(DIR, closedir_safe)
 
 /* dra-manager.c */
 /* Backoff before retry `attempt` (1, 2, …): initial, doubling, capped; µs. */
-uint64_t dra_backoff_usec(const node_dra *d, unsigned attempt);
-void dra_notify_changed(node_dra *d);
+uint64_t dra_backoff_usec(const dp_node_dra *d, unsigned attempt);
+void dra_notify_changed(dp_node_dra *d);
 /* Set the timer to the earliest pending retry. */
-void dra_arm_timer(node_dra *d);
+void dra_arm_timer(dp_node_dra *d);
 /* Save the state (atomic, durable). 0 or a negative errno (logged, kept for
  * the status, retried from the timer). */
-int dra_state_save(node_dra *d);
-claim_ent *dra_claim_find(node_dra *d, const char *uid, const char *driver);
+int dra_state_save(dp_node_dra *d);
+claim_ent *dra_claim_find(dp_node_dra *d, const char *uid, const char *driver);
 /* The pods the state records for claim c, from index *i on (for loops). */
-pod_ent *dra_pods_using(node_dra *d, const claim_ent *c, size_t *i);
+pod_ent *dra_pods_using(dp_node_dra *d, const claim_ent *c, size_t *i);
 
 /* dra-plugins.c */
-const plugin_ent *dra_plugin_for(const node_dra *d, const char *driver);
+const plugin_ent *dra_plugin_for(const dp_node_dra *d, const char *driver);
 void dra_plugin_clear(plugin_ent *p);
 /* Dial the registration socket: GetInfo, validate, notify; then watch its
  * health and ask what it holds (List). Retried from the timer. */
-void dra_plugin_attempt(node_dra *d, plugin_ent *p);
+void dra_plugin_attempt(dp_node_dra *d, plugin_ent *p);
 /* devplane's PreparedClaims List of a registered driver, merged into the
  * state (p->list_pending until it answered; retried with backoff). */
-void dra_plugin_list(node_dra *d, plugin_ent *p);
+void dra_plugin_list(dp_node_dra *d, plugin_ent *p);
 void dra_health_open(health_watch *w);
 /* A socket appeared in the registry directory (name relative to it). */
-void dra_socket_added(node_dra *d, const char *name);
+void dra_socket_added(dp_node_dra *d, const char *name);
 /* Registry events deferred during a call: reconcile with the directory. */
-void dra_registry_rewalk(node_dra *d);
+void dra_registry_rewalk(dp_node_dra *d);
 int dra_on_registry_event(dp_loop_source *s, const struct inotify_event *ev, void *ud);

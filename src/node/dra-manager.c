@@ -17,6 +17,7 @@
 #include "base/log.h"
 #include "base/strbuf.h"
 #include "base/test-hooks.h"
+#include "base/strv.h"
 #include "dra/cdi.h"
 #include "dra/prepare.h"
 #include "grpc/grpc.h"
@@ -29,40 +30,32 @@
 #define PREPARE_TIMEOUT_USEC (45ull * 1000 * 1000)
 #define MAX_CLAIMS_PER_POD 128
 
-static void strv_free(char **v, size_t n) {
-        for (size_t i = 0; v && i < n; i++)
-                free(v[i]);
-        free(v);
-}
-
-uint64_t dra_backoff_usec(const node_dra *d, unsigned attempt) {
+uint64_t dra_backoff_usec(const dp_node_dra *d, unsigned attempt) {
         uint64_t ms = d->backoff_initial_ms;
         for (unsigned i = 1; i < attempt && ms < d->backoff_max_ms; i++)
                 ms *= 2;
         return (ms < d->backoff_max_ms ? ms : d->backoff_max_ms) * 1000;
 }
 
-void dra_notify_changed(node_dra *d) {
+void dra_notify_changed(dp_node_dra *d) {
         if (d->changed) d->changed(d->userdata);
 }
 
 /* ---- claims ------------------------------------------------------------------------- */
 
-claim_ent *dra_claim_find(node_dra *d, const char *uid, const char *driver) {
+claim_ent *dra_claim_find(dp_node_dra *d, const char *uid, const char *driver) {
         return dp_node_dra_state_find(d->st, uid, driver);
 }
 
 /* Save the node's DRA state: atomic and durable, next to the device
  * manager's checkpoint. 0 or a negative errno; a failure is logged once,
  * shown in the status and tried again on the next change or timer. */
-int dra_state_save(node_dra *d) {
+int dra_state_save(dp_node_dra *d) {
         if (!d->state_dir) return 0;
         _cleanup_strbuf_ dp_strbuf sb = DP_STRBUF_INIT;
         dp_error e = DP_ERROR_INIT;
-        int r = dp_node_dra_state_encode(d->st, &sb);
-        if (r < 0)
-                dp_error_set(&e, r, "encode: %s", strerror(-r));
-        else
+        int r = dp_state_file_marshal(&dp_node_dra_state_file, d->st, &sb, &e);
+        if (r >= 0)
                 r = node_write_state(d->state_dir, DP_NODE_DRA_STATE_FILE, sb.buf, sb.len, 0600, DP_WRITE_DURABLE, &e);
         if (r < 0) {
                 if (!e.msg[0]) dp_error_set(&e, r, "%s/%s: %s", d->state_dir, DP_NODE_DRA_STATE_FILE, strerror(-r));
@@ -82,7 +75,7 @@ int dra_state_save(node_dra *d) {
 /* The state entry of claim c through driver for pod p: created as
  * "preparing" when new, the pod recorded. 1 when the state changed, 0 not,
  * -ENOMEM, -E2BIG. */
-static int claim_track(node_dra *d, const dp_resource_claim *c, const char *driver, const pod_ent *p,
+static int claim_track(dp_node_dra *d, const dp_resource_claim *c, const char *driver, const pod_ent *p,
                        claim_ent **ret) {
         claim_ent *e = NULL;
         int r = dp_node_dra_state_add(d->st, c->meta.uid, c->meta.namespace ? c->meta.namespace : "default",
@@ -98,7 +91,7 @@ static int claim_track(node_dra *d, const dp_resource_claim *c, const char *driv
         return added || r > 0;
 }
 
-static int write_claim_file(node_dra *d, const dp_resource_claim *c) {
+static int write_claim_file(dp_node_dra *d, const dp_resource_claim *c) {
         if (!d->claims_dir) return 0;
         _cleanup_(dp_doc_set_freep) dp_doc_set *s = dp_doc_set_new();
         if (!s) return -ENOMEM;
@@ -119,7 +112,7 @@ static int write_claim_file(node_dra *d, const dp_resource_claim *c) {
         return r;
 }
 
-static void remove_claim_file(node_dra *d, const claim_ent *c) {
+static void remove_claim_file(dp_node_dra *d, const claim_ent *c) {
         if (!d->claims_dir) return;
         for (size_t i = 0; i < d->st->n_claims; i++) /* another driver's entry of the same claim still needs it */
                 if (&d->st->claims[i] != c && streq(d->st->claims[i].uid, c->uid)) return;
@@ -164,7 +157,7 @@ static char *uuid_random(void) {
  * and what it wrote for the driver): the node's view of claims it owns. */
 /* 0, or -ENOMEM: the directory could not be read whole (a claim missing
  * from it would look deleted). */
-static int load_claims_dir(const node_dra *d, dp_object_list *g) {
+static int load_claims_dir(const dp_node_dra *d, dp_object_list *g) {
         if (!d->claims_dir) return 0;
         _cleanup_(closedir_safep) DIR *top = opendir(d->claims_dir);
         struct dirent *de;
@@ -201,7 +194,7 @@ static bool owned_by(const dp_resource_claim *c, const char *kind, const char *n
  * its spec.metadata plus resource.kubernetes.io/pod-claim-name, a new uid,
  * the pod (or its PodGroup) as controlling owner. Written to the claims
  * directory, where `devplane allocate` finds it. */
-static int create_claim(node_dra *d, const pod_ent *p, size_t i, const dp_resource_claim_template *t) {
+static int create_claim(dp_node_dra *d, const pod_ent *p, size_t i, const dp_resource_claim_template *t) {
         _cleanup_free_ char *path = dp_asprintf("%s/%s/%s.yaml", d->claims_dir, p->ns, p->claim_names[i]);
         struct stat st;
         if (!path) return -ENOMEM;
@@ -249,7 +242,7 @@ static int create_claim(node_dra *d, const pod_ent *p, size_t i, const dp_resour
 
 /* The pod is gone: claims created for it alone go too (the garbage
  * collector's part); prepared ones are removed after their unprepare. */
-static void delete_pod_claims(node_dra *d, const pod_ent *p, const dp_object_list *g) {
+static void delete_pod_claims(dp_node_dra *d, const pod_ent *p, const dp_object_list *g) {
         for (size_t i = 0; d->claims_dir && g && i < p->n_claims; i++) {
                 if (p->owners[i] != OWNER_POD) continue;
                 dp_object o = dp_object_list_find(g, DP_KIND_RESOURCE_CLAIM, p->ns, p->claim_names[i]);
@@ -267,7 +260,7 @@ static void delete_pod_claims(node_dra *d, const pod_ent *p, const dp_object_lis
 
 /* ---- prepare ---------------------------------------------------------------------------- */
 
-static int call_driver(node_dra *d, const plugin_ent *p, const char *method, const dp_resource_claim *const *claims,
+static int call_driver(dp_node_dra *d, const plugin_ent *p, const char *method, const dp_resource_claim *const *claims,
                        const claim_ent *const *ents, size_t n, const ProtobufCMessageDescriptor *reply_type,
                        dp_grpc_reply *rep, dp_error *err) {
         pb_claim *pc = calloc(n + 1, sizeof *pc);
@@ -309,7 +302,7 @@ static int call_driver(node_dra *d, const plugin_ent *p, const char *method, con
 }
 
 /* Prepare the claims of one driver for a pod. 0, or -errno with msg. */
-static int prepare_driver(node_dra *d, const char *driver, const dp_resource_claim *const *claims, size_t n,
+static int prepare_driver(dp_node_dra *d, const char *driver, const dp_resource_claim *const *claims, size_t n,
                           char **msg) {
         const plugin_ent *p = dra_plugin_for(d, driver);
         if (!p) {
@@ -406,11 +399,11 @@ static void pod_clear(pod_ent *p) {
         free(p->name);
         free(p->uid);
         free(p->group);
-        strv_free(p->templates, p->n_claims);
+        dp_strv_free_n(p->templates, p->n_claims);
         free(p->owners);
-        strv_free(p->pod_claims, p->n_claims);
-        strv_free(p->claim_names, p->n_claims);
-        strv_free(p->claim_uids, p->n_claims);
+        dp_strv_free_n(p->pod_claims, p->n_claims);
+        dp_strv_free_n(p->claim_names, p->n_claims);
+        dp_strv_free_n(p->claim_uids, p->n_claims);
         for (size_t i = 0; i < p->n_ctrs; i++) {
                 free(p->ctrs[i].name);
                 for (size_t k = 0; k < p->ctrs[i].n_claims; k++) {
@@ -451,7 +444,7 @@ static bool group_claim(const dp_object_list *l, const dp_pod *pod, const char *
  * real one. */
 #define EXTENDED_CLAIM "@extended-resources"
 
-static pod_ent *pod_get(node_dra *d, const dp_pod *pod, const dp_object_list *l) {
+static pod_ent *pod_get(dp_node_dra *d, const dp_pod *pod, const dp_object_list *l) {
         const char *ns = pod->meta.namespace ? pod->meta.namespace : "default";
         for (size_t i = 0; i < d->n_pods; i++)
                 if (streq(d->pods[i].ns, ns) && streq(d->pods[i].name, pod->meta.name)) return &d->pods[i];
@@ -532,7 +525,7 @@ static pod_ent *pod_get(node_dra *d, const dp_pod *pod, const dp_object_list *l)
         return p;
 }
 
-static void pod_wait(node_dra *d, pod_ent *p, char *msg, bool backoff) {
+static void pod_wait(dp_node_dra *d, pod_ent *p, char *msg, bool backoff) {
         if (!msg) return;
         if (!p->message || !streq(p->message, msg)) log_info("pod %s/%s waits: %s", p->ns, p->name, msg);
         free(p->message);
@@ -545,7 +538,7 @@ static void pod_wait(node_dra *d, pod_ent *p, char *msg, bool backoff) {
 
 /* Why claim i of the pod cannot be used yet: a new message, or NULL when it
  * resolves (*ret_claim set, the pod's claim uid recorded). 0 or -ENOMEM. */
-static int pod_resolve_one(node_dra *d, pod_ent *p, size_t i, const dp_object_list *l, const dp_object_list *g,
+static int pod_resolve_one(dp_node_dra *d, pod_ent *p, size_t i, const dp_object_list *l, const dp_object_list *g,
                            const dp_resource_claim **ret_claim, char **ret_why, bool *ret_backoff) {
         const char *cn = p->claim_names[i];
         dp_object o = dp_object_list_find(l, DP_KIND_RESOURCE_CLAIM, p->ns, cn);
@@ -600,7 +593,7 @@ static int pod_resolve_one(node_dra *d, pod_ent *p, size_t i, const dp_object_li
 /* Resolve every claim of the pod (all are looked at, so all of a pod's
  * template claims are created in one pass). 1 all resolved (claims[]
  * filled), 0 the pod waits (*ret_why: the first reason), -ENOMEM. */
-static int pod_resolve_claims(node_dra *d, pod_ent *p, const dp_object_list *l, const dp_object_list *g,
+static int pod_resolve_claims(dp_node_dra *d, pod_ent *p, const dp_object_list *l, const dp_object_list *g,
                               const dp_resource_claim **claims, char **ret_why, bool *ret_backoff) {
         _cleanup_free_ char *why = NULL;
         bool why_backoff = false;
@@ -624,7 +617,7 @@ static int pod_resolve_claims(node_dra *d, pod_ent *p, const dp_object_list *l, 
 
 /* The pod uses exactly these claims now: it leaves the state entries of
  * claims it no longer names (a claim replaced under the same name). */
-static bool pod_untrack_others(node_dra *d, const pod_ent *p) {
+static bool pod_untrack_others(dp_node_dra *d, const pod_ent *p) {
         bool changed = false;
         for (size_t i = 0; i < d->st->n_claims; i++) {
                 claim_ent *c = &d->st->claims[i];
@@ -641,7 +634,7 @@ static bool pod_untrack_others(node_dra *d, const pod_ent *p) {
  * call (a node killed while the driver prepares still knows the claims), and
  * saved again with the answer. 0, or a negative errno with *msg (NULL only
  * for -ENOMEM) and *backoff. */
-static int pod_prepare_driver(node_dra *d, pod_ent *p, const char *drv, const dp_resource_claim *const *claims,
+static int pod_prepare_driver(dp_node_dra *d, pod_ent *p, const char *drv, const dp_resource_claim *const *claims,
                               size_t n, char **msg, bool *backoff) {
         const dp_resource_claim *batch[MAX_CLAIMS_PER_POD + 1];
         size_t nb = 0;
@@ -727,7 +720,7 @@ static int pod_prepare_driver(node_dra *d, pod_ent *p, const char *drv, const dp
 /* Resolve, record, prepare. The pod is Prepared when every claim of every
  * driver is. 0 (prepared, or waiting with its message) or -ENOMEM (the
  * rescan is tried again). */
-static int pod_try(node_dra *d, pod_ent *p, const dp_object_list *l, const dp_object_list *g) {
+static int pod_try(dp_node_dra *d, pod_ent *p, const dp_object_list *l, const dp_object_list *g) {
         if (p->n_claims > MAX_CLAIMS_PER_POD) {
                 char *m = dp_asprintf("more than %d resource claims", MAX_CLAIMS_PER_POD);
                 if (!m) return -ENOMEM;
@@ -777,7 +770,7 @@ static int pod_try(node_dra *d, pod_ent *p, const dp_object_list *l, const dp_ob
  * the state recorded for it, or — while a pod's claim is not resolved — a
  * pod naming a claim of that namespace and name: when unsure, the claim
  * stays prepared. */
-static bool claim_used(const node_dra *d, const claim_ent *c) {
+static bool claim_used(const dp_node_dra *d, const claim_ent *c) {
         for (size_t i = 0; i < d->n_pods; i++) {
                 const pod_ent *p = &d->pods[i];
                 if (dp_node_dra_claim_has_pod(c, p->uid)) return true;
@@ -790,23 +783,23 @@ static bool claim_used(const node_dra *d, const claim_ent *c) {
 }
 
 /* The pods the state records for claim c, from index *i on (for loops). */
-pod_ent *dra_pods_using(node_dra *d, const claim_ent *c, size_t *i) {
+pod_ent *dra_pods_using(dp_node_dra *d, const claim_ent *c, size_t *i) {
         for (; *i < d->n_pods; (*i)++)
                 if (dp_node_dra_claim_has_pod(c, d->pods[*i].uid)) return &d->pods[*i];
         return NULL;
 }
 
-static bool claim_due(const node_dra *d, const claim_ent *c, uint64_t now) {
+static bool claim_due(const dp_node_dra *d, const claim_ent *c, uint64_t now) {
         return !claim_used(d, c) && (!c->next_try || c->next_try <= now);
 }
 
-static void claim_remove(node_dra *d, claim_ent *x) {
+static void claim_remove(dp_node_dra *d, claim_ent *x) {
         remove_claim_file(d, x);
         dp_node_dra_state_remove(d->st, x);
 }
 
 /* One NodeUnprepareResources call for the due claims of one driver. */
-static void unprepare_driver(node_dra *d, const char *drv, uint64_t now) {
+static void unprepare_driver(dp_node_dra *d, const char *drv, uint64_t now) {
         const plugin_ent *p = dra_plugin_for(d, drv);
         if (!p) return; /* waits for its driver to come back */
         const claim_ent *batch[64];
@@ -864,7 +857,7 @@ static void unprepare_driver(node_dra *d, const char *drv, uint64_t now) {
 }
 
 /* Unprepare what no pod uses, batched per driver. */
-static void unprepare_unused(node_dra *d) {
+static void unprepare_unused(dp_node_dra *d) {
         uint64_t now = dp_loop_now();
         bool removed = false;
         for (size_t i = 0; i < d->st->n_claims;) {
@@ -888,12 +881,12 @@ static void unprepare_unused(node_dra *d) {
         }
         for (size_t k = 0; k < nd; k++)
                 unprepare_driver(d, drivers[k], now);
-        strv_free(drivers, nd);
+        dp_strv_free_n(drivers, nd);
 }
 
 static int cmp_strp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-static int load_manifests(const node_dra *d, dp_object_list *l) {
+static int load_manifests(const dp_node_dra *d, dp_object_list *l) {
         if (!d->manifests_dir) return 0;
         _cleanup_(closedir_safep) DIR *dir = opendir(d->manifests_dir);
         if (!dir) return -errno;
@@ -910,7 +903,7 @@ static int load_manifests(const node_dra *d, dp_object_list *l) {
                 char **v = realloc(names, (n + 1) * sizeof *v);
                 if (!v || !(v[n] = dp_asprintf("%s/%s", d->manifests_dir, de->d_name))) {
                         /* a manifest left out would make its pods look gone */
-                        strv_free(v ? v : names, n);
+                        dp_strv_free_n(v ? v : names, n);
                         return -ENOMEM;
                 }
                 names = v;
@@ -926,11 +919,11 @@ static int load_manifests(const node_dra *d, dp_object_list *l) {
                 else if (rr < 0)
                         log_debug("DRA manager skips %s: %s", names[i], dp_error_msg(&e));
         }
-        strv_free(names, n);
+        dp_strv_free_n(names, n);
         return r;
 }
 
-static bool pod_known(const node_dra *d, const char *uid) {
+static bool pod_known(const dp_node_dra *d, const char *uid) {
         for (size_t i = 0; i < d->n_pods; i++)
                 if (streq(d->pods[i].uid, uid)) return true;
         return false;
@@ -938,7 +931,7 @@ static bool pod_known(const node_dra *d, const char *uid) {
 
 /* Pods that are gone — also those that went while the node was down — leave
  * every state entry; an entry without pods is then unprepared. */
-static void state_forget_gone_pods(node_dra *d) {
+static void state_forget_gone_pods(dp_node_dra *d) {
         bool changed = false;
         for (size_t i = 0; i < d->st->n_claims; i++) {
                 claim_ent *c = &d->st->claims[i];
@@ -958,7 +951,7 @@ static void state_forget_gone_pods(node_dra *d) {
         if (changed) (void)dra_state_save(d);
 }
 
-static void rescan_once(node_dra *d) {
+static void rescan_once(dp_node_dra *d) {
         _cleanup_(dp_object_list_freep) dp_object_list *l = dp_object_list_new();
         _cleanup_(dp_object_list_freep) dp_object_list *g = dp_object_list_new();
         uint64_t now = dp_loop_now();
@@ -1006,7 +999,7 @@ static void rescan_once(node_dra *d) {
         unprepare_unused(d);
 }
 
-void dra_arm_timer(node_dra *d) {
+void dra_arm_timer(dp_node_dra *d) {
         uint64_t t = d->rescan_retry;
         for (size_t i = 0; i < d->n_pods; i++)
                 if (!d->pods[i].prepared && d->pods[i].next_try && (!t || d->pods[i].next_try < t))
@@ -1028,7 +1021,7 @@ void dra_arm_timer(node_dra *d) {
         dp_loop_source_set_time(d->timer, t);
 }
 
-void node_dra_rescan(node_dra *d) {
+void dp_node_dra_rescan(dp_node_dra *d) {
         if (!d) return;
         if (d->busy) { /* a synchronous call is running the loop */
                 d->again = true;
@@ -1042,7 +1035,7 @@ void node_dra_rescan(node_dra *d) {
         d->busy = false;
         if (d->rewalk) {
                 dra_registry_rewalk(d);
-                node_dra_rescan(d); /* a driver may have come or gone meanwhile */
+                dp_node_dra_rescan(d); /* a driver may have come or gone meanwhile */
                 return;
         }
         dra_arm_timer(d);
@@ -1050,7 +1043,7 @@ void node_dra_rescan(node_dra *d) {
 }
 
 static int on_timer(dp_loop_source *s, uint64_t now, void *ud) {
-        node_dra *d = ud;
+        dp_node_dra *d = ud;
         for (size_t i = 0; i < d->n_plugins; i++) {
                 if (d->plugins[i].next_try && d->plugins[i].next_try <= now && !d->rewalk)
                         dra_plugin_attempt(d, &d->plugins[i]);
@@ -1062,13 +1055,13 @@ static int on_timer(dp_loop_source *s, uint64_t now, void *ud) {
         }
         if (d->state_dirty) (void)dra_state_save(d);
         dra_registry_rewalk(d);
-        node_dra_rescan(d);
+        dp_node_dra_rescan(d);
         return 0;
 }
 
 /* ---- status ---------------------------------------------------------------------------------- */
 
-int node_dra_cdi_env_doc(const dp_doc_node *root, const char *id, dp_doc_set *s, dp_doc_node *env) {
+int dp_node_dra_cdi_env_doc(const dp_doc_node *root, const char *id, dp_doc_set *s, dp_doc_node *env) {
         const char *eq = id ? strchr(id, '=') : NULL;
         if (!eq || !root || !env || env->type != DP_DOC_MAP) return 0;
         const dp_doc_node *k = dp_doc_get(root, "kind");
@@ -1105,7 +1098,7 @@ int node_dra_cdi_env_doc(const dp_doc_node *root, const char *id, dp_doc_set *s,
 /* The env of CDI device `id` ("vendor/class=name") from the spec files of
  * the CDI directory (*.json, *.yaml; a file that does not parse is skipped,
  * as the runtime skips it). */
-static int cdi_env(const node_dra *d, const char *id, dp_doc_set *s, dp_doc_node *env) {
+static int cdi_env(const dp_node_dra *d, const char *id, dp_doc_set *s, dp_doc_node *env) {
         _cleanup_(closedir_safep) DIR *dir = opendir(d->cdi_dir);
         if (!dir) return 0;
         struct dirent *de;
@@ -1119,7 +1112,7 @@ static int cdi_env(const node_dra *d, const char *id, dp_doc_set *s, dp_doc_node
                 if (!path || !f) return -ENOMEM;
                 if (dp_doc_parse_file(f, path, NULL) < 0) continue;
                 for (size_t i = 0; i < dp_doc_count(f); i++)
-                        if (node_dra_cdi_env_doc(dp_doc_root(f, i), id, s, env) < 0) return -ENOMEM;
+                        if (dp_node_dra_cdi_env_doc(dp_doc_root(f, i), id, s, env) < 0) return -ENOMEM;
         }
         return 0;
 }
@@ -1132,7 +1125,7 @@ static int add_str(dp_doc_set *s, dp_doc_node *m, const char *k, const char *v) 
  * containerStatuses[].allocatedResourcesStatus (ResourceHealthStatus):
  * {name: "claim:<claim>/<request>", resourceID: "<driver>/<pool>/<device>",
  * health}. Only for drivers whose health stream the node watches. */
-static int status_device_health(const node_dra *d, const claim_ent *c, const prep_dev *pd, dp_doc_set *s,
+static int status_device_health(const dp_node_dra *d, const claim_ent *c, const prep_dev *pd, dp_doc_set *s,
                                 dp_doc_node *ars) {
         const plugin_ent *pl = dra_plugin_for(d, c->driver);
         const health_watch *w = pl ? pl->hw : NULL;
@@ -1154,7 +1147,7 @@ static int status_device_health(const node_dra *d, const claim_ent *c, const pre
         return r;
 }
 
-static int status_pod(node_dra *d, const pod_ent *p, dp_doc_set *s, dp_doc_node *seq) {
+static int status_pod(dp_node_dra *d, const pod_ent *p, dp_doc_set *s, dp_doc_node *seq) {
         dp_doc_node *m = dp_doc_new_map(s);
         int r = m ? 0 : -ENOMEM;
         if (r >= 0) r = add_str(s, m, "namespace", p->ns);
@@ -1222,7 +1215,7 @@ static int status_pod(node_dra *d, const pod_ent *p, dp_doc_set *s, dp_doc_node 
 
 /* draState: where the node's DRA state came from at start, whether it is
  * being rebuilt, a failed save, and the drivers whose holdings are unknown. */
-static int status_state(const node_dra *d, dp_doc_set *s, dp_doc_node *root) {
+static int status_state(const dp_node_dra *d, dp_doc_set *s, dp_doc_node *root) {
         dp_doc_node *m = dp_doc_new_map(s), *unk = dp_doc_new_seq(s);
         if (!m || !unk) return -ENOMEM;
         int r = add_str(s, m, "origin", d->state_origin);
@@ -1239,7 +1232,7 @@ static int status_state(const node_dra *d, dp_doc_set *s, dp_doc_node *root) {
         return r;
 }
 
-int node_dra_status(node_dra *d, dp_doc_set *s, dp_doc_node *root) {
+int dp_node_dra_status(dp_node_dra *d, dp_doc_set *s, dp_doc_node *root) {
         if (!d) return 0;
         dp_doc_node *pl = dp_doc_new_seq(s), *pods = dp_doc_new_seq(s), *cl = dp_doc_new_seq(s);
         int r = pl && pods && cl ? 0 : -ENOMEM;
@@ -1335,7 +1328,7 @@ int node_dra_status(node_dra *d, dp_doc_set *s, dp_doc_node *root) {
  * "rebuild" (each driver's List fills it); a corrupt file is kept as
  * <file>.corrupt. Unreadable for another reason: the node does not start
  * (it could not tell what is prepared). 0 or a negative errno with err. */
-static int state_load(node_dra *d, dp_error *err) {
+static int state_load(dp_node_dra *d, dp_error *err) {
         if (!d->state_dir) {
                 d->st = dp_node_dra_state_new();
                 d->state_origin = strdup("not saved (no state directory)");
@@ -1385,9 +1378,9 @@ static int state_load(node_dra *d, dp_error *err) {
         return 0;
 }
 
-int node_dra_new(dp_loop *l, const node_dra_options *o, node_dra **ret, dp_error *err) {
+int dp_node_dra_new(dp_loop *l, const dp_node_dra_options *o, dp_node_dra **ret, dp_error *err) {
         assert_return(l && o && o->registry_dir && ret, -EINVAL);
-        node_dra *d = calloc(1, sizeof *d);
+        dp_node_dra *d = calloc(1, sizeof *d);
         if (!d) return dp_error_set(err, -ENOMEM, "DRA manager: %s", strerror(ENOMEM));
         d->loop = l;
         d->registry_dir = strdup(o->registry_dir);
@@ -1416,7 +1409,7 @@ int node_dra_new(dp_loop *l, const node_dra_options *o, node_dra **ret, dp_error
                                                dra_on_registry_event, d, &d->reg_watch)) < 0)
                 dp_error_errno(err, r, "watch %s", d->registry_dir);
         if (r < 0) {
-                node_dra_free(d);
+                dp_node_dra_free(d);
                 return r;
         }
         /* Sockets already there (the kubelet walks the directory at start). */
@@ -1428,7 +1421,7 @@ int node_dra_new(dp_loop *l, const node_dra_options *o, node_dra **ret, dp_error
         return 0;
 }
 
-node_dra *node_dra_free(node_dra *d) {
+dp_node_dra *dp_node_dra_free(dp_node_dra *d) {
         if (!d) return NULL;
         dp_loop_source_free(d->reg_watch);
         dp_loop_source_free(d->timer);
@@ -1450,9 +1443,9 @@ node_dra *node_dra_free(node_dra *d) {
         return NULL;
 }
 
-uint64_t node_dra_prepare_calls(const node_dra *d) { return d ? d->prepare_calls : 0; }
+uint64_t dp_node_dra_prepare_calls(const dp_node_dra *d) { return d ? d->prepare_calls : 0; }
 
-bool node_dra_pod_ready(const node_dra *d, const char *ns, const char *name, const char **why) {
+bool dp_node_dra_pod_ready(const dp_node_dra *d, const char *ns, const char *name, const char **why) {
         *why = "the pod has resource claims and the node has no DRA manager (--registry-dir)";
         if (!d) return false;
         for (size_t i = 0; i < d->n_pods; i++) {

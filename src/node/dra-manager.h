@@ -45,18 +45,18 @@
  * DRAResourceHealth, a NodeWatchResources stream is kept open (reopened with
  * backoff); its complete device lists are kept per driver.
  *
- * Status: node_dra_status() adds draPlugins, draPods (resourceClaimStatuses;
+ * Status: dp_node_dra_status() adds draPlugins, draPods (resourceClaimStatuses;
  * each container's CDI device ids, the environment those resolve to in the
  * CDI spec directory and allocatedResourcesStatus), draClaims and draHealth
  * to the node's status document.
  */
 #pragma once
 
-#include "base/doc.h"
 #include "base/error.h"
+#include "doc/doc.h"
 #include "grpc/loop.h"
 
-typedef struct node_dra_options {
+typedef struct dp_node_dra_options {
         const char *registry_dir;  /* required */
         const char *manifests_dir; /* NULL: no pods */
         const char *claims_dir;    /* NULL: claims are not written */
@@ -72,29 +72,29 @@ typedef struct node_dra_options {
          * known yet): a prepare could take a device V1 holds. May be NULL. */
         const char *(*v1_unrecorded)(void *userdata);
         void *userdata;
-} node_dra_options;
+} dp_node_dra_options;
 
-typedef struct node_dra node_dra;
+typedef struct dp_node_dra dp_node_dra;
 
-int node_dra_new(dp_loop *l, const node_dra_options *o, node_dra **ret, dp_error *err);
+int dp_node_dra_new(dp_loop *l, const dp_node_dra_options *o, dp_node_dra **ret, dp_error *err);
 /* Stops watching; prepared claims stay prepared (a kubelet restart does not
  * unprepare) and stay in the saved state. */
-node_dra *node_dra_free(node_dra *d);
+dp_node_dra *dp_node_dra_free(dp_node_dra *d);
 /* The manifest directory changed. */
-void node_dra_rescan(node_dra *d);
+void dp_node_dra_rescan(dp_node_dra *d);
 /* Add the DRA keys to the status map root (draPlugins, draPods, draClaims,
  * draHealth, draPrepareCalls, draState). 0 or -ENOMEM. */
-int node_dra_status(node_dra *d, dp_doc_set *s, dp_doc_node *root);
-uint64_t node_dra_prepare_calls(const node_dra *d);
+int dp_node_dra_status(dp_node_dra *d, dp_doc_set *s, dp_doc_node *root);
+uint64_t dp_node_dra_prepare_calls(const dp_node_dra *d);
 /* May the containers of pod ns/name start as far as DRA goes? true when
  * its claims are prepared; false with *why (valid until the next rescan)
  * while they are not, or when there is no DRA manager (d NULL). */
-bool node_dra_pod_ready(const node_dra *d, const char *ns, const char *name, const char **why);
+bool dp_node_dra_pod_ready(const dp_node_dra *d, const char *ns, const char *name, const char **why);
 /* Pure: decode one NodeWatchResourcesResponse as the health watch does
  * (count of named devices and of unhealthy ones). 0, -EBADMSG, -ENOMEM. */
-int node_dra_health_decode(const uint8_t *msg, size_t len, size_t *n_devices, size_t *n_unhealthy);
+int dp_node_dra_health_decode(const uint8_t *msg, size_t len, size_t *n_devices, size_t *n_unhealthy);
 /* Pure: add to map env the environment one CDI spec document (a parsed
  * file) gives CDI device `id` ("<kind>=<name>"): the spec's containerEdits.env,
  * then the device's, later values replacing earlier ones. Returns 1 when the
  * document defines the device, 0 when not (or id is malformed), -ENOMEM. */
-int node_dra_cdi_env_doc(const dp_doc_node *root, const char *id, dp_doc_set *s, dp_doc_node *env);
+int dp_node_dra_cdi_env_doc(const dp_doc_node *root, const char *id, dp_doc_set *s, dp_doc_node *env);

@@ -35,7 +35,7 @@ void dra_plugin_clear(plugin_ent *p) {
         *p = (plugin_ent){0};
 }
 
-const plugin_ent *dra_plugin_for(const node_dra *d, const char *driver) {
+const plugin_ent *dra_plugin_for(const dp_node_dra *d, const char *driver) {
         for (size_t i = 0; i < d->n_plugins; i++)
                 if (d->plugins[i].ok && d->plugins[i].driver && streq(d->plugins[i].driver, driver))
                         return &d->plugins[i];
@@ -125,7 +125,7 @@ static int health_decode(const uint8_t *msg, size_t len, health_dev **ret, size_
         return 0;
 }
 
-int node_dra_health_decode(const uint8_t *msg, size_t len, size_t *n_devices, size_t *n_unhealthy) {
+int dp_node_dra_health_decode(const uint8_t *msg, size_t len, size_t *n_devices, size_t *n_unhealthy) {
         health_dev *v = NULL;
         size_t n = 0;
         int r = health_decode(msg, len, &v, &n);
@@ -222,7 +222,7 @@ void dra_health_open(health_watch *w) {
 
 /* After a registration: watch the driver's health when GetInfo listed a
  * DRAResourceHealth version. */
-static void health_start(node_dra *d, plugin_ent *p) {
+static void health_start(dp_node_dra *d, plugin_ent *p) {
         health_stop(p->hw);
         p->hw = NULL;
         if (!p->health_path) return;
@@ -241,7 +241,7 @@ static void health_start(node_dra *d, plugin_ent *p) {
 static void health_stop(health_watch *w) { health_free(w); }
 
 /* One attempt: 0 registered, -EAGAIN retry soon, other: failed (p->error). */
-static int plugin_try(node_dra *d, plugin_ent *p) {
+static int plugin_try(dp_node_dra *d, plugin_ent *p) {
         _cleanup_(dp_grpc_channel_freep) dp_grpc_channel *ch = NULL;
         int r = dp_grpc_channel_connect_unix(d->loop, p->sock, &ch);
         if (r == -ECONNREFUSED || r == -EAGAIN) return -EAGAIN;
@@ -318,7 +318,7 @@ static int plugin_try(node_dra *d, plugin_ent *p) {
         return 0;
 }
 
-void dra_plugin_attempt(node_dra *d, plugin_ent *p) {
+void dra_plugin_attempt(dp_node_dra *d, plugin_ent *p) {
         p->next_try = 0;
         d->in_call++;
         int r = plugin_try(d, p);
@@ -342,13 +342,13 @@ void dra_plugin_attempt(node_dra *d, plugin_ent *p) {
         dra_plugin_list(d, p);
 }
 
-static plugin_ent *plugin_find_sock(node_dra *d, const char *sock) {
+static plugin_ent *plugin_find_sock(dp_node_dra *d, const char *sock) {
         for (size_t i = 0; i < d->n_plugins; i++)
                 if (streq(d->plugins[i].sock, sock)) return &d->plugins[i];
         return NULL;
 }
 
-void dra_socket_added(node_dra *d, const char *name) {
+void dra_socket_added(dp_node_dra *d, const char *name) {
         if (name[0] == '.') return;
         _cleanup_free_ char *path = dp_asprintf("%s/%s", d->registry_dir, name);
         if (!path) return;
@@ -371,7 +371,7 @@ void dra_socket_added(node_dra *d, const char *name) {
         dra_plugin_attempt(d, p);
 }
 
-static void socket_removed(node_dra *d, const char *name) {
+static void socket_removed(dp_node_dra *d, const char *name) {
         _cleanup_free_ char *path = dp_asprintf("%s/%s", d->registry_dir, name);
         plugin_ent *p = path ? plugin_find_sock(d, path) : NULL;
         if (!p) return;
@@ -382,7 +382,7 @@ static void socket_removed(node_dra *d, const char *name) {
 
 /* Reconcile the plugin list with the directory (after events deferred
  * during a call): gone sockets deregister, unknown ones are dialled. */
-void dra_registry_rewalk(node_dra *d) {
+void dra_registry_rewalk(dp_node_dra *d) {
         while (d->rewalk && !d->in_call) {
                 d->rewalk = false;
                 for (size_t i = 0; i < d->n_plugins;) {
@@ -408,7 +408,7 @@ void dra_registry_rewalk(node_dra *d) {
 }
 
 int dra_on_registry_event(dp_loop_source *s, const struct inotify_event *ev, void *ud) {
-        node_dra *d = ud;
+        dp_node_dra *d = ud;
         if (!ev->len) return 0;
         if (d->in_call) {
                 d->rewalk = true;
@@ -419,7 +419,7 @@ int dra_on_registry_event(dp_loop_source *s, const struct inotify_event *ev, voi
         else
                 dra_socket_added(d, ev->name);
         dra_registry_rewalk(d);
-        node_dra_rescan(d);
+        dp_node_dra_rescan(d);
         return 0;
 }
 
@@ -429,7 +429,7 @@ int dra_on_registry_event(dp_loop_source *s, const struct inotify_event *ev, voi
  * does not know are added (with no pods: unprepared once no pod needs them);
  * claims the state has as prepared that the driver no longer holds are
  * prepared again for their pods. 0 or -ENOMEM / -E2BIG. */
-static int state_merge_list(node_dra *d, const char *driver, const Devplane__Dra__V1__ListResponse *resp) {
+static int state_merge_list(dp_node_dra *d, const char *driver, const Devplane__Dra__V1__ListResponse *resp) {
         bool changed = dp_node_dra_state_clear_unknown(d->st, driver);
         size_t added = 0;
         for (size_t i = 0; i < resp->n_claims; i++) {
@@ -510,7 +510,7 @@ static int state_merge_list(node_dra *d, const char *driver, const Devplane__Dra
  * marked unknown (claims it held before the state was lost cannot be
  * known, so the node cannot unprepare them). Other failures are retried
  * with backoff, the driver marked unknown meanwhile when rebuilding. */
-void dra_plugin_list(node_dra *d, plugin_ent *p) {
+void dra_plugin_list(dp_node_dra *d, plugin_ent *p) {
         p->list_next_try = 0;
         if (!p->ok || !p->list_pending) return;
         _cleanup_free_ char *driver = strdup(p->driver), *endpoint = strdup(p->endpoint);

@@ -3,21 +3,16 @@
  * (format in dra-state.h): ownership, encode, strict decode with checksum. */
 #include <stdio.h>
 
-#include "base/doc.h"
+#include "base/strv.h"
+#include "doc/state-file.h"
 #include "node/dra-state.h"
-
-static void strv_free(char **v, size_t n) {
-        for (size_t i = 0; v && i < n; i++)
-                free(v[i]);
-        free(v);
-}
 
 static void devs_free(dp_node_dra_device *v, size_t n) {
         for (size_t i = 0; v && i < n; i++) {
                 free(v[i].pool);
                 free(v[i].device);
-                strv_free(v[i].requests, v[i].n_requests);
-                strv_free(v[i].cdi, v[i].n_cdi);
+                dp_strv_free_n(v[i].requests, v[i].n_requests);
+                dp_strv_free_n(v[i].cdi, v[i].n_cdi);
         }
         free(v);
 }
@@ -173,18 +168,6 @@ bool dp_node_dra_claim_remove_pod(dp_node_dra_claim *c, const char *uid) {
         return false;
 }
 
-static int strv_dup(char *const *src, size_t n, char ***ret) {
-        char **v = calloc(n + 1, sizeof *v);
-        if (!v) return -ENOMEM;
-        for (size_t i = 0; i < n; i++)
-                if (!(v[i] = dp_strdup(src[i]))) {
-                        strv_free(v, i);
-                        return -ENOMEM;
-                }
-        *ret = v;
-        return 0;
-}
-
 int dp_node_dra_claim_set_devices(dp_node_dra_claim *c, const dp_node_dra_device *devs, size_t n) {
         assert_return(c && (devs || !n), -EINVAL);
         if (n > DP_NODE_DRA_STATE_MAX_DEVICES) return -E2BIG;
@@ -206,9 +189,9 @@ int dp_node_dra_claim_set_devices(dp_node_dra_claim *c, const dp_node_dra_device
                 v[k].pool = dp_strdup(devs[k].pool);
                 v[k].device = dp_strdup(devs[k].device);
                 if (!v[k].pool || !v[k].device) r = -ENOMEM;
-                if (r >= 0 && (r = strv_dup(devs[k].requests, devs[k].n_requests, &v[k].requests)) >= 0)
-                        v[k].n_requests = devs[k].n_requests;
-                if (r >= 0 && (r = strv_dup(devs[k].cdi, devs[k].n_cdi, &v[k].cdi)) >= 0) v[k].n_cdi = devs[k].n_cdi;
+                v[k].requests = dp_strv_copy_n(devs[k].requests, v[k].n_requests = devs[k].n_requests);
+                v[k].cdi = dp_strv_copy_n(devs[k].cdi, v[k].n_cdi = devs[k].n_cdi);
+                if (!v[k].requests || !v[k].cdi) r = -ENOMEM;
         }
         if (r < 0) {
                 devs_free(v, k);
@@ -263,187 +246,58 @@ const char *dp_node_dra_state_unknown_reason(const dp_node_dra_state *s, const c
         return NULL;
 }
 
-/* ---- encode ---- */
+/* ---- the file: DATA of the checksummed envelope (doc/state-file.h) ---- */
 
-typedef struct enc {
-        dp_doc_set *s;
-        int r;
-} enc;
-
-static dp_doc_node *chk(enc *e, dp_doc_node *n) {
-        if (!n) e->r = -ENOMEM;
-        return n;
-}
-
-static void put(enc *e, dp_doc_node *m, const char *k, dp_doc_node *v) {
-        if (e->r >= 0 && (!m || !v || dp_doc_map_add(e->s, m, k, v) < 0)) e->r = -ENOMEM;
-}
-
-static void push(enc *e, dp_doc_node *q, dp_doc_node *v) {
-        if (e->r >= 0 && (!q || !v || dp_doc_seq_add(e->s, q, v) < 0)) e->r = -ENOMEM;
-}
-
-static void put_str(enc *e, dp_doc_node *m, const char *k, const char *v) {
-        put(e, m, k, chk(e, dp_doc_new_str(e->s, v ? v : "")));
-}
-
-static void put_strv(enc *e, dp_doc_node *m, const char *k, char *const *v, size_t n) {
-        dp_doc_node *q = chk(e, dp_doc_new_seq(e->s));
-        for (size_t i = 0; q && i < n; i++)
-                push(e, q, chk(e, dp_doc_new_str(e->s, v[i])));
-        put(e, m, k, q);
-}
-
-static dp_doc_node *claim_node(enc *e, const dp_node_dra_claim *c) {
-        dp_doc_node *m = chk(e, dp_doc_new_map(e->s));
-        put_str(e, m, "uid", c->uid);
-        put_str(e, m, "namespace", c->ns);
-        put_str(e, m, "name", c->name);
-        put_str(e, m, "driver", c->driver);
-        put_str(e, m, "state", c->phase == DP_NODE_DRA_PREPARED ? "prepared" : "preparing");
-        put(e, m, "skipped", chk(e, dp_doc_new_bool(e->s, c->skipped)));
-        put(e, m, "skipUnprepare", chk(e, dp_doc_new_bool(e->s, c->skip_unprepare)));
-        dp_doc_node *pods = chk(e, dp_doc_new_seq(e->s));
+static dp_doc_node *claim_node(dp_doc_builder *b, const dp_node_dra_claim *c) {
+        dp_doc_node *m = dp_doc_b_map(b);
+        dp_doc_b_put_str(b, m, "uid", c->uid ? c->uid : "");
+        dp_doc_b_put_str(b, m, "namespace", c->ns ? c->ns : "");
+        dp_doc_b_put_str(b, m, "name", c->name ? c->name : "");
+        dp_doc_b_put_str(b, m, "driver", c->driver ? c->driver : "");
+        dp_doc_b_put_str(b, m, "state", c->phase == DP_NODE_DRA_PREPARED ? "prepared" : "preparing");
+        dp_doc_b_put_bool(b, m, "skipped", c->skipped);
+        dp_doc_b_put_bool(b, m, "skipUnprepare", c->skip_unprepare);
+        dp_doc_node *pods = dp_doc_b_seq(b);
         for (size_t i = 0; pods && i < c->n_pods; i++) {
-                dp_doc_node *p = chk(e, dp_doc_new_map(e->s));
-                put_str(e, p, "uid", c->pods[i].uid);
-                put_str(e, p, "namespace", c->pods[i].ns);
-                put_str(e, p, "name", c->pods[i].name);
-                push(e, pods, p);
+                dp_doc_node *p = dp_doc_b_map(b);
+                dp_doc_b_put_str(b, p, "uid", c->pods[i].uid ? c->pods[i].uid : "");
+                dp_doc_b_put_str(b, p, "namespace", c->pods[i].ns ? c->pods[i].ns : "");
+                dp_doc_b_put_str(b, p, "name", c->pods[i].name ? c->pods[i].name : "");
+                dp_doc_b_push(b, pods, p);
         }
-        put(e, m, "pods", pods);
-        dp_doc_node *devs = chk(e, dp_doc_new_seq(e->s));
+        dp_doc_b_put(b, m, "pods", pods);
+        dp_doc_node *devs = dp_doc_b_seq(b);
         for (size_t i = 0; devs && i < c->n_devs; i++) {
                 const dp_node_dra_device *d = &c->devs[i];
-                dp_doc_node *x = chk(e, dp_doc_new_map(e->s));
-                put_str(e, x, "pool", d->pool);
-                put_str(e, x, "device", d->device);
-                put_strv(e, x, "requests", d->requests, d->n_requests);
-                put_strv(e, x, "cdiDeviceIDs", d->cdi, d->n_cdi);
-                push(e, devs, x);
+                dp_doc_node *x = dp_doc_b_map(b);
+                dp_doc_b_put_str(b, x, "pool", d->pool ? d->pool : "");
+                dp_doc_b_put_str(b, x, "device", d->device ? d->device : "");
+                dp_doc_b_put_strv(b, x, "requests", d->requests, d->n_requests);
+                dp_doc_b_put_strv(b, x, "cdiDeviceIDs", d->cdi, d->n_cdi);
+                dp_doc_b_push(b, devs, x);
         }
-        put(e, m, "devices", devs);
+        dp_doc_b_put(b, m, "devices", devs);
         return m;
 }
 
-static dp_doc_node *data_node(enc *e, const dp_node_dra_state *s) {
-        dp_doc_node *m = chk(e, dp_doc_new_map(e->s));
-        put(e, m, "version", chk(e, dp_doc_new_int(e->s, DP_NODE_DRA_STATE_VERSION)));
-        put(e, m, "rebuild", chk(e, dp_doc_new_bool(e->s, s->rebuild)));
-        dp_doc_node *claims = chk(e, dp_doc_new_seq(e->s));
+static dp_doc_node *data_node(dp_doc_builder *b, const void *obj) {
+        const dp_node_dra_state *s = obj;
+        dp_doc_node *m = dp_doc_b_map(b);
+        dp_doc_b_put_int(b, m, "version", DP_NODE_DRA_STATE_VERSION);
+        dp_doc_b_put_bool(b, m, "rebuild", s->rebuild);
+        dp_doc_node *claims = dp_doc_b_seq(b);
         for (size_t i = 0; claims && i < s->n_claims; i++)
-                push(e, claims, claim_node(e, &s->claims[i]));
-        put(e, m, "claims", claims);
-        dp_doc_node *unk = chk(e, dp_doc_new_seq(e->s));
+                dp_doc_b_push(b, claims, claim_node(b, &s->claims[i]));
+        dp_doc_b_put(b, m, "claims", claims);
+        dp_doc_node *unk = dp_doc_b_seq(b);
         for (size_t i = 0; unk && i < s->n_unknown; i++) {
-                dp_doc_node *x = chk(e, dp_doc_new_map(e->s));
-                put_str(e, x, "driver", s->unknown[i].driver);
-                put_str(e, x, "reason", s->unknown[i].reason);
-                push(e, unk, x);
+                dp_doc_node *x = dp_doc_b_map(b);
+                dp_doc_b_put_str(b, x, "driver", s->unknown[i].driver ? s->unknown[i].driver : "");
+                dp_doc_b_put_str(b, x, "reason", s->unknown[i].reason ? s->unknown[i].reason : "");
+                dp_doc_b_push(b, unk, x);
         }
-        put(e, m, "unknownDrivers", unk);
+        dp_doc_b_put(b, m, "unknownDrivers", unk);
         return m;
-}
-
-/* The `data` node and the checksum of its compact JSON. */
-static int data_digest(const dp_node_dra_state *s, dp_doc_set *set, dp_doc_node **ret_node, char sum[17]) {
-        enc e = {set, 0};
-        dp_doc_node *d = data_node(&e, s);
-        if (e.r < 0 || !d || dp_doc_data_checksum(d, sum) < 0) return -ENOMEM;
-        *ret_node = d;
-        return 0;
-}
-
-int dp_node_dra_state_encode(const dp_node_dra_state *s, dp_strbuf *out) {
-        assert_return(s && out, -EINVAL);
-        _cleanup_(dp_doc_set_freep) dp_doc_set *set = dp_doc_set_new();
-        if (!set) return -ENOMEM;
-        enc e = {set, 0};
-        dp_doc_node *d = data_node(&e, s);
-        if (e.r < 0 || !d) return -ENOMEM;
-        return dp_doc_emit_checksummed(set, d, out);
-}
-
-/* ---- decode ---- */
-
-typedef struct dec {
-        const char *source;
-        dp_error *err;
-} dec;
-
-static int bad(dec *d, const dp_doc_node *n, const char *path, const char *rule) {
-        return dp_error_set(d->err, -EBADMSG, "%s: node DRA state corrupt: %s: %s (line %u)", d->source, path, rule,
-                            n ? n->line : 0);
-}
-
-static int oom(dec *d) { return dp_error_set(d->err, -ENOMEM, "%s: out of memory", d->source); }
-
-static int only_keys(dec *d, const dp_doc_node *m, const char *path, const char *const *keys) {
-        if (!m || m->type != DP_DOC_MAP) return bad(d, m, path, "expected a map");
-        for (size_t i = 0; i < m->n; i++) {
-                bool ok = false;
-                for (size_t k = 0; keys[k] && !ok; k++)
-                        ok = streq(m->pairs[i].key, keys[k]);
-                if (!ok) {
-                        char buf[256];
-                        snprintf(buf, sizeof buf, "%s.%s", path, m->pairs[i].key);
-                        return bad(d, m->pairs[i].key_node, buf, "unknown field");
-                }
-        }
-        return 0;
-}
-
-/* A required string; non-empty unless `empty_ok`. NULs inside are refused. */
-static int get_str(dec *d, const dp_doc_node *m, const char *key, bool empty_ok, const char *path, char **ret) {
-        const dp_doc_node *n = dp_doc_get(m, key);
-        char buf[256];
-        snprintf(buf, sizeof buf, "%s.%s", path, key);
-        if (!n) return bad(d, m, buf, "required");
-        if (n->type != DP_DOC_SCALAR || dp_doc_kind(n) != DP_DOC_STR) return bad(d, n, buf, "expected a string");
-        if (strlen(n->str) != n->len) return bad(d, n, buf, "NUL in string");
-        if (!n->len && !empty_ok) return bad(d, n, buf, "empty");
-        if (!(*ret = dp_strndup(n->str, n->len))) return oom(d);
-        return 0;
-}
-
-static int get_bool(dec *d, const dp_doc_node *m, const char *key, const char *path, bool *ret) {
-        const dp_doc_node *n = dp_doc_get(m, key);
-        char buf[256];
-        snprintf(buf, sizeof buf, "%s.%s", path, key);
-        if (!n) return bad(d, m, buf, "required");
-        if (dp_doc_kind(n) != DP_DOC_BOOL || dp_doc_get_bool(n, ret, NULL) < 0)
-                return bad(d, n, buf, "expected a boolean");
-        return 0;
-}
-
-/* A required list of maps or strings, at most `max` long. */
-static int get_seq(dec *d, const dp_doc_node *m, const char *key, size_t max, const char *path,
-                   const dp_doc_node **ret) {
-        const dp_doc_node *n = dp_doc_get(m, key);
-        char buf[256];
-        snprintf(buf, sizeof buf, "%s.%s", path, key);
-        if (!n) return bad(d, m, buf, "required");
-        if (n->type != DP_DOC_SEQ) return bad(d, n, buf, "expected a list");
-        if (n->n > max) return dp_error_set(d->err, -E2BIG, "%s: %s: more than %zu entries", d->source, buf, max);
-        *ret = n;
-        return 0;
-}
-
-static int get_strv(dec *d, const dp_doc_node *m, const char *key, const char *path, char ***ret, size_t *ret_n) {
-        const dp_doc_node *n = NULL;
-        int r = get_seq(d, m, key, DP_NODE_DRA_STATE_MAX_STRINGS, path, &n);
-        if (r < 0) return r;
-        if (!(*ret = calloc(n->n + 1, sizeof(char *)))) return oom(d);
-        for (size_t i = 0; i < n->n; i++) {
-                char p[280];
-                snprintf(p, sizeof p, "%s.%s[%zu]", path, key, i);
-                const dp_doc_node *x = n->items[i];
-                if (x->type != DP_DOC_SCALAR || dp_doc_kind(x) != DP_DOC_STR || strlen(x->str) != x->len)
-                        return bad(d, x, p, "expected a string");
-                if (!((*ret)[i] = dp_strndup(x->str, x->len))) return oom(d);
-                (*ret_n)++;
-        }
-        return 0;
 }
 
 static const char *const claim_keys[] = {"uid",     "namespace",     "name", "driver",  "state",
@@ -451,75 +305,97 @@ static const char *const claim_keys[] = {"uid",     "namespace",     "name", "dr
 static const char *const pod_keys[] = {"uid", "namespace", "name", NULL};
 static const char *const dev_keys[] = {"pool", "device", "requests", "cdiDeviceIDs", NULL};
 
-static int decode_claim(dec *d, const dp_doc_node *m, const char *path, dp_node_dra_claim *c) {
-        char *state = NULL;
-        int r = only_keys(d, m, path, claim_keys);
-        if (r >= 0) r = get_str(d, m, "uid", false, path, &c->uid);
-        if (r >= 0) r = get_str(d, m, "namespace", true, path, &c->ns);
-        if (r >= 0) r = get_str(d, m, "name", true, path, &c->name);
-        if (r >= 0) r = get_str(d, m, "driver", false, path, &c->driver);
-        if (r >= 0) r = get_str(d, m, "state", false, path, &state);
+#define NONEMPTY DP_DOC_DEC_NONEMPTY
+
+static int decode_pod(const dp_doc_decoder *d, const dp_doc_node *n, const char *p, dp_node_dra_pod *x) {
+        int r = dp_doc_dec_only_keys(d, n, p, pod_keys);
+        if (r >= 0) r = dp_doc_dec_str(d, n, "uid", NONEMPTY, p, &x->uid);
+        if (r >= 0) r = dp_doc_dec_str(d, n, "namespace", 0, p, &x->ns);
+        if (r >= 0) r = dp_doc_dec_str(d, n, "name", 0, p, &x->name);
+        return r;
+}
+
+static int decode_device(const dp_doc_decoder *d, const dp_doc_node *n, const char *p, dp_node_dra_device *x) {
+        int r = dp_doc_dec_only_keys(d, n, p, dev_keys);
+        if (r >= 0) r = dp_doc_dec_str(d, n, "pool", 0, p, &x->pool);
+        if (r >= 0) r = dp_doc_dec_str(d, n, "device", 0, p, &x->device);
+        if (r >= 0)
+                r = dp_doc_dec_strv(d, n, "requests", DP_NODE_DRA_STATE_MAX_STRINGS, p, &x->requests, &x->n_requests);
+        if (r >= 0) r = dp_doc_dec_strv(d, n, "cdiDeviceIDs", DP_NODE_DRA_STATE_MAX_STRINGS, p, &x->cdi, &x->n_cdi);
+        return r;
+}
+
+static int decode_claim(const dp_doc_decoder *d, const dp_doc_node *m, const char *path, dp_node_dra_claim *c) {
+        _cleanup_free_ char *state = NULL;
+        int r = dp_doc_dec_only_keys(d, m, path, claim_keys);
+        if (r >= 0) r = dp_doc_dec_str(d, m, "uid", NONEMPTY, path, &c->uid);
+        if (r >= 0) r = dp_doc_dec_str(d, m, "namespace", 0, path, &c->ns);
+        if (r >= 0) r = dp_doc_dec_str(d, m, "name", 0, path, &c->name);
+        if (r >= 0) r = dp_doc_dec_str(d, m, "driver", NONEMPTY, path, &c->driver);
+        if (r >= 0) r = dp_doc_dec_str(d, m, "state", NONEMPTY, path, &state);
         if (r >= 0 && !streq(state, "prepared") && !streq(state, "preparing"))
-                r = bad(d, dp_doc_get(m, "state"), path, "state: expected prepared or preparing");
+                r = dp_doc_dec_bad(d, dp_doc_get(m, "state"), path, "state: expected prepared or preparing");
         if (r >= 0) c->phase = streq(state, "prepared") ? DP_NODE_DRA_PREPARED : DP_NODE_DRA_PREPARING;
-        free(state);
-        if (r >= 0) r = get_bool(d, m, "skipped", path, &c->skipped);
-        if (r >= 0) r = get_bool(d, m, "skipUnprepare", path, &c->skip_unprepare);
+        if (r >= 0) r = dp_doc_dec_bool(d, m, "skipped", path, &c->skipped);
+        if (r >= 0) r = dp_doc_dec_bool(d, m, "skipUnprepare", path, &c->skip_unprepare);
         const dp_doc_node *pods = NULL, *devs = NULL;
-        if (r >= 0) r = get_seq(d, m, "pods", DP_NODE_DRA_STATE_MAX_PODS, path, &pods);
-        if (r >= 0) r = get_seq(d, m, "devices", DP_NODE_DRA_STATE_MAX_DEVICES, path, &devs);
+        if (r >= 0) r = dp_doc_dec_seq(d, m, "pods", DP_NODE_DRA_STATE_MAX_PODS, path, &pods);
+        if (r >= 0) r = dp_doc_dec_seq(d, m, "devices", DP_NODE_DRA_STATE_MAX_DEVICES, path, &devs);
         if (r < 0) return r;
         if (!(c->pods = calloc(pods->n + 1, sizeof *c->pods)) || !(c->devs = calloc(devs->n + 1, sizeof *c->devs)))
-                return oom(d);
+                return dp_doc_dec_oom(d);
         for (size_t i = 0; i < pods->n; i++) {
                 char p[256];
                 snprintf(p, sizeof p, "%s.pods[%zu]", path, i);
                 dp_node_dra_pod *x = &c->pods[c->n_pods++];
-                const dp_doc_node *n = pods->items[i];
-                r = only_keys(d, n, p, pod_keys);
-                if (r >= 0) r = get_str(d, n, "uid", false, p, &x->uid);
-                if (r >= 0) r = get_str(d, n, "namespace", true, p, &x->ns);
-                if (r >= 0) r = get_str(d, n, "name", true, p, &x->name);
-                if (r < 0) return r;
+                if ((r = decode_pod(d, pods->items[i], p, x)) < 0) return r;
                 for (size_t k = 0; k < i; k++)
-                        if (streq(c->pods[k].uid, x->uid)) return bad(d, n, p, "duplicate pod uid");
+                        if (streq(c->pods[k].uid, x->uid))
+                                return dp_doc_dec_bad(d, pods->items[i], p, "duplicate pod uid");
         }
         for (size_t i = 0; i < devs->n; i++) {
                 char p[256];
                 snprintf(p, sizeof p, "%s.devices[%zu]", path, i);
-                dp_node_dra_device *x = &c->devs[c->n_devs++];
-                const dp_doc_node *n = devs->items[i];
-                r = only_keys(d, n, p, dev_keys);
-                if (r >= 0) r = get_str(d, n, "pool", true, p, &x->pool);
-                if (r >= 0) r = get_str(d, n, "device", true, p, &x->device);
-                if (r >= 0) r = get_strv(d, n, "requests", p, &x->requests, &x->n_requests);
-                if (r >= 0) r = get_strv(d, n, "cdiDeviceIDs", p, &x->cdi, &x->n_cdi);
-                if (r < 0) return r;
+                if ((r = decode_device(d, devs->items[i], p, &c->devs[c->n_devs++])) < 0) return r;
         }
         return 0;
 }
 
-static const char *const root_keys[] = {"checksum", "data", NULL};
 static const char *const data_keys[] = {"version", "rebuild", "claims", "unknownDrivers", NULL};
 static const char *const unknown_keys[] = {"driver", "reason", NULL};
 
-static int decode(dec *d, const dp_doc_node *root, dp_node_dra_state *s, char **ret_sum) {
-        int r = only_keys(d, root, "", root_keys);
-        if (r >= 0) r = get_str(d, root, "checksum", false, "", ret_sum);
+static int decode_unknown(const dp_doc_decoder *d, const dp_doc_node *unk, dp_node_dra_state *s) {
+        if (!(s->unknown = calloc(unk->n + 1, sizeof *s->unknown))) return dp_doc_dec_oom(d);
+        for (size_t i = 0; i < unk->n; i++) {
+                char p[64];
+                snprintf(p, sizeof p, "data.unknownDrivers[%zu]", i);
+                dp_node_dra_unknown *x = &s->unknown[s->n_unknown++];
+                const dp_doc_node *n = unk->items[i];
+                int r = dp_doc_dec_only_keys(d, n, p, unknown_keys);
+                if (r >= 0) r = dp_doc_dec_str(d, n, "driver", NONEMPTY, p, &x->driver);
+                if (r >= 0) r = dp_doc_dec_str(d, n, "reason", 0, p, &x->reason);
+                if (r < 0) return r;
+                for (size_t j = 0; j < i; j++)
+                        if (streq(s->unknown[j].driver, x->driver)) return dp_doc_dec_bad(d, n, p, "duplicate driver");
+        }
+        return 0;
+}
+
+static int decode_data(const dp_doc_decoder *d, const dp_doc_node *data, void *obj) {
+        dp_node_dra_state *s = obj;
+        int r = dp_doc_dec_only_keys(d, data, "data", data_keys);
         if (r < 0) return r;
-        const dp_doc_node *data = dp_doc_get(root, "data");
-        if ((r = only_keys(d, data, "data", data_keys)) < 0) return r;
         int64_t v = 0;
         const dp_doc_node *vn = dp_doc_get(data, "version");
         if (!vn || dp_doc_kind(vn) != DP_DOC_INT || dp_doc_get_int64(vn, &v, NULL) < 0 ||
             v != DP_NODE_DRA_STATE_VERSION)
-                return bad(d, vn ? vn : data, "data.version", "unsupported version");
-        if ((r = get_bool(d, data, "rebuild", "data", &s->rebuild)) < 0) return r;
+                return dp_doc_dec_bad(d, vn ? vn : data, "data.version", "unsupported version");
+        if ((r = dp_doc_dec_bool(d, data, "rebuild", "data", &s->rebuild)) < 0) return r;
         const dp_doc_node *claims = NULL, *unk = NULL;
-        if ((r = get_seq(d, data, "claims", DP_NODE_DRA_STATE_MAX_CLAIMS, "data", &claims)) < 0 ||
-            (r = get_seq(d, data, "unknownDrivers", DP_NODE_DRA_STATE_MAX_DRIVERS, "data", &unk)) < 0)
+        if ((r = dp_doc_dec_seq(d, data, "claims", DP_NODE_DRA_STATE_MAX_CLAIMS, "data", &claims)) < 0 ||
+            (r = dp_doc_dec_seq(d, data, "unknownDrivers", DP_NODE_DRA_STATE_MAX_DRIVERS, "data", &unk)) < 0)
                 return r;
-        if (claims->n && DP_GROW(s->claims, s->cap, claims->n) < 0) return oom(d);
+        if (claims->n && DP_GROW(s->claims, s->cap, claims->n) < 0) return dp_doc_dec_oom(d);
         for (size_t i = 0; i < claims->n; i++) {
                 char p[64];
                 snprintf(p, sizeof p, "data.claims[%zu]", i);
@@ -528,50 +404,32 @@ static int decode(dec *d, const dp_doc_node *root, dp_node_dra_state *s, char **
                 for (size_t j = 0; j < i; j++)
                         if (streq(s->claims[j].uid, s->claims[i].uid) &&
                             streq(s->claims[j].driver, s->claims[i].driver))
-                                return bad(d, claims->items[i], p, "duplicate uid and driver");
+                                return dp_doc_dec_bad(d, claims->items[i], p, "duplicate uid and driver");
         }
-        if (!(s->unknown = calloc(unk->n + 1, sizeof *s->unknown))) return oom(d);
-        for (size_t i = 0; i < unk->n; i++) {
-                char p[64];
-                snprintf(p, sizeof p, "data.unknownDrivers[%zu]", i);
-                dp_node_dra_unknown *x = &s->unknown[s->n_unknown++];
-                const dp_doc_node *n = unk->items[i];
-                r = only_keys(d, n, p, unknown_keys);
-                if (r >= 0) r = get_str(d, n, "driver", false, p, &x->driver);
-                if (r >= 0) r = get_str(d, n, "reason", true, p, &x->reason);
-                if (r < 0) return r;
-                for (size_t j = 0; j < i; j++)
-                        if (streq(s->unknown[j].driver, x->driver)) return bad(d, n, p, "duplicate driver");
-        }
+        return decode_unknown(d, unk, s);
+}
+
+static const dp_state_envelope envelope = {"node DRA state", data_node, decode_data};
+
+int dp_node_dra_state_encode(const dp_node_dra_state *s, dp_strbuf *out) {
+        assert_return(s && out, -EINVAL);
+        return dp_state_envelope_marshal(&envelope, s, out);
+}
+
+static int marshal(const void *obj, dp_strbuf *out) { return dp_node_dra_state_encode(obj, out); }
+
+static int unmarshal(const char *buf, size_t len, const char *source, void **ret, dp_error *err) {
+        _cleanup_(dp_node_dra_state_freep) dp_node_dra_state *s = dp_node_dra_state_new();
+        if (!s) return dp_error_set(err, -ENOMEM, "%s: out of memory", source);
+        int r = dp_state_envelope_unmarshal(&envelope, buf, len, source, s, err);
+        if (r < 0) return r;
+        *ret = TAKE_PTR(s);
         return 0;
 }
 
+const dp_state_file_type dp_node_dra_state_file = {"node DRA state", DP_NODE_DRA_STATE_MAX_INPUT, marshal, unmarshal};
+
 int dp_node_dra_state_decode(const char *buf, size_t len, const char *source, dp_node_dra_state **ret, dp_error *err) {
         assert_return(buf && ret, -EINVAL);
-        dec d = {source ? source : "node DRA state", err};
-        if (len > DP_NODE_DRA_STATE_MAX_INPUT)
-                return dp_error_set(err, -E2BIG, "%s: larger than %u bytes", d.source, DP_NODE_DRA_STATE_MAX_INPUT);
-        _cleanup_(dp_doc_set_freep) dp_doc_set *set = dp_doc_set_new();
-        _cleanup_(dp_node_dra_state_freep) dp_node_dra_state *s = dp_node_dra_state_new();
-        if (!set || !s) return oom(&d);
-        dp_error pe = DP_ERROR_INIT;
-        int r = dp_doc_parse(set, buf, len, d.source, &pe);
-        if (r == -ENOMEM) return oom(&d);
-        if (r < 0 || dp_doc_count(set) != 1)
-                return dp_error_set(err, -EBADMSG, "%s: node DRA state corrupt: %s", d.source,
-                                    r < 0 ? dp_error_msg(&pe) : "expected one JSON document");
-        _cleanup_free_ char *sum = NULL;
-        if ((r = decode(&d, dp_doc_root(set, 0), s, &sum)) < 0) return r;
-        /* The checksum covers what was decoded, re-encoded: any change shows. */
-        _cleanup_(dp_doc_set_freep) dp_doc_set *again = dp_doc_set_new();
-        dp_doc_node *node = NULL;
-        char want[17];
-        if (!again || data_digest(s, again, &node, want) < 0) return oom(&d);
-        if (!streq(sum, want))
-                return dp_error_set(err, -EBADMSG,
-                                    "%s: node DRA state corrupt: checksum mismatch: file says %s, "
-                                    "content hashes to %s",
-                                    d.source, sum, want);
-        *ret = TAKE_PTR(s);
-        return 0;
+        return dp_state_file_unmarshal(&dp_node_dra_state_file, buf, len, source, (void **)ret, err);
 }

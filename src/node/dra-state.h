@@ -36,6 +36,7 @@
 
 #include "base/error.h"
 #include "base/strbuf.h"
+#include "doc/state-file.h"
 
 #define DP_NODE_DRA_STATE_FILE "dra_manager_state.json"
 #define DP_NODE_DRA_STATE_VERSION 1
@@ -120,6 +121,8 @@ int dp_node_dra_state_set_unknown(dp_node_dra_state *s, const char *driver, cons
 bool dp_node_dra_state_clear_unknown(dp_node_dra_state *s, const char *driver);
 const char *dp_node_dra_state_unknown_reason(const dp_node_dra_state *s, const char *driver);
 
+/* The state as a durable file type (doc/state-file.h). */
+extern const dp_state_file_type dp_node_dra_state_file;
 /* Encode (appended to out, one line). 0 or -ENOMEM. */
 int dp_node_dra_state_encode(const dp_node_dra_state *s, dp_strbuf *out);
 /* Decode and verify. -EBADMSG corrupt (err: "<source>: node DRA state

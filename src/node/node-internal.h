@@ -5,7 +5,7 @@
 
 #include <sys/types.h>
 
-#include "base/doc.h"
+#include "doc/doc.h"
 #include "grpc/grpc.h"
 #include "node/devmgr.h"
 #include "node/dra-manager.h"
@@ -98,7 +98,7 @@ struct dp_kubelet {
         uint64_t device_updates;
         bool stopping;
         bool starting; /* dp_kubelet_new has not finished: nothing written yet */
-        node_dra *dra; /* NULL without a registry directory */
+        dp_node_dra *dra; /* NULL without a registry directory */
 };
 
 uint64_t node_now_ms(void);

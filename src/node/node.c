@@ -8,10 +8,10 @@
 #include <stdio.h>
 #include <sys/stat.h>
 
-#include "base/doc.h"
 #include "base/fileio.h"
 #include "base/log.h"
 #include "devices/checkpoint.h"
+#include "doc/doc.h"
 #include "node/ckpt.h"
 #include "node/node-internal.h"
 #include "proto/proto.h"
@@ -129,7 +129,7 @@ static void arm_tick(dp_kubelet *n) {
 
 void node_schedule(dp_kubelet *n) {
         /* not while starting: the DRA manager may run the loop from
-         * node_dra_new(), before it exists for pods with claims */
+         * dp_node_dra_new(), before it exists for pods with claims */
         if (n->stopping || n->starting) return;
         uint64_t now = node_now_ms();
         if (!n->job) {
@@ -501,7 +501,7 @@ static void manifests_rescan(dp_kubelet *n) {
         }
         n->n_pods = w;
         if (changed || n_merrs) node_changed(n);
-        node_dra_rescan(n->dra);
+        dp_node_dra_rescan(n->dra);
         node_kick(n);
 }
 
@@ -513,7 +513,7 @@ static void on_dra_changed(void *ud) {
         node_changed(n);
 }
 
-/* Why V1's holds are not on disk for drivers to read (node_dra_options). */
+/* Why V1's holds are not on disk for drivers to read (dp_node_dra_options). */
 static const char *v1_unrecorded(void *ud) {
         const dp_kubelet *n = ud;
         if (n->ckpt_write_error) return n->ckpt_write_error;
@@ -592,7 +592,7 @@ int dp_kubelet_new(dp_loop *l, const dp_node_config *cfg, dp_kubelet **ret, dp_e
          * anything: drivers learn V1's holds from the checkpoint. */
         (void)write_checkpoint(n);
         if (cfg->registry_dir) {
-                node_dra_options dopt = {.registry_dir = cfg->registry_dir,
+                dp_node_dra_options dopt = {.registry_dir = cfg->registry_dir,
                                          .manifests_dir = n->manifests_dir,
                                          .claims_dir = cfg->claims_dir,
                                          .cdi_dir = cfg->cdi_dir,
@@ -602,8 +602,8 @@ int dp_kubelet_new(dp_loop *l, const dp_node_config *cfg, dp_kubelet **ret, dp_e
                                          .changed = on_dra_changed,
                                          .v1_unrecorded = v1_unrecorded,
                                          .userdata = n};
-                if ((r = node_dra_new(l, &dopt, &n->dra, err)) < 0) return r;
-                node_dra_rescan(n->dra);
+                if ((r = dp_node_dra_new(l, &dopt, &n->dra, err)) < 0) return r;
+                dp_node_dra_rescan(n->dra);
         }
 
         if ((r = dp_grpc_server_new(&n->srv)) < 0) return dp_error_errno(err, r, "grpc server");
@@ -625,7 +625,7 @@ int dp_kubelet_new(dp_loop *l, const dp_node_config *cfg, dp_kubelet **ret, dp_e
 
 dp_kubelet *dp_kubelet_free(dp_kubelet *n) {
         if (!n) return NULL;
-        n->dra = node_dra_free(n->dra);
+        n->dra = dp_node_dra_free(n->dra);
         bool started = n->srv != NULL;
         if (n->job) node_admit_abort(n);
         n->stopping = true;

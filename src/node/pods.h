@@ -17,7 +17,7 @@
  */
 #pragma once
 
-#include "base/doc.h"
+#include "doc/doc.h"
 
 #define DP_NODE_MAX_CONTAINERS 64
 #define DP_NODE_MAX_EXTENDED_PER_CONTAINER 32

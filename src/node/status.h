@@ -21,7 +21,7 @@
  */
 #pragma once
 
-#include "base/doc.h"
+#include "doc/doc.h"
 
 typedef enum {
         DP_NODE_STATUS_TABLE,

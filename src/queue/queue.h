@@ -29,7 +29,7 @@
  */
 #pragma once
 
-#include "base/doc.h"
+#include "doc/doc.h"
 #include "base/strbuf.h"
 #include "queue/kueue.h"
 

@@ -15,9 +15,9 @@
  */
 #pragma once
 
-#include "base/doc.h"
 #include "base/error.h"
 #include "base/strbuf.h"
+#include "doc/doc.h"
 #include "dra/inventory.h"
 
 typedef struct dp_devnode dp_devnode;

@@ -3,8 +3,8 @@
  * (explain-answers.h). */
 #include <stdio.h>
 
-#include "base/doc.h"
 #include "base/escape.h"
+#include "doc/doc.h"
 #include "model/quantity.h"
 #include "sched/explain-answers.h"
 

@@ -6,8 +6,8 @@
  */
 #pragma once
 
-#include "base/doc.h"
 #include "base/strbuf.h"
+#include "doc/doc.h"
 
 /* The scalar at key of a map node, "" when absent or not a scalar. */
 const char *dp_html_str(const dp_doc_node *n, const char *key);

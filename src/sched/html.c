@@ -5,9 +5,9 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "base/doc.h"
 #include "base/escape.h"
 #include "base/hashmap.h"
+#include "doc/doc.h"
 #include "sched/fmt.h"
 #include "sched/html-internal.h"
 #include "sched/html.h"

@@ -5,6 +5,7 @@
  * the run's nodes, what-if changes, and "did you mean" for pod names. */
 #include <stdio.h>
 
+#include "base/strv.h"
 #include "sched/fmt.h"
 #include "sched/sim-internal.h"
 
@@ -25,29 +26,11 @@ static size_t object_v1_unit(const dp_sim_input *in, const char *f) {
         return n && node_v1_unit(n, sl + 1) ? (size_t)(sl - f) : 0;
 }
 
-static void strv_free(char **v, size_t n) {
-        for (size_t i = 0; i < n; i++)
-                free(v[i]);
-        free(v);
-}
-
 void dp_sim_whatif_done(dp_sim_whatif *w) {
-        strv_free(w->cordon, w->n_cordon);
-        strv_free(w->fail, w->n_fail);
-        strv_free(w->mode, w->n_mode);
+        dp_strv_free_n(w->cordon, w->n_cordon);
+        dp_strv_free_n(w->fail, w->n_fail);
+        dp_strv_free_n(w->mode, w->n_mode);
         *w = (dp_sim_whatif){0};
-}
-
-static int strv_copy(char *const *v, size_t n, char ***ret) {
-        char **c = calloc(n + 1, sizeof(*c));
-        if (!c) return -ENOMEM;
-        for (size_t i = 0; i < n; i++)
-                if (!(c[i] = dp_strdup(v[i]))) {
-                        strv_free(c, i);
-                        return -ENOMEM;
-                }
-        *ret = c;
-        return 0;
 }
 
 /* The fleet group a fleet node name belongs to ("<group>-<i>"), or NULL. */
@@ -168,9 +151,12 @@ int dp_sim_set_whatif(dp_sim_input *in, const dp_sim_whatif *w, dp_error *err) {
         assert_return(in && w, -EINVAL);
         dp_sim_whatif c = {0};
         int r = check_whatif(in, w, err);
-        if (r >= 0 && (r = strv_copy(w->cordon, w->n_cordon, &c.cordon)) >= 0) c.n_cordon = w->n_cordon;
-        if (r >= 0 && (r = strv_copy(w->fail, w->n_fail, &c.fail)) >= 0) c.n_fail = w->n_fail;
-        if (r >= 0 && (r = strv_copy(w->mode, w->n_mode, &c.mode)) >= 0) c.n_mode = w->n_mode;
+        if (r >= 0) {
+                c.cordon = dp_strv_copy_n(w->cordon, c.n_cordon = w->n_cordon);
+                c.fail = dp_strv_copy_n(w->fail, c.n_fail = w->n_fail);
+                c.mode = dp_strv_copy_n(w->mode, c.n_mode = w->n_mode);
+                if (!c.cordon || !c.fail || !c.mode) r = -ENOMEM;
+        }
         if (r < 0) {
                 dp_sim_whatif_done(&c);
                 return r == -ENOMEM ? dp_error_set(err, r, "out of memory") : r;

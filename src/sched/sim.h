@@ -28,7 +28,7 @@
  */
 #pragma once
 
-#include "base/doc.h"
+#include "doc/doc.h"
 #include "model/model.h"
 #include "sched/sched.h"
 

@@ -5,26 +5,10 @@
  * points (topology.h). */
 #include <stdio.h>
 
+#include "base/strv.h"
 #include "sched/topology.h"
 
 /* ---- selectors and terms ---- */
-
-static char **strv_copy(char *const *v, size_t n) {
-        char **c = calloc(n + 1, sizeof(*c));
-        for (size_t i = 0; c && i < n; i++)
-                if (!(c[i] = dp_strdup(v[i]))) {
-                        while (i) free(c[--i]);
-                        free(c);
-                        return NULL;
-                }
-        return c;
-}
-
-static void strv_release(char **v, size_t n) {
-        for (size_t i = 0; v && i < n; i++)
-                free(v[i]);
-        free(v);
-}
 
 /* Append `key op values` to s (values copied). */
 static int sel_add(topo_sel *s, const char *key, dp_node_selector_op op, char *const *values, size_t n_values) {
@@ -32,10 +16,10 @@ static int sel_add(topo_sel *s, const char *key, dp_node_selector_op op, char *c
         if (!v) return -ENOMEM;
         s->reqs = v;
         topo_req *q = &v[s->n];
-        *q = (topo_req){dp_strdup(key), op, strv_copy(values, n_values), n_values};
+        *q = (topo_req){dp_strdup(key), op, dp_strv_copy_n(values, n_values), n_values};
         if (!q->key || !q->values) {
                 free(q->key);
-                strv_release(q->values, n_values);
+                dp_strv_free_n(q->values, n_values);
                 return -ENOMEM;
         }
         s->n++;
@@ -70,7 +54,7 @@ int topo_sel_compile(topo_sel *ret, const dp_label_selector *ls, const dp_kv *la
 void topo_sel_done(topo_sel *s) {
         for (size_t i = 0; i < s->n; i++) {
                 free(s->reqs[i].key);
-                strv_release(s->reqs[i].values, s->reqs[i].n_values);
+                dp_strv_free_n(s->reqs[i].values, s->reqs[i].n_values);
         }
         free(s->reqs);
         *s = (topo_sel){0};
@@ -104,7 +88,7 @@ int topo_term_compile(topo_term *t, const dp_pod_affinity_term *src, const char 
         if (r >= 0) {
                 bool own = src->n_namespaces == 0 && !src->namespace_selector;
                 t->n_namespaces = own ? 1 : src->n_namespaces;
-                t->namespaces = own ? strv_copy((char *const *)&pod_ns, 1) : strv_copy(src->namespaces, src->n_namespaces);
+                t->namespaces = own ? dp_strv_copy_n((char *const *)&pod_ns, 1) : dp_strv_copy_n(src->namespaces, src->n_namespaces);
                 t->key = dp_strdup(src->topology_key);
                 if (!t->namespaces || !t->key) r = -ENOMEM;
         }
@@ -115,7 +99,7 @@ int topo_term_compile(topo_term *t, const dp_pod_affinity_term *src, const char 
 void topo_term_done(topo_term *t) {
         topo_sel_done(&t->sel);
         topo_sel_done(&t->ns_sel);
-        strv_release(t->namespaces, t->n_namespaces);
+        dp_strv_free_n(t->namespaces, t->n_namespaces);
         free(t->key);
         *t = (topo_term){0};
 }
@@ -312,7 +296,7 @@ dp_topo_index *dp_topo_index_free(dp_topo_index *idx) {
         free(idx->anti_any.v);
         free(idx->slots);
         dp_hashmap_free(idx->node_ids);
-        strv_release(idx->node_names, idx->n_node_names);
+        dp_strv_free_n(idx->node_names, idx->n_node_names);
         free(idx->tab_of_id);
         keydoms_free(idx);
         for (size_t i = 0; i < idx->n_scratch; i++)

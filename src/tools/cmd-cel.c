@@ -9,8 +9,8 @@
 #include <stdio.h>
 
 #include "alloc/adapter.h"
-#include "base/doc.h"
 #include "cel/slice-device.h"
+#include "doc/doc.h"
 #include "model/model.h"
 #include "tools/cluster-input.h"
 #include "tools/devplane.h"

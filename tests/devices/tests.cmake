@@ -5,9 +5,9 @@
 # tests/devices/test-backend-nvml.c finds it through DP_BUILD_DIR.
 add_library(fake-nvml SHARED
   ${CMAKE_CURRENT_SOURCE_DIR}/devices/fake-nvml/fake-nvml.c
-  ${PROJECT_SOURCE_DIR}/src/base/doc.c
-  ${PROJECT_SOURCE_DIR}/src/base/doc-parse.c
-  ${PROJECT_SOURCE_DIR}/src/base/doc-read.c
+  ${PROJECT_SOURCE_DIR}/src/doc/doc.c
+  ${PROJECT_SOURCE_DIR}/src/doc/doc-parse.c
+  ${PROJECT_SOURCE_DIR}/src/doc/doc-read.c
   ${PROJECT_SOURCE_DIR}/src/base/error.c
   ${PROJECT_SOURCE_DIR}/src/base/fileio.c
   ${PROJECT_SOURCE_DIR}/src/base/strbuf.c

@@ -274,3 +274,52 @@ TEST(checkpoint_save_refuses_what_it_could_not_read) {
         dp_dra_checkpoint_free(c2);
         teardown(&f);
 }
+
+/* Files written before the state-file codec moved to src/doc
+ * (tests/dra/compat/, as that version wrote them) still load and are
+ * written again byte for byte: the driver checkpoint, and a CDI spec with
+ * every kind of edit. */
+TEST(files_of_previous_version_load) {
+        _cleanup_free_ char *buf = NULL;
+        size_t len = 0;
+        dp_error err = DP_ERROR_INIT;
+        ASSERT_OK(dp_dra_file_read("compat/checkpoint-v1.json", 1 << 20, &buf, &len, &err));
+        dp_dra_checkpoint *c = NULL;
+        if (dp_dra_checkpoint_load("compat/checkpoint-v1.json", &c, &err) < 0) DP_FAIL("%s", err.msg);
+        ASSERT_EQ(c->n_claims, 2);
+        const dp_dra_prepared_claim *a = dp_dra_checkpoint_find(c, "uid-1");
+        ASSERT_TRUE(a && a->n_devices == 1 && a->n_metadata == 1 && a->metadata_generation == 3);
+        ASSERT_STREQ(a->name, "claim-\"one\"\xc3\xa9");
+        ASSERT_STREQ(a->metadata[0].container_path, "/var/run/dra/gpu.json");
+        const dp_dra_prepared_claim *b = dp_dra_checkpoint_find(c, "uid-2");
+        ASSERT_TRUE(b && b->n_devices == 1 && b->devices[0].n_requests == 2 && !b->cdi_spec_file);
+        ASSERT_STREQ(b->devices[0].share_id, "share-7");
+        dp_strbuf sb = DP_STRBUF_INIT;
+        ASSERT_OK(dp_dra_checkpoint_encode(c, &sb));
+        ASSERT_EQ(sb.len, len);
+        ASSERT_TRUE(memcmp(sb.buf, buf, len) == 0);
+        dp_strbuf_done(&sb);
+        dp_dra_checkpoint_free(c);
+
+        _cleanup_free_ char *spec = NULL;
+        ASSERT_OK(dp_dra_file_read("compat/cdi-spec.json", 1 << 20, &spec, &len, &err));
+        dp_dra_cdi_spec s = {.kind = (char *)"gpu.example.com/gpu"};
+        ASSERT_OK(dp_dra_cdi_edits_env(&s.edits, "KUBERNETES_NODE_NAME", "node-a"));
+        ASSERT_OK(dp_dra_cdi_edits_node(&s.edits, "/dev/nvidiactl", NULL));
+        dp_dra_cdi_device d[2] = {{.name = (char *)"uid-1-gpu-0"}, {.name = (char *)"uid-1-gpu-1"}};
+        ASSERT_OK(dp_dra_cdi_edits_node(&d[0].edits, "/dev/nvidia0", "/dev/nvidia0"));
+        ASSERT_OK(dp_dra_cdi_edits_node(&d[1].edits, "/dev/nvidia1", "/host/dev/nvidia1"));
+        const char *opts[] = {"ro", "nosuid"};
+        ASSERT_OK(dp_dra_cdi_edits_mount(&d[1].edits, "/usr/lib/x", "/usr/lib/y", opts, 2));
+        d[1].edits.mounts[0].type = dp_strdup("bind");
+        ASSERT_OK(dp_dra_cdi_edits_env(&d[1].edits, "GPU", "1"));
+        s.devices = d;
+        s.n_devices = 2;
+        ASSERT_OK(dp_state_file_marshal(&dp_dra_cdi_spec_file, &s, &sb, &err));
+        ASSERT_EQ(sb.len, len);
+        ASSERT_TRUE(memcmp(sb.buf, spec, len) == 0);
+        dp_strbuf_done(&sb);
+        for (size_t i = 0; i < 2; i++)
+                dp_dra_cdi_edits_done(&d[i].edits);
+        dp_dra_cdi_edits_done(&s.edits);
+}

@@ -15,9 +15,9 @@
 #include <stdio.h>
 #include <sys/stat.h>
 
-#include "base/doc.h"
 #include "base/log.h"
 #include "base/strbuf.h"
+#include "doc/doc.h"
 #include "grpc/loop.h"
 #include "node/dra-manager.h"
 #include "node/dra-state.h"
@@ -95,10 +95,10 @@ static void claims_files(dp_strbuf *sb, bool clean) {
         if (top) closedir(top);
 }
 
-static int status_json(node_dra *d, dp_strbuf *out) {
+static int status_json(dp_node_dra *d, dp_strbuf *out) {
         dp_doc_set *s = dp_doc_set_new();
         dp_doc_node *root_map = s ? dp_doc_new_map(s) : NULL;
-        int r = root_map ? node_dra_status(d, s, root_map) : -ENOMEM;
+        int r = root_map ? dp_node_dra_status(d, s, root_map) : -ENOMEM;
         if (r >= 0) dp_doc_emit(out, root_map, DP_DOC_JSON_COMPACT);
         if (r >= 0 && dp_strbuf_failed(out)) r = -ENOMEM;
         dp_doc_set_free(s);
@@ -110,7 +110,7 @@ static int status_json(node_dra *d, dp_strbuf *out) {
 static void dra_round(dp_strbuf *ret) {
         dp_error err = DP_ERROR_INIT;
         dp_loop *l = NULL;
-        node_dra *d = NULL;
+        dp_node_dra *d = NULL;
         /* every round starts from a missing state */
         char state[256];
         snprintf(state, sizeof state, "%s/%s", root, DP_NODE_DRA_STATE_FILE);
@@ -122,20 +122,20 @@ static void dra_round(dp_strbuf *ret) {
                 return;
         }
         /* backoff 1 ms: the retries after a failure come at once */
-        node_dra_options o = {.registry_dir = reg_dir,
+        dp_node_dra_options o = {.registry_dir = reg_dir,
                               .manifests_dir = man_dir,
                               .claims_dir = claims_dir,
                               .state_dir = root,
                               .backoff_initial_ms = 1,
                               .backoff_max_ms = 1};
-        r = node_dra_new(l, &o, &d, &err);
+        r = dp_node_dra_new(l, &o, &d, &err);
         if (r < 0) {
-                check_error("node_dra_new", r, &err);
+                check_error("dp_node_dra_new", r, &err);
                 dp_loop_free(l);
                 dp_strbuf_puts(ret, "(failed)");
                 return;
         }
-        node_dra_rescan(d);
+        dp_node_dra_rescan(d);
         dp_strbuf st = DP_STRBUF_INIT;
         r = status_json(d, &st);
         if (r < 0) check_error("status", r, NULL);
@@ -144,7 +144,7 @@ static void dra_round(dp_strbuf *ret) {
          * until the manager has nothing left to retry */
         unsigned long saved = fail_at;
         fail_at = 0;
-        node_dra_rescan(d);
+        dp_node_dra_rescan(d);
         for (int i = 0; i < 10; i++) {
                 dp_strbuf now = DP_STRBUF_INIT;
                 if (status_json(d, &now) < 0) fail("status after the retry", "failed without failures");
@@ -158,7 +158,7 @@ static void dra_round(dp_strbuf *ret) {
         dp_strbuf_puts(ret, "\nclaims: ");
         claims_files(ret, true);
         fail_at = saved;
-        node_dra_free(d);
+        dp_node_dra_free(d);
         dp_loop_free(l);
 
         if (ret->buf) mask_uuids(ret->buf);

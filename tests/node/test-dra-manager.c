@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Tests for src/node/dra-manager.c: the CDI environment a container sees
- * (node_dra_cdi_env_doc), and the flat status lines of the DRA manager. */
+ * (dp_node_dra_cdi_env_doc), and the flat status lines of the DRA manager. */
 #include <stdio.h>
 #include <sys/stat.h>
 
-#include "base/doc.h"
+#include "doc/doc.h"
 #include "harness.h"
 #include "node/dra-manager.h"
 #include "node/node.h"
@@ -23,7 +23,7 @@ static char *env_json(const char *id, int *ret_found) {
         ASSERT_TRUE(s != NULL);
         ASSERT_OK(dp_doc_parse(s, spec, sizeof spec - 1, "spec.json", NULL));
         dp_doc_node *env = dp_doc_new_map(s);
-        *ret_found = node_dra_cdi_env_doc(dp_doc_root(s, 0), id, s, env);
+        *ret_found = dp_node_dra_cdi_env_doc(dp_doc_root(s, 0), id, s, env);
         dp_strbuf sb = DP_STRBUF_INIT;
         dp_doc_emit(&sb, env, DP_DOC_JSON_COMPACT);
         char *out = dp_strbuf_steal(&sb);
@@ -158,11 +158,11 @@ TEST(health_decode) {
         uint8_t buf[512];
         size_t len = v1alpha1__node_watch_resources_response__pack(&resp, buf);
         size_t n = 99, bad = 99;
-        ASSERT_EQ(node_dra_health_decode(buf, len, &n, &bad), 0);
+        ASSERT_EQ(dp_node_dra_health_decode(buf, len, &n, &bad), 0);
         ASSERT_EQ(n, 2);
         ASSERT_EQ(bad, 1);
-        ASSERT_EQ(node_dra_health_decode(NULL, 0, &n, &bad), 0); /* the empty list */
+        ASSERT_EQ(dp_node_dra_health_decode(NULL, 0, &n, &bad), 0); /* the empty list */
         ASSERT_EQ(n, 0);
         static const uint8_t junk[] = {0x0a, 0xff, 0xff, 0xff, 0x0f};
-        ASSERT_EQ(node_dra_health_decode(junk, sizeof junk, &n, &bad), -EBADMSG);
+        ASSERT_EQ(dp_node_dra_health_decode(junk, sizeof junk, &n, &bad), -EBADMSG);
 }

@@ -3,6 +3,7 @@
  * trip, every single changed byte refused, strict fields, caps. */
 #include <stdio.h>
 
+#include "base/fileio.h"
 #include "harness.h"
 #include "node/dra-state.h"
 
@@ -209,4 +210,28 @@ TEST(only_storable_strings) {
         ASSERT_OK(dp_node_dra_state_decode(buf, len, "s", &t, &e));
         ASSERT_STREQ(t->claims[0].ns, "ns\x01\t");
         ASSERT_STREQ(t->claims[0].name, "n\xc2\xa0\xe2\x82\xac\xf0\x9f\x98\x80");
+}
+
+/* A file written by the encoder before the state-file codec moved to
+ * src/doc (tests/node/compat/dra-state-v1.json, as that version wrote it)
+ * still loads, and is written again byte for byte. */
+TEST(file_of_previous_version_loads) {
+        _cleanup_free_ char *buf = NULL;
+        size_t len = 0;
+        dp_error e = DP_ERROR_INIT;
+        ASSERT_OK(dp_read_file("compat/dra-state-v1.json", 1 << 20, &buf, &len, &e));
+        _cleanup_(dp_node_dra_state_freep) dp_node_dra_state *s = NULL;
+        ASSERT_OK(dp_state_file_load(&dp_node_dra_state_file, "compat/dra-state-v1.json", (void **)&s, &e));
+        ASSERT_EQ(s->n_claims, 2);
+        ASSERT_TRUE(s->rebuild);
+        const dp_node_dra_claim *c = dp_node_dra_state_find(s, "uid-1", "gpu.example.com");
+        ASSERT_TRUE(c && c->phase == DP_NODE_DRA_PREPARED && c->n_pods == 2 && c->n_devs == 1);
+        ASSERT_STREQ(c->devs[0].cdi[0], "k8s.gpu.example.com/gpu=uid-1-gpu-0");
+        c = dp_node_dra_state_find(s, "uid-3", "net.example.com");
+        ASSERT_TRUE(c && c->skipped && !c->skip_unprepare && c->phase == DP_NODE_DRA_PREPARING);
+        ASSERT_STREQ(dp_node_dra_state_unknown_reason(s, "old.example.com"), "does not serve the List call");
+        size_t len2;
+        _cleanup_free_ char *again = encode(s, &len2);
+        ASSERT_EQ(len2, len);
+        ASSERT_TRUE(memcmp(again, buf, len) == 0);
 }

@@ -21,9 +21,9 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "base/doc.h"
 #include "base/strbuf.h"
 #include "devices/nvml-api.h"
+#include "doc/doc.h"
 
 #define EXPORT __attribute__((visibility("default")))
 

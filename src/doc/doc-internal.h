@@ -7,7 +7,7 @@
  */
 #pragma once
 
-#include "base/doc.h"
+#include "doc/doc.h"
 
 /* the set's node and string blocks: see doc.c */
 struct dp_doc_set {

@@ -5,9 +5,11 @@
  * every structured output (-o yaml|json, CDI specs, checkpoints).
  *
  * Parsing: libyaml events -> dp_doc_node trees, one per document of a
- * multi-document stream. JSON is read by the same parser. Two readers of
- * their own take JSON and common block-style YAML faster, building the
- * same trees (see dp_doc_parse_libyaml). Every node keeps
+ * multi-document stream. JSON is read by the same parser; a JSON reader of
+ * our own takes a JSON input faster, building the same tree. Bulk loads
+ * (the model's files: dp_doc_parse_bulk) also have a block-YAML reader of
+ * our own; everything else (every daemon's input) reads YAML with libyaml
+ * alone (see dp_doc_parse_libyaml). Every node keeps
  * its line and column (1-based) so decoders can say where a bad field is.
  * Limits (named after what they protect): input size DP_DOC_MAX_INPUT,
  * nesting depth DP_DOC_MAX_DEPTH, node count DP_DOC_MAX_NODES. YAML anchors
@@ -82,25 +84,34 @@ int dp_doc_parse(dp_doc_set *s, const char *buf, size_t len, const char *name, d
  * would report it), else fn's failure (with the message fn left in err). */
 typedef int (*dp_doc_each_fn)(dp_doc_node *root, const char *source, size_t index, void *userdata, dp_error *err);
 int dp_doc_parse_each(const char *buf, size_t len, const char *name, dp_doc_each_fn fn, void *userdata, dp_error *err);
-/* Two readers build the very tree libyaml's events would (same nodes,
- * strings, plain flags, line and column of every node) without libyaml:
- * an input that is one JSON value (the first thing in it a '{' or '[') is
- * read by a JSON reader, and block-style YAML (what kubectl -o yaml and
- * people write: block mappings and sequences, one-line flow collections,
- * one-line plain and quoted scalars, comments, "---") by a YAML reader.
- * Each hands anything it is not sure of to libyaml, errors included: the
- * JSON reader the whole input, the YAML reader the document it gave up in
- * (libyaml reads from the start of that document to the next "---", its
- * marks and messages shifted by the lines before, so they read as if
- * libyaml had read it all; an error stops both). What makes
- * them give up is listed in doc-read.c ("JSON fast path", "YAML fast path").
- * dp_doc_parse_libyaml() and dp_doc_parse_each_libyaml() are the same
+/* The readers of our own build the very tree libyaml's events would (same
+ * nodes, strings, plain flags, line and column of every node) without
+ * libyaml: an input that is one JSON value (the first thing in it a '{' or
+ * '[') is read by the JSON reader (every parse), and block-style YAML (what
+ * kubectl -o yaml and people write: block mappings and sequences, one-line
+ * flow collections, plain, quoted and block scalars, comments, "---") by
+ * the YAML reader, in dp_doc_parse_bulk only. Each hands anything it is not
+ * sure of to libyaml, errors included: the JSON reader the whole input, the
+ * YAML reader the document it gave up in (libyaml reads from the start of
+ * that document to the next "---", its marks and messages shifted by the
+ * lines before, so they read as if libyaml had read it all; an error stops
+ * both). What makes them give up is listed in doc-read.c ("JSON fast
+ * path", "YAML fast path").
+ *
+ * dp_doc_parse_bulk() is dp_doc_parse_each() with the YAML reader too: for
+ * the model's bulk loader (model/load.c: -f files of allocate, simulate,
+ * explain, which may be cluster dumps of many megabytes; there it loads 4x
+ * faster than libyaml, docs/benchmarks.md "The fast YAML path") and for
+ * nothing else: daemons read small files and keep one YAML parser.
+ * dp_doc_parse_libyaml() and dp_doc_parse_each_libyaml() are the parse
  * without either reader, for the tests and fuzzers that compare them. */
+int dp_doc_parse_bulk(const char *buf, size_t len, const char *name, dp_doc_each_fn fn, void *userdata, dp_error *err);
 int dp_doc_parse_libyaml(dp_doc_set *s, const char *buf, size_t len, const char *name, dp_error *err);
 int dp_doc_parse_each_libyaml(const char *buf, size_t len, const char *name, dp_doc_each_fn fn, void *userdata,
                               dp_error *err);
-/* For the tests: how much of buf the readers of their own take — len when
- * they read it all, else the offset libyaml reads on from (0: all of it). */
+/* For the tests: how much of buf the readers of their own take in a bulk
+ * parse — len when they read it all, else the offset libyaml reads on from
+ * (0: all of it). */
 size_t dp_doc_fast_reach(const char *buf, size_t len);
 /* Read a whole file (capped at DP_DOC_MAX_INPUT) and parse it. */
 int dp_doc_parse_file(dp_doc_set *s, const char *path, dp_error *err);
@@ -155,13 +166,6 @@ void dp_doc_emit(dp_strbuf *out, const dp_doc_node *n, dp_doc_format fmt);
  * the readers with libyaml, and for debugging. */
 void dp_doc_dump(dp_strbuf *out, const dp_doc_node *n);
 
-/* devplane's checksummed state files (the node's DRA state, the driver
- * checkpoint) are one compact JSON line {"checksum":"<16 hex>","data":DATA}:
- * the checksum is FNV-1a-64 of DATA's compact JSON. A reader decodes DATA,
- * encodes it again and compares, so any change to the file shows. */
-int dp_doc_data_checksum(const dp_doc_node *data, char ret_sum[17]); /* 0 or -ENOMEM */
-/* Append the envelope around data (a node of set) and a newline to out. 0 or -ENOMEM. */
-int dp_doc_emit_checksummed(dp_doc_set *set, dp_doc_node *data, dp_strbuf *out);
 /* Item `i` of a sequence that is the value of a top-level map key, as
  * dp_doc_emit() of the whole map would write it (the caller writes the map's
  * other keys around it: JSON "{\n  \"items\": [" ... "\n  ],", YAML "items:\n").

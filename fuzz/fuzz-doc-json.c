@@ -6,7 +6,7 @@
  * keys and their positions). */
 #include <stdlib.h>
 
-#include "base/doc.h"
+#include "doc/doc.h"
 
 /* the same tree, marks included (dp_doc_dump of both) */
 static void same_tree(const dp_doc_node *a, const dp_doc_node *b) {

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0
- * YAML anchors, aliases and merge keys (base/doc-parse.c): taken as kubectl
+ * YAML anchors, aliases and merge keys (doc/doc-parse.c): taken as kubectl
  * takes them, the same tree from both readers, refused past the
  * expanded-size and depth caps, errors with positions. */
 #include "harness.h"
 
-#include "base/doc.h"
 #include "base/strbuf.h"
+#include "doc/doc.h"
 
 /* Parse with the fast readers or with libyaml alone; the documents as compact
  * JSON, one a line, or "error: <message>". */

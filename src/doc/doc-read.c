@@ -1,5 +1,13 @@
-/* SPDX-License-Identifier: Apache-2.0 */
-#include "base/doc-internal.h"
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * doc-read.c — two readers of our own that build the tree libyaml's events
+ * would build (doc.h): a JSON reader, which every parse tries first, and a
+ * block-YAML reader, which only dp_doc_parse_bulk (the model's bulk loader)
+ * uses; whatever either is not sure of goes to libyaml (doc-parse.c).
+ * Why the YAML one exists at all, measured: docs/benchmarks.md, "The fast
+ * YAML path".
+ */
+#include "doc/doc-internal.h"
 
 /* ---- JSON fast path ----
  *
@@ -12,7 +20,7 @@
  * tab, a comment, a trailing comma, an escape or character YAML treats
  * differently, a key libyaml would not take as a simple key — it gives up
  * and the input goes through libyaml, so every error message is libyaml's
- * (or the tree builder's) as before. fuzz/fuzz-base-json checks both agree. */
+ * (or the tree builder's) as before. fuzz/fuzz-doc-json checks both agree. */
 
 #define JSON_SIMPLE_KEY_MAX 1000 /* libyaml: a simple key is at most 1024 characters */
 
@@ -279,7 +287,7 @@ int doc_parse_json(parse_state *ps, const char *buf, size_t len) {
         return r;
 }
 
-/* ---- YAML fast path ----
+/* ---- YAML fast path (dp_doc_parse_bulk only: the model's bulk loader) ----
  *
  * Manifests written by people and by kubectl -o yaml are block-style YAML,
  * and libyaml spends most of a load in its scanner (a function call and a
@@ -300,7 +308,7 @@ int doc_parse_json(parse_state *ps, const char *buf, size_t len) {
  * ':' inside a plain scalar in a flow collection, an escape libyaml
  * refuses, a key over 1,000 bytes, an indentation it does not expect, any
  * error (the tree builder's too: a duplicate key, a limit). Documents
- * already handed to the caller (dp_doc_parse_each) cannot be taken back,
+ * already handed to the caller (dp_doc_parse_bulk) cannot be taken back,
  * so it gives up one document at a time: the document it was
  * reading is dropped and libyaml reads the input from that document's "---"
  * line (or from the start), with the lines before added to its marks, so an
@@ -312,8 +320,8 @@ int doc_parse_json(parse_state *ps, const char *buf, size_t len) {
  * control characters) or reads as a line break or byte order mark the
  * reader here does not know (CR, NEL, LS, PS, BOM) goes to libyaml whole:
  * libyaml decodes 16 KiB ahead, so its reader errors come before documents
- * that precede them in the input. fuzz/fuzz-base-yaml.c and
- * tests/base/test-doc-yaml.c check that both readers agree. */
+ * that precede them in the input. fuzz/fuzz-doc-yaml.c and
+ * tests/doc/test-doc-yaml.c check that both readers agree. */
 
 enum {
         YC_STOP = 1,    /* ends a run of plain scalar characters: blanks, ':', line breaks, controls */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include <yaml.h>
 
-#include "base/doc-internal.h"
 #include "base/fileio.h"
+#include "doc/doc-internal.h"
 
 /* The tree builder (libyaml's events or a reader's calls become nodes),
  * libyaml, and the parse entry points, which let the readers of doc-read.c
@@ -414,17 +414,24 @@ static int parse_yaml(parse_state *ps, const char *buf, size_t len, size_t *ret_
         return r;
 }
 
-static int parse(dp_doc_set *s, const char *buf, size_t len, const char *name, bool fast, dp_doc_each_fn fn,
+/* Which readers a parse may use before libyaml. */
+typedef enum {
+        READ_LIBYAML, /* libyaml alone (tests and fuzzers comparing the readers) */
+        READ_JSON,    /* the JSON reader, else libyaml: what every daemon reads through */
+        READ_BULK,    /* the JSON reader, the YAML reader, libyaml: dp_doc_parse_bulk only */
+} readers;
+
+static int parse(dp_doc_set *s, const char *buf, size_t len, const char *name, readers rd, dp_doc_each_fn fn,
                  void *userdata, dp_error *err) {
         if (len > DP_DOC_MAX_INPUT)
                 return dp_error_set(err, -E2BIG, "%s: input larger than %u MiB", name, DP_DOC_MAX_INPUT >> 20);
         parse_state ps = {.set = s, .name = name, .err = err, .fn = fn, .userdata = userdata};
         size_t roots_before = s->n_roots;
-        int r = fast ? doc_parse_json(&ps, buf, len) : JSON_BAIL;
+        int r = rd != READ_LIBYAML ? doc_parse_json(&ps, buf, len) : JSON_BAIL;
         /* The YAML reader and libyaml take turns: the reader reads documents
          * until one it is not sure of, libyaml reads that one, and the reader
          * goes on from the next "---" line. */
-        bool reader = fast && r == JSON_BAIL && doc_yprescan(buf, len);
+        bool reader = rd == READ_BULK && r == JSON_BAIL && doc_yprescan(buf, len);
         size_t off = 0, line = 0;
         while (r == JSON_BAIL) {
                 size_t bail_off = off, bail_line = line, next = 0;
@@ -467,27 +474,33 @@ static int parse(dp_doc_set *s, const char *buf, size_t len, const char *name, b
 
 int dp_doc_parse(dp_doc_set *s, const char *buf, size_t len, const char *name, dp_error *err) {
         assert_return(s && (buf || len == 0), -EINVAL);
-        return parse(s, buf, len, name ? name : "<input>", true, NULL, NULL, err);
+        return parse(s, buf, len, name ? name : "<input>", READ_JSON, NULL, NULL, err);
 }
 
 int dp_doc_parse_libyaml(dp_doc_set *s, const char *buf, size_t len, const char *name, dp_error *err) {
         assert_return(s && (buf || len == 0), -EINVAL);
-        return parse(s, buf, len, name ? name : "<input>", false, NULL, NULL, err);
+        return parse(s, buf, len, name ? name : "<input>", READ_LIBYAML, NULL, NULL, err);
 }
 
-int dp_doc_parse_each(const char *buf, size_t len, const char *name, dp_doc_each_fn fn, void *userdata, dp_error *err) {
+static int parse_each(const char *buf, size_t len, const char *name, readers rd, dp_doc_each_fn fn, void *userdata,
+                      dp_error *err) {
         assert_return((buf || len == 0) && fn, -EINVAL);
         _cleanup_(dp_doc_set_freep) dp_doc_set *s = dp_doc_set_new();
         if (!s) return -ENOMEM;
-        return parse(s, buf, len, name ? name : "<input>", true, fn, userdata, err);
+        return parse(s, buf, len, name ? name : "<input>", rd, fn, userdata, err);
+}
+
+int dp_doc_parse_each(const char *buf, size_t len, const char *name, dp_doc_each_fn fn, void *userdata, dp_error *err) {
+        return parse_each(buf, len, name, READ_JSON, fn, userdata, err);
+}
+
+int dp_doc_parse_bulk(const char *buf, size_t len, const char *name, dp_doc_each_fn fn, void *userdata, dp_error *err) {
+        return parse_each(buf, len, name, READ_BULK, fn, userdata, err);
 }
 
 int dp_doc_parse_each_libyaml(const char *buf, size_t len, const char *name, dp_doc_each_fn fn, void *userdata,
                               dp_error *err) {
-        assert_return((buf || len == 0) && fn, -EINVAL);
-        _cleanup_(dp_doc_set_freep) dp_doc_set *s = dp_doc_set_new();
-        if (!s) return -ENOMEM;
-        return parse(s, buf, len, name ? name : "<input>", false, fn, userdata, err);
+        return parse_each(buf, len, name, READ_LIBYAML, fn, userdata, err);
 }
 
 size_t dp_doc_fast_reach(const char *buf, size_t len) {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Fuzz the YAML/JSON document parser and both emitters; an emitted YAML tree
  * must parse again. */
-#include "base/doc.h"
+#include "doc/doc.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
- * The emitters (base/doc.c) against a reference: the first, byte-at-a-time
+ * The emitters (doc/doc.c) against a reference: the first, byte-at-a-time
  * emitters, kept here as they were. The fast ones must write the same bytes
  * for every tree, in every format, whole or one List item at a time. */
-#include "base/doc.h"
+#include "doc/doc.h"
 #include "harness.h"
 
 /* ---- the reference emitters ---- */

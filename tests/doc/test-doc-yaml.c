@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0
- * The YAML reader of src/base/doc.c builds what libyaml builds: every
- * input here is parsed with the readers of doc.c and with libyaml alone
+ * The YAML reader of src/doc/doc-read.c builds what libyaml builds: every
+ * input here is parsed with the readers of our own and with libyaml alone
  * (dp_doc_parse_libyaml, dp_doc_parse_each_libyaml), and the results must be
  * the same — return code, error message, trees with every string, plain flag,
- * line and column, the documents handed to a dp_doc_parse_each callback. */
+ * line and column, the documents handed to the callback of dp_doc_parse_bulk
+ * (the one parse the YAML reader serves) and of dp_doc_parse. */
 #include <ftw.h>
 
-#include "base/doc.h"
 #include "base/fileio.h"
+#include "doc/doc.h"
 #include "harness.h"
 
 /* every document of a parse, or its error, as one string */
@@ -42,7 +43,7 @@ static int each_fn(dp_doc_node *root, const char *source, size_t index, void *us
 static char *each_dump(const char *in, size_t len, bool fast, size_t refuse) {
         each_state st = {.seen = DP_STRBUF_INIT, .refuse = refuse};
         dp_error err = DP_ERROR_INIT;
-        int r = fast ? dp_doc_parse_each(in, len, "in.yaml", each_fn, &st, &err)
+        int r = fast ? dp_doc_parse_bulk(in, len, "in.yaml", each_fn, &st, &err)
                      : dp_doc_parse_each_libyaml(in, len, "in.yaml", each_fn, &st, &err);
         dp_strbuf_printf(&st.seen, "-> %d %s\n", r, dp_error_msg(&err));
         return dp_strbuf_steal(&st.seen);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include <inttypes.h>
 
-#include "base/doc-internal.h"
+#include "doc/doc-internal.h"
 
 /* Nodes and strings live in blocks owned by the set (one allocation per
  * DOC_NODE_BLOCK nodes or DOC_STR_BLOCK bytes of strings, not one or two per
@@ -344,7 +344,7 @@ int dp_doc_get_str(const dp_doc_node *n, bool lenient, const char **ret, dp_erro
  * one reservation (dp_strbuf_room) where it can be: indentation is a copy
  * of one string of spaces, a JSON string is escaped straight into the
  * buffer, and each byte of a scalar is classified by a table lookup (YAML:
- * 8 bytes at once). tests/base/test-doc-emit.c keeps the first, simple
+ * 8 bytes at once). tests/doc/test-doc-emit.c keeps the first, simple
  * emitters and compares. */
 
 /* What follows the backslash for a byte that JSON output escapes (Go's
@@ -813,38 +813,4 @@ void dp_doc_emit_top_item(dp_strbuf *out, const dp_doc_node *it, size_t i, dp_do
         if (i) dp_strbuf_putc(out, ',');
         if (pretty) newline_indent(out, 2);
         emit_json(out, it, pretty, 2);
-}
-
-/* ---- checksummed state files ---- */
-
-static uint64_t fnv1a64(const char *p, size_t n) {
-        uint64_t h = 0xcbf29ce484222325ull;
-        for (size_t i = 0; i < n; i++) {
-                h ^= (unsigned char)p[i];
-                h *= 0x100000001b3ull;
-        }
-        return h;
-}
-
-int dp_doc_data_checksum(const dp_doc_node *data, char ret_sum[17]) {
-        assert_return(data && ret_sum, -EINVAL);
-        _cleanup_strbuf_ dp_strbuf sb = DP_STRBUF_INIT;
-        dp_doc_emit(&sb, data, DP_DOC_JSON_COMPACT);
-        if (dp_strbuf_failed(&sb)) return -ENOMEM;
-        snprintf(ret_sum, 17, "%016llx", (unsigned long long)fnv1a64(dp_strbuf_str(&sb), sb.len));
-        return 0;
-}
-
-int dp_doc_emit_checksummed(dp_doc_set *set, dp_doc_node *data, dp_strbuf *out) {
-        assert_return(set && data && out, -EINVAL);
-        char sum[17];
-        int r = dp_doc_data_checksum(data, sum);
-        if (r < 0) return r;
-        dp_doc_node *root = dp_doc_new_map(set);
-        if (!root || dp_doc_map_add(set, root, "checksum", dp_doc_new_str(set, sum)) < 0 ||
-            dp_doc_map_add(set, root, "data", data) < 0)
-                return -ENOMEM;
-        dp_doc_emit(out, root, DP_DOC_JSON_COMPACT);
-        dp_strbuf_putc(out, '\n');
-        return dp_strbuf_failed(out) ? -ENOMEM : 0;
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-#include "base/doc.h"
+#include "doc/doc.h"
 #include "harness.h"
 
 static char *emit(const dp_doc_node *n, dp_doc_format f) {
