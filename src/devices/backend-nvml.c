@@ -299,13 +299,16 @@ static int add_migs(discover_ctx *c, size_t pos, nvmlDevice_t h, unsigned minor)
         return 0;
 }
 
-static int numa_from_sysfs(const dp_backend *b, const char *bus_id) {
+/* The device's NUMA node from sysfs into *ret (-1 when sysfs does not say);
+ * -ENOMEM when the path could not be made: out of memory is not "unknown". */
+static int numa_from_sysfs(const dp_backend *b, const char *bus_id, int *ret) {
         char rel[128], buf[32];
         dp_pathf(rel, sizeof rel, "bus/pci/devices/%s/numa_node", bus_id);
         _cleanup_free_ char *p = dp_backend_sysfs_path(b, rel);
-        if (!p || dp_backend_read_line(p, buf, sizeof buf) <= 0) return -1;
-        long v = strtol(buf, NULL, 10);
-        return v >= 0 && v <= 63 ? (int)v : -1;
+        if (!p) return -ENOMEM;
+        long v = dp_backend_read_line(p, buf, sizeof buf) > 0 ? strtol(buf, NULL, 10) : -1;
+        *ret = v >= 0 && v <= 63 ? (int)v : -1;
+        return 0;
 }
 
 static int add_gpu(discover_ctx *c, unsigned i, size_t *dcap) {
@@ -340,9 +343,10 @@ static int add_gpu(discover_ctx *c, unsigned i, size_t *dcap) {
         d->index = i;
         d->memory_bytes = mem.total;
         unsigned numa = 0;
-        d->numa_node = f->nvmlDeviceGetNumaNodeId && f->nvmlDeviceGetNumaNodeId(h, &numa) == NVML_SUCCESS && numa <= 63
-                               ? (int)numa
-                               : numa_from_sysfs(c->b, bus_id);
+        if (f->nvmlDeviceGetNumaNodeId && f->nvmlDeviceGetNumaNodeId(h, &numa) == NVML_SUCCESS && numa <= 63)
+                d->numa_node = (int)numa;
+        else if (numa_from_sysfs(c->b, bus_id, &d->numa_node) < 0)
+                return dp_error_set(c->err, -ENOMEM, "out of memory");
         nvmlDeviceArchitecture_t arch = NVML_DEVICE_ARCH_UNKNOWN;
         if (f->nvmlDeviceGetArchitecture) (void)f->nvmlDeviceGetArchitecture(h, &arch);
         char node[64], cc[32] = "", mtext[32];

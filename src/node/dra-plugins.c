@@ -83,8 +83,7 @@ static void health_set_state(health_watch *w, const char *fmt, ...) _printf_(2, 
 static void health_set_state(health_watch *w, const char *fmt, ...) {
         va_list ap;
         va_start(ap, fmt);
-        char *s = NULL;
-        if (vasprintf(&s, fmt, ap) < 0) s = NULL;
+        char *s = dp_vasprintf(fmt, ap);
         va_end(ap);
         free(w->state);
         w->state = s;
