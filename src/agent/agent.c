@@ -91,7 +91,7 @@ int dp_agent_health_set(const char *state_dir, const char *id, dp_health h, dp_e
 static int write_devices_file(dp_agent *a) {
         _cleanup_strbuf_ dp_strbuf sb = DP_STRBUF_INIT;
         for (size_t i = 0; i < a->set->n_devices; i++) {
-                const dp_device *d = &a->set->devices[i];
+                const dp_hw_device *d = &a->set->devices[i];
                 dp_strbuf_printf(&sb, "%s\n%s\n", d->id, d->uuid);
                 for (size_t k = 0; k < d->n_migs; k++)
                         dp_strbuf_printf(&sb, "%s\n%s\n", d->migs[k].id, d->migs[k].uuid);
@@ -602,7 +602,7 @@ static void render_metrics(dp_strbuf *o, void *ud) {
         const dp_agent *a = ud;
         size_t healthy = 0, unhealthy = 0;
         for (size_t i = 0; i < a->set->n_devices; i++) {
-                const dp_device *d = &a->set->devices[i];
+                const dp_hw_device *d = &a->set->devices[i];
                 if (d->health == DP_HEALTH_HEALTHY)
                         healthy++;
                 else

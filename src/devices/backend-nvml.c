@@ -239,7 +239,7 @@ static int mig_profile(discover_ctx *c, nvmlDevice_t parent, uint64_t parent_tot
 
 static int add_migs(discover_ctx *c, size_t pos, nvmlDevice_t h, unsigned minor) {
         nvml_fns *f = &c->st->f;
-        dp_device *d = &c->s->devices[pos];
+        dp_hw_device *d = &c->s->devices[pos];
         unsigned max = 0;
         if (!f->nvmlDeviceGetMaxMigDeviceCount || !f->nvmlDeviceGetMigDeviceHandleByIndex ||
             f->nvmlDeviceGetMaxMigDeviceCount(h, &max) != NVML_SUCCESS)
@@ -317,7 +317,7 @@ static int add_gpu(discover_ctx *c, unsigned i, size_t *dcap) {
         nvmlReturn_t r = f->nvmlDeviceGetHandleByIndex_v2(i, &h);
         if (r != NVML_SUCCESS) return nvml_fail(c->st, c->err, r, "nvmlDeviceGetHandleByIndex");
         int e = 0;
-        dp_device *d = dp_backend_set_add(c->s, dcap, &e);
+        dp_hw_device *d = dp_backend_set_add(c->s, dcap, &e);
         if (!d) return dp_error_set(c->err, e, "nvml backend: more than %d GPUs", DP_DEVICES_MAX);
         size_t pos = c->s->n_devices - 1;
         char uuid[NVML_DEVICE_UUID_V2_BUFFER_SIZE] = "", name[NVML_DEVICE_NAME_V2_BUFFER_SIZE] = "";
@@ -361,11 +361,11 @@ static int add_gpu(discover_ctx *c, unsigned i, size_t *dcap) {
             !(d->product = dp_strdup(name)) || !(d->driver_version = dp_strdup(c->driver)) ||
             !(d->pci_bus_id = dp_strdup(bus_id)) || (an && !(d->architecture = dp_strdup(an))) ||
             dp_backend_strv_add(&d->device_nodes, &d->n_device_nodes, node) < 0 ||
-            dp_backend_attr_str(d, "productName", DP_ATTR_STRING, name) < 0 ||
-            dp_backend_attr_str(d, "architecture", DP_ATTR_STRING, an) < 0 ||
-            dp_backend_attr_str(d, "driverVersion", DP_ATTR_VERSION, c->driver) < 0 ||
-            (c->cuda[0] && dp_backend_attr_str(d, "cudaDriverVersion", DP_ATTR_VERSION, c->cuda) < 0) ||
-            (cc[0] && dp_backend_attr_str(d, "cudaComputeCapability", DP_ATTR_VERSION, cc) < 0) ||
+            dp_backend_attr_str(d, "productName", DP_HW_ATTR_STRING, name) < 0 ||
+            dp_backend_attr_str(d, "architecture", DP_HW_ATTR_STRING, an) < 0 ||
+            dp_backend_attr_str(d, "driverVersion", DP_HW_ATTR_VERSION, c->driver) < 0 ||
+            (c->cuda[0] && dp_backend_attr_str(d, "cudaDriverVersion", DP_HW_ATTR_VERSION, c->cuda) < 0) ||
+            (cc[0] && dp_backend_attr_str(d, "cudaComputeCapability", DP_HW_ATTR_VERSION, cc) < 0) ||
             dp_backend_attr_int(d, "minor", minor) < 0 || dp_backend_capacity(d, "memory", mtext) < 0)
                 return dp_error_set(c->err, -ENOMEM, "out of memory");
         nvml_gpu *g = realloc(c->st->gpus, (c->st->n_gpus + 1) * sizeof *g);

@@ -691,9 +691,9 @@ int dp_agent_config_check(const dp_agent_config *c, const dp_device_set *s, dp_e
         if (c->mig_strategy != DP_MIG_SINGLE) return 0;
         size_t mig = 0, whole = 0;
         const char *profile = NULL;
-        const dp_device *first_whole = NULL, *first_mig = NULL;
+        const dp_hw_device *first_whole = NULL, *first_mig = NULL;
         for (size_t i = 0; i < s->n_devices; i++) {
-                const dp_device *d = &s->devices[i];
+                const dp_hw_device *d = &s->devices[i];
                 if (!d->mig_enabled) {
                         whole++;
                         if (!first_whole) first_whole = d;

@@ -14,7 +14,7 @@ static void free_strv(char **v, size_t n) {
         free(v);
 }
 
-static void device_done(dp_device *d) {
+static void device_done(dp_hw_device *d) {
         free(d->id);
         free(d->type);
         free(d->uuid);
@@ -65,7 +65,7 @@ dp_device_set *dp_device_set_free(dp_device_set *s) {
         return NULL;
 }
 
-dp_device *dp_device_set_find(const dp_device_set *s, const char *id) {
+dp_hw_device *dp_device_set_find(const dp_device_set *s, const char *id) {
         if (!s || !id) return NULL;
         for (size_t i = 0; i < s->n_devices; i++)
                 if (streq(s->devices[i].id, id) || streq_ptr(s->devices[i].uuid, id)) return &s->devices[i];

@@ -48,7 +48,7 @@ static int add_device(builder *b, dp_v1_resource *r, const dp_device_set *s, con
                       int mig) {
         size_t ri = (size_t)(r - b->p->resources);
         if (DP_GROW(r->devices, b->dev_cap[ri], r->n_devices + 1) < 0) return -ENOMEM;
-        const dp_device *d = &s->devices[gpu];
+        const dp_hw_device *d = &s->devices[gpu];
         dp_v1_device *v = &r->devices[r->n_devices];
         /* The kubelet always sees uuids, whatever deviceIDStrategy says (as
          * NVIDIA's plugin does): the strategy shapes only what the container
@@ -142,7 +142,7 @@ int dp_v1_plan_build(const dp_device_set *s, const dp_agent_config *c, dp_v1_pla
         builder b = {p, 0, NULL, 0};
         char name[512];
         for (size_t i = 0; i < s->n_devices && r >= 0; i++) {
-                const dp_device *d = &s->devices[i];
+                const dp_hw_device *d = &s->devices[i];
                 if (!d->mig_enabled || c->mig_strategy == DP_MIG_NONE) {
                         dp_pathf(name, sizeof name, "%s/%s", s->domain, d->type);
                         dp_v1_resource *res = get_resource(&b, name);
@@ -224,7 +224,7 @@ int dp_v1_plan_update_health(dp_v1_plan *p, const dp_device_set *s) {
                 for (size_t k = 0; k < r->n_devices; k++) {
                         dp_v1_device *v = &r->devices[k];
                         if (v->gpu >= s->n_devices) continue;
-                        const dp_device *d = &s->devices[v->gpu];
+                        const dp_hw_device *d = &s->devices[v->gpu];
                         dp_health h = d->health;
                         if (v->mig >= 0 && (size_t)v->mig < d->n_migs) h = dp_mig_effective_health(s, &d->migs[v->mig]);
                         if (h != v->health) {
