@@ -18,10 +18,6 @@
 #include "proto/proto.h"
 
 #define REGISTER_TIMEOUT_USEC (10ull * 1000 * 1000)
-/* kubelet.sock appears at bind(), a moment before listen(): a refused
- * connection is retried a few times, quickly, then left to the next event. */
-#define REGISTER_RETRY_FIRST_USEC 100
-#define REGISTER_RETRY_MAX 16
 
 /* ---- small file helpers ------------------------------------------------------ */
 
@@ -144,8 +140,8 @@ static void on_register_done(dp_grpc_client_call *cc, int status, const char *me
                 p->agent->registrations++;
                 log_info("registered %s (endpoint %s)", p->resource, p->sock_name);
                 agent_rss_touch(&p->agent->rss);
-        } else if (status == DP_GRPC_UNAVAILABLE && p->retries < REGISTER_RETRY_MAX) {
-                dp_loop_source_set_time(p->retry, dp_loop_now() + ((uint64_t)REGISTER_RETRY_FIRST_USEC << p->retries));
+        } else if (status == DP_GRPC_UNAVAILABLE && p->retries < DP_GRPC_SOCKET_RETRY_MAX) {
+                dp_loop_source_set_time(p->retry, dp_loop_now() + dp_grpc_socket_retry_delay(p->retries));
                 p->retries++;
         } else {
                 log_error("Register %s refused: %s: %s", p->resource, dp_grpc_status_name(status), message);
@@ -161,9 +157,8 @@ static void plugin_register(plugin *p) {
         p->registered = false;
         int r = dp_grpc_channel_connect_unix(a->loop, ks, &p->reg_ch);
         if (r < 0) {
-                if (r == -ECONNREFUSED && p->retries < REGISTER_RETRY_MAX) {
-                        dp_loop_source_set_time(p->retry,
-                                                dp_loop_now() + ((uint64_t)REGISTER_RETRY_FIRST_USEC << p->retries));
+                if (r == -ECONNREFUSED && p->retries < DP_GRPC_SOCKET_RETRY_MAX) {
+                        dp_loop_source_set_time(p->retry, dp_loop_now() + dp_grpc_socket_retry_delay(p->retries));
                         p->retries++;
                 } else if (r != -ENOENT) {
                         log_warning("Register %s: cannot connect to %s: %s; waiting for it to be re-created",
@@ -213,9 +208,7 @@ static int plugin_listen(plugin *p) {
 }
 
 static void plugin_drop_streams(plugin *p) {
-        for (size_t i = 0; i < p->n_streams; i++)
-                dp_grpc_call_finish(p->streams[i], DP_GRPC_OK, NULL);
-        p->n_streams = 0;
+        dp_grpc_streams_finish(&p->streams, DP_GRPC_OK, NULL);
 }
 
 static plugin *plugin_free(plugin *p) {
@@ -223,7 +216,7 @@ static plugin *plugin_free(plugin *p) {
         if (p->reg_call) dp_grpc_client_call_cancel(TAKE_PTR(p->reg_call));
         p->reg_ch = dp_grpc_channel_free(p->reg_ch);
         plugin_drop_streams(p);
-        free(p->streams);
+        dp_grpc_streams_done(&p->streams);
         p->srv = dp_grpc_server_free(p->srv); /* unlinks the socket */
         dp_loop_source_free(p->retry);
         free(p->resource);
