@@ -16,13 +16,17 @@ char **dp_v1_ids_free(char **ids) {
         return NULL;
 }
 
+static void kvs_free(dp_v1_kv *v, size_t n) {
+        for (size_t i = 0; i < n; i++) {
+                free(v[i].key);
+                free(v[i].value);
+        }
+        free(v);
+}
+
 dp_v1_container_response *dp_v1_container_response_free(dp_v1_container_response *r) {
         if (!r) return NULL;
-        for (size_t i = 0; i < r->n_envs; i++) {
-                free(r->envs[i].key);
-                free(r->envs[i].value);
-        }
-        free(r->envs);
+        kvs_free(r->envs, r->n_envs);
         for (size_t i = 0; i < r->n_mounts; i++) {
                 free(r->mounts[i].container_path);
                 free(r->mounts[i].host_path);
@@ -34,11 +38,7 @@ dp_v1_container_response *dp_v1_container_response_free(dp_v1_container_response
                 free(r->devices[i].permissions);
         }
         free(r->devices);
-        for (size_t i = 0; i < r->n_annotations; i++) {
-                free(r->annotations[i].key);
-                free(r->annotations[i].value);
-        }
-        free(r->annotations);
+        kvs_free(r->annotations, r->n_annotations);
         for (size_t i = 0; i < r->n_cdi_devices; i++)
                 free(r->cdi_devices[i]);
         free(r->cdi_devices);

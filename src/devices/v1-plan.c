@@ -71,17 +71,6 @@ static int add_device(builder *b, dp_v1_resource *r, const dp_device_set *s, con
         return 0;
 }
 
-/* Resource names as Register checks them (wire-protocols §2.5), name part. */
-static bool valid_name_part(const char *name) {
-        size_t nl = strlen(name);
-        if (nl == 0 || nl > 63) return false;
-        for (size_t i = 0; i < nl; i++) {
-                char ch = name[i];
-                bool alnum = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9');
-                if (!alnum && !(i > 0 && i + 1 < nl && (ch == '-' || ch == '_' || ch == '.'))) return false;
-        }
-        return true;
-}
 
 /* Expand a resource's devices into replicas "<id>::<n>". */
 static int replicate(dp_v1_resource *r, unsigned replicas) {
@@ -154,7 +143,7 @@ int dp_v1_plan_build(const dp_device_set *s, const dp_agent_config *c, dp_v1_pla
                                 dp_pathf(name, sizeof name, "%s/gpu", s->domain);
                         else
                                 dp_pathf(name, sizeof name, "%s/mig-%s", s->domain, d->migs[j].profile);
-                        if (!valid_name_part(strchr(name, '/') + 1)) {
+                        if (!dp_resource_name_part_valid(strchr(name, '/') + 1)) {
                                 free(b.dev_cap);
                                 return dp_error_set(err, -EINVAL,
                                                     "device %s: resource name %s is not valid (the part after '/' "
@@ -196,7 +185,7 @@ int dp_v1_plan_build(const dp_device_set *s, const dp_agent_config *c, dp_v1_pla
                         res->name = dp_strdup(res->base_name);
                 }
                 if (!res->name) return dp_error_set(err, -ENOMEM, "out of memory");
-                if (!valid_name_part(strchr(res->name, '/') + 1))
+                if (!dp_resource_name_part_valid(strchr(res->name, '/') + 1))
                         return dp_error_set(err, -EINVAL, "%s: resource %s renamed to %s: not a valid resource name",
                                             c->source, res->base_name, res->name);
         }
