@@ -207,9 +207,7 @@ static int plugin_listen(plugin *p) {
         return r;
 }
 
-static void plugin_drop_streams(plugin *p) {
-        dp_grpc_streams_finish(&p->streams, DP_GRPC_OK, NULL);
-}
+static void plugin_drop_streams(plugin *p) { dp_grpc_streams_finish(&p->streams, DP_GRPC_OK, NULL); }
 
 static plugin *plugin_free(plugin *p) {
         if (!p) return NULL;

@@ -86,7 +86,9 @@ static void publish(plugin *p) {
                 return;
         }
         size_t dropped = dp_grpc_streams_send(&p->streams, NULL, buf, len, "stream dropped");
-        if (dropped) log_warning("ListAndWatch %s: dropped %zu stream(s) that could not take the list", p->resource, dropped);
+        if (dropped)
+                log_warning("ListAndWatch %s: dropped %zu stream(s) that could not take the list", p->resource,
+                            dropped);
         if (r) p->sent_generation = r->generation;
         p->sent_withdrawn = sig;
         free(buf);

@@ -903,7 +903,8 @@ static cel_expr *parse_primary(parser *p) {
         case TK_PUNCT: {
                 static const char *const opens[] = {".", "(", "[", "{"};
                 size_t k = 0;
-                while (k < ELEMENTSOF(opens) && !is_p(p, opens[k])) k++;
+                while (k < ELEMENTSOF(opens) && !is_p(p, opens[k]))
+                        k++;
                 if (k == ELEMENTSOF(opens)) break;
                 next(p);
                 if (k == 0) return parse_root_ident(p, pos);

@@ -536,7 +536,8 @@ cel_value cel_value_to_string(cel_ctx *c, cel_value v) {
         switch (v.kind) {
         case CV_STRING: return v;
         case CV_BYTES:
-                if (!dp_utf8_valid(v.s.p, v.s.n)) return cel_error(c, "invalid UTF-8 in bytes, cannot convert to string");
+                if (!dp_utf8_valid(v.s.p, v.s.n))
+                        return cel_error(c, "invalid UTF-8 in bytes, cannot convert to string");
                 return cel_str(v.s.p, v.s.n);
         case CV_INT: dp_strbuf_printf(&sb, "%" PRId64, v.i); break;
         case CV_UINT: dp_strbuf_printf(&sb, "%" PRIu64, v.u); break;

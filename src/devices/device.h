@@ -126,7 +126,7 @@ typedef struct dp_device_set {
         char **common_device_nodes; /* nodes every container with a device needs (/dev/nvidiactl) */
         size_t n_common_device_nodes;
         unsigned partitions; /* example-gpu partition mode: partitions per GPU, 0 = off */
-        dp_hw_device *devices;  /* ordered by index */
+        dp_hw_device *devices; /* ordered by index */
         size_t n_devices;
         dp_partition_mode *partition_modes; /* spec.partitionModes, in file order (none: off) */
         size_t n_partition_modes;

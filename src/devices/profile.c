@@ -838,7 +838,8 @@ static char *uuid_for(const char *t, const char *node_name, const char *salt, un
         return u;
 }
 
-static void device_copy(const dp_device_set *ts, const dp_hw_device *t, dp_hw_device *d, const char *node_name, bool *ok) {
+static void device_copy(const dp_device_set *ts, const dp_hw_device *t, dp_hw_device *d, const char *node_name,
+                        bool *ok) {
         *d = *t; /* the numbers; every pointer below is the copy's own */
         d->id = str_copy(t->id, ok);
         d->type = str_copy(t->type, ok);

@@ -71,7 +71,6 @@ static int add_device(builder *b, dp_v1_resource *r, const dp_device_set *s, con
         return 0;
 }
 
-
 /* Expand a resource's devices into replicas "<id>::<n>". */
 static int replicate(dp_v1_resource *r, unsigned replicas) {
         size_t total;

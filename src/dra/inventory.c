@@ -404,8 +404,8 @@ static dp_dra_device *add_part_mode(builder *b, const dp_hw_device *g, size_t po
         return d;
 }
 
-static dp_dra_device *add_part(builder *b, const dp_hw_device *g, size_t pos, const char *name, dp_dra_kind kind, int unit,
-                               const dp_dra_counter_set *cs, unsigned share, const char *group) {
+static dp_dra_device *add_part(builder *b, const dp_hw_device *g, size_t pos, const char *name, dp_dra_kind kind,
+                               int unit, const dp_dra_counter_set *cs, unsigned share, const char *group) {
         return add_part_mode(b, g, pos, name, kind, unit, cs, share, &group, group ? 1 : 0, NULL);
 }
 

@@ -10,7 +10,6 @@
 #include "grpc/internal.h"
 #include "proto/proto.h"
 
-
 struct dp_grpc_channel {
         dp_loop *loop;
         int fd;

@@ -94,9 +94,7 @@ const char *dp_grpc_status_name(int status);
  * nobody serves is left to the next inotify event within seconds). */
 #define DP_GRPC_SOCKET_RETRY_FIRST_USEC 100ull
 #define DP_GRPC_SOCKET_RETRY_MAX 16u
-static inline uint64_t dp_grpc_socket_retry_delay(unsigned tries) {
-        return DP_GRPC_SOCKET_RETRY_FIRST_USEC << tries;
-}
+static inline uint64_t dp_grpc_socket_retry_delay(unsigned tries) { return DP_GRPC_SOCKET_RETRY_FIRST_USEC << tries; }
 
 typedef struct dp_grpc_server dp_grpc_server;
 typedef struct dp_grpc_call dp_grpc_call;

@@ -15,7 +15,6 @@
 #include "base/strbuf.h"
 #include "grpc/internal.h"
 
-
 /* At most one line per this long about refused connections or accept
  * failures of one listener (EMFILE would otherwise log on every round). */
 #define ACCEPT_LOG_INTERVAL_USEC (10ull * 1000 * 1000)

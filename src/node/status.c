@@ -67,8 +67,8 @@ static void ids_joined(dp_strbuf *out, const dp_doc_node *ids) {
 static void pod_claim_lines(dp_strbuf *o, const dp_doc_node *p) {
         const dp_doc_node *c;
         FOREACH_ITEM(c, seq_of(p, "resourceClaimStatuses"))
-                dp_strbuf_printf(o, "dra-pod-claim %s/%s %s=%s\n", str_of(p, "namespace"), str_of(p, "name"),
-                                 str_of(c, "name"), str_of(c, "resourceClaimName"));
+        dp_strbuf_printf(o, "dra-pod-claim %s/%s %s=%s\n", str_of(p, "namespace"), str_of(p, "name"), str_of(c, "name"),
+                         str_of(c, "resourceClaimName"));
         if (dp_doc_get(p, "extendedResourceClaim"))
                 dp_strbuf_printf(o, "dra-pod-claim %s/%s @extended-resources=%s\n", str_of(p, "namespace"),
                                  str_of(p, "name"), str_of(p, "extendedResourceClaim"));

@@ -127,7 +127,8 @@ int main(void) {
         dp_failmalloc_result res;
         int rc = dp_failmalloc_each(&fm, &res);
         printf("alloc-failmalloc: %lu allocation points, %lu failures absorbed with the same result, "
-               "the others -ENOMEM with a message\n", res.points, res.absorbed);
+               "the others -ENOMEM with a message\n",
+               res.points, res.absorbed);
         free(reference);
         dp_object_list_free(objs);
         return rc;

@@ -113,7 +113,10 @@ static bool run(void *ctx) {
                 }
                 if (getenv("CEL_FAILMALLOC_VERBOSE"))
                         printf("%s\n  -> %d %s %s\n", x->expr, x->want.r,
-                               x->want.r < 0 ? "" : x->want.matches ? "true" : "false", x->want.msg);
+                               x->want.r < 0     ? ""
+                               : x->want.matches ? "true"
+                                                 : "false",
+                               x->want.msg);
                 if (x->want.r == -ENOMEM) {
                         fprintf(stderr, "cel-failmalloc: %s: out of memory without failures\n", x->expr);
                         return false;
@@ -132,8 +135,8 @@ static bool run(void *ctx) {
                 x->einval_empty++;
         else
                 x->wrong++;
-        fprintf(stderr, "cel-failmalloc: %s: allocation %lu failed: got %d \"%s\", want %d \"%s\"\n", x->expr,
-                fail_at, got.r, got.msg, x->want.r, x->want.msg);
+        fprintf(stderr, "cel-failmalloc: %s: allocation %lu failed: got %d \"%s\", want %d \"%s\"\n", x->expr, fail_at,
+                got.r, got.msg, x->want.r, x->want.msg);
         return false;
 }
 

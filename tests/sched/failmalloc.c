@@ -109,8 +109,8 @@ static bool sim_once(void *ctx) {
 static unsigned long run_sim(const char *path, unsigned long min_points) {
         sim_run x = {DP_STRBUF_INIT};
         sim_path = path;
-        dp_failmalloc fm = {.name = "sched-failmalloc", .run = sim_once, .ctx = &x, .absorb = true,
-                            .min_points = min_points};
+        dp_failmalloc fm = {
+                .name = "sched-failmalloc", .run = sim_once, .ctx = &x, .absorb = true, .min_points = min_points};
         dp_failmalloc_result r;
         bad += dp_failmalloc_each(&fm, &r);
         dp_strbuf_done(&x.want);
@@ -219,8 +219,8 @@ static bool sched_once(void *ctx) {
         dp_strbuf got = DP_STRBUF_INIT;
         describe(st, &got);
         if (r < 0 || !streq(dp_strbuf_str(&got), dp_strbuf_str(&x->want))) {
-                fprintf(stderr, "sched-failmalloc: allocation %lu: rerun: %d %s\n  got  %s\n  want %s\n", n, r,
-                        err.msg, dp_strbuf_str(&got), dp_strbuf_str(&x->want));
+                fprintf(stderr, "sched-failmalloc: allocation %lu: rerun: %d %s\n  got  %s\n  want %s\n", n, r, err.msg,
+                        dp_strbuf_str(&got), dp_strbuf_str(&x->want));
                 bad++;
         }
         dp_strbuf_done(&got);
@@ -232,8 +232,8 @@ static bool sched_once(void *ctx) {
 
 static unsigned long run_sched(unsigned long min_points) {
         sched_run x = {DP_STRBUF_INIT};
-        dp_failmalloc fm = {.name = "sched-failmalloc", .run = sched_once, .ctx = &x, .absorb = true,
-                            .min_points = min_points};
+        dp_failmalloc fm = {
+                .name = "sched-failmalloc", .run = sched_once, .ctx = &x, .absorb = true, .min_points = min_points};
         dp_failmalloc_result r;
         bad += dp_failmalloc_each(&fm, &r);
         dp_strbuf_done(&x.want);
