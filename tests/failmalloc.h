@@ -1,42 +1,66 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
- * failmalloc.h — allocation-failure injection for the *-failmalloc tests
- * (STYLE.md: fail each allocation in turn, as nghttp2's tests do). Include it
- * in exactly one file of a test binary linked with
- *     -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=strdup,--wrap=strndup
- * Then run a scenario with fail_at = 1, 2, ... (counter reset to 0 and
- * failed to false before each run): allocation number fail_at returns NULL
- * and sets `failed`; a run that ends with `failed` still false has passed
- * every allocation, which ends the loop. fail_at = 0 (or counting = false)
- * injects nothing. Only devplane's own allocations are intercepted (the
- * linker wraps calls from our objects, not from shared libraries).
+ * failmalloc.h — the one allocation-failure runner of the *-failmalloc tests
+ * (STYLE.md: fail each allocation in turn, as nghttp2's failmalloc test does).
+ * A module's tests/<m>/failmalloc.c is built with dp_failmalloc_test() in
+ * tests/CMakeLists.txt: it links tests/failmalloc.c and wraps
+ *     malloc calloc realloc strdup strndup
+ * with the linker's --wrap, so every allocation devplane's own objects make
+ * (dp_asprintf included: it allocates with malloc) can be failed. libc's,
+ * libyaml's, nghttp2's and protobuf-c's own allocations are not intercepted.
+ *
+ * The test writes one run of its scenario as a function and hands it to
+ * dp_failmalloc_each(): a run without failures first (fail_at == 0), then
+ * runs with allocation 1, 2, ... failed, until a run passes every allocation.
+ * What each module checks of a run (the result equals the normal one, the
+ * error is -ENOMEM with a message, nothing left on disk or in the store)
+ * stays in its run function.
+ *
+ * Environment: FM_TRACE=N prints the stack of allocation N when it is failed
+ * (sanitizer builds); FM_ONLY=N runs the scenario without failures and then
+ * with allocation N failed, and stops.
  */
 #pragma once
 
 #include <stdbool.h>
 #include <stddef.h>
 
+/* The state a run may look at: fail_at is the allocation this run fails (0:
+ * none), counter the allocations counted so far in this run, failed whether
+ * the failure was injected. A run sets counting = false around set-up and
+ * checks that must not be failed (the runner leaves counting alone); it may
+ * also set fail_at = 0 for a retry without failures and restore it. */
+extern unsigned long fail_at, counter;
+extern bool failed, counting;
+
+/* libc's malloc, for a buffer that must never be failed */
 void *__real_malloc(size_t n);
-void *__real_calloc(size_t a, size_t b);
-void *__real_realloc(void *p, size_t n);
-char *__real_strdup(const char *s);
-char *__real_strndup(const char *s, size_t n);
-void *__wrap_malloc(size_t n);
-void *__wrap_calloc(size_t a, size_t b);
-void *__wrap_realloc(void *p, size_t n);
-char *__wrap_strdup(const char *s);
-char *__wrap_strndup(const char *s, size_t n);
 
-static unsigned long fail_at, counter;
-static bool failed, counting = true;
+typedef struct dp_failmalloc {
+        const char *name; /* in messages: "model-failmalloc" */
+        /* One run. Returns true when the scenario ran to its end. A run with
+         * fail_at == 0 is the reference (a run may keep its result to compare
+         * the later ones with). */
+        bool (*run)(void *ctx);
+        void *ctx;
+        /* true: a failed allocation may leave the run successful (the run
+         * compares its result with the reference itself); false: such a run
+         * is a hidden failure and fails the test. */
+        bool absorb;
+        /* at least this many allocations must be reached, or the scenario no
+         * longer runs the code it is for */
+        unsigned long min_points;
+} dp_failmalloc;
 
-static bool should_fail(void) {
-        if (!counting || !fail_at || ++counter != fail_at) return false;
-        failed = true;
-        return true;
-}
-void *__wrap_malloc(size_t n) { return should_fail() ? NULL : __real_malloc(n); }
-void *__wrap_calloc(size_t a, size_t b) { return should_fail() ? NULL : __real_calloc(a, b); }
-void *__wrap_realloc(void *p, size_t n) { return should_fail() ? NULL : __real_realloc(p, n); }
-char *__wrap_strdup(const char *s) { return should_fail() ? NULL : __real_strdup(s); }
-char *__wrap_strndup(const char *s, size_t n) { return should_fail() ? NULL : __real_strndup(s, n); }
+typedef struct dp_failmalloc_result {
+        unsigned long reference; /* allocations the run without failures made */
+        unsigned long points;    /* allocations failed, one run each */
+        unsigned long absorbed;  /* runs that succeeded although an allocation failed */
+        unsigned long bad;       /* problems found by the runner (each said on stderr) */
+} dp_failmalloc_result;
+
+/* Runs fm as said above and fills *ret. Returns 0, or 1 when the runner
+ * found a problem (the reference run fails, a run without an injected failure
+ * fails, an absorbed failure where fm->absorb is false, fewer than
+ * fm->min_points allocations). */
+int dp_failmalloc_each(const dp_failmalloc *fm, dp_failmalloc_result *ret);

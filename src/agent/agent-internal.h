@@ -19,8 +19,7 @@ struct plugin {
         char *sock_name;
         char *sock_path;
         dp_grpc_server *srv;
-        dp_grpc_call **streams; /* open ListAndWatch calls */
-        size_t n_streams, cap_streams;
+        dp_grpc_streams streams; /* open ListAndWatch calls */
         dp_grpc_channel *reg_ch;
         dp_grpc_client_call *reg_call;
         dp_loop_source *retry;

@@ -18,10 +18,6 @@
 #include "proto/proto.h"
 
 #define REGISTER_TIMEOUT_USEC (10ull * 1000 * 1000)
-/* kubelet.sock appears at bind(), a moment before listen(): a refused
- * connection is retried a few times, quickly, then left to the next event. */
-#define REGISTER_RETRY_FIRST_USEC 100
-#define REGISTER_RETRY_MAX 16
 
 /* ---- small file helpers ------------------------------------------------------ */
 
@@ -91,7 +87,7 @@ int dp_agent_health_set(const char *state_dir, const char *id, dp_health h, dp_e
 static int write_devices_file(dp_agent *a) {
         _cleanup_strbuf_ dp_strbuf sb = DP_STRBUF_INIT;
         for (size_t i = 0; i < a->set->n_devices; i++) {
-                const dp_device *d = &a->set->devices[i];
+                const dp_hw_device *d = &a->set->devices[i];
                 dp_strbuf_printf(&sb, "%s\n%s\n", d->id, d->uuid);
                 for (size_t k = 0; k < d->n_migs; k++)
                         dp_strbuf_printf(&sb, "%s\n%s\n", d->migs[k].id, d->migs[k].uuid);
@@ -143,8 +139,8 @@ static void on_register_done(dp_grpc_client_call *cc, int status, const char *me
                 p->registered = true;
                 p->agent->registrations++;
                 log_info("registered %s (endpoint %s)", p->resource, p->sock_name);
-        } else if (status == DP_GRPC_UNAVAILABLE && p->retries < REGISTER_RETRY_MAX) {
-                dp_loop_source_set_time(p->retry, dp_loop_now() + ((uint64_t)REGISTER_RETRY_FIRST_USEC << p->retries));
+        } else if (status == DP_GRPC_UNAVAILABLE && p->retries < DP_GRPC_SOCKET_RETRY_MAX) {
+                dp_loop_source_set_time(p->retry, dp_loop_now() + dp_grpc_socket_retry_delay(p->retries));
                 p->retries++;
         } else {
                 log_error("Register %s refused: %s: %s", p->resource, dp_grpc_status_name(status), message);
@@ -160,9 +156,8 @@ static void plugin_register(plugin *p) {
         p->registered = false;
         int r = dp_grpc_channel_connect_unix(a->loop, ks, &p->reg_ch);
         if (r < 0) {
-                if (r == -ECONNREFUSED && p->retries < REGISTER_RETRY_MAX) {
-                        dp_loop_source_set_time(p->retry,
-                                                dp_loop_now() + ((uint64_t)REGISTER_RETRY_FIRST_USEC << p->retries));
+                if (r == -ECONNREFUSED && p->retries < DP_GRPC_SOCKET_RETRY_MAX) {
+                        dp_loop_source_set_time(p->retry, dp_loop_now() + dp_grpc_socket_retry_delay(p->retries));
                         p->retries++;
                 } else if (r != -ENOENT) {
                         log_warning("Register %s: cannot connect to %s: %s; waiting for it to be re-created",
@@ -211,18 +206,14 @@ static int plugin_listen(plugin *p) {
         return r;
 }
 
-static void plugin_drop_streams(plugin *p) {
-        for (size_t i = 0; i < p->n_streams; i++)
-                dp_grpc_call_finish(p->streams[i], DP_GRPC_OK, NULL);
-        p->n_streams = 0;
-}
+static void plugin_drop_streams(plugin *p) { dp_grpc_streams_finish(&p->streams, DP_GRPC_OK, NULL); }
 
 static plugin *plugin_free(plugin *p) {
         if (!p) return NULL;
         if (p->reg_call) dp_grpc_client_call_cancel(TAKE_PTR(p->reg_call));
         p->reg_ch = dp_grpc_channel_free(p->reg_ch);
         plugin_drop_streams(p);
-        free(p->streams);
+        dp_grpc_streams_done(&p->streams);
         p->srv = dp_grpc_server_free(p->srv); /* unlinks the socket */
         dp_loop_source_free(p->retry);
         free(p->resource);
@@ -599,7 +590,7 @@ static void render_metrics(dp_strbuf *o, void *ud) {
         const dp_agent *a = ud;
         size_t healthy = 0, unhealthy = 0;
         for (size_t i = 0; i < a->set->n_devices; i++) {
-                const dp_device *d = &a->set->devices[i];
+                const dp_hw_device *d = &a->set->devices[i];
                 if (d->health == DP_HEALTH_HEALTHY)
                         healthy++;
                 else

@@ -8,9 +8,9 @@
  * in it, holds it for its whole life, and a second agent is refused with
  * the holder's pid.
  *
- * The lock is an open-file-description lock (F_OFD_SETLK) on <dir>/<name>:
- * released by the kernel when the holder exits however it exits (kill -9
- * included), never inherited by an exec'd child (O_CLOEXEC), and it
+ * The lock is base/lockfile.h's (the node's lock too): flock(2) on
+ * <dir>/<name>, released by the kernel when the holder exits however it exits
+ * (kill -9 included), never inherited by an exec'd child (O_CLOEXEC), and it
  * conflicts between two opens in one process too (tests). The holder writes
  * its pid into the file, which is how a refused agent can name it.
  */

@@ -66,8 +66,7 @@ struct agent_dra {
         dp_dra_checkpoint *ckpt;
         dp_grpc_server *srv, *reg_srv;
         dp_loop_source *reg_watch, *state_watch;
-        dp_grpc_call **streams; /* open NodeWatchResources */
-        size_t n_streams, cap_streams;
+        dp_grpc_streams streams; /* open NodeWatchResources */
         uint64_t registrations;
         dp_dra_taint_rule *rules; /* fault_class strings owned here */
         size_t n_rules;
@@ -272,17 +271,9 @@ static int pack_health(const agent_dra *d, uint8_t **ret, size_t *ret_len) {
         return r;
 }
 
-static void stream_remove(agent_dra *d, dp_grpc_call *call) {
-        for (size_t i = 0; i < d->n_streams; i++)
-                if (d->streams[i] == call) {
-                        memmove(&d->streams[i], &d->streams[i + 1], (d->n_streams - i - 1) * sizeof *d->streams);
-                        d->n_streams--;
-                        return;
-                }
-}
-
 static void on_health_cancel(dp_grpc_call *call, int status, void *ud) {
-        stream_remove(ud, call);
+        agent_dra *d = ud;
+        dp_grpc_streams_remove(&d->streams, call);
         dp_grpc_call_finish(call, status, NULL);
 }
 
@@ -293,35 +284,16 @@ static void send_health(agent_dra *d, dp_grpc_call *only) {
                 log_error("NodeWatchResources: out of memory");
                 return;
         }
-        for (size_t i = 0; i < d->n_streams;) {
-                dp_grpc_call *c = d->streams[i];
-                if (only && c != only) {
-                        i++;
-                        continue;
-                }
-                if (dp_grpc_call_send(c, buf, len) < 0) {
-                        stream_remove(d, c);
-                        dp_grpc_call_finish(c, DP_GRPC_UNAVAILABLE, "cannot send");
-                        continue;
-                }
-                i++;
-        }
+        dp_grpc_streams_send(&d->streams, only, buf, len, "cannot send");
         free(buf);
 }
 
 static void on_watch_resources(dp_grpc_call *call, void *ud) {
         agent_dra *d = ud;
-        if (d->n_streams == d->cap_streams) {
-                size_t cap = d->cap_streams ? d->cap_streams * 2 : 4;
-                dp_grpc_call **v = realloc(d->streams, cap * sizeof *v);
-                if (!v) {
-                        dp_grpc_call_finish(call, DP_GRPC_RESOURCE_EXHAUSTED, "out of memory");
-                        return;
-                }
-                d->streams = v;
-                d->cap_streams = cap;
+        if (dp_grpc_streams_add(&d->streams, call) < 0) {
+                dp_grpc_call_finish(call, DP_GRPC_RESOURCE_EXHAUSTED, "out of memory");
+                return;
         }
-        d->streams[d->n_streams++] = call;
         dp_grpc_call_set_cancel_handler(call, on_health_cancel, d);
         send_health(d, call);
 }
@@ -542,6 +514,15 @@ static int fill_devices(const dp_dra_prepared_claim *pc, bool v1, pb_prep_one *o
         return 0;
 }
 
+/* A claim that failed: its message kept in *ret_slot (owned by the reply's
+ * caller) and set as the reply entry's error, and logged. -ENOMEM when the
+ * message could not be kept. */
+static int claim_error(const char *rpc, const pb_claim *c, const dp_error *e, char **ret_slot, char **ret_error) {
+        log_warning("%s %s/%s (%s): %s", rpc, c->namespace_, c->name, c->uid, dp_error_msg(e));
+        *ret_slot = *ret_error = strdup(dp_error_msg(e));
+        return *ret_slot ? 0 : -ENOMEM;
+}
+
 static int prepare_reply(agent_dra *d, const pb_prep_req *req, bool v1, const claim_src *src, uint8_t **ret,
                          size_t *ret_len) {
         size_t n = req->n_claims;
@@ -562,12 +543,8 @@ static int prepare_reply(agent_dra *d, const pb_prep_req *req, bool v1, const cl
                 if (q == -ENOMEM)
                         r = q;
                 else if (q < 0) {
-                        errs[i] = strdup(dp_error_msg(&e));
-                        if (!errs[i]) r = -ENOMEM;
-                        ones[i].error = errs[i];
+                        if (claim_error("NodePrepareResources", c, &e, &errs[i], &ones[i].error) < 0) r = -ENOMEM;
                         if (d->metrics) d->metrics->claim_errors++;
-                        log_warning("NodePrepareResources %s/%s (%s): %s", c->namespace_, c->name, c->uid,
-                                    dp_error_msg(&e));
                 } else {
                         if (q > 0) {
                                 ckpt_saved(d);
@@ -641,11 +618,7 @@ static int unprepare_reply(agent_dra *d, const pb_unprep_req *req, uint8_t **ret
                 if (q == -ENOMEM)
                         r = q;
                 else if (q < 0) {
-                        errs[i] = strdup(dp_error_msg(&e));
-                        if (!errs[i]) r = -ENOMEM;
-                        ones[i].error = errs[i];
-                        log_warning("NodeUnprepareResources %s/%s (%s): %s", c->namespace_, c->name, c->uid,
-                                    dp_error_msg(&e));
+                        if (claim_error("NodeUnprepareResources", c, &e, &errs[i], &ones[i].error) < 0) r = -ENOMEM;
                 } else if (q > 0) {
                         log_info("unprepared %s/%s (%s)", c->namespace_, c->name, c->uid);
                         changed = true;
@@ -1028,9 +1001,7 @@ static int on_state_dir_event(dp_loop_source *s, const struct inotify_event *ev,
         struct stat st;
         if (stat(d->dra_sock_path, &st) == 0 && S_ISSOCK(st.st_mode)) return 0; /* our own re-listen */
         log_info("%s removed: serving it again", d->dra_sock_path);
-        for (size_t i = 0; i < d->n_streams; i++)
-                dp_grpc_call_finish(d->streams[i], DP_GRPC_UNAVAILABLE, "restarting");
-        d->n_streams = 0;
+        dp_grpc_streams_finish(&d->streams, DP_GRPC_UNAVAILABLE, "restarting");
         int r = serve_dra(d);
         if (r < 0) log_error("cannot serve %s: %s", d->dra_sock_path, strerror(-r));
         return 0;
@@ -1328,9 +1299,8 @@ agent_dra *agent_dra_free(agent_dra *d) {
         }
         dp_kube_offload_free(d->offload);
         dp_kube_slices_free(d->kslices);
-        for (size_t i = 0; i < d->n_streams; i++)
-                dp_grpc_call_finish(d->streams[i], DP_GRPC_UNAVAILABLE, "stopping");
-        free(d->streams);
+        dp_grpc_streams_finish(&d->streams, DP_GRPC_UNAVAILABLE, "stopping");
+        dp_grpc_streams_done(&d->streams);
         dp_loop_source_free(d->reg_watch);
         dp_loop_source_free(d->state_watch);
         dp_loop_source_free(d->check);

@@ -145,7 +145,7 @@ static int start_one(agent_mps_daemon *d, const char *root, const dp_v1_resource
         for (size_t i = 0; i < res->n_devices; i++) {
                 const dp_v1_device *v = &res->devices[i];
                 if (v->replica != 0 || v->gpu >= set->n_devices) continue;
-                const dp_device *dev = &set->devices[v->gpu];
+                const dp_hw_device *dev = &set->devices[v->gpu];
                 if (!dev->memory_bytes) continue;
                 char cmd[128];
                 snprintf(cmd, sizeof cmd, "set_default_device_pinned_mem_limit %u %lluM", dev->index,

@@ -70,18 +70,9 @@ out:
         return ret_code;
 }
 
-static void stream_remove(plugin *p, dp_grpc_call *call) {
-        for (size_t i = 0; i < p->n_streams; i++)
-                if (p->streams[i] == call) {
-                        memmove(&p->streams[i], &p->streams[i + 1], (p->n_streams - i - 1) * sizeof *p->streams);
-                        p->n_streams--;
-                        return;
-                }
-}
-
 static void on_stream_cancel(dp_grpc_call *call, int status, void *ud) {
         plugin *p = ud;
-        stream_remove(p, call);
+        dp_grpc_streams_remove(&p->streams, call);
         dp_grpc_call_finish(call, status, NULL);
 }
 
@@ -94,17 +85,10 @@ static void publish(plugin *p) {
                 log_error("ListAndWatch %s: out of memory", p->resource);
                 return;
         }
-        for (size_t i = 0; i < p->n_streams;) {
-                dp_grpc_call *c = p->streams[i];
-                int rr = dp_grpc_call_send(c, buf, len);
-                if (rr < 0) {
-                        log_warning("ListAndWatch %s: dropping a stream: %s", p->resource, strerror(-rr));
-                        stream_remove(p, c);
-                        dp_grpc_call_finish(c, DP_GRPC_UNAVAILABLE, "stream dropped");
-                        continue;
-                }
-                i++;
-        }
+        size_t dropped = dp_grpc_streams_send(&p->streams, NULL, buf, len, "stream dropped");
+        if (dropped)
+                log_warning("ListAndWatch %s: dropped %zu stream(s) that could not take the list", p->resource,
+                            dropped);
         if (r) p->sent_generation = r->generation;
         p->sent_withdrawn = sig;
         free(buf);
@@ -120,28 +104,27 @@ void agent_publish_all(dp_agent *a) {
                         held += withdrawn(a, r->devices[k].id);
                 log_info("%s: %zu of %zu devices healthy, %zu held through DRA or unknown, sending the list to %zu "
                          "watcher(s)",
-                         p->resource, dp_v1_resource_count_healthy(r), dp_v1_resource_count(r), held, p->n_streams);
+                         p->resource, dp_v1_resource_count_healthy(r), dp_v1_resource_count(r), held, p->streams.n);
                 publish(p);
         }
 }
 
 static void on_list_and_watch(dp_grpc_call *call, void *ud) {
         plugin *p = ud;
-        if (DP_GROW(p->streams, p->cap_streams, p->n_streams + 1) < 0) {
+        if (dp_grpc_streams_add(&p->streams, call) < 0) {
                 dp_grpc_call_finish(call, DP_GRPC_RESOURCE_EXHAUSTED, "out of memory");
                 return;
         }
-        p->streams[p->n_streams++] = call;
         dp_grpc_call_set_cancel_handler(call, on_stream_cancel, p);
         const dp_v1_resource *r = plugin_resource(p);
         uint8_t *buf = NULL;
         size_t len = 0;
         if (pack_list(p->agent, r, &buf, &len) < 0 || dp_grpc_call_send(call, buf, len) < 0) {
-                stream_remove(p, call);
+                dp_grpc_streams_remove(&p->streams, call);
                 dp_grpc_call_finish(call, DP_GRPC_INTERNAL, "cannot send the device list");
         }
         free(buf);
-        log_debug("ListAndWatch %s: watcher added (%zu open)", p->resource, p->n_streams);
+        log_debug("ListAndWatch %s: watcher added (%zu open)", p->resource, p->streams.n);
 }
 
 /* ---- unary methods --------------------------------------------------------------- */

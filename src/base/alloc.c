@@ -1,6 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "base/macros.h"
 
+void dp_remove_at(void *array, size_t *n, size_t i, size_t elem_size) {
+        char *a = array;
+        memmove(a + i * elem_size, a + (i + 1) * elem_size, (*n - i - 1) * elem_size);
+        (*n)--;
+}
+
 int dp_grow(void **array, size_t *allocated, size_t need, size_t elem_size) {
         if (need <= *allocated) return 0;
         size_t n = *allocated ? *allocated : 4;

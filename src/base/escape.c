@@ -4,34 +4,7 @@
 #include <stdio.h>
 
 #include "base/escape.h"
-
-/* A UTF-8 sequence at s: its code point and length, or 0 when the bytes are
- * not well-formed UTF-8 (overlong, surrogates, past U+10FFFF, cut short). */
-static size_t utf8_decode(const unsigned char *s, size_t len, uint32_t *ret) {
-        unsigned char c = s[0];
-        size_t n;
-        uint32_t cp, min;
-        if (c < 0x80) {
-                *ret = c;
-                return 1;
-        }
-        if (c >= 0xc2 && c <= 0xdf)
-                n = 2, cp = c & 0x1f, min = 0x80;
-        else if (c >= 0xe0 && c <= 0xef)
-                n = 3, cp = c & 0x0f, min = 0x800;
-        else if (c >= 0xf0 && c <= 0xf4)
-                n = 4, cp = c & 0x07, min = 0x10000;
-        else
-                return 0;
-        if (len < n) return 0;
-        for (size_t i = 1; i < n; i++) {
-                if ((s[i] & 0xc0) != 0x80) return 0;
-                cp = cp << 6 | (s[i] & 0x3f);
-        }
-        if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return 0;
-        *ret = cp;
-        return n;
-}
+#include "base/utf8.h"
 
 static bool unsafe_cp(uint32_t cp, unsigned flags) {
         if (cp == '\n' || cp == '\t') return !(flags & DP_ESCAPE_KEEP_NEWLINES);
@@ -43,7 +16,7 @@ static bool unsafe_cp(uint32_t cp, unsigned flags) {
 size_t dp_escape_unsafe_len(const char *s, size_t len, unsigned flags) {
         if (!len) return 0;
         uint32_t cp;
-        size_t n = utf8_decode((const unsigned char *)s, len, &cp);
+        size_t n = dp_utf8_decode(s, len, &cp);
         if (!n) return 1; /* one byte that is not UTF-8 */
         return unsafe_cp(cp, flags) ? n : 0;
 }
@@ -56,7 +29,7 @@ bool dp_escape_is_safe(const char *s, size_t len, unsigned flags) {
                 }
                 if (dp_escape_unsafe_len(s + i, len - i, flags)) return false;
                 uint32_t cp;
-                i += utf8_decode((const unsigned char *)s + i, len - i, &cp);
+                i += dp_utf8_decode(s + i, len - i, &cp);
         }
         return true;
 }
@@ -73,7 +46,7 @@ static void put_escape(dp_strbuf *out, const char *s, size_t n) {
                 default: dp_strbuf_printf(out, "\\x%02X", c); return;
                 }
         }
-        if (utf8_decode((const unsigned char *)s, n, &cp) == n) dp_strbuf_printf(out, "\\u{%04X}", (unsigned)cp);
+        if (dp_utf8_decode(s, n, &cp) == n) dp_strbuf_printf(out, "\\u{%04X}", (unsigned)cp);
 }
 
 void dp_escape_append(dp_strbuf *out, const char *s, size_t len, unsigned flags) {
@@ -87,7 +60,7 @@ void dp_escape_append(dp_strbuf *out, const char *s, size_t len, unsigned flags)
                 size_t n = dp_escape_unsafe_len(s + i, len - i, flags);
                 if (!n) {
                         uint32_t cp;
-                        i += utf8_decode((const unsigned char *)s + i, len - i, &cp);
+                        i += dp_utf8_decode(s + i, len - i, &cp);
                         continue;
                 }
                 dp_strbuf_append(out, s + start, i - start);
@@ -124,7 +97,7 @@ void dp_escape_html(dp_strbuf *out, const char *s) {
                         continue;
                 }
                 uint32_t cp;
-                n = utf8_decode((const unsigned char *)s + i, len - i, &cp);
+                n = dp_utf8_decode(s + i, len - i, &cp);
                 dp_strbuf_append(out, s + i, n);
                 i += n;
         }

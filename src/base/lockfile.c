@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "base/lockfile.h"
+#include "base/log.h"
 #include "base/strbuf.h"
 
 pid_t dp_lock_read_pid(const char *path) {
@@ -49,6 +50,7 @@ static int open_lock(const char *path, dp_error *err) {
                         return dp_error_errno(err, -e, "%s: cannot open the lock file", path);
                 int r = set_aside(path);
                 if (r < 0) return dp_error_errno(err, r, "%s: not a regular file and cannot be set aside", path);
+                log_warning("%s: not a regular file: set aside", path);
         }
         return dp_error_set(err, -EBUSY, "%s: keeps being replaced by something that is not a regular file", path);
 }

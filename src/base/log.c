@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "base/log.h"
+#include "base/utf8.h"
 
 static const char *log_component = "devplane";
 static dp_log_level log_max = DP_LOG_INFO;
@@ -18,20 +19,13 @@ dp_log_level dp_log_get_max_level(void) { return log_max; }
 
 void dp_log_set_formatter(dp_log_formatter_fn fn) { log_formatter = fn; }
 
-/* Length of the valid UTF-8 sequence at p (n bytes left), 0 if invalid. */
+/* Length of the well-formed UTF-8 sequence at p (n bytes left) that may be
+ * printed as it is, 0 if it must be escaped. */
 static size_t utf8_len(const unsigned char *p, size_t n) {
-        unsigned char c = p[0];
-        size_t k = c >= 0xf0 ? 3 : c >= 0xe0 ? 2 : c >= 0xc2 ? 1 : 0;
-        if (k == 0 || c > 0xf4 || k >= n) return 0;
-        uint32_t cp = c & (0x3f >> k);
-        for (size_t j = 1; j <= k; j++) {
-                if ((p[j] & 0xc0) != 0x80) return 0;
-                cp = cp << 6 | (p[j] & 0x3f);
-        }
-        if ((k == 2 && cp < 0x800) || (k == 3 && (cp < 0x10000 || cp > 0x10ffff)) || (cp >= 0xd800 && cp <= 0xdfff))
-                return 0;
-        if (cp >= 0x80 && cp <= 0x9f) return 0; /* C1 controls: CSI and friends act on terminals */
-        return k + 1;
+        uint32_t cp = 0;
+        size_t k = dp_utf8_decode(p, n, &cp);
+        if (!k || (cp >= 0x80 && cp <= 0x9f)) return 0; /* C1 controls: CSI and friends act on terminals */
+        return k;
 }
 
 size_t dp_log_escape(char *out, size_t size, const char *in) {

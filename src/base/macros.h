@@ -89,6 +89,9 @@ static inline bool startswith(const char *s, const char *prefix) {
  * zeroed. */
 int dp_grow(void **array, size_t *allocated, size_t need, size_t elem_size);
 #define DP_GROW(arr, alloc, need) dp_grow((void **)&(arr), &(alloc), (need), sizeof(*(arr)))
+/* Remove element i of an array of *n, keeping the order of the others. */
+void dp_remove_at(void *array, size_t *n, size_t i, size_t elem_size);
+#define DP_REMOVE_AT(arr, n, i) dp_remove_at((arr), &(n), (i), sizeof(*(arr)))
 
 /* Overflow-checked helpers for sizes derived from input. */
 static inline bool dp_mul_overflow(size_t a, size_t b, size_t *r) {

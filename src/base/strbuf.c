@@ -76,11 +76,27 @@ void dp_strbuf_done(dp_strbuf *sb) {
 char *dp_strdup(const char *s) { return s ? strdup(s) : NULL; }
 char *dp_strndup(const char *s, size_t n) { return strndup(s, n); }
 
+/* vsnprintf into our own malloc rather than vasprintf, whose allocation is
+ * libc's own: this way the failmalloc tests can fail it like any other. */
+char *dp_vasprintf(const char *fmt, va_list ap) {
+        va_list aq;
+        va_copy(aq, ap);
+        int n = vsnprintf(NULL, 0, fmt, aq);
+        va_end(aq);
+        if (n < 0) return NULL;
+        char *r = malloc((size_t)n + 1);
+        if (!r) return NULL;
+        if (vsnprintf(r, (size_t)n + 1, fmt, ap) != n) {
+                free(r);
+                return NULL;
+        }
+        return r;
+}
+
 char *dp_asprintf(const char *fmt, ...) {
-        char *r = NULL;
         va_list ap;
         va_start(ap, fmt);
-        int n = vasprintf(&r, fmt, ap);
+        char *r = dp_vasprintf(fmt, ap);
         va_end(ap);
-        return n < 0 ? NULL : r;
+        return r;
 }

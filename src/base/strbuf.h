@@ -67,7 +67,9 @@ static inline const char *dp_strbuf_str(const dp_strbuf *sb) { return sb->buf ? 
 static inline void dp_strbuf_donep(dp_strbuf *sb) { dp_strbuf_done(sb); }
 #define _cleanup_strbuf_ _cleanup_(dp_strbuf_donep)
 
-/* strdup/strndup that are explicit about ownership; NULL on OOM. */
+/* strdup/strndup/asprintf that are explicit about ownership; NULL on OOM.
+ * All allocate with malloc, so the failmalloc tests reach them. */
 char *dp_strdup(const char *s);
 char *dp_strndup(const char *s, size_t n);
 char *dp_asprintf(const char *fmt, ...) _printf_(1, 2);
+char *dp_vasprintf(const char *fmt, va_list ap) _printf_(1, 0);

@@ -258,7 +258,6 @@ cel_value cel_value_to_string(cel_ctx *c, cel_value v);
 size_t cel_utf8_len(const char *s, size_t n);
 /* Byte offset of code point index cp (cp <= length). */
 size_t cel_utf8_offset(const char *s, size_t n, size_t cp);
-bool cel_utf8_valid(const char *s, size_t n);
 
 /* ---- AST ---- */
 typedef enum {

@@ -668,18 +668,11 @@ static CEL_NOINLINE const cel_type *resolve_call(checker *k, cel_expr *e, const 
         return result;
 }
 
+/* A literal's type: the scalars as the evaluator types them (CV_NULL ..
+ * CV_BYTES come first in the enum), a type literal as type(T), else dyn. */
 static const cel_type *value_type(checker *k, cel_value v) {
-        switch (v.kind) {
-        case CV_NULL: return &cel_t_null;
-        case CV_BOOL: return &cel_t_bool;
-        case CV_INT: return &cel_t_int;
-        case CV_UINT: return &cel_t_uint;
-        case CV_DOUBLE: return &cel_t_double;
-        case CV_STRING: return &cel_t_string;
-        case CV_BYTES: return &cel_t_bytes;
-        case CV_TYPE: return mk(k, CT_TYPE, v.t, NULL);
-        default: return &cel_t_dyn;
-        }
+        if (v.kind == CV_TYPE) return mk(k, CT_TYPE, v.t, NULL);
+        return v.kind <= CV_BYTES ? cel_value_type(NULL, v) : &cel_t_dyn;
 }
 
 /* Recursion runs through check() and check_call() once per tree level

@@ -314,25 +314,24 @@ static void host_split(const url_parts *u, const char **h, size_t *hn, const cha
                         return;
                 }
 }
+/* The URL's host (port false) or port (port true), as Go's url.URL splits them. */
+static cel_value url_host_part(cel_value v, bool port) {
+        url_parts u;
+        parse_url(url_of(v), &u);
+        const char *h, *pt;
+        size_t hn, pn;
+        host_split(&u, &h, &hn, &pt, &pn);
+        return port ? cel_str(pt, pn) : cel_str(h, hn);
+}
 FN(url_hostname) {
         (void)n;
         (void)c;
-        url_parts u;
-        parse_url(url_of(A0), &u);
-        const char *h, *port;
-        size_t hn, pn;
-        host_split(&u, &h, &hn, &port, &pn);
-        return cel_str(h, hn);
+        return url_host_part(A0, false);
 }
 FN(url_port) {
         (void)n;
         (void)c;
-        url_parts u;
-        parse_url(url_of(A0), &u);
-        const char *h, *port;
-        size_t hn, pn;
-        host_split(&u, &h, &hn, &port, &pn);
-        return cel_str(port, pn);
+        return url_host_part(A0, true);
 }
 FN(url_path) {
         (void)n;

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "base/utf8.h"
 #include "cel/cel-internal.h"
 
 typedef enum {
@@ -93,27 +94,7 @@ static int hexval(int c) {
 
 static void put_utf8(dp_strbuf *sb, uint32_t cp) {
         char b[4];
-        size_t n;
-        if (cp < 0x80) {
-                b[0] = (char)cp;
-                n = 1;
-        } else if (cp < 0x800) {
-                b[0] = (char)(0xC0 | (cp >> 6));
-                b[1] = (char)(0x80 | (cp & 0x3F));
-                n = 2;
-        } else if (cp < 0x10000) {
-                b[0] = (char)(0xE0 | (cp >> 12));
-                b[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-                b[2] = (char)(0x80 | (cp & 0x3F));
-                n = 3;
-        } else {
-                b[0] = (char)(0xF0 | (cp >> 18));
-                b[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-                b[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-                b[3] = (char)(0x80 | (cp & 0x3F));
-                n = 4;
-        }
-        dp_strbuf_append(sb, b, n);
+        dp_strbuf_append(sb, b, dp_utf8_encode(cp, b));
 }
 
 /* Lex a string/bytes literal starting at p->pos (after the prefix). */
@@ -217,7 +198,7 @@ static void lex_string(parser *p, tok *t, bool raw, bool bytes) {
                 p->ast->arena.failed = true;
                 goto out;
         }
-        if (!bytes && !cel_utf8_valid(dp_strbuf_str(&sb), sb.len)) {
+        if (!bytes && !dp_utf8_valid(dp_strbuf_str(&sb), sb.len)) {
                 perr(p, t->start, "Syntax error: invalid UTF-8 in string literal");
                 t->kind = TK_ERR;
                 goto out;
@@ -418,6 +399,12 @@ static void next(parser *p) {
 static bool is_p(const parser *p, const char *s) { return p->t.kind == TK_PUNCT && streq(p->t.p, s); }
 static bool is_kw(const parser *p, const char *kw) {
         return p->t.kind == TK_IDENT && p->t.v.s.n == strlen(kw) && memcmp(p->t.v.s.p, kw, p->t.v.s.n) == 0;
+}
+/* A "?" (optional entry, field or index) before what follows: taken. */
+static bool take_optional(parser *p) {
+        if (!is_p(p, "?")) return false;
+        next(p);
+        return true;
 }
 
 static const char *tok_text(parser *p, char *buf, size_t size) {
@@ -753,11 +740,7 @@ static cel_expr *parse_struct(parser *p, cel_expr *name_expr, uint32_t pos) {
         next(p); /* '{' */
         size_t cap = 0;
         while (!is_p(p, "}")) {
-                bool opt = false;
-                if (is_p(p, "?")) {
-                        opt = true;
-                        next(p);
-                }
+                bool opt = take_optional(p);
                 if (p->t.kind != TK_IDENT && p->t.kind != TK_QIDENT) {
                         char buf[64];
                         perr(p, p->t.start, "Syntax error: mismatched input '%s' expecting IDENTIFIER", tok_text(p, buf, sizeof buf));
@@ -769,6 +752,125 @@ static cel_expr *parse_struct(parser *p, cel_expr *name_expr, uint32_t pos) {
                 cel_expr *v = parse_expr(p);
                 if (!v) return NULL;
                 if (!map_append(p, e, &cap, (cel_entry){NULL, f, v, opt})) return NULL;
+                if (!is_p(p, ",")) break;
+                next(p);
+        }
+        if (!expect(p, "}")) return NULL;
+        return e;
+}
+
+/* After an identifier: a call when "(" follows (named call_name), else the
+ * identifier itself. */
+static cel_expr *ident_or_call(parser *p, uint32_t pos, const char *name, const char *call_name) {
+        if (!is_p(p, "(")) return mk_ident(p, name, pos);
+        next(p);
+        cel_expr **args = NULL;
+        size_t na = 0;
+        if (!parse_args(p, ")", &args, &na)) return NULL;
+        return make_call(p, pos, NULL, call_name, args, na);
+}
+
+/* true, false, null, a reserved word (refused), an identifier or a call. */
+static cel_expr *parse_ident(parser *p, uint32_t pos) {
+        const char *s = p->t.v.s.p;
+        size_t n = p->t.v.s.n;
+        if (n == 4 && !memcmp(s, "true", 4)) {
+                next(p);
+                return mk_const(p, cel_bool(true), pos);
+        }
+        if (n == 5 && !memcmp(s, "false", 5)) {
+                next(p);
+                return mk_const(p, cel_bool(false), pos);
+        }
+        if (n == 4 && !memcmp(s, "null", 4)) {
+                next(p);
+                return mk_const(p, cel_null(), pos);
+        }
+        if ((n == 2 && !memcmp(s, "in", 2)) || is_reserved(s, n)) {
+                perr(p, pos, "reserved identifier: %.*s", (int)n, s);
+                next(p);
+                return NULL;
+        }
+        const char *name = intern(p, s, n);
+        next(p);
+        return ident_or_call(p, pos, name, name);
+}
+
+/* ".name": a root-scoped identifier (or call), after the dot. */
+static cel_expr *parse_root_ident(parser *p, uint32_t pos) {
+        char buf[64];
+        if (p->t.kind != TK_IDENT) {
+                perr(p, p->t.start, "Syntax error: mismatched input '%s' expecting IDENTIFIER",
+                     tok_text(p, buf, sizeof buf));
+                return NULL;
+        }
+        dp_strbuf sb = DP_STRBUF_INIT;
+        dp_strbuf_putc(&sb, '.');
+        dp_strbuf_append(&sb, p->t.v.s.p, p->t.v.s.n);
+        const char *name = dp_strbuf_failed(&sb) ? NULL : intern(p, dp_strbuf_str(&sb), sb.len);
+        dp_strbuf_done(&sb);
+        if (!name) {
+                p->ast->arena.failed = true;
+                return NULL;
+        }
+        next(p);
+        return ident_or_call(p, pos, name, name + 1);
+}
+
+/* Room for one more element of a list literal (elements and, once one is
+ * optional, the optional flags), doubled in the AST arena. */
+static bool list_reserve(parser *p, cel_expr *e, size_t *cap, bool opt) {
+        if (e->list.n == *cap) {
+                size_t nc = *cap ? *cap * 2 : 4;
+                cel_expr **ne = cel_alloc(&p->ast->arena, nc * sizeof(*ne));
+                bool *no = cel_alloc(&p->ast->arena, nc * sizeof(bool));
+                if (!ne || !no) return false;
+                if (e->list.n) {
+                        memcpy(ne, e->list.elems, e->list.n * sizeof(*ne));
+                        if (e->list.optional) memcpy(no, e->list.optional, e->list.n);
+                }
+                e->list.elems = ne;
+                if (e->list.optional || opt) e->list.optional = no;
+                *cap = nc;
+        }
+        if (opt && !e->list.optional) {
+                e->list.optional = cel_alloc(&p->ast->arena, *cap * sizeof(bool));
+                if (!e->list.optional) return false;
+        }
+        return true;
+}
+
+/* "[a, ?b, ...]", after the "[". */
+static cel_expr *parse_list_literal(parser *p, uint32_t pos) {
+        cel_expr *e = node(p, CE_LIST, pos);
+        if (!e) return NULL;
+        size_t cap = 0;
+        while (!is_p(p, "]")) {
+                bool opt = take_optional(p);
+                cel_expr *x = parse_expr(p);
+                if (!x || !list_reserve(p, e, &cap, opt)) return NULL;
+                if (e->list.optional) e->list.optional[e->list.n] = opt;
+                e->list.elems[e->list.n++] = x;
+                if (!is_p(p, ",")) break;
+                next(p);
+        }
+        if (!expect(p, "]")) return NULL;
+        return e;
+}
+
+/* "{k: v, ?k2: v2, ...}", after the "{". */
+static cel_expr *parse_map_literal(parser *p, uint32_t pos) {
+        cel_expr *e = node(p, CE_MAP, pos);
+        if (!e) return NULL;
+        size_t cap = 0;
+        while (!is_p(p, "}")) {
+                bool opt = take_optional(p);
+                cel_expr *k = parse_expr(p);
+                if (!k) return NULL;
+                if (!expect(p, ":")) return NULL;
+                cel_expr *v = parse_expr(p);
+                if (!v) return NULL;
+                if (!map_append(p, e, &cap, (cel_entry){k, NULL, v, opt})) return NULL;
                 if (!is_p(p, ",")) break;
                 next(p);
         }
@@ -789,11 +891,7 @@ static cel_expr *parse_primary(parser *p) {
                 next(p);
                 return mk_const(p, cel_int((int64_t)m), pos);
         }
-        case TK_UINT: {
-                cel_value v = p->t.v;
-                next(p);
-                return mk_const(p, v, pos);
-        }
+        case TK_UINT:
         case TK_DOUBLE:
         case TK_STRING:
         case TK_BYTES: {
@@ -801,134 +899,21 @@ static cel_expr *parse_primary(parser *p) {
                 next(p);
                 return mk_const(p, v, pos);
         }
-        case TK_IDENT: {
-                const char *s = p->t.v.s.p;
-                size_t n = p->t.v.s.n;
-                if (n == 4 && !memcmp(s, "true", 4)) {
-                        next(p);
-                        return mk_const(p, cel_bool(true), pos);
-                }
-                if (n == 5 && !memcmp(s, "false", 5)) {
-                        next(p);
-                        return mk_const(p, cel_bool(false), pos);
-                }
-                if (n == 4 && !memcmp(s, "null", 4)) {
-                        next(p);
-                        return mk_const(p, cel_null(), pos);
-                }
-                if ((n == 2 && !memcmp(s, "in", 2)) || is_reserved(s, n)) {
-                        perr(p, pos, "reserved identifier: %.*s", (int)n, s);
-                        next(p);
-                        return NULL;
-                }
-                const char *name = intern(p, s, n);
+        case TK_IDENT: return parse_ident(p, pos);
+        case TK_PUNCT: {
+                static const char *const opens[] = {".", "(", "[", "{"};
+                size_t k = 0;
+                while (k < ELEMENTSOF(opens) && !is_p(p, opens[k]))
+                        k++;
+                if (k == ELEMENTSOF(opens)) break;
                 next(p);
-                if (is_p(p, "(")) {
-                        next(p);
-                        cel_expr **args = NULL;
-                        size_t na = 0;
-                        if (!parse_args(p, ")", &args, &na)) return NULL;
-                        return make_call(p, pos, NULL, name, args, na);
-                }
-                return mk_ident(p, name, pos);
+                if (k == 0) return parse_root_ident(p, pos);
+                if (k == 2) return parse_list_literal(p, pos);
+                if (k == 3) return parse_map_literal(p, pos);
+                cel_expr *e = parse_expr(p);
+                if (!e || !expect(p, ")")) return NULL;
+                return e;
         }
-        case TK_PUNCT:
-                if (is_p(p, ".")) {
-                        /* leading dot: root-scoped identifier */
-                        next(p);
-                        if (p->t.kind != TK_IDENT) {
-                                perr(p, p->t.start, "Syntax error: mismatched input '%s' expecting IDENTIFIER",
-                                     tok_text(p, buf, sizeof buf));
-                                return NULL;
-                        }
-                        dp_strbuf sb = DP_STRBUF_INIT;
-                        dp_strbuf_putc(&sb, '.');
-                        dp_strbuf_append(&sb, p->t.v.s.p, p->t.v.s.n);
-                        const char *name = dp_strbuf_failed(&sb) ? NULL : intern(p, dp_strbuf_str(&sb), sb.len);
-                        dp_strbuf_done(&sb);
-                        if (!name) {
-                                p->ast->arena.failed = true;
-                                return NULL;
-                        }
-                        next(p);
-                        if (is_p(p, "(")) {
-                                next(p);
-                                cel_expr **args = NULL;
-                                size_t na = 0;
-                                if (!parse_args(p, ")", &args, &na)) return NULL;
-                                return make_call(p, pos, NULL, name + 1, args, na);
-                        }
-                        return mk_ident(p, name, pos);
-                }
-                if (is_p(p, "(")) {
-                        next(p);
-                        cel_expr *e = parse_expr(p);
-                        if (!e) return NULL;
-                        if (!expect(p, ")")) return NULL;
-                        return e;
-                }
-                if (is_p(p, "[")) {
-                        next(p);
-                        cel_expr *e = node(p, CE_LIST, pos);
-                        if (!e) return NULL;
-                        size_t cap = 0;
-                        while (!is_p(p, "]")) {
-                                bool opt = false;
-                                if (is_p(p, "?")) {
-                                        opt = true;
-                                        next(p);
-                                }
-                                cel_expr *x = parse_expr(p);
-                                if (!x) return NULL;
-                                if (e->list.n == cap) {
-                                        size_t nc = cap ? cap * 2 : 4;
-                                        cel_expr **ne = cel_alloc(&p->ast->arena, nc * sizeof(*ne));
-                                        bool *no = cel_alloc(&p->ast->arena, nc * sizeof(bool));
-                                        if (!ne || !no) return NULL;
-                                        if (e->list.n) {
-                                                memcpy(ne, e->list.elems, e->list.n * sizeof(*ne));
-                                                if (e->list.optional) memcpy(no, e->list.optional, e->list.n);
-                                        }
-                                        e->list.elems = ne;
-                                        if (e->list.optional || opt) e->list.optional = no;
-                                        cap = nc;
-                                }
-                                if (opt && !e->list.optional) {
-                                        e->list.optional = cel_alloc(&p->ast->arena, cap * sizeof(bool));
-                                        if (!e->list.optional) return NULL;
-                                }
-                                if (e->list.optional) e->list.optional[e->list.n] = opt;
-                                e->list.elems[e->list.n++] = x;
-                                if (!is_p(p, ",")) break;
-                                next(p);
-                        }
-                        if (!expect(p, "]")) return NULL;
-                        return e;
-                }
-                if (is_p(p, "{")) {
-                        next(p);
-                        cel_expr *e = node(p, CE_MAP, pos);
-                        if (!e) return NULL;
-                        size_t cap = 0;
-                        while (!is_p(p, "}")) {
-                                bool opt = false;
-                                if (is_p(p, "?")) {
-                                        opt = true;
-                                        next(p);
-                                }
-                                cel_expr *k = parse_expr(p);
-                                if (!k) return NULL;
-                                if (!expect(p, ":")) return NULL;
-                                cel_expr *v = parse_expr(p);
-                                if (!v) return NULL;
-                                if (!map_append(p, e, &cap, (cel_entry){k, NULL, v, opt})) return NULL;
-                                if (!is_p(p, ",")) break;
-                                next(p);
-                        }
-                        if (!expect(p, "}")) return NULL;
-                        return e;
-                }
-                break;
         default: break;
         }
         if (p->t.kind != TK_ERR)
@@ -943,11 +928,7 @@ static cel_expr *parse_member(parser *p) {
                 char buf[64];
                 if (is_p(p, ".")) {
                         next(p);
-                        bool opt = false;
-                        if (is_p(p, "?")) {
-                                opt = true;
-                                next(p);
-                        }
+                        bool opt = take_optional(p);
                         if (p->t.kind != TK_IDENT && p->t.kind != TK_QIDENT) {
                                 if (p->t.kind != TK_ERR)
                                         perr(p, p->t.start, "Syntax error: mismatched input '%s' expecting IDENTIFIER",
@@ -981,11 +962,7 @@ static cel_expr *parse_member(parser *p) {
                         e = s;
                 } else if (is_p(p, "[")) {
                         next(p);
-                        bool opt = false;
-                        if (is_p(p, "?")) {
-                                opt = true;
-                                next(p);
-                        }
+                        bool opt = take_optional(p);
                         cel_expr *idx = parse_expr(p);
                         if (!idx || !expect(p, "]")) {
                                 e = NULL;

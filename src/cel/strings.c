@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/utf8.h"
 #include "cel/cel-internal.h"
 
 #define A0 args[0]
@@ -269,7 +270,7 @@ static void go_quote(dp_strbuf *sb, const char *p, size_t n, bool bytes) {
                         continue;
                 }
                 size_t len = (ch >> 5) == 6 ? 2 : (ch >> 4) == 14 ? 3 : (ch >> 3) == 30 ? 4 : 0;
-                if (!len || i + len > n || !cel_utf8_valid(p + i, len)) {
+                if (!len || i + len > n || !dp_utf8_valid(p + i, len)) {
                         dp_strbuf_printf(sb, "\\x%02x", ch);
                         i++;
                         continue;

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "base/utf8.h"
 #include "cel/cel-internal.h"
 
 const cel_type cel_t_dyn = {CT_DYN, {NULL, NULL}, NULL}, cel_t_any = {CT_DYN, {NULL, NULL}, "any"}, cel_t_error = {CT_ERROR, {NULL, NULL}, NULL},
@@ -472,40 +473,6 @@ size_t cel_utf8_offset(const char *s, size_t n, size_t cp) {
         return n;
 }
 
-bool cel_utf8_valid(const char *s, size_t n) {
-        const unsigned char *p = (const unsigned char *)s;
-        size_t i = 0;
-        while (i < n) {
-                unsigned c = p[i];
-                size_t k;
-                uint32_t cp;
-                if (c < 0x80) {
-                        i++;
-                        continue;
-                } else if ((c & 0xE0) == 0xC0) {
-                        k = 1;
-                        cp = c & 0x1F;
-                } else if ((c & 0xF0) == 0xE0) {
-                        k = 2;
-                        cp = c & 0x0F;
-                } else if ((c & 0xF8) == 0xF0) {
-                        k = 3;
-                        cp = c & 0x07;
-                } else
-                        return false;
-                if (i + k >= n) return false;
-                for (size_t j = 1; j <= k; j++) {
-                        if (i + j >= n || (p[i + j] & 0xC0) != 0x80) return false;
-                        cp = (cp << 6) | (p[i + j] & 0x3F);
-                }
-                if ((k == 1 && cp < 0x80) || (k == 2 && cp < 0x800) || (k == 3 && cp < 0x10000) || cp > 0x10FFFF ||
-                    (cp >= 0xD800 && cp <= 0xDFFF))
-                        return false;
-                i += k + 1;
-        }
-        return true;
-}
-
 /* ---- rendering ---- */
 static void format_double_go(dp_strbuf *sb, double d) {
         if (isnan(d)) {
@@ -569,7 +536,8 @@ cel_value cel_value_to_string(cel_ctx *c, cel_value v) {
         switch (v.kind) {
         case CV_STRING: return v;
         case CV_BYTES:
-                if (!cel_utf8_valid(v.s.p, v.s.n)) return cel_error(c, "invalid UTF-8 in bytes, cannot convert to string");
+                if (!dp_utf8_valid(v.s.p, v.s.n))
+                        return cel_error(c, "invalid UTF-8 in bytes, cannot convert to string");
                 return cel_str(v.s.p, v.s.n);
         case CV_INT: dp_strbuf_printf(&sb, "%" PRId64, v.i); break;
         case CV_UINT: dp_strbuf_printf(&sb, "%" PRIu64, v.u); break;

@@ -295,22 +295,27 @@ static int load_root(dp_decode_ctx *c, const dp_doc_node *root, dp_backend_confi
         return 0;
 }
 
-int dp_backend_config_load(const char *buf, size_t len, const char *source, dp_backend_config **ret, dp_error *err) {
-        assert_return(ret && (buf || len == 0), -EINVAL);
-        if (!source) source = "backend config";
-        _cleanup_(dp_doc_set_freep) dp_doc_set *ds = dp_doc_set_new();
-        if (!ds) return dp_error_set(err, -ENOMEM, "out of memory");
-        int r = dp_doc_parse(ds, buf ? buf : "", len, source, err);
-        if (r < 0) return r;
+/* The one document of a parsed backend config into *ret. */
+static int load_doc(const dp_doc_set *ds, const char *source, dp_backend_config **ret, dp_error *err) {
         if (dp_doc_count(ds) != 1)
                 return dp_error_set(err, -EINVAL, "%s: a backend config holds exactly one document, found %zu", source,
                                     dp_doc_count(ds));
         _cleanup_(dp_backend_config_freep) dp_backend_config *cfg = dp_backend_config_new_default();
         if (!cfg) return dp_error_set(err, -ENOMEM, "out of memory");
         dp_decode_ctx c = {source, DP_BACKEND_CONFIG_KIND, NULL, err};
-        if ((r = load_root(&c, dp_doc_root(ds, 0), cfg)) < 0) return r;
+        int r = load_root(&c, dp_doc_root(ds, 0), cfg);
+        if (r < 0) return r;
         *ret = TAKE_PTR(cfg);
         return 0;
+}
+
+int dp_backend_config_load(const char *buf, size_t len, const char *source, dp_backend_config **ret, dp_error *err) {
+        assert_return(ret && (buf || len == 0), -EINVAL);
+        if (!source) source = "backend config";
+        _cleanup_(dp_doc_set_freep) dp_doc_set *ds = dp_doc_set_new();
+        if (!ds) return dp_error_set(err, -ENOMEM, "out of memory");
+        int r = dp_doc_parse(ds, buf ? buf : "", len, source, err);
+        return r < 0 ? r : load_doc(ds, source, ret, err);
 }
 
 int dp_backend_config_load_file(const char *path, dp_backend_config **ret, dp_error *err) {
@@ -318,14 +323,5 @@ int dp_backend_config_load_file(const char *path, dp_backend_config **ret, dp_er
         _cleanup_(dp_doc_set_freep) dp_doc_set *ds = dp_doc_set_new();
         if (!ds) return dp_error_set(err, -ENOMEM, "out of memory");
         int r = dp_doc_parse_file(ds, path, err);
-        if (r < 0) return r;
-        if (dp_doc_count(ds) != 1)
-                return dp_error_set(err, -EINVAL, "%s: a backend config holds exactly one document, found %zu", path,
-                                    dp_doc_count(ds));
-        _cleanup_(dp_backend_config_freep) dp_backend_config *cfg = dp_backend_config_new_default();
-        if (!cfg) return dp_error_set(err, -ENOMEM, "out of memory");
-        dp_decode_ctx c = {path, DP_BACKEND_CONFIG_KIND, NULL, err};
-        if ((r = load_root(&c, dp_doc_root(ds, 0), cfg)) < 0) return r;
-        *ret = TAKE_PTR(cfg);
-        return 0;
+        return r < 0 ? r : load_doc(ds, path, ret, err);
 }

@@ -113,7 +113,7 @@ static int add_devices(const dp_backend *b, dp_device_set *s, size_t *dcap, cons
         for (size_t i = 0; i < nm; i++)
                 for (unsigned k = 0; k < rule->count; k++) {
                         int r = 0;
-                        dp_device *d = dp_backend_set_add(s, dcap, &r);
+                        dp_hw_device *d = dp_backend_set_add(s, dcap, &r);
                         if (!d) return r;
                         char salt[4200];
                         dp_pathf(salt, sizeof salt, "devglob/%s", m[i].path);
@@ -123,14 +123,14 @@ static int add_devices(const dp_backend *b, dp_device_set *s, size_t *dcap, cons
                             !(d->uuid = dp_device_uuid_derive("DEV-", b->node_name, salt, k)))
                                 return -ENOMEM;
                         if ((r = dp_backend_strv_add(&d->device_nodes, &d->n_device_nodes, m[i].path)) < 0) return r;
-                        if ((r = dp_backend_attr_str(d, "path", DP_ATTR_STRING, m[i].path)) < 0) return r;
+                        if ((r = dp_backend_attr_str(d, "path", DP_HW_ATTR_STRING, m[i].path)) < 0) return r;
                         if (rule->count > 1 && (r = dp_backend_attr_int(d, "share", k)) < 0) return r;
                         if (m[i].usb_vendor >= 0) {
                                 char buf[8];
                                 dp_pathf(buf, sizeof buf, "%04x", (unsigned)m[i].usb_vendor);
-                                if ((r = dp_backend_attr_str(d, "usbVendorID", DP_ATTR_STRING, buf)) < 0) return r;
+                                if ((r = dp_backend_attr_str(d, "usbVendorID", DP_HW_ATTR_STRING, buf)) < 0) return r;
                                 dp_pathf(buf, sizeof buf, "%04x", (unsigned)m[i].usb_product);
-                                if ((r = dp_backend_attr_str(d, "usbProductID", DP_ATTR_STRING, buf)) < 0) return r;
+                                if ((r = dp_backend_attr_str(d, "usbProductID", DP_HW_ATTR_STRING, buf)) < 0) return r;
                         }
                 }
         return 0;
@@ -149,7 +149,7 @@ int dp_devglob_presence_update(dp_fault_tracker *tr, const dp_device_set *set, d
         assert_return(tr && present, -EINVAL);
         int changed = 0;
         for (size_t i = 0; set && i < set->n_devices; i++) {
-                const dp_device *d = &set->devices[i];
+                const dp_hw_device *d = &set->devices[i];
                 bool here = true;
                 for (size_t k = 0; here && k < d->n_device_nodes; k++)
                         here = present(d->device_nodes[k], userdata);

@@ -57,13 +57,13 @@ dp_device_set *dp_backend_set_new(const dp_backend *b, const char *profile, cons
 
 /* Append a zeroed device (numa -1, healthy) to the set; NULL on OOM or past
  * DP_DEVICES_MAX (ret_err -ENOMEM / -E2BIG). */
-dp_device *dp_backend_set_add(dp_device_set *s, size_t *cap, int *ret_err);
+dp_hw_device *dp_backend_set_add(dp_device_set *s, size_t *cap, int *ret_err);
 /* Append a string to a device's node list (copied). */
 int dp_backend_strv_add(char ***v, size_t *n, const char *s);
 /* Append a typed attribute (string values copied). */
-int dp_backend_attr_str(dp_device *d, const char *name, dp_attr_type t, const char *v);
-int dp_backend_attr_int(dp_device *d, const char *name, int64_t v);
-int dp_backend_capacity(dp_device *d, const char *name, const char *value);
+int dp_backend_attr_str(dp_hw_device *d, const char *name, dp_hw_attr_type t, const char *v);
+int dp_backend_attr_int(dp_hw_device *d, const char *name, int64_t v);
+int dp_backend_capacity(dp_hw_device *d, const char *name, const char *value);
 
 /* Read a small sysfs-style file, trailing newline removed. */
 int dp_backend_read_line(const char *path, char *buf, size_t size);

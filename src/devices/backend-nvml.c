@@ -239,7 +239,7 @@ static int mig_profile(discover_ctx *c, nvmlDevice_t parent, uint64_t parent_tot
 
 static int add_migs(discover_ctx *c, size_t pos, nvmlDevice_t h, unsigned minor) {
         nvml_fns *f = &c->st->f;
-        dp_device *d = &c->s->devices[pos];
+        dp_hw_device *d = &c->s->devices[pos];
         unsigned max = 0;
         if (!f->nvmlDeviceGetMaxMigDeviceCount || !f->nvmlDeviceGetMigDeviceHandleByIndex ||
             f->nvmlDeviceGetMaxMigDeviceCount(h, &max) != NVML_SUCCESS)
@@ -299,13 +299,16 @@ static int add_migs(discover_ctx *c, size_t pos, nvmlDevice_t h, unsigned minor)
         return 0;
 }
 
-static int numa_from_sysfs(const dp_backend *b, const char *bus_id) {
+/* The device's NUMA node from sysfs into *ret (-1 when sysfs does not say);
+ * -ENOMEM when the path could not be made: out of memory is not "unknown". */
+static int numa_from_sysfs(const dp_backend *b, const char *bus_id, int *ret) {
         char rel[128], buf[32];
         dp_pathf(rel, sizeof rel, "bus/pci/devices/%s/numa_node", bus_id);
         _cleanup_free_ char *p = dp_backend_sysfs_path(b, rel);
-        if (!p || dp_backend_read_line(p, buf, sizeof buf) <= 0) return -1;
-        long v = strtol(buf, NULL, 10);
-        return v >= 0 && v <= 63 ? (int)v : -1;
+        if (!p) return -ENOMEM;
+        long v = dp_backend_read_line(p, buf, sizeof buf) > 0 ? strtol(buf, NULL, 10) : -1;
+        *ret = v >= 0 && v <= 63 ? (int)v : -1;
+        return 0;
 }
 
 static int add_gpu(discover_ctx *c, unsigned i, size_t *dcap) {
@@ -314,7 +317,7 @@ static int add_gpu(discover_ctx *c, unsigned i, size_t *dcap) {
         nvmlReturn_t r = f->nvmlDeviceGetHandleByIndex_v2(i, &h);
         if (r != NVML_SUCCESS) return nvml_fail(c->st, c->err, r, "nvmlDeviceGetHandleByIndex");
         int e = 0;
-        dp_device *d = dp_backend_set_add(c->s, dcap, &e);
+        dp_hw_device *d = dp_backend_set_add(c->s, dcap, &e);
         if (!d) return dp_error_set(c->err, e, "nvml backend: more than %d GPUs", DP_DEVICES_MAX);
         size_t pos = c->s->n_devices - 1;
         char uuid[NVML_DEVICE_UUID_V2_BUFFER_SIZE] = "", name[NVML_DEVICE_NAME_V2_BUFFER_SIZE] = "";
@@ -340,9 +343,10 @@ static int add_gpu(discover_ctx *c, unsigned i, size_t *dcap) {
         d->index = i;
         d->memory_bytes = mem.total;
         unsigned numa = 0;
-        d->numa_node = f->nvmlDeviceGetNumaNodeId && f->nvmlDeviceGetNumaNodeId(h, &numa) == NVML_SUCCESS && numa <= 63
-                               ? (int)numa
-                               : numa_from_sysfs(c->b, bus_id);
+        if (f->nvmlDeviceGetNumaNodeId && f->nvmlDeviceGetNumaNodeId(h, &numa) == NVML_SUCCESS && numa <= 63)
+                d->numa_node = (int)numa;
+        else if (numa_from_sysfs(c->b, bus_id, &d->numa_node) < 0)
+                return dp_error_set(c->err, -ENOMEM, "out of memory");
         nvmlDeviceArchitecture_t arch = NVML_DEVICE_ARCH_UNKNOWN;
         if (f->nvmlDeviceGetArchitecture) (void)f->nvmlDeviceGetArchitecture(h, &arch);
         char node[64], cc[32] = "", mtext[32];
@@ -357,11 +361,11 @@ static int add_gpu(discover_ctx *c, unsigned i, size_t *dcap) {
             !(d->product = dp_strdup(name)) || !(d->driver_version = dp_strdup(c->driver)) ||
             !(d->pci_bus_id = dp_strdup(bus_id)) || (an && !(d->architecture = dp_strdup(an))) ||
             dp_backend_strv_add(&d->device_nodes, &d->n_device_nodes, node) < 0 ||
-            dp_backend_attr_str(d, "productName", DP_ATTR_STRING, name) < 0 ||
-            dp_backend_attr_str(d, "architecture", DP_ATTR_STRING, an) < 0 ||
-            dp_backend_attr_str(d, "driverVersion", DP_ATTR_VERSION, c->driver) < 0 ||
-            (c->cuda[0] && dp_backend_attr_str(d, "cudaDriverVersion", DP_ATTR_VERSION, c->cuda) < 0) ||
-            (cc[0] && dp_backend_attr_str(d, "cudaComputeCapability", DP_ATTR_VERSION, cc) < 0) ||
+            dp_backend_attr_str(d, "productName", DP_HW_ATTR_STRING, name) < 0 ||
+            dp_backend_attr_str(d, "architecture", DP_HW_ATTR_STRING, an) < 0 ||
+            dp_backend_attr_str(d, "driverVersion", DP_HW_ATTR_VERSION, c->driver) < 0 ||
+            (c->cuda[0] && dp_backend_attr_str(d, "cudaDriverVersion", DP_HW_ATTR_VERSION, c->cuda) < 0) ||
+            (cc[0] && dp_backend_attr_str(d, "cudaComputeCapability", DP_HW_ATTR_VERSION, cc) < 0) ||
             dp_backend_attr_int(d, "minor", minor) < 0 || dp_backend_capacity(d, "memory", mtext) < 0)
                 return dp_error_set(c->err, -ENOMEM, "out of memory");
         nvml_gpu *g = realloc(c->st->gpus, (c->st->n_gpus + 1) * sizeof *g);

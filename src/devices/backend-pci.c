@@ -107,7 +107,7 @@ static bool needs_group(const dp_pci_rule *r) {
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-static int fill(dp_device *d, const dp_backend *b, const dp_pci_rule *rule, const pci_dev *p, unsigned index) {
+static int fill(dp_hw_device *d, const dp_backend *b, const dp_pci_rule *rule, const pci_dev *p, unsigned index) {
         char buf[64];
         d->index = index;
         d->numa_node = p->numa_node;
@@ -120,11 +120,11 @@ static int fill(dp_device *d, const dp_backend *b, const dp_pci_rule *rule, cons
         if (!(d->product = dp_asprintf("%04x:%04x", (unsigned)p->vendor, (unsigned)p->device))) return -ENOMEM;
         int r;
         dp_pathf(buf, sizeof buf, "%04x", (unsigned)p->vendor);
-        if ((r = dp_backend_attr_str(d, "vendorID", DP_ATTR_STRING, buf)) < 0) return r;
+        if ((r = dp_backend_attr_str(d, "vendorID", DP_HW_ATTR_STRING, buf)) < 0) return r;
         dp_pathf(buf, sizeof buf, "%04x", (unsigned)p->device);
-        if ((r = dp_backend_attr_str(d, "deviceID", DP_ATTR_STRING, buf)) < 0) return r;
-        if ((r = dp_backend_attr_str(d, "class", DP_ATTR_STRING, p->class_code)) < 0) return r;
-        if ((r = dp_backend_attr_str(d, "driver", DP_ATTR_STRING, p->driver)) < 0) return r;
+        if ((r = dp_backend_attr_str(d, "deviceID", DP_HW_ATTR_STRING, buf)) < 0) return r;
+        if ((r = dp_backend_attr_str(d, "class", DP_HW_ATTR_STRING, p->class_code)) < 0) return r;
+        if ((r = dp_backend_attr_str(d, "driver", DP_HW_ATTR_STRING, p->driver)) < 0) return r;
         if (p->iommu_group >= 0 && (r = dp_backend_attr_int(d, "iommuGroup", p->iommu_group)) < 0) return r;
         for (size_t k = 0; k < rule->n_device_nodes; k++) {
                 _cleanup_free_ char *node = NULL;
@@ -175,7 +175,7 @@ static int pci_discover(dp_backend *b, dp_device_set **ret, dp_error *err) {
                         unsigned index = 0;
                         for (size_t j = 0; j < b->cfg->n_pci; j++)
                                 if (streq(b->cfg->pci[j].type, rule->type)) index += counts[j];
-                        dp_device *d = dp_backend_set_add(s, &dcap, &r);
+                        dp_hw_device *d = dp_backend_set_add(s, &dcap, &r);
                         if (!d) break;
                         int fr = fill(d, b, rule, &p, index);
                         if (fr < 0) r = fr;

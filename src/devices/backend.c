@@ -125,7 +125,7 @@ static void arm(dp_backend *b, uint64_t now_usec) {
 static int apply_faults(dp_backend *b, dp_device_set *set) {
         int changed = 0;
         for (size_t i = 0; set && i < set->n_devices; i++) {
-                dp_device *d = &set->devices[i];
+                dp_hw_device *d = &set->devices[i];
                 dp_health h = dp_fault_tracker_find(&b->tracker, d->id) ? DP_HEALTH_UNHEALTHY : DP_HEALTH_HEALTHY;
                 if (h != d->profile_health) {
                         d->profile_health = d->health = h;
@@ -178,7 +178,7 @@ int dp_backend_dispatch(dp_backend *b, dp_device_set *set, uint64_t now_usec, dp
 int dp_backend_recover(dp_backend *b, dp_device_set *set, const char *id, uint64_t now_usec) {
         assert_return(b && id, -EINVAL);
         const char *key = id;
-        const dp_device *d = dp_device_set_find(set, id);
+        const dp_hw_device *d = dp_device_set_find(set, id);
         const dp_mig_device *m = d ? NULL : dp_device_set_find_mig(set, id);
         if (d)
                 key = d->id;
@@ -227,7 +227,7 @@ dp_device_set *dp_backend_set_new(const dp_backend *b, const char *profile, cons
         return TAKE_PTR(s);
 }
 
-dp_device *dp_backend_set_add(dp_device_set *s, size_t *cap, int *ret_err) {
+dp_hw_device *dp_backend_set_add(dp_device_set *s, size_t *cap, int *ret_err) {
         if (s->n_devices >= DP_DEVICES_MAX) {
                 *ret_err = -E2BIG;
                 return NULL;
@@ -236,7 +236,7 @@ dp_device *dp_backend_set_add(dp_device_set *s, size_t *cap, int *ret_err) {
                 *ret_err = -ENOMEM;
                 return NULL;
         }
-        dp_device *d = &s->devices[s->n_devices++];
+        dp_hw_device *d = &s->devices[s->n_devices++];
         memset(d, 0, sizeof *d);
         d->numa_node = -1;
         return d;
@@ -252,35 +252,35 @@ int dp_backend_strv_add(char ***v, size_t *n, const char *s) {
         return 0;
 }
 
-static dp_attr *attr_new(dp_device *d, const char *name) {
+static dp_hw_attr *attr_new(dp_hw_device *d, const char *name) {
         if (d->n_attrs + d->n_capacities >= DP_DEVICES_ATTRS_MAX) return NULL;
-        dp_attr *v = realloc(d->attrs, (d->n_attrs + 1) * sizeof *v);
+        dp_hw_attr *v = realloc(d->attrs, (d->n_attrs + 1) * sizeof *v);
         if (!v) return NULL;
         d->attrs = v;
-        dp_attr *a = &v[d->n_attrs];
+        dp_hw_attr *a = &v[d->n_attrs];
         memset(a, 0, sizeof *a);
         if (!(a->name = dp_strdup(name))) return NULL;
         d->n_attrs++;
         return a;
 }
 
-int dp_backend_attr_str(dp_device *d, const char *name, dp_attr_type t, const char *val) {
+int dp_backend_attr_str(dp_hw_device *d, const char *name, dp_hw_attr_type t, const char *val) {
         if (!val) return 0;
-        dp_attr *a = attr_new(d, name);
+        dp_hw_attr *a = attr_new(d, name);
         if (!a) return -ENOMEM;
         a->type = t;
         return (a->str = dp_strdup(val)) ? 0 : -ENOMEM;
 }
 
-int dp_backend_attr_int(dp_device *d, const char *name, int64_t v) {
-        dp_attr *a = attr_new(d, name);
+int dp_backend_attr_int(dp_hw_device *d, const char *name, int64_t v) {
+        dp_hw_attr *a = attr_new(d, name);
         if (!a) return -ENOMEM;
-        a->type = DP_ATTR_INT;
+        a->type = DP_HW_ATTR_INT;
         a->i = v;
         return 0;
 }
 
-int dp_backend_capacity(dp_device *d, const char *name, const char *value) {
+int dp_backend_capacity(dp_hw_device *d, const char *name, const char *value) {
         if (d->n_attrs + d->n_capacities >= DP_DEVICES_ATTRS_MAX) return -E2BIG;
         dp_capacity *v = realloc(d->capacities, (d->n_capacities + 1) * sizeof *v);
         if (!v) return -ENOMEM;

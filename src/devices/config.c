@@ -317,6 +317,17 @@ static int read_flags(loader *l, const dp_doc_node *flags) {
         if ((n = field(flags, "gfd")) && (r = read_gfd(l, n)) < 0) return r;
         return 0;
 }
+bool dp_resource_name_part_valid(const char *name) {
+        size_t nl = strlen(name);
+        if (nl == 0 || nl > 63) return false;
+        for (size_t i = 0; i < nl; i++) {
+                char ch = name[i];
+                bool alnum = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9');
+                if (!alnum && !(i > 0 && i + 1 < nl && (ch == '-' || ch == '_' || ch == '.'))) return false;
+        }
+        return true;
+}
+
 /* NVIDIA's resource names: a bare name is prefixed with nvidia.com/, the
  * whole name is at most 63 characters and the part after the domain is a
  * DNS subdomain. Another domain is a devplane extension (profiles with
@@ -330,15 +341,7 @@ static bool valid_extended_name(const char *s) {
         memcpy(prefix, s, pl);
         prefix[pl] = 0;
         if (!dp_is_dns_subdomain(prefix)) return false;
-        const char *name = slash + 1;
-        size_t nl = strlen(name);
-        if (nl == 0 || nl > 63) return false;
-        for (size_t i = 0; i < nl; i++) {
-                char ch = name[i];
-                bool alnum = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9');
-                if (!alnum && !(i > 0 && i + 1 < nl && (ch == '-' || ch == '_' || ch == '.'))) return false;
-        }
-        return true;
+        return dp_resource_name_part_valid(slash + 1);
 }
 
 static int resource_name(loader *l, const dp_doc_node *n, const char *path, char **ret) {
@@ -691,9 +694,9 @@ int dp_agent_config_check(const dp_agent_config *c, const dp_device_set *s, dp_e
         if (c->mig_strategy != DP_MIG_SINGLE) return 0;
         size_t mig = 0, whole = 0;
         const char *profile = NULL;
-        const dp_device *first_whole = NULL, *first_mig = NULL;
+        const dp_hw_device *first_whole = NULL, *first_mig = NULL;
         for (size_t i = 0; i < s->n_devices; i++) {
-                const dp_device *d = &s->devices[i];
+                const dp_hw_device *d = &s->devices[i];
                 if (!d->mig_enabled) {
                         whole++;
                         if (!first_whole) first_whole = d;

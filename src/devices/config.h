@@ -146,6 +146,11 @@ typedef struct dp_config_flag {
 } dp_config_flag;
 extern const dp_config_flag dp_config_flags[];
 
+/* The name part of an extended resource name ("gpu" in nvidia.com/gpu), as
+ * the kubelet's Register checks it (wire-protocols 2.5): 1..63 characters,
+ * alphanumeric at both ends, '-', '_' or '.' inside. */
+bool dp_resource_name_part_valid(const char *name);
+
 /* Apply overrides in order (a later one for the same setting wins), then
  * dp_agent_config_validate. -EINVAL names the origin on a bad value. */
 int dp_agent_config_apply(dp_agent_config *c, const dp_config_override *o, size_t n, dp_error *err);

@@ -9,7 +9,7 @@
 
 const char *dp_health_to_string(dp_health h) { return h == DP_HEALTH_HEALTHY ? "Healthy" : "Unhealthy"; }
 
-static void device_done(dp_device *d) {
+static void device_done(dp_hw_device *d) {
         free(d->id);
         free(d->type);
         free(d->uuid);
@@ -60,7 +60,7 @@ dp_device_set *dp_device_set_free(dp_device_set *s) {
         return NULL;
 }
 
-dp_device *dp_device_set_find(const dp_device_set *s, const char *id) {
+dp_hw_device *dp_device_set_find(const dp_device_set *s, const char *id) {
         if (!s || !id) return NULL;
         for (size_t i = 0; i < s->n_devices; i++)
                 if (streq(s->devices[i].id, id) || streq_ptr(s->devices[i].uuid, id)) return &s->devices[i];

@@ -44,20 +44,20 @@ typedef enum {
 const char *dp_health_to_string(dp_health h);
 
 typedef enum {
-        DP_ATTR_STRING = 0,
-        DP_ATTR_INT,
-        DP_ATTR_BOOL,
-        DP_ATTR_VERSION, /* semantic version, kept as text ("1.0.0") */
-} dp_attr_type;
+        DP_HW_ATTR_STRING = 0,
+        DP_HW_ATTR_INT,
+        DP_HW_ATTR_BOOL,
+        DP_HW_ATTR_VERSION, /* semantic version, kept as text ("1.0.0") */
+} dp_hw_attr_type;
 
 /* A typed attribute (V2 DeviceAttribute). */
-typedef struct dp_attr {
+typedef struct dp_hw_attr {
         char *name;
-        dp_attr_type type;
-        char *str; /* DP_ATTR_STRING and DP_ATTR_VERSION */
-        int64_t i; /* DP_ATTR_INT */
-        bool b;    /* DP_ATTR_BOOL */
-} dp_attr;
+        dp_hw_attr_type type;
+        char *str; /* DP_HW_ATTR_STRING and DP_HW_ATTR_VERSION */
+        int64_t i; /* DP_HW_ATTR_INT */
+        bool b;    /* DP_HW_ATTR_BOOL */
+} dp_hw_attr;
 
 /* A capacity (V2 DeviceCapacity): the quantity exactly as written in the
  * profile ("80Gi", "100"); V2 code parses it with model/quantity.h. */
@@ -79,7 +79,7 @@ typedef struct dp_mig_device {
         dp_health health;         /* current own health (profile_health + health file) */
 } dp_mig_device;
 
-typedef struct dp_device {
+typedef struct dp_hw_device {
         char *id;             /* "gpu-3": unique per node, the V2 device name */
         char *type;           /* "gpu" (V1 resource <domain>/<type> for whole devices) */
         char *uuid;           /* "GPU-..." (or "gpu-..." for example-gpu), stable per node name */
@@ -98,11 +98,11 @@ typedef struct dp_device {
         bool mig_enabled;
         dp_mig_device *migs;
         size_t n_migs;
-        dp_attr *attrs; /* extra attributes from the profile, in file order */
+        dp_hw_attr *attrs; /* extra attributes from the profile, in file order */
         size_t n_attrs;
         dp_capacity *capacities; /* extra capacities ("compute": "100"), file order */
         size_t n_capacities;
-} dp_device;
+} dp_hw_device;
 
 /* A partition mode (1.37 compatibility groups): every GPU of the set offers
  * `count` partitions of this mode (or, `whole`, itself), all drawing on one
@@ -126,7 +126,7 @@ typedef struct dp_device_set {
         char **common_device_nodes; /* nodes every container with a device needs (/dev/nvidiactl) */
         size_t n_common_device_nodes;
         unsigned partitions; /* example-gpu partition mode: partitions per GPU, 0 = off */
-        dp_device *devices;  /* ordered by index */
+        dp_hw_device *devices; /* ordered by index */
         size_t n_devices;
         dp_partition_mode *partition_modes; /* spec.partitionModes, in file order (none: off) */
         size_t n_partition_modes;
@@ -137,7 +137,7 @@ DEFINE_FREEP(dp_device_set, dp_device_set_free)
 
 /* Lookups by id ("gpu-3", "gpu-0-mig-1g10gb-2") or uuid; a MIG instance
  * also by its dotted name of earlier releases (dp_mig_named). NULL if absent. */
-dp_device *dp_device_set_find(const dp_device_set *s, const char *id_or_uuid);
+dp_hw_device *dp_device_set_find(const dp_device_set *s, const char *id_or_uuid);
 dp_mig_device *dp_device_set_find_mig(const dp_device_set *s, const char *id_or_uuid);
 
 /* The one name of a MIG instance, in V1 and V2 output alike and the V2

@@ -156,8 +156,7 @@ int dp_fault_tracker_raise(dp_fault_tracker *tr, const char *device, const char 
 
 static void remove_at(dp_fault_tracker *tr, size_t i) {
         free(tr->items[i].device);
-        memmove(&tr->items[i], &tr->items[i + 1], (tr->n - i - 1) * sizeof *tr->items);
-        tr->n--;
+        DP_REMOVE_AT(tr->items, tr->n, i);
 }
 
 int dp_fault_tracker_clear(dp_fault_tracker *tr, const char *device) {

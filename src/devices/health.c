@@ -91,7 +91,7 @@ int dp_health_apply(dp_device_set *s, const dp_health_file *f, const char *sourc
                                             f->items[i].id);
         int changed = 0;
         for (size_t i = 0; i < s->n_devices; i++) {
-                dp_device *d = &s->devices[i];
+                dp_hw_device *d = &s->devices[i];
                 dp_health h = d->profile_health;
                 for (size_t k = 0; f && k < f->n; k++)
                         if (streq(f->items[k].id, d->id) || streq_ptr(f->items[k].id, d->uuid)) h = f->items[k].health;

@@ -158,11 +158,11 @@ static bool valid_attr_name(const char *s) {
         return (s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z');
 }
 
-static int read_attrs(const dp_decode_ctx *c, const dp_doc_node *n, const char *path, dp_device *d) {
+static int read_attrs(const dp_decode_ctx *c, const dp_doc_node *n, const char *path, dp_hw_device *d) {
         if (n->type != DP_DOC_MAP) return dp_decode_fail(c, n, path, "expected a map, got %s", dp_doc_type_name(n));
         if (n->n > DP_DEVICES_ATTRS_MAX)
                 return dp_decode_fail_code(c, -E2BIG, n, path, "at most %d attributes", DP_DEVICES_ATTRS_MAX);
-        d->attrs = calloc(n->n ? n->n : 1, sizeof(dp_attr));
+        d->attrs = calloc(n->n ? n->n : 1, sizeof(dp_hw_attr));
         if (!d->attrs) return oom(c);
         for (size_t i = 0; i < n->n; i++) {
                 char p[256];
@@ -173,7 +173,7 @@ static int read_attrs(const dp_decode_ctx *c, const dp_doc_node *n, const char *
                         return dp_decode_fail(c, n->pairs[i].key_node, p,
                                               "attribute names are C identifiers with '-' allowed, at most 63 "
                                               "characters");
-                dp_attr *a = &d->attrs[d->n_attrs++]; /* counted now so a failure below frees it */
+                dp_hw_attr *a = &d->attrs[d->n_attrs++]; /* counted now so a failure below frees it */
                 a->name = dp_strdup(key);
                 if (!a->name) return oom(c);
                 if (v && v->type == DP_DOC_MAP) {
@@ -185,22 +185,22 @@ static int read_attrs(const dp_decode_ctx *c, const dp_doc_node *n, const char *
                         char p2[300];
                         dp_pathf(p2, sizeof p2, "%s.version", p);
                         if (!vv) return dp_decode_fail(c, v, p2, "required");
-                        a->type = DP_ATTR_VERSION;
+                        a->type = DP_HW_ATTR_VERSION;
                         r = dp_decode_str(c, vv, p2, true, &a->str);
                         if (r < 0) return r;
                 } else if (!v || v->type != DP_DOC_SCALAR || dp_doc_kind(v) == DP_DOC_NULL ||
                            dp_doc_kind(v) == DP_DOC_FLOAT) {
                         return dp_decode_fail(c, v, p, "must be a string, integer, boolean or {version: x.y.z}");
                 } else if (dp_doc_kind(v) == DP_DOC_INT) {
-                        a->type = DP_ATTR_INT;
+                        a->type = DP_HW_ATTR_INT;
                         int r = dp_decode_int(c, v, p, INT64_MIN, INT64_MAX, &a->i);
                         if (r < 0) return r;
                 } else if (dp_doc_kind(v) == DP_DOC_BOOL) {
-                        a->type = DP_ATTR_BOOL;
+                        a->type = DP_HW_ATTR_BOOL;
                         int r = dp_decode_bool(c, v, p, &a->b);
                         if (r < 0) return r;
                 } else {
-                        a->type = DP_ATTR_STRING;
+                        a->type = DP_HW_ATTR_STRING;
                         int r = dp_decode_str(c, v, p, false, &a->str);
                         if (r < 0) return r;
                         if (strlen(a->str) > 64)
@@ -210,7 +210,7 @@ static int read_attrs(const dp_decode_ctx *c, const dp_doc_node *n, const char *
         return 0;
 }
 
-static int read_caps(const dp_decode_ctx *c, const dp_doc_node *n, const char *path, dp_device *d) {
+static int read_caps(const dp_decode_ctx *c, const dp_doc_node *n, const char *path, dp_hw_device *d) {
         if (n->type != DP_DOC_MAP) return dp_decode_fail(c, n, path, "expected a map, got %s", dp_doc_type_name(n));
         if (n->n + d->n_attrs > DP_DEVICES_ATTRS_MAX)
                 return dp_decode_fail_code(c, -E2BIG, n, path, "at most %d attributes and capacities together",
@@ -273,7 +273,7 @@ static uint64_t mig_profile_memory(const char *profile) {
 static int read_mig(const dp_decode_ctx *c, const dp_doc_node *n, const char *path, dp_device_set *s, size_t pos) {
         static const char *const keys[] = {"instances", "deviceNodes", NULL};
         static const char *const ikeys[] = {"profile", "count", "memory", NULL};
-        dp_device *d = &s->devices[pos];
+        dp_hw_device *d = &s->devices[pos];
         int r = dp_decode_check_map(c, n, path, keys);
         if (r < 0) return r;
         const dp_doc_node *inst = dp_doc_get(n, "instances");
@@ -343,7 +343,7 @@ static int read_mig(const dp_decode_ctx *c, const dp_doc_node *n, const char *pa
 
 static int fill_device(const dp_decode_ctx *c, const tmpl *t, const char *path, dp_device_set *s, size_t pos,
                        unsigned index, const char *uuid_prefix) {
-        dp_device *d = &s->devices[pos];
+        dp_hw_device *d = &s->devices[pos];
         int r;
         d->index = index;
         d->numa_node = -1;
@@ -564,7 +564,7 @@ static int read_modes(const dp_decode_ctx *c, const dp_doc_node *n, dp_device_se
                         if ((r = read_memory(c, v, fp, &m->memory_bytes)) < 0) return r;
                         if (!m->memory_bytes) return dp_decode_fail(c, v, fp, "must be more than 0");
                         for (size_t i = 0; i < s->n_devices; i++) {
-                                const dp_device *d = &s->devices[i];
+                                const dp_hw_device *d = &s->devices[i];
                                 if (m->memory_bytes > d->memory_bytes / m->count) {
                                         char a[32], b[32];
                                         bytes_words(m->memory_bytes, a, sizeof a);
@@ -656,7 +656,7 @@ static int read_devices(const dp_decode_ctx *c, const dp_doc_node *spec, dp_devi
                         return dp_decode_fail_code(c, -E2BIG, cn ? cn : list->items[i], p,
                                                    "a profile holds at most %d devices", DP_DEVICES_MAX);
         }
-        s->devices = calloc(total ? total : 1, sizeof(dp_device));
+        s->devices = calloc(total ? total : 1, sizeof(dp_hw_device));
         if (!s->devices) return oom(c);
         /* Indexes count per type: gpu-0..gpu-7, then fpga-0.. */
         for (size_t i = 0; i < list->n; i++) {
@@ -836,7 +836,8 @@ static char *uuid_for(const char *t, const char *node_name, const char *salt, un
         return u;
 }
 
-static void device_copy(const dp_device_set *ts, const dp_device *t, dp_device *d, const char *node_name, bool *ok) {
+static void device_copy(const dp_device_set *ts, const dp_hw_device *t, dp_hw_device *d, const char *node_name,
+                        bool *ok) {
         *d = *t; /* the numbers; every pointer below is the copy's own */
         d->id = str_copy(t->id, ok);
         d->type = str_copy(t->type, ok);
@@ -865,7 +866,7 @@ static void device_copy(const dp_device_set *ts, const dp_device *t, dp_device *
                 }
         else if (t->migs)
                 *ok = false;
-        d->attrs = t->n_attrs ? calloc(t->n_attrs, sizeof(dp_attr)) : NULL;
+        d->attrs = t->n_attrs ? calloc(t->n_attrs, sizeof(dp_hw_attr)) : NULL;
         d->n_attrs = 0;
         for (; d->attrs && d->n_attrs < t->n_attrs; d->n_attrs++) {
                 d->attrs[d->n_attrs] = t->attrs[d->n_attrs];
@@ -895,7 +896,7 @@ static int set_copy(const dp_device_set *t, const char *node_name, dp_device_set
         s->visible_devices_env = str_copy(t->visible_devices_env, &ok);
         if ((s->common_device_nodes = strv_copy(t->common_device_nodes, t->n_common_device_nodes, &ok)))
                 s->n_common_device_nodes = t->n_common_device_nodes;
-        if (ok && !(s->devices = calloc(t->n_devices ? t->n_devices : 1, sizeof(dp_device)))) ok = false;
+        if (ok && !(s->devices = calloc(t->n_devices ? t->n_devices : 1, sizeof(dp_hw_device)))) ok = false;
         for (; ok && s->n_devices < t->n_devices; s->n_devices++)
                 device_copy(t, &t->devices[s->n_devices], &s->devices[s->n_devices], node_name, &ok);
         if (ok && t->n_partition_modes &&

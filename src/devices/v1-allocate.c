@@ -16,13 +16,17 @@ char **dp_v1_ids_free(char **ids) {
         return NULL;
 }
 
+static void kvs_free(dp_v1_kv *v, size_t n) {
+        for (size_t i = 0; i < n; i++) {
+                free(v[i].key);
+                free(v[i].value);
+        }
+        free(v);
+}
+
 dp_v1_container_response *dp_v1_container_response_free(dp_v1_container_response *r) {
         if (!r) return NULL;
-        for (size_t i = 0; i < r->n_envs; i++) {
-                free(r->envs[i].key);
-                free(r->envs[i].value);
-        }
-        free(r->envs);
+        kvs_free(r->envs, r->n_envs);
         for (size_t i = 0; i < r->n_mounts; i++) {
                 free(r->mounts[i].container_path);
                 free(r->mounts[i].host_path);
@@ -34,11 +38,7 @@ dp_v1_container_response *dp_v1_container_response_free(dp_v1_container_response
                 free(r->devices[i].permissions);
         }
         free(r->devices);
-        for (size_t i = 0; i < r->n_annotations; i++) {
-                free(r->annotations[i].key);
-                free(r->annotations[i].value);
-        }
-        free(r->annotations);
+        kvs_free(r->annotations, r->n_annotations);
         for (size_t i = 0; i < r->n_cdi_devices; i++)
                 free(r->cdi_devices[i]);
         free(r->cdi_devices);
@@ -48,7 +48,7 @@ dp_v1_container_response *dp_v1_container_response_free(dp_v1_container_response
 
 /* Insert keeping the array sorted by key; replaces an equal key. Takes
  * ownership of key and value (freed on failure). */
-static int kv_put(dp_kv **arr, size_t *n, char *key, char *value) {
+static int kv_put(dp_v1_kv **arr, size_t *n, char *key, char *value) {
         if (!key || !value) {
                 free(key);
                 free(value);
@@ -63,14 +63,14 @@ static int kv_put(dp_kv **arr, size_t *n, char *key, char *value) {
                 free(key);
                 return 0;
         }
-        dp_kv *na = realloc(*arr, (*n + 1) * sizeof(dp_kv));
+        dp_v1_kv *na = realloc(*arr, (*n + 1) * sizeof(dp_v1_kv));
         if (!na) {
                 free(key);
                 free(value);
                 return -ENOMEM;
         }
         *arr = na;
-        memmove(&na[i + 1], &na[i], (*n - i) * sizeof(dp_kv));
+        memmove(&na[i + 1], &na[i], (*n - i) * sizeof(dp_v1_kv));
         na[i].key = key;
         na[i].value = value;
         (*n)++;
@@ -119,7 +119,7 @@ typedef struct target {
 } target;
 
 static char *physical_id(const dp_device_set *s, const dp_agent_config *c, const target *t) {
-        const dp_device *d = &s->devices[t->gpu];
+        const dp_hw_device *d = &s->devices[t->gpu];
         if (t->mig < 0) return c->device_id_strategy == DP_ID_INDEX ? dp_asprintf("%u", d->index) : dp_strdup(d->uuid);
         const dp_mig_device *m = &d->migs[t->mig];
         return c->device_id_strategy == DP_ID_INDEX ? dp_asprintf("%u:%u", d->index, m->index) : dp_strdup(m->uuid);
@@ -251,7 +251,7 @@ static int build(const dp_v1_resource *res, const dp_device_set *s, const dp_age
                 for (size_t i = 0; i < s->n_common_device_nodes && r >= 0; i++)
                         r = add_spec(resp, &cap, root, s->common_device_nodes[i]);
                 for (size_t i = 0; i < nt && r >= 0; i++) {
-                        const dp_device *d = &s->devices[tg[i].gpu];
+                        const dp_hw_device *d = &s->devices[tg[i].gpu];
                         for (size_t k = 0; k < d->n_device_nodes && r >= 0; k++)
                                 r = add_spec(resp, &cap, root, d->device_nodes[k]);
                         if (tg[i].mig >= 0) {

@@ -48,7 +48,7 @@ static int add_device(builder *b, dp_v1_resource *r, const dp_device_set *s, con
                       int mig) {
         size_t ri = (size_t)(r - b->p->resources);
         if (DP_GROW(r->devices, b->dev_cap[ri], r->n_devices + 1) < 0) return -ENOMEM;
-        const dp_device *d = &s->devices[gpu];
+        const dp_hw_device *d = &s->devices[gpu];
         dp_v1_device *v = &r->devices[r->n_devices];
         /* The kubelet always sees uuids, whatever deviceIDStrategy says (as
          * NVIDIA's plugin does): the strategy shapes only what the container
@@ -69,18 +69,6 @@ static int add_device(builder *b, dp_v1_resource *r, const dp_device_set *s, con
         v->replica = 0;
         r->n_devices++;
         return 0;
-}
-
-/* Resource names as Register checks them (wire-protocols §2.5), name part. */
-static bool valid_name_part(const char *name) {
-        size_t nl = strlen(name);
-        if (nl == 0 || nl > 63) return false;
-        for (size_t i = 0; i < nl; i++) {
-                char ch = name[i];
-                bool alnum = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9');
-                if (!alnum && !(i > 0 && i + 1 < nl && (ch == '-' || ch == '_' || ch == '.'))) return false;
-        }
-        return true;
 }
 
 /* Expand a resource's devices into replicas "<id>::<n>". */
@@ -142,7 +130,7 @@ int dp_v1_plan_build(const dp_device_set *s, const dp_agent_config *c, dp_v1_pla
         builder b = {p, 0, NULL, 0};
         char name[512];
         for (size_t i = 0; i < s->n_devices && r >= 0; i++) {
-                const dp_device *d = &s->devices[i];
+                const dp_hw_device *d = &s->devices[i];
                 if (!d->mig_enabled || c->mig_strategy == DP_MIG_NONE) {
                         dp_pathf(name, sizeof name, "%s/%s", s->domain, d->type);
                         dp_v1_resource *res = get_resource(&b, name);
@@ -154,7 +142,7 @@ int dp_v1_plan_build(const dp_device_set *s, const dp_agent_config *c, dp_v1_pla
                                 dp_pathf(name, sizeof name, "%s/gpu", s->domain);
                         else
                                 dp_pathf(name, sizeof name, "%s/mig-%s", s->domain, d->migs[j].profile);
-                        if (!valid_name_part(strchr(name, '/') + 1)) {
+                        if (!dp_resource_name_part_valid(strchr(name, '/') + 1)) {
                                 free(b.dev_cap);
                                 return dp_error_set(err, -EINVAL,
                                                     "device %s: resource name %s is not valid (the part after '/' "
@@ -196,7 +184,7 @@ int dp_v1_plan_build(const dp_device_set *s, const dp_agent_config *c, dp_v1_pla
                         res->name = dp_strdup(res->base_name);
                 }
                 if (!res->name) return dp_error_set(err, -ENOMEM, "out of memory");
-                if (!valid_name_part(strchr(res->name, '/') + 1))
+                if (!dp_resource_name_part_valid(strchr(res->name, '/') + 1))
                         return dp_error_set(err, -EINVAL, "%s: resource %s renamed to %s: not a valid resource name",
                                             c->source, res->base_name, res->name);
         }
@@ -224,7 +212,7 @@ int dp_v1_plan_update_health(dp_v1_plan *p, const dp_device_set *s) {
                 for (size_t k = 0; k < r->n_devices; k++) {
                         dp_v1_device *v = &r->devices[k];
                         if (v->gpu >= s->n_devices) continue;
-                        const dp_device *d = &s->devices[v->gpu];
+                        const dp_hw_device *d = &s->devices[v->gpu];
                         dp_health h = d->health;
                         if (v->mig >= 0 && (size_t)v->mig < d->n_migs) h = dp_mig_effective_health(s, &d->migs[v->mig]);
                         if (h != v->health) {

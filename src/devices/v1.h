@@ -79,10 +79,10 @@ size_t dp_v1_resource_count_healthy(const dp_v1_resource *r);
 
 /* ---- Allocate ---- */
 
-typedef struct dp_kv {
+typedef struct dp_v1_kv {
         char *key;
         char *value;
-} dp_kv;
+} dp_v1_kv;
 
 typedef struct dp_v1_mount {
         char *container_path;
@@ -98,13 +98,13 @@ typedef struct dp_v1_device_spec {
 
 /* ContainerAllocateResponse, field for field. Maps are arrays sorted by key. */
 typedef struct dp_v1_container_response {
-        dp_kv *envs;
+        dp_v1_kv *envs;
         size_t n_envs;
         dp_v1_mount *mounts;
         size_t n_mounts;
         dp_v1_device_spec *devices;
         size_t n_devices;
-        dp_kv *annotations;
+        dp_v1_kv *annotations;
         size_t n_annotations;
         char **cdi_devices; /* fully qualified CDI names */
         size_t n_cdi_devices;

@@ -135,13 +135,13 @@ static void attr_bool(builder *b, dp_dra_device *d, const char *name, bool v) {
 }
 
 /* The profile's own attributes, in file order. */
-static void attrs_from_model(builder *b, dp_dra_device *d, const dp_attr *v, size_t n) {
+static void attrs_from_model(builder *b, dp_dra_device *d, const dp_hw_attr *v, size_t n) {
         for (size_t i = 0; i < n; i++) {
                 switch (v[i].type) {
-                case DP_ATTR_STRING: attr_str(b, d, v[i].name, DP_DRA_VAL_STRING, v[i].str); break;
-                case DP_ATTR_VERSION: attr_str(b, d, v[i].name, DP_DRA_VAL_VERSION, v[i].str); break;
-                case DP_ATTR_INT: attr_int(b, d, v[i].name, v[i].i); break;
-                case DP_ATTR_BOOL: attr_bool(b, d, v[i].name, v[i].b); break;
+                case DP_HW_ATTR_STRING: attr_str(b, d, v[i].name, DP_DRA_VAL_STRING, v[i].str); break;
+                case DP_HW_ATTR_VERSION: attr_str(b, d, v[i].name, DP_DRA_VAL_VERSION, v[i].str); break;
+                case DP_HW_ATTR_INT: attr_int(b, d, v[i].name, v[i].i); break;
+                case DP_HW_ATTR_BOOL: attr_bool(b, d, v[i].name, v[i].b); break;
                 }
         }
 }
@@ -274,7 +274,7 @@ static dp_dra_consumption *consume_new(builder *b, dp_dra_device *d, const char 
 }
 
 /* NVIDIA-style placement attributes shared by a GPU and its sub-devices. */
-static void attrs_placement(builder *b, dp_dra_device *d, const dp_device *g) {
+static void attrs_placement(builder *b, dp_dra_device *d, const dp_hw_device *g) {
         if (!b->nvidia) return;
         if (g->pci_bus_id) {
                 attr_str(b, d, "resource.kubernetes.io/pciBusID", DP_DRA_VAL_STRING, g->pci_bus_id);
@@ -289,7 +289,7 @@ static void attrs_placement(builder *b, dp_dra_device *d, const dp_device *g) {
         if (g->numa_node >= 0) attr_int(b, d, "numa", g->numa_node);
 }
 
-static void attrs_gpu_identity(builder *b, dp_dra_device *d, const dp_device *g) {
+static void attrs_gpu_identity(builder *b, dp_dra_device *d, const dp_hw_device *g) {
         attrs_from_model(b, d, g->attrs, g->n_attrs);
         if (!b->nvidia) return;
         attr_str(b, d, "productName", DP_DRA_VAL_STRING, g->product);
@@ -302,14 +302,14 @@ static void memory_capacity(builder *b, dp_dra_device *d, uint64_t bytes) {
         qty_add(b, &d->capacity, &d->n_capacity, "memory", buf);
 }
 
-static const char *gpu_memory_text(const dp_device *g, char *buf, size_t size) {
+static const char *gpu_memory_text(const dp_hw_device *g, char *buf, size_t size) {
         for (size_t i = 0; i < g->n_capacities; i++)
                 if (streq(g->capacities[i].name, "memory")) return g->capacities[i].value;
         bytes_text(g->memory_bytes, buf, size);
         return buf;
 }
 
-static void add_whole(builder *b, const dp_device *g, size_t pos) {
+static void add_whole(builder *b, const dp_hw_device *g, size_t pos) {
         dp_dra_device *d = device_new(b, g->id, DP_DRA_KIND_GPU, pos, -1);
         if (!d) return;
         d->model_id = sdup(b, g->id);
@@ -330,7 +330,7 @@ static void add_whole(builder *b, const dp_device *g, size_t pos) {
 
 /* The device name is the model's id (dp_mig_id_new: a DNS label), the
  * name V1 output uses too. */
-static void add_mig(builder *b, const dp_device *g, size_t pos, const dp_mig_device *m, const char *set,
+static void add_mig(builder *b, const dp_hw_device *g, size_t pos, const dp_mig_device *m, const char *set,
                     const char *group) {
         dp_dra_device *d = device_new(b, m->id, DP_DRA_KIND_MIG, pos, (int)m->index);
         if (!d) return;
@@ -360,7 +360,7 @@ static void add_mig(builder *b, const dp_device *g, size_t pos, const dp_mig_dev
 
 /* A counter-consuming partition of GPU g: `share` of every counter in cs
  * (share 0 = all of it). */
-static dp_dra_device *add_part_mode(builder *b, const dp_device *g, size_t pos, const char *name, dp_dra_kind kind,
+static dp_dra_device *add_part_mode(builder *b, const dp_hw_device *g, size_t pos, const char *name, dp_dra_kind kind,
                                     int unit, const dp_dra_counter_set *cs, unsigned share, const char *const *groups,
                                     size_t n_groups, const char *mode) {
         dp_dra_device *d = device_new(b, name, kind, pos, unit);
@@ -399,12 +399,12 @@ static dp_dra_device *add_part_mode(builder *b, const dp_device *g, size_t pos, 
         return d;
 }
 
-static dp_dra_device *add_part(builder *b, const dp_device *g, size_t pos, const char *name, dp_dra_kind kind, int unit,
-                               const dp_dra_counter_set *cs, unsigned share, const char *group) {
+static dp_dra_device *add_part(builder *b, const dp_hw_device *g, size_t pos, const char *name, dp_dra_kind kind,
+                               int unit, const dp_dra_counter_set *cs, unsigned share, const char *group) {
         return add_part_mode(b, g, pos, name, kind, unit, cs, share, &group, group ? 1 : 0, NULL);
 }
 
-static void add_partitioned(builder *b, const dp_device *g, size_t pos) {
+static void add_partitioned(builder *b, const dp_hw_device *g, size_t pos) {
         char name[128], membuf[64];
         snprintf(name, sizeof(name), "%s-counters", g->id);
         dp_dra_counter_set *cs = counter_set_new(b, name);
@@ -422,7 +422,7 @@ static void add_partitioned(builder *b, const dp_device *g, size_t pos) {
         if (b->r >= 0) add_part(b, g, pos, name, DP_DRA_KIND_FULL, -1, &b->inv->counter_sets[k], 0, NULL);
 }
 
-static void add_compat(builder *b, const dp_device *g, size_t pos) {
+static void add_compat(builder *b, const dp_hw_device *g, size_t pos) {
         char name[128], membuf[64];
         snprintf(name, sizeof(name), "%s-memory", g->id);
         dp_dra_counter_set *cs = counter_set_new(b, name);
@@ -452,7 +452,7 @@ static void add_compat(builder *b, const dp_device *g, size_t pos) {
  * mode's memory (default: the GPU's / count) or, for the whole mode, gpu-<i>
  * drawing all of it; each with the mode's groups and attribute `mode`. Mode
  * k's partition j is sub-unit k * DP_DRA_MAX_PARTITIONS + j. */
-static void add_modes(builder *b, const dp_device *g, size_t pos) {
+static void add_modes(builder *b, const dp_hw_device *g, size_t pos) {
         char name[128], membuf[64];
         snprintf(name, sizeof(name), "%s-memory", g->id);
         dp_dra_counter_set *cs = counter_set_new(b, name);
@@ -480,7 +480,7 @@ static void add_modes(builder *b, const dp_device *g, size_t pos) {
         }
 }
 
-static void add_mig_parent(builder *b, const dp_device *g, size_t pos) {
+static void add_mig_parent(builder *b, const dp_hw_device *g, size_t pos) {
         char name[128], membuf[64];
         snprintf(name, sizeof(name), "%s-counters", g->id);
         dp_dra_counter_set *cs = counter_set_new(b, name);
@@ -526,7 +526,7 @@ int dp_dra_inventory_build(const dp_device_set *set, const dp_dra_inventory_opti
                                 b.inv->n_common_device_nodes++;
         }
         for (size_t i = 0; b.r >= 0 && i < set->n_devices; i++) {
-                const dp_device *g = &set->devices[i];
+                const dp_hw_device *g = &set->devices[i];
                 if (set->n_partition_modes)
                         add_modes(&b, g, i);
                 else if (o->compat_groups)
@@ -558,7 +558,7 @@ dp_device_set *dp_dra_device_set_free(dp_device_set *set) { return dp_device_set
 int dp_dra_device_set_health(dp_device_set *set, const char *id, bool healthy, dp_error *err) {
         assert_return(set && id, -EINVAL);
         dp_health h = healthy ? DP_HEALTH_HEALTHY : DP_HEALTH_UNHEALTHY;
-        dp_device *d = dp_device_set_find(set, id);
+        dp_hw_device *d = dp_device_set_find(set, id);
         if (d) {
                 d->health = h;
                 return 0;

@@ -2,12 +2,11 @@
  *
  * inventory.h — what one node's DRA driver publishes, as plain data.
  *
- * The inventory sits between the device model (devices/device.h) and the
- * Kubernetes objects (model/objects.h). Both headers define `dp_device`, so no
- * translation unit can include the two; this header includes neither, and
- * the daemon code that holds a dp_device_set can build an inventory without
- * seeing the model, while the slice builder, CDI and prepare code read the
- * inventory without seeing the device model.
+ * The inventory sits between the device model (devices/device.h: dp_hw_device)
+ * and the Kubernetes objects (model/objects.h: dp_device). This header
+ * includes neither, so the daemon code that holds a dp_device_set can build an
+ * inventory without seeing the model, while the slice builder, CDI and prepare
+ * code read the inventory without seeing the device model.
  *
  * One inventory entry is one ResourceSlice device: a whole GPU, a MIG
  * instance, an example-gpu partition (gpu-<i>-partition-<j>, gpu-<i>-full),
@@ -157,8 +156,8 @@ DEFINE_FREEP(dp_dra_inventory, dp_dra_inventory_free)
 const dp_dra_device *dp_dra_inventory_find(const dp_dra_inventory *inv, const char *name);
 const dp_dra_attr *dp_dra_device_attr(const dp_dra_device *d, const char *name);
 
-/* Conveniences for code that must not include devices/device.h next to the
- * model (tests, the slice tools): load a built-in profile or a profile file
+/* Conveniences for model-side code that does not need the device model
+ * (tests, the slice tools): load a built-in profile or a profile file
  * for a node (dp_profile_resolve), free a set, and set one device's (or MIG
  * instance's, by id or uuid) own health as the health file would. */
 int dp_dra_device_set_load(const char *profile, const char *node_name, struct dp_device_set **ret, dp_error *err);

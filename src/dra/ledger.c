@@ -77,7 +77,7 @@ dp_ledger *dp_ledger_new(const dp_device_set *set, const dp_dra_inventory *inv) 
         for (size_t i = 0; r >= 0 && inv && i < inv->n_devices; i++)
                 r = add_name(l, inv->devices[i].name, inv->devices[i].physical, inv->devices[i].unit);
         for (size_t i = 0; r >= 0 && i < set->n_devices; i++) {
-                const dp_device *d = &set->devices[i];
+                const dp_hw_device *d = &set->devices[i];
                 char idx[32];
                 snprintf(idx, sizeof(idx), "%u", d->index);
                 r = add_name(l, d->id, i, -1);

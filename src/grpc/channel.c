@@ -10,9 +10,6 @@
 #include "grpc/internal.h"
 #include "proto/proto.h"
 
-#define READ_CHUNK (64u * 1024u)
-#define READ_BUDGET (1024u * 1024u)
-
 struct dp_grpc_channel {
         dp_loop *loop;
         int fd;
@@ -97,9 +94,9 @@ static int channel_io(dp_loop_source *s, int fd, uint32_t events, void *userdata
         }
         ch->busy++;
         if (events & (EPOLLIN | EPOLLHUP | EPOLLERR)) {
-                uint8_t buf[READ_CHUNK];
+                uint8_t buf[DP_GRPC_READ_CHUNK];
                 size_t total = 0;
-                while (ch->conn && !ch->free_requested && total < READ_BUDGET) {
+                while (ch->conn && !ch->free_requested && total < DP_GRPC_READ_BUDGET) {
                         ssize_t n = read(fd, buf, sizeof buf);
                         if (n < 0 && errno == EINTR) continue;
                         if (n < 0 && errno == EAGAIN) break;

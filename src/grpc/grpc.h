@@ -85,6 +85,16 @@ const char *dp_grpc_status_name(int status);
  * an empty DATA frame without END_STREAM. */
 #define DP_GRPC_EMPTY_DATA_BURST 1000u
 #define DP_GRPC_EMPTY_DATA_RATE 33u
+/* Registering on a unix socket that has just appeared (kubelet.sock for the
+ * agent, a DRA driver's registration socket for the node): the file exists
+ * from bind(), a moment before listen(), so a refused connection is retried
+ * with doubling delays, DP_GRPC_SOCKET_RETRY_FIRST_USEC << try, for
+ * DP_GRPC_SOCKET_RETRY_MAX tries (100 us up to 3.3 s, 6.5 s in all: enough
+ * for a loaded node's gap between the two calls, short enough that a socket
+ * nobody serves is left to the next inotify event within seconds). */
+#define DP_GRPC_SOCKET_RETRY_FIRST_USEC 100ull
+#define DP_GRPC_SOCKET_RETRY_MAX 16u
+static inline uint64_t dp_grpc_socket_retry_delay(unsigned tries) { return DP_GRPC_SOCKET_RETRY_FIRST_USEC << tries; }
 
 typedef struct dp_grpc_server dp_grpc_server;
 typedef struct dp_grpc_call dp_grpc_call;
@@ -195,6 +205,29 @@ int dp_grpc_call_finishf(dp_grpc_call *call, int status, const char *fmt, ...) _
 /* Unary convenience: send msg and finish with OK (on a packing failure,
  * finish with INTERNAL). Always releases the call. */
 int dp_grpc_call_reply_msg(dp_grpc_call *call, const ProtobufCMessage *msg);
+
+/* The open calls of one server-streaming watch (the device plugin's
+ * ListAndWatch, the DRA driver's NodeWatchResources): every new message goes
+ * to each of them. The set holds the application's references: a call leaves
+ * it when it is cancelled (the owner's cancel handler removes it), when a
+ * send fails, or when the set is finished. Zero-initialise; release the
+ * array with dp_grpc_streams_done() after dp_grpc_streams_finish(). */
+typedef struct dp_grpc_streams {
+        dp_grpc_call **calls;
+        size_t n, cap;
+} dp_grpc_streams;
+
+/* 0, or -ENOMEM (the call is not added; the caller finishes it). */
+int dp_grpc_streams_add(dp_grpc_streams *s, dp_grpc_call *call);
+/* Forget call (nothing when it is not in the set); does not finish it. */
+void dp_grpc_streams_remove(dp_grpc_streams *s, dp_grpc_call *call);
+/* Send msg to every call, or only to `only` when it is not NULL. A call
+ * that cannot take it is removed and finished with UNAVAILABLE and `why`.
+ * Returns how many were dropped so. */
+size_t dp_grpc_streams_send(dp_grpc_streams *s, dp_grpc_call *only, const uint8_t *msg, size_t len, const char *why);
+/* Finish every call with status and message, and empty the set. */
+void dp_grpc_streams_finish(dp_grpc_streams *s, int status, const char *message);
+void dp_grpc_streams_done(dp_grpc_streams *s);
 
 /* ---------------------------------------------------------------- client */
 

@@ -10,6 +10,13 @@
 #include "base/hashmap.h"
 #include "grpc/conn.h"
 
+/* Both ends (server.c, channel.c) read a connection the same way: pieces of
+ * DP_GRPC_READ_CHUNK bytes (on the stack) fed to the core, and at most
+ * DP_GRPC_READ_BUDGET bytes per loop round before other sources get a turn
+ * (a fast peer cannot starve the other connections, timers and signals). */
+#define DP_GRPC_READ_CHUNK (64u * 1024u)
+#define DP_GRPC_READ_BUDGET (1024u * 1024u)
+
 typedef struct dp_grpc_method {
         char *path;
         dp_grpc_kind kind;

@@ -96,6 +96,14 @@ static int add_source(dp_loop *l, src_kind kind, int fd, uint32_t events, void *
         return 0;
 }
 
+/* add_source for a descriptor the source owns (timerfd, signalfd, inotify):
+ * closed here when it cannot be added. */
+static int add_owned_source(dp_loop *l, src_kind kind, int fd, void *userdata, dp_loop_source **ret) {
+        int r = add_source(l, kind, fd, EPOLLIN, userdata, ret);
+        if (r < 0) close(fd);
+        return r;
+}
+
 int dp_loop_add_io(dp_loop *l, int fd, uint32_t events, dp_loop_io_fn cb, void *userdata, dp_loop_source **ret) {
         assert_return(l && fd >= 0 && cb && ret, -EINVAL);
         dp_loop_source *s = NULL;
@@ -118,11 +126,8 @@ int dp_loop_add_timer(dp_loop *l, uint64_t deadline_usec, dp_loop_timer_fn cb, v
         int fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
         if (fd < 0) return -errno;
         dp_loop_source *s = NULL;
-        int r = add_source(l, SRC_TIMER, fd, EPOLLIN, userdata, &s);
-        if (r < 0) {
-                close(fd);
-                return r;
-        }
+        int r = add_owned_source(l, SRC_TIMER, fd, userdata, &s);
+        if (r < 0) return r;
         s->cb.timer = cb;
         r = dp_loop_source_set_time(s, deadline_usec);
         if (r < 0) {
@@ -159,9 +164,8 @@ int dp_loop_add_signal(dp_loop *l, int sig, dp_loop_signal_fn cb, void *userdata
                 return r;
         }
         dp_loop_source *s = NULL;
-        int r = add_source(l, SRC_SIGNAL, fd, EPOLLIN, userdata, &s);
+        int r = add_owned_source(l, SRC_SIGNAL, fd, userdata, &s);
         if (r < 0) {
-                close(fd);
                 sigprocmask(SIG_SETMASK, &old, NULL);
                 return r;
         }
@@ -183,11 +187,8 @@ int dp_loop_add_inotify(dp_loop *l, const char *path, uint32_t mask, dp_loop_ino
                 return r;
         }
         dp_loop_source *s = NULL;
-        int r = add_source(l, SRC_INOTIFY, fd, EPOLLIN, userdata, &s);
-        if (r < 0) {
-                close(fd);
-                return r;
-        }
+        int r = add_owned_source(l, SRC_INOTIFY, fd, userdata, &s);
+        if (r < 0) return r;
         s->cb.inotify = cb;
         *ret = s;
         return 0;

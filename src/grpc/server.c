@@ -15,10 +15,6 @@
 #include "base/strbuf.h"
 #include "grpc/internal.h"
 
-#define READ_CHUNK (64u * 1024u)
-/* Bytes read from one connection per loop round before others get a turn. */
-#define READ_BUDGET (1024u * 1024u)
-
 /* At most one line per this long about refused connections or accept
  * failures of one listener (EMFILE would otherwise log on every round). */
 #define ACCEPT_LOG_INTERVAL_USEC (10ull * 1000 * 1000)
@@ -222,9 +218,9 @@ static int sconn_io(dp_loop_source *s, int fd, uint32_t events, void *userdata) 
 
 static void sconn_io_locked(dp_grpc_sconn *sc, int fd, uint32_t events) {
         if (events & (EPOLLIN | EPOLLHUP | EPOLLERR)) {
-                uint8_t buf[READ_CHUNK];
+                uint8_t buf[DP_GRPC_READ_CHUNK];
                 size_t total = 0;
-                while (total < READ_BUDGET) {
+                while (total < DP_GRPC_READ_BUDGET) {
                         ssize_t n = read(fd, buf, sizeof buf);
                         if (n < 0 && errno == EINTR) continue;
                         if (n < 0 && errno == EAGAIN) break;

@@ -92,15 +92,19 @@ static void admit_done(dp_kubelet *n) {
 
 /* ---- PreStartContainer --------------------------------------------------- */
 
-static void on_prestart_done(dp_grpc_client_call *cc, int status, const char *message, void *ud) {
-        dp_kubelet *n = ud;
+/* The job's call ended: NULL (the pod failed, saying rpc) unless it ended OK. */
+static admit_job *call_done(dp_kubelet *n, const char *rpc, int status, const char *message) {
         admit_job *j = n->job;
         j->cc = NULL;
-        if (status != DP_GRPC_OK) {
-                admit_fail(n, "PreStartContainer failed for %s: %s: %s", job_req(j)->resource,
-                           dp_grpc_status_name(status), message);
-                return;
-        }
+        if (status == DP_GRPC_OK) return j;
+        admit_fail(n, "%s failed for %s: %s: %s", rpc, job_req(j)->resource, dp_grpc_status_name(status), message);
+        return NULL;
+}
+
+static void on_prestart_done(dp_grpc_client_call *cc, int status, const char *message, void *ud) {
+        dp_kubelet *n = ud;
+        admit_job *j = call_done(n, "PreStartContainer", status, message);
+        if (!j) return;
         j->ri++;
         admit_next(n);
 }
@@ -255,13 +259,8 @@ static void on_preferred_message(dp_grpc_client_call *cc, const uint8_t *msg, si
 
 static void on_preferred_done(dp_grpc_client_call *cc, int status, const char *message, void *ud) {
         dp_kubelet *n = ud;
-        admit_job *j = n->job;
-        j->cc = NULL;
-        if (status != DP_GRPC_OK) {
-                admit_fail(n, "GetPreferredAllocation failed for %s: %s: %s", job_req(j)->resource,
-                           dp_grpc_status_name(status), message);
-                return;
-        }
+        admit_job *j = call_done(n, "GetPreferredAllocation", status, message);
+        if (!j) return;
         if (!j->chosen) {
                 const char **chosen = NULL;
                 if (dp_devmgr_choose(j->avail, j->needed, NULL, 0, &chosen) < 0) {

@@ -259,8 +259,7 @@ size_t dp_devmgr_expire(dp_devmgr *m, uint64_t now_ms, uint64_t *ret_next_ms) {
                         uint64_t end = r->disconnected_at_ms + DP_NODE_ENDPOINT_GRACE_MS;
                         if (now_ms >= end) {
                                 resource_done(r);
-                                memmove(r, r + 1, (m->n_res - i - 1) * sizeof *r);
-                                m->n_res--;
+                                DP_REMOVE_AT(m->res, m->n_res, i);
                                 dropped++;
                                 continue;
                         }
@@ -450,8 +449,7 @@ void dp_devmgr_unreserve(dp_devmgr *m, const char *pod_uid, const char *containe
                 reservation *r = &m->resv[i];
                 if (streq(r->pod_uid, pod_uid) && streq(r->container, container) && streq(r->resource, resource)) {
                         reservation_done(r);
-                        memmove(r, r + 1, (m->n_resv - i - 1) * sizeof *r);
-                        m->n_resv--;
+                        DP_REMOVE_AT(m->resv, m->n_resv, i);
                         continue;
                 }
                 i++;
@@ -532,8 +530,7 @@ size_t dp_devmgr_release_pod(dp_devmgr *m, const char *pod_uid) {
         for (size_t i = 0; m && i < m->n_allocs;) {
                 if (streq(m->allocs[i].pod_uid, pod_uid)) {
                         dp_nm_alloc_done(&m->allocs[i]);
-                        memmove(&m->allocs[i], &m->allocs[i + 1], (m->n_allocs - i - 1) * sizeof *m->allocs);
-                        m->n_allocs--;
+                        DP_REMOVE_AT(m->allocs, m->n_allocs, i);
                         n++;
                         continue;
                 }
@@ -542,8 +539,7 @@ size_t dp_devmgr_release_pod(dp_devmgr *m, const char *pod_uid) {
         for (size_t i = 0; m && i < m->n_resv;) {
                 if (streq(m->resv[i].pod_uid, pod_uid)) {
                         reservation_done(&m->resv[i]);
-                        memmove(&m->resv[i], &m->resv[i + 1], (m->n_resv - i - 1) * sizeof *m->resv);
-                        m->n_resv--;
+                        DP_REMOVE_AT(m->resv, m->n_resv, i);
                         continue;
                 }
                 i++;
@@ -551,8 +547,7 @@ size_t dp_devmgr_release_pod(dp_devmgr *m, const char *pod_uid) {
         for (size_t i = 0; m && i < m->n_unproven;) {
                 if (streq(m->unproven[i].pod_uid, pod_uid)) {
                         unproven_done(&m->unproven[i]);
-                        memmove(&m->unproven[i], &m->unproven[i + 1], (m->n_unproven - i - 1) * sizeof *m->unproven);
-                        m->n_unproven--;
+                        DP_REMOVE_AT(m->unproven, m->n_unproven, i);
                         continue;
                 }
                 i++;
@@ -565,8 +560,7 @@ size_t dp_devmgr_release(dp_devmgr *m, const char *pod_uid, const char *containe
         if (!a) return 0;
         size_t i = (size_t)(a - m->allocs);
         dp_nm_alloc_done(a);
-        memmove(&m->allocs[i], &m->allocs[i + 1], (m->n_allocs - i - 1) * sizeof *m->allocs);
-        m->n_allocs--;
+        DP_REMOVE_AT(m->allocs, m->n_allocs, i);
         return 1;
 }
 

@@ -18,9 +18,6 @@
 /* devplane's PreparedClaims List (proto/devplane-dra/v1/api.proto). */
 #define LIST_PATH "/devplane.dra.v1.PreparedClaims/List"
 #define LIST_TIMEOUT_USEC (5ull * 1000 * 1000)
-/* A registration socket exists from bind(), a moment before listen(). */
-#define REGISTER_RETRY_FIRST_USEC 200
-#define REGISTER_RETRY_MAX 14
 
 /* ---- plugin watcher --------------------------------------------------------------- */
 
@@ -83,8 +80,7 @@ static void health_set_state(health_watch *w, const char *fmt, ...) _printf_(2, 
 static void health_set_state(health_watch *w, const char *fmt, ...) {
         va_list ap;
         va_start(ap, fmt);
-        char *s = NULL;
-        if (vasprintf(&s, fmt, ap) < 0) s = NULL;
+        char *s = dp_vasprintf(fmt, ap);
         va_end(ap);
         free(w->state);
         w->state = s;
@@ -323,8 +319,8 @@ void dra_plugin_attempt(dp_node_dra *d, plugin_ent *p) {
         d->in_call++;
         int r = plugin_try(d, p);
         d->in_call--;
-        if (r == -EAGAIN && p->retries < REGISTER_RETRY_MAX) {
-                p->next_try = dp_loop_now() + ((uint64_t)REGISTER_RETRY_FIRST_USEC << p->retries);
+        if (r == -EAGAIN && p->retries < DP_GRPC_SOCKET_RETRY_MAX) {
+                p->next_try = dp_loop_now() + dp_grpc_socket_retry_delay(p->retries);
                 p->retries++;
                 return;
         }

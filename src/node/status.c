@@ -62,6 +62,18 @@ static void ids_joined(dp_strbuf *out, const dp_doc_node *ids) {
  *   dra-ctr-health <ns>/<pod>/<ctr> claim:<claim>/<request> <driver>/<pool>/<device> <health>
  *   dra-health-stream <driver> <state>
  *   dra-health <driver> <pool>/<device> Healthy|Unhealthy|Unknown [<message>] */
+/* A pod's claims, one "dra-pod-claim" line each (the extended-resource
+ * claim included): the same for DRA pods and device-plugin pods. */
+static void pod_claim_lines(dp_strbuf *o, const dp_doc_node *p) {
+        const dp_doc_node *c;
+        FOREACH_ITEM(c, seq_of(p, "resourceClaimStatuses"))
+        dp_strbuf_printf(o, "dra-pod-claim %s/%s %s=%s\n", str_of(p, "namespace"), str_of(p, "name"), str_of(c, "name"),
+                         str_of(c, "resourceClaimName"));
+        if (dp_doc_get(p, "extendedResourceClaim"))
+                dp_strbuf_printf(o, "dra-pod-claim %s/%s @extended-resources=%s\n", str_of(p, "namespace"),
+                                 str_of(p, "name"), str_of(p, "extendedResourceClaim"));
+}
+
 static void print_flat_dra(dp_strbuf *o, const dp_doc_node *root) {
         const dp_doc_node *p, *c, *d, *id;
         FOREACH_ITEM(p, seq_of(root, "draPlugins")) {
@@ -76,12 +88,7 @@ static void print_flat_dra(dp_strbuf *o, const dp_doc_node *root) {
                 if (dp_doc_get(p, "message"))
                         dp_strbuf_printf(o, "dra-pod-message %s/%s %s\n", str_of(p, "namespace"), str_of(p, "name"),
                                          str_of(p, "message"));
-                FOREACH_ITEM(c, seq_of(p, "resourceClaimStatuses"))
-                        dp_strbuf_printf(o, "dra-pod-claim %s/%s %s=%s\n", str_of(p, "namespace"), str_of(p, "name"),
-                                         str_of(c, "name"), str_of(c, "resourceClaimName"));
-                if (dp_doc_get(p, "extendedResourceClaim"))
-                        dp_strbuf_printf(o, "dra-pod-claim %s/%s @extended-resources=%s\n", str_of(p, "namespace"),
-                                         str_of(p, "name"), str_of(p, "extendedResourceClaim"));
+                pod_claim_lines(o, p);
                 FOREACH_ITEM(c, seq_of(p, "containers")) {
                         dp_strbuf_printf(o, "dra-cdi %s/%s/%s ", str_of(p, "namespace"), str_of(p, "name"),
                                          str_of(c, "name"));
@@ -165,12 +172,7 @@ static void print_flat(dp_strbuf *o, const dp_doc_node *root) {
                 if (dp_doc_get(p, "message"))
                         dp_strbuf_printf(o, "pod-message %s/%s %s\n", str_of(p, "namespace"), str_of(p, "name"),
                                          str_of(p, "message"));
-                FOREACH_ITEM(c, seq_of(p, "resourceClaimStatuses"))
-                        dp_strbuf_printf(o, "dra-pod-claim %s/%s %s=%s\n", str_of(p, "namespace"), str_of(p, "name"),
-                                         str_of(c, "name"), str_of(c, "resourceClaimName"));
-                if (dp_doc_get(p, "extendedResourceClaim"))
-                        dp_strbuf_printf(o, "dra-pod-claim %s/%s @extended-resources=%s\n", str_of(p, "namespace"),
-                                         str_of(p, "name"), str_of(p, "extendedResourceClaim"));
+                pod_claim_lines(o, p);
                 FOREACH_ITEM(c, seq_of(p, "containers")) {
                         FOREACH_ITEM(e, seq_of(c, "devices")) {
                                 dp_strbuf_printf(o, "container %s/%s/%s %s=", str_of(p, "namespace"), str_of(p, "name"),

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "proto/proto.h"
 
+#include "base/utf8.h"
+
 int dp_proto_pack(const ProtobufCMessage *msg, uint8_t **ret_data, size_t *ret_len) {
         assert_return(msg && ret_data && ret_len, -EINVAL);
         size_t n = protobuf_c_message_get_packed_size(msg);
@@ -39,30 +41,6 @@ static bool unknown_fields_valid(const ProtobufCMessage *m, unsigned depth) {
                         const ProtobufCMessage *sub = *(ProtobufCMessage *const *)(base + f->offset);
                         if (sub && !unknown_fields_valid(sub, depth + 1)) return false;
                 }
-        }
-        return true;
-}
-
-/* Strict UTF-8 (no overlongs, surrogates or code points past U+10FFFF), as
- * Go's proto3 decoder wants it. */
-static bool utf8_valid(const uint8_t *p, size_t n) {
-        for (size_t i = 0; i < n;) {
-                uint8_t c = p[i];
-                if (c < 0x80) {
-                        i++;
-                        continue;
-                }
-                size_t k = c >= 0xf0 ? 3 : c >= 0xe0 ? 2 : c >= 0xc2 ? 1 : 0;
-                if (k == 0 || c > 0xf4 || i + k >= n) return false;
-                uint32_t cp = c & (0x3f >> k);
-                for (size_t j = 1; j <= k; j++) {
-                        if ((p[i + j] & 0xc0) != 0x80) return false;
-                        cp = cp << 6 | (p[i + j] & 0x3f);
-                }
-                if ((k == 2 && cp < 0x800) || (k == 3 && (cp < 0x10000 || cp > 0x10ffff)) ||
-                    (cp >= 0xd800 && cp <= 0xdfff))
-                        return false;
-                i += k + 1;
         }
         return true;
 }
@@ -108,7 +86,7 @@ static int check_strings(const ProtobufCMessageDescriptor *d, const uint8_t *p, 
                                                        : NULL;
                         if (f && f->type == PROTOBUF_C_TYPE_STRING) {
                                 bool nul = memchr(p, 0, len) != NULL;
-                                if (nul || !utf8_valid(p, len)) {
+                                if (nul || !dp_utf8_valid(p, len) /* strict, as Go's proto3 decoder */) {
                                         if (ret)
                                                 *ret = (dp_proto_bad_string){d->name, f->name,
                                                                              nul ? "a NUL byte" : "invalid UTF-8"};

@@ -260,7 +260,7 @@ bool dp_devnode_v1_blocks(const dp_devnode *n, size_t u) {
 int dp_devnode_set_health(dp_devnode *n, const char *id, bool healthy, dp_error *err) {
         if (!n) return dp_error_set(err, -ENOENT, "device %s: the node has no device model (a Node object)", id);
         dp_health h = healthy ? DP_HEALTH_HEALTHY : DP_HEALTH_UNHEALTHY;
-        dp_device *d = dp_device_set_find(n->set, id);
+        dp_hw_device *d = dp_device_set_find(n->set, id);
         dp_mig_device *m = d ? NULL : dp_device_set_find_mig(n->set, id);
         if (!d && !m) return dp_error_set(err, -ENOENT, "node %s: no device %s", n->set->node_name, id);
         if (d)
@@ -279,7 +279,7 @@ int dp_devnode_unit_get(const dp_devnode *n, size_t i, dp_devnode_unit *ret) {
         if (!n) return -ENOENT;
         if (i >= n->n_units) return -ENOENT;
         const unit *u = &n->units[i];
-        const dp_device *d = &n->set->devices[u->gpu];
+        const dp_hw_device *d = &n->set->devices[u->gpu];
         dp_devnode_unit x = {.v1_holders = (const char *const *)u->holders, .n_v1_holders = u->n_holders};
         if (u->mig < 0) {
                 x.id = d->id;

@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "agent/agent.h"
+#include "agent/options.h"
 #include "base/log.h"
 #include "devices/backend.h"
 #include "devices/v1.h"
@@ -128,42 +129,6 @@ static int cmd_agent_health(int argc, char **argv) {
 }
 
 #define NV_FLAG_BASE 2000
-#define N_NV_FLAGS 32
-
-/* NVIDIA's variables first, so flags given on the command line, applied
- * after them, win (urfave/cli's precedence); an empty variable counts as
- * set, as there. */
-static size_t env_overrides(dp_config_override *ov, size_t cap) {
-        size_t n = 0;
-        for (size_t k = 0; dp_config_flags[k].flag && n < cap; k++) {
-                const dp_config_flag *f = &dp_config_flags[k];
-                const char *env = f->env && getenv(f->env) ? f->env : f->env2 && getenv(f->env2) ? f->env2 : NULL;
-                if (env) ov[n++] = (dp_config_override){f->flag, getenv(env), env};
-        }
-        return n;
-}
-
-/* NVIDIA's driver-root lookup: with the driver mounted in the container
- * (--driver-root-ctr-path, DRIVER_ROOT_CTR_PATH, default /driver-root, as
- * NVIDIA's chart mounts nvidiaDriverRoot), the nvml backend loads
- * libnvidia-ml.so.1 from its library directories rather than the
- * container's own search path. NULL when there is no such file. */
-static char *driver_root_nvml(const dp_config_override *ov, size_t n) {
-        const char *root = "/driver-root";
-        for (size_t i = 0; i < n; i++)
-                if (streq(ov[i].flag, "driver-root-ctr-path") || streq(ov[i].flag, "container-driver-root"))
-                        root = ov[i].value;
-        if (!root || !*root || streq(root, "/")) return NULL;
-        static const char *const dirs[] = {"/usr/lib64", "/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
-                                           "/lib64",     "/lib/x86_64-linux-gnu",     "/lib/aarch64-linux-gnu",
-                                           NULL};
-        for (size_t i = 0; dirs[i]; i++) {
-                char *p = dp_asprintf("%s%s/libnvidia-ml.so.1", root, dirs[i]);
-                if (p && access(p, R_OK) == 0) return p;
-                free(p);
-        }
-        return NULL;
-}
 
 /* --dry-run: what the agent would advertise, then exit (NVIDIA's config
  * examples are checked this way). */
@@ -219,258 +184,190 @@ static int pick_config(dp_loop *l, const dp_agent_options *o, const char *dir, c
         return 0;
 }
 
+static const struct option base_opts[] = {{"plugin-dir", required_argument, NULL, 'd'},
+                                          {"profile", required_argument, NULL, 'p'},
+                                          {"config", required_argument, NULL, 'c'},
+                                          {"node-name", required_argument, NULL, 'n'},
+                                          {"state-dir", required_argument, NULL, 's'},
+                                          {"backend", required_argument, NULL, 'b'},
+                                          {"backend-config", required_argument, NULL, 'B'},
+                                          {"sysfs-root", required_argument, NULL, 'S'},
+                                          {"dev-root", required_argument, NULL, 'D'},
+                                          {"nvml-library", required_argument, NULL, 'N'},
+                                          {"dra", no_argument, NULL, 1000},
+                                          {"no-device-plugin", no_argument, NULL, 1001},
+                                          {"registry-dir", required_argument, NULL, 1002},
+                                          {"plugins-dir", required_argument, NULL, 1003},
+                                          {"cdi-dir", required_argument, NULL, 1004},
+                                          {"slices-dir", required_argument, NULL, 1005},
+                                          {"claims-dir", required_argument, NULL, 1006},
+                                          {"taint-effect", required_argument, NULL, 1007},
+                                          {"allow-multiple-allocations", no_argument, NULL, 1100},
+                                          {"kubeconfig", required_argument, NULL, 1008},
+                                          {"context", required_argument, NULL, 1009},
+                                          {"in-cluster", no_argument, NULL, 1010},
+                                          {"service-account-dir", required_argument, NULL, 1011},
+                                          {"api-backoff-max-ms", required_argument, NULL, 1012},
+                                          {"metrics-addr", required_argument, NULL, 1013},
+                                          {"log-format", required_argument, NULL, 1014},
+                                          {"strict-config", no_argument, NULL, 1015},
+                                          {"dry-run", no_argument, NULL, 1016},
+                                          {"config-file", required_argument, NULL, 'c'},
+                                          {"kubelet-socket", required_argument, NULL, 1017},
+                                          {"cdi-feature-flags", required_argument, NULL, 1018},
+                                          {"cdi-disable-hooks", required_argument, NULL, 1018},
+                                          {"config-dir", required_argument, NULL, 1019},
+                                          {"config-label", required_argument, NULL, 1020},
+                                          {"config-default", required_argument, NULL, 1021},
+                                          {"verbose", no_argument, NULL, 'v'},
+                                          {"help", no_argument, NULL, 'h'},
+                                          {}};
+
+/* One option from getopt into a, as typed (dp_agent_args_check judges).
+ * Returns false for an option getopt did not know. */
+static bool agent_flag(dp_agent_args *a, int c, const char *arg) {
+        dp_agent_options *o = &a->o;
+        if (c >= NV_FLAG_BASE && c < NV_FLAG_BASE + DP_AGENT_NV_FLAGS_MAX) {
+                dp_agent_args_add_flag(a, (size_t)(c - NV_FLAG_BASE), arg);
+                return true;
+        }
+        switch (c) {
+        case 'd': o->plugin_dir = arg; break;
+        case 'p': o->profile = arg; break;
+        case 'c': a->config_flag = arg; break;
+        case 'n': o->node_name = arg; break;
+        case 's': o->state_dir = arg; break;
+        case 'b': a->backend = arg; break;
+        case 'B': o->backend_config = arg; break;
+        case 'S': o->sysfs_root = arg; break;
+        case 'D': o->dev_root = arg; break;
+        case 'N': o->nvml_library = arg; break;
+        case 1000: o->dra = true; break;
+        case 1001: o->no_device_plugin = true; break;
+        case 1002: o->registry_dir = arg; break;
+        case 1003: o->plugins_dir = arg; break;
+        case 1004: o->cdi_dir = arg; break;
+        case 1005: o->slices_dir = arg; break;
+        case 1006: o->claims_dir = arg; break;
+        case 1007: dp_agent_args_add_taint(a, arg); break;
+        case 1008: o->kubeconfig = arg; break;
+        case 1009: o->kube_context = arg; break;
+        case 1010: o->in_cluster = true; break;
+        case 1011: o->sa_dir = arg; break;
+        case 1012: a->api_backoff_max_ms = arg; break;
+        case 1013: o->metrics_addr = arg; break;
+        case 1014: a->log_format = arg; break;
+        case 1015: o->strict_config = true; break;
+        case 1016: a->dry_run = true; break;
+        case 1017: a->kubelet_socket = arg; break;
+        case 1018: break; /* CDI specs for V1 are not generated: nothing to tune */
+        case 1019: a->config_dir = arg; break;
+        case 1020: a->config_label = arg; break;
+        case 1021: a->config_default = arg; break;
+        case 1100: o->allow_multiple = true; break;
+        case 'v': a->verbose = true; break;
+        default: return false;
+        }
+        return true;
+}
+
+static void agent_signals_free(dp_loop_source **s, size_t n) {
+        for (size_t i = 0; i < n; i++)
+                s[i] = dp_loop_source_free(s[i]);
+}
+
+/* The daemon: logs, libcurl for the API, the loop with its signals, the
+ * config picked from --config-dir, the agent, until SIGTERM. */
+static int agent_run(dp_agent_args *a) {
+        dp_agent_options *o = &a->o;
+        if (a->json_logs && dp_agent_log_json_setup() < 0) {
+                fprintf(stderr, "devplane agent: --log-format json: cannot set up\n");
+                return 1;
+        }
+        dp_log_setup("agent", a->verbose ? DP_LOG_DEBUG : DP_LOG_INFO);
+        dp_error e = DP_ERROR_INIT;
+        /* libcurl is loaded only for the API client, before anything else
+         * starts: a node without it fails here, with its name. */
+        int r = o->kubeconfig || o->in_cluster ? dp_kube_curl_load(o->kubeconfig ? "--kubeconfig" : "--in-cluster", &e)
+                                               : 0;
+        if (r < 0) {
+                log_error("%s", dp_error_msg(&e));
+                return r == -ENOENT ? 2 : 1;
+        }
+        agent_ctx ctx = {0};
+        _cleanup_(dp_loop_freep) dp_loop *l = NULL;
+        if ((r = dp_loop_new(&l)) < 0) {
+                log_error("event loop: %s", strerror(-r));
+                return 1;
+        }
+        ctx.loop = l;
+        dp_loop_source *sig[3] = {NULL, NULL, NULL};
+        if (dp_loop_add_signal(l, SIGTERM, on_stop, &ctx, &sig[0]) < 0 ||
+            dp_loop_add_signal(l, SIGINT, on_stop, &ctx, &sig[1]) < 0 ||
+            dp_loop_add_signal(l, SIGHUP, on_hup, &ctx, &sig[2]) < 0) {
+                log_error("signals: cannot set up");
+                agent_signals_free(sig, ELEMENTSOF(sig));
+                return 1;
+        }
+        _cleanup_free_ char *picked = NULL;
+        if (a->config_dir &&
+            (r = pick_config(l, o, a->config_dir, a->config_label, a->config_default, &picked, &e)) < 0) {
+                log_error("--config-dir: %s", dp_error_msg(&e));
+                agent_signals_free(sig, ELEMENTSOF(sig));
+                return r == -ENOENT || r == -EINVAL ? 2 : 1;
+        }
+        if (picked) o->config_path = picked;
+        if ((r = dp_agent_new(l, o, &ctx.agent, &e)) < 0) {
+                log_error("%s", dp_error_msg(&e));
+                agent_signals_free(sig, ELEMENTSOF(sig));
+                return r == -EINVAL || r == -ENOENT || r == -E2BIG ? 2 : 1;
+        }
+        r = dp_loop_run(l);
+        ctx.agent = dp_agent_free(ctx.agent);
+        agent_signals_free(sig, ELEMENTSOF(sig));
+        if (r < 0) {
+                log_error("event loop: %s", strerror(-r));
+                return 1;
+        }
+        return 0;
+}
+
 static int cmd_agent(int argc, char **argv) {
         if (argc > 1 && streq(argv[1], "health")) return cmd_agent_health(argc - 1, argv + 1);
-        dp_agent_options o = {.plugin_dir = "/var/lib/kubelet/device-plugins"};
-        const char *taints[32];
-        size_t n_taints = 0;
-        bool verbose = false, json_logs = false, dry_run = false;
-        dp_config_override ov[2 * N_NV_FLAGS];
-        size_t n_ov = env_overrides(ov, N_NV_FLAGS);
-        const char *config_flag = NULL, *kubelet_socket = getenv("KUBELET_SOCKET");
-        const char *config_dir = NULL, *config_label = "nvidia.com/device-plugin.config", *config_default = "default";
-        static const struct option base_opts[] = {{"plugin-dir", required_argument, NULL, 'd'},
-                                                  {"profile", required_argument, NULL, 'p'},
-                                                  {"config", required_argument, NULL, 'c'},
-                                                  {"node-name", required_argument, NULL, 'n'},
-                                                  {"state-dir", required_argument, NULL, 's'},
-                                                  {"backend", required_argument, NULL, 'b'},
-                                                  {"backend-config", required_argument, NULL, 'B'},
-                                                  {"sysfs-root", required_argument, NULL, 'S'},
-                                                  {"dev-root", required_argument, NULL, 'D'},
-                                                  {"nvml-library", required_argument, NULL, 'N'},
-                                                  {"dra", no_argument, NULL, 1000},
-                                                  {"no-device-plugin", no_argument, NULL, 1001},
-                                                  {"registry-dir", required_argument, NULL, 1002},
-                                                  {"plugins-dir", required_argument, NULL, 1003},
-                                                  {"cdi-dir", required_argument, NULL, 1004},
-                                                  {"slices-dir", required_argument, NULL, 1005},
-                                                  {"claims-dir", required_argument, NULL, 1006},
-                                                  {"taint-effect", required_argument, NULL, 1007},
-                                                  {"allow-multiple-allocations", no_argument, NULL, 1100},
-                                                  {"kubeconfig", required_argument, NULL, 1008},
-                                                  {"context", required_argument, NULL, 1009},
-                                                  {"in-cluster", no_argument, NULL, 1010},
-                                                  {"service-account-dir", required_argument, NULL, 1011},
-                                                  {"api-backoff-max-ms", required_argument, NULL, 1012},
-                                                  {"metrics-addr", required_argument, NULL, 1013},
-                                                  {"log-format", required_argument, NULL, 1014},
-                                                  {"strict-config", no_argument, NULL, 1015},
-                                                  {"dry-run", no_argument, NULL, 1016},
-                                                  {"config-file", required_argument, NULL, 'c'},
-                                                  {"kubelet-socket", required_argument, NULL, 1017},
-                                                  {"cdi-feature-flags", required_argument, NULL, 1018},
-                                                  {"cdi-disable-hooks", required_argument, NULL, 1018},
-                                                  {"config-dir", required_argument, NULL, 1019},
-                                                  {"config-label", required_argument, NULL, 1020},
-                                                  {"config-default", required_argument, NULL, 1021},
-                                                  {"verbose", no_argument, NULL, 'v'},
-                                                  {"help", no_argument, NULL, 'h'},
-                                                  {}};
+        _cleanup_(dp_agent_args_done) dp_agent_args a;
+        dp_agent_args_init(&a);
         /* The table above, then one option per NVIDIA config flag. */
-        struct option opts[ELEMENTSOF(base_opts) + N_NV_FLAGS];
+        struct option opts[ELEMENTSOF(base_opts) + DP_AGENT_NV_FLAGS_MAX];
         size_t n_opts = ELEMENTSOF(base_opts) - 1;
         memcpy(opts, base_opts, n_opts * sizeof *opts);
-        for (size_t k = 0; dp_config_flags[k].flag && k < N_NV_FLAGS - 1; k++)
+        for (size_t k = 0; dp_config_flags[k].flag && k < DP_AGENT_NV_FLAGS_MAX - 1; k++)
                 opts[n_opts++] = (struct option){dp_config_flags[k].flag,
                                                  dp_config_flags[k].boolean ? optional_argument : required_argument,
                                                  NULL, NV_FLAG_BASE + (int)k};
         opts[n_opts] = (struct option){0};
-        if (!o.node_name && getenv("NODE_NAME") && *getenv("NODE_NAME")) o.node_name = getenv("NODE_NAME");
         int c;
         optind = 1;
         while ((c = getopt_long(argc, argv, "d:p:c:n:s:b:B:S:D:N:vh", opts, NULL)) >= 0) {
-                if (c >= NV_FLAG_BASE && c < NV_FLAG_BASE + N_NV_FLAGS) {
-                        const dp_config_flag *f = &dp_config_flags[c - NV_FLAG_BASE];
-                        if (n_ov < ELEMENTSOF(ov))
-                                ov[n_ov++] = (dp_config_override){f->flag, optarg ? optarg : "true", NULL};
-                        continue;
+                if (c == 'h') {
+                        agent_usage(stdout);
+                        return 0;
                 }
-                switch (c) {
-                case 'd': o.plugin_dir = optarg; break;
-                case 'p': o.profile = optarg; break;
-                case 'c': config_flag = optarg; break;
-                case 1015: o.strict_config = true; break;
-                case 1016: dry_run = true; break;
-                case 1017: kubelet_socket = optarg; break;
-                case 1018: break; /* CDI specs for V1 are not generated: nothing to tune */
-                case 1019: config_dir = optarg; break;
-                case 1020: config_label = optarg; break;
-                case 1021: config_default = optarg; break;
-                case 'n': o.node_name = optarg; break;
-                case 's': o.state_dir = optarg; break;
-                case 'b': {
-                        dp_backend_kind k;
-                        if (dp_backend_kind_from_string(optarg, &k) < 0) {
-                                fprintf(stderr, "devplane agent: --backend %s: must be mock, pci, devglob or nvml\n",
-                                        optarg);
-                                return 2;
-                        }
-                        o.backend = (int)k;
-                        break;
-                }
-                case 'B': o.backend_config = optarg; break;
-                case 'S': o.sysfs_root = optarg; break;
-                case 'D': o.dev_root = optarg; break;
-                case 'N': o.nvml_library = optarg; break;
-                case 1000: o.dra = true; break;
-                case 1001: o.no_device_plugin = true; break;
-                case 1002: o.registry_dir = optarg; break;
-                case 1003: o.plugins_dir = optarg; break;
-                case 1004: o.cdi_dir = optarg; break;
-                case 1005: o.slices_dir = optarg; break;
-                case 1006: o.claims_dir = optarg; break;
-                case 1100: o.allow_multiple = true; break;
-                case 1007:
-                        if (n_taints >= ELEMENTSOF(taints)) {
-                                fprintf(stderr, "devplane agent: more than %zu --taint-effect flags\n",
-                                        ELEMENTSOF(taints));
-                                return 2;
-                        }
-                        taints[n_taints++] = optarg;
-                        break;
-                case 1008: o.kubeconfig = optarg; break;
-                case 1009: o.kube_context = optarg; break;
-                case 1010: o.in_cluster = true; break;
-                case 1011: o.sa_dir = optarg; break;
-                case 1012: {
-                        char *end = NULL;
-                        unsigned long long ms = strtoull(optarg, &end, 10);
-                        if (!*optarg || *end || ms == 0 || ms > 3600000) {
-                                fprintf(stderr, "devplane agent: --api-backoff-max-ms %s: must be 1..3600000\n",
-                                        optarg);
-                                return 2;
-                        }
-                        o.api_backoff_max_usec = ms * 1000;
-                        break;
-                }
-                case 1013: o.metrics_addr = optarg; break;
-                case 1014:
-                        if (streq(optarg, "json"))
-                                json_logs = true;
-                        else if (!streq(optarg, "text")) {
-                                fprintf(stderr, "devplane agent: --log-format %s: must be text or json\n", optarg);
-                                return 2;
-                        }
-                        break;
-                case 'v': verbose = true; break;
-                case 'h': agent_usage(stdout); return 0;
-                default: agent_usage(stderr); return 2;
+                if (!agent_flag(&a, c, optarg)) {
+                        agent_usage(stderr);
+                        return 2;
                 }
         }
         if (optind < argc) {
                 fprintf(stderr, "devplane agent: unexpected argument '%s'\n", argv[optind]);
                 return 2;
         }
-        /* Origins for messages: the flag as typed, or the variable. */
-        char origins[2 * N_NV_FLAGS][48];
-        for (size_t i = 0; i < n_ov; i++)
-                if (!ov[i].origin) {
-                        snprintf(origins[i], sizeof origins[i], "--%s", ov[i].flag);
-                        ov[i].origin = origins[i];
-                }
-        o.config_overrides = ov;
-        o.n_config_overrides = n_ov;
-        o.config_path = config_flag                                       ? config_flag
-                        : getenv("CONFIG_FILE") && *getenv("CONFIG_FILE") ? getenv("CONFIG_FILE")
-                                                                          : NULL;
-        _cleanup_free_ char *socket_dir = NULL;
-        if (kubelet_socket) {
-                const char *slash = strrchr(kubelet_socket, '/');
-                if (!slash || !streq(slash + 1, "kubelet.sock")) {
-                        fprintf(stderr,
-                                "devplane agent: --kubelet-socket %s: must be <directory>/kubelet.sock (the plugin "
-                                "directory is its directory)\n",
-                                kubelet_socket);
-                        return 2;
-                }
-                if (!(socket_dir = strndup(kubelet_socket, (size_t)(slash - kubelet_socket)))) return 1;
-                o.plugin_dir = *socket_dir ? socket_dir : "/";
-        }
-        o.taint_effects = taints;
-        o.n_taint_effects = n_taints;
-        _cleanup_free_ char *nvml_in_root = NULL;
-        if (o.backend == (int)DP_BACKEND_NVML && !o.nvml_library && !getenv("DP_NVML_LIBRARY") &&
-            (nvml_in_root = driver_root_nvml(ov, n_ov)))
-                o.nvml_library = nvml_in_root;
-        if (dry_run) return agent_dry_run(&o);
-        if (o.no_device_plugin && !o.dra) {
-                fprintf(stderr, "devplane agent: --no-device-plugin without --dra leaves nothing to serve\n");
-                return 2;
-        }
-        if (o.kubeconfig && o.in_cluster) {
-                fprintf(stderr, "devplane agent: --kubeconfig and --in-cluster are exclusive\n");
-                return 2;
-        }
-        if (config_dir && config_flag) {
-                fprintf(stderr, "devplane agent: --config-dir and --config are exclusive\n");
-                return 2;
-        }
-        if (config_dir) o.config_path = NULL; /* over CONFIG_FILE */
-        if ((o.kubeconfig || o.in_cluster) && !o.dra && !config_dir) {
-                fprintf(stderr,
-                        "devplane agent: --kubeconfig/--in-cluster need --dra or --config-dir (the API is used for V2 "
-                        "and the node's config label)\n");
-                return 2;
-        }
-        if (json_logs && dp_agent_log_json_setup() < 0) {
-                fprintf(stderr, "devplane agent: --log-format json: cannot set up\n");
-                return 1;
-        }
-        dp_log_setup("agent", verbose ? DP_LOG_DEBUG : DP_LOG_INFO);
-        if (o.kubeconfig || o.in_cluster) {
-                /* libcurl is loaded only for the API client, before anything
-                 * else starts: a node without it fails here, with its name. */
-                dp_error ce = DP_ERROR_INIT;
-                int cr = dp_kube_curl_load(o.kubeconfig ? "--kubeconfig" : "--in-cluster", &ce);
-                if (cr < 0) {
-                        log_error("%s", dp_error_msg(&ce));
-                        return cr == -ENOENT ? 2 : 1;
-                }
-        }
-        agent_ctx ctx = {0};
-        _cleanup_(dp_loop_freep) dp_loop *l = NULL;
-        int r = dp_loop_new(&l);
-        if (r < 0) {
-                log_error("event loop: %s", strerror(-r));
-                return 1;
-        }
-        ctx.loop = l;
-        dp_loop_source *s_term = NULL, *s_int = NULL, *s_hup = NULL;
-        if (dp_loop_add_signal(l, SIGTERM, on_stop, &ctx, &s_term) < 0 ||
-            dp_loop_add_signal(l, SIGINT, on_stop, &ctx, &s_int) < 0 ||
-            dp_loop_add_signal(l, SIGHUP, on_hup, &ctx, &s_hup) < 0) {
-                log_error("signals: cannot set up");
-                return 1;
-        }
         dp_error e = DP_ERROR_INIT;
-        _cleanup_free_ char *picked = NULL;
-        if (config_dir && (r = pick_config(l, &o, config_dir, config_label, config_default, &picked, &e)) < 0) {
-                log_error("--config-dir: %s", dp_error_msg(&e));
-                dp_loop_source_free(s_term);
-                dp_loop_source_free(s_int);
-                dp_loop_source_free(s_hup);
-                return r == -ENOENT || r == -EINVAL ? 2 : 1;
-        }
-        if (picked) o.config_path = picked;
-        r = dp_agent_new(l, &o, &ctx.agent, &e);
+        int r = dp_agent_args_check(&a, &e);
         if (r < 0) {
-                log_error("%s", dp_error_msg(&e));
-                dp_loop_source_free(s_term);
-                dp_loop_source_free(s_int);
-                dp_loop_source_free(s_hup);
-                return r == -EINVAL || r == -ENOENT || r == -E2BIG ? 2 : 1;
+                fprintf(stderr, "devplane agent: %s\n", dp_error_msg(&e));
+                return r == -ENOMEM ? 1 : 2;
         }
-        r = dp_loop_run(l);
-        ctx.agent = dp_agent_free(ctx.agent);
-        dp_loop_source_free(s_term);
-        dp_loop_source_free(s_int);
-        dp_loop_source_free(s_hup);
-        if (r < 0) {
-                log_error("event loop: %s", strerror(-r));
-                return 1;
-        }
-        return 0;
+        return a.dry_run ? agent_dry_run(&a.o) : agent_run(&a);
 }
 DP_COMMAND("agent", cmd_agent,
            "the device plugin (V1) and DRA driver (V2) over a backend; `agent health set` flips a device")

@@ -14,7 +14,7 @@
 #include "agent/dra-internal.h"
 #include "proto/proto.h"
 
-#include "../failmalloc.h"
+#include "failmalloc.h"
 
 #define MUST(x)                                                                                                        \
         do {                                                                                                           \
@@ -51,6 +51,37 @@ static int cdi_files(void) {
                 n += e->d_name[0] != '.';
         closedir(d);
         return n;
+}
+
+typedef struct run_ctx {
+        agent_dra *d;
+        const ProtobufCMessage *req;
+        unsigned long replies;
+} run_ctx;
+
+/* One prepare reply with the armed failure, then, without failures, the
+ * unprepare that brings the state back: no CDI spec left. */
+static bool run(void *p) {
+        run_ctx *c = p;
+        uint8_t *out = NULL;
+        size_t len = 0;
+        counting = true;
+        int r = agent_dra_reply(c->d, true, true, c->req, &out, &len);
+        counting = false;
+        MUST(r == 0 || r == -ENOMEM);
+        if (r == 0) {
+                c->replies++;
+                ProtobufCMessage *m = NULL;
+                MUST(dp_proto_unpack(&k8s__io__kubelet__pkg__apis__dra__v1__node_prepare_resources_response__descriptor,
+                                     out, len, &m) >= 0);
+                protobuf_c_message_free_unpacked(m, NULL);
+                free(out);
+        }
+        out = NULL;
+        MUST(agent_dra_reply(c->d, false, true, c->req, &out, &len) == 0);
+        free(out);
+        MUST(cdi_files() == 0);
+        return r == 0;
 }
 
 int main(void) {
@@ -90,33 +121,10 @@ int main(void) {
                 K8S__IO__KUBELET__PKG__APIS__DRA__V1__NODE_PREPARE_RESOURCES_REQUEST__INIT;
         pr.claims = cp;
         pr.n_claims = 2;
-        unsigned long runs = 0, ok = 0;
-        for (fail_at = 1;; fail_at++) {
-                counter = 0;
-                failed = false;
-                counting = true;
-                uint8_t *out = NULL;
-                size_t len = 0;
-                int r = agent_dra_reply(d, true, true, &pr.base, &out, &len);
-                counting = false;
-                MUST(r == 0 || r == -ENOMEM);
-                if (r == 0) {
-                        ok++;
-                        ProtobufCMessage *m = NULL;
-                        MUST(dp_proto_unpack(
-                                     &k8s__io__kubelet__pkg__apis__dra__v1__node_prepare_resources_response__descriptor,
-                                     out, len, &m) >= 0);
-                        protobuf_c_message_free_unpacked(m, NULL);
-                        free(out);
-                }
-                /* back to a clean state, without failures */
-                out = NULL;
-                MUST(agent_dra_reply(d, false, true, &pr.base, &out, &len) == 0);
-                free(out);
-                MUST(cdi_files() == 0);
-                runs++;
-                if (!failed) break;
-        }
+        run_ctx ctx = {d, &pr.base, 0};
+        dp_failmalloc fm = {.name = "agent-failmalloc", .run = run, .ctx = &ctx, .absorb = true, .min_points = 1};
+        dp_failmalloc_result res;
+        MUST(dp_failmalloc_each(&fm, &res) == 0);
         /* The last run passed every allocation: both claims prepared. */
         uint8_t *out = NULL;
         size_t len = 0;
@@ -131,7 +139,7 @@ int main(void) {
         protobuf_c_message_free_unpacked(m, NULL);
         free(out);
         MUST(cdi_files() == 2);
-        printf("agent-failmalloc: %lu runs (%lu with a reply), every failure handled\n", runs, ok);
+        printf("agent-failmalloc: %lu runs (%lu with a reply), every failure handled\n", res.points + 1, ctx.replies);
         agent_dra_free(d);
         dp_ledger_free(ledger);
         dp_dra_device_set_free(set);

@@ -12,7 +12,7 @@
 #include "alloc/adapter.h"
 #include "model/model.h"
 
-#include "../failmalloc.h"
+#include "failmalloc.h"
 
 static const char *input =
         "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu}\n"
@@ -73,7 +73,8 @@ static void must(int r, const char *what, const dp_error *err) {
         }
 }
 
-static bool scenario(const dp_object_list *objs) {
+static bool scenario(void *ctx) {
+        const dp_object_list *objs = ctx;
         dp_error err = DP_ERROR_INIT;
         dp_alloc_run *run = NULL;
         counting = true;
@@ -122,22 +123,13 @@ int main(void) {
                 dp_object_list_free(objs);
                 return 1;
         }
-        if (!scenario(objs)) {
-                dp_object_list_free(objs);
-                fprintf(stderr, "alloc-failmalloc: the scenario fails without failures\n");
-                return 1;
-        }
-        unsigned long absorbed = 0;
-        for (fail_at = 1;; fail_at++) {
-                counter = 0;
-                failed = false;
-                bool ok = scenario(objs);
-                if (!failed) break;
-                if (ok) absorbed++;
-        }
+        dp_failmalloc fm = {.name = "alloc-failmalloc", .run = scenario, .ctx = objs, .absorb = true, .min_points = 1};
+        dp_failmalloc_result res;
+        int rc = dp_failmalloc_each(&fm, &res);
         printf("alloc-failmalloc: %lu allocation points, %lu failures absorbed with the same result, "
-               "the others -ENOMEM with a message\n", fail_at - 1, absorbed);
+               "the others -ENOMEM with a message\n",
+               res.points, res.absorbed);
         free(reference);
         dp_object_list_free(objs);
-        return 0;
+        return rc;
 }

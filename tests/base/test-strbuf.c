@@ -61,3 +61,16 @@ TEST(strbuf_failure_is_sticky) {
         ASSERT_TRUE(dp_strbuf_failed(&sb));
         dp_strbuf_done(&sb);
 }
+
+TEST(remove_at_keeps_the_order) {
+        int v[] = {1, 2, 3, 4};
+        size_t n = 4;
+        DP_REMOVE_AT(v, n, 1);
+        ASSERT_EQ(n, 3);
+        ASSERT_EQ(v[0], 1);
+        ASSERT_EQ(v[1], 3);
+        ASSERT_EQ(v[2], 4);
+        DP_REMOVE_AT(v, n, 2); /* the last one */
+        ASSERT_EQ(n, 2);
+        ASSERT_EQ(v[1], 3);
+}

@@ -16,7 +16,7 @@
 #include "devices/profile.h"
 #include "devices/v1.h"
 
-#include "../failmalloc.h"
+#include "failmalloc.h"
 
 static char lib[1024], nvml_cfg[1024], events[256], devroot[64];
 
@@ -140,6 +140,11 @@ static void cleanup(void) {
         rmdir(devroot);
 }
 
+static bool run(void *ctx) {
+        (void)ctx;
+        return scenario();
+}
+
 int main(void) {
         const char *src = getenv("DP_SOURCE_DIR"), *bld = getenv("DP_BUILD_DIR");
         if (!src || !bld) {
@@ -163,29 +168,9 @@ int main(void) {
                 snprintf(p, sizeof p, "%s%s", devroot, dirs[i]);
                 if (mkdir(p, 0700) < 0) return 2;
         }
-        fail_at = 0;
-        if (!scenario()) {
-                fprintf(stderr, "devices-failmalloc: the scenario fails without injected failures\n");
-                return 1;
-        }
-        unsigned long absorbed = 0;
-        for (unsigned long n = 1;; n++) {
-                fail_at = n;
-                counter = 0;
-                failed = false;
-                bool ok = scenario();
-                if (!failed) {
-                        if (!ok) {
-                                fprintf(stderr, "devices-failmalloc: run %lu failed without an injected failure\n", n);
-                                return 1;
-                        }
-                        printf("devices-failmalloc: %lu allocations, each failed in turn (%lu absorbed)\n", n - 1,
-                               absorbed);
-                        return absorbed ? 1 : 0;
-                }
-                if (ok) {
-                        fprintf(stderr, "devices-failmalloc: allocation %lu failed and nothing said so\n", n);
-                        absorbed++;
-                }
-        }
+        dp_failmalloc fm = {.name = "devices-failmalloc", .run = run, .min_points = 1};
+        dp_failmalloc_result r;
+        int rc = dp_failmalloc_each(&fm, &r);
+        printf("devices-failmalloc: %lu allocations, each failed in turn (%lu absorbed)\n", r.points, r.absorbed);
+        return rc;
 }

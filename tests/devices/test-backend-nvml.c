@@ -87,7 +87,7 @@ static dp_device_set *discover(dp_backend *b) {
         return s;
 }
 
-static const dp_attr *attr(const dp_device *d, const char *name) {
+static const dp_hw_attr *attr(const dp_hw_device *d, const char *name) {
         for (size_t i = 0; i < d->n_attrs; i++)
                 if (!strcmp(d->attrs[i].name, name)) return &d->attrs[i];
         return NULL;
@@ -124,7 +124,7 @@ TEST(discover_a100_mixed) {
         ASSERT_STREQ(s->visible_devices_env, "NVIDIA_VISIBLE_DEVICES");
         ASSERT_EQ(s->n_common_device_nodes, 3);
         ASSERT_STREQ(s->common_device_nodes[0], "/dev/nvidiactl");
-        const dp_device *d = &s->devices[0];
+        const dp_hw_device *d = &s->devices[0];
         ASSERT_STREQ(d->id, "gpu-0");
         ASSERT_STREQ(d->type, "gpu");
         ASSERT_STREQ(d->uuid, "GPU-00000000-a100-4000-8000-000000000000");
@@ -137,7 +137,7 @@ TEST(discover_a100_mixed) {
         ASSERT_EQ(d->n_device_nodes, 1);
         ASSERT_STREQ(d->device_nodes[0], "/dev/nvidia0");
         ASSERT_STREQ(attr(d, "cudaComputeCapability")->str, "8.0.0");
-        ASSERT_EQ(attr(d, "cudaComputeCapability")->type, DP_ATTR_VERSION);
+        ASSERT_EQ(attr(d, "cudaComputeCapability")->type, DP_HW_ATTR_VERSION);
         ASSERT_STREQ(attr(d, "cudaDriverVersion")->str, "12.4.0");
         ASSERT_STREQ(attr(d, "driverVersion")->str, "550.54.15");
         ASSERT_STREQ(attr(d, "productName")->str, "NVIDIA A100-SXM4-80GB");
@@ -320,7 +320,7 @@ TEST(compute_instance_profiles_and_no_numa) {
         dp_backend *b = open_nvml(NULL);
         dp_device_set *s = discover(b);
         ASSERT_EQ(s->n_devices, 1);
-        const dp_device *d = &s->devices[0];
+        const dp_hw_device *d = &s->devices[0];
         ASSERT_STREQ(d->architecture, "Hopper");
         ASSERT_STREQ(d->pci_bus_id, "0001:1b:00.0");
         ASSERT_EQ(d->numa_node, -1);

@@ -17,7 +17,7 @@ static dp_backend *open_pci(const char *config) {
         return b;
 }
 
-static const dp_attr *attr(const dp_device *d, const char *name) {
+static const dp_hw_attr *attr(const dp_hw_device *d, const char *name) {
         for (size_t i = 0; i < d->n_attrs; i++)
                 if (!strcmp(d->attrs[i].name, name)) return &d->attrs[i];
         DP_FAIL("%s has no attribute %s", d->id, name);
@@ -34,7 +34,7 @@ TEST(discover_by_rules) {
         /* In address order: 3b:00.0 (vfio-nic), 3b:00.1 (nic), af:00.0 (fpga);
          * the host bridge matches nothing, the NVMe drive lacks an IOMMU group. */
         ASSERT_EQ(s->n_devices, 3);
-        const dp_device *d = &s->devices[0];
+        const dp_hw_device *d = &s->devices[0];
         ASSERT_STREQ(d->id, "vfio-nic-0");
         ASSERT_STREQ(d->type, "vfio-nic");
         ASSERT_STREQ(d->pci_bus_id, "0000:3b:00.0");

@@ -56,13 +56,13 @@ TEST(example_gpu) {
                 ASSERT_EQ(s->devices[i].memory_bytes, 80ULL << 30);
                 ASSERT_FALSE(s->devices[i].mig_enabled);
         }
-        const dp_device *d = &s->devices[0];
+        const dp_hw_device *d = &s->devices[0];
         ASSERT_EQ(d->n_attrs, 2);
         ASSERT_STREQ(d->attrs[0].name, "model");
-        ASSERT_EQ(d->attrs[0].type, DP_ATTR_STRING);
+        ASSERT_EQ(d->attrs[0].type, DP_HW_ATTR_STRING);
         ASSERT_STREQ(d->attrs[0].str, "LATEST-GPU-MODEL");
         ASSERT_STREQ(d->attrs[1].name, "driverVersion");
-        ASSERT_EQ(d->attrs[1].type, DP_ATTR_VERSION);
+        ASSERT_EQ(d->attrs[1].type, DP_HW_ATTR_VERSION);
         ASSERT_STREQ(d->attrs[1].str, "1.0.0");
         ASSERT_EQ(d->n_capacities, 2);
         ASSERT_STREQ(d->capacities[0].name, "memory");
@@ -94,7 +94,7 @@ TEST(a100_mixed) {
         ASSERT_EQ(s->n_devices, 8);
         ASSERT_EQ(dp_device_set_count_mig_enabled(s), 4);
         for (size_t i = 0; i < 8; i++) {
-                const dp_device *d = &s->devices[i];
+                const dp_hw_device *d = &s->devices[i];
                 ASSERT_EQ(d->numa_node, i < 4 ? 0 : 1);
                 ASSERT_EQ(d->mig_enabled, i < 4);
                 ASSERT_EQ(d->n_migs, i < 4 ? 7 : 0);
@@ -160,9 +160,9 @@ TEST(user_profile) {
         ASSERT_EQ(s->n_devices, 5);
         ASSERT_STREQ(s->devices[4].id, "fpga-0");
         ASSERT_STREQ(s->devices[4].device_nodes[0], "/dev/fpga0");
-        ASSERT_EQ(s->devices[4].attrs[0].type, DP_ATTR_INT);
+        ASSERT_EQ(s->devices[4].attrs[0].type, DP_HW_ATTR_INT);
         ASSERT_EQ(s->devices[4].attrs[0].i, 16);
-        ASSERT_EQ(s->devices[4].attrs[1].type, DP_ATTR_BOOL);
+        ASSERT_EQ(s->devices[4].attrs[1].type, DP_HW_ATTR_BOOL);
         ASSERT_TRUE(dp_device_set_nvlinked(s, 0, 1));
         ASSERT_FALSE(dp_device_set_nvlinked(s, 1, 2));
         ASSERT_TRUE(dp_device_set_nvlinked(s, 3, 2));
@@ -318,7 +318,7 @@ static void same_set(const dp_device_set *a, const dp_device_set *b) {
         ASSERT_EQ(a->partitions, b->partitions);
         ASSERT_EQ(a->n_devices, b->n_devices);
         for (size_t i = 0; i < a->n_devices; i++) {
-                const dp_device *x = &a->devices[i], *y = &b->devices[i];
+                const dp_hw_device *x = &a->devices[i], *y = &b->devices[i];
                 SAME_STR(x->id, y->id);
                 SAME_STR(x->type, y->type);
                 SAME_STR(x->uuid, y->uuid);

@@ -50,7 +50,7 @@ static size_t count(const dp_v1_plan *p, const char *name) {
 /* The index form of an advertised id ("3", "0:2", "1::3"): tests written
  * with indices translate to and from the uuids the plan advertises. */
 static void index_form(const dp_device_set *s, const dp_v1_resource *r, const dp_v1_device *v, char *buf, size_t n) {
-        const dp_device *d = &s->devices[v->gpu];
+        const dp_hw_device *d = &s->devices[v->gpu];
         int k = v->mig < 0 ? snprintf(buf, n, "%u", d->index)
                            : snprintf(buf, n, "%u:%u", d->index, d->migs[v->mig].index);
         if (r->replicas > 1) snprintf(buf + k, n - (size_t)k, "::%u", v->replica);

@@ -28,9 +28,5 @@ endfunction()
 cmake_language(DEFER CALL _dp_fake_nvml_dependency)
 
 # Fail each allocation of a backend scenario in turn (see devices/failmalloc.c).
-add_executable(devices-failmalloc ${CMAKE_CURRENT_SOURCE_DIR}/devices/failmalloc.c)
-target_link_libraries(devices-failmalloc PRIVATE dp_devices)
-target_link_options(devices-failmalloc PRIVATE -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=strdup,--wrap=strndup)
+dp_failmalloc_test(devices)
 add_dependencies(devices-failmalloc fake-nvml)
-add_test(NAME devices/failmalloc COMMAND devices-failmalloc WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}/devices)
-set_tests_properties(devices/failmalloc PROPERTIES TIMEOUT 300 ENVIRONMENT "${DP_TEST_ENV}" LABELS unit)

@@ -19,7 +19,7 @@
 #include "dra/recover.h"
 #include "dra/slices.h"
 
-#include "../failmalloc.h"
+#include "failmalloc.h"
 
 static const char claim_yaml[] =
         "apiVersion: resource.k8s.io/v1\n"
@@ -228,6 +228,11 @@ static bool scenario_recover(void) {
         return ok;
 }
 
+static bool run(void *ctx) {
+        bool (**fn)(void) = ctx;
+        return (*fn)();
+}
+
 int main(int argc, char **argv) {
         bool (*scenario_fn)(void) = argc > 1 && streq(argv[1], "recover") ? scenario_recover : scenario;
         dp_error err = DP_ERROR_INIT;
@@ -245,34 +250,10 @@ int main(int argc, char **argv) {
         snprintf(md_dir, sizeof(md_dir), "%s/md", root);
         snprintf(state_dir, sizeof(state_dir), "%s/state", root);
         if (mkdir(cdi_dir, 0755) < 0 || mkdir(md_dir, 0755) < 0 || mkdir(state_dir, 0755) < 0) return 1;
-        fail_at = 0;
-        if (!scenario_fn()) {
-                fprintf(stderr, "dra-failmalloc: the scenario fails without injected failures\n");
-                return 1;
-        }
-        unsigned long absorbed = 0;
-        int rc = 0;
-        for (unsigned long i = 1;; i++) {
-                fail_at = i;
-                counter = 0;
-                failed = false;
-                bool ok = scenario_fn();
-                if (!failed) {
-                        if (!ok) {
-                                fprintf(stderr, "dra-failmalloc: run %lu failed without an injected failure\n", i);
-                                rc = 1;
-                        } else
-                                printf("dra-failmalloc: %lu allocations, each failed in turn (%lu absorbed)\n", i - 1,
-                                       absorbed);
-                        rc = rc || absorbed;
-                        break;
-                }
-                if (ok) {
-                        absorbed++; /* a failure that did not surface: hidden -ENOMEM handling */
-                        fprintf(stderr, "dra-failmalloc: allocation %lu failed and the scenario still succeeded\n", i);
-                }
-        }
-        fail_at = 0;
+        dp_failmalloc fm = {.name = "dra-failmalloc", .run = run, .ctx = (void *)&scenario_fn, .min_points = 1};
+        dp_failmalloc_result res;
+        int rc = dp_failmalloc_each(&fm, &res);
+        printf("dra-failmalloc: %lu allocations, each failed in turn (%lu absorbed)\n", res.points, res.absorbed);
         char ck[200];
         snprintf(ck, sizeof(ck), "%s/checkpoint.json", state_dir);
         unlink(ck);

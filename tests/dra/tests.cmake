@@ -9,10 +9,5 @@ add_test(NAME dra/conformance-workloads COMMAND dra-conformance-workloads
 set_tests_properties(dra/conformance-workloads PROPERTIES TIMEOUT 120 ENVIRONMENT "${DP_TEST_ENV}" LABELS unit)
 
 # Fail each allocation of a driver-core scenario in turn (see dra/failmalloc.c).
-add_executable(dra-failmalloc ${CMAKE_CURRENT_SOURCE_DIR}/dra/failmalloc.c)
-target_link_libraries(dra-failmalloc PRIVATE dp_dra)
-target_link_options(dra-failmalloc PRIVATE -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=strdup,--wrap=strndup)
-add_test(NAME dra/failmalloc COMMAND dra-failmalloc WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}/dra)
-set_tests_properties(dra/failmalloc PROPERTIES TIMEOUT 300 ENVIRONMENT "${DP_TEST_ENV}" LABELS unit)
-add_test(NAME dra/failmalloc-recover COMMAND dra-failmalloc recover WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}/dra)
-set_tests_properties(dra/failmalloc-recover PROPERTIES TIMEOUT 300 ENVIRONMENT "${DP_TEST_ENV}" LABELS unit)
+dp_failmalloc_test(dra)
+dp_failmalloc_test(dra NAME failmalloc-recover ARGS recover)

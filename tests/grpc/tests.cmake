@@ -8,8 +8,4 @@ foreach(_peer server client)
 endforeach()
 
 # Fail each allocation of a full scenario in turn (see failmalloc.c).
-add_executable(grpc-failmalloc ${CMAKE_CURRENT_SOURCE_DIR}/grpc/failmalloc.c)
-target_link_libraries(grpc-failmalloc PRIVATE dp_grpc)
-target_link_options(grpc-failmalloc PRIVATE -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=strdup,--wrap=strndup)
-add_test(NAME grpc/failmalloc COMMAND grpc-failmalloc)
-set_tests_properties(grpc/failmalloc PROPERTIES TIMEOUT 300 ENVIRONMENT "${DP_TEST_ENV}" LABELS unit)
+dp_failmalloc_test(grpc)

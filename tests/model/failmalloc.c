@@ -10,7 +10,7 @@
 
 #include "model/model.h"
 
-#include "../failmalloc.h"
+#include "failmalloc.h"
 
 static const char *extra = "apiVersion: resource.k8s.io/v1beta1\n"
                            "kind: ResourceSlice\n"
@@ -117,27 +117,15 @@ static bool scenario(void) {
         return ok;
 }
 
+static bool run(void *ctx) {
+        (void)ctx;
+        return scenario();
+}
+
 int main(void) {
-        fail_at = 0;
-        if (!scenario()) {
-                fprintf(stderr, "model-failmalloc: the scenario fails without injected failures\n");
-                return 1;
-        }
-        unsigned long absorbed = 0;
-        for (unsigned long n = 1;; n++) {
-                fail_at = n;
-                counter = 0;
-                failed = false;
-                bool ok = scenario();
-                if (!failed) {
-                        if (!ok) {
-                                fprintf(stderr, "model-failmalloc: run %lu failed without an injected failure\n", n);
-                                return 1;
-                        }
-                        printf("model-failmalloc: %lu allocations, each failed in turn (%lu absorbed)\n", n - 1,
-                               absorbed);
-                        return absorbed ? 1 : 0;
-                }
-                if (ok) absorbed++; /* a failure that did not surface: hidden -ENOMEM handling */
-        }
+        dp_failmalloc fm = {.name = "model-failmalloc", .run = run, .min_points = 1};
+        dp_failmalloc_result r;
+        int rc = dp_failmalloc_each(&fm, &r);
+        printf("model-failmalloc: %lu allocations, each failed in turn (%lu absorbed)\n", r.points, r.absorbed);
+        return rc;
 }

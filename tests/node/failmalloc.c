@@ -23,7 +23,7 @@
 #include "node/dra-state.h"
 #include "node/pods.h"
 
-#include "../failmalloc.h"
+#include "failmalloc.h"
 
 static const char manifest[] =
         "apiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata: {name: one-gpu, namespace: default}\n"
@@ -233,38 +233,41 @@ static void state_round(dp_strbuf *ret) {
         dp_node_dra_state_free(t);
 }
 
-static unsigned long each(const char *what, void (*round)(dp_strbuf *)) {
-        dp_strbuf want = DP_STRBUF_INIT;
-        fail_at = 0;
-        round(&want);
-        if (bad || dp_strbuf_failed(&want)) {
-                fprintf(stderr, "node-failmalloc: %s fails without failures\n", what);
-                exit(1);
+typedef struct round_run {
+        const char *what;
+        void (*round)(dp_strbuf *);
+        dp_strbuf want;
+} round_run;
+
+/* One round. The reference run keeps its result; a later run's result must
+ * equal it: pods_round's only when nothing failed, the DRA round's always
+ * (after its retry without failures) unless it says "(failed)". */
+static bool run(void *ctx) {
+        round_run *x = ctx;
+        if (fail_at == 0) {
+                x->round(&x->want);
+                return !bad && !dp_strbuf_failed(&x->want);
         }
-        unsigned long n;
-        for (n = 1;; n++) {
-                fail_at = n;
-                counter = 0;
-                failed = false;
-                dp_strbuf got = DP_STRBUF_INIT;
-                round(&got);
-                bool done = !failed;
-                fail_at = 0;
-                /* pods_round's result only counts when nothing failed; the DRA round's always (after the retry) */
-                bool compare = (round == dra_round && !streq(dp_strbuf_str(&got), "(failed)")) || !failed;
-                if (compare && !streq(dp_strbuf_str(&got), dp_strbuf_str(&want))) {
-                        char m[4096];
-                        snprintf(m, sizeof m, "%s: result differs:\n  got  %s\n  want %s", what, dp_strbuf_str(&got),
-                                 dp_strbuf_str(&want));
-                        fail_at = n;
-                        fail(what, m);
-                        fail_at = 0;
-                }
-                dp_strbuf_done(&got);
-                if (done) break;
+        dp_strbuf got = DP_STRBUF_INIT;
+        x->round(&got);
+        bool compare = (x->round == dra_round && !streq(dp_strbuf_str(&got), "(failed)")) || !failed;
+        if (compare && !streq(dp_strbuf_str(&got), dp_strbuf_str(&x->want))) {
+                char m[4096];
+                snprintf(m, sizeof m, "%s: result differs:\n  got  %s\n  want %s", x->what, dp_strbuf_str(&got),
+                         dp_strbuf_str(&x->want));
+                fail(x->what, m);
         }
-        dp_strbuf_done(&want);
-        return n - 1;
+        dp_strbuf_done(&got);
+        return true;
+}
+
+static unsigned long each(const char *what, void (*round)(dp_strbuf *), unsigned long min_points) {
+        round_run x = {what, round, DP_STRBUF_INIT};
+        dp_failmalloc fm = {.name = "node-failmalloc", .run = run, .ctx = &x, .absorb = true, .min_points = min_points};
+        dp_failmalloc_result r;
+        bad += dp_failmalloc_each(&fm, &r);
+        dp_strbuf_done(&x.want);
+        return r.points;
 }
 
 int main(void) {
@@ -281,19 +284,15 @@ int main(void) {
         if (mkdir(reg_dir, 0755) < 0 || mkdir(man_dir, 0755) < 0 || mkdir(claims_dir, 0755) < 0) return 1;
         FILE *f = fopen(man_file, "w");
         if (!f || fwrite(manifest, 1, sizeof manifest - 1, f) != sizeof manifest - 1 || fclose(f) != 0) return 1;
-        unsigned long a = each("DRA manager", dra_round);
-        unsigned long b = each("pods", pods_round);
-        unsigned long c = each("DRA state", state_round);
-        printf("node-failmalloc: DRA manager %lu, pods %lu, DRA state %lu: %lu failure points, %lu bad\n", a, b, c,
-               a + b + c, bad);
         /* the scenario must keep reaching the code it is for (the YAML tree
          * allocates in blocks since the allocate speed work: 231 and 195 then;
          * its maps and lists no longer grow with realloc and JSON skips
          * libyaml since: 183 and 103) */
-        if (a < 150 || b < 90 || c < 50) {
-                fprintf(stderr, "node-failmalloc: too few allocations: the scenario no longer runs\n");
-                bad++;
-        }
+        unsigned long a = each("DRA manager", dra_round, 150);
+        unsigned long b = each("pods", pods_round, 90);
+        unsigned long c = each("DRA state", state_round, 50);
+        printf("node-failmalloc: DRA manager %lu, pods %lu, DRA state %lu: %lu failure points, %lu bad\n", a, b, c,
+               a + b + c, bad);
         /* leave nothing behind */
         dp_strbuf sb = DP_STRBUF_INIT;
         claims_files(&sb, true);

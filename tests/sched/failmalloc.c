@@ -18,35 +18,7 @@
 
 #include "sched/sim.h"
 
-/* The wrappers of ../failmalloc.h, plus FM_TRACE=N: print the stack of
- * allocation N of every run when it is failed (to find where a bad result
- * comes from). */
-void *__real_malloc(size_t n);
-void *__real_calloc(size_t a, size_t b);
-void *__real_realloc(void *p, size_t n);
-char *__real_strdup(const char *s);
-char *__real_strndup(const char *s, size_t n);
-void *__wrap_malloc(size_t n);
-void *__wrap_calloc(size_t a, size_t b);
-void *__wrap_realloc(void *p, size_t n);
-char *__wrap_strdup(const char *s);
-char *__wrap_strndup(const char *s, size_t n);
-void __sanitizer_print_stack_trace(void) __attribute__((weak));
-
-static unsigned long fail_at, counter, trace_at;
-static bool failed, counting = true;
-
-static bool should_fail(void) {
-        if (!counting || !fail_at || ++counter != fail_at) return false;
-        failed = true;
-        if (trace_at == fail_at && __sanitizer_print_stack_trace) __sanitizer_print_stack_trace();
-        return true;
-}
-void *__wrap_malloc(size_t n) { return should_fail() ? NULL : __real_malloc(n); }
-void *__wrap_calloc(size_t a, size_t b) { return should_fail() ? NULL : __real_calloc(a, b); }
-void *__wrap_realloc(void *p, size_t n) { return should_fail() ? NULL : __real_realloc(p, n); }
-char *__wrap_strdup(const char *s) { return should_fail() ? NULL : __real_strdup(s); }
-char *__wrap_strndup(const char *s, size_t n) { return should_fail() ? NULL : __real_strndup(s, n); }
+#include "failmalloc.h"
 
 #define CLASS                                                                                                          \
         "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu.example.com}\n"                       \
@@ -106,36 +78,43 @@ static int simulate(dp_strbuf *out, dp_error *err) {
         return r;
 }
 
-static unsigned long run_sim(const char *path) {
-        dp_strbuf want = DP_STRBUF_INIT;
+typedef struct sim_run {
+        dp_strbuf want;
+} sim_run;
+
+/* One simulation: the reference run keeps its output; a later one must give
+ * exactly that output or -ENOMEM with a message. */
+static bool sim_once(void *ctx) {
+        sim_run *x = ctx;
         dp_error err = DP_ERROR_INIT;
-        sim_path = path;
-        fail_at = 0;
-        if (simulate(&want, &err) < 0 || dp_strbuf_failed(&want)) {
-                fprintf(stderr, "sched-failmalloc: simulate fails without failures: %s\n", err.msg);
-                exit(1);
-        }
-        unsigned long n;
-        for (n = 1;; n++) {
-                fail_at = n;
-                counter = 0;
-                failed = false;
-                dp_strbuf out = DP_STRBUF_INIT;
-                dp_error_clear(&err);
-                int r = simulate(&out, &err);
-                bool done = !failed;
-                if (r < 0)
-                        check_error("simulate", r, &err);
-                else if (dp_strbuf_failed(&out) || !streq(dp_strbuf_str(&out), dp_strbuf_str(&want))) {
-                        fprintf(stderr, "sched-failmalloc: simulate: allocation %lu: output differs\n", n);
-                        bad++;
+        if (fail_at == 0) {
+                if (simulate(&x->want, &err) < 0 || dp_strbuf_failed(&x->want)) {
+                        fprintf(stderr, "sched-failmalloc: simulate fails without failures: %s\n", err.msg);
+                        return false;
                 }
-                dp_strbuf_done(&out);
-                if (done) break;
+                return true;
         }
-        dp_strbuf_done(&want);
-        fail_at = 0;
-        return n - 1;
+        dp_strbuf out = DP_STRBUF_INIT;
+        int r = simulate(&out, &err);
+        if (r < 0)
+                check_error("simulate", r, &err);
+        else if (dp_strbuf_failed(&out) || !streq(dp_strbuf_str(&out), dp_strbuf_str(&x->want))) {
+                fprintf(stderr, "sched-failmalloc: simulate: allocation %lu: output differs\n", fail_at);
+                bad++;
+        }
+        dp_strbuf_done(&out);
+        return true;
+}
+
+static unsigned long run_sim(const char *path, unsigned long min_points) {
+        sim_run x = {DP_STRBUF_INIT};
+        sim_path = path;
+        dp_failmalloc fm = {
+                .name = "sched-failmalloc", .run = sim_once, .ctx = &x, .absorb = true, .min_points = min_points};
+        dp_failmalloc_result r;
+        bad += dp_failmalloc_each(&fm, &r);
+        dp_strbuf_done(&x.want);
+        return r.points;
 }
 
 /* ---- (b) the scheduler over a store ---- */
@@ -194,83 +173,87 @@ static int schedule(dp_store *st, dp_sched *s, dp_error *err) {
         return r;
 }
 
-static unsigned long run_sched(void) {
-        dp_strbuf want = DP_STRBUF_INIT;
+typedef struct sched_run {
+        dp_strbuf want;
+} sched_run;
+
+/* One scheduler run over a fresh store (built without failures). The
+ * reference run keeps the placement; after a failed run the store must show
+ * no partial state, and the same scheduler run again without failures must
+ * reach the reference placement. */
+static bool sched_once(void *ctx) {
+        sched_run *x = ctx;
         dp_error err = DP_ERROR_INIT;
         dp_sched_config cfg = {.policy = DP_SCORE_BINPACK};
-        fail_at = 0;
+        unsigned long n = fail_at;
+        bool was = counting;
+        counting = false;
         dp_store *st = new_store();
+        counting = was;
         dp_sched *s = NULL;
-        if (dp_sched_new(st, &cfg, &s) < 0 || schedule(st, s, &err) < 0) {
-                fprintf(stderr, "sched-failmalloc: scheduling fails without failures: %s\n", err.msg);
-                exit(1);
-        }
-        describe(st, &want);
-        dp_sched_free(s);
-        dp_store_free(st);
-        unsigned long n;
-        for (n = 1;; n++) {
-                counting = false;
-                st = new_store();
-                counting = true;
-                fail_at = n;
-                counter = 0;
-                failed = false;
-                dp_error_clear(&err);
-                s = NULL;
-                int r = dp_sched_new(st, &cfg, &s);
-                if (r >= 0) {
-                        r = schedule(st, s, &err);
-                        if (r < 0) check_error("schedule", r, &err);
-                } else if (r != -ENOMEM) {
-                        fprintf(stderr, "sched-failmalloc: dp_sched_new: allocation %lu: %d\n", n, r);
-                        bad++;
-                }
-                bool done = !failed;
-                fail_at = 0;
-                if (!consistent(st)) {
-                        fprintf(stderr, "sched-failmalloc: allocation %lu: partial state in the store\n", n);
-                        bad++;
-                }
-                /* without failures, the same scheduler gets to the normal placement */
-                if (!s && dp_sched_new(st, &cfg, &s) < 0) exit(1);
-                dp_error_clear(&err);
-                r = schedule(st, s, &err);
-                dp_strbuf got = DP_STRBUF_INIT;
-                describe(st, &got);
-                if (r < 0 || !streq(dp_strbuf_str(&got), dp_strbuf_str(&want))) {
-                        fprintf(stderr, "sched-failmalloc: allocation %lu: rerun: %d %s\n  got  %s\n  want %s\n", n,
-                                r, err.msg, dp_strbuf_str(&got), dp_strbuf_str(&want));
-                        bad++;
-                }
-                dp_strbuf_done(&got);
+        if (n == 0) {
+                bool ok = dp_sched_new(st, &cfg, &s) >= 0 && schedule(st, s, &err) >= 0;
+                if (!ok) fprintf(stderr, "sched-failmalloc: scheduling fails without failures: %s\n", err.msg);
+                if (ok) describe(st, &x->want);
                 dp_sched_free(s);
                 dp_store_free(st);
-                if (done) break;
+                return ok;
         }
-        dp_strbuf_done(&want);
-        return n - 1;
+        int r = dp_sched_new(st, &cfg, &s);
+        if (r >= 0) {
+                r = schedule(st, s, &err);
+                if (r < 0) check_error("schedule", r, &err);
+        } else if (r != -ENOMEM) {
+                fprintf(stderr, "sched-failmalloc: dp_sched_new: allocation %lu: %d\n", n, r);
+                bad++;
+        }
+        fail_at = 0;
+        if (!consistent(st)) {
+                fprintf(stderr, "sched-failmalloc: allocation %lu: partial state in the store\n", n);
+                bad++;
+        }
+        /* without failures, the same scheduler gets to the normal placement */
+        if (!s && dp_sched_new(st, &cfg, &s) < 0) exit(1);
+        dp_error_clear(&err);
+        r = schedule(st, s, &err);
+        dp_strbuf got = DP_STRBUF_INIT;
+        describe(st, &got);
+        if (r < 0 || !streq(dp_strbuf_str(&got), dp_strbuf_str(&x->want))) {
+                fprintf(stderr, "sched-failmalloc: allocation %lu: rerun: %d %s\n  got  %s\n  want %s\n", n, r, err.msg,
+                        dp_strbuf_str(&got), dp_strbuf_str(&x->want));
+                bad++;
+        }
+        dp_strbuf_done(&got);
+        dp_sched_free(s);
+        dp_store_free(st);
+        fail_at = n;
+        return true;
+}
+
+static unsigned long run_sched(unsigned long min_points) {
+        sched_run x = {DP_STRBUF_INIT};
+        dp_failmalloc fm = {
+                .name = "sched-failmalloc", .run = sched_once, .ctx = &x, .absorb = true, .min_points = min_points};
+        dp_failmalloc_result r;
+        bad += dp_failmalloc_each(&fm, &r);
+        dp_strbuf_done(&x.want);
+        return r.points;
 }
 
 int main(void) {
-        const char *t = getenv("FM_TRACE");
-        trace_at = t ? strtoul(t, NULL, 10) : 0;
+        /* each scenario must keep reaching the code it is for */
         if (getenv("FM_ONLY_SCHED")) {
-                unsigned long b = run_sched();
+                unsigned long b = run_sched(0);
                 printf("sched-failmalloc: scheduler: %lu failure points, %lu bad\n", b, bad);
                 return bad ? 1 : 0;
         }
-        unsigned long a = run_sim("failmalloc/sim.yaml");
+        unsigned long a = run_sim("failmalloc/sim.yaml", 1000);
         printf("sched-failmalloc: simulate: %lu failure points\n", a);
-        unsigned long c = run_sim("failmalloc/dump.yaml");
+        unsigned long c = run_sim("failmalloc/dump.yaml", 500);
         printf("sched-failmalloc: simulate a cluster dump: %lu failure points\n", c);
-        unsigned long b = run_sched();
+        unsigned long b = run_sched(100);
         printf("sched-failmalloc: scheduler: %lu failure points\n", b);
         points = a + b + c;
-        if (a < 1000 || b < 100 || c < 500) { /* the scenarios must keep reaching the code they are for */
-                fprintf(stderr, "sched-failmalloc: too few allocations: the scenario no longer runs\n");
-                bad++;
-        }
         printf("sched-failmalloc: %lu failure points, %lu bad\n", points, bad);
         return bad ? 1 : 0;
 }
