@@ -1011,6 +1011,8 @@ static int dp_sim_report_impl(const dp_sim_input *in, dp_sim_output fmt, dp_strb
 /* What pods bound to the node ask of an extended resource (container limits). */
 static int64_t requested_on(sim_run *r, const char *node, const char *res) {
         int64_t n = 0;
+        if (sim_requested_on(r, node, res, &n) >= 0) return n;
+        /* without memory for the index, the walk */
         size_t i = 0;
         dp_object o;
         while (dp_store_next(r->store, DP_KIND_POD, &i, &o, NULL)) {
