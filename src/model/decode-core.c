@@ -299,7 +299,29 @@ static int decode_scheduling_policy(dctx *c, const dp_doc_node *n, dp_pod_group 
         return 0;
 }
 
+/* Volcano's and KAI's PodGroup specs: minMember (and Volcano's
+ * minResources) read, the fields of their own queues, topology and
+ * sub-groups accepted and not modelled. */
+static const char *const volcano_spec_ignored[] = {"minTaskMember",   "queue",          "priorityClassName",
+                                                   "networkTopology", "subGroupPolicy", NULL};
+static const char *const kai_spec_ignored[] = {
+        "queue",       "priorityClassName", "preemptibility",    "topologyConstraint", "subGroups",
+        "minSubGroup", "markUnschedulable", "schedulingBackoff", "preemptionDelay",    "stalenessGracePeriod",
+        NULL};
+
+static int decode_foreign_pod_group_spec(dctx *c, const dp_doc_node *n, dp_pod_group *g, bool volcano) {
+        g->gang = true;
+        DECODE_FIELDS(c, n, k, v, if (streq(k, "minMember")) r = get_int32(c, v, &g->min_member);
+                      else if (volcano && streq(k, "minResources")) r =
+                              get_quantity_map(c, v, &g->min_resources, &g->n_min_resources);
+                      else if (in_list(k, volcano ? volcano_spec_ignored : kai_spec_ignored)) r = 0;);
+        return 0;
+}
+
 static int decode_pod_group_spec(dctx *c, const dp_doc_node *n, dp_pod_group *g) {
+        dp_pod_group_api api = dp_pod_group_api_of(g);
+        if (api == DP_POD_GROUP_VOLCANO || api == DP_POD_GROUP_KAI)
+                return decode_foreign_pod_group_spec(c, n, g, api == DP_POD_GROUP_VOLCANO);
         if (c->version == DP_API_V1ALPHA2) {
                 DECODE_FIELDS(c, n, k, v, if (streq(k, "schedulingPolicy")) r = decode_scheduling_policy(c, v, g);
                               else if (streq(k, "resourceClaims")) r =
@@ -323,7 +345,10 @@ int decode_pod_group(dctx *c, const dp_doc_node *root, dp_pod_group *g) {
                                                     "failed", "scheduleStartTime", "conditions", NULL};
         DECODE_FIELDS(c, root, k, v, if (in_list(k, top_level)) r = 0;
                       else if (streq(k, "spec")) r = decode_pod_group_spec(c, v, g);
-                      else if (streq(k, "status")) r = decode_ns_part(c, v, status_fields););
+                      /* another project's status is its scheduler's own record: not read */
+                      else if (streq(k, "status")) r =
+                              dp_pod_group_api_of(g) >= DP_POD_GROUP_VOLCANO ? 0
+                                                                             : decode_ns_part(c, v, status_fields););
         return 0;
 }
 

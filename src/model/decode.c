@@ -324,8 +324,8 @@ static int decode_owner_ref(dctx *c, const dp_doc_node *n, void *elem) {
 }
 
 int decode_meta(dctx *c, const dp_doc_node *n, dp_object_meta *m) {
-        static const char *const ignored[] = {"selfLink",   "deletionTimestamp", "deletionGracePeriodSeconds",
-                                              "finalizers", "managedFields",     NULL};
+        static const char *const ignored[] = {"selfLink", "deletionGracePeriodSeconds", "finalizers", "managedFields",
+                                              NULL};
         DECODE_FIELDS(c, n, k, v, if (streq(k, "name")) r = get_str(c, v, &m->name);
                       else if (streq(k, "generateName")) r = get_str(c, v, &m->generate_name);
                       else if (streq(k, "namespace")) r = get_str(c, v, &m->namespace);
@@ -333,6 +333,7 @@ int decode_meta(dctx *c, const dp_doc_node *n, dp_object_meta *m) {
                       else if (streq(k, "resourceVersion")) r = get_str(c, v, &m->resource_version);
                       else if (streq(k, "generation")) r = get_int64(c, v, &m->generation);
                       else if (streq(k, "creationTimestamp")) r = get_str(c, v, &m->creation_timestamp);
+                      else if (streq(k, "deletionTimestamp")) r = get_str(c, v, &m->deletion_timestamp);
                       else if (streq(k, "labels")) r = get_kv_map(c, v, &m->labels, &m->n_labels);
                       else if (streq(k, "annotations")) r = get_kv_map(c, v, &m->annotations, &m->n_annotations);
                       else if (streq(k, "ownerReferences")) r =
@@ -464,7 +465,8 @@ static const char *const dra_versions[] = {"resource.k8s.io/v1", "resource.k8s.i
 static const char *const taint_rule_versions[] = {"resource.k8s.io/v1beta2", "resource.k8s.io/v1alpha3", NULL};
 static const char *const core_versions[] = {"v1", NULL};
 static const char *const pod_group_versions[] = {"scheduling.k8s.io/v1alpha2", "scheduling.x-k8s.io/v1alpha1",
-                                                 "scheduling.k8s.io/v1alpha1", NULL};
+                                                 "scheduling.k8s.io/v1alpha1", "scheduling.volcano.sh/v1beta1",
+                                                 "scheduling.run.ai/v2alpha2", NULL};
 static const char *const apps_versions[] = {"apps/v1", NULL};
 static const char *const batch_versions[] = {"batch/v1", NULL};
 static const char *const priority_class_versions[] = {"scheduling.k8s.io/v1", NULL};

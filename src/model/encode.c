@@ -128,6 +128,7 @@ static dp_doc_node *meta(dp_doc_builder *e, const dp_object_meta *m) {
         dp_doc_b_put_str(e, n, "resourceVersion", m->resource_version);
         if (m->generation) dp_doc_b_put_int(e, n, "generation", m->generation);
         dp_doc_b_put_str(e, n, "creationTimestamp", m->creation_timestamp);
+        dp_doc_b_put_str(e, n, "deletionTimestamp", m->deletion_timestamp);
         put_kv(e, n, "labels", m->labels, m->n_labels);
         put_kv(e, n, "annotations", m->annotations, m->n_annotations);
         if (m->n_owner_references) {

@@ -42,6 +42,7 @@ void dp_object_meta_done(dp_object_meta *m) {
         free(m->uid);
         free(m->resource_version);
         free(m->creation_timestamp);
+        free(m->deletion_timestamp);
         kv_free(m->labels, m->n_labels);
         kv_free(m->annotations, m->n_annotations);
         for (size_t i = 0; i < m->n_owner_references; i++) {
@@ -718,7 +719,8 @@ static bool dup_meta(dp_object_meta *d, const dp_object_meta *s) {
         if (!dup_str(&d->name, s->name) || !dup_str(&d->generate_name, s->generate_name) ||
             !dup_str(&d->namespace, s->namespace) || !dup_str(&d->uid, s->uid) ||
             !dup_str(&d->resource_version, s->resource_version) ||
-            !dup_str(&d->creation_timestamp, s->creation_timestamp))
+            !dup_str(&d->creation_timestamp, s->creation_timestamp) ||
+            !dup_str(&d->deletion_timestamp, s->deletion_timestamp))
                 return false;
         if (s->n_labels) {
                 if (!(d->labels = calloc(s->n_labels, sizeof(dp_kv)))) return false;

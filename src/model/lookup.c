@@ -16,10 +16,40 @@ const char *dp_object_label(dp_object o, const char *key) {
         return m ? dp_kv_get(m->labels, m->n_labels, key) : NULL;
 }
 
+static const char *group_by_api(const dp_pod *p, dp_pod_group_api api) {
+        const dp_object_meta *m = &p->meta;
+        switch (api) {
+        case DP_POD_GROUP_NATIVE: return p->scheduling_group;
+        case DP_POD_GROUP_COSCHEDULING: return dp_kv_get(m->labels, m->n_labels, DP_POD_GROUP_LABEL);
+        case DP_POD_GROUP_VOLCANO: return dp_kv_get(m->annotations, m->n_annotations, DP_VOLCANO_GROUP_ANNOTATION);
+        case DP_POD_GROUP_KAI: {
+                const char *a = dp_kv_get(m->annotations, m->n_annotations, DP_KAI_GROUP_KEY);
+                return a ? a : dp_kv_get(m->labels, m->n_labels, DP_KAI_GROUP_KEY);
+        }
+        }
+        return NULL;
+}
+
 const char *dp_pod_group_name(const dp_pod *p) {
-        if (!p) return NULL;
-        if (p->scheduling_group) return p->scheduling_group;
-        return dp_kv_get(p->meta.labels, p->meta.n_labels, DP_POD_GROUP_LABEL);
+        static const dp_pod_group_api order[] = {DP_POD_GROUP_NATIVE, DP_POD_GROUP_COSCHEDULING, DP_POD_GROUP_VOLCANO,
+                                                 DP_POD_GROUP_KAI};
+        for (size_t i = 0; p && i < ELEMENTSOF(order); i++) {
+                const char *g = group_by_api(p, order[i]);
+                if (g) return g;
+        }
+        return NULL;
+}
+
+dp_pod_group_api dp_pod_group_api_of(const dp_pod_group *g) {
+        const char *v = g->hdr.api_version ? g->hdr.api_version : "";
+        if (startswith(v, "scheduling.volcano.sh/")) return DP_POD_GROUP_VOLCANO;
+        if (startswith(v, "scheduling.run.ai/")) return DP_POD_GROUP_KAI;
+        if (streq(v, "scheduling.k8s.io/v1alpha2")) return DP_POD_GROUP_NATIVE;
+        return DP_POD_GROUP_COSCHEDULING;
+}
+
+bool dp_pod_group_has_member(const dp_pod_group *g, const dp_pod *p) {
+        return streq_ptr(group_by_api(p, dp_pod_group_api_of(g)), g->meta.name);
 }
 
 const dp_device *dp_resource_slice_find_device(const dp_resource_slice *s, const char *name) {

@@ -224,8 +224,13 @@ int dp_model_read_stdin(char **ret, size_t *ret_len, dp_error *err);
 const char *dp_kv_get(const dp_kv *v, size_t n, const char *key);
 const char *dp_object_label(dp_object o, const char *key);
 /* The pod's gang: spec.schedulingGroup.podGroupName, else the label
- * DP_POD_GROUP_LABEL, else NULL. */
+ * DP_POD_GROUP_LABEL, else Volcano's annotation, else KAI's annotation or
+ * label (objects.h), else NULL. */
 const char *dp_pod_group_name(const dp_pod *p);
+/* Which API a PodGroup was read from (its hdr.api_version). */
+dp_pod_group_api dp_pod_group_api_of(const dp_pod_group *g);
+/* Whether p joins g by the rule of g's API. */
+bool dp_pod_group_has_member(const dp_pod_group *g, const dp_pod *p);
 const dp_device *dp_resource_slice_find_device(const dp_resource_slice *s, const char *name);
 /* Split a device qualified name: "domain/id", or "id" which belongs to the
  * driver's domain (Kubernetes' rule). *ret_domain is not NUL-terminated at

@@ -37,7 +37,8 @@ typedef struct dp_owner_ref {
 } dp_owner_ref;
 
 /* metav1.ObjectMeta. Fields kubectl emits that devplane does not use
- * (managedFields, finalizers, selfLink, deletion*) are accepted and dropped. */
+ * (managedFields, finalizers, selfLink, deletionGracePeriodSeconds) are
+ * accepted and dropped. */
 typedef struct dp_object_meta {
         char *name;
         char *generate_name;
@@ -46,6 +47,7 @@ typedef struct dp_object_meta {
         char *resource_version;
         int64_t generation;
         char *creation_timestamp;
+        char *deletion_timestamp; /* set: terminating (a bound pod still holds its node's resources) */
         dp_kv *labels;
         size_t n_labels;
         dp_kv *annotations;
@@ -645,6 +647,22 @@ typedef struct dp_ext_object {
         dp_object_meta meta;
         const struct dp_model_ext_kind *ext;
 } dp_ext_object;
+
+/* Other projects' PodGroups, read as minMember gangs (spec.minMember; the
+ * rest of their spec is accepted and not modelled, their status ignored):
+ *   - Volcano, scheduling.volcano.sh/v1beta1: pods join with the annotation
+ *     DP_VOLCANO_GROUP_ANNOTATION (what Volcano's job controller writes);
+ *   - KAI-Scheduler, scheduling.run.ai/v2alpha2: pods join with the
+ *     annotation DP_KAI_GROUP_KEY (also read as a label).
+ * A pod joins a group only by its own API's rule (dp_pod_group_has_member). */
+#define DP_VOLCANO_GROUP_ANNOTATION "scheduling.k8s.io/group-name"
+#define DP_KAI_GROUP_KEY "pod-group-name"
+typedef enum {
+        DP_POD_GROUP_COSCHEDULING, /* scheduling.x-k8s.io/v1alpha1, scheduling.k8s.io/v1alpha1 */
+        DP_POD_GROUP_NATIVE,       /* scheduling.k8s.io/v1alpha2 */
+        DP_POD_GROUP_VOLCANO,
+        DP_POD_GROUP_KAI,
+} dp_pod_group_api;
 
 /* ---- any object ---- */
 

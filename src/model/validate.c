@@ -1032,7 +1032,10 @@ static int validate_pod_group(dctx *c, const dp_pod_group *g) {
         int r = validate_meta(c, &g->meta, true, dp_validate_dns_subdomain);
         if (r < 0) return r;
         size_t m = path_key(c, "spec");
-        if (g->min_member < 1) {
+        if (dp_pod_group_api_of(g) >= DP_POD_GROUP_VOLCANO) {
+                /* unset (KAI's sub-group gangs): no gang of the whole group */
+                if (g->min_member < 0) return vfail(c, "minMember", -EINVAL, "must not be negative");
+        } else if (g->min_member < 1) {
                 if (g->hdr.api_version && streq(g->hdr.api_version, "scheduling.k8s.io/v1alpha2")) {
                         path_key(c, "schedulingPolicy");
                         path_key(c, "gang");

@@ -12,20 +12,57 @@
 
 static const char *owner_api_version(dp_kind k) { return k == DP_KIND_JOB ? "batch/v1" : "apps/v1"; }
 
-/* spec for a DaemonSet's pod on `node`: the template's, with a required node
- * affinity to that node by metadata.name and a toleration of cordoned nodes,
- * as the DaemonSet controller writes them. Pieces are borrowed from tmpl. */
+/* Map `from` without `skip` (borrowed pieces) into a new map of s. */
+static dp_doc_node *map_without(dp_doc_set *s, const dp_doc_node *from, const char *skip) {
+        dp_doc_node *out = dp_doc_new_map(s);
+        int r = out ? 0 : -ENOMEM;
+        for (size_t k = 0; from && from->type == DP_DOC_MAP && r >= 0 && k < from->n; k++)
+                if (!streq(from->pairs[k].key, skip))
+                        r = dp_doc_map_add(s, out, from->pairs[k].key, from->pairs[k].value);
+        return r >= 0 ? out : NULL;
+}
+
+/* The template's affinity with its required node affinity replaced by one
+ * term, metadata.name In [node], as the DaemonSet controller does
+ * (ReplaceDaemonSetPodNodeNameNodeAffinity): preferred node affinity, pod
+ * affinity and anti-affinity stay as written. */
+static dp_doc_node *daemon_affinity(dp_doc_set *s, const dp_doc_node *tmpl_aff, const char *node) {
+        const dp_doc_node *tmpl_na =
+                tmpl_aff && tmpl_aff->type == DP_DOC_MAP ? dp_doc_get(tmpl_aff, "nodeAffinity") : NULL;
+        dp_doc_node *aff = map_without(s, tmpl_aff, "nodeAffinity");
+        dp_doc_node *na = map_without(s, tmpl_na, "requiredDuringSchedulingIgnoredDuringExecution");
+        dp_doc_node *req = dp_doc_new_map(s), *terms = dp_doc_new_seq(s), *term = dp_doc_new_map(s);
+        dp_doc_node *fields = dp_doc_new_seq(s), *f = dp_doc_new_map(s), *vals = dp_doc_new_seq(s);
+        if (!aff || !na || !req || !terms || !term || !fields || !f || !vals) return NULL;
+        int r = dp_doc_seq_add(s, vals, dp_doc_new_str(s, node));
+        if (r >= 0) r = dp_doc_map_add(s, f, "key", dp_doc_new_str(s, "metadata.name"));
+        if (r >= 0) r = dp_doc_map_add(s, f, "operator", dp_doc_new_str(s, "In"));
+        if (r >= 0) r = dp_doc_map_add(s, f, "values", vals);
+        if (r >= 0) r = dp_doc_seq_add(s, fields, f);
+        if (r >= 0) r = dp_doc_map_add(s, term, "matchFields", fields);
+        if (r >= 0) r = dp_doc_seq_add(s, terms, term);
+        if (r >= 0) r = dp_doc_map_add(s, req, "nodeSelectorTerms", terms);
+        if (r >= 0) r = dp_doc_map_add(s, na, "requiredDuringSchedulingIgnoredDuringExecution", req);
+        if (r >= 0) r = dp_doc_map_add(s, aff, "nodeAffinity", na);
+        return r >= 0 ? aff : NULL;
+}
+
+/* spec for a DaemonSet's pod on `node`: the template's, with the node
+ * affinity of daemon_affinity and a toleration of cordoned nodes, as the
+ * DaemonSet controller writes them. Pieces are borrowed from tmpl. */
 static dp_doc_node *daemon_spec(dp_doc_set *s, const dp_doc_node *spec, const char *node) {
         dp_doc_node *out = dp_doc_new_map(s), *tols = dp_doc_new_seq(s), *tol = dp_doc_new_map(s);
-        dp_doc_node *aff = dp_doc_new_map(s), *na = dp_doc_new_map(s), *req = dp_doc_new_map(s);
-        dp_doc_node *terms = dp_doc_new_seq(s), *term = dp_doc_new_map(s), *fields = dp_doc_new_seq(s);
-        dp_doc_node *f = dp_doc_new_map(s), *vals = dp_doc_new_seq(s);
-        if (!out || !tols || !tol || !aff || !na || !req || !terms || !term || !fields || !f || !vals) return NULL;
+        if (!out || !tols || !tol) return NULL;
         int r = 0;
+        const dp_doc_node *tmpl_aff = NULL;
         for (size_t k = 0; spec && spec->type == DP_DOC_MAP && r >= 0 && k < spec->n; k++) {
                 const char *key = spec->pairs[k].key;
                 const dp_doc_node *v = spec->pairs[k].value;
-                if (streq(key, "affinity") || streq(key, "nodeName")) continue;
+                if (streq(key, "nodeName")) continue;
+                if (streq(key, "affinity")) {
+                        tmpl_aff = v;
+                        continue;
+                }
                 if (streq(key, "tolerations")) {
                         for (size_t i = 0; v->type == DP_DOC_SEQ && r >= 0 && i < v->n; i++)
                                 r = dp_doc_seq_add(s, tols, v->items[i]);
@@ -38,17 +75,8 @@ static dp_doc_node *daemon_spec(dp_doc_set *s, const dp_doc_node *spec, const ch
         if (r >= 0) r = dp_doc_map_add(s, tol, "effect", dp_doc_new_str(s, "NoSchedule"));
         if (r >= 0) r = dp_doc_seq_add(s, tols, tol);
         if (r >= 0) r = dp_doc_map_add(s, out, "tolerations", tols);
-        if (r >= 0) r = dp_doc_seq_add(s, vals, dp_doc_new_str(s, node));
-        if (r >= 0) r = dp_doc_map_add(s, f, "key", dp_doc_new_str(s, "metadata.name"));
-        if (r >= 0) r = dp_doc_map_add(s, f, "operator", dp_doc_new_str(s, "In"));
-        if (r >= 0) r = dp_doc_map_add(s, f, "values", vals);
-        if (r >= 0) r = dp_doc_seq_add(s, fields, f);
-        if (r >= 0) r = dp_doc_map_add(s, term, "matchFields", fields);
-        if (r >= 0) r = dp_doc_seq_add(s, terms, term);
-        if (r >= 0) r = dp_doc_map_add(s, req, "nodeSelectorTerms", terms);
-        if (r >= 0) r = dp_doc_map_add(s, na, "requiredDuringSchedulingIgnoredDuringExecution", req);
-        if (r >= 0) r = dp_doc_map_add(s, aff, "nodeAffinity", na);
-        if (r >= 0) r = dp_doc_map_add(s, out, "affinity", aff);
+        dp_doc_node *aff = r >= 0 ? daemon_affinity(s, tmpl_aff, node) : NULL;
+        if (r >= 0) r = aff ? dp_doc_map_add(s, out, "affinity", aff) : -ENOMEM;
         return r >= 0 ? out : NULL;
 }
 

@@ -124,7 +124,10 @@ typedef struct count_ctx {
 static int count_group(topo_group *g, void *ud) {
         count_ctx *x = ud;
         spread_c *c = &x->sp->c[x->i];
-        if (!streq(g->ns, x->sp->ns) || !topo_sel_matches(&c->sel, g->labels, g->n_labels, NULL, NULL)) return 0;
+        /* terminating pods are not counted (kube-scheduler, kubernetes#87621) */
+        if (g->terminating || !streq(g->ns, x->sp->ns) ||
+            !topo_sel_matches(&c->sel, g->labels, g->n_labels, NULL, NULL))
+                return 0;
         for (size_t k = 0; k < g->n_nodes; k++) {
                 int64_t ni = g->count[k] > 0 ? topo_node_tab(x->idx, g->node[k]) : -1;
                 if (ni >= 0 && eligible(x->sp, (size_t)ni, x->i)) count(c, c->kd->dom[ni], g->count[k]);

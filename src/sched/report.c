@@ -1127,6 +1127,12 @@ static int dp_sim_report_impl(const dp_sim_input *in, dp_sim_output fmt, dp_strb
         static const char *const run_names[3] = {"as-written", "all-V1", "all-V2"};
         int r = 0;
         for (int k = 0; k < 3 && r >= 0; k++) {
+                /* without Fleet node groups, forcing a model changes no node (Node
+                 * objects keep theirs): the as-written run stands for all three */
+                if (k > 0 && in->n_groups == 0) {
+                        runs[k] = runs[0];
+                        continue;
+                }
                 r = sim_run_new(in, models[k], &runs[k], err);
                 if (r == -ENOMEM) {
                         char w[64];
@@ -1168,7 +1174,7 @@ static int dp_sim_report_impl(const dp_sim_input *in, dp_sim_output fmt, dp_strb
                 if (dp_strbuf_failed(out)) r = oom_while(in, err, "writing the report");
         }
         for (int k = 0; k < 3 && !(r >= 0 && in->exit_after_report); k++)
-                sim_run_free(runs[k]);
+                if (k == 0 || runs[k] != runs[0]) sim_run_free(runs[k]);
         return r;
 }
 
@@ -1177,6 +1183,8 @@ static int dp_sim_report_impl(const dp_sim_input *in, dp_sim_output fmt, dp_strb
 /* What pods bound to the node ask of an extended resource (container limits). */
 static int64_t requested_on(sim_run *r, const char *node, const char *res) {
         int64_t n = 0;
+        if (sim_requested_on(r, node, res, &n) >= 0) return n;
+        /* without memory for the index, the walk */
         size_t i = 0;
         dp_object o;
         while (dp_store_next(r->store, DP_KIND_POD, &i, &o, NULL)) {

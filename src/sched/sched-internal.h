@@ -20,7 +20,14 @@ typedef struct qpod {
          * let it in (add_moved: one did, sched.c pod_bound_hints) */
         bool hint_spread, hint_interpod, add_moved;
         bool in_hinted; /* listed in dp_sched.hinted (maybe stale) */
-        struct dp_topo_hint *hint; /* compiled when first needed; NULL after each failure */
+        /* compiled at the first pod bound after a failure, for the flags it
+         * was compiled with (hint_for: 1 spread, 2 interpod), and filed in
+         * dp_sched.hint_idx (hint_filed) under hint_gen; kept while a failure
+         * names the same plugins; a pod written drops it (gen bumped) */
+        struct dp_topo_hint *hint;
+        unsigned hint_for;
+        bool hint_filed;
+        uint64_t hint_gen;
         bool in_heap, in_waiting; /* listed in dp_sched.heap / .waiting (maybe stale) */
         /* queue, ports, defaults (kube-scheduler parity) */
         char *created;    /* metadata.creationTimestamp (RFC 3339, UTC), NULL unset: first */
@@ -112,7 +119,9 @@ struct dp_sched {
         uint64_t hint_rev;   /* counts store changes that may help a waiting pod (sched.c may_help) */
         uint64_t hint_store_rev; /* the store's revision at the last sync */
         uint64_t add_rev;        /* counts waiting pods a pod bound moved (sched.c pod_bound_hints) */
-        qpod **hinted;           /* waiting pods with hint_spread/hint_interpod; room for cap_pods */
+        qpod **hinted; /* waiting pods with hint_spread/hint_interpod, hint not filed yet; room for cap_pods */
+        struct dp_topo_hint_index *hint_idx; /* the filed ones, by label */
+        uint64_t hint_checks;                /* hints matched against pods bound (the tests read it) */
         size_t n_hinted, cap_hinted;
 };
 

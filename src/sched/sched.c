@@ -58,6 +58,7 @@ dp_sched *dp_sched_free(dp_sched *s) {
                 qpod_free(s->pods[i]);
         free(s->pods);
         free(s->hinted);
+        dp_topo_hint_index_free(s->hint_idx);
         free(s->heap);
         free(s->waiting);
         free(s->cand);
@@ -270,6 +271,8 @@ static bool ours(const dp_sched *s, const dp_pod *p) {
 /* An unbound pod this instance must not try: why (into buf), else NULL. */
 static const char *held_reason(const dp_sched *s, const dp_pod *p, char *buf, size_t size) {
         if (p->node_name) return NULL;
+        /* kube-scheduler skips a pod being deleted (skipPodSchedule) */
+        if (p->meta.deletion_timestamp) return "being deleted (metadata.deletionTimestamp): not scheduled";
         if (!ours(s, p)) {
                 dp_fmt(buf, size, "not scheduled by %s: spec.schedulerName %s", s->name, p->scheduler_name);
                 return buf;
@@ -296,6 +299,19 @@ static int sync_held(dp_sched *s, qpod *q, const dp_pod *p) {
         return 0;
 }
 
+/* Forget q's compiled hint: its entries in hint_idx go stale. A pod still
+ * waiting with hints goes back to the list of those to file. */
+static void hint_drop(dp_sched *s, qpod *q) {
+        q->hint = dp_topo_hint_free(q->hint);
+        q->hint_for = 0;
+        q->hint_filed = false;
+        q->hint_gen++;
+        if (q->info.state == DP_POD_UNSCHEDULABLE && (q->hint_spread || q->hint_interpod) && !q->in_hinted) {
+                q->in_hinted = true;
+                s->hinted[s->n_hinted++] = q;
+        }
+}
+
 /* One pod of the store seen by sync: join the queue, or refresh. */
 static int sync_pod(dp_sched *s, size_t slot, dp_object o, int64_t now_ms) {
         const dp_pod *p = o.pod;
@@ -308,6 +324,7 @@ static int sync_pod(dp_sched *s, size_t slot, dp_object o, int64_t now_ms) {
         }
         if (q) {
                 q->present = true;
+                hint_drop(s, q);                                     /* its labels or constraints may be new */
                 if (p->node_name && q->info.state != DP_POD_BOUND) { /* bound by someone else */
                         q->info.state = DP_POD_BOUND;
                         free(q->info.node);
@@ -386,41 +403,72 @@ static bool may_help(const dp_sched *s, dp_kind k, dp_object o) {
         }
 }
 
-/* kube-scheduler's InterPodAffinity and PodTopologySpread queueing hints
- * for a pod bound to a node (an AssignedPodAdd): the waiting pods those
- * plugins rejected are moved when the hint says Queue. */
-static int pod_bound_hints(dp_sched *s, const dp_pod *added) {
-        const char *added_ns = added->meta.namespace ? added->meta.namespace : "default";
-        size_t k = 0;
-        for (size_t i = 0; i < s->n_hinted; i++) {
+/* Compile and file the hints of the pods that failed since the last pod
+ * bound (each once: a hint stays filed while its pod fails for the same
+ * plugins). */
+static int file_hints(dp_sched *s) {
+        size_t k = 0, i = 0;
+        int r = 0;
+        for (; i < s->n_hinted && r >= 0; i++) {
                 qpod *q = s->hinted[i];
-                if (!q->present || q->info.state != DP_POD_UNSCHEDULABLE || !(q->hint_spread || q->hint_interpod)) {
+                unsigned want = (q->hint_spread ? 1u : 0u) | (q->hint_interpod ? 2u : 0u);
+                if (!q->present || q->info.state != DP_POD_UNSCHEDULABLE || !want || q->hint_filed) {
                         q->in_hinted = false;
                         continue;
                 }
-                s->hinted[k++] = q;
-                if (q->add_moved) continue;
                 if (!q->hint) {
                         dp_object o = dp_store_get(s->store, DP_KIND_POD, q->ns, q->name, NULL);
-                        if (!o.hdr) continue;
-                        int r = dp_topo_hint_compile(o.pod, q->ns, q->hint_spread, q->hint_interpod, &q->hint);
-                        if (r < 0) {
-                                for (size_t j = i + 1; j < s->n_hinted; j++) s->hinted[k++] = s->hinted[j];
-                                s->n_hinted = k;
-                                return r;
-                        }
-                        if (!dp_topo_hint_any(q->hint)) { /* anti-affinity alone: no pod bound helps */
-                                q->hint_spread = q->hint_interpod = q->in_hinted = false;
-                                k--;
+                        if (!o.hdr) {
+                                q->in_hinted = false;
                                 continue;
                         }
+                        r = dp_topo_hint_compile(o.pod, q->ns, q->hint_spread, q->hint_interpod, &q->hint);
+                        if (r < 0) break;
+                        q->hint_for = want;
                 }
-                if (dp_topo_hint_matches(q->hint, added, added_ns)) {
-                        q->add_moved = true;
-                        s->add_rev++;
-                }
+                /* anti-affinity alone: no pod bound helps, nothing to file */
+                if (dp_topo_hint_any(q->hint) &&
+                    (r = dp_topo_hint_index_add(&s->hint_idx, q->hint, q, q->hint_gen)) < 0)
+                        break;
+                q->hint_filed = true;
+                q->in_hinted = false;
         }
+        for (; i < s->n_hinted; i++)
+                s->hinted[k++] = s->hinted[i]; /* left for the next pod bound */
         s->n_hinted = k;
+        return r;
+}
+
+typedef struct hint_visit {
+        dp_sched *s;
+        const dp_pod *added;
+        const char *added_ns;
+} hint_visit;
+
+/* An entry of hint_idx: stale (dropped) when its pod's hint changed since;
+ * skipped unless the pod waits, rejected, and no pod bound moved it yet. */
+static bool hint_visit_one(void *item, uint64_t gen, void *ud) {
+        hint_visit *v = ud;
+        qpod *q = item;
+        if (gen != q->hint_gen || !q->hint_filed) return false;
+        if (!q->present || q->info.state != DP_POD_UNSCHEDULABLE || q->add_moved) return true;
+        v->s->hint_checks++;
+        if (dp_topo_hint_matches(q->hint, v->added, v->added_ns)) {
+                q->add_moved = true;
+                v->s->add_rev++;
+        }
+        return true;
+}
+
+/* kube-scheduler's InterPodAffinity and PodTopologySpread queueing hints
+ * for a pod bound to a node (an AssignedPodAdd): the waiting pods those
+ * plugins rejected are moved when the hint says Queue. Only the pods whose
+ * hints are filed under one of the added pod's labels are looked at. */
+static int pod_bound_hints(dp_sched *s, const dp_pod *added) {
+        int r = file_hints(s);
+        if (r < 0) return r;
+        hint_visit v = {s, added, added->meta.namespace ? added->meta.namespace : "default"};
+        dp_topo_hint_index_visit(s->hint_idx, added, hint_visit_one, &v);
         return 0;
 }
 
@@ -452,7 +500,10 @@ int dp_sched_sync(dp_sched *s, int64_t now_ms) {
                 dp_store_slot(s->store, s->sync_slots[i], &o, NULL);
                 if (!o.hdr) { /* gone from the store: leaves the queue (its record stays) */
                         qpod *q = s->sync_slots[i] < s->n_by_slot ? s->by_slot[s->sync_slots[i]] : NULL;
-                        if (q) q->present = false;
+                        if (q) {
+                                q->present = false;
+                                hint_drop(s, q);
+                        }
                         continue;
                 }
                 int r = sync_pod(s, s->sync_slots[i], o, now_ms);
@@ -512,7 +563,6 @@ int64_t dp_sched_next_retry(const dp_sched *s) {
 /* Which of the plugins with a hint for pods bound rejected q (its reasons). */
 static void note_hints(dp_sched *s, qpod *q) {
         q->hint_spread = q->hint_interpod = q->add_moved = false;
-        q->hint = dp_topo_hint_free(q->hint);
         for (size_t i = 0; i < q->info.reasons.n; i++)
                 switch (q->info.reasons.v[i].code) {
                 case DP_VERDICT_POD_AFFINITY:
@@ -522,7 +572,10 @@ static void note_hints(dp_sched *s, qpod *q) {
                 case DP_VERDICT_SPREAD_LABEL: q->hint_spread = true; break;
                 default: break;
                 }
-        if ((q->hint_spread || q->hint_interpod) && !q->in_hinted) {
+        unsigned want = (q->hint_spread ? 1u : 0u) | (q->hint_interpod ? 2u : 0u);
+        if (q->hint && q->hint_for == want) return; /* filed already (or nothing to file) */
+        if (q->hint) hint_drop(s, q);
+        if (want && !q->in_hinted) {
                 q->in_hinted = true;
                 s->hinted[s->n_hinted++] = q;
         }
@@ -654,7 +707,10 @@ static const dp_pod_group *gang_of(const dp_sched *s, const qpod *q, const char 
         const char *g = dp_pod_group_name(po.pod);
         if (!g) return NULL;
         dp_object go = dp_store_get(s->store, DP_KIND_POD_GROUP, q->ns, g, NULL);
-        if (!go.hdr || !go.pod_group->gang || go.pod_group->min_member <= 1) return NULL;
+        /* a group of another API than the pod names it by is not its group */
+        if (!go.hdr || !go.pod_group->gang || go.pod_group->min_member <= 1 ||
+            !dp_pod_group_has_member(go.pod_group, po.pod))
+                return NULL;
         *ret_name = go.pod_group->meta.name;
         return go.pod_group;
 }

@@ -78,6 +78,8 @@ typedef struct sim_run {
         size_t pod_indexed, node_indexed;
         dp_hashmap *claims_by_pool; /* pool -> allocated claims with a result there */
         uint64_t claims_rev;        /* the store's revision it was built at */
+        dp_hashmap *requested;      /* "node\x1fresource" -> sim_requested (sim_requested_on) */
+        uint64_t requested_rev;
         bool input_slices;          /* the input itself holds ResourceSlices (publish_slice) */
         size_t *both;               /* positions of the fleet's "both" nodes, in order (sync_shared) */
         size_t n_both;
@@ -98,6 +100,11 @@ typedef struct sim_claim_ref {
  * valid until the store changes; -ENOMEM. */
 int sim_claims_in_pool(sim_run *r, const char *pool, const sim_claim_ref **ret, size_t *ret_n);
 void sim_claim_index_free(sim_run *r);
+/* What the pods bound to `node` ask of extended resource `res` in their
+ * containers' limits, from an index built in one walk over the pods per store
+ * revision (explain asks it for each of thousands of nodes); -ENOMEM. */
+int sim_requested_on(sim_run *r, const char *node, const char *res, int64_t *ret);
+void sim_requested_free(sim_run *r);
 
 int sim_run_new(const dp_sim_input *in, dp_sim_model force, sim_run **ret, dp_error *err);
 sim_run *sim_run_free(sim_run *r);

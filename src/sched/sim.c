@@ -56,6 +56,7 @@ sim_run *sim_run_free(sim_run *r) {
         dp_hashmap_free(r->pod_index);
         dp_hashmap_free(r->node_index);
         sim_claim_index_free(r);
+        sim_requested_free(r);
         free(r);
         return NULL;
 }
@@ -149,6 +150,68 @@ static int claim_index(sim_run *r) {
 oom:
         sim_claim_index_free(r);
         return -ENOMEM;
+}
+
+typedef struct sim_requested {
+        int64_t n;
+        char key[]; /* "node\x1fresource" */
+} sim_requested;
+
+void sim_requested_free(sim_run *r) {
+        size_t i = 0;
+        void *v;
+        while (r->requested && dp_hashmap_iter(r->requested, &i, NULL, &v))
+                free(v);
+        r->requested = dp_hashmap_free(r->requested);
+}
+
+static int requested_add(dp_hashmap *m, const char *node, const char *res, int64_t n) {
+        _cleanup_free_ char *key = dp_asprintf("%s\x1f%s", node, res);
+        if (!key) return -ENOMEM;
+        sim_requested *e = dp_hashmap_get(m, key);
+        if (!e) {
+                size_t len = strlen(key) + 1;
+                if (!(e = calloc(1, sizeof(*e) + len))) return -ENOMEM;
+                memcpy(e->key, key, len);
+                if (dp_hashmap_put(m, e->key, e) < 0) {
+                        free(e);
+                        return -ENOMEM;
+                }
+        }
+        e->n += n;
+        return 0;
+}
+
+static int requested_index(sim_run *r) {
+        uint64_t rev = dp_store_revision(r->store);
+        if (r->requested && r->requested_rev == rev) return 0;
+        sim_requested_free(r);
+        if (!(r->requested = dp_hashmap_new())) return -ENOMEM;
+        size_t i = 0;
+        dp_object o;
+        while (dp_store_next(r->store, DP_KIND_POD, &i, &o, NULL)) {
+                const dp_pod *p = o.pod;
+                for (size_t c = 0; p->node_name && c < p->n_containers; c++)
+                        for (size_t k = 0; k < p->containers[c].n_limits; k++) {
+                                const dp_named_quantity *l = &p->containers[c].limits[k];
+                                if (requested_add(r->requested, p->node_name, l->name, dp_quantity_value(&l->value)) <
+                                    0) {
+                                        sim_requested_free(r);
+                                        return -ENOMEM;
+                                }
+                        }
+        }
+        r->requested_rev = rev;
+        return 0;
+}
+
+int sim_requested_on(sim_run *r, const char *node, const char *res, int64_t *ret) {
+        if (requested_index(r) < 0) return -ENOMEM;
+        _cleanup_free_ char *key = dp_asprintf("%s\x1f%s", node, res);
+        if (!key) return -ENOMEM;
+        const sim_requested *e = dp_hashmap_get(r->requested, key);
+        *ret = e ? e->n : 0;
+        return 0;
 }
 
 int sim_claims_in_pool(sim_run *r, const char *pool, const sim_claim_ref **ret, size_t *ret_n) {

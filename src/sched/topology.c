@@ -429,10 +429,11 @@ static void sel_key(dp_strbuf *k, const dp_label_selector *ls) {
         }
 }
 
-/* The group key: namespace, labels in key order, anti-affinity terms as written. */
+/* The group key: terminating or not, namespace, labels in key order,
+ * anti-affinity terms as written. */
 static char *group_key(const char *ns, const dp_kv *sorted, size_t n, const dp_pod *p) {
         dp_strbuf k = DP_STRBUF_INIT;
-        dp_strbuf_printf(&k, "%s\x1e", ns);
+        dp_strbuf_printf(&k, "%s%s\x1e", p->meta.deletion_timestamp ? "\x1c" : "", ns);
         for (size_t i = 0; i < n; i++)
                 dp_strbuf_printf(&k, "%s\x1f%s\x1f", sorted[i].key, sorted[i].value);
         for (size_t i = 0; i < p->n_pod_anti_affinity; i++) {
@@ -497,6 +498,7 @@ static topo_group *group_for(dp_topo_index *idx, const char *ns, const dp_pod *p
                 return NULL;
         }
         g->key = TAKE_PTR(key);
+        g->terminating = p->meta.deletion_timestamp != NULL;
         if (group_fill(g, ns, sorted, p->meta.n_labels, p) < 0 || dp_hashmap_put(idx->groups, g->key, g) < 0) {
                 group_free(g);
                 return NULL;
@@ -707,6 +709,110 @@ int topo_anti_each(const dp_topo_index *idx, const dp_kv *labels, size_t n,
                         if (l->v[k].g->pods > 0) r = fn(l->v[k].g, l->v[k].t, ud);
         }
         return r;
+}
+
+/* ---- the index of waiting pods' hints ---- */
+
+typedef struct hent {
+        void *item;
+        uint64_t gen;
+} hent;
+
+typedef struct hlist { /* hints an added pod can match only when it carries one label (or `any`) */
+        char *key;
+        hent *v;
+        size_t n, cap;
+} hlist;
+
+struct dp_topo_hint_index {
+        dp_hashmap *by_label; /* "k\x1fv" -> hlist */
+        hlist any;
+};
+
+dp_topo_hint_index *dp_topo_hint_index_free(dp_topo_hint_index *x) {
+        if (!x) return NULL;
+        size_t i = 0;
+        void *v;
+        while (x->by_label && dp_hashmap_iter(x->by_label, &i, NULL, &v)) {
+                free(((hlist *)v)->key);
+                free(((hlist *)v)->v);
+                free(v);
+        }
+        dp_hashmap_free(x->by_label);
+        free(x->any.v);
+        free(x);
+        return NULL;
+}
+
+static int hlist_add(hlist *l, void *item, uint64_t gen) {
+        if (DP_GROW(l->v, l->cap, l->n + 1) < 0) return -ENOMEM;
+        l->v[l->n++] = (hent){item, gen};
+        return 0;
+}
+
+/* A selector's pivot as index_anti_term picks it: its smallest In
+ * requirement, NULL when it has none. */
+static const topo_req *sel_pivot(const topo_sel *s) {
+        const topo_req *pivot = NULL;
+        for (size_t i = 0; i < s->n; i++)
+                if (s->reqs[i].op == DP_NS_OP_IN && (!pivot || s->reqs[i].n_values < pivot->n_values))
+                        pivot = &s->reqs[i];
+        return pivot;
+}
+
+static int hint_file_sel(dp_topo_hint_index *x, const topo_sel *s, void *item, uint64_t gen) {
+        if (s->nothing) return 0; /* matches no pod */
+        const topo_req *pivot = sel_pivot(s);
+        if (!pivot) return hlist_add(&x->any, item, gen);
+        for (size_t k = 0; k < pivot->n_values; k++) {
+                hlist *l = list_get(x->by_label, pivot->key, pivot->values[k], sizeof(hlist));
+                if (!l || hlist_add(l, item, gen) < 0) return -ENOMEM;
+        }
+        return 0;
+}
+
+int dp_topo_hint_index_add(dp_topo_hint_index **x, const dp_topo_hint *h, void *item, uint64_t gen) {
+        if (!*x) {
+                dp_topo_hint_index *n = calloc(1, sizeof(*n));
+                if (!n || !(n->by_label = dp_hashmap_new())) {
+                        free(n);
+                        return -ENOMEM;
+                }
+                *x = n;
+        }
+        /* each spread selector may match alone; the affinity terms only all
+         * together, so one term's pivot (the one with the fewest values) is
+         * enough, and a term that matches nothing files nothing */
+        for (size_t i = 0; i < h->n_sels; i++) {
+                int r = hint_file_sel(*x, &h->sels[i], item, gen);
+                if (r < 0) return r;
+        }
+        const topo_term *best = NULL;
+        for (size_t i = 0; i < h->n_terms; i++) {
+                const topo_term *t = &h->terms[i];
+                if (t->sel.nothing) return 0;
+                const topo_req *p = sel_pivot(&t->sel), *bp = best ? sel_pivot(&best->sel) : NULL;
+                if (!best || (p && (!bp || p->n_values < bp->n_values))) best = t;
+        }
+        return best ? hint_file_sel(*x, &best->sel, item, gen) : 0;
+}
+
+static void hlist_visit(hlist *l, bool (*visit)(void *item, uint64_t gen, void *ud), void *ud) {
+        size_t k = 0;
+        for (size_t i = 0; i < l->n; i++)
+                if (visit(l->v[i].item, l->v[i].gen, ud)) l->v[k++] = l->v[i];
+        l->n = k;
+}
+
+void dp_topo_hint_index_visit(dp_topo_hint_index *x, const dp_pod *added,
+                              bool (*visit)(void *item, uint64_t gen, void *ud), void *ud) {
+        if (!x) return;
+        for (size_t i = 0; i < added->meta.n_labels; i++) {
+                const dp_kv *kv = &added->meta.labels[i];
+                hlist *l = list_get(x->by_label, kv->key, kv->value, 0);
+                if (l) hlist_visit(l, visit, ud);
+        }
+        hlist_visit(&x->any, visit, ud);
 }
 
 /* ---- the cycle state ---- */

@@ -75,6 +75,23 @@ bool dp_topo_hint_matches(const dp_topo_hint *h, const dp_pod *added, const char
 bool dp_topo_hint_any(const dp_topo_hint *h); /* false: no pod bound can match */
 dp_topo_hint *dp_topo_hint_free(dp_topo_hint *h);
 
+/* The waiting pods' hints by the labels a pod bound must carry for a hint
+ * to match (for each DoNotSchedule selector, and for the affinity terms
+ * together, the values of the smallest In requirement; a selector without
+ * one is filed under every pod), so that a pod bound looks at the pods it can
+ * help, not at every waiting pod. Entries carry the caller's item and a
+ * generation; the index never looks into the item. NULL is an empty index. */
+typedef struct dp_topo_hint_index dp_topo_hint_index;
+/* File `item` (generation gen) for hint h; *x made when NULL. -ENOMEM
+ * may leave some of the item's entries filed (visits must tolerate them). */
+int dp_topo_hint_index_add(dp_topo_hint_index **x, const dp_topo_hint *h, void *item, uint64_t gen);
+/* Call visit for every entry filed under a label of `added` or under every
+ * pod: a superset of the hints that match it, an item possibly more than
+ * once. An entry for which visit returns false is dropped (stale). */
+void dp_topo_hint_index_visit(dp_topo_hint_index *x, const dp_pod *added,
+                              bool (*visit)(void *item, uint64_t gen, void *ud), void *ud);
+dp_topo_hint_index *dp_topo_hint_index_free(dp_topo_hint_index *x);
+
 /* filter.c's NodeAffinity and TaintToleration answers, for the inclusion
  * policies of PodTopologySpread. */
 bool dp_sched_pod_node_affinity(const dp_pod *p, const dp_node *n);
@@ -131,6 +148,7 @@ typedef struct topo_group {
         uint32_t *hash; /* node id -> index + 1, open addressing, cap_hash a power of two */
         size_t cap_hash;
         int64_t pods;
+        bool terminating; /* its pods have a deletionTimestamp: PodTopologySpread does not count them */
 } topo_group;
 
 int topo_sel_compile(topo_sel *ret, const dp_label_selector *ls, const dp_kv *labels, size_t n_labels,

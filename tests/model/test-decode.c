@@ -319,27 +319,59 @@ TEST(errors_kind_and_version) {
         decode_fails("apiVersion: v1\nkind: List\nfoo: 1\n", "List: unknown field \"foo\"");
 }
 
-/* Another group's kind of a modelled name (Volcano's Job, KAI's and
- * Volcano's PodGroups) and versions devplane does not read are skipped with
- * the unknown kinds, never decoded as the built-in kind (issue 22). */
+/* Another group's kind of a modelled name (Volcano's Job) and versions
+ * devplane does not read are skipped with the unknown kinds, never decoded as
+ * the built-in kind (issue 22). Volcano's and KAI's PodGroups are read as
+ * minMember gangs, the rest of their spec accepted, their status not read. */
 TEST(foreign_api_versions_skipped) {
         dp_object_list *l =
                 decode_ok("apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: j}\n"
                           "spec: {minAvailable: 2, tasks: [{replicas: 2}]}\n---\n"
                           "apiVersion: scheduling.run.ai/v2alpha2\nkind: PodGroup\nmetadata: {name: g}\n"
-                          "spec: {minMember: 2, queue: q}\n---\n"
+                          "spec: {minMember: 2, queue: q, subGroups: [{name: w, minMember: 2}]}\n"
+                          "status: {schedulingConditions: []}\n---\n"
                           "apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata: {name: v}\n"
-                          "spec: {minMember: 2}\n---\n"
+                          "spec: {minMember: 3, minResources: {cpu: \"2\"}, queue: default}\n"
+                          "status: {phase: Inqueue, running: 1}\n---\n"
+                          "apiVersion: scheduling.run.ai/v2alpha2\nkind: PodGroup\nmetadata: {name: s}\n"
+                          "spec: {minSubGroup: 1}\n---\n"
                           "apiVersion: scheduling.k8s.io/v1alpha3\nkind: PodGroup\nmetadata: {name: w}\n"
                           "spec: {podGroupTemplateRef: x}\n---\n"
                           "apiVersion: resource.k8s.io/v1alpha3\nkind: ResourceSlice\nmetadata: {name: x}\n");
-        ASSERT_EQ(l->n, (size_t)0);
-        ASSERT_EQ(l->n_skipped, (size_t)5);
+        ASSERT_EQ(l->n, (size_t)3);
+        const dp_pod_group *g = l->items[0].pod_group, *v = l->items[1].pod_group, *sg = l->items[2].pod_group;
+        ASSERT_EQ(dp_pod_group_api_of(g), DP_POD_GROUP_KAI);
+        ASSERT_TRUE(g->gang);
+        ASSERT_EQ(g->min_member, 2);
+        ASSERT_EQ(dp_pod_group_api_of(v), DP_POD_GROUP_VOLCANO);
+        ASSERT_EQ(v->min_member, 3);
+        ASSERT_EQ(v->n_min_resources, (size_t)1);
+        ASSERT_EQ(sg->min_member, 0); /* KAI's sub-group gang: no gang of the whole group */
+        for (size_t i = 0; i < l->n; i++) {
+                dp_error err = DP_ERROR_INIT;
+                ASSERT_OK(dp_object_validate(l->items[i], &err));
+        }
+        ASSERT_EQ(l->n_skipped, (size_t)3);
         ASSERT_STREQ(l->skipped[0].kind, "Job");
         ASSERT_STREQ(l->skipped[0].api_version, "batch.volcano.sh/v1alpha1");
-        ASSERT_STREQ(l->skipped[1].api_version, "scheduling.run.ai/v2alpha2");
-        ASSERT_STREQ(l->skipped[3].api_version, "scheduling.k8s.io/v1alpha3");
-        ASSERT_STREQ(l->skipped[4].kind, "ResourceSlice");
+        ASSERT_STREQ(l->skipped[1].api_version, "scheduling.k8s.io/v1alpha3");
+        ASSERT_STREQ(l->skipped[2].kind, "ResourceSlice");
+        dp_object_list_free(l);
+        /* their specs are decoded strictly; a field of another API is refused */
+        decode_fails("apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata: {name: v}\n"
+                     "spec: {minMember: 2, subGroups: []}\n",
+                     "PodGroup v: spec: unknown field \"subGroups\"");
+        /* a pod joins by the rule of its group's API only */
+        l = decode_ok("apiVersion: v1\nkind: Pod\nmetadata: {name: p, annotations: {scheduling.k8s.io/group-name: v}}\n"
+                      "spec: {containers: [{name: c, image: x}]}\n---\n"
+                      "apiVersion: v1\nkind: Pod\nmetadata: {name: q, annotations: {pod-group-name: v}}\n"
+                      "spec: {containers: [{name: c, image: x}]}\n---\n"
+                      "apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata: {name: v}\n"
+                      "spec: {minMember: 2}\n");
+        ASSERT_STREQ(dp_pod_group_name(l->items[0].pod), "v");
+        ASSERT_STREQ(dp_pod_group_name(l->items[1].pod), "v");
+        ASSERT_TRUE(dp_pod_group_has_member(l->items[2].pod_group, l->items[0].pod));
+        ASSERT_TRUE(!dp_pod_group_has_member(l->items[2].pod_group, l->items[1].pod));
         dp_object_list_free(l);
 }
 

@@ -167,3 +167,37 @@ TEST(conformance_workloads_load) {
         ASSERT_TRUE(n_files > 20);
         ASSERT_EQ(n_failed, 0);
 }
+
+/* A DaemonSet's pod keeps its template's pod affinity and anti-affinity and
+ * preferred node affinity; only the required node affinity is replaced by
+ * the node-name term (the DaemonSet controller's
+ * ReplaceDaemonSetPodNodeNameNodeAffinity). */
+TEST(daemonset_pod_keeps_template_affinity) {
+        dp_object_list *l = decode_ok(
+                "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: ds}\nspec:\n  template:\n"
+                "    metadata: {labels: {app: agent}}\n    spec:\n      affinity:\n"
+                "        podAntiAffinity:\n          requiredDuringSchedulingIgnoredDuringExecution:\n"
+                "          - {labelSelector: {matchLabels: {app: other}}, topologyKey: kubernetes.io/hostname}\n"
+                "        podAffinity:\n          requiredDuringSchedulingIgnoredDuringExecution:\n"
+                "          - {labelSelector: {matchLabels: {app: db}}, topologyKey: zone}\n"
+                "        nodeAffinity:\n          requiredDuringSchedulingIgnoredDuringExecution:\n"
+                "            nodeSelectorTerms: [{matchExpressions: [{key: gpu, operator: Exists}]}]\n"
+                "      containers: [{name: c, image: i}]\n");
+        dp_node a = {.hdr = {.kind = DP_KIND_NODE}, .meta = {.name = (char *)"a"}};
+        const dp_node *nodes[] = {&a};
+        dp_error err = DP_ERROR_INIT;
+        ASSERT_OK(dp_model_expand_workloads(l, nodes, 1, &err));
+        ASSERT_EQ(l->n, (size_t)2);
+        const dp_pod *p = l->items[1].pod;
+        ASSERT_STREQ(p->meta.name, "ds-a");
+        ASSERT_EQ(p->n_pod_anti_affinity, (size_t)1);
+        ASSERT_STREQ(p->pod_anti_affinity[0].topology_key, "kubernetes.io/hostname");
+        ASSERT_EQ(p->n_pod_affinity, (size_t)1);
+        ASSERT_STREQ(p->pod_affinity[0].topology_key, "zone");
+        const dp_node_selector *na = p->required_node_affinity;
+        ASSERT_TRUE(na && na->n_terms == 1 && na->terms[0].n_match_fields == 1 &&
+                    na->terms[0].n_match_expressions == 0);
+        ASSERT_STREQ(na->terms[0].match_fields[0].key, "metadata.name");
+        ASSERT_STREQ(na->terms[0].match_fields[0].values[0], "a");
+        dp_object_list_free(l);
+}

@@ -5,7 +5,8 @@
 # gates hold a pod; pods of another scheduler are reported (and scheduled
 # with --all-schedulers); PriorityClasses and creationTimestamp order the
 # queue; a Node with only status.capacity has it allocatable; another API
-# group's Job or PodGroup is skipped, not decoded; volumes are named in a
+# group's Job or an unread PodGroup version is skipped, not decoded (KAI's
+# PodGroup is read, test-foreign-gangs.sh); volumes are named in a
 # warning.
 set -euo pipefail
 : "${DEVPLANE:?}"
@@ -26,6 +27,7 @@ items:
   metadata: {name: vj}
   spec: {minAvailable: 1, schedulerName: volcano, tasks: [{replicas: 1, name: t}]}
 - {apiVersion: scheduling.run.ai/v2alpha2, kind: PodGroup, metadata: {name: kai}, spec: {minMember: 2}}
+- {apiVersion: scheduling.k8s.io/v1alpha3, kind: PodGroup, metadata: {name: next}, spec: {podGroupTemplateRef: x}}
 # the batch pod comes first in the file; the prod-critical pod wins the only GPUs
 - apiVersion: v1
   kind: Pod
@@ -74,7 +76,9 @@ assert state("gated")["reason"] == "Scheduling is blocked due to non-empty sched
 assert state("kai")["reason"] == "not scheduled by default-scheduler: spec.schedulerName kai-scheduler", state("kai")
 PY
 grep -q "warning: skipped 1 Job object (batch.volcano.sh/v1alpha1)" "$tmp/err" || fail "volcano Job: $(cat "$tmp/err")"
-grep -q "warning: skipped 1 PodGroup object (scheduling.run.ai/v2alpha2)" "$tmp/err" || fail "KAI PodGroup: $(cat "$tmp/err")"
+# KAI's PodGroup is read (a gang, docs/scheduler.md); a version devplane does not read is skipped
+! grep -q "scheduling.run.ai/v2alpha2" "$tmp/err" || fail "KAI PodGroup: $(cat "$tmp/err")"
+grep -q "warning: skipped 1 PodGroup object (scheduling.k8s.io/v1alpha3)" "$tmp/err" || fail "v1alpha3 PodGroup: $(cat "$tmp/err")"
 grep -q "warning: .*node n2 has no pods in status.allocatable: 110 assumed" "$tmp/err" || fail "110 pods: $(cat "$tmp/err")"
 grep -q "warning: .*pod default/pvc: spec.volumes\[0\].persistentVolumeClaim: not modelled (volumes" "$tmp/err" ||
         fail "volume warning: $(cat "$tmp/err")"

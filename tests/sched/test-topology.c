@@ -342,3 +342,73 @@ TEST(gang_members_assumed_count) {
         ASSERT_EQ(run(s2, 0), 0);
         ASSERT_CONTAINS(pod_message(s2, "m0"), "pod group g: only 2 of minMember 3 pods can be placed; none bound");
 }
+
+/* The queueing hints of pods waiting on pod affinity are filed by the labels
+ * their terms name: a pod bound elsewhere is matched against the waiting
+ * pods it can help (one here), not against all 40, and moves that one. */
+TEST(pod_bound_checks_only_the_pods_it_can_help) {
+        _cleanup_(dp_store_freep) dp_store *st = dp_store_new();
+        load(st, NODE("n1", "a") NODE("n2", "b"));
+        char buf[512];
+        for (int i = 0; i < 40; i++) {
+                char name[16], lab[32], sel[64];
+                snprintf(name, sizeof(name), "w%d", i);
+                snprintf(lab, sizeof(lab), "{app: w%d}", i);
+                snprintf(sel, sizeof(sel), "{matchLabels: {app: d%d}}", i);
+                snprintf(buf, sizeof(buf), POD("%s", "%s", "", AFF("%s", "zone")), name, lab, sel);
+                load(st, buf);
+        }
+        _cleanup_(dp_sched_freep) dp_sched *s = binpack(st);
+        ASSERT_EQ(run(s, 0), 0);
+        ASSERT_CONTAINS(pod_message(s, "w7"), "didn't match pod affinity rules");
+        load(st, POD("d7", "{app: d7}", ON("n2"), ""));
+        uint64_t before = s->hint_checks;
+        ASSERT_EQ(run(s, 20000), 1);
+        ASSERT_EQ(s->hint_checks - before, 1u);
+        ASSERT_STREQ(pod_node(st, "w7"), "n2");
+        ASSERT_EQ(dp_sched_pod(s, "default", "w8")->attempts, 1u);
+        /* a pod bound that none of them names looks at none */
+        before = s->hint_checks;
+        load(st, POD("other", "{app: other}", ON("n1"), ""));
+        ASSERT_EQ(run(s, 40000), 0);
+        ASSERT_EQ(s->hint_checks - before, 0u);
+        /* a waiting pod written again is filed under its new terms */
+        ASSERT_OK(dp_store_delete(st, DP_KIND_POD, "default", "w9", DP_STORE_ANY_RV));
+        load(st, POD("w9", "{app: w9}", "", AFF("{matchLabels: {app: e9}}", "zone")));
+        ASSERT_EQ(run(s, 60000), 0);
+        load(st, POD("d9", "{app: d9}", ON("n1"), ""));
+        ASSERT_EQ(run(s, 80000), 0);
+        ASSERT_TRUE(!pod_node(st, "w9"));
+        load(st, POD("e9", "{app: e9}", ON("n1"), ""));
+        ASSERT_EQ(run(s, 100000), 1);
+        ASSERT_STREQ(pod_node(st, "w9"), "n1");
+}
+
+/* A pod with metadata.deletionTimestamp (terminating), as kube-scheduler
+ * 1.35 treats it (checked against the oracle): bound, it still holds its
+ * resources and its labels still count for anti-affinity, but
+ * PodTopologySpread does not count it; unbound, it is never scheduled. */
+#define TERMINATING(name, labels, on, gpus)                                                                            \
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: " name ", labels: " labels                                        \
+        ", deletionTimestamp: \"2026-01-01T00:00:00Z\", finalizers: [x/y]}\nspec:\n" on                                \
+        "  containers: [{name: c, image: x, resources: {limits: {example.com/gpu: " gpus "}}}]\n---\n"
+
+TEST(terminating_pods) {
+        _cleanup_(dp_store_freep) dp_store *st = dp_store_new();
+        load(st, NODE("n1", "a") NODE("n2", "b") NODE("n3", "b") TERMINATING(
+                         "old", "{app: s}", ON("n2"), "8") TERMINATING("old2", "{app: t}", ON("n3"), "0")
+                         POD("s1", "{app: s}", "  nodeSelector: {zone: b}\n",
+                             "  topologySpreadConstraints: [{maxSkew: 1, topologyKey: zone, whenUnsatisfiable: "
+                             "DoNotSchedule, nodeAffinityPolicy: Ignore, labelSelector: {matchLabels: {app: s}}}]\n")
+                                 POD("away", "{app: u}", "", ANTI("{matchLabels: {app: t}}", "kubernetes.io/hostname"))
+                                         TERMINATING("gone", "{app: g}", "", "1"));
+        _cleanup_(dp_sched_freep) dp_sched *s = binpack(st);
+        run(s, 0);
+        /* n2's GPUs are still the terminating pod's; the spread does not count it */
+        ASSERT_STREQ(pod_node(st, "s1"), "n3");
+        /* its labels still count for anti-affinity (binpack would pick n3) */
+        ASSERT_STREQ(pod_node(st, "away"), "n1");
+        ASSERT_TRUE(!pod_node(st, "gone"));
+        ASSERT_CONTAINS(pod_message(s, "gone"), "being deleted");
+        ASSERT_EQ(dp_sched_pod(s, "default", "gone")->attempts, 0u);
+}
