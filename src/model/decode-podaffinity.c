@@ -39,7 +39,7 @@ static int decode_ls_requirement(dctx *c, const dp_doc_node *n, void *elem) {
 }
 
 /* A null selector stays NULL (it matches nothing); {} matches everything. */
-static int decode_pod_label_selector(dctx *c, const dp_doc_node *n, dp_label_selector **ret) {
+int decode_pod_label_selector(dctx *c, const dp_doc_node *n, dp_label_selector **ret) {
         if (dp_doc_is_null(n)) return 0;
         int e = expect_map(c, n);
         if (e < 0) return e;

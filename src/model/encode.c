@@ -877,7 +877,8 @@ static dp_doc_node *pod_spec(enc *e, const dp_pod *p) {
 static dp_doc_node *pod(enc *e, const dp_pod *p) {
         dp_doc_node *n = object_head(e, &p->hdr, &p->meta);
         put(e, n, "spec", pod_spec(e, p));
-        if (p->phase || p->nominated_node_name || p->n_claim_statuses || p->extended_resource_claim_name) {
+        if (p->phase || p->nominated_node_name || p->n_claim_statuses || p->extended_resource_claim_name ||
+            p->start_time) {
                 dp_doc_node *st = new_map(e);
                 put_str(e, st, "phase", p->phase);
                 if (p->extended_resource_claim_name) {
@@ -895,6 +896,7 @@ static dp_doc_node *pod(enc *e, const dp_pod *p) {
                         put(e, st, "extendedResourceClaimStatus", x);
                 }
                 put_str(e, st, "nominatedNodeName", p->nominated_node_name);
+                put_str(e, st, "startTime", p->start_time);
                 if (p->n_claim_statuses) {
                         dp_doc_node *seq = new_seq(e);
                         for (size_t i = 0; i < p->n_claim_statuses; i++) {
@@ -971,6 +973,36 @@ static dp_doc_node *priority_class(enc *e, const dp_priority_class *pc) {
         return n;
 }
 
+static dp_doc_node *label_selector(enc *e, const dp_label_selector *ls) {
+        dp_doc_node *m = new_map(e);
+        if (ls->n_match_labels) put_kv(e, m, "matchLabels", ls->match_labels, ls->n_match_labels);
+        if (ls->n_match_expressions)
+                put(e, m, "matchExpressions", requirements(e, ls->match_expressions, ls->n_match_expressions));
+        return m;
+}
+
+static void put_int_or_percent(enc *e, dp_doc_node *m, const char *key, const dp_int_or_percent *v) {
+        if (!v->set) return;
+        if (!v->percent) {
+                put_int(e, m, key, v->value);
+                return;
+        }
+        char b[16];
+        snprintf(b, sizeof(b), "%d%%", (int)v->value);
+        put_str(e, m, key, b);
+}
+
+static dp_doc_node *pdb(enc *e, const dp_pod_disruption_budget *b) {
+        dp_doc_node *n = object_head(e, &b->hdr, &b->meta), *spec = new_map(e), *st = new_map(e);
+        if (b->selector) put(e, spec, "selector", label_selector(e, b->selector));
+        put_int_or_percent(e, spec, "minAvailable", &b->min_available);
+        put_int_or_percent(e, spec, "maxUnavailable", &b->max_unavailable);
+        put(e, n, "spec", spec);
+        put_int(e, st, "disruptionsAllowed", b->disruptions_allowed);
+        put(e, n, "status", st);
+        return n;
+}
+
 static dp_doc_node *any(enc *e, dp_object o) {
         switch (o.hdr->kind) {
         case DP_KIND_RESOURCE_SLICE: return slice(e, o.slice);
@@ -983,6 +1015,7 @@ static dp_doc_node *any(enc *e, dp_object o) {
         case DP_KIND_NAMESPACE: return object_head(e, o.hdr, &o.ns->meta);
         case DP_KIND_POD_GROUP: return pod_group(e, o.pod_group);
         case DP_KIND_PRIORITY_CLASS: return priority_class(e, o.priority_class);
+        case DP_KIND_POD_DISRUPTION_BUDGET: return pdb(e, o.pdb);
         case DP_KIND_DEPLOYMENT:
         case DP_KIND_REPLICA_SET:
         case DP_KIND_STATEFUL_SET:
