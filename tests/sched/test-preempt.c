@@ -294,3 +294,31 @@ TEST(dra_preemption_whatif) {
         dp_sched_free(s);
         dp_store_free(st);
 }
+
+/* Retries follow kube-scheduler's AssignedPodDelete hints: a preemptor
+ * rejected by an existing pod's anti-affinity is not moved by that pod's
+ * deletion (InterPodAffinity's hint looks at the waiting pod's own
+ * anti-affinity only), so it stays Pending with its first message, as in
+ * the oracle; a pod rejected for cpu is moved and placed. */
+TEST(retry_follows_delete_hints) {
+        dp_store *st = dp_store_new();
+        load(st, "apiVersion: v1\nkind: Node\nmetadata: {name: n1, labels: {kubernetes.io/hostname: n1}}\n"
+                 "status: {allocatable: {cpu: \"4\", memory: 16Gi, pods: \"110\"}}\n---\n"
+                 "apiVersion: v1\nkind: Pod\nmetadata: {name: guard, labels: {tier: x}}\nspec:\n  nodeName: n1\n"
+                 "  affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{labelSelector: "
+                 "{matchExpressions: [{key: tier, operator: DoesNotExist}]}, topologyKey: kubernetes.io/hostname}]}}\n"
+                 "  containers: [{name: c, image: x, resources: {requests: {cpu: \"1\"}}}]\n---\n"
+                 POD_CPU("high", "1", "  priority: 1000\n", "", ""));
+        dp_sched *s = new_sched(st, true, false);
+        run(s, st, 0);
+        ASSERT_TRUE(gone(st, "guard"));
+        ASSERT_STREQ(dp_sched_pod(s, "default", "high")->nominated, "n1");
+        run(s, st, 2000);
+        run(s, st, 20000);
+        ASSERT_FALSE(pod_node(st, "high"));
+        char *m = full_message(s, "high");
+        ASSERT_STREQ(m, "0/1 nodes are available: 1 node(s) didn't satisfy existing pods anti-affinity rules.");
+        free(m);
+        dp_sched_free(s);
+        dp_store_free(st);
+}
