@@ -1186,8 +1186,11 @@ static bool ports_free(const cycle *c, const node_use *nu, const char *node) {
                 int64_t gone = 0;
                 if (wi && whatif_ports(wi, &c->ports[w], NULL, &gone) > 0) return false;
                 for (size_t k = 0; nu && k < nu->n_ports; k++) {
+                        /* kube-scheduler's node keeps used ports as a set: a pod taken
+                         * away frees its (ip, protocol, port) even where another pod
+                         * holds it too */
                         if (wi) whatif_ports(wi, &c->ports[w], nu->ports[k]->key, &gone);
-                        if (nu->ports[k]->count - gone > 0 && dp_host_ports_conflict(&c->ports[w], &nu->ports[k]->hp))
+                        if (!gone && nu->ports[k]->count > 0 && dp_host_ports_conflict(&c->ports[w], &nu->ports[k]->hp))
                                 return false;
                 }
                 for (size_t a = 0; a < s->n_assumed; a++) {

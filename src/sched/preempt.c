@@ -153,7 +153,10 @@ size_t dp_preempt_pick(const dp_preempt_candidate *v, size_t n) {
 
 /* ---- nominations ---- */
 
+static void nomination_gone(dp_sched *s, qpod *q);
+
 void dp_sched_nominate(dp_sched *s, qpod *q, const char *node) {
+        if (q->info.nominated && !streq_ptr(q->info.nominated, node)) nomination_gone(s, q);
         for (size_t i = 0; i < s->n_nominated; i++)
                 if (s->nominated[i] == q) {
                         s->nominated[i] = s->nominated[--s->n_nominated];
@@ -357,6 +360,7 @@ static int postfilter(dp_sched *s, qpod *q, struct cycle *c, const uint8_t *node
                 if (r < 0) return r;
                 for (size_t i = 0; i < st.hist.n; i++)
                         st.hist.v[i].nodes = st.hist.v[i].code == DP_VERDICT_NOT_HELPFUL ? unres : (uint32_t)nn - unres;
+                dp_sched_nominate(s, q, NULL); /* no candidate clears an earlier nomination ("") */
                 _cleanup_free_ char *m = dp_diag_message(&st.hist, &s->strings, nn);
                 return m ? set_postfilter(q, p, m) : -ENOMEM;
         }
@@ -366,6 +370,7 @@ static int postfilter(dp_sched *s, qpod *q, struct cycle *c, const uint8_t *node
                                    : select_victims(&st, ni, nodes[ni], err);
         if (r < 0) return r;
         if (!st.n_cands) {
+                dp_sched_nominate(s, q, NULL);
                 _cleanup_free_ char *m = dp_diag_message(&st.hist, &s->strings, nn);
                 return m ? set_postfilter(q, p, m) : -ENOMEM;
         }
@@ -401,6 +406,10 @@ static int delete_moves(dp_sched *s, qpod *w, const dp_pod *v, bool *ret) {
         *ret = !w->info.reasons.n;
         for (size_t i = 0; p && !*ret && i < w->info.reasons.n; i++) {
                 dp_verdict_code code = w->info.reasons.v[i].code;
+                if (!v->node_name && code != DP_VERDICT_NODE_PORTS && !(code >= DP_VERDICT_INSUFFICIENT_CPU &&
+                                                                         code <= DP_VERDICT_INSUFFICIENT) &&
+                    code != DP_VERDICT_TOO_MANY_PODS)
+                        continue; /* an unbound (nominated) pod: only these plugins' hints look at it */
                 const char *vns = v->meta.namespace && v->meta.namespace[0] ? v->meta.namespace : "default";
                 dp_topo_hint *h = NULL;
                 int r = 0;
@@ -437,6 +446,25 @@ static int delete_moves(dp_sched *s, qpod *w, const dp_pod *v, bool *ret) {
                 dp_topo_hint_free(h);
         }
         return 0;
+}
+
+/* A pod's nomination was cleared or moved: kube-scheduler treats it as
+ * that pod deleted from its old node, for the waiting pods of at most its
+ * priority (hasNominatedNodeNameChanged, AssignedPodDelete's hints). */
+static void nomination_gone(dp_sched *s, qpod *q) {
+        const dp_pod *v = dp_store_get(s->store, DP_KIND_POD, q->ns, q->name, NULL).pod;
+        for (size_t i = 0; v && i < s->n_pods; i++) {
+                qpod *w = s->pods[i];
+                if (w == q || !w->present || w->held || w->info.state != DP_POD_UNSCHEDULABLE || w->add_moved ||
+                    w->priority > q->priority)
+                        continue;
+                bool moves = true; /* out of memory: moved, as any change would */
+                delete_moves(s, w, v, &moves);
+                if (moves) {
+                        w->add_moved = true;
+                        s->add_rev++;
+                }
+        }
 }
 
 /* Move the waiting pods the victim's deletion may help, before it goes;
