@@ -187,7 +187,7 @@ static int get_disrupted(dctx *c, const dp_doc_node *n, dp_pod_disruption_budget
 }
 
 static const char *const pdb_status_ignored[] = {"observedGeneration", "currentHealthy", "desiredHealthy",
-                                                 "expectedPods", "conditions", NULL};
+                                                 "expectedPods",       "conditions",     NULL};
 
 static int decode_pdb_status(dctx *c, const dp_doc_node *n, dp_pod_disruption_budget *b) {
         DECODE_FIELDS(c, n, k, v, if (streq(k, "disruptionsAllowed")) r = get_int32(c, v, &b->disruptions_allowed);

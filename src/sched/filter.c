@@ -1142,8 +1142,7 @@ static int64_t whatif_native(const sched_whatif *w, int k) {
 static int64_t whatif_ext(const sched_whatif *w, const char *name) {
         int64_t d = 0;
         for (size_t i = 0; w && i < w->n_gone + w->n_extra; i++)
-                d += i < w->n_gone ? -pod_ext_count(w->gone[i], name)
-                                   : pod_ext_count(w->extra[i - w->n_gone], name);
+                d += i < w->n_gone ? -pod_ext_count(w->gone[i], name) : pod_ext_count(w->extra[i - w->n_gone], name);
         return d;
 }
 
@@ -1338,7 +1337,9 @@ static int try_node(cycle *c, const dp_node *n, size_t ni, int64_t key[2], dp_al
 
 static int cycle_node(struct cycle *c, size_t ni, const sched_whatif *wi, dp_diag_hist *why, dp_error *err);
 
-static const char *pod_ns(const dp_pod *p) { return p->meta.namespace && p->meta.namespace[0] ? p->meta.namespace : "default"; }
+static const char *pod_ns(const dp_pod *p) {
+        return p->meta.namespace && p->meta.namespace[0] ? p->meta.namespace : "default";
+}
 
 /* The what-if's pods into (sign 1) or out of (-1) the topology state, as
  * RemovePod/AddPod do. */
@@ -1434,7 +1435,8 @@ static int whatif_dra_swap(cycle *c, const sched_whatif *w, whatif_dra *x, dp_er
                         continue;
                 dp_resource_claim tmp = *o.claim;
                 tmp.allocation = NULL;
-                if (!(x->clones[x->n_clones] = dp_resource_claim_clone(&tmp))) r = -ENOMEM;
+                if (!(x->clones[x->n_clones] = dp_resource_claim_clone(&tmp)))
+                        r = -ENOMEM;
                 else
                         x->view.items[i].claim = x->clones[x->n_clones++];
         }
@@ -1442,7 +1444,8 @@ static int whatif_dra_swap(cycle *c, const sched_whatif *w, whatif_dra *x, dp_er
         if (r >= 0 && !(x->saved_prep = calloc(c->n_claims + 1, sizeof(*x->saved_prep)))) r = -ENOMEM;
         for (size_t i = 0; r >= 0 && i < c->n_claims; i++) {
                 x->saved_prep[i] = c->claims[i].prep;
-                if (!c->claims[i].claim->allocation) r = dp_sched_dra_prepare(x->dra, c->claims[i].claim, &c->claims[i].prep, err);
+                if (!c->claims[i].claim->allocation)
+                        r = dp_sched_dra_prepare(x->dra, c->claims[i].claim, &c->claims[i].prep, err);
         }
         if (r < 0) {
                 for (size_t i = 0; x->saved_prep && i < c->n_claims; i++)

@@ -32,7 +32,8 @@ static int64_t parse_time(const char *s) {
                 return -1;
         const char *p = s + n;
         if (*p == '.')
-                for (p++; *p >= '0' && *p <= '9'; p++) {}
+                for (p++; *p >= '0' && *p <= '9'; p++) {
+                }
         int64_t off = 0;
         if ((*p == '+' || *p == '-') && strlen(p) == 6 && p[3] == ':') {
                 off = ((p[1] - '0') * 10 + (p[2] - '0')) * 3600 + ((p[4] - '0') * 10 + (p[5] - '0')) * 60;
@@ -235,7 +236,9 @@ static void pf_done(pf_state *st) {
 
 static int32_t prio(const dp_pod *p) { return p->has_priority ? p->priority : 0; }
 
-static bool finished(const dp_pod *p) { return p->phase && (streq(p->phase, "Succeeded") || streq(p->phase, "Failed")); }
+static bool finished(const dp_pod *p) {
+        return p->phase && (streq(p->phase, "Succeeded") || streq(p->phase, "Failed"));
+}
 
 /* Bound pods of lower priority than q, by node; the budgets. */
 static int pf_collect(pf_state *st, size_t nn) {
@@ -339,15 +342,16 @@ fail:
 
 static int set_postfilter(qpod *q, const dp_pod *p, const char *preemption) {
         free(q->info.postfilter);
-        q->info.postfilter = dp_asprintf("%s, preemption: %s",
-                                         p->n_resource_claims ? "still not schedulable" : "no new claims to deallocate",
-                                         preemption);
+        q->info.postfilter =
+                dp_asprintf("%s, preemption: %s",
+                            p->n_resource_claims ? "still not schedulable" : "no new claims to deallocate", preemption);
         return q->info.postfilter ? 0 : -ENOMEM;
 }
 
 static int postfilter(dp_sched *s, qpod *q, struct cycle *c, const uint8_t *node_unres, dp_error *err) {
         const dp_pod *p = dp_sched_cycle_pod(c);
-        if (p->preemption_policy && streq(p->preemption_policy, "Never")) return set_postfilter(q, p, NOT_ELIGIBLE_NEVER);
+        if (p->preemption_policy && streq(p->preemption_policy, "Never"))
+                return set_postfilter(q, p, NOT_ELIGIBLE_NEVER);
         size_t nn = 0;
         const dp_node *const *nodes = dp_sched_node_table(s, &nn);
         _cleanup_(pf_done) pf_state st = {.s = s, .q = q, .c = c};
@@ -406,8 +410,8 @@ static int delete_moves(dp_sched *s, qpod *w, const dp_pod *v, bool *ret) {
         *ret = !w->info.reasons.n;
         for (size_t i = 0; p && !*ret && i < w->info.reasons.n; i++) {
                 dp_verdict_code code = w->info.reasons.v[i].code;
-                if (!v->node_name && code != DP_VERDICT_NODE_PORTS && !(code >= DP_VERDICT_INSUFFICIENT_CPU &&
-                                                                         code <= DP_VERDICT_INSUFFICIENT) &&
+                if (!v->node_name && code != DP_VERDICT_NODE_PORTS &&
+                    !(code >= DP_VERDICT_INSUFFICIENT_CPU && code <= DP_VERDICT_INSUFFICIENT) &&
                     code != DP_VERDICT_TOO_MANY_PODS)
                         continue; /* an unbound (nominated) pod: only these plugins' hints look at it */
                 const char *vns = v->meta.namespace && v->meta.namespace[0] ? v->meta.namespace : "default";
@@ -507,7 +511,7 @@ int dp_sched_preempt_apply(dp_sched *s, qpod *q, int64_t now_ms, dp_error *err) 
                 r = delete_hints(s, q, key, slash + 1);
                 if (r >= 0)
                         r = s->on_preempt ? s->on_preempt(s->userdata, key, slash + 1, q->key, q->info.nominated, err)
-                                  : dp_sched_delete_pod(s->store, key, slash + 1);
+                                          : dp_sched_delete_pod(s->store, key, slash + 1);
                 *slash = '/';
                 if (r == -ENOENT) r = 0;
         }

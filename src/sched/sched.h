@@ -97,11 +97,11 @@ typedef struct dp_sched_pod_info {
         unsigned attempts;
         int64_t bound_at_ms;
         /* preemption (preempt.c) */
-        char *postfilter;   /* UNSCHEDULABLE, preemption on: the PostFilter's words kube-scheduler
-                             * appends ("no new claims to deallocate, preemption: 0/3 nodes are
-                             * available: ..."); NULL for a pod-level message */
-        char *nominated;    /* status.nominatedNodeName, from its last preemption */
-        char *victims;      /* whom that preemption deleted there: "ns/a,ns/b" */
+        char *postfilter; /* UNSCHEDULABLE, preemption on: the PostFilter's words kube-scheduler
+                           * appends ("no new claims to deallocate, preemption: 0/3 nodes are
+                           * available: ..."); NULL for a pod-level message */
+        char *nominated;  /* status.nominatedNodeName, from its last preemption */
+        char *victims;    /* whom that preemption deleted there: "ns/a,ns/b" */
         int64_t preempted_at_ms;
         char *preempted_by; /* a victim: the preemptor ("ns/name"); the pod is gone */
 } dp_sched_pod_info;

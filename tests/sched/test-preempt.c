@@ -13,7 +13,7 @@
         "preemptionPolicy: Never\n---\n"
 #define NODE_CPU(name, cpu)                                                                                            \
         "apiVersion: v1\nkind: Node\nmetadata: {name: " name "}\n"                                                     \
-        "status: {capacity: {cpu: \"" cpu "\", memory: 16Gi, pods: \"110\"},"                                    \
+        "status: {capacity: {cpu: \"" cpu "\", memory: 16Gi, pods: \"110\"},"                                          \
         " allocatable: {cpu: \"" cpu "\", memory: 16Gi, pods: \"110\"}}\n---\n"
 /* a pod of `cpu` CPUs; extra: more spec lines; status: its status map */
 #define POD_CPU(name, cpu, extra, labels, status)                                                                      \
@@ -48,11 +48,11 @@ static char *full_message(dp_sched *s, const char *name) {
 TEST(picks_fewest_victims_and_says_why) {
         dp_store *st = dp_store_new();
         load(st, CLASSES NODE_CPU("n1", "4") NODE_CPU("n2", "4") POD_CPU("low-n1", "3", ON("n1", 10), "", START("00"))
-                         POD_CPU("low-n2-a", "2", ON("n2", 10), "", START("00"))
-                                 POD_CPU("low-n2-b", "2", ON("n2", 10), "", START("01"))
-                                         POD_CPU("high", "3", "  priority: 1000\n", "", "")
-                                                 POD_CPU("never", "3", "  priority: 1000\n  preemptionPolicy: Never\n", "", "")
-                                                         POD_CPU("low", "3", "  priority: 10\n", "", ""));
+                         POD_CPU("low-n2-a", "2", ON("n2", 10), "", START("00")) POD_CPU("low-n2-b", "2", ON("n2", 10),
+                                                                                         "", START("01"))
+                                 POD_CPU("high", "3", "  priority: 1000\n", "", "")
+                                         POD_CPU("never", "3", "  priority: 1000\n  preemptionPolicy: Never\n", "", "")
+                                                 POD_CPU("low", "3", "  priority: 10\n", "", ""));
         dp_sched *s = new_sched(st, true, false);
         run(s, st, 0);
         ASSERT_TRUE(gone(st, "low-n1"));
@@ -114,12 +114,12 @@ TEST(reprieve_most_important_first) {
  * the budget covers stays even though it is the least important. */
 TEST(pdb_violating_reprieved_first) {
         dp_store *st = dp_store_new();
-        load(st, CLASSES NODE_CPU("n1", "2")
-                 "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: b}\n"
-                 "spec: {minAvailable: 1, selector: {matchLabels: {app: db}}}\nstatus: {disruptionsAllowed: 0}\n---\n"
-                         POD_CPU("db", "1", ON("n1", 10), "app: db", START("09"))
-                                 POD_CPU("web", "1", ON("n1", 50), "app: web", START("01"))
-                                         POD_CPU("high", "1", "  priority: 1000\n", "", ""));
+        load(st, CLASSES NODE_CPU("n1", "2") "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: b}\n"
+                                             "spec: {minAvailable: 1, selector: {matchLabels: {app: db}}}\nstatus: "
+                                             "{disruptionsAllowed: 0}\n---\n" POD_CPU("db", "1", ON("n1", 10),
+                                                                                      "app: db", START("09"))
+                                                     POD_CPU("web", "1", ON("n1", 50), "app: web", START("01"))
+                                                             POD_CPU("high", "1", "  priority: 1000\n", "", ""));
         dp_sched *s = new_sched(st, true, false);
         run(s, st, 0);
         ASSERT_FALSE(gone(st, "db"));
@@ -134,18 +134,20 @@ TEST(pdb_violating_reprieved_first) {
 TEST(pdb_counting) {
         dp_object_list *l = dp_object_list_new();
         dp_error err = DP_ERROR_INIT;
-        const char *y =
-                "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: one}\n"
-                "spec: {maxUnavailable: \"30%\", selector: {matchLabels: {app: a}}}\n"
-                "status: {disruptionsAllowed: 1, disruptedPods: {p0: \"2025-01-01T00:00:00Z\"}}\n---\n"
-                "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: empty}\n"
-                "spec: {selector: {}}\nstatus: {disruptionsAllowed: 0}\n---\n"
-                "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: other, namespace: x}\n"
-                "spec: {selector: {matchLabels: {app: a}}}\nstatus: {disruptionsAllowed: 0}\n---\n"
-                "apiVersion: v1\nkind: Pod\nmetadata: {name: p0, labels: {app: a}}\nspec: {containers: [{name: c, image: x}]}\n---\n"
-                "apiVersion: v1\nkind: Pod\nmetadata: {name: p1, labels: {app: a}}\nspec: {containers: [{name: c, image: x}]}\n---\n"
-                "apiVersion: v1\nkind: Pod\nmetadata: {name: p2, labels: {app: a}}\nspec: {containers: [{name: c, image: x}]}\n---\n"
-                "apiVersion: v1\nkind: Pod\nmetadata: {name: p3}\nspec: {containers: [{name: c, image: x}]}\n";
+        const char *y = "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: one}\n"
+                        "spec: {maxUnavailable: \"30%\", selector: {matchLabels: {app: a}}}\n"
+                        "status: {disruptionsAllowed: 1, disruptedPods: {p0: \"2025-01-01T00:00:00Z\"}}\n---\n"
+                        "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: empty}\n"
+                        "spec: {selector: {}}\nstatus: {disruptionsAllowed: 0}\n---\n"
+                        "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: other, namespace: x}\n"
+                        "spec: {selector: {matchLabels: {app: a}}}\nstatus: {disruptionsAllowed: 0}\n---\n"
+                        "apiVersion: v1\nkind: Pod\nmetadata: {name: p0, labels: {app: a}}\nspec: {containers: [{name: "
+                        "c, image: x}]}\n---\n"
+                        "apiVersion: v1\nkind: Pod\nmetadata: {name: p1, labels: {app: a}}\nspec: {containers: [{name: "
+                        "c, image: x}]}\n---\n"
+                        "apiVersion: v1\nkind: Pod\nmetadata: {name: p2, labels: {app: a}}\nspec: {containers: [{name: "
+                        "c, image: x}]}\n---\n"
+                        "apiVersion: v1\nkind: Pod\nmetadata: {name: p3}\nspec: {containers: [{name: c, image: x}]}\n";
         if (dp_model_decode_buffer(y, strlen(y), "t.yaml", l, &err) < 0) DP_FAIL("decode: %s", err.msg);
         ASSERT_EQ(l->n, 7);
         const dp_pod_disruption_budget *pdbs[3] = {l->items[0].pdb, l->items[1].pdb, l->items[2].pdb};
@@ -204,13 +206,15 @@ TEST(start_times) {
  * whose only lower pod is too small is named by its filter's reason. */
 TEST(candidates_only_where_resolvable) {
         dp_store *st = dp_store_new();
-        load(st, CLASSES NODE_CPU("n1", "4") NODE_CPU("n2", "4")
-                 "apiVersion: v1\nkind: Node\nmetadata: {name: n3}\nspec: {taints: [{key: k, effect: NoSchedule}]}\n"
-                 "status: {allocatable: {cpu: \"8\", memory: 16Gi, pods: \"110\"}}\n---\n"
-                         POD_CPU("big", "3", ON("n1", 2000), "", "") POD_CPU("small", "1", ON("n2", 0), "", "")
-                                 POD_CPU("other", "2", ON("n2", 2000), "", "")
-                                         POD_CPU("high", "3", "  priority: 1000\n", "", "")
-                                                 POD_CPU("huge", "9", "  priority: 1000\n", "", ""));
+        load(st,
+             CLASSES NODE_CPU("n1", "4") NODE_CPU(
+                     "n2", "4") "apiVersion: v1\nkind: Node\nmetadata: {name: n3}\nspec: {taints: [{key: k, effect: "
+                                "NoSchedule}]}\n"
+                                "status: {allocatable: {cpu: \"8\", memory: 16Gi, pods: \"110\"}}\n---\n" POD_CPU(
+                                        "big", "3", ON("n1", 2000), "", "") POD_CPU("small", "1", ON("n2", 0), "", "")
+                                        POD_CPU("other", "2", ON("n2", 2000), "", "")
+                                                POD_CPU("high", "3", "  priority: 1000\n", "", "")
+                                                        POD_CPU("huge", "9", "  priority: 1000\n", "", ""));
         dp_sched *s = new_sched(st, true, false);
         run(s, st, 0);
         char *m = full_message(s, "high");
@@ -228,10 +232,10 @@ TEST(candidates_only_where_resolvable) {
 /* A nominated pod's room is kept from pods of lower or equal priority. */
 TEST(nominated_room_kept) {
         dp_store *st = dp_store_new();
-        load(st, CLASSES NODE_CPU("n1", "4") NODE_CPU("n2", "1") POD_CPU("low", "3", ON("n1", 0), "", "")
-                         POD_CPU("filler", "1", ON("n2", 2000), "", "")
-                                 POD_CPU("high", "3", "  priority: 1000\n", "", "")
-                                         POD_CPU("late", "2", "  priority: 5\n", "", ""));
+        load(st,
+             CLASSES NODE_CPU("n1", "4") NODE_CPU("n2", "1") POD_CPU("low", "3", ON("n1", 0), "", "")
+                     POD_CPU("filler", "1", ON("n2", 2000), "", "") POD_CPU("high", "3", "  priority: 1000\n", "", "")
+                             POD_CPU("late", "2", "  priority: 5\n", "", ""));
         dp_sched *s = new_sched(st, true, false);
         run(s, st, 0);
         ASSERT_TRUE(gone(st, "low"));
@@ -307,8 +311,8 @@ TEST(retry_follows_delete_hints) {
                  "apiVersion: v1\nkind: Pod\nmetadata: {name: guard, labels: {tier: x}}\nspec:\n  nodeName: n1\n"
                  "  affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{labelSelector: "
                  "{matchExpressions: [{key: tier, operator: DoesNotExist}]}, topologyKey: kubernetes.io/hostname}]}}\n"
-                 "  containers: [{name: c, image: x, resources: {requests: {cpu: \"1\"}}}]\n---\n"
-                 POD_CPU("high", "1", "  priority: 1000\n", "", ""));
+                 "  containers: [{name: c, image: x, resources: {requests: {cpu: \"1\"}}}]\n---\n" POD_CPU(
+                         "high", "1", "  priority: 1000\n", "", ""));
         dp_sched *s = new_sched(st, true, false);
         run(s, st, 0);
         ASSERT_TRUE(gone(st, "guard"));
