@@ -518,7 +518,8 @@ static port_use *node_port(node_use *nu, const dp_host_port *hp, const char *key
         return pu;
 }
 
-static void use_apply(const use_item *it, int64_t sign) {
+/* gone: the object was deleted (not rewritten). */
+static void use_apply(const use_item *it, int64_t sign, bool gone) {
         switch (it->what) {
         case 0: it->nu->slice_devs += sign * it->count; break;
         case 1: it->nu->claim_used += sign * it->count; break;
@@ -527,8 +528,11 @@ static void use_apply(const use_item *it, int64_t sign) {
         case 5: it->nu->native_used[it->what - 3] += sign * it->count; break;
         case 7: it->nu->pods_used += sign * it->count; break;
         case 8: {
+                /* kube-scheduler's NodeInfo keeps used ports as a set: a pod
+                 * deleted frees its (ip, protocol, port) even where another
+                 * bound pod holds it too (the oracle then binds a third) */
                 port_use *pu = node_port(it->nu, NULL, it->res, false);
-                if (pu) pu->count += sign * it->count;
+                if (pu) pu->count = gone ? 0 : pu->count + sign * it->count;
                 break;
         }
         default: {
@@ -558,7 +562,7 @@ static int use_add(sched_usage *u, slot_use *su, size_t *cap, const char *node, 
                 it.res = pu->key;
         }
         su->items[su->n++] = it;
-        use_apply(&it, +1);
+        use_apply(&it, +1, false);
         mark_dirty(u, nu);
         return 0;
 }
@@ -576,14 +580,14 @@ static int slot_changed(sched_usage *u, const dp_store *st, size_t slot) {
                 u->n_slots = n;
         }
         slot_use *su = &u->slots[slot];
+        dp_object o;
+        dp_kind k = dp_store_slot(st, slot, &o, NULL);
         for (size_t i = 0; i < su->n; i++) {
-                use_apply(&su->items[i], -1);
+                use_apply(&su->items[i], -1, !o.hdr);
                 mark_dirty(u, su->items[i].nu);
         }
         slot_use_clear(su);
         size_t cap = 0;
-        dp_object o;
-        dp_kind k = dp_store_slot(st, slot, &o, NULL);
         if (!o.hdr) return 0;
         if (k == DP_KIND_RESOURCE_SLICE) {
                 if (!o.slice->node_name) return 0;

@@ -326,3 +326,28 @@ TEST(retry_follows_delete_hints) {
         dp_sched_free(s);
         dp_store_free(st);
 }
+
+/* kube-scheduler's node keeps used host ports as a set: the dry run that
+ * takes the low pod away frees 8080 even though the higher-priority keeper
+ * holds it too, so the low pod is preempted, and once it is gone the port
+ * is free on the node: the preemptor binds beside the keeper (the oracle
+ * does exactly this). */
+#define PORT_POD(name, cpu, prio)                                                                                      \
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: " name "}\nspec:\n  nodeName: n1\n  priority: " #prio "\n"        \
+        "  containers: [{name: c, image: x, ports: [{containerPort: 80, hostPort: 8080}],"                             \
+        " resources: {requests: {cpu: \"" cpu "\"}}}]\n---\n"
+TEST(victims_free_ports_as_a_set) {
+        dp_store *st = dp_store_new();
+        load(st, NODE_CPU("n1", "4") PORT_POD("keeper", "3", 2000) PORT_POD("low", "500m", 0)
+                         "apiVersion: v1\nkind: Pod\nmetadata: {name: high}\nspec:\n  priority: 1000\n"
+                         "  containers: [{name: c, image: x, ports: [{containerPort: 80, hostPort: 8080}],"
+                         " resources: {requests: {cpu: \"1\"}}}]\n");
+        dp_sched *s = new_sched(st, true, false);
+        run(s, st, 0);
+        ASSERT_TRUE(gone(st, "low"));
+        ASSERT_FALSE(gone(st, "keeper"));
+        run(s, st, 2000);
+        ASSERT_STREQ(pod_node(st, "high"), "n1");
+        dp_sched_free(s);
+        dp_store_free(st);
+}
