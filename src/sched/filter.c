@@ -1484,10 +1484,12 @@ static void whatif_dra_done(cycle *c, whatif_dra *x) {
 
 int dp_sched_cycle_node(struct cycle *c, size_t ni, const sched_whatif *wi, dp_diag_hist *why, dp_error *err) {
         whatif_dra x = {0};
-        bool unallocated = false;
+        bool unallocated = false, dra_ext = false;
         for (size_t i = 0; i < c->n_claims; i++)
                 unallocated |= !c->claims[i].claim->allocation;
-        if (c->s->dra_preemption && wi && wi->n_gone && unallocated) {
+        for (size_t k = 0; k < c->n_ext; k++) /* its created claim is prepared on the cycle's snapshot only */
+                dra_ext |= c->ext[k].class_name != NULL;
+        if (c->s->dra_preemption && wi && wi->n_gone && unallocated && !dra_ext) {
                 int r = whatif_dra_swap(c, wi, &x, err);
                 if (r < 0) {
                         whatif_dra_done(c, &x);
