@@ -213,7 +213,6 @@ static const char *const pod_status_ignored[] = {"conditions",
                                                  "hostIPs",
                                                  "podIP",
                                                  "podIPs",
-                                                 "startTime",
                                                  "initContainerStatuses",
                                                  "containerStatuses",
                                                  "ephemeralContainerStatuses",
@@ -250,6 +249,7 @@ static int decode_pod_status(dctx *c, const dp_doc_node *n, dp_pod *p) {
         DECODE_FIELDS(c, n, k, v, if (streq(k, "phase")) r = get_str(c, v, &p->phase);
                       else if (streq(k, "extendedResourceClaimStatus")) r = decode_extended_status(c, v, p);
                       else if (streq(k, "nominatedNodeName")) r = get_str(c, v, &p->nominated_node_name);
+                      else if (streq(k, "startTime")) r = get_str(c, v, &p->start_time);
                       else if (streq(k, "resourceClaimStatuses")) r =
                               get_seq(c, v, (void **)&p->claim_statuses, &p->n_claim_statuses,
                                       sizeof(dp_pod_claim_status), decode_claim_status);

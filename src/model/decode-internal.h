@@ -115,6 +115,9 @@ int decode_pod_label_selector(dctx *c, const dp_doc_node *n, dp_label_selector *
  * kube-scheduler's queue and filters (pod_sched_field says which keys of
  * a pod spec decode_pod_sched_field takes). */
 int decode_priority_class(dctx *c, const dp_doc_node *root, dp_priority_class *pc);
+int decode_pod_disruption_budget(dctx *c, const dp_doc_node *root, dp_pod_disruption_budget *b);
+/* metav1.LabelSelector (decode-podaffinity.c): null stays NULL, {} matches everything */
+int decode_pod_label_selector(dctx *c, const dp_doc_node *n, dp_label_selector **ret);
 bool pod_sched_field(const char *key);
 int decode_pod_sched_field(dctx *c, const char *key, const dp_doc_node *v, dp_pod *p);
 int decode_container_ports(dctx *c, const dp_doc_node *n, dp_container *ct);

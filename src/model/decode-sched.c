@@ -136,3 +136,70 @@ int decode_container_ports(dctx *c, const dp_doc_node *n, dp_container *ct) {
         free(v);
         return r;
 }
+
+/* ---- PodDisruptionBudget (policy/v1) ---- */
+
+/* IntOrString: an integer, or a string "N%" (0..100). */
+static int get_int_or_percent(dctx *c, const dp_doc_node *v, dp_int_or_percent *ret) {
+        if (dp_doc_is_null(v)) return 0;
+        if (dp_doc_kind(v) == DP_DOC_INT) {
+                int r = get_int32(c, v, &ret->value);
+                if (r < 0) return r;
+                if (ret->value < 0) return dfail(c, v, -EINVAL, "must be greater than or equal to 0");
+                ret->set = true;
+                return 0;
+        }
+        _cleanup_free_ char *s = NULL;
+        int r = get_str(c, v, &s);
+        if (r < 0 || !s) return r;
+        char *end = NULL;
+        long pct = strtol(s, &end, 10);
+        if (end == s || !end || !streq(end, "%") || pct < 0 || pct > 100)
+                return dfail(c, v, -EINVAL, "must be an integer or a percentage from 0%% to 100%%, got \"%.40s\"", s);
+        *ret = (dp_int_or_percent){.set = true, .percent = true, .value = (int32_t)pct};
+        return 0;
+}
+
+static int decode_pdb_spec(dctx *c, const dp_doc_node *n, dp_pod_disruption_budget *b) {
+        DECODE_FIELDS(c, n, k, v, if (streq(k, "selector")) r = decode_pod_label_selector(c, v, &b->selector);
+                      else if (streq(k, "minAvailable")) r = get_int_or_percent(c, v, &b->min_available);
+                      else if (streq(k, "maxUnavailable")) r = get_int_or_percent(c, v, &b->max_unavailable);
+                      else if (streq(k, "unhealthyPodEvictionPolicy")) r = 0;);
+        if (b->min_available.set && b->max_unavailable.set)
+                return dfail(c, n, -EINVAL, "minAvailable and maxUnavailable cannot be both set");
+        return 0;
+}
+
+/* status.disruptedPods: pod name -> time; only the names matter here. */
+static int get_disrupted(dctx *c, const dp_doc_node *n, dp_pod_disruption_budget *b) {
+        int r = expect_map(c, n);
+        if (r <= 0) return r;
+        if (n->n > DP_PDB_DISRUPTED_PODS_MAX)
+                return dfail(c, n, -E2BIG, "more than %d entries", DP_PDB_DISRUPTED_PODS_MAX);
+        b->disrupted_pods = calloc(n->n + 1, sizeof(char *));
+        if (!b->disrupted_pods) return dp_error_set(c->err, -ENOMEM, "out of memory");
+        for (size_t i = 0; i < n->n; i++) {
+                if (!(b->disrupted_pods[i] = dp_strdup(n->pairs[i].key)))
+                        return dp_error_set(c->err, -ENOMEM, "out of memory");
+                b->n_disrupted_pods++;
+        }
+        return 0;
+}
+
+static const char *const pdb_status_ignored[] = {"observedGeneration", "currentHealthy", "desiredHealthy",
+                                                 "expectedPods",       "conditions",     NULL};
+
+static int decode_pdb_status(dctx *c, const dp_doc_node *n, dp_pod_disruption_budget *b) {
+        DECODE_FIELDS(c, n, k, v, if (streq(k, "disruptionsAllowed")) r = get_int32(c, v, &b->disruptions_allowed);
+                      else if (streq(k, "disruptedPods")) r = get_disrupted(c, v, b);
+                      else if (in_list(k, pdb_status_ignored)) r = 0;);
+        return 0;
+}
+
+int decode_pod_disruption_budget(dctx *c, const dp_doc_node *root, dp_pod_disruption_budget *b) {
+        static const char *const top_level[] = {"apiVersion", "kind", "metadata", NULL};
+        DECODE_FIELDS(c, root, k, v, if (in_list(k, top_level)) r = 0;
+                      else if (streq(k, "spec")) r = decode_pdb_spec(c, v, b);
+                      else if (streq(k, "status")) r = decode_pdb_status(c, v, b););
+        return 0;
+}

@@ -470,6 +470,7 @@ static const char *const pod_group_versions[] = {"scheduling.k8s.io/v1alpha2", "
 static const char *const apps_versions[] = {"apps/v1", NULL};
 static const char *const batch_versions[] = {"batch/v1", NULL};
 static const char *const priority_class_versions[] = {"scheduling.k8s.io/v1", NULL};
+static const char *const pdb_versions[] = {"policy/v1", NULL};
 
 static const kind_entry kinds[] = {
         {"ResourceSlice", DP_KIND_RESOURCE_SLICE, sizeof(dp_resource_slice), dra_versions},
@@ -487,6 +488,7 @@ static const kind_entry kinds[] = {
         {"StatefulSet", DP_KIND_STATEFUL_SET, sizeof(dp_deployment), apps_versions},
         {"DaemonSet", DP_KIND_DAEMON_SET, sizeof(dp_deployment), apps_versions},
         {"Job", DP_KIND_JOB, sizeof(dp_deployment), batch_versions},
+        {"PodDisruptionBudget", DP_KIND_POD_DISRUPTION_BUDGET, sizeof(dp_pod_disruption_budget), pdb_versions},
 };
 
 static const kind_entry *find_kind(const char *kind) {
@@ -546,6 +548,7 @@ static int decode_kind(dctx *c, const kind_entry *ke, const dp_doc_node *root, d
         case DP_KIND_NAMESPACE: return decode_namespace(c, root, o.ns);
         case DP_KIND_POD_GROUP: return decode_pod_group(c, root, o.pod_group);
         case DP_KIND_PRIORITY_CLASS: return decode_priority_class(c, root, o.priority_class);
+        case DP_KIND_POD_DISRUPTION_BUDGET: return decode_pod_disruption_budget(c, root, o.pdb);
         case DP_KIND_DEPLOYMENT:
         case DP_KIND_REPLICA_SET:
         case DP_KIND_STATEFUL_SET:

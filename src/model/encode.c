@@ -670,7 +670,8 @@ static dp_doc_node *pod_spec(dp_doc_builder *e, const dp_pod *p) {
 static dp_doc_node *pod(dp_doc_builder *e, const dp_pod *p) {
         dp_doc_node *n = object_head(e, &p->hdr, &p->meta);
         dp_doc_b_put(e, n, "spec", pod_spec(e, p));
-        if (p->phase || p->nominated_node_name || p->n_claim_statuses || p->extended_resource_claim_name) {
+        if (p->phase || p->nominated_node_name || p->n_claim_statuses || p->extended_resource_claim_name ||
+            p->start_time) {
                 dp_doc_node *st = dp_doc_b_map(e);
                 dp_doc_b_put_str(e, st, "phase", p->phase);
                 if (p->extended_resource_claim_name) {
@@ -688,6 +689,7 @@ static dp_doc_node *pod(dp_doc_builder *e, const dp_pod *p) {
                         dp_doc_b_put(e, st, "extendedResourceClaimStatus", x);
                 }
                 dp_doc_b_put_str(e, st, "nominatedNodeName", p->nominated_node_name);
+                dp_doc_b_put_str(e, st, "startTime", p->start_time);
                 if (p->n_claim_statuses) {
                         dp_doc_node *seq = dp_doc_b_seq(e);
                         for (size_t i = 0; i < p->n_claim_statuses; i++) {
@@ -765,6 +767,36 @@ static dp_doc_node *priority_class(dp_doc_builder *e, const dp_priority_class *p
         return n;
 }
 
+static dp_doc_node *label_selector(dp_doc_builder *e, const dp_label_selector *ls) {
+        dp_doc_node *m = dp_doc_b_map(e);
+        if (ls->n_match_labels) put_kv(e, m, "matchLabels", ls->match_labels, ls->n_match_labels);
+        if (ls->n_match_expressions)
+                dp_doc_b_put(e, m, "matchExpressions", requirements(e, ls->match_expressions, ls->n_match_expressions));
+        return m;
+}
+
+static void put_int_or_percent(dp_doc_builder *e, dp_doc_node *m, const char *key, const dp_int_or_percent *v) {
+        if (!v->set) return;
+        if (!v->percent) {
+                dp_doc_b_put_int(e, m, key, v->value);
+                return;
+        }
+        char b[16];
+        snprintf(b, sizeof(b), "%d%%", (int)v->value);
+        dp_doc_b_put_str(e, m, key, b);
+}
+
+static dp_doc_node *pdb(dp_doc_builder *e, const dp_pod_disruption_budget *b) {
+        dp_doc_node *n = object_head(e, &b->hdr, &b->meta), *spec = dp_doc_b_map(e), *st = dp_doc_b_map(e);
+        if (b->selector) dp_doc_b_put(e, spec, "selector", label_selector(e, b->selector));
+        put_int_or_percent(e, spec, "minAvailable", &b->min_available);
+        put_int_or_percent(e, spec, "maxUnavailable", &b->max_unavailable);
+        dp_doc_b_put(e, n, "spec", spec);
+        dp_doc_b_put_int(e, st, "disruptionsAllowed", b->disruptions_allowed);
+        dp_doc_b_put(e, n, "status", st);
+        return n;
+}
+
 static dp_doc_node *any(dp_doc_builder *e, dp_object o) {
         switch (o.hdr->kind) {
         case DP_KIND_RESOURCE_SLICE: return slice(e, o.slice);
@@ -777,6 +809,7 @@ static dp_doc_node *any(dp_doc_builder *e, dp_object o) {
         case DP_KIND_NAMESPACE: return object_head(e, o.hdr, &o.ns->meta);
         case DP_KIND_POD_GROUP: return pod_group(e, o.pod_group);
         case DP_KIND_PRIORITY_CLASS: return priority_class(e, o.priority_class);
+        case DP_KIND_POD_DISRUPTION_BUDGET: return pdb(e, o.pdb);
         case DP_KIND_DEPLOYMENT:
         case DP_KIND_REPLICA_SET:
         case DP_KIND_STATEFUL_SET:

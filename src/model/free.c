@@ -412,6 +412,7 @@ dp_pod *dp_pod_free(dp_pod *p) {
         free(p->workload_pod_group);
         free(p->phase);
         free(p->nominated_node_name);
+        free(p->start_time);
         for (size_t i = 0; i < p->n_claim_statuses; i++) {
                 free(p->claim_statuses[i].name);
                 free(p->claim_statuses[i].resource_claim_name);
@@ -461,6 +462,16 @@ dp_priority_class *dp_priority_class_free(dp_priority_class *pc) {
         return NULL;
 }
 
+dp_pod_disruption_budget *dp_pod_disruption_budget_free(dp_pod_disruption_budget *b) {
+        if (!b) return NULL;
+        header_done(&b->hdr);
+        dp_object_meta_done(&b->meta);
+        dp_label_selector_free(b->selector);
+        strv_free(b->disrupted_pods, b->n_disrupted_pods);
+        free(b);
+        return NULL;
+}
+
 dp_deployment *dp_deployment_free(dp_deployment *d) {
         if (!d) return NULL;
         header_done(&d->hdr);
@@ -485,6 +496,7 @@ void dp_object_free(dp_object o) {
         case DP_KIND_NAMESPACE: dp_namespace_free(o.ns); break;
         case DP_KIND_POD_GROUP: dp_pod_group_free(o.pod_group); break;
         case DP_KIND_PRIORITY_CLASS: dp_priority_class_free(o.priority_class); break;
+        case DP_KIND_POD_DISRUPTION_BUDGET: dp_pod_disruption_budget_free(o.pdb); break;
         case DP_KIND_DEPLOYMENT:
         case DP_KIND_REPLICA_SET:
         case DP_KIND_STATEFUL_SET:
@@ -515,6 +527,7 @@ const char *dp_kind_name(dp_kind k) {
         case DP_KIND_NAMESPACE: return "Namespace";
         case DP_KIND_POD_GROUP: return "PodGroup";
         case DP_KIND_PRIORITY_CLASS: return "PriorityClass";
+        case DP_KIND_POD_DISRUPTION_BUDGET: return "PodDisruptionBudget";
         case DP_KIND_DEPLOYMENT: return "Deployment";
         case DP_KIND_REPLICA_SET: return "ReplicaSet";
         case DP_KIND_STATEFUL_SET: return "StatefulSet";
@@ -539,6 +552,7 @@ dp_object_meta *dp_object_meta_of(dp_object o) {
         case DP_KIND_NAMESPACE: return &o.ns->meta;
         case DP_KIND_POD_GROUP: return &o.pod_group->meta;
         case DP_KIND_PRIORITY_CLASS: return &o.priority_class->meta;
+        case DP_KIND_POD_DISRUPTION_BUDGET: return &o.pdb->meta;
         case DP_KIND_DEPLOYMENT:
         case DP_KIND_REPLICA_SET:
         case DP_KIND_STATEFUL_SET:

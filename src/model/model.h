@@ -112,6 +112,7 @@ dp_namespace *dp_namespace_free(dp_namespace *n);
 dp_pod_group *dp_pod_group_free(dp_pod_group *g);
 dp_deployment *dp_deployment_free(dp_deployment *d);
 dp_priority_class *dp_priority_class_free(dp_priority_class *pc);
+dp_pod_disruption_budget *dp_pod_disruption_budget_free(dp_pod_disruption_budget *b);
 /* Any kind. */
 void dp_object_free(dp_object o);
 /* Pieces that other modules build (the allocator fills an allocation). */

@@ -74,11 +74,12 @@ typedef enum {
         DP_KIND_STATEFUL_SET,
         DP_KIND_JOB,
         DP_KIND_DAEMON_SET,
+        DP_KIND_POD_DISRUPTION_BUDGET, /* policy/v1: preemption's victim order (sched/preempt.c) */
         /* after the built-in kinds, so their numbers (which generated names
          * hash) stay what they were */
         DP_KIND_EXT, /* a kind another module decodes (dp_model_ext; Kueue's in src/queue) */
 } dp_kind;
-#define DP_KIND_LAST DP_KIND_DAEMON_SET /* the last built-in kind (the owners end there) */
+#define DP_KIND_LAST DP_KIND_POD_DISRUPTION_BUDGET /* the last built-in kind */
 
 /* First member of every object struct. */
 typedef struct dp_object_header {
@@ -582,6 +583,9 @@ typedef struct dp_pod {
          * for one warning naming the pod (dp_model_unmodelled_warnings). */
         char **unmodelled;
         size_t n_unmodelled;
+        /* preemption (sched/preempt.c): status.startTime as written (RFC
+         * 3339); the scheduler's binding writes one (the kubelet's part) */
+        char *start_time;
 } dp_pod;
 
 /* scheduling.k8s.io/v1 PriorityClass: the priority its pods get (the API
@@ -593,6 +597,28 @@ typedef struct dp_priority_class {
         bool global_default;
         char *preemption_policy; /* NULL: PreemptLowerPriority */
 } dp_priority_class;
+
+/* policy/v1 PodDisruptionBudget. kube-scheduler's preemption reads only
+ * the selector and status.disruptionsAllowed (and disruptedPods); the
+ * budget itself is kept as written for reports (no disruption controller
+ * computes the status here). */
+typedef struct dp_int_or_percent {
+        bool set;
+        bool percent; /* "30%" */
+        int32_t value;
+} dp_int_or_percent;
+
+#define DP_PDB_DISRUPTED_PODS_MAX 100000 /* no API limit: the input cap of DP_WORKLOAD_PODS_MAX */
+
+typedef struct dp_pod_disruption_budget {
+        dp_object_header hdr;
+        dp_object_meta meta;
+        dp_label_selector *selector; /* NULL: matches no pod (and so does {} for the scheduler) */
+        dp_int_or_percent min_available, max_unavailable;
+        int32_t disruptions_allowed; /* status.disruptionsAllowed; 0 when unset */
+        char **disrupted_pods;       /* status.disruptedPods: the names (keys) */
+        size_t n_disrupted_pods;
+} dp_pod_disruption_budget;
 
 typedef struct dp_namespace {
         dp_object_header hdr;
@@ -681,4 +707,5 @@ typedef union dp_object {
         dp_deployment *deployment;
         dp_priority_class *priority_class;
         dp_ext_object *ext;
+        dp_pod_disruption_budget *pdb;
 } dp_object;

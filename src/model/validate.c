@@ -1075,6 +1075,7 @@ int dp_object_validate(dp_object o, dp_error *err) {
         case DP_KIND_NAMESPACE: r = validate_meta(&c, &o.ns->meta, false, dp_validate_dns_label); break;
         case DP_KIND_POD_GROUP: r = validate_pod_group(&c, o.pod_group); break;
         case DP_KIND_PRIORITY_CLASS: r = validate_priority_class(&c, o.priority_class); break;
+        case DP_KIND_POD_DISRUPTION_BUDGET: r = validate_meta(&c, &o.pdb->meta, true, dp_validate_dns_subdomain); break;
         case DP_KIND_DEPLOYMENT:
         case DP_KIND_REPLICA_SET:
         case DP_KIND_STATEFUL_SET:

@@ -198,7 +198,7 @@ static int deployment_key_of(const dp_object_meta *m, const dp_owner_ref *o, cha
         return *ret ? 0 : -ENOMEM;
 }
 
-static bool is_owner_kind(dp_kind k) { return k >= DP_KIND_DEPLOYMENT && k <= DP_KIND_LAST; }
+static bool is_owner_kind(dp_kind k) { return k >= DP_KIND_DEPLOYMENT && k <= DP_KIND_DAEMON_SET; }
 
 int dp_model_expand_workloads(dp_object_list *l, const dp_node *const *nodes, size_t n_nodes, dp_error *err) {
         assert_return(l, -EINVAL);

@@ -78,7 +78,24 @@ void dp_verdict_text(dp_verdict_code code, const char *arg, char *buf, size_t si
                 break;
         case DP_VERDICT_TOO_MANY_PODS: dp_fmt(buf, size, "Too many pods"); break;
         case DP_VERDICT_NODE_PORTS: dp_fmt(buf, size, "node(s) didn't have free ports for the requested pod ports"); break;
+        case DP_VERDICT_NO_VICTIMS: dp_fmt(buf, size, "No preemption victims found for incoming pod"); break;
+        case DP_VERDICT_NOT_HELPFUL: dp_fmt(buf, size, "Preemption is not helpful for scheduling"); break;
         default: dp_fmt(buf, size, "unknown verdict %d", (int)code); break;
+        }
+}
+
+bool dp_verdict_unresolvable(dp_verdict_code code, bool dra_preemption) {
+        switch (code) {
+        case DP_VERDICT_NODE_UNSCHEDULABLE:
+        case DP_VERDICT_TAINT:
+        case DP_VERDICT_AFFINITY:
+        case DP_VERDICT_CLAIM_UNREACHABLE:
+        case DP_VERDICT_SPREAD_LABEL:
+        case DP_VERDICT_POD_AFFINITY:
+        case DP_VERDICT_NO_VICTIMS:
+        case DP_VERDICT_NOT_HELPFUL: return true;
+        case DP_VERDICT_DRA: return !dra_preemption;
+        default: return false;
         }
 }
 

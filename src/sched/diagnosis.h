@@ -40,6 +40,9 @@ typedef enum dp_verdict_code {
         /* queue, ports, defaults (kube-scheduler parity) */
         DP_VERDICT_TOO_MANY_PODS, /* allocatable pods reached (NodeResourcesFit) */
         DP_VERDICT_NODE_PORTS,    /* a host port taken (NodePorts) */
+        /* preemption (preempt.c): why DefaultPreemption found no node */
+        DP_VERDICT_NO_VICTIMS,   /* no pod of lower priority on the node */
+        DP_VERDICT_NOT_HELPFUL,  /* the node's reason is one removing pods cannot change */
         DP_VERDICT_CODES_
 } dp_verdict_code;
 
@@ -70,6 +73,14 @@ typedef struct dp_diag_hist {
 void dp_diag_hist_clear(dp_diag_hist *h);
 /* Count one more node with (code, arg); -ENOMEM. */
 int dp_diag_hist_add(dp_diag_hist *h, dp_verdict_code code, uint32_t arg);
+
+/* Whether kube-scheduler's filter says UnschedulableAndUnresolvable for
+ * this verdict (preemption leaves such nodes alone): node unschedulable,
+ * taints, node affinity, pod affinity, a spread key the node lacks, a claim
+ * on another node, and DRA (unless dra_preemption, the KEP-5690 what-if).
+ * NodeResourcesFit asking more than the node has at all is unresolvable too;
+ * the filter, which knows the amounts, says so itself. */
+bool dp_verdict_unresolvable(dp_verdict_code code, bool dra_preemption);
 
 /* A verdict as text, the words kube-scheduler uses ("Insufficient
  * nvidia.com/gpu", "node(s) had untolerated taint {k: v}"...). */

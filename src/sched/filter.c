@@ -403,6 +403,7 @@ typedef struct score_cache {
          * with them; nodes in the dirty log after vdirty_pos again), so a
          * Pending pod's reasons cost the changed nodes, not every node. */
         uint64_t *verdict;
+        uint8_t *unres; /* per node: the verdict is one preemption cannot help */
         dp_diag_hist hist;
         size_t vdirty_pos;
         bool vvalid;
@@ -415,6 +416,7 @@ static void caches_free(sched_usage *u) {
                 score_cache *sc = v;
                 free(sc->score);
                 free(sc->verdict);
+                free(sc->unres);
                 dp_diag_hist_clear(&sc->hist);
                 free(sc->key);
                 free(sc);
@@ -516,7 +518,8 @@ static port_use *node_port(node_use *nu, const dp_host_port *hp, const char *key
         return pu;
 }
 
-static void use_apply(const use_item *it, int64_t sign) {
+/* gone: the object was deleted (not rewritten). */
+static void use_apply(const use_item *it, int64_t sign, bool gone) {
         switch (it->what) {
         case 0: it->nu->slice_devs += sign * it->count; break;
         case 1: it->nu->claim_used += sign * it->count; break;
@@ -525,8 +528,11 @@ static void use_apply(const use_item *it, int64_t sign) {
         case 5: it->nu->native_used[it->what - 3] += sign * it->count; break;
         case 7: it->nu->pods_used += sign * it->count; break;
         case 8: {
+                /* kube-scheduler's NodeInfo keeps used ports as a set: a pod
+                 * deleted frees its (ip, protocol, port) even where another
+                 * bound pod holds it too (the oracle then binds a third) */
                 port_use *pu = node_port(it->nu, NULL, it->res, false);
-                if (pu) pu->count += sign * it->count;
+                if (pu) pu->count = gone ? 0 : pu->count + sign * it->count;
                 break;
         }
         default: {
@@ -556,7 +562,7 @@ static int use_add(sched_usage *u, slot_use *su, size_t *cap, const char *node, 
                 it.res = pu->key;
         }
         su->items[su->n++] = it;
-        use_apply(&it, +1);
+        use_apply(&it, +1, false);
         mark_dirty(u, nu);
         return 0;
 }
@@ -574,14 +580,14 @@ static int slot_changed(sched_usage *u, const dp_store *st, size_t slot) {
                 u->n_slots = n;
         }
         slot_use *su = &u->slots[slot];
+        dp_object o;
+        dp_kind k = dp_store_slot(st, slot, &o, NULL);
         for (size_t i = 0; i < su->n; i++) {
-                use_apply(&su->items[i], -1);
+                use_apply(&su->items[i], -1, !o.hdr);
                 mark_dirty(u, su->items[i].nu);
         }
         slot_use_clear(su);
         size_t cap = 0;
-        dp_object o;
-        dp_kind k = dp_store_slot(st, slot, &o, NULL);
         if (!o.hdr) return 0;
         if (k == DP_KIND_RESOURCE_SLICE) {
                 if (!o.slice->node_name) return 0;
@@ -971,11 +977,19 @@ typedef struct cycle {
         size_t n_ports;
         sched_verdicts *verdicts; /* dp_sched_diagnose: every node's verdict instead */
         dp_topo_state *topo;      /* PodTopologySpread and InterPodAffinity's PreFilter; NULL: skip */
+        /* preemption (preempt.c): the node of `wi` seen with its pods
+         * changed; unres: a verdict since it was cleared is one preemption
+         * cannot help (UnschedulableAndUnresolvable); node_unres: that, per
+         * table node, from the reasons pass (NULL: not wanted) */
+        const sched_whatif *wi;
+        bool unres;
+        uint8_t *node_unres;
 } cycle;
 
 /* Node n does not take the pod: count why (or, diagnosing, keep it with
  * the allocator's detail). 0, or -ENOMEM. */
 static int verdict(cycle *c, const dp_node *n, dp_verdict_code code, const char *arg, const char *detail) {
+        if (dp_verdict_unresolvable(code, c->s->dra_preemption)) c->unres = true;
         if (c->quiet) return 0;
         int64_t id = 0;
         if (arg && arg == c->last_arg) /* the same string as the last node's: no lookup */
@@ -1017,6 +1031,7 @@ static void cycle_done(cycle *c) {
         free(c->best_allocs);
         dp_diag_hist_clear(&c->hist);
         dp_topo_state_free(c->topo);
+        free(c->node_unres);
 }
 
 static bool snapshot_kind(dp_kind k) {
@@ -1111,6 +1126,50 @@ static bool alloc_reachable(const dp_allocation_result *a, const dp_node *n) {
         return selector_matches(a->node_selector, n);
 }
 
+/* ---- preemption's what-if (preempt.c): pods taken away from one node
+ * (victims) and pods added to it (nominated pods), counted on top of
+ * what the node's counters hold ---- */
+
+static const sched_whatif *whatif_on(const cycle *c, const char *node) {
+        return c->wi && streq(c->wi->node, node) ? c->wi : NULL;
+}
+
+static int64_t whatif_native(const sched_whatif *w, int k) {
+        int64_t d = 0, v[NATIVE_N];
+        for (size_t i = 0; w && i < w->n_gone + w->n_extra; i++) {
+                pod_native(i < w->n_gone ? w->gone[i] : w->extra[i - w->n_gone], v);
+                d += i < w->n_gone ? -v[k] : v[k];
+        }
+        return d;
+}
+
+static int64_t whatif_ext(const sched_whatif *w, const char *name) {
+        int64_t d = 0;
+        for (size_t i = 0; w && i < w->n_gone + w->n_extra; i++)
+                d += i < w->n_gone ? -pod_ext_count(w->gone[i], name) : pod_ext_count(w->extra[i - w->n_gone], name);
+        return d;
+}
+
+/* Whether a port in use by a pod the what-if takes away, or added by one
+ * it adds, takes `want`: -1 a gone pod held a port `used` stands for (that
+ * many times, *ret_gone), 1 an added pod's conflicts, 0 neither. */
+static int whatif_ports(const sched_whatif *w, const dp_host_port *want, const char *used_key, int64_t *ret_gone) {
+        *ret_gone = 0;
+        for (size_t i = 0; w && i < w->n_gone + w->n_extra; i++) {
+                const dp_pod *p = i < w->n_gone ? w->gone[i] : w->extra[i - w->n_gone];
+                _cleanup_free_ dp_host_port *v = NULL;
+                size_t n = 0;
+                if (dp_pod_host_ports(p, &v, &n) < 0) continue;
+                for (size_t k = 0; k < n; k++) {
+                        char key[80];
+                        dp_host_port_key(&v[k], key, sizeof(key));
+                        if (i < w->n_gone && used_key && streq(key, used_key)) ++*ret_gone;
+                        if (i >= w->n_gone && !used_key && dp_host_ports_conflict(want, &v[k])) return 1;
+                }
+        }
+        return *ret_gone ? -1 : 0;
+}
+
 /* Pods bound to (or assumed on) the node. */
 static int64_t pods_on(const dp_sched *s, const node_use *nu, const char *node) {
         if (!nu) nu = dp_hashmap_get(s->usage->nodes, node);
@@ -1125,10 +1184,18 @@ static int64_t pods_on(const dp_sched *s, const node_use *nu, const char *node) 
 static bool ports_free(const cycle *c, const node_use *nu, const char *node) {
         const dp_sched *s = c->s;
         if (!nu) nu = dp_hashmap_get(s->usage->nodes, node);
+        const sched_whatif *wi = whatif_on(c, node);
         for (size_t w = 0; w < c->n_ports; w++) {
-                for (size_t k = 0; nu && k < nu->n_ports; k++)
-                        if (nu->ports[k]->count > 0 && dp_host_ports_conflict(&c->ports[w], &nu->ports[k]->hp))
+                int64_t gone = 0;
+                if (wi && whatif_ports(wi, &c->ports[w], NULL, &gone) > 0) return false;
+                for (size_t k = 0; nu && k < nu->n_ports; k++) {
+                        /* kube-scheduler's node keeps used ports as a set: a pod taken
+                         * away frees its (ip, protocol, port) even where another pod
+                         * holds it too */
+                        if (wi) whatif_ports(wi, &c->ports[w], nu->ports[k]->key, &gone);
+                        if (!gone && nu->ports[k]->count > 0 && dp_host_ports_conflict(&c->ports[w], &nu->ports[k]->hp))
                                 return false;
+                }
                 for (size_t a = 0; a < s->n_assumed; a++) {
                         if (!streq(s->assumed[a]->node, node)) continue;
                         dp_object po =
@@ -1152,13 +1219,17 @@ static int resources_fit(cycle *c, const dp_node *n, node_use *nu, bool via_dra[
         const char *nn = n->meta.name;
         int bad = 0, r = 0;
         int64_t max_pods = node_max_pods(n);
-        if (max_pods >= 0 && pods_on(c->s, nu, nn) + 1 > max_pods) {
+        const sched_whatif *wi = whatif_on(c, nn);
+        int64_t wi_pods = wi ? (int64_t)wi->n_extra - (int64_t)wi->n_gone : 0;
+        if (max_pods >= 0 && pods_on(c->s, nu, nn) + wi_pods + 1 > max_pods) {
                 bad++;
                 r = verdict(c, n, DP_VERDICT_TOO_MANY_PODS, NULL, NULL);
         }
         for (int k = 0; k < NATIVE_N && r >= 0; k++)
-                if (c->native[k] > 0 && c->native[k] > node_native(n, k) - native_used(c->s, nu, nn, k)) {
+                if (c->native[k] > 0 &&
+                    c->native[k] > node_native(n, k) - native_used(c->s, nu, nn, k) - whatif_native(wi, k)) {
                         bad++;
+                        c->unres |= c->native[k] > node_native(n, k); /* more than the node has */
                         r = k == 0   ? verdict(c, n, DP_VERDICT_INSUFFICIENT_CPU, NULL, NULL)
                             : k == 1 ? verdict(c, n, DP_VERDICT_INSUFFICIENT_MEMORY, NULL, NULL)
                                      : verdict(c, n, DP_VERDICT_INSUFFICIENT, native_names[k], NULL);
@@ -1178,8 +1249,9 @@ static int resources_fit(cycle *c, const dp_node *n, node_use *nu, bool via_dra[
                         }
                 }
                 int64_t alloc = a ? dp_quantity_value(&a->value) : 0;
-                if (e->count > alloc - ext_used_nu_or(c->s, nu, nn, e->name)) {
+                if (e->count > alloc - ext_used_nu_or(c->s, nu, nn, e->name) - whatif_ext(wi, e->name)) {
                         bad++;
+                        c->unres |= e->count > alloc;
                         r = verdict(c, n, DP_VERDICT_INSUFFICIENT, e->name, NULL);
                 }
                 units += e->count;
@@ -1264,6 +1336,200 @@ static int try_node(cycle *c, const dp_node *n, size_t ni, int64_t key[2], dp_al
         memcpy(ret_idx, idx, n_idx * sizeof(*idx));
         return 1;
 }
+
+/* ---- preemption's hooks (preempt.c) ---- */
+
+static int cycle_node(struct cycle *c, size_t ni, const sched_whatif *wi, dp_diag_hist *why, dp_error *err);
+
+static const char *pod_ns(const dp_pod *p) {
+        return p->meta.namespace && p->meta.namespace[0] ? p->meta.namespace : "default";
+}
+
+/* The what-if's pods into (sign 1) or out of (-1) the topology state, as
+ * RemovePod/AddPod do. */
+static int whatif_topo(cycle *c, const sched_whatif *w, int sign) {
+        int r = 0;
+        for (size_t i = 0; c->topo && i < w->n_gone && r >= 0; i++)
+                r = dp_topo_update_pod(c->topo, w->gone[i], pod_ns(w->gone[i]), w->ni, -sign);
+        for (size_t i = 0; c->topo && i < w->n_extra && r >= 0; i++)
+                r = dp_topo_update_pod(c->topo, w->extra[i], pod_ns(w->extra[i]), w->ni, sign);
+        return r;
+}
+
+/* try_node with the node changed by w. */
+static int try_node_whatif(cycle *c, const sched_whatif *w, const dp_node *n, size_t ni, int64_t key[2],
+                           dp_allocation_result ***ret_allocs, size_t *ret_n_allocs, size_t ret_idx[34],
+                           bool via_dra[32], dp_error *err) {
+        int r = whatif_topo(c, w, 1);
+        const sched_whatif *saved = c->wi;
+        c->wi = w;
+        if (r >= 0) r = try_node(c, n, ni, key, ret_allocs, ret_n_allocs, ret_idx, via_dra, err);
+        c->wi = saved;
+        int r2 = whatif_topo(c, w, -1);
+        return r < 0 ? r : r2 < 0 ? r2 : r;
+}
+
+/* try_node as kube-scheduler's RunFilterPluginsWithNominatedPods: with
+ * the pods nominated to the node that this pod must leave room for, then,
+ * when that passes, without them (pod affinity may need them absent). */
+static int try_node_nom(cycle *c, const dp_node *n, size_t ni, int64_t key[2], dp_allocation_result ***ret_allocs,
+                        size_t *ret_n_allocs, size_t ret_idx[34], bool via_dra[32], dp_error *err) {
+        const dp_pod **extra = NULL;
+        size_t n_extra = 0;
+        if (c->s->n_nominated && dp_sched_nominated_on(c->s, c->q, n->meta.name, &extra, &n_extra) < 0) return -ENOMEM;
+        if (n_extra) {
+                sched_whatif w = {.node = n->meta.name, .ni = ni, .extra = extra, .n_extra = n_extra};
+                int r = try_node_whatif(c, &w, n, ni, key, ret_allocs, ret_n_allocs, ret_idx, via_dra, err);
+                free(extra);
+                if (r != 1) return r;
+        }
+        return try_node(c, n, ni, key, ret_allocs, ret_n_allocs, ret_idx, via_dra, err);
+}
+
+/* The table index of the node q's preemption nominated; nn when none. */
+static size_t nominated_index(const qpod *q, const dp_node *const *nodes, size_t nn) {
+        const char *want = q->info.nominated;
+        size_t lo = 0, hi = nn;
+        while (want && lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                int c = strcmp(nodes[mid]->meta.name, want);
+                if (!c) return mid;
+                if (c < 0)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return nn;
+}
+
+/* --dra-preemption (KEP-5690 what-if): the allocator sees the devices of
+ * the what-if's gone pods free. A snapshot of its own from the store, the
+ * gone pods' claims unallocated, with the pod's claims prepared on it; put
+ * in place of the cycle's for one try_node. */
+typedef struct whatif_dra {
+        dp_object_list view;
+        dp_resource_claim **clones;
+        size_t n_clones;
+        dp_sched_dra *dra, *saved;
+        size_t *saved_prep;
+        const struct dp_sched_dra_memo *saved_memo;
+        bool saved_kept, swapped;
+} whatif_dra;
+
+static bool gone_claim(const sched_whatif *w, const char *ns, const char *name) {
+        for (size_t i = 0; i < w->n_gone; i++) {
+                const dp_pod *p = w->gone[i];
+                if (!streq(pod_ns(p), ns)) continue;
+                if (streq_ptr(p->extended_resource_claim_name, name)) return true;
+                for (size_t k = 0; k < p->n_resource_claims; k++)
+                        if (streq_ptr(dp_sched_pod_claim_name(p, &p->resource_claims[k]), name)) return true;
+        }
+        return false;
+}
+
+static int whatif_dra_swap(cycle *c, const sched_whatif *w, whatif_dra *x, dp_error *err) {
+        static const dp_kind kinds[] = {DP_KIND_RESOURCE_SLICE, DP_KIND_DEVICE_CLASS,      DP_KIND_NODE,
+                                        DP_KIND_NAMESPACE,      DP_KIND_DEVICE_TAINT_RULE, DP_KIND_RESOURCE_CLAIM};
+        int r = dp_store_view(c->s->store, kinds, ELEMENTSOF(kinds), &x->view);
+        if (r >= 0 && !(x->clones = calloc(x->view.n + 1, sizeof(*x->clones)))) r = -ENOMEM;
+        for (size_t i = 0; r >= 0 && i < x->view.n; i++) {
+                dp_object o = x->view.items[i];
+                if (o.hdr->kind != DP_KIND_RESOURCE_CLAIM || !o.claim->allocation ||
+                    !gone_claim(w, dp_store_ns_of(o), o.claim->meta.name))
+                        continue;
+                dp_resource_claim tmp = *o.claim;
+                tmp.allocation = NULL;
+                if (!(x->clones[x->n_clones] = dp_resource_claim_clone(&tmp)))
+                        r = -ENOMEM;
+                else
+                        x->view.items[i].claim = x->clones[x->n_clones++];
+        }
+        if (r >= 0) r = dp_sched_dra_new(&x->view, &c->s->alloc_opts, &x->dra, err);
+        if (r >= 0 && !(x->saved_prep = calloc(c->n_claims + 1, sizeof(*x->saved_prep)))) r = -ENOMEM;
+        for (size_t i = 0; r >= 0 && i < c->n_claims; i++) {
+                x->saved_prep[i] = c->claims[i].prep;
+                if (!c->claims[i].claim->allocation)
+                        r = dp_sched_dra_prepare(x->dra, c->claims[i].claim, &c->claims[i].prep, err);
+        }
+        if (r < 0) {
+                for (size_t i = 0; x->saved_prep && i < c->n_claims; i++)
+                        c->claims[i].prep = x->saved_prep[i];
+                return r;
+        }
+        x->saved = c->dra;
+        x->saved_kept = c->dra_kept;
+        x->saved_memo = c->none_memo;
+        c->dra = x->dra;
+        c->dra_kept = false;
+        c->none_memo = NULL;
+        x->swapped = true;
+        return 0;
+}
+
+static void whatif_dra_done(cycle *c, whatif_dra *x) {
+        if (x->swapped) {
+                c->dra = x->saved;
+                c->dra_kept = x->saved_kept;
+                c->none_memo = x->saved_memo;
+                for (size_t i = 0; i < c->n_claims; i++)
+                        c->claims[i].prep = x->saved_prep[i];
+        }
+        dp_sched_dra_free(x->dra);
+        free(x->saved_prep);
+        for (size_t i = 0; i < x->n_clones; i++)
+                dp_resource_claim_free(x->clones[i]);
+        free(x->clones);
+        dp_store_view_free(&x->view);
+}
+
+int dp_sched_cycle_node(struct cycle *c, size_t ni, const sched_whatif *wi, dp_diag_hist *why, dp_error *err) {
+        whatif_dra x = {0};
+        bool unallocated = false, dra_ext = false;
+        for (size_t i = 0; i < c->n_claims; i++)
+                unallocated |= !c->claims[i].claim->allocation;
+        for (size_t k = 0; k < c->n_ext; k++) /* its created claim is prepared on the cycle's snapshot only */
+                dra_ext |= c->ext[k].class_name != NULL;
+        if (c->s->dra_preemption && wi && wi->n_gone && unallocated && !dra_ext) {
+                int r = whatif_dra_swap(c, wi, &x, err);
+                if (r < 0) {
+                        whatif_dra_done(c, &x);
+                        return r;
+                }
+        }
+        int r = cycle_node(c, ni, wi, why, err);
+        whatif_dra_done(c, &x);
+        return r;
+}
+
+static int cycle_node(struct cycle *c, size_t ni, const sched_whatif *wi, dp_diag_hist *why, dp_error *err) {
+        const dp_node *n = c->s->usage->tab[ni];
+        int64_t key[2];
+        dp_allocation_result **allocs = NULL;
+        size_t n_allocs = 0, idx[34];
+        bool via[32] = {0};
+        dp_diag_hist saved = c->hist;
+        bool quiet = c->quiet;
+        c->quiet = !why;
+        if (why) c->hist = *why;
+        int r = wi ? try_node_whatif(c, wi, n, ni, key, &allocs, &n_allocs, idx, via, err)
+                   : try_node_nom(c, n, ni, key, &allocs, &n_allocs, idx, via, err);
+        if (r == 1 && wi && wi->n_extra) { /* with nominated pods, then without */
+                sched_whatif w2 = *wi;
+                w2.n_extra = 0;
+                r = try_node_whatif(c, &w2, n, ni, key, &allocs, &n_allocs, idx, via, err);
+        }
+        if (why) *why = c->hist;
+        c->hist = saved;
+        c->quiet = quiet;
+        return r;
+}
+
+const dp_node *const *dp_sched_node_table(const dp_sched *s, size_t *ret_n) {
+        *ret_n = s->usage ? s->usage->n_tab : 0;
+        return s->usage ? s->usage->tab : NULL;
+}
+
+const dp_pod *dp_sched_cycle_pod(const struct cycle *c) { return c->pod; }
 
 /* ---- the fast pass: the best node without looking at every node ----
  * When nothing decides the score but what the node already holds (no DRA
@@ -1540,6 +1806,7 @@ static int record_verdict(cycle *c, const dp_node *const *nodes, size_t ni, uint
         c->rec = ret;
         c->rec_multi = false;
         c->quiet = false;
+        c->unres = false;
         int r = try_node(c, nodes[ni], ni, key, &allocs, &n_allocs, idx, via, &nerr);
         c->rec = NULL;
         if (c->rec_multi && r >= 0) r = -EAGAIN; /* the full pass counts every reason */
@@ -1563,6 +1830,7 @@ static int cached_reasons(cycle *c, const dp_node *const *nodes, size_t nn, dp_e
         sched_usage *u = c->s->usage;
         if (!sc || c->verdicts || c->s->n_assumed || u->n_tab != nn) return 0;
         if (!sc->verdict && !(sc->verdict = malloc((nn + 1) * sizeof(*sc->verdict)))) return 0;
+        if (!sc->unres && !(sc->unres = calloc(nn + 1, 1))) return 0;
         /* the shape's verdicts are kept without the pod's own (topology) filters */
         dp_topo_state *topo = TAKE_PTR(c->topo);
         int r = 0;
@@ -1570,6 +1838,7 @@ static int cached_reasons(cycle *c, const dp_node *const *nodes, size_t nn, dp_e
                 dp_diag_hist_clear(&sc->hist);
                 for (size_t ni = 0; ni < nn && r == 0; ni++) {
                         r = record_verdict(c, nodes, ni, &sc->verdict[ni], topo != NULL, err);
+                        sc->unres[ni] = c->unres;
                         if (r == 0)
                                 r = dp_diag_hist_add(&sc->hist, (dp_verdict_code)(sc->verdict[ni] >> 32),
                                                      (uint32_t)sc->verdict[ni]);
@@ -1579,6 +1848,7 @@ static int cached_reasons(cycle *c, const dp_node *const *nodes, size_t nn, dp_e
                         size_t ni = u->dirty[pos];
                         uint64_t nv;
                         r = record_verdict(c, nodes, ni, &nv, topo != NULL, err);
+                        sc->unres[ni] = c->unres;
                         if (r == 0 && nv != sc->verdict[ni]) {
                                 r = hist_sub(&sc->hist, sc->verdict[ni]);
                                 if (r == 0) r = dp_diag_hist_add(&sc->hist, (dp_verdict_code)(nv >> 32), (uint32_t)nv);
@@ -1594,6 +1864,7 @@ static int cached_reasons(cycle *c, const dp_node *const *nodes, size_t nn, dp_e
         }
         sc->vvalid = true;
         sc->vdirty_pos = u->n_dirty;
+        if (c->node_unres) memcpy(c->node_unres, sc->unres, nn);
         if (topo) return dp_topo_reasons(topo, sc->verdict, &sc->hist, nn, &c->hist);
         dp_diag_hist_clear(&c->hist);
         for (size_t i = 0; i < sc->hist.n; i++)
@@ -1641,16 +1912,28 @@ static int plan_cycle(dp_sched *s, qpod *q, sched_verdicts *v, dp_sched_plan **r
         /* The best node first, without reasons (in score order when the
          * score can be known before allocating, else over every node);
          * only when nothing fits, every node again for its reason. */
+        /* With nominated pods about (preemption), every node is looked at
+         * with them: no fast pass. A PostFilter wants each node's verdict
+         * told apart (resolvable or not). */
+        bool pf = !v && s->preemption && !dp_pod_group_name(c.pod); /* gangs: no preemption */
         int fast = v ? FAST_NONE : FAST_UNDECIDED;
-        if (!v && (r = fast_pass(&c, &fast, err)) < 0) goto out;
-        if (fast == FAST_NONE && !v) {
+        if (!v && !s->n_nominated && (r = fast_pass(&c, &fast, err)) < 0) goto out;
+        if (pf && fast != FAST_WINNER && !(c.node_unres = calloc(nn + 1, 1))) { /* the reasons pass fills it */
+                r = -ENOMEM;
+                goto out;
+        }
+        if (fast == FAST_NONE && !v && !(pf && c.topo)) {
                 if ((r = cached_reasons(&c, nodes, nn, err)) < 0) goto out;
                 if (r > 0) fast = FAST_WINNER; /* the reasons are there: no pass (and no winner) */
         }
-        for (int pass = fast == FAST_UNDECIDED ? 0 : fast == FAST_NONE ? 1 : 2; pass < 2 && !c.best_node; pass++) {
-                c.quiet = pass == 0;
+        /* a pod its preemption nominated tries that node alone first
+         * (kube-scheduler's evaluateNominatedNode): pass -1 */
+        size_t nom = v ? nn : nominated_index(q, nodes, nn);
+        int first = nom < nn ? -1 : fast == FAST_UNDECIDED ? 0 : fast == FAST_NONE ? 1 : 2;
+        for (int pass = first; pass < 2 && !c.best_node; pass++) {
+                c.quiet = pass <= 0;
                 dp_error nerr; /* reset per node without clearing its whole buffer */
-                for (size_t ni = 0; ni < nn; ni++) {
+                for (size_t ni = pass < 0 ? nom : 0; ni < (pass < 0 ? nom + 1 : nn); ni++) {
                         int64_t key[2];
                         dp_allocation_result **allocs = NULL;
                         size_t n_allocs = 0;
@@ -1658,7 +1941,9 @@ static int plan_cycle(dp_sched *s, qpod *q, sched_verdicts *v, dp_sched_plan **r
                         size_t idx[34];
                         nerr.code = 0;
                         nerr.msg[0] = '\0';
-                        r = try_node(&c, nodes[ni], ni, key, &allocs, &n_allocs, idx, via, &nerr);
+                        c.unres = false;
+                        r = try_node_nom(&c, nodes[ni], ni, key, &allocs, &n_allocs, idx, via, &nerr);
+                        if (r == 0 && c.node_unres) c.node_unres[ni] = c.unres;
                         if (r < 0 && r != -ENOMEM) {
                                 /* undecidable (a selector failed at run time): pod-level */
                                 set_pod_message(q, dp_error_msg(&nerr));
@@ -1714,7 +1999,7 @@ static int plan_cycle(dp_sched *s, qpod *q, sched_verdicts *v, dp_sched_plan **r
                 dp_diag_hist_clear(&q->info.reasons);
                 q->info.reasons = c.hist;
                 c.hist = (dp_diag_hist){0};
-                r = 0;
+                r = pf ? dp_sched_postfilter(s, q, &c, c.node_unres, err) : 0;
                 goto out;
         }
         if (c.best_n_allocs > 0) { /* the same search again on the chosen node, now with its results */
@@ -1741,10 +2026,14 @@ out:
 }
 
 int dp_sched_plan_one(dp_sched *s, qpod *q, int64_t now_ms, dp_sched_plan **ret, dp_error *err) {
-        (void)now_ms;
         q->info.attempts++;
         dp_sched_info_clear_reasons(&q->info);
-        return plan_cycle(s, q, NULL, ret, err);
+        free(q->info.postfilter);
+        q->info.postfilter = NULL;
+        int r = plan_cycle(s, q, NULL, ret, err);
+        /* the PostFilter chose victims: they go now that the cycle is over */
+        if (r == 0 && q->n_victims) r = dp_sched_preempt_apply(s, q, now_ms, err);
+        return r;
 }
 
 int dp_sched_diagnose_one(dp_sched *s, qpod *q, sched_verdicts *v, dp_error *err) {

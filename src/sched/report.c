@@ -519,12 +519,13 @@ static int node_use_get(sim_run *r, const sim_node *sn, node_use *ret) {
 
 typedef struct summary {
         size_t nodes, devices, healthy, used, free_partial, free_healthy;
-        size_t pods, running, waiting, pending, deleted, evicted;
+        size_t pods, running, waiting, pending, deleted, evicted, preempted;
 } summary;
 
 static const char *pod_state(const sim_pod *sp) {
         if (!sp->created) return "NotCreated";
         if (sp->evicted) return "Evicted";
+        if (sp->preempted_by) return "Preempted";
         if (sp->deleted) return "Deleted";
         if (sp->admitted) return "Running";
         if (sp->node) return "Waiting";
@@ -554,6 +555,8 @@ static int summarize_run(sim_run *r, summary *s) {
                         s->deleted++;
                 else if (streq(st, "Evicted"))
                         s->evicted++;
+                else if (streq(st, "Preempted"))
+                        s->preempted++;
                 else
                         s->pending++;
         }
@@ -592,6 +595,7 @@ static dp_doc_node *summary_doc(dp_doc_set *s, const summary *m) {
         ADD(d, "pending", dp_doc_new_uint(s, m->pending));
         ADD(d, "deleted", dp_doc_new_uint(s, m->deleted));
         ADD(d, "evicted", dp_doc_new_uint(s, m->evicted));
+        ADD(d, "preempted", dp_doc_new_uint(s, m->preempted));
         return d;
 }
 
@@ -648,6 +652,35 @@ static const char *pod_model(const char *v1, const char *v2) {
         return a && b ? "V1+V2" : a ? "V1" : b ? "V2" : "-";
 }
 
+/* kube-scheduler's preemption: a victim's preemptor, a preemptor's
+ * victims and nominated node, a Pending pod's PostFilter words and its
+ * whole PodScheduled message as kube-scheduler writes it. */
+static dp_doc_node *preemption_doc(dp_doc_set *s, sim_run *r, const sim_pod *sp, const dp_sched_pod_info *pi,
+                                   dp_doc_node *d) {
+        if (sp->preempted_by) {
+                char m[1200];
+                dp_fmt(m, sizeof(m), "preempted by %s on %s at t=%" PRId64 "s (DefaultPreemption)", sp->preempted_by,
+                       sp->node ? sp->node : "-", sp->deleted_ms / 1000);
+                ADD(d, "reason", dp_doc_new_str(s, m));
+                ADD(d, "preemptedBy", dp_doc_new_str(s, sp->preempted_by));
+        }
+        if (!pi) return d;
+        if (pi->nominated) ADD(d, "nominatedNode", dp_doc_new_str(s, pi->nominated));
+        if (pi->victims) {
+                ADD(d, "preempted", devices_seq(s, pi->victims));
+                ADD(d, "preemptedAt", dp_doc_new_int(s, pi->preempted_at_ms / 1000));
+        }
+        if (pi->postfilter && streq(pod_state(sp), "Pending")) {
+                const char *pre = strstr(pi->postfilter, "preemption: ");
+                ADD(d, "preemption", dp_doc_new_str(s, pre ? pre : pi->postfilter));
+                _cleanup_free_ char *full = dp_sched_message(pi);
+                if (!full) return NULL;
+                ADD(d, "message", dp_doc_new_str(s, full));
+        }
+        (void)r;
+        return d;
+}
+
 static dp_doc_node *pod_doc(dp_doc_set *s, sim_run *r, sim_pod *sp) {
         dp_doc_node *d = dp_doc_new_map(s);
         if (!d) return NULL;
@@ -677,7 +710,7 @@ static dp_doc_node *pod_doc(dp_doc_set *s, sim_run *r, sim_pod *sp) {
         if (streq(st, "Evicted") && sp->evict_msg) ADD(d, "reason", dp_doc_new_str(s, sp->evict_msg));
         if (streq(st, "Waiting") && sp->wait_msg) ADD(d, "reason", dp_doc_new_str(s, sp->wait_msg));
         if (pi) ADD(d, "attempts", dp_doc_new_uint(s, pi->attempts));
-        return d;
+        return preemption_doc(s, r, sp, pi, d);
 }
 
 /* The pool a node belongs to, for the overview: a Fleet's group; a Node
@@ -915,7 +948,16 @@ static void print_tables(const dp_doc_node *doc, dp_strbuf *out) {
                 table_add(&t, str_of(p, "node")[0] ? str_of(p, "node") : "-");
                 table_add(&t, str_of(p, "model"));
                 table_add(&t, devs.len ? dp_strbuf_str(&devs) : "-");
-                table_add(&t, str_of(p, "reason"));
+                const dp_doc_node *vs = dp_doc_get(p, "preempted");
+                _cleanup_strbuf_ dp_strbuf vic = DP_STRBUF_INIT;
+                join_seq(vs, &vic);
+                if (dp_strbuf_failed(&vic)) t.oom = true;
+                if (vic.len) /* a preemptor: whom it made room on */
+                        dp_table_addf(&t, "%s%swould preempt %s on %s", str_of(p, "reason"),
+                                      str_of(p, "reason")[0] ? "; " : "", dp_strbuf_str(&vic),
+                                      str_of(p, "nominatedNode"));
+                else
+                        table_add(&t, str_of(p, "reason"));
         }
         table_print(&t, out);
         dp_strbuf_puts(out, "\n");
@@ -1389,6 +1431,32 @@ static int explain_nodes(sim_run *r, const sim_pod *sp, bool details, dp_strbuf 
         return dp_strbuf_failed(out) ? -ENOMEM : 0;
 }
 
+/* What kube-scheduler's DefaultPreemption did for or to the pod. */
+static void explain_preemption(sim_run *r, const sim_pod *sp, const dp_sched_pod_info *pi, dp_strbuf *out) {
+        if (sp->preempted_by) {
+                dp_strbuf_printf(out,
+                                 "Preempted at t=%" PRId64 "s on %s by %s (kube-scheduler's DefaultPreemption): it "
+                                 "has a lower priority, and without it %s fits there.\n",
+                                 sp->deleted_ms / 1000, sp->node ? sp->node : "-", sp->preempted_by, sp->preempted_by);
+                return;
+        }
+        if (!pi) return;
+        if (pi->victims)
+                dp_strbuf_printf(out, "It preempted %s on %s at t=%" PRId64 "s (nominatedNodeName %s).\n", pi->victims,
+                                 pi->nominated ? pi->nominated : "-", pi->preempted_at_ms / 1000,
+                                 pi->nominated ? pi->nominated : "-");
+        if (!pi->postfilter || !streq(pod_state(sp), "Pending")) return;
+        const char *pre = strstr(pi->postfilter, "preemption: ");
+        dp_strbuf_printf(out, "%s\n", pre ? pre : pi->postfilter);
+        bool dra = false;
+        for (size_t i = 0; i < pi->reasons.n; i++)
+                dra |= pi->reasons.v[i].code == DP_VERDICT_DRA;
+        if (dra && !r->in->dra_preemption)
+                dp_strbuf_puts(out, "kube-scheduler 1.35/1.36 does not preempt for DRA devices: a device held by a "
+                                    "lower-priority pod stays held (KEP-5690 would change that; --dra-preemption "
+                                    "shows what it would do).\n");
+}
+
 static int dp_sim_explain_impl(const dp_sim_input *in, const char *pod, bool details, dp_strbuf *out, dp_error *err) {
         _cleanup_(sim_run_freep) sim_run *r = NULL;
         int rr = sim_run_new(in, 0, &r, err);
@@ -1404,9 +1472,11 @@ static int dp_sim_explain_impl(const dp_sim_input *in, const char *pod, bool det
         sim_explain_recorded(r, sp, pi && streq(st, "Pending") ? pi->message : NULL, out); /* kube-scheduler's word */
         if (streq(st, "Pending")) {
                 if (pi && pi->message) dp_strbuf_printf(out, "%s\n", pi->message);
+                explain_preemption(r, sp, pi, out);
                 if (pi && pi->reasons.n && (rr = explain_nodes(r, sp, details, out, err)) < 0) return rr;
                 return dp_strbuf_failed(out) ? -ENOMEM : 0;
         }
+        explain_preemption(r, sp, pi, out);
         if (streq(st, "Evicted"))
                 dp_strbuf_printf(out,
                                  "Evicted at t=%" PRId64 "s by the device taint eviction controller: %s\n"

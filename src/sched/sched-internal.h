@@ -33,6 +33,11 @@ typedef struct qpod {
         char *created;    /* metadata.creationTimestamp (RFC 3339, UTC), NULL unset: first */
         int64_t added_ms; /* when it joined the queue: earlier first, then created */
         bool held; /* gated, or another scheduler's: never tried, info says why */
+        /* preemption (preempt.c): the victims its last PostFilter chose on
+         * info.nominated, deleted once the cycle is over */
+        char **victims;
+        size_t n_victims;
+        bool pre_moved; /* its victims' deletion moves it once it is marked failed */
 } qpod;
 
 /* An extended resource held through a device plugin on the plan's node. */
@@ -62,6 +67,7 @@ struct dp_sched_plan {
         size_t n_claims;
         char *ext_claim_name; /* the created claim's name, recorded in pod status */
         bool bound;
+        char start_time[32]; /* status.startTime the binding writes (preempt.h) */
 };
 
 struct dp_sched {
@@ -123,9 +129,57 @@ struct dp_sched {
         struct dp_topo_hint_index *hint_idx; /* the filed ones, by label */
         uint64_t hint_checks;                /* hints matched against pods bound (the tests read it) */
         size_t n_hinted, cap_hinted;
+        /* preemption (preempt.c) */
+        bool preemption, dra_preemption; /* dp_sched_config's */
+        int (*on_preempt)(void *userdata, const char *ns, const char *name, const char *by, const char *node,
+                          dp_error *err);
+        qpod **nominated; /* pods with info.nominated: the filter adds them to their node where due */
+        size_t n_nominated, cap_nominated;
+        int32_t min_bound_prio; /* no pod bound (ever seen) has a lower priority: none lower, no victim */
+        uint64_t n_binds;       /* bindings made: the N-th gets status.startTime 2100-01-01 + N s */
+        /* the store's change log between these positions is the victims'
+         * deletion: their own queueing hints moved the waiting pods already
+         * (preempt.c), so sync does not count it as a change that may help */
+        size_t quiet_from, quiet_to;
 };
 
 typedef struct sched_usage sched_usage;
+
+/* ---- preemption (preempt.c) ---- */
+/* One node seen with some bound pods gone (preemption's victims) and some
+ * pods added (nominated pods of at least the pod's priority), as
+ * kube-scheduler's RemovePod/AddPod change a node in a dry run. */
+typedef struct sched_whatif {
+        const char *node;
+        size_t ni; /* its place in the node table */
+        const dp_pod *const *gone;
+        size_t n_gone;
+        const dp_pod *const *extra;
+        size_t n_extra;
+} sched_whatif;
+
+struct cycle;
+/* filter.c for preempt.c: the failed cycle's pod on table node ni, with wi
+ * applied (NULL: as the node is, nominated pods added); its verdicts
+ * counted in *why (NULL: none kept). 1 fits, 0 not, <0 error. */
+int dp_sched_cycle_node(struct cycle *c, size_t ni, const sched_whatif *wi, dp_diag_hist *why, dp_error *err);
+/* The node table of the last cycle (name order) and the cycle's pod. */
+const dp_node *const *dp_sched_node_table(const dp_sched *s, size_t *ret_n);
+const dp_pod *dp_sched_cycle_pod(const struct cycle *c);
+/* The pods nominated to `node` that pod q must leave room for (priority
+ * at least q's, not q, not bound); *ret NULL when none. -ENOMEM. */
+int dp_sched_nominated_on(dp_sched *s, const qpod *q, const char *node, const dp_pod ***ret, size_t *ret_n);
+/* PostFilter after a cycle found no node (preempt.c): decides the
+ * preemption (q->victims, q->info.nominated) or why not (q->info.postfilter).
+ * node_unres: per table node, whether its reason is one preemption cannot
+ * help. 0 or <0. */
+int dp_sched_postfilter(dp_sched *s, qpod *q, struct cycle *c, const uint8_t *node_unres, dp_error *err);
+/* After the cycle: delete the victims the PostFilter chose, clear the
+ * nominations of lower-priority pods on that node. 0 or <0. */
+int dp_sched_preempt_apply(dp_sched *s, qpod *q, int64_t now_ms, dp_error *err);
+void dp_sched_nominate(dp_sched *s, qpod *q, const char *node); /* NULL clears */
+/* q was bound: it leaves the nominated pods (info.nominated stays, for reports). */
+void dp_sched_nomination_done(dp_sched *s, qpod *q);
 void dp_sched_usage_free(dp_sched *s);
 
 void dp_sched_info_clear_reasons(dp_sched_pod_info *info);

@@ -5,6 +5,7 @@
 
 #include "sched/dra-adapter.h"
 #include "sched/fmt.h"
+#include "sched/preempt.h"
 #include "sched/sched-internal.h"
 #include "sched/topology.h"
 
@@ -28,6 +29,13 @@ static qpod *qpod_free(qpod *q) {
         dp_sched_info_clear_reasons(&q->info);
         free(q->created);
         dp_topo_hint_free(q->hint);
+        free(q->info.postfilter);
+        free(q->info.nominated);
+        free(q->info.victims);
+        free(q->info.preempted_by);
+        for (size_t i = 0; i < q->n_victims; i++)
+                free(q->victims[i]);
+        free(q->victims);
         free(q);
         return NULL;
 }
@@ -46,6 +54,10 @@ int dp_sched_new(dp_store *store, const dp_sched_config *cfg, dp_sched **ret) {
         s->userdata = cfg ? cfg->userdata : NULL;
         if (cfg) s->alloc_opts = cfg->alloc;
         s->all_schedulers = cfg && cfg->all_schedulers;
+        s->preemption = cfg && cfg->preemption;
+        s->dra_preemption = cfg && cfg->dra_preemption;
+        s->on_preempt = cfg ? cfg->on_preempt : NULL;
+        s->min_bound_prio = INT32_MAX;
         s->by_key = dp_hashmap_new();
         if (!s->name || !s->by_key) return dp_sched_free(s), -ENOMEM;
         *ret = s;
@@ -59,6 +71,7 @@ dp_sched *dp_sched_free(dp_sched *s) {
         free(s->pods);
         free(s->hinted);
         dp_topo_hint_index_free(s->hint_idx);
+        free(s->nominated);
         free(s->heap);
         free(s->waiting);
         free(s->cand);
@@ -476,10 +489,11 @@ static int pod_bound_hints(dp_sched *s, const dp_pod *added) {
  * change log), in store order, as a walk over every pod would see them. */
 int dp_sched_sync(dp_sched *s, int64_t now_ms) {
         size_t pos = s->sync_pos, slot, n = 0;
-        while (dp_store_next_change(s->store, &pos, &slot)) {
+        for (size_t at = pos; dp_store_next_change(s->store, &pos, &slot); at = pos) {
                 dp_object o;
                 dp_kind k = dp_store_slot(s->store, slot, &o, NULL);
-                if (may_help(s, k, o)) s->hint_rev++;
+                bool quiet = at >= s->quiet_from && at < s->quiet_to; /* preemption's victims (preempt.c) */
+                if (!quiet && may_help(s, k, o)) s->hint_rev++;
                 if (k != DP_KIND_POD) continue;
                 if (DP_GROW(s->sync_slots, s->cap_sync_slots, n + 1) < 0) return -ENOMEM;
                 s->sync_slots[n++] = slot;
@@ -507,6 +521,8 @@ int dp_sched_sync(dp_sched *s, int64_t now_ms) {
                         continue;
                 }
                 int r = sync_pod(s, s->sync_slots[i], o, now_ms);
+                if (o.pod->node_name) /* preemption: no victim below the lowest priority bound */
+                        s->min_bound_prio = DP_MIN(s->min_bound_prio, o.pod->has_priority ? o.pod->priority : 0);
                 if (r >= 0 && o.pod->node_name) r = pod_bound_hints(s, o.pod);
                 if (r < 0) return r;
         }
@@ -586,6 +602,11 @@ static void mark_failed(dp_sched *s, qpod *q, int64_t now) {
         q->failed_at = now;
         q->failed_rev = s->hint_rev;
         note_hints(s, q);
+        if (q->pre_moved) { /* its own preemption's victims are gone (preempt.c) */
+                q->pre_moved = false;
+                q->add_moved = true;
+                s->add_rev++;
+        }
         q->retry_at = now + backoff(s, q);
         track(s, q);
 }
@@ -600,6 +621,14 @@ static int set_node(dp_object o, void *userdata) {
                 free(n);
                 return -ENOMEM;
         }
+        char *st = pl ? dp_strdup(pl->start_time) : NULL; /* the kubelet's part, as the oracle does it */
+        if (pl && !st) {
+                free(n);
+                free(e);
+                return -ENOMEM;
+        }
+        free(o.pod->start_time);
+        o.pod->start_time = st;
         free(o.pod->node_name);
         o.pod->node_name = n;
         if (pl && pl->ext_claim_name) {
@@ -644,10 +673,13 @@ static int plan_write(dp_sched *s, dp_sched_plan *pl, int64_t now, dp_error *err
                 }
         }
         if (r >= 0) {
+                dp_preempt_format_time(DP_PREEMPT_BIND_EPOCH + (int64_t)s->n_binds + 1, pl->start_time,
+                                       sizeof(pl->start_time));
                 r = dp_store_update(s->store, DP_KIND_POD, pl->q->ns, pl->q->name, pl->pod_rv, set_node, pl, NULL);
-                if (r >= 0)
+                if (r >= 0) {
                         pl->bound = true;
-                else if (r == -ESTALE)
+                        s->n_binds++;
+                } else if (r == -ESTALE)
                         dp_error_set(err, r, "pod %s changed since it was read", pl->q->key);
         }
         if (r < 0) {
@@ -657,6 +689,7 @@ static int plan_write(dp_sched *s, dp_sched_plan *pl, int64_t now, dp_error *err
         }
         qpod *q = pl->q;
         q->info.state = DP_POD_BOUND;
+        dp_sched_nomination_done(s, q);
         free(q->info.node);
         q->info.node = dp_strdup(pl->node);
         q->info.bound_at_ms = now;
@@ -976,17 +1009,10 @@ int dp_sched_commit_bind(dp_sched *s, dp_sched_plan *plan, int64_t now_ms, dp_er
         return r;
 }
 
-static int count_bound(const dp_sched *s) {
-        int n = 0;
-        for (size_t i = 0; i < s->n_pods; i++)
-                n += s->pods[i]->present && s->pods[i]->info.state == DP_POD_BOUND;
-        return n;
-}
-
 static int dp_sched_run_impl(dp_sched *s, int64_t now_ms, dp_error *err) {
         int r = dp_sched_sync(s, now_ms);
         if (r < 0) return r;
-        int before = count_bound(s);
+        uint64_t binds = s->n_binds;
         for (;;) {
                 dp_sched_plan *pl = NULL;
                 r = dp_sched_next(s, now_ms, NULL, &pl, err);
@@ -995,7 +1021,8 @@ static int dp_sched_run_impl(dp_sched *s, int64_t now_ms, dp_error *err) {
                 if (r > 0 && (r = dp_sched_commit_bind(s, pl, now_ms, err)) < 0) return r;
                 if (s->on_attempt) s->on_attempt(s->userdata);
         }
-        return count_bound(s) - before;
+        /* pods bound here (preemption's victims leave: not the change in bound pods) */
+        return (int)(s->n_binds - binds);
 }
 
 /* ---- the resourceclaim controller ---- */

@@ -65,6 +65,18 @@ typedef struct dp_sched_config {
          * of every schedulerName as this instance's own (else they are
          * reported, "not scheduled by default-scheduler: ...") */
         bool all_schedulers;
+        /* preemption (preempt.c): kube-scheduler's DefaultPreemption
+         * PostFilter. A pod that fits no node and whose preemptionPolicy is
+         * not Never deletes lower-priority pods on one node (PDBs, reprieve
+         * and node choice as upstream) and is nominated there; its message
+         * gets the PostFilter's words. Off: no PostFilter at all.
+         * dra_preemption: the KEP-5690 what-if, devices held by
+         * lower-priority pods count as freed by preempting them.
+         * on_preempt deletes a victim (NULL: dp_sched_delete_pod); `by` is
+         * the preemptor's "ns/name". A negative return ends the run. */
+        bool preemption, dra_preemption;
+        int (*on_preempt)(void *userdata, const char *ns, const char *name, const char *by, const char *node,
+                          dp_error *err);
 } dp_sched_config;
 
 typedef enum {
@@ -84,7 +96,19 @@ typedef struct dp_sched_pod_info {
         dp_diag_hist reasons;
         unsigned attempts;
         int64_t bound_at_ms;
+        /* preemption (preempt.c) */
+        char *postfilter; /* UNSCHEDULABLE, preemption on: the PostFilter's words kube-scheduler
+                           * appends ("no new claims to deallocate, preemption: 0/3 nodes are
+                           * available: ..."); NULL for a pod-level message */
+        char *nominated;  /* status.nominatedNodeName, from its last preemption */
+        char *victims;    /* whom that preemption deleted there: "ns/a,ns/b" */
+        int64_t preempted_at_ms;
+        char *preempted_by; /* a victim: the preemptor ("ns/name"); the pod is gone */
 } dp_sched_pod_info;
+
+/* kube-scheduler's PodScheduled message: message, then the PostFilter's
+ * words. A new string ("" for none); NULL on -ENOMEM. */
+char *dp_sched_message(const dp_sched_pod_info *pi);
 
 typedef struct dp_sched dp_sched;
 

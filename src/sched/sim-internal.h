@@ -52,6 +52,7 @@ typedef struct sim_pod {
         bool evicted;     /* deleted by the device taint eviction controller (sim-evict.c) */
         char *evict_msg;  /* why */
         int64_t evict_at; /* a tolerated NoExecute taint evicts it then; -1 none */
+        char *preempted_by; /* deleted by kube-scheduler's preemption for this pod ("ns/name") */
 } sim_pod;
 
 typedef struct sim_taint_seen sim_taint_seen;

@@ -24,6 +24,7 @@ static void pod_done(sim_pod *p) {
         free(p->wait_msg);
         free(p->v2_devices);
         free(p->evict_msg);
+        free(p->preempted_by);
         if (p->obj.hdr) dp_object_free(p->obj);
 }
 
@@ -766,6 +767,24 @@ static int on_bind(void *userdata, const char *ns, const char *name, dp_error *e
         return rr < 0 ? rr : 0;
 }
 
+/* kube-scheduler's DefaultPreemption chose a victim: it goes as a deleted
+ * pod does (devices and claims released), and the report says by whom. */
+static int on_preempt(void *userdata, const char *ns, const char *name, const char *by, const char *node,
+                      dp_error *err) {
+        (void)err;
+        sim_run *r = userdata;
+        char key[1024];
+        dp_fmt(key, sizeof(key), "%s/%s", ns, name);
+        sim_pod *sp = sim_find_pod(r, key);
+        if (!sp) return dp_sched_delete_pod(r->store, ns, name);
+        int rr = sim_delete_pod(r, sp, false);
+        if (rr < 0) return rr;
+        free(sp->preempted_by);
+        if (!(sp->preempted_by = dp_strdup(by))) return -ENOMEM;
+        dp_strbuf_printf(&r->log, "t=%" PRId64 "s %s preempted by %s on %s\n", r->now / 1000, sp->key, by, node);
+        return 0;
+}
+
 dp_sched *sim_pod_sched(sim_run *r, const sim_pod *sp) {
         const dp_sched_pod_info *a = dp_sched_pod(r->sched, sp->ns, sp->name);
         const dp_sched_pod_info *b = r->sched2 ? dp_sched_pod(r->sched2, sp->ns, sp->name) : NULL;
@@ -884,7 +903,10 @@ static int sim_run_new_impl(const dp_sim_input *in, dp_sim_model force, size_t *
                                .on_attempt = on_attempt,
                                .userdata = r,
                                .alloc = in->alloc,
-                               .all_schedulers = in->all_schedulers};
+                               .all_schedulers = in->all_schedulers,
+                               .preemption = !in->no_preemption,
+                               .dra_preemption = in->dra_preemption,
+                               .on_preempt = on_preempt};
         int rr = dp_sched_new(r->store, &cfg, &r->sched);
         if (rr >= 0 && in->schedulers == 2) rr = dp_sched_new(r->store, &cfg, &r->sched2);
         if (rr < 0) return rr;

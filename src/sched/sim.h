@@ -118,6 +118,9 @@ typedef struct dp_sim_input {
         /* queue, ports, defaults (kube-scheduler parity): --all-schedulers,
          * pods of every schedulerName are scheduled as default pods */
         bool all_schedulers;
+        /* preemption (sched/preempt.c): --no-preemption turns kube-scheduler's
+         * DefaultPreemption off; --dra-preemption, the KEP-5690 what-if */
+        bool no_preemption, dra_preemption;
 } dp_sim_input;
 
 dp_sim_input *dp_sim_input_free(dp_sim_input *in);

@@ -141,6 +141,8 @@ static int option_value(dp_tool_input *t, int c, const char *arg) {
                                                          : DP_SCORE_NONE);
                 return 1;
         case DP_OPT_ALL_SCHEDULERS: t->all_schedulers = true; return 1;
+        case DP_OPT_NO_PREEMPTION: t->no_preemption = true; return 1;
+        case DP_OPT_DRA_PREEMPTION: t->dra_preemption = true; return 1;
         case DP_OPT_GATES:
                 if (dp_alloc_parse_feature_gate(arg, &t->gates) < 0) {
                         fprintf(stderr, "devplane %s: --feature-gates %s: known: %s\n", t->cmd, arg,
@@ -221,6 +223,8 @@ int dp_tool_input_load(dp_tool_input *t, dp_sim_input **ret) {
                 in->alloc = t->gates;
                 if (t->scoring) in->policy = (dp_score_policy)(t->scoring - 1);
                 in->all_schedulers = t->all_schedulers;
+                in->no_preemption = t->no_preemption;
+                in->dra_preemption = t->dra_preemption;
                 /* progress only where a person watches: never into a file or pipe */
                 in->progress = isatty(STDERR_FILENO);
                 in->progress_t0_ms = (int64_t)t0.tv_sec * 1000 + t0.tv_nsec / 1000000;

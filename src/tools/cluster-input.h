@@ -21,6 +21,8 @@ enum {
         DP_OPT_SA_DIR,
         DP_OPT_SCORING,
         DP_OPT_ALL_SCHEDULERS,
+        DP_OPT_NO_PREEMPTION,
+        DP_OPT_DRA_PREEMPTION,
 };
 
 /* Live mode's bounds (docs/live.md), numbered apart from the flags above. */
@@ -38,7 +40,9 @@ enum { DP_OPT_LIVE_TIMEOUT = 0x180, DP_OPT_LIVE_MAX_BYTES };
                 {"feature-gates", required_argument, NULL, DP_OPT_GATES},                                          \
                 {"service-account-dir", required_argument, NULL, DP_OPT_SA_DIR},                                   \
                 {"scoring", required_argument, NULL, DP_OPT_SCORING},                                              \
-                {"all-schedulers", no_argument, NULL, DP_OPT_ALL_SCHEDULERS}
+                {"all-schedulers", no_argument, NULL, DP_OPT_ALL_SCHEDULERS},                                      \
+                {"no-preemption", no_argument, NULL, DP_OPT_NO_PREEMPTION},                                        \
+                {"dra-preemption", no_argument, NULL, DP_OPT_DRA_PREEMPTION}
 
 #define DP_TOOL_INPUT_USAGE                                                                                            \
         "input:\n"                                                                                                     \
@@ -63,7 +67,9 @@ enum { DP_OPT_LIVE_TIMEOUT = 0x180, DP_OPT_LIVE_MAX_BYTES };
         "  --feature-gates DRADeviceCompatibilityGroups=true|false\n"                                                 \
         "scheduler:\n"                                                                                                 \
         "  --scoring binpack|spread|none  over the Fleet's spec.scoring (none: the first feasible node by name)\n"  \
-        "  --all-schedulers              schedule pods of every spec.schedulerName as default-scheduler's\n"
+        "  --all-schedulers              schedule pods of every spec.schedulerName as default-scheduler's\n"         \
+        "  --no-preemption               no DefaultPreemption PostFilter (on by default, as kube-scheduler)\n"       \
+        "  --dra-preemption              what-if (KEP-5690): preempting a pod frees its DRA devices\n"
 
 typedef struct dp_tool_input {
         const char *cmd; /* "simulate": messages start "devplane simulate: " */
@@ -84,6 +90,7 @@ typedef struct dp_tool_input {
         dp_alloc_cluster_options gates;
         int scoring; /* --scoring: a dp_score_policy + 1, 0 unset */
         bool all_schedulers;
+        bool no_preemption, dra_preemption; /* --no-preemption, --dra-preemption */
 } dp_tool_input;
 
 /* argc bounds the number of -f and what-if values. -ENOMEM. */
