@@ -113,11 +113,31 @@ static int decode_required_affinity(dctx *c, const dp_doc_node *n, dp_pod *p) {
         return decode_node_selector(c, n, &p->required_node_affinity);
 }
 
+/* A PreferredSchedulingTerm: weight 1..100 (the API server's rule) and a
+ * preference (a node selector term). */
+static int decode_preferred_node_term(dctx *c, const dp_doc_node *n, void *elem) {
+        dp_preferred_node_term *t = elem;
+        bool have_pref = false, have_weight = false;
+        DECODE_FIELDS(c, n, k, v, if (streq(k, "weight")) {
+                have_weight = true;
+                r = get_int32(c, v, &t->weight);
+        } else if (streq(k, "preference")) {
+                have_pref = !dp_doc_is_null(v);
+                r = have_pref ? decode_node_selector_term(c, v, &t->preference) : 0;
+        });
+        if (!have_pref) return dfail(c, n, -EINVAL, "preference: required");
+        if (!have_weight || t->weight < 1 || t->weight > 100)
+                return dfail(c, n, -EINVAL, "weight: must be in the range 1-100");
+        return 0;
+}
+
 static int decode_node_affinity(dctx *c, const dp_doc_node *n, dp_pod *p) {
         DECODE_FIELDS(c, n, k, v,
                       if (streq(k, "requiredDuringSchedulingIgnoredDuringExecution")) r =
                               decode_required_affinity(c, v, p);
-                      else if (streq(k, "preferredDuringSchedulingIgnoredDuringExecution")) r = 0;);
+                      else if (streq(k, "preferredDuringSchedulingIgnoredDuringExecution")) r =
+                              get_seq(c, v, (void **)&p->preferred_node_affinity, &p->n_preferred_node_affinity,
+                                      sizeof(dp_preferred_node_term), decode_preferred_node_term););
         return 0;
 }
 

@@ -518,6 +518,13 @@ typedef struct dp_spread_constraint {
         size_t n_match_label_keys;
 } dp_spread_constraint;
 
+/* core/v1 PreferredSchedulingTerm: NodeAffinity's score adds the weight
+ * of each term the node matches. */
+typedef struct dp_preferred_node_term {
+        int32_t weight; /* 1..100 */
+        dp_node_selector_term preference;
+} dp_preferred_node_term;
+
 typedef struct dp_pod {
         dp_object_header hdr;
         dp_object_meta meta;
@@ -525,8 +532,8 @@ typedef struct dp_pod {
         dp_kv *node_selector;
         size_t n_node_selector;
         /* affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution;
-         * NULL when absent. Preferred node affinity terms are accepted and
-         * not kept; pod (anti-)affinity is at the end of the struct. */
+         * NULL when absent. Preferred node affinity terms and pod (anti-)affinity
+         * are at the end of the struct. */
         dp_node_selector *required_node_affinity;
         dp_toleration *tolerations;
         size_t n_tolerations;
@@ -577,6 +584,10 @@ typedef struct dp_pod {
          * for one warning naming the pod (dp_model_unmodelled_warnings). */
         char **unmodelled;
         size_t n_unmodelled;
+        /* affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution
+         * (NodeAffinity's score, sched/score.c) */
+        dp_preferred_node_term *preferred_node_affinity;
+        size_t n_preferred_node_affinity;
 } dp_pod;
 
 /* scheduling.k8s.io/v1 PriorityClass: the priority its pods get (the API
