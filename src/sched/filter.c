@@ -6,6 +6,7 @@
 #include "sched/fmt.h"
 #include "model/quantity.h"
 #include "sched/dra-adapter.h"
+#include "sched/score-pick.h"
 #include "sched/sched-internal.h"
 #include "sched/topology.h"
 
@@ -263,6 +264,36 @@ static void pod_native(const dp_pod *p, int64_t ret[NATIVE_N]) {
         }
 }
 
+/* ---- the scores' non-zero requests (score.h) ---- */
+
+/* A container's cpu (k 0, millicores) or memory (k 1) as the scores count
+ * it: its request (or limit), else the default for a container naming none
+ * (schedutil.GetNonzeroRequests: an explicit 0 stays 0). */
+static int64_t nonzero_container_value(const dp_container *c, const char *name, int k) {
+        for (size_t i = 0; i < c->n_requests; i++)
+                if (streq(c->requests[i].name, name)) return native_container_value(c, name, k);
+        for (size_t i = 0; i < c->n_limits; i++)
+                if (streq(c->limits[i].name, name)) return native_container_value(c, name, k);
+        return k == 0 ? DP_SCORE_DEFAULT_MILLI_CPU : DP_SCORE_DEFAULT_MEMORY;
+}
+
+/* pod_native's cpu and memory with the non-zero defaults per container.
+ * The pod's own requests (PodLevelResources) count for a bound pod
+ * (pod_level), not for the pod being scheduled: kube-scheduler 1.35's
+ * NodeResourcesFit scores an incoming pod with pod-level cpu and memory as
+ * its containers' (100m and 200Mi for none), while the node's non-zero
+ * total takes its pods' pod-level requests (the oracle's --v 10 log). */
+static void pod_nonzero(const dp_pod *p, bool pod_level, int64_t ret[2]) {
+        for (int k = 0; k < 2; k++) {
+                ret[k] = pod_sum(p, nonzero_container_value, native_names[k], k);
+                for (size_t i = 0; pod_level && i < p->n_pod_requests; i++)
+                        if (streq(p->pod_requests[i].name, native_names[k]))
+                                ret[k] = native_value(&p->pod_requests[i].value, k);
+                for (size_t i = 0; i < p->n_overhead; i++)
+                        if (streq(p->overhead[i].name, native_names[k])) ret[k] += native_value(&p->overhead[i].value, k);
+        }
+}
+
 static int64_t node_native(const dp_node *n, int k) {
         for (size_t i = 0; i < n->n_allocatable; i++)
                 if (streq(n->allocatable[i].name, native_names[k])) return native_value(&n->allocatable[i].value, k);
@@ -306,6 +337,7 @@ typedef struct node_use {
         char *name;
         int64_t slice_devs, claim_used;
         int64_t native_used[NATIVE_N]; /* native requests of bound pods (millicores, bytes, bytes) */
+        int64_t nonzero_used[2];       /* their cpu and memory as the scores count them (pod_nonzero) */
         int64_t tab_idx;               /* its place in the node table, -1 none */
         ext_use *ext;
         size_t n_ext, cap_ext;
@@ -323,7 +355,8 @@ typedef struct port_use {
 
 typedef struct use_item {
         node_use *nu;
-        int what; /* 0 slice devices, 1 claim results, 2 extended resource, 3 + k native[k], 7 pods, 8 a host port */
+        int what; /* 0 slice devices, 1 claim results, 2 extended resource, 3 + k native[k], 7 pods, 8 a host port,
+                     9 + k nonzero[k] */
         const char *res; /* what == 2: the name as node_use->ext holds it; 8: the port's key */
         int64_t count;
 } use_item;
@@ -354,6 +387,7 @@ struct sched_usage {
         uint32_t *tab_cand;
         size_t n_tab, tab_pos;
         bool tab_ok;
+        bool any_prefer_taint; /* a table node has a PreferNoSchedule taint */
         uint64_t tab_gen;
 };
 
@@ -378,6 +412,7 @@ typedef struct node_info {
         bool unschedulable, tainted; /* the node's, kept here to spare a cache miss per node */
         int64_t ext_total;           /* the extended resources' allocatable, summed */
         int64_t max_pods;            /* allocatable pods, -1 none (node_max_pods) */
+        int32_t prefer_taints;       /* PreferNoSchedule taints (TaintToleration's score) */
 } node_info;
 
 /* What the fast pass computed for one pod shape, per table node: the score,
@@ -524,6 +559,8 @@ static void use_apply(const use_item *it, int64_t sign) {
         case 4:
         case 5: it->nu->native_used[it->what - 3] += sign * it->count; break;
         case 7: it->nu->pods_used += sign * it->count; break;
+        case 9:
+        case 10: it->nu->nonzero_used[it->what - 9] += sign * it->count; break;
         case 8: {
                 port_use *pu = node_port(it->nu, NULL, it->res, false);
                 if (pu) pu->count += sign * it->count;
@@ -607,6 +644,13 @@ static int slot_changed(sched_usage *u, const dp_store *st, size_t slot) {
                         int r = use_add(u, su, &cap, p->node_name, 3 + w, NULL, native[w]);
                         if (r < 0) return r;
                 }
+        int64_t nz[2];
+        pod_nonzero(p, true, nz);
+        for (int w = 0; w < 2; w++)
+                if (nz[w] > 0) {
+                        int r = use_add(u, su, &cap, p->node_name, 9 + w, NULL, nz[w]);
+                        if (r < 0) return r;
+                }
         int pr = use_add(u, su, &cap, p->node_name, 7, NULL, 1);
         _cleanup_free_ dp_host_port *hps = NULL;
         size_t n_hps = 0;
@@ -683,6 +727,7 @@ static int nodes_sync(dp_sched *s) {
         if (pos == SIZE_MAX) rebuild = true;
         if (rebuild) {
                 u->tab_ok = false;
+                u->any_prefer_taint = false;
                 tab_info_free(u);
                 size_t n = dp_store_count(s->store, DP_KIND_NODE), i = 0, k = 0;
                 const dp_node **tab = calloc(n + 1, sizeof(*tab));
@@ -736,6 +781,9 @@ static int nodes_sync(dp_sched *s) {
                         info[j].unschedulable = nd->unschedulable;
                         info[j].max_pods = node_max_pods(nd);
                         info[j].tainted = nd->n_taints > 0;
+                        for (size_t t = 0; t < nd->n_taints; t++)
+                                info[j].prefer_taints += streq_ptr(nd->taints[t].effect, "PreferNoSchedule");
+                        u->any_prefer_taint |= info[j].prefer_taints > 0;
                 }
                 u->tab_gen = ++s->nodes_gen;
                 u->tab_ok = true;
@@ -770,6 +818,16 @@ static int64_t native_used(const dp_sched *s, const node_use *nu, const char *no
         int64_t used = nu ? nu->native_used[k] : 0;
         for (size_t a = 0; a < s->n_assumed; a++)
                 if (streq(s->assumed[a]->node, node)) used += s->assumed[a]->native[k];
+        return used;
+}
+
+/* What pods bound to (or assumed on) the node hold of cpu (k 0) or memory
+ * (k 1) as the scores count them. */
+static int64_t nonzero_used(const dp_sched *s, const node_use *nu, const char *node, int k) {
+        if (!nu) nu = dp_hashmap_get(s->usage->nodes, node);
+        int64_t used = nu ? nu->nonzero_used[k] : 0;
+        for (size_t a = 0; a < s->n_assumed; a++)
+                if (streq(s->assumed[a]->node, node)) used += s->assumed[a]->nonzero[k];
         return used;
 }
 
@@ -934,6 +992,11 @@ static void set_pod_message(qpod *q, const char *msg) {
         q->info.state = DP_POD_UNSCHEDULABLE;
 }
 
+typedef struct feas_ent {
+        uint32_t ni;
+        int64_t base, sub;
+} feas_ent;
+
 typedef struct cycle {
         dp_sched *s;
         qpod *q;
@@ -971,6 +1034,13 @@ typedef struct cycle {
         size_t n_ports;
         sched_verdicts *verdicts; /* dp_sched_diagnose: every node's verdict instead */
         dp_topo_state *topo;      /* PodTopologySpread and InterPodAffinity's PreFilter; NULL: skip */
+        /* DP_SCORE_DEFAULT (score.h): the pod's non-zero cpu and memory, and
+         * the feasible nodes of the quiet pass with their NodeResourcesFit +
+         * BalancedAllocation total (feas_base) and DRA subrequest sum */
+        int64_t nonzero[2], nonzero_bound[2]; /* as scored; as it will count once bound */
+        bool best_effort; /* BalancedAllocation skips the pod */
+        struct feas_ent *feas;
+        size_t n_feas, cap_feas;
 } cycle;
 
 /* Node n does not take the pod: count why (or, diagnosing, keep it with
@@ -1017,6 +1087,7 @@ static void cycle_done(cycle *c) {
         free(c->best_allocs);
         dp_diag_hist_clear(&c->hist);
         dp_topo_state_free(c->topo);
+        free(c->feas);
 }
 
 static bool snapshot_kind(dp_kind k) {
@@ -1190,6 +1261,73 @@ static int resources_fit(cycle *c, const dp_node *n, node_use *nu, bool via_dra[
         return bad ? 0 : 1;
 }
 
+/* ---- DP_SCORE_DEFAULT: NodeResourcesFit and BalancedAllocation (score.h) ---- */
+
+/* The pod's request of one scored resource (cpu and memory non-zero or not). */
+static int64_t pod_request_of(const cycle *c, const char *name, bool nonzero) {
+        for (int k = 0; k < NATIVE_N; k++)
+                if (streq(name, native_names[k])) return nonzero && k < 2 ? c->nonzero[k] : c->native[k];
+        for (size_t k = 0; k < c->n_ext; k++)
+                if (streq(c->ext[k].name, name)) return c->ext[k].count;
+        return 0;
+}
+
+/* Allocatable and requested (the node's pods' plus the pod's) of one scored
+ * resource, as resourceAllocationScorer reads them: cpu and memory non-zero
+ * for NodeResourcesFit, actual for BalancedAllocation; an extended resource
+ * the pod does not ask for is left out (0, 0). */
+static void resource_pair(const cycle *c, const dp_node *n, node_use *nu, const char *name, bool nonzero,
+                          const int64_t alloc[NATIVE_N], const int64_t used[NATIVE_N], const int64_t nz[2],
+                          int64_t *ret_alloc, int64_t *ret_req) {
+        int64_t want = pod_request_of(c, name, nonzero);
+        *ret_alloc = *ret_req = 0;
+        for (int k = 0; k < NATIVE_N; k++)
+                if (streq(name, native_names[k])) {
+                        *ret_alloc = alloc[k];
+                        *ret_req = (nonzero && k < 2 ? nz[k] : used[k]) + want;
+                        return;
+                }
+        if (want == 0 || !dp_is_extended_resource_name(name)) return;
+        const dp_named_quantity *a = node_alloc(n, name);
+        if (!a) return;
+        *ret_alloc = dp_quantity_value(&a->value);
+        *ret_req = ext_used_nu_or(c->s, nu, n->meta.name, name) + want;
+}
+
+/* Both plugins' scores, weighted, for the pod on node n. */
+static int64_t default_base(const cycle *c, const dp_node *n, node_use *nu, const int64_t alloc[NATIVE_N],
+                            const int64_t used[NATIVE_N], const int64_t nz[2]) {
+        const dp_score_profile *p = &c->s->profile;
+        int64_t total = 0, req[DP_SCORE_RESOURCES_MAX], al[DP_SCORE_RESOURCES_MAX];
+        if (p->weight[DP_PLUGIN_FIT]) {
+                for (size_t i = 0; i < p->n_fit; i++)
+                        resource_pair(c, n, nu, p->fit[i].name, true, alloc, used, nz, &al[i], &req[i]);
+                total += p->weight[DP_PLUGIN_FIT] * dp_score_fit(p, req, al);
+        }
+        if (p->weight[DP_PLUGIN_BALANCED] && !c->best_effort) {
+                for (size_t i = 0; i < p->n_balanced; i++)
+                        resource_pair(c, n, nu, p->balanced[i].name, false, alloc, used, nz, &al[i], &req[i]);
+                total += p->weight[DP_PLUGIN_BALANCED] * dp_score_balanced(req, al, p->n_balanced);
+        }
+        return total;
+}
+
+/* The cycle's part of the scores that needs nothing but the pod. */
+static void default_prescore(cycle *c) {
+        const dp_score_profile *p = &c->s->profile;
+        pod_nonzero(c->pod, false, c->nonzero);
+        pod_nonzero(c->pod, true, c->nonzero_bound);
+        c->best_effort = true;
+        for (size_t i = 0; i < p->n_balanced; i++)
+                c->best_effort &= pod_request_of(c, p->balanced[i].name, false) == 0;
+}
+
+static int feas_add(cycle *c, size_t ni, const int64_t key[2]) {
+        if (DP_GROW(c->feas, c->cap_feas, c->n_feas + 1) < 0) return -ENOMEM;
+        c->feas[c->n_feas++] = (feas_ent){(uint32_t)ni, key[1], -key[0]};
+        return 0;
+}
+
 /* One node. Returns 1 feasible (key filled), 0 not (reason added unless
  * c->quiet), <0 error. */
 static int try_node(cycle *c, const dp_node *n, size_t ni, int64_t key[2], dp_allocation_result ***ret_allocs,
@@ -1259,6 +1397,16 @@ static int try_node(cycle *c, const dp_node *n, size_t ni, int64_t key[2], dp_al
         int64_t fill = total > 0 ? (used + req_units) * 1000 / total : 0;
         key[0] = -(int64_t)sub; /* lower subrequest index first */
         key[1] = c->s->policy == DP_SCORE_NONE ? 0 : c->s->policy == DP_SCORE_BINPACK ? fill : 1000 - fill;
+        if (c->s->policy == DP_SCORE_DEFAULT) {
+                int64_t al[NATIVE_N], us[NATIVE_N], nz[2];
+                for (int k = 0; k < NATIVE_N; k++) {
+                        al[k] = node_native(n, k);
+                        us[k] = native_used(c->s, nu, nn, k);
+                }
+                for (int k = 0; k < 2; k++)
+                        nz[k] = nonzero_used(c->s, nu, nn, k);
+                key[1] = default_base(c, n, nu, al, us, nz);
+        }
         *ret_allocs = NULL; /* built for the chosen node only (dp_sched_plan_one) */
         *ret_n_allocs = n_idx;
         memcpy(ret_idx, idx, n_idx * sizeof(*idx));
@@ -1334,6 +1482,10 @@ static int64_t node_score(const cycle *c, const int32_t *ext_ids, const dp_sched
         if (memo && (memo->failed[ni / 64] >> (ni % 64) & 1)) return SCORE_OUT;
         int64_t req = 0;
         if (!prefilter(c, ext_ids, u->tab[ni], &u->tab_info[ni], u->tab_use[ni], &req)) return SCORE_OUT;
+        if (c->s->policy == DP_SCORE_DEFAULT) {
+                node_use *nu = u->tab_use[ni];
+                return default_base(c, u->tab[ni], nu, u->tab_info[ni].native, nu->native_used, nu->nonzero_used);
+        }
         return fill_score(c->s, &u->tab_info[ni], u->tab_use[ni], req + units);
 }
 
@@ -1354,6 +1506,8 @@ static score_cache *cache_for(const cycle *c, const dp_sched_dra_memo *memo, int
                 dp_strbuf_printf(&k, "%s\x1f%lld\x1e", c->ext[i].name, (long long)c->ext[i].count);
         dp_strbuf_printf(&k, "%lld,%lld,%lld,%p,%lld", (long long)c->native[0], (long long)c->native[1],
                          (long long)c->native[2], (const void *)memo, (long long)units);
+        if (c->s->policy == DP_SCORE_DEFAULT) /* the scores' non-zero requests (containers naming none) */
+                dp_strbuf_printf(&k, ",%lld,%lld", (long long)c->nonzero[0], (long long)c->nonzero[1]);
         if (dp_strbuf_failed(&k)) return NULL;
         if (!u->caches && !(u->caches = dp_hashmap_new())) return NULL;
         score_cache *sc = dp_hashmap_get(u->caches, dp_strbuf_str(&k));
@@ -1370,10 +1524,22 @@ static score_cache *cache_for(const cycle *c, const dp_sched_dra_memo *memo, int
         return sc;
 }
 
+/* DP_SCORE_DEFAULT: the fast pass's score is NodeResourcesFit +
+ * BalancedAllocation only, so it stands for the total only where every other
+ * plugin scores all nodes alike: no PreferNoSchedule taint in the table, no
+ * preferred node affinity, neither topology plugin scoring. */
+static bool default_fast_ok(const cycle *c) {
+        const dp_score_profile *p = &c->s->profile;
+        if (c->s->usage->any_prefer_taint && p->weight[DP_PLUGIN_TAINT]) return false;
+        if (c->pod->n_preferred_node_affinity && p->weight[DP_PLUGIN_NODE_AFFINITY]) return false;
+        return !dp_topo_score_needed(c->s, c->pod, p);
+}
+
 static int fast_pass(cycle *c, int *ret, dp_error *err) {
         *ret = FAST_UNDECIDED;
         dp_sched *s = c->s;
         if (s->n_assumed) return 0;
+        if (s->policy == DP_SCORE_DEFAULT && !default_fast_ok(c)) return 0;
         for (size_t k = 0; k < c->n_ext; k++)
                 if (c->ext[k].class_name) return 0;
         size_t idx[34], n_idx = 0;
@@ -1459,6 +1625,106 @@ static int fast_pass(cycle *c, int *ret, dp_error *err) {
         }
 }
 
+/* TaintToleration's count: PreferNoSchedule taints no toleration of the
+ * pod tolerates (those with another effect never match one). */
+static int64_t intolerable_prefer(const dp_pod *p, const dp_node *n) {
+        int64_t k = 0;
+        for (size_t i = 0; i < n->n_taints; i++) {
+                if (!streq_ptr(n->taints[i].effect, "PreferNoSchedule")) continue;
+                bool ok = false;
+                for (size_t t = 0; t < p->n_tolerations && !ok; t++)
+                        ok = toleration_matches(&p->tolerations[t], &n->taints[i]);
+                k += !ok;
+        }
+        return k;
+}
+
+/* NodeAffinity's score: the weights of the preferred terms the node matches. */
+static int64_t preferred_affinity(const dp_pod *p, const dp_node *n) {
+        int64_t k = 0;
+        for (size_t i = 0; i < p->n_preferred_node_affinity; i++)
+                if (term_matches(&p->preferred_node_affinity[i].preference, n))
+                        k += p->preferred_node_affinity[i].weight;
+        return k;
+}
+
+/* firstAvailable requests of the claims this cycle allocates. */
+static int64_t first_available_requests(const cycle *c) {
+        int64_t k = 0;
+        for (size_t i = 0; i < c->n_claims; i++) {
+                const dp_resource_claim *cl = c->claims[i].claim;
+                for (size_t j = 0; !cl->allocation && j < cl->spec.n_requests; j++)
+                        k += cl->spec.requests[j].n_first_available > 0;
+        }
+        return k;
+}
+
+/* The raw scores of the plugins that need the feasible set (score-pick.h). */
+static int default_scores(cycle *c, const dp_node *const *nodes, dp_score_nodes *sn, int64_t *v, uint32_t *ids,
+                          bool *ign) {
+        const dp_score_profile *p = &c->s->profile;
+        size_t n = c->n_feas;
+        for (size_t i = 0; i < n; i++) {
+                ids[i] = c->feas[i].ni;
+                v[i] = c->feas[i].base;
+        }
+        if (p->weight[DP_PLUGIN_TAINT]) {
+                sn->taint = v + n;
+                for (size_t i = 0; i < n; i++)
+                        sn->taint[i] = intolerable_prefer(c->pod, nodes[ids[i]]);
+        }
+        if (p->weight[DP_PLUGIN_NODE_AFFINITY] && c->pod->n_preferred_node_affinity) {
+                sn->affinity = v + 2 * n;
+                for (size_t i = 0; i < n; i++)
+                        sn->affinity[i] = preferred_affinity(c->pod, nodes[ids[i]]);
+        }
+        bool ip = false, sp = false;
+        int r = dp_topo_score(c->s, c->pod, c->q->ns, p, ids, n, v + 3 * n, &ip, v + 4 * n, ign, &sp);
+        if (r < 0) return r;
+        if (ip) sn->interpod = v + 3 * n;
+        if (sp) {
+                sn->spread = v + 4 * n;
+                sn->spread_ignored = ign;
+        }
+        int64_t k = p->weight[DP_PLUGIN_DRA] ? first_available_requests(c) : 0;
+        if (k) {
+                sn->dra = v + 5 * n;
+                for (size_t i = 0; i < n; i++)
+                        sn->dra[i] = DP_SCORE_FIRST_AVAILABLE_MAX * k - c->feas[i].sub;
+        }
+        return 0;
+}
+
+/* DP_SCORE_DEFAULT after the quiet pass: the feasible nodes scored, the
+ * best one made c->best_node (try_node again on it, for its claims). */
+static int default_pick(cycle *c, const dp_node *const *nodes, dp_error *err) {
+        size_t n = c->n_feas;
+        if (!n) return 0;
+        _cleanup_free_ int64_t *v = calloc(6 * n, sizeof(*v));
+        _cleanup_free_ uint32_t *ids = calloc(n, sizeof(*ids));
+        _cleanup_free_ bool *ign = calloc(n, sizeof(*ign));
+        if (!v || !ids || !ign) return -ENOMEM;
+        dp_score_nodes sn = {.n = n, .total = v};
+        int r = default_scores(c, nodes, &sn, v, ids, ign);
+        if (r < 0) return r;
+        size_t ni = ids[dp_score_pick(&c->s->profile, &sn)];
+        int64_t key[2];
+        dp_allocation_result **allocs = NULL;
+        size_t n_allocs = 0, idx[34];
+        bool via[32] = {0};
+        c->quiet = true;
+        r = try_node(c, nodes[ni], ni, key, &allocs, &n_allocs, idx, via, err);
+        if (r == 0) r = dp_error_set(err, -EIO, "node %s: feasible a moment ago, not now", nodes[ni]->meta.name);
+        if (r < 0) return r;
+        if (!(c->best_node = dp_strdup(nodes[ni]->meta.name))) return -ENOMEM;
+        c->best_allocs = allocs;
+        c->best_n_allocs = n_allocs;
+        memcpy(c->best_key, key, sizeof(key));
+        memcpy(c->best_via_dra, via, sizeof(via));
+        memcpy(c->best_idx, idx, n_allocs * sizeof(*idx));
+        return 0;
+}
+
 static int make_plan(cycle *c, dp_sched_plan **ret) {
         dp_sched_plan *pl = calloc(1, sizeof(*pl));
         if (!pl) return -ENOMEM;
@@ -1468,6 +1734,7 @@ static int make_plan(cycle *c, dp_sched_plan **ret) {
         pl->pod_uid = dp_strdup(dp_pod_uid(c->pod, ub, sizeof(ub)));
         pl->node = TAKE_PTR(c->best_node);
         memcpy(pl->native, c->native, sizeof(pl->native));
+        memcpy(pl->nonzero, c->nonzero_bound, sizeof(pl->nonzero));
         pl->claims = calloc(c->n_claims + 1, sizeof(*pl->claims));
         pl->ext = calloc(c->n_ext + 1, sizeof(*pl->ext));
         if (!pl->pod_uid || !pl->claims || !pl->ext) return dp_sched_plan_free(pl), -ENOMEM;
@@ -1628,6 +1895,7 @@ static int plan_cycle(dp_sched *s, qpod *q, sched_verdicts *v, dp_sched_plan **r
                 }
         }
         if (r >= 0) pod_native(c.pod, c.native);
+        if (r >= 0) default_prescore(&c);
         if (r >= 0) r = dp_pod_host_ports(c.pod, &c.ports, &c.n_ports);
         for (size_t k = 0; r >= 0 && k < c.n_ext; k++)
                 c.ext[k].class_name = class_for(s->store, c.ext[k].name);
@@ -1667,6 +1935,13 @@ static int plan_cycle(dp_sched *s, qpod *q, sched_verdicts *v, dp_sched_plan **r
                         }
                         if (r < 0) goto out;
                         if (r == 0) continue;
+                        if (s->policy == DP_SCORE_DEFAULT && !v) { /* scored once every node is known */
+                                for (size_t x = 0; x < n_allocs; x++)
+                                        dp_allocation_result_free(allocs ? allocs[x] : NULL);
+                                free(allocs);
+                                if ((r = feas_add(&c, ni, key)) < 0) goto out;
+                                continue;
+                        }
                         if (v) { /* a diagnosis: every node, no plan */
                                 for (size_t x = 0; x < n_allocs; x++)
                                         dp_allocation_result_free(allocs ? allocs[x] : NULL);
@@ -1696,6 +1971,8 @@ static int plan_cycle(dp_sched *s, qpod *q, sched_verdicts *v, dp_sched_plan **r
                         }
                         if (r < 0) goto out;
                 }
+                if (s->policy == DP_SCORE_DEFAULT && !v && (r = default_pick(&c, nodes, err)) < 0)
+                        goto out;
         }
         c.quiet = false;
         if (v) {

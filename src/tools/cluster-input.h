@@ -21,6 +21,7 @@ enum {
         DP_OPT_SA_DIR,
         DP_OPT_SCORING,
         DP_OPT_ALL_SCHEDULERS,
+        DP_OPT_SCHEDULER_CONFIG,
 };
 
 /* Live mode's bounds (docs/live.md), numbered apart from the flags above. */
@@ -38,7 +39,8 @@ enum { DP_OPT_LIVE_TIMEOUT = 0x180, DP_OPT_LIVE_MAX_BYTES };
                 {"feature-gates", required_argument, NULL, DP_OPT_GATES},                                          \
                 {"service-account-dir", required_argument, NULL, DP_OPT_SA_DIR},                                   \
                 {"scoring", required_argument, NULL, DP_OPT_SCORING},                                              \
-                {"all-schedulers", no_argument, NULL, DP_OPT_ALL_SCHEDULERS}
+                {"all-schedulers", no_argument, NULL, DP_OPT_ALL_SCHEDULERS},                                      \
+                {"scheduler-config", required_argument, NULL, DP_OPT_SCHEDULER_CONFIG}
 
 #define DP_TOOL_INPUT_USAGE                                                                                            \
         "input:\n"                                                                                                     \
@@ -62,7 +64,12 @@ enum { DP_OPT_LIVE_TIMEOUT = 0x180, DP_OPT_LIVE_MAX_BYTES };
         "                                ResourceSlices, v2 its extended resources (repeatable)\n"                     \
         "  --feature-gates DRADeviceCompatibilityGroups=true|false\n"                                                 \
         "scheduler:\n"                                                                                                 \
-        "  --scoring binpack|spread|none  over the Fleet's spec.scoring (none: the first feasible node by name)\n"  \
+        "  --scoring default|binpack|spread|none\n"                                                                 \
+        "                                default: kube-scheduler's default profile (Node objects' default);\n"      \
+        "                                over a Fleet's spec.scoring (binpack unless set); none: the first\n"       \
+        "                                feasible node by name\n"                                                   \
+        "  --scheduler-config FILE       a KubeSchedulerConfiguration: default-scheduler's Score plugins,\n"        \
+        "                                weights and NodeResourcesFit scoringStrategy (scores as default)\n"        \
         "  --all-schedulers              schedule pods of every spec.schedulerName as default-scheduler's\n"
 
 typedef struct dp_tool_input {
@@ -83,6 +90,7 @@ typedef struct dp_tool_input {
         dp_sim_whatif whatif; /* arrays owned, strings borrowed from argv */
         dp_alloc_cluster_options gates;
         int scoring; /* --scoring: a dp_score_policy + 1, 0 unset */
+        const char *scheduler_config; /* --scheduler-config FILE */
         bool all_schedulers;
 } dp_tool_input;
 

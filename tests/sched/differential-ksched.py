@@ -32,7 +32,15 @@ NODE_FEATURES (name -> fn(rng, cluster, obj), called in that order on each
 pod or node), or CLUSTER_FEATURES (name -> fn(rng, cluster) -> objects), and
 its name to IMPLEMENTED. `cluster["nodes"]` holds the node names.
 
+With --scores both keep kube-scheduler's default Score plugins: the oracle
+runs the default profile (PostFilter still disabled) and devplane reads the
+same KubeSchedulerConfiguration with --scheduler-config; --strategy most
+adds NodeResourcesFit's MostAllocated to both. The features "prefer"
+(PreferNoSchedule taints, tolerations of them, preferred node affinity) and
+"softaffinity" (preferred pod affinity / anti-affinity) only change scores.
+
 usage: differential-ksched.py [--seed N] [--clusters N] [--features a,b]
+                              [--scores [--strategy least|most]]
                               [--oracle PATH] [--devplane PATH] [--keep DIR] [-v]
 Exit status 0 when every pod agrees; 1 with the disagreements listed.
 """
@@ -63,6 +71,21 @@ profiles:
       enabled: [{name: ImageLocality}]
     postFilter:
       disabled: [{name: "*"}]
+"""
+SCORES_PROFILE = """apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: default-scheduler
+  plugins:
+    postFilter:
+      disabled: [{name: "*"}]
+"""
+MOST_ALLOCATED = """  pluginConfig:
+  - name: NodeResourcesFit
+    args:
+      scoringStrategy:
+        type: MostAllocated
+        resources: [{name: cpu, weight: 1}, {name: memory, weight: 2}]
 """
 
 
@@ -331,6 +354,53 @@ def pod_topology(rng, cluster, pod):
         pod["spec"].update(fields)
 
 
+def node_prefer(rng, cluster, node):
+    """PreferNoSchedule taints: TaintToleration's score, never a filter."""
+    if rng.random() < 0.3:
+        node["spec"].setdefault("taints", []).append(
+            {"key": rng.choice(["spot", "noisy"]), "value": "yes", "effect": "PreferNoSchedule"})
+
+
+def pod_prefer(rng, cluster, pod):
+    """Tolerations of PreferNoSchedule taints and preferred node affinity."""
+    spec = pod["spec"]
+    if rng.random() < 0.25:
+        spec.setdefault("tolerations", []).append(rng.choice([
+            {"key": "spot", "operator": "Exists", "effect": "PreferNoSchedule"},
+            {"key": "noisy", "operator": "Equal", "value": "yes"},
+            {"key": "spot", "operator": "Exists", "effect": "NoSchedule"}]))
+    if rng.random() < 0.35:
+        terms = []
+        for _ in range(rng.choice([1, 1, 2])):
+            ops = [{"key": "topology.kubernetes.io/zone", "operator": "In", "values": [rng.choice(ZONES)]},
+                   {"key": "disk", "operator": "Exists"},
+                   {"key": "tier", "operator": "NotIn", "values": ["gold"]},
+                   {"key": "cores", "operator": "Gt", "values": ["4"]}]
+            pref = {"matchExpressions": [rng.choice(ops)]}
+            if rng.random() < 0.15:
+                pref = {"matchFields": [{"key": "metadata.name", "operator": "In",
+                                         "values": [rng.choice(cluster["nodes"])]}]}
+            terms.append({"weight": rng.choice([1, 10, 50, 100]), "preference": pref})
+        spec.setdefault("affinity", {}).setdefault("nodeAffinity", {})[
+            "preferredDuringSchedulingIgnoredDuringExecution"] = terms
+
+
+def pod_softaffinity(rng, cluster, pod):
+    """Preferred pod affinity / anti-affinity (InterPodAffinity's score), on
+    the pods' app label; bound pods with them score the pods that follow."""
+    if rng.random() < 0.4:
+        aff = pod["spec"].setdefault("affinity", {})
+        for kind in rng.sample(["podAffinity", "podAntiAffinity"], rng.choice([1, 1, 2])):
+            terms = []
+            for _ in range(rng.choice([1, 2])):
+                t = {"labelSelector": AFF.random_selector(rng, APPS),
+                     "topologyKey": rng.choice(["kubernetes.io/hostname", "topology.kubernetes.io/zone"])}
+                if rng.random() < 0.15:
+                    t["namespaceSelector"] = {}
+                terms.append({"weight": rng.choice([1, 5, 20, 100]), "podAffinityTerm": t})
+            aff.setdefault(kind, {})["preferredDuringSchedulingIgnoredDuringExecution"] = terms
+
+
 def namespaces(rng, cluster):
     return [AFF.namespace(name, labels) for name, labels in sorted(TEAMS.items())]
 
@@ -348,13 +418,15 @@ def pod_bound(rng, cluster, pod):
             pod["status"] = {"phase": rng.choice(["Succeeded", "Failed"])}
 
 
-NODE_FEATURES = {"taints": node_taints, "defaults": node_defaults, "topology": node_topology}
+NODE_FEATURES = {"taints": node_taints, "defaults": node_defaults, "topology": node_topology,
+                 "prefer": node_prefer}
 POD_FEATURES = {"dra": pod_dra, "selectors": pod_selectors, "taints": pod_tolerations, "ports": pod_ports,
                 "priority": pod_priority, "gates": pod_gates, "timestamps": pod_timestamps,
-                "schedulers": pod_schedulers, "topology": pod_topology, "bound": pod_bound}
+                "schedulers": pod_schedulers, "topology": pod_topology, "prefer": pod_prefer,
+                "softaffinity": pod_softaffinity, "bound": pod_bound}
 # Generated by this file today; preemption plugs in later.
 IMPLEMENTED = ["resources", "extended", "pods", "taints", "selectors", "ports", "priority", "gates",
-               "timestamps", "defaults", "schedulers", "dra", "bound", "topology"]
+               "timestamps", "defaults", "schedulers", "dra", "bound", "topology", "prefer", "softaffinity"]
 
 
 def priority_classes(rng):
@@ -435,7 +507,8 @@ def run_one(args, tmp, seed, feats):
                        capture_output=True, text=True, timeout=120)
     if o.returncode != 0:
         return None, f"oracle exit {o.returncode}: {o.stderr.strip()[-400:]}", path
-    d = subprocess.run([args.devplane, "simulate", "--scoring", "none", "-o", "json", "-f", path],
+    scoring = ["--scheduler-config", args.profile] if args.scores else ["--scoring", "none"]
+    d = subprocess.run([args.devplane, "simulate", *scoring, "-o", "json", "-f", path],
                        capture_output=True, text=True, timeout=120)
     if d.returncode != 0:
         return None, f"devplane exit {d.returncode}: {d.stderr.strip()[-400:]}", path
@@ -459,6 +532,8 @@ def main():
     ap.add_argument("--oracle")
     ap.add_argument("--devplane", default=os.environ.get("DEVPLANE", "devplane"))
     ap.add_argument("--keep", help="copy the inputs that disagree here")
+    ap.add_argument("--scores", action="store_true", help="keep the default profile's scores on both sides")
+    ap.add_argument("--strategy", choices=["least", "most"], default="least")
     ap.add_argument("-v", action="store_true")
     args = ap.parse_args()
     feats = set(f for f in args.features.split(",") if f)
@@ -480,9 +555,9 @@ def main():
                     shutil.copyfileobj(src, dst)
                 os.chmod(part, 0o755)
                 os.replace(part, args.oracle)
-        args.profile = os.path.join(tmp, "no-scores.yaml")
+        args.profile = os.path.join(tmp, "scores.yaml" if args.scores else "no-scores.yaml")
         with open(args.profile, "w") as f:
-            f.write(PROFILE)
+            f.write((SCORES_PROFILE + (MOST_ALLOCATED if args.strategy == "most" else "")) if args.scores else PROFILE)
         pods = bad_clusters = 0
         all_diffs = []
         for k in range(args.clusters):
@@ -506,7 +581,8 @@ def main():
                 print(f"cluster seed {seed}: {n} pods agree")
         for x in all_diffs:
             print(x)
-        print(f"{pods} pods in {args.clusters} clusters (features {','.join(sorted(feats))}): "
+        mode = f"scores {args.strategy}" if args.scores else "no scores"
+        print(f"{pods} pods in {args.clusters} clusters ({mode}; features {','.join(sorted(feats))}): "
               f"{len(all_diffs)} disagreements in {bad_clusters} clusters")
         return 1 if all_diffs else 0
     finally:
