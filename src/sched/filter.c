@@ -1524,16 +1524,104 @@ static score_cache *cache_for(const cycle *c, const dp_sched_dra_memo *memo, int
         return sc;
 }
 
-/* DP_SCORE_DEFAULT: the fast pass's score is NodeResourcesFit +
- * BalancedAllocation only, so it stands for the total only where every other
- * plugin scores all nodes alike: no PreferNoSchedule taint in the table, no
- * preferred node affinity, neither topology plugin scoring. */
-static bool default_fast_ok(const cycle *c) {
-        const dp_score_profile *p = &c->s->profile;
-        if (c->s->usage->any_prefer_taint && p->weight[DP_PLUGIN_TAINT]) return false;
-        if (c->pod->n_preferred_node_affinity && p->weight[DP_PLUGIN_NODE_AFFINITY]) return false;
-        return !dp_topo_score_needed(c->s, c->pod, p);
+/* TaintToleration's count: PreferNoSchedule taints no toleration of the
+ * pod tolerates (those with another effect never match one). */
+static int64_t intolerable_prefer(const dp_pod *p, const dp_node *n) {
+        int64_t k = 0;
+        for (size_t i = 0; i < n->n_taints; i++) {
+                if (!streq_ptr(n->taints[i].effect, "PreferNoSchedule")) continue;
+                bool ok = false;
+                for (size_t t = 0; t < p->n_tolerations && !ok; t++)
+                        ok = toleration_matches(&p->tolerations[t], &n->taints[i]);
+                k += !ok;
+        }
+        return k;
 }
+
+/* NodeAffinity's score: the weights of the preferred terms the node matches. */
+static int64_t preferred_affinity(const dp_pod *p, const dp_node *n) {
+        int64_t k = 0;
+        for (size_t i = 0; i < p->n_preferred_node_affinity; i++)
+                if (term_matches(&p->preferred_node_affinity[i].preference, n))
+                        k += p->preferred_node_affinity[i].weight;
+        return k;
+}
+
+/* DP_SCORE_DEFAULT: the fast pass's kept score is NodeResourcesFit +
+ * BalancedAllocation; TaintToleration and NodeAffinity are added per pod
+ * (fast_norm); the topology plugins' scores need the feasible set: not in
+ * the fast pass. */
+static bool default_fast_ok(const cycle *c) { return !dp_topo_score_needed(c->s, c->pod, &c->s->profile); }
+
+/* TaintToleration's and NodeAffinity's raw scores per table node for the
+ * fast pass (NULL: every node alike), normalised over the nodes still in. */
+typedef struct fast_norm {
+        int64_t *v[2];
+        int32_t w[2];
+        int64_t max[2];
+        size_t top[2]; /* the first node with the maximum; SIZE_MAX none */
+} fast_norm;
+
+static void fast_norm_done(fast_norm *fn) {
+        free(fn->v[0]);
+        free(fn->v[1]);
+}
+
+static int fast_norm_init(const cycle *c, fast_norm *fn) {
+        const dp_score_profile *p = &c->s->profile;
+        sched_usage *u = c->s->usage;
+        *fn = (fast_norm){.w = {p->weight[DP_PLUGIN_TAINT], p->weight[DP_PLUGIN_NODE_AFFINITY]}};
+        if (c->s->policy != DP_SCORE_DEFAULT) return 0;
+        bool want[2] = {fn->w[0] && u->any_prefer_taint, fn->w[1] && c->pod->n_preferred_node_affinity};
+        /* the API server's own tolerations (NoExecute) tolerate no PreferNoSchedule taint */
+        bool own = true;
+        for (size_t i = 0; i < c->pod->n_tolerations && own; i++)
+                own = dp_model_is_default_toleration(&c->pod->tolerations[i]);
+        for (int k = 0; k < 2; k++) {
+                if (!want[k]) continue;
+                if (!(fn->v[k] = calloc(u->n_tab + 1, sizeof(int64_t)))) return -ENOMEM;
+                for (size_t ni = 0; ni < u->n_tab; ni++) {
+                        const node_info *inf = &u->tab_info[ni];
+                        if (k == 1)
+                                fn->v[k][ni] = preferred_affinity(c->pod, u->tab[ni]);
+                        else
+                                fn->v[k][ni] = !inf->prefer_taints || own ? inf->prefer_taints
+                                                                          : intolerable_prefer(c->pod, u->tab[ni]);
+                }
+        }
+        return 0;
+}
+
+static bool fast_in(const cycle *c, const int64_t *score, size_t i) {
+        return score[i] != SCORE_OUT && (!c->topo || dp_topo_filter(c->topo, i) == DP_VERDICT_FIT);
+}
+
+/* The maxima over the nodes still in. */
+static void fast_norm_max(const cycle *c, const int64_t *score, size_t nn, fast_norm *fn) {
+        for (int k = 0; k < 2; k++) {
+                fn->max[k] = 0;
+                fn->top[k] = SIZE_MAX;
+                for (size_t i = 0; fn->v[k] && i < nn; i++)
+                        if (fn->v[k][i] > fn->max[k] && fast_in(c, score, i)) {
+                                fn->max[k] = fn->v[k][i];
+                                fn->top[k] = i;
+                        }
+        }
+}
+
+/* Node i's total: the kept score plus the weighted, normalised others. */
+static int64_t fast_total(const fast_norm *fn, const int64_t *score, size_t i) {
+        int64_t t = score[i];
+        for (int k = 0; k < 2; k++) {
+                if (!fn->v[k] || fn->max[k] == 0) continue; /* every node alike */
+                int64_t s = DP_SCORE_MAX_NODE * fn->v[k][i] / fn->max[k];
+                t += fn->w[k] * (k == 0 ? DP_SCORE_MAX_NODE - s : s);
+        }
+        return t;
+}
+
+static int fast_pick(cycle *c, fast_norm *fn, int64_t *score, const size_t *idx, size_t n_idx,
+                     dp_sched_dra_memo *memo, int64_t units, int *ret);
 
 static int fast_pass(cycle *c, int *ret, dp_error *err) {
         *ret = FAST_UNDECIDED;
@@ -1582,39 +1670,72 @@ static int fast_pass(cycle *c, int *ret, dp_error *err) {
                 }
         }
         if (sc) sc->dirty_pos = u->n_dirty;
+        fast_norm fn;
+        int r = fast_norm_init(c, &fn);
+        if (r >= 0) r = fast_pick(c, &fn, score, idx, n_idx, memo, units, ret);
+        fast_norm_done(&fn);
+        if (r < 0 || *ret != FAST_NONE) return r;
+        c->none_memo = memo;
+        c->none_sc = sc;
+        return 0;
+}
+
+/* Whether the claims fit table node ni in the fast pass's shape: 1 yes, 0
+ * no (marked out), 2 not the shape assumed (the full passes decide), <0. */
+static int fast_try(cycle *c, const size_t *idx, size_t n_idx, dp_sched_dra_memo *memo, int64_t units,
+                    int64_t *score, size_t ni) {
+        if (!n_idx) return 1;
+        unsigned sub = 0;
+        size_t got = 0;
+        dp_error nerr;
+        nerr.code = 0;
+        nerr.msg[0] = '\0';
+        int r = dp_sched_dra_try_count(c->dra, c->s->usage->tab[ni]->meta.name, idx, n_idx, &sub, &got, NULL, &nerr);
+        if (r == -ENOMEM) return r;
+        if (r < 0) return 2; /* the full passes decide, as before */
+        if (r == 0) {
+                memo->failed[ni / 64] |= UINT64_C(1) << (ni % 64);
+                score[ni] = SCORE_OUT;
+                return 0;
+        }
+        return sub != 0 || got != (size_t)units ? 2 : 1;
+}
+
+/* The fast pass's choice: the highest total, the first in name order among
+ * equals, whose claims fit. With fast_norm's scores a node holding each
+ * maximum is checked first, so the normalisation is the feasible nodes'. */
+static int fast_pick(cycle *c, fast_norm *fn, int64_t *score, const size_t *idx, size_t n_idx,
+                     dp_sched_dra_memo *memo, int64_t units, int *ret) {
+        sched_usage *u = c->s->usage;
+        size_t nn = u->n_tab, checked[2] = {SIZE_MAX, SIZE_MAX};
         for (;;) {
-                /* the highest score, the first in name order among equals */
+                fast_norm_max(c, score, nn, fn);
+                int r = 1;
+                for (int k = 0; k < 2 && r == 1; k++)
+                        if (fn->top[k] != SIZE_MAX && fn->top[k] != checked[0] && fn->top[k] != checked[1]) {
+                                r = fast_try(c, idx, n_idx, memo, units, score, fn->top[k]);
+                                checked[k] = fn->top[k];
+                        }
+                if (r == 0) continue; /* a maximum left: normalise again */
+                if (r != 1) return r == 2 ? 0 : r;
                 size_t ni = SIZE_MAX;
                 int64_t best = SCORE_OUT;
-                for (size_t i = 0; i < nn; i++)
-                        if (score[i] > best && (!c->topo || dp_topo_filter(c->topo, i) == DP_VERDICT_FIT)) {
-                                best = score[i];
+                for (size_t i = 0; i < nn; i++) {
+                        if (!fast_in(c, score, i)) continue;
+                        int64_t t = fast_total(fn, score, i);
+                        if (ni == SIZE_MAX || t > best) {
+                                best = t;
                                 ni = i;
                         }
+                }
                 if (ni == SIZE_MAX) {
                         *ret = FAST_NONE;
-                        c->none_memo = memo;
-                        c->none_sc = sc;
                         return 0;
                 }
-                const char *name = u->tab[ni]->meta.name;
-                unsigned sub = 0;
-                size_t got = 0;
-                if (n_idx) {
-                        dp_error nerr;
-                        nerr.code = 0;
-                        nerr.msg[0] = '\0';
-                        int r = dp_sched_dra_try_count(c->dra, name, idx, n_idx, &sub, &got, NULL, &nerr);
-                        if (r == -ENOMEM) return r;
-                        if (r < 0) return 0; /* the full passes decide, as before */
-                        if (r == 0) {
-                                memo->failed[ni / 64] |= UINT64_C(1) << (ni % 64);
-                                score[ni] = SCORE_OUT;
-                                continue;
-                        }
-                        if (sub != 0 || got != (size_t)units) return 0; /* not the shape assumed */
-                }
-                if (!(c->best_node = dp_strdup(name))) return -ENOMEM;
+                r = fast_try(c, idx, n_idx, memo, units, score, ni);
+                if (r == 0) continue;
+                if (r != 1) return r == 2 ? 0 : r;
+                if (!(c->best_node = dp_strdup(u->tab[ni]->meta.name))) return -ENOMEM;
                 c->best_key[0] = 0;
                 c->best_key[1] = best;
                 c->best_n_allocs = n_idx;
@@ -1623,29 +1744,6 @@ static int fast_pass(cycle *c, int *ret, dp_error *err) {
                 *ret = FAST_WINNER;
                 return 0;
         }
-}
-
-/* TaintToleration's count: PreferNoSchedule taints no toleration of the
- * pod tolerates (those with another effect never match one). */
-static int64_t intolerable_prefer(const dp_pod *p, const dp_node *n) {
-        int64_t k = 0;
-        for (size_t i = 0; i < n->n_taints; i++) {
-                if (!streq_ptr(n->taints[i].effect, "PreferNoSchedule")) continue;
-                bool ok = false;
-                for (size_t t = 0; t < p->n_tolerations && !ok; t++)
-                        ok = toleration_matches(&p->tolerations[t], &n->taints[i]);
-                k += !ok;
-        }
-        return k;
-}
-
-/* NodeAffinity's score: the weights of the preferred terms the node matches. */
-static int64_t preferred_affinity(const dp_pod *p, const dp_node *n) {
-        int64_t k = 0;
-        for (size_t i = 0; i < p->n_preferred_node_affinity; i++)
-                if (term_matches(&p->preferred_node_affinity[i].preference, n))
-                        k += p->preferred_node_affinity[i].weight;
-        return k;
 }
 
 /* firstAvailable requests of the claims this cycle allocates. */
