@@ -17,7 +17,7 @@ static int decode_ns_part(dctx *c, const dp_doc_node *n, const char *const *acce
 static const char *const node_spec_ignored[] = {"podCIDR",      "podCIDRs",   "providerID",
                                                 "configSource", "externalID", NULL};
 static const char *const node_status_ignored[] = {"phase",    "conditions",      "addresses",    "daemonEndpoints",
-                                                  "nodeInfo", "images",          "volumesInUse", "volumesAttached",
+                                                  "nodeInfo", "volumesInUse",    "volumesAttached",
                                                   "config",   "runtimeHandlers", "features",     "declaredFeatures",
                                                   NULL};
 
@@ -30,10 +30,20 @@ static int decode_node_spec(dctx *c, const dp_doc_node *n, dp_node *node) {
         return 0;
 }
 
+static int decode_node_image(dctx *c, const dp_doc_node *n, void *elem) {
+        dp_node_image *im = elem;
+        DECODE_FIELDS(c, n, k, v, if (streq(k, "names")) r = get_strv(c, v, &im->names, &im->n_names);
+                      else if (streq(k, "sizeBytes")) r = get_int64(c, v, &im->size_bytes););
+        if (im->size_bytes < 0) return dfail(c, n, -EINVAL, "sizeBytes: must not be negative");
+        return 0;
+}
+
 static int decode_node_status(dctx *c, const dp_doc_node *n, dp_node *node) {
         DECODE_FIELDS(
                 c, n, k, v, if (streq(k, "capacity")) r = get_quantity_map(c, v, &node->capacity, &node->n_capacity);
                 else if (streq(k, "allocatable")) r = get_quantity_map(c, v, &node->allocatable, &node->n_allocatable);
+                else if (streq(k, "images")) r =
+                        get_seq(c, v, (void **)&node->images, &node->n_images, sizeof(dp_node_image), decode_node_image);
                 else if (in_list(k, node_status_ignored)) r = 0;);
         return 0;
 }

@@ -328,6 +328,9 @@ dp_node *dp_node_free(dp_node *n) {
         taints_free(n->taints, n->n_taints);
         nq_free(n->capacity, n->n_capacity);
         nq_free(n->allocatable, n->n_allocatable);
+        for (size_t i = 0; i < n->n_images; i++)
+                strv_free(n->images[i].names, n->images[i].n_names);
+        free(n->images);
         free(n);
         return NULL;
 }

@@ -422,6 +422,13 @@ typedef struct dp_device_taint_rule {
 
 /* ---- core/v1 ---- */
 
+/* core/v1 ContainerImage of node.status.images (ImageLocality's score). */
+typedef struct dp_node_image {
+        char **names;
+        size_t n_names;
+        int64_t size_bytes;
+} dp_node_image;
+
 typedef struct dp_node {
         dp_object_header hdr;
         dp_object_meta meta;
@@ -432,6 +439,8 @@ typedef struct dp_node {
         size_t n_capacity;
         dp_named_quantity *allocatable; /* status.allocatable */
         size_t n_allocatable;
+        dp_node_image *images; /* status.images */
+        size_t n_images;
 } dp_node;
 
 typedef struct dp_container_claim {
