@@ -388,6 +388,7 @@ struct sched_usage {
         size_t n_tab, tab_pos;
         bool tab_ok;
         bool any_prefer_taint; /* a table node has a PreferNoSchedule taint */
+        dp_hashmap *images;    /* image name -> image_ent: the table's node.status.images (ImageLocality) */
         uint64_t tab_gen;
 };
 
@@ -404,6 +405,14 @@ typedef struct alloc_ent {
         int32_t use_idx; /* its entry in the node_use's ext (never removed), -1 not seen yet */
         int32_t name_id; /* the name's number in sched_usage.tab_names */
 } alloc_ent;
+
+/* One image name of the nodes' status.images: the size the first node
+ * lists and the table nodes listing it (kube-scheduler's ImageStateSummary). */
+typedef struct image_ent {
+        int64_t size;
+        uint32_t *nodes;
+        size_t n, cap;
+} image_ent;
 
 typedef struct node_info {
         alloc_ent *alloc;
@@ -480,6 +489,13 @@ static void tab_info_free(sched_usage *u) {
         free(u->tab_cand);
         u->tab_cand = NULL;
         u->tab_names = dp_hashmap_free(u->tab_names);
+        size_t i = 0;
+        void *v;
+        while (u->images && dp_hashmap_iter(u->images, &i, NULL, &v)) {
+                free(((image_ent *)v)->nodes);
+                free(v);
+        }
+        u->images = dp_hashmap_free(u->images);
         caches_free(u);
 }
 
@@ -717,6 +733,29 @@ static int cmp_node_name(const void *a, const void *b) {
         return strcmp((*(const dp_node *const *)a)->meta.name, (*(const dp_node *const *)b)->meta.name);
 }
 
+/* Table node j's images into u->images (names are the nodes' strings). */
+static int images_add(sched_usage *u, const dp_node *nd, size_t j) {
+        if (!nd->n_images) return 0;
+        if (!u->images && !(u->images = dp_hashmap_new())) return -ENOMEM;
+        for (size_t i = 0; i < nd->n_images; i++)
+                for (size_t k = 0; k < nd->images[i].n_names; k++) {
+                        const char *name = nd->images[i].names[k];
+                        image_ent *e = dp_hashmap_get(u->images, name);
+                        if (!e) {
+                                if (!(e = calloc(1, sizeof(*e)))) return -ENOMEM;
+                                e->size = nd->images[i].size_bytes;
+                                if (dp_hashmap_put(u->images, name, e) < 0) {
+                                        free(e);
+                                        return -ENOMEM;
+                                }
+                        }
+                        if (e->n && e->nodes[e->n - 1] == j) continue; /* listed twice on this node */
+                        if (DP_GROW(e->nodes, e->cap, e->n + 1) < 0) return -ENOMEM;
+                        e->nodes[e->n++] = (uint32_t)j;
+                }
+        return 0;
+}
+
 /* The node table (sched_usage.tab) as of now; after usage_sync. */
 static int nodes_sync(dp_sched *s) {
         sched_usage *u = s->usage;
@@ -784,6 +823,7 @@ static int nodes_sync(dp_sched *s) {
                         for (size_t t = 0; t < nd->n_taints; t++)
                                 info[j].prefer_taints += streq_ptr(nd->taints[t].effect, "PreferNoSchedule");
                         u->any_prefer_taint |= info[j].prefer_taints > 0;
+                        if (images_add(u, nd, j) < 0) return -ENOMEM;
                 }
                 u->tab_gen = ++s->nodes_gen;
                 u->tab_ok = true;
@@ -1538,6 +1578,49 @@ static int64_t intolerable_prefer(const dp_pod *p, const dp_node *n) {
         return k;
 }
 
+/* ImageLocality (score.h): per table node, the pod's images the node lists,
+ * each image's size times the share of nodes listing it, summed, then
+ * scaled between 23 MiB and 1,000 MiB per container to 0..100. A pod's
+ * image without a tag (none after the last '/') is looked up with
+ * ":latest". Returns an array of n_tab scores (owned by the caller), or
+ * NULL with *ret_err 0 when no node lists one of the pod's images. */
+#define IMAGE_MIN_THRESHOLD (INT64_C(23) * 1024 * 1024)
+#define IMAGE_MAX_CONTAINER_THRESHOLD (INT64_C(1000) * 1024 * 1024)
+
+static void image_add(const sched_usage *u, const char *image, int64_t **sum, int *err) {
+        char name[1024];
+        if (!image || *err) return;
+        const char *colon = strrchr(image, ':'), *slash = strrchr(image, '/');
+        dp_fmt(name, sizeof(name), "%s%s", image, !colon || (slash && colon < slash) ? ":latest" : "");
+        const image_ent *e = dp_hashmap_get(u->images, name);
+        if (!e) return;
+        if (!*sum && !(*sum = calloc(u->n_tab + 1, sizeof(**sum)))) {
+                *err = -ENOMEM;
+                return;
+        }
+        int64_t add = (int64_t)((double)e->size * ((double)e->n / (double)u->n_tab));
+        for (size_t i = 0; i < e->n; i++)
+                (*sum)[e->nodes[i]] += add;
+}
+
+static int64_t *image_scores(const cycle *c, int *ret_err) {
+        const sched_usage *u = c->s->usage;
+        const dp_pod *p = c->pod;
+        int64_t *sum = NULL;
+        *ret_err = 0;
+        if (!u->images || !c->s->profile.weight[DP_PLUGIN_IMAGE]) return NULL;
+        for (size_t i = 0; i < p->n_init_containers; i++)
+                image_add(u, p->init_containers[i].image, &sum, ret_err);
+        for (size_t i = 0; i < p->n_containers; i++)
+                image_add(u, p->containers[i].image, &sum, ret_err);
+        int64_t hi = IMAGE_MAX_CONTAINER_THRESHOLD * (int64_t)(p->n_init_containers + p->n_containers);
+        for (size_t ni = 0; sum && ni < u->n_tab; ni++) {
+                int64_t v = DP_MIN(DP_MAX(sum[ni], IMAGE_MIN_THRESHOLD), hi);
+                sum[ni] = hi > IMAGE_MIN_THRESHOLD ? DP_SCORE_MAX_NODE * (v - IMAGE_MIN_THRESHOLD) / (hi - IMAGE_MIN_THRESHOLD) : 0;
+        }
+        return sum;
+}
+
 /* NodeAffinity's score: the weights of the preferred terms the node matches. */
 static int64_t preferred_affinity(const dp_pod *p, const dp_node *n) {
         int64_t k = 0;
@@ -1556,22 +1639,26 @@ static bool default_fast_ok(const cycle *c) { return !dp_topo_score_needed(c->s,
 /* TaintToleration's and NodeAffinity's raw scores per table node for the
  * fast pass (NULL: every node alike), normalised over the nodes still in. */
 typedef struct fast_norm {
-        int64_t *v[2];
-        int32_t w[2];
+        int64_t *v[3]; /* TaintToleration, NodeAffinity (normalised), ImageLocality (as is) */
+        int32_t w[3];
         int64_t max[2];
         size_t top[2]; /* the first node with the maximum; SIZE_MAX none */
 } fast_norm;
 
 static void fast_norm_done(fast_norm *fn) {
-        free(fn->v[0]);
-        free(fn->v[1]);
+        for (int k = 0; k < 3; k++)
+                free(fn->v[k]);
 }
 
 static int fast_norm_init(const cycle *c, fast_norm *fn) {
         const dp_score_profile *p = &c->s->profile;
         sched_usage *u = c->s->usage;
-        *fn = (fast_norm){.w = {p->weight[DP_PLUGIN_TAINT], p->weight[DP_PLUGIN_NODE_AFFINITY]}};
+        *fn = (fast_norm){.w = {p->weight[DP_PLUGIN_TAINT], p->weight[DP_PLUGIN_NODE_AFFINITY],
+                                p->weight[DP_PLUGIN_IMAGE]}};
         if (c->s->policy != DP_SCORE_DEFAULT) return 0;
+        int err = 0;
+        fn->v[2] = image_scores(c, &err);
+        if (err < 0) return err;
         bool want[2] = {fn->w[0] && u->any_prefer_taint, fn->w[1] && c->pod->n_preferred_node_affinity};
         /* the API server's own tolerations (NoExecute) tolerate no PreferNoSchedule taint */
         bool own = true;
@@ -1611,7 +1698,7 @@ static void fast_norm_max(const cycle *c, const int64_t *score, size_t nn, fast_
 
 /* Node i's total: the kept score plus the weighted, normalised others. */
 static int64_t fast_total(const fast_norm *fn, const int64_t *score, size_t i) {
-        int64_t t = score[i];
+        int64_t t = score[i] + (fn->v[2] ? fn->w[2] * fn->v[2][i] : 0);
         for (int k = 0; k < 2; k++) {
                 if (!fn->v[k] || fn->max[k] == 0) continue; /* every node alike */
                 int64_t s = DP_SCORE_MAX_NODE * fn->v[k][i] / fn->max[k];
@@ -1784,6 +1871,14 @@ static int default_scores(cycle *c, const dp_node *const *nodes, dp_score_nodes 
                 sn->spread = v + 4 * n;
                 sn->spread_ignored = ign;
         }
+        int err = 0;
+        _cleanup_free_ int64_t *img = image_scores(c, &err);
+        if (err < 0) return err;
+        if (img) {
+                sn->image = v + 6 * n;
+                for (size_t i = 0; i < n; i++)
+                        sn->image[i] = img[ids[i]];
+        }
         int64_t k = p->weight[DP_PLUGIN_DRA] ? first_available_requests(c) : 0;
         if (k) {
                 sn->dra = v + 5 * n;
@@ -1798,7 +1893,7 @@ static int default_scores(cycle *c, const dp_node *const *nodes, dp_score_nodes 
 static int default_pick(cycle *c, const dp_node *const *nodes, dp_error *err) {
         size_t n = c->n_feas;
         if (!n) return 0;
-        _cleanup_free_ int64_t *v = calloc(6 * n, sizeof(*v));
+        _cleanup_free_ int64_t *v = calloc(7 * n, sizeof(*v));
         _cleanup_free_ uint32_t *ids = calloc(n, sizeof(*ids));
         _cleanup_free_ bool *ign = calloc(n, sizeof(*ign));
         if (!v || !ids || !ign) return -ENOMEM;

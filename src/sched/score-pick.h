@@ -15,7 +15,8 @@ typedef struct dp_score_nodes {
         int64_t *interpod; /* InterPodAffinity's Score */
         int64_t *spread;   /* PodTopologySpread's Score */
         bool *spread_ignored;
-        int64_t *dra; /* DynamicResources' Score */
+        int64_t *dra;   /* DynamicResources' Score */
+        int64_t *image; /* ImageLocality's Score (not normalised) */
 } dp_score_nodes;
 
 /* Normalise, weigh and sum (the arrays are changed); the index of the

@@ -190,6 +190,8 @@ size_t dp_score_pick(const dp_score_profile *p, dp_score_nodes *s) {
                 for (size_t i = 0; i < s->n; i++)
                         s->total[i] += (int64_t)w * parts[k].v[i];
         }
+        for (size_t i = 0; s->image && i < s->n; i++)
+                s->total[i] += (int64_t)p->weight[DP_PLUGIN_IMAGE] * s->image[i];
         /* a plugin left out (Skip, or nothing to tell nodes apart) still
          * adds a constant: the reversed taint score of no taint */
         if (!s->taint && p->weight[DP_PLUGIN_TAINT])

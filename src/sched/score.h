@@ -19,8 +19,10 @@
  *   BalancedAllocation (1)   cpu and memory, actual requests; 100 * (1 - std
  *                            of the fractions); skipped for a pod requesting
  *                            neither
- *   ImageLocality (1)        0: node.status.images is not read (every node
- *                            alike; docs/scheduler.md)
+ *   ImageLocality (1)        node.status.images: each of the pod's images a
+ *                            node lists, its size times the share of nodes
+ *                            listing it, summed, scaled between 23 MiB and
+ *                            1,000 MiB per container to 0..100 (filter.c)
  *   InterPodAffinity (2)     preferred terms of the pod and of bound pods,
  *                            bound pods' required affinity (hardPodAffinity-
  *                            Weight); min-max normalised (plugin-interpod.c)

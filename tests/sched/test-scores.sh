@@ -4,7 +4,8 @@
 # clusters (docs/scheduler.md "Scores"), --scoring and --scheduler-config:
 # two equal nodes and two 1-CPU pods spread (LeastAllocated), binpack and
 # MostAllocated stack them; a preferred node affinity, a PreferNoSchedule
-# taint and a preferred pod anti-affinity each move a pod; a bad
+# taint, a preferred pod anti-affinity and an image the node has each move a
+# pod; a bad
 # configuration is one error (exit 2, nothing on stdout), an unknown field
 # one warning naming it.
 set -euo pipefail
@@ -77,6 +78,21 @@ anti='    affinity: {podAntiAffinity: {preferredDuringSchedulingIgnoredDuringExe
 sed '/podAntiAffinity/d' "$tmp/anti.yaml" >"$tmp/noanti.yaml"
 "$DEVPLANE" simulate -o json -f "$tmp/noanti.yaml" >"$tmp/noanti.json"
 [ "$(where "$tmp/noanti.json" p1)" = b ] || fail "without the anti-affinity: not the emptier node"
+
+# ImageLocality: b lists the pod's image (800 MiB; the pod names it without a tag: ":latest")
+{ echo "apiVersion: v1"; echo "kind: List"; echo "items:"; node a; node b; pod p1; } >"$tmp/img.yaml"
+python3 - "$tmp/img.yaml" <<'PY'
+import sys, yaml
+d = yaml.safe_load(open(sys.argv[1]))
+for o in d["items"]:
+    if o["kind"] == "Node" and o["metadata"]["name"] == "b":
+        o["status"]["images"] = [{"names": ["registry.example/app:latest"], "sizeBytes": 800 << 20}]
+    if o["kind"] == "Pod":
+        o["spec"]["containers"][0]["image"] = "registry.example/app"
+yaml.safe_dump(d, open(sys.argv[1], "w"))
+PY
+"$DEVPLANE" simulate -o json -f "$tmp/img.yaml" >"$tmp/img.json"
+[ "$(where "$tmp/img.json" p1)" = b ] || fail "ImageLocality ignored"
 
 # bad configuration: one error naming file, field and rule; exit 2
 sed 's/MostAllocated/Fastest/' "$tmp/most.yaml" >"$tmp/bad.yaml"
