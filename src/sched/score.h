@@ -26,7 +26,9 @@
  *   InterPodAffinity (2)     preferred terms of the pod and of bound pods,
  *                            bound pods' required affinity (hardPodAffinity-
  *                            Weight); min-max normalised (plugin-interpod.c)
- *   PodTopologySpread (2)    ScheduleAnyway constraints (plugin-spread.c);
+ *   PodTopologySpread (2)    ScheduleAnyway constraints, or the cluster's
+ *                            defaults for pods a ReplicaSet/StatefulSet
+ *                            controls (plugin-spread.c);
  *                            100 * (max + min - s) / max
  *   DynamicResources (1)     firstAvailable: 8 - index of each subrequest
  *                            chosen, summed; normalised 100 * s / max

@@ -969,7 +969,8 @@ int dp_topo_score(dp_sched *s, const dp_pod *p, const char *ns, const struct dp_
         int r = 0;
         if (prof->weight[DP_PLUGIN_INTERPOD]) r = topo_interpod_score(s, idx, p, ns, prof, feas, n, ip, ret_ip);
         if (r >= 0 && prof->weight[DP_PLUGIN_SPREAD])
-                r = topo_spread_score(idx, p, ns, idx->tab, idx->n_tab, feas, n, sp, ignored, ret_sp);
+                r = topo_spread_score(idx, s->store, prof->spread_system_defaults, p, ns, idx->tab, idx->n_tab, feas, n,
+                                      sp, ignored, ret_sp);
         return r;
 }
 
@@ -977,6 +978,9 @@ bool dp_topo_score_needed(const dp_sched *s, const dp_pod *p, const struct dp_sc
         if (prof->weight[DP_PLUGIN_SPREAD])
                 for (size_t i = 0; i < p->n_spread; i++)
                         if (p->spread[i].schedule_anyway) return true;
+        if (prof->weight[DP_PLUGIN_SPREAD] && prof->spread_system_defaults && !p->n_spread &&
+            topo_spread_defaults_apply(s->store, p, p->meta.namespace && p->meta.namespace[0] ? p->meta.namespace : "default"))
+                return true;
         if (!prof->weight[DP_PLUGIN_INTERPOD]) return false;
         if (p->n_preferred_pod_affinity || p->n_preferred_pod_anti_affinity) return true;
         if (prof->ignore_preferred_terms_of_existing) return false;

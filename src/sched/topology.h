@@ -238,5 +238,9 @@ int topo_interpod_checks(const topo_interpod *ip, topo_checks *ret);
 int topo_interpod_score(dp_sched *s, dp_topo_index *idx, const dp_pod *p, const char *ns,
                         const struct dp_score_profile *prof, const uint32_t *feas, size_t n, int64_t *out,
                         bool *ret_any);
-int topo_spread_score(dp_topo_index *idx, const dp_pod *p, const char *ns, const dp_node *const *tab, size_t n_tab,
-                      const uint32_t *feas, size_t n, int64_t *out, bool *ignored, bool *ret_any);
+int topo_spread_score(dp_topo_index *idx, const dp_store *st, bool defaults, const dp_pod *p, const char *ns,
+                      const dp_node *const *tab, size_t n_tab, const uint32_t *feas, size_t n, int64_t *out,
+                      bool *ignored, bool *ret_any);
+/* The cluster's default constraints apply to p (its controller a
+ * ReplicaSet, StatefulSet or Deployment of the store with a selector). */
+bool topo_spread_defaults_apply(const dp_store *st, const dp_pod *p, const char *ns);

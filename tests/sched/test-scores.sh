@@ -94,6 +94,25 @@ PY
 "$DEVPLANE" simulate -o json -f "$tmp/img.yaml" >"$tmp/img.json"
 [ "$(where "$tmp/img.json" p1)" = b ] || fail "ImageLocality ignored"
 
+# PodTopologySpread's default constraints: pods a ReplicaSet controls spread over hostname and
+# zone (n3 has no zone: its own domain), kube-scheduler's placements; defaultingType List: none
+cat >"$tmp/rs.yaml" <<'EOF2'
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: n1, labels: {kubernetes.io/hostname: n1, topology.kubernetes.io/zone: a}}, status: {allocatable: {cpu: "4", memory: 16Gi, pods: "110"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: n2, labels: {kubernetes.io/hostname: n2, topology.kubernetes.io/zone: a}}, status: {allocatable: {cpu: "4", memory: 16Gi, pods: "110"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: n3, labels: {kubernetes.io/hostname: n3}}, status: {allocatable: {cpu: "4", memory: 16Gi, pods: "110"}}}
+- {apiVersion: apps/v1, kind: ReplicaSet, metadata: {name: web, namespace: default}, spec: {replicas: 0, selector: {matchLabels: {app: web}}, template: {metadata: {labels: {app: web}}, spec: {containers: [{name: c, image: x}]}}}}
+- {apiVersion: v1, kind: Pod, metadata: {name: w0, namespace: default, labels: {app: web}, ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: web, uid: u1, controller: true}]}, spec: {nodeName: n1, containers: [{name: c, image: x, resources: {requests: {cpu: "3"}}}]}}
+- {apiVersion: v1, kind: Pod, metadata: {name: w1, namespace: default, labels: {app: web}, ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: web, uid: u1, controller: true}]}, spec: {containers: [{name: c, image: x}]}}
+EOF2
+"$DEVPLANE" simulate -o json -f "$tmp/rs.yaml" >"$tmp/rs.json"
+[ "$(where "$tmp/rs.json" w1)" = n3 ] || fail "default spread constraints: w1 on $(where "$tmp/rs.json" w1), kube-scheduler n3"
+printf 'apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n- pluginConfig:\n  - {name: PodTopologySpread, args: {defaultingType: List}}\n' >"$tmp/list.yaml"
+"$DEVPLANE" simulate -o json --scheduler-config "$tmp/list.yaml" -f "$tmp/rs.yaml" >"$tmp/rs-list.json"
+[ "$(where "$tmp/rs-list.json" w1)" = n2 ] || fail "defaultingType List: w1 on $(where "$tmp/rs-list.json" w1)"
+
 # bad configuration: one error naming file, field and rule; exit 2
 sed 's/MostAllocated/Fastest/' "$tmp/most.yaml" >"$tmp/bad.yaml"
 set +e
