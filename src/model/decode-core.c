@@ -17,7 +17,7 @@ static int decode_ns_part(dctx *c, const dp_doc_node *n, const char *const *acce
 static const char *const node_spec_ignored[] = {"podCIDR",      "podCIDRs",   "providerID",
                                                 "configSource", "externalID", NULL};
 static const char *const node_status_ignored[] = {"phase",    "conditions",      "addresses",    "daemonEndpoints",
-                                                  "nodeInfo", "images",          "volumesInUse", "volumesAttached",
+                                                  "nodeInfo", "volumesInUse",    "volumesAttached",
                                                   "config",   "runtimeHandlers", "features",     "declaredFeatures",
                                                   NULL};
 
@@ -30,10 +30,20 @@ static int decode_node_spec(dctx *c, const dp_doc_node *n, dp_node *node) {
         return 0;
 }
 
+static int decode_node_image(dctx *c, const dp_doc_node *n, void *elem) {
+        dp_node_image *im = elem;
+        DECODE_FIELDS(c, n, k, v, if (streq(k, "names")) r = get_strv(c, v, &im->names, &im->n_names);
+                      else if (streq(k, "sizeBytes")) r = get_int64(c, v, &im->size_bytes););
+        if (im->size_bytes < 0) return dfail(c, n, -EINVAL, "sizeBytes: must not be negative");
+        return 0;
+}
+
 static int decode_node_status(dctx *c, const dp_doc_node *n, dp_node *node) {
         DECODE_FIELDS(
                 c, n, k, v, if (streq(k, "capacity")) r = get_quantity_map(c, v, &node->capacity, &node->n_capacity);
                 else if (streq(k, "allocatable")) r = get_quantity_map(c, v, &node->allocatable, &node->n_allocatable);
+                else if (streq(k, "images")) r =
+                        get_seq(c, v, (void **)&node->images, &node->n_images, sizeof(dp_node_image), decode_node_image);
                 else if (in_list(k, node_status_ignored)) r = 0;);
         return 0;
 }
@@ -113,11 +123,31 @@ static int decode_required_affinity(dctx *c, const dp_doc_node *n, dp_pod *p) {
         return decode_node_selector(c, n, &p->required_node_affinity);
 }
 
+/* A PreferredSchedulingTerm: weight 1..100 (the API server's rule) and a
+ * preference (a node selector term). */
+static int decode_preferred_node_term(dctx *c, const dp_doc_node *n, void *elem) {
+        dp_preferred_node_term *t = elem;
+        bool have_pref = false, have_weight = false;
+        DECODE_FIELDS(c, n, k, v, if (streq(k, "weight")) {
+                have_weight = true;
+                r = get_int32(c, v, &t->weight);
+        } else if (streq(k, "preference")) {
+                have_pref = !dp_doc_is_null(v);
+                r = have_pref ? decode_node_selector_term(c, v, &t->preference) : 0;
+        });
+        if (!have_pref) return dfail(c, n, -EINVAL, "preference: required");
+        if (!have_weight || t->weight < 1 || t->weight > 100)
+                return dfail(c, n, -EINVAL, "weight: must be in the range 1-100");
+        return 0;
+}
+
 static int decode_node_affinity(dctx *c, const dp_doc_node *n, dp_pod *p) {
         DECODE_FIELDS(c, n, k, v,
                       if (streq(k, "requiredDuringSchedulingIgnoredDuringExecution")) r =
                               decode_required_affinity(c, v, p);
-                      else if (streq(k, "preferredDuringSchedulingIgnoredDuringExecution")) r = 0;);
+                      else if (streq(k, "preferredDuringSchedulingIgnoredDuringExecution")) r =
+                              get_seq(c, v, (void **)&p->preferred_node_affinity, &p->n_preferred_node_affinity,
+                                      sizeof(dp_preferred_node_term), decode_preferred_node_term););
         return 0;
 }
 

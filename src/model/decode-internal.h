@@ -83,6 +83,7 @@ bool in_list(const char *key, const char *const *list);
 int decode_meta(dctx *c, const dp_doc_node *n, dp_object_meta *m);
 int decode_node_selector(dctx *c, const dp_doc_node *n, dp_node_selector **ret);
 int decode_node_selector_terms(dctx *c, const dp_doc_node *n, dp_node_selector *ns);
+int decode_node_selector_term(dctx *c, const dp_doc_node *n, dp_node_selector_term *ret);
 int decode_taint(dctx *c, const dp_doc_node *n, void *elem);
 int decode_toleration(dctx *c, const dp_doc_node *n, void *elem);
 int decode_condition(dctx *c, const dp_doc_node *n, void *elem);

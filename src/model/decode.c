@@ -392,6 +392,10 @@ static int decode_term(dctx *c, const dp_doc_node *n, void *elem) {
         return 0;
 }
 
+int decode_node_selector_term(dctx *c, const dp_doc_node *n, dp_node_selector_term *ret) {
+        return decode_term(c, n, ret);
+}
+
 int decode_node_selector_terms(dctx *c, const dp_doc_node *n, dp_node_selector *ns) {
         return get_seq(c, n, (void **)&ns->terms, &ns->n_terms, sizeof(dp_node_selector_term), decode_term);
 }

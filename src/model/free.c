@@ -65,17 +65,19 @@ static void requirement_done(dp_node_selector_requirement *r) {
         dp_strv_free_n(r->values, r->n_values);
 }
 
+static void term_done(dp_node_selector_term *t) {
+        for (size_t j = 0; j < t->n_match_expressions; j++)
+                requirement_done(&t->match_expressions[j]);
+        for (size_t j = 0; j < t->n_match_fields; j++)
+                requirement_done(&t->match_fields[j]);
+        free(t->match_expressions);
+        free(t->match_fields);
+}
+
 void dp_node_selector_done(dp_node_selector *ns) {
         if (!ns) return;
-        for (size_t i = 0; i < ns->n_terms; i++) {
-                dp_node_selector_term *t = &ns->terms[i];
-                for (size_t j = 0; j < t->n_match_expressions; j++)
-                        requirement_done(&t->match_expressions[j]);
-                for (size_t j = 0; j < t->n_match_fields; j++)
-                        requirement_done(&t->match_fields[j]);
-                free(t->match_expressions);
-                free(t->match_fields);
-        }
+        for (size_t i = 0; i < ns->n_terms; i++)
+                term_done(&ns->terms[i]);
         free(ns->terms);
         *ns = (dp_node_selector){0};
 }
@@ -321,6 +323,9 @@ dp_node *dp_node_free(dp_node *n) {
         taints_free(n->taints, n->n_taints);
         nq_free(n->capacity, n->n_capacity);
         nq_free(n->allocatable, n->n_allocatable);
+        for (size_t i = 0; i < n->n_images; i++)
+                strv_free(n->images[i].names, n->images[i].n_names);
+        free(n->images);
         free(n);
         return NULL;
 }
@@ -400,6 +405,9 @@ dp_pod *dp_pod_free(dp_pod *p) {
         free(p->node_name);
         kv_free(p->node_selector, p->n_node_selector);
         dp_node_selector_free(p->required_node_affinity);
+        for (size_t i = 0; i < p->n_preferred_node_affinity; i++)
+                term_done(&p->preferred_node_affinity[i].preference);
+        free(p->preferred_node_affinity);
         pod_topology_done(p);
         tolerations_free(p->tolerations, p->n_tolerations);
         free(p->priority_class_name);

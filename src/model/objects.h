@@ -428,6 +428,13 @@ typedef struct dp_device_taint_rule {
 
 /* ---- core/v1 ---- */
 
+/* core/v1 ContainerImage of node.status.images (ImageLocality's score). */
+typedef struct dp_node_image {
+        char **names;
+        size_t n_names;
+        int64_t size_bytes;
+} dp_node_image;
+
 typedef struct dp_node {
         dp_object_header hdr;
         dp_object_meta meta;
@@ -438,6 +445,8 @@ typedef struct dp_node {
         size_t n_capacity;
         dp_named_quantity *allocatable; /* status.allocatable */
         size_t n_allocatable;
+        dp_node_image *images; /* status.images */
+        size_t n_images;
 } dp_node;
 
 typedef struct dp_container_claim {
@@ -524,6 +533,13 @@ typedef struct dp_spread_constraint {
         size_t n_match_label_keys;
 } dp_spread_constraint;
 
+/* core/v1 PreferredSchedulingTerm: NodeAffinity's score adds the weight
+ * of each term the node matches. */
+typedef struct dp_preferred_node_term {
+        int32_t weight; /* 1..100 */
+        dp_node_selector_term preference;
+} dp_preferred_node_term;
+
 typedef struct dp_pod {
         dp_object_header hdr;
         dp_object_meta meta;
@@ -531,8 +547,8 @@ typedef struct dp_pod {
         dp_kv *node_selector;
         size_t n_node_selector;
         /* affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution;
-         * NULL when absent. Preferred node affinity terms are accepted and
-         * not kept; pod (anti-)affinity is at the end of the struct. */
+         * NULL when absent. Preferred node affinity terms and pod (anti-)affinity
+         * are at the end of the struct. */
         dp_node_selector *required_node_affinity;
         dp_toleration *tolerations;
         size_t n_tolerations;
@@ -586,6 +602,10 @@ typedef struct dp_pod {
         /* preemption (sched/preempt.c): status.startTime as written (RFC
          * 3339); the scheduler's binding writes one (the kubelet's part) */
         char *start_time;
+        /* affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution
+         * (NodeAffinity's score, sched/score.c) */
+        dp_preferred_node_term *preferred_node_affinity;
+        size_t n_preferred_node_affinity;
 } dp_pod;
 
 /* scheduling.k8s.io/v1 PriorityClass: the priority its pods get (the API

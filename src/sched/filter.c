@@ -6,6 +6,7 @@
 #include "sched/fmt.h"
 #include "model/quantity.h"
 #include "sched/dra-adapter.h"
+#include "sched/score-pick.h"
 #include "sched/sched-internal.h"
 #include "sched/topology.h"
 
@@ -263,6 +264,36 @@ static void pod_native(const dp_pod *p, int64_t ret[NATIVE_N]) {
         }
 }
 
+/* ---- the scores' non-zero requests (score.h) ---- */
+
+/* A container's cpu (k 0, millicores) or memory (k 1) as the scores count
+ * it: its request (or limit), else the default for a container naming none
+ * (schedutil.GetNonzeroRequests: an explicit 0 stays 0). */
+static int64_t nonzero_container_value(const dp_container *c, const char *name, int k) {
+        for (size_t i = 0; i < c->n_requests; i++)
+                if (streq(c->requests[i].name, name)) return native_container_value(c, name, k);
+        for (size_t i = 0; i < c->n_limits; i++)
+                if (streq(c->limits[i].name, name)) return native_container_value(c, name, k);
+        return k == 0 ? DP_SCORE_DEFAULT_MILLI_CPU : DP_SCORE_DEFAULT_MEMORY;
+}
+
+/* pod_native's cpu and memory with the non-zero defaults per container.
+ * The pod's own requests (PodLevelResources) count for a bound pod
+ * (pod_level), not for the pod being scheduled: kube-scheduler 1.35's
+ * NodeResourcesFit scores an incoming pod with pod-level cpu and memory as
+ * its containers' (100m and 200Mi for none), while the node's non-zero
+ * total takes its pods' pod-level requests (the oracle's --v 10 log). */
+static void pod_nonzero(const dp_pod *p, bool pod_level, int64_t ret[2]) {
+        for (int k = 0; k < 2; k++) {
+                ret[k] = pod_sum(p, nonzero_container_value, native_names[k], k);
+                for (size_t i = 0; pod_level && i < p->n_pod_requests; i++)
+                        if (streq(p->pod_requests[i].name, native_names[k]))
+                                ret[k] = native_value(&p->pod_requests[i].value, k);
+                for (size_t i = 0; i < p->n_overhead; i++)
+                        if (streq(p->overhead[i].name, native_names[k])) ret[k] += native_value(&p->overhead[i].value, k);
+        }
+}
+
 static int64_t node_native(const dp_node *n, int k) {
         for (size_t i = 0; i < n->n_allocatable; i++)
                 if (streq(n->allocatable[i].name, native_names[k])) return native_value(&n->allocatable[i].value, k);
@@ -306,6 +337,7 @@ typedef struct node_use {
         char *name;
         int64_t slice_devs, claim_used;
         int64_t native_used[NATIVE_N]; /* native requests of bound pods (millicores, bytes, bytes) */
+        int64_t nonzero_used[2];       /* their cpu and memory as the scores count them (pod_nonzero) */
         int64_t tab_idx;               /* its place in the node table, -1 none */
         ext_use *ext;
         size_t n_ext, cap_ext;
@@ -323,7 +355,8 @@ typedef struct port_use {
 
 typedef struct use_item {
         node_use *nu;
-        int what; /* 0 slice devices, 1 claim results, 2 extended resource, 3 + k native[k], 7 pods, 8 a host port */
+        int what; /* 0 slice devices, 1 claim results, 2 extended resource, 3 + k native[k], 7 pods, 8 a host port,
+                     9 + k nonzero[k] */
         const char *res; /* what == 2: the name as node_use->ext holds it; 8: the port's key */
         int64_t count;
 } use_item;
@@ -354,6 +387,8 @@ struct sched_usage {
         uint32_t *tab_cand;
         size_t n_tab, tab_pos;
         bool tab_ok;
+        bool any_prefer_taint; /* a table node has a PreferNoSchedule taint */
+        dp_hashmap *images;    /* image name -> image_ent: the table's node.status.images (ImageLocality) */
         uint64_t tab_gen;
 };
 
@@ -371,6 +406,14 @@ typedef struct alloc_ent {
         int32_t name_id; /* the name's number in sched_usage.tab_names */
 } alloc_ent;
 
+/* One image name of the nodes' status.images: the size the first node
+ * lists and the table nodes listing it (kube-scheduler's ImageStateSummary). */
+typedef struct image_ent {
+        int64_t size;
+        uint32_t *nodes;
+        size_t n, cap;
+} image_ent;
+
 typedef struct node_info {
         alloc_ent *alloc;
         size_t n_alloc;
@@ -378,6 +421,7 @@ typedef struct node_info {
         bool unschedulable, tainted; /* the node's, kept here to spare a cache miss per node */
         int64_t ext_total;           /* the extended resources' allocatable, summed */
         int64_t max_pods;            /* allocatable pods, -1 none (node_max_pods) */
+        int32_t prefer_taints;       /* PreferNoSchedule taints (TaintToleration's score) */
 } node_info;
 
 /* What the fast pass computed for one pod shape, per table node: the score,
@@ -447,6 +491,13 @@ static void tab_info_free(sched_usage *u) {
         free(u->tab_cand);
         u->tab_cand = NULL;
         u->tab_names = dp_hashmap_free(u->tab_names);
+        size_t i = 0;
+        void *v;
+        while (u->images && dp_hashmap_iter(u->images, &i, NULL, &v)) {
+                free(((image_ent *)v)->nodes);
+                free(v);
+        }
+        u->images = dp_hashmap_free(u->images);
         caches_free(u);
 }
 
@@ -527,6 +578,8 @@ static void use_apply(const use_item *it, int64_t sign, bool gone) {
         case 4:
         case 5: it->nu->native_used[it->what - 3] += sign * it->count; break;
         case 7: it->nu->pods_used += sign * it->count; break;
+        case 9:
+        case 10: it->nu->nonzero_used[it->what - 9] += sign * it->count; break;
         case 8: {
                 /* kube-scheduler's NodeInfo keeps used ports as a set: a pod
                  * deleted frees its (ip, protocol, port) even where another
@@ -613,6 +666,13 @@ static int slot_changed(sched_usage *u, const dp_store *st, size_t slot) {
                         int r = use_add(u, su, &cap, p->node_name, 3 + w, NULL, native[w]);
                         if (r < 0) return r;
                 }
+        int64_t nz[2];
+        pod_nonzero(p, true, nz);
+        for (int w = 0; w < 2; w++)
+                if (nz[w] > 0) {
+                        int r = use_add(u, su, &cap, p->node_name, 9 + w, NULL, nz[w]);
+                        if (r < 0) return r;
+                }
         int pr = use_add(u, su, &cap, p->node_name, 7, NULL, 1);
         _cleanup_free_ dp_host_port *hps = NULL;
         size_t n_hps = 0;
@@ -679,6 +739,29 @@ static int cmp_node_name(const void *a, const void *b) {
         return strcmp((*(const dp_node *const *)a)->meta.name, (*(const dp_node *const *)b)->meta.name);
 }
 
+/* Table node j's images into u->images (names are the nodes' strings). */
+static int images_add(sched_usage *u, const dp_node *nd, size_t j) {
+        if (!nd->n_images) return 0;
+        if (!u->images && !(u->images = dp_hashmap_new())) return -ENOMEM;
+        for (size_t i = 0; i < nd->n_images; i++)
+                for (size_t k = 0; k < nd->images[i].n_names; k++) {
+                        const char *name = nd->images[i].names[k];
+                        image_ent *e = dp_hashmap_get(u->images, name);
+                        if (!e) {
+                                if (!(e = calloc(1, sizeof(*e)))) return -ENOMEM;
+                                e->size = nd->images[i].size_bytes;
+                                if (dp_hashmap_put(u->images, name, e) < 0) {
+                                        free(e);
+                                        return -ENOMEM;
+                                }
+                        }
+                        if (e->n && e->nodes[e->n - 1] == j) continue; /* listed twice on this node */
+                        if (DP_GROW(e->nodes, e->cap, e->n + 1) < 0) return -ENOMEM;
+                        e->nodes[e->n++] = (uint32_t)j;
+                }
+        return 0;
+}
+
 /* The node table (sched_usage.tab) as of now; after usage_sync. */
 static int nodes_sync(dp_sched *s) {
         sched_usage *u = s->usage;
@@ -689,6 +772,7 @@ static int nodes_sync(dp_sched *s) {
         if (pos == SIZE_MAX) rebuild = true;
         if (rebuild) {
                 u->tab_ok = false;
+                u->any_prefer_taint = false;
                 tab_info_free(u);
                 size_t n = dp_store_count(s->store, DP_KIND_NODE), i = 0, k = 0;
                 const dp_node **tab = calloc(n + 1, sizeof(*tab));
@@ -742,6 +826,10 @@ static int nodes_sync(dp_sched *s) {
                         info[j].unschedulable = nd->unschedulable;
                         info[j].max_pods = node_max_pods(nd);
                         info[j].tainted = nd->n_taints > 0;
+                        for (size_t t = 0; t < nd->n_taints; t++)
+                                info[j].prefer_taints += streq_ptr(nd->taints[t].effect, "PreferNoSchedule");
+                        u->any_prefer_taint |= info[j].prefer_taints > 0;
+                        if (images_add(u, nd, j) < 0) return -ENOMEM;
                 }
                 u->tab_gen = ++s->nodes_gen;
                 u->tab_ok = true;
@@ -776,6 +864,16 @@ static int64_t native_used(const dp_sched *s, const node_use *nu, const char *no
         int64_t used = nu ? nu->native_used[k] : 0;
         for (size_t a = 0; a < s->n_assumed; a++)
                 if (streq(s->assumed[a]->node, node)) used += s->assumed[a]->native[k];
+        return used;
+}
+
+/* What pods bound to (or assumed on) the node hold of cpu (k 0) or memory
+ * (k 1) as the scores count them. */
+static int64_t nonzero_used(const dp_sched *s, const node_use *nu, const char *node, int k) {
+        if (!nu) nu = dp_hashmap_get(s->usage->nodes, node);
+        int64_t used = nu ? nu->nonzero_used[k] : 0;
+        for (size_t a = 0; a < s->n_assumed; a++)
+                if (streq(s->assumed[a]->node, node)) used += s->assumed[a]->nonzero[k];
         return used;
 }
 
@@ -940,6 +1038,11 @@ static void set_pod_message(qpod *q, const char *msg) {
         q->info.state = DP_POD_UNSCHEDULABLE;
 }
 
+typedef struct feas_ent {
+        uint32_t ni;
+        int64_t base, sub;
+} feas_ent;
+
 typedef struct cycle {
         dp_sched *s;
         qpod *q;
@@ -984,6 +1087,13 @@ typedef struct cycle {
         const sched_whatif *wi;
         bool unres;
         uint8_t *node_unres;
+        /* DP_SCORE_DEFAULT (score.h): the pod's non-zero cpu and memory, and
+         * the feasible nodes of the quiet pass with their NodeResourcesFit +
+         * BalancedAllocation total (feas_base) and DRA subrequest sum */
+        int64_t nonzero[2], nonzero_bound[2]; /* as scored; as it will count once bound */
+        bool best_effort; /* BalancedAllocation skips the pod */
+        struct feas_ent *feas;
+        size_t n_feas, cap_feas;
 } cycle;
 
 /* Node n does not take the pod: count why (or, diagnosing, keep it with
@@ -1032,6 +1142,7 @@ static void cycle_done(cycle *c) {
         dp_diag_hist_clear(&c->hist);
         dp_topo_state_free(c->topo);
         free(c->node_unres);
+        free(c->feas);
 }
 
 static bool snapshot_kind(dp_kind k) {
@@ -1262,6 +1373,73 @@ static int resources_fit(cycle *c, const dp_node *n, node_use *nu, bool via_dra[
         return bad ? 0 : 1;
 }
 
+/* ---- DP_SCORE_DEFAULT: NodeResourcesFit and BalancedAllocation (score.h) ---- */
+
+/* The pod's request of one scored resource (cpu and memory non-zero or not). */
+static int64_t pod_request_of(const cycle *c, const char *name, bool nonzero) {
+        for (int k = 0; k < NATIVE_N; k++)
+                if (streq(name, native_names[k])) return nonzero && k < 2 ? c->nonzero[k] : c->native[k];
+        for (size_t k = 0; k < c->n_ext; k++)
+                if (streq(c->ext[k].name, name)) return c->ext[k].count;
+        return 0;
+}
+
+/* Allocatable and requested (the node's pods' plus the pod's) of one scored
+ * resource, as resourceAllocationScorer reads them: cpu and memory non-zero
+ * for NodeResourcesFit, actual for BalancedAllocation; an extended resource
+ * the pod does not ask for is left out (0, 0). */
+static void resource_pair(const cycle *c, const dp_node *n, node_use *nu, const char *name, bool nonzero,
+                          const int64_t alloc[NATIVE_N], const int64_t used[NATIVE_N], const int64_t nz[2],
+                          int64_t *ret_alloc, int64_t *ret_req) {
+        int64_t want = pod_request_of(c, name, nonzero);
+        *ret_alloc = *ret_req = 0;
+        for (int k = 0; k < NATIVE_N; k++)
+                if (streq(name, native_names[k])) {
+                        *ret_alloc = alloc[k];
+                        *ret_req = (nonzero && k < 2 ? nz[k] : used[k]) + want;
+                        return;
+                }
+        if (want == 0 || !dp_is_extended_resource_name(name)) return;
+        const dp_named_quantity *a = node_alloc(n, name);
+        if (!a) return;
+        *ret_alloc = dp_quantity_value(&a->value);
+        *ret_req = ext_used_nu_or(c->s, nu, n->meta.name, name) + want;
+}
+
+/* Both plugins' scores, weighted, for the pod on node n. */
+static int64_t default_base(const cycle *c, const dp_node *n, node_use *nu, const int64_t alloc[NATIVE_N],
+                            const int64_t used[NATIVE_N], const int64_t nz[2]) {
+        const dp_score_profile *p = &c->s->profile;
+        int64_t total = 0, req[DP_SCORE_RESOURCES_MAX], al[DP_SCORE_RESOURCES_MAX];
+        if (p->weight[DP_PLUGIN_FIT]) {
+                for (size_t i = 0; i < p->n_fit; i++)
+                        resource_pair(c, n, nu, p->fit[i].name, true, alloc, used, nz, &al[i], &req[i]);
+                total += p->weight[DP_PLUGIN_FIT] * dp_score_fit(p, req, al);
+        }
+        if (p->weight[DP_PLUGIN_BALANCED] && !c->best_effort) {
+                for (size_t i = 0; i < p->n_balanced; i++)
+                        resource_pair(c, n, nu, p->balanced[i].name, false, alloc, used, nz, &al[i], &req[i]);
+                total += p->weight[DP_PLUGIN_BALANCED] * dp_score_balanced(req, al, p->n_balanced);
+        }
+        return total;
+}
+
+/* The cycle's part of the scores that needs nothing but the pod. */
+static void default_prescore(cycle *c) {
+        const dp_score_profile *p = &c->s->profile;
+        pod_nonzero(c->pod, false, c->nonzero);
+        pod_nonzero(c->pod, true, c->nonzero_bound);
+        c->best_effort = true;
+        for (size_t i = 0; i < p->n_balanced; i++)
+                c->best_effort &= pod_request_of(c, p->balanced[i].name, false) == 0;
+}
+
+static int feas_add(cycle *c, size_t ni, const int64_t key[2]) {
+        if (DP_GROW(c->feas, c->cap_feas, c->n_feas + 1) < 0) return -ENOMEM;
+        c->feas[c->n_feas++] = (feas_ent){(uint32_t)ni, key[1], -key[0]};
+        return 0;
+}
+
 /* One node. Returns 1 feasible (key filled), 0 not (reason added unless
  * c->quiet), <0 error. */
 static int try_node(cycle *c, const dp_node *n, size_t ni, int64_t key[2], dp_allocation_result ***ret_allocs,
@@ -1331,6 +1509,16 @@ static int try_node(cycle *c, const dp_node *n, size_t ni, int64_t key[2], dp_al
         int64_t fill = total > 0 ? (used + req_units) * 1000 / total : 0;
         key[0] = -(int64_t)sub; /* lower subrequest index first */
         key[1] = c->s->policy == DP_SCORE_NONE ? 0 : c->s->policy == DP_SCORE_BINPACK ? fill : 1000 - fill;
+        if (c->s->policy == DP_SCORE_DEFAULT) {
+                int64_t al[NATIVE_N], us[NATIVE_N], nz[2];
+                for (int k = 0; k < NATIVE_N; k++) {
+                        al[k] = node_native(n, k);
+                        us[k] = native_used(c->s, nu, nn, k);
+                }
+                for (int k = 0; k < 2; k++)
+                        nz[k] = nonzero_used(c->s, nu, nn, k);
+                key[1] = default_base(c, n, nu, al, us, nz);
+        }
         *ret_allocs = NULL; /* built for the chosen node only (dp_sched_plan_one) */
         *ret_n_allocs = n_idx;
         memcpy(ret_idx, idx, n_idx * sizeof(*idx));
@@ -1600,6 +1788,10 @@ static int64_t node_score(const cycle *c, const int32_t *ext_ids, const dp_sched
         if (memo && (memo->failed[ni / 64] >> (ni % 64) & 1)) return SCORE_OUT;
         int64_t req = 0;
         if (!prefilter(c, ext_ids, u->tab[ni], &u->tab_info[ni], u->tab_use[ni], &req)) return SCORE_OUT;
+        if (c->s->policy == DP_SCORE_DEFAULT) {
+                node_use *nu = u->tab_use[ni];
+                return default_base(c, u->tab[ni], nu, u->tab_info[ni].native, nu->native_used, nu->nonzero_used);
+        }
         return fill_score(c->s, &u->tab_info[ni], u->tab_use[ni], req + units);
 }
 
@@ -1620,6 +1812,8 @@ static score_cache *cache_for(const cycle *c, const dp_sched_dra_memo *memo, int
                 dp_strbuf_printf(&k, "%s\x1f%lld\x1e", c->ext[i].name, (long long)c->ext[i].count);
         dp_strbuf_printf(&k, "%lld,%lld,%lld,%p,%lld", (long long)c->native[0], (long long)c->native[1],
                          (long long)c->native[2], (const void *)memo, (long long)units);
+        if (c->s->policy == DP_SCORE_DEFAULT) /* the scores' non-zero requests (containers naming none) */
+                dp_strbuf_printf(&k, ",%lld,%lld", (long long)c->nonzero[0], (long long)c->nonzero[1]);
         if (dp_strbuf_failed(&k)) return NULL;
         if (!u->caches && !(u->caches = dp_hashmap_new())) return NULL;
         score_cache *sc = dp_hashmap_get(u->caches, dp_strbuf_str(&k));
@@ -1636,10 +1830,157 @@ static score_cache *cache_for(const cycle *c, const dp_sched_dra_memo *memo, int
         return sc;
 }
 
+/* TaintToleration's count: PreferNoSchedule taints no toleration of the
+ * pod tolerates (those with another effect never match one). */
+static int64_t intolerable_prefer(const dp_pod *p, const dp_node *n) {
+        int64_t k = 0;
+        for (size_t i = 0; i < n->n_taints; i++) {
+                if (!streq_ptr(n->taints[i].effect, "PreferNoSchedule")) continue;
+                bool ok = false;
+                for (size_t t = 0; t < p->n_tolerations && !ok; t++)
+                        ok = toleration_matches(&p->tolerations[t], &n->taints[i]);
+                k += !ok;
+        }
+        return k;
+}
+
+/* ImageLocality (score.h): per table node, the pod's images the node lists,
+ * each image's size times the share of nodes listing it, summed, then
+ * scaled between 23 MiB and 1,000 MiB per container to 0..100. A pod's
+ * image without a tag (none after the last '/') is looked up with
+ * ":latest". Returns an array of n_tab scores (owned by the caller), or
+ * NULL with *ret_err 0 when no node lists one of the pod's images. */
+#define IMAGE_MIN_THRESHOLD (INT64_C(23) * 1024 * 1024)
+#define IMAGE_MAX_CONTAINER_THRESHOLD (INT64_C(1000) * 1024 * 1024)
+
+static void image_add(const sched_usage *u, const char *image, int64_t **sum, int *err) {
+        char name[1024];
+        if (!image || *err) return;
+        const char *colon = strrchr(image, ':'), *slash = strrchr(image, '/');
+        dp_fmt(name, sizeof(name), "%s%s", image, !colon || (slash && colon < slash) ? ":latest" : "");
+        const image_ent *e = dp_hashmap_get(u->images, name);
+        if (!e) return;
+        if (!*sum && !(*sum = calloc(u->n_tab + 1, sizeof(**sum)))) {
+                *err = -ENOMEM;
+                return;
+        }
+        int64_t add = (int64_t)((double)e->size * ((double)e->n / (double)u->n_tab));
+        for (size_t i = 0; i < e->n; i++)
+                (*sum)[e->nodes[i]] += add;
+}
+
+static int64_t *image_scores(const cycle *c, int *ret_err) {
+        const sched_usage *u = c->s->usage;
+        const dp_pod *p = c->pod;
+        int64_t *sum = NULL;
+        *ret_err = 0;
+        if (!u->images || !c->s->profile.weight[DP_PLUGIN_IMAGE]) return NULL;
+        for (size_t i = 0; i < p->n_init_containers; i++)
+                image_add(u, p->init_containers[i].image, &sum, ret_err);
+        for (size_t i = 0; i < p->n_containers; i++)
+                image_add(u, p->containers[i].image, &sum, ret_err);
+        int64_t hi = IMAGE_MAX_CONTAINER_THRESHOLD * (int64_t)(p->n_init_containers + p->n_containers);
+        for (size_t ni = 0; sum && ni < u->n_tab; ni++) {
+                int64_t v = DP_MIN(DP_MAX(sum[ni], IMAGE_MIN_THRESHOLD), hi);
+                sum[ni] = hi > IMAGE_MIN_THRESHOLD ? DP_SCORE_MAX_NODE * (v - IMAGE_MIN_THRESHOLD) / (hi - IMAGE_MIN_THRESHOLD) : 0;
+        }
+        return sum;
+}
+
+/* NodeAffinity's score: the weights of the preferred terms the node matches. */
+static int64_t preferred_affinity(const dp_pod *p, const dp_node *n) {
+        int64_t k = 0;
+        for (size_t i = 0; i < p->n_preferred_node_affinity; i++)
+                if (term_matches(&p->preferred_node_affinity[i].preference, n))
+                        k += p->preferred_node_affinity[i].weight;
+        return k;
+}
+
+/* DP_SCORE_DEFAULT: the fast pass's kept score is NodeResourcesFit +
+ * BalancedAllocation; TaintToleration and NodeAffinity are added per pod
+ * (fast_norm); the topology plugins' scores need the feasible set: not in
+ * the fast pass. */
+static bool default_fast_ok(const cycle *c) { return !dp_topo_score_needed(c->s, c->pod, &c->s->profile); }
+
+/* TaintToleration's and NodeAffinity's raw scores per table node for the
+ * fast pass (NULL: every node alike), normalised over the nodes still in. */
+typedef struct fast_norm {
+        int64_t *v[3]; /* TaintToleration, NodeAffinity (normalised), ImageLocality (as is) */
+        int32_t w[3];
+        int64_t max[2];
+        size_t top[2]; /* the first node with the maximum; SIZE_MAX none */
+} fast_norm;
+
+static void fast_norm_done(fast_norm *fn) {
+        for (int k = 0; k < 3; k++)
+                free(fn->v[k]);
+}
+
+static int fast_norm_init(const cycle *c, fast_norm *fn) {
+        const dp_score_profile *p = &c->s->profile;
+        sched_usage *u = c->s->usage;
+        *fn = (fast_norm){.w = {p->weight[DP_PLUGIN_TAINT], p->weight[DP_PLUGIN_NODE_AFFINITY],
+                                p->weight[DP_PLUGIN_IMAGE]}};
+        if (c->s->policy != DP_SCORE_DEFAULT) return 0;
+        int err = 0;
+        fn->v[2] = image_scores(c, &err);
+        if (err < 0) return err;
+        bool want[2] = {fn->w[0] && u->any_prefer_taint, fn->w[1] && c->pod->n_preferred_node_affinity};
+        /* the API server's own tolerations (NoExecute) tolerate no PreferNoSchedule taint */
+        bool own = true;
+        for (size_t i = 0; i < c->pod->n_tolerations && own; i++)
+                own = dp_model_is_default_toleration(&c->pod->tolerations[i]);
+        for (int k = 0; k < 2; k++) {
+                if (!want[k]) continue;
+                if (!(fn->v[k] = calloc(u->n_tab + 1, sizeof(int64_t)))) return -ENOMEM;
+                for (size_t ni = 0; ni < u->n_tab; ni++) {
+                        const node_info *inf = &u->tab_info[ni];
+                        if (k == 1)
+                                fn->v[k][ni] = preferred_affinity(c->pod, u->tab[ni]);
+                        else
+                                fn->v[k][ni] = !inf->prefer_taints || own ? inf->prefer_taints
+                                                                          : intolerable_prefer(c->pod, u->tab[ni]);
+                }
+        }
+        return 0;
+}
+
+static bool fast_in(const cycle *c, const int64_t *score, size_t i) {
+        return score[i] != SCORE_OUT && (!c->topo || dp_topo_filter(c->topo, i) == DP_VERDICT_FIT);
+}
+
+/* The maxima over the nodes still in. */
+static void fast_norm_max(const cycle *c, const int64_t *score, size_t nn, fast_norm *fn) {
+        for (int k = 0; k < 2; k++) {
+                fn->max[k] = 0;
+                fn->top[k] = SIZE_MAX;
+                for (size_t i = 0; fn->v[k] && i < nn; i++)
+                        if (fn->v[k][i] > fn->max[k] && fast_in(c, score, i)) {
+                                fn->max[k] = fn->v[k][i];
+                                fn->top[k] = i;
+                        }
+        }
+}
+
+/* Node i's total: the kept score plus the weighted, normalised others. */
+static int64_t fast_total(const fast_norm *fn, const int64_t *score, size_t i) {
+        int64_t t = score[i] + (fn->v[2] ? fn->w[2] * fn->v[2][i] : 0);
+        for (int k = 0; k < 2; k++) {
+                if (!fn->v[k] || fn->max[k] == 0) continue; /* every node alike */
+                int64_t s = DP_SCORE_MAX_NODE * fn->v[k][i] / fn->max[k];
+                t += fn->w[k] * (k == 0 ? DP_SCORE_MAX_NODE - s : s);
+        }
+        return t;
+}
+
+static int fast_pick(cycle *c, fast_norm *fn, int64_t *score, const size_t *idx, size_t n_idx,
+                     dp_sched_dra_memo *memo, int64_t units, int *ret);
+
 static int fast_pass(cycle *c, int *ret, dp_error *err) {
         *ret = FAST_UNDECIDED;
         dp_sched *s = c->s;
         if (s->n_assumed) return 0;
+        if (s->policy == DP_SCORE_DEFAULT && !default_fast_ok(c)) return 0;
         for (size_t k = 0; k < c->n_ext; k++)
                 if (c->ext[k].class_name) return 0;
         size_t idx[34], n_idx = 0;
@@ -1682,39 +2023,72 @@ static int fast_pass(cycle *c, int *ret, dp_error *err) {
                 }
         }
         if (sc) sc->dirty_pos = u->n_dirty;
+        fast_norm fn;
+        int r = fast_norm_init(c, &fn);
+        if (r >= 0) r = fast_pick(c, &fn, score, idx, n_idx, memo, units, ret);
+        fast_norm_done(&fn);
+        if (r < 0 || *ret != FAST_NONE) return r;
+        c->none_memo = memo;
+        c->none_sc = sc;
+        return 0;
+}
+
+/* Whether the claims fit table node ni in the fast pass's shape: 1 yes, 0
+ * no (marked out), 2 not the shape assumed (the full passes decide), <0. */
+static int fast_try(cycle *c, const size_t *idx, size_t n_idx, dp_sched_dra_memo *memo, int64_t units,
+                    int64_t *score, size_t ni) {
+        if (!n_idx) return 1;
+        unsigned sub = 0;
+        size_t got = 0;
+        dp_error nerr;
+        nerr.code = 0;
+        nerr.msg[0] = '\0';
+        int r = dp_sched_dra_try_count(c->dra, c->s->usage->tab[ni]->meta.name, idx, n_idx, &sub, &got, NULL, &nerr);
+        if (r == -ENOMEM) return r;
+        if (r < 0) return 2; /* the full passes decide, as before */
+        if (r == 0) {
+                memo->failed[ni / 64] |= UINT64_C(1) << (ni % 64);
+                score[ni] = SCORE_OUT;
+                return 0;
+        }
+        return sub != 0 || got != (size_t)units ? 2 : 1;
+}
+
+/* The fast pass's choice: the highest total, the first in name order among
+ * equals, whose claims fit. With fast_norm's scores a node holding each
+ * maximum is checked first, so the normalisation is the feasible nodes'. */
+static int fast_pick(cycle *c, fast_norm *fn, int64_t *score, const size_t *idx, size_t n_idx,
+                     dp_sched_dra_memo *memo, int64_t units, int *ret) {
+        sched_usage *u = c->s->usage;
+        size_t nn = u->n_tab, checked[2] = {SIZE_MAX, SIZE_MAX};
         for (;;) {
-                /* the highest score, the first in name order among equals */
+                fast_norm_max(c, score, nn, fn);
+                int r = 1;
+                for (int k = 0; k < 2 && r == 1; k++)
+                        if (fn->top[k] != SIZE_MAX && fn->top[k] != checked[0] && fn->top[k] != checked[1]) {
+                                r = fast_try(c, idx, n_idx, memo, units, score, fn->top[k]);
+                                checked[k] = fn->top[k];
+                        }
+                if (r == 0) continue; /* a maximum left: normalise again */
+                if (r != 1) return r == 2 ? 0 : r;
                 size_t ni = SIZE_MAX;
                 int64_t best = SCORE_OUT;
-                for (size_t i = 0; i < nn; i++)
-                        if (score[i] > best && (!c->topo || dp_topo_filter(c->topo, i) == DP_VERDICT_FIT)) {
-                                best = score[i];
+                for (size_t i = 0; i < nn; i++) {
+                        if (!fast_in(c, score, i)) continue;
+                        int64_t t = fast_total(fn, score, i);
+                        if (ni == SIZE_MAX || t > best) {
+                                best = t;
                                 ni = i;
                         }
+                }
                 if (ni == SIZE_MAX) {
                         *ret = FAST_NONE;
-                        c->none_memo = memo;
-                        c->none_sc = sc;
                         return 0;
                 }
-                const char *name = u->tab[ni]->meta.name;
-                unsigned sub = 0;
-                size_t got = 0;
-                if (n_idx) {
-                        dp_error nerr;
-                        nerr.code = 0;
-                        nerr.msg[0] = '\0';
-                        int r = dp_sched_dra_try_count(c->dra, name, idx, n_idx, &sub, &got, NULL, &nerr);
-                        if (r == -ENOMEM) return r;
-                        if (r < 0) return 0; /* the full passes decide, as before */
-                        if (r == 0) {
-                                memo->failed[ni / 64] |= UINT64_C(1) << (ni % 64);
-                                score[ni] = SCORE_OUT;
-                                continue;
-                        }
-                        if (sub != 0 || got != (size_t)units) return 0; /* not the shape assumed */
-                }
-                if (!(c->best_node = dp_strdup(name))) return -ENOMEM;
+                r = fast_try(c, idx, n_idx, memo, units, score, ni);
+                if (r == 0) continue;
+                if (r != 1) return r == 2 ? 0 : r;
+                if (!(c->best_node = dp_strdup(u->tab[ni]->meta.name))) return -ENOMEM;
                 c->best_key[0] = 0;
                 c->best_key[1] = best;
                 c->best_n_allocs = n_idx;
@@ -1723,6 +2097,91 @@ static int fast_pass(cycle *c, int *ret, dp_error *err) {
                 *ret = FAST_WINNER;
                 return 0;
         }
+}
+
+/* firstAvailable requests of the claims this cycle allocates. */
+static int64_t first_available_requests(const cycle *c) {
+        int64_t k = 0;
+        for (size_t i = 0; i < c->n_claims; i++) {
+                const dp_resource_claim *cl = c->claims[i].claim;
+                for (size_t j = 0; !cl->allocation && j < cl->spec.n_requests; j++)
+                        k += cl->spec.requests[j].n_first_available > 0;
+        }
+        return k;
+}
+
+/* The raw scores of the plugins that need the feasible set (score-pick.h). */
+static int default_scores(cycle *c, const dp_node *const *nodes, dp_score_nodes *sn, int64_t *v, uint32_t *ids,
+                          bool *ign) {
+        const dp_score_profile *p = &c->s->profile;
+        size_t n = c->n_feas;
+        for (size_t i = 0; i < n; i++) {
+                ids[i] = c->feas[i].ni;
+                v[i] = c->feas[i].base;
+        }
+        if (p->weight[DP_PLUGIN_TAINT]) {
+                sn->taint = v + n;
+                for (size_t i = 0; i < n; i++)
+                        sn->taint[i] = intolerable_prefer(c->pod, nodes[ids[i]]);
+        }
+        if (p->weight[DP_PLUGIN_NODE_AFFINITY] && c->pod->n_preferred_node_affinity) {
+                sn->affinity = v + 2 * n;
+                for (size_t i = 0; i < n; i++)
+                        sn->affinity[i] = preferred_affinity(c->pod, nodes[ids[i]]);
+        }
+        bool ip = false, sp = false;
+        int r = dp_topo_score(c->s, c->pod, c->q->ns, p, ids, n, v + 3 * n, &ip, v + 4 * n, ign, &sp);
+        if (r < 0) return r;
+        if (ip) sn->interpod = v + 3 * n;
+        if (sp) {
+                sn->spread = v + 4 * n;
+                sn->spread_ignored = ign;
+        }
+        int err = 0;
+        _cleanup_free_ int64_t *img = image_scores(c, &err);
+        if (err < 0) return err;
+        if (img) {
+                sn->image = v + 6 * n;
+                for (size_t i = 0; i < n; i++)
+                        sn->image[i] = img[ids[i]];
+        }
+        int64_t k = p->weight[DP_PLUGIN_DRA] ? first_available_requests(c) : 0;
+        if (k) {
+                sn->dra = v + 5 * n;
+                for (size_t i = 0; i < n; i++)
+                        sn->dra[i] = DP_SCORE_FIRST_AVAILABLE_MAX * k - c->feas[i].sub;
+        }
+        return 0;
+}
+
+/* DP_SCORE_DEFAULT after the quiet pass: the feasible nodes scored, the
+ * best one made c->best_node (try_node again on it, for its claims). */
+static int default_pick(cycle *c, const dp_node *const *nodes, dp_error *err) {
+        size_t n = c->n_feas;
+        if (!n) return 0;
+        _cleanup_free_ int64_t *v = calloc(7 * n, sizeof(*v));
+        _cleanup_free_ uint32_t *ids = calloc(n, sizeof(*ids));
+        _cleanup_free_ bool *ign = calloc(n, sizeof(*ign));
+        if (!v || !ids || !ign) return -ENOMEM;
+        dp_score_nodes sn = {.n = n, .total = v};
+        int r = default_scores(c, nodes, &sn, v, ids, ign);
+        if (r < 0) return r;
+        size_t ni = ids[dp_score_pick(&c->s->profile, &sn)];
+        int64_t key[2];
+        dp_allocation_result **allocs = NULL;
+        size_t n_allocs = 0, idx[34];
+        bool via[32] = {0};
+        c->quiet = true;
+        r = try_node(c, nodes[ni], ni, key, &allocs, &n_allocs, idx, via, err);
+        if (r == 0) r = dp_error_set(err, -EIO, "node %s: feasible a moment ago, not now", nodes[ni]->meta.name);
+        if (r < 0) return r;
+        if (!(c->best_node = dp_strdup(nodes[ni]->meta.name))) return -ENOMEM;
+        c->best_allocs = allocs;
+        c->best_n_allocs = n_allocs;
+        memcpy(c->best_key, key, sizeof(key));
+        memcpy(c->best_via_dra, via, sizeof(via));
+        memcpy(c->best_idx, idx, n_allocs * sizeof(*idx));
+        return 0;
 }
 
 static int make_plan(cycle *c, dp_sched_plan **ret) {
@@ -1734,6 +2193,7 @@ static int make_plan(cycle *c, dp_sched_plan **ret) {
         pl->pod_uid = dp_strdup(dp_pod_uid(c->pod, ub, sizeof(ub)));
         pl->node = TAKE_PTR(c->best_node);
         memcpy(pl->native, c->native, sizeof(pl->native));
+        memcpy(pl->nonzero, c->nonzero_bound, sizeof(pl->nonzero));
         pl->claims = calloc(c->n_claims + 1, sizeof(*pl->claims));
         pl->ext = calloc(c->n_ext + 1, sizeof(*pl->ext));
         if (!pl->pod_uid || !pl->claims || !pl->ext) return dp_sched_plan_free(pl), -ENOMEM;
@@ -1899,6 +2359,7 @@ static int plan_cycle(dp_sched *s, qpod *q, sched_verdicts *v, dp_sched_plan **r
                 }
         }
         if (r >= 0) pod_native(c.pod, c.native);
+        if (r >= 0) default_prescore(&c);
         if (r >= 0) r = dp_pod_host_ports(c.pod, &c.ports, &c.n_ports);
         for (size_t k = 0; r >= 0 && k < c.n_ext; k++)
                 c.ext[k].class_name = class_for(s->store, c.ext[k].name);
@@ -1952,6 +2413,13 @@ static int plan_cycle(dp_sched *s, qpod *q, sched_verdicts *v, dp_sched_plan **r
                         }
                         if (r < 0) goto out;
                         if (r == 0) continue;
+                        if (s->policy == DP_SCORE_DEFAULT && !v) { /* scored once every node is known */
+                                for (size_t x = 0; x < n_allocs; x++)
+                                        dp_allocation_result_free(allocs ? allocs[x] : NULL);
+                                free(allocs);
+                                if ((r = feas_add(&c, ni, key)) < 0) goto out;
+                                continue;
+                        }
                         if (v) { /* a diagnosis: every node, no plan */
                                 for (size_t x = 0; x < n_allocs; x++)
                                         dp_allocation_result_free(allocs ? allocs[x] : NULL);
@@ -1981,6 +2449,8 @@ static int plan_cycle(dp_sched *s, qpod *q, sched_verdicts *v, dp_sched_plan **r
                         }
                         if (r < 0) goto out;
                 }
+                if (s->policy == DP_SCORE_DEFAULT && !v && (r = default_pick(&c, nodes, err)) < 0)
+                        goto out;
         }
         c.quiet = false;
         if (v) {

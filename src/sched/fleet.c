@@ -254,8 +254,10 @@ static int parse_fleet(const dp_doc_node *root, dp_sim_input *in, const char *di
                         in->policy = DP_SCORE_SPREAD;
                 else if (streq(s, "none"))
                         in->policy = DP_SCORE_NONE;
+                else if (streq(s, "default"))
+                        in->policy = DP_SCORE_DEFAULT;
                 else
-                        return bad(err, sc, "spec.scoring", "must be binpack, spread or none");
+                        return bad(err, sc, "spec.scoring", "must be default, binpack, spread or none");
         }
         in->schedulers = 1;
         const dp_doc_node *ns = dp_doc_get(spec, "schedulers");
@@ -468,6 +470,9 @@ static int finish(dp_sim_input *in, bool seen_fleet, dp_error *err) {
                                     "resourceslices,... -o yaml` dump) or a Fleet (kind: Fleet, apiVersion: %s)",
                                     API_VERSION);
         if (!seen_fleet && !(in->fleet_name = dp_strdup("cluster"))) return -ENOMEM;
+        /* Node objects are a real cluster's: score as its kube-scheduler does.
+         * A Fleet keeps spec.scoring (binpack unless set; docs/scheduler.md). */
+        if (!seen_fleet) in->policy = DP_SCORE_DEFAULT;
         if (!in->source && !(in->source = dp_strdup("input"))) return -ENOMEM;
         if (in->schedulers == 0) in->schedulers = 1;
         int r = dp_model_generate_names(in->objs, err);

@@ -242,3 +242,112 @@ int topo_interpod_checks(const topo_interpod *ip, topo_checks *ret) {
                 }
         return 0;
 }
+
+/* ---- Score (score.h): PreScore counts, per topology pair, the weights of
+ * (1) the pod's preferred affinity (+weight) and anti-affinity (-weight)
+ * terms for each bound pod they select, and (2) each bound pod's required
+ * affinity (hardPodAffinityWeight), preferred affinity (+weight) and
+ * preferred anti-affinity (-weight) terms that select the pod; a node's score
+ * is the sum over its labels' pairs. Min-max normalised in score.c. ---- */
+
+typedef struct sc_key {
+        const topo_keydom *kd;
+        int64_t *cnt; /* per domain */
+} sc_key;
+
+typedef struct sc_state {
+        dp_topo_index *idx;
+        const dp_store *st;
+        const char *ns;
+        const dp_pod *p;
+        sc_key *keys;
+        size_t n_keys;
+        const topo_term *term; /* the incoming pod's term being counted */
+        int64_t weight;
+        int32_t hard;
+        bool any;
+} sc_state;
+
+static sc_key *sc_key_of(sc_state *x, const char *key) {
+        for (size_t i = 0; i < x->n_keys; i++)
+                if (streq(x->keys[i].kd->key, key)) return &x->keys[i];
+        const topo_keydom *kd = topo_keydom_get(x->idx, key);
+        sc_key *v = kd ? realloc(x->keys, (x->n_keys + 1) * sizeof(*v)) : NULL;
+        if (!v) return NULL;
+        x->keys = v;
+        int64_t *cnt = topo_scratch(x->idx, (kd->n_dom + 1) * sizeof(*cnt));
+        if (!cnt) return NULL;
+        v[x->n_keys] = (sc_key){kd, cnt};
+        return &v[x->n_keys++];
+}
+
+/* weight for every pod of g, at the pair of its node for `key`. */
+static int sc_add_group(sc_state *x, const topo_group *g, const char *key, int64_t weight) {
+        sc_key *k = sc_key_of(x, key);
+        if (!k) return -ENOMEM;
+        for (size_t i = 0; i < g->n_nodes; i++) {
+                int64_t ni = g->count[i] > 0 ? topo_node_tab(x->idx, g->node[i]) : -1;
+                int32_t d = ni >= 0 ? k->kd->dom[ni] : -1;
+                if (d < 0) continue;
+                k->cnt[d] += weight * g->count[i];
+                x->any = true;
+        }
+        return 0;
+}
+
+static int sc_incoming(topo_group *g, void *ud) {
+        sc_state *x = ud;
+        if (!topo_term_matches(x->term, x->st, g->ns, g->labels, g->n_labels)) return 0;
+        return sc_add_group(x, g, x->term->key, x->weight);
+}
+
+static int sc_existing(topo_group *g, void *ud) {
+        sc_state *x = ud;
+        for (size_t i = 0; i < g->n_sterm; i++) {
+                int64_t w = g->sweight[i] ? g->sweight[i] : x->hard;
+                if (!w || !topo_term_matches(&g->sterm[i], x->st, x->ns, x->p->meta.labels, x->p->meta.n_labels))
+                        continue;
+                int r = sc_add_group(x, g, g->sterm[i].key, w);
+                if (r < 0) return r;
+        }
+        return 0;
+}
+
+static int sc_incoming_terms(sc_state *x, const dp_pod_affinity_term *v, size_t n, int sign) {
+        for (size_t i = 0; i < n; i++) {
+                topo_term t;
+                int r = topo_term_compile(&t, &v[i], x->ns, x->p->meta.labels, x->p->meta.n_labels);
+                if (r < 0) return r;
+                x->term = &t;
+                x->weight = sign * (int64_t)v[i].weight;
+                r = topo_groups_each(x->idx, &t.sel, sc_incoming, x);
+                topo_term_done(&t);
+                if (r < 0) return r;
+        }
+        return 0;
+}
+
+int topo_interpod_score(dp_sched *s, dp_topo_index *idx, const dp_pod *p, const char *ns,
+                        const struct dp_score_profile *prof, const uint32_t *feas, size_t n, int64_t *out,
+                        bool *ret_any) {
+        *ret_any = false;
+        bool constraints = p->n_preferred_pod_affinity || p->n_preferred_pod_anti_affinity;
+        if (prof->ignore_preferred_terms_of_existing && !constraints) return 0; /* Skip */
+        sc_state x = {.idx = idx, .st = s->store, .ns = ns, .p = p, .hard = prof->hard_pod_affinity_weight};
+        int r = sc_incoming_terms(&x, p->preferred_pod_affinity, p->n_preferred_pod_affinity, +1);
+        if (r >= 0) r = sc_incoming_terms(&x, p->preferred_pod_anti_affinity, p->n_preferred_pod_anti_affinity, -1);
+        if (r >= 0) r = topo_scored_each(idx, sc_existing, &x);
+        if (r >= 0 && x.any) {
+                for (size_t i = 0; i < n; i++) {
+                        int64_t v = 0;
+                        for (size_t k = 0; k < x.n_keys; k++) {
+                                int32_t d = x.keys[k].kd->dom[feas[i]];
+                                if (d >= 0) v += x.keys[k].cnt[d];
+                        }
+                        out[i] = v;
+                }
+                *ret_any = true;
+        }
+        free(x.keys);
+        return r < 0 ? r : 0;
+}

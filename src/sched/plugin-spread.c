@@ -211,3 +211,192 @@ int topo_spread_checks(const topo_spread *sp, topo_checks *ret) {
         }
         return 0;
 }
+
+/* ---- Score (score.h): the pod's ScheduleAnyway constraints. PreScore: a
+ * feasible node lacking a constraint's key is ignored (scores 0); the other
+ * feasible nodes' domains are the constraint's (their number, or for the
+ * hostname key the number of those nodes, weighs ln(size + 2)); every node
+ * with all the keys that passes the inclusion policies adds its matching
+ * pods to its domain. Score: per constraint the domain's count (on the
+ * hostname key the node's own matching pods) * weight + maxSkew - 1,
+ * summed in double and rounded. Normalised in score.c. ---- */
+
+#define HOSTNAME_KEY "kubernetes.io/hostname"
+
+typedef struct soft_c {
+        topo_sel sel;
+        const topo_keydom *kd;
+        int32_t max_skew;
+        bool honor_affinity, honor_taints, hostname;
+        int64_t *cnt;     /* per domain (per table node for the hostname key) */
+        uint8_t *present; /* the domain is a feasible node's */
+        int64_t size;
+} soft_c;
+
+typedef struct soft_ctx {
+        dp_topo_index *idx;
+        const char *ns;
+        soft_c *c;
+        const uint8_t *elig; /* per table node: counts for this constraint */
+} soft_ctx;
+
+static int soft_count(topo_group *g, void *ud) {
+        soft_ctx *x = ud;
+        soft_c *c = x->c;
+        if (!streq(g->ns, x->ns) || !topo_sel_matches(&c->sel, g->labels, g->n_labels, NULL, NULL)) return 0;
+        for (size_t k = 0; k < g->n_nodes; k++) {
+                int64_t ni = g->count[k] > 0 ? topo_node_tab(x->idx, g->node[k]) : -1;
+                if (ni < 0) continue;
+                if (c->hostname)
+                        c->cnt[ni] += g->count[k]; /* Score counts the node's own pods, no policy */
+                else if (x->elig[ni] && c->present[c->kd->dom[ni]])
+                        c->cnt[c->kd->dom[ni]] += g->count[k];
+        }
+        return 0;
+}
+
+static bool soft_keys(const soft_c *c, size_t n, size_t ni) {
+        for (size_t i = 0; i < n; i++)
+                if (c[i].kd->dom[ni] < 0) return false;
+        return true;
+}
+
+/* Which table nodes count for constraint c (all keys, or with the
+ * cluster's defaults c's own: inclusion policies). */
+static void soft_eligible(const soft_c *all, size_t n_c, const soft_c *c, bool all_keys, const dp_pod *p,
+                          const dp_node *const *tab, size_t n_tab, uint8_t *elig) {
+        bool has_affinity = p->n_node_selector || p->required_node_affinity;
+        for (size_t ni = 0; ni < n_tab; ni++) {
+                bool ok = all_keys ? soft_keys(all, n_c, ni) : c->kd->dom[ni] >= 0;
+                if (ok && c->honor_affinity && has_affinity) ok = dp_sched_pod_node_affinity(p, tab[ni]);
+                if (ok && c->honor_taints && tab[ni]->n_taints) ok = dp_sched_pod_tolerates(p, tab[ni]);
+                elig[ni] = ok;
+        }
+}
+
+static int soft_compile(dp_topo_index *idx, const dp_pod *p, size_t n_tab, soft_c *v, size_t *ret_n) {
+        size_t n = 0;
+        for (size_t i = 0; i < p->n_spread; i++) {
+                const dp_spread_constraint *src = &p->spread[i];
+                if (!src->schedule_anyway) continue;
+                soft_c *c = &v[n++];
+                int r = topo_sel_compile(&c->sel, src->label_selector, p->meta.labels, p->meta.n_labels,
+                                         src->match_label_keys, src->n_match_label_keys, NULL, 0);
+                *ret_n = n;
+                if (r < 0) return r;
+                c->max_skew = src->max_skew;
+                c->honor_affinity = !src->node_affinity_ignore;
+                c->honor_taints = src->node_taints_honor;
+                c->hostname = streq(src->topology_key, HOSTNAME_KEY);
+                if (!(c->kd = topo_keydom_get(idx, src->topology_key))) return -ENOMEM;
+                size_t cells = c->hostname ? n_tab : c->kd->n_dom;
+                c->cnt = topo_scratch(idx, (cells + 1) * sizeof(*c->cnt));
+                c->present = topo_scratch(idx, c->kd->n_dom + 1);
+                if (!c->cnt || !c->present) return -ENOMEM;
+        }
+        return 0;
+}
+
+/* The cluster's default constraints (PodTopologySpreadArgs defaultingType
+ * System: hostname maxSkew 3, zone maxSkew 5, ScheduleAnyway) for a pod
+ * whose controller is a ReplicaSet or StatefulSet (devplane's own pods of
+ * a Deployment: the Deployment, standing for its ReplicaSet) in the store,
+ * with that owner's selector (helper.DefaultSelector; Services and
+ * ReplicationControllers are not read). 0 with *ret_n 0: none. */
+static const dp_deployment *default_owner(const dp_store *st, const dp_pod *p, const char *ns) {
+        static const dp_kind kinds[] = {DP_KIND_REPLICA_SET, DP_KIND_STATEFUL_SET, DP_KIND_DEPLOYMENT};
+        for (size_t i = 0; i < p->meta.n_owner_references; i++) {
+                const dp_owner_ref *o = &p->meta.owner_references[i];
+                if (!o->controller || !o->kind || !o->name || !streq_ptr(o->api_version, "apps/v1")) continue;
+                for (size_t k = 0; k < ELEMENTSOF(kinds); k++)
+                        if (streq(o->kind, dp_kind_name(kinds[k]))) {
+                                const dp_deployment *d = dp_store_get(st, kinds[k], ns, o->name, NULL).deployment;
+                                return d && d->n_selector_match_labels ? d : NULL; /* an empty selector: none */
+                        }
+                return NULL; /* the controller, of another kind */
+        }
+        return NULL;
+}
+
+bool topo_spread_defaults_apply(const dp_store *st, const dp_pod *p, const char *ns) {
+        return default_owner(st, p, ns) != NULL;
+}
+
+static int soft_defaults(dp_topo_index *idx, const dp_store *st, const dp_pod *p, const char *ns, size_t n_tab,
+                         soft_c *v, size_t *ret_n) {
+        const dp_deployment *own = default_owner(st, p, ns);
+        if (!own) return 0;
+        dp_label_selector ls = {.match_labels = own->selector_match_labels,
+                                .n_match_labels = own->n_selector_match_labels};
+        static const struct {
+                const char *key;
+                int32_t skew;
+        } dc[] = {{HOSTNAME_KEY, 3}, {"topology.kubernetes.io/zone", 5}};
+        for (size_t k = 0; k < ELEMENTSOF(dc); k++) {
+                soft_c *c = &v[(*ret_n)++];
+                int r = topo_sel_compile(&c->sel, &ls, NULL, 0, NULL, 0, NULL, 0);
+                if (r < 0) return r;
+                c->max_skew = dc[k].skew;
+                c->honor_affinity = true;
+                c->hostname = k == 0;
+                if (!(c->kd = topo_keydom_get(idx, dc[k].key))) return -ENOMEM;
+                c->cnt = topo_scratch(idx, ((c->hostname ? n_tab : c->kd->n_dom) + 1) * sizeof(*c->cnt));
+                c->present = topo_scratch(idx, c->kd->n_dom + 1);
+                if (!c->cnt || !c->present) return -ENOMEM;
+        }
+        return 0;
+}
+
+int topo_spread_score(dp_topo_index *idx, const dp_store *st, bool defaults, const dp_pod *p, const char *ns,
+                      const dp_node *const *tab, size_t n_tab, const uint32_t *feas, size_t n, int64_t *out,
+                      bool *ignored, bool *ret_any) {
+        *ret_any = false;
+        size_t want = 0, nc = 0;
+        for (size_t i = 0; i < p->n_spread; i++)
+                want += p->spread[i].schedule_anyway;
+        bool sys = !p->n_spread && defaults; /* the cluster's: no node needs every key */
+        if ((!want && !sys) || !n) return 0; /* Skip */
+        soft_c *c = calloc(sys ? 2 : want, sizeof(*c));
+        uint8_t *elig = topo_scratch(idx, n_tab + 1);
+        int r = !c || !elig ? -ENOMEM
+                : sys       ? soft_defaults(idx, st, p, ns, n_tab, c, &nc)
+                            : soft_compile(idx, p, n_tab, c, &nc);
+        size_t n_ignored = 0;
+        bool missing[2] = {false, false}; /* a feasible node lacks the key: the "" domain */
+        for (size_t i = 0; r >= 0 && i < n; i++) {
+                ignored[i] = !sys && !soft_keys(c, nc, feas[i]);
+                n_ignored += ignored[i];
+                for (size_t k = 0; !ignored[i] && k < nc; k++) {
+                        int32_t d = c[k].kd->dom[feas[i]];
+                        if (d < 0) {
+                                if (k < 2 && !missing[k]) c[k].size++;
+                                if (k < 2) missing[k] = true;
+                        } else if (!c[k].present[d]) {
+                                c[k].present[d] = 1;
+                                c[k].size++;
+                        }
+                }
+        }
+        for (size_t k = 0; r >= 0 && k < nc; k++) {
+                if (c[k].hostname) c[k].size = (int64_t)(n - n_ignored);
+                if (topo_sel_empty(&c[k].sel)) continue; /* counts no pod */
+                soft_eligible(c, nc, &c[k], !sys, p, tab, n_tab, elig);
+                soft_ctx x = {idx, ns, &c[k], elig};
+                r = topo_groups_each(idx, &c[k].sel, soft_count, &x);
+        }
+        for (size_t i = 0; r >= 0 && i < n; i++) {
+                double sc = 0;
+                for (size_t k = 0; !ignored[i] && k < nc; k++) {
+                        int32_t d = c[k].kd->dom[feas[i]];
+                        if (d < 0) continue; /* the cluster's defaults: no key, no term */
+                        int64_t cnt = c[k].hostname ? c[k].cnt[feas[i]] : c[k].cnt[d];
+                        sc += dp_score_spread_term(cnt, c[k].max_skew, c[k].size);
+                }
+                out[i] = ignored[i] ? 0 : dp_score_round(sc);
+        }
+        for (size_t k = 0; c && k < nc; k++)
+                topo_sel_done(&c[k].sel);
+        free(c);
+        if (r >= 0) *ret_any = nc > 0;
+        return r < 0 ? r : 0;
+}

@@ -1191,9 +1191,10 @@ static int dp_sim_report_impl(const dp_sim_input *in, dp_sim_output fmt, dp_strb
                           dp_doc_map_add(s, doc, "input", dp_doc_new_str(s, in->fleet ? "fleet" : "cluster")) >= 0 &&
                           (in->fleet || dp_doc_map_add(s, doc, "cluster", dp_doc_new_str(s, input_name(in))) >= 0) &&
                           dp_doc_map_add(s, doc, "scoring",
-                                         dp_doc_new_str(s, in->policy == DP_SCORE_SPREAD ? "spread"
-                                                           : in->policy == DP_SCORE_NONE ? "none"
-                                                                                         : "binpack")) >= 0 &&
+                                         dp_doc_new_str(s, in->policy == DP_SCORE_SPREAD    ? "spread"
+                                                           : in->policy == DP_SCORE_NONE    ? "none"
+                                                           : in->policy == DP_SCORE_DEFAULT ? "default"
+                                                                                            : "binpack")) >= 0 &&
                           dp_doc_map_add(s, doc, "asWritten", run_doc(s, runs[0])) >= 0 &&
                           dp_doc_map_add(s, doc, "comparison", comparison_doc(s, runs)) >= 0;
                 if (!ok) r = oom_while(in, err, "building the report document (three runs)");

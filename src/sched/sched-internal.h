@@ -6,6 +6,7 @@
 #include "base/hashmap.h"
 #include "base/strbuf.h"
 #include "sched/sched.h"
+#include "sched/score.h"
 
 typedef struct qpod {
         char *key; /* "ns/name" */
@@ -63,6 +64,7 @@ struct dp_sched_plan {
         ext_use *ext;
         size_t n_ext;
         int64_t native[3]; /* cpu (millicores), memory, ephemeral-storage (bytes), for gangs' later members */
+        int64_t nonzero[2]; /* cpu, memory with the scores' defaults for containers naming none (score.h) */
         plan_claim *claims;
         size_t n_claims;
         char *ext_claim_name; /* the created claim's name, recorded in pod status */
@@ -74,6 +76,7 @@ struct dp_sched {
         dp_store *store;
         char *name;
         dp_score_policy policy;
+        dp_score_profile profile; /* DP_SCORE_DEFAULT's plugins and weights (score.h) */
         int64_t backoff_initial, backoff_max;
         int (*on_bind)(void *userdata, const char *ns, const char *name, dp_error *err);
         void (*on_attempt)(void *userdata);

@@ -47,6 +47,10 @@ int dp_sched_new(dp_store *store, const dp_sched_config *cfg, dp_sched **ret) {
         s->store = store;
         s->name = dp_strdup(cfg && cfg->name ? cfg->name : "default-scheduler");
         s->policy = cfg ? cfg->policy : DP_SCORE_BINPACK;
+        if (cfg && cfg->profile)
+                s->profile = *cfg->profile;
+        else
+                dp_score_profile_default(&s->profile);
         s->backoff_initial = cfg && cfg->backoff_initial_ms > 0 ? cfg->backoff_initial_ms : 1000;
         s->backoff_max = cfg && cfg->backoff_max_ms > 0 ? cfg->backoff_max_ms : 10000;
         s->on_bind = cfg ? cfg->on_bind : NULL;

@@ -24,7 +24,9 @@
  *             resources backed by DRA (DeviceClass extendedResourceName or
  *             deviceclass.resource.kubernetes.io/<class>) on nodes that do not
  *             advertise the name through a device plugin.
- *   score     the firstAvailable subrequest indexes chosen (lower wins), then
+ *   score     DEFAULT: kube-scheduler's default profile (score.h), the
+ *             highest total wins, then node name. BINPACK/SPREAD/NONE: the
+ *             firstAvailable subrequest indexes chosen (lower wins), then
  *             binpack (fullest node) or spread (emptiest), then node name.
  *   reserve   gang members (PodGroup minMember) are assumed one after the
  *             other; all are bound or none.
@@ -43,13 +45,17 @@
 #include "sched/store.h"
 
 /* NONE: every feasible node scores the same, so the first in name order
- * wins (kube-scheduler with every Score plugin disabled; the differential
- * test against it, tests/sched/differential-ksched.py, runs so). */
-typedef enum { DP_SCORE_BINPACK = 0, DP_SCORE_SPREAD, DP_SCORE_NONE } dp_score_policy;
+ * wins (kube-scheduler with every Score plugin disabled).
+ * DEFAULT: kube-scheduler 1.35's default profile (score.h), or the profile
+ * given in dp_sched_config.profile; the default for Node-object clusters. */
+typedef enum { DP_SCORE_BINPACK = 0, DP_SCORE_SPREAD, DP_SCORE_NONE, DP_SCORE_DEFAULT } dp_score_policy;
+
+struct dp_score_profile;
 
 typedef struct dp_sched_config {
         const char *name; /* schedulerName this instance serves; NULL: "default-scheduler" */
         dp_score_policy policy;
+        const struct dp_score_profile *profile; /* DP_SCORE_DEFAULT: NULL is the default profile (copied) */
         int64_t backoff_initial_ms; /* 0: 1000 */
         int64_t backoff_max_ms;     /* 0: 10000 */
         /* Called after each pod is bound, before the next cycle (the node

@@ -899,6 +899,7 @@ static int sim_run_new_impl(const dp_sim_input *in, dp_sim_model force, size_t *
         r->progress_shown = shown;
         if (!(r->store = dp_store_new())) return -ENOMEM;
         dp_sched_config cfg = {.policy = in->policy,
+                               .profile = in->has_profile ? &in->profile : NULL,
                                .on_bind = on_bind,
                                .on_attempt = on_attempt,
                                .userdata = r,

@@ -7,7 +7,7 @@
  *
  * Input kinds of devplane's own (apiVersion devplane.io/v1alpha1; format in
  * docs/scheduler.md):
- *   Fleet     spec.scoring (binpack|spread|none), spec.schedulers (1|2: two instances
+ *   Fleet     spec.scoring (default|binpack|spread|none; binpack unset), spec.schedulers (1|2: two instances
  *             that both plan before either writes, scenario 15),
  *             spec.nodeGroups[]: name, profile
  *             (built-in hardware profile, or a DeviceProfile file: a value
@@ -31,6 +31,7 @@
 #include "doc/doc.h"
 #include "model/model.h"
 #include "sched/sched.h"
+#include "sched/score.h"
 
 #define DP_SIM_NODES_MAX 5000
 #define DP_SIM_EVENTS_MAX 100000
@@ -89,6 +90,8 @@ typedef struct dp_sim_input {
          * "(API server and 1 file)"; NULL with a Fleet. */
         char *cluster_name;
         dp_score_policy policy;
+        bool has_profile;          /* --scheduler-config: the profile of default-scheduler */
+        dp_score_profile profile;  /* DP_SCORE_DEFAULT's plugins, when has_profile */
         int schedulers; /* spec.schedulers: 1, or 2 instances planning from the same reads */
         dp_sim_group *groups;
         size_t n_groups;

@@ -225,6 +225,8 @@ struct dp_topo_index {
         dp_hashmap *by_label;      /* "k\x1fv" -> glist */
         dp_hashmap *anti_by_label; /* "k\x1fv" -> tlist */
         tlist anti_any;
+        topo_group **scored; /* groups with InterPodAffinity score terms */
+        size_t n_scored, cap_scored;
         topo_slot *slots;
         size_t n_slots;
         dp_hashmap *node_ids; /* node name -> id + 1 */
@@ -253,6 +255,10 @@ static void group_free(topo_group *g) {
         for (size_t i = 0; i < g->n_anti; i++)
                 topo_term_done(&g->anti[i]);
         free(g->anti);
+        for (size_t i = 0; i < g->n_sterm; i++)
+                topo_term_done(&g->sterm[i]);
+        free(g->sterm);
+        free(g->sweight);
         free(g->node);
         free(g->count);
         free(g->hash);
@@ -294,6 +300,7 @@ dp_topo_index *dp_topo_index_free(dp_topo_index *idx) {
         lists_free(idx->by_label, false);
         lists_free(idx->anti_by_label, true);
         free(idx->anti_any.v);
+        free(idx->scored);
         free(idx->slots);
         dp_hashmap_free(idx->node_ids);
         dp_strv_free_n(idx->node_names, idx->n_node_names);
@@ -429,6 +436,24 @@ static void sel_key(dp_strbuf *k, const dp_label_selector *ls) {
         }
 }
 
+/* The score terms' part of the group key (score.h InterPodAffinity): tag,
+ * weight, topology key, selectors, namespaces. */
+static void score_terms_key(dp_strbuf *k, const dp_pod_affinity_term *v, size_t n, char tag) {
+        for (size_t i = 0; i < n; i++) {
+                const dp_pod_affinity_term *t = &v[i];
+                dp_strbuf_printf(k, "\x1c%c%d\x1e%s\x1e", tag, (int)t->weight, t->topology_key);
+                sel_key(k, t->label_selector);
+                dp_strbuf_putc(k, '\x1e');
+                sel_key(k, t->namespace_selector);
+                for (size_t j = 0; j < t->n_namespaces; j++)
+                        dp_strbuf_printf(k, "\x1e%s", t->namespaces[j]);
+                for (size_t j = 0; j < t->n_match_label_keys; j++)
+                        dp_strbuf_printf(k, "\x1em%s", t->match_label_keys[j]);
+                for (size_t j = 0; j < t->n_mismatch_label_keys; j++)
+                        dp_strbuf_printf(k, "\x1ex%s", t->mismatch_label_keys[j]);
+        }
+}
+
 /* The group key: terminating or not, namespace, labels in key order,
  * anti-affinity terms as written. */
 static char *group_key(const char *ns, const dp_kv *sorted, size_t n, const dp_pod *p) {
@@ -449,6 +474,9 @@ static char *group_key(const char *ns, const dp_kv *sorted, size_t n, const dp_p
                 for (size_t j = 0; j < t->n_mismatch_label_keys; j++)
                         dp_strbuf_printf(&k, "\x1ex%s", t->mismatch_label_keys[j]);
         }
+        score_terms_key(&k, p->pod_affinity, p->n_pod_affinity, 'r');
+        score_terms_key(&k, p->preferred_pod_affinity, p->n_preferred_pod_affinity, 'p');
+        score_terms_key(&k, p->preferred_pod_anti_affinity, p->n_preferred_pod_anti_affinity, 'a');
         return dp_strbuf_steal(&k);
 }
 
@@ -460,7 +488,36 @@ static int group_index(dp_topo_index *idx, topo_group *g) {
         }
         for (size_t i = 0; i < g->n_anti; i++)
                 if (index_anti_term(idx, g, &g->anti[i]) < 0) return -ENOMEM;
+        if (g->n_sterm) {
+                if (DP_GROW(idx->scored, idx->cap_scored, idx->n_scored + 1) < 0) return -ENOMEM;
+                idx->scored[idx->n_scored++] = g;
+        }
         return 0;
+}
+
+/* The pod's InterPodAffinity score terms, compiled into the group. */
+static int group_score_terms(topo_group *g, const char *ns, const dp_pod *p) {
+        size_t n = p->n_pod_affinity + p->n_preferred_pod_affinity + p->n_preferred_pod_anti_affinity;
+        if (!n) return 0;
+        if (!(g->sterm = calloc(n, sizeof(*g->sterm))) || !(g->sweight = calloc(n, sizeof(*g->sweight))))
+                return -ENOMEM;
+        const dp_pod_affinity_term *src[3] = {p->pod_affinity, p->preferred_pod_affinity,
+                                              p->preferred_pod_anti_affinity};
+        size_t cnt[3] = {p->n_pod_affinity, p->n_preferred_pod_affinity, p->n_preferred_pod_anti_affinity};
+        for (int w = 0; w < 3; w++)
+                for (size_t i = 0; i < cnt[w]; i++) {
+                        int r = topo_term_compile(&g->sterm[g->n_sterm], &src[w][i], ns, g->labels, g->n_labels);
+                        if (r < 0) return r;
+                        g->sweight[g->n_sterm++] = w == 0 ? 0 : w == 1 ? src[w][i].weight : -src[w][i].weight;
+                }
+        return 0;
+}
+
+int topo_scored_each(const dp_topo_index *idx, int (*fn)(topo_group *g, void *ud), void *ud) {
+        int r = 0;
+        for (size_t i = 0; r >= 0 && i < idx->n_scored; i++)
+                if (idx->scored[i]->pods > 0) r = fn(idx->scored[i], ud);
+        return r;
 }
 
 static int group_fill(topo_group *g, const char *ns, const dp_kv *sorted, size_t n, const dp_pod *p) {
@@ -480,7 +537,7 @@ static int group_fill(topo_group *g, const char *ns, const dp_kv *sorted, size_t
                                           g->n_labels);
                 if (r < 0) return r;
         }
-        return 0;
+        return group_score_terms(g, ns, p);
 }
 
 /* The group of pod p in namespace ns, made when new. */
@@ -989,4 +1046,36 @@ int dp_topo_reasons(const dp_topo_state *st, const uint64_t *base, const dp_diag
                 if (ret->v[i].nodes) ret->v[k++] = ret->v[i];
         ret->n = k;
         return 1;
+}
+
+/* ---- scores (score.h) ---- */
+
+int dp_topo_score(dp_sched *s, const dp_pod *p, const char *ns, const struct dp_score_profile *prof,
+                  const uint32_t *feas, size_t n, int64_t *ip, bool *ret_ip, int64_t *sp, bool *ignored,
+                  bool *ret_sp) {
+        *ret_ip = *ret_sp = false;
+        dp_topo_index *idx = s->topo;
+        if (!idx || !idx->tab_ok) return 0;
+        int r = 0;
+        if (prof->weight[DP_PLUGIN_INTERPOD]) r = topo_interpod_score(s, idx, p, ns, prof, feas, n, ip, ret_ip);
+        if (r >= 0 && prof->weight[DP_PLUGIN_SPREAD])
+                r = topo_spread_score(idx, s->store, prof->spread_system_defaults, p, ns, idx->tab, idx->n_tab, feas, n,
+                                      sp, ignored, ret_sp);
+        return r;
+}
+
+bool dp_topo_score_needed(const dp_sched *s, const dp_pod *p, const struct dp_score_profile *prof) {
+        if (prof->weight[DP_PLUGIN_SPREAD])
+                for (size_t i = 0; i < p->n_spread; i++)
+                        if (p->spread[i].schedule_anyway) return true;
+        if (prof->weight[DP_PLUGIN_SPREAD] && prof->spread_system_defaults && !p->n_spread &&
+            topo_spread_defaults_apply(s->store, p, p->meta.namespace && p->meta.namespace[0] ? p->meta.namespace : "default"))
+                return true;
+        if (!prof->weight[DP_PLUGIN_INTERPOD]) return false;
+        if (p->n_preferred_pod_affinity || p->n_preferred_pod_anti_affinity) return true;
+        if (prof->ignore_preferred_terms_of_existing) return false;
+        const dp_topo_index *idx = s->topo;
+        for (size_t i = 0; idx && i < idx->n_scored; i++)
+                if (idx->scored[i]->pods > 0) return true;
+        return false;
 }

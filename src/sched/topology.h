@@ -91,6 +91,18 @@ int dp_topo_hint_index_add(dp_topo_hint_index **x, const dp_topo_hint *h, void *
 void dp_topo_hint_index_visit(dp_topo_hint_index *x, const dp_pod *added,
                               bool (*visit)(void *item, uint64_t gen, void *ud), void *ud);
 dp_topo_hint_index *dp_topo_hint_index_free(dp_topo_hint_index *x);
+/* ---- scores (score.h): PreScore and Score of both plugins ---- */
+struct dp_score_profile;
+/* After dp_topo_prefilter in the same cycle: for pod p over the feasible
+ * table nodes feas[0..n) (ascending), each node's raw InterPodAffinity
+ * score into ip[i] and PodTopologySpread score into sp[i] (ignored[i]: the
+ * node lacks a constraint's key). *ret_ip / *ret_sp false when the plugin
+ * skips (kube-scheduler's Skip: every node 0). -ENOMEM. */
+int dp_topo_score(dp_sched *s, const dp_pod *p, const char *ns, const struct dp_score_profile *prof,
+                  const uint32_t *feas, size_t n, int64_t *ip, bool *ret_ip, int64_t *sp, bool *ignored,
+                  bool *ret_sp);
+/* Whether either plugin may score nodes differently for p (false: both skip). */
+bool dp_topo_score_needed(const dp_sched *s, const dp_pod *p, const struct dp_score_profile *prof);
 
 /* filter.c's NodeAffinity and TaintToleration answers, for the inclusion
  * policies of PodTopologySpread. */
@@ -149,6 +161,12 @@ typedef struct topo_group {
         size_t cap_hash;
         int64_t pods;
         bool terminating; /* its pods have a deletionTimestamp: PodTopologySpread does not count them */
+        /* InterPodAffinity's score: the pods' required affinity terms
+         * (sweight 0: hardPodAffinityWeight), preferred affinity (+weight)
+         * and preferred anti-affinity (-weight) terms */
+        topo_term *sterm;
+        int32_t *sweight;
+        size_t n_sterm;
 } topo_group;
 
 int topo_sel_compile(topo_sel *ret, const dp_label_selector *ls, const dp_kv *labels, size_t n_labels,
@@ -183,6 +201,9 @@ int topo_groups_each(const dp_topo_index *idx, const topo_sel *sel, int (*fn)(to
  * (terms indexed by one In requirement, and terms without one). */
 int topo_anti_each(const dp_topo_index *idx, const dp_kv *labels, size_t n,
                    int (*fn)(topo_group *g, const topo_term *t, void *ud), void *ud);
+
+/* Calls fn for every group with InterPodAffinity score terms and pods. */
+int topo_scored_each(const dp_topo_index *idx, int (*fn)(topo_group *g, void *ud), void *ud);
 
 /* Filter as a list of checks, each a function of one key's domain d =
  * dom[ni]: the node fails with `missing` when d < 0 (0: passes), else with
@@ -231,3 +252,12 @@ dp_verdict_code topo_interpod_filter(const topo_interpod *ip, size_t ni);
 int topo_interpod_update(topo_interpod *ip, const dp_pod *p, const char *ns, size_t ni, int delta);
 topo_interpod *topo_interpod_free(topo_interpod *ip);
 int topo_interpod_checks(const topo_interpod *ip, topo_checks *ret);
+int topo_interpod_score(dp_sched *s, dp_topo_index *idx, const dp_pod *p, const char *ns,
+                        const struct dp_score_profile *prof, const uint32_t *feas, size_t n, int64_t *out,
+                        bool *ret_any);
+int topo_spread_score(dp_topo_index *idx, const dp_store *st, bool defaults, const dp_pod *p, const char *ns,
+                      const dp_node *const *tab, size_t n_tab, const uint32_t *feas, size_t n, int64_t *out,
+                      bool *ignored, bool *ret_any);
+/* The cluster's default constraints apply to p (its controller a
+ * ReplicaSet, StatefulSet or Deployment of the store with a selector). */
+bool topo_spread_defaults_apply(const dp_store *st, const dp_pod *p, const char *ns);

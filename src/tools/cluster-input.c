@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "base/escape.h"
+#include "base/fileio.h"
 #include "kube/kube.h"
 #include "model/quantity.h"
 #include "tools/cluster-input.h"
@@ -85,6 +86,7 @@ static const char *replay_flag(int c) {
         case DP_OPT_FAIL_DEVICE: return "--fail-device";
         case DP_OPT_MODE: return "--mode";
         case DP_OPT_GATES: return "--feature-gates";
+        case DP_OPT_SCHEDULER_CONFIG: return "--scheduler-config";
         case DP_OPT_LIVE_TIMEOUT: return "--live-timeout"; /* a cluster that needed them needs them again */
         case DP_OPT_LIVE_MAX_BYTES: return "--live-max-bytes";
         default: return NULL;
@@ -132,14 +134,17 @@ static int option_value(dp_tool_input *t, int c, const char *arg) {
         case DP_OPT_FAIL_DEVICE: t->whatif.fail[t->whatif.n_fail++] = (char *)arg; return 1;
         case DP_OPT_MODE: t->whatif.mode[t->whatif.n_mode++] = (char *)arg; return 1;
         case DP_OPT_SCORING:
-                if (!streq(arg, "binpack") && !streq(arg, "spread") && !streq(arg, "none")) {
-                        fprintf(stderr, "devplane %s: --scoring %s: must be binpack, spread or none\n", t->cmd, arg);
+                if (!streq(arg, "binpack") && !streq(arg, "spread") && !streq(arg, "none") && !streq(arg, "default")) {
+                        fprintf(stderr, "devplane %s: --scoring %s: must be default, binpack, spread or none\n", t->cmd,
+                                arg);
                         return -1;
                 }
-                t->scoring = 1 + (streq(arg, "binpack") ? DP_SCORE_BINPACK
+                t->scoring = 1 + (streq(arg, "binpack")  ? DP_SCORE_BINPACK
                                   : streq(arg, "spread") ? DP_SCORE_SPREAD
-                                                         : DP_SCORE_NONE);
+                                  : streq(arg, "none")   ? DP_SCORE_NONE
+                                                         : DP_SCORE_DEFAULT);
                 return 1;
+        case DP_OPT_SCHEDULER_CONFIG: t->scheduler_config = arg; return 1;
         case DP_OPT_ALL_SCHEDULERS: t->all_schedulers = true; return 1;
         case DP_OPT_NO_PREEMPTION: t->no_preemption = true; return 1;
         case DP_OPT_DRA_PREEMPTION: t->dra_preemption = true; return 1;
@@ -200,6 +205,41 @@ static int load_live(dp_tool_input *t, dp_sim_input **ret, dp_error *err) {
         return dp_sim_load_texts(texts, snap->n, t->paths, t->n_paths, ret, err);
 }
 
+/* --scheduler-config: default-scheduler's profile into the input (the
+ * warnings printed). 0, or the exit status with the message printed. */
+static int load_scheduler_config(dp_tool_input *t, dp_sim_input *in) {
+        if (t->scoring && t->scoring - 1 != DP_SCORE_DEFAULT) {
+                fprintf(stderr, "devplane %s: --scheduler-config scores as kube-scheduler does: --scoring must be "
+                                "default or unset\n",
+                        t->cmd);
+                return 2;
+        }
+        dp_error err = DP_ERROR_INIT;
+        _cleanup_free_ char *text = NULL;
+        size_t len = 0;
+        _cleanup_(dp_score_config_freep) dp_score_config *cfg = NULL;
+        int r = dp_read_file(t->scheduler_config, 1 << 20, &text, &len, &err);
+        if (r >= 0) r = dp_score_config_parse(text, len, t->scheduler_config, &cfg, &err);
+        if (r < 0) return fail(t, r, &err);
+        for (size_t i = 0; i < cfg->n_warnings; i++)
+                fprintf(stderr, "devplane %s: warning: %s\n", t->cmd, cfg->warnings[i]);
+        const dp_score_profile *p = dp_score_config_profile(cfg, "default-scheduler");
+        for (size_t i = 0; i < cfg->n_profiles; i++)
+                if (&cfg->profiles[i] != p)
+                        fprintf(stderr, "devplane %s: warning: %s: profile %s: not simulated (devplane schedules as "
+                                        "default-scheduler)\n",
+                                t->cmd, t->scheduler_config, cfg->profiles[i].scheduler_name);
+        if (!p) {
+                fprintf(stderr, "devplane %s: %s: no profile has schedulerName default-scheduler\n", t->cmd,
+                        t->scheduler_config);
+                return 2;
+        }
+        in->profile = *p;
+        in->has_profile = true;
+        in->policy = DP_SCORE_DEFAULT;
+        return 0;
+}
+
 int dp_tool_input_load(dp_tool_input *t, dp_sim_input **ret) {
         struct timespec t0;
         clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -222,6 +262,7 @@ int dp_tool_input_load(dp_tool_input *t, dp_sim_input **ret) {
                 dp_tool_warn_skipped(t->cmd, in->objs);
                 in->alloc = t->gates;
                 if (t->scoring) in->policy = (dp_score_policy)(t->scoring - 1);
+                if (t->scheduler_config && (r = load_scheduler_config(t, in)) != 0) return r;
                 in->all_schedulers = t->all_schedulers;
                 in->no_preemption = t->no_preemption;
                 in->dra_preemption = t->dra_preemption;

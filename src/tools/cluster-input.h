@@ -23,6 +23,7 @@ enum {
         DP_OPT_ALL_SCHEDULERS,
         DP_OPT_NO_PREEMPTION,
         DP_OPT_DRA_PREEMPTION,
+        DP_OPT_SCHEDULER_CONFIG,
 };
 
 /* Live mode's bounds (docs/live.md), numbered apart from the flags above. */
@@ -42,7 +43,8 @@ enum { DP_OPT_LIVE_TIMEOUT = 0x180, DP_OPT_LIVE_MAX_BYTES };
                 {"scoring", required_argument, NULL, DP_OPT_SCORING},                                              \
                 {"all-schedulers", no_argument, NULL, DP_OPT_ALL_SCHEDULERS},                                      \
                 {"no-preemption", no_argument, NULL, DP_OPT_NO_PREEMPTION},                                        \
-                {"dra-preemption", no_argument, NULL, DP_OPT_DRA_PREEMPTION}
+                {"dra-preemption", no_argument, NULL, DP_OPT_DRA_PREEMPTION},                                          \
+                {"scheduler-config", required_argument, NULL, DP_OPT_SCHEDULER_CONFIG}
 
 #define DP_TOOL_INPUT_USAGE                                                                                            \
         "input:\n"                                                                                                     \
@@ -66,7 +68,12 @@ enum { DP_OPT_LIVE_TIMEOUT = 0x180, DP_OPT_LIVE_MAX_BYTES };
         "                                ResourceSlices, v2 its extended resources (repeatable)\n"                     \
         "  --feature-gates DRADeviceCompatibilityGroups=true|false\n"                                                 \
         "scheduler:\n"                                                                                                 \
-        "  --scoring binpack|spread|none  over the Fleet's spec.scoring (none: the first feasible node by name)\n"  \
+        "  --scoring default|binpack|spread|none\n"                                                                 \
+        "                                default: kube-scheduler's default profile (Node objects' default);\n"      \
+        "                                over a Fleet's spec.scoring (binpack unless set); none: the first\n"       \
+        "                                feasible node by name\n"                                                   \
+        "  --scheduler-config FILE       a KubeSchedulerConfiguration: default-scheduler's Score plugins,\n"        \
+        "                                weights and NodeResourcesFit scoringStrategy (scores as default)\n"        \
         "  --all-schedulers              schedule pods of every spec.schedulerName as default-scheduler's\n"         \
         "  --no-preemption               no DefaultPreemption PostFilter (on by default, as kube-scheduler)\n"       \
         "  --dra-preemption              what-if (KEP-5690): preempting a pod frees its DRA devices\n"
@@ -89,6 +96,7 @@ typedef struct dp_tool_input {
         dp_sim_whatif whatif; /* arrays owned, strings borrowed from argv */
         dp_alloc_cluster_options gates;
         int scoring; /* --scoring: a dp_score_policy + 1, 0 unset */
+        const char *scheduler_config; /* --scheduler-config FILE */
         bool all_schedulers;
         bool no_preemption, dra_preemption; /* --no-preemption, --dra-preemption */
 } dp_tool_input;

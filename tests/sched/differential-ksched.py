@@ -36,7 +36,18 @@ NODE_FEATURES (name -> fn(rng, cluster, obj), called in that order on each
 pod or node), or CLUSTER_FEATURES (name -> fn(rng, cluster) -> objects), and
 its name to IMPLEMENTED. `cluster["nodes"]` holds the node names.
 
+With --scores both keep kube-scheduler's default Score plugins: the oracle
+runs the default profile (PostFilter still disabled) and devplane reads the
+same KubeSchedulerConfiguration with --scheduler-config; --strategy most
+adds NodeResourcesFit's MostAllocated to both. The features "prefer"
+(PreferNoSchedule taints, tolerations of them, preferred node affinity) and
+"softaffinity" (preferred pod affinity / anti-affinity) and "images"
+(node.status.images, pods' images: ImageLocality) and "owners" (ReplicaSets and
+a StatefulSet without replicas controlling pods: PodTopologySpread's default
+constraints) only change scores.
+
 usage: differential-ksched.py [--seed N] [--clusters N] [--features a,b]
+                              [--scores [--strategy least|most]]
                               [--oracle PATH] [--devplane PATH] [--keep DIR] [-v]
 Exit status 0 when every pod agrees; 1 with the disagreements listed.
 """
@@ -70,6 +81,21 @@ profiles:
 """
 POSTFILTER_OFF = """    postFilter:
       disabled: [{name: "*"}]
+"""
+SCORES_PROFILE = """apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: default-scheduler
+  plugins:
+    postFilter:
+      disabled: [{name: "*"}]
+"""
+MOST_ALLOCATED = """  pluginConfig:
+  - name: NodeResourcesFit
+    args:
+      scoringStrategy:
+        type: MostAllocated
+        resources: [{name: cpu, weight: 1}, {name: memory, weight: 2}]
 """
 
 
@@ -338,6 +364,101 @@ def pod_topology(rng, cluster, pod):
         pod["spec"].update(fields)
 
 
+def node_prefer(rng, cluster, node):
+    """PreferNoSchedule taints: TaintToleration's score, never a filter."""
+    if rng.random() < 0.3:
+        node["spec"].setdefault("taints", []).append(
+            {"key": rng.choice(["spot", "noisy"]), "value": "yes", "effect": "PreferNoSchedule"})
+
+
+def pod_prefer(rng, cluster, pod):
+    """Tolerations of PreferNoSchedule taints and preferred node affinity."""
+    spec = pod["spec"]
+    if rng.random() < 0.25:
+        spec.setdefault("tolerations", []).append(rng.choice([
+            {"key": "spot", "operator": "Exists", "effect": "PreferNoSchedule"},
+            {"key": "noisy", "operator": "Equal", "value": "yes"},
+            {"key": "spot", "operator": "Exists", "effect": "NoSchedule"}]))
+    if rng.random() < 0.35:
+        terms = []
+        for _ in range(rng.choice([1, 1, 2])):
+            ops = [{"key": "topology.kubernetes.io/zone", "operator": "In", "values": [rng.choice(ZONES)]},
+                   {"key": "disk", "operator": "Exists"},
+                   {"key": "tier", "operator": "NotIn", "values": ["gold"]},
+                   {"key": "cores", "operator": "Gt", "values": ["4"]}]
+            pref = {"matchExpressions": [rng.choice(ops)]}
+            if rng.random() < 0.15:
+                pref = {"matchFields": [{"key": "metadata.name", "operator": "In",
+                                         "values": [rng.choice(cluster["nodes"])]}]}
+            terms.append({"weight": rng.choice([1, 10, 50, 100]), "preference": pref})
+        spec.setdefault("affinity", {}).setdefault("nodeAffinity", {})[
+            "preferredDuringSchedulingIgnoredDuringExecution"] = terms
+
+
+def pod_softaffinity(rng, cluster, pod):
+    """Preferred pod affinity / anti-affinity (InterPodAffinity's score), on
+    the pods' app label; bound pods with them score the pods that follow."""
+    if rng.random() < 0.4:
+        aff = pod["spec"].setdefault("affinity", {})
+        for kind in rng.sample(["podAffinity", "podAntiAffinity"], rng.choice([1, 1, 2])):
+            terms = []
+            for _ in range(rng.choice([1, 2])):
+                t = {"labelSelector": AFF.random_selector(rng, APPS),
+                     "topologyKey": rng.choice(["kubernetes.io/hostname", "topology.kubernetes.io/zone"])}
+                if rng.random() < 0.15:
+                    t["namespaceSelector"] = {}
+                terms.append({"weight": rng.choice([1, 5, 20, 100]), "podAffinityTerm": t})
+            aff.setdefault(kind, {})["preferredDuringSchedulingIgnoredDuringExecution"] = terms
+
+
+IMAGES = {"registry.example/app:1": 300, "registry.example/db:2": 900, "registry.example/web:latest": 60,
+          "registry.example/tool:3": 1500}
+
+
+def node_images(rng, cluster, node):
+    """node.status.images (ImageLocality's score): some of the pods' images, sizes in MB."""
+    if rng.random() < 0.5:
+        imgs = []
+        for name in rng.sample(sorted(IMAGES), rng.randint(1, 3)):
+            names = [name] + ([name.replace("registry.example/", "registry.example/mirror/")] if rng.random() < 0.2 else [])
+            imgs.append({"names": names, "sizeBytes": IMAGES[name] * 1024 * 1024 + rng.randrange(0, 1000)})
+        node["status"]["images"] = imgs
+
+
+def pod_images(rng, cluster, pod):
+    """Each container's image from IMAGES (the web image without its tag: looked up as :latest)."""
+    for c in pod["spec"]["containers"] + pod["spec"].get("initContainers", []):
+        c["image"] = rng.choice(sorted(IMAGES) + ["registry.example/web", "registry.example/other:9"])
+
+
+OWNERS = [("ReplicaSet", "rs-a", "a"), ("ReplicaSet", "rs-b", "b"), ("StatefulSet", "ss-c", "c")]
+
+
+def owner_objects(rng, cluster):
+    """A ReplicaSet per app a/b and a StatefulSet for c, each with no replicas
+    (no controller runs here): their selectors feed PodTopologySpread's
+    default constraints for the pods they control."""
+    objs = []
+    for kind, name, app in OWNERS:
+        spec = {"replicas": 0, "selector": {"matchLabels": {"app": app}},
+                "template": {"metadata": {"labels": {"app": app}},
+                             "spec": {"containers": [{"name": "c", "image": "registry.example/app:1"}]}}}
+        if kind == "StatefulSet":
+            spec["serviceName"] = name
+        objs.append({"apiVersion": "apps/v1", "kind": kind, "metadata": {"name": name, "namespace": "default"},
+                     "spec": spec})
+    return objs
+
+
+def pod_owners(rng, cluster, pod):
+    """A controller ownerReference to the app's ReplicaSet/StatefulSet on most pods with an app label."""
+    app = (pod["metadata"].get("labels") or {}).get("app")
+    if app and rng.random() < 0.7:
+        kind, name = next((k, n) for k, n, a in OWNERS if a == app)
+        pod["metadata"]["ownerReferences"] = [{"apiVersion": "apps/v1", "kind": kind, "name": name,
+                                               "uid": f"uid-{name}", "controller": True}]
+
+
 def namespaces(rng, cluster):
     return [AFF.namespace(name, labels) for name, labels in sorted(TEAMS.items())]
 
@@ -406,14 +527,16 @@ def preemption_objects(rng, cluster):
     return objs
 
 
-NODE_FEATURES = {"taints": node_taints, "defaults": node_defaults, "topology": node_topology}
+NODE_FEATURES = {"taints": node_taints, "defaults": node_defaults, "topology": node_topology,
+                 "prefer": node_prefer, "images": node_images}
 POD_FEATURES = {"dra": pod_dra, "selectors": pod_selectors, "taints": pod_tolerations, "ports": pod_ports,
                 "priority": pod_priority, "gates": pod_gates, "timestamps": pod_timestamps,
-                "schedulers": pod_schedulers, "topology": pod_topology, "bound": pod_bound,
+                "schedulers": pod_schedulers, "topology": pod_topology, "prefer": pod_prefer,
+                "softaffinity": pod_softaffinity, "images": pod_images, "owners": pod_owners, "bound": pod_bound,
                 "preemption": pod_preemption}
-# Generated by this file today; preemption plugs in later.
 IMPLEMENTED = ["resources", "extended", "pods", "taints", "selectors", "ports", "priority", "gates",
-               "timestamps", "defaults", "schedulers", "dra", "bound", "topology", "preemption"]
+               "timestamps", "defaults", "schedulers", "dra", "bound", "topology", "prefer", "softaffinity",
+               "images", "owners", "preemption"]
 
 
 def priority_classes(rng):
@@ -430,7 +553,7 @@ def priority_classes(rng):
 
 # Objects of the cluster besides nodes and pods: name -> fn(rng, cluster) -> [objects].
 CLUSTER_FEATURES = {"priority": lambda rng, cluster: priority_classes(rng), "dra": dra_objects,
-                    "topology": namespaces, "preemption": preemption_objects}
+                    "topology": namespaces, "owners": owner_objects, "preemption": preemption_objects}
 
 
 def gen_cluster(rng, feats):
@@ -503,7 +626,8 @@ def run_one(args, tmp, seed, feats):
                        capture_output=True, text=True, timeout=120)
     if o.returncode != 0:
         return None, f"oracle exit {o.returncode}: {o.stderr.strip()[-400:]}", path
-    d = subprocess.run([args.devplane, "simulate", "--scoring", "none", "-o", "json", "-f", path] +
+    scoring = ["--scheduler-config", args.profile] if args.scores else ["--scoring", "none"]
+    d = subprocess.run([args.devplane, "simulate", *scoring, "-o", "json", "-f", path] +
                        ([] if preempt else ["--no-preemption"]),
                        capture_output=True, text=True, timeout=120)
     if d.returncode != 0:
@@ -530,12 +654,16 @@ def main():
     ap.add_argument("--oracle")
     ap.add_argument("--devplane", default=os.environ.get("DEVPLANE", "devplane"))
     ap.add_argument("--keep", help="copy the inputs that disagree here")
+    ap.add_argument("--scores", action="store_true", help="keep the default profile's scores on both sides")
+    ap.add_argument("--strategy", choices=["least", "most"], default="least")
     ap.add_argument("-v", action="store_true")
     args = ap.parse_args()
     feats = set(f for f in args.features.split(",") if f)
     unknown = feats - set(IMPLEMENTED)
     if unknown:
         sys.exit(f"unknown features: {', '.join(sorted(unknown))} (known: {', '.join(IMPLEMENTED)})")
+    if not args.scores:  # the no-scores profile keeps ImageLocality: no node may list images
+        feats.discard("images")
     tmp = tempfile.mkdtemp(prefix="ksched-diff-")
     try:
         if not args.oracle:
@@ -551,13 +679,14 @@ def main():
                     shutil.copyfileobj(src, dst)
                 os.chmod(part, 0o755)
                 os.replace(part, args.oracle)
-        args.profile = os.path.join(tmp, "no-scores.yaml")
+        args.profile = os.path.join(tmp, "scores.yaml" if args.scores else "no-scores.yaml")
         with open(args.profile, "w") as f:
-            f.write(PROFILE)
-        assert POSTFILTER_OFF in PROFILE
-        args.profile_preempt = os.path.join(tmp, "no-scores-preemption.yaml")
+            text = (SCORES_PROFILE + (MOST_ALLOCATED if args.strategy == "most" else "")) if args.scores else PROFILE
+            f.write(text)
+        assert POSTFILTER_OFF in text
+        args.profile_preempt = os.path.join(tmp, "preemption.yaml")
         with open(args.profile_preempt, "w") as f:
-            f.write(PROFILE.replace(POSTFILTER_OFF, ""))
+            f.write(text.replace(POSTFILTER_OFF, "    postFilter: {}\n"))
         pods = bad_clusters = 0
         all_diffs = []
         for k in range(args.clusters):
@@ -581,7 +710,8 @@ def main():
                 print(f"cluster seed {seed}: {n} pods agree")
         for x in all_diffs:
             print(x)
-        print(f"{pods} pods in {args.clusters} clusters (features {','.join(sorted(feats))}; "
+        mode = f"scores {args.strategy}" if args.scores else "no scores"
+        print(f"{pods} pods in {args.clusters} clusters ({mode}; features {','.join(sorted(feats))}; "
               f"{STATS['victims']} preempted, {STATS['pending']} pending): "
               f"{len(all_diffs)} disagreements in {bad_clusters} clusters")
         return 1 if all_diffs else 0

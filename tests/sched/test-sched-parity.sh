@@ -195,5 +195,5 @@ set +e
 "$DEVPLANE" simulate -f "$tmp/c.yaml" --scoring random >/dev/null 2>"$tmp/e"
 rc=$?
 set -e
-[ "$rc" = 2 ] && grep -q "must be binpack, spread or none" "$tmp/e" || fail "--scoring random: $rc $(cat "$tmp/e")"
+[ "$rc" = 2 ] && grep -q "must be default, binpack, spread or none" "$tmp/e" || fail "--scoring random: $rc $(cat "$tmp/e")"
 echo OK
