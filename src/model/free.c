@@ -324,7 +324,7 @@ dp_node *dp_node_free(dp_node *n) {
         nq_free(n->capacity, n->n_capacity);
         nq_free(n->allocatable, n->n_allocatable);
         for (size_t i = 0; i < n->n_images; i++)
-                strv_free(n->images[i].names, n->images[i].n_names);
+                dp_strv_free_n(n->images[i].names, n->images[i].n_names);
         free(n->images);
         free(n);
         return NULL;
@@ -475,7 +475,7 @@ dp_pod_disruption_budget *dp_pod_disruption_budget_free(dp_pod_disruption_budget
         header_done(&b->hdr);
         dp_object_meta_done(&b->meta);
         dp_label_selector_free(b->selector);
-        strv_free(b->disrupted_pods, b->n_disrupted_pods);
+        dp_strv_free_n(b->disrupted_pods, b->n_disrupted_pods);
         free(b);
         return NULL;
 }

@@ -11,7 +11,7 @@
  * increasing, shape score 0..10, hardPodAffinityWeight 0..100. */
 #include <stdio.h>
 
-#include "base/doc.h"
+#include "doc/doc.h"
 #include "base/strbuf.h"
 #include "sched/fmt.h"
 #include "sched/score.h"
