@@ -141,9 +141,11 @@ spec:
   partitionModes: [{name: a, compatibilityGroups: [x, y, z], count: 1}]
 YAML
 rc=0
+# (own directories: the agent above still holds its state directory, and a second agent
+# on it is refused before its profile is read)
 timeout 20 "$DEVPLANE" agent --dra --no-device-plugin --profile "$T/bad.yaml" --node-name node-b \
-        --plugin-dir "$T/plugins" --state-dir "$T/state" --slices-dir "$T/slices" 2>"$T/bad.err" || rc=$?
-[ "$rc" = 2 ] || fail "bad profile: exit $rc, expected 2"
+        --plugin-dir "$T/bad-plugins" --state-dir "$T/bad-state" --slices-dir "$T/bad-slices" 2>"$T/bad.err" || rc=$?
+[ "$rc" = 2 ] || fail "bad profile: exit $rc, expected 2: $(cat "$T/bad.err")"
 grep -q "bad.yaml:7:51: DeviceProfile bad: spec.partitionModes\[0\].compatibilityGroups: at most 2 compatibility groups per device (KEP-5963), got 3" \
         "$T/bad.err" || fail "bad profile message: $(cat "$T/bad.err")"
 pass "a mode with 3 compatibility groups: exit 2 naming file, object and field"

@@ -167,7 +167,10 @@ static dp_score_config *parse(const char *text, int *ret, char *msg, size_t size
         dp_score_config *c = NULL;
         dp_error err = DP_ERROR_INIT;
         *ret = dp_score_config_parse(text, strlen(text), "cfg.yaml", &c, &err);
-        snprintf(msg, size, "%s", *ret < 0 ? dp_error_msg(&err) : "");
+        const char *m = *ret < 0 ? dp_error_msg(&err) : "";
+        size_t n = strnlen(m, size - 1);
+        memcpy(msg, m, n);
+        msg[n] = '\0';
         return c;
 }
 
