@@ -2325,7 +2325,7 @@ static int cached_reasons(cycle *c, const dp_node *const *nodes, size_t nn, dp_e
         sc->vvalid = true;
         sc->vdirty_pos = u->n_dirty;
         if (c->node_unres) memcpy(c->node_unres, sc->unres, nn);
-        if (topo) return dp_topo_reasons(topo, sc->verdict, &sc->hist, nn, &c->hist);
+        if (topo) return dp_topo_reasons(topo, sc->verdict, &sc->hist, nn, &c->hist, c->node_unres);
         dp_diag_hist_clear(&c->hist);
         for (size_t i = 0; i < sc->hist.n; i++)
                 if (sc->hist.v[i].nodes) {
@@ -2383,7 +2383,7 @@ static int plan_cycle(dp_sched *s, qpod *q, sched_verdicts *v, dp_sched_plan **r
                 r = -ENOMEM;
                 goto out;
         }
-        if (fast == FAST_NONE && !v && !(pf && c.topo)) {
+        if (fast == FAST_NONE && !v) {
                 if ((r = cached_reasons(&c, nodes, nn, err)) < 0) goto out;
                 if (r > 0) fast = FAST_WINNER; /* the reasons are there: no pass (and no winner) */
         }

@@ -983,14 +983,17 @@ static bool sparse_checks(const topo_checks *ck) {
 }
 
 static void refuse_node(const topo_checks *ck, size_t i, const uint64_t *base, int32_t ni, dp_diag_hist *h,
-                        int64_t *delta) {
+                        int64_t *delta, uint8_t *unres) {
         if (!passes_before((dp_verdict_code)(base[ni] >> 32))) return;
         for (size_t j = 0; j < i; j++)
                 if (topo_check_node(&ck->v[j], (size_t)ni) != DP_VERDICT_FIT) return;
-        refuse(h, delta, base[ni], topo_check_node(&ck->v[i], (size_t)ni));
+        dp_verdict_code tv = topo_check_node(&ck->v[i], (size_t)ni);
+        refuse(h, delta, base[ni], tv);
+        if (unres) unres[ni] = dp_verdict_unresolvable(tv, false);
 }
 
-static void refuse_sparse(const topo_checks *ck, const uint64_t *base, dp_diag_hist *h, int64_t *delta) {
+static void refuse_sparse(const topo_checks *ck, const uint64_t *base, dp_diag_hist *h, int64_t *delta,
+                          uint8_t *unres) {
         for (size_t i = 0; i < ck->n; i++) {
                 const topo_check *c = &ck->v[i];
                 const topo_keydom *kd = c->kd;
@@ -999,15 +1002,15 @@ static void refuse_sparse(const topo_checks *ck, const uint64_t *base, dp_diag_h
                         size_t d = c->touched ? (size_t)c->touched[t] : t;
                         if (c->cnt[d] <= c->limit || (c->present && !c->present[d])) continue;
                         for (int32_t k = kd->start[d]; k < kd->start[d + 1]; k++)
-                                refuse_node(ck, i, base, kd->by_dom[k], h, delta);
+                                refuse_node(ck, i, base, kd->by_dom[k], h, delta, unres);
                 }
                 for (int32_t k = kd->start[kd->n_dom]; c->missing && k < kd->start[kd->n_dom + 1]; k++)
-                        refuse_node(ck, i, base, kd->by_dom[k], h, delta);
+                        refuse_node(ck, i, base, kd->by_dom[k], h, delta, unres);
         }
 }
 
 int dp_topo_reasons(const dp_topo_state *st, const uint64_t *base, const dp_diag_hist *base_hist, size_t nn,
-                    dp_diag_hist *ret) {
+                    dp_diag_hist *ret, uint8_t *unres) {
         /* base's histogram, less the nodes these plugins refuse, plus their verdicts */
         int64_t delta[DP_VERDICT_CODES_] = {0}, fit = 0;
         dp_diag_hist_clear(ret);
@@ -1025,14 +1028,16 @@ int dp_topo_reasons(const dp_topo_state *st, const uint64_t *base, const dp_diag
                 return r;
         }
         if (sparse_checks(&ck))
-                refuse_sparse(&ck, base, ret, delta);
+                refuse_sparse(&ck, base, ret, delta, unres);
         else
                 for (size_t ni = 0; ni < nn; ni++) {
                         if (!passes_before((dp_verdict_code)(base[ni] >> 32))) continue;
                         dp_verdict_code tv = DP_VERDICT_FIT;
                         for (size_t i = 0; i < ck.n && !tv; i++)
                                 tv = topo_check_node(&ck.v[i], ni);
-                        if (tv != DP_VERDICT_FIT) refuse(ret, delta, base[ni], tv);
+                        if (tv == DP_VERDICT_FIT) continue;
+                        refuse(ret, delta, base[ni], tv);
+                        if (unres) unres[ni] = dp_verdict_unresolvable(tv, false);
                 }
         free(ck.v);
         if (fit + delta[DP_VERDICT_FIT] > 0) { /* a node fits after all */

@@ -56,9 +56,11 @@ dp_verdict_code dp_topo_filter(const dp_topo_state *st, size_t ni);
  * first except where an earlier filter failed (the claims' filters,
  * CLAIM_UNREACHABLE and DRA, come after them). base_hist: base counted.
  * 1 with *ret filled, 0 when a
- * node fits after all, -ENOMEM. */
+ * node fits after all, -ENOMEM. unres (NULL: not wanted): per node, whether
+ * its verdict is one preemption cannot help, as the caller filled it for the
+ * base verdicts; a node these plugins refuse gets theirs. */
 int dp_topo_reasons(const dp_topo_state *st, const uint64_t *base, const dp_diag_hist *base_hist, size_t nn,
-                    dp_diag_hist *ret);
+                    dp_diag_hist *ret, uint8_t *unres);
 /* AddPod (delta +1) / RemovePod (-1): pod `p` of namespace `ns` on table
  * node ni, as if it were bound there (or gone from there). */
 int dp_topo_update_pod(dp_topo_state *st, const dp_pod *p, const char *ns, size_t ni, int delta);
