@@ -1262,12 +1262,15 @@ static int64_t whatif_ext(const sched_whatif *w, const char *name) {
 }
 
 /* Whether a port in use by a pod the what-if takes away, or added by one
- * it adds, takes `want`: -1 a gone pod held a port `used` stands for (that
- * many times, *ret_gone), 1 an added pod's conflicts, 0 neither. */
+ * it adds or gives back, takes `want`: -1 a gone pod held a port `used`
+ * stands for (that many times, *ret_gone), 1 an added or given-back pod's
+ * conflicts, 0 neither. */
 static int whatif_ports(const sched_whatif *w, const dp_host_port *want, const char *used_key, int64_t *ret_gone) {
         *ret_gone = 0;
-        for (size_t i = 0; w && i < w->n_gone + w->n_extra; i++) {
-                const dp_pod *p = i < w->n_gone ? w->gone[i] : w->extra[i - w->n_gone];
+        for (size_t i = 0; w && i < w->n_gone + w->n_extra + w->n_back; i++) {
+                const dp_pod *p = i < w->n_gone                ? w->gone[i]
+                                  : i < w->n_gone + w->n_extra ? w->extra[i - w->n_gone]
+                                                               : w->back[i - w->n_gone - w->n_extra];
                 _cleanup_free_ dp_host_port *v = NULL;
                 size_t n = 0;
                 if (dp_pod_host_ports(p, &v, &n) < 0) continue;

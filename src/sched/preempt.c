@@ -293,12 +293,13 @@ static int select_victims(pf_state *st, size_t ni, const dp_node *node, dp_error
         int r = dp_sched_nominated_on(st->s, st->q, node->meta.name, &extra, &n_extra);
         _cleanup_free_ const dp_pod **gone = calloc(np->n + 1, sizeof(*gone));
         _cleanup_free_ const dp_pod **order = calloc(np->n + 1, sizeof(*order));
+        _cleanup_free_ const dp_pod **back = calloc(np->n + 1, sizeof(*back));
         _cleanup_free_ bool *violating = calloc(np->n + 1, sizeof(*violating));
-        if (r < 0 || !gone || !order || !violating) return -ENOMEM;
+        if (r < 0 || !gone || !order || !back || !violating) return -ENOMEM;
         memcpy(order, np->v, np->n * sizeof(*order));
         qsort(order, np->n, sizeof(*order), cmp_pod_importance);
         memcpy(gone, order, np->n * sizeof(*gone));
-        sched_whatif wi = {node->meta.name, ni, gone, np->n, extra, n_extra};
+        sched_whatif wi = {node->meta.name, ni, gone, np->n, extra, n_extra, back, 0};
         dp_diag_hist why = {0};
         r = dp_sched_cycle_node(st->c, ni, &wi, &why, err);
         for (size_t i = 0; r == 0 && i < why.n; i++) /* its reasons with every lower pod gone */
@@ -319,9 +320,11 @@ static int select_victims(pf_state *st, size_t ni, const dp_node *node, dp_error
                                 at++;
                         memmove(&gone[at], &gone[at + 1], (wi.n_gone - at - 1) * sizeof(*gone));
                         wi.n_gone--;
+                        back[wi.n_back++] = order[k];
                         r = dp_sched_cycle_node(st->c, ni, &wi, NULL, err);
                         if (r < 0) goto fail;
                         if (r == 1) continue; /* it fits with this pod kept */
+                        wi.n_back--;
                         gone[wi.n_gone++] = order[k];
                         if ((r = victim_of(order[k], &victims[n_victims])) < 0) goto fail;
                         n_victims++;

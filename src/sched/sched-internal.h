@@ -159,6 +159,12 @@ typedef struct sched_whatif {
         size_t n_gone;
         const dp_pod *const *extra;
         size_t n_extra;
+        /* pods taken away, then given back (the reprieve): kube-scheduler
+         * removes every lower pod from the node and adds these again, so
+         * their host ports are in use even where a pod still taken away held
+         * the same one (the node keeps used ports as a set) */
+        const dp_pod *const *back;
+        size_t n_back;
 } sched_whatif;
 
 struct cycle;
