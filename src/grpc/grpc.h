@@ -72,6 +72,13 @@ const char *dp_grpc_status_name(int status);
  * whole request, or its last call ended that long ago) gets GOAWAY and is
  * closed; grpc-go clients reconnect on their next call. */
 #define DP_GRPC_IDLE_TIMEOUT_USEC (30ull * 1000 * 1000)
+/* A server connection that is done (GOAWAY sent, no stream left) shuts its
+ * writing side down and reads until the peer closes, at most this long,
+ * before it closes: a close with the peer still writing (a WINDOW_UPDATE,
+ * a PING ack) fails the peer's write with EPIPE, and grpc's core then fails
+ * the streams whose trailers it has not yet read. As nginx's lingering
+ * close and Go's http2 server do. */
+#define DP_GRPC_LINGER_USEC (1000ull * 1000)
 /* When accept(2) fails for want of file descriptors (EMFILE, ENFILE) or
  * memory, a listener stops accepting for this long instead of spinning. */
 #define DP_GRPC_ACCEPT_PAUSE_USEC (100ull * 1000)

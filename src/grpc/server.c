@@ -40,6 +40,7 @@ struct dp_grpc_sconn {
         uint32_t events;
         uint64_t armed; /* the timer's deadline, 0: disarmed (sconn_arm) */
         bool busy;      /* its callback is on the stack (a handler runs a nested loop) */
+        bool lingering; /* done: written side shut down, reading to the peer's close (sconn_linger) */
         dp_grpc_sconn *prev, *next;
 };
 
@@ -147,8 +148,28 @@ static void sconn_arm(dp_grpc_sconn *sc) {
         if (dp_loop_source_set_time(sc->timer, t) == 0) sc->armed = t;
 }
 
+/* The connection is done and everything is written: shut the writing side
+ * down (the peer reads our last frames, then EOF) and wait, at most
+ * DP_GRPC_LINGER_USEC, for the peer to close. The core
+ * is freed now; sconn_io_locked discards what arrives. */
+static void sconn_linger(dp_grpc_sconn *sc) {
+        if (shutdown(sc->fd, SHUT_WR) < 0 || !sc->timer) {
+                sconn_close(sc);
+                return;
+        }
+        sc->lingering = true;
+        sc->conn = dp_grpc_conn_free(sc->conn); /* no stream is left: no handler runs */
+        uint64_t t = dp_loop_now() + DP_GRPC_LINGER_USEC;
+        if (dp_loop_source_set_time(sc->timer, t) < 0) {
+                sconn_close(sc);
+                return;
+        }
+        sc->armed = t;
+        sconn_set_events(sc, EPOLLIN);
+}
+
 /* Write what the core has, re-arm the deadline timer, close when done.
- * Returns false when the connection was closed (sc is gone). */
+ * Returns false when the connection was closed (sc is gone) or lingers. */
 static bool sconn_after(dp_grpc_sconn *sc) {
         for (;;) {
                 const uint8_t *data;
@@ -170,7 +191,7 @@ static bool sconn_after(dp_grpc_sconn *sc) {
         sconn_set_events(sc, EPOLLIN);
 timers:
         if (dp_grpc_conn_is_done(sc->conn)) {
-                sconn_close(sc);
+                sconn_linger(sc);
                 return false;
         }
         sconn_arm(sc);
@@ -216,7 +237,29 @@ static int sconn_io(dp_loop_source *s, int fd, uint32_t events, void *userdata) 
         return 0;
 }
 
+/* A lingering connection: discard what the peer still sends, close at its
+ * EOF or error. */
+static void sconn_io_lingering(dp_grpc_sconn *sc, int fd) {
+        uint8_t buf[DP_GRPC_READ_CHUNK];
+        for (size_t total = 0; total < DP_GRPC_READ_BUDGET;) {
+                ssize_t n = read(fd, buf, sizeof buf);
+                if (n < 0 && errno == EINTR) continue;
+                if (n < 0 && errno == EAGAIN) {
+                        sc->busy = false;
+                        return;
+                }
+                if (n <= 0) break;
+                total += (size_t)n;
+        }
+        sc->busy = false;
+        sconn_close(sc); /* EOF, an error, or more than a round's budget: enough */
+}
+
 static void sconn_io_locked(dp_grpc_sconn *sc, int fd, uint32_t events) {
+        if (sc->lingering) {
+                sconn_io_lingering(sc, fd);
+                return;
+        }
         if (events & (EPOLLIN | EPOLLHUP | EPOLLERR)) {
                 uint8_t buf[DP_GRPC_READ_CHUNK];
                 size_t total = 0;
@@ -252,6 +295,10 @@ static int sconn_timer(dp_loop_source *s, uint64_t now, void *userdata) {
         dp_grpc_server *srv = sc->srv;
         sc->armed = 0; /* it fired: a one-shot timer is disarmed now */
         if (srv->free_requested) return 0;
+        if (sc->lingering && !sc->busy) {
+                sconn_close(sc); /* the peer did not close within DP_GRPC_LINGER_USEC */
+                return 0;
+        }
         if (sc->busy) {
                 if (dp_loop_source_set_time(s, now + 1000) == 0) sc->armed = now + 1000; /* after the outer frame */
                 return 0;
@@ -343,6 +390,11 @@ static bool evict_idle(dp_grpc_listener *ln) {
         dp_grpc_server *srv = ln->srv;
         dp_grpc_sconn *victim = NULL;
         uint64_t oldest = 0;
+        for (dp_grpc_sconn *sc = srv->conns; sc; sc = sc->next)
+                if (sc->lingering && !sc->busy) {
+                        sconn_close(sc); /* done already: only waiting for the peer's close */
+                        return true;
+                }
         /* the list is newest first: on a tie the earlier accepted wins */
         for (dp_grpc_sconn *sc = srv->conns; sc; sc = sc->next) {
                 uint64_t idle = dp_grpc_conn_idle_since(sc->conn);

@@ -18,7 +18,9 @@ check() { cmake -DBINARY="$1" -DSOURCE_DIR="$DP_SOURCE_DIR" -P "$DP_SOURCE_DIR/c
 grep -q -a DP_NODE_DRA_CRASH "$DEVPLANE" ||
         fail "$DEVPLANE has no DP_NODE_DRA_CRASH: the test configuration must build with DP_TEST_HOOKS"
 if out=$(check "$DEVPLANE"); then fail "the check passed a binary with test hooks: $out"; fi
-grep -q "holds DP_NODE_DRA_CRASH" <<<"$out" || fail "check output: $out"
+# CMake wraps a message at a width, so where the line breaks depends on the
+# length of the binary's path: compare with the whitespace folded.
+tr -s ' \n' '  ' <<<"$out" | grep -q "holds DP_NODE_DRA_CRASH" || fail "check output: $out"
 pass "check-test-hooks refuses a binary with DP_NODE_DRA_CRASH"
 
 # One hook used as dra-manager.c uses it, compiled with and without hooks.

@@ -3,7 +3,8 @@
  * the DevicePlugin methods, pluginregistration GetInfo and
  * NotifyRegistrationStatus, DRA v1 NodePrepareResources, plus
  * /test.Test/{Echo,Fail,Slow,Big,Count}.
- * Prints "READY" once listening, "CANCEL <path> <status>" when a held call
+ * Prints "READY" once listening, "HELD <path>" when it holds a call,
+ * "CANCEL <path> <status>" when a held call
  * ends early, and on SIGTERM shuts down gracefully (GOAWAY, finishes held
  * streams with OK), printing "BYE" when every connection is gone. */
 #include <signal.h>
@@ -51,6 +52,7 @@ static void hold(peer *p, dp_grpc_call *call) {
                         p->held[i] = call;
                         p->lists_sent[i] = 0;
                         dp_grpc_call_set_cancel_handler(call, on_cancel, p);
+                        say("HELD %s", dp_grpc_call_path(call));
                         return;
                 }
         dp_grpc_call_finish(call, DP_GRPC_RESOURCE_EXHAUSTED, "too many held calls");

@@ -82,7 +82,7 @@ def test_unknown_method(ch, srv):
 
 def test_deadline(ch, srv):
     try:
-        raw(ch, "/test.Test/Slow")(b"", timeout=0.3)
+        raw(ch, "/test.Test/Slow")(b"", timeout=1.0)  # long enough to reach a loaded server
         raise AssertionError("no error")
     except grpc.RpcError as e:
         assert e.code() == grpc.StatusCode.DEADLINE_EXCEEDED, e.code()
@@ -110,9 +110,12 @@ def test_big_echo_and_concurrency(ch, srv):
     big = bytes(range(256)) * (3 * 4096)  # 3 MiB: flow control both ways
     assert raw(ch, "/test.Test/Echo")(big, timeout=20) == big
     futs = [raw(ch, "/test.Test/Echo").future(b"req-%d" % i, timeout=20) for i in range(40)]
-    slow = raw(ch, "/test.Test/Slow").future(b"", timeout=5)  # in flight all along
+    slow = raw(ch, "/test.Test/Slow").future(b"", timeout=30)  # in flight all along
     for i, f in enumerate(futs):
         assert f.result() == b"req-%d" % i
+    # A call cancelled before its HEADERS left the client never reaches the
+    # server (a loaded machine delays the write): cancel it once it is held.
+    srv.expect("HELD /test.Test/Slow")
     slow.cancel()
     srv.expect("CANCEL /test.Test/Slow")
 
