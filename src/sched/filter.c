@@ -2503,7 +2503,9 @@ int dp_sched_plan_one(dp_sched *s, qpod *q, int64_t now_ms, dp_sched_plan **ret,
         dp_sched_info_clear_reasons(&q->info);
         free(q->info.postfilter);
         q->info.postfilter = NULL;
+        s->in_flight = q;
         int r = plan_cycle(s, q, NULL, ret, err);
+        s->in_flight = NULL;
         /* the PostFilter chose victims: they go now that the cycle is over */
         if (r == 0 && q->n_victims) r = dp_sched_preempt_apply(s, q, now_ms, err);
         return r;

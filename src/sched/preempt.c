@@ -457,17 +457,22 @@ static int delete_moves(dp_sched *s, qpod *w, const dp_pod *v, bool *ret) {
 
 /* A pod's nomination was cleared or moved: kube-scheduler treats it as
  * that pod deleted from its old node, for the waiting pods of at most its
- * priority (hasNominatedNodeNameChanged, AssignedPodDelete's hints). */
+ * priority (hasNominatedNodeNameChanged, AssignedPodDelete's hints), the
+ * pod itself included: the status update that clears it comes after the
+ * pod is back in the queue, so a pod NodeResourcesFit rejected is moved by
+ * its own nomination's end (pre_moved while it is still in its cycle). */
 static void nomination_gone(dp_sched *s, qpod *q) {
         const dp_pod *v = dp_store_get(s->store, DP_KIND_POD, q->ns, q->name, NULL).pod;
         for (size_t i = 0; v && i < s->n_pods; i++) {
                 qpod *w = s->pods[i];
-                if (w == q || !w->present || w->held || w->info.state != DP_POD_UNSCHEDULABLE || w->add_moved ||
-                    w->priority > q->priority)
+                if (!w->present || w->held || w->info.state != DP_POD_UNSCHEDULABLE ||
+                    (w != s->in_flight && w->add_moved) || w->priority > q->priority)
                         continue;
                 bool moves = true; /* out of memory: moved, as any change would */
                 delete_moves(s, w, v, &moves);
-                if (moves) {
+                if (moves && w == s->in_flight)
+                        w->pre_moved = true;
+                else if (moves) {
                         w->add_moved = true;
                         s->add_rev++;
                 }
