@@ -2338,35 +2338,127 @@ static int cached_reasons(cycle *c, const dp_node *const *nodes, size_t nn, dp_e
         return 1;
 }
 
+/* The pod-level part of a cycle (PreFilter): the pod read, its extended
+ * resources, host ports and claims. 1 go on to the nodes, 0 the cycle is
+ * over (a pod-level message set), <0 error. */
+static int cycle_prefilter(cycle *c, dp_error *err) {
+        dp_sched *s = c->s;
+        qpod *q = c->q;
+        uint64_t rv = 0;
+        dp_object po = dp_store_get(s->store, DP_KIND_POD, q->ns, q->name, &rv);
+        if (!po.hdr) return dp_error_set(err, -ENOENT, "pod %s not found", q->key);
+        c->pod = po.pod;
+        c->pod_rv = rv;
+        int r = usage_sync(s);
+        /* a view of the store with the assumed claims in it, for gangs only:
+         * otherwise the kept snapshot and counters stand for it */
+        if (r >= 0 && s->n_assumed) r = build_view(s, &c->view);
+        if (r >= 0) {
+                dp_error perr = DP_ERROR_INIT;
+                r = pod_ext(c->pod, &c->ext, &c->n_ext, &perr);
+                if (r == -EINVAL) {
+                        set_pod_message(q, dp_error_msg(&perr));
+                        return 0;
+                }
+        }
+        if (r >= 0) pod_native(c->pod, c->native);
+        if (r >= 0) default_prescore(c);
+        if (r >= 0) r = dp_pod_host_ports(c->pod, &c->ports, &c->n_ports);
+        for (size_t k = 0; r >= 0 && k < c->n_ext; k++)
+                c->ext[k].class_name = class_for(s->store, c->ext[k].name);
+        if (r >= 0) r = resolve_claims(c, err);
+        return r;
+}
+
+static void allocs_free(dp_allocation_result **allocs, size_t n) {
+        for (size_t x = 0; x < n; x++)
+                dp_allocation_result_free(allocs ? allocs[x] : NULL);
+        free(allocs);
+}
+
+/* Node ni of the table through the filters: counted (Pending reasons),
+ * kept as feasible (the default profile scores once every node is
+ * known), kept as a verdict (a diagnosis) or compared with the best so
+ * far. 0 go on, 1 the cycle is over (a pod-level message set), <0 error. */
+static int cycle_try_node(cycle *c, const dp_node *const *nodes, size_t ni) {
+        int64_t key[2];
+        dp_allocation_result **allocs = NULL;
+        size_t n_allocs = 0, idx[34];
+        bool via[32] = {0};
+        dp_error nerr; /* reset per node without clearing its whole buffer */
+        nerr.code = 0;
+        nerr.msg[0] = '\0';
+        c->unres = false;
+        int r = try_node_nom(c, nodes[ni], ni, key, &allocs, &n_allocs, idx, via, &nerr);
+        if (r == 0 && c->node_unres) c->node_unres[ni] = c->unres;
+        if (r < 0 && r != -ENOMEM) { /* undecidable (a selector failed at run time): pod-level */
+                set_pod_message(c->q, dp_error_msg(&nerr));
+                return 1;
+        }
+        if (r <= 0) return r;
+        bool better = c->s->policy != DP_SCORE_DEFAULT && !c->verdicts &&
+                      (!c->best_node || key[0] > c->best_key[0] || (key[0] == c->best_key[0] && key[1] > c->best_key[1]));
+        if (!better) {
+                allocs_free(allocs, n_allocs);
+                if (c->s->policy == DP_SCORE_DEFAULT && !c->verdicts) return feas_add(c, ni, key);
+                if (!c->verdicts) return 0;
+                c->quiet = false; /* a diagnosis: every node, no plan */
+                return verdict(c, nodes[ni], DP_VERDICT_FIT, NULL, NULL);
+        }
+        allocs_free(c->best_allocs, c->best_n_allocs);
+        free(c->best_node);
+        c->best_node = dp_strdup(nodes[ni]->meta.name);
+        c->best_allocs = allocs;
+        c->best_n_allocs = n_allocs;
+        memcpy(c->best_key, key, sizeof(key));
+        memcpy(c->best_via_dra, via, sizeof(via));
+        memcpy(c->best_idx, idx, n_allocs * sizeof(*idx));
+        return c->best_node ? 0 : -ENOMEM;
+}
+
+/* No node took the pod: its message and reasons, then the PostFilter. */
+static int cycle_unschedulable(cycle *c, size_t nn, bool pf, dp_error *err) {
+        qpod *q = c->q;
+        q->info.state = DP_POD_UNSCHEDULABLE;
+        char *m = dp_diag_message(&c->hist, &c->s->strings, nn);
+        if (!m) return dp_error_set(err, -ENOMEM, "out of memory while writing the reasons of a Pending pod");
+        free(q->info.message);
+        q->info.message = m;
+        dp_diag_hist_clear(&q->info.reasons);
+        q->info.reasons = c->hist;
+        c->hist = (dp_diag_hist){0};
+        return pf ? dp_sched_postfilter(c->s, q, c, c->node_unres, err) : 0;
+}
+
+/* A node was chosen: the plan (claims allocated again on that node, with
+ * their results). 1 planned, 0 not (a pod-level message set), <0 error. */
+static int cycle_plan(cycle *c, dp_sched_plan **ret, dp_error *err) {
+        if (c->best_n_allocs > 0) { /* the same search again on the chosen node, now with its results */
+                unsigned sub = 0;
+                dp_error rerr = DP_ERROR_INIT;
+                int r = dp_sched_dra_try(c->dra, c->best_node, c->best_idx, c->best_n_allocs, &sub, &c->best_allocs,
+                                         NULL, &rerr);
+                if (r == 0)
+                        r = dp_error_set(err, -EIO, "node %s: the allocation found could not be repeated", c->best_node);
+                if (r < 0 && r != -ENOMEM && r != -EIO) {
+                        set_pod_message(c->q, dp_error_msg(&rerr));
+                        r = 0;
+                }
+                if (r <= 0) {
+                        c->best_allocs = NULL;
+                        return r;
+                }
+        }
+        int r = make_plan(c, ret);
+        return r < 0 ? r : 1;
+}
+
 /* One cycle for q; with `v` (a diagnosis) every node's verdict is kept,
  * nothing is planned and 1 means the verdicts are there. */
 static int plan_cycle(dp_sched *s, qpod *q, sched_verdicts *v, dp_sched_plan **ret, dp_error *err) {
         cycle c = {.s = s, .q = q, .verdicts = v};
         size_t nn = 0;
-        uint64_t rv = 0;
-        dp_object po = dp_store_get(s->store, DP_KIND_POD, q->ns, q->name, &rv);
-        if (!po.hdr) return dp_error_set(err, -ENOENT, "pod %s not found", q->key);
-        c.pod = po.pod;
-        c.pod_rv = rv;
-        int r = usage_sync(s);
-        /* a view of the store with the assumed claims in it, for gangs only:
-         * otherwise the kept snapshot and counters stand for it */
-        if (r >= 0 && s->n_assumed) r = build_view(s, &c.view);
-        if (r >= 0) {
-                dp_error perr = DP_ERROR_INIT;
-                r = pod_ext(c.pod, &c.ext, &c.n_ext, &perr);
-                if (r == -EINVAL) {
-                        set_pod_message(q, dp_error_msg(&perr));
-                        r = 0;
-                        goto out;
-                }
-        }
-        if (r >= 0) pod_native(c.pod, c.native);
-        if (r >= 0) default_prescore(&c);
-        if (r >= 0) r = dp_pod_host_ports(c.pod, &c.ports, &c.n_ports);
-        for (size_t k = 0; r >= 0 && k < c.n_ext; k++)
-                c.ext[k].class_name = class_for(s->store, c.ext[k].name);
-        if (r >= 0) r = resolve_claims(&c, err);
+        int r = cycle_prefilter(&c, err);
         if (r <= 0) goto out;
         /* nodes in name order */
         if ((r = nodes_sync(s)) < 0) goto out;
@@ -2396,103 +2488,15 @@ static int plan_cycle(dp_sched *s, qpod *q, sched_verdicts *v, dp_sched_plan **r
         int first = nom < nn ? -1 : fast == FAST_UNDECIDED ? 0 : fast == FAST_NONE ? 1 : 2;
         for (int pass = first; pass < 2 && !c.best_node; pass++) {
                 c.quiet = pass <= 0;
-                dp_error nerr; /* reset per node without clearing its whole buffer */
-                for (size_t ni = pass < 0 ? nom : 0; ni < (pass < 0 ? nom + 1 : nn); ni++) {
-                        int64_t key[2];
-                        dp_allocation_result **allocs = NULL;
-                        size_t n_allocs = 0;
-                        bool via[32] = {0};
-                        size_t idx[34];
-                        nerr.code = 0;
-                        nerr.msg[0] = '\0';
-                        c.unres = false;
-                        r = try_node_nom(&c, nodes[ni], ni, key, &allocs, &n_allocs, idx, via, &nerr);
-                        if (r == 0 && c.node_unres) c.node_unres[ni] = c.unres;
-                        if (r < 0 && r != -ENOMEM) {
-                                /* undecidable (a selector failed at run time): pod-level */
-                                set_pod_message(q, dp_error_msg(&nerr));
-                                r = 0;
+                for (size_t ni = pass < 0 ? nom : 0; ni < (pass < 0 ? nom + 1 : nn); ni++)
+                        if ((r = cycle_try_node(&c, nodes, ni)) != 0) {
+                                r = r > 0 ? 0 : r;
                                 goto out;
                         }
-                        if (r < 0) goto out;
-                        if (r == 0) continue;
-                        if (s->policy == DP_SCORE_DEFAULT && !v) { /* scored once every node is known */
-                                for (size_t x = 0; x < n_allocs; x++)
-                                        dp_allocation_result_free(allocs ? allocs[x] : NULL);
-                                free(allocs);
-                                if ((r = feas_add(&c, ni, key)) < 0) goto out;
-                                continue;
-                        }
-                        if (v) { /* a diagnosis: every node, no plan */
-                                for (size_t x = 0; x < n_allocs; x++)
-                                        dp_allocation_result_free(allocs ? allocs[x] : NULL);
-                                free(allocs);
-                                c.quiet = false;
-                                if ((r = verdict(&c, nodes[ni], DP_VERDICT_FIT, NULL, NULL)) < 0) goto out;
-                                continue;
-                        }
-                        bool better = !c.best_node || key[0] > c.best_key[0] ||
-                                      (key[0] == c.best_key[0] && key[1] > c.best_key[1]);
-                        if (better) {
-                                for (size_t x = 0; x < c.best_n_allocs; x++)
-                                        dp_allocation_result_free(c.best_allocs ? c.best_allocs[x] : NULL);
-                                free(c.best_allocs);
-                                free(c.best_node);
-                                c.best_node = dp_strdup(nodes[ni]->meta.name);
-                                if (!c.best_node) r = -ENOMEM;
-                                c.best_allocs = allocs;
-                                c.best_n_allocs = n_allocs;
-                                memcpy(c.best_key, key, sizeof(key));
-                                memcpy(c.best_via_dra, via, sizeof(via));
-                                memcpy(c.best_idx, idx, n_allocs * sizeof(*idx));
-                        } else {
-                                for (size_t x = 0; x < n_allocs; x++)
-                                        dp_allocation_result_free(allocs ? allocs[x] : NULL);
-                                free(allocs);
-                        }
-                        if (r < 0) goto out;
-                }
-                if (s->policy == DP_SCORE_DEFAULT && !v && (r = default_pick(&c, nodes, err)) < 0)
-                        goto out;
+                if (s->policy == DP_SCORE_DEFAULT && !v && (r = default_pick(&c, nodes, err)) < 0) goto out;
         }
         c.quiet = false;
-        if (v) {
-                r = 1;
-                goto out;
-        }
-        if (!c.best_node) {
-                q->info.state = DP_POD_UNSCHEDULABLE;
-                char *m = dp_diag_message(&c.hist, &s->strings, nn);
-                if (!m) {
-                        r = dp_error_set(err, -ENOMEM, "out of memory while writing the reasons of a Pending pod");
-                        goto out;
-                }
-                free(q->info.message);
-                q->info.message = m;
-                dp_diag_hist_clear(&q->info.reasons);
-                q->info.reasons = c.hist;
-                c.hist = (dp_diag_hist){0};
-                r = pf ? dp_sched_postfilter(s, q, &c, c.node_unres, err) : 0;
-                goto out;
-        }
-        if (c.best_n_allocs > 0) { /* the same search again on the chosen node, now with its results */
-                unsigned sub = 0;
-                dp_error rerr = DP_ERROR_INIT;
-                r = dp_sched_dra_try(c.dra, c.best_node, c.best_idx, c.best_n_allocs, &sub, &c.best_allocs, NULL,
-                                     &rerr);
-                if (r == 0)
-                        r = dp_error_set(err, -EIO, "node %s: the allocation found could not be repeated", c.best_node);
-                if (r < 0 && r != -ENOMEM && r != -EIO) {
-                        set_pod_message(q, dp_error_msg(&rerr));
-                        r = 0;
-                }
-                if (r <= 0) {
-                        c.best_allocs = NULL;
-                        goto out;
-                }
-        }
-        r = make_plan(&c, ret);
-        if (r >= 0) r = 1;
+        r = v ? 1 : c.best_node ? cycle_plan(&c, ret, err) : cycle_unschedulable(&c, nn, pf, err);
 out:
         cycle_done(&c);
         return r;
