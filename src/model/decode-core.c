@@ -468,6 +468,22 @@ static int skip_status(dctx *c, const dp_doc_node *n) {
         return 0;
 }
 
+/* A Service or ReplicationController: spec.selector (a plain map), the
+ * only field read; the rest of its spec and its status pass unread. */
+static int decode_selector_spec(dctx *c, const dp_doc_node *n, dp_deployment *d) {
+        DECODE_FIELDS(c, n, k, v, if (streq(k, "selector")) r =
+                              get_kv_map(c, v, &d->selector_match_labels, &d->n_selector_match_labels);
+                      else if (k) r = 0;);
+        return 0;
+}
+
+int decode_selector_owner(dctx *c, const dp_doc_node *root, dp_deployment *d) {
+        DECODE_FIELDS(c, root, k, v, if (in_list(k, top_level)) r = 0;
+                      else if (streq(k, "spec")) r = decode_selector_spec(c, v, d);
+                      else if (streq(k, "status")) r = skip_status(c, v););
+        return 0;
+}
+
 int decode_deployment(dctx *c, const dp_doc_node *root, dp_deployment *d) {
         d->replicas = 1;
         DECODE_FIELDS(c, root, k, v, if (in_list(k, top_level)) r = 0;

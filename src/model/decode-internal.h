@@ -117,6 +117,7 @@ int decode_pod_label_selector(dctx *c, const dp_doc_node *n, dp_label_selector *
  * a pod spec decode_pod_sched_field takes). */
 int decode_priority_class(dctx *c, const dp_doc_node *root, dp_priority_class *pc);
 int decode_pod_disruption_budget(dctx *c, const dp_doc_node *root, dp_pod_disruption_budget *b);
+int decode_selector_owner(dctx *c, const dp_doc_node *root, dp_deployment *d);
 /* metav1.LabelSelector (decode-podaffinity.c): null stays NULL, {} matches everything */
 int decode_pod_label_selector(dctx *c, const dp_doc_node *n, dp_label_selector **ret);
 bool pod_sched_field(const char *key);

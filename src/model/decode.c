@@ -493,6 +493,8 @@ static const kind_entry kinds[] = {
         {"DaemonSet", DP_KIND_DAEMON_SET, sizeof(dp_deployment), apps_versions},
         {"Job", DP_KIND_JOB, sizeof(dp_deployment), batch_versions},
         {"PodDisruptionBudget", DP_KIND_POD_DISRUPTION_BUDGET, sizeof(dp_pod_disruption_budget), pdb_versions},
+        {"Service", DP_KIND_SERVICE, sizeof(dp_deployment), core_versions},
+        {"ReplicationController", DP_KIND_REPLICATION_CONTROLLER, sizeof(dp_deployment), core_versions},
 };
 
 static const kind_entry *find_kind(const char *kind) {
@@ -558,6 +560,8 @@ static int decode_kind(dctx *c, const kind_entry *ke, const dp_doc_node *root, d
         case DP_KIND_STATEFUL_SET:
         case DP_KIND_JOB:
         case DP_KIND_DAEMON_SET: return decode_deployment(c, root, o.deployment);
+        case DP_KIND_SERVICE:
+        case DP_KIND_REPLICATION_CONTROLLER: return decode_selector_owner(c, root, o.deployment);
         case DP_KIND_EXT:
         case DP_KIND_NONE: break;
         }

@@ -737,6 +737,14 @@ static dp_doc_node *pod_group(dp_doc_builder *e, const dp_pod_group *g) {
         return n;
 }
 
+/* A Service or ReplicationController: what was read, spec.selector. */
+static dp_doc_node *selector_owner(dp_doc_builder *e, const dp_deployment *d) {
+        dp_doc_node *n = object_head(e, &d->hdr, &d->meta), *spec = dp_doc_b_map(e);
+        if (d->n_selector_match_labels) put_kv(e, spec, "selector", d->selector_match_labels, d->n_selector_match_labels);
+        dp_doc_b_put(e, n, "spec", spec);
+        return n;
+}
+
 static dp_doc_node *deployment(dp_doc_builder *e, const dp_deployment *d) {
         dp_doc_node *n = object_head(e, &d->hdr, &d->meta), *spec = dp_doc_b_map(e);
         if (d->hdr.kind == DP_KIND_JOB)
@@ -815,6 +823,8 @@ static dp_doc_node *any(dp_doc_builder *e, dp_object o) {
         case DP_KIND_STATEFUL_SET:
         case DP_KIND_JOB:
         case DP_KIND_DAEMON_SET: return deployment(e, o.deployment);
+        case DP_KIND_SERVICE:
+        case DP_KIND_REPLICATION_CONTROLLER: return selector_owner(e, o.deployment);
         case DP_KIND_EXT: return object_head(e, o.hdr, &o.ext->meta);
         case DP_KIND_NONE: break;
         }

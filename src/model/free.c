@@ -509,7 +509,9 @@ void dp_object_free(dp_object o) {
         case DP_KIND_REPLICA_SET:
         case DP_KIND_STATEFUL_SET:
         case DP_KIND_JOB:
-        case DP_KIND_DAEMON_SET: dp_deployment_free(o.deployment); break;
+        case DP_KIND_DAEMON_SET:
+        case DP_KIND_SERVICE:
+        case DP_KIND_REPLICATION_CONTROLLER: dp_deployment_free(o.deployment); break;
         case DP_KIND_EXT:
                 if (o.ext->ext) o.ext->ext->done(o);
                 dp_object_meta_done(&o.ext->meta);
@@ -541,6 +543,8 @@ const char *dp_kind_name(dp_kind k) {
         case DP_KIND_STATEFUL_SET: return "StatefulSet";
         case DP_KIND_JOB: return "Job";
         case DP_KIND_DAEMON_SET: return "DaemonSet";
+        case DP_KIND_SERVICE: return "Service";
+        case DP_KIND_REPLICATION_CONTROLLER: return "ReplicationController";
         case DP_KIND_EXT:
         case DP_KIND_NONE: break;
         }
@@ -565,7 +569,9 @@ dp_object_meta *dp_object_meta_of(dp_object o) {
         case DP_KIND_REPLICA_SET:
         case DP_KIND_STATEFUL_SET:
         case DP_KIND_JOB:
-        case DP_KIND_DAEMON_SET: return &o.deployment->meta;
+        case DP_KIND_DAEMON_SET:
+        case DP_KIND_SERVICE:
+        case DP_KIND_REPLICATION_CONTROLLER: return &o.deployment->meta;
         case DP_KIND_EXT: return &o.ext->meta;
         case DP_KIND_NONE: break;
         }

@@ -75,11 +75,16 @@ typedef enum {
         DP_KIND_JOB,
         DP_KIND_DAEMON_SET,
         DP_KIND_POD_DISRUPTION_BUDGET, /* policy/v1: preemption's victim order (sched/preempt.c) */
+        /* v1 Service and ReplicationController in dp_deployment's shape,
+         * spec.selector (a plain map) in selector_match_labels and nothing
+         * else: PodTopologySpread's default constraints select with them */
+        DP_KIND_SERVICE,
+        DP_KIND_REPLICATION_CONTROLLER,
         /* after the built-in kinds, so their numbers (which generated names
          * hash) stay what they were */
         DP_KIND_EXT, /* a kind another module decodes (dp_model_ext; Kueue's in src/queue) */
 } dp_kind;
-#define DP_KIND_LAST DP_KIND_POD_DISRUPTION_BUDGET /* the last built-in kind */
+#define DP_KIND_LAST DP_KIND_REPLICATION_CONTROLLER /* the last built-in kind */
 
 /* First member of every object struct. */
 typedef struct dp_object_header {

@@ -1081,6 +1081,8 @@ int dp_object_validate(dp_object o, dp_error *err) {
         case DP_KIND_STATEFUL_SET:
         case DP_KIND_JOB:
         case DP_KIND_DAEMON_SET: r = validate_deployment(&c, o.deployment); break;
+        case DP_KIND_SERVICE:
+        case DP_KIND_REPLICATION_CONTROLLER: r = validate_meta(&c, &o.deployment->meta, true, dp_validate_dns_subdomain); break;
         case DP_KIND_EXT: break; /* checked by the module that decoded it */
         case DP_KIND_NONE: r = dp_error_set(err, -EINVAL, "no kind"); break;
         }

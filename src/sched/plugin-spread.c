@@ -297,37 +297,89 @@ static int soft_compile(dp_topo_index *idx, const dp_pod *p, size_t n_tab, soft_
         return 0;
 }
 
-/* The cluster's default constraints (PodTopologySpreadArgs defaultingType
- * System: hostname maxSkew 3, zone maxSkew 5, ScheduleAnyway) for a pod
- * whose controller is a ReplicaSet or StatefulSet (devplane's own pods of
- * a Deployment: the Deployment, standing for its ReplicaSet) in the store,
- * with that owner's selector (helper.DefaultSelector; Services and
- * ReplicationControllers are not read). 0 with *ret_n 0: none. */
-static const dp_deployment *default_owner(const dp_store *st, const dp_pod *p, const char *ns) {
-        static const dp_kind kinds[] = {DP_KIND_REPLICA_SET, DP_KIND_STATEFUL_SET, DP_KIND_DEPLOYMENT};
+/* The selector of the cluster's default constraints (PodTopologySpreadArgs
+ * defaultingType System: hostname maxSkew 3, zone maxSkew 5, ScheduleAnyway)
+ * for a pod, as helper.DefaultSelector makes it: the selectors of the
+ * Services of its namespace that select it (a Service without a selector
+ * selects nothing), merged, then its controller's: a v1
+ * ReplicationController's spec.selector merged in, an apps/v1 ReplicaSet's
+ * or StatefulSet's matchLabels added (devplane's own pods of a Deployment:
+ * the Deployment, standing for its ReplicaSet). Labels borrowed from the
+ * store; sel->n 0: no default constraints. */
+typedef struct default_sel {
+        dp_kv *kv;
+        size_t n, cap;
+} default_sel;
+
+static int sel_merge(default_sel *d, const dp_kv *kv, size_t n) {
+        for (size_t i = 0; i < n; i++) {
+                size_t j = 0;
+                while (j < d->n && !streq(d->kv[j].key, kv[i].key))
+                        j++;
+                if (j == d->n && DP_GROW(d->kv, d->cap, d->n + 1) < 0) return -ENOMEM;
+                if (j == d->n) d->n++;
+                d->kv[j] = kv[i]; /* the later one wins, as labels.Merge */
+        }
+        return 0;
+}
+
+static bool selects(const dp_deployment *svc, const dp_pod *p) {
+        for (size_t i = 0; i < svc->n_selector_match_labels; i++) {
+                const char *v = dp_kv_get(p->meta.labels, p->meta.n_labels, svc->selector_match_labels[i].key);
+                if (!v || !streq(v, svc->selector_match_labels[i].value)) return false;
+        }
+        return true;
+}
+
+static const dp_deployment *controller_of(const dp_store *st, const dp_pod *p, const char *ns) {
+        static const struct {
+                dp_kind kind;
+                const char *api_version;
+        } kinds[] = {{DP_KIND_REPLICATION_CONTROLLER, "v1"},
+                     {DP_KIND_REPLICA_SET, "apps/v1"},
+                     {DP_KIND_STATEFUL_SET, "apps/v1"},
+                     {DP_KIND_DEPLOYMENT, "apps/v1"}};
         for (size_t i = 0; i < p->meta.n_owner_references; i++) {
                 const dp_owner_ref *o = &p->meta.owner_references[i];
-                if (!o->controller || !o->kind || !o->name || !streq_ptr(o->api_version, "apps/v1")) continue;
-                for (size_t k = 0; k < ELEMENTSOF(kinds); k++)
-                        if (streq(o->kind, dp_kind_name(kinds[k]))) {
-                                const dp_deployment *d = dp_store_get(st, kinds[k], ns, o->name, NULL).deployment;
-                                return d && d->n_selector_match_labels ? d : NULL; /* an empty selector: none */
-                        }
+                if (!o->controller) continue;
+                for (size_t k = 0; o->kind && o->name && k < ELEMENTSOF(kinds); k++)
+                        if (streq(o->kind, dp_kind_name(kinds[k].kind)) && streq_ptr(o->api_version, kinds[k].api_version))
+                                return dp_store_get(st, kinds[k].kind, ns, o->name, NULL).deployment;
                 return NULL; /* the controller, of another kind */
         }
         return NULL;
 }
 
+static int default_selector(const dp_store *st, const dp_pod *p, const char *ns, default_sel *sel) {
+        size_t it = 0;
+        dp_object o;
+        while (dp_store_count(st, DP_KIND_SERVICE) && dp_store_next(st, DP_KIND_SERVICE, &it, &o, NULL)) {
+                const dp_deployment *svc = o.deployment;
+                if (svc->n_selector_match_labels && streq(dp_store_ns_of(o), ns) && selects(svc, p)) {
+                        int r = sel_merge(sel, svc->selector_match_labels, svc->n_selector_match_labels);
+                        if (r < 0) return r;
+                }
+        }
+        const dp_deployment *own = controller_of(st, p, ns);
+        return own ? sel_merge(sel, own->selector_match_labels, own->n_selector_match_labels) : 0;
+}
+
 bool topo_spread_defaults_apply(const dp_store *st, const dp_pod *p, const char *ns) {
-        return default_owner(st, p, ns) != NULL;
+        default_sel sel = {0};
+        int r = default_selector(st, p, ns, &sel);
+        free(sel.kv);
+        return r < 0 || sel.n > 0; /* out of memory: scored, where the error comes back */
 }
 
 static int soft_defaults(dp_topo_index *idx, const dp_store *st, const dp_pod *p, const char *ns, size_t n_tab,
                          soft_c *v, size_t *ret_n) {
-        const dp_deployment *own = default_owner(st, p, ns);
-        if (!own) return 0;
-        dp_label_selector ls = {.match_labels = own->selector_match_labels,
-                                .n_match_labels = own->n_selector_match_labels};
+        _cleanup_free_ dp_kv *kv = NULL;
+        default_sel sel = {0};
+        int rs = default_selector(st, p, ns, &sel);
+        kv = sel.kv;
+        if (rs < 0) return rs;
+        if (!sel.n) return 0;
+        dp_label_selector ls = {.match_labels = sel.kv, .n_match_labels = sel.n};
         static const struct {
                 const char *key;
                 int32_t skew;

@@ -375,7 +375,7 @@ TEST(foreign_api_versions_skipped) {
         dp_object_list_free(l);
 }
 
-/* Kinds outside the model (ConfigMap, Service, CRDs) are skipped and
+/* Kinds outside the model (ConfigMap, ServiceAccount, CRDs) are skipped and
  * counted once per kind and apiVersion, never an error. */
 TEST(unknown_kinds_skipped) {
         dp_object_list *l =
@@ -625,4 +625,27 @@ TEST(attribute_two_lists) {
         decode_fails("apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\nspec:\n"
                      "  devices:\n  - name: a\n    attributes:\n      x: {strings: [a], ints: [1, 2, 3]}\n",
                      "spec.devices[0].attributes.x: exactly one of int, bool, string, version");
+}
+
+/* Service and ReplicationController: spec.selector only (PodTopologySpread's
+ * default constraints); every other field passes unread, nothing is skipped. */
+TEST(service_and_rc_selectors) {
+        dp_object_list *l = decode_ok(
+                "apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: ns}\nspec:\n"
+                "  selector: {app: web, tier: fe}\n  ports: [{port: 80}]\n  type: ClusterIP\n"
+                "status: {loadBalancer: {}}\n---\n"
+                "apiVersion: v1\nkind: Service\nmetadata: {name: headless}\nspec: {clusterIP: None}\n---\n"
+                "apiVersion: v1\nkind: ReplicationController\nmetadata: {name: db}\nspec:\n  replicas: 2\n"
+                "  selector: {app: db}\n  template:\n    spec: {containers: [{name: c, image: i}]}\n");
+        ASSERT_EQ(l->n, (size_t)3);
+        ASSERT_EQ(l->n_skipped, (size_t)0);
+        ASSERT_EQ(l->items[0].hdr->kind, DP_KIND_SERVICE);
+        ASSERT_STREQ(dp_kind_name(DP_KIND_SERVICE), "Service");
+        ASSERT_EQ(l->items[0].deployment->n_selector_match_labels, (size_t)2);
+        ASSERT_STREQ(dp_kv_get(l->items[0].deployment->selector_match_labels, 2, "tier"), "fe");
+        ASSERT_EQ(l->items[1].deployment->n_selector_match_labels, (size_t)0);
+        ASSERT_EQ(l->items[2].hdr->kind, DP_KIND_REPLICATION_CONTROLLER);
+        ASSERT_STREQ(dp_kv_get(l->items[2].deployment->selector_match_labels, 1, "app"), "db");
+        ASSERT_TRUE(l->items[2].deployment->template_ == NULL); /* stands up no pods */
+        dp_object_list_free(l);
 }

@@ -44,7 +44,8 @@ adds NodeResourcesFit's MostAllocated to both. The features "prefer"
 "softaffinity" (preferred pod affinity / anti-affinity) and "images"
 (node.status.images, pods' images: ImageLocality) and "owners" (ReplicaSets and
 a StatefulSet without replicas controlling pods: PodTopologySpread's default
-constraints) only change scores.
+constraints) and "services" (Services selecting pods, a ReplicationController
+controlling some: the same constraints' selectors) only change scores.
 
 usage: differential-ksched.py [--seed N] [--clusters N] [--features a,b]
                               [--scores [--strategy least|most]]
@@ -459,6 +460,34 @@ def pod_owners(rng, cluster, pod):
                                                "uid": f"uid-{name}", "controller": True}]
 
 
+def service_objects(rng, cluster):
+    """A ReplicationController for app a (no replicas) and some Services
+    (selecting app b, tier fe, app c in team-a; one without a selector):
+    PodTopologySpread's default constraints select with the selectors of the
+    Services that select a pod merged with its controller's
+    (helper.DefaultSelector), so a pod no owner controls may spread too."""
+    tmpl = {"metadata": {"labels": {"app": "a"}},
+            "spec": {"containers": [{"name": "c", "image": "registry.example/app:1"}]}}
+    objs = [{"apiVersion": "v1", "kind": "ReplicationController", "metadata": {"name": "rc-a", "namespace": "default"},
+             "spec": {"replicas": 0, "selector": {"app": "a"}, "template": tmpl}}]
+    for name, ns, sel, p in (("svc-b", "default", {"app": "b"}, 0.5), ("svc-fe", "default", {"tier": "fe"}, 0.3),
+                             ("svc-c", "team-a", {"app": "c"}, 0.3), ("svc-none", "default", None, 0.3)):
+        if rng.random() < p:
+            spec = {"ports": [{"port": 80}]}
+            if sel:
+                spec["selector"] = sel
+            objs.append({"apiVersion": "v1", "kind": "Service", "metadata": {"name": name, "namespace": ns},
+                         "spec": spec})
+    return objs
+
+
+def pod_services(rng, cluster, pod):
+    """Some app-a pods controlled by the ReplicationController rc-a instead."""
+    if (pod["metadata"].get("labels") or {}).get("app") == "a" and rng.random() < 0.4:
+        pod["metadata"]["ownerReferences"] = [{"apiVersion": "v1", "kind": "ReplicationController", "name": "rc-a",
+                                               "uid": "uid-rc-a", "controller": True}]
+
+
 def namespaces(rng, cluster):
     return [AFF.namespace(name, labels) for name, labels in sorted(TEAMS.items())]
 
@@ -532,11 +561,11 @@ NODE_FEATURES = {"taints": node_taints, "defaults": node_defaults, "topology": n
 POD_FEATURES = {"dra": pod_dra, "selectors": pod_selectors, "taints": pod_tolerations, "ports": pod_ports,
                 "priority": pod_priority, "gates": pod_gates, "timestamps": pod_timestamps,
                 "schedulers": pod_schedulers, "topology": pod_topology, "prefer": pod_prefer,
-                "softaffinity": pod_softaffinity, "images": pod_images, "owners": pod_owners, "bound": pod_bound,
-                "preemption": pod_preemption}
+                "softaffinity": pod_softaffinity, "images": pod_images, "owners": pod_owners,
+                "services": pod_services, "bound": pod_bound, "preemption": pod_preemption}
 IMPLEMENTED = ["resources", "extended", "pods", "taints", "selectors", "ports", "priority", "gates",
                "timestamps", "defaults", "schedulers", "dra", "bound", "topology", "prefer", "softaffinity",
-               "images", "owners", "preemption"]
+               "images", "owners", "services", "preemption"]
 
 
 def priority_classes(rng):
@@ -553,7 +582,8 @@ def priority_classes(rng):
 
 # Objects of the cluster besides nodes and pods: name -> fn(rng, cluster) -> [objects].
 CLUSTER_FEATURES = {"priority": lambda rng, cluster: priority_classes(rng), "dra": dra_objects,
-                    "topology": namespaces, "owners": owner_objects, "preemption": preemption_objects}
+                    "topology": namespaces, "owners": owner_objects, "services": service_objects,
+                    "preemption": preemption_objects}
 
 
 def gen_cluster(rng, feats):

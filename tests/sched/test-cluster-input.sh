@@ -123,6 +123,9 @@ items:
   kind: Service
   metadata: {name: kubernetes, namespace: default}
   spec: {ports: [{port: 443}]}
+- apiVersion: v1
+  kind: ServiceAccount
+  metadata: {name: default, namespace: default}
 EOF
 
 # Workloads to try on top: scheduler_perf-style generateName pods, a Job,

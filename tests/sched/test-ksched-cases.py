@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""Which attempt is a Pending pod's last: kube-scheduler 1.35's queue (queueing
-hints, nominations, backoff) on small clusters, devplane against expected
-outcomes that are the real kube-scheduler's.
+"""Small clusters, each pinning one behaviour of kube-scheduler 1.35 that the
+differential harness (or a user) found devplane without: devplane against
+expected outcomes that are the real kube-scheduler's.
 
-Each case is ksched-queue/NAME.yaml (its comment says what it pins) with
+Each case is ksched-cases/NAME.yaml (its comment says what it pins) with
 NAME.expected: one line per pod, "ns/name NODE", "ns/name Preempted NODE" or
 "ns/name Pending MESSAGE" (kube-scheduler's whole PodScheduled message). The
-differential harness found each shape (docs/scheduler.md, "Queue and
-retries"). `devplane simulate -o json` (default profile, preemption on) must
+differential harness found the queue shapes (docs/scheduler.md, "Which attempt
+is the last"). `devplane simulate -o json` (default profile, preemption on) must
 give exactly those outcomes; when the oracle (shared tools/kube-scheduler) is
 there, its run of the same file must give them too, so an expectation is never
 devplane's own invention.
@@ -86,7 +86,7 @@ def compare(who, name, want, got):
 
 def main():
     devplane = os.environ.get("DEVPLANE", "devplane")
-    cases = sorted(glob.glob(os.path.join(HERE, "ksched-queue", "*.yaml")))
+    cases = sorted(glob.glob(os.path.join(HERE, "ksched-cases", "*.yaml")))
     assert cases, "no cases"
     bad = []
     with tempfile.TemporaryDirectory() as tmp:
