@@ -617,17 +617,88 @@ static void put_containers(dp_doc_builder *e, dp_doc_node *m, const char *key, c
         dp_doc_b_put(e, m, key, seq);
 }
 
+static dp_doc_node *label_selector(dp_doc_builder *e, const dp_label_selector *ls); /* with the PDB's */
+
+static dp_doc_node *affinity_term(dp_doc_builder *e, const dp_pod_affinity_term *t) {
+        dp_doc_node *m = dp_doc_b_map(e);
+        if (t->label_selector) dp_doc_b_put(e, m, "labelSelector", label_selector(e, t->label_selector));
+        put_strv(e, m, "namespaces", t->namespaces, t->n_namespaces);
+        if (t->namespace_selector) dp_doc_b_put(e, m, "namespaceSelector", label_selector(e, t->namespace_selector));
+        dp_doc_b_put_str(e, m, "topologyKey", t->topology_key);
+        put_strv(e, m, "matchLabelKeys", t->match_label_keys, t->n_match_label_keys);
+        put_strv(e, m, "mismatchLabelKeys", t->mismatch_label_keys, t->n_mismatch_label_keys);
+        return m;
+}
+
+/* podAffinity / podAntiAffinity: required terms, preferred ones with their
+ * weight; nothing when both are empty. */
+static void put_pod_affinity(dp_doc_builder *e, dp_doc_node *aff, const char *key, const dp_pod_affinity_term *req,
+                             size_t n_req, const dp_pod_affinity_term *pref, size_t n_pref) {
+        if (!n_req && !n_pref) return;
+        dp_doc_node *m = dp_doc_b_map(e);
+        if (n_req) {
+                dp_doc_node *seq = dp_doc_b_seq(e);
+                for (size_t i = 0; i < n_req; i++)
+                        dp_doc_b_push(e, seq, affinity_term(e, &req[i]));
+                dp_doc_b_put(e, m, "requiredDuringSchedulingIgnoredDuringExecution", seq);
+        }
+        if (n_pref) {
+                dp_doc_node *seq = dp_doc_b_seq(e);
+                for (size_t i = 0; i < n_pref; i++) {
+                        dp_doc_node *x = dp_doc_b_map(e);
+                        dp_doc_b_put_int(e, x, "weight", pref[i].weight);
+                        dp_doc_b_put(e, x, "podAffinityTerm", affinity_term(e, &pref[i]));
+                        dp_doc_b_push(e, seq, x);
+                }
+                dp_doc_b_put(e, m, "preferredDuringSchedulingIgnoredDuringExecution", seq);
+        }
+        dp_doc_b_put(e, aff, key, m);
+}
+
+static void put_affinity(dp_doc_builder *e, dp_doc_node *spec, const dp_pod *p) {
+        if (!p->required_node_affinity && !p->n_pod_affinity && !p->n_preferred_pod_affinity &&
+            !p->n_pod_anti_affinity && !p->n_preferred_pod_anti_affinity)
+                return;
+        dp_doc_node *aff = dp_doc_b_map(e);
+        if (p->required_node_affinity) {
+                dp_doc_node *na = dp_doc_b_map(e);
+                dp_doc_b_put(e, na, "requiredDuringSchedulingIgnoredDuringExecution",
+                             node_selector(e, p->required_node_affinity));
+                dp_doc_b_put(e, aff, "nodeAffinity", na);
+        }
+        put_pod_affinity(e, aff, "podAffinity", p->pod_affinity, p->n_pod_affinity, p->preferred_pod_affinity,
+                         p->n_preferred_pod_affinity);
+        put_pod_affinity(e, aff, "podAntiAffinity", p->pod_anti_affinity, p->n_pod_anti_affinity,
+                         p->preferred_pod_anti_affinity, p->n_preferred_pod_anti_affinity);
+        dp_doc_b_put(e, spec, "affinity", aff);
+}
+
+/* topologySpreadConstraints; the API's defaults (minDomains 1, Honor,
+ * Ignore) are left out. */
+static void put_spread(dp_doc_builder *e, dp_doc_node *spec, const dp_spread_constraint *v, size_t n) {
+        if (!n) return;
+        dp_doc_node *seq = dp_doc_b_seq(e);
+        for (size_t i = 0; i < n; i++) {
+                dp_doc_node *x = dp_doc_b_map(e);
+                dp_doc_b_put_int(e, x, "maxSkew", v[i].max_skew);
+                dp_doc_b_put_str(e, x, "topologyKey", v[i].topology_key);
+                dp_doc_b_put_str(e, x, "whenUnsatisfiable", v[i].schedule_anyway ? "ScheduleAnyway" : "DoNotSchedule");
+                if (v[i].label_selector) dp_doc_b_put(e, x, "labelSelector", label_selector(e, v[i].label_selector));
+                if (v[i].min_domains > 1) dp_doc_b_put_int(e, x, "minDomains", v[i].min_domains);
+                if (v[i].node_affinity_ignore) dp_doc_b_put_str(e, x, "nodeAffinityPolicy", "Ignore");
+                if (v[i].node_taints_honor) dp_doc_b_put_str(e, x, "nodeTaintsPolicy", "Honor");
+                put_strv(e, x, "matchLabelKeys", v[i].match_label_keys, v[i].n_match_label_keys);
+                dp_doc_b_push(e, seq, x);
+        }
+        dp_doc_b_put(e, spec, "topologySpreadConstraints", seq);
+}
+
 static dp_doc_node *pod_spec(dp_doc_builder *e, const dp_pod *p) {
         dp_doc_node *spec = dp_doc_b_map(e);
         dp_doc_b_put_str(e, spec, "nodeName", p->node_name);
         put_kv(e, spec, "nodeSelector", p->node_selector, p->n_node_selector);
-        if (p->required_node_affinity) {
-                dp_doc_node *aff = dp_doc_b_map(e), *na = dp_doc_b_map(e);
-                dp_doc_b_put(e, na, "requiredDuringSchedulingIgnoredDuringExecution",
-                             node_selector(e, p->required_node_affinity));
-                dp_doc_b_put(e, aff, "nodeAffinity", na);
-                dp_doc_b_put(e, spec, "affinity", aff);
-        }
+        put_affinity(e, spec, p);
+        put_spread(e, spec, p->spread, p->n_spread);
         put_tolerations(e, spec, p->tolerations, p->n_tolerations);
         if (p->has_priority) dp_doc_b_put_int(e, spec, "priority", p->priority);
         dp_doc_b_put_str(e, spec, "priorityClassName", p->priority_class_name);

@@ -44,6 +44,61 @@ TEST(roundtrip_fixtures) {
         roundtrip("data/classes.yaml");
         roundtrip("data/claims.yaml");
         roundtrip("data/core.yaml");
+        roundtrip("encode/pod-affinity.yaml");
+}
+
+static dp_pod *reencoded_pod(const char *path, dp_object_list *a, dp_object_list *b) {
+        dp_error err = DP_ERROR_INIT;
+        if (dp_model_load_file(path, a, &err) < 0) DP_FAIL("%s", err.msg);
+        char *y = emit_list(a, DP_DOC_YAML);
+        if (dp_model_decode_buffer(y, strlen(y), "re", b, &err) < 0) DP_FAIL("re-decode: %s\n%s", err.msg, y);
+        free(y);
+        ASSERT_EQ(b->n, (size_t)1);
+        return b->items[0].pod;
+}
+
+static void same_term(const dp_pod_affinity_term *x, const dp_pod_affinity_term *y) {
+        ASSERT_STREQ(x->topology_key, y->topology_key);
+        ASSERT_EQ(x->weight, y->weight);
+        ASSERT_EQ(x->n_namespaces, y->n_namespaces);
+        ASSERT_EQ(!x->namespace_selector, !y->namespace_selector);
+        ASSERT_EQ(x->label_selector->n_match_labels, y->label_selector->n_match_labels);
+        ASSERT_EQ(x->label_selector->n_match_expressions, y->label_selector->n_match_expressions);
+        ASSERT_EQ(x->n_match_label_keys, y->n_match_label_keys);
+        ASSERT_EQ(x->n_mismatch_label_keys, y->n_mismatch_label_keys);
+}
+
+/* Pod (anti-)affinity and topology spread constraints are written back, so
+ * what is encoded schedules as what was read. */
+TEST(pod_affinity_and_spread_kept) {
+        dp_object_list *a = dp_object_list_new(), *b = dp_object_list_new();
+        const dp_pod *x = reencoded_pod("encode/pod-affinity.yaml", a, b), *p = a->items[0].pod;
+        ASSERT_TRUE(x->required_node_affinity != NULL);
+        ASSERT_EQ(x->n_pod_affinity, (size_t)1);
+        ASSERT_EQ(x->n_preferred_pod_affinity, (size_t)1);
+        ASSERT_EQ(x->n_pod_anti_affinity, (size_t)1);
+        ASSERT_EQ(x->n_preferred_pod_anti_affinity, (size_t)1);
+        same_term(&p->pod_affinity[0], &x->pod_affinity[0]);
+        same_term(&p->preferred_pod_affinity[0], &x->preferred_pod_affinity[0]);
+        same_term(&p->pod_anti_affinity[0], &x->pod_anti_affinity[0]);
+        same_term(&p->preferred_pod_anti_affinity[0], &x->preferred_pod_anti_affinity[0]);
+        ASSERT_EQ(x->preferred_pod_affinity[0].weight, 30);
+        ASSERT_EQ(x->n_spread, (size_t)2);
+        for (size_t i = 0; i < 2; i++) {
+                ASSERT_EQ(x->spread[i].max_skew, p->spread[i].max_skew);
+                ASSERT_STREQ(x->spread[i].topology_key, p->spread[i].topology_key);
+                ASSERT_EQ(x->spread[i].schedule_anyway, p->spread[i].schedule_anyway);
+                ASSERT_EQ(x->spread[i].min_domains, p->spread[i].min_domains);
+                ASSERT_EQ(x->spread[i].node_affinity_ignore, p->spread[i].node_affinity_ignore);
+                ASSERT_EQ(x->spread[i].node_taints_honor, p->spread[i].node_taints_honor);
+                ASSERT_EQ(x->spread[i].n_match_label_keys, p->spread[i].n_match_label_keys);
+                ASSERT_EQ(x->spread[i].label_selector->n_match_expressions,
+                          p->spread[i].label_selector->n_match_expressions);
+        }
+        ASSERT_EQ(x->spread[0].min_domains, 3);
+        ASSERT_TRUE(x->spread[0].node_affinity_ignore && x->spread[0].node_taints_honor);
+        dp_object_list_free(a);
+        dp_object_list_free(b);
 }
 
 /* A claim as the allocator fills it: built in C, encoded. */
