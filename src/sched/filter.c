@@ -1094,6 +1094,7 @@ typedef struct cycle {
         bool best_effort; /* BalancedAllocation skips the pod */
         struct feas_ent *feas;
         size_t n_feas, cap_feas;
+        size_t n_fit; /* nodes that took the pod (percentageOfNodesToScore stops at enough) */
 } cycle;
 
 /* Node n does not take the pod: count why (or, diagnosing, keep it with
@@ -2396,6 +2397,7 @@ static int cycle_try_node(cycle *c, const dp_node *const *nodes, size_t ni) {
                 return 1;
         }
         if (r <= 0) return r;
+        c->n_fit++;
         bool better = c->s->policy != DP_SCORE_DEFAULT && !c->verdicts &&
                       (!c->best_node || key[0] > c->best_key[0] || (key[0] == c->best_key[0] && key[1] > c->best_key[1]));
         if (!better) {
@@ -2472,8 +2474,12 @@ static int plan_cycle(dp_sched *s, qpod *q, sched_verdicts *v, dp_sched_plan **r
          * with them: no fast pass. A PostFilter wants each node's verdict
          * told apart (resolvable or not). */
         bool pf = !v && s->preemption && !dp_pod_group_name(c.pod); /* gangs: no preemption */
+        /* percentageOfNodesToScore: the first pass stops once that many nodes
+         * took the pod, starting where the last one stopped (nextStartNodeIndex);
+         * in name order, so no fast pass */
+        size_t find = v ? nn : dp_score_nodes_to_find(s->profile.sample_nodes, s->profile.sample_percent, nn);
         int fast = v ? FAST_NONE : FAST_UNDECIDED;
-        if (!v && !s->n_nominated && (r = fast_pass(&c, &fast, err)) < 0) goto out;
+        if (!v && !s->n_nominated && find == nn && (r = fast_pass(&c, &fast, err)) < 0) goto out;
         if (pf && fast != FAST_WINNER && !(c.node_unres = calloc(nn + 1, 1))) { /* the reasons pass fills it */
                 r = -ENOMEM;
                 goto out;
@@ -2488,11 +2494,14 @@ static int plan_cycle(dp_sched *s, qpod *q, sched_verdicts *v, dp_sched_plan **r
         int first = nom < nn ? -1 : fast == FAST_UNDECIDED ? 0 : fast == FAST_NONE ? 1 : 2;
         for (int pass = first; pass < 2 && !c.best_node; pass++) {
                 c.quiet = pass <= 0;
-                for (size_t ni = pass < 0 ? nom : 0; ni < (pass < 0 ? nom + 1 : nn); ni++)
-                        if ((r = cycle_try_node(&c, nodes, ni)) != 0) {
+                bool sample = pass == 0 && find < nn;
+                size_t from = pass < 0 ? nom : sample ? s->next_start % nn : 0, k = 0;
+                for (; k < (pass < 0 ? 1 : nn) && !(sample && c.n_fit >= find); k++)
+                        if ((r = cycle_try_node(&c, nodes, (from + k) % nn)) != 0) {
                                 r = r > 0 ? 0 : r;
                                 goto out;
                         }
+                if (sample) s->next_start = (from + k) % nn;
                 if (s->policy == DP_SCORE_DEFAULT && !v && (r = default_pick(&c, nodes, err)) < 0) goto out;
         }
         c.quiet = false;

@@ -139,6 +139,7 @@ struct dp_sched {
         qpod **nominated; /* pods with info.nominated: the filter adds them to their node where due */
         size_t n_nominated, cap_nominated;
         const qpod *in_flight;  /* the pod in its cycle (dp_sched_plan_one), or NULL */
+        size_t next_start;      /* percentageOfNodesToScore: where the next search starts (filter.c) */
         int32_t min_bound_prio; /* no pod bound (ever seen) has a lower priority: none lower, no victim */
         uint64_t n_binds;       /* bindings made: the N-th gets status.startTime 2100-01-01 + N s */
         /* the store's change log between these positions is the victims'

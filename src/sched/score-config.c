@@ -319,6 +319,18 @@ static int plugin_config(cfg_ctx *x, const dp_doc_node *seq, dp_score_profile *p
         return r;
 }
 
+/* percentageOfNodesToScore: 0 (kube-scheduler's adaptive share) to 100;
+ * null leaves it unset. */
+static int get_percent(cfg_ctx *x, const dp_doc_node *v, bool *set, int32_t *ret) {
+        if (dp_doc_is_null(v)) return 0;
+        int64_t pct = 0;
+        int r = get_int(x, v, 0, 100, &pct);
+        if (r < 0) return r;
+        *set = true;
+        *ret = (int32_t)pct;
+        return 0;
+}
+
 static int profile(cfg_ctx *x, const dp_doc_node *n, dp_score_profile *p) {
         dp_score_profile_default(p);
         int r = want(x, n, DP_DOC_MAP);
@@ -337,7 +349,7 @@ static int profile(cfg_ctx *x, const dp_doc_node *n, dp_score_profile *p) {
                 else if (streq(k, "pluginConfig"))
                         r = dp_doc_is_null(v) ? 0 : plugin_config(x, v, p);
                 else if (streq(k, "percentageOfNodesToScore"))
-                        r = warn(x, n->pairs[i].key_node, "not modelled: devplane scores every feasible node");
+                        r = get_percent(x, v, &p->sample_nodes, &p->sample_percent);
                 else
                         r = warn(x, n->pairs[i].key_node, "unknown field, ignored");
                 path_pop(x, m);
@@ -370,7 +382,9 @@ static int top(cfg_ctx *x, const dp_doc_node *root) {
                                                 r = bad(x, v->items[j], "schedulerName: duplicate");
                                 path_pop(x, mj);
                         }
-                } else if (!streq(k, "apiVersion") && !streq(k, "kind"))
+                } else if (streq(k, "percentageOfNodesToScore"))
+                        r = get_percent(x, v, &x->cfg->sample_nodes, &x->cfg->sample_percent);
+                else if (!streq(k, "apiVersion") && !streq(k, "kind"))
                         r = warn(x, root->pairs[i].key_node, "not modelled, ignored");
                 path_pop(x, m);
         }
@@ -393,6 +407,11 @@ int dp_score_config_parse(const char *text, size_t len, const char *source, dp_s
                 if (!(cfg->profiles = calloc(1, sizeof(*cfg->profiles)))) return dp_error_set(err, -ENOMEM, "out of memory");
                 dp_score_profile_default(&cfg->profiles[cfg->n_profiles++]);
         }
+        for (size_t i = 0; i < cfg->n_profiles; i++)
+                if (!cfg->profiles[i].sample_nodes) { /* the configuration's, where the profile has none */
+                        cfg->profiles[i].sample_nodes = cfg->sample_nodes;
+                        cfg->profiles[i].sample_percent = cfg->sample_percent;
+                }
         *ret = TAKE_PTR(cfg);
         return 0;
 }

@@ -20,6 +20,14 @@ const char *const dp_score_plugin_names[DP_PLUGIN_N] = {
 
 /* getDefaultPlugins (pkg/scheduler/apis/config/v1/default_plugins.go):
  * MultiPoint weights; a Score plugin listed without one weighs 1. */
+size_t dp_score_nodes_to_find(bool sample, int32_t percent, size_t n) {
+        if (!sample || n < 100) return n;
+        int64_t pct = percent;
+        if (pct == 0) pct = DP_MAX(50 - (int64_t)n / 125, 5);
+        size_t k = (size_t)((int64_t)n * pct / 100);
+        return DP_MAX(k, (size_t)100);
+}
+
 void dp_score_profile_default(dp_score_profile *p) {
         *p = (dp_score_profile){0};
         strcpy(p->scheduler_name, "default-scheduler");

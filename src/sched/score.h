@@ -96,10 +96,20 @@ typedef struct dp_score_profile {
         int32_t hard_pod_affinity_weight;         /* InterPodAffinityArgs, default 1 */
         bool ignore_preferred_terms_of_existing; /* InterPodAffinityArgs */
         bool spread_system_defaults;              /* PodTopologySpreadArgs defaultingType System */
+        /* percentageOfNodesToScore (the profile's, else the configuration's):
+         * unset (sample_nodes false), every feasible node is scored */
+        bool sample_nodes;
+        int32_t sample_percent; /* 0: kube-scheduler's adaptive share */
 } dp_score_profile;
 
 /* The 1.35 default profile ("default-scheduler"). */
 void dp_score_profile_default(dp_score_profile *p);
+
+/* How many feasible nodes the filter looks for among n before it stops
+ * (kube-scheduler's numFeasibleNodesToFind): every node under 100 nodes;
+ * else n * percent / 100 (percent 0: 50 - n/125, at least 5), at least
+ * 100. Unset (sample false): n. */
+size_t dp_score_nodes_to_find(bool sample, int32_t percent, size_t n);
 
 /* ---- one plugin's arithmetic ---- */
 
@@ -124,6 +134,8 @@ int64_t dp_score_round(double v); /* math.Round */
 typedef struct dp_score_config {
         dp_score_profile *profiles;
         size_t n_profiles;
+        bool sample_nodes; /* the top-level percentageOfNodesToScore, for profiles without one */
+        int32_t sample_percent;
         char **warnings; /* unknown or unmodelled fields, each naming its path */
         size_t n_warnings;
 } dp_score_config;

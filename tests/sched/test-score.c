@@ -28,6 +28,20 @@ TEST(default_profile_weights) {
 
 /* LeastAllocated: ((cap - req) * 100 / cap) per resource, weighted mean in
  * integers: cpu 1150*100/3500 = 32, memory 67 (67.96 truncated), (32+67)/2 = 49. */
+/* kube-scheduler's numFeasibleNodesToFind: every node under 100 or when
+ * unset; else the share (0: 50 - n/125, at least 5 %), at least 100. */
+TEST(nodes_to_find) {
+        ASSERT_EQ(dp_score_nodes_to_find(false, 10, 5000), (size_t)5000);
+        ASSERT_EQ(dp_score_nodes_to_find(true, 10, 99), (size_t)99);
+        ASSERT_EQ(dp_score_nodes_to_find(true, 10, 200), (size_t)100);
+        ASSERT_EQ(dp_score_nodes_to_find(true, 50, 5000), (size_t)2500);
+        ASSERT_EQ(dp_score_nodes_to_find(true, 100, 5000), (size_t)5000);
+        ASSERT_EQ(dp_score_nodes_to_find(true, 0, 1000), (size_t)420);
+        ASSERT_EQ(dp_score_nodes_to_find(true, 0, 5000), (size_t)500);
+        ASSERT_EQ(dp_score_nodes_to_find(true, 0, 100000), (size_t)5000);
+        ASSERT_EQ(dp_score_nodes_to_find(true, 0, 150), (size_t)100);
+}
+
 TEST(fit_least_allocated) {
         dp_score_profile p;
         dp_score_profile_default(&p);
