@@ -50,7 +50,11 @@ controlling some: the same constraints' selectors) only change scores.
 usage: differential-ksched.py [--seed N] [--clusters N] [--features a,b]
                               [--scores [--strategy least|most]]
                               [--oracle PATH] [--devplane PATH] [--keep DIR] [-v]
-Exit status 0 when every pod agrees; 1 with the disagreements listed.
+Exit status 0 when every pod agrees; 1 with the disagreements listed. A pod
+Pending on both sides with another message whose message is kube-scheduler's
+own timing (timing_pods: the oracle rerun gives devplane's message, or its
+log shows a nomination's end reaching the scheduler during that pod's cycle)
+is listed with "timing: " and does not fail the run.
 """
 import argparse
 import importlib.util
