@@ -73,6 +73,16 @@ typedef struct dp_queue_workload {
         int borrowing;    /* admitted: the height of the cohort subtree it borrows from, 0 none */
         size_t cycle;     /* admitted: the scheduling cycle, from 1; 0 for preadmitted */
         size_t cq;        /* index in the queue's ClusterQueues when cluster_queue resolves */
+        char *reserved_at; /* preadmitted: QuotaReserved's lastTransitionTime (candidates' order), NULL unknown */
+        /* Preemption (queue/preempt.c): the last time this workload was
+         * preempted (Kueue's Preempted condition), and whom it preempted. */
+        char *preempted_by;      /* ns/name of the preemptor, NULL when never preempted */
+        char *preempted_reason;  /* InClusterQueue | InCohortReclamation | InCohortReclaimWhileBorrowing */
+        char *preempted_message; /* the condition's message */
+        size_t preempted_cycle;  /* the cycle that issued it */
+        size_t times_preempted;
+        char **victims; /* "ns/name (reason, cycle N)" of every workload it preempted */
+        size_t n_victims;
 } dp_queue_workload;
 
 typedef struct dp_queue dp_queue;

@@ -39,6 +39,8 @@ static int64_t local_available(const qnode *n, size_t fr) {
         return DP_MAX(0, sat_sub(local_quota(n, fr), n->q[fr].usage));
 }
 
+int64_t q_local_available(const qnode *n, size_t fr) { return local_available(n, fr); }
+
 int64_t q_available(const qnode *n, size_t fr) {
         const qquota *x = &n->q[fr];
         if (!n->parent) return sat_sub(x->subtree, x->usage);
@@ -63,6 +65,13 @@ void q_add_usage(qnode *n, size_t fr, int64_t v) {
         int64_t local = local_available(n, fr);
         n->q[fr].usage = sat_add(n->q[fr].usage, v);
         if (n->parent && v > local) q_add_usage(n->parent, fr, v - local);
+}
+
+/* Kueue's removeUsage: the exact inverse of q_add_usage. */
+void q_remove_usage(qnode *n, size_t fr, int64_t v) {
+        int64_t stored = sat_sub(n->q[fr].usage, local_quota(n, fr));
+        n->q[fr].usage = sat_sub(n->q[fr].usage, v);
+        if (stored > 0 && n->parent) q_remove_usage(n->parent, fr, DP_MIN(v, stored));
 }
 
 static bool borrowing_with(const qnode *n, size_t fr, int64_t v) {
