@@ -38,6 +38,26 @@ grep -Eq '^default/a +Running +n1 ' "$tmp/out" || fail "pod a: $(cat "$tmp/out")
 grep -Eq '^default/b +Pending .*Scheduling is blocked due to non-empty scheduling gates' "$tmp/out" || fail "pod b not gated"
 grep -q "Pending: couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor spot, 2 more needed" "$tmp/out" || fail "pod b message"
 
+# preemption: the urgent Job evicts the running low-priority Workload and runs
+"$DEVPLANE" simulate -f data/preemption.yaml >"$tmp/out" 2>/dev/null || fail "preemption: exit $?"
+grep -Eq '^default/train-urgent-0 +Running +a100-0 ' "$tmp/out" || fail "urgent not running: $(cat "$tmp/out")"
+grep -q '      preempted default/batch (InClusterQueue, cycle 1)' "$tmp/out" || fail "preemptor line: $(cat "$tmp/out")"
+grep -q '      preempted by default/train-urgent in cycle 1 (InClusterQueue)' "$tmp/out" || fail "victim line"
+"$DEVPLANE" simulate -f data/preemption.yaml -o json >"$tmp/json" 2>/dev/null
+python3 - "$tmp/json" <<'PY'
+import json, sys
+cq = json.load(open(sys.argv[1]))["asWritten"]["queues"]["clusterQueues"][0]
+w = {x["name"]: x for x in cq["workloads"]}
+v = w["default/batch"]
+assert v["state"] == "Pending" and v["preempted"]["by"] == "default/train-urgent", v
+assert v["preempted"]["reason"] == "InClusterQueue" and v["preempted"]["cycle"] == 1, v
+assert v["preempted"]["message"] == ("Preempted to accommodate a workload (UID: UNKNOWN, JobUID: UNKNOWN) due to "
+                                     "prioritization in the ClusterQueue; preemptor path: /research; preemptee path: /research"), v
+u = w["default/train-urgent"]
+assert u["state"] == "Admitted" and u["cycle"] == 2, u
+assert u["preemptedWorkloads"] == ["default/batch (InClusterQueue, cycle 1)"], u
+PY
+
 # no Kueue object: the label means nothing, the Job runs, one warning says so
 "$DEVPLANE" simulate -f data/no-kueue.yaml >"$tmp/out" 2>"$tmp/err" || fail "no-kueue: exit $?"
 grep -Eq '^default/train-1 +Running ' "$tmp/out" || fail "no-kueue Job not running: $(cat "$tmp/out")"
