@@ -197,6 +197,27 @@ static int nominate(dp_queue *q, entry **ret, size_t *ret_n) {
         return r;
 }
 
+/* Fair sharing: the heads in the tournament's order, one at a time, as
+ * admissions earlier in the cycle change the shares. */
+static int process_fair(dp_queue *q, entry *e, size_t n, gone *g, bool *progress) {
+        qhead *h = calloc(n + 1, sizeof(*h));
+        bool *done = calloc(n + 1, sizeof(*done));
+        int r = h && done ? 0 : -ENOMEM;
+        for (size_t i = 0; i < n && r >= 0; i++)
+                h[i] = (qhead){e[i].w, &e[i].a};
+        for (ssize_t k; r >= 0 && (k = q_fair_next(q, h, n, done)) != -1;) {
+                if (k < 0) {
+                        r = (int)k;
+                        break;
+                }
+                done[k] = true;
+                r = process(q, &e[k], g, progress);
+        }
+        free(h);
+        free(done);
+        return r;
+}
+
 /* One cycle; *more: it admitted or held something, so another may follow. */
 static int cycle(dp_queue *q, bool *more) {
         entry *e = NULL;
@@ -205,10 +226,11 @@ static int cycle(dp_queue *q, bool *more) {
         int r = nominate(q, &e, &n);
         int64_t *saved = r >= 0 ? q_usage_save(q) : NULL;
         if (r >= 0 && !saved) r = -ENOMEM;
-        if (r >= 0 && n) qsort_r(e, n, sizeof(*e), cmp_entry, q);
+        if (r >= 0 && n && !q->fair_sharing) qsort_r(e, n, sizeof(*e), cmp_entry, q);
         bool progress = false;
         gone g = {0};
-        for (size_t i = 0; i < n && r >= 0; i++)
+        if (r >= 0 && q->fair_sharing) r = process_fair(q, e, n, &g, &progress);
+        for (size_t i = 0; i < n && r >= 0 && !q->fair_sharing; i++)
                 r = process(q, &e[i], &g, &progress);
         if (saved) { /* the snapshot's reservations go; the admissions stay */
                 q_usage_restore(q, saved);

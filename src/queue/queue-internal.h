@@ -32,6 +32,7 @@ typedef struct qnode {
         struct qnode **kids;
         size_t n_kids;
         qquota *q; /* dp_queue.n_fr entries */
+        double weight; /* fairSharing.weight, 1 when unset */
         int walk;  /* cycle check: 1 on the path, 2 done */
 } qnode;
 
@@ -159,3 +160,18 @@ bool q_fits_without(dp_queue *q, const qcq *cq, const qassign *a, const size_t *
 /* Evict w (preempted by p for reason in cycle): its quota goes back, it
  * queues again, and its cohort's set-aside workloads are tried again. */
 int q_evict(dp_queue *q, size_t w, size_t p, const char *reason);
+
+/* ---- fair.c: Kueue's fair sharing (dominant resource share, tournament) ---- */
+
+/* One head of the cycle, as the tournament sees it. */
+typedef struct qhead {
+        size_t w;
+        const qassign *a; /* NULL: no assignment (namespace mismatch) */
+} qhead;
+
+/* The head to process next among those not done (fairSharingIterator.pop),
+ * or -1 when all are; -ENOMEM. Usage admitted so far in the cycle counts. */
+ssize_t q_fair_next(dp_queue *q, const qhead *heads, size_t n, const bool *done);
+/* status.fairSharing.weightedShare: ceil(DRS / weight), INT64_MAX for a
+ * node with weight 0 that borrows, 0 without a parent. */
+int64_t q_weighted_share(const dp_queue *q, const qnode *n);

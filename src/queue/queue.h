@@ -100,6 +100,11 @@ dp_queue *dp_queue_free(dp_queue *q);
 int dp_queue_warn_input(dp_object_list *l, dp_error *err);
 DEFINE_FREEP(dp_queue, dp_queue_free)
 
+/* Kueue's Configuration fairSharing.enable (off by default, as in Kueue):
+ * heads are ordered by the cohort tournament and queues may preempt while
+ * borrowing when reclaimWithinCohort allows it. Set before dp_queue_admit. */
+void dp_queue_set_fair_sharing(dp_queue *q, bool enable);
+
 /* Kueue's scheduling cycles until one admits nothing more: the result is
  * what a quiet cluster settles at. */
 int dp_queue_admit(dp_queue *q, dp_error *err);

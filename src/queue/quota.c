@@ -163,6 +163,7 @@ static qnode *node_new(dp_queue *q, const char *name, bool is_cq) {
         if (!n) return NULL;
         n->name = name;
         n->is_cq = is_cq;
+        n->weight = 1;
         v[q->n_nodes++] = n;
         return n;
 }
@@ -212,6 +213,7 @@ static int cohort_objects(dp_queue *q, dp_error *err) {
                 qnode *n = cohort_node(q, co->x.meta.name);
                 if (!n) return -ENOMEM;
                 fill_quotas(q, n, co->groups, co->n_groups);
+                if (co->has_weight) n->weight = dp_quantity_as_double(&co->weight);
                 if (!co->parent) continue;
                 qnode *p = cohort_node(q, co->parent);
                 if (!p || link_child(n, p) < 0) return -ENOMEM;
@@ -243,6 +245,7 @@ int q_build_tree(dp_queue *q, dp_error *err) {
                 if (!n) return dp_error_set(err, -ENOMEM, "out of memory");
                 q->cqs[i].node = n;
                 fill_quotas(q, n, q->cqs[i].cq->groups, q->cqs[i].cq->n_groups);
+                if (q->cqs[i].cq->has_weight) n->weight = dp_quantity_as_double(&q->cqs[i].cq->weight);
                 qnode *p = q->cqs[i].cq->cohort && q->cqs[i].cq->cohort[0] ? cohort_node(q, q->cqs[i].cq->cohort) : NULL;
                 if (q->cqs[i].cq->cohort && q->cqs[i].cq->cohort[0] && (!p || link_child(n, p) < 0))
                         return dp_error_set(err, -ENOMEM, "out of memory");

@@ -8,6 +8,7 @@
  *     # source: <where the fact comes from>
  *     # fixture: <file in cases/ loaded first>        (optional)
  *     # cycles: <n>                                   (optional: Kueue's tests look at one cycle)
+ *     # fair-sharing: true                            (optional: Kueue's Configuration fairSharing.enable)
  *     # expect: NS/NAME Admitted [res=flavor,...]
  *     # expect: NS/NAME Pending|Inadmissible [exact condition message]
  *     # note: NS/NAME <text the note contains>
@@ -108,7 +109,7 @@ static size_t check_preempted(const char *file, const dp_queue *q, const char *l
 static size_t run_case(const char *name) {
         _cleanup_free_ char *text = read_case(name);
         _cleanup_free_ char *fixture = header(text, "fixture"), *cycles = header(text, "cycles");
-        _cleanup_free_ char *source = header(text, "source");
+        _cleanup_free_ char *source = header(text, "source"), *fair = header(text, "fair-sharing");
         if (!source) DP_FAIL("%s: no '# source:' line", name);
         _cleanup_(dp_object_list_freep) dp_object_list *l = dp_object_list_new();
         ASSERT_TRUE(l);
@@ -122,6 +123,7 @@ static size_t run_case(const char *name) {
         if (dp_model_generate_names(l, &err) < 0 || dp_model_validate(l, &err) < 0) DP_FAIL("%s: %s", name, err.msg);
         _cleanup_(dp_queue_freep) dp_queue *q = NULL;
         if (dp_queue_new(l, &q, &err) < 0) DP_FAIL("%s: %s", name, err.msg);
+        dp_queue_set_fair_sharing(q, fair && streq(fair, "true"));
         int r = cycles ? dp_queue_admit_cycles(q, (size_t)atoi(cycles), &err) : dp_queue_admit(q, &err);
         if (r < 0) DP_FAIL("%s: %s", name, err.msg);
         size_t n = 0, named = 0;
