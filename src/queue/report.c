@@ -125,6 +125,7 @@ static dp_doc_node *cq_doc(dp_doc_set *s, const dp_queue *q, const qcq *c) {
         PUT(s, d, "admitted", dp_doc_new_int(s, admitted));
         PUT(s, d, "pending", dp_doc_new_int(s, pending));
         PUT(s, d, "usage", usage_doc(s, q, c));
+        if (q->fair_sharing) PUT(s, d, "weightedShare", dp_doc_new_int(s, q_weighted_share(q, c->node)));
         PUT(s, d, "workloads", wls);
         return d;
 }
@@ -138,6 +139,7 @@ dp_doc_node *dp_queue_encode(dp_doc_set *s, const dp_queue *q) {
                 if (q->wl[i].state == DP_QW_INADMISSIBLE && dp_doc_seq_add(s, lost, workload_doc(s, &q->wl[i])) < 0)
                         return NULL;
         PUT(s, d, "cycles", dp_doc_new_int(s, (int64_t)q->cycles));
+        PUT(s, d, "fairSharing", dp_doc_new_bool(s, q->fair_sharing));
         PUT(s, d, "clusterQueues", cqs);
         PUT(s, d, "inadmissible", lost);
         return d;
@@ -173,10 +175,11 @@ static void workload_line(const dp_doc_node *w, dp_strbuf *out) {
 
 void dp_queue_print(const dp_doc_node *doc, dp_strbuf *out) {
         const dp_doc_node *cqs = dp_doc_get(doc, "clusterQueues"), *lost = dp_doc_get(doc, "inadmissible");
-        dp_strbuf_printf(out, "Kueue admission (%s cycles)\n", str_of(doc, "cycles"));
+        dp_strbuf_printf(out, "Kueue admission (%s cycles%s)\n", str_of(doc, "cycles"),
+                         streq(str_of(doc, "fairSharing"), "true") ? ", fair sharing" : "");
         for (size_t c = 0; cqs && c < cqs->n; c++) {
                 const dp_doc_node *cq = cqs->items[c], *use = dp_doc_get(cq, "usage");
-                dp_strbuf_printf(out, "ClusterQueue %s%s%s, %s%s%s: %s admitted, %s pending;", str_of(cq, "name"),
+                dp_strbuf_printf(out, "ClusterQueue %s%s%s%s, %s%s: %s admitted, %s pending;", str_of(cq, "name"),
                                  str_of(cq, "cohort")[0] ? " (cohort " : "", str_of(cq, "cohort"),
                                  str_of(cq, "cohort")[0] ? ")" : "", str_of(cq, "queueingStrategy"),
                                  streq(str_of(cq, "active"), "true") ? "" : ", inactive", str_of(cq, "admitted"),
@@ -185,6 +188,7 @@ void dp_queue_print(const dp_doc_node *doc, dp_strbuf *out) {
                         dp_strbuf_printf(out, " %s %s %s/%s", str_of(use->items[i], "resource"),
                                          str_of(use->items[i], "flavor"), str_of(use->items[i], "used"),
                                          str_of(use->items[i], "nominal"));
+                if (str_of(cq, "weightedShare")[0]) dp_strbuf_printf(out, "; weighted share %s", str_of(cq, "weightedShare"));
                 dp_strbuf_putc(out, '\n');
                 const dp_doc_node *wls = dp_doc_get(cq, "workloads");
                 for (size_t i = 0; wls && i < wls->n; i++)

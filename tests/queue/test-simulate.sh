@@ -58,6 +58,16 @@ assert u["state"] == "Admitted" and u["cycle"] == 2, u
 assert u["preemptedWorkloads"] == ["default/batch (InClusterQueue, cycle 1)"], u
 PY
 
+# fair sharing: the tournament admits b's Job (share 625 after it) over c's (750)
+"$DEVPLANE" simulate -f data/fair-sharing.yaml --kueue-fair-sharing >"$tmp/out" 2>/dev/null || fail "fair: exit $?"
+grep -q '^Kueue admission (3 cycles, fair sharing)$' "$tmp/out" || fail "fair header: $(cat "$tmp/out")"
+grep -q '^ClusterQueue b (cohort pool), BestEffortFIFO: 2 admitted, 0 pending; example.com/gpu gpu 5/0; weighted share 625$' "$tmp/out" || fail "fair b line"
+grep -Eq '^  default/b-train +Job +Admitted ' "$tmp/out" || fail "fair: b-train not admitted"
+grep -Eq '^  default/c-train +Job +Pending' "$tmp/out" || fail "fair: c-train admitted"
+"$DEVPLANE" simulate -f data/fair-sharing.yaml >"$tmp/out" 2>/dev/null || fail "classical: exit $?"
+grep -Eq '^  default/c-train +Job +Admitted ' "$tmp/out" || fail "classical: c-train not admitted first"
+! grep -q 'weighted share' "$tmp/out" || fail "classical: weighted share printed"
+
 # no Kueue object: the label means nothing, the Job runs, one warning says so
 "$DEVPLANE" simulate -f data/no-kueue.yaml >"$tmp/out" 2>"$tmp/err" || fail "no-kueue: exit $?"
 grep -Eq '^default/train-1 +Running ' "$tmp/out" || fail "no-kueue Job not running: $(cat "$tmp/out")"
