@@ -92,6 +92,16 @@ static qdrs share(const dp_queue *q, const qnode *n, const qassign *a) {
         return d;
 }
 
+qshare q_share(const dp_queue *q, const qnode *n) {
+        qdrs d = share(q, n, NULL);
+        return (qshare){d.ratio, d.weight, d.borrowing};
+}
+
+int q_share_cmp(qshare a, qshare b) {
+        qdrs x = {NULL, a.ratio, a.weight, a.borrowing, false}, y = {NULL, b.ratio, b.weight, b.borrowing, false};
+        return cmp_drs(&x, &y);
+}
+
 int64_t q_weighted_share(const dp_queue *q, const qnode *n) {
         qdrs d = share(q, n, NULL);
         if (zero_weight_borrows(&d)) return INT64_MAX;

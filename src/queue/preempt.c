@@ -325,7 +325,7 @@ static void sorted_append(pctx *x, cands *all, cands *part) {
 
 /* classicalPreemptions: the candidate kinds, then the attempts in the
  * heuristics' order. */
-static int get_targets(pctx *x, qtarget **ret, size_t *ret_n) {
+static int classical_targets(pctx *x, qtarget **ret, size_t *ret_n) {
         cands same = {0}, hier = {0}, prio = {0}, all = {0};
         if (!never(x->cq->cq->preemption.within_cluster_queue)) from_cq(x, x->cq, NULL, false, &same);
         hierarchical(x, &hier, &prio);
@@ -353,6 +353,227 @@ static int get_targets(pctx *x, qtarget **ret, size_t *ret_n) {
         *ret = t;
         *ret_n = n;
         return 0;
+}
+
+/* ---- fair sharing's preemption (fair_strategy.go, fairsharing/) ----
+ *
+ * Candidates: the preemptor's ClusterQueue under withinClusterQueue, and
+ * every ClusterQueue of its root cohort that borrows a flavor-resource the
+ * preemptor needs, under reclaimWithinCohort. With the preemptor's usage
+ * added, the ClusterQueue to take from next is found from the root down,
+ * each cohort going to its child with the highest share (ties: the later
+ * one; a cohort before a ClusterQueue), pruning those that no longer
+ * borrow. From another ClusterQueue a candidate goes when the preemptor's
+ * side of their lowest common ancestor would have a share no higher than
+ * the target side's after the removal (LessThanOrEqualToFinalShare); the
+ * others are retried under LessThanInitialShare (the preemptor's side
+ * strictly below the target side's share before), one per ClusterQueue.
+ * Kueue's default strategies, both, in that order. (Kueue's later gates,
+ * FairSharingPreemptWithinNominal and re-evaluating candidates, are not
+ * modelled.) */
+
+typedef struct ford {
+        pctx *x;
+        const cand *v; /* candidates in order */
+        size_t n;
+        bool *taken;
+        const qnode **pruned;
+        size_t n_pruned;
+} ford;
+
+static bool is_pruned(const ford *o, const qnode *n) {
+        for (size_t i = 0; i < o->n_pruned; i++)
+                if (o->pruned[i] == n) return true;
+        return false;
+}
+
+static void prune(ford *o, const qnode *n) {
+        if (!is_pruned(o, n)) o->pruned[o->n_pruned++] = n;
+}
+
+static ssize_t first_of(const ford *o, const qnode *cq) {
+        for (size_t i = 0; i < o->n; i++)
+                if (!o->taken[i] && node_of(o->x->q, o->v[i].w) == cq) return (ssize_t)i;
+        return -1;
+}
+
+static size_t pop(ford *o, const qnode *cq) {
+        size_t i = (size_t)first_of(o, cq);
+        o->taken[i] = true;
+        return o->v[i].w;
+}
+
+static bool on_path(const pctx *x, const qnode *cohort) {
+        for (const qnode *p = x->cq->node->parent; p; p = p->parent)
+                if (p == cohort) return true;
+        return false;
+}
+
+/* nextTarget: the ClusterQueue to take from next under cohort, or NULL
+ * (only pruned this time). */
+static const qnode *next_target(ford *o, const qnode *cohort) {
+        const qnode *best_cq = NULL, *best_co = NULL;
+        qshare bq = {0}, bc = {0};
+        for (size_t k = 0; k < cohort->n_kids; k++) {
+                const qnode *kid = cohort->kids[k];
+                if (is_pruned(o, kid)) continue;
+                qshare s = q_share(o->x->q, kid);
+                if (kid->is_cq) {
+                        if ((s.ratio == 0 && kid != o->x->cq->node) || first_of(o, kid) < 0)
+                                prune(o, kid);
+                        else if (!best_cq || q_share_cmp(s, bq) >= 0)
+                                best_cq = kid, bq = s;
+                } else if (s.ratio == 0 && !on_path(o->x, kid))
+                        prune(o, kid);
+                else if (!best_co || q_share_cmp(s, bc) >= 0)
+                        best_co = kid, bc = s;
+        }
+        if (!best_cq && !best_co) {
+                prune(o, cohort);
+                return NULL;
+        }
+        if (best_co && (!best_cq || q_share_cmp(bc, bq) >= 0)) return next_target(o, best_co);
+        return best_cq;
+}
+
+static const qnode *iter_next(ford *o) {
+        const qnode *cq = o->x->cq->node, *root = cq;
+        if (!cq->parent) return first_of(o, cq) >= 0 ? cq : NULL;
+        while (root->parent)
+                root = root->parent;
+        while (!is_pruned(o, root)) {
+                const qnode *t = next_target(o, root);
+                if (t) return t;
+        }
+        return NULL;
+}
+
+/* getAlmostLCAs: the children of the lowest common ancestor on the
+ * preemptor's side and on the target's. */
+static void almost_lcas(const pctx *x, const qnode *target, const qnode **ret_p, const qnode **ret_t) {
+        const qnode *t = target;
+        while (t->parent && !on_path(x, t->parent))
+                t = t->parent;
+        const qnode *p = x->cq->node;
+        while (p->parent && p->parent != t->parent)
+                p = p->parent;
+        *ret_p = p;
+        *ret_t = t;
+}
+
+/* workloadFitsForFairSharing: the preemptor's own usage set aside. */
+static bool fits_fair(const pctx *x) {
+        for (size_t i = 0; i < x->n_req; i++)
+                q_remove_usage(x->cq->node, x->req[i].fr, x->req[i].value);
+        bool ok = fits(x, true);
+        for (size_t i = 0; i < x->n_req; i++)
+                q_add_usage(x->cq->node, x->req[i].fr, x->req[i].value);
+        return ok;
+}
+
+static bool take(ford *o, size_t w, const char *reason, qtarget *t, size_t *n) {
+        take_out(o->x->q, w);
+        t[(*n)++] = (qtarget){w, reason};
+        return fits_fair(o->x);
+}
+
+/* LessThanOrEqualToFinalShare; the candidates it leaves go to retry. */
+static bool first_strategy(ford *o, qtarget *t, size_t *n, size_t *retry, size_t *n_retry) {
+        for (const qnode *c; (c = iter_next(o));) {
+                if (c == o->x->cq->node) {
+                        if (take(o, pop(o, c), "InClusterQueue", t, n)) return true;
+                        continue;
+                }
+                const qnode *pa, *ta;
+                almost_lcas(o->x, c, &pa, &ta);
+                qshare pnew = q_share(o->x->q, pa);
+                while (first_of(o, c) >= 0) {
+                        size_t w = pop(o, c);
+                        take_out(o->x->q, w);
+                        qshare tnew = q_share(o->x->q, ta);
+                        put_back(o->x->q, w);
+                        if (q_share_cmp(pnew, tnew) <= 0) {
+                                if (take(o, w, "InCohortFairSharing", t, n)) return true;
+                                break;
+                        }
+                        retry[(*n_retry)++] = w;
+                }
+        }
+        return false;
+}
+
+/* LessThanInitialShare, once per ClusterQueue, over the retried ones. */
+static bool second_strategy(ford *o, qtarget *t, size_t *n) {
+        for (const qnode *c; (c = iter_next(o));) {
+                const qnode *pa, *ta;
+                almost_lcas(o->x, c, &pa, &ta);
+                bool pass = q_share_cmp(q_share(o->x->q, pa), q_share(o->x->q, ta)) < 0;
+                size_t w = pop(o, c);
+                if (pass && take(o, w, "InCohortFairSharing", t, n)) return true;
+                prune(o, c);
+        }
+        return false;
+}
+
+static void fair_candidates(pctx *x, cands *out) {
+        const dp_kq_preemption *p = &x->cq->cq->preemption;
+        if (!never(p->within_cluster_queue)) from_cq(x, x->cq, NULL, true, out);
+        if (!x->cq->node->parent || never(p->reclaim_within_cohort)) return;
+        const qnode *root = x->cq->node;
+        while (root->parent)
+                root = root->parent;
+        for (size_t c = 0; c < x->q->n_cqs; c++) {
+                const qcq *o = &x->q->cqs[c];
+                const qnode *r = o->node;
+                while (r->parent)
+                        r = r->parent;
+                if (o == x->cq || r != root || !o->node->parent || within_nominal(x, o->node)) continue;
+                from_cq(x, o, NULL, true, out);
+        }
+}
+
+static int fair_targets(pctx *x, qtarget **ret, size_t *ret_n) {
+        cands all = {0};
+        fair_candidates(x, &all);
+        if (all.n) qsort_r(all.v, all.n, sizeof(*all.v), cmp_cand, x);
+        qtarget *t = calloc(all.n + 1, sizeof(*t));
+        size_t *retry = calloc(all.n + 1, sizeof(*retry));
+        cand *again = calloc(all.n + 1, sizeof(*again));
+        bool *taken = calloc(all.n + 1, sizeof(*taken));
+        const qnode **pruned = calloc(x->q->n_nodes + 1, sizeof(*pruned));
+        int r = !t || !retry || !again || !taken || !pruned || all.oom ? -ENOMEM : 0;
+        size_t n = 0, n_retry = 0;
+        if (r >= 0 && all.n) {
+                for (size_t i = 0; i < x->n_req; i++)
+                        q_add_usage(x->cq->node, x->req[i].fr, x->req[i].value);
+                ford o = {x, all.v, all.n, taken, pruned, 0};
+                bool ok = first_strategy(&o, t, &n, retry, &n_retry);
+                if (!ok) {
+                        for (size_t i = 0; i < n_retry; i++)
+                                again[i] = (cand){retry[i], NULL, PV_NEVER};
+                        memset(taken, 0, all.n * sizeof(*taken));
+                        ford o2 = {x, again, n_retry, taken, pruned, 0};
+                        ok = second_strategy(&o2, t, &n);
+                }
+                for (size_t i = 0; i < x->n_req; i++)
+                        q_remove_usage(x->cq->node, x->req[i].fr, x->req[i].value);
+                if (ok) n = fill_back(x, t, n, true);
+                for (size_t k = 0; k < n; k++)
+                        put_back(x->q, t[k].w);
+                if (!ok) n = 0;
+        }
+        free(all.v), free(retry), free(again), free(taken), free(pruned);
+        if (r < 0) {
+                free(t);
+                return r;
+        }
+        *ret = t;
+        *ret_n = n;
+        return 0;
+}
+
+static int get_targets(pctx *x, qtarget **ret, size_t *ret_n) {
+        return x->q->fair_sharing ? fair_targets(x, ret, ret_n) : classical_targets(x, ret, ret_n);
 }
 
 int q_preempt_oracle(dp_queue *q, const qcq *cq, const dp_queue_workload *w, size_t fr, int64_t val, qmode *ret_mode,

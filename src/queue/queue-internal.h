@@ -172,6 +172,15 @@ typedef struct qhead {
 /* The head to process next among those not done (fairSharingIterator.pop),
  * or -1 when all are; -ENOMEM. Usage admitted so far in the cycle counts. */
 ssize_t q_fair_next(dp_queue *q, const qhead *heads, size_t n, const bool *done);
+/* A node's dominant resource share at its current usage (0 without a parent). */
+typedef struct qshare {
+        double ratio; /* unweighted, ×1000 */
+        double weight;
+        bool borrowing;
+} qshare;
+qshare q_share(const dp_queue *q, const qnode *n);
+/* CompareDRS: < 0 when a is the fairer (lower) share. */
+int q_share_cmp(qshare a, qshare b);
 /* status.fairSharing.weightedShare: ceil(DRS / weight), INT64_MAX for a
  * node with weight 0 that borrows, 0 without a parent. */
 int64_t q_weighted_share(const dp_queue *q, const qnode *n);
