@@ -47,7 +47,10 @@ static int cmp_entry(const void *x, const void *y, void *userdata) {
         return u->order < v->order ? -1 : u->order > v->order;
 }
 
+/* The head of a ClusterQueue: the workload waiting for its preemptions
+ * first (Kueue's sticky workload), then queue order. */
 static ssize_t head(dp_queue *q, qcq *c) {
+        if (c->sticky && q->wl[c->sticky - 1].state == DP_QW_PENDING) return (ssize_t)(c->sticky - 1);
         while (c->next < c->n_wl) {
                 size_t i = c->wl[c->next];
                 if (q->wl[i].state == DP_QW_PENDING && !q->set_aside[i]) return (ssize_t)i;
@@ -147,6 +150,7 @@ static int issue(dp_queue *q, qcq *c, entry *e, gone *g) {
         for (size_t i = 0; i < e->a.n_usage; i++)
                 q_add_usage(c->node, e->a.usage[i].fr, e->a.usage[i].value);
         e->preempting = true;
+        c->sticky = e->w + 1;
         char *msg = dp_asprintf("%s. Pending the preemption of %zu workload(s)", dp_strbuf_str(&e->a.message),
                                 e->n_targets);
         if (!msg) return -ENOMEM;
@@ -183,6 +187,7 @@ static int nominate(dp_queue *q, entry **ret, size_t *ret_n) {
                 qcq *cq = &q->cqs[c];
                 if (cq->inactive || cq->blocked) continue;
                 ssize_t h = head(q, cq);
+                cq->sticky = 0; /* issue() sets it again if it preempts again */
                 if (h < 0) continue;
                 entry *e = &v[n++];
                 e->w = (size_t)h;
@@ -277,7 +282,7 @@ int dp_queue_admit_cycles(dp_queue *q, size_t max_cycles, dp_error *err) {
         /* each cycle admits, holds or preempts for at least one head; a
          * preemption only takes from lower priorities or from queues over
          * their quota, so this ends; the bound is a safety net */
-        for (size_t n = 0; more && r >= 0 && n < max_cycles && q->cycles <= 4 * (q->n_wl + 1); n++)
+        for (size_t n = 0; more && r >= 0 && n < max_cycles && !q->churning && q->cycles <= 4 * (q->n_wl + 1); n++)
                 r = cycle(q, &more);
         if (r >= 0) r = blocked_notes(q);
         for (size_t i = 0; i < q->n_wl; i++)

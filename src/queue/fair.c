@@ -110,7 +110,7 @@ int64_t q_weighted_share(const dp_queue *q, const qnode *n) {
 
 /* ---- the tournament ---- */
 
-#define FAIR_MAX_DEPTH 32 /* cohort levels kept per head (Kueue has no limit; deeper trees compare as equal) */
+#define FAIR_MAX_DEPTH 16 /* cohort levels kept per head (Kueue has no limit; deeper trees compare as equal) */
 
 typedef struct fhead {
         qdrs at[FAIR_MAX_DEPTH]; /* the share of the child below each ancestor */
@@ -159,18 +159,18 @@ static bool less(const dp_queue *q, const qhead *ha, const fhead *fa, const qhea
         return x->order < y->order;
 }
 
-/* runTournament: the winning head under cohort, or -1. */
-static ssize_t tournament(const dp_queue *q, const qnode *cohort, const qhead *heads, const fhead *f, const bool *done,
-                          size_t n) {
+/* runTournament: the winning head under cohort, or -1. at[c]: the head
+ * still to process of ClusterQueue c, -1 none. */
+static ssize_t tournament(const dp_queue *q, const qnode *cohort, const qhead *heads, const fhead *f,
+                          const ssize_t *at) {
         ssize_t best = -1;
         for (size_t k = 0; k < cohort->n_kids; k++) {
                 const qnode *kid = cohort->kids[k];
                 ssize_t c = -1;
                 if (!kid->is_cq)
-                        c = tournament(q, kid, heads, f, done, n);
+                        c = tournament(q, kid, heads, f, at);
                 else
-                        for (size_t i = 0; i < n && c < 0; i++)
-                                if (!done[i] && cq_node(q, &heads[i]) == kid) c = (ssize_t)i;
+                        c = at[kid->cq];
                 if (c >= 0 && (best < 0 || less(q, &heads[c], &f[c], &heads[best], &f[best], cohort))) best = c;
         }
         return best;
@@ -184,11 +184,22 @@ ssize_t q_fair_next(dp_queue *q, const qhead *heads, size_t n, const bool *done)
         const qnode *cq = cq_node(q, &heads[first]);
         if (!cq->parent) return first;
         const qnode *root = root_of(cq);
-        fhead *f = calloc(n, sizeof(*f));
-        if (!f) return -ENOMEM;
-        for (size_t i = 0; i < n; i++)
-                if (!done[i] && root_of(cq_node(q, &heads[i])) == root) compute(q, &heads[i], &f[i]);
-        ssize_t r = tournament(q, root, heads, f, done, n);
+        fhead *f = malloc((n + 1) * sizeof(*f)); /* only the heads of this root are computed and read */
+        ssize_t *at = malloc((q->n_cqs + 1) * sizeof(*at));
+        if (!f || !at) {
+                free(f);
+                free(at);
+                return -ENOMEM;
+        }
+        for (size_t c = 0; c < q->n_cqs; c++)
+                at[c] = -1;
+        for (size_t i = 0; i < n; i++) {
+                if (done[i] || root_of(cq_node(q, &heads[i])) != root) continue;
+                at[q->wl[heads[i].w].cq] = (ssize_t)i;
+                compute(q, &heads[i], &f[i]);
+        }
+        ssize_t r = tournament(q, root, heads, f, at);
         free(f);
+        free(at);
         return r >= 0 ? r : first;
 }

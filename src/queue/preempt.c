@@ -377,21 +377,28 @@ typedef struct ford {
         const cand *v; /* candidates in order */
         size_t n;
         bool *taken;
-        const qnode **pruned;
+        size_t *left;       /* per ClusterQueue: its candidates not taken yet */
+        bool *pruned_cq;    /* per ClusterQueue */
+        const qnode **pruned; /* Cohorts */
         size_t n_pruned;
 } ford;
 
 static bool is_pruned(const ford *o, const qnode *n) {
+        if (n->is_cq) return o->pruned_cq[n->cq];
         for (size_t i = 0; i < o->n_pruned; i++)
                 if (o->pruned[i] == n) return true;
         return false;
 }
 
 static void prune(ford *o, const qnode *n) {
-        if (!is_pruned(o, n)) o->pruned[o->n_pruned++] = n;
+        if (n->is_cq)
+                o->pruned_cq[n->cq] = true;
+        else if (!is_pruned(o, n))
+                o->pruned[o->n_pruned++] = n;
 }
 
 static ssize_t first_of(const ford *o, const qnode *cq) {
+        if (!o->left[cq->cq]) return -1;
         for (size_t i = 0; i < o->n; i++)
                 if (!o->taken[i] && node_of(o->x->q, o->v[i].w) == cq) return (ssize_t)i;
         return -1;
@@ -400,7 +407,20 @@ static ssize_t first_of(const ford *o, const qnode *cq) {
 static size_t pop(ford *o, const qnode *cq) {
         size_t i = (size_t)first_of(o, cq);
         o->taken[i] = true;
+        o->left[cq->cq]--;
         return o->v[i].w;
+}
+
+/* A ford over v[0..n), nothing taken or pruned. */
+static void ford_reset(ford *o, const cand *v, size_t n) {
+        o->v = v;
+        o->n = n;
+        o->n_pruned = 0;
+        memset(o->taken, 0, (n + 1) * sizeof(*o->taken));
+        memset(o->left, 0, (o->x->q->n_cqs + 1) * sizeof(*o->left));
+        memset(o->pruned_cq, 0, (o->x->q->n_cqs + 1) * sizeof(*o->pruned_cq));
+        for (size_t i = 0; i < n; i++)
+                o->left[o->x->q->wl[v[i].w].cq]++;
 }
 
 static bool on_path(const pctx *x, const qnode *cohort) {
@@ -539,21 +559,21 @@ static int fair_targets(pctx *x, qtarget **ret, size_t *ret_n) {
         qtarget *t = calloc(all.n + 1, sizeof(*t));
         size_t *retry = calloc(all.n + 1, sizeof(*retry));
         cand *again = calloc(all.n + 1, sizeof(*again));
-        bool *taken = calloc(all.n + 1, sizeof(*taken));
-        const qnode **pruned = calloc(x->q->n_nodes + 1, sizeof(*pruned));
-        int r = !t || !retry || !again || !taken || !pruned || all.oom ? -ENOMEM : 0;
+        ford o = {.x = x, .taken = calloc(all.n + 1, sizeof(bool)), .left = calloc(x->q->n_cqs + 1, sizeof(size_t)),
+                  .pruned_cq = calloc(x->q->n_cqs + 1, sizeof(bool)),
+                  .pruned = calloc(x->q->n_nodes + 1, sizeof(qnode *))};
+        int r = !t || !retry || !again || !o.taken || !o.left || !o.pruned_cq || !o.pruned || all.oom ? -ENOMEM : 0;
         size_t n = 0, n_retry = 0;
         if (r >= 0 && all.n) {
                 for (size_t i = 0; i < x->n_req; i++)
                         q_add_usage(x->cq->node, x->req[i].fr, x->req[i].value);
-                ford o = {x, all.v, all.n, taken, pruned, 0};
+                ford_reset(&o, all.v, all.n);
                 bool ok = first_strategy(&o, t, &n, retry, &n_retry);
                 if (!ok) {
                         for (size_t i = 0; i < n_retry; i++)
                                 again[i] = (cand){retry[i], NULL, PV_NEVER};
-                        memset(taken, 0, all.n * sizeof(*taken));
-                        ford o2 = {x, again, n_retry, taken, pruned, 0};
-                        ok = second_strategy(&o2, t, &n);
+                        ford_reset(&o, again, n_retry);
+                        ok = second_strategy(&o, t, &n);
                 }
                 for (size_t i = 0; i < x->n_req; i++)
                         q_remove_usage(x->cq->node, x->req[i].fr, x->req[i].value);
@@ -562,7 +582,7 @@ static int fair_targets(pctx *x, qtarget **ret, size_t *ret_n) {
                         put_back(x->q, t[k].w);
                 if (!ok) n = 0;
         }
-        free(all.v), free(retry), free(again), free(taken), free(pruned);
+        free(all.v), free(retry), free(again), free(o.taken), free(o.left), free(o.pruned_cq), free(o.pruned);
         if (r < 0) {
                 free(t);
                 return r;
@@ -709,6 +729,14 @@ int q_evict(dp_queue *q, size_t w, size_t p, const char *reason) {
                         free(v->podsets[ps].flavors[i]);
                         v->podsets[ps].flavors[i] = NULL;
                 }
+        if (v->times_preempted >= DP_QUEUE_MAX_PREEMPTED && !q->churning) {
+                q->churning = true;
+                free(v->note);
+                v->note = dp_asprintf("preempted %zu times, last by %s: the cycles would go on preempting (a "
+                                      "preemption loop); devplane stops admission here",
+                                      v->times_preempted, v->preempted_by);
+                if (!v->note) return -ENOMEM;
+        }
         v->state = DP_QW_PENDING;
         v->preadmitted = false;
         v->borrowing = 0;

@@ -33,6 +33,7 @@ typedef struct qnode {
         size_t n_kids;
         qquota *q; /* dp_queue.n_fr entries */
         double weight; /* fairSharing.weight, 1 when unset */
+        ssize_t cq;    /* its index in dp_queue.cqs, -1 for a Cohort */
         int walk;  /* cycle check: 1 on the path, 2 done */
 } qnode;
 
@@ -44,6 +45,7 @@ typedef struct qcq {
         size_t n_wl;
         size_t next; /* wl[next] is the first that may still be a head */
         bool blocked; /* StrictFIFO: its head can never be admitted */
+        size_t sticky; /* workload + 1 that issued preemptions last cycle: the head until tried again */
 } qcq;
 
 struct dp_queue {
@@ -65,7 +67,12 @@ struct dp_queue {
         char **index_keys;
         size_t n_index_keys;
         size_t cycles;
+        bool churning; /* a workload was preempted DP_QUEUE_MAX_PREEMPTED times: admission stops */
 };
+
+/* A workload preempted this many times in a static input means the cycles
+ * would go on preempting (Kueue has no such bound; devplane stops and says so). */
+#define DP_QUEUE_MAX_PREEMPTED 8
 
 /* ---- index.c: lookups by name; keys "F\x1fflavor" (ResourceFlavor),
  * "P\x1fname" (WorkloadPriorityClass), "L\x1fns\x1fname" (LocalQueue),

@@ -164,6 +164,7 @@ static qnode *node_new(dp_queue *q, const char *name, bool is_cq) {
         n->name = name;
         n->is_cq = is_cq;
         n->weight = 1;
+        n->cq = -1;
         v[q->n_nodes++] = n;
         return n;
 }
@@ -244,6 +245,7 @@ int q_build_tree(dp_queue *q, dp_error *err) {
                 qnode *n = node_new(q, q->cqs[i].cq->x.meta.name, true);
                 if (!n) return dp_error_set(err, -ENOMEM, "out of memory");
                 q->cqs[i].node = n;
+                n->cq = (ssize_t)i;
                 fill_quotas(q, n, q->cqs[i].cq->groups, q->cqs[i].cq->n_groups);
                 if (q->cqs[i].cq->has_weight) n->weight = dp_quantity_as_double(&q->cqs[i].cq->weight);
                 qnode *p = q->cqs[i].cq->cohort && q->cqs[i].cq->cohort[0] ? cohort_node(q, q->cqs[i].cq->cohort) : NULL;
