@@ -378,6 +378,7 @@ typedef struct ford {
         size_t n;
         bool *taken;
         size_t *left;       /* per ClusterQueue: its candidates not taken yet */
+        size_t *cursor;     /* per ClusterQueue: none of its candidates before this one is left */
         bool *pruned_cq;    /* per ClusterQueue */
         const qnode **pruned; /* Cohorts */
         size_t n_pruned;
@@ -397,10 +398,10 @@ static void prune(ford *o, const qnode *n) {
                 o->pruned[o->n_pruned++] = n;
 }
 
-static ssize_t first_of(const ford *o, const qnode *cq) {
+static ssize_t first_of(ford *o, const qnode *cq) {
         if (!o->left[cq->cq]) return -1;
-        for (size_t i = 0; i < o->n; i++)
-                if (!o->taken[i] && node_of(o->x->q, o->v[i].w) == cq) return (ssize_t)i;
+        for (size_t i = o->cursor[cq->cq]; i < o->n; i++)
+                if (!o->taken[i] && node_of(o->x->q, o->v[i].w) == cq) return (ssize_t)(o->cursor[cq->cq] = i);
         return -1;
 }
 
@@ -418,6 +419,7 @@ static void ford_reset(ford *o, const cand *v, size_t n) {
         o->n_pruned = 0;
         memset(o->taken, 0, (n + 1) * sizeof(*o->taken));
         memset(o->left, 0, (o->x->q->n_cqs + 1) * sizeof(*o->left));
+        memset(o->cursor, 0, (o->x->q->n_cqs + 1) * sizeof(*o->cursor));
         memset(o->pruned_cq, 0, (o->x->q->n_cqs + 1) * sizeof(*o->pruned_cq));
         for (size_t i = 0; i < n; i++)
                 o->left[o->x->q->wl[v[i].w].cq]++;
@@ -560,9 +562,12 @@ static int fair_targets(pctx *x, qtarget **ret, size_t *ret_n) {
         size_t *retry = calloc(all.n + 1, sizeof(*retry));
         cand *again = calloc(all.n + 1, sizeof(*again));
         ford o = {.x = x, .taken = calloc(all.n + 1, sizeof(bool)), .left = calloc(x->q->n_cqs + 1, sizeof(size_t)),
+                  .cursor = calloc(x->q->n_cqs + 1, sizeof(size_t)),
                   .pruned_cq = calloc(x->q->n_cqs + 1, sizeof(bool)),
                   .pruned = calloc(x->q->n_nodes + 1, sizeof(qnode *))};
-        int r = !t || !retry || !again || !o.taken || !o.left || !o.pruned_cq || !o.pruned || all.oom ? -ENOMEM : 0;
+        int r = !t || !retry || !again || !o.taken || !o.left || !o.cursor || !o.pruned_cq || !o.pruned || all.oom
+                        ? -ENOMEM
+                        : 0;
         size_t n = 0, n_retry = 0;
         if (r >= 0 && all.n) {
                 for (size_t i = 0; i < x->n_req; i++)
@@ -582,7 +587,8 @@ static int fair_targets(pctx *x, qtarget **ret, size_t *ret_n) {
                         put_back(x->q, t[k].w);
                 if (!ok) n = 0;
         }
-        free(all.v), free(retry), free(again), free(o.taken), free(o.left), free(o.pruned_cq), free(o.pruned);
+        free(all.v), free(retry), free(again), free(o.taken), free(o.left), free(o.cursor), free(o.pruned_cq),
+                free(o.pruned);
         if (r < 0) {
                 free(t);
                 return r;
