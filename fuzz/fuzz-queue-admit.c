@@ -2,7 +2,9 @@
  * Fuzz Kueue's kinds and admission: decode (with the queue's extension
  * table), validate, admit, apply, encode. Properties: no crash or leak;
  * decoding is all or nothing; every workload ends admitted, pending or
- * inadmissible, and an admitted one has a ClusterQueue. */
+ * inadmissible, and an admitted one has a ClusterQueue; a preempted one
+ * names its preemptor and is not admitted by the cycle that preempted it.
+ * Fair sharing is on for inputs of odd length, so both orders are fuzzed. */
 #include "queue/queue.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -18,10 +20,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         }
         dp_queue *q = NULL;
         if (dp_model_generate_names(l, &err) >= 0 && dp_model_validate(l, &err) >= 0 &&
-            dp_queue_new(l, &q, &err) >= 0 && dp_queue_admit(q, &err) >= 0) {
+            dp_queue_new(l, &q, &err) >= 0 && (dp_queue_set_fair_sharing(q, size & 1), dp_queue_admit(q, &err) >= 0)) {
                 for (size_t i = 0; i < dp_queue_n_workloads(q); i++) {
                         const dp_queue_workload *w = dp_queue_workload_at(q, i);
                         if (w->state == DP_QW_ADMITTED && !w->cluster_queue) __builtin_trap();
+                        if (w->times_preempted && !w->preempted_by) __builtin_trap();
+                        if (w->state == DP_QW_ADMITTED && w->times_preempted && w->cycle <= w->preempted_cycle)
+                                __builtin_trap();
                 }
                 (void)dp_queue_apply_owners(q, l, &err);
                 dp_doc_set *s = dp_doc_set_new();

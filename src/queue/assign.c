@@ -8,10 +8,11 @@
  * flavorFungibility says, and the reasons in Kueue's words, sorted and
  * joined as Kueue's Status.Message() joins them.
  *
- * Preemption is not simulated: where Kueue would ask its preemption oracle
- * (the request fits the nominal quota, or reclaiming in the cohort could
- * help), the answer is "no candidates", which is what Kueue finds when no
- * policy allows preemption.
+ * Where the request does not fit but preemption could help (it fits the
+ * nominal quota, reclaiming in the cohort could help, or the queue may
+ * preempt while borrowing), the preemption oracle (preempt.c) says whether
+ * there are candidates: no candidates, preempt (one in the ClusterQueue) or
+ * reclaim (only elsewhere), and how far the workload borrows after them.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -57,7 +58,7 @@ static void reasons_move(reasons *to, reasons *from) {
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-/* ---- modes (Kueue's granularMode, less preempt and reclaim) ---- */
+/* ---- modes (Kueue's granularMode) ---- */
 
 typedef struct gmode {
         qmode pm;
@@ -81,9 +82,11 @@ static bool preferred(gmode a, gmode b, bool preemption_over_borrowing) {
         return a.borrow < b.borrow;
 }
 
-/* shouldTryNextFlavor (preempt and reclaim never occur here). */
+/* shouldTryNextFlavor */
 static bool try_next(gmode rep, const dp_cluster_queue *cq) {
         if (rep.pm == QM_NOFIT || rep.pm == QM_NO_CANDIDATES) return true;
+        if ((rep.pm == QM_PREEMPT || rep.pm == QM_RECLAIM) && cq->when_can_preempt == DP_KQ_TRY_NEXT_FLAVOR)
+                return true;
         return rep.borrow != 0 && cq->when_can_borrow == DP_KQ_TRY_NEXT_FLAVOR;
 }
 
@@ -92,11 +95,14 @@ static bool try_next(gmode rep, const dp_cluster_queue *cq) {
 typedef struct actx {
         dp_queue *q;
         const qcq *cq;
+        const dp_queue_workload *w;
         int64_t *assumed; /* per fr: what earlier pod sets of this workload take */
 } actx;
 
-static bool can_preempt_while_borrowing(const dp_cluster_queue *cq) {
-        return cq->preemption.borrow_within_cohort && !streq(cq->preemption.borrow_within_cohort, "Never");
+static bool can_preempt_while_borrowing(const dp_queue *q, const dp_cluster_queue *cq) {
+        const char *reclaim = cq->preemption.reclaim_within_cohort;
+        return (cq->preemption.borrow_within_cohort && !streq(cq->preemption.borrow_within_cohort, "Never")) ||
+               (q->fair_sharing && reclaim && !streq(reclaim, "Never"));
 }
 
 /* fitsResourceQuota */
@@ -121,8 +127,11 @@ static gmode fits_quota(actx *x, size_t fr, int64_t request, reasons *rs) {
         if (val <= available) return (gmode){QM_FIT, borrow};
         q_format(res, val - available, a, sizeof(a));
         reason_add(rs, "insufficient unused quota for %s in flavor %s, %s more needed", res, flv, a);
-        if (n->q[fr].nominal >= val || below_root || can_preempt_while_borrowing(x->cq->cq))
-                return (gmode){QM_NO_CANDIDATES, borrow};
+        if (n->q[fr].nominal >= val || below_root || can_preempt_while_borrowing(x->q, x->cq->cq)) {
+                qmode m = QM_NO_CANDIDATES;
+                if (q_preempt_oracle(x->q, x->cq, x->w, fr, val, &m, &borrow) < 0) rs->oom = true;
+                return (gmode){m, borrow};
+        }
         return (gmode){QM_NOFIT, borrow};
 }
 
@@ -239,7 +248,7 @@ static bool covered(const dp_kq_resource_group *g, const char *res) {
 /* One flavor for the group's resources: its representative mode, the fr
  * of each total it takes (out[k]). */
 static gmode try_flavor(actx *x, const dp_kq_flavor_quotas *fq, const dp_kq_resource_group *g, const total *tot,
-                        size_t nt, ssize_t *out, int *ret_max_borrow, reasons *rs) {
+                        size_t nt, ssize_t *out, qmode *outm, int *ret_max_borrow, reasons *rs) {
         gmode rep = best_mode;
         *ret_max_borrow = 0;
         for (size_t k = 0; k < nt; k++) {
@@ -250,6 +259,7 @@ static gmode try_flavor(actx *x, const dp_kq_flavor_quotas *fq, const dp_kq_reso
                 if (preferred(rep, m, x->cq->cq->preemption_over_borrowing)) rep = m;
                 if (rep.pm == QM_NOFIT) return rep;
                 out[k] = fr;
+                outm[k] = m.pm;
         }
         return rep;
 }
@@ -257,10 +267,11 @@ static gmode try_flavor(actx *x, const dp_kq_flavor_quotas *fq, const dp_kq_reso
 /* findFlavorForPodSets: the best flavor of group g (or none), its mode; the
  * reasons of every flavor tried unless the best one fits. */
 static int find_flavor(actx *x, const dp_queue_podset *ps, size_t g, const total *tot, size_t nt, ssize_t *best,
-                       gmode *ret, int *ret_max_borrow, reasons *rs) {
+                       qmode *bestm, gmode *ret, int *ret_max_borrow, reasons *rs) {
         const dp_kq_resource_group *grp = &x->cq->cq->groups[g];
         _cleanup_free_ ssize_t *cur = calloc(nt + 1, sizeof(*cur));
-        if (!cur) return -ENOMEM;
+        _cleanup_free_ qmode *curm = calloc(nt + 1, sizeof(*curm));
+        if (!cur || !curm) return -ENOMEM;
         gmode best_m = worst_mode;
         bool found = false;
         for (size_t f = 0; f < grp->n_flavors; f++) {
@@ -268,11 +279,14 @@ static int find_flavor(actx *x, const dp_queue_podset *ps, size_t g, const total
                 for (size_t k = 0; k < nt; k++)
                         cur[k] = -1;
                 int maxb = 0;
-                gmode rep = try_flavor(x, &grp->flavors[f], grp, tot, nt, cur, &maxb, rs);
+                gmode rep = try_flavor(x, &grp->flavors[f], grp, tot, nt, cur, curm, &maxb, rs);
                 bool stop = !try_next(rep, x->cq->cq);
                 if (stop || preferred(rep, best_m, x->cq->cq->preemption_over_borrowing)) {
                         for (size_t k = 0; k < nt; k++)
-                                if (covered(grp, tot[k].name)) best[k] = cur[k];
+                                if (covered(grp, tot[k].name)) {
+                                        best[k] = cur[k];
+                                        bestm[k] = curm[k];
+                                }
                         best_m = rep;
                         *ret_max_borrow = maxb;
                         found = rep.pm != QM_NOFIT;
@@ -301,16 +315,17 @@ static size_t totals(const qcq *cq, const dp_queue_podset *ps, total *tot) {
         return nt;
 }
 
-static int add_usage(qassign *a, size_t fr, int64_t v) {
+static int add_usage(qassign *a, size_t fr, int64_t v, bool preempt) {
         for (size_t i = 0; i < a->n_usage; i++)
                 if (a->usage[i].fr == fr) {
                         a->usage[i].value += v;
+                        a->usage[i].preempt |= preempt;
                         return 0;
                 }
         qusage *u = realloc(a->usage, (a->n_usage + 1) * sizeof(*u));
         if (!u) return -ENOMEM;
         a->usage = u;
-        u[a->n_usage++] = (qusage){fr, v};
+        u[a->n_usage++] = (qusage){fr, v, preempt};
         return 0;
 }
 
@@ -322,7 +337,8 @@ static int assign_podset(actx *x, const dp_queue_podset *ps, ssize_t *ffr, qassi
                          reasons *rs) {
         _cleanup_free_ total *tot = calloc(ps->n_requests + 2, sizeof(*tot));
         _cleanup_free_ ssize_t *fr = calloc(ps->n_requests + 2, sizeof(*fr));
-        if (!tot || !fr) return -ENOMEM;
+        _cleanup_free_ qmode *pm = calloc(ps->n_requests + 2, sizeof(*pm));
+        if (!tot || !fr || !pm) return -ENOMEM;
         size_t nt = totals(x->cq, ps, tot);
         gmode mode = best_mode;
         for (size_t k = 0; k < nt; k++)
@@ -341,7 +357,7 @@ static int assign_podset(actx *x, const dp_queue_podset *ps, ssize_t *ffr, qassi
                 reasons grp = {0};
                 gmode m;
                 int maxb = 0;
-                int r = find_flavor(x, ps, (size_t)g, tot, nt, fr, &m, &maxb, &grp);
+                int r = find_flavor(x, ps, (size_t)g, tot, nt, fr, pm, &m, &maxb, &grp);
                 if (r <= 0) {
                         reasons_clear(rs);
                         reasons_move(rs, &grp);
@@ -354,7 +370,7 @@ static int assign_podset(actx *x, const dp_queue_podset *ps, ssize_t *ffr, qassi
         }
         for (size_t k = 0; k < nt; k++) {
                 if (fr[k] < 0) continue;
-                if (add_usage(a, (size_t)fr[k], tot[k].value) < 0) return -ENOMEM;
+                if (add_usage(a, (size_t)fr[k], tot[k].value, q_mode_preempts(pm[k])) < 0) return -ENOMEM;
                 x->assumed[fr[k]] += tot[k].value;
                 for (size_t i = 0; i < ps->n_requests; i++)
                         if (streq(ps->requests[i].name, tot[k].name)) ffr[i] = fr[k];
@@ -385,7 +401,7 @@ int q_assign(dp_queue *q, const qcq *cq, const dp_queue_workload *w, qassign *re
         }
         for (size_t i = 0; i < nreq; i++)
                 a.flavor_fr[i] = -1;
-        actx x = {q, cq, assumed};
+        actx x = {q, cq, w, assumed};
         size_t off = 0;
         int r = 0;
         for (size_t p = 0; p < w->n_podsets && r >= 0; p++) {

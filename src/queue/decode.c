@@ -504,7 +504,23 @@ static int admission(kq *q, const dp_doc_node *n, dp_kq_workload *w) {
         return 0;
 }
 
-/* status is the controllers' record: only the admission is read. */
+/* When the quota was reserved (QuotaReserved True): preemption takes the
+ * most recently admitted first. Conditions are not validated: a record. */
+static int reserved_at(const dp_doc_node *conds, dp_kq_workload *w) {
+        for (size_t i = 0; conds && conds->type == DP_DOC_SEQ && i < conds->n; i++) {
+                const dp_doc_node *c = conds->items[i], *t = dp_doc_get(c, "type"), *st = dp_doc_get(c, "status");
+                const dp_doc_node *at = dp_doc_get(c, "lastTransitionTime");
+                if (!t || t->type != DP_DOC_SCALAR || !streq(t->str, "QuotaReserved") || !st ||
+                    st->type != DP_DOC_SCALAR || !streq(st->str, "True") || !at || at->type != DP_DOC_SCALAR)
+                        continue;
+                free(w->reserved_at);
+                if (!(w->reserved_at = strdup(at->str))) return -ENOMEM;
+        }
+        return 0;
+}
+
+/* status is the controllers' record: only the admission and when the
+ * quota was reserved are read. */
 static int wl_status(kq *q, const dp_doc_node *n, dp_kq_workload *w) {
         int e = expect_map(q->c, n);
         if (e <= 0) return e;
@@ -512,6 +528,8 @@ static int wl_status(kq *q, const dp_doc_node *n, dp_kq_workload *w) {
         size_t m = path_key(q->c, "admission");
         int r = a ? admission(q, a, w) : 0;
         path_pop(q->c, m);
+        if (r >= 0 && reserved_at(dp_doc_get(n, "conditions"), w) < 0)
+                r = dp_error_set(q->c->err, -ENOMEM, "out of memory");
         return r;
 }
 
@@ -545,6 +563,7 @@ static void workload_done(dp_object o) {
                 free(w->assignments[i].flavors);
         }
         free(w->assignments);
+        free(w->reserved_at);
 }
 
 /* ---- the table ---- */

@@ -155,6 +155,7 @@ typedef struct dp_kq_workload {
         char *admitted_cq; /* status.admission.clusterQueue; NULL: not admitted */
         dp_kq_podset_assignment *assignments;
         size_t n_assignments;
+        char *reserved_at; /* status.conditions QuotaReserved=True lastTransitionTime */
 } dp_kq_workload;
 
 #define DP_KUEUE_MAX_PODSETS 8

@@ -32,6 +32,8 @@ typedef struct qnode {
         struct qnode **kids;
         size_t n_kids;
         qquota *q; /* dp_queue.n_fr entries */
+        double weight; /* fairSharing.weight, 1 when unset */
+        ssize_t cq;    /* its index in dp_queue.cqs, -1 for a Cohort */
         int walk;  /* cycle check: 1 on the path, 2 done */
 } qnode;
 
@@ -43,6 +45,7 @@ typedef struct qcq {
         size_t n_wl;
         size_t next; /* wl[next] is the first that may still be a head */
         bool blocked; /* StrictFIFO: its head can never be admitted */
+        size_t sticky; /* workload + 1 that issued preemptions last cycle: the head until tried again */
 } qcq;
 
 struct dp_queue {
@@ -58,11 +61,18 @@ struct dp_queue {
         size_t n_wl;
         bool *set_aside; /* per workload: inadmissible until the cluster changes */
         bool *ns_ok;     /* per workload: its namespace matches its ClusterQueue's selector */
+        struct qheld *held; /* per workload: the quota it holds (preempt.c), NULL until one is admitted */
+        bool fair_sharing;  /* Kueue's Configuration fairSharing.enable (dp_queue_set_fair_sharing) */
         dp_hashmap *index; /* index.c */
         char **index_keys;
         size_t n_index_keys;
         size_t cycles;
+        bool churning; /* a workload was preempted DP_QUEUE_MAX_PREEMPTED times: admission stops */
 };
+
+/* A workload preempted this many times in a static input means the cycles
+ * would go on preempting (Kueue has no such bound; devplane stops and says so). */
+#define DP_QUEUE_MAX_PREEMPTED 8
 
 /* ---- index.c: lookups by name; keys "F\x1fflavor" (ResourceFlavor),
  * "P\x1fname" (WorkloadPriorityClass), "L\x1fns\x1fname" (LocalQueue),
@@ -84,6 +94,10 @@ int q_build_tree(dp_queue *q, dp_error *err);
 int64_t q_available(const qnode *n, size_t fr);
 int64_t q_potential(const qnode *n, size_t fr);
 void q_add_usage(qnode *n, size_t fr, int64_t v);
+/* Kueue's removeUsage, the exact inverse of q_add_usage. */
+void q_remove_usage(qnode *n, size_t fr, int64_t v);
+/* Kueue's LocalAvailable: what stays below the lending limit, unused. */
+int64_t q_local_available(const qnode *n, size_t fr);
 /* Kueue's FindHeightOfLowestSubtreeThatFits: how far up val must borrow
  * (0: within the ClusterQueue) and whether that subtree is below the root. */
 int q_borrow_height(const qnode *cq, size_t fr, int64_t val, bool *ret_below_root);
@@ -99,11 +113,16 @@ void q_format(const char *resource, int64_t v, char *buf, size_t size);
 int q_workloads(dp_queue *q, const dp_object_list *l, dp_error *err);
 
 /* ---- assign.c ---- */
-typedef enum { QM_NOFIT = 0, QM_NO_CANDIDATES, QM_FIT } qmode; /* Kueue's preemptionMode, less preempt/reclaim */
+/* Kueue's preemptionMode, worst first: no candidates, preempt (a target in
+ * the ClusterQueue) and reclaim (targets elsewhere only) are the
+ * FlavorAssignmentMode Preempt. */
+typedef enum { QM_NOFIT = 0, QM_NO_CANDIDATES, QM_PREEMPT, QM_RECLAIM, QM_FIT } qmode;
+static inline bool q_mode_preempts(qmode m) { return m == QM_NO_CANDIDATES || m == QM_PREEMPT || m == QM_RECLAIM; }
 
 typedef struct qusage {
         size_t fr;
         int64_t value;
+        bool preempt; /* its flavor was assigned in a preemption mode (frsNeedPreemption) */
 } qusage;
 
 typedef struct qassign {
@@ -117,3 +136,58 @@ typedef struct qassign {
 
 int q_assign(dp_queue *q, const qcq *cq, const dp_queue_workload *w, qassign *ret);
 void q_assign_done(qassign *a);
+
+/* ---- preempt.c: Kueue's classical preemption (pkg/scheduler/preemption) ---- */
+
+/* The quota an admitted workload holds, per fr (what eviction gives back). */
+typedef struct qheld {
+        qusage *v;
+        size_t n;
+} qheld;
+
+int q_held_add(dp_queue *q, size_t w, size_t fr, int64_t v);
+void q_held_free(dp_queue *q);
+
+/* One victim and the Preempted condition's reason (InClusterQueue...). */
+typedef struct qtarget {
+        size_t w;
+        const char *reason;
+} qtarget;
+
+/* The preemption oracle (SimulatePreemption) for val of one fr: no
+ * candidates, preempt or reclaim, and the borrowing height after the
+ * preemptions. -ENOMEM or 0. */
+int q_preempt_oracle(dp_queue *q, const qcq *cq, const dp_queue_workload *w, size_t fr, int64_t val, qmode *ret_mode,
+                     int *ret_borrow);
+/* GetTargets: the minimal set of admitted workloads whose eviction lets w's
+ * assignment fit (none: *ret_n 0). *ret is the caller's to free. */
+int q_preempt_targets(dp_queue *q, const qcq *cq, size_t w, const qassign *a, qtarget **ret, size_t *ret_n);
+/* Does a fit in cq's quota once the targets (and others) are removed? */
+bool q_fits_without(dp_queue *q, const qcq *cq, const qassign *a, const size_t *gone, size_t n_gone);
+/* Evict w (preempted by p for reason in cycle): its quota goes back, it
+ * queues again, and its cohort's set-aside workloads are tried again. */
+int q_evict(dp_queue *q, size_t w, size_t p, const char *reason);
+
+/* ---- fair.c: Kueue's fair sharing (dominant resource share, tournament) ---- */
+
+/* One head of the cycle, as the tournament sees it. */
+typedef struct qhead {
+        size_t w;
+        const qassign *a; /* NULL: no assignment (namespace mismatch) */
+} qhead;
+
+/* The head to process next among those not done (fairSharingIterator.pop),
+ * or -1 when all are; -ENOMEM. Usage admitted so far in the cycle counts. */
+ssize_t q_fair_next(dp_queue *q, const qhead *heads, size_t n, const bool *done);
+/* A node's dominant resource share at its current usage (0 without a parent). */
+typedef struct qshare {
+        double ratio; /* unweighted, ×1000 */
+        double weight;
+        bool borrowing;
+} qshare;
+qshare q_share(const dp_queue *q, const qnode *n);
+/* CompareDRS: < 0 when a is the fairer (lower) share. */
+int q_share_cmp(qshare a, qshare b);
+/* status.fairSharing.weightedShare: ceil(DRS / weight), INT64_MAX for a
+ * node with weight 0 that borrows, 0 without a parent. */
+int64_t q_weighted_share(const dp_queue *q, const qnode *n);

@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "base/strv.h"
 #include "queue/queue-internal.h"
 
 static int take_objects(dp_queue *q, dp_object_list *l) {
@@ -112,6 +113,7 @@ static int set_text(char **field, const char *fmt, ...) {
 static int preadmit(dp_queue *q, dp_queue_workload *w, const dp_kq_workload *kw, qcq *c) {
         w->state = DP_QW_ADMITTED;
         w->preadmitted = true;
+        if (kw->reserved_at && !(w->reserved_at = strdup(kw->reserved_at))) return -ENOMEM;
         for (size_t a = 0; a < kw->n_assignments; a++) {
                 const dp_kq_podset_assignment *pa = &kw->assignments[a];
                 for (size_t p = 0; p < w->n_podsets; p++) {
@@ -123,7 +125,10 @@ static int preadmit(dp_queue *q, dp_queue_workload *w, const dp_kq_workload *kw,
                                 if (!f) continue;
                                 if (!(ps->flavors[i] = strdup(f))) return -ENOMEM;
                                 ssize_t fr = q_fr_find(q, f, ps->requests[i].name);
-                                if (fr >= 0) q_add_usage(c->node, (size_t)fr, ps->requests[i].value * count);
+                                if (fr < 0) continue;
+                                q_add_usage(c->node, (size_t)fr, ps->requests[i].value * count);
+                                if (q_held_add(q, (size_t)(w - q->wl), (size_t)fr, ps->requests[i].value * count) < 0)
+                                        return -ENOMEM;
                         }
                 }
         }
@@ -160,13 +165,13 @@ static int place(dp_queue *q, size_t i) {
         w->cq = (size_t)c;
         qcq *cq = &q->cqs[c];
         q->ns_ok[i] = namespace_selected(q, cq->cq->namespace_selector, w->ns);
-        if (kw && kw->admitted_cq) return preadmit(q, w, kw, cq);
-        if (cq->inactive) return set_text(&w->message, "ClusterQueue %s is inactive", cq_name);
+        if (cq->inactive && !(kw && kw->admitted_cq)) return set_text(&w->message, "ClusterQueue %s is inactive", cq_name);
+        /* admitted ones too: preempted, they queue again */
         size_t *v = realloc(cq->wl, (cq->n_wl + 1) * sizeof(*v));
         if (!v) return -ENOMEM;
         cq->wl = v;
         v[cq->n_wl++] = i;
-        return 0;
+        return kw && kw->admitted_cq ? preadmit(q, w, kw, cq) : 0;
 }
 
 /* Kueue's queue order inside one ClusterQueue. */
@@ -248,6 +253,11 @@ static void workload_done(dp_queue_workload *w) {
         free(w->reason);
         free(w->message);
         free(w->note);
+        free(w->reserved_at);
+        free(w->preempted_by);
+        free(w->preempted_reason);
+        free(w->preempted_message);
+        dp_strv_free_n(w->victims, w->n_victims);
 }
 
 dp_queue *dp_queue_free(dp_queue *q) {
@@ -267,6 +277,7 @@ dp_queue *dp_queue_free(dp_queue *q) {
         free(q->fr);
         free(q->set_aside);
         free(q->ns_ok);
+        q_held_free(q);
         q_index_free(q);
         for (size_t i = 0; i < q->n_owned; i++)
                 dp_object_free(q->owned[i]);

@@ -73,6 +73,16 @@ typedef struct dp_queue_workload {
         int borrowing;    /* admitted: the height of the cohort subtree it borrows from, 0 none */
         size_t cycle;     /* admitted: the scheduling cycle, from 1; 0 for preadmitted */
         size_t cq;        /* index in the queue's ClusterQueues when cluster_queue resolves */
+        char *reserved_at; /* preadmitted: QuotaReserved's lastTransitionTime (candidates' order), NULL unknown */
+        /* Preemption (queue/preempt.c): the last time this workload was
+         * preempted (Kueue's Preempted condition), and whom it preempted. */
+        char *preempted_by;      /* ns/name of the preemptor, NULL when never preempted */
+        char *preempted_reason;  /* InClusterQueue | InCohortReclamation | InCohortReclaimWhileBorrowing */
+        char *preempted_message; /* the condition's message */
+        size_t preempted_cycle;  /* the cycle that issued it */
+        size_t times_preempted;
+        char **victims; /* "ns/name (reason, cycle N)" of every workload it preempted */
+        size_t n_victims;
 } dp_queue_workload;
 
 typedef struct dp_queue dp_queue;
@@ -89,6 +99,11 @@ dp_queue *dp_queue_free(dp_queue *q);
  * for the tools, which print a list's warnings once. 0 or -ENOMEM. */
 int dp_queue_warn_input(dp_object_list *l, dp_error *err);
 DEFINE_FREEP(dp_queue, dp_queue_free)
+
+/* Kueue's Configuration fairSharing.enable (off by default, as in Kueue):
+ * heads are ordered by the cohort tournament and queues may preempt while
+ * borrowing when reclaimWithinCohort allows it. Set before dp_queue_admit. */
+void dp_queue_set_fair_sharing(dp_queue *q, bool enable);
 
 /* Kueue's scheduling cycles until one admits nothing more: the result is
  * what a quiet cluster settles at. */

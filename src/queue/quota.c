@@ -39,6 +39,8 @@ static int64_t local_available(const qnode *n, size_t fr) {
         return DP_MAX(0, sat_sub(local_quota(n, fr), n->q[fr].usage));
 }
 
+int64_t q_local_available(const qnode *n, size_t fr) { return local_available(n, fr); }
+
 int64_t q_available(const qnode *n, size_t fr) {
         const qquota *x = &n->q[fr];
         if (!n->parent) return sat_sub(x->subtree, x->usage);
@@ -63,6 +65,13 @@ void q_add_usage(qnode *n, size_t fr, int64_t v) {
         int64_t local = local_available(n, fr);
         n->q[fr].usage = sat_add(n->q[fr].usage, v);
         if (n->parent && v > local) q_add_usage(n->parent, fr, v - local);
+}
+
+/* Kueue's removeUsage: the exact inverse of q_add_usage. */
+void q_remove_usage(qnode *n, size_t fr, int64_t v) {
+        int64_t stored = sat_sub(n->q[fr].usage, local_quota(n, fr));
+        n->q[fr].usage = sat_sub(n->q[fr].usage, v);
+        if (stored > 0 && n->parent) q_remove_usage(n->parent, fr, DP_MIN(v, stored));
 }
 
 static bool borrowing_with(const qnode *n, size_t fr, int64_t v) {
@@ -154,6 +163,8 @@ static qnode *node_new(dp_queue *q, const char *name, bool is_cq) {
         if (!n) return NULL;
         n->name = name;
         n->is_cq = is_cq;
+        n->weight = 1;
+        n->cq = -1;
         v[q->n_nodes++] = n;
         return n;
 }
@@ -203,6 +214,7 @@ static int cohort_objects(dp_queue *q, dp_error *err) {
                 qnode *n = cohort_node(q, co->x.meta.name);
                 if (!n) return -ENOMEM;
                 fill_quotas(q, n, co->groups, co->n_groups);
+                if (co->has_weight) n->weight = dp_quantity_as_double(&co->weight);
                 if (!co->parent) continue;
                 qnode *p = cohort_node(q, co->parent);
                 if (!p || link_child(n, p) < 0) return -ENOMEM;
@@ -233,7 +245,9 @@ int q_build_tree(dp_queue *q, dp_error *err) {
                 qnode *n = node_new(q, q->cqs[i].cq->x.meta.name, true);
                 if (!n) return dp_error_set(err, -ENOMEM, "out of memory");
                 q->cqs[i].node = n;
+                n->cq = (ssize_t)i;
                 fill_quotas(q, n, q->cqs[i].cq->groups, q->cqs[i].cq->n_groups);
+                if (q->cqs[i].cq->has_weight) n->weight = dp_quantity_as_double(&q->cqs[i].cq->weight);
                 qnode *p = q->cqs[i].cq->cohort && q->cqs[i].cq->cohort[0] ? cohort_node(q, q->cqs[i].cq->cohort) : NULL;
                 if (q->cqs[i].cq->cohort && q->cqs[i].cq->cohort[0] && (!p || link_child(n, p) < 0))
                         return dp_error_set(err, -ENOMEM, "out of memory");

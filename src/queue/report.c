@@ -35,6 +35,26 @@ static dp_doc_node *flavors_doc(dp_doc_set *s, const dp_queue_workload *w) {
         return m;
 }
 
+/* Who preempted w (Kueue's Preempted condition) and whom w preempted. */
+static dp_doc_node *preemption_doc(dp_doc_set *s, dp_doc_node *d, const dp_queue_workload *w) {
+        if (w->preempted_by) {
+                dp_doc_node *p = dp_doc_new_map(s);
+                if (!p) return NULL;
+                PUT(s, p, "by", dp_doc_new_str(s, w->preempted_by));
+                PUT(s, p, "reason", dp_doc_new_str(s, w->preempted_reason));
+                PUT(s, p, "message", dp_doc_new_str(s, w->preempted_message));
+                PUT(s, p, "cycle", dp_doc_new_int(s, (int64_t)w->preempted_cycle));
+                PUT(s, p, "times", dp_doc_new_int(s, (int64_t)w->times_preempted));
+                PUT(s, d, "preempted", p);
+        }
+        if (!w->n_victims) return d;
+        dp_doc_node *v = dp_doc_new_seq(s);
+        for (size_t i = 0; v && i < w->n_victims; i++)
+                if (dp_doc_seq_add(s, v, dp_doc_new_str(s, w->victims[i])) < 0) return NULL;
+        PUT(s, d, "preemptedWorkloads", v);
+        return d;
+}
+
 static dp_doc_node *workload_doc(dp_doc_set *s, const dp_queue_workload *w) {
         dp_doc_node *d = dp_doc_new_map(s);
         if (!d) return NULL;
@@ -54,7 +74,7 @@ static dp_doc_node *workload_doc(dp_doc_set *s, const dp_queue_workload *w) {
         if (w->reason) PUT(s, d, "reason", dp_doc_new_str(s, w->reason));
         if (w->message) PUT(s, d, "message", dp_doc_new_str(s, w->message));
         if (w->note) PUT(s, d, "note", dp_doc_new_str(s, w->note));
-        return d;
+        return preemption_doc(s, d, w);
 }
 
 static dp_doc_node *usage_doc(dp_doc_set *s, const dp_queue *q, const qcq *c) {
@@ -105,6 +125,7 @@ static dp_doc_node *cq_doc(dp_doc_set *s, const dp_queue *q, const qcq *c) {
         PUT(s, d, "admitted", dp_doc_new_int(s, admitted));
         PUT(s, d, "pending", dp_doc_new_int(s, pending));
         PUT(s, d, "usage", usage_doc(s, q, c));
+        if (q->fair_sharing) PUT(s, d, "weightedShare", dp_doc_new_int(s, q_weighted_share(q, c->node)));
         PUT(s, d, "workloads", wls);
         return d;
 }
@@ -118,6 +139,7 @@ dp_doc_node *dp_queue_encode(dp_doc_set *s, const dp_queue *q) {
                 if (q->wl[i].state == DP_QW_INADMISSIBLE && dp_doc_seq_add(s, lost, workload_doc(s, &q->wl[i])) < 0)
                         return NULL;
         PUT(s, d, "cycles", dp_doc_new_int(s, (int64_t)q->cycles));
+        PUT(s, d, "fairSharing", dp_doc_new_bool(s, q->fair_sharing));
         PUT(s, d, "clusterQueues", cqs);
         PUT(s, d, "inadmissible", lost);
         return d;
@@ -143,14 +165,21 @@ static void workload_line(const dp_doc_node *w, dp_strbuf *out) {
         if (!streq(str_of(w, "state"), "Admitted") && str_of(w, "message")[0])
                 dp_strbuf_printf(out, "      %s: %s\n", str_of(w, "reason"), str_of(w, "message"));
         if (str_of(w, "note")[0]) dp_strbuf_printf(out, "      note: %s\n", str_of(w, "note"));
+        const dp_doc_node *p = dp_doc_get(w, "preempted"), *v = dp_doc_get(w, "preemptedWorkloads");
+        if (p && p->type == DP_DOC_MAP)
+                dp_strbuf_printf(out, "      preempted by %s in cycle %s (%s)\n", str_of(p, "by"), str_of(p, "cycle"),
+                                 str_of(p, "reason"));
+        for (size_t i = 0; v && v->type == DP_DOC_SEQ && i < v->n; i++)
+                dp_strbuf_printf(out, "%s%s%s", i ? ", " : "      preempted ", v->items[i]->str, i + 1 == v->n ? "\n" : "");
 }
 
 void dp_queue_print(const dp_doc_node *doc, dp_strbuf *out) {
         const dp_doc_node *cqs = dp_doc_get(doc, "clusterQueues"), *lost = dp_doc_get(doc, "inadmissible");
-        dp_strbuf_printf(out, "Kueue admission (%s cycles)\n", str_of(doc, "cycles"));
+        dp_strbuf_printf(out, "Kueue admission (%s cycles%s)\n", str_of(doc, "cycles"),
+                         streq(str_of(doc, "fairSharing"), "true") ? ", fair sharing" : "");
         for (size_t c = 0; cqs && c < cqs->n; c++) {
                 const dp_doc_node *cq = cqs->items[c], *use = dp_doc_get(cq, "usage");
-                dp_strbuf_printf(out, "ClusterQueue %s%s%s, %s%s%s: %s admitted, %s pending;", str_of(cq, "name"),
+                dp_strbuf_printf(out, "ClusterQueue %s%s%s%s, %s%s: %s admitted, %s pending;", str_of(cq, "name"),
                                  str_of(cq, "cohort")[0] ? " (cohort " : "", str_of(cq, "cohort"),
                                  str_of(cq, "cohort")[0] ? ")" : "", str_of(cq, "queueingStrategy"),
                                  streq(str_of(cq, "active"), "true") ? "" : ", inactive", str_of(cq, "admitted"),
@@ -159,6 +188,7 @@ void dp_queue_print(const dp_doc_node *doc, dp_strbuf *out) {
                         dp_strbuf_printf(out, " %s %s %s/%s", str_of(use->items[i], "resource"),
                                          str_of(use->items[i], "flavor"), str_of(use->items[i], "used"),
                                          str_of(use->items[i], "nominal"));
+                if (str_of(cq, "weightedShare")[0]) dp_strbuf_printf(out, "; weighted share %s", str_of(cq, "weightedShare"));
                 dp_strbuf_putc(out, '\n');
                 const dp_doc_node *wls = dp_doc_get(cq, "workloads");
                 for (size_t i = 0; wls && i < wls->n; i++)

@@ -124,6 +124,8 @@ typedef struct dp_sim_input {
         /* preemption (sched/preempt.c): --no-preemption turns kube-scheduler's
          * DefaultPreemption off; --dra-preemption, the KEP-5690 what-if */
         bool no_preemption, dra_preemption;
+        /* --kueue-fair-sharing: Kueue's fairSharing.enable (queue/fair.c) */
+        bool kueue_fair_sharing;
 } dp_sim_input;
 
 dp_sim_input *dp_sim_input_free(dp_sim_input *in);

@@ -148,6 +148,7 @@ static int option_value(dp_tool_input *t, int c, const char *arg) {
         case DP_OPT_ALL_SCHEDULERS: t->all_schedulers = true; return 1;
         case DP_OPT_NO_PREEMPTION: t->no_preemption = true; return 1;
         case DP_OPT_DRA_PREEMPTION: t->dra_preemption = true; return 1;
+        case DP_OPT_KUEUE_FAIR_SHARING: t->kueue_fair_sharing = true; return 1;
         case DP_OPT_GATES:
                 if (dp_alloc_parse_feature_gate(arg, &t->gates) < 0) {
                         fprintf(stderr, "devplane %s: --feature-gates %s: known: %s\n", t->cmd, arg,
@@ -266,6 +267,7 @@ int dp_tool_input_load(dp_tool_input *t, dp_sim_input **ret) {
                 in->all_schedulers = t->all_schedulers;
                 in->no_preemption = t->no_preemption;
                 in->dra_preemption = t->dra_preemption;
+                in->kueue_fair_sharing = t->kueue_fair_sharing;
                 /* progress only where a person watches: never into a file or pipe */
                 in->progress = isatty(STDERR_FILENO);
                 in->progress_t0_ms = (int64_t)t0.tv_sec * 1000 + t0.tv_nsec / 1000000;

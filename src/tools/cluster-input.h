@@ -24,6 +24,7 @@ enum {
         DP_OPT_NO_PREEMPTION,
         DP_OPT_DRA_PREEMPTION,
         DP_OPT_SCHEDULER_CONFIG,
+        DP_OPT_KUEUE_FAIR_SHARING,
 };
 
 /* Live mode's bounds (docs/live.md), numbered apart from the flags above. */
@@ -44,7 +45,8 @@ enum { DP_OPT_LIVE_TIMEOUT = 0x180, DP_OPT_LIVE_MAX_BYTES };
                 {"all-schedulers", no_argument, NULL, DP_OPT_ALL_SCHEDULERS},                                      \
                 {"no-preemption", no_argument, NULL, DP_OPT_NO_PREEMPTION},                                        \
                 {"dra-preemption", no_argument, NULL, DP_OPT_DRA_PREEMPTION},                                          \
-                {"scheduler-config", required_argument, NULL, DP_OPT_SCHEDULER_CONFIG}
+                {"scheduler-config", required_argument, NULL, DP_OPT_SCHEDULER_CONFIG},                            \
+                {"kueue-fair-sharing", no_argument, NULL, DP_OPT_KUEUE_FAIR_SHARING}
 
 #define DP_TOOL_INPUT_USAGE                                                                                            \
         "input:\n"                                                                                                     \
@@ -76,7 +78,10 @@ enum { DP_OPT_LIVE_TIMEOUT = 0x180, DP_OPT_LIVE_MAX_BYTES };
         "                                weights and NodeResourcesFit scoringStrategy (scores as default)\n"        \
         "  --all-schedulers              schedule pods of every spec.schedulerName as default-scheduler's\n"         \
         "  --no-preemption               no DefaultPreemption PostFilter (on by default, as kube-scheduler)\n"       \
-        "  --dra-preemption              what-if (KEP-5690): preempting a pod frees its DRA devices\n"
+        "  --dra-preemption              what-if (KEP-5690): preempting a pod frees its DRA devices\n"              \
+        "Kueue:\n"                                                                                                    \
+        "  --kueue-fair-sharing          Kueue's Configuration fairSharing.enable: heads ordered by the cohort\n"     \
+        "                                tournament (dominant resource share), preemption while borrowing\n"
 
 typedef struct dp_tool_input {
         const char *cmd; /* "simulate": messages start "devplane simulate: " */
@@ -99,6 +104,7 @@ typedef struct dp_tool_input {
         const char *scheduler_config; /* --scheduler-config FILE */
         bool all_schedulers;
         bool no_preemption, dra_preemption; /* --no-preemption, --dra-preemption */
+        bool kueue_fair_sharing;            /* --kueue-fair-sharing */
 } dp_tool_input;
 
 /* argc bounds the number of -f and what-if values. -ENOMEM. */

@@ -8,9 +8,13 @@
  *     # source: <where the fact comes from>
  *     # fixture: <file in cases/ loaded first>        (optional)
  *     # cycles: <n>                                   (optional: Kueue's tests look at one cycle)
+ *     # fair-sharing: true                            (optional: Kueue's Configuration fairSharing.enable)
  *     # expect: NS/NAME Admitted [res=flavor,...]
  *     # expect: NS/NAME Pending|Inadmissible [exact condition message]
  *     # note: NS/NAME <text the note contains>
+ *     # preempted: NS/NAME REASON                     (Kueue's Preempted condition reason)
+ *     # preempted: none
+ * A case with "# preempted:" lines names every workload preempted, no more.
  */
 #include <dirent.h>
 #include <stdio.h>
@@ -85,10 +89,27 @@ static void check_line(const char *file, const dp_queue *q, const char *line, bo
                         w->message ? w->message : "(none)", rest);
 }
 
+/* "# preempted: NS/NAME REASON" or "none"; returns 1 for a workload. */
+static size_t check_preempted(const char *file, const dp_queue *q, const char *line) {
+        char ref[300], reason[64] = "";
+        if (streq(line, "none")) return 0;
+        if (sscanf(line, "%299s %63s", ref, reason) != 2) DP_FAIL("%s: bad line %s", file, line);
+        char *slash = strchr(ref, '/');
+        if (!slash) DP_FAIL("%s: %s: NS/NAME expected", file, ref);
+        *slash = 0;
+        const dp_queue_workload *w = dp_queue_find(q, ref, slash + 1);
+        if (!w) DP_FAIL("%s: no workload %s/%s", file, ref, slash + 1);
+        if (!w->preempted_by || !streq_ptr(w->preempted_reason, reason))
+                DP_FAIL("%s: %s/%s: preempted %s (by %s), expected %s", file, ref, slash + 1,
+                        w->preempted_reason ? w->preempted_reason : "never", w->preempted_by ? w->preempted_by : "-",
+                        reason);
+        return 1;
+}
+
 static size_t run_case(const char *name) {
         _cleanup_free_ char *text = read_case(name);
         _cleanup_free_ char *fixture = header(text, "fixture"), *cycles = header(text, "cycles");
-        _cleanup_free_ char *source = header(text, "source");
+        _cleanup_free_ char *source = header(text, "source"), *fair = header(text, "fair-sharing");
         if (!source) DP_FAIL("%s: no '# source:' line", name);
         _cleanup_(dp_object_list_freep) dp_object_list *l = dp_object_list_new();
         ASSERT_TRUE(l);
@@ -102,10 +123,19 @@ static size_t run_case(const char *name) {
         if (dp_model_generate_names(l, &err) < 0 || dp_model_validate(l, &err) < 0) DP_FAIL("%s: %s", name, err.msg);
         _cleanup_(dp_queue_freep) dp_queue *q = NULL;
         if (dp_queue_new(l, &q, &err) < 0) DP_FAIL("%s: %s", name, err.msg);
+        dp_queue_set_fair_sharing(q, fair && streq(fair, "true"));
         int r = cycles ? dp_queue_admit_cycles(q, (size_t)atoi(cycles), &err) : dp_queue_admit(q, &err);
         if (r < 0) DP_FAIL("%s: %s", name, err.msg);
-        size_t n = 0;
+        size_t n = 0, named = 0;
+        bool preemptions = false;
         for (const char *p = text; (p = strstr(p, "\n# ")); p++) {
+                if (startswith(p + 3, "preempted: ")) {
+                        _cleanup_free_ char *line = strndup(p + 14, strcspn(p + 14, "\n"));
+                        named += check_preempted(name, q, line);
+                        preemptions = true;
+                        n++;
+                        continue;
+                }
                 bool note = startswith(p + 3, "note: ");
                 if (!note && !startswith(p + 3, "expect: ")) continue;
                 _cleanup_free_ char *line = strndup(p + (note ? 9 : 11), strcspn(p + (note ? 9 : 11), "\n"));
@@ -113,6 +143,11 @@ static size_t run_case(const char *name) {
                 n++;
         }
         if (!n) DP_FAIL("%s: no '# expect:' line", name);
+        size_t preempted = 0;
+        for (size_t i = 0; i < dp_queue_n_workloads(q); i++)
+                preempted += dp_queue_workload_at(q, i)->times_preempted > 0;
+        if (preemptions && preempted != named)
+                DP_FAIL("%s: %zu workload(s) preempted, the case names %zu", name, preempted, named);
         return n;
 }
 

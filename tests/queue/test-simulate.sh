@@ -38,6 +38,36 @@ grep -Eq '^default/a +Running +n1 ' "$tmp/out" || fail "pod a: $(cat "$tmp/out")
 grep -Eq '^default/b +Pending .*Scheduling is blocked due to non-empty scheduling gates' "$tmp/out" || fail "pod b not gated"
 grep -q "Pending: couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor spot, 2 more needed" "$tmp/out" || fail "pod b message"
 
+# preemption: the urgent Job evicts the running low-priority Workload and runs
+"$DEVPLANE" simulate -f data/preemption.yaml >"$tmp/out" 2>/dev/null || fail "preemption: exit $?"
+grep -Eq '^default/train-urgent-0 +Running +a100-0 ' "$tmp/out" || fail "urgent not running: $(cat "$tmp/out")"
+grep -q '      preempted default/batch (InClusterQueue, cycle 1)' "$tmp/out" || fail "preemptor line: $(cat "$tmp/out")"
+grep -q '      preempted by default/train-urgent in cycle 1 (InClusterQueue)' "$tmp/out" || fail "victim line"
+"$DEVPLANE" simulate -f data/preemption.yaml -o json >"$tmp/json" 2>/dev/null
+python3 - "$tmp/json" <<'PY'
+import json, sys
+cq = json.load(open(sys.argv[1]))["asWritten"]["queues"]["clusterQueues"][0]
+w = {x["name"]: x for x in cq["workloads"]}
+v = w["default/batch"]
+assert v["state"] == "Pending" and v["preempted"]["by"] == "default/train-urgent", v
+assert v["preempted"]["reason"] == "InClusterQueue" and v["preempted"]["cycle"] == 1, v
+assert v["preempted"]["message"] == ("Preempted to accommodate a workload (UID: UNKNOWN, JobUID: UNKNOWN) due to "
+                                     "prioritization in the ClusterQueue; preemptor path: /research; preemptee path: /research"), v
+u = w["default/train-urgent"]
+assert u["state"] == "Admitted" and u["cycle"] == 2, u
+assert u["preemptedWorkloads"] == ["default/batch (InClusterQueue, cycle 1)"], u
+PY
+
+# fair sharing: the tournament admits b's Job (share 625 after it) over c's (750)
+"$DEVPLANE" simulate -f data/fair-sharing.yaml --kueue-fair-sharing >"$tmp/out" 2>/dev/null || fail "fair: exit $?"
+grep -q '^Kueue admission (3 cycles, fair sharing)$' "$tmp/out" || fail "fair header: $(cat "$tmp/out")"
+grep -q '^ClusterQueue b (cohort pool), BestEffortFIFO: 2 admitted, 0 pending; example.com/gpu gpu 5/0; weighted share 625$' "$tmp/out" || fail "fair b line"
+grep -Eq '^  default/b-train +Job +Admitted ' "$tmp/out" || fail "fair: b-train not admitted"
+grep -Eq '^  default/c-train +Job +Pending' "$tmp/out" || fail "fair: c-train admitted"
+"$DEVPLANE" simulate -f data/fair-sharing.yaml >"$tmp/out" 2>/dev/null || fail "classical: exit $?"
+grep -Eq '^  default/c-train +Job +Admitted ' "$tmp/out" || fail "classical: c-train not admitted first"
+! grep -q 'weighted share' "$tmp/out" || fail "classical: weighted share printed"
+
 # no Kueue object: the label means nothing, the Job runs, one warning says so
 "$DEVPLANE" simulate -f data/no-kueue.yaml >"$tmp/out" 2>"$tmp/err" || fail "no-kueue: exit $?"
 grep -Eq '^default/train-1 +Running ' "$tmp/out" || fail "no-kueue Job not running: $(cat "$tmp/out")"

@@ -1,0 +1,752 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * preempt.c — Kueue's classical preemption (pkg/scheduler/preemption:
+ * preemption.go, classical_strategy.go, classical/candidate_generator.go,
+ * classical/hierarchical_preemption.go, preemption_oracle.go).
+ *
+ * Candidates are admitted workloads using a flavor-resource the preemptor
+ * needs preemption for, in three kinds: hierarchy candidates (in a
+ * ClusterQueue over its quota in a subtree that, with the preemptor's
+ * request, fits its own quota: the preemptor is closer to that quota, so
+ * their priority does not matter beyond reclaimWithinCohort), priority
+ * candidates (elsewhere in the cohort tree; borrowWithinCohort and its
+ * maxPriorityThreshold decide whether the preemptor may borrow while
+ * taking them) and same-queue candidates (withinClusterQueue). Each kind is
+ * sorted (other ClusterQueues first, lower priority first, most recently
+ * admitted first), then they are removed in that order, as long as each is
+ * still valid (its ClusterQueue and the cohorts up to the common ancestor
+ * still over their quota), until the preemptor fits (with or without
+ * borrowing, tried in the order the heuristics say), and given back in
+ * reverse where the preemptor still fits without them.
+ *
+ * The quota tree is the cycle's snapshot: every removal is put back before
+ * returning. The quota each admitted workload holds is kept here (qheld).
+ */
+#include <stdio.h>
+
+#include "base/strv.h"
+#include "queue/queue-internal.h"
+
+/* ---- what each admitted workload holds ---- */
+
+int q_held_add(dp_queue *q, size_t w, size_t fr, int64_t v) {
+        if (!q->held && !(q->held = calloc(q->n_wl + 1, sizeof(*q->held)))) return -ENOMEM;
+        qheld *h = &q->held[w];
+        for (size_t i = 0; i < h->n; i++)
+                if (h->v[i].fr == fr) {
+                        h->v[i].value += v;
+                        return 0;
+                }
+        qusage *x = realloc(h->v, (h->n + 1) * sizeof(*x));
+        if (!x) return -ENOMEM;
+        h->v = x;
+        x[h->n++] = (qusage){fr, v, false};
+        return 0;
+}
+
+void q_held_free(dp_queue *q) {
+        for (size_t i = 0; q->held && i < q->n_wl; i++)
+                free(q->held[i].v);
+        free(q->held);
+        q->held = NULL;
+}
+
+static qheld held_of(const dp_queue *q, size_t w) { return q->held ? q->held[w] : (qheld){0}; }
+
+static qnode *node_of(const dp_queue *q, size_t w) { return q->cqs[q->wl[w].cq].node; }
+
+/* snapshot.RemoveWorkload / AddWorkload */
+static void take_out(dp_queue *q, size_t w) {
+        qheld h = held_of(q, w);
+        for (size_t i = 0; i < h.n; i++)
+                q_remove_usage(node_of(q, w), h.v[i].fr, h.v[i].value);
+}
+
+static void put_back(dp_queue *q, size_t w) {
+        qheld h = held_of(q, w);
+        for (size_t i = 0; i < h.n; i++)
+                q_add_usage(node_of(q, w), h.v[i].fr, h.v[i].value);
+}
+
+/* ---- one preemptor ---- */
+
+typedef enum { PV_NEVER = 0, PV_WITHIN_CQ, PV_HIERARCHICAL, PV_RECLAIM_NO_BORROW, PV_RECLAIM_WHILE_BORROW } pvariant;
+
+typedef struct cand {
+        size_t w;
+        const qnode *lca; /* the subtree root it was found under (NULL: same ClusterQueue) */
+        pvariant v;
+} cand;
+
+typedef struct cands {
+        cand *v;
+        size_t n;
+        bool oom;
+} cands;
+
+typedef struct pctx {
+        dp_queue *q;
+        const qcq *cq;
+        size_t cq_index;
+        const dp_queue_workload *w;
+        const qusage *req; /* workloadUsage.Quota */
+        size_t n_req;
+        bool oom;
+} pctx;
+
+static bool never(const char *policy) { return !policy || streq(policy, "Never"); }
+
+static bool needs(const pctx *x, size_t fr) {
+        for (size_t i = 0; i < x->n_req; i++)
+                if (x->req[i].fr == fr && x->req[i].preempt) return true;
+        return false;
+}
+
+/* IsWithinNominalInResources, over the flavor-resources needing preemption */
+static bool within_nominal(const pctx *x, const qnode *n) {
+        for (size_t i = 0; i < x->n_req; i++)
+                if (x->req[i].preempt && n->q[x->req[i].fr].usage > n->q[x->req[i].fr].subtree) return false;
+        return true;
+}
+
+/* The queue order timestamp: creation (input order when one is unset). */
+static bool ts_before(const dp_queue_workload *a, const dp_queue_workload *b) {
+        if (a->created && b->created) return strcmp(a->created, b->created) < 0;
+        return a->order < b->order;
+}
+
+static bool satisfies_policy(const pctx *x, const dp_queue_workload *c) {
+        const dp_kq_preemption *p = &x->cq->cq->preemption;
+        const char *policy = c->cq == x->cq_index ? p->within_cluster_queue : p->reclaim_within_cohort;
+        int32_t in = x->w->priority, cp = c->priority;
+        if (never(policy)) return false;
+        if (streq(policy, "LowerPriority")) return in > cp;
+        if (streq(policy, "LowerOrNewerEqualPriority")) return in > cp || (in == cp && ts_before(x->w, c));
+        return streq(policy, "Any");
+}
+
+/* classifyPreemptionVariant */
+static pvariant classify(const pctx *x, size_t w, bool advantage) {
+        qheld h = held_of(x->q, w);
+        bool uses = false;
+        for (size_t i = 0; i < h.n && !uses; i++)
+                uses = needs(x, h.v[i].fr);
+        const dp_queue_workload *c = &x->q->wl[w];
+        if (!uses || !satisfies_policy(x, c)) return PV_NEVER;
+        if (c->cq == x->cq_index) return PV_WITHIN_CQ;
+        if (advantage) return PV_HIERARCHICAL;
+        const dp_kq_preemption *p = &x->cq->cq->preemption;
+        if (never(p->borrow_within_cohort) || c->priority >= x->w->priority) return PV_RECLAIM_NO_BORROW;
+        if (p->has_max_priority_threshold && c->priority > p->max_priority_threshold) return PV_RECLAIM_NO_BORROW;
+        return PV_RECLAIM_WHILE_BORROW;
+}
+
+static const char *reason_of(pvariant v) {
+        switch (v) {
+        case PV_WITHIN_CQ: return "InClusterQueue";
+        case PV_RECLAIM_WHILE_BORROW: return "InCohortReclaimWhileBorrowing";
+        default: return "InCohortReclamation";
+        }
+}
+
+static void cands_push(cands *c, cand x) {
+        cand *v = c->oom ? NULL : realloc(c->v, (c->n + 1) * sizeof(*v));
+        if (!v) {
+                c->oom = true;
+                return;
+        }
+        c->v = v;
+        v[c->n++] = x;
+}
+
+/* getCandidatesFromCQ: its admitted workloads that may be preempted. */
+static void from_cq(const pctx *x, const qcq *c, const qnode *lca, bool advantage, cands *out) {
+        for (size_t i = 0; i < c->n_wl; i++) {
+                size_t w = c->wl[i];
+                if (x->q->wl[w].state != DP_QW_ADMITTED) continue;
+                pvariant v = classify(x, w, advantage);
+                if (v != PV_NEVER) cands_push(out, (cand){w, lca, v});
+        }
+}
+
+static const qcq *cq_of_node(const dp_queue *q, const qnode *n) {
+        uintptr_t v = (uintptr_t)q_index_get(q, "C\x1f%s", n->name);
+        return v ? &q->cqs[v - 1] : NULL;
+}
+
+/* collectCandidatesInSubtree: ClusterQueues over their quota, below
+ * cohorts over theirs, skipping the subtree already visited. */
+static void in_subtree(const pctx *x, const qnode *n, const qnode *root, const qnode *skip, bool advantage,
+                       cands *out) {
+        for (size_t k = 0; k < n->n_kids; k++) {
+                const qnode *kid = n->kids[k];
+                if (kid->is_cq || kid == skip || within_nominal(x, kid)) continue;
+                in_subtree(x, kid, root, skip, advantage, out);
+        }
+        for (size_t k = 0; k < n->n_kids; k++) {
+                const qnode *kid = n->kids[k];
+                if (!kid->is_cq || kid == x->cq->node || within_nominal(x, kid)) continue;
+                const qcq *c = cq_of_node(x->q, kid);
+                if (c) from_cq(x, c, root, advantage, out);
+        }
+}
+
+/* QuantitiesFitInQuota: does rem fit n's own quota; rem becomes what
+ * exceeds n's local quota (for the parent). */
+static bool fits_in_quota(const qnode *n, const qusage *req, int64_t *rem, size_t nr) {
+        bool fits = true;
+        for (size_t i = 0; i < nr; i++) {
+                size_t fr = req[i].fr;
+                if (n->q[fr].usage + rem[i] > n->q[fr].subtree) fits = false;
+                rem[i] = DP_MAX(0, rem[i] - q_local_available(n, fr));
+        }
+        return fits;
+}
+
+/* collectCandidatesForHierarchicalReclaim */
+static void hierarchical(pctx *x, cands *hier, cands *prio) {
+        const char *reclaim = x->cq->cq->preemption.reclaim_within_cohort;
+        if (!x->cq->node->parent || never(reclaim)) return;
+        int64_t *rem = calloc(x->n_req + 1, sizeof(*rem));
+        if (!rem) {
+                x->oom = true;
+                return;
+        }
+        for (size_t i = 0; i < x->n_req; i++)
+                rem[i] = x->req[i].value;
+        bool advantage = fits_in_quota(x->cq->node, x->req, rem, x->n_req);
+        const qnode *prev = NULL;
+        for (const qnode *cur = x->cq->node->parent; cur; cur = cur->parent) {
+                in_subtree(x, cur, cur, prev, advantage, advantage ? hier : prio);
+                advantage = fits_in_quota(cur, x->req, rem, x->n_req) || advantage;
+                prev = cur;
+        }
+        free(rem);
+}
+
+/* Most recently admitted first: admitted in a cycle after admitted before
+ * the input was taken; a preadmitted one without its QuotaReserved time
+ * counts as now, as Kueue's quotaReservationTime does. */
+static int cmp_admitted(const dp_queue_workload *a, const dp_queue_workload *b) {
+        int ka = a->cycle ? 1 : a->reserved_at ? 0 : 2, kb = b->cycle ? 1 : b->reserved_at ? 0 : 2;
+        if (ka != kb) return ka > kb ? -1 : 1;
+        if (ka == 1 && a->cycle != b->cycle) return a->cycle > b->cycle ? -1 : 1;
+        if (ka == 0) {
+                int c = strcmp(a->reserved_at, b->reserved_at);
+                if (c) return -c;
+        }
+        return 0;
+}
+
+/* CandidatesOrdering: other ClusterQueues first, lower priority, most
+ * recently admitted; input order instead of Kueue's UID. */
+static int cmp_cand(const void *x, const void *y, void *userdata) {
+        const pctx *p = userdata;
+        const dp_queue_workload *a = &p->q->wl[((const cand *)x)->w], *b = &p->q->wl[((const cand *)y)->w];
+        bool ain = a->cq == p->cq_index, bin = b->cq == p->cq_index;
+        if (ain != bin) return ain ? 1 : -1;
+        if (a->priority != b->priority) return a->priority < b->priority ? -1 : 1;
+        int c = cmp_admitted(a, b);
+        if (c) return c;
+        return a->order < b->order ? -1 : a->order > b->order;
+}
+
+/* candidateIsValid: removals so far may have brought its queue (or a
+ * cohort up to the common ancestor) back within quota. */
+static bool valid(const pctx *x, const cand *c, bool borrow) {
+        if (x->q->wl[c->w].cq == x->cq_index) return true;
+        if (borrow && c->v == PV_RECLAIM_NO_BORROW) return false;
+        const qnode *n = node_of(x->q, c->w);
+        if (within_nominal(x, n)) return false;
+        for (const qnode *p = n->parent; p && p != c->lca; p = p->parent)
+                if (within_nominal(x, p)) return false;
+        return true;
+}
+
+/* workloadFits */
+static bool fits(const pctx *x, bool borrow) {
+        const qnode *n = x->cq->node;
+        for (size_t i = 0; i < x->n_req; i++) {
+                size_t fr = x->req[i].fr;
+                int64_t v = x->req[i].value;
+                if (!borrow && n->q[fr].usage + v > n->q[fr].subtree) return false;
+                if (v > q_available(n, fr)) return false;
+        }
+        return true;
+}
+
+/* fillBackWorkloads: give back, last but one first, what is not needed. */
+static size_t fill_back(const pctx *x, qtarget *t, size_t n, bool borrow) {
+        for (size_t i = n - 1; i-- > 0;) {
+                put_back(x->q, t[i].w);
+                if (fits(x, borrow))
+                        t[i] = t[--n];
+                else
+                        take_out(x->q, t[i].w);
+        }
+        return n;
+}
+
+/* One pass with or without borrowing; the targets (n > 0) or 0. */
+static size_t attempt(const pctx *x, const cand *all, size_t n_all, bool borrow, qtarget *t) {
+        size_t n = 0;
+        for (size_t i = 0; i < n_all; i++) {
+                if (!valid(x, &all[i], borrow)) continue;
+                take_out(x->q, all[i].w);
+                t[n++] = (qtarget){all[i].w, reason_of(all[i].v)};
+                if (fits(x, borrow)) {
+                        n = fill_back(x, t, n, borrow);
+                        for (size_t k = 0; k < n; k++)
+                                put_back(x->q, t[k].w);
+                        return n;
+                }
+        }
+        for (size_t k = 0; k < n; k++)
+                put_back(x->q, t[k].w);
+        return 0;
+}
+
+/* queueUnderNominalInResourcesNeedingPreemption */
+static bool under_nominal(const pctx *x) {
+        for (size_t i = 0; i < x->n_req; i++)
+                if (x->req[i].preempt && x->cq->node->q[x->req[i].fr].usage >= x->cq->node->q[x->req[i].fr].nominal)
+                        return false;
+        return true;
+}
+
+static void sorted_append(pctx *x, cands *all, cands *part) {
+        if (part->n) qsort_r(part->v, part->n, sizeof(*part->v), cmp_cand, x);
+        for (size_t i = 0; i < part->n; i++)
+                cands_push(all, part->v[i]);
+        all->oom |= part->oom;
+        free(part->v);
+        *part = (cands){0};
+}
+
+/* classicalPreemptions: the candidate kinds, then the attempts in the
+ * heuristics' order. */
+static int classical_targets(pctx *x, qtarget **ret, size_t *ret_n) {
+        cands same = {0}, hier = {0}, prio = {0}, all = {0};
+        if (!never(x->cq->cq->preemption.within_cluster_queue)) from_cq(x, x->cq, NULL, false, &same);
+        hierarchical(x, &hier, &prio);
+        bool no_other = !hier.n && !prio.n, no_hier = !hier.n;
+        sorted_append(x, &all, &hier);
+        sorted_append(x, &all, &prio);
+        sorted_append(x, &all, &same);
+        qtarget *t = calloc(all.n + 1, sizeof(*t));
+        if (!t || all.oom || x->oom) {
+                free(all.v);
+                free(t);
+                return -ENOMEM;
+        }
+        bool forbidden = never(x->cq->cq->preemption.borrow_within_cohort);
+        bool opts[2] = {true, false};
+        size_t n_opts = 2;
+        if (no_other || (forbidden && !under_nominal(x)))
+                n_opts = 1;
+        else if (forbidden && no_hier)
+                opts[0] = false, opts[1] = true;
+        size_t n = 0;
+        for (size_t o = 0; o < n_opts && !n && all.n; o++)
+                n = attempt(x, all.v, all.n, opts[o], t);
+        free(all.v);
+        *ret = t;
+        *ret_n = n;
+        return 0;
+}
+
+/* ---- fair sharing's preemption (fair_strategy.go, fairsharing/) ----
+ *
+ * Candidates: the preemptor's ClusterQueue under withinClusterQueue, and
+ * every ClusterQueue of its root cohort that borrows a flavor-resource the
+ * preemptor needs, under reclaimWithinCohort. With the preemptor's usage
+ * added, the ClusterQueue to take from next is found from the root down,
+ * each cohort going to its child with the highest share (ties: the later
+ * one; a cohort before a ClusterQueue), pruning those that no longer
+ * borrow. From another ClusterQueue a candidate goes when the preemptor's
+ * side of their lowest common ancestor would have a share no higher than
+ * the target side's after the removal (LessThanOrEqualToFinalShare); the
+ * others are retried under LessThanInitialShare (the preemptor's side
+ * strictly below the target side's share before), one per ClusterQueue.
+ * Kueue's default strategies, both, in that order. (Kueue's later gates,
+ * FairSharingPreemptWithinNominal and re-evaluating candidates, are not
+ * modelled.) */
+
+typedef struct ford {
+        pctx *x;
+        const cand *v; /* candidates in order */
+        size_t n;
+        bool *taken;
+        size_t *left;       /* per ClusterQueue: its candidates not taken yet */
+        size_t *cursor;     /* per ClusterQueue: none of its candidates before this one is left */
+        bool *pruned_cq;    /* per ClusterQueue */
+        const qnode **pruned; /* Cohorts */
+        size_t n_pruned;
+} ford;
+
+static bool is_pruned(const ford *o, const qnode *n) {
+        if (n->is_cq) return o->pruned_cq[n->cq];
+        for (size_t i = 0; i < o->n_pruned; i++)
+                if (o->pruned[i] == n) return true;
+        return false;
+}
+
+static void prune(ford *o, const qnode *n) {
+        if (n->is_cq)
+                o->pruned_cq[n->cq] = true;
+        else if (!is_pruned(o, n))
+                o->pruned[o->n_pruned++] = n;
+}
+
+static ssize_t first_of(ford *o, const qnode *cq) {
+        if (!o->left[cq->cq]) return -1;
+        for (size_t i = o->cursor[cq->cq]; i < o->n; i++)
+                if (!o->taken[i] && node_of(o->x->q, o->v[i].w) == cq) return (ssize_t)(o->cursor[cq->cq] = i);
+        return -1;
+}
+
+static size_t pop(ford *o, const qnode *cq) {
+        size_t i = (size_t)first_of(o, cq);
+        o->taken[i] = true;
+        o->left[cq->cq]--;
+        return o->v[i].w;
+}
+
+/* A ford over v[0..n), nothing taken or pruned. */
+static void ford_reset(ford *o, const cand *v, size_t n) {
+        o->v = v;
+        o->n = n;
+        o->n_pruned = 0;
+        memset(o->taken, 0, (n + 1) * sizeof(*o->taken));
+        memset(o->left, 0, (o->x->q->n_cqs + 1) * sizeof(*o->left));
+        memset(o->cursor, 0, (o->x->q->n_cqs + 1) * sizeof(*o->cursor));
+        memset(o->pruned_cq, 0, (o->x->q->n_cqs + 1) * sizeof(*o->pruned_cq));
+        for (size_t i = 0; i < n; i++)
+                o->left[o->x->q->wl[v[i].w].cq]++;
+}
+
+static bool on_path(const pctx *x, const qnode *cohort) {
+        for (const qnode *p = x->cq->node->parent; p; p = p->parent)
+                if (p == cohort) return true;
+        return false;
+}
+
+/* nextTarget: the ClusterQueue to take from next under cohort, or NULL
+ * (only pruned this time). */
+static const qnode *next_target(ford *o, const qnode *cohort) {
+        const qnode *best_cq = NULL, *best_co = NULL;
+        qshare bq = {0}, bc = {0};
+        for (size_t k = 0; k < cohort->n_kids; k++) {
+                const qnode *kid = cohort->kids[k];
+                if (is_pruned(o, kid)) continue;
+                qshare s = q_share(o->x->q, kid);
+                if (kid->is_cq) {
+                        if ((s.ratio == 0 && kid != o->x->cq->node) || first_of(o, kid) < 0)
+                                prune(o, kid);
+                        else if (!best_cq || q_share_cmp(s, bq) >= 0)
+                                best_cq = kid, bq = s;
+                } else if (s.ratio == 0 && !on_path(o->x, kid))
+                        prune(o, kid);
+                else if (!best_co || q_share_cmp(s, bc) >= 0)
+                        best_co = kid, bc = s;
+        }
+        if (!best_cq && !best_co) {
+                prune(o, cohort);
+                return NULL;
+        }
+        if (best_co && (!best_cq || q_share_cmp(bc, bq) >= 0)) return next_target(o, best_co);
+        return best_cq;
+}
+
+static const qnode *iter_next(ford *o) {
+        const qnode *cq = o->x->cq->node, *root = cq;
+        if (!cq->parent) return first_of(o, cq) >= 0 ? cq : NULL;
+        while (root->parent)
+                root = root->parent;
+        while (!is_pruned(o, root)) {
+                const qnode *t = next_target(o, root);
+                if (t) return t;
+        }
+        return NULL;
+}
+
+/* getAlmostLCAs: the children of the lowest common ancestor on the
+ * preemptor's side and on the target's. */
+static void almost_lcas(const pctx *x, const qnode *target, const qnode **ret_p, const qnode **ret_t) {
+        const qnode *t = target;
+        while (t->parent && !on_path(x, t->parent))
+                t = t->parent;
+        const qnode *p = x->cq->node;
+        while (p->parent && p->parent != t->parent)
+                p = p->parent;
+        *ret_p = p;
+        *ret_t = t;
+}
+
+/* workloadFitsForFairSharing: the preemptor's own usage set aside. */
+static bool fits_fair(const pctx *x) {
+        for (size_t i = 0; i < x->n_req; i++)
+                q_remove_usage(x->cq->node, x->req[i].fr, x->req[i].value);
+        bool ok = fits(x, true);
+        for (size_t i = 0; i < x->n_req; i++)
+                q_add_usage(x->cq->node, x->req[i].fr, x->req[i].value);
+        return ok;
+}
+
+static bool take(ford *o, size_t w, const char *reason, qtarget *t, size_t *n) {
+        take_out(o->x->q, w);
+        t[(*n)++] = (qtarget){w, reason};
+        return fits_fair(o->x);
+}
+
+/* LessThanOrEqualToFinalShare; the candidates it leaves go to retry. */
+static bool first_strategy(ford *o, qtarget *t, size_t *n, size_t *retry, size_t *n_retry) {
+        for (const qnode *c; (c = iter_next(o));) {
+                if (c == o->x->cq->node) {
+                        if (take(o, pop(o, c), "InClusterQueue", t, n)) return true;
+                        continue;
+                }
+                const qnode *pa, *ta;
+                almost_lcas(o->x, c, &pa, &ta);
+                qshare pnew = q_share(o->x->q, pa);
+                while (first_of(o, c) >= 0) {
+                        size_t w = pop(o, c);
+                        take_out(o->x->q, w);
+                        qshare tnew = q_share(o->x->q, ta);
+                        put_back(o->x->q, w);
+                        if (q_share_cmp(pnew, tnew) <= 0) {
+                                if (take(o, w, "InCohortFairSharing", t, n)) return true;
+                                break;
+                        }
+                        retry[(*n_retry)++] = w;
+                }
+        }
+        return false;
+}
+
+/* LessThanInitialShare, once per ClusterQueue, over the retried ones. */
+static bool second_strategy(ford *o, qtarget *t, size_t *n) {
+        for (const qnode *c; (c = iter_next(o));) {
+                const qnode *pa, *ta;
+                almost_lcas(o->x, c, &pa, &ta);
+                bool pass = q_share_cmp(q_share(o->x->q, pa), q_share(o->x->q, ta)) < 0;
+                size_t w = pop(o, c);
+                if (pass && take(o, w, "InCohortFairSharing", t, n)) return true;
+                prune(o, c);
+        }
+        return false;
+}
+
+static void fair_candidates(pctx *x, cands *out) {
+        const dp_kq_preemption *p = &x->cq->cq->preemption;
+        if (!never(p->within_cluster_queue)) from_cq(x, x->cq, NULL, true, out);
+        if (!x->cq->node->parent || never(p->reclaim_within_cohort)) return;
+        const qnode *root = x->cq->node;
+        while (root->parent)
+                root = root->parent;
+        for (size_t c = 0; c < x->q->n_cqs; c++) {
+                const qcq *o = &x->q->cqs[c];
+                const qnode *r = o->node;
+                while (r->parent)
+                        r = r->parent;
+                if (o == x->cq || r != root || !o->node->parent || within_nominal(x, o->node)) continue;
+                from_cq(x, o, NULL, true, out);
+        }
+}
+
+static int fair_targets(pctx *x, qtarget **ret, size_t *ret_n) {
+        cands all = {0};
+        fair_candidates(x, &all);
+        if (all.n) qsort_r(all.v, all.n, sizeof(*all.v), cmp_cand, x);
+        qtarget *t = calloc(all.n + 1, sizeof(*t));
+        size_t *retry = calloc(all.n + 1, sizeof(*retry));
+        cand *again = calloc(all.n + 1, sizeof(*again));
+        ford o = {.x = x, .taken = calloc(all.n + 1, sizeof(bool)), .left = calloc(x->q->n_cqs + 1, sizeof(size_t)),
+                  .cursor = calloc(x->q->n_cqs + 1, sizeof(size_t)),
+                  .pruned_cq = calloc(x->q->n_cqs + 1, sizeof(bool)),
+                  .pruned = calloc(x->q->n_nodes + 1, sizeof(qnode *))};
+        int r = !t || !retry || !again || !o.taken || !o.left || !o.cursor || !o.pruned_cq || !o.pruned || all.oom
+                        ? -ENOMEM
+                        : 0;
+        size_t n = 0, n_retry = 0;
+        if (r >= 0 && all.n) {
+                for (size_t i = 0; i < x->n_req; i++)
+                        q_add_usage(x->cq->node, x->req[i].fr, x->req[i].value);
+                ford_reset(&o, all.v, all.n);
+                bool ok = first_strategy(&o, t, &n, retry, &n_retry);
+                if (!ok) {
+                        for (size_t i = 0; i < n_retry; i++)
+                                again[i] = (cand){retry[i], NULL, PV_NEVER};
+                        ford_reset(&o, again, n_retry);
+                        ok = second_strategy(&o, t, &n);
+                }
+                for (size_t i = 0; i < x->n_req; i++)
+                        q_remove_usage(x->cq->node, x->req[i].fr, x->req[i].value);
+                if (ok) n = fill_back(x, t, n, true);
+                for (size_t k = 0; k < n; k++)
+                        put_back(x->q, t[k].w);
+                if (!ok) n = 0;
+        }
+        free(all.v), free(retry), free(again), free(o.taken), free(o.left), free(o.cursor), free(o.pruned_cq),
+                free(o.pruned);
+        if (r < 0) {
+                free(t);
+                return r;
+        }
+        *ret = t;
+        *ret_n = n;
+        return 0;
+}
+
+static int get_targets(pctx *x, qtarget **ret, size_t *ret_n) {
+        return x->q->fair_sharing ? fair_targets(x, ret, ret_n) : classical_targets(x, ret, ret_n);
+}
+
+int q_preempt_oracle(dp_queue *q, const qcq *cq, const dp_queue_workload *w, size_t fr, int64_t val, qmode *ret_mode,
+                     int *ret_borrow) {
+        qusage req = {fr, val, true};
+        pctx x = {q, cq, (size_t)(cq - q->cqs), w, &req, 1, false};
+        qtarget *t = NULL;
+        size_t n = 0;
+        int r = get_targets(&x, &t, &n);
+        if (r < 0) return r;
+        bool below_root;
+        if (!n) {
+                *ret_mode = QM_NO_CANDIDATES;
+                *ret_borrow = q_borrow_height(cq->node, fr, val, &below_root);
+                free(t);
+                return 0;
+        }
+        bool in_cq = false;
+        for (size_t i = 0; i < n; i++) {
+                take_out(q, t[i].w);
+                in_cq |= q->wl[t[i].w].cq == x.cq_index;
+        }
+        *ret_borrow = q_borrow_height(cq->node, fr, val, &below_root);
+        for (size_t i = n; i-- > 0;)
+                put_back(q, t[i].w);
+        *ret_mode = in_cq ? QM_PREEMPT : QM_RECLAIM;
+        free(t);
+        return 0;
+}
+
+int q_preempt_targets(dp_queue *q, const qcq *cq, size_t w, const qassign *a, qtarget **ret, size_t *ret_n) {
+        _cleanup_free_ qusage *req = calloc(a->n_usage + 1, sizeof(*req));
+        if (!req) return -ENOMEM;
+        size_t n = 0;
+        for (size_t i = 0; i < a->n_usage; i++)
+                if (a->usage[i].value) req[n++] = a->usage[i];
+        pctx x = {q, cq, (size_t)(cq - q->cqs), &q->wl[w], req, n, false};
+        return get_targets(&x, ret, ret_n);
+}
+
+bool q_fits_without(dp_queue *q, const qcq *cq, const qassign *a, const size_t *gone, size_t n_gone) {
+        for (size_t i = 0; i < n_gone; i++)
+                take_out(q, gone[i]);
+        bool ok = true;
+        for (size_t i = 0; i < a->n_usage && ok; i++)
+                ok = q_available(cq->node, a->usage[i].fr) >= a->usage[i].value;
+        for (size_t i = n_gone; i-- > 0;)
+                put_back(q, gone[i]);
+        return ok;
+}
+
+/* ---- eviction ---- */
+
+/* buildCQPath: "/root/.../cq" */
+static void cq_path(const qnode *n, char *buf, size_t size) {
+        if (n->parent) cq_path(n->parent, buf, size);
+        size_t len = strlen(buf);
+        snprintf(buf + len, size - len, "/%s", n->name);
+}
+
+static const char *human_reason(const char *reason) {
+        if (streq(reason, "InClusterQueue")) return "prioritization in the ClusterQueue";
+        if (streq(reason, "InCohortReclaimWhileBorrowing")) return "reclamation within the cohort while borrowing";
+        if (streq(reason, "InCohortFairSharing")) return "Fair Sharing within the cohort";
+        return "reclamation within the cohort";
+}
+
+/* A change in the cohort (quota given back): Kueue moves the inadmissible
+ * workloads of every ClusterQueue under the same root back to their
+ * queues. */
+static void wake_cohort(dp_queue *q, const qnode *n) {
+        const qnode *root = n;
+        while (root->parent)
+                root = root->parent;
+        for (size_t c = 0; c < q->n_cqs; c++) {
+                const qnode *r = q->cqs[c].node;
+                while (r->parent)
+                        r = r->parent;
+                if (r != root) continue;
+                q->cqs[c].blocked = false;
+                q->cqs[c].next = 0;
+                for (size_t k = 0; k < q->cqs[c].n_wl; k++)
+                        q->set_aside[q->cqs[c].wl[k]] = false;
+        }
+}
+
+static int set_str(char **field, const char *value) {
+        char *s = strdup(value);
+        if (!s) return -ENOMEM;
+        free(*field);
+        *field = s;
+        return 0;
+}
+
+/* The Preempted condition on v (and its QuotaReserved=False Pending), and
+ * v in the preemptor's list. */
+static int record(dp_queue_workload *v, dp_queue_workload *by, const char *reason, const char *message,
+                  size_t cycle) {
+        char **victims = realloc(by->victims, (by->n_victims + 1) * sizeof(char *));
+        if (!victims) return -ENOMEM;
+        by->victims = victims;
+        if (!(victims[by->n_victims] = dp_asprintf("%s/%s (%s, cycle %zu)", v->ns, v->name, reason, cycle)))
+                return -ENOMEM;
+        by->n_victims++;
+        char *who = dp_asprintf("%s/%s", by->ns, by->name);
+        if (!who) return -ENOMEM;
+        free(v->preempted_by);
+        v->preempted_by = who;
+        if (set_str(&v->preempted_reason, reason) < 0 || set_str(&v->preempted_message, message) < 0 ||
+            set_str(&v->reason, "Pending") < 0 || set_str(&v->message, message) < 0)
+                return -ENOMEM;
+        v->preempted_cycle = cycle;
+        v->times_preempted++;
+        return 0;
+}
+
+int q_evict(dp_queue *q, size_t w, size_t p, const char *reason) {
+        dp_queue_workload *v = &q->wl[w];
+        qcq *c = &q->cqs[v->cq];
+        char from[512] = "", to[512] = "";
+        cq_path(q->cqs[q->wl[p].cq].node, from, sizeof(from));
+        cq_path(c->node, to, sizeof(to));
+        _cleanup_free_ char *message = dp_asprintf(
+                "Preempted to accommodate a workload (UID: UNKNOWN, JobUID: UNKNOWN) due to %s; preemptor path: %s; "
+                "preemptee path: %s",
+                human_reason(reason), from, to);
+        int r = message ? record(v, &q->wl[p], reason, message, q->cycles) : -ENOMEM;
+        if (r < 0) return r;
+        take_out(q, w);
+        if (q->held) q->held[w].n = 0;
+        for (size_t ps = 0; ps < v->n_podsets; ps++)
+                for (size_t i = 0; i < v->podsets[ps].n_requests; i++) {
+                        free(v->podsets[ps].flavors[i]);
+                        v->podsets[ps].flavors[i] = NULL;
+                }
+        if (v->times_preempted >= DP_QUEUE_MAX_PREEMPTED && !q->churning) {
+                q->churning = true;
+                free(v->note);
+                v->note = dp_asprintf("preempted %zu times, last by %s: the cycles would go on preempting (a "
+                                      "preemption loop); devplane stops admission here",
+                                      v->times_preempted, v->preempted_by);
+                if (!v->note) return -ENOMEM;
+        }
+        v->state = DP_QW_PENDING;
+        v->preadmitted = false;
+        v->borrowing = 0;
+        v->cycle = 0;
+        wake_cohort(q, c->node);
+        return 0;
+}
