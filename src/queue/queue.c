@@ -162,6 +162,11 @@ static int place(dp_queue *q, size_t i) {
         q->ns_ok[i] = namespace_selected(q, cq->cq->namespace_selector, w->ns);
         if (kw && kw->admitted_cq) return preadmit(q, w, kw, cq);
         if (cq->inactive) return set_text(&w->message, "ClusterQueue %s is inactive", cq_name);
+        if (w->dra_message) { /* Kueue's workload controller refuses its claims: never a head */
+                free(w->reason);
+                w->reason = strdup("Inadmissible");
+                return !w->reason ? -ENOMEM : set_text(&w->message, "%s", w->dra_message);
+        }
         size_t *v = realloc(cq->wl, (cq->n_wl + 1) * sizeof(*v));
         if (!v) return -ENOMEM;
         cq->wl = v;
@@ -203,12 +208,60 @@ int dp_queue_warn_input(dp_object_list *l, dp_error *err) {
         return unmanaged_warning(l, err);
 }
 
-int dp_queue_new(dp_object_list *l, dp_queue **ret, dp_error *err) {
+/* --set-quota: the nominalQuota of one flavor-resource of a ClusterQueue
+ * (the ClusterQueues are the queue's own objects by now). */
+static int set_quota(dp_queue *q, const dp_queue_set_quota *sq, dp_error *err) {
+        ssize_t c = cq_index(q, sq->cq);
+        if (c < 0)
+                return dp_error_set(err, -EINVAL, "--set-quota %s/%s/%s: ClusterQueue %s is not in the input", sq->cq,
+                                    sq->flavor, sq->resource, sq->cq);
+        dp_cluster_queue *cq = (dp_cluster_queue *)q->cqs[c].cq;
+        for (size_t g = 0; g < cq->n_groups; g++)
+                for (size_t f = 0; f < cq->groups[g].n_flavors; f++) {
+                        dp_kq_flavor_quotas *fq = &cq->groups[g].flavors[f];
+                        if (!streq(fq->name, sq->flavor)) continue;
+                        for (size_t k = 0; k < fq->n_resources; k++)
+                                if (streq(fq->resources[k].name, sq->resource)) {
+                                        fq->resources[k].nominal = sq->value;
+                                        return 0;
+                                }
+                        return dp_error_set(err, -EINVAL,
+                                            "--set-quota %s/%s/%s: flavor %s of ClusterQueue %s has no quota for %s "
+                                            "(coveredResources)",
+                                            sq->cq, sq->flavor, sq->resource, sq->flavor, sq->cq, sq->resource);
+                }
+        return dp_error_set(err, -EINVAL, "--set-quota %s/%s/%s: ClusterQueue %s has no flavor %s", sq->cq, sq->flavor,
+                            sq->resource, sq->cq, sq->flavor);
+}
+
+static int apply_whatif(dp_queue *q, dp_error *err) {
+        const dp_queue_options *o = q->opts;
+        for (size_t i = 0; o && i < o->n_quotas; i++) {
+                int r = set_quota(q, &o->quotas[i], err);
+                if (r < 0) return r;
+        }
+        for (size_t i = 0; o && i < o->n_weights; i++) {
+                ssize_t c = cq_index(q, o->weights[i].cq);
+                if (c < 0)
+                        return dp_error_set(err, -EINVAL, "--set-weight %s: ClusterQueue %s is not in the input",
+                                            o->weights[i].cq, o->weights[i].cq);
+                dp_cluster_queue *cq = (dp_cluster_queue *)q->cqs[c].cq;
+                cq->has_weight = true;
+                cq->weight = o->weights[i].weight;
+        }
+        return 0;
+}
+
+int dp_queue_new(dp_object_list *l, dp_queue **ret, dp_error *err) { return dp_queue_new_opts(l, NULL, ret, err); }
+
+int dp_queue_new_opts(dp_object_list *l, const dp_queue_options *opts, dp_queue **ret, dp_error *err) {
         assert_return(l && ret, -EINVAL);
         _cleanup_(dp_queue_freep) dp_queue *q = calloc(1, sizeof(*q));
         if (!q || take_objects(q, l) < 0 || q_index_objects(q) < 0 || q_index_input(q, l) < 0 || cluster_queues(q) < 0)
                 return dp_error_set(err, -ENOMEM, "out of memory");
-        int r = q_build_tree(q, err);
+        q->opts = opts;
+        int r = apply_whatif(q, err);
+        if (r >= 0) r = q_build_tree(q, err);
         /* no Kueue object at all: a cluster without Kueue, where the label
          * means nothing and Jobs run as written */
         if (r >= 0 && q->n_owned) r = q_workloads(q, l, err);
@@ -223,6 +276,7 @@ int dp_queue_new(dp_object_list *l, dp_queue **ret, dp_error *err) {
                         return dp_error_set(err, -ENOMEM, "out of memory");
         for (size_t c = 0; c < q->n_cqs; c++)
                 if (q->cqs[c].n_wl) qsort_r(q->cqs[c].wl, q->cqs[c].n_wl, sizeof(size_t), cmp_queue_order, q);
+        if (!(q->usage0 = q_usage_save(q))) return dp_error_set(err, -ENOMEM, "out of memory");
         *ret = TAKE_PTR(q);
         return 0;
 }
@@ -248,6 +302,7 @@ static void workload_done(dp_queue_workload *w) {
         free(w->reason);
         free(w->message);
         free(w->note);
+        free(w->dra_message);
 }
 
 dp_queue *dp_queue_free(dp_queue *q) {
@@ -267,6 +322,7 @@ dp_queue *dp_queue_free(dp_queue *q) {
         free(q->fr);
         free(q->set_aside);
         free(q->ns_ok);
+        free(q->usage0);
         q_index_free(q);
         for (size_t i = 0; i < q->n_owned; i++)
                 dp_object_free(q->owned[i]);
@@ -280,6 +336,49 @@ size_t dp_queue_n_cluster_queues(const dp_queue *q) { return q ? q->n_cqs : 0; }
 
 const dp_queue_workload *dp_queue_workload_at(const dp_queue *q, size_t i) {
         return q && i < q->n_wl ? &q->wl[i] : NULL;
+}
+
+void q_reset_admission(dp_queue *q) {
+        for (size_t c = 0; c < q->n_cqs; c++) {
+                qcq *cq = &q->cqs[c];
+                cq->next = 0;
+                cq->blocked = false;
+                for (size_t k = 0; k < cq->n_wl; k++) {
+                        dp_queue_workload *w = &q->wl[cq->wl[k]];
+                        q->set_aside[cq->wl[k]] = false;
+                        w->state = DP_QW_PENDING;
+                        w->borrowing = 0;
+                        w->cycle = 0;
+                        for (size_t p = 0; p < w->n_podsets; p++)
+                                w->podsets[p].tmpl = w->podsets[p].tmpl_kept;
+                        for (size_t p = 0; p < w->n_podsets; p++)
+                                for (size_t i = 0; i < w->podsets[p].n_requests; i++)
+                                {
+                                        free(w->podsets[p].flavors[i]);
+                                        w->podsets[p].flavors[i] = NULL;
+                                }
+                }
+        }
+        q_usage_restore(q, q->usage0);
+        q->cycles = 0;
+}
+
+void dp_queue_placement_clear(dp_queue *q) {
+        for (size_t i = 0; q && i < q->n_wl; i++) {
+                q->wl[i].placement_known = true;
+                q->wl[i].pods_placed = q->wl[i].pods_unplaced = 0;
+        }
+}
+
+void dp_queue_placement_add(dp_queue *q, const char *kind, const char *ns, const char *name, bool placed) {
+        if (!q || !kind || !name) return;
+        uintptr_t v = (uintptr_t)q_index_get(q, "W\x1f%s\x1f%s\x1f%s", kind, ns && ns[0] ? ns : "default", name);
+        if (!v) return;
+        dp_queue_workload *w = &q->wl[v - 1];
+        if (placed)
+                w->pods_placed++;
+        else
+                w->pods_unplaced++;
 }
 
 const dp_queue_workload *dp_queue_find(const dp_queue *q, const char *ns, const char *name) {

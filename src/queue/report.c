@@ -50,6 +50,10 @@ static dp_doc_node *workload_doc(dp_doc_set *s, const dp_queue_workload *w) {
                 PUT(s, d, "flavors", flavors_doc(s, w));
                 PUT(s, d, "borrowing", dp_doc_new_int(s, w->borrowing));
                 PUT(s, d, "cycle", dp_doc_new_int(s, (int64_t)w->cycle));
+                if (w->placement_known) { /* admitted is not placed: kube-scheduler and the allocator decide */
+                        PUT(s, d, "placedPods", dp_doc_new_int(s, w->pods_placed));
+                        PUT(s, d, "unplacedPods", dp_doc_new_int(s, w->pods_unplaced));
+                }
         }
         if (w->reason) PUT(s, d, "reason", dp_doc_new_str(s, w->reason));
         if (w->message) PUT(s, d, "message", dp_doc_new_str(s, w->message));
@@ -142,6 +146,9 @@ static void workload_line(const dp_doc_node *w, dp_strbuf *out) {
         dp_strbuf_putc(out, '\n');
         if (!streq(str_of(w, "state"), "Admitted") && str_of(w, "message")[0])
                 dp_strbuf_printf(out, "      %s: %s\n", str_of(w, "reason"), str_of(w, "message"));
+        const char *up = str_of(w, "unplacedPods");
+        if (up[0] && !streq(up, "0"))
+                dp_strbuf_printf(out, "      admitted but not placed: %s of its pods Pending (kube-scheduler)\n", up);
         if (str_of(w, "note")[0]) dp_strbuf_printf(out, "      note: %s\n", str_of(w, "note"));
 }
 

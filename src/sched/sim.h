@@ -30,6 +30,7 @@
 
 #include "doc/doc.h"
 #include "model/model.h"
+#include "queue/queue.h"
 #include "sched/sched.h"
 #include "sched/score.h"
 
@@ -124,6 +125,9 @@ typedef struct dp_sim_input {
         /* preemption (sched/preempt.c): --no-preemption turns kube-scheduler's
          * DefaultPreemption off; --dra-preemption, the KEP-5690 what-if */
         bool no_preemption, dra_preemption;
+        /* Kueue (src/queue): --kueue-config and the what-if quota and
+         * weights; borrowed (the caller keeps it), NULL none */
+        const dp_queue_options *queue;
 } dp_sim_input;
 
 dp_sim_input *dp_sim_input_free(dp_sim_input *in);

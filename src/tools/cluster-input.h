@@ -24,6 +24,9 @@ enum {
         DP_OPT_NO_PREEMPTION,
         DP_OPT_DRA_PREEMPTION,
         DP_OPT_SCHEDULER_CONFIG,
+        DP_OPT_KUEUE_CONFIG, /* Kueue (src/queue): --kueue-config, --set-quota, --set-weight */
+        DP_OPT_SET_QUOTA,
+        DP_OPT_SET_WEIGHT,
 };
 
 /* Live mode's bounds (docs/live.md), numbered apart from the flags above. */
@@ -44,7 +47,10 @@ enum { DP_OPT_LIVE_TIMEOUT = 0x180, DP_OPT_LIVE_MAX_BYTES };
                 {"all-schedulers", no_argument, NULL, DP_OPT_ALL_SCHEDULERS},                                      \
                 {"no-preemption", no_argument, NULL, DP_OPT_NO_PREEMPTION},                                        \
                 {"dra-preemption", no_argument, NULL, DP_OPT_DRA_PREEMPTION},                                          \
-                {"scheduler-config", required_argument, NULL, DP_OPT_SCHEDULER_CONFIG}
+                {"scheduler-config", required_argument, NULL, DP_OPT_SCHEDULER_CONFIG},                            \
+                {"kueue-config", required_argument, NULL, DP_OPT_KUEUE_CONFIG},                                    \
+                {"set-quota", required_argument, NULL, DP_OPT_SET_QUOTA},                                          \
+                {"set-weight", required_argument, NULL, DP_OPT_SET_WEIGHT}
 
 #define DP_TOOL_INPUT_USAGE                                                                                            \
         "input:\n"                                                                                                     \
@@ -76,7 +82,13 @@ enum { DP_OPT_LIVE_TIMEOUT = 0x180, DP_OPT_LIVE_MAX_BYTES };
         "                                weights and NodeResourcesFit scoringStrategy (scores as default)\n"        \
         "  --all-schedulers              schedule pods of every spec.schedulerName as default-scheduler's\n"         \
         "  --no-preemption               no DefaultPreemption PostFilter (on by default, as kube-scheduler)\n"       \
-        "  --dra-preemption              what-if (KEP-5690): preempting a pod frees its DRA devices\n"
+        "  --dra-preemption              what-if (KEP-5690): preempting a pod frees its DRA devices\n"            \
+        "Kueue:\n"                                                                                                     \
+        "  --kueue-config FILE           Kueue's Configuration (config.kueue.x-k8s.io): deviceClassMappings\n"       \
+        "                                count DRA claims in quota, excludeResourcePrefixes, feature gates\n"        \
+        "  --set-quota CQ/FLAVOR/RESOURCE=QUANTITY\n"                                                                 \
+        "                                what-if: that nominalQuota of the ClusterQueue (repeatable)\n"             \
+        "  --set-weight CQ=WEIGHT        what-if: the ClusterQueue's fairSharing.weight (repeatable)\n"
 
 typedef struct dp_tool_input {
         const char *cmd; /* "simulate": messages start "devplane simulate: " */
@@ -99,6 +111,9 @@ typedef struct dp_tool_input {
         const char *scheduler_config; /* --scheduler-config FILE */
         bool all_schedulers;
         bool no_preemption, dra_preemption; /* --no-preemption, --dra-preemption */
+        const char *kueue_config;           /* --kueue-config FILE */
+        dp_kueue_config *kueue;             /* read by dp_tool_input_load; owned */
+        dp_queue_options queue;             /* --set-quota, --set-weight; the Configuration */
 } dp_tool_input;
 
 /* argc bounds the number of -f and what-if values. -ENOMEM. */
