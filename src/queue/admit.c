@@ -198,8 +198,9 @@ int dp_queue_admit_cycles(dp_queue *q, size_t max_cycles, dp_error *err) {
         assert_return(q, -EINVAL);
         bool more = true;
         int r = 0;
-        /* each cycle admits or holds at least one head, so this ends */
-        for (size_t n = 0; more && r >= 0 && n < max_cycles && q->cycles <= q->n_wl + 1; n++)
+        /* each cycle admits or holds at least one head, so this ends (per
+         * call: dp_queue_readmit calls again after quota is released) */
+        for (size_t n = 0; more && r >= 0 && n < max_cycles && n <= q->n_wl + 1; n++)
                 r = cycle(q, &more);
         if (r >= 0) r = blocked_notes(q);
         for (size_t i = 0; i < q->n_wl; i++)

@@ -85,7 +85,8 @@ static int mapping_field(cfgx *x, const char *key, const dp_doc_node *v, void *u
 static int mapping_check(cfgx *x, const dp_doc_node *n, size_t i) {
         const dp_kueue_device_class_mapping *m = &x->cfg->mappings[i];
         if (!m->name || !m->name[0]) return dfail(x->c, n, -EINVAL, "name: required");
-        if (!m->n_device_class_names) return dfail(x->c, n, -EINVAL, "deviceClassNames: must name at least one DeviceClass");
+        if (!m->n_device_class_names)
+                return dfail(x->c, n, -EINVAL, "deviceClassNames: must name at least one DeviceClass");
         if (m->n_device_class_names > DP_KUEUE_MAX_DEVICE_CLASSES)
                 return dfail(x->c, n, -E2BIG, "deviceClassNames: must have at most %d items, has %zu",
                              DP_KUEUE_MAX_DEVICE_CLASSES, m->n_device_class_names);
@@ -130,8 +131,9 @@ static int resources_field(cfgx *x, const char *key, const dp_doc_node *v, void 
         if (streq(key, "excludeResourcePrefixes"))
                 return get_strv(x->c, v, &cfg->exclude_prefixes, &cfg->n_exclude_prefixes) < 0 ? -EINVAL : 1;
         if (streq(key, "transformations"))
-                return cfg_warn(x, v, "resource transformations are not modelled: quota counts the requests as "
-                                      "written") < 0
+                return cfg_warn(x, v,
+                                "resource transformations are not modelled: quota counts the requests as "
+                                "written") < 0
                                ? -ENOMEM
                                : 1;
         return 0;
@@ -156,12 +158,26 @@ static int fair_field(cfgx *x, const char *key, const dp_doc_node *v, void *user
 
 /* Kueue's fields admission does not depend on: taken without a word. */
 static bool silent_field(const char *key) {
-        static const char *const keys[] = {"namespace", "manageJobsWithoutQueueName", "managedJobsNamespaceSelector",
-                                           "internalCertManagement", "waitForPodsReady", "clientConnection",
-                                           "integrations", "multiKueue", "admissionFairSharing",
-                                           "objectRetentionPolicies", "health", "metrics", "webhook",
-                                           "leaderElection", "controller", "pprofBindAddress", "queueVisibility",
-                                           "tls", "certManagement", NULL};
+        static const char *const keys[] = {"namespace",
+                                           "manageJobsWithoutQueueName",
+                                           "managedJobsNamespaceSelector",
+                                           "internalCertManagement",
+                                           "waitForPodsReady",
+                                           "clientConnection",
+                                           "integrations",
+                                           "multiKueue",
+                                           "admissionFairSharing",
+                                           "objectRetentionPolicies",
+                                           "health",
+                                           "metrics",
+                                           "webhook",
+                                           "leaderElection",
+                                           "controller",
+                                           "pprofBindAddress",
+                                           "queueVisibility",
+                                           "tls",
+                                           "certManagement",
+                                           NULL};
         return in_list(key, keys);
 }
 

@@ -120,11 +120,11 @@ int q_dra_requests(const dp_queue *q, const dp_object_list *l, dp_queue_workload
         const dp_kueue_config *cfg = q->opts ? q->opts->config : NULL;
         if (!cfg || cfg->dra_disabled) {
                 if (w->note) return 0;
-                w->note = dp_asprintf(
-                        "its pods' ResourceClaims are not counted in quota: %s",
-                        cfg ? "the Configuration turns KueueDRAIntegration off"
-                            : "Kueue counts them through its Configuration's resources.deviceClassMappings "
-                              "(devplane: --kueue-config FILE)");
+                w->note =
+                        dp_asprintf("its pods' ResourceClaims are not counted in quota: %s",
+                                    cfg ? "the Configuration turns KueueDRAIntegration off"
+                                        : "Kueue counts them through its Configuration's resources.deviceClassMappings "
+                                          "(devplane: --kueue-config FILE)");
                 return w->note ? 0 : -ENOMEM;
         }
         int r = 0;

@@ -42,7 +42,8 @@ int dp_queue_options_add_weight(dp_queue_options *o, const char *arg, dp_error *
         dp_quantity v;
         dp_error qe = DP_ERROR_INIT;
         if (!eq || eq == arg || dp_quantity_parse(eq + 1, &v, &qe) < 0 || v.nanos < 0)
-                return dp_error_set(err, -EINVAL, "--set-weight %s: must be CLUSTERQUEUE=WEIGHT (a quantity >= 0)", arg);
+                return dp_error_set(err, -EINVAL, "--set-weight %s: must be CLUSTERQUEUE=WEIGHT (a quantity >= 0)",
+                                    arg);
         dp_queue_set_weight *x = realloc(o->weights, (o->n_weights + 1) * sizeof(*x));
         if (!x) return dp_error_set(err, -ENOMEM, "out of memory");
         o->weights = x;
@@ -217,8 +218,9 @@ static int quota_answer(dp_queue *q, qcq *c, size_t wi, dp_strbuf *out) {
                         for (size_t f = 0; asks && f < grp->n_flavors; f++) {
                                 const char *fl = grp->flavors[f].name;
                                 int r = template_refused(msg, fl)
-                                                ? (dp_strbuf_printf(out, "  pod set %s, flavor %s: refused for the "
-                                                                         "pod template (quota would not help)\n",
+                                                ? (dp_strbuf_printf(out,
+                                                                    "  pod set %s, flavor %s: refused for the "
+                                                                    "pod template (quota would not help)\n",
                                                                     ps->name, fl),
                                                    0)
                                                 : flavor_answer(q, c, wi, grp, fl, ps, out);
@@ -230,8 +232,9 @@ static int quota_answer(dp_queue *q, qcq *c, size_t wi, dp_strbuf *out) {
                         for (size_t g = 0; g < c->cq->n_groups; g++)
                                 cov |= group_covers(&c->cq->groups[g], ps->requests[i].name);
                         if (!cov && ps->requests[i].value)
-                                dp_strbuf_printf(out, "  %s in the coveredResources of a resource group of "
-                                                      "ClusterQueue %s, with quota\n",
+                                dp_strbuf_printf(out,
+                                                 "  %s in the coveredResources of a resource group of "
+                                                 "ClusterQueue %s, with quota\n",
                                                  ps->requests[i].name, c->cq->x.meta.name);
                 }
         }
@@ -297,7 +300,9 @@ int dp_queue_explain(dp_queue *q, const char *ns, const char *name, dp_strbuf *o
         size_t i = (size_t)(w - q->wl);
         dp_strbuf_printf(out, "Workload %s/%s (%s), LocalQueue %s, ClusterQueue %s: %s\n", w->ns, w->name, w->kind,
                          w->local_queue ? w->local_queue : "-", w->cluster_queue ? w->cluster_queue : "-",
-                         w->state == DP_QW_ADMITTED ? "Admitted" : w->reason ? w->reason : "Pending");
+                         w->state == DP_QW_ADMITTED ? "Admitted"
+                         : w->reason                ? w->reason
+                                                    : "Pending");
         if (w->state == DP_QW_ADMITTED)
                 admitted_lines(w, out);
         else

@@ -363,6 +363,84 @@ void q_reset_admission(dp_queue *q) {
         q->cycles = 0;
 }
 
+/* ---- over time ---- */
+
+void dp_queue_set_over_time(dp_queue *q, bool on) {
+        if (q) q->over_time = on;
+}
+
+bool dp_queue_over_time(const dp_queue *q) { return q && q->over_time; }
+
+ssize_t dp_queue_index(const dp_queue *q, const char *kind, const char *ns, const char *name) {
+        if (!q || !kind || !name) return -1;
+        uintptr_t v = (uintptr_t)q_index_get(q, "W\x1f%s\x1f%s\x1f%s", kind, ns && ns[0] ? ns : "default", name);
+        return v ? (ssize_t)v - 1 : -1;
+}
+
+/* The flavor pod set ps took for the group covering res, NULL when none
+ * of its requests went there ("pods" is counted, not requested). */
+static const char *group_flavor(const dp_cluster_queue *cq, const dp_queue_podset *ps, const char *res) {
+        for (size_t g = 0; g < cq->n_groups; g++) {
+                bool covers = false;
+                for (size_t k = 0; k < cq->groups[g].n_covered && !covers; k++)
+                        covers = streq(cq->groups[g].covered[k], res);
+                for (size_t i = 0; covers && i < ps->n_requests; i++)
+                        for (size_t k = 0; ps->flavors[i] && k < cq->groups[g].n_covered; k++)
+                                if (streq(cq->groups[g].covered[k], ps->requests[i].name)) return ps->flavors[i];
+        }
+        return NULL;
+}
+
+static void add_workload_usage(dp_queue *q, const dp_queue_workload *w) {
+        qcq *c = &q->cqs[w->cq];
+        for (size_t p = 0; p < w->n_podsets; p++) {
+                const dp_queue_podset *ps = &w->podsets[p];
+                bool pods = false;
+                for (size_t i = 0; i < ps->n_requests; i++) {
+                        pods |= streq(ps->requests[i].name, "pods");
+                        ssize_t fr = ps->flavors[i] ? q_fr_find(q, ps->flavors[i], ps->requests[i].name) : -1;
+                        if (fr >= 0) q_add_usage(c->node, (size_t)fr, ps->requests[i].value * ps->count);
+                }
+                const char *pf = pods ? NULL : group_flavor(c->cq, ps, "pods");
+                ssize_t fr = pf ? q_fr_find(q, pf, "pods") : -1;
+                if (fr >= 0) q_add_usage(c->node, (size_t)fr, ps->count);
+        }
+}
+
+/* Every node's usage counted again from the workloads admitted now. */
+static void recount_usage(dp_queue *q) {
+        for (size_t n = 0; n < q->n_nodes; n++)
+                for (size_t f = 0; f < q->n_fr; f++)
+                        q->nodes[n]->q[f].usage = 0;
+        for (size_t i = 0; i < q->n_wl; i++)
+                if (q->wl[i].state == DP_QW_ADMITTED) add_workload_usage(q, &q->wl[i]);
+}
+
+int dp_queue_finish(dp_queue *q, size_t i) {
+        assert_return(q && i < q->n_wl, -EINVAL);
+        if (q->wl[i].state != DP_QW_ADMITTED) return -EINVAL;
+        q->wl[i].state = DP_QW_FINISHED;
+        free(q->wl[i].reason);
+        q->wl[i].reason = strdup("Finished");
+        recount_usage(q);
+        return q->wl[i].reason ? set_text(&q->wl[i].message, "its pods ended: quota released") : -ENOMEM;
+}
+
+int dp_queue_readmit(dp_queue *q, dp_error *err) {
+        assert_return(q, -EINVAL);
+        for (size_t c = 0; c < q->n_cqs; c++) {
+                q->cqs[c].next = 0;
+                q->cqs[c].blocked = false;
+                for (size_t k = 0; k < q->cqs[c].n_wl; k++) {
+                        dp_queue_workload *w = &q->wl[q->cqs[c].wl[k]];
+                        q->set_aside[q->cqs[c].wl[k]] = false;
+                        for (size_t p = 0; p < w->n_podsets; p++)
+                                w->podsets[p].tmpl = w->podsets[p].tmpl_kept;
+                }
+        }
+        return dp_queue_admit(q, err);
+}
+
 void dp_queue_placement_clear(dp_queue *q) {
         for (size_t i = 0; q && i < q->n_wl; i++) {
                 q->wl[i].placement_known = true;

@@ -36,7 +36,8 @@
 typedef enum {
         DP_QW_PENDING = 0, /* in its ClusterQueue, not admitted (message says why) */
         DP_QW_ADMITTED,    /* quota reserved and admitted */
-        DP_QW_INADMISSIBLE /* never reaches a ClusterQueue (missing LocalQueue...) */
+        DP_QW_INADMISSIBLE, /* never reaches a ClusterQueue (missing LocalQueue...) */
+        DP_QW_FINISHED      /* admitted, then its pods ended (Timeline delete): quota released */
 } dp_qw_state;
 
 /* One request of a pod set: per pod, in Kueue's units (cpu in millicores,
@@ -180,6 +181,23 @@ const dp_queue_workload *dp_queue_workload_at(const dp_queue *q, size_t i);
 /* By namespace and name (NULL when not there). */
 const dp_queue_workload *dp_queue_find(const dp_queue *q, const char *ns, const char *name);
 size_t dp_queue_n_cluster_queues(const dp_queue *q);
+
+/* ---- over time (simulate with a Timeline deleting queued pods) ---- */
+/* From now on dp_queue_apply_owners stands up every Job's pods, pending ones
+ * too (and gates no Pod): the caller holds those back until admitted. */
+void dp_queue_set_over_time(dp_queue *q, bool on);
+bool dp_queue_over_time(const dp_queue *q);
+/* The index of a workload (kind "Job", "Pod" or "Workload"), -1 when none. */
+ssize_t dp_queue_index(const dp_queue *q, const char *kind, const char *ns, const char *name);
+/* Admitted workload i has ended: Finished, its quota released. 0, -ENOMEM,
+ * or -EINVAL when it is not admitted. */
+int dp_queue_finish(dp_queue *q, size_t i);
+/* The cluster changed (quota released): heads set aside or blocked are
+ * tried again, cycles run until one admits nothing. */
+int dp_queue_readmit(dp_queue *q, dp_error *err);
+/* One pod of admitted workload i gets its flavors' nodeLabels and
+ * tolerations (what dp_queue_apply_pods does for every pod). */
+int dp_queue_apply_pod(const dp_queue *q, size_t i, dp_pod *p);
 
 /* After the simulation: which pods of each workload kube-scheduler placed.
  * Clear, then add each pod once under its workload (a Job's pods under

@@ -15,7 +15,10 @@
         } while (0)
 
 static const char *state_name(dp_qw_state s) {
-        return s == DP_QW_ADMITTED ? "Admitted" : s == DP_QW_PENDING ? "Pending" : "Inadmissible";
+        return s == DP_QW_ADMITTED   ? "Admitted"
+               : s == DP_QW_PENDING  ? "Pending"
+               : s == DP_QW_FINISHED ? "Finished"
+                                     : "Inadmissible";
 }
 
 static dp_doc_node *flavors_doc(dp_doc_set *s, const dp_queue_workload *w) {
@@ -46,7 +49,7 @@ static dp_doc_node *workload_doc(dp_doc_set *s, const dp_queue_workload *w) {
         if (w->cluster_queue) PUT(s, d, "clusterQueue", dp_doc_new_str(s, w->cluster_queue));
         PUT(s, d, "priority", dp_doc_new_int(s, w->priority));
         PUT(s, d, "state", dp_doc_new_str(s, state_name(w->state)));
-        if (w->state == DP_QW_ADMITTED) {
+        if (w->state == DP_QW_ADMITTED || w->state == DP_QW_FINISHED) {
                 PUT(s, d, "flavors", flavors_doc(s, w));
                 PUT(s, d, "borrowing", dp_doc_new_int(s, w->borrowing));
                 PUT(s, d, "cycle", dp_doc_new_int(s, (int64_t)w->cycle));
