@@ -152,30 +152,47 @@ static size_t flavor_needs(const dp_queue *q, const qcq *c, const dp_kq_resource
 }
 
 /* Admission again with the flavor's quota raised by v[].add: is workload i
- * admitted? Each failed trial adds what is still missing at its settled
- * state; the quota is put back after. 1 yes, 0 no, -ENOMEM. */
+ * admitted? The quota is put back after; the queue is left as that
+ * admission left it. 1 yes, 0 no, -ENOMEM. */
+static int try_once(dp_queue *q, qcq *c, size_t i, const need *v, size_t n) {
+        for (size_t k = 0; k < n; k++)
+                set_nominal(c->node, v[k].fr, v[k].nominal + v[k].add);
+        q_reset_admission(q);
+        int r = dp_queue_admit(q, NULL);
+        int ok = r >= 0 && q->wl[i].state == DP_QW_ADMITTED;
+        for (size_t k = 0; k < n; k++)
+                set_nominal(c->node, v[k].fr, v[k].nominal);
+        return r < 0 ? r : ok;
+}
+
+/* Grow v[].add until workload i is admitted (each failed trial adds what
+ * is still missing where it settled, at least doubling: in a cohort,
+ * borrowers take part of what is added), then bring each amount down to
+ * the least that still admits it (bisection). 1 found, 0 not within
+ * EXPLAIN_TRIALS, -ENOMEM. */
 static int trial(dp_queue *q, qcq *c, size_t i, need *v, size_t n) {
-        int r = 0, ok = 0;
-        for (int t = 0; t < EXPLAIN_TRIALS && r >= 0 && !ok; t++) {
-                for (size_t k = 0; k < n; k++)
-                        set_nominal(c->node, v[k].fr, v[k].nominal + v[k].add);
-                q_reset_admission(q);
-                r = dp_queue_admit(q, NULL);
-                ok = r >= 0 && q->wl[i].state == DP_QW_ADMITTED;
-                bool more = false;
-                for (size_t k = 0; k < n && r >= 0 && !ok; k++) {
+        int ok = 0;
+        for (int t = 0; t < EXPLAIN_TRIALS && !ok; t++) {
+                if ((ok = try_once(q, c, i, v, n)) != 0) break;
+                for (size_t k = 0; k < n; k++) {
                         int64_t short_by = v[k].total - q_available(c->node, v[k].fr);
-                        if (short_by > 0) v[k].add += short_by;
-                        more |= short_by > 0;
+                        v[k].add += DP_MAX(DP_MAX(short_by, v[k].add), v[k].total);
                 }
-                for (size_t k = 0; k < n; k++)
-                        set_nominal(c->node, v[k].fr, v[k].nominal);
-                if (!more) break; /* not this flavor's quota that holds it */
+        }
+        for (size_t k = 0; k < n && ok > 0; k++) {
+                int64_t lo = -1, hi = v[k].add; /* hi admits it */
+                while (ok > 0 && hi - lo > 1) {
+                        v[k].add = lo + (hi - lo) / 2;
+                        ok = try_once(q, c, i, v, n);
+                        if (ok > 0) hi = v[k].add;
+                        if (ok == 0) lo = v[k].add, ok = 1;
+                }
+                v[k].add = hi;
         }
         /* back to the input's own settled state for the next flavor */
         q_reset_admission(q);
-        if (r >= 0) r = dp_queue_admit(q, NULL);
-        return r < 0 ? r : ok;
+        int r = dp_queue_admit(q, NULL);
+        return ok < 0 || r < 0 ? -ENOMEM : ok;
 }
 
 static int flavor_answer(dp_queue *q, qcq *c, size_t i, const dp_kq_resource_group *g, const char *flavor,
@@ -238,8 +255,8 @@ static int quota_answer(dp_queue *q, qcq *c, size_t wi, dp_strbuf *out) {
                                                  ps->requests[i].name, c->cq->x.meta.name);
                 }
         }
-        dp_strbuf_puts(out, "  (each line alone; checked by admitting the whole input again with it; preemption "
-                            "is not simulated here)\n");
+        dp_strbuf_puts(out, "  (each line alone, the least amount that does, checked by admitting the whole input "
+                            "again; preemption is not simulated here)\n");
         return 0;
 }
 
