@@ -65,6 +65,7 @@ struct dp_queue {
         const dp_queue_options *opts; /* borrowed: Configuration and what-if, NULL none */
         int64_t *usage0; /* every node's usage before the first cycle (what the input admitted) */
         bool over_time;  /* dp_queue_set_over_time */
+        bool recount;    /* a workload finished: usage counted again before the next cycle */
 };
 
 /* ---- queue.c: back to before the first cycle (usage0, every queued

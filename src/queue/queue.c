@@ -422,12 +422,14 @@ int dp_queue_finish(dp_queue *q, size_t i) {
         q->wl[i].state = DP_QW_FINISHED;
         free(q->wl[i].reason);
         q->wl[i].reason = strdup("Finished");
-        recount_usage(q);
+        q->recount = true; /* once, before the next cycle (dp_queue_readmit) */
         return q->wl[i].reason ? set_text(&q->wl[i].message, "its pods ended: quota released") : -ENOMEM;
 }
 
 int dp_queue_readmit(dp_queue *q, dp_error *err) {
         assert_return(q, -EINVAL);
+        if (q->recount) recount_usage(q);
+        q->recount = false;
         for (size_t c = 0; c < q->n_cqs; c++) {
                 q->cqs[c].next = 0;
                 q->cqs[c].blocked = false;

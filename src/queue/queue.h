@@ -189,8 +189,9 @@ void dp_queue_set_over_time(dp_queue *q, bool on);
 bool dp_queue_over_time(const dp_queue *q);
 /* The index of a workload (kind "Job", "Pod" or "Workload"), -1 when none. */
 ssize_t dp_queue_index(const dp_queue *q, const char *kind, const char *ns, const char *name);
-/* Admitted workload i has ended: Finished, its quota released. 0, -ENOMEM,
- * or -EINVAL when it is not admitted. */
+/* Admitted workload i has ended: Finished, its quota released (the usage is
+ * counted again at the next dp_queue_readmit). 0, -ENOMEM, or -EINVAL when
+ * it is not admitted. */
 int dp_queue_finish(dp_queue *q, size_t i);
 /* The cluster changed (quota released): heads set aside or blocked are
  * tried again, cycles run until one admits nothing. */

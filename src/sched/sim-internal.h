@@ -71,7 +71,8 @@ typedef struct sim_run {
         size_t n_deferred;
         int64_t now, end_ms;
         dp_strbuf log;
-        size_t queue_deleted; /* sim-queue.c: pods deleted when Kueue last looked */
+        size_t queue_deleted; /* sim-queue.c: pods deleted when Kueue last looked, */
+        ssize_t *queue_wl;    /* and each pod's workload in the queue (-1 none) */
         sim_taint_seen *taints_seen; /* sim-evict.c */
         size_t n_taints_seen;
         /* sim_find_pod / sim_find_node: key or name -> index + 1, for the

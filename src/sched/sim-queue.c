@@ -33,8 +33,9 @@ static ssize_t workload_of(const sim_run *r, const sim_pod *sp) {
 
 int sim_queue_hold(sim_run *r) {
         if (!dp_queue_over_time(r->queue)) return 0;
+        if (!(r->queue_wl = calloc(r->n_pods + 1, sizeof(ssize_t)))) return -ENOMEM;
         for (size_t i = 0; i < r->n_pods; i++) {
-                ssize_t w = workload_of(r, &r->pods[i]);
+                ssize_t w = r->queue_wl[i] = workload_of(r, &r->pods[i]);
                 if (w >= 0 && dp_queue_workload_at(r->queue, (size_t)w)->state != DP_QW_ADMITTED)
                         r->pods[i].scheduled_create = true; /* Kueue holds it: created once admitted */
         }
@@ -47,7 +48,7 @@ static int finish_ended(sim_run *r, bool *ret_any) {
         _cleanup_free_ uint32_t *total = calloc(n + 1, sizeof(uint32_t)), *alive = calloc(n + 1, sizeof(uint32_t));
         if (!total || !alive) return -ENOMEM;
         for (size_t i = 0; i < r->n_pods; i++) {
-                ssize_t w = workload_of(r, &r->pods[i]);
+                ssize_t w = r->queue_wl[i];
                 if (w < 0) continue;
                 total[w]++;
                 alive[w] += !r->pods[i].deleted;
@@ -67,7 +68,7 @@ static int finish_ended(sim_run *r, bool *ret_any) {
 }
 
 int sim_queue_step(sim_run *r, dp_error *err) {
-        if (!dp_queue_over_time(r->queue)) return 0;
+        if (!dp_queue_over_time(r->queue) || !r->queue_wl) return 0;
         size_t deleted = 0;
         for (size_t i = 0; i < r->n_pods; i++)
                 deleted += r->pods[i].deleted;
@@ -90,7 +91,7 @@ int sim_queue_step(sim_run *r, dp_error *err) {
         }
         for (size_t i = 0; i < r->n_pods && rr >= 0; i++) {
                 sim_pod *sp = &r->pods[i];
-                ssize_t w = sp->created ? -1 : workload_of(r, sp);
+                ssize_t w = sp->created ? -1 : r->queue_wl[i];
                 if (w < 0 || before[w] || dp_queue_workload_at(r->queue, (size_t)w)->state != DP_QW_ADMITTED) continue;
                 rr = dp_queue_apply_pod(r->queue, (size_t)w, sp->obj.pod);
                 if (rr >= 0) rr = sim_create_pod(r, sp);

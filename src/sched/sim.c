@@ -49,6 +49,7 @@ sim_run *sim_run_free(sim_run *r) {
         for (size_t i = 0; i < r->n_deferred; i++)
                 if (r->deferred[i].hdr) dp_object_free(r->deferred[i]);
         free(r->deferred);
+        free(r->queue_wl);
         dp_sched_free(r->sched);
         dp_sched_free(r->sched2);
         dp_store_free(r->store);
