@@ -1482,6 +1482,19 @@ static int explain_workload(sim_run *r, const char *ref, dp_strbuf *out) {
         queue_placement(r);
         return dp_queue_explain(r->queue, ns, sl ? sl + 1 : ref, out);
 }
+
+/* A Pending pod Kueue queues (a gated plain Pod, a pod of an admitted Job
+ * left Pending): its workload's answer after kube-scheduler's. */
+static int explain_pod_workload(sim_run *r, const sim_pod *sp, dp_strbuf *out) {
+        const char *sl = sp->workload ? strchr(sp->workload, '/') : NULL;
+        char kind[64], ref[600];
+        dp_fmt(kind, sizeof(kind), "%.*s", sl ? (int)(sl - sp->workload) : 3, sl ? sp->workload : "Pod");
+        dp_fmt(ref, sizeof(ref), "%s/%s", sp->ns, sl ? sl + 1 : sp->name);
+        if (!r->queue || dp_queue_index(r->queue, kind, sp->ns, sl ? sl + 1 : sp->name) < 0) return 0;
+        dp_strbuf_putc(out, '\n');
+        int rr = explain_workload(r, ref, out);
+        return rr == -ENOENT ? 0 : rr;
+}
 static int dp_sim_explain_impl(const dp_sim_input *in, const char *pod, bool details, dp_strbuf *out, dp_error *err) {
         _cleanup_(sim_run_freep) sim_run *r = NULL;
         int rr = sim_run_new(in, 0, &r, err);
@@ -1500,6 +1513,7 @@ static int dp_sim_explain_impl(const dp_sim_input *in, const char *pod, bool det
                 if (pi && pi->message) dp_strbuf_printf(out, "%s\n", pi->message);
                 explain_preemption(r, sp, pi, out);
                 if (pi && pi->reasons.n && (rr = explain_nodes(r, sp, details, out, err)) < 0) return rr;
+                if ((rr = explain_pod_workload(r, sp, out)) < 0) return rr;
                 return dp_strbuf_failed(out) ? -ENOMEM : 0;
         }
         explain_preemption(r, sp, pi, out);

@@ -40,6 +40,12 @@ grep -q "Pending: couldn't assign flavors to pod set main: insufficient quota fo
 grep -q '^Flavors: example.com/gpu=t4$' "$tmp/out" || fail "train-b flavors: $(cat "$tmp/out")"
 grep -q '^Pods: 1 placed, 0 Pending after admission$' "$tmp/out" || fail "train-b pods: $(cat "$tmp/out")"
 
+# a gated plain Pod: kube-scheduler's answer, then Kueue's for its workload
+"$DEVPLANE" explain b -f data/plain-pods.yaml >"$tmp/out" 2>/dev/null || fail "explain pod b: exit $?"
+grep -q '^Scheduling is blocked due to non-empty scheduling gates$' "$tmp/out" || fail "pod b gate: $(cat "$tmp/out")"
+grep -q '^Workload default/b (Pod), LocalQueue lq, ClusterQueue q: Pending$' "$tmp/out" || fail "pod b workload"
+grep -q '^  pod set main, flavor spot: --set-quota q/spot/cpu=6 (+2)$' "$tmp/out" || fail "pod b answer: $(cat "$tmp/out")"
+
 # what-if values the input does not have, or malformed: exit 2 with the flag named
 bad() {
         set +e
