@@ -76,6 +76,16 @@ sed 's/resourceClaimTemplateName: one-gpu/resourceClaimName: shared/' data/dra-c
 grep -q 'Inadmissible: DynamicResourceAllocation feature does not support use of resource claims' "$tmp/out" ||
         fail "direct claim: $(cat "$tmp/out")"
 
+# excludeResourcePrefixes: such requests are not quota (train-c's 8 GPUs fit then)
+printf 'apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\nresources:\n  excludeResourcePrefixes: ["example.com/"]\n' >"$tmp/excl.yaml"
+"$DEVPLANE" simulate -f data/gpu-flavors.yaml --kueue-config "$tmp/excl.yaml" >"$tmp/out" 2>/dev/null || fail "exclude: exit $?"
+grep -q 'ClusterQueue research, BestEffortFIFO: 3 admitted, 0 pending; example.com/gpu a100 0/4 example.com/gpu t4 0/2' "$tmp/out" ||
+        fail "exclude: $(cat "$tmp/out")"
+# the DRA gate off: claims not counted, the note says why
+printf 'apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\nfeatureGates: {KueueDRAIntegration: false}\nresources:\n  deviceClassMappings: [{name: example.com/gpu, deviceClassNames: [gpu.example.com]}]\n' >"$tmp/off.yaml"
+"$DEVPLANE" simulate -f data/dra-cluster.yaml -f "$ex/sample-dra-queues.yaml" --kueue-config "$tmp/off.yaml" >"$tmp/out" 2>/dev/null || fail "gate off: exit $?"
+grep -q "note: its pods' ResourceClaims are not counted in quota: the Configuration turns KueueDRAIntegration off" "$tmp/out" || fail "gate off: $(cat "$tmp/out")"
+
 # bad Configuration values: one error with the file and the path, exit 2
 bad() {
         set +e
