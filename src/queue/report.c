@@ -107,6 +107,11 @@ static dp_doc_node *cq_doc(dp_doc_set *s, const dp_queue *q, const qcq *c) {
         if (c->cq->cohort) PUT(s, d, "cohort", dp_doc_new_str(s, c->cq->cohort));
         PUT(s, d, "queueingStrategy",
             dp_doc_new_str(s, c->cq->queueing == DP_KQ_STRICT_FIFO ? "StrictFIFO" : "BestEffortFIFO"));
+        if (c->cq->has_weight) { /* fairSharing.weight (or --set-weight) */
+                char wt[DP_QUANTITY_MAX_LEN];
+                dp_quantity_format(&c->cq->weight, wt, sizeof(wt));
+                PUT(s, d, "fairSharingWeight", dp_doc_new_str(s, wt));
+        }
         PUT(s, d, "active", dp_doc_new_bool(s, !c->inactive));
         if (c->inactive) PUT(s, d, "inactiveReason", dp_doc_new_str(s, c->inactive));
         PUT(s, d, "admitted", dp_doc_new_int(s, admitted));

@@ -62,5 +62,7 @@ bad --set-quota research/a100=1 "must be CLUSTERQUEUE/FLAVOR/RESOURCE=QUANTITY"
 bad --set-quota research/a100/example.com/gpu=-1 "must be a quantity >= 0"
 bad --set-weight research "must be CLUSTERQUEUE=WEIGHT"
 bad --set-weight nope=2 "--set-weight nope: ClusterQueue nope is not in the input"
-"$DEVPLANE" simulate -f data/gpu-flavors.yaml --set-weight research=2 >/dev/null 2>&1 || fail "--set-weight research=2"
+"$DEVPLANE" simulate -f data/gpu-flavors.yaml --set-weight research=2 -o json 2>/dev/null |
+        python3 -c 'import json, sys; assert json.load(sys.stdin)["asWritten"]["queues"]["clusterQueues"][0]["fairSharingWeight"] == "2"' ||
+        fail "--set-weight research=2"
 echo PASS
