@@ -2,9 +2,9 @@
  *
  * explain.c — `devplane explain` for a workload: why Kueue does not admit it
  * (Kueue's condition message, its ClusterQueue's usage) and what would let
- * it in: the nominal quota to add per flavor and resource (computed at the
- * settled state, where usage is at its highest, so the amount suffices at
- * the workload's turn too), or the missing LocalQueue, ClusterQueue,
+ * it in: the nominal quota to add per flavor and resource (found by trials:
+ * the whole input admitted again with more quota, grown until the workload
+ * gets in, then bisected to the least amount), or the missing LocalQueue, ClusterQueue,
  * namespace selection or DeviceClass mapping. Also the what-if flags'
  * parsers (--set-quota CQ/FLAVOR/RESOURCE=QUANTITY, --set-weight CQ=W).
  *
@@ -136,10 +136,11 @@ typedef struct need {
         int64_t total, nominal, add;
 } need;
 
+/* v holds max entries; a group covers at most DP_KUEUE_MAX_RESOURCES. */
 static size_t flavor_needs(const dp_queue *q, const qcq *c, const dp_kq_resource_group *g, const char *flavor,
-                           const dp_queue_podset *ps, need *v) {
+                           const dp_queue_podset *ps, need *v, size_t max) {
         size_t n = 0;
-        for (size_t i = 0; i <= ps->n_requests; i++) {
+        for (size_t i = 0; i <= ps->n_requests && n < max; i++) {
                 bool pods = i == ps->n_requests;
                 const char *res = pods ? "pods" : ps->requests[i].name;
                 int64_t total = pods ? ps->count : ps->requests[i].value * ps->count;
@@ -198,7 +199,7 @@ static int trial(dp_queue *q, qcq *c, size_t i, need *v, size_t n) {
 static int flavor_answer(dp_queue *q, qcq *c, size_t i, const dp_kq_resource_group *g, const char *flavor,
                          const dp_queue_podset *ps, dp_strbuf *out) {
         need v[DP_KUEUE_MAX_RESOURCES + 2];
-        size_t n = flavor_needs(q, c, g, flavor, ps, v);
+        size_t n = flavor_needs(q, c, g, flavor, ps, v, ELEMENTSOF(v));
         bool any = false;
         for (size_t k = 0; k < n; k++)
                 any |= v[k].add > 0;
