@@ -69,7 +69,7 @@ struct dp_queue {
 };
 
 /* ---- queue.c: back to before the first cycle (usage0, every queued
- * workload pending again), for explain's trials ---- */
+ * workload pending again but those Finished), for explain's trials ---- */
 void q_reset_admission(dp_queue *q);
 
 /* ---- index.c: lookups by name; keys "F\x1fflavor" (ResourceFlavor),

@@ -345,6 +345,7 @@ void q_reset_admission(dp_queue *q) {
                 cq->blocked = false;
                 for (size_t k = 0; k < cq->n_wl; k++) {
                         dp_queue_workload *w = &q->wl[cq->wl[k]];
+                        if (w->state == DP_QW_FINISHED) continue; /* over time: it ran, it stays done */
                         q->set_aside[cq->wl[k]] = false;
                         w->state = DP_QW_PENDING;
                         w->borrowing = 0;
