@@ -20,16 +20,28 @@
  * pod anti-affinity to itself on kubernetes.io/hostname, or a topology
  * spread constraint (maxSkew 1, DoNotSchedule) over zones: half the pods.
  *
+ * With --queues (issue 25's shape) the cluster runs Kueue: N/5 ClusterQueues
+ * (1,000 at 5,000 nodes) in 10 cohorts, each with nominal quota for its share
+ * of the GPUs on two flavors (the V1 half and the V2 half of the nodes, told
+ * apart by a node label; all nodes device-plugin GPUs here), borrowing within
+ * the cohort, and the preemption policies of Kueue's own performance suite
+ * (withinClusterQueue LowerPriority, reclaimWithinCohort Any); the pods come
+ * as batch/v1 Jobs of one pod labelled with a LocalQueue, one per pod of the
+ * other shapes (50,000 at 5,000 nodes), in Kueue's three classes (small:
+ * 1 GPU, priority 50; medium: 2 GPUs, 100; large: 4 GPUs, 200; 70/20/10 %),
+ * half of the queues asked for twice as much as the other half, so the
+ * second half lends and the first borrows. Demand is 1.9x the quota.
+ *
  * With --mix the generator also draws node labels, taints, node selectors,
  * tolerations, named claims and claims with several requests and
  * constraints: the random clusters placements are compared on before and
  * after a change (tests/sched/test-simulate-compare.sh).
  *
  * Usage:
- *   bench-simulate [-b DEVPLANE] [-r RUNS] [-n N[,N...]] [--no-report] [--topology]
+ *   bench-simulate [-b DEVPLANE] [-r RUNS] [-n N[,N...]] [--no-report] [--topology | --queues]
  *       prints, per node count, with and without --report: median wall
  *       seconds and peak RSS (MiB) of RUNS runs with their spread (min-max)
- *   bench-simulate --generate N [-s SEED] [--mix] [--topology] [-p PODS_PER_NODE]
+ *   bench-simulate --generate N [-s SEED] [--mix] [--topology | --queues] [-p PODS_PER_NODE]
  *       writes the input to standard output
  * DEVPLANE defaults to ../devplane next to this program (the build tree). */
 #ifndef _GNU_SOURCE
@@ -93,6 +105,64 @@ static void topology_pod(FILE *f, unsigned i) {
                 fprintf(f, "    topologySpreadConstraints: [{maxSkew: 1, topologyKey: topology.kubernetes.io/zone, "
                            "whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: a%u}}}]\n",
                         app);
+}
+
+#define QUEUE_COHORTS 10
+#define QUEUE_NODES_PER_CQ 5
+
+/* --queues: the Kueue objects (flavors, priority classes, cohorts' queues). */
+static void queues_objects(FILE *f, unsigned nodes) {
+        unsigned ncq = nodes / QUEUE_NODES_PER_CQ ? nodes / QUEUE_NODES_PER_CQ : 1;
+        /* each flavor holds half the nodes' GPUs, shared evenly */
+        unsigned quota = nodes * 8 / 2 / ncq;
+        for (unsigned m = 1; m <= 2; m++)
+                fprintf(f, "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: pool-v%u}\n"
+                           "spec: {nodeLabels: {pool: v%u}}\n",
+                        m, m);
+        static const char *const classes[] = {"small", "medium", "large"};
+        for (unsigned k = 0; k < 3; k++)
+                fprintf(f, "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: WorkloadPriorityClass\nmetadata: {name: %s}\n"
+                           "value: %u\n",
+                        classes[k], 50u << k);
+        for (unsigned c = 0; c < ncq; c++)
+                fprintf(f,
+                        "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: cq%u}\nspec:\n"
+                        "  cohortName: cohort%u\n  namespaceSelector: {}\n"
+                        "  preemption: {withinClusterQueue: LowerPriority, reclaimWithinCohort: Any}\n"
+                        "  resourceGroups:\n  - coveredResources: [nvidia.com/gpu]\n    flavors:\n"
+                        "    - {name: pool-v1, resources: [{name: nvidia.com/gpu, nominalQuota: %u}]}\n"
+                        "    - {name: pool-v2, resources: [{name: nvidia.com/gpu, nominalQuota: %u}]}\n"
+                        "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\n"
+                        "metadata: {name: lq%u, namespace: default}\nspec: {clusterQueue: cq%u}\n",
+                        c, c % QUEUE_COHORTS, quota, quota, c, c);
+}
+
+/* --queues: Job i of one pod in a LocalQueue, its class drawn. */
+static void queues_job(FILE *f, unsigned i, unsigned ncq) {
+        static const char *const classes[] = {"small", "medium", "large"};
+        unsigned k = gpus_wanted(), cls = k == 1 ? 0 : k == 2 ? 1 : 2;
+        unsigned cq = pick(3) ? pick(ncq / 2 ? ncq / 2 : 1) : pick(ncq);
+        fprintf(f,
+                "- apiVersion: batch/v1\n  kind: Job\n  metadata: {name: j%u, labels: {kueue.x-k8s.io/queue-name: lq%u, "
+                "kueue.x-k8s.io/priority-class: %s}}\n  spec:\n    parallelism: 1\n    suspend: true\n    template:\n"
+                "      spec:\n        restartPolicy: Never\n        containers:\n        - name: c\n          image: x\n"
+                "          resources: {limits: {nvidia.com/gpu: %u}}\n",
+                i, cq, classes[cls], k);
+}
+
+static void generate_queues(FILE *f, unsigned nodes, unsigned per_node, uint64_t seed) {
+        rng_state = seed;
+        unsigned v1 = nodes / 2, v2 = nodes - v1, ncq = nodes / QUEUE_NODES_PER_CQ ? nodes / QUEUE_NODES_PER_CQ : 1;
+        fprintf(f, "# bench-simulate --generate %u -s %llu --queues -p %u\n", nodes, (unsigned long long)seed, per_node);
+        fprintf(f, "apiVersion: devplane.io/v1alpha1\nkind: Fleet\nmetadata: {name: bench-%u}\nspec:\n"
+                   "  scoring: binpack\n  nodeGroups:\n"
+                   "  - {name: v1, profile: a100-80gb-8, count: %u, model: v1, labels: {pool: v1}}\n"
+                   "  - {name: v2, profile: a100-80gb-8, count: %u, model: v1, labels: {pool: v2}}\n",
+                nodes, v1, v2);
+        queues_objects(f, nodes);
+        fprintf(f, "---\napiVersion: v1\nkind: List\nitems:\n");
+        for (unsigned i = 0; i < nodes * per_node; i++)
+                queues_job(f, i, ncq);
 }
 
 static void generate(FILE *f, unsigned nodes, unsigned per_node, uint64_t seed, bool mix, bool topo) {
@@ -212,21 +282,22 @@ static int cmp_d(const void *a, const void *b) {
 }
 
 static void usage(FILE *f) {
-        fprintf(f, "usage: bench-simulate [-b DEVPLANE] [-r RUNS] [-n N[,N...]] [--no-report] [--topology]\n"
-                   "       bench-simulate --generate N [-s SEED] [--mix] [--topology] [-p PODS_PER_NODE]\n");
+        fprintf(f, "usage: bench-simulate [-b DEVPLANE] [-r RUNS] [-n N[,N...]] [--no-report] [--topology | --queues]\n"
+                   "       bench-simulate --generate N [-s SEED] [--mix] [--topology | --queues] [-p PODS_PER_NODE]\n");
 }
 
 int main(int argc, char **argv) {
         static const struct option opts[] = {{"generate", required_argument, NULL, 'g'},
                                              {"mix", no_argument, NULL, 'm'},
                                              {"topology", no_argument, NULL, 'T'},
+                                             {"queues", no_argument, NULL, 'Q'},
                                              {"no-report", no_argument, NULL, 'N'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
         const char *devplane = NULL, *sizes = "500,1000,2000,5000";
         unsigned runs = 3, per_node = 10, gen = 0;
         uint64_t seed = 1;
-        bool mix = false, with_report = true, topo = false;
+        bool mix = false, with_report = true, topo = false, queues = false;
         int c;
         while ((c = getopt_long(argc, argv, "b:r:n:s:p:h", opts, NULL)) >= 0) {
                 switch (c) {
@@ -238,17 +309,21 @@ int main(int argc, char **argv) {
                 case 'g': gen = (unsigned)strtoul(optarg, NULL, 10); break;
                 case 'm': mix = true; break;
                 case 'T': topo = true; break;
+                case 'Q': queues = true; break;
                 case 'N': with_report = false; break;
                 case 'h': usage(stdout); return 0;
                 default: usage(stderr); return 2;
                 }
         }
-        if (runs < 1 || runs > 99 || per_node < 1 || per_node > 1000) {
+        if (runs < 1 || runs > 99 || per_node < 1 || per_node > 1000 || (queues && (topo || mix))) {
                 usage(stderr);
                 return 2;
         }
         if (gen) {
-                generate(stdout, gen, per_node, seed, mix, topo);
+                if (queues)
+                        generate_queues(stdout, gen, per_node, seed);
+                else
+                        generate(stdout, gen, per_node, seed, mix, topo);
                 return fflush(stdout) == 0 ? 0 : 1;
         }
         char self[PATH_MAX], def[PATH_MAX + 16];
@@ -266,7 +341,8 @@ int main(int argc, char **argv) {
         struct utsname u;
         uname(&u);
         printf("bench-simulate: %s simulate -o json [--report], %u run(s) each, %u pods per node, seed %llu%s\n",
-               devplane, runs, per_node, (unsigned long long)seed, topo ? ", --topology" : "");
+               devplane, runs, per_node, (unsigned long long)seed,
+               topo ? ", --topology" : queues ? ", --queues" : "");
         printf("machine: %s %s, %ld CPUs online\n\n", u.machine, u.release, sysconf(_SC_NPROCESSORS_ONLN));
         double load[3] = {0, 0, 0};
         if (getloadavg(load, 3) > 0) printf("load average at start: %.2f %.2f %.2f\n\n", load[0], load[1], load[2]);
@@ -284,7 +360,10 @@ int main(int argc, char **argv) {
                 snprintf(report, sizeof(report), "%s/report-%u.html", dir, n);
                 FILE *f = fopen(input, "we");
                 if (!f) return perror(input), 1;
-                generate(f, n, per_node, seed, false, topo);
+                if (queues)
+                        generate_queues(f, n, per_node, seed);
+                else
+                        generate(f, n, per_node, seed, false, topo);
                 if (fclose(f) != 0) return perror(input), 1;
                 for (int rep = 0; rep < (with_report ? 2 : 1); rep++) {
                         double wall[100], cpu[100], rss[100];

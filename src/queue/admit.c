@@ -281,8 +281,9 @@ int dp_queue_admit_cycles(dp_queue *q, size_t max_cycles, dp_error *err) {
         int r = 0;
         /* each cycle admits, holds or preempts for at least one head; a
          * preemption only takes from lower priorities or from queues over
-         * their quota, so this ends; the bound is a safety net */
-        for (size_t n = 0; more && r >= 0 && n < max_cycles && !q->churning && q->cycles <= 4 * (q->n_wl + 1); n++)
+         * their quota, so this ends; the bound is a safety net (per call:
+         * dp_queue_readmit calls again after quota is released) */
+        for (size_t n = 0; more && r >= 0 && n < max_cycles && !q->churning && n <= 4 * (q->n_wl + 1); n++)
                 r = cycle(q, &more);
         if (r >= 0) r = blocked_notes(q);
         for (size_t i = 0; i < q->n_wl; i++)

@@ -84,10 +84,10 @@ int dp_queue_apply_owners(const dp_queue *q, dp_object_list *l, dp_error *err) {
                 if (!w) continue;
                 bool admitted = w->state == DP_QW_ADMITTED;
                 int r = 0;
-                if (o.hdr->kind == DP_KIND_JOB)
-                        o.deployment->replicas = admitted ? o.deployment->job_pods : 0;
+                if (o.hdr->kind == DP_KIND_JOB) /* over time: the caller holds a pending Job's pods back */
+                        o.deployment->replicas = admitted || q->over_time ? o.deployment->job_pods : 0;
                 else
-                        r = admitted ? inject(q, w, o.pod) : add_gate(o.pod);
+                        r = admitted ? inject(q, w, o.pod) : q->over_time ? 0 : add_gate(o.pod);
                 if (r < 0) return dp_error_set(err, r, "out of memory");
         }
         return 0;
@@ -109,4 +109,9 @@ int dp_queue_apply_pods(const dp_queue *q, dp_object_list *l, dp_error *err) {
                 }
         }
         return 0;
+}
+
+int dp_queue_apply_pod(const dp_queue *q, size_t i, dp_pod *p) {
+        assert_return(q && p && i < q->n_wl, -EINVAL);
+        return q->wl[i].state == DP_QW_ADMITTED ? inject(q, &q->wl[i], p) : 0;
 }

@@ -73,6 +73,15 @@ struct dp_queue {
 /* A workload preempted this many times in a static input means the cycles
  * would go on preempting (Kueue has no such bound; devplane stops and says so). */
 #define DP_QUEUE_MAX_PREEMPTED 8
+        const dp_queue_options *opts; /* borrowed: Configuration and what-if, NULL none */
+        int64_t *usage0; /* every node's usage before the first cycle (what the input admitted) */
+        bool over_time;  /* dp_queue_set_over_time */
+        bool recount;    /* a workload finished: usage counted again before the next cycle */
+};
+
+/* ---- queue.c: back to before the first cycle (usage0, every queued
+ * workload pending again but those Finished), for explain's trials ---- */
+int q_reset_admission(dp_queue *q); /* -ENOMEM or 0 */
 
 /* ---- index.c: lookups by name; keys "F\x1fflavor" (ResourceFlavor),
  * "P\x1fname" (WorkloadPriorityClass), "L\x1fns\x1fname" (LocalQueue),
@@ -111,6 +120,14 @@ int64_t q_value(const char *resource, const dp_quantity *v);
 /* Kueue's ResourceQuantity(...).String() of a value in those units. */
 void q_format(const char *resource, int64_t v, char *buf, size_t size);
 int q_workloads(dp_queue *q, const dp_object_list *l, dp_error *err);
+/* Add value to the request named name (a new one when not there, unsorted). */
+int q_request_add(dp_queue_request **v, size_t *n, const char *name, int64_t value);
+
+/* ---- dra.c: the quota Kueue charges for pod set ps_index's
+ * ResourceClaimTemplates, added to its requests (unsorted); or
+ * w->dra_message when Kueue refuses them, or w->note when they go uncounted
+ * (no Configuration). 0 or -ENOMEM. ---- */
+int q_dra_requests(const dp_queue *q, const dp_object_list *l, dp_queue_workload *w, size_t ps_index);
 
 /* ---- assign.c ---- */
 /* Kueue's preemptionMode, worst first: no candidates, preempt (a target in

@@ -109,11 +109,13 @@ static int set_text(char **field, const char *fmt, ...) {
         return 0;
 }
 
-/* A Workload the input shows admitted: its quota is used from the start. */
-static int preadmit(dp_queue *q, dp_queue_workload *w, const dp_kq_workload *kw, qcq *c) {
+/* A Workload the input shows admitted: its quota is used from the start
+ * (count: added to its ClusterQueue's usage; not when q_reset_admission
+ * puts it back, the saved usage has it) and held (what eviction gives back). */
+static int preadmit(dp_queue *q, dp_queue_workload *w, const dp_kq_workload *kw, qcq *c, bool count) {
         w->state = DP_QW_ADMITTED;
         w->preadmitted = true;
-        if (kw->reserved_at && !(w->reserved_at = strdup(kw->reserved_at))) return -ENOMEM;
+        if (kw->reserved_at && !w->reserved_at && !(w->reserved_at = strdup(kw->reserved_at))) return -ENOMEM;
         for (size_t a = 0; a < kw->n_assignments; a++) {
                 const dp_kq_podset_assignment *pa = &kw->assignments[a];
                 for (size_t p = 0; p < w->n_podsets; p++) {
@@ -123,10 +125,11 @@ static int preadmit(dp_queue *q, dp_queue_workload *w, const dp_kq_workload *kw,
                         for (size_t i = 0; i < ps->n_requests; i++) {
                                 const char *f = dp_kv_get(pa->flavors, pa->n_flavors, ps->requests[i].name);
                                 if (!f) continue;
+                                free(ps->flavors[i]);
                                 if (!(ps->flavors[i] = strdup(f))) return -ENOMEM;
                                 ssize_t fr = q_fr_find(q, f, ps->requests[i].name);
                                 if (fr < 0) continue;
-                                q_add_usage(c->node, (size_t)fr, ps->requests[i].value * count);
+                                if (count) q_add_usage(c->node, (size_t)fr, ps->requests[i].value * count);
                                 if (q_held_add(q, (size_t)(w - q->wl), (size_t)fr, ps->requests[i].value * count) < 0)
                                         return -ENOMEM;
                         }
@@ -166,12 +169,17 @@ static int place(dp_queue *q, size_t i) {
         qcq *cq = &q->cqs[c];
         q->ns_ok[i] = namespace_selected(q, cq->cq->namespace_selector, w->ns);
         if (cq->inactive && !(kw && kw->admitted_cq)) return set_text(&w->message, "ClusterQueue %s is inactive", cq_name);
+        if (w->dra_message && !(kw && kw->admitted_cq)) { /* Kueue's workload controller refuses its claims: never a head */
+                free(w->reason);
+                w->reason = strdup("Inadmissible");
+                return !w->reason ? -ENOMEM : set_text(&w->message, "%s", w->dra_message);
+        }
         /* admitted ones too: preempted, they queue again */
         size_t *v = realloc(cq->wl, (cq->n_wl + 1) * sizeof(*v));
         if (!v) return -ENOMEM;
         cq->wl = v;
         v[cq->n_wl++] = i;
-        return kw && kw->admitted_cq ? preadmit(q, w, kw, cq) : 0;
+        return kw && kw->admitted_cq ? preadmit(q, w, kw, cq, true) : 0;
 }
 
 /* Kueue's queue order inside one ClusterQueue. */
@@ -208,12 +216,60 @@ int dp_queue_warn_input(dp_object_list *l, dp_error *err) {
         return unmanaged_warning(l, err);
 }
 
-int dp_queue_new(dp_object_list *l, dp_queue **ret, dp_error *err) {
+/* --set-quota: the nominalQuota of one flavor-resource of a ClusterQueue
+ * (the ClusterQueues are the queue's own objects by now). */
+static int set_quota(dp_queue *q, const dp_queue_set_quota *sq, dp_error *err) {
+        ssize_t c = cq_index(q, sq->cq);
+        if (c < 0)
+                return dp_error_set(err, -EINVAL, "--set-quota %s/%s/%s: ClusterQueue %s is not in the input", sq->cq,
+                                    sq->flavor, sq->resource, sq->cq);
+        dp_cluster_queue *cq = (dp_cluster_queue *)q->cqs[c].cq;
+        for (size_t g = 0; g < cq->n_groups; g++)
+                for (size_t f = 0; f < cq->groups[g].n_flavors; f++) {
+                        dp_kq_flavor_quotas *fq = &cq->groups[g].flavors[f];
+                        if (!streq(fq->name, sq->flavor)) continue;
+                        for (size_t k = 0; k < fq->n_resources; k++)
+                                if (streq(fq->resources[k].name, sq->resource)) {
+                                        fq->resources[k].nominal = sq->value;
+                                        return 0;
+                                }
+                        return dp_error_set(err, -EINVAL,
+                                            "--set-quota %s/%s/%s: flavor %s of ClusterQueue %s has no quota for %s "
+                                            "(coveredResources)",
+                                            sq->cq, sq->flavor, sq->resource, sq->flavor, sq->cq, sq->resource);
+                }
+        return dp_error_set(err, -EINVAL, "--set-quota %s/%s/%s: ClusterQueue %s has no flavor %s", sq->cq, sq->flavor,
+                            sq->resource, sq->cq, sq->flavor);
+}
+
+static int apply_whatif(dp_queue *q, dp_error *err) {
+        const dp_queue_options *o = q->opts;
+        for (size_t i = 0; o && i < o->n_quotas; i++) {
+                int r = set_quota(q, &o->quotas[i], err);
+                if (r < 0) return r;
+        }
+        for (size_t i = 0; o && i < o->n_weights; i++) {
+                ssize_t c = cq_index(q, o->weights[i].cq);
+                if (c < 0)
+                        return dp_error_set(err, -EINVAL, "--set-weight %s: ClusterQueue %s is not in the input",
+                                            o->weights[i].cq, o->weights[i].cq);
+                dp_cluster_queue *cq = (dp_cluster_queue *)q->cqs[c].cq;
+                cq->has_weight = true;
+                cq->weight = o->weights[i].weight;
+        }
+        return 0;
+}
+
+int dp_queue_new(dp_object_list *l, dp_queue **ret, dp_error *err) { return dp_queue_new_opts(l, NULL, ret, err); }
+
+int dp_queue_new_opts(dp_object_list *l, const dp_queue_options *opts, dp_queue **ret, dp_error *err) {
         assert_return(l && ret, -EINVAL);
         _cleanup_(dp_queue_freep) dp_queue *q = calloc(1, sizeof(*q));
         if (!q || take_objects(q, l) < 0 || q_index_objects(q) < 0 || q_index_input(q, l) < 0 || cluster_queues(q) < 0)
                 return dp_error_set(err, -ENOMEM, "out of memory");
-        int r = q_build_tree(q, err);
+        q->opts = opts;
+        int r = apply_whatif(q, err);
+        if (r >= 0) r = q_build_tree(q, err);
         /* no Kueue object at all: a cluster without Kueue, where the label
          * means nothing and Jobs run as written */
         if (r >= 0 && q->n_owned) r = q_workloads(q, l, err);
@@ -228,6 +284,7 @@ int dp_queue_new(dp_object_list *l, dp_queue **ret, dp_error *err) {
                         return dp_error_set(err, -ENOMEM, "out of memory");
         for (size_t c = 0; c < q->n_cqs; c++)
                 if (q->cqs[c].n_wl) qsort_r(q->cqs[c].wl, q->cqs[c].n_wl, sizeof(size_t), cmp_queue_order, q);
+        if (!(q->usage0 = q_usage_save(q))) return dp_error_set(err, -ENOMEM, "out of memory");
         *ret = TAKE_PTR(q);
         return 0;
 }
@@ -258,6 +315,7 @@ static void workload_done(dp_queue_workload *w) {
         free(w->preempted_reason);
         free(w->preempted_message);
         dp_strv_free_n(w->victims, w->n_victims);
+        free(w->dra_message);
 }
 
 dp_queue *dp_queue_free(dp_queue *q) {
@@ -278,6 +336,7 @@ dp_queue *dp_queue_free(dp_queue *q) {
         free(q->set_aside);
         free(q->ns_ok);
         q_held_free(q);
+        free(q->usage0);
         q_index_free(q);
         for (size_t i = 0; i < q->n_owned; i++)
                 dp_object_free(q->owned[i]);
@@ -291,6 +350,151 @@ size_t dp_queue_n_cluster_queues(const dp_queue *q) { return q ? q->n_cqs : 0; }
 
 const dp_queue_workload *dp_queue_workload_at(const dp_queue *q, size_t i) {
         return q && i < q->n_wl ? &q->wl[i] : NULL;
+}
+
+/* Forget what one run of admission did to w: pending, no flavors, no
+ * preemption record. */
+static void unadmit(dp_queue *q, size_t i) {
+        dp_queue_workload *w = &q->wl[i];
+        q->set_aside[i] = false;
+        w->state = DP_QW_PENDING;
+        w->borrowing = 0;
+        w->cycle = 0;
+        for (size_t p = 0; p < w->n_podsets; p++) {
+                w->podsets[p].tmpl = w->podsets[p].tmpl_kept;
+                for (size_t r = 0; r < w->podsets[p].n_requests; r++) {
+                        free(w->podsets[p].flavors[r]);
+                        w->podsets[p].flavors[r] = NULL;
+                }
+        }
+        free(w->preempted_by);
+        free(w->preempted_reason);
+        free(w->preempted_message);
+        w->preempted_by = w->preempted_reason = w->preempted_message = NULL;
+        w->preempted_cycle = w->times_preempted = 0;
+        dp_strv_free_n(w->victims, w->n_victims);
+        w->victims = NULL;
+        w->n_victims = 0;
+}
+
+int q_reset_admission(dp_queue *q) {
+        q_held_free(q); /* rebuilt below for the Workloads admitted in the input */
+        q->churning = false;
+        for (size_t c = 0; c < q->n_cqs; c++) {
+                qcq *cq = &q->cqs[c];
+                cq->next = 0;
+                cq->sticky = 0;
+                cq->blocked = false;
+                for (size_t k = 0; k < cq->n_wl; k++) {
+                        dp_queue_workload *w = &q->wl[cq->wl[k]];
+                        if (w->state == DP_QW_FINISHED) continue; /* over time: it ran, it stays done */
+                        unadmit(q, cq->wl[k]);
+                        const dp_kq_workload *kw = w->preadmitted ? workload_object(q, w) : NULL;
+                        int r = kw ? preadmit(q, w, kw, cq, false) : 0;
+                        if (r < 0) return r;
+                }
+        }
+        q_usage_restore(q, q->usage0);
+        q->cycles = 0;
+        return 0;
+}
+
+/* ---- over time ---- */
+
+void dp_queue_set_over_time(dp_queue *q, bool on) {
+        if (q) q->over_time = on;
+}
+
+bool dp_queue_over_time(const dp_queue *q) { return q && q->over_time; }
+
+ssize_t dp_queue_index(const dp_queue *q, const char *kind, const char *ns, const char *name) {
+        if (!q || !kind || !name) return -1;
+        uintptr_t v = (uintptr_t)q_index_get(q, "W\x1f%s\x1f%s\x1f%s", kind, ns && ns[0] ? ns : "default", name);
+        return v ? (ssize_t)v - 1 : -1;
+}
+
+/* The flavor pod set ps took for the group covering res, NULL when none
+ * of its requests went there ("pods" is counted, not requested). */
+static const char *group_flavor(const dp_cluster_queue *cq, const dp_queue_podset *ps, const char *res) {
+        for (size_t g = 0; g < cq->n_groups; g++) {
+                bool covers = false;
+                for (size_t k = 0; k < cq->groups[g].n_covered && !covers; k++)
+                        covers = streq(cq->groups[g].covered[k], res);
+                for (size_t i = 0; covers && i < ps->n_requests; i++)
+                        for (size_t k = 0; ps->flavors[i] && k < cq->groups[g].n_covered; k++)
+                                if (streq(cq->groups[g].covered[k], ps->requests[i].name)) return ps->flavors[i];
+        }
+        return NULL;
+}
+
+static void add_workload_usage(dp_queue *q, const dp_queue_workload *w) {
+        qcq *c = &q->cqs[w->cq];
+        for (size_t p = 0; p < w->n_podsets; p++) {
+                const dp_queue_podset *ps = &w->podsets[p];
+                bool pods = false;
+                for (size_t i = 0; i < ps->n_requests; i++) {
+                        pods |= streq(ps->requests[i].name, "pods");
+                        ssize_t fr = ps->flavors[i] ? q_fr_find(q, ps->flavors[i], ps->requests[i].name) : -1;
+                        if (fr >= 0) q_add_usage(c->node, (size_t)fr, ps->requests[i].value * ps->count);
+                }
+                const char *pf = pods ? NULL : group_flavor(c->cq, ps, "pods");
+                ssize_t fr = pf ? q_fr_find(q, pf, "pods") : -1;
+                if (fr >= 0) q_add_usage(c->node, (size_t)fr, ps->count);
+        }
+}
+
+/* Every node's usage counted again from the workloads admitted now. */
+static void recount_usage(dp_queue *q) {
+        for (size_t n = 0; n < q->n_nodes; n++)
+                for (size_t f = 0; f < q->n_fr; f++)
+                        q->nodes[n]->q[f].usage = 0;
+        for (size_t i = 0; i < q->n_wl; i++)
+                if (q->wl[i].state == DP_QW_ADMITTED) add_workload_usage(q, &q->wl[i]);
+}
+
+int dp_queue_finish(dp_queue *q, size_t i) {
+        assert_return(q && i < q->n_wl, -EINVAL);
+        if (q->wl[i].state != DP_QW_ADMITTED) return -EINVAL;
+        q->wl[i].state = DP_QW_FINISHED;
+        free(q->wl[i].reason);
+        q->wl[i].reason = strdup("Finished");
+        q->recount = true; /* once, before the next cycle (dp_queue_readmit) */
+        return q->wl[i].reason ? set_text(&q->wl[i].message, "its pods ended: quota released") : -ENOMEM;
+}
+
+int dp_queue_readmit(dp_queue *q, dp_error *err) {
+        assert_return(q, -EINVAL);
+        if (q->recount) recount_usage(q);
+        q->recount = false;
+        for (size_t c = 0; c < q->n_cqs; c++) {
+                q->cqs[c].next = 0;
+                q->cqs[c].blocked = false;
+                for (size_t k = 0; k < q->cqs[c].n_wl; k++) {
+                        dp_queue_workload *w = &q->wl[q->cqs[c].wl[k]];
+                        q->set_aside[q->cqs[c].wl[k]] = false;
+                        for (size_t p = 0; p < w->n_podsets; p++)
+                                w->podsets[p].tmpl = w->podsets[p].tmpl_kept;
+                }
+        }
+        return dp_queue_admit(q, err);
+}
+
+void dp_queue_placement_clear(dp_queue *q) {
+        for (size_t i = 0; q && i < q->n_wl; i++) {
+                q->wl[i].placement_known = true;
+                q->wl[i].pods_placed = q->wl[i].pods_unplaced = 0;
+        }
+}
+
+void dp_queue_placement_add(dp_queue *q, const char *kind, const char *ns, const char *name, bool placed) {
+        if (!q || !kind || !name) return;
+        uintptr_t v = (uintptr_t)q_index_get(q, "W\x1f%s\x1f%s\x1f%s", kind, ns && ns[0] ? ns : "default", name);
+        if (!v) return;
+        dp_queue_workload *w = &q->wl[v - 1];
+        if (placed)
+                w->pods_placed++;
+        else
+                w->pods_unplaced++;
 }
 
 const dp_queue_workload *dp_queue_find(const dp_queue *q, const char *ns, const char *name) {

@@ -36,7 +36,8 @@
 typedef enum {
         DP_QW_PENDING = 0, /* in its ClusterQueue, not admitted (message says why) */
         DP_QW_ADMITTED,    /* quota reserved and admitted */
-        DP_QW_INADMISSIBLE /* never reaches a ClusterQueue (missing LocalQueue...) */
+        DP_QW_INADMISSIBLE, /* never reaches a ClusterQueue (missing LocalQueue...) */
+        DP_QW_FINISHED      /* admitted, then its pods ended (Timeline delete): quota released */
 } dp_qw_state;
 
 /* One request of a pod set: per pod, in Kueue's units (cpu in millicores,
@@ -53,6 +54,7 @@ typedef struct dp_queue_podset {
         size_t n_requests;
         char **flavors; /* admitted: the flavor of each request (NULL: none needed) */
         const dp_pod *tmpl; /* the template, while dp_queue_admit runs only */
+        const dp_pod *tmpl_kept; /* a Job's or Workload's template, for explain's trials (queue/explain.c) */
 } dp_queue_podset;
 
 typedef struct dp_queue_workload {
@@ -83,9 +85,75 @@ typedef struct dp_queue_workload {
         size_t times_preempted;
         char **victims; /* "ns/name (reason, cycle N)" of every workload it preempted */
         size_t n_victims;
+        /* DRA (queue/dra.c): Kueue's message when its claims make it
+         * Inadmissible (a ResourceClaim named directly, a DeviceClass not
+         * mapped, allocationMode All...), NULL when none */
+        char *dra_message;
+        /* placement (dp_queue_placement_*): its pods kube-scheduler placed
+         * and those it left Pending, once the simulation has run */
+        bool placement_known;
+        int32_t pods_placed, pods_unplaced;
 } dp_queue_workload;
 
 typedef struct dp_queue dp_queue;
+
+/* ---- Kueue's Configuration (queue/config.c): the controller manager's
+ * file (config.kueue.x-k8s.io v1beta2 or v1beta1), the parts admission
+ * reads. Caps are devplane's (Kueue sets none). ---- */
+#define DP_KUEUE_MAX_DEVICE_CLASS_MAPPINGS 256
+#define DP_KUEUE_MAX_DEVICE_CLASSES 256
+
+typedef struct dp_kueue_device_class_mapping {
+        char *name; /* the quota's resource name */
+        char **device_class_names;
+        size_t n_device_class_names;
+        bool has_sources; /* counter/capacity sources: charged by device count here (a warning says so) */
+} dp_kueue_device_class_mapping;
+
+typedef struct dp_kueue_config {
+        dp_kueue_device_class_mapping *mappings; /* resources.deviceClassMappings */
+        size_t n_mappings;
+        char **exclude_prefixes; /* resources.excludeResourcePrefixes: not counted in quota */
+        size_t n_exclude_prefixes;
+        bool dra_disabled; /* featureGates KueueDRAIntegration (DynamicResourceAllocation before 0.18): false */
+        bool fair_sharing; /* fairSharing.enable */
+        char **warnings;   /* "FILE: Configuration: PATH: what (line N)" */
+        size_t n_warnings;
+} dp_kueue_config;
+
+/* Parse one Configuration document. Unknown fields are warnings; a bad value
+ * is -EINVAL with "FILE: Configuration: PATH: rule (line N)". -ENOMEM. */
+int dp_kueue_config_parse(const char *text, size_t len, const char *source, dp_kueue_config **ret, dp_error *err);
+dp_kueue_config *dp_kueue_config_free(dp_kueue_config *c);
+DEFINE_FREEP(dp_kueue_config, dp_kueue_config_free)
+/* The quota resource a DeviceClass is charged to, NULL when not mapped. */
+const char *dp_kueue_config_map(const dp_kueue_config *c, const char *device_class);
+
+/* ---- what-if (queue/explain.c parses them; dp_queue_new_opts applies
+ * them to the ClusterQueues before anything is admitted) ---- */
+typedef struct dp_queue_set_quota {
+        char *cq, *flavor, *resource; /* --set-quota CQ/FLAVOR/RESOURCE=QUANTITY */
+        dp_quantity value;
+} dp_queue_set_quota;
+
+typedef struct dp_queue_set_weight {
+        char *cq; /* --set-weight CQ=W */
+        dp_quantity weight;
+} dp_queue_set_weight;
+
+typedef struct dp_queue_options {
+        const dp_kueue_config *config; /* borrowed; NULL: none given */
+        dp_queue_set_quota *quotas;
+        size_t n_quotas;
+        dp_queue_set_weight *weights;
+        size_t n_weights;
+} dp_queue_options;
+
+/* "CQ/FLAVOR/RESOURCE=QUANTITY" and "CQ=W" added to o; -EINVAL with a
+ * message for a malformed value, -ENOMEM. */
+int dp_queue_options_add_quota(dp_queue_options *o, const char *arg, dp_error *err);
+int dp_queue_options_add_weight(dp_queue_options *o, const char *arg, dp_error *err);
+void dp_queue_options_done(dp_queue_options *o);
 
 /* Take the Kueue objects (ClusterQueue, LocalQueue, ResourceFlavor, Cohort,
  * WorkloadPriorityClass, Workload) out of l and derive the workloads of the
@@ -93,6 +161,10 @@ typedef struct dp_queue dp_queue;
  * (dp_model_generate_names). Bad references between Kueue objects (a Cohort
  * cycle) are -EINVAL with a message; missing ones are admission outcomes. */
 int dp_queue_new(dp_object_list *l, dp_queue **ret, dp_error *err);
+/* The same with a Configuration and what-if changes (opts may be NULL). A
+ * what-if naming a ClusterQueue, flavor or resource the input does not have
+ * is -EINVAL with a message. opts must outlive q. */
+int dp_queue_new_opts(dp_object_list *l, const dp_queue_options *opts, dp_queue **ret, dp_error *err);
 dp_queue *dp_queue_free(dp_queue *q);
 /* The warning dp_queue_new would give about the input (labelled workloads and
  * no Kueue object), added to l->warnings without taking anything out of l:
@@ -124,6 +196,42 @@ const dp_queue_workload *dp_queue_workload_at(const dp_queue *q, size_t i);
 /* By namespace and name (NULL when not there). */
 const dp_queue_workload *dp_queue_find(const dp_queue *q, const char *ns, const char *name);
 size_t dp_queue_n_cluster_queues(const dp_queue *q);
+
+/* ---- over time (simulate with a Timeline deleting queued pods) ---- */
+/* From now on dp_queue_apply_owners stands up every Job's pods, pending ones
+ * too (and gates no Pod): the caller holds those back until admitted. */
+void dp_queue_set_over_time(dp_queue *q, bool on);
+bool dp_queue_over_time(const dp_queue *q);
+/* The index of a workload (kind "Job", "Pod" or "Workload"), -1 when none. */
+ssize_t dp_queue_index(const dp_queue *q, const char *kind, const char *ns, const char *name);
+/* Admitted workload i has ended: Finished, its quota released (the usage is
+ * counted again at the next dp_queue_readmit). 0, -ENOMEM, or -EINVAL when
+ * it is not admitted. */
+int dp_queue_finish(dp_queue *q, size_t i);
+/* The cluster changed (quota released): heads set aside or blocked are
+ * tried again, cycles run until one admits nothing. */
+int dp_queue_readmit(dp_queue *q, dp_error *err);
+/* One pod of admitted workload i gets its flavors' nodeLabels and
+ * tolerations (what dp_queue_apply_pods does for every pod). */
+int dp_queue_apply_pod(const dp_queue *q, size_t i, dp_pod *p);
+
+/* After the simulation: which pods of each workload kube-scheduler placed.
+ * Clear, then add each pod once under its workload (a Job's pods under
+ * "Job"/ns/name, a queued plain Pod under "Pod"); unknown workloads are
+ * ignored. */
+void dp_queue_placement_clear(dp_queue *q);
+void dp_queue_placement_add(dp_queue *q, const char *kind, const char *ns, const char *name, bool placed);
+
+/* `devplane explain` for a workload (a Job, Pod or Workload by namespace
+ * and name): its state, Kueue's message, its ClusterQueue's usage, and what
+ * would let it in (quota to add per flavor and resource, as a --set-quota
+ * that suffices, checked by admitting everything again with it; a
+ * LocalQueue, selector or DeviceClass mapping missing). The trials leave q
+ * admitted as the last one did: explain is the last use of q. Jobs' and
+ * Workloads' templates must still be alive (plain Pods' are not looked at
+ * in the trials: their flavors' taints and affinity are not checked there).
+ * -ENOENT when no workload has that name, -ENOMEM. */
+int dp_queue_explain(dp_queue *q, const char *ns, const char *name, dp_strbuf *out);
 
 /* The result as a document (simulate -o json|yaml: "queues") and as text. */
 dp_doc_node *dp_queue_encode(dp_doc_set *s, const dp_queue *q);

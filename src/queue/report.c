@@ -15,7 +15,10 @@
         } while (0)
 
 static const char *state_name(dp_qw_state s) {
-        return s == DP_QW_ADMITTED ? "Admitted" : s == DP_QW_PENDING ? "Pending" : "Inadmissible";
+        return s == DP_QW_ADMITTED   ? "Admitted"
+               : s == DP_QW_PENDING  ? "Pending"
+               : s == DP_QW_FINISHED ? "Finished"
+                                     : "Inadmissible";
 }
 
 static dp_doc_node *flavors_doc(dp_doc_set *s, const dp_queue_workload *w) {
@@ -66,10 +69,14 @@ static dp_doc_node *workload_doc(dp_doc_set *s, const dp_queue_workload *w) {
         if (w->cluster_queue) PUT(s, d, "clusterQueue", dp_doc_new_str(s, w->cluster_queue));
         PUT(s, d, "priority", dp_doc_new_int(s, w->priority));
         PUT(s, d, "state", dp_doc_new_str(s, state_name(w->state)));
-        if (w->state == DP_QW_ADMITTED) {
+        if (w->state == DP_QW_ADMITTED || w->state == DP_QW_FINISHED) {
                 PUT(s, d, "flavors", flavors_doc(s, w));
                 PUT(s, d, "borrowing", dp_doc_new_int(s, w->borrowing));
                 PUT(s, d, "cycle", dp_doc_new_int(s, (int64_t)w->cycle));
+                if (w->placement_known) { /* admitted is not placed: kube-scheduler and the allocator decide */
+                        PUT(s, d, "placedPods", dp_doc_new_int(s, w->pods_placed));
+                        PUT(s, d, "unplacedPods", dp_doc_new_int(s, w->pods_unplaced));
+                }
         }
         if (w->reason) PUT(s, d, "reason", dp_doc_new_str(s, w->reason));
         if (w->message) PUT(s, d, "message", dp_doc_new_str(s, w->message));
@@ -120,6 +127,11 @@ static dp_doc_node *cq_doc(dp_doc_set *s, const dp_queue *q, const qcq *c) {
         if (c->cq->cohort) PUT(s, d, "cohort", dp_doc_new_str(s, c->cq->cohort));
         PUT(s, d, "queueingStrategy",
             dp_doc_new_str(s, c->cq->queueing == DP_KQ_STRICT_FIFO ? "StrictFIFO" : "BestEffortFIFO"));
+        if (c->cq->has_weight) { /* fairSharing.weight (or --set-weight) */
+                char wt[DP_QUANTITY_MAX_LEN];
+                dp_quantity_format(&c->cq->weight, wt, sizeof(wt));
+                PUT(s, d, "fairSharingWeight", dp_doc_new_str(s, wt));
+        }
         PUT(s, d, "active", dp_doc_new_bool(s, !c->inactive));
         if (c->inactive) PUT(s, d, "inactiveReason", dp_doc_new_str(s, c->inactive));
         PUT(s, d, "admitted", dp_doc_new_int(s, admitted));
@@ -164,6 +176,9 @@ static void workload_line(const dp_doc_node *w, dp_strbuf *out) {
         dp_strbuf_putc(out, '\n');
         if (!streq(str_of(w, "state"), "Admitted") && str_of(w, "message")[0])
                 dp_strbuf_printf(out, "      %s: %s\n", str_of(w, "reason"), str_of(w, "message"));
+        const char *up = str_of(w, "unplacedPods");
+        if (up[0] && !streq(up, "0"))
+                dp_strbuf_printf(out, "      admitted but not placed: %s of its pods Pending (kube-scheduler)\n", up);
         if (str_of(w, "note")[0]) dp_strbuf_printf(out, "      note: %s\n", str_of(w, "note"));
         const dp_doc_node *p = dp_doc_get(w, "preempted"), *v = dp_doc_get(w, "preemptedWorkloads");
         if (p && p->type == DP_DOC_MAP)

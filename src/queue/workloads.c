@@ -60,22 +60,35 @@ static int64_t pod_value(const dp_pod *p, const char *name) {
         return v;
 }
 
-static int add_name(dp_queue_request **v, size_t *n, const char *name) {
+int q_request_add(dp_queue_request **v, size_t *n, const char *name, int64_t value) {
         for (size_t i = 0; i < *n; i++)
-                if (streq((*v)[i].name, name)) return 0;
+                if (streq((*v)[i].name, name)) {
+                        if (__builtin_add_overflow((*v)[i].value, value, &(*v)[i].value)) (*v)[i].value = INT64_MAX;
+                        return 0;
+                }
         dp_queue_request *x = realloc(*v, (*n + 1) * sizeof(*x));
         if (!x) return -ENOMEM;
         *v = x;
         if (!(x[*n].name = strdup(name))) return -ENOMEM;
-        x[(*n)++].value = 0;
+        x[(*n)++].value = value;
         return 0;
 }
+
+static int add_name(dp_queue_request **v, size_t *n, const char *name) { return q_request_add(v, n, name, 0); }
 
 static int cmp_request(const void *a, const void *b) {
         return strcmp(((const dp_queue_request *)a)->name, ((const dp_queue_request *)b)->name);
 }
 
-static int pod_requests(const dp_pod *p, dp_queue_podset *ps) {
+/* Kueue's resources.excludeResourcePrefixes: such requests are not quota. */
+static bool excluded(const dp_queue *q, const char *name) {
+        const dp_kueue_config *cfg = q->opts ? q->opts->config : NULL;
+        for (size_t i = 0; cfg && i < cfg->n_exclude_prefixes; i++)
+                if (startswith(name, cfg->exclude_prefixes[i])) return true;
+        return false;
+}
+
+static int container_names(const dp_pod *p, dp_queue_podset *ps) {
         int r = 0;
         for (int pass = 0; pass < 2 && r >= 0; pass++) {
                 const dp_container *cs = pass ? p->init_containers : p->containers;
@@ -89,22 +102,44 @@ static int pod_requests(const dp_pod *p, dp_queue_podset *ps) {
         }
         for (size_t i = 0; i < p->n_overhead && r >= 0; i++)
                 r = add_name(&ps->requests, &ps->n_requests, p->overhead[i].name);
+        return r;
+}
+
+/* Pod set i's per-pod requests: the containers', then what its claims are
+ * charged (dra.c), less the excluded prefixes, sorted by name. */
+static int pod_requests(const dp_queue *q, const dp_object_list *l, dp_queue_workload *w, size_t i) {
+        dp_queue_podset *ps = &w->podsets[i];
+        const dp_pod *p = ps->tmpl;
+        int r = container_names(p, ps);
         if (r < 0) return r;
-        for (size_t i = 0; i < ps->n_requests; i++)
-                ps->requests[i].value = pod_value(p, ps->requests[i].name);
+        for (size_t k = 0; k < ps->n_requests; k++)
+                ps->requests[k].value = pod_value(p, ps->requests[k].name);
+        if ((r = q_dra_requests(q, l, w, i)) < 0) return r;
+        size_t k = 0;
+        for (size_t j = 0; j < ps->n_requests; j++) {
+                if (excluded(q, ps->requests[j].name)) {
+                        free(ps->requests[j].name);
+                        continue;
+                }
+                ps->requests[k++] = ps->requests[j];
+        }
+        ps->n_requests = k;
         if (ps->n_requests) qsort(ps->requests, ps->n_requests, sizeof(*ps->requests), cmp_request);
         ps->flavors = calloc(ps->n_requests + 1, sizeof(char *));
         return ps->flavors ? 0 : -ENOMEM;
 }
 
-static int add_podset(dp_queue_workload *w, const char *name, int32_t count, const dp_pod *tmpl) {
+static int add_podset(dp_queue *q, const dp_object_list *l, dp_queue_workload *w, const char *name, int32_t count,
+                      const dp_pod *tmpl) {
         dp_queue_podset *v = realloc(w->podsets, (w->n_podsets + 1) * sizeof(*v));
         if (!v) return -ENOMEM;
         w->podsets = v;
         dp_queue_podset *ps = &v[w->n_podsets++];
-        *ps = (dp_queue_podset){.count = count, .tmpl = tmpl};
+        /* a plain Pod's template is the pod, which simulate mutates and may
+         * delete: not kept */
+        *ps = (dp_queue_podset){.count = count, .tmpl = tmpl, .tmpl_kept = streq(w->kind, "Pod") ? NULL : tmpl};
         if (!(ps->name = strdup(name))) return -ENOMEM;
-        return pod_requests(tmpl, ps);
+        return pod_requests(q, l, w, w->n_podsets - 1);
 }
 
 /* ---- priority ---- */
@@ -163,7 +198,7 @@ static int from_job_or_pod(dp_queue *q, const dp_object_list *l, dp_object o) {
         dp_queue_workload *w = new_workload(q, dp_kind_name(o.hdr->kind), m, queue);
         if (!w) return -ENOMEM;
         w->priority = priority_of(q, l, m, tmpl, &w->note);
-        return add_podset(w, "main", job ? o.deployment->job_pods : 1, tmpl);
+        return add_podset(q, l, w, "main", job ? o.deployment->job_pods : 1, tmpl);
 }
 
 static int from_workload(dp_queue *q, const dp_object_list *l, const dp_kq_workload *kw) {
@@ -171,7 +206,7 @@ static int from_workload(dp_queue *q, const dp_object_list *l, const dp_kq_workl
         if (!w) return -ENOMEM;
         int r = 0;
         for (size_t i = 0; i < kw->n_podsets && r >= 0; i++)
-                r = add_podset(w, kw->podsets[i].name, kw->podsets[i].count, kw->podsets[i].template_);
+                r = add_podset(q, l, w, kw->podsets[i].name, kw->podsets[i].count, kw->podsets[i].template_);
         if (r < 0) return r;
         if (kw->has_priority)
                 w->priority = kw->priority;

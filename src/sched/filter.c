@@ -1800,12 +1800,13 @@ static int64_t node_score(const cycle *c, const int32_t *ext_ids, const dp_sched
 }
 
 /* The score cache for the pod's shape, when the scores depend on nothing
- * else of the pod (no tolerations, node selector, affinity or allocated
- * claim). NULL: compute without one. */
+ * else of the pod (no tolerations, affinity or allocated claim; a
+ * nodeSelector is part of the shape: the pods Kueue admits all carry their
+ * flavor's labels). NULL: compute without one. */
 static score_cache *cache_for(const cycle *c, const dp_sched_dra_memo *memo, int64_t units) {
         const dp_pod *p = c->pod;
         sched_usage *u = c->s->usage;
-        if (p->n_node_selector || p->required_node_affinity || c->n_ports || u->dirty_lost) return NULL;
+        if (p->required_node_affinity || c->n_ports || u->dirty_lost) return NULL;
         for (size_t i = 0; i < p->n_tolerations; i++) /* the API server's own two are in every pod alike */
                 if (!dp_model_is_default_toleration(&p->tolerations[i])) return NULL;
         for (size_t i = 0; i < c->n_claims; i++)
@@ -1818,6 +1819,9 @@ static score_cache *cache_for(const cycle *c, const dp_sched_dra_memo *memo, int
                          (long long)c->native[2], (const void *)memo, (long long)units);
         if (c->s->policy == DP_SCORE_DEFAULT) /* the scores' non-zero requests (containers naming none) */
                 dp_strbuf_printf(&k, ",%lld,%lld", (long long)c->nonzero[0], (long long)c->nonzero[1]);
+        for (size_t i = 0; i < p->n_node_selector; i++)
+                dp_strbuf_printf(&k, "\x1c%s\x1f%s", p->node_selector[i].key,
+                                 p->node_selector[i].value ? p->node_selector[i].value : "");
         if (dp_strbuf_failed(&k)) return NULL;
         if (!u->caches && !(u->caches = dp_hashmap_new())) return NULL;
         score_cache *sc = dp_hashmap_get(u->caches, dp_strbuf_str(&k));

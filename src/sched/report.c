@@ -833,6 +833,20 @@ static dp_doc_node *node_doc(dp_doc_set *s, sim_run *r, sim_node *sn) {
         return ok ? d : NULL;
 }
 
+/* Which pods of each Kueue workload kube-scheduler placed (src/queue shows
+ * an admitted workload left Pending as such): a Job's pods by their
+ * controller, a queued plain Pod by itself. */
+static void queue_placement(sim_run *r) {
+        dp_queue_placement_clear(r->queue);
+        for (size_t i = 0; i < r->n_pods; i++) {
+                const sim_pod *sp = &r->pods[i];
+                const char *sl = sp->workload ? strchr(sp->workload, '/') : NULL;
+                char kind[64];
+                dp_fmt(kind, sizeof(kind), "%.*s", sl ? (int)(sl - sp->workload) : 3, sl ? sp->workload : "Pod");
+                dp_queue_placement_add(r->queue, kind, sp->ns, sl ? sl + 1 : sp->name, sp->node != NULL);
+        }
+}
+
 static dp_doc_node *run_doc(dp_doc_set *s, sim_run *r) {
         dp_doc_node *d = dp_doc_new_map(s), *pods = dp_doc_new_seq(s), *nodes = dp_doc_new_seq(s),
                     *ev = dp_doc_new_seq(s);
@@ -855,8 +869,10 @@ static dp_doc_node *run_doc(dp_doc_set *s, sim_run *r) {
         }
         ADD(d, "events", ev);
         /* Kueue's admission, when the input has queues or queued workloads */
-        if (r->queue && (dp_queue_n_cluster_queues(r->queue) || dp_queue_n_workloads(r->queue)))
+        if (r->queue && (dp_queue_n_cluster_queues(r->queue) || dp_queue_n_workloads(r->queue))) {
+                queue_placement(r);
                 ADD(d, "queues", dp_queue_encode(s, r->queue));
+        }
         return d;
 }
 
@@ -1458,12 +1474,34 @@ static void explain_preemption(sim_run *r, const sim_pod *sp, const dp_sched_pod
                                     "shows what it would do).\n");
 }
 
+/* A Kueue workload (a Job has no pods while it waits): src/queue answers. */
+static int explain_workload(sim_run *r, const char *ref, dp_strbuf *out) {
+        const char *sl = strchr(ref, '/');
+        char ns[256];
+        dp_fmt(ns, sizeof(ns), "%.*s", sl ? (int)(sl - ref) : 7, sl ? ref : "default");
+        queue_placement(r);
+        return dp_queue_explain(r->queue, ns, sl ? sl + 1 : ref, out);
+}
+
+/* A Pending pod Kueue queues (a gated plain Pod, a pod of an admitted Job
+ * left Pending): its workload's answer after kube-scheduler's. */
+static int explain_pod_workload(sim_run *r, const sim_pod *sp, dp_strbuf *out) {
+        const char *sl = sp->workload ? strchr(sp->workload, '/') : NULL;
+        char kind[64], ref[600];
+        dp_fmt(kind, sizeof(kind), "%.*s", sl ? (int)(sl - sp->workload) : 3, sl ? sp->workload : "Pod");
+        dp_fmt(ref, sizeof(ref), "%s/%s", sp->ns, sl ? sl + 1 : sp->name);
+        if (!r->queue || dp_queue_index(r->queue, kind, sp->ns, sl ? sl + 1 : sp->name) < 0) return 0;
+        dp_strbuf_putc(out, '\n');
+        int rr = explain_workload(r, ref, out);
+        return rr == -ENOENT ? 0 : rr;
+}
 static int dp_sim_explain_impl(const dp_sim_input *in, const char *pod, bool details, dp_strbuf *out, dp_error *err) {
         _cleanup_(sim_run_freep) sim_run *r = NULL;
         int rr = sim_run_new(in, 0, &r, err);
         if (rr == -ENOMEM) return oom_while(in, err, "simulating the as-written run");
         if (rr < 0) return rr;
         sim_pod *sp = sim_find_pod(r, pod);
+        if (!sp && r->queue && (rr = explain_workload(r, pod, out)) != -ENOENT) return rr;
         if (!sp) return dp_error_set(err, -ENOENT, "pod %s is not in the input", pod);
         const dp_sched_pod_info *pi = sim_pod_info(r, sp);
         const char *st = pod_state(sp);
@@ -1475,6 +1513,7 @@ static int dp_sim_explain_impl(const dp_sim_input *in, const char *pod, bool det
                 if (pi && pi->message) dp_strbuf_printf(out, "%s\n", pi->message);
                 explain_preemption(r, sp, pi, out);
                 if (pi && pi->reasons.n && (rr = explain_nodes(r, sp, details, out, err)) < 0) return rr;
+                if ((rr = explain_pod_workload(r, sp, out)) < 0) return rr;
                 return dp_strbuf_failed(out) ? -ENOMEM : 0;
         }
         explain_preemption(r, sp, pi, out);

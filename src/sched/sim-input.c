@@ -265,8 +265,9 @@ static int expand(const dp_sim_input *in, dp_sim_model force, dp_object_list *l,
  * suspended, then gives the admitted pods their flavors. */
 int sim_expand_workloads(sim_run *r, dp_object_list *l, dp_error *err) {
         int rr = dp_model_generate_names(l, err);
-        if (rr >= 0) rr = dp_queue_new(l, &r->queue, err);
+        if (rr >= 0) rr = dp_queue_new_opts(l, r->in->queue, &r->queue, err);
         if (rr >= 0) dp_queue_set_fair_sharing(r->queue, r->in->kueue_fair_sharing);
+        if (rr >= 0) dp_queue_set_over_time(r->queue, dp_queue_n_workloads(r->queue) && sim_queue_over_time(r->in));
         if (rr >= 0) rr = dp_queue_admit(r->queue, err);
         if (rr >= 0) rr = dp_queue_apply_owners(r->queue, l, err);
         if (rr >= 0) rr = expand(r->in, r->force, l, err);

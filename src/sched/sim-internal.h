@@ -71,6 +71,8 @@ typedef struct sim_run {
         size_t n_deferred;
         int64_t now, end_ms;
         dp_strbuf log;
+        size_t queue_deleted; /* sim-queue.c: pods deleted when Kueue last looked, */
+        ssize_t *queue_wl;    /* and each pod's workload in the queue (-1 none) */
         sim_taint_seen *taints_seen; /* sim-evict.c */
         size_t n_taints_seen;
         /* sim_find_pod / sim_find_node: key or name -> index + 1, for the
@@ -117,6 +119,18 @@ char *sim_pod_v2_devices(sim_run *r, const sim_pod *sp);
 /* Delete a created pod: its V1 devices and claims are released (claims it
  * owns deleted); the report keeps where it ran. log: write "deleted". */
 int sim_delete_pod(sim_run *r, sim_pod *sp, bool log);
+/* Create a pod held back until now (in the store from now on). */
+int sim_create_pod(sim_run *r, sim_pod *sp);
+
+/* sim-queue.c: Kueue's quota over time, when the Timeline deletes pods
+ * (sim_queue_over_time): pods of Jobs Kueue has not admitted are held
+ * (sim_queue_hold, before the first pods are created); after each batch of
+ * events, workloads whose pods all ended release their quota and Kueue's
+ * cycles run again, creating the pods of what they admit (sim_queue_step).
+ * 0 or -ENOMEM. */
+bool sim_queue_over_time(const dp_sim_input *in);
+int sim_queue_hold(sim_run *r);
+int sim_queue_step(sim_run *r, dp_error *err);
 
 /* sim-evict.c: evict the pods a NoExecute device taint they do not tolerate
  * (or no longer tolerate: tolerationSeconds) reaches now; the number evicted

@@ -49,6 +49,7 @@ sim_run *sim_run_free(sim_run *r) {
         for (size_t i = 0; i < r->n_deferred; i++)
                 if (r->deferred[i].hdr) dp_object_free(r->deferred[i]);
         free(r->deferred);
+        free(r->queue_wl);
         dp_sched_free(r->sched);
         dp_sched_free(r->sched2);
         dp_store_free(r->store);
@@ -575,6 +576,8 @@ static int create_pod(sim_run *r, sim_pod *sp) {
         return 0;
 }
 
+int sim_create_pod(sim_run *r, sim_pod *sp) { return create_pod(r, sp); }
+
 int sim_delete_pod(sim_run *r, sim_pod *sp, bool log) {
         if (!sp->created || sp->deleted) return 0;
         char prefix[1024];
@@ -946,6 +949,7 @@ static int sim_run_new_impl(const dp_sim_input *in, dp_sim_model force, size_t *
                 }
         }
         qsort(evs, ne, sizeof(*evs), cmp_event);
+        if ((rr = sim_queue_hold(r)) < 0) return rr; /* Kueue over time (sim-queue.c) */
         for (size_t i = 0; i < r->n_pods; i++)
                 if (!r->pods[i].scheduled_create && (rr = create_pod(r, &r->pods[i])) < 0) return rr;
         size_t next = 0;
@@ -955,6 +959,7 @@ static int sim_run_new_impl(const dp_sim_input *in, dp_sim_model force, size_t *
                 progress(r);
                 while (next < ne && evs[next]->at_ms <= r->now)
                         if ((rr = apply_event(r, evs[next++], err)) < 0) return rr;
+                if ((rr = sim_queue_step(r, err)) < 0) return rr;
                 /* pods a NoExecute taint reaches go before anything is placed */
                 if ((rr = sim_evict(r)) < 0) return rr;
                 if (rr > 0) last_event = DP_MAX(last_event, r->now);

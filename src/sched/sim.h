@@ -30,6 +30,7 @@
 
 #include "doc/doc.h"
 #include "model/model.h"
+#include "queue/queue.h"
 #include "sched/sched.h"
 #include "sched/score.h"
 
@@ -126,6 +127,9 @@ typedef struct dp_sim_input {
         bool no_preemption, dra_preemption;
         /* --kueue-fair-sharing: Kueue's fairSharing.enable (queue/fair.c) */
         bool kueue_fair_sharing;
+        /* Kueue (src/queue): --kueue-config and the what-if quota and
+         * weights; borrowed (the caller keeps it), NULL none */
+        const dp_queue_options *queue;
 } dp_sim_input;
 
 dp_sim_input *dp_sim_input_free(dp_sim_input *in);

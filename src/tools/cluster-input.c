@@ -32,6 +32,8 @@ void dp_tool_input_done(dp_tool_input *t) {
         free(t->whatif.cordon);
         free(t->whatif.fail);
         free(t->whatif.mode);
+        dp_queue_options_done(&t->queue);
+        dp_kueue_config_free(t->kueue);
         *t = (dp_tool_input){0};
 }
 
@@ -87,6 +89,9 @@ static const char *replay_flag(int c) {
         case DP_OPT_MODE: return "--mode";
         case DP_OPT_GATES: return "--feature-gates";
         case DP_OPT_SCHEDULER_CONFIG: return "--scheduler-config";
+        case DP_OPT_KUEUE_CONFIG: return "--kueue-config";
+        case DP_OPT_SET_QUOTA: return "--set-quota";
+        case DP_OPT_SET_WEIGHT: return "--set-weight";
         case DP_OPT_LIVE_TIMEOUT: return "--live-timeout"; /* a cluster that needed them needs them again */
         case DP_OPT_LIVE_MAX_BYTES: return "--live-max-bytes";
         default: return NULL;
@@ -145,6 +150,15 @@ static int option_value(dp_tool_input *t, int c, const char *arg) {
                                                          : DP_SCORE_DEFAULT);
                 return 1;
         case DP_OPT_SCHEDULER_CONFIG: t->scheduler_config = arg; return 1;
+        case DP_OPT_KUEUE_CONFIG: t->kueue_config = arg; return 1;
+        case DP_OPT_SET_QUOTA:
+        case DP_OPT_SET_WEIGHT: {
+                dp_error e = DP_ERROR_INIT;
+                int r = c == DP_OPT_SET_QUOTA ? dp_queue_options_add_quota(&t->queue, arg, &e)
+                                              : dp_queue_options_add_weight(&t->queue, arg, &e);
+                if (r < 0) fprintf(stderr, "devplane %s: %s\n", t->cmd, dp_error_msg(&e));
+                return r < 0 ? -1 : 1;
+        }
         case DP_OPT_ALL_SCHEDULERS: t->all_schedulers = true; return 1;
         case DP_OPT_NO_PREEMPTION: t->no_preemption = true; return 1;
         case DP_OPT_DRA_PREEMPTION: t->dra_preemption = true; return 1;
@@ -241,6 +255,21 @@ static int load_scheduler_config(dp_tool_input *t, dp_sim_input *in) {
         return 0;
 }
 
+/* --kueue-config: Kueue's Configuration (the warnings printed). 0, or the
+ * exit status with the message printed. */
+static int load_kueue_config(dp_tool_input *t) {
+        dp_error err = DP_ERROR_INIT;
+        _cleanup_free_ char *text = NULL;
+        size_t len = 0;
+        int r = dp_read_file(t->kueue_config, 1 << 20, &text, &len, &err);
+        if (r >= 0) r = dp_kueue_config_parse(text, len, t->kueue_config, &t->kueue, &err);
+        if (r < 0) return fail(t, r, &err);
+        for (size_t i = 0; i < t->kueue->n_warnings; i++)
+                fprintf(stderr, "devplane %s: warning: %s\n", t->cmd, t->kueue->warnings[i]);
+        t->queue.config = t->kueue;
+        return 0;
+}
+
 int dp_tool_input_load(dp_tool_input *t, dp_sim_input **ret) {
         struct timespec t0;
         clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -264,6 +293,8 @@ int dp_tool_input_load(dp_tool_input *t, dp_sim_input **ret) {
                 in->alloc = t->gates;
                 if (t->scoring) in->policy = (dp_score_policy)(t->scoring - 1);
                 if (t->scheduler_config && (r = load_scheduler_config(t, in)) != 0) return r;
+                if (t->kueue_config && !t->kueue && (r = load_kueue_config(t)) != 0) return r;
+                in->queue = &t->queue;
                 in->all_schedulers = t->all_schedulers;
                 in->no_preemption = t->no_preemption;
                 in->dra_preemption = t->dra_preemption;

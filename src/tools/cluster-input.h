@@ -25,6 +25,9 @@ enum {
         DP_OPT_DRA_PREEMPTION,
         DP_OPT_SCHEDULER_CONFIG,
         DP_OPT_KUEUE_FAIR_SHARING,
+        DP_OPT_KUEUE_CONFIG, /* Kueue (src/queue): --kueue-config, --set-quota, --set-weight */
+        DP_OPT_SET_QUOTA,
+        DP_OPT_SET_WEIGHT,
 };
 
 /* Live mode's bounds (docs/live.md), numbered apart from the flags above. */
@@ -46,7 +49,10 @@ enum { DP_OPT_LIVE_TIMEOUT = 0x180, DP_OPT_LIVE_MAX_BYTES };
                 {"no-preemption", no_argument, NULL, DP_OPT_NO_PREEMPTION},                                        \
                 {"dra-preemption", no_argument, NULL, DP_OPT_DRA_PREEMPTION},                                          \
                 {"scheduler-config", required_argument, NULL, DP_OPT_SCHEDULER_CONFIG},                            \
-                {"kueue-fair-sharing", no_argument, NULL, DP_OPT_KUEUE_FAIR_SHARING}
+                {"kueue-fair-sharing", no_argument, NULL, DP_OPT_KUEUE_FAIR_SHARING},                              \
+                {"kueue-config", required_argument, NULL, DP_OPT_KUEUE_CONFIG},                                    \
+                {"set-quota", required_argument, NULL, DP_OPT_SET_QUOTA},                                          \
+                {"set-weight", required_argument, NULL, DP_OPT_SET_WEIGHT}
 
 #define DP_TOOL_INPUT_USAGE                                                                                            \
         "input:\n"                                                                                                     \
@@ -78,10 +84,15 @@ enum { DP_OPT_LIVE_TIMEOUT = 0x180, DP_OPT_LIVE_MAX_BYTES };
         "                                weights and NodeResourcesFit scoringStrategy (scores as default)\n"        \
         "  --all-schedulers              schedule pods of every spec.schedulerName as default-scheduler's\n"         \
         "  --no-preemption               no DefaultPreemption PostFilter (on by default, as kube-scheduler)\n"       \
-        "  --dra-preemption              what-if (KEP-5690): preempting a pod frees its DRA devices\n"              \
-        "Kueue:\n"                                                                                                    \
+        "  --dra-preemption              what-if (KEP-5690): preempting a pod frees its DRA devices\n"            \
+        "Kueue:\n"                                                                                                     \
         "  --kueue-fair-sharing          Kueue's Configuration fairSharing.enable: heads ordered by the cohort\n"     \
-        "                                tournament (dominant resource share), preemption while borrowing\n"
+        "                                tournament (dominant resource share), preemption while borrowing\n"        \
+        "  --kueue-config FILE           Kueue's Configuration (config.kueue.x-k8s.io): deviceClassMappings\n"       \
+        "                                count DRA claims in quota, excludeResourcePrefixes, feature gates\n"        \
+        "  --set-quota CQ/FLAVOR/RESOURCE=QUANTITY\n"                                                                 \
+        "                                what-if: that nominalQuota of the ClusterQueue (repeatable)\n"             \
+        "  --set-weight CQ=WEIGHT        what-if: the ClusterQueue's fairSharing.weight (repeatable)\n"
 
 typedef struct dp_tool_input {
         const char *cmd; /* "simulate": messages start "devplane simulate: " */
@@ -105,6 +116,9 @@ typedef struct dp_tool_input {
         bool all_schedulers;
         bool no_preemption, dra_preemption; /* --no-preemption, --dra-preemption */
         bool kueue_fair_sharing;            /* --kueue-fair-sharing */
+        const char *kueue_config;           /* --kueue-config FILE */
+        dp_kueue_config *kueue;             /* read by dp_tool_input_load; owned */
+        dp_queue_options queue;             /* --set-quota, --set-weight; the Configuration */
 } dp_tool_input;
 
 /* argc bounds the number of -f and what-if values. -ENOMEM. */

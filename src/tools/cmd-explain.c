@@ -16,6 +16,9 @@ static void usage(FILE *f) {
                    "320 Insufficient nvidia.com/gpu, 180 cannot allocate all claims.\"), then the nodes grouped\n"
                    "by reason with the first of each and the failing claim and request; or where it runs, and\n"
                    "whether it shares a physical GPU through time-slicing.\n"
+                   "A workload Kueue queues (job/NAME, workload/NAME, or a Job's name: it has no pods while it\n"
+                   "waits): why it is not admitted, in Kueue's words, its ClusterQueue's usage and the quota\n"
+                   "that would let it in (as --set-quota flags to try with simulate).\n"
                    "The pod: NAME (namespace default, or -n), NAMESPACE/NAME, pod/NAME or pods/NAME.\n\n"
                    "  -n, --namespace NS            the pod's namespace\n"
                    "  -v, --details                 every node's reason and detail (resources short first)\n" DP_TOOL_INPUT_USAGE
@@ -24,7 +27,9 @@ static void usage(FILE *f) {
 }
 
 static const char *strip_kind(const char *s) {
-        static const char *const kinds[] = {"pod/", "pods/", "po/"};
+        /* a Kueue workload (src/queue) by its Job, Pod or Workload name */
+        static const char *const kinds[] = {"pod/", "pods/", "po/", "job/", "jobs/", "job.batch/", "workload/",
+                                            "workloads/"};
         for (size_t i = 0; i < ELEMENTSOF(kinds); i++)
                 if (startswith(s, kinds[i])) return s + strlen(kinds[i]);
         return s;

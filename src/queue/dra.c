@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * dra.c — Kueue's DRA quota (v0.19, the ResourceClaimTemplate path,
+ * pkg/dra/claims.go): each ResourceClaimTemplate a pod template names is
+ * charged per pod as the sum of `count` of its `exactly` requests per
+ * DeviceClass, each DeviceClass mapped to a quota resource by the
+ * Configuration's resources.deviceClassMappings. What Kueue refuses makes
+ * the workload Inadmissible with Kueue's field-error message: a
+ * ResourceClaim named directly, a template not found, firstAvailable,
+ * allocationMode All, a DeviceClass not mapped. adminAccess requests are
+ * free. Whether the admitted pods' claims then fit is the allocator's
+ * business (simulate places them as any pod).
+ */
+#include <stdio.h>
+
+#include "queue/queue-internal.h"
+
+static const dp_resource_claim_template *find_template(const dp_object_list *l, const char *ns, const char *name) {
+        for (size_t i = 0; i < l->n; i++) {
+                dp_object o = l->items[i];
+                if (o.hdr->kind != DP_KIND_RESOURCE_CLAIM_TEMPLATE) continue;
+                const dp_object_meta *m = &o.claim_template->meta;
+                const char *ons = m->namespace && m->namespace[0] ? m->namespace : "default";
+                if (streq(ons, ns) && streq_ptr(m->name, name)) return o.claim_template;
+        }
+        return NULL;
+}
+
+/* Kueue's field error text (apimachinery's field.Error.Error()). */
+static char *field_error(size_t ps, size_t claim, const char *tail, const char *body) {
+        return dp_asprintf("spec.podSets[%zu].template.spec.resourceClaims[%zu]%s: %s", ps, claim, tail, body);
+}
+
+/* One template's charge per DeviceClass into reqs (device class names as
+ * keys for now); a Kueue message in *ret_msg when Kueue refuses it. */
+static int template_charge(const dp_resource_claim_template *t, size_t ps, size_t claim, dp_queue_request **reqs,
+                           size_t *n, char **ret_msg) {
+        const char *tn = t->meta.name;
+        for (size_t i = 0; i < t->spec.n_requests; i++) {
+                const dp_device_request *rq = &t->spec.requests[i];
+                char tail[96], body[300];
+                if (!rq->exactly) {
+                        snprintf(tail, sizeof(tail), ".devices.requests[%zu]", i);
+                        snprintf(body, sizeof(body),
+                                 "Invalid value: null: ResourceClaimTemplate %s: FirstAvailable device selection is "
+                                 "not supported",
+                                 tn);
+                        return (*ret_msg = field_error(ps, claim, tail, body)) ? 0 : -ENOMEM;
+                }
+                const dp_device_request_spec *e = rq->exactly;
+                if (e->has_admin_access && e->admin_access) continue;
+                if (e->allocation_mode == DP_ALLOCATION_MODE_ALL) {
+                        snprintf(tail, sizeof(tail), ".devices.requests[%zu].exactly.allocationMode", i);
+                        snprintf(body, sizeof(body),
+                                 "Invalid value: \"All\": ResourceClaimTemplate %s: AllocationMode 'All' is not "
+                                 "supported",
+                                 tn);
+                        return (*ret_msg = field_error(ps, claim, tail, body)) ? 0 : -ENOMEM;
+                }
+                if (!e->device_class_name || !e->device_class_name[0]) continue;
+                int r = q_request_add(reqs, n, e->device_class_name, e->count);
+                if (r < 0) return r;
+        }
+        return 0;
+}
+
+/* The template's classes mapped to quota resources, added to the pod set. */
+static int map_charges(const dp_queue *q, dp_queue_request *cls, size_t n_cls, size_t ps, size_t claim,
+                       dp_queue_podset *out, char **ret_msg) {
+        for (size_t i = 0; i < n_cls; i++) {
+                const char *res = dp_kueue_config_map(q->opts ? q->opts->config : NULL, cls[i].name);
+                if (!res) {
+                        char body[400];
+                        snprintf(body, sizeof(body), "Not found: \"%s\"", cls[i].name);
+                        return (*ret_msg = field_error(ps, claim, ".resourceClaimTemplateName.deviceClassName", body))
+                                       ? 0
+                                       : -ENOMEM;
+                }
+                int r = q_request_add(&out->requests, &out->n_requests, res, cls[i].value);
+                if (r < 0) return r;
+        }
+        return 0;
+}
+
+static void requests_free(dp_queue_request *v, size_t n) {
+        for (size_t i = 0; i < n; i++)
+                free(v[i].name);
+        free(v);
+}
+
+/* One claim of the pod template. */
+static int claim_charge(const dp_queue *q, const dp_object_list *l, const char *ns, size_t ps_index,
+                        dp_queue_podset *ps, size_t j, char **ret_msg) {
+        const dp_pod_resource_claim *c = &ps->tmpl->resource_claims[j];
+        if (c->resource_claim_name) {
+                *ret_msg = dp_asprintf("DynamicResourceAllocation feature does not support use of resource claims");
+                return *ret_msg ? 0 : -ENOMEM;
+        }
+        if (!c->resource_claim_template_name) return 0;
+        const dp_resource_claim_template *t = find_template(l, ns, c->resource_claim_template_name);
+        if (!t) {
+                char body[700];
+                snprintf(body, sizeof(body),
+                         "Internal error: failed to get claim spec for ResourceClaimTemplate %s in podset %s: "
+                         "resourceclaimtemplates.resource.k8s.io \"%s\" not found",
+                         c->resource_claim_template_name, ps->name, c->resource_claim_template_name);
+                return (*ret_msg = field_error(ps_index, j, "", body)) ? 0 : -ENOMEM;
+        }
+        dp_queue_request *cls = NULL;
+        size_t n_cls = 0;
+        int r = template_charge(t, ps_index, j, &cls, &n_cls, ret_msg);
+        if (r >= 0 && !*ret_msg) r = map_charges(q, cls, n_cls, ps_index, j, ps, ret_msg);
+        requests_free(cls, n_cls);
+        return r;
+}
+
+int q_dra_requests(const dp_queue *q, const dp_object_list *l, dp_queue_workload *w, size_t ps_index) {
+        dp_queue_podset *ps = &w->podsets[ps_index];
+        if (!ps->tmpl || !ps->tmpl->n_resource_claims || w->dra_message) return 0;
+        const dp_kueue_config *cfg = q->opts ? q->opts->config : NULL;
+        if (!cfg || cfg->dra_disabled) {
+                if (w->note) return 0;
+                w->note =
+                        dp_asprintf("its pods' ResourceClaims are not counted in quota: %s",
+                                    cfg ? "the Configuration turns KueueDRAIntegration off"
+                                        : "Kueue counts them through its Configuration's resources.deviceClassMappings "
+                                          "(devplane: --kueue-config FILE)");
+                return w->note ? 0 : -ENOMEM;
+        }
+        int r = 0;
+        for (size_t j = 0; j < ps->tmpl->n_resource_claims && r >= 0 && !w->dra_message; j++)
+                r = claim_charge(q, l, w->ns, ps_index, ps, j, &w->dra_message);
+        return r;
+}
