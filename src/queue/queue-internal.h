@@ -68,16 +68,15 @@ struct dp_queue {
         size_t n_index_keys;
         size_t cycles;
         bool churning; /* a workload was preempted DP_QUEUE_MAX_PREEMPTED times: admission stops */
-};
-
-/* A workload preempted this many times in a static input means the cycles
- * would go on preempting (Kueue has no such bound; devplane stops and says so). */
-#define DP_QUEUE_MAX_PREEMPTED 8
         const dp_queue_options *opts; /* borrowed: Configuration and what-if, NULL none */
         int64_t *usage0; /* every node's usage before the first cycle (what the input admitted) */
         bool over_time;  /* dp_queue_set_over_time */
         bool recount;    /* a workload finished: usage counted again before the next cycle */
 };
+
+/* A workload preempted this many times in a static input means the cycles
+ * would go on preempting (Kueue has no such bound; devplane stops and says so). */
+#define DP_QUEUE_MAX_PREEMPTED 8
 
 /* ---- queue.c: back to before the first cycle (usage0, every queued
  * workload pending again but those Finished), for explain's trials ---- */

@@ -121,7 +121,7 @@ static int preadmit(dp_queue *q, dp_queue_workload *w, const dp_kq_workload *kw,
                 for (size_t p = 0; p < w->n_podsets; p++) {
                         dp_queue_podset *ps = &w->podsets[p];
                         if (!streq(ps->name, pa->name)) continue;
-                        int32_t count = pa->has_count ? pa->count : ps->count;
+                        int32_t pods = pa->has_count ? pa->count : ps->count;
                         for (size_t i = 0; i < ps->n_requests; i++) {
                                 const char *f = dp_kv_get(pa->flavors, pa->n_flavors, ps->requests[i].name);
                                 if (!f) continue;
@@ -129,8 +129,8 @@ static int preadmit(dp_queue *q, dp_queue_workload *w, const dp_kq_workload *kw,
                                 if (!(ps->flavors[i] = strdup(f))) return -ENOMEM;
                                 ssize_t fr = q_fr_find(q, f, ps->requests[i].name);
                                 if (fr < 0) continue;
-                                if (count) q_add_usage(c->node, (size_t)fr, ps->requests[i].value * count);
-                                if (q_held_add(q, (size_t)(w - q->wl), (size_t)fr, ps->requests[i].value * count) < 0)
+                                if (count) q_add_usage(c->node, (size_t)fr, ps->requests[i].value * pods);
+                                if (q_held_add(q, (size_t)(w - q->wl), (size_t)fr, ps->requests[i].value * pods) < 0)
                                         return -ENOMEM;
                         }
                 }
