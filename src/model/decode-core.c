@@ -106,7 +106,7 @@ static int decode_container(dctx *c, const dp_doc_node *n, void *elem) {
         return 0;
 }
 
-static const field pod_claim_fields[] = {
+static const decode_field pod_claim_fields[] = {
         STR_FIELD("name", dp_pod_resource_claim, name),
         STR_FIELD("resourceClaimName", dp_pod_resource_claim, resource_claim_name),
         STR_FIELD("resourceClaimTemplateName", dp_pod_resource_claim, resource_claim_template_name),
@@ -164,7 +164,7 @@ static int decode_affinity(dctx *c, const dp_doc_node *n, dp_pod *p) {
 }
 
 /* spec.workloadRef, into the pod's own fields */
-static const field workload_ref_fields[] = {
+static const decode_field workload_ref_fields[] = {
         STR_FIELD("name", dp_pod, workload_name),
         STR_FIELD("podGroup", dp_pod, workload_pod_group),
         SKIP_FIELD("podGroupReplicaKey"),
@@ -258,7 +258,7 @@ static const char *const pod_status_ignored[] = {"conditions",
                                                  "allocatedResources",
                                                  NULL};
 
-static const field mapping_fields[] = {
+static const decode_field mapping_fields[] = {
         STR_FIELD("containerName", dp_extended_resource_mapping, container_name),
         STR_FIELD("resourceName", dp_extended_resource_mapping, resource_name),
         STR_FIELD("requestName", dp_extended_resource_mapping, request_name),

@@ -272,7 +272,7 @@ static int decode_device(dctx *c, const dp_doc_node *n, void *elem) {
 }
 
 /* spec.pool, into the slice's own fields */
-static const field pool_fields[] = {
+static const decode_field pool_fields[] = {
         STR_FIELD("name", dp_resource_slice, pool_name),
         INT64_FIELD("generation", dp_resource_slice, pool_generation),
         INT64_FIELD("resourceSliceCount", dp_resource_slice, pool_resource_slice_count),
@@ -590,7 +590,7 @@ static int decode_allocation(dctx *c, const dp_doc_node *n, dp_allocation_result
         return 0;
 }
 
-static const field consumer_fields[] = {
+static const decode_field consumer_fields[] = {
         STR_FIELD("apiGroup", dp_consumer_ref, api_group),
         STR_FIELD("resource", dp_consumer_ref, resource),
         STR_FIELD("name", dp_consumer_ref, name),

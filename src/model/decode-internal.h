@@ -142,11 +142,11 @@ int decode_container_ports(dctx *c, const dp_doc_node *n, dp_container *ct);
  * as the API spells it, how its value reads and where it goes in the struct.
  * The *_FIELD macros refuse (at compile time) a member of another type. */
 typedef enum { FIELD_STR, FIELD_BOOL, FIELD_INT32, FIELD_INT64, FIELD_SKIP } field_kind;
-typedef struct field {
+typedef struct decode_field {
         const char *name;
         field_kind kind;
         size_t offset;
-} field;
+} decode_field;
 #define FIELD_AT(type, member, ctype) (offsetof(type, member) + 0 * sizeof(&((type *)0)->member == (ctype *)0))
 #define STR_FIELD(name, type, member) {name, FIELD_STR, FIELD_AT(type, member, char *)}
 #define BOOL_FIELD(name, type, member) {name, FIELD_BOOL, FIELD_AT(type, member, bool)}
@@ -155,7 +155,7 @@ typedef struct field {
 #define SKIP_FIELD(name) {name, FIELD_SKIP, 0} /* known, not kept */
 /* Decode map n into obj by fields (ended by {}), as DECODE_FIELDS does:
  * null is nothing to do, an unknown key is refused. */
-int get_fields(dctx *c, const dp_doc_node *n, void *obj, const field *fields);
+int get_fields(dctx *c, const dp_doc_node *n, void *obj, const decode_field *fields);
 
 /* The loop every struct decoder runs: for each key of map map_, push the key on
  * the path, run the if/else chain in BODY (which sets r), pop. */

@@ -98,7 +98,7 @@ typedef struct port_fields {
         char *host_ip, *protocol;
 } port_fields;
 
-static const field port_field_table[] = {
+static const decode_field port_field_table[] = {
         INT32_FIELD("containerPort", port_fields, container_port),
         INT32_FIELD("hostPort", port_fields, host_port),
         STR_FIELD("hostIP", port_fields, host_ip),

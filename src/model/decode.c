@@ -284,7 +284,7 @@ int get_seq(dctx *c, const dp_doc_node *n, void **ret, size_t *ret_n, size_t ele
         return 0;
 }
 
-static int get_field(dctx *c, const dp_doc_node *v, const field *f, void *obj) {
+static int get_field(dctx *c, const dp_doc_node *v, const decode_field *f, void *obj) {
         void *at = (char *)obj + f->offset;
         switch (f->kind) {
         case FIELD_STR: return get_str(c, v, at);
@@ -296,13 +296,13 @@ static int get_field(dctx *c, const dp_doc_node *v, const field *f, void *obj) {
         return 0;
 }
 
-int get_fields(dctx *c, const dp_doc_node *n, void *obj, const field *fields) {
+int get_fields(dctx *c, const dp_doc_node *n, void *obj, const decode_field *fields) {
         int r = expect_map(c, n);
         if (r <= 0) return r;
         for (size_t i = 0; i < n->n; i++) {
                 const dp_doc_pair *p = &n->pairs[i];
                 size_t mark = path_key(c, p->key);
-                const field *f = fields;
+                const decode_field *f = fields;
                 while (f->name && !streq(f->name, p->key))
                         f++;
                 if (f->name)
@@ -323,7 +323,7 @@ bool in_list(const char *key, const char *const *list) {
 
 /* ---- metadata ---- */
 
-static const field owner_ref_fields[] = {
+static const decode_field owner_ref_fields[] = {
         STR_FIELD("apiVersion", dp_owner_ref, api_version),
         STR_FIELD("kind", dp_owner_ref, kind),
         STR_FIELD("name", dp_owner_ref, name),
@@ -435,7 +435,7 @@ int decode_node_selector(dctx *c, const dp_doc_node *n, dp_node_selector **ret) 
         return 0;
 }
 
-static const field taint_fields[] = {
+static const decode_field taint_fields[] = {
         STR_FIELD("key", dp_taint, key),
         STR_FIELD("value", dp_taint, value),
         STR_FIELD("effect", dp_taint, effect),
@@ -445,7 +445,7 @@ static const field taint_fields[] = {
 
 int decode_taint(dctx *c, const dp_doc_node *n, void *elem) { return get_fields(c, n, elem, taint_fields); }
 
-static const field toleration_fields[] = {
+static const decode_field toleration_fields[] = {
         STR_FIELD("key", dp_toleration, key),
         STR_FIELD("operator", dp_toleration, op),
         STR_FIELD("value", dp_toleration, value),
@@ -463,7 +463,7 @@ int decode_toleration(dctx *c, const dp_doc_node *n, void *elem) {
         return 0;
 }
 
-static const field condition_fields[] = {
+static const decode_field condition_fields[] = {
         STR_FIELD("type", dp_condition, type),
         STR_FIELD("status", dp_condition, status),
         STR_FIELD("reason", dp_condition, reason),
