@@ -481,7 +481,9 @@ typedef struct fmt_rule {
 } fmt_rule;
 
 static const fmt_rule fmt_rules[] = {
-        {'s', NULL, "string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, types, durations, and timestamps"},
+        {'s', NULL,
+         "string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, types, durations, and "
+         "timestamps"},
         {'d', "iu", "decimal clause can only be used on integers"},
         {'f', "ds", "fixed-point clause can only be used on doubles"},
         {'e', "ds", "scientific clause can only be used on doubles"},

@@ -132,9 +132,21 @@ static bool holds(const cel_list *a, const cel_list *b, bool all) {
                 if (list_has(a, cel_list_at(b, i)) != all) return !all;
         return all;
 }
-FN(sets_contains) { (void)n; (void)c; return cel_bool(holds(A0.l, A1.l, true)); }
-FN(sets_equivalent) { (void)n; (void)c; return cel_bool(holds(A0.l, A1.l, true) && holds(A1.l, A0.l, true)); }
-FN(sets_intersects) { (void)n; (void)c; return cel_bool(holds(A0.l, A1.l, false)); }
+FN(sets_contains) {
+        (void)n;
+        (void)c;
+        return cel_bool(holds(A0.l, A1.l, true));
+}
+FN(sets_equivalent) {
+        (void)n;
+        (void)c;
+        return cel_bool(holds(A0.l, A1.l, true) && holds(A1.l, A0.l, true));
+}
+FN(sets_intersects) {
+        (void)n;
+        (void)c;
+        return cel_bool(holds(A0.l, A1.l, false));
+}
 
 #define L(fn, id, member, sig, impl, cost) {fn, id, member, 0, sig, impl, cost, CEL_LIB_LISTS_EXT}
 #define ST(fn, id, sig, impl) {fn, id, false, 0, sig, impl, COST_LIST0, CEL_LIB_SETS}

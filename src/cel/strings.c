@@ -526,15 +526,18 @@ int cel_format_clause(const char *p, const char *end, cel_clause *ret) {
                 const char *d = q;
                 while (q < end && *q >= '0' && *q <= '9') q++;
                 if (q >= end) {
-                        ret->msg = "could not parse formatting clause: error while parsing precision: could not find end of precision specifier";
+                        ret->msg = "could not parse formatting clause: error while parsing precision: could not find "
+                                   "end of precision specifier";
                         return -1;
                 }
                 if (q == d) {
-                        ret->msg = "could not parse formatting clause: error while parsing precision: error while converting precision to integer: strconv.Atoi: parsing \"\": invalid syntax";
+                        ret->msg = "could not parse formatting clause: error while parsing precision: error while "
+                                   "converting precision to integer: strconv.Atoi: parsing \"\": invalid syntax";
                         return -1;
                 }
                 if (q - d > 9) {
-                        ret->msg = "could not parse formatting clause: error while parsing precision: error while converting precision to integer: value out of range";
+                        ret->msg = "could not parse formatting clause: error while parsing precision: error while "
+                                   "converting precision to integer: value out of range";
                         return -1;
                 }
                 prec = 0;

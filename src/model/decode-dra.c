@@ -598,7 +598,9 @@ static const decode_field consumer_fields[] = {
         {},
 };
 
-static int decode_consumer(dctx *c, const dp_doc_node *n, void *elem) { return get_fields(c, n, elem, consumer_fields); }
+static int decode_consumer(dctx *c, const dp_doc_node *n, void *elem) {
+        return get_fields(c, n, elem, consumer_fields);
+}
 
 static int decode_network_data(dctx *c, const dp_doc_node *n, dp_network_device_data *d) {
         DECODE_FIELDS(c, n, k, v, if (streq(k, "interfaceName")) r = get_str(c, v, &d->interface_name);
