@@ -149,23 +149,16 @@ static int selector_id(dp_alloc_cluster *c, const char *expr, uint32_t *ret, dp_
 
 dp_alloc_cluster *dp_alloc_cluster_free(dp_alloc_cluster *c) {
         if (!c) return NULL;
+        dp_free_many(c->devs, c->rules, c->view_attrs, c->view_caps, c->tmp_at, c->tmp_caps, c->tmp_cons, c->tmp_ctrs,
+                     c->tmp_taints);
+        for (size_t i = 0; i < c->n_programs; i++)
+                dp_cel_program_free(c->programs[i]);
         dp_alloc_snapshot_free(c->snap);
-        free(c->devs);
-        free(c->rules);
-        free(c->view_attrs);
-        free(c->view_caps);
-        free(c->tmp_at);
-        free(c->tmp_caps);
-        free(c->tmp_cons);
-        free(c->tmp_ctrs);
-        free(c->tmp_taints);
-        for (size_t i = 0; i < c->n_programs; i++) dp_cel_program_free(c->programs[i]);
-        free(c->programs);
+        mem_done(&c->m);
         dp_hashmap_free(c->progs);
         dp_hashmap_free(c->classes);
         dp_hashmap_free(c->admin_ns);
-        mem_done(&c->m);
-        free(c);
+        dp_free_many(c->programs, c);
         return NULL;
 }
 
@@ -434,16 +427,22 @@ static int mark_existing(dp_alloc_cluster *c, const dp_resource_claim *cl) {
         return 0;
 }
 
+/* arg is "<gate>=true" or "<gate>=false": its value in *ret_on. */
+static bool gate_value(const char *arg, const char *gate, bool *ret_on) {
+        size_t n = strlen(gate);
+        if (strncmp(arg, gate, n) != 0 || arg[n] != '=') return false;
+        if (!streq(arg + n + 1, "true") && !streq(arg + n + 1, "false")) return false;
+        *ret_on = streq(arg + n + 1, "true");
+        return true;
+}
+
 int dp_alloc_parse_feature_gate(const char *arg, dp_alloc_cluster_options *opts) {
         assert_return(arg && opts, -EINVAL);
-        if (streq(arg, "DRADeviceCompatibilityGroups=false"))
-                opts->compat_groups_off = true;
-        else if (streq(arg, "DRADeviceCompatibilityGroups=true"))
-                opts->compat_groups_off = false;
-        else if (streq(arg, "DRAListTypeAttributes=true"))
-                opts->list_type_attributes = true;
-        else if (streq(arg, "DRAListTypeAttributes=false"))
-                opts->list_type_attributes = false;
+        bool on;
+        if (gate_value(arg, "DRADeviceCompatibilityGroups", &on))
+                opts->compat_groups_off = !on;
+        else if (gate_value(arg, "DRAListTypeAttributes", &on))
+                opts->list_type_attributes = on;
         else
                 return -EINVAL;
         return 0;

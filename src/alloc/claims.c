@@ -8,21 +8,17 @@
 #include "alloc/oom.h"
 #include "alloc/reasons.h"
 #include "base/hashmap.h"
+#include "base/strv.h"
 #include "base/table.h"
 
 dp_alloc_run *dp_alloc_run_free(dp_alloc_run *r) {
         if (!r) return NULL;
         for (size_t i = 0; i < r->n; i++) {
                 dp_allocation_result_free(r->items[i].allocation);
-                free(r->items[i].node);
-                free(r->items[i].why);
-                free(r->items[i].reason);
+                dp_free_many(r->items[i].node, r->items[i].why, r->items[i].reason);
         }
-        for (size_t i = 0; i < r->n_nodes; i++)
-                free(r->nodes[i]);
-        free(r->nodes);
-        free(r->items);
-        free(r);
+        dp_strv_free_n(r->nodes, r->n_nodes);
+        dp_free_many(r->items, r);
         return NULL;
 }
 

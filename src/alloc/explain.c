@@ -7,7 +7,6 @@
 
 #include "alloc/search.h"
 
-
 const char *rq_label(const search *st, const rq *q, char *buf, size_t size) {
         const dp_alloc_subrequest *sr = &q->r->subs[q->sub];
         char claim[300] = "";
@@ -55,19 +54,10 @@ static const char *constraint_text(const search *st, const rq *q, uint32_t c, ch
  * together piece by piece instead of through printf. */
 static void put(dp_strbuf *out, const char *str) { dp_strbuf_puts(out, str); }
 
-static void put_u(dp_strbuf *out, unsigned v) {
-        char buf[16], *p = buf + sizeof(buf);
-        do {
-                *--p = (char)('0' + v % 10);
-                v /= 10;
-        } while (v);
-        dp_strbuf_append(out, p, (size_t)(buf + sizeof(buf) - p));
-}
-
 /* "<sep><n><what>" */
 static void put_count(dp_strbuf *out, const char **sep, unsigned n, const char *what) {
         put(out, *sep);
-        put_u(out, n);
+        dp_strbuf_put_u64(out, n);
         put(out, what);
         *sep = ", ";
 }
@@ -121,17 +111,17 @@ static void static_reason(search *st, const rq *q, uint32_t sub, dp_strbuf *out)
         uint32_t usable = (uint32_t)L->n - L->n_errors - L->n_taint_kept;
         if (sr->all) {
                 put(out, "allocationMode All: ");
-                put_u(out, usable);
+                dp_strbuf_put_u64(out, usable);
                 put(out, " of ");
-                put_u(out, L->n_total);
+                dp_strbuf_put_u64(out, L->n_total);
                 put(out, " devices usable");
         } else {
                 put(out, "needs ");
-                put_u(out, (unsigned)(sr->count > 0 ? sr->count : 1));
+                dp_strbuf_put_u64(out, (unsigned)(sr->count > 0 ? sr->count : 1));
                 put(out, sr->count == 1 ? " device, " : " devices, ");
-                put_u(out, usable);
+                dp_strbuf_put_u64(out, usable);
                 put(out, " of ");
-                put_u(out, L->n_total);
+                dp_strbuf_put_u64(out, L->n_total);
                 put(out, " usable");
         }
         const char *sep = ": ";

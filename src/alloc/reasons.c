@@ -240,15 +240,6 @@ static int cmp_group(const void *a, const void *b) {
         return x->first < y->first ? -1 : x->first > y->first;
 }
 
-static void put_size(dp_strbuf *out, size_t v) {
-        char buf[24], *p = buf + sizeof(buf);
-        do {
-                *--p = (char)('0' + v % 10);
-                v /= 10;
-        } while (v);
-        dp_strbuf_append(out, p, (size_t)(buf + sizeof(buf) - p));
-}
-
 /* What follows "ResourceClaim ns/name: not allocated": ": 0/N nodes are
  * available: 320 nodes: REASON; 180 nodes: REASON", the lines about no node
  * after the counts. NULL on OOM. */
@@ -258,11 +249,11 @@ static char *grouped(const alloc_reasons *rs, grouping *gr) {
         _cleanup_strbuf_ dp_strbuf out = DP_STRBUF_INIT;
         if (gr->n_nodes) {
                 dp_strbuf_puts(&out, ": 0/");
-                put_size(&out, rs->one_node ? 1 : dp_alloc_node_count(rs->s));
+                dp_strbuf_put_u64(&out, rs->one_node ? 1 : dp_alloc_node_count(rs->s));
                 dp_strbuf_puts(&out, " nodes are available: ");
                 for (size_t i = 0; i < gr->n_g; i++) {
                         if (i) dp_strbuf_append(&out, "; ", 2);
-                        put_size(&out, gr->g[i].n);
+                        dp_strbuf_put_u64(&out, gr->g[i].n);
                         dp_strbuf_puts(&out, gr->g[i].n == 1 ? " node: " : " nodes: ");
                         dp_strbuf_puts(&out, gr->g[i].text);
                 }

@@ -441,6 +441,18 @@ static bool groups_blocked(const dp_alloc_snapshot *s, uint32_t dev, fit_detail 
         return state_check_groups(s, dev, fit) != FIT_OK;
 }
 
+/* Is e held back by compatibility groups (never under admin access)? Such
+ * devices are counted in *n, the first one kept in *w for the reason. */
+static bool held_by_groups(const dp_alloc_snapshot *s, uint32_t e, bool admin, uint32_t *n, why_rec *w) {
+        fit_detail fit;
+        if (admin || !groups_blocked(s, e, &fit)) return false;
+        if (!(*n)++) {
+                w->dev = e;
+                w->fit = fit;
+        }
+        return true;
+}
+
 /* 1 = keep searching this branch, 0 = it cannot succeed, <0 error. */
 static int prune(search *st, uint32_t qi, uint32_t remaining, size_t start, uint32_t *scratch) {
         dp_alloc_snapshot *s = st->s;
@@ -461,14 +473,7 @@ static int prune(search *st, uint32_t qi, uint32_t remaining, size_t start, uint
                 }
                 if (!quick_eligible(st, q, e, admin)) continue;
                 /* compatibility groups only get stricter deeper in the branch */
-                fit_detail fit;
-                if (!admin && groups_blocked(s, e, &fit)) {
-                        if (!n_blocked++) {
-                                gw.dev = e;
-                                gw.fit = fit;
-                        }
-                        continue;
-                }
+                if (held_by_groups(s, e, admin, &n_blocked, &gw)) continue;
                 any_multi |= s->devs[e].multi;
                 scratch[n_el++] = e;
         }
@@ -561,14 +566,7 @@ static int prune(search *st, uint32_t qi, uint32_t remaining, size_t start, uint
                         }
                         /* constraints and groups only get stricter deeper in the branch */
                         if (!quick_eligible(st, o, e, oadmin)) continue;
-                        fit_detail fit;
-                        if (!oadmin && groups_blocked(s, e, &fit)) {
-                                if (!oblocked++) {
-                                        ow.dev = e;
-                                        ow.fit = fit;
-                                }
-                                continue;
-                        }
+                        if (held_by_groups(s, e, oadmin, &oblocked, &ow)) continue;
                         have++;
                         any_multi |= s->devs[e].multi;
                         if (s->dev_stamp[e] != s->dev_epoch) {

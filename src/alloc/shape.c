@@ -55,51 +55,57 @@ static void put_q(kbuf *b, __int128 v) {
         put_u64(b, (uint64_t)v);
 }
 
+static void put_toleration(kbuf *b, const dp_alloc_toleration *t) {
+        put_str(b, t->key);
+        put_str(b, t->op);
+        put_str(b, t->value);
+        put_str(b, t->effect);
+}
+
+static void put_subrequest(kbuf *b, const dp_alloc_subrequest *sr) {
+        put_str(b, sr->name);
+        put_u64(b, sr->class_missing);
+        put_u64(b, sr->n_class_selectors);
+        for (size_t j = 0; j < sr->n_class_selectors; j++) put_u64(b, sr->class_selectors[j]);
+        put_u64(b, sr->n_selectors);
+        for (size_t j = 0; j < sr->n_selectors; j++) put_u64(b, sr->selectors[j]);
+        put_u64(b, sr->all);
+        put_u64(b, (uint64_t)sr->count);
+        put_u64(b, sr->admin_access);
+        put_u64(b, sr->n_tolerations);
+        for (size_t j = 0; j < sr->n_tolerations; j++) put_toleration(b, &sr->tolerations[j]);
+        put_u64(b, sr->n_capacity);
+        for (size_t j = 0; j < sr->n_capacity; j++) {
+                put_str(b, sr->capacity[j].name);
+                put_q(b, sr->capacity[j].value);
+        }
+}
+
+static void put_request(kbuf *b, const dp_alloc_request *r) {
+        put_str(b, r->name);
+        put_u64(b, r->first_available);
+        put_u64(b, r->n_subs);
+        for (size_t k = 0; k < r->n_subs; k++) put_subrequest(b, &r->subs[k]);
+}
+
+static void put_constraint(kbuf *b, const dp_alloc_constraint *ct) {
+        put_str(b, ct->match_attribute);
+        put_str(b, ct->distinct_attribute);
+        put_u64(b, ct->n_requests);
+        for (size_t j = 0; j < ct->n_requests; j++) put_str(b, ct->requests[j]);
+}
+
+/* Every field of the claims that the outcome of an allocation depends on,
+ * level by level, counts before lists. */
 static void shape(const dp_alloc_claim *const *claims, size_t n, kbuf *b) {
         put_u64(b, n);
         for (size_t c = 0; c < n; c++) {
                 const dp_alloc_claim *cl = claims[c];
                 put_u64(b, cl->admin_access_allowed);
                 put_u64(b, cl->n_requests);
-                for (size_t i = 0; i < cl->n_requests; i++) {
-                        const dp_alloc_request *r = &cl->requests[i];
-                        put_str(b, r->name);
-                        put_u64(b, r->first_available);
-                        put_u64(b, r->n_subs);
-                        for (size_t k = 0; k < r->n_subs; k++) {
-                                const dp_alloc_subrequest *sr = &r->subs[k];
-                                put_str(b, sr->name);
-                                put_u64(b, sr->class_missing);
-                                put_u64(b, sr->n_class_selectors);
-                                for (size_t j = 0; j < sr->n_class_selectors; j++) put_u64(b, sr->class_selectors[j]);
-                                put_u64(b, sr->n_selectors);
-                                for (size_t j = 0; j < sr->n_selectors; j++) put_u64(b, sr->selectors[j]);
-                                put_u64(b, sr->all);
-                                put_u64(b, (uint64_t)sr->count);
-                                put_u64(b, sr->admin_access);
-                                put_u64(b, sr->n_tolerations);
-                                for (size_t j = 0; j < sr->n_tolerations; j++) {
-                                        const dp_alloc_toleration *t = &sr->tolerations[j];
-                                        put_str(b, t->key);
-                                        put_str(b, t->op);
-                                        put_str(b, t->value);
-                                        put_str(b, t->effect);
-                                }
-                                put_u64(b, sr->n_capacity);
-                                for (size_t j = 0; j < sr->n_capacity; j++) {
-                                        put_str(b, sr->capacity[j].name);
-                                        put_q(b, sr->capacity[j].value);
-                                }
-                        }
-                }
+                for (size_t i = 0; i < cl->n_requests; i++) put_request(b, &cl->requests[i]);
                 put_u64(b, cl->n_constraints);
-                for (size_t k = 0; k < cl->n_constraints; k++) {
-                        const dp_alloc_constraint *ct = &cl->constraints[k];
-                        put_str(b, ct->match_attribute);
-                        put_str(b, ct->distinct_attribute);
-                        put_u64(b, ct->n_requests);
-                        for (size_t j = 0; j < ct->n_requests; j++) put_str(b, ct->requests[j]);
-                }
+                for (size_t k = 0; k < cl->n_constraints; k++) put_constraint(b, &cl->constraints[k]);
         }
 }
 

@@ -65,67 +65,31 @@ void *snap_alloc(dp_alloc_snapshot *s, size_t size) {
 dp_alloc_snapshot *dp_alloc_snapshot_new(void) {
         dp_alloc_snapshot *s = calloc(1, sizeof(*s));
         if (!s) return NULL;
-        s->strmap = dp_hashmap_new();
-        s->nodemap = dp_hashmap_new();
-        s->devmap = dp_hashmap_new();
-        s->frontier = dp_hashmap_new();
-        if (!s->strmap || !s->nodemap || !s->devmap || !s->frontier) return dp_alloc_snapshot_free(s);
+        if (!(s->strmap = dp_hashmap_new()) || !(s->nodemap = dp_hashmap_new()) || !(s->devmap = dp_hashmap_new()) ||
+            !(s->frontier = dp_hashmap_new()))
+                return dp_alloc_snapshot_free(s);
         return s;
 }
 
 dp_alloc_snapshot *dp_alloc_snapshot_free(dp_alloc_snapshot *s) {
         if (!s) return NULL;
-        free(s->strs); /* the strings themselves are in blocks */
-        for (size_t i = 0; i < s->n_blocks; i++) free(s->blocks[i]);
-        free(s->blocks);
-        for (size_t i = 0; i < s->n_sels; i++) {
-                free(s->sels[i].known);
-                free(s->sels[i].value);
-        }
-        free(s->sels);
-        for (size_t i = 0; i < s->n_nodes; i++) {
-                free(s->nodes[i].pools);
-                free(s->nodes[i].devs);
-                free(s->nodes[i].bad_pools);
-        }
-        free(s->nodes);
-        free(s->labels);
-        free(s->slices);
-        free(s->devs);
-        free(s->attrs);
-        for (size_t i = 0; i < s->n_caps; i++) free((void *)s->caps[i].spec.valid_values);
-        free(s->caps);
-        free(s->cons);
-        free(s->amounts);
-        free(s->taints);
-        free(s->strlist);
-        free(s->rawsets);
-        free(s->rawctrs);
-        for (size_t i = 0; i < s->n_pools; i++) {
-                free(s->pools[i].slices);
-                free(s->pools[i].invalid_why);
-        }
-        free(s->pools);
-        free(s->global_pools);
-        for (size_t i = 0; i < s->n_sets; i++) free(s->sets[i].users);
-        free(s->sets);
-        free(s->ctrs);
-        free(s->stamp);
-        free(s->stamp_cnt);
-        free(s->lists);
-        free(s->list_elems);
-        free(s->dev_stamp);
-        free(s->scratch);
-        free(s->ctr_stamp);
-        free(s->ctr_cnt);
-        free(s->ctr_last);
-        free(s->ctr_min);
-        free(s->search_pl);
-        free(s->search_amounts);
-        free(s->search_rqs);
-        free(s->search_cs);
-        free(s->search_cs_off);
-        free(s->search_cand);
+        /* the strings themselves are in blocks */
+        dp_free_many_n(s->blocks, s->n_blocks);
+        for (size_t i = 0; i < s->n_sels; i++)
+                dp_free_many(s->sels[i].known, s->sels[i].value);
+        for (size_t i = 0; i < s->n_nodes; i++)
+                dp_free_many(s->nodes[i].pools, s->nodes[i].devs, s->nodes[i].bad_pools);
+        for (size_t i = 0; i < s->n_caps; i++)
+                free((void *)s->caps[i].spec.valid_values);
+        for (size_t i = 0; i < s->n_pools; i++)
+                dp_free_many(s->pools[i].slices, s->pools[i].invalid_why);
+        for (size_t i = 0; i < s->n_sets; i++)
+                free(s->sets[i].users);
+        dp_free_many(s->strs, s->blocks, s->sels, s->nodes, s->labels, s->slices, s->devs, s->attrs, s->caps, s->cons,
+                     s->amounts, s->taints, s->strlist, s->rawsets, s->rawctrs, s->pools, s->global_pools, s->sets,
+                     s->ctrs, s->stamp, s->stamp_cnt, s->lists, s->list_elems, s->dev_stamp, s->scratch, s->ctr_stamp,
+                     s->ctr_cnt, s->ctr_last, s->ctr_min);
+        dp_free_many(s->search_pl, s->search_amounts, s->search_rqs, s->search_cs, s->search_cs_off, s->search_cand);
         dp_hashmap_free(s->strmap);
         dp_hashmap_free(s->nodemap);
         dp_hashmap_free(s->devmap);
@@ -195,15 +159,7 @@ int snap_node_index(dp_alloc_snapshot *s, const char *name) {
 
 /* arr to exactly n elements (zeroed past the used ones), unless it has them */
 static int reserve(void **arr, size_t *cap, size_t n, size_t esz) {
-        if (n <= *cap) return 0;
-        size_t bytes;
-        if (dp_mul_overflow(n, esz, &bytes)) return -ENOMEM;
-        void *p = realloc(*arr, bytes);
-        if (!p) return -ENOMEM;
-        memset((char *)p + *cap * esz, 0, (n - *cap) * esz);
-        *arr = p;
-        *cap = n;
-        return 0;
+        return n <= *cap ? 0 : dp_resize(arr, cap, n, esz);
 }
 
 #define RESERVE(arr, cap, n) reserve((void **)&(arr), &(cap), (n), sizeof(*(arr)))
@@ -267,6 +223,16 @@ static int push_strlist(dp_alloc_snapshot *s, const char *const *list, size_t n,
         return 0;
 }
 
+/* The node a slice or device names (NULL or "": none, NONE_ID), interned
+ * into *ret and known as a node from here on. 0 or a negative errno. */
+static int intern_node_name(dp_alloc_snapshot *s, const char *name, uint32_t *ret) {
+        *ret = NONE_ID;
+        if (!name || !name[0]) return 0;
+        if ((*ret = snap_intern(s, name)) == NONE_ID) return -ENOMEM;
+        int r = add_node_internal(s, name, NULL, 0, false);
+        return r < 0 ? r : 0;
+}
+
 int dp_alloc_add_slice(dp_alloc_snapshot *s, const dp_alloc_slice_spec *sp, uint32_t *ret_slice) {
         assert_return(s && sp && sp->driver && sp->pool, -EINVAL);
         if (s->frozen) return -EBUSY;
@@ -278,18 +244,13 @@ int dp_alloc_add_slice(dp_alloc_snapshot *s, const dp_alloc_slice_spec *sp, uint
                 .pool = NONE_ID,
                 .generation = sp->generation,
                 .slice_count = sp->slice_count,
-                .node_name = NONE_ID,
                 .all_nodes = sp->all_nodes,
                 .per_device = sp->per_device_node_selection,
                 .dev_off = (uint32_t)s->n_devs,
         };
         if (sl.name == NONE_ID || sl.driver == NONE_ID || sl.pool_name == NONE_ID) return -ENOMEM;
-        if (sp->node_name && sp->node_name[0]) {
-                sl.node_name = snap_intern(s, sp->node_name);
-                if (sl.node_name == NONE_ID) return -ENOMEM;
-                int r = add_node_internal(s, sp->node_name, NULL, 0, false);
-                if (r < 0) return r;
-        }
+        int r = intern_node_name(s, sp->node_name, &sl.node_name);
+        if (r < 0) return r;
         if (sp->node_selector) {
                 sl.node_selector = nodesel_copy(s, sp->node_selector);
                 if (!sl.node_selector) return -ENOMEM;
@@ -521,19 +482,14 @@ int dp_alloc_add_device(dp_alloc_snapshot *s, uint32_t slice_id, const dp_alloc_
                 .pool = NONE_ID,
                 .multi = sp->allow_multiple_allocations,
                 .binds_to_node = sp->binds_to_node,
-                .node_name = NONE_ID,
                 .all_nodes = sp->all_nodes,
                 .user = sp->user,
                 .holder = NONE_ID,
         };
         if (d.name == NONE_ID) return -ENOMEM;
         d.has_node_sel = (sp->node_name && sp->node_name[0]) || sp->all_nodes || sp->node_selector;
-        if (sp->node_name && sp->node_name[0]) {
-                d.node_name = snap_intern(s, sp->node_name);
-                if (d.node_name == NONE_ID) return -ENOMEM;
-                int r = add_node_internal(s, sp->node_name, NULL, 0, false);
-                if (r < 0) return r;
-        }
+        int r = intern_node_name(s, sp->node_name, &d.node_name);
+        if (r < 0) return r;
         if (sp->node_selector && !(d.node_selector = nodesel_copy(s, sp->node_selector))) return -ENOMEM;
 
         d.attr_off = (uint32_t)s->n_attrs;

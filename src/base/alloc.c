@@ -14,6 +14,10 @@ int dp_grow(void **array, size_t *allocated, size_t need, size_t elem_size) {
                 if (n > SIZE_MAX / 2) return -ENOMEM;
                 n *= 2;
         }
+        return dp_resize(array, allocated, n, elem_size);
+}
+
+int dp_resize(void **array, size_t *allocated, size_t n, size_t elem_size) {
         size_t bytes;
         if (dp_mul_overflow(n, elem_size, &bytes)) return -ENOMEM;
         void *p = realloc(*array, bytes);

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
+#include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <sys/stat.h>
 
 #include "base/fileio.h"
 #include "base/strbuf.h"
+#include "base/strv.h"
 
 int dp_write_file_atomic(const char *dir, const char *name, const void *data, size_t len, mode_t mode,
                          unsigned flags, dp_error *err) {
@@ -94,5 +96,31 @@ int dp_read_file(const char *path, size_t max, char **ret, size_t *ret_len, dp_e
         buf[len] = 0;
         *ret = TAKE_PTR(buf);
         *ret_len = len;
+        return 0;
+}
+
+static int cmp_names(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+int dp_dir_names(const char *dir, bool (*want)(const char *name), char ***ret, size_t *ret_n) {
+        DIR *d = opendir(dir);
+        if (!d) return -errno;
+        _cleanup_strv_free_ char **v = NULL;
+        size_t n = 0, cap = 0;
+        int r = 0;
+        struct dirent *de;
+        while ((de = readdir(d))) {
+                if (de->d_name[0] == '.' || (want && !want(de->d_name))) continue;
+                if (DP_GROW(v, cap, n + 2) < 0 || !(v[n] = dp_strdup(de->d_name))) {
+                        r = -ENOMEM;
+                        break;
+                }
+                n++;
+        }
+        closedir(d);
+        if (r < 0) return r;
+        if (!v && !(v = calloc(1, sizeof(char *)))) return -ENOMEM;
+        qsort(v, n, sizeof(char *), cmp_names);
+        *ret = TAKE_PTR(v);
+        *ret_n = n;
         return 0;
 }

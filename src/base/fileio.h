@@ -38,3 +38,9 @@ int dp_mkdir_p(const char *path, mode_t mode);
  * kind of non-regular file: "not a regular file (a FIFO)"), -E2BIG ("larger
  * than MAX bytes"), -ENOMEM. *ret and *ret_len are untouched on failure. */
 int dp_read_file(const char *path, size_t max, char **ret, size_t *ret_len, dp_error *err);
+
+/* The names in directory dir that want() takes (NULL: all), hidden ones
+ * (".name") never, sorted by strcmp, as a NULL-terminated strv
+ * (base/strv.h) in *ret with their count in *ret_n. 0, or the negative
+ * errno of opendir(2), or -ENOMEM; *ret untouched on failure. */
+int dp_dir_names(const char *dir, bool (*want)(const char *name), char ***ret, size_t *ret_n);

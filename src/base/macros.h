@@ -54,6 +54,17 @@
 static inline void freep(void *p) { free(*(void **)p); }
 #define _cleanup_free_ _cleanup_(freep)
 
+/* Free each of n pointers (NULL entries are fine). dp_free_many(x->a, x->b)
+ * is the destructor's run of free()s of owned fields, as one statement
+ * (systemd's free_many()). */
+static inline void dp_free_many_n(void *const *p, size_t n) {
+        for (size_t i = 0; i < n; i++)
+                free(p[i]);
+}
+#define dp_free_many(...)                                                      \
+        dp_free_many_n((void *const[]){__VA_ARGS__},                           \
+                       sizeof((void *const[]){__VA_ARGS__}) / sizeof(void *))
+
 static inline void closep(int *fd) {
         if (*fd >= 0) {
                 int saved = errno;
@@ -89,6 +100,9 @@ static inline bool startswith(const char *s, const char *prefix) {
  * zeroed. */
 int dp_grow(void **array, size_t *allocated, size_t need, size_t elem_size);
 #define DP_GROW(arr, alloc, need) dp_grow((void **)&(arr), &(alloc), (need), sizeof(*(arr)))
+/* Resize an array to exactly n > *allocated elements, zeroing the new ones.
+ * Returns 0 or -ENOMEM (array untouched). */
+int dp_resize(void **array, size_t *allocated, size_t n, size_t elem_size);
 /* Remove element i of an array of *n, keeping the order of the others. */
 void dp_remove_at(void *array, size_t *n, size_t i, size_t elem_size);
 #define DP_REMOVE_AT(arr, n, i) dp_remove_at((arr), &(n), (i), sizeof(*(arr)))

@@ -49,6 +49,15 @@ void dp_strbuf_printf(dp_strbuf *sb, const char *fmt, ...) {
         va_end(ap);
 }
 
+void dp_strbuf_put_u64(dp_strbuf *sb, uint64_t v) {
+        char buf[20], *p = buf + sizeof(buf);
+        do {
+                *--p = (char)('0' + v % 10);
+                v /= 10;
+        } while (v);
+        dp_strbuf_append(sb, p, (size_t)(buf + sizeof(buf) - p));
+}
+
 void dp_strbuf_truncate(dp_strbuf *sb, size_t len) {
         if (len < sb->len) {
                 sb->len = len;

@@ -58,6 +58,8 @@ static inline void dp_strbuf_wrote(dp_strbuf *sb, size_t n) {
 void dp_strbuf_printf(dp_strbuf *sb, const char *fmt, ...) _printf_(2, 3);
 void dp_strbuf_vprintf(dp_strbuf *sb, const char *fmt, va_list ap);
 void dp_strbuf_truncate(dp_strbuf *sb, size_t len);
+/* v in decimal, without printf (for text put together in hot loops). */
+void dp_strbuf_put_u64(dp_strbuf *sb, uint64_t v);
 static inline bool dp_strbuf_failed(const dp_strbuf *sb) { return sb->oom; }
 /* Returns the string (caller owns it) and resets the buffer; NULL after OOM. */
 char *dp_strbuf_steal(dp_strbuf *sb);

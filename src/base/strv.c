@@ -34,3 +34,13 @@ char **dp_strv_copy_n(char *const *v, size_t n) {
                 if (!(c[i] = dp_strdup(v[i]))) return dp_strv_free_n(c, i);
         return c;
 }
+
+int dp_strv_push_n(char ***v, size_t *n, const char *s) {
+        _cleanup_free_ char *copy = dp_strdup(s);
+        if (!copy) return -ENOMEM;
+        char **grown = realloc(*v, (*n + 1) * sizeof(char *));
+        if (!grown) return -ENOMEM;
+        *v = grown;
+        grown[(*n)++] = TAKE_PTR(copy);
+        return 0;
+}

@@ -28,5 +28,8 @@ size_t dp_strv_length(char *const *v);
  * NULL on success, n == 0 included; v may be NULL only when n is 0), or NULL
  * when an allocation failed (nothing is left allocated). */
 char **dp_strv_copy_n(char *const *v, size_t n);
+/* Append a copy of s to the counted array (*v, *n). 0, or -ENOMEM with the
+ * entries untouched. */
+int dp_strv_push_n(char ***v, size_t *n, const char *s);
 /* dp_strv_copy_n() of a NULL-terminated array (NULL copies as empty). */
 static inline char **dp_strv_copy(char *const *v) { return dp_strv_copy_n(v, dp_strv_length(v)); }

@@ -10,6 +10,7 @@
  */
 #pragma once
 
+#include <stdarg.h>
 #include <stdio.h>
 
 #include "base/error.h"
@@ -231,10 +232,25 @@ int cel_map_put(cel_ctx *c, cel_map *m, cel_value k, cel_value v);
 /* put, or replace the value of an equal key (map literals, as upstream) */
 int cel_map_set(cel_ctx *c, cel_map *m, cel_value k, cel_value v);
 
-/* strings.c: the format() clause at p[0] == '%' (not "%%", p + 1 < end):
- * its length, precision (-1: none) and verb; -1 with *msg as upstream words
- * the parse error. Shared by the evaluator and the checker's validation. */
-int cel_format_clause(const char *p, const char *end, size_t *ret_len, int *ret_prec, char *ret_verb, const char **msg);
+/* value.c: NaN, or inf / neg_inf for an infinity, put on sb (true); false
+ * (nothing put) for a finite d. */
+bool cel_put_nonfinite(dp_strbuf *sb, double d, const char *inf, const char *neg_inf);
+/* strings.c: the one-letter escapes of string literals (\a \b \f \n \r \t
+ * \v), both ways; 0 for anything else. */
+char cel_escape_byte(char letter);
+char cel_escape_letter(char byte);
+/* A format() clause: its length in the format string, precision (-1: none)
+ * and verb; msg: the parse error as upstream words it. */
+typedef struct cel_clause {
+        size_t len;
+        int prec;
+        char verb;
+        const char *msg;
+} cel_clause;
+/* strings.c: the format() clause at p[0] == '%' (not "%%", p + 1 < end)
+ * into *ret: 0, or -1 with ret->msg. Shared by the evaluator and the
+ * checker's validation. */
+int cel_format_clause(const char *p, const char *end, cel_clause *ret);
 /* NULL when missing. Numeric keys compare by value across int/uint/double. */
 const cel_value *cel_map_get(const cel_map *m, cel_value k);
 static inline size_t cel_map_size(const cel_map *m) { return m ? m->n : 0; }
@@ -420,6 +436,10 @@ int cel_parse(const char *src, size_t len, bool macros, cel_ast *ast, dp_error *
 void cel_ast_done(cel_ast *ast);
 /* Line/column (1-based, columns in code points) of a byte offset. */
 void cel_pos(const char *src, size_t len, uint32_t pos, unsigned *line, unsigned *col);
+/* Append one parse or check error to msgs as cel-go words it: "ERROR:
+ * <input>:L:C: MESSAGE", then the source line with a caret under the column. */
+void cel_message_vadd(dp_strbuf *msgs, const char *src, size_t len, uint32_t pos, const char *fmt, va_list ap)
+        _printf_(5, 0);
 /* Resolve call candidates for runtime dispatch (used with or without check). */
 int cel_plan(cel_ast *ast, const cel_env *env, dp_error *err);
 
@@ -462,8 +482,9 @@ int cel_regex_search(const cel_regex *re, const char *s, size_t n, size_t start,
 void cel_regex_free(cel_regex *re);
 /* Convenience used by matches(): error value on a bad pattern */
 cel_value cel_regex_matches(cel_ctx *c, cel_value s, cel_value pat);
-/* c->call_regex when set, else compile pat (caller frees *ret_owned) */
-int cel_regex_get(cel_ctx *c, cel_value pat, const cel_regex **ret, cel_regex **ret_owned, const char **ret_err);
+/* c->call_regex when set, else compile pat (caller frees *ret_owned). On a
+ * bad pattern (or no memory) *ret_err is the value the call evaluates to. */
+int cel_regex_get(cel_ctx *c, cel_value pat, const cel_regex **ret, cel_regex **ret_owned, cel_value *ret_err);
 
 /* semver */
 int cel_semver_parse(cel_arena *a, const char *s, size_t n, bool normalize, cel_semver *ret);

@@ -29,25 +29,10 @@ typedef struct tscope {
 static void cerr(checker *k, uint32_t pos, const char *fmt, ...) _printf_(3, 4);
 static void cerr(checker *k, uint32_t pos, const char *fmt, ...) {
         if (k->nerr++ >= 100) return;
-        unsigned line, col;
-        cel_pos(k->ast->src, k->ast->src_len, pos, &line, &col);
-        if (k->msgs.len) dp_strbuf_putc(&k->msgs, '\n');
-        dp_strbuf_printf(&k->msgs, "ERROR: <input>:%u:%u: ", line, col);
         va_list ap;
         va_start(ap, fmt);
-        dp_strbuf_vprintf(&k->msgs, fmt, ap);
+        cel_message_vadd(&k->msgs, k->ast->src, k->ast->src_len, pos, fmt, ap);
         va_end(ap);
-        const char *src = k->ast->src;
-        size_t ls = pos, len = k->ast->src_len;
-        if (ls > len) ls = len;
-        while (ls > 0 && src[ls - 1] != '\n') ls--;
-        size_t le = ls;
-        while (le < len && src[le] != '\n') le++;
-        dp_strbuf_puts(&k->msgs, "\n | ");
-        dp_strbuf_append(&k->msgs, src + ls, le - ls);
-        dp_strbuf_puts(&k->msgs, "\n | ");
-        for (unsigned i = 1; i < col; i++) dp_strbuf_putc(&k->msgs, '.');
-        dp_strbuf_putc(&k->msgs, '^');
 }
 
 static cel_type *mk(checker *k, cel_type_kind kind, const cel_type *a, const cel_type *b) {
@@ -487,6 +472,33 @@ static bool fmt_kind_ok(const cel_type *t, const char *kinds) {
 }
 
 /* verifyString: the argument and, inside list and map literals, every element */
+/* What each verb of format() takes (fmt_kind_ok's letters; NULL: what %s
+ * takes, fmt_bad_string), and cel-go's words when it is given another type. */
+typedef struct fmt_rule {
+        char verb;
+        const char *kinds;
+        const char *what;
+} fmt_rule;
+
+static const fmt_rule fmt_rules[] = {
+        {'s', NULL,
+         "string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, types, durations, and "
+         "timestamps"},
+        {'d', "iu", "decimal clause can only be used on integers"},
+        {'f', "ds", "fixed-point clause can only be used on doubles"},
+        {'e', "ds", "scientific clause can only be used on doubles"},
+        {'b', "iub", "only integers and bools can be formatted as binary"},
+        {'o', "iu", "octal clause can only be used on integers"},
+        {'x', "iusy", "only integers, byte buffers, and strings can be formatted as hex"},
+};
+
+/* The rule of a verb cel_format_clause accepted (x and X share one). */
+static const fmt_rule *fmt_rule_of(char verb) {
+        for (size_t i = 0; i < ELEMENTSOF(fmt_rules); i++)
+                if (fmt_rules[i].verb == verb) return &fmt_rules[i];
+        return &fmt_rules[ELEMENTSOF(fmt_rules) - 1];
+}
+
 static const cel_expr *fmt_bad_string(const cel_expr *a) {
         if (!fmt_kind_ok(a->type, "iudbsylmntTD")) return a;
         if (a->kind == CE_LIST)
@@ -526,50 +538,25 @@ static CEL_NOINLINE void check_format(checker *k, const cel_expr *e) {
                         cerr(k, e->pos, "index %zu out of range", ai);
                         return;
                 }
-                size_t len;
-                int prec;
-                char verb;
-                const char *msg;
-                if (cel_format_clause(p, end, &len, &prec, &verb, &msg) < 0) {
-                        cerr(k, e->pos, "%s", msg);
+                cel_clause cl;
+                if (cel_format_clause(p, end, &cl) < 0) {
+                        cerr(k, e->pos, "%s", cl.msg);
                         return;
                 }
                 const cel_expr *a = l->list.elems[ai++], *bad = NULL;
-                const char *what = NULL;
-                switch (verb) {
-                case 's':
+                const fmt_rule *rule = fmt_rule_of(cl.verb);
+                if (rule->kinds)
+                        bad = fmt_kind_ok(a->type, rule->kinds) ? NULL : a;
+                else
                         bad = fmt_bad_string(a);
-                        what = "string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, types, durations, and timestamps";
-                        break;
-                case 'd':
-                        if (!fmt_kind_ok(a->type, "iu")) bad = a;
-                        what = "decimal clause can only be used on integers";
-                        break;
-                case 'f':
-                case 'e':
-                        if (!fmt_kind_ok(a->type, "ds")) bad = a;
-                        what = verb == 'f' ? "fixed-point clause can only be used on doubles"
-                                           : "scientific clause can only be used on doubles";
-                        break;
-                case 'b':
-                        if (!fmt_kind_ok(a->type, "iub")) bad = a;
-                        what = "only integers and bools can be formatted as binary";
-                        break;
-                case 'o':
-                        if (!fmt_kind_ok(a->type, "iu")) bad = a;
-                        what = "octal clause can only be used on integers";
-                        break;
-                default:
-                        if (!fmt_kind_ok(a->type, "iusy")) bad = a;
-                        what = "only integers, byte buffers, and strings can be formatted as hex";
-                }
+                const char *what = rule->what;
                 if (bad) {
                         const cel_type *bt = bad->type;
                         cerr(k, bad->pos, "error during formatting: %s, was given %s", what,
                              bt == &cel_t_any ? "google.protobuf.Any" : tname(k, bt, b1, sizeof b1));
                         return;
                 }
-                p += len;
+                p += cl.len;
         }
         if (l->list.n > ai)
                 cerr(k, e->pos, "too many arguments supplied to string.format (expected %zu, got %zu)", ai, l->list.n);
@@ -679,13 +666,17 @@ static const cel_type *value_type(checker *k, cel_value v) {
  * (DP_CEL_MAX_AST_DEPTH of them): whatever is only needed after the children
  * are checked (messages, overload resolution) lives in CEL_NOINLINE helpers
  * so that it is not part of every level's frame. */
+/* A name that is neither a variable nor a type here: the error type. */
+static const cel_type *undeclared(checker *k, uint32_t pos, const char *name) {
+        cerr(k, pos, "undeclared reference to '%s' (in container '%s')", name,
+             k->env->container ? k->env->container : "");
+        return &cel_t_error;
+}
+
 static CEL_NOINLINE const cel_type *check_ident(checker *k, cel_expr *e, const tscope *s) {
-        const cel_type *t = &cel_t_dyn;
         const cel_type *lt = e->ident.slot == -2 ? NULL : lookup(s, e->ident.name);
-        if (lt) {
-                t = lt;
-                return t;
-        }
+        if (lt) return lt;
+        const cel_type *t = &cel_t_dyn;
         const char *n = e->ident.name[0] == '.' ? e->ident.name + 1 : e->ident.name;
         bool found = false;
         for (size_t i = 0; i < k->env->n_vars; i++)
@@ -693,21 +684,13 @@ static CEL_NOINLINE const cel_type *check_ident(checker *k, cel_expr *e, const t
                         t = k->env->vars[i].type;
                         found = true;
                 }
-        if (!found) {
-                cerr(k, e->pos, "undeclared reference to '%s' (in container '%s')", n,
-                     k->env->container ? k->env->container : "");
-                t = &cel_t_error;
-        }
-        return t;
+        return found ? t : undeclared(k, e->pos, n);
 }
 
 static CEL_NOINLINE const cel_type *check_select(checker *k, cel_expr *e, const tscope *s) {
         const cel_type *t = &cel_t_dyn;
         const cel_type *ot = check(k, e->sel.operand, s);
-        if (ot->kind == CT_ERROR) {
-                t = ot;
-                return t;
-        }
+        if (ot->kind == CT_ERROR) return ot;
         if (e->sel.test_only) {
                 if (!is_dyn(ot) && ot->kind == CT_OPTIONAL) ot = ot->p[0];
                 if (!is_dyn(ot) && ot->kind != CT_MAP && ot->kind != CT_DEVICE && ot->kind != CT_MESSAGE) {
@@ -801,21 +784,14 @@ static CEL_NOINLINE const cel_type *check_map(checker *k, cel_expr *e, const tsc
 }
 
 static CEL_NOINLINE const cel_type *check_struct(checker *k, cel_expr *e, const tscope *s) {
-        const cel_type *t = &cel_t_dyn;
         for (size_t i = 0; i < e->map.n; i++) check(k, e->map.entries[i].value, s);
-        cerr(k, e->pos, "undeclared reference to '%s' (in container '%s')", e->map.type_name,
-             k->env->container ? k->env->container : "");
-        t = &cel_t_error;
-        return t;
+        return undeclared(k, e->pos, e->map.type_name);
 }
 
 static CEL_NOINLINE const cel_type *check_comp(checker *k, cel_expr *e, const tscope *s) {
         const cel_type *t = &cel_t_dyn;
         const cel_type *rt = check(k, e->comp.range, s);
-        if (rt->kind == CT_ERROR) {
-                t = rt;
-                return t;
-        }
+        if (rt->kind == CT_ERROR) return rt;
         const cel_type *v1 = &cel_t_dyn, *v2 = &cel_t_dyn;
         if (rt == &cel_t_any) {
                 type_error(k, e->comp.range->pos, "expression of type '", rt,

@@ -318,10 +318,9 @@ FN(sv_less) { (void)n; (void)c; return cel_bool(cel_semver_cmp(A0.sv, A1.sv) < 0
 static cel_value find_impl(cel_ctx *c, const cel_value *args, size_t n, bool all) {
         const cel_regex *re = NULL;
         cel_regex *owned = NULL;
-        const char *why = NULL;
-        int r = cel_regex_get(c, A1, &re, &owned, &why);
-        if (r == -ENOMEM) return cel_oom(c);
-        if (r < 0) return cel_error(c, "invalid regex: %s", why);
+        cel_value bad;
+        if (cel_regex_get(c, A1, &re, &owned, &bad) < 0) return bad;
+        int r = 0;
         int64_t limit = n > 2 ? args[2].i : -1;
         cel_list *l = all ? cel_list_new(c, 0) : NULL;
         cel_value out = cel_str("", 0);

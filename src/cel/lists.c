@@ -126,28 +126,26 @@ static bool list_has(const cel_list *l, cel_value v) {
                 if (cel_value_equal(cel_list_at(l, i), v) == 1) return true;
         return false;
 }
+/* Whether a holds every element of b (all), or at least one (!all). */
+static bool holds(const cel_list *a, const cel_list *b, bool all) {
+        for (size_t i = 0; i < b->n; i++)
+                if (list_has(a, cel_list_at(b, i)) != all) return !all;
+        return all;
+}
 FN(sets_contains) {
         (void)n;
         (void)c;
-        for (size_t i = 0; i < A1.l->n; i++)
-                if (!list_has(A0.l, cel_list_at(A1.l, i))) return cel_bool(false);
-        return cel_bool(true);
+        return cel_bool(holds(A0.l, A1.l, true));
 }
 FN(sets_equivalent) {
         (void)n;
         (void)c;
-        for (size_t i = 0; i < A1.l->n; i++)
-                if (!list_has(A0.l, cel_list_at(A1.l, i))) return cel_bool(false);
-        for (size_t i = 0; i < A0.l->n; i++)
-                if (!list_has(A1.l, cel_list_at(A0.l, i))) return cel_bool(false);
-        return cel_bool(true);
+        return cel_bool(holds(A0.l, A1.l, true) && holds(A1.l, A0.l, true));
 }
 FN(sets_intersects) {
         (void)n;
         (void)c;
-        for (size_t i = 0; i < A1.l->n; i++)
-                if (list_has(A0.l, cel_list_at(A1.l, i))) return cel_bool(true);
-        return cel_bool(false);
+        return cel_bool(holds(A0.l, A1.l, false));
 }
 
 #define L(fn, id, member, sig, impl, cost) {fn, id, member, 0, sig, impl, cost, CEL_LIB_LISTS_EXT}

@@ -78,18 +78,30 @@ static cel_value ip_value(cel_ctx *c, const cel_ip *ip, uint8_t kind) {
         return (cel_value){.kind = kind, .ip = x};
 }
 
-FN(ip_fn) {
-        (void)n;
-        cel_ip ip;
-        if (parse_ip(A0.s.p, A0.s.n, &ip) < 0) return cel_error(c, "IP Address '%.*s' parse error", (int)DP_MIN(A0.s.n, 64), A0.s.p);
-        return ip_value(c, &ip, CV_IP);
+/* v itself when it is an IP (kind CV_IP) or CIDR (CV_CIDR) value, else the
+ * string v parsed as one into *buf; NULL when it does not parse. */
+static const cel_ip *as_net(cel_value v, cel_value_kind kind, cel_ip *buf) {
+        if (v.kind == kind) return v.ip;
+        int r = kind == CV_CIDR ? parse_cidr(v.s.p, v.s.n, buf) : parse_ip(v.s.p, v.s.n, buf);
+        return r < 0 ? NULL : buf;
 }
-FN(is_ip) {
-        (void)n;
-        (void)c;
+
+/* ip() and cidr() of a string, or cel-go's parse error */
+static cel_value net_value(cel_ctx *c, cel_value s, cel_value_kind kind) {
         cel_ip ip;
-        return cel_bool(parse_ip(A0.s.p, A0.s.n, &ip) == 0);
+        if (as_net(s, kind, &ip)) return ip_value(c, &ip, kind);
+        int len = (int)DP_MIN(s.s.n, 64);
+        if (kind == CV_IP) return cel_error(c, "IP Address '%.*s' parse error", len, s.s.p);
+        return cel_error(c, "network address parse error during conversion from string: %.*s", len, s.s.p);
 }
+
+static cel_value is_net(cel_value s, cel_value_kind kind) {
+        cel_ip ip;
+        return cel_bool(as_net(s, kind, &ip) != NULL);
+}
+
+FN(ip_fn) { (void)n; return net_value(c, A0, CV_IP); }
+FN(is_ip) { (void)n; (void)c; return is_net(A0, CV_IP); }
 FN(ip_is_canonical) {
         (void)n;
         cel_ip ip;
@@ -153,18 +165,8 @@ static void mask_ip(cel_ip *ip) {
                 ip->addr[i] &= keep <= 0 ? 0 : (uint8_t)(0xff << (8 - keep));
         }
 }
-FN(cidr_fn) {
-        (void)n;
-        cel_ip ip;
-        if (parse_cidr(A0.s.p, A0.s.n, &ip) < 0) return cel_error(c, "network address parse error during conversion from string: %.*s", (int)DP_MIN(A0.s.n, 64), A0.s.p);
-        return ip_value(c, &ip, CV_CIDR);
-}
-FN(is_cidr) {
-        (void)n;
-        (void)c;
-        cel_ip ip;
-        return cel_bool(parse_cidr(A0.s.p, A0.s.n, &ip) == 0);
-}
+FN(cidr_fn) { (void)n; return net_value(c, A0, CV_CIDR); }
+FN(is_cidr) { (void)n; (void)c; return is_net(A0, CV_CIDR); }
 static bool cidr_contains(const cel_ip *net, const cel_ip *ip, int prefix) {
         if (net->family != ip->family || prefix < net->prefix) return false;
         cel_ip a = *net, b = *ip;
@@ -176,21 +178,15 @@ static bool cidr_contains(const cel_ip *net, const cel_ip *ip, int prefix) {
 FN(cidr_contains_ip) {
         (void)n;
         cel_ip ip;
-        const cel_ip *p = A1.kind == CV_IP ? A1.ip : NULL;
-        if (!p) {
-                if (parse_ip(A1.s.p, A1.s.n, &ip) < 0) return cel_error(c, "IP Address parse error");
-                p = &ip;
-        }
+        const cel_ip *p = as_net(A1, CV_IP, &ip);
+        if (!p) return cel_error(c, "IP Address parse error");
         return cel_bool(cidr_contains(A0.ip, p, A0.ip->family == 4 ? 32 : 128));
 }
 FN(cidr_contains_cidr) {
         (void)n;
         cel_ip ip;
-        const cel_ip *p = A1.kind == CV_CIDR ? A1.ip : NULL;
-        if (!p) {
-                if (parse_cidr(A1.s.p, A1.s.n, &ip) < 0) return cel_error(c, "network address parse error");
-                p = &ip;
-        }
+        const cel_ip *p = as_net(A1, CV_CIDR, &ip);
+        if (!p) return cel_error(c, "network address parse error");
         return cel_bool(cidr_contains(A0.ip, p, p->prefix));
 }
 FN(cidr_ip) {

@@ -49,24 +49,28 @@ typedef struct parser {
 static void perr(parser *p, uint32_t pos, const char *fmt, ...) _printf_(3, 4);
 static void perr(parser *p, uint32_t pos, const char *fmt, ...) {
         if (p->nerr++ >= MAX_ERRORS) return;
-        unsigned line, col;
-        cel_pos(p->src, p->len, pos, &line, &col);
-        if (p->msgs.len) dp_strbuf_putc(&p->msgs, '\n');
-        dp_strbuf_printf(&p->msgs, "ERROR: <input>:%u:%u: ", line, col);
         va_list ap;
         va_start(ap, fmt);
-        dp_strbuf_vprintf(&p->msgs, fmt, ap);
+        cel_message_vadd(&p->msgs, p->src, p->len, pos, fmt, ap);
         va_end(ap);
+}
+
+void cel_message_vadd(dp_strbuf *msgs, const char *src, size_t len, uint32_t pos, const char *fmt, va_list ap) {
+        unsigned line, col;
+        cel_pos(src, len, pos, &line, &col);
+        if (msgs->len) dp_strbuf_putc(msgs, '\n');
+        dp_strbuf_printf(msgs, "ERROR: <input>:%u:%u: ", line, col);
+        dp_strbuf_vprintf(msgs, fmt, ap);
         /* snippet of the line with a caret under the column */
-        size_t ls = pos < p->len ? pos : p->len;
-        while (ls > 0 && p->src[ls - 1] != '\n') ls--;
+        size_t ls = pos < len ? pos : len;
+        while (ls > 0 && src[ls - 1] != '\n') ls--;
         size_t le = ls;
-        while (le < p->len && p->src[le] != '\n') le++;
-        dp_strbuf_puts(&p->msgs, "\n | ");
-        dp_strbuf_append(&p->msgs, p->src + ls, le - ls);
-        dp_strbuf_puts(&p->msgs, "\n | ");
-        for (unsigned i = 1; i < col; i++) dp_strbuf_putc(&p->msgs, '.');
-        dp_strbuf_putc(&p->msgs, '^');
+        while (le < len && src[le] != '\n') le++;
+        dp_strbuf_puts(msgs, "\n | ");
+        dp_strbuf_append(msgs, src + ls, le - ls);
+        dp_strbuf_puts(msgs, "\n | ");
+        for (unsigned i = 1; i < col; i++) dp_strbuf_putc(msgs, '.');
+        dp_strbuf_putc(msgs, '^');
 }
 
 void cel_pos(const char *src, size_t len, uint32_t pos, unsigned *line, unsigned *col) {
@@ -141,14 +145,11 @@ static void lex_string(parser *p, tok *t, bool raw, bool bytes) {
                 }
                 char e = s[i + 1];
                 i += 2;
+                if (cel_escape_byte(e)) {
+                        dp_strbuf_putc(&sb, cel_escape_byte(e));
+                        continue;
+                }
                 switch (e) {
-                case 'a': dp_strbuf_putc(&sb, '\a'); break;
-                case 'b': dp_strbuf_putc(&sb, '\b'); break;
-                case 'f': dp_strbuf_putc(&sb, '\f'); break;
-                case 'n': dp_strbuf_putc(&sb, '\n'); break;
-                case 'r': dp_strbuf_putc(&sb, '\r'); break;
-                case 't': dp_strbuf_putc(&sb, '\t'); break;
-                case 'v': dp_strbuf_putc(&sb, '\v'); break;
                 case '\\': case '?': case '"': case '\'': case '`': dp_strbuf_putc(&sb, e); break;
                 case 'x': case 'X': case 'u': case 'U': {
                         int nd = (e == 'x' || e == 'X') ? 2 : e == 'u' ? 4 : 8;

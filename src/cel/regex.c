@@ -19,6 +19,16 @@ struct cel_regex {
         pcre2_match_context *mctx;
 };
 
+/* The decimal count at p[*j] (*j moved past it, the value capped once past
+ * 100000), or -1 where no digit stands. */
+static long repeat_count(const char *p, size_t n, size_t *j) {
+        if (*j >= n || p[*j] < '0' || p[*j] > '9') return -1;
+        long v = 0;
+        for (; *j < n && p[*j] >= '0' && p[*j] <= '9'; (*j)++)
+                if (v <= 100000) v = v * 10 + (p[*j] - '0');
+        return v;
+}
+
 /* Returns NULL when the pattern uses only RE2 syntax, else the reason. */
 static const char *re2_check(const char *p, size_t n) {
         bool in_class = false;
@@ -94,22 +104,11 @@ static const char *re2_check(const char *p, size_t n) {
                 if (c == '{') {
                         /* {n}, {n,}, {n,m}: counts at most 1000 */
                         size_t j = i + 1;
-                        long a = -1, b = -1;
-                        if (j < n && p[j] >= '0' && p[j] <= '9') {
-                                a = 0;
-                                while (j < n && p[j] >= '0' && p[j] <= '9') {
-                                        if (a <= 100000) a = a * 10 + (p[j] - '0');
-                                        j++;
-                                }
+                        long a = repeat_count(p, n, &j), b = -1;
+                        if (a >= 0) {
                                 if (j < n && p[j] == ',') {
                                         j++;
-                                        if (j < n && p[j] >= '0' && p[j] <= '9') {
-                                                b = 0;
-                                                while (j < n && p[j] >= '0' && p[j] <= '9') {
-                                                        if (b <= 100000) b = b * 10 + (p[j] - '0');
-                                                        j++;
-                                                }
-                                        }
+                                        b = repeat_count(p, n, &j);
                                 }
                                 if (j < n && p[j] == '}') {
                                         if (a > CEL_REGEX_MAX_REPEAT || b > CEL_REGEX_MAX_REPEAT || (b >= 0 && b < a))
@@ -211,14 +210,18 @@ static int dfa_search(const cel_regex *re, const char *s, size_t n) {
         return -EINVAL;
 }
 
-int cel_regex_get(cel_ctx *c, cel_value pat, const cel_regex **ret, cel_regex **ret_owned, const char **ret_err) {
+int cel_regex_get(cel_ctx *c, cel_value pat, const cel_regex **ret, cel_regex **ret_owned, cel_value *ret_err) {
         *ret_owned = NULL;
         if (c->call_regex) {
                 *ret = c->call_regex;
                 return 0;
         }
-        int r = cel_regex_compile(pat.s.p, pat.s.n, ret_owned, ret_err, c->arena);
-        if (r < 0) return r;
+        const char *why = NULL;
+        int r = cel_regex_compile(pat.s.p, pat.s.n, ret_owned, &why, c->arena);
+        if (r < 0) {
+                *ret_err = r == -ENOMEM ? cel_oom(c) : cel_error(c, "invalid regex: %s", why);
+                return r;
+        }
         *ret = *ret_owned;
         return 0;
 }
@@ -226,11 +229,9 @@ int cel_regex_get(cel_ctx *c, cel_value pat, const cel_regex **ret, cel_regex **
 cel_value cel_regex_matches(cel_ctx *c, cel_value s, cel_value pat) {
         const cel_regex *re = NULL;
         cel_regex *owned = NULL;
-        const char *why = NULL;
-        int r = cel_regex_get(c, pat, &re, &owned, &why);
-        if (r == -ENOMEM) return cel_oom(c);
-        if (r < 0) return cel_error(c, "invalid regex: %s", why);
-        r = dfa_search(re, s.s.p, s.s.n);
+        cel_value bad;
+        if (cel_regex_get(c, pat, &re, &owned, &bad) < 0) return bad;
+        int r = dfa_search(re, s.s.p, s.s.n);
         cel_regex_free(owned);
         if (r == -ENOMEM) return cel_oom(c);
         if (r == -E2BIG) return cel_error(c, "regex match limit exceeded");

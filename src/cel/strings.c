@@ -218,25 +218,27 @@ FN(reverse) {
         }
         return sb_value(c, &sb);
 }
+static const char escape_letters[] = "abfnrtv", escape_bytes[] = "\a\b\f\n\r\t\v";
+
+char cel_escape_byte(char letter) {
+        const char *l = letter ? strchr(escape_letters, letter) : NULL;
+        return l ? escape_bytes[l - escape_letters] : 0;
+}
+
+char cel_escape_letter(char byte) {
+        const char *b = byte ? strchr(escape_bytes, byte) : NULL;
+        return b ? escape_letters[b - escape_bytes] : 0;
+}
+
 FN(quote) {
         (void)n;
         dp_strbuf sb = DP_STRBUF_INIT;
         dp_strbuf_putc(&sb, '"');
-        const unsigned char *p = (const unsigned char *)A0.s.p;
         for (size_t i = 0; i < A0.s.n; i++) {
-                unsigned char ch = p[i];
-                switch (ch) {
-                case '\a': dp_strbuf_puts(&sb, "\\a"); break;
-                case '\b': dp_strbuf_puts(&sb, "\\b"); break;
-                case '\f': dp_strbuf_puts(&sb, "\\f"); break;
-                case '\n': dp_strbuf_puts(&sb, "\\n"); break;
-                case '\r': dp_strbuf_puts(&sb, "\\r"); break;
-                case '\t': dp_strbuf_puts(&sb, "\\t"); break;
-                case '\v': dp_strbuf_puts(&sb, "\\v"); break;
-                case '\\': dp_strbuf_puts(&sb, "\\\\"); break;
-                case '"': dp_strbuf_puts(&sb, "\\\""); break;
-                default: dp_strbuf_putc(&sb, (char)ch);
-                }
+                char ch = A0.s.p[i];
+                char esc = ch == '\\' || ch == '"' ? ch : cel_escape_letter(ch);
+                if (esc) dp_strbuf_putc(&sb, '\\');
+                dp_strbuf_putc(&sb, esc ? esc : ch);
         }
         dp_strbuf_putc(&sb, '"');
         return sb_value(c, &sb);
@@ -287,6 +289,16 @@ static void go_quote(dp_strbuf *sb, const char *p, size_t n, bool bytes) {
 
 static int fmt_value(cel_ctx *c, dp_strbuf *sb, cel_value v, bool nested, cel_value *err);
 
+/* v as a string in *ret; -1 when it has none (*err says why) or on a fatal error */
+static int to_string(cel_ctx *c, cel_value v, cel_value *ret, cel_value *err) {
+        *ret = cel_value_to_string(c, v);
+        if (c->fatal) return -1;
+        if (ret->kind != CV_STRING)
+                return FMT_ERR("error during formatting: could not convert argument \"%s\" to string",
+                               ret->kind == CV_ERROR ? ret->err : "");
+        return 0;
+}
+
 /* FormatString: what %s prints for a value at the top level */
 static int fmt_string(cel_ctx *c, dp_strbuf *sb, cel_value v, cel_value *err) {
         switch (v.kind) {
@@ -300,11 +312,8 @@ static int fmt_string(cel_ctx *c, dp_strbuf *sb, cel_value v, cel_value *err) {
         case CV_BYTES:
         case CV_TYPE:
         case CV_NULL: {
-                cel_value s = cel_value_to_string(c, v);
-                if (c->fatal) return -1;
-                if (s.kind != CV_STRING)
-                        return FMT_ERR("error during formatting: could not convert argument \"%s\" to string",
-                                       s.kind == CV_ERROR ? s.err : "");
+                cel_value s;
+                if (to_string(c, v, &s, err) < 0) return -1;
                 dp_strbuf_append(sb, s.s.p, s.s.n);
                 return 0;
         }
@@ -335,11 +344,8 @@ static int fmt_value(cel_ctx *c, dp_strbuf *sb, cel_value v, bool nested, cel_va
                 return 0;
         case CV_STRING:
         case CV_BYTES: {
-                cel_value s = cel_value_to_string(c, v);
-                if (c->fatal) return -1;
-                if (s.kind != CV_STRING)
-                        return FMT_ERR("error during formatting: could not convert argument \"%s\" to string",
-                                       s.kind == CV_ERROR ? s.err : "");
+                cel_value s;
+                if (to_string(c, v, &s, err) < 0) return -1;
                 go_quote(sb, s.s.p, s.s.n, v.kind == CV_BYTES);
                 return 0;
         }
@@ -407,14 +413,7 @@ static int fmt_value(cel_ctx *c, dp_strbuf *sb, cel_value v, bool nested, cel_va
 
 /* golang.org/x/text's en_US rendering of %.Nf: thousands grouped */
 static void fmt_fixed(dp_strbuf *sb, double d, int prec) {
-        if (isnan(d)) {
-                dp_strbuf_puts(sb, "NaN");
-                return;
-        }
-        if (isinf(d)) {
-                dp_strbuf_puts(sb, d > 0 ? "∞" : "-∞");
-                return;
-        }
+        if (cel_put_nonfinite(sb, d, "∞", "-∞")) return;
         int len = snprintf(NULL, 0, "%.*f", prec, d);
         char *buf = len > 0 ? malloc((size_t)len + 1) : NULL;
         if (!buf) {
@@ -518,8 +517,8 @@ static int fmt_clause(cel_ctx *c, dp_strbuf *sb, char verb, int prec, cel_value 
 }
 
 /* The clause at p[0] == '%' (not "%%"): its precision (-1: none) and verb.
- * 0, or -1 with *msg (upstream's parse errors). */
-int cel_format_clause(const char *p, const char *end, size_t *ret_len, int *ret_prec, char *ret_verb, const char **msg) {
+ * 0, or -1 with ret->msg (upstream's parse errors). */
+int cel_format_clause(const char *p, const char *end, cel_clause *ret) {
         const char *q = p + 1;
         int prec = -1;
         if (q < end && *q == '.') {
@@ -527,27 +526,30 @@ int cel_format_clause(const char *p, const char *end, size_t *ret_len, int *ret_
                 const char *d = q;
                 while (q < end && *q >= '0' && *q <= '9') q++;
                 if (q >= end) {
-                        *msg = "could not parse formatting clause: error while parsing precision: could not find end of precision specifier";
+                        ret->msg = "could not parse formatting clause: error while parsing precision: could not find "
+                                   "end of precision specifier";
                         return -1;
                 }
                 if (q == d) {
-                        *msg = "could not parse formatting clause: error while parsing precision: error while converting precision to integer: strconv.Atoi: parsing \"\": invalid syntax";
+                        ret->msg = "could not parse formatting clause: error while parsing precision: error while "
+                                   "converting precision to integer: strconv.Atoi: parsing \"\": invalid syntax";
                         return -1;
                 }
                 if (q - d > 9) {
-                        *msg = "could not parse formatting clause: error while parsing precision: error while converting precision to integer: value out of range";
+                        ret->msg = "could not parse formatting clause: error while parsing precision: error while "
+                                   "converting precision to integer: value out of range";
                         return -1;
                 }
                 prec = 0;
                 for (; d < q; d++) prec = prec * 10 + (*d - '0');
         }
         if (!strchr("sdfebxXo", *q) || !*q) {
-                *msg = "could not parse formatting clause: unrecognized formatting clause";
+                ret->msg = "could not parse formatting clause: unrecognized formatting clause";
                 return -1;
         }
-        *ret_prec = prec;
-        *ret_verb = *q;
-        *ret_len = (size_t)(q + 1 - p);
+        ret->prec = prec;
+        ret->verb = *q;
+        ret->len = (size_t)(q + 1 - p);
         return 0;
 }
 
@@ -579,17 +581,14 @@ FN(format) {
                         r = -1;
                         break;
                 }
-                size_t len;
-                int prec;
-                char verb;
-                const char *msg;
-                if (cel_format_clause(p, end, &len, &prec, &verb, &msg) < 0) {
-                        err = cel_error(c, "%s", msg);
+                cel_clause cl;
+                if (cel_format_clause(p, end, &cl) < 0) {
+                        err = cel_error(c, "%s", cl.msg);
                         r = -1;
                         break;
                 }
-                r = fmt_clause(c, &sb, verb, prec, cel_list_at(A1.l, ai++), &err);
-                p += len;
+                r = fmt_clause(c, &sb, cl.verb, cl.prec, cel_list_at(A1.l, ai++), &err);
+                p += cl.len;
         }
         if (r < 0) {
                 dp_strbuf_done(&sb);

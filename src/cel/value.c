@@ -474,15 +474,14 @@ size_t cel_utf8_offset(const char *s, size_t n, size_t cp) {
 }
 
 /* ---- rendering ---- */
+bool cel_put_nonfinite(dp_strbuf *sb, double d, const char *inf, const char *neg_inf) {
+        if (isfinite(d)) return false;
+        dp_strbuf_puts(sb, isnan(d) ? "NaN" : d > 0 ? inf : neg_inf);
+        return true;
+}
+
 static void format_double_go(dp_strbuf *sb, double d) {
-        if (isnan(d)) {
-                dp_strbuf_puts(sb, "NaN");
-                return;
-        }
-        if (isinf(d)) {
-                dp_strbuf_puts(sb, d > 0 ? "+Inf" : "-Inf");
-                return;
-        }
+        if (cel_put_nonfinite(sb, d, "+Inf", "-Inf")) return;
         if (d == 0) {
                 dp_strbuf_puts(sb, signbit(d) ? "-0" : "0");
                 return;

@@ -106,12 +106,17 @@ static int decode_container(dctx *c, const dp_doc_node *n, void *elem) {
         return 0;
 }
 
+static const decode_field pod_claim_fields[] = {
+        STR_FIELD("name", dp_pod_resource_claim, name),
+        STR_FIELD("resourceClaimName", dp_pod_resource_claim, resource_claim_name),
+        STR_FIELD("resourceClaimTemplateName", dp_pod_resource_claim, resource_claim_template_name),
+        {},
+};
+
 static int decode_pod_claim(dctx *c, const dp_doc_node *n, void *elem) {
         dp_pod_resource_claim *q = elem;
-        DECODE_FIELDS(c, n, k, v, if (streq(k, "name")) r = get_str(c, v, &q->name);
-                      else if (streq(k, "resourceClaimName")) r = get_str(c, v, &q->resource_claim_name);
-                      else if (streq(k, "resourceClaimTemplateName")) r =
-                              get_str(c, v, &q->resource_claim_template_name););
+        int r = get_fields(c, n, q, pod_claim_fields); /* n is a map: get_seq refuses null entries */
+        if (r < 0) return r;
         if (!!q->resource_claim_name == !!q->resource_claim_template_name)
                 return dfail(c, n, -EINVAL,
                              "exactly one of resourceClaimName or resourceClaimTemplateName must be set");
@@ -158,12 +163,13 @@ static int decode_affinity(dctx *c, const dp_doc_node *n, dp_pod *p) {
         return 0;
 }
 
-static int decode_workload_ref(dctx *c, const dp_doc_node *n, dp_pod *p) {
-        DECODE_FIELDS(c, n, k, v, if (streq(k, "name")) r = get_str(c, v, &p->workload_name);
-                      else if (streq(k, "podGroup")) r = get_str(c, v, &p->workload_pod_group);
-                      else if (streq(k, "podGroupReplicaKey")) r = 0;);
-        return 0;
-}
+/* spec.workloadRef, into the pod's own fields */
+static const decode_field workload_ref_fields[] = {
+        STR_FIELD("name", dp_pod, workload_name),
+        STR_FIELD("podGroup", dp_pod, workload_pod_group),
+        SKIP_FIELD("podGroupReplicaKey"),
+        {},
+};
 
 static const char *const pod_spec_ignored[] = {"ephemeralContainers",
                                                "restartPolicy",
@@ -220,7 +226,7 @@ static int decode_pod_spec(dctx *c, const dp_doc_node *n, dp_pod *p) {
                 else if (streq(k, "resourceClaims")) r =
                         get_seq(c, v, (void **)&p->resource_claims, &p->n_resource_claims,
                                 sizeof(dp_pod_resource_claim), decode_pod_claim);
-                else if (streq(k, "workloadRef")) r = decode_workload_ref(c, v, p);
+                else if (streq(k, "workloadRef")) r = get_fields(c, v, p, workload_ref_fields);
                 else if (streq(k, "resources")) r = decode_pod_resources(c, v, p);
                 else if (streq(k, "schedulingGroup")) r = decode_scheduling_group(c, v, p);
                 else if (streq(k, "topologySpreadConstraints")) r = decode_topology_spread(c, v, p);
@@ -252,13 +258,14 @@ static const char *const pod_status_ignored[] = {"conditions",
                                                  "allocatedResources",
                                                  NULL};
 
-static int decode_mapping(dctx *c, const dp_doc_node *n, void *elem) {
-        dp_extended_resource_mapping *m = elem;
-        DECODE_FIELDS(c, n, k, v, if (streq(k, "containerName")) r = get_str(c, v, &m->container_name);
-                      else if (streq(k, "resourceName")) r = get_str(c, v, &m->resource_name);
-                      else if (streq(k, "requestName")) r = get_str(c, v, &m->request_name););
-        return 0;
-}
+static const decode_field mapping_fields[] = {
+        STR_FIELD("containerName", dp_extended_resource_mapping, container_name),
+        STR_FIELD("resourceName", dp_extended_resource_mapping, resource_name),
+        STR_FIELD("requestName", dp_extended_resource_mapping, request_name),
+        {},
+};
+
+static int decode_mapping(dctx *c, const dp_doc_node *n, void *elem) { return get_fields(c, n, elem, mapping_fields); }
 
 static int decode_extended_status(dctx *c, const dp_doc_node *n, dp_pod *p) {
         DECODE_FIELDS(c, n, k, v,

@@ -271,12 +271,13 @@ static int decode_device(dctx *c, const dp_doc_node *n, void *elem) {
         return 0;
 }
 
-static int decode_pool(dctx *c, const dp_doc_node *n, dp_resource_slice *s) {
-        DECODE_FIELDS(c, n, k, v, if (streq(k, "name")) r = get_str(c, v, &s->pool_name);
-                      else if (streq(k, "generation")) r = get_int64(c, v, &s->pool_generation);
-                      else if (streq(k, "resourceSliceCount")) r = get_int64(c, v, &s->pool_resource_slice_count););
-        return 0;
-}
+/* spec.pool, into the slice's own fields */
+static const decode_field pool_fields[] = {
+        STR_FIELD("name", dp_resource_slice, pool_name),
+        INT64_FIELD("generation", dp_resource_slice, pool_generation),
+        INT64_FIELD("resourceSliceCount", dp_resource_slice, pool_resource_slice_count),
+        {},
+};
 
 int decode_resource_slice(dctx *c, const dp_doc_node *root, dp_resource_slice *s) {
         const dp_doc_node *spec = dp_doc_get(root, "spec");
@@ -287,7 +288,7 @@ int decode_resource_slice(dctx *c, const dp_doc_node *root, dp_resource_slice *s
         DECODE_FIELDS(
                 c, spec, k, v, if (streq(k, "driver")) r = get_str(c, v, &s->driver); else if (streq(k, "pool")) {
                         have_pool = !dp_doc_is_null(v);
-                        r = decode_pool(c, v, s);
+                        r = get_fields(c, v, s, pool_fields);
                 } else if (streq(k, "nodeName")) r = get_str(c, v, &s->node_name);
                 else if (streq(k, "nodeSelector")) r = decode_node_selector(c, v, &s->node_selector);
                 else if (streq(k, "allNodes")) r = get_bool(c, v, &s->all_nodes);
@@ -589,13 +590,16 @@ static int decode_allocation(dctx *c, const dp_doc_node *n, dp_allocation_result
         return 0;
 }
 
+static const decode_field consumer_fields[] = {
+        STR_FIELD("apiGroup", dp_consumer_ref, api_group),
+        STR_FIELD("resource", dp_consumer_ref, resource),
+        STR_FIELD("name", dp_consumer_ref, name),
+        STR_FIELD("uid", dp_consumer_ref, uid),
+        {},
+};
+
 static int decode_consumer(dctx *c, const dp_doc_node *n, void *elem) {
-        dp_consumer_ref *q = elem;
-        DECODE_FIELDS(c, n, k, v, if (streq(k, "apiGroup")) r = get_str(c, v, &q->api_group);
-                      else if (streq(k, "resource")) r = get_str(c, v, &q->resource);
-                      else if (streq(k, "name")) r = get_str(c, v, &q->name);
-                      else if (streq(k, "uid")) r = get_str(c, v, &q->uid););
-        return 0;
+        return get_fields(c, n, elem, consumer_fields);
 }
 
 static int decode_network_data(dctx *c, const dp_doc_node *n, dp_network_device_data *d) {

@@ -73,11 +73,26 @@ int get_quantity_map(dctx *c, const dp_doc_node *n, dp_named_quantity **ret, siz
 /* Compact JSON of any subtree. */
 int get_json(dctx *c, const dp_doc_node *n, char **ret);
 
+/* Decode a map into one `elem_size` struct per key, in order, with fn
+ * (elements zeroed first). On failure nothing is kept: done() frees what the
+ * entries so far (the failed one included) hold, and *ret is untouched. */
+typedef int (*map_entry_fn)(dctx *c, const char *key, const dp_doc_node *v, void *elem);
+int get_map(dctx *c, const dp_doc_node *n, void **ret, size_t *ret_n, size_t elem_size, map_entry_fn fn,
+            void (*done)(void *elem));
+
+DEFINE_FREEP(dp_label_selector, dp_label_selector_free)
+
 /* Decode a sequence of `elem_size` structs with fn (elements zeroed first). */
 typedef int (*elem_fn)(dctx *c, const dp_doc_node *n, void *elem);
 int get_seq(dctx *c, const dp_doc_node *n, void **ret, size_t *ret_n, size_t elem_size, elem_fn fn);
 
 bool in_list(const char *key, const char *const *list);
+/* The key, values and operator of a selector requirement map n into q
+ * (*ret_have_op: an operator was given; label_selector: only In, NotIn,
+ * Exists and DoesNotExist, as metav1.LabelSelector). The checks of a whole
+ * requirement are the caller's. */
+int decode_requirement_fields(dctx *c, const dp_doc_node *n, dp_node_selector_requirement *q, bool label_selector,
+                              bool *ret_have_op);
 
 /* Common types (decode.c). */
 int decode_meta(dctx *c, const dp_doc_node *n, dp_object_meta *m);
@@ -123,6 +138,25 @@ int decode_pod_label_selector(dctx *c, const dp_doc_node *n, dp_label_selector *
 bool pod_sched_field(const char *key);
 int decode_pod_sched_field(dctx *c, const char *key, const dp_doc_node *v, dp_pod *p);
 int decode_container_ports(dctx *c, const dp_doc_node *n, dp_container *ct);
+
+/* A record of plain fields decoded by table (get_fields): each field's name
+ * as the API spells it, how its value reads and where it goes in the struct.
+ * The *_FIELD macros refuse (at compile time) a member of another type. */
+typedef enum { FIELD_STR, FIELD_BOOL, FIELD_INT32, FIELD_INT64, FIELD_SKIP } field_kind;
+typedef struct decode_field {
+        const char *name;
+        field_kind kind;
+        size_t offset;
+} decode_field;
+#define FIELD_AT(type, member, ctype) (offsetof(type, member) + 0 * sizeof(&((type *)0)->member == (ctype *)0))
+#define STR_FIELD(name, type, member) {name, FIELD_STR, FIELD_AT(type, member, char *)}
+#define BOOL_FIELD(name, type, member) {name, FIELD_BOOL, FIELD_AT(type, member, bool)}
+#define INT32_FIELD(name, type, member) {name, FIELD_INT32, FIELD_AT(type, member, int32_t)}
+#define INT64_FIELD(name, type, member) {name, FIELD_INT64, FIELD_AT(type, member, int64_t)}
+#define SKIP_FIELD(name) {name, FIELD_SKIP, 0} /* known, not kept */
+/* Decode map n into obj by fields (ended by {}), as DECODE_FIELDS does:
+ * null is nothing to do, an unknown key is refused. */
+int get_fields(dctx *c, const dp_doc_node *n, void *obj, const decode_field *fields);
 
 /* The loop every struct decoder runs: for each key of map map_, push the key on
  * the path, run the if/else chain in BODY (which sets r), pop. */

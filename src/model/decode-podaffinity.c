@@ -8,26 +8,11 @@
  */
 #include "model/decode-internal.h"
 
-static int get_ls_op(dctx *c, const dp_doc_node *v, dp_node_selector_op *ret, bool *have) {
-        _cleanup_free_ char *op = NULL;
-        int r = get_str(c, v, &op);
-        if (r < 0 || !op) return r;
-        static const char *const names[] = {"In", "NotIn", "Exists", "DoesNotExist"};
-        for (size_t i = 0; i < ELEMENTSOF(names); i++)
-                if (streq(op, names[i])) {
-                        *ret = (dp_node_selector_op)i; /* DP_NS_OP_IN .. DP_NS_OP_DOES_NOT_EXIST */
-                        *have = true;
-                        return 0;
-                }
-        return dfail(c, v, -EINVAL, "unsupported operator \"%.60s\" (In, NotIn, Exists, DoesNotExist)", op);
-}
-
 static int decode_ls_requirement(dctx *c, const dp_doc_node *n, void *elem) {
         dp_node_selector_requirement *q = elem;
         bool have_op = false;
-        DECODE_FIELDS(c, n, k, v, if (streq(k, "key")) r = get_str(c, v, &q->key);
-                      else if (streq(k, "values")) r = get_strv(c, v, &q->values, &q->n_values);
-                      else if (streq(k, "operator")) r = get_ls_op(c, v, &q->op, &have_op););
+        int r = decode_requirement_fields(c, n, q, true, &have_op);
+        if (r < 0) return r;
         if (!q->key || !q->key[0]) return dfail(c, n, -EINVAL, "key: required");
         if (!have_op) return dfail(c, n, -EINVAL, "operator: required");
         bool set_op = q->op == DP_NS_OP_IN || q->op == DP_NS_OP_NOT_IN;
@@ -41,17 +26,15 @@ static int decode_ls_requirement(dctx *c, const dp_doc_node *n, void *elem) {
 /* A null selector stays NULL (it matches nothing); {} matches everything. */
 int decode_pod_label_selector(dctx *c, const dp_doc_node *n, dp_label_selector **ret) {
         if (dp_doc_is_null(n)) return 0;
-        int e = expect_map(c, n);
-        if (e < 0) return e;
-        dp_label_selector *ls = calloc(1, sizeof(*ls));
+        _cleanup_(dp_label_selector_freep) dp_label_selector *ls = calloc(1, sizeof(*ls));
         if (!ls) return dp_error_set(c->err, -ENOMEM, "out of memory");
-        dp_label_selector_free(*ret);
-        *ret = ls; /* owned by the caller's struct from here on */
         DECODE_FIELDS(c, n, k, v, if (streq(k, "matchLabels")) r =
                                           get_kv_map(c, v, &ls->match_labels, &ls->n_match_labels);
                       else if (streq(k, "matchExpressions")) r =
                               get_seq(c, v, (void **)&ls->match_expressions, &ls->n_match_expressions,
                                       sizeof(dp_node_selector_requirement), decode_ls_requirement););
+        dp_label_selector_free(*ret);
+        *ret = TAKE_PTR(ls);
         return 0;
 }
 

@@ -9,6 +9,7 @@
 #include <inttypes.h>
 
 #include "base/strbuf.h"
+#include "base/strv.h"
 #include "model/decode-internal.h"
 
 /* ---- PriorityClass ---- */
@@ -57,11 +58,8 @@ static const char *const binding_sources[] = {"persistentVolumeClaim",
                                               NULL};
 
 static int add_unmodelled(dctx *c, dp_pod *p, const char *what) {
-        char **v = realloc(p->unmodelled, (p->n_unmodelled + 1) * sizeof(*v));
-        if (!v) return dp_error_set(c->err, -ENOMEM, "out of memory");
-        p->unmodelled = v;
-        if (!(v[p->n_unmodelled] = dp_strdup(what))) return dp_error_set(c->err, -ENOMEM, "out of memory");
-        p->n_unmodelled++;
+        if (dp_strv_push_n(&p->unmodelled, &p->n_unmodelled, what) < 0)
+                return dp_error_set(c->err, -ENOMEM, "out of memory");
         return 0;
 }
 
@@ -100,13 +98,20 @@ typedef struct port_fields {
         char *host_ip, *protocol;
 } port_fields;
 
+static const decode_field port_field_table[] = {
+        INT32_FIELD("containerPort", port_fields, container_port),
+        INT32_FIELD("hostPort", port_fields, host_port),
+        STR_FIELD("hostIP", port_fields, host_ip),
+        STR_FIELD("protocol", port_fields, protocol),
+        SKIP_FIELD("name"),
+        {},
+};
+
+/* n is a map: get_seq refuses null entries */
 static int decode_port(dctx *c, const dp_doc_node *n, void *elem) {
         port_fields *f = elem;
-        DECODE_FIELDS(c, n, k, v, if (streq(k, "containerPort")) r = get_int32(c, v, &f->container_port);
-                      else if (streq(k, "hostPort")) r = get_int32(c, v, &f->host_port);
-                      else if (streq(k, "hostIP")) r = get_str(c, v, &f->host_ip);
-                      else if (streq(k, "protocol")) r = get_str(c, v, &f->protocol);
-                      else if (streq(k, "name")) r = 0;);
+        int r = get_fields(c, n, f, port_field_table);
+        if (r < 0) return r;
         if (f->host_port < 0 || f->host_port > 65535)
                 return dfail(c, n, -EINVAL, "hostPort: must be between 0 and 65535, got %" PRId32, f->host_port);
         if (f->protocol && !streq(f->protocol, "TCP") && !streq(f->protocol, "UDP") && !streq(f->protocol, "SCTP"))

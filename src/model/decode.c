@@ -193,76 +193,56 @@ int get_strv(dctx *c, const dp_doc_node *n, char ***ret, size_t *ret_n) {
         return 0;
 }
 
-int get_kv_map(dctx *c, const dp_doc_node *n, dp_kv **ret, size_t *ret_n) {
+int get_map(dctx *c, const dp_doc_node *n, void **ret, size_t *ret_n, size_t elem_size, map_entry_fn fn,
+            void (*done)(void *elem)) {
         int r = expect_map(c, n);
         if (r <= 0) return r;
-        dp_kv *v = n->n ? calloc(n->n, sizeof(dp_kv)) : NULL;
+        char *v = n->n ? calloc(n->n, elem_size) : NULL;
         if (n->n && !v) return dp_error_set(c->err, -ENOMEM, "out of memory");
-        size_t done = 0;
-        for (; done < n->n; done++) {
-                size_t m = path_key(c, n->pairs[done].key);
-                v[done].key = strdup(n->pairs[done].key);
-                if (!v[done].key) {
-                        r = dp_error_set(c->err, -ENOMEM, "out of memory");
-                        break;
-                }
-                if (dp_doc_is_null(n->pairs[done].value)) {
-                        v[done].value = strdup("");
-                        r = v[done].value ? 0 : dp_error_set(c->err, -ENOMEM, "out of memory");
-                } else {
-                        r = get_str(c, n->pairs[done].value, &v[done].value);
-                }
+        for (size_t i = 0; i < n->n; i++) {
+                size_t m = path_key(c, n->pairs[i].key);
+                r = fn(c, n->pairs[i].key, n->pairs[i].value, v + i * elem_size);
                 if (r < 0) {
-                        done++;
-                        break;
+                        for (size_t j = 0; j <= i; j++)
+                                done(v + j * elem_size);
+                        free(v);
+                        return r;
                 }
                 path_pop(c, m);
-        }
-        if (r < 0) {
-                for (size_t j = 0; j < done; j++) {
-                        free(v[j].key);
-                        free(v[j].value);
-                }
-                free(v);
-                return r;
         }
         *ret = v;
         *ret_n = n->n;
         return 0;
 }
 
+/* A label or annotation: a null value reads as "" */
+static int kv_entry(dctx *c, const char *key, const dp_doc_node *v, void *elem) {
+        dp_kv *kv = elem;
+        if (!(kv->key = strdup(key))) return dp_error_set(c->err, -ENOMEM, "out of memory");
+        if (!dp_doc_is_null(v)) return get_str(c, v, &kv->value);
+        return (kv->value = strdup("")) ? 0 : dp_error_set(c->err, -ENOMEM, "out of memory");
+}
+
+static void kv_entry_done(void *elem) {
+        dp_kv *kv = elem;
+        dp_free_many(kv->key, kv->value);
+}
+
+int get_kv_map(dctx *c, const dp_doc_node *n, dp_kv **ret, size_t *ret_n) {
+        return get_map(c, n, (void **)ret, ret_n, sizeof(dp_kv), kv_entry, kv_entry_done);
+}
+
+static int quantity_entry(dctx *c, const char *key, const dp_doc_node *v, void *elem) {
+        dp_named_quantity *q = elem;
+        if (!(q->name = strdup(key))) return dp_error_set(c->err, -ENOMEM, "out of memory");
+        if (dp_doc_is_null(v)) return dfail(c, v, -EINVAL, "expected a quantity, got null");
+        return get_quantity(c, v, &q->value);
+}
+
+static void quantity_entry_done(void *elem) { free(((dp_named_quantity *)elem)->name); }
+
 int get_quantity_map(dctx *c, const dp_doc_node *n, dp_named_quantity **ret, size_t *ret_n) {
-        int r = expect_map(c, n);
-        if (r <= 0) return r;
-        dp_named_quantity *v = n->n ? calloc(n->n, sizeof(*v)) : NULL;
-        if (n->n && !v) return dp_error_set(c->err, -ENOMEM, "out of memory");
-        size_t done = 0;
-        for (; done < n->n; done++) {
-                size_t m = path_key(c, n->pairs[done].key);
-                v[done].name = strdup(n->pairs[done].key);
-                if (!v[done].name) {
-                        r = dp_error_set(c->err, -ENOMEM, "out of memory");
-                        break;
-                }
-                if (dp_doc_is_null(n->pairs[done].value))
-                        r = dfail(c, n->pairs[done].value, -EINVAL, "expected a quantity, got null");
-                else
-                        r = get_quantity(c, n->pairs[done].value, &v[done].value);
-                if (r < 0) {
-                        done++;
-                        break;
-                }
-                path_pop(c, m);
-        }
-        if (r < 0) {
-                for (size_t j = 0; j < done; j++)
-                        free(v[j].name);
-                free(v);
-                return r;
-        }
-        *ret = v;
-        *ret_n = n->n;
-        return 0;
+        return get_map(c, n, (void **)ret, ret_n, sizeof(dp_named_quantity), quantity_entry, quantity_entry_done);
 }
 
 int get_json(dctx *c, const dp_doc_node *n, char **ret) {
@@ -304,6 +284,37 @@ int get_seq(dctx *c, const dp_doc_node *n, void **ret, size_t *ret_n, size_t ele
         return 0;
 }
 
+static int get_field(dctx *c, const dp_doc_node *v, const decode_field *f, void *obj) {
+        void *at = (char *)obj + f->offset;
+        switch (f->kind) {
+        case FIELD_STR: return get_str(c, v, at);
+        case FIELD_BOOL: return get_bool(c, v, at);
+        case FIELD_INT32: return get_int32(c, v, at);
+        case FIELD_INT64: return get_int64(c, v, at);
+        case FIELD_SKIP: break;
+        }
+        return 0;
+}
+
+int get_fields(dctx *c, const dp_doc_node *n, void *obj, const decode_field *fields) {
+        int r = expect_map(c, n);
+        if (r <= 0) return r;
+        for (size_t i = 0; i < n->n; i++) {
+                const dp_doc_pair *p = &n->pairs[i];
+                size_t mark = path_key(c, p->key);
+                const decode_field *f = fields;
+                while (f->name && !streq(f->name, p->key))
+                        f++;
+                if (f->name)
+                        r = get_field(c, p->value, f, obj);
+                else
+                        r = dunknown(c, mark, p->key_node ? p->key_node : p->value, p->key);
+                if (r < 0) return r;
+                path_pop(c, mark);
+        }
+        return 0;
+}
+
 bool in_list(const char *key, const char *const *list) {
         for (; *list; list++)
                 if (streq(key, *list)) return true;
@@ -312,15 +323,18 @@ bool in_list(const char *key, const char *const *list) {
 
 /* ---- metadata ---- */
 
+static const decode_field owner_ref_fields[] = {
+        STR_FIELD("apiVersion", dp_owner_ref, api_version),
+        STR_FIELD("kind", dp_owner_ref, kind),
+        STR_FIELD("name", dp_owner_ref, name),
+        STR_FIELD("uid", dp_owner_ref, uid),
+        BOOL_FIELD("controller", dp_owner_ref, controller),
+        SKIP_FIELD("blockOwnerDeletion"),
+        {},
+};
+
 static int decode_owner_ref(dctx *c, const dp_doc_node *n, void *elem) {
-        dp_owner_ref *o = elem;
-        DECODE_FIELDS(c, n, k, v, if (streq(k, "apiVersion")) r = get_str(c, v, &o->api_version);
-                      else if (streq(k, "kind")) r = get_str(c, v, &o->kind);
-                      else if (streq(k, "name")) r = get_str(c, v, &o->name);
-                      else if (streq(k, "uid")) r = get_str(c, v, &o->uid);
-                      else if (streq(k, "controller")) r = get_bool(c, v, &o->controller);
-                      else if (streq(k, "blockOwnerDeletion")) r = 0;);
-        return 0;
+        return get_fields(c, n, elem, owner_ref_fields);
 }
 
 int decode_meta(dctx *c, const dp_doc_node *n, dp_object_meta *m) {
@@ -345,37 +359,36 @@ int decode_meta(dctx *c, const dp_doc_node *n, dp_object_meta *m) {
 
 /* ---- node selectors, taints, tolerations, conditions ---- */
 
+/* A node selector's operators; label selectors take the first four. */
+static const char *const ns_op_names[] = {"In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"};
+
+static int get_ns_op(dctx *c, const dp_doc_node *v, bool label_selector, dp_node_selector_op *ret, bool *have) {
+        _cleanup_free_ char *op = NULL;
+        int r = get_str(c, v, &op);
+        if (r < 0 || !op) return r;
+        size_t n = label_selector ? DP_NS_OP_DOES_NOT_EXIST + 1 : ELEMENTSOF(ns_op_names);
+        for (size_t i = 0; i < n; i++)
+                if (streq(op, ns_op_names[i])) {
+                        *ret = (dp_node_selector_op)i;
+                        *have = true;
+                        return 0;
+                }
+        return dfail(c, v, -EINVAL, "unsupported operator \"%.60s\" (In, NotIn, Exists, DoesNotExist%s)", op,
+                     label_selector ? "" : ", Gt, Lt");
+}
+
+int decode_requirement_fields(dctx *c, const dp_doc_node *n, dp_node_selector_requirement *q, bool label_selector,
+                              bool *ret_have_op) {
+        DECODE_FIELDS(c, n, k, v, if (streq(k, "key")) r = get_str(c, v, &q->key);
+                      else if (streq(k, "values")) r = get_strv(c, v, &q->values, &q->n_values);
+                      else if (streq(k, "operator")) r = get_ns_op(c, v, label_selector, &q->op, ret_have_op););
+        return 0;
+}
+
 static int decode_requirement(dctx *c, const dp_doc_node *n, void *elem) {
-        dp_node_selector_requirement *q = elem;
         bool have_op = false;
-        DECODE_FIELDS(
-                c, n, k, v, if (streq(k, "key")) r = get_str(c, v, &q->key);
-                else if (streq(k, "values")) r = get_strv(c, v, &q->values, &q->n_values);
-                else if (streq(k, "operator")) {
-                        char *op = NULL;
-                        r = get_str(c, v, &op);
-                        if (r >= 0 && op) {
-                                have_op = true;
-                                if (streq(op, "In"))
-                                        q->op = DP_NS_OP_IN;
-                                else if (streq(op, "NotIn"))
-                                        q->op = DP_NS_OP_NOT_IN;
-                                else if (streq(op, "Exists"))
-                                        q->op = DP_NS_OP_EXISTS;
-                                else if (streq(op, "DoesNotExist"))
-                                        q->op = DP_NS_OP_DOES_NOT_EXIST;
-                                else if (streq(op, "Gt"))
-                                        q->op = DP_NS_OP_GT;
-                                else if (streq(op, "Lt"))
-                                        q->op = DP_NS_OP_LT;
-                                else
-                                        r = dfail(c, v, -EINVAL,
-                                                  "unsupported operator \"%.60s\" (In, NotIn, Exists, "
-                                                  "DoesNotExist, Gt, Lt)",
-                                                  op);
-                        }
-                        free(op);
-                });
+        int r = decode_requirement_fields(c, n, elem, false, &have_op);
+        if (r < 0) return r;
         if (!have_op) return dfail(c, n, -EINVAL, "operator: required");
         return 0;
 }
@@ -422,38 +435,45 @@ int decode_node_selector(dctx *c, const dp_doc_node *n, dp_node_selector **ret) 
         return 0;
 }
 
-int decode_taint(dctx *c, const dp_doc_node *n, void *elem) {
-        dp_taint *t = elem;
-        DECODE_FIELDS(c, n, k, v, if (streq(k, "key")) r = get_str(c, v, &t->key);
-                      else if (streq(k, "value")) r = get_str(c, v, &t->value);
-                      else if (streq(k, "effect")) r = get_str(c, v, &t->effect);
-                      else if (streq(k, "timeAdded")) r = get_str(c, v, &t->time_added););
-        return 0;
-}
+static const decode_field taint_fields[] = {
+        STR_FIELD("key", dp_taint, key),
+        STR_FIELD("value", dp_taint, value),
+        STR_FIELD("effect", dp_taint, effect),
+        STR_FIELD("timeAdded", dp_taint, time_added),
+        {},
+};
+
+int decode_taint(dctx *c, const dp_doc_node *n, void *elem) { return get_fields(c, n, elem, taint_fields); }
+
+static const decode_field toleration_fields[] = {
+        STR_FIELD("key", dp_toleration, key),
+        STR_FIELD("operator", dp_toleration, op),
+        STR_FIELD("value", dp_toleration, value),
+        STR_FIELD("effect", dp_toleration, effect),
+        INT64_FIELD("tolerationSeconds", dp_toleration, toleration_seconds),
+        {},
+};
 
 int decode_toleration(dctx *c, const dp_doc_node *n, void *elem) {
         dp_toleration *t = elem;
-        DECODE_FIELDS(
-                c, n, k, v, if (streq(k, "key")) r = get_str(c, v, &t->key);
-                else if (streq(k, "operator")) r = get_str(c, v, &t->op);
-                else if (streq(k, "value")) r = get_str(c, v, &t->value);
-                else if (streq(k, "effect")) r = get_str(c, v, &t->effect); else if (streq(k, "tolerationSeconds")) {
-                        r = get_int64(c, v, &t->toleration_seconds);
-                        if (r >= 0 && !dp_doc_is_null(v)) t->has_toleration_seconds = true;
-                });
+        int r = get_fields(c, n, t, toleration_fields);
+        if (r < 0) return r;
+        const dp_doc_node *seconds = dp_doc_get(n, "tolerationSeconds");
+        t->has_toleration_seconds = seconds && !dp_doc_is_null(seconds);
         return 0;
 }
 
-int decode_condition(dctx *c, const dp_doc_node *n, void *elem) {
-        dp_condition *d = elem;
-        DECODE_FIELDS(c, n, k, v, if (streq(k, "type")) r = get_str(c, v, &d->type);
-                      else if (streq(k, "status")) r = get_str(c, v, &d->status);
-                      else if (streq(k, "reason")) r = get_str(c, v, &d->reason);
-                      else if (streq(k, "message")) r = get_str(c, v, &d->message);
-                      else if (streq(k, "lastTransitionTime")) r = get_str(c, v, &d->last_transition_time);
-                      else if (streq(k, "observedGeneration")) r = get_int64(c, v, &d->observed_generation););
-        return 0;
-}
+static const decode_field condition_fields[] = {
+        STR_FIELD("type", dp_condition, type),
+        STR_FIELD("status", dp_condition, status),
+        STR_FIELD("reason", dp_condition, reason),
+        STR_FIELD("message", dp_condition, message),
+        STR_FIELD("lastTransitionTime", dp_condition, last_transition_time),
+        INT64_FIELD("observedGeneration", dp_condition, observed_generation),
+        {},
+};
+
+int decode_condition(dctx *c, const dp_doc_node *n, void *elem) { return get_fields(c, n, elem, condition_fields); }
 
 /* ---- dispatch ---- */
 

@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "base/strbuf.h"
+#include "base/strv.h"
 #include "model/model.h"
 #include "model/validate.h"
 
@@ -24,16 +25,7 @@ int dp_object_list_warn(dp_object_list *l, const char *fmt, ...) {
         va_start(ap, fmt);
         vsnprintf(buf, sizeof(buf), fmt, ap);
         va_end(ap);
-        char *s = dp_strdup(buf);
-        if (!s) return -ENOMEM;
-        char **v = realloc(l->warnings, (l->n_warnings + 1) * sizeof(*v));
-        if (!v) {
-                free(s);
-                return -ENOMEM;
-        }
-        l->warnings = v;
-        v[l->n_warnings++] = s;
-        return 0;
+        return dp_strv_push_n(&l->warnings, &l->n_warnings, buf);
 }
 
 static const dp_named_quantity *nq_find(const dp_named_quantity *v, size_t n, const char *name) {
@@ -170,11 +162,7 @@ static int unmodelled_resources(dp_pod *p) {
                                 char what[300];
                                 snprintf(what, sizeof(what), "spec.%s[%zu].resources.requests[%s]",
                                          pass ? "initContainers" : "containers", i, name);
-                                char **x = realloc(p->unmodelled, (p->n_unmodelled + 1) * sizeof(*x));
-                                if (!x) return -ENOMEM;
-                                p->unmodelled = x;
-                                if (!(x[p->n_unmodelled] = dp_strdup(what))) return -ENOMEM;
-                                p->n_unmodelled++;
+                                if (dp_strv_push_n(&p->unmodelled, &p->n_unmodelled, what) < 0) return -ENOMEM;
                         }
         }
         return 0;

@@ -10,10 +10,8 @@
 #include "model/model.h"
 
 static void kv_free(dp_kv *v, size_t n) {
-        for (size_t i = 0; i < n; i++) {
-                free(v[i].key);
-                free(v[i].value);
-        }
+        for (size_t i = 0; i < n; i++)
+                dp_free_many(v[i].key, v[i].value);
         free(v);
 }
 
@@ -24,54 +22,41 @@ static void nq_free(dp_named_quantity *v, size_t n) {
 }
 
 static void conditions_free(dp_condition *v, size_t n) {
-        for (size_t i = 0; i < n; i++) {
-                free(v[i].type);
-                free(v[i].status);
-                free(v[i].reason);
-                free(v[i].message);
-                free(v[i].last_transition_time);
-        }
+        for (size_t i = 0; i < n; i++)
+                dp_free_many(v[i].type, v[i].status, v[i].reason, v[i].message, v[i].last_transition_time);
         free(v);
 }
 
 void dp_object_meta_done(dp_object_meta *m) {
         if (!m) return;
-        free(m->name);
-        free(m->generate_name);
-        free(m->namespace);
-        free(m->uid);
-        free(m->resource_version);
-        free(m->creation_timestamp);
-        free(m->deletion_timestamp);
+        dp_free_many(m->name, m->generate_name, m->namespace, m->uid, m->resource_version, m->creation_timestamp,
+                     m->deletion_timestamp);
         kv_free(m->labels, m->n_labels);
         kv_free(m->annotations, m->n_annotations);
         for (size_t i = 0; i < m->n_owner_references; i++) {
-                free(m->owner_references[i].api_version);
-                free(m->owner_references[i].kind);
-                free(m->owner_references[i].name);
-                free(m->owner_references[i].uid);
+                dp_owner_ref *o = &m->owner_references[i];
+                dp_free_many(o->api_version, o->kind, o->name, o->uid);
         }
         free(m->owner_references);
         *m = (dp_object_meta){0};
 }
 
-static void header_done(dp_object_header *h) {
-        free(h->api_version);
-        free(h->source);
-}
+static void header_done(dp_object_header *h) { dp_free_many(h->api_version, h->source); }
 
 static void requirement_done(dp_node_selector_requirement *r) {
         free(r->key);
         dp_strv_free_n(r->values, r->n_values);
 }
 
+static void requirements_free(dp_node_selector_requirement *v, size_t n) {
+        for (size_t i = 0; i < n; i++)
+                requirement_done(&v[i]);
+        free(v);
+}
+
 static void term_done(dp_node_selector_term *t) {
-        for (size_t j = 0; j < t->n_match_expressions; j++)
-                requirement_done(&t->match_expressions[j]);
-        for (size_t j = 0; j < t->n_match_fields; j++)
-                requirement_done(&t->match_fields[j]);
-        free(t->match_expressions);
-        free(t->match_fields);
+        requirements_free(t->match_expressions, t->n_match_expressions);
+        requirements_free(t->match_fields, t->n_match_fields);
 }
 
 void dp_node_selector_done(dp_node_selector *ns) {
@@ -88,12 +73,7 @@ dp_node_selector *dp_node_selector_free(dp_node_selector *ns) {
         return NULL;
 }
 
-static void taint_done(dp_taint *t) {
-        free(t->key);
-        free(t->value);
-        free(t->effect);
-        free(t->time_added);
-}
+static void taint_done(dp_taint *t) { dp_free_many(t->key, t->value, t->effect, t->time_added); }
 
 static void taints_free(dp_taint *v, size_t n) {
         for (size_t i = 0; i < n; i++)
@@ -103,10 +83,7 @@ static void taints_free(dp_taint *v, size_t n) {
 
 void dp_toleration_done(dp_toleration *t) {
         if (!t) return;
-        free(t->key);
-        free(t->op);
-        free(t->value);
-        free(t->effect);
+        dp_free_many(t->key, t->op, t->value, t->effect);
         *t = (dp_toleration){0};
 }
 
@@ -117,32 +94,24 @@ static void tolerations_free(dp_toleration *v, size_t n) {
 }
 
 static void attribute_done(dp_device_attribute *a) {
-        free(a->name);
-        free(a->s);
-        free(a->ints);
-        free(a->bools);
+        dp_free_many(a->name, a->s, a->ints, a->bools);
         dp_strv_free_n(a->strs, a->n);
 }
 
+static void counter_consumption_done(dp_counter_consumption *c) {
+        free(c->counter_set);
+        nq_free(c->counters, c->n_counters);
+        dp_strv_free_n(c->compatibility_groups, c->n_compatibility_groups);
+}
+
 static void device_done(dp_device *d) {
-        free(d->name);
         for (size_t i = 0; i < d->n_attributes; i++)
                 attribute_done(&d->attributes[i]);
-        free(d->attributes);
-        for (size_t i = 0; i < d->n_capacity; i++) {
-                free(d->capacity[i].name);
-                free(d->capacity[i].valid_values);
-                free(d->capacity[i].valid_range);
-        }
-        free(d->capacity);
-        for (size_t i = 0; i < d->n_consumes_counters; i++) {
-                dp_counter_consumption *c = &d->consumes_counters[i];
-                free(c->counter_set);
-                nq_free(c->counters, c->n_counters);
-                dp_strv_free_n(c->compatibility_groups, c->n_compatibility_groups);
-        }
-        free(d->consumes_counters);
-        free(d->node_name);
+        for (size_t i = 0; i < d->n_capacity; i++)
+                dp_free_many(d->capacity[i].name, d->capacity[i].valid_values, d->capacity[i].valid_range);
+        for (size_t i = 0; i < d->n_consumes_counters; i++)
+                counter_consumption_done(&d->consumes_counters[i]);
+        dp_free_many(d->name, d->attributes, d->capacity, d->consumes_counters, d->node_name);
         dp_node_selector_free(d->node_selector);
         taints_free(d->taints, d->n_taints);
         dp_strv_free_n(d->binding_conditions, d->n_binding_conditions);
@@ -153,21 +122,16 @@ dp_resource_slice *dp_resource_slice_free(dp_resource_slice *s) {
         if (!s) return NULL;
         header_done(&s->hdr);
         dp_object_meta_done(&s->meta);
-        free(s->driver);
-        free(s->pool_name);
-        free(s->node_name);
         dp_node_selector_free(s->node_selector);
         for (size_t i = 0; i < s->n_devices; i++)
                 device_done(&s->devices[i]);
-        free(s->devices);
         for (size_t i = 0; i < s->n_shared_counters; i++) {
                 free(s->shared_counters[i].name);
                 nq_free(s->shared_counters[i].counters, s->shared_counters[i].n_counters);
         }
-        free(s->shared_counters);
         dp_strv_free_n(s->skip_node_operations, s->n_skip_node_operations);
-        free(s->partition_type_attribute);
-        free(s);
+        dp_free_many(s->driver, s->pool_name, s->node_name, s->devices, s->shared_counters, s->partition_type_attribute,
+                     s);
         return NULL;
 }
 
@@ -179,8 +143,7 @@ static void selectors_free(dp_device_selector *v, size_t n) {
 
 static void config_done(dp_device_config *c) {
         dp_strv_free_n(c->requests, c->n_requests);
-        free(c->driver);
-        free(c->parameters_json);
+        dp_free_many(c->driver, c->parameters_json);
 }
 
 static void configs_free(dp_device_config *v, size_t n) {
@@ -195,8 +158,7 @@ dp_device_class *dp_device_class_free(dp_device_class *c) {
         dp_object_meta_done(&c->meta);
         selectors_free(c->selectors, c->n_selectors);
         configs_free(c->config, c->n_config);
-        free(c->extended_resource_name);
-        free(c);
+        dp_free_many(c->extended_resource_name, c);
         return NULL;
 }
 
@@ -207,36 +169,31 @@ static void request_spec_done(dp_device_request_spec *r) {
         nq_free(r->capacity_requests, r->n_capacity_requests);
 }
 
+static void device_request_done(dp_device_request *r) {
+        if (r->exactly) request_spec_done(r->exactly);
+        for (size_t j = 0; j < r->n_first_available; j++) {
+                free(r->first_available[j].name);
+                request_spec_done(&r->first_available[j].spec);
+        }
+        dp_free_many(r->name, r->exactly, r->first_available);
+}
+
 static void claim_spec_done(dp_resource_claim_spec *s) {
-        for (size_t i = 0; i < s->n_requests; i++) {
-                dp_device_request *r = &s->requests[i];
-                free(r->name);
-                if (r->exactly) request_spec_done(r->exactly);
-                free(r->exactly);
-                for (size_t j = 0; j < r->n_first_available; j++) {
-                        free(r->first_available[j].name);
-                        request_spec_done(&r->first_available[j].spec);
-                }
-                free(r->first_available);
-        }
-        free(s->requests);
+        for (size_t i = 0; i < s->n_requests; i++)
+                device_request_done(&s->requests[i]);
         for (size_t i = 0; i < s->n_constraints; i++) {
-                dp_strv_free_n(s->constraints[i].requests, s->constraints[i].n_requests);
-                free(s->constraints[i].match_attribute);
-                free(s->constraints[i].distinct_attribute);
+                dp_device_constraint *c = &s->constraints[i];
+                dp_strv_free_n(c->requests, c->n_requests);
+                dp_free_many(c->match_attribute, c->distinct_attribute);
         }
-        free(s->constraints);
+        dp_free_many(s->requests, s->constraints);
         configs_free(s->config, s->n_config);
 }
 
 void dp_device_allocation_result_done(dp_device_allocation_result *r) {
         if (!r) return;
-        free(r->request);
-        free(r->driver);
-        free(r->pool);
-        free(r->device);
+        dp_free_many(r->request, r->driver, r->pool, r->device, r->share_id);
         tolerations_free(r->tolerations, r->n_tolerations);
-        free(r->share_id);
         nq_free(r->consumed_capacity, r->n_consumed_capacity);
         dp_strv_free_n(r->binding_conditions, r->n_binding_conditions);
         dp_strv_free_n(r->binding_failure_conditions, r->n_binding_failure_conditions);
@@ -248,14 +205,20 @@ dp_allocation_result *dp_allocation_result_free(dp_allocation_result *a) {
         if (!a) return NULL;
         for (size_t i = 0; i < a->n_results; i++)
                 dp_device_allocation_result_done(&a->results[i]);
-        free(a->results);
         for (size_t i = 0; i < a->n_config; i++)
                 config_done(&a->config[i].config);
-        free(a->config);
         dp_node_selector_free(a->node_selector);
-        free(a->allocation_timestamp);
-        free(a);
+        dp_free_many(a->results, a->config, a->allocation_timestamp, a);
         return NULL;
+}
+
+static void device_status_done(dp_allocated_device_status *d) {
+        dp_free_many(d->driver, d->pool, d->device, d->share_id, d->data_json);
+        conditions_free(d->conditions, d->n_conditions);
+        if (d->network_data) {
+                dp_strv_free_n(d->network_data->ips, d->network_data->n_ips);
+                dp_free_many(d->network_data->interface_name, d->network_data->hardware_address, d->network_data);
+        }
 }
 
 dp_resource_claim *dp_resource_claim_free(dp_resource_claim *c) {
@@ -265,29 +228,12 @@ dp_resource_claim *dp_resource_claim_free(dp_resource_claim *c) {
         claim_spec_done(&c->spec);
         dp_allocation_result_free(c->allocation);
         for (size_t i = 0; i < c->n_reserved_for; i++) {
-                free(c->reserved_for[i].api_group);
-                free(c->reserved_for[i].resource);
-                free(c->reserved_for[i].name);
-                free(c->reserved_for[i].uid);
+                dp_consumer_ref *x = &c->reserved_for[i];
+                dp_free_many(x->api_group, x->resource, x->name, x->uid);
         }
-        free(c->reserved_for);
-        for (size_t i = 0; i < c->n_devices; i++) {
-                dp_allocated_device_status *d = &c->devices[i];
-                free(d->driver);
-                free(d->pool);
-                free(d->device);
-                free(d->share_id);
-                conditions_free(d->conditions, d->n_conditions);
-                free(d->data_json);
-                if (d->network_data) {
-                        free(d->network_data->interface_name);
-                        dp_strv_free_n(d->network_data->ips, d->network_data->n_ips);
-                        free(d->network_data->hardware_address);
-                        free(d->network_data);
-                }
-        }
-        free(c->devices);
-        free(c);
+        for (size_t i = 0; i < c->n_devices; i++)
+                device_status_done(&c->devices[i]);
+        dp_free_many(c->reserved_for, c->devices, c);
         return NULL;
 }
 
@@ -305,14 +251,10 @@ dp_device_taint_rule *dp_device_taint_rule_free(dp_device_taint_rule *r) {
         if (!r) return NULL;
         header_done(&r->hdr);
         dp_object_meta_done(&r->meta);
-        free(r->driver);
-        free(r->pool);
-        free(r->device);
-        free(r->device_class_name);
         selectors_free(r->selectors, r->n_selectors);
         taint_done(&r->taint);
         conditions_free(r->conditions, r->n_conditions);
-        free(r);
+        dp_free_many(r->driver, r->pool, r->device, r->device_class_name, r);
         return NULL;
 }
 
@@ -325,38 +267,29 @@ dp_node *dp_node_free(dp_node *n) {
         nq_free(n->allocatable, n->n_allocatable);
         for (size_t i = 0; i < n->n_images; i++)
                 dp_strv_free_n(n->images[i].names, n->images[i].n_names);
-        free(n->images);
-        free(n);
+        dp_free_many(n->images, n);
         return NULL;
 }
 
+static void container_done(dp_container *c) {
+        nq_free(c->limits, c->n_limits);
+        nq_free(c->requests, c->n_requests);
+        for (size_t j = 0; j < c->n_claims; j++)
+                dp_free_many(c->claims[j].name, c->claims[j].request);
+        for (size_t j = 0; j < c->n_host_ports; j++)
+                dp_free_many(c->host_ports[j].host_ip, c->host_ports[j].protocol);
+        dp_free_many(c->name, c->image, c->restart_policy, c->claims, c->host_ports);
+}
+
 static void containers_free(dp_container *v, size_t n) {
-        for (size_t i = 0; i < n; i++) {
-                free(v[i].name);
-                free(v[i].image);
-                free(v[i].restart_policy);
-                nq_free(v[i].limits, v[i].n_limits);
-                nq_free(v[i].requests, v[i].n_requests);
-                for (size_t j = 0; j < v[i].n_claims; j++) {
-                        free(v[i].claims[j].name);
-                        free(v[i].claims[j].request);
-                }
-                free(v[i].claims);
-                for (size_t j = 0; j < v[i].n_host_ports; j++) {
-                        free(v[i].host_ports[j].host_ip);
-                        free(v[i].host_ports[j].protocol);
-                }
-                free(v[i].host_ports);
-        }
+        for (size_t i = 0; i < n; i++)
+                container_done(&v[i]);
         free(v);
 }
 
 static void pod_claims_free(dp_pod_resource_claim *v, size_t n) {
-        for (size_t i = 0; i < n; i++) {
-                free(v[i].name);
-                free(v[i].resource_claim_name);
-                free(v[i].resource_claim_template_name);
-        }
+        for (size_t i = 0; i < n; i++)
+                dp_free_many(v[i].name, v[i].resource_claim_name, v[i].resource_claim_template_name);
         free(v);
 }
 
@@ -365,9 +298,7 @@ static void pod_claims_free(dp_pod_resource_claim *v, size_t n) {
 dp_label_selector *dp_label_selector_free(dp_label_selector *ls) {
         if (!ls) return NULL;
         kv_free(ls->match_labels, ls->n_match_labels);
-        for (size_t i = 0; i < ls->n_match_expressions; i++)
-                requirement_done(&ls->match_expressions[i]);
-        free(ls->match_expressions);
+        requirements_free(ls->match_expressions, ls->n_match_expressions);
         free(ls);
         return NULL;
 }
@@ -402,44 +333,30 @@ dp_pod *dp_pod_free(dp_pod *p) {
         if (!p) return NULL;
         header_done(&p->hdr);
         dp_object_meta_done(&p->meta);
-        free(p->node_name);
         kv_free(p->node_selector, p->n_node_selector);
         dp_node_selector_free(p->required_node_affinity);
         for (size_t i = 0; i < p->n_preferred_node_affinity; i++)
                 term_done(&p->preferred_node_affinity[i].preference);
-        free(p->preferred_node_affinity);
         pod_topology_done(p);
         tolerations_free(p->tolerations, p->n_tolerations);
-        free(p->priority_class_name);
-        free(p->scheduler_name);
         containers_free(p->init_containers, p->n_init_containers);
         containers_free(p->containers, p->n_containers);
         nq_free(p->overhead, p->n_overhead);
         pod_claims_free(p->resource_claims, p->n_resource_claims);
-        free(p->workload_name);
-        free(p->workload_pod_group);
-        free(p->phase);
-        free(p->nominated_node_name);
-        free(p->start_time);
-        for (size_t i = 0; i < p->n_claim_statuses; i++) {
-                free(p->claim_statuses[i].name);
-                free(p->claim_statuses[i].resource_claim_name);
-        }
-        free(p->claim_statuses);
+        for (size_t i = 0; i < p->n_claim_statuses; i++)
+                dp_free_many(p->claim_statuses[i].name, p->claim_statuses[i].resource_claim_name);
         nq_free(p->pod_limits, p->n_pod_limits);
         nq_free(p->pod_requests, p->n_pod_requests);
-        free(p->extended_resource_claim_name);
         for (size_t i = 0; i < p->n_extended_resource_mappings; i++) {
-                free(p->extended_resource_mappings[i].container_name);
-                free(p->extended_resource_mappings[i].resource_name);
-                free(p->extended_resource_mappings[i].request_name);
+                dp_extended_resource_mapping *m = &p->extended_resource_mappings[i];
+                dp_free_many(m->container_name, m->resource_name, m->request_name);
         }
-        free(p->extended_resource_mappings);
-        free(p->scheduling_group);
-        free(p->preemption_policy);
         dp_strv_free_n(p->scheduling_gates, p->n_scheduling_gates);
         dp_strv_free_n(p->unmodelled, p->n_unmodelled);
-        free(p);
+        dp_free_many(p->node_name, p->preferred_node_affinity, p->priority_class_name, p->scheduler_name,
+                     p->workload_name, p->workload_pod_group, p->phase, p->nominated_node_name, p->start_time,
+                     p->claim_statuses, p->extended_resource_claim_name, p->extended_resource_mappings,
+                     p->scheduling_group, p->preemption_policy, p);
         return NULL;
 }
 
@@ -465,8 +382,7 @@ dp_priority_class *dp_priority_class_free(dp_priority_class *pc) {
         if (!pc) return NULL;
         header_done(&pc->hdr);
         dp_object_meta_done(&pc->meta);
-        free(pc->preemption_policy);
-        free(pc);
+        dp_free_many(pc->preemption_policy, pc);
         return NULL;
 }
 
@@ -486,8 +402,7 @@ dp_deployment *dp_deployment_free(dp_deployment *d) {
         dp_object_meta_done(&d->meta);
         kv_free(d->selector_match_labels, d->n_selector_match_labels);
         dp_pod_free(d->template_);
-        free(d->template_json);
-        free(d);
+        dp_free_many(d->template_json, d);
         return NULL;
 }
 
@@ -601,15 +516,10 @@ dp_object_list *dp_object_list_free(dp_object_list *l) {
         if (!l) return NULL;
         for (size_t i = 0; i < l->n; i++)
                 dp_object_free(l->items[i]);
-        free(l->items);
-        for (size_t i = 0; i < l->n_skipped; i++) {
-                free(l->skipped[i].kind);
-                free(l->skipped[i].api_version);
-                free(l->skipped[i].first);
-        }
-        free(l->skipped);
+        for (size_t i = 0; i < l->n_skipped; i++)
+                dp_free_many(l->skipped[i].kind, l->skipped[i].api_version, l->skipped[i].first);
         dp_strv_free_n(l->warnings, l->n_warnings);
-        free(l);
+        dp_free_many(l->items, l->skipped, l);
         return NULL;
 }
 
@@ -742,6 +652,16 @@ dp_node_selector *dp_node_selector_clone(const dp_node_selector *ns) {
         return c;
 }
 
+/* Partially filled entries stay in *dst for the caller's done() to free. */
+static bool dup_kvs(dp_kv **dst, size_t *n_dst, const dp_kv *src, size_t n) {
+        if (n == 0) return true;
+        if (!(*dst = calloc(n, sizeof(dp_kv)))) return false;
+        *n_dst = n;
+        for (size_t i = 0; i < n; i++)
+                if (!dup_str(&(*dst)[i].key, src[i].key) || !dup_str(&(*dst)[i].value, src[i].value)) return false;
+        return true;
+}
+
 static bool dup_meta(dp_object_meta *d, const dp_object_meta *s) {
         *d = (dp_object_meta){.generation = s->generation};
         if (!dup_str(&d->name, s->name) || !dup_str(&d->generate_name, s->generate_name) ||
@@ -750,22 +670,9 @@ static bool dup_meta(dp_object_meta *d, const dp_object_meta *s) {
             !dup_str(&d->creation_timestamp, s->creation_timestamp) ||
             !dup_str(&d->deletion_timestamp, s->deletion_timestamp))
                 return false;
-        if (s->n_labels) {
-                if (!(d->labels = calloc(s->n_labels, sizeof(dp_kv)))) return false;
-                d->n_labels = s->n_labels;
-                for (size_t i = 0; i < s->n_labels; i++)
-                        if (!dup_str(&d->labels[i].key, s->labels[i].key) ||
-                            !dup_str(&d->labels[i].value, s->labels[i].value))
-                                return false;
-        }
-        if (s->n_annotations) {
-                if (!(d->annotations = calloc(s->n_annotations, sizeof(dp_kv)))) return false;
-                d->n_annotations = s->n_annotations;
-                for (size_t i = 0; i < s->n_annotations; i++)
-                        if (!dup_str(&d->annotations[i].key, s->annotations[i].key) ||
-                            !dup_str(&d->annotations[i].value, s->annotations[i].value))
-                                return false;
-        }
+        if (!dup_kvs(&d->labels, &d->n_labels, s->labels, s->n_labels) ||
+            !dup_kvs(&d->annotations, &d->n_annotations, s->annotations, s->n_annotations))
+                return false;
         if (s->n_owner_references) {
                 if (!(d->owner_references = calloc(s->n_owner_references, sizeof(dp_owner_ref)))) return false;
                 d->n_owner_references = s->n_owner_references;

@@ -3,7 +3,6 @@
  * load.c — the file-reading entry of the model: files, directories and
  * standard input ("-") in, one validated collection out (all or nothing).
  */
-#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -74,36 +73,22 @@ static bool has_input_suffix(const char *name) {
                (n > 5 && streq(name + n - 5, ".json"));
 }
 
-static int cmp_names(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
-/* Input files of a directory, sorted by name (hidden files skipped). */
+/* Input files of a directory as paths, sorted by name (hidden files skipped). */
 static int list_dir(const char *dir, char ***ret, size_t *ret_n, dp_error *err) {
-        DIR *d = opendir(dir);
-        if (!d) return dp_error_errno(err, -errno, "%s", dir);
-        char **v = NULL;
-        size_t n = 0, cap = 0;
-        int r = 0;
-        struct dirent *de;
-        while ((de = readdir(d))) {
-                if (de->d_name[0] == '.' || !has_input_suffix(de->d_name)) continue;
-                if (DP_GROW(v, cap, n + 1) < 0) {
-                        r = dp_error_set(err, -ENOMEM, "out of memory");
-                        break;
+        char **v;
+        size_t n;
+        int r = dp_dir_names(dir, has_input_suffix, &v, &n);
+        if (r < 0) return r == -ENOMEM ? dp_error_set(err, r, "out of memory") : dp_error_errno(err, r, "%s", dir);
+        size_t dl = strlen(dir);
+        for (size_t i = 0; i < n; i++) {
+                char *path = dp_asprintf("%s%s%s", dir, dl && dir[dl - 1] == '/' ? "" : "/", v[i]);
+                if (!path) {
+                        dp_strv_free(v);
+                        return dp_error_set(err, -ENOMEM, "out of memory");
                 }
-                size_t dl = strlen(dir);
-                v[n] = dp_asprintf("%s%s%s", dir, dl && dir[dl - 1] == '/' ? "" : "/", de->d_name);
-                if (!v[n]) {
-                        r = dp_error_set(err, -ENOMEM, "out of memory");
-                        break;
-                }
-                n++;
+                free(v[i]);
+                v[i] = path;
         }
-        closedir(d);
-        if (r < 0) {
-                dp_strv_free_n(v, n);
-                return r;
-        }
-        if (n) qsort(v, n, sizeof(char *), cmp_names);
         *ret = v;
         *ret_n = n;
         return 0;

@@ -28,33 +28,28 @@ static bool dns_subdomain_chars(const char *s, size_t n) {
         return true;
 }
 
-int dp_validate_dns_label(const char *s, dp_error *err) {
+/* s is not empty, at most max long and made of chars() (why: what chars() wants). */
+static int validate_dns(const char *s, size_t max, bool (*chars)(const char *s, size_t n), const char *why,
+                        dp_error *err) {
         size_t n = s ? strlen(s) : 0;
         if (n == 0) return dp_error_set(err, -EINVAL, "must not be empty");
-        if (n > DP_DNS1123_LABEL_MAX_LENGTH)
-                return dp_error_set(err, -EINVAL, "\"%.80s...\": must be no more than %d characters", s,
-                                    DP_DNS1123_LABEL_MAX_LENGTH);
-        if (!dns_label_chars(s, n))
-                return dp_error_set(err, -EINVAL,
-                                    "\"%.80s\": a lowercase RFC 1123 label must consist of lower case alphanumeric "
-                                    "characters or '-', and must start and end with an alphanumeric character",
-                                    s);
+        if (n > max) return dp_error_set(err, -EINVAL, "\"%.80s...\": must be no more than %zu characters", s, max);
+        if (!chars(s, n)) return dp_error_set(err, -EINVAL, "\"%.80s\": %s", s, why);
         return 0;
 }
 
+int dp_validate_dns_label(const char *s, dp_error *err) {
+        return validate_dns(s, DP_DNS1123_LABEL_MAX_LENGTH, dns_label_chars,
+                            "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', "
+                            "and must start and end with an alphanumeric character",
+                            err);
+}
+
 int dp_validate_dns_subdomain(const char *s, dp_error *err) {
-        size_t n = s ? strlen(s) : 0;
-        if (n == 0) return dp_error_set(err, -EINVAL, "must not be empty");
-        if (n > DP_DNS1123_SUBDOMAIN_MAX_LENGTH)
-                return dp_error_set(err, -EINVAL, "\"%.80s...\": must be no more than %d characters", s,
-                                    DP_DNS1123_SUBDOMAIN_MAX_LENGTH);
-        if (!dns_subdomain_chars(s, n))
-                return dp_error_set(err, -EINVAL,
-                                    "\"%.80s\": a lowercase RFC 1123 subdomain must consist of lower case "
-                                    "alphanumeric characters, '-' or '.', and must start and end with an "
-                                    "alphanumeric character",
-                                    s);
-        return 0;
+        return validate_dns(s, DP_DNS1123_SUBDOMAIN_MAX_LENGTH, dns_subdomain_chars,
+                            "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' "
+                            "or '.', and must start and end with an alphanumeric character",
+                            err);
 }
 
 /* ([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9], 1..63 */

@@ -8,54 +8,50 @@
 #include <stdio.h>
 
 #include "base/hashmap.h"
+#include "doc/builder.h"
 #include "model/model.h"
 
 static const char *owner_api_version(dp_kind k) { return k == DP_KIND_JOB ? "batch/v1" : "apps/v1"; }
 
-/* Map `from` without `skip` (borrowed pieces) into a new map of s. */
-static dp_doc_node *map_without(dp_doc_set *s, const dp_doc_node *from, const char *skip) {
-        dp_doc_node *out = dp_doc_new_map(s);
-        int r = out ? 0 : -ENOMEM;
-        for (size_t k = 0; from && from->type == DP_DOC_MAP && r >= 0 && k < from->n; k++)
-                if (!streq(from->pairs[k].key, skip))
-                        r = dp_doc_map_add(s, out, from->pairs[k].key, from->pairs[k].value);
-        return r >= 0 ? out : NULL;
+/* Map `from` without `skip` (borrowed pieces) into a new map. */
+static dp_doc_node *map_without(dp_doc_builder *b, const dp_doc_node *from, const char *skip) {
+        dp_doc_node *out = dp_doc_b_map(b);
+        for (size_t k = 0; from && from->type == DP_DOC_MAP && k < from->n; k++)
+                if (!streq(from->pairs[k].key, skip)) dp_doc_b_put(b, out, from->pairs[k].key, from->pairs[k].value);
+        return out;
 }
 
 /* The template's affinity with its required node affinity replaced by one
  * term, metadata.name In [node], as the DaemonSet controller does
  * (ReplaceDaemonSetPodNodeNameNodeAffinity): preferred node affinity, pod
  * affinity and anti-affinity stay as written. */
-static dp_doc_node *daemon_affinity(dp_doc_set *s, const dp_doc_node *tmpl_aff, const char *node) {
+static dp_doc_node *daemon_affinity(dp_doc_builder *b, const dp_doc_node *tmpl_aff, const char *node) {
         const dp_doc_node *tmpl_na =
                 tmpl_aff && tmpl_aff->type == DP_DOC_MAP ? dp_doc_get(tmpl_aff, "nodeAffinity") : NULL;
-        dp_doc_node *aff = map_without(s, tmpl_aff, "nodeAffinity");
-        dp_doc_node *na = map_without(s, tmpl_na, "requiredDuringSchedulingIgnoredDuringExecution");
-        dp_doc_node *req = dp_doc_new_map(s), *terms = dp_doc_new_seq(s), *term = dp_doc_new_map(s);
-        dp_doc_node *fields = dp_doc_new_seq(s), *f = dp_doc_new_map(s), *vals = dp_doc_new_seq(s);
-        if (!aff || !na || !req || !terms || !term || !fields || !f || !vals) return NULL;
-        int r = dp_doc_seq_add(s, vals, dp_doc_new_str(s, node));
-        if (r >= 0) r = dp_doc_map_add(s, f, "key", dp_doc_new_str(s, "metadata.name"));
-        if (r >= 0) r = dp_doc_map_add(s, f, "operator", dp_doc_new_str(s, "In"));
-        if (r >= 0) r = dp_doc_map_add(s, f, "values", vals);
-        if (r >= 0) r = dp_doc_seq_add(s, fields, f);
-        if (r >= 0) r = dp_doc_map_add(s, term, "matchFields", fields);
-        if (r >= 0) r = dp_doc_seq_add(s, terms, term);
-        if (r >= 0) r = dp_doc_map_add(s, req, "nodeSelectorTerms", terms);
-        if (r >= 0) r = dp_doc_map_add(s, na, "requiredDuringSchedulingIgnoredDuringExecution", req);
-        if (r >= 0) r = dp_doc_map_add(s, aff, "nodeAffinity", na);
-        return r >= 0 ? aff : NULL;
+        dp_doc_node *aff = map_without(b, tmpl_aff, "nodeAffinity");
+        dp_doc_node *na = map_without(b, tmpl_na, "requiredDuringSchedulingIgnoredDuringExecution");
+        dp_doc_node *req = dp_doc_b_map(b), *terms = dp_doc_b_seq(b), *term = dp_doc_b_map(b);
+        dp_doc_node *fields = dp_doc_b_seq(b), *f = dp_doc_b_map(b), *vals = dp_doc_b_seq(b);
+        dp_doc_b_push(b, vals, dp_doc_b_str(b, node));
+        dp_doc_b_put_str(b, f, "key", "metadata.name");
+        dp_doc_b_put_str(b, f, "operator", "In");
+        dp_doc_b_put(b, f, "values", vals);
+        dp_doc_b_push(b, fields, f);
+        dp_doc_b_put(b, term, "matchFields", fields);
+        dp_doc_b_push(b, terms, term);
+        dp_doc_b_put(b, req, "nodeSelectorTerms", terms);
+        dp_doc_b_put(b, na, "requiredDuringSchedulingIgnoredDuringExecution", req);
+        dp_doc_b_put(b, aff, "nodeAffinity", na);
+        return aff;
 }
 
 /* spec for a DaemonSet's pod on `node`: the template's, with the node
  * affinity of daemon_affinity and a toleration of cordoned nodes, as the
  * DaemonSet controller writes them. Pieces are borrowed from tmpl. */
-static dp_doc_node *daemon_spec(dp_doc_set *s, const dp_doc_node *spec, const char *node) {
-        dp_doc_node *out = dp_doc_new_map(s), *tols = dp_doc_new_seq(s), *tol = dp_doc_new_map(s);
-        if (!out || !tols || !tol) return NULL;
-        int r = 0;
+static dp_doc_node *daemon_spec(dp_doc_builder *b, const dp_doc_node *spec, const char *node) {
+        dp_doc_node *out = dp_doc_b_map(b), *tols = dp_doc_b_seq(b), *tol = dp_doc_b_map(b);
         const dp_doc_node *tmpl_aff = NULL;
-        for (size_t k = 0; spec && spec->type == DP_DOC_MAP && r >= 0 && k < spec->n; k++) {
+        for (size_t k = 0; spec && spec->type == DP_DOC_MAP && b->r >= 0 && k < spec->n; k++) {
                 const char *key = spec->pairs[k].key;
                 const dp_doc_node *v = spec->pairs[k].value;
                 if (streq(key, "nodeName")) continue;
@@ -64,59 +60,52 @@ static dp_doc_node *daemon_spec(dp_doc_set *s, const dp_doc_node *spec, const ch
                         continue;
                 }
                 if (streq(key, "tolerations")) {
-                        for (size_t i = 0; v->type == DP_DOC_SEQ && r >= 0 && i < v->n; i++)
-                                r = dp_doc_seq_add(s, tols, v->items[i]);
+                        for (size_t i = 0; v->type == DP_DOC_SEQ && i < v->n; i++)
+                                dp_doc_b_push(b, tols, v->items[i]);
                         continue;
                 }
-                r = dp_doc_map_add(s, out, key, (dp_doc_node *)v);
+                dp_doc_b_put(b, out, key, (dp_doc_node *)v);
         }
-        if (r >= 0) r = dp_doc_map_add(s, tol, "key", dp_doc_new_str(s, "node.kubernetes.io/unschedulable"));
-        if (r >= 0) r = dp_doc_map_add(s, tol, "operator", dp_doc_new_str(s, "Exists"));
-        if (r >= 0) r = dp_doc_map_add(s, tol, "effect", dp_doc_new_str(s, "NoSchedule"));
-        if (r >= 0) r = dp_doc_seq_add(s, tols, tol);
-        if (r >= 0) r = dp_doc_map_add(s, out, "tolerations", tols);
-        dp_doc_node *aff = r >= 0 ? daemon_affinity(s, tmpl_aff, node) : NULL;
-        if (r >= 0) r = aff ? dp_doc_map_add(s, out, "affinity", aff) : -ENOMEM;
-        return r >= 0 ? out : NULL;
+        dp_doc_b_put_str(b, tol, "key", "node.kubernetes.io/unschedulable");
+        dp_doc_b_put_str(b, tol, "operator", "Exists");
+        dp_doc_b_put_str(b, tol, "effect", "NoSchedule");
+        dp_doc_b_push(b, tols, tol);
+        dp_doc_b_put(b, out, "tolerations", tols);
+        dp_doc_b_put(b, out, "affinity", daemon_affinity(b, tmpl_aff, node));
+        return out;
 }
 
 static dp_doc_node *replica_root(dp_doc_set *s, const dp_deployment *d, const dp_doc_node *tmpl, const char *name,
                                  const char *node) {
-        dp_doc_node *root = dp_doc_new_map(s), *md = dp_doc_new_map(s);
-        if (!root || !md) return NULL;
-        int r = dp_doc_map_add(s, root, "apiVersion", dp_doc_new_str(s, "v1"));
-        if (r >= 0) r = dp_doc_map_add(s, root, "kind", dp_doc_new_str(s, "Pod"));
-        if (r >= 0) r = dp_doc_map_add(s, md, "name", dp_doc_new_str(s, name));
-        if (r >= 0 && d->meta.namespace) r = dp_doc_map_add(s, md, "namespace", dp_doc_new_str(s, d->meta.namespace));
+        dp_doc_builder b = DP_DOC_BUILDER_INIT(s);
+        dp_doc_node *root = dp_doc_b_map(&b), *md = dp_doc_b_map(&b);
+        dp_doc_b_put_str(&b, root, "apiVersion", "v1");
+        dp_doc_b_put_str(&b, root, "kind", "Pod");
+        dp_doc_b_put_str(&b, md, "name", name);
+        dp_doc_b_put_str(&b, md, "namespace", d->meta.namespace);
         const dp_doc_node *tmd = dp_doc_get(tmpl, "metadata");
-        if (tmd && tmd->type == DP_DOC_MAP)
-                for (size_t k = 0; r >= 0 && k < tmd->n; k++) {
-                        const char *key = tmd->pairs[k].key;
-                        if (streq(key, "name") || streq(key, "namespace") || streq(key, "generateName") ||
-                            streq(key, "ownerReferences"))
-                                continue;
-                        r = dp_doc_map_add(s, md, key, tmd->pairs[k].value);
-                }
-        dp_doc_node *owners = dp_doc_new_seq(s), *owner = dp_doc_new_map(s);
-        if (r >= 0 && owners && owner) {
-                r = dp_doc_map_add(s, owner, "apiVersion", dp_doc_new_str(s, owner_api_version(d->hdr.kind)));
-                if (r >= 0) r = dp_doc_map_add(s, owner, "kind", dp_doc_new_str(s, dp_kind_name(d->hdr.kind)));
-                if (r >= 0) r = dp_doc_map_add(s, owner, "name", dp_doc_new_str(s, d->meta.name ? d->meta.name : ""));
-                if (r >= 0 && d->meta.uid) r = dp_doc_map_add(s, owner, "uid", dp_doc_new_str(s, d->meta.uid));
-                if (r >= 0) r = dp_doc_map_add(s, owner, "controller", dp_doc_new_bool(s, true));
-                if (r >= 0) r = dp_doc_seq_add(s, owners, owner);
-                if (r >= 0) r = dp_doc_map_add(s, md, "ownerReferences", owners);
-        } else {
-                r = -ENOMEM;
+        for (size_t k = 0; tmd && tmd->type == DP_DOC_MAP && k < tmd->n; k++) {
+                const char *key = tmd->pairs[k].key;
+                if (streq(key, "name") || streq(key, "namespace") || streq(key, "generateName") ||
+                    streq(key, "ownerReferences"))
+                        continue;
+                dp_doc_b_put(&b, md, key, tmd->pairs[k].value);
         }
-        if (r >= 0) r = dp_doc_map_add(s, root, "metadata", md);
+        dp_doc_node *owners = dp_doc_b_seq(&b), *owner = dp_doc_b_map(&b);
+        dp_doc_b_put_str(&b, owner, "apiVersion", owner_api_version(d->hdr.kind));
+        dp_doc_b_put_str(&b, owner, "kind", dp_kind_name(d->hdr.kind));
+        dp_doc_b_put_str(&b, owner, "name", d->meta.name ? d->meta.name : "");
+        dp_doc_b_put_str(&b, owner, "uid", d->meta.uid);
+        dp_doc_b_put_bool(&b, owner, "controller", true);
+        dp_doc_b_push(&b, owners, owner);
+        dp_doc_b_put(&b, md, "ownerReferences", owners);
+        dp_doc_b_put(&b, root, "metadata", md);
         const dp_doc_node *spec = dp_doc_get(tmpl, "spec");
-        if (r >= 0 && node) {
-                dp_doc_node *ds = daemon_spec(s, spec, node);
-                r = ds ? dp_doc_map_add(s, root, "spec", ds) : -ENOMEM;
-        } else if (r >= 0 && spec)
-                r = dp_doc_map_add(s, root, "spec", (dp_doc_node *)spec);
-        return r >= 0 ? root : NULL;
+        if (node)
+                dp_doc_b_put(&b, root, "spec", daemon_spec(&b, spec, node));
+        else if (spec)
+                dp_doc_b_put(&b, root, "spec", (dp_doc_node *)spec);
+        return b.r < 0 ? NULL : root;
 }
 
 /* Does the template's nodeSelector let its pod run on the node? (The

@@ -163,13 +163,7 @@ static int option_value(dp_tool_input *t, int c, const char *arg) {
         case DP_OPT_NO_PREEMPTION: t->no_preemption = true; return 1;
         case DP_OPT_DRA_PREEMPTION: t->dra_preemption = true; return 1;
         case DP_OPT_KUEUE_FAIR_SHARING: t->kueue_fair_sharing = true; return 1;
-        case DP_OPT_GATES:
-                if (dp_alloc_parse_feature_gate(arg, &t->gates) < 0) {
-                        fprintf(stderr, "devplane %s: --feature-gates %s: known: %s\n", t->cmd, arg,
-                                DP_ALLOC_FEATURE_GATES);
-                        return -1;
-                }
-                return 1;
+        case DP_OPT_GATES: return dp_tool_feature_gate(t->cmd, arg, &t->gates) < 0 ? -1 : 1;
         default: return 0;
         }
 }

@@ -94,17 +94,8 @@ static int on_hup(dp_loop_source *s, const struct signalfd_siginfo *si, void *ud
 
 static int cmd_agent_health(int argc, char **argv) {
         const char *state_dir = DP_AGENT_DEFAULT_STATE_DIR;
-        static const struct option opts[] = {
-                {"state-dir", required_argument, NULL, 's'}, {"help", no_argument, NULL, 'h'}, {}};
-        int c;
-        optind = 1;
-        while ((c = getopt_long(argc, argv, "+s:h", opts, NULL)) >= 0) {
-                switch (c) {
-                case 's': state_dir = optarg; break;
-                case 'h': agent_usage(stdout); return 0;
-                default: agent_usage(stderr); return 2;
-                }
-        }
+        int ex = dp_tool_getopt_one(argc, argv, "+s:h", "state-dir", agent_usage, &state_dir);
+        if (ex >= 0) return ex;
         if (argc - optind != 3 || !streq(argv[optind], "set")) {
                 fprintf(stderr, "devplane agent health: expected `set DEVICE healthy|unhealthy`\n");
                 return 2;
@@ -184,91 +175,83 @@ static int pick_config(dp_loop *l, const dp_agent_options *o, const char *dir, c
         return 0;
 }
 
-static const struct option base_opts[] = {{"plugin-dir", required_argument, NULL, 'd'},
-                                          {"profile", required_argument, NULL, 'p'},
-                                          {"config", required_argument, NULL, 'c'},
-                                          {"node-name", required_argument, NULL, 'n'},
-                                          {"state-dir", required_argument, NULL, 's'},
-                                          {"backend", required_argument, NULL, 'b'},
-                                          {"backend-config", required_argument, NULL, 'B'},
-                                          {"sysfs-root", required_argument, NULL, 'S'},
-                                          {"dev-root", required_argument, NULL, 'D'},
-                                          {"nvml-library", required_argument, NULL, 'N'},
-                                          {"dra", no_argument, NULL, 1000},
-                                          {"no-device-plugin", no_argument, NULL, 1001},
-                                          {"registry-dir", required_argument, NULL, 1002},
-                                          {"plugins-dir", required_argument, NULL, 1003},
-                                          {"cdi-dir", required_argument, NULL, 1004},
-                                          {"slices-dir", required_argument, NULL, 1005},
-                                          {"claims-dir", required_argument, NULL, 1006},
-                                          {"taint-effect", required_argument, NULL, 1007},
-                                          {"allow-multiple-allocations", no_argument, NULL, 1100},
-                                          {"kubeconfig", required_argument, NULL, 1008},
-                                          {"context", required_argument, NULL, 1009},
-                                          {"in-cluster", no_argument, NULL, 1010},
-                                          {"service-account-dir", required_argument, NULL, 1011},
-                                          {"api-backoff-max-ms", required_argument, NULL, 1012},
-                                          {"metrics-addr", required_argument, NULL, 1013},
-                                          {"log-format", required_argument, NULL, 1014},
-                                          {"strict-config", no_argument, NULL, 1015},
-                                          {"dry-run", no_argument, NULL, 1016},
-                                          {"config-file", required_argument, NULL, 'c'},
-                                          {"kubelet-socket", required_argument, NULL, 1017},
-                                          {"cdi-feature-flags", required_argument, NULL, 1018},
-                                          {"cdi-disable-hooks", required_argument, NULL, 1018},
-                                          {"config-dir", required_argument, NULL, 1019},
-                                          {"config-label", required_argument, NULL, 1020},
-                                          {"config-default", required_argument, NULL, 1021},
-                                          {"verbose", no_argument, NULL, 'v'},
-                                          {"help", no_argument, NULL, 'h'},
-                                          {}};
+/* Every flag of `devplane agent` in one row: the long name, what getopt
+ * returns for it (the short letter, or a number), and what it does with
+ * dp_agent_args: a value kept as typed (dp_agent_args_check judges), a
+ * switch turned on, a taint effect, or a value taken and not used. */
+typedef enum { AGENT_OPT_VALUE, AGENT_OPT_SET, AGENT_OPT_TAINT, AGENT_OPT_UNUSED } agent_opt_kind;
+typedef struct agent_opt {
+        const char *name;
+        int val;
+        agent_opt_kind kind;
+        size_t offset; /* in dp_agent_args: a const char * (VALUE) or a bool (SET) */
+} agent_opt;
 
-/* One option from getopt into a, as typed (dp_agent_args_check judges).
- * Returns false for an option getopt did not know. */
+/* offsetof(dp_agent_args, member), refused at compile time unless it is a ctype */
+#define ARGS_AT(member, ctype)                                                                                         \
+        (offsetof(dp_agent_args, member) + 0 * sizeof(&((dp_agent_args *)0)->member == (ctype *)0))
+#define VALUE(name, val, member) {name, val, AGENT_OPT_VALUE, ARGS_AT(member, const char *)}
+#define SET(name, val, member) {name, val, AGENT_OPT_SET, ARGS_AT(member, bool)}
+
+static const agent_opt agent_opts[] = {
+        VALUE("plugin-dir", 'd', o.plugin_dir),
+        VALUE("profile", 'p', o.profile),
+        VALUE("config", 'c', config_flag),
+        VALUE("node-name", 'n', o.node_name),
+        VALUE("state-dir", 's', o.state_dir),
+        VALUE("backend", 'b', backend),
+        VALUE("backend-config", 'B', o.backend_config),
+        VALUE("sysfs-root", 'S', o.sysfs_root),
+        VALUE("dev-root", 'D', o.dev_root),
+        VALUE("nvml-library", 'N', o.nvml_library),
+        SET("dra", 1000, o.dra),
+        SET("no-device-plugin", 1001, o.no_device_plugin),
+        VALUE("registry-dir", 1002, o.registry_dir),
+        VALUE("plugins-dir", 1003, o.plugins_dir),
+        VALUE("cdi-dir", 1004, o.cdi_dir),
+        VALUE("slices-dir", 1005, o.slices_dir),
+        VALUE("claims-dir", 1006, o.claims_dir),
+        {"taint-effect", 1007, AGENT_OPT_TAINT, 0},
+        SET("allow-multiple-allocations", 1100, o.allow_multiple),
+        VALUE("kubeconfig", 1008, o.kubeconfig),
+        VALUE("context", 1009, o.kube_context),
+        SET("in-cluster", 1010, o.in_cluster),
+        VALUE("service-account-dir", 1011, o.sa_dir),
+        VALUE("api-backoff-max-ms", 1012, api_backoff_max_ms),
+        VALUE("metrics-addr", 1013, o.metrics_addr),
+        VALUE("log-format", 1014, log_format),
+        SET("strict-config", 1015, o.strict_config),
+        SET("dry-run", 1016, dry_run),
+        VALUE("config-file", 'c', config_flag),
+        VALUE("kubelet-socket", 1017, kubelet_socket),
+        /* CDI specs for V1 are not generated: nothing to tune */
+        {"cdi-feature-flags", 1018, AGENT_OPT_UNUSED, 0},
+        {"cdi-disable-hooks", 1018, AGENT_OPT_UNUSED, 0},
+        VALUE("config-dir", 1019, config_dir),
+        VALUE("config-label", 1020, config_label),
+        VALUE("config-default", 1021, config_default),
+        SET("verbose", 'v', verbose),
+};
+
+/* One option from getopt into a. Returns false for one getopt did not know. */
 static bool agent_flag(dp_agent_args *a, int c, const char *arg) {
-        dp_agent_options *o = &a->o;
         if (c >= NV_FLAG_BASE && c < NV_FLAG_BASE + DP_AGENT_NV_FLAGS_MAX) {
                 dp_agent_args_add_flag(a, (size_t)(c - NV_FLAG_BASE), arg);
                 return true;
         }
-        switch (c) {
-        case 'd': o->plugin_dir = arg; break;
-        case 'p': o->profile = arg; break;
-        case 'c': a->config_flag = arg; break;
-        case 'n': o->node_name = arg; break;
-        case 's': o->state_dir = arg; break;
-        case 'b': a->backend = arg; break;
-        case 'B': o->backend_config = arg; break;
-        case 'S': o->sysfs_root = arg; break;
-        case 'D': o->dev_root = arg; break;
-        case 'N': o->nvml_library = arg; break;
-        case 1000: o->dra = true; break;
-        case 1001: o->no_device_plugin = true; break;
-        case 1002: o->registry_dir = arg; break;
-        case 1003: o->plugins_dir = arg; break;
-        case 1004: o->cdi_dir = arg; break;
-        case 1005: o->slices_dir = arg; break;
-        case 1006: o->claims_dir = arg; break;
-        case 1007: dp_agent_args_add_taint(a, arg); break;
-        case 1008: o->kubeconfig = arg; break;
-        case 1009: o->kube_context = arg; break;
-        case 1010: o->in_cluster = true; break;
-        case 1011: o->sa_dir = arg; break;
-        case 1012: a->api_backoff_max_ms = arg; break;
-        case 1013: o->metrics_addr = arg; break;
-        case 1014: a->log_format = arg; break;
-        case 1015: o->strict_config = true; break;
-        case 1016: a->dry_run = true; break;
-        case 1017: a->kubelet_socket = arg; break;
-        case 1018: break; /* CDI specs for V1 are not generated: nothing to tune */
-        case 1019: a->config_dir = arg; break;
-        case 1020: a->config_label = arg; break;
-        case 1021: a->config_default = arg; break;
-        case 1100: o->allow_multiple = true; break;
-        case 'v': a->verbose = true; break;
-        default: return false;
+        for (size_t i = 0; i < ELEMENTSOF(agent_opts); i++) {
+                const agent_opt *f = &agent_opts[i];
+                if (f->val != c) continue;
+                char *at = (char *)a + f->offset;
+                switch (f->kind) {
+                case AGENT_OPT_VALUE: *(const char **)at = arg; break;
+                case AGENT_OPT_SET: *(bool *)at = true; break;
+                case AGENT_OPT_TAINT: dp_agent_args_add_taint(a, arg); break;
+                case AGENT_OPT_UNUSED: break;
+                }
+                return true;
         }
-        return true;
+        return false;
 }
 
 static void agent_signals_free(dp_loop_source **s, size_t n) {
@@ -336,10 +319,15 @@ static int cmd_agent(int argc, char **argv) {
         if (argc > 1 && streq(argv[1], "health")) return cmd_agent_health(argc - 1, argv + 1);
         _cleanup_(dp_agent_args_done) dp_agent_args a;
         dp_agent_args_init(&a);
-        /* The table above, then one option per NVIDIA config flag. */
-        struct option opts[ELEMENTSOF(base_opts) + DP_AGENT_NV_FLAGS_MAX];
-        size_t n_opts = ELEMENTSOF(base_opts) - 1;
-        memcpy(opts, base_opts, n_opts * sizeof *opts);
+        /* The table above, --help, then one option per NVIDIA config flag. */
+        struct option opts[ELEMENTSOF(agent_opts) + 1 + DP_AGENT_NV_FLAGS_MAX];
+        size_t n_opts = 0;
+        for (size_t i = 0; i < ELEMENTSOF(agent_opts); i++) {
+                const agent_opt *f = &agent_opts[i];
+                opts[n_opts++] = (struct option){f->name, f->kind == AGENT_OPT_SET ? no_argument : required_argument,
+                                                 NULL, f->val};
+        }
+        opts[n_opts++] = (struct option){"help", no_argument, NULL, 'h'};
         for (size_t k = 0; dp_config_flags[k].flag && k < DP_AGENT_NV_FLAGS_MAX - 1; k++)
                 opts[n_opts++] = (struct option){dp_config_flags[k].flag,
                                                  dp_config_flags[k].boolean ? optional_argument : required_argument,

@@ -39,6 +39,9 @@ static void usage(FILE *f) {
                    "the scheduler's filter timeout); a claim past it is not allocated, the others go on.\n");
 }
 
+static const dp_tool_word alloc_outputs[] = {
+        {"yaml", DP_ALLOC_OUTPUT_YAML}, {"json", DP_ALLOC_OUTPUT_JSON}, {"table", DP_ALLOC_OUTPUT_TABLE}, {NULL, 0}};
+
 static int cmd_allocate(int argc, char **argv) {
         static const struct option opts[] = {{"filename", required_argument, NULL, 'f'},
                                              {"node", required_argument, NULL, 'n'},
@@ -57,36 +60,28 @@ static int cmd_allocate(int argc, char **argv) {
         bool details = false;
         if (!paths) return DP_EXIT_NO_MEMORY;
         optind = 1;
-        int c;
+        int c, v;
         while ((c = getopt_long(argc, argv, "f:o:hv", opts, NULL)) >= 0) {
                 switch (c) {
                 case 'f': paths[n_paths++] = optarg; break;
                 case 'n': node = optarg; break;
                 case 'o':
-                        if (streq(optarg, "yaml")) fmt = DP_ALLOC_OUTPUT_YAML;
-                        else if (streq(optarg, "json")) fmt = DP_ALLOC_OUTPUT_JSON;
-                        else if (streq(optarg, "table")) fmt = DP_ALLOC_OUTPUT_TABLE;
-                        else {
-                                fprintf(stderr, "devplane allocate: -o %s: must be yaml, json or table\n", optarg);
+                        if ((v = dp_tool_word_value("allocate", "-o", optarg, alloc_outputs, "yaml, json or table")) < 0)
                                 return 2;
-                        }
+                        fmt = v;
                         break;
                 case 'g':
-                        if (dp_alloc_parse_feature_gate(optarg, &copts) < 0) {
-                                fprintf(stderr, "devplane allocate: --feature-gates %s: known: %s\n", optarg,
-                                        DP_ALLOC_FEATURE_GATES);
-                                return 2;
-                        }
+                        if (dp_tool_feature_gate("allocate", optarg, &copts) < 0) return 2;
                         break;
                 case 's': {
                         char *end = NULL;
                         errno = 0;
-                        unsigned long long v = strtoull(optarg, &end, 10);
-                        if (errno || !end || *end || end == optarg || optarg[0] == '-' || v == 0) {
+                        unsigned long long steps = strtoull(optarg, &end, 10);
+                        if (errno || !end || *end || end == optarg || optarg[0] == '-' || steps == 0) {
                                 fprintf(stderr, "devplane allocate: --max-steps %s: must be a positive integer\n", optarg);
                                 return 2;
                         }
-                        budget = v;
+                        budget = steps;
                         break;
                 }
                 case 'v': details = copts.details = true; break;

@@ -159,11 +159,7 @@ static int cmd_cel(int argc, char **argv) {
                 case 'c': class_name = optarg; break;
                 case 'l': gates.list_type_attributes = true; break;
                 case 'g':
-                        if (dp_alloc_parse_feature_gate(optarg, &gates) < 0) {
-                                fprintf(stderr, "devplane cel: --feature-gates %s: known: %s\n", optarg,
-                                        DP_ALLOC_FEATURE_GATES);
-                                return 2;
-                        }
+                        if (dp_tool_feature_gate("cel", optarg, &gates) < 0) return 2;
                         break;
                 case 'n': no_consumable = true; break;
                 case 'C': show_cost = true; break;

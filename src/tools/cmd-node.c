@@ -47,6 +47,11 @@ static int parse_u64(const char *s, uint64_t *ret) {
         return 0;
 }
 
+static const dp_tool_word status_formats[] = {
+        {"json", DP_NODE_STATUS_JSON},   {"yaml", DP_NODE_STATUS_YAML},  {"flat", DP_NODE_STATUS_FLAT},
+        {"table", DP_NODE_STATUS_TABLE}, {"wide", DP_NODE_STATUS_TABLE}, {NULL, 0},
+};
+
 static int cmd_node_status(int argc, char **argv) {
         const char *plugin_dir = DP_NODE_DEFAULT_PLUGIN_DIR;
         dp_node_status_format fmt = DP_NODE_STATUS_TABLE;
@@ -59,26 +64,17 @@ static int cmd_node_status(int argc, char **argv) {
                                              {"timeout", required_argument, NULL, 't'},
                                              {"help", no_argument, NULL, 'h'},
                                              {}};
-        int c;
+        int c, v;
         if (!conds) return 1;
         optind = 1;
         while ((c = getopt_long(argc, argv, "d:o:w:t:h", opts, NULL)) >= 0) {
                 switch (c) {
                 case 'd': plugin_dir = optarg; break;
                 case 'o':
-                        if (streq(optarg, "json"))
-                                fmt = DP_NODE_STATUS_JSON;
-                        else if (streq(optarg, "yaml"))
-                                fmt = DP_NODE_STATUS_YAML;
-                        else if (streq(optarg, "flat"))
-                                fmt = DP_NODE_STATUS_FLAT;
-                        else if (streq(optarg, "table") || streq(optarg, "wide"))
-                                fmt = DP_NODE_STATUS_TABLE;
-                        else {
-                                fprintf(stderr, "devplane node status: -o %s: must be table, json, yaml or flat\n",
-                                        optarg);
+                        if ((v = dp_tool_word_value("node status", "-o", optarg, status_formats,
+                                                    "table, json, yaml or flat")) < 0)
                                 return 2;
-                        }
+                        fmt = v;
                         break;
                 case 'w': conds[n_conds++] = optarg; break;
                 case 't':
@@ -122,17 +118,8 @@ static int cmd_node_status(int argc, char **argv) {
 
 static int cmd_node_check(int argc, char **argv) {
         const char *dir = NULL;
-        static const struct option opts[] = {
-                {"manifests", required_argument, NULL, 'm'}, {"help", no_argument, NULL, 'h'}, {}};
-        int c;
-        optind = 1;
-        while ((c = getopt_long(argc, argv, "m:h", opts, NULL)) >= 0) {
-                switch (c) {
-                case 'm': dir = optarg; break;
-                case 'h': node_usage(stdout); return 0;
-                default: node_usage(stderr); return 2;
-                }
-        }
+        int ex = dp_tool_getopt_one(argc, argv, "m:h", "manifests", node_usage, &dir);
+        if (ex >= 0) return ex;
         if (!dir || optind < argc) {
                 fprintf(stderr, "devplane node check: usage: devplane node check --manifests DIR\n");
                 return 2;

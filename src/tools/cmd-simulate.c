@@ -49,41 +49,37 @@ static int write_report(const char *path, const dp_strbuf *html, dp_error *err) 
         return dp_write_file_atomic(dir, sl + 1, dp_strbuf_str(html), html->len, 0644, 0, err);
 }
 
+static const dp_tool_word sim_outputs[] = {
+        {"table", DP_SIM_OUT_TABLE}, {"json", DP_SIM_OUT_JSON}, {"yaml", DP_SIM_OUT_YAML}, {NULL, 0}};
+
 static int cmd_simulate(int argc, char **argv) {
+        _cleanup_(dp_tool_input_done) dp_tool_input ti;
         static const struct option opts[] = {DP_TOOL_INPUT_OPTIONS,
                                              {"output", required_argument, NULL, 'o'},
                                              {"report", required_argument, NULL, 'R'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
-        _cleanup_(dp_tool_input_done) dp_tool_input ti;
         dp_sim_output fmt = DP_SIM_OUT_TABLE;
         const char *report = NULL;
         if (dp_tool_input_init(&ti, "simulate", argc) < 0) return DP_EXIT_NO_MEMORY;
         optind = 1;
-        int c;
+        int c, v;
         while ((c = getopt_long(argc, argv, "f:o:h", opts, NULL)) >= 0) {
                 int t = dp_tool_input_option(&ti, c, optarg);
                 if (t < 0) return 2;
                 if (t > 0) continue;
                 switch (c) {
-                case 'o':
-                        if (streq(optarg, "table"))
-                                fmt = DP_SIM_OUT_TABLE;
-                        else if (streq(optarg, "json"))
-                                fmt = DP_SIM_OUT_JSON;
-                        else if (streq(optarg, "yaml"))
-                                fmt = DP_SIM_OUT_YAML;
-                        else {
-                                fprintf(stderr, "devplane simulate: -o %s: must be table, json or yaml\n", optarg);
-                                return 2;
-                        }
-                        break;
                 case 'R':
                         if (!optarg[0]) {
                                 fprintf(stderr, "devplane simulate: --report: a file name is required\n");
                                 return 2;
                         }
                         report = optarg;
+                        break;
+                case 'o':
+                        if ((v = dp_tool_word_value("simulate", "-o", optarg, sim_outputs, "table, json or yaml")) < 0)
+                                return 2;
+                        fmt = v;
                         break;
                 case 'h': usage(stdout); return 0;
                 default: usage(stderr); return 2;

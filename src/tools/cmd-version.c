@@ -30,21 +30,9 @@ static void usage(FILE *f) {
 }
 
 static int cmd_version(int argc, char **argv) {
-        static const struct option opts[] = {
-                {"output", required_argument, NULL, 'o'},
-                {"help", no_argument, NULL, 'h'},
-                {NULL, 0, NULL, 0},
-        };
         const char *out = "text";
-        int c;
-        optind = 1;
-        while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) >= 0) {
-                switch (c) {
-                case 'o': out = optarg; break;
-                case 'h': usage(stdout); return 0;
-                default: usage(stderr); return 2;
-                }
-        }
+        int ex = dp_tool_getopt_one(argc, argv, "o:h", "output", usage, &out);
+        if (ex >= 0) return ex;
         if (optind != argc || !(streq(out, "text") || streq(out, "json") || streq(out, "yaml"))) {
                 if (!streq(out, "text") && !streq(out, "json") && !streq(out, "yaml"))
                         fprintf(stderr, "devplane version: -o %s: expected text, json or yaml\n", out);

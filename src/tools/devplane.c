@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "alloc/adapter.h"
 #include "base/escape.h"
 #include "base/macros.h"
 #include "base/strbuf.h"
@@ -44,6 +45,40 @@ int dp_tool_out_of_memory(const char *cmd, const char *what, const char *const *
         fprintf(stderr, "devplane %s: out of memory while %s; input: %zu file(s), %llu bytes\n", cmd,
                 what && what[0] ? what : "loading the input", n_paths, bytes);
         return DP_EXIT_NO_MEMORY;
+}
+
+int dp_tool_getopt_one(int argc, char **argv, const char *shortopts, const char *name, void (*usage)(FILE *f),
+                       const char **ret_value) {
+        const struct option opts[] = {
+                {name, required_argument, NULL, 0x100}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+        int c;
+        optind = 1;
+        while ((c = getopt_long(argc, argv, shortopts, opts, NULL)) >= 0) {
+                if (c == 'h') {
+                        usage(stdout);
+                        return 0;
+                }
+                if (c == '?' || c == ':') {
+                        usage(stderr);
+                        return 2;
+                }
+                *ret_value = optarg;
+        }
+        return -1;
+}
+
+int dp_tool_word_value(const char *cmd, const char *opt, const char *arg, const dp_tool_word *words,
+                       const char *expected) {
+        for (const dp_tool_word *w = words; w->word; w++)
+                if (streq(arg, w->word)) return w->value;
+        fprintf(stderr, "devplane %s: %s %s: must be %s\n", cmd, opt, arg, expected);
+        return -EINVAL;
+}
+
+int dp_tool_feature_gate(const char *cmd, const char *arg, dp_alloc_cluster_options *opts) {
+        if (dp_alloc_parse_feature_gate(arg, opts) >= 0) return 0;
+        fprintf(stderr, "devplane %s: --feature-gates %s: known: %s\n", cmd, arg, DP_ALLOC_FEATURE_GATES);
+        return -EINVAL;
 }
 
 static void usage(FILE *f) {

@@ -6,9 +6,13 @@
  * 2 usage or input error, 3 out of memory (DP_EXIT_NO_MEMORY). */
 #pragma once
 
+#include <getopt.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #define DP_EXIT_NO_MEMORY 3
+
+typedef struct dp_alloc_cluster_options dp_alloc_cluster_options;
 
 /* Print "devplane CMD: out of memory while WHAT; input: N file(s), B bytes"
  * (what: NULL for "loading the input") and return DP_EXIT_NO_MEMORY. */
@@ -33,6 +37,32 @@ void dp_tool_print_error(const char *cmd, const char *msg, const char *hint);
 #else
 #define DP_TOOL_EXIT_WITHOUT_FREEING 0
 #endif
+
+/* Option parsing, the shapes the subcommands share. Each prints its own
+ * message and leaves the exit status (2 for usage) to the caller. */
+
+/* getopt_long over argv from its start, for a subcommand whose options are
+ * -h/--help and --NAME VALUE (its short form in shortopts, e.g. "n:h"): the
+ * value goes to *ret_value. Returns -1 when argv is parsed (optind at the
+ * first operand), else the exit status: 0 after --help (usage on stdout), 2
+ * after an option getopt refused (usage on stderr). */
+int dp_tool_getopt_one(int argc, char **argv, const char *shortopts, const char *name, void (*usage)(FILE *f),
+                       const char **ret_value);
+
+/* One of the words an option takes (-o yaml), and what it stands for. */
+typedef struct dp_tool_word {
+        const char *word;
+        int value;
+} dp_tool_word;
+
+/* The value (>= 0) of arg among words (ended by {NULL}); a word not there
+ * prints "devplane CMD: OPT ARG: must be EXPECTED" and gives -EINVAL. */
+int dp_tool_word_value(const char *cmd, const char *opt, const char *arg, const dp_tool_word *words,
+                       const char *expected);
+
+/* --feature-gates ARG into opts (dp_alloc_parse_feature_gate); an unknown
+ * gate prints "devplane CMD: --feature-gates ARG: known: ..." and gives -EINVAL. */
+int dp_tool_feature_gate(const char *cmd, const char *arg, dp_alloc_cluster_options *opts);
 
 typedef struct dp_command {
         const char *name;

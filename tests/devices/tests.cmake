@@ -11,6 +11,7 @@ add_library(fake-nvml SHARED
   ${PROJECT_SOURCE_DIR}/src/base/error.c
   ${PROJECT_SOURCE_DIR}/src/base/fileio.c
   ${PROJECT_SOURCE_DIR}/src/base/strbuf.c
+  ${PROJECT_SOURCE_DIR}/src/base/strv.c
   ${PROJECT_SOURCE_DIR}/src/base/alloc.c)
 target_include_directories(fake-nvml PRIVATE ${PROJECT_SOURCE_DIR}/src)
 target_link_libraries(fake-nvml PRIVATE PkgConfig::YAML)
