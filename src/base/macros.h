@@ -54,6 +54,16 @@
 static inline void freep(void *p) { free(*(void **)p); }
 #define _cleanup_free_ _cleanup_(freep)
 
+/* Free each of n pointers (NULL entries are fine). dp_free_many(x->a, x->b)
+ * is the destructor's run of free()s of owned fields, as one statement
+ * (systemd's free_many()). */
+static inline void dp_free_many_n(void *const *p, size_t n) {
+        for (size_t i = 0; i < n; i++)
+                free(p[i]);
+}
+#define dp_free_many(...)                                                      \
+        dp_free_many_n((void *const[]){__VA_ARGS__}, sizeof((void *const[]){__VA_ARGS__}) / sizeof(void *))
+
 static inline void closep(int *fd) {
         if (*fd >= 0) {
                 int saved = errno;

@@ -13,21 +13,15 @@
 #define NAME_MAX_LEN 63
 
 static void quantities_free(dp_dra_quantity *q, size_t n) {
-        for (size_t i = 0; i < n; i++) {
-                free(q[i].name);
-                free(q[i].value);
-        }
+        for (size_t i = 0; i < n; i++)
+                dp_free_many(q[i].name, q[i].value);
         free(q);
 }
 
 static void device_done(dp_dra_device *d) {
-        free(d->name);
-        free(d->model_id);
-        free(d->uuid);
-        for (size_t i = 0; i < d->n_attrs; i++) {
-                free(d->attrs[i].name);
-                free(d->attrs[i].s);
-        }
+        dp_free_many(d->name, d->model_id, d->uuid);
+        for (size_t i = 0; i < d->n_attrs; i++)
+                dp_free_many(d->attrs[i].name, d->attrs[i].s);
         free(d->attrs);
         quantities_free(d->capacity, d->n_capacity);
         for (size_t i = 0; i < d->n_consumes; i++) {
@@ -42,10 +36,7 @@ static void device_done(dp_dra_device *d) {
 
 dp_dra_inventory *dp_dra_inventory_free(dp_dra_inventory *inv) {
         if (!inv) return NULL;
-        free(inv->node_name);
-        free(inv->driver);
-        free(inv->pool);
-        free(inv->cdi_kind);
+        dp_free_many(inv->node_name, inv->driver, inv->pool, inv->cdi_kind);
         dp_strv_free_n(inv->common_device_nodes, inv->n_common_device_nodes);
         for (size_t i = 0; i < inv->n_counter_sets; i++) {
                 free(inv->counter_sets[i].name);
@@ -160,8 +151,7 @@ static void qty_add(builder *b, dp_dra_quantity **v, size_t *n, const char *name
         q->name = sdup(b, name);
         q->value = sdup(b, value);
         if (!q->name || !q->value) {
-                free(q->name);
-                free(q->value);
+                dp_free_many(q->name, q->value);
                 return;
         }
         (*n)++;
