@@ -114,14 +114,7 @@ fail:
  * characters are not read back). */
 static bool valid_key(const char *s) {
         size_t n = strlen(s);
-        if (n == 0 || n > 317) return false;
-        for (size_t i = 0; i < n; i++) {
-                char ch = s[i];
-                if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '.' ||
-                      ch == '_' || ch == '-' || ch == '/'))
-                        return false;
-        }
-        return true;
+        return n > 0 && n <= 317 && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-/") == n;
 }
 
 int dp_checkpoint_set_registered(dp_checkpoint *c, const char *resource_name, const char *const *ids, size_t n_ids) {
@@ -159,6 +152,7 @@ int dp_checkpoint_set_registered(dp_checkpoint *c, const char *resource_name, co
 /* ---- the go-spew text ---- */
 
 static void put_strlist(dp_strbuf *o, const dp_ckpt_ids *v, bool json);
+static void put_registered(dp_strbuf *o, const dp_checkpoint *c, bool json);
 
 int dp_checkpoint_spew(const dp_checkpoint *c, dp_strbuf *o) {
         assert_return(c && o, -EINVAL);
@@ -200,17 +194,7 @@ int dp_checkpoint_spew(const dp_checkpoint *c, dp_strbuf *o) {
                 dp_strbuf_putc(o, ']');
         }
         dp_strbuf_puts(o, " RegisteredDevices:(map[string][]string)");
-        if (c->registered_null && c->n_registered == 0)
-                dp_strbuf_puts(o, "<nil>");
-        else {
-                dp_strbuf_puts(o, "map[");
-                for (size_t i = 0; i < c->n_registered; i++) {
-                        if (i) dp_strbuf_putc(o, ' ');
-                        dp_strbuf_printf(o, "%s:", c->registered[i].resource_name);
-                        put_strlist(o, &c->registered[i].ids, false);
-                }
-                dp_strbuf_putc(o, ']');
-        }
+        put_registered(o, c, false);
         dp_strbuf_putc(o, '}');
         return dp_strbuf_failed(o) ? -ENOMEM : 0;
 }
@@ -315,6 +299,26 @@ static void put_strlist(dp_strbuf *o, const dp_ckpt_ids *v, bool json) {
         dp_strbuf_putc(o, ']');
 }
 
+/* RegisteredDevices as go-spew prints it (map[a:[x y] b:[z]], <nil>) or as
+ * JSON ({"a":["x","y"]}, null). */
+static void put_registered(dp_strbuf *o, const dp_checkpoint *c, bool json) {
+        if (c->registered_null && c->n_registered == 0) {
+                dp_strbuf_puts(o, json ? "null" : "<nil>");
+                return;
+        }
+        dp_strbuf_puts(o, json ? "{" : "map[");
+        for (size_t i = 0; i < c->n_registered; i++) {
+                if (i) dp_strbuf_putc(o, json ? ',' : ' ');
+                if (json)
+                        json_str(o, c->registered[i].resource_name);
+                else
+                        dp_strbuf_puts(o, c->registered[i].resource_name);
+                dp_strbuf_putc(o, ':');
+                put_strlist(o, &c->registered[i].ids, json);
+        }
+        dp_strbuf_putc(o, json ? '}' : ']');
+}
+
 static void base64(dp_strbuf *o, const uint8_t *p, size_t n) {
         static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
         for (size_t i = 0; i < n; i += 3) {
@@ -383,18 +387,7 @@ int dp_checkpoint_encode(dp_checkpoint *c, dp_strbuf *o) {
                 dp_strbuf_putc(o, ']');
         }
         dp_strbuf_puts(o, ",\"RegisteredDevices\":");
-        if (c->registered_null && c->n_registered == 0)
-                dp_strbuf_puts(o, "null");
-        else {
-                dp_strbuf_putc(o, '{');
-                for (size_t i = 0; i < c->n_registered; i++) {
-                        if (i) dp_strbuf_putc(o, ',');
-                        json_str(o, c->registered[i].resource_name);
-                        dp_strbuf_putc(o, ':');
-                        put_strlist(o, &c->registered[i].ids, true);
-                }
-                dp_strbuf_putc(o, '}');
-        }
+        put_registered(o, c, true);
         c->checksum = dp_checkpoint_checksum(c);
         dp_strbuf_printf(o, "},\"Checksum\":%u", c->checksum);
         if (c->boot_id && *c->boot_id) {
