@@ -114,7 +114,8 @@ fail:
  * characters are not read back). */
 static bool valid_key(const char *s) {
         size_t n = strlen(s);
-        return n > 0 && n <= 317 && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-/") == n;
+        return n > 0 && n <= 317 &&
+               strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-/") == n;
 }
 
 int dp_checkpoint_set_registered(dp_checkpoint *c, const char *resource_name, const char *const *ids, size_t n_ids) {

@@ -124,6 +124,16 @@ char *dp_device_uuid_derive(const char *prefix, const char *node_name, const cha
                            (unsigned)(a & 0xffff), ver, var, (unsigned long long)(b & 0xffffffffffffULL));
 }
 
+void dp_device_bytes_text(uint64_t bytes, char *buf, size_t size) {
+        static const char *const suffix[] = {"", "Ki", "Mi", "Gi", "Ti", "Pi"};
+        unsigned k = 0;
+        while (k + 1 < ELEMENTSOF(suffix) && bytes && bytes % 1024 == 0) {
+                bytes /= 1024;
+                k++;
+        }
+        snprintf(buf, size, "%llu%s", (unsigned long long)bytes, suffix[k]);
+}
+
 int dp_device_parse_bytes(const char *s, uint64_t *ret) {
         if (!s || !*s) return -EINVAL;
         uint64_t v = 0;

@@ -478,16 +478,6 @@ static bool valid_group(const char *s) {
         return n > 0 && n <= 63 && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == n;
 }
 
-static void bytes_words(uint64_t v, char *buf, size_t size) {
-        static const char *const suffix[] = {"", "Ki", "Mi", "Gi", "Ti", "Pi"};
-        unsigned k = 0;
-        while (k + 1 < ELEMENTSOF(suffix) && v && v % 1024 == 0) {
-                v /= 1024;
-                k++;
-        }
-        snprintf(buf, size, "%llu%s", (unsigned long long)v, suffix[k]);
-}
-
 /* spec.partitionModes: read after the devices, so each mode can be checked
  * against every GPU's memory. */
 static int read_modes(const dp_decode_ctx *c, const dp_doc_node *n, dp_device_set *s) {
@@ -555,8 +545,8 @@ static int read_modes(const dp_decode_ctx *c, const dp_doc_node *n, dp_device_se
                                 const dp_hw_device *d = &s->devices[i];
                                 if (m->memory_bytes > d->memory_bytes / m->count) {
                                         char a[32], b[32];
-                                        bytes_words(m->memory_bytes, a, sizeof a);
-                                        bytes_words(d->memory_bytes, b, sizeof b);
+                                        dp_device_bytes_text(m->memory_bytes, a, sizeof a);
+                                        dp_device_bytes_text(d->memory_bytes, b, sizeof b);
                                         return dp_decode_fail(c, v, fp, "%u x %s is more than the %s of %s", m->count,
                                                               a, b, d->id);
                                 }

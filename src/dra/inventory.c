@@ -157,16 +157,6 @@ static void qty_add(builder *b, dp_dra_quantity **v, size_t *n, const char *name
         (*n)++;
 }
 
-static void bytes_text(uint64_t bytes, char *buf, size_t size) {
-        static const char *const suffix[] = {"", "Ki", "Mi", "Gi", "Ti", "Pi"};
-        unsigned k = 0;
-        while (k + 1 < ELEMENTSOF(suffix) && bytes && bytes % 1024 == 0) {
-                bytes /= 1024;
-                k++;
-        }
-        snprintf(buf, size, "%llu%s", (unsigned long long)bytes, suffix[k]);
-}
-
 /* value / parts, rounded down to whole units; NULL-free text into buf. */
 static int qty_divide(builder *b, const char *value, unsigned parts, char *buf, size_t size) {
         dp_quantity q;
@@ -278,14 +268,14 @@ static void attrs_gpu_identity(builder *b, dp_dra_device *d, const dp_hw_device 
 
 static void memory_capacity(builder *b, dp_dra_device *d, uint64_t bytes) {
         char buf[64];
-        bytes_text(bytes, buf, sizeof(buf));
+        dp_device_bytes_text(bytes, buf, sizeof(buf));
         qty_add(b, &d->capacity, &d->n_capacity, "memory", buf);
 }
 
 static const char *gpu_memory_text(const dp_hw_device *g, char *buf, size_t size) {
         for (size_t i = 0; i < g->n_capacities; i++)
                 if (streq(g->capacities[i].name, "memory")) return g->capacities[i].value;
-        bytes_text(g->memory_bytes, buf, size);
+        dp_device_bytes_text(g->memory_bytes, buf, size);
         return buf;
 }
 
@@ -330,7 +320,7 @@ static void add_mig(builder *b, const dp_hw_device *g, size_t pos, const dp_mig_
         dp_dra_consumption *c = consume_new(b, d, set, &group, group ? 1 : 0);
         if (c && m->memory_bytes) {
                 char buf[64];
-                bytes_text(m->memory_bytes, buf, sizeof(buf));
+                dp_device_bytes_text(m->memory_bytes, buf, sizeof(buf));
                 qty_add(b, &c->counters, &c->n_counters, "memory", buf);
         }
         nodes_add(b, d, g->device_nodes, g->n_device_nodes);
@@ -454,7 +444,7 @@ static void add_modes(builder *b, const dp_hw_device *g, size_t pos) {
                 }
                 uint64_t bytes = m->memory_bytes ? m->memory_bytes : g->memory_bytes / (m->count ? m->count : 1);
                 char qbuf[64];
-                bytes_text(bytes, qbuf, sizeof(qbuf));
+                dp_device_bytes_text(bytes, qbuf, sizeof(qbuf));
                 dp_dra_quantity q = {(char *)"memory", qbuf};
                 dp_dra_counter_set one = {b->inv->counter_sets[k].name, &q, 1};
                 for (unsigned j = 0; b->r >= 0 && j < m->count; j++) {

@@ -148,8 +148,7 @@ bool dp_node_dra_claim_remove_pod(dp_node_dra_claim *c, const char *uid) {
         for (size_t i = 0; c && i < c->n_pods; i++)
                 if (streq(c->pods[i].uid, uid)) {
                         dp_free_many(c->pods[i].uid, c->pods[i].ns, c->pods[i].name);
-                        memmove(&c->pods[i], &c->pods[i + 1], (c->n_pods - i - 1) * sizeof *c->pods);
-                        c->n_pods--;
+                        DP_REMOVE_AT(c->pods, c->n_pods, i);
                         return true;
                 }
         return false;
