@@ -216,12 +216,11 @@ static plugin *plugin_free(plugin *p) {
         dp_grpc_streams_done(&p->streams);
         p->srv = dp_grpc_server_free(p->srv); /* unlinks the socket */
         dp_loop_source_free(p->retry);
-        free(p->resource);
-        free(p->sock_name);
-        free(p->sock_path);
+        dp_free_many(p->resource, p->sock_name, p->sock_path);
         free(p);
         return NULL;
 }
+DEFINE_FREEP(plugin, plugin_free)
 
 /* devplane-<resource with / as _>.sock */
 static char *plugin_sock_name(const char *resource) {
@@ -245,15 +244,12 @@ static int v1_sockets_free(const dp_agent *a, dp_error *err) {
 }
 
 static int plugin_new(dp_agent *a, const char *resource, plugin **ret) {
-        plugin *p = calloc(1, sizeof *p);
+        _cleanup_(plugin_freep) plugin *p = calloc(1, sizeof *p);
         if (!p) return -ENOMEM;
         p->agent = a;
         p->resource = strdup(resource);
         p->sock_name = plugin_sock_name(resource);
-        if (!p->resource || !p->sock_name) {
-                plugin_free(p);
-                return -ENOMEM;
-        }
+        if (!p->resource || !p->sock_name) return -ENOMEM;
         p->sock_path = dp_asprintf("%s/%s", a->plugin_dir, p->sock_name);
         int r = p->sock_path ? dp_loop_add_timer(a->loop, 0, on_retry, p, &p->retry) : -ENOMEM;
         /* Another process serving this socket (a second agent on the same
@@ -261,11 +257,8 @@ static int plugin_new(dp_agent *a, const char *resource, plugin **ret) {
         dp_error e = DP_ERROR_INIT;
         if (r >= 0 && (r = agent_socket_check_free(p->sock_path, &e)) < 0) log_error("%s", dp_error_msg(&e));
         if (r >= 0) r = plugin_listen(p);
-        if (r < 0) {
-                plugin_free(p);
-                return r;
-        }
-        *ret = p;
+        if (r < 0) return r;
+        *ret = TAKE_PTR(p);
         return 0;
 }
 
@@ -938,10 +931,7 @@ dp_agent *dp_agent_free(dp_agent *a) {
         dp_agent_config_free(a->cfg);
         dp_device_set_free(a->set);
         dp_backend_close(a->backend);
-        free(a->plugin_dir);
-        free(a->state_dir);
-        free(a->config_path);
-        free(a->node_name);
+        dp_free_many(a->plugin_dir, a->state_dir, a->config_path, a->node_name);
         if (a->state_lock >= 0) close(a->state_lock); /* the lock goes last */
         free(a);
         return NULL;

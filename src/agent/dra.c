@@ -265,9 +265,7 @@ static int pack_health(const agent_dra *d, uint8_t **ret, size_t *ret_len) {
                 resp.n_devices = n;
                 r = dp_proto_pack(&resp.base, ret, ret_len);
         }
-        free(h);
-        free(hp);
-        free(id);
+        dp_free_many(h, hp, id);
         return r;
 }
 
@@ -401,8 +399,7 @@ static void unknown_mark(agent_dra *d, size_t i) {
 static void unknown_forget(agent_dra *d, size_t i) {
         _cleanup_free_ char *key = unknown_key(d->unknown[i]);
         if (key) dp_ledger_clear_unknown(d->ledger, key);
-        free(d->unknown[i]);
-        free(d->unknown_why[i]);
+        dp_free_many(d->unknown[i], d->unknown_why[i]);
         d->unknown[i] = d->unknown[d->n_unknown - 1];
         d->unknown_why[i] = d->unknown_why[d->n_unknown - 1];
         d->n_unknown--;
@@ -488,8 +485,7 @@ static int fill_devices(const dp_dra_prepared_claim *pc, bool v1, pb_prep_one *o
         pb_device *devs = calloc(pc->n_devices + 1, sizeof *devs);
         pb_device **dp = calloc(pc->n_devices + 1, sizeof *dp);
         if (!devs || !dp) {
-                free(devs);
-                free(dp);
+                dp_free_many(devs, dp);
                 return -ENOMEM;
         }
         for (size_t k = 0; k < pc->n_devices; k++) {
@@ -575,12 +571,7 @@ static int prepare_reply(agent_dra *d, const pb_prep_req *req, bool v1, const cl
                 free(errs[i]);
         for (size_t i = 0; i < n && devs; i++)
                 free(devs[i]);
-        free(pcs);
-        free(errs);
-        free(devs);
-        free(ones);
-        free(ents);
-        free(entp);
+        dp_free_many(pcs, errs, devs, ones, ents, entp);
         return r;
 }
 
@@ -638,10 +629,7 @@ static int unprepare_reply(agent_dra *d, const pb_unprep_req *req, uint8_t **ret
         }
         for (size_t i = 0; i < n && errs; i++)
                 free(errs[i]);
-        free(errs);
-        free(ones);
-        free(ents);
-        free(entp);
+        dp_free_many(errs, ones, ents, entp);
         return r;
 }
 
@@ -688,8 +676,7 @@ static pending_prep *pending_free(pending_prep *p) {
                 dp_object_list_free(p->src[i].list);
                 free(p->src[i].msg);
         }
-        free(p->src);
-        free(p->ctx);
+        dp_free_many(p->src, p->ctx);
         free(p);
         return NULL;
 }
@@ -1307,24 +1294,13 @@ agent_dra *agent_dra_free(agent_dra *d) {
         dp_grpc_server_free(d->srv);
         dp_grpc_server_free(d->reg_srv);
         dp_dra_checkpoint_free(d->ckpt);
-        for (size_t i = 0; i < d->n_unknown; i++) {
-                free(d->unknown[i]);
-                free(d->unknown_why[i]);
-        }
-        free(d->unknown);
-        free(d->unknown_why);
+        for (size_t i = 0; i < d->n_unknown; i++)
+                dp_free_many(d->unknown[i], d->unknown_why[i]);
+        dp_free_many(d->unknown, d->unknown_why);
         dp_dra_publisher_free(d->pub);
         dp_dra_inventory_free(d->inv);
-        free(d->node_name);
-        free(d->driver);
-        free(d->registry_dir);
-        free(d->reg_sock_name);
-        free(d->reg_sock_path);
-        free(d->state_dir);
-        free(d->dra_sock_path);
-        free(d->cdi_dir);
-        free(d->slices_dir);
-        free(d->claims_dir);
+        dp_free_many(d->node_name, d->driver, d->registry_dir, d->reg_sock_name, d->reg_sock_path, d->state_dir,
+                     d->dra_sock_path, d->cdi_dir, d->slices_dir, d->claims_dir);
         for (size_t i = 0; i < d->n_rules; i++)
                 free((char *)d->rules[i].fault_class);
         free(d->rules);

@@ -114,10 +114,7 @@ agent_mps *agent_mps_free(agent_mps *m) {
                         if (started) (void)unlink(started);
                         log_info("MPS control daemon of %s stopped", d->resource);
                 }
-                free(d->resource);
-                free(d->dir);
-                free(d->pipe_dir);
-                free(d->log_dir);
+                dp_free_many(d->resource, d->dir, d->pipe_dir, d->log_dir);
         }
         free(m->daemons);
         free(m);

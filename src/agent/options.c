@@ -137,7 +137,6 @@ int dp_agent_args_check(dp_agent_args *a, dp_error *err) {
 }
 
 void dp_agent_args_done(dp_agent_args *a) {
-        free(a->socket_dir);
-        free(a->nvml_in_root);
+        dp_free_many(a->socket_dir, a->nvml_in_root);
         a->socket_dir = a->nvml_in_root = NULL;
 }

@@ -62,11 +62,7 @@ static int pack_list(const dp_agent *a, const dp_v1_resource *r, uint8_t **ret, 
         resp.n_devices = n;
         ret_code = dp_proto_pack(&resp.base, ret, ret_len);
 out:
-        free(devs);
-        free(ptrs);
-        free(topo);
-        free(numa);
-        free(numa_ptrs);
+        dp_free_many(devs, ptrs, topo, numa, numa_ptrs);
         return ret_code;
 }
 
@@ -205,11 +201,7 @@ static void proto_free(V1beta1__ContainerAllocateResponse *m) {
                 free(m->devices[i]);
         for (size_t i = 0; i < m->n_cdi_devices; i++)
                 free(m->cdi_devices[i]);
-        free(m->envs);
-        free(m->annotations);
-        free(m->mounts);
-        free(m->devices);
-        free(m->cdi_devices);
+        dp_free_many(m->envs, m->annotations, m->mounts, m->devices, m->cdi_devices);
         free(m);
 }
 
@@ -246,8 +238,7 @@ int agent_allocate_reply(const dp_agent *a, const char *resource, const V1beta1_
                 proto_free(ms[i]);
                 dp_v1_container_response_free(rs[i]);
         }
-        free(ms);
-        free(rs);
+        dp_free_many(ms, rs);
         return r;
 }
 
@@ -324,10 +315,7 @@ int agent_preferred_reply(const dp_agent *a, const char *resource, const V1beta1
         }
         for (size_t i = 0; ids && i < n; i++)
                 dp_v1_ids_free(ids[i]);
-        free(ids);
-        free(avail);
-        free(cr);
-        free(crp);
+        dp_free_many(ids, avail, cr, crp);
         return r;
 }
 

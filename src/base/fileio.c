@@ -124,3 +124,22 @@ int dp_dir_names(const char *dir, bool (*want)(const char *name), char ***ret, s
         *ret_n = n;
         return 0;
 }
+
+int dp_file_set_aside(const char *path, char **ret_to) {
+        assert_return(path, -EINVAL);
+        for (unsigned i = 0; i < DP_SET_ASIDE_MAX; i++) {
+                _cleanup_free_ char *to = i ? dp_asprintf("%s.corrupt.%u", path, i) : dp_asprintf("%s.corrupt", path);
+                if (!to) return -ENOMEM;
+                struct stat st;
+                if (i > 0 && lstat(to, &st) == 0) continue; /* older damage: kept */
+                if (rename(path, to) == 0) {
+                        if (ret_to) *ret_to = TAKE_PTR(to);
+                        return 0;
+                }
+                if (errno == ENOENT && lstat(path, &st) < 0) return -ENOENT;
+                /* the name is taken by something rename(2) cannot replace (a
+                 * directory over a file, or the other way): the next one */
+                if (errno != EISDIR && errno != ENOTDIR && errno != ENOTEMPTY && errno != EEXIST) return -errno;
+        }
+        return -EEXIST;
+}

@@ -44,3 +44,16 @@ int dp_read_file(const char *path, size_t max, char **ret, size_t *ret_len, dp_e
  * (base/strv.h) in *ret with their count in *ret_n. 0, or the negative
  * errno of opendir(2), or -ENOMEM; *ret untouched on failure. */
 int dp_dir_names(const char *dir, bool (*want)(const char *name), char ***ret, size_t *ret_n);
+
+/* The numbered names dp_file_set_aside() tries after <path>.corrupt. */
+#define DP_SET_ASIDE_MAX 100
+
+/* Damage is kept, never deleted: move whatever stands at `path` (a corrupt
+ * file, a directory or FIFO where a file belongs, a dangling symlink) to
+ * <path>.corrupt, replacing an older one there when rename(2) can (the
+ * newest damage is kept under the name people look for), else to the first
+ * free <path>.corrupt.<n>, 0 < n < DP_SET_ASIDE_MAX. Every durable file and
+ * lock file of devplane is set aside this way. Returns 0 (and *ret_to, the
+ * new name, malloc'd, when ret_to is not NULL), -ENOENT (nothing at path),
+ * -EEXIST (every name taken), -ENOMEM, or rename(2)'s negative errno. */
+int dp_file_set_aside(const char *path, char **ret_to);

@@ -31,8 +31,7 @@ dp_hashmap *dp_hashmap_new(void) { return calloc(1, sizeof(dp_hashmap)); }
 
 dp_hashmap *dp_hashmap_free(dp_hashmap *m) {
         if (!m) return NULL;
-        free(m->entries);
-        free(m->index);
+        dp_free_many(m->entries, m->index);
         free(m);
         return NULL;
 }

@@ -6,6 +6,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 
+#include "base/fileio.h"
 #include "base/lockfile.h"
 #include "base/log.h"
 #include "base/strbuf.h"
@@ -22,20 +23,6 @@ pid_t dp_lock_read_pid(const char *path) {
         return v > 0 && v < (1L << 30) && end != buf ? (pid_t)v : 0;
 }
 
-/* Rename a non-regular lock path out of the way: "<path>.corrupt", or
- * "<path>.corrupt.<n>" when that is taken. */
-static int set_aside(const char *path) {
-        for (unsigned i = 0; i < 100; i++) {
-                _cleanup_free_ char *to = i ? dp_asprintf("%s.corrupt.%u", path, i) : dp_asprintf("%s.corrupt", path);
-                if (!to) return -ENOMEM;
-                struct stat st;
-                if (lstat(to, &st) == 0) continue;
-                if (rename(path, to) == 0 || errno == ENOENT) return 0;
-                return -errno;
-        }
-        return -EEXIST;
-}
-
 /* Open the lock file, never following a symlink or opening anything but a
  * regular file; one non-regular path is set aside and the open tried again. */
 static int open_lock(const char *path, dp_error *err) {
@@ -48,8 +35,9 @@ static int open_lock(const char *path, dp_error *err) {
                 /* ELOOP: a symlink; EISDIR: a directory; ENXIO/EINVAL: a FIFO or device */
                 if (e != ELOOP && e != EISDIR && e != ENXIO && e != EINVAL && e != EWOULDBLOCK)
                         return dp_error_errno(err, -e, "%s: cannot open the lock file", path);
-                int r = set_aside(path);
-                if (r < 0) return dp_error_errno(err, r, "%s: not a regular file and cannot be set aside", path);
+                int r = dp_file_set_aside(path, NULL);
+                if (r < 0 && r != -ENOENT)
+                        return dp_error_errno(err, r, "%s: not a regular file and cannot be set aside", path);
                 log_warning("%s: not a regular file: set aside", path);
         }
         return dp_error_set(err, -EBUSY, "%s: keeps being replaced by something that is not a regular file", path);

@@ -11,12 +11,9 @@
 
 dp_backend_config *dp_backend_config_free(dp_backend_config *c) {
         if (!c) return NULL;
-        free(c->domain);
-        free(c->driver_name);
+        dp_free_many(c->domain, c->driver_name);
         for (size_t i = 0; i < c->n_pci; i++) {
-                free(c->pci[i].type);
-                free(c->pci[i].class_prefix);
-                free(c->pci[i].driver);
+                dp_free_many(c->pci[i].type, c->pci[i].class_prefix, c->pci[i].driver);
                 dp_strv_free_n(c->pci[i].device_nodes, c->pci[i].n_device_nodes);
         }
         free(c->pci);

@@ -86,12 +86,7 @@ dp_backend *dp_backend_close(dp_backend *b) {
         if (b->epfd >= 0) close(b->epfd);
         dp_fault_tracker_done(&b->tracker);
         dp_backend_config_free(b->cfg);
-        free(b->node_name);
-        free(b->profile);
-        free(b->sysfs_root);
-        free(b->dev_root);
-        free(b->proc_root);
-        free(b->nvml_library);
+        dp_free_many(b->node_name, b->profile, b->sysfs_root, b->dev_root, b->proc_root, b->nvml_library);
         free(b);
         return NULL;
 }
@@ -289,8 +284,7 @@ int dp_backend_capacity(dp_hw_device *d, const char *name, const char *value) {
         c->name = dp_strdup(name);
         c->value = dp_strdup(value);
         if (!c->name || !c->value) {
-                free(c->name);
-                free(c->value);
+                dp_free_many(c->name, c->value);
                 return -ENOMEM;
         }
         d->n_capacities++;

@@ -25,13 +25,10 @@ static void ids_done(dp_ckpt_ids *v) {
 }
 
 static void entry_done(dp_ckpt_entry *e) {
-        free(e->pod_uid);
-        free(e->container_name);
-        free(e->resource_name);
+        dp_free_many(e->pod_uid, e->container_name, e->resource_name);
         for (size_t i = 0; i < e->n_device_ids; i++)
                 ids_done(&e->device_ids[i].ids);
-        free(e->device_ids);
-        free(e->alloc_resp);
+        dp_free_many(e->device_ids, e->alloc_resp);
 }
 
 dp_checkpoint *dp_checkpoint_free(dp_checkpoint *c) {
@@ -43,8 +40,7 @@ dp_checkpoint *dp_checkpoint_free(dp_checkpoint *c) {
                 free(c->registered[i].resource_name);
                 ids_done(&c->registered[i].ids);
         }
-        free(c->registered);
-        free(c->boot_id);
+        dp_free_many(c->registered, c->boot_id);
         free(c);
         return NULL;
 }
@@ -118,14 +114,8 @@ fail:
  * characters are not read back). */
 static bool valid_key(const char *s) {
         size_t n = strlen(s);
-        if (n == 0 || n > 317) return false;
-        for (size_t i = 0; i < n; i++) {
-                char ch = s[i];
-                if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '.' ||
-                      ch == '_' || ch == '-' || ch == '/'))
-                        return false;
-        }
-        return true;
+        return n > 0 && n <= 317 &&
+               strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-/") == n;
 }
 
 int dp_checkpoint_set_registered(dp_checkpoint *c, const char *resource_name, const char *const *ids, size_t n_ids) {
@@ -162,18 +152,8 @@ int dp_checkpoint_set_registered(dp_checkpoint *c, const char *resource_name, co
 
 /* ---- the go-spew text ---- */
 
-static void spew_strlist(dp_strbuf *o, const dp_ckpt_ids *v) {
-        if (v->null) {
-                dp_strbuf_puts(o, "<nil>");
-                return;
-        }
-        dp_strbuf_putc(o, '[');
-        for (size_t i = 0; i < v->n; i++) {
-                if (i) dp_strbuf_putc(o, ' ');
-                dp_strbuf_puts(o, v->ids[i]);
-        }
-        dp_strbuf_putc(o, ']');
-}
+static void put_strlist(dp_strbuf *o, const dp_ckpt_ids *v, bool json);
+static void put_registered(dp_strbuf *o, const dp_checkpoint *c, bool json);
 
 int dp_checkpoint_spew(const dp_checkpoint *c, dp_strbuf *o) {
         assert_return(c && o, -EINVAL);
@@ -197,7 +177,7 @@ int dp_checkpoint_spew(const dp_checkpoint *c, dp_strbuf *o) {
                                 for (size_t k = 0; k < e->n_device_ids; k++) {
                                         if (k) dp_strbuf_putc(o, ' ');
                                         dp_strbuf_printf(o, "%lld:", (long long)e->device_ids[k].numa);
-                                        spew_strlist(o, &e->device_ids[k].ids);
+                                        put_strlist(o, &e->device_ids[k].ids, false);
                                 }
                                 dp_strbuf_putc(o, ']');
                         }
@@ -215,17 +195,7 @@ int dp_checkpoint_spew(const dp_checkpoint *c, dp_strbuf *o) {
                 dp_strbuf_putc(o, ']');
         }
         dp_strbuf_puts(o, " RegisteredDevices:(map[string][]string)");
-        if (c->registered_null && c->n_registered == 0)
-                dp_strbuf_puts(o, "<nil>");
-        else {
-                dp_strbuf_puts(o, "map[");
-                for (size_t i = 0; i < c->n_registered; i++) {
-                        if (i) dp_strbuf_putc(o, ' ');
-                        dp_strbuf_printf(o, "%s:", c->registered[i].resource_name);
-                        spew_strlist(o, &c->registered[i].ids);
-                }
-                dp_strbuf_putc(o, ']');
-        }
+        put_registered(o, c, false);
         dp_strbuf_putc(o, '}');
         return dp_strbuf_failed(o) ? -ENOMEM : 0;
 }
@@ -313,17 +283,41 @@ static void json_str(dp_strbuf *o, const char *str) {
         dp_strbuf_putc(o, '"');
 }
 
-static void json_strlist(dp_strbuf *o, const dp_ckpt_ids *v) {
+/* A device-ID list as go-spew prints it ([a b], <nil>) or as JSON. */
+static void put_strlist(dp_strbuf *o, const dp_ckpt_ids *v, bool json) {
         if (v->null) {
-                dp_strbuf_puts(o, "null");
+                dp_strbuf_puts(o, json ? "null" : "<nil>");
                 return;
         }
         dp_strbuf_putc(o, '[');
         for (size_t i = 0; i < v->n; i++) {
-                if (i) dp_strbuf_putc(o, ',');
-                json_str(o, v->ids[i]);
+                if (i) dp_strbuf_putc(o, json ? ',' : ' ');
+                if (json)
+                        json_str(o, v->ids[i]);
+                else
+                        dp_strbuf_puts(o, v->ids[i]);
         }
         dp_strbuf_putc(o, ']');
+}
+
+/* RegisteredDevices as go-spew prints it (map[a:[x y] b:[z]], <nil>) or as
+ * JSON ({"a":["x","y"]}, null). */
+static void put_registered(dp_strbuf *o, const dp_checkpoint *c, bool json) {
+        if (c->registered_null && c->n_registered == 0) {
+                dp_strbuf_puts(o, json ? "null" : "<nil>");
+                return;
+        }
+        dp_strbuf_puts(o, json ? "{" : "map[");
+        for (size_t i = 0; i < c->n_registered; i++) {
+                if (i) dp_strbuf_putc(o, json ? ',' : ' ');
+                if (json)
+                        json_str(o, c->registered[i].resource_name);
+                else
+                        dp_strbuf_puts(o, c->registered[i].resource_name);
+                dp_strbuf_putc(o, ':');
+                put_strlist(o, &c->registered[i].ids, json);
+        }
+        dp_strbuf_putc(o, json ? '}' : ']');
 }
 
 static void base64(dp_strbuf *o, const uint8_t *p, size_t n) {
@@ -376,7 +370,7 @@ int dp_checkpoint_encode(dp_checkpoint *c, dp_strbuf *o) {
                                 dp_strbuf_putc(o, '{');
                                 for (size_t k = 0; k < e->n_device_ids; k++) {
                                         dp_strbuf_printf(o, "%s\"%lld\":", k ? "," : "", (long long)order[k]->numa);
-                                        json_strlist(o, &order[k]->ids);
+                                        put_strlist(o, &order[k]->ids, true);
                                 }
                                 dp_strbuf_putc(o, '}');
                                 free(order);
@@ -394,18 +388,7 @@ int dp_checkpoint_encode(dp_checkpoint *c, dp_strbuf *o) {
                 dp_strbuf_putc(o, ']');
         }
         dp_strbuf_puts(o, ",\"RegisteredDevices\":");
-        if (c->registered_null && c->n_registered == 0)
-                dp_strbuf_puts(o, "null");
-        else {
-                dp_strbuf_putc(o, '{');
-                for (size_t i = 0; i < c->n_registered; i++) {
-                        if (i) dp_strbuf_putc(o, ',');
-                        json_str(o, c->registered[i].resource_name);
-                        dp_strbuf_putc(o, ':');
-                        json_strlist(o, &c->registered[i].ids);
-                }
-                dp_strbuf_putc(o, '}');
-        }
+        put_registered(o, c, true);
         c->checksum = dp_checkpoint_checksum(c);
         dp_strbuf_printf(o, "},\"Checksum\":%u", c->checksum);
         if (c->boot_id && *c->boot_id) {

@@ -21,23 +21,15 @@ static const char *const discovery_words[] = {"auto", "nvml", "tegra", NULL};
 const char *dp_mig_strategy_to_string(dp_mig_strategy m) { return (unsigned)m < 3 ? mig_words[m] : "invalid"; }
 
 static void free_resources(dp_ts_resource *r, size_t n) {
-        for (size_t i = 0; i < n; i++) {
-                free(r[i].name);
-                free(r[i].rename);
-        }
+        for (size_t i = 0; i < n; i++)
+                dp_free_many(r[i].name, r[i].rename);
         free(r);
 }
 
 dp_agent_config *dp_agent_config_free(dp_agent_config *c) {
         if (!c) return NULL;
-        free(c->source);
-        free(c->cdi_annotation_prefix);
-        free(c->mps_root);
-        free(c->driver_root);
-        free(c->dev_root);
-        free(c->device_discovery_strategy);
-        free(c->nvidia_ctk_path);
-        free(c->container_driver_root);
+        dp_free_many(c->source, c->cdi_annotation_prefix, c->mps_root, c->driver_root, c->dev_root,
+                     c->device_discovery_strategy, c->nvidia_ctk_path, c->container_driver_root);
         free_resources(c->ts_resources, c->n_ts_resources);
         free_resources(c->mps_resources, c->n_mps_resources);
         for (size_t i = 0; i < c->n_warnings; i++)
@@ -731,31 +723,34 @@ int dp_agent_config_check(const dp_agent_config *c, const dp_device_set *s, dp_e
 
 /* ---- flags and environment --------------------------------------------------------- */
 
+#define FIELD(name) offsetof(dp_agent_config, name)
 const dp_config_flag dp_config_flags[] = {
-        {"mig-strategy", "MIG_STRATEGY", NULL, NULL, false},
-        {"fail-on-init-error", "FAIL_ON_INIT_ERROR", NULL, NULL, true},
-        {"driver-root", "NVIDIA_DRIVER_ROOT", NULL, NULL, false},
-        {"nvidia-driver-root", NULL, NULL, "driver-root", false},
-        {"dev-root", "NVIDIA_DEV_ROOT", NULL, NULL, false},
-        {"nvidia-dev-root", NULL, NULL, "dev-root", false},
-        {"pass-device-specs", "PASS_DEVICE_SPECS", NULL, NULL, true},
-        {"device-list-strategy", "DEVICE_LIST_STRATEGY", NULL, NULL, false},
-        {"device-id-strategy", "DEVICE_ID_STRATEGY", NULL, NULL, false},
-        {"gdrcopy-enabled", "GDRCOPY_ENABLED", NULL, NULL, true},
-        {"gds-enabled", "GDS_ENABLED", NULL, NULL, true},
-        {"mofed-enabled", "MOFED_ENABLED", NULL, NULL, true},
-        {"cdi-annotation-prefix", "CDI_ANNOTATION_PREFIX", NULL, NULL, false},
-        {"nvidia-cdi-hook-path", "NVIDIA_CDI_HOOK_PATH", "NVIDIA_CTK_PATH", NULL, false},
-        {"nvidia-ctk-path", NULL, NULL, "nvidia-cdi-hook-path", false},
-        {"driver-root-ctr-path", "DRIVER_ROOT_CTR_PATH", "CONTAINER_DRIVER_ROOT", NULL, false},
-        {"container-driver-root", NULL, NULL, "driver-root-ctr-path", false},
-        {"mps-root", "MPS_ROOT", NULL, NULL, false},
-        {"shared-devices-allocation-policy", "SHARED_DEVICES_ALLOCATION_POLICY", NULL, NULL, false},
-        {"device-discovery-strategy", "DEVICE_DISCOVERY_STRATEGY", NULL, NULL, false},
-        {"imex-channel-ids", "IMEX_CHANNEL_IDS", NULL, NULL, false},
-        {"imex-required", "IMEX_REQUIRED", NULL, NULL, true},
-        {NULL, NULL, NULL, NULL, false},
+        {"mig-strategy", "MIG_STRATEGY", NULL, NULL, false, 0},
+        {"fail-on-init-error", "FAIL_ON_INIT_ERROR", NULL, NULL, true, FIELD(fail_on_init_error)},
+        {"driver-root", "NVIDIA_DRIVER_ROOT", NULL, NULL, false, FIELD(driver_root)},
+        {"nvidia-driver-root", NULL, NULL, "driver-root", false, 0},
+        {"dev-root", "NVIDIA_DEV_ROOT", NULL, NULL, false, FIELD(dev_root)},
+        {"nvidia-dev-root", NULL, NULL, "dev-root", false, 0},
+        {"pass-device-specs", "PASS_DEVICE_SPECS", NULL, NULL, true, FIELD(pass_device_specs)},
+        {"device-list-strategy", "DEVICE_LIST_STRATEGY", NULL, NULL, false, 0},
+        {"device-id-strategy", "DEVICE_ID_STRATEGY", NULL, NULL, false, 0},
+        {"gdrcopy-enabled", "GDRCOPY_ENABLED", NULL, NULL, true, FIELD(gdrcopy_enabled)},
+        {"gds-enabled", "GDS_ENABLED", NULL, NULL, true, FIELD(gds_enabled)},
+        {"mofed-enabled", "MOFED_ENABLED", NULL, NULL, true, FIELD(mofed_enabled)},
+        {"cdi-annotation-prefix", "CDI_ANNOTATION_PREFIX", NULL, NULL, false, 0},
+        {"nvidia-cdi-hook-path", "NVIDIA_CDI_HOOK_PATH", "NVIDIA_CTK_PATH", NULL, false, FIELD(nvidia_ctk_path)},
+        {"nvidia-ctk-path", NULL, NULL, "nvidia-cdi-hook-path", false, 0},
+        {"driver-root-ctr-path", "DRIVER_ROOT_CTR_PATH", "CONTAINER_DRIVER_ROOT", NULL, false,
+         FIELD(container_driver_root)},
+        {"container-driver-root", NULL, NULL, "driver-root-ctr-path", false, 0},
+        {"mps-root", "MPS_ROOT", NULL, NULL, false, FIELD(mps_root)},
+        {"shared-devices-allocation-policy", "SHARED_DEVICES_ALLOCATION_POLICY", NULL, NULL, false, 0},
+        {"device-discovery-strategy", "DEVICE_DISCOVERY_STRATEGY", NULL, NULL, false, 0},
+        {"imex-channel-ids", "IMEX_CHANNEL_IDS", NULL, NULL, false, 0},
+        {"imex-required", "IMEX_REQUIRED", NULL, NULL, true, FIELD(imex_required)},
+        {NULL, NULL, NULL, NULL, false, 0},
 };
+#undef FIELD
 
 /* Go's strconv.ParseBool; urfave/cli reads an empty variable as false. */
 static int parse_bool(const char *s, bool *ret) {
@@ -805,33 +800,16 @@ static int apply_one(dp_agent_config *c, const dp_config_flag *f, const char *v,
         if (f->boolean && parse_bool(v, &b) < 0)
                 return dp_error_set(err, -EINVAL, "%s: invalid value \"%.64s\" for a boolean: %s", origin, v,
                                     "use true or false");
+        if (f->field && f->boolean) {
+                *(bool *)((char *)c + f->field) = b;
+                return 0;
+        }
+        if (f->field) return set_str((char **)((char *)c + f->field), v);
         if (streq(n, "mig-strategy")) {
                 if ((k = word(v, mig_words)) < 0)
                         return dp_error_set(err, -EINVAL, "%s: unknown MIG strategy: %.64s", origin, v);
                 c->mig_strategy = (dp_mig_strategy)k;
-        } else if (streq(n, "fail-on-init-error"))
-                c->fail_on_init_error = b;
-        else if (streq(n, "pass-device-specs"))
-                c->pass_device_specs = b;
-        else if (streq(n, "gdrcopy-enabled"))
-                c->gdrcopy_enabled = b;
-        else if (streq(n, "gds-enabled"))
-                c->gds_enabled = b;
-        else if (streq(n, "mofed-enabled"))
-                c->mofed_enabled = b;
-        else if (streq(n, "imex-required"))
-                c->imex_required = b;
-        else if (streq(n, "driver-root"))
-                return set_str(&c->driver_root, v);
-        else if (streq(n, "dev-root"))
-                return set_str(&c->dev_root, v);
-        else if (streq(n, "mps-root"))
-                return set_str(&c->mps_root, v);
-        else if (streq(n, "nvidia-cdi-hook-path"))
-                return set_str(&c->nvidia_ctk_path, v);
-        else if (streq(n, "driver-root-ctr-path"))
-                return set_str(&c->container_driver_root, v);
-        else if (streq(n, "device-list-strategy")) {
+        } else if (streq(n, "device-list-strategy")) {
                 unsigned bits = 0;
                 char item[64];
                 for (const char *s = next_item(v, item, sizeof item); s; s = next_item(s, item, sizeof item)) {

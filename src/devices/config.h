@@ -143,6 +143,10 @@ typedef struct dp_config_flag {
         const char *env, *env2; /* NVIDIA's variables, the first found wins */
         const char *alias_of;   /* NULL, or the flag this one stands for */
         bool boolean;
+        /* A plain flag: offsetof the dp_agent_config field it sets (a bool
+         * for a boolean flag, a char * otherwise); 0: a flag with its own
+         * rule (a word list, a check) or an alias. */
+        size_t field;
 } dp_config_flag;
 extern const dp_config_flag dp_config_flags[];
 

@@ -10,42 +10,25 @@
 const char *dp_health_to_string(dp_health h) { return h == DP_HEALTH_HEALTHY ? "Healthy" : "Unhealthy"; }
 
 static void device_done(dp_hw_device *d) {
-        free(d->id);
-        free(d->type);
-        free(d->uuid);
-        free(d->product);
-        free(d->architecture);
-        free(d->driver_version);
-        free(d->pci_bus_id);
+        dp_free_many(d->id, d->type, d->uuid, d->product, d->architecture, d->driver_version, d->pci_bus_id);
         dp_strv_free_n(d->device_nodes, d->n_device_nodes);
         for (size_t i = 0; i < d->n_migs; i++) {
                 dp_mig_device *m = &d->migs[i];
-                free(m->id);
-                free(m->uuid);
-                free(m->profile);
+                dp_free_many(m->id, m->uuid, m->profile);
                 dp_strv_free_n(m->device_nodes, m->n_device_nodes);
         }
         free(d->migs);
-        for (size_t i = 0; i < d->n_attrs; i++) {
-                free(d->attrs[i].name);
-                free(d->attrs[i].str);
-        }
+        for (size_t i = 0; i < d->n_attrs; i++)
+                dp_free_many(d->attrs[i].name, d->attrs[i].str);
         free(d->attrs);
-        for (size_t i = 0; i < d->n_capacities; i++) {
-                free(d->capacities[i].name);
-                free(d->capacities[i].value);
-        }
+        for (size_t i = 0; i < d->n_capacities; i++)
+                dp_free_many(d->capacities[i].name, d->capacities[i].value);
         free(d->capacities);
 }
 
 dp_device_set *dp_device_set_free(dp_device_set *s) {
         if (!s) return NULL;
-        free(s->profile);
-        free(s->node_name);
-        free(s->domain);
-        free(s->driver_name);
-        free(s->cdi_kind);
-        free(s->visible_devices_env);
+        dp_free_many(s->profile, s->node_name, s->domain, s->driver_name, s->cdi_kind, s->visible_devices_env);
         dp_strv_free_n(s->common_device_nodes, s->n_common_device_nodes);
         for (size_t i = 0; i < s->n_devices; i++)
                 device_done(&s->devices[i]);
@@ -139,6 +122,16 @@ char *dp_device_uuid_derive(const char *prefix, const char *node_name, const cha
         uint16_t var = (uint16_t)(((b >> 48) & 0x3fff) | 0x8000);
         return dp_asprintf("%s%08x-%04x-%04x-%04x-%012llx", prefix ? prefix : "", (unsigned)(a >> 32),
                            (unsigned)(a & 0xffff), ver, var, (unsigned long long)(b & 0xffffffffffffULL));
+}
+
+void dp_device_bytes_text(uint64_t bytes, char *buf, size_t size) {
+        static const char *const suffix[] = {"", "Ki", "Mi", "Gi", "Ti", "Pi"};
+        unsigned k = 0;
+        while (k + 1 < ELEMENTSOF(suffix) && bytes && bytes % 1024 == 0) {
+                bytes /= 1024;
+                k++;
+        }
+        snprintf(buf, size, "%llu%s", (unsigned long long)bytes, suffix[k]);
 }
 
 int dp_device_parse_bytes(const char *s, uint64_t *ret) {

@@ -171,3 +171,6 @@ char *dp_device_uuid_derive(const char *prefix, const char *node_name, const cha
 /* Parse a memory size: a plain integer (bytes) or an integer with a binary
  * (Ki Mi Gi Ti Pi) or decimal (k M G T P) suffix. 0 or -EINVAL/-ERANGE. */
 int dp_device_parse_bytes(const char *s, uint64_t *ret);
+/* A byte count as text, in the largest binary unit that divides it
+ * (81920Mi, 80Gi, 1000): what dp_device_parse_bytes() reads back. */
+void dp_device_bytes_text(uint64_t bytes, char *buf, size_t size);

@@ -146,16 +146,23 @@ static int read_memory(const dp_decode_ctx *c, const dp_doc_node *n, const char 
         return 0;
 }
 
-static bool valid_attr_name(const char *s) {
+/* 1..max characters: lower-case letters and digits (upper case too when
+ * `upper`), and the characters of `inner` anywhere but first and last. */
+static bool valid_name(const char *s, size_t max, bool upper, const char *inner) {
         size_t n = strlen(s);
-        if (n == 0 || n > 63) return false;
+        if (n == 0 || n > max) return false;
         for (size_t i = 0; i < n; i++) {
                 char ch = s[i];
-                bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
-                          ((ch == '-' || ch == '_') && i > 0 && i + 1 < n);
+                bool ok = (ch >= 'a' && ch <= 'z') || (upper && ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+                          (strchr(inner, ch) && i > 0 && i + 1 < n);
                 if (!ok) return false;
         }
-        return (s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z');
+        return true;
+}
+
+/* An attribute or capacity name: a letter first. */
+static bool valid_attr_name(const char *s) {
+        return valid_name(s, 63, true, "-_") && ((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z'));
 }
 
 static int read_attrs(const dp_decode_ctx *c, const dp_doc_node *n, const char *path, dp_hw_device *d) {
@@ -247,18 +254,6 @@ static int read_caps(const dp_decode_ctx *c, const dp_doc_node *n, const char *p
         return 0;
 }
 
-static bool valid_mig_profile(const char *s) {
-        size_t n = strlen(s);
-        if (n == 0 || n > 32) return false;
-        for (size_t i = 0; i < n; i++) {
-                char ch = s[i];
-                bool ok = (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') ||
-                          ((ch == '.' || ch == '-' || ch == '+') && i > 0 && i + 1 < n);
-                if (!ok) return false;
-        }
-        return true;
-}
-
 /* "1g.10gb" -> 10 GiB; 0 when the profile does not say. */
 static uint64_t mig_profile_memory(const char *profile) {
         const char *dot = strchr(profile, '.');
@@ -298,7 +293,7 @@ static int read_mig(const dp_decode_ctx *c, const dp_doc_node *n, const char *pa
                 const char *prof;
                 dp_error e = DP_ERROR_INIT;
                 if (dp_doc_get_str(pn, false, &prof, &e) < 0) return dp_decode_fail(c, pn, fp, "%s", e.msg);
-                if (!valid_mig_profile(prof))
+                if (!valid_name(prof, 32, false, ".-+"))
                         return dp_decode_fail(c, pn, fp,
                                               "must be a MIG profile name like 1g.10gb (lower case letters, digits, "
                                               "'.', '-', '+'; at most 32)");
@@ -480,24 +475,7 @@ static int read_nvlink(const dp_decode_ctx *c, const dp_doc_node *n, dp_device_s
  * profiles keep them to letters, digits, '.', '_' and '-'. */
 static bool valid_group(const char *s) {
         size_t n = strlen(s);
-        if (n == 0 || n > 63) return false;
-        for (size_t i = 0; i < n; i++) {
-                char ch = s[i];
-                if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '.' ||
-                      ch == '_' || ch == '-'))
-                        return false;
-        }
-        return true;
-}
-
-static void bytes_words(uint64_t v, char *buf, size_t size) {
-        static const char *const suffix[] = {"", "Ki", "Mi", "Gi", "Ti", "Pi"};
-        unsigned k = 0;
-        while (k + 1 < ELEMENTSOF(suffix) && v && v % 1024 == 0) {
-                v /= 1024;
-                k++;
-        }
-        snprintf(buf, size, "%llu%s", (unsigned long long)v, suffix[k]);
+        return n > 0 && n <= 63 && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == n;
 }
 
 /* spec.partitionModes: read after the devices, so each mode can be checked
@@ -567,8 +545,8 @@ static int read_modes(const dp_decode_ctx *c, const dp_doc_node *n, dp_device_se
                                 const dp_hw_device *d = &s->devices[i];
                                 if (m->memory_bytes > d->memory_bytes / m->count) {
                                         char a[32], b[32];
-                                        bytes_words(m->memory_bytes, a, sizeof a);
-                                        bytes_words(d->memory_bytes, b, sizeof b);
+                                        dp_device_bytes_text(m->memory_bytes, a, sizeof a);
+                                        dp_device_bytes_text(d->memory_bytes, b, sizeof b);
                                         return dp_decode_fail(c, v, fp, "%u x %s is more than the %s of %s", m->count,
                                                               a, b, d->id);
                                 }

@@ -17,26 +17,19 @@ char **dp_v1_ids_free(char **ids) {
 }
 
 static void kvs_free(dp_v1_kv *v, size_t n) {
-        for (size_t i = 0; i < n; i++) {
-                free(v[i].key);
-                free(v[i].value);
-        }
+        for (size_t i = 0; i < n; i++)
+                dp_free_many(v[i].key, v[i].value);
         free(v);
 }
 
 dp_v1_container_response *dp_v1_container_response_free(dp_v1_container_response *r) {
         if (!r) return NULL;
         kvs_free(r->envs, r->n_envs);
-        for (size_t i = 0; i < r->n_mounts; i++) {
-                free(r->mounts[i].container_path);
-                free(r->mounts[i].host_path);
-        }
+        for (size_t i = 0; i < r->n_mounts; i++)
+                dp_free_many(r->mounts[i].container_path, r->mounts[i].host_path);
         free(r->mounts);
-        for (size_t i = 0; i < r->n_devices; i++) {
-                free(r->devices[i].container_path);
-                free(r->devices[i].host_path);
-                free(r->devices[i].permissions);
-        }
+        for (size_t i = 0; i < r->n_devices; i++)
+                dp_free_many(r->devices[i].container_path, r->devices[i].host_path, r->devices[i].permissions);
         free(r->devices);
         kvs_free(r->annotations, r->n_annotations);
         for (size_t i = 0; i < r->n_cdi_devices; i++)
@@ -50,8 +43,7 @@ dp_v1_container_response *dp_v1_container_response_free(dp_v1_container_response
  * ownership of key and value (freed on failure). */
 static int kv_put(dp_v1_kv **arr, size_t *n, char *key, char *value) {
         if (!key || !value) {
-                free(key);
-                free(value);
+                dp_free_many(key, value);
                 return -ENOMEM;
         }
         size_t i = 0;
@@ -65,8 +57,7 @@ static int kv_put(dp_v1_kv **arr, size_t *n, char *key, char *value) {
         }
         dp_v1_kv *na = realloc(*arr, (*n + 1) * sizeof(dp_v1_kv));
         if (!na) {
-                free(key);
-                free(value);
+                dp_free_many(key, value);
                 return -ENOMEM;
         }
         *arr = na;
@@ -95,8 +86,7 @@ static int add_spec(dp_v1_container_response *resp, size_t *cap, const char *roo
 
 static int add_mount(dp_v1_container_response *resp, size_t *cap, char *container_path, char *host_path) {
         if (!container_path || !host_path || DP_GROW(resp->mounts, *cap, resp->n_mounts + 1) < 0) {
-                free(container_path);
-                free(host_path);
+                dp_free_many(container_path, host_path);
                 return -ENOMEM;
         }
         resp->mounts[resp->n_mounts++] = (dp_v1_mount){container_path, host_path, false};

@@ -6,12 +6,10 @@
 #include "devices/v1.h"
 
 static void resource_done(dp_v1_resource *r) {
-        free(r->name);
-        free(r->base_name);
+        dp_free_many(r->name, r->base_name);
         for (size_t i = 0; i < r->n_devices; i++)
                 free(r->devices[i].id);
-        free(r->devices);
-        free(r->by_id);
+        dp_free_many(r->devices, r->by_id);
 }
 
 dp_v1_plan *dp_v1_plan_free(dp_v1_plan *p) {

@@ -40,8 +40,7 @@ dp_doc_scratch *dp_doc_scratch_free(dp_doc_scratch *x) {
         dp_doc_scratch_reset(x);
         for (size_t i = 0; i < x->n_blocks; i++)
                 free(x->blocks[i].p);
-        free(x->blocks);
-        free(x->docs);
+        dp_free_many(x->blocks, x->docs);
         free(x);
         return NULL;
 }

@@ -21,8 +21,7 @@ static void free_arrays(dp_doc_set *s) {
         for (size_t i = 0; i < s->n_nodes; i++) {
                 dp_doc_node *n = &s->node_blocks[i / DOC_NODE_BLOCK][i % DOC_NODE_BLOCK];
                 if (n->cap == 0) continue;
-                free(n->pairs);
-                free(n->items);
+                dp_free_many(n->pairs, n->items);
         }
 }
 
@@ -64,10 +63,7 @@ dp_doc_set *dp_doc_set_free(dp_doc_set *s) {
         for (size_t i = 0; i < s->n_str_blocks; i++)
                 free(s->str_blocks[i]);
         for (size_t i = 0; i < s->n_roots; i++) free(s->sources[i]);
-        free(s->node_blocks);
-        free(s->str_blocks);
-        free(s->roots);
-        free(s->sources);
+        dp_free_many(s->node_blocks, s->str_blocks, s->roots, s->sources);
         free(s);
         return NULL;
 }

@@ -10,14 +10,11 @@
 void dp_dra_cdi_edits_done(dp_dra_cdi_edits *e) {
         if (!e) return;
         dp_strv_free_n(e->env, e->n_env);
-        for (size_t i = 0; i < e->n_nodes; i++) {
-                free(e->nodes[i].path);
-                free(e->nodes[i].host_path);
-        }
+        for (size_t i = 0; i < e->n_nodes; i++)
+                dp_free_many(e->nodes[i].path, e->nodes[i].host_path);
         free(e->nodes);
         for (size_t i = 0; i < e->n_mounts; i++) {
-                free(e->mounts[i].host_path);
-                free(e->mounts[i].container_path);
+                dp_free_many(e->mounts[i].host_path, e->mounts[i].container_path);
                 dp_strv_free_n(e->mounts[i].options, e->mounts[i].n_options);
                 free(e->mounts[i].type);
         }

@@ -9,25 +9,17 @@
 
 void dp_dra_prepared_claim_done(dp_dra_prepared_claim *c) {
         if (!c) return;
-        free(c->uid);
-        free(c->namespace);
-        free(c->name);
+        dp_free_many(c->uid, c->namespace, c->name);
         for (size_t i = 0; i < c->n_devices; i++) {
                 dp_dra_prepared_device *d = &c->devices[i];
                 dp_strv_free_n(d->requests, d->n_requests);
-                free(d->pool);
-                free(d->device);
+                dp_free_many(d->pool, d->device);
                 dp_strv_free_n(d->cdi_ids, d->n_cdi_ids);
                 free(d->share_id);
         }
-        free(c->devices);
-        free(c->cdi_spec_file);
-        free(c->cdi_spec_text);
-        for (size_t i = 0; i < c->n_metadata; i++) {
-                free(c->metadata[i].request);
-                free(c->metadata[i].path);
-                free(c->metadata[i].container_path);
-        }
+        dp_free_many(c->devices, c->cdi_spec_file, c->cdi_spec_text);
+        for (size_t i = 0; i < c->n_metadata; i++)
+                dp_free_many(c->metadata[i].request, c->metadata[i].path, c->metadata[i].container_path);
         free(c->metadata);
         memset(c, 0, sizeof(*c));
 }
@@ -90,8 +82,7 @@ dp_dra_checkpoint *dp_dra_checkpoint_new(const char *driver, const char *node) {
 
 dp_dra_checkpoint *dp_dra_checkpoint_free(dp_dra_checkpoint *c) {
         if (!c) return NULL;
-        free(c->driver);
-        free(c->node);
+        dp_free_many(c->driver, c->node);
         for (size_t i = 0; i < c->n_claims; i++)
                 dp_dra_prepared_claim_done(&c->claims[i]);
         free(c->claims);

@@ -38,20 +38,12 @@ static int make_parents(const char *dir, const char *name) {
 
 int dp_dra_file_set_aside(const char *path, char **ret_to, dp_error *err) {
         assert_return(path, -EINVAL);
-        for (unsigned i = 0; i < 10; i++) {
-                _cleanup_free_ char *to = i ? dp_asprintf("%s.corrupt.%u", path, i) : dp_asprintf("%s.corrupt", path);
-                if (!to) return dp_error_set(err, -ENOMEM, "out of memory");
-                if (rename(path, to) == 0) {
-                        if (ret_to) *ret_to = TAKE_PTR(to);
-                        return 0;
-                }
-                /* the name is taken by something rename(2) cannot replace
-                 * (a directory over a file, or the other way): the next one */
-                if (errno != EISDIR && errno != ENOTDIR && errno != ENOTEMPTY && errno != EEXIST)
-                        return dp_error_errno(err, -errno, "%s: setting it aside as %s", path, to);
-        }
-        return dp_error_set(err, -EEXIST, "%s: cannot set it aside: %s.corrupt and .corrupt.1 to .9 are taken", path,
-                            path);
+        int r = dp_file_set_aside(path, ret_to);
+        if (r == -EEXIST)
+                return dp_error_set(err, r, "%s: cannot set it aside: %s.corrupt and .corrupt.1 to .%u are taken", path,
+                                    path, DP_SET_ASIDE_MAX - 1);
+        if (r < 0) return dp_error_errno(err, r, "%s: setting it aside", path);
+        return 0;
 }
 
 /* Where a file of ours belongs, anything but a regular file (a directory,
@@ -103,12 +95,9 @@ int dp_dra_file_read(const char *path, size_t max, char **ret, size_t *ret_len, 
 void dp_dra_prepare_output_done(dp_dra_prepare_output *o) {
         if (!o) return;
         dp_dra_prepared_claim_done(&o->claim);
-        free(o->cdi_spec.name);
-        free(o->cdi_spec.data);
-        for (size_t i = 0; i < o->n_metadata; i++) {
-                free(o->metadata[i].name);
-                free(o->metadata[i].data);
-        }
+        dp_free_many(o->cdi_spec.name, o->cdi_spec.data);
+        for (size_t i = 0; i < o->n_metadata; i++)
+                dp_free_many(o->metadata[i].name, o->metadata[i].data);
         free(o->metadata);
         memset(o, 0, sizeof(*o));
 }

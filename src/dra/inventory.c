@@ -13,21 +13,15 @@
 #define NAME_MAX_LEN 63
 
 static void quantities_free(dp_dra_quantity *q, size_t n) {
-        for (size_t i = 0; i < n; i++) {
-                free(q[i].name);
-                free(q[i].value);
-        }
+        for (size_t i = 0; i < n; i++)
+                dp_free_many(q[i].name, q[i].value);
         free(q);
 }
 
 static void device_done(dp_dra_device *d) {
-        free(d->name);
-        free(d->model_id);
-        free(d->uuid);
-        for (size_t i = 0; i < d->n_attrs; i++) {
-                free(d->attrs[i].name);
-                free(d->attrs[i].s);
-        }
+        dp_free_many(d->name, d->model_id, d->uuid);
+        for (size_t i = 0; i < d->n_attrs; i++)
+                dp_free_many(d->attrs[i].name, d->attrs[i].s);
         free(d->attrs);
         quantities_free(d->capacity, d->n_capacity);
         for (size_t i = 0; i < d->n_consumes; i++) {
@@ -42,10 +36,7 @@ static void device_done(dp_dra_device *d) {
 
 dp_dra_inventory *dp_dra_inventory_free(dp_dra_inventory *inv) {
         if (!inv) return NULL;
-        free(inv->node_name);
-        free(inv->driver);
-        free(inv->pool);
-        free(inv->cdi_kind);
+        dp_free_many(inv->node_name, inv->driver, inv->pool, inv->cdi_kind);
         dp_strv_free_n(inv->common_device_nodes, inv->n_common_device_nodes);
         for (size_t i = 0; i < inv->n_counter_sets; i++) {
                 free(inv->counter_sets[i].name);
@@ -98,16 +89,22 @@ static char *sdup(builder *b, const char *s) {
         return c;
 }
 
-static dp_dra_attr *attr_new(builder *b, dp_dra_device *d, const char *name) {
+/* One more element at the end of the array *v (n in use), zeroed; NULL
+ * when the builder failed (now or before). The caller counts it in. */
+static void *grow_one(builder *b, void **v, size_t n, size_t size) {
         if (b->r < 0) return NULL;
-        for (size_t i = 0; i < d->n_attrs; i++)
-                if (streq(d->attrs[i].name, name)) return NULL; /* first writer wins */
-        void *p = realloc(d->attrs, (d->n_attrs + 1) * sizeof(*d->attrs));
+        char *p = realloc(*v, (n + 1) * size);
         if (!p) return oom(b), NULL;
-        d->attrs = p;
-        dp_dra_attr *a = &d->attrs[d->n_attrs];
-        memset(a, 0, sizeof(*a));
-        if (!(a->name = sdup(b, name))) return NULL;
+        *v = p;
+        return memset(p + n * size, 0, size);
+}
+#define GROW_ONE(b, arr, n) grow_one((b), (void **)&(arr), (n), sizeof(*(arr)))
+
+static dp_dra_attr *attr_new(builder *b, dp_dra_device *d, const char *name) {
+        for (size_t i = 0; b->r >= 0 && i < d->n_attrs; i++)
+                if (streq(d->attrs[i].name, name)) return NULL; /* first writer wins */
+        dp_dra_attr *a = GROW_ONE(b, d->attrs, d->n_attrs);
+        if (!a || !(a->name = sdup(b, name))) return NULL;
         d->n_attrs++;
         return a;
 }
@@ -147,34 +144,17 @@ static void attrs_from_model(builder *b, dp_dra_device *d, const dp_hw_attr *v, 
 }
 
 static void qty_add(builder *b, dp_dra_quantity **v, size_t *n, const char *name, const char *value) {
-        if (b->r < 0) return;
-        for (size_t i = 0; i < *n; i++)
+        for (size_t i = 0; b->r >= 0 && i < *n; i++)
                 if (streq((*v)[i].name, name)) return;
-        void *p = realloc(*v, (*n + 1) * sizeof(**v));
-        if (!p) {
-                oom(b);
-                return;
-        }
-        *v = p;
-        dp_dra_quantity *q = &(*v)[*n];
+        dp_dra_quantity *q = GROW_ONE(b, *v, *n);
+        if (!q) return;
         q->name = sdup(b, name);
         q->value = sdup(b, value);
         if (!q->name || !q->value) {
-                free(q->name);
-                free(q->value);
+                dp_free_many(q->name, q->value);
                 return;
         }
         (*n)++;
-}
-
-static void bytes_text(uint64_t bytes, char *buf, size_t size) {
-        static const char *const suffix[] = {"", "Ki", "Mi", "Gi", "Ti", "Pi"};
-        unsigned k = 0;
-        while (k + 1 < ELEMENTSOF(suffix) && bytes && bytes % 1024 == 0) {
-                bytes /= 1024;
-                k++;
-        }
-        snprintf(buf, size, "%llu%s", (unsigned long long)bytes, suffix[k]);
 }
 
 /* value / parts, rounded down to whole units; NULL-free text into buf. */
@@ -214,13 +194,8 @@ static dp_dra_device *device_new(builder *b, const char *name, dp_dra_kind kind,
 
 static void nodes_add(builder *b, dp_dra_device *d, char *const *v, size_t n) {
         for (size_t i = 0; b->r >= 0 && i < n; i++) {
-                void *p = realloc(d->device_nodes, (d->n_device_nodes + 1) * sizeof(char *));
-                if (!p) {
-                        oom(b);
-                        return;
-                }
-                d->device_nodes = p;
-                if ((d->device_nodes[d->n_device_nodes] = sdup(b, v[i]))) d->n_device_nodes++;
+                char **slot = GROW_ONE(b, d->device_nodes, d->n_device_nodes);
+                if (slot && (*slot = sdup(b, v[i]))) d->n_device_nodes++;
         }
 }
 
@@ -257,13 +232,8 @@ static dp_dra_counter_set *counter_set_new(builder *b, const char *name) {
 
 static dp_dra_consumption *consume_new(builder *b, dp_dra_device *d, const char *set, const char *const *groups,
                                        size_t n_groups) {
-        if (b->r < 0) return NULL;
-        void *p = realloc(d->consumes, (d->n_consumes + 1) * sizeof(*d->consumes));
-        if (!p) return oom(b), NULL;
-        d->consumes = p;
-        dp_dra_consumption *c = &d->consumes[d->n_consumes];
-        memset(c, 0, sizeof(*c));
-        if (!(c->counter_set = sdup(b, set))) return NULL;
+        dp_dra_consumption *c = GROW_ONE(b, d->consumes, d->n_consumes);
+        if (!c || !(c->counter_set = sdup(b, set))) return NULL;
         d->n_consumes++;
         if (n_groups) {
                 if (!(c->groups = calloc(n_groups, sizeof(char *)))) return oom(b), NULL;
@@ -298,14 +268,14 @@ static void attrs_gpu_identity(builder *b, dp_dra_device *d, const dp_hw_device 
 
 static void memory_capacity(builder *b, dp_dra_device *d, uint64_t bytes) {
         char buf[64];
-        bytes_text(bytes, buf, sizeof(buf));
+        dp_device_bytes_text(bytes, buf, sizeof(buf));
         qty_add(b, &d->capacity, &d->n_capacity, "memory", buf);
 }
 
 static const char *gpu_memory_text(const dp_hw_device *g, char *buf, size_t size) {
         for (size_t i = 0; i < g->n_capacities; i++)
                 if (streq(g->capacities[i].name, "memory")) return g->capacities[i].value;
-        bytes_text(g->memory_bytes, buf, size);
+        dp_device_bytes_text(g->memory_bytes, buf, size);
         return buf;
 }
 
@@ -350,7 +320,7 @@ static void add_mig(builder *b, const dp_hw_device *g, size_t pos, const dp_mig_
         dp_dra_consumption *c = consume_new(b, d, set, &group, group ? 1 : 0);
         if (c && m->memory_bytes) {
                 char buf[64];
-                bytes_text(m->memory_bytes, buf, sizeof(buf));
+                dp_device_bytes_text(m->memory_bytes, buf, sizeof(buf));
                 qty_add(b, &c->counters, &c->n_counters, "memory", buf);
         }
         nodes_add(b, d, g->device_nodes, g->n_device_nodes);
@@ -422,13 +392,21 @@ static void add_partitioned(builder *b, const dp_hw_device *g, size_t pos) {
         if (b->r >= 0) add_part(b, g, pos, name, DP_DRA_KIND_FULL, -1, &b->inv->counter_sets[k], 0, NULL);
 }
 
-static void add_compat(builder *b, const dp_hw_device *g, size_t pos) {
+/* The counter set <gpu>-<suffix> {memory: the GPU's}. Its index (counter
+ * sets move when the array grows), or -1 when the builder failed. */
+static ssize_t memory_counter_set(builder *b, const dp_hw_device *g, const char *suffix) {
         char name[128], membuf[64];
-        snprintf(name, sizeof(name), "%s-memory", g->id);
+        snprintf(name, sizeof(name), "%s-%s", g->id, suffix);
         dp_dra_counter_set *cs = counter_set_new(b, name);
-        if (!cs) return;
+        if (!cs) return -1;
         qty_add(b, &cs->counters, &cs->n_counters, "memory", gpu_memory_text(g, membuf, sizeof(membuf)));
-        size_t k = b->inv->n_counter_sets - 1;
+        return (ssize_t)(b->inv->n_counter_sets - 1);
+}
+
+static void add_compat(builder *b, const dp_hw_device *g, size_t pos) {
+        char name[128];
+        ssize_t k = memory_counter_set(b, g, "memory");
+        if (k < 0) return;
         if (g->n_migs)
                 for (size_t m = 0; b->r >= 0 && m < g->n_migs; m++)
                         add_mig(b, g, pos, &g->migs[m], b->inv->counter_sets[k].name, "mig");
@@ -453,12 +431,9 @@ static void add_compat(builder *b, const dp_hw_device *g, size_t pos) {
  * drawing all of it; each with the mode's groups and attribute `mode`. Mode
  * k's partition j is sub-unit k * DP_DRA_MAX_PARTITIONS + j. */
 static void add_modes(builder *b, const dp_hw_device *g, size_t pos) {
-        char name[128], membuf[64];
-        snprintf(name, sizeof(name), "%s-memory", g->id);
-        dp_dra_counter_set *cs = counter_set_new(b, name);
-        if (!cs) return;
-        qty_add(b, &cs->counters, &cs->n_counters, "memory", gpu_memory_text(g, membuf, sizeof(membuf)));
-        size_t k = b->inv->n_counter_sets - 1;
+        char name[128];
+        ssize_t k = memory_counter_set(b, g, "memory");
+        if (k < 0) return;
         for (size_t mi = 0; b->r >= 0 && mi < b->set->n_partition_modes; mi++) {
                 const dp_partition_mode *m = &b->set->partition_modes[mi];
                 const char *const *groups = (const char *const *)m->groups;
@@ -469,7 +444,7 @@ static void add_modes(builder *b, const dp_hw_device *g, size_t pos) {
                 }
                 uint64_t bytes = m->memory_bytes ? m->memory_bytes : g->memory_bytes / (m->count ? m->count : 1);
                 char qbuf[64];
-                bytes_text(bytes, qbuf, sizeof(qbuf));
+                dp_device_bytes_text(bytes, qbuf, sizeof(qbuf));
                 dp_dra_quantity q = {(char *)"memory", qbuf};
                 dp_dra_counter_set one = {b->inv->counter_sets[k].name, &q, 1};
                 for (unsigned j = 0; b->r >= 0 && j < m->count; j++) {
@@ -481,13 +456,9 @@ static void add_modes(builder *b, const dp_hw_device *g, size_t pos) {
 }
 
 static void add_mig_parent(builder *b, const dp_hw_device *g, size_t pos) {
-        char name[128], membuf[64];
-        snprintf(name, sizeof(name), "%s-counters", g->id);
-        dp_dra_counter_set *cs = counter_set_new(b, name);
-        if (!cs) return;
-        qty_add(b, &cs->counters, &cs->n_counters, "memory", gpu_memory_text(g, membuf, sizeof(membuf)));
-        for (size_t m = 0; b->r >= 0 && m < g->n_migs; m++)
-                add_mig(b, g, pos, &g->migs[m], name, NULL);
+        ssize_t k = memory_counter_set(b, g, "counters");
+        for (size_t m = 0; k >= 0 && b->r >= 0 && m < g->n_migs; m++)
+                add_mig(b, g, pos, &g->migs[m], b->inv->counter_sets[k].name, NULL);
 }
 
 int dp_dra_inventory_build(const dp_device_set *set, const dp_dra_inventory_options *opts, dp_dra_inventory **ret,

@@ -45,15 +45,11 @@ dp_ledger *dp_ledger_free(dp_ledger *l) {
         for (size_t i = 0; i < l->n_names; i++)
                 free(l->names[i].name);
         free(l->names);
-        for (size_t i = 0; i < l->n_holds; i++) {
-                free(l->holds[i].holder);
-                free(l->holds[i].device);
-        }
+        for (size_t i = 0; i < l->n_holds; i++)
+                dp_free_many(l->holds[i].holder, l->holds[i].device);
         free(l->holds);
-        for (size_t i = 0; i < l->n_marks; i++) {
-                free(l->marks[i].key);
-                free(l->marks[i].reason);
-        }
+        for (size_t i = 0; i < l->n_marks; i++)
+                dp_free_many(l->marks[i].key, l->marks[i].reason);
         free(l->marks);
         free(l);
         return NULL;
@@ -195,12 +191,10 @@ int dp_ledger_acquire(dp_ledger *l, dp_ledger_path path, const char *holder, con
                           u->unit,
                           conflicts && conflict(l, path, holder, u, f) != NULL};
                 if (!h.holder || !h.device) {
-                        free(h.holder);
-                        free(h.device);
+                        dp_free_many(h.holder, h.device);
                         while (l->n_holds > start) {
                                 l->n_holds--;
-                                free(l->holds[l->n_holds].holder);
-                                free(l->holds[l->n_holds].device);
+                                dp_free_many(l->holds[l->n_holds].holder, l->holds[l->n_holds].device);
                         }
                         return dp_error_set(err, -ENOMEM, "out of memory");
                 }
@@ -216,8 +210,7 @@ int dp_ledger_release(dp_ledger *l, const char *holder) {
         int n = 0;
         for (size_t i = 0; i < l->n_holds; i++) {
                 if (streq(l->holds[i].holder, holder)) {
-                        free(l->holds[i].holder);
-                        free(l->holds[i].device);
+                        dp_free_many(l->holds[i].holder, l->holds[i].device);
                         n++;
                 } else
                         l->holds[k++] = l->holds[i];
@@ -303,8 +296,7 @@ int dp_ledger_clear_unknown(dp_ledger *l, const char *key) {
         if (!l || !key) return 0;
         mark *m = find_mark(l, key);
         if (!m) return 0;
-        free(m->key);
-        free(m->reason);
+        dp_free_many(m->key, m->reason);
         *m = l->marks[--l->n_marks];
         l->version++;
         return 1;

@@ -4,7 +4,7 @@
 #include <ctype.h>
 #include <stdio.h>
 
-#include "doc/doc.h"
+#include "doc/builder.h"
 #include "dra/cdi.h"
 #include "dra/prepare.h"
 #include "dra/slices.h"
@@ -281,25 +281,24 @@ static int add_result(prep *p, const dp_device_allocation_result *res, size_t n,
 
 /* ---- KEP-5304 metadata ---- */
 
-static dp_doc_node *attr_value(dp_doc_set *s, const dp_device_attribute *a) {
+static dp_doc_node *attr_value(dp_doc_builder *b, const dp_device_attribute *a) {
         static const char *const keys[] = {"int", "bool", "string", "version", "ints", "bools", "strings", "versions"};
-        dp_doc_node *m = dp_doc_new_map(s), *v = NULL;
-        if (!m) return NULL;
+        dp_doc_node *m = dp_doc_b_map(b), *v = NULL;
         switch (a->type) {
-        case DP_ATTR_INT: v = dp_doc_new_int(s, a->i); break;
-        case DP_ATTR_BOOL: v = dp_doc_new_bool(s, a->b); break;
+        case DP_ATTR_INT: v = dp_doc_b_int(b, a->i); break;
+        case DP_ATTR_BOOL: v = dp_doc_b_bool(b, a->b); break;
         case DP_ATTR_STRING:
-        case DP_ATTR_VERSION: v = dp_doc_new_str(s, a->s ? a->s : ""); break;
+        case DP_ATTR_VERSION: v = dp_doc_b_str(b, a->s ? a->s : ""); break;
         default:
-                v = dp_doc_new_seq(s);
-                for (size_t i = 0; v && i < a->n; i++) {
-                        dp_doc_node *x = a->type == DP_ATTR_INTS    ? dp_doc_new_int(s, a->ints[i])
-                                         : a->type == DP_ATTR_BOOLS ? dp_doc_new_bool(s, a->bools[i])
-                                                                    : dp_doc_new_str(s, a->strs[i]);
-                        if (dp_doc_seq_add(s, v, x) < 0) return NULL;
-                }
+                v = dp_doc_b_seq(b);
+                for (size_t i = 0; i < a->n; i++)
+                        dp_doc_b_push(b, v,
+                                      a->type == DP_ATTR_INTS    ? dp_doc_b_int(b, a->ints[i])
+                                      : a->type == DP_ATTR_BOOLS ? dp_doc_b_bool(b, a->bools[i])
+                                                                 : dp_doc_b_str(b, a->strs[i]));
         }
-        return dp_doc_map_add(s, m, keys[a->type], v) < 0 ? NULL : m;
+        dp_doc_b_put(b, m, keys[a->type], v);
+        return m;
 }
 
 static int metadata_doc(prep *p, const char *request, const char *pod_claim, int64_t generation, dp_strbuf *out) {
@@ -307,21 +306,20 @@ static int metadata_doc(prep *p, const char *request, const char *pod_claim, int
         if (!s) return -ENOMEM;
         const dp_resource_claim *c = p->claim;
         const dp_dra_inventory *inv = p->in->inv;
-        dp_doc_node *root = dp_doc_new_map(s), *meta = dp_doc_new_map(s), *reqs = dp_doc_new_seq(s),
-                    *req = dp_doc_new_map(s), *devs = dp_doc_new_seq(s);
-        int r = root && meta && reqs && req && devs ? 0 : -ENOMEM;
-        if (r >= 0) r = dp_doc_map_add(s, root, "apiVersion", dp_doc_new_str(s, DP_DRA_METADATA_API_VERSION));
-        if (r >= 0) r = dp_doc_map_add(s, root, "kind", dp_doc_new_str(s, "DeviceMetadata"));
-        if (r >= 0) r = dp_doc_map_add(s, meta, "name", dp_doc_new_str(s, c->meta.name ? c->meta.name : ""));
-        if (r >= 0)
-                r = dp_doc_map_add(s, meta, "namespace", dp_doc_new_str(s, c->meta.namespace ? c->meta.namespace : ""));
-        if (r >= 0) r = dp_doc_map_add(s, meta, "uid", dp_doc_new_str(s, c->meta.uid));
-        if (r >= 0) r = dp_doc_map_add(s, meta, "generation", dp_doc_new_int(s, generation));
-        if (r >= 0) r = dp_doc_map_add(s, root, "metadata", meta);
-        if (r >= 0 && pod_claim) r = dp_doc_map_add(s, root, "podClaimName", dp_doc_new_str(s, pod_claim));
-        if (r >= 0) r = dp_doc_map_add(s, req, "name", dp_doc_new_str(s, request));
+        dp_doc_builder b = DP_DOC_BUILDER_INIT(s);
+        dp_doc_node *root = dp_doc_b_map(&b), *meta = dp_doc_b_map(&b), *reqs = dp_doc_b_seq(&b),
+                    *req = dp_doc_b_map(&b), *devs = dp_doc_b_seq(&b);
+        dp_doc_b_put_str(&b, root, "apiVersion", DP_DRA_METADATA_API_VERSION);
+        dp_doc_b_put_str(&b, root, "kind", "DeviceMetadata");
+        dp_doc_b_put_str(&b, meta, "name", c->meta.name ? c->meta.name : "");
+        dp_doc_b_put_str(&b, meta, "namespace", c->meta.namespace ? c->meta.namespace : "");
+        dp_doc_b_put_str(&b, meta, "uid", c->meta.uid);
+        dp_doc_b_put_int(&b, meta, "generation", generation);
+        dp_doc_b_put(&b, root, "metadata", meta);
+        dp_doc_b_put_str(&b, root, "podClaimName", pod_claim);
+        dp_doc_b_put_str(&b, req, "name", request);
         const dp_allocation_result *a = c->allocation;
-        for (size_t i = 0; r >= 0 && i < a->n_results; i++) {
+        for (size_t i = 0; i < a->n_results; i++) {
                 const dp_device_allocation_result *res = &a->results[i];
                 char base[128];
                 if (!streq_ptr(res->driver, inv->driver) ||
@@ -329,20 +327,19 @@ static int metadata_doc(prep *p, const char *request, const char *pod_claim, int
                         continue;
                 const dp_device *d =
                         dp_dra_slices_find_device(p->in->slices, p->in->n_slices, res->pool, res->device, NULL);
-                dp_doc_node *x = dp_doc_new_map(s), *attrs = dp_doc_new_map(s);
-                r = x && attrs ? 0 : -ENOMEM;
-                if (r >= 0) r = dp_doc_map_add(s, x, "driver", dp_doc_new_str(s, res->driver));
-                if (r >= 0) r = dp_doc_map_add(s, x, "pool", dp_doc_new_str(s, res->pool));
-                if (r >= 0) r = dp_doc_map_add(s, x, "name", dp_doc_new_str(s, res->device));
-                for (size_t j = 0; r >= 0 && d && j < d->n_attributes; j++)
-                        r = dp_doc_map_add(s, attrs, d->attributes[j].name, attr_value(s, &d->attributes[j]));
-                if (r >= 0) r = dp_doc_map_add(s, x, "attributes", attrs);
-                if (r >= 0) r = dp_doc_seq_add(s, devs, x);
+                dp_doc_node *x = dp_doc_b_map(&b), *attrs = dp_doc_b_map(&b);
+                dp_doc_b_put_str(&b, x, "driver", res->driver);
+                dp_doc_b_put_str(&b, x, "pool", res->pool);
+                dp_doc_b_put_str(&b, x, "name", res->device);
+                for (size_t j = 0; d && j < d->n_attributes; j++)
+                        dp_doc_b_put(&b, attrs, d->attributes[j].name, attr_value(&b, &d->attributes[j]));
+                dp_doc_b_put(&b, x, "attributes", attrs);
+                dp_doc_b_push(&b, devs, x);
         }
-        if (r >= 0) r = dp_doc_map_add(s, req, "devices", devs);
-        if (r >= 0) r = dp_doc_seq_add(s, reqs, req);
-        if (r >= 0) r = dp_doc_map_add(s, root, "requests", reqs);
-        if (r < 0) return r;
+        dp_doc_b_put(&b, req, "devices", devs);
+        dp_doc_b_push(&b, reqs, req);
+        dp_doc_b_put(&b, root, "requests", reqs);
+        if (b.r < 0) return b.r;
         dp_doc_emit(out, root, DP_DOC_JSON_COMPACT);
         dp_strbuf_putc(out, '\n');
         return dp_strbuf_failed(out) ? -ENOMEM : 0;

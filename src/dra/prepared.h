@@ -139,9 +139,9 @@ int dp_dra_checkpoint_load(const char *path, dp_dra_checkpoint **ret, dp_error *
 
 /* A file of ours that is damaged in a way rename(2) cannot overwrite (a
  * directory) or that must not be trusted (a corrupt checkpoint) is moved
- * aside, never deleted: to <path>.corrupt, or .corrupt.1 … .9 when a name
- * is taken by something rename cannot replace. 0 (and *ret_to, malloc'd,
- * when ret_to is not NULL), or a negative errno with err naming both paths. */
+ * aside, never deleted, as dp_file_set_aside() does it (base/fileio.h).
+ * 0 (and *ret_to, malloc'd, when ret_to is not NULL), or a negative errno
+ * with err naming the path. */
 int dp_dra_file_set_aside(const char *path, char **ret_to, dp_error *err);
 
 /* Every CDI spec the checkpoint names is compared with the copy the

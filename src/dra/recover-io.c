@@ -12,12 +12,9 @@
 
 void dp_dra_recovery_done(dp_dra_recovery *r) {
         if (!r) return;
-        for (size_t i = 0; i < r->n_unknown; i++) {
-                free(r->unknown[i]);
-                free(r->unknown_why[i]);
-        }
-        free(r->unknown);
-        free(r->unknown_why);
+        for (size_t i = 0; i < r->n_unknown; i++)
+                dp_free_many(r->unknown[i], r->unknown_why[i]);
+        dp_free_many(r->unknown, r->unknown_why);
         *r = (dp_dra_recovery){0};
 }
 
@@ -31,8 +28,7 @@ static int add_unknown(dp_dra_recovery *r, const char *uid, const char *why) {
         u[r->n_unknown] = dp_strdup(uid);
         w[r->n_unknown] = dp_strdup(why);
         if (!u[r->n_unknown] || !w[r->n_unknown]) {
-                free(u[r->n_unknown]);
-                free(w[r->n_unknown]);
+                dp_free_many(u[r->n_unknown], w[r->n_unknown]);
                 return -ENOMEM;
         }
         r->n_unknown++;

@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "base/strbuf.h"
+#include "doc/builder.h"
 #include "dra/slices.h"
 #include "model/validate.h"
 
@@ -233,14 +234,14 @@ int dp_dra_slices_emit(dp_resource_slice *const *v, size_t n, dp_doc_format fmt,
                         dp_doc_emit(out_buf, x, fmt);
                 }
         } else {
-                dp_doc_node *list = dp_doc_new_map(set), *items = dp_doc_new_seq(set);
-                if (!list || !items) return -ENOMEM;
-                int r = dp_doc_map_add(set, list, "apiVersion", dp_doc_new_str(set, "v1"));
-                if (r >= 0) r = dp_doc_map_add(set, list, "items", items);
-                if (r >= 0) r = dp_doc_map_add(set, list, "kind", dp_doc_new_str(set, "List"));
-                for (size_t i = 0; r >= 0 && i < n; i++)
-                        r = dp_doc_seq_add(set, items, dp_resource_slice_encode(set, v[i]));
-                if (r < 0) return r;
+                dp_doc_builder b = DP_DOC_BUILDER_INIT(set);
+                dp_doc_node *list = dp_doc_b_map(&b), *items = dp_doc_b_seq(&b);
+                dp_doc_b_put_str(&b, list, "apiVersion", "v1");
+                dp_doc_b_put(&b, list, "items", items);
+                dp_doc_b_put_str(&b, list, "kind", "List");
+                for (size_t i = 0; b.r >= 0 && i < n; i++)
+                        dp_doc_b_push(&b, items, dp_resource_slice_encode(set, v[i]));
+                if (b.r < 0) return b.r;
                 dp_doc_emit(out_buf, list, fmt);
                 if (fmt == DP_DOC_JSON_PRETTY) dp_strbuf_putc(out_buf, '\n');
         }

@@ -206,8 +206,7 @@ int dp_grpc_channel_start_call(dp_grpc_channel *ch, const char *path, const uint
 
 void dp_grpc_reply_done(dp_grpc_reply *r) {
         if (!r) return;
-        free(r->message);
-        free(r->data);
+        dp_free_many(r->message, r->data);
         if (r->msg) protobuf_c_message_free_unpacked(r->msg, NULL);
         *r = (dp_grpc_reply)DP_GRPC_REPLY_INIT;
 }

@@ -14,6 +14,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "base/list.h"
 #include "base/strbuf.h"
 #include "grpc/internal.h"
 #include "grpc/wire.h"
@@ -67,21 +68,14 @@ static void enqueue(dp_grpc_call *s) {
 
 static void link_stream(dp_grpc_conn *c, dp_grpc_call *s) {
         s->conn = c;
-        s->next = c->streams;
-        if (c->streams) c->streams->prev = s;
-        c->streams = s;
+        DP_LIST_PREPEND(c->streams, s);
         c->n_streams++;
 }
 
 static void unlink_stream(dp_grpc_call *s) {
         dp_grpc_conn *c = s->conn;
         if (!c) return;
-        if (s->prev)
-                s->prev->next = s->next;
-        else if (c->streams == s)
-                c->streams = s->next;
-        if (s->next) s->next->prev = s->prev;
-        s->prev = s->next = NULL;
+        DP_LIST_REMOVE(c->streams, s);
         c->n_streams--;
         if (s->dispatched) c->last_active = c->now;
         /* Also reaches a request whose HEADERS still wait in nghttp2's queue
@@ -102,14 +96,9 @@ static void call_free(dp_grpc_call *s) {
         if (!s) return;
         buffered_sub(s->conn, s->in_len);
         unlink_stream(s);
-        free(s->in);
-        free(s->out);
-        free(s->status_message);
-        free(s->path);
-        free(s->req);
+        dp_free_many(s->in, s->out, s->status_message, s->path, s->req);
         if (s->req_msg) protobuf_c_message_free_unpacked(s->req_msg, NULL);
-        free(s->grpc_message);
-        free(s->local_message);
+        dp_free_many(s->grpc_message, s->local_message);
         free(s);
 }
 
@@ -1095,8 +1084,7 @@ int dp_grpc_conn_start_call(dp_grpc_conn *c, const char *path, const uint8_t *re
         nghttp2_data_provider prd = {.source = {.ptr = NULL}, .read_callback = read_cb};
         int32_t id = nghttp2_submit_request(c->session, NULL, hdrs, n, &prd, s);
         if (id < 0) {
-                free(s->out);
-                free(cc);
+                dp_free_many(s->out, cc);
                 return id == NGHTTP2_ERR_NOMEM ? -ENOMEM : -ENOTCONN;
         }
         s->id = id;

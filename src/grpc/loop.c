@@ -79,12 +79,9 @@ dp_loop *dp_loop_free(dp_loop *l) {
 }
 
 static int add_source(dp_loop *l, src_kind kind, int fd, uint32_t events, void *userdata, dp_loop_source **ret) {
-        dp_loop_source *s = calloc(1, sizeof *s);
+        dp_loop_source *s = malloc(sizeof *s);
         if (!s) return -ENOMEM;
-        s->loop = l;
-        s->kind = kind;
-        s->fd = fd;
-        s->userdata = userdata;
+        *s = (dp_loop_source){.loop = l, .kind = kind, .fd = fd, .userdata = userdata};
         struct epoll_event ev = {.events = events, .data.ptr = s};
         if (epoll_ctl(l->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
                 int r = -errno;
@@ -125,16 +122,13 @@ int dp_loop_add_timer(dp_loop *l, uint64_t deadline_usec, dp_loop_timer_fn cb, v
         assert_return(l && cb && ret, -EINVAL);
         int fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
         if (fd < 0) return -errno;
-        dp_loop_source *s = NULL;
+        _cleanup_(dp_loop_source_freep) dp_loop_source *s = NULL;
         int r = add_owned_source(l, SRC_TIMER, fd, userdata, &s);
         if (r < 0) return r;
         s->cb.timer = cb;
         r = dp_loop_source_set_time(s, deadline_usec);
-        if (r < 0) {
-                dp_loop_source_free(s);
-                return r;
-        }
-        *ret = s;
+        if (r < 0) return r;
+        *ret = TAKE_PTR(s);
         return 0;
 }
 

@@ -12,6 +12,7 @@
 #include <sys/un.h>
 
 #include "base/log.h"
+#include "base/list.h"
 #include "base/strbuf.h"
 #include "grpc/internal.h"
 
@@ -108,11 +109,7 @@ const dp_grpc_method *dp_grpc_server_find_method(const dp_grpc_server *srv, cons
 
 static void sconn_close(dp_grpc_sconn *sc) {
         dp_grpc_server *srv = sc->srv;
-        if (sc->prev)
-                sc->prev->next = sc->next;
-        else
-                srv->conns = sc->next;
-        if (sc->next) sc->next->prev = sc->prev;
+        DP_LIST_REMOVE(srv->conns, sc);
         srv->n_conns--;
         sc->io = dp_loop_source_free(sc->io);
         sc->timer = dp_loop_source_free(sc->timer);
@@ -348,9 +345,7 @@ static int sconn_new(dp_grpc_server *srv, int fd) {
         }
         sc->events = EPOLLIN | EPOLLOUT;
         dp_grpc_conn_set_wakeup(sc->conn, sconn_wakeup, sc);
-        sc->next = srv->conns;
-        if (srv->conns) srv->conns->prev = sc;
-        srv->conns = sc;
+        DP_LIST_PREPEND(srv->conns, sc);
         srv->n_conns++;
         if (srv->shutting_down) dp_grpc_conn_shutdown(sc->conn);
         return 0;

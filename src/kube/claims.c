@@ -52,7 +52,7 @@ static int fetch_send(dp_kube_claim_fetch *f) {
 int dp_kube_claim_fetch_start(dp_kube_client *c, const char *ns, const char *name, uint64_t deadline_usec,
                               dp_kube_done_fn done, void *userdata, dp_kube_claim_fetch **ret) {
         assert_return(c && ns && name && done && ret, -EINVAL);
-        dp_kube_claim_fetch *f = calloc(1, sizeof *f);
+        _cleanup_(dp_kube_claim_fetch_cancelp) dp_kube_claim_fetch *f = calloc(1, sizeof *f);
         if (!f) return -ENOMEM;
         f->client = c;
         f->deadline = deadline_usec;
@@ -65,11 +65,8 @@ int dp_kube_claim_fetch_start(dp_kube_client *c, const char *ns, const char *nam
                                : NULL;
         int r = f->path ? dp_loop_add_timer(dp_kube_client_loop(c), 0, on_retry, f, &f->retry) : -ENOMEM;
         if (r >= 0) r = fetch_send(f);
-        if (r < 0) {
-                dp_kube_claim_fetch_cancel(f);
-                return r;
-        }
-        *ret = f;
+        if (r < 0) return r;
+        *ret = TAKE_PTR(f);
         return 0;
 }
 

@@ -7,6 +7,7 @@
 
 #include "base/fileio.h"
 #include "base/log.h"
+#include "base/list.h"
 #include "base/strbuf.h"
 #include "doc/doc.h"
 #include "kube/curl-api.h"
@@ -71,11 +72,7 @@ typedef struct {
 
 static void request_free(dp_kube_request *r) {
         dp_kube_client *c = r->client;
-        if (r->prev)
-                r->prev->next = r->next;
-        else
-                c->requests = r->next;
-        if (r->next) r->next->prev = r->prev;
+        DP_LIST_REMOVE(c->requests, r);
         if (r->easy) {
                 dp_curl.multi_remove_handle(c->multi, r->easy);
                 dp_curl.easy_cleanup(r->easy);
@@ -353,15 +350,8 @@ dp_kube_client *dp_kube_client_free(dp_kube_client *c) {
         if (c->multi) dp_curl.multi_cleanup(c->multi); /* removes its sockets through socket_cb */
         dp_loop_source_free(c->timer);
         dp_loop_source_free(c->drain);
-        free(c->server);
-        free(c->ca_file);
-        free(c->ca_data);
-        free(c->cert_file);
-        free(c->cert_data);
-        free(c->key_file);
-        free(c->key_data);
-        free(c->token);
-        free(c->token_file);
+        dp_free_many(c->server, c->ca_file, c->ca_data, c->cert_file, c->cert_data, c->key_file, c->key_data, c->token,
+                     c->token_file);
         free(c);
         return NULL;
 }
@@ -461,9 +451,7 @@ static int request_start(dp_kube_client *c, const char *method, const char *path
         r->done = done;
         r->line = line;
         r->userdata = userdata;
-        r->next = c->requests;
-        if (c->requests) c->requests->prev = r;
-        c->requests = r;
+        DP_LIST_PREPEND(c->requests, r);
         int q = 0;
         if (body && !(r->body = dup_blob(body, len))) q = -ENOMEM;
         if (q >= 0 && !(r->easy = dp_curl.easy_init())) q = -EIO;

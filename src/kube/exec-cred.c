@@ -17,27 +17,23 @@
 #include "base/escape.h"
 #include "base/fileio.h"
 #include "base/strbuf.h"
-#include "doc/doc.h"
+#include "doc/builder.h"
 #include "kube/kube.h"
 
 extern char **environ;
 
 void dp_kube_credential_done(dp_kube_credential *c) {
         if (!c) return;
-        free(c->token);
-        free(c->cert_data);
-        free(c->key_data);
+        dp_free_many(c->token, c->cert_data, c->key_data);
         *c = (dp_kube_credential){0};
 }
 
 dp_kube_exec *dp_kube_exec_free(dp_kube_exec *x) {
         if (!x) return NULL;
-        free(x->api_version);
-        free(x->command);
+        dp_free_many(x->api_version, x->command);
         dp_strv_free(x->args);
         dp_strv_free(x->env);
-        free(x->install_hint);
-        free(x->where);
+        dp_free_many(x->install_hint, x->where);
         dp_kube_credential_done(&x->cred);
         free(x);
         return NULL;
@@ -177,20 +173,19 @@ static char *exec_info(const dp_kube_config *cfg) {
         const dp_kube_exec *x = cfg->exec;
         _cleanup_(dp_doc_set_freep) dp_doc_set *s = dp_doc_set_new();
         if (!s) return NULL;
-        dp_doc_node *root = dp_doc_new_map(s), *spec = dp_doc_new_map(s);
-        if (!root || !spec) return NULL;
-        int r = dp_doc_map_add(s, root, "apiVersion", dp_doc_new_str(s, x->api_version));
-        if (r >= 0) r = dp_doc_map_add(s, root, "kind", dp_doc_new_str(s, "ExecCredential"));
-        if (r >= 0) r = dp_doc_map_add(s, spec, "interactive", dp_doc_new_bool(s, false));
-        if (r >= 0 && x->provide_cluster_info) {
-                dp_doc_node *cl = dp_doc_new_map(s);
-                r = cl ? dp_doc_map_add(s, cl, "server", dp_doc_new_str(s, cfg->server)) : -ENOMEM;
-                if (r >= 0 && cfg->insecure)
-                        r = dp_doc_map_add(s, cl, "insecure-skip-tls-verify", dp_doc_new_bool(s, true));
-                if (r >= 0) r = dp_doc_map_add(s, spec, "cluster", cl);
+        dp_doc_builder b = DP_DOC_BUILDER_INIT(s);
+        dp_doc_node *root = dp_doc_b_map(&b), *spec = dp_doc_b_map(&b);
+        dp_doc_b_put_str(&b, root, "apiVersion", x->api_version);
+        dp_doc_b_put_str(&b, root, "kind", "ExecCredential");
+        dp_doc_b_put_bool(&b, spec, "interactive", false);
+        if (x->provide_cluster_info) {
+                dp_doc_node *cl = dp_doc_b_map(&b);
+                dp_doc_b_put_str(&b, cl, "server", cfg->server);
+                if (cfg->insecure) dp_doc_b_put_bool(&b, cl, "insecure-skip-tls-verify", true);
+                dp_doc_b_put(&b, spec, "cluster", cl);
         }
-        if (r >= 0) r = dp_doc_map_add(s, root, "spec", spec);
-        if (r < 0) return NULL;
+        dp_doc_b_put(&b, root, "spec", spec);
+        if (b.r < 0) return NULL;
         dp_strbuf out = DP_STRBUF_INIT;
         dp_strbuf_puts(&out, "KUBERNETES_EXEC_INFO=");
         dp_doc_emit(&out, root, DP_DOC_JSON_COMPACT);

@@ -230,6 +230,7 @@ typedef struct dp_kube_claim_fetch dp_kube_claim_fetch;
 int dp_kube_claim_fetch_start(dp_kube_client *c, const char *ns, const char *name, uint64_t deadline_usec,
                               dp_kube_done_fn done, void *userdata, dp_kube_claim_fetch **ret);
 dp_kube_claim_fetch *dp_kube_claim_fetch_cancel(dp_kube_claim_fetch *f);
+DEFINE_FREEP(dp_kube_claim_fetch, dp_kube_claim_fetch_cancel)
 
 /* ---- a snapshot of the cluster (kube/list.c) ------------------------------ */
 

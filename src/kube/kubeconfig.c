@@ -14,17 +14,8 @@
 
 dp_kube_config *dp_kube_config_free(dp_kube_config *c) {
         if (!c) return NULL;
-        free(c->server);
-        free(c->ca_file);
-        free(c->ca_data);
-        free(c->token);
-        free(c->token_file);
-        free(c->cert_file);
-        free(c->cert_data);
-        free(c->key_file);
-        free(c->key_data);
-        free(c->source);
-        free(c->namespace);
+        dp_free_many(c->server, c->ca_file, c->ca_data, c->token, c->token_file, c->cert_file, c->cert_data,
+                     c->key_file, c->key_data, c->source, c->namespace);
         dp_kube_exec_free(c->exec);
         free(c);
         return NULL;

@@ -38,12 +38,9 @@ static const char *const taint_rule_versions[] = {"v1beta2", "v1alpha3"};
 
 dp_kube_snapshot *dp_kube_snapshot_free(dp_kube_snapshot *s) {
         if (!s) return NULL;
-        for (size_t i = 0; i < s->n; i++) {
-                free(s->pages[i].body);
-                free(s->pages[i].source);
-        }
-        free(s->pages);
-        free(s->dra_note);
+        for (size_t i = 0; i < s->n; i++)
+                dp_free_many(s->pages[i].body, s->pages[i].source);
+        dp_free_many(s->pages, s->dra_note);
         free(s);
         return NULL;
 }

@@ -90,7 +90,7 @@ static int on_result(dp_loop_source *s, int fd, uint32_t events, void *userdata)
 int dp_kube_offload_new(dp_loop *l, dp_kube_offload_work_fn work, dp_kube_offload_done_fn done,
                         dp_kube_offload_free_fn free_result, void *userdata, dp_kube_offload **ret) {
         assert_return(l && work && done && free_result && ret, -EINVAL);
-        dp_kube_offload *o = calloc(1, sizeof *o);
+        _cleanup_(dp_kube_offload_freep) dp_kube_offload *o = calloc(1, sizeof *o);
         if (!o) return -ENOMEM;
         *o = (dp_kube_offload){
                 .loop = l, .work = work, .done = done, .free_result = free_result, .userdata = userdata, .efd = -1};
@@ -98,11 +98,8 @@ int dp_kube_offload_new(dp_loop *l, dp_kube_offload_work_fn work, dp_kube_offloa
         pthread_cond_init(&o->cond, NULL);
         o->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC | EFD_SEMAPHORE);
         int r = o->efd < 0 ? -errno : dp_loop_add_io(l, o->efd, EPOLLIN, on_result, o, &o->io);
-        if (r < 0) {
-                dp_kube_offload_free(o);
-                return r;
-        }
-        *ret = o;
+        if (r < 0) return r;
+        *ret = TAKE_PTR(o);
         return 0;
 }
 
@@ -137,8 +134,7 @@ int dp_kube_offload_submit(dp_kube_offload *o, const char *data, size_t len, uin
         item *it = calloc(1, sizeof *it);
         char *copy = malloc(len + 1);
         if (!it || !copy) {
-                free(it);
-                free(copy);
+                dp_free_many(it, copy);
                 return -ENOMEM;
         }
         memcpy(copy, data, len);
@@ -152,8 +148,7 @@ int dp_kube_offload_submit(dp_kube_offload *o, const char *data, size_t len, uin
                 int r = pthread_create(&o->thread, NULL, worker, o);
                 pthread_sigmask(SIG_SETMASK, &old, NULL);
                 if (r != 0) {
-                        free(copy);
-                        free(it);
+                        dp_free_many(copy, it);
                         return -EAGAIN;
                 }
                 o->started = true;

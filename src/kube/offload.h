@@ -33,6 +33,7 @@ int dp_kube_offload_new(dp_loop *l, dp_kube_offload_work_fn work, dp_kube_offloa
                         dp_kube_offload_free_fn free_result, void *userdata, dp_kube_offload **ret);
 /* Waits for a job in progress (one work call at most), frees what is left. */
 dp_kube_offload *dp_kube_offload_free(dp_kube_offload *o);
+DEFINE_FREEP(dp_kube_offload, dp_kube_offload_free)
 /* Queues a copy of data as a job. The caller bounds how many it queues
  * (the publisher: one watch line, one answer). -ENOMEM, -EAGAIN (no thread
  * could be started: do the work on the loop). */

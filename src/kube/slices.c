@@ -7,7 +7,7 @@
 
 #include "base/log.h"
 #include "base/strbuf.h"
-#include "doc/doc.h"
+#include "doc/builder.h"
 #include "kube/kube.h"
 #include "kube/offload.h"
 
@@ -117,22 +117,16 @@ static int spec_norm(dp_doc_set *set, dp_doc_node *spec, char **ret, int64_t *re
 }
 
 static void want_clear(dp_kube_slices *s) {
-        for (size_t i = 0; i < s->n_want; i++) {
-                free(s->want[i].name);
-                free(s->want[i].text);
-                free(s->want[i].norm);
-        }
+        for (size_t i = 0; i < s->n_want; i++)
+                dp_free_many(s->want[i].name, s->want[i].text, s->want[i].norm);
         free(s->want);
         s->want = NULL;
         s->n_want = 0;
 }
 
 static void have_clear(dp_kube_slices *s) {
-        for (size_t i = 0; i < s->n_have; i++) {
-                free(s->have[i].name);
-                free(s->have[i].rv);
-                free(s->have[i].norm);
-        }
+        for (size_t i = 0; i < s->n_have; i++)
+                dp_free_many(s->have[i].name, s->have[i].rv, s->have[i].norm);
         free(s->have);
         s->have = NULL;
         s->n_have = 0;
@@ -164,12 +158,10 @@ static int have_put(dp_kube_slices *s, const char *name, const char *rv, const c
         }
         char *nrv = strdup(rv ? rv : ""), *nn = strdup(norm);
         if (!nrv || !nn) {
-                free(nrv);
-                free(nn);
+                dp_free_many(nrv, nn);
                 return -ENOMEM;
         }
-        free(h->rv);
-        free(h->norm);
+        dp_free_many(h->rv, h->norm);
         h->rv = nrv;
         h->norm = nn;
         h->gen = gen;
@@ -179,9 +171,7 @@ static int have_put(dp_kube_slices *s, const char *name, const char *rv, const c
 static void have_remove(dp_kube_slices *s, const char *name) {
         have_slice *h = have_find(s, name);
         if (!h) return;
-        free(h->name);
-        free(h->rv);
-        free(h->norm);
+        dp_free_many(h->name, h->rv, h->norm);
         *h = s->have[--s->n_have];
 }
 
@@ -271,15 +261,9 @@ typedef struct list_answer {
 
 static void list_answer_free(list_answer *a) {
         if (!a) return;
-        for (size_t i = 0; i < a->n; i++) {
-                free(a->items[i].name);
-                free(a->items[i].rv);
-                free(a->items[i].node);
-                free(a->items[i].driver);
-                free(a->items[i].norm);
-        }
-        free(a->items);
-        free(a->rv);
+        for (size_t i = 0; i < a->n; i++)
+                dp_free_many(a->items[i].name, a->items[i].rv, a->items[i].node, a->items[i].driver, a->items[i].norm);
+        dp_free_many(a->items, a->rv);
         free(a);
 }
 
@@ -426,14 +410,15 @@ static char *build_body(dp_kube_slices *s, const want_slice *w, const char *rv) 
         if (!set || dp_doc_parse(set, w->text, strlen(w->text), "slice", NULL) < 0) return NULL;
         dp_doc_node *root = dp_doc_root(set, 0), *meta = dp_doc_get(root, "metadata");
         if (!meta || set_generation(set, dp_doc_get(root, "spec"), s->round_gen) < 0) return NULL;
-        dp_doc_node *owner = dp_doc_new_map(set), *owners = dp_doc_new_seq(set);
-        if (dp_doc_map_add(set, owner, "apiVersion", dp_doc_new_str(set, "v1")) < 0 ||
-            dp_doc_map_add(set, owner, "kind", dp_doc_new_str(set, "Node")) < 0 ||
-            dp_doc_map_add(set, owner, "name", dp_doc_new_str(set, s->node)) < 0 ||
-            dp_doc_map_add(set, owner, "uid", dp_doc_new_str(set, s->node_uid)) < 0 ||
-            dp_doc_map_add(set, owner, "controller", dp_doc_new_bool(set, true)) < 0 ||
-            dp_doc_seq_add(set, owners, owner) < 0)
-                return NULL;
+        dp_doc_builder b = DP_DOC_BUILDER_INIT(set);
+        dp_doc_node *owner = dp_doc_b_map(&b), *owners = dp_doc_b_seq(&b);
+        dp_doc_b_put_str(&b, owner, "apiVersion", "v1");
+        dp_doc_b_put_str(&b, owner, "kind", "Node");
+        dp_doc_b_put_str(&b, owner, "name", s->node);
+        dp_doc_b_put_str(&b, owner, "uid", s->node_uid);
+        dp_doc_b_put_bool(&b, owner, "controller", true);
+        dp_doc_b_push(&b, owners, owner);
+        if (b.r < 0) return NULL;
         dp_doc_pair *p = map_pair(meta, "ownerReferences");
         if (p)
                 p->value = owners;
@@ -469,8 +454,7 @@ static int start_write(dp_kube_slices *s, op_kind op, const char *name, const wa
                                       &s->req);
         if (r < 0) {
                 s->op = OP_NONE;
-                free(s->op_name);
-                free(s->op_norm);
+                dp_free_many(s->op_name, s->op_norm);
                 s->op_name = s->op_norm = NULL;
         }
         return r;
@@ -497,10 +481,7 @@ typedef struct watch_event {
 static void watch_event_free(void *p) {
         watch_event *e = p;
         if (!e) return;
-        free(e->type);
-        free(e->name);
-        free(e->rv);
-        free(e->norm);
+        dp_free_many(e->type, e->name, e->rv, e->norm);
         free(e);
 }
 
@@ -741,7 +722,7 @@ static int on_timer(dp_loop_source *src, uint64_t now, void *ud) {
 
 int dp_kube_slices_new(dp_kube_client *c, const char *node, const char *driver, dp_kube_slices **ret) {
         assert_return(c && node && driver && ret, -EINVAL);
-        dp_kube_slices *s = calloc(1, sizeof *s);
+        _cleanup_(dp_kube_slices_freep) dp_kube_slices *s = calloc(1, sizeof *s);
         if (!s) return -ENOMEM;
         s->client = c;
         s->backoff = (dp_kube_backoff)DP_KUBE_BACKOFF_INIT;
@@ -750,11 +731,8 @@ int dp_kube_slices_new(dp_kube_client *c, const char *node, const char *driver, 
         s->driver = strdup(driver);
         int r = s->node && s->driver ? dp_loop_add_timer(dp_kube_client_loop(c), 0, on_timer, s, &s->timer) : -ENOMEM;
         if (r >= 0) r = dp_kube_offload_new(dp_kube_client_loop(c), decode_any, on_decoded, free_any, s, &s->offload);
-        if (r < 0) {
-                dp_kube_slices_free(s);
-                return r;
-        }
-        *ret = s;
+        if (r < 0) return r;
+        *ret = TAKE_PTR(s);
         return 0;
 }
 
@@ -767,11 +745,7 @@ dp_kube_slices *dp_kube_slices_free(dp_kube_slices *s) {
         free(s->watch_rv);
         want_clear(s);
         have_clear(s);
-        free(s->node);
-        free(s->driver);
-        free(s->node_uid);
-        free(s->op_name);
-        free(s->op_norm);
+        dp_free_many(s->node, s->driver, s->node_uid, s->op_name, s->op_norm);
         free(s);
         return NULL;
 }
@@ -832,8 +806,7 @@ void dp_kube_slices_inject(dp_kube_slices *s, int what, long status, const char 
         s->inline_only = true;
         s->answer_pending = false;
         dp_kube_request_cancel(TAKE_PTR(s->req));
-        free(s->op_name);
-        free(s->op_norm);
+        dp_free_many(s->op_name, s->op_norm);
         s->op_name = s->op_norm = NULL;
         s->op = OP_NONE;
         s->waiting = false; /* the loop does not run: no backoff to wait out */
@@ -846,8 +819,7 @@ void dp_kube_slices_inject(dp_kube_slices *s, int what, long status, const char 
                 s->op_name = strdup(s->want[0].name);
                 s->op_norm = strdup(s->want[0].norm);
                 if (!s->op_name || !s->op_norm) {
-                        free(s->op_name);
-                        free(s->op_norm);
+                        dp_free_many(s->op_name, s->op_norm);
                         s->op_name = s->op_norm = NULL;
                         s->op = OP_NONE;
                         return;

@@ -39,9 +39,7 @@ static int add_entry(dp_checkpoint *c, const dp_nm_alloc *a) {
 out:
         for (size_t k = 0; lists && k < n; k++)
                 free(lists[k]);
-        free(numas);
-        free(lists);
-        free(counts);
+        dp_free_many(numas, lists, counts);
         return r;
 }
 
@@ -60,8 +58,7 @@ static int add_unproven(dp_checkpoint *c, const dp_devmgr *m, const dp_nm_unprov
                 v[i] = (dp_nm_numa_id){-1, (char *)ids[i]};
         dp_nm_alloc a = {u->pod_uid, (char *)DP_NODE_UNPROVEN_CONTAINER, u->resource, v, n, NULL, 0};
         r = v ? add_entry(c, &a) : -ENOMEM;
-        free(v);
-        free(ids);
+        dp_free_many(v, ids);
         return r;
 }
 

@@ -25,14 +25,10 @@ struct dp_devmgr {
         size_t n_unproven, cap_unproven;
 };
 
-static void device_done(dp_nm_device *d) {
-        free(d->id);
-        free(d->numa);
-}
+static void device_done(dp_nm_device *d) { dp_free_many(d->id, d->numa); }
 
 static void resource_done(dp_nm_resource *r) {
-        free(r->name);
-        free(r->endpoint);
+        dp_free_many(r->name, r->endpoint);
         for (size_t i = 0; i < r->n_devices; i++)
                 device_done(&r->devices[i]);
         free(r->devices);
@@ -40,29 +36,23 @@ static void resource_done(dp_nm_resource *r) {
 
 dp_nm_alloc *dp_nm_alloc_done(dp_nm_alloc *a) {
         if (!a) return NULL;
-        free(a->pod_uid);
-        free(a->container);
-        free(a->resource);
+        dp_free_many(a->pod_uid, a->container, a->resource);
         for (size_t i = 0; i < a->n_ids; i++)
                 free(a->ids[i].id);
-        free(a->ids);
-        free(a->resp);
+        dp_free_many(a->ids, a->resp);
         *a = (dp_nm_alloc){0};
         return NULL;
 }
 
 static void reservation_done(reservation *r) {
-        free(r->pod_uid);
-        free(r->container);
-        free(r->resource);
+        dp_free_many(r->pod_uid, r->container, r->resource);
         for (size_t i = 0; i < r->n_ids; i++)
                 free(r->ids[i]);
         free(r->ids);
 }
 
 static void unproven_done(dp_nm_unproven *u) {
-        free(u->pod_uid);
-        free(u->resource);
+        dp_free_many(u->pod_uid, u->resource);
         for (size_t i = 0; i < u->n_ids; i++)
                 free(u->ids[i]);
         free(u->ids);
@@ -80,10 +70,7 @@ dp_devmgr *dp_devmgr_free(dp_devmgr *m) {
                 reservation_done(&m->resv[i]);
         for (size_t i = 0; i < m->n_unproven; i++)
                 unproven_done(&m->unproven[i]);
-        free(m->unproven);
-        free(m->res);
-        free(m->allocs);
-        free(m->resv);
+        dp_free_many(m->unproven, m->res, m->allocs, m->resv);
         free(m);
         return NULL;
 }

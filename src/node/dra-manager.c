@@ -18,6 +18,7 @@
 #include "base/strbuf.h"
 #include "base/test-hooks.h"
 #include "base/strv.h"
+#include "doc/builder.h"
 #include "dra/cdi.h"
 #include "dra/prepare.h"
 #include "grpc/grpc.h"
@@ -296,8 +297,7 @@ static int call_driver(dp_node_dra *d, const plugin_ent *p, const char *method, 
                 r = dp_grpc_channel_call_sync_msg(ch, path, m, reply_type, PREPARE_TIMEOUT_USEC, rep, err);
                 d->in_call--;
         }
-        free(pc);
-        free(pp);
+        dp_free_many(pc, pp);
         return r;
 }
 
@@ -395,10 +395,7 @@ static int prepare_driver(dp_node_dra *d, const char *driver, const dp_resource_
 /* ---- pods ---------------------------------------------------------------------------------- */
 
 static void pod_clear(pod_ent *p) {
-        free(p->ns);
-        free(p->name);
-        free(p->uid);
-        free(p->group);
+        dp_free_many(p->ns, p->name, p->uid, p->group);
         dp_strv_free_n(p->templates, p->n_claims);
         free(p->owners);
         dp_strv_free_n(p->pod_claims, p->n_claims);
@@ -406,14 +403,11 @@ static void pod_clear(pod_ent *p) {
         dp_strv_free_n(p->claim_uids, p->n_claims);
         for (size_t i = 0; i < p->n_ctrs; i++) {
                 free(p->ctrs[i].name);
-                for (size_t k = 0; k < p->ctrs[i].n_claims; k++) {
-                        free(p->ctrs[i].claims[k].pod_claim);
-                        free(p->ctrs[i].claims[k].request);
-                }
+                for (size_t k = 0; k < p->ctrs[i].n_claims; k++)
+                        dp_free_many(p->ctrs[i].claims[k].pod_claim, p->ctrs[i].claims[k].request);
                 free(p->ctrs[i].claims);
         }
-        free(p->ctrs);
-        free(p->message);
+        dp_free_many(p->ctrs, p->message);
 }
 
 /* The pod's uid: metadata.uid, else derived from namespace and name (a
@@ -1117,209 +1111,204 @@ static int cdi_env(const dp_node_dra *d, const char *id, dp_doc_set *s, dp_doc_n
         return 0;
 }
 
-static int add_str(dp_doc_set *s, dp_doc_node *m, const char *k, const char *v) {
-        return dp_doc_map_add(s, m, k, dp_doc_new_str(s, v ? v : ""));
+/* A status string: "" where there is none (the key is always there). */
+static void put_str(dp_doc_builder *b, dp_doc_node *m, const char *k, const char *v) {
+        dp_doc_b_put_str(b, m, k, v ? v : "");
+}
+
+static const char *health_name(int h) {
+        return h == V1ALPHA1__HEALTH_STATUS__HEALTHY     ? "Healthy"
+               : h == V1ALPHA1__HEALTH_STATUS__UNHEALTHY ? "Unhealthy"
+                                                         : "Unknown";
 }
 
 /* The container's view of a device's health, as the kubelet puts it into
  * containerStatuses[].allocatedResourcesStatus (ResourceHealthStatus):
  * {name: "claim:<claim>/<request>", resourceID: "<driver>/<pool>/<device>",
  * health}. Only for drivers whose health stream the node watches. */
-static int status_device_health(const dp_node_dra *d, const claim_ent *c, const prep_dev *pd, dp_doc_set *s,
-                                dp_doc_node *ars) {
+static void status_device_health(const dp_node_dra *d, const claim_ent *c, const prep_dev *pd, dp_doc_builder *b,
+                                 dp_doc_node *ars) {
         const plugin_ent *pl = dra_plugin_for(d, c->driver);
         const health_watch *w = pl ? pl->hw : NULL;
-        if (!w) return 0;
+        if (!w) return;
         const char *health = "Unknown";
         for (size_t i = 0; i < w->n_devs; i++)
                 if (streq(w->devs[i].device, pd->device) && streq(w->devs[i].pool, pd->pool))
-                        health = w->devs[i].health == V1ALPHA1__HEALTH_STATUS__HEALTHY     ? "Healthy"
-                                 : w->devs[i].health == V1ALPHA1__HEALTH_STATUS__UNHEALTHY ? "Unhealthy"
-                                                                                          : "Unknown";
+                        health = health_name(w->devs[i].health);
         _cleanup_free_ char *name = dp_asprintf("claim:%s/%s", c->name, pd->n_requests ? pd->requests[0] : "");
         _cleanup_free_ char *rid = dp_asprintf("%s/%s/%s", c->driver, pd->pool, pd->device);
-        dp_doc_node *m = dp_doc_new_map(s);
-        if (!name || !rid || !m) return -ENOMEM;
-        int r = add_str(s, m, "name", name);
-        if (r >= 0) r = add_str(s, m, "resourceID", rid);
-        if (r >= 0) r = add_str(s, m, "health", health);
-        if (r >= 0) r = dp_doc_seq_add(s, ars, m);
-        return r;
+        if (!name || !rid) b->r = -ENOMEM;
+        dp_doc_node *m = dp_doc_b_map(b);
+        put_str(b, m, "name", name);
+        put_str(b, m, "resourceID", rid);
+        put_str(b, m, "health", health);
+        dp_doc_b_push(b, ars, m);
 }
 
-static int status_pod(dp_node_dra *d, const pod_ent *p, dp_doc_set *s, dp_doc_node *seq) {
-        dp_doc_node *m = dp_doc_new_map(s);
-        int r = m ? 0 : -ENOMEM;
-        if (r >= 0) r = add_str(s, m, "namespace", p->ns);
-        if (r >= 0) r = add_str(s, m, "name", p->name);
-        if (r >= 0) r = add_str(s, m, "phase", p->prepared ? "Prepared" : "Waiting");
-        if (r >= 0) r = dp_doc_map_add(s, m, "attempts", dp_doc_new_uint(s, p->attempts));
-        if (r >= 0 && p->message) r = add_str(s, m, "message", p->message);
-        dp_doc_node *cl = dp_doc_new_seq(s), *rcs = dp_doc_new_seq(s);
-        if (!cl || !rcs) return -ENOMEM;
-        for (size_t i = 0; r >= 0 && i < p->n_claims; i++) {
-                r = dp_doc_seq_add(s, cl, dp_doc_new_str(s, p->claim_names[i]));
-                if (r < 0 || streq(p->pod_claims[i], EXTENDED_CLAIM)) {
-                        if (r >= 0) r = add_str(s, m, "extendedResourceClaim", p->claim_names[i]);
+/* Does the device pd serve the container's claim reference ref (its
+ * request, or a subrequest of it; no request: every device)? */
+static bool device_serves(const prep_dev *pd, const char *request) {
+        if (!request || !pd->n_requests) return true;
+        size_t rl = strlen(request);
+        for (size_t t = 0; t < pd->n_requests; t++)
+                if (streq(pd->requests[t], request) ||
+                    (strncmp(pd->requests[t], request, rl) == 0 && pd->requests[t][rl] == '/'))
+                        return true;
+        return false;
+}
+
+/* One container of a prepared pod: its CDI devices, the environment they
+ * give it and their health. */
+static dp_doc_node *status_container(dp_node_dra *d, const pod_ent *p, const ctr_ent *ce, dp_doc_builder *b) {
+        dp_doc_node *cm = dp_doc_b_map(b), *ids = dp_doc_b_seq(b), *env = dp_doc_b_map(b), *ars = dp_doc_b_seq(b);
+        for (size_t k = 0; b->r >= 0 && k < ce->n_claims; k++) {
+                const char *uid = NULL;
+                for (size_t j = 0; j < p->n_claims; j++)
+                        if (streq(p->pod_claims[j], ce->claims[k].pod_claim)) uid = p->claim_uids[j];
+                for (size_t j = 0; uid && j < d->st->n_claims; j++) {
+                        const claim_ent *c = &d->st->claims[j];
+                        if (!streq(c->uid, uid)) continue;
+                        for (size_t q = 0; q < c->n_devs; q++) {
+                                const prep_dev *pd = &c->devs[q];
+                                if (!device_serves(pd, ce->claims[k].request)) continue;
+                                for (size_t t = 0; t < pd->n_cdi; t++) {
+                                        dp_doc_b_push(b, ids, dp_doc_b_str(b, pd->cdi[t]));
+                                        if (b->r >= 0 && cdi_env(d, pd->cdi[t], b->set, env) < 0) b->r = -ENOMEM;
+                                }
+                                status_device_health(d, c, pd, b, ars);
+                        }
+                }
+        }
+        put_str(b, cm, "name", ce->name);
+        dp_doc_b_put(b, cm, "cdiDevices", ids);
+        dp_doc_b_put(b, cm, "env", env);
+        if (ars && ars->n) dp_doc_b_put(b, cm, "allocatedResourcesStatus", ars);
+        return cm;
+}
+
+static void status_pod(dp_node_dra *d, const pod_ent *p, dp_doc_builder *b, dp_doc_node *seq) {
+        dp_doc_node *m = dp_doc_b_map(b);
+        put_str(b, m, "namespace", p->ns);
+        put_str(b, m, "name", p->name);
+        put_str(b, m, "phase", p->prepared ? "Prepared" : "Waiting");
+        dp_doc_b_put_uint(b, m, "attempts", p->attempts);
+        if (p->message) put_str(b, m, "message", p->message);
+        dp_doc_node *cl = dp_doc_b_seq(b), *rcs = dp_doc_b_seq(b);
+        for (size_t i = 0; b->r >= 0 && i < p->n_claims; i++) {
+                dp_doc_b_push(b, cl, dp_doc_b_str(b, p->claim_names[i]));
+                if (streq(p->pod_claims[i], EXTENDED_CLAIM)) {
+                        put_str(b, m, "extendedResourceClaim", p->claim_names[i]);
                         continue;
                 }
                 /* status.resourceClaimStatuses, as the resource-claim controller sets it */
-                dp_doc_node *e = dp_doc_new_map(s);
-                if (!e) return -ENOMEM;
-                r = add_str(s, e, "name", p->pod_claims[i]);
-                if (r >= 0) r = add_str(s, e, "resourceClaimName", p->claim_names[i]);
-                if (r >= 0) r = dp_doc_seq_add(s, rcs, e);
+                dp_doc_node *e = dp_doc_b_map(b);
+                put_str(b, e, "name", p->pod_claims[i]);
+                put_str(b, e, "resourceClaimName", p->claim_names[i]);
+                dp_doc_b_push(b, rcs, e);
         }
-        if (r >= 0) r = dp_doc_map_add(s, m, "claims", cl);
-        if (r >= 0) r = dp_doc_map_add(s, m, "resourceClaimStatuses", rcs);
-        dp_doc_node *cs = dp_doc_new_seq(s);
-        for (size_t i = 0; r >= 0 && cs && p->prepared && i < p->n_ctrs; i++) {
-                const ctr_ent *ce = &p->ctrs[i];
-                dp_doc_node *cm = dp_doc_new_map(s), *ids = dp_doc_new_seq(s), *env = dp_doc_new_map(s),
-                            *ars = dp_doc_new_seq(s);
-                if (!cm || !ids || !env || !ars) return -ENOMEM;
-                for (size_t k = 0; r >= 0 && k < ce->n_claims; k++) {
-                        const char *uid = NULL;
-                        for (size_t j = 0; j < p->n_claims; j++)
-                                if (streq(p->pod_claims[j], ce->claims[k].pod_claim)) uid = p->claim_uids[j];
-                        for (size_t j = 0; r >= 0 && uid && j < d->st->n_claims; j++) {
-                                const claim_ent *c = &d->st->claims[j];
-                                if (!streq(c->uid, uid)) continue;
-                                for (size_t q = 0; r >= 0 && q < c->n_devs; q++) {
-                                        const prep_dev *pd = &c->devs[q];
-                                        bool serves = !ce->claims[k].request || !pd->n_requests;
-                                        for (size_t t = 0; !serves && t < pd->n_requests; t++) {
-                                                size_t rl = strlen(ce->claims[k].request);
-                                                serves = streq(pd->requests[t], ce->claims[k].request) ||
-                                                         (strncmp(pd->requests[t], ce->claims[k].request, rl) == 0 &&
-                                                          pd->requests[t][rl] == '/');
-                                        }
-                                        for (size_t t = 0; r >= 0 && serves && t < pd->n_cdi; t++) {
-                                                r = dp_doc_seq_add(s, ids, dp_doc_new_str(s, pd->cdi[t]));
-                                                if (r >= 0) r = cdi_env(d, pd->cdi[t], s, env);
-                                        }
-                                        if (r >= 0 && serves) r = status_device_health(d, c, pd, s, ars);
-                                }
-                        }
-                }
-                if (r >= 0) r = add_str(s, cm, "name", ce->name);
-                if (r >= 0) r = dp_doc_map_add(s, cm, "cdiDevices", ids);
-                if (r >= 0) r = dp_doc_map_add(s, cm, "env", env);
-                if (r >= 0 && ars->n) r = dp_doc_map_add(s, cm, "allocatedResourcesStatus", ars);
-                if (r >= 0) r = dp_doc_seq_add(s, cs, cm);
-        }
-        if (r >= 0) r = dp_doc_map_add(s, m, "containers", cs);
-        if (r >= 0) r = dp_doc_seq_add(s, seq, m);
-        return r;
+        dp_doc_b_put(b, m, "claims", cl);
+        dp_doc_b_put(b, m, "resourceClaimStatuses", rcs);
+        dp_doc_node *cs = dp_doc_b_seq(b);
+        for (size_t i = 0; b->r >= 0 && p->prepared && i < p->n_ctrs; i++)
+                dp_doc_b_push(b, cs, status_container(d, p, &p->ctrs[i], b));
+        dp_doc_b_put(b, m, "containers", cs);
+        dp_doc_b_push(b, seq, m);
 }
 
 /* draState: where the node's DRA state came from at start, whether it is
  * being rebuilt, a failed save, and the drivers whose holdings are unknown. */
-static int status_state(const dp_node_dra *d, dp_doc_set *s, dp_doc_node *root) {
-        dp_doc_node *m = dp_doc_new_map(s), *unk = dp_doc_new_seq(s);
-        if (!m || !unk) return -ENOMEM;
-        int r = add_str(s, m, "origin", d->state_origin);
-        if (r >= 0) r = dp_doc_map_add(s, m, "rebuild", dp_doc_new_bool(s, d->st->rebuild));
-        if (r >= 0 && d->state_error) r = add_str(s, m, "error", d->state_error);
-        for (size_t i = 0; r >= 0 && i < d->st->n_unknown; i++) {
-                dp_doc_node *x = dp_doc_new_map(s);
-                r = x ? add_str(s, x, "driver", d->st->unknown[i].driver) : -ENOMEM;
-                if (r >= 0) r = add_str(s, x, "reason", d->st->unknown[i].reason);
-                if (r >= 0) r = dp_doc_seq_add(s, unk, x);
+static void status_state(const dp_node_dra *d, dp_doc_builder *b, dp_doc_node *root) {
+        dp_doc_node *m = dp_doc_b_map(b), *unk = dp_doc_b_seq(b);
+        put_str(b, m, "origin", d->state_origin);
+        dp_doc_b_put_bool(b, m, "rebuild", d->st->rebuild);
+        if (d->state_error) put_str(b, m, "error", d->state_error);
+        for (size_t i = 0; b->r >= 0 && i < d->st->n_unknown; i++) {
+                dp_doc_node *x = dp_doc_b_map(b);
+                put_str(b, x, "driver", d->st->unknown[i].driver);
+                put_str(b, x, "reason", d->st->unknown[i].reason);
+                dp_doc_b_push(b, unk, x);
         }
-        if (r >= 0) r = dp_doc_map_add(s, m, "unknownDrivers", unk);
-        if (r >= 0) r = dp_doc_map_add(s, root, "draState", m);
-        return r;
+        dp_doc_b_put(b, m, "unknownDrivers", unk);
+        dp_doc_b_put(b, root, "draState", m);
+}
+
+/* draClaims[]: one prepared (or preparing, or unpreparing) claim. */
+static dp_doc_node *status_claim(const dp_node_dra *d, const claim_ent *c, dp_doc_builder *b) {
+        dp_doc_node *m = dp_doc_b_map(b), *devs = dp_doc_b_seq(b);
+        put_str(b, m, "namespace", c->ns);
+        put_str(b, m, "name", c->name);
+        put_str(b, m, "uid", c->uid);
+        put_str(b, m, "driver", c->driver);
+        if (c->skipped) dp_doc_b_put_bool(b, m, "skipped", true);
+        if (c->error) put_str(b, m, "unprepareError", c->error);
+        /* unpreparing: no pod needs it; it stays here until the driver confirms */
+        put_str(b, m, "state",
+                !claim_used(d, c)                  ? "unpreparing"
+                : c->phase == DP_NODE_DRA_PREPARED ? "prepared"
+                                                   : "preparing");
+        dp_doc_node *pods_seq = dp_doc_b_seq(b);
+        for (size_t k = 0; b->r >= 0 && k < c->n_pods; k++) {
+                _cleanup_free_ char *pn = dp_asprintf("%s/%s", c->pods[k].ns, c->pods[k].name);
+                dp_doc_b_push(b, pods_seq, pn ? dp_doc_b_str(b, pn) : NULL); /* NULL: out of memory */
+        }
+        dp_doc_b_put(b, m, "pods", pods_seq);
+        for (size_t k = 0; b->r >= 0 && k < c->n_devs; k++) {
+                dp_doc_node *dm = dp_doc_b_map(b);
+                put_str(b, dm, "pool", c->devs[k].pool);
+                put_str(b, dm, "device", c->devs[k].device);
+                dp_doc_b_put_strv(b, dm, "cdiDeviceIDs", c->devs[k].cdi, c->devs[k].n_cdi);
+                dp_doc_b_push(b, devs, dm);
+        }
+        dp_doc_b_put(b, m, "devices", devs);
+        return m;
+}
+
+/* draHealth[]: per driver, what its NodeWatchResources stream said. */
+static dp_doc_node *status_health(const health_watch *w, dp_doc_builder *b) {
+        dp_doc_node *m = dp_doc_b_map(b), *devs = dp_doc_b_seq(b);
+        put_str(b, m, "driver", w->driver);
+        put_str(b, m, "state", w->state);
+        for (size_t k = 0; b->r >= 0 && k < w->n_devs; k++) {
+                const health_dev *h = &w->devs[k];
+                dp_doc_node *dm = dp_doc_b_map(b);
+                put_str(b, dm, "pool", h->pool);
+                put_str(b, dm, "device", h->device);
+                put_str(b, dm, "health", health_name(h->health));
+                if (*h->message) put_str(b, dm, "message", h->message);
+                dp_doc_b_put_int(b, dm, "lastUpdated", h->updated);
+                dp_doc_b_push(b, devs, dm);
+        }
+        dp_doc_b_put(b, m, "devices", devs);
+        return m;
 }
 
 int dp_node_dra_status(dp_node_dra *d, dp_doc_set *s, dp_doc_node *root) {
         if (!d) return 0;
-        dp_doc_node *pl = dp_doc_new_seq(s), *pods = dp_doc_new_seq(s), *cl = dp_doc_new_seq(s);
-        int r = pl && pods && cl ? 0 : -ENOMEM;
-        for (size_t i = 0; r >= 0 && i < d->n_plugins; i++) {
+        dp_doc_builder b = DP_DOC_BUILDER_INIT(s);
+        dp_doc_node *pl = dp_doc_b_seq(&b), *pods = dp_doc_b_seq(&b), *cl = dp_doc_b_seq(&b), *hl = dp_doc_b_seq(&b);
+        for (size_t i = 0; b.r >= 0 && i < d->n_plugins; i++) {
                 const plugin_ent *p = &d->plugins[i];
-                dp_doc_node *m = dp_doc_new_map(s);
-                if (!m) return -ENOMEM;
-                r = add_str(s, m, "socket", p->sock);
-                if (r >= 0) r = add_str(s, m, "name", p->driver ? p->driver : "");
-                if (r >= 0) r = add_str(s, m, "state", p->ok ? "registered" : "failed");
-                if (r >= 0 && p->ok) r = add_str(s, m, "endpoint", p->endpoint);
-                if (r >= 0 && p->ok) r = add_str(s, m, "version", p->version);
-                if (r >= 0 && p->error) r = add_str(s, m, "error", p->error);
-                if (r >= 0) r = dp_doc_seq_add(s, pl, m);
+                dp_doc_node *m = dp_doc_b_map(&b);
+                put_str(&b, m, "socket", p->sock);
+                put_str(&b, m, "name", p->driver);
+                put_str(&b, m, "state", p->ok ? "registered" : "failed");
+                if (p->ok) put_str(&b, m, "endpoint", p->endpoint);
+                if (p->ok) put_str(&b, m, "version", p->version);
+                if (p->error) put_str(&b, m, "error", p->error);
+                dp_doc_b_push(&b, pl, m);
+                if (p->hw) dp_doc_b_push(&b, hl, status_health(p->hw, &b));
         }
-        for (size_t i = 0; r >= 0 && i < d->n_pods; i++)
-                r = status_pod(d, &d->pods[i], s, pods);
-        for (size_t i = 0; r >= 0 && i < d->st->n_claims; i++) {
-                const claim_ent *c = &d->st->claims[i];
-                dp_doc_node *m = dp_doc_new_map(s), *devs = dp_doc_new_seq(s);
-                if (!m || !devs) return -ENOMEM;
-                r = add_str(s, m, "namespace", c->ns);
-                if (r >= 0) r = add_str(s, m, "name", c->name);
-                if (r >= 0) r = add_str(s, m, "uid", c->uid);
-                if (r >= 0) r = add_str(s, m, "driver", c->driver);
-                if (r >= 0 && c->skipped) r = dp_doc_map_add(s, m, "skipped", dp_doc_new_bool(s, true));
-                if (r >= 0 && c->error) r = add_str(s, m, "unprepareError", c->error);
-                /* unpreparing: no pod needs it; it stays here until the driver confirms */
-                if (r >= 0)
-                        r = add_str(s, m, "state",
-                                    !claim_used(d, c)                ? "unpreparing"
-                                    : c->phase == DP_NODE_DRA_PREPARED ? "prepared"
-                                                                       : "preparing");
-                dp_doc_node *pods_seq = dp_doc_new_seq(s);
-                for (size_t k = 0; r >= 0 && pods_seq && k < c->n_pods; k++) {
-                        _cleanup_free_ char *pn = dp_asprintf("%s/%s", c->pods[k].ns, c->pods[k].name);
-                        r = pn ? dp_doc_seq_add(s, pods_seq, dp_doc_new_str(s, pn)) : -ENOMEM;
-                }
-                if (r >= 0) r = dp_doc_map_add(s, m, "pods", pods_seq);
-                for (size_t k = 0; r >= 0 && k < c->n_devs; k++) {
-                        dp_doc_node *dm = dp_doc_new_map(s), *ids = dp_doc_new_seq(s);
-                        if (!dm || !ids) return -ENOMEM;
-                        r = add_str(s, dm, "pool", c->devs[k].pool);
-                        if (r >= 0) r = add_str(s, dm, "device", c->devs[k].device);
-                        for (size_t t = 0; r >= 0 && t < c->devs[k].n_cdi; t++)
-                                r = dp_doc_seq_add(s, ids, dp_doc_new_str(s, c->devs[k].cdi[t]));
-                        if (r >= 0) r = dp_doc_map_add(s, dm, "cdiDeviceIDs", ids);
-                        if (r >= 0) r = dp_doc_seq_add(s, devs, dm);
-                }
-                if (r >= 0) r = dp_doc_map_add(s, m, "devices", devs);
-                if (r >= 0) r = dp_doc_seq_add(s, cl, m);
-        }
-        /* draHealth: per driver, what its NodeWatchResources stream said */
-        dp_doc_node *hl = dp_doc_new_seq(s);
-        if (!hl) return -ENOMEM;
-        for (size_t i = 0; r >= 0 && i < d->n_plugins; i++) {
-                const health_watch *w = d->plugins[i].hw;
-                if (!w) continue;
-                dp_doc_node *m = dp_doc_new_map(s), *devs = dp_doc_new_seq(s);
-                if (!m || !devs) return -ENOMEM;
-                r = add_str(s, m, "driver", w->driver);
-                if (r >= 0) r = add_str(s, m, "state", w->state ? w->state : "");
-                for (size_t k = 0; r >= 0 && k < w->n_devs; k++) {
-                        const health_dev *h = &w->devs[k];
-                        dp_doc_node *dm = dp_doc_new_map(s);
-                        if (!dm) return -ENOMEM;
-                        r = add_str(s, dm, "pool", h->pool);
-                        if (r >= 0) r = add_str(s, dm, "device", h->device);
-                        if (r >= 0)
-                                r = add_str(s, dm, "health",
-                                            h->health == V1ALPHA1__HEALTH_STATUS__HEALTHY     ? "Healthy"
-                                            : h->health == V1ALPHA1__HEALTH_STATUS__UNHEALTHY ? "Unhealthy"
-                                                                                             : "Unknown");
-                        if (r >= 0 && *h->message) r = add_str(s, dm, "message", h->message);
-                        if (r >= 0) r = dp_doc_map_add(s, dm, "lastUpdated", dp_doc_new_int(s, h->updated));
-                        if (r >= 0) r = dp_doc_seq_add(s, devs, dm);
-                }
-                if (r >= 0) r = dp_doc_map_add(s, m, "devices", devs);
-                if (r >= 0) r = dp_doc_seq_add(s, hl, m);
-        }
-        if (r >= 0) r = dp_doc_map_add(s, root, "draHealth", hl);
-        if (r >= 0) r = dp_doc_map_add(s, root, "draPlugins", pl);
-        if (r >= 0) r = dp_doc_map_add(s, root, "draPods", pods);
-        if (r >= 0) r = dp_doc_map_add(s, root, "draClaims", cl);
-        if (r >= 0) r = dp_doc_map_add(s, root, "draPrepareCalls", dp_doc_new_uint(s, d->prepare_calls));
-        if (r >= 0) r = status_state(d, s, root);
-        return r;
+        for (size_t i = 0; b.r >= 0 && i < d->n_pods; i++)
+                status_pod(d, &d->pods[i], &b, pods);
+        for (size_t i = 0; b.r >= 0 && i < d->st->n_claims; i++)
+                dp_doc_b_push(&b, cl, status_claim(d, &d->st->claims[i], &b));
+        dp_doc_b_put(&b, root, "draHealth", hl);
+        dp_doc_b_put(&b, root, "draPlugins", pl);
+        dp_doc_b_put(&b, root, "draPods", pods);
+        dp_doc_b_put(&b, root, "draClaims", cl);
+        dp_doc_b_put_uint(&b, root, "draPrepareCalls", d->prepare_calls);
+        status_state(d, &b, root);
+        return b.r;
 }
 
 /* ---- life cycle ------------------------------------------------------------------------------ */
@@ -1356,15 +1345,12 @@ static int state_load(dp_node_dra *d, dp_error *err) {
                 log_info("node's DRA state %s is missing: asking every driver what it holds", path);
         } else if (r == -EBADMSG || r == -E2BIG) {
                 /* Never trusted, never silently lost: kept aside. */
-                _cleanup_free_ char *bad = dp_asprintf("%s.corrupt", path);
-                if (!bad) return dp_error_set(err, -ENOMEM, "DRA manager: out of memory");
                 _cleanup_free_ char *to = NULL;
-                int k = node_set_aside(path, &to);
-                if (k < 0) return dp_error_errno(err, k, "%s; cannot keep it aside as %s", dp_error_msg(&e), bad);
-                free(bad);
-                bad = TAKE_PTR(to);
-                log_error("%s; kept as %s, asking every driver what it holds", dp_error_msg(&e), bad);
-                d->state_origin = dp_asprintf("corrupt (kept as %s): %s", bad, dp_error_msg(&e));
+                int k = dp_file_set_aside(path, &to);
+                if (k < 0)
+                        return dp_error_errno(err, k, "%s; cannot keep it aside as %s.corrupt", dp_error_msg(&e), path);
+                log_error("%s; kept as %s, asking every driver what it holds", dp_error_msg(&e), to);
+                d->state_origin = dp_asprintf("corrupt (kept as %s): %s", to, dp_error_msg(&e));
         } else
                 return dp_error_set(err, r, "node's DRA state: %s", dp_error_msg(&e));
         if (r < 0) {
@@ -1429,16 +1415,10 @@ dp_node_dra *dp_node_dra_free(dp_node_dra *d) {
                 dra_plugin_clear(&d->plugins[i]);
         free(d->plugins);
         dp_node_dra_state_free(d->st);
-        free(d->state_dir);
-        free(d->state_origin);
-        free(d->state_error);
+        dp_free_many(d->state_dir, d->state_origin, d->state_error);
         for (size_t i = 0; i < d->n_pods; i++)
                 pod_clear(&d->pods[i]);
-        free(d->pods);
-        free(d->registry_dir);
-        free(d->manifests_dir);
-        free(d->claims_dir);
-        free(d->cdi_dir);
+        dp_free_many(d->pods, d->registry_dir, d->manifests_dir, d->claims_dir, d->cdi_dir);
         free(d);
         return NULL;
 }

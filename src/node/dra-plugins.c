@@ -25,10 +25,7 @@ static void health_stop(health_watch *w);
 
 void dra_plugin_clear(plugin_ent *p) {
         health_stop(p->hw);
-        free(p->sock);
-        free(p->driver);
-        free(p->endpoint);
-        free(p->error);
+        dp_free_many(p->sock, p->driver, p->endpoint, p->error);
         *p = (plugin_ent){0};
 }
 
@@ -55,11 +52,8 @@ static void notify_status(dp_grpc_channel *ch, bool ok, const char *error) {
 /* ---- device health (NodeWatchResources) ------------------------------------------- */
 
 static void health_devs_clear(health_watch *w) {
-        for (size_t i = 0; i < w->n_devs; i++) {
-                free(w->devs[i].pool);
-                free(w->devs[i].device);
-                free(w->devs[i].message);
-        }
+        for (size_t i = 0; i < w->n_devs; i++)
+                dp_free_many(w->devs[i].pool, w->devs[i].device, w->devs[i].message);
         free(w->devs);
         w->devs = NULL;
         w->n_devs = 0;
@@ -70,9 +64,7 @@ static void health_free(health_watch *w) {
         if (w->call) dp_grpc_client_call_cancel(TAKE_PTR(w->call));
         dp_grpc_channel_free(w->ch);
         health_devs_clear(w);
-        free(w->driver);
-        free(w->endpoint);
-        free(w->state);
+        dp_free_many(w->driver, w->endpoint, w->state);
         free(w);
 }
 
@@ -108,9 +100,7 @@ static int health_decode(const uint8_t *msg, size_t len, health_dev **ret, size_
                                 : V1ALPHA1__HEALTH_STATUS__UNKNOWN;
                 e->updated = h->last_updated_time;
                 if (!e->pool || !e->device || !e->message) {
-                        free(e->pool);
-                        free(e->device);
-                        free(e->message);
+                        dp_free_many(e->pool, e->device, e->message);
                         n--;
                 }
         }
@@ -130,9 +120,7 @@ int dp_node_dra_health_decode(const uint8_t *msg, size_t len, size_t *n_devices,
         *n_unhealthy = 0;
         for (size_t i = 0; i < n; i++) {
                 *n_unhealthy += v[i].health == V1ALPHA1__HEALTH_STATUS__UNHEALTHY;
-                free(v[i].pool);
-                free(v[i].device);
-                free(v[i].message);
+                dp_free_many(v[i].pool, v[i].device, v[i].message);
         }
         free(v);
         return 0;
@@ -299,8 +287,7 @@ static int plugin_try(dp_node_dra *d, plugin_ent *p) {
                 p->error = TAKE_PTR(why);
                 return -EINVAL;
         }
-        free(p->driver);
-        free(p->endpoint);
+        dp_free_many(p->driver, p->endpoint);
         p->driver = strdup(info->name);
         p->endpoint = strdup(info->endpoint && *info->endpoint ? info->endpoint : p->sock);
         if (!p->driver || !p->endpoint) return -ENOMEM;

@@ -9,8 +9,7 @@
 
 static void devs_free(dp_node_dra_device *v, size_t n) {
         for (size_t i = 0; v && i < n; i++) {
-                free(v[i].pool);
-                free(v[i].device);
+                dp_free_many(v[i].pool, v[i].device);
                 dp_strv_free_n(v[i].requests, v[i].n_requests);
                 dp_strv_free_n(v[i].cdi, v[i].n_cdi);
         }
@@ -19,15 +18,9 @@ static void devs_free(dp_node_dra_device *v, size_t n) {
 
 void dp_node_dra_claim_done(dp_node_dra_claim *c) {
         if (!c) return;
-        free(c->uid);
-        free(c->ns);
-        free(c->name);
-        free(c->driver);
-        for (size_t i = 0; i < c->n_pods; i++) {
-                free(c->pods[i].uid);
-                free(c->pods[i].ns);
-                free(c->pods[i].name);
-        }
+        dp_free_many(c->uid, c->ns, c->name, c->driver);
+        for (size_t i = 0; i < c->n_pods; i++)
+                dp_free_many(c->pods[i].uid, c->pods[i].ns, c->pods[i].name);
         free(c->pods);
         devs_free(c->devs, c->n_devs);
         free(c->error);
@@ -87,10 +80,8 @@ dp_node_dra_state *dp_node_dra_state_free(dp_node_dra_state *s) {
         for (size_t i = 0; i < s->n_claims; i++)
                 dp_node_dra_claim_done(&s->claims[i]);
         free(s->claims);
-        for (size_t i = 0; i < s->n_unknown; i++) {
-                free(s->unknown[i].driver);
-                free(s->unknown[i].reason);
-        }
+        for (size_t i = 0; i < s->n_unknown; i++)
+                dp_free_many(s->unknown[i].driver, s->unknown[i].reason);
         free(s->unknown);
         free(s);
         return NULL;
@@ -146,9 +137,7 @@ int dp_node_dra_claim_add_pod(dp_node_dra_claim *c, const char *uid, const char 
         c->pods = v;
         dp_node_dra_pod p = {dp_strdup(uid), dp_strdup(ns), dp_strdup(name)};
         if (!p.uid || !p.ns || !p.name) {
-                free(p.uid);
-                free(p.ns);
-                free(p.name);
+                dp_free_many(p.uid, p.ns, p.name);
                 return -ENOMEM;
         }
         c->pods[c->n_pods++] = p;
@@ -158,11 +147,8 @@ int dp_node_dra_claim_add_pod(dp_node_dra_claim *c, const char *uid, const char 
 bool dp_node_dra_claim_remove_pod(dp_node_dra_claim *c, const char *uid) {
         for (size_t i = 0; c && i < c->n_pods; i++)
                 if (streq(c->pods[i].uid, uid)) {
-                        free(c->pods[i].uid);
-                        free(c->pods[i].ns);
-                        free(c->pods[i].name);
-                        memmove(&c->pods[i], &c->pods[i + 1], (c->n_pods - i - 1) * sizeof *c->pods);
-                        c->n_pods--;
+                        dp_free_many(c->pods[i].uid, c->pods[i].ns, c->pods[i].name);
+                        DP_REMOVE_AT(c->pods, c->n_pods, i);
                         return true;
                 }
         return false;
@@ -221,8 +207,7 @@ int dp_node_dra_state_set_unknown(dp_node_dra_state *s, const char *driver, cons
         s->unknown = v;
         dp_node_dra_unknown u = {dp_strdup(driver), storable_dup(reason)};
         if (!u.driver || !u.reason) {
-                free(u.driver);
-                free(u.reason);
+                dp_free_many(u.driver, u.reason);
                 return -ENOMEM;
         }
         s->unknown[s->n_unknown++] = u;
@@ -232,8 +217,7 @@ int dp_node_dra_state_set_unknown(dp_node_dra_state *s, const char *driver, cons
 bool dp_node_dra_state_clear_unknown(dp_node_dra_state *s, const char *driver) {
         for (size_t i = 0; s && i < s->n_unknown; i++)
                 if (streq(s->unknown[i].driver, driver)) {
-                        free(s->unknown[i].driver);
-                        free(s->unknown[i].reason);
+                        dp_free_many(s->unknown[i].driver, s->unknown[i].reason);
                         s->unknown[i] = s->unknown[--s->n_unknown];
                         return true;
                 }

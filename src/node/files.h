@@ -12,10 +12,6 @@
 
 #include "base/error.h"
 
-/* Rename a damaged file to <path>.corrupt (replacing an older one when the
- * kinds allow), else <path>.corrupt.<n>; *ret_to (may be NULL) gets the new
- * name. 0, -ENOENT (nothing there) or a negative errno of rename(2). */
-int node_set_aside(const char *path, char **ret_to);
 /* dp_write_file_atomic(), and when the target is something rename(2) cannot
  * replace (a directory), set it aside and try once more. */
 int node_write_state(const char *dir, const char *name, const void *data, size_t len, mode_t mode, unsigned flags,

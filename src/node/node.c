@@ -150,8 +150,7 @@ static void reap_endpoints(dp_kubelet *n) {
                 endpoint *ep = n->eps[i];
                 bool busy = n->job && n->job->ep == ep;
                 if (ep->dead && !ep->ch && !ep->register_call && !busy) {
-                        free(ep->resource);
-                        free(ep->path);
+                        dp_free_many(ep->resource, ep->path);
                         free(ep);
                         continue;
                 }
@@ -237,8 +236,7 @@ static void on_law_message(dp_grpc_client_call *cc, const uint8_t *msg, size_t l
         node_changed(n);
         node_kick(n);
 out:
-        free(devs);
-        free(numa);
+        dp_free_many(devs, numa);
         protobuf_c_message_free_unpacked(m, NULL);
 }
 
@@ -381,10 +379,8 @@ static void pod_entry_free(pod_entry *pe) {
 }
 
 static void merrs_clear(manifest_error *m, size_t n) {
-        for (size_t i = 0; i < n; i++) {
-                free(m[i].file);
-                free(m[i].message);
-        }
+        for (size_t i = 0; i < n; i++)
+                dp_free_many(m[i].file, m[i].message);
         free(m);
 }
 
@@ -635,11 +631,8 @@ dp_kubelet *dp_kubelet_free(dp_kubelet *n) {
         n->stopping = false;
         if (started) (void)write_status(n, false);
         n->stopping = true;
-        for (size_t i = 0; i < n->n_eps; i++) {
-                free(n->eps[i]->resource);
-                free(n->eps[i]->path);
-                free(n->eps[i]);
-        }
+        for (size_t i = 0; i < n->n_eps; i++)
+                dp_free_many(n->eps[i]->resource, n->eps[i]->path, n->eps[i]);
         free(n->eps);
         for (size_t i = 0; i < n->n_pods; i++)
                 pod_entry_free(n->pods[i]);
@@ -648,13 +641,9 @@ dp_kubelet *dp_kubelet_free(dp_kubelet *n) {
         dp_loop_source_free(n->manifest_watch);
         dp_loop_source_free(n->tick);
         dp_devmgr_free(n->dm);
-        free(n->checkpoint_error);
-        free(n->ckpt_write_error);
-        free(n->status_write_error);
+        dp_free_many(n->checkpoint_error, n->ckpt_write_error, n->status_write_error);
         if (n->lock_fd >= 0) close(n->lock_fd);
-        free(n->plugin_dir);
-        free(n->manifests_dir);
-        free(n->node_name);
+        dp_free_many(n->plugin_dir, n->manifests_dir, n->node_name);
         free(n);
         return NULL;
 }

@@ -17,11 +17,7 @@ dp_node_pod *dp_node_pod_free(dp_node_pod *p) {
                         free(c->req[j].resource);
                 free(c->req);
         }
-        free(p->containers);
-        free(p->uid);
-        free(p->ns);
-        free(p->name);
-        free(p->source);
+        dp_free_many(p->containers, p->uid, p->ns, p->name, p->source);
         free(p);
         return NULL;
 }

@@ -20,24 +20,6 @@
 
 /* ---- files that are not regular files --------------------------------------- */
 
-int node_set_aside(const char *path, char **ret_to) {
-        for (unsigned i = 0; i < 1000; i++) {
-                _cleanup_free_ char *to = i ? dp_asprintf("%s.corrupt.%u", path, i) : dp_asprintf("%s.corrupt", path);
-                if (!to) return -ENOMEM;
-                struct stat st, cur;
-                /* ".corrupt" is replaced when the kinds allow it (the newest
-                 * damage is kept); otherwise the next free number */
-                if (i > 0 && lstat(to, &st) == 0) continue;
-                if (rename(path, to) == 0) {
-                        if (ret_to) *ret_to = TAKE_PTR(to);
-                        return 0;
-                }
-                if (errno == ENOENT && lstat(path, &cur) < 0) return -ENOENT;
-                if (errno != EISDIR && errno != ENOTDIR && errno != ENOTEMPTY && errno != EEXIST) return -errno;
-        }
-        return -EEXIST;
-}
-
 /* Not a regular file, nor a symlink to one: a directory, a FIFO, a device, a
  * dangling symlink. */
 bool node_file_is_odd(const char *path) {
@@ -55,7 +37,7 @@ int node_write_state(const char *dir, const char *name, const void *data, size_t
         _cleanup_free_ char *to = NULL;
         struct stat st;
         if (!path || lstat(path, &st) < 0 || S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) return r;
-        if (node_set_aside(path, &to) < 0) return r;
+        if (dp_file_set_aside(path, &to) < 0) return r;
         log_error("%s is not a regular file: set aside as %s", path, to);
         return dp_write_file_atomic(dir, name, data, len, mode, flags, err);
 }
@@ -65,7 +47,7 @@ int node_write_state(const char *dir, const char *name, const void *data, size_t
 static bool set_aside_if_odd(const char *path, const char *what) {
         if (!node_file_is_odd(path)) return false;
         _cleanup_free_ char *to = NULL;
-        int r = node_set_aside(path, &to);
+        int r = dp_file_set_aside(path, &to);
         if (r < 0)
                 log_error("%s %s is not a regular file and cannot be set aside: %s", what, path, strerror(-r));
         else
@@ -155,7 +137,7 @@ static bool salvage_status(dp_kubelet *n, size_t *ret_n, dp_error *err) {
 static int rebuild(dp_kubelet *n, const char *path, const char *buf, size_t len, const char *state, const char *why,
                    bool set_aside) {
         _cleanup_free_ char *aside = NULL;
-        int kept = set_aside ? node_set_aside(path, &aside) : 0;
+        int kept = set_aside ? dp_file_set_aside(path, &aside) : 0;
         dp_devmgr *fresh = dp_devmgr_new();
         if (!fresh) return -ENOMEM;
         dp_devmgr_free(n->dm);
@@ -253,15 +235,19 @@ int node_mark_unproven(dp_kubelet *n) {
         return 0;
 }
 
+/* Does a manifest name pod uid? */
+static bool pod_active(const dp_kubelet *n, const char *uid) {
+        for (size_t j = 0; j < n->n_pods; j++)
+                if (streq(n->pods[j]->pod->uid, uid)) return true;
+        return false;
+}
+
 /* Allocations of pods that no manifest names any more are released, as the
  * kubelet releases devices of pods that are not active. */
 void node_release_orphans(dp_kubelet *n) {
         for (size_t i = 0; i < dp_devmgr_n_allocs(n->dm);) {
                 const dp_nm_alloc *a = dp_devmgr_alloc_at(n->dm, i);
-                bool active = false;
-                for (size_t j = 0; j < n->n_pods && !active; j++)
-                        active = streq(n->pods[j]->pod->uid, a->pod_uid);
-                if (active) {
+                if (pod_active(n, a->pod_uid)) {
                         i++;
                         continue;
                 }
@@ -272,10 +258,7 @@ void node_release_orphans(dp_kubelet *n) {
         }
         for (size_t i = 0; i < dp_devmgr_n_unproven(n->dm);) {
                 const dp_nm_unproven *u = dp_devmgr_unproven_at(n->dm, i);
-                bool active = false;
-                for (size_t j = 0; j < n->n_pods && !active; j++)
-                        active = streq(n->pods[j]->pod->uid, u->pod_uid);
-                if (active) {
+                if (pod_active(n, u->pod_uid)) {
                         i++;
                         continue;
                 }

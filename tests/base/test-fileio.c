@@ -128,3 +128,41 @@ TEST(read_file_refuses_fifo_and_devices) {
         snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
         ASSERT_EQ(system(cmd), 0);
 }
+
+/* One set-aside for every durable file and lock file: .corrupt holds the
+ * newest damage when rename(2) can replace it, older damage of another kind
+ * moves on to the first free number and is never overwritten. */
+TEST(set_aside_keeps_every_damaged_file) {
+        char dir[] = "/tmp/dp-fileio.XXXXXX";
+        ASSERT_TRUE(mkdtemp(dir));
+        char p[300], q[320];
+        snprintf(p, sizeof p, "%s/state", dir);
+        ASSERT_EQ(dp_file_set_aside(p, NULL), -ENOENT);
+        /* a file, then a newer file: .corrupt holds the newer one */
+        ASSERT_OK(dp_write_file_atomic(dir, "state", "old", 3, 0600, 0, NULL));
+        ASSERT_OK(dp_file_set_aside(p, NULL));
+        ASSERT_OK(dp_write_file_atomic(dir, "state", "new", 3, 0600, 0, NULL));
+        char *to = NULL;
+        ASSERT_OK(dp_file_set_aside(p, &to));
+        snprintf(q, sizeof q, "%s.corrupt", p);
+        ASSERT_STREQ(to, q);
+        ASSERT_STREQ(read_all(q), "new");
+        free(to);
+        /* a directory cannot replace the file: the next number, twice */
+        for (int i = 1; i <= 2; i++) {
+                ASSERT_OK(mkdir(p, 0700) < 0 ? -errno : 0);
+                ASSERT_OK(dp_file_set_aside(p, &to));
+                snprintf(q, sizeof q, "%s.corrupt.%d", p, i);
+                ASSERT_STREQ(to, q);
+                free(to);
+        }
+        /* a file again: .corrupt is replaced, the numbered directories stay */
+        ASSERT_OK(dp_write_file_atomic(dir, "state", "newest", 6, 0600, 0, NULL));
+        ASSERT_OK(dp_file_set_aside(p, NULL));
+        snprintf(q, sizeof q, "%s.corrupt", p);
+        ASSERT_STREQ(read_all(q), "newest");
+        ASSERT_EQ(count_entries(dir), 3);
+        char cmd[400];
+        snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+        ASSERT_EQ(system(cmd), 0);
+}
