@@ -491,24 +491,35 @@ static int admit_all(sim_run *r) {
         return n;
 }
 
+sim_claim_iter sim_pod_claims(sim_run *r, const sim_pod *sp) {
+        dp_object po = dp_store_get(r->store, DP_KIND_POD, sp->ns, sp->name, NULL);
+        return (sim_claim_iter){.r = r, .ns = sp->ns, .pod = po.hdr ? po.pod : NULL};
+}
+
+const dp_resource_claim *sim_claim_next(sim_claim_iter *it, const char **ret_name) {
+        const dp_pod *p = it->pod;
+        while (p && it->k <= p->n_resource_claims) {
+                size_t k = it->k++;
+                const char *cn = k < p->n_resource_claims ? dp_sched_pod_claim_name(p, &p->resource_claims[k])
+                                                          : p->extended_resource_claim_name;
+                if (!cn) continue;
+                const dp_resource_claim *c = dp_store_get(it->r->store, DP_KIND_RESOURCE_CLAIM, it->ns, cn, NULL).claim;
+                if (!c || !c->allocation) continue;
+                *ret_name = cn;
+                return c;
+        }
+        return NULL;
+}
+
 char *sim_pod_v2_devices(sim_run *r, const sim_pod *sp) {
         dp_strbuf sb = DP_STRBUF_INIT;
-        dp_object po = dp_store_get(r->store, DP_KIND_POD, sp->ns, sp->name, NULL);
-        if (po.hdr) {
-                const dp_pod *p = po.pod;
-                for (size_t k = 0; k <= p->n_resource_claims; k++) {
-                        const char *cn = k < p->n_resource_claims ? dp_sched_pod_claim_name(p, &p->resource_claims[k])
-                                                                  : p->extended_resource_claim_name;
-                        if (!cn) continue;
-                        const dp_resource_claim *c =
-                                dp_store_get(r->store, DP_KIND_RESOURCE_CLAIM, sp->ns, cn, NULL).claim;
-                        if (!c || !c->allocation) continue;
-                        for (size_t i = 0; i < c->allocation->n_results; i++) {
-                                if (sb.len) dp_strbuf_putc(&sb, ',');
-                                dp_strbuf_puts(&sb, c->allocation->results[i].device);
-                        }
+        sim_claim_iter it = sim_pod_claims(r, sp);
+        const char *cn;
+        for (const dp_resource_claim *c; (c = sim_claim_next(&it, &cn));)
+                for (size_t i = 0; i < c->allocation->n_results; i++) {
+                        if (sb.len) dp_strbuf_putc(&sb, ',');
+                        dp_strbuf_puts(&sb, c->allocation->results[i].device);
                 }
-        }
         if (dp_strbuf_failed(&sb)) {
                 dp_strbuf_done(&sb);
                 return NULL;
