@@ -132,7 +132,7 @@ static void unpack_free(void *data, void *p) {
 }
 
 static ProtobufCMessage *unpack(const ProtobufCMessageDescriptor *desc, const uint8_t *data, size_t len,
-                               bool *ret_oom) {
+                                bool *ret_oom) {
         static const uint8_t empty[1];
         unpack_state st = {false};
         ProtobufCAllocator a = {.alloc = unpack_alloc, .free = unpack_free, .allocator_data = &st};

@@ -129,6 +129,11 @@ typedef struct sim_claim_iter {
 sim_claim_iter sim_pod_claims(sim_run *r, const sim_pod *sp);
 /* The next claim with an allocation and its name, NULL after the last. */
 const dp_resource_claim *sim_claim_next(sim_claim_iter *it, const char **ret_name);
+/* Node i of group g as the simulator makes it: the name "<group>-<i>" and
+ * the group's labels, then kubernetes.io/hostname, devplane.io/node-group
+ * and devplane.io/model (the model m it runs). -ENOMEM (meta holds what was
+ * made, for its owner to free). */
+int sim_fleet_node_meta(dp_object_meta *meta, const dp_sim_group *g, int64_t i, dp_sim_model m);
 /* Delete a created pod: its V1 devices and claims are released (claims it
  * owns deleted); the report keeps where it ran. log: write "deleted". */
 int sim_delete_pod(sim_run *r, sim_pod *sp, bool log);

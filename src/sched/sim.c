@@ -354,6 +354,17 @@ static const char *model_name(dp_sim_model m) {
         return m == DP_SIM_MODEL_V1 ? "v1" : m == DP_SIM_MODEL_V2 ? "v2" : "both";
 }
 
+int sim_fleet_node_meta(dp_object_meta *meta, const dp_sim_group *g, int64_t i, dp_sim_model m) {
+        if (!(meta->name = dp_asprintf("%s-%" PRId64, g->name, i))) return -ENOMEM;
+        int r = 0;
+        for (size_t k = 0; r >= 0 && k < g->n_labels; k++)
+                r = kv_add(&meta->labels, &meta->n_labels, g->labels[k].key, g->labels[k].value);
+        if (r >= 0) r = kv_add(&meta->labels, &meta->n_labels, "kubernetes.io/hostname", meta->name);
+        if (r >= 0) r = kv_add(&meta->labels, &meta->n_labels, "devplane.io/node-group", g->name);
+        if (r >= 0) r = kv_add(&meta->labels, &meta->n_labels, "devplane.io/model", model_name(m));
+        return r;
+}
+
 static int add_node(sim_run *r, const dp_sim_group *g, int64_t i, dp_error *err) {
         sim_node *sn = &r->nodes[r->n_nodes];
         *sn = (sim_node){.group = g, .model = r->force ? r->force : g->model};
@@ -376,15 +387,8 @@ static int add_node(sim_run *r, const dp_sim_group *g, int64_t i, dp_error *err)
         if (!n) return -ENOMEM;
         n->hdr.kind = DP_KIND_NODE;
         dp_object o = {.node = n};
-        rr = (n->hdr.api_version = dp_strdup("v1")) && (n->hdr.source = dp_strdup("fleet")) &&
-                             (n->meta.name = dp_strdup(sn->name))
-                     ? 0
-                     : -ENOMEM;
-        for (size_t k = 0; rr >= 0 && k < g->n_labels; k++)
-                rr = kv_add(&n->meta.labels, &n->meta.n_labels, g->labels[k].key, g->labels[k].value);
-        if (rr >= 0) rr = kv_add(&n->meta.labels, &n->meta.n_labels, "kubernetes.io/hostname", sn->name);
-        if (rr >= 0) rr = kv_add(&n->meta.labels, &n->meta.n_labels, "devplane.io/node-group", g->name);
-        if (rr >= 0) rr = kv_add(&n->meta.labels, &n->meta.n_labels, "devplane.io/model", model_name(sn->model));
+        rr = (n->hdr.api_version = dp_strdup("v1")) && (n->hdr.source = dp_strdup("fleet")) ? 0 : -ENOMEM;
+        if (rr >= 0) rr = sim_fleet_node_meta(&n->meta, g, i, sn->model);
         if (rr >= 0 && g->n_taints) {
                 if (!(n->taints = calloc(g->n_taints, sizeof(*n->taints)))) rr = -ENOMEM;
                 for (size_t k = 0; rr >= 0 && k < g->n_taints; k++) {
