@@ -120,12 +120,18 @@ void sim_claim_index_free(sim_run *r) {
         r->claims_by_pool = dp_hashmap_free(r->claims_by_pool);
 }
 
-/* Built again whenever the store changed since (its revision moved). */
+/* The indexes over the store are built again whenever the store changed
+ * since (its revision moved): 1 when *map is new and empty, to be filled
+ * (the old one dropped with drop), 0 when it is current, -ENOMEM. */
+static int index_renew(sim_run *r, dp_hashmap **map, uint64_t built_at, void (*drop)(sim_run *r)) {
+        if (*map && built_at == dp_store_revision(r->store)) return 0;
+        drop(r);
+        return (*map = dp_hashmap_new()) ? 1 : -ENOMEM;
+}
+
 static int claim_index(sim_run *r) {
-        uint64_t rev = dp_store_revision(r->store);
-        if (r->claims_by_pool && r->claims_rev == rev) return 0;
-        sim_claim_index_free(r);
-        if (!(r->claims_by_pool = dp_hashmap_new())) return -ENOMEM;
+        int rr = index_renew(r, &r->claims_by_pool, r->claims_rev, sim_claim_index_free);
+        if (rr <= 0) return rr;
         size_t i = 0;
         dp_object o;
         while (dp_store_next(r->store, DP_KIND_RESOURCE_CLAIM, &i, &o, NULL)) {
@@ -146,7 +152,7 @@ static int claim_index(sim_run *r) {
                         pc->v[pc->n++] = (sim_claim_ref){o.claim, dp_store_ns_of(o)};
                 }
         }
-        r->claims_rev = rev;
+        r->claims_rev = dp_store_revision(r->store);
         return 0;
 oom:
         sim_claim_index_free(r);
@@ -184,10 +190,8 @@ static int requested_add(dp_hashmap *m, const char *node, const char *res, int64
 }
 
 static int requested_index(sim_run *r) {
-        uint64_t rev = dp_store_revision(r->store);
-        if (r->requested && r->requested_rev == rev) return 0;
-        sim_requested_free(r);
-        if (!(r->requested = dp_hashmap_new())) return -ENOMEM;
+        int rr = index_renew(r, &r->requested, r->requested_rev, sim_requested_free);
+        if (rr <= 0) return rr;
         size_t i = 0;
         dp_object o;
         while (dp_store_next(r->store, DP_KIND_POD, &i, &o, NULL)) {
@@ -202,7 +206,7 @@ static int requested_index(sim_run *r) {
                                 }
                         }
         }
-        r->requested_rev = rev;
+        r->requested_rev = dp_store_revision(r->store);
         return 0;
 }
 
