@@ -142,11 +142,7 @@ int dp_sched_dra_claim_changed(dp_sched_dra *d, const dp_store *st, size_t slot)
         if (slot >= d->n_marks) {
                 size_t n = dp_store_slots(st);
                 if (slot >= n) return 0;
-                claim_marks *v = realloc(d->marks, n * sizeof(*v));
-                if (!v) return -ENOMEM;
-                memset(v + d->n_marks, 0, (n - d->n_marks) * sizeof(*v));
-                d->marks = v;
-                d->n_marks = n;
+                if (DP_EXTEND(d->marks, d->n_marks, n) < 0) return -ENOMEM;
         }
         claim_marks *cm = &d->marks[slot];
         dp_alloc_snapshot *snap = dp_alloc_cluster_snapshot(d->cluster);
