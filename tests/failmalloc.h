@@ -6,8 +6,13 @@
  * tests/CMakeLists.txt: it links tests/failmalloc.c and wraps
  *     malloc calloc realloc strdup strndup
  * with the linker's --wrap, so every allocation devplane's own objects make
- * (dp_asprintf included: it allocates with malloc) can be failed. libc's,
- * libyaml's, nghttp2's and protobuf-c's own allocations are not intercepted.
+ * (dp_asprintf included: it allocates with malloc) can be failed, and so can
+ * the libraries' that matter: nghttp2 (conn.c hands it an nghttp2_mem) and
+ * protobuf-c (dp_proto_unpack hands it a ProtobufCAllocator) allocate
+ * through devplane's malloc, and libyaml, which takes no allocator, is
+ * linked into the test from its static archive so that --wrap reaches its
+ * calls too (tests/CMakeLists.txt). libc's own allocations (stdio, qsort,
+ * getaddrinfo) and those of libraries loaded at run time are not failed.
  *
  * The test writes one run of its scenario as a function and hands it to
  * dp_failmalloc_each(): a run without failures first (fail_at == 0), then

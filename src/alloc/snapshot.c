@@ -158,11 +158,7 @@ int snap_node_index(dp_alloc_snapshot *s, const char *name) {
 }
 
 /* arr to exactly n elements (zeroed past the used ones), unless it has them */
-static int reserve(void **arr, size_t *cap, size_t n, size_t esz) {
-        return n <= *cap ? 0 : dp_resize(arr, cap, n, esz);
-}
-
-#define RESERVE(arr, cap, n) reserve((void **)&(arr), &(cap), (n), sizeof(*(arr)))
+#define RESERVE(arr, cap, n) DP_EXTEND(arr, cap, n)
 
 int dp_alloc_reserve(dp_alloc_snapshot *s, const dp_alloc_sizes *n) {
         assert_return(s && n, -EINVAL);

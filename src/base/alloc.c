@@ -14,16 +14,17 @@ int dp_grow(void **array, size_t *allocated, size_t need, size_t elem_size) {
                 if (n > SIZE_MAX / 2) return -ENOMEM;
                 n *= 2;
         }
-        return dp_resize(array, allocated, n, elem_size);
+        return dp_extend(array, allocated, n, elem_size);
 }
 
-int dp_resize(void **array, size_t *allocated, size_t n, size_t elem_size) {
+int dp_extend(void **array, size_t *n, size_t need, size_t elem_size) {
+        if (need <= *n) return 0;
         size_t bytes;
-        if (dp_mul_overflow(n, elem_size, &bytes)) return -ENOMEM;
+        if (dp_mul_overflow(need, elem_size, &bytes)) return -ENOMEM;
         void *p = realloc(*array, bytes);
         if (!p) return -ENOMEM;
-        memset((char *)p + *allocated * elem_size, 0, (n - *allocated) * elem_size);
+        memset((char *)p + *n * elem_size, 0, (need - *n) * elem_size);
         *array = p;
-        *allocated = n;
+        *n = need;
         return 0;
 }

@@ -100,9 +100,11 @@ static inline bool startswith(const char *s, const char *prefix) {
  * zeroed. */
 int dp_grow(void **array, size_t *allocated, size_t need, size_t elem_size);
 #define DP_GROW(arr, alloc, need) dp_grow((void **)&(arr), &(alloc), (need), sizeof(*(arr)))
-/* Resize an array to exactly n > *allocated elements, zeroing the new ones.
- * Returns 0 or -ENOMEM (array untouched). */
-int dp_resize(void **array, size_t *allocated, size_t n, size_t elem_size);
+/* Extend an array of *n elements to exactly `need` (a table with one entry
+ * per slot of something else), the new elements zeroed; *n = need. Returns
+ * 0 or -ENOMEM (array untouched); nothing happens when need <= *n. */
+int dp_extend(void **array, size_t *n, size_t need, size_t elem_size);
+#define DP_EXTEND(arr, n, need) dp_extend((void **)&(arr), &(n), (need), sizeof(*(arr)))
 /* Remove element i of an array of *n, keeping the order of the others. */
 void dp_remove_at(void *array, size_t *n, size_t i, size_t elem_size);
 #define DP_REMOVE_AT(arr, n, i) dp_remove_at((arr), &(n), (i), sizeof(*(arr)))

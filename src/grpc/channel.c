@@ -290,7 +290,10 @@ static int sync_call(dp_grpc_channel *ch, const char *path, const uint8_t *req, 
                 q = -EREMOTEIO;
         }
         if (q == 0 && reply_type) {
-                if (dp_proto_unpack(reply_type, ret->data, ret->len, &ret->msg) < 0) {
+                q = dp_proto_unpack(reply_type, ret->data, ret->len, &ret->msg);
+                if (q == -ENOMEM)
+                        set_local(ret, DP_GRPC_RESOURCE_EXHAUSTED, "out of memory");
+                else if (q < 0) {
                         set_local(ret, DP_GRPC_INTERNAL, "grpc: failed to unmarshal the response");
                         q = -EBADMSG;
                 }

@@ -660,7 +660,8 @@ static void server_dispatch_request(dp_grpc_conn *c, dp_grpc_call *s) {
                         return;
                 }
                 if (r < 0) {
-                        server_fail(s, DP_GRPC_INTERNAL, "grpc: error unmarshalling request", "200");
+                        server_fail(s, r == -ENOMEM ? DP_GRPC_RESOURCE_EXHAUSTED : DP_GRPC_INTERNAL,
+                                    r == -ENOMEM ? "out of memory" : "grpc: error unmarshalling request", "200");
                         return;
                 }
         }

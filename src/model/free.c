@@ -826,3 +826,6 @@ dp_resource_claim *dp_resource_claim_clone(const dp_resource_claim *c) {
          * allocation starts without it. */
         return d;
 }
+
+void dp_kvs_free(dp_kv *v, size_t n) { kv_free(v, n); }
+void dp_taints_free(dp_taint *v, size_t n) { taints_free(v, n); }

@@ -94,3 +94,17 @@ const dp_device_capacity *dp_device_find_capacity(const dp_device *d, const char
                 if (names_match(d->capacity[i].name, name, driver)) return &d->capacity[i];
         return NULL;
 }
+
+bool dp_toleration_tolerates(const dp_toleration *t, const dp_taint *x) {
+        if (t->effect && t->effect[0] && !streq_ptr(t->effect, x->effect)) return false;
+        if (t->key && t->key[0] && !streq_ptr(t->key, x->key)) return false;
+        if (t->op && streq(t->op, "Exists")) return true;
+        if (t->op && t->op[0] && !streq(t->op, "Equal")) return false;
+        return streq(t->value ? t->value : "", x->value ? x->value : "");
+}
+
+bool dp_tolerations_tolerate(const dp_toleration *v, size_t n, const dp_taint *x) {
+        for (size_t i = 0; i < n; i++)
+                if (dp_toleration_tolerates(&v[i], x)) return true;
+        return false;
+}

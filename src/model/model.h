@@ -123,6 +123,9 @@ dp_node_selector *dp_node_selector_free(dp_node_selector *ns);
 dp_label_selector *dp_label_selector_free(dp_label_selector *ls);
 void dp_toleration_done(dp_toleration *t);
 void dp_object_meta_done(dp_object_meta *m);
+/* An array of n labels / taints and their strings (NULL is fine). */
+void dp_kvs_free(dp_kv *v, size_t n);
+void dp_taints_free(dp_taint *v, size_t n);
 DEFINE_FREEP(dp_resource_slice, dp_resource_slice_free)
 DEFINE_FREEP(dp_resource_claim, dp_resource_claim_free)
 DEFINE_FREEP(dp_allocation_result, dp_allocation_result_free)
@@ -223,6 +226,12 @@ int dp_model_read_stdin(char **ret, size_t *ret_len, dp_error *err);
 
 /* Value of key in a label/annotation/nodeSelector array; NULL if absent. */
 const char *dp_kv_get(const dp_kv *v, size_t n, const char *key);
+/* core/v1 Toleration.ToleratesTaint: the effect matches (an empty one: any),
+ * the key (an empty one: any), then the operator: Exists, any value; Equal
+ * or none, the same value (absent is ""); another, nothing. */
+bool dp_toleration_tolerates(const dp_toleration *t, const dp_taint *x);
+/* Whether one of n tolerations tolerates x. */
+bool dp_tolerations_tolerate(const dp_toleration *v, size_t n, const dp_taint *x);
 const char *dp_object_label(dp_object o, const char *key);
 /* The pod's gang: spec.schedulingGroup.podGroupName, else the label
  * DP_POD_GROUP_LABEL, else Volcano's annotation, else KAI's annotation or

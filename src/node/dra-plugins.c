@@ -81,10 +81,12 @@ static void health_set_state(health_watch *w, const char *fmt, ...) {
 /* One NodeWatchResourcesResponse (v1 and v1alpha1 share the wire) into
  * health_dev entries: devices without a name are dropped, messages cut at
  * 1024 characters (the API's limit), health values outside the enum kept
- * as Unknown. -EBADMSG when it does not decode. */
+ * as Unknown. dp_proto_unpack()'s errors (-EBADMSG: it does not decode). */
 static int health_decode(const uint8_t *msg, size_t len, health_dev **ret, size_t *ret_n) {
-        V1alpha1__NodeWatchResourcesResponse *resp = v1alpha1__node_watch_resources_response__unpack(NULL, len, msg);
-        if (!resp) return -EBADMSG;
+        V1alpha1__NodeWatchResourcesResponse *resp = NULL;
+        int r = dp_proto_unpack(&v1alpha1__node_watch_resources_response__descriptor, msg, len,
+                                (ProtobufCMessage **)&resp);
+        if (r < 0) return r;
         health_dev *v = calloc(resp->n_devices + 1, sizeof *v);
         size_t n = 0;
         for (size_t i = 0; v && i < resp->n_devices; i++) {

@@ -1,4 +1,7 @@
-/* SPDX-License-Identifier: Apache-2.0 */
+/* SPDX-License-Identifier: Apache-2.0
+ * proto.c — size-capped pack/unpack of the generated protobuf-c messages
+ * (proto.h), with the checks protobuf-c leaves out and its allocations made
+ * through devplane's own malloc. */
 #include "proto/proto.h"
 
 #include "base/utf8.h"
@@ -106,13 +109,45 @@ static int check_strings(const ProtobufCMessageDescriptor *d, const uint8_t *p, 
         return 0;
 }
 
+/* protobuf-c allocates through the ProtobufCAllocator it is handed (NULL: its
+ * own malloc, made inside libprotobuf-c where nothing can fail it). Ours
+ * allocates with malloc from devplane's own code, so the failmalloc tests fail
+ * protobuf-c's allocations like any other, and notes a failure, so that a
+ * message protobuf-c gave up on for want of memory comes back -ENOMEM rather
+ * than -EBADMSG (protobuf-c returns NULL for both). Memory it hands out is
+ * libc's: protobuf_c_message_free_unpacked(m, NULL) frees it. */
+typedef struct unpack_state {
+        bool oom;
+} unpack_state;
+
+static void *unpack_alloc(void *data, size_t size) {
+        void *p = malloc(size ? size : 1);
+        if (!p) ((unpack_state *)data)->oom = true;
+        return p;
+}
+
+static void unpack_free(void *data, void *p) {
+        (void)data;
+        free(p);
+}
+
+static ProtobufCMessage *unpack(const ProtobufCMessageDescriptor *desc, const uint8_t *data, size_t len,
+                                bool *ret_oom) {
+        static const uint8_t empty[1];
+        unpack_state st = {false};
+        ProtobufCAllocator a = {.alloc = unpack_alloc, .free = unpack_free, .allocator_data = &st};
+        ProtobufCMessage *m = protobuf_c_message_unpack(desc, &a, len, data ? data : empty);
+        *ret_oom = st.oom;
+        return m;
+}
+
 int dp_proto_unpack_checked(const ProtobufCMessageDescriptor *desc, const uint8_t *data, size_t len,
                             ProtobufCMessage **ret, dp_proto_bad_string *ret_bad) {
         assert_return(desc && (data || len == 0) && ret, -EINVAL);
         if (len > DP_PROTO_MAX_MESSAGE_SIZE) return -E2BIG;
-        static const uint8_t empty[1];
-        ProtobufCMessage *m = protobuf_c_message_unpack(desc, NULL, len, data ? data : empty);
-        if (!m) return -EBADMSG;
+        bool oom;
+        ProtobufCMessage *m = unpack(desc, data, len, &oom);
+        if (!m) return oom ? -ENOMEM : -EBADMSG;
         int r = !unknown_fields_valid(m, 0) ? -EBADMSG : len ? check_strings(desc, data, data + len, 0, ret_bad) : 0;
         if (r < 0) {
                 protobuf_c_message_free_unpacked(m, NULL);

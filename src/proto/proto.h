@@ -36,10 +36,13 @@ int dp_proto_pack(const ProtobufCMessage *msg, uint8_t **ret_data, size_t *ret_l
 
 /* Parse len bytes as a message of type desc. Returns 0 and the message in
  * *ret (free with protobuf_c_message_free_unpacked(*ret, NULL)); -E2BIG when
- * len exceeds DP_PROTO_MAX_MESSAGE_SIZE; -EBADMSG when the bytes are not a
- * valid encoding (protobuf-c does not say why; -ENOMEM is reported the same
- * way by protobuf-c and therefore also comes back as -EBADMSG); -EILSEQ when
- * a string field holds a NUL byte or invalid UTF-8 (see below). */
+ * len exceeds DP_PROTO_MAX_MESSAGE_SIZE; -ENOMEM when an allocation failed
+ * (protobuf-c allocates through devplane's malloc here, which notes it);
+ * -EBADMSG when the bytes are not a valid encoding (protobuf-c does not say
+ * why); -EILSEQ when a string field holds a NUL byte or invalid UTF-8 (see
+ * below). Call protobuf-c's own unpack functions nowhere else: their
+ * allocations cannot be failed by the failmalloc tests, and their -ENOMEM
+ * looks like a bad message. */
 int dp_proto_unpack(const ProtobufCMessageDescriptor *desc, const uint8_t *data, size_t len, ProtobufCMessage **ret);
 
 /* Which string field was refused: static strings of the descriptors. */

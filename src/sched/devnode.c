@@ -39,6 +39,12 @@ struct dp_devnode {
         size_t n_held, cap_held;
 };
 
+static void held_done(held *h) {
+        free(h->resource);
+        free(h->id);
+        free(h->owner);
+}
+
 static void unit_holders_clear(unit *u) {
         free(u->holders);
         u->holders = NULL;
@@ -47,11 +53,8 @@ static void unit_holders_clear(unit *u) {
 
 dp_devnode *dp_devnode_free(dp_devnode *n) {
         if (!n) return NULL;
-        for (size_t i = 0; i < n->n_held; i++) {
-                free(n->held[i].resource);
-                free(n->held[i].id);
-                free(n->held[i].owner);
-        }
+        for (size_t i = 0; i < n->n_held; i++)
+                held_done(&n->held[i]);
         free(n->held);
         for (size_t i = 0; i < n->n_units; i++)
                 unit_holders_clear(&n->units[i]);
@@ -219,11 +222,9 @@ void dp_devnode_v1_release(dp_devnode *n, const char *owner_prefix) {
         if (!n) return;
         size_t k = 0;
         for (size_t i = 0; i < n->n_held; i++) {
-                if (startswith(n->held[i].owner, owner_prefix)) {
-                        free(n->held[i].resource);
-                        free(n->held[i].id);
-                        free(n->held[i].owner);
-                } else
+                if (startswith(n->held[i].owner, owner_prefix))
+                        held_done(&n->held[i]);
+                else
                         n->held[k++] = n->held[i];
         }
         n->n_held = k;

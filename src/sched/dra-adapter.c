@@ -142,11 +142,7 @@ int dp_sched_dra_claim_changed(dp_sched_dra *d, const dp_store *st, size_t slot)
         if (slot >= d->n_marks) {
                 size_t n = dp_store_slots(st);
                 if (slot >= n) return 0;
-                claim_marks *v = realloc(d->marks, n * sizeof(*v));
-                if (!v) return -ENOMEM;
-                memset(v + d->n_marks, 0, (n - d->n_marks) * sizeof(*v));
-                d->marks = v;
-                d->n_marks = n;
+                if (DP_EXTEND(d->marks, d->n_marks, n) < 0) return -ENOMEM;
         }
         claim_marks *cm = &d->marks[slot];
         dp_alloc_snapshot *snap = dp_alloc_cluster_snapshot(d->cluster);
@@ -198,54 +194,52 @@ int dp_sched_dra_prepare(dp_sched_dra *d, const dp_resource_claim *c, size_t *re
         return 0;
 }
 
-int dp_sched_dra_try_count(dp_sched_dra *d, const char *node, const size_t *idx, size_t n, unsigned *ret_sub,
-                           size_t *ret_units, dp_strbuf *why, dp_error *err) {
-        *ret_sub = 0;
-        *ret_units = 0;
-        if (n == 0) return 1;
+/* The allocator's answer for claims idx[0..n) (n > 0) on node: its return,
+ * and when it is > 0 the results in *ret_res and in *ret_sub the sum of the
+ * devices' sub-indexes (how deep into shared devices: the score's tie-break). */
+static int try_allocate(dp_sched_dra *d, const char *node, const size_t *idx, size_t n, dp_alloc_result **ret_res,
+                        unsigned *ret_sub, dp_strbuf *why, dp_error *err) {
         const dp_alloc_claim *one[8];
         _cleanup_free_ const dp_alloc_claim **heap = n > ELEMENTSOF(one) ? calloc(n, sizeof(*heap)) : NULL;
         const dp_alloc_claim **claims = n > ELEMENTSOF(one) ? heap : one;
         if (!claims) return -ENOMEM;
         for (size_t i = 0; i < n; i++)
                 claims[i] = &d->specs[idx[i]]->claim;
-        dp_alloc_result *res = NULL;
         dp_alloc_options opts = {.explain = why != NULL};
-        int r = dp_alloc_allocate(dp_alloc_cluster_snapshot(d->cluster), node, claims, n, &opts, &res, why, err);
+        int r = dp_alloc_allocate(dp_alloc_cluster_snapshot(d->cluster), node, claims, n, &opts, ret_res, why, err);
         if (r <= 0) return r;
         unsigned sub = 0;
-        size_t units = 0;
-        for (size_t i = 0; i < n; i++) {
-                units += res[i].n_devices;
-                for (size_t k = 0; k < res[i].n_devices; k++)
-                        sub += res[i].devices[k].sub_index;
-        }
+        for (size_t i = 0; i < n; i++)
+                for (size_t k = 0; k < (*ret_res)[i].n_devices; k++)
+                        sub += (*ret_res)[i].devices[k].sub_index;
         *ret_sub = sub;
-        *ret_units = units;
+        return r;
+}
+
+int dp_sched_dra_try_count(dp_sched_dra *d, const char *node, const size_t *idx, size_t n, unsigned *ret_sub,
+                           size_t *ret_units, dp_strbuf *why, dp_error *err) {
+        *ret_sub = 0;
+        *ret_units = 0;
+        if (n == 0) return 1;
+        dp_alloc_result *res = NULL;
+        int r = try_allocate(d, node, idx, n, &res, ret_sub, why, err);
+        if (r <= 0) return r;
+        for (size_t i = 0; i < n; i++)
+                *ret_units += res[i].n_devices;
         dp_alloc_results_free(res, n);
         return r;
 }
 
 int dp_sched_dra_try(dp_sched_dra *d, const char *node, const size_t *idx, size_t n, unsigned *ret_sub,
                      dp_allocation_result ***ret_allocs, dp_strbuf *why, dp_error *err) {
+        *ret_sub = 0;
         if (n == 0) {
-                *ret_sub = 0;
                 if (ret_allocs) *ret_allocs = NULL;
                 return 1;
         }
-        _cleanup_free_ const dp_alloc_claim **claims = calloc(n, sizeof(*claims));
-        if (!claims) return -ENOMEM;
-        for (size_t i = 0; i < n; i++)
-                claims[i] = &d->specs[idx[i]]->claim;
         dp_alloc_result *res = NULL;
-        dp_alloc_options opts = {.explain = why != NULL};
-        int r = dp_alloc_allocate(dp_alloc_cluster_snapshot(d->cluster), node, claims, n, &opts, &res, why, err);
+        int r = try_allocate(d, node, idx, n, &res, ret_sub, why, err);
         if (r <= 0) return r;
-        unsigned sub = 0;
-        for (size_t i = 0; i < n; i++)
-                for (size_t k = 0; k < res[i].n_devices; k++)
-                        sub += res[i].devices[k].sub_index;
-        *ret_sub = sub;
         if (ret_allocs) {
                 dp_allocation_result **out = calloc(n, sizeof(*out));
                 if (!out) r = -ENOMEM;

@@ -252,23 +252,14 @@ static void selector(sim_run *r, const dp_pod *pod, dp_strbuf *out) {
 
 /* ---- taints ---- */
 
-static bool tolerates(const dp_toleration *t, const dp_taint *x) {
-        if (t->effect && *t->effect && !streq_ptr(t->effect, x->effect)) return false;
-        if (t->op && streq(t->op, "Exists")) return !t->key || !*t->key || streq(t->key, x->key);
-        return streq_ptr(t->key, x->key) && streq(t->value ? t->value : "", x->value ? x->value : "");
-}
-
 /* The node's NoSchedule/NoExecute taints the pod does not tolerate, as
  * "{key=value:Effect} and ..." (empty when none). */
 static void untolerated(const dp_pod *pod, const dp_node *n, char *buf, size_t size) {
         dp_strbuf sb = DP_STRBUF_INIT;
         for (size_t i = 0; i < n->n_taints; i++) {
                 const dp_taint *x = &n->taints[i];
-                if (!streq_ptr(x->effect, "NoSchedule") && !streq_ptr(x->effect, "NoExecute")) continue;
-                bool ok = false;
-                for (size_t k = 0; k < pod->n_tolerations && !ok; k++)
-                        ok = tolerates(&pod->tolerations[k], x);
-                if (!ok)
+                bool blocks = streq_ptr(x->effect, "NoSchedule") || streq_ptr(x->effect, "NoExecute");
+                if (blocks && !dp_tolerations_tolerate(pod->tolerations, pod->n_tolerations, x))
                         dp_strbuf_printf(&sb, "%s{key: %s%s%s, effect: %s}", sb.len ? " and " : "", x->key,
                                          x->value ? ", value: " : ", operator: Exists", x->value ? x->value : "",
                                          x->effect);

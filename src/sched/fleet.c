@@ -13,37 +13,32 @@
 
 #define API_VERSION "devplane.io/v1alpha1"
 
+static void group_done(dp_sim_group *g) {
+        free(g->name);
+        free(g->profile);
+        free(g->profile_path);
+        free(g->profile_text);
+        dp_kvs_free(g->labels, g->n_labels);
+        dp_taints_free(g->taints, g->n_taints);
+        free(g->agent_yaml);
+}
+
+static void event_done(dp_sim_event *e) {
+        free(e->pod);
+        free(e->node);
+        free(e->device);
+}
+
 dp_sim_input *dp_sim_input_free(dp_sim_input *in) {
         if (!in) return NULL;
         free(in->fleet_name);
         free(in->source);
         free(in->cluster_name);
-        for (size_t i = 0; i < in->n_groups; i++) {
-                dp_sim_group *g = &in->groups[i];
-                free(g->name);
-                free(g->profile);
-                free(g->profile_path);
-                free(g->profile_text);
-                for (size_t k = 0; k < g->n_labels; k++) {
-                        free(g->labels[k].key);
-                        free(g->labels[k].value);
-                }
-                free(g->labels);
-                for (size_t k = 0; k < g->n_taints; k++) {
-                        free(g->taints[k].key);
-                        free(g->taints[k].value);
-                        free(g->taints[k].effect);
-                        free(g->taints[k].time_added);
-                }
-                free(g->taints);
-                free(g->agent_yaml);
-        }
+        for (size_t i = 0; i < in->n_groups; i++)
+                group_done(&in->groups[i]);
         free(in->groups);
-        for (size_t i = 0; i < in->n_events; i++) {
-                free(in->events[i].pod);
-                free(in->events[i].node);
-                free(in->events[i].device);
-        }
+        for (size_t i = 0; i < in->n_events; i++)
+                event_done(&in->events[i]);
         free(in->events);
         dp_object_list_free(in->objs);
         dp_doc_set_free(in->docs);
@@ -73,6 +68,22 @@ static int check_keys(const dp_doc_node *m, const char *path, const char *const 
                 }
         }
         return 0;
+}
+
+/* A field that names one of a few values. */
+typedef struct choice {
+        const char *name;
+        int value;
+} choice;
+
+/* The value of the choice named s: false when none is. */
+static bool pick(const char *s, const choice *c, size_t n, int *ret) {
+        for (size_t i = 0; i < n; i++)
+                if (streq(s, c[i].name)) {
+                        *ret = c[i].value;
+                        return true;
+                }
+        return false;
 }
 
 static int get_str(const dp_doc_node *n, const char *path, char **ret, dp_error *err) {
@@ -155,15 +166,13 @@ static int parse_group(const dp_doc_node *g, const char *path, const char *dir, 
         if (dp_doc_get(g, "model")) {
                 _cleanup_free_ char *m = NULL;
                 dp_fmt(p, sizeof(p), "%s.model", path);
+                static const choice models[] = {
+                        {"v1", DP_SIM_MODEL_V1}, {"v2", DP_SIM_MODEL_V2}, {"both", DP_SIM_MODEL_BOTH}};
+                int v;
                 if ((r = get_str(dp_doc_get(g, "model"), p, &m, err)) < 0) return r;
-                if (streq(m, "v1"))
-                        ret->model = DP_SIM_MODEL_V1;
-                else if (streq(m, "v2"))
-                        ret->model = DP_SIM_MODEL_V2;
-                else if (streq(m, "both"))
-                        ret->model = DP_SIM_MODEL_BOTH;
-                else
+                if (!pick(m, models, ELEMENTSOF(models), &v))
                         return bad(err, dp_doc_get(g, "model"), p, "must be v1, v2 or both");
+                ret->model = v;
         }
         const dp_doc_node *l = dp_doc_get(g, "labels");
         if (l) {
@@ -246,18 +255,16 @@ static int parse_fleet(const dp_doc_node *root, dp_sim_input *in, const char *di
         if ((r = check_keys(spec, "spec", spec_keys, err)) < 0) return r;
         const dp_doc_node *sc = dp_doc_get(spec, "scoring");
         if (sc) {
+                static const choice policies[] = {{"default", DP_SCORE_DEFAULT},
+                                                  {"binpack", DP_SCORE_BINPACK},
+                                                  {"spread", DP_SCORE_SPREAD},
+                                                  {"none", DP_SCORE_NONE}};
                 const char *s = NULL;
+                int v;
                 if (dp_doc_get_str(sc, false, &s, err) < 0) return dp_error_prefix(err, "spec.scoring");
-                if (streq(s, "binpack"))
-                        in->policy = DP_SCORE_BINPACK;
-                else if (streq(s, "spread"))
-                        in->policy = DP_SCORE_SPREAD;
-                else if (streq(s, "none"))
-                        in->policy = DP_SCORE_NONE;
-                else if (streq(s, "default"))
-                        in->policy = DP_SCORE_DEFAULT;
-                else
+                if (!pick(s, policies, ELEMENTSOF(policies), &v))
                         return bad(err, sc, "spec.scoring", "must be default, binpack, spread or none");
+                in->policy = v;
         }
         in->schedulers = 1;
         const dp_doc_node *ns = dp_doc_get(spec, "schedulers");
@@ -299,15 +306,9 @@ static int parse_time(const dp_doc_node *n, const char *path, int64_t *ret, dp_e
                 char *end = NULL;
                 errno = 0;
                 long long x = strtoll(s, &end, 10);
-                int64_t mul = 1;
-                if (end == s || errno) return bad(err, n, path, "must be seconds, or a number with s, m or h");
-                if (streq(end, "s") || streq(end, ""))
-                        mul = 1;
-                else if (streq(end, "m"))
-                        mul = 60;
-                else if (streq(end, "h"))
-                        mul = 3600;
-                else
+                static const choice units[] = {{"", 1}, {"s", 1}, {"m", 60}, {"h", 3600}};
+                int mul;
+                if (end == s || errno || !pick(end, units, ELEMENTSOF(units), &mul))
                         return bad(err, n, path, "must be seconds, or a number with s, m or h");
                 /* "2562047788015216h" would wrap to a small time (signed overflow) */
                 if (__builtin_mul_overflow(x, mul, &v)) return bad(err, n, path, "must be from 0 to 100 days");

@@ -513,221 +513,306 @@ static void node_others(dp_strbuf *o, const dp_doc_node *other) {
         dp_strbuf_puts(o, "</div>");
 }
 
-static int draw_node(page *pg, const dp_doc_node *node, size_t idx) {
-        dp_strbuf *o = pg->o;
-        const char *name = dp_html_str(node, "name");
-        const dp_doc_node *units = seq_of(node, "units"), *pods = seq_of(pg->run, "pods");
-        size_t n = units ? units->n : 0;
-        /* physical devices and, per device, its children / partitions */
-        _cleanup_free_ size_t *phys = calloc(n + 1, sizeof(size_t));
-        _cleanup_free_ gpu_parts *parts = calloc(n + 1, sizeof(gpu_parts));
-        if (!phys || !parts) return -ENOMEM;
-        size_t n_phys = 0, n_whole = 0;
+/* What a node card is drawn from, worked out before drawing: its physical
+ * devices (indexes into units; a MIG GPU's instances follow it as units of
+ * their own) and, per physical device, the DRA partitions held on it. */
+typedef struct node_card {
+        const dp_doc_node *units, *pods;
+        const char *name;
+        size_t n;     /* units */
+        size_t *phys; /* n_phys indexes into units */
+        size_t n_phys, n_whole;
+        gpu_parts *parts; /* per physical device */
+        size_t on, on_n;  /* the node's pods, in pg->live */
+        int replicas;     /* replicas_of() */
+        bool obj;         /* a Node object: its units say their own replicas */
+} node_card;
+
+static void node_card_done(node_card *v) {
+        for (size_t k = 0; v->parts && k < v->n_phys; k++)
+                free(v->parts[k].cells);
+        free(v->parts);
+        free(v->phys);
+}
+
+/* Fills v's physical devices: a MIG instance follows its GPU in MIG mode;
+ * every other unit is a device. */
+static int node_card_devices(node_card *v) {
+        v->phys = calloc(v->n + 1, sizeof(size_t));
+        v->parts = calloc(v->n + 1, sizeof(gpu_parts));
+        if (!v->phys || !v->parts) return -ENOMEM;
         bool in_mig = false;
-        for (size_t i = 0; i < n; i++) {
-                /* a MIG instance follows its GPU in MIG mode; every other unit is a device */
-                const char *k = dp_html_str(units->items[i], "kind");
+        for (size_t i = 0; i < v->n; i++) {
+                const char *k = dp_html_str(v->units->items[i], "kind");
                 if (in_mig && !streq(k, "gpu") && !startswith(k, "gpu ")) continue;
-                phys[n_phys++] = i;
+                v->phys[v->n_phys++] = i;
                 in_mig = startswith(k, "gpu (MIG");
-                if (!in_mig) n_whole++;
+                if (!in_mig) v->n_whole++;
         }
-        /* DRA partitions held on this node that are not units themselves:
-         * "<gpu id>-<rest>" goes inside that GPU. */
-        int r = 0;
-        size_t on_n, on = pods_on(&pg->live, name, &on_n);
-        for (size_t q = 0; pods && q < on_n && r >= 0; q++) {
-                const dp_doc_node *pod = pods->items[pg->live.v[on + q].pod];
-                const dp_doc_node *v2 = pod_devices(pod, "v2");
-                for (size_t d = 0; v2 && d < v2->n && r >= 0; d++) {
-                        const char *dev = v2->items[d]->str ? v2->items[d]->str : "";
-                        /* a device that is a unit has its holders in heldBy already,
-                         * unless it is another driver's device in the node's pool named
-                         * like a GPU: then it is that whole GPU (one full cell) */
-                        bool unit = false, whole = false;
-                        size_t best = SIZE_MAX, best_len = 0;
-                        for (size_t u = 0; u < n && !unit; u++) {
-                                if (!streq(dp_html_str(units->items[u], "id"), dev)) continue;
-                                unit = true;
-                                const dp_doc_node *hb = seq_of(units->items[u], "heldBy");
-                                bool listed = false;
-                                for (size_t h = 0; hb && h < hb->n; h++)
-                                        listed |= streq_ptr(hb->items[h]->str, dp_html_str(pod, "name"));
-                                for (size_t k = 0; k < n_phys && !listed; k++)
-                                        if (phys[k] == u) {
-                                                best = k;
-                                                whole = true;
-                                        }
+        return 0;
+}
+
+/* Where the V2 device `dev` a pod holds is drawn as a partition: returns
+ * false when it is not (a unit whose holders heldBy lists already, a MIG
+ * instance, a device of no GPU here); else *ret_k is the physical device and
+ * *ret_label what the cell says ("whole": another driver's device named like
+ * the GPU, one full cell; else dev past "<gpu id>-"). */
+static bool partition_home(const node_card *v, const dp_doc_node *pod, const char *dev, size_t *ret_k,
+                           const char **ret_label) {
+        const dp_doc_node *units = v->units;
+        for (size_t u = 0; u < v->n; u++) {
+                if (!streq(dp_html_str(units->items[u], "id"), dev)) continue;
+                const dp_doc_node *hb = seq_of(units->items[u], "heldBy");
+                for (size_t h = 0; hb && h < hb->n; h++)
+                        if (streq_ptr(hb->items[h]->str, dp_html_str(pod, "name"))) return false;
+                bool whole = false;
+                for (size_t k = 0; k < v->n_phys; k++)
+                        if (v->phys[k] == u) {
+                                *ret_k = k;
+                                whole = true;
                         }
-                        if (unit && !whole) continue;
-                        if (!unit && is_mig_unit_v2(units, dev)) continue;
-                        for (size_t k = 0; k < n_phys && !unit; k++) {
-                                const char *id = dp_html_str(units->items[phys[k]], "id");
-                                size_t l = strlen(id);
-                                if (l > best_len && strncmp(dev, id, l) == 0 && dev[l] == '-') {
-                                        best = k;
-                                        best_len = l;
-                                }
-                        }
-                        if (best == SIZE_MAX) continue;
-                        gpu_parts *gp = &parts[best];
-                        if (DP_GROW(gp->cells, gp->cap, gp->n + 1) < 0) {
-                                r = -ENOMEM;
-                                break;
-                        }
-                        gp->cells[gp->n++] = (cell){.label = whole ? "whole" : dev + best_len + 1,
-                                                    .title = dev,
-                                                    .holder = dp_html_str(pod, "name")};
+                if (whole) *ret_label = "whole";
+                return whole;
+        }
+        if (is_mig_unit_v2(units, dev)) return false;
+        /* "<gpu id>-<rest>" goes inside that GPU (the longest id that fits) */
+        size_t best = SIZE_MAX, best_len = 0;
+        for (size_t k = 0; k < v->n_phys; k++) {
+                const char *id = dp_html_str(units->items[v->phys[k]], "id");
+                size_t l = strlen(id);
+                if (l > best_len && strncmp(dev, id, l) == 0 && dev[l] == '-') {
+                        best = k;
+                        best_len = l;
                 }
         }
-        int replicas = replicas_of(node, n_whole);
-        bool obj = streq(dp_html_str(node, "profile"), "Node object");
-        size_t cols = DP_MIN((size_t)PER_ROW, DP_MAX(n_phys, (size_t)1));
-        size_t rows = (n_phys + cols - 1) / cols;
+        if (best == SIZE_MAX) return false;
+        *ret_k = best;
+        *ret_label = dev + best_len + 1;
+        return true;
+}
+
+/* Files the DRA partitions held on the node that are not units themselves
+ * under their GPUs (v->parts). */
+static int node_card_partitions(const page *pg, node_card *v) {
+        for (size_t q = 0; v->pods && q < v->on_n; q++) {
+                const dp_doc_node *pod = v->pods->items[pg->live.v[v->on + q].pod];
+                const dp_doc_node *v2 = pod_devices(pod, "v2");
+                for (size_t d = 0; v2 && d < v2->n; d++) {
+                        const char *dev = v2->items[d]->str ? v2->items[d]->str : "", *label;
+                        size_t k;
+                        if (!partition_home(v, pod, dev, &k, &label)) continue;
+                        gpu_parts *gp = &v->parts[k];
+                        if (DP_GROW(gp->cells, gp->cap, gp->n + 1) < 0) return -ENOMEM;
+                        gp->cells[gp->n++] = (cell){.label = label, .title = dev, .holder = dp_html_str(pod, "name")};
+                }
+        }
+        return 0;
+}
+
+/* The tag at the top right of device k's box ("MIG 7×1g.10gb", "partitions",
+ * "time-sliced", "✕ unhealthy", ...), written into buf where it is made up;
+ * *ret_whole says that a partition is the whole GPU. */
+static const char *device_tag(const node_card *v, size_t k, int ureps, bool bad, char *buf, size_t size,
+                              bool *ret_whole) {
+        const dp_doc_node *u = v->units->items[v->phys[k]];
+        const gpu_parts *gp = &v->parts[k];
+        bool mig = startswith(dp_html_str(u, "kind"), "gpu (MIG");
+        size_t first = v->phys[k] + 1, last = k + 1 < v->n_phys ? v->phys[k + 1] : v->n;
+        const char *tag = mig         ? "MIG"
+                          : gp->n     ? "partitions"
+                          : ureps > 1 ? (streq(dp_html_str(u, "sharing"), "mps") ? "MPS" : "time-sliced")
+                                      : "";
+        /* partitions named <gpu>-mig-<j> / <gpu>-vgpu-<j> (compatibility-group modes) */
+        bool all_mig = gp->n > 0, all_vgpu = gp->n > 0, whole = false;
+        for (size_t c = 0; c < gp->n; c++) {
+                all_mig &= startswith(gp->cells[c].label, "mig-");
+                all_vgpu &= startswith(gp->cells[c].label, "vgpu-");
+                whole |= streq(gp->cells[c].label, "whole");
+        }
+        if (all_mig) tag = "MIG mode";
+        if (all_vgpu) tag = "vGPU mode";
+        if (whole) tag = "whole";
+        if (mig && last > first) {
+                /* "MIG 7×1g.10gb" when the instances share a profile */
+                const char *p0 = dp_html_str(v->units->items[first], "kind");
+                bool same = true;
+                for (size_t c = first + 1; c < last && same; c++)
+                        same = streq(dp_html_str(v->units->items[c], "kind"), p0);
+                if (same && strlen(p0) < 40) {
+                        dp_fmt(buf, size, "MIG %zu×%s", last - first, p0);
+                        tag = buf;
+                }
+        }
+        *ret_whole = whole;
+        return bad ? "✕ unhealthy" : tag;
+}
+
+/* A device box's first line: its id at the left, cut in the middle where it
+ * would run into the tag (about 7.5 px a bold character at 12 px, 5.5 px one
+ * at 9 px; the whole id is then the tooltip), and the tag at the right. */
+static void device_title(dp_strbuf *o, const char *id, const char *tag, int x, int y) {
+        char idbuf[128];
+        size_t tag_chars = 0;
+        for (const char *q = tag; *q; q++)
+                tag_chars += ((unsigned char)*q & 0xC0) != 0x80;
+        int room = BOX_W - 16 - (tag_chars ? (int)tag_chars * 11 / 2 + 6 : 0);
+        const char *shown_id = cut_middle(id, (size_t)DP_MAX(room * 2 / 15, 6), idbuf, sizeof(idbuf));
+        dp_strbuf_printf(o, "<text x=\"%d\" y=\"%d\" class=\"id\">", x + 8, y + 16);
+        if (shown_id != id) {
+                dp_strbuf_puts(o, "<title>");
+                dp_html_esc(o, id);
+                dp_strbuf_puts(o, "</title>");
+        }
+        dp_html_esc(o, shown_id);
+        dp_strbuf_puts(o, "</text>");
+        if (tag[0]) {
+                dp_strbuf_printf(o, "<text x=\"%d\" y=\"%d\" class=\"tag\">", x + BOX_W - 7, y + 15);
+                dp_html_esc(o, tag);
+                dp_strbuf_puts(o, "</text>");
+        }
+}
+
+/* The inside of a device box, below its title. */
+typedef struct area {
+        int x, y, w, h;
+} area;
+
+/* A MIG GPU's inside: its instances (the units after it), each as wide as
+ * its compute slices ("3g.40gb": 3), up to 4 a row. */
+static int draw_mig(page *pg, const node_card *v, size_t k, bool bad, area in) {
+        size_t first = v->phys[k] + 1, last = k + 1 < v->n_phys ? v->phys[k + 1] : v->n;
+        size_t m = last - first;
+        _cleanup_free_ cell *cs = calloc(m + 1, sizeof(cell));
+        if (!cs) return -ENOMEM;
+        for (size_t c = 0; c < m; c++) {
+                const dp_doc_node *cu = v->units->items[first + c];
+                const dp_doc_node *hb = seq_of(cu, "heldBy");
+                const char *prof = dp_html_str(cu, "kind");
+                char *g = NULL;
+                unsigned long sl = strtoul(prof, &g, 10);
+                cs[c] = (cell){.title = dp_html_str(cu, "id"),
+                               .holder = hb && hb->n ? hb->items[0]->str : NULL,
+                               .unhealthy = bad || streq(dp_html_str(cu, "health"), "Unhealthy"),
+                               .weight = g != prof && *g == 'g' && sl <= 8 ? (unsigned)sl : 1};
+        }
+        size_t per = m > 4 ? (m + 1) / 2 : m;
+        int rh = m > 4 ? (in.h - 2) / 2 : in.h;
+        draw_cells(pg, in.x, in.y, in.w, rh, cs, DP_MIN(per, m));
+        if (m > per) draw_cells(pg, in.x, in.y + rh + 2, in.w, rh, cs + per, m - per);
+        return 0;
+}
+
+/* A partitioned GPU's inside: the held partitions, then the rest free
+ * (nothing is free when a partition is the whole GPU). */
+static void draw_partitions(page *pg, gpu_parts *gp, const char *id, bool bad, bool whole, area in) {
+        for (size_t c = 0; c < gp->n; c++)
+                gp->cells[c].unhealthy = bad;
+        int used = whole ? in.w : in.w * 2 / 3;
+        draw_cells(pg, in.x, in.y, used, in.h, gp->cells, gp->n);
+        cell rest = {.label = "free", .title = id, .unhealthy = bad};
+        if (!whole) draw_cells(pg, in.x + used + 2, in.y, in.w - used - 2, in.h, &rest, 1);
+}
+
+/* The holders of a time-sliced GPU's replicas: each holder's V1 replica ids
+ * ("gpu-3:replica-1") say which share it has; the others are free. */
+static void replica_holders(const page *pg, const node_card *v, const char *id, int ureps, cell *cs) {
+        size_t l = strlen(id);
+        for (size_t q = 0; v->pods && q < v->on_n; q++) {
+                const dp_doc_node *pod = v->pods->items[pg->live.v[v->on + q].pod];
+                const dp_doc_node *v1 = pod_devices(pod, "v1");
+                for (size_t d = 0; v1 && d < v1->n; d++) {
+                        const char *dev = v1->items[d]->str ? v1->items[d]->str : "";
+                        if (strncmp(dev, id, l) || !startswith(dev + l, ":replica-")) continue;
+                        long ri = strtol(dev + l + strlen(":replica-"), NULL, 10);
+                        if (ri >= 0 && ri < ureps) cs[ri].holder = dp_html_str(pod, "name");
+                }
+        }
+        for (int c = 0; c < ureps; c++)
+                if (!cs[c].holder) cs[c].label = "free";
+}
+
+/* Any other device's inside: one cell per share (a Node object's shared GPU
+ * as its document lists them, a time-sliced GPU's replicas) or per holder. */
+static int draw_shared(page *pg, const node_card *v, const dp_doc_node *u, int ureps, bool bad, area in) {
+        const char *id = dp_html_str(u, "id");
+        const dp_doc_node *hb = seq_of(u, "heldBy"), *sh = seq_of(u, "shares");
+        size_t nh = hb ? hb->n : 0;
+        size_t slots = sh ? sh->n : ureps > 1 ? (size_t)ureps : DP_MAX(nh, (size_t)1);
+        _cleanup_free_ cell *cs = calloc(slots + 1, sizeof(cell));
+        if (!cs) return -ENOMEM;
+        for (size_t c = 0; c < slots; c++)
+                cs[c] = (cell){.title = id, .unhealthy = bad};
+        if (sh)
+                for (size_t c = 0; c < slots; c++) {
+                        const char *h = dp_html_str(sh->items[c], "heldBy");
+                        cs[c].title = dp_html_str(sh->items[c], "id");
+                        cs[c].holder = h[0] ? h : NULL;
+                }
+        else if (ureps > 1)
+                replica_holders(pg, v, id, ureps, cs);
+        else
+                for (size_t c = 0; c < nh; c++)
+                        cs[c].holder = hb->items[c]->str;
+        draw_cells(pg, in.x, in.y, in.w, in.h, cs, slots);
+        return 0;
+}
+
+/* Physical device k's box at (x, y). */
+static int draw_device(page *pg, node_card *v, size_t k, int x, int y) {
+        dp_strbuf *o = pg->o;
+        const dp_doc_node *u = v->units->items[v->phys[k]];
+        const char *id = dp_html_str(u, "id");
+        bool bad = streq(dp_html_str(u, "health"), "Unhealthy");
+        dp_strbuf_printf(o, "<g class=\"dev%s\" data-device=\"", bad ? " unhealthy" : "");
+        dp_html_esc(o, v->name);
+        dp_strbuf_putc(o, '/');
+        dp_html_esc(o, id);
+        dp_strbuf_printf(o, "\"><rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" rx=\"7\" class=\"box\"/>", x, y,
+                         BOX_W, BOX_H);
+        /* a Node object's units say their own replicas; a Fleet node's are the node's */
+        int ureps = v->obj ? (int)DP_MIN(int_of(u, "replicas"), 64) : v->replicas;
+        char tagbuf[96];
+        bool whole;
+        device_title(o, id, device_tag(v, k, ureps, bad, tagbuf, sizeof(tagbuf), &whole), x, y);
+        area in = {x + 6, y + 24, BOX_W - 12, BOX_H - 30};
+        int r = 0;
+        if (startswith(dp_html_str(u, "kind"), "gpu (MIG"))
+                r = draw_mig(pg, v, k, bad, in);
+        else if (v->parts[k].n)
+                draw_partitions(pg, &v->parts[k], id, bad, whole, in);
+        else
+                r = draw_shared(pg, v, u, ureps, bad, in);
+        dp_strbuf_puts(o, "</g>");
+        return r;
+}
+
+/* A node's card: its header, then one box a physical device, PER_ROW a row. */
+static int draw_node(page *pg, const dp_doc_node *node, size_t idx) {
+        _cleanup_(node_card_done) node_card v = {
+                .units = seq_of(node, "units"),
+                .pods = seq_of(pg->run, "pods"),
+                .name = dp_html_str(node, "name"),
+                .obj = streq(dp_html_str(node, "profile"), "Node object"),
+        };
+        v.n = v.units ? v.units->n : 0;
+        v.on = pods_on(&pg->live, v.name, &v.on_n);
+        int r = node_card_devices(&v);
+        if (r >= 0) r = node_card_partitions(pg, &v);
+        if (r < 0) return r;
+        v.replicas = replicas_of(node, v.n_whole);
+        size_t cols = DP_MIN((size_t)PER_ROW, DP_MAX(v.n_phys, (size_t)1));
+        size_t rows = (v.n_phys + cols - 1) / cols;
         int width = (int)cols * (BOX_W + GAP) + GAP, height = (int)rows * (BOX_H + GAP) + GAP;
-        node_header(o, node, idx, replicas);
-        if (pg->fold) dp_html_fold_list(o, pg->nodes, pg->fold, pg->shown, idx);
-        dp_strbuf_printf(o,
+        node_header(pg->o, node, idx, v.replicas);
+        if (pg->fold) dp_html_fold_list(pg->o, pg->nodes, pg->fold, pg->shown, idx);
+        dp_strbuf_printf(pg->o,
                          "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
                          "role=\"img\">",
                          width, height, width, height);
-        for (size_t k = 0; k < n_phys; k++) {
-                const dp_doc_node *u = units->items[phys[k]];
-                const char *id = dp_html_str(u, "id"), *kind = dp_html_str(u, "kind");
-                bool bad = streq(dp_html_str(u, "health"), "Unhealthy"), mig = startswith(kind, "gpu (MIG");
-                int x = GAP + (int)(k % cols) * (BOX_W + GAP), y = GAP + (int)(k / cols) * (BOX_H + GAP);
-                dp_strbuf_printf(o, "<g class=\"dev%s\" data-device=\"", bad ? " unhealthy" : "");
-                dp_html_esc(o, name);
-                dp_strbuf_putc(o, '/');
-                dp_html_esc(o, id);
-                dp_strbuf_printf(o, "\"><rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" rx=\"7\" class=\"box\"/>", x,
-                                 y, BOX_W, BOX_H);
-                size_t first = phys[k] + 1, last = k + 1 < n_phys ? phys[k + 1] : n;
-                /* a Node object's units say their own replicas; a Fleet node's are the node's */
-                int ureps = obj ? (int)DP_MIN(int_of(u, "replicas"), 64) : replicas;
-                const char *tag = mig          ? "MIG"
-                                  : parts[k].n ? "partitions"
-                                  : ureps > 1  ? (streq(dp_html_str(u, "sharing"), "mps") ? "MPS" : "time-sliced")
-                                               : "";
-                /* partitions named <gpu>-mig-<j> / <gpu>-vgpu-<j> (compatibility-group modes) */
-                bool all_mig = parts[k].n > 0, all_vgpu = parts[k].n > 0, whole_part = false;
-                for (size_t c = 0; c < parts[k].n; c++) {
-                        all_mig &= startswith(parts[k].cells[c].label, "mig-");
-                        all_vgpu &= startswith(parts[k].cells[c].label, "vgpu-");
-                        whole_part |= streq(parts[k].cells[c].label, "whole");
-                }
-                if (all_mig) tag = "MIG mode";
-                if (all_vgpu) tag = "vGPU mode";
-                if (whole_part) tag = "whole";
-                char migtag[96];
-                if (mig && last > first) {
-                        /* "MIG 7×1g.10gb" when the instances share a profile */
-                        const char *p0 = dp_html_str(units->items[first], "kind");
-                        bool same = true;
-                        for (size_t c = first + 1; c < last && same; c++)
-                                same = streq(dp_html_str(units->items[c], "kind"), p0);
-                        if (same && strlen(p0) < 40) {
-                                dp_fmt(migtag, sizeof(migtag), "MIG %zu×%s", last - first, p0);
-                                tag = migtag;
-                        }
-                }
-                if (bad) tag = "✕ unhealthy";
-                /* the id fits the box's left of its tag (about 7.5 px a bold character at 12 px,
-                 * 5.5 px one at 9 px),
-                 * cut in the middle beyond that; the whole id is the tooltip */
-                char idbuf[128];
-                size_t tag_chars = 0;
-                for (const char *q = tag; *q; q++)
-                        tag_chars += ((unsigned char)*q & 0xC0) != 0x80;
-                int room = BOX_W - 16 - (tag_chars ? (int)tag_chars * 11 / 2 + 6 : 0);
-                const char *shown_id = cut_middle(id, (size_t)DP_MAX(room * 2 / 15, 6), idbuf, sizeof(idbuf));
-                dp_strbuf_printf(o, "<text x=\"%d\" y=\"%d\" class=\"id\">", x + 8, y + 16);
-                if (shown_id != id) {
-                        dp_strbuf_puts(o, "<title>");
-                        dp_html_esc(o, id);
-                        dp_strbuf_puts(o, "</title>");
-                }
-                dp_html_esc(o, shown_id);
-                dp_strbuf_puts(o, "</text>");
-                if (tag[0]) {
-                        dp_strbuf_printf(o, "<text x=\"%d\" y=\"%d\" class=\"tag\">", x + BOX_W - 7, y + 15);
-                        dp_html_esc(o, tag);
-                        dp_strbuf_puts(o, "</text>");
-                }
-                int ix = x + 6, iy = y + 24, iw = BOX_W - 12, ih = BOX_H - 30;
-                if (mig) {
-                        /* MIG instances are the units after their parent */
-                        size_t m = last - first;
-                        _cleanup_free_ cell *cs = calloc(m + 1, sizeof(cell));
-                        if (!cs) return -ENOMEM;
-                        for (size_t c = 0; c < m; c++) {
-                                const dp_doc_node *cu = units->items[first + c];
-                                const dp_doc_node *hb = seq_of(cu, "heldBy");
-                                /* as wide as its compute slices ("3g.40gb": 3) */
-                                const char *prof = dp_html_str(cu, "kind");
-                                char *g = NULL;
-                                unsigned long sl = strtoul(prof, &g, 10);
-                                cs[c] = (cell){.title = dp_html_str(cu, "id"),
-                                               .holder = hb && hb->n ? hb->items[0]->str : NULL,
-                                               .unhealthy = bad || streq(dp_html_str(cu, "health"), "Unhealthy"),
-                                               .weight = g != prof && *g == 'g' && sl <= 8 ? (unsigned)sl : 1};
-                        }
-                        /* up to 4 per row inside the box */
-                        size_t per = m > 4 ? (m + 1) / 2 : m;
-                        int rh = m > 4 ? (ih - 2) / 2 : ih;
-                        draw_cells(pg, ix, iy, iw, rh, cs, DP_MIN(per, m));
-                        if (m > per) draw_cells(pg, ix, iy + rh + 2, iw, rh, cs + per, m - per);
-                } else if (parts[k].n) {
-                        for (size_t c = 0; c < parts[k].n; c++)
-                                parts[k].cells[c].unhealthy = bad;
-                        /* held partitions, then the rest of the GPU free */
-                        int used = whole_part ? iw : iw * 2 / 3;
-                        draw_cells(pg, ix, iy, used, ih, parts[k].cells, parts[k].n);
-                        cell rest = {.label = "free", .title = id, .unhealthy = bad};
-                        if (!whole_part) draw_cells(pg, ix + used + 2, iy, iw - used - 2, ih, &rest, 1);
-                } else {
-                        const dp_doc_node *hb = seq_of(u, "heldBy");
-                        size_t nh = hb ? hb->n : 0;
-                        size_t slots = seq_of(u, "shares") ? seq_of(u, "shares")->n
-                                       : ureps > 1         ? (size_t)ureps
-                                                           : DP_MAX(nh, (size_t)1);
-                        _cleanup_free_ cell *cs = calloc(slots + 1, sizeof(cell));
-                        if (!cs) return -ENOMEM;
-                        for (size_t c = 0; c < slots; c++)
-                                cs[c] = (cell){.title = id, .unhealthy = bad};
-                        const dp_doc_node *sh = seq_of(u, "shares");
-                        if (sh) {
-                                /* a Node object's shared GPU: its replicas as the document lists them */
-                                for (size_t c = 0; c < slots && c < sh->n; c++) {
-                                        const char *h = dp_html_str(sh->items[c], "heldBy");
-                                        cs[c].title = dp_html_str(sh->items[c], "id");
-                                        cs[c].holder = h[0] ? h : NULL;
-                                }
-                        } else if (ureps > 1) {
-                                /* each holder's replica ids ("gpu-3:replica-1") say which share it has */
-                                for (size_t q = 0; pods && q < on_n; q++) {
-                                        const dp_doc_node *pod = pods->items[pg->live.v[on + q].pod];
-                                        const dp_doc_node *v1 = pod_devices(pod, "v1");
-                                        size_t l = strlen(id);
-                                        for (size_t d = 0; v1 && d < v1->n; d++) {
-                                                const char *dev = v1->items[d]->str ? v1->items[d]->str : "";
-                                                if (strncmp(dev, id, l) || !startswith(dev + l, ":replica-")) continue;
-                                                long ri = strtol(dev + l + strlen(":replica-"), NULL, 10);
-                                                if (ri >= 0 && ri < ureps) cs[ri].holder = dp_html_str(pod, "name");
-                                        }
-                                }
-                                for (size_t c = 0; c < slots; c++)
-                                        if (!cs[c].holder) cs[c].label = "free";
-                        } else
-                                for (size_t c = 0; c < nh; c++)
-                                        cs[c].holder = hb->items[c]->str;
-                        draw_cells(pg, ix, iy, iw, ih, cs, slots);
-                }
-                dp_strbuf_puts(o, "</g>");
-        }
-        dp_strbuf_puts(o, "</svg></div>\n");
-        for (size_t k = 0; k < n_phys; k++)
-                free(parts[k].cells);
+        for (size_t k = 0; k < v.n_phys && r >= 0; k++)
+                r = draw_device(pg, &v, k, GAP + (int)(k % cols) * (BOX_W + GAP),
+                                GAP + (int)(k / cols) * (BOX_H + GAP));
+        dp_strbuf_puts(pg->o, "</svg></div>\n");
         return r;
 }
 

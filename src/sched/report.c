@@ -618,15 +618,9 @@ static dp_doc_node *devices_seq(dp_doc_set *s, const char *csv) {
 static dp_doc_node *claims_doc(dp_doc_set *s, sim_run *r, const sim_pod *sp) {
         dp_doc_node *q = dp_doc_new_seq(s);
         if (!q) return NULL;
-        dp_object po = dp_store_get(r->store, DP_KIND_POD, sp->ns, sp->name, NULL);
-        if (!po.hdr) return q;
-        const dp_pod *p = po.pod;
-        for (size_t k = 0; k <= p->n_resource_claims; k++) {
-                const char *cn = k < p->n_resource_claims ? dp_sched_pod_claim_name(p, &p->resource_claims[k])
-                                                          : p->extended_resource_claim_name;
-                if (!cn) continue;
-                const dp_resource_claim *c = dp_store_get(r->store, DP_KIND_RESOURCE_CLAIM, sp->ns, cn, NULL).claim;
-                if (!c || !c->allocation) continue;
+        sim_claim_iter it = sim_pod_claims(r, sp);
+        const char *cn;
+        for (const dp_resource_claim *c; (c = sim_claim_next(&it, &cn));) {
                 dp_doc_node *cd = dp_doc_new_map(s), *res = dp_doc_new_seq(s);
                 if (!cd || !res) return NULL;
                 ADD(cd, "name", dp_doc_new_str(s, cn));
@@ -941,18 +935,18 @@ static void join_seq(const dp_doc_node *seq, dp_strbuf *sb) {
                 dp_strbuf_printf(sb, "%s%s", sb->len ? "," : "", seq->items[i]->str ? seq->items[i]->str : "");
 }
 
-static void print_tables(const dp_doc_node *doc, dp_strbuf *out) {
-        const dp_doc_node *run = dp_doc_get(doc, "asWritten"), *sum = dp_doc_get(run, "summary");
-        bool cluster = streq(str_of(doc, "input"), "cluster");
-        dp_strbuf_printf(out, "%s %s: %s nodes, %s devices; %s pods; scoring %s; simulated until t=%ss\n\n",
-                         cluster ? "Cluster" : "Fleet", str_of(doc, cluster ? "cluster" : "fleet"),
-                         str_of(sum, "nodes"), str_of(sum, "devices"), str_of(sum, "pods"), str_of(doc, "scoring"),
-                         str_of(run, "endSeconds"));
-        table t = {.cols = 6};
-        const char *h1[] = {"POD", "STATE", "NODE", "MODEL", "DEVICES", "REASON"};
-        for (size_t i = 0; i < 6; i++)
-                table_add(&t, h1[i]);
-        const dp_doc_node *pods = dp_doc_get(run, "pods");
+/* A table whose first row is its headers. */
+static table table_with(const char *const *headers, size_t n) {
+        table t = DP_TABLE_INIT(n);
+        for (size_t i = 0; i < n; i++)
+                table_add(&t, headers[i]);
+        return t;
+}
+
+/* Every pod: where it is and why (a preemptor: whom it would preempt). */
+static void pods_table(const dp_doc_node *pods, dp_strbuf *out) {
+        static const char *const h[] = {"POD", "STATE", "NODE", "MODEL", "DEVICES", "REASON"};
+        table t = table_with(h, ELEMENTSOF(h));
         for (size_t i = 0; pods && i < pods->n; i++) {
                 const dp_doc_node *p = pods->items[i], *dv = dp_doc_get(p, "devices");
                 _cleanup_strbuf_ dp_strbuf devs = DP_STRBUF_INIT;
@@ -977,15 +971,13 @@ static void print_tables(const dp_doc_node *doc, dp_strbuf *out) {
         }
         table_print(&t, out);
         dp_strbuf_puts(out, "\n");
-        if (dp_doc_get(run, "queues")) {
-                dp_queue_print(dp_doc_get(run, "queues"), out);
-                dp_strbuf_puts(out, "\n");
-        }
-        /* the claims' results, each device by driver/pool/device */
-        t = (table){.cols = 4};
-        const char *hc[] = {"POD", "CLAIM", "REQUEST", "DRIVER/POOL/DEVICE"};
-        for (size_t i = 0; i < 4; i++)
-                table_add(&t, hc[i]);
+}
+
+/* The claims' results, each device by driver/pool/device; nothing when
+ * no pod has one. */
+static void claims_table(const dp_doc_node *pods, dp_strbuf *out) {
+        static const char *const h[] = {"POD", "CLAIM", "REQUEST", "DRIVER/POOL/DEVICE"};
+        table t = table_with(h, ELEMENTSOF(h));
         size_t n_results = 0;
         for (size_t i = 0; pods && i < pods->n; i++) {
                 const dp_doc_node *cl = dp_doc_get(pods->items[i], "claims");
@@ -1007,24 +999,21 @@ static void print_tables(const dp_doc_node *doc, dp_strbuf *out) {
                 dp_strbuf_puts(out, "\n");
         } else
                 table_drop(&t);
-        t = (table){.cols = 8};
-        const char *h2[] = {"NODE", "PROFILE", "MODEL", "DEVICES", "HEALTHY", "IN USE", "UTIL", "FRAG"};
-        for (size_t i = 0; i < 8; i++)
-                table_add(&t, h2[i]);
-        const dp_doc_node *nodes = dp_doc_get(run, "nodes");
-        for (size_t i = 0; nodes && i < nodes->n; i++) {
-                const dp_doc_node *n = nodes->items[i];
-                const char *keys[] = {"name",    "profile", "model",       "devices",
-                                      "healthy", "inUse",   "utilization", "fragmentation"};
-                for (size_t k = 0; k < 8; k++)
-                        table_add(&t, str_of(n, keys[k]));
-        }
+}
+
+/* The nodes, then each node's devices and who holds them. */
+static void nodes_tables(const dp_doc_node *nodes, dp_strbuf *out) {
+        static const char *const h[] = {"NODE", "PROFILE", "MODEL", "DEVICES", "HEALTHY", "IN USE", "UTIL", "FRAG"};
+        static const char *const keys[] = {"name",    "profile", "model",       "devices",
+                                           "healthy", "inUse",   "utilization", "fragmentation"};
+        table t = table_with(h, ELEMENTSOF(h));
+        for (size_t i = 0; nodes && i < nodes->n; i++)
+                for (size_t k = 0; k < ELEMENTSOF(keys); k++)
+                        table_add(&t, str_of(nodes->items[i], keys[k]));
         table_print(&t, out);
         dp_strbuf_puts(out, "\n");
-        t = (table){.cols = 4};
-        const char *h3[] = {"NODE/DEVICE", "KIND", "HEALTH", "HELD BY"};
-        for (size_t i = 0; i < 4; i++)
-                table_add(&t, h3[i]);
+        static const char *const hd[] = {"NODE/DEVICE", "KIND", "HEALTH", "HELD BY"};
+        t = table_with(hd, ELEMENTSOF(hd));
         for (size_t i = 0; nodes && i < nodes->n; i++) {
                 const dp_doc_node *n = nodes->items[i], *units = dp_doc_get(n, "units");
                 for (size_t u = 0; units && u < units->n; u++) {
@@ -1039,37 +1028,54 @@ static void print_tables(const dp_doc_node *doc, dp_strbuf *out) {
                 }
         }
         table_print(&t, out);
-        const dp_doc_node *cmp = dp_doc_get(doc, "comparison");
+}
+
+/* The run as written beside the runs with every node on V1 and on V2: the
+ * totals, then each pod's state. */
+static void comparison_tables(const dp_doc_node *cmp, dp_strbuf *out) {
+        static const char *const runs[] = {"asWritten", "allV1", "allV2"};
+        static const char *const h[] = {"", "AS WRITTEN", "ALL V1", "ALL V2"};
+        static const char *const rows[][2] = {
+                {"running", "pods running"},           {"waitingOnNode", "pods waiting on a node"},
+                {"pending", "pods pending"},           {"deleted", "pods deleted"},
+                {"evicted", "pods evicted"},           {"devicesInUse", "devices in use"},
+                {"healthyDevices", "healthy devices"}, {"utilization", "utilization"},
+                {"fragmentation", "fragmentation"}};
         dp_strbuf_puts(out, "\nV1 vs V2: the same workload with every node switched to one model\n");
-        t = (table){.cols = 4};
-        const char *h4[] = {"", "AS WRITTEN", "ALL V1", "ALL V2"};
-        for (size_t i = 0; i < 4; i++)
-                table_add(&t, h4[i]);
-        const char *rows[][2] = {{"running", "pods running"},           {"waitingOnNode", "pods waiting on a node"},
-                                 {"pending", "pods pending"},           {"deleted", "pods deleted"},
-                                 {"evicted", "pods evicted"},           {"devicesInUse", "devices in use"},
-                                 {"healthyDevices", "healthy devices"}, {"utilization", "utilization"},
-                                 {"fragmentation", "fragmentation"}};
+        table t = table_with(h, ELEMENTSOF(h));
         for (size_t r = 0; r < ELEMENTSOF(rows); r++) {
                 table_add(&t, rows[r][1]);
-                table_add(&t, str_of(dp_doc_get(cmp, "asWritten"), rows[r][0]));
-                table_add(&t, str_of(dp_doc_get(cmp, "allV1"), rows[r][0]));
-                table_add(&t, str_of(dp_doc_get(cmp, "allV2"), rows[r][0]));
+                for (size_t k = 0; k < ELEMENTSOF(runs); k++)
+                        table_add(&t, str_of(dp_doc_get(cmp, runs[k]), rows[r][0]));
         }
         table_print(&t, out);
         dp_strbuf_puts(out, "\n");
-        t = (table){.cols = 4};
-        const char *h5[] = {"POD", "AS WRITTEN", "ALL V1", "ALL V2"};
-        for (size_t i = 0; i < 4; i++)
-                table_add(&t, h5[i]);
+        static const char *const hp[] = {"POD", "AS WRITTEN", "ALL V1", "ALL V2"};
+        t = table_with(hp, ELEMENTSOF(hp));
         const dp_doc_node *cp = dp_doc_get(cmp, "pods");
         for (size_t i = 0; cp && i < cp->n; i++) {
                 table_add(&t, str_of(cp->items[i], "name"));
-                table_add(&t, str_of(cp->items[i], "asWritten"));
-                table_add(&t, str_of(cp->items[i], "allV1"));
-                table_add(&t, str_of(cp->items[i], "allV2"));
+                for (size_t k = 0; k < ELEMENTSOF(runs); k++)
+                        table_add(&t, str_of(cp->items[i], runs[k]));
         }
         table_print(&t, out);
+}
+
+static void print_tables(const dp_doc_node *doc, dp_strbuf *out) {
+        const dp_doc_node *run = dp_doc_get(doc, "asWritten"), *sum = dp_doc_get(run, "summary");
+        bool cluster = streq(str_of(doc, "input"), "cluster");
+        dp_strbuf_printf(out, "%s %s: %s nodes, %s devices; %s pods; scoring %s; simulated until t=%ss\n\n",
+                         cluster ? "Cluster" : "Fleet", str_of(doc, cluster ? "cluster" : "fleet"),
+                         str_of(sum, "nodes"), str_of(sum, "devices"), str_of(sum, "pods"), str_of(doc, "scoring"),
+                         str_of(run, "endSeconds"));
+        pods_table(dp_doc_get(run, "pods"), out);
+        if (dp_doc_get(run, "queues")) {
+                dp_queue_print(dp_doc_get(run, "queues"), out);
+                dp_strbuf_puts(out, "\n");
+        }
+        claims_table(dp_doc_get(run, "pods"), out);
+        nodes_tables(dp_doc_get(run, "nodes"), out);
+        comparison_tables(dp_doc_get(doc, "comparison"), out);
 }
 
 void dp_sim_input_size(const dp_sim_input *in, size_t *ret_nodes, size_t *ret_pods, size_t *ret_objects) {
@@ -1260,15 +1266,9 @@ static int64_t requested_on(sim_run *r, const char *node, const char *res) {
  * shared claim, or another allocation of a device that allows multiple
  * allocations (each with its own shareID). */
 static int explain_v2_sharing(sim_run *r, const sim_pod *sp, dp_strbuf *out) {
-        dp_object po = dp_store_get(r->store, DP_KIND_POD, sp->ns, sp->name, NULL);
-        if (!po.hdr) return 0;
-        const dp_pod *p = po.pod;
-        for (size_t k = 0; k <= p->n_resource_claims; k++) {
-                const char *cn = k < p->n_resource_claims ? dp_sched_pod_claim_name(p, &p->resource_claims[k])
-                                                          : p->extended_resource_claim_name;
-                if (!cn) continue;
-                const dp_resource_claim *c = dp_store_get(r->store, DP_KIND_RESOURCE_CLAIM, sp->ns, cn, NULL).claim;
-                if (!c || !c->allocation) continue;
+        sim_claim_iter it = sim_pod_claims(r, sp);
+        const char *cn;
+        for (const dp_resource_claim *c; (c = sim_claim_next(&it, &cn));) {
                 for (size_t i = 0; i < c->allocation->n_results; i++) {
                         const dp_device_allocation_result *d = &c->allocation->results[i];
                         dp_strbuf others = DP_STRBUF_INIT;

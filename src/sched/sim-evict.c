@@ -49,17 +49,6 @@ static int64_t taint_since(sim_run *r, const char *key, bool *oom) {
         return r->now;
 }
 
-/* Kubernetes' toleration matching: an empty key with Exists matches every
- * taint; Exists ignores the value; an empty effect matches every effect. */
-static bool tolerates(const dp_toleration *t, const dp_taint *x) {
-        if (t->effect && t->effect[0] && !streq(t->effect, x->effect)) return false;
-        bool exists = t->op && streq(t->op, "Exists");
-        if (!t->key || !t->key[0]) return exists;
-        if (!streq(t->key, x->key)) return false;
-        if (exists) return true;
-        return streq(t->value ? t->value : "", x->value ? x->value : "");
-}
-
 /* One CEL selector against a published device; a compile or runtime error
  * is no match (as the allocator treats a rule's selectors). */
 static bool cel_selects(const char *expr, const dp_resource_slice *s, const dp_device *d, bool *oom) {
@@ -130,7 +119,7 @@ static void consider(sim_run *r, const dp_device_allocation_result *d, const dp_
         int64_t at = -1;
         bool tolerated = false;
         for (size_t t = 0; t < d->n_tolerations; t++) {
-                if (!tolerates(&d->tolerations[t], x)) continue;
+                if (!dp_toleration_tolerates(&d->tolerations[t], x)) continue;
                 if (!d->tolerations[t].has_toleration_seconds) {
                         tolerated = true;
                         at = -1;
@@ -156,16 +145,11 @@ static void consider(sim_run *r, const dp_device_allocation_result *d, const dp_
 
 /* The earliest time a NoExecute taint evicts the pod, -1 when none does. */
 static int64_t pod_eviction(sim_run *r, const sim_pod *sp, char *why, size_t why_size, bool *oom) {
-        dp_object po = dp_store_get(r->store, DP_KIND_POD, sp->ns, sp->name, NULL);
-        if (!po.hdr || !po.pod->node_name) return -1;
-        const dp_pod *p = po.pod;
+        sim_claim_iter it = sim_pod_claims(r, sp);
+        if (!it.pod || !it.pod->node_name) return -1;
         int64_t when = -1;
-        for (size_t k = 0; k <= p->n_resource_claims; k++) {
-                const char *cn = k < p->n_resource_claims ? dp_sched_pod_claim_name(p, &p->resource_claims[k])
-                                                          : p->extended_resource_claim_name;
-                if (!cn) continue;
-                const dp_resource_claim *c = dp_store_get(r->store, DP_KIND_RESOURCE_CLAIM, sp->ns, cn, NULL).claim;
-                if (!c || !c->allocation) continue;
+        const char *cn;
+        for (const dp_resource_claim *c; (c = sim_claim_next(&it, &cn));) {
                 for (size_t i = 0; i < c->allocation->n_results; i++) {
                         const dp_device_allocation_result *d = &c->allocation->results[i];
                         const dp_resource_slice *sl = NULL;

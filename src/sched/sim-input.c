@@ -182,15 +182,6 @@ static void node_views_done(node_views *nv) {
         free(nv->v);
 }
 
-static int kv_push(dp_object_meta *m, const char *k, const char *v) {
-        dp_kv *x = realloc(m->labels, (m->n_labels + 1) * sizeof(*x));
-        if (!x) return -ENOMEM;
-        m->labels = x;
-        x[m->n_labels] = (dp_kv){dp_strdup(k), dp_strdup(v)};
-        m->n_labels++;
-        return x[m->n_labels - 1].key && x[m->n_labels - 1].value ? 0 : -ENOMEM;
-}
-
 /* The fleet's nodes with the labels sim.c gives them, then the Node objects of l. */
 static int node_views_get(const dp_sim_input *in, const dp_object_list *l, dp_sim_model force, node_views *ret) {
         node_views nv = {0};
@@ -211,14 +202,7 @@ static int node_views_get(const dp_sim_input *in, const dp_object_list *l, dp_si
                         }
                         nv.owned[nv.n_owned++] = n;
                         n->hdr.kind = DP_KIND_NODE;
-                        if (!(n->meta.name = dp_asprintf("%s-%" PRId64, gr->name, i))) r = -ENOMEM;
-                        for (size_t k = 0; r >= 0 && k < gr->n_labels; k++)
-                                r = kv_push(&n->meta, gr->labels[k].key, gr->labels[k].value);
-                        if (r >= 0) r = kv_push(&n->meta, "kubernetes.io/hostname", n->meta.name);
-                        if (r >= 0) r = kv_push(&n->meta, "devplane.io/node-group", gr->name);
-                        if (r >= 0)
-                                r = kv_push(&n->meta, "devplane.io/model",
-                                            m == DP_SIM_MODEL_V1 ? "v1" : m == DP_SIM_MODEL_V2 ? "v2" : "both");
+                        r = sim_fleet_node_meta(&n->meta, gr, i, m);
                         nv.v[nv.n++] = n;
                 }
         }

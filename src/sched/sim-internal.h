@@ -116,6 +116,26 @@ sim_pod *sim_find_pod(sim_run *r, const char *ref);
 sim_node *sim_find_node(sim_run *r, const char *name);
 /* The devices the pod's claims hold ("gpu-3,gpu-4"); a new string, "" when none. */
 char *sim_pod_v2_devices(sim_run *r, const sim_pod *sp);
+/* The allocated claims of a pod, as the store holds them, its
+ * extended-resource claim last:
+ *     sim_claim_iter it = sim_pod_claims(r, sp);
+ *     for (const dp_resource_claim *c; (c = sim_claim_next(&it, &name));) ...
+ * it.pod is the pod's object (NULL: not in the store, and no claims). Valid
+ * until the store changes. */
+typedef struct sim_claim_iter {
+        sim_run *r;
+        const char *ns;
+        const dp_pod *pod;
+        size_t k; /* the next of pod's resource claims; n_resource_claims: the extended one */
+} sim_claim_iter;
+sim_claim_iter sim_pod_claims(sim_run *r, const sim_pod *sp);
+/* The next claim with an allocation and its name, NULL after the last. */
+const dp_resource_claim *sim_claim_next(sim_claim_iter *it, const char **ret_name);
+/* Node i of group g as the simulator makes it: the name "<group>-<i>" and
+ * the group's labels, then kubernetes.io/hostname, devplane.io/node-group
+ * and devplane.io/model (the model m it runs). -ENOMEM (meta holds what was
+ * made, for its owner to free). */
+int sim_fleet_node_meta(dp_object_meta *meta, const dp_sim_group *g, int64_t i, dp_sim_model m);
 /* Delete a created pod: its V1 devices and claims are released (claims it
  * owns deleted); the report keeps where it ran. log: write "deleted". */
 int sim_delete_pod(sim_run *r, sim_pod *sp, bool log);

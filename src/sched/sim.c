@@ -121,12 +121,18 @@ void sim_claim_index_free(sim_run *r) {
         r->claims_by_pool = dp_hashmap_free(r->claims_by_pool);
 }
 
-/* Built again whenever the store changed since (its revision moved). */
+/* The indexes over the store are built again whenever the store changed
+ * since (its revision moved): 1 when *map is new and empty, to be filled
+ * (the old one dropped with drop), 0 when it is current, -ENOMEM. */
+static int index_renew(sim_run *r, dp_hashmap **map, uint64_t built_at, void (*drop)(sim_run *r)) {
+        if (*map && built_at == dp_store_revision(r->store)) return 0;
+        drop(r);
+        return (*map = dp_hashmap_new()) ? 1 : -ENOMEM;
+}
+
 static int claim_index(sim_run *r) {
-        uint64_t rev = dp_store_revision(r->store);
-        if (r->claims_by_pool && r->claims_rev == rev) return 0;
-        sim_claim_index_free(r);
-        if (!(r->claims_by_pool = dp_hashmap_new())) return -ENOMEM;
+        int rr = index_renew(r, &r->claims_by_pool, r->claims_rev, sim_claim_index_free);
+        if (rr <= 0) return rr;
         size_t i = 0;
         dp_object o;
         while (dp_store_next(r->store, DP_KIND_RESOURCE_CLAIM, &i, &o, NULL)) {
@@ -147,7 +153,7 @@ static int claim_index(sim_run *r) {
                         pc->v[pc->n++] = (sim_claim_ref){o.claim, dp_store_ns_of(o)};
                 }
         }
-        r->claims_rev = rev;
+        r->claims_rev = dp_store_revision(r->store);
         return 0;
 oom:
         sim_claim_index_free(r);
@@ -185,10 +191,8 @@ static int requested_add(dp_hashmap *m, const char *node, const char *res, int64
 }
 
 static int requested_index(sim_run *r) {
-        uint64_t rev = dp_store_revision(r->store);
-        if (r->requested && r->requested_rev == rev) return 0;
-        sim_requested_free(r);
-        if (!(r->requested = dp_hashmap_new())) return -ENOMEM;
+        int rr = index_renew(r, &r->requested, r->requested_rev, sim_requested_free);
+        if (rr <= 0) return rr;
         size_t i = 0;
         dp_object o;
         while (dp_store_next(r->store, DP_KIND_POD, &i, &o, NULL)) {
@@ -203,7 +207,7 @@ static int requested_index(sim_run *r) {
                                 }
                         }
         }
-        r->requested_rev = rev;
+        r->requested_rev = dp_store_revision(r->store);
         return 0;
 }
 
@@ -355,6 +359,17 @@ static const char *model_name(dp_sim_model m) {
         return m == DP_SIM_MODEL_V1 ? "v1" : m == DP_SIM_MODEL_V2 ? "v2" : "both";
 }
 
+int sim_fleet_node_meta(dp_object_meta *meta, const dp_sim_group *g, int64_t i, dp_sim_model m) {
+        if (!(meta->name = dp_asprintf("%s-%" PRId64, g->name, i))) return -ENOMEM;
+        int r = 0;
+        for (size_t k = 0; r >= 0 && k < g->n_labels; k++)
+                r = kv_add(&meta->labels, &meta->n_labels, g->labels[k].key, g->labels[k].value);
+        if (r >= 0) r = kv_add(&meta->labels, &meta->n_labels, "kubernetes.io/hostname", meta->name);
+        if (r >= 0) r = kv_add(&meta->labels, &meta->n_labels, "devplane.io/node-group", g->name);
+        if (r >= 0) r = kv_add(&meta->labels, &meta->n_labels, "devplane.io/model", model_name(m));
+        return r;
+}
+
 static int add_node(sim_run *r, const dp_sim_group *g, int64_t i, dp_error *err) {
         sim_node *sn = &r->nodes[r->n_nodes];
         *sn = (sim_node){.group = g, .model = r->force ? r->force : g->model};
@@ -377,15 +392,8 @@ static int add_node(sim_run *r, const dp_sim_group *g, int64_t i, dp_error *err)
         if (!n) return -ENOMEM;
         n->hdr.kind = DP_KIND_NODE;
         dp_object o = {.node = n};
-        rr = (n->hdr.api_version = dp_strdup("v1")) && (n->hdr.source = dp_strdup("fleet")) &&
-                             (n->meta.name = dp_strdup(sn->name))
-                     ? 0
-                     : -ENOMEM;
-        for (size_t k = 0; rr >= 0 && k < g->n_labels; k++)
-                rr = kv_add(&n->meta.labels, &n->meta.n_labels, g->labels[k].key, g->labels[k].value);
-        if (rr >= 0) rr = kv_add(&n->meta.labels, &n->meta.n_labels, "kubernetes.io/hostname", sn->name);
-        if (rr >= 0) rr = kv_add(&n->meta.labels, &n->meta.n_labels, "devplane.io/node-group", g->name);
-        if (rr >= 0) rr = kv_add(&n->meta.labels, &n->meta.n_labels, "devplane.io/model", model_name(sn->model));
+        rr = (n->hdr.api_version = dp_strdup("v1")) && (n->hdr.source = dp_strdup("fleet")) ? 0 : -ENOMEM;
+        if (rr >= 0) rr = sim_fleet_node_meta(&n->meta, g, i, sn->model);
         if (rr >= 0 && g->n_taints) {
                 if (!(n->taints = calloc(g->n_taints, sizeof(*n->taints)))) rr = -ENOMEM;
                 for (size_t k = 0; rr >= 0 && k < g->n_taints; k++) {
@@ -492,24 +500,35 @@ static int admit_all(sim_run *r) {
         return n;
 }
 
+sim_claim_iter sim_pod_claims(sim_run *r, const sim_pod *sp) {
+        dp_object po = dp_store_get(r->store, DP_KIND_POD, sp->ns, sp->name, NULL);
+        return (sim_claim_iter){.r = r, .ns = sp->ns, .pod = po.hdr ? po.pod : NULL};
+}
+
+const dp_resource_claim *sim_claim_next(sim_claim_iter *it, const char **ret_name) {
+        const dp_pod *p = it->pod;
+        while (p && it->k <= p->n_resource_claims) {
+                size_t k = it->k++;
+                const char *cn = k < p->n_resource_claims ? dp_sched_pod_claim_name(p, &p->resource_claims[k])
+                                                          : p->extended_resource_claim_name;
+                if (!cn) continue;
+                const dp_resource_claim *c = dp_store_get(it->r->store, DP_KIND_RESOURCE_CLAIM, it->ns, cn, NULL).claim;
+                if (!c || !c->allocation) continue;
+                *ret_name = cn;
+                return c;
+        }
+        return NULL;
+}
+
 char *sim_pod_v2_devices(sim_run *r, const sim_pod *sp) {
         dp_strbuf sb = DP_STRBUF_INIT;
-        dp_object po = dp_store_get(r->store, DP_KIND_POD, sp->ns, sp->name, NULL);
-        if (po.hdr) {
-                const dp_pod *p = po.pod;
-                for (size_t k = 0; k <= p->n_resource_claims; k++) {
-                        const char *cn = k < p->n_resource_claims ? dp_sched_pod_claim_name(p, &p->resource_claims[k])
-                                                                  : p->extended_resource_claim_name;
-                        if (!cn) continue;
-                        const dp_resource_claim *c =
-                                dp_store_get(r->store, DP_KIND_RESOURCE_CLAIM, sp->ns, cn, NULL).claim;
-                        if (!c || !c->allocation) continue;
-                        for (size_t i = 0; i < c->allocation->n_results; i++) {
-                                if (sb.len) dp_strbuf_putc(&sb, ',');
-                                dp_strbuf_puts(&sb, c->allocation->results[i].device);
-                        }
+        sim_claim_iter it = sim_pod_claims(r, sp);
+        const char *cn;
+        for (const dp_resource_claim *c; (c = sim_claim_next(&it, &cn));)
+                for (size_t i = 0; i < c->allocation->n_results; i++) {
+                        if (sb.len) dp_strbuf_putc(&sb, ',');
+                        dp_strbuf_puts(&sb, c->allocation->results[i].device);
                 }
-        }
         if (dp_strbuf_failed(&sb)) {
                 dp_strbuf_done(&sb);
                 return NULL;

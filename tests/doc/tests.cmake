@@ -8,3 +8,7 @@ function(_dp_doc_bulk_wrap)
   endif()
 endfunction()
 cmake_language(DEFER CALL _dp_doc_bulk_wrap)
+
+# Fail each allocation of a libyaml parse in turn, libyaml's own included
+# (see doc/failmalloc.c).
+dp_failmalloc_test(doc)

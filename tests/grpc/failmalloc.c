@@ -4,7 +4,8 @@
  * teardown) once per allocation, failing exactly that allocation. Nothing
  * may crash, and LeakSanitizer checks at exit that every failure path freed
  * what it had. Allocations made by devplane code are intercepted with the
- * linker's --wrap (nghttp2's and protobuf-c's own are not). */
+ * linker's --wrap, and so are nghttp2's and protobuf-c's (they allocate
+ * through devplane's malloc: an nghttp2_mem, dp_proto_unpack's allocator). */
 #include <stdio.h>
 
 #include "grpc/conn.h"

@@ -150,3 +150,35 @@ TEST(bad_sched_fields) {
         ASSERT_CONTAINS(err.msg, "PriorityClass huge: value: must be at most 1000000000");
         dp_object_list_free(l);
 }
+
+/* core/v1 Toleration.ToleratesTaint (model/lookup.c), the one matcher of the
+ * simulator's evictions and explain's answers. */
+TEST(toleration_tolerates) {
+        dp_taint gpu = {.key = "nvidia.com/gpu", .value = "present", .effect = "NoSchedule"};
+        dp_taint bare = {.key = "dedicated", .effect = "NoExecute"};
+        struct {
+                dp_toleration t;
+                bool gpu, bare;
+        } cases[] = {
+                {{.key = "nvidia.com/gpu", .op = "Exists"}, true, false},
+                {{.key = "nvidia.com/gpu", .value = "present"}, true, false},
+                {{.key = "nvidia.com/gpu", .op = "Equal", .value = "other"}, false, false},
+                {{.key = "nvidia.com/gpu", .op = "Exists", .effect = "NoExecute"}, false, false},
+                {{.op = "Exists"}, true, true},                         /* empty key, Exists: every taint */
+                {{.op = "Exists", .effect = "NoExecute"}, false, true}, /* ... of that effect */
+                {{.key = "dedicated", .value = ""}, false, true},       /* absent value is "" */
+                {{.key = "dedicated", .op = "Gt"}, false, false},       /* an unknown operator: nothing */
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                ASSERT_EQ(dp_toleration_tolerates(&cases[i].t, &gpu), cases[i].gpu);
+                ASSERT_EQ(dp_toleration_tolerates(&cases[i].t, &bare), cases[i].bare);
+        }
+}
+
+TEST(tolerations_tolerate) {
+        dp_taint x = {.key = "dedicated", .value = "ml", .effect = "NoSchedule"};
+        dp_toleration v[] = {{.key = "other", .op = "Exists"}, {.key = "dedicated", .value = "ml"}};
+        ASSERT_TRUE(dp_tolerations_tolerate(v, 2, &x));
+        ASSERT_TRUE(!dp_tolerations_tolerate(v, 1, &x));
+        ASSERT_TRUE(!dp_tolerations_tolerate(NULL, 0, &x));
+}
