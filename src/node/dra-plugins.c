@@ -86,6 +86,9 @@ static int health_decode(const uint8_t *msg, size_t len, health_dev **ret, size_
         V1alpha1__NodeWatchResourcesResponse *resp = NULL;
         int r = dp_proto_unpack(&v1alpha1__node_watch_resources_response__descriptor, msg, len,
                                 (ProtobufCMessage **)&resp);
+        /* a string that is not UTF-8 (as protobuf-go refuses it) or an
+         * oversized message: undecodable, like any other bad bytes */
+        if (r == -EILSEQ || r == -E2BIG) return -EBADMSG;
         if (r < 0) return r;
         health_dev *v = calloc(resp->n_devices + 1, sizeof *v);
         size_t n = 0;

@@ -165,4 +165,8 @@ TEST(health_decode) {
         ASSERT_EQ(n, 0);
         static const uint8_t junk[] = {0x0a, 0xff, 0xff, 0xff, 0x0f};
         ASSERT_EQ(dp_node_dra_health_decode(junk, sizeof junk, &n, &bad), -EBADMSG);
+        /* a device name that is not UTF-8: undecodable, as protobuf-go refuses it */
+        id[1].device_name = (char *)"gpu-\xd1";
+        len = v1alpha1__node_watch_resources_response__pack(&resp, buf);
+        ASSERT_EQ(dp_node_dra_health_decode(buf, len, &n, &bad), -EBADMSG);
 }
