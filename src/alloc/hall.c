@@ -107,6 +107,10 @@ static int demands(search *st, uint32_t from, uint32_t *need) {
                         if (r < 0) return r;
                         const cand_list *L = &q->subs[sub];
                         if (sr->all && L->cmask) return 0;
+                        /* upstream may stop at it with an error of the claim
+                         * (an All request under constraints) before a shortage
+                         * further on: the search must get there */
+                        if (sr->all && st->claims[q->claim]->n_constraints) return 0;
                         if (sub_blocked(q, sr)) continue;
                         if (L->n_errors) return 0;
                         out |= sr->all;

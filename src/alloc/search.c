@@ -453,6 +453,15 @@ static bool held_by_groups(const dp_alloc_snapshot *s, uint32_t e, bool admin, u
         return true;
 }
 
+/* Can request o end the search with an error of the claim (place_all: an
+ * All entry whose claim has constraints)? */
+static bool all_may_error(const search *st, const rq *o) {
+        if (st->claims[o->claim]->n_constraints == 0) return false;
+        for (uint32_t sub = 0; sub < o->r->n_subs && sub < DP_ALLOC_FIRST_AVAILABLE_MAX; sub++)
+                if (o->r->subs[sub].all) return true;
+        return false;
+}
+
 /* 1 = keep searching this branch, 0 = it cannot succeed, <0 error. */
 static int prune(search *st, uint32_t qi, uint32_t remaining, size_t start, uint32_t *scratch) {
         dp_alloc_snapshot *s = st->s;
@@ -549,6 +558,11 @@ static int prune(search *st, uint32_t qi, uint32_t remaining, size_t start, uint
                         possible = osr->all ? o->subs[sub].n > 0 : o->subs[sub].n >= sub_need(osr);
                 }
                 if (!possible) return pruned(st, q, WHY_LATER, 0, 0, (uint32_t)k);
+                /* upstream meets the requests in order: an All request whose
+                 * claim has constraints may stop the whole search with an
+                 * error of the claim (place_all) before a later request is
+                 * found impossible, so nothing past it may prune this branch */
+                if (all_may_error(st, o)) break;
                 if (o->r->n_subs != 1 || o->r->subs[0].all) continue;
                 int r = search_build_list(st, o, 0);
                 if (r < 0) return r;
