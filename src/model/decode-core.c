@@ -336,19 +336,20 @@ static int decode_scheduling_policy(dctx *c, const dp_doc_node *n, dp_pod_group 
         return 0;
 }
 
-/* Volcano's and KAI's PodGroup specs: minMember (and Volcano's
- * minResources) read, the fields of their own queues, topology and
- * sub-groups accepted and not modelled. */
-static const char *const volcano_spec_ignored[] = {"minTaskMember",   "queue",          "priorityClassName",
-                                                   "networkTopology", "subGroupPolicy", NULL};
-static const char *const kai_spec_ignored[] = {
-        "queue",       "priorityClassName", "preemptibility",    "topologyConstraint", "subGroups",
-        "minSubGroup", "markUnschedulable", "schedulingBackoff", "preemptionDelay",    "stalenessGracePeriod",
-        NULL};
+/* Volcano's and KAI's PodGroup specs: minMember, the queue and the
+ * priority class (and Volcano's minResources, KAI's preemptibility) read;
+ * topology and sub-groups accepted and not modelled. */
+static const char *const volcano_spec_ignored[] = {"minTaskMember", "networkTopology", "subGroupPolicy", NULL};
+static const char *const kai_spec_ignored[] = {"topologyConstraint", "subGroups",       "minSubGroup",
+                                               "markUnschedulable",  "schedulingBackoff", "preemptionDelay",
+                                               "stalenessGracePeriod", NULL};
 
 static int decode_foreign_pod_group_spec(dctx *c, const dp_doc_node *n, dp_pod_group *g, bool volcano) {
         g->gang = true;
         DECODE_FIELDS(c, n, k, v, if (streq(k, "minMember")) r = get_int32(c, v, &g->min_member);
+                      else if (streq(k, "queue")) r = get_str(c, v, &g->queue);
+                      else if (streq(k, "priorityClassName")) r = get_str(c, v, &g->priority_class_name);
+                      else if (!volcano && streq(k, "preemptibility")) r = get_str(c, v, &g->preemptibility);
                       else if (volcano && streq(k, "minResources")) r =
                               get_quantity_map(c, v, &g->min_resources, &g->n_min_resources);
                       else if (in_list(k, volcano ? volcano_spec_ignored : kai_spec_ignored)) r = 0;);

@@ -523,10 +523,19 @@ static const kind_entry *find_kind(const char *kind) {
         return NULL;
 }
 
-static const dp_model_ext_kind *find_ext_kind(const dp_model_ext *ext, const char *kind) {
-        for (size_t i = 0; ext && i < ext->n; i++)
-                if (streq(ext->kinds[i].kind, kind)) return &ext->kinds[i];
-        return NULL;
+/* The extension kind of this name whose versions hold api_version; without
+ * one, the first of the name (its versions then decide: skipped as another
+ * group's kind). No apiVersion: the first of the name. */
+static const dp_model_ext_kind *find_ext_kind(const dp_model_ext *ext, const char *kind, const char *api_version) {
+        const dp_model_ext_kind *first = NULL;
+        for (; ext; ext = ext->next)
+                for (size_t i = 0; i < ext->n; i++) {
+                        const dp_model_ext_kind *k = &ext->kinds[i];
+                        if (!streq(k->kind, kind)) continue;
+                        if (!api_version || in_list(api_version, k->api_versions)) return k;
+                        if (!first) first = k;
+                }
+        return first;
 }
 
 static dp_api_version version_of(const char *api_version) {
@@ -638,7 +647,7 @@ static int decode_object(const dp_doc_node *root, const char *source, size_t doc
                 return dp_error_set(err, -EINVAL, "%s: document %zu: kind: required (line %u)", source, doc_index + 1,
                                     root->line);
         const kind_entry *ke = find_kind(kind);
-        const dp_model_ext_kind *xk = ke ? NULL : find_ext_kind(out->ext, kind);
+        const dp_model_ext_kind *xk = ke ? NULL : find_ext_kind(out->ext, kind, api_version);
         if (!ke && !xk) return skip_kind(out, kind, api_version, source, doc_index, err);
         const char *const *versions = ke ? ke->api_versions : xk->api_versions;
         /* A manifest without apiVersion is refused by kubectl, yet some

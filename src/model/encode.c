@@ -801,6 +801,9 @@ static dp_doc_node *pod_group(dp_doc_builder *e, const dp_pod_group *g) {
                 return n;
         }
         dp_doc_b_put_int(e, spec, "minMember", g->min_member);
+        dp_doc_b_put_str(e, spec, "queue", g->queue);
+        dp_doc_b_put_str(e, spec, "priorityClassName", g->priority_class_name);
+        dp_doc_b_put_str(e, spec, "preemptibility", g->preemptibility);
         if (g->has_schedule_timeout_seconds)
                 dp_doc_b_put_int(e, spec, "scheduleTimeoutSeconds", g->schedule_timeout_seconds);
         put_quantities(e, spec, "minResources", g->min_resources, g->n_min_resources);

@@ -374,6 +374,7 @@ dp_pod_group *dp_pod_group_free(dp_pod_group *g) {
         dp_object_meta_done(&g->meta);
         nq_free(g->min_resources, g->n_min_resources);
         pod_claims_free(g->resource_claims, g->n_resource_claims);
+        dp_free_many(g->queue, g->priority_class_name, g->preemptibility);
         free(g);
         return NULL;
 }

@@ -59,9 +59,14 @@ typedef struct dp_model_ext_kind {
         void (*done)(dp_object o);
 } dp_model_ext_kind;
 
+/* Tables chain through `next`, so each module keeps its own kinds; two
+ * modules may decode kinds of the same name in different API groups
+ * (Volcano's and KAI-Scheduler's Queue): the first entry whose versions hold
+ * the object's apiVersion takes it. */
 typedef struct dp_model_ext {
         const dp_model_ext_kind *kinds;
         size_t n;
+        const struct dp_model_ext *next;
 } dp_model_ext;
 
 /* Objects in input order. The list owns every object. */

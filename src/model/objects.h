@@ -669,6 +669,12 @@ typedef struct dp_pod_group {
         bool gang;                              /* v1alpha2: schedulingPolicy.gang (all or nothing); v1alpha1: always */
         dp_pod_resource_claim *resource_claims; /* v1alpha2 spec.resourceClaims */
         size_t n_resource_claims;
+        /* Volcano and KAI-Scheduler: the queue the group waits in and its
+         * priority class (spec.queue, spec.priorityClassName); KAI:
+         * spec.preemptibility ("preemptible", "non-preemptible"). NULL: unset. */
+        char *queue;
+        char *priority_class_name;
+        char *preemptibility;
 } dp_pod_group;
 
 /* A pod owner: apps/v1 Deployment, ReplicaSet, StatefulSet, DaemonSet and

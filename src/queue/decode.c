@@ -580,7 +580,7 @@ static const dp_model_ext_kind kinds[] = {
         {"Workload", kueue_versions, sizeof(dp_kq_workload), true, decode_workload, workload_done},
 };
 
-const dp_model_ext dp_queue_model_ext = {kinds, ELEMENTSOF(kinds)};
+const dp_model_ext dp_queue_model_ext = {kinds, ELEMENTSOF(kinds), NULL};
 
 dp_kq_kind dp_queue_kind(dp_object o) {
         if (!o.hdr || o.hdr->kind != DP_KIND_EXT) return DP_KQ_NONE;

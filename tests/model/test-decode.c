@@ -347,6 +347,9 @@ TEST(foreign_api_versions_skipped) {
         ASSERT_EQ(v->min_member, 3);
         ASSERT_EQ(v->n_min_resources, (size_t)1);
         ASSERT_EQ(sg->min_member, 0); /* KAI's sub-group gang: no gang of the whole group */
+        ASSERT_STREQ(g->queue, "q"); /* their queues are read for src/queue's policies */
+        ASSERT_STREQ(v->queue, "default");
+        ASSERT_TRUE(!sg->queue && !g->priority_class_name && !g->preemptibility);
         for (size_t i = 0; i < l->n; i++) {
                 dp_error err = DP_ERROR_INIT;
                 ASSERT_OK(dp_object_validate(l->items[i], &err));
@@ -647,5 +650,39 @@ TEST(service_and_rc_selectors) {
         ASSERT_EQ(l->items[2].hdr->kind, DP_KIND_REPLICATION_CONTROLLER);
         ASSERT_STREQ(dp_kv_get(l->items[2].deployment->selector_match_labels, 1, "app"), "db");
         ASSERT_TRUE(l->items[2].deployment->template_ == NULL); /* stands up no pods */
+        dp_object_list_free(l);
+}
+
+/* Extension tables chain, and two kinds of one name in different groups
+ * (Volcano's and KAI's Queue) each go to the table whose versions hold the
+ * object's apiVersion; a third group's is skipped as an unknown kind. */
+static int ext_tag_decode(struct dctx *c, const dp_doc_node *root, dp_object o, struct dp_object_list *out) {
+        (void)c, (void)root, (void)o, (void)out;
+        return 0;
+}
+static void ext_tag_done(dp_object o) {
+        (void)o;
+}
+TEST(ext_tables_chain_by_api_group) {
+        static const char *const va[] = {"scheduling.volcano.sh/v1beta1", NULL};
+        static const char *const vb[] = {"scheduling.run.ai/v2", NULL};
+        static const dp_model_ext_kind ka[] = {
+                {"Queue", va, sizeof(dp_ext_object), false, ext_tag_decode, ext_tag_done}};
+        static const dp_model_ext_kind kb[] = {
+                {"Queue", vb, sizeof(dp_ext_object), false, ext_tag_decode, ext_tag_done}};
+        static const dp_model_ext b = {kb, 1, NULL};
+        static const dp_model_ext a = {ka, 1, &b};
+        dp_object_list *l = dp_object_list_new();
+        l->ext = &a;
+        dp_error err = DP_ERROR_INIT;
+        const char *y = "apiVersion: scheduling.run.ai/v2\nkind: Queue\nmetadata: {name: k}\n---\n"
+                        "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: v}\n---\n"
+                        "apiVersion: example.com/v1\nkind: Queue\nmetadata: {name: x}\n";
+        if (dp_model_decode_buffer(y, strlen(y), "t.yaml", l, &err) < 0) DP_FAIL("decode: %s", err.msg);
+        ASSERT_EQ(l->n, (size_t)2);
+        ASSERT_TRUE(l->items[0].ext->ext == &kb[0]);
+        ASSERT_TRUE(l->items[1].ext->ext == &ka[0]);
+        ASSERT_EQ(l->n_skipped, (size_t)1);
+        ASSERT_STREQ(l->skipped[0].api_version, "example.com/v1");
         dp_object_list_free(l);
 }
