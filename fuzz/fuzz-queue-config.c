@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Fuzz Kueue's Configuration reader (queue/config.c), then use what it
  * accepts: a fixed cluster with DRA workloads admitted under the
- * Configuration's deviceClassMappings and excludeResourcePrefixes
- * (queue/dra.c), and explain (queue/explain.c: its trials) for each
+ * Configuration's deviceClassMappings (counter and capacity sources
+ * matched against a ResourceSlice: queue/dra-sources.c) and
+ * excludeResourcePrefixes (queue/dra.c), and explain (queue/explain.c: its trials) for each
  * workload. Properties: no crash or leak; a refused Configuration has a
  * message and no result; every workload ends in one of the three states. */
 #include "queue/queue.h"
@@ -23,7 +24,15 @@ static const char cluster[] =
         " limits: {x: 1}, claims: [{name: g}]}}]\n      resourceClaims: [{name: g, resourceClaimTemplateName: t}]\n"
         "---\napiVersion: batch/v1\nkind: Job\nmetadata: {name: j2, labels: {kueue.x-k8s.io/queue-name: lq}}\n"
         "spec:\n  parallelism: 2\n  template:\n    spec:\n      containers: [{name: c, image: x, resources: {requests: "
-        "{cpu: 1}, claims: [{name: g}]}}]\n      resourceClaims: [{name: g, resourceClaimTemplateName: t}]\n";
+        "{cpu: 1}, claims: [{name: g}]}}]\n      resourceClaims: [{name: g, resourceClaimTemplateName: t}]\n"
+        "---\napiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu.example.com}\n"
+        "spec: {extendedResourceName: x, selectors: [{cel: {expression: \"device.driver == 'gpu.example.com'\"}}]}\n"
+        "---\napiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\nspec:\n  driver: gpu.example.com\n"
+        "  nodeName: n\n  pool: {name: p, generation: 1, resourceSliceCount: 1}\n  devices:\n"
+        "  - {name: d0, consumesCounters: [{counterSet: c, counters: {memory: {value: 8Gi}}}]}\n"
+        "  - {name: d1, allowMultipleAllocations: true, capacity: {mem: {value: 4Gi, requestPolicy: {default: 1Gi,"
+        " validRange: {min: 1Gi, max: 4Gi, step: 1Gi}}}}}\n"
+        "  - {name: d2, allowMultipleAllocations: true, capacity: {mem: {value: 4Gi, requestPolicy: {validValues: [1Gi, 2Gi]}}}}\n";
 
 static void admit(const dp_kueue_config *cfg) {
         dp_object_list *l = dp_object_list_new();

@@ -33,3 +33,9 @@ char **dp_strv_copy_n(char *const *v, size_t n);
 int dp_strv_push_n(char ***v, size_t *n, const char *s);
 /* dp_strv_copy_n() of a NULL-terminated array (NULL copies as empty). */
 static inline char **dp_strv_copy(char *const *v) { return dp_strv_copy_n(v, dp_strv_length(v)); }
+/* Whether one of the first n entries of v equals s. */
+static inline bool dp_strv_contains_n(char *const *v, size_t n, const char *s) {
+        for (size_t i = 0; i < n; i++)
+                if (v[i] && streq(v[i], s)) return true;
+        return false;
+}

@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "base/strv.h"
+#include "cel/cel.h"
 #include "model/decode-internal.h"
 #include "queue/queue.h"
 
@@ -65,18 +66,133 @@ static int cfg_fields(cfgx *x, const dp_doc_node *n, cfg_field_fn fn, void *user
 
 /* ---- resources.deviceClassMappings ---- */
 
+typedef struct source_walk {
+        dp_kueue_dra_source *s;
+        bool counter, capacity; /* which source type the entry set */
+} source_walk;
+
+static int selector_cel_field(cfgx *x, const char *key, const dp_doc_node *v, void *userdata) {
+        dp_kueue_dra_source *s = userdata;
+        if (streq(key, "expression")) return get_str(x->c, v, &s->cel) < 0 ? -EINVAL : 1;
+        return 0;
+}
+
+static int selector_field(cfgx *x, const char *key, const dp_doc_node *v, void *userdata) {
+        if (streq(key, "cel")) return cfg_fields(x, v, selector_cel_field, userdata) < 0 ? -EINVAL : 1;
+        return 0;
+}
+
+static int source_body_field(cfgx *x, const char *key, const dp_doc_node *v, void *userdata) {
+        dp_kueue_dra_source *s = userdata;
+        if (streq(key, "name")) return get_str(x->c, v, &s->name) < 0 ? -EINVAL : 1;
+        if (streq(key, "driver")) return get_str(x->c, v, &s->driver) < 0 ? -EINVAL : 1;
+        if (streq(key, "deviceSelector")) return cfg_fields(x, v, selector_field, s) < 0 ? -EINVAL : 1;
+        return 0;
+}
+
+static int source_field(cfgx *x, const char *key, const dp_doc_node *v, void *userdata) {
+        source_walk *w = userdata;
+        if (!streq(key, "counter") && !streq(key, "capacity")) return 0;
+        if (dp_doc_is_null(v)) return 1;
+        bool counter = streq(key, "counter");
+        if (counter) w->counter = true;
+        else
+                w->capacity = true;
+        w->s->kind = counter ? DP_KUEUE_SOURCE_COUNTER : DP_KUEUE_SOURCE_CAPACITY;
+        return cfg_fields(x, v, source_body_field, w->s) < 0 ? -EINVAL : 1;
+}
+
+/* One source's rules, as Kueue's validateDeviceClassMappings checks them
+ * (the gates are checked once the whole file is read: dra_gates_check). */
+static int source_check(cfgx *x, const dp_doc_node *n, const source_walk *w) {
+        const dp_kueue_dra_source *s = w->s;
+        dp_error e = DP_ERROR_INIT;
+        if (!w->counter && !w->capacity)
+                return dfail(x->c, n, -EINVAL, "Required value: exactly one source type must be set per entry");
+        if (w->counter && w->capacity)
+                return dfail(x->c, n, -EINVAL,
+                             "Invalid value: \"counter+capacity\": exactly one source type must be set per entry");
+        const char *type = w->counter ? "counter" : "capacity";
+        if (!s->name || !s->name[0]) return dfail(x->c, n, -EINVAL, "%s.name: Required value", type);
+        if ((w->counter ? dp_validate_dns_label(s->name, &e) : dp_validate_qualified_name(s->name, &e)) < 0)
+                return dfail(x->c, n, -EINVAL, "%s.name: Invalid value: \"%s\": %s", type, s->name, e.msg);
+        if (!s->driver || !s->driver[0]) return dfail(x->c, n, -EINVAL, "%s.driver: Required value", type);
+        if (strlen(s->driver) > 63)
+                return dfail(x->c, n, -EINVAL, "%s.driver: Invalid value: \"%s\": must not exceed 63 characters", type,
+                             s->driver);
+        if (dp_validate_dns_subdomain(s->driver, &e) < 0)
+                return dfail(x->c, n, -EINVAL, "%s.driver: Invalid value: \"%s\": %s", type, s->driver, e.msg);
+        if (!s->cel || !s->cel[0])
+                return dfail(x->c, n, -EINVAL, "%s.deviceSelector.cel.expression: Required value", type);
+        _cleanup_(dp_cel_program_freep) dp_cel_program *prog = NULL;
+        if (dp_cel_compile(s->cel, NULL, &prog, &e) < 0) {
+                if (e.code == -ENOMEM) return dp_error_set(x->c->err, -ENOMEM, "out of memory");
+                return dfail(x->c, n, -EINVAL, "%s.deviceSelector.cel.expression: Invalid value: \"%s\": %s", type,
+                             s->cel, e.msg);
+        }
+        return 0;
+}
+
+static int sources(cfgx *x, const dp_doc_node *v, dp_kueue_device_class_mapping *m) {
+        int r = expect_seq(x->c, v);
+        if (r <= 0) return r;
+        if (v->n > DP_KUEUE_MAX_SOURCES)
+                return dfail(x->c, v, -E2BIG, "must have at most %d items, has %zu", DP_KUEUE_MAX_SOURCES, v->n);
+        if (!(m->sources = calloc(v->n + 1, sizeof(*m->sources))))
+                return dp_error_set(x->c->err, -ENOMEM, "out of memory");
+        bool counter = false, capacity = false;
+        for (size_t i = 0; i < v->n; i++) {
+                size_t mark = path_index(x->c, i);
+                source_walk w = {&m->sources[i], false, false};
+                m->n_sources = i + 1;
+                m->sources[i].line = v->items[i]->line;
+                r = cfg_fields(x, v->items[i], source_field, &w);
+                if (r >= 0) r = source_check(x, v->items[i], &w);
+                if (r < 0) return r;
+                counter |= w.counter;
+                capacity |= w.capacity;
+                path_pop(x->c, mark);
+        }
+        if (counter && capacity)
+                return dfail(x->c, v, -EINVAL, "Invalid value: %zu: cannot mix counter and capacity sources in the same "
+                             "mapping", v->n);
+        return 0;
+}
+
 static int mapping_field(cfgx *x, const char *key, const dp_doc_node *v, void *userdata) {
         dp_kueue_device_class_mapping *m = userdata;
         if (streq(key, "name")) return get_str(x->c, v, &m->name) < 0 ? -EINVAL : 1;
         if (streq(key, "deviceClassNames"))
                 return get_strv(x->c, v, &m->device_class_names, &m->n_device_class_names) < 0 ? -EINVAL : 1;
-        if (streq(key, "sources")) {
-                m->has_sources = true;
-                return cfg_warn(x, v,
-                                "counter- and capacity-based charging is not modelled: devplane charges the device "
-                                "count") < 0
-                               ? -ENOMEM
-                               : 1;
+        if (streq(key, "sources")) return sources(x, v, m) < 0 ? -EINVAL : 1;
+        return 0;
+}
+
+/* A mapping's counter name (its first source's, when a counter), "" when none. */
+static const char *counter_name(const dp_kueue_device_class_mapping *m) {
+        return m->n_sources && m->sources[0].kind == DP_KUEUE_SOURCE_COUNTER && m->sources[0].name ? m->sources[0].name
+                                                                                                    : "";
+}
+
+/* Whether DeviceClass dc may be named again by mapping i: only when every
+ * earlier mapping of it and this one track different counters (Kueue's
+ * multi-counter rule); else the error. */
+static int class_again(cfgx *x, const dp_doc_node *n, size_t i, size_t k, const char *dc) {
+        const dp_kueue_device_class_mapping *m = &x->cfg->mappings[i];
+        for (size_t j = 0; j < i; j++) {
+                const dp_kueue_device_class_mapping *o = &x->cfg->mappings[j];
+                if (!dp_strv_contains_n(o->device_class_names, o->n_device_class_names, dc)) continue;
+                if (streq(o->name, m->name)) continue;
+                if (!counter_name(m)[0] || !counter_name(o)[0])
+                        return dfail(x->c, n, -EINVAL,
+                                     "deviceClassNames[%zu]: Invalid value: \"%s\": device class already mapped to "
+                                     "resource %s",
+                                     k, dc, o->name);
+                if (streq(counter_name(m), counter_name(o)))
+                        return dfail(x->c, n, -EINVAL,
+                                     "deviceClassNames[%zu]: Invalid value: \"%s\": device class already has a counter "
+                                     "source for counter \"%s\"",
+                                     k, dc, counter_name(m));
         }
         return 0;
 }
@@ -84,22 +200,28 @@ static int mapping_field(cfgx *x, const char *key, const dp_doc_node *v, void *u
 /* The rules Kueue's configuration validation checks, as one error each. */
 static int mapping_check(cfgx *x, const dp_doc_node *n, size_t i) {
         const dp_kueue_device_class_mapping *m = &x->cfg->mappings[i];
+        dp_error e = DP_ERROR_INIT;
         if (!m->name || !m->name[0]) return dfail(x->c, n, -EINVAL, "name: required");
+        if (dp_validate_qualified_name(m->name, &e) < 0)
+                return dfail(x->c, n, -EINVAL, "name: Invalid value: \"%s\": %s", m->name, e.msg);
+        for (size_t j = 0; j < i; j++)
+                if (streq(x->cfg->mappings[j].name, m->name))
+                        return dfail(x->c, n, -EINVAL, "name: Duplicate value: \"%s\"", m->name);
         if (!m->n_device_class_names)
-                return dfail(x->c, n, -EINVAL, "deviceClassNames: must name at least one DeviceClass");
+                return dfail(x->c, n, -EINVAL, "deviceClassNames: Required value: at least one device class name is "
+                             "required");
         if (m->n_device_class_names > DP_KUEUE_MAX_DEVICE_CLASSES)
-                return dfail(x->c, n, -E2BIG, "deviceClassNames: must have at most %d items, has %zu",
-                             DP_KUEUE_MAX_DEVICE_CLASSES, m->n_device_class_names);
+                return dfail(x->c, n, -E2BIG, "deviceClassNames: Too many: %zu: must have at most %d items",
+                             m->n_device_class_names, DP_KUEUE_MAX_DEVICE_CLASSES);
         for (size_t k = 0; k < m->n_device_class_names; k++) {
                 const char *dc = m->device_class_names[k];
                 if (!dc[0]) return dfail(x->c, n, -EINVAL, "deviceClassNames[%zu]: must not be empty", k);
-                for (size_t j = 0; j <= i; j++)
-                        for (size_t l = 0; l < x->cfg->mappings[j].n_device_class_names && (j < i || l < k); l++)
-                                if (streq(x->cfg->mappings[j].device_class_names[l], dc))
-                                        return dfail(x->c, n, -EINVAL,
-                                                     "deviceClassNames[%zu]: DeviceClass %s is mapped already "
-                                                     "(deviceClassMappings[%zu]): a DeviceClass maps to one resource",
-                                                     k, dc, j);
+                if (dp_validate_qualified_name(dc, &e) < 0)
+                        return dfail(x->c, n, -EINVAL, "deviceClassNames[%zu]: Invalid value: \"%s\": %s", k, dc, e.msg);
+                if (dp_strv_contains_n(m->device_class_names, k, dc))
+                        return dfail(x->c, n, -EINVAL, "deviceClassNames[%zu]: Duplicate value: \"%s\"", k, dc);
+                int r = class_again(x, n, i, k, dc);
+                if (r < 0) return r;
         }
         return 0;
 }
@@ -108,8 +230,8 @@ static int mappings(cfgx *x, const dp_doc_node *v) {
         int r = expect_seq(x->c, v);
         if (r <= 0) return r;
         if (v->n > DP_KUEUE_MAX_DEVICE_CLASS_MAPPINGS)
-                return dfail(x->c, v, -E2BIG, "must have at most %d items, has %zu", DP_KUEUE_MAX_DEVICE_CLASS_MAPPINGS,
-                             v->n);
+                return dfail(x->c, v, -E2BIG, "Too many: %zu: must have at most %d items", v->n,
+                             DP_KUEUE_MAX_DEVICE_CLASS_MAPPINGS);
         dp_kueue_config *cfg = x->cfg;
         if (!(cfg->mappings = calloc(v->n + 1, sizeof(*cfg->mappings))))
                 return dp_error_set(x->c->err, -ENOMEM, "out of memory");
@@ -147,6 +269,11 @@ static int gates_field(cfgx *x, const char *key, const dp_doc_node *v, void *use
         if (get_bool(x->c, v, &on) < 0) return -EINVAL;
         /* the gate's name since Kueue 0.18, and before */
         if (streq(key, "KueueDRAIntegration") || streq(key, "DynamicResourceAllocation")) x->cfg->dra_disabled = !on;
+        /* the extended-resource gate's name since 0.18, and before */
+        if (streq(key, "KueueDRAIntegrationExtendedResource") || streq(key, "DRAExtendedResources"))
+                x->cfg->extended_resource_disabled = !on;
+        if (streq(key, "KueueDRAIntegrationPartitionableDevices")) x->cfg->counters_disabled = !on;
+        if (streq(key, "KueueDRAIntegrationConsumableCapacity")) x->cfg->capacity_enabled = on;
         return 1;
 }
 
@@ -205,6 +332,24 @@ static int check_kind(const char *source, const dp_doc_node *root, dp_error *err
         return 0;
 }
 
+/* A source whose gate is off: Kueue refuses the Configuration. */
+static int dra_gates_check(const dp_kueue_config *cfg, const char *source, dp_error *err) {
+        for (size_t i = 0; i < cfg->n_mappings; i++)
+                for (size_t j = 0; j < cfg->mappings[i].n_sources; j++) {
+                        const dp_kueue_dra_source *s = &cfg->mappings[i].sources[j];
+                        bool counter = s->kind == DP_KUEUE_SOURCE_COUNTER;
+                        if (counter ? !cfg->counters_disabled : cfg->capacity_enabled) continue;
+                        return dp_error_set(err, -EINVAL,
+                                            "%s: Configuration: resources.deviceClassMappings[%zu].sources[%zu].%s: "
+                                            "Invalid value: true: %s sources require %s to be enabled (line %u)",
+                                            source, i, j, counter ? "counter" : "capacity", counter ? "counter" : "capacity",
+                                            counter ? "KueueDRAIntegrationPartitionableDevices"
+                                                    : "KueueDRAIntegrationConsumableCapacity",
+                                            s->line);
+                }
+        return 0;
+}
+
 int dp_kueue_config_parse(const char *text, size_t len, const char *source, dp_kueue_config **ret, dp_error *err) {
         assert_return(text && source && ret, -EINVAL);
         _cleanup_(dp_doc_set_freep) dp_doc_set *set = dp_doc_set_new();
@@ -223,6 +368,8 @@ int dp_kueue_config_parse(const char *text, size_t len, const char *source, dp_k
         r = cfg_fields(&x, dp_doc_root(set, 0), top_field, NULL);
         if (r == -ENOMEM || inner.code == -ENOMEM) return dp_error_set(err, -ENOMEM, "out of memory");
         if (r < 0) return dp_error_set(err, inner.code ? inner.code : r, "%s: Configuration: %s", source, inner.msg);
+        r = dra_gates_check(cfg, source, err);
+        if (r < 0) return r;
         *ret = TAKE_PTR(cfg);
         return 0;
 }
@@ -232,12 +379,35 @@ dp_kueue_config *dp_kueue_config_free(dp_kueue_config *c) {
         for (size_t i = 0; i < c->n_mappings; i++) {
                 free(c->mappings[i].name);
                 dp_strv_free_n(c->mappings[i].device_class_names, c->mappings[i].n_device_class_names);
+                for (size_t j = 0; j < c->mappings[i].n_sources; j++)
+                        dp_free_many(c->mappings[i].sources[j].name, c->mappings[i].sources[j].driver,
+                                     c->mappings[i].sources[j].cel);
+                free(c->mappings[i].sources);
         }
         free(c->mappings);
         dp_strv_free_n(c->exclude_prefixes, c->n_exclude_prefixes);
         dp_strv_free_n(c->warnings, c->n_warnings);
         free(c);
         return NULL;
+}
+
+size_t dp_kueue_config_sources(const dp_kueue_config *c, const char *device_class, dp_kueue_source_kind kind,
+                               const dp_kueue_dra_source **v, const char **quota, size_t cap) {
+        size_t n = 0;
+        if (!c || (kind == DP_KUEUE_SOURCE_COUNTER ? c->counters_disabled : !c->capacity_enabled)) return 0;
+        for (size_t i = 0; i < c->n_mappings; i++) {
+                const dp_kueue_device_class_mapping *m = &c->mappings[i];
+                if (!dp_strv_contains_n(m->device_class_names, m->n_device_class_names, device_class)) continue;
+                for (size_t j = 0; j < m->n_sources; j++) {
+                        if (m->sources[j].kind != kind) continue;
+                        if (n < cap) {
+                                v[n] = &m->sources[j];
+                                quota[n] = m->name;
+                        }
+                        n++;
+                }
+        }
+        return n;
 }
 
 const char *dp_kueue_config_map(const dp_kueue_config *c, const char *device_class) {

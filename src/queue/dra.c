@@ -31,10 +31,17 @@ static char *field_error(size_t ps, size_t claim, const char *tail, const char *
         return dp_asprintf("spec.podSets[%zu].template.spec.resourceClaims[%zu]%s: %s", ps, claim, tail, body);
 }
 
-/* One template's charge per DeviceClass into reqs (device class names as
- * keys for now); a Kueue message in *ret_msg when Kueue refuses it. */
-static int template_charge(const dp_resource_claim_template *t, size_t ps, size_t claim, dp_queue_request **reqs,
-                           size_t *n, char **ret_msg) {
+/* What one template costs: per DeviceClass into cls (mapped by the
+ * caller), and what counter and capacity sources charge, already per quota
+ * resource, into direct (dra-sources.c); a Kueue message in *ret_msg when
+ * Kueue refuses it. */
+typedef struct charges {
+        dp_queue_request *cls, *direct;
+        size_t n_cls, n_direct;
+} charges;
+
+static int template_charge(const dp_queue *q, const dp_object_list *l, const dp_resource_claim_template *t, size_t ps,
+                           size_t claim, charges *ch, char **ret_msg) {
         const char *tn = t->meta.name;
         for (size_t i = 0; i < t->spec.n_requests; i++) {
                 const dp_device_request *rq = &t->spec.requests[i];
@@ -58,8 +65,10 @@ static int template_charge(const dp_resource_claim_template *t, size_t ps, size_
                         return (*ret_msg = field_error(ps, claim, tail, body)) ? 0 : -ENOMEM;
                 }
                 if (!e->device_class_name || !e->device_class_name[0]) continue;
-                int r = q_request_add(reqs, n, e->device_class_name, e->count);
-                if (r < 0) return r;
+                int r = q_dra_source_charge(q, l, e, ps, claim, i, &ch->direct, &ch->n_direct, ret_msg);
+                if (r < 0 || *ret_msg) return r;
+                if (r > 0) continue; /* charged by its sources, not by the count */
+                if ((r = q_request_add(&ch->cls, &ch->n_cls, e->device_class_name, e->count)) < 0) return r;
         }
         return 0;
 }
@@ -106,16 +115,20 @@ static int claim_charge(const dp_queue *q, const dp_object_list *l, const char *
                          c->resource_claim_template_name, ps->name, c->resource_claim_template_name);
                 return (*ret_msg = field_error(ps_index, j, "", body)) ? 0 : -ENOMEM;
         }
-        dp_queue_request *cls = NULL;
-        size_t n_cls = 0;
-        int r = template_charge(t, ps_index, j, &cls, &n_cls, ret_msg);
-        if (r >= 0 && !*ret_msg) r = map_charges(q, cls, n_cls, ps_index, j, ps, ret_msg);
-        requests_free(cls, n_cls);
+        charges ch = {0};
+        int r = template_charge(q, l, t, ps_index, j, &ch, ret_msg);
+        if (r >= 0 && !*ret_msg) r = map_charges(q, ch.cls, ch.n_cls, ps_index, j, ps, ret_msg);
+        for (size_t i = 0; r >= 0 && !*ret_msg && i < ch.n_direct; i++)
+                r = q_request_add(&ps->requests, &ps->n_requests, ch.direct[i].name, ch.direct[i].value);
+        requests_free(ch.cls, ch.n_cls);
+        requests_free(ch.direct, ch.n_direct);
         return r;
 }
 
 int q_dra_requests(const dp_queue *q, const dp_object_list *l, dp_queue_workload *w, size_t ps_index) {
         dp_queue_podset *ps = &w->podsets[ps_index];
+        int r = q_dra_extended(q, l, w, ps_index);
+        if (r < 0) return r;
         if (!ps->tmpl || !ps->tmpl->n_resource_claims || w->dra_message) return 0;
         const dp_kueue_config *cfg = q->opts ? q->opts->config : NULL;
         if (!cfg || cfg->dra_disabled) {
@@ -127,7 +140,6 @@ int q_dra_requests(const dp_queue *q, const dp_object_list *l, dp_queue_workload
                                           "(devplane: --kueue-config FILE)");
                 return w->note ? 0 : -ENOMEM;
         }
-        int r = 0;
         for (size_t j = 0; j < ps->tmpl->n_resource_claims && r >= 0 && !w->dra_message; j++)
                 r = claim_charge(q, l, w->ns, ps_index, ps, j, &w->dra_message);
         return r;

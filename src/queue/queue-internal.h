@@ -127,6 +127,15 @@ int q_request_add(dp_queue_request **v, size_t *n, const char *name, int64_t val
  * w->dra_message when Kueue refuses them, or w->note when they go uncounted
  * (no Configuration). 0 or -ENOMEM. ---- */
 int q_dra_requests(const dp_queue *q, const dp_object_list *l, dp_queue_workload *w, size_t ps_index);
+/* queue/dra-sources.c: one Exactly request of a class whose mappings have
+ * counter or capacity sources, charged per quota resource into (out,
+ * n_out): 1 when so charged (not by the count then), 0 when the class has
+ * no such source; Kueue's message in *ret_msg when it refuses. -ENOMEM. */
+int q_dra_source_charge(const dp_queue *q, const dp_object_list *l, const dp_device_request_spec *e, size_t ps,
+                        size_t claim, size_t req, dp_queue_request **out, size_t *n_out, char **ret_msg);
+/* The extended-resource path: pod set ps_index's extended resources a
+ * DeviceClass backs, checked and charged under the class's mapping. */
+int q_dra_extended(const dp_queue *q, const dp_object_list *l, dp_queue_workload *w, size_t ps_index);
 
 /* ---- assign.c ---- */
 /* Kueue's preemptionMode, worst first: no candidates, preempt (a target in

@@ -99,15 +99,32 @@ typedef struct dp_queue dp_queue;
 
 /* ---- Kueue's Configuration (queue/config.c): the controller manager's
  * file (config.kueue.x-k8s.io v1beta2 or v1beta1), the parts admission
- * reads. Caps are devplane's (Kueue sets none). ---- */
-#define DP_KUEUE_MAX_DEVICE_CLASS_MAPPINGS 256
-#define DP_KUEUE_MAX_DEVICE_CLASSES 256
+ * reads. The caps are Kueue's configuration validation's. ---- */
+#define DP_KUEUE_MAX_DEVICE_CLASS_MAPPINGS 16
+#define DP_KUEUE_MAX_DEVICE_CLASSES 8
+#define DP_KUEUE_MAX_SOURCES 16 /* devplane's: Kueue sets none */
+
+/* A mapping's sources[]: counter- (partitionable devices) or capacity-based
+ * (consumable capacity) charging instead of the device count (queue/dra-sources.c). */
+typedef enum {
+        DP_KUEUE_SOURCE_COUNTER,
+        DP_KUEUE_SOURCE_CAPACITY,
+} dp_kueue_source_kind;
+
+typedef struct dp_kueue_dra_source {
+        dp_kueue_source_kind kind;
+        char *name;   /* the counter's name, or the capacity dimension (as the devices key it) */
+        char *driver; /* the driver whose ResourceSlices hold the devices */
+        char *cel;    /* deviceSelector.cel.expression; NULL: every device of the driver */
+        unsigned line;
+} dp_kueue_dra_source;
 
 typedef struct dp_kueue_device_class_mapping {
         char *name; /* the quota's resource name */
         char **device_class_names;
         size_t n_device_class_names;
-        bool has_sources; /* counter/capacity sources: charged by device count here (a warning says so) */
+        dp_kueue_dra_source *sources;
+        size_t n_sources;
 } dp_kueue_device_class_mapping;
 
 typedef struct dp_kueue_config {
@@ -116,6 +133,10 @@ typedef struct dp_kueue_config {
         char **exclude_prefixes; /* resources.excludeResourcePrefixes: not counted in quota */
         size_t n_exclude_prefixes;
         bool dra_disabled; /* featureGates KueueDRAIntegration (DynamicResourceAllocation before 0.18): false */
+        /* the DRA gates' values (Kueue 0.19's defaults: the first two on, the third off) */
+        bool extended_resource_disabled; /* KueueDRAIntegrationExtendedResource: false */
+        bool counters_disabled;          /* KueueDRAIntegrationPartitionableDevices: false */
+        bool capacity_enabled;           /* KueueDRAIntegrationConsumableCapacity: true */
         bool fair_sharing; /* fairSharing.enable */
         char **warnings;   /* "FILE: Configuration: PATH: what (line N)" */
         size_t n_warnings;
@@ -126,8 +147,14 @@ typedef struct dp_kueue_config {
 int dp_kueue_config_parse(const char *text, size_t len, const char *source, dp_kueue_config **ret, dp_error *err);
 dp_kueue_config *dp_kueue_config_free(dp_kueue_config *c);
 DEFINE_FREEP(dp_kueue_config, dp_kueue_config_free)
-/* The quota resource a DeviceClass is charged to, NULL when not mapped. */
+/* The quota resource a DeviceClass is charged to (its first mapping), NULL
+ * when not mapped. */
 const char *dp_kueue_config_map(const dp_kueue_config *c, const char *device_class);
+/* The class's sources of that kind, from every mapping naming it, in order:
+ * *n of them into v (at most cap; returns how many exist). A gate that is
+ * off (counters_disabled, !capacity_enabled) gives none. */
+size_t dp_kueue_config_sources(const dp_kueue_config *c, const char *device_class, dp_kueue_source_kind kind,
+                               const dp_kueue_dra_source **v, const char **quota, size_t cap);
 
 /* ---- what-if (queue/explain.c parses them; dp_queue_new_opts applies
  * them to the ClusterQueues before anything is admitted) ---- */

@@ -96,9 +96,9 @@ bad() {
         grep -qF -- "$2" "$tmp/err" || fail "$2: $(cat "$tmp/err")"
 }
 printf 'apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\nresources:\n  deviceClassMappings:\n  - {name: a}\n' >"$tmp/b1.yaml"
-bad "$tmp/b1.yaml" "b1.yaml: Configuration: resources.deviceClassMappings[0]: deviceClassNames: must name at least one DeviceClass (line 5)"
+bad "$tmp/b1.yaml" "b1.yaml: Configuration: resources.deviceClassMappings[0]: deviceClassNames: Required value: at least one device class name is required (line 5)"
 printf 'apiVersion: config.kueue.x-k8s.io/v1beta1\nkind: Configuration\nresources:\n  deviceClassMappings:\n  - {name: a, deviceClassNames: [x]}\n  - {name: b, deviceClassNames: [y, x]}\n' >"$tmp/b2.yaml"
-bad "$tmp/b2.yaml" "resources.deviceClassMappings[1]: deviceClassNames[1]: DeviceClass x is mapped already (deviceClassMappings[0])"
+bad "$tmp/b2.yaml" "resources.deviceClassMappings[1]: deviceClassNames[1]: Invalid value: \"x\": device class already mapped to resource a"
 printf 'apiVersion: config.kueue.x-k8s.io/v1\nkind: Configuration\n' >"$tmp/b3.yaml"
 bad "$tmp/b3.yaml" "b3.yaml: apiVersion: must be config.kueue.x-k8s.io/v1beta2 or v1beta1"
 printf 'apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\nfeatureGates: {KueueDRAIntegration: maybe}\n' >"$tmp/b4.yaml"
