@@ -246,18 +246,57 @@ static int mappings(cfgx *x, const dp_doc_node *v) {
         return 0;
 }
 
+/* ---- resources.transformations ---- */
+
+static int transformation_field(cfgx *x, const char *key, const dp_doc_node *v, void *userdata) {
+        dp_kueue_transformation *t = userdata;
+        if (streq(key, "input")) return get_str(x->c, v, &t->input) < 0 ? -EINVAL : 1;
+        if (streq(key, "multiplyBy")) return get_str(x->c, v, &t->multiply_by) < 0 ? -EINVAL : 1;
+        if (streq(key, "outputs")) return get_quantity_map(x->c, v, &t->outputs, &t->n_outputs) < 0 ? -EINVAL : 1;
+        if (streq(key, "strategy")) {
+                _cleanup_free_ char *strategy = NULL;
+                if (get_str(x->c, v, &strategy) < 0) return -EINVAL;
+                if (strategy && !streq(strategy, "Retain") && !streq(strategy, "Replace"))
+                        return dfail(x->c, v, -EINVAL,
+                                     "Unsupported value: \"%s\": supported values: \"Retain\", \"Replace\"",
+                                     strategy);
+                t->replace = strategy && streq(strategy, "Replace");
+                return 1;
+        }
+        return 0;
+}
+
+static int transformations(cfgx *x, const dp_doc_node *v) {
+        int r = expect_seq(x->c, v);
+        if (r <= 0) return r;
+        if (v->n > DP_KUEUE_MAX_TRANSFORMATIONS)
+                return dfail(x->c, v, -E2BIG, "Too many: %zu: must have at most %d items", v->n,
+                             DP_KUEUE_MAX_TRANSFORMATIONS);
+        dp_kueue_config *cfg = x->cfg;
+        if (!(cfg->transformations = calloc(v->n + 1, sizeof(*cfg->transformations))))
+                return dp_error_set(x->c->err, -ENOMEM, "out of memory");
+        for (size_t i = 0; i < v->n; i++) {
+                size_t mark = path_index(x->c, i);
+                dp_kueue_transformation *t = &cfg->transformations[i];
+                cfg->n_transformations = i + 1;
+                r = cfg_fields(x, v->items[i], transformation_field, t);
+                if (r < 0) return r;
+                if (!t->input || !t->input[0]) return dfail(x->c, v->items[i], -EINVAL, "input: Required value");
+                for (size_t j = 0; j < i; j++)
+                        if (streq(cfg->transformations[j].input, t->input))
+                                return dfail(x->c, v->items[i], -EINVAL, "input: Duplicate value: \"%s\"", t->input);
+                path_pop(x->c, mark);
+        }
+        return 0;
+}
+
 static int resources_field(cfgx *x, const char *key, const dp_doc_node *v, void *userdata) {
         (void)userdata;
         dp_kueue_config *cfg = x->cfg;
         if (streq(key, "deviceClassMappings")) return mappings(x, v) < 0 ? -EINVAL : 1;
         if (streq(key, "excludeResourcePrefixes"))
                 return get_strv(x->c, v, &cfg->exclude_prefixes, &cfg->n_exclude_prefixes) < 0 ? -EINVAL : 1;
-        if (streq(key, "transformations"))
-                return cfg_warn(x, v,
-                                "resource transformations are not modelled: quota counts the requests as "
-                                "written") < 0
-                               ? -ENOMEM
-                               : 1;
+        if (streq(key, "transformations")) return transformations(x, v) < 0 ? -EINVAL : 1;
         return 0;
 }
 
@@ -385,6 +424,14 @@ dp_kueue_config *dp_kueue_config_free(dp_kueue_config *c) {
                 free(c->mappings[i].sources);
         }
         free(c->mappings);
+        for (size_t i = 0; i < c->n_transformations; i++) {
+                dp_kueue_transformation *t = &c->transformations[i];
+                dp_free_many(t->input, t->multiply_by);
+                for (size_t k = 0; k < t->n_outputs; k++)
+                        free(t->outputs[k].name);
+                free(t->outputs);
+        }
+        free(c->transformations);
         dp_strv_free_n(c->exclude_prefixes, c->n_exclude_prefixes);
         dp_strv_free_n(c->warnings, c->n_warnings);
         free(c);

@@ -91,12 +91,6 @@ static int map_charges(const dp_queue *q, dp_queue_request *cls, size_t n_cls, s
         return 0;
 }
 
-static void requests_free(dp_queue_request *v, size_t n) {
-        for (size_t i = 0; i < n; i++)
-                free(v[i].name);
-        free(v);
-}
-
 /* One claim of the pod template. */
 static int claim_charge(const dp_queue *q, const dp_object_list *l, const char *ns, size_t ps_index,
                         dp_queue_podset *ps, size_t j, char **ret_msg) {
@@ -120,8 +114,8 @@ static int claim_charge(const dp_queue *q, const dp_object_list *l, const char *
         if (r >= 0 && !*ret_msg) r = map_charges(q, ch.cls, ch.n_cls, ps_index, j, ps, ret_msg);
         for (size_t i = 0; r >= 0 && !*ret_msg && i < ch.n_direct; i++)
                 r = q_request_add(&ps->requests, &ps->n_requests, ch.direct[i].name, ch.direct[i].value);
-        requests_free(ch.cls, ch.n_cls);
-        requests_free(ch.direct, ch.n_direct);
+        q_requests_free(ch.cls, ch.n_cls);
+        q_requests_free(ch.direct, ch.n_direct);
         return r;
 }
 

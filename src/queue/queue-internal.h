@@ -126,6 +126,10 @@ int q_request_add(dp_queue_request **v, size_t *n, const char *name, int64_t val
  * ResourceClaimTemplates, added to its requests (unsorted); or
  * w->dra_message when Kueue refuses them, or w->note when they go uncounted
  * (no Configuration). 0 or -ENOMEM. ---- */
+void q_requests_free(dp_queue_request *v, size_t n);
+/* queue/transform.c: the Configuration's resource transformations applied
+ * to a pod set's per-pod requests (before DRA charges and exclusions). */
+int q_transform_requests(const dp_queue *q, dp_queue_podset *ps);
 int q_dra_requests(const dp_queue *q, const dp_object_list *l, dp_queue_workload *w, size_t ps_index);
 /* queue/dra-sources.c: one Exactly request of a class whose mappings have
  * counter or capacity sources, charged per quota resource into (out,

@@ -127,10 +127,24 @@ typedef struct dp_kueue_device_class_mapping {
         size_t n_sources;
 } dp_kueue_device_class_mapping;
 
+/* resources.transformations[]: a request of `input` adds, per whole unit
+ * (times the pod's `multiplyBy` resource when set), each output's amount;
+ * Replace drops the input (queue/transform.c). */
+#define DP_KUEUE_MAX_TRANSFORMATIONS 64 /* devplane's: Kueue sets none */
+typedef struct dp_kueue_transformation {
+        char *input;
+        bool replace; /* strategy Replace; Retain (the default) keeps the input */
+        char *multiply_by;
+        dp_named_quantity *outputs;
+        size_t n_outputs;
+} dp_kueue_transformation;
+
 typedef struct dp_kueue_config {
         dp_kueue_device_class_mapping *mappings; /* resources.deviceClassMappings */
         size_t n_mappings;
         char **exclude_prefixes; /* resources.excludeResourcePrefixes: not counted in quota */
+        dp_kueue_transformation *transformations; /* resources.transformations */
+        size_t n_transformations;
         size_t n_exclude_prefixes;
         bool dra_disabled; /* featureGates KueueDRAIntegration (DynamicResourceAllocation before 0.18): false */
         /* the DRA gates' values (Kueue 0.19's defaults: the first two on, the third off) */

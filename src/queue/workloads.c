@@ -114,6 +114,7 @@ static int pod_requests(const dp_queue *q, const dp_object_list *l, dp_queue_wor
         if (r < 0) return r;
         for (size_t k = 0; k < ps->n_requests; k++)
                 ps->requests[k].value = pod_value(p, ps->requests[k].name);
+        if ((r = q_transform_requests(q, ps)) < 0) return r;
         if ((r = q_dra_requests(q, l, w, i)) < 0) return r;
         size_t k = 0;
         for (size_t j = 0; j < ps->n_requests; j++) {
