@@ -32,6 +32,17 @@ static int kq_unknown(kq *q, size_t mark, const dp_doc_node *key_node, const cha
         return r < 0 ? dp_error_set(q->c->err, r, "out of memory") : 0;
 }
 
+/* A field of Kueue's that devplane does not model, set in the input: one
+ * warning naming it (what it would change is not simulated). */
+static int kq_not_modelled(kq *q, const dp_doc_node *v, const char *key, const char *what) {
+        if (dp_doc_is_null(v)) return 0;
+        char who[640];
+        dp_object_describe(q->o, who, sizeof(who));
+        int r = dp_object_list_warn(q->out, "%s: %s: spec.%s: Kueue's field, not modelled: %s (line %u)",
+                                    q->o.hdr->source ? q->o.hdr->source : "<input>", who, key, what, v->line);
+        return r < 0 ? dp_error_set(q->c->err, r, "out of memory") : 0;
+}
+
 /* DECODE_FIELDS with kq_unknown for the keys BODY does not take. */
 #define KQ_FIELDS(q, map_, k, v, BODY)                                                                                 \
         do {                                                                                                           \
@@ -237,6 +248,13 @@ static int fungibility(kq *q, const dp_doc_node *n, dp_cluster_queue *cq) {
 /* Known to Kueue, read by the API server, not modelled here (docs/queues.md). */
 static const char *const cq_not_modelled[] = {"admissionChecks", "admissionChecksStrategy", "admissionScope",
                                               "concurrentAdmissionPolicy", NULL};
+static const char *cq_not_modelled_why(const char *key) {
+        if (startswith(key, "admissionChecks"))
+                return "admission checks are taken as passed (a workload is admitted once its quota is reserved)";
+        if (streq(key, "concurrentAdmissionPolicy"))
+                return "workloads are not migrated to more preferred flavors after admission";
+        return "admission goes on as without it";
+}
 static const char *const queueing_values[] = {"StrictFIFO", "BestEffortFIFO", NULL};
 static const char *const stop_values[] = {"None", "Hold", "HoldAndDrain", NULL};
 
@@ -252,7 +270,7 @@ static int cq_spec(kq *q, const dp_doc_node *n, dp_cluster_queue *cq) {
                   else if (streq(k, "preemption")) r = preemption(q, v, &cq->preemption);
                   else if (streq(k, "fairSharing")) r = fair_sharing(q, v, &cq->weight, &cq->has_weight);
                   else if (streq(k, "stopPolicy")) r = get_enum(q, v, stop_values, &cq->stop_policy);
-                  else if (in_list(k, cq_not_modelled)) r = 0;);
+                  else if (in_list(k, cq_not_modelled)) r = kq_not_modelled(q, v, k, cq_not_modelled_why(k)););
         cq->queueing = strategy && streq(strategy, "StrictFIFO") ? DP_KQ_STRICT_FIFO : DP_KQ_BEST_EFFORT_FIFO;
         for (size_t g = 0; g < cq->n_groups; g++)
                 for (size_t f = 0; f < cq->groups[g].n_flavors; f++)

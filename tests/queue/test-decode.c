@@ -70,6 +70,23 @@ TEST(unknown_fields_warn) {
         dp_object_list_free(l);
 }
 
+/* Kueue's own fields devplane does not model: one warning each, naming the
+ * field and what is not simulated; unset (null) ones say nothing. */
+TEST(not_modelled_fields_warn) {
+        dp_object_list *l = NULL;
+        dp_error err = DP_ERROR_INIT;
+        ASSERT_OK(decode(CQ_HEAD "  admissionChecks: [prov]\n  concurrentAdmissionPolicy: {migration: {mode: "
+                                 "TryPreferredFlavors}}\n  admissionChecksStrategy: null\n",
+                         &l, &err));
+        ASSERT_EQ(l->n_warnings, 2);
+        ASSERT_STREQ(l->warnings[0], "in.yaml: ClusterQueue cq: spec.admissionChecks: Kueue's field, not modelled: "
+                                     "admission checks are taken as passed (a workload is admitted once its quota is "
+                                     "reserved) (line 5)");
+        ASSERT_CONTAINS(l->warnings[1], "spec.concurrentAdmissionPolicy: Kueue's field, not modelled: workloads are "
+                                        "not migrated to more preferred flavors after admission");
+        dp_object_list_free(l);
+}
+
 TEST(without_the_table_skipped) {
         dp_object_list *l = dp_object_list_new();
         dp_error err = DP_ERROR_INIT;
