@@ -33,12 +33,8 @@
 #include "model/validate.h"
 #include "queue/queue-internal.h"
 
-static const dp_device_class *find_class(const dp_object_list *l, const char *name) {
-        for (size_t i = 0; i < l->n; i++)
-                if (l->items[i].hdr->kind == DP_KIND_DEVICE_CLASS &&
-                    streq_ptr(l->items[i].device_class->meta.name, name))
-                        return l->items[i].device_class;
-        return NULL;
+static const dp_device_class *find_class(const dp_queue *q, const char *name) {
+        return q_index_get(q, "D\x1f%s", name);
 }
 
 /* ---- the selectors: the source's, the class's, the request's ---- */
@@ -75,11 +71,11 @@ static void matcher_done(matcher *m) {
 
 /* Compile; *ret_msg (Kueue's words) when the class is missing or a selector
  * does not compile. */
-static int matcher_init(matcher *m, const dp_object_list *l, const dp_kueue_dra_source *src,
+static int matcher_init(matcher *m, const dp_queue *q, const dp_kueue_dra_source *src,
                         const dp_device_request_spec *e, const char *where, char **ret_msg) {
         dp_error err = DP_ERROR_INIT;
         char body[600];
-        const dp_device_class *dc = find_class(l, e->device_class_name);
+        const dp_device_class *dc = find_class(q, e->device_class_name);
         if (!dc) {
                 snprintf(body, sizeof(body), "failed to get DeviceClass %s: deviceclasses.resource.k8s.io \"%s\" not found",
                          e->device_class_name, e->device_class_name);
@@ -128,37 +124,96 @@ static int matcher_accepts(const matcher *m, const dp_resource_slice *s, const d
 
 /* ---- the devices a source sees ---- */
 
-/* Whether slice s is in its pool's newest generation and that pool is
- * complete (every one of its resourceSliceCount slices present). */
-static bool pool_current(const dp_object_list *l, const dp_resource_slice *s) {
-        int64_t newest = s->pool_generation, count = 0;
+/* The slices of one driver whose pool Kueue reads: the pool's newest
+ * generation, and only when all its resourceSliceCount slices are there. */
+typedef struct qdriver {
+        const char *driver;
+        const dp_resource_slice **slices;
+        size_t n;
+} qdriver;
+
+void q_drivers_free(dp_queue *q) {
+        for (size_t i = 0; i < q->n_drivers; i++)
+                free(q->drivers[i].slices);
+        free(q->drivers);
+        q->drivers = NULL;
+        q->n_drivers = 0;
+}
+
+/* Per (driver, pool): the newest generation and how many slices it has;
+ * found through the index ("G\x1fdriver\x1fpool": index + 1 into *ret). */
+typedef struct qpool {
+        int64_t generation, count;
+} qpool;
+
+static size_t pool_of(const dp_queue *q, const dp_resource_slice *s) {
+        return (size_t)(uintptr_t)q_index_get(q, "G\x1f%s\x1f%s", s->driver, s->pool_name ? s->pool_name : "");
+}
+
+static int pools_count(dp_queue *q, const dp_object_list *l, qpool **ret, size_t *n) {
+        size_t cap = 0;
         for (size_t i = 0; i < l->n; i++) {
-                if (l->items[i].hdr->kind != DP_KIND_RESOURCE_SLICE) continue;
-                const dp_resource_slice *o = l->items[i].slice;
-                if (streq_ptr(o->driver, s->driver) && streq_ptr(o->pool_name, s->pool_name))
-                        newest = DP_MAX(newest, o->pool_generation);
+                if (l->items[i].hdr->kind != DP_KIND_RESOURCE_SLICE || !l->items[i].slice->driver) continue;
+                const dp_resource_slice *s = l->items[i].slice;
+                size_t k = pool_of(q, s);
+                if (!k) {
+                        if (DP_GROW(*ret, cap, *n + 1) < 0) return -ENOMEM;
+                        (*ret)[*n] = (qpool){s->pool_generation, 0};
+                        k = ++*n;
+                        int r = q_index_put(q, (void *)(uintptr_t)k, "G\x1f%s\x1f%s", s->driver,
+                                            s->pool_name ? s->pool_name : "");
+                        if (r < 0) return r;
+                }
+                qpool *p = &(*ret)[k - 1];
+                if (s->pool_generation > p->generation) *p = (qpool){s->pool_generation, 0};
+                if (s->pool_generation == p->generation) p->count++;
         }
-        if (newest != s->pool_generation) return false;
-        for (size_t i = 0; i < l->n; i++) {
-                if (l->items[i].hdr->kind != DP_KIND_RESOURCE_SLICE) continue;
-                const dp_resource_slice *o = l->items[i].slice;
-                if (streq_ptr(o->driver, s->driver) && streq_ptr(o->pool_name, s->pool_name) &&
-                    o->pool_generation == newest)
-                        count++;
+        return 0;
+}
+
+static int driver_add(dp_queue *q, const dp_resource_slice *s) {
+        size_t k = (size_t)(uintptr_t)q_index_get(q, "S\x1f%s", s->driver);
+        if (!k) {
+                qdriver *v = realloc(q->drivers, (q->n_drivers + 1) * sizeof(*v));
+                if (!v) return -ENOMEM;
+                q->drivers = v;
+                v[q->n_drivers] = (qdriver){s->driver, NULL, 0};
+                k = ++q->n_drivers;
+                int r = q_index_put(q, (void *)(uintptr_t)k, "S\x1f%s", s->driver);
+                if (r < 0) return r;
         }
-        return count == s->pool_resource_slice_count;
+        qdriver *d = &q->drivers[k - 1];
+        const dp_resource_slice **v = realloc(d->slices, (d->n + 1) * sizeof(*v));
+        if (!v) return -ENOMEM;
+        d->slices = v;
+        v[d->n++] = s;
+        return 0;
+}
+
+static int index_slices(dp_queue *q, const dp_object_list *l) {
+        _cleanup_free_ qpool *pv = NULL;
+        size_t np = 0;
+        int r = pools_count(q, l, &pv, &np);
+        for (size_t i = 0; i < l->n && r >= 0; i++) {
+                if (l->items[i].hdr->kind != DP_KIND_RESOURCE_SLICE || !l->items[i].slice->driver) continue;
+                const dp_resource_slice *s = l->items[i].slice;
+                const qpool *p = &pv[pool_of(q, s) - 1];
+                if (s->pool_generation == p->generation && p->count == s->pool_resource_slice_count)
+                        r = driver_add(q, s);
+        }
+        return r;
 }
 
 typedef int (*device_fn)(const dp_device *d, void *userdata);
 
 /* Call fn for every device the source matches; the number matched in *n. */
-static int each_match(const dp_object_list *l, const dp_kueue_dra_source *src, const matcher *m, const char *where,
+static int each_match(const dp_queue *q, const dp_kueue_dra_source *src, const matcher *m, const char *where,
                       device_fn fn, void *userdata, int64_t *n, char **ret_msg) {
         *n = 0;
-        for (size_t i = 0; i < l->n; i++) {
-                if (l->items[i].hdr->kind != DP_KIND_RESOURCE_SLICE) continue;
-                const dp_resource_slice *s = l->items[i].slice;
-                if (!streq_ptr(s->driver, src->driver) || !pool_current(l, s)) continue;
+        size_t k = (size_t)(uintptr_t)q_index_get(q, "S\x1f%s", src->driver);
+        const qdriver *d = k ? &q->drivers[k - 1] : NULL;
+        for (size_t i = 0; d && i < d->n; i++) {
+                const dp_resource_slice *s = d->slices[i];
                 for (size_t j = 0; j < s->n_devices; j++) {
                         int r = matcher_accepts(m, s, &s->devices[j], where, ret_msg);
                         if (r < 0) return *ret_msg ? 0 : r;
@@ -196,12 +251,12 @@ static int counter_seen(const dp_device *d, void *userdata) {
         return 0;
 }
 
-static int counter_charge(const dp_object_list *l, const dp_kueue_dra_source *src, const char *quota,
+static int counter_charge(const dp_queue *q, const dp_kueue_dra_source *src, const char *quota,
                           const dp_device_request_spec *e, const matcher *m, const char *where,
                           dp_queue_request **out, size_t *n_out, char **ret_msg) {
         counter_max c = {.name = src->name};
         int64_t matched = 0;
-        int r = each_match(l, src, m, where, counter_seen, &c, &matched, ret_msg);
+        int r = each_match(q, src, m, where, counter_seen, &c, &matched, ret_msg);
         if (r < 0 || *ret_msg) return r;
         if (matched < e->count)
                 *ret_msg = dp_asprintf("%s: Internal error: insufficient matching devices for counter driver: %" PRId64
@@ -260,14 +315,14 @@ static int capacity_seen(const dp_device *d, void *userdata) {
         return 0;
 }
 
-static int capacity_charge(const dp_object_list *l, const dp_kueue_dra_source *src, const char *quota,
+static int capacity_charge(const dp_queue *q, const dp_kueue_dra_source *src, const char *quota,
                            const dp_device_request_spec *e, const matcher *m, const char *where,
                            dp_queue_request **out, size_t *n_out, char **ret_msg) {
         capacity_max c = {.dimension = src->name};
         for (size_t i = 0; i < e->n_capacity_requests; i++)
                 if (streq(e->capacity_requests[i].name, src->name)) c.explicit_req = &e->capacity_requests[i].value;
         int64_t matched = 0;
-        int r = each_match(l, src, m, where, capacity_seen, &c, &matched, ret_msg);
+        int r = each_match(q, src, m, where, capacity_seen, &c, &matched, ret_msg);
         if (r < 0 || *ret_msg) return r;
         if (matched < e->count)
                 *ret_msg = dp_asprintf("%s: Internal error: insufficient matching devices for capacity driver: %" PRId64
@@ -289,7 +344,7 @@ static int capacity_charge(const dp_object_list *l, const dp_kueue_dra_source *s
 
 #define MAX_SOURCES_PER_CLASS 64
 
-int q_dra_source_charge(const dp_queue *q, const dp_object_list *l, const dp_device_request_spec *e, size_t ps,
+int q_dra_source_charge(const dp_queue *q, const dp_device_request_spec *e, size_t ps,
                         size_t claim, size_t req, dp_queue_request **out, size_t *n_out, char **ret_msg) {
         const dp_kueue_config *cfg = q->opts ? q->opts->config : NULL;
         const dp_kueue_dra_source *src[MAX_SOURCES_PER_CLASS];
@@ -309,11 +364,11 @@ int q_dra_source_charge(const dp_queue *q, const dp_object_list *l, const dp_dev
         const char *cap_quota = dp_kueue_config_map(cfg, e->device_class_name);
         for (size_t i = 0; i < n && !*ret_msg; i++) {
                 matcher m = {0};
-                int r = matcher_init(&m, l, src[i], e, where, ret_msg);
+                int r = matcher_init(&m, q, src[i], e, where, ret_msg);
                 if (r >= 0 && !*ret_msg)
                         r = kind == DP_KUEUE_SOURCE_COUNTER
-                                    ? counter_charge(l, src[i], quota[i], e, &m, where, out, n_out, ret_msg)
-                                    : capacity_charge(l, src[i], cap_quota, e, &m, where, out, n_out, ret_msg);
+                                    ? counter_charge(q, src[i], quota[i], e, &m, where, out, n_out, ret_msg)
+                                    : capacity_charge(q, src[i], cap_quota, e, &m, where, out, n_out, ret_msg);
                 matcher_done(&m);
                 if (r < 0) return r;
         }
@@ -322,24 +377,34 @@ int q_dra_source_charge(const dp_queue *q, const dp_object_list *l, const dp_dev
 
 /* ---- the extended-resource path ---- */
 
-/* The DeviceClass Kubernetes takes for an extended resource: the newest of
- * those naming it, ties to the first name. */
-static const dp_device_class *class_for_extended(const dp_object_list *l, const char *name) {
-        const dp_device_class *best = NULL;
-        for (size_t i = 0; i < l->n; i++) {
+/* Whether DeviceClass a wins over b for an extended resource, as Kubernetes
+ * picks: the newer, ties to the first name. */
+static bool class_wins(const dp_device_class *a, const dp_device_class *b) {
+        const char *ta = a->meta.creation_timestamp ? a->meta.creation_timestamp : "";
+        const char *tb = b->meta.creation_timestamp ? b->meta.creation_timestamp : "";
+        int c = strcmp(ta, tb);
+        return c > 0 || (c == 0 && strcmp(a->meta.name, b->meta.name) < 0);
+}
+
+int q_index_device_classes(dp_queue *q, const dp_object_list *l) {
+        int r = index_slices(q, l);
+        for (size_t i = 0; i < l->n && r >= 0; i++) {
                 if (l->items[i].hdr->kind != DP_KIND_DEVICE_CLASS) continue;
                 const dp_device_class *dc = l->items[i].device_class;
-                if (!streq_ptr(dc->extended_resource_name, name)) continue;
-                if (!best) {
-                        best = dc;
-                        continue;
-                }
-                const char *a = dc->meta.creation_timestamp ? dc->meta.creation_timestamp : "";
-                const char *b = best->meta.creation_timestamp ? best->meta.creation_timestamp : "";
-                int c = strcmp(a, b);
-                if (c > 0 || (c == 0 && strcmp(dc->meta.name, best->meta.name) < 0)) best = dc;
+                if (!dc->meta.name) continue;
+                r = q_index_put(q, (void *)dc, "D\x1f%s", dc->meta.name);
+                const char *ern = dc->extended_resource_name;
+                if (r < 0 || !ern || q_index_get(q, "E\x1f%s", ern)) continue;
+                /* the first class of this name: the winner among it and the later ones */
+                const dp_device_class *best = dc;
+                for (size_t j = i + 1; j < l->n; j++)
+                        if (l->items[j].hdr->kind == DP_KIND_DEVICE_CLASS &&
+                            streq_ptr(l->items[j].device_class->extended_resource_name, ern) &&
+                            l->items[j].device_class->meta.name && class_wins(l->items[j].device_class, best))
+                                best = l->items[j].device_class;
+                r = q_index_put(q, (void *)best, "E\x1f%s", ern);
         }
-        return best;
+        return r;
 }
 
 /* The first container (init containers first) requesting name, for the path. */
@@ -375,12 +440,12 @@ static int sourced_class(const dp_kueue_config *cfg, const dp_pod *p, size_t ps,
 
 /* The quota key of pod set request i under the extended-resource path:
  * NULL when it stays as it is; *ret_msg when Kueue refuses it. */
-static int extended_key(const dp_kueue_config *cfg, const dp_object_list *l, const dp_queue_podset *ps, size_t ps_index,
+static int extended_key(const dp_queue *q, const dp_kueue_config *cfg, const dp_queue_podset *ps, size_t ps_index,
                         size_t i, const char **ret_key, char **ret_msg) {
         const char *name = ps->requests[i].name;
         *ret_key = NULL;
         if (ps->requests[i].value <= 0 || !dp_is_extended_resource_name(name)) return 0;
-        const dp_device_class *dc = class_for_extended(l, name);
+        const dp_device_class *dc = q_index_get(q, "E\x1f%s", name);
         if (!dc) return 0;
         int r = sourced_class(cfg, ps->tmpl, ps_index, name, dc, ret_msg);
         if (r != 0) return r < 0 ? r : 0;
@@ -391,7 +456,7 @@ static int extended_key(const dp_kueue_config *cfg, const dp_object_list *l, con
         return 0;
 }
 
-int q_dra_extended(const dp_queue *q, const dp_object_list *l, dp_queue_workload *w, size_t ps_index) {
+int q_dra_extended(const dp_queue *q, dp_queue_workload *w, size_t ps_index) {
         const dp_kueue_config *cfg = q->opts ? q->opts->config : NULL;
         dp_queue_podset *ps = &w->podsets[ps_index];
         if ((cfg && (cfg->dra_disabled || cfg->extended_resource_disabled)) || !ps->tmpl || w->dra_message) return 0;
@@ -400,7 +465,7 @@ int q_dra_extended(const dp_queue *q, const dp_object_list *l, dp_queue_workload
         _cleanup_free_ const char **keys = calloc(n + 1, sizeof(*keys));
         if (!keys) return -ENOMEM;
         for (size_t i = 0; i < n; i++) {
-                int r = extended_key(cfg, l, ps, ps_index, i, &keys[i], &w->dra_message);
+                int r = extended_key(q, cfg, ps, ps_index, i, &keys[i], &w->dra_message);
                 if (r < 0 || w->dra_message) return r;
         }
         /* then move those charged under their class's mapping, from the end */

@@ -65,7 +65,7 @@ static int template_charge(const dp_queue *q, const dp_object_list *l, const dp_
                         return (*ret_msg = field_error(ps, claim, tail, body)) ? 0 : -ENOMEM;
                 }
                 if (!e->device_class_name || !e->device_class_name[0]) continue;
-                int r = q_dra_source_charge(q, l, e, ps, claim, i, &ch->direct, &ch->n_direct, ret_msg);
+                int r = q_dra_source_charge(q, e, ps, claim, i, &ch->direct, &ch->n_direct, ret_msg);
                 if (r < 0 || *ret_msg) return r;
                 if (r > 0) continue; /* charged by its sources, not by the count */
                 if ((r = q_request_add(&ch->cls, &ch->n_cls, e->device_class_name, e->count)) < 0) return r;
@@ -121,7 +121,7 @@ static int claim_charge(const dp_queue *q, const dp_object_list *l, const char *
 
 int q_dra_requests(const dp_queue *q, const dp_object_list *l, dp_queue_workload *w, size_t ps_index) {
         dp_queue_podset *ps = &w->podsets[ps_index];
-        int r = q_dra_extended(q, l, w, ps_index);
+        int r = q_dra_extended(q, w, ps_index);
         if (r < 0) return r;
         if (!ps->tmpl || !ps->tmpl->n_resource_claims || w->dra_message) return 0;
         const dp_kueue_config *cfg = q->opts ? q->opts->config : NULL;

@@ -51,6 +51,7 @@ void *q_index_get(const dp_queue *q, const char *fmt, ...) {
 }
 
 void q_index_free(dp_queue *q) {
+        q_drivers_free(q);
         q->index = dp_hashmap_free(q->index);
         for (size_t i = 0; i < q->n_index_keys; i++)
                 free(q->index_keys[i]);
@@ -94,5 +95,5 @@ int q_index_input(dp_queue *q, const dp_object_list *l) {
                         if (r >= 0 && o.priority_class->global_default) r = q_index_put(q, o.priority_class, "K\x1f");
                 }
         }
-        return r;
+        return r < 0 ? r : q_index_device_classes(q, l);
 }

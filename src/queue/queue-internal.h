@@ -66,6 +66,8 @@ struct dp_queue {
         dp_hashmap *index; /* index.c */
         char **index_keys;
         size_t n_index_keys;
+        struct qdriver *drivers; /* dra-sources.c: the ResourceSlices Kueue reads, per driver */
+        size_t n_drivers;
         size_t cycles;
         bool churning; /* a workload was preempted DP_QUEUE_MAX_PREEMPTED times: admission stops */
         const dp_queue_options *opts; /* borrowed: Configuration and what-if, NULL none */
@@ -86,7 +88,8 @@ int q_reset_admission(dp_queue *q); /* -ENOMEM or 0 */
  * "P\x1fname" (WorkloadPriorityClass), "L\x1fns\x1fname" (LocalQueue),
  * "O\x1fns\x1fname" (Workload object), "C\x1fname" (ClusterQueue index + 1),
  * "R\x1fflavor\x1fresource" (fr + 1), "W\x1fkind\x1fns\x1fname" (workload + 1);
- * and the input's Namespaces "N\x1fname" and PriorityClasses "K\x1fname"
+ * and the input's Namespaces "N\x1fname", PriorityClasses "K\x1fname", DeviceClasses "D\x1fname"
+ * and "E\x1fextendedResourceName"
  * ("K\x1f" the global default), looked up only while dp_queue_new runs
  * (they point into the input list) ---- */
 int q_index_put(dp_queue *q, void *value, const char *fmt, ...) _printf_(3, 4);
@@ -94,6 +97,11 @@ void *q_index_get(const dp_queue *q, const char *fmt, ...) _printf_(2, 3);
 void q_index_free(dp_queue *q);
 int q_index_objects(dp_queue *q);
 int q_index_input(dp_queue *q, const dp_object_list *l);
+/* dra-sources.c: the input's DeviceClasses by name ("D\x1fname") and, for
+ * the extended-resource path, the one Kubernetes takes for an
+ * extendedResourceName ("E\x1fname"). */
+int q_index_device_classes(dp_queue *q, const dp_object_list *l);
+void q_drivers_free(dp_queue *q);
 
 /* ---- quota.c ---- */
 /* The fr index of (flavor, resource), or -1. */
@@ -135,11 +143,11 @@ int q_dra_requests(const dp_queue *q, const dp_object_list *l, dp_queue_workload
  * counter or capacity sources, charged per quota resource into (out,
  * n_out): 1 when so charged (not by the count then), 0 when the class has
  * no such source; Kueue's message in *ret_msg when it refuses. -ENOMEM. */
-int q_dra_source_charge(const dp_queue *q, const dp_object_list *l, const dp_device_request_spec *e, size_t ps,
+int q_dra_source_charge(const dp_queue *q, const dp_device_request_spec *e, size_t ps,
                         size_t claim, size_t req, dp_queue_request **out, size_t *n_out, char **ret_msg);
 /* The extended-resource path: pod set ps_index's extended resources a
  * DeviceClass backs, checked and charged under the class's mapping. */
-int q_dra_extended(const dp_queue *q, const dp_object_list *l, dp_queue_workload *w, size_t ps_index);
+int q_dra_extended(const dp_queue *q, dp_queue_workload *w, size_t ps_index);
 
 /* ---- assign.c ---- */
 /* Kueue's preemptionMode, worst first: no candidates, preempt (a target in
