@@ -164,3 +164,56 @@ TEST(kueue_tas_cases) {
         printf("  %zu cases, %zu expectations\n", n, checks);
         ASSERT_TRUE(n >= 8);
 }
+
+/* ---- Topology decoding (queue/tas-decode.c) ---- */
+
+#define TOPO_HEAD "apiVersion: kueue.x-k8s.io/v1beta1\nkind: Topology\nmetadata: {name: t}\nspec:\n"
+
+static int decode(const char *yaml, dp_object_list **ret, dp_error *err) {
+        dp_object_list *l = dp_object_list_new();
+        ASSERT_TRUE(l);
+        l->ext = &dp_queue_model_ext;
+        int r = dp_model_decode_buffer(yaml, strlen(yaml), "in.yaml", l, err);
+        *ret = l;
+        return r;
+}
+
+static void fails(const char *levels, const char *msg) {
+        _cleanup_free_ char *yaml = dp_asprintf(TOPO_HEAD "  levels:\n%s", levels);
+        dp_object_list *l = NULL;
+        dp_error err = DP_ERROR_INIT;
+        ASSERT_EQ(decode(yaml, &l, &err) < 0, 1);
+        ASSERT_CONTAINS(err.msg, msg);
+        dp_object_list_free(l);
+}
+
+TEST(topology_decodes) {
+        dp_object_list *l = NULL;
+        dp_error err = DP_ERROR_INIT;
+        ASSERT_OK(decode(TOPO_HEAD "  levels:\n  - nodeLabel: cloud.com/topology-block\n"
+                                   "  - {nodeLabel: cloud.com/topology-rack, alias: rack}\n"
+                                   "  - {nodeLabel: kubernetes.io/hostname, colour: red}\n",
+                         &l, &err));
+        ASSERT_EQ(l->n, 1);
+        ASSERT_EQ(dp_queue_kind(l->items[0]), DP_KQ_TOPOLOGY);
+        const dp_kq_topology *t = (const dp_kq_topology *)l->items[0].ext;
+        ASSERT_EQ(t->n_levels, 3);
+        ASSERT_STREQ(t->levels[1], "cloud.com/topology-rack");
+        ASSERT_EQ(l->n_warnings, 1); /* the unknown field, named */
+        ASSERT_CONTAINS(l->warnings[0], "Topology t: spec.levels[2]: unknown field \"colour\"");
+        dp_object_list_free(l);
+}
+
+TEST(topology_bad_values) {
+        fails("  - nodeLabel: a\n  - nodeLabel: a\n", "spec.levels[1]: nodeLabel: must be unique");
+        fails("  - nodeLabel: kubernetes.io/hostname\n  - nodeLabel: rack\n",
+              "spec.levels[0]: nodeLabel: the kubernetes.io/hostname label can only be used at the lowest level");
+        fails("  - nodeLabel: \"not a label\"\n", "spec.levels[0]: nodeLabel: invalid label key");
+        fails("  - {alias: x}\n", "spec.levels[0]: nodeLabel: required");
+        fails("    []\n", "spec.levels: required");
+        dp_strbuf b = DP_STRBUF_INIT;
+        for (int i = 0; i < 17; i++)
+                dp_strbuf_printf(&b, "  - nodeLabel: l%d\n", i);
+        fails(dp_strbuf_str(&b), "spec.levels: must have at most 16 items");
+        dp_strbuf_done(&b);
+}
