@@ -20,6 +20,7 @@ typedef struct twl {
         ssize_t *flavor;   /* per pod set: its tflavor, -1 none */
         size_t n;
         int32_t pinned; /* pods given their domain so far (q_tas_pin) */
+        bool listed;    /* in qtas.holders */
 } twl;
 
 struct qtas {
@@ -31,6 +32,8 @@ struct qtas {
         size_t n_all;
         twl *wl; /* per workload */
         size_t n_wl;
+        size_t *holders; /* the workloads ever placed (recount looks at these only) */
+        size_t n_holders;
         size_t *tent; /* workloads placed in cycle tent_cycle, not yet admitted */
         size_t n_tent, tent_cycle;
 };
@@ -300,7 +303,7 @@ void q_tas_free(dp_queue *q) {
                 dp_free_many(t->wl[i].ps, t->wl[i].flavor);
         }
         dp_strv_free_n(t->res, t->n_res);
-        dp_free_many(t->all, t->f, t->wl, t->tent, t);
+        dp_free_many(t->all, t->f, t->wl, t->tent, t->holders, t);
         q->tas = NULL;
 }
 
@@ -426,8 +429,9 @@ static int recount(dp_queue *q) {
                 if (t->all[i]->used) memset(t->all[i]->used, 0, t->n_res * sizeof(int64_t));
         if (t->tent_cycle != q->cycles) t->n_tent = 0;
         t->tent_cycle = q->cycles;
-        for (size_t w = 0; w < q->n_wl; w++)
-                if (q->wl[w].state == DP_QW_ADMITTED && workload_usage(q, w) < 0) return -ENOMEM;
+        for (size_t i = 0; i < t->n_holders; i++)
+                if (q->wl[t->holders[i]].state == DP_QW_ADMITTED && workload_usage(q, t->holders[i]) < 0)
+                        return -ENOMEM;
         for (size_t i = 0; i < t->n_tent; i++)
                 if (q->wl[t->tent[i]].state != DP_QW_ADMITTED && workload_usage(q, t->tent[i]) < 0) return -ENOMEM;
         return 0;
@@ -460,6 +464,14 @@ static ssize_t podset_flavor(const dp_queue *q, const dp_queue_podset *ps, const
                 if (f >= 0) return f;
         }
         return -1;
+}
+
+static int list_add(size_t **v, size_t *n, size_t w) {
+        size_t *x = realloc(*v, (*n + 1) * sizeof(*x));
+        if (!x) return -ENOMEM;
+        *v = x;
+        x[(*n)++] = w;
+        return 0;
 }
 
 /* One pod set: placed (stored, its usage counted), or its reason in the
@@ -514,11 +526,9 @@ int q_tas_assign(dp_queue *q, const qcq *cq, const dp_queue_workload *w, qassign
                 return 0;
         }
         if (!placed) return 0;
-        size_t *v = realloc(q->tas->tent, (q->tas->n_tent + 1) * sizeof(*v));
-        if (!v) return -ENOMEM;
-        q->tas->tent = v;
-        v[q->tas->n_tent++] = wi;
-        return 0;
+        if (!x->listed && list_add(&q->tas->holders, &q->tas->n_holders, wi) < 0) return -ENOMEM;
+        x->listed = true;
+        return list_add(&q->tas->tent, &q->tas->n_tent, wi);
 }
 
 /* ---- what the admitted workload keeps ---- */

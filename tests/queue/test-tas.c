@@ -217,3 +217,36 @@ TEST(topology_bad_values) {
         fails(dp_strbuf_str(&b), "spec.levels: must have at most 16 items");
         dp_strbuf_done(&b);
 }
+
+/* The topology ungater's rule: with the hostname the lowest level each pod
+ * gets its node's hostname (test-tas.sh); else every level's label of its
+ * domain, here block and rack. */
+TEST(pods_pinned_to_their_domain) {
+        _cleanup_free_ char *queues = read_case("fixture-queues.yaml"), *nodes = read_case("fixture-default-nodes.yaml");
+        _cleanup_free_ char *topo = read_case("fixture-two-levels.yaml");
+        _cleanup_(dp_object_list_freep) dp_object_list *l = dp_object_list_new();
+        ASSERT_TRUE(l);
+        l->ext = &dp_queue_model_ext;
+        load(l, "queues", queues);
+        load(l, "nodes", nodes);
+        load(l, "topology", topo);
+        load(l, "pods",
+             "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  namespace: default\n"
+             "  labels: {kueue.x-k8s.io/queue-name: lq}\n"
+             "  annotations: {kueue.x-k8s.io/podset-required-topology: cloud.com/topology-rack}\n"
+             "spec:\n  containers: [{name: c, resources: {requests: {cpu: \"2\"}}}]\n");
+        dp_error err = DP_ERROR_INIT;
+        ASSERT_OK(dp_model_apply_defaults(l, &err));
+        _cleanup_(dp_queue_freep) dp_queue *q = NULL;
+        ASSERT_OK(dp_queue_new(l, &q, &err));
+        ASSERT_OK(dp_queue_admit(q, &err));
+        ASSERT_OK(dp_queue_apply_owners(q, l, &err));
+        const dp_pod *p = NULL;
+        for (size_t i = 0; i < l->n; i++)
+                if (l->items[i].hdr->kind == DP_KIND_POD) p = l->items[i].pod;
+        ASSERT_TRUE(p);
+        /* racks are the leaves: b1/r2 (3 cpu) and b2/r2 (2) hold one pod each, the tie goes to the values */
+        ASSERT_STREQ(dp_kv_get(p->node_selector, p->n_node_selector, "cloud.com/topology-block"), "b1");
+        ASSERT_STREQ(dp_kv_get(p->node_selector, p->n_node_selector, "cloud.com/topology-rack"), "r2");
+        ASSERT_STREQ(dp_kv_get(p->node_selector, p->n_node_selector, "node-group"), "tas");
+}
