@@ -13,8 +13,7 @@
 #define HOSTNAME_LABEL "kubernetes.io/hostname"
 
 static int level_elem(kq *q, const dp_doc_node *n, char **ret) {
-        KQ_FIELDS(q, n, k, v, if (streq(k, "nodeLabel")) r = get_str(q->c, v, ret);
-                  else if (streq(k, "alias")) r = 0;);
+        KQ_FIELDS(q, n, k, v, if (streq(k, "nodeLabel")) r = get_str(q->c, v, ret); else if (streq(k, "alias")) r = 0;);
         if (!*ret || !(*ret)[0]) return dfail(q->c, n, -EINVAL, "nodeLabel: required");
         dp_error e = DP_ERROR_INIT;
         if (strlen(*ret) > TOPOLOGY_LABEL_MAX || dp_validate_qualified_name(*ret, &e) < 0)

@@ -171,7 +171,8 @@ static void sort_doms(const place *x, tdom **v, size_t n) {
 static size_t best_fit(tdom **v, size_t n, int32_t needed, bool slices) {
         size_t best = 0;
         for (size_t i = 1; i < n; i++) {
-                int32_t s = slices ? v[i]->slice_state : v[i]->state, b = slices ? v[best]->slice_state : v[best]->state;
+                int32_t s = slices ? v[i]->slice_state : v[i]->state,
+                        b = slices ? v[best]->slice_state : v[best]->state;
                 if (s >= needed && s < b) best = i;
         }
         return best;
@@ -236,7 +237,8 @@ static int find_level(place *x, size_t level, tdom ***ret, size_t *ret_n, size_t
         int32_t left = slices;
         size_t k = 0;
         for (; k < n && left > 0; k++) {
-                if (!x->unconstrained && v[k]->slice_state >= left) swap_dom(v, k, k + best_fit(v + k, n - k, left, true));
+                if (!x->unconstrained && v[k]->slice_state >= left)
+                        swap_dom(v, k, k + best_fit(v + k, n - k, left, true));
                 left -= v[k]->slice_state;
         }
         if (left > 0) return not_fit(x, slices - left, slices, why, size);
@@ -355,8 +357,8 @@ static int levels_of(place *x, char *why, size_t size) {
                 return 1;
         }
         if (l > s) {
-                snprintf(why, size, "podset slice topology %s is above the podset topology %s",
-                         x->f->topo->levels[s], x->f->topo->levels[l]);
+                snprintf(why, size, "podset slice topology %s is above the podset topology %s", x->f->topo->levels[s],
+                         x->f->topo->levels[l]);
                 return 1;
         }
         if (rq->slice_level && (!rq->has_slice_size || rq->slice_size <= 0)) {
@@ -371,8 +373,8 @@ static int levels_of(place *x, char *why, size_t size) {
         return 0;
 }
 
-int tas_place(tflavor *f, const tas_request *rq, int32_t count, const tas_need *need, size_t n_need,
-              const dp_pod *tmpl, bool empty, tas_placement *ret, char *why, size_t why_size) {
+int tas_place(tflavor *f, const tas_request *rq, int32_t count, const tas_need *need, size_t n_need, const dp_pod *tmpl,
+              bool empty, tas_placement *ret, char *why, size_t why_size) {
         place x = {.f = f, .rq = rq, .count = count};
         int r = levels_of(&x, why, why_size);
         if (r) return r;

@@ -46,8 +46,10 @@ static ssize_t res_index(const struct qtas *t, const char *name) {
                 size_t mid = (lo + hi) / 2;
                 int c = strcmp(t->res[mid], name);
                 if (!c) return (ssize_t)mid;
-                if (c < 0) lo = mid + 1;
-                else hi = mid;
+                if (c < 0)
+                        lo = mid + 1;
+                else
+                        hi = mid;
         }
         return -1;
 }
@@ -63,8 +65,7 @@ static int collect_resources(struct qtas *t, const dp_object_list *l) {
                         bool seen = false;
                         for (size_t j = 0; j < t->n_res && !seen; j++)
                                 seen = streq(t->res[j], n->allocatable[k].name);
-                        if (!seen && dp_strv_push_n(&t->res, &t->n_res, n->allocatable[k].name) < 0)
-                                return -ENOMEM;
+                        if (!seen && dp_strv_push_n(&t->res, &t->n_res, n->allocatable[k].name) < 0) return -ENOMEM;
                 }
         }
         qsort(t->res, t->n_res, sizeof(char *), cmp_strp);
@@ -397,7 +398,8 @@ static tas_need *needs_of(const struct qtas *t, const dp_queue_podset *ps, size_
         for (size_t i = 0; i < ps->n_requests; i++) {
                 bool p = streq(ps->requests[i].name, "pods");
                 pods |= p;
-                v[n++] = (tas_need){ps->requests[i].name, ps->requests[i].value + p, res_index(t, ps->requests[i].name)};
+                v[n++] =
+                        (tas_need){ps->requests[i].name, ps->requests[i].value + p, res_index(t, ps->requests[i].name)};
         }
         if (!pods) v[n++] = (tas_need){"pods", 1, res_index(t, "pods")};
         *ret_n = n;
@@ -607,7 +609,8 @@ int q_tas_encode(dp_doc_set *s, const dp_queue *q, const dp_queue_workload *w, d
         const twl *x = d ? placed(q, w) : NULL;
         if (!x) return 0;
         if (w->n_podsets == 1)
-                return dp_doc_map_add(s, d, "topologyAssignment", assignment_doc(s, &q->tas->f[x->flavor[0]], &x->ps[0]));
+                return dp_doc_map_add(s, d, "topologyAssignment",
+                                      assignment_doc(s, &q->tas->f[x->flavor[0]], &x->ps[0]));
         dp_doc_node *m = dp_doc_new_map(s);
         if (!m) return -ENOMEM;
         for (size_t p = 0; p < x->n && p < w->n_podsets; p++)

@@ -5,13 +5,11 @@
  * is the same as Kueue v0.19 and what differs).
  *
  * Per ResourceFlavor with a topologyName whose Topology is in the input, a
- * snapshot: the input's Ready... nodes (devplane keeps no node conditions:
- * every node counts, unless spec.unschedulable) that carry the flavor's
- * nodeLabels and every level's label, grouped level by level into a domain
- * tree. A leaf's free capacity is its nodes' allocatable less the pods
- * already bound there (non-TAS pods); TAS usage is what admitted workloads'
- * topology assignments take, counted again at each placement from the
- * workloads admitted at that moment plus the placements made earlier in the
+ * snapshot: the input's schedulable nodes (devplane keeps no node
+ * conditions, so each counts as Ready) that carry the flavor's nodeLabels
+ * and every level's label, grouped level by level into a domain tree. A leaf's free capacity is its nodes' allocatable
+ * less the pods already bound there (non-TAS pods); TAS usage is what admitted workloads' topology assignments take,
+ * counted again at each placement from the workloads admitted at that moment plus the placements made earlier in the
  * same cycle (so a later head of one cycle sees an earlier one's).
  *
  * Hooks (one call each): queue.c builds (q_tas_new), frees (q_tas_free)
@@ -56,8 +54,8 @@ typedef struct tdom {
 typedef struct tflavor {
         const dp_resource_flavor *rf;
         const dp_kq_topology *topo;
-        bool hostname;   /* the lowest level is kubernetes.io/hostname */
-        tdom ***level;   /* per level, its domains sorted by values */
+        bool hostname; /* the lowest level is kubernetes.io/hostname */
+        tdom ***level; /* per level, its domains sorted by values */
         size_t *n_level;
         char **res; /* the resources leaves' free/used index (shared by every flavor) */
         size_t n_res;
@@ -93,8 +91,8 @@ void tas_placement_done(tas_placement *p);
  * 1 with Kueue's reason in why ("topology \"t\" doesn't allow to fit any of
  * 3 pod(s)..."); -ENOMEM. With `empty`, TAS usage is not counted (Kueue's
  * simulateEmpty). tas-place.c. */
-int tas_place(tflavor *f, const tas_request *rq, int32_t count, const tas_need *need, size_t n_need,
-              const dp_pod *tmpl, bool empty, tas_placement *ret, char *why, size_t why_size);
+int tas_place(tflavor *f, const tas_request *rq, int32_t count, const tas_need *need, size_t n_need, const dp_pod *tmpl,
+              bool empty, tas_placement *ret, char *why, size_t why_size);
 /* The level index of a label in f's topology, -1 when not one of them. */
 ssize_t tas_level_of(const tflavor *f, const char *label);
 

@@ -74,7 +74,9 @@ static void expect(const char *line, void *ud) {
         const run *r = ud;
         const char *rest;
         const dp_queue_workload *w = find(r, line, &rest);
-        const char *state = w->state == DP_QW_ADMITTED ? "Admitted" : w->state == DP_QW_PENDING ? "Pending" : "Inadmissible";
+        const char *state = w->state == DP_QW_ADMITTED  ? "Admitted"
+                            : w->state == DP_QW_PENDING ? "Pending"
+                                                        : "Inadmissible";
         if (!startswith(rest, state))
                 DP_FAIL("%s: %s/%s: %s, expected %s (message: %s)", r->name, w->ns, w->name, state, rest,
                         w->message ? w->message : "");
@@ -112,7 +114,10 @@ static void topology(const char *line, void *ud) {
         for (size_t i = 0; doms && i < doms->n && len < sizeof(got); i++) {
                 const dp_doc_node *v = dp_doc_get(doms->items[i], "values");
                 for (size_t k = 0; v && k < v->n && len < sizeof(got); k++)
-                        len += (size_t)snprintf(got + len, sizeof(got) - len, "%s%s", k ? "/" : i ? "," : "",
+                        len += (size_t)snprintf(got + len, sizeof(got) - len, "%s%s",
+                                                k   ? "/"
+                                                : i ? ","
+                                                    : "",
                                                 v->items[k]->str);
                 if (len < sizeof(got))
                         len += (size_t)snprintf(got + len, sizeof(got) - len, "=%s",
@@ -222,7 +227,8 @@ TEST(topology_bad_values) {
  * gets its node's hostname (test-tas.sh); else every level's label of its
  * domain, here block and rack. */
 TEST(pods_pinned_to_their_domain) {
-        _cleanup_free_ char *queues = read_case("fixture-queues.yaml"), *nodes = read_case("fixture-default-nodes.yaml");
+        _cleanup_free_ char *queues = read_case("fixture-queues.yaml"),
+                            *nodes = read_case("fixture-default-nodes.yaml");
         _cleanup_free_ char *topo = read_case("fixture-two-levels.yaml");
         _cleanup_(dp_object_list_freep) dp_object_list *l = dp_object_list_new();
         ASSERT_TRUE(l);
