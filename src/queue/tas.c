@@ -507,8 +507,20 @@ static int place_podset(dp_queue *q, const qcq *cq, twl *x, size_t p, const dp_q
         return add_usage(q->tas, ps, &pl);
 }
 
+/* Does any pod set of w ask for a topology on a TAS flavor it took? */
+static bool asks_tas(const dp_queue *q, const qcq *cq, const dp_queue_workload *w, const qassign *a) {
+        size_t off = 0;
+        for (size_t p = 0; p < w->n_podsets; off += w->podsets[p++].n_requests) {
+                tas_request rq;
+                if (w->podsets[p].count && podset_flavor(q, &w->podsets[p], a->flavor_fr + off) >= 0 &&
+                    request_of(q, cq, &w->podsets[p], &rq))
+                        return true;
+        }
+        return false;
+}
+
 int q_tas_assign(dp_queue *q, const qcq *cq, const dp_queue_workload *w, qassign *a) {
-        if (!q->tas || a->mode == QM_NOFIT) return 0;
+        if (!q->tas || a->mode == QM_NOFIT || !asks_tas(q, cq, w, a)) return 0;
         size_t wi = (size_t)(w - q->wl);
         int r = recount(q);
         twl *x = r < 0 ? NULL : clear_workload(q, wi);
