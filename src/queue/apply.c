@@ -7,7 +7,7 @@
  * an admitted workload get the nodeLabels of their flavors as nodeSelector
  * entries and the flavors' tolerations (Kueue's podset info merge).
  */
-#include "queue/queue-internal.h"
+#include "queue/tas.h"
 
 static const dp_resource_flavor *flavor(const dp_queue *q, const char *name) {
         return q_index_get(q, "F\x1f%s", name);
@@ -72,7 +72,7 @@ static int inject(const dp_queue *q, const dp_queue_workload *w, dp_pod *p) {
                 for (size_t k = 0; rf && k < rf->n_tolerations; k++)
                         if (add_toleration(p, &rf->tolerations[k]) < 0) return -ENOMEM;
         }
-        return 0;
+        return q_tas_pin(q, w, p);
 }
 
 int dp_queue_apply_owners(const dp_queue *q, dp_object_list *l, dp_error *err) {

@@ -17,7 +17,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "queue/queue-internal.h"
+#include "queue/tas.h"
 
 typedef struct reasons {
         char **v;
@@ -275,7 +275,10 @@ static int find_flavor(actx *x, const dp_queue_podset *ps, size_t g, const total
         gmode best_m = worst_mode;
         bool found = false;
         for (size_t f = 0; f < grp->n_flavors; f++) {
-                if (!flavor_fits_template(x->q, grp->flavors[f].name, ps->tmpl, rs)) continue;
+                char tas[512];
+                const char *no = q_tas_flavor_check(x->q, x->cq, ps, grp, grp->flavors[f].name, tas, sizeof(tas));
+                if (no) reason_add(rs, "%s", no);
+                if (no || !flavor_fits_template(x->q, grp->flavors[f].name, ps->tmpl, rs)) continue;
                 for (size_t k = 0; k < nt; k++)
                         cur[k] = -1;
                 int maxb = 0;
@@ -417,6 +420,7 @@ int q_assign(dp_queue *q, const qcq *cq, const dp_queue_workload *w, qassign *re
                 if (m.pm != QM_NOFIT) a.borrowing = DP_MAX(a.borrowing, m.borrow);
                 if (m.pm == QM_NOFIT) break; /* Kueue stops at the first pod set that gets no flavor */
         }
+        if (r >= 0) r = q_tas_assign(q, cq, w, &a);
         if (r >= 0 && dp_strbuf_failed(&a.message)) r = -ENOMEM;
         if (r < 0) {
                 q_assign_done(&a);

@@ -8,19 +8,11 @@
 #include <stdio.h>
 
 #include "model/decode-internal.h"
-#include "queue/kueue.h"
-
-/* What one object's decoders share: the model's context, the list the
- * warnings go to and the object they are about. */
-typedef struct kq {
-        dctx *c;
-        dp_object_list *out;
-        dp_object o;
-} kq;
+#include "queue/decode-kq.h"
 
 /* A field Kueue may define (a newer release's) that devplane does not read:
  * one warning naming it, and decoding goes on. */
-static int kq_unknown(kq *q, size_t mark, const dp_doc_node *key_node, const char *key) {
+int kq_unknown(kq *q, size_t mark, const dp_doc_node *key_node, const char *key) {
         dp_error *saved = q->c->err, w = DP_ERROR_INIT;
         q->c->err = &w;
         (void)dunknown(q->c, mark, key_node, key);
@@ -43,26 +35,9 @@ static int kq_not_modelled(kq *q, const dp_doc_node *v, const char *key, const c
         return r < 0 ? dp_error_set(q->c->err, r, "out of memory") : 0;
 }
 
-/* DECODE_FIELDS with kq_unknown for the keys BODY does not take. */
-#define KQ_FIELDS(q, map_, k, v, BODY)                                                                                 \
-        do {                                                                                                           \
-                int _e = expect_map((q)->c, (map_));                                                                   \
-                if (_e <= 0) return _e;                                                                                \
-                for (size_t _i = 0; _i < (map_)->n; _i++) {                                                            \
-                        const char *k = (map_)->pairs[_i].key;                                                         \
-                        const dp_doc_node *v = (map_)->pairs[_i].value;                                                \
-                        const dp_doc_node *_kn = (map_)->pairs[_i].key_node;                                           \
-                        size_t _mark = path_key((q)->c, k);                                                            \
-                        int r;                                                                                         \
-                        BODY else r = kq_unknown((q), _mark, _kn ? _kn : v, k);                                        \
-                        if (r < 0) return r;                                                                           \
-                        path_pop((q)->c, _mark);                                                                       \
-                }                                                                                                      \
-        } while (0)
-
 /* Every Kueue object is named (metadata.name, or generateName for the API
  * server to complete). */
-static int need_name(dctx *c, const dp_doc_node *root, dp_object o) {
+int kq_need_name(dctx *c, const dp_doc_node *root, dp_object o) {
         const dp_object_meta *m = &o.ext->meta;
         if ((m->name && m->name[0]) || (m->generate_name && m->generate_name[0])) return 0;
         return dfail(c, root, -EINVAL, "metadata.name: required");
@@ -295,7 +270,7 @@ static const char *const top_level[] = {"apiVersion", "kind", "metadata", "statu
 
 static int decode_cluster_queue(dctx *c, const dp_doc_node *root, dp_object o, dp_object_list *out) {
         kq q = {c, out, o};
-        if (need_name(c, root, o) < 0) return -EINVAL;
+        if (kq_need_name(c, root, o) < 0) return -EINVAL;
         dp_cluster_queue *cq = (dp_cluster_queue *)o.ext;
         cq->when_can_preempt = DP_KQ_TRY_NEXT_FLAVOR;
         KQ_FIELDS(&q, root, k, v, if (in_list(k, top_level)) r = 0; else if (streq(k, "spec")) r = cq_spec(&q, v, cq););
@@ -342,7 +317,7 @@ static int lq_spec(kq *q, const dp_doc_node *n, dp_local_queue *lq) {
 
 static int decode_local_queue(dctx *c, const dp_doc_node *root, dp_object o, dp_object_list *out) {
         kq q = {c, out, o};
-        if (need_name(c, root, o) < 0) return -EINVAL;
+        if (kq_need_name(c, root, o) < 0) return -EINVAL;
         dp_local_queue *lq = (dp_local_queue *)o.ext;
         KQ_FIELDS(&q, root, k, v, if (in_list(k, top_level)) r = 0; else if (streq(k, "spec")) r = lq_spec(&q, v, lq););
         if (!lq->cluster_queue || !lq->cluster_queue[0]) return dfail(c, root, -EINVAL, "spec.clusterQueue: required");
@@ -387,7 +362,7 @@ static int rf_spec(kq *q, const dp_doc_node *n, dp_resource_flavor *rf) {
 
 static int decode_resource_flavor(dctx *c, const dp_doc_node *root, dp_object o, dp_object_list *out) {
         kq q = {c, out, o};
-        if (need_name(c, root, o) < 0) return -EINVAL;
+        if (kq_need_name(c, root, o) < 0) return -EINVAL;
         dp_resource_flavor *rf = (dp_resource_flavor *)o.ext;
         KQ_FIELDS(&q, root, k, v, if (in_list(k, top_level)) r = 0; else if (streq(k, "spec")) r = rf_spec(&q, v, rf););
         return 0;
@@ -425,7 +400,7 @@ static int cohort_spec(kq *q, const dp_doc_node *n, dp_kq_cohort *co) {
 
 static int decode_cohort(dctx *c, const dp_doc_node *root, dp_object o, dp_object_list *out) {
         kq q = {c, out, o};
-        if (need_name(c, root, o) < 0) return -EINVAL;
+        if (kq_need_name(c, root, o) < 0) return -EINVAL;
         dp_kq_cohort *co = (dp_kq_cohort *)o.ext;
         KQ_FIELDS(&q, root, k, v, if (in_list(k, top_level)) r = 0;
                   else if (streq(k, "spec")) r = cohort_spec(&q, v, co););
@@ -444,7 +419,7 @@ static void cohort_done(dp_object o) {
 
 static int decode_wpc(dctx *c, const dp_doc_node *root, dp_object o, dp_object_list *out) {
         kq q = {c, out, o};
-        if (need_name(c, root, o) < 0) return -EINVAL;
+        if (kq_need_name(c, root, o) < 0) return -EINVAL;
         dp_workload_priority_class *pc = (dp_workload_priority_class *)o.ext;
         bool has_value = false;
         KQ_FIELDS(&q, root, k, v, if (in_list(k, top_level)) r = 0; else if (streq(k, "value")) {
@@ -553,7 +528,7 @@ static int wl_status(kq *q, const dp_doc_node *n, dp_kq_workload *w) {
 
 static int decode_workload(dctx *c, const dp_doc_node *root, dp_object o, dp_object_list *out) {
         kq q = {c, out, o};
-        if (need_name(c, root, o) < 0) return -EINVAL;
+        if (kq_need_name(c, root, o) < 0) return -EINVAL;
         dp_kq_workload *w = (dp_kq_workload *)o.ext;
         KQ_FIELDS(&q, root, k, v, if (streq(k, "apiVersion") || streq(k, "kind") || streq(k, "metadata")) r = 0;
                   else if (streq(k, "spec")) r = wl_spec(&q, v, w);
@@ -596,6 +571,7 @@ static const dp_model_ext_kind kinds[] = {
         {"Cohort", kueue_versions, sizeof(dp_kq_cohort), false, decode_cohort, cohort_done},
         {"WorkloadPriorityClass", kueue_versions, sizeof(dp_workload_priority_class), false, decode_wpc, wpc_done},
         {"Workload", kueue_versions, sizeof(dp_kq_workload), true, decode_workload, workload_done},
+        {"Topology", kueue_versions, sizeof(dp_kq_topology), false, kq_decode_topology, kq_topology_done},
 };
 
 const dp_model_ext dp_queue_model_ext = {kinds, ELEMENTSOF(kinds), NULL};

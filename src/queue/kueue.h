@@ -41,6 +41,7 @@ typedef enum {
         DP_KQ_COHORT,
         DP_KQ_WORKLOAD_PRIORITY_CLASS,
         DP_KQ_WORKLOAD,
+        DP_KQ_TOPOLOGY, /* queue/tas-decode.c */
 } dp_kq_kind;
 
 /* resourceGroups[].flavors[].resources[] */
@@ -159,6 +160,15 @@ typedef struct dp_kq_workload {
 } dp_kq_workload;
 
 #define DP_KUEUE_MAX_PODSETS 8
+
+/* Topology (Topology-Aware Scheduling, queue/tas-decode.c): the node
+ * labels that group nodes into domains, highest level first. */
+#define DP_KUEUE_MAX_TOPOLOGY_LEVELS 16 /* spec.levels maxItems */
+typedef struct dp_kq_topology {
+        dp_ext_object x;
+        char **levels; /* spec.levels[].nodeLabel */
+        size_t n_levels;
+} dp_kq_topology;
 
 /* The extension table to set as a dp_object_list's `ext`. */
 extern const dp_model_ext dp_queue_model_ext;

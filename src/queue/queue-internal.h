@@ -74,6 +74,7 @@ struct dp_queue {
         int64_t *usage0; /* every node's usage before the first cycle (what the input admitted) */
         bool over_time;  /* dp_queue_set_over_time */
         bool recount;    /* a workload finished: usage counted again before the next cycle */
+        struct qtas *tas; /* Topology-Aware Scheduling (queue/tas.h), NULL without a TAS flavor */
 };
 
 /* A workload preempted this many times in a static input means the cycles
@@ -127,6 +128,8 @@ int64_t q_value(const char *resource, const dp_quantity *v);
 /* Kueue's ResourceQuantity(...).String() of a value in those units. */
 void q_format(const char *resource, int64_t v, char *buf, size_t size);
 int q_workloads(dp_queue *q, const dp_object_list *l, dp_error *err);
+/* A pod's request of one resource as the API computes it, in Kueue's units. */
+int64_t q_pod_request(const dp_pod *p, const char *name);
 /* Add value to the request named name (a new one when not there, unsorted). */
 int q_request_add(dp_queue_request **v, size_t *n, const char *name, int64_t value);
 

@@ -10,7 +10,7 @@
 #include <stdio.h>
 
 #include "base/strv.h"
-#include "queue/queue-internal.h"
+#include "queue/tas.h"
 
 static int take_objects(dp_queue *q, dp_object_list *l) {
         size_t k = 0, n = 0;
@@ -270,6 +270,7 @@ int dp_queue_new_opts(dp_object_list *l, const dp_queue_options *opts, dp_queue 
         q->opts = opts;
         int r = apply_whatif(q, err);
         if (r >= 0) r = q_build_tree(q, err);
+        if (r >= 0 && q_tas_new(q, l) < 0) r = dp_error_set(err, -ENOMEM, "out of memory");
         /* no Kueue object at all: a cluster without Kueue, where the label
          * means nothing and Jobs run as written */
         if (r >= 0 && q->n_owned) r = q_workloads(q, l, err);
@@ -336,6 +337,7 @@ dp_queue *dp_queue_free(dp_queue *q) {
         free(q->set_aside);
         free(q->ns_ok);
         q_held_free(q);
+        q_tas_free(q);
         free(q->usage0);
         q_index_free(q);
         for (size_t i = 0; i < q->n_owned; i++)
@@ -379,6 +381,7 @@ static void unadmit(dp_queue *q, size_t i) {
 
 int q_reset_admission(dp_queue *q) {
         q_held_free(q); /* rebuilt below for the Workloads admitted in the input */
+        q_tas_reset(q);
         q->churning = false;
         for (size_t c = 0; c < q->n_cqs; c++) {
                 qcq *cq = &q->cqs[c];

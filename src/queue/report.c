@@ -7,7 +7,7 @@
  */
 #include <stdio.h>
 
-#include "queue/queue-internal.h"
+#include "queue/tas.h"
 
 #define PUT(s, m, k, v)                                                                                                \
         do {                                                                                                           \
@@ -121,7 +121,8 @@ static dp_doc_node *cq_doc(dp_doc_set *s, const dp_queue *q, const qcq *c) {
                 if (!w->cluster_queue || w->state == DP_QW_INADMISSIBLE || w->cq != (size_t)(c - q->cqs)) continue;
                 admitted += w->state == DP_QW_ADMITTED;
                 pending += w->state == DP_QW_PENDING;
-                if (dp_doc_seq_add(s, wls, workload_doc(s, w)) < 0) return NULL;
+                dp_doc_node *wd = workload_doc(s, w);
+                if (q_tas_encode(s, q, w, wd) < 0 || dp_doc_seq_add(s, wls, wd) < 0) return NULL;
         }
         PUT(s, d, "name", dp_doc_new_str(s, c->cq->x.meta.name));
         if (c->cq->cohort) PUT(s, d, "cohort", dp_doc_new_str(s, c->cq->cohort));
@@ -174,6 +175,7 @@ static void workload_line(const dp_doc_node *w, dp_strbuf *out) {
         const char *b = str_of(w, "borrowing");
         if (b[0] && !streq(b, "0")) dp_strbuf_printf(out, " (borrowing)");
         dp_strbuf_putc(out, '\n');
+        q_tas_print(w, out);
         if (!streq(str_of(w, "state"), "Admitted") && str_of(w, "message")[0])
                 dp_strbuf_printf(out, "      %s: %s\n", str_of(w, "reason"), str_of(w, "message"));
         const char *up = str_of(w, "unplacedPods");

@@ -60,6 +60,8 @@ static int64_t pod_value(const dp_pod *p, const char *name) {
         return v;
 }
 
+int64_t q_pod_request(const dp_pod *p, const char *name) { return pod_value(p, name); }
+
 int q_request_add(dp_queue_request **v, size_t *n, const char *name, int64_t value) {
         for (size_t i = 0; i < *n; i++)
                 if (streq((*v)[i].name, name)) {
