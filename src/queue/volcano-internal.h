@@ -19,7 +19,8 @@
 #define VC_EPS 0.1
 
 typedef struct vtask {
-        dp_pod *pod;   /* borrowed */
+        dp_pod *pod;   /* borrowed, until dp_volcano_apply */
+        char *key;     /* "ns/name" */
         ssize_t job;   /* its job, -1 while being set up */
         bool bound;    /* spec.nodeName in the input: allocated from the start */
         bool allocated;

@@ -80,8 +80,9 @@ static dp_doc_node *job_doc(dp_doc_set *s, const dp_vc_job *j) {
 dp_doc_node *dp_volcano_encode(dp_doc_set *s, const dp_volcano *v) {
         dp_doc_node *d = dp_doc_new_map(s), *qs = dp_doc_new_seq(s), *jobs = dp_doc_new_seq(s);
         if (!d || !qs || !jobs) return NULL;
-        for (size_t i = 0; i < v->n_qs; i++)
-                if (dp_doc_seq_add(s, qs, queue_doc(s, v, &v->qs[i])) < 0) return NULL;
+        for (size_t i = 0; i < v->n_qs; i++) /* "default" not in the input shows when a job uses it */
+                if ((v->qs[i].queue || v->qs[i].active) && dp_doc_seq_add(s, qs, queue_doc(s, v, &v->qs[i])) < 0)
+                        return NULL;
         for (size_t j = 0; j < v->n_jobs; j++)
                 if (dp_doc_seq_add(s, jobs, job_doc(s, &v->jobs[j])) < 0) return NULL;
         PUT(s, d, "plugin", dp_doc_new_str(s, dp_volcano_plugin_name(v)));

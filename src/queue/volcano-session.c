@@ -26,7 +26,7 @@ typedef struct vsess {
         double *oc_inqueue; /* overcommit's own inqueue count */
         bool *tried;        /* per job: allocate looked at it this session */
         bool *closed;       /* per queue: fifo head failed, or overused: no more this session */
-        ssize_t *fifo_head; /* per queue: the fifo head that failed, -1 none */
+        ssize_t *fifo_head; /* per queue: the fifo head that failed, -2 overused, -1 none */
         bool changed;
 } vsess;
 
@@ -471,12 +471,20 @@ static int allocate_job(vsess *s, dp_vc_job *j) {
         return set_words(j, "NotEnoughResources", gang_message(j, before, msg, sizeof(msg)));
 }
 
-/* The jobs a fifo head kept back this session get a note saying so. */
+/* The jobs a fifo head (fifo_head[q] >= 0) or their queue's overuse (-2)
+ * kept back this session get a note saying so. */
 static int fifo_notes(vsess *s) {
         dp_volcano *v = s->v;
         for (size_t j = 0; j < v->n_jobs; j++) {
                 dp_vc_job *job = &v->jobs[j];
-                if (job->q < 0 || s->fifo_head[job->q] < 0 || !want_allocate(s, job)) continue;
+                if (job->q < 0 || s->fifo_head[job->q] == -1 || !want_allocate(s, job)) continue;
+                if (s->fifo_head[job->q] == -2) {
+                        if (set_note(job, dp_asprintf("queue %s is overused (deserved <= allocated): Volcano's allocate "
+                                                      "skips it",
+                                                      job->queue)) < 0)
+                                return -ENOMEM;
+                        continue;
+                }
                 const dp_vc_job *h = &v->jobs[s->fifo_head[job->q]];
                 if (set_note(job, dp_asprintf("behind %s/%s, the head of fifo queue %s that cannot be allocated: not "
                                               "tried (dequeueStrategy fifo)",
@@ -497,6 +505,7 @@ static int allocate(vsess *s) {
                 if (q < 0) return fifo_notes(s);
                 if (v->qs[q].overused) { /* Overused: the queue takes nothing more this session */
                         s->closed[q] = true;
+                        s->fifo_head[q] = -2;
                         continue;
                 }
                 ssize_t j = best_job(s, (size_t)q, want_allocate);

@@ -30,7 +30,7 @@ static void job_done(dp_vc_job *j) {
 dp_volcano *dp_volcano_free(dp_volcano *v) {
         if (!v) return NULL;
         for (size_t i = 0; i < v->n_tasks; i++)
-                free(v->tasks[i].req);
+                dp_free_many(v->tasks[i].req, v->tasks[i].key);
         for (size_t i = 0; i < v->n_jobs; i++)
                 job_done(&v->jobs[i]);
         dp_strv_free_n(v->dims, v->n_dims);
@@ -163,6 +163,9 @@ void dp_volcano_format(const dp_volcano *v, size_t dim, double value, char *buf,
 
 /* ---- tasks, jobs, queues ---- */
 
+static const char *ns_of(const dp_object_meta *m) { return m->namespace && m->namespace[0] ? m->namespace : "default"; }
+
+
 static int32_t class_value(const dp_volcano *v, const char *name, bool *found) {
         for (size_t i = 0; i < v->n_pcs; i++)
                 if (name ? streq(v->pcs[i]->meta.name, name) : v->pcs[i]->global_default) {
@@ -190,14 +193,13 @@ static int make_tasks(dp_volcano *v) {
                 t->order = i;
                 t->bound = t->allocated = t->pod->node_name != NULL;
                 t->priority = t->pod->has_priority ? t->pod->priority : priority_of(v, t->pod->priority_class_name);
-                if (!(t->req = vc_vec_new(v))) return -ENOMEM;
+                t->key = dp_asprintf("%s/%s", ns_of(&t->pod->meta), t->pod->meta.name ? t->pod->meta.name : "");
+                if (!(t->req = vc_vec_new(v)) || !t->key) return -ENOMEM;
                 for (size_t d = 0; d < v->n_dims; d++)
                         t->req[d] = (double)q_pod_value(t->pod, v->dims[d]) * (d < 2 ? 1 : 1000); /* milli-units */
         }
         return 0;
 }
-
-static const char *ns_of(const dp_object_meta *m) { return m->namespace && m->namespace[0] ? m->namespace : "default"; }
 
 static dp_vc_job *new_job(dp_volcano *v, const dp_object_meta *m, const char *name, const char *queue) {
         dp_vc_job *j = &v->jobs[v->n_jobs];
@@ -389,6 +391,22 @@ const dp_vc_queue_info *dp_volcano_queue_at(const dp_volcano *v, size_t i) { ret
 const dp_vc_queue_info *dp_volcano_find_queue(const dp_volcano *v, const char *name) {
         ssize_t i = v ? vc_queue_index(v, name) : -1;
         return i >= 0 ? &v->qs[i] : NULL;
+}
+
+const char *dp_volcano_pod_reason(const dp_volcano *v, const char *ns, const char *name, char *buf, size_t size) {
+        char key[600];
+        snprintf(key, sizeof(key), "%s/%s", ns, name);
+        for (size_t i = 0; v && i < v->n_tasks; i++) {
+                const vtask *t = &v->tasks[i];
+                if (!streq(t->key, key) || t->job < 0) continue;
+                const dp_vc_job *j = &v->jobs[t->job];
+                if (t->allocated) return NULL;
+                const char *why = j->message ? j->message : j->note ? j->note : j->phase == DP_VC_RUNNING ? "not allocated with its group" : "waiting";
+                snprintf(buf, size, "Volcano: PodGroup %s/%s %s: %s", j->ns, j->name,
+                         j->phase == DP_VC_RUNNING ? "Running" : j->phase == DP_VC_INQUEUE ? "Inqueue" : "Pending", why);
+                return buf;
+        }
+        return NULL;
 }
 
 const char *dp_volcano_plugin_name(const dp_volcano *v) {

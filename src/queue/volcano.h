@@ -108,8 +108,8 @@ int dp_volcano_add(dp_volcano *v, dp_object o, dp_error *err);
 /* Volcano's sessions (enqueue, allocate, backfill) until one changes
  * nothing. 0, -ENOMEM, -EINVAL (two PodGroups or Queues of one name). */
 int dp_volcano_run(dp_volcano *v, dp_error *err);
-/* The pods of Running jobs lose spec.schedulerName (kube-scheduler places
- * them); the others keep it (held, Pending). -ENOMEM. */
+/* The pods Volcano allocated lose spec.schedulerName (kube-scheduler places
+ * them); the others keep it (held, Pending). 0. */
 int dp_volcano_apply(dp_volcano *v);
 
 size_t dp_volcano_n_jobs(const dp_volcano *v);
@@ -123,6 +123,9 @@ const dp_vc_queue_info *dp_volcano_find_queue(const dp_volcano *v, const char *n
 ssize_t dp_volcano_dim(const dp_volcano *v, const char *resource);
 void dp_volcano_format(const dp_volcano *v, size_t dim, double value, char *buf, size_t size);
 const char *dp_volcano_plugin_name(const dp_volcano *v);
+/* Why Volcano holds pod ns/name back ("Volcano: PodGroup ns/g Inqueue: <its
+ * words>") into buf; NULL when the pod is not Volcano's or was allocated. */
+const char *dp_volcano_pod_reason(const dp_volcano *v, const char *ns, const char *name, char *buf, size_t size);
 
 /* simulate's "volcano" document (-o json|yaml) and its text. */
 dp_doc_node *dp_volcano_encode(dp_doc_set *s, const dp_volcano *v);
