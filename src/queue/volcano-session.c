@@ -27,6 +27,8 @@ typedef struct vsess {
         bool *tried;        /* per job: allocate looked at it this session */
         bool *closed;       /* per queue: fifo head failed, or overused: no more this session */
         ssize_t *fifo_head; /* per queue: the fifo head that failed, -2 overused, -1 none */
+        size_t *qjobs;      /* the jobs by queue: those of queue q at qjobs[qstart[q]..qstart[q + 1]) */
+        size_t *qstart;
         bool changed;
 } vsess;
 
@@ -85,6 +87,7 @@ static void job_attributes(vsess *s, dp_vc_job *j, double *ja, double *tmp) {
         dp_volcano *v = s->v;
         size_t n_alloc = 0;
         job_alloc(v, j, ja, &n_alloc);
+        j->n_allocated = n_alloc;
         j->drf_share = drf_share(v, ja);
         if (j->q < 0) return;
         size_t q = (size_t)j->q;
@@ -255,18 +258,15 @@ static int cmp_queue(const dp_volcano *v, size_t a, size_t b) {
         return a < b ? -1 : a > b;
 }
 
-static bool job_ready(const dp_volcano *v, const dp_vc_job *j) {
-        size_t n = 0;
-        for (size_t k = 0; k < j->n_tasks; k++)
-                n += v->tasks[j->tasks[k]].allocated;
-        return n >= (size_t)DP_MAX(j->min_member, 1);
+static bool job_ready(const dp_vc_job *j) {
+        return j->n_allocated >= (size_t)DP_MAX(j->min_member, 1);
 }
 
 /* Job order: priority (higher first), gang (not ready first), DRF share
  * (lower first), creation, input order. */
 static int cmp_job(const dp_volcano *v, const dp_vc_job *x, const dp_vc_job *y) {
         if (x->priority != y->priority) return x->priority > y->priority ? -1 : 1;
-        bool rx = job_ready(v, x), ry = job_ready(v, y);
+        bool rx = job_ready(x), ry = job_ready(y);
         if (rx != ry) return rx ? 1 : -1;
         if (fabs(x->drf_share - y->drf_share) > 1e-12) return x->drf_share < y->drf_share ? -1 : 1;
         if (x->created && y->created && !streq(x->created, y->created)) return strcmp(x->created, y->created);
@@ -277,10 +277,10 @@ static int cmp_job(const dp_volcano *v, const dp_vc_job *x, const dp_vc_job *y) 
 static ssize_t best_job(vsess *s, size_t q, bool (*want)(vsess *, const dp_vc_job *)) {
         dp_volcano *v = s->v;
         ssize_t best = -1;
-        for (size_t j = 0; j < v->n_jobs; j++)
-                if (v->jobs[j].q == (ssize_t)q && want(s, &v->jobs[j]) &&
-                    (best < 0 || cmp_job(v, &v->jobs[j], &v->jobs[best]) < 0))
-                        best = (ssize_t)j;
+        for (size_t k = s->qstart[q]; k < s->qstart[q + 1]; k++) {
+                size_t j = s->qjobs[k];
+                if (want(s, &v->jobs[j]) && (best < 0 || cmp_job(v, &v->jobs[j], &v->jobs[best]) < 0)) best = (ssize_t)j;
+        }
         return best;
 }
 
@@ -415,6 +415,10 @@ static int cmp_task(const void *a, const void *b, void *userdata) {
 static void take_task(vsess *s, vtask *t, ssize_t q, double sign) {
         dp_volcano *v = s->v;
         t->allocated = sign > 0;
+        if (sign > 0)
+                v->jobs[t->job].n_allocated++;
+        else
+                v->jobs[t->job].n_allocated--;
         add_up(v, (size_t)q, QOFF(allocated), t->req, sign);
         for (size_t d = 0; d < v->n_dims; d++)
                 s->used[d] += sign * t->req[d];
@@ -563,11 +567,26 @@ static int backfill(vsess *s) {
                 if (!empty) continue;
                 for (size_t k = 0; k < job->n_tasks; k++)
                         v->tasks[job->tasks[k]].allocated = true;
+                job->n_allocated = job->n_tasks;
                 job->phase = DP_VC_RUNNING;
                 job->session = v->sessions;
                 s->changed = true;
                 if (set_words(job, NULL, NULL) < 0) return -ENOMEM;
         }
+        return 0;
+}
+
+/* Counting sort of the jobs by queue (those without one left out). */
+static int by_queue(vsess *s) {
+        dp_volcano *v = s->v;
+        if (!(s->qjobs = calloc(v->n_jobs + 1, sizeof(size_t))) || !(s->qstart = calloc(v->n_qs + 2, sizeof(size_t))))
+                return -ENOMEM;
+        for (size_t j = 0; j < v->n_jobs; j++)
+                if (v->jobs[j].q >= 0) s->qstart[v->jobs[j].q + 2]++;
+        for (size_t q = 0; q < v->n_qs; q++)
+                s->qstart[q + 2] += s->qstart[q + 1];
+        for (size_t j = 0; j < v->n_jobs; j++)
+                if (v->jobs[j].q >= 0) s->qjobs[s->qstart[v->jobs[j].q + 1]++] = j;
         return 0;
 }
 
@@ -581,6 +600,7 @@ int vc_session(dp_volcano *v, bool *ret_changed, dp_error *err) {
         s.fifo_head = calloc(v->n_qs + 1, sizeof(ssize_t));
         int r = s.elastic && s.used && s.oc_inqueue && s.tried && s.closed && s.fifo_head ? 0 : -ENOMEM;
         if (r >= 0) r = missing_queues(v);
+        if (r >= 0) r = by_queue(&s);
         if (r >= 0) r = attributes(&s);
         if (r >= 0) r = plugin(v);
         if (r >= 0) {
@@ -592,7 +612,7 @@ int vc_session(dp_volcano *v, bool *ret_changed, dp_error *err) {
         }
         if (r >= 0) r = allocate(&s);
         if (r >= 0) r = backfill(&s);
-        dp_free_many(s.elastic, s.used, s.oc_inqueue, s.tried, s.closed, s.fifo_head);
+        dp_free_many(s.elastic, s.used, s.oc_inqueue, s.tried, s.closed, s.fifo_head, s.qjobs, s.qstart);
         if (r < 0) return dp_error_set(err, r, "out of memory");
         *ret_changed = s.changed;
         return 0;

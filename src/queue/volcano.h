@@ -81,6 +81,7 @@ typedef struct dp_vc_job {
         char *message;   /* Volcano's words: "queue resource quota insufficient", the gang message... */
         char *note;      /* devplane's own remark, NULL when none */
         double drf_share; /* DRF's dominant share of what it holds (allocated / cluster total) */
+        size_t n_allocated; /* its pods allocated (bound in the input or by a session) */
 } dp_vc_job;
 
 /* A queue as the plugins see it at the end (values per dimension, in

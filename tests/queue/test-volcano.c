@@ -181,3 +181,52 @@ TEST(volcano_cases) {
         printf("  %zu cases, %zu expectations\n", n, checks);
         ASSERT_TRUE(n >= 10);
 }
+
+/* Decoding: one error with the path for a bad value, a warning naming an
+ * unknown field, defaults, and another group's Queue left alone. */
+static int decode_text(const char *y, dp_object_list **ret, dp_error *err) {
+        dp_object_list *l = dp_object_list_new();
+        ASSERT_TRUE(l);
+        l->ext = &dp_queue_model_ext;
+        int r = dp_model_decode_buffer(y, strlen(y), "q.yaml", l, err);
+        *ret = l;
+        return r;
+}
+
+static void expect_error(const char *spec, const char *msg) {
+        char y[1024];
+        snprintf(y, sizeof(y), "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: q}\n%s\n", spec);
+        dp_object_list *l = NULL;
+        dp_error err = DP_ERROR_INIT;
+        ASSERT_EQ(decode_text(y, &l, &err), -EINVAL);
+        ASSERT_CONTAINS(err.msg, msg);
+        ASSERT_EQ(l->n, (size_t)0);
+        dp_object_list_free(l);
+}
+
+TEST(volcano_queue_decode) {
+        expect_error("spec: {weight: 0}", "q.yaml: Queue q: spec.weight: queue weight must be a positive integer");
+        expect_error("spec: {capability: {cpu: \"-1\"}}", "spec.capability.cpu: must be greater than or equal to 0");
+        expect_error("spec: {guarantee: {resource: {memory: \"-1Gi\"}}}", "spec.guarantee.resource.memory");
+        expect_error("spec: {dequeueStrategy: lifo}", "spec.dequeueStrategy: unsupported value \"lifo\"");
+        expect_error("status: {state: Paused}", "status.state: unsupported value \"Paused\"");
+        expect_error("spec: {parent: q}", "spec.parent: a Queue cannot be its own parent");
+        dp_object_list *l = NULL;
+        dp_error err = DP_ERROR_INIT;
+        const char *y = "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: q}\n"
+                        "spec: {capability: {cpu: 4}, colour: blue, affinity: {}}\nstatus: {state: Closed, running: 3}\n"
+                        "---\napiVersion: scheduling.run.ai/v2\nkind: Queue\nmetadata: {name: k}\n";
+        ASSERT_OK(decode_text(y, &l, &err));
+        ASSERT_EQ(l->n, (size_t)1);
+        ASSERT_TRUE(dp_volcano_is_queue(l->items[0]));
+        const dp_vc_queue *q = (const dp_vc_queue *)l->items[0].ext;
+        ASSERT_EQ(q->weight, 1);
+        ASSERT_TRUE(q->reclaimable);
+        ASSERT_FALSE(q->fifo);
+        ASSERT_STREQ(q->state, "Closed");
+        ASSERT_EQ(q->n_capability, (size_t)1);
+        ASSERT_EQ(l->n_warnings, (size_t)1);
+        ASSERT_CONTAINS(l->warnings[0], "Queue q: spec: unknown field \"colour\"");
+        ASSERT_EQ(l->n_skipped, (size_t)1); /* KAI's Queue: another apiVersion, not Volcano's */
+        dp_object_list_free(l);
+}
