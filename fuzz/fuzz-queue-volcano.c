@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Fuzz Volcano's Queue and the Volcano policy: decode (Kueue's table, which
  * chains Volcano's), validate, run Volcano's sessions (proportion for inputs
- * of even length, capacity for odd), apply, encode, print. Properties: no
+ * of even length, capacity for odd; reclaim on when bit 1 of the length is
+ * set), apply, encode, print. Properties: no
  * crash or leak; decoding is all or nothing; a Running job has at least
  * minMember pods; proportion never gives a queue more than its
  * realCapability (or its guarantee, when that is larger). */
@@ -33,7 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 dp_object_list_free(l);
                 return 0;
         }
-        dp_volcano_options o = {.plugin = size & 1 ? DP_VC_CAPACITY : DP_VC_PROPORTION};
+        dp_volcano_options o = {.plugin = size & 1 ? DP_VC_CAPACITY : DP_VC_PROPORTION, .reclaim = size & 2};
         dp_volcano *v = NULL;
         if (dp_model_generate_names(l, &err) >= 0 && dp_model_validate(l, &err) >= 0 && dp_volcano_new(&o, &v) >= 0) {
                 int r = 0;

@@ -24,6 +24,7 @@ typedef struct vtask {
         ssize_t job;   /* its job, -1 while being set up */
         bool bound;    /* spec.nodeName in the input: allocated from the start */
         bool allocated;
+        ssize_t evicted_for; /* reclaim evicted it for this job, -1 never */
         double *req;   /* per dimension */
         int32_t priority;
         size_t order;

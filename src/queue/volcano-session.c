@@ -93,8 +93,10 @@ static void job_attributes(vsess *s, dp_vc_job *j, double *ja, double *tmp) {
         size_t q = (size_t)j->q;
         add_up(v, q, QOFF(allocated), ja, 1);
         add_up(v, q, QOFF(request), ja, 1);
-        for (size_t k = 0; k < j->n_tasks; k++)
-                if (!v->tasks[j->tasks[k]].allocated) add_up(v, q, QOFF(request), v->tasks[j->tasks[k]].req, 1);
+        for (size_t k = 0; k < j->n_tasks; k++) {
+                const vtask *t = &v->tasks[j->tasks[k]];
+                if (!t->allocated && t->evicted_for < 0) add_up(v, q, QOFF(request), t->req, 1);
+        }
         if (j->phase == DP_VC_INQUEUE && j->has_min_resources) add_up(v, q, QOFF(inqueue), j->min_res, 1);
         /* a running job still holds, as inqueue, what of its minResources it has not got yet */
         if (j->phase == DP_VC_RUNNING && j->has_min_resources && n_alloc >= (size_t)j->min_member) {
@@ -381,7 +383,7 @@ static int enqueue(vsess *s) {
 static bool want_allocate(vsess *s, const dp_vc_job *j) {
         if (s->tried[j - s->v->jobs] || j->phase == DP_VC_PENDING) return false;
         for (size_t k = 0; k < j->n_tasks; k++)
-                if (!s->v->tasks[j->tasks[k]].allocated) return true;
+                if (!s->v->tasks[j->tasks[k]].allocated && s->v->tasks[j->tasks[k]].evicted_for < 0) return true;
         return false;
 }
 
@@ -460,6 +462,7 @@ static int allocate_job(vsess *s, dp_vc_job *j) {
                         before++;
                         continue;
                 }
+                if (t->evicted_for >= 0) continue; /* gone: Volcano's controller would make a new pod */
                 if (!task_fits(s, j->q, t->req)) break;
                 take_task(s, t, j->q, 1);
                 taken[n_taken++] = order[k];
@@ -527,6 +530,123 @@ static int allocate(vsess *s) {
                         s->closed[q] = true;
                         s->fifo_head[q] = j;
                 }
+        }
+}
+
+/* ---- reclaim (opt-in) ---- */
+
+static bool want_reclaim(vsess *s, const dp_vc_job *j) {
+        return j->phase == DP_VC_INQUEUE && !s->tried[j - s->v->jobs];
+}
+
+/* What the job still needs to be ready: its first pending tasks in task
+ * order up to minMember. */
+static void reclaim_need(const dp_volcano *v, const dp_vc_job *j, double *need) {
+        memset(need, 0, v->n_dims * sizeof(double));
+        size_t missing = (size_t)DP_MAX(j->min_member, 1) - DP_MIN(j->n_allocated, (size_t)DP_MAX(j->min_member, 1));
+        for (size_t k = 0; k < j->n_tasks && missing; k++) {
+                const vtask *t = &v->tasks[j->tasks[k]];
+                if (t->allocated || t->evicted_for >= 0) continue;
+                for (size_t d = 0; d < v->n_dims; d++)
+                        need[d] += t->req[d];
+                missing--;
+        }
+}
+
+static bool fits_free(vsess *s, const double *need) {
+        for (size_t d = 0; d < s->v->n_dims; d++)
+                if (need[d] > 0 && !le(need[d], s->v->total[d] - s->used[d])) return false;
+        return true;
+}
+
+/* A running task another queue may lose: its queue is reclaimable and holds
+ * more than its deserved on some resource (proportion's Reclaimable; capacity
+ * keeps the guarantee), and gang lets its job lose one (minAvailable 1, or
+ * more ready than minAvailable). */
+static bool victim_ok(vsess *s, size_t own_q, const vtask *t) {
+        dp_volcano *v = s->v;
+        if (t->job < 0) return false; /* a pod naming a PodGroup not in the input: no one's */
+        const dp_vc_job *j = &v->jobs[t->job];
+        if (!t->allocated || j->q < 0 || (size_t)j->q == own_q) return false;
+        const dp_vc_queue_info *q = &v->qs[j->q];
+        if (q->queue && !q->queue->reclaimable) return false;
+        if (!(j->min_member <= 1 || (size_t)j->min_member + 1 <= j->n_allocated)) return false;
+        bool over = false;
+        for (size_t d = 0; d < v->n_dims; d++) {
+                over = over || !le(q->allocated[d], q->deserved[d]);
+                if (v->opts.plugin == DP_VC_CAPACITY && t->req[d] > 0 && q->allocated[d] - t->req[d] < q->guarantee[d] - VC_EPS)
+                        return false;
+        }
+        return over;
+}
+
+/* Victims in order: lower priority first, then the later pod. */
+static ssize_t next_victim(vsess *s, size_t own_q) {
+        dp_volcano *v = s->v;
+        ssize_t best = -1;
+        for (size_t i = 0; i < v->n_tasks; i++) {
+                const vtask *t = &v->tasks[i];
+                if (!victim_ok(s, own_q, t)) continue;
+                if (best < 0 || t->priority < v->tasks[best].priority ||
+                    (t->priority == v->tasks[best].priority && t->order > v->tasks[best].order))
+                        best = (ssize_t)i;
+        }
+        return best;
+}
+
+static void evict(vsess *s, vtask *t, ssize_t for_job, double sign) {
+        ssize_t q = s->v->jobs[t->job].q;
+        take_task(s, t, q, -sign);
+        t->evicted_for = sign > 0 ? for_job : -1;
+}
+
+/* Evict until the job's need fits the cluster, then allocate it; all or
+ * nothing (a job that still cannot run gets its victims back). */
+static int reclaim_job(vsess *s, dp_vc_job *j, double *need) {
+        dp_volcano *v = s->v;
+        const dp_vc_queue_info *own = &v->qs[j->q];
+        reclaim_need(v, j, need);
+        for (size_t d = 0; d < v->n_dims; d++) /* a queue at its deserved cannot reclaim */
+                if (need[d] > 0 && !le(own->allocated[d] + need[d], own->deserved[d])) return 0;
+        _cleanup_free_ size_t *taken = calloc(v->n_tasks + 1, sizeof(size_t));
+        if (!taken) return -ENOMEM;
+        size_t n = 0;
+        ssize_t victim;
+        while (!fits_free(s, need) && (victim = next_victim(s, (size_t)j->q)) >= 0) {
+                evict(s, &v->tasks[victim], j - v->jobs, 1);
+                taken[n++] = (size_t)victim;
+        }
+        int r = fits_free(s, need) && n ? allocate_job(s, j) : 0;
+        if (r < 0 || j->phase != DP_VC_RUNNING) {
+                for (size_t k = n; k-- > 0;)
+                        evict(s, &v->tasks[taken[k]], -1, -1);
+                return r;
+        }
+        for (size_t k = 0; k < n; k++) { /* a victim's group below minMember waits again */
+                dp_vc_job *vj = &v->jobs[v->tasks[taken[k]].job];
+                if (vj->n_allocated < (size_t)DP_MAX(vj->min_member, 1)) vj->phase = DP_VC_INQUEUE;
+        }
+        s->changed = true;
+        return set_note(j, dp_asprintf("Running after reclaim evicted %zu pod(s) of other queues", n));
+}
+
+static int reclaim(vsess *s) {
+        dp_volcano *v = s->v;
+        memset(s->tried, 0, v->n_jobs * sizeof(bool));
+        memset(s->closed, 0, v->n_qs * sizeof(bool));
+        _cleanup_free_ double *need = vc_vec_new(v);
+        if (!need) return -ENOMEM;
+        for (;;) {
+                ssize_t q = best_queue(s, want_reclaim);
+                if (q < 0) return 0;
+                if (v->qs[q].overused) {
+                        s->closed[q] = true;
+                        continue;
+                }
+                ssize_t j = best_job(s, (size_t)q, want_reclaim);
+                s->tried[j] = true;
+                int r = reclaim_job(s, &v->jobs[j], need);
+                if (r < 0) return r;
         }
 }
 
@@ -611,6 +731,7 @@ int vc_session(dp_volcano *v, bool *ret_changed, dp_error *err) {
                 r = enqueue(&s);
         }
         if (r >= 0) r = allocate(&s);
+        if (r >= 0 && v->opts.reclaim) r = reclaim(&s);
         if (r >= 0) r = backfill(&s);
         dp_free_many(s.elastic, s.used, s.oc_inqueue, s.tried, s.closed, s.fifo_head, s.qjobs, s.qstart);
         if (r < 0) return dp_error_set(err, r, "out of memory");

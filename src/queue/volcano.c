@@ -189,7 +189,7 @@ static int make_tasks(dp_volcano *v) {
         for (size_t i = 0; i < v->n_pods; i++) {
                 vtask *t = &v->tasks[v->n_tasks++];
                 t->pod = v->pods[i];
-                t->job = -1;
+                t->job = t->evicted_for = -1;
                 t->order = i;
                 t->bound = t->allocated = t->pod->node_name != NULL;
                 t->priority = t->pod->has_priority ? t->pod->priority : priority_of(v, t->pod->priority_class_name);
@@ -393,20 +393,57 @@ const dp_vc_queue_info *dp_volcano_find_queue(const dp_volcano *v, const char *n
         return i >= 0 ? &v->qs[i] : NULL;
 }
 
-const char *dp_volcano_pod_reason(const dp_volcano *v, const char *ns, const char *name, char *buf, size_t size) {
+static const vtask *task_of(const dp_volcano *v, const char *ns, const char *name) {
         char key[600];
         snprintf(key, sizeof(key), "%s/%s", ns, name);
-        for (size_t i = 0; v && i < v->n_tasks; i++) {
-                const vtask *t = &v->tasks[i];
-                if (!streq(t->key, key) || t->job < 0) continue;
-                const dp_vc_job *j = &v->jobs[t->job];
-                if (t->allocated) return NULL;
-                const char *why = j->message ? j->message : j->note ? j->note : j->phase == DP_VC_RUNNING ? "not allocated with its group" : "waiting";
-                snprintf(buf, size, "Volcano: PodGroup %s/%s %s: %s", j->ns, j->name,
-                         j->phase == DP_VC_RUNNING ? "Running" : j->phase == DP_VC_INQUEUE ? "Inqueue" : "Pending", why);
-                return buf;
-        }
+        for (size_t i = 0; v && i < v->n_tasks; i++)
+                if (streq(v->tasks[i].key, key)) return &v->tasks[i];
         return NULL;
+}
+
+const char *dp_volcano_pod_reason(const dp_volcano *v, const char *ns, const char *name, char *buf, size_t size) {
+        const vtask *t = task_of(v, ns, name);
+        if (!t || t->job < 0 || t->allocated) return NULL;
+        if (t->evicted_for >= 0) return dp_volcano_pod_evicted(v, ns, name, buf, size);
+        const dp_vc_job *j = &v->jobs[t->job];
+        const char *why = j->message ? j->message
+                          : j->note  ? j->note
+                          : j->phase == DP_VC_RUNNING ? "not allocated with its group"
+                                                      : "waiting";
+        snprintf(buf, size, "Volcano: PodGroup %s/%s %s: %s", j->ns, j->name,
+                 j->phase == DP_VC_RUNNING ? "Running" : j->phase == DP_VC_INQUEUE ? "Inqueue" : "Pending", why);
+        return buf;
+}
+
+const char *dp_volcano_pod_evicted(const dp_volcano *v, const char *ns, const char *name, char *buf, size_t size) {
+        const vtask *t = task_of(v, ns, name);
+        if (!t || t->evicted_for < 0) return NULL;
+        const dp_vc_job *by = &v->jobs[t->evicted_for], *own = &v->jobs[t->job];
+        snprintf(buf, size, "Volcano reclaim: evicted for PodGroup %s/%s of queue %s (queue %s above its deserved)",
+                 by->ns, by->name, by->queue, own->queue);
+        return buf;
+}
+
+int dp_volcano_options_actions(dp_volcano_options *o, const char *list, dp_error *err) {
+        bool allocate = false, reclaim = false;
+        for (const char *p = list; *p;) {
+                p += strspn(p, " ,");
+                size_t n = strcspn(p, " ,");
+                if (!n) break;
+                char w[32];
+                snprintf(w, sizeof(w), "%.*s", (int)DP_MIN(n, sizeof(w) - 1), p);
+                if (streq(w, "allocate")) allocate = true;
+                else if (streq(w, "reclaim")) reclaim = true;
+                else if (!streq(w, "enqueue") && !streq(w, "backfill"))
+                        return dp_error_set(err, -EINVAL,
+                                            "--volcano-actions: action \"%s\" is not simulated (enqueue, allocate, "
+                                            "backfill, reclaim)",
+                                            w);
+                p += n;
+        }
+        if (!allocate) return dp_error_set(err, -EINVAL, "--volcano-actions %s: allocate is required", list);
+        o->reclaim = reclaim;
+        return 0;
 }
 
 const char *dp_volcano_plugin_name(const dp_volcano *v) {

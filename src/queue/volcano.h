@@ -55,7 +55,13 @@ typedef enum { DP_VC_PROPORTION = 0, DP_VC_CAPACITY } dp_vc_plugin;
 
 typedef struct dp_volcano_options {
         dp_vc_plugin plugin;
+        bool reclaim; /* the opt-in reclaim action (--volcano-actions ...,reclaim) */
 } dp_volcano_options;
+
+/* "enqueue,allocate,backfill[,reclaim]" (Volcano's actions string; spaces
+ * allowed) into o->reclaim; -EINVAL with a message for another action
+ * (preempt is not simulated) or a list without allocate. */
+int dp_volcano_options_actions(dp_volcano_options *o, const char *list, dp_error *err);
 
 /* ---- the result ---- */
 typedef enum { DP_VC_PENDING = 0, DP_VC_INQUEUE, DP_VC_RUNNING } dp_vc_phase;
@@ -127,6 +133,9 @@ const char *dp_volcano_plugin_name(const dp_volcano *v);
 /* Why Volcano holds pod ns/name back ("Volcano: PodGroup ns/g Inqueue: <its
  * words>") into buf; NULL when the pod is not Volcano's or was allocated. */
 const char *dp_volcano_pod_reason(const dp_volcano *v, const char *ns, const char *name, char *buf, size_t size);
+/* Whether reclaim evicted pod ns/name: why ("Volcano reclaim: ...") into
+ * buf, else NULL. */
+const char *dp_volcano_pod_evicted(const dp_volcano *v, const char *ns, const char *name, char *buf, size_t size);
 
 /* simulate's "volcano" document (-o json|yaml) and its text. */
 dp_doc_node *dp_volcano_encode(dp_doc_set *s, const dp_volcano *v);

@@ -153,6 +153,9 @@ bool sim_queue_over_time(const dp_sim_input *in);
 /* sim-volcano.c: Volcano's sessions before the first pods are created (when
  * in->volcano): allocated pods are handed to kube-scheduler. */
 int sim_volcano(sim_run *r, dp_error *err);
+/* After the input's pods are created: the pods Volcano's reclaim evicted
+ * are deleted (Evicted). -ENOMEM. */
+int sim_volcano_evict(sim_run *r);
 int sim_queue_hold(sim_run *r);
 int sim_queue_step(sim_run *r, dp_error *err);
 

@@ -8,6 +8,8 @@
  * kube-scheduler engine like any pod, the others keep schedulerName volcano
  * and stay Pending (the report says why in Volcano's words).
  */
+#include <stdlib.h>
+
 #include "sched/sim-internal.h"
 #include "sched/store.h"
 
@@ -34,4 +36,22 @@ int sim_volcano(sim_run *r, dp_error *err) {
         if (rr >= 0) rr = dp_volcano_run(r->volcano, err);
         if (rr >= 0) rr = dp_volcano_apply(r->volcano);
         return rr;
+}
+
+/* Once the input's pods are created: those Volcano's reclaim evicted (bound
+ * in the input) are deleted, Evicted with its words. */
+int sim_volcano_evict(sim_run *r) {
+        for (size_t i = 0; r->volcano && i < r->n_pods; i++) {
+                sim_pod *sp = &r->pods[i];
+                char why[700];
+                if (!sp->created || sp->deleted || !dp_volcano_pod_evicted(r->volcano, sp->ns, sp->name, why, sizeof(why)))
+                        continue;
+                free(sp->evict_msg);
+                if (!(sp->evict_msg = dp_strdup(why))) return -ENOMEM;
+                dp_strbuf_printf(&r->log, "t=%" PRId64 "s %s evicted: %s\n", r->now / 1000, sp->key, why);
+                int rr = sim_delete_pod(r, sp, false);
+                if (rr < 0) return rr;
+                sp->evicted = true;
+        }
+        return 0;
 }

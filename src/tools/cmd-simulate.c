@@ -18,7 +18,8 @@
 static void usage(FILE *f) {
         fprintf(f, "usage: devplane simulate [-f FILE|DIR|-...] [--kubeconfig FILE [--context NAME] | --in-cluster]\n"
                    "                         [--cordon NODE] [--fail-device NODE/DEVICE] [--mode GROUP_OR_NODE=v1|v2]\n"
-                   "                         [--queue-policy kueue|volcano [--volcano-plugin proportion|capacity]]\n"
+                   "                         [--queue-policy kueue|volcano [--volcano-plugin proportion|capacity]\n"
+                   "                          [--volcano-actions enqueue,allocate,backfill[,reclaim]]]\n"
                    "                         [-o table|json|yaml] [--report FILE.html]\n\n"
                    "Runs a fleet (kind: Fleet) or a cluster's own state (Node objects, ResourceSlices, bound\n"
                    "pods and allocated claims: a dump, or the API server's), Kubernetes workload objects and a\n"
@@ -31,7 +32,8 @@ static void usage(FILE *f) {
                    "--queue-policy volcano: Volcano's enqueue and allocate decide which pods of schedulerName\n"
                    "volcano (their PodGroups, in Volcano Queues) go on to the scheduler; --volcano-plugin picks\n"
                    "proportion (weights, Volcano's default) or capacity (per-resource deserved). Kueue's objects\n"
-                   "are admitted by Kueue's rules whatever the policy.\n"
+                   "are admitted by Kueue's rules whatever the policy. --volcano-actions adds the opt-in reclaim\n"
+                   "(pods of queues above their deserved evicted for a queue below it).\n"
                    "--report FILE.html also writes the report as one self-contained HTML page with pictures\n"
                    "(the fleet coloured by pods, partitions in their GPUs, V1 vs V2, Pending reasons, timeline).\n"
                    "With DRADeviceCompatibilityGroups=false, pools whose devices carry compatibilityGroups\n"
@@ -70,6 +72,7 @@ static int cmd_simulate(int argc, char **argv) {
                                              {"report", required_argument, NULL, 'R'},
                                              {"queue-policy", required_argument, NULL, 'Q'},
                                              {"volcano-plugin", required_argument, NULL, 'V'},
+                                             {"volcano-actions", required_argument, NULL, 'A'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
         dp_sim_output fmt = DP_SIM_OUT_TABLE;
@@ -107,6 +110,14 @@ static int cmd_simulate(int argc, char **argv) {
                                 return 2;
                         volcano.plugin = v;
                         break;
+                case 'A': {
+                        dp_error e = DP_ERROR_INIT;
+                        if (dp_volcano_options_actions(&volcano, optarg, &e) < 0) {
+                                dp_tool_print_error("simulate", dp_error_msg(&e), NULL);
+                                return 2;
+                        }
+                        break;
+                }
                 case 'h': usage(stdout); return 0;
                 default: usage(stderr); return 2;
                 }

@@ -55,6 +55,16 @@ grep -q '^Volcano admission (capacity plugin' "$tmp/out" || fail "capacity heade
 grep -q 'note: queue team-a is overused (deserved <= allocated)' "$tmp/out" || fail "capacity: $(cat "$tmp/out")"
 grep -Eq '^default/train-0 +Running ' "$tmp/out" || fail "capacity: train-0"
 
+# reclaim (opt-in): q1 holds the node above its deserved; q2's job takes 2 cpu back
+"$DEVPLANE" simulate -f volcano/case-reclaim.yaml --queue-policy volcano --volcano-actions enqueue,allocate,backfill,reclaim \
+        >"$tmp/out" 2>/dev/null || fail "reclaim: exit $?"
+grep -Eq '^ns1/a-3 +Evicted .*Volcano reclaim: evicted for PodGroup ns1/b of queue q2 \(queue q1 above its deserved\)' "$tmp/out" ||
+        fail "reclaim: $(cat "$tmp/out")"
+grep -Eq '^ns1/b-0 +Running +n1 ' "$tmp/out" || fail "reclaim: b-0 not placed"
+grep -Eq '^ns1/a-1 +Running +n1 ' "$tmp/out" || fail "reclaim: a-1 evicted"
+"$DEVPLANE" simulate -f volcano/case-reclaim.yaml --queue-policy volcano >"$tmp/out" 2>/dev/null || fail "no reclaim: exit $?"
+grep -Eq '^ns1/b-0 +Pending .*Volcano: PodGroup ns1/b Inqueue' "$tmp/out" || fail "without reclaim: $(cat "$tmp/out")"
+
 # bad values: one error with the path, exit 2
 sed 's/^  weight: 1$/  weight: 0/' data/volcano.yaml >"$tmp/bad.yaml"
 set +e
@@ -69,7 +79,11 @@ set +e
 rc=$?
 "$DEVPLANE" simulate -f data/volcano.yaml --queue-policy yunikorn >/dev/null 2>"$tmp/err2"
 rc2=$?
+"$DEVPLANE" simulate -f data/volcano.yaml --queue-policy volcano --volcano-actions enqueue,allocate,preempt >/dev/null 2>"$tmp/err3"
+rc3=$?
 set -e
+[ "$rc3" = 2 ] || fail "--volcano-actions preempt: exit $rc3"
+grep -q 'action "preempt" is not simulated' "$tmp/err3" || fail "preempt: $(cat "$tmp/err3")"
 [ "$rc" = 2 ] || fail "dequeueStrategy lifo: exit $rc"
 grep -q 'spec.dequeueStrategy: unsupported value "lifo": supported values: fifo, traverse' "$tmp/err" || fail "lifo: $(cat "$tmp/err")"
 [ "$rc2" = 2 ] || fail "--queue-policy yunikorn: exit $rc2"

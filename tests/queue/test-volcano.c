@@ -14,6 +14,8 @@
  *     # allocated: QUEUE res=quantity,...
  *     # share: QUEUE value                          (as the report prints it, %.4g)
  *     # placed: NS/POD yes|no                       (allocated: handed to kube-scheduler)
+ *     # actions: enqueue, allocate, backfill, reclaim (optional: reclaim on)
+ *     # evicted: NS/POD yes|no                      (reclaim evicted it)
  */
 #include <dirent.h>
 #include <math.h>
@@ -41,7 +43,7 @@ static char *header(const char *text, const char *key) {
         return strndup(p, strcspn(p, "\n"));
 }
 
-static dp_volcano *run_text(const char *name, const char *text, dp_vc_plugin plugin, dp_object_list **ret_l) {
+static dp_volcano *run_text(const char *name, const char *text, dp_vc_plugin plugin, bool reclaim, dp_object_list **ret_l) {
         dp_object_list *l = dp_object_list_new();
         ASSERT_TRUE(l);
         l->ext = &dp_queue_model_ext;
@@ -49,7 +51,7 @@ static dp_volcano *run_text(const char *name, const char *text, dp_vc_plugin plu
         if (dp_model_decode_buffer(text, strlen(text), name, l, &err) < 0 || dp_model_generate_names(l, &err) < 0 ||
             dp_model_validate(l, &err) < 0 || dp_model_apply_defaults(l, &err) < 0)
                 DP_FAIL("%s: %s", name, err.msg);
-        dp_volcano_options o = {.plugin = plugin};
+        dp_volcano_options o = {.plugin = plugin, .reclaim = reclaim};
         dp_volcano *v = NULL;
         ASSERT_OK(dp_volcano_new(&o, &v));
         for (size_t i = 0; i < l->n; i++)
@@ -137,15 +139,25 @@ static void check_share(const char *file, const dp_volcano *v, const char *line)
         if (!streq(got, want)) DP_FAIL("%s: queue %s: share %s, expected %s", file, qname, got, want);
 }
 
+/* "NS/POD yes|no": whether reclaim evicted the pod. */
+static void check_evicted(const char *file, const dp_volcano *v, const char *line) {
+        char ns[128], pod[256], want[8], buf[700];
+        if (sscanf(line, "%127[^/]/%255s %7s", ns, pod, want) != 3) DP_FAIL("%s: bad line %s", file, line);
+        bool got = dp_volcano_pod_evicted(v, ns, pod, buf, sizeof(buf)) != NULL;
+        if (got != streq(want, "yes")) DP_FAIL("%s: pod %s/%s: evicted %s, expected %s", file, ns, pod, got ? "yes" : "no", want);
+}
+
 static size_t run_case(const char *name) {
         char path[512];
         snprintf(path, sizeof(path), "volcano/%s", name);
         _cleanup_free_ char *text = read_text(path);
         _cleanup_free_ char *source = header(text, "source"), *plugin = header(text, "plugin");
+        _cleanup_free_ char *actions = header(text, "actions");
         if (!source) DP_FAIL("%s: no '# source:' line", name);
         dp_object_list *l = NULL;
-        dp_volcano *v = run_text(name, text, plugin && streq(plugin, "capacity") ? DP_VC_CAPACITY : DP_VC_PROPORTION, &l);
-        static const char *const keys[] = {"expect: ", "note: ", "deserved: ", "allocated: ", "share: ", "placed: "};
+        dp_volcano *v = run_text(name, text, plugin && streq(plugin, "capacity") ? DP_VC_CAPACITY : DP_VC_PROPORTION,
+                                 actions && strstr(actions, "reclaim"), &l);
+        static const char *const keys[] = {"expect: ", "note: ", "deserved: ", "allocated: ", "share: ", "placed: ", "evicted: "};
         size_t n = 0;
         for (const char *p = text; (p = strstr(p, "\n# ")); p++)
                 for (size_t k = 0; k < ELEMENTSOF(keys); k++) {
@@ -155,7 +167,8 @@ static size_t run_case(const char *name) {
                         if (k <= 1) check_expect(name, v, line, k == 1);
                         else if (k <= 3) check_vector(name, v, line, k == 2);
                         else if (k == 4) check_share(name, v, line);
-                        else check_placed(name, l, line);
+                        else if (k == 5) check_placed(name, l, line);
+                        else check_evicted(name, v, line);
                         n++;
                 }
         if (!n) DP_FAIL("%s: no '# expect:' line", name);
