@@ -73,8 +73,8 @@ static int status(kq *q, const dp_doc_node *n, dp_vc_queue *vq) {
         size_t m = path_key(q->c, "state");
         int r = get_str(q->c, st, &vq->state);
         if (r >= 0 && vq->state && !in_list(vq->state, queue_states))
-                r = dfail(q->c, st, -EINVAL, "unsupported value \"%.60s\": supported values: Open, Closed, Closing, Unknown",
-                          vq->state);
+                r = dfail(q->c, st, -EINVAL,
+                          "unsupported value \"%.60s\": supported values: Open, Closed, Closing, Unknown", vq->state);
         if (r >= 0) path_pop(q->c, m);
         return r;
 }
@@ -116,6 +116,4 @@ static const dp_model_ext_kind kinds[] = {
 
 const dp_model_ext dp_volcano_model_ext = {kinds, ELEMENTSOF(kinds), NULL};
 
-bool dp_volcano_is_queue(dp_object o) {
-        return o.hdr && o.hdr->kind == DP_KIND_EXT && o.ext->ext == &kinds[0];
-}
+bool dp_volcano_is_queue(dp_object o) { return o.hdr && o.hdr->kind == DP_KIND_EXT && o.ext->ext == &kinds[0]; }

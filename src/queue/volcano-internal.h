@@ -19,13 +19,13 @@
 #define VC_EPS 0.1
 
 typedef struct vtask {
-        dp_pod *pod;   /* borrowed, until dp_volcano_apply */
-        char *key;     /* "ns/name" */
-        ssize_t job;   /* its job, -1 while being set up */
-        bool bound;    /* spec.nodeName in the input: allocated from the start */
+        dp_pod *pod; /* borrowed, until dp_volcano_apply */
+        char *key;   /* "ns/name" */
+        ssize_t job; /* its job, -1 while being set up */
+        bool bound;  /* spec.nodeName in the input: allocated from the start */
         bool allocated;
         ssize_t evicted_for; /* reclaim evicted it for this job, -1 never */
-        double *req;   /* per dimension */
+        double *req;         /* per dimension */
         int32_t priority;
         size_t order;
 } vtask;

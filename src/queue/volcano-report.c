@@ -114,8 +114,9 @@ void dp_volcano_print(const dp_doc_node *doc, dp_strbuf *out) {
         for (size_t i = 0; qs && i < qs->n; i++) {
                 const dp_doc_node *q = qs->items[i];
                 dp_strbuf_printf(out, "Queue %s (%s, weight %s, %s): %s running, %s inqueue, %s pending; deserved ",
-                                 str_of(q, "name"), str_of(q, "state"), str_of(q, "weight"), str_of(q, "dequeueStrategy"),
-                                 str_of(q, "running"), str_of(q, "inqueue"), str_of(q, "pending"));
+                                 str_of(q, "name"), str_of(q, "state"), str_of(q, "weight"),
+                                 str_of(q, "dequeueStrategy"), str_of(q, "running"), str_of(q, "inqueue"),
+                                 str_of(q, "pending"));
                 vec_text(dp_doc_get(q, "deserved"), out);
                 dp_strbuf_puts(out, " allocated ");
                 vec_text(dp_doc_get(q, "allocated"), out);

@@ -197,8 +197,8 @@ static int proportion(dp_volcano *v) {
                 memset(dec, 0, v->n_dims * sizeof(double));
                 for (size_t i = 0; i < v->n_qs; i++)
                         if (!met[i])
-                                met[i] = fill_one(v, &v->qs[i], old_rem, (v->qs[i].queue ? v->qs[i].queue->weight : 1) / w,
-                                                  inc, dec, old);
+                                met[i] = fill_one(v, &v->qs[i], old_rem,
+                                                  (v->qs[i].queue ? v->qs[i].queue->weight : 1) / w, inc, dec, old);
                 bool same = true;
                 for (size_t d = 0; d < v->n_dims; d++) {
                         remaining[d] = remaining[d] - inc[d] + dec[d];
@@ -260,9 +260,7 @@ static int cmp_queue(const dp_volcano *v, size_t a, size_t b) {
         return a < b ? -1 : a > b;
 }
 
-static bool job_ready(const dp_vc_job *j) {
-        return j->n_allocated >= (size_t)DP_MAX(j->min_member, 1);
-}
+static bool job_ready(const dp_vc_job *j) { return j->n_allocated >= (size_t)DP_MAX(j->min_member, 1); }
 
 /* Job order: priority (higher first), gang (not ready first), DRF share
  * (lower first), creation, input order. */
@@ -281,7 +279,8 @@ static ssize_t best_job(vsess *s, size_t q, bool (*want)(vsess *, const dp_vc_jo
         ssize_t best = -1;
         for (size_t k = s->qstart[q]; k < s->qstart[q + 1]; k++) {
                 size_t j = s->qjobs[k];
-                if (want(s, &v->jobs[j]) && (best < 0 || cmp_job(v, &v->jobs[j], &v->jobs[best]) < 0)) best = (ssize_t)j;
+                if (want(s, &v->jobs[j]) && (best < 0 || cmp_job(v, &v->jobs[j], &v->jobs[best]) < 0))
+                        best = (ssize_t)j;
         }
         return best;
 }
@@ -313,14 +312,17 @@ static int set_note(dp_vc_job *j, char *note) {
 
 /* ---- enqueue ---- */
 
-static bool want_enqueue(vsess *s, const dp_vc_job *j) { return j->phase == DP_VC_PENDING && !s->tried[j - s->v->jobs]; }
+static bool want_enqueue(vsess *s, const dp_vc_job *j) {
+        return j->phase == DP_VC_PENDING && !s->tried[j - s->v->jobs];
+}
 
 /* overcommit's JobEnqueueable: Inqueue jobs' minResources within the
  * cluster × 1.2 less what is in use. */
 static bool overcommit_permits(vsess *s, const dp_vc_job *j) {
         dp_volcano *v = s->v;
         for (size_t d = 0; d < v->n_dims; d++) /* only the resources it asks for */
-                if (j->min_res[d] > 0 && !le(s->oc_inqueue[d] + j->min_res[d], v->total[d] * VC_OVERCOMMIT_FACTOR - s->used[d]))
+                if (j->min_res[d] > 0 &&
+                    !le(s->oc_inqueue[d] + j->min_res[d], v->total[d] * VC_OVERCOMMIT_FACTOR - s->used[d]))
                         return false;
         for (size_t d = 0; d < v->n_dims; d++)
                 s->oc_inqueue[d] += j->min_res[d];
@@ -338,7 +340,8 @@ static bool quota_permits(vsess *s, const dp_vc_job *j) {
                 const dp_vc_queue_info *qi = &v->qs[q];
                 for (size_t d = 0; d < v->n_dims; d++) {
                         if (cap && j->min_res[d] <= 0) continue;
-                        double x = j->min_res[d] + qi->allocated[d] + qi->inqueue[d] - s->elastic[(size_t)q * v->n_dims + d];
+                        double x = j->min_res[d] + qi->allocated[d] + qi->inqueue[d] -
+                                   s->elastic[(size_t)q * v->n_dims + d];
                         if (!le(x, qi->real_capability[d])) return false;
                 }
                 q = parent_of(v, (size_t)q);
@@ -350,8 +353,8 @@ static int enqueue_one(vsess *s, dp_vc_job *j) {
         dp_volcano *v = s->v;
         const dp_vc_queue_info *qi = &v->qs[j->q];
         if (qi->queue && qi->queue->state && !streq(qi->queue->state, "Open"))
-                return set_note(j, dp_asprintf("queue %s is %s (status.state): Volcano enqueues no job into it", qi->name,
-                                               qi->queue->state));
+                return set_note(j, dp_asprintf("queue %s is %s (status.state): Volcano enqueues no job into it",
+                                               qi->name, qi->queue->state));
         if (j->has_min_resources) {
                 if (v->opts.plugin == DP_VC_PROPORTION && !overcommit_permits(s, j))
                         return set_words(j, "Unschedulable", "resource in cluster is overused");
@@ -401,7 +404,8 @@ static bool task_fits(vsess *s, ssize_t q, const double *req) {
         }
         for (size_t hops = 0; q >= 0 && hops <= v->n_qs; hops++) {
                 for (size_t d = 0; d < v->n_dims; d++)
-                        if (req[d] > 0 && !le(v->qs[q].allocated[d] + req[d], v->qs[q].real_capability[d])) return false;
+                        if (req[d] > 0 && !le(v->qs[q].allocated[d] + req[d], v->qs[q].real_capability[d]))
+                                return false;
                 q = parent_of(v, (size_t)q);
         }
         return true;
@@ -447,11 +451,12 @@ static int allocate_job(vsess *s, dp_vc_job *j) {
         dp_volcano *v = s->v;
         char msg[200];
         if (j->n_tasks < (size_t)j->min_member) {
-                snprintf(msg, sizeof(msg), "Not enough valid tasks for gang-scheduling, valid: %zu, min: %d", j->n_tasks,
-                         j->min_member);
+                snprintf(msg, sizeof(msg), "Not enough valid tasks for gang-scheduling, valid: %zu, min: %d",
+                         j->n_tasks, j->min_member);
                 return set_words(j, "NotEnoughTasks", msg);
         }
-        _cleanup_free_ size_t *order = calloc(j->n_tasks + 1, sizeof(size_t)), *taken = calloc(j->n_tasks + 1, sizeof(size_t));
+        _cleanup_free_ size_t *order = calloc(j->n_tasks + 1, sizeof(size_t)),
+                              *taken = calloc(j->n_tasks + 1, sizeof(size_t));
         if (!order || !taken) return -ENOMEM;
         memcpy(order, j->tasks, j->n_tasks * sizeof(size_t));
         qsort_r(order, j->n_tasks, sizeof(size_t), cmp_task, v);
@@ -486,9 +491,10 @@ static int fifo_notes(vsess *s) {
                 dp_vc_job *job = &v->jobs[j];
                 if (job->q < 0 || s->fifo_head[job->q] == -1 || !want_allocate(s, job)) continue;
                 if (s->fifo_head[job->q] == -2) {
-                        if (set_note(job, dp_asprintf("queue %s is overused (deserved <= allocated): Volcano's allocate "
-                                                      "skips it",
-                                                      job->queue)) < 0)
+                        if (set_note(job,
+                                     dp_asprintf("queue %s is overused (deserved <= allocated): Volcano's allocate "
+                                                 "skips it",
+                                                 job->queue)) < 0)
                                 return -ENOMEM;
                         continue;
                 }
@@ -574,7 +580,8 @@ static bool victim_ok(vsess *s, size_t own_q, const vtask *t) {
         bool over = false;
         for (size_t d = 0; d < v->n_dims; d++) {
                 over = over || !le(q->allocated[d], q->deserved[d]);
-                if (v->opts.plugin == DP_VC_CAPACITY && t->req[d] > 0 && q->allocated[d] - t->req[d] < q->guarantee[d] - VC_EPS)
+                if (v->opts.plugin == DP_VC_CAPACITY && t->req[d] > 0 &&
+                    q->allocated[d] - t->req[d] < q->guarantee[d] - VC_EPS)
                         return false;
         }
         return over;
@@ -678,7 +685,8 @@ static int backfill(vsess *s) {
         dp_volcano *v = s->v;
         for (size_t j = 0; j < v->n_jobs; j++) {
                 dp_vc_job *job = &v->jobs[j];
-                if (job->phase != DP_VC_INQUEUE || job->q < 0 || job->n_tasks < (size_t)DP_MAX(job->min_member, 1)) continue;
+                if (job->phase != DP_VC_INQUEUE || job->q < 0 || job->n_tasks < (size_t)DP_MAX(job->min_member, 1))
+                        continue;
                 bool empty = true;
                 for (size_t k = 0; k < job->n_tasks && empty; k++) {
                         const vtask *t = &v->tasks[job->tasks[k]];

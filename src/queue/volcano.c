@@ -34,7 +34,8 @@ dp_volcano *dp_volcano_free(dp_volcano *v) {
         for (size_t i = 0; i < v->n_jobs; i++)
                 job_done(&v->jobs[i]);
         dp_strv_free_n(v->dims, v->n_dims);
-        dp_free_many(v->nodes, v->pods, v->others, v->other_used, v->groups, v->queues, v->pcs, v->total, v->tasks, v->jobs, v->qs, v->qblock);
+        dp_free_many(v->nodes, v->pods, v->others, v->other_used, v->groups, v->queues, v->pcs, v->total, v->tasks,
+                     v->jobs, v->qs, v->qblock);
         free(v);
         return NULL;
 }
@@ -108,9 +109,7 @@ static int add_container_dims(dp_volcano *v, const dp_container *c, size_t n) {
         return 0;
 }
 
-static int cmp_dim(const void *a, const void *b) {
-        return strcmp(*(char *const *)a, *(char *const *)b);
-}
+static int cmp_dim(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 static int collect_dims(dp_volcano *v) {
         if (dp_strv_push_n(&v->dims, &v->n_dims, "cpu") < 0 || dp_strv_push_n(&v->dims, &v->n_dims, "memory") < 0)
@@ -164,7 +163,6 @@ void dp_volcano_format(const dp_volcano *v, size_t dim, double value, char *buf,
 /* ---- tasks, jobs, queues ---- */
 
 static const char *ns_of(const dp_object_meta *m) { return m->namespace && m->namespace[0] ? m->namespace : "default"; }
-
 
 static int32_t class_value(const dp_volcano *v, const char *name, bool *found) {
         for (size_t i = 0; i < v->n_pcs; i++)
@@ -253,7 +251,8 @@ static int implicit_jobs(dp_volcano *v) {
                 const dp_object_meta *m = &t->pod->meta;
                 _cleanup_free_ char *name = dp_asprintf("podgroup-%s", m->name ? m->name : "");
                 if (!name) return -ENOMEM;
-                dp_vc_job *j = new_job(v, m, name, dp_kv_get(m->annotations, m->n_annotations, DP_VOLCANO_QUEUE_ANNOTATION));
+                dp_vc_job *j =
+                        new_job(v, m, name, dp_kv_get(m->annotations, m->n_annotations, DP_VOLCANO_QUEUE_ANNOTATION));
                 if (!j || add_task(j, t, i, (ssize_t)(v->n_jobs - 1)) < 0) return -ENOMEM;
                 j->implicit = true;
                 j->min_member = 1;
@@ -284,7 +283,8 @@ static int make_queues(dp_volcano *v, dp_error *err) {
                 for (size_t k = 0; k < i; k++)
                         if (streq(v->queues[k]->x.meta.name, name))
                                 return dp_error_set(err, -EINVAL, "%s: Queue %s: defined twice",
-                                                    v->queues[i]->x.hdr.source ? v->queues[i]->x.hdr.source : "<input>", name);
+                                                    v->queues[i]->x.hdr.source ? v->queues[i]->x.hdr.source : "<input>",
+                                                    name);
                 v->qs[v->n_qs++] = (dp_vc_queue_info){.queue = v->queues[i], .name = name};
                 has_default = has_default || streq(name, DP_VOLCANO_DEFAULT_QUEUE);
         }
@@ -386,7 +386,9 @@ const dp_vc_job *dp_volcano_find_job(const dp_volcano *v, const char *ns, const 
 }
 
 size_t dp_volcano_n_queues(const dp_volcano *v) { return v ? v->n_qs : 0; }
-const dp_vc_queue_info *dp_volcano_queue_at(const dp_volcano *v, size_t i) { return v && i < v->n_qs ? &v->qs[i] : NULL; }
+const dp_vc_queue_info *dp_volcano_queue_at(const dp_volcano *v, size_t i) {
+        return v && i < v->n_qs ? &v->qs[i] : NULL;
+}
 
 const dp_vc_queue_info *dp_volcano_find_queue(const dp_volcano *v, const char *name) {
         ssize_t i = v ? vc_queue_index(v, name) : -1;
@@ -406,12 +408,15 @@ const char *dp_volcano_pod_reason(const dp_volcano *v, const char *ns, const cha
         if (!t || t->job < 0 || t->allocated) return NULL;
         if (t->evicted_for >= 0) return dp_volcano_pod_evicted(v, ns, name, buf, size);
         const dp_vc_job *j = &v->jobs[t->job];
-        const char *why = j->message ? j->message
-                          : j->note  ? j->note
+        const char *why = j->message                  ? j->message
+                          : j->note                   ? j->note
                           : j->phase == DP_VC_RUNNING ? "not allocated with its group"
                                                       : "waiting";
         snprintf(buf, size, "Volcano: PodGroup %s/%s %s: %s", j->ns, j->name,
-                 j->phase == DP_VC_RUNNING ? "Running" : j->phase == DP_VC_INQUEUE ? "Inqueue" : "Pending", why);
+                 j->phase == DP_VC_RUNNING   ? "Running"
+                 : j->phase == DP_VC_INQUEUE ? "Inqueue"
+                                             : "Pending",
+                 why);
         return buf;
 }
 
@@ -432,8 +437,10 @@ int dp_volcano_options_actions(dp_volcano_options *o, const char *list, dp_error
                 if (!n) break;
                 char w[32];
                 snprintf(w, sizeof(w), "%.*s", (int)DP_MIN(n, sizeof(w) - 1), p);
-                if (streq(w, "allocate")) allocate = true;
-                else if (streq(w, "reclaim")) reclaim = true;
+                if (streq(w, "allocate"))
+                        allocate = true;
+                else if (streq(w, "reclaim"))
+                        reclaim = true;
                 else if (!streq(w, "enqueue") && !streq(w, "backfill"))
                         return dp_error_set(err, -EINVAL,
                                             "--volcano-actions: action \"%s\" is not simulated (enqueue, allocate, "

@@ -82,11 +82,11 @@ typedef struct dp_vc_job {
         bool has_min_resources;
         double *min_res; /* per dimension; minResources (NULL dims 0) */
         dp_vc_phase phase;
-        size_t session;  /* the session that made it Running (1...), 0 never */
-        char *reason;    /* Volcano's condition reason or event reason, NULL when none */
-        char *message;   /* Volcano's words: "queue resource quota insufficient", the gang message... */
-        char *note;      /* devplane's own remark, NULL when none */
-        double drf_share; /* DRF's dominant share of what it holds (allocated / cluster total) */
+        size_t session;     /* the session that made it Running (1...), 0 never */
+        char *reason;       /* Volcano's condition reason or event reason, NULL when none */
+        char *message;      /* Volcano's words: "queue resource quota insufficient", the gang message... */
+        char *note;         /* devplane's own remark, NULL when none */
+        double drf_share;   /* DRF's dominant share of what it holds (allocated / cluster total) */
         size_t n_allocated; /* its pods allocated (bound in the input or by a session) */
 } dp_vc_job;
 

@@ -27,7 +27,8 @@ int sim_volcano(sim_run *r, dp_error *err) {
         if (!r->in->volcano) return 0;
         int rr = dp_volcano_new(r->in->volcano, &r->volcano);
         if (rr < 0) return rr;
-        static const dp_kind kinds[] = {DP_KIND_NODE, DP_KIND_POD_GROUP, DP_KIND_PRIORITY_CLASS, DP_KIND_EXT, DP_KIND_POD};
+        static const dp_kind kinds[] = {DP_KIND_NODE, DP_KIND_POD_GROUP, DP_KIND_PRIORITY_CLASS, DP_KIND_EXT,
+                                        DP_KIND_POD};
         for (size_t k = 0; rr >= 0 && k < ELEMENTSOF(kinds); k++)
                 rr = add_kind(r, kinds[k], err);
         /* the pods not created yet are the run's own until create_pod */
@@ -44,7 +45,8 @@ int sim_volcano_evict(sim_run *r) {
         for (size_t i = 0; r->volcano && i < r->n_pods; i++) {
                 sim_pod *sp = &r->pods[i];
                 char why[700];
-                if (!sp->created || sp->deleted || !dp_volcano_pod_evicted(r->volcano, sp->ns, sp->name, why, sizeof(why)))
+                if (!sp->created || sp->deleted ||
+                    !dp_volcano_pod_evicted(r->volcano, sp->ns, sp->name, why, sizeof(why)))
                         continue;
                 free(sp->evict_msg);
                 if (!(sp->evict_msg = dp_strdup(why))) return -ENOMEM;

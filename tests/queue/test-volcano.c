@@ -43,7 +43,8 @@ static char *header(const char *text, const char *key) {
         return strndup(p, strcspn(p, "\n"));
 }
 
-static dp_volcano *run_text(const char *name, const char *text, dp_vc_plugin plugin, bool reclaim, dp_object_list **ret_l) {
+static dp_volcano *run_text(const char *name, const char *text, dp_vc_plugin plugin, bool reclaim,
+                            dp_object_list **ret_l) {
         dp_object_list *l = dp_object_list_new();
         ASSERT_TRUE(l);
         l->ext = &dp_queue_model_ext;
@@ -73,7 +74,8 @@ static void check_placed(const char *file, const dp_object_list *l, const char *
                 snprintf(key, sizeof(key), "%s/%s", p->meta.namespace ? p->meta.namespace : "default", p->meta.name);
                 if (!streq(key, ref)) continue;
                 bool handed = !p->scheduler_name;
-                if (handed != streq(want, "yes")) DP_FAIL("%s: pod %s: allocated %s, expected %s", file, ref, handed ? "yes" : "no", want);
+                if (handed != streq(want, "yes"))
+                        DP_FAIL("%s: pod %s: allocated %s, expected %s", file, ref, handed ? "yes" : "no", want);
                 return;
         }
         DP_FAIL("%s: no pod %s", file, ref);
@@ -125,8 +127,8 @@ static void check_vector(const char *file, const dp_volcano *v, const char *line
                 char got[64];
                 dp_volcano_format(v, (size_t)d, (deserved ? q->deserved : q->allocated)[d], got, sizeof(got));
                 if (!streq(got, eq + 1))
-                        DP_FAIL("%s: queue %s: %s %s is %s, expected %s", file, qname, deserved ? "deserved" : "allocated",
-                                item, got, eq + 1);
+                        DP_FAIL("%s: queue %s: %s %s is %s, expected %s", file, qname,
+                                deserved ? "deserved" : "allocated", item, got, eq + 1);
         }
 }
 
@@ -144,7 +146,8 @@ static void check_evicted(const char *file, const dp_volcano *v, const char *lin
         char ns[128], pod[256], want[8], buf[700];
         if (sscanf(line, "%127[^/]/%255s %7s", ns, pod, want) != 3) DP_FAIL("%s: bad line %s", file, line);
         bool got = dp_volcano_pod_evicted(v, ns, pod, buf, sizeof(buf)) != NULL;
-        if (got != streq(want, "yes")) DP_FAIL("%s: pod %s/%s: evicted %s, expected %s", file, ns, pod, got ? "yes" : "no", want);
+        if (got != streq(want, "yes"))
+                DP_FAIL("%s: pod %s/%s: evicted %s, expected %s", file, ns, pod, got ? "yes" : "no", want);
 }
 
 static size_t run_case(const char *name) {
@@ -157,18 +160,24 @@ static size_t run_case(const char *name) {
         dp_object_list *l = NULL;
         dp_volcano *v = run_text(name, text, plugin && streq(plugin, "capacity") ? DP_VC_CAPACITY : DP_VC_PROPORTION,
                                  actions && strstr(actions, "reclaim"), &l);
-        static const char *const keys[] = {"expect: ", "note: ", "deserved: ", "allocated: ", "share: ", "placed: ", "evicted: "};
+        static const char *const keys[] = {
+                "expect: ", "note: ", "deserved: ", "allocated: ", "share: ", "placed: ", "evicted: "};
         size_t n = 0;
         for (const char *p = text; (p = strstr(p, "\n# ")); p++)
                 for (size_t k = 0; k < ELEMENTSOF(keys); k++) {
                         if (!startswith(p + 3, keys[k])) continue;
                         const char *at = p + 3 + strlen(keys[k]);
                         _cleanup_free_ char *line = strndup(at, strcspn(at, "\n"));
-                        if (k <= 1) check_expect(name, v, line, k == 1);
-                        else if (k <= 3) check_vector(name, v, line, k == 2);
-                        else if (k == 4) check_share(name, v, line);
-                        else if (k == 5) check_placed(name, l, line);
-                        else check_evicted(name, v, line);
+                        if (k <= 1)
+                                check_expect(name, v, line, k == 1);
+                        else if (k <= 3)
+                                check_vector(name, v, line, k == 2);
+                        else if (k == 4)
+                                check_share(name, v, line);
+                        else if (k == 5)
+                                check_placed(name, l, line);
+                        else
+                                check_evicted(name, v, line);
                         n++;
                 }
         if (!n) DP_FAIL("%s: no '# expect:' line", name);
@@ -208,7 +217,8 @@ static int decode_text(const char *y, dp_object_list **ret, dp_error *err) {
 
 static void expect_error(const char *spec, const char *msg) {
         char y[1024];
-        snprintf(y, sizeof(y), "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: q}\n%s\n", spec);
+        snprintf(y, sizeof(y), "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: q}\n%s\n",
+                 spec);
         dp_object_list *l = NULL;
         dp_error err = DP_ERROR_INIT;
         ASSERT_EQ(decode_text(y, &l, &err), -EINVAL);
@@ -226,9 +236,10 @@ TEST(volcano_queue_decode) {
         expect_error("spec: {parent: q}", "spec.parent: a Queue cannot be its own parent");
         dp_object_list *l = NULL;
         dp_error err = DP_ERROR_INIT;
-        const char *y = "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: q}\n"
-                        "spec: {capability: {cpu: 4}, colour: blue, affinity: {}}\nstatus: {state: Closed, running: 3}\n"
-                        "---\napiVersion: scheduling.run.ai/v2\nkind: Queue\nmetadata: {name: k}\n";
+        const char *y =
+                "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: q}\n"
+                "spec: {capability: {cpu: 4}, colour: blue, affinity: {}}\nstatus: {state: Closed, running: 3}\n"
+                "---\napiVersion: scheduling.run.ai/v2\nkind: Queue\nmetadata: {name: k}\n";
         ASSERT_OK(decode_text(y, &l, &err));
         ASSERT_EQ(l->n, (size_t)1);
         ASSERT_TRUE(dp_volcano_is_queue(l->items[0]));
