@@ -62,6 +62,21 @@ enum { QP_KUEUE = 0, QP_VOLCANO };
 static const dp_tool_word queue_policies[] = {{"kueue", QP_KUEUE}, {"volcano", QP_VOLCANO}, {NULL, 0}};
 static const dp_tool_word volcano_plugins[] = {{"proportion", DP_VC_PROPORTION}, {"capacity", DP_VC_CAPACITY}, {NULL, 0}};
 
+/* --queue-policy, --volcano-plugin, --volcano-actions; -1 after the message */
+static int queue_option(int c, const char *arg, int *policy, dp_volcano_options *o) {
+        dp_error e = DP_ERROR_INIT;
+        int v = 0;
+        if (c == 'Q') v = *policy = dp_tool_word_value("simulate", "--queue-policy", arg, queue_policies, "kueue or volcano");
+        else if (c == 'V') {
+                v = dp_tool_word_value("simulate", "--volcano-plugin", arg, volcano_plugins, "proportion or capacity");
+                if (v >= 0) o->plugin = v;
+        } else if (dp_volcano_options_actions(o, arg, &e) < 0) {
+                dp_tool_print_error("simulate", dp_error_msg(&e), NULL);
+                return -1;
+        }
+        return v < 0 ? -1 : 0;
+}
+
 static const dp_tool_word sim_outputs[] = {
         {"table", DP_SIM_OUT_TABLE}, {"json", DP_SIM_OUT_JSON}, {"yaml", DP_SIM_OUT_YAML}, {NULL, 0}};
 
@@ -100,24 +115,10 @@ static int cmd_simulate(int argc, char **argv) {
                         fmt = v;
                         break;
                 case 'Q':
-                        if ((queue_policy = dp_tool_word_value("simulate", "--queue-policy", optarg, queue_policies,
-                                                               "kueue or volcano")) < 0)
-                                return 2;
-                        break;
                 case 'V':
-                        if ((v = dp_tool_word_value("simulate", "--volcano-plugin", optarg, volcano_plugins,
-                                                    "proportion or capacity")) < 0)
-                                return 2;
-                        volcano.plugin = v;
+                case 'A':
+                        if (queue_option(c, optarg, &queue_policy, &volcano) < 0) return 2;
                         break;
-                case 'A': {
-                        dp_error e = DP_ERROR_INIT;
-                        if (dp_volcano_options_actions(&volcano, optarg, &e) < 0) {
-                                dp_tool_print_error("simulate", dp_error_msg(&e), NULL);
-                                return 2;
-                        }
-                        break;
-                }
                 case 'h': usage(stdout); return 0;
                 default: usage(stderr); return 2;
                 }
