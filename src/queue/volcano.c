@@ -8,6 +8,7 @@
  * kube-scheduler.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 
 #include "base/strv.h"
@@ -151,6 +152,10 @@ void vc_vec_from(const dp_volcano *v, const dp_named_quantity *q, size_t n, doub
 
 void dp_volcano_format(const dp_volcano *v, size_t dim, double value, char *buf, size_t size) {
         const char *name = v->dims[dim];
+        if (!(fabs(value) < 9e18)) { /* beyond int64 (sums of huge quantities): no unit */
+                snprintf(buf, size, "%g", value);
+                return;
+        }
         int64_t x = (int64_t)(value + (value < 0 ? -0.5 : 0.5));
         if (streq(name, "memory") || streq(name, "cpu"))
                 q_format(name, x, buf, size); /* bytes; millicores as Kueue prints them */
