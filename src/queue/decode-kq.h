@@ -1,46 +1,18 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
  * decode-kq.h — what the Kueue kinds' decoders share (queue/decode.c,
- * queue/tas-decode.c): the model's decoding context with the list the
- * warnings go to, the field walk that warns about a field devplane does not
- * read instead of failing, and the name check.
+ * queue/tas-decode.c) beyond what every decoder of the room shares
+ * (queue/ext-decode.h: the context, the field walk): the name check and
+ * the Topology decoder.
  */
 #pragma once
 
-#include "model/decode-internal.h"
+#include "queue/ext-decode.h"
 #include "queue/kueue.h"
 
-/* What one object's decoders share: the model's context, the list the
- * warnings go to and the object they are about. */
-typedef struct kq {
-        dctx *c;
-        dp_object_list *out;
-        dp_object o;
-} kq;
-
-/* A field Kueue may define (a newer release's) that devplane does not read:
- * one warning naming it, and decoding goes on. */
-int kq_unknown(kq *q, size_t mark, const dp_doc_node *key_node, const char *key);
 /* Every Kueue object is named (metadata.name, or generateName). */
 int kq_need_name(dctx *c, const dp_doc_node *root, dp_object o);
 
 /* queue/tas-decode.c: Topology (the kinds table's entry). */
 int kq_decode_topology(dctx *c, const dp_doc_node *root, dp_object o, dp_object_list *out);
 void kq_topology_done(dp_object o);
-
-/* DECODE_FIELDS with kq_unknown for the keys BODY does not take. */
-#define KQ_FIELDS(q, map_, k, v, BODY)                                                                                 \
-        do {                                                                                                           \
-                int _e = expect_map((q)->c, (map_));                                                                   \
-                if (_e <= 0) return _e;                                                                                \
-                for (size_t _i = 0; _i < (map_)->n; _i++) {                                                            \
-                        const char *k = (map_)->pairs[_i].key;                                                         \
-                        const dp_doc_node *v = (map_)->pairs[_i].value;                                                \
-                        const dp_doc_node *_kn = (map_)->pairs[_i].key_node;                                           \
-                        size_t _mark = path_key((q)->c, k);                                                            \
-                        int r;                                                                                         \
-                        BODY else r = kq_unknown((q), _mark, _kn ? _kn : v, k);                                        \
-                        if (r < 0) return r;                                                                           \
-                        path_pop((q)->c, _mark);                                                                       \
-                }                                                                                                      \
-        } while (0)

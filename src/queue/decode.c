@@ -9,6 +9,7 @@
 
 #include "model/decode-internal.h"
 #include "queue/decode-kq.h"
+#include "queue/volcano.h"
 
 /* A field Kueue may define (a newer release's) that devplane does not read:
  * one warning naming it, and decoding goes on. */
@@ -574,7 +575,7 @@ static const dp_model_ext_kind kinds[] = {
         {"Topology", kueue_versions, sizeof(dp_kq_topology), false, kq_decode_topology, kq_topology_done},
 };
 
-const dp_model_ext dp_queue_model_ext = {kinds, ELEMENTSOF(kinds), NULL};
+const dp_model_ext dp_queue_model_ext = {kinds, ELEMENTSOF(kinds), &dp_volcano_model_ext};
 
 dp_kq_kind dp_queue_kind(dp_object o) {
         if (!o.hdr || o.hdr->kind != DP_KIND_EXT) return DP_KQ_NONE;

@@ -235,7 +235,7 @@ static void bound_pods(dp_queue *q, const dp_object_list *l) {
                 for (size_t fi = 0; fi < t->n_f; fi++) {
                         tdom *d = q_index_get(q, "T\x1f%zu\x1f%s", fi, p->node_name);
                         for (size_t r = 0; d && r < t->n_res; r++)
-                                d->free[r] -= streq(t->res[r], "pods") ? 1 : q_pod_request(p, t->res[r]);
+                                d->free[r] -= streq(t->res[r], "pods") ? 1 : q_pod_value(p, t->res[r]);
                 }
         }
 }

@@ -39,7 +39,7 @@ static int64_t container_value(const dp_container *c, const char *name) {
         return 0;
 }
 
-static int64_t pod_value(const dp_pod *p, const char *name) {
+int64_t q_pod_value(const dp_pod *p, const char *name) {
         int64_t reqs = 0, sidecars = 0, init = 0;
         for (size_t c = 0; c < p->n_containers; c++)
                 reqs += container_value(&p->containers[c], name);
@@ -59,8 +59,6 @@ static int64_t pod_value(const dp_pod *p, const char *name) {
                 if (streq(p->overhead[i].name, name)) v += q_value(name, &p->overhead[i].value);
         return v;
 }
-
-int64_t q_pod_request(const dp_pod *p, const char *name) { return pod_value(p, name); }
 
 int q_request_add(dp_queue_request **v, size_t *n, const char *name, int64_t value) {
         for (size_t i = 0; i < *n; i++)
@@ -115,7 +113,7 @@ static int pod_requests(const dp_queue *q, const dp_object_list *l, dp_queue_wor
         int r = container_names(p, ps);
         if (r < 0) return r;
         for (size_t k = 0; k < ps->n_requests; k++)
-                ps->requests[k].value = pod_value(p, ps->requests[k].name);
+                ps->requests[k].value = q_pod_value(p, ps->requests[k].name);
         if ((r = q_transform_requests(q, ps)) < 0) return r;
         if ((r = q_dra_requests(q, l, w, i)) < 0) return r;
         size_t k = 0;

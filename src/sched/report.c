@@ -700,7 +700,10 @@ static dp_doc_node *pod_doc(dp_doc_set *s, sim_run *r, sim_pod *sp) {
                 if (!cl) return NULL;
                 if (cl->n) ADD(d, "claims", cl);
         }
-        if (streq(st, "Pending") && pi && pi->message) ADD(d, "reason", dp_doc_new_str(s, pi->message));
+        char vbuf[700]; /* --queue-policy volcano: a pod Volcano holds back says why in its words */
+        const char *vr = streq(st, "Pending") ? dp_volcano_pod_reason(r->volcano, sp->ns, sp->name, vbuf, sizeof(vbuf)) : NULL;
+        if (vr) ADD(d, "reason", dp_doc_new_str(s, vr));
+        else if (streq(st, "Pending") && pi && pi->message) ADD(d, "reason", dp_doc_new_str(s, pi->message));
         if (streq(st, "Evicted") && sp->evict_msg) ADD(d, "reason", dp_doc_new_str(s, sp->evict_msg));
         if (streq(st, "Waiting") && sp->wait_msg) ADD(d, "reason", dp_doc_new_str(s, sp->wait_msg));
         if (pi) ADD(d, "attempts", dp_doc_new_uint(s, pi->attempts));
@@ -867,6 +870,7 @@ static dp_doc_node *run_doc(dp_doc_set *s, sim_run *r) {
                 queue_placement(r);
                 ADD(d, "queues", dp_queue_encode(s, r->queue));
         }
+        if (r->volcano) ADD(d, "volcano", dp_volcano_encode(s, r->volcano)); /* --queue-policy volcano */
         return d;
 }
 
@@ -1071,6 +1075,10 @@ static void print_tables(const dp_doc_node *doc, dp_strbuf *out) {
         pods_table(dp_doc_get(run, "pods"), out);
         if (dp_doc_get(run, "queues")) {
                 dp_queue_print(dp_doc_get(run, "queues"), out);
+                dp_strbuf_puts(out, "\n");
+        }
+        if (dp_doc_get(run, "volcano")) {
+                dp_volcano_print(dp_doc_get(run, "volcano"), out);
                 dp_strbuf_puts(out, "\n");
         }
         claims_table(dp_doc_get(run, "pods"), out);

@@ -92,6 +92,7 @@ typedef struct sim_run {
         int64_t progress_next_ms;
         size_t *progress_shown;
         dp_queue *queue; /* Kueue's admission of this run's input (src/queue), NULL before load */
+        dp_volcano *volcano; /* Volcano's admission (sim-volcano.c), NULL without --queue-policy volcano */
 } sim_run;
 
 /* An allocated claim and its namespace, as the store holds them. */
@@ -149,6 +150,12 @@ int sim_create_pod(sim_run *r, sim_pod *sp);
  * cycles run again, creating the pods of what they admit (sim_queue_step).
  * 0 or -ENOMEM. */
 bool sim_queue_over_time(const dp_sim_input *in);
+/* sim-volcano.c: Volcano's sessions before the first pods are created (when
+ * in->volcano): allocated pods are handed to kube-scheduler. */
+int sim_volcano(sim_run *r, dp_error *err);
+/* After the input's pods are created: the pods Volcano's reclaim evicted
+ * are deleted (Evicted). -ENOMEM. */
+int sim_volcano_evict(sim_run *r);
 int sim_queue_hold(sim_run *r);
 int sim_queue_step(sim_run *r, dp_error *err);
 

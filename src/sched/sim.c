@@ -31,6 +31,7 @@ static void pod_done(sim_pod *p) {
 sim_run *sim_run_free(sim_run *r) {
         if (!r) return NULL;
         dp_queue_free(r->queue);
+        dp_volcano_free(r->volcano);
         for (size_t i = 0; i < r->n_nodes; i++) {
                 free(r->nodes[i].name);
                 free(r->nodes[i].shared_sig);
@@ -968,9 +969,11 @@ static int sim_run_new_impl(const dp_sim_input *in, dp_sim_model force, size_t *
                 }
         }
         qsort(evs, ne, sizeof(*evs), cmp_event);
+        if ((rr = sim_volcano(r, err)) < 0) return rr; /* --queue-policy volcano (sim-volcano.c) */
         if ((rr = sim_queue_hold(r)) < 0) return rr; /* Kueue over time (sim-queue.c) */
         for (size_t i = 0; i < r->n_pods; i++)
                 if (!r->pods[i].scheduled_create && (rr = create_pod(r, &r->pods[i])) < 0) return rr;
+        if ((rr = sim_volcano_evict(r)) < 0) return rr; /* Volcano's reclaim (sim-volcano.c) */
         size_t next = 0;
         int64_t last_event = ne ? evs[ne - 1]->at_ms : 0;
         r->now = 0;

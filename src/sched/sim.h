@@ -31,6 +31,7 @@
 #include "doc/doc.h"
 #include "model/model.h"
 #include "queue/queue.h"
+#include "queue/volcano.h"
 #include "sched/sched.h"
 #include "sched/score.h"
 
@@ -130,6 +131,10 @@ typedef struct dp_sim_input {
         /* Kueue (src/queue): --kueue-config and the what-if quota and
          * weights; borrowed (the caller keeps it), NULL none */
         const dp_queue_options *queue;
+        /* --queue-policy volcano (src/queue/volcano.h): Volcano's admission
+         * decides which pods of schedulerName volcano kube-scheduler places;
+         * borrowed, NULL: not simulated (they stay Pending, not ours) */
+        const dp_volcano_options *volcano;
 } dp_sim_input;
 
 dp_sim_input *dp_sim_input_free(dp_sim_input *in);

@@ -1,0 +1,256 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * test-volcano.c — Volcano's queue facts (tests/queue/volcano/case-NAME.yaml,
+ * each naming the Volcano test or document it transcribes) through the
+ * Volcano policy (queue/volcano.h), and the Queue decoder's warnings and
+ * errors.
+ *
+ * A case file is Kubernetes YAML with a header of comments:
+ *     # source: <where the fact comes from>
+ *     # plugin: proportion|capacity                 (optional, proportion)
+ *     # expect: NS/NAME Pending|Inqueue|Running [exact message]
+ *     # note: NS/NAME <text the note contains>
+ *     # deserved: QUEUE res=quantity,...            (those resources of its deserved)
+ *     # allocated: QUEUE res=quantity,...
+ *     # share: QUEUE value                          (as the report prints it, %.4g)
+ *     # placed: NS/POD yes|no                       (allocated: handed to kube-scheduler)
+ *     # actions: enqueue, allocate, backfill, reclaim (optional: reclaim on)
+ *     # evicted: NS/POD yes|no                      (reclaim evicted it)
+ */
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+
+#include "base/fileio.h"
+#include "harness.h"
+#include "queue/kueue.h"
+#include "queue/volcano.h"
+
+static char *read_text(const char *path) {
+        char *buf = NULL;
+        size_t len = 0;
+        dp_error err = DP_ERROR_INIT;
+        if (dp_read_file(path, 1 << 20, &buf, &len, &err) < 0) DP_FAIL("%s: %s", path, err.msg);
+        return buf;
+}
+
+static char *header(const char *text, const char *key) {
+        char pat[64];
+        snprintf(pat, sizeof(pat), "# %s: ", key);
+        const char *p = strstr(text, pat);
+        if (!p) return NULL;
+        p += strlen(pat);
+        return strndup(p, strcspn(p, "\n"));
+}
+
+static dp_volcano *run_text(const char *name, const char *text, dp_vc_plugin plugin, bool reclaim,
+                            dp_object_list **ret_l) {
+        dp_object_list *l = dp_object_list_new();
+        ASSERT_TRUE(l);
+        l->ext = &dp_queue_model_ext;
+        dp_error err = DP_ERROR_INIT;
+        if (dp_model_decode_buffer(text, strlen(text), name, l, &err) < 0 || dp_model_generate_names(l, &err) < 0 ||
+            dp_model_validate(l, &err) < 0 || dp_model_apply_defaults(l, &err) < 0)
+                DP_FAIL("%s: %s", name, err.msg);
+        dp_volcano_options o = {.plugin = plugin, .reclaim = reclaim};
+        dp_volcano *v = NULL;
+        ASSERT_OK(dp_volcano_new(&o, &v));
+        for (size_t i = 0; i < l->n; i++)
+                ASSERT_OK(dp_volcano_add(v, l->items[i], &err));
+        if (dp_volcano_run(v, &err) < 0) DP_FAIL("%s: %s", name, err.msg);
+        ASSERT_OK(dp_volcano_apply(v));
+        *ret_l = l; /* the objects v borrows */
+        return v;
+}
+
+/* "NS/POD yes|no": whether Volcano handed the pod to kube-scheduler. */
+static void check_placed(const char *file, const dp_object_list *l, const char *line) {
+        char ref[300], want[8];
+        if (sscanf(line, "%299s %7s", ref, want) != 2) DP_FAIL("%s: bad line %s", file, line);
+        for (size_t i = 0; i < l->n; i++) {
+                if (l->items[i].hdr->kind != DP_KIND_POD) continue;
+                const dp_pod *p = l->items[i].pod;
+                char key[600];
+                snprintf(key, sizeof(key), "%s/%s", p->meta.namespace ? p->meta.namespace : "default", p->meta.name);
+                if (!streq(key, ref)) continue;
+                bool handed = !p->scheduler_name;
+                if (handed != streq(want, "yes"))
+                        DP_FAIL("%s: pod %s: allocated %s, expected %s", file, ref, handed ? "yes" : "no", want);
+                return;
+        }
+        DP_FAIL("%s: no pod %s", file, ref);
+}
+
+static const char *phase_name(dp_vc_phase p) {
+        return p == DP_VC_RUNNING ? "Running" : p == DP_VC_INQUEUE ? "Inqueue" : "Pending";
+}
+
+static void check_expect(const char *file, const dp_volcano *v, const char *line, bool note) {
+        char ref[300], phase[32] = "";
+        int used = 0;
+        if ((note ? sscanf(line, "%299s%n", ref, &used) : sscanf(line, "%299s %31s%n", ref, phase, &used)) < 1 + !note)
+                DP_FAIL("%s: bad line %s", file, line);
+        const char *rest = line + used;
+        while (*rest == ' ')
+                rest++;
+        char *slash = strchr(ref, '/');
+        if (!slash) DP_FAIL("%s: %s: NS/NAME expected", file, ref);
+        *slash = 0;
+        const dp_vc_job *j = dp_volcano_find_job(v, ref, slash + 1);
+        if (!j) DP_FAIL("%s: no PodGroup %s/%s", file, ref, slash + 1);
+        if (note) {
+                if (!j->note || !strstr(j->note, rest))
+                        DP_FAIL("%s: %s/%s: note \"%s\" does not contain \"%s\"", file, ref, slash + 1,
+                                j->note ? j->note : "(none)", rest);
+                return;
+        }
+        if (!streq(phase_name(j->phase), phase))
+                DP_FAIL("%s: %s/%s: %s, expected %s (message: %s)", file, ref, slash + 1, phase_name(j->phase), phase,
+                        j->message ? j->message : "");
+        if (*rest && !streq_ptr(j->message, rest))
+                DP_FAIL("%s: %s/%s: message\n  got:      %s\n  expected: %s", file, ref, slash + 1,
+                        j->message ? j->message : "(none)", rest);
+}
+
+/* "QUEUE res=q,res=q" against the queue's deserved or allocated. */
+static void check_vector(const char *file, const dp_volcano *v, const char *line, bool deserved) {
+        char qname[256], list[512];
+        if (sscanf(line, "%255s %511s", qname, list) != 2) DP_FAIL("%s: bad line %s", file, line);
+        const dp_vc_queue_info *q = dp_volcano_find_queue(v, qname);
+        if (!q) DP_FAIL("%s: no queue %s", file, qname);
+        for (char *save = NULL, *item = strtok_r(list, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+                char *eq = strchr(item, '=');
+                if (!eq) DP_FAIL("%s: bad item %s", file, item);
+                *eq = 0;
+                ssize_t d = dp_volcano_dim(v, item);
+                if (d < 0) DP_FAIL("%s: %s: no resource %s", file, qname, item);
+                char got[64];
+                dp_volcano_format(v, (size_t)d, (deserved ? q->deserved : q->allocated)[d], got, sizeof(got));
+                if (!streq(got, eq + 1))
+                        DP_FAIL("%s: queue %s: %s %s is %s, expected %s", file, qname,
+                                deserved ? "deserved" : "allocated", item, got, eq + 1);
+        }
+}
+
+static void check_share(const char *file, const dp_volcano *v, const char *line) {
+        char qname[256], want[64], got[64];
+        if (sscanf(line, "%255s %63s", qname, want) != 2) DP_FAIL("%s: bad line %s", file, line);
+        const dp_vc_queue_info *q = dp_volcano_find_queue(v, qname);
+        if (!q) DP_FAIL("%s: no queue %s", file, qname);
+        snprintf(got, sizeof(got), "%.4g", q->share);
+        if (!streq(got, want)) DP_FAIL("%s: queue %s: share %s, expected %s", file, qname, got, want);
+}
+
+/* "NS/POD yes|no": whether reclaim evicted the pod. */
+static void check_evicted(const char *file, const dp_volcano *v, const char *line) {
+        char ns[128], pod[256], want[8], buf[700];
+        if (sscanf(line, "%127[^/]/%255s %7s", ns, pod, want) != 3) DP_FAIL("%s: bad line %s", file, line);
+        bool got = dp_volcano_pod_evicted(v, ns, pod, buf, sizeof(buf)) != NULL;
+        if (got != streq(want, "yes"))
+                DP_FAIL("%s: pod %s/%s: evicted %s, expected %s", file, ns, pod, got ? "yes" : "no", want);
+}
+
+static size_t run_case(const char *name) {
+        char path[512];
+        snprintf(path, sizeof(path), "volcano/%s", name);
+        _cleanup_free_ char *text = read_text(path);
+        _cleanup_free_ char *source = header(text, "source"), *plugin = header(text, "plugin");
+        _cleanup_free_ char *actions = header(text, "actions");
+        if (!source) DP_FAIL("%s: no '# source:' line", name);
+        dp_object_list *l = NULL;
+        dp_volcano *v = run_text(name, text, plugin && streq(plugin, "capacity") ? DP_VC_CAPACITY : DP_VC_PROPORTION,
+                                 actions && strstr(actions, "reclaim"), &l);
+        static const char *const keys[] = {
+                "expect: ", "note: ", "deserved: ", "allocated: ", "share: ", "placed: ", "evicted: "};
+        size_t n = 0;
+        for (const char *p = text; (p = strstr(p, "\n# ")); p++)
+                for (size_t k = 0; k < ELEMENTSOF(keys); k++) {
+                        if (!startswith(p + 3, keys[k])) continue;
+                        const char *at = p + 3 + strlen(keys[k]);
+                        _cleanup_free_ char *line = strndup(at, strcspn(at, "\n"));
+                        if (k <= 1)
+                                check_expect(name, v, line, k == 1);
+                        else if (k <= 3)
+                                check_vector(name, v, line, k == 2);
+                        else if (k == 4)
+                                check_share(name, v, line);
+                        else if (k == 5)
+                                check_placed(name, l, line);
+                        else
+                                check_evicted(name, v, line);
+                        n++;
+                }
+        if (!n) DP_FAIL("%s: no '# expect:' line", name);
+        dp_volcano_free(v);
+        dp_object_list_free(l);
+        return n;
+}
+
+TEST(volcano_cases) {
+        DIR *d = opendir("volcano");
+        ASSERT_TRUE(d);
+        char *names[256];
+        size_t n = 0;
+        for (struct dirent *e; (e = readdir(d)) && n < ELEMENTSOF(names);)
+                if (startswith(e->d_name, "case-") && strstr(e->d_name, ".yaml")) names[n++] = strdup(e->d_name);
+        closedir(d);
+        size_t checks = 0;
+        for (size_t i = 0; i < n; i++) {
+                printf("  %s\n", names[i]);
+                checks += run_case(names[i]);
+                free(names[i]);
+        }
+        printf("  %zu cases, %zu expectations\n", n, checks);
+        ASSERT_TRUE(n >= 10);
+}
+
+/* Decoding: one error with the path for a bad value, a warning naming an
+ * unknown field, defaults, and another group's Queue left alone. */
+static int decode_text(const char *y, dp_object_list **ret, dp_error *err) {
+        dp_object_list *l = dp_object_list_new();
+        ASSERT_TRUE(l);
+        l->ext = &dp_queue_model_ext;
+        int r = dp_model_decode_buffer(y, strlen(y), "q.yaml", l, err);
+        *ret = l;
+        return r;
+}
+
+static void expect_error(const char *spec, const char *msg) {
+        char y[1024];
+        snprintf(y, sizeof(y), "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: q}\n%s\n",
+                 spec);
+        dp_object_list *l = NULL;
+        dp_error err = DP_ERROR_INIT;
+        ASSERT_EQ(decode_text(y, &l, &err), -EINVAL);
+        ASSERT_CONTAINS(err.msg, msg);
+        ASSERT_EQ(l->n, (size_t)0);
+        dp_object_list_free(l);
+}
+
+TEST(volcano_queue_decode) {
+        expect_error("spec: {weight: 0}", "q.yaml: Queue q: spec.weight: queue weight must be a positive integer");
+        expect_error("spec: {capability: {cpu: \"-1\"}}", "spec.capability.cpu: must be greater than or equal to 0");
+        expect_error("spec: {guarantee: {resource: {memory: \"-1Gi\"}}}", "spec.guarantee.resource.memory");
+        expect_error("spec: {dequeueStrategy: lifo}", "spec.dequeueStrategy: unsupported value \"lifo\"");
+        expect_error("status: {state: Paused}", "status.state: unsupported value \"Paused\"");
+        expect_error("spec: {parent: q}", "spec.parent: a Queue cannot be its own parent");
+        dp_object_list *l = NULL;
+        dp_error err = DP_ERROR_INIT;
+        const char *y =
+                "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: q}\n"
+                "spec: {capability: {cpu: 4}, colour: blue, affinity: {}}\nstatus: {state: Closed, running: 3}\n"
+                "---\napiVersion: scheduling.run.ai/v2\nkind: Queue\nmetadata: {name: k}\n";
+        ASSERT_OK(decode_text(y, &l, &err));
+        ASSERT_EQ(l->n, (size_t)1);
+        ASSERT_TRUE(dp_volcano_is_queue(l->items[0]));
+        const dp_vc_queue *q = (const dp_vc_queue *)l->items[0].ext;
+        ASSERT_EQ(q->weight, 1);
+        ASSERT_TRUE(q->reclaimable);
+        ASSERT_FALSE(q->fifo);
+        ASSERT_STREQ(q->state, "Closed");
+        ASSERT_EQ(q->n_capability, (size_t)1);
+        ASSERT_EQ(l->n_warnings, (size_t)1);
+        ASSERT_CONTAINS(l->warnings[0], "Queue q: spec: unknown field \"colour\"");
+        ASSERT_EQ(l->n_skipped, (size_t)1); /* KAI's Queue: another apiVersion, not Volcano's */
+        dp_object_list_free(l);
+}
