@@ -305,6 +305,7 @@ static char *answer_text(const dp_queue *q, size_t i, const change *ch, size_t o
         dp_strbuf_putc(&sb, ':');
         for (size_t k = 0; k < w->n_victims; k++)
                 dp_strbuf_printf(&sb, "%s %s", k ? "," : "", w->victims[k]);
+        if (!w->n_victims) dp_strbuf_puts(&sb, " nothing for it, yet it gets in");
         if (others) dp_strbuf_printf(&sb, " (and %zu more by other workloads of its ClusterQueue)", others);
         dp_strbuf_putc(&sb, '\n');
         return dp_strbuf_steal(&sb);
@@ -349,14 +350,18 @@ static bool borrows(const dp_queue *q, const qcq *c) {
  * (reclaimWithinCohort: Any takes those). */
 static void priority_forbids(const dp_queue *q, size_t i, bool cohort, dp_strbuf *out) {
         const dp_queue_workload *w = &q->wl[i];
-        size_t shown = 0;
-        for (size_t k = 0; k < q->n_wl && shown < 8; k++) {
+        size_t shown = 0, more = 0;
+        for (size_t k = 0; k < q->n_wl; k++) {
                 const dp_queue_workload *x = &q->wl[k];
                 bool mine = x->cq == w->cq;
                 if (x->state != DP_QW_ADMITTED || (mine ? cohort : !cohort) || x->priority < w->priority ||
                     (mine && x->priority == w->priority) || (!mine && !borrows(q, &q->cqs[x->cq])) ||
                     root_of(q, k) != root_of(q, i))
                         continue;
+                if (shown == 5) {
+                        more++;
+                        continue;
+                }
                 if (!shown++)
                         dp_strbuf_printf(out, "  priority forbids it: %s takes no workload of a priority %s %d:",
                                          cohort ? "reclaimWithinCohort: LowerPriority" : "withinClusterQueue",
@@ -364,6 +369,7 @@ static void priority_forbids(const dp_queue *q, size_t i, bool cohort, dp_strbuf
                 dp_strbuf_printf(out, "%s %s/%s (%d%s%s)", shown > 1 ? "," : "", x->ns, x->name, x->priority,
                                  mine ? "" : ", ClusterQueue ", mine ? "" : x->cluster_queue);
         }
+        if (more) dp_strbuf_printf(out, " and %zu more", more);
         if (shown) dp_strbuf_putc(out, '\n');
 }
 
@@ -468,15 +474,15 @@ static bool holds_for(const dp_queue *q, size_t x, const dp_queue_workload *w) {
 }
 
 /* Each admitted workload that could free what i needs, alone, in Kueue's
- * candidate order (at most EXPLAIN_TRIALS tried, 3 shown), skip excepted:
- * the sets of one. *ret_shown counts the lines. */
-static int singles(dp_queue *q, size_t i, size_t skip, dp_strbuf *out, size_t *ret_shown) {
+ * candidate order (at most EXPLAIN_TRIALS tried, 3 shown): the sets of
+ * one. *ret_shown counts the lines. */
+static int singles(dp_queue *q, size_t i, dp_strbuf *out, size_t *ret_shown) {
         _cleanup_free_ size_t *v = calloc(q->n_wl + 1, sizeof(*v));
         int r = v ? q_explain_readmit(q, i) : -ENOMEM; /* the settled state says who is admitted */
         size_t n = 0;
         for (size_t k = 0; r >= 0 && k < q->n_wl; k++)
                 if (q->wl[k].state == DP_QW_ADMITTED && q->wl[k].cluster_queue && root_of(q, k) == root_of(q, i) &&
-                    holds_for(q, k, &q->wl[i]) && k != skip)
+                    holds_for(q, k, &q->wl[i]))
                         v[n++] = k;
         order_ctx o = {q, q->wl[i].cq};
         if (n) qsort_r(v, n, sizeof(*v), cmp_order, &o);
@@ -493,26 +499,20 @@ static int singles(dp_queue *q, size_t i, size_t skip, dp_strbuf *out, size_t *r
         return r < 0 ? r : 0;
 }
 
-/* (b): the set preempt.c picks with every policy open, then each workload
- * alone; smallest first. */
+/* (b): the set preempt.c picks with every policy open; when it has more
+ * than one workload (or none is found), each workload alone; smallest
+ * first. */
 static int hand_answer(dp_queue *q, size_t i, dp_strbuf *out) {
         gone g = {0};
         int ok = 0, r = by_hand(q, i, &g, &ok);
         _cleanup_strbuf_ dp_strbuf set = DP_STRBUF_INIT;
-        size_t n_on = 0, one = SIZE_MAX, shown = 0;
+        size_t n_on = 0, shown = 0;
         for (size_t k = 0; r >= 0 && ok > 0 && k < g.n; k++)
-                if (g.on[k]) {
+                if (g.on[k])
                         dp_strbuf_printf(&set, "%s %s/%s", n_on++ ? "," : "", q->wl[g.w[k]].ns, q->wl[g.w[k]].name);
-                        one = g.w[k];
-                }
         gone_done(q, &g);
-        if (n_on == 1) { /* Kueue's pick first among the sets of one */
-                dp_strbuf_printf(out, "  by hand, deleting or stopping:%s (then it is admitted)\n",
-                                 dp_strbuf_str(&set));
-                shown++;
-        }
-        if (r >= 0) r = singles(q, i, n_on == 1 ? one : SIZE_MAX, out, &shown);
-        if (r >= 0 && n_on > 1) {
+        if (r >= 0 && n_on != 1) r = singles(q, i, out, &shown); /* a smaller set than Kueue's pick */
+        if (r >= 0 && n_on) {
                 dp_strbuf_printf(out, "  by hand, deleting or stopping:%s (then it is admitted)\n",
                                  dp_strbuf_str(&set));
                 shown++;

@@ -323,7 +323,7 @@ int dp_queue_explain(dp_queue *q, const char *ns, const char *name, dp_strbuf *o
         return dp_queue_explain_placing(q, ns, name, NULL, NULL, out);
 }
 
-int dp_queue_explain_placing(dp_queue *q, const char *ns, const char *name, dp_queue_place_trial trial, void *userdata,
+int dp_queue_explain_placing(dp_queue *q, const char *ns, const char *name, dp_queue_place_trial place, void *userdata,
                              dp_strbuf *out) {
         assert_return(q && name && out, -EINVAL);
         const dp_queue_workload *w = dp_queue_find(q, ns, name);
@@ -342,7 +342,7 @@ int dp_queue_explain_placing(dp_queue *q, const char *ns, const char *name, dp_q
         q_explain_preempted(q, i, out);
         if (w->cluster_queue && w->state != DP_QW_INADMISSIBLE) usage_lines(q, &q->cqs[w->cq], out);
         int r = w->state != DP_QW_ADMITTED ? let_in(q, i, out) : 0;
-        if (r >= 0 && w->state == DP_QW_ADMITTED && trial && w->placement_known && w->pods_unplaced > 0)
-                r = q_explain_nodes(q, i, trial, userdata, out);
+        if (r >= 0 && w->state == DP_QW_ADMITTED && place && w->placement_known && w->pods_unplaced > 0)
+                r = q_explain_nodes(q, i, place, userdata, out);
         return r < 0 || dp_strbuf_failed(out) ? -ENOMEM : 0;
 }

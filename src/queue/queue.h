@@ -267,8 +267,8 @@ int dp_queue_explain(dp_queue *q, const char *ns, const char *name, dp_strbuf *o
 typedef int (*dp_queue_place_trial)(void *userdata, const char *flavor, int32_t n, const dp_queue_workload *w,
                                     dp_error *err);
 /* dp_queue_explain, and for an admitted workload whose pods kube-scheduler
- * left Pending, the --add-nodes that places them (trial may be NULL: none). */
-int dp_queue_explain_placing(dp_queue *q, const char *ns, const char *name, dp_queue_place_trial trial, void *userdata,
+ * left Pending, the --add-nodes that places them (place may be NULL: none). */
+int dp_queue_explain_placing(dp_queue *q, const char *ns, const char *name, dp_queue_place_trial place, void *userdata,
                              dp_strbuf *out);
 
 /* The result as a document (simulate -o json|yaml: "queues") and as text. */
