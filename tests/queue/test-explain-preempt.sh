@@ -95,8 +95,10 @@ has "  --add-nodes a100=1 (copies of the first node flavor a100 selects)"
 python3 - "$tmp/json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))["asWritten"]
-nodes = {p["node"] for p in d["pods"]}
-assert nodes == {"gpu-a", "a100-whatif-0"}, d["pods"]
+pods = {p["name"]: p for p in d["pods"]}
+assert {pods["default/big-0"]["node"], pods["default/big-1"]["node"]} == {"gpu-a", "a100-whatif-0"}, pods
+# the copy keeps gpu-a's taint: the pod without a toleration stays off it
+assert pods["default/stray"]["state"] == "Pending" and "untolerated taint" in pods["default/stray"]["reason"], pods
 w = d["queues"]["clusterQueues"][0]["workloads"][0]
 assert w["placedPods"] == 2 and w["unplacedPods"] == 0, w
 PY
