@@ -156,6 +156,9 @@ static void priority_words(const dp_queue_workload *v, const dp_queue_workload *
 
 void q_explain_preempted(const dp_queue *q, size_t i, dp_strbuf *out) {
         const dp_queue_workload *v = &q->wl[i];
+        for (size_t k = 0; k < v->n_victims; k++) /* `devplane explain` on each says why */
+                dp_strbuf_printf(out, "%s %s%s", k ? "," : "It preempted:", v->victims[k],
+                                 k + 1 < v->n_victims ? "" : "\n");
         if (!v->preempted_by) return;
         dp_strbuf_printf(out, "Preempted by %s in cycle %zu (%s", v->preempted_by, v->preempted_cycle,
                          v->preempted_reason);

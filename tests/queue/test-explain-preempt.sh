@@ -49,6 +49,10 @@ import json, sys
 w = {x["name"]: x for x in json.load(sys.stdin)["asWritten"]["queues"]["clusterQueues"][0]["workloads"]}
 assert w["default/urgent"]["state"] == "Pending" and not any("preempted" in x for x in w.values()), w' || fail "baseline"
 
+# the preemptor names its victims
+"$DEVPLANE" explain job/urgent -f data/preempt-within.yaml --set-preemption research/withinClusterQueue=LowerPriority \
+        >"$tmp/out" 2>/dev/null || fail "explain urgent admitted: exit $?"
+has "It preempted: default/low-a (InClusterQueue, cycle 1), default/low-b (InClusterQueue, cycle 1)"
 # why it was preempted: the preemptor, the reason, the rule
 "$DEVPLANE" explain workload/low-a -f data/preempt-within.yaml --set-preemption research/withinClusterQueue=LowerPriority \
         >"$tmp/out" 2>/dev/null || fail "explain low-a: exit $?"
