@@ -275,8 +275,10 @@ static size_t changes_of(const qcq *c, change *v, size_t *ret_single) {
                 all.field[widest] = "reclaimWithinCohort", all.value[widest] = q_reclaim_values[k], all.n = widest + 1;
         }
         if (rank_of(q_borrow_values, p->borrow_within_cohort) == 0) {
-                v[n] = (change){{"borrowWithinCohort.policy"}, {"LowerPriority"}, 1};
-                if (rr == 0) v[n].field[1] = "reclaimWithinCohort", v[n].value[1] = "LowerPriority", v[n].n = 2;
+                v[n] = rr == 0 ? (change){{"reclaimWithinCohort", "borrowWithinCohort.policy"},
+                                          {"LowerPriority", "LowerPriority"},
+                                          2}
+                               : (change){{"borrowWithinCohort.policy"}, {"LowerPriority"}, 1};
                 n++;
                 all.field[all.n] = "borrowWithinCohort.policy", all.value[all.n++] = "LowerPriority";
         }
@@ -426,11 +428,17 @@ static int open_targets(dp_queue *q, size_t i, qtarget **ret, size_t *ret_n) {
         return r;
 }
 
-/* Give back, last but one first, each workload i still gets in without. */
+/* Give back, last but one first, each workload i still gets in without
+ * (at most EXPLAIN_TRIALS tried; those off stay off). */
 static int give_back(dp_queue *q, size_t i, gone *g) {
-        for (size_t k = g->n - 1; k-- > 0;) {
+        size_t last = g->n, tried = 0;
+        while (last > 0 && !g->on[last - 1])
+                last--;
+        for (size_t k = last ? last - 1 : 0; k-- > 0 && tried < EXPLAIN_TRIALS;) {
+                if (!g->on[k]) continue;
                 gone_set(q, g, k, false);
                 int ok = q_explain_readmit(q, i);
+                tried++;
                 if (ok < 0) return ok;
                 if (!ok) gone_set(q, g, k, true);
         }
@@ -476,19 +484,24 @@ static bool holds_for(const dp_queue *q, size_t x, const dp_queue_workload *w) {
         return false;
 }
 
-/* Each admitted workload that could free what i needs, alone, in Kueue's
- * candidate order (at most EXPLAIN_TRIALS tried, 3 shown): the sets of
- * one. *ret_shown counts the lines. */
-static int singles(dp_queue *q, size_t i, dp_strbuf *out, size_t *ret_shown) {
-        _cleanup_free_ size_t *v = calloc(q->n_wl + 1, sizeof(*v));
-        int r = v ? q_explain_readmit(q, i) : -ENOMEM; /* the settled state says who is admitted */
+/* The admitted workloads that could free what i needs, in the state q is
+ * in: under its root cohort, holding quota of a resource it asks for, in
+ * Kueue's candidate order. v has room for every workload. */
+static size_t cohort_candidates(const dp_queue *q, size_t i, size_t *v) {
         size_t n = 0;
-        for (size_t k = 0; r >= 0 && k < q->n_wl; k++)
+        for (size_t k = 0; k < q->n_wl; k++)
                 if (q->wl[k].state == DP_QW_ADMITTED && q->wl[k].cluster_queue && root_of(q, k) == root_of(q, i) &&
                     holds_for(q, k, &q->wl[i]))
                         v[n++] = k;
         order_ctx o = {q, q->wl[i].cq};
         if (n) qsort_r(v, n, sizeof(*v), cmp_order, &o);
+        return n;
+}
+
+/* Each candidate alone (at most EXPLAIN_TRIALS tried, 3 shown): the sets
+ * of one. *ret_shown counts the lines. */
+static int singles(dp_queue *q, size_t i, const size_t *v, size_t n, dp_strbuf *out, size_t *ret_shown) {
+        int r = 0;
         for (size_t k = 0; r >= 0 && k < n && k < EXPLAIN_TRIALS && *ret_shown < 3; k++) {
                 gone g = {0};
                 gone_add(q, &g, v[k]);
@@ -502,19 +515,70 @@ static int singles(dp_queue *q, size_t i, dp_strbuf *out, size_t *ret_shown) {
         return r < 0 ? r : 0;
 }
 
+/* Trial with the first k of g gone. */
+static int prefix_try(dp_queue *q, size_t i, gone *g, size_t k) {
+        for (size_t j = 0; j < g->n; j++)
+                gone_set(q, g, j, j < k);
+        return q_explain_readmit(q, i);
+}
+
+/* Where Kueue's candidate rules find no set (a ClusterQueue within its
+ * nominal quota lends what a deletion frees): the least prefix of the
+ * candidates v that lets i in (doubling, then bisected), then given back. */
+static int by_prefix(dp_queue *q, size_t i, const size_t *v, size_t n, gone *g, int *ret_ok) {
+        for (size_t k = 0; k < n; k++)
+                gone_add(q, g, v[k]);
+        if (g->oom) return -ENOMEM;
+        size_t lo = 0, hi = 0;
+        int ok = 0;
+        for (size_t k = 1; n && !ok; k = DP_MIN(2 * k, n)) {
+                if ((ok = prefix_try(q, i, g, k)) < 0) return ok;
+                if (ok)
+                        hi = k;
+                else
+                        lo = k;
+                if (!ok && k == n) break;
+        }
+        while (ok > 0 && hi - lo > 1) {
+                size_t mid = lo + (hi - lo) / 2;
+                int r = prefix_try(q, i, g, mid);
+                if (r < 0) return r;
+                if (r)
+                        hi = mid;
+                else
+                        lo = mid;
+        }
+        *ret_ok = ok;
+        if (ok <= 0) return 0;
+        int r = prefix_try(q, i, g, hi);
+        return r < 0 ? r : give_back(q, i, g);
+}
+
 /* (b): the set preempt.c picks with every policy open; when it has more
  * than one workload (or none is found), each workload alone; smallest
  * first. */
 static int hand_answer(dp_queue *q, size_t i, dp_strbuf *out) {
         gone g = {0};
         int ok = 0, r = by_hand(q, i, &g, &ok);
+        _cleanup_free_ size_t *v = calloc(q->n_wl + 1, sizeof(*v));
+        size_t n = 0, n_on = 0, shown = 0;
+        if (r >= 0 && !v) r = -ENOMEM;
+        if (r >= 0 && ok <= 0) { /* any admitted workload of its cohort tree, in Kueue's order */
+                gone_done(q, &g);
+                r = q_explain_readmit(q, i);
+                n = r >= 0 ? cohort_candidates(q, i, v) : 0;
+                if (r >= 0) r = by_prefix(q, i, v, n, &g, &ok);
+        }
         _cleanup_strbuf_ dp_strbuf set = DP_STRBUF_INIT;
-        size_t n_on = 0, shown = 0;
         for (size_t k = 0; r >= 0 && ok > 0 && k < g.n; k++)
                 if (g.on[k])
                         dp_strbuf_printf(&set, "%s %s/%s", n_on++ ? "," : "", q->wl[g.w[k]].ns, q->wl[g.w[k]].name);
         gone_done(q, &g);
-        if (r >= 0 && n_on != 1) r = singles(q, i, out, &shown); /* a smaller set than Kueue's pick */
+        if (r >= 0 && n_on != 1) { /* a smaller set than the one found: each candidate alone */
+                r = q_explain_readmit(q, i);
+                n = r >= 0 ? cohort_candidates(q, i, v) : 0;
+                if (r >= 0) r = singles(q, i, v, n, out, &shown);
+        }
         if (r >= 0 && n_on) {
                 dp_strbuf_printf(out, "  by hand, deleting or stopping:%s (then it is admitted)\n",
                                  dp_strbuf_str(&set));

@@ -88,6 +88,30 @@ PY
         >"$tmp/out" 2>/dev/null || fail "explain second: exit $?"
 has "Why a candidate: reclaimWithinCohort: Any of ClusterQueue research: ClusterQueue other was using more than its nominal quota (borrowing in cohort pool), whatever its priority"
 
+# ---- reclaiming while borrowing: borrowWithinCohort ----
+"$DEVPLANE" explain job/train -f data/preempt-borrow.yaml >"$tmp/out" 2>/dev/null || fail "explain train (borrow): exit $?"
+has "  Kueue preempts with --set-preemption research/reclaimWithinCohort=LowerPriority --set-preemption research/borrowWithinCohort.policy=LowerPriority: default/second (InCohortReclaimWhileBorrowing, cycle 1)"
+grep -q "=Any" "$tmp/out" && fail "Any proposed: $(cat "$tmp/out")"
+set -- --set-preemption research/reclaimWithinCohort=LowerPriority --set-preemption research/borrowWithinCohort.policy=LowerPriority
+"$DEVPLANE" simulate -f data/preempt-borrow.yaml "$@" -o json 2>/dev/null | python3 -c '
+import json, sys
+w = {x["name"]: x for c in json.load(sys.stdin)["asWritten"]["queues"]["clusterQueues"] for x in c["workloads"]}
+assert w["default/train"]["state"] == "Admitted" and w["default/train"]["borrowing"], w
+assert w["default/train"]["preemptedWorkloads"] == ["default/second (InCohortReclaimWhileBorrowing, cycle 1)"], w' ||
+        fail "simulate borrowWithinCohort"
+"$DEVPLANE" explain workload/second -f data/preempt-borrow.yaml "$@" >"$tmp/out" 2>/dev/null || fail "explain second (borrow)"
+has "Why a candidate: borrowWithinCohort: LowerPriority of ClusterQueue research (the preemptor may borrow while it reclaims), ClusterQueue other was using more than its nominal quota in cohort pool, and its priority -10 is lower than default/train's 0"
+set --
+
+# ---- by hand beyond Kueue's candidate rules: other at its nominal quota
+# after the first removal is no candidate any more, yet deleting both lets
+# a 6-GPU train in (no policy does) ----
+sed -e 's/priority: 500/priority: -10/' -e '/name: train/,$s/example.com\/gpu: 4/example.com\/gpu: 6/' \
+        data/preempt-cohort.yaml >"$tmp/wide.yaml"
+"$DEVPLANE" explain job/train -f "$tmp/wide.yaml" >"$tmp/out" 2>/dev/null || fail "explain wide train: exit $?"
+has "  no preemption policy of ClusterQueue research lets Kueue admit it by preempting"
+has "  by hand, deleting or stopping: default/second, default/first (then it is admitted)"
+
 # ---- admitted, not placed: more nodes of its flavor ----
 "$DEVPLANE" explain job/big -f data/admitted-unplaced.yaml >"$tmp/out" 2>/dev/null || fail "explain big: exit $?"
 has "Pods: 1 placed, 1 Pending after admission (admitted is not placed: \`devplane explain POD\` says why kube-scheduler left them)"
