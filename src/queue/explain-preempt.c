@@ -19,6 +19,10 @@
  *       reset leaves out); when the freed quota goes to another workload
  *       first, the targets are looked for again in that state; then each
  *       one is given back, last but one first, where it still gets in.
+ *       Where those rules find none, the least prefix of every admitted
+ *       workload of the cohort tree holding what it asks for, in Kueue's
+ *       candidate order; where the set has more than one, each alone too
+ *       (smallest sets first).
  * Why a workload was preempted: its preemptor, the Preempted reason and the
  * rule of the preemptor's ClusterQueue that made it a candidate.
  *
