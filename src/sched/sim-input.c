@@ -289,7 +289,7 @@ static int copy_node(dp_object_list *l, const dp_node *tmpl, const char *name, d
 }
 
 /* Before the queue takes the ResourceFlavors out of l: each --add-nodes'
- * copies, named FLAVOR-whatif-I (I counting on over repeated flags). */
+ * copies, named FLAVOR-whatif-I (I counts on across repeated flags). */
 static int add_flavor_nodes(const dp_sim_input *in, dp_object_list *l, dp_error *err) {
         const dp_queue_options *o = in->queue;
         for (size_t a = 0; o && a < o->n_add_nodes; a++) {
