@@ -107,6 +107,7 @@ int q_explain_nodes(dp_queue *q, size_t i, dp_queue_place_trial trial, void *use
         const char *fl[16];
         size_t n = flavors_of(w, fl, ELEMENTSOF(fl));
         int32_t max = DP_MIN(w->pods_unplaced, DP_QUEUE_MAX_ADD_NODES); /* a pod takes one node */
+        bool found = false;
         dp_strbuf_puts(out, "What would place them (Kueue admits by quota, not nodes):\n");
         for (size_t k = 0; k < n; k++) {
                 dp_error err = DP_ERROR_INIT;
@@ -118,11 +119,15 @@ int q_explain_nodes(dp_queue *q, size_t i, dp_queue_place_trial trial, void *use
                 else if (r == 0)
                         dp_strbuf_printf(out, "  flavor %s: --add-nodes %s=%d does not place them either\n", fl[k],
                                          fl[k], max);
-                else
+                else {
                         dp_strbuf_printf(out, "  --add-nodes %s=%d (copies of the first node flavor %s selects)\n",
                                          fl[k], least, fl[k]);
+                        found = true;
+                }
         }
         if (!n) dp_strbuf_puts(out, "  no flavor: its pods go wherever kube-scheduler finds room\n");
-        dp_strbuf_puts(out, "  (each the least that places all its pods, checked by simulating again with it)\n");
+        if (found)
+                dp_strbuf_puts(out,
+                               "  (each the least that places all its pods, checked by simulating again with it)\n");
         return dp_strbuf_failed(out) ? -ENOMEM : 0;
 }
