@@ -9,6 +9,7 @@
 
 #include "model/decode-internal.h"
 #include "queue/decode-kq.h"
+#include "queue/queue-internal.h"
 #include "queue/volcano.h"
 
 /* A field Kueue may define (a newer release's) that devplane does not read:
@@ -181,12 +182,12 @@ static int fair_sharing(kq *q, const dp_doc_node *n, dp_quantity *w, bool *has) 
 
 /* ---- ClusterQueue ---- */
 
-static const char *const within_cq_values[] = {"Never", "LowerPriority", "LowerOrNewerEqualPriority", NULL};
-static const char *const reclaim_values[] = {"Never", "LowerPriority", "Any", NULL};
-static const char *const borrow_values[] = {"Never", "LowerPriority", NULL};
+const char *const q_within_values[] = {"Never", "LowerPriority", "LowerOrNewerEqualPriority", NULL};
+const char *const q_reclaim_values[] = {"Never", "LowerPriority", "Any", NULL};
+const char *const q_borrow_values[] = {"Never", "LowerPriority", NULL};
 
 static int borrow_within(kq *q, const dp_doc_node *n, dp_kq_preemption *p) {
-        KQ_FIELDS(q, n, k, v, if (streq(k, "policy")) r = get_enum(q, v, borrow_values, &p->borrow_within_cohort);
+        KQ_FIELDS(q, n, k, v, if (streq(k, "policy")) r = get_enum(q, v, q_borrow_values, &p->borrow_within_cohort);
                   else if (streq(k, "maxPriorityThreshold")) {
                           r = get_int32(q->c, v, &p->max_priority_threshold);
                           p->has_max_priority_threshold = r >= 0 && !dp_doc_is_null(v);
@@ -196,8 +197,8 @@ static int borrow_within(kq *q, const dp_doc_node *n, dp_kq_preemption *p) {
 
 static int preemption(kq *q, const dp_doc_node *n, dp_kq_preemption *p) {
         KQ_FIELDS(q, n, k, v, if (streq(k, "withinClusterQueue")) r =
-                                      get_enum(q, v, within_cq_values, &p->within_cluster_queue);
-                  else if (streq(k, "reclaimWithinCohort")) r = get_enum(q, v, reclaim_values, &p->reclaim_within_cohort);
+                                      get_enum(q, v, q_within_values, &p->within_cluster_queue);
+                  else if (streq(k, "reclaimWithinCohort")) r = get_enum(q, v, q_reclaim_values, &p->reclaim_within_cohort);
                   else if (streq(k, "borrowWithinCohort")) r = borrow_within(q, v, p););
         bool reclaim_never = !p->reclaim_within_cohort || streq(p->reclaim_within_cohort, "Never");
         if (reclaim_never && p->borrow_within_cohort && !streq(p->borrow_within_cohort, "Never"))

@@ -8,8 +8,9 @@
  * namespace selection or DeviceClass mapping. Also the what-if flags'
  * parsers (--set-quota CQ/FLAVOR/RESOURCE=QUANTITY, --set-weight CQ=W).
  *
- * Preemption is not proposed: devplane does not simulate Kueue's
- * preemption in this module yet, so the answer is quota only.
+ * What to preempt (the --set-preemption changes, the workloads to delete by
+ * hand) and why a workload was preempted are explain-preempt.c's; what
+ * places an admitted workload's Pending pods (--add-nodes) explain-nodes.c's.
  */
 #include <stdio.h>
 
@@ -62,6 +63,12 @@ void dp_queue_options_done(dp_queue_options *o) {
         for (size_t i = 0; i < o->n_weights; i++)
                 free(o->weights[i].cq);
         free(o->weights);
+        for (size_t i = 0; i < o->n_preemptions; i++)
+                dp_free_many(o->preemptions[i].cq, o->preemptions[i].field, o->preemptions[i].value);
+        free(o->preemptions);
+        for (size_t i = 0; i < o->n_add_nodes; i++)
+                free(o->add_nodes[i].flavor);
+        free(o->add_nodes);
         *o = (dp_queue_options){.config = o->config};
 }
 
@@ -126,8 +133,6 @@ static void set_nominal(qnode *n, size_t fr, int64_t v) {
         }
 }
 
-#define EXPLAIN_TRIALS 8
-
 /* What one flavor of a resource group would need: per resource the fr,
  * the pod set's total and the quota to add. */
 typedef struct need {
@@ -152,18 +157,22 @@ static size_t flavor_needs(const dp_queue *q, const qcq *c, const dp_kq_resource
         return n;
 }
 
+int q_explain_readmit(dp_queue *q, size_t i) {
+        int r = q_reset_admission(q);
+        if (r >= 0) r = dp_queue_admit(q, NULL);
+        return r < 0 ? -ENOMEM : q->wl[i].state == DP_QW_ADMITTED;
+}
+
 /* Admission again with the flavor's quota raised by v[].add: is workload i
  * admitted? The quota is put back after; the queue is left as that
  * admission left it. 1 yes, 0 no, -ENOMEM. */
 static int try_once(dp_queue *q, qcq *c, size_t i, const need *v, size_t n) {
         for (size_t k = 0; k < n; k++)
                 set_nominal(c->node, v[k].fr, v[k].nominal + v[k].add);
-        int r = q_reset_admission(q);
-        if (r >= 0) r = dp_queue_admit(q, NULL);
-        int ok = r >= 0 && q->wl[i].state == DP_QW_ADMITTED;
+        int ok = q_explain_readmit(q, i);
         for (size_t k = 0; k < n; k++)
                 set_nominal(c->node, v[k].fr, v[k].nominal);
-        return r < 0 ? r : ok;
+        return ok;
 }
 
 /* Grow v[].add until workload i is admitted (each failed trial adds what
@@ -191,8 +200,7 @@ static int trial(dp_queue *q, qcq *c, size_t i, need *v, size_t n) {
                 v[k].add = hi;
         }
         /* back to the input's own settled state for the next flavor */
-        int r = q_reset_admission(q);
-        if (r >= 0) r = dp_queue_admit(q, NULL);
+        int r = q_explain_readmit(q, i);
         return ok < 0 || r < 0 ? -ENOMEM : ok;
 }
 
@@ -257,8 +265,8 @@ static int quota_answer(dp_queue *q, qcq *c, size_t wi, dp_strbuf *out) {
                 }
         }
         dp_strbuf_puts(out, "  (each line alone, the least amount that does, checked by admitting the whole input "
-                            "again; preemption is not simulated here)\n");
-        return 0;
+                            "again)\n");
+        return q_explain_preempt(q, wi, out);
 }
 
 static int let_in(dp_queue *q, size_t i, dp_strbuf *out) {
@@ -312,6 +320,11 @@ static void admitted_lines(const dp_queue_workload *w, dp_strbuf *out) {
 }
 
 int dp_queue_explain(dp_queue *q, const char *ns, const char *name, dp_strbuf *out) {
+        return dp_queue_explain_placing(q, ns, name, NULL, NULL, out);
+}
+
+int dp_queue_explain_placing(dp_queue *q, const char *ns, const char *name, dp_queue_place_trial place, void *userdata,
+                             dp_strbuf *out) {
         assert_return(q && name && out, -EINVAL);
         const dp_queue_workload *w = dp_queue_find(q, ns, name);
         if (!w) return -ENOENT;
@@ -326,7 +339,10 @@ int dp_queue_explain(dp_queue *q, const char *ns, const char *name, dp_strbuf *o
         else
                 dp_strbuf_printf(out, "Why not admitted (Kueue): %s\n", w->message ? w->message : "not tried yet");
         if (w->note) dp_strbuf_printf(out, "Note: %s\n", w->note);
+        q_explain_preempted(q, i, out);
         if (w->cluster_queue && w->state != DP_QW_INADMISSIBLE) usage_lines(q, &q->cqs[w->cq], out);
         int r = w->state != DP_QW_ADMITTED ? let_in(q, i, out) : 0;
+        if (r >= 0 && w->state == DP_QW_ADMITTED && place && w->placement_known && w->pods_unplaced > 0)
+                r = q_explain_nodes(q, i, place, userdata, out);
         return r < 0 || dp_strbuf_failed(out) ? -ENOMEM : 0;
 }

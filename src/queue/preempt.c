@@ -238,17 +238,20 @@ static int cmp_admitted(const dp_queue_workload *a, const dp_queue_workload *b) 
         return 0;
 }
 
-/* CandidatesOrdering: other ClusterQueues first, lower priority, most
- * recently admitted; input order instead of Kueue's UID. */
-static int cmp_cand(const void *x, const void *y, void *userdata) {
-        const pctx *p = userdata;
-        const dp_queue_workload *a = &p->q->wl[((const cand *)x)->w], *b = &p->q->wl[((const cand *)y)->w];
-        bool ain = a->cq == p->cq_index, bin = b->cq == p->cq_index;
+/* CandidatesOrdering (queue-internal.h) */
+int q_cand_order(const dp_queue *q, size_t cq, size_t x, size_t y) {
+        const dp_queue_workload *a = &q->wl[x], *b = &q->wl[y];
+        bool ain = a->cq == cq, bin = b->cq == cq;
         if (ain != bin) return ain ? 1 : -1;
         if (a->priority != b->priority) return a->priority < b->priority ? -1 : 1;
         int c = cmp_admitted(a, b);
         if (c) return c;
         return a->order < b->order ? -1 : a->order > b->order;
+}
+
+static int cmp_cand(const void *x, const void *y, void *userdata) {
+        const pctx *p = userdata;
+        return q_cand_order(p->q, p->cq_index, ((const cand *)x)->w, ((const cand *)y)->w);
 }
 
 /* candidateIsValid: removals so far may have brought its queue (or a

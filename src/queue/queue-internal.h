@@ -204,6 +204,10 @@ int q_preempt_oracle(dp_queue *q, const qcq *cq, const dp_queue_workload *w, siz
 /* GetTargets: the minimal set of admitted workloads whose eviction lets w's
  * assignment fit (none: *ret_n 0). *ret is the caller's to free. */
 int q_preempt_targets(dp_queue *q, const qcq *cq, size_t w, const qassign *a, qtarget **ret, size_t *ret_n);
+/* CandidatesOrdering, for a preemptor in ClusterQueue cq: < 0 when
+ * workload a goes before b (other ClusterQueues first, lower priority, most
+ * recently admitted; input order instead of Kueue's UID). */
+int q_cand_order(const dp_queue *q, size_t cq, size_t a, size_t b);
 /* Does a fit in cq's quota once the targets (and others) are removed? */
 bool q_fits_without(dp_queue *q, const qcq *cq, const qassign *a, const size_t *gone, size_t n_gone);
 /* Evict w (preempted by p for reason in cycle): its quota goes back, it
@@ -233,3 +237,30 @@ int q_share_cmp(qshare a, qshare b);
 /* status.fairSharing.weightedShare: ceil(DRS / weight), INT64_MAX for a
  * node with weight 0 that borrows, 0 without a parent. */
 int64_t q_weighted_share(const dp_queue *q, const qnode *n);
+
+/* ---- decode.c: the preemption policies' values, "Never" first, each
+ * allowing more than the one before ---- */
+extern const char *const q_within_values[];  /* withinClusterQueue */
+extern const char *const q_reclaim_values[]; /* reclaimWithinCohort */
+extern const char *const q_borrow_values[];  /* borrowWithinCohort.policy */
+
+/* ---- explain.c, explain-preempt.c, explain-nodes.c ---- */
+#define EXPLAIN_TRIALS 8
+/* The whole input admitted again from the start (q_reset_admission: the
+ * workloads marked Finished stay out): 1 when workload i is admitted, 0 when
+ * not, -ENOMEM. */
+int q_explain_readmit(dp_queue *q, size_t i);
+/* --set-preemption applied to the ClusterQueues (dp_queue_new_opts): -EINVAL
+ * naming the flag for a ClusterQueue not in the input or a policy Kueue's
+ * webhook refuses (borrowWithinCohort without reclaimWithinCohort). */
+int q_apply_set_preemption(dp_queue *q, dp_error *err);
+/* Why workload i was preempted: by whom, the reason, the rule that made it
+ * a candidate (nothing when it never was). */
+void q_explain_preempted(const dp_queue *q, size_t i, dp_strbuf *out);
+/* What to preempt for pending workload i: the --set-preemption changes of
+ * its ClusterQueue under which Kueue preempts for it and the workloads to
+ * delete by hand, each checked by trials; q is left as it was settled. */
+int q_explain_preempt(dp_queue *q, size_t i, dp_strbuf *out);
+/* What places admitted workload i's Pending pods: --add-nodes per flavor it
+ * got, checked by the simulator's trial. */
+int q_explain_nodes(dp_queue *q, size_t i, dp_queue_place_trial trial, void *userdata, dp_strbuf *out);

@@ -257,7 +257,7 @@ static int apply_whatif(dp_queue *q, dp_error *err) {
                 cq->has_weight = true;
                 cq->weight = o->weights[i].weight;
         }
-        return 0;
+        return q_apply_set_preemption(q, err);
 }
 
 int dp_queue_new(dp_object_list *l, dp_queue **ret, dp_error *err) { return dp_queue_new_opts(l, NULL, ret, err); }
@@ -379,10 +379,13 @@ static void unadmit(dp_queue *q, size_t i) {
         w->n_victims = 0;
 }
 
+static void recount_usage(dp_queue *q);
+
 int q_reset_admission(dp_queue *q) {
         q_held_free(q); /* rebuilt below for the Workloads admitted in the input */
         q_tas_reset(q);
         q->churning = false;
+        bool finished = false;
         for (size_t c = 0; c < q->n_cqs; c++) {
                 qcq *cq = &q->cqs[c];
                 cq->next = 0;
@@ -390,14 +393,19 @@ int q_reset_admission(dp_queue *q) {
                 cq->blocked = false;
                 for (size_t k = 0; k < cq->n_wl; k++) {
                         dp_queue_workload *w = &q->wl[cq->wl[k]];
-                        if (w->state == DP_QW_FINISHED) continue; /* over time: it ran, it stays done */
+                        /* over time: it ran, it stays done (explain's trials
+                         * mark workloads deleted by hand so too) */
+                        finished |= w->state == DP_QW_FINISHED;
+                        if (w->state == DP_QW_FINISHED) continue;
                         unadmit(q, cq->wl[k]);
-                        const dp_kq_workload *kw = w->preadmitted ? workload_object(q, w) : NULL;
-                        int r = kw ? preadmit(q, w, kw, cq, false) : 0;
+                        /* the input's admission, even when a run since evicted it */
+                        const dp_kq_workload *kw = workload_object(q, w);
+                        int r = kw && kw->admitted_cq ? preadmit(q, w, kw, cq, false) : 0;
                         if (r < 0) return r;
                 }
         }
         q_usage_restore(q, q->usage0);
+        if (finished) recount_usage(q); /* usage0 counts those the input admitted */
         q->cycles = 0;
         return 0;
 }

@@ -182,18 +182,43 @@ typedef struct dp_queue_set_weight {
         dp_quantity weight;
 } dp_queue_set_weight;
 
+typedef struct dp_queue_set_preemption {
+        char *cq, *field; /* --set-preemption CQ/FIELD=VALUE: withinClusterQueue, reclaimWithinCohort, */
+        char *value;      /* borrowWithinCohort.policy or borrowWithinCohort.maxPriorityThreshold */
+} dp_queue_set_preemption;
+
+/* --add-nodes FLAVOR=N: N copies of the first Node object the flavor's
+ * nodeLabels select (sched/sim-input.c adds them before placement). */
+#define DP_QUEUE_MAX_ADD_NODES 1000
+typedef struct dp_queue_add_nodes {
+        char *flavor;
+        int32_t count;
+} dp_queue_add_nodes;
+
 typedef struct dp_queue_options {
         const dp_kueue_config *config; /* borrowed; NULL: none given */
         dp_queue_set_quota *quotas;
         size_t n_quotas;
         dp_queue_set_weight *weights;
         size_t n_weights;
+        dp_queue_set_preemption *preemptions;
+        size_t n_preemptions;
+        dp_queue_add_nodes *add_nodes;
+        size_t n_add_nodes;
 } dp_queue_options;
 
-/* "CQ/FLAVOR/RESOURCE=QUANTITY" and "CQ=W" added to o; -EINVAL with a
- * message for a malformed value, -ENOMEM. */
+/* "CQ/FLAVOR/RESOURCE=QUANTITY", "CQ=W", "CQ/FIELD=VALUE" (queue/explain-preempt.c)
+ * and "FLAVOR=N" (queue/explain-nodes.c) added to o; -EINVAL with a message
+ * naming the flag for a malformed value, -ENOMEM. */
 int dp_queue_options_add_quota(dp_queue_options *o, const char *arg, dp_error *err);
 int dp_queue_options_add_weight(dp_queue_options *o, const char *arg, dp_error *err);
+int dp_queue_options_add_preemption(dp_queue_options *o, const char *arg, dp_error *err);
+int dp_queue_options_add_nodes(dp_queue_options *o, const char *arg, dp_error *err);
+/* The Node object of l whose copies --add-nodes an adds: the first one the
+ * ResourceFlavor's nodeLabels select (the flavor is looked up in l, before
+ * dp_queue_new takes it). -EINVAL naming the flag when the flavor is not in
+ * l or no Node object matches. */
+int dp_queue_flavor_node(const dp_object_list *l, const dp_queue_add_nodes *an, const dp_node **ret, dp_error *err);
 void dp_queue_options_done(dp_queue_options *o);
 
 /* Take the Kueue objects (ClusterQueue, LocalQueue, ResourceFlavor, Cohort,
@@ -266,13 +291,26 @@ void dp_queue_placement_add(dp_queue *q, const char *kind, const char *ns, const
 /* `devplane explain` for a workload (a Job, Pod or Workload by namespace
  * and name): its state, Kueue's message, its ClusterQueue's usage, and what
  * would let it in (quota to add per flavor and resource, as a --set-quota
- * that suffices, checked by admitting everything again with it; a
- * LocalQueue, selector or DeviceClass mapping missing). The trials leave q
+ * that suffices, checked by admitting everything again with it; what to
+ * preempt: the --set-preemption under which Kueue preempts for it, and the
+ * admitted workloads to delete by hand, each checked likewise; a LocalQueue,
+ * selector or DeviceClass mapping missing); for a preempted one, by whom
+ * and under which rule. The trials leave q
  * admitted as the last one did: explain is the last use of q. Jobs' and
  * Workloads' templates must still be alive (plain Pods' are not looked at
  * in the trials: their flavors' taints and affinity are not checked there).
  * -ENOENT when no workload has that name, -ENOMEM. */
 int dp_queue_explain(dp_queue *q, const char *ns, const char *name, dp_strbuf *out);
+/* The simulator's trial placement for explain: the whole input run again
+ * with n more nodes of flavor (as --add-nodes flavor=n, on top of the flags
+ * given). 1 when every pod of w is then placed, 0 when not, < 0 with err
+ * (-EINVAL: no Node object for the flavor; -ENOMEM). */
+typedef int (*dp_queue_place_trial)(void *userdata, const char *flavor, int32_t n, const dp_queue_workload *w,
+                                    dp_error *err);
+/* dp_queue_explain, and for an admitted workload whose pods kube-scheduler
+ * left Pending, the --add-nodes that places them (place may be NULL: none). */
+int dp_queue_explain_placing(dp_queue *q, const char *ns, const char *name, dp_queue_place_trial place, void *userdata,
+                             dp_strbuf *out);
 
 /* The result as a document (simulate -o json|yaml: "queues") and as text. */
 dp_doc_node *dp_queue_encode(dp_doc_set *s, const dp_queue *q);

@@ -1482,13 +1482,38 @@ static void explain_preemption(sim_run *r, const sim_pod *sp, const dp_sched_pod
                                     "shows what it would do).\n");
 }
 
+/* explain's trial placement (queue/explain-nodes.c): the as-written run
+ * again with --add-nodes flavor=n on top of the input's what-if flags; 1
+ * when every pod of w is placed. */
+static int place_trial(void *userdata, const char *flavor, int32_t n, const dp_queue_workload *w, dp_error *err) {
+        const sim_run *r = userdata;
+        dp_queue_options o = r->in->queue ? *r->in->queue : (dp_queue_options){0};
+        _cleanup_free_ dp_queue_add_nodes *v = calloc(o.n_add_nodes + 1, sizeof(*v));
+        if (!v) return -ENOMEM;
+        for (size_t i = 0; i < o.n_add_nodes; i++)
+                v[i] = o.add_nodes[i];
+        v[o.n_add_nodes] = (dp_queue_add_nodes){(char *)flavor, n}; /* borrowed, as the rest */
+        o.add_nodes = v;
+        o.n_add_nodes++;
+        dp_sim_input in = *r->in;
+        in.queue = &o;
+        in.progress = false;
+        _cleanup_(sim_run_freep) sim_run *t = NULL;
+        int rr = sim_run_new(&in, 0, &t, err);
+        if (rr < 0) return rr;
+        queue_placement(t);
+        ssize_t i = dp_queue_index(t->queue, w->kind, w->ns, w->name);
+        const dp_queue_workload *x = i >= 0 ? dp_queue_workload_at(t->queue, (size_t)i) : NULL;
+        return x && x->state == DP_QW_ADMITTED && x->pods_placed > 0 && x->pods_unplaced == 0;
+}
+
 /* A Kueue workload (a Job has no pods while it waits): src/queue answers. */
 static int explain_workload(sim_run *r, const char *ref, dp_strbuf *out) {
         const char *sl = strchr(ref, '/');
         char ns[256];
         dp_fmt(ns, sizeof(ns), "%.*s", sl ? (int)(sl - ref) : 7, sl ? ref : "default");
         queue_placement(r);
-        return dp_queue_explain(r->queue, ns, sl ? sl + 1 : ref, out);
+        return dp_queue_explain_placing(r->queue, ns, sl ? sl + 1 : ref, place_trial, r, out);
 }
 
 /* A Pending pod Kueue queues (a gated plain Pod, a pod of an admitted Job

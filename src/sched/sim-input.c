@@ -244,11 +244,76 @@ static int expand(const dp_sim_input *in, dp_sim_model force, dp_object_list *l,
         return rr;
 }
 
+/* ---- what-if: --add-nodes FLAVOR=N (queue/explain-nodes.c) ---- */
+
+/* A copy of o (encoded, then decoded again) appended to l. */
+static int copy_object(dp_object o, dp_object_list *l, dp_error *err) {
+        _cleanup_(dp_doc_set_freep) dp_doc_set *s = dp_doc_set_new();
+        dp_doc_node *d = s ? dp_object_encode(s, o) : NULL;
+        return d ? dp_model_decode(d, "--add-nodes", 0, l, err) : -ENOMEM;
+}
+
+/* *field = v (taken; NULL: -ENOMEM). */
+static int set_str(char **field, char *v) {
+        if (!v) return -ENOMEM;
+        free(*field);
+        *field = v;
+        return 0;
+}
+
+/* Node tmpl copied as `name` (its hostname label too), with its
+ * ResourceSlices (pool and slice names made the copy's own). */
+static int copy_node(dp_object_list *l, const dp_node *tmpl, const char *name, dp_error *err) {
+        size_t n0 = l->n;
+        int rr = copy_object((dp_object){.node = (dp_node *)tmpl}, l, err);
+        dp_object_meta *m = rr >= 0 && l->n > n0 ? &l->items[n0].node->meta : NULL;
+        if (m) rr = set_str(&m->name, dp_strdup(name));
+        if (m) free(TAKE_PTR(m->uid)); /* no two nodes share one */
+        for (size_t k = 0; m && rr >= 0 && k < m->n_labels; k++)
+                if (streq(m->labels[k].key, "kubernetes.io/hostname"))
+                        rr = set_str(&m->labels[k].value, dp_strdup(name));
+        for (size_t i = 0; rr >= 0 && i < n0; i++) {
+                dp_resource_slice *sl = l->items[i].hdr->kind == DP_KIND_RESOURCE_SLICE ? l->items[i].slice : NULL;
+                if (!sl || !streq_ptr(sl->node_name, tmpl->meta.name)) continue;
+                size_t k = l->n;
+                if ((rr = copy_object(l->items[i], l, err)) < 0 || l->n == k) continue;
+                dp_resource_slice *c = l->items[k].slice;
+                rr = set_str(&c->meta.name, dp_asprintf("%s-%s", name, sl->meta.name));
+                if (rr >= 0) rr = set_str(&c->node_name, dp_strdup(name));
+                if (rr >= 0 && c->pool_name)
+                        rr = set_str(&c->pool_name, streq(c->pool_name, tmpl->meta.name)
+                                                            ? dp_strdup(name)
+                                                            : dp_asprintf("%s-%s", sl->pool_name, name));
+        }
+        return rr;
+}
+
+/* Before the queue takes the ResourceFlavors out of l: each --add-nodes'
+ * copies, named FLAVOR-whatif-I (I counts on across repeated flags). */
+static int add_flavor_nodes(const dp_sim_input *in, dp_object_list *l, dp_error *err) {
+        const dp_queue_options *o = in->queue;
+        for (size_t a = 0; o && a < o->n_add_nodes; a++) {
+                const dp_node *tmpl = NULL;
+                int32_t first = 0;
+                for (size_t b = 0; b < a; b++)
+                        first += streq(o->add_nodes[b].flavor, o->add_nodes[a].flavor) ? o->add_nodes[b].count : 0;
+                int rr = dp_queue_flavor_node(l, &o->add_nodes[a], &tmpl, err);
+                for (int32_t i = 0; rr >= 0 && i < o->add_nodes[a].count; i++) {
+                        char name[300];
+                        dp_fmt(name, sizeof(name), "%.250s-whatif-%d", o->add_nodes[a].flavor, first + i);
+                        rr = copy_node(l, tmpl, name, err);
+                }
+                if (rr < 0) return rr;
+        }
+        return 0;
+}
+
 /* Kueue's admission comes first (src/queue): it takes the Kueue objects out
  * of l, lets admitted Jobs stand up their pods and keeps the others
  * suspended, then gives the admitted pods their flavors. */
 int sim_expand_workloads(sim_run *r, dp_object_list *l, dp_error *err) {
         int rr = dp_model_generate_names(l, err);
+        if (rr >= 0) rr = add_flavor_nodes(r->in, l, err);
         if (rr >= 0) rr = dp_queue_new_opts(l, r->in->queue, &r->queue, err);
         if (rr >= 0) dp_queue_set_fair_sharing(r->queue, r->in->kueue_fair_sharing);
         if (rr >= 0) dp_queue_set_over_time(r->queue, dp_queue_n_workloads(r->queue) && sim_queue_over_time(r->in));
@@ -275,7 +340,12 @@ static bool has_slices(const dp_store *s, const char *node) {
         return false;
 }
 
-size_t sim_object_node_count(const dp_sim_input *in) { return dp_object_list_count(in->objs, DP_KIND_NODE); }
+size_t sim_object_node_count(const dp_sim_input *in) {
+        size_t n = dp_object_list_count(in->objs, DP_KIND_NODE);
+        for (size_t a = 0; in->queue && a < in->queue->n_add_nodes; a++)
+                n += (size_t)in->queue->add_nodes[a].count; /* --add-nodes */
+        return n;
+}
 
 /* ---- a Node object's V1 units ---- */
 

@@ -25,9 +25,11 @@ enum {
         DP_OPT_DRA_PREEMPTION,
         DP_OPT_SCHEDULER_CONFIG,
         DP_OPT_KUEUE_FAIR_SHARING,
-        DP_OPT_KUEUE_CONFIG, /* Kueue (src/queue): --kueue-config, --set-quota, --set-weight */
+        DP_OPT_KUEUE_CONFIG, /* Kueue (src/queue): --kueue-config and the what-if flags after it */
         DP_OPT_SET_QUOTA,
         DP_OPT_SET_WEIGHT,
+        DP_OPT_SET_PREEMPTION,
+        DP_OPT_ADD_NODES,
 };
 
 /* Live mode's bounds (docs/live.md), numbered apart from the flags above. */
@@ -52,7 +54,9 @@ enum { DP_OPT_LIVE_TIMEOUT = 0x180, DP_OPT_LIVE_MAX_BYTES };
                 {"kueue-fair-sharing", no_argument, NULL, DP_OPT_KUEUE_FAIR_SHARING},                              \
                 {"kueue-config", required_argument, NULL, DP_OPT_KUEUE_CONFIG},                                    \
                 {"set-quota", required_argument, NULL, DP_OPT_SET_QUOTA},                                          \
-                {"set-weight", required_argument, NULL, DP_OPT_SET_WEIGHT}
+                {"set-weight", required_argument, NULL, DP_OPT_SET_WEIGHT},                                        \
+                {"set-preemption", required_argument, NULL, DP_OPT_SET_PREEMPTION},                                \
+                {"add-nodes", required_argument, NULL, DP_OPT_ADD_NODES}
 
 #define DP_TOOL_INPUT_USAGE                                                                                            \
         "input:\n"                                                                                                     \
@@ -92,7 +96,13 @@ enum { DP_OPT_LIVE_TIMEOUT = 0x180, DP_OPT_LIVE_MAX_BYTES };
         "                                count DRA claims in quota, excludeResourcePrefixes, feature gates\n"        \
         "  --set-quota CQ/FLAVOR/RESOURCE=QUANTITY\n"                                                                 \
         "                                what-if: that nominalQuota of the ClusterQueue (repeatable)\n"             \
-        "  --set-weight CQ=WEIGHT        what-if: the ClusterQueue's fairSharing.weight (repeatable)\n"
+        "  --set-weight CQ=WEIGHT        what-if: the ClusterQueue's fairSharing.weight (repeatable)\n"             \
+        "  --set-preemption CQ/FIELD=VALUE\n"                                                                         \
+        "                                what-if: the ClusterQueue's preemption policy, FIELD withinClusterQueue,\n"   \
+        "                                reclaimWithinCohort, borrowWithinCohort.policy or\n"                         \
+        "                                borrowWithinCohort.maxPriorityThreshold (repeatable)\n"                       \
+        "  --add-nodes FLAVOR=N          what-if: N copies of the first Node object the ResourceFlavor's\n"           \
+        "                                nodeLabels select, named FLAVOR-whatif-I (repeatable)\n"
 
 typedef struct dp_tool_input {
         const char *cmd; /* "simulate": messages start "devplane simulate: " */
@@ -118,7 +128,7 @@ typedef struct dp_tool_input {
         bool kueue_fair_sharing;            /* --kueue-fair-sharing */
         const char *kueue_config;           /* --kueue-config FILE */
         dp_kueue_config *kueue;             /* read by dp_tool_input_load; owned */
-        dp_queue_options queue;             /* --set-quota, --set-weight; the Configuration */
+        dp_queue_options queue;             /* the Kueue what-if flags; the Configuration */
 } dp_tool_input;
 
 /* argc bounds the number of -f and what-if values. -ENOMEM. */

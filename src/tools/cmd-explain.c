@@ -17,8 +17,11 @@ static void usage(FILE *f) {
                    "by reason with the first of each and the failing claim and request; or where it runs, and\n"
                    "whether it shares a physical GPU through time-slicing.\n"
                    "A workload Kueue queues (job/NAME, workload/NAME, or a Job's name: it has no pods while it\n"
-                   "waits): why it is not admitted, in Kueue's words, its ClusterQueue's usage and the quota\n"
-                   "that would let it in (as --set-quota flags to try with simulate).\n"
+                   "waits): why it is not admitted, in Kueue's words, its ClusterQueue's usage, the quota that\n"
+                   "would let it in and what to preempt (as --set-quota and --set-preemption flags to try with\n"
+                   "simulate, each checked by admitting the input again), the workloads to delete by hand; for\n"
+                   "a preempted one, by whom and under which rule; for one admitted and not placed, the\n"
+                   "--add-nodes that places its pods (checked by simulating again).\n"
                    "The pod: NAME (namespace default, or -n), NAMESPACE/NAME, pod/NAME or pods/NAME.\n\n"
                    "  -n, --namespace NS            the pod's namespace\n"
                    "  -v, --details                 every node's reason and detail (resources short first)\n" DP_TOOL_INPUT_USAGE
