@@ -116,6 +116,9 @@ void q_usage_restore(dp_queue *q, const int64_t *saved);
 /* ---- units (workloads.c) ---- */
 /* Kueue's resource value: cpu in millicores, the rest Quantity.Value(). */
 int64_t q_value(const char *resource, const dp_quantity *v);
+/* One pod's request of a resource as the API computes it (containers,
+ * init containers and sidecars, overhead), in Kueue's units (queue/kai.c too). */
+int64_t q_pod_value(const dp_pod *p, const char *name);
 /* Kueue's ResourceQuantity(...).String() of a value in those units. */
 void q_format(const char *resource, int64_t v, char *buf, size_t size);
 int q_workloads(dp_queue *q, const dp_object_list *l, dp_error *err);

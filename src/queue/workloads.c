@@ -228,3 +228,5 @@ int q_workloads(dp_queue *q, const dp_object_list *l, dp_error *err) {
                         r = from_workload(q, l, (const dp_kq_workload *)q->owned[i].ext);
         return r < 0 ? dp_error_set(err, r, "out of memory") : 0;
 }
+
+int64_t q_pod_value(const dp_pod *p, const char *name) { return pod_value(p, name); }
