@@ -65,7 +65,7 @@ int dp_kai_apply(const dp_kai *k, dp_object_list *l, dp_error *err) {
 
 static dp_doc_node *num(dp_doc_set *s, double v) {
         char buf[64];
-        snprintf(buf, sizeof(buf), "%.10g", v);
+        snprintf(buf, sizeof(buf), "%.10g", v); /* cpu millicores, memory MB, gpu devices */
         return dp_doc_new_raw(s, buf);
 }
 
@@ -138,14 +138,14 @@ static const char *str_of(const dp_doc_node *n, const char *key) {
 
 static void res_line(const dp_doc_node *q, const char *key, dp_strbuf *out) {
         const dp_doc_node *m = dp_doc_get(q, key);
-        dp_strbuf_printf(out, " %s", key);
+        if (!streq(key, "capacity")) dp_strbuf_printf(out, " %s", key);
         for (int r = 0; r < DP_KAI_NRES; r++)
                 dp_strbuf_printf(out, " %s=%s", res_names[r], str_of(m, res_names[r]));
 }
 
 void dp_kai_print(const dp_doc_node *doc, dp_strbuf *out) {
         const dp_doc_node *qs = dp_doc_get(doc, "queues"), *gs = dp_doc_get(doc, "groups");
-        dp_strbuf_puts(out, "KAI-Scheduler fair share (capacity:");
+        dp_strbuf_puts(out, "KAI-Scheduler fair share (capacity, the nodes' allocatable:");
         res_line(doc, "capacity", out);
         dp_strbuf_puts(out, ")\n");
         for (size_t i = 0; qs && i < qs->n; i++) {

@@ -31,6 +31,26 @@ bool dp_kai_input_has_queues(const dp_object_list *l) {
         return false;
 }
 
+int dp_kai_warn_input(dp_object_list *l, dp_error *err) {
+        assert_return(l, -EINVAL);
+        size_t n = 0;
+        bool kueue = false;
+        for (size_t i = 0; i < l->n; i++) {
+                n += dp_kai_queue_of(l->items[i]) != NULL;
+                kueue = kueue || dp_queue_kind(l->items[i]) != DP_KQ_NONE;
+        }
+        if (!n) return 0;
+        int r = kueue ? dp_object_list_warn(l,
+                                            "%zu KAI-Scheduler Queue(s) and Kueue objects in the input: Kueue's "
+                                            "admission is used (--queue-policy kai for KAI-Scheduler's fair share)",
+                                            n)
+                      : dp_object_list_warn(l,
+                                            "%zu KAI-Scheduler Queue(s) in the input: KAI-Scheduler's fair share "
+                                            "admits the pods of kai-scheduler (--queue-policy kueue leaves them to it)",
+                                            n);
+        return r < 0 ? dp_error_set(err, r, "out of memory") : 0;
+}
+
 const dp_kai_queue *dp_kai_find_queue(const dp_kai *k, const char *name) {
         for (size_t i = 0; name && i < k->n_q; i++)
                 if (streq(k->q[i].name, name)) return &k->q[i];

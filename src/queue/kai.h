@@ -105,6 +105,9 @@ typedef struct dp_kai {
 
 /* Whether l holds a KAI Queue (before dp_kai_new takes them out). */
 bool dp_kai_input_has_queues(const dp_object_list *l);
+/* The tools' warning (once, on the input) saying which policy admits the
+ * pods of kai-scheduler when the input has KAI Queues; 0 or -ENOMEM. */
+int dp_kai_warn_input(dp_object_list *l, dp_error *err);
 int dp_kai_new(dp_object_list *l, dp_kai **ret, dp_error *err);
 dp_kai *dp_kai_free(dp_kai *k);
 DEFINE_FREEP(dp_kai, dp_kai_free)

@@ -867,6 +867,7 @@ static dp_doc_node *run_doc(dp_doc_set *s, sim_run *r) {
                 queue_placement(r);
                 ADD(d, "queues", dp_queue_encode(s, r->queue));
         }
+        if (r->kai) ADD(d, "kaiQueues", dp_kai_encode(s, r->kai)); /* KAI-Scheduler's (sim-kai.c) */
         return d;
 }
 
@@ -1071,6 +1072,10 @@ static void print_tables(const dp_doc_node *doc, dp_strbuf *out) {
         pods_table(dp_doc_get(run, "pods"), out);
         if (dp_doc_get(run, "queues")) {
                 dp_queue_print(dp_doc_get(run, "queues"), out);
+                dp_strbuf_puts(out, "\n");
+        }
+        if (dp_doc_get(run, "kaiQueues")) {
+                dp_kai_print(dp_doc_get(run, "kaiQueues"), out);
                 dp_strbuf_puts(out, "\n");
         }
         claims_table(dp_doc_get(run, "pods"), out);

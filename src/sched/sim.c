@@ -31,6 +31,7 @@ static void pod_done(sim_pod *p) {
 sim_run *sim_run_free(sim_run *r) {
         if (!r) return NULL;
         dp_queue_free(r->queue);
+        dp_kai_free(r->kai);
         for (size_t i = 0; i < r->n_nodes; i++) {
                 free(r->nodes[i].name);
                 free(r->nodes[i].shared_sig);

@@ -130,6 +130,9 @@ typedef struct dp_sim_input {
         /* Kueue (src/queue): --kueue-config and the what-if quota and
          * weights; borrowed (the caller keeps it), NULL none */
         const dp_queue_options *queue;
+        /* --queue-policy: "kueue" or "kai" (src/queue/kai.h); NULL: Kueue's,
+         * or KAI-Scheduler's when the input has KAI Queues and no Kueue object */
+        const char *queue_policy;
 } dp_sim_input;
 
 dp_sim_input *dp_sim_input_free(dp_sim_input *in);

@@ -18,7 +18,7 @@
 static void usage(FILE *f) {
         fprintf(f, "usage: devplane simulate [-f FILE|DIR|-...] [--kubeconfig FILE [--context NAME] | --in-cluster]\n"
                    "                         [--cordon NODE] [--fail-device NODE/DEVICE] [--mode GROUP_OR_NODE=v1|v2]\n"
-                   "                         [-o table|json|yaml] [--report FILE.html]\n\n"
+                   "                         [-o table|json|yaml] [--report FILE.html] [--queue-policy kueue|kai]\n\n"
                    "Runs a fleet (kind: Fleet) or a cluster's own state (Node objects, ResourceSlices, bound\n"
                    "pods and allocated claims: a dump, or the API server's), Kubernetes workload objects and a\n"
                    "timeline (kind: Timeline) through the scheduler, the DRA allocator and the device plugin\n"
@@ -29,6 +29,9 @@ static void usage(FILE *f) {
                    "\n"
                    "--report FILE.html also writes the report as one self-contained HTML page with pictures\n"
                    "(the fleet coloured by pods, partitions in their GPUs, V1 vs V2, Pending reasons, timeline).\n"
+                   "--queue-policy kai admits the pods of kai-scheduler by KAI-Scheduler's hierarchical fair share\n"
+                   "(its Queues, scheduling.run.ai/v2); kueue leaves admission to Kueue's objects. Without it: Kueue's,\n"
+                   "or KAI-Scheduler's when the input has KAI Queues and no Kueue object.\n"
                    "With DRADeviceCompatibilityGroups=false, pools whose devices carry compatibilityGroups\n"
                    "are incomplete and skipped, as kube-scheduler does with that gate off.\n"
                    "Exit status: 0 the report was made (Pending pods included), 2 bad input, 3 out of memory\n"
@@ -52,15 +55,19 @@ static int write_report(const char *path, const dp_strbuf *html, dp_error *err) 
 static const dp_tool_word sim_outputs[] = {
         {"table", DP_SIM_OUT_TABLE}, {"json", DP_SIM_OUT_JSON}, {"yaml", DP_SIM_OUT_YAML}, {NULL, 0}};
 
+/* --queue-policy: who admits queued pods (docs/queues.md, docs/queues-kai.md) */
+static const dp_tool_word queue_policies[] = {{"kueue", 0}, {"kai", 1}, {NULL, 0}};
+
 static int cmd_simulate(int argc, char **argv) {
         _cleanup_(dp_tool_input_done) dp_tool_input ti;
         static const struct option opts[] = {DP_TOOL_INPUT_OPTIONS,
                                              {"output", required_argument, NULL, 'o'},
                                              {"report", required_argument, NULL, 'R'},
+                                             {"queue-policy", required_argument, NULL, 'Q'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
         dp_sim_output fmt = DP_SIM_OUT_TABLE;
-        const char *report = NULL;
+        const char *report = NULL, *queue_policy = NULL;
         if (dp_tool_input_init(&ti, "simulate", argc) < 0) return DP_EXIT_NO_MEMORY;
         optind = 1;
         int c, v;
@@ -81,6 +88,11 @@ static int cmd_simulate(int argc, char **argv) {
                                 return 2;
                         fmt = v;
                         break;
+                case 'Q':
+                        if ((v = dp_tool_word_value("simulate", "--queue-policy", optarg, queue_policies, "kueue or kai")) < 0)
+                                return 2;
+                        queue_policy = queue_policies[v].word;
+                        break;
                 case 'h': usage(stdout); return 0;
                 default: usage(stderr); return 2;
                 }
@@ -94,6 +106,7 @@ static int cmd_simulate(int argc, char **argv) {
         int r = dp_tool_input_load(&ti, &in);
         if (r) return r;
         in->exit_after_report = EXIT_WITHOUT_FREEING;
+        in->queue_policy = queue_policy;
         _cleanup_strbuf_ dp_strbuf out = DP_STRBUF_INIT;
         _cleanup_strbuf_ dp_strbuf html = DP_STRBUF_INIT;
         size_t pending = 0;
