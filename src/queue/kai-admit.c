@@ -71,40 +71,51 @@ static int try_allocate(dp_kai *k, dp_kai_group *g) {
                               first, want, freev);
 }
 
-/* The next waiting, untried job of leaf queue q in job order. */
-static ssize_t next_job(const dp_kai *k, size_t q, const bool *tried) {
-        ssize_t best = -1;
-        for (size_t i = 0; i < k->n_g; i++) {
-                const dp_kai_group *g = &k->g[i];
-                if (g->qi != q || tried[i] || !waiting(k, g)) continue;
-                if (best < 0 || kai_job_before(g, &k->g[best])) best = (ssize_t)i;
-        }
-        return best;
+/* Groups by queue, then in job order: each queue's jobs are a run of it. */
+static int by_queue_then_job(const void *a, const void *b, void *arg) {
+        const dp_kai *k = arg;
+        const dp_kai_group *x = &k->g[*(const size_t *)a], *y = &k->g[*(const size_t *)b];
+        if (x->qi != y->qi) return x->qi < y->qi ? -1 : 1;
+        return kai_job_before(x, y) ? -1 : kai_job_before(y, x) ? 1 : 0;
 }
 
 typedef int (*kai_action)(dp_kai *k, dp_kai_group *g);
+
+/* The next job of the run [*cursor, end) of sorted not tried and waiting
+ * (jobs never start waiting again: the cursor only moves on). */
+static ssize_t head_of(const dp_kai *k, const size_t *sorted, size_t *cursor, size_t end, const bool *tried) {
+        while (*cursor < end && (tried[sorted[*cursor]] || !waiting(k, &k->g[sorted[*cursor]])))
+                (*cursor)++;
+        return *cursor < end ? (ssize_t)sorted[*cursor] : -1;
+}
 
 /* Jobs one at a time: the queue first in KAI's queue order with its next
  * job, each job once. */
 static int each_in_order(dp_kai *k, kai_action act) {
         _cleanup_free_ bool *tried = calloc(k->n_g + 1, sizeof(bool));
-        _cleanup_free_ ssize_t *head = calloc(k->n_q + 1, sizeof(ssize_t));
-        if (!tried || !head) return -ENOMEM;
-        for (size_t q = 0; q < k->n_q; q++)
-                head[q] = k->q[q].leaf ? next_job(k, q, tried) : -1;
+        _cleanup_free_ size_t *sorted = calloc(k->n_g + 1, sizeof(size_t));
+        _cleanup_free_ size_t *cursor = calloc(k->n_q + 1, sizeof(size_t)), *end = calloc(k->n_q + 1, sizeof(size_t));
+        if (!tried || !sorted || !cursor || !end) return -ENOMEM;
+        for (size_t i = 0; i < k->n_g; i++)
+                sorted[i] = i;
+        qsort_r(sorted, k->n_g, sizeof(size_t), by_queue_then_job, k);
+        for (size_t i = 0, q = 0; q < k->n_q; q++) { /* groups of no queue sort last (KAI_NONE) */
+                cursor[q] = i;
+                while (i < k->n_g && k->g[sorted[i]].qi == q)
+                        i++;
+                end[q] = i;
+        }
         for (;;) {
-                ssize_t bq = -1;
-                for (size_t q = 0; q < k->n_q; q++)
-                        if (head[q] >= 0 &&
-                            (bq < 0 || kai_queue_order(k, q, &k->g[head[q]], (size_t)bq, &k->g[head[bq]]) < 0))
-                                bq = (ssize_t)q;
+                ssize_t bq = -1, bj = -1;
+                for (size_t q = 0; q < k->n_q; q++) {
+                        ssize_t j = k->q[q].leaf ? head_of(k, sorted, &cursor[q], end[q], tried) : -1;
+                        if (j >= 0 && (bq < 0 || kai_queue_order(k, q, &k->g[j], (size_t)bq, &k->g[bj]) < 0))
+                                bq = (ssize_t)q, bj = j;
+                }
                 if (bq < 0) return 0;
-                size_t j = (size_t)head[bq];
-                tried[j] = true;
-                int r = act(k, &k->g[j]);
+                tried[bj] = true;
+                int r = act(k, &k->g[bj]);
                 if (r < 0) return r;
-                for (size_t q = 0; q < k->n_q; q++) /* the action may change any queue's head */
-                        head[q] = k->q[q].leaf ? next_job(k, q, tried) : -1;
         }
 }
 
@@ -141,21 +152,25 @@ static bool victim_before(const dp_kai_group *a, const dp_kai_group *b) {
         return a->order > b->order; /* the newest first */
 }
 
-/* Running preemptible groups, filtered by keep, in victim order. */
+static int victim_cmp(const void *a, const void *b, void *arg) {
+        const dp_kai *k = arg;
+        const dp_kai_group *x = &k->g[*(const size_t *)a], *y = &k->g[*(const size_t *)b];
+        int32_t px = k->q[x->qi].priority, py = k->q[y->qi].priority;
+        if (px != py) return px < py ? -1 : 1; /* the less prioritized queue's first */
+        return victim_before(x, y) ? -1 : victim_before(y, x) ? 1 : 0;
+}
+
+/* Running preemptible groups, filtered by keep, in victim order: the
+ * lower queue priority, then the lower job priority, then the newest. */
 size_t kai_victims(const dp_kai *k, const dp_kai_group *by,
                    bool (*keep)(const dp_kai *, const dp_kai_group *, const dp_kai_group *), size_t *out) {
         size_t n = 0;
         for (size_t i = 0; i < k->n_g; i++) {
                 const dp_kai_group *g = &k->g[i];
-                if (g == by || g->state != DP_KAI_RUNNING || !g->preemptible || !kai_in_leaf(k, g) || !keep(k, by, g))
-                        continue;
-                size_t at = n++;
-                while (at > 0 && victim_before(g, &k->g[out[at - 1]])) {
-                        out[at] = out[at - 1];
-                        at--;
-                }
-                out[at] = i;
+                if (g != by && g->state == DP_KAI_RUNNING && g->preemptible && kai_in_leaf(k, g) && keep(k, by, g))
+                        out[n++] = i;
         }
+        qsort_r(out, n, sizeof(size_t), victim_cmp, (void *)k);
         return n;
 }
 

@@ -55,7 +55,8 @@ void kai_start(dp_kai *k, dp_kai_group *g, size_t n);
 void kai_evict(dp_kai *k, dp_kai_group *g);
 bool kai_in_leaf(const dp_kai *k, const dp_kai_group *g);
 /* Running preemptible groups other than by that keep() accepts, in victim
- * order (lower priority first, then the newest): indices into out (n_g). */
+ * order (the lower queue priority first, then the lower job priority, then
+ * the newest): indices into out (n_g). */
 size_t kai_victims(const dp_kai *k, const dp_kai_group *by,
                    bool (*keep)(const dp_kai *, const dp_kai_group *, const dp_kai_group *), size_t *out);
 /* The actions after Allocate, for one waiting job (kai-reclaim.c, kai-admit.c). */

@@ -104,8 +104,10 @@ TEST(kai_cases) {
         if (!d) DP_FAIL("kai/: cannot open");
         char *names[256];
         size_t n = 0;
+        const char *only = getenv("DP_KAI_CASE"); /* one case (checking that a case fails when its rule breaks) */
         for (struct dirent *e; (e = readdir(d)) && n < ELEMENTSOF(names);)
-                if (startswith(e->d_name, "case-") && strstr(e->d_name, ".yaml")) names[n++] = strdup(e->d_name);
+                if (startswith(e->d_name, "case-") && strstr(e->d_name, ".yaml") && (!only || strstr(e->d_name, only)))
+                        names[n++] = strdup(e->d_name);
         closedir(d);
         qsort(names, n, sizeof(char *), cmp_str);
         int checks = 0;
@@ -114,7 +116,7 @@ TEST(kai_cases) {
                 free(names[i]);
         }
         printf("%zu KAI cases, %d expectations\n", n, checks);
-        ASSERT_TRUE(n >= 10);
+        ASSERT_TRUE(getenv("DP_KAI_CASE") ? n == 1 : n >= 10);
 }
 
 /* ---- the decoder ---- */
