@@ -37,6 +37,7 @@ void kai_start(dp_kai *k, dp_kai_group *g, size_t n) {
 
 void kai_evict(dp_kai *k, dp_kai_group *g) {
         kai_charge(k, g, g->running, -1);
+        k->evictions++;
         g->state = DP_KAI_EVICTED;
 }
 
@@ -89,33 +90,89 @@ static ssize_t head_of(const dp_kai *k, const size_t *sorted, size_t *cursor, si
         return *cursor < end ? (ssize_t)sorted[*cursor] : -1;
 }
 
+/* Picking the next job: KAI's queue order compares two leaves at the level
+ * where their paths part, so the first leaf is found from the top, taking
+ * at each level the child whose own first leaf goes first. Each node keeps
+ * its first leaf until something under it changes (an allocation changes
+ * its path; an eviction, anything). Node n_q is the root above the top
+ * queues. */
+typedef struct picker {
+        dp_kai *k;
+        bool *tried;
+        size_t *sorted, *cursor, *end; /* each leaf's run of jobs in sorted */
+        size_t *first, *children;      /* node q's children: children[first[q] .. first[q + 1]) */
+        ssize_t *best;                 /* the first leaf under the node, -1 none */
+        bool *valid;
+} picker;
+
+static ssize_t head(picker *p, size_t q) { return head_of(p->k, p->sorted, &p->cursor[q], p->end[q], p->tried); }
+
+static ssize_t best_under(picker *p, size_t q) {
+        const dp_kai *k = p->k;
+        if (p->valid[q]) return p->best[q];
+        ssize_t b = -1;
+        if (q < k->n_q && k->q[q].leaf) b = head(p, q) >= 0 ? (ssize_t)q : -1;
+        for (size_t i = p->first[q]; i < p->first[q + 1]; i++) {
+                ssize_t l = best_under(p, p->children[i]);
+                if (l >= 0 && (b < 0 || kai_queue_order(k, (size_t)l, &k->g[head(p, (size_t)l)], (size_t)b,
+                                                        &k->g[head(p, (size_t)b)]) < 0))
+                        b = l;
+        }
+        p->valid[q] = true;
+        return p->best[q] = b;
+}
+
+static int picker_init(picker *p, dp_kai *k) {
+        size_t nq = k->n_q;
+        *p = (picker){k,
+                      calloc(k->n_g + 1, sizeof(bool)),
+                      calloc(k->n_g + 1, sizeof(size_t)),
+                      calloc(nq + 1, sizeof(size_t)),
+                      calloc(nq + 1, sizeof(size_t)),
+                      calloc(nq + 3, sizeof(size_t)),
+                      calloc(nq + 1, sizeof(size_t)),
+                      calloc(nq + 1, sizeof(ssize_t)),
+                      calloc(nq + 1, sizeof(bool))};
+        if (!p->tried || !p->sorted || !p->cursor || !p->end || !p->first || !p->children || !p->best || !p->valid)
+                return -ENOMEM;
+        for (size_t i = 0; i < k->n_g; i++)
+                p->sorted[i] = i;
+        qsort_r(p->sorted, k->n_g, sizeof(size_t), by_queue_then_job, k);
+        for (size_t i = 0, q = 0; q < nq; q++) { /* groups of no queue sort last (KAI_NONE) */
+                p->cursor[q] = i;
+                while (i < k->n_g && k->g[p->sorted[i]].qi == q)
+                        i++;
+                p->end[q] = i;
+        }
+        for (size_t q = 0; q < nq; q++) /* children counted, then placed */
+                p->first[(k->q[q].parent == KAI_NONE ? nq : k->q[q].parent) + 2]++;
+        for (size_t q = 2; q < nq + 3; q++)
+                p->first[q] += p->first[q - 1];
+        for (size_t q = 0; q < nq; q++)
+                p->children[p->first[(k->q[q].parent == KAI_NONE ? nq : k->q[q].parent) + 1]++] = q;
+        return 0;
+}
+
+static void picker_done(picker *p) {
+        dp_free_many(p->tried, p->sorted, p->cursor, p->end, p->first, p->children, p->best, p->valid);
+}
+
 /* Jobs one at a time: the queue first in KAI's queue order with its next
  * job, each job once. */
 static int each_in_order(dp_kai *k, kai_action act) {
-        _cleanup_free_ bool *tried = calloc(k->n_g + 1, sizeof(bool));
-        _cleanup_free_ size_t *sorted = calloc(k->n_g + 1, sizeof(size_t));
-        _cleanup_free_ size_t *cursor = calloc(k->n_q + 1, sizeof(size_t)), *end = calloc(k->n_q + 1, sizeof(size_t));
-        if (!tried || !sorted || !cursor || !end) return -ENOMEM;
-        for (size_t i = 0; i < k->n_g; i++)
-                sorted[i] = i;
-        qsort_r(sorted, k->n_g, sizeof(size_t), by_queue_then_job, k);
-        for (size_t i = 0, q = 0; q < k->n_q; q++) { /* groups of no queue sort last (KAI_NONE) */
-                cursor[q] = i;
-                while (i < k->n_g && k->g[sorted[i]].qi == q)
-                        i++;
-                end[q] = i;
-        }
+        _cleanup_(picker_done) picker p;
+        if (picker_init(&p, k) < 0) return -ENOMEM;
         for (;;) {
-                ssize_t bq = -1, bj = -1;
-                for (size_t q = 0; q < k->n_q; q++) {
-                        ssize_t j = k->q[q].leaf ? head_of(k, sorted, &cursor[q], end[q], tried) : -1;
-                        if (j >= 0 && (bq < 0 || kai_queue_order(k, q, &k->g[j], (size_t)bq, &k->g[bj]) < 0))
-                                bq = (ssize_t)q, bj = j;
-                }
+                ssize_t bq = best_under(&p, k->n_q);
                 if (bq < 0) return 0;
-                tried[bj] = true;
+                size_t bj = (size_t)head(&p, (size_t)bq), evictions = k->evictions;
+                p.tried[bj] = true;
                 int r = act(k, &k->g[bj]);
                 if (r < 0) return r;
+                if (k->evictions != evictions) memset(p.valid, 0, (k->n_q + 1) * sizeof(bool));
+                for (size_t a = (size_t)bq; a != KAI_NONE; a = k->q[a].parent)
+                        p.valid[a] = false;
+                p.valid[k->n_q] = false;
         }
 }
 
@@ -161,14 +218,19 @@ static int victim_cmp(const void *a, const void *b, void *arg) {
 }
 
 /* Running preemptible groups, filtered by keep, in victim order: the
- * lower queue priority, then the lower job priority, then the newest. */
-size_t kai_victims(const dp_kai *k, const dp_kai_group *by,
+ * lower queue priority, then the lower job priority, then the newest. Only
+ * by's queue when own_queue (Preempt), else every other leaf (Reclaim). */
+size_t kai_victims(const dp_kai *k, const dp_kai_group *by, bool own_queue,
                    bool (*keep)(const dp_kai *, const dp_kai_group *, const dp_kai_group *), size_t *out) {
         size_t n = 0;
-        for (size_t i = 0; i < k->n_g; i++) {
-                const dp_kai_group *g = &k->g[i];
-                if (g != by && g->state == DP_KAI_RUNNING && g->preemptible && kai_in_leaf(k, g) && keep(k, by, g))
-                        out[n++] = i;
+        for (size_t q = own_queue ? by->qi : 0; q < k->n_q; q = own_queue ? k->n_q : q + 1) {
+                if (!own_queue && q == by->qi) continue;
+                for (size_t j = 0; j < k->q[q].n_running; j++) {
+                        size_t i = k->q[q].running[j];
+                        const dp_kai_group *g = &k->g[i];
+                        if (g->state == DP_KAI_RUNNING && g->preemptible && kai_in_leaf(k, g) && keep(k, by, g))
+                                out[n++] = i;
+                }
         }
         qsort_r(out, n, sizeof(size_t), victim_cmp, (void *)k);
         return n;
@@ -183,7 +245,7 @@ int kai_try_preempt(dp_kai *k, dp_kai_group *g) {
         if (g->started || g->state != DP_KAI_PENDING) return 0;
         _cleanup_free_ size_t *cand = calloc(k->n_g, sizeof(size_t));
         if (!cand) return -ENOMEM;
-        size_t n = kai_victims(k, g, same_queue_lower, cand), taken = 0;
+        size_t n = kai_victims(k, g, true, same_queue_lower, cand), taken = 0;
         double v[DP_KAI_NRES];
         size_t first = kai_first_count(g);
         kai_need(g, first, v);

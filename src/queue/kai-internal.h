@@ -54,10 +54,11 @@ bool kai_fits(const dp_kai *k, const double v[DP_KAI_NRES]);
 void kai_start(dp_kai *k, dp_kai_group *g, size_t n);
 void kai_evict(dp_kai *k, dp_kai_group *g);
 bool kai_in_leaf(const dp_kai *k, const dp_kai_group *g);
-/* Running preemptible groups other than by that keep() accepts, in victim
- * order (the lower queue priority first, then the lower job priority, then
- * the newest): indices into out (n_g). */
-size_t kai_victims(const dp_kai *k, const dp_kai_group *by,
+/* Running preemptible groups other than by that keep() accepts, of by's
+ * queue (own_queue) or of the other leaves, in victim order (the lower queue
+ * priority first, then the lower job priority, then the newest): indices
+ * into out (n_g). */
+size_t kai_victims(const dp_kai *k, const dp_kai_group *by, bool own_queue,
                    bool (*keep)(const dp_kai *, const dp_kai_group *, const dp_kai_group *), size_t *out);
 /* The actions after Allocate, for one waiting job (kai-reclaim.c, kai-admit.c). */
 int kai_try_reclaim(dp_kai *k, dp_kai_group *g);

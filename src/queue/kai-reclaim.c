@@ -154,7 +154,7 @@ int kai_try_reclaim(dp_kai *k, dp_kai_group *g) {
         x.touched = touched;
         for (size_t q = 0; q < k->n_q; q++)
                 memcpy(&rem[q * DP_KAI_NRES], k->q[q].allocated, sizeof(k->q[q].allocated));
-        size_t n = kai_victims(k, g, other_queue, cand), taken = 0;
+        size_t n = kai_victims(k, g, false, other_queue, cand), taken = 0;
         if (!choose(&x, cand, n, &taken)) return 0;
         for (size_t i = 0; i < taken; i++) {
                 dp_kai_group *v = &k->g[cand[i]];

@@ -26,34 +26,18 @@ static const char *kai_state_name(dp_kai_state s) {
 
 /* ---- apply ---- */
 
-static dp_kai_group *group_of_pod(const dp_kai *k, const dp_pod *p) {
-        const char *ns = p->meta.namespace && p->meta.namespace[0] ? p->meta.namespace : "default";
-        const char *name = dp_pod_group_name(p);
-        for (size_t i = 0; i < k->n_g; i++) {
-                dp_kai_group *g = &k->g[i];
-                if (!streq(g->ns, ns)) continue;
-                if (g->bare_pod ? (!name && streq(g->name, p->meta.name ? p->meta.name : ""))
-                                : streq_ptr(g->name, name))
-                        return g;
-        }
-        return NULL;
-}
-
 int dp_kai_apply(const dp_kai *k, dp_object_list *l, dp_error *err) {
         assert_return(k && l, -EINVAL);
         _cleanup_free_ size_t *given = calloc(k->n_g + 1, sizeof(size_t));
         if (!given) return dp_error_set(err, -ENOMEM, "out of memory");
-        for (size_t i = 0; i < l->n; i++) {
-                if (l->items[i].hdr->kind != DP_KIND_POD) continue;
-                dp_pod *p = l->items[i].pod;
-                dp_kai_group *g = group_of_pod(k, p);
-                if (!g) continue;
-                size_t gi = (size_t)(g - k->g);
+        for (size_t i = 0; i < k->n_pods; i++) {
+                dp_pod *p = k->pods[i].pod;
+                const dp_kai_group *g = &k->g[k->pods[i].group];
                 if (g->state == DP_KAI_EVICTED && p->node_name) {
                         free(p->node_name); /* evicted: it waits again, with its scheduler */
                         p->node_name = NULL;
-                } else if (!p->node_name && given[gi] < g->started) {
-                        given[gi]++;
+                } else if (!p->node_name && given[k->pods[i].group] < g->started) {
+                        given[k->pods[i].group]++;
                         free(p->scheduler_name); /* KAI admitted it: devplane's scheduler places it */
                         p->scheduler_name = NULL;
                 }

@@ -15,7 +15,8 @@
 dp_kai *dp_kai_free(dp_kai *k) {
         if (!k) return NULL;
         for (size_t i = 0; i < k->n_q; i++)
-                free(k->q[i].name);
+                dp_free_many(k->q[i].name, k->q[i].running);
+        free(k->pods);
         for (size_t i = 0; i < k->n_g; i++)
                 dp_free_many(k->g[i].ns, k->g[i].name, k->g[i].queue, k->g[i].reason, k->g[i].message, k->g[i].by);
         for (size_t i = 0; i < k->n_queue_objs; i++)
@@ -127,12 +128,18 @@ static int link_queues(dp_kai *k, dp_object_list *l, dp_error *err) {
 
 /* ---- groups ---- */
 
+/* The input's PriorityClasses, looked up per group (collected once). */
+typedef struct classes {
+        const dp_priority_class **v;
+        size_t n;
+} classes;
+
 /* KAI's default priority classes (KAI:docs/priority/README.md), unless the
  * input has a PriorityClass of that name; none named: train. */
-static int32_t class_value(const dp_object_list *l, const char *name) {
+static int32_t class_value(const classes *pcs, const char *name) {
         if (!name || !name[0]) return 50;
-        dp_object pc = dp_object_list_find(l, DP_KIND_PRIORITY_CLASS, NULL, name);
-        if (pc.hdr) return pc.priority_class->value;
+        for (size_t i = 0; i < pcs->n; i++)
+                if (streq_ptr(pcs->v[i]->meta.name, name)) return pcs->v[i]->value;
         static const struct {
                 const char *name;
                 int32_t value;
@@ -156,8 +163,8 @@ static dp_kai_group *new_group(dp_kai *k, const dp_object_meta *m, const char *q
         return g;
 }
 
-static void set_priority(dp_kai_group *g, const dp_object_list *l, const char *class, const char *preemptibility) {
-        g->priority = class_value(l, class);
+static void set_priority(dp_kai_group *g, const classes *pcs, const char *class, const char *preemptibility) {
+        g->priority = class_value(pcs, class);
         if (preemptibility && streq(preemptibility, "non-preemptible"))
                 g->preemptible = false;
         else if (preemptibility && (streq(preemptibility, "preemptible") || streq(preemptibility, "semi-preemptible")))
@@ -166,13 +173,13 @@ static void set_priority(dp_kai_group *g, const dp_object_list *l, const char *c
                 g->preemptible = g->priority < DP_KAI_NON_PREEMPTIBLE_PRIORITY;
 }
 
-static int from_pod_group(dp_kai *k, const dp_object_list *l, const dp_pod_group *pg) {
+static int from_pod_group(dp_kai *k, const classes *pcs, const dp_pod_group *pg) {
         const char *queue = pg->queue ? pg->queue : dp_kv_get(pg->meta.labels, pg->meta.n_labels, DP_KAI_QUEUE_LABEL);
         dp_kai_group *g = new_group(k, &pg->meta, queue);
         if (!g) return -ENOMEM;
         g->min_member = pg->min_member > 0 ? pg->min_member : 1;
         g->pg = pg;
-        set_priority(g, l, pg->priority_class_name, pg->preemptibility);
+        set_priority(g, pcs, pg->priority_class_name, pg->preemptibility);
         return 0;
 }
 
@@ -203,7 +210,7 @@ static dp_kai_group *group_of(dp_kai *k, const dp_pod *p, size_t n_groups) {
 
 /* A pod joins the KAI PodGroup it names; a labelled kai-scheduler pod
  * without one is a group of its own (KAI's podgrouper makes one). */
-static int add_pods(dp_kai *k, const dp_object_list *l, size_t n_groups) {
+static int add_pods(dp_kai *k, const dp_object_list *l, const classes *pcs, size_t n_groups) {
         for (size_t i = 0; i < l->n; i++) {
                 if (l->items[i].hdr->kind != DP_KIND_POD) continue;
                 const dp_pod *p = l->items[i].pod;
@@ -213,9 +220,12 @@ static int add_pods(dp_kai *k, const dp_object_list *l, size_t n_groups) {
                                             dp_kv_get(p->meta.labels, p->meta.n_labels, DP_KAI_QUEUE_LABEL))))
                                 return -ENOMEM;
                         g->bare_pod = true;
-                        set_priority(g, l, p->priority_class_name, NULL);
+                        set_priority(g, pcs, p->priority_class_name, NULL);
                 }
-                if (g) add_pod(g, p);
+                if (!g) continue;
+                add_pod(g, p);
+                if (DP_GROW(k->pods, k->cap_pods, k->n_pods + 1) < 0) return -ENOMEM;
+                k->pods[k->n_pods++] = (dp_kai_pod){l->items[i].pod, (size_t)(g - k->g)};
         }
         for (size_t j = 0; j < k->n_g; j++) {
                 dp_kai_group *g = &k->g[j];
@@ -228,12 +238,18 @@ static int add_pods(dp_kai *k, const dp_object_list *l, size_t n_groups) {
 }
 
 static int take_groups(dp_kai *k, const dp_object_list *l, dp_error *err) {
+        classes pcs = {NULL, 0};
+        _cleanup_free_ const dp_priority_class **v = calloc(l->n + 1, sizeof(*v));
+        if (!v) return dp_error_set(err, -ENOMEM, "out of memory");
+        pcs.v = v;
+        for (size_t i = 0; i < l->n; i++)
+                if (l->items[i].hdr->kind == DP_KIND_PRIORITY_CLASS) v[pcs.n++] = l->items[i].priority_class;
         for (size_t i = 0; i < l->n; i++) {
                 dp_object o = l->items[i];
                 if (o.hdr->kind != DP_KIND_POD_GROUP || dp_pod_group_api_of(o.pod_group) != DP_POD_GROUP_KAI) continue;
-                if (from_pod_group(k, l, o.pod_group) < 0) return dp_error_set(err, -ENOMEM, "out of memory");
+                if (from_pod_group(k, &pcs, o.pod_group) < 0) return dp_error_set(err, -ENOMEM, "out of memory");
         }
-        if (add_pods(k, l, k->n_g) < 0) return dp_error_set(err, -ENOMEM, "out of memory");
+        if (add_pods(k, l, &pcs, k->n_g) < 0) return dp_error_set(err, -ENOMEM, "out of memory");
         return 0;
 }
 
@@ -299,8 +315,16 @@ int dp_kai_new(dp_object_list *l, dp_kai **ret, dp_error *err) {
         if (r < 0) return r;
         capacity(k, l);
         kai_account(k);
-        for (size_t i = 0; i < k->n_g; i++)
-                k->g[i].pg = NULL;
+        for (size_t i = 0; i < k->n_g; i++) {
+                dp_kai_group *g = &k->g[i];
+                g->pg = NULL;
+                if (g->qi == KAI_NONE || !g->n_running) continue;
+                dp_kai_queue *q = &k->q[g->qi];
+                size_t *v = realloc(q->running, (q->n_running + 1) * sizeof(*v));
+                if (!v) return dp_error_set(err, -ENOMEM, "out of memory");
+                q->running = v;
+                q->running[q->n_running++] = i;
+        }
         *ret = TAKE_PTR(k);
         return 0;
 }

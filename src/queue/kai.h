@@ -90,7 +90,15 @@ typedef struct dp_kai_queue {
         double deserved[DP_KAI_NRES], limit[DP_KAI_NRES], weight[DP_KAI_NRES];
         double request[DP_KAI_NRES], fair[DP_KAI_NRES];
         double allocated[DP_KAI_NRES], allocated_np[DP_KAI_NRES];
+        size_t *running; /* the groups of this leaf running in the input (victim candidates) */
+        size_t n_running;
 } dp_kai_queue;
+
+/* A pod of the input and its group (what dp_kai_apply changes). */
+typedef struct dp_kai_pod {
+        dp_pod *pod; /* borrowed from the list given to dp_kai_new */
+        size_t group;
+} dp_kai_pod;
 
 typedef struct dp_kai {
         dp_kai_queue *q;
@@ -98,7 +106,10 @@ typedef struct dp_kai {
         dp_kai_group *g;
         size_t n_g, cap_g;
         double capacity[DP_KAI_NRES];
+        size_t evictions; /* groups evicted so far (queue/kai-admit.c) */
         double used[DP_KAI_NRES];
+        dp_kai_pod *pods; /* the groups' pods, in input order */
+        size_t n_pods, cap_pods;
         dp_object *queue_objs; /* the Queues taken out of the list (owned) */
         size_t n_queue_objs;
 } dp_kai;
@@ -118,7 +129,8 @@ int dp_kai_fair_share(dp_kai *k);
 /* Fair share, then Allocate, Reclaim, Preempt once. 0 or -ENOMEM. */
 int dp_kai_admit(dp_kai *k);
 /* Pods of started groups are handed to the simulating scheduler
- * (schedulerName cleared); pods of evicted groups lose their node. */
+ * (schedulerName cleared); pods of evicted groups lose their node. l is
+ * the list given to dp_kai_new (its pods are changed in place). */
 int dp_kai_apply(const dp_kai *k, dp_object_list *l, dp_error *err);
 const dp_kai_group *dp_kai_find(const dp_kai *k, const char *ns, const char *name);
 const dp_kai_queue *dp_kai_find_queue(const dp_kai *k, const char *name);
