@@ -9,6 +9,7 @@
  */
 #include <stdio.h>
 
+#include "base/hashmap.h"
 #include "queue/kai-internal.h"
 #include "queue/queue-internal.h"
 
@@ -16,7 +17,10 @@ dp_kai *dp_kai_free(dp_kai *k) {
         if (!k) return NULL;
         for (size_t i = 0; i < k->n_q; i++)
                 dp_free_many(k->q[i].name, k->q[i].running);
+        for (size_t i = 0; i < k->n_pods; i++)
+                free(k->pods[i].key);
         free(k->pods);
+        dp_hashmap_free(k->pod_index);
         for (size_t i = 0; i < k->n_g; i++)
                 dp_free_many(k->g[i].ns, k->g[i].name, k->g[i].queue, k->g[i].reason, k->g[i].message, k->g[i].by);
         for (size_t i = 0; i < k->n_queue_objs; i++)
@@ -50,6 +54,13 @@ int dp_kai_warn_input(dp_object_list *l, dp_error *err) {
                                             "admits the pods of kai-scheduler (--queue-policy kueue leaves them to it)",
                                             n);
         return r < 0 ? dp_error_set(err, r, "out of memory") : 0;
+}
+
+const dp_kai_group *dp_kai_group_of_pod(const dp_kai *k, const char *ns, const char *name) {
+        char key[512];
+        snprintf(key, sizeof(key), "%s/%s", ns && ns[0] ? ns : "default", name ? name : "");
+        uintptr_t v = (uintptr_t)dp_hashmap_get(k->pod_index, key);
+        return v ? &k->g[k->pods[v - 1].group] : NULL;
 }
 
 const dp_kai_queue *dp_kai_find_queue(const dp_kai *k, const char *name) {
@@ -225,7 +236,12 @@ static int add_pods(dp_kai *k, const dp_object_list *l, const classes *pcs, size
                 if (!g) continue;
                 add_pod(g, p);
                 if (DP_GROW(k->pods, k->cap_pods, k->n_pods + 1) < 0) return -ENOMEM;
-                k->pods[k->n_pods++] = (dp_kai_pod){l->items[i].pod, (size_t)(g - k->g)};
+                char *key =
+                        dp_asprintf("%s/%s", p->meta.namespace && p->meta.namespace[0] ? p->meta.namespace : "default",
+                                    p->meta.name ? p->meta.name : "");
+                if (!key) return -ENOMEM;
+                k->pods[k->n_pods++] = (dp_kai_pod){l->items[i].pod, (size_t)(g - k->g), key};
+                if (dp_hashmap_replace(k->pod_index, key, (void *)(uintptr_t)k->n_pods) < 0) return -ENOMEM;
         }
         for (size_t j = 0; j < k->n_g; j++) {
                 dp_kai_group *g = &k->g[j];
@@ -308,7 +324,7 @@ void kai_account(dp_kai *k) {
 int dp_kai_new(dp_object_list *l, dp_kai **ret, dp_error *err) {
         assert_return(l && ret, -EINVAL);
         _cleanup_(dp_kai_freep) dp_kai *k = calloc(1, sizeof(*k));
-        if (!k) return dp_error_set(err, -ENOMEM, "out of memory");
+        if (!k || !(k->pod_index = dp_hashmap_new())) return dp_error_set(err, -ENOMEM, "out of memory");
         int r = take_queues(k, l, err);
         if (r >= 0) r = link_queues(k, l, err);
         if (r >= 0) r = take_groups(k, l, err);

@@ -98,6 +98,7 @@ typedef struct dp_kai_queue {
 typedef struct dp_kai_pod {
         dp_pod *pod; /* borrowed from the list given to dp_kai_new */
         size_t group;
+        char *key; /* "ns/name" */
 } dp_kai_pod;
 
 typedef struct dp_kai {
@@ -110,7 +111,8 @@ typedef struct dp_kai {
         double used[DP_KAI_NRES];
         dp_kai_pod *pods; /* the groups' pods, in input order */
         size_t n_pods, cap_pods;
-        dp_object *queue_objs; /* the Queues taken out of the list (owned) */
+        struct dp_hashmap *pod_index; /* key → index + 1 in pods */
+        dp_object *queue_objs;        /* the Queues taken out of the list (owned) */
         size_t n_queue_objs;
 } dp_kai;
 
@@ -133,6 +135,8 @@ int dp_kai_admit(dp_kai *k);
  * the list given to dp_kai_new (its pods are changed in place). */
 int dp_kai_apply(const dp_kai *k, dp_object_list *l, dp_error *err);
 const dp_kai_group *dp_kai_find(const dp_kai *k, const char *ns, const char *name);
+/* The group of the pod ns/name (NULL when it has none). */
+const dp_kai_group *dp_kai_group_of_pod(const dp_kai *k, const char *ns, const char *name);
 const dp_kai_queue *dp_kai_find_queue(const dp_kai *k, const char *name);
 
 /* simulate -o json|yaml "kaiQueues", and as text. */

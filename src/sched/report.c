@@ -700,7 +700,10 @@ static dp_doc_node *pod_doc(dp_doc_set *s, sim_run *r, sim_pod *sp) {
                 if (!cl) return NULL;
                 if (cl->n) ADD(d, "claims", cl);
         }
-        if (streq(st, "Pending") && pi && pi->message) ADD(d, "reason", dp_doc_new_str(s, pi->message));
+        char kai[1024];
+        const char *kai_why = streq(st, "Pending") ? sim_kai_reason(r, sp->ns, sp->name, kai, sizeof(kai)) : NULL;
+        if (kai_why) ADD(d, "reason", dp_doc_new_str(s, kai_why)); /* KAI's reason (sim-kai.c) */
+        else if (streq(st, "Pending") && pi && pi->message) ADD(d, "reason", dp_doc_new_str(s, pi->message));
         if (streq(st, "Evicted") && sp->evict_msg) ADD(d, "reason", dp_doc_new_str(s, sp->evict_msg));
         if (streq(st, "Waiting") && sp->wait_msg) ADD(d, "reason", dp_doc_new_str(s, sp->wait_msg));
         if (pi) ADD(d, "attempts", dp_doc_new_uint(s, pi->attempts));

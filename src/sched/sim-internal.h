@@ -183,6 +183,9 @@ int sim_expand_workloads(sim_run *r, dp_object_list *l, dp_error *err);
  * the owners' pods are stood up (--queue-policy kai, or KAI Queues and no
  * Kueue object). */
 int sim_kai_admit(sim_run *r, dp_object_list *l, dp_error *err);
+/* A pod of a group KAI did not start: "KAI-Scheduler REASON: message" in
+ * buf, else NULL. */
+const char *sim_kai_reason(const sim_run *r, const char *ns, const char *name, char *buf, size_t size);
 size_t sim_object_node_count(const dp_sim_input *in);
 int sim_add_object_nodes(sim_run *r, dp_error *err);
 int sim_whatif_apply(sim_run *r, dp_error *err);

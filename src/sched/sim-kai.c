@@ -8,6 +8,8 @@
  * others stay Pending (still of kai-scheduler) with KAI's reason in the
  * report's "kaiQueues".
  */
+#include <stdio.h>
+
 #include "sched/sim-internal.h"
 
 /* Whether KAI admits this run's pods (l still holds the Queues). */
@@ -16,6 +18,13 @@ static bool kai_used(const sim_run *r, const dp_object_list *l) {
         if (p) return streq(p, "kai");
         bool kueue = r->queue && dp_queue_n_cluster_queues(r->queue);
         return !kueue && dp_kai_input_has_queues(l);
+}
+
+const char *sim_kai_reason(const sim_run *r, const char *ns, const char *name, char *buf, size_t size) {
+        const dp_kai_group *g = r->kai ? dp_kai_group_of_pod(r->kai, ns, name) : NULL;
+        if (!g || !g->reason || g->state == DP_KAI_ADMITTED || g->state == DP_KAI_RUNNING) return NULL;
+        snprintf(buf, size, "KAI-Scheduler %s: %s", g->reason, g->message ? g->message : "");
+        return buf;
 }
 
 int sim_kai_admit(sim_run *r, dp_object_list *l, dp_error *err) {

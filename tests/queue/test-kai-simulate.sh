@@ -75,6 +75,8 @@ assert q["team-a"]["fairShare"]["gpu"] == 2 and q["team-a"]["limit"]["gpu"] == 2
 pods = {p["name"]: p["state"] for p in run["pods"]}
 assert pods == {"default/train-0": "Running", "default/train-1": "Running", "default/train-2": "Pending",
                 "default/build-0": "Pending"}, pods
+why = {p["name"]: p.get("reason", "") for p in run["pods"]}
+assert why["default/train-2"] == "KAI-Scheduler OverLimit: " + t2["message"], why
 PY
 
 # bad values: exit 2 with the field path; an unknown field is a warning
