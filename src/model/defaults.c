@@ -105,13 +105,41 @@ static int toleration_defaults(dp_pod *p) {
         return 0;
 }
 
+/* The input's PriorityClasses sorted by name (the first of a name in input
+ * order first), so a pod's class is a binary search: a scan of the list per
+ * pod made 50,000 pods on a 60,000-object input quadratic (90 % of the
+ * time, issue 25's bench). */
+typedef struct class_at {
+        const dp_priority_class *pc;
+        size_t at; /* its index in the list: input order among equal names */
+} class_at;
+
 typedef struct classes {
-        const dp_object_list *l;
+        class_at *by_name;
+        size_t n;
         const dp_priority_class *global_default; /* the highest globalDefault class */
 } classes;
 
+static const char *class_name(const dp_priority_class *pc) {
+        return pc->meta.name ? pc->meta.name : "";
+}
+
+static int cmp_class(const void *a, const void *b) {
+        const class_at *x = a, *y = b;
+        int c = strcmp(class_name(x->pc), class_name(y->pc));
+        return c ? c : (x->at > y->at) - (x->at < y->at);
+}
+
 static const dp_priority_class *class_find(const classes *cs, const char *name) {
-        return dp_object_list_find(cs->l, DP_KIND_PRIORITY_CLASS, NULL, name).priority_class;
+        size_t lo = 0, hi = cs->n;
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (strcmp(class_name(cs->by_name[mid].pc), name) < 0)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return lo < cs->n && streq(class_name(cs->by_name[lo].pc), name) ? cs->by_name[lo].pc : NULL;
 }
 
 /* The Priority admission plugin. The two system classes exist in every
@@ -221,13 +249,20 @@ static int unmodelled_warnings(dp_object_list *l) {
 
 int dp_model_apply_defaults(dp_object_list *l, dp_error *err) {
         assert_return(l, -EINVAL);
-        classes cs = {.l = l};
+        classes cs = {0};
+        _cleanup_free_ class_at *by_name = NULL;
+        size_t cap = 0;
         for (size_t i = 0; i < l->n; i++) {
                 if (l->items[i].hdr->kind != DP_KIND_PRIORITY_CLASS) continue;
                 const dp_priority_class *pc = l->items[i].priority_class;
+                if (DP_GROW(by_name, cap, cs.n + 1) < 0)
+                        return dp_error_set(err, -ENOMEM, "out of memory while applying the API server's defaults");
+                by_name[cs.n++] = (class_at){pc, i};
                 if (pc->global_default && (!cs.global_default || pc->value > cs.global_default->value))
                         cs.global_default = pc;
         }
+        if (cs.n) qsort(by_name, cs.n, sizeof(*by_name), cmp_class);
+        cs.by_name = by_name;
         for (size_t i = 0; i < l->n; i++) {
                 dp_object o = l->items[i];
                 int r = 0;

@@ -9,6 +9,7 @@
 
 #include "model/decode-internal.h"
 #include "queue/decode-kq.h"
+#include "queue/kai.h"
 #include "queue/queue-internal.h"
 #include "queue/volcano.h"
 
@@ -576,6 +577,8 @@ static const dp_model_ext_kind kinds[] = {
         {"Topology", kueue_versions, sizeof(dp_kq_topology), false, kq_decode_topology, kq_topology_done},
 };
 
+/* Volcano's Queue (queue/volcano-decode.c), then KAI-Scheduler's (queue/kai-decode.c), are
+ * chained behind these. */
 const dp_model_ext dp_queue_model_ext = {kinds, ELEMENTSOF(kinds), &dp_volcano_model_ext};
 
 dp_kq_kind dp_queue_kind(dp_object o) {

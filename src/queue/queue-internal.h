@@ -130,7 +130,7 @@ void q_format(const char *resource, int64_t v, char *buf, size_t size);
 int q_workloads(dp_queue *q, const dp_object_list *l, dp_error *err);
 /* One pod's request of a resource in those units, as the API computes it
  * (containers summed, init containers and sidecars, overhead on top, a
- * missing request taken from its limit). */
+ * missing request taken from its limit); TAS, Volcano and KAI use it too. */
 int64_t q_pod_value(const dp_pod *p, const char *name);
 /* Add value to the request named name (a new one when not there, unsorted). */
 int q_request_add(dp_queue_request **v, size_t *n, const char *name, int64_t value);

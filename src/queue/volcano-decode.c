@@ -9,6 +9,7 @@
  * (DP_KIND_POD_GROUP, DP_POD_GROUP_VOLCANO).
  */
 #include "queue/ext-decode.h"
+#include "queue/kai.h"
 #include "queue/volcano.h"
 
 static const char *const top_fields[] = {"apiVersion", "kind", "metadata", NULL};
@@ -114,6 +115,7 @@ static const dp_model_ext_kind kinds[] = {
         {"Queue", volcano_versions, sizeof(dp_vc_queue), false, decode_queue, queue_done},
 };
 
-const dp_model_ext dp_volcano_model_ext = {kinds, ELEMENTSOF(kinds), NULL};
+/* KAI-Scheduler's Queue (queue/kai-decode.c) is chained behind. */
+const dp_model_ext dp_volcano_model_ext = {kinds, ELEMENTSOF(kinds), &dp_kai_model_ext};
 
 bool dp_volcano_is_queue(dp_object o) { return o.hdr && o.hdr->kind == DP_KIND_EXT && o.ext->ext == &kinds[0]; }

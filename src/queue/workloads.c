@@ -229,3 +229,4 @@ int q_workloads(dp_queue *q, const dp_object_list *l, dp_error *err) {
                         r = from_workload(q, l, (const dp_kq_workload *)q->owned[i].ext);
         return r < 0 ? dp_error_set(err, r, "out of memory") : 0;
 }
+

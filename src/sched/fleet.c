@@ -8,6 +8,7 @@
 #include "base/fileio.h"
 #include "sched/devnode.h"
 #include "sched/fmt.h"
+#include "queue/kai.h"
 #include "queue/queue.h"
 #include "sched/sim.h"
 
@@ -481,6 +482,7 @@ static int finish(dp_sim_input *in, bool seen_fleet, dp_error *err) {
         /* the warnings of the defaults once, here; every run applies them again */
         if (r >= 0) r = dp_model_apply_defaults(in->objs, err);
         if (r >= 0) r = dp_queue_warn_input(in->objs, err); /* and the queue's (src/queue) */
+        if (r >= 0) r = dp_kai_warn_input(in->objs, err);   /* which policy admits KAI's pods */
         return r;
 }
 

@@ -700,8 +700,11 @@ static dp_doc_node *pod_doc(dp_doc_set *s, sim_run *r, sim_pod *sp) {
                 if (!cl) return NULL;
                 if (cl->n) ADD(d, "claims", cl);
         }
-        char vbuf[700]; /* --queue-policy volcano: a pod Volcano holds back says why in its words */
-        const char *vr = streq(st, "Pending") ? dp_volcano_pod_reason(r->volcano, sp->ns, sp->name, vbuf, sizeof(vbuf)) : NULL;
+        /* a pod Volcano's or KAI's admission holds back says why in their words */
+        char vbuf[1024];
+        const char *vr = !streq(st, "Pending") ? NULL
+                         : r->volcano      ? dp_volcano_pod_reason(r->volcano, sp->ns, sp->name, vbuf, sizeof(vbuf))
+                                           : sim_kai_reason(r, sp->ns, sp->name, vbuf, sizeof(vbuf));
         if (vr) ADD(d, "reason", dp_doc_new_str(s, vr));
         else if (streq(st, "Pending") && pi && pi->message) ADD(d, "reason", dp_doc_new_str(s, pi->message));
         if (streq(st, "Evicted") && sp->evict_msg) ADD(d, "reason", dp_doc_new_str(s, sp->evict_msg));
@@ -871,6 +874,7 @@ static dp_doc_node *run_doc(dp_doc_set *s, sim_run *r) {
                 ADD(d, "queues", dp_queue_encode(s, r->queue));
         }
         if (r->volcano) ADD(d, "volcano", dp_volcano_encode(s, r->volcano)); /* --queue-policy volcano */
+        if (r->kai) ADD(d, "kaiQueues", dp_kai_encode(s, r->kai)); /* KAI-Scheduler's (sim-kai.c) */
         return d;
 }
 
@@ -1079,6 +1083,10 @@ static void print_tables(const dp_doc_node *doc, dp_strbuf *out) {
         }
         if (dp_doc_get(run, "volcano")) {
                 dp_volcano_print(dp_doc_get(run, "volcano"), out);
+                dp_strbuf_puts(out, "\n");
+        }
+        if (dp_doc_get(run, "kaiQueues")) {
+                dp_kai_print(dp_doc_get(run, "kaiQueues"), out);
                 dp_strbuf_puts(out, "\n");
         }
         claims_table(dp_doc_get(run, "pods"), out);

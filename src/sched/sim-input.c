@@ -321,6 +321,7 @@ int sim_expand_workloads(sim_run *r, dp_object_list *l, dp_error *err) {
         if (rr >= 0) rr = dp_queue_apply_owners(r->queue, l, err);
         if (rr >= 0) rr = expand(r->in, r->force, l, err);
         if (rr >= 0) rr = dp_queue_apply_pods(r->queue, l, err);
+        if (rr >= 0) rr = sim_kai_admit(r, l, err);
         return rr;
 }
 

@@ -9,6 +9,7 @@
 #include "base/strbuf.h"
 #include "sched/devnode.h"
 #include "sched/sim.h"
+#include "queue/kai.h"
 #include "queue/queue.h"
 
 /* A V1 unit of a Node object: one of an extended resource's allocatable
@@ -93,6 +94,7 @@ typedef struct sim_run {
         size_t *progress_shown;
         dp_queue *queue; /* Kueue's admission of this run's input (src/queue), NULL before load */
         dp_volcano *volcano; /* Volcano's admission (sim-volcano.c), NULL without --queue-policy volcano */
+        dp_kai *kai; /* KAI-Scheduler's admission (sim-kai.c), NULL when not used */
 } sim_run;
 
 /* An allocated claim and its namespace, as the store holds them. */
@@ -184,6 +186,13 @@ const dp_sched_pod_info *sim_pod_info(sim_run *r, const sim_pod *sp);
  * objects); a sim_node for every Node object in the store that is not the
  * fleet's; the input's what-if changes applied to the store. */
 int sim_expand_workloads(sim_run *r, dp_object_list *l, dp_error *err);
+/* sim-kai.c: KAI-Scheduler's admission of the kai-scheduler pods, after
+ * the owners' pods are stood up (--queue-policy kai, or KAI Queues and no
+ * Kueue object). */
+int sim_kai_admit(sim_run *r, dp_object_list *l, dp_error *err);
+/* A pod of a group KAI did not start: "KAI-Scheduler REASON: message" in
+ * buf, else NULL. */
+const char *sim_kai_reason(const sim_run *r, const char *ns, const char *name, char *buf, size_t size);
 size_t sim_object_node_count(const dp_sim_input *in);
 int sim_add_object_nodes(sim_run *r, dp_error *err);
 int sim_whatif_apply(sim_run *r, dp_error *err);

@@ -32,6 +32,7 @@ sim_run *sim_run_free(sim_run *r) {
         if (!r) return NULL;
         dp_queue_free(r->queue);
         dp_volcano_free(r->volcano);
+        dp_kai_free(r->kai);
         for (size_t i = 0; i < r->n_nodes; i++) {
                 free(r->nodes[i].name);
                 free(r->nodes[i].shared_sig);

@@ -135,6 +135,9 @@ typedef struct dp_sim_input {
          * decides which pods of schedulerName volcano kube-scheduler places;
          * borrowed, NULL: not simulated (they stay Pending, not ours) */
         const dp_volcano_options *volcano;
+        /* --queue-policy: "kueue" or "kai" (src/queue/kai.h); NULL: Kueue's,
+         * or KAI-Scheduler's when the input has KAI Queues and no Kueue object */
+        const char *queue_policy;
 } dp_sim_input;
 
 dp_sim_input *dp_sim_input_free(dp_sim_input *in);

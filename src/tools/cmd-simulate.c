@@ -18,7 +18,7 @@
 static void usage(FILE *f) {
         fprintf(f, "usage: devplane simulate [-f FILE|DIR|-...] [--kubeconfig FILE [--context NAME] | --in-cluster]\n"
                    "                         [--cordon NODE] [--fail-device NODE/DEVICE] [--mode GROUP_OR_NODE=v1|v2]\n"
-                   "                         [--queue-policy kueue|volcano [--volcano-plugin proportion|capacity]\n"
+                   "                         [--queue-policy kueue|kai|volcano [--volcano-plugin proportion|capacity]\n"
                    "                          [--volcano-actions enqueue,allocate,backfill[,reclaim]]]\n"
                    "                         [-o table|json|yaml] [--report FILE.html]\n\n"
                    "Runs a fleet (kind: Fleet) or a cluster's own state (Node objects, ResourceSlices, bound\n"
@@ -36,6 +36,9 @@ static void usage(FILE *f) {
                    "(pods of queues above their deserved evicted for a queue below it).\n"
                    "--report FILE.html also writes the report as one self-contained HTML page with pictures\n"
                    "(the fleet coloured by pods, partitions in their GPUs, V1 vs V2, Pending reasons, timeline).\n"
+                   "--queue-policy kai admits the pods of kai-scheduler by KAI-Scheduler's hierarchical fair share\n"
+                   "(its Queues, scheduling.run.ai/v2); kueue leaves admission to Kueue's objects. Without it: Kueue's,\n"
+                   "or KAI-Scheduler's when the input has KAI Queues and no Kueue object.\n"
                    "With DRADeviceCompatibilityGroups=false, pools whose devices carry compatibilityGroups\n"
                    "are incomplete and skipped, as kube-scheduler does with that gate off.\n"
                    "Exit status: 0 the report was made (Pending pods included), 2 bad input, 3 out of memory\n"
@@ -57,16 +60,20 @@ static int write_report(const char *path, const dp_strbuf *html, dp_error *err) 
 }
 
 /* --queue-policy: whose admission decides which queued pods run (Kueue's
- * always runs on Kueue's objects; volcano: src/queue/volcano.h) */
-enum { QP_KUEUE = 0, QP_VOLCANO };
-static const dp_tool_word queue_policies[] = {{"kueue", QP_KUEUE}, {"volcano", QP_VOLCANO}, {NULL, 0}};
+ * always runs on Kueue's objects; kai: src/queue/kai.h; volcano:
+ * src/queue/volcano.h); none given: Kueue's, or KAI-Scheduler's when the
+ * input has KAI Queues and no Kueue object. The values index the table. */
+enum { QP_KUEUE = 0, QP_KAI, QP_VOLCANO, QP_AUTO };
+static const dp_tool_word queue_policies[] = {
+        {"kueue", QP_KUEUE}, {"kai", QP_KAI}, {"volcano", QP_VOLCANO}, {NULL, 0}};
 static const dp_tool_word volcano_plugins[] = {{"proportion", DP_VC_PROPORTION}, {"capacity", DP_VC_CAPACITY}, {NULL, 0}};
 
 /* --queue-policy, --volcano-plugin, --volcano-actions; -1 after the message */
 static int queue_option(int c, const char *arg, int *policy, dp_volcano_options *o) {
         dp_error e = DP_ERROR_INIT;
         int v = 0;
-        if (c == 'Q') v = *policy = dp_tool_word_value("simulate", "--queue-policy", arg, queue_policies, "kueue or volcano");
+        if (c == 'Q')
+                v = *policy = dp_tool_word_value("simulate", "--queue-policy", arg, queue_policies, "kueue, kai or volcano");
         else if (c == 'V') {
                 v = dp_tool_word_value("simulate", "--volcano-plugin", arg, volcano_plugins, "proportion or capacity");
                 if (v >= 0) o->plugin = v;
@@ -92,7 +99,7 @@ static int cmd_simulate(int argc, char **argv) {
                                              {NULL, 0, NULL, 0}};
         dp_sim_output fmt = DP_SIM_OUT_TABLE;
         const char *report = NULL;
-        int queue_policy = QP_KUEUE;
+        int queue_policy = QP_AUTO;
         dp_volcano_options volcano = {0};
         if (dp_tool_input_init(&ti, "simulate", argc) < 0) return DP_EXIT_NO_MEMORY;
         optind = 1;
@@ -133,6 +140,7 @@ static int cmd_simulate(int argc, char **argv) {
         if (r) return r;
         in->exit_after_report = EXIT_WITHOUT_FREEING;
         in->volcano = queue_policy == QP_VOLCANO ? &volcano : NULL;
+        in->queue_policy = queue_policy == QP_AUTO ? NULL : queue_policies[queue_policy].word;
         _cleanup_strbuf_ dp_strbuf out = DP_STRBUF_INIT;
         _cleanup_strbuf_ dp_strbuf html = DP_STRBUF_INIT;
         size_t pending = 0;

@@ -241,8 +241,9 @@ TEST(volcano_queue_decode) {
                 "spec: {capability: {cpu: 4}, colour: blue, affinity: {}}\nstatus: {state: Closed, running: 3}\n"
                 "---\napiVersion: scheduling.run.ai/v2\nkind: Queue\nmetadata: {name: k}\n";
         ASSERT_OK(decode_text(y, &l, &err));
-        ASSERT_EQ(l->n, (size_t)1);
+        ASSERT_EQ(l->n, (size_t)2); /* KAI's Queue (another apiVersion) goes to KAI's table */
         ASSERT_TRUE(dp_volcano_is_queue(l->items[0]));
+        ASSERT_FALSE(dp_volcano_is_queue(l->items[1]));
         const dp_vc_queue *q = (const dp_vc_queue *)l->items[0].ext;
         ASSERT_EQ(q->weight, 1);
         ASSERT_TRUE(q->reclaimable);
@@ -251,6 +252,6 @@ TEST(volcano_queue_decode) {
         ASSERT_EQ(q->n_capability, (size_t)1);
         ASSERT_EQ(l->n_warnings, (size_t)1);
         ASSERT_CONTAINS(l->warnings[0], "Queue q: spec: unknown field \"colour\"");
-        ASSERT_EQ(l->n_skipped, (size_t)1); /* KAI's Queue: another apiVersion, not Volcano's */
+        ASSERT_EQ(l->n_skipped, (size_t)0);
         dp_object_list_free(l);
 }

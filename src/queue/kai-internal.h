@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * kai-internal.h — what queue/kai*.c share: the queue tree's accounting and
+ * the comparisons KAI's proportion plugin makes (resource_share, queue_order,
+ * capacity_policy, reclaimable).
+ */
+#pragma once
+
+#include "queue/kai.h"
+
+#define DP_KAI_GPU_RESOURCE "nvidia.com/gpu"
+#define DP_KAI_NON_PREEMPTIBLE_PRIORITY 100 /* priority >= 100: non-preemptible (KAI:docs/priority) */
+#define KAI_NONE ((size_t)-1)
+
+/* KAI compares quantities with a small tolerance (LessOrEqualWithTolerance). */
+static inline bool kai_le(double a, double b) { return a <= b + 1e-9; }
+
+/* Requests and allocations of every queue from its groups, summed up the
+ * tree (kai.c). */
+void kai_account(dp_kai *k);
+/* n pending pods of g start (admitted) or g's running pods stop (evicted):
+ * the queues up the tree and the cluster's use follow. sign +1 / -1. */
+void kai_charge(dp_kai *k, const dp_kai_group *g, const double v[DP_KAI_NRES], int sign);
+
+/* resource_share.go: min(limit, request); max(deserved, fairShare) under the limit. */
+double kai_requestable(const dp_kai_queue *q, int r);
+double kai_allocatable(const dp_kai_queue *q, int r);
+
+/* queue_order.go GetQueueOrderResult for two leaf queues with their next
+ * jobs: < 0 when a goes first. Compared at the first level where their
+ * paths from the top part (siblings under one parent). */
+int kai_queue_order(const dp_kai *k, size_t a, const dp_kai_group *ja, size_t b, const dp_kai_group *jb);
+/* Pods of g still pending, and how many must start together first (the
+ * gang's minMember less those running, at least one). */
+static inline size_t kai_n_pending(const dp_kai_group *g) { return g->n_pods - g->n_running - g->started; }
+static inline size_t kai_first_count(const dp_kai_group *g) {
+        size_t need = (size_t)g->min_member > g->n_running ? (size_t)g->min_member - g->n_running : 1;
+        return DP_MIN(DP_MAX(need, (size_t)1), kai_n_pending(g));
+}
+
+/* The job order inside a queue: higher priority, then earlier. */
+bool kai_job_before(const dp_kai_group *a, const dp_kai_group *b);
+
+/* capacity_policy: OverLimit, then NonPreemptibleOverQuota, up the tree
+ * from g's queue, for the request v; the reason and KAI's message set on g
+ * (only when set_reason). true when it passes. */
+bool kai_capacity_ok(dp_kai *k, dp_kai_group *g, const double v[DP_KAI_NRES], bool set_reason);
+int kai_set_reason(dp_kai_group *g, const char *reason, const char *fmt, ...) _printf_(3, 4);
+
+/* kai-admit.c: the request of n pods of g; whether v fits the free
+ * capacity; n pods of g start; g's running pods are evicted. */
+void kai_need(const dp_kai_group *g, size_t n, double v[DP_KAI_NRES]);
+bool kai_fits(const dp_kai *k, const double v[DP_KAI_NRES]);
+void kai_start(dp_kai *k, dp_kai_group *g, size_t n);
+void kai_evict(dp_kai *k, dp_kai_group *g);
+bool kai_in_leaf(const dp_kai *k, const dp_kai_group *g);
+/* Running preemptible groups other than by that keep() accepts, of by's
+ * queue (own_queue) or of the other leaves, in victim order (the lower queue
+ * priority first, then the lower job priority, then the newest): indices
+ * into out (n_g). */
+size_t kai_victims(const dp_kai *k, const dp_kai_group *by, bool own_queue,
+                   bool (*keep)(const dp_kai *, const dp_kai_group *, const dp_kai_group *), size_t *out);
+/* The actions after Allocate, for one waiting job (kai-reclaim.c, kai-admit.c). */
+int kai_try_reclaim(dp_kai *k, dp_kai_group *g);
+int kai_try_preempt(dp_kai *k, dp_kai_group *g);

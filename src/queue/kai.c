@@ -1,0 +1,346 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * kai.c — KAI-Scheduler's view of the input: its Queues (taken out of the
+ * list), the queue tree, its PodGroups (scheduling.run.ai/v2alpha2, pods
+ * joining with DP_KAI_GROUP_KEY) and bare pods labelled kai.scheduler/queue
+ * with schedulerName kai-scheduler, each group's requests in KAI's units,
+ * priority and preemptibility (KAI:docs/priority/README.md), and the
+ * cluster's capacity (the allocatable of the input's Node objects).
+ */
+#include <stdio.h>
+
+#include "base/hashmap.h"
+#include "queue/kai-internal.h"
+#include "queue/queue-internal.h"
+
+dp_kai *dp_kai_free(dp_kai *k) {
+        if (!k) return NULL;
+        for (size_t i = 0; i < k->n_q; i++)
+                dp_free_many(k->q[i].name, k->q[i].running);
+        for (size_t i = 0; i < k->n_pods; i++)
+                free(k->pods[i].key);
+        free(k->pods);
+        dp_hashmap_free(k->pod_index);
+        for (size_t i = 0; i < k->n_g; i++)
+                dp_free_many(k->g[i].ns, k->g[i].name, k->g[i].queue, k->g[i].reason, k->g[i].message, k->g[i].by);
+        for (size_t i = 0; i < k->n_queue_objs; i++)
+                dp_object_free(k->queue_objs[i]);
+        dp_free_many(k->q, k->g, k->queue_objs);
+        free(k);
+        return NULL;
+}
+
+bool dp_kai_input_has_queues(const dp_object_list *l) {
+        for (size_t i = 0; l && i < l->n; i++)
+                if (dp_kai_queue_of(l->items[i])) return true;
+        return false;
+}
+
+int dp_kai_warn_input(dp_object_list *l, dp_error *err) {
+        assert_return(l, -EINVAL);
+        size_t n = 0;
+        bool kueue = false;
+        for (size_t i = 0; i < l->n; i++) {
+                n += dp_kai_queue_of(l->items[i]) != NULL;
+                kueue = kueue || dp_queue_kind(l->items[i]) != DP_KQ_NONE;
+        }
+        if (!n) return 0;
+        int r = kueue ? dp_object_list_warn(l,
+                                            "%zu KAI-Scheduler Queue(s) and Kueue objects in the input: Kueue's "
+                                            "admission is used (--queue-policy kai for KAI-Scheduler's fair share)",
+                                            n)
+                      : dp_object_list_warn(l,
+                                            "%zu KAI-Scheduler Queue(s) in the input: KAI-Scheduler's fair share "
+                                            "admits the pods of kai-scheduler (--queue-policy kueue leaves them to it)",
+                                            n);
+        return r < 0 ? dp_error_set(err, r, "out of memory") : 0;
+}
+
+const dp_kai_group *dp_kai_group_of_pod(const dp_kai *k, const char *ns, const char *name) {
+        char key[512];
+        snprintf(key, sizeof(key), "%s/%s", ns && ns[0] ? ns : "default", name ? name : "");
+        uintptr_t v = (uintptr_t)dp_hashmap_get(k->pod_index, key);
+        return v ? &k->g[k->pods[v - 1].group] : NULL;
+}
+
+const dp_kai_queue *dp_kai_find_queue(const dp_kai *k, const char *name) {
+        for (size_t i = 0; name && i < k->n_q; i++)
+                if (streq(k->q[i].name, name)) return &k->q[i];
+        return NULL;
+}
+
+const dp_kai_group *dp_kai_find(const dp_kai *k, const char *ns, const char *name) {
+        for (size_t i = 0; i < k->n_g; i++)
+                if (streq(k->g[i].ns, ns) && streq(k->g[i].name, name)) return &k->g[i];
+        return NULL;
+}
+
+/* ---- queues ---- */
+
+static int take_queues(dp_kai *k, dp_object_list *l, dp_error *err) {
+        size_t n = 0, w = 0;
+        for (size_t i = 0; i < l->n; i++)
+                n += dp_kai_queue_of(l->items[i]) != NULL;
+        if (n > DP_KAI_MAX_QUEUES) return dp_error_set(err, -E2BIG, "%zu KAI Queues: at most %d", n, DP_KAI_MAX_QUEUES);
+        if (n && (!(k->queue_objs = calloc(n, sizeof(dp_object))) || !(k->q = calloc(n, sizeof(dp_kai_queue)))))
+                return dp_error_set(err, -ENOMEM, "out of memory");
+        for (size_t i = 0; i < l->n; i++) {
+                const dp_kai_queue_obj *o = dp_kai_queue_of(l->items[i]);
+                if (!o) {
+                        l->items[w++] = l->items[i];
+                        continue;
+                }
+                k->queue_objs[k->n_queue_objs++] = l->items[i];
+                dp_kai_queue *q = &k->q[k->n_q++];
+                if (!(q->name = strdup(o->ext.meta.name ? o->ext.meta.name : "")))
+                        return dp_error_set(err, -ENOMEM, "out of memory");
+                q->priority = o->priority;
+                q->order = k->n_q - 1;
+                q->leaf = true;
+                for (int r = 0; r < DP_KAI_NRES; r++) {
+                        q->deserved[r] = o->res[r].quota;
+                        q->limit[r] = o->res[r].limit;
+                        q->weight[r] = o->res[r].over_quota_weight;
+                }
+        }
+        l->n = w;
+        return 0;
+}
+
+static ssize_t queue_index(const dp_kai *k, const char *name) {
+        for (size_t i = 0; name && i < k->n_q; i++)
+                if (streq(k->q[i].name, name)) return (ssize_t)i;
+        return -1;
+}
+
+/* Parents by name; a parent that does not exist makes a top queue (KAI
+ * would not schedule under it: a warning says so); a cycle is an error. */
+static int link_queues(dp_kai *k, dp_object_list *l, dp_error *err) {
+        for (size_t i = 0; i < k->n_q; i++) {
+                const dp_kai_queue_obj *o = dp_kai_queue_of(k->queue_objs[i]);
+                ssize_t p = o->parent_queue && o->parent_queue[0] ? queue_index(k, o->parent_queue) : -1;
+                if (p < 0 && o->parent_queue && o->parent_queue[0] &&
+                    dp_object_list_warn(l, "KAI Queue %s: spec.parentQueue %s does not exist: taken as a top queue",
+                                        k->q[i].name, o->parent_queue) < 0)
+                        return dp_error_set(err, -ENOMEM, "out of memory");
+                k->q[i].parent = p < 0 ? KAI_NONE : (size_t)p;
+                if (p >= 0) k->q[p].leaf = false;
+        }
+        for (size_t i = 0; i < k->n_q; i++) {
+                size_t steps = 0;
+                for (size_t a = k->q[i].parent; a != KAI_NONE; a = k->q[a].parent)
+                        if (++steps > k->n_q)
+                                return dp_error_set(err, -EINVAL,
+                                                    "KAI Queue %s: spec.parentQueue: the parents form a cycle",
+                                                    k->q[i].name);
+        }
+        return 0;
+}
+
+/* ---- groups ---- */
+
+/* The input's PriorityClasses, looked up per group (collected once). */
+typedef struct classes {
+        const dp_priority_class **v;
+        size_t n;
+} classes;
+
+/* KAI's default priority classes (KAI:docs/priority/README.md), unless the
+ * input has a PriorityClass of that name; none named: train. */
+static int32_t class_value(const classes *pcs, const char *name) {
+        if (!name || !name[0]) return 50;
+        for (size_t i = 0; i < pcs->n; i++)
+                if (streq_ptr(pcs->v[i]->meta.name, name)) return pcs->v[i]->value;
+        static const struct {
+                const char *name;
+                int32_t value;
+        } kai[] = {{"train", 50}, {"build-preemptible", 75}, {"build", 100}, {"inference", 125}};
+        for (size_t i = 0; i < ELEMENTSOF(kai); i++)
+                if (streq(kai[i].name, name)) return kai[i].value;
+        return 50;
+}
+
+static dp_kai_group *new_group(dp_kai *k, const dp_object_meta *m, const char *queue) {
+        if (DP_GROW(k->g, k->cap_g, k->n_g + 1) < 0) return NULL;
+        dp_kai_group *g = &k->g[k->n_g];
+        *g = (dp_kai_group){.order = k->n_g, .qi = KAI_NONE, .min_member = 1};
+        g->ns = strdup(m->namespace && m->namespace[0] ? m->namespace : "default");
+        g->name = strdup(m->name ? m->name : "");
+        g->queue = queue ? strdup(queue) : NULL;
+        k->n_g++;
+        if (!g->ns || !g->name || (queue && !g->queue)) return NULL;
+        ssize_t qi = queue_index(k, queue);
+        g->qi = qi < 0 ? KAI_NONE : (size_t)qi;
+        return g;
+}
+
+static void set_priority(dp_kai_group *g, const classes *pcs, const char *class, const char *preemptibility) {
+        g->priority = class_value(pcs, class);
+        if (preemptibility && streq(preemptibility, "non-preemptible"))
+                g->preemptible = false;
+        else if (preemptibility && (streq(preemptibility, "preemptible") || streq(preemptibility, "semi-preemptible")))
+                g->preemptible = true;
+        else
+                g->preemptible = g->priority < DP_KAI_NON_PREEMPTIBLE_PRIORITY;
+}
+
+static int from_pod_group(dp_kai *k, const classes *pcs, const dp_pod_group *pg) {
+        const char *queue = pg->queue ? pg->queue : dp_kv_get(pg->meta.labels, pg->meta.n_labels, DP_KAI_QUEUE_LABEL);
+        dp_kai_group *g = new_group(k, &pg->meta, queue);
+        if (!g) return -ENOMEM;
+        g->min_member = pg->min_member > 0 ? pg->min_member : 1;
+        g->pg = pg;
+        set_priority(g, pcs, pg->priority_class_name, pg->preemptibility);
+        return 0;
+}
+
+static bool kai_pod(const dp_pod *p) {
+        return p->scheduler_name && streq(p->scheduler_name, DP_KAI_SCHEDULER_NAME) &&
+               dp_kv_get(p->meta.labels, p->meta.n_labels, DP_KAI_QUEUE_LABEL);
+}
+
+static void add_pod(dp_kai_group *g, const dp_pod *p) {
+        int64_t cpu = q_pod_value(p, "cpu"), mem = q_pod_value(p, "memory"), gpu = q_pod_value(p, DP_KAI_GPU_RESOURCE);
+        double v[DP_KAI_NRES] = {(double)cpu, (double)mem / 1e6, (double)gpu};
+        bool running = p->node_name && p->node_name[0];
+        for (int r = 0; r < DP_KAI_NRES; r++)
+                (running ? g->running : g->pending)[r] += v[r];
+        g->n_pods++;
+        g->n_running += running;
+}
+
+/* The KAI group a pod joins by its group's rule (dp_pod_group_has_member). */
+static dp_kai_group *group_of(dp_kai *k, const dp_pod *p, size_t n_groups) {
+        const char *name = dp_pod_group_name(p);
+        const char *ns = p->meta.namespace && p->meta.namespace[0] ? p->meta.namespace : "default";
+        for (size_t j = 0; name && j < n_groups; j++)
+                if (streq(k->g[j].name, name) && streq(k->g[j].ns, ns) && dp_pod_group_has_member(k->g[j].pg, p))
+                        return &k->g[j];
+        return NULL;
+}
+
+/* A pod joins the KAI PodGroup it names; a labelled kai-scheduler pod
+ * without one is a group of its own (KAI's podgrouper makes one). */
+static int add_pods(dp_kai *k, const dp_object_list *l, const classes *pcs, size_t n_groups) {
+        for (size_t i = 0; i < l->n; i++) {
+                if (l->items[i].hdr->kind != DP_KIND_POD) continue;
+                const dp_pod *p = l->items[i].pod;
+                dp_kai_group *g = group_of(k, p, n_groups);
+                if (!g && kai_pod(p) && !dp_pod_group_name(p)) {
+                        if (!(g = new_group(k, &p->meta,
+                                            dp_kv_get(p->meta.labels, p->meta.n_labels, DP_KAI_QUEUE_LABEL))))
+                                return -ENOMEM;
+                        g->bare_pod = true;
+                        set_priority(g, pcs, p->priority_class_name, NULL);
+                }
+                if (!g) continue;
+                add_pod(g, p);
+                if (DP_GROW(k->pods, k->cap_pods, k->n_pods + 1) < 0) return -ENOMEM;
+                char *key =
+                        dp_asprintf("%s/%s", p->meta.namespace && p->meta.namespace[0] ? p->meta.namespace : "default",
+                                    p->meta.name ? p->meta.name : "");
+                if (!key) return -ENOMEM;
+                k->pods[k->n_pods++] = (dp_kai_pod){l->items[i].pod, (size_t)(g - k->g), key};
+                if (dp_hashmap_replace(k->pod_index, key, (void *)(uintptr_t)k->n_pods) < 0) return -ENOMEM;
+        }
+        for (size_t j = 0; j < k->n_g; j++) {
+                dp_kai_group *g = &k->g[j];
+                size_t n_pending = g->n_pods - g->n_running;
+                for (int r = 0; r < DP_KAI_NRES; r++)
+                        g->req[r] = n_pending ? g->pending[r] / (double)n_pending : 0;
+                g->state = g->n_running ? DP_KAI_RUNNING : DP_KAI_PENDING;
+        }
+        return 0;
+}
+
+static int take_groups(dp_kai *k, const dp_object_list *l, dp_error *err) {
+        classes pcs = {NULL, 0};
+        _cleanup_free_ const dp_priority_class **v = calloc(l->n + 1, sizeof(*v));
+        if (!v) return dp_error_set(err, -ENOMEM, "out of memory");
+        pcs.v = v;
+        for (size_t i = 0; i < l->n; i++)
+                if (l->items[i].hdr->kind == DP_KIND_PRIORITY_CLASS) v[pcs.n++] = l->items[i].priority_class;
+        for (size_t i = 0; i < l->n; i++) {
+                dp_object o = l->items[i];
+                if (o.hdr->kind != DP_KIND_POD_GROUP || dp_pod_group_api_of(o.pod_group) != DP_POD_GROUP_KAI) continue;
+                if (from_pod_group(k, &pcs, o.pod_group) < 0) return dp_error_set(err, -ENOMEM, "out of memory");
+        }
+        if (add_pods(k, l, &pcs, k->n_g) < 0) return dp_error_set(err, -ENOMEM, "out of memory");
+        return 0;
+}
+
+/* Capacity: the Node objects' allocatable; in use: every bound pod's
+ * requests (KAI's groups' and any other pod's). */
+static void capacity(dp_kai *k, const dp_object_list *l) {
+        for (size_t i = 0; i < l->n; i++) {
+                if (l->items[i].hdr->kind == DP_KIND_POD && l->items[i].pod->node_name) {
+                        const dp_pod *p = l->items[i].pod;
+                        k->used[DP_KAI_CPU] += (double)q_pod_value(p, "cpu");
+                        k->used[DP_KAI_MEMORY] += (double)q_pod_value(p, "memory") / 1e6;
+                        k->used[DP_KAI_GPU] += (double)q_pod_value(p, DP_KAI_GPU_RESOURCE);
+                }
+                if (l->items[i].hdr->kind != DP_KIND_NODE) continue;
+                const dp_node *n = l->items[i].node;
+                for (size_t a = 0; a < n->n_allocatable; a++) {
+                        const dp_named_quantity *x = &n->allocatable[a];
+                        if (streq(x->name, "cpu"))
+                                k->capacity[DP_KAI_CPU] += (double)dp_quantity_milli_value(&x->value);
+                        else if (streq(x->name, "memory"))
+                                k->capacity[DP_KAI_MEMORY] += (double)dp_quantity_value(&x->value) / 1e6;
+                        else if (streq(x->name, DP_KAI_GPU_RESOURCE))
+                                k->capacity[DP_KAI_GPU] += (double)dp_quantity_value(&x->value);
+                }
+        }
+}
+
+/* ---- accounting ---- */
+
+void kai_charge(dp_kai *k, const dp_kai_group *g, const double v[DP_KAI_NRES], int sign) {
+        for (int r = 0; r < DP_KAI_NRES; r++)
+                k->used[r] += sign * v[r];
+        for (size_t a = g->qi; a != KAI_NONE; a = k->q[a].parent)
+                for (int r = 0; r < DP_KAI_NRES; r++) {
+                        k->q[a].allocated[r] += sign * v[r];
+                        if (!g->preemptible) k->q[a].allocated_np[r] += sign * v[r];
+                }
+}
+
+void kai_account(dp_kai *k) {
+        for (size_t i = 0; i < k->n_q; i++)
+                for (int r = 0; r < DP_KAI_NRES; r++)
+                        k->q[i].request[r] = k->q[i].allocated[r] = k->q[i].allocated_np[r] = 0;
+        for (size_t i = 0; i < k->n_g; i++) {
+                const dp_kai_group *g = &k->g[i];
+                if (g->qi == KAI_NONE || !k->q[g->qi].leaf) continue;
+                for (size_t a = g->qi; a != KAI_NONE; a = k->q[a].parent)
+                        for (int r = 0; r < DP_KAI_NRES; r++) {
+                                k->q[a].request[r] += g->running[r] + g->pending[r];
+                                k->q[a].allocated[r] += g->running[r];
+                                if (!g->preemptible) k->q[a].allocated_np[r] += g->running[r];
+                        }
+        }
+}
+
+int dp_kai_new(dp_object_list *l, dp_kai **ret, dp_error *err) {
+        assert_return(l && ret, -EINVAL);
+        _cleanup_(dp_kai_freep) dp_kai *k = calloc(1, sizeof(*k));
+        if (!k || !(k->pod_index = dp_hashmap_new())) return dp_error_set(err, -ENOMEM, "out of memory");
+        int r = take_queues(k, l, err);
+        if (r >= 0) r = link_queues(k, l, err);
+        if (r >= 0) r = take_groups(k, l, err);
+        if (r < 0) return r;
+        capacity(k, l);
+        kai_account(k);
+        for (size_t i = 0; i < k->n_g; i++) {
+                dp_kai_group *g = &k->g[i];
+                g->pg = NULL;
+                if (g->qi == KAI_NONE || !g->n_running) continue;
+                dp_kai_queue *q = &k->q[g->qi];
+                size_t *v = realloc(q->running, (q->n_running + 1) * sizeof(*v));
+                if (!v) return dp_error_set(err, -ENOMEM, "out of memory");
+                q->running = v;
+                q->running[q->n_running++] = i;
+        }
+        *ret = TAKE_PTR(k);
+        return 0;
+}
