@@ -7,20 +7,12 @@
  */
 #include <stdio.h>
 
-#include "model/decode-internal.h"
-#include "queue/kueue.h"
-
-/* What one object's decoders share: the model's context, the list the
- * warnings go to and the object they are about. */
-typedef struct kq {
-        dctx *c;
-        dp_object_list *out;
-        dp_object o;
-} kq;
+#include "queue/decode-kq.h"
+#include "queue/jobset.h"
 
 /* A field Kueue may define (a newer release's) that devplane does not read:
  * one warning naming it, and decoding goes on. */
-static int kq_unknown(kq *q, size_t mark, const dp_doc_node *key_node, const char *key) {
+int kq_unknown(kq *q, size_t mark, const dp_doc_node *key_node, const char *key) {
         dp_error *saved = q->c->err, w = DP_ERROR_INIT;
         q->c->err = &w;
         (void)dunknown(q->c, mark, key_node, key);
@@ -31,23 +23,6 @@ static int kq_unknown(kq *q, size_t mark, const dp_doc_node *key_node, const cha
                                     q->o.hdr->source ? q->o.hdr->source : "<input>", who, w.msg);
         return r < 0 ? dp_error_set(q->c->err, r, "out of memory") : 0;
 }
-
-/* DECODE_FIELDS with kq_unknown for the keys BODY does not take. */
-#define KQ_FIELDS(q, map_, k, v, BODY)                                                                                 \
-        do {                                                                                                           \
-                int _e = expect_map((q)->c, (map_));                                                                   \
-                if (_e <= 0) return _e;                                                                                \
-                for (size_t _i = 0; _i < (map_)->n; _i++) {                                                            \
-                        const char *k = (map_)->pairs[_i].key;                                                         \
-                        const dp_doc_node *v = (map_)->pairs[_i].value;                                                \
-                        const dp_doc_node *_kn = (map_)->pairs[_i].key_node;                                           \
-                        size_t _mark = path_key((q)->c, k);                                                            \
-                        int r;                                                                                         \
-                        BODY else r = kq_unknown((q), _mark, _kn ? _kn : v, k);                                        \
-                        if (r < 0) return r;                                                                           \
-                        path_pop((q)->c, _mark);                                                                       \
-                }                                                                                                      \
-        } while (0)
 
 /* Every Kueue object is named (metadata.name, or generateName for the API
  * server to complete). */
@@ -458,10 +433,15 @@ static int podset_elem(kq *q, const dp_doc_node *n, void *elem) {
                 r = get_int32(q->c, v, &ps->count);
                 has_count = r >= 0 && !dp_doc_is_null(v);
         } else if (streq(k, "template")) r = podset_template(q, v, ps);
-                  else if (streq(k, "minCount") || streq(k, "topologyRequest")) r = 0;);
+                  else if (streq(k, "minCount")) {
+                          r = get_int32(q->c, v, &ps->min_count);
+                          ps->has_min_count = r >= 0 && !dp_doc_is_null(v);
+                  } else if (streq(k, "topologyRequest")) r = 0;);
         if (!ps->name) return dfail(q->c, n, -EINVAL, "name: required");
         if (!has_count) ps->count = 1;
         if (ps->count < 0) return dfail(q->c, n, -EINVAL, "count: must be greater than or equal to 0");
+        if (ps->has_min_count && (ps->min_count < 0 || ps->min_count > ps->count))
+                return dfail(q->c, n, -EINVAL, "minCount: must be between 0 and count (%d)", ps->count);
         if (!ps->template_) return dfail(q->c, n, -EINVAL, "template: required");
         return 0;
 }
@@ -580,7 +560,7 @@ static const dp_model_ext_kind kinds[] = {
         {"Workload", kueue_versions, sizeof(dp_kq_workload), true, decode_workload, workload_done},
 };
 
-const dp_model_ext dp_queue_model_ext = {kinds, ELEMENTSOF(kinds), NULL};
+const dp_model_ext dp_queue_model_ext = {kinds, ELEMENTSOF(kinds), &dp_jobset_model_ext};
 
 dp_kq_kind dp_queue_kind(dp_object o) {
         if (!o.hdr || o.hdr->kind != DP_KIND_EXT) return DP_KQ_NONE;
