@@ -31,44 +31,91 @@ static int probe(dp_queue *q, const qcq *cq, const dp_queue_workload *w, const i
         return r;
 }
 
-/* The counts at step i (fillPodSetSizesForSearchIndex). */
-static void counts_at(const dp_queue_workload *w, int64_t i, int64_t total, int32_t *out) {
-        for (size_t p = 0; p < w->n_podsets; p++) {
-                const dp_queue_podset *ps = &w->podsets[p];
-                int64_t delta = ps->has_min_count && ps->min_count < ps->count ? ps->count - ps->min_count : 0;
-                out[p] = (int32_t)(ps->count - delta * i / total);
-        }
+/* The counts at step i of total (fillPodSetSizesForSearchIndex). */
+static void counts_at(const int32_t *full, const int32_t *min, size_t n, int64_t i, int64_t total, int32_t *out) {
+        for (size_t p = 0; p < n; p++)
+                out[p] = (int32_t)(full[p] - (__int128)(full[p] - min[p]) * i / total);
 }
 
-/* Keep the probe for step i when it is the best so far (the search only
- * ever moves to smaller steps after a success). */
-static int try_step(dp_queue *q, const qcq *cq, const dp_queue_workload *w, int64_t i, int64_t total, int32_t *counts,
-                    qassign *best, bool *ret_ok) {
-        counts_at(w, i, total, counts);
-        qassign a;
-        int r = probe(q, cq, w, counts, &a, ret_ok);
-        if (r < 0) return r;
-        if (!*ret_ok) {
-                q_assign_done(&a);
-                return 0;
+static int probe_step(const int32_t *full, const int32_t *min, size_t n, int64_t i, int64_t total, q_fits_fn fits,
+                      void *userdata, int32_t *counts, bool *ret_ok) {
+        counts_at(full, min, n, i, total, counts);
+        *ret_ok = false;
+        return fits(counts, userdata, ret_ok);
+}
+
+int q_podset_reduce(const int32_t *full, const int32_t *min, size_t n, q_fits_fn fits, void *userdata,
+                    int32_t *ret_counts) {
+        int64_t total = 0;
+        for (size_t p = 0; p < n; p++)
+                total += full[p] - min[p];
+        if (total <= 0) return 0;
+        _cleanup_free_ int32_t *counts = malloc((n + 1) * sizeof(int32_t));
+        if (!counts) return -ENOMEM;
+        bool found = false, ok = false;
+        /* sort.Search over [0, total): the least step that fits (the last
+         * probe that fits is that step), then the minimum counts apart */
+        int64_t lo = 0, hi = total;
+        while (lo < hi) {
+                int64_t mid = lo + (hi - lo) / 2;
+                int r = probe_step(full, min, n, mid, total, fits, userdata, counts, &ok);
+                if (r < 0) return r;
+                if (ok) {
+                        memcpy(ret_counts, counts, n * sizeof(int32_t));
+                        found = true;
+                        hi = mid;
+                } else
+                        lo = mid + 1;
         }
-        if (!(a.counts = malloc(w->n_podsets * sizeof(int32_t)))) {
+        if (!found) {
+                int r = probe_step(full, min, n, total, total, fits, userdata, counts, &found);
+                if (r < 0) return r;
+                if (found) memcpy(ret_counts, counts, n * sizeof(int32_t));
+        }
+        return found;
+}
+
+/* q_partial's probe: a fit, or preemption with targets, is kept as best. */
+typedef struct probe_ctx {
+        dp_queue *q;
+        const qcq *cq;
+        const dp_queue_workload *w;
+        qassign best;
+        bool have;
+} probe_ctx;
+
+static int probe_fits(const int32_t *counts, void *userdata, bool *ret_ok) {
+        probe_ctx *x = userdata;
+        qassign a;
+        int r = probe(x->q, x->cq, x->w, counts, &a, ret_ok);
+        if (r < 0 || !*ret_ok) {
+                if (r >= 0) q_assign_done(&a);
+                return r;
+        }
+        if (!(a.counts = malloc(x->w->n_podsets * sizeof(int32_t)))) {
                 q_assign_done(&a);
                 return -ENOMEM;
         }
-        memcpy(a.counts, counts, w->n_podsets * sizeof(int32_t));
-        q_assign_done(best);
-        *best = a;
+        memcpy(a.counts, counts, x->w->n_podsets * sizeof(int32_t));
+        if (x->have) q_assign_done(&x->best);
+        x->best = a;
+        x->have = true;
         return 0;
 }
 
 int q_partial(dp_queue *q, const qcq *cq, const dp_queue_workload *w, qassign *a) {
-        int64_t total = 0;
+        _cleanup_free_ int32_t *full = calloc(w->n_podsets + 1, sizeof(int32_t));
+        _cleanup_free_ int32_t *min = calloc(w->n_podsets + 1, sizeof(int32_t));
+        _cleanup_free_ int32_t *got = calloc(w->n_podsets + 1, sizeof(int32_t));
+        if (!full || !min || !got) return -ENOMEM;
+        bool can = false;
         for (size_t p = 0; p < w->n_podsets; p++) {
                 const dp_queue_podset *ps = &w->podsets[p];
-                if (ps->has_min_count && ps->min_count < ps->count) total += ps->count - ps->min_count;
+                full[p] = ps->count;
+                min[p] = ps->has_min_count && ps->min_count < ps->count ? ps->min_count : ps->count;
+                can |= min[p] < full[p];
         }
-        if (!total) return 0;
+        if (!can) return 0;
         if (q_mode_preempts(a->mode)) { /* the full counts preempt when they have targets */
                 qtarget *t = NULL;
                 size_t n = 0;
@@ -76,37 +123,15 @@ int q_partial(dp_queue *q, const qcq *cq, const dp_queue_workload *w, qassign *a
                 free(t);
                 if (r < 0 || n) return r;
         }
-        _cleanup_free_ int32_t *counts = malloc((w->n_podsets + 1) * sizeof(int32_t));
-        if (!counts) return -ENOMEM;
-        qassign best = {.message = DP_STRBUF_INIT};
-        bool found = false;
-        /* sort.Search over [0, total): the least step that fits */
-        int64_t lo = 0, hi = total;
-        while (lo < hi) {
-                int64_t mid = lo + (hi - lo) / 2;
-                bool ok = false;
-                int r = try_step(q, cq, w, mid, total, counts, &best, &ok);
-                if (r < 0) {
-                        q_assign_done(&best);
-                        return r;
-                }
-                found |= ok;
-                if (ok)
-                        hi = mid;
-                else
-                        lo = mid + 1;
+        probe_ctx x = {q, cq, w, {.message = DP_STRBUF_INIT}, false};
+        int r = q_podset_reduce(full, min, w->n_podsets, probe_fits, &x, got);
+        if (r > 0 && x.have) { /* the last probe that fit is the one found */
+                q_assign_done(a);
+                *a = x.best;
+                return 0;
         }
-        if (lo == total) { /* every pod set at its minimum, tried apart */
-                int r = try_step(q, cq, w, total, total, counts, &best, &found);
-                if (r < 0) {
-                        q_assign_done(&best);
-                        return r;
-                }
-        }
-        if (!found) return 0;
-        q_assign_done(a);
-        *a = best;
-        return 0;
+        if (x.have) q_assign_done(&x.best);
+        return r < 0 ? r : 0;
 }
 
 void q_partial_admitted(dp_queue_workload *w, const qassign *a) {

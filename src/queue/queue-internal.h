@@ -195,6 +195,14 @@ bool q_is_group_pod(dp_object o);
  * targets, the pod-set reducer's largest counts that fit (or preempt with
  * targets) replace it (a->counts set). 0 or -ENOMEM. */
 int q_partial(dp_queue *q, const qcq *cq, const dp_queue_workload *w, qassign *a);
+/* Kueue's PodSetReducer.Search: n pod sets of full counts, each at least
+ * min (min == full: fixed); the largest counts, cut together in proportion
+ * to what each may give, for which fits says *ret_ok. 1 found (ret_counts
+ * set), 0 none (no pod set may shrink, or not even the minimum fits), or
+ * fits' negative error. */
+typedef int (*q_fits_fn)(const int32_t *counts, void *userdata, bool *ret_ok);
+int q_podset_reduce(const int32_t *full, const int32_t *min, size_t n, q_fits_fn fits, void *userdata,
+                    int32_t *ret_counts);
 /* At admission: each pod set's admitted_count from the assignment. */
 void q_partial_admitted(dp_queue_workload *w, const qassign *a);
 void q_assign_done(qassign *a);
