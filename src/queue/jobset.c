@@ -90,6 +90,12 @@ static int decode_jobset(dctx *c, const dp_doc_node *root, dp_object o, dp_objec
                                       streq(k, "status")) r = 0;
                   else if (streq(k, "spec")) r = js_spec(&q, v, js););
         if (!js->n_rjobs) return dfail(c, root, -EINVAL, "spec.replicatedJobs: required");
+        int64_t jobs = 0;
+        for (size_t i = 0; i < js->n_rjobs; i++)
+                jobs += js->rjobs[i].replicas;
+        if (jobs > DP_JOBSET_MAX_REPLICAS)
+                return dfail(c, root, -E2BIG, "spec.replicatedJobs: %lld Jobs in all, more than %d (devplane's cap)",
+                             (long long)jobs, DP_JOBSET_MAX_REPLICAS);
         return 0;
 }
 

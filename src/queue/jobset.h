@@ -19,7 +19,8 @@
 #define DP_JOBSET_JOB_INDEX_LABEL "jobset.sigs.k8s.io/job-index"
 
 /* devplane's caps (JobSet sets none): replicatedJobs per JobSet (Kueue's
- * pod sets per workload), replicas per replicatedJob. */
+ * pod sets per workload), Jobs per JobSet (the replicas of all its
+ * replicatedJobs together). */
 #define DP_JOBSET_MAX_REPLICATED_JOBS 8
 #define DP_JOBSET_MAX_REPLICAS 10000
 

@@ -1,0 +1,72 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# devplane simulate with Kueue's multi-pod workloads: a pod group admitted
+# whole (all its pods placed) or held whole (all gated), a group short of
+# pods gated with a warning; a JobSet's Jobs stood up as the JobSet
+# controller names them, placed on the flavor's node, or not stood up while
+# pending; a Job partially admitted runs the admitted parallelism; bad
+# values exit 2 with the field path.
+set -euo pipefail
+: "${DEVPLANE:?}"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# pod groups
+"$DEVPLANE" simulate -f data/pod-groups.yaml >"$tmp/out" 2>"$tmp/err" || fail "pod groups: exit $?"
+for p in train-leader train-worker-0 train-worker-1; do
+        grep -Eq "^default/$p +Running +n1 " "$tmp/out" || fail "$p not on the flavor's node: $(cat "$tmp/out")"
+done
+for p in big-0 big-1 short-0; do
+        grep -Eq "^default/$p +Pending .*Scheduling is blocked due to non-empty scheduling gates" "$tmp/out" || fail "$p not gated"
+done
+grep -Eq '^  default/train +PodGroup +Admitted ' "$tmp/out" || fail "train not one admitted PodGroup"
+grep -Eq '^  default/big +PodGroup +Pending' "$tmp/out" || fail "big not one pending PodGroup"
+grep -q "couldn't assign flavors to pod set [0-9a-f]\{8\}: insufficient unused quota for cpu in flavor spot, 6 more needed" "$tmp/out" || fail "big's message"
+grep -q 'warning: pod group default/short: 1 of its 3 pods (kueue.x-k8s.io/pod-group-total-count) in the input' "$tmp/err" || fail "short warning: $(cat "$tmp/err")"
+"$DEVPLANE" simulate -f data/pod-groups.yaml -o json >"$tmp/json" 2>/dev/null
+python3 - "$tmp/json" <<'PY'
+import json, sys
+cq = json.load(open(sys.argv[1]))["asWritten"]["queues"]["clusterQueues"][0]
+w = {x["name"]: x for x in cq["workloads"]}
+t = w["default/train"]
+# two roles (leader, workers): two pod sets, all three pods placed
+assert t["kind"] == "PodGroup" and len(t["flavors"]) == 2 and t["placedPods"] == 3, t
+assert "default/short" not in w, w
+PY
+
+# JobSet
+"$DEVPLANE" simulate -f data/jobset.yaml >"$tmp/out" 2>"$tmp/err" || fail "jobset: exit $?"
+for p in train-workers-0-0 train-workers-0-1 train-workers-1-0 train-workers-1-1 train-driver-0-0; do
+        grep -Eq "^default/$p +Running +a100-0 " "$tmp/out" || fail "$p not on a100-0: $(cat "$tmp/out")"
+done
+! grep -q 'default/later-' "$tmp/out" || fail "the pending JobSet stood up pods"
+grep -Eq '^  default/train +JobSet +Admitted +workers/cpu=a100,workers/example.com/gpu=a100,driver/cpu=a100$' "$tmp/out" || fail "train's flavors"
+grep -q "Pending: couldn't assign flavors to pod set workers: insufficient unused quota for example.com/gpu in flavor a100, 4 more needed" "$tmp/out" || fail "later's message"
+sed 's/  network: {enableDNSHostnames: true}/  network: {enableDNSHostnames: true}\n  colour: blue/' data/jobset.yaml >"$tmp/warn.yaml"
+"$DEVPLANE" simulate -f "$tmp/warn.yaml" >/dev/null 2>"$tmp/err" || fail "jobset warning: exit $?"
+grep -q 'JobSet train: spec: unknown field "colour" (line [0-9]*): not a field devplane reads, ignored' "$tmp/err" || fail "jobset warning: $(cat "$tmp/err")"
+
+# partial admission
+"$DEVPLANE" simulate -f data/partial.yaml >"$tmp/out" 2>/dev/null || fail "partial: exit $?"
+for i in 0 1 2 3; do grep -Eq "^default/sweep-$i +Running +n1 " "$tmp/out" || fail "sweep-$i: $(cat "$tmp/out")"; done
+! grep -q 'default/sweep-4' "$tmp/out" || fail "more pods than admitted"
+grep -q '      partially admitted: main: 4 of 6 pods' "$tmp/out" || fail "partial line"
+
+# bad values: one error with the field path, exit 2, no output
+bad() { # file, expected message
+        set +e
+        "$DEVPLANE" simulate -f "$1" >"$tmp/out" 2>"$tmp/err"
+        rc=$?
+        set -e
+        [ $rc -eq 2 ] || fail "$1: exit $rc"
+        grep -qF "$2" "$tmp/err" || fail "$1: $(cat "$tmp/err")"
+        [ ! -s "$tmp/out" ] || fail "$1: partial output"
+}
+sed 's/    replicas: 2/    replicas: -1/' data/jobset.yaml >"$tmp/b1.yaml"
+bad "$tmp/b1.yaml" 'JobSet train: spec.replicatedJobs[0]: replicas: must be between 0 and 10000'
+sed 's/pod-group-total-count: "2"/pod-group-total-count: "zero"/' data/pod-groups.yaml >"$tmp/b2.yaml"
+bad "$tmp/b2.yaml" 'Pod default/big-0: metadata.annotations[kueue.x-k8s.io/pod-group-total-count]: "zero": must be an integer greater than zero'
+sed 's/job-min-parallelism: "2"/job-min-parallelism: "6"/' data/partial.yaml >"$tmp/b3.yaml"
+bad "$tmp/b3.yaml" 'Job default/sweep: metadata.annotations[kueue.x-k8s.io/job-min-parallelism]: "6": should be between 0 and 5'
+echo ok
