@@ -137,7 +137,7 @@ static int group_workload(dp_queue *q, const dp_object_list *l, size_t first, si
         w->priority = q_priority_of(q, &p0->meta, p0, &w->note);
         size_t wi = q->n_wl - 1;
         int r = 0;
-        for (size_t i = first, seen = 0; seen < n_pods && r >= 0; i++) {
+        for (size_t i = first, seen = 0; i < l->n && seen < n_pods && r >= 0; i++) {
                 if (!q_is_group_pod(l->items[i]) || !same_group(&l->items[i].pod->meta, &p0->meta)) continue;
                 seen++;
                 const dp_pod *p = l->items[i].pod;
