@@ -4,8 +4,8 @@
 # whole (all its pods placed) or held whole (all gated), a group short of
 # pods gated with a warning; a JobSet's Jobs stood up as the JobSet
 # controller names them, placed on the flavor's node, or not stood up while
-# pending; a Job partially admitted runs the admitted parallelism; bad
-# values exit 2 with the field path.
+# pending (over time: created once admitted); a Job partially admitted runs
+# the admitted parallelism; bad values exit 2 with the field path.
 set -euo pipefail
 : "${DEVPLANE:?}"
 tmp=$(mktemp -d)
@@ -52,6 +52,20 @@ grep -q 'JobSet train: spec: unknown field "colour" (line [0-9]*): not a field d
 for i in 0 1 2 3; do grep -Eq "^default/sweep-$i +Running +n1 " "$tmp/out" || fail "sweep-$i: $(cat "$tmp/out")"; done
 ! grep -q 'default/sweep-4' "$tmp/out" || fail "more pods than admitted"
 grep -q '      partially admitted: main: 4 of 6 pods' "$tmp/out" || fail "partial line"
+
+# over time: the JobSet waits for the Job's quota, is admitted when its pod
+# is deleted, and its Jobs' pods are created then (held until admitted)
+"$DEVPLANE" simulate -f data/jobset-over-time.yaml -o json >"$tmp/json" 2>/dev/null || fail "over time: exit $?"
+python3 - "$tmp/json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))["asWritten"]
+w = {x["name"]: x for x in d["queues"]["clusterQueues"][0]["workloads"]}
+assert w["default/second"]["kind"] == "JobSet" and w["default/second"]["state"] == "Admitted", w
+assert w["default/second"]["placedPods"] == 2, w
+ev = d["events"]
+assert "t=30s Kueue: default/second admitted in ClusterQueue research" in ev, ev
+assert "t=30s default/second-w-0-0 bound to a100-0" in ev and "t=30s default/second-w-1-0 bound to a100-0" in ev, ev
+PY
 
 # bad values: one error with the field path, exit 2, no output
 bad() { # file, expected message
