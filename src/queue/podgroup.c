@@ -120,11 +120,17 @@ static int total_count(const dp_pod *p, int32_t *ret, dp_error *err) {
                 *ret = (int32_t)n;
                 return 0;
         }
+        const char *src = p->hdr.source ? p->hdr.source : "<input>";
+        if (!v)
+                return dp_error_set(err, -EINVAL,
+                                    "%s: Pod %s/%s: metadata.annotations[%s]: Required value: both the '%s' annotation "
+                                    "and the '%s' label should be set (Kueue's webhook refuses the pod)",
+                                    src, ns_of(&p->meta), p->meta.name, DP_KUEUE_POD_GROUP_TOTAL_COUNT,
+                                    DP_KUEUE_POD_GROUP_TOTAL_COUNT, DP_KUEUE_POD_GROUP_LABEL);
         return dp_error_set(err, -EINVAL,
-                            "%s: Pod %s/%s: metadata.annotations[%s]: %s%s%s: must be an integer greater than zero "
+                            "%s: Pod %s/%s: metadata.annotations[%s]: \"%s\": must be an integer greater than zero "
                             "(a pod group's size; Kueue's webhook refuses the pod)",
-                            p->hdr.source ? p->hdr.source : "<input>", ns_of(&p->meta), p->meta.name,
-                            DP_KUEUE_POD_GROUP_TOTAL_COUNT, v ? "\"" : "", v ? v : "required", v ? "\"" : "");
+                            src, ns_of(&p->meta), p->meta.name, DP_KUEUE_POD_GROUP_TOTAL_COUNT, v);
 }
 
 /* The group's pods l->items[first..] (those of its name) as one workload. */

@@ -81,6 +81,8 @@ sed 's/    replicas: 2/    replicas: -1/' data/jobset.yaml >"$tmp/b1.yaml"
 bad "$tmp/b1.yaml" 'JobSet train: spec.replicatedJobs[0]: replicas: must be between 0 and 10000'
 sed 's/pod-group-total-count: "2"/pod-group-total-count: "zero"/' data/pod-groups.yaml >"$tmp/b2.yaml"
 bad "$tmp/b2.yaml" 'Pod default/big-0: metadata.annotations[kueue.x-k8s.io/pod-group-total-count]: "zero": must be an integer greater than zero'
+sed '/name: short-0/,+2 s/  annotations: {kueue.x-k8s.io\/pod-group-total-count: "3"}//' data/pod-groups.yaml >"$tmp/b4.yaml"
+bad "$tmp/b4.yaml" "Pod default/short-0: metadata.annotations[kueue.x-k8s.io/pod-group-total-count]: Required value: both the 'kueue.x-k8s.io/pod-group-total-count' annotation and the 'kueue.x-k8s.io/pod-group-name' label should be set"
 sed 's/job-min-parallelism: "2"/job-min-parallelism: "6"/' data/partial.yaml >"$tmp/b3.yaml"
 bad "$tmp/b3.yaml" 'Job default/sweep: metadata.annotations[kueue.x-k8s.io/job-min-parallelism]: "6": should be between 0 and 5'
 echo ok
