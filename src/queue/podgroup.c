@@ -105,11 +105,6 @@ bool q_is_group_pod(dp_object o) {
 
 static const char *ns_of(const dp_object_meta *m) { return m->namespace && m->namespace[0] ? m->namespace : "default"; }
 
-static bool same_group(const dp_object_meta *a, const dp_object_meta *b) {
-        return streq(ns_of(a), ns_of(b)) && streq(dp_kv_get(a->labels, a->n_labels, DP_KUEUE_POD_GROUP_LABEL),
-                                                  dp_kv_get(b->labels, b->n_labels, DP_KUEUE_POD_GROUP_LABEL));
-}
-
 /* kueue.x-k8s.io/pod-group-total-count: an integer >= 1 (Kueue's webhook
  * refuses the pod otherwise). */
 static int total_count(const dp_pod *p, int32_t *ret, dp_error *err) {
@@ -133,9 +128,93 @@ static int total_count(const dp_pod *p, int32_t *ret, dp_error *err) {
                             src, ns_of(&p->meta), p->meta.name, DP_KUEUE_POD_GROUP_TOTAL_COUNT, v);
 }
 
-/* The group's pods l->items[first..] (those of its name) as one workload. */
-static int group_workload(dp_queue *q, const dp_object_list *l, size_t first, size_t n_pods) {
-        const dp_pod *p0 = l->items[first].pod;
+/* The input's pod groups: for each (namespace, group name), its pods'
+ * indexes in l, in input order. One pass with a map, so inputs of many
+ * groups stay linear. */
+typedef struct pgroup {
+        size_t *pods;
+        size_t n;
+} pgroup;
+
+typedef struct pgroups {
+        pgroup *v;
+        size_t n;
+} pgroups;
+
+static void pgroups_done(pgroups *g) {
+        for (size_t i = 0; i < g->n; i++)
+                free(g->v[i].pods);
+        free(g->v);
+        *g = (pgroups){0};
+}
+
+static int pgroup_add(pgroup *g, size_t pod) {
+        size_t *v = realloc(g->pods, (g->n + 1) * sizeof(*v));
+        if (!v) return -ENOMEM;
+        g->pods = v;
+        v[g->n++] = pod;
+        return 0;
+}
+
+static int collect(const dp_object_list *l, pgroups *ret) {
+        _cleanup_(dp_hashmap_freep) dp_hashmap *seen = dp_hashmap_new();
+        pgroups g = {0};
+        char **keys = NULL;
+        size_t n_keys = 0;
+        int r = seen ? 0 : -ENOMEM;
+        for (size_t i = 0; i < l->n && r >= 0; i++) {
+                if (!q_is_group_pod(l->items[i])) continue;
+                const dp_object_meta *m = &l->items[i].pod->meta;
+                char *key = dp_asprintf("%s\x1f%s", ns_of(m), dp_kv_get(m->labels, m->n_labels, DP_KUEUE_POD_GROUP_LABEL));
+                char **kv = key ? realloc(keys, (n_keys + 1) * sizeof(*kv)) : NULL;
+                if (!kv) {
+                        free(key);
+                        r = -ENOMEM;
+                        break;
+                }
+                keys = kv;
+                keys[n_keys++] = key;
+                uintptr_t at = (uintptr_t)dp_hashmap_get(seen, key);
+                if (!at) {
+                        pgroup *v = realloc(g.v, (g.n + 1) * sizeof(*v));
+                        r = v ? dp_hashmap_put(seen, key, (void *)(uintptr_t)(g.n + 1)) : -ENOMEM;
+                        if (v) g.v = v;
+                        if (r < 0) break;
+                        g.v[g.n++] = (pgroup){0};
+                        at = g.n;
+                }
+                r = pgroup_add(&g.v[at - 1], i);
+        }
+        for (size_t i = 0; i < n_keys; i++)
+                free(keys[i]);
+        free(keys);
+        if (r < 0) pgroups_done(&g);
+        else *ret = g;
+        return r;
+}
+
+/* The group's total count (-EINVAL: a bad or differing one). */
+static int group_count(const dp_object_list *l, const pgroup *g, int32_t *ret, dp_error *err) {
+        int32_t want = 0;
+        int r = total_count(l->items[g->pods[0]].pod, &want, err);
+        for (size_t k = 1; k < g->n && r >= 0; k++) {
+                const dp_pod *p = l->items[g->pods[k]].pod;
+                int32_t n = 0;
+                r = total_count(p, &n, err);
+                if (r >= 0 && n != want)
+                        r = dp_error_set(err, -EINVAL,
+                                         "%s: Pod %s/%s: metadata.annotations[%s]: %d: the group's other pods say %d "
+                                         "(Kueue requires one total count per group)",
+                                         p->hdr.source ? p->hdr.source : "<input>", ns_of(&p->meta), p->meta.name,
+                                         DP_KUEUE_POD_GROUP_TOTAL_COUNT, n, want);
+        }
+        *ret = want;
+        return r;
+}
+
+/* The group's pods as one workload: a pod set per role, counted. */
+static int group_workload(dp_queue *q, const dp_object_list *l, const pgroup *g) {
+        const dp_pod *p0 = l->items[g->pods[0]].pod;
         dp_object_meta m = p0->meta;
         m.name = (char *)dp_kv_get(p0->meta.labels, p0->meta.n_labels, DP_KUEUE_POD_GROUP_LABEL);
         dp_queue_workload *w = q_new_workload(q, "PodGroup", &m, dp_kv_get(m.labels, m.n_labels, DP_KUEUE_QUEUE_LABEL));
@@ -143,10 +222,8 @@ static int group_workload(dp_queue *q, const dp_object_list *l, size_t first, si
         w->priority = q_priority_of(q, &p0->meta, p0, &w->note);
         size_t wi = q->n_wl - 1;
         int r = 0;
-        for (size_t i = first, seen = 0; i < l->n && seen < n_pods && r >= 0; i++) {
-                if (!q_is_group_pod(l->items[i]) || !same_group(&l->items[i].pod->meta, &p0->meta)) continue;
-                seen++;
-                const dp_pod *p = l->items[i].pod;
+        for (size_t i = 0; i < g->n && r >= 0; i++) {
+                const dp_pod *p = l->items[g->pods[i]].pod;
                 char role[64];
                 q_pod_role(p, role);
                 size_t k = 0;
@@ -156,66 +233,44 @@ static int group_workload(dp_queue *q, const dp_object_list *l, size_t first, si
                         w->podsets[k].count++;
                 else
                         r = q_add_podset(q, l, w, role, 1, p);
-                if (r >= 0) r = q_index_put(q, (void *)(uintptr_t)(wi + 1), "W\x1fPod\x1f%s\x1f%s", ns_of(&p->meta), p->meta.name);
+                if (r >= 0)
+                        r = q_index_put(q, (void *)(uintptr_t)(wi + 1), "W\x1fPod\x1f%s\x1f%s", ns_of(&p->meta),
+                                        p->meta.name);
         }
-        return r;
-}
-
-/* The group of pod l->items[i]: its pods marked done, how many there are
- * and the total count they give (-EINVAL: a bad or differing one). */
-static int group_scan(const dp_object_list *l, size_t i, bool *done, int32_t *ret_want, int32_t *ret_have,
-                      dp_error *err) {
-        const dp_object_meta *m = &l->items[i].pod->meta;
-        int32_t want = 0, have = 0;
-        int r = total_count(l->items[i].pod, &want, err);
-        for (size_t k = i; k < l->n && r >= 0; k++) {
-                if (!q_is_group_pod(l->items[k]) || !same_group(&l->items[k].pod->meta, m)) continue;
-                done[k] = true;
-                have++;
-                int32_t n = 0;
-                r = total_count(l->items[k].pod, &n, err);
-                if (r >= 0 && n != want)
-                        r = dp_error_set(err, -EINVAL,
-                                         "%s: Pod %s/%s: metadata.annotations[%s]: %d: the group's other pods say %d "
-                                         "(Kueue requires one total count per group)",
-                                         l->items[k].hdr->source ? l->items[k].hdr->source : "<input>", ns_of(m),
-                                         l->items[k].pod->meta.name, DP_KUEUE_POD_GROUP_TOTAL_COUNT, n, want);
-        }
-        *ret_want = want;
-        *ret_have = have;
         return r;
 }
 
 int q_pod_groups(dp_queue *q, const dp_object_list *l, dp_error *err) {
-        _cleanup_free_ bool *done = calloc(l->n + 1, sizeof(bool));
-        if (!done) return dp_error_set(err, -ENOMEM, "out of memory");
-        for (size_t i = 0; i < l->n; i++) {
-                if (done[i] || !q_is_group_pod(l->items[i])) continue;
-                int32_t want = 0, have = 0;
-                int r = group_scan(l, i, done, &want, &have, err);
-                if (r < 0) return r;
+        pgroups g = {0};
+        if (collect(l, &g) < 0) return dp_error_set(err, -ENOMEM, "out of memory");
+        int r = 0;
+        for (size_t i = 0; i < g.n && r >= 0; i++) {
+                int32_t want = 0;
+                r = group_count(l, &g.v[i], &want, err);
                 /* Kueue creates the workload once all the group's pods exist */
-                if (have >= want && group_workload(q, l, i, (size_t)have) < 0)
-                        return dp_error_set(err, -ENOMEM, "out of memory");
+                if (r >= 0 && g.v[i].n >= (size_t)want && group_workload(q, l, &g.v[i]) < 0)
+                        r = dp_error_set(err, -ENOMEM, "out of memory");
         }
-        return 0;
+        pgroups_done(&g);
+        return r;
 }
 
 int q_pod_group_warnings(dp_object_list *l, dp_error *err) {
-        _cleanup_free_ bool *done = calloc(l->n + 1, sizeof(bool));
-        if (!done) return dp_error_set(err, -ENOMEM, "out of memory");
-        for (size_t i = 0; i < l->n; i++) {
-                if (done[i] || !q_is_group_pod(l->items[i])) continue;
-                int32_t want = 0, have = 0;
-                const dp_object_meta *m = &l->items[i].pod->meta;
+        pgroups g = {0};
+        if (collect(l, &g) < 0) return dp_error_set(err, -ENOMEM, "out of memory");
+        int r = 0;
+        for (size_t i = 0; i < g.n && r >= 0; i++) {
+                int32_t want = 0;
                 dp_error ignored = DP_ERROR_INIT; /* a bad count is dp_queue_new's error */
-                if (group_scan(l, i, done, &want, &have, &ignored) < 0 || have >= want) continue;
+                if (group_count(l, &g.v[i], &want, &ignored) < 0 || g.v[i].n >= (size_t)want) continue;
+                const dp_object_meta *m = &l->items[g.v[i].pods[0]].pod->meta;
                 if (dp_object_list_warn(l,
-                                        "pod group %s/%s: %d of its %d pods (%s) in the input: Kueue creates no "
+                                        "pod group %s/%s: %zu of its %d pods (%s) in the input: Kueue creates no "
                                         "workload until all exist, its pods stay gated",
-                                        ns_of(m), dp_kv_get(m->labels, m->n_labels, DP_KUEUE_POD_GROUP_LABEL), have,
-                                        want, DP_KUEUE_POD_GROUP_TOTAL_COUNT) < 0)
-                        return dp_error_set(err, -ENOMEM, "out of memory");
+                                        ns_of(m), dp_kv_get(m->labels, m->n_labels, DP_KUEUE_POD_GROUP_LABEL),
+                                        g.v[i].n, want, DP_KUEUE_POD_GROUP_TOTAL_COUNT) < 0)
+                        r = dp_error_set(err, -ENOMEM, "out of memory");
         }
-        return 0;
+        pgroups_done(&g);
+        return r;
 }
