@@ -503,5 +503,8 @@ void dp_queue_placement_add(dp_queue *q, const char *kind, const char *ns, const
 const dp_queue_workload *dp_queue_find(const dp_queue *q, const char *ns, const char *name) {
         for (size_t i = 0; q && i < q->n_wl; i++)
                 if (streq(q->wl[i].ns, ns ? ns : "default") && streq(q->wl[i].name, name)) return &q->wl[i];
-        return NULL;
+        /* a pod of a pod group, a Job of a JobSet: its workload (podgroup.c, workloads.c) */
+        ssize_t i = dp_queue_index(q, "Pod", ns, name);
+        if (i < 0) i = dp_queue_index(q, "Job", ns, name);
+        return i >= 0 && !streq(q->wl[i].kind, "Pod") && !streq(q->wl[i].kind, "Job") ? &q->wl[i] : NULL;
 }

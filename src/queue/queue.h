@@ -194,9 +194,11 @@ int dp_queue_admit(dp_queue *q, dp_error *err);
 /* At most max_cycles more cycles (Kueue's tests look at one). */
 int dp_queue_admit_cycles(dp_queue *q, size_t max_cycles, dp_error *err);
 
-/* Before the owners' pods are stood up: an admitted Job runs its pods, a
- * pending one stays suspended (no pods); a pending Pod keeps Kueue's
- * scheduling gate. */
+/* Before the owners' pods are stood up: every JobSet's Jobs are added to l
+ * (as its controller names them); an admitted Job runs its pods (as many as
+ * admitted), a pending one stays suspended (no pods); a pending Pod, and
+ * every pod of a pending or incomplete pod group, keeps Kueue's scheduling
+ * gate. */
 int dp_queue_apply_owners(const dp_queue *q, dp_object_list *l, dp_error *err);
 /* After: the pods of admitted workloads get their flavors' nodeLabels as
  * nodeSelector and the flavors' tolerations, as Kueue injects them. */
@@ -204,7 +206,8 @@ int dp_queue_apply_pods(const dp_queue *q, dp_object_list *l, dp_error *err);
 
 size_t dp_queue_n_workloads(const dp_queue *q);
 const dp_queue_workload *dp_queue_workload_at(const dp_queue *q, size_t i);
-/* By namespace and name (NULL when not there). */
+/* By namespace and name (NULL when not there); a pod of a pod group or a
+ * Job of a JobSet finds its group's or JobSet's workload. */
 const dp_queue_workload *dp_queue_find(const dp_queue *q, const char *ns, const char *name);
 size_t dp_queue_n_cluster_queues(const dp_queue *q);
 

@@ -35,6 +35,11 @@ assert t["kind"] == "PodGroup" and len(t["flavors"]) == 2 and t["placedPods"] ==
 assert "default/short" not in w, w
 PY
 
+# explain on a gated pod of the group answers for the group's workload
+"$DEVPLANE" explain -f data/pod-groups.yaml big-0 >"$tmp/out" 2>/dev/null || fail "explain big-0: exit $?"
+grep -q '^Workload default/big (PodGroup), LocalQueue lq, ClusterQueue q: Pending$' "$tmp/out" || fail "explain big-0: $(cat "$tmp/out")"
+grep -Eq '^  pod set [0-9a-f]{8}, flavor spot: --set-quota q/spot/cpu=14 \(\+6\)$' "$tmp/out" || fail "explain big-0 quota"
+
 # JobSet
 "$DEVPLANE" simulate -f data/jobset.yaml >"$tmp/out" 2>"$tmp/err" || fail "jobset: exit $?"
 for p in train-workers-0-0 train-workers-0-1 train-workers-1-0 train-workers-1-1 train-driver-0-0; do
@@ -46,6 +51,11 @@ grep -q "Pending: couldn't assign flavors to pod set workers: insufficient unuse
 sed 's/  network: {enableDNSHostnames: true}/  network: {enableDNSHostnames: true}\n  colour: blue/' data/jobset.yaml >"$tmp/warn.yaml"
 "$DEVPLANE" simulate -f "$tmp/warn.yaml" >/dev/null 2>"$tmp/err" || fail "jobset warning: exit $?"
 grep -q 'JobSet train: spec: unknown field "colour" (line [0-9]*): not a field devplane reads, ignored' "$tmp/err" || fail "jobset warning: $(cat "$tmp/err")"
+
+# explain for the pending JobSet
+"$DEVPLANE" explain -f data/jobset.yaml later >"$tmp/out" 2>/dev/null || fail "explain later: exit $?"
+grep -q '^Workload default/later (JobSet), LocalQueue lq, ClusterQueue research: Pending$' "$tmp/out" || fail "explain later: $(cat "$tmp/out")"
+grep -q '^  pod set workers, flavor a100: --set-quota research/a100/example.com/gpu=12 (+4)$' "$tmp/out" || fail "explain later quota"
 
 # partial admission
 "$DEVPLANE" simulate -f data/partial.yaml >"$tmp/out" 2>/dev/null || fail "partial: exit $?"
