@@ -35,6 +35,21 @@ assert t["kind"] == "PodGroup" and len(t["flavors"]) == 2 and t["placedPods"] ==
 assert "default/short" not in w, w
 PY
 
+# over time: deleting train's three pods ends it; big is admitted then and
+# both its pods are created and placed together
+{ cat data/pod-groups.yaml; printf -- '---\napiVersion: devplane.io/v1alpha1\nkind: Timeline\nspec:\n  events:\n  - {at: 30s, delete: [train-leader, train-worker-0, train-worker-1]}\n'; } >"$tmp/pg-time.yaml"
+"$DEVPLANE" simulate -f "$tmp/pg-time.yaml" -o json >"$tmp/json" 2>/dev/null || fail "groups over time: exit $?"
+python3 - "$tmp/json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))["asWritten"]
+w = {x["name"]: x for x in d["queues"]["clusterQueues"][0]["workloads"]}
+assert w["default/train"]["state"] == "Finished", w
+assert w["default/big"]["state"] == "Admitted" and w["default/big"]["placedPods"] == 2, w
+ev = d["events"]
+i = ev.index("t=30s Kueue: default/big admitted in ClusterQueue q")
+assert "t=30s default/big-0 bound to n1" in ev[i:] and "t=30s default/big-1 bound to n1" in ev[i:], ev
+PY
+
 # explain on a gated pod of the group answers for the group's workload
 "$DEVPLANE" explain -f data/pod-groups.yaml big-0 >"$tmp/out" 2>/dev/null || fail "explain big-0: exit $?"
 grep -q '^Workload default/big (PodGroup), LocalQueue lq, ClusterQueue q: Pending$' "$tmp/out" || fail "explain big-0: $(cat "$tmp/out")"
