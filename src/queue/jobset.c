@@ -36,12 +36,12 @@ static int rjob_template(kq *q, const dp_doc_node *n, dp_jobset_rjob *rj) {
 
 static int rjob_elem(kq *q, const dp_doc_node *n, dp_jobset_rjob *rj) {
         bool has_replicas = false;
-        KQ_FIELDS(q, n, k, v, if (streq(k, "name")) r = get_str(q->c, v, &rj->name);
-                  else if (streq(k, "replicas")) {
-                          r = get_int32(q->c, v, &rj->replicas);
-                          has_replicas = r >= 0 && !dp_doc_is_null(v);
-                  } else if (streq(k, "template")) r = rjob_template(q, v, rj);
-                  else if (streq(k, "groupName") || streq(k, "dependsOn")) r = 0;);
+        KQ_FIELDS(
+                q, n, k, v, if (streq(k, "name")) r = get_str(q->c, v, &rj->name); else if (streq(k, "replicas")) {
+                        r = get_int32(q->c, v, &rj->replicas);
+                        has_replicas = r >= 0 && !dp_doc_is_null(v);
+                } else if (streq(k, "template")) r = rjob_template(q, v, rj);
+                else if (streq(k, "groupName") || streq(k, "dependsOn")) r = 0;);
         if (!rj->name || !rj->name[0]) return dfail(q->c, n, -EINVAL, "name: required");
         if (!has_replicas) rj->replicas = 1;
         if (rj->replicas < 0 || rj->replicas > DP_JOBSET_MAX_REPLICAS)
@@ -55,7 +55,8 @@ static int rjobs(kq *q, const dp_doc_node *n, dp_jobset *js) {
         if (e <= 0) return e;
         if (n->n > DP_JOBSET_MAX_REPLICATED_JOBS)
                 return dfail(q->c, n, -E2BIG, "must have at most %d items", DP_JOBSET_MAX_REPLICATED_JOBS);
-        if (!(js->rjobs = calloc(n->n + 1, sizeof(*js->rjobs)))) return dp_error_set(q->c->err, -ENOMEM, "out of memory");
+        if (!(js->rjobs = calloc(n->n + 1, sizeof(*js->rjobs))))
+                return dp_error_set(q->c->err, -ENOMEM, "out of memory");
         for (size_t i = 0; i < n->n; i++) {
                 size_t m = path_index(q->c, i);
                 js->n_rjobs++;
@@ -86,8 +87,8 @@ static int decode_jobset(dctx *c, const dp_doc_node *root, dp_object o, dp_objec
                 return dfail(c, root, -EINVAL, "metadata.name: required");
         dp_jobset *js = (dp_jobset *)o.ext;
         /* status is the controller's record, not read */
-        KQ_FIELDS(&q, root, k, v, if (streq(k, "apiVersion") || streq(k, "kind") || streq(k, "metadata") ||
-                                      streq(k, "status")) r = 0;
+        KQ_FIELDS(&q, root, k, v,
+                  if (streq(k, "apiVersion") || streq(k, "kind") || streq(k, "metadata") || streq(k, "status")) r = 0;
                   else if (streq(k, "spec")) r = js_spec(&q, v, js););
         if (!js->n_rjobs) return dfail(c, root, -EINVAL, "spec.replicatedJobs: required");
         int64_t jobs = 0;
@@ -153,8 +154,15 @@ static dp_doc_node *job_root(dp_doc_builder *b, const dp_jobset *js, const dp_jo
         char idx[24], reps[24];
         snprintf(idx, sizeof(idx), "%zu", index);
         snprintf(reps, sizeof(reps), "%d", rj->replicas);
-        const char *labels[] = {DP_JOBSET_NAME_LABEL, m->name ? m->name : "", DP_JOBSET_RJOB_LABEL, rj->name,
-                                DP_JOBSET_RJOB_REPLICAS_LABEL, reps, DP_JOBSET_JOB_INDEX_LABEL, idx, NULL};
+        const char *labels[] = {DP_JOBSET_NAME_LABEL,
+                                m->name ? m->name : "",
+                                DP_JOBSET_RJOB_LABEL,
+                                rj->name,
+                                DP_JOBSET_RJOB_REPLICAS_LABEL,
+                                reps,
+                                DP_JOBSET_JOB_INDEX_LABEL,
+                                idx,
+                                NULL};
         dp_doc_node *root = dp_doc_b_map(b), *md = dp_doc_b_map(b), *lab = dp_doc_b_map(b), *sp = dp_doc_b_map(b);
         dp_doc_b_put_str(b, root, "apiVersion", "batch/v1");
         dp_doc_b_put_str(b, root, "kind", "Job");

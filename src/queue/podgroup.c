@@ -165,7 +165,8 @@ static int collect(const dp_object_list *l, pgroups *ret) {
         for (size_t i = 0; i < l->n && r >= 0; i++) {
                 if (!q_is_group_pod(l->items[i])) continue;
                 const dp_object_meta *m = &l->items[i].pod->meta;
-                char *key = dp_asprintf("%s\x1f%s", ns_of(m), dp_kv_get(m->labels, m->n_labels, DP_KUEUE_POD_GROUP_LABEL));
+                char *key =
+                        dp_asprintf("%s\x1f%s", ns_of(m), dp_kv_get(m->labels, m->n_labels, DP_KUEUE_POD_GROUP_LABEL));
                 char **kv = key ? realloc(keys, (n_keys + 1) * sizeof(*kv)) : NULL;
                 if (!kv) {
                         free(key);
@@ -188,8 +189,10 @@ static int collect(const dp_object_list *l, pgroups *ret) {
         for (size_t i = 0; i < n_keys; i++)
                 free(keys[i]);
         free(keys);
-        if (r < 0) pgroups_done(&g);
-        else *ret = g;
+        if (r < 0)
+                pgroups_done(&g);
+        else
+                *ret = g;
         return r;
 }
 
@@ -267,8 +270,8 @@ int q_pod_group_warnings(dp_object_list *l, dp_error *err) {
                 if (dp_object_list_warn(l,
                                         "pod group %s/%s: %zu of its %d pods (%s) in the input: Kueue creates no "
                                         "workload until all exist, its pods stay gated",
-                                        ns_of(m), dp_kv_get(m->labels, m->n_labels, DP_KUEUE_POD_GROUP_LABEL),
-                                        g.v[i].n, want, DP_KUEUE_POD_GROUP_TOTAL_COUNT) < 0)
+                                        ns_of(m), dp_kv_get(m->labels, m->n_labels, DP_KUEUE_POD_GROUP_LABEL), g.v[i].n,
+                                        want, DP_KUEUE_POD_GROUP_TOTAL_COUNT) < 0)
                         r = dp_error_set(err, -ENOMEM, "out of memory");
         }
         pgroups_done(&g);
