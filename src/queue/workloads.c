@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
  * workloads.c — workloads as Kueue's integrations derive them: a labelled
- * batch/v1 Job (pod set "main", min(parallelism, completions) pods), a
- * labelled Pod (pod set "main", one pod), a Workload as written; their
+ * batch/v1 Job (pod set "main", min(parallelism, completions) pods, at
+ * least kueue.x-k8s.io/job-min-parallelism under partial admission), a
+ * labelled Pod (pod set "main", one pod), a labelled JobSet (a pod set per
+ * replicatedJob), a Workload as written, pod groups (podgroup.c); their
  * per-pod requests (containers summed, init containers and sidecars as the
  * API computes a pod's requests, overhead on top, a missing request taken
  * from its limit), their priority (WorkloadPriorityClass label, else the
