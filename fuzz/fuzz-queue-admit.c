@@ -3,7 +3,10 @@
  * table), validate, admit, apply, encode. Properties: no crash or leak;
  * decoding is all or nothing; every workload ends admitted, pending or
  * inadmissible, and an admitted one has a ClusterQueue; a preempted one
- * names its preemptor and is not admitted by the cycle that preempted it.
+ * names its preemptor and is not admitted by the cycle that preempted it;
+ * a partially admitted pod set runs between its minimum and its count.
+ * Seeds include pod groups, JobSets (their Jobs stood up by apply) and
+ * partial admission.
  * Fair sharing is on for inputs of odd length, so both orders are fuzzed. */
 #include "queue/queue.h"
 
@@ -27,6 +30,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                         if (w->times_preempted && !w->preempted_by) __builtin_trap();
                         if (w->state == DP_QW_ADMITTED && w->times_preempted && w->cycle <= w->preempted_cycle)
                                 __builtin_trap();
+                        /* partial admission: never more than asked, never below the minimum
+                         * (a Workload admitted in the input keeps the counts it shows) */
+                        for (size_t p = 0; w->state == DP_QW_ADMITTED && !w->preadmitted && p < w->n_podsets; p++) {
+                                const dp_queue_podset *ps = &w->podsets[p];
+                                int32_t least = ps->has_min_count ? ps->min_count : ps->count;
+                                if (ps->admitted_count > ps->count || ps->admitted_count < DP_MIN(least, ps->count))
+                                        __builtin_trap();
+                        }
                 }
                 (void)dp_queue_apply_owners(q, l, &err);
                 dp_doc_set *s = dp_doc_set_new();

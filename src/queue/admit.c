@@ -96,6 +96,7 @@ static int admit_one(dp_queue *q, qcq *c, dp_queue_workload *w, const qassign *a
                         ssize_t fr = a->flavor_fr[off];
                         if (fr >= 0 && !(w->podsets[p].flavors[i] = strdup(q->fr[fr].flavor))) return -ENOMEM;
                 }
+        q_partial_admitted(w, a);
         w->state = DP_QW_ADMITTED;
         w->borrowing = a->borrowing;
         w->cycle = q->cycles;

@@ -2,11 +2,16 @@
  *
  * apply.c — what admission does to the input before kube-scheduler sees it,
  * as Kueue's job integrations do it: an admitted Job is unsuspended (its
- * pods are stood up), a pending one stays suspended (no pods); a pending
- * plain Pod keeps the scheduling gate kueue.x-k8s.io/admission; the pods of
+ * pods are stood up; partially admitted, with the parallelism admitted), a
+ * pending one stays suspended (no pods); a JobSet's Jobs are stood up
+ * (jobset.c) and run or stay suspended with their JobSet's workload; a
+ * pending plain Pod, and every pod of a pending pod group, keeps the
+ * scheduling gate kueue.x-k8s.io/admission; the pods of
  * an admitted workload get the nodeLabels of their flavors as nodeSelector
  * entries and the flavors' tolerations (Kueue's podset info merge).
  */
+#include "queue/jobset.h"
+#include "queue/queue-internal.h"
 #include "queue/tas.h"
 
 static const dp_resource_flavor *flavor(const dp_queue *q, const char *name) {
@@ -58,9 +63,23 @@ static int add_toleration(dp_pod *p, const dp_toleration *t) {
         return 0;
 }
 
-/* The pod of pod set 0 (Jobs and Pods have one: "main"). */
+/* The pod set p belongs to: a pod group's by the pod's role, a JobSet's by
+ * its replicatedJob (the label its controller sets), else the one "main". */
+static const dp_queue_podset *podset_of(const dp_queue_workload *w, const dp_pod *p) {
+        char role[64];
+        const char *name = NULL;
+        if (streq(w->kind, "PodGroup")) {
+                q_pod_role(p, role);
+                name = role;
+        } else if (streq(w->kind, "JobSet"))
+                name = dp_kv_get(p->meta.labels, p->meta.n_labels, DP_JOBSET_RJOB_LABEL);
+        for (size_t i = 0; name && i < w->n_podsets; i++)
+                if (streq(w->podsets[i].name, name)) return &w->podsets[i];
+        return &w->podsets[0];
+}
+
 static int inject(const dp_queue *q, const dp_queue_workload *w, dp_pod *p) {
-        const dp_queue_podset *ps = &w->podsets[0];
+        const dp_queue_podset *ps = podset_of(w, p);
         for (size_t i = 0; i < ps->n_requests; i++) {
                 if (!ps->flavors[i]) continue;
                 bool seen = false;
@@ -75,17 +94,30 @@ static int inject(const dp_queue *q, const dp_queue_workload *w, dp_pod *p) {
         return q_tas_pin(q, w, p);
 }
 
+/* A Job's pods once admitted: a Job's own workload runs the count admitted
+ * (partial admission lowers its parallelism); a JobSet's Job runs its own. */
+static int32_t job_replicas(const dp_queue *q, const dp_queue_workload *w, const dp_deployment *d) {
+        bool admitted = w->state == DP_QW_ADMITTED;
+        if (!admitted && !q->over_time) return 0;
+        if (admitted && streq(w->kind, "Job")) return w->podsets[0].admitted_count;
+        return d->job_pods; /* over time: the caller holds a pending Job's pods back */
+}
+
 int dp_queue_apply_owners(const dp_queue *q, dp_object_list *l, dp_error *err) {
         assert_return(q && l, -EINVAL);
+        int r = q_jobset_jobs(l, err); /* the JobSet controller's Jobs, run or held below */
+        if (r < 0) return r;
         for (size_t i = 0; i < l->n; i++) {
                 dp_object o = l->items[i];
                 if (o.hdr->kind != DP_KIND_JOB && o.hdr->kind != DP_KIND_POD) continue;
                 const dp_queue_workload *w = workload_of(q, dp_kind_name(o.hdr->kind), dp_object_meta_of(o));
+                /* a pod group still short of pods has no workload: gated */
+                if (!w && q->n_owned && q_is_group_pod(o) && add_gate(o.pod) < 0)
+                        return dp_error_set(err, -ENOMEM, "out of memory");
                 if (!w) continue;
                 bool admitted = w->state == DP_QW_ADMITTED;
-                int r = 0;
-                if (o.hdr->kind == DP_KIND_JOB) /* over time: the caller holds a pending Job's pods back */
-                        o.deployment->replicas = admitted || q->over_time ? o.deployment->job_pods : 0;
+                if (o.hdr->kind == DP_KIND_JOB)
+                        o.deployment->replicas = job_replicas(q, w, o.deployment);
                 else
                         r = admitted ? inject(q, w, o.pod) : q->over_time ? 0 : add_gate(o.pod);
                 if (r < 0) return dp_error_set(err, r, "out of memory");

@@ -97,6 +97,7 @@ typedef struct actx {
         const qcq *cq;
         const dp_queue_workload *w;
         int64_t *assumed; /* per fr: what earlier pod sets of this workload take */
+        const int32_t *counts; /* per pod set: the counts tried (partial admission), NULL: the full ones */
 } actx;
 
 static bool can_preempt_while_borrowing(const dp_queue *q, const dp_cluster_queue *cq) {
@@ -306,14 +307,14 @@ static int find_flavor(actx *x, const dp_queue_podset *ps, size_t g, const total
 
 static int cmp_total(const void *a, const void *b) { return strcmp(((const total *)a)->name, ((const total *)b)->name); }
 
-static size_t totals(const qcq *cq, const dp_queue_podset *ps, total *tot) {
+static size_t totals(const qcq *cq, const dp_queue_podset *ps, int32_t count, total *tot) {
         size_t nt = 0;
         bool pods = false;
         for (size_t i = 0; i < ps->n_requests; i++) {
-                tot[nt++] = (total){ps->requests[i].name, ps->requests[i].value * ps->count};
+                tot[nt++] = (total){ps->requests[i].name, ps->requests[i].value * count};
                 pods |= streq(ps->requests[i].name, "pods");
         }
-        if (!pods && group_of(cq->cq, "pods") >= 0) tot[nt++] = (total){"pods", ps->count};
+        if (!pods && group_of(cq->cq, "pods") >= 0) tot[nt++] = (total){"pods", count};
         qsort(tot, nt, sizeof(*tot), cmp_total);
         return nt;
 }
@@ -342,7 +343,7 @@ static int assign_podset(actx *x, const dp_queue_podset *ps, ssize_t *ffr, qassi
         _cleanup_free_ ssize_t *fr = calloc(ps->n_requests + 2, sizeof(*fr));
         _cleanup_free_ qmode *pm = calloc(ps->n_requests + 2, sizeof(*pm));
         if (!tot || !fr || !pm) return -ENOMEM;
-        size_t nt = totals(x->cq, ps, tot);
+        size_t nt = totals(x->cq, ps, x->counts ? x->counts[ps - x->w->podsets] : ps->count, tot);
         gmode mode = best_mode;
         for (size_t k = 0; k < nt; k++)
                 fr[k] = -2; /* not looked at yet */
@@ -391,7 +392,7 @@ static void message_add(qassign *a, const char *podset, reasons *rs) {
                 dp_strbuf_printf(&a->message, "%s%s", i ? ", " : "", rs->v[i]);
 }
 
-int q_assign(dp_queue *q, const qcq *cq, const dp_queue_workload *w, qassign *ret) {
+int q_assign_counts(dp_queue *q, const qcq *cq, const dp_queue_workload *w, const int32_t *counts, qassign *ret) {
         qassign a = {.mode = QM_FIT, .message = DP_STRBUF_INIT};
         size_t nreq = 0;
         for (size_t p = 0; p < w->n_podsets; p++)
@@ -404,7 +405,7 @@ int q_assign(dp_queue *q, const qcq *cq, const dp_queue_workload *w, qassign *re
         }
         for (size_t i = 0; i < nreq; i++)
                 a.flavor_fr[i] = -1;
-        actx x = {q, cq, w, assumed};
+        actx x = {q, cq, w, assumed, counts};
         size_t off = 0;
         int r = 0;
         for (size_t p = 0; p < w->n_podsets && r >= 0; p++) {
@@ -430,9 +431,17 @@ int q_assign(dp_queue *q, const qcq *cq, const dp_queue_workload *w, qassign *re
         return 0;
 }
 
+/* The full counts first; when they do not fit, Kueue's pod-set reducer
+ * (queue/partial.c) looks for the largest counts that do. */
+int q_assign(dp_queue *q, const qcq *cq, const dp_queue_workload *w, qassign *ret) {
+        int r = q_assign_counts(q, cq, w, NULL, ret);
+        return r < 0 || ret->mode == QM_FIT ? r : q_partial(q, cq, w, ret);
+}
+
 void q_assign_done(qassign *a) {
         dp_strbuf_done(&a->message);
         free(a->usage);
         free(a->flavor_fr);
+        free(a->counts);
         *a = (qassign){.message = DP_STRBUF_INIT};
 }

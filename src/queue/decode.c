@@ -9,6 +9,7 @@
 
 #include "model/decode-internal.h"
 #include "queue/decode-kq.h"
+#include "queue/jobset.h"
 #include "queue/kai.h"
 #include "queue/queue-internal.h"
 #include "queue/volcano.h"
@@ -454,10 +455,15 @@ static int podset_elem(kq *q, const dp_doc_node *n, void *elem) {
                 r = get_int32(q->c, v, &ps->count);
                 has_count = r >= 0 && !dp_doc_is_null(v);
         } else if (streq(k, "template")) r = podset_template(q, v, ps);
-                  else if (streq(k, "minCount") || streq(k, "topologyRequest")) r = 0;);
+                  else if (streq(k, "minCount")) {
+                          r = get_int32(q->c, v, &ps->min_count);
+                          ps->has_min_count = r >= 0 && !dp_doc_is_null(v);
+                  } else if (streq(k, "topologyRequest")) r = 0;);
         if (!ps->name) return dfail(q->c, n, -EINVAL, "name: required");
         if (!has_count) ps->count = 1;
         if (ps->count < 0) return dfail(q->c, n, -EINVAL, "count: must be greater than or equal to 0");
+        if (ps->has_min_count && (ps->min_count < 0 || ps->min_count > ps->count))
+                return dfail(q->c, n, -EINVAL, "minCount: must be between 0 and count (%d)", ps->count);
         if (!ps->template_) return dfail(q->c, n, -EINVAL, "template: required");
         return 0;
 }
@@ -577,9 +583,9 @@ static const dp_model_ext_kind kinds[] = {
         {"Topology", kueue_versions, sizeof(dp_kq_topology), false, kq_decode_topology, kq_topology_done},
 };
 
-/* Volcano's Queue (queue/volcano-decode.c), then KAI-Scheduler's (queue/kai-decode.c), are
- * chained behind these. */
-const dp_model_ext dp_queue_model_ext = {kinds, ELEMENTSOF(kinds), &dp_volcano_model_ext};
+/* JobSet's kinds (queue/jobset.c), Volcano's Queue (queue/volcano-decode.c), then
+ * KAI-Scheduler's (queue/kai-decode.c) are chained behind these. */
+const dp_model_ext dp_queue_model_ext = {kinds, ELEMENTSOF(kinds), &dp_jobset_model_ext};
 
 dp_kq_kind dp_queue_kind(dp_object o) {
         if (!o.hdr || o.hdr->kind != DP_KIND_EXT) return DP_KQ_NONE;

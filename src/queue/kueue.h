@@ -24,6 +24,8 @@
 
 #define DP_KUEUE_QUEUE_LABEL "kueue.x-k8s.io/queue-name"
 #define DP_KUEUE_PRIORITY_LABEL "kueue.x-k8s.io/priority-class"
+/* partial admission: the least parallelism a Job may be admitted with */
+#define DP_KUEUE_JOB_MIN_PARALLELISM "kueue.x-k8s.io/job-min-parallelism"
 /* the scheduling gate Kueue's pod integration holds plain Pods with */
 #define DP_KUEUE_ADMISSION_GATE "kueue.x-k8s.io/admission"
 
@@ -141,6 +143,8 @@ typedef struct dp_kq_podset_assignment {
 typedef struct dp_kq_podset {
         char *name;
         int32_t count;
+        bool has_min_count; /* minCount (partial admission) */
+        int32_t min_count;
         dp_pod *template_; /* spec.podSets[].template as a Pod */
 } dp_kq_podset;
 

@@ -174,9 +174,63 @@ typedef struct qassign {
         qusage *usage;     /* quota it takes, per fr */
         size_t n_usage;
         ssize_t *flavor_fr; /* per pod set, per request: the fr assigned, -1 none */
+        int32_t *counts;    /* per pod set: the counts assigned when partial admission cut them, NULL: full */
 } qassign;
 
 int q_assign(dp_queue *q, const qcq *cq, const dp_queue_workload *w, qassign *ret);
+/* The same for the given counts per pod set (NULL: the full counts). */
+int q_assign_counts(dp_queue *q, const qcq *cq, const dp_queue_workload *w, const int32_t *counts, qassign *ret);
+
+/* ---- jobset.c: the Jobs of every JobSet in l appended to it (those the
+ * list does not hold yet), suspended as the JobSet is (apply.c then runs or
+ * holds them as their workload says). 0, -ENOMEM, -EINVAL (a template the
+ * Job decoder refuses, with its message). ---- */
+struct dp_jobset;
+struct dp_jobset_rjob;
+int q_jobset_jobs(dp_object_list *l, dp_error *err);
+/* <jobset>-<replicatedJob>-<index>, as the JobSet controller names its Jobs. */
+void q_jobset_job_name(const struct dp_jobset *js, const struct dp_jobset_rjob *rj, size_t index, char *buf,
+                       size_t size);
+
+/* ---- workloads.c, shared with podgroup.c ---- */
+dp_queue_workload *q_new_workload(dp_queue *q, const char *kind, const dp_object_meta *m, const char *queue);
+int q_add_podset(dp_queue *q, const dp_object_list *l, dp_queue_workload *w, const char *name, int32_t count,
+                 const dp_pod *tmpl);
+int32_t q_priority_of(const dp_queue *q, const dp_object_meta *m, const dp_pod *tmpl, char **ret_note);
+
+/* ---- podgroup.c: Kueue's pod groups (plain Pods labelled
+ * kueue.x-k8s.io/pod-group-name): one workload per group once
+ * kueue.x-k8s.io/pod-group-total-count of its pods exist, its pod sets the
+ * pods' roles; each member pod indexed ("W\x1fPod\x1fns\x1fpod") to it.
+ * A group still short of pods has no workload (its pods stay gated).
+ * -EINVAL for a total count Kueue's webhook refuses. ---- */
+#define DP_KUEUE_POD_GROUP_LABEL "kueue.x-k8s.io/pod-group-name"
+#define DP_KUEUE_POD_GROUP_TOTAL_COUNT "kueue.x-k8s.io/pod-group-total-count"
+#define DP_KUEUE_ROLE_HASH "kueue.x-k8s.io/role-hash"
+int q_pod_groups(dp_queue *q, const dp_object_list *l, dp_error *err);
+/* One warning in l per group short of pods (dp_queue_warn_input). */
+int q_pod_group_warnings(dp_object_list *l, dp_error *err);
+/* The pod's role: the pod set it belongs to in its group's workload. */
+void q_pod_role(const dp_pod *p, char buf[static 64]);
+/* Is o a Pod of a Kueue pod group (queue and group labels, no owner)? */
+bool q_is_group_pod(dp_object o);
+
+/* ---- partial.c: Kueue's PartialAdmission (on by default) ---- */
+/* a, the full assignment, did not fit: when w may be admitted with fewer
+ * pods (a pod set's min_count) and the full assignment has no preemption
+ * targets, the pod-set reducer's largest counts that fit (or preempt with
+ * targets) replace it (a->counts set). 0 or -ENOMEM. */
+int q_partial(dp_queue *q, const qcq *cq, const dp_queue_workload *w, qassign *a);
+/* Kueue's PodSetReducer.Search: n pod sets of full counts, each at least
+ * min (min == full: fixed); the largest counts, cut together in proportion
+ * to what each may give, for which fits says *ret_ok. 1 found (ret_counts
+ * set), 0 none (no pod set may shrink, or not even the minimum fits), or
+ * fits' negative error. */
+typedef int (*q_fits_fn)(const int32_t *counts, void *userdata, bool *ret_ok);
+int q_podset_reduce(const int32_t *full, const int32_t *min, size_t n, q_fits_fn fits, void *userdata,
+                    int32_t *ret_counts);
+/* At admission: each pod set's admitted_count from the assignment. */
+void q_partial_admitted(dp_queue_workload *w, const qassign *a);
 void q_assign_done(qassign *a);
 
 /* ---- preempt.c: Kueue's classical preemption (pkg/scheduler/preemption) ---- */

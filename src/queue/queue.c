@@ -116,12 +116,15 @@ static int preadmit(dp_queue *q, dp_queue_workload *w, const dp_kq_workload *kw,
         w->state = DP_QW_ADMITTED;
         w->preadmitted = true;
         if (kw->reserved_at && !w->reserved_at && !(w->reserved_at = strdup(kw->reserved_at))) return -ENOMEM;
+        for (size_t p = 0; p < w->n_podsets; p++)
+                w->podsets[p].admitted_count = w->podsets[p].count;
         for (size_t a = 0; a < kw->n_assignments; a++) {
                 const dp_kq_podset_assignment *pa = &kw->assignments[a];
                 for (size_t p = 0; p < w->n_podsets; p++) {
                         dp_queue_podset *ps = &w->podsets[p];
                         if (!streq(ps->name, pa->name)) continue;
                         int32_t pods = pa->has_count ? pa->count : ps->count;
+                        ps->admitted_count = pods;
                         for (size_t i = 0; i < ps->n_requests; i++) {
                                 const char *f = dp_kv_get(pa->flavors, pa->n_flavors, ps->requests[i].name);
                                 if (!f) continue;
@@ -212,7 +215,7 @@ static int unmanaged_warning(dp_object_list *l, dp_error *err) {
 int dp_queue_warn_input(dp_object_list *l, dp_error *err) {
         assert_return(l, -EINVAL);
         for (size_t i = 0; i < l->n; i++)
-                if (dp_queue_kind(l->items[i]) != DP_KQ_NONE) return 0;
+                if (dp_queue_kind(l->items[i]) != DP_KQ_NONE) return q_pod_group_warnings(l, err);
         return unmanaged_warning(l, err);
 }
 
@@ -446,11 +449,11 @@ static void add_workload_usage(dp_queue *q, const dp_queue_workload *w) {
                 for (size_t i = 0; i < ps->n_requests; i++) {
                         pods |= streq(ps->requests[i].name, "pods");
                         ssize_t fr = ps->flavors[i] ? q_fr_find(q, ps->flavors[i], ps->requests[i].name) : -1;
-                        if (fr >= 0) q_add_usage(c->node, (size_t)fr, ps->requests[i].value * ps->count);
+                        if (fr >= 0) q_add_usage(c->node, (size_t)fr, ps->requests[i].value * ps->admitted_count);
                 }
                 const char *pf = pods ? NULL : group_flavor(c->cq, ps, "pods");
                 ssize_t fr = pf ? q_fr_find(q, pf, "pods") : -1;
-                if (fr >= 0) q_add_usage(c->node, (size_t)fr, ps->count);
+                if (fr >= 0) q_add_usage(c->node, (size_t)fr, ps->admitted_count);
         }
 }
 
@@ -511,5 +514,8 @@ void dp_queue_placement_add(dp_queue *q, const char *kind, const char *ns, const
 const dp_queue_workload *dp_queue_find(const dp_queue *q, const char *ns, const char *name) {
         for (size_t i = 0; q && i < q->n_wl; i++)
                 if (streq(q->wl[i].ns, ns ? ns : "default") && streq(q->wl[i].name, name)) return &q->wl[i];
-        return NULL;
+        /* a pod of a pod group, a Job of a JobSet: its workload (podgroup.c, workloads.c) */
+        ssize_t i = dp_queue_index(q, "Pod", ns, name);
+        if (i < 0) i = dp_queue_index(q, "Job", ns, name);
+        return i >= 0 && !streq(q->wl[i].kind, "Pod") && !streq(q->wl[i].kind, "Job") ? &q->wl[i] : NULL;
 }

@@ -22,7 +22,10 @@
  * min(parallelism, completions) pods; a Pod with the label is one pod set
  * "main" of one pod (Kueue's pod integration); a kueue.x-k8s.io Workload is
  * read as written, and one with status.admission holds its quota from the
- * start.
+ * start; plain Pods of a pod group (kueue.x-k8s.io/pod-group-name) are one
+ * workload with a pod set per role; a JobSet is one pod set per
+ * replicatedJob. Partial admission: a pod set with a minimum count may be
+ * admitted with fewer pods (dp_queue_podset.admitted_count).
  *
  * Pure: no files, clocks or globals. Errors: -ENOMEM, or -EINVAL with one
  * message (file, object, field path, rule).
@@ -50,6 +53,13 @@ typedef struct dp_queue_request {
 typedef struct dp_queue_podset {
         char *name;
         int32_t count;
+        /* Partial admission (queue/partial.c): the least count Kueue may admit
+         * (a Job's kueue.x-k8s.io/job-min-parallelism, a Workload's
+         * minCount), and once admitted the count admitted (count itself
+         * unless the pod-set reducer cut it) */
+        bool has_min_count;
+        int32_t min_count;
+        int32_t admitted_count;
         dp_queue_request *requests;
         size_t n_requests;
         char **flavors; /* admitted: the flavor of each request (NULL: none needed) */
@@ -58,7 +68,7 @@ typedef struct dp_queue_podset {
 } dp_queue_podset;
 
 typedef struct dp_queue_workload {
-        char *kind; /* "Job", "Pod" or "Workload" */
+        char *kind; /* "Job", "Pod", "Workload", "PodGroup" (Kueue's pod group) or "JobSet" */
         char *ns, *name;
         char *local_queue;
         char *cluster_queue; /* NULL: its LocalQueue is missing */
@@ -233,7 +243,8 @@ int dp_queue_new(dp_object_list *l, dp_queue **ret, dp_error *err);
 int dp_queue_new_opts(dp_object_list *l, const dp_queue_options *opts, dp_queue **ret, dp_error *err);
 dp_queue *dp_queue_free(dp_queue *q);
 /* The warning dp_queue_new would give about the input (labelled workloads and
- * no Kueue object), added to l->warnings without taking anything out of l:
+ * no Kueue object; with Kueue, a pod group short of its total count, which
+ * gets no workload), added to l->warnings without taking anything out of l:
  * for the tools, which print a list's warnings once. 0 or -ENOMEM. */
 int dp_queue_warn_input(dp_object_list *l, dp_error *err);
 DEFINE_FREEP(dp_queue, dp_queue_free)
@@ -249,9 +260,11 @@ int dp_queue_admit(dp_queue *q, dp_error *err);
 /* At most max_cycles more cycles (Kueue's tests look at one). */
 int dp_queue_admit_cycles(dp_queue *q, size_t max_cycles, dp_error *err);
 
-/* Before the owners' pods are stood up: an admitted Job runs its pods, a
- * pending one stays suspended (no pods); a pending Pod keeps Kueue's
- * scheduling gate. */
+/* Before the owners' pods are stood up: every JobSet's Jobs are added to l
+ * (as its controller names them); an admitted Job runs its pods (as many as
+ * admitted), a pending one stays suspended (no pods); a pending Pod, and
+ * every pod of a pending or incomplete pod group, keeps Kueue's scheduling
+ * gate. */
 int dp_queue_apply_owners(const dp_queue *q, dp_object_list *l, dp_error *err);
 /* After: the pods of admitted workloads get their flavors' nodeLabels as
  * nodeSelector and the flavors' tolerations, as Kueue injects them. */
@@ -259,7 +272,8 @@ int dp_queue_apply_pods(const dp_queue *q, dp_object_list *l, dp_error *err);
 
 size_t dp_queue_n_workloads(const dp_queue *q);
 const dp_queue_workload *dp_queue_workload_at(const dp_queue *q, size_t i);
-/* By namespace and name (NULL when not there). */
+/* By namespace and name (NULL when not there); a pod of a pod group or a
+ * Job of a JobSet finds its group's or JobSet's workload. */
 const dp_queue_workload *dp_queue_find(const dp_queue *q, const char *ns, const char *name);
 size_t dp_queue_n_cluster_queues(const dp_queue *q);
 

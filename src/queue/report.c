@@ -38,6 +38,20 @@ static dp_doc_node *flavors_doc(dp_doc_set *s, const dp_queue_workload *w) {
         return m;
 }
 
+/* Partial admission: "<pod set>: N of M pods" for each pod set admitted
+ * with fewer pods than it asks for; NULL when none was (or no memory). */
+static dp_doc_node *partial_doc(dp_doc_set *s, const dp_queue_workload *w) {
+        dp_doc_node *v = NULL;
+        for (size_t p = 0; p < w->n_podsets; p++) {
+                const dp_queue_podset *ps = &w->podsets[p];
+                if (ps->admitted_count >= ps->count) continue;
+                char line[400];
+                snprintf(line, sizeof(line), "%s: %d of %d pods", ps->name, ps->admitted_count, ps->count);
+                if ((!v && !(v = dp_doc_new_seq(s))) || dp_doc_seq_add(s, v, dp_doc_new_str(s, line)) < 0) return NULL;
+        }
+        return v;
+}
+
 /* Who preempted w (Kueue's Preempted condition) and whom w preempted. */
 static dp_doc_node *preemption_doc(dp_doc_set *s, dp_doc_node *d, const dp_queue_workload *w) {
         if (w->preempted_by) {
@@ -73,6 +87,8 @@ static dp_doc_node *workload_doc(dp_doc_set *s, const dp_queue_workload *w) {
                 PUT(s, d, "flavors", flavors_doc(s, w));
                 PUT(s, d, "borrowing", dp_doc_new_int(s, w->borrowing));
                 PUT(s, d, "cycle", dp_doc_new_int(s, (int64_t)w->cycle));
+                dp_doc_node *pa = partial_doc(s, w);
+                if (pa) PUT(s, d, "partialAdmission", pa);
                 if (w->placement_known) { /* admitted is not placed: kube-scheduler and the allocator decide */
                         PUT(s, d, "placedPods", dp_doc_new_int(s, w->pods_placed));
                         PUT(s, d, "unplacedPods", dp_doc_new_int(s, w->pods_unplaced));
@@ -178,6 +194,9 @@ static void workload_line(const dp_doc_node *w, dp_strbuf *out) {
         q_tas_print(w, out);
         if (!streq(str_of(w, "state"), "Admitted") && str_of(w, "message")[0])
                 dp_strbuf_printf(out, "      %s: %s\n", str_of(w, "reason"), str_of(w, "message"));
+        const dp_doc_node *pa = dp_doc_get(w, "partialAdmission");
+        for (size_t i = 0; pa && pa->type == DP_DOC_SEQ && i < pa->n; i++)
+                dp_strbuf_printf(out, "      partially admitted: %s\n", pa->items[i]->str);
         const char *up = str_of(w, "unplacedPods");
         if (up[0] && !streq(up, "0"))
                 dp_strbuf_printf(out, "      admitted but not placed: %s of its pods Pending (kube-scheduler)\n", up);

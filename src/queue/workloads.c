@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
  * workloads.c — workloads as Kueue's integrations derive them: a labelled
- * batch/v1 Job (pod set "main", min(parallelism, completions) pods), a
- * labelled Pod (pod set "main", one pod), a Workload as written; their
+ * batch/v1 Job (pod set "main", min(parallelism, completions) pods, at
+ * least kueue.x-k8s.io/job-min-parallelism under partial admission), a
+ * labelled Pod (pod set "main", one pod), a labelled JobSet (a pod set per
+ * replicatedJob), a Workload as written, pod groups (podgroup.c); their
  * per-pod requests (containers summed, init containers and sidecars as the
  * API computes a pod's requests, overhead on top, a missing request taken
  * from its limit), their priority (WorkloadPriorityClass label, else the
@@ -10,7 +12,10 @@
  */
 #include <stdio.h>
 
+#include "queue/jobset.h"
 #include "queue/queue-internal.h"
+
+static const char *ps_ns(const dp_object_meta *m) { return m->namespace && m->namespace[0] ? m->namespace : "default"; }
 
 int64_t q_value(const char *resource, const dp_quantity *v) {
         return streq(resource, "cpu") ? dp_quantity_milli_value(v) : dp_quantity_value(v);
@@ -130,15 +135,16 @@ static int pod_requests(const dp_queue *q, const dp_object_list *l, dp_queue_wor
         return ps->flavors ? 0 : -ENOMEM;
 }
 
-static int add_podset(dp_queue *q, const dp_object_list *l, dp_queue_workload *w, const char *name, int32_t count,
-                      const dp_pod *tmpl) {
+int q_add_podset(dp_queue *q, const dp_object_list *l, dp_queue_workload *w, const char *name, int32_t count,
+                 const dp_pod *tmpl) {
         dp_queue_podset *v = realloc(w->podsets, (w->n_podsets + 1) * sizeof(*v));
         if (!v) return -ENOMEM;
         w->podsets = v;
         dp_queue_podset *ps = &v[w->n_podsets++];
         /* a plain Pod's template is the pod, which simulate mutates and may
          * delete: not kept */
-        *ps = (dp_queue_podset){.count = count, .tmpl = tmpl, .tmpl_kept = streq(w->kind, "Pod") ? NULL : tmpl};
+        bool pod = streq(w->kind, "Pod") || streq(w->kind, "PodGroup");
+        *ps = (dp_queue_podset){.count = count, .tmpl = tmpl, .tmpl_kept = pod ? NULL : tmpl};
         if (!(ps->name = strdup(name))) return -ENOMEM;
         return pod_requests(q, l, w, w->n_podsets - 1);
 }
@@ -156,8 +162,7 @@ static int32_t pod_priority(const dp_queue *q, const dp_pod *p) {
         return pc ? pc->value : 0;
 }
 
-static int32_t priority_of(const dp_queue *q, const dp_object_list *l, const dp_object_meta *m, const dp_pod *tmpl,
-                           char **ret_note) {
+int32_t q_priority_of(const dp_queue *q, const dp_object_meta *m, const dp_pod *tmpl, char **ret_note) {
         const char *wpc = dp_kv_get(m->labels, m->n_labels, DP_KUEUE_PRIORITY_LABEL);
         if (wpc) {
                 const dp_workload_priority_class *pc = find_wpc(q, wpc);
@@ -170,7 +175,7 @@ static int32_t priority_of(const dp_queue *q, const dp_object_list *l, const dp_
 
 /* ---- the workloads ---- */
 
-static dp_queue_workload *new_workload(dp_queue *q, const char *kind, const dp_object_meta *m, const char *queue) {
+dp_queue_workload *q_new_workload(dp_queue *q, const char *kind, const dp_object_meta *m, const char *queue) {
         dp_queue_workload *v = realloc(q->wl, (q->n_wl + 1) * sizeof(*v));
         if (!v) return NULL;
         q->wl = v;
@@ -188,26 +193,77 @@ static dp_queue_workload *new_workload(dp_queue *q, const char *kind, const dp_o
         return w;
 }
 
-static int from_job_or_pod(dp_queue *q, const dp_object_list *l, dp_object o) {
+/* kueue.x-k8s.io/job-min-parallelism: the Job's pod set may be admitted
+ * with as few pods (partial admission). Kueue's webhook refuses a value
+ * that is not an integer in [0, parallelism). */
+static int min_parallelism(const dp_deployment *d, dp_queue_podset *ps, dp_error *err) {
+        const char *v = dp_kv_get(d->meta.annotations, d->meta.n_annotations, DP_KUEUE_JOB_MIN_PARALLELISM);
+        if (!v) return 0;
+        char *end = NULL;
+        long n = strtol(v, &end, 10);
+        if (!*v || *end || n < 0 || n >= ps->count)
+                return dp_error_set(err, -EINVAL,
+                                    "%s: Job %s/%s: metadata.annotations[%s]: \"%s\": should be between 0 and %d "
+                                    "(Kueue's webhook refuses the Job)",
+                                    d->hdr.source ? d->hdr.source : "<input>", ps_ns(&d->meta), d->meta.name,
+                                    DP_KUEUE_JOB_MIN_PARALLELISM, v, ps->count - 1);
+        ps->has_min_count = true;
+        ps->min_count = (int32_t)n;
+        return 0;
+}
+
+static int from_job_or_pod(dp_queue *q, const dp_object_list *l, dp_object o, dp_error *err) {
         const dp_object_meta *m = dp_object_meta_of(o);
         const char *queue = dp_kv_get(m->labels, m->n_labels, DP_KUEUE_QUEUE_LABEL);
         /* a pod owned by something else (a Job's) is its owner's business,
-         * as Kueue's pod integration leaves it */
-        if (!queue || (o.hdr->kind == DP_KIND_POD && m->n_owner_references)) return 0;
+         * as Kueue's pod integration leaves it; a pod group's pods are one
+         * workload (podgroup.c) */
+        if (!queue || (o.hdr->kind == DP_KIND_POD && (m->n_owner_references || q_is_group_pod(o)))) return 0;
         bool job = o.hdr->kind == DP_KIND_JOB;
         const dp_pod *tmpl = job ? o.deployment->template_ : o.pod;
-        dp_queue_workload *w = new_workload(q, dp_kind_name(o.hdr->kind), m, queue);
+        dp_queue_workload *w = q_new_workload(q, dp_kind_name(o.hdr->kind), m, queue);
         if (!w) return -ENOMEM;
-        w->priority = priority_of(q, l, m, tmpl, &w->note);
-        return add_podset(q, l, w, "main", job ? o.deployment->job_pods : 1, tmpl);
+        w->priority = q_priority_of(q, m, tmpl, &w->note);
+        int r = q_add_podset(q, l, w, "main", job ? o.deployment->job_pods : 1, tmpl);
+        return r >= 0 && job ? min_parallelism(o.deployment, &w->podsets[0], err) : r;
+}
+
+/* A JobSet (Kueue's jobset integration): one pod set per replicatedJob,
+ * replicas × min(parallelism, completions) pods; each of its Jobs' names
+ * indexed to it ("W\x1fJob\x1fns\x1f<jobset>-<rjob>-<i>"), so their pods
+ * find it. */
+static int from_jobset(dp_queue *q, const dp_object_list *l, const dp_jobset *js) {
+        const dp_object_meta *m = &js->x.meta;
+        const char *queue = dp_kv_get(m->labels, m->n_labels, DP_KUEUE_QUEUE_LABEL);
+        if (!queue) return 0;
+        dp_queue_workload *w = q_new_workload(q, "JobSet", m, queue);
+        if (!w) return -ENOMEM;
+        size_t wi = q->n_wl - 1;
+        int r = 0;
+        for (size_t k = 0; k < js->n_rjobs && r >= 0; k++) {
+                const dp_jobset_rjob *rj = &js->rjobs[k];
+                int64_t n = (int64_t)rj->replicas * rj->job->job_pods;
+                r = q_add_podset(q, l, w, rj->name, (int32_t)DP_MIN(n, INT32_MAX), rj->job->template_);
+                for (int32_t i = 0; i < rj->replicas && r >= 0; i++) {
+                        char name[400];
+                        q_jobset_job_name(js, rj, (size_t)i, name, sizeof(name));
+                        r = q_index_put(q, (void *)(uintptr_t)(wi + 1), "W\x1fJob\x1f%s\x1f%s", w->ns, name);
+                }
+        }
+        if (r >= 0) w->priority = q_priority_of(q, m, js->rjobs[0].job->template_, &w->note);
+        return r;
 }
 
 static int from_workload(dp_queue *q, const dp_object_list *l, const dp_kq_workload *kw) {
-        dp_queue_workload *w = new_workload(q, "Workload", &kw->x.meta, kw->queue_name);
+        dp_queue_workload *w = q_new_workload(q, "Workload", &kw->x.meta, kw->queue_name);
         if (!w) return -ENOMEM;
         int r = 0;
         for (size_t i = 0; i < kw->n_podsets && r >= 0; i++)
-                r = add_podset(q, l, w, kw->podsets[i].name, kw->podsets[i].count, kw->podsets[i].template_);
+                r = q_add_podset(q, l, w, kw->podsets[i].name, kw->podsets[i].count, kw->podsets[i].template_);
+        for (size_t i = 0; i < kw->n_podsets && r >= 0; i++) {
+                w->podsets[i].has_min_count = kw->podsets[i].has_min_count;
+                w->podsets[i].min_count = kw->podsets[i].min_count;
+        }
         if (r < 0) return r;
         if (kw->has_priority)
                 w->priority = kw->priority;
@@ -223,10 +279,15 @@ int q_workloads(dp_queue *q, const dp_object_list *l, dp_error *err) {
         int r = 0;
         for (size_t i = 0; i < l->n && r >= 0; i++)
                 if (l->items[i].hdr->kind == DP_KIND_JOB || l->items[i].hdr->kind == DP_KIND_POD)
-                        r = from_job_or_pod(q, l, l->items[i]);
+                        r = from_job_or_pod(q, l, l->items[i], err);
+                else if (dp_is_jobset(l->items[i]))
+                        r = from_jobset(q, l, (const dp_jobset *)l->items[i].ext);
+        if (r == -EINVAL) return r;
         for (size_t i = 0; i < q->n_owned && r >= 0; i++)
                 if (dp_queue_kind(q->owned[i]) == DP_KQ_WORKLOAD)
                         r = from_workload(q, l, (const dp_kq_workload *)q->owned[i].ext);
+        if (r >= 0) r = q_pod_groups(q, l, err);
+        if (r == -EINVAL) return r;
         return r < 0 ? dp_error_set(err, r, "out of memory") : 0;
 }
 

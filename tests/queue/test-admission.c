@@ -14,6 +14,7 @@
  *     # note: NS/NAME <text the note contains>
  *     # preempted: NS/NAME REASON                     (Kueue's Preempted condition reason)
  *     # preempted: none
+ *     # count: NS/NAME PODSET=N[,PODSET=N]            (partial admission: the pods admitted per pod set)
  * A case with "# preempted:" lines names every workload preempted, no more.
  */
 #include <dirent.h>
@@ -106,6 +107,24 @@ static size_t check_preempted(const char *file, const dp_queue *q, const char *l
         return 1;
 }
 
+/* "# count: NS/NAME PODSET=N,...": the admitted workload's counts. */
+static void check_count(const char *file, const dp_queue *q, const char *line) {
+        char ref[300], want[600];
+        if (sscanf(line, "%299s %599s", ref, want) != 2) DP_FAIL("%s: bad line %s", file, line);
+        char *slash = strchr(ref, '/');
+        if (!slash) DP_FAIL("%s: %s: NS/NAME expected", file, ref);
+        *slash = 0;
+        const dp_queue_workload *w = dp_queue_find(q, ref, slash + 1);
+        if (!w || w->state != DP_QW_ADMITTED) DP_FAIL("%s: %s/%s: not admitted", file, ref, slash + 1);
+        char got[600];
+        size_t len = 0;
+        got[0] = 0;
+        for (size_t p = 0; p < w->n_podsets && len < sizeof(got); p++)
+                len += (size_t)snprintf(got + len, sizeof(got) - len, "%s%s=%d", p ? "," : "", w->podsets[p].name,
+                                        w->podsets[p].admitted_count);
+        if (!streq(got, want)) DP_FAIL("%s: %s/%s: counts %s, expected %s", file, ref, slash + 1, got, want);
+}
+
 static size_t run_case(const char *name) {
         _cleanup_free_ char *text = read_case(name);
         _cleanup_free_ char *fixture = header(text, "fixture"), *cycles = header(text, "cycles");
@@ -133,6 +152,12 @@ static size_t run_case(const char *name) {
                         _cleanup_free_ char *line = strndup(p + 14, strcspn(p + 14, "\n"));
                         named += check_preempted(name, q, line);
                         preemptions = true;
+                        n++;
+                        continue;
+                }
+                if (startswith(p + 3, "count: ")) {
+                        _cleanup_free_ char *line = strndup(p + 10, strcspn(p + 10, "\n"));
+                        check_count(name, q, line);
                         n++;
                         continue;
                 }

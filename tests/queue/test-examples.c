@@ -237,3 +237,83 @@ TEST(untolerated_flavor_taint) {
         dp_queue_free(q);
         dp_object_list_free(l);
 }
+
+/* The pods l holds after the owners stood theirs up, and how many carry
+ * Kueue's scheduling gate. */
+static size_t count_pods(dp_object_list *l, const dp_queue *q, size_t *ret_gated) {
+        dp_error err = DP_ERROR_INIT;
+        ASSERT_OK(dp_queue_apply_owners(q, l, &err));
+        ASSERT_OK(dp_model_expand_workloads(l, NULL, 0, &err));
+        ASSERT_OK(dp_queue_apply_pods(q, l, &err));
+        size_t n = 0, gated = 0;
+        for (size_t i = 0; i < l->n; i++)
+                if (l->items[i].hdr->kind == DP_KIND_POD) {
+                        n++;
+                        gated += l->items[i].pod->n_scheduling_gates > 0;
+                }
+        *ret_gated = gated;
+        return n;
+}
+
+/* site/content/en/docs/tasks/run/jobsets.md: the sample JobSet (workers: 1
+ * pod of 1 cpu; driver: 1 pod of 2 cpu) is one workload with a pod set per
+ * replicatedJob, admitted whole by the single ClusterQueue; its Jobs are
+ * named <jobset>-<replicatedJob>-<index> and their pods run. */
+TEST(sample_jobset_admitted) {
+        static const char *const files[] = {"admin/single-clusterqueue-setup.yaml", "jobs/sample-jobset.yaml", NULL};
+        dp_object_list *l = NULL;
+        dp_queue *q = admit(files, &l, NULL);
+        const dp_queue_workload *w = only(q, "JobSet");
+        ASSERT_EQ(w->state, DP_QW_ADMITTED);
+        ASSERT_EQ(w->n_podsets, 2);
+        ASSERT_STREQ(w->podsets[0].name, "workers");
+        ASSERT_EQ(w->podsets[0].count, 1);
+        ASSERT_STREQ(w->podsets[1].name, "driver");
+        ASSERT_EQ(w->podsets[1].requests[0].value, 2000); /* cpu, millicores */
+        size_t gated = 0;
+        ASSERT_EQ(count_pods(l, q, &gated), 2);
+        ASSERT_EQ(gated, 0);
+        char job[300];
+        snprintf(job, sizeof(job), "%s-driver-0", w->name);
+        ASSERT_TRUE(dp_object_list_find(l, DP_KIND_JOB, "default", job).hdr);
+        dp_queue_free(q);
+        dp_object_list_free(l);
+}
+
+/* site/content/en/docs/tasks/run/plain_pods.md, "Running a group of Pods":
+ * the sample group's two pods (3 cpu each, one role) are one workload named
+ * after the group, admitted together and ungated together. */
+TEST(sample_pod_group_admitted) {
+        static const char *const files[] = {"admin/single-clusterqueue-setup.yaml", "pods-kueue/kueue-pod-group.yaml",
+                                             NULL};
+        dp_object_list *l = NULL;
+        dp_queue *q = admit(files, &l, NULL);
+        const dp_queue_workload *w = only(q, "PodGroup");
+        ASSERT_STREQ(w->name, "sample-group");
+        ASSERT_EQ(w->state, DP_QW_ADMITTED);
+        ASSERT_EQ(w->n_podsets, 1);
+        ASSERT_EQ(w->podsets[0].count, 2);
+        size_t gated = 0;
+        ASSERT_EQ(count_pods(l, q, &gated), 2);
+        ASSERT_EQ(gated, 0);
+        dp_queue_free(q);
+        dp_object_list_free(l);
+}
+
+/* site/content/en/docs/tasks/run/jobs.md, "Partial admission": the Job asks
+ * for 20 pods of 1 cpu and may run with 5 (job-min-parallelism); the queue
+ * has 9 cpu: the pod-set reducer admits 9 and the Job runs 9 pods. */
+TEST(sample_partial_admission) {
+        static const char *const files[] = {"admin/single-clusterqueue-setup.yaml",
+                                             "jobs/sample-job-partial-admission.yaml", NULL};
+        dp_object_list *l = NULL;
+        dp_queue *q = admit(files, &l, NULL);
+        const dp_queue_workload *w = only(q, "Job");
+        ASSERT_EQ(w->state, DP_QW_ADMITTED);
+        ASSERT_EQ(w->podsets[0].count, 20);
+        ASSERT_EQ(w->podsets[0].admitted_count, 9);
+        size_t gated = 0;
+        ASSERT_EQ(count_pods(l, q, &gated), 9);
+        dp_queue_free(q);
+        dp_object_list_free(l);
+}
