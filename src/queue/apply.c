@@ -58,9 +58,9 @@ static int add_toleration(dp_pod *p, const dp_toleration *t) {
         return 0;
 }
 
-/* The pod of pod set 0 (Jobs and Pods have one: "main"). */
-static int inject(const dp_queue *q, const dp_queue_workload *w, dp_pod *p) {
-        const dp_queue_podset *ps = &w->podsets[0];
+/* A pod of pod set psi gets its flavors. */
+int q_inject_podset(const dp_queue *q, const dp_queue_workload *w, size_t psi, dp_pod *p) {
+        const dp_queue_podset *ps = &w->podsets[psi];
         for (size_t i = 0; i < ps->n_requests; i++) {
                 if (!ps->flavors[i]) continue;
                 bool seen = false;
@@ -74,6 +74,11 @@ static int inject(const dp_queue *q, const dp_queue_workload *w, dp_pod *p) {
         }
         return 0;
 }
+
+/* The pod of pod set 0 (Jobs and Pods have one: "main"). */
+static int inject(const dp_queue *q, const dp_queue_workload *w, dp_pod *p) { return q_inject_podset(q, w, 0, p); }
+
+int q_gate_pod(dp_pod *p) { return add_gate(p); }
 
 int dp_queue_apply_owners(const dp_queue *q, dp_object_list *l, dp_error *err) {
         assert_return(q && l, -EINVAL);
@@ -90,7 +95,7 @@ int dp_queue_apply_owners(const dp_queue *q, dp_object_list *l, dp_error *err) {
                         r = admitted ? inject(q, w, o.pod) : q->over_time ? 0 : add_gate(o.pod);
                 if (r < 0) return dp_error_set(err, r, "out of memory");
         }
-        return 0;
+        return q_integrations_stand_up(q, l, err);
 }
 
 int dp_queue_apply_pods(const dp_queue *q, dp_object_list *l, dp_error *err) {

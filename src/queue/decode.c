@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "model/decode-internal.h"
+#include "queue/integrations.h"
 #include "queue/kueue.h"
 
 /* What one object's decoders share: the model's context, the list the
@@ -580,7 +581,7 @@ static const dp_model_ext_kind kinds[] = {
         {"Workload", kueue_versions, sizeof(dp_kq_workload), true, decode_workload, workload_done},
 };
 
-const dp_model_ext dp_queue_model_ext = {kinds, ELEMENTSOF(kinds), NULL};
+const dp_model_ext dp_queue_model_ext = {kinds, ELEMENTSOF(kinds), &dp_queue_integrations_ext};
 
 dp_kq_kind dp_queue_kind(dp_object o) {
         if (!o.hdr || o.hdr->kind != DP_KIND_EXT) return DP_KQ_NONE;

@@ -220,3 +220,18 @@ int q_share_cmp(qshare a, qshare b);
 /* status.fairSharing.weightedShare: ceil(DRS / weight), INT64_MAX for a
  * node with weight 0 that borrows, 0 without a parent. */
 int64_t q_weighted_share(const dp_queue *q, const qnode *n);
+
+/* ---- the job integrations (integrations.c); workloads.c and apply.c lend
+ * it their steps: a new workload (named by m), a pod set with its requests,
+ * the priority as for a Job, a pod given pod set ps's flavors, Kueue's gate */
+dp_queue_workload *q_workload_add(dp_queue *q, const char *kind, const dp_object_meta *m, const char *queue);
+int q_podset_add(dp_queue *q, const dp_object_list *l, dp_queue_workload *w, const char *name, int32_t count,
+                 const dp_pod *tmpl);
+int32_t q_priority(const dp_queue *q, const dp_object_list *l, const dp_object_meta *m, const dp_pod *tmpl,
+                   char **ret_note);
+int q_inject_podset(const dp_queue *q, const dp_queue_workload *w, size_t ps, dp_pod *p);
+int q_gate_pod(dp_pod *p);
+/* The workloads of one input object of an integration (none for others). */
+int q_integration_workloads(dp_queue *q, const dp_object_list *l, dp_object o);
+/* After admission: the pods of the integrations' workloads, appended to l. */
+int q_integrations_stand_up(const dp_queue *q, dp_object_list *l, dp_error *err);

@@ -224,8 +224,26 @@ int q_workloads(dp_queue *q, const dp_object_list *l, dp_error *err) {
         for (size_t i = 0; i < l->n && r >= 0; i++)
                 if (l->items[i].hdr->kind == DP_KIND_JOB || l->items[i].hdr->kind == DP_KIND_POD)
                         r = from_job_or_pod(q, l, l->items[i]);
+                else
+                        r = q_integration_workloads(q, l, l->items[i]);
         for (size_t i = 0; i < q->n_owned && r >= 0; i++)
                 if (dp_queue_kind(q->owned[i]) == DP_KQ_WORKLOAD)
                         r = from_workload(q, l, (const dp_kq_workload *)q->owned[i].ext);
         return r < 0 ? dp_error_set(err, r, "out of memory") : 0;
+}
+
+/* ---- lent to the job integrations (integrations.c) ---- */
+
+dp_queue_workload *q_workload_add(dp_queue *q, const char *kind, const dp_object_meta *m, const char *queue) {
+        return new_workload(q, kind, m, queue);
+}
+
+int q_podset_add(dp_queue *q, const dp_object_list *l, dp_queue_workload *w, const char *name, int32_t count,
+                 const dp_pod *tmpl) {
+        return add_podset(q, l, w, name, count, tmpl);
+}
+
+int32_t q_priority(const dp_queue *q, const dp_object_list *l, const dp_object_meta *m, const dp_pod *tmpl,
+                   char **ret_note) {
+        return priority_of(q, l, m, tmpl, ret_note);
 }
