@@ -94,7 +94,8 @@ static int ps_template_at(dctx *c, const dp_doc_node *n, dp_qj_podset *ps) {
         return r;
 }
 
-/* An optional int32 field ≥ min, def when absent. */
+/* An optional int32 field ≥ min, def when absent; at most the pods an
+ * owner may stand up (DP_WORKLOAD_PODS_MAX). */
 static int get_count(dctx *c, const dp_doc_node *map, const char *key, int32_t def, int32_t min, int32_t *ret) {
         const dp_doc_node *v = get_path(map, key);
         *ret = def;
@@ -102,6 +103,9 @@ static int get_count(dctx *c, const dp_doc_node *map, const char *key, int32_t d
         size_t m = path_key(c, key);
         int r = get_int32(c, v, ret);
         if (r >= 0 && *ret < min) r = dfail(c, v, -EINVAL, "must be greater than or equal to %d", min);
+        if (r >= 0 && *ret > DP_WORKLOAD_PODS_MAX)
+                r = dfail(c, v, -E2BIG, "must be at most %d (the pods devplane stands up for one owner)",
+                          DP_WORKLOAD_PODS_MAX);
         if (r >= 0) path_pop(c, m);
         return r;
 }
@@ -164,8 +168,7 @@ static int kf_specs(dctx *c, const dp_doc_node *n, dp_object o, const kf_kind *k
                 for (size_t t = 0; kf->types[t] && !known; t++)
                         known = streq(kf->types[t], n->pairs[i].key);
                 if (!known) {
-                        size_t m = path_key(c, n->pairs[i].key);
-                        (void)m;
+                        path_key(c, n->pairs[i].key);
                         return dfail(c, n->pairs[i].value, -EINVAL, "not a replica type of %s", kf->kind);
                 }
         }
@@ -209,6 +212,8 @@ static int ray_worker(dctx *c, const dp_doc_node *n, dp_object o) {
         int32_t replicas, hosts;
         if ((r = get_count(c, n, "replicas", 1, 0, &replicas)) < 0) return r;
         if ((r = get_count(c, n, "numOfHosts", 1, 1, &hosts)) < 0) return r;
+        if ((int64_t)replicas * hosts > DP_WORKLOAD_PODS_MAX)
+                return dfail(c, n, -E2BIG, "replicas times numOfHosts: more than %d pods", DP_WORKLOAD_PODS_MAX);
         dp_qj_podset *ps = add_ps(c, n, j, group, replicas * hosts, 0, false,
                                   dp_asprintf("%s-%s-worker", obj_name(o), group));
         return ps ? ps_template_at(c, n, ps) : -EINVAL;

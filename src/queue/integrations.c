@@ -75,6 +75,7 @@ static int from_job(dp_queue *q, const dp_object_list *l, dp_object o, const dp_
  * pod; a StatefulSet: one pod group of all replicas. */
 static int from_apps(dp_queue *q, const dp_object_list *l, const dp_deployment *d, const char *queue) {
         bool sts = d->hdr.kind == DP_KIND_STATEFUL_SET;
+        if (d->replicas > DP_WORKLOAD_PODS_MAX) return 0; /* the model's expansion refuses it */
         int32_t n = sts ? 1 : DP_MAX(d->replicas, 0);
         for (int32_t i = 0; i < n; i++) {
                 char name[320];
@@ -182,6 +183,12 @@ static int job_pods(const dp_queue *q, dp_object_list *l, dp_object o, const dp_
         const dp_object_meta *m = &o.ext->meta;
         const char *ns = m->namespace && m->namespace[0] ? m->namespace : "default";
         int32_t n = j->pod_based ? j->groups : 1;
+        int64_t total = 0;
+        for (size_t s = 0; s < j->n_ps; s++)
+                total += (int64_t)n * j->ps[s].count;
+        if (total > DP_WORKLOAD_PODS_MAX)
+                return dp_error_set(err, -E2BIG, "%s: %s %s: stands up %lld pods, more than %d", o.hdr->source,
+                                    dp_object_kind_name(o), m->name, (long long)total, DP_WORKLOAD_PODS_MAX);
         for (int32_t g = 0; g < n && !j->cron; g++) {
                 char wname[320];
                 group_name(m, j, g, wname, sizeof(wname));

@@ -125,6 +125,8 @@ bad() { # name, yaml, expected message
 pt='template: {spec: {containers: [{name: c, image: x}]}}'
 bad replicas "{apiVersion: kubeflow.org/v1, kind: PyTorchJob, metadata: {name: p}, spec: {pytorchReplicaSpecs: {Worker: {replicas: -1, $pt}}}}" \
         "spec.pytorchReplicaSpecs.Worker.replicas: must be greater than or equal to 0"
+bad cap "{apiVersion: kubeflow.org/v1, kind: PyTorchJob, metadata: {name: p}, spec: {pytorchReplicaSpecs: {Worker: {replicas: 2000000000, $pt}}}}" \
+        "spec.pytorchReplicaSpecs.Worker.replicas: must be at most 100000"
 bad type "{apiVersion: kubeflow.org/v1, kind: PyTorchJob, metadata: {name: p}, spec: {pytorchReplicaSpecs: {Chief: {$pt}}}}" \
         "spec.pytorchReplicaSpecs.Chief: not a replica type of PyTorchJob"
 bad head "{apiVersion: ray.io/v1, kind: RayCluster, metadata: {name: r}, spec: {headGroupSpec: {$pt}, workerGroupSpecs: [{groupName: head, $pt}]}}" \
