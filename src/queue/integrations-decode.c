@@ -562,6 +562,23 @@ static int decode_lws(dctx *c, const dp_doc_node *root, dp_object o, dp_object_l
         return 0;
 }
 
+/* ---- Sandbox: one pod from spec.podTemplate, labelled for the pod integration ---- */
+
+static int decode_sandbox(dctx *c, const dp_doc_node *root, dp_object o, dp_object_list *out) {
+        (void)out;
+        dp_qj_job *j = (dp_qj_job *)o.ext;
+        const dp_doc_node *spec = get_path(root, "spec");
+        if (!spec) return dfail(c, root, -EINVAL, "spec: required");
+        size_t m = path_key(c, "spec"), mt = path_key(c, "podTemplate");
+        dp_qj_podset *ps = add_ps(c, spec, j, "main", 1, 0, true, strdup(obj_name(o)));
+        int r = ps ? ps_template(c, get_path(spec, "podTemplate"), ps) : -EINVAL;
+        if (r < 0) return r;
+        path_pop(c, mt);
+        path_pop(c, m);
+        j->plain_pod = true;
+        return 0;
+}
+
 /* ---- CronJob: Kueue manages the Jobs it creates, none at t=0 ---- */
 
 static int decode_cronjob(dctx *c, const dp_doc_node *root, dp_object o, dp_object_list *out) {
@@ -598,6 +615,7 @@ static const char *const spark_v1[] = {"sparkoperator.k8s.io/v1beta2", NULL};
 static const char *const aw_v1[] = {"workload.codeflare.dev/v1beta2", NULL};
 static const char *const lws_v1[] = {"leaderworkerset.x-k8s.io/v1", NULL};
 static const char *const batch_v1[] = {"batch/v1", NULL};
+static const char *const sandbox_v1[] = {"agents.x-k8s.io/v1alpha1", NULL};
 
 #define QJ_KIND(name, versions, fn) {name, versions, sizeof(dp_qj_job), true, fn, job_done}
 static const dp_model_ext_kind kinds[] = {
@@ -614,6 +632,7 @@ static const dp_model_ext_kind kinds[] = {
         QJ_KIND("AppWrapper", aw_v1, decode_appwrapper),
         QJ_KIND("LeaderWorkerSet", lws_v1, decode_lws),
         QJ_KIND("CronJob", batch_v1, decode_cronjob),
+        QJ_KIND("Sandbox", sandbox_v1, decode_sandbox),
 };
 
 const dp_model_ext dp_queue_integrations_ext = {kinds, ELEMENTSOF(kinds), NULL};

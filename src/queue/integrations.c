@@ -25,6 +25,19 @@
 
 static const char *queue_of(const dp_object_meta *m) { return dp_kv_get(m->labels, m->n_labels, DP_KUEUE_QUEUE_LABEL); }
 
+/* The LocalQueue of an input object: its label, or for a Sandbox its pod
+ * template's (the pod is what Kueue's pod integration sees). */
+static const char *object_queue(dp_object o) {
+        const dp_qj_job *j = dp_qj_job_of(o);
+        if (j && j->plain_pod) return j->n_ps && j->ps[0].tmpl ? queue_of(&j->ps[0].tmpl->meta) : NULL;
+        return queue_of(dp_object_meta_of(o));
+}
+
+/* The kind of its workloads: a Sandbox's pod is a plain Pod to Kueue. */
+static const char *workload_kind(dp_object o, const dp_qj_job *j) {
+        return j->plain_pod ? "Pod" : dp_object_kind_name(o);
+}
+
 /* The template Kueue takes the priority class from: the first pod set's
  * with one (Kubeflow's rule), else the first. */
 static const dp_pod *priority_template(const dp_qj_job *j) {
@@ -61,7 +74,7 @@ static int from_job(dp_queue *q, const dp_object_list *l, dp_object o, const dp_
                 group_name(m, j, g, name, sizeof(name));
                 dp_object_meta mm = *m;
                 mm.name = name;
-                dp_queue_workload *w = q_workload_add(q, dp_object_kind_name(o), &mm, queue);
+                dp_queue_workload *w = q_workload_add(q, workload_kind(o, j), &mm, queue);
                 if (!w || job_priority(q, l, m, j, w) < 0) return -ENOMEM;
                 for (size_t i = 0; i < j->n_ps; i++) {
                         int r = q_podset_add(q, l, w, j->ps[i].name, j->ps[i].count, j->ps[i].tmpl);
@@ -92,8 +105,7 @@ static int from_apps(dp_queue *q, const dp_object_list *l, const dp_deployment *
 }
 
 int q_integration_workloads(dp_queue *q, const dp_object_list *l, dp_object o) {
-        const dp_object_meta *m = dp_object_meta_of(o);
-        const char *queue = queue_of(m);
+        const char *queue = object_queue(o);
         if (!queue) return 0;
         if (o.hdr->kind == DP_KIND_DEPLOYMENT || o.hdr->kind == DP_KIND_STATEFUL_SET)
                 return o.deployment->template_ ? from_apps(q, l, o.deployment, queue) : 0;
@@ -192,13 +204,14 @@ static int job_pods(const dp_queue *q, dp_object_list *l, dp_object o, const dp_
         for (int32_t g = 0; g < n && !j->cron; g++) {
                 char wname[320];
                 group_name(m, j, g, wname, sizeof(wname));
-                const dp_queue_workload *w = find_wl(q, dp_object_kind_name(o), ns, wname);
-                if (!w || (w->state != DP_QW_ADMITTED && !j->pod_based)) continue; /* suspended: no pods */
+                const dp_queue_workload *w = find_wl(q, workload_kind(o, j), ns, wname);
+                bool pods = j->pod_based || j->plain_pod; /* pod-based: they stand up gated */
+                if (!w || (w->state != DP_QW_ADMITTED && !pods)) continue; /* suspended: no pods */
                 for (size_t s = 0; s < j->n_ps; s++)
                         for (int32_t i = 0; i < j->ps[s].count; i++) {
                                 char name[400];
                                 pod_name(j, &j->ps[s], g, i, name, sizeof(name));
-                                qj_pod p = {name, ns, o.hdr->api_version, dp_object_kind_name(o), wname,
+                                qj_pod p = {name, ns, o.hdr->api_version, j->plain_pod ? NULL : dp_object_kind_name(o), wname,
                                             j->ps[s].tmpl_json, o.hdr->source, o.hdr->doc_index, w, s,
                                             !q->over_time};
                                 int r = stand_up(q, l, &p, err);
@@ -234,7 +247,7 @@ int q_integrations_stand_up(const dp_queue *q, dp_object_list *l, dp_error *err)
         size_t n = l->n;
         for (size_t i = 0; i < n; i++) {
                 dp_object o = l->items[i];
-                if (!queue_of(dp_object_meta_of(o))) continue;
+                if (!object_queue(o)) continue;
                 const dp_qj_job *j = dp_qj_job_of(o);
                 int r = 0;
                 if (o.hdr->kind == DP_KIND_DEPLOYMENT || o.hdr->kind == DP_KIND_STATEFUL_SET)

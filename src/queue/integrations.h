@@ -5,7 +5,8 @@
  * PaddleJob, JAXJob: kubeflow.org/v1; MPIJob: kubeflow.org/v2beta1), KubeRay
  * (RayJob, RayCluster, RayService: ray.io/v1), SparkApplication
  * (sparkoperator.k8s.io/v1beta2), AppWrapper (workload.codeflare.dev/v1beta2),
- * LeaderWorkerSet (leaderworkerset.x-k8s.io/v1) and CronJob (batch/v1), plus
+ * LeaderWorkerSet (leaderworkerset.x-k8s.io/v1), CronJob (batch/v1) and the
+ * agent Sandbox (agents.x-k8s.io/v1alpha1, a pod for the pod integration), plus
  * the apps/v1 Deployment and StatefulSet the model already decodes.
  *
  * The foreign kinds are decoded through their own extension table
@@ -45,6 +46,7 @@ typedef struct dp_qj_job {
         int32_t groups;       /* LeaderWorkerSet: one workload per group (spec.replicas) */
         bool pod_based;       /* LeaderWorkerSet: pods stand up gated while pending */
         bool cron;            /* CronJob: nothing at t=0 */
+        bool plain_pod;       /* Sandbox: its one pod is a plain Pod to Kueue (the pod integration) */
 } dp_qj_job;
 
 extern const dp_model_ext dp_queue_integrations_ext;

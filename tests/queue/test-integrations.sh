@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
 # Kueue's job integrations beyond batch/v1 Job (src/queue/integrations*.c):
-# every example of Kueue's examples/jobs, appwrapper/ and serving-workloads/
+# every example of Kueue's examples/jobs, appwrapper/, serving-workloads/ and
+# pod-based-workloads/sample-sandbox.yaml
 # (read at test time from the shared conformance copy), on the single
 # ClusterQueue setup Kueue's docs pair them with, becomes one workload (a
 # Deployment: one per pod; a LeaderWorkerSet: one per group) with Kueue's
@@ -41,7 +42,7 @@ for w in wls:
 names = sorted(p["name"] for p in d["asWritten"]["pods"])
 assert names == sorted("default/" + p for p in pods.split()), (f, names)
 assert all(p["state"] == "Running" for p in d["asWritten"]["pods"]), (f, d["asWritten"]["pods"])
-nwl = {"Pod": 3, "LeaderWorkerSet": 2}.get(kind, 1)
+nwl = {"serving-workloads/sample-deployment.yaml": 3, "serving-workloads/sample-leaderworkerset.yaml": 2}.get(f, 1)
 assert len(wls) == nwl, (f, wls)
 PY
 done <<'CASES'
@@ -61,6 +62,7 @@ appwrapper/pytorch-sample.yaml|AppWrapper|sample-appwrapper-pytorch-job-0:1,samp
 appwrapper/leaderworkerset-sample.yaml|AppWrapper|sample-appwrapper-lws-0:2,sample-appwrapper-lws-1:3|sample-appwrapper-lws-0-0 sample-appwrapper-lws-0-1 sample-appwrapper-lws-1-0 sample-appwrapper-lws-1-1 sample-appwrapper-lws-1-2
 serving-workloads/sample-deployment.yaml|Pod|main:1|nginx-deployment-0 nginx-deployment-1 nginx-deployment-2
 serving-workloads/sample-statefulset.yaml|StatefulSet|main:3|nginx-statefulset-0 nginx-statefulset-1 nginx-statefulset-2
+pod-based-workloads/sample-sandbox.yaml|Pod|main:1|hello-world-kueue
 serving-workloads/sample-leaderworkerset.yaml|LeaderWorkerSet|leader:1,worker:2|nginx-leaderworkerset-0 nginx-leaderworkerset-0-1 nginx-leaderworkerset-0-2 nginx-leaderworkerset-1 nginx-leaderworkerset-1-1 nginx-leaderworkerset-1-2
 CASES
 
