@@ -78,8 +78,9 @@ static const dp_queue_podset *podset_of(const dp_queue_workload *w, const dp_pod
         return &w->podsets[0];
 }
 
-static int inject(const dp_queue *q, const dp_queue_workload *w, dp_pod *p) {
-        const dp_queue_podset *ps = podset_of(w, p);
+/* A pod of pod set psi gets its flavors. */
+int q_inject_podset(const dp_queue *q, const dp_queue_workload *w, size_t psi, dp_pod *p) {
+        const dp_queue_podset *ps = &w->podsets[psi];
         for (size_t i = 0; i < ps->n_requests; i++) {
                 if (!ps->flavors[i]) continue;
                 bool seen = false;
@@ -103,6 +104,13 @@ static int32_t job_replicas(const dp_queue *q, const dp_queue_workload *w, const
         return d->job_pods; /* over time: the caller holds a pending Job's pods back */
 }
 
+/* A Job's, Pod's, pod group's or JobSet's pod: its pod set by podset_of. */
+static int inject(const dp_queue *q, const dp_queue_workload *w, dp_pod *p) {
+        return q_inject_podset(q, w, (size_t)(podset_of(w, p) - w->podsets), p);
+}
+
+int q_gate_pod(dp_pod *p) { return add_gate(p); }
+
 int dp_queue_apply_owners(const dp_queue *q, dp_object_list *l, dp_error *err) {
         assert_return(q && l, -EINVAL);
         int r = q_jobset_jobs(l, err); /* the JobSet controller's Jobs, run or held below */
@@ -122,7 +130,7 @@ int dp_queue_apply_owners(const dp_queue *q, dp_object_list *l, dp_error *err) {
                         r = admitted ? inject(q, w, o.pod) : q->over_time ? 0 : add_gate(o.pod);
                 if (r < 0) return dp_error_set(err, r, "out of memory");
         }
-        return 0;
+        return q_integrations_stand_up(q, l, err);
 }
 
 int dp_queue_apply_pods(const dp_queue *q, dp_object_list *l, dp_error *err) {

@@ -9,6 +9,7 @@
 
 #include "model/decode-internal.h"
 #include "queue/decode-kq.h"
+#include "queue/integrations.h"
 #include "queue/jobset.h"
 #include "queue/kai.h"
 #include "queue/queue-internal.h"
@@ -583,9 +584,10 @@ static const dp_model_ext_kind kinds[] = {
         {"Topology", kueue_versions, sizeof(dp_kq_topology), false, kq_decode_topology, kq_topology_done},
 };
 
-/* JobSet's kinds (queue/jobset.c), Volcano's Queue (queue/volcano-decode.c), then
- * KAI-Scheduler's (queue/kai-decode.c) are chained behind these. */
-const dp_model_ext dp_queue_model_ext = {kinds, ELEMENTSOF(kinds), &dp_jobset_model_ext};
+/* The job integrations' kinds (queue/integrations-decode.c), JobSet's (queue/jobset.c),
+ * Volcano's Queue (queue/volcano-decode.c), then KAI-Scheduler's (queue/kai-decode.c) are
+ * chained behind these. */
+const dp_model_ext dp_queue_model_ext = {kinds, ELEMENTSOF(kinds), &dp_queue_integrations_ext};
 
 dp_kq_kind dp_queue_kind(dp_object o) {
         if (!o.hdr || o.hdr->kind != DP_KIND_EXT) return DP_KQ_NONE;

@@ -318,3 +318,13 @@ int q_explain_preempt(dp_queue *q, size_t i, dp_strbuf *out);
 /* What places admitted workload i's Pending pods: --add-nodes per flavor it
  * got, checked by the simulator's trial. */
 int q_explain_nodes(dp_queue *q, size_t i, dp_queue_place_trial trial, void *userdata, dp_strbuf *out);
+
+/* ---- the job integrations (integrations.c); workloads.c and apply.c lend
+ * it their steps (q_new_workload, q_add_podset, q_priority_of above) and: a
+ * pod given pod set ps's flavors, Kueue's gate */
+int q_inject_podset(const dp_queue *q, const dp_queue_workload *w, size_t ps, dp_pod *p);
+int q_gate_pod(dp_pod *p);
+/* The workloads of one input object of an integration (none for others). */
+int q_integration_workloads(dp_queue *q, const dp_object_list *l, dp_object o);
+/* After admission: the pods of the integrations' workloads, appended to l. */
+int q_integrations_stand_up(const dp_queue *q, dp_object_list *l, dp_error *err);

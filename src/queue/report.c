@@ -52,6 +52,19 @@ static dp_doc_node *partial_doc(dp_doc_set *s, const dp_queue_workload *w) {
         return v;
 }
 
+/* Its pod sets as Kueue's integration built them: [{name, count}]. */
+static dp_doc_node *podsets_doc(dp_doc_set *s, const dp_queue_workload *w) {
+        dp_doc_node *v = dp_doc_new_seq(s);
+        for (size_t p = 0; v && p < w->n_podsets; p++) {
+                dp_doc_node *m = dp_doc_new_map(s);
+                if (!m) return NULL;
+                PUT(s, m, "name", dp_doc_new_str(s, w->podsets[p].name));
+                PUT(s, m, "count", dp_doc_new_int(s, w->podsets[p].count));
+                if (dp_doc_seq_add(s, v, m) < 0) return NULL;
+        }
+        return v;
+}
+
 /* Who preempted w (Kueue's Preempted condition) and whom w preempted. */
 static dp_doc_node *preemption_doc(dp_doc_set *s, dp_doc_node *d, const dp_queue_workload *w) {
         if (w->preempted_by) {
@@ -83,6 +96,7 @@ static dp_doc_node *workload_doc(dp_doc_set *s, const dp_queue_workload *w) {
         if (w->cluster_queue) PUT(s, d, "clusterQueue", dp_doc_new_str(s, w->cluster_queue));
         PUT(s, d, "priority", dp_doc_new_int(s, w->priority));
         PUT(s, d, "state", dp_doc_new_str(s, state_name(w->state)));
+        PUT(s, d, "podSets", podsets_doc(s, w));
         if (w->state == DP_QW_ADMITTED || w->state == DP_QW_FINISHED) {
                 PUT(s, d, "flavors", flavors_doc(s, w));
                 PUT(s, d, "borrowing", dp_doc_new_int(s, w->borrowing));

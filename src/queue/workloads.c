@@ -282,6 +282,8 @@ int q_workloads(dp_queue *q, const dp_object_list *l, dp_error *err) {
                         r = from_job_or_pod(q, l, l->items[i], err);
                 else if (dp_is_jobset(l->items[i]))
                         r = from_jobset(q, l, (const dp_jobset *)l->items[i].ext);
+                else
+                        r = q_integration_workloads(q, l, l->items[i]);
         if (r == -EINVAL) return r;
         for (size_t i = 0; i < q->n_owned && r >= 0; i++)
                 if (dp_queue_kind(q->owned[i]) == DP_KQ_WORKLOAD)
