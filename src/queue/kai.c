@@ -47,11 +47,11 @@ int dp_kai_warn_input(dp_object_list *l, dp_error *err) {
         if (!n) return 0;
         int r = kueue ? dp_object_list_warn(l,
                                             "%zu KAI-Scheduler Queue(s) and Kueue objects in the input: Kueue's "
-                                            "admission is used (--queue-policy kai for KAI-Scheduler's fair share)",
+                                            "admission is used unless --queue-policy kai (KAI-Scheduler's fair share)",
                                             n)
                       : dp_object_list_warn(l,
                                             "%zu KAI-Scheduler Queue(s) in the input: KAI-Scheduler's fair share "
-                                            "admits the pods of kai-scheduler (--queue-policy kueue leaves them to it)",
+                                            "admits the pods of kai-scheduler unless --queue-policy says otherwise",
                                             n);
         return r < 0 ? dp_error_set(err, r, "out of memory") : 0;
 }

@@ -15,6 +15,20 @@
 #include "queue/queue-internal.h"
 #include "queue/volcano-internal.h"
 
+int dp_volcano_warn_input(dp_object_list *l, dp_error *err) {
+        assert_return(l, -EINVAL);
+        size_t n = 0;
+        for (size_t i = 0; i < l->n; i++)
+                n += dp_volcano_is_queue(l->items[i]);
+        if (!n) return 0;
+        int r = dp_object_list_warn(l,
+                                    "%zu Volcano Queue(s) in the input: Volcano's admission runs only with --queue-policy "
+                                    "volcano (without it the pods of schedulerName volcano stay Pending: no scheduler "
+                                    "of that name)",
+                                    n);
+        return r < 0 ? dp_error_set(err, r, "out of memory") : 0;
+}
+
 int dp_volcano_new(const dp_volcano_options *o, dp_volcano **ret) {
         assert_return(ret, -EINVAL);
         dp_volcano *v = calloc(1, sizeof(*v));

@@ -49,6 +49,9 @@ typedef struct dp_vc_queue {
 extern const dp_model_ext dp_volcano_model_ext;
 /* Whether o is a Volcano Queue. */
 bool dp_volcano_is_queue(dp_object o);
+/* A warning naming how many Volcano Queues the input has and that only
+ * --queue-policy volcano runs Volcano's admission. 0 or -ENOMEM. */
+int dp_volcano_warn_input(dp_object_list *l, dp_error *err);
 
 /* ---- options (--volcano-plugin) ---- */
 typedef enum { DP_VC_PROPORTION = 0, DP_VC_CAPACITY } dp_vc_plugin;

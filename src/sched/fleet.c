@@ -483,6 +483,7 @@ static int finish(dp_sim_input *in, bool seen_fleet, dp_error *err) {
         if (r >= 0) r = dp_model_apply_defaults(in->objs, err);
         if (r >= 0) r = dp_queue_warn_input(in->objs, err); /* and the queue's (src/queue) */
         if (r >= 0) r = dp_kai_warn_input(in->objs, err);   /* which policy admits KAI's pods */
+        if (r >= 0) r = dp_volcano_warn_input(in->objs, err); /* and Volcano's */
         return r;
 }
 

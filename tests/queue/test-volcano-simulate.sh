@@ -12,7 +12,10 @@ trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 # without the policy the pods are not the default scheduler's: all Pending
-"$DEVPLANE" simulate -f data/volcano.yaml >"$tmp/out" 2>/dev/null || fail "simulate exited $?"
+"$DEVPLANE" simulate -f data/volcano.yaml >"$tmp/out" 2>"$tmp/err" || fail "simulate exited $?"
+# and a warning says the Queues are read but not used without the policy
+grep -q 'warning: 2 Volcano Queue(s) in the input: Volcano.s admission runs only with --queue-policy volcano' "$tmp/err" ||
+        fail "no warning about the unused Queues: $(cat "$tmp/err")"
 grep -Eq '^default/train-0 +Pending .*not scheduled by default-scheduler: spec.schedulerName volcano' "$tmp/out" ||
         fail "train-0 without the policy: $(cat "$tmp/out")"
 ! grep -q 'Volcano admission' "$tmp/out" || fail "Volcano ran without --queue-policy volcano"
