@@ -169,10 +169,7 @@ static void from_cq(const pctx *x, const qcq *c, const qnode *lca, bool advantag
         }
 }
 
-static const qcq *cq_of_node(const dp_queue *q, const qnode *n) {
-        uintptr_t v = (uintptr_t)q_index_get(q, "C\x1f%s", n->name);
-        return v ? &q->cqs[v - 1] : NULL;
-}
+static const qcq *cq_of_node(const dp_queue *q, const qnode *n) { return n->cq >= 0 ? &q->cqs[n->cq] : NULL; }
 
 /* collectCandidatesInSubtree: ClusterQueues over their quota, below
  * cohorts over theirs, skipping the subtree already visited. */
@@ -735,14 +732,6 @@ int q_evict(dp_queue *q, size_t w, size_t p, const char *reason) {
                         free(v->podsets[ps].flavors[i]);
                         v->podsets[ps].flavors[i] = NULL;
                 }
-        if (v->times_preempted >= DP_QUEUE_MAX_PREEMPTED && !q->churning) {
-                q->churning = true;
-                free(v->note);
-                v->note = dp_asprintf("preempted %zu times, last by %s: the cycles would go on preempting (a "
-                                      "preemption loop); devplane stops admission here",
-                                      v->times_preempted, v->preempted_by);
-                if (!v->note) return -ENOMEM;
-        }
         v->state = DP_QW_PENDING;
         v->preadmitted = false;
         v->borrowing = 0;

@@ -37,8 +37,19 @@ typedef struct qnode {
         int walk;  /* cycle check: 1 on the path, 2 done */
 } qnode;
 
+/* One resource group of a ClusterQueue, indexed once (quota.c
+ * q_build_tree) so the flavor assigner formats no key: the fr of flavor
+ * f's covered resource r at fr[f * n_covered + r] (each flavor lists the
+ * covered resources in their order), and each flavor's object (NULL: none
+ * of that name). */
+typedef struct qgroup {
+        ssize_t *fr;
+        const dp_resource_flavor **flavor;
+} qgroup;
+
 typedef struct qcq {
         qnode *node;
+        qgroup *groups; /* cq->n_groups entries */
         const dp_cluster_queue *cq;
         const char *inactive; /* why it is inactive, NULL when active */
         size_t *wl;           /* its workloads in queue order */
@@ -67,16 +78,12 @@ struct dp_queue {
         char **index_keys;
         size_t n_index_keys;
         size_t cycles;
-        bool churning; /* a workload was preempted DP_QUEUE_MAX_PREEMPTED times: admission stops */
+        bool churning; /* a preemption loop was proved (loop.c): admission stopped */
         const dp_queue_options *opts; /* borrowed: Configuration and what-if, NULL none */
         int64_t *usage0; /* every node's usage before the first cycle (what the input admitted) */
         bool over_time;  /* dp_queue_set_over_time */
         bool recount;    /* a workload finished: usage counted again before the next cycle */
 };
-
-/* A workload preempted this many times in a static input means the cycles
- * would go on preempting (Kueue has no such bound; devplane stops and says so). */
-#define DP_QUEUE_MAX_PREEMPTED 8
 
 /* ---- queue.c: back to before the first cycle (usage0, every queued
  * workload pending again but those Finished), for explain's trials ---- */
@@ -98,7 +105,9 @@ int q_index_input(dp_queue *q, const dp_object_list *l);
 /* ---- quota.c ---- */
 /* The fr index of (flavor, resource), or -1. */
 ssize_t q_fr_find(const dp_queue *q, const char *flavor, const char *resource);
+/* The tree, then every ClusterQueue's qgroup tables. */
 int q_build_tree(dp_queue *q, dp_error *err);
+void q_groups_free(qcq *c);
 int64_t q_available(const qnode *n, size_t fr);
 int64_t q_potential(const qnode *n, size_t fr);
 void q_add_usage(qnode *n, size_t fr, int64_t v);
@@ -207,3 +216,19 @@ int q_share_cmp(qshare a, qshare b);
 /* status.fairSharing.weightedShare: ceil(DRS / weight), INT64_MAX for a
  * node with weight 0 that borrows, 0 without a parent. */
 int64_t q_weighted_share(const dp_queue *q, const qnode *n);
+
+/* ---- loop.c: a preemption loop, proved by a recurring admission state ---- */
+
+/* Brent's cycle finding over the states after cycles that evicted: the
+ * state kept (after such a cycle number `at`), and the search's counters. */
+typedef struct qloop {
+        uint8_t *saved;
+        size_t len, at, power, lam;
+} qloop;
+
+/* After a cycle that evicted: the admission state is compared with the one
+ * kept; when they are equal, the cycles between repeat forever, so
+ * q->churning is set and the most preempted workload gets a note saying so.
+ * -ENOMEM or 0. */
+int q_loop_check(dp_queue *q, qloop *l);
+void q_loop_done(qloop *l);

@@ -323,8 +323,10 @@ dp_queue *dp_queue_free(dp_queue *q) {
         for (size_t i = 0; i < q->n_wl; i++)
                 workload_done(&q->wl[i]);
         free(q->wl);
-        for (size_t i = 0; i < q->n_cqs; i++)
+        for (size_t i = 0; i < q->n_cqs; i++) {
                 free(q->cqs[i].wl);
+                q_groups_free(&q->cqs[i]);
+        }
         free(q->cqs);
         for (size_t i = 0; i < q->n_nodes; i++) {
                 free(q->nodes[i]->kids);
