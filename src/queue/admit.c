@@ -48,9 +48,11 @@ static int cmp_entry(const void *x, const void *y, void *userdata) {
 }
 
 /* The head of a ClusterQueue: the workload waiting for its preemptions
- * first (Kueue's sticky workload), then queue order. */
+ * first (Kueue's sticky workload), then queue order (with Admission Fair
+ * Sharing, the LocalQueue's usage first: afs.c). */
 static ssize_t head(dp_queue *q, qcq *c) {
         if (c->sticky && q->wl[c->sticky - 1].state == DP_QW_PENDING) return (ssize_t)(c->sticky - 1);
+        if (q_afs_on(q, c)) return q_afs_head(q, c);
         while (c->next < c->n_wl) {
                 size_t i = c->wl[c->next];
                 if (q->wl[i].state == DP_QW_PENDING && !q->set_aside[i]) return (ssize_t)i;
@@ -99,6 +101,7 @@ static int admit_one(dp_queue *q, qcq *c, dp_queue_workload *w, const qassign *a
         w->state = DP_QW_ADMITTED;
         w->borrowing = a->borrowing;
         w->cycle = q->cycles;
+        q_afs_admitted(q, (size_t)(w - q->wl));
         free(w->reason);
         w->reason = strdup("Admitted");
         char msg[600];

@@ -13,7 +13,8 @@
  * (the preemption candidates' "most recently admitted" order: dense ranks
  * of the cycle it was admitted in) and the quota it holds per
  * flavor-resource; per ClusterQueue its StrictFIFO block and its sticky
- * preemptor; every node's usage. (A ClusterQueue's `next` cursor only
+ * preemptor; every node's usage; with Admission Fair Sharing every
+ * LocalQueue's entry penalties. (A ClusterQueue's `next` cursor only
  * skips what head() would skip.) Only the states after cycles that evicted
  * are compared: a cycle without an eviction only adds admissions and holds,
  * so a loop evicts in every period. Brent's algorithm keeps one state (the
@@ -108,6 +109,9 @@ static void state_of(const dp_queue *q, sbuf *b) {
         for (size_t n = 0; n < q->n_nodes; n++)
                 for (size_t f = 0; f < q->n_fr; f++)
                         put_u64(b, (uint64_t)q->nodes[n]->q[f].usage);
+        size_t n_lq = 0;
+        const double *pen = q_afs_penalties(q, &n_lq);
+        if (n_lq) put(b, pen, n_lq * sizeof(*pen));
 }
 
 /* The loop is proved: admission stops, and the workload preempted most

@@ -79,6 +79,7 @@ struct dp_queue {
         size_t n_index_keys;
         size_t cycles;
         bool churning; /* a preemption loop was proved (loop.c): admission stopped */
+        struct qafs *afs; /* Admission Fair Sharing (afs.c), NULL when off */
         const dp_queue_options *opts; /* borrowed: Configuration and what-if, NULL none */
         int64_t *usage0; /* every node's usage before the first cycle (what the input admitted) */
         bool over_time;  /* dp_queue_set_over_time */
@@ -232,3 +233,22 @@ typedef struct qloop {
  * -ENOMEM or 0. */
 int q_loop_check(dp_queue *q, qloop *l);
 void q_loop_done(qloop *l);
+
+/* ---- afs.c: Kueue's Admission Fair Sharing ---- */
+typedef struct qafs qafs;
+/* After the workloads are placed: on when the Configuration has
+ * admissionFairSharing and the gate is on. -ENOMEM or 0. */
+int q_afs_init(dp_queue *q);
+void q_afs_free(dp_queue *q);
+bool q_afs_on(const dp_queue *q, const qcq *c);
+/* Workload w's LocalQueue usage (consumed + penalties, over its weight),
+ * -1 when Admission Fair Sharing is off for it. */
+double q_afs_usage(const dp_queue *q, size_t w);
+/* The head of an Admission Fair Sharing ClusterQueue (sticky aside): the
+ * lowest usage, ties in queue order; -1 none. */
+ssize_t q_afs_head(dp_queue *q, qcq *c);
+void q_afs_admitted(dp_queue *q, size_t w); /* adds w's entry penalty */
+void q_afs_evicted(dp_queue *q, size_t w);  /* takes it back */
+void q_afs_reset(dp_queue *q);              /* q_reset_admission: the simulation's penalties go */
+/* Every LocalQueue's penalty (loop.c's state). */
+const double *q_afs_penalties(const dp_queue *q, size_t *ret_n);
