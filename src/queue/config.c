@@ -178,7 +178,8 @@ static int strategies(cfgx *x, const dp_doc_node *v) {
                 size_t k = 0;
                 while (strategy_names[k] && !streq(strategy_names[k], names[i]))
                         k++;
-                if (!strategy_names[k] || i >= 2 || (i == 1 && (k != 1 || cfg->fs_strategies[0] != DP_KUEUE_FS_LTEFS))) {
+                if (!strategy_names[k] || i >= 2 ||
+                    (i == 1 && (k != 1 || cfg->fs_strategies[0] != DP_KUEUE_FS_LTEFS))) {
                         r = dfail(x->c, v, -EINVAL,
                                   "must be [LessThanOrEqualToFinalShare], [LessThanInitialShare] or "
                                   "[LessThanOrEqualToFinalShare, LessThanInitialShare]");

@@ -89,8 +89,8 @@ typedef struct dp_cluster_queue {
         bool preemption_over_borrowing;     /* flavorFungibility.preference */
         dp_kq_preemption preemption;
         bool has_weight;
-        dp_quantity weight; /* fairSharing.weight */
-        char *stop_policy;  /* None (NULL) | Hold | HoldAndDrain */
+        dp_quantity weight;   /* fairSharing.weight */
+        char *stop_policy;    /* None (NULL) | Hold | HoldAndDrain */
         bool usage_based_afs; /* admissionScope.admissionMode: UsageBasedAdmissionFairSharing */
 } dp_cluster_queue;
 
