@@ -80,7 +80,7 @@ typedef struct cand {
 
 typedef struct cands {
         cand *v;
-        size_t n;
+        size_t n, cap;
         bool oom;
 } cands;
 
@@ -150,13 +150,18 @@ static const char *reason_of(pvariant v) {
 }
 
 static void cands_push(cands *c, cand x) {
-        cand *v = c->oom ? NULL : realloc(c->v, (c->n + 1) * sizeof(*v));
-        if (!v) {
-                c->oom = true;
-                return;
+        if (c->oom) return;
+        if (c->n == c->cap) { /* doubling: a search pushes every admitted workload of the cohort */
+                size_t cap = c->cap ? 2 * c->cap : 16;
+                cand *v = realloc(c->v, cap * sizeof(*v));
+                if (!v) {
+                        c->oom = true;
+                        return;
+                }
+                c->v = v;
+                c->cap = cap;
         }
-        c->v = v;
-        v[c->n++] = x;
+        c->v[c->n++] = x;
 }
 
 /* getCandidatesFromCQ: its admitted workloads that may be preempted. */
