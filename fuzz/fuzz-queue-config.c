@@ -3,7 +3,9 @@
  * accepts: a fixed cluster with DRA workloads admitted under the
  * Configuration's deviceClassMappings (counter and capacity sources
  * matched against a ResourceSlice: queue/dra-sources.c) and
- * excludeResourcePrefixes (queue/dra.c), and explain (queue/explain.c: its trials) for each
+ * excludeResourcePrefixes (queue/dra.c), ordered by Admission Fair Sharing
+ * (queue/afs.c: the ClusterQueue is in UsageBasedAdmissionFairSharing mode,
+ * one LocalQueue has consumed resources), and explain (queue/explain.c: its trials) for each
  * workload. Properties: no crash or leak; a refused Configuration has a
  * message and no result; every workload ends in one of the three states. */
 #include "queue/queue.h"
@@ -11,11 +13,18 @@
 static const char cluster[] =
         "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: f}\n---\n"
         "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: cq}\nspec:\n"
-        "  namespaceSelector: {}\n  resourceGroups:\n  - coveredResources: [cpu, example.com/gpu, x]\n"
+        "  namespaceSelector: {}\n  admissionScope: {admissionMode: UsageBasedAdmissionFairSharing}\n"
+        "  resourceGroups:\n  - coveredResources: [cpu, example.com/gpu, x]\n"
         "    flavors: [{name: f, resources: [{name: cpu, nominalQuota: 4}, {name: example.com/gpu, nominalQuota: 3},"
         " {name: x, nominalQuota: 1}]}]\n---\n"
         "apiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata: {name: lq, namespace: default}\n"
+        "spec: {clusterQueue: cq, fairSharing: {weight: 2}}\nstatus: {fairSharing: {admissionFairSharingStatus:"
+        " {consumedResources: {cpu: 3, example.com/gpu: 1}}}}\n---\n"
+        "apiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata: {name: lq2, namespace: default}\n"
         "spec: {clusterQueue: cq}\n---\n"
+        "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j3, labels: {kueue.x-k8s.io/queue-name: lq2}}\n"
+        "spec:\n  template:\n    spec:\n      containers: [{name: c, image: x, resources: {requests: {cpu: 2}}}]\n"
+        "---\n"
         "apiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata: {name: t, namespace: default}\n"
         "spec: {spec: {devices: {requests: [{name: a, exactly: {deviceClassName: gpu.example.com, count: 2}},"
         " {name: b, exactly: {deviceClassName: other.example.com}}]}}}\n---\n"

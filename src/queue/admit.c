@@ -48,9 +48,11 @@ static int cmp_entry(const void *x, const void *y, void *userdata) {
 }
 
 /* The head of a ClusterQueue: the workload waiting for its preemptions
- * first (Kueue's sticky workload), then queue order. */
+ * first (Kueue's sticky workload), then queue order (with Admission Fair
+ * Sharing, the LocalQueue's usage first: afs.c). */
 static ssize_t head(dp_queue *q, qcq *c) {
         if (c->sticky && q->wl[c->sticky - 1].state == DP_QW_PENDING) return (ssize_t)(c->sticky - 1);
+        if (q_afs_on(q, c)) return q_afs_head(q, c);
         while (c->next < c->n_wl) {
                 size_t i = c->wl[c->next];
                 if (q->wl[i].state == DP_QW_PENDING && !q->set_aside[i]) return (ssize_t)i;
@@ -100,6 +102,7 @@ static int admit_one(dp_queue *q, qcq *c, dp_queue_workload *w, const qassign *a
         w->state = DP_QW_ADMITTED;
         w->borrowing = a->borrowing;
         w->cycle = q->cycles;
+        q_afs_admitted(q, (size_t)(w - q->wl));
         free(w->reason);
         w->reason = strdup("Admitted");
         char msg[600];
@@ -224,8 +227,9 @@ static int process_fair(dp_queue *q, entry *e, size_t n, gone *g, bool *progress
         return r;
 }
 
-/* One cycle; *more: it admitted or held something, so another may follow. */
-static int cycle(dp_queue *q, bool *more) {
+/* One cycle; *more: it admitted or held something, so another may follow;
+ * *evicted: it evicted preemption victims. */
+static int cycle(dp_queue *q, bool *more, bool *evicted) {
         entry *e = NULL;
         size_t n = 0;
         q->cycles++;
@@ -245,9 +249,12 @@ static int cycle(dp_queue *q, bool *more) {
                                 q_add_usage(q->cqs[q->wl[e[k].w].cq].node, e[k].a.usage[u].fr, e[k].a.usage[u].value);
         }
         /* the victims are evicted once the cycle is over */
+        *evicted = false;
         for (size_t k = 0; k < n && r >= 0; k++)
-                for (size_t t = 0; e[k].preempting && t < e[k].n_targets && r >= 0; t++)
+                for (size_t t = 0; e[k].preempting && t < e[k].n_targets && r >= 0; t++) {
                         r = q_evict(q, e[k].targets[t].w, e[k].w, e[k].targets[t].reason);
+                        *evicted = true;
+                }
         for (size_t i = 0; i < n; i++) {
                 q_assign_done(&e[i].a);
                 free(e[i].targets);
@@ -278,14 +285,20 @@ static int blocked_notes(dp_queue *q) {
 
 int dp_queue_admit_cycles(dp_queue *q, size_t max_cycles, dp_error *err) {
         assert_return(q, -EINVAL);
-        bool more = true;
+        bool more = true, evicted = false;
+        qloop loop = {0};
         int r = 0;
-        /* each cycle admits, holds or preempts for at least one head; a
-         * preemption only takes from lower priorities or from queues over
-         * their quota, so this ends; the bound is a safety net (per call:
-         * dp_queue_readmit calls again after quota is released) */
-        for (size_t n = 0; more && r >= 0 && n < max_cycles && !q->churning && n <= 4 * (q->n_wl + 1); n++)
-                r = cycle(q, &more);
+        /* each cycle admits, holds or preempts for at least one head; without
+         * a preemption the cycles end (admissions and holds only add up);
+         * with preemptions they end too unless the admission state recurs
+         * (q_loop_check: a loop, proved); the bound is a safety net (per
+         * call: dp_queue_readmit calls again after quota is released) */
+        q->churning = false;
+        for (size_t n = 0; more && r >= 0 && n < max_cycles && !q->churning && n <= 4 * (q->n_wl + 1); n++) {
+                r = cycle(q, &more, &evicted);
+                if (r >= 0 && evicted && more) r = q_loop_check(q, &loop);
+        }
+        q_loop_done(&loop);
         if (r >= 0) r = blocked_notes(q);
         for (size_t i = 0; i < q->n_wl; i++)
                 for (size_t p = 0; p < q->wl[i].n_podsets; p++)

@@ -136,10 +136,6 @@ static gmode fits_quota(actx *x, size_t fr, int64_t request, reasons *rs) {
         return (gmode){QM_NOFIT, borrow};
 }
 
-static const dp_resource_flavor *flavor_object(const dp_queue *q, const char *name) {
-        return q_index_get(q, "F\x1f%s", name);
-}
-
 /* core/v1 ToleratesTaint */
 static bool tolerates(const dp_toleration *t, const dp_taint *taint) {
         if (t->effect && t->effect[0] && !streq_ptr(t->effect, taint->effect)) return false;
@@ -207,9 +203,8 @@ static bool affinity_matches(const dp_resource_flavor *rf, const dp_pod *p) {
         return any;
 }
 
-/* checkFlavorForPodSets */
-static bool flavor_fits_template(const dp_queue *q, const char *name, const dp_pod *tmpl, reasons *rs) {
-        const dp_resource_flavor *rf = flavor_object(q, name);
+/* checkFlavorForPodSets; rf is the flavor's object (NULL: none of that name). */
+static bool flavor_fits_template(const dp_resource_flavor *rf, const char *name, const dp_pod *tmpl, reasons *rs) {
         if (!rf) {
                 reason_add(rs, "flavor %s not found", name);
                 return false;
@@ -240,21 +235,23 @@ static int group_of(const dp_cluster_queue *cq, const char *res) {
         return -1;
 }
 
-static bool covered(const dp_kq_resource_group *g, const char *res) {
+/* The index of res in the group's covered resources, -1 when not covered. */
+static ssize_t covered_at(const dp_kq_resource_group *g, const char *res) {
         for (size_t i = 0; i < g->n_covered; i++)
-                if (streq(g->covered[i], res)) return true;
-        return false;
+                if (streq(g->covered[i], res)) return (ssize_t)i;
+        return -1;
 }
 
 /* One flavor for the group's resources: its representative mode, the fr
- * of each total it takes (out[k]). */
-static gmode try_flavor(actx *x, const dp_kq_flavor_quotas *fq, const dp_kq_resource_group *g, const total *tot,
-                        size_t nt, ssize_t *out, qmode *outm, int *ret_max_borrow, reasons *rs) {
+ * of each total it takes (out[k]). frs: the flavor's row of the group's
+ * table (qgroup.fr); at[k]: where total k is covered, -1 not. */
+static gmode try_flavor(actx *x, const ssize_t *frs, const ssize_t *at, size_t nt, const total *tot, ssize_t *out,
+                        qmode *outm, int *ret_max_borrow, reasons *rs) {
         gmode rep = best_mode;
         *ret_max_borrow = 0;
         for (size_t k = 0; k < nt; k++) {
-                if (!covered(g, tot[k].name)) continue;
-                ssize_t fr = q_fr_find(x->q, fq->name, tot[k].name);
+                if (at[k] < 0) continue;
+                ssize_t fr = frs[at[k]];
                 gmode m = fits_quota(x, (size_t)fr, tot[k].value, rs);
                 *ret_max_borrow = DP_MAX(*ret_max_borrow, m.borrow);
                 if (preferred(rep, m, x->cq->cq->preemption_over_borrowing)) rep = m;
@@ -270,24 +267,28 @@ static gmode try_flavor(actx *x, const dp_kq_flavor_quotas *fq, const dp_kq_reso
 static int find_flavor(actx *x, const dp_queue_podset *ps, size_t g, const total *tot, size_t nt, ssize_t *best,
                        qmode *bestm, gmode *ret, int *ret_max_borrow, reasons *rs) {
         const dp_kq_resource_group *grp = &x->cq->cq->groups[g];
+        const qgroup *idx = &x->cq->groups[g];
         _cleanup_free_ ssize_t *cur = calloc(nt + 1, sizeof(*cur));
+        _cleanup_free_ ssize_t *at = calloc(nt + 1, sizeof(*at));
         _cleanup_free_ qmode *curm = calloc(nt + 1, sizeof(*curm));
-        if (!cur || !curm) return -ENOMEM;
+        if (!cur || !at || !curm) return -ENOMEM;
+        for (size_t k = 0; k < nt; k++)
+                at[k] = covered_at(grp, tot[k].name);
         gmode best_m = worst_mode;
         bool found = false;
         for (size_t f = 0; f < grp->n_flavors; f++) {
                 char tas[512];
                 const char *no = q_tas_flavor_check(x->q, x->cq, ps, grp, grp->flavors[f].name, tas, sizeof(tas));
                 if (no) reason_add(rs, "%s", no);
-                if (no || !flavor_fits_template(x->q, grp->flavors[f].name, ps->tmpl, rs)) continue;
+                if (no || !flavor_fits_template(idx->flavor[f], grp->flavors[f].name, ps->tmpl, rs)) continue;
                 for (size_t k = 0; k < nt; k++)
                         cur[k] = -1;
                 int maxb = 0;
-                gmode rep = try_flavor(x, &grp->flavors[f], grp, tot, nt, cur, curm, &maxb, rs);
+                gmode rep = try_flavor(x, idx->fr + f * grp->n_covered, at, nt, tot, cur, curm, &maxb, rs);
                 bool stop = !try_next(rep, x->cq->cq);
                 if (stop || preferred(rep, best_m, x->cq->cq->preemption_over_borrowing)) {
                         for (size_t k = 0; k < nt; k++)
-                                if (covered(grp, tot[k].name)) {
+                                if (at[k] >= 0) {
                                         best[k] = cur[k];
                                         bestm[k] = curm[k];
                                 }
@@ -299,7 +300,7 @@ static int find_flavor(actx *x, const dp_queue_podset *ps, size_t g, const total
         }
         if (!found)
                 for (size_t k = 0; k < nt; k++)
-                        if (covered(grp, tot[k].name)) best[k] = -1;
+                        if (at[k] >= 0) best[k] = -1;
         if (found && best_m.pm == QM_FIT) reasons_clear(rs);
         *ret = found ? best_m : worst_mode;
         return found ? 1 : 0;

@@ -4,12 +4,16 @@
  * config.kueue.x-k8s.io/v1beta2 or v1beta1: the controller manager's file,
  * not a cluster object), the parts admission reads: resources
  * (deviceClassMappings, excludeResourcePrefixes), featureGates
- * (KueueDRAIntegration) and fairSharing.enable. Kueue's other fields
+ * (KueueDRAIntegration; AdmissionFairSharing and
+ * FairSharingPrioritizeNonBorrowing, which change the order of admission),
+ * fairSharing (enable, preemptionStrategies) and admissionFairSharing
+ * (usageHalfLifeTime, usageSamplingInterval, resourceWeights). Kueue's other fields
  * (health, webhook, integrations...) are taken silently; a field Kueue does
  * not have is a warning naming it; a bad value is one error with the file,
  * the field path and the rule. The walk is the model's (path-keeping
  * getters of model/decode-internal.h), so messages read as the model's.
  */
+#include <math.h>
 #include <stdio.h>
 
 #include "base/strv.h"
@@ -313,13 +317,115 @@ static int gates_field(cfgx *x, const char *key, const dp_doc_node *v, void *use
                 x->cfg->extended_resource_disabled = !on;
         if (streq(key, "KueueDRAIntegrationPartitionableDevices")) x->cfg->counters_disabled = !on;
         if (streq(key, "KueueDRAIntegrationConsumableCapacity")) x->cfg->capacity_enabled = on;
+        if (streq(key, "AdmissionFairSharing")) x->cfg->gate_afs_off = !on;
+        if (streq(key, "FairSharingPrioritizeNonBorrowing")) x->cfg->gate_non_borrowing_off = !on;
+        if (streq(key, "PrioritizePreemptorWorkloads") && on)
+                return cfg_warn(x, v,
+                                "not modelled: devplane evicts the victims at the end of the cycle, so the "
+                                "preemptor is its queue's head in the next one anyway") < 0
+                               ? -ENOMEM
+                               : 1;
         return 1;
+}
+
+/* ---- fairSharing ---- */
+
+static const char *const strategy_names[] = {"LessThanOrEqualToFinalShare", "LessThanInitialShare", NULL};
+
+/* Kueue's validation: [LTEFS], [LTIS] or [LTEFS, LTIS]; an empty list is
+ * the default (both). */
+static int strategies(cfgx *x, const dp_doc_node *v) {
+        char **names = NULL;
+        size_t n = 0;
+        if (get_strv(x->c, v, &names, &n) < 0) return -EINVAL;
+        dp_kueue_config *cfg = x->cfg;
+        int r = 0;
+        for (size_t i = 0; i < n && r >= 0; i++) {
+                size_t k = 0;
+                while (strategy_names[k] && !streq(strategy_names[k], names[i]))
+                        k++;
+                if (!strategy_names[k] || i >= 2 ||
+                    (i == 1 && (k != 1 || cfg->fs_strategies[0] != DP_KUEUE_FS_LTEFS))) {
+                        r = dfail(x->c, v, -EINVAL,
+                                  "must be [LessThanOrEqualToFinalShare], [LessThanInitialShare] or "
+                                  "[LessThanOrEqualToFinalShare, LessThanInitialShare]");
+                        break;
+                }
+                cfg->fs_strategies[i] = (uint8_t)(k + 1);
+                cfg->n_fs_strategies = i + 1;
+        }
+        dp_strv_free_n(names, n);
+        return r;
 }
 
 static int fair_field(cfgx *x, const char *key, const dp_doc_node *v, void *userdata) {
         (void)userdata;
         if (streq(key, "enable")) return get_bool(x->c, v, &x->cfg->fair_sharing) < 0 ? -EINVAL : 1;
-        return streq(key, "preemptionStrategies") ? 1 : 0;
+        if (streq(key, "preemptionStrategies")) return strategies(x, v) < 0 ? -EINVAL : 1;
+        return 0;
+}
+
+/* ---- admissionFairSharing ---- */
+
+/* A Go duration (metav1.Duration: "168h", "5m", "1h30m", "90s", "0"), in
+ * seconds; not negative. */
+static int duration(cfgx *x, const dp_doc_node *v, double *ret) {
+        _cleanup_free_ char *text = NULL;
+        if (get_str(x->c, v, &text) < 0) return -EINVAL;
+        static const struct {
+                const char *unit;
+                double s;
+        } units[] = {{"ns", 1e-9}, {"us", 1e-6}, {"ms", 1e-3}, {"s", 1}, {"m", 60}, {"h", 3600}};
+        double total = 0;
+        const char *p = streq(text, "0") ? "" : text;
+        while (*p) {
+                char *end = NULL;
+                double n = strtod(p, &end);
+                size_t u = ELEMENTSOF(units);
+                for (size_t k = 0; end && end != p && k < ELEMENTSOF(units); k++)
+                        if (startswith(end, units[k].unit) &&
+                            (u == ELEMENTSOF(units) || strlen(units[k].unit) > strlen(units[u].unit)))
+                                u = k; /* the longest unit that matches: "ms" before "m" */
+                if (u == ELEMENTSOF(units) || !(n >= 0) || !isfinite(n))
+                        return dfail(x->c, v, -EINVAL, "must be a duration such as 168h, 5m or 90s, not negative");
+                total += n * units[u].s;
+                p = end + strlen(units[u].unit);
+        }
+        *ret = total;
+        return 0;
+}
+
+static int weights(cfgx *x, const dp_doc_node *v) {
+        _cleanup_free_ dp_named_quantity *m = NULL;
+        size_t n = 0;
+        if (get_quantity_map(x->c, v, &m, &n) < 0) return -EINVAL;
+        dp_kueue_config *cfg = x->cfg;
+        cfg->afs_weight_names = calloc(n + 1, sizeof(char *));
+        cfg->afs_weights = calloc(n + 1, sizeof(double));
+        int r = cfg->afs_weight_names && cfg->afs_weights ? 0 : dp_error_set(x->c->err, -ENOMEM, "out of memory");
+        for (size_t i = 0; i < n; i++) {
+                double w = dp_quantity_as_double(&m[i].value);
+                if (r >= 0 && w < 0) {
+                        size_t mark = path_key(x->c, m[i].name);
+                        r = dfail(x->c, v, -EINVAL, "must not be negative");
+                        path_pop(x->c, mark);
+                }
+                if (r >= 0) {
+                        cfg->afs_weight_names[i] = TAKE_PTR(m[i].name);
+                        cfg->afs_weights[cfg->n_afs_weights++] = w;
+                }
+                free(m[i].name);
+        }
+        return r;
+}
+
+static int afs_field(cfgx *x, const char *key, const dp_doc_node *v, void *userdata) {
+        (void)userdata;
+        dp_kueue_config *cfg = x->cfg;
+        if (streq(key, "usageHalfLifeTime")) return duration(x, v, &cfg->afs_half_life_s) < 0 ? -EINVAL : 1;
+        if (streq(key, "usageSamplingInterval")) return duration(x, v, &cfg->afs_sampling_s) < 0 ? -EINVAL : 1;
+        if (streq(key, "resourceWeights")) return weights(x, v) < 0 ? -EINVAL : 1;
+        return 0;
 }
 
 /* Kueue's fields admission does not depend on: taken without a word. */
@@ -332,7 +438,6 @@ static bool silent_field(const char *key) {
                                            "clientConnection",
                                            "integrations",
                                            "multiKueue",
-                                           "admissionFairSharing",
                                            "objectRetentionPolicies",
                                            "health",
                                            "metrics",
@@ -353,6 +458,11 @@ static int top_field(cfgx *x, const char *key, const dp_doc_node *v, void *userd
         if (streq(key, "resources")) return cfg_fields(x, v, resources_field, NULL) < 0 ? -EINVAL : 1;
         if (streq(key, "featureGates")) return cfg_fields(x, v, gates_field, NULL) < 0 ? -EINVAL : 1;
         if (streq(key, "fairSharing")) return cfg_fields(x, v, fair_field, NULL) < 0 ? -EINVAL : 1;
+        if (streq(key, "admissionFairSharing")) {
+                x->cfg->has_afs = true;
+                x->cfg->afs_sampling_s = 300; /* Kueue's default, 5 min */
+                return cfg_fields(x, v, afs_field, NULL) < 0 ? -EINVAL : 1;
+        }
         return 0;
 }
 
@@ -433,6 +543,8 @@ dp_kueue_config *dp_kueue_config_free(dp_kueue_config *c) {
         }
         free(c->transformations);
         dp_strv_free_n(c->exclude_prefixes, c->n_exclude_prefixes);
+        dp_strv_free_n(c->afs_weight_names, c->n_afs_weights);
+        free(c->afs_weights);
         dp_strv_free_n(c->warnings, c->n_warnings);
         free(c);
         return NULL;

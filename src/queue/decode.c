@@ -226,7 +226,7 @@ static int fungibility(kq *q, const dp_doc_node *n, dp_cluster_queue *cq) {
 }
 
 /* Known to Kueue, read by the API server, not modelled here (docs/queues.md). */
-static const char *const cq_not_modelled[] = {"admissionChecks", "admissionChecksStrategy", "admissionScope",
+static const char *const cq_not_modelled[] = {"admissionChecks", "admissionChecksStrategy",
                                               "concurrentAdmissionPolicy", NULL};
 static const char *cq_not_modelled_why(const char *key) {
         if (startswith(key, "admissionChecks"))
@@ -234,6 +234,15 @@ static const char *cq_not_modelled_why(const char *key) {
         if (streq(key, "concurrentAdmissionPolicy"))
                 return "workloads are not migrated to more preferred flavors after admission";
         return "admission goes on as without it";
+}
+
+static const char *const admission_modes[] = {"UsageBasedAdmissionFairSharing", "NoAdmissionFairSharing", NULL};
+
+static int admission_scope(kq *q, const dp_doc_node *n, dp_cluster_queue *cq) {
+        _cleanup_free_ char *mode = NULL;
+        KQ_FIELDS(q, n, k, v, if (streq(k, "admissionMode")) r = get_enum(q, v, admission_modes, &mode););
+        cq->usage_based_afs = mode && streq(mode, "UsageBasedAdmissionFairSharing");
+        return 0;
 }
 static const char *const queueing_values[] = {"StrictFIFO", "BestEffortFIFO", NULL};
 static const char *const stop_values[] = {"None", "Hold", "HoldAndDrain", NULL};
@@ -250,6 +259,7 @@ static int cq_spec(kq *q, const dp_doc_node *n, dp_cluster_queue *cq) {
                   else if (streq(k, "preemption")) r = preemption(q, v, &cq->preemption);
                   else if (streq(k, "fairSharing")) r = fair_sharing(q, v, &cq->weight, &cq->has_weight);
                   else if (streq(k, "stopPolicy")) r = get_enum(q, v, stop_values, &cq->stop_policy);
+                  else if (streq(k, "admissionScope")) r = admission_scope(q, v, cq);
                   else if (in_list(k, cq_not_modelled)) r = kq_not_modelled(q, v, k, cq_not_modelled_why(k)););
         cq->queueing = strategy && streq(strategy, "StrictFIFO") ? DP_KQ_STRICT_FIFO : DP_KQ_BEST_EFFORT_FIFO;
         for (size_t g = 0; g < cq->n_groups; g++)
@@ -312,12 +322,30 @@ static void cluster_queue_done(dp_object o) {
 /* ---- LocalQueue ---- */
 
 static int lq_spec(kq *q, const dp_doc_node *n, dp_local_queue *lq) {
-        dp_quantity w;
-        bool has_w = false;
         KQ_FIELDS(q, n, k, v, if (streq(k, "clusterQueue")) r = get_str(q->c, v, &lq->cluster_queue);
                   else if (streq(k, "stopPolicy")) r = get_enum(q, v, stop_values, &lq->stop_policy);
-                  else if (streq(k, "fairSharing")) r = fair_sharing(q, v, &w, &has_w););
+                  else if (streq(k, "fairSharing")) r = fair_sharing(q, v, &lq->weight, &lq->has_weight););
         return 0;
+}
+
+/* status.fairSharing.admissionFairSharingStatus.consumedResources (the
+ * rest of the status is the controllers' record, not read). */
+static int lq_consumed(kq *q, const dp_doc_node *status, dp_local_queue *lq) {
+        static const char *const path[] = {"status", "fairSharing", "admissionFairSharingStatus", "consumedResources"};
+        const dp_doc_node *n = status;
+        size_t mark = path_key(q->c, path[0]);
+        for (size_t i = 1; n && i < ELEMENTSOF(path); i++) {
+                n = n->type == DP_DOC_MAP ? dp_doc_get(n, path[i]) : NULL;
+                path_key(q->c, path[i]);
+        }
+        int r = n && !dp_doc_is_null(n) ? get_quantity_map(q->c, n, &lq->consumed, &lq->n_consumed) : 0;
+        for (size_t i = 0; r >= 0 && i < lq->n_consumed; i++)
+                if (dp_quantity_as_double(&lq->consumed[i].value) < 0) {
+                        path_key(q->c, lq->consumed[i].name);
+                        r = dfail(q->c, n, -EINVAL, "must not be negative");
+                }
+        if (r >= 0) path_pop(q->c, mark);
+        return r;
 }
 
 static int decode_local_queue(dctx *c, const dp_doc_node *root, dp_object o, dp_object_list *out) {
@@ -325,6 +353,8 @@ static int decode_local_queue(dctx *c, const dp_doc_node *root, dp_object o, dp_
         if (kq_need_name(c, root, o) < 0) return -EINVAL;
         dp_local_queue *lq = (dp_local_queue *)o.ext;
         KQ_FIELDS(&q, root, k, v, if (in_list(k, top_level)) r = 0; else if (streq(k, "spec")) r = lq_spec(&q, v, lq););
+        const dp_doc_node *status = dp_doc_get(root, "status");
+        if (status && lq_consumed(&q, status, lq) < 0) return -EINVAL;
         if (!lq->cluster_queue || !lq->cluster_queue[0]) return dfail(c, root, -EINVAL, "spec.clusterQueue: required");
         return 0;
 }
@@ -333,6 +363,9 @@ static void local_queue_done(dp_object o) {
         dp_local_queue *lq = (dp_local_queue *)o.ext;
         free(lq->cluster_queue);
         free(lq->stop_policy);
+        for (size_t i = 0; i < lq->n_consumed; i++)
+                free(lq->consumed[i].name);
+        free(lq->consumed);
 }
 
 /* ---- ResourceFlavor ---- */

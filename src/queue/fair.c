@@ -14,7 +14,7 @@
  * The heads of a cycle are taken one at a time: the first remaining head's
  * root cohort runs a tournament, where each cohort picks among its
  * children's proposals the one that (1) does not borrow on the flavors it
- * requests at that level, (2) has the lowest share once its workload is
+ * requests at that level (gate FairSharingPrioritizeNonBorrowing), (2) has the lowest share once its workload is
  * admitted, (3) the higher priority, (4) the older. Admissions made earlier
  * in the cycle count, as Kueue's iterator recomputes at each pop. Across
  * roots and for queues without a cohort Kueue's order is arbitrary;
@@ -33,8 +33,14 @@ typedef struct qdrs {
         bool borrowing_on; /* over its quota in a flavor-resource the workload requests */
 } qdrs;
 
+/* On by the CLI's flag or by the Configuration's fairSharing.enable. */
 void dp_queue_set_fair_sharing(dp_queue *q, bool enable) {
-        if (q) q->fair_sharing = enable;
+        if (q) q->fair_sharing = enable || (q->opts && q->opts->config && q->opts->config->fair_sharing);
+}
+
+/* FairSharingPrioritizeNonBorrowing (beta, on since Kueue 0.17). */
+static bool prioritize_non_borrowing(const dp_queue *q) {
+        return !(q->opts && q->opts->config && q->opts->config->gate_non_borrowing_off);
 }
 
 static bool zero_weight_borrows(const qdrs *d) { return d->weight == 0 && d->borrowing; }
@@ -149,7 +155,7 @@ static bool less(const dp_queue *q, const qhead *ha, const fhead *fa, const qhea
                  const qnode *cohort) {
         const qdrs *a = at_level(fa, cohort), *b = at_level(fb, cohort);
         if (a && b) {
-                if (a->borrowing_on != b->borrowing_on) return !a->borrowing_on;
+                if (prioritize_non_borrowing(q) && a->borrowing_on != b->borrowing_on) return !a->borrowing_on;
                 int c = cmp_drs(a, b);
                 if (c) return c < 0;
         }

@@ -92,14 +92,21 @@ typedef struct dp_cluster_queue {
         bool preemption_over_borrowing;     /* flavorFungibility.preference */
         dp_kq_preemption preemption;
         bool has_weight;
-        dp_quantity weight; /* fairSharing.weight */
-        char *stop_policy;  /* None (NULL) | Hold | HoldAndDrain */
+        dp_quantity weight;   /* fairSharing.weight */
+        char *stop_policy;    /* None (NULL) | Hold | HoldAndDrain */
+        bool usage_based_afs; /* admissionScope.admissionMode: UsageBasedAdmissionFairSharing */
 } dp_cluster_queue;
 
 typedef struct dp_local_queue {
         dp_ext_object x;
         char *cluster_queue;
         char *stop_policy;
+        bool has_weight;
+        dp_quantity weight; /* fairSharing.weight (Admission Fair Sharing divides the usage by it) */
+        /* status.fairSharing.admissionFairSharingStatus.consumedResources:
+         * its decayed historical usage, as Kueue last wrote it */
+        dp_named_quantity *consumed;
+        size_t n_consumed;
 } dp_local_queue;
 
 typedef struct dp_resource_flavor {

@@ -80,7 +80,7 @@ typedef struct cand {
 
 typedef struct cands {
         cand *v;
-        size_t n;
+        size_t n, cap;
         bool oom;
 } cands;
 
@@ -150,13 +150,18 @@ static const char *reason_of(pvariant v) {
 }
 
 static void cands_push(cands *c, cand x) {
-        cand *v = c->oom ? NULL : realloc(c->v, (c->n + 1) * sizeof(*v));
-        if (!v) {
-                c->oom = true;
-                return;
+        if (c->oom) return;
+        if (c->n == c->cap) { /* doubling: a search pushes every admitted workload of the cohort */
+                size_t cap = c->cap ? 2 * c->cap : 16;
+                cand *v = realloc(c->v, cap * sizeof(*v));
+                if (!v) {
+                        c->oom = true;
+                        return;
+                }
+                c->v = v;
+                c->cap = cap;
         }
-        c->v = v;
-        v[c->n++] = x;
+        c->v[c->n++] = x;
 }
 
 /* getCandidatesFromCQ: its admitted workloads that may be preempted. */
@@ -169,10 +174,7 @@ static void from_cq(const pctx *x, const qcq *c, const qnode *lca, bool advantag
         }
 }
 
-static const qcq *cq_of_node(const dp_queue *q, const qnode *n) {
-        uintptr_t v = (uintptr_t)q_index_get(q, "C\x1f%s", n->name);
-        return v ? &q->cqs[v - 1] : NULL;
-}
+static const qcq *cq_of_node(const dp_queue *q, const qnode *n) { return n->cq >= 0 ? &q->cqs[n->cq] : NULL; }
 
 /* collectCandidatesInSubtree: ClusterQueues over their quota, below
  * cohorts over theirs, skipping the subtree already visited. */
@@ -238,11 +240,16 @@ static int cmp_admitted(const dp_queue_workload *a, const dp_queue_workload *b) 
         return 0;
 }
 
-/* CandidatesOrdering (queue-internal.h) */
+/* CandidatesOrdering (queue-internal.h): other ClusterQueues first,
+ * (Admission Fair Sharing) the LocalQueue using more, lower priority, most
+ * recently admitted; input order instead of Kueue's UID. */
 int q_cand_order(const dp_queue *q, size_t cq, size_t x, size_t y) {
         const dp_queue_workload *a = &q->wl[x], *b = &q->wl[y];
         bool ain = a->cq == cq, bin = b->cq == cq;
         if (ain != bin) return ain ? 1 : -1;
+        double ua = q_afs_usage(q, x), ub = q_afs_usage(q, y);
+        if (a->cq == b->cq && ua >= 0 && ub >= 0 && !streq_ptr(a->local_queue, b->local_queue) && ua != ub)
+                return ua > ub ? -1 : 1; /* Admission Fair Sharing: the LocalQueue using more first */
         if (a->priority != b->priority) return a->priority < b->priority ? -1 : 1;
         int c = cmp_admitted(a, b);
         if (c) return c;
@@ -371,7 +378,10 @@ static int classical_targets(pctx *x, qtarget **ret, size_t *ret_n) {
  * the target side's after the removal (LessThanOrEqualToFinalShare); the
  * others are retried under LessThanInitialShare (the preemptor's side
  * strictly below the target side's share before), one per ClusterQueue.
- * Kueue's default strategies, both, in that order. (Kueue's later gates,
+ * Kueue's default strategies, both, in that order; the Configuration's
+ * fairSharing.preemptionStrategies may name one ([LessThanInitialShare]: the
+ * first pass compares with the target's share before, and no second pass).
+ * (Kueue's later gates,
  * FairSharingPreemptWithinNominal and re-evaluating candidates, are not
  * modelled.) */
 
@@ -502,8 +512,25 @@ static bool take(ford *o, size_t w, const char *reason, qtarget *t, size_t *n) {
         return fits_fair(o->x);
 }
 
-/* LessThanOrEqualToFinalShare; the candidates it leaves go to retry. */
+/* The Configuration's fairSharing.preemptionStrategies: the first one
+ * (*ret_n: how many); none given: Kueue's default, both. */
+static uint8_t strategy(const dp_queue *q, size_t *ret_n) {
+        const dp_kueue_config *cfg = q->opts ? q->opts->config : NULL;
+        if (!cfg || !cfg->n_fs_strategies) {
+                *ret_n = 2;
+                return DP_KUEUE_FS_LTEFS;
+        }
+        *ret_n = cfg->n_fs_strategies;
+        return cfg->fs_strategies[0];
+}
+
+/* The first strategy (LessThanOrEqualToFinalShare: the preemptor's side no
+ * higher than the target's after the removal; LessThanInitialShare:
+ * strictly lower than the target's before); the candidates it leaves go to
+ * retry. */
 static bool first_strategy(ford *o, qtarget *t, size_t *n, size_t *retry, size_t *n_retry) {
+        size_t n_strategies;
+        bool ltis = strategy(o->x->q, &n_strategies) == DP_KUEUE_FS_LTIS;
         for (const qnode *c; (c = iter_next(o));) {
                 if (c == o->x->cq->node) {
                         if (take(o, pop(o, c), "InClusterQueue", t, n)) return true;
@@ -511,13 +538,13 @@ static bool first_strategy(ford *o, qtarget *t, size_t *n, size_t *retry, size_t
                 }
                 const qnode *pa, *ta;
                 almost_lcas(o->x, c, &pa, &ta);
-                qshare pnew = q_share(o->x->q, pa);
+                qshare pnew = q_share(o->x->q, pa), told = q_share(o->x->q, ta);
                 while (first_of(o, c) >= 0) {
                         size_t w = pop(o, c);
                         take_out(o->x->q, w);
                         qshare tnew = q_share(o->x->q, ta);
                         put_back(o->x->q, w);
-                        if (q_share_cmp(pnew, tnew) <= 0) {
+                        if (ltis ? q_share_cmp(pnew, told) < 0 : q_share_cmp(pnew, tnew) <= 0) {
                                 if (take(o, w, "InCohortFairSharing", t, n)) return true;
                                 break;
                         }
@@ -576,8 +603,10 @@ static int fair_targets(pctx *x, qtarget **ret, size_t *ret_n) {
                 for (size_t i = 0; i < x->n_req; i++)
                         q_add_usage(x->cq->node, x->req[i].fr, x->req[i].value);
                 ford_reset(&o, all.v, all.n);
+                size_t n_strategies;
+                (void)strategy(x->q, &n_strategies);
                 bool ok = first_strategy(&o, t, &n, retry, &n_retry);
-                if (!ok) {
+                if (!ok && n_strategies > 1) {
                         for (size_t i = 0; i < n_retry; i++)
                                 again[i] = (cand){retry[i], NULL, PV_NEVER};
                         ford_reset(&o, again, n_retry);
@@ -733,19 +762,12 @@ int q_evict(dp_queue *q, size_t w, size_t p, const char *reason) {
         if (r < 0) return r;
         take_out(q, w);
         if (q->held) q->held[w].n = 0;
+        q_afs_evicted(q, w);
         for (size_t ps = 0; ps < v->n_podsets; ps++)
                 for (size_t i = 0; i < v->podsets[ps].n_requests; i++) {
                         free(v->podsets[ps].flavors[i]);
                         v->podsets[ps].flavors[i] = NULL;
                 }
-        if (v->times_preempted >= DP_QUEUE_MAX_PREEMPTED && !q->churning) {
-                q->churning = true;
-                free(v->note);
-                v->note = dp_asprintf("preempted %zu times, last by %s: the cycles would go on preempting (a "
-                                      "preemption loop); devplane stops admission here",
-                                      v->times_preempted, v->preempted_by);
-                if (!v->note) return -ENOMEM;
-        }
         v->state = DP_QW_PENDING;
         v->preadmitted = false;
         v->borrowing = 0;

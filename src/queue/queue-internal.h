@@ -37,8 +37,19 @@ typedef struct qnode {
         int walk;  /* cycle check: 1 on the path, 2 done */
 } qnode;
 
+/* One resource group of a ClusterQueue, indexed once (quota.c
+ * q_build_tree) so the flavor assigner formats no key: the fr of flavor
+ * f's covered resource r at fr[f * n_covered + r] (each flavor lists the
+ * covered resources in their order), and each flavor's object (NULL: none
+ * of that name). */
+typedef struct qgroup {
+        ssize_t *fr;
+        const dp_resource_flavor **flavor;
+} qgroup;
+
 typedef struct qcq {
         qnode *node;
+        qgroup *groups; /* cq->n_groups entries */
         const dp_cluster_queue *cq;
         const char *inactive; /* why it is inactive, NULL when active */
         size_t *wl;           /* its workloads in queue order */
@@ -69,17 +80,14 @@ struct dp_queue {
         struct qdriver *drivers; /* dra-sources.c: the ResourceSlices Kueue reads, per driver */
         size_t n_drivers;
         size_t cycles;
-        bool churning; /* a workload was preempted DP_QUEUE_MAX_PREEMPTED times: admission stops */
+        bool churning; /* a preemption loop was proved (loop.c): admission stopped */
+        struct qafs *afs; /* Admission Fair Sharing (afs.c), NULL when off */
         const dp_queue_options *opts; /* borrowed: Configuration and what-if, NULL none */
         int64_t *usage0; /* every node's usage before the first cycle (what the input admitted) */
         bool over_time;  /* dp_queue_set_over_time */
         bool recount;    /* a workload finished: usage counted again before the next cycle */
         struct qtas *tas; /* Topology-Aware Scheduling (queue/tas.h), NULL without a TAS flavor */
 };
-
-/* A workload preempted this many times in a static input means the cycles
- * would go on preempting (Kueue has no such bound; devplane stops and says so). */
-#define DP_QUEUE_MAX_PREEMPTED 8
 
 /* ---- queue.c: back to before the first cycle (usage0, every queued
  * workload pending again but those Finished), for explain's trials ---- */
@@ -107,7 +115,9 @@ void q_drivers_free(dp_queue *q);
 /* ---- quota.c ---- */
 /* The fr index of (flavor, resource), or -1. */
 ssize_t q_fr_find(const dp_queue *q, const char *flavor, const char *resource);
+/* The tree, then every ClusterQueue's qgroup tables. */
 int q_build_tree(dp_queue *q, dp_error *err);
+void q_groups_free(qcq *c);
 int64_t q_available(const qnode *n, size_t fr);
 int64_t q_potential(const qnode *n, size_t fr);
 void q_add_usage(qnode *n, size_t fr, int64_t v);
@@ -328,3 +338,38 @@ int q_gate_pod(dp_pod *p);
 int q_integration_workloads(dp_queue *q, const dp_object_list *l, dp_object o);
 /* After admission: the pods of the integrations' workloads, appended to l. */
 int q_integrations_stand_up(const dp_queue *q, dp_object_list *l, dp_error *err);
+
+/* ---- loop.c: a preemption loop, proved by a recurring admission state ---- */
+
+/* Brent's cycle finding over the states after cycles that evicted: the
+ * state kept (after such a cycle number `at`), and the search's counters. */
+typedef struct qloop {
+        uint8_t *saved;
+        size_t len, at, power, lam;
+} qloop;
+
+/* After a cycle that evicted: the admission state is compared with the one
+ * kept; when they are equal, the cycles between repeat forever, so
+ * q->churning is set and the most preempted workload gets a note saying so.
+ * -ENOMEM or 0. */
+int q_loop_check(dp_queue *q, qloop *l);
+void q_loop_done(qloop *l);
+
+/* ---- afs.c: Kueue's Admission Fair Sharing ---- */
+typedef struct qafs qafs;
+/* After the workloads are placed: on when the Configuration has
+ * admissionFairSharing and the gate is on. -ENOMEM or 0. */
+int q_afs_init(dp_queue *q);
+void q_afs_free(dp_queue *q);
+bool q_afs_on(const dp_queue *q, const qcq *c);
+/* Workload w's LocalQueue usage (consumed + penalties, over its weight),
+ * -1 when Admission Fair Sharing is off for it. */
+double q_afs_usage(const dp_queue *q, size_t w);
+/* The head of an Admission Fair Sharing ClusterQueue (sticky aside): the
+ * lowest usage, ties in queue order; -1 none. */
+ssize_t q_afs_head(dp_queue *q, qcq *c);
+void q_afs_admitted(dp_queue *q, size_t w); /* adds w's entry penalty */
+void q_afs_evicted(dp_queue *q, size_t w);  /* takes it back */
+void q_afs_reset(dp_queue *q);              /* q_reset_admission: the simulation's penalties go */
+/* Every LocalQueue's penalty (loop.c's state). */
+const double *q_afs_penalties(const dp_queue *q, size_t *ret_n);

@@ -271,6 +271,7 @@ int dp_queue_new_opts(dp_object_list *l, const dp_queue_options *opts, dp_queue 
         if (!q || take_objects(q, l) < 0 || q_index_objects(q) < 0 || q_index_input(q, l) < 0 || cluster_queues(q) < 0)
                 return dp_error_set(err, -ENOMEM, "out of memory");
         q->opts = opts;
+        dp_queue_set_fair_sharing(q, false); /* the Configuration's fairSharing.enable */
         int r = apply_whatif(q, err);
         if (r >= 0) r = q_build_tree(q, err);
         if (r >= 0 && q_tas_new(q, l) < 0) r = dp_error_set(err, -ENOMEM, "out of memory");
@@ -288,6 +289,7 @@ int dp_queue_new_opts(dp_object_list *l, const dp_queue_options *opts, dp_queue 
                         return dp_error_set(err, -ENOMEM, "out of memory");
         for (size_t c = 0; c < q->n_cqs; c++)
                 if (q->cqs[c].n_wl) qsort_r(q->cqs[c].wl, q->cqs[c].n_wl, sizeof(size_t), cmp_queue_order, q);
+        if (q_afs_init(q) < 0) return dp_error_set(err, -ENOMEM, "out of memory");
         if (!(q->usage0 = q_usage_save(q))) return dp_error_set(err, -ENOMEM, "out of memory");
         *ret = TAKE_PTR(q);
         return 0;
@@ -327,9 +329,12 @@ dp_queue *dp_queue_free(dp_queue *q) {
         for (size_t i = 0; i < q->n_wl; i++)
                 workload_done(&q->wl[i]);
         free(q->wl);
-        for (size_t i = 0; i < q->n_cqs; i++)
+        for (size_t i = 0; i < q->n_cqs; i++) {
                 free(q->cqs[i].wl);
+                q_groups_free(&q->cqs[i]);
+        }
         free(q->cqs);
+        q_afs_free(q);
         for (size_t i = 0; i < q->n_nodes; i++) {
                 free(q->nodes[i]->kids);
                 free(q->nodes[i]->q);
@@ -409,6 +414,7 @@ int q_reset_admission(dp_queue *q) {
         }
         q_usage_restore(q, q->usage0);
         if (finished) recount_usage(q); /* usage0 counts those the input admitted */
+        q_afs_reset(q);
         q->cycles = 0;
         return 0;
 }

@@ -149,6 +149,8 @@ typedef struct dp_kueue_transformation {
         size_t n_outputs;
 } dp_kueue_transformation;
 
+enum { DP_KUEUE_FS_LTEFS = 1, DP_KUEUE_FS_LTIS = 2 }; /* LessThanOrEqualToFinalShare, LessThanInitialShare */
+
 typedef struct dp_kueue_config {
         dp_kueue_device_class_mapping *mappings; /* resources.deviceClassMappings */
         size_t n_mappings;
@@ -162,6 +164,19 @@ typedef struct dp_kueue_config {
         bool counters_disabled;          /* KueueDRAIntegrationPartitionableDevices: false */
         bool capacity_enabled;           /* KueueDRAIntegrationConsumableCapacity: true */
         bool fair_sharing; /* fairSharing.enable */
+        /* fairSharing.preemptionStrategies in order (DP_KUEUE_FS_*); none:
+         * Kueue's default, LessThanOrEqualToFinalShare then LessThanInitialShare */
+        uint8_t fs_strategies[2];
+        size_t n_fs_strategies;
+        /* admissionFairSharing (given: has_afs) */
+        bool has_afs;
+        double afs_half_life_s, afs_sampling_s; /* usageHalfLifeTime, usageSamplingInterval (default 5 min) */
+        char **afs_weight_names;                /* resourceWeights: others weigh 1 */
+        double *afs_weights;
+        size_t n_afs_weights;
+        /* featureGates that change the order of admission (Kueue v0.19's defaults: on) */
+        bool gate_afs_off;           /* AdmissionFairSharing: false */
+        bool gate_non_borrowing_off; /* FairSharingPrioritizeNonBorrowing: false */
         char **warnings;   /* "FILE: Configuration: PATH: what (line N)" */
         size_t n_warnings;
 } dp_kueue_config;

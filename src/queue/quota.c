@@ -121,6 +121,8 @@ void q_usage_restore(dp_queue *q, const int64_t *saved) {
 
 /* ---- building ---- */
 
+static int index_groups(dp_queue *q);
+
 static int add_fr(dp_queue *q, const char *flavor, const char *resource) {
         if (q_fr_find(q, flavor, resource) >= 0) return 0;
         qfr *v = realloc(q->fr, (q->n_fr + 1) * sizeof(*v));
@@ -254,5 +256,41 @@ int q_build_tree(dp_queue *q, dp_error *err) {
         }
         for (size_t i = 0; i < q->n_nodes; i++)
                 if (!q->nodes[i]->parent) accumulate(q, q->nodes[i]);
+        return index_groups(q) < 0 ? dp_error_set(err, -ENOMEM, "out of memory") : 0;
+}
+
+/* ---- the per-ClusterQueue tables of the flavor assigner ---- */
+
+static int index_group(dp_queue *q, const dp_kq_resource_group *g, qgroup *out) {
+        out->fr = calloc(g->n_flavors * g->n_covered + 1, sizeof(*out->fr));
+        out->flavor = calloc(g->n_flavors + 1, sizeof(*out->flavor));
+        if (!out->fr || !out->flavor) return -ENOMEM;
+        for (size_t f = 0; f < g->n_flavors; f++) {
+                out->flavor[f] = q_index_get(q, "F\x1f%s", g->flavors[f].name);
+                for (size_t r = 0; r < g->n_covered; r++)
+                        out->fr[f * g->n_covered + r] =
+                                r < g->flavors[f].n_resources
+                                        ? q_fr_find(q, g->flavors[f].name, g->flavors[f].resources[r].name)
+                                        : -1;
+        }
         return 0;
+}
+
+static int index_groups(dp_queue *q) {
+        for (size_t i = 0; i < q->n_cqs; i++) {
+                qcq *c = &q->cqs[i];
+                if (!(c->groups = calloc(c->cq->n_groups + 1, sizeof(*c->groups)))) return -ENOMEM;
+                for (size_t g = 0; g < c->cq->n_groups; g++)
+                        if (index_group(q, &c->cq->groups[g], &c->groups[g]) < 0) return -ENOMEM;
+        }
+        return 0;
+}
+
+void q_groups_free(qcq *c) {
+        for (size_t g = 0; c->groups && g < c->cq->n_groups; g++) {
+                free(c->groups[g].fr);
+                free(c->groups[g].flavor);
+        }
+        free(c->groups);
+        c->groups = NULL;
 }

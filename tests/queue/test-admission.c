@@ -9,6 +9,7 @@
  *     # fixture: <file in cases/ loaded first>        (optional)
  *     # cycles: <n>                                   (optional: Kueue's tests look at one cycle)
  *     # fair-sharing: true                            (optional: Kueue's Configuration fairSharing.enable)
+ *     # kueue-config: <Configuration file in cases/>  (optional: Kueue's Configuration)
  *     # expect: NS/NAME Admitted [res=flavor,...]
  *     # expect: NS/NAME Pending|Inadmissible [exact condition message]
  *     # note: NS/NAME <text the note contains>
@@ -140,8 +141,15 @@ static size_t run_case(const char *name) {
         load(l, name, text);
         dp_error err = DP_ERROR_INIT;
         if (dp_model_generate_names(l, &err) < 0 || dp_model_validate(l, &err) < 0) DP_FAIL("%s: %s", name, err.msg);
+        _cleanup_free_ char *config = header(text, "kueue-config");
+        _cleanup_(dp_kueue_config_freep) dp_kueue_config *cfg = NULL;
+        if (config) {
+                _cleanup_free_ char *ct = read_case(config);
+                if (dp_kueue_config_parse(ct, strlen(ct), config, &cfg, &err) < 0) DP_FAIL("%s: %s", name, err.msg);
+        }
+        dp_queue_options opts = {.config = cfg};
         _cleanup_(dp_queue_freep) dp_queue *q = NULL;
-        if (dp_queue_new(l, &q, &err) < 0) DP_FAIL("%s: %s", name, err.msg);
+        if (dp_queue_new_opts(l, &opts, &q, &err) < 0) DP_FAIL("%s: %s", name, err.msg);
         dp_queue_set_fair_sharing(q, fair && streq(fair, "true"));
         int r = cycles ? dp_queue_admit_cycles(q, (size_t)atoi(cycles), &err) : dp_queue_admit(q, &err);
         if (r < 0) DP_FAIL("%s: %s", name, err.msg);
