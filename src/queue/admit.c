@@ -97,6 +97,7 @@ static int admit_one(dp_queue *q, qcq *c, dp_queue_workload *w, const qassign *a
                         if (fr >= 0 && !(w->podsets[p].flavors[i] = strdup(q->fr[fr].flavor))) return -ENOMEM;
                 }
         w->state = DP_QW_ADMITTED;
+        if (q_history_admitted(q, (size_t)(w - q->wl)) < 0) return -ENOMEM;
         w->borrowing = a->borrowing;
         w->cycle = q->cycles;
         free(w->reason);
@@ -255,7 +256,7 @@ static int cycle(dp_queue *q, bool *more) {
         free(e);
         free(saved);
         *more = progress;
-        return r;
+        return r < 0 ? r : q_history_sample(q);
 }
 
 /* Workloads behind a blocked StrictFIFO head never got a cycle: say so,
@@ -278,7 +279,7 @@ static int blocked_notes(dp_queue *q) {
 int dp_queue_admit_cycles(dp_queue *q, size_t max_cycles, dp_error *err) {
         assert_return(q, -EINVAL);
         bool more = true;
-        int r = 0;
+        int r = q->history ? 0 : q_history_sample(q); /* the first points, before any cycle (history.c) */
         /* each cycle admits, holds or preempts for at least one head; a
          * preemption only takes from lower priorities or from queues over
          * their quota, so this ends; the bound is a safety net (per call:

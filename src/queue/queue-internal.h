@@ -72,6 +72,8 @@ struct dp_queue {
         int64_t *usage0; /* every node's usage before the first cycle (what the input admitted) */
         bool over_time;  /* dp_queue_set_over_time */
         bool recount;    /* a workload finished: usage counted again before the next cycle */
+        int64_t now_ms;  /* dp_queue_set_time: the simulation's time, for history.c */
+        struct qhistory *history; /* history.c, NULL until the first cycle */
 };
 
 /* A workload preempted this many times in a static input means the cycles
@@ -94,6 +96,18 @@ void *q_index_get(const dp_queue *q, const char *fmt, ...) _printf_(2, 3);
 void q_index_free(dp_queue *q);
 int q_index_objects(dp_queue *q);
 int q_index_input(dp_queue *q, const dp_object_list *l);
+
+/* ---- history.c: usage over time (asWritten.queues.usageOverTime). The
+ * hooks: a sample after each cycle and after finished workloads' quota is
+ * counted again; an event where a workload is admitted, finishes or is
+ * evicted (the churn stop is seen there). 0 or -ENOMEM. ---- */
+int q_history_sample(dp_queue *q);
+int q_history_admitted(dp_queue *q, size_t w);
+int q_history_finished(dp_queue *q, size_t w);
+int q_history_preempted(dp_queue *q, size_t w, size_t by, const char *reason);
+void q_history_free(dp_queue *q);
+/* NULL when no history was made (or -ENOMEM). */
+dp_doc_node *q_history_encode(dp_doc_set *s, const dp_queue *q);
 
 /* ---- quota.c ---- */
 /* The fr index of (flavor, resource), or -1. */
