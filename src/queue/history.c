@@ -63,8 +63,8 @@ typedef struct qh_cq {
 typedef struct qhistory {
         qh_series *s; /* the ClusterQueues' (in queue order), then the Cohorts' (by name) */
         size_t n_s, n_cq_s;
-        qh_cq *cq;      /* per ClusterQueue */
-        size_t *up;     /* per ClusterQueue series: up_off[i]..up_off[i+1] index the Cohort series it adds to */
+        qh_cq *cq;  /* per ClusterQueue */
+        size_t *up; /* per ClusterQueue series: up_off[i]..up_off[i+1] index the Cohort series it adds to */
         size_t *up_off;
         int64_t *acc; /* per series, while sampling */
         bool churn;
@@ -125,8 +125,8 @@ static int cq_series(dp_queue *q, qhistory *h, size_t *cap) {
                 for (size_t g = 0; g < cq->n_groups; g++)
                         for (size_t k = 0; k < cq->groups[g].n_flavors; k++)
                                 for (size_t i = 0; i < cq->groups[g].n_covered; i++) {
-                                        ssize_t fr = q_fr_find(q, cq->groups[g].flavors[k].name,
-                                                               cq->groups[g].covered[i]);
+                                        ssize_t fr =
+                                                q_fr_find(q, cq->groups[g].flavors[k].name, cq->groups[g].covered[i]);
                                         if (fr < 0) continue;
                                         if (DP_GROW(h->s, *cap, h->n_s + 1) < 0) return -ENOMEM;
                                         h->s[h->n_s++] = (qh_series){.node = q->cqs[c].node,
@@ -196,7 +196,7 @@ static int first_points(dp_queue *q, qhistory *h) {
         }
         for (size_t i = 0; i < q->n_wl; i++) {
                 const dp_queue_workload *w = &q->wl[i];
-                if (w->cluster_queue && w->state == DP_QW_PENDING) h->cq[w->cq].n_pending++;
+                if (w->cluster_queue && w->cq < q->n_cqs && w->state == DP_QW_PENDING) h->cq[w->cq].n_pending++;
         }
         int r = 0;
         for (size_t c = 0; c < q->n_cqs && r >= 0; c++)

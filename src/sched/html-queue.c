@@ -25,7 +25,7 @@
 #define CL 64 /* left margin: the value labels */
 #define CR 14
 #define CT 10
-#define CH 90 /* the plot's height */
+#define CH 90                 /* the plot's height */
 #define MARK_Y (CT + CH + 28) /* admitted; finished and preempted a row lower each */
 #define MARK_ROW 10
 #define CHART_H (MARK_Y + 2 * MARK_ROW + 8)
@@ -37,9 +37,9 @@
 #define WAITED_MAX 50
 
 typedef struct qaxis {
-        bool time;       /* seconds; else cycles */
-        int64_t end;     /* the axis' last value, >= 1 */
-        bool churn;      /* admission stopped for churn at churn_at */
+        bool time;   /* seconds; else cycles */
+        int64_t end; /* the axis' last value, >= 1 */
+        bool churn;  /* admission stopped for churn at churn_at */
         int64_t churn_at;
         const char *res; /* the series' resource, for formatting */
 } qaxis;
@@ -83,7 +83,7 @@ static void frame(dp_strbuf *o, const qaxis *ax, int64_t ymax) {
                                  "y=\"%d\" font-size=\"10\" text-anchor=\"middle\" fill=\"#5b6475\">%s%" PRId64
                                  "%s</text>",
                                  xpos(ax, v), CT + CH, xpos(ax, v), CT + CH + 4, xpos(ax, v), CT + CH + 15,
-                                 ax->time ? "" : v ? "" : "cycle ", v, ax->time ? "s" : "");
+                                 !ax->time && !v ? "cycle " : "", v, ax->time ? "s" : "");
         char top[64];
         fmt(ax, ymax, top, sizeof(top));
         dp_strbuf_printf(o,
@@ -202,8 +202,10 @@ static void chart(dp_strbuf *o, const qaxis *axis, const dp_doc_node *series, co
         dp_html_esc(o, dp_html_str(series, "flavor"));
         dp_strbuf_puts(o, " · ");
         dp_html_esc(o, ax.res);
-        dp_strbuf_printf(o, "</div><svg xmlns=\"http://www.w3.org/2000/svg\" class=\"qchart\" width=\"%d\" "
-                            "height=\"%d\" viewBox=\"0 0 %d %d\" data-flavor=\"", CW, CHART_H, CW, CHART_H);
+        dp_strbuf_printf(o,
+                         "</div><svg xmlns=\"http://www.w3.org/2000/svg\" class=\"qchart\" width=\"%d\" "
+                         "height=\"%d\" viewBox=\"0 0 %d %d\" data-flavor=\"",
+                         CW, CHART_H, CW, CHART_H);
         dp_html_esc(o, dp_html_str(series, "flavor"));
         dp_strbuf_puts(o, "\" data-resource=\"");
         dp_html_esc(o, ax.res);
@@ -211,8 +213,10 @@ static void chart(dp_strbuf *o, const qaxis *axis, const dp_doc_node *series, co
         for (size_t i = 0; i < pts->n; i++)
                 dp_strbuf_printf(o, "%s%" PRId64 "/%" PRId64 "=%" PRId64, i ? " " : "", num(pts->items[i], "t"),
                                  num(pts->items[i], "cycle"), num(pts->items[i], "used"));
-        dp_strbuf_printf(o, "\"><defs><clipPath id=\"qc%zu\"><rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\"/>"
-                            "</clipPath></defs><path fill=\"#9ecae1\" d=\"", id, CW, ypos(nominal, ymax));
+        dp_strbuf_printf(o,
+                         "\"><defs><clipPath id=\"qc%zu\"><rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\"/>"
+                         "</clipPath></defs><path fill=\"#9ecae1\" d=\"",
+                         id, CW, ypos(nominal, ymax));
         step_path(o, &ax, pts, ymax, true);
         dp_strbuf_printf(o, "\"/><path fill=\"#f4a259\" clip-path=\"url(#qc%zu)\" d=\"", id);
         step_path(o, &ax, pts, ymax, true);
@@ -269,8 +273,10 @@ static void waited(dp_strbuf *o, const qaxis *ax, const dp_doc_node *ev, const d
         for (size_t i = 0; wls && i < wls->n; i++)
                 still += streq(dp_html_str(wls->items[i], "state"), "Pending");
         if (!late && !still) return;
-        dp_strbuf_printf(o, "<details class=\"qwho\"><summary>Who waited: %zu admitted after waiting, %zu still "
-                            "waiting at the end</summary><ul>", late, still);
+        dp_strbuf_printf(o,
+                         "<details class=\"qwho\"><summary>Who waited: %zu admitted after waiting, %zu still "
+                         "waiting at the end</summary><ul>",
+                         late, still);
         for (size_t i = 0; ev && i < ev->n && listed < WAITED_MAX; i++) {
                 const dp_doc_node *e = ev->items[i];
                 if (!streq(dp_html_str(e, "kind"), "admitted") || (num(e, "t") <= 0 && num(e, "cycle") <= 1)) continue;
