@@ -121,7 +121,7 @@ static void step_path(dp_strbuf *o, const qaxis *ax, const dp_doc_node *pts, int
 }
 
 /* One hover box per step: when, the value, of the nominal, borrowed. */
-static void step_titles(dp_strbuf *o, const qaxis *ax, const dp_doc_node *pts, int64_t nominal, int64_t ymax) {
+static void step_titles(dp_strbuf *o, const qaxis *ax, const dp_doc_node *pts, int64_t nominal) {
         for (size_t i = 0; pts->n <= STEP_TITLES_MAX && i < pts->n; i++) {
                 int x0 = xpos(ax, at(ax, pts->items[i]));
                 int x1 = i + 1 < pts->n ? xpos(ax, at(ax, pts->items[i + 1])) : xpos(ax, ax->end);
@@ -141,7 +141,6 @@ static void step_titles(dp_strbuf *o, const qaxis *ax, const dp_doc_node *pts, i
                 dp_html_esc(o, bor);
                 dp_strbuf_puts(o, " borrowed</title></rect>");
         }
-        (void)ymax;
 }
 
 /* Events at one x of one kind share a mark; its tooltip names them. */
@@ -233,7 +232,7 @@ static void chart(dp_strbuf *o, const qaxis *axis, const dp_doc_node *series, co
                                  "x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#c62828\" stroke-width=\"2\" "
                                  "stroke-dasharray=\"4 2\"/></g>",
                                  xpos(&ax, ax.churn_at), CT, xpos(&ax, ax.churn_at), MARK_Y + 2 * MARK_ROW + 4);
-        step_titles(o, &ax, pts, nominal, ymax);
+        step_titles(o, &ax, pts, nominal);
         marks(o, &ax, ev);
         dp_strbuf_puts(o, "</svg>\n");
 }
