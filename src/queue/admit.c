@@ -100,6 +100,7 @@ static int admit_one(dp_queue *q, qcq *c, dp_queue_workload *w, const qassign *a
                 }
         q_partial_admitted(w, a);
         w->state = DP_QW_ADMITTED;
+        if (q_history_admitted(q, (size_t)(w - q->wl)) < 0) return -ENOMEM;
         w->borrowing = a->borrowing;
         w->cycle = q->cycles;
         q_afs_admitted(q, (size_t)(w - q->wl));
@@ -263,7 +264,7 @@ static int cycle(dp_queue *q, bool *more, bool *evicted) {
         free(e);
         free(saved);
         *more = progress;
-        return r;
+        return r < 0 ? r : q_history_sample(q);
 }
 
 /* Workloads behind a blocked StrictFIFO head never got a cycle: say so,
@@ -287,7 +288,7 @@ int dp_queue_admit_cycles(dp_queue *q, size_t max_cycles, dp_error *err) {
         assert_return(q, -EINVAL);
         bool more = true, evicted = false;
         qloop loop = {0};
-        int r = 0;
+        int r = q->history ? 0 : q_history_sample(q); /* the first points, before any cycle (history.c) */
         /* each cycle admits, holds or preempts for at least one head; without
          * a preemption the cycles end (admissions and holds only add up);
          * with preemptions they end too unless the admission state recurs

@@ -129,7 +129,8 @@ static int proved(dp_queue *q, const qloop *l) {
                               "devplane stops admission here",
                               w->times_preempted, w->preempted_by ? w->preempted_by : "none", q->cycles, l->at,
                               l->at + 1, q->cycles);
-        return w->note ? 0 : -ENOMEM;
+        if (!w->note) return -ENOMEM;
+        return q_history_churn(q, most); /* the report marks where admission stopped */
 }
 
 int q_loop_check(dp_queue *q, qloop *l) {

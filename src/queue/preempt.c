@@ -773,5 +773,5 @@ int q_evict(dp_queue *q, size_t w, size_t p, const char *reason) {
         v->borrowing = 0;
         v->cycle = 0;
         wake_cohort(q, c->node);
-        return 0;
+        return q_history_preempted(q, w, p, reason);
 }

@@ -87,6 +87,8 @@ struct dp_queue {
         bool over_time;  /* dp_queue_set_over_time */
         bool recount;    /* a workload finished: usage counted again before the next cycle */
         struct qtas *tas; /* Topology-Aware Scheduling (queue/tas.h), NULL without a TAS flavor */
+        int64_t now_ms;  /* dp_queue_set_time: the simulation's time, for history.c */
+        struct qhistory *history; /* history.c, NULL until the first cycle */
 };
 
 /* ---- queue.c: back to before the first cycle (usage0, every queued
@@ -111,6 +113,20 @@ int q_index_input(dp_queue *q, const dp_object_list *l);
  * extendedResourceName ("E\x1fname"). */
 int q_index_device_classes(dp_queue *q, const dp_object_list *l);
 void q_drivers_free(dp_queue *q);
+
+/* ---- history.c: usage over time (asWritten.queues.usageOverTime). The
+ * hooks: a sample after each cycle and after finished workloads' quota is
+ * counted again; an event where a workload is admitted, finishes or is
+ * evicted; where a proved preemption loop stopped admission. 0 or -ENOMEM. ---- */
+int q_history_sample(dp_queue *q);
+/* Admission stopped on a proved preemption loop (loop.c); w was preempted most. */
+int q_history_churn(dp_queue *q, size_t w);
+int q_history_admitted(dp_queue *q, size_t w);
+int q_history_finished(dp_queue *q, size_t w);
+int q_history_preempted(dp_queue *q, size_t w, size_t by, const char *reason);
+void q_history_free(dp_queue *q);
+/* NULL when no history was made (or -ENOMEM). */
+dp_doc_node *q_history_encode(dp_doc_set *s, const dp_queue *q);
 
 /* ---- quota.c ---- */
 /* The fr index of (flavor, resource), or -1. */

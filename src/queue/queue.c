@@ -346,6 +346,7 @@ dp_queue *dp_queue_free(dp_queue *q) {
         free(q->ns_ok);
         q_held_free(q);
         q_tas_free(q);
+        q_history_free(q);
         free(q->usage0);
         q_index_free(q);
         for (size_t i = 0; i < q->n_owned; i++)
@@ -392,6 +393,7 @@ static void recount_usage(dp_queue *q);
 int q_reset_admission(dp_queue *q) {
         q_held_free(q); /* rebuilt below for the Workloads admitted in the input */
         q_tas_reset(q);
+        q_history_free(q); /* the trials start over */
         q->churning = false;
         bool finished = false;
         for (size_t c = 0; c < q->n_cqs; c++) {
@@ -479,12 +481,14 @@ int dp_queue_finish(dp_queue *q, size_t i) {
         free(q->wl[i].reason);
         q->wl[i].reason = strdup("Finished");
         q->recount = true; /* once, before the next cycle (dp_queue_readmit) */
+        if (q_history_finished(q, i) < 0) return -ENOMEM;
         return q->wl[i].reason ? set_text(&q->wl[i].message, "its pods ended: quota released") : -ENOMEM;
 }
 
 int dp_queue_readmit(dp_queue *q, dp_error *err) {
         assert_return(q, -EINVAL);
         if (q->recount) recount_usage(q);
+        if (q->recount && q_history_sample(q) < 0) return dp_error_set(err, -ENOMEM, "out of memory");
         q->recount = false;
         for (size_t c = 0; c < q->n_cqs; c++) {
                 q->cqs[c].next = 0;

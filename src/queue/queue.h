@@ -310,6 +310,21 @@ int dp_queue_readmit(dp_queue *q, dp_error *err);
  * tolerations (what dp_queue_apply_pods does for every pod). */
 int dp_queue_apply_pod(const dp_queue *q, size_t i, dp_pod *p);
 
+/* The simulation's time (ms) from now on, for the usage history
+ * (asWritten.queues.usageOverTime): set before finishing workloads and
+ * readmitting. Without it everything is at t=0 and the cycles tell apart. */
+void dp_queue_set_time(dp_queue *q, int64_t ms);
+/* The history keeps at most this many points per line (ClusterQueue or
+ * Cohort, flavor, resource; and a ClusterQueue's waiting count): only
+ * changes are points; past the cap the last point moves on and "dropped"
+ * counts. And at most this many events (admitted, finished, preempted) per
+ * ClusterQueue ("eventsDropped" counts the rest). */
+#define DP_QUEUE_HISTORY_POINTS_MAX 512
+#define DP_QUEUE_HISTORY_EVENTS_MAX 256
+/* A value in Kueue's units (cpu millicores, the rest Quantity.Value())
+ * printed as Kueue prints it ("500m", "4", "1Gi"). */
+void dp_queue_format(const char *resource, int64_t v, char *buf, size_t size);
+
 /* After the simulation: which pods of each workload kube-scheduler placed.
  * Clear, then add each pod once under its workload (a Job's pods under
  * "Job"/ns/name, a queued plain Pod under "Pod"); unknown workloads are

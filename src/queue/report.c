@@ -185,6 +185,7 @@ dp_doc_node *dp_queue_encode(dp_doc_set *s, const dp_queue *q) {
         PUT(s, d, "fairSharing", dp_doc_new_bool(s, q->fair_sharing));
         PUT(s, d, "clusterQueues", cqs);
         PUT(s, d, "inadmissible", lost);
+        if (q->history) PUT(s, d, "usageOverTime", q_history_encode(s, q)); /* history.c */
         return d;
 }
 

@@ -41,3 +41,10 @@ void dp_html_fold_list(dp_strbuf *o, const dp_doc_node *nodes, const size_t *fol
 /* The Timeline section (html-timeline.c): the run's events on a time axis,
  * one row per kind, and the event list (at most DP_SIM_HTML_EVENTS_MAX). */
 void dp_html_timeline(dp_strbuf *o, const dp_doc_node *run);
+
+/* The Queues section (html-queue.c): per Kueue ClusterQueue (at most
+ * DP_SIM_HTML_QUEUES_MAX) and Cohort (DP_SIM_HTML_COHORTS_MAX) its quota
+ * used over time as step charts, from asWritten.queues.usageOverTime.
+ * Nothing when the run has none (dp_html_has_queues false). */
+bool dp_html_has_queues(const dp_doc_node *run);
+void dp_html_queues(dp_strbuf *o, const dp_doc_node *run);

@@ -315,6 +315,9 @@ static const char CSS[] =
         ".k-deleted{background:#8a8f98}.k-unhealthy{background:#c62828}.k-healthy{background:#00897b}"
         ".k-other{background:#e69b00}"
         ".note{color:var(--mute);font-size:12px}"
+        ".qcard{background:var(--card);border:1px solid var(--line);border-radius:6px;padding:8px 14px;margin:10px 0;"
+        "overflow-x:auto}.qcard h3{margin:0;font-size:15px;overflow-wrap:anywhere}.qser{font-size:12px;margin-top:6px}"
+        ".qchurn-note{color:var(--bad);background:#fdecea;border:1px solid var(--bad);border-radius:6px;padding:6px 10px}"
         ".unhealthy-list{overflow-wrap:anywhere;max-height:64px;overflow-y:auto}"
         "footer{color:var(--mute);font-size:12px;padding:14px 28px 28px}";
 
@@ -1385,8 +1388,9 @@ static int render(page *pg) {
         dp_strbuf_puts(o, "<nav class=\"bar\"><input id=\"q\" type=\"search\" placeholder=\"Filter nodes, pods, "
                           "workloads, reasons…\" aria-label=\"filter\"><span id=\"qn\" class=\"note\"></span>"
                           "<a href=\"#overview\">Overview</a><a href=\"#fleet\">Nodes</a><a "
-                          "href=\"#pending\">Pending</a><a href=\"#compare\">V1 vs "
-                          "V2</a><a href=\"#timeline\">Timeline</a></nav>\n<main>\n");
+                          "href=\"#pending\">Pending</a><a href=\"#compare\">V1 vs V2</a>");
+        if (dp_html_has_queues(pg->run)) dp_strbuf_puts(o, "<a href=\"#queues\">Queues</a>");
+        dp_strbuf_puts(o, "<a href=\"#timeline\">Timeline</a></nav>\n<main>\n");
         summary_cards(pg);
         size_t shown = DP_MIN(nodes ? nodes->n : 0, (size_t)DP_SIM_HTML_NODES_MAX);
         if (dp_html_overview(o, nodes, shown) < 0) return -ENOMEM;
@@ -1409,6 +1413,7 @@ static int render(page *pg) {
         if (r < 0) return r;
         dp_strbuf_puts(o, "<h2 id=\"compare\">V1 vs V2: the same workload with every node on one model</h2>\n");
         if ((r = comparison(pg)) < 0) return r;
+        dp_html_queues(o, pg->run); /* Kueue's quota over time, when the input has queues (html-queue.c) */
         dp_strbuf_puts(o, "<h2 id=\"timeline\">Timeline</h2>\n");
         dp_html_timeline(o, pg->run);
         dp_strbuf_printf(o,

@@ -28,6 +28,9 @@
 #define DP_SIM_HTML_PODS_MAX 10000
 #define DP_SIM_HTML_WORKLOADS_MAX 2000
 #define DP_SIM_HTML_EVENTS_MAX 5000
+/* ClusterQueues and Cohorts whose usage over time is drawn (Queues section) */
+#define DP_SIM_HTML_QUEUES_MAX 100
+#define DP_SIM_HTML_COHORTS_MAX 40
 /* Pending groups that get the per-node reasons (a diagnosis each) */
 #define DP_SIM_HTML_DIAG_MAX 32
 

@@ -74,6 +74,7 @@ int sim_queue_step(sim_run *r, dp_error *err) {
                 deleted += r->pods[i].deleted;
         if (deleted == r->queue_deleted) return 0; /* nothing ended since */
         r->queue_deleted = deleted;
+        dp_queue_set_time(r->queue, r->now); /* the usage history's time (queue/history.c) */
         bool any = false;
         int rr = finish_ended(r, &any);
         if (rr < 0 || !any) return rr;
