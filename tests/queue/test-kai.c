@@ -122,7 +122,7 @@ TEST(kai_cases) {
 /* ---- the decoder ---- */
 
 static const char *decode_error(const char *yaml, char *warn, size_t warn_size) {
-        static char msg[1024];
+        static char msg[sizeof(((dp_error *)0)->msg)];
         dp_object_list *l = NULL;
         dp_kai *k = NULL;
         dp_error err = DP_ERROR_INIT;

@@ -21,7 +21,7 @@ static int under_limit(const int32_t *counts, void *userdata, bool *ret_ok) {
 
 /* full/min per pod set (min -1: none); the total found, -1 for none */
 static int64_t search(const int32_t *full, const int32_t *min_or_none, size_t n, int64_t limit) {
-        int32_t min[16], got[16];
+        int32_t min[16] = {0}, got[16] = {0};
         for (size_t i = 0; i < n; i++)
                 min[i] = min_or_none[i] < 0 ? full[i] : min_or_none[i];
         int64_t x[2] = {limit, (int64_t)n};

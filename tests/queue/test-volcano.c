@@ -26,7 +26,7 @@
 #include "queue/kueue.h"
 #include "queue/volcano.h"
 
-static char *read_text(const char *path) {
+__attribute__((noinline)) static char *read_text(const char *path) {
         char *buf = NULL;
         size_t len = 0;
         dp_error err = DP_ERROR_INIT;
@@ -38,9 +38,8 @@ static char *header(const char *text, const char *key) {
         char pat[64];
         snprintf(pat, sizeof(pat), "# %s: ", key);
         const char *p = strstr(text, pat);
-        if (!p) return NULL;
-        p += strlen(pat);
-        return strndup(p, strcspn(p, "\n"));
+        size_t k = strlen(pat);
+        return p ? strndup(p + k, strcspn(p + k, "\n")) : NULL;
 }
 
 static dp_volcano *run_text(const char *name, const char *text, dp_vc_plugin plugin, bool reclaim,
