@@ -677,6 +677,10 @@ static int decode_object(const dp_doc_node *root, const char *source, size_t doc
                 path_pop(&c, m);
         }
         if (r >= 0) r = ke ? decode_kind(&c, ke, root, o) : xk->decode(&c, root, o, out);
+        if (r == DP_EXT_SKIP) {
+                dp_object_free(o);
+                return skip_kind(out, kind, api_version, source, doc_index, err);
+        }
         if (r < 0) {
                 if (r != -ENOMEM) {
                         /* who the message is about, made only for a message */

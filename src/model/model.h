@@ -47,7 +47,11 @@ typedef struct dp_skipped_kind {
  * fills its header and metadata, then `decode` walks the top-level fields
  * (apiVersion, kind, metadata already read) with the model's decoding context
  * (model/decode-internal.h) and may add warnings to out->warnings; `done`
- * frees what decode filled beyond the header and metadata. */
+ * frees what decode filled beyond the header and metadata. decode returns
+ * DP_EXT_SKIP for an object the module leaves alone (another project's kind
+ * it reads only when labelled for it): the object is dropped and counted
+ * with the skipped kinds, as without the table. */
+#define DP_EXT_SKIP 1
 struct dctx;
 struct dp_object_list;
 typedef struct dp_model_ext_kind {

@@ -372,6 +372,7 @@ static int fair_field(cfgx *x, const char *key, const dp_doc_node *v, void *user
 static int duration(cfgx *x, const dp_doc_node *v, double *ret) {
         _cleanup_free_ char *text = NULL;
         if (get_str(x->c, v, &text) < 0) return -EINVAL;
+        if (!text) return 0; /* null: unset, the default stays */
         static const struct {
                 const char *unit;
                 double s;

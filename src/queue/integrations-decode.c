@@ -183,7 +183,15 @@ static int kf_specs(dctx *c, const dp_doc_node *n, dp_object o, const kf_kind *k
         return 0;
 }
 
+/* These kinds are Kueue's only when labelled for a queue
+ * (kueue.x-k8s.io/queue-name); others are left to their own operators and
+ * skipped with the kinds devplane does not model. */
+static bool labelled(dp_object o) {
+        return dp_kv_get(o.ext->meta.labels, o.ext->meta.n_labels, DP_KUEUE_QUEUE_LABEL) != NULL;
+}
+
 static int decode_kubeflow(dctx *c, const dp_doc_node *root, dp_object o, dp_object_list *out) {
+        if (!labelled(o)) return DP_EXT_SKIP; /* not Kueue's: skipped as before the table */
         (void)out;
         const kf_kind *kf = kf_of(o);
         dp_qj_job *j = (dp_qj_job *)o.ext;
@@ -280,6 +288,7 @@ static int ray_submitter(dctx *c, const dp_doc_node *spec, dp_object o) {
 }
 
 static int decode_ray(dctx *c, const dp_doc_node *root, dp_object o, dp_object_list *out) {
+        if (!labelled(o)) return DP_EXT_SKIP; /* not Kueue's: skipped as before the table */
         (void)out;
         const char *kind = o.ext->ext->kind;
         const char *field = streq(kind, "RayJob") ? "rayClusterSpec"
@@ -403,6 +412,7 @@ static int spark_role(dctx *c, const dp_doc_node *spec, dp_object o, bool driver
 }
 
 static int decode_spark(dctx *c, const dp_doc_node *root, dp_object o, dp_object_list *out) {
+        if (!labelled(o)) return DP_EXT_SKIP; /* not Kueue's: skipped as before the table */
         (void)out;
         const dp_doc_node *spec = get_path(root, "spec");
         if (!spec) return dfail(c, root, -EINVAL, "spec: required");
@@ -512,6 +522,7 @@ static int aw_component(dctx *c, const dp_doc_node *comp, dp_object o) {
 }
 
 static int decode_appwrapper(dctx *c, const dp_doc_node *root, dp_object o, dp_object_list *out) {
+        if (!labelled(o)) return DP_EXT_SKIP; /* not Kueue's: skipped as before the table */
         (void)out;
         const dp_doc_node *comps = get_path(get_path(root, "spec"), "components");
         if (!comps) return dfail(c, root, -EINVAL, "spec.components: required");
@@ -530,6 +541,7 @@ static int decode_appwrapper(dctx *c, const dp_doc_node *root, dp_object o, dp_o
 /* ---- LeaderWorkerSet: a workload per group, "leader" + "worker" or "main" ---- */
 
 static int decode_lws(dctx *c, const dp_doc_node *root, dp_object o, dp_object_list *out) {
+        if (!labelled(o)) return DP_EXT_SKIP; /* not Kueue's: skipped as before the table */
         (void)out;
         dp_qj_job *j = (dp_qj_job *)o.ext;
         const dp_doc_node *spec = get_path(root, "spec");
@@ -566,6 +578,9 @@ static int decode_lws(dctx *c, const dp_doc_node *root, dp_object o, dp_object_l
 /* ---- Sandbox: one pod from spec.podTemplate, labelled for the pod integration ---- */
 
 static int decode_sandbox(dctx *c, const dp_doc_node *root, dp_object o, dp_object_list *out) {
+        /* Kueue's pod integration: the queue label is on the pod template */
+        const dp_doc_node *tl = get_path(get_path(get_path(get_path(root, "spec"), "podTemplate"), "metadata"), "labels");
+        if (!get_path(tl, DP_KUEUE_QUEUE_LABEL)) return DP_EXT_SKIP;
         (void)out;
         dp_qj_job *j = (dp_qj_job *)o.ext;
         const dp_doc_node *spec = get_path(root, "spec");
@@ -590,7 +605,7 @@ static int decode_cronjob(dctx *c, const dp_doc_node *root, dp_object o, dp_obje
                 return dfail(c, spec ? spec : root, -EINVAL, "spec.schedule: required");
         const dp_doc_node *labels = get_path(get_path(get_path(spec, "jobTemplate"), "metadata"), "labels");
         const dp_doc_node *queue = get_path(labels, DP_KUEUE_QUEUE_LABEL);
-        if (!queue) return 0;
+        if (!queue) return DP_EXT_SKIP; /* its Jobs are not Kueue's */
         int r = dp_object_list_warn(out,
                                     "%s: CronJob %s: Kueue queues the Jobs it creates when its schedule (%s) "
                                     "fires; a simulation at t=0 has none: no workload",

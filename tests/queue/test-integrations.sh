@@ -115,6 +115,8 @@ grep -q "CronJob sample-cronjob: Kueue queues the Jobs it creates when its sched
         fail "cronjob warning: $(cat "$tmp/err")"
 
 # bad values of fields Kueue reads: exit 2 with the path
+# (the objects are labelled for a queue: unlabelled, they are not Kueue's and
+# are skipped with the kinds devplane does not model, as sched/test-cluster-input.sh checks)
 bad() { # name, yaml, expected message
         printf '%s\n' "$2" >"$tmp/bad.yaml"
         set +e
@@ -125,19 +127,19 @@ bad() { # name, yaml, expected message
         grep -qF "$3" "$tmp/err" || fail "$1: $(cat "$tmp/err")"
 }
 pt='template: {spec: {containers: [{name: c, image: x}]}}'
-bad replicas "{apiVersion: kubeflow.org/v1, kind: PyTorchJob, metadata: {name: p}, spec: {pytorchReplicaSpecs: {Worker: {replicas: -1, $pt}}}}" \
+bad replicas "{apiVersion: kubeflow.org/v1, kind: PyTorchJob, metadata: {name: p, labels: {kueue.x-k8s.io/queue-name: user-queue}}, spec: {pytorchReplicaSpecs: {Worker: {replicas: -1, $pt}}}}" \
         "spec.pytorchReplicaSpecs.Worker.replicas: must be greater than or equal to 0"
-bad cap "{apiVersion: kubeflow.org/v1, kind: PyTorchJob, metadata: {name: p}, spec: {pytorchReplicaSpecs: {Worker: {replicas: 2000000000, $pt}}}}" \
+bad cap "{apiVersion: kubeflow.org/v1, kind: PyTorchJob, metadata: {name: p, labels: {kueue.x-k8s.io/queue-name: user-queue}}, spec: {pytorchReplicaSpecs: {Worker: {replicas: 2000000000, $pt}}}}" \
         "spec.pytorchReplicaSpecs.Worker.replicas: must be at most 100000"
-bad type "{apiVersion: kubeflow.org/v1, kind: PyTorchJob, metadata: {name: p}, spec: {pytorchReplicaSpecs: {Chief: {$pt}}}}" \
+bad type "{apiVersion: kubeflow.org/v1, kind: PyTorchJob, metadata: {name: p, labels: {kueue.x-k8s.io/queue-name: user-queue}}, spec: {pytorchReplicaSpecs: {Chief: {$pt}}}}" \
         "spec.pytorchReplicaSpecs.Chief: not a replica type of PyTorchJob"
-bad head "{apiVersion: ray.io/v1, kind: RayCluster, metadata: {name: r}, spec: {headGroupSpec: {$pt}, workerGroupSpecs: [{groupName: head, $pt}]}}" \
+bad head "{apiVersion: ray.io/v1, kind: RayCluster, metadata: {name: r, labels: {kueue.x-k8s.io/queue-name: user-queue}}, spec: {headGroupSpec: {$pt}, workerGroupSpecs: [{groupName: head, $pt}]}}" \
         'spec.workerGroupSpecs[0].groupName: Forbidden: "head" is reserved for the head group'
-bad template "{apiVersion: kubeflow.org/v2beta1, kind: MPIJob, metadata: {name: m}, spec: {mpiReplicaSpecs: {Launcher: {replicas: 1}}}}" \
+bad template "{apiVersion: kubeflow.org/v2beta1, kind: MPIJob, metadata: {name: m, labels: {kueue.x-k8s.io/queue-name: user-queue}}, spec: {mpiReplicaSpecs: {Launcher: {replicas: 1}}}}" \
         "spec.mpiReplicaSpecs.Launcher.template: required"
-bad memory "{apiVersion: sparkoperator.k8s.io/v1beta2, kind: SparkApplication, metadata: {name: s}, spec: {driver: {memory: lots}, executor: {}}}" \
+bad memory "{apiVersion: sparkoperator.k8s.io/v1beta2, kind: SparkApplication, metadata: {name: s, labels: {kueue.x-k8s.io/queue-name: user-queue}}, spec: {driver: {memory: lots}, executor: {}}}" \
         "spec.driver.memory: lots: not a Spark memory size"
-bad path "{apiVersion: workload.codeflare.dev/v1beta2, kind: AppWrapper, metadata: {name: a}, spec: {components: [{podSets: [{path: template.spec.nothing}], template: {kind: Pod}}]}}" \
+bad path "{apiVersion: workload.codeflare.dev/v1beta2, kind: AppWrapper, metadata: {name: a, labels: {kueue.x-k8s.io/queue-name: user-queue}}, spec: {components: [{podSets: [{path: template.spec.nothing}], template: {kind: Pod}}]}}" \
         "spec.components[0].podSets[0]: path: template.spec.nothing: no pod template there"
 bad autoscaling "{apiVersion: ray.io/v1, kind: RayCluster, metadata: {name: r, labels: {kueue.x-k8s.io/queue-name: user-queue}}, spec: {enableInTreeAutoscaling: true, headGroupSpec: {$pt}}}" \
         "enableInTreeAutoscaling: Invalid value: true: a kueue managed job should only use autoscaling when workload slicing is enabled"
