@@ -9,42 +9,10 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "model/decode-internal.h"
+#include "queue/ext-decode.h"
 #include "queue/kai.h"
 
-typedef struct kd {
-        dctx *c;
-        dp_object_list *out;
-        dp_object o;
-} kd;
-
-static int kd_unknown(kd *d, size_t mark, const dp_doc_node *key_node, const char *key) {
-        dp_error *saved = d->c->err, w = DP_ERROR_INIT;
-        d->c->err = &w;
-        (void)dunknown(d->c, mark, key_node, key);
-        d->c->err = saved;
-        char who[640];
-        dp_object_describe(d->o, who, sizeof(who));
-        int r = dp_object_list_warn(d->out, "%s: %s: %s: not a field devplane reads, ignored",
-                                    d->o.hdr->source ? d->o.hdr->source : "<input>", who, w.msg);
-        return r < 0 ? dp_error_set(d->c->err, r, "out of memory") : 0;
-}
-
-#define KD_FIELDS(d, map_, k, v, BODY)                                                                                 \
-        do {                                                                                                           \
-                int _e = expect_map((d)->c, (map_));                                                                   \
-                if (_e <= 0) return _e;                                                                                \
-                for (size_t _i = 0; _i < (map_)->n; _i++) {                                                            \
-                        const char *k = (map_)->pairs[_i].key;                                                         \
-                        const dp_doc_node *v = (map_)->pairs[_i].value;                                                \
-                        const dp_doc_node *_kn = (map_)->pairs[_i].key_node;                                           \
-                        size_t _mark = path_key((d)->c, k);                                                            \
-                        int r;                                                                                         \
-                        BODY else r = kd_unknown((d), _mark, _kn ? _kn : v, k);                                        \
-                        if (r < 0) return r;                                                                           \
-                        path_pop((d)->c, _mark);                                                                       \
-                }                                                                                                      \
-        } while (0)
+/* the room's field walk (queue/ext-decode.h): kq, kq_unknown, KQ_FIELDS */
 
 /* A number (KAI's fields are float64): at least `min`. */
 static int get_number(dctx *c, const dp_doc_node *n, double min, double *ret) {
@@ -60,22 +28,22 @@ static int get_number(dctx *c, const dp_doc_node *n, double min, double *ret) {
         return 0;
 }
 
-static int resource(kd *d, const dp_doc_node *n, dp_kai_queue_resource *r_) {
-        KD_FIELDS(d, n, k, v, if (streq(k, "quota")) r = get_number(d->c, v, -1, &r_->quota);
+static int resource(kq *d, const dp_doc_node *n, dp_kai_queue_resource *r_) {
+        KQ_FIELDS(d, n, k, v, if (streq(k, "quota")) r = get_number(d->c, v, -1, &r_->quota);
                   else if (streq(k, "limit")) r = get_number(d->c, v, -1, &r_->limit);
                   else if (streq(k, "overQuotaWeight")) r = get_number(d->c, v, 0, &r_->over_quota_weight););
         return 0;
 }
 
-static int resources(kd *d, const dp_doc_node *n, dp_kai_queue_obj *q) {
-        KD_FIELDS(d, n, k, v, if (streq(k, "cpu")) r = resource(d, v, &q->res[DP_KAI_CPU]);
+static int resources(kq *d, const dp_doc_node *n, dp_kai_queue_obj *q) {
+        KQ_FIELDS(d, n, k, v, if (streq(k, "cpu")) r = resource(d, v, &q->res[DP_KAI_CPU]);
                   else if (streq(k, "memory")) r = resource(d, v, &q->res[DP_KAI_MEMORY]);
                   else if (streq(k, "gpu")) r = resource(d, v, &q->res[DP_KAI_GPU]););
         return 0;
 }
 
-static int spec(kd *d, const dp_doc_node *n, dp_kai_queue_obj *q) {
-        KD_FIELDS(d, n, k, v, if (streq(k, "parentQueue")) r = get_str(d->c, v, &q->parent_queue);
+static int spec(kq *d, const dp_doc_node *n, dp_kai_queue_obj *q) {
+        KQ_FIELDS(d, n, k, v, if (streq(k, "parentQueue")) r = get_str(d->c, v, &q->parent_queue);
                   else if (streq(k, "displayName")) r = get_str(d->c, v, &q->display_name);
                   else if (streq(k, "priority")) r = get_int32(d->c, v, &q->priority);
                   else if (streq(k, "resources")) r = resources(d, v, q););
@@ -85,13 +53,13 @@ static int spec(kd *d, const dp_doc_node *n, dp_kai_queue_obj *q) {
 static const char *const top_level[] = {"apiVersion", "kind", "metadata", "status", NULL};
 
 static int decode_queue(dctx *c, const dp_doc_node *root, dp_object o, dp_object_list *out) {
-        kd d = {c, out, o};
+        kq d = {c, out, o};
         dp_kai_queue_obj *q = (dp_kai_queue_obj *)o.ext;
         const dp_object_meta *m = &o.ext->meta;
         if (!(m->name && m->name[0]) && !(m->generate_name && m->generate_name[0]))
                 return dfail(c, root, -EINVAL, "metadata.name: required");
         q->priority = 100; /* KAI's DefaultQueuePriority when spec.priority is unset */
-        KD_FIELDS(&d, root, k, v, if (in_list(k, top_level)) r = 0; else if (streq(k, "spec")) r = spec(&d, v, q););
+        KQ_FIELDS(&d, root, k, v, if (in_list(k, top_level)) r = 0; else if (streq(k, "spec")) r = spec(&d, v, q););
         if (q->parent_queue && m->name && streq(q->parent_queue, m->name))
                 return dfail(c, root, -EINVAL, "spec.parentQueue: a queue cannot be its own parent");
         return 0;
