@@ -72,10 +72,23 @@ static void put_back(dp_queue *q, size_t w) {
 
 typedef enum { PV_NEVER = 0, PV_WITHIN_CQ, PV_HIERARCHICAL, PV_RECLAIM_NO_BORROW, PV_RECLAIM_WHILE_BORROW } pvariant;
 
+/* What CandidatesOrdering compares, copied out of the workload when the
+ * candidate is found (q_cand_order's fields), so the sort does not chase
+ * each workload: the oracle sorts the cohort's candidates for every head. */
+typedef struct ckey {
+        bool in;          /* in the preemptor's ClusterQueue */
+        uint8_t ka;       /* 1 admitted in a cycle, 0 before the input with a time, 2 without */
+        int32_t prio;
+        size_t cq, cycle, order;
+        double afs;       /* q_afs_usage, -1 off */
+        const char *reserved, *lq;
+} ckey;
+
 typedef struct cand {
         size_t w;
         const qnode *lca; /* the subtree root it was found under (NULL: same ClusterQueue) */
         pvariant v;
+        ckey k;
 } cand;
 
 typedef struct cands {
@@ -92,9 +105,26 @@ typedef struct pctx {
         const qusage *req; /* workloadUsage.Quota */
         size_t n_req;
         bool oom;
+        int8_t within, reclaim; /* the ClusterQueue's policies (policy_code), pctx_init */
 } pctx;
 
+
 static bool never(const char *policy) { return !policy || streq(policy, "Never"); }
+
+/* A policy as a code, so the candidates' test compares numbers. */
+enum { POL_NEVER, POL_LOWER, POL_LOWER_OR_NEWER_EQUAL, POL_ANY };
+static int8_t policy_code(const char *policy) {
+        if (never(policy)) return POL_NEVER;
+        if (streq(policy, "LowerPriority")) return POL_LOWER;
+        if (streq(policy, "LowerOrNewerEqualPriority")) return POL_LOWER_OR_NEWER_EQUAL;
+        return streq(policy, "Any") ? POL_ANY : POL_NEVER;
+}
+
+static void pctx_init(pctx *x) {
+        const dp_kq_preemption *p = &x->cq->cq->preemption;
+        x->within = policy_code(p->within_cluster_queue);
+        x->reclaim = policy_code(p->reclaim_within_cohort);
+}
 
 static bool needs(const pctx *x, size_t fr) {
         for (size_t i = 0; i < x->n_req; i++)
@@ -116,13 +146,14 @@ static bool ts_before(const dp_queue_workload *a, const dp_queue_workload *b) {
 }
 
 static bool satisfies_policy(const pctx *x, const dp_queue_workload *c) {
-        const dp_kq_preemption *p = &x->cq->cq->preemption;
-        const char *policy = c->cq == x->cq_index ? p->within_cluster_queue : p->reclaim_within_cohort;
+        int8_t policy = c->cq == x->cq_index ? x->within : x->reclaim;
         int32_t in = x->w->priority, cp = c->priority;
-        if (never(policy)) return false;
-        if (streq(policy, "LowerPriority")) return in > cp;
-        if (streq(policy, "LowerOrNewerEqualPriority")) return in > cp || (in == cp && ts_before(x->w, c));
-        return streq(policy, "Any");
+        switch (policy) {
+        case POL_LOWER: return in > cp;
+        case POL_LOWER_OR_NEWER_EQUAL: return in > cp || (in == cp && ts_before(x->w, c));
+        case POL_ANY: return true;
+        default: return false;
+        }
 }
 
 /* classifyPreemptionVariant */
@@ -170,7 +201,18 @@ static void from_cq(const pctx *x, const qcq *c, const qnode *lca, bool advantag
                 size_t w = c->wl[i];
                 if (x->q->wl[w].state != DP_QW_ADMITTED) continue;
                 pvariant v = classify(x, w, advantage);
-                if (v != PV_NEVER) cands_push(out, (cand){w, lca, v});
+                if (v == PV_NEVER) continue;
+                const dp_queue_workload *a = &x->q->wl[w];
+                ckey k = {a->cq == x->cq_index,
+                          (uint8_t)(a->cycle ? 1 : a->reserved_at ? 0 : 2),
+                          a->priority,
+                          a->cq,
+                          a->cycle,
+                          a->order,
+                          q_afs_usage(x->q, w),
+                          a->reserved_at,
+                          a->local_queue};
+                cands_push(out, (cand){w, lca, v, k});
         }
 }
 
@@ -256,9 +298,21 @@ int q_cand_order(const dp_queue *q, size_t cq, size_t x, size_t y) {
         return a->order < b->order ? -1 : a->order > b->order;
 }
 
+/* q_cand_order on the keys copied at find time (the same order). */
 static int cmp_cand(const void *x, const void *y, void *userdata) {
-        const pctx *p = userdata;
-        return q_cand_order(p->q, p->cq_index, ((const cand *)x)->w, ((const cand *)y)->w);
+        (void)userdata;
+        const ckey *a = &((const cand *)x)->k, *b = &((const cand *)y)->k;
+        if (a->in != b->in) return a->in ? 1 : -1;
+        if (a->cq == b->cq && a->afs >= 0 && b->afs >= 0 && a->afs != b->afs && !streq_ptr(a->lq, b->lq))
+                return a->afs > b->afs ? -1 : 1;
+        if (a->prio != b->prio) return a->prio < b->prio ? -1 : 1;
+        if (a->ka != b->ka) return a->ka > b->ka ? -1 : 1;
+        if (a->ka == 1 && a->cycle != b->cycle) return a->cycle > b->cycle ? -1 : 1;
+        if (a->ka == 0) {
+                int c = strcmp(a->reserved, b->reserved);
+                if (c) return -c;
+        }
+        return a->order < b->order ? -1 : a->order > b->order;
 }
 
 /* candidateIsValid: removals so far may have brought its queue (or a
@@ -608,7 +662,7 @@ static int fair_targets(pctx *x, qtarget **ret, size_t *ret_n) {
                 bool ok = first_strategy(&o, t, &n, retry, &n_retry);
                 if (!ok && n_strategies > 1) {
                         for (size_t i = 0; i < n_retry; i++)
-                                again[i] = (cand){retry[i], NULL, PV_NEVER};
+                                again[i] = (cand){retry[i], NULL, PV_NEVER, {0}};
                         ford_reset(&o, again, n_retry);
                         ok = second_strategy(&o, t, &n);
                 }
@@ -637,7 +691,8 @@ static int get_targets(pctx *x, qtarget **ret, size_t *ret_n) {
 int q_preempt_oracle(dp_queue *q, const qcq *cq, const dp_queue_workload *w, size_t fr, int64_t val, qmode *ret_mode,
                      int *ret_borrow) {
         qusage req = {fr, val, true};
-        pctx x = {q, cq, (size_t)(cq - q->cqs), w, &req, 1, false};
+        pctx x = {q, cq, (size_t)(cq - q->cqs), w, &req, 1, false, 0, 0};
+        pctx_init(&x);
         qtarget *t = NULL;
         size_t n = 0;
         int r = get_targets(&x, &t, &n);
@@ -668,7 +723,8 @@ int q_preempt_targets(dp_queue *q, const qcq *cq, size_t w, const qassign *a, qt
         size_t n = 0;
         for (size_t i = 0; i < a->n_usage; i++)
                 if (a->usage[i].value) req[n++] = a->usage[i];
-        pctx x = {q, cq, (size_t)(cq - q->cqs), &q->wl[w], req, n, false};
+        pctx x = {q, cq, (size_t)(cq - q->cqs), &q->wl[w], req, n, false, 0, 0};
+        pctx_init(&x);
         return get_targets(&x, ret, ret_n);
 }
 
