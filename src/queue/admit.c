@@ -100,6 +100,7 @@ static int admit_one(dp_queue *q, qcq *c, dp_queue_workload *w, const qassign *a
                 }
         q_partial_admitted(w, a);
         w->state = DP_QW_ADMITTED;
+        q_state_changed(q, w);
         if (q_history_admitted(q, (size_t)(w - q->wl)) < 0) return -ENOMEM;
         w->borrowing = a->borrowing;
         w->cycle = q->cycles;

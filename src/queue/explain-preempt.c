@@ -218,6 +218,7 @@ typedef struct gone {
 static void gone_set(dp_queue *q, gone *g, size_t k, bool on) {
         g->on[k] = on;
         q->wl[g->w[k]].state = on ? DP_QW_FINISHED : g->was[k];
+        q_state_changed(q, &q->wl[g->w[k]]);
 }
 
 static void gone_add(dp_queue *q, gone *g, size_t w) {

@@ -195,11 +195,41 @@ static void cands_push(cands *c, cand x) {
         c->v[c->n++] = x;
 }
 
+/* The ClusterQueue's admitted workloads, made again from its queue after
+ * any state change of one of its workloads (q_state_changed): the search
+ * reads them for every head of every cycle, and most of a busy queue's
+ * workloads wait. Test builds check the list against a scan. */
+static int adm_of(dp_queue *q, const qcq *cc, const size_t **ret, size_t *ret_n) {
+        qcq *c = &q->cqs[cc - q->cqs];
+        if (!c->adm_built) {
+                c->n_adm = 0;
+                for (size_t i = 0; i < c->n_wl; i++) {
+                        if (q->wl[c->wl[i]].state != DP_QW_ADMITTED) continue;
+                        if (DP_GROW(c->adm, c->cap_adm, c->n_adm + 1) < 0) return -ENOMEM;
+                        c->adm[c->n_adm++] = c->wl[i];
+                }
+                c->adm_built = true;
+        }
+#if DP_TEST_HOOKS
+        size_t n = 0;
+        for (size_t i = 0; i < c->n_wl; i++)
+                n += q->wl[c->wl[i]].state == DP_QW_ADMITTED;
+        assert(n == c->n_adm);
+        for (size_t i = 0; i < c->n_adm; i++)
+                assert(q->wl[c->adm[i]].state == DP_QW_ADMITTED);
+#endif
+        *ret = c->adm;
+        *ret_n = c->n_adm;
+        return 0;
+}
+
 /* getCandidatesFromCQ: its admitted workloads that may be preempted. */
 static void from_cq(const pctx *x, const qcq *c, const qnode *lca, bool advantage, cands *out) {
-        for (size_t i = 0; i < c->n_wl; i++) {
-                size_t w = c->wl[i];
-                if (x->q->wl[w].state != DP_QW_ADMITTED) continue;
+        const size_t *adm = NULL;
+        size_t n = 0;
+        if (adm_of(x->q, c, &adm, &n) < 0) out->oom = true;
+        for (size_t i = 0; i < n; i++) {
+                size_t w = adm[i];
                 pvariant v = classify(x, w, advantage);
                 if (v == PV_NEVER) continue;
                 const dp_queue_workload *a = &x->q->wl[w];
@@ -825,6 +855,7 @@ int q_evict(dp_queue *q, size_t w, size_t p, const char *reason) {
                         v->podsets[ps].flavors[i] = NULL;
                 }
         v->state = DP_QW_PENDING;
+        q_state_changed(q, v);
         v->preadmitted = false;
         v->borrowing = 0;
         v->cycle = 0;

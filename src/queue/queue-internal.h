@@ -57,6 +57,11 @@ typedef struct qcq {
         size_t next; /* wl[next] is the first that may still be a head */
         bool blocked; /* StrictFIFO: its head can never be admitted */
         size_t sticky; /* workload + 1 that issued preemptions last cycle: the head until tried again */
+        /* its admitted workloads, in queue order, for the preemption search
+         * (preempt.c adm_of): made again when read after q_state_changed */
+        size_t *adm;
+        size_t n_adm, cap_adm;
+        bool adm_built;
 } qcq;
 
 struct dp_queue {
@@ -90,6 +95,14 @@ struct dp_queue {
         int64_t now_ms;  /* dp_queue_set_time: the simulation's time, for history.c */
         struct qhistory *history; /* history.c, NULL until the first cycle */
 };
+
+/* A workload's state is about to change (or has): its ClusterQueue's list
+ * of admitted workloads is made again when next read (preempt.c). Every
+ * assignment of dp_queue_workload.state goes with one; test builds check
+ * the lists against a scan. */
+static inline void q_state_changed(dp_queue *q, const dp_queue_workload *w) {
+        if (w->cluster_queue && w->cq < q->n_cqs) q->cqs[w->cq].adm_built = false;
+}
 
 /* ---- queue.c: back to before the first cycle (usage0, every queued
  * workload pending again but those Finished), for explain's trials ---- */

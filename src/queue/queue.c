@@ -114,6 +114,7 @@ static int set_text(char **field, const char *fmt, ...) {
  * puts it back, the saved usage has it) and held (what eviction gives back). */
 static int preadmit(dp_queue *q, dp_queue_workload *w, const dp_kq_workload *kw, qcq *c, bool count) {
         w->state = DP_QW_ADMITTED;
+        q_state_changed(q, w);
         w->preadmitted = true;
         if (kw->reserved_at && !w->reserved_at && !(w->reserved_at = strdup(kw->reserved_at))) return -ENOMEM;
         for (size_t p = 0; p < w->n_podsets; p++)
@@ -331,6 +332,7 @@ dp_queue *dp_queue_free(dp_queue *q) {
         free(q->wl);
         for (size_t i = 0; i < q->n_cqs; i++) {
                 free(q->cqs[i].wl);
+                free(q->cqs[i].adm);
                 q_groups_free(&q->cqs[i]);
         }
         free(q->cqs);
@@ -369,6 +371,7 @@ static void unadmit(dp_queue *q, size_t i) {
         dp_queue_workload *w = &q->wl[i];
         q->set_aside[i] = false;
         w->state = DP_QW_PENDING;
+        q_state_changed(q, w);
         w->borrowing = 0;
         w->cycle = 0;
         for (size_t p = 0; p < w->n_podsets; p++) {
@@ -478,6 +481,7 @@ int dp_queue_finish(dp_queue *q, size_t i) {
         assert_return(q && i < q->n_wl, -EINVAL);
         if (q->wl[i].state != DP_QW_ADMITTED) return -EINVAL;
         q->wl[i].state = DP_QW_FINISHED;
+        q_state_changed(q, &q->wl[i]);
         free(q->wl[i].reason);
         q->wl[i].reason = strdup("Finished");
         q->recount = true; /* once, before the next cycle (dp_queue_readmit) */
