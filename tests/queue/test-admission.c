@@ -18,10 +18,10 @@
  *     # count: NS/NAME PODSET=N[,PODSET=N]            (partial admission: the pods admitted per pod set)
  * A case with "# preempted:" lines names every workload preempted, no more.
  */
-#include <dirent.h>
 #include <stdio.h>
 
 #include "base/fileio.h"
+#include "cases.h"
 #include "harness.h"
 #include "queue/queue.h"
 
@@ -60,17 +60,9 @@ static void flavors_of(const dp_queue_workload *w, char *buf, size_t size) {
 }
 
 static void check_line(const char *file, const dp_queue *q, const char *line, bool note) {
-        char ref[300], state[32] = "";
-        int used = 0;
-        if ((note ? sscanf(line, "%299s%n", ref, &used) : sscanf(line, "%299s %31s%n", ref, state, &used)) < 1 + !note)
-                DP_FAIL("%s: bad line %s", file, line);
-        const char *rest = line + used;
-        while (*rest == ' ')
-                rest++;
-        char *slash = strchr(ref, '/');
-        if (!slash) DP_FAIL("%s: %s: NS/NAME expected", file, ref);
-        *slash = 0;
-        const dp_queue_workload *w = dp_queue_find(q, ref, slash + 1);
+        char ref[300], state[32];
+        const char *name = NULL, *rest = case_ref(file, line, note, ref, state, &name), *slash = name - 1;
+        const dp_queue_workload *w = dp_queue_find(q, ref, name);
         if (!w) DP_FAIL("%s: no workload %s/%s", file, ref, slash + 1);
         if (note) {
                 if (!w->note || !strstr(w->note, rest))
@@ -185,18 +177,7 @@ static size_t run_case(const char *name) {
 }
 
 TEST(kueue_cases) {
-        DIR *d = opendir("cases");
-        ASSERT_TRUE(d);
-        char *names[512];
         size_t n = 0;
-        for (struct dirent *e; (e = readdir(d)) && n < ELEMENTSOF(names);)
-                if (startswith(e->d_name, "case-") && strstr(e->d_name, ".yaml")) names[n++] = strdup(e->d_name);
-        closedir(d);
-        size_t checks = 0;
-        for (size_t i = 0; i < n; i++) {
-                checks += run_case(names[i]);
-                free(names[i]);
-        }
-        printf("  %zu cases, %zu expectations\n", n, checks);
+        run_cases("cases", run_case, false, &n);
         ASSERT_TRUE(n >= 1);
 }

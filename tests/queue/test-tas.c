@@ -12,10 +12,10 @@
  * Node and workload names follow Kueue's tests; a level's values are joined
  * with "/".
  */
-#include <dirent.h>
 #include <stdio.h>
 
 #include "base/fileio.h"
+#include "cases.h"
 #include "harness.h"
 #include "queue/queue.h"
 
@@ -154,19 +154,8 @@ static size_t run_case(const char *name) {
 }
 
 TEST(kueue_tas_cases) {
-        DIR *d = opendir("tas");
-        ASSERT_TRUE(d);
-        char *names[256];
         size_t n = 0;
-        for (struct dirent *e; (e = readdir(d)) && n < ELEMENTSOF(names);)
-                if (startswith(e->d_name, "case-") && strstr(e->d_name, ".yaml")) names[n++] = strdup(e->d_name);
-        closedir(d);
-        size_t checks = 0;
-        for (size_t i = 0; i < n; i++) {
-                checks += run_case(names[i]);
-                free(names[i]);
-        }
-        printf("  %zu cases, %zu expectations\n", n, checks);
+        run_cases("tas", run_case, false, &n);
         ASSERT_TRUE(n >= 8);
 }
 

@@ -17,11 +17,11 @@
  *     # actions: enqueue, allocate, backfill, reclaim (optional: reclaim on)
  *     # evicted: NS/POD yes|no                      (reclaim evicted it)
  */
-#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 
 #include "base/fileio.h"
+#include "cases.h"
 #include "harness.h"
 #include "queue/kueue.h"
 #include "queue/volcano.h"
@@ -85,17 +85,9 @@ static const char *phase_name(dp_vc_phase p) {
 }
 
 static void check_expect(const char *file, const dp_volcano *v, const char *line, bool note) {
-        char ref[300], phase[32] = "";
-        int used = 0;
-        if ((note ? sscanf(line, "%299s%n", ref, &used) : sscanf(line, "%299s %31s%n", ref, phase, &used)) < 1 + !note)
-                DP_FAIL("%s: bad line %s", file, line);
-        const char *rest = line + used;
-        while (*rest == ' ')
-                rest++;
-        char *slash = strchr(ref, '/');
-        if (!slash) DP_FAIL("%s: %s: NS/NAME expected", file, ref);
-        *slash = 0;
-        const dp_vc_job *j = dp_volcano_find_job(v, ref, slash + 1);
+        char ref[300], phase[32];
+        const char *name = NULL, *rest = case_ref(file, line, note, ref, phase, &name), *slash = name - 1;
+        const dp_vc_job *j = dp_volcano_find_job(v, ref, name);
         if (!j) DP_FAIL("%s: no PodGroup %s/%s", file, ref, slash + 1);
         if (note) {
                 if (!j->note || !strstr(j->note, rest))
@@ -186,20 +178,8 @@ static size_t run_case(const char *name) {
 }
 
 TEST(volcano_cases) {
-        DIR *d = opendir("volcano");
-        ASSERT_TRUE(d);
-        char *names[256];
         size_t n = 0;
-        for (struct dirent *e; (e = readdir(d)) && n < ELEMENTSOF(names);)
-                if (startswith(e->d_name, "case-") && strstr(e->d_name, ".yaml")) names[n++] = strdup(e->d_name);
-        closedir(d);
-        size_t checks = 0;
-        for (size_t i = 0; i < n; i++) {
-                printf("  %s\n", names[i]);
-                checks += run_case(names[i]);
-                free(names[i]);
-        }
-        printf("  %zu cases, %zu expectations\n", n, checks);
+        run_cases("volcano", run_case, true, &n);
         ASSERT_TRUE(n >= 10);
 }
 
