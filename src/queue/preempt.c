@@ -106,6 +106,9 @@ typedef struct pctx {
         size_t n_req;
         bool oom;
         int8_t within, reclaim; /* the ClusterQueue's policies (policy_code), pctx_init */
+        bool pooled;            /* the candidates are read off the root's pool (pool_read) */
+        bool borrow_only;       /* classical: only the attempt with borrowing is made (classical_kinds) */
+        struct cands *kinds;    /* pooled: the lists from_cq's out points into */
 } pctx;
 
 
@@ -223,26 +226,47 @@ static int adm_of(dp_queue *q, const qcq *cc, const size_t **ret, size_t *ret_n)
         return 0;
 }
 
-/* getCandidatesFromCQ: its admitted workloads that may be preempted. */
+/* dp_queue.pmark: the kind (index in pctx.kinds + 1) and classify's
+ * advantage */
+enum { PM_KIND = 0x0f, PM_ADV = 0x10 };
+
+/* A candidate's ordering keys (in: whether it is in the preemptor's
+ * ClusterQueue). */
+static ckey key_of(const dp_queue *q, size_t w, bool in) {
+        const dp_queue_workload *a = &q->wl[w];
+        return (ckey){in,
+                      (uint8_t)(a->cycle ? 1 : a->reserved_at ? 0 : 2),
+                      a->priority,
+                      a->cq,
+                      a->cycle,
+                      a->order,
+                      q_afs_usage(q, w),
+                      a->reserved_at,
+                      a->local_queue};
+}
+
+/* getCandidatesFromCQ: its admitted workloads that may be preempted.
+ * pooled (below): the ClusterQueue is only marked with the kind its
+ * candidates go to, and the pool read once gives them in order. */
 static void from_cq(const pctx *x, const qcq *c, const qnode *lca, bool advantage, cands *out) {
+        if (x->pooled) {
+                size_t i = (size_t)(c - x->q->cqs);
+                if (!x->q->pmark && !(x->q->pmark = calloc(x->q->n_cqs + 1, 1))) {
+                        out->oom = true;
+                        return;
+                }
+                x->q->pmark[i] = (uint8_t)((out - x->kinds + 1) | (advantage ? PM_ADV : 0));
+                x->q->n_pmarked++;
+                x->q->cqs[i].plca = lca;
+                return;
+        }
         const size_t *adm = NULL;
         size_t n = 0;
         if (adm_of(x->q, c, &adm, &n) < 0) out->oom = true;
         for (size_t i = 0; i < n; i++) {
                 size_t w = adm[i];
                 pvariant v = classify(x, w, advantage);
-                if (v == PV_NEVER) continue;
-                const dp_queue_workload *a = &x->q->wl[w];
-                ckey k = {a->cq == x->cq_index,
-                          (uint8_t)(a->cycle ? 1 : a->reserved_at ? 0 : 2),
-                          a->priority,
-                          a->cq,
-                          a->cycle,
-                          a->order,
-                          q_afs_usage(x->q, w),
-                          a->reserved_at,
-                          a->local_queue};
-                cands_push(out, (cand){w, lca, v, k});
+                if (v != PV_NEVER) cands_push(out, (cand){w, lca, v, key_of(x->q, w, x->q->wl[w].cq == x->cq_index)});
         }
 }
 
@@ -291,7 +315,7 @@ static void hierarchical(pctx *x, cands *hier, cands *prio) {
         bool advantage = fits_in_quota(x->cq->node, x->req, rem, x->n_req);
         const qnode *prev = NULL;
         for (const qnode *cur = x->cq->node->parent; cur; cur = cur->parent) {
-                in_subtree(x, cur, cur, prev, advantage, advantage ? hier : prio);
+                if (advantage || !x->borrow_only) in_subtree(x, cur, cur, prev, advantage, advantage ? hier : prio);
                 advantage = fits_in_quota(cur, x->req, rem, x->n_req) || advantage;
                 prev = cur;
         }
@@ -344,6 +368,110 @@ static int cmp_cand(const void *x, const void *y, void *userdata) {
         }
         return a->order < b->order ? -1 : a->order > b->order;
 }
+
+/* ---- the root's pool ----
+ *
+ * Without Admission Fair Sharing, CandidatesOrdering is one total order
+ * once "in the preemptor's ClusterQueue" is set apart: priority, then
+ * admission, then input order, none of which depends on the preemptor. So
+ * each kind's sorted candidates are the admitted workloads of the root's
+ * tree, in that order, filtered. The pool is sorted again only after the
+ * tree's admitted set has changed, not for every head of every cycle (the
+ * oracle asks for each head that does not fit). Test builds check the
+ * lists against the search and sort of each ClusterQueue. */
+
+/* A pool entry: what the read tests before it looks at the workload. */
+typedef struct qpooled {
+        uint32_t w, cq;
+        int32_t prio;
+} qpooled;
+
+static int pool_collect(dp_queue *q, const qnode *n, cands *all) {
+        if (!n->is_cq) {
+                for (size_t k = 0; k < n->n_kids; k++)
+                        if (pool_collect(q, n->kids[k], all) < 0) return -ENOMEM;
+                return 0;
+        }
+        const size_t *adm = NULL;
+        size_t k = 0;
+        if (n->cq < 0 || adm_of(q, &q->cqs[n->cq], &adm, &k) < 0) return -ENOMEM;
+        for (size_t i = 0; i < k; i++)
+                cands_push(all, (cand){adm[i], NULL, PV_NEVER, key_of(q, adm[i], false)});
+        return all->oom ? -ENOMEM : 0;
+}
+
+static int pool_of(dp_queue *q, qnode *root) {
+        if (root->pool_built) return 0;
+        if (q->n_wl > UINT32_MAX || q->n_cqs > UINT32_MAX) return -ENOMEM;
+        cands all = {0};
+        int r = pool_collect(q, root, &all);
+        if (r >= 0 && all.n) qsort_r(all.v, all.n, sizeof(*all.v), cmp_cand, NULL);
+        if (r >= 0 && DP_GROW(root->pool, root->cap_pool, all.n + 1) < 0) r = -ENOMEM;
+        if (r >= 0) {
+                for (size_t i = 0; i < all.n; i++) {
+                        const dp_queue_workload *a = &q->wl[all.v[i].w];
+                        root->pool[i] = (qpooled){(uint32_t)all.v[i].w, (uint32_t)a->cq, a->priority};
+                }
+                root->n_pool = all.n;
+                root->pool_built = true;
+        }
+        free(all.v);
+        return r;
+}
+
+static void unmark(dp_queue *q, const qnode *n) {
+        if (n->is_cq) q->pmark[n->cq] = 0;
+        for (size_t k = 0; k < n->n_kids; k++)
+                unmark(q, n->kids[k]);
+}
+
+static qnode *root_of(const pctx *x) {
+        qnode *r = x->cq->node;
+        while (r->parent)
+                r = r->parent;
+        return r;
+}
+
+/* The marked ClusterQueues' candidates off the pool, each to its kind, in
+ * order; the marks cleared. A workload of a priority the policies rule out
+ * is passed over without reading it. When only the preemptor's own
+ * ClusterQueue is marked, its own pool is read instead of the tree's. */
+static void pool_read(pctx *x) {
+        const uint8_t *mark = x->q->pmark;
+        if (!x->q->n_pmarked) return;
+        qnode *root = x->q->n_pmarked == 1 && mark[x->cq_index] ? x->cq->node : root_of(x);
+        x->q->n_pmarked = 0;
+        if (pool_of(x->q, root) < 0) {
+                unmark(x->q, root_of(x));
+                x->oom = true;
+                return;
+        }
+        int32_t in = x->w->priority;
+        for (size_t i = 0; i < root->n_pool; i++) {
+                const qpooled *e = &root->pool[i];
+                uint8_t m = mark[e->cq];
+                if (!m) continue;
+                int8_t policy = e->cq == x->cq_index ? x->within : x->reclaim;
+                if ((policy == POL_LOWER && e->prio >= in) || (policy == POL_LOWER_OR_NEWER_EQUAL && e->prio > in))
+                        continue;
+                pvariant v = classify(x, e->w, m & PM_ADV);
+                if (v != PV_NEVER)
+                        cands_push(&x->kinds[(m & PM_KIND) - 1], (cand){e->w, x->q->cqs[e->cq].plca, v, {0}});
+        }
+        unmark(x->q, root);
+}
+
+static void sort_cands(cands *c) {
+        if (c->n) qsort_r(c->v, c->n, sizeof(*c->v), cmp_cand, NULL);
+}
+
+#if DP_TEST_HOOKS
+static void same_cands(const cands *a, const cands *b) {
+        assert(a->oom || b->oom || a->n == b->n);
+        for (size_t i = 0; !a->oom && !b->oom && i < a->n; i++)
+                assert(a->v[i].w == b->v[i].w && a->v[i].lca == b->v[i].lca && a->v[i].v == b->v[i].v);
+}
+#endif
 
 /* candidateIsValid: removals so far may have brought its queue (or a
  * cohort up to the common ancestor) back within quota. */
@@ -408,8 +536,7 @@ static bool under_nominal(const pctx *x) {
         return true;
 }
 
-static void sorted_append(pctx *x, cands *all, cands *part) {
-        if (part->n) qsort_r(part->v, part->n, sizeof(*part->v), cmp_cand, x);
+static void append(cands *all, cands *part) {
         for (size_t i = 0; i < part->n; i++)
                 cands_push(all, part->v[i]);
         all->oom |= part->oom;
@@ -417,16 +544,42 @@ static void sorted_append(pctx *x, cands *all, cands *part) {
         *part = (cands){0};
 }
 
+/* The three kinds, each in CandidatesOrdering: k[0] hierarchy, k[1]
+ * priority, k[2] same ClusterQueue. */
+static void classical_kinds(pctx *x, cands k[3]) {
+        x->kinds = k;
+        x->borrow_only = never(x->cq->cq->preemption.borrow_within_cohort) && !under_nominal(x);
+        if (!never(x->cq->cq->preemption.within_cluster_queue)) from_cq(x, x->cq, NULL, false, &k[2]);
+        hierarchical(x, &k[0], &k[1]);
+        if (x->pooled)
+                pool_read(x);
+        else
+                for (size_t i = 0; i < 3; i++)
+                        sort_cands(&k[i]);
+#if DP_TEST_HOOKS
+        if (x->pooled) {
+                pctx y = *x;
+                cands s[3] = {{0}, {0}, {0}};
+                y.pooled = false;
+                classical_kinds(&y, s);
+                for (size_t i = 0; i < 3; i++) {
+                        same_cands(&k[i], &s[i]);
+                        free(s[i].v);
+                }
+                x->kinds = k;
+        }
+#endif
+}
+
 /* classicalPreemptions: the candidate kinds, then the attempts in the
  * heuristics' order. */
 static int classical_targets(pctx *x, qtarget **ret, size_t *ret_n) {
-        cands same = {0}, hier = {0}, prio = {0}, all = {0};
-        if (!never(x->cq->cq->preemption.within_cluster_queue)) from_cq(x, x->cq, NULL, false, &same);
-        hierarchical(x, &hier, &prio);
-        bool no_other = !hier.n && !prio.n, no_hier = !hier.n;
-        sorted_append(x, &all, &hier);
-        sorted_append(x, &all, &prio);
-        sorted_append(x, &all, &same);
+        cands k[3] = {{0}, {0}, {0}};
+        classical_kinds(x, k);
+        bool no_other = !k[0].n && !k[1].n, no_hier = !k[0].n;
+        cands all = k[0];
+        append(&all, &k[1]);
+        append(&all, &k[2]);
         qtarget *t = calloc(all.n + 1, sizeof(*t));
         if (!t || all.oom || x->oom) {
                 free(all.v);
@@ -651,27 +804,44 @@ static bool second_strategy(ford *o, qtarget *t, size_t *n) {
         return false;
 }
 
-static void fair_candidates(pctx *x, cands *out) {
+/* The candidates in CandidatesOrdering: other ClusterQueues' (k[0]) before
+ * the preemptor's own (k[1]); pooled, read off the pool into k[0] and k[1]
+ * and joined, else found into k[0] and sorted as one list. */
+static void fair_candidates(pctx *x, cands k[2]) {
         const dp_kq_preemption *p = &x->cq->cq->preemption;
-        if (!never(p->within_cluster_queue)) from_cq(x, x->cq, NULL, true, out);
-        if (!x->cq->node->parent || never(p->reclaim_within_cohort)) return;
-        const qnode *root = x->cq->node;
-        while (root->parent)
-                root = root->parent;
-        for (size_t c = 0; c < x->q->n_cqs; c++) {
+        x->kinds = k;
+        cands *own = x->pooled ? &k[1] : &k[0];
+        if (!never(p->within_cluster_queue)) from_cq(x, x->cq, NULL, true, own);
+        const qnode *root = root_of(x);
+        for (size_t c = 0; x->cq->node->parent && !never(p->reclaim_within_cohort) && c < x->q->n_cqs; c++) {
                 const qcq *o = &x->q->cqs[c];
                 const qnode *r = o->node;
                 while (r->parent)
                         r = r->parent;
                 if (o == x->cq || r != root || !o->node->parent || within_nominal(x, o->node)) continue;
-                from_cq(x, o, NULL, true, out);
+                from_cq(x, o, NULL, true, &k[0]);
         }
+        if (!x->pooled) {
+                sort_cands(&k[0]);
+                return;
+        }
+        pool_read(x);
+        append(&k[0], &k[1]);
+#if DP_TEST_HOOKS
+        pctx y = *x;
+        cands s[2] = {{0}, {0}};
+        y.pooled = false;
+        fair_candidates(&y, s);
+        same_cands(&k[0], &s[0]);
+        free(s[0].v);
+        x->kinds = k;
+#endif
 }
 
 static int fair_targets(pctx *x, qtarget **ret, size_t *ret_n) {
-        cands all = {0};
-        fair_candidates(x, &all);
-        if (all.n) qsort_r(all.v, all.n, sizeof(*all.v), cmp_cand, x);
+        cands kinds[2] = {{0}, {0}};
+        fair_candidates(x, kinds);
+        cands all = kinds[0];
         qtarget *t = calloc(all.n + 1, sizeof(*t));
         size_t *retry = calloc(all.n + 1, sizeof(*retry));
         cand *again = calloc(all.n + 1, sizeof(*again));
@@ -679,7 +849,7 @@ static int fair_targets(pctx *x, qtarget **ret, size_t *ret_n) {
                   .cursor = calloc(x->q->n_cqs + 1, sizeof(size_t)),
                   .pruned_cq = calloc(x->q->n_cqs + 1, sizeof(bool)),
                   .pruned = calloc(x->q->n_nodes + 1, sizeof(qnode *))};
-        int r = !t || !retry || !again || !o.taken || !o.left || !o.cursor || !o.pruned_cq || !o.pruned || all.oom
+        int r = !t || !retry || !again || !o.taken || !o.left || !o.cursor || !o.pruned_cq || !o.pruned || all.oom || x->oom
                         ? -ENOMEM
                         : 0;
         size_t n = 0, n_retry = 0;
@@ -721,7 +891,7 @@ static int get_targets(pctx *x, qtarget **ret, size_t *ret_n) {
 int q_preempt_oracle(dp_queue *q, const qcq *cq, const dp_queue_workload *w, size_t fr, int64_t val, qmode *ret_mode,
                      int *ret_borrow) {
         qusage req = {fr, val, true};
-        pctx x = {q, cq, (size_t)(cq - q->cqs), w, &req, 1, false, 0, 0};
+        pctx x = {.q = q, .cq = cq, .cq_index = (size_t)(cq - q->cqs), .w = w, .req = &req, .n_req = 1, .pooled = !q->afs};
         pctx_init(&x);
         qtarget *t = NULL;
         size_t n = 0;
@@ -753,7 +923,7 @@ int q_preempt_targets(dp_queue *q, const qcq *cq, size_t w, const qassign *a, qt
         size_t n = 0;
         for (size_t i = 0; i < a->n_usage; i++)
                 if (a->usage[i].value) req[n++] = a->usage[i];
-        pctx x = {q, cq, (size_t)(cq - q->cqs), &q->wl[w], req, n, false, 0, 0};
+        pctx x = {.q = q, .cq = cq, .cq_index = (size_t)(cq - q->cqs), .w = &q->wl[w], .req = req, .n_req = n, .pooled = !q->afs};
         pctx_init(&x);
         return get_targets(&x, ret, ret_n);
 }

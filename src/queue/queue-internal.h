@@ -35,6 +35,12 @@ typedef struct qnode {
         double weight; /* fairSharing.weight, 1 when unset */
         ssize_t cq;    /* its index in dp_queue.cqs, -1 for a Cohort */
         int walk;  /* cycle check: 1 on the path, 2 done */
+        /* a root's or a ClusterQueue's pool: every admitted workload of the
+         * ClusterQueues under it, in candidate order (preempt.c pool_of), made
+         * again when read after q_state_changed of one of them */
+        struct qpooled *pool;
+        size_t n_pool, cap_pool;
+        bool pool_built;
 } qnode;
 
 /* One resource group of a ClusterQueue, indexed once (quota.c
@@ -62,6 +68,9 @@ typedef struct qcq {
         size_t *adm;
         size_t n_adm, cap_adm;
         bool adm_built;
+        /* preempt.c's scratch for one search: the subtree its candidates
+         * were found under (dp_queue.pmark says which kind they are) */
+        const qnode *plca;
 } qcq;
 
 struct dp_queue {
@@ -94,6 +103,8 @@ struct dp_queue {
         struct qtas *tas; /* Topology-Aware Scheduling (queue/tas.h), NULL without a TAS flavor */
         int64_t now_ms;  /* dp_queue_set_time: the simulation's time, for history.c */
         struct qhistory *history; /* history.c, NULL until the first cycle */
+        uint8_t *pmark; /* preempt.c's scratch, per ClusterQueue: the kind of its candidates in one search */
+        size_t n_pmarked; /* how many are marked */
 };
 
 /* A workload's state is about to change (or has): its ClusterQueue's list
@@ -101,7 +112,10 @@ struct dp_queue {
  * assignment of dp_queue_workload.state goes with one; test builds check
  * the lists against a scan. */
 static inline void q_state_changed(dp_queue *q, const dp_queue_workload *w) {
-        if (w->cluster_queue && w->cq < q->n_cqs) q->cqs[w->cq].adm_built = false;
+        if (!w->cluster_queue || w->cq >= q->n_cqs) return;
+        q->cqs[w->cq].adm_built = false;
+        for (qnode *r = q->cqs[w->cq].node; r; r = r->parent)
+                if (!r->parent || r->is_cq) r->pool_built = false;
 }
 
 /* ---- queue.c: back to before the first cycle (usage0, every queued

@@ -339,6 +339,7 @@ dp_queue *dp_queue_free(dp_queue *q) {
         q_afs_free(q);
         for (size_t i = 0; i < q->n_nodes; i++) {
                 free(q->nodes[i]->kids);
+                free(q->nodes[i]->pool);
                 free(q->nodes[i]->q);
                 free(q->nodes[i]);
         }
@@ -347,6 +348,7 @@ dp_queue *dp_queue_free(dp_queue *q) {
         free(q->set_aside);
         free(q->ns_ok);
         q_held_free(q);
+        free(q->pmark);
         q_tas_free(q);
         q_history_free(q);
         free(q->usage0);
