@@ -31,6 +31,9 @@
  * 1 GPU, priority 50; medium: 2 GPUs, 100; large: 4 GPUs, 200; 70/20/10 %),
  * half of the queues asked for twice as much as the other half, so the
  * second half lends and the first borrows. Demand is 1.9x the quota.
+ * --finish K (with --queues) adds a Timeline deleting the pods of Jobs 0 to
+ * K-1, in 50 batches 10 s apart: those Kueue admitted finish and release
+ * their quota, and what waited is admitted then (Kueue over time).
  *
  * With --mix the generator also draws node labels, taints, node selectors,
  * tolerations, named claims and claims with several requests and
@@ -38,10 +41,10 @@
  * after a change (tests/sched/test-simulate-compare.sh).
  *
  * Usage:
- *   bench-simulate [-b DEVPLANE] [-r RUNS] [-n N[,N...]] [--no-report] [--topology | --queues]
+ *   bench-simulate [-b DEVPLANE] [-r RUNS] [-n N[,N...]] [--no-report] [--topology | --queues [--finish K]]
  *       prints, per node count, with and without --report: median wall
  *       seconds and peak RSS (MiB) of RUNS runs with their spread (min-max)
- *   bench-simulate --generate N [-s SEED] [--mix] [--topology | --queues] [-p PODS_PER_NODE]
+ *   bench-simulate --generate N [-s SEED] [--mix] [--topology | --queues [--finish K]] [-p PODS_PER_NODE]
  *       writes the input to standard output
  * DEVPLANE defaults to ../devplane next to this program (the build tree). */
 #ifndef _GNU_SOURCE
@@ -150,7 +153,18 @@ static void queues_job(FILE *f, unsigned i, unsigned ncq) {
                 i, cq, classes[cls], k);
 }
 
-static void generate_queues(FILE *f, unsigned nodes, unsigned per_node, uint64_t seed) {
+/* --finish K: the Timeline. */
+static void queues_timeline(FILE *f, unsigned finish) {
+        unsigned per = (finish + 49) / 50;
+        fprintf(f, "---\napiVersion: devplane.io/v1alpha1\nkind: Timeline\nmetadata: {name: finish}\nspec:\n  events:\n");
+        for (unsigned b = 0; b * per < finish; b++) {
+                fprintf(f, "  - at: %us\n    delete:\n", (b + 1) * 10);
+                for (unsigned i = b * per; i < finish && i < (b + 1) * per; i++)
+                        fprintf(f, "    - j%u-0\n", i);
+        }
+}
+
+static void generate_queues(FILE *f, unsigned nodes, unsigned per_node, uint64_t seed, unsigned finish) {
         rng_state = seed;
         unsigned v1 = nodes / 2, v2 = nodes - v1, ncq = nodes / QUEUE_NODES_PER_CQ ? nodes / QUEUE_NODES_PER_CQ : 1;
         fprintf(f, "# bench-simulate --generate %u -s %llu --queues -p %u\n", nodes, (unsigned long long)seed, per_node);
@@ -163,6 +177,7 @@ static void generate_queues(FILE *f, unsigned nodes, unsigned per_node, uint64_t
         fprintf(f, "---\napiVersion: v1\nkind: List\nitems:\n");
         for (unsigned i = 0; i < nodes * per_node; i++)
                 queues_job(f, i, ncq);
+        if (finish) queues_timeline(f, finish);
 }
 
 static void generate(FILE *f, unsigned nodes, unsigned per_node, uint64_t seed, bool mix, bool topo) {
@@ -282,8 +297,8 @@ static int cmp_d(const void *a, const void *b) {
 }
 
 static void usage(FILE *f) {
-        fprintf(f, "usage: bench-simulate [-b DEVPLANE] [-r RUNS] [-n N[,N...]] [--no-report] [--topology | --queues]\n"
-                   "       bench-simulate --generate N [-s SEED] [--mix] [--topology | --queues] [-p PODS_PER_NODE]\n");
+        fprintf(f, "usage: bench-simulate [-b DEVPLANE] [-r RUNS] [-n N[,N...]] [--no-report] [--topology | --queues [--finish K]]\n"
+                   "       bench-simulate --generate N [-s SEED] [--mix] [--topology | --queues [--finish K]] [-p PODS_PER_NODE]\n");
 }
 
 int main(int argc, char **argv) {
@@ -291,11 +306,12 @@ int main(int argc, char **argv) {
                                              {"mix", no_argument, NULL, 'm'},
                                              {"topology", no_argument, NULL, 'T'},
                                              {"queues", no_argument, NULL, 'Q'},
+                                             {"finish", required_argument, NULL, 'F'},
                                              {"no-report", no_argument, NULL, 'N'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
         const char *devplane = NULL, *sizes = "500,1000,2000,5000";
-        unsigned runs = 3, per_node = 10, gen = 0;
+        unsigned runs = 3, per_node = 10, gen = 0, finish = 0;
         uint64_t seed = 1;
         bool mix = false, with_report = true, topo = false, queues = false;
         int c;
@@ -310,18 +326,19 @@ int main(int argc, char **argv) {
                 case 'm': mix = true; break;
                 case 'T': topo = true; break;
                 case 'Q': queues = true; break;
+                case 'F': finish = (unsigned)strtoul(optarg, NULL, 10); break;
                 case 'N': with_report = false; break;
                 case 'h': usage(stdout); return 0;
                 default: usage(stderr); return 2;
                 }
         }
-        if (runs < 1 || runs > 99 || per_node < 1 || per_node > 1000 || (queues && (topo || mix))) {
+        if (runs < 1 || runs > 99 || per_node < 1 || per_node > 1000 || (queues && (topo || mix)) || (finish && !queues)) {
                 usage(stderr);
                 return 2;
         }
         if (gen) {
                 if (queues)
-                        generate_queues(stdout, gen, per_node, seed);
+                        generate_queues(stdout, gen, per_node, seed, finish);
                 else
                         generate(stdout, gen, per_node, seed, mix, topo);
                 return fflush(stdout) == 0 ? 0 : 1;
@@ -340,9 +357,11 @@ int main(int argc, char **argv) {
         if (!mkdtemp(dir)) return perror("mkdtemp"), 1;
         struct utsname u;
         uname(&u);
-        printf("bench-simulate: %s simulate -o json [--report], %u run(s) each, %u pods per node, seed %llu%s\n",
+        printf("bench-simulate: %s simulate -o json [--report], %u run(s) each, %u pods per node, seed %llu%s",
                devplane, runs, per_node, (unsigned long long)seed,
                topo ? ", --topology" : queues ? ", --queues" : "");
+        if (finish) printf(", --finish %u", finish);
+        printf("\n");
         printf("machine: %s %s, %ld CPUs online\n\n", u.machine, u.release, sysconf(_SC_NPROCESSORS_ONLN));
         double load[3] = {0, 0, 0};
         if (getloadavg(load, 3) > 0) printf("load average at start: %.2f %.2f %.2f\n\n", load[0], load[1], load[2]);
@@ -361,7 +380,7 @@ int main(int argc, char **argv) {
                 FILE *f = fopen(input, "we");
                 if (!f) return perror(input), 1;
                 if (queues)
-                        generate_queues(f, n, per_node, seed);
+                        generate_queues(f, n, per_node, seed, finish);
                 else
                         generate(f, n, per_node, seed, false, topo);
                 if (fclose(f) != 0) return perror(input), 1;
