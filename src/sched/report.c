@@ -840,6 +840,7 @@ static void queue_placement(sim_run *r) {
         dp_queue_placement_clear(r->queue);
         for (size_t i = 0; i < r->n_pods; i++) {
                 const sim_pod *sp = &r->pods[i];
+                if (!sp->created) continue; /* never created (held by Kueue over time): not one of its pods */
                 const char *sl = sp->workload ? strchr(sp->workload, '/') : NULL;
                 char kind[64];
                 dp_fmt(kind, sizeof(kind), "%.*s", sl ? (int)(sl - sp->workload) : 3, sl ? sp->workload : "Pod");

@@ -54,8 +54,8 @@ static int finish_ended(sim_run *r, bool *ret_any) {
         for (size_t i = 0; i < r->n_pods; i++) {
                 ssize_t w = r->queue_wl[i];
                 if (w < 0) continue;
-                total[w]++;
-                alive[w] += !r->pods[i].deleted;
+                total[w] += r->pods[i].created; /* a pod held (partial admission) is no part of the run */
+                alive[w] += r->pods[i].created && !r->pods[i].deleted;
         }
         *ret_any = false;
         for (size_t i = 0; i < n; i++) {
@@ -86,10 +86,20 @@ static int start_in_store(dp_object o, void *userdata) {
  * one is created, a gated one (in the store) loses Kueue's gate, and
  * kube-scheduler places them. */
 static int start_pods(sim_run *r, const bool *before) {
+        size_t n = dp_queue_n_workloads(r->queue);
+        _cleanup_free_ int32_t *left = calloc(n + 1, sizeof(int32_t));
+        if (!left) return -ENOMEM;
+        for (size_t i = 0; i < n; i++) { /* partial admission: a Job runs the parallelism admitted */
+                const dp_queue_workload *w = dp_queue_workload_at(r->queue, i);
+                left[i] = streq(w->kind, "Job") ? w->podsets[0].admitted_count : INT32_MAX;
+        }
         for (size_t i = 0; i < r->n_pods; i++) {
                 sim_pod *sp = &r->pods[i];
                 ssize_t w = sp->deleted ? -1 : r->queue_wl[i];
-                if (w < 0 || before[w] || dp_queue_workload_at(r->queue, (size_t)w)->state != DP_QW_ADMITTED) continue;
+                if (w < 0 || before[w] || dp_queue_workload_at(r->queue, (size_t)w)->state != DP_QW_ADMITTED ||
+                    left[w] <= 0)
+                        continue;
+                left[w]--;
                 int rr;
                 if (sp->created) { /* gated: ungated now; else running already (admitted before, evicted) */
                         dp_object o = dp_store_get(r->store, DP_KIND_POD, sp->ns, sp->name, NULL);

@@ -9,7 +9,8 @@
 # Deployment, a plain Pod) exist gated from t=0 and are ungated at t=30s.
 # The first pod set of each (1 CPU) gets flavor small, the others big: a pod
 # given the wrong pod set's flavors lands on the wrong node. A workload that
-# never fits keeps its pods held (NotCreated) or gated.
+# never fits keeps its pods held (NotCreated) or gated; a Job partially
+# admitted later runs the parallelism admitted, as at t=0.
 set -euo pipefail
 : "${DEVPLANE:?}"
 d=data/over-time-integrations
@@ -84,6 +85,26 @@ for n in ("default/pt-master-0", "default/pt-worker-0", "default/pt-worker-1"):
 for n in ("default/lws-0", "default/lws-0-1", "default/lws-0-2"):
     assert p[n]["state"] == "Pending" and "node" not in p[n], p[n]
 assert not [e for e in d["events"] if "ungated" in e or "bound to n-small" in e], d["events"]
+PY
+
+# partial admission later: the Job runs the 4 pods admitted, as at t=0; the
+# other two are never created and are no part of its placement
+"$DEVPLANE" simulate -f $d/base.yaml -f $d/partial-job.yaml -o json >"$tmp/t0.json" 2>/dev/null || fail "partial t=0"
+"$DEVPLANE" simulate -f $d/base.yaml -f $d/first.yaml -f $d/partial-job.yaml -o json >"$tmp/later.json" 2>/dev/null ||
+        fail "partial later: exit $?"
+python3 - "$tmp/t0.json" "$tmp/later.json" <<'PY' || fail "partial admission later"
+import json, sys
+t0, later = (json.load(open(f))["asWritten"] for f in sys.argv[1:3])
+w0 = t0["queues"]["clusterQueues"][0]["workloads"][0]
+w1 = {x["name"]: x for x in later["queues"]["clusterQueues"][0]["workloads"]}["default/sweep"]
+assert w1["partialAdmission"] == w0["partialAdmission"] == ["main: 4 of 6 pods"], (w0, w1)
+assert w1["placedPods"] == w0["placedPods"] == 4 and w1["unplacedPods"] == w0["unplacedPods"] == 0, (w0, w1)
+p0 = {p["name"]: p["node"] for p in t0["pods"]}
+p1 = {p["name"]: p for p in later["pods"]}
+assert sorted(p0) == ["default/sweep-%d" % i for i in range(4)], p0
+for n, node in p0.items():
+    assert p1[n]["state"] == "Running" and p1[n]["node"] == node and p1[n]["createdAt"] == 30, p1[n]
+assert p1["default/sweep-4"]["state"] == p1["default/sweep-5"]["state"] == "NotCreated", p1
 PY
 
 # -o json is the same bytes run after run
