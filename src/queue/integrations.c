@@ -177,8 +177,8 @@ static int stand_up(const dp_queue *q, dp_object_list *l, const qj_pod *p, dp_er
         r = p->role ? q_annotate_role(pod, ps) : 0;
         if (r >= 0)
                 r = p->w->state == DP_QW_ADMITTED ? q_inject_podset(q, p->w, p->ps, pod)
-                    : p->gate                    ? q_gate_pod(pod)
-                                                 : q_label_podset(pod, ps);
+                    : p->gate                     ? q_gate_pod(pod)
+                                                  : q_label_podset(pod, ps);
         return r < 0 ? dp_error_set(err, r, "out of memory") : 0;
 }
 

@@ -1558,6 +1558,12 @@ static int dp_sim_explain_impl(const dp_sim_input *in, const char *pod, bool det
                 if ((rr = explain_pod_workload(r, sp, out)) < 0) return rr;
                 return dp_strbuf_failed(out) ? -ENOMEM : 0;
         }
+        if (streq(st, "NotCreated") && r->queue_wl && r->queue_wl[sp - r->pods] >= 0) { /* held (sim-queue.c) */
+                dp_strbuf_puts(out, "Held by Kueue: its controller creates it once Kueue starts its workload (not "
+                                    "admitted, or admitted with fewer pods)\n");
+                if ((rr = explain_pod_workload(r, sp, out)) < 0) return rr;
+                return dp_strbuf_failed(out) ? -ENOMEM : 0;
+        }
         explain_preemption(r, sp, pi, out);
         if (streq(st, "Evicted"))
                 dp_strbuf_printf(out,

@@ -10,7 +10,8 @@
 # The first pod set of each (1 CPU) gets flavor small, the others big: a pod
 # given the wrong pod set's flavors lands on the wrong node. A workload that
 # never fits keeps its pods held (NotCreated) or gated; a Job partially
-# admitted later runs the parallelism admitted, as at t=0.
+# admitted later runs the parallelism admitted, as at t=0; explain on a held
+# pod answers for its workload.
 set -euo pipefail
 : "${DEVPLANE:?}"
 d=data/over-time-integrations
@@ -86,6 +87,14 @@ for n in ("default/lws-0", "default/lws-0-1", "default/lws-0-2"):
     assert p[n]["state"] == "Pending" and "node" not in p[n], p[n]
 assert not [e for e in d["events"] if "ungated" in e or "bound to n-small" in e], d["events"]
 PY
+
+# explain on a held pod answers for its workload
+"$DEVPLANE" explain -f $d/base.yaml -f $d/first.yaml -f "$tmp/pt.yaml" pt-worker-0 >"$tmp/out" 2>/dev/null ||
+        fail "explain held pod: exit $?"
+grep -q '^Held by Kueue: its controller creates it once Kueue starts its workload' "$tmp/out" || fail "held: $(cat "$tmp/out")"
+grep -q '^Workload default/pt (PyTorchJob), LocalQueue team, ClusterQueue research: Pending' "$tmp/out" ||
+        fail "explain held pod: $(cat "$tmp/out")"
+grep -q "^Why not admitted (Kueue): couldn't assign flavors to pod set worker" "$tmp/out" || fail "why: $(cat "$tmp/out")"
 
 # partial admission later: the Job runs the 4 pods admitted, as at t=0; the
 # other two are never created and are no part of its placement
