@@ -8,7 +8,10 @@
  * pending plain Pod, and every pod of a pending pod group, keeps the
  * scheduling gate kueue.x-k8s.io/admission; the pods of
  * an admitted workload get the nodeLabels of their flavors as nodeSelector
- * entries and the flavors' tolerations (Kueue's podset info merge).
+ * entries, the flavors' tolerations and the kueue.x-k8s.io/podset label
+ * (Kueue's podset info merge). Over time (a Timeline) the same injection
+ * runs when a workload is admitted later (dp_queue_apply_pod): a held pod
+ * gets it before it is created, a gated one as its gate comes off.
  */
 #include "queue/jobset.h"
 #include "queue/queue-internal.h"
@@ -35,21 +38,33 @@ static int add_gate(dp_pod *p) {
         return 0;
 }
 
-static int add_selector(dp_pod *p, const dp_kv *kv) {
-        if (dp_kv_get(p->node_selector, p->n_node_selector, kv->key)) return 0;
-        dp_kv *v = realloc(p->node_selector, (p->n_node_selector + 1) * sizeof(*v));
+/* Add key=value to a label-like list unless the key is there already. */
+static int kv_add(dp_kv **list, size_t *n, const char *key, const char *value) {
+        if (dp_kv_get(*list, *n, key)) return 0;
+        dp_kv *v = realloc(*list, (*n + 1) * sizeof(*v));
         if (!v) return -ENOMEM;
-        p->node_selector = v;
-        dp_kv *x = &v[p->n_node_selector];
-        x->key = strdup(kv->key);
-        x->value = strdup(kv->value ? kv->value : "");
+        *list = v;
+        dp_kv *x = &v[*n];
+        x->key = strdup(key);
+        x->value = strdup(value ? value : "");
         if (!x->key || !x->value) {
-                free(x->key);
-                free(x->value);
+                dp_free_many(x->key, x->value);
                 return -ENOMEM;
         }
-        p->n_node_selector++;
+        (*n)++;
         return 0;
+}
+
+static int add_selector(dp_pod *p, const dp_kv *kv) {
+        return kv_add(&p->node_selector, &p->n_node_selector, kv->key, kv->value);
+}
+
+int q_label_podset(dp_pod *p, const char *podset) {
+        return kv_add(&p->meta.labels, &p->meta.n_labels, DP_KUEUE_PODSET_LABEL, podset);
+}
+
+int q_annotate_role(dp_pod *p, const char *podset) {
+        return kv_add(&p->meta.annotations, &p->meta.n_annotations, DP_KUEUE_ROLE_HASH, podset);
 }
 
 static int add_toleration(dp_pod *p, const dp_toleration *t) {
@@ -63,24 +78,36 @@ static int add_toleration(dp_pod *p, const dp_toleration *t) {
         return 0;
 }
 
-/* The pod set p belongs to: a pod group's by the pod's role, a JobSet's by
- * its replicatedJob (the label its controller sets), else the one "main". */
-static const dp_queue_podset *podset_of(const dp_queue_workload *w, const dp_pod *p) {
-        char role[64];
-        const char *name = NULL;
-        if (streq(w->kind, "PodGroup")) {
-                q_pod_role(p, role);
-                name = role;
-        } else if (streq(w->kind, "JobSet"))
-                name = dp_kv_get(p->meta.labels, p->meta.n_labels, DP_JOBSET_RJOB_LABEL);
+static const dp_queue_podset *podset_named(const dp_queue_workload *w, const char *name) {
         for (size_t i = 0; name && i < w->n_podsets; i++)
                 if (streq(w->podsets[i].name, name)) return &w->podsets[i];
-        return &w->podsets[0];
+        return NULL;
 }
 
-/* A pod of pod set psi gets its flavors. */
+/* The pod set p belongs to: the one Kueue's kueue.x-k8s.io/podset label
+ * names (a started pod's; a held integration pod's from its stand-up), a
+ * JobSet's by its replicatedJob (the label its controller sets), the one the
+ * kueue.x-k8s.io/role-hash annotation names (Kueue's webhook gives it to a
+ * LeaderWorkerSet's and a StatefulSet's pods), a pod group's by the pod's
+ * role, else the first ("main"). */
+static const dp_queue_podset *podset_of(const dp_queue_workload *w, const dp_pod *p) {
+        const dp_queue_podset *ps = podset_named(w, dp_kv_get(p->meta.labels, p->meta.n_labels, DP_KUEUE_PODSET_LABEL));
+        if (!ps && streq(w->kind, "JobSet"))
+                ps = podset_named(w, dp_kv_get(p->meta.labels, p->meta.n_labels, DP_JOBSET_RJOB_LABEL));
+        if (!ps) ps = podset_named(w, dp_kv_get(p->meta.annotations, p->meta.n_annotations, DP_KUEUE_ROLE_HASH));
+        if (!ps && streq(w->kind, "PodGroup")) {
+                char role[64];
+                q_pod_role(p, role);
+                ps = podset_named(w, role);
+        }
+        return ps ? ps : &w->podsets[0];
+}
+
+/* A pod of pod set psi gets its flavors, and the kueue.x-k8s.io/podset
+ * label Kueue puts on the templates of every pod set it starts. */
 int q_inject_podset(const dp_queue *q, const dp_queue_workload *w, size_t psi, dp_pod *p) {
         const dp_queue_podset *ps = &w->podsets[psi];
+        if (q_label_podset(p, ps->name) < 0) return -ENOMEM;
         for (size_t i = 0; i < ps->n_requests; i++) {
                 if (!ps->flavors[i]) continue;
                 bool seen = false;
@@ -127,7 +154,7 @@ int dp_queue_apply_owners(const dp_queue *q, dp_object_list *l, dp_error *err) {
                 if (o.hdr->kind == DP_KIND_JOB)
                         o.deployment->replicas = job_replicas(q, w, o.deployment);
                 else
-                        r = admitted ? inject(q, w, o.pod) : q->over_time ? 0 : add_gate(o.pod);
+                        r = admitted ? inject(q, w, o.pod) : add_gate(o.pod);
                 if (r < 0) return dp_error_set(err, r, "out of memory");
         }
         return q_integrations_stand_up(q, l, err);
@@ -151,7 +178,26 @@ int dp_queue_apply_pods(const dp_queue *q, dp_object_list *l, dp_error *err) {
         return 0;
 }
 
+bool dp_queue_pod_gated(const dp_pod *p) {
+        for (size_t i = 0; p && i < p->n_scheduling_gates; i++)
+                if (streq(p->scheduling_gates[i], DP_KUEUE_ADMISSION_GATE)) return true;
+        return false;
+}
+
+/* Kueue's gate off (the other gates stay). */
+static void remove_gate(dp_pod *p) {
+        for (size_t i = 0; i < p->n_scheduling_gates; i++)
+                if (streq(p->scheduling_gates[i], DP_KUEUE_ADMISSION_GATE)) {
+                        free(p->scheduling_gates[i]);
+                        DP_REMOVE_AT(p->scheduling_gates, p->n_scheduling_gates, i);
+                        return;
+                }
+}
+
 int dp_queue_apply_pod(const dp_queue *q, size_t i, dp_pod *p) {
         assert_return(q && p && i < q->n_wl, -EINVAL);
-        return q->wl[i].state == DP_QW_ADMITTED ? inject(q, &q->wl[i], p) : 0;
+        if (q->wl[i].state != DP_QW_ADMITTED) return 0;
+        int r = inject(q, &q->wl[i], p);
+        if (r >= 0) remove_gate(p);
+        return r;
 }

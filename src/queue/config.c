@@ -7,7 +7,8 @@
  * (KueueDRAIntegration; AdmissionFairSharing and
  * FairSharingPrioritizeNonBorrowing, which change the order of admission),
  * fairSharing (enable, preemptionStrategies) and admissionFairSharing
- * (usageHalfLifeTime, usageSamplingInterval, resourceWeights). Kueue's other fields
+ * (usageHalfLifeTime, usageSamplingInterval, resourceWeights); waitForPodsReady
+ * is checked as Kueue checks it and warned of (not modelled). Kueue's other fields
  * (health, webhook, integrations...) are taken silently; a field Kueue does
  * not have is a warning naming it; a bad value is one error with the file,
  * the field path and the rule. The walk is the model's (path-keeping
@@ -429,13 +430,75 @@ static int afs_field(cfgx *x, const char *key, const dp_doc_node *v, void *userd
         return 0;
 }
 
+/* ---- waitForPodsReady: checked as Kueue's validateWaitForPodsReady checks
+ * it (only when enabled: v1beta1's enable, true when absent here), not
+ * modelled: one warning names what is set ---- */
+
+static int wfpr_enable(cfgx *x, const char *key, const dp_doc_node *v, void *userdata) {
+        if (streq(key, "enable") && get_bool(x->c, v, userdata) < 0) return -EINVAL;
+        return 1; /* the other keys are read by the second walk */
+}
+
+static int wfpr_strategy_field(cfgx *x, const char *key, const dp_doc_node *v, void *userdata) {
+        (void)userdata;
+        if (streq(key, "timestamp")) {
+                _cleanup_free_ char *t = NULL;
+                if (get_str(x->c, v, &t) < 0) return -EINVAL;
+                if (!t || streq(t, "Creation") || streq(t, "Eviction")) return 1;
+                (void)dfail(x->c, v, -EINVAL, "Unsupported value: \"%s\": supported values: \"Creation\", \"Eviction\"",
+                            t);
+                return -EINVAL;
+        }
+        if (!streq(key, "backoffLimitCount") && !streq(key, "backoffBaseSeconds") && !streq(key, "backoffMaxSeconds"))
+                return 0;
+        int32_t n = 0;
+        if (get_int32(x->c, v, &n) < 0) return -EINVAL;
+        if (n >= 0) return 1;
+        (void)dfail(x->c, v, -EINVAL, "must be greater than or equal to 0");
+        return -EINVAL;
+}
+
+/* userdata: the names of the fields set, for the warning. */
+static int wfpr_field(cfgx *x, const char *key, const dp_doc_node *v, void *userdata) {
+        dp_strbuf *set = userdata;
+        double s = 0;
+        bool b = false;
+        int r;
+        if (streq(key, "enable")) return 1;
+        if (streq(key, "timeout") || streq(key, "recoveryTimeout"))
+                r = duration(x, v, &s);
+        else if (streq(key, "blockAdmission"))
+                r = get_bool(x->c, v, &b);
+        else if (streq(key, "requeuingStrategy"))
+                r = cfg_fields(x, v, wfpr_strategy_field, NULL);
+        else
+                return 0;
+        if (r < 0) return -EINVAL;
+        dp_strbuf_printf(set, ", %s", key);
+        return 1;
+}
+
+static int wait_for_pods_ready(cfgx *x, const dp_doc_node *v) {
+        bool on = true;
+        if (cfg_fields(x, v, wfpr_enable, &on) < 0) return -EINVAL;
+        if (!on) return 0; /* Kueue ignores the rest */
+        _cleanup_strbuf_ dp_strbuf set = DP_STRBUF_INIT;
+        if (cfg_fields(x, v, wfpr_field, &set) < 0) return -EINVAL;
+        _cleanup_free_ char *what =
+                dp_asprintf("not modelled, ignored%s%s%s: devplane neither evicts an admitted workload whose pods are "
+                            "not all ready in time nor requeues it with backoff, nor holds admission while one is not "
+                            "ready; an admitted workload kube-scheduler leaves Pending shows as admitted but not placed",
+                            set.len ? " (" : "", set.len ? dp_strbuf_str(&set) + 2 : "", set.len ? ")" : "");
+        if (!what || dp_strbuf_failed(&set)) return dp_error_set(x->c->err, -ENOMEM, "out of memory");
+        return cfg_warn(x, v, what);
+}
+
 /* Kueue's fields admission does not depend on: taken without a word. */
 static bool silent_field(const char *key) {
         static const char *const keys[] = {"namespace",
                                            "manageJobsWithoutQueueName",
                                            "managedJobsNamespaceSelector",
                                            "internalCertManagement",
-                                           "waitForPodsReady",
                                            "clientConnection",
                                            "integrations",
                                            "multiKueue",
@@ -459,6 +522,7 @@ static int top_field(cfgx *x, const char *key, const dp_doc_node *v, void *userd
         if (streq(key, "resources")) return cfg_fields(x, v, resources_field, NULL) < 0 ? -EINVAL : 1;
         if (streq(key, "featureGates")) return cfg_fields(x, v, gates_field, NULL) < 0 ? -EINVAL : 1;
         if (streq(key, "fairSharing")) return cfg_fields(x, v, fair_field, NULL) < 0 ? -EINVAL : 1;
+        if (streq(key, "waitForPodsReady")) return wait_for_pods_ready(x, v) < 0 ? -EINVAL : 1;
         if (streq(key, "admissionFairSharing")) {
                 x->cfg->has_afs = true;
                 x->cfg->afs_sampling_s = 300; /* Kueue's default, 5 min */

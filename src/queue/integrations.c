@@ -5,13 +5,15 @@
  *   - a suspend-based job (Kubeflow, MPIJob, KubeRay, SparkApplication,
  *     AppWrapper): one workload with the object's pod sets; admitted, its
  *     operator's pods stand up with the flavors of their pod set; pending,
- *     none (the operator waits for spec.suspend: false);
+ *     none (the operator waits for spec.suspend: false), or over time (a
+ *     Timeline) all, which the simulation holds until Kueue admits the
+ *     workload and then creates with their flavors (dp_queue_apply_pod);
  *   - Kueue's pod-based serving integrations: a Deployment's pods are each a
  *     workload of one pod (pod set "main"); a StatefulSet is one pod group
  *     (pod set "main", replicas pods); a LeaderWorkerSet is one workload per
  *     group ("leader" + "worker", or "main" without a leader template). Their
  *     pods stand up in every case, gated by kueue.x-k8s.io/admission while
- *     their workload is pending;
+ *     their workload is pending (over time ungated once it is admitted);
  *   - a CronJob is none at t=0 (decode warns).
  * The pods are named as the operators name them where the name is
  * deterministic (<job>-worker-0, <lws>-0-1, <app>-driver); random suffixes
@@ -122,7 +124,8 @@ typedef struct qj_pod {
         size_t doc_index;
         const dp_queue_workload *w;
         size_t ps;
-        bool gate; /* pending: held by Kueue's scheduling gate */
+        bool gate; /* pod-based: gated while pending (else held: not created before it starts) */
+        bool role; /* a LeaderWorkerSet's or StatefulSet's: Kueue's webhook annotates its pod set */
 } qj_pod;
 
 static dp_doc_node *pod_root(dp_doc_builder *b, const qj_pod *p, const dp_doc_node *tmpl) {
@@ -154,7 +157,10 @@ static dp_doc_node *pod_root(dp_doc_builder *b, const qj_pod *p, const dp_doc_no
 }
 
 /* Decode the pod into l (the Pod decoder's own checks), then give it its
- * pod set's flavors (admitted) or Kueue's gate. */
+ * pod set's flavors (admitted), Kueue's gate (pending, pod-based), or (over
+ * time, pending, suspend-based: held until Kueue starts it, then
+ * dp_queue_apply_pod gives it the flavors) the kueue.x-k8s.io/podset label
+ * Kueue's start puts on its template. */
 static int stand_up(const dp_queue *q, dp_object_list *l, const qj_pod *p, dp_error *err) {
         _cleanup_(dp_doc_set_freep) dp_doc_set *s = dp_doc_set_new();
         if (!s) return dp_error_set(err, -ENOMEM, "out of memory");
@@ -167,8 +173,12 @@ static int stand_up(const dp_queue *q, dp_object_list *l, const qj_pod *p, dp_er
         if ((r = dp_model_decode(root, p->source, p->doc_index, l, err)) < 0) return r;
         if (l->n != before + 1 || l->items[before].hdr->kind != DP_KIND_POD) return 0;
         dp_pod *pod = l->items[before].pod;
-        if (p->w->state == DP_QW_ADMITTED) r = q_inject_podset(q, p->w, p->ps, pod);
-        else if (p->gate) r = q_gate_pod(pod);
+        const char *ps = p->w->podsets[p->ps].name;
+        r = p->role ? q_annotate_role(pod, ps) : 0;
+        if (r >= 0)
+                r = p->w->state == DP_QW_ADMITTED ? q_inject_podset(q, p->w, p->ps, pod)
+                    : p->gate                     ? q_gate_pod(pod)
+                                                  : q_label_podset(pod, ps);
         return r < 0 ? dp_error_set(err, r, "out of memory") : 0;
 }
 
@@ -206,14 +216,15 @@ static int job_pods(const dp_queue *q, dp_object_list *l, dp_object o, const dp_
                 group_name(m, j, g, wname, sizeof(wname));
                 const dp_queue_workload *w = find_wl(q, workload_kind(o, j), ns, wname);
                 bool pods = j->pod_based || j->plain_pod; /* pod-based: they stand up gated */
-                if (!w || (w->state != DP_QW_ADMITTED && !pods)) continue; /* suspended: no pods */
+                /* suspended: no pods, but over time held until admitted (the caller holds them) */
+                if (!w || (w->state != DP_QW_ADMITTED && !pods && !q->over_time)) continue;
                 for (size_t s = 0; s < j->n_ps; s++)
                         for (int32_t i = 0; i < j->ps[s].count; i++) {
                                 char name[400];
                                 pod_name(j, &j->ps[s], g, i, name, sizeof(name));
                                 qj_pod p = {name, ns, o.hdr->api_version, j->plain_pod ? NULL : dp_object_kind_name(o), wname,
-                                            j->ps[s].tmpl_json, o.hdr->source, o.hdr->doc_index, w, s,
-                                            !q->over_time};
+                                            j->ps[s].tmpl_json, o.hdr->source, o.hdr->doc_index, w, s, pods,
+                                            j->pod_based};
                                 int r = stand_up(q, l, &p, err);
                                 if (r < 0) return r;
                         }
@@ -235,7 +246,7 @@ static int apps_pods(const dp_queue *q, dp_object_list *l, dp_deployment *d, dp_
                 const dp_queue_workload *w = find_wl(q, sts ? "StatefulSet" : "Pod", ns, sts ? dn : name);
                 if (!w) return 0;
                 qj_pod p = {name, ns, "apps/v1", sts ? "StatefulSet" : NULL, dn, d->template_json, d->hdr.source,
-                            d->hdr.doc_index, w, 0, !q->over_time};
+                            d->hdr.doc_index, w, 0, true, sts};
                 int r = stand_up(q, l, &p, err);
                 if (r < 0) return r;
         }

@@ -377,6 +377,13 @@ int q_explain_nodes(dp_queue *q, size_t i, dp_queue_place_trial trial, void *use
  * pod given pod set ps's flavors, Kueue's gate */
 int q_inject_podset(const dp_queue *q, const dp_queue_workload *w, size_t ps, dp_pod *p);
 int q_gate_pod(dp_pod *p);
+/* The label kueue.x-k8s.io/podset (Kueue's on a started pod set's template)
+ * and the annotation kueue.x-k8s.io/role-hash (its webhook's on the pods of
+ * a LeaderWorkerSet or StatefulSet), each naming the pod set; kept when
+ * there. 0 or -ENOMEM. */
+#define DP_KUEUE_PODSET_LABEL "kueue.x-k8s.io/podset"
+int q_label_podset(dp_pod *p, const char *podset);
+int q_annotate_role(dp_pod *p, const char *podset);
 /* The workloads of one input object of an integration (none for others). */
 int q_integration_workloads(dp_queue *q, const dp_object_list *l, dp_object o);
 /* After admission: the pods of the integrations' workloads, appended to l. */

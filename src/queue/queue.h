@@ -293,8 +293,10 @@ const dp_queue_workload *dp_queue_find(const dp_queue *q, const char *ns, const 
 size_t dp_queue_n_cluster_queues(const dp_queue *q);
 
 /* ---- over time (simulate with a Timeline deleting queued pods) ---- */
-/* From now on dp_queue_apply_owners stands up every Job's pods, pending ones
- * too (and gates no Pod): the caller holds those back until admitted. */
+/* From now on dp_queue_apply_owners stands up the pods of every Job and
+ * suspend-based integration, pending ones too: the caller holds those back
+ * until admitted. Pods Kueue gates (plain Pods, pod groups, the pod-based
+ * integrations) stand up gated, as without it. */
 void dp_queue_set_over_time(dp_queue *q, bool on);
 bool dp_queue_over_time(const dp_queue *q);
 /* The index of a workload (kind "Job", "Pod" or "Workload"), -1 when none. */
@@ -306,9 +308,13 @@ int dp_queue_finish(dp_queue *q, size_t i);
 /* The cluster changed (quota released): heads set aside or blocked are
  * tried again, cycles run until one admits nothing. */
 int dp_queue_readmit(dp_queue *q, dp_error *err);
-/* One pod of admitted workload i gets its flavors' nodeLabels and
- * tolerations (what dp_queue_apply_pods does for every pod). */
+/* One pod of admitted workload i gets its pod set's flavors' nodeLabels and
+ * tolerations and the kueue.x-k8s.io/podset label (what admission at t=0
+ * does) and loses Kueue's gate; nothing for a workload not admitted. 0 or
+ * -ENOMEM (the pod may then be half changed). */
 int dp_queue_apply_pod(const dp_queue *q, size_t i, dp_pod *p);
+/* Whether p carries Kueue's scheduling gate kueue.x-k8s.io/admission. */
+bool dp_queue_pod_gated(const dp_pod *p);
 
 /* The simulation's time (ms) from now on, for the usage history
  * (asWritten.queues.usageOverTime): set before finishing workloads and

@@ -840,6 +840,7 @@ static void queue_placement(sim_run *r) {
         dp_queue_placement_clear(r->queue);
         for (size_t i = 0; i < r->n_pods; i++) {
                 const sim_pod *sp = &r->pods[i];
+                if (!sp->created) continue; /* never created (held by Kueue over time): not one of its pods */
                 const char *sl = sp->workload ? strchr(sp->workload, '/') : NULL;
                 char kind[64];
                 dp_fmt(kind, sizeof(kind), "%.*s", sl ? (int)(sl - sp->workload) : 3, sl ? sp->workload : "Pod");
@@ -1554,6 +1555,12 @@ static int dp_sim_explain_impl(const dp_sim_input *in, const char *pod, bool det
                 if (pi && pi->message) dp_strbuf_printf(out, "%s\n", pi->message);
                 explain_preemption(r, sp, pi, out);
                 if (pi && pi->reasons.n && (rr = explain_nodes(r, sp, details, out, err)) < 0) return rr;
+                if ((rr = explain_pod_workload(r, sp, out)) < 0) return rr;
+                return dp_strbuf_failed(out) ? -ENOMEM : 0;
+        }
+        if (streq(st, "NotCreated") && r->queue_wl && r->queue_wl[sp - r->pods] >= 0) { /* held (sim-queue.c) */
+                dp_strbuf_puts(out, "Held by Kueue: its controller creates it once Kueue starts its workload (not "
+                                    "admitted, or admitted with fewer pods)\n");
                 if ((rr = explain_pod_workload(r, sp, out)) < 0) return rr;
                 return dp_strbuf_failed(out) ? -ENOMEM : 0;
         }

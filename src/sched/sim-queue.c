@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
  * sim-queue.c — Kueue's quota over time in the simulation (src/queue): when
- * the Timeline deletes pods, every Job's pods are stood up at load and those
- * of Jobs Kueue has not admitted are held back (never created); once all
- * pods of an admitted workload have been deleted, the workload is Finished,
- * its quota released, and Kueue's cycles run again (heads set aside are
- * retried: the cluster changed); the pods of workloads admitted then are
- * created with their flavors, and kube-scheduler places them as any pod.
+ * the Timeline deletes pods, the pods of every Job and suspend-based
+ * integration are stood up at load and those Kueue has not admitted are held
+ * back (never created), while the pods Kueue gates (plain Pods, pod groups,
+ * the pod-based integrations) are created gated; once all pods of an
+ * admitted workload have been deleted, the workload is Finished, its quota
+ * released, and Kueue's cycles run again (heads set aside are retried: the
+ * cluster changed); the pods of workloads admitted then get their flavors
+ * and are created or ungated, and kube-scheduler places them as any pod.
  * Without a delete event in the Timeline, nothing here runs: admission
  * happens once, at t=0, and pending Jobs stand up no pods.
  */
@@ -36,8 +38,10 @@ int sim_queue_hold(sim_run *r) {
         if (!(r->queue_wl = calloc(r->n_pods + 1, sizeof(ssize_t)))) return -ENOMEM;
         for (size_t i = 0; i < r->n_pods; i++) {
                 ssize_t w = r->queue_wl[i] = workload_of(r, &r->pods[i]);
-                if (w >= 0 && dp_queue_workload_at(r->queue, (size_t)w)->state != DP_QW_ADMITTED)
-                        r->pods[i].scheduled_create = true; /* Kueue holds it: created once admitted */
+                /* Kueue holds it: created once admitted; a gated one is there, gated */
+                if (w >= 0 && dp_queue_workload_at(r->queue, (size_t)w)->state != DP_QW_ADMITTED &&
+                    !dp_queue_pod_gated(r->pods[i].obj.pod))
+                        r->pods[i].scheduled_create = true;
         }
         return 0;
 }
@@ -50,8 +54,8 @@ static int finish_ended(sim_run *r, bool *ret_any) {
         for (size_t i = 0; i < r->n_pods; i++) {
                 ssize_t w = r->queue_wl[i];
                 if (w < 0) continue;
-                total[w]++;
-                alive[w] += !r->pods[i].deleted;
+                total[w] += r->pods[i].created; /* a pod held (partial admission) is no part of the run */
+                alive[w] += r->pods[i].created && !r->pods[i].deleted;
         }
         *ret_any = false;
         for (size_t i = 0; i < n; i++) {
@@ -63,6 +67,54 @@ static int finish_ended(sim_run *r, bool *ret_any) {
                                  "t=%" PRId64 "s Kueue: %s/%s finished, its quota in ClusterQueue %s released\n",
                                  r->now / 1000, w->ns, w->name, w->cluster_queue);
                 *ret_any = true;
+        }
+        return 0;
+}
+
+typedef struct start_ctx {
+        const dp_queue *q;
+        size_t w;
+} start_ctx;
+
+static int start_in_store(dp_object o, void *userdata) {
+        const start_ctx *c = userdata;
+        return dp_queue_apply_pod(c->q, c->w, o.pod);
+}
+
+/* The pods of the workloads admitted now (not before[w]) start as admission
+ * at t=0 starts them (dp_queue_apply_pod: their pod set's flavors): a held
+ * one is created, a gated one (in the store) loses Kueue's gate, and
+ * kube-scheduler places them. */
+static int start_pods(sim_run *r, const bool *before) {
+        size_t n = dp_queue_n_workloads(r->queue);
+        _cleanup_free_ int32_t *left = calloc(n + 1, sizeof(int32_t));
+        if (!left) return -ENOMEM;
+        for (size_t i = 0; i < n; i++) { /* partial admission: a Job runs the parallelism admitted */
+                const dp_queue_workload *w = dp_queue_workload_at(r->queue, i);
+                left[i] = streq(w->kind, "Job") ? w->podsets[0].admitted_count : INT32_MAX;
+        }
+        for (size_t i = 0; i < r->n_pods; i++) {
+                sim_pod *sp = &r->pods[i];
+                ssize_t w = sp->deleted ? -1 : r->queue_wl[i];
+                if (w < 0 || before[w] || dp_queue_workload_at(r->queue, (size_t)w)->state != DP_QW_ADMITTED ||
+                    left[w] <= 0)
+                        continue;
+                left[w]--;
+                int rr;
+                if (sp->created) { /* gated: ungated now; else running already (admitted before, evicted) */
+                        dp_object o = dp_store_get(r->store, DP_KIND_POD, sp->ns, sp->name, NULL);
+                        if (!o.hdr || !dp_queue_pod_gated(o.pod)) continue;
+                        start_ctx c = {r->queue, (size_t)w};
+                        rr = dp_store_update(r->store, DP_KIND_POD, sp->ns, sp->name, DP_STORE_ANY_RV, start_in_store,
+                                             &c, NULL);
+                        if (rr >= 0)
+                                dp_strbuf_printf(&r->log, "t=%" PRId64 "s %s ungated (Kueue admitted its workload)\n",
+                                                 r->now / 1000, sp->key);
+                } else {
+                        rr = dp_queue_apply_pod(r->queue, (size_t)w, sp->obj.pod);
+                        if (rr >= 0) rr = sim_create_pod(r, sp);
+                }
+                if (rr < 0) return rr;
         }
         return 0;
 }
@@ -90,12 +142,5 @@ int sim_queue_step(sim_run *r, dp_error *err) {
                         dp_strbuf_printf(&r->log, "t=%" PRId64 "s Kueue: %s/%s admitted in ClusterQueue %s\n",
                                          r->now / 1000, w->ns, w->name, w->cluster_queue);
         }
-        for (size_t i = 0; i < r->n_pods && rr >= 0; i++) {
-                sim_pod *sp = &r->pods[i];
-                ssize_t w = sp->created ? -1 : r->queue_wl[i];
-                if (w < 0 || before[w] || dp_queue_workload_at(r->queue, (size_t)w)->state != DP_QW_ADMITTED) continue;
-                rr = dp_queue_apply_pod(r->queue, (size_t)w, sp->obj.pod);
-                if (rr >= 0) rr = sim_create_pod(r, sp);
-        }
-        return rr;
+        return start_pods(r, before);
 }
