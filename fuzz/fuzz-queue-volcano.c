@@ -2,7 +2,7 @@
  * Fuzz Volcano's Queue and the Volcano policy: decode (Kueue's table, which
  * chains Volcano's), validate, run Volcano's sessions (proportion for inputs
  * of even length, capacity for odd; reclaim on when bit 1 of the length is
- * set), apply, encode, print. Properties: no
+ * set, preempt when bit 2 is), apply, encode, print. Properties: no
  * crash or leak; decoding is all or nothing; a Running job has at least
  * minMember pods; proportion never gives a queue more than its
  * realCapability (or its guarantee, when that is larger). */
@@ -34,7 +34,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 dp_object_list_free(l);
                 return 0;
         }
-        dp_volcano_options o = {.plugin = size & 1 ? DP_VC_CAPACITY : DP_VC_PROPORTION, .reclaim = size & 2};
+        dp_volcano_options o = {.plugin = size & 1 ? DP_VC_CAPACITY : DP_VC_PROPORTION, .reclaim = size & 2,
+                                  .preempt = size & 4};
         dp_volcano *v = NULL;
         if (dp_model_generate_names(l, &err) >= 0 && dp_model_validate(l, &err) >= 0 && dp_volcano_new(&o, &v) >= 0) {
                 int r = 0;

@@ -13,10 +13,14 @@
  */
 #pragma once
 
+#include <math.h>
+
 #include "queue/volcano.h"
 
 /* Volcano's minResource: values closer than this are equal (api.Resource). */
 #define VC_EPS 0.1
+/* the pod annotation (or label) saying whether preempt and reclaim may evict it */
+#define VC_PREEMPTABLE_KEY "volcano.sh/preemptable"
 
 typedef struct vtask {
         dp_pod *pod; /* borrowed, until dp_volcano_apply */
@@ -24,7 +28,11 @@ typedef struct vtask {
         ssize_t job; /* its job, -1 while being set up */
         bool bound;  /* spec.nodeName in the input: allocated from the start */
         bool allocated;
-        ssize_t evicted_for; /* reclaim evicted it for this job, -1 never */
+        ssize_t evicted_for; /* reclaim or preempt evicted it for this job, -1 never */
+        bool by_preempt;     /* ... and it was preempt (within the queue), not reclaim */
+        bool preemptable;    /* volcano.sh/preemptable (annotation, else label), default true */
+        bool critical;       /* conformance: kube-system, or class system-cluster/node-critical */
+        bool never;          /* spec.preemptionPolicy Never: it preempts nothing */
         double *req;         /* per dimension */
         int32_t priority;
         size_t order;
@@ -66,3 +74,44 @@ void vc_vec_from(const dp_volcano *v, const dp_named_quantity *q, size_t n, doub
 
 /* volcano-session.c: one session; *ret_changed says whether a job moved. */
 int vc_session(dp_volcano *v, bool *ret_changed, dp_error *err);
+
+/* ---- what a session's actions share (volcano-session.c, volcano-preempt.c) ---- */
+typedef struct vsess {
+        dp_volcano *v;
+        double *elastic;    /* per queue, n_dims each */
+        double *used;       /* every bound or allocated pod's request (node.Used summed) */
+        double *oc_inqueue; /* overcommit's own inqueue count */
+        bool *tried;        /* per job: the action looked at it this session */
+        bool *closed;       /* per queue: fifo head failed, or overused: no more this session */
+        ssize_t *fifo_head; /* per queue: the fifo head that failed, -2 overused, -1 none */
+        size_t *qjobs;      /* the jobs by queue: those of queue q at qjobs[qstart[q]..qstart[q + 1]) */
+        size_t *qstart;
+        bool changed;
+} vsess;
+
+/* a <= b within Volcano's minResource */
+static inline bool vc_le(double a, double b) { return a < b || fabs(a - b) < VC_EPS; }
+/* What job j holds (its allocated pods' requests) into out[n_dims], their
+ * number into *ret_n (may be NULL); DRF's dominant share of a vector. */
+void vc_job_alloc(const dp_volcano *v, const dp_vc_job *j, double *out, size_t *ret_n);
+double vc_drf_share(const dp_volcano *v, const double *alloc);
+/* Job order (priority, gang, DRF share, creation, input) and task order
+ * (priority, input; qsort_r with v as userdata): < 0 when x goes first. */
+int vc_cmp_job(const dp_volcano *v, const dp_vc_job *x, const dp_vc_job *y);
+int vc_cmp_task(const void *a, const void *b, void *v);
+/* The first job of queue q in job order that want accepts, -1 none. */
+ssize_t vc_best_job(vsess *s, size_t q, bool (*want)(vsess *, const dp_vc_job *));
+/* Room for req in queue q (the plugin's Allocatable) and in the cluster;
+ * room in the cluster only. */
+bool vc_task_fits(vsess *s, ssize_t q, const double *req);
+bool vc_fits_free(vsess *s, const double *need);
+/* Allocate (sign 1) or give back (-1) task t of queue q; evict t for job
+ * for_job (sign 1) or undo it (-1). */
+void vc_take_task(vsess *s, vtask *t, ssize_t q, double sign);
+void vc_evict(vsess *s, vtask *t, ssize_t for_job, double sign);
+/* A job's reason and message (copied), its note (taken; NULL: -ENOMEM). */
+int vc_set_words(dp_vc_job *j, const char *reason, const char *message);
+int vc_set_note(dp_vc_job *j, char *note);
+
+/* volcano-preempt.c: the opt-in preempt action (within a queue). */
+int vc_preempt(vsess *s);

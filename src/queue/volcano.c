@@ -201,6 +201,27 @@ static int32_t priority_of(const dp_volcano *v, const char *class_name) {
         return found ? p : class_value(v, NULL, &found);
 }
 
+/* Volcano's api.GetPodPreemptable: the annotation volcano.sh/preemptable,
+ * else the label, parsed as Go's strconv.ParseBool (a bad value is false);
+ * neither: true. */
+static bool pod_preemptable(const dp_pod *p) {
+        const char *x = dp_kv_get(p->meta.annotations, p->meta.n_annotations, VC_PREEMPTABLE_KEY);
+        if (!x) x = dp_kv_get(p->meta.labels, p->meta.n_labels, VC_PREEMPTABLE_KEY);
+        if (!x) return true;
+        static const char *const yes[] = {"1", "t", "T", "TRUE", "true", "True"};
+        for (size_t i = 0; i < ELEMENTSOF(yes); i++)
+                if (streq(x, yes[i])) return true;
+        return false;
+}
+
+/* conformance's rule: no pod of kube-system, none of the two system
+ * critical classes. */
+static bool pod_critical(const dp_pod *p) {
+        const char *c = p->priority_class_name;
+        return streq(ns_of(&p->meta), "kube-system") ||
+               (c && (streq(c, "system-cluster-critical") || streq(c, "system-node-critical")));
+}
+
 static int make_tasks(dp_volcano *v) {
         if (!(v->tasks = calloc(v->n_pods + 1, sizeof(*v->tasks)))) return -ENOMEM;
         for (size_t i = 0; i < v->n_pods; i++) {
@@ -210,6 +231,9 @@ static int make_tasks(dp_volcano *v) {
                 t->order = i;
                 t->bound = t->allocated = t->pod->node_name != NULL;
                 t->priority = t->pod->has_priority ? t->pod->priority : priority_of(v, t->pod->priority_class_name);
+                t->preemptable = pod_preemptable(t->pod);
+                t->critical = pod_critical(t->pod);
+                t->never = streq_ptr(t->pod->preemption_policy, "Never");
                 t->key = dp_asprintf("%s/%s", ns_of(&t->pod->meta), t->pod->meta.name ? t->pod->meta.name : "");
                 if (!(t->req = vc_vec_new(v)) || !t->key) return -ENOMEM;
                 for (size_t d = 0; d < v->n_dims; d++)
@@ -443,13 +467,20 @@ const char *dp_volcano_pod_evicted(const dp_volcano *v, const char *ns, const ch
         const vtask *t = task_of(v, ns, name);
         if (!t || t->evicted_for < 0) return NULL;
         const dp_vc_job *by = &v->jobs[t->evicted_for], *own = &v->jobs[t->job];
-        snprintf(buf, size, "Volcano reclaim: evicted for PodGroup %s/%s of queue %s (queue %s above its deserved)",
-                 by->ns, by->name, by->queue, own->queue);
+        if (t->by_preempt)
+                snprintf(buf, size,
+                         "Volcano preempt: evicted for PodGroup %s/%s of queue %s (priority %d over PodGroup %s/%s's "
+                         "%d)",
+                         by->ns, by->name, by->queue, by->priority, own->ns, own->name, own->priority);
+        else
+                snprintf(buf, size,
+                         "Volcano reclaim: evicted for PodGroup %s/%s of queue %s (queue %s above its deserved)",
+                         by->ns, by->name, by->queue, own->queue);
         return buf;
 }
 
 int dp_volcano_options_actions(dp_volcano_options *o, const char *list, dp_error *err) {
-        bool allocate = false, reclaim = false;
+        bool allocate = false, reclaim = false, preempt = false;
         for (const char *p = list; *p;) {
                 p += strspn(p, " ,");
                 size_t n = strcspn(p, " ,");
@@ -460,15 +491,18 @@ int dp_volcano_options_actions(dp_volcano_options *o, const char *list, dp_error
                         allocate = true;
                 else if (streq(w, "reclaim"))
                         reclaim = true;
+                else if (streq(w, "preempt"))
+                        preempt = true;
                 else if (!streq(w, "enqueue") && !streq(w, "backfill"))
                         return dp_error_set(err, -EINVAL,
                                             "--volcano-actions: action \"%s\" is not simulated (enqueue, allocate, "
-                                            "backfill, reclaim)",
+                                            "backfill, preempt, reclaim)",
                                             w);
                 p += n;
         }
         if (!allocate) return dp_error_set(err, -EINVAL, "--volcano-actions %s: allocate is required", list);
         o->reclaim = reclaim;
+        o->preempt = preempt;
         return 0;
 }
 

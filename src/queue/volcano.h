@@ -59,11 +59,14 @@ typedef enum { DP_VC_PROPORTION = 0, DP_VC_CAPACITY } dp_vc_plugin;
 typedef struct dp_volcano_options {
         dp_vc_plugin plugin;
         bool reclaim; /* the opt-in reclaim action (--volcano-actions ...,reclaim) */
+        bool preempt; /* the opt-in preempt action (--volcano-actions ...,preempt) */
 } dp_volcano_options;
 
-/* "enqueue,allocate,backfill[,reclaim]" (Volcano's actions string; spaces
- * allowed) into o->reclaim; -EINVAL with a message for another action
- * (preempt is not simulated) or a list without allocate. */
+/* "enqueue,allocate,backfill[,preempt][,reclaim]" (Volcano's actions
+ * string; spaces allowed) into o->preempt and o->reclaim; -EINVAL with a
+ * message for another action or a list without allocate. The actions run
+ * in the order enqueue, allocate, preempt, reclaim, backfill whatever the
+ * list's order. */
 int dp_volcano_options_actions(dp_volcano_options *o, const char *list, dp_error *err);
 
 /* ---- the result ---- */
@@ -136,8 +139,8 @@ const char *dp_volcano_plugin_name(const dp_volcano *v);
 /* Why Volcano holds pod ns/name back ("Volcano: PodGroup ns/g Inqueue: <its
  * words>") into buf; NULL when the pod is not Volcano's or was allocated. */
 const char *dp_volcano_pod_reason(const dp_volcano *v, const char *ns, const char *name, char *buf, size_t size);
-/* Whether reclaim evicted pod ns/name: why ("Volcano reclaim: ...") into
- * buf, else NULL. */
+/* Whether reclaim or preempt evicted pod ns/name: why ("Volcano reclaim:
+ * ...", "Volcano preempt: ...") into buf, else NULL. */
 const char *dp_volcano_pod_evicted(const dp_volcano *v, const char *ns, const char *name, char *buf, size_t size);
 
 /* simulate's "volcano" document (-o json|yaml) and its text. */

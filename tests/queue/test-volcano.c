@@ -14,8 +14,8 @@
  *     # allocated: QUEUE res=quantity,...
  *     # share: QUEUE value                          (as the report prints it, %.4g)
  *     # placed: NS/POD yes|no                       (allocated: handed to kube-scheduler)
- *     # actions: enqueue, allocate, backfill, reclaim (optional: reclaim on)
- *     # evicted: NS/POD yes|no                      (reclaim evicted it)
+ *     # actions: enqueue, allocate, backfill, preempt, reclaim (optional: the opt-in actions)
+ *     # evicted: NS/POD yes|no                      (reclaim or preempt evicted it)
  */
 #include <math.h>
 #include <stdio.h>
@@ -42,7 +42,7 @@ static char *header(const char *text, const char *key) {
         return p ? strndup(p + k, strcspn(p + k, "\n")) : NULL;
 }
 
-static dp_volcano *run_text(const char *name, const char *text, dp_vc_plugin plugin, bool reclaim,
+static dp_volcano *run_text(const char *name, const char *text, const dp_volcano_options *o,
                             dp_object_list **ret_l) {
         dp_object_list *l = dp_object_list_new();
         ASSERT_TRUE(l);
@@ -51,9 +51,8 @@ static dp_volcano *run_text(const char *name, const char *text, dp_vc_plugin plu
         if (dp_model_decode_buffer(text, strlen(text), name, l, &err) < 0 || dp_model_generate_names(l, &err) < 0 ||
             dp_model_validate(l, &err) < 0 || dp_model_apply_defaults(l, &err) < 0)
                 DP_FAIL("%s: %s", name, err.msg);
-        dp_volcano_options o = {.plugin = plugin, .reclaim = reclaim};
         dp_volcano *v = NULL;
-        ASSERT_OK(dp_volcano_new(&o, &v));
+        ASSERT_OK(dp_volcano_new(o, &v));
         for (size_t i = 0; i < l->n; i++)
                 ASSERT_OK(dp_volcano_add(v, l->items[i], &err));
         if (dp_volcano_run(v, &err) < 0) DP_FAIL("%s: %s", name, err.msg);
@@ -149,8 +148,10 @@ static size_t run_case(const char *name) {
         _cleanup_free_ char *actions = header(text, "actions");
         if (!source) DP_FAIL("%s: no '# source:' line", name);
         dp_object_list *l = NULL;
-        dp_volcano *v = run_text(name, text, plugin && streq(plugin, "capacity") ? DP_VC_CAPACITY : DP_VC_PROPORTION,
-                                 actions && strstr(actions, "reclaim"), &l);
+        dp_volcano_options o = {.plugin = plugin && streq(plugin, "capacity") ? DP_VC_CAPACITY : DP_VC_PROPORTION};
+        dp_error err = DP_ERROR_INIT;
+        if (actions && dp_volcano_options_actions(&o, actions, &err) < 0) DP_FAIL("%s: %s", name, err.msg);
+        dp_volcano *v = run_text(name, text, &o, &l);
         static const char *const keys[] = {
                 "expect: ", "note: ", "deserved: ", "allocated: ", "share: ", "placed: ", "evicted: "};
         size_t n = 0;
