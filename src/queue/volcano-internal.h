@@ -33,6 +33,7 @@ typedef struct vtask {
         bool preemptable;    /* volcano.sh/preemptable (annotation, else label), default true */
         bool critical;       /* conformance: kube-system, or class system-cluster/node-critical */
         bool never;          /* spec.preemptionPolicy Never: it preempts nothing */
+        bool gone;           /* its pod was deleted after the first sessions (dp_volcano_pod_deleted) */
         double *req;         /* per dimension */
         int32_t priority;
         size_t order;
@@ -52,6 +53,9 @@ struct dp_volcano {
         size_t n_pcs;
         const dp_pod **others; /* bound pods of other schedulers: they use the nodes too */
         size_t n_others;
+        char **other_keys;   /* "ns/name" of each, and its requests (n_dims each): kept */
+        double *other_reqs;  /* for dp_volcano_pod_deleted, when the pod itself is gone */
+        bool *other_gone;
         double *other_used;
         char **dims; /* names, "cpu" and "memory" first */
         size_t n_dims;
@@ -88,6 +92,9 @@ typedef struct vsess {
         size_t *qstart;
         bool changed;
 } vsess;
+
+/* A task waiting for a place: not allocated, not evicted, its pod not deleted. */
+static inline bool vc_pending(const vtask *t) { return !t->allocated && t->evicted_for < 0 && !t->gone; }
 
 /* a <= b within Volcano's minResource */
 static inline bool vc_le(double a, double b) { return a < b || fabs(a - b) < VC_EPS; }

@@ -45,7 +45,7 @@ static bool starving(const dp_vc_job *j) { return j->n_allocated < (size_t)j->mi
 
 static bool has_pending(const dp_volcano *v, const dp_vc_job *j) {
         for (size_t k = 0; k < j->n_tasks; k++)
-                if (!v->tasks[j->tasks[k]].allocated && v->tasks[j->tasks[k]].evicted_for < 0) return true;
+                if (vc_pending(&v->tasks[j->tasks[k]])) return true;
         return false;
 }
 
@@ -240,7 +240,7 @@ static int preempt_job(vsess *s, dp_vc_job *j, vpick *p, vstmt *st, double *job_
         st->n_evicted = st->n_taken = 0;
         for (size_t k = 0; k < j->n_tasks && starving(j); k++) {
                 const vtask *t = &v->tasks[order[k]];
-                if (!t->allocated && t->evicted_for < 0) preempt_task(s, order[k], p, st, job_res, tmp);
+                if (vc_pending(t)) preempt_task(s, order[k], p, st, job_res, tmp);
         }
         if (starving(j) || !st->n_taken) {
                 discard(s, st);

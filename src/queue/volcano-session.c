@@ -80,7 +80,7 @@ static void job_attributes(vsess *s, dp_vc_job *j, double *ja, double *tmp) {
         add_up(v, q, QOFF(request), ja, 1);
         for (size_t k = 0; k < j->n_tasks; k++) {
                 const vtask *t = &v->tasks[j->tasks[k]];
-                if (!t->allocated && t->evicted_for < 0) add_up(v, q, QOFF(request), t->req, 1);
+                if (vc_pending(t)) add_up(v, q, QOFF(request), t->req, 1);
         }
         if (j->phase == DP_VC_INQUEUE && j->has_min_resources) add_up(v, q, QOFF(inqueue), j->min_res, 1);
         /* a running job still holds, as inqueue, what of its minResources it has not got yet */
@@ -371,7 +371,7 @@ static int enqueue(vsess *s) {
 static bool want_allocate(vsess *s, const dp_vc_job *j) {
         if (s->tried[j - s->v->jobs] || j->phase == DP_VC_PENDING) return false;
         for (size_t k = 0; k < j->n_tasks; k++)
-                if (!s->v->tasks[j->tasks[k]].allocated && s->v->tasks[j->tasks[k]].evicted_for < 0) return true;
+                if (vc_pending(&s->v->tasks[j->tasks[k]])) return true;
         return false;
 }
 
@@ -452,7 +452,7 @@ static int allocate_job(vsess *s, dp_vc_job *j) {
                         before++;
                         continue;
                 }
-                if (t->evicted_for >= 0) continue; /* gone: Volcano's controller would make a new pod */
+                if (!vc_pending(t)) continue; /* gone: Volcano's controller would make a new pod */
                 if (!vc_task_fits(s, j->q, t->req)) break;
                 vc_take_task(s, t, j->q, 1);
                 taken[n_taken++] = order[k];
@@ -537,7 +537,7 @@ static void reclaim_need(const dp_volcano *v, const dp_vc_job *j, double *need) 
         size_t missing = (size_t)DP_MAX(j->min_member, 1) - DP_MIN(j->n_allocated, (size_t)DP_MAX(j->min_member, 1));
         for (size_t k = 0; k < j->n_tasks && missing; k++) {
                 const vtask *t = &v->tasks[j->tasks[k]];
-                if (t->allocated || t->evicted_for >= 0) continue;
+                if (!vc_pending(t)) continue;
                 for (size_t d = 0; d < v->n_dims; d++)
                         need[d] += t->req[d];
                 missing--;
@@ -679,8 +679,10 @@ static int backfill(vsess *s) {
                 }
                 if (!empty) continue;
                 for (size_t k = 0; k < job->n_tasks; k++)
-                        v->tasks[job->tasks[k]].allocated = true;
-                job->n_allocated = job->n_tasks;
+                        if (vc_pending(&v->tasks[job->tasks[k]])) {
+                                v->tasks[job->tasks[k]].allocated = true;
+                                job->n_allocated++;
+                        }
                 job->phase = DP_VC_RUNNING;
                 job->session = v->sessions;
                 s->changed = true;

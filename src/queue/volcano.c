@@ -49,7 +49,8 @@ dp_volcano *dp_volcano_free(dp_volcano *v) {
         for (size_t i = 0; i < v->n_jobs; i++)
                 job_done(&v->jobs[i]);
         dp_strv_free_n(v->dims, v->n_dims);
-        dp_free_many(v->nodes, v->pods, v->others, v->other_used, v->groups, v->queues, v->pcs, v->total, v->tasks,
+        dp_strv_free_n(v->other_keys, v->n_others);
+        dp_free_many(v->nodes, v->pods, v->others, v->other_reqs, v->other_gone, v->other_used, v->groups, v->queues, v->pcs, v->total, v->tasks,
                      v->jobs, v->qs, v->qblock);
         free(v);
         return NULL;
@@ -347,6 +348,26 @@ static int make_queues(dp_volcano *v, dp_error *err) {
         return 0;
 }
 
+/* The bound pods of other schedulers: their keys and requests, kept for
+ * dp_volcano_pod_deleted, and their sum. */
+static int other_pods(dp_volcano *v) {
+        size_t n = v->n_others;
+        if (!(v->other_used = vc_vec_new(v)) || !(v->other_keys = calloc(n + 1, sizeof(char *))) ||
+            !(v->other_reqs = calloc(n * v->n_dims + 1, sizeof(double))) || !(v->other_gone = calloc(n + 1, sizeof(bool))))
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+                const dp_pod *p = v->others[i];
+                if (!(v->other_keys[i] = dp_asprintf("%s/%s", ns_of(&p->meta), p->meta.name ? p->meta.name : "")))
+                        return -ENOMEM;
+                for (size_t d = 0; d < v->n_dims; d++) {
+                        double x = (double)q_pod_value(p, v->dims[d]) * (d < 2 ? 1 : 1000);
+                        v->other_reqs[i * v->n_dims + d] = x;
+                        v->other_used[d] += x;
+                }
+        }
+        return 0;
+}
+
 static int setup(dp_volcano *v, dp_error *err) {
         for (size_t i = 0; i < v->n_groups; i++)
                 for (size_t k = 0; k < i; k++)
@@ -364,10 +385,7 @@ static int setup(dp_volcano *v, dp_error *err) {
                         v->total[d] += a[d];
                 free(a);
         }
-        if (r >= 0 && !(v->other_used = vc_vec_new(v))) r = -ENOMEM;
-        for (size_t i = 0; r >= 0 && i < v->n_others; i++)
-                for (size_t d = 0; d < v->n_dims; d++)
-                        v->other_used[d] += (double)q_pod_value(v->others[i], v->dims[d]) * (d < 2 ? 1 : 1000);
+        if (r >= 0) r = other_pods(v);
         if (r >= 0) r = make_tasks(v);
         if (r >= 0 && !(v->jobs = calloc(v->n_groups + v->n_tasks + 1, sizeof(*v->jobs)))) r = -ENOMEM;
         if (r >= 0) r = group_jobs(v);
@@ -385,16 +403,18 @@ static int setup(dp_volcano *v, dp_error *err) {
 }
 
 /* Sessions until one moves no job (a quiet cluster settles); each moves at
- * least one job a phase on, so jobs × 2 + 1 bound the loop. */
-int dp_volcano_run(dp_volcano *v, dp_error *err) {
-        assert_return(v, -EINVAL);
-        int r = setup(v, err);
+ * least one job a phase on, so jobs × 2 + 1 bound the loop; then the
+ * queues' counts of their jobs' phases. */
+static int sessions(dp_volcano *v, dp_error *err) {
+        int r = 0;
         for (size_t s = 0; r >= 0 && s < 2 * v->n_jobs + 1; s++) {
                 bool changed = false;
                 v->sessions++;
                 r = vc_session(v, &changed, err);
                 if (!changed) break;
         }
+        for (size_t q = 0; q < v->n_qs; q++)
+                v->qs[q].running = v->qs[q].inqueued = v->qs[q].pending = 0;
         for (size_t j = 0; r >= 0 && j < v->n_jobs; j++) {
                 if (v->jobs[j].q < 0) continue;
                 dp_vc_queue_info *q = &v->qs[v->jobs[j].q];
@@ -403,6 +423,17 @@ int dp_volcano_run(dp_volcano *v, dp_error *err) {
                 (*n)++;
         }
         return r;
+}
+
+int dp_volcano_run(dp_volcano *v, dp_error *err) {
+        assert_return(v, -EINVAL);
+        int r = setup(v, err);
+        return r < 0 ? r : sessions(v, err);
+}
+
+int dp_volcano_resume(dp_volcano *v, dp_error *err) {
+        assert_return(v && v->jobs, -EINVAL);
+        return sessions(v, err);
 }
 
 int dp_volcano_apply(dp_volcano *v) {
@@ -444,6 +475,33 @@ static const vtask *task_of(const dp_volcano *v, const char *ns, const char *nam
         for (size_t i = 0; v && i < v->n_tasks; i++)
                 if (streq(v->tasks[i].key, key)) return &v->tasks[i];
         return NULL;
+}
+
+int dp_volcano_pod_deleted(dp_volcano *v, const char *ns, const char *name) {
+        assert_return(v && ns && name, -EINVAL);
+        vtask *t = (vtask *)task_of(v, ns, name);
+        if (t) {
+                if (t->gone) return 0;
+                bool counted = t->allocated || vc_pending(t); /* an evicted task counts for nothing already */
+                t->gone = true;
+                t->allocated = false; /* what it held is free; the sessions count again */
+                return counted;
+        }
+        char key[600];
+        snprintf(key, sizeof(key), "%s/%s", ns, name);
+        for (size_t i = 0; v->other_keys && i < v->n_others; i++) {
+                if (v->other_gone[i] || !streq(v->other_keys[i], key)) continue;
+                v->other_gone[i] = true;
+                for (size_t d = 0; d < v->n_dims; d++)
+                        v->other_used[d] -= v->other_reqs[i * v->n_dims + d];
+                return 1;
+        }
+        return 0;
+}
+
+bool dp_volcano_pod_allocated(const dp_volcano *v, const char *ns, const char *name) {
+        const vtask *t = task_of(v, ns, name);
+        return t && t->allocated;
 }
 
 const char *dp_volcano_pod_reason(const dp_volcano *v, const char *ns, const char *name, char *buf, size_t size) {

@@ -124,6 +124,18 @@ int dp_volcano_run(dp_volcano *v, dp_error *err);
 /* The pods Volcano allocated lose spec.schedulerName (kube-scheduler places
  * them); the others keep it (held, Pending). 0. */
 int dp_volcano_apply(dp_volcano *v);
+/* Over time (after dp_volcano_run; the pods v borrowed may be gone): pod
+ * ns/name was deleted. A task's pod leaves its job and what it held is free
+ * (Volcano's job controller would make a new pod; devplane does not); a
+ * bound pod of another scheduler frees its share of the cluster. 1 when it
+ * changed something, 0 when the pod is not known or already gone. */
+int dp_volcano_pod_deleted(dp_volcano *v, const char *ns, const char *name);
+/* Sessions again over the jobs as they stand, until one moves no job. 0,
+ * -ENOMEM. The pods of tasks allocated then are for the caller to hand on
+ * (dp_volcano_pod_allocated): dp_volcano_apply's pointers may be stale. */
+int dp_volcano_resume(dp_volcano *v, dp_error *err);
+/* Whether pod ns/name is a task Volcano has allocated. */
+bool dp_volcano_pod_allocated(const dp_volcano *v, const char *ns, const char *name);
 
 size_t dp_volcano_n_jobs(const dp_volcano *v);
 const dp_vc_job *dp_volcano_job_at(const dp_volcano *v, size_t i);

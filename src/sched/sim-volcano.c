@@ -6,7 +6,10 @@
  * its pods, Volcano PodGroups, Queues and PriorityClasses; the pods of the
  * groups Volcano allocates lose spec.schedulerName and go on to the
  * kube-scheduler engine like any pod, the others keep schedulerName volcano
- * and stay Pending (the report says why in Volcano's words).
+ * and stay Pending (the report says why in Volcano's words). Over time,
+ * once the Timeline (or an eviction) deletes pods, the sessions run again
+ * on what is left: the pods of groups allocated then go on to
+ * kube-scheduler as well (sim_volcano_step).
  */
 #include <stdlib.h>
 
@@ -39,8 +42,8 @@ int sim_volcano(sim_run *r, dp_error *err) {
         return rr;
 }
 
-/* Once the input's pods are created: those Volcano's reclaim evicted (bound
- * in the input) are deleted, Evicted with its words. */
+/* Once the input's pods are created: those Volcano's reclaim or preempt
+ * evicted (bound in the input) are deleted, Evicted with its words. */
 int sim_volcano_evict(sim_run *r) {
         for (size_t i = 0; r->volcano && i < r->n_pods; i++) {
                 sim_pod *sp = &r->pods[i];
@@ -56,4 +59,42 @@ int sim_volcano_evict(sim_run *r) {
                 sp->evicted = true;
         }
         return 0;
+}
+
+static int hand_on(dp_object o, void *userdata) {
+        (void)userdata;
+        free(o.pod->scheduler_name);
+        o.pod->scheduler_name = NULL;
+        return 0;
+}
+
+/* Tell Volcano which pods were deleted since it last looked; whether one
+ * changed what it counts. */
+static int tell_deleted(sim_run *r) {
+        int any = 0;
+        for (size_t i = 0; i < r->n_pods; i++) {
+                sim_pod *sp = &r->pods[i];
+                if (!sp->deleted || sp->volcano_told) continue;
+                sp->volcano_told = true;
+                any |= dp_volcano_pod_deleted(r->volcano, sp->ns, sp->name) > 0;
+        }
+        return any;
+}
+
+int sim_volcano_step(sim_run *r, dp_error *err) {
+        if (!r->volcano || !tell_deleted(r)) return 0;
+        int rr = dp_volcano_resume(r->volcano, err);
+        for (size_t i = 0; rr >= 0 && i < r->n_pods; i++) {
+                sim_pod *sp = &r->pods[i];
+                if (!sp->created || sp->deleted || !dp_volcano_pod_allocated(r->volcano, sp->ns, sp->name)) continue;
+                dp_object o = dp_store_get(r->store, DP_KIND_POD, sp->ns, sp->name, NULL);
+                if (!o.hdr || !o.pod->scheduler_name || o.pod->node_name) continue; /* handed on already */
+                rr = dp_store_update(r->store, DP_KIND_POD, sp->ns, sp->name, DP_STORE_ANY_RV, hand_on, NULL, NULL);
+                if (rr >= 0)
+                        dp_strbuf_printf(&r->log, "t=%" PRId64 "s Volcano: %s allocated, handed to the scheduler\n",
+                                         r->now / 1000, sp->key);
+        }
+        if (rr >= 0) rr = sim_volcano_evict(r);
+        if (rr >= 0) tell_deleted(r); /* those evicted now: Volcano evicted them itself */
+        return rr;
 }

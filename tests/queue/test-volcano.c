@@ -235,3 +235,39 @@ TEST(volcano_queue_decode) {
         ASSERT_EQ(l->n_skipped, (size_t)0);
         dp_object_list_free(l);
 }
+
+/* Over time: a pod deleted after the first sessions frees what it held
+ * (a task's, or a bound pod of another scheduler), and the sessions run
+ * again on what is left (dp_volcano_resume). */
+TEST(volcano_over_time) {
+        const char *y = "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"
+                        "status: {allocatable: {cpu: \"4\", memory: 4Gi}, capacity: {cpu: \"4\", memory: 4Gi}}\n---\n"
+                        "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: q1}\nspec: {weight: 1}\n---\n"
+                        "apiVersion: v1\nkind: Pod\nmetadata: {name: web, namespace: ns1}\n"
+                        "spec: {nodeName: n1, containers: [{name: c, image: x, resources: {requests: {cpu: \"3\"}}}]}\n---\n"
+                        "apiVersion: v1\nkind: Pod\nmetadata: {name: job-0, namespace: ns1, annotations: "
+                        "{scheduling.volcano.sh/queue-name: q1}}\n"
+                        "spec: {schedulerName: volcano, containers: [{name: c, image: x, resources: {requests: {cpu: "
+                        "\"2\"}}}]}\n";
+        dp_object_list *l = NULL;
+        dp_volcano_options o = {0};
+        dp_volcano *v = run_text("over-time.yaml", y, &o, &l);
+        const dp_vc_job *j = dp_volcano_find_job(v, "ns1", "podgroup-job-0");
+        ASSERT_TRUE(j);
+        ASSERT_EQ(j->phase, DP_VC_PENDING); /* 1 cpu free: overcommit keeps it out */
+        ASSERT_FALSE(dp_volcano_pod_allocated(v, "ns1", "job-0"));
+        ASSERT_EQ(dp_volcano_pod_deleted(v, "ns1", "nothing"), 0);
+        ASSERT_EQ(dp_volcano_pod_deleted(v, "ns1", "web"), 1);
+        ASSERT_EQ(dp_volcano_pod_deleted(v, "ns1", "web"), 0); /* once */
+        dp_error err = DP_ERROR_INIT;
+        ASSERT_OK(dp_volcano_resume(v, &err));
+        ASSERT_EQ(j->phase, DP_VC_RUNNING);
+        ASSERT_TRUE(dp_volcano_pod_allocated(v, "ns1", "job-0"));
+        ASSERT_EQ(dp_volcano_find_queue(v, "q1")->running, (size_t)1);
+        ASSERT_EQ(dp_volcano_find_queue(v, "q1")->inqueued, (size_t)0);
+        /* the task's own pod deleted: what it held is free again */
+        ASSERT_EQ(dp_volcano_pod_deleted(v, "ns1", "job-0"), 1);
+        ASSERT_FALSE(dp_volcano_pod_allocated(v, "ns1", "job-0"));
+        dp_volcano_free(v);
+        dp_object_list_free(l);
+}
