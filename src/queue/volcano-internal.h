@@ -34,6 +34,9 @@ typedef struct vtask {
         bool critical;       /* conformance: kube-system, or class system-cluster/node-critical */
         bool never;          /* spec.preemptionPolicy Never: it preempts nothing */
         bool gone;           /* its pod was deleted after the first sessions (dp_volcano_pod_deleted) */
+        int64_t *dra_req;    /* volcano-dra.c: devices per DRA class its claim templates ask for */
+        size_t *dra_claims;  /* ... and the ResourceClaims it names (indexes into rclaims) */
+        size_t n_dra_claims;
         double *req;         /* per dimension */
         int32_t priority;
         size_t order;
@@ -68,6 +71,19 @@ struct dp_volcano {
         size_t n_qs;
         double *qblock; /* the queues' vectors, one block */
         size_t sessions;
+        char **qnotes; /* per queue, the note dp_vc_queue_info.note points at (NULL none) */
+        /* volcano-dra.c: the capacity plugin's DRA quota */
+        const dp_resource_claim_template **templates;
+        size_t n_templates;
+        const dp_resource_claim **rclaims;
+        size_t n_rclaims;
+        char **dra_classes; /* the classes queues' capabilities name (deviceclass/<class>) */
+        size_t n_dra;
+        int64_t *dra_cap, *dra_alloc, *dra_inq; /* per queue × class; dra_cap 0: no limit */
+        int64_t *dra_ask;                       /* scratch, per class */
+        size_t *dra_order;                      /* scratch, per task */
+        int64_t *claim_counts;                  /* per ResourceClaim × class */
+        uint32_t *claim_refs;                   /* per queue × ResourceClaim: its allocated pods naming it */
 };
 
 /* volcano.c */
@@ -108,9 +124,9 @@ int vc_cmp_job(const dp_volcano *v, const dp_vc_job *x, const dp_vc_job *y);
 int vc_cmp_task(const void *a, const void *b, void *v);
 /* The first job of queue q in job order that want accepts, -1 none. */
 ssize_t vc_best_job(vsess *s, size_t q, bool (*want)(vsess *, const dp_vc_job *));
-/* Room for req in queue q (the plugin's Allocatable) and in the cluster;
- * room in the cluster only. */
-bool vc_task_fits(vsess *s, ssize_t q, const double *req);
+/* Room for task t in queue q (the plugin's Allocatable, DRA quota
+ * included) and in the cluster; room in the cluster only. */
+bool vc_task_fits(vsess *s, ssize_t q, const vtask *t);
 bool vc_fits_free(vsess *s, const double *need);
 /* Allocate (sign 1) or give back (-1) task t of queue q; evict t for job
  * for_job (sign 1) or undo it (-1). */
@@ -122,3 +138,26 @@ int vc_set_note(dp_vc_job *j, char *note);
 
 /* volcano-preempt.c: the opt-in preempt action (within a queue). */
 int vc_preempt(vsess *s);
+
+/* The capacity plugin's parent of queue i (-1 none; proportion is flat). */
+ssize_t vc_parent_of(const dp_volcano *v, size_t i);
+
+/* volcano-dra.c: the capacity plugin's DRA quota. A key's DeviceClass when
+ * it is `deviceclass/<class>` (else NULL); whether a key is one of the DRA
+ * quota keys (that or `<dim>.deviceclass/<class>`), no resource dimension. */
+const char *vc_dra_class_of(const char *key);
+bool vc_dra_key(const char *key);
+/* After the queues and tasks are made: the queues' notes, the classes,
+ * limits and the tasks' requests. 0, -ENOMEM. */
+int vc_dra_setup(dp_volcano *v);
+/* Session start: nothing allocated or inqueue. */
+void vc_dra_reset(dp_volcano *v);
+/* Task t allocated (sign 1) or given back (-1) in queue q and its ancestors. */
+void vc_dra_take(dp_volcano *v, const vtask *t, size_t q, int sign);
+/* Allocatable: t's new devices within q's capabilities (and its ancestors'). */
+bool vc_dra_fits(dp_volcano *v, const vtask *t, size_t q);
+/* Enqueue: the job's minimum within them, inqueue counted (and added when
+ * it fits); an Inqueue job's minimum counted at session start. */
+bool vc_dra_enqueue(dp_volcano *v, const dp_vc_job *j);
+void vc_dra_inqueue(dp_volcano *v, const dp_vc_job *j);
+void vc_dra_done(dp_volcano *v);

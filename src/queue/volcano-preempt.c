@@ -193,13 +193,13 @@ static bool preempt_task(vsess *s, size_t ti, vpick *p, vstmt *st, double *job_r
         for (size_t i = 0; i < p->n; i++)
                 if (p->in[i]) p->cand[n++] = p->cand[i];
         qsort_r(p->cand, n, sizeof(size_t), cmp_victim, v);
-        for (size_t i = 0; i < n && !vc_task_fits(s, q, t->req); i++) {
+        for (size_t i = 0; i < n && !vc_task_fits(s, q, t); i++) {
                 vtask *u = &v->tasks[p->cand[i]];
                 vc_evict(s, u, t->job, 1);
                 u->by_preempt = true;
                 st->evicted[st->n_evicted++] = p->cand[i];
         }
-        if (!vc_task_fits(s, q, t->req)) return false;
+        if (!vc_task_fits(s, q, t)) return false;
         vc_take_task(s, t, q, 1);
         st->taken[st->n_taken++] = ti;
         return true;

@@ -46,7 +46,7 @@ double vc_drf_share(const dp_volcano *v, const double *alloc) {
 }
 
 /* The capacity plugin's parent of queue i (-1 none); proportion is flat. */
-static ssize_t parent_of(const dp_volcano *v, size_t i) {
+ssize_t vc_parent_of(const dp_volcano *v, size_t i) {
         const dp_vc_queue *q = v->qs[i].queue;
         if (v->opts.plugin != DP_VC_CAPACITY || !q || !q->parent) return -1;
         return vc_queue_index(v, q->parent);
@@ -60,7 +60,7 @@ static void add_up(dp_volcano *v, size_t i, size_t off, const double *x, double 
                 for (size_t d = 0; d < v->n_dims; d++)
                         dst[d] += sign * x[d];
                 v->qs[i].active = true;
-                ssize_t p = parent_of(v, i);
+                ssize_t p = vc_parent_of(v, i);
                 if (p < 0) return;
                 i = (size_t)p;
         }
@@ -76,6 +76,9 @@ static void job_attributes(vsess *s, dp_vc_job *j, double *ja, double *tmp) {
         j->drf_share = vc_drf_share(v, ja);
         if (j->q < 0) return;
         size_t q = (size_t)j->q;
+        for (size_t k = 0; k < j->n_tasks; k++)
+                if (v->tasks[j->tasks[k]].allocated) vc_dra_take(v, &v->tasks[j->tasks[k]], q, 1);
+        if (j->phase == DP_VC_INQUEUE) vc_dra_inqueue(v, j);
         add_up(v, q, QOFF(allocated), ja, 1);
         add_up(v, q, QOFF(request), ja, 1);
         for (size_t k = 0; k < j->n_tasks; k++) {
@@ -107,6 +110,7 @@ static int attributes(vsess *s) {
         }
         _cleanup_free_ double *ja = vc_vec_new(v), *tmp = vc_vec_new(v);
         if (!ja || !tmp) return -ENOMEM;
+        vc_dra_reset(v);
         for (size_t j = 0; j < v->n_jobs; j++)
                 job_attributes(s, &v->jobs[j], ja, tmp);
         return 0;
@@ -126,7 +130,7 @@ static void real_capability(dp_volcano *v, size_t i, const double *total_guarant
         for (size_t d = 0; d < v->n_dims; d++)
                 if (!(v->opts.plugin == DP_VC_PROPORTION && d < 2 && cap[d] <= 0))
                         q->real_capability[d] = fmin(q->real_capability[d], cap[d]);
-        ssize_t p = parent_of(v, i);
+        ssize_t p = vc_parent_of(v, i);
         if (p < 0 || depth > v->n_qs) return;
         real_capability(v, (size_t)p, total_guarantee, cap, depth + 1);
         for (size_t d = 0; d < v->n_dims; d++)
@@ -329,7 +333,7 @@ static bool quota_permits(vsess *s, const dp_vc_job *j) {
                                    s->elastic[(size_t)q * v->n_dims + d];
                         if (!vc_le(x, qi->real_capability[d])) return false;
                 }
-                q = parent_of(v, (size_t)q);
+                q = vc_parent_of(v, (size_t)q);
         }
         return true;
 }
@@ -344,8 +348,10 @@ static int enqueue_one(vsess *s, dp_vc_job *j) {
                 if (v->opts.plugin == DP_VC_PROPORTION && !overcommit_permits(s, j))
                         return vc_set_words(j, "Unschedulable", "resource in cluster is overused");
                 if (!quota_permits(s, j)) return vc_set_words(j, "Unschedulable", "queue resource quota insufficient");
-                add_up(v, (size_t)j->q, QOFF(inqueue), j->min_res, 1);
         }
+        /* capacity's DRA quota, minResources or not (volcano-dra.c) */
+        if (!vc_dra_enqueue(v, j)) return vc_set_words(j, "Unschedulable", "queue resource quota insufficient");
+        if (j->has_min_resources) add_up(v, (size_t)j->q, QOFF(inqueue), j->min_res, 1);
         j->phase = DP_VC_INQUEUE;
         s->changed = true;
         return vc_set_words(j, NULL, NULL);
@@ -378,8 +384,9 @@ static bool want_allocate(vsess *s, const dp_vc_job *j) {
 /* The queue's Allocatable (proportion: the request within deserved −
  * allocated; capacity: allocated + request within realCapability on the
  * resources it asks for, up the hierarchy) and room in the cluster. */
-bool vc_task_fits(vsess *s, ssize_t q, const double *req) {
+bool vc_task_fits(vsess *s, ssize_t q, const vtask *t) {
         dp_volcano *v = s->v;
+        const double *req = t->req;
         for (size_t d = 0; d < v->n_dims; d++)
                 if (req[d] > 0 && !vc_le(req[d], v->total[d] - s->used[d])) return false;
         if (v->opts.plugin == DP_VC_PROPORTION) {
@@ -387,13 +394,13 @@ bool vc_task_fits(vsess *s, ssize_t q, const double *req) {
                         if (!vc_le(req[d], fmax(v->qs[q].deserved[d] - v->qs[q].allocated[d], 0))) return false;
                 return true;
         }
-        for (size_t hops = 0; q >= 0 && hops <= v->n_qs; hops++) {
+        for (ssize_t a = q, hops = 0; a >= 0 && hops <= (ssize_t)v->n_qs; hops++) {
                 for (size_t d = 0; d < v->n_dims; d++)
-                        if (req[d] > 0 && !vc_le(v->qs[q].allocated[d] + req[d], v->qs[q].real_capability[d]))
+                        if (req[d] > 0 && !vc_le(v->qs[a].allocated[d] + req[d], v->qs[a].real_capability[d]))
                                 return false;
-                q = parent_of(v, (size_t)q);
+                a = vc_parent_of(v, (size_t)a);
         }
-        return true;
+        return vc_dra_fits(v, t, (size_t)q);
 }
 
 int vc_cmp_task(const void *a, const void *b, void *userdata) {
@@ -411,6 +418,7 @@ void vc_take_task(vsess *s, vtask *t, ssize_t q, double sign) {
         else
                 v->jobs[t->job].n_allocated--;
         add_up(v, (size_t)q, QOFF(allocated), t->req, sign);
+        vc_dra_take(v, t, (size_t)q, sign > 0 ? 1 : -1);
         for (size_t d = 0; d < v->n_dims; d++)
                 s->used[d] += sign * t->req[d];
         share_of(v, &v->qs[q]);
@@ -453,7 +461,7 @@ static int allocate_job(vsess *s, dp_vc_job *j) {
                         continue;
                 }
                 if (!vc_pending(t)) continue; /* gone: Volcano's controller would make a new pod */
-                if (!vc_task_fits(s, j->q, t->req)) break;
+                if (!vc_task_fits(s, j->q, t)) break;
                 vc_take_task(s, t, j->q, 1);
                 taken[n_taken++] = order[k];
         }

@@ -44,6 +44,7 @@ static void job_done(dp_vc_job *j) {
 
 dp_volcano *dp_volcano_free(dp_volcano *v) {
         if (!v) return NULL;
+        vc_dra_done(v);
         for (size_t i = 0; i < v->n_tasks; i++)
                 dp_free_many(v->tasks[i].req, v->tasks[i].key);
         for (size_t i = 0; i < v->n_jobs; i++)
@@ -86,6 +87,8 @@ int dp_volcano_add(dp_volcano *v, dp_object o, dp_error *err) {
                         r = push_ptr(&v->groups, &v->n_groups, o.pod_group);
                 break;
         case DP_KIND_PRIORITY_CLASS: r = push_ptr(&v->pcs, &v->n_pcs, o.priority_class); break;
+        case DP_KIND_RESOURCE_CLAIM_TEMPLATE: r = push_ptr(&v->templates, &v->n_templates, o.claim_template); break;
+        case DP_KIND_RESOURCE_CLAIM: r = push_ptr(&v->rclaims, &v->n_rclaims, o.claim); break;
         case DP_KIND_EXT:
                 if (dp_volcano_is_queue(o)) r = push_ptr(&v->queues, &v->n_queues, o.ext);
                 break;
@@ -100,6 +103,7 @@ int dp_volcano_add(dp_volcano *v, dp_object o, dp_error *err) {
  * (extended resources, hugepages-*); pods and ephemeral-storage are left out
  * here (docs/queues-volcano.md). */
 static bool counted(const char *name) {
+        if (vc_dra_key(name)) return false; /* the capacity plugin's DRA quota (volcano-dra.c) */
         return streq(name, "cpu") || streq(name, "memory") || startswith(name, "hugepages-") ||
                dp_is_extended_resource_name(name);
 }
@@ -345,7 +349,7 @@ static int make_queues(dp_volcano *v, dp_error *err) {
         }
         for (size_t j = 0; j < v->n_jobs; j++)
                 v->jobs[j].q = vc_queue_index(v, v->jobs[j].queue);
-        return 0;
+        return vc_dra_setup(v) < 0 ? dp_error_set(err, -ENOMEM, "out of memory") : 0;
 }
 
 /* The bound pods of other schedulers: their keys and requests, kept for

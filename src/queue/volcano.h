@@ -107,6 +107,7 @@ typedef struct dp_vc_queue_info {
         double share;
         bool overused;
         size_t pending, inqueued, running; /* its jobs' phases */
+        const char *note; /* devplane's remark (DRA keys not counted), NULL none */
 } dp_vc_queue_info;
 
 typedef struct dp_volcano dp_volcano;
@@ -116,7 +117,8 @@ dp_volcano *dp_volcano_free(dp_volcano *v);
 DEFINE_FREEP(dp_volcano, dp_volcano_free)
 /* Take part: a Node (its allocatable), a Pod (schedulerName volcano: a task;
  * others are not Volcano's), a Volcano PodGroup, a Volcano Queue, a
- * PriorityClass; any other object is ignored. 0 or -ENOMEM. */
+ * PriorityClass, a ResourceClaim or ResourceClaimTemplate (the capacity
+ * plugin's DRA quota); any other object is ignored. 0 or -ENOMEM. */
 int dp_volcano_add(dp_volcano *v, dp_object o, dp_error *err);
 /* Volcano's sessions (enqueue, allocate, backfill) until one changes
  * nothing. 0, -ENOMEM, -EINVAL (two PodGroups or Queues of one name). */

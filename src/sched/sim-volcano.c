@@ -3,7 +3,8 @@
  * sim-volcano.c — `simulate --queue-policy volcano`: before the first pods
  * are created, Volcano's sessions (src/queue/volcano.h) run over the run's
  * nodes (their allocatable, as the store holds them once the fleet is up),
- * its pods, Volcano PodGroups, Queues and PriorityClasses; the pods of the
+ * its pods, Volcano PodGroups, Queues, PriorityClasses, ResourceClaims and
+ * their templates (the capacity plugin's DRA quota); the pods of the
  * groups Volcano allocates lose spec.schedulerName and go on to the
  * kube-scheduler engine like any pod, the others keep schedulerName volcano
  * and stay Pending (the report says why in Volcano's words). Over time,
@@ -30,7 +31,12 @@ int sim_volcano(sim_run *r, dp_error *err) {
         if (!r->in->volcano) return 0;
         int rr = dp_volcano_new(r->in->volcano, &r->volcano);
         if (rr < 0) return rr;
-        static const dp_kind kinds[] = {DP_KIND_NODE, DP_KIND_POD_GROUP, DP_KIND_PRIORITY_CLASS, DP_KIND_EXT,
+        static const dp_kind kinds[] = {DP_KIND_NODE,
+                                        DP_KIND_POD_GROUP,
+                                        DP_KIND_PRIORITY_CLASS,
+                                        DP_KIND_EXT,
+                                        DP_KIND_RESOURCE_CLAIM_TEMPLATE,
+                                        DP_KIND_RESOURCE_CLAIM,
                                         DP_KIND_POD};
         for (size_t k = 0; rr >= 0 && k < ELEMENTSOF(kinds); k++)
                 rr = add_kind(r, kinds[k], err);

@@ -77,6 +77,16 @@ grep -Eq '^c1/preemptor1 +Running +n1 ' "$tmp/out" || fail "preempt: preemptor1 
 grep -Eq '^c1/preemptee3 +Running +n1 ' "$tmp/out" || fail "preempt: preemptee3 evicted"
 "$DEVPLANE" simulate -f volcano/case-preempt-large-task.yaml --queue-policy volcano >"$tmp/out" 2>/dev/null || fail "no preempt: exit $?"
 grep -Eq '^c1/preemptor1 +Pending .*Volcano: PodGroup c1/pg2 Inqueue' "$tmp/out" || fail "without preempt: $(cat "$tmp/out")"
+# the capacity plugin's DRA quota: q1 may hold 2 devices of gpu.example.com
+"$DEVPLANE" simulate -f volcano/case-capacity-dra-quota.yaml --queue-policy volcano --volcano-plugin capacity \
+        >"$tmp/out" 2>/dev/null || fail "dra quota: exit $?"
+grep -Eq '^ns1/b-0 +Pending .*Volcano: PodGroup ns1/b Pending: queue resource quota insufficient' "$tmp/out" ||
+        fail "dra quota: $(cat "$tmp/out")"
+grep -q '    DRA quota (allocated/capability, 0: none) deviceclass/gpu.example.com=2/2' "$tmp/out" || fail "dra line"
+"$DEVPLANE" simulate -f volcano/case-capacity-dra-quota.yaml --queue-policy volcano >"$tmp/out" 2>/dev/null ||
+        fail "dra proportion: exit $?"
+grep -q "    note: deviceclass/gpu.example.com: DRA quota is the capacity plugin's: proportion counts no claim" "$tmp/out" ||
+        fail "dra proportion note: $(cat "$tmp/out")"
 
 # bad values: one error with the path, exit 2
 sed 's/^  weight: 1$/  weight: 0/' data/volcano.yaml >"$tmp/bad.yaml"

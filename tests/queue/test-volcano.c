@@ -16,6 +16,8 @@
  *     # placed: NS/POD yes|no                       (allocated: handed to kube-scheduler)
  *     # actions: enqueue, allocate, backfill, preempt, reclaim (optional: the opt-in actions)
  *     # evicted: NS/POD yes|no                      (reclaim or preempt evicted it)
+ *     # queue-note: QUEUE <text the queue's note contains>
+ *     # queue-dra: QUEUE deviceclass/<class>=allocated/capability
  */
 #include <math.h>
 #include <stdio.h>
@@ -140,6 +142,36 @@ static void check_evicted(const char *file, const dp_volcano *v, const char *lin
                 DP_FAIL("%s: pod %s/%s: evicted %s, expected %s", file, ns, pod, got ? "yes" : "no", want);
 }
 
+/* "QUEUE text": the queue's note contains text. */
+static void check_queue_note(const char *file, const dp_volcano *v, const char *line) {
+        char qname[256];
+        int used = 0;
+        if (sscanf(line, "%255s %n", qname, &used) != 1) DP_FAIL("%s: bad line %s", file, line);
+        const dp_vc_queue_info *q = dp_volcano_find_queue(v, qname);
+        if (!q) DP_FAIL("%s: no queue %s", file, qname);
+        if (!q->note || !strstr(q->note, line + used))
+                DP_FAIL("%s: queue %s: note \"%s\" does not contain \"%s\"", file, qname, q->note ? q->note : "(none)",
+                        line + used);
+}
+
+/* "QUEUE key=value": the queue's DRA quota in the report's words. */
+static void check_queue_dra(const char *file, const dp_volcano *v, const char *line) {
+        char qname[256], want[512];
+        if (sscanf(line, "%255s %511s", qname, want) != 2) DP_FAIL("%s: bad line %s", file, line);
+        dp_doc_set *s = dp_doc_set_new();
+        ASSERT_TRUE(s);
+        dp_strbuf out = DP_STRBUF_INIT;
+        dp_volcano_print(dp_volcano_encode(s, v), &out);
+        char pat[800];
+        snprintf(pat, sizeof(pat), "Queue %s (", qname);
+        const char *q = strstr(out.buf ? out.buf : "", pat), *dra = q ? strstr(q, "DRA quota") : NULL;
+        const char *end = dra ? strchr(dra, '\n') : NULL;
+        if (!dra || !end || !memmem(dra, (size_t)(end - dra), want, strlen(want)))
+                DP_FAIL("%s: queue %s: no DRA quota %s in\n%s", file, qname, want, out.buf ? out.buf : "");
+        dp_strbuf_done(&out);
+        dp_doc_set_free(s);
+}
+
 static size_t run_case(const char *name) {
         char path[512];
         snprintf(path, sizeof(path), "volcano/%s", name);
@@ -152,8 +184,8 @@ static size_t run_case(const char *name) {
         dp_error err = DP_ERROR_INIT;
         if (actions && dp_volcano_options_actions(&o, actions, &err) < 0) DP_FAIL("%s: %s", name, err.msg);
         dp_volcano *v = run_text(name, text, &o, &l);
-        static const char *const keys[] = {
-                "expect: ", "note: ", "deserved: ", "allocated: ", "share: ", "placed: ", "evicted: "};
+        static const char *const keys[] = {"expect: ", "note: ",    "deserved: ",   "allocated: ", "share: ",
+                                           "placed: ", "evicted: ", "queue-note: ", "queue-dra: "};
         size_t n = 0;
         for (const char *p = text; (p = strstr(p, "\n# ")); p++)
                 for (size_t k = 0; k < ELEMENTSOF(keys); k++) {
@@ -168,8 +200,12 @@ static size_t run_case(const char *name) {
                                 check_share(name, v, line);
                         else if (k == 5)
                                 check_placed(name, l, line);
-                        else
+                        else if (k == 6)
                                 check_evicted(name, v, line);
+                        else if (k == 7)
+                                check_queue_note(name, v, line);
+                        else
+                                check_queue_dra(name, v, line);
                         n++;
                 }
         if (!n) DP_FAIL("%s: no '# expect:' line", name);
