@@ -558,13 +558,15 @@ bool vc_fits_free(vsess *s, const double *need) {
         return true;
 }
 
-/* A running task another queue may lose: its queue is reclaimable and holds
+/* A running task another queue may lose: preemptable (volcano.sh/preemptable),
+ * not kube-system's or critical (conformance), its queue is reclaimable and holds
  * more than its deserved on some resource (proportion's Reclaimable; capacity
  * keeps the guarantee), and gang lets its job lose one (minAvailable 1, or
  * more ready than minAvailable). */
 static bool victim_ok(vsess *s, size_t own_q, const vtask *t) {
         dp_volcano *v = s->v;
         if (t->job < 0) return false; /* a pod naming a PodGroup not in the input: no one's */
+        if (!t->preemptable || t->critical) return false; /* reclaim.go's filter; conformance */
         const dp_vc_job *j = &v->jobs[t->job];
         if (!t->allocated || j->q < 0 || (size_t)j->q == own_q) return false;
         const dp_vc_queue_info *q = &v->qs[j->q];
