@@ -65,6 +65,7 @@ struct dp_volcano {
         double *total; /* the nodes' allocatable summed (ssn.TotalResource) */
         vtask *tasks;
         size_t n_tasks;
+        struct dp_hashmap *task_index; /* "ns/name" -> index + 1 of its task */
         dp_vc_job *jobs;
         size_t n_jobs;
         dp_vc_queue_info *qs; /* sorted by name */

@@ -176,6 +176,7 @@ static bool victims_cover(vsess *s, const vtask *t, const vpick *p, double *tmp)
 typedef struct vstmt {
         size_t *evicted, *taken;
         size_t n_evicted, n_taken;
+        size_t *qtasks, *qstart; /* the tasks by their job's queue: qtasks[qstart[q]..qstart[q + 1]) */
 } vstmt;
 
 /* One pending task of job j: evict what the tiers allow until it fits,
@@ -186,8 +187,8 @@ static bool preempt_task(vsess *s, size_t ti, vpick *p, vstmt *st, double *job_r
         ssize_t q = v->jobs[t->job].q;
         if (t->never) return false;
         p->n = 0;
-        for (size_t i = 0; i < v->n_tasks; i++)
-                if (candidate(v, t, &v->tasks[i])) p->cand[p->n++] = i;
+        for (size_t k = st->qstart[q]; k < st->qstart[q + 1]; k++)
+                if (candidate(v, t, &v->tasks[st->qtasks[k]])) p->cand[p->n++] = st->qtasks[k];
         if (!p->n || !victims(v, t, p, job_res, tmp) || !victims_cover(s, t, p, tmp)) return false;
         size_t n = 0;
         for (size_t i = 0; i < p->n; i++)
@@ -249,6 +250,21 @@ static int preempt_job(vsess *s, dp_vc_job *j, vpick *p, vstmt *st, double *job_
         return commit(s, j, st);
 }
 
+/* Counting sort of the tasks by their job's queue (those of no queue left
+ * out), in task order within a queue. */
+static int by_queue(const dp_volcano *v, vstmt *st) {
+        if (!(st->qtasks = calloc(v->n_tasks + 1, sizeof(size_t))) || !(st->qstart = calloc(v->n_qs + 2, sizeof(size_t))))
+                return -ENOMEM;
+        for (size_t i = 0; i < v->n_tasks; i++)
+                if (v->tasks[i].job >= 0 && v->jobs[v->tasks[i].job].q >= 0) st->qstart[v->jobs[v->tasks[i].job].q + 2]++;
+        for (size_t q = 0; q < v->n_qs; q++)
+                st->qstart[q + 2] += st->qstart[q + 1];
+        for (size_t i = 0; i < v->n_tasks; i++)
+                if (v->tasks[i].job >= 0 && v->jobs[v->tasks[i].job].q >= 0)
+                        st->qtasks[st->qstart[v->jobs[v->tasks[i].job].q + 1]++] = i;
+        return 0;
+}
+
 int vc_preempt(vsess *s) {
         dp_volcano *v = s->v;
         vpick p = {0};
@@ -260,7 +276,7 @@ int vc_preempt(vsess *s) {
         st.evicted = calloc(v->n_tasks + 1, sizeof(size_t));
         st.taken = calloc(v->n_tasks + 1, sizeof(size_t));
         double *job_res = calloc(v->n_jobs * v->n_dims + 1, sizeof(double)), *tmp = vc_vec_new(v);
-        int r = p.cand && p.in && p.vote && p.ready && st.evicted && st.taken && job_res && tmp ? 0 : -ENOMEM;
+        int r = p.cand && p.in && p.vote && p.ready && st.evicted && st.taken && job_res && tmp ? by_queue(v, &st) : -ENOMEM;
         memset(s->tried, 0, v->n_jobs * sizeof(bool));
         /* queues in name order (Volcano walks a Go map: any order) */
         for (size_t q = 0; r >= 0 && q < v->n_qs; q++)
@@ -268,6 +284,6 @@ int vc_preempt(vsess *s) {
                         s->tried[j] = true;
                         r = preempt_job(s, &v->jobs[j], &p, &st, job_res, tmp);
                 }
-        dp_free_many(p.cand, p.in, p.vote, p.ready, st.evicted, st.taken, job_res, tmp);
+        dp_free_many(p.cand, p.in, p.vote, p.ready, st.evicted, st.taken, st.qtasks, st.qstart, job_res, tmp);
         return r;
 }

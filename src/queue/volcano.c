@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "base/hashmap.h"
 #include "base/strv.h"
 #include "queue/queue-internal.h"
 #include "queue/volcano-internal.h"
@@ -45,6 +46,7 @@ static void job_done(dp_vc_job *j) {
 dp_volcano *dp_volcano_free(dp_volcano *v) {
         if (!v) return NULL;
         vc_dra_done(v);
+        dp_hashmap_free(v->task_index);
         for (size_t i = 0; i < v->n_tasks; i++)
                 dp_free_many(v->tasks[i].req, v->tasks[i].key);
         for (size_t i = 0; i < v->n_jobs; i++)
@@ -228,7 +230,9 @@ static bool pod_critical(const dp_pod *p) {
 }
 
 static int make_tasks(dp_volcano *v) {
-        if (!(v->tasks = calloc(v->n_pods + 1, sizeof(*v->tasks)))) return -ENOMEM;
+        if (!(v->tasks = calloc(v->n_pods + 1, sizeof(*v->tasks))) || !(v->task_index = dp_hashmap_new()) ||
+            dp_hashmap_reserve(v->task_index, v->n_pods) < 0)
+                return -ENOMEM;
         for (size_t i = 0; i < v->n_pods; i++) {
                 vtask *t = &v->tasks[v->n_tasks++];
                 t->pod = v->pods[i];
@@ -241,6 +245,9 @@ static int make_tasks(dp_volcano *v) {
                 t->never = streq_ptr(t->pod->preemption_policy, "Never");
                 t->key = dp_asprintf("%s/%s", ns_of(&t->pod->meta), t->pod->meta.name ? t->pod->meta.name : "");
                 if (!(t->req = vc_vec_new(v)) || !t->key) return -ENOMEM;
+                /* the first pod of a key wins, as the linear search did */
+                int r = dp_hashmap_put(v->task_index, t->key, (void *)(uintptr_t)v->n_tasks);
+                if (r < 0 && r != -EEXIST) return r;
                 for (size_t d = 0; d < v->n_dims; d++)
                         t->req[d] = (double)q_pod_value(t->pod, v->dims[d]) * (d < 2 ? 1 : 1000); /* milli-units */
         }
@@ -476,9 +483,8 @@ const dp_vc_queue_info *dp_volcano_find_queue(const dp_volcano *v, const char *n
 static const vtask *task_of(const dp_volcano *v, const char *ns, const char *name) {
         char key[600];
         snprintf(key, sizeof(key), "%s/%s", ns, name);
-        for (size_t i = 0; v && i < v->n_tasks; i++)
-                if (streq(v->tasks[i].key, key)) return &v->tasks[i];
-        return NULL;
+        uintptr_t i = v && v->task_index ? (uintptr_t)dp_hashmap_get(v->task_index, key) : 0;
+        return i ? &v->tasks[i - 1] : NULL;
 }
 
 int dp_volcano_pod_deleted(dp_volcano *v, const char *ns, const char *name) {
