@@ -436,9 +436,13 @@ static int sessions(dp_volcano *v, dp_error *err) {
         return r;
 }
 
+int dp_volcano_prepare(dp_volcano *v, dp_error *err) {
+        assert_return(v && !v->jobs, -EINVAL);
+        return setup(v, err);
+}
+
 int dp_volcano_run(dp_volcano *v, dp_error *err) {
-        assert_return(v, -EINVAL);
-        int r = setup(v, err);
+        int r = dp_volcano_prepare(v, err);
         return r < 0 ? r : sessions(v, err);
 }
 
@@ -507,6 +511,14 @@ int dp_volcano_pod_deleted(dp_volcano *v, const char *ns, const char *name) {
                 return 1;
         }
         return 0;
+}
+
+int dp_volcano_pod_created(dp_volcano *v, const char *ns, const char *name) {
+        assert_return(v && ns && name, -EINVAL);
+        vtask *t = (vtask *)task_of(v, ns, name);
+        if (!t || !t->gone) return 0;
+        t->gone = false;
+        return 1;
 }
 
 bool dp_volcano_pod_allocated(const dp_volcano *v, const char *ns, const char *name) {

@@ -123,6 +123,10 @@ int dp_volcano_add(dp_volcano *v, dp_object o, dp_error *err);
 /* Volcano's sessions (enqueue, allocate, backfill) until one changes
  * nothing. 0, -ENOMEM, -EINVAL (two PodGroups or Queues of one name). */
 int dp_volcano_run(dp_volcano *v, dp_error *err);
+/* dp_volcano_run in two steps: the jobs and queues made (errors as run's),
+ * then dp_volcano_resume runs the sessions; between them
+ * dp_volcano_pod_deleted marks the pods not there yet. */
+int dp_volcano_prepare(dp_volcano *v, dp_error *err);
 /* The pods Volcano allocated lose spec.schedulerName (kube-scheduler places
  * them); the others keep it (held, Pending). 0. */
 int dp_volcano_apply(dp_volcano *v);
@@ -132,6 +136,9 @@ int dp_volcano_apply(dp_volcano *v);
  * bound pod of another scheduler frees its share of the cluster. 1 when it
  * changed something, 0 when the pod is not known or already gone. */
 int dp_volcano_pod_deleted(dp_volcano *v, const char *ns, const char *name);
+/* A pod marked deleted (not there yet) is there now: a task again. 1 when
+ * it changed something, else 0. */
+int dp_volcano_pod_created(dp_volcano *v, const char *ns, const char *name);
 /* Sessions again over the jobs as they stand, until one moves no job. 0,
  * -ENOMEM. The pods of tasks allocated then are for the caller to hand on
  * (dp_volcano_pod_allocated): dp_volcano_apply's pointers may be stale. */

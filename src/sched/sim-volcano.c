@@ -8,9 +8,10 @@
  * groups Volcano allocates lose spec.schedulerName and go on to the
  * kube-scheduler engine like any pod, the others keep schedulerName volcano
  * and stay Pending (the report says why in Volcano's words). Over time,
- * once the Timeline (or an eviction) deletes pods, the sessions run again
- * on what is left: the pods of groups allocated then go on to
- * kube-scheduler as well (sim_volcano_step).
+ * once the Timeline creates pods or deletes them (or an eviction does), the
+ * sessions run again on what is there: the pods of groups allocated then go
+ * on to kube-scheduler as well (sim_volcano_step). A pod the Timeline
+ * creates later is no task before it exists.
  */
 #include <stdlib.h>
 
@@ -43,7 +44,14 @@ int sim_volcano(sim_run *r, dp_error *err) {
         /* the pods not created yet are the run's own until create_pod */
         for (size_t i = 0; rr >= 0 && i < r->n_pods; i++)
                 if (!r->pods[i].created && r->pods[i].obj.hdr) rr = dp_volcano_add(r->volcano, r->pods[i].obj, err);
-        if (rr >= 0) rr = dp_volcano_run(r->volcano, err);
+        /* a pod the Timeline creates later is no task until then */
+        if (rr >= 0) rr = dp_volcano_prepare(r->volcano, err);
+        for (size_t i = 0; rr >= 0 && i < r->n_pods; i++) {
+                sim_pod *sp = &r->pods[i];
+                if (sp->created || !sp->scheduled_create) continue;
+                sp->volcano_later = dp_volcano_pod_deleted(r->volcano, sp->ns, sp->name) > 0;
+        }
+        if (rr >= 0) rr = dp_volcano_resume(r->volcano, err);
         if (rr >= 0) rr = dp_volcano_apply(r->volcano);
         return rr;
 }
@@ -87,8 +95,23 @@ static int tell_deleted(sim_run *r) {
         return any;
 }
 
+/* ... and which of the pods it was told were not there yet have been
+ * created since. */
+static int tell_created(sim_run *r) {
+        int any = 0;
+        for (size_t i = 0; i < r->n_pods; i++) {
+                sim_pod *sp = &r->pods[i];
+                if (!sp->volcano_later || !sp->created) continue;
+                sp->volcano_later = false;
+                any |= dp_volcano_pod_created(r->volcano, sp->ns, sp->name) > 0;
+        }
+        return any;
+}
+
 int sim_volcano_step(sim_run *r, dp_error *err) {
-        if (!r->volcano || !tell_deleted(r)) return 0;
+        if (!r->volcano) return 0;
+        int created = tell_created(r);
+        if (!tell_deleted(r) && !created) return 0;
         int rr = dp_volcano_resume(r->volcano, err);
         for (size_t i = 0; rr >= 0 && i < r->n_pods; i++) {
                 sim_pod *sp = &r->pods[i];

@@ -4,7 +4,8 @@
 # the node makes Volcano's session run again; the group that waited is
 # allocated then and its pods are placed; with one pod deleted only, the
 # waiting gang (minMember 2) still cannot go; without the delete event
-# nothing moves after t=0.
+# nothing moves after t=0. A pod the Timeline creates later is no task of
+# Volcano's before it exists.
 set -euo pipefail
 : "${DEVPLANE:?}"
 tmp=$(mktemp -d)
@@ -38,4 +39,10 @@ grep -Eq '^default/second-0 +Pending .*Volcano: PodGroup default/second Inqueue:
 head -n -5 data/volcano-over-time.yaml >"$tmp/static.yaml"
 "$DEVPLANE" simulate -f "$tmp/static.yaml" --queue-policy volcano >"$tmp/out" 2>/dev/null || fail "static: exit $?"
 grep -Eq '^default/second-0 +Pending .*Volcano: PodGroup default/second Inqueue' "$tmp/out" || fail "static: $(cat "$tmp/out")"
+# first's pod is created at t=30s: at t=0 Volcano allocates second, first waits then
+"$DEVPLANE" simulate -f data/volcano-over-time-create.yaml --queue-policy volcano >"$tmp/out" 2>/dev/null ||
+        fail "create: exit $?"
+grep -Eq '^default/second-0 +Running +gpu-0 ' "$tmp/out" || fail "create: second-0 not running: $(cat "$tmp/out")"
+grep -Eq '^default/first-0 +Pending .*Volcano: PodGroup default/first Inqueue' "$tmp/out" ||
+        fail "create: first-0: $(cat "$tmp/out")"
 echo PASS
