@@ -513,6 +513,19 @@ int dp_volcano_pod_deleted(dp_volcano *v, const char *ns, const char *name) {
         return 0;
 }
 
+int dp_volcano_set_bound(dp_volcano *v, const dp_pod *const *pods, size_t n) {
+        assert_return(v && (pods || !n), -EINVAL);
+        if (!v->other_used) return 0;
+        memset(v->other_used, 0, v->n_dims * sizeof(double));
+        for (size_t i = 0; i < n; i++) {
+                const dp_pod *p = pods[i];
+                if (!p->node_name || task_of(v, ns_of(&p->meta), p->meta.name ? p->meta.name : "")) continue;
+                for (size_t d = 0; d < v->n_dims; d++)
+                        v->other_used[d] += (double)q_pod_value(p, v->dims[d]) * (d < 2 ? 1 : 1000);
+        }
+        return 0;
+}
+
 int dp_volcano_pod_created(dp_volcano *v, const char *ns, const char *name) {
         assert_return(v && ns && name, -EINVAL);
         vtask *t = (vtask *)task_of(v, ns, name);

@@ -136,6 +136,10 @@ int dp_volcano_apply(dp_volcano *v);
  * bound pod of another scheduler frees its share of the cluster. 1 when it
  * changed something, 0 when the pod is not known or already gone. */
 int dp_volcano_pod_deleted(dp_volcano *v, const char *ns, const char *name);
+/* Over time: the bound pods as the cluster stands (borrowed for the call);
+ * those not Volcano's tasks are what other schedulers use, in place of what
+ * the input's bound pods used. 0. */
+int dp_volcano_set_bound(dp_volcano *v, const dp_pod *const *pods, size_t n);
 /* A pod marked deleted (not there yet) is there now: a task again. 1 when
  * it changed something, else 0. */
 int dp_volcano_pod_created(dp_volcano *v, const char *ns, const char *name);

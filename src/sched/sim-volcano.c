@@ -95,6 +95,20 @@ static int tell_deleted(sim_run *r) {
         return any;
 }
 
+/* What the pods kube-scheduler (or the input) bound use now: Volcano's
+ * sessions count them as used. */
+static int bound_now(sim_run *r) {
+        size_t i = 0, n = 0;
+        dp_object o;
+        while (dp_store_next(r->store, DP_KIND_POD, &i, &o, NULL))
+                n += o.pod->node_name != NULL;
+        _cleanup_free_ const dp_pod **pods = calloc(n + 1, sizeof(*pods));
+        if (!pods) return -ENOMEM;
+        for (i = 0, n = 0; dp_store_next(r->store, DP_KIND_POD, &i, &o, NULL);)
+                if (o.pod->node_name) pods[n++] = o.pod;
+        return dp_volcano_set_bound(r->volcano, pods, n);
+}
+
 /* ... and which of the pods it was told were not there yet have been
  * created since. */
 static int tell_created(sim_run *r) {
@@ -112,7 +126,8 @@ int sim_volcano_step(sim_run *r, dp_error *err) {
         if (!r->volcano) return 0;
         int created = tell_created(r);
         if (!tell_deleted(r) && !created) return 0;
-        int rr = dp_volcano_resume(r->volcano, err);
+        int rr = bound_now(r);
+        if (rr >= 0) rr = dp_volcano_resume(r->volcano, err);
         for (size_t i = 0; rr >= 0 && i < r->n_pods; i++) {
                 sim_pod *sp = &r->pods[i];
                 if (!sp->created || sp->deleted || !dp_volcano_pod_allocated(r->volcano, sp->ns, sp->name)) continue;

@@ -45,4 +45,10 @@ grep -Eq '^default/second-0 +Pending .*Volcano: PodGroup default/second Inqueue'
 grep -Eq '^default/second-0 +Running +gpu-0 ' "$tmp/out" || fail "create: second-0 not running: $(cat "$tmp/out")"
 grep -Eq '^default/first-0 +Pending .*Volcano: PodGroup default/first Inqueue' "$tmp/out" ||
         fail "create: first-0: $(cat "$tmp/out")"
+# web (another scheduler's) placed meanwhile counts in Volcano's later session
+"$DEVPLANE" simulate -f data/volcano-over-time-others.yaml --queue-policy volcano >"$tmp/out" 2>/dev/null ||
+        fail "others: exit $?"
+grep -Eq '^default/web +Running +n1 ' "$tmp/out" || fail "others: web: $(cat "$tmp/out")"
+grep -Eq '^default/b-0 +Pending .*Volcano: PodGroup default/podgroup-b-0 Inqueue: 1/1 tasks in gang unschedulable' \
+        "$tmp/out" || fail "others: b-0: $(cat "$tmp/out")"
 echo PASS
