@@ -35,8 +35,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 dp_object_list_free(l);
                 return 0;
         }
-        dp_volcano_options o = {.plugin = size & 1 ? DP_VC_CAPACITY : DP_VC_PROPORTION, .reclaim = size & 2,
-                                  .preempt = size & 4};
+        dp_volcano_options o = {
+                .plugin = size & 1 ? DP_VC_CAPACITY : DP_VC_PROPORTION, .reclaim = size & 2, .preempt = size & 4};
         dp_volcano *v = NULL;
         if (dp_model_generate_names(l, &err) >= 0 && dp_model_validate(l, &err) >= 0 && dp_volcano_new(&o, &v) >= 0) {
                 int r = 0;

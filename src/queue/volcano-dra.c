@@ -78,8 +78,9 @@ static int task_requests(dp_volcano *v, vtask *t) {
         if (!(t->dra_claims = calloc(p->n_resource_claims + 1, sizeof(size_t)))) return -ENOMEM;
         for (size_t k = 0; k < p->n_resource_claims; k++) {
                 const dp_pod_resource_claim *rc = &p->resource_claims[k];
-                const dp_resource_claim_template *tp =
-                        rc->resource_claim_template_name ? find_template(v, ns, rc->resource_claim_template_name) : NULL;
+                const dp_resource_claim_template *tp = rc->resource_claim_template_name
+                                                               ? find_template(v, ns, rc->resource_claim_template_name)
+                                                               : NULL;
                 ssize_t c = rc->resource_claim_name ? find_claim(v, ns, rc->resource_claim_name) : -1;
                 if (tp) spec_counts(v, &tp->spec, t->dra_req);
                 if (c >= 0) t->dra_claims[t->n_dra_claims++] = (size_t)c;

@@ -37,7 +37,7 @@ typedef struct vtask {
         int64_t *dra_req;    /* volcano-dra.c: devices per DRA class its claim templates ask for */
         size_t *dra_claims;  /* ... and the ResourceClaims it names (indexes into rclaims) */
         size_t n_dra_claims;
-        double *req;         /* per dimension */
+        double *req; /* per dimension */
         int32_t priority;
         size_t order;
 } vtask;
@@ -56,8 +56,8 @@ struct dp_volcano {
         size_t n_pcs;
         const dp_pod **others; /* bound pods of other schedulers: they use the nodes too */
         size_t n_others;
-        char **other_keys;   /* "ns/name" of each, and its requests (n_dims each): kept */
-        double *other_reqs;  /* for dp_volcano_pod_deleted, when the pod itself is gone */
+        char **other_keys;  /* "ns/name" of each, and its requests (n_dims each): kept */
+        double *other_reqs; /* for dp_volcano_pod_deleted, when the pod itself is gone */
         bool *other_gone;
         double *other_used;
         char **dims; /* names, "cpu" and "memory" first */

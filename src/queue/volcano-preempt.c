@@ -253,10 +253,12 @@ static int preempt_job(vsess *s, dp_vc_job *j, vpick *p, vstmt *st, double *job_
 /* Counting sort of the tasks by their job's queue (those of no queue left
  * out), in task order within a queue. */
 static int by_queue(const dp_volcano *v, vstmt *st) {
-        if (!(st->qtasks = calloc(v->n_tasks + 1, sizeof(size_t))) || !(st->qstart = calloc(v->n_qs + 2, sizeof(size_t))))
+        if (!(st->qtasks = calloc(v->n_tasks + 1, sizeof(size_t))) ||
+            !(st->qstart = calloc(v->n_qs + 2, sizeof(size_t))))
                 return -ENOMEM;
         for (size_t i = 0; i < v->n_tasks; i++)
-                if (v->tasks[i].job >= 0 && v->jobs[v->tasks[i].job].q >= 0) st->qstart[v->jobs[v->tasks[i].job].q + 2]++;
+                if (v->tasks[i].job >= 0 && v->jobs[v->tasks[i].job].q >= 0)
+                        st->qstart[v->jobs[v->tasks[i].job].q + 2]++;
         for (size_t q = 0; q < v->n_qs; q++)
                 st->qstart[q + 2] += st->qstart[q + 1];
         for (size_t i = 0; i < v->n_tasks; i++)
@@ -276,7 +278,8 @@ int vc_preempt(vsess *s) {
         st.evicted = calloc(v->n_tasks + 1, sizeof(size_t));
         st.taken = calloc(v->n_tasks + 1, sizeof(size_t));
         double *job_res = calloc(v->n_jobs * v->n_dims + 1, sizeof(double)), *tmp = vc_vec_new(v);
-        int r = p.cand && p.in && p.vote && p.ready && st.evicted && st.taken && job_res && tmp ? by_queue(v, &st) : -ENOMEM;
+        int r = p.cand && p.in && p.vote && p.ready && st.evicted && st.taken && job_res && tmp ? by_queue(v, &st)
+                                                                                                : -ENOMEM;
         memset(s->tried, 0, v->n_jobs * sizeof(bool));
         /* queues in name order (Volcano walks a Go map: any order) */
         for (size_t q = 0; r >= 0 && q < v->n_qs; q++)

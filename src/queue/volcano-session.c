@@ -343,7 +343,7 @@ static int enqueue_one(vsess *s, dp_vc_job *j) {
         const dp_vc_queue_info *qi = &v->qs[j->q];
         if (qi->queue && qi->queue->state && !streq(qi->queue->state, "Open"))
                 return vc_set_note(j, dp_asprintf("queue %s is %s (status.state): Volcano enqueues no job into it",
-                                               qi->name, qi->queue->state));
+                                                  qi->name, qi->queue->state));
         if (j->has_min_resources) {
                 if (v->opts.plugin == DP_VC_PROPORTION && !overcommit_permits(s, j))
                         return vc_set_words(j, "Unschedulable", "resource in cluster is overused");
@@ -485,16 +485,17 @@ static int fifo_notes(vsess *s) {
                 if (job->q < 0 || s->fifo_head[job->q] == -1 || !want_allocate(s, job)) continue;
                 if (s->fifo_head[job->q] == -2) {
                         if (vc_set_note(job,
-                                     dp_asprintf("queue %s is overused (deserved <= allocated): Volcano's allocate "
-                                                 "skips it",
-                                                 job->queue)) < 0)
+                                        dp_asprintf("queue %s is overused (deserved <= allocated): Volcano's allocate "
+                                                    "skips it",
+                                                    job->queue)) < 0)
                                 return -ENOMEM;
                         continue;
                 }
                 const dp_vc_job *h = &v->jobs[s->fifo_head[job->q]];
-                if (vc_set_note(job, dp_asprintf("behind %s/%s, the head of fifo queue %s that cannot be allocated: not "
-                                              "tried (dequeueStrategy fifo)",
-                                              h->ns, h->name, job->queue)) < 0)
+                if (vc_set_note(job,
+                                dp_asprintf("behind %s/%s, the head of fifo queue %s that cannot be allocated: not "
+                                            "tried (dequeueStrategy fifo)",
+                                            h->ns, h->name, job->queue)) < 0)
                         return -ENOMEM;
         }
         return 0;
@@ -565,7 +566,7 @@ bool vc_fits_free(vsess *s, const double *need) {
  * more ready than minAvailable). */
 static bool victim_ok(vsess *s, size_t own_q, const vtask *t) {
         dp_volcano *v = s->v;
-        if (t->job < 0) return false; /* a pod naming a PodGroup not in the input: no one's */
+        if (t->job < 0) return false;                     /* a pod naming a PodGroup not in the input: no one's */
         if (!t->preemptable || t->critical) return false; /* reclaim.go's filter; conformance */
         const dp_vc_job *j = &v->jobs[t->job];
         if (!t->allocated || j->q < 0 || (size_t)j->q == own_q) return false;
@@ -658,9 +659,10 @@ static int missing_queues(dp_volcano *v) {
         for (size_t j = 0; j < v->n_jobs; j++) {
                 dp_vc_job *job = &v->jobs[j];
                 if (job->q >= 0 || job->note) continue;
-                if (vc_set_note(job, dp_asprintf("Queue %s is not in the input: Volcano leaves the job Pending (Failed to "
-                                              "find Queue)",
-                                              job->queue)) < 0)
+                if (vc_set_note(job,
+                                dp_asprintf("Queue %s is not in the input: Volcano leaves the job Pending (Failed to "
+                                            "find Queue)",
+                                            job->queue)) < 0)
                         return -ENOMEM;
         }
         return 0;

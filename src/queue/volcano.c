@@ -22,11 +22,12 @@ int dp_volcano_warn_input(dp_object_list *l, dp_error *err) {
         for (size_t i = 0; i < l->n; i++)
                 n += dp_volcano_is_queue(l->items[i]);
         if (!n) return 0;
-        int r = dp_object_list_warn(l,
-                                    "%zu Volcano Queue(s) in the input: Volcano's admission runs only with --queue-policy "
-                                    "volcano (without it the pods of schedulerName volcano stay Pending: no scheduler "
-                                    "of that name)",
-                                    n);
+        int r = dp_object_list_warn(
+                l,
+                "%zu Volcano Queue(s) in the input: Volcano's admission runs only with --queue-policy "
+                "volcano (without it the pods of schedulerName volcano stay Pending: no scheduler "
+                "of that name)",
+                n);
         return r < 0 ? dp_error_set(err, r, "out of memory") : 0;
 }
 
@@ -53,8 +54,8 @@ dp_volcano *dp_volcano_free(dp_volcano *v) {
                 job_done(&v->jobs[i]);
         dp_strv_free_n(v->dims, v->n_dims);
         dp_strv_free_n(v->other_keys, v->n_others);
-        dp_free_many(v->nodes, v->pods, v->others, v->other_reqs, v->other_gone, v->other_used, v->groups, v->queues, v->pcs, v->total, v->tasks,
-                     v->jobs, v->qs, v->qblock);
+        dp_free_many(v->nodes, v->pods, v->others, v->other_reqs, v->other_gone, v->other_used, v->groups, v->queues,
+                     v->pcs, v->total, v->tasks, v->jobs, v->qs, v->qblock);
         free(v);
         return NULL;
 }
@@ -364,7 +365,8 @@ static int make_queues(dp_volcano *v, dp_error *err) {
 static int other_pods(dp_volcano *v) {
         size_t n = v->n_others;
         if (!(v->other_used = vc_vec_new(v)) || !(v->other_keys = calloc(n + 1, sizeof(char *))) ||
-            !(v->other_reqs = calloc(n * v->n_dims + 1, sizeof(double))) || !(v->other_gone = calloc(n + 1, sizeof(bool))))
+            !(v->other_reqs = calloc(n * v->n_dims + 1, sizeof(double))) ||
+            !(v->other_gone = calloc(n + 1, sizeof(bool))))
                 return -ENOMEM;
         for (size_t i = 0; i < n; i++) {
                 const dp_pod *p = v->others[i];

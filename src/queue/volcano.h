@@ -107,7 +107,7 @@ typedef struct dp_vc_queue_info {
         double share;
         bool overused;
         size_t pending, inqueued, running; /* its jobs' phases */
-        const char *note; /* devplane's remark (DRA keys not counted), NULL none */
+        const char *note;                  /* devplane's remark (DRA keys not counted), NULL none */
 } dp_vc_queue_info;
 
 typedef struct dp_volcano dp_volcano;

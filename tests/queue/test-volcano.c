@@ -44,8 +44,7 @@ static char *header(const char *text, const char *key) {
         return p ? strndup(p + k, strcspn(p + k, "\n")) : NULL;
 }
 
-static dp_volcano *run_text(const char *name, const char *text, const dp_volcano_options *o,
-                            dp_object_list **ret_l) {
+static dp_volcano *run_text(const char *name, const char *text, const dp_volcano_options *o, dp_object_list **ret_l) {
         dp_object_list *l = dp_object_list_new();
         ASSERT_TRUE(l);
         l->ext = &dp_queue_model_ext;
@@ -276,15 +275,16 @@ TEST(volcano_queue_decode) {
  * (a task's, or a bound pod of another scheduler), and the sessions run
  * again on what is left (dp_volcano_resume). */
 TEST(volcano_over_time) {
-        const char *y = "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"
-                        "status: {allocatable: {cpu: \"4\", memory: 4Gi}, capacity: {cpu: \"4\", memory: 4Gi}}\n---\n"
-                        "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: q1}\nspec: {weight: 1}\n---\n"
-                        "apiVersion: v1\nkind: Pod\nmetadata: {name: web, namespace: ns1}\n"
-                        "spec: {nodeName: n1, containers: [{name: c, image: x, resources: {requests: {cpu: \"3\"}}}]}\n---\n"
-                        "apiVersion: v1\nkind: Pod\nmetadata: {name: job-0, namespace: ns1, annotations: "
-                        "{scheduling.volcano.sh/queue-name: q1}}\n"
-                        "spec: {schedulerName: volcano, containers: [{name: c, image: x, resources: {requests: {cpu: "
-                        "\"2\"}}}]}\n";
+        const char *y =
+                "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"
+                "status: {allocatable: {cpu: \"4\", memory: 4Gi}, capacity: {cpu: \"4\", memory: 4Gi}}\n---\n"
+                "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: q1}\nspec: {weight: 1}\n---\n"
+                "apiVersion: v1\nkind: Pod\nmetadata: {name: web, namespace: ns1}\n"
+                "spec: {nodeName: n1, containers: [{name: c, image: x, resources: {requests: {cpu: \"3\"}}}]}\n---\n"
+                "apiVersion: v1\nkind: Pod\nmetadata: {name: job-0, namespace: ns1, annotations: "
+                "{scheduling.volcano.sh/queue-name: q1}}\n"
+                "spec: {schedulerName: volcano, containers: [{name: c, image: x, resources: {requests: {cpu: "
+                "\"2\"}}}]}\n";
         dp_object_list *l = NULL;
         dp_volcano_options o = {0};
         dp_volcano *v = run_text("over-time.yaml", y, &o, &l);
