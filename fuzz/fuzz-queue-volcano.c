@@ -2,7 +2,8 @@
  * Fuzz Volcano's Queue and the Volcano policy: decode (Kueue's table, which
  * chains Volcano's), validate, run Volcano's sessions (proportion for inputs
  * of even length, capacity for odd; reclaim on when bit 1 of the length is
- * set), apply, encode, print. Properties: no
+ * set, preempt when bit 2 is), apply, encode, print; then every third
+ * pod deleted and the sessions resumed (over time). Properties: no
  * crash or leak; decoding is all or nothing; a Running job has at least
  * minMember pods; proportion never gives a queue more than its
  * realCapability (or its guarantee, when that is larger). */
@@ -34,7 +35,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 dp_object_list_free(l);
                 return 0;
         }
-        dp_volcano_options o = {.plugin = size & 1 ? DP_VC_CAPACITY : DP_VC_PROPORTION, .reclaim = size & 2};
+        dp_volcano_options o = {
+                .plugin = size & 1 ? DP_VC_CAPACITY : DP_VC_PROPORTION, .reclaim = size & 2, .preempt = size & 4};
         dp_volcano *v = NULL;
         if (dp_model_generate_names(l, &err) >= 0 && dp_model_validate(l, &err) >= 0 && dp_volcano_new(&o, &v) >= 0) {
                 int r = 0;
@@ -49,6 +51,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                         if (d) dp_volcano_print(d, &out);
                         dp_strbuf_done(&out);
                         dp_doc_set_free(s);
+                        /* over time: every third pod deleted, the sessions again */
+                        for (size_t i = 0; i < l->n; i += 3)
+                                if (l->items[i].hdr->kind == DP_KIND_POD && l->items[i].pod->meta.name)
+                                        (void)dp_volcano_pod_deleted(v,
+                                                                     l->items[i].pod->meta.namespace
+                                                                             ? l->items[i].pod->meta.namespace
+                                                                             : "default",
+                                                                     l->items[i].pod->meta.name);
+                        if (dp_volcano_resume(v, &err) >= 0) check(v, !(size & 1));
                 }
         }
         dp_volcano_free(v);

@@ -5,6 +5,7 @@
  * deserved, allocated, share and whether it is overused; per PodGroup its
  * phase (Pending, Inqueue, Running) and Volcano's reason and message.
  */
+#include <inttypes.h>
 #include <stdio.h>
 
 #include "queue/volcano-internal.h"
@@ -35,6 +36,20 @@ static dp_doc_node *vec_doc(dp_doc_set *s, const dp_volcano *v, const double *x)
         return m;
 }
 
+/* The capacity plugin's DRA quota of queue q: per class named in some
+ * capability, what it holds and its limit (0: none). */
+static dp_doc_node *dra_doc(dp_doc_set *s, const dp_volcano *v, size_t q) {
+        dp_doc_node *d = dp_doc_new_map(s);
+        for (size_t c = 0; d && c < v->n_dra; c++) {
+                char key[300], val[64];
+                snprintf(key, sizeof(key), "deviceclass/%s", v->dra_classes[c]);
+                snprintf(val, sizeof(val), "%" PRId64 "/%" PRId64, v->dra_alloc[q * v->n_dra + c],
+                         v->dra_cap[q * v->n_dra + c]);
+                PUT(s, d, key, dp_doc_new_str(s, val));
+        }
+        return d;
+}
+
 static dp_doc_node *queue_doc(dp_doc_set *s, const dp_volcano *v, const dp_vc_queue_info *q) {
         dp_doc_node *d = dp_doc_new_map(s);
         if (!d) return NULL;
@@ -47,6 +62,8 @@ static dp_doc_node *queue_doc(dp_doc_set *s, const dp_volcano *v, const dp_vc_qu
         if (q->queue && q->queue->parent) PUT(s, d, "parent", dp_doc_new_str(s, q->queue->parent));
         PUT(s, d, "dequeueStrategy", dp_doc_new_str(s, q->queue && q->queue->fifo ? "fifo" : "traverse"));
         if (!q->queue) PUT(s, d, "note", dp_doc_new_str(s, "not in the input: Volcano's installation creates it"));
+        if (q->note) PUT(s, d, "note", dp_doc_new_str(s, q->note));
+        if (v->n_dra) PUT(s, d, "dra", dra_doc(s, v, (size_t)(q - v->qs)));
         PUT(s, d, "deserved", vec_doc(s, v, q->deserved));
         PUT(s, d, "allocated", vec_doc(s, v, q->allocated));
         PUT(s, d, "realCapability", vec_doc(s, v, q->real_capability));
@@ -122,6 +139,13 @@ void dp_volcano_print(const dp_doc_node *doc, dp_strbuf *out) {
                 vec_text(dp_doc_get(q, "allocated"), out);
                 dp_strbuf_printf(out, " share %s%s\n", str_of(q, "share"),
                                  streq(str_of(q, "overused"), "true") ? " (overused)" : "");
+                const dp_doc_node *dra = dp_doc_get(q, "dra");
+                if (dra && dra->n) {
+                        dp_strbuf_puts(out, "    DRA quota (allocated/capability, 0: none) ");
+                        vec_text(dra, out);
+                        dp_strbuf_puts(out, "\n");
+                }
+                if (str_of(q, "note")[0]) dp_strbuf_printf(out, "    note: %s\n", str_of(q, "note"));
         }
         for (size_t i = 0; jobs && i < jobs->n; i++) {
                 const dp_doc_node *j = jobs->items[i];

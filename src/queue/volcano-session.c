@@ -19,28 +19,13 @@
  * proportion): Inqueue jobs may ask for up to this factor of the cluster. */
 #define VC_OVERCOMMIT_FACTOR 1.2
 
-typedef struct vsess {
-        dp_volcano *v;
-        double *elastic;    /* per queue, n_dims each */
-        double *used;       /* every bound or allocated pod's request (node.Used summed) */
-        double *oc_inqueue; /* overcommit's own inqueue count */
-        bool *tried;        /* per job: allocate looked at it this session */
-        bool *closed;       /* per queue: fifo head failed, or overused: no more this session */
-        ssize_t *fifo_head; /* per queue: the fifo head that failed, -2 overused, -1 none */
-        size_t *qjobs;      /* the jobs by queue: those of queue q at qjobs[qstart[q]..qstart[q + 1]) */
-        size_t *qstart;
-        bool changed;
-} vsess;
-
-static bool le(double a, double b) { return a < b || fabs(a - b) < VC_EPS; }
-
 /* The dimensions a queue's share and overuse look at: cpu, memory and
  * the resources the cluster or its deserved has (api.Resource's keys). */
 static bool present(const dp_volcano *v, const dp_vc_queue_info *q, size_t d) {
         return d < 2 || v->total[d] > 0 || q->deserved[d] > 0;
 }
 
-static void job_alloc(const dp_volcano *v, const dp_vc_job *j, double *out, size_t *ret_n) {
+void vc_job_alloc(const dp_volcano *v, const dp_vc_job *j, double *out, size_t *ret_n) {
         memset(out, 0, v->n_dims * sizeof(double));
         size_t n = 0;
         for (size_t k = 0; k < j->n_tasks; k++) {
@@ -53,7 +38,7 @@ static void job_alloc(const dp_volcano *v, const dp_vc_job *j, double *out, size
         if (ret_n) *ret_n = n;
 }
 
-static double drf_share(const dp_volcano *v, const double *alloc) {
+double vc_drf_share(const dp_volcano *v, const double *alloc) {
         double s = 0;
         for (size_t d = 0; d < v->n_dims; d++)
                 if (v->total[d] > 0) s = fmax(s, alloc[d] / v->total[d]);
@@ -61,7 +46,7 @@ static double drf_share(const dp_volcano *v, const double *alloc) {
 }
 
 /* The capacity plugin's parent of queue i (-1 none); proportion is flat. */
-static ssize_t parent_of(const dp_volcano *v, size_t i) {
+ssize_t vc_parent_of(const dp_volcano *v, size_t i) {
         const dp_vc_queue *q = v->qs[i].queue;
         if (v->opts.plugin != DP_VC_CAPACITY || !q || !q->parent) return -1;
         return vc_queue_index(v, q->parent);
@@ -75,7 +60,7 @@ static void add_up(dp_volcano *v, size_t i, size_t off, const double *x, double 
                 for (size_t d = 0; d < v->n_dims; d++)
                         dst[d] += sign * x[d];
                 v->qs[i].active = true;
-                ssize_t p = parent_of(v, i);
+                ssize_t p = vc_parent_of(v, i);
                 if (p < 0) return;
                 i = (size_t)p;
         }
@@ -86,16 +71,19 @@ static void add_up(dp_volcano *v, size_t i, size_t off, const double *x, double 
 static void job_attributes(vsess *s, dp_vc_job *j, double *ja, double *tmp) {
         dp_volcano *v = s->v;
         size_t n_alloc = 0;
-        job_alloc(v, j, ja, &n_alloc);
+        vc_job_alloc(v, j, ja, &n_alloc);
         j->n_allocated = n_alloc;
-        j->drf_share = drf_share(v, ja);
+        j->drf_share = vc_drf_share(v, ja);
         if (j->q < 0) return;
         size_t q = (size_t)j->q;
+        for (size_t k = 0; k < j->n_tasks; k++)
+                if (v->tasks[j->tasks[k]].allocated) vc_dra_take(v, &v->tasks[j->tasks[k]], q, 1);
+        if (j->phase == DP_VC_INQUEUE) vc_dra_inqueue(v, j);
         add_up(v, q, QOFF(allocated), ja, 1);
         add_up(v, q, QOFF(request), ja, 1);
         for (size_t k = 0; k < j->n_tasks; k++) {
                 const vtask *t = &v->tasks[j->tasks[k]];
-                if (!t->allocated && t->evicted_for < 0) add_up(v, q, QOFF(request), t->req, 1);
+                if (vc_pending(t)) add_up(v, q, QOFF(request), t->req, 1);
         }
         if (j->phase == DP_VC_INQUEUE && j->has_min_resources) add_up(v, q, QOFF(inqueue), j->min_res, 1);
         /* a running job still holds, as inqueue, what of its minResources it has not got yet */
@@ -107,7 +95,7 @@ static void job_attributes(vsess *s, dp_vc_job *j, double *ja, double *tmp) {
         /* elastic: what it holds beyond its minResources */
         bool beyond = false;
         for (size_t d = 0; d < v->n_dims; d++)
-                beyond = beyond || !le(ja[d], j->min_res[d]);
+                beyond = beyond || !vc_le(ja[d], j->min_res[d]);
         for (size_t d = 0; beyond && d < v->n_dims; d++)
                 s->elastic[q * v->n_dims + d] += fmax(ja[d] - j->min_res[d], 0);
 }
@@ -122,6 +110,7 @@ static int attributes(vsess *s) {
         }
         _cleanup_free_ double *ja = vc_vec_new(v), *tmp = vc_vec_new(v);
         if (!ja || !tmp) return -ENOMEM;
+        vc_dra_reset(v);
         for (size_t j = 0; j < v->n_jobs; j++)
                 job_attributes(s, &v->jobs[j], ja, tmp);
         return 0;
@@ -141,7 +130,7 @@ static void real_capability(dp_volcano *v, size_t i, const double *total_guarant
         for (size_t d = 0; d < v->n_dims; d++)
                 if (!(v->opts.plugin == DP_VC_PROPORTION && d < 2 && cap[d] <= 0))
                         q->real_capability[d] = fmin(q->real_capability[d], cap[d]);
-        ssize_t p = parent_of(v, i);
+        ssize_t p = vc_parent_of(v, i);
         if (p < 0 || depth > v->n_qs) return;
         real_capability(v, (size_t)p, total_guarantee, cap, depth + 1);
         for (size_t d = 0; d < v->n_dims; d++)
@@ -165,7 +154,7 @@ static bool fill_one(dp_volcano *v, dp_vc_queue_info *q, const double *remaining
                 x = fmin(x, q->request[d]);
                 q->deserved[d] = x;
                 same = same && x == old[d];
-                met = met && le(q->request[d], x);
+                met = met && vc_le(q->request[d], x);
         }
         for (size_t d = 0; d < v->n_dims; d++) {
                 q->deserved[d] = fmax(q->deserved[d], q->guarantee[d]);
@@ -227,7 +216,7 @@ static void share_of(dp_volcano *v, dp_vc_queue_info *q) {
                 if (!present(v, q, d)) continue;
                 double s = q->deserved[d] > 0 ? q->allocated[d] / q->deserved[d] : (q->allocated[d] > 0 ? 1 : 0);
                 q->share = fmax(q->share, s);
-                q->overused = q->overused && le(q->deserved[d], q->allocated[d]);
+                q->overused = q->overused && vc_le(q->deserved[d], q->allocated[d]);
         }
 }
 
@@ -260,13 +249,13 @@ static int cmp_queue(const dp_volcano *v, size_t a, size_t b) {
         return a < b ? -1 : a > b;
 }
 
-static bool job_ready(const dp_vc_job *j) { return j->n_allocated >= (size_t)DP_MAX(j->min_member, 1); }
+static bool vc_job_ready(const dp_vc_job *j) { return j->n_allocated >= (size_t)DP_MAX(j->min_member, 1); }
 
 /* Job order: priority (higher first), gang (not ready first), DRF share
  * (lower first), creation, input order. */
-static int cmp_job(const dp_volcano *v, const dp_vc_job *x, const dp_vc_job *y) {
+int vc_cmp_job(const dp_volcano *v, const dp_vc_job *x, const dp_vc_job *y) {
         if (x->priority != y->priority) return x->priority > y->priority ? -1 : 1;
-        bool rx = job_ready(x), ry = job_ready(y);
+        bool rx = vc_job_ready(x), ry = vc_job_ready(y);
         if (rx != ry) return rx ? 1 : -1;
         if (fabs(x->drf_share - y->drf_share) > 1e-12) return x->drf_share < y->drf_share ? -1 : 1;
         if (x->created && y->created && !streq(x->created, y->created)) return strcmp(x->created, y->created);
@@ -274,12 +263,12 @@ static int cmp_job(const dp_volcano *v, const dp_vc_job *x, const dp_vc_job *y) 
 }
 
 /* The first job of queue q in job order that `want` accepts, -1 none. */
-static ssize_t best_job(vsess *s, size_t q, bool (*want)(vsess *, const dp_vc_job *)) {
+ssize_t vc_best_job(vsess *s, size_t q, bool (*want)(vsess *, const dp_vc_job *)) {
         dp_volcano *v = s->v;
         ssize_t best = -1;
         for (size_t k = s->qstart[q]; k < s->qstart[q + 1]; k++) {
                 size_t j = s->qjobs[k];
-                if (want(s, &v->jobs[j]) && (best < 0 || cmp_job(v, &v->jobs[j], &v->jobs[best]) < 0))
+                if (want(s, &v->jobs[j]) && (best < 0 || vc_cmp_job(v, &v->jobs[j], &v->jobs[best]) < 0))
                         best = (ssize_t)j;
         }
         return best;
@@ -290,12 +279,12 @@ static ssize_t best_queue(vsess *s, bool (*want)(vsess *, const dp_vc_job *)) {
         dp_volcano *v = s->v;
         ssize_t best = -1;
         for (size_t q = 0; q < v->n_qs; q++)
-                if (!s->closed[q] && (best < 0 || cmp_queue(v, q, (size_t)best) < 0) && best_job(s, q, want) >= 0)
+                if (!s->closed[q] && (best < 0 || cmp_queue(v, q, (size_t)best) < 0) && vc_best_job(s, q, want) >= 0)
                         best = (ssize_t)q;
         return best;
 }
 
-static int set_words(dp_vc_job *j, const char *reason, const char *message) {
+int vc_set_words(dp_vc_job *j, const char *reason, const char *message) {
         free(j->reason);
         free(j->message);
         j->reason = reason ? dp_strdup(reason) : NULL;
@@ -303,7 +292,7 @@ static int set_words(dp_vc_job *j, const char *reason, const char *message) {
         return (reason && !j->reason) || (message && !j->message) ? -ENOMEM : 0;
 }
 
-static int set_note(dp_vc_job *j, char *note) {
+int vc_set_note(dp_vc_job *j, char *note) {
         if (!note) return -ENOMEM;
         free(j->note);
         j->note = note;
@@ -322,7 +311,7 @@ static bool overcommit_permits(vsess *s, const dp_vc_job *j) {
         dp_volcano *v = s->v;
         for (size_t d = 0; d < v->n_dims; d++) /* only the resources it asks for */
                 if (j->min_res[d] > 0 &&
-                    !le(s->oc_inqueue[d] + j->min_res[d], v->total[d] * VC_OVERCOMMIT_FACTOR - s->used[d]))
+                    !vc_le(s->oc_inqueue[d] + j->min_res[d], v->total[d] * VC_OVERCOMMIT_FACTOR - s->used[d]))
                         return false;
         for (size_t d = 0; d < v->n_dims; d++)
                 s->oc_inqueue[d] += j->min_res[d];
@@ -342,9 +331,9 @@ static bool quota_permits(vsess *s, const dp_vc_job *j) {
                         if (cap && j->min_res[d] <= 0) continue;
                         double x = j->min_res[d] + qi->allocated[d] + qi->inqueue[d] -
                                    s->elastic[(size_t)q * v->n_dims + d];
-                        if (!le(x, qi->real_capability[d])) return false;
+                        if (!vc_le(x, qi->real_capability[d])) return false;
                 }
-                q = parent_of(v, (size_t)q);
+                q = vc_parent_of(v, (size_t)q);
         }
         return true;
 }
@@ -353,17 +342,19 @@ static int enqueue_one(vsess *s, dp_vc_job *j) {
         dp_volcano *v = s->v;
         const dp_vc_queue_info *qi = &v->qs[j->q];
         if (qi->queue && qi->queue->state && !streq(qi->queue->state, "Open"))
-                return set_note(j, dp_asprintf("queue %s is %s (status.state): Volcano enqueues no job into it",
-                                               qi->name, qi->queue->state));
+                return vc_set_note(j, dp_asprintf("queue %s is %s (status.state): Volcano enqueues no job into it",
+                                                  qi->name, qi->queue->state));
         if (j->has_min_resources) {
                 if (v->opts.plugin == DP_VC_PROPORTION && !overcommit_permits(s, j))
-                        return set_words(j, "Unschedulable", "resource in cluster is overused");
-                if (!quota_permits(s, j)) return set_words(j, "Unschedulable", "queue resource quota insufficient");
-                add_up(v, (size_t)j->q, QOFF(inqueue), j->min_res, 1);
+                        return vc_set_words(j, "Unschedulable", "resource in cluster is overused");
+                if (!quota_permits(s, j)) return vc_set_words(j, "Unschedulable", "queue resource quota insufficient");
         }
+        /* capacity's DRA quota, minResources or not (volcano-dra.c) */
+        if (!vc_dra_enqueue(v, j)) return vc_set_words(j, "Unschedulable", "queue resource quota insufficient");
+        if (j->has_min_resources) add_up(v, (size_t)j->q, QOFF(inqueue), j->min_res, 1);
         j->phase = DP_VC_INQUEUE;
         s->changed = true;
-        return set_words(j, NULL, NULL);
+        return vc_set_words(j, NULL, NULL);
 }
 
 /* Queues in order, one job each in turn (the action pushes a queue back
@@ -374,7 +365,7 @@ static int enqueue(vsess *s) {
         for (;;) {
                 ssize_t q = best_queue(s, want_enqueue);
                 if (q < 0) return 0;
-                ssize_t j = best_job(s, (size_t)q, want_enqueue);
+                ssize_t j = vc_best_job(s, (size_t)q, want_enqueue);
                 s->tried[j] = true;
                 int r = enqueue_one(s, &v->jobs[j]);
                 if (r < 0) return r;
@@ -386,39 +377,40 @@ static int enqueue(vsess *s) {
 static bool want_allocate(vsess *s, const dp_vc_job *j) {
         if (s->tried[j - s->v->jobs] || j->phase == DP_VC_PENDING) return false;
         for (size_t k = 0; k < j->n_tasks; k++)
-                if (!s->v->tasks[j->tasks[k]].allocated && s->v->tasks[j->tasks[k]].evicted_for < 0) return true;
+                if (vc_pending(&s->v->tasks[j->tasks[k]])) return true;
         return false;
 }
 
 /* The queue's Allocatable (proportion: the request within deserved −
  * allocated; capacity: allocated + request within realCapability on the
  * resources it asks for, up the hierarchy) and room in the cluster. */
-static bool task_fits(vsess *s, ssize_t q, const double *req) {
+bool vc_task_fits(vsess *s, ssize_t q, const vtask *t) {
         dp_volcano *v = s->v;
+        const double *req = t->req;
         for (size_t d = 0; d < v->n_dims; d++)
-                if (req[d] > 0 && !le(req[d], v->total[d] - s->used[d])) return false;
+                if (req[d] > 0 && !vc_le(req[d], v->total[d] - s->used[d])) return false;
         if (v->opts.plugin == DP_VC_PROPORTION) {
                 for (size_t d = 0; d < v->n_dims; d++)
-                        if (!le(req[d], fmax(v->qs[q].deserved[d] - v->qs[q].allocated[d], 0))) return false;
+                        if (!vc_le(req[d], fmax(v->qs[q].deserved[d] - v->qs[q].allocated[d], 0))) return false;
                 return true;
         }
-        for (size_t hops = 0; q >= 0 && hops <= v->n_qs; hops++) {
+        for (ssize_t a = q, hops = 0; a >= 0 && hops <= (ssize_t)v->n_qs; hops++) {
                 for (size_t d = 0; d < v->n_dims; d++)
-                        if (req[d] > 0 && !le(v->qs[q].allocated[d] + req[d], v->qs[q].real_capability[d]))
+                        if (req[d] > 0 && !vc_le(v->qs[a].allocated[d] + req[d], v->qs[a].real_capability[d]))
                                 return false;
-                q = parent_of(v, (size_t)q);
+                a = vc_parent_of(v, (size_t)a);
         }
-        return true;
+        return vc_dra_fits(v, t, (size_t)q);
 }
 
-static int cmp_task(const void *a, const void *b, void *userdata) {
+int vc_cmp_task(const void *a, const void *b, void *userdata) {
         const dp_volcano *v = userdata;
         const vtask *x = &v->tasks[*(const size_t *)a], *y = &v->tasks[*(const size_t *)b];
         if (x->priority != y->priority) return x->priority > y->priority ? -1 : 1;
         return x->order < y->order ? -1 : x->order > y->order;
 }
 
-static void take_task(vsess *s, vtask *t, ssize_t q, double sign) {
+void vc_take_task(vsess *s, vtask *t, ssize_t q, double sign) {
         dp_volcano *v = s->v;
         t->allocated = sign > 0;
         if (sign > 0)
@@ -426,6 +418,7 @@ static void take_task(vsess *s, vtask *t, ssize_t q, double sign) {
         else
                 v->jobs[t->job].n_allocated--;
         add_up(v, (size_t)q, QOFF(allocated), t->req, sign);
+        vc_dra_take(v, t, (size_t)q, sign > 0 ? 1 : -1);
         for (size_t d = 0; d < v->n_dims; d++)
                 s->used[d] += sign * t->req[d];
         share_of(v, &v->qs[q]);
@@ -453,13 +446,13 @@ static int allocate_job(vsess *s, dp_vc_job *j) {
         if (j->n_tasks < (size_t)j->min_member) {
                 snprintf(msg, sizeof(msg), "Not enough valid tasks for gang-scheduling, valid: %zu, min: %d",
                          j->n_tasks, j->min_member);
-                return set_words(j, "NotEnoughTasks", msg);
+                return vc_set_words(j, "NotEnoughTasks", msg);
         }
         _cleanup_free_ size_t *order = calloc(j->n_tasks + 1, sizeof(size_t)),
                               *taken = calloc(j->n_tasks + 1, sizeof(size_t));
         if (!order || !taken) return -ENOMEM;
         memcpy(order, j->tasks, j->n_tasks * sizeof(size_t));
-        qsort_r(order, j->n_tasks, sizeof(size_t), cmp_task, v);
+        qsort_r(order, j->n_tasks, sizeof(size_t), vc_cmp_task, v);
         size_t n_taken = 0, before = 0;
         for (size_t k = 0; k < j->n_tasks; k++) {
                 vtask *t = &v->tasks[order[k]];
@@ -467,20 +460,20 @@ static int allocate_job(vsess *s, dp_vc_job *j) {
                         before++;
                         continue;
                 }
-                if (t->evicted_for >= 0) continue; /* gone: Volcano's controller would make a new pod */
-                if (!task_fits(s, j->q, t->req)) break;
-                take_task(s, t, j->q, 1);
+                if (!vc_pending(t)) continue; /* gone: Volcano's controller would make a new pod */
+                if (!vc_task_fits(s, j->q, t)) break;
+                vc_take_task(s, t, j->q, 1);
                 taken[n_taken++] = order[k];
         }
         if (before + n_taken >= (size_t)DP_MAX(j->min_member, 1)) {
                 if (n_taken) s->changed = true;
                 if (j->phase != DP_VC_RUNNING) j->session = v->sessions;
                 j->phase = DP_VC_RUNNING;
-                return set_words(j, NULL, NULL);
+                return vc_set_words(j, NULL, NULL);
         }
         for (size_t k = n_taken; k-- > 0;)
-                take_task(s, &v->tasks[taken[k]], j->q, -1);
-        return set_words(j, "NotEnoughResources", gang_message(j, before, msg, sizeof(msg)));
+                vc_take_task(s, &v->tasks[taken[k]], j->q, -1);
+        return vc_set_words(j, "NotEnoughResources", gang_message(j, before, msg, sizeof(msg)));
 }
 
 /* The jobs a fifo head (fifo_head[q] >= 0) or their queue's overuse (-2)
@@ -491,17 +484,18 @@ static int fifo_notes(vsess *s) {
                 dp_vc_job *job = &v->jobs[j];
                 if (job->q < 0 || s->fifo_head[job->q] == -1 || !want_allocate(s, job)) continue;
                 if (s->fifo_head[job->q] == -2) {
-                        if (set_note(job,
-                                     dp_asprintf("queue %s is overused (deserved <= allocated): Volcano's allocate "
-                                                 "skips it",
-                                                 job->queue)) < 0)
+                        if (vc_set_note(job,
+                                        dp_asprintf("queue %s is overused (deserved <= allocated): Volcano's allocate "
+                                                    "skips it",
+                                                    job->queue)) < 0)
                                 return -ENOMEM;
                         continue;
                 }
                 const dp_vc_job *h = &v->jobs[s->fifo_head[job->q]];
-                if (set_note(job, dp_asprintf("behind %s/%s, the head of fifo queue %s that cannot be allocated: not "
-                                              "tried (dequeueStrategy fifo)",
-                                              h->ns, h->name, job->queue)) < 0)
+                if (vc_set_note(job,
+                                dp_asprintf("behind %s/%s, the head of fifo queue %s that cannot be allocated: not "
+                                            "tried (dequeueStrategy fifo)",
+                                            h->ns, h->name, job->queue)) < 0)
                         return -ENOMEM;
         }
         return 0;
@@ -521,7 +515,7 @@ static int allocate(vsess *s) {
                         s->fifo_head[q] = -2;
                         continue;
                 }
-                ssize_t j = best_job(s, (size_t)q, want_allocate);
+                ssize_t j = vc_best_job(s, (size_t)q, want_allocate);
                 s->tried[j] = true;
                 dp_vc_job *job = &v->jobs[j];
                 int r = allocate_job(s, job);
@@ -529,8 +523,8 @@ static int allocate(vsess *s) {
                 job->drf_share = 0;
                 _cleanup_free_ double *ja = vc_vec_new(v);
                 if (!ja) return -ENOMEM;
-                job_alloc(v, job, ja, NULL);
-                job->drf_share = drf_share(v, ja);
+                vc_job_alloc(v, job, ja, NULL);
+                job->drf_share = vc_drf_share(v, ja);
                 /* fifo: a head that cannot go blocks the jobs behind it */
                 if (job->phase != DP_VC_RUNNING && v->qs[q].queue && v->qs[q].queue->fifo) {
                         s->closed[q] = true;
@@ -552,26 +546,28 @@ static void reclaim_need(const dp_volcano *v, const dp_vc_job *j, double *need) 
         size_t missing = (size_t)DP_MAX(j->min_member, 1) - DP_MIN(j->n_allocated, (size_t)DP_MAX(j->min_member, 1));
         for (size_t k = 0; k < j->n_tasks && missing; k++) {
                 const vtask *t = &v->tasks[j->tasks[k]];
-                if (t->allocated || t->evicted_for >= 0) continue;
+                if (!vc_pending(t)) continue;
                 for (size_t d = 0; d < v->n_dims; d++)
                         need[d] += t->req[d];
                 missing--;
         }
 }
 
-static bool fits_free(vsess *s, const double *need) {
+bool vc_fits_free(vsess *s, const double *need) {
         for (size_t d = 0; d < s->v->n_dims; d++)
-                if (need[d] > 0 && !le(need[d], s->v->total[d] - s->used[d])) return false;
+                if (need[d] > 0 && !vc_le(need[d], s->v->total[d] - s->used[d])) return false;
         return true;
 }
 
-/* A running task another queue may lose: its queue is reclaimable and holds
+/* A running task another queue may lose: preemptable (volcano.sh/preemptable),
+ * not kube-system's or critical (conformance), its queue is reclaimable and holds
  * more than its deserved on some resource (proportion's Reclaimable; capacity
  * keeps the guarantee), and gang lets its job lose one (minAvailable 1, or
  * more ready than minAvailable). */
 static bool victim_ok(vsess *s, size_t own_q, const vtask *t) {
         dp_volcano *v = s->v;
-        if (t->job < 0) return false; /* a pod naming a PodGroup not in the input: no one's */
+        if (t->job < 0) return false;                     /* a pod naming a PodGroup not in the input: no one's */
+        if (!t->preemptable || t->critical) return false; /* reclaim.go's filter; conformance */
         const dp_vc_job *j = &v->jobs[t->job];
         if (!t->allocated || j->q < 0 || (size_t)j->q == own_q) return false;
         const dp_vc_queue_info *q = &v->qs[j->q];
@@ -579,7 +575,7 @@ static bool victim_ok(vsess *s, size_t own_q, const vtask *t) {
         if (!(j->min_member <= 1 || (size_t)j->min_member + 1 <= j->n_allocated)) return false;
         bool over = false;
         for (size_t d = 0; d < v->n_dims; d++) {
-                over = over || !le(q->allocated[d], q->deserved[d]);
+                over = over || !vc_le(q->allocated[d], q->deserved[d]);
                 if (v->opts.plugin == DP_VC_CAPACITY && t->req[d] > 0 &&
                     q->allocated[d] - t->req[d] < q->guarantee[d] - VC_EPS)
                         return false;
@@ -601,9 +597,9 @@ static ssize_t next_victim(vsess *s, size_t own_q) {
         return best;
 }
 
-static void evict(vsess *s, vtask *t, ssize_t for_job, double sign) {
+void vc_evict(vsess *s, vtask *t, ssize_t for_job, double sign) {
         ssize_t q = s->v->jobs[t->job].q;
-        take_task(s, t, q, -sign);
+        vc_take_task(s, t, q, -sign);
         t->evicted_for = sign > 0 ? for_job : -1;
 }
 
@@ -614,19 +610,19 @@ static int reclaim_job(vsess *s, dp_vc_job *j, double *need) {
         const dp_vc_queue_info *own = &v->qs[j->q];
         reclaim_need(v, j, need);
         for (size_t d = 0; d < v->n_dims; d++) /* a queue at its deserved cannot reclaim */
-                if (need[d] > 0 && !le(own->allocated[d] + need[d], own->deserved[d])) return 0;
+                if (need[d] > 0 && !vc_le(own->allocated[d] + need[d], own->deserved[d])) return 0;
         _cleanup_free_ size_t *taken = calloc(v->n_tasks + 1, sizeof(size_t));
         if (!taken) return -ENOMEM;
         size_t n = 0;
         ssize_t victim;
-        while (!fits_free(s, need) && (victim = next_victim(s, (size_t)j->q)) >= 0) {
-                evict(s, &v->tasks[victim], j - v->jobs, 1);
+        while (!vc_fits_free(s, need) && (victim = next_victim(s, (size_t)j->q)) >= 0) {
+                vc_evict(s, &v->tasks[victim], j - v->jobs, 1);
                 taken[n++] = (size_t)victim;
         }
-        int r = fits_free(s, need) && n ? allocate_job(s, j) : 0;
+        int r = vc_fits_free(s, need) && n ? allocate_job(s, j) : 0;
         if (r < 0 || j->phase != DP_VC_RUNNING) {
                 for (size_t k = n; k-- > 0;)
-                        evict(s, &v->tasks[taken[k]], -1, -1);
+                        vc_evict(s, &v->tasks[taken[k]], -1, -1);
                 return r;
         }
         for (size_t k = 0; k < n; k++) { /* a victim's group below minMember waits again */
@@ -634,7 +630,7 @@ static int reclaim_job(vsess *s, dp_vc_job *j, double *need) {
                 if (vj->n_allocated < (size_t)DP_MAX(vj->min_member, 1)) vj->phase = DP_VC_INQUEUE;
         }
         s->changed = true;
-        return set_note(j, dp_asprintf("Running after reclaim evicted %zu pod(s) of other queues", n));
+        return vc_set_note(j, dp_asprintf("Running after reclaim evicted %zu pod(s) of other queues", n));
 }
 
 static int reclaim(vsess *s) {
@@ -650,7 +646,7 @@ static int reclaim(vsess *s) {
                         s->closed[q] = true;
                         continue;
                 }
-                ssize_t j = best_job(s, (size_t)q, want_reclaim);
+                ssize_t j = vc_best_job(s, (size_t)q, want_reclaim);
                 s->tried[j] = true;
                 int r = reclaim_job(s, &v->jobs[j], need);
                 if (r < 0) return r;
@@ -663,9 +659,10 @@ static int missing_queues(dp_volcano *v) {
         for (size_t j = 0; j < v->n_jobs; j++) {
                 dp_vc_job *job = &v->jobs[j];
                 if (job->q >= 0 || job->note) continue;
-                if (set_note(job, dp_asprintf("Queue %s is not in the input: Volcano leaves the job Pending (Failed to "
-                                              "find Queue)",
-                                              job->queue)) < 0)
+                if (vc_set_note(job,
+                                dp_asprintf("Queue %s is not in the input: Volcano leaves the job Pending (Failed to "
+                                            "find Queue)",
+                                            job->queue)) < 0)
                         return -ENOMEM;
         }
         return 0;
@@ -694,12 +691,14 @@ static int backfill(vsess *s) {
                 }
                 if (!empty) continue;
                 for (size_t k = 0; k < job->n_tasks; k++)
-                        v->tasks[job->tasks[k]].allocated = true;
-                job->n_allocated = job->n_tasks;
+                        if (vc_pending(&v->tasks[job->tasks[k]])) {
+                                v->tasks[job->tasks[k]].allocated = true;
+                                job->n_allocated++;
+                        }
                 job->phase = DP_VC_RUNNING;
                 job->session = v->sessions;
                 s->changed = true;
-                if (set_words(job, NULL, NULL) < 0) return -ENOMEM;
+                if (vc_set_words(job, NULL, NULL) < 0) return -ENOMEM;
         }
         return 0;
 }
@@ -739,6 +738,7 @@ int vc_session(dp_volcano *v, bool *ret_changed, dp_error *err) {
                 r = enqueue(&s);
         }
         if (r >= 0) r = allocate(&s);
+        if (r >= 0 && v->opts.preempt) r = vc_preempt(&s);
         if (r >= 0 && v->opts.reclaim) r = reclaim(&s);
         if (r >= 0) r = backfill(&s);
         dp_free_many(s.elastic, s.used, s.oc_inqueue, s.tried, s.closed, s.fifo_head, s.qjobs, s.qstart);

@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "base/hashmap.h"
 #include "base/strv.h"
 #include "queue/queue-internal.h"
 #include "queue/volcano-internal.h"
@@ -21,11 +22,12 @@ int dp_volcano_warn_input(dp_object_list *l, dp_error *err) {
         for (size_t i = 0; i < l->n; i++)
                 n += dp_volcano_is_queue(l->items[i]);
         if (!n) return 0;
-        int r = dp_object_list_warn(l,
-                                    "%zu Volcano Queue(s) in the input: Volcano's admission runs only with --queue-policy "
-                                    "volcano (without it the pods of schedulerName volcano stay Pending: no scheduler "
-                                    "of that name)",
-                                    n);
+        int r = dp_object_list_warn(
+                l,
+                "%zu Volcano Queue(s) in the input: Volcano's admission runs only with --queue-policy "
+                "volcano (without it the pods of schedulerName volcano stay Pending: no scheduler "
+                "of that name)",
+                n);
         return r < 0 ? dp_error_set(err, r, "out of memory") : 0;
 }
 
@@ -44,13 +46,16 @@ static void job_done(dp_vc_job *j) {
 
 dp_volcano *dp_volcano_free(dp_volcano *v) {
         if (!v) return NULL;
+        vc_dra_done(v);
+        dp_hashmap_free(v->task_index);
         for (size_t i = 0; i < v->n_tasks; i++)
                 dp_free_many(v->tasks[i].req, v->tasks[i].key);
         for (size_t i = 0; i < v->n_jobs; i++)
                 job_done(&v->jobs[i]);
         dp_strv_free_n(v->dims, v->n_dims);
-        dp_free_many(v->nodes, v->pods, v->others, v->other_used, v->groups, v->queues, v->pcs, v->total, v->tasks,
-                     v->jobs, v->qs, v->qblock);
+        dp_strv_free_n(v->other_keys, v->n_others);
+        dp_free_many(v->nodes, v->pods, v->others, v->other_reqs, v->other_gone, v->other_used, v->groups, v->queues,
+                     v->pcs, v->total, v->tasks, v->jobs, v->qs, v->qblock);
         free(v);
         return NULL;
 }
@@ -85,6 +90,8 @@ int dp_volcano_add(dp_volcano *v, dp_object o, dp_error *err) {
                         r = push_ptr(&v->groups, &v->n_groups, o.pod_group);
                 break;
         case DP_KIND_PRIORITY_CLASS: r = push_ptr(&v->pcs, &v->n_pcs, o.priority_class); break;
+        case DP_KIND_RESOURCE_CLAIM_TEMPLATE: r = push_ptr(&v->templates, &v->n_templates, o.claim_template); break;
+        case DP_KIND_RESOURCE_CLAIM: r = push_ptr(&v->rclaims, &v->n_rclaims, o.claim); break;
         case DP_KIND_EXT:
                 if (dp_volcano_is_queue(o)) r = push_ptr(&v->queues, &v->n_queues, o.ext);
                 break;
@@ -99,6 +106,7 @@ int dp_volcano_add(dp_volcano *v, dp_object o, dp_error *err) {
  * (extended resources, hugepages-*); pods and ephemeral-storage are left out
  * here (docs/queues-volcano.md). */
 static bool counted(const char *name) {
+        if (vc_dra_key(name)) return false; /* the capacity plugin's DRA quota (volcano-dra.c) */
         return streq(name, "cpu") || streq(name, "memory") || startswith(name, "hugepages-") ||
                dp_is_extended_resource_name(name);
 }
@@ -201,8 +209,31 @@ static int32_t priority_of(const dp_volcano *v, const char *class_name) {
         return found ? p : class_value(v, NULL, &found);
 }
 
+/* Volcano's api.GetPodPreemptable: the annotation volcano.sh/preemptable,
+ * else the label, parsed as Go's strconv.ParseBool (a bad value is false);
+ * neither: true. */
+static bool pod_preemptable(const dp_pod *p) {
+        const char *x = dp_kv_get(p->meta.annotations, p->meta.n_annotations, VC_PREEMPTABLE_KEY);
+        if (!x) x = dp_kv_get(p->meta.labels, p->meta.n_labels, VC_PREEMPTABLE_KEY);
+        if (!x) return true;
+        static const char *const yes[] = {"1", "t", "T", "TRUE", "true", "True"};
+        for (size_t i = 0; i < ELEMENTSOF(yes); i++)
+                if (streq(x, yes[i])) return true;
+        return false;
+}
+
+/* conformance's rule: no pod of kube-system, none of the two system
+ * critical classes. */
+static bool pod_critical(const dp_pod *p) {
+        const char *c = p->priority_class_name;
+        return streq(ns_of(&p->meta), "kube-system") ||
+               (c && (streq(c, "system-cluster-critical") || streq(c, "system-node-critical")));
+}
+
 static int make_tasks(dp_volcano *v) {
-        if (!(v->tasks = calloc(v->n_pods + 1, sizeof(*v->tasks)))) return -ENOMEM;
+        if (!(v->tasks = calloc(v->n_pods + 1, sizeof(*v->tasks))) || !(v->task_index = dp_hashmap_new()) ||
+            dp_hashmap_reserve(v->task_index, v->n_pods) < 0)
+                return -ENOMEM;
         for (size_t i = 0; i < v->n_pods; i++) {
                 vtask *t = &v->tasks[v->n_tasks++];
                 t->pod = v->pods[i];
@@ -210,8 +241,14 @@ static int make_tasks(dp_volcano *v) {
                 t->order = i;
                 t->bound = t->allocated = t->pod->node_name != NULL;
                 t->priority = t->pod->has_priority ? t->pod->priority : priority_of(v, t->pod->priority_class_name);
+                t->preemptable = pod_preemptable(t->pod);
+                t->critical = pod_critical(t->pod);
+                t->never = streq_ptr(t->pod->preemption_policy, "Never");
                 t->key = dp_asprintf("%s/%s", ns_of(&t->pod->meta), t->pod->meta.name ? t->pod->meta.name : "");
                 if (!(t->req = vc_vec_new(v)) || !t->key) return -ENOMEM;
+                /* the first pod of a key wins, as the linear search did */
+                int r = dp_hashmap_put(v->task_index, t->key, (void *)(uintptr_t)v->n_tasks);
+                if (r < 0 && r != -EEXIST) return r;
                 for (size_t d = 0; d < v->n_dims; d++)
                         t->req[d] = (double)q_pod_value(t->pod, v->dims[d]) * (d < 2 ? 1 : 1000); /* milli-units */
         }
@@ -320,6 +357,27 @@ static int make_queues(dp_volcano *v, dp_error *err) {
         }
         for (size_t j = 0; j < v->n_jobs; j++)
                 v->jobs[j].q = vc_queue_index(v, v->jobs[j].queue);
+        return vc_dra_setup(v) < 0 ? dp_error_set(err, -ENOMEM, "out of memory") : 0;
+}
+
+/* The bound pods of other schedulers: their keys and requests, kept for
+ * dp_volcano_pod_deleted, and their sum. */
+static int other_pods(dp_volcano *v) {
+        size_t n = v->n_others;
+        if (!(v->other_used = vc_vec_new(v)) || !(v->other_keys = calloc(n + 1, sizeof(char *))) ||
+            !(v->other_reqs = calloc(n * v->n_dims + 1, sizeof(double))) ||
+            !(v->other_gone = calloc(n + 1, sizeof(bool))))
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+                const dp_pod *p = v->others[i];
+                if (!(v->other_keys[i] = dp_asprintf("%s/%s", ns_of(&p->meta), p->meta.name ? p->meta.name : "")))
+                        return -ENOMEM;
+                for (size_t d = 0; d < v->n_dims; d++) {
+                        double x = (double)q_pod_value(p, v->dims[d]) * (d < 2 ? 1 : 1000);
+                        v->other_reqs[i * v->n_dims + d] = x;
+                        v->other_used[d] += x;
+                }
+        }
         return 0;
 }
 
@@ -340,10 +398,7 @@ static int setup(dp_volcano *v, dp_error *err) {
                         v->total[d] += a[d];
                 free(a);
         }
-        if (r >= 0 && !(v->other_used = vc_vec_new(v))) r = -ENOMEM;
-        for (size_t i = 0; r >= 0 && i < v->n_others; i++)
-                for (size_t d = 0; d < v->n_dims; d++)
-                        v->other_used[d] += (double)q_pod_value(v->others[i], v->dims[d]) * (d < 2 ? 1 : 1000);
+        if (r >= 0) r = other_pods(v);
         if (r >= 0) r = make_tasks(v);
         if (r >= 0 && !(v->jobs = calloc(v->n_groups + v->n_tasks + 1, sizeof(*v->jobs)))) r = -ENOMEM;
         if (r >= 0) r = group_jobs(v);
@@ -361,16 +416,18 @@ static int setup(dp_volcano *v, dp_error *err) {
 }
 
 /* Sessions until one moves no job (a quiet cluster settles); each moves at
- * least one job a phase on, so jobs × 2 + 1 bound the loop. */
-int dp_volcano_run(dp_volcano *v, dp_error *err) {
-        assert_return(v, -EINVAL);
-        int r = setup(v, err);
+ * least one job a phase on, so jobs × 2 + 1 bound the loop; then the
+ * queues' counts of their jobs' phases. */
+static int sessions(dp_volcano *v, dp_error *err) {
+        int r = 0;
         for (size_t s = 0; r >= 0 && s < 2 * v->n_jobs + 1; s++) {
                 bool changed = false;
                 v->sessions++;
                 r = vc_session(v, &changed, err);
                 if (!changed) break;
         }
+        for (size_t q = 0; q < v->n_qs; q++)
+                v->qs[q].running = v->qs[q].inqueued = v->qs[q].pending = 0;
         for (size_t j = 0; r >= 0 && j < v->n_jobs; j++) {
                 if (v->jobs[j].q < 0) continue;
                 dp_vc_queue_info *q = &v->qs[v->jobs[j].q];
@@ -379,6 +436,21 @@ int dp_volcano_run(dp_volcano *v, dp_error *err) {
                 (*n)++;
         }
         return r;
+}
+
+int dp_volcano_prepare(dp_volcano *v, dp_error *err) {
+        assert_return(v && !v->jobs, -EINVAL);
+        return setup(v, err);
+}
+
+int dp_volcano_run(dp_volcano *v, dp_error *err) {
+        int r = dp_volcano_prepare(v, err);
+        return r < 0 ? r : sessions(v, err);
+}
+
+int dp_volcano_resume(dp_volcano *v, dp_error *err) {
+        assert_return(v && v->jobs, -EINVAL);
+        return sessions(v, err);
 }
 
 int dp_volcano_apply(dp_volcano *v) {
@@ -417,9 +489,56 @@ const dp_vc_queue_info *dp_volcano_find_queue(const dp_volcano *v, const char *n
 static const vtask *task_of(const dp_volcano *v, const char *ns, const char *name) {
         char key[600];
         snprintf(key, sizeof(key), "%s/%s", ns, name);
-        for (size_t i = 0; v && i < v->n_tasks; i++)
-                if (streq(v->tasks[i].key, key)) return &v->tasks[i];
-        return NULL;
+        uintptr_t i = v && v->task_index ? (uintptr_t)dp_hashmap_get(v->task_index, key) : 0;
+        return i ? &v->tasks[i - 1] : NULL;
+}
+
+int dp_volcano_pod_deleted(dp_volcano *v, const char *ns, const char *name) {
+        assert_return(v && ns && name, -EINVAL);
+        vtask *t = (vtask *)task_of(v, ns, name);
+        if (t) {
+                if (t->gone) return 0;
+                bool counted = t->allocated || vc_pending(t); /* an evicted task counts for nothing already */
+                t->gone = true;
+                t->allocated = false; /* what it held is free; the sessions count again */
+                return counted;
+        }
+        char key[600];
+        snprintf(key, sizeof(key), "%s/%s", ns, name);
+        for (size_t i = 0; v->other_keys && i < v->n_others; i++) {
+                if (v->other_gone[i] || !streq(v->other_keys[i], key)) continue;
+                v->other_gone[i] = true;
+                for (size_t d = 0; d < v->n_dims; d++)
+                        v->other_used[d] -= v->other_reqs[i * v->n_dims + d];
+                return 1;
+        }
+        return 0;
+}
+
+int dp_volcano_set_bound(dp_volcano *v, const dp_pod *const *pods, size_t n) {
+        assert_return(v && (pods || !n), -EINVAL);
+        if (!v->other_used) return 0;
+        memset(v->other_used, 0, v->n_dims * sizeof(double));
+        for (size_t i = 0; i < n; i++) {
+                const dp_pod *p = pods[i];
+                if (!p->node_name || task_of(v, ns_of(&p->meta), p->meta.name ? p->meta.name : "")) continue;
+                for (size_t d = 0; d < v->n_dims; d++)
+                        v->other_used[d] += (double)q_pod_value(p, v->dims[d]) * (d < 2 ? 1 : 1000);
+        }
+        return 0;
+}
+
+int dp_volcano_pod_created(dp_volcano *v, const char *ns, const char *name) {
+        assert_return(v && ns && name, -EINVAL);
+        vtask *t = (vtask *)task_of(v, ns, name);
+        if (!t || !t->gone) return 0;
+        t->gone = false;
+        return 1;
+}
+
+bool dp_volcano_pod_allocated(const dp_volcano *v, const char *ns, const char *name) {
+        const vtask *t = task_of(v, ns, name);
+        return t && t->allocated;
 }
 
 const char *dp_volcano_pod_reason(const dp_volcano *v, const char *ns, const char *name, char *buf, size_t size) {
@@ -443,13 +562,20 @@ const char *dp_volcano_pod_evicted(const dp_volcano *v, const char *ns, const ch
         const vtask *t = task_of(v, ns, name);
         if (!t || t->evicted_for < 0) return NULL;
         const dp_vc_job *by = &v->jobs[t->evicted_for], *own = &v->jobs[t->job];
-        snprintf(buf, size, "Volcano reclaim: evicted for PodGroup %s/%s of queue %s (queue %s above its deserved)",
-                 by->ns, by->name, by->queue, own->queue);
+        if (t->by_preempt)
+                snprintf(buf, size,
+                         "Volcano preempt: evicted for PodGroup %s/%s of queue %s (priority %d over PodGroup %s/%s's "
+                         "%d)",
+                         by->ns, by->name, by->queue, by->priority, own->ns, own->name, own->priority);
+        else
+                snprintf(buf, size,
+                         "Volcano reclaim: evicted for PodGroup %s/%s of queue %s (queue %s above its deserved)",
+                         by->ns, by->name, by->queue, own->queue);
         return buf;
 }
 
 int dp_volcano_options_actions(dp_volcano_options *o, const char *list, dp_error *err) {
-        bool allocate = false, reclaim = false;
+        bool allocate = false, reclaim = false, preempt = false;
         for (const char *p = list; *p;) {
                 p += strspn(p, " ,");
                 size_t n = strcspn(p, " ,");
@@ -460,15 +586,18 @@ int dp_volcano_options_actions(dp_volcano_options *o, const char *list, dp_error
                         allocate = true;
                 else if (streq(w, "reclaim"))
                         reclaim = true;
+                else if (streq(w, "preempt"))
+                        preempt = true;
                 else if (!streq(w, "enqueue") && !streq(w, "backfill"))
                         return dp_error_set(err, -EINVAL,
                                             "--volcano-actions: action \"%s\" is not simulated (enqueue, allocate, "
-                                            "backfill, reclaim)",
+                                            "backfill, preempt, reclaim)",
                                             w);
                 p += n;
         }
         if (!allocate) return dp_error_set(err, -EINVAL, "--volcano-actions %s: allocate is required", list);
         o->reclaim = reclaim;
+        o->preempt = preempt;
         return 0;
 }
 

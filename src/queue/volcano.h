@@ -59,11 +59,14 @@ typedef enum { DP_VC_PROPORTION = 0, DP_VC_CAPACITY } dp_vc_plugin;
 typedef struct dp_volcano_options {
         dp_vc_plugin plugin;
         bool reclaim; /* the opt-in reclaim action (--volcano-actions ...,reclaim) */
+        bool preempt; /* the opt-in preempt action (--volcano-actions ...,preempt) */
 } dp_volcano_options;
 
-/* "enqueue,allocate,backfill[,reclaim]" (Volcano's actions string; spaces
- * allowed) into o->reclaim; -EINVAL with a message for another action
- * (preempt is not simulated) or a list without allocate. */
+/* "enqueue,allocate,backfill[,preempt][,reclaim]" (Volcano's actions
+ * string; spaces allowed) into o->preempt and o->reclaim; -EINVAL with a
+ * message for another action or a list without allocate. The actions run
+ * in the order enqueue, allocate, preempt, reclaim, backfill whatever the
+ * list's order. */
 int dp_volcano_options_actions(dp_volcano_options *o, const char *list, dp_error *err);
 
 /* ---- the result ---- */
@@ -104,6 +107,7 @@ typedef struct dp_vc_queue_info {
         double share;
         bool overused;
         size_t pending, inqueued, running; /* its jobs' phases */
+        const char *note;                  /* devplane's remark (DRA keys not counted), NULL none */
 } dp_vc_queue_info;
 
 typedef struct dp_volcano dp_volcano;
@@ -113,14 +117,38 @@ dp_volcano *dp_volcano_free(dp_volcano *v);
 DEFINE_FREEP(dp_volcano, dp_volcano_free)
 /* Take part: a Node (its allocatable), a Pod (schedulerName volcano: a task;
  * others are not Volcano's), a Volcano PodGroup, a Volcano Queue, a
- * PriorityClass; any other object is ignored. 0 or -ENOMEM. */
+ * PriorityClass, a ResourceClaim or ResourceClaimTemplate (the capacity
+ * plugin's DRA quota); any other object is ignored. 0 or -ENOMEM. */
 int dp_volcano_add(dp_volcano *v, dp_object o, dp_error *err);
 /* Volcano's sessions (enqueue, allocate, backfill) until one changes
  * nothing. 0, -ENOMEM, -EINVAL (two PodGroups or Queues of one name). */
 int dp_volcano_run(dp_volcano *v, dp_error *err);
+/* dp_volcano_run in two steps: the jobs and queues made (errors as run's),
+ * then dp_volcano_resume runs the sessions; between them
+ * dp_volcano_pod_deleted marks the pods not there yet. */
+int dp_volcano_prepare(dp_volcano *v, dp_error *err);
 /* The pods Volcano allocated lose spec.schedulerName (kube-scheduler places
  * them); the others keep it (held, Pending). 0. */
 int dp_volcano_apply(dp_volcano *v);
+/* Over time (after dp_volcano_run; the pods v borrowed may be gone): pod
+ * ns/name was deleted. A task's pod leaves its job and what it held is free
+ * (Volcano's job controller would make a new pod; devplane does not); a
+ * bound pod of another scheduler frees its share of the cluster. 1 when it
+ * changed something, 0 when the pod is not known or already gone. */
+int dp_volcano_pod_deleted(dp_volcano *v, const char *ns, const char *name);
+/* Over time: the bound pods as the cluster stands (borrowed for the call);
+ * those not Volcano's tasks are what other schedulers use, in place of what
+ * the input's bound pods used. 0. */
+int dp_volcano_set_bound(dp_volcano *v, const dp_pod *const *pods, size_t n);
+/* A pod marked deleted (not there yet) is there now: a task again. 1 when
+ * it changed something, else 0. */
+int dp_volcano_pod_created(dp_volcano *v, const char *ns, const char *name);
+/* Sessions again over the jobs as they stand, until one moves no job. 0,
+ * -ENOMEM. The pods of tasks allocated then are for the caller to hand on
+ * (dp_volcano_pod_allocated): dp_volcano_apply's pointers may be stale. */
+int dp_volcano_resume(dp_volcano *v, dp_error *err);
+/* Whether pod ns/name is a task Volcano has allocated. */
+bool dp_volcano_pod_allocated(const dp_volcano *v, const char *ns, const char *name);
 
 size_t dp_volcano_n_jobs(const dp_volcano *v);
 const dp_vc_job *dp_volcano_job_at(const dp_volcano *v, size_t i);
@@ -136,8 +164,8 @@ const char *dp_volcano_plugin_name(const dp_volcano *v);
 /* Why Volcano holds pod ns/name back ("Volcano: PodGroup ns/g Inqueue: <its
  * words>") into buf; NULL when the pod is not Volcano's or was allocated. */
 const char *dp_volcano_pod_reason(const dp_volcano *v, const char *ns, const char *name, char *buf, size_t size);
-/* Whether reclaim evicted pod ns/name: why ("Volcano reclaim: ...") into
- * buf, else NULL. */
+/* Whether reclaim or preempt evicted pod ns/name: why ("Volcano reclaim:
+ * ...", "Volcano preempt: ...") into buf, else NULL. */
 const char *dp_volcano_pod_evicted(const dp_volcano *v, const char *ns, const char *name, char *buf, size_t size);
 
 /* simulate's "volcano" document (-o json|yaml) and its text. */

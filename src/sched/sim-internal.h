@@ -54,6 +54,8 @@ typedef struct sim_pod {
         char *evict_msg;  /* why */
         int64_t evict_at; /* a tolerated NoExecute taint evicts it then; -1 none */
         char *preempted_by; /* deleted by kube-scheduler's preemption for this pod ("ns/name") */
+        bool volcano_told;  /* sim_volcano_step has told Volcano it was deleted */
+        bool volcano_later; /* Volcano was told it is not there yet: tell it once created */
 } sim_pod;
 
 typedef struct sim_taint_seen sim_taint_seen;
@@ -155,9 +157,13 @@ bool sim_queue_over_time(const dp_sim_input *in);
 /* sim-volcano.c: Volcano's sessions before the first pods are created (when
  * in->volcano): allocated pods are handed to kube-scheduler. */
 int sim_volcano(sim_run *r, dp_error *err);
-/* After the input's pods are created: the pods Volcano's reclaim evicted
- * are deleted (Evicted). -ENOMEM. */
+/* After the input's pods are created: the pods Volcano's reclaim or preempt
+ * evicted are deleted (Evicted). -ENOMEM. */
 int sim_volcano_evict(sim_run *r);
+/* Over time: once pods have been created or deleted, Volcano's sessions run again; the
+ * pods of tasks allocated then lose schedulerName volcano (kube-scheduler
+ * places them), those evicted then are deleted. 0, -ENOMEM. */
+int sim_volcano_step(sim_run *r, dp_error *err);
 int sim_queue_hold(sim_run *r);
 int sim_queue_step(sim_run *r, dp_error *err);
 

@@ -983,6 +983,7 @@ static int sim_run_new_impl(const dp_sim_input *in, dp_sim_model force, size_t *
                 while (next < ne && evs[next]->at_ms <= r->now)
                         if ((rr = apply_event(r, evs[next++], err)) < 0) return rr;
                 if ((rr = sim_queue_step(r, err)) < 0) return rr;
+                if ((rr = sim_volcano_step(r, err)) < 0) return rr; /* Volcano over time (sim-volcano.c) */
                 /* pods a NoExecute taint reaches go before anything is placed */
                 if ((rr = sim_evict(r)) < 0) return rr;
                 if (rr > 0) last_event = DP_MAX(last_event, r->now);

@@ -67,6 +67,26 @@ grep -Eq '^ns1/b-0 +Running +n1 ' "$tmp/out" || fail "reclaim: b-0 not placed"
 grep -Eq '^ns1/a-1 +Running +n1 ' "$tmp/out" || fail "reclaim: a-1 evicted"
 "$DEVPLANE" simulate -f volcano/case-reclaim.yaml --queue-policy volcano >"$tmp/out" 2>/dev/null || fail "no reclaim: exit $?"
 grep -Eq '^ns1/b-0 +Pending .*Volcano: PodGroup ns1/b Inqueue' "$tmp/out" || fail "without reclaim: $(cat "$tmp/out")"
+# preempt (opt-in): within queue q1 the high-priority task takes the place of
+# two low-priority pods, the one annotated volcano.sh/preemptable false stays
+"$DEVPLANE" simulate -f volcano/case-preempt-large-task.yaml --queue-policy volcano \
+        --volcano-actions enqueue,allocate,preempt,backfill >"$tmp/out" 2>/dev/null || fail "preempt: exit $?"
+grep -Eq '^c1/preemptee2 +Evicted .*Volcano preempt: evicted for PodGroup c1/pg2 of queue q1 \(priority 100000 over PodGroup c1/pg1.s 10\)' \
+        "$tmp/out" || fail "preempt: $(cat "$tmp/out")"
+grep -Eq '^c1/preemptor1 +Running +n1 ' "$tmp/out" || fail "preempt: preemptor1 not placed"
+grep -Eq '^c1/preemptee3 +Running +n1 ' "$tmp/out" || fail "preempt: preemptee3 evicted"
+"$DEVPLANE" simulate -f volcano/case-preempt-large-task.yaml --queue-policy volcano >"$tmp/out" 2>/dev/null || fail "no preempt: exit $?"
+grep -Eq '^c1/preemptor1 +Pending .*Volcano: PodGroup c1/pg2 Inqueue' "$tmp/out" || fail "without preempt: $(cat "$tmp/out")"
+# the capacity plugin's DRA quota: q1 may hold 2 devices of gpu.example.com
+"$DEVPLANE" simulate -f volcano/case-capacity-dra-quota.yaml --queue-policy volcano --volcano-plugin capacity \
+        >"$tmp/out" 2>/dev/null || fail "dra quota: exit $?"
+grep -Eq '^ns1/b-0 +Pending .*Volcano: PodGroup ns1/b Pending: queue resource quota insufficient' "$tmp/out" ||
+        fail "dra quota: $(cat "$tmp/out")"
+grep -q '    DRA quota (allocated/capability, 0: none) deviceclass/gpu.example.com=2/2' "$tmp/out" || fail "dra line"
+"$DEVPLANE" simulate -f volcano/case-capacity-dra-quota.yaml --queue-policy volcano >"$tmp/out" 2>/dev/null ||
+        fail "dra proportion: exit $?"
+grep -q "    note: deviceclass/gpu.example.com: DRA quota is the capacity plugin's: proportion counts no claim" "$tmp/out" ||
+        fail "dra proportion note: $(cat "$tmp/out")"
 
 # bad values: one error with the path, exit 2
 sed 's/^  weight: 1$/  weight: 0/' data/volcano.yaml >"$tmp/bad.yaml"
@@ -82,11 +102,11 @@ set +e
 rc=$?
 "$DEVPLANE" simulate -f data/volcano.yaml --queue-policy yunikorn >/dev/null 2>"$tmp/err2"
 rc2=$?
-"$DEVPLANE" simulate -f data/volcano.yaml --queue-policy volcano --volcano-actions enqueue,allocate,preempt >/dev/null 2>"$tmp/err3"
+"$DEVPLANE" simulate -f data/volcano.yaml --queue-policy volcano --volcano-actions enqueue,allocate,shuffle >/dev/null 2>"$tmp/err3"
 rc3=$?
 set -e
-[ "$rc3" = 2 ] || fail "--volcano-actions preempt: exit $rc3"
-grep -q 'action "preempt" is not simulated' "$tmp/err3" || fail "preempt: $(cat "$tmp/err3")"
+[ "$rc3" = 2 ] || fail "--volcano-actions shuffle: exit $rc3"
+grep -q 'action "shuffle" is not simulated' "$tmp/err3" || fail "shuffle: $(cat "$tmp/err3")"
 [ "$rc" = 2 ] || fail "dequeueStrategy lifo: exit $rc"
 grep -q 'spec.dequeueStrategy: unsupported value "lifo": supported values: fifo, traverse' "$tmp/err" || fail "lifo: $(cat "$tmp/err")"
 [ "$rc2" = 2 ] || fail "--queue-policy yunikorn: exit $rc2"

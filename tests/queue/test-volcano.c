@@ -14,8 +14,10 @@
  *     # allocated: QUEUE res=quantity,...
  *     # share: QUEUE value                          (as the report prints it, %.4g)
  *     # placed: NS/POD yes|no                       (allocated: handed to kube-scheduler)
- *     # actions: enqueue, allocate, backfill, reclaim (optional: reclaim on)
- *     # evicted: NS/POD yes|no                      (reclaim evicted it)
+ *     # actions: enqueue, allocate, backfill, preempt, reclaim (optional: the opt-in actions)
+ *     # evicted: NS/POD yes|no                      (reclaim or preempt evicted it)
+ *     # queue-note: QUEUE <text the queue's note contains>
+ *     # queue-dra: QUEUE deviceclass/<class>=allocated/capability
  */
 #include <math.h>
 #include <stdio.h>
@@ -42,8 +44,7 @@ static char *header(const char *text, const char *key) {
         return p ? strndup(p + k, strcspn(p + k, "\n")) : NULL;
 }
 
-static dp_volcano *run_text(const char *name, const char *text, dp_vc_plugin plugin, bool reclaim,
-                            dp_object_list **ret_l) {
+static dp_volcano *run_text(const char *name, const char *text, const dp_volcano_options *o, dp_object_list **ret_l) {
         dp_object_list *l = dp_object_list_new();
         ASSERT_TRUE(l);
         l->ext = &dp_queue_model_ext;
@@ -51,9 +52,8 @@ static dp_volcano *run_text(const char *name, const char *text, dp_vc_plugin plu
         if (dp_model_decode_buffer(text, strlen(text), name, l, &err) < 0 || dp_model_generate_names(l, &err) < 0 ||
             dp_model_validate(l, &err) < 0 || dp_model_apply_defaults(l, &err) < 0)
                 DP_FAIL("%s: %s", name, err.msg);
-        dp_volcano_options o = {.plugin = plugin, .reclaim = reclaim};
         dp_volcano *v = NULL;
-        ASSERT_OK(dp_volcano_new(&o, &v));
+        ASSERT_OK(dp_volcano_new(o, &v));
         for (size_t i = 0; i < l->n; i++)
                 ASSERT_OK(dp_volcano_add(v, l->items[i], &err));
         if (dp_volcano_run(v, &err) < 0) DP_FAIL("%s: %s", name, err.msg);
@@ -141,6 +141,36 @@ static void check_evicted(const char *file, const dp_volcano *v, const char *lin
                 DP_FAIL("%s: pod %s/%s: evicted %s, expected %s", file, ns, pod, got ? "yes" : "no", want);
 }
 
+/* "QUEUE text": the queue's note contains text. */
+static void check_queue_note(const char *file, const dp_volcano *v, const char *line) {
+        char qname[256];
+        int used = 0;
+        if (sscanf(line, "%255s %n", qname, &used) != 1) DP_FAIL("%s: bad line %s", file, line);
+        const dp_vc_queue_info *q = dp_volcano_find_queue(v, qname);
+        if (!q) DP_FAIL("%s: no queue %s", file, qname);
+        if (!q->note || !strstr(q->note, line + used))
+                DP_FAIL("%s: queue %s: note \"%s\" does not contain \"%s\"", file, qname, q->note ? q->note : "(none)",
+                        line + used);
+}
+
+/* "QUEUE key=value": the queue's DRA quota in the report's words. */
+static void check_queue_dra(const char *file, const dp_volcano *v, const char *line) {
+        char qname[256], want[512];
+        if (sscanf(line, "%255s %511s", qname, want) != 2) DP_FAIL("%s: bad line %s", file, line);
+        dp_doc_set *s = dp_doc_set_new();
+        ASSERT_TRUE(s);
+        dp_strbuf out = DP_STRBUF_INIT;
+        dp_volcano_print(dp_volcano_encode(s, v), &out);
+        char pat[800];
+        snprintf(pat, sizeof(pat), "Queue %s (", qname);
+        const char *q = strstr(out.buf ? out.buf : "", pat), *dra = q ? strstr(q, "DRA quota") : NULL;
+        const char *end = dra ? strchr(dra, '\n') : NULL;
+        if (!dra || !end || !memmem(dra, (size_t)(end - dra), want, strlen(want)))
+                DP_FAIL("%s: queue %s: no DRA quota %s in\n%s", file, qname, want, out.buf ? out.buf : "");
+        dp_strbuf_done(&out);
+        dp_doc_set_free(s);
+}
+
 static size_t run_case(const char *name) {
         char path[512];
         snprintf(path, sizeof(path), "volcano/%s", name);
@@ -149,10 +179,12 @@ static size_t run_case(const char *name) {
         _cleanup_free_ char *actions = header(text, "actions");
         if (!source) DP_FAIL("%s: no '# source:' line", name);
         dp_object_list *l = NULL;
-        dp_volcano *v = run_text(name, text, plugin && streq(plugin, "capacity") ? DP_VC_CAPACITY : DP_VC_PROPORTION,
-                                 actions && strstr(actions, "reclaim"), &l);
-        static const char *const keys[] = {
-                "expect: ", "note: ", "deserved: ", "allocated: ", "share: ", "placed: ", "evicted: "};
+        dp_volcano_options o = {.plugin = plugin && streq(plugin, "capacity") ? DP_VC_CAPACITY : DP_VC_PROPORTION};
+        dp_error err = DP_ERROR_INIT;
+        if (actions && dp_volcano_options_actions(&o, actions, &err) < 0) DP_FAIL("%s: %s", name, err.msg);
+        dp_volcano *v = run_text(name, text, &o, &l);
+        static const char *const keys[] = {"expect: ", "note: ",    "deserved: ",   "allocated: ", "share: ",
+                                           "placed: ", "evicted: ", "queue-note: ", "queue-dra: "};
         size_t n = 0;
         for (const char *p = text; (p = strstr(p, "\n# ")); p++)
                 for (size_t k = 0; k < ELEMENTSOF(keys); k++) {
@@ -167,8 +199,12 @@ static size_t run_case(const char *name) {
                                 check_share(name, v, line);
                         else if (k == 5)
                                 check_placed(name, l, line);
-                        else
+                        else if (k == 6)
                                 check_evicted(name, v, line);
+                        else if (k == 7)
+                                check_queue_note(name, v, line);
+                        else
+                                check_queue_dra(name, v, line);
                         n++;
                 }
         if (!n) DP_FAIL("%s: no '# expect:' line", name);
@@ -232,5 +268,42 @@ TEST(volcano_queue_decode) {
         ASSERT_EQ(l->n_warnings, (size_t)1);
         ASSERT_CONTAINS(l->warnings[0], "Queue q: spec: unknown field \"colour\"");
         ASSERT_EQ(l->n_skipped, (size_t)0);
+        dp_object_list_free(l);
+}
+
+/* Over time: a pod deleted after the first sessions frees what it held
+ * (a task's, or a bound pod of another scheduler), and the sessions run
+ * again on what is left (dp_volcano_resume). */
+TEST(volcano_over_time) {
+        const char *y =
+                "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"
+                "status: {allocatable: {cpu: \"4\", memory: 4Gi}, capacity: {cpu: \"4\", memory: 4Gi}}\n---\n"
+                "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: q1}\nspec: {weight: 1}\n---\n"
+                "apiVersion: v1\nkind: Pod\nmetadata: {name: web, namespace: ns1}\n"
+                "spec: {nodeName: n1, containers: [{name: c, image: x, resources: {requests: {cpu: \"3\"}}}]}\n---\n"
+                "apiVersion: v1\nkind: Pod\nmetadata: {name: job-0, namespace: ns1, annotations: "
+                "{scheduling.volcano.sh/queue-name: q1}}\n"
+                "spec: {schedulerName: volcano, containers: [{name: c, image: x, resources: {requests: {cpu: "
+                "\"2\"}}}]}\n";
+        dp_object_list *l = NULL;
+        dp_volcano_options o = {0};
+        dp_volcano *v = run_text("over-time.yaml", y, &o, &l);
+        const dp_vc_job *j = dp_volcano_find_job(v, "ns1", "podgroup-job-0");
+        ASSERT_TRUE(j);
+        ASSERT_EQ(j->phase, DP_VC_PENDING); /* 1 cpu free: overcommit keeps it out */
+        ASSERT_FALSE(dp_volcano_pod_allocated(v, "ns1", "job-0"));
+        ASSERT_EQ(dp_volcano_pod_deleted(v, "ns1", "nothing"), 0);
+        ASSERT_EQ(dp_volcano_pod_deleted(v, "ns1", "web"), 1);
+        ASSERT_EQ(dp_volcano_pod_deleted(v, "ns1", "web"), 0); /* once */
+        dp_error err = DP_ERROR_INIT;
+        ASSERT_OK(dp_volcano_resume(v, &err));
+        ASSERT_EQ(j->phase, DP_VC_RUNNING);
+        ASSERT_TRUE(dp_volcano_pod_allocated(v, "ns1", "job-0"));
+        ASSERT_EQ(dp_volcano_find_queue(v, "q1")->running, (size_t)1);
+        ASSERT_EQ(dp_volcano_find_queue(v, "q1")->inqueued, (size_t)0);
+        /* the task's own pod deleted: what it held is free again */
+        ASSERT_EQ(dp_volcano_pod_deleted(v, "ns1", "job-0"), 1);
+        ASSERT_FALSE(dp_volcano_pod_allocated(v, "ns1", "job-0"));
+        dp_volcano_free(v);
         dp_object_list_free(l);
 }
