@@ -120,32 +120,30 @@ static bool other_queue(const dp_kai *k, const dp_kai_group *by, const dp_kai_gr
         return g->qi != by->qi;
 }
 
-/* The victims taken until the job fits (the first *n_taken of cand), or false. */
+/* The victims taken until the job fits on the nodes they leave (the first
+ * *n_taken of cand), or false. */
 static bool choose(reclaim *x, size_t *cand, size_t n, size_t *n_taken) {
-        double freed[DP_KAI_NRES] = {0};
         size_t taken = 0;
-        for (size_t i = 0; i < n; i++) {
+        bool fit = false;
+        for (size_t i = 0; i < n && !fit; i++) {
                 const dp_kai_group *c = &x->k->g[cand[i]];
                 if (!strategies_allow(x, c->qi)) continue;
                 take(x, c);
                 cand[taken++] = cand[i];
-                bool fit = true;
-                for (int r = 0; r < DP_KAI_NRES; r++) {
-                        freed[r] += c->running[r];
-                        fit = fit && (x->v[r] == 0 || kai_le(x->k->used[r] - freed[r] + x->v[r], x->k->capacity[r]));
-                }
-                if (!fit) continue;
-                *n_taken = taken;
-                return within_boundaries(x);
+                kai_nodes_hold(x->k, c, -1); /* tentatively, given back below */
+                fit = kai_fits(x->k, x->g, kai_first_count(x->g));
         }
-        return false;
+        for (size_t i = 0; i < taken; i++)
+                kai_nodes_hold(x->k, &x->k->g[cand[i]], +1);
+        *n_taken = taken;
+        return fit && within_boundaries(x);
 }
 
 int kai_try_reclaim(dp_kai *k, dp_kai_group *g) {
         if (g->started || g->state != DP_KAI_PENDING) return 0;
         reclaim x = {k, g, {0}, NULL, NULL};
         kai_need(g, kai_first_count(g), x.v);
-        if (kai_fits(k, x.v) || !kai_capacity_ok(k, g, x.v, false) || !can_reclaim(&x)) return 0;
+        if (!kai_capacity_ok(k, g, x.v, false) || !can_reclaim(&x) || kai_fits(k, g, kai_first_count(g))) return 0;
         _cleanup_free_ size_t *cand = calloc(k->n_g, sizeof(size_t));
         _cleanup_free_ double *rem = calloc(k->n_q * DP_KAI_NRES, sizeof(double));
         _cleanup_free_ bool *touched = calloc(k->n_q, sizeof(bool));

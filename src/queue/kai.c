@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "base/hashmap.h"
+#include "base/strv.h"
 #include "queue/kai-internal.h"
 #include "queue/queue-internal.h"
 
@@ -25,7 +26,7 @@ dp_kai *dp_kai_free(dp_kai *k) {
                 dp_free_many(k->g[i].ns, k->g[i].name, k->g[i].queue, k->g[i].reason, k->g[i].message, k->g[i].by);
         for (size_t i = 0; i < k->n_queue_objs; i++)
                 dp_object_free(k->queue_objs[i]);
-        dp_free_many(k->q, k->g, k->queue_objs);
+        dp_free_many(k->q, k->g, k->queue_objs, k->nodes, k->fit_tree);
         free(k);
         return NULL;
 }
@@ -163,7 +164,7 @@ static int32_t class_value(const classes *pcs, const char *name) {
 static dp_kai_group *new_group(dp_kai *k, const dp_object_meta *m, const char *queue) {
         if (DP_GROW(k->g, k->cap_g, k->n_g + 1) < 0) return NULL;
         dp_kai_group *g = &k->g[k->n_g];
-        *g = (dp_kai_group){.order = k->n_g, .qi = KAI_NONE, .min_member = 1};
+        *g = (dp_kai_group){.order = k->n_g, .qi = KAI_NONE, .min_member = 1, .first_pod = KAI_NONE};
         g->ns = strdup(m->namespace && m->namespace[0] ? m->namespace : "default");
         g->name = strdup(m->name ? m->name : "");
         g->queue = queue ? strdup(queue) : NULL;
@@ -199,33 +200,68 @@ static bool kai_pod(const dp_pod *p) {
                dp_kv_get(p->meta.labels, p->meta.n_labels, DP_KAI_QUEUE_LABEL);
 }
 
-static void add_pod(dp_kai_group *g, const dp_pod *p) {
-        int64_t cpu = q_pod_value(p, "cpu"), mem = q_pod_value(p, "memory"), gpu = q_pod_value(p, DP_KAI_GPU_RESOURCE);
-        double v[DP_KAI_NRES] = {(double)cpu, (double)mem / 1e6, (double)gpu};
-        bool running = p->node_name && p->node_name[0];
+void kai_pod_request(const dp_pod *p, double v[DP_KAI_NRES]) {
+        v[DP_KAI_CPU] = (double)q_pod_value(p, "cpu");
+        v[DP_KAI_MEMORY] = (double)q_pod_value(p, "memory") / 1e6;
+        v[DP_KAI_GPU] = (double)q_pod_value(p, DP_KAI_GPU_RESOURCE);
+}
+
+void kai_node_allocatable(const dp_node *n, double v[DP_KAI_NRES]) {
         for (int r = 0; r < DP_KAI_NRES; r++)
-                (running ? g->running : g->pending)[r] += v[r];
+                v[r] = 0;
+        for (size_t a = 0; a < n->n_allocatable; a++) {
+                const dp_named_quantity *x = &n->allocatable[a];
+                if (streq(x->name, "cpu"))
+                        v[DP_KAI_CPU] = (double)dp_quantity_milli_value(&x->value);
+                else if (streq(x->name, "memory"))
+                        v[DP_KAI_MEMORY] = (double)dp_quantity_value(&x->value) / 1e6;
+                else if (streq(x->name, DP_KAI_GPU_RESOURCE))
+                        v[DP_KAI_GPU] = (double)dp_quantity_value(&x->value);
+        }
+}
+
+static void add_pod(dp_kai_group *g, dp_kai_pod *kp) {
+        kai_pod_request(kp->pod, kp->req);
+        kp->running = kp->pod->node_name && kp->pod->node_name[0];
+        for (int r = 0; r < DP_KAI_NRES; r++)
+                (kp->running ? g->running : g->pending)[r] += kp->req[r];
         g->n_pods++;
-        g->n_running += running;
+        g->n_running += kp->running;
+}
+
+/* The PodGroups' groups (the first n of k->g) by "ns/name"; the keys are
+ * kept in *ret_keys (a strv) for as long as the map is used. */
+static int index_groups(const dp_kai *k, size_t n, dp_hashmap **ret, char ***ret_keys) {
+        _cleanup_(dp_hashmap_freep) dp_hashmap *m = dp_hashmap_new();
+        char **keys = calloc(n + 1, sizeof(char *));
+        *ret_keys = keys;
+        if (!m || !keys) return -ENOMEM;
+        for (size_t j = 0; j < n; j++) {
+                if (!(keys[j] = dp_asprintf("%s/%s", k->g[j].ns, k->g[j].name))) return -ENOMEM;
+                if (!dp_hashmap_get(m, keys[j]) && dp_hashmap_replace(m, keys[j], (void *)(uintptr_t)(j + 1)) < 0)
+                        return -ENOMEM;
+        }
+        *ret = TAKE_PTR(m);
+        return 0;
 }
 
 /* The KAI group a pod joins by its group's rule (dp_pod_group_has_member). */
-static dp_kai_group *group_of(dp_kai *k, const dp_pod *p, size_t n_groups) {
+static dp_kai_group *group_of(dp_kai *k, const dp_hashmap *by_name, const dp_pod *p) {
         const char *name = dp_pod_group_name(p);
         const char *ns = p->meta.namespace && p->meta.namespace[0] ? p->meta.namespace : "default";
-        for (size_t j = 0; name && j < n_groups; j++)
-                if (streq(k->g[j].name, name) && streq(k->g[j].ns, ns) && dp_pod_group_has_member(k->g[j].pg, p))
-                        return &k->g[j];
-        return NULL;
+        char key[512];
+        if (!name || (size_t)snprintf(key, sizeof(key), "%s/%s", ns, name) >= sizeof(key)) return NULL;
+        uintptr_t j = (uintptr_t)dp_hashmap_get(by_name, key);
+        return j && dp_pod_group_has_member(k->g[j - 1].pg, p) ? &k->g[j - 1] : NULL;
 }
 
 /* A pod joins the KAI PodGroup it names; a labelled kai-scheduler pod
  * without one is a group of its own (KAI's podgrouper makes one). */
-static int add_pods(dp_kai *k, const dp_object_list *l, const classes *pcs, size_t n_groups) {
+static int add_pods(dp_kai *k, const dp_object_list *l, const classes *pcs, const dp_hashmap *by_name) {
         for (size_t i = 0; i < l->n; i++) {
                 if (l->items[i].hdr->kind != DP_KIND_POD) continue;
                 const dp_pod *p = l->items[i].pod;
-                dp_kai_group *g = group_of(k, p, n_groups);
+                dp_kai_group *g = group_of(k, by_name, p);
                 if (!g && kai_pod(p) && !dp_pod_group_name(p)) {
                         if (!(g = new_group(k, &p->meta,
                                             dp_kv_get(p->meta.labels, p->meta.n_labels, DP_KAI_QUEUE_LABEL))))
@@ -234,13 +270,17 @@ static int add_pods(dp_kai *k, const dp_object_list *l, const classes *pcs, size
                         set_priority(g, pcs, p->priority_class_name, NULL);
                 }
                 if (!g) continue;
-                add_pod(g, p);
                 if (DP_GROW(k->pods, k->cap_pods, k->n_pods + 1) < 0) return -ENOMEM;
                 char *key =
                         dp_asprintf("%s/%s", p->meta.namespace && p->meta.namespace[0] ? p->meta.namespace : "default",
                                     p->meta.name ? p->meta.name : "");
                 if (!key) return -ENOMEM;
-                k->pods[k->n_pods++] = (dp_kai_pod){l->items[i].pod, (size_t)(g - k->g), key};
+                k->pods[k->n_pods] = (dp_kai_pod){.pod = l->items[i].pod,
+                                                  .group = (size_t)(g - k->g),
+                                                  .key = key,
+                                                  .node = KAI_NONE,
+                                                  .next = KAI_NONE};
+                add_pod(g, &k->pods[k->n_pods++]);
                 if (dp_hashmap_replace(k->pod_index, key, (void *)(uintptr_t)k->n_pods) < 0) return -ENOMEM;
         }
         for (size_t j = 0; j < k->n_g; j++) {
@@ -265,7 +305,10 @@ static int take_groups(dp_kai *k, const dp_object_list *l, dp_error *err) {
                 if (o.hdr->kind != DP_KIND_POD_GROUP || dp_pod_group_api_of(o.pod_group) != DP_POD_GROUP_KAI) continue;
                 if (from_pod_group(k, &pcs, o.pod_group) < 0) return dp_error_set(err, -ENOMEM, "out of memory");
         }
-        if (add_pods(k, l, &pcs, k->n_g) < 0) return dp_error_set(err, -ENOMEM, "out of memory");
+        _cleanup_(dp_hashmap_freep) dp_hashmap *by_name = NULL;
+        _cleanup_(dp_strv_freep) char **keys = NULL;
+        if (index_groups(k, k->n_g, &by_name, &keys) < 0 || add_pods(k, l, &pcs, by_name) < 0)
+                return dp_error_set(err, -ENOMEM, "out of memory");
         return 0;
 }
 
@@ -273,23 +316,15 @@ static int take_groups(dp_kai *k, const dp_object_list *l, dp_error *err) {
  * requests (KAI's groups' and any other pod's). */
 static void capacity(dp_kai *k, const dp_object_list *l) {
         for (size_t i = 0; i < l->n; i++) {
-                if (l->items[i].hdr->kind == DP_KIND_POD && l->items[i].pod->node_name) {
-                        const dp_pod *p = l->items[i].pod;
-                        k->used[DP_KAI_CPU] += (double)q_pod_value(p, "cpu");
-                        k->used[DP_KAI_MEMORY] += (double)q_pod_value(p, "memory") / 1e6;
-                        k->used[DP_KAI_GPU] += (double)q_pod_value(p, DP_KAI_GPU_RESOURCE);
-                }
-                if (l->items[i].hdr->kind != DP_KIND_NODE) continue;
-                const dp_node *n = l->items[i].node;
-                for (size_t a = 0; a < n->n_allocatable; a++) {
-                        const dp_named_quantity *x = &n->allocatable[a];
-                        if (streq(x->name, "cpu"))
-                                k->capacity[DP_KAI_CPU] += (double)dp_quantity_milli_value(&x->value);
-                        else if (streq(x->name, "memory"))
-                                k->capacity[DP_KAI_MEMORY] += (double)dp_quantity_value(&x->value) / 1e6;
-                        else if (streq(x->name, DP_KAI_GPU_RESOURCE))
-                                k->capacity[DP_KAI_GPU] += (double)dp_quantity_value(&x->value);
-                }
+                double v[DP_KAI_NRES];
+                if (l->items[i].hdr->kind == DP_KIND_POD && l->items[i].pod->node_name)
+                        kai_pod_request(l->items[i].pod, v);
+                else if (l->items[i].hdr->kind == DP_KIND_NODE)
+                        kai_node_allocatable(l->items[i].node, v);
+                else
+                        continue;
+                for (int r = 0; r < DP_KAI_NRES; r++)
+                        (l->items[i].hdr->kind == DP_KIND_NODE ? k->capacity : k->used)[r] += v[r];
         }
 }
 
@@ -328,6 +363,7 @@ int dp_kai_new(dp_object_list *l, dp_kai **ret, dp_error *err) {
         int r = take_queues(k, l, err);
         if (r >= 0) r = link_queues(k, l, err);
         if (r >= 0) r = take_groups(k, l, err);
+        if (r >= 0) r = kai_nodes_init(k, l, err);
         if (r < 0) return r;
         capacity(k, l);
         kai_account(k);
