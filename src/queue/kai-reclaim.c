@@ -15,7 +15,9 @@
  *     allocated (+ the job) over its fair share must not be above 1 while at
  *     least a touched sibling's ratio (reclaimerUtilizationMultiplier 1).
  * Victims are taken in victim order (lower priority, then the newest) until
- * the job fits; a victim the strategies refuse is passed over.
+ * the job can be placed on the nodes they leave, a victim the strategies
+ * refuse passed over; then the fewest of them (each but the last given back
+ * while the job still fits).
  */
 #include <math.h>
 
@@ -120,8 +122,40 @@ static bool other_queue(const dp_kai *k, const dp_kai_group *by, const dp_kai_gr
         return g->qi != by->qi;
 }
 
-/* The victims taken until the job fits on the nodes they leave (the first
- * *n_taken of cand), or false. */
+/* A victim given back: its queues keep what it holds. */
+static void untake(reclaim *x, const dp_kai_group *victim) {
+        for (size_t a = victim->qi; a != KAI_NONE; a = x->k->q[a].parent)
+                for (int r = 0; r < DP_KAI_NRES; r++)
+                        x->rem[a * DP_KAI_NRES + r] += victim->running[r];
+}
+
+/* Of the victims taken, the fewest: each but the last is given back while
+ * the job still fits on the nodes the others leave (all of them are off
+ * their nodes on entry, and back on them on return); the touched queues
+ * are those of the victims kept. The number kept. */
+static size_t fewest(reclaim *x, size_t *cand, size_t taken) {
+        size_t kept = 0;
+        for (size_t i = 0; i < taken; i++) {
+                const dp_kai_group *c = &x->k->g[cand[i]];
+                kai_nodes_hold(x->k, c, +1);
+                if (i + 1 < taken && kai_fits(x->k, x->g, kai_first_count(x->g))) {
+                        untake(x, c);
+                        continue;
+                }
+                cand[kept++] = cand[i];
+                kai_nodes_hold(x->k, c, -1);
+        }
+        memset(x->touched, 0, x->k->n_q * sizeof(bool));
+        for (size_t i = 0; i < kept; i++) {
+                kai_nodes_hold(x->k, &x->k->g[cand[i]], +1);
+                for (size_t a = x->k->g[cand[i]].qi; a != KAI_NONE; a = x->k->q[a].parent)
+                        x->touched[a] = true;
+        }
+        return kept;
+}
+
+/* The victims taken until the job fits on the nodes they leave, the fewest
+ * of them (the first *n_taken of cand), or false. */
 static bool choose(reclaim *x, size_t *cand, size_t n, size_t *n_taken) {
         size_t taken = 0;
         bool fit = false;
@@ -133,10 +167,13 @@ static bool choose(reclaim *x, size_t *cand, size_t n, size_t *n_taken) {
                 kai_nodes_hold(x->k, c, -1); /* tentatively, given back below */
                 fit = kai_fits(x->k, x->g, kai_first_count(x->g));
         }
-        for (size_t i = 0; i < taken; i++)
-                kai_nodes_hold(x->k, &x->k->g[cand[i]], +1);
-        *n_taken = taken;
-        return fit && within_boundaries(x);
+        if (!fit) {
+                for (size_t i = 0; i < taken; i++)
+                        kai_nodes_hold(x->k, &x->k->g[cand[i]], +1);
+                return false;
+        }
+        *n_taken = fewest(x, cand, taken);
+        return within_boundaries(x);
 }
 
 int kai_try_reclaim(dp_kai *k, dp_kai_group *g) {

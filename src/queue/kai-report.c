@@ -82,7 +82,7 @@ static dp_doc_node *group_doc(dp_doc_set *s, const dp_kai_group *g) {
         char name[600];
         snprintf(name, sizeof(name), "%s/%s", g->ns, g->name);
         PUT(s, d, "name", dp_doc_new_str(s, name));
-        PUT(s, d, "kind", dp_doc_new_str(s, g->bare_pod ? "Pod" : "PodGroup"));
+        PUT(s, d, "kind", dp_doc_new_str(s, g->bare_pod ? "Pod" : g->from_job ? "Job" : "PodGroup"));
         if (g->queue) PUT(s, d, "queue", dp_doc_new_str(s, g->queue));
         PUT(s, d, "priority", dp_doc_new_int(s, g->priority));
         PUT(s, d, "preemptible", dp_doc_new_bool(s, g->preemptible));

@@ -33,6 +33,8 @@ typedef enum { DP_KAI_CPU, DP_KAI_MEMORY, DP_KAI_GPU, DP_KAI_NRES } dp_kai_res;
 
 #define DP_KAI_UNLIMITED (-1.0)
 #define DP_KAI_QUEUE_LABEL "kai.scheduler/queue"
+#define DP_KAI_BATCH_MIN_MEMBER "kai.scheduler/batch-min-member" /* a Job's annotation (KAI:docs/batch) */
+#define DP_KAI_SKIP_PODGROUPER "kai.scheduler/skip-podgrouper"   /* a Job's annotation: no PodGroup made */
 #define DP_KAI_SCHEDULER_NAME "kai-scheduler"
 #define DP_KAI_MAX_QUEUES 4096 /* devplane's cap (KAI sets none) */
 
@@ -81,6 +83,7 @@ typedef struct dp_kai_group {
         size_t order;           /* input order */
         size_t first_pod;       /* its first pod in dp_kai.pods, its pods chained by next; (size_t)-1 none */
         bool bare_pod;          /* a pod with the queue label and no PodGroup */
+        bool from_job;          /* the PodGroup KAI's podgrouper makes for a batch/v1 Job (named as the Job) */
         const dp_pod_group *pg; /* while dp_kai_new runs only */
 } dp_kai_group;
 
