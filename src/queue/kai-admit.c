@@ -20,13 +20,13 @@ void kai_need(const dp_kai_group *g, size_t n, double v[DP_KAI_NRES]) {
                 v[r] = g->req[r] * (double)n;
 }
 
-bool kai_fits(dp_kai *k, const dp_kai_group *g, size_t n) { return kai_place(k, g, n, false, NULL); }
+bool kai_fits(dp_kai *k, const dp_kai_group *g, size_t n) { return kai_place(k, g, n, false, NULL) == n; }
 
 void kai_start(dp_kai *k, dp_kai_group *g, size_t n) {
         double v[DP_KAI_NRES];
         kai_need(g, n, v);
-        bool placed = kai_place(k, g, n, true, NULL);
-        assert(placed); /* every caller checked kai_fits on the same state */
+        size_t placed = kai_place(k, g, n, true, NULL);
+        assert(placed == n); /* every caller checked kai_fits on the same state */
         (void)placed;
         kai_charge(k, g, v, +1);
         g->started += n;
@@ -70,12 +70,15 @@ static int no_room(dp_kai *k, dp_kai_group *g, size_t first) {
                               fmax(most[DP_KAI_CPU], 0), fmax(most[DP_KAI_MEMORY], 0), fmax(most[DP_KAI_GPU], 0));
 }
 
+/* All pending pods of g, else as many as can be placed and pass the
+ * capacity policy, down to its first count (the gang's rest); the pods that
+ * can be placed are a prefix (kai_place): one trial says how many. */
 static int try_allocate(dp_kai *k, dp_kai_group *g) {
         double v[DP_KAI_NRES];
-        size_t first = kai_first_count(g);
-        for (size_t n = kai_n_pending(g); n >= first && n > 0; n--) {
+        size_t first = kai_first_count(g), room = kai_place(k, g, kai_n_pending(g), false, NULL);
+        for (size_t n = room; n >= first && n > 0; n--) {
                 kai_need(g, n, v);
-                if (kai_capacity_ok(k, g, v, false) && kai_fits(k, g, n)) {
+                if (kai_capacity_ok(k, g, v, false)) {
                         kai_start(k, g, n);
                         return 0;
                 }

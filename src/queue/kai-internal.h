@@ -22,11 +22,12 @@ void kai_node_allocatable(const dp_node *n, double v[DP_KAI_NRES]);
 /* kai-nodes.c: the Node objects of l with what the bound pods leave free,
  * the groups' pods chained; 0, -ENOMEM. */
 int kai_nodes_init(dp_kai *k, const dp_object_list *l, dp_error *err);
-/* Whether the next n pending pods of g (input order) can be placed on
- * nodes, all of them; kept there when commit and they all fit, else taken
- * off again. When they do not fit, *ret_failed (may be NULL) is the index
- * in k->pods of the first pod that fit no node. */
-bool kai_place(dp_kai *k, const dp_kai_group *g, size_t n, bool commit, size_t *ret_failed);
+/* The next n pending pods of g (input order) placed on nodes one after the
+ * other, first fit, up to the first that fits no node (*ret_failed, its
+ * index in k->pods; may be NULL): how many were placed. They stay placed
+ * when commit and all n were; else they are taken off again. Placing the
+ * first m of them always places them where placing more did. */
+size_t kai_place(dp_kai *k, const dp_kai_group *g, size_t n, bool commit, size_t *ret_failed);
 /* g's running pods leave their nodes (sign -1: an eviction, or a
  * tentative one) or take them again (+1). */
 void kai_nodes_hold(dp_kai *k, const dp_kai_group *g, int sign);

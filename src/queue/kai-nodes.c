@@ -115,7 +115,7 @@ static ssize_t first_fit(const dp_kai *k, size_t t, const dp_kai_pod *p) {
         return i >= 0 ? i : first_fit(k, 2 * t + 1, p);
 }
 
-bool kai_place(dp_kai *k, const dp_kai_group *g, size_t n, bool commit, size_t *ret_failed) {
+size_t kai_place(dp_kai *k, const dp_kai_group *g, size_t n, bool commit, size_t *ret_failed) {
         size_t placed = 0;
         for (size_t i = g->first_pod; i != KAI_NONE && placed < n; i = k->pods[i].next) {
                 dp_kai_pod *p = &k->pods[i];
@@ -139,7 +139,7 @@ bool kai_place(dp_kai *k, const dp_kai_group *g, size_t n, bool commit, size_t *
                 node_add(k, p->node, p->req, +1);
                 p->node = KAI_NONE;
         }
-        return ok;
+        return placed;
 }
 
 void kai_nodes_hold(dp_kai *k, const dp_kai_group *g, int sign) {
