@@ -35,13 +35,25 @@ void kai_start(dp_kai *k, dp_kai_group *g, size_t n) {
         g->reason = g->message = NULL;
 }
 
+void kai_held(const dp_kai_group *g, double v[DP_KAI_NRES]) {
+        for (int r = 0; r < DP_KAI_NRES; r++)
+                v[r] = g->running[r] + g->req[r] * (double)g->started;
+}
+
 void kai_hold(dp_kai *k, dp_kai_group *g, int sign) {
-        kai_charge(k, g, g->running, sign);
+        double v[DP_KAI_NRES];
+        kai_held(g, v);
+        kai_charge(k, g, v, sign);
         kai_nodes_hold(k, g, sign);
 }
 
+/* The group's running pods and those started in this cycle (an elastic
+ * group that grew before it became a victim: KAI evicts what it allocated
+ * in the same cycle too) leave their nodes and queues. */
 void kai_evict(dp_kai *k, dp_kai_group *g) {
         kai_hold(k, g, -1);
+        kai_nodes_unplace(k, g);
+        g->started = 0;
         k->evictions++;
         g->state = DP_KAI_EVICTED;
 }

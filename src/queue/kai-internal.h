@@ -28,9 +28,11 @@ int kai_nodes_init(dp_kai *k, const dp_object_list *l, dp_error *err);
  * when commit and all n were; else they are taken off again. Placing the
  * first m of them always places them where placing more did. */
 size_t kai_place(dp_kai *k, const dp_kai_group *g, size_t n, bool commit, size_t *ret_failed);
-/* g's running pods leave their nodes (sign -1: an eviction, or a
- * tentative one) or take them again (+1). */
+/* g's pods on nodes (running, or placed in this cycle) leave them (sign -1:
+ * an eviction, or a tentative one) or take them again (+1). */
 void kai_nodes_hold(dp_kai *k, const dp_kai_group *g, int sign);
+/* g's pods placed in this cycle are no longer (after kai_nodes_hold -1). */
+void kai_nodes_unplace(dp_kai *k, const dp_kai_group *g);
 /* Per resource, the most free on one node. */
 const double *kai_most_free(const dp_kai *k);
 
@@ -74,6 +76,8 @@ void kai_need(const dp_kai_group *g, size_t n, double v[DP_KAI_NRES]);
 bool kai_fits(dp_kai *k, const dp_kai_group *g, size_t n);
 void kai_start(dp_kai *k, dp_kai_group *g, size_t n);
 void kai_hold(dp_kai *k, dp_kai_group *g, int sign);
+/* What g holds: its running pods' requests and those of the pods it started. */
+void kai_held(const dp_kai_group *g, double v[DP_KAI_NRES]);
 void kai_evict(dp_kai *k, dp_kai_group *g);
 bool kai_in_leaf(const dp_kai *k, const dp_kai_group *g);
 /* Running preemptible groups other than by that keep() accepts, of by's

@@ -144,6 +144,11 @@ size_t kai_place(dp_kai *k, const dp_kai_group *g, size_t n, bool commit, size_t
 
 void kai_nodes_hold(dp_kai *k, const dp_kai_group *g, int sign) {
         for (size_t i = g->first_pod; i != KAI_NONE; i = k->pods[i].next)
-                if (k->pods[i].running && k->pods[i].node != KAI_NONE)
+                if (k->pods[i].node != KAI_NONE)
                         node_add(k, k->pods[i].node, k->pods[i].req, -sign); /* leaving frees */
+}
+
+void kai_nodes_unplace(dp_kai *k, const dp_kai_group *g) {
+        for (size_t i = g->first_pod; i != KAI_NONE; i = k->pods[i].next)
+                if (!k->pods[i].running) k->pods[i].node = KAI_NONE;
 }

@@ -85,10 +85,12 @@ static bool strategies_allow(const reclaim *x, size_t victim_queue) {
 }
 
 static void take(reclaim *x, const dp_kai_group *victim) {
+        double v[DP_KAI_NRES];
+        kai_held(victim, v);
         for (size_t a = victim->qi; a != KAI_NONE; a = x->k->q[a].parent) {
                 x->touched[a] = true;
                 for (int r = 0; r < DP_KAI_NRES; r++)
-                        x->rem[a * DP_KAI_NRES + r] -= victim->running[r];
+                        x->rem[a * DP_KAI_NRES + r] -= v[r];
         }
 }
 
@@ -124,9 +126,11 @@ static bool other_queue(const dp_kai *k, const dp_kai_group *by, const dp_kai_gr
 
 /* A victim given back: its queues keep what it holds. */
 static void untake(reclaim *x, const dp_kai_group *victim) {
+        double v[DP_KAI_NRES];
+        kai_held(victim, v);
         for (size_t a = victim->qi; a != KAI_NONE; a = x->k->q[a].parent)
                 for (int r = 0; r < DP_KAI_NRES; r++)
-                        x->rem[a * DP_KAI_NRES + r] += victim->running[r];
+                        x->rem[a * DP_KAI_NRES + r] += v[r];
 }
 
 /* Of the victims taken, the fewest: each but the last is given back while

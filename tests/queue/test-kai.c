@@ -268,3 +268,48 @@ TEST(kai_fit_predicates) {
                 done(k, l);
         }
 }
+
+TEST(kai_evict_what_grew) {
+        /* e (queue a, overQuotaWeight 0) runs one pod and grows by one in
+         * Allocate, where w (queue b, 2 GPUs) found 1 GPU free; Reclaim then
+         * takes e for w: its running pod and the one it started in this
+         * cycle leave the node (KAI evicts what it allocated in the cycle
+         * too), and w starts */
+        const char *yaml = NODE("n0", "4", "") TOP_QUEUE
+                "apiVersion: scheduling.run.ai/v2\nkind: Queue\nmetadata: {name: a}\nspec: {parentQueue: q, "
+                "resources: {gpu: {quota: 0, limit: -1, overQuotaWeight: 0}}}\n---\n"
+                "apiVersion: scheduling.run.ai/v2\nkind: Queue\nmetadata: {name: b}\nspec: {parentQueue: q, "
+                "resources: {gpu: {quota: 1, limit: -1, overQuotaWeight: 1}}}\n---\n"
+                "apiVersion: v1\nkind: Pod\nmetadata: {name: other}\nspec: {nodeName: n0, containers: [{name: c, "
+                "image: x, resources: {limits: {nvidia.com/gpu: \"2\"}}}]}\n---\n"
+                "apiVersion: scheduling.run.ai/v2alpha2\nkind: PodGroup\nmetadata: {name: e, namespace: default}\n"
+                "spec: {minMember: 1, queue: a}\n---\n"
+                "apiVersion: v1\nkind: Pod\nmetadata: {name: e-0, annotations: {pod-group-name: e}}\nspec: "
+                "{schedulerName: kai-scheduler, nodeName: n0, containers: [{name: c, image: x, resources: {limits: "
+                "{nvidia.com/gpu: \"1\"}}}]}\n---\n"
+                "apiVersion: v1\nkind: Pod\nmetadata: {name: e-1, annotations: {pod-group-name: e}}\nspec: "
+                "{schedulerName: kai-scheduler, containers: [{name: c, image: x, resources: {limits: "
+                "{nvidia.com/gpu: \"1\"}}}]}\n---\n"
+                "apiVersion: v1\nkind: Pod\nmetadata: {name: e-2, annotations: {pod-group-name: e}}\nspec: "
+                "{schedulerName: kai-scheduler, containers: [{name: c, image: x, resources: {limits: "
+                "{nvidia.com/gpu: \"1\"}}}]}\n---\n"
+                "apiVersion: scheduling.run.ai/v2alpha2\nkind: PodGroup\nmetadata: {name: w, namespace: default}\n"
+                "spec: {minMember: 1, queue: b}\n---\n"
+                "apiVersion: v1\nkind: Pod\nmetadata: {name: w-0, annotations: {pod-group-name: w}}\nspec: "
+                "{schedulerName: kai-scheduler, containers: [{name: c, image: x, resources: {limits: "
+                "{nvidia.com/gpu: \"2\"}}}]}\n";
+        dp_kai *k = NULL;
+        dp_object_list *l = NULL;
+        const dp_kai_group *e = admitted(yaml, "e", &k, &l);
+        ASSERT_EQ(e->state, DP_KAI_EVICTED);
+        ASSERT_EQ(e->started, (size_t)0);
+        ASSERT_STREQ(e->by, "reclaimed by default/w");
+        ASSERT_EQ(dp_kai_find(k, "default", "w")->state, DP_KAI_ADMITTED);
+        ASSERT_EQ(dp_kai_find_queue(k, "a")->allocated[DP_KAI_GPU], 0.0);
+        ASSERT_EQ(k->nodes[0].free[DP_KAI_GPU], 0.0); /* other's 2, w's 2 */
+        ASSERT_OK(dp_kai_apply(k, l, NULL));
+        for (size_t i = 0; i < l->n; i++) /* e's pods wait again with their scheduler */
+                if (l->items[i].hdr->kind == DP_KIND_POD && startswith(l->items[i].pod->meta.name, "e-"))
+                        ASSERT_TRUE(!l->items[i].pod->node_name && l->items[i].pod->scheduler_name);
+        done(k, l);
+}
