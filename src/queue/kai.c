@@ -288,8 +288,9 @@ static const dp_deployment *job_of(const dp_object_list *l, const groups_in *in,
 /* KAI's podgrouper for a batch/v1 Job: one group for all its pods, its
  * queue the Job's label (else the pod's), minMember the Job's annotation
  * kai.scheduler/batch-min-member (else 1: the pods start independently);
- * a Job annotated kai.scheduler/skip-podgrouper "true" gets none. NULL
- * with 0: p is not such a Job's pod. */
+ * a Job annotated kai.scheduler/skip-podgrouper "true" gets none (1: its
+ * pods, naming no PodGroup, belong to no group and KAI starts none of
+ * them). NULL with 0: p is not a Job's pod. */
 static int job_group(dp_kai *k, groups_in *in, const dp_pod *p, dp_kai_group **ret) {
         const dp_deployment *job = job_of(in->l, in, p);
         const dp_object_meta *m = job ? &job->meta : NULL;
@@ -297,7 +298,8 @@ static int job_group(dp_kai *k, groups_in *in, const dp_pod *p, dp_kai_group **r
         const char *queue = m ? dp_kv_get(m->labels, m->n_labels, DP_KAI_QUEUE_LABEL) : NULL;
         if (!queue) queue = dp_kv_get(p->meta.labels, p->meta.n_labels, DP_KAI_QUEUE_LABEL);
         *ret = NULL;
-        if (!m || (skip && streq(skip, "true")) || !queue) return 0;
+        if (m && skip && streq(skip, "true")) return 1; /* no PodGroup, so KAI schedules none of its pods */
+        if (!m || !queue) return 0;
         uintptr_t j = name_get(&in->job_groups, m->namespace, m->name);
         if (j) {
                 *ret = &k->g[j - 1];
@@ -332,6 +334,7 @@ static int add_pods(dp_kai *k, groups_in *in) {
                 bool kai = p->scheduler_name && streq(p->scheduler_name, DP_KAI_SCHEDULER_NAME);
                 int r = !g && kai && !dp_pod_group_name(p) ? job_group(k, in, p, &g) : 0;
                 if (r < 0) return r;
+                if (r > 0) continue;
                 if (!g && kai_pod(p) && !dp_pod_group_name(p)) {
                         if (!(g = new_group(k, &p->meta,
                                             dp_kv_get(p->meta.labels, p->meta.n_labels, DP_KAI_QUEUE_LABEL))))

@@ -102,6 +102,16 @@ if mm == 6:
     assert g["reason"] == "Unschedulable" and "6 pod(s) of the gang must start together" in g["message"], g
 PY
 done
+# kai.scheduler/skip-podgrouper "true": no group for the Job; its pods, naming no PodGroup, are started by nobody
+sed 's|kai.scheduler/batch-min-member: "2"|kai.scheduler/skip-podgrouper: "true"|' "$bj" >"$tmp/job-skip.yaml"
+"$DEVPLANE" simulate -f "$qs/default-queues.yaml" -f "$tmp/job-skip.yaml" -f kai/data/gpu-nodes.yaml --queue-policy kai \
+        -o json >"$tmp/job-skip.json" 2>"$tmp/job.err" || fail "skip-podgrouper: exit $?: $(cat "$tmp/job.err")"
+python3 - "$tmp/job-skip.json" <<'PY'
+import json, sys
+run = json.load(open(sys.argv[1]))["asWritten"]
+assert run["kaiQueues"]["groups"] == [], run["kaiQueues"]["groups"]
+assert all(p["state"] == "Pending" for p in run["pods"]) and len(run["pods"]) == 6, run["pods"]
+PY
 sed 's|batch-min-member: "2"|batch-min-member: "two"|' "$bj" >"$tmp/job-bad.yaml"
 if "$DEVPLANE" simulate -f "$qs/default-queues.yaml" -f "$tmp/job-bad.yaml" -f kai/data/gpu-nodes.yaml \
         >/dev/null 2>"$tmp/job-bad.err"; then
