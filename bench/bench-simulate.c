@@ -35,16 +35,31 @@
  * K-1, in 50 batches 10 s apart: those Kueue admitted finish and release
  * their quota, and what waited is admitted then (Kueue over time).
  *
+ * With --kai (issue 25's KAI-Scheduler shape, docs/queues-kai.md "Cost")
+ * the cluster is N Node objects of 8 GPUs, 64 cores and 512 GiB (KAI counts
+ * Node objects, not a Fleet's), a KAI Queue tree of N/50 departments (100 at
+ * 5,000 nodes) of 10 leaf queues each (department deserved: its share of the
+ * GPUs; leaves a tenth of it; queue priorities 100-102, overQuotaWeight 1-4),
+ * KAI's four PriorityClasses, and the pods of kai-scheduler, one per pod of
+ * the other shapes, in jobs: a PodGroup (as KAI's podgrouper makes one per
+ * workload) of one pod, or one job in 16 a gang of 2-4 pods (minMember all
+ * of them; each gang KAI admits costs devplane's kube-scheduler engine a
+ * scan of every pod, sched.c run_gang), each job of one class (train 1 GPU 70 %,
+ * build-preemptible 2 GPUs 20 %, build 4 GPUs 10 %: non-preemptible, only
+ * within quota) in a leaf queue (the first half of the leaves twice as
+ * likely); one job in 8 is running (its pods bound first-fit on the first
+ * third of the nodes), so Reclaim and Preempt have victims.
+ *
  * With --mix the generator also draws node labels, taints, node selectors,
  * tolerations, named claims and claims with several requests and
  * constraints: the random clusters placements are compared on before and
  * after a change (tests/sched/test-simulate-compare.sh).
  *
  * Usage:
- *   bench-simulate [-b DEVPLANE] [-r RUNS] [-n N[,N...]] [--no-report] [--topology | --queues [--finish K]]
+ *   bench-simulate [-b DEVPLANE] [-r RUNS] [-n N[,N...]] [--no-report] [--topology | --queues [--finish K] | --kai]
  *       prints, per node count, with and without --report: median wall
  *       seconds and peak RSS (MiB) of RUNS runs with their spread (min-max)
- *   bench-simulate --generate N [-s SEED] [--mix] [--topology | --queues [--finish K]] [-p PODS_PER_NODE]
+ *   bench-simulate --generate N [-s SEED] [--mix] [--topology | --queues [--finish K] | --kai] [-p PODS_PER_NODE]
  *       writes the input to standard output
  * DEVPLANE defaults to ../devplane next to this program (the build tree). */
 #ifndef _GNU_SOURCE
@@ -180,6 +195,100 @@ static void generate_queues(FILE *f, unsigned nodes, unsigned per_node, uint64_t
         if (finish) queues_timeline(f, finish);
 }
 
+#define KAI_NODES_PER_DEPARTMENT 50
+#define KAI_QUEUES_PER_DEPARTMENT 10
+#define KAI_NODE_GPUS 8
+
+/* --kai: the Node objects, one a line in a List. */
+static void kai_nodes(FILE *f, unsigned nodes) {
+        fprintf(f, "---\napiVersion: v1\nkind: List\nitems:\n");
+        for (unsigned n = 0; n < nodes; n++)
+                fprintf(f,
+                        "- {apiVersion: v1, kind: Node, metadata: {name: n%u, labels: {kubernetes.io/hostname: n%u}}, "
+                        "status: {allocatable: {cpu: \"64\", memory: 512Gi, pods: \"110\", nvidia.com/gpu: \"%u\"}}}\n",
+                        n, n, KAI_NODE_GPUS);
+}
+
+/* --kai: departments, their leaf queues (GPUs the binding resource), KAI's priority classes. */
+static void kai_queues(FILE *f, unsigned nodes) {
+        unsigned nd = nodes / KAI_NODES_PER_DEPARTMENT ? nodes / KAI_NODES_PER_DEPARTMENT : 1;
+        unsigned dept = nodes * KAI_NODE_GPUS / nd;
+        static const char *const any = "cpu: {quota: -1, limit: -1, overQuotaWeight: 1}, "
+                                       "memory: {quota: -1, limit: -1, overQuotaWeight: 1}";
+        for (unsigned d = 0; d < nd; d++) {
+                fprintf(f,
+                        "---\napiVersion: scheduling.run.ai/v2\nkind: Queue\nmetadata: {name: d%u}\n"
+                        "spec: {resources: {%s, gpu: {quota: %u, limit: -1, overQuotaWeight: 1}}}\n",
+                        d, any, dept);
+                for (unsigned q = 0; q < KAI_QUEUES_PER_DEPARTMENT; q++)
+                        fprintf(f,
+                                "---\napiVersion: scheduling.run.ai/v2\nkind: Queue\nmetadata: {name: q%u}\n"
+                                "spec: {parentQueue: d%u, priority: %u, resources: {%s, gpu: {quota: %u, limit: -1, "
+                                "overQuotaWeight: %u}}}\n",
+                                d * KAI_QUEUES_PER_DEPARTMENT + q, d, 100 + q % 3, any,
+                                dept / KAI_QUEUES_PER_DEPARTMENT, 1 + q % 4);
+        }
+        static const struct {
+                const char *name;
+                unsigned value;
+        } classes[] = {{"train", 50}, {"build-preemptible", 75}, {"build", 100}, {"inference", 125}};
+        for (unsigned k = 0; k < 4; k++)
+                fprintf(f,
+                        "---\napiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: %s}\n"
+                        "value: %u\n",
+                        classes[k].name, classes[k].value);
+}
+
+/* --kai: where the running jobs' pods go, first fit over the first third of the nodes. */
+typedef struct kai_fill {
+        unsigned node, used, nodes;
+} kai_fill;
+
+static const char *kai_bind(kai_fill *fill, unsigned gpus, char *buf, size_t size) {
+        while (fill->node < fill->nodes / 3 && fill->used + gpus > KAI_NODE_GPUS)
+                fill->node++, fill->used = 0;
+        if (fill->node >= fill->nodes / 3) return "";
+        fill->used += gpus;
+        snprintf(buf, size, ", nodeName: n%u", fill->node);
+        return buf;
+}
+
+/* --kai: job j, a PodGroup of 1 or 2-4 pods from pod i on (at most
+ * left); the number of pods written. */
+static unsigned kai_job(FILE *f, unsigned j, unsigned i, unsigned left, unsigned nq, kai_fill *fill) {
+        static const char *const classes[] = {"train", "build-preemptible", "build"};
+        unsigned k = gpus_wanted(), cls = k == 1 ? 0 : k == 2 ? 1 : 2;
+        unsigned q = pick(3) ? pick(nq / 2 ? nq / 2 : 1) : pick(nq);
+        unsigned size = pick(16) ? 1 : 2 + pick(3);
+        bool running = pick(8) == 0;
+        if (size > left) size = left;
+        fprintf(f,
+                "- {apiVersion: scheduling.run.ai/v2alpha2, kind: PodGroup, metadata: {name: g%u, namespace: default}, "
+                "spec: {minMember: %u, queue: q%u, priorityClassName: %s}}\n",
+                j, size, q, classes[cls]);
+        for (unsigned p = 0; p < size; p++) {
+                char bind[64] = "";
+                fprintf(f,
+                        "- {apiVersion: v1, kind: Pod, metadata: {name: p%u, namespace: default, labels: "
+                        "{kai.scheduler/queue: q%u}, annotations: {pod-group-name: g%u}}, spec: {schedulerName: "
+                        "kai-scheduler, priorityClassName: %s%s, containers: [{name: c, image: x, resources: {limits: "
+                        "{nvidia.com/gpu: %u}}}]}}\n",
+                        i + p, q, j, classes[cls], running ? kai_bind(fill, k, bind, sizeof(bind)) : "", k);
+        }
+        return size;
+}
+
+static void generate_kai(FILE *f, unsigned nodes, unsigned per_node, uint64_t seed) {
+        rng_state = seed;
+        unsigned nd = nodes / KAI_NODES_PER_DEPARTMENT ? nodes / KAI_NODES_PER_DEPARTMENT : 1;
+        fprintf(f, "# bench-simulate --generate %u -s %llu --kai -p %u\n", nodes, (unsigned long long)seed, per_node);
+        kai_queues(f, nodes);
+        kai_nodes(f, nodes);
+        kai_fill fill = {0, 0, nodes};
+        for (unsigned i = 0, j = 0, pods = nodes * per_node; i < pods; j++)
+                i += kai_job(f, j, i, pods - i, nd * KAI_QUEUES_PER_DEPARTMENT, &fill);
+}
+
 static void generate(FILE *f, unsigned nodes, unsigned per_node, uint64_t seed, bool mix, bool topo) {
         rng_state = seed;
         unsigned v1 = nodes / 2, v2 = nodes - v1;
@@ -297,8 +406,10 @@ static int cmp_d(const void *a, const void *b) {
 }
 
 static void usage(FILE *f) {
-        fprintf(f, "usage: bench-simulate [-b DEVPLANE] [-r RUNS] [-n N[,N...]] [--no-report] [--topology | --queues [--finish K]]\n"
-                   "       bench-simulate --generate N [-s SEED] [--mix] [--topology | --queues [--finish K]] [-p PODS_PER_NODE]\n");
+        fprintf(f, "usage: bench-simulate [-b DEVPLANE] [-r RUNS] [-n N[,N...]] [--no-report]\n"
+                   "                      [--topology | --queues [--finish K] | --kai]\n"
+                   "       bench-simulate --generate N [-s SEED] [--mix] [--topology | --queues [--finish K] | --kai]\n"
+                   "                      [-p PODS_PER_NODE]\n");
 }
 
 int main(int argc, char **argv) {
@@ -307,13 +418,14 @@ int main(int argc, char **argv) {
                                              {"topology", no_argument, NULL, 'T'},
                                              {"queues", no_argument, NULL, 'Q'},
                                              {"finish", required_argument, NULL, 'F'},
+                                             {"kai", no_argument, NULL, 'K'},
                                              {"no-report", no_argument, NULL, 'N'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
         const char *devplane = NULL, *sizes = "500,1000,2000,5000";
         unsigned runs = 3, per_node = 10, gen = 0, finish = 0;
         uint64_t seed = 1;
-        bool mix = false, with_report = true, topo = false, queues = false;
+        bool mix = false, with_report = true, topo = false, queues = false, kai = false;
         int c;
         while ((c = getopt_long(argc, argv, "b:r:n:s:p:h", opts, NULL)) >= 0) {
                 switch (c) {
@@ -327,18 +439,22 @@ int main(int argc, char **argv) {
                 case 'T': topo = true; break;
                 case 'Q': queues = true; break;
                 case 'F': finish = (unsigned)strtoul(optarg, NULL, 10); break;
+                case 'K': kai = true; break;
                 case 'N': with_report = false; break;
                 case 'h': usage(stdout); return 0;
                 default: usage(stderr); return 2;
                 }
         }
-        if (runs < 1 || runs > 99 || per_node < 1 || per_node > 1000 || (queues && (topo || mix)) || (finish && !queues)) {
+        if (runs < 1 || runs > 99 || per_node < 1 || per_node > 1000 || topo + queues + kai > 1 ||
+            ((queues || kai) && mix) || (finish && !queues)) {
                 usage(stderr);
                 return 2;
         }
         if (gen) {
                 if (queues)
                         generate_queues(stdout, gen, per_node, seed, finish);
+                else if (kai)
+                        generate_kai(stdout, gen, per_node, seed);
                 else
                         generate(stdout, gen, per_node, seed, mix, topo);
                 return fflush(stdout) == 0 ? 0 : 1;
@@ -359,7 +475,7 @@ int main(int argc, char **argv) {
         uname(&u);
         printf("bench-simulate: %s simulate -o json [--report], %u run(s) each, %u pods per node, seed %llu%s",
                devplane, runs, per_node, (unsigned long long)seed,
-               topo ? ", --topology" : queues ? ", --queues" : "");
+               topo ? ", --topology" : queues ? ", --queues" : kai ? ", --kai" : "");
         if (finish) printf(", --finish %u", finish);
         printf("\n");
         printf("machine: %s %s, %ld CPUs online\n\n", u.machine, u.release, sysconf(_SC_NPROCESSORS_ONLN));
@@ -381,6 +497,8 @@ int main(int argc, char **argv) {
                 if (!f) return perror(input), 1;
                 if (queues)
                         generate_queues(f, n, per_node, seed, finish);
+                else if (kai)
+                        generate_kai(f, n, per_node, seed);
                 else
                         generate(f, n, per_node, seed, false, topo);
                 if (fclose(f) != 0) return perror(input), 1;

@@ -5,7 +5,8 @@
  * crash, leak or hang; decoding is all or nothing; every fair share is a
  * number at least 0 (unless a capacity or quota overflowed to infinity);
  * a started group has started pods, a pending one no started pods; an
- * evicted group was running, preemptible and names who evicted it. */
+ * evicted group was running, preemptible and names who evicted it; the
+ * pods admission placed on nodes are exactly the started ones. */
 #include <math.h>
 
 #include "queue/kai.h"
@@ -19,6 +20,10 @@ static void check(const dp_kai *k) {
                 if (g->state == DP_KAI_ADMITTED && !g->started) __builtin_trap();
                 if (g->state == DP_KAI_PENDING && g->started) __builtin_trap();
                 if (g->state == DP_KAI_EVICTED && (!g->preemptible || !g->n_running || !g->by)) __builtin_trap();
+                size_t placed = 0;
+                for (size_t p = g->first_pod; p != (size_t)-1; p = k->pods[p].next)
+                        placed += !k->pods[p].running && k->pods[p].node != (size_t)-1;
+                if (placed != g->started) __builtin_trap();
         }
 }
 

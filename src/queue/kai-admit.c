@@ -3,13 +3,14 @@
  * kai-admit.c — one KAI scheduling cycle as admission: the fair shares,
  * then Allocate (jobs taken queue by queue in KAI's queue order, each
  * started whole or not at all down to its gang's minMember, within the
- * capacity policy and the cluster's free capacity), Reclaim (across queues:
+ * capacity policy and placed on nodes, queue/kai-nodes.c), Reclaim (across queues:
  * the reclaimer within its fair share, victims of queues above theirs under
  * MaintainFairShare or GuaranteeDeservedQuota, the saturation check of the
  * reclaiming queues against their siblings), Preempt (within a queue:
  * preemptible victims of strictly lower priority), and Allocate again for
  * what the evictions freed.
  */
+#include <math.h>
 #include <stdio.h>
 
 #include "queue/kai-internal.h"
@@ -19,15 +20,14 @@ void kai_need(const dp_kai_group *g, size_t n, double v[DP_KAI_NRES]) {
                 v[r] = g->req[r] * (double)n;
 }
 
-bool kai_fits(const dp_kai *k, const double v[DP_KAI_NRES]) {
-        for (int r = 0; r < DP_KAI_NRES; r++)
-                if (v[r] > 0 && !kai_le(k->used[r] + v[r], k->capacity[r])) return false;
-        return true;
-}
+bool kai_fits(dp_kai *k, const dp_kai_group *g, size_t n) { return kai_place(k, g, n, false, NULL) == n; }
 
 void kai_start(dp_kai *k, dp_kai_group *g, size_t n) {
         double v[DP_KAI_NRES];
         kai_need(g, n, v);
+        size_t placed = kai_place(k, g, n, true, NULL);
+        assert(placed == n); /* every caller checked kai_fits on the same state */
+        (void)placed;
         kai_charge(k, g, v, +1);
         g->started += n;
         if (g->state == DP_KAI_PENDING) g->state = DP_KAI_ADMITTED;
@@ -35,8 +35,25 @@ void kai_start(dp_kai *k, dp_kai_group *g, size_t n) {
         g->reason = g->message = NULL;
 }
 
+void kai_held(const dp_kai_group *g, double v[DP_KAI_NRES]) {
+        for (int r = 0; r < DP_KAI_NRES; r++)
+                v[r] = g->running[r] + g->req[r] * (double)g->started;
+}
+
+void kai_hold(dp_kai *k, dp_kai_group *g, int sign) {
+        double v[DP_KAI_NRES];
+        kai_held(g, v);
+        kai_charge(k, g, v, sign);
+        kai_nodes_hold(k, g, sign);
+}
+
+/* The group's running pods and those started in this cycle (an elastic
+ * group that grew before it became a victim: KAI evicts what it allocated
+ * in the same cycle too) leave their nodes and queues. */
 void kai_evict(dp_kai *k, dp_kai_group *g) {
-        kai_charge(k, g, g->running, -1);
+        kai_hold(k, g, -1);
+        kai_nodes_unplace(k, g);
+        g->started = 0;
         k->evictions++;
         g->state = DP_KAI_EVICTED;
 }
@@ -50,26 +67,37 @@ static bool waiting(const dp_kai *k, const dp_kai_group *g) {
 
 /* ---- Allocate ---- */
 
+/* Why the first pods of g fit no node (g->reason and message). */
+static int no_room(dp_kai *k, dp_kai_group *g, size_t first) {
+        size_t failed = KAI_NONE;
+        (void)kai_place(k, g, first, false, &failed);
+        if (failed == KAI_NONE) return kai_set_reason(g, "Unschedulable", "no room on the nodes");
+        const dp_kai_pod *p = &k->pods[failed];
+        const double *most = kai_most_free(k);
+        return kai_set_reason(g, "Unschedulable",
+                              "%zu pod(s) of the gang must start together: pod %s (cpu %gm, memory %gMB, gpu %g) "
+                              "fits no node that passes its predicates once the others are placed (the most free "
+                              "on one node: cpu %gm, memory %gMB, gpu %g)",
+                              first, p->key, p->req[DP_KAI_CPU], p->req[DP_KAI_MEMORY], p->req[DP_KAI_GPU],
+                              fmax(most[DP_KAI_CPU], 0), fmax(most[DP_KAI_MEMORY], 0), fmax(most[DP_KAI_GPU], 0));
+}
+
+/* All pending pods of g, else as many as can be placed and pass the
+ * capacity policy, down to its first count (the gang's rest); the pods that
+ * can be placed are a prefix (kai_place): one trial says how many. */
 static int try_allocate(dp_kai *k, dp_kai_group *g) {
         double v[DP_KAI_NRES];
-        size_t first = kai_first_count(g);
-        for (size_t n = kai_n_pending(g); n >= first && n > 0; n--) {
+        size_t first = kai_first_count(g), room = kai_place(k, g, kai_n_pending(g), false, NULL);
+        for (size_t n = room; n >= first && n > 0; n--) {
                 kai_need(g, n, v);
-                if (kai_capacity_ok(k, g, v, false) && kai_fits(k, v)) {
+                if (kai_capacity_ok(k, g, v, false)) {
                         kai_start(k, g, n);
                         return 0;
                 }
         }
         kai_need(g, first, v);
         if (!kai_capacity_ok(k, g, v, true)) return g->reason ? 0 : -ENOMEM;
-        char want[128] = "", freev[128] = "";
-        snprintf(want, sizeof(want), "cpu %gm, memory %gMB, gpu %g", v[0], v[1], v[2]);
-        snprintf(freev, sizeof(freev), "cpu %gm, memory %gMB, gpu %g", k->capacity[0] - k->used[0],
-                 k->capacity[1] - k->used[1], k->capacity[2] - k->used[2]);
-        return kai_set_reason(g, "Unschedulable",
-                              "%zu pod(s) of the gang need %s; the cluster has %s free (devplane: the nodes' "
-                              "allocatable summed; KAI would look node by node)",
-                              first, want, freev);
+        return no_room(k, g, first);
 }
 
 /* Groups by queue, then in job order: each queue's jobs are a run of it. */
@@ -251,25 +279,25 @@ int kai_try_preempt(dp_kai *k, dp_kai_group *g) {
         kai_need(g, first, v);
         bool ok = false;
         while (taken < n && !ok) {
-                kai_charge(k, &k->g[cand[taken]], k->g[cand[taken]].running, -1); /* tentatively */
+                kai_hold(k, &k->g[cand[taken]], -1); /* tentatively */
                 taken++;
-                ok = kai_fits(k, v) && kai_capacity_ok(k, g, v, false);
+                ok = kai_capacity_ok(k, g, v, false) && kai_fits(k, g, first);
         }
         /* the fewest: give back each victim but the last while the job still fits */
         size_t kept = 0;
         for (size_t i = 0; i < taken; i++) {
                 dp_kai_group *x = &k->g[cand[i]];
-                kai_charge(k, x, x->running, +1);
-                if (!ok || i + 1 == taken || !(kai_fits(k, v) && kai_capacity_ok(k, g, v, false)))
+                kai_hold(k, x, +1);
+                if (!ok || i + 1 == taken || !(kai_capacity_ok(k, g, v, false) && kai_fits(k, g, first)))
                         cand[kept++] = cand[i];
                 else
-                        continue; /* not needed: it stays running (charged again) */
-                if (ok) kai_charge(k, x, x->running, -1);
+                        continue; /* not needed: it stays running (held again) */
+                if (ok) kai_hold(k, x, -1);
         }
         if (!ok) return 0;
         for (size_t i = 0; i < kept; i++) {
                 dp_kai_group *x = &k->g[cand[i]];
-                kai_charge(k, x, x->running, +1); /* kai_evict takes it off again */
+                kai_hold(k, x, +1); /* kai_evict takes it off again */
                 kai_evict(k, x);
                 if (!(x->by = dp_asprintf("preempted by %s/%s", g->ns, g->name))) return -ENOMEM;
         }

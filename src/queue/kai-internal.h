@@ -15,6 +15,27 @@
 /* KAI compares quantities with a small tolerance (LessOrEqualWithTolerance). */
 static inline bool kai_le(double a, double b) { return a <= b + 1e-9; }
 
+/* One pod's request and one node's allocatable in KAI's units (kai.c). */
+void kai_pod_request(const dp_pod *p, double v[DP_KAI_NRES]);
+void kai_node_allocatable(const dp_node *n, double v[DP_KAI_NRES]);
+
+/* kai-nodes.c: the Node objects of l with what the bound pods leave free,
+ * the groups' pods chained; 0, -ENOMEM. */
+int kai_nodes_init(dp_kai *k, const dp_object_list *l, dp_error *err);
+/* The next n pending pods of g (input order) placed on nodes one after the
+ * other, first fit, up to the first that fits no node (*ret_failed, its
+ * index in k->pods; may be NULL): how many were placed. They stay placed
+ * when commit and all n were; else they are taken off again. Placing the
+ * first m of them always places them where placing more did. */
+size_t kai_place(dp_kai *k, const dp_kai_group *g, size_t n, bool commit, size_t *ret_failed);
+/* g's pods on nodes (running, or placed in this cycle) leave them (sign -1:
+ * an eviction, or a tentative one) or take them again (+1). */
+void kai_nodes_hold(dp_kai *k, const dp_kai_group *g, int sign);
+/* g's pods placed in this cycle are no longer (after kai_nodes_hold -1). */
+void kai_nodes_unplace(dp_kai *k, const dp_kai_group *g);
+/* Per resource, the most free on one node. */
+const double *kai_most_free(const dp_kai *k);
+
 /* Requests and allocations of every queue from its groups, summed up the
  * tree (kai.c). */
 void kai_account(dp_kai *k);
@@ -47,11 +68,16 @@ bool kai_job_before(const dp_kai_group *a, const dp_kai_group *b);
 bool kai_capacity_ok(dp_kai *k, dp_kai_group *g, const double v[DP_KAI_NRES], bool set_reason);
 int kai_set_reason(dp_kai_group *g, const char *reason, const char *fmt, ...) _printf_(3, 4);
 
-/* kai-admit.c: the request of n pods of g; whether v fits the free
- * capacity; n pods of g start; g's running pods are evicted. */
+/* kai-admit.c: the request of n pods of g; whether g's next n pending
+ * pods can be placed on the nodes as they are now; n pods of g start (and
+ * are placed: kai_fits said so); g's running pods leave their nodes and
+ * queues (sign -1) or take them again (+1); g's running pods are evicted. */
 void kai_need(const dp_kai_group *g, size_t n, double v[DP_KAI_NRES]);
-bool kai_fits(const dp_kai *k, const double v[DP_KAI_NRES]);
+bool kai_fits(dp_kai *k, const dp_kai_group *g, size_t n);
 void kai_start(dp_kai *k, dp_kai_group *g, size_t n);
+void kai_hold(dp_kai *k, dp_kai_group *g, int sign);
+/* What g holds: its running pods' requests and those of the pods it started. */
+void kai_held(const dp_kai_group *g, double v[DP_KAI_NRES]);
 void kai_evict(dp_kai *k, dp_kai_group *g);
 bool kai_in_leaf(const dp_kai *k, const dp_kai_group *g);
 /* Running preemptible groups other than by that keep() accepts, of by's

@@ -15,7 +15,9 @@
  *     allocated (+ the job) over its fair share must not be above 1 while at
  *     least a touched sibling's ratio (reclaimerUtilizationMultiplier 1).
  * Victims are taken in victim order (lower priority, then the newest) until
- * the job fits; a victim the strategies refuse is passed over.
+ * the job can be placed on the nodes they leave, a victim the strategies
+ * refuse passed over; then the fewest of them (each but the last given back
+ * while the job still fits).
  */
 #include <math.h>
 
@@ -83,10 +85,12 @@ static bool strategies_allow(const reclaim *x, size_t victim_queue) {
 }
 
 static void take(reclaim *x, const dp_kai_group *victim) {
+        double v[DP_KAI_NRES];
+        kai_held(victim, v);
         for (size_t a = victim->qi; a != KAI_NONE; a = x->k->q[a].parent) {
                 x->touched[a] = true;
                 for (int r = 0; r < DP_KAI_NRES; r++)
-                        x->rem[a * DP_KAI_NRES + r] -= victim->running[r];
+                        x->rem[a * DP_KAI_NRES + r] -= v[r];
         }
 }
 
@@ -120,32 +124,67 @@ static bool other_queue(const dp_kai *k, const dp_kai_group *by, const dp_kai_gr
         return g->qi != by->qi;
 }
 
-/* The victims taken until the job fits (the first *n_taken of cand), or false. */
+/* A victim given back: its queues keep what it holds. */
+static void untake(reclaim *x, const dp_kai_group *victim) {
+        double v[DP_KAI_NRES];
+        kai_held(victim, v);
+        for (size_t a = victim->qi; a != KAI_NONE; a = x->k->q[a].parent)
+                for (int r = 0; r < DP_KAI_NRES; r++)
+                        x->rem[a * DP_KAI_NRES + r] += v[r];
+}
+
+/* Of the victims taken, the fewest: each but the last is given back while
+ * the job still fits on the nodes the others leave (all of them are off
+ * their nodes on entry, and back on them on return); the touched queues
+ * are those of the victims kept. The number kept. */
+static size_t fewest(reclaim *x, size_t *cand, size_t taken) {
+        size_t kept = 0;
+        for (size_t i = 0; i < taken; i++) {
+                const dp_kai_group *c = &x->k->g[cand[i]];
+                kai_nodes_hold(x->k, c, +1);
+                if (i + 1 < taken && kai_fits(x->k, x->g, kai_first_count(x->g))) {
+                        untake(x, c);
+                        continue;
+                }
+                cand[kept++] = cand[i];
+                kai_nodes_hold(x->k, c, -1);
+        }
+        memset(x->touched, 0, x->k->n_q * sizeof(bool));
+        for (size_t i = 0; i < kept; i++) {
+                kai_nodes_hold(x->k, &x->k->g[cand[i]], +1);
+                for (size_t a = x->k->g[cand[i]].qi; a != KAI_NONE; a = x->k->q[a].parent)
+                        x->touched[a] = true;
+        }
+        return kept;
+}
+
+/* The victims taken until the job fits on the nodes they leave, the fewest
+ * of them (the first *n_taken of cand), or false. */
 static bool choose(reclaim *x, size_t *cand, size_t n, size_t *n_taken) {
-        double freed[DP_KAI_NRES] = {0};
         size_t taken = 0;
-        for (size_t i = 0; i < n; i++) {
+        bool fit = false;
+        for (size_t i = 0; i < n && !fit; i++) {
                 const dp_kai_group *c = &x->k->g[cand[i]];
                 if (!strategies_allow(x, c->qi)) continue;
                 take(x, c);
                 cand[taken++] = cand[i];
-                bool fit = true;
-                for (int r = 0; r < DP_KAI_NRES; r++) {
-                        freed[r] += c->running[r];
-                        fit = fit && (x->v[r] == 0 || kai_le(x->k->used[r] - freed[r] + x->v[r], x->k->capacity[r]));
-                }
-                if (!fit) continue;
-                *n_taken = taken;
-                return within_boundaries(x);
+                kai_nodes_hold(x->k, c, -1); /* tentatively, given back below */
+                fit = kai_fits(x->k, x->g, kai_first_count(x->g));
         }
-        return false;
+        if (!fit) {
+                for (size_t i = 0; i < taken; i++)
+                        kai_nodes_hold(x->k, &x->k->g[cand[i]], +1);
+                return false;
+        }
+        *n_taken = fewest(x, cand, taken);
+        return within_boundaries(x);
 }
 
 int kai_try_reclaim(dp_kai *k, dp_kai_group *g) {
         if (g->started || g->state != DP_KAI_PENDING) return 0;
         reclaim x = {k, g, {0}, NULL, NULL};
         kai_need(g, kai_first_count(g), x.v);
-        if (kai_fits(k, x.v) || !kai_capacity_ok(k, g, x.v, false) || !can_reclaim(&x)) return 0;
+        if (!kai_capacity_ok(k, g, x.v, false) || !can_reclaim(&x) || kai_fits(k, g, kai_first_count(g))) return 0;
         _cleanup_free_ size_t *cand = calloc(k->n_g, sizeof(size_t));
         _cleanup_free_ double *rem = calloc(k->n_q * DP_KAI_NRES, sizeof(double));
         _cleanup_free_ bool *touched = calloc(k->n_q, sizeof(bool));

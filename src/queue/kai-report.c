@@ -28,17 +28,15 @@ static const char *kai_state_name(dp_kai_state s) {
 
 int dp_kai_apply(const dp_kai *k, dp_object_list *l, dp_error *err) {
         assert_return(k && l, -EINVAL);
-        _cleanup_free_ size_t *given = calloc(k->n_g + 1, sizeof(size_t));
-        if (!given) return dp_error_set(err, -ENOMEM, "out of memory");
+        (void)err;
         for (size_t i = 0; i < k->n_pods; i++) {
-                dp_pod *p = k->pods[i].pod;
-                const dp_kai_group *g = &k->g[k->pods[i].group];
-                if (g->state == DP_KAI_EVICTED && p->node_name) {
+                const dp_kai_pod *kp = &k->pods[i];
+                dp_pod *p = kp->pod;
+                if (k->g[kp->group].state == DP_KAI_EVICTED && kp->running) {
                         free(p->node_name); /* evicted: it waits again, with its scheduler */
                         p->node_name = NULL;
-                } else if (!p->node_name && given[k->pods[i].group] < g->started) {
-                        given[k->pods[i].group]++;
-                        free(p->scheduler_name); /* KAI admitted it: devplane's scheduler places it */
+                } else if (!kp->running && kp->node != KAI_NONE) {
+                        free(p->scheduler_name); /* KAI placed it: devplane's scheduler places it again */
                         p->scheduler_name = NULL;
                 }
         }
@@ -82,7 +80,7 @@ static dp_doc_node *group_doc(dp_doc_set *s, const dp_kai_group *g) {
         char name[600];
         snprintf(name, sizeof(name), "%s/%s", g->ns, g->name);
         PUT(s, d, "name", dp_doc_new_str(s, name));
-        PUT(s, d, "kind", dp_doc_new_str(s, g->bare_pod ? "Pod" : "PodGroup"));
+        PUT(s, d, "kind", dp_doc_new_str(s, g->bare_pod ? "Pod" : g->from_job ? "Job" : "PodGroup"));
         if (g->queue) PUT(s, d, "queue", dp_doc_new_str(s, g->queue));
         PUT(s, d, "priority", dp_doc_new_int(s, g->priority));
         PUT(s, d, "preemptible", dp_doc_new_bool(s, g->preemptible));

@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "base/hashmap.h"
+#include "base/strv.h"
 #include "queue/kai-internal.h"
 #include "queue/queue-internal.h"
 
@@ -25,7 +26,7 @@ dp_kai *dp_kai_free(dp_kai *k) {
                 dp_free_many(k->g[i].ns, k->g[i].name, k->g[i].queue, k->g[i].reason, k->g[i].message, k->g[i].by);
         for (size_t i = 0; i < k->n_queue_objs; i++)
                 dp_object_free(k->queue_objs[i]);
-        dp_free_many(k->q, k->g, k->queue_objs);
+        dp_free_many(k->q, k->g, k->queue_objs, k->nodes, k->fit_tree);
         free(k);
         return NULL;
 }
@@ -163,7 +164,7 @@ static int32_t class_value(const classes *pcs, const char *name) {
 static dp_kai_group *new_group(dp_kai *k, const dp_object_meta *m, const char *queue) {
         if (DP_GROW(k->g, k->cap_g, k->n_g + 1) < 0) return NULL;
         dp_kai_group *g = &k->g[k->n_g];
-        *g = (dp_kai_group){.order = k->n_g, .qi = KAI_NONE, .min_member = 1};
+        *g = (dp_kai_group){.order = k->n_g, .qi = KAI_NONE, .min_member = 1, .first_pod = KAI_NONE};
         g->ns = strdup(m->namespace && m->namespace[0] ? m->namespace : "default");
         g->name = strdup(m->name ? m->name : "");
         g->queue = queue ? strdup(queue) : NULL;
@@ -199,48 +200,160 @@ static bool kai_pod(const dp_pod *p) {
                dp_kv_get(p->meta.labels, p->meta.n_labels, DP_KAI_QUEUE_LABEL);
 }
 
-static void add_pod(dp_kai_group *g, const dp_pod *p) {
-        int64_t cpu = q_pod_value(p, "cpu"), mem = q_pod_value(p, "memory"), gpu = q_pod_value(p, DP_KAI_GPU_RESOURCE);
-        double v[DP_KAI_NRES] = {(double)cpu, (double)mem / 1e6, (double)gpu};
-        bool running = p->node_name && p->node_name[0];
-        for (int r = 0; r < DP_KAI_NRES; r++)
-                (running ? g->running : g->pending)[r] += v[r];
-        g->n_pods++;
-        g->n_running += running;
+void kai_pod_request(const dp_pod *p, double v[DP_KAI_NRES]) {
+        v[DP_KAI_CPU] = (double)q_pod_value(p, "cpu");
+        v[DP_KAI_MEMORY] = (double)q_pod_value(p, "memory") / 1e6;
+        v[DP_KAI_GPU] = (double)q_pod_value(p, DP_KAI_GPU_RESOURCE);
 }
 
+void kai_node_allocatable(const dp_node *n, double v[DP_KAI_NRES]) {
+        for (int r = 0; r < DP_KAI_NRES; r++)
+                v[r] = 0;
+        for (size_t a = 0; a < n->n_allocatable; a++) {
+                const dp_named_quantity *x = &n->allocatable[a];
+                if (streq(x->name, "cpu"))
+                        v[DP_KAI_CPU] = (double)dp_quantity_milli_value(&x->value);
+                else if (streq(x->name, "memory"))
+                        v[DP_KAI_MEMORY] = (double)dp_quantity_value(&x->value) / 1e6;
+                else if (streq(x->name, DP_KAI_GPU_RESOURCE))
+                        v[DP_KAI_GPU] = (double)dp_quantity_value(&x->value);
+        }
+}
+
+static void add_pod(dp_kai_group *g, dp_kai_pod *kp) {
+        kai_pod_request(kp->pod, kp->req);
+        kp->running = kp->pod->node_name && kp->pod->node_name[0];
+        for (int r = 0; r < DP_KAI_NRES; r++)
+                (kp->running ? g->running : g->pending)[r] += kp->req[r];
+        g->n_pods++;
+        g->n_running += kp->running;
+}
+
+/* Objects by "ns/name" (the map's keys owned by keys[]): the PodGroups'
+ * groups, the Jobs, the Jobs' groups, while the groups are read. */
+typedef struct name_index {
+        dp_hashmap *m;
+        char **keys;
+        size_t n, cap;
+} name_index;
+
+static void name_index_done(name_index *x) {
+        dp_hashmap_free(x->m);
+        dp_strv_free_n(x->keys, x->n);
+}
+
+static const char *ns_or_default(const char *ns) { return ns && ns[0] ? ns : "default"; }
+
+/* v (not 0) under ns/name, unless that key has one already. */
+static int name_put(name_index *x, const char *ns, const char *name, uintptr_t v) {
+        if (!x->m && !(x->m = dp_hashmap_new())) return -ENOMEM;
+        if (DP_GROW(x->keys, x->cap, x->n + 1) < 0) return -ENOMEM;
+        char *key = dp_asprintf("%s/%s", ns_or_default(ns), name ? name : "");
+        if (!key) return -ENOMEM;
+        x->keys[x->n++] = key;
+        return dp_hashmap_get(x->m, key) ? 0 : dp_hashmap_replace(x->m, key, (void *)v);
+}
+
+static uintptr_t name_get(const name_index *x, const char *ns, const char *name) {
+        char key[512];
+        if (!x->m || !name || (size_t)snprintf(key, sizeof(key), "%s/%s", ns_or_default(ns), name) >= sizeof(key))
+                return 0;
+        return (uintptr_t)dp_hashmap_get(x->m, key);
+}
+
+typedef struct groups_in {
+        const classes *pcs;
+        dp_object_list *l;
+        name_index pod_groups, jobs, job_groups;
+        dp_error *err;
+} groups_in;
+
 /* The KAI group a pod joins by its group's rule (dp_pod_group_has_member). */
-static dp_kai_group *group_of(dp_kai *k, const dp_pod *p, size_t n_groups) {
-        const char *name = dp_pod_group_name(p);
-        const char *ns = p->meta.namespace && p->meta.namespace[0] ? p->meta.namespace : "default";
-        for (size_t j = 0; name && j < n_groups; j++)
-                if (streq(k->g[j].name, name) && streq(k->g[j].ns, ns) && dp_pod_group_has_member(k->g[j].pg, p))
-                        return &k->g[j];
+static dp_kai_group *group_of(dp_kai *k, const groups_in *in, const dp_pod *p) {
+        uintptr_t j = name_get(&in->pod_groups, p->meta.namespace, dp_pod_group_name(p));
+        return j && dp_pod_group_has_member(k->g[j - 1].pg, p) ? &k->g[j - 1] : NULL;
+}
+
+/* The batch/v1 Job that controls p, when it is in the input. */
+static const dp_deployment *job_of(const dp_object_list *l, const groups_in *in, const dp_pod *p) {
+        for (size_t i = 0; i < p->meta.n_owner_references; i++) {
+                const dp_owner_ref *o = &p->meta.owner_references[i];
+                if (!o->controller || !streq_ptr(o->kind, "Job") || !streq_ptr(o->api_version, "batch/v1")) continue;
+                uintptr_t at = name_get(&in->jobs, p->meta.namespace, o->name);
+                return at ? l->items[at - 1].deployment : NULL;
+        }
         return NULL;
 }
 
+/* KAI's podgrouper for a batch/v1 Job: one group for all its pods, its
+ * queue the Job's label (else the pod's), minMember the Job's annotation
+ * kai.scheduler/batch-min-member (else 1: the pods start independently);
+ * a Job annotated kai.scheduler/skip-podgrouper "true" gets none (1: its
+ * pods, naming no PodGroup, belong to no group and KAI starts none of
+ * them). NULL with 0: p is not a Job's pod. */
+static int job_group(dp_kai *k, groups_in *in, const dp_pod *p, dp_kai_group **ret) {
+        const dp_deployment *job = job_of(in->l, in, p);
+        const dp_object_meta *m = job ? &job->meta : NULL;
+        const char *skip = m ? dp_kv_get(m->annotations, m->n_annotations, DP_KAI_SKIP_PODGROUPER) : NULL;
+        const char *queue = m ? dp_kv_get(m->labels, m->n_labels, DP_KAI_QUEUE_LABEL) : NULL;
+        if (!queue) queue = dp_kv_get(p->meta.labels, p->meta.n_labels, DP_KAI_QUEUE_LABEL);
+        *ret = NULL;
+        if (m && skip && streq(skip, "true")) return 1; /* no PodGroup, so KAI schedules none of its pods */
+        if (!m || !queue) return 0;
+        uintptr_t j = name_get(&in->job_groups, m->namespace, m->name);
+        if (j) {
+                *ret = &k->g[j - 1];
+                return 0;
+        }
+        dp_kai_group *g = new_group(k, m, queue);
+        if (!g || name_put(&in->job_groups, m->namespace, m->name, (uintptr_t)k->n_g) < 0) return -ENOMEM;
+        g->from_job = true;
+        set_priority(g, in->pcs, p->priority_class_name, NULL);
+        const char *mm = dp_kv_get(m->annotations, m->n_annotations, DP_KAI_BATCH_MIN_MEMBER);
+        char *end = NULL;
+        long v = mm ? strtol(mm, &end, 10) : 1;
+        if (mm && (!mm[0] || *end || v < 1 || v > INT32_MAX))
+                return dp_error_set(in->err, -EINVAL,
+                                    "%s: Job %s/%s: metadata.annotations[%s]: \"%s\": must be a positive integer",
+                                    job->hdr.source ? job->hdr.source : "<input>", ns_or_default(m->namespace), m->name,
+                                    DP_KAI_BATCH_MIN_MEMBER, mm);
+        g->min_member = (int32_t)v;
+        *ret = g;
+        return 0;
+}
+
 /* A pod joins the KAI PodGroup it names; a labelled kai-scheduler pod
- * without one is a group of its own (KAI's podgrouper makes one). */
-static int add_pods(dp_kai *k, const dp_object_list *l, const classes *pcs, size_t n_groups) {
+ * without one joins its Job's group (job_group), else is a group of its
+ * own (what KAI's podgrouper makes for a bare pod). */
+static int add_pods(dp_kai *k, groups_in *in) {
+        const dp_object_list *l = in->l;
         for (size_t i = 0; i < l->n; i++) {
                 if (l->items[i].hdr->kind != DP_KIND_POD) continue;
                 const dp_pod *p = l->items[i].pod;
-                dp_kai_group *g = group_of(k, p, n_groups);
+                dp_kai_group *g = group_of(k, in, p);
+                bool kai = p->scheduler_name && streq(p->scheduler_name, DP_KAI_SCHEDULER_NAME);
+                int r = !g && kai && !dp_pod_group_name(p) ? job_group(k, in, p, &g) : 0;
+                if (r < 0) return r;
+                if (r > 0) continue;
                 if (!g && kai_pod(p) && !dp_pod_group_name(p)) {
                         if (!(g = new_group(k, &p->meta,
                                             dp_kv_get(p->meta.labels, p->meta.n_labels, DP_KAI_QUEUE_LABEL))))
                                 return -ENOMEM;
                         g->bare_pod = true;
-                        set_priority(g, pcs, p->priority_class_name, NULL);
+                        set_priority(g, in->pcs, p->priority_class_name, NULL);
                 }
                 if (!g) continue;
-                add_pod(g, p);
                 if (DP_GROW(k->pods, k->cap_pods, k->n_pods + 1) < 0) return -ENOMEM;
                 char *key =
                         dp_asprintf("%s/%s", p->meta.namespace && p->meta.namespace[0] ? p->meta.namespace : "default",
                                     p->meta.name ? p->meta.name : "");
                 if (!key) return -ENOMEM;
-                k->pods[k->n_pods++] = (dp_kai_pod){l->items[i].pod, (size_t)(g - k->g), key};
+                k->pods[k->n_pods] = (dp_kai_pod){.pod = l->items[i].pod,
+                                                  .group = (size_t)(g - k->g),
+                                                  .key = key,
+                                                  .node = KAI_NONE,
+                                                  .next = KAI_NONE};
+                add_pod(g, &k->pods[k->n_pods++]);
                 if (dp_hashmap_replace(k->pod_index, key, (void *)(uintptr_t)k->n_pods) < 0) return -ENOMEM;
         }
         for (size_t j = 0; j < k->n_g; j++) {
@@ -253,7 +366,19 @@ static int add_pods(dp_kai *k, const dp_object_list *l, const classes *pcs, size
         return 0;
 }
 
-static int take_groups(dp_kai *k, const dp_object_list *l, dp_error *err) {
+static int index_inputs(dp_kai *k, groups_in *in) {
+        for (size_t j = 0; j < k->n_g; j++)
+                if (name_put(&in->pod_groups, k->g[j].ns, k->g[j].name, j + 1) < 0) return -ENOMEM;
+        for (size_t i = 0; i < in->l->n; i++) {
+                const dp_object o = in->l->items[i];
+                if (o.hdr->kind == DP_KIND_JOB &&
+                    name_put(&in->jobs, o.deployment->meta.namespace, o.deployment->meta.name, i + 1) < 0)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
+static int take_groups(dp_kai *k, dp_object_list *l, dp_error *err) {
         classes pcs = {NULL, 0};
         _cleanup_free_ const dp_priority_class **v = calloc(l->n + 1, sizeof(*v));
         if (!v) return dp_error_set(err, -ENOMEM, "out of memory");
@@ -265,31 +390,28 @@ static int take_groups(dp_kai *k, const dp_object_list *l, dp_error *err) {
                 if (o.hdr->kind != DP_KIND_POD_GROUP || dp_pod_group_api_of(o.pod_group) != DP_POD_GROUP_KAI) continue;
                 if (from_pod_group(k, &pcs, o.pod_group) < 0) return dp_error_set(err, -ENOMEM, "out of memory");
         }
-        if (add_pods(k, l, &pcs, k->n_g) < 0) return dp_error_set(err, -ENOMEM, "out of memory");
-        return 0;
+        groups_in in = {.pcs = &pcs, .l = l, .err = err};
+        int r = index_inputs(k, &in);
+        if (r >= 0) r = add_pods(k, &in);
+        name_index_done(&in.pod_groups);
+        name_index_done(&in.jobs);
+        name_index_done(&in.job_groups);
+        return r == -ENOMEM ? dp_error_set(err, r, "out of memory") : r; /* else err is set */
 }
 
 /* Capacity: the Node objects' allocatable; in use: every bound pod's
  * requests (KAI's groups' and any other pod's). */
 static void capacity(dp_kai *k, const dp_object_list *l) {
         for (size_t i = 0; i < l->n; i++) {
-                if (l->items[i].hdr->kind == DP_KIND_POD && l->items[i].pod->node_name) {
-                        const dp_pod *p = l->items[i].pod;
-                        k->used[DP_KAI_CPU] += (double)q_pod_value(p, "cpu");
-                        k->used[DP_KAI_MEMORY] += (double)q_pod_value(p, "memory") / 1e6;
-                        k->used[DP_KAI_GPU] += (double)q_pod_value(p, DP_KAI_GPU_RESOURCE);
-                }
-                if (l->items[i].hdr->kind != DP_KIND_NODE) continue;
-                const dp_node *n = l->items[i].node;
-                for (size_t a = 0; a < n->n_allocatable; a++) {
-                        const dp_named_quantity *x = &n->allocatable[a];
-                        if (streq(x->name, "cpu"))
-                                k->capacity[DP_KAI_CPU] += (double)dp_quantity_milli_value(&x->value);
-                        else if (streq(x->name, "memory"))
-                                k->capacity[DP_KAI_MEMORY] += (double)dp_quantity_value(&x->value) / 1e6;
-                        else if (streq(x->name, DP_KAI_GPU_RESOURCE))
-                                k->capacity[DP_KAI_GPU] += (double)dp_quantity_value(&x->value);
-                }
+                double v[DP_KAI_NRES];
+                if (l->items[i].hdr->kind == DP_KIND_POD && l->items[i].pod->node_name)
+                        kai_pod_request(l->items[i].pod, v);
+                else if (l->items[i].hdr->kind == DP_KIND_NODE)
+                        kai_node_allocatable(l->items[i].node, v);
+                else
+                        continue;
+                for (int r = 0; r < DP_KAI_NRES; r++)
+                        (l->items[i].hdr->kind == DP_KIND_NODE ? k->capacity : k->used)[r] += v[r];
         }
 }
 
@@ -328,6 +450,7 @@ int dp_kai_new(dp_object_list *l, dp_kai **ret, dp_error *err) {
         int r = take_queues(k, l, err);
         if (r >= 0) r = link_queues(k, l, err);
         if (r >= 0) r = take_groups(k, l, err);
+        if (r >= 0) r = kai_nodes_init(k, l, err);
         if (r < 0) return r;
         capacity(k, l);
         kai_account(k);

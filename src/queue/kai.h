@@ -13,9 +13,11 @@
  *     dp_kai_admit(k);              // fair share, Allocate, Reclaim, Preempt
  *     dp_kai_apply(k, l);           // admitted pods go to the kube-scheduler engine
  *
- * Capacity is the sum of the allocatable cpu, memory and nvidia.com/gpu of
- * the Node objects in the input (KAI allocates onto nodes itself; devplane
- * lets its kube-scheduler engine place what KAI admits).
+ * Capacity is the allocatable cpu, memory and nvidia.com/gpu of the Node
+ * objects in the input: a job starts when its pods can be placed on them,
+ * a gang all together (queue/kai-nodes.c), on nodes that pass the filter
+ * the caller gives (dp_kai_set_node_filter); devplane's kube-scheduler
+ * engine then places what KAI admits.
  *
  * Pure: no files, clocks or globals. Errors: -ENOMEM, -EINVAL with a message.
  */
@@ -31,6 +33,8 @@ typedef enum { DP_KAI_CPU, DP_KAI_MEMORY, DP_KAI_GPU, DP_KAI_NRES } dp_kai_res;
 
 #define DP_KAI_UNLIMITED (-1.0)
 #define DP_KAI_QUEUE_LABEL "kai.scheduler/queue"
+#define DP_KAI_BATCH_MIN_MEMBER "kai.scheduler/batch-min-member" /* a Job's annotation (KAI:docs/batch) */
+#define DP_KAI_SKIP_PODGROUPER "kai.scheduler/skip-podgrouper"   /* a Job's annotation: no PodGroup made */
 #define DP_KAI_SCHEDULER_NAME "kai-scheduler"
 #define DP_KAI_MAX_QUEUES 4096 /* devplane's cap (KAI sets none) */
 
@@ -77,7 +81,9 @@ typedef struct dp_kai_group {
         char *message;          /* KAI's message (devplane's words for Unschedulable) */
         char *by;               /* evicted: "reclaim by NS/NAME" or "preempt by NS/NAME" */
         size_t order;           /* input order */
+        size_t first_pod;       /* its first pod in dp_kai.pods, its pods chained by next; (size_t)-1 none */
         bool bare_pod;          /* a pod with the queue label and no PodGroup */
+        bool from_job;          /* the PodGroup KAI's podgrouper makes for a batch/v1 Job (named as the Job) */
         const dp_pod_group *pg; /* while dp_kai_new runs only */
 } dp_kai_group;
 
@@ -99,7 +105,23 @@ typedef struct dp_kai_pod {
         dp_pod *pod; /* borrowed from the list given to dp_kai_new */
         size_t group;
         char *key; /* "ns/name" */
+        double req[DP_KAI_NRES];
+        bool running; /* bound in the input */
+        bool trial;   /* placed by the attempt in progress (kai-nodes.c) */
+        size_t node;  /* its node in dp_kai.nodes (bound there, or placed by admission); (size_t)-1 none */
+        size_t next;  /* the next pod of its group; (size_t)-1 none */
 } dp_kai_pod;
+
+/* A Node object and what is free on it (allocatable less the requests of
+ * the pods bound or placed there). */
+typedef struct dp_kai_node {
+        const dp_node *node; /* borrowed from the list given to dp_kai_new */
+        double free[DP_KAI_NRES];
+} dp_kai_node;
+
+/* Whether pod p may run on node n by the predicates that are not
+ * resources (taints, node selector and affinity, cordon). */
+typedef bool (*dp_kai_node_filter)(const dp_pod *p, const dp_node *n);
 
 typedef struct dp_kai {
         dp_kai_queue *q;
@@ -114,6 +136,11 @@ typedef struct dp_kai {
         struct dp_hashmap *pod_index; /* key → index + 1 in pods */
         dp_object *queue_objs;        /* the Queues taken out of the list (owned) */
         size_t n_queue_objs;
+        dp_kai_node *nodes; /* the Node objects, in input order */
+        size_t n_nodes;
+        double *fit_tree; /* per resource, the most free on one node of each range (kai-nodes.c) */
+        size_t fit_size;  /* leaves in fit_tree: a power of two, at least n_nodes */
+        dp_kai_node_filter node_filter;
 } dp_kai;
 
 /* Whether l holds a KAI Queue (before dp_kai_new takes them out). */
@@ -124,6 +151,10 @@ int dp_kai_warn_input(dp_object_list *l, dp_error *err);
 int dp_kai_new(dp_object_list *l, dp_kai **ret, dp_error *err);
 dp_kai *dp_kai_free(dp_kai *k);
 DEFINE_FREEP(dp_kai, dp_kai_free)
+/* The predicates a pod's node must pass besides resources, before
+ * dp_kai_admit (simulate gives the kube-scheduler engine's); none set:
+ * every node passes. */
+void dp_kai_set_node_filter(dp_kai *k, dp_kai_node_filter f);
 
 /* The fair share of every queue per resource, level by level down the tree
  * (resource_division.go; kValue 0). Exposed for the tests. */

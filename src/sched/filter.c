@@ -2535,3 +2535,7 @@ int dp_sched_diagnose_one(dp_sched *s, qpod *q, sched_verdicts *v, dp_error *err
 bool dp_sched_pod_node_affinity(const dp_pod *p, const dp_node *n) { return node_affinity_ok(p, n); }
 
 bool dp_sched_pod_tolerates(const dp_pod *p, const dp_node *n) { return !untolerated_taint(n, p); }
+
+bool dp_sched_pod_node_allowed(const dp_pod *p, const dp_node *n) {
+        return (!n->unschedulable || tolerates_unschedulable(p)) && !untolerated_taint(n, p) && node_affinity_ok(p, n);
+}

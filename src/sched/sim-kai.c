@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "sched/sim-internal.h"
+#include "sched/topology.h"
 
 /* Whether KAI admits this run's pods (l still holds the Queues). */
 static bool kai_used(const sim_run *r, const dp_object_list *l) {
@@ -35,6 +36,7 @@ int sim_kai_admit(sim_run *r, dp_object_list *l, dp_error *err) {
                 r->kai = dp_kai_free(r->kai);
                 return rr;
         }
+        dp_kai_set_node_filter(r->kai, dp_sched_pod_node_allowed); /* the kube-scheduler engine's predicates */
         if ((rr = dp_kai_admit(r->kai)) < 0) return dp_error_set(err, rr, "out of memory");
         return dp_kai_apply(r->kai, l, err);
 }

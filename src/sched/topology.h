@@ -110,6 +110,10 @@ bool dp_topo_score_needed(const dp_sched *s, const dp_pod *p, const struct dp_sc
  * policies of PodTopologySpread. */
 bool dp_sched_pod_node_affinity(const dp_pod *p, const dp_node *n);
 bool dp_sched_pod_tolerates(const dp_pod *p, const dp_node *n);
+/* NodeUnschedulable, TaintToleration and NodeAffinity together, as the
+ * filter runs them: the node predicates that are not resources (KAI's
+ * admission places pods with them, sim-kai.c). */
+bool dp_sched_pod_node_allowed(const dp_pod *p, const dp_node *n);
 
 /* ---- shared by the two plugins (topology.c) ---- */
 

@@ -79,6 +79,49 @@ why = {p["name"]: p.get("reason", "") for p in run["pods"]}
 assert why["default/train-2"] == "KAI-Scheduler OverLimit: " + t2["message"], why
 PY
 
+# KAI's podgrouper for a batch/v1 Job (KAI's examples/batch/batch-job-min-member.yaml: parallelism 6,
+# kai.scheduler/batch-min-member 2, one GPU a pod): one group for the Job, its pods elastic above minMember,
+# 4 of 6 started on the 4 GPUs; with minMember 6 the gang does not fit and none starts
+bj="${DP_SHARED_DIR:-}/conformance/kai-scheduler/examples/batch/batch-job-min-member.yaml"
+for mm in 2 6; do
+        sed "s|batch-min-member: \"2\"|batch-min-member: \"$mm\"|" "$bj" >"$tmp/job-$mm.yaml"
+        "$DEVPLANE" simulate -f "$qs/default-queues.yaml" -f "$tmp/job-$mm.yaml" -f kai/data/gpu-nodes.yaml \
+                --queue-policy kai -o json >"$tmp/job-$mm.json" 2>"$tmp/job.err" || fail "job: exit $?: $(cat "$tmp/job.err")"
+        python3 - "$tmp/job-$mm.json" "$mm" <<'PY'
+import json, sys
+run = json.load(open(sys.argv[1]))["asWritten"]
+mm = int(sys.argv[2])
+g = run["kaiQueues"]["groups"]
+assert len(g) == 1, g
+g = g[0]
+assert g["name"] == "default/batch-job-min-member" and g["kind"] == "Job" and g["minMember"] == mm, g
+assert g["pods"] == 6 and g["startedPods"] == (4 if mm == 2 else 0), g
+running = sum(p["state"] == "Running" for p in run["pods"])
+assert running == (4 if mm == 2 else 0), run["pods"]
+if mm == 6:
+    assert g["reason"] == "Unschedulable" and "6 pod(s) of the gang must start together" in g["message"], g
+PY
+done
+# kai.scheduler/skip-podgrouper "true": no group for the Job; its pods, naming no PodGroup, are started by nobody
+sed 's|kai.scheduler/batch-min-member: "2"|kai.scheduler/skip-podgrouper: "true"|' "$bj" >"$tmp/job-skip.yaml"
+"$DEVPLANE" simulate -f "$qs/default-queues.yaml" -f "$tmp/job-skip.yaml" -f kai/data/gpu-nodes.yaml --queue-policy kai \
+        -o json >"$tmp/job-skip.json" 2>"$tmp/job.err" || fail "skip-podgrouper: exit $?: $(cat "$tmp/job.err")"
+python3 - "$tmp/job-skip.json" <<'PY'
+import json, sys
+run = json.load(open(sys.argv[1]))["asWritten"]
+assert run["kaiQueues"]["groups"] == [], run["kaiQueues"]["groups"]
+assert all(p["state"] == "Pending" for p in run["pods"]) and len(run["pods"]) == 6, run["pods"]
+PY
+sed 's|batch-min-member: "2"|batch-min-member: "two"|' "$bj" >"$tmp/job-bad.yaml"
+if "$DEVPLANE" simulate -f "$qs/default-queues.yaml" -f "$tmp/job-bad.yaml" -f kai/data/gpu-nodes.yaml \
+        >/dev/null 2>"$tmp/job-bad.err"; then
+        fail "a batch-min-member of \"two\" was accepted"
+else
+        [ $? = 2 ] || fail "bad batch-min-member: exit not 2"
+fi
+grep -q 'Job default/batch-job-min-member: metadata.annotations\[kai.scheduler/batch-min-member\]: "two": must be a positive integer' \
+        "$tmp/job-bad.err" || fail "bad batch-min-member: $(cat "$tmp/job-bad.err")"
+
 # bad values: exit 2 with the field path; an unknown field is a warning
 sed 's/quota: 1, limit: 2/quota: -3, limit: 2/' kai/data/limited.yaml >"$tmp/bad.yaml"
 if "$DEVPLANE" simulate -f "$tmp/bad.yaml" -f kai/data/gpu-nodes.yaml >/dev/null 2>"$tmp/bad.err"; then
