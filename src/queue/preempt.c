@@ -26,6 +26,7 @@
 
 #include "base/strv.h"
 #include "queue/queue-internal.h"
+#include "queue/tas.h"
 
 /* ---- what each admitted workload holds ---- */
 
@@ -60,12 +61,14 @@ static void take_out(dp_queue *q, size_t w) {
         qheld h = held_of(q, w);
         for (size_t i = 0; i < h.n; i++)
                 q_remove_usage(node_of(q, w), h.v[i].fr, h.v[i].value);
+        q_tas_hold(q, w, -1);
 }
 
 static void put_back(dp_queue *q, size_t w) {
         qheld h = held_of(q, w);
         for (size_t i = 0; i < h.n; i++)
                 q_add_usage(node_of(q, w), h.v[i].fr, h.v[i].value);
+        q_tas_hold(q, w, 1);
 }
 
 /* ---- one preemptor ---- */
@@ -106,6 +109,7 @@ typedef struct pctx {
         size_t n_req;
         bool oom;
         int8_t within, reclaim; /* the ClusterQueue's policies (policy_code), pctx_init */
+        bool tas;               /* the topology must fit too (q_tas_fits; not the oracle's) */
 } pctx;
 
 
@@ -366,7 +370,7 @@ static bool fits(const pctx *x, bool borrow) {
                 if (!borrow && n->q[fr].usage + v > n->q[fr].subtree) return false;
                 if (v > q_available(n, fr)) return false;
         }
-        return true;
+        return !x->tas || q_tas_fits(x->q, x->cq, x->w);
 }
 
 /* fillBackWorkloads: give back, last but one first, what is not needed. */
@@ -721,7 +725,7 @@ static int get_targets(pctx *x, qtarget **ret, size_t *ret_n) {
 int q_preempt_oracle(dp_queue *q, const qcq *cq, const dp_queue_workload *w, size_t fr, int64_t val, qmode *ret_mode,
                      int *ret_borrow) {
         qusage req = {fr, val, true};
-        pctx x = {q, cq, (size_t)(cq - q->cqs), w, &req, 1, false, 0, 0};
+        pctx x = {q, cq, (size_t)(cq - q->cqs), w, &req, 1, false, 0, 0, false};
         pctx_init(&x);
         qtarget *t = NULL;
         size_t n = 0;
@@ -753,7 +757,7 @@ int q_preempt_targets(dp_queue *q, const qcq *cq, size_t w, const qassign *a, qt
         size_t n = 0;
         for (size_t i = 0; i < a->n_usage; i++)
                 if (a->usage[i].value) req[n++] = a->usage[i];
-        pctx x = {q, cq, (size_t)(cq - q->cqs), &q->wl[w], req, n, false, 0, 0};
+        pctx x = {q, cq, (size_t)(cq - q->cqs), &q->wl[w], req, n, false, 0, 0, true};
         pctx_init(&x);
         return get_targets(&x, ret, ret_n);
 }
