@@ -226,14 +226,26 @@ static int build_flavor(dp_queue *q, const dp_object_list *l, size_t fi) {
         return r;
 }
 
+/* A TAS pod (Kueue's utiltas.IsTAS): one of the topology annotations.
+ * Its usage is its workload's topologyAssignment, not non-TAS usage. */
+static bool tas_pod(const dp_pod *p) {
+        static const char *const keys[] = {DP_KUEUE_TAS_REQUIRED, DP_KUEUE_TAS_PREFERRED, DP_KUEUE_TAS_UNCONSTRAINED,
+                                           DP_KUEUE_TAS_SLICE_REQUIRED};
+        for (size_t i = 0; i < ELEMENTSOF(keys); i++)
+                if (dp_kv_get(p->meta.annotations, p->meta.n_annotations, keys[i])) return true;
+        return false;
+}
+
 /* Pods bound to a node of a flavor use its capacity (non-TAS usage:
- * DaemonSets, static pods, whatever ran before). */
+ * DaemonSets, static pods, whatever ran before; Kueue's
+ * belongsToNonTASCache: bound, not terminated, not a TAS pod). */
 static void bound_pods(dp_queue *q, const dp_object_list *l) {
         struct qtas *t = q->tas;
         for (size_t i = 0; i < l->n; i++) {
                 if (l->items[i].hdr->kind != DP_KIND_POD) continue;
                 const dp_pod *p = l->items[i].pod;
-                if (!p->node_name || (p->phase && (streq(p->phase, "Succeeded") || streq(p->phase, "Failed"))))
+                if (!p->node_name || (p->phase && (streq(p->phase, "Succeeded") || streq(p->phase, "Failed"))) ||
+                    tas_pod(p))
                         continue;
                 for (size_t fi = 0; fi < t->n_f; fi++) {
                         tdom *d = q_index_get(q, "T\x1f%zu\x1f%s", fi, p->node_name);
