@@ -759,7 +759,9 @@ int q_preempt_targets(dp_queue *q, const qcq *cq, size_t w, const qassign *a, qt
                 if (a->usage[i].value) req[n++] = a->usage[i];
         pctx x = {q, cq, (size_t)(cq - q->cqs), &q->wl[w], req, n, false, 0, 0, true};
         pctx_init(&x);
-        return get_targets(&x, ret, ret_n);
+        int r = get_targets(&x, ret, ret_n);
+        if (r >= 0 && *ret_n) q_tas_reserve(q, cq, &q->wl[w], *ret, *ret_n);
+        return r;
 }
 
 bool q_fits_without(dp_queue *q, const qcq *cq, const qassign *a, const size_t *gone, size_t n_gone) {

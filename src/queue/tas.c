@@ -597,23 +597,58 @@ int q_tas_assign(dp_queue *q, const qcq *cq, const dp_queue_workload *w, qassign
         return list_add(&q->tas->tent, &q->tas->n_tent, wi);
 }
 
-bool q_tas_fits(dp_queue *q, const qcq *cq, const dp_queue_workload *w) {
-        size_t wi = (size_t)(w - q->wl);
-        const twl *x = q->tas && wi < q->tas->n_wl ? &q->tas->wl[wi] : NULL;
-        if (!x || !x->preempting) return true;
-        tas_placement *pl = calloc(x->n + 1, sizeof(*pl));
-        int r = pl ? 0 : -ENOMEM;
+/* The pod sets a preempting w waits for, placed on the leaves' usage now
+ * into pl (one per pod set), each counting for the next; 0 when all fit,
+ * 1 when one does not, -ENOMEM. The usage stays until unplace_all. */
+static int place_all(dp_queue *q, const qcq *cq, const dp_queue_workload *w, const twl *x, tas_placement *pl) {
+        int r = 0;
         for (size_t p = 0; p < x->n && p < w->n_podsets && r == 0; p++) {
                 if (x->flavor[p] < 0) continue;
                 r = place_podset(q, cq, &w->podsets[p], x->flavor[p], false, &pl[p], NULL);
                 if (r == 0) add_usage(q->tas, &w->podsets[p], &pl[p], 1);
         }
-        for (size_t p = 0; pl && p < x->n && p < w->n_podsets; p++) {
+        return r;
+}
+
+/* place_all's usage out again; the placements freed unless keep. */
+static void unplace_all(dp_queue *q, const dp_queue_workload *w, const twl *x, tas_placement *pl, bool keep) {
+        for (size_t p = 0; p < x->n && p < w->n_podsets; p++) {
                 add_usage(q->tas, &w->podsets[p], &pl[p], -1);
-                tas_placement_done(&pl[p]);
+                if (!keep) tas_placement_done(&pl[p]);
         }
+}
+
+static twl *preempting(dp_queue *q, const dp_queue_workload *w) {
+        size_t wi = (size_t)(w - q->wl);
+        twl *x = q->tas && wi < q->tas->n_wl ? &q->tas->wl[wi] : NULL;
+        return x && x->preempting ? x : NULL;
+}
+
+bool q_tas_fits(dp_queue *q, const qcq *cq, const dp_queue_workload *w) {
+        const twl *x = preempting(q, w);
+        if (!x) return true;
+        tas_placement *pl = calloc(x->n + 1, sizeof(*pl));
+        int r = pl ? place_all(q, cq, w, x, pl) : -ENOMEM;
+        if (pl) unplace_all(q, w, x, pl, false);
         free(pl);
         return r == 0;
+}
+
+void q_tas_reserve(dp_queue *q, const qcq *cq, const dp_queue_workload *w, const qtarget *t, size_t n) {
+        twl *x = preempting(q, w);
+        tas_placement *pl = x ? calloc(x->n + 1, sizeof(*pl)) : NULL;
+        if (!pl) return; /* no memory: the placement on empty nodes stays held */
+        for (size_t i = 0; i < n; i++)
+                q_tas_hold(q, t[i].w, -1);
+        int r = place_all(q, cq, w, x, pl);
+        unplace_all(q, w, x, pl, r == 0);
+        for (size_t i = n; i-- > 0;)
+                q_tas_hold(q, t[i].w, 1);
+        for (size_t p = 0; r == 0 && p < x->n; p++) {
+                tas_placement_done(&x->ps[p]);
+                x->ps[p] = pl[p];
+        }
+        free(pl);
 }
 
 void q_tas_hold(dp_queue *q, size_t w, int sign) {

@@ -15,7 +15,8 @@
  * Hooks (one call each): queue.c builds (q_tas_new), frees (q_tas_free)
  * and resets (q_tas_reset) it; assign.c asks q_tas_flavor_check per flavor
  * tried and q_tas_assign once per assignment; preempt.c checks a candidate
- * set with q_tas_fits and moves usage with q_tas_hold; apply.c pins each pod
+ * set with q_tas_fits, moves usage with q_tas_hold and hands the targets it
+ * found to q_tas_reserve; apply.c pins each pod
  * (q_tas_pin); report.c shows the assignment (q_tas_encode, q_tas_print).
  * A Workload admitted in the input holds the domains its
  * status.admission's topologyAssignment names.
@@ -121,6 +122,10 @@ int q_tas_assign(dp_queue *q, const qcq *cq, const dp_queue_workload *w, qassign
  * workload w's TAS usage out of (sign -1) or back into (1) the leaves, as
  * preempt.c takes its quota out or puts it back. */
 bool q_tas_fits(dp_queue *q, const qcq *cq, const dp_queue_workload *w);
+/* Targets found for w: the placement it holds for the rest of the cycle
+ * becomes the one on the nodes they free (Kueue's updateAssignmentForTAS);
+ * without memory the one on empty nodes stays. */
+void q_tas_reserve(dp_queue *q, const qcq *cq, const dp_queue_workload *w, const qtarget *t, size_t n);
 void q_tas_hold(dp_queue *q, size_t w, int sign);
 /* The next pod of admitted workload w: a nodeSelector for its domain. */
 int q_tas_pin(const dp_queue *q, const dp_queue_workload *w, dp_pod *p);
