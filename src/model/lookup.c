@@ -108,3 +108,47 @@ bool dp_tolerations_tolerate(const dp_toleration *v, size_t n, const dp_taint *x
                 if (dp_toleration_tolerates(&v[i], x)) return true;
         return false;
 }
+
+/* One NodeSelectorRequirement on a value (NULL: the label is absent). */
+static bool requirement_matches(const dp_node_selector_requirement *r, const char *value) {
+        switch (r->op) {
+        case DP_NS_OP_IN:
+        case DP_NS_OP_NOT_IN: {
+                bool in = false;
+                for (size_t i = 0; value && i < r->n_values && !in; i++)
+                        in = streq(r->values[i], value);
+                return r->op == DP_NS_OP_IN ? in : !in;
+        }
+        case DP_NS_OP_EXISTS: return value != NULL;
+        case DP_NS_OP_DOES_NOT_EXIST: return value == NULL;
+        case DP_NS_OP_GT:
+        case DP_NS_OP_LT: {
+                if (!value || r->n_values != 1) return false;
+                char *e1 = NULL, *e2 = NULL;
+                long long a = strtoll(value, &e1, 10), b = strtoll(r->values[0], &e2, 10);
+                if (*e1 || *e2) return false;
+                return r->op == DP_NS_OP_GT ? a > b : a < b;
+        }
+        }
+        return false;
+}
+
+bool dp_node_selector_term_matches(const dp_node_selector_term *t, const dp_kv *labels, size_t n_labels,
+                                   const char *name) {
+        if (t->n_match_expressions == 0 && t->n_match_fields == 0) return false;
+        for (size_t i = 0; i < t->n_match_expressions; i++) {
+                const dp_node_selector_requirement *r = &t->match_expressions[i];
+                if (!requirement_matches(r, dp_kv_get(labels, n_labels, r->key))) return false;
+        }
+        for (size_t i = 0; i < t->n_match_fields; i++) {
+                const dp_node_selector_requirement *r = &t->match_fields[i];
+                if (!streq(r->key, "metadata.name") || !requirement_matches(r, name)) return false;
+        }
+        return true;
+}
+
+bool dp_node_selector_matches(const dp_node_selector *ns, const dp_kv *labels, size_t n_labels, const char *name) {
+        for (size_t i = 0; i < ns->n_terms; i++)
+                if (dp_node_selector_term_matches(&ns->terms[i], labels, n_labels, name)) return true;
+        return false;
+}

@@ -241,6 +241,14 @@ const char *dp_kv_get(const dp_kv *v, size_t n, const char *key);
 bool dp_toleration_tolerates(const dp_toleration *t, const dp_taint *x);
 /* Whether one of n tolerations tolerates x. */
 bool dp_tolerations_tolerate(const dp_toleration *v, size_t n, const dp_taint *x);
+/* core/v1 NodeSelectorTerm on a node given by its labels and name: every
+ * matchExpression on the labels and every matchField (only metadata.name)
+ * on the name; a term with neither matches nothing. A NodeSelector's terms
+ * are ORed (none: nothing matches). In, NotIn, Exists, DoesNotExist, and
+ * Gt/Lt comparing integers. */
+bool dp_node_selector_term_matches(const dp_node_selector_term *t, const dp_kv *labels, size_t n_labels,
+                                   const char *name);
+bool dp_node_selector_matches(const dp_node_selector *ns, const dp_kv *labels, size_t n_labels, const char *name);
 const char *dp_object_label(dp_object o, const char *key);
 /* The pod's gang: spec.schedulingGroup.podGroupName, else the label
  * DP_POD_GROUP_LABEL, else Volcano's annotation, else KAI's annotation or

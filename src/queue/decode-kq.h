@@ -13,6 +13,16 @@
 /* Every Kueue object is named (metadata.name, or generateName). */
 int kq_need_name(dctx *c, const dp_doc_node *root, dp_object o);
 
+typedef int (*kq_elem_fn)(kq *q, const dp_doc_node *n, void *elem);
+/* A list of at most `max` structs (Kueue's maxItems), each decoded by fn
+ * into an element of elem_size; *ret is the caller's from the first
+ * allocation on (its done frees the *ret_n elements filled). */
+int kq_seq(kq *q, const dp_doc_node *n, void **ret, size_t *ret_n, size_t elem_size, kq_elem_fn fn, size_t max);
+
 /* queue/tas-decode.c: Topology (the kinds table's entry). */
 int kq_decode_topology(dctx *c, const dp_doc_node *root, dp_object o, dp_object_list *out);
 void kq_topology_done(dp_object o);
+/* queue/tas-decode.c: an admitted pod set's topologyAssignment into a;
+ * its done (NULL fields fine). */
+int kq_topology_assignment(kq *q, const dp_doc_node *n, dp_kq_podset_assignment *a);
+void kq_topology_assignment_done(dp_kq_podset_assignment *a);

@@ -48,11 +48,8 @@ int kq_need_name(dctx *c, const dp_doc_node *root, dp_object o) {
         return dfail(c, root, -EINVAL, "metadata.name: required");
 }
 
-typedef int (*kq_elem_fn)(kq *q, const dp_doc_node *n, void *elem);
-
 /* A list of at most `max` structs (Kueue's maxItems), each decoded by fn. */
-static int kq_seq(kq *q, const dp_doc_node *n, void **ret, size_t *ret_n, size_t elem_size, kq_elem_fn fn,
-                  size_t max) {
+int kq_seq(kq *q, const dp_doc_node *n, void **ret, size_t *ret_n, size_t elem_size, kq_elem_fn fn, size_t max) {
         int r = expect_seq(q->c, n);
         if (r <= 0) return r;
         if (n->n > max) return dfail(q->c, n, -E2BIG, "must have at most %zu items, has %zu", max, n->n);
@@ -526,8 +523,8 @@ static int assignment_elem(kq *q, const dp_doc_node *n, void *elem) {
                   else if (streq(k, "count")) {
                           r = get_int32(q->c, v, &a->count);
                           a->has_count = r >= 0 && !dp_doc_is_null(v);
-                  } else if (streq(k, "resourceUsage") || streq(k, "topologyAssignment") ||
-                             streq(k, "delayedTopologyRequest")) r = 0;);
+                  } else if (streq(k, "topologyAssignment")) r = kq_topology_assignment(q, v, a);
+                  else if (streq(k, "resourceUsage") || streq(k, "delayedTopologyRequest")) r = 0;);
         if (!a->name) return dfail(q->c, n, -EINVAL, "name: required");
         return 0;
 }
@@ -597,6 +594,7 @@ static void workload_done(dp_object o) {
                         free(w->assignments[i].flavors[j].value);
                 }
                 free(w->assignments[i].flavors);
+                kq_topology_assignment_done(&w->assignments[i]);
         }
         free(w->assignments);
         free(w->reserved_at);

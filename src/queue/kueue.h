@@ -139,12 +139,26 @@ typedef struct dp_workload_priority_class {
  * queue/workloads.c; one written in the input, as Kueue's own tests and a
  * `kubectl get workloads -o yaml` dump give them, is read here), with
  * status.admission when it already holds quota. */
+/* One domain of an admitted pod set's topologyAssignment: a value per
+ * level of the assignment's levels, and how many pods it holds. */
+typedef struct dp_kq_topology_domain {
+        char **values;
+        size_t n_values;
+        int32_t count;
+} dp_kq_topology_domain;
+
 typedef struct dp_kq_podset_assignment {
         char *name;
         dp_kv *flavors; /* resource -> flavor */
         size_t n_flavors;
         bool has_count;
         int32_t count;
+        /* topologyAssignment (queue/tas-decode.c): v1beta1's domains, or
+         * v1beta2's slices expanded into domains; none when absent */
+        char **topo_levels;
+        size_t n_topo_levels;
+        dp_kq_topology_domain *topo_domains;
+        size_t n_topo_domains;
 } dp_kq_podset_assignment;
 
 typedef struct dp_kq_podset {

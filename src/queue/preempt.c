@@ -26,6 +26,7 @@
 
 #include "base/strv.h"
 #include "queue/queue-internal.h"
+#include "queue/tas.h"
 
 /* ---- what each admitted workload holds ---- */
 
@@ -60,12 +61,14 @@ static void take_out(dp_queue *q, size_t w) {
         qheld h = held_of(q, w);
         for (size_t i = 0; i < h.n; i++)
                 q_remove_usage(node_of(q, w), h.v[i].fr, h.v[i].value);
+        q_tas_hold(q, w, -1);
 }
 
 static void put_back(dp_queue *q, size_t w) {
         qheld h = held_of(q, w);
         for (size_t i = 0; i < h.n; i++)
                 q_add_usage(node_of(q, w), h.v[i].fr, h.v[i].value);
+        q_tas_hold(q, w, 1);
 }
 
 /* ---- one preemptor ---- */
@@ -109,6 +112,7 @@ typedef struct pctx {
         bool pooled;            /* the candidates are read off the root's pool (pool_read) */
         bool borrow_only;       /* classical: only the attempt with borrowing is made (classical_kinds) */
         struct cands *kinds;    /* pooled: the lists from_cq's out points into */
+        bool tas;               /* the topology must fit too (q_tas_fits; not the oracle's) */
 } pctx;
 
 
@@ -494,7 +498,7 @@ static bool fits(const pctx *x, bool borrow) {
                 if (!borrow && n->q[fr].usage + v > n->q[fr].subtree) return false;
                 if (v > q_available(n, fr)) return false;
         }
-        return true;
+        return !x->tas || q_tas_fits(x->q, x->cq, x->w);
 }
 
 /* fillBackWorkloads: give back, last but one first, what is not needed. */
@@ -923,9 +927,12 @@ int q_preempt_targets(dp_queue *q, const qcq *cq, size_t w, const qassign *a, qt
         size_t n = 0;
         for (size_t i = 0; i < a->n_usage; i++)
                 if (a->usage[i].value) req[n++] = a->usage[i];
-        pctx x = {.q = q, .cq = cq, .cq_index = (size_t)(cq - q->cqs), .w = &q->wl[w], .req = req, .n_req = n, .pooled = !q->afs};
+        pctx x = {.q = q, .cq = cq, .cq_index = (size_t)(cq - q->cqs), .w = &q->wl[w], .req = req, .n_req = n,
+                  .pooled = !q->afs, .tas = true};
         pctx_init(&x);
-        return get_targets(&x, ret, ret_n);
+        int r = get_targets(&x, ret, ret_n);
+        if (r >= 0 && *ret_n) q_tas_reserve(q, cq, &q->wl[w], *ret, *ret_n);
+        return r;
 }
 
 bool q_fits_without(dp_queue *q, const qcq *cq, const qassign *a, const size_t *gone, size_t n_gone) {

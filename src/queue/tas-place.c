@@ -6,8 +6,9 @@
  *   1. every leaf counts the pods that fit it (free capacity less TAS usage,
  *      each request with the pods resource; the lowest-count resource limits,
  *      ties to the smaller name); with the hostname as lowest level a node
- *      whose taints the pod and the flavor do not tolerate, or whose labels
- *      miss the pod's nodeSelector, counts none; counts add up the tree, and
+ *      whose taints the pod and the flavor do not tolerate, whose labels
+ *      miss the pod's nodeSelector, or that its required node affinity does
+ *      not select, counts none; counts add up the tree, and
  *      at the slice level a domain holds floor(pods / slice size) slices;
  *   2. at the requested level the domains are sorted — BestFit: most slices
  *      first, then fewer pods, then values; LeastFreeCapacity (unconstrained
@@ -32,7 +33,7 @@ typedef struct stat_kv {
 } stat_kv;
 
 typedef struct stats {
-        int total, node_selector;
+        int total, node_selector, affinity;
         stat_kv taints[16], res[16];
         size_t n_taints, n_res;
 } stats;
@@ -85,7 +86,8 @@ static int32_t count_in(const tdom *d, const tas_need *need, size_t n, bool empt
         return (int32_t)DP_MIN(best, INT32_MAX);
 }
 
-/* The pod may not go to this node (taints, nodeSelector): Kueue's matchNode. */
+/* The pod may not go to this node (taints, nodeSelector, required node
+ * affinity, in that order): Kueue's leafNodeEligibility. */
 static bool excluded(place *x, const tdom *d, const dp_pod *tmpl) {
         const dp_resource_flavor *rf = x->f->rf;
         for (size_t i = 0; i < d->n_taints; i++) {
@@ -104,6 +106,11 @@ static bool excluded(place *x, const tdom *d, const dp_pod *tmpl) {
                         x->st.node_selector++;
                         return true;
                 }
+        if (tmpl && tmpl->required_node_affinity &&
+            !dp_node_selector_matches(tmpl->required_node_affinity, d->labels, d->n_labels, d->node)) {
+                x->st.affinity++;
+                return true;
+        }
         return false;
 }
 
@@ -193,11 +200,12 @@ static int not_fit(place *x, int32_t fit, int32_t total, char *why, size_t size)
                                       x->f->topo->x.meta.name, total, unit)
                            : snprintf(why, size, "topology \"%s\" allows to fit only %d out of %d %s(s)",
                                       x->f->topo->x.meta.name, fit, total, unit);
-        if (!x->st.node_selector && !x->st.n_taints && !x->st.n_res) return 1;
+        if (!x->st.node_selector && !x->st.affinity && !x->st.n_taints && !x->st.n_res) return 1;
         /* the reasons, each "what: count", sorted as strings (formatReasons) */
-        char r[34][360];
+        char r[35][360];
         size_t n = 0;
         if (x->st.node_selector) snprintf(r[n++], sizeof(r[0]), "nodeSelector: %d", x->st.node_selector);
+        if (x->st.affinity) snprintf(r[n++], sizeof(r[0]), "affinity: %d", x->st.affinity);
         for (size_t i = 0; i < x->st.n_taints; i++)
                 snprintf(r[n++], sizeof(r[0]), "taint \"%s\": %d", x->st.taints[i].key, x->st.taints[i].n);
         for (size_t i = 0; i < x->st.n_res; i++)

@@ -19,8 +19,9 @@ typedef struct twl {
         tas_placement *ps; /* n entries, empty when the pod set has none */
         ssize_t *flavor;   /* per pod set: its tflavor, -1 none */
         size_t n;
-        int32_t pinned; /* pods given their domain so far (q_tas_pin) */
-        bool listed;    /* in qtas.holders */
+        int32_t pinned;  /* pods given their domain so far (q_tas_pin) */
+        bool listed;     /* in qtas.holders */
+        bool preempting; /* its last assignment preempts for its topology: flavor[] says where (q_tas_fits) */
 } twl;
 
 struct qtas {
@@ -36,6 +37,7 @@ struct qtas {
         size_t n_holders;
         size_t *tent; /* workloads placed in cycle tent_cycle, not yet admitted */
         size_t n_tent, tent_cycle;
+        bool loaded; /* the input's admitted Workloads' topologyAssignments read (load_preadmitted) */
 };
 
 /* ---- snapshot ---- */
@@ -94,7 +96,7 @@ static void dom_free(tdom *d) {
                 dp_free_many(d->labels[i].key, d->labels[i].value);
         for (size_t i = 0; i < d->n_taints; i++)
                 dp_free_many(d->taints[i].key, d->taints[i].value, d->taints[i].effect, d->taints[i].time_added);
-        dp_free_many(d->kids, d->free, d->used, d->labels, d->taints);
+        dp_free_many(d->kids, d->free, d->used, d->labels, d->taints, d->node);
         free(d);
 }
 
@@ -141,7 +143,8 @@ static int leaf_node(dp_queue *q, tflavor *f, size_t fi, tdom *d, const dp_node 
         if (!f->hostname || d->n_labels) return 0;
         d->labels = calloc(n->meta.n_labels + 1, sizeof(dp_kv));
         d->taints = calloc(n->n_taints + 1, sizeof(dp_taint));
-        if (!d->labels || !d->taints) return -ENOMEM;
+        d->node = strdup(n->meta.name);
+        if (!d->labels || !d->taints || !d->node) return -ENOMEM;
         for (size_t i = 0; i < n->meta.n_labels; i++, d->n_labels++)
                 if (!(d->labels[i].key = strdup(n->meta.labels[i].key)) ||
                     !(d->labels[i].value = strdup(n->meta.labels[i].value ? n->meta.labels[i].value : "")))
@@ -223,14 +226,26 @@ static int build_flavor(dp_queue *q, const dp_object_list *l, size_t fi) {
         return r;
 }
 
+/* A TAS pod (Kueue's utiltas.IsTAS): one of the topology annotations.
+ * Its usage is its workload's topologyAssignment, not non-TAS usage. */
+static bool tas_pod(const dp_pod *p) {
+        static const char *const keys[] = {DP_KUEUE_TAS_REQUIRED, DP_KUEUE_TAS_PREFERRED, DP_KUEUE_TAS_UNCONSTRAINED,
+                                           DP_KUEUE_TAS_SLICE_REQUIRED};
+        for (size_t i = 0; i < ELEMENTSOF(keys); i++)
+                if (dp_kv_get(p->meta.annotations, p->meta.n_annotations, keys[i])) return true;
+        return false;
+}
+
 /* Pods bound to a node of a flavor use its capacity (non-TAS usage:
- * DaemonSets, static pods, whatever ran before). */
+ * DaemonSets, static pods, whatever ran before; Kueue's
+ * belongsToNonTASCache: bound, not terminated, not a TAS pod). */
 static void bound_pods(dp_queue *q, const dp_object_list *l) {
         struct qtas *t = q->tas;
         for (size_t i = 0; i < l->n; i++) {
                 if (l->items[i].hdr->kind != DP_KIND_POD) continue;
                 const dp_pod *p = l->items[i].pod;
-                if (!p->node_name || (p->phase && (streq(p->phase, "Succeeded") || streq(p->phase, "Failed"))))
+                if (!p->node_name || (p->phase && (streq(p->phase, "Succeeded") || streq(p->phase, "Failed"))) ||
+                    tas_pod(p))
                         continue;
                 for (size_t fi = 0; fi < t->n_f; fi++) {
                         tdom *d = q_index_get(q, "T\x1f%zu\x1f%s", fi, p->node_name);
@@ -311,6 +326,7 @@ void q_tas_free(dp_queue *q) {
 void q_tas_reset(dp_queue *q) {
         if (!q->tas) return;
         q->tas->n_tent = 0;
+        q->tas->loaded = false;
         for (size_t i = 0; i < q->tas->n_wl; i++)
                 q->tas->wl[i].pinned = 0;
 }
@@ -389,39 +405,46 @@ const char *q_tas_flavor_check(const dp_queue *q, const qcq *cq, const dp_queue_
 
 /* ---- placement and TAS usage ---- */
 
-/* A pod's needs on t's resources: the pod set's requests and one pod. */
+/* Need i of a pod of ps on t's resources: its requests (a pods request
+ * counts the pod too), then one pod when none of them is pods; false past
+ * the end. */
+static bool need_at(const struct qtas *t, const dp_queue_podset *ps, size_t i, tas_need *ret) {
+        if (i < ps->n_requests) {
+                const char *name = ps->requests[i].name;
+                *ret = (tas_need){name, ps->requests[i].value + streq(name, "pods"), res_index(t, name)};
+                return true;
+        }
+        for (size_t k = 0; k < ps->n_requests; k++)
+                if (streq(ps->requests[k].name, "pods")) return false;
+        *ret = (tas_need){"pods", 1, res_index(t, "pods")};
+        return i == ps->n_requests;
+}
+
 static tas_need *needs_of(const struct qtas *t, const dp_queue_podset *ps, size_t *ret_n) {
         tas_need *v = calloc(ps->n_requests + 2, sizeof(*v));
         if (!v) return NULL;
         size_t n = 0;
-        bool pods = false;
-        for (size_t i = 0; i < ps->n_requests; i++) {
-                bool p = streq(ps->requests[i].name, "pods");
-                pods |= p;
-                v[n++] =
-                        (tas_need){ps->requests[i].name, ps->requests[i].value + p, res_index(t, ps->requests[i].name)};
-        }
-        if (!pods) v[n++] = (tas_need){"pods", 1, res_index(t, "pods")};
+        while (need_at(t, ps, n, &v[n]))
+                n++;
         *ret_n = n;
         return v;
 }
 
-static int add_usage(struct qtas *t, const dp_queue_podset *ps, const tas_placement *pl) {
-        size_t n = 0;
-        _cleanup_free_ tas_need *need = needs_of(t, ps, &n);
-        if (!need) return -ENOMEM;
-        for (size_t d = 0; d < pl->n; d++)
-                for (size_t i = 0; i < n; i++)
-                        if (need[i].res >= 0) pl->dom[d]->used[need[i].res] += need[i].value * pl->count[d];
-        return 0;
+/* The usage of ps's placement pl into (sign 1) or out of (-1) its leaves. */
+static void add_usage(struct qtas *t, const dp_queue_podset *ps, const tas_placement *pl, int sign) {
+        tas_need need;
+        for (size_t i = 0; need_at(t, ps, i, &need); i++)
+                for (size_t d = 0; need.res >= 0 && d < pl->n; d++)
+                        pl->dom[d]->used[need.res] += sign * need.value * pl->count[d];
 }
 
-static int workload_usage(dp_queue *q, size_t w) {
+static void workload_usage(dp_queue *q, size_t w, int sign) {
         const twl *x = w < q->tas->n_wl ? &q->tas->wl[w] : NULL;
         for (size_t p = 0; x && p < x->n && p < q->wl[w].n_podsets; p++)
-                if (x->ps[p].n && add_usage(q->tas, &q->wl[w].podsets[p], &x->ps[p]) < 0) return -ENOMEM;
-        return 0;
+                if (x->ps[p].n) add_usage(q->tas, &q->wl[w].podsets[p], &x->ps[p], sign);
 }
+
+static int load_preadmitted(dp_queue *q);
 
 /* TAS usage now: the admitted workloads' assignments and this cycle's
  * placements so far. */
@@ -431,11 +454,11 @@ static int recount(dp_queue *q) {
                 if (t->all[i]->used) memset(t->all[i]->used, 0, t->n_res * sizeof(int64_t));
         if (t->tent_cycle != q->cycles) t->n_tent = 0;
         t->tent_cycle = q->cycles;
+        if (!t->loaded && load_preadmitted(q) < 0) return -ENOMEM;
         for (size_t i = 0; i < t->n_holders; i++)
-                if (q->wl[t->holders[i]].state == DP_QW_ADMITTED && workload_usage(q, t->holders[i]) < 0)
-                        return -ENOMEM;
+                if (q->wl[t->holders[i]].state == DP_QW_ADMITTED) workload_usage(q, t->holders[i], 1);
         for (size_t i = 0; i < t->n_tent; i++)
-                if (q->wl[t->tent[i]].state != DP_QW_ADMITTED && workload_usage(q, t->tent[i]) < 0) return -ENOMEM;
+                if (q->wl[t->tent[i]].state != DP_QW_ADMITTED) workload_usage(q, t->tent[i], 1);
         return 0;
 }
 
@@ -454,6 +477,9 @@ static twl *clear_workload(dp_queue *q, size_t w) {
                 if (!x->n) return NULL;
         }
         x->pinned = 0;
+        x->preempting = false;
+        for (size_t p = 0; p < x->n; p++)
+                x->flavor[p] = -1;
         for (size_t i = 0; i < t->n_tent; i++)
                 if (t->tent[i] == w) t->tent[i--] = t->tent[--t->n_tent];
         return x;
@@ -476,35 +502,52 @@ static int list_add(size_t **v, size_t *n, size_t w) {
         return 0;
 }
 
-/* One pod set: placed (stored, its usage counted), or its reason in the
- * message and the assignment down to NoFit. */
-static int place_podset(dp_queue *q, const qcq *cq, twl *x, size_t p, const dp_queue_podset *ps, ssize_t fi,
-                        qassign *a) {
+/* One pod set on the snapshot (with empty, on the flavor's nodes without
+ * TAS workloads: Kueue's simulateEmpty): 0 and the placement in *ret (the
+ * caller's; usage is not counted here), or an empty *ret when the pod set
+ * asks for no topology; 1 when it does not fit, with Kueue's reason in why
+ * (NULL: none wanted); -ENOMEM. */
+static int place_podset(dp_queue *q, const qcq *cq, const dp_queue_podset *ps, ssize_t fi, bool empty,
+                        tas_placement *ret, dp_strbuf *why) {
         tas_request rq;
+        *ret = (tas_placement){0};
         if (fi < 0 || !ps->count || !request_of(q, cq, ps, &rq)) return 0;
         size_t n = 0;
         _cleanup_free_ tas_need *need = needs_of(q->tas, ps, &n);
         if (!need) return -ENOMEM;
-        char why[1024];
-        tas_placement pl = {0};
-        tflavor *f = &q->tas->f[fi];
-        bool fit = a->mode == QM_FIT;
-        int r = tas_place(f, &rq, ps->count, need, n, ps->tmpl, !fit, &pl, why, sizeof(why));
-        if (r < 0) return r;
-        if (r == 0 && !fit) { /* Kueue: would fit once others are preempted; here quota decides */
-                tas_placement_done(&pl);
-                return 0;
+        char reason[1024];
+        int r = tas_place(&q->tas->f[fi], &rq, ps->count, need, n, ps->tmpl, empty, ret, reason, sizeof(reason));
+        if (r != 1 || !why) return r;
+        dp_strbuf_printf(why, "%scouldn't assign flavors to pod set %s: %s", why->len ? "; " : "", ps->name, reason);
+        return dp_strbuf_failed(why) ? -ENOMEM : 1;
+}
+
+/* Every pod set of w in turn, each on the TAS flavor it took, into x;
+ * stops at the first that does not fit (1). On the snapshot, each
+ * placement's usage counts for the next pod sets. On empty nodes, a TAS
+ * pod set's flavor-resources need preemption (Kueue's
+ * updateModeForTASRequests). */
+static int each_podset(dp_queue *q, const qcq *cq, const dp_queue_workload *w, twl *x, qassign *a, bool empty,
+                       dp_strbuf *why) {
+        int r = 0;
+        size_t off = 0;
+        for (size_t p = 0; p < w->n_podsets && r == 0; off += w->podsets[p++].n_requests) {
+                ssize_t fi = podset_flavor(q, &w->podsets[p], a->flavor_fr + off);
+                r = place_podset(q, cq, &w->podsets[p], fi, empty, &x->ps[p], why);
+                if (r != 0 || !x->ps[p].n) continue;
+                x->flavor[p] = fi;
+                if (!empty) add_usage(q->tas, &w->podsets[p], &x->ps[p], 1);
+                for (size_t i = 0; empty && i < w->podsets[p].n_requests; i++)
+                        for (size_t u = 0; u < a->n_usage; u++)
+                                a->usage[u].preempt |= a->usage[u].fr == (size_t)a->flavor_fr[off + i];
         }
-        if (r == 1) {
-                if (fit)
-                        dp_strbuf_printf(&a->message, "%scouldn't assign flavors to pod set %s: %s",
-                                         a->message.len ? "; " : "", ps->name, why);
-                a->mode = QM_NOFIT;
-                return dp_strbuf_failed(&a->message) ? -ENOMEM : 1;
-        }
-        x->ps[p] = pl;
-        x->flavor[p] = fi;
-        return add_usage(q->tas, ps, &pl);
+        return r;
+}
+
+/* Forget the placements of w's pod sets and the usage they counted. */
+static twl *unplace(dp_queue *q, size_t w) {
+        workload_usage(q, w, -1);
+        return clear_workload(q, w);
 }
 
 /* Does any pod set of w ask for a topology on a TAS flavor it took? */
@@ -519,30 +562,169 @@ static bool asks_tas(const dp_queue *q, const qcq *cq, const dp_queue_workload *
         return false;
 }
 
+/* Kueue's assignTopology: with quota to fit, every pod set is placed, and
+ * the first that does not fit puts its reason in the message and the
+ * assignment in mode Preempt. In a preempting mode each pod set must fit
+ * the flavor's nodes without TAS workloads (else NoFit), and the
+ * flavor-resources of them all then need preemption: preempt.c finds
+ * targets whose removal lets the topology fit (q_tas_fits). That placement
+ * on empty nodes is held for the rest of the cycle, so heads placed after
+ * it do not take what it waits for (Kueue reserves it for the cycle). */
 int q_tas_assign(dp_queue *q, const qcq *cq, const dp_queue_workload *w, qassign *a) {
         if (!q->tas || a->mode == QM_NOFIT || !asks_tas(q, cq, w, a)) return 0;
         size_t wi = (size_t)(w - q->wl);
-        int r = recount(q);
-        twl *x = r < 0 ? NULL : clear_workload(q, wi);
-        if (!x) return -ENOMEM;
-        bool placed = false;
-        size_t off = 0;
-        for (size_t p = 0; p < w->n_podsets && r == 0; p++) {
-                const dp_queue_podset *ps = &w->podsets[p];
-                x->flavor[p] = -1;
-                r = place_podset(q, cq, x, p, ps, podset_flavor(q, ps, a->flavor_fr + off), a);
-                placed |= x->ps[p].n > 0;
-                off += ps->n_requests;
-        }
+        int r = clear_workload(q, wi) ? recount(q) : -ENOMEM; /* its own reservation no longer counts */
         if (r < 0) return r;
-        if (r == 1) { /* not admitted: nothing of it counts */
-                clear_workload(q, wi);
+        twl *x = &q->tas->wl[wi];
+        if (a->mode == QM_FIT && (r = each_podset(q, cq, w, x, a, false, &a->message)) == 0) {
+                bool placed = false;
+                for (size_t p = 0; p < x->n; p++)
+                        placed |= x->ps[p].n > 0;
+                if (!placed) return 0;
+                if (!x->listed && list_add(&q->tas->holders, &q->tas->n_holders, wi) < 0) return -ENOMEM;
+                x->listed = true;
+                return list_add(&q->tas->tent, &q->tas->n_tent, wi);
+        }
+        if (r < 0 || !(x = unplace(q, wi))) return r < 0 ? r : -ENOMEM;
+        if (a->mode == QM_FIT) a->mode = QM_PREEMPT;
+        r = each_podset(q, cq, w, x, a, true, NULL);
+        if (r < 0 || !(x = r ? clear_workload(q, wi) : x)) return r < 0 ? r : -ENOMEM;
+        if (r == 1) {
+                a->mode = QM_NOFIT; /* not even on empty nodes */
                 return 0;
         }
-        if (!placed) return 0;
-        if (!x->listed && list_add(&q->tas->holders, &q->tas->n_holders, wi) < 0) return -ENOMEM;
-        x->listed = true;
+        x->preempting = true;
         return list_add(&q->tas->tent, &q->tas->n_tent, wi);
+}
+
+/* The pod sets a preempting w waits for, placed on the leaves' usage now
+ * into pl (one per pod set), each counting for the next; 0 when all fit,
+ * 1 when one does not, -ENOMEM. The usage stays until unplace_all. */
+static int place_all(dp_queue *q, const qcq *cq, const dp_queue_workload *w, const twl *x, tas_placement *pl) {
+        int r = 0;
+        for (size_t p = 0; p < x->n && p < w->n_podsets && r == 0; p++) {
+                if (x->flavor[p] < 0) continue;
+                r = place_podset(q, cq, &w->podsets[p], x->flavor[p], false, &pl[p], NULL);
+                if (r == 0) add_usage(q->tas, &w->podsets[p], &pl[p], 1);
+        }
+        return r;
+}
+
+/* place_all's usage out again; the placements freed unless keep. */
+static void unplace_all(dp_queue *q, const dp_queue_workload *w, const twl *x, tas_placement *pl, bool keep) {
+        for (size_t p = 0; p < x->n && p < w->n_podsets; p++) {
+                add_usage(q->tas, &w->podsets[p], &pl[p], -1);
+                if (!keep) tas_placement_done(&pl[p]);
+        }
+}
+
+static twl *preempting(dp_queue *q, const dp_queue_workload *w) {
+        size_t wi = (size_t)(w - q->wl);
+        twl *x = q->tas && wi < q->tas->n_wl ? &q->tas->wl[wi] : NULL;
+        return x && x->preempting ? x : NULL;
+}
+
+bool q_tas_fits(dp_queue *q, const qcq *cq, const dp_queue_workload *w) {
+        const twl *x = preempting(q, w);
+        if (!x) return true;
+        tas_placement *pl = calloc(x->n + 1, sizeof(*pl));
+        int r = pl ? place_all(q, cq, w, x, pl) : -ENOMEM;
+        if (pl) unplace_all(q, w, x, pl, false);
+        free(pl);
+        return r == 0;
+}
+
+void q_tas_reserve(dp_queue *q, const qcq *cq, const dp_queue_workload *w, const qtarget *t, size_t n) {
+        twl *x = preempting(q, w);
+        tas_placement *pl = x ? calloc(x->n + 1, sizeof(*pl)) : NULL;
+        if (!pl) return; /* no memory: the placement on empty nodes stays held */
+        for (size_t i = 0; i < n; i++)
+                q_tas_hold(q, t[i].w, -1);
+        int r = place_all(q, cq, w, x, pl);
+        unplace_all(q, w, x, pl, r == 0);
+        for (size_t i = n; i-- > 0;)
+                q_tas_hold(q, t[i].w, 1);
+        for (size_t p = 0; r == 0 && p < x->n; p++) {
+                tas_placement_done(&x->ps[p]);
+                x->ps[p] = pl[p];
+        }
+        free(pl);
+}
+
+void q_tas_hold(dp_queue *q, size_t w, int sign) {
+        if (q->tas && q->wl[w].state == DP_QW_ADMITTED) workload_usage(q, w, sign);
+}
+
+/* ---- the input's admitted Workloads ---- */
+
+/* The leaf of f whose values at the assignment's levels are d's; NULL when
+ * none is (its node is gone). */
+static tdom *leaf_of(const tflavor *f, const dp_kq_podset_assignment *pa, const dp_kq_topology_domain *d) {
+        size_t last = f->topo->n_levels - 1;
+        for (size_t i = 0; i < f->n_level[last]; i++) {
+                tdom *x = f->level[last][i];
+                bool same = true;
+                for (size_t l = 0; l < pa->n_topo_levels && same; l++) {
+                        ssize_t k = tas_level_of(f, pa->topo_levels[l]);
+                        same = k >= 0 && streq(x->values[k], d->values[l]);
+                }
+                if (same) return x;
+        }
+        return NULL;
+}
+
+/* A pod set assignment's domains as a placement on flavor fi. */
+static int assignment_placement(const struct qtas *t, ssize_t fi, const dp_kq_podset_assignment *pa,
+                                tas_placement *ret) {
+        tas_placement pl = {calloc(pa->n_topo_domains + 1, sizeof(tdom *)),
+                            calloc(pa->n_topo_domains + 1, sizeof(int32_t)), 0};
+        if (!pl.dom || !pl.count) {
+                tas_placement_done(&pl);
+                return -ENOMEM;
+        }
+        for (size_t d = 0; d < pa->n_topo_domains; d++) {
+                tdom *leaf = leaf_of(&t->f[fi], pa, &pa->topo_domains[d]);
+                if (!leaf) continue;
+                pl.dom[pl.n] = leaf;
+                pl.count[pl.n++] = pa->topo_domains[d].count;
+        }
+        *ret = pl;
+        return 0;
+}
+
+/* Workload w, admitted in the input, holds the domains its
+ * status.admission's topologyAssignments name, as Kueue's TAS cache counts
+ * an admitted workload's usage from its assignment. */
+static int preadmitted_one(dp_queue *q, size_t w, const dp_kq_workload *kw) {
+        const dp_queue_workload *wl = &q->wl[w];
+        twl *x = NULL;
+        for (size_t a = 0; a < kw->n_assignments; a++) {
+                const dp_kq_podset_assignment *pa = &kw->assignments[a];
+                ssize_t fi = -1;
+                for (size_t k = 0; k < pa->n_flavors && fi < 0; k++)
+                        fi = flavor_index(q->tas, pa->flavors[k].value);
+                for (size_t p = 0; fi >= 0 && pa->n_topo_domains && p < wl->n_podsets; p++) {
+                        if (!streq(wl->podsets[p].name, pa->name)) continue;
+                        if (!x && !(x = clear_workload(q, w))) return -ENOMEM;
+                        tas_placement_done(&x->ps[p]);
+                        if (assignment_placement(q->tas, fi, pa, &x->ps[p]) < 0) return -ENOMEM;
+                        x->flavor[p] = fi;
+                }
+        }
+        if (!x || x->listed) return 0;
+        x->listed = true;
+        return list_add(&q->tas->holders, &q->tas->n_holders, w);
+}
+
+static int load_preadmitted(dp_queue *q) {
+        for (size_t i = 0; i < q->n_wl; i++) {
+                const dp_queue_workload *w = &q->wl[i];
+                if (!w->preadmitted || w->state != DP_QW_ADMITTED || !streq(w->kind, "Workload")) continue;
+                const dp_kq_workload *kw = q_index_get(q, "O\x1f%s\x1f%s", w->ns, w->name);
+                if (kw && preadmitted_one(q, i, kw) < 0) return -ENOMEM;
+        }
+        q->tas->loaded = true;
+        return 0;
 }
 
 /* ---- what the admitted workload keeps ---- */

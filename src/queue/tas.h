@@ -14,8 +14,12 @@
  *
  * Hooks (one call each): queue.c builds (q_tas_new), frees (q_tas_free)
  * and resets (q_tas_reset) it; assign.c asks q_tas_flavor_check per flavor
- * tried and q_tas_assign once per assignment; apply.c pins each pod
+ * tried and q_tas_assign once per assignment; preempt.c checks a candidate
+ * set with q_tas_fits, moves usage with q_tas_hold and hands the targets it
+ * found to q_tas_reserve; apply.c pins each pod
  * (q_tas_pin); report.c shows the assignment (q_tas_encode, q_tas_print).
+ * A Workload admitted in the input holds the domains its
+ * status.admission's topologyAssignment names.
  */
 #pragma once
 
@@ -44,8 +48,9 @@ typedef struct tdom {
         /* leaves */
         int64_t *free; /* per resource of the snapshot: allocatable less non-TAS pods (Kueue's units) */
         int64_t *used; /* per resource: TAS usage now */
-        dp_kv *labels; /* the node's, when the lowest level is the hostname (nodeSelector check) */
+        dp_kv *labels; /* the node's, when the lowest level is the hostname (nodeSelector and affinity checks) */
         size_t n_labels;
+        char *node;       /* the node's name, same (node affinity's matchFields) */
         dp_taint *taints; /* the node's NoSchedule/NoExecute taints, same */
         size_t n_taints;
 } tdom;
@@ -106,9 +111,22 @@ const char *q_tas_flavor_check(const dp_queue *q, const qcq *cq, const dp_queue_
                                const dp_kq_resource_group *g, const char *name, char *buf, size_t size);
 /* After the flavors: the topology of every pod set that asks for TAS; a
  * pod set that does not fit gets Kueue's reason in a->message and the
- * assignment's mode drops (Preempt in Kueue; NoFit here, see the doc).
- * 0 or -ENOMEM. */
+ * assignment's mode becomes QM_PREEMPT (its TAS flavor-resources needing
+ * preemption), or QM_NOFIT when it fits no more on the flavor's nodes
+ * without TAS workloads. 0 or -ENOMEM. */
 int q_tas_assign(dp_queue *q, const qcq *cq, const dp_queue_workload *w, qassign *a);
+/* preempt.c's hooks. q_tas_fits: after q_tas_assign left w preempting for
+ * its topology, whether every such pod set now fits the leaves' TAS usage
+ * (the workloads preempt.c took out no longer count); true for any other
+ * workload, false also when memory runs out. q_tas_hold: admitted
+ * workload w's TAS usage out of (sign -1) or back into (1) the leaves, as
+ * preempt.c takes its quota out or puts it back. */
+bool q_tas_fits(dp_queue *q, const qcq *cq, const dp_queue_workload *w);
+/* Targets found for w: the placement it holds for the rest of the cycle
+ * becomes the one on the nodes they free (Kueue's updateAssignmentForTAS);
+ * without memory the one on empty nodes stays. */
+void q_tas_reserve(dp_queue *q, const qcq *cq, const dp_queue_workload *w, const qtarget *t, size_t n);
+void q_tas_hold(dp_queue *q, size_t w, int sign);
 /* The next pod of admitted workload w: a nodeSelector for its domain. */
 int q_tas_pin(const dp_queue *q, const dp_queue_workload *w, dp_pod *p);
 /* topologyAssignment of an admitted workload into its document d. */

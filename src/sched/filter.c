@@ -48,47 +48,12 @@ static bool tolerates_unschedulable(const dp_pod *p) {
         return false;
 }
 
-static bool req_matches(const dp_node_selector_requirement *r, const char *value) {
-        switch (r->op) {
-        case DP_NS_OP_IN:
-        case DP_NS_OP_NOT_IN: {
-                bool in = false;
-                for (size_t i = 0; value && i < r->n_values && !in; i++)
-                        in = streq(r->values[i], value);
-                return r->op == DP_NS_OP_IN ? in : !in;
-        }
-        case DP_NS_OP_EXISTS: return value != NULL;
-        case DP_NS_OP_DOES_NOT_EXIST: return value == NULL;
-        case DP_NS_OP_GT:
-        case DP_NS_OP_LT: {
-                if (!value || r->n_values != 1) return false;
-                char *e1 = NULL, *e2 = NULL;
-                long long a = strtoll(value, &e1, 10), b = strtoll(r->values[0], &e2, 10);
-                if (*e1 || *e2) return false;
-                return r->op == DP_NS_OP_GT ? a > b : a < b;
-        }
-        }
-        return false;
-}
-
 static bool term_matches(const dp_node_selector_term *t, const dp_node *n) {
-        if (t->n_match_expressions == 0 && t->n_match_fields == 0) return false;
-        for (size_t i = 0; i < t->n_match_expressions; i++) {
-                const dp_node_selector_requirement *r = &t->match_expressions[i];
-                if (!req_matches(r, dp_kv_get(n->meta.labels, n->meta.n_labels, r->key))) return false;
-        }
-        for (size_t i = 0; i < t->n_match_fields; i++) {
-                const dp_node_selector_requirement *r = &t->match_fields[i];
-                if (!streq(r->key, "metadata.name") || !req_matches(r, n->meta.name)) return false;
-        }
-        return true;
+        return dp_node_selector_term_matches(t, n->meta.labels, n->meta.n_labels, n->meta.name);
 }
 
 static bool selector_matches(const dp_node_selector *ns, const dp_node *n) {
-        if (!ns) return true;
-        for (size_t i = 0; i < ns->n_terms; i++)
-                if (term_matches(&ns->terms[i], n)) return true;
-        return false;
+        return !ns || dp_node_selector_matches(ns, n->meta.labels, n->meta.n_labels, n->meta.name);
 }
 
 static bool node_affinity_ok(const dp_pod *p, const dp_node *n) {

@@ -9,6 +9,8 @@
  *     # fixture: <file in tas/ loaded first>           (any number)
  *     # expect: NS/NAME Admitted|Pending [exact condition message]
  *     # topology: NS/NAME V1/V2=COUNT,...              (the domains, in order)
+ *     # cycles: N                                      (admit only N scheduling cycles, as
+ *                                                        Kueue's scheduler tests run one)
  * Node and workload names follow Kueue's tests; a level's values are joined
  * with "/".
  */
@@ -141,8 +143,11 @@ static size_t run_case(const char *name) {
         if (dp_model_generate_names(l, &err) < 0 || dp_model_validate(l, &err) < 0 ||
             dp_model_apply_defaults(l, &err) < 0)
                 DP_FAIL("%s: %s", name, err.msg);
+        const char *cycles = strstr(text, "# cycles: ");
+        size_t max_cycles = cycles ? strtoul(cycles + strlen("# cycles: "), NULL, 10) : SIZE_MAX;
         _cleanup_(dp_queue_freep) dp_queue *q = NULL;
-        if (dp_queue_new(l, &q, &err) < 0 || dp_queue_admit(q, &err) < 0) DP_FAIL("%s: %s", name, err.msg);
+        if (dp_queue_new(l, &q, &err) < 0 || dp_queue_admit_cycles(q, max_cycles, &err) < 0)
+                DP_FAIL("%s: %s", name, err.msg);
         _cleanup_(dp_doc_set_freep) dp_doc_set *s = dp_doc_set_new();
         ASSERT_TRUE(s);
         r.q = q;
@@ -210,6 +215,71 @@ TEST(topology_bad_values) {
                 dp_strbuf_printf(&b, "  - nodeLabel: l%d\n", i);
         fails(dp_strbuf_str(&b), "spec.levels: must have at most 16 items");
         dp_strbuf_done(&b);
+}
+
+/* ---- an admitted Workload's topologyAssignment (queue/tas-decode.c) ---- */
+
+#define WL_HEAD                                                                                                        \
+        "apiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\nmetadata: {name: w, namespace: default}\n"                \
+        "spec:\n  podSets: [{name: one, count: 3, template: {spec: {containers: [{name: c}]}}}]\n"                     \
+        "status:\n  admission:\n    clusterQueue: cq\n    podSetAssignments:\n    - name: one\n"                       \
+        "      topologyAssignment:\n"
+
+static void assignment_fails(const char *ta, const char *msg) {
+        _cleanup_free_ char *yaml = dp_asprintf(WL_HEAD "%s", ta);
+        dp_object_list *l = NULL;
+        dp_error err = DP_ERROR_INIT;
+        ASSERT_EQ(decode(yaml, &l, &err) < 0, 1);
+        ASSERT_CONTAINS(err.msg, msg);
+        dp_object_list_free(l);
+}
+
+/* v1beta2's slices become the domains v1beta1 lists: a universal value,
+ * individual roots between a prefix and a suffix, pod counts either way. */
+TEST(topology_assignment_decodes) {
+        dp_object_list *l = NULL;
+        dp_error err = DP_ERROR_INIT;
+        ASSERT_OK(decode(WL_HEAD "        levels: [cloud.com/block, kubernetes.io/hostname]\n"
+                                 "        slices:\n"
+                                 "        - domainCount: 2\n"
+                                 "          valuesPerLevel: [{universal: b1}, {individual: {prefix: node-, suffix: -a, "
+                                 "roots: [\"1\", \"2\"]}}]\n"
+                                 "          podCounts: {individual: [2, 1]}\n"
+                                 "        - domainCount: 1\n"
+                                 "          valuesPerLevel: [{universal: b2}, {individual: {roots: [x9]}}]\n"
+                                 "          podCounts: {universal: 4}\n",
+                         &l, &err));
+        ASSERT_EQ(l->n, 1);
+        ASSERT_EQ(dp_queue_kind(l->items[0]), DP_KQ_WORKLOAD);
+        const dp_kq_podset_assignment *a = &((const dp_kq_workload *)l->items[0].ext)->assignments[0];
+        ASSERT_EQ(a->n_topo_levels, 2);
+        ASSERT_EQ(a->n_topo_domains, 3);
+        ASSERT_STREQ(a->topo_domains[0].values[0], "b1");
+        ASSERT_STREQ(a->topo_domains[1].values[1], "node-2-a");
+        ASSERT_EQ(a->topo_domains[1].count, 1);
+        ASSERT_STREQ(a->topo_domains[2].values[1], "x9");
+        ASSERT_EQ(a->topo_domains[2].count, 4);
+        dp_object_list_free(l);
+}
+
+TEST(topology_assignment_bad_values) {
+        assignment_fails("        levels: [kubernetes.io/hostname]\n        domains: [{values: [a, b], count: 1}]\n",
+                         "domains[0].values: must have one value per level (1)");
+        assignment_fails("        levels: [kubernetes.io/hostname]\n        domains: [{values: [a], count: 0}]\n",
+                         "domains[0].count: must be at least 1");
+        assignment_fails("        domains: [{values: [a], count: 1}]\n", "levels: must have 1 to 16 items");
+        assignment_fails("        levels: [h]\n        slices: [{domainCount: 1, valuesPerLevel: [{universal: a, "
+                         "individual: {roots: [b]}}], podCounts: {universal: 1}}]\n",
+                         "exactly one of universal, individual must be set");
+        assignment_fails("        levels: [h]\n        slices: [{domainCount: 2, valuesPerLevel: [{individual: {roots: "
+                         "[a]}}], podCounts: {universal: 1}}]\n",
+                         "roots: must have domainCount (2) items");
+        assignment_fails("        levels: [h]\n        slices: [{domainCount: 1, valuesPerLevel: [{universal: a}], "
+                         "podCounts: {individual: [1, 2]}}]\n",
+                         "podCounts.individual: must have domainCount (1) items");
+        assignment_fails("        levels: [h, r]\n        slices: [{domainCount: 1, valuesPerLevel: [{universal: a}], "
+                         "podCounts: {universal: 1}}]\n",
+                         "slices[0].valuesPerLevel: must have one entry per level (2)");
 }
 
 /* The topology ungater's rule: with the hostname the lowest level each pod
