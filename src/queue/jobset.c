@@ -31,6 +31,7 @@ static int rjob_template(kq *q, const dp_doc_node *n, dp_jobset_rjob *rj) {
         if (q->o.hdr->source && !(d->hdr.source = strdup(q->o.hdr->source)))
                 return dp_error_set(q->c->err, -ENOMEM, "out of memory");
         int r = decode_deployment(q->c, n, d);
+        if (r >= 0 && !d->template_) return dfail(q->c, n, -EINVAL, "spec.template: required (a Job's pod template)");
         const dp_doc_node *spec = r >= 0 ? dp_doc_get(n, "spec") : NULL;
         return spec ? get_json(q->c, spec, &rj->spec_json) : r;
 }

@@ -108,6 +108,16 @@ sed 's/pod-group-total-count: "2"/pod-group-total-count: "zero"/' data/pod-group
 bad "$tmp/b2.yaml" 'Pod default/big-0: metadata.annotations[kueue.x-k8s.io/pod-group-total-count]: "zero": must be an integer greater than zero'
 sed '/name: short-0/,+2 s/  annotations: {kueue.x-k8s.io\/pod-group-total-count: "3"}//' data/pod-groups.yaml >"$tmp/b4.yaml"
 bad "$tmp/b4.yaml" "Pod default/short-0: metadata.annotations[kueue.x-k8s.io/pod-group-total-count]: Required value: both the 'kueue.x-k8s.io/pod-group-total-count' annotation and the 'kueue.x-k8s.io/pod-group-name' label should be set"
+cat >"$tmp/b5.yaml" <<'EOF'
+apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata: {name: hollow, labels: {kueue.x-k8s.io/queue-name: lq}}
+spec:
+  replicatedJobs:
+  - name: workers
+    template: {metadata: {labels: {a: b}}}
+EOF
+bad "$tmp/b5.yaml" 'JobSet hollow: spec.replicatedJobs[0].template: spec.template: required'
 sed 's/job-min-parallelism: "2"/job-min-parallelism: "6"/' data/partial.yaml >"$tmp/b3.yaml"
 bad "$tmp/b3.yaml" 'Job default/sweep: metadata.annotations[kueue.x-k8s.io/job-min-parallelism]: "6": should be between 0 and 5'
 echo ok
