@@ -115,7 +115,7 @@ metadata: {name: hollow, labels: {kueue.x-k8s.io/queue-name: lq}}
 spec:
   replicatedJobs:
   - name: workers
-    template: {metadata: {labels: {a: b}}}
+    template: null
 EOF
 bad "$tmp/b5.yaml" 'JobSet hollow: spec.replicatedJobs[0].template: spec.template: required'
 sed 's/job-min-parallelism: "2"/job-min-parallelism: "6"/' data/partial.yaml >"$tmp/b3.yaml"
