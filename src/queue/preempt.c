@@ -79,11 +79,11 @@ typedef enum { PV_NEVER = 0, PV_WITHIN_CQ, PV_HIERARCHICAL, PV_RECLAIM_NO_BORROW
  * candidate is found (q_cand_order's fields), so the sort does not chase
  * each workload: the oracle sorts the cohort's candidates for every head. */
 typedef struct ckey {
-        bool in;          /* in the preemptor's ClusterQueue */
-        uint8_t ka;       /* 1 admitted in a cycle, 0 before the input with a time, 2 without */
+        bool in;    /* in the preemptor's ClusterQueue */
+        uint8_t ka; /* 1 admitted in a cycle, 0 before the input with a time, 2 without */
         int32_t prio;
         size_t cq, cycle, order;
-        double afs;       /* q_afs_usage, -1 off */
+        double afs; /* q_afs_usage, -1 off */
         const char *reserved, *lq;
 } ckey;
 
@@ -114,7 +114,6 @@ typedef struct pctx {
         struct cands *kinds;    /* pooled: the lists from_cq's out points into */
         bool tas;               /* the topology must fit too (q_tas_fits; not the oracle's) */
 } pctx;
-
 
 static bool never(const char *policy) { return !policy || streq(policy, "Never"); }
 
@@ -239,7 +238,9 @@ enum { PM_KIND = 0x0f, PM_ADV = 0x10 };
 static ckey key_of(const dp_queue *q, size_t w, bool in) {
         const dp_queue_workload *a = &q->wl[w];
         return (ckey){in,
-                      (uint8_t)(a->cycle ? 1 : a->reserved_at ? 0 : 2),
+                      (uint8_t)(a->cycle         ? 1
+                                : a->reserved_at ? 0
+                                                 : 2),
                       a->priority,
                       a->cq,
                       a->cycle,
@@ -630,10 +631,10 @@ typedef struct ford {
         pctx *x;
         const cand *v; /* candidates in order */
         size_t n;
-        bool *taken;
-        size_t *left;       /* per ClusterQueue: its candidates not taken yet */
-        size_t *cursor;     /* per ClusterQueue: none of its candidates before this one is left */
-        bool *pruned_cq;    /* per ClusterQueue */
+        size_t *left;         /* per ClusterQueue: its candidates not taken yet */
+        size_t *cursor;       /* per ClusterQueue: its first candidate not taken (SIZE_MAX: none) */
+        size_t *next;         /* per candidate: the next one of its ClusterQueue (SIZE_MAX: none) */
+        bool *pruned_cq;      /* per ClusterQueue */
         const qnode **pruned; /* Cohorts */
         size_t n_pruned;
 } ford;
@@ -652,17 +653,14 @@ static void prune(ford *o, const qnode *n) {
                 o->pruned[o->n_pruned++] = n;
 }
 
-static ssize_t first_of(ford *o, const qnode *cq) {
-        if (!o->left[cq->cq]) return -1;
-        for (size_t i = o->cursor[cq->cq]; i < o->n; i++)
-                if (!o->taken[i] && node_of(o->x->q, o->v[i].w) == cq) return (ssize_t)(o->cursor[cq->cq] = i);
-        return -1;
-}
+/* A ClusterQueue's candidates are taken first to last (pop), so its first
+ * one not taken is a cursor along its own chain. */
+static ssize_t first_of(ford *o, const qnode *cq) { return o->left[cq->cq] ? (ssize_t)o->cursor[cq->cq] : -1; }
 
 static size_t pop(ford *o, const qnode *cq) {
         size_t i = (size_t)first_of(o, cq);
-        o->taken[i] = true;
         o->left[cq->cq]--;
+        o->cursor[cq->cq] = o->next[i];
         return o->v[i].w;
 }
 
@@ -671,12 +669,28 @@ static void ford_reset(ford *o, const cand *v, size_t n) {
         o->v = v;
         o->n = n;
         o->n_pruned = 0;
-        memset(o->taken, 0, (n + 1) * sizeof(*o->taken));
         memset(o->left, 0, (o->x->q->n_cqs + 1) * sizeof(*o->left));
-        memset(o->cursor, 0, (o->x->q->n_cqs + 1) * sizeof(*o->cursor));
+        memset(o->cursor, 0xff, (o->x->q->n_cqs + 1) * sizeof(*o->cursor));
         memset(o->pruned_cq, 0, (o->x->q->n_cqs + 1) * sizeof(*o->pruned_cq));
-        for (size_t i = 0; i < n; i++)
-                o->left[o->x->q->wl[v[i].w].cq]++;
+        for (size_t i = n; i-- > 0;) {
+                size_t c = o->x->q->wl[v[i].w].cq;
+                o->left[c]++;
+                o->next[i] = o->cursor[c];
+                o->cursor[c] = i;
+        }
+}
+
+/* A node's share, computed once per change of its usage in this search. */
+typedef struct qsharememo {
+        uint64_t search, ustamp;
+        qshare s;
+} qsharememo;
+
+static qshare ford_share(const ford *o, const qnode *n) {
+        qsharememo *m = &o->x->q->share_memo[n->idx];
+        if (m->search != o->x->q->search || m->ustamp != n->ustamp)
+                *m = (qsharememo){o->x->q->search, n->ustamp, q_share(o->x->q, n)};
+        return m->s;
 }
 
 static bool on_path(const pctx *x, const qnode *cohort) {
@@ -693,7 +707,7 @@ static const qnode *next_target(ford *o, const qnode *cohort) {
         for (size_t k = 0; k < cohort->n_kids; k++) {
                 const qnode *kid = cohort->kids[k];
                 if (is_pruned(o, kid)) continue;
-                qshare s = q_share(o->x->q, kid);
+                qshare s = ford_share(o, kid);
                 if (kid->is_cq) {
                         if ((s.ratio == 0 && kid != o->x->cq->node) || first_of(o, kid) < 0)
                                 prune(o, kid);
@@ -779,11 +793,11 @@ static bool first_strategy(ford *o, qtarget *t, size_t *n, size_t *retry, size_t
                 }
                 const qnode *pa, *ta;
                 almost_lcas(o->x, c, &pa, &ta);
-                qshare pnew = q_share(o->x->q, pa), told = q_share(o->x->q, ta);
+                qshare pnew = ford_share(o, pa), told = ford_share(o, ta);
                 while (first_of(o, c) >= 0) {
                         size_t w = pop(o, c);
                         take_out(o->x->q, w);
-                        qshare tnew = q_share(o->x->q, ta);
+                        qshare tnew = ford_share(o, ta);
                         put_back(o->x->q, w);
                         if (ltis ? q_share_cmp(pnew, told) < 0 : q_share_cmp(pnew, tnew) <= 0) {
                                 if (take(o, w, "InCohortFairSharing", t, n)) return true;
@@ -800,7 +814,7 @@ static bool second_strategy(ford *o, qtarget *t, size_t *n) {
         for (const qnode *c; (c = iter_next(o));) {
                 const qnode *pa, *ta;
                 almost_lcas(o->x, c, &pa, &ta);
-                bool pass = q_share_cmp(q_share(o->x->q, pa), q_share(o->x->q, ta)) < 0;
+                bool pass = q_share_cmp(ford_share(o, pa), ford_share(o, ta)) < 0;
                 size_t w = pop(o, c);
                 if (pass && take(o, w, "InCohortFairSharing", t, n)) return true;
                 prune(o, c);
@@ -842,18 +856,34 @@ static void fair_candidates(pctx *x, cands k[2]) {
 #endif
 }
 
+/* A new search: the memo of shares sized to the tree, every entry stale. */
+static int share_memo_new(dp_queue *q) {
+        if (q->n_share_memo < q->n_nodes) {
+                free(q->share_memo);
+                q->n_share_memo = 0;
+                if (!(q->share_memo = calloc(q->n_nodes + 1, sizeof(*q->share_memo)))) return -ENOMEM;
+                q->n_share_memo = q->n_nodes;
+        }
+        q->search++;
+        return 0;
+}
+
 static int fair_targets(pctx *x, qtarget **ret, size_t *ret_n) {
+        if (share_memo_new(x->q) < 0) return -ENOMEM;
         cands kinds[2] = {{0}, {0}};
         fair_candidates(x, kinds);
         cands all = kinds[0];
         qtarget *t = calloc(all.n + 1, sizeof(*t));
         size_t *retry = calloc(all.n + 1, sizeof(*retry));
         cand *again = calloc(all.n + 1, sizeof(*again));
-        ford o = {.x = x, .taken = calloc(all.n + 1, sizeof(bool)), .left = calloc(x->q->n_cqs + 1, sizeof(size_t)),
+        ford o = {.x = x,
+                  .left = calloc(x->q->n_cqs + 1, sizeof(size_t)),
                   .cursor = calloc(x->q->n_cqs + 1, sizeof(size_t)),
+                  .next = calloc(all.n + 1, sizeof(size_t)),
                   .pruned_cq = calloc(x->q->n_cqs + 1, sizeof(bool)),
                   .pruned = calloc(x->q->n_nodes + 1, sizeof(qnode *))};
-        int r = !t || !retry || !again || !o.taken || !o.left || !o.cursor || !o.pruned_cq || !o.pruned || all.oom || x->oom
+        int r = !t || !retry || !again || !o.left || !o.cursor || !o.next || !o.pruned_cq || !o.pruned || all.oom ||
+                                x->oom
                         ? -ENOMEM
                         : 0;
         size_t n = 0, n_retry = 0;
@@ -877,7 +907,7 @@ static int fair_targets(pctx *x, qtarget **ret, size_t *ret_n) {
                         put_back(x->q, t[k].w);
                 if (!ok) n = 0;
         }
-        free(all.v), free(retry), free(again), free(o.taken), free(o.left), free(o.cursor), free(o.pruned_cq),
+        free(all.v), free(retry), free(again), free(o.left), free(o.cursor), free(o.next), free(o.pruned_cq),
                 free(o.pruned);
         if (r < 0) {
                 free(t);
@@ -895,7 +925,13 @@ static int get_targets(pctx *x, qtarget **ret, size_t *ret_n) {
 int q_preempt_oracle(dp_queue *q, const qcq *cq, const dp_queue_workload *w, size_t fr, int64_t val, qmode *ret_mode,
                      int *ret_borrow) {
         qusage req = {fr, val, true};
-        pctx x = {.q = q, .cq = cq, .cq_index = (size_t)(cq - q->cqs), .w = w, .req = &req, .n_req = 1, .pooled = !q->afs};
+        pctx x = {.q = q,
+                  .cq = cq,
+                  .cq_index = (size_t)(cq - q->cqs),
+                  .w = w,
+                  .req = &req,
+                  .n_req = 1,
+                  .pooled = !q->afs};
         pctx_init(&x);
         qtarget *t = NULL;
         size_t n = 0;
@@ -927,8 +963,14 @@ int q_preempt_targets(dp_queue *q, const qcq *cq, size_t w, const qassign *a, qt
         size_t n = 0;
         for (size_t i = 0; i < a->n_usage; i++)
                 if (a->usage[i].value) req[n++] = a->usage[i];
-        pctx x = {.q = q, .cq = cq, .cq_index = (size_t)(cq - q->cqs), .w = &q->wl[w], .req = req, .n_req = n,
-                  .pooled = !q->afs, .tas = true};
+        pctx x = {.q = q,
+                  .cq = cq,
+                  .cq_index = (size_t)(cq - q->cqs),
+                  .w = &q->wl[w],
+                  .req = req,
+                  .n_req = n,
+                  .pooled = !q->afs,
+                  .tas = true};
         pctx_init(&x);
         int r = get_targets(&x, ret, ret_n);
         if (r >= 0 && *ret_n) q_tas_reserve(q, cq, &q->wl[w], *ret, *ret_n);
@@ -991,8 +1033,7 @@ static int set_str(char **field, const char *value) {
 
 /* The Preempted condition on v (and its QuotaReserved=False Pending), and
  * v in the preemptor's list. */
-static int record(dp_queue_workload *v, dp_queue_workload *by, const char *reason, const char *message,
-                  size_t cycle) {
+static int record(dp_queue_workload *v, dp_queue_workload *by, const char *reason, const char *message, size_t cycle) {
         char **victims = realloc(by->victims, (by->n_victims + 1) * sizeof(char *));
         if (!victims) return -ENOMEM;
         by->victims = victims;

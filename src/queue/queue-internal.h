@@ -34,6 +34,8 @@ typedef struct qnode {
         qquota *q; /* dp_queue.n_fr entries */
         double weight; /* fairSharing.weight, 1 when unset */
         ssize_t cq;    /* its index in dp_queue.cqs, -1 for a Cohort */
+        size_t idx;    /* its index in dp_queue.nodes */
+        uint64_t ustamp; /* bumped at every change of its usage by q_add_usage / q_remove_usage */
         int walk;  /* cycle check: 1 on the path, 2 done */
         /* a root's or a ClusterQueue's pool: every admitted workload of the
          * ClusterQueues under it, in candidate order (preempt.c pool_of), made
@@ -105,6 +107,9 @@ struct dp_queue {
         struct qhistory *history; /* history.c, NULL until the first cycle */
         uint8_t *pmark; /* preempt.c's scratch, per ClusterQueue: the kind of its candidates in one search */
         size_t n_pmarked; /* how many are marked */
+        struct qsharememo *share_memo; /* preempt.c's fair-sharing search: shares per node (dp_queue.nodes) */
+        size_t n_share_memo;
+        uint64_t search; /* the search they were computed in */
 };
 
 /* A workload's state is about to change (or has): its ClusterQueue's list

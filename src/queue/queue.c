@@ -349,6 +349,7 @@ dp_queue *dp_queue_free(dp_queue *q) {
         free(q->ns_ok);
         q_held_free(q);
         free(q->pmark);
+        free(q->share_memo);
         q_tas_free(q);
         q_history_free(q);
         free(q->usage0);

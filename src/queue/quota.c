@@ -64,6 +64,7 @@ int64_t q_potential(const qnode *n, size_t fr) {
 void q_add_usage(qnode *n, size_t fr, int64_t v) {
         int64_t local = local_available(n, fr);
         n->q[fr].usage = sat_add(n->q[fr].usage, v);
+        n->ustamp++;
         if (n->parent && v > local) q_add_usage(n->parent, fr, v - local);
 }
 
@@ -71,6 +72,7 @@ void q_add_usage(qnode *n, size_t fr, int64_t v) {
 void q_remove_usage(qnode *n, size_t fr, int64_t v) {
         int64_t stored = sat_sub(n->q[fr].usage, local_quota(n, fr));
         n->q[fr].usage = sat_sub(n->q[fr].usage, v);
+        n->ustamp++;
         if (stored > 0 && n->parent) q_remove_usage(n->parent, fr, DP_MIN(v, stored));
 }
 
@@ -167,6 +169,7 @@ static qnode *node_new(dp_queue *q, const char *name, bool is_cq) {
         n->is_cq = is_cq;
         n->weight = 1;
         n->cq = -1;
+        n->idx = q->n_nodes;
         v[q->n_nodes++] = n;
         return n;
 }
