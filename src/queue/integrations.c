@@ -167,7 +167,7 @@ static int stand_up(const dp_queue *q, dp_object_list *l, const qj_pod *p, dp_er
         if ((r = dp_model_decode(root, p->source, p->doc_index, l, err)) < 0) return r;
         if (l->n != before + 1 || l->items[before].hdr->kind != DP_KIND_POD) return 0;
         dp_pod *pod = l->items[before].pod;
-        if (p->w->state == DP_QW_ADMITTED) r = q_inject_podset(q, p->w, p->ps, pod);
+        if (dp_queue_workload_runs(p->w)) r = q_inject_podset(q, p->w, p->ps, pod);
         else if (p->gate) r = q_gate_pod(pod);
         return r < 0 ? dp_error_set(err, r, "out of memory") : 0;
 }
@@ -206,7 +206,7 @@ static int job_pods(const dp_queue *q, dp_object_list *l, dp_object o, const dp_
                 group_name(m, j, g, wname, sizeof(wname));
                 const dp_queue_workload *w = find_wl(q, workload_kind(o, j), ns, wname);
                 bool pods = j->pod_based || j->plain_pod; /* pod-based: they stand up gated */
-                if (!w || (w->state != DP_QW_ADMITTED && !pods)) continue; /* suspended: no pods */
+                if (!w || (!dp_queue_workload_runs(w) && !pods)) continue; /* suspended: no pods */
                 for (size_t s = 0; s < j->n_ps; s++)
                         for (int32_t i = 0; i < j->ps[s].count; i++) {
                                 char name[400];

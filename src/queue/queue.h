@@ -103,7 +103,18 @@ typedef struct dp_queue_workload {
          * and those it left Pending, once the simulation has run */
         bool placement_known;
         int32_t pods_placed, pods_unplaced;
+        /* Admission checks (queue/checks.c): with quota reserved (state
+         * Admitted), the checks of its ClusterQueue not Ready for it, named
+         * ("prov, mk"): QuotaReserved, not admitted, its pods stay suspended
+         * or gated. NULL: none, or all Ready. */
+        char *checks_pending;
 } dp_queue_workload;
+
+/* Whether w runs: admitted, every admission check Ready (its Job unsuspended,
+ * its pods ungated and given their flavors). */
+static inline bool dp_queue_workload_runs(const dp_queue_workload *w) {
+        return w->state == DP_QW_ADMITTED && !w->checks_pending;
+}
 
 typedef struct dp_queue dp_queue;
 
