@@ -174,6 +174,7 @@ typedef struct dp_kueue_config {
         bool extended_resource_disabled; /* KueueDRAIntegrationExtendedResource: false */
         bool counters_disabled;          /* KueueDRAIntegrationPartitionableDevices: false */
         bool capacity_enabled;           /* KueueDRAIntegrationConsumableCapacity: true */
+        bool prioritized_list_enabled;   /* KueueDRAIntegrationPrioritizedList (Kueue v0.20, alpha): true */
         bool fair_sharing; /* fairSharing.enable */
         /* fairSharing.preemptionStrategies in order (DP_KUEUE_FS_*); none:
          * Kueue's default, LessThanOrEqualToFinalShare then LessThanInitialShare */
