@@ -50,10 +50,10 @@ typedef struct charges {
  * wraps it. */
 static int alt_refused(size_t ps, size_t claim, size_t req, size_t k, const char *field, const char *type,
                        const char *tn, const char *detail, char **ret_msg) {
-        char tail[160], body[700];
+        char tail[160];
         snprintf(tail, sizeof(tail), ".devices.requests[%zu].firstAvailable[%zu].%s", req, k, field);
-        snprintf(body, sizeof(body), "%s: ResourceClaimTemplate %s: %s", type, tn, detail);
-        return (*ret_msg = field_error(ps, claim, tail, body)) ? 0 : -ENOMEM;
+        _cleanup_free_ char *body = dp_asprintf("%s: ResourceClaimTemplate %s: %s", type, tn, detail);
+        return body && (*ret_msg = field_error(ps, claim, tail, body)) ? 0 : -ENOMEM;
 }
 
 /* A firstAvailable request under the prioritized-list gate: the scheduler
@@ -66,7 +66,6 @@ static int prioritized_charge(const dp_queue *q, const dp_device_request *rq, co
         const dp_kueue_config *cfg = q->opts ? q->opts->config : NULL;
         const char *logical = NULL;
         int64_t most = 0;
-        char detail[600];
         for (size_t k = 0; k < rq->n_first_available; k++) {
                 const dp_device_request_spec *s = &rq->first_available[k].spec;
                 const char *dc = s->device_class_name ? s->device_class_name : "";
@@ -75,25 +74,20 @@ static int prioritized_charge(const dp_queue *q, const dp_device_request *rq, co
                                            "supported values: \"ExactCount\"", ret_msg);
                 if (!dc[0]) return alt_refused(ps, claim, req, k, "deviceClassName", "Required value", tn, "", ret_msg);
                 const char *mapped = dp_kueue_config_map(cfg, dc);
-                snprintf(detail, sizeof(detail), "Not found: \"%s\"", dc);
-                if (!mapped) return alt_refused(ps, claim, req, k, "deviceClassName", detail, tn, "", ret_msg);
                 const dp_kueue_dra_source *src[1];
                 const char *quota[1];
-                if (dp_kueue_config_sources(cfg, dc, DP_KUEUE_SOURCE_COUNTER, src, quota, 1) ||
-                    dp_kueue_config_sources(cfg, dc, DP_KUEUE_SOURCE_CAPACITY, src, quota, 1)) {
-                        char type[300];
-                        snprintf(type, sizeof(type), "Invalid value: \"%s\"", dc);
-                        return alt_refused(ps, claim, req, k, "deviceClassName", type, tn,
-                                           "a counter-backed or capacity-backed DeviceClass is not supported for "
-                                           "firstAvailable",
-                                           ret_msg);
-                }
-                if (logical && !streq(logical, mapped)) {
-                        char type[300];
-                        snprintf(type, sizeof(type), "Invalid value: \"%s\"", dc);
-                        snprintf(detail, sizeof(detail), "every alternative must map to \"%s\", this one maps to \"%s\"",
-                                 logical, mapped);
-                        return alt_refused(ps, claim, req, k, "deviceClassName", type, tn, detail, ret_msg);
+                bool sources = mapped && (dp_kueue_config_sources(cfg, dc, DP_KUEUE_SOURCE_COUNTER, src, quota, 1) ||
+                                          dp_kueue_config_sources(cfg, dc, DP_KUEUE_SOURCE_CAPACITY, src, quota, 1));
+                if (!mapped || sources || (logical && !streq(logical, mapped))) {
+                        _cleanup_free_ char *type = dp_asprintf("%s: \"%s\"", mapped ? "Invalid value" : "Not found", dc);
+                        _cleanup_free_ char *detail =
+                                !mapped   ? dp_strdup("")
+                                : sources ? dp_strdup("a counter-backed or capacity-backed DeviceClass is not "
+                                                      "supported for firstAvailable")
+                                          : dp_asprintf("every alternative must map to \"%s\", this one maps to \"%s\"",
+                                                        logical, mapped);
+                        return type && detail ? alt_refused(ps, claim, req, k, "deviceClassName", type, tn, detail, ret_msg)
+                                              : -ENOMEM;
                 }
                 logical = mapped;
                 most = DP_MAX(most, s->count > 0 ? s->count : 1); /* an unset count is one device */
@@ -103,13 +97,13 @@ static int prioritized_charge(const dp_queue *q, const dp_device_request *rq, co
         for (size_t i = 0; i < ch->n_direct; i++)
                 if (streq(ch->direct[i].name, logical)) sum = ch->direct[i].value;
         if (sum > INT64_MAX - 1 - most) {
-                char tail[96], body[600];
+                char tail[96];
                 snprintf(tail, sizeof(tail), ".devices.requests[%zu]", req);
-                snprintf(body, sizeof(body),
-                         "Invalid value: %" PRId64 ": ResourceClaimTemplate %s: the counts charged to logical resource %s "
-                         "do not add up to a bounded quota amount",
-                         most, tn, logical);
-                return (*ret_msg = field_error(ps, claim, tail, body)) ? 0 : -ENOMEM;
+                _cleanup_free_ char *body = dp_asprintf("Invalid value: %" PRId64 ": ResourceClaimTemplate %s: the counts "
+                                                        "charged to logical resource %s do not add up to a bounded quota "
+                                                        "amount",
+                                                        most, tn, logical);
+                return body && (*ret_msg = field_error(ps, claim, tail, body)) ? 0 : -ENOMEM;
         }
         return q_request_add(&ch->direct, &ch->n_direct, logical, most);
 }
