@@ -300,15 +300,25 @@ static bool check_applies(const dp_cluster_queue *cq, const dp_kq_check_rule *x,
         return false;
 }
 
+/* --set-check for check name, NULL when none. */
+static const dp_queue_set_check *whatif_state(const dp_queue *q, const char *name) {
+        for (size_t i = 0; q->opts && i < q->opts->n_checks; i++)
+                if (streq(q->opts->checks[i].name, name)) return &q->opts->checks[i];
+        return NULL;
+}
+
 /* Whether check k of w's ClusterQueue holds w back: it applies to w's
- * flavors and the input does not show it Ready. */
+ * flavors and is not Ready (--set-check, else the input's Workload). */
 static bool check_pending(const dp_queue *q, const dp_queue_workload *w, size_t k) {
         const dp_cluster_queue *cq = q->cqs[w->cq].cq;
         bool all_everywhere = true;
         for (size_t j = 0; j < cq->n_checks; j++)
                 all_everywhere &= rule_on_all_flavors(cq, &cq->checks[j]);
+        if (!check_applies(cq, &cq->checks[k], all_everywhere, w)) return false;
+        const dp_queue_set_check *sc = whatif_state(q, cq->checks[k].name);
+        if (sc) return !sc->ready;
         const dp_kq_check_state *st = input_state(workload_object(q, w), cq->checks[k].name);
-        return check_applies(cq, &cq->checks[k], all_everywhere, w) && !(st && streq(st->state, "Ready"));
+        return !(st && streq(st->state, "Ready"));
 }
 
 int q_checks_reserved(dp_queue *q, size_t i) {
@@ -348,13 +358,42 @@ int q_checks_explain(const dp_queue *q, const dp_queue_workload *w, dp_strbuf *o
                 const dp_kq_admission_check *ac = admission_check(q, name);
                 const dp_kq_check_state *st = input_state(kw, name);
                 dp_strbuf_printf(out, "  %s (%s): ", name, ac ? ac->controller_name : "?");
-                if (st)
+                if (whatif_state(q, name))
+                        dp_strbuf_puts(out, "Pending by --set-check\n");
+                else if (st)
                         dp_strbuf_printf(out, "%s in the input%s%s\n", st->state, st->message ? ": " : "",
                                          st->message ? st->message : "");
                 else
                         dp_strbuf_puts(out, "its controller decides at run time, which devplane does not simulate "
                                             "(a Workload's status.admissionChecks in the input is read)\n");
         }
-        dp_strbuf_puts(out, "Its pods stay suspended or gated until every check is Ready.\n");
+        dp_strbuf_puts(out, "Its pods stay suspended or gated until every check is Ready. What if they pass:");
+        for (size_t k = 0; k < cq->n_checks; k++)
+                if (check_pending(q, w, k)) dp_strbuf_printf(out, " --set-check %s=Ready", cq->checks[k].name);
+        dp_strbuf_putc(out, '\n');
         return dp_strbuf_failed(out) ? -ENOMEM : 0;
+}
+
+/* ---- --set-check ---- */
+
+int dp_queue_options_add_check(dp_queue_options *o, const char *arg, dp_error *err) {
+        assert_return(o && arg, -EINVAL);
+        const char *eq = strrchr(arg, '=');
+        if (!eq || eq == arg || (!streq(eq + 1, "Ready") && !streq(eq + 1, "Pending")))
+                return dp_error_set(err, -EINVAL, "--set-check %s: must be ADMISSIONCHECK=Ready or ADMISSIONCHECK=Pending",
+                                    arg);
+        dp_queue_set_check *x = realloc(o->checks, (o->n_checks + 1) * sizeof(*x));
+        if (!x) return dp_error_set(err, -ENOMEM, "out of memory");
+        o->checks = x;
+        x[o->n_checks] = (dp_queue_set_check){strndup(arg, (size_t)(eq - arg)), streq(eq + 1, "Ready")};
+        return x[o->n_checks++].name ? 0 : dp_error_set(err, -ENOMEM, "out of memory");
+}
+
+int q_checks_whatif(const dp_queue *q, dp_error *err) {
+        for (size_t i = 0; q->opts && i < q->opts->n_checks; i++)
+                if (!admission_check(q, q->opts->checks[i].name))
+                        return dp_error_set(err, -EINVAL, "--set-check %s=%s: AdmissionCheck %s is not in the input",
+                                            q->opts->checks[i].name, q->opts->checks[i].ready ? "Ready" : "Pending",
+                                            q->opts->checks[i].name);
+        return 0;
 }

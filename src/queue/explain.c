@@ -69,6 +69,9 @@ void dp_queue_options_done(dp_queue_options *o) {
         for (size_t i = 0; i < o->n_add_nodes; i++)
                 free(o->add_nodes[i].flavor);
         free(o->add_nodes);
+        for (size_t i = 0; i < o->n_checks; i++)
+                free(o->checks[i].name);
+        free(o->checks);
         *o = (dp_queue_options){.config = o->config};
 }
 

@@ -114,6 +114,8 @@ static inline void q_state_changed(dp_queue *q, const dp_queue_workload *w) {
 int q_checks_cluster_queue(dp_queue *q, qcq *c);
 int q_checks_reserved(dp_queue *q, size_t w);
 const char *q_checks_rejected(const dp_kq_workload *kw, char *buf, size_t size);
+/* --set-check names an AdmissionCheck of the input: else -EINVAL naming the flag. */
+int q_checks_whatif(const dp_queue *q, dp_error *err);
 /* explain's lines for a workload QuotaReserved on its checks (none for
  * another). -ENOMEM or 0. */
 int q_checks_explain(const dp_queue *q, const dp_queue_workload *w, dp_strbuf *out);

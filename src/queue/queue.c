@@ -269,7 +269,8 @@ static int apply_whatif(dp_queue *q, dp_error *err) {
                 cq->has_weight = true;
                 cq->weight = o->weights[i].weight;
         }
-        return q_apply_set_preemption(q, err);
+        int r = q_apply_set_preemption(q, err);
+        return r < 0 ? r : q_checks_whatif(q, err); /* --set-check (checks.c) */
 }
 
 int dp_queue_new(dp_object_list *l, dp_queue **ret, dp_error *err) { return dp_queue_new_opts(l, NULL, ret, err); }

@@ -232,6 +232,13 @@ typedef struct dp_queue_add_nodes {
         int32_t count;
 } dp_queue_add_nodes;
 
+/* --set-check NAME=Ready|Pending: the state of AdmissionCheck NAME for every
+ * workload it applies to, over what the input's Workloads say (queue/checks.c). */
+typedef struct dp_queue_set_check {
+        char *name;
+        bool ready;
+} dp_queue_set_check;
+
 typedef struct dp_queue_options {
         const dp_kueue_config *config; /* borrowed; NULL: none given */
         dp_queue_set_quota *quotas;
@@ -242,6 +249,8 @@ typedef struct dp_queue_options {
         size_t n_preemptions;
         dp_queue_add_nodes *add_nodes;
         size_t n_add_nodes;
+        dp_queue_set_check *checks;
+        size_t n_checks;
 } dp_queue_options;
 
 /* "CQ/FLAVOR/RESOURCE=QUANTITY", "CQ=W", "CQ/FIELD=VALUE" (queue/explain-preempt.c)
@@ -251,6 +260,8 @@ int dp_queue_options_add_quota(dp_queue_options *o, const char *arg, dp_error *e
 int dp_queue_options_add_weight(dp_queue_options *o, const char *arg, dp_error *err);
 int dp_queue_options_add_preemption(dp_queue_options *o, const char *arg, dp_error *err);
 int dp_queue_options_add_nodes(dp_queue_options *o, const char *arg, dp_error *err);
+/* "NAME=Ready|Pending" (queue/checks.c). */
+int dp_queue_options_add_check(dp_queue_options *o, const char *arg, dp_error *err);
 /* The Node object of l whose copies --add-nodes an adds: the first one the
  * ResourceFlavor's nodeLabels select (the flavor is looked up in l, before
  * dp_queue_new takes it). -EINVAL naming the flag when the flavor is not in

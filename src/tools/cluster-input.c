@@ -118,6 +118,7 @@ static const char *replay_flag(int c) {
         case DP_OPT_SET_WEIGHT: return "--set-weight";
         case DP_OPT_SET_PREEMPTION: return "--set-preemption";
         case DP_OPT_ADD_NODES: return "--add-nodes";
+        case DP_OPT_SET_CHECK: return "--set-check";
         case DP_OPT_LIVE_TIMEOUT: return "--live-timeout"; /* a cluster that needed them needs them again */
         case DP_OPT_LIVE_MAX_BYTES: return "--live-max-bytes";
         case DP_OPT_QUEUE_POLICY: return "--queue-policy"; /* the pods it holds back are explained by it */
@@ -183,11 +184,13 @@ static int option_value(dp_tool_input *t, int c, const char *arg) {
         case DP_OPT_SET_QUOTA:
         case DP_OPT_SET_WEIGHT:
         case DP_OPT_SET_PREEMPTION:
+        case DP_OPT_SET_CHECK:
         case DP_OPT_ADD_NODES: {
                 dp_error e = DP_ERROR_INIT;
                 int r = c == DP_OPT_SET_QUOTA        ? dp_queue_options_add_quota(&t->queue, arg, &e)
                         : c == DP_OPT_SET_WEIGHT     ? dp_queue_options_add_weight(&t->queue, arg, &e)
                         : c == DP_OPT_SET_PREEMPTION ? dp_queue_options_add_preemption(&t->queue, arg, &e)
+                        : c == DP_OPT_SET_CHECK      ? dp_queue_options_add_check(&t->queue, arg, &e)
                                                      : dp_queue_options_add_nodes(&t->queue, arg, &e);
                 if (r < 0) fprintf(stderr, "devplane %s: %s\n", t->cmd, dp_error_msg(&e));
                 return r < 0 ? -1 : 1;

@@ -33,6 +33,7 @@ enum {
         DP_OPT_QUEUE_POLICY, /* --queue-policy, --volcano-plugin, --volcano-actions */
         DP_OPT_VOLCANO_PLUGIN,
         DP_OPT_VOLCANO_ACTIONS,
+        DP_OPT_SET_CHECK, /* Kueue's admission checks (queue/checks.c) */
 };
 
 /* Live mode's bounds (docs/live.md), numbered apart from the flags above. */
@@ -62,7 +63,8 @@ enum { DP_OPT_LIVE_TIMEOUT = 0x180, DP_OPT_LIVE_MAX_BYTES };
                 {"add-nodes", required_argument, NULL, DP_OPT_ADD_NODES},                                          \
                 {"queue-policy", required_argument, NULL, DP_OPT_QUEUE_POLICY},                                    \
                 {"volcano-plugin", required_argument, NULL, DP_OPT_VOLCANO_PLUGIN},                                \
-                {"volcano-actions", required_argument, NULL, DP_OPT_VOLCANO_ACTIONS}
+                {"volcano-actions", required_argument, NULL, DP_OPT_VOLCANO_ACTIONS},                              \
+                {"set-check", required_argument, NULL, DP_OPT_SET_CHECK}
 
 #define DP_TOOL_INPUT_USAGE                                                                                            \
         "input:\n"                                                                                                     \
@@ -109,6 +111,9 @@ enum { DP_OPT_LIVE_TIMEOUT = 0x180, DP_OPT_LIVE_MAX_BYTES };
         "                                borrowWithinCohort.maxPriorityThreshold (repeatable)\n"                       \
         "  --add-nodes FLAVOR=N          what-if: N copies of the first Node object the ResourceFlavor's\n"           \
         "                                nodeLabels select, named FLAVOR-whatif-I (repeatable)\n"              \
+        "  --set-check ADMISSIONCHECK=Ready|Pending\n"                                                                  \
+        "                                what-if: the check's state for every workload it applies to (offline\n"     \
+        "                                a check not Ready in the input keeps its workloads QuotaReserved)\n"       \
         "queues:\n"                                                                                                    \
         "  --queue-policy kueue|kai|volcano\n"                                                                       \
         "                                whose admission decides which queued pods run (Kueue's always runs\n"      \

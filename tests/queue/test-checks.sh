@@ -13,6 +13,7 @@
 #   is Ready; QuotaReserved otherwise, its Job suspended, its Pod gated; a Rejected check
 #   deactivates it (workload_controller.go reconcileCheckBasedEviction);
 # - devplane's own rule offline: a check's state not in the input is not Ready;
+# - devplane's what-if --set-check NAME=Ready|Pending over the input's states;
 # - explain's lines, bad values (exit 2), v1beta1's admissionChecks in a v1beta2 object.
 set -euo pipefail
 : "${DEVPLANE:?}"
@@ -135,6 +136,42 @@ grep -q "^  ClusterQueue cq active: every AdmissionCheck it names in the input, 
         "$tmp/out" || fail "explain missing check: $(cat "$tmp/out")"
 "$DEVPLANE" simulate -f "$tmp/m.yaml" 2>/dev/null | grep -q "^  AdmissionCheckNotFound: Can't admit new workloads: references missing AdmissionCheck(s): check3.$" ||
         fail "simulate's text for an inactive ClusterQueue"
+
+# what if the checks pass (--set-check, devplane's what-if): with all three Ready the Job runs and
+# the Pod is ungated; one left Pending keeps them QuotaReserved; Pending overrides the input's Ready
+"$DEVPLANE" simulate -f data/checks.yaml --set-check check1=Ready --set-check check2=Ready --set-check check3=Ready \
+        -o json >"$tmp/ready.json" 2>/dev/null || fail "--set-check: exit $?"
+python3 - "$tmp/ready.json" <<'PY'
+import json, sys
+run = json.load(open(sys.argv[1]))["asWritten"]
+w = {x["name"]: x for c in run["queues"]["clusterQueues"] for x in c["workloads"]}
+assert w["default/job"]["state"] == "Admitted" and w["default/solo"]["state"] == "Admitted", w
+pods = {p["name"]: p["state"] for p in run["pods"]}
+assert pods == {"default/job-0": "Running", "default/solo": "Running"}, pods
+PY
+"$DEVPLANE" simulate -f data/checks.yaml --set-check check1=Ready --set-check check2=Ready -o json 2>/dev/null |
+        python3 -c '
+import json, sys
+w = {x["name"]: x for c in json.load(sys.stdin)["asWritten"]["queues"]["clusterQueues"] for x in c["workloads"]}
+assert w["default/job"]["state"] == "QuotaReserved" and w["default/job"]["admissionChecksPending"] == "check3", w
+' || fail "--set-check with check3 left"
+"$DEVPLANE" simulate -f data/checks-workloads.yaml --set-check ac2=Pending -o json 2>/dev/null | python3 -c '
+import json, sys
+w = {x["name"]: x for c in json.load(sys.stdin)["asWritten"]["queues"]["clusterQueues"] for x in c["workloads"]}
+assert w["ns/wl-ready"]["state"] == "QuotaReserved" and w["ns/wl-ready"]["admissionChecksPending"] == "ac2", w
+' || fail "--set-check ac2=Pending"
+"$DEVPLANE" explain workload/ns/wl-waiting -f data/checks-workloads.yaml 2>/dev/null |
+        grep -q '^Its pods stay suspended or gated until every check is Ready. What if they pass: --set-check ac2=Ready$' ||
+        fail "explain's --set-check hint"
+if "$DEVPLANE" simulate -f data/checks.yaml --set-check nope=Ready >/dev/null 2>"$tmp/sc.err"; then
+        fail "--set-check of a check not in the input accepted"
+fi
+grep -q -- "--set-check nope=Ready: AdmissionCheck nope is not in the input" "$tmp/sc.err" || fail "$(cat "$tmp/sc.err")"
+if "$DEVPLANE" simulate -f data/checks.yaml --set-check check1=Maybe >/dev/null 2>"$tmp/sc.err"; then
+        fail "--set-check check1=Maybe accepted"
+fi
+grep -q -- "--set-check check1=Maybe: must be ADMISSIONCHECK=Ready or ADMISSIONCHECK=Pending" "$tmp/sc.err" ||
+        fail "$(cat "$tmp/sc.err")"
 
 # bad values exit 2 with the path; v1beta1's admissionChecks in v1beta2 is a field it does not have
 bad() { # NAME SED MESSAGE
