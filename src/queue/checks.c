@@ -97,7 +97,8 @@ static int rules(kq *q, const dp_doc_node *n, bool strategy, dp_cluster_queue *c
         int r = expect_seq(q->c, n);
         if (r <= 0) return r;
         if (n->n > DP_KUEUE_MAX_ADMISSION_CHECKS)
-                return dfail(q->c, n, -E2BIG, "must have at most %d items, has %zu", DP_KUEUE_MAX_ADMISSION_CHECKS, n->n);
+                return dfail(q->c, n, -E2BIG, "must have at most %d items, has %zu", DP_KUEUE_MAX_ADMISSION_CHECKS,
+                             n->n);
         kq_cq_checks_free(cq);
         if (!(cq->checks = calloc(n->n + 1, sizeof(*cq->checks))))
                 return dp_error_set(q->c->err, -ENOMEM, "out of memory");
@@ -124,8 +125,9 @@ int kq_cq_checks(kq *q, const dp_doc_node *v, bool strategy, dp_cluster_queue *c
 int kq_cq_checks_both(kq *q, const dp_doc_node *spec) {
         const dp_doc_node *a = dp_doc_get(spec, "admissionChecks"), *s = dp_doc_get(spec, "admissionChecksStrategy");
         if (!a || !s || dp_doc_is_null(s) || a->type != DP_DOC_SEQ || !a->n) return 0;
-        return dfail(q->c, spec, -EINVAL, "Invalid value: Either AdmissionChecks or AdmissionCheckStrategy can be set, "
-                                          "but not both");
+        return dfail(q->c, spec, -EINVAL,
+                     "Invalid value: Either AdmissionChecks or AdmissionCheckStrategy can be set, "
+                     "but not both");
 }
 
 void kq_cq_checks_free(dp_cluster_queue *cq) {
@@ -148,8 +150,10 @@ static int check_state(kq *q, const dp_doc_node *n, dp_kq_check_state *x) {
         if (!x->state) return dfail(q->c, n, -EINVAL, "state: Required value");
         for (const char *const *s = check_states; *s; s++)
                 if (streq(*s, x->state)) return 0;
-        return dfail(q->c, n, -EINVAL, "state: Unsupported value: \"%.60s\": supported values: \"Pending\", "
-                                       "\"Ready\", \"Retry\", \"Rejected\"", x->state);
+        return dfail(q->c, n, -EINVAL,
+                     "state: Unsupported value: \"%.60s\": supported values: \"Pending\", "
+                     "\"Ready\", \"Retry\", \"Rejected\"",
+                     x->state);
 }
 
 int kq_wl_checks(kq *q, const dp_doc_node *v, dp_kq_workload *w) {
@@ -159,7 +163,8 @@ int kq_wl_checks(kq *q, const dp_doc_node *v, dp_kq_workload *w) {
                 return dfail(q->c, v, -E2BIG, "must have at most %d items, has %zu",
                              DP_KUEUE_MAX_WORKLOAD_ADMISSION_CHECKS, v->n);
         kq_wl_checks_free(w);
-        if (!(w->checks = calloc(v->n + 1, sizeof(*w->checks)))) return dp_error_set(q->c->err, -ENOMEM, "out of memory");
+        if (!(w->checks = calloc(v->n + 1, sizeof(*w->checks))))
+                return dp_error_set(q->c->err, -ENOMEM, "out of memory");
         for (size_t i = 0; i < v->n; i++) {
                 size_t m = path_index(q->c, i);
                 if ((r = check_state(q, v->items[i], &w->checks[w->n_checks++])) < 0) return r;
@@ -223,8 +228,8 @@ static void put_list(dp_strbuf *sb, const char *what, const char **v, size_t n) 
 static char *inactive_message(const dp_queue *q, const dp_cluster_queue *cq, const char **v[4], const size_t n[4]) {
         dp_strbuf sb = DP_STRBUF_INIT;
         if (cq->stop_policy && !streq(cq->stop_policy, "None")) dp_strbuf_puts(&sb, "is stopped");
-        _cleanup_free_ const char **missing = calloc(DP_KUEUE_MAX_RESOURCE_GROUPS * DP_KUEUE_MAX_FLAVORS + 1,
-                                                     sizeof(char *));
+        _cleanup_free_ const char **missing =
+                calloc(DP_KUEUE_MAX_RESOURCE_GROUPS * DP_KUEUE_MAX_FLAVORS + 1, sizeof(char *));
         size_t nm = 0;
         for (size_t g = 0; missing && g < cq->n_groups; g++)
                 for (size_t k = 0; k < cq->groups[g].n_flavors; k++)
@@ -338,8 +343,8 @@ const char *q_checks_rejected(const dp_kq_workload *kw, char *buf, size_t size) 
         size_t len = 0;
         for (size_t i = 0; kw && i < kw->n_checks && len < size; i++)
                 if (streq(kw->checks[i].state, "Rejected"))
-                        len += (size_t)snprintf(buf + len, size - len, "%s%s", len ? "," : "Admission check(s): ",
-                                                kw->checks[i].name);
+                        len += (size_t)snprintf(buf + len, size - len, "%s%s",
+                                                len ? "," : "Admission check(s): ", kw->checks[i].name);
         if (!len) return NULL;
         if (len < size) snprintf(buf + len, size - len, ", were rejected");
         return buf;
@@ -348,8 +353,9 @@ const char *q_checks_rejected(const dp_kq_workload *kw, char *buf, size_t size) 
 int q_checks_explain(const dp_queue *q, const dp_queue_workload *w, dp_strbuf *out) {
         if (w->state != DP_QW_ADMITTED || !w->checks_pending) return 0;
         const dp_kq_workload *kw = workload_object(q, w);
-        dp_strbuf_printf(out, "Not admitted yet (Kueue: UnsatisfiedChecks, The workload has not all checks ready): "
-                              "admission check(s) %s\n",
+        dp_strbuf_printf(out,
+                         "Not admitted yet (Kueue: UnsatisfiedChecks, The workload has not all checks ready): "
+                         "admission check(s) %s\n",
                          w->checks_pending);
         const dp_cluster_queue *cq = q->cqs[w->cq].cq;
         for (size_t k = 0; k < cq->n_checks; k++) {
@@ -380,8 +386,8 @@ int dp_queue_options_add_check(dp_queue_options *o, const char *arg, dp_error *e
         assert_return(o && arg, -EINVAL);
         const char *eq = strrchr(arg, '=');
         if (!eq || eq == arg || (!streq(eq + 1, "Ready") && !streq(eq + 1, "Pending")))
-                return dp_error_set(err, -EINVAL, "--set-check %s: must be ADMISSIONCHECK=Ready or ADMISSIONCHECK=Pending",
-                                    arg);
+                return dp_error_set(err, -EINVAL,
+                                    "--set-check %s: must be ADMISSIONCHECK=Ready or ADMISSIONCHECK=Pending", arg);
         dp_queue_set_check *x = realloc(o->checks, (o->n_checks + 1) * sizeof(*x));
         if (!x) return dp_error_set(err, -ENOMEM, "out of memory");
         o->checks = x;

@@ -79,15 +79,17 @@ static int prioritized_charge(const dp_queue *q, const dp_device_request *rq, co
                 bool sources = mapped && (dp_kueue_config_sources(cfg, dc, DP_KUEUE_SOURCE_COUNTER, src, quota, 1) ||
                                           dp_kueue_config_sources(cfg, dc, DP_KUEUE_SOURCE_CAPACITY, src, quota, 1));
                 if (!mapped || sources || (logical && !streq(logical, mapped))) {
-                        _cleanup_free_ char *type = dp_asprintf("%s: \"%s\"", mapped ? "Invalid value" : "Not found", dc);
+                        _cleanup_free_ char *type =
+                                dp_asprintf("%s: \"%s\"", mapped ? "Invalid value" : "Not found", dc);
                         _cleanup_free_ char *detail =
                                 !mapped   ? dp_strdup("")
                                 : sources ? dp_strdup("a counter-backed or capacity-backed DeviceClass is not "
                                                       "supported for firstAvailable")
                                           : dp_asprintf("every alternative must map to \"%s\", this one maps to \"%s\"",
                                                         logical, mapped);
-                        return type && detail ? alt_refused(ps, claim, req, k, "deviceClassName", type, tn, detail, ret_msg)
-                                              : -ENOMEM;
+                        return type && detail
+                                       ? alt_refused(ps, claim, req, k, "deviceClassName", type, tn, detail, ret_msg)
+                                       : -ENOMEM;
                 }
                 logical = mapped;
                 most = DP_MAX(most, s->count > 0 ? s->count : 1); /* an unset count is one device */
@@ -99,10 +101,11 @@ static int prioritized_charge(const dp_queue *q, const dp_device_request *rq, co
         if (sum > INT64_MAX - 1 - most) {
                 char tail[96];
                 snprintf(tail, sizeof(tail), ".devices.requests[%zu]", req);
-                _cleanup_free_ char *body = dp_asprintf("Invalid value: %" PRId64 ": ResourceClaimTemplate %s: the counts "
-                                                        "charged to logical resource %s do not add up to a bounded quota "
-                                                        "amount",
-                                                        most, tn, logical);
+                _cleanup_free_ char *body =
+                        dp_asprintf("Invalid value: %" PRId64 ": ResourceClaimTemplate %s: the counts "
+                                    "charged to logical resource %s do not add up to a bounded quota "
+                                    "amount",
+                                    most, tn, logical);
                 return body && (*ret_msg = field_error(ps, claim, tail, body)) ? 0 : -ENOMEM;
         }
         return q_request_add(&ch->direct, &ch->n_direct, logical, most);

@@ -287,8 +287,9 @@ static int let_in(dp_queue *q, size_t i, dp_strbuf *out) {
         }
         qcq *c = &q->cqs[w->cq];
         if (c->inactive && c->inactive_msg) { /* its admission checks (checks.c) */
-                dp_strbuf_printf(out, "  ClusterQueue %s active: every AdmissionCheck it names in the input, Active "
-                                      "(Kueue: %s)\n",
+                dp_strbuf_printf(out,
+                                 "  ClusterQueue %s active: every AdmissionCheck it names in the input, Active "
+                                 "(Kueue: %s)\n",
                                  w->cluster_queue, c->inactive_msg);
                 return 0;
         }

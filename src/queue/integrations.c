@@ -167,7 +167,8 @@ static int stand_up(const dp_queue *q, dp_object_list *l, const qj_pod *p, dp_er
         if ((r = dp_model_decode(root, p->source, p->doc_index, l, err)) < 0) return r;
         if (l->n != before + 1 || l->items[before].hdr->kind != DP_KIND_POD) return 0;
         dp_pod *pod = l->items[before].pod;
-        if (dp_queue_workload_runs(p->w)) r = q_inject_podset(q, p->w, p->ps, pod);
+        if (dp_queue_workload_runs(p->w))
+                r = q_inject_podset(q, p->w, p->ps, pod);
         else if (p->gate) r = q_gate_pod(pod);
         return r < 0 ? dp_error_set(err, r, "out of memory") : 0;
 }

@@ -43,7 +43,7 @@ typedef enum {
         DP_KQ_COHORT,
         DP_KQ_WORKLOAD_PRIORITY_CLASS,
         DP_KQ_WORKLOAD,
-        DP_KQ_TOPOLOGY, /* queue/tas-decode.c */
+        DP_KQ_TOPOLOGY,        /* queue/tas-decode.c */
         DP_KQ_ADMISSION_CHECK, /* queue/checks.c */
 } dp_kq_kind;
 
@@ -85,8 +85,8 @@ typedef struct dp_kq_preemption {
  * admissionChecksStrategy.admissionChecks[] (v1beta1's admissionChecks[]
  * are rules without flavors); no onFlavors: the check runs for every
  * workload of the ClusterQueue. */
-#define DP_KUEUE_MAX_ADMISSION_CHECKS 64          /* admissionChecksStrategy.admissionChecks maxItems */
-#define DP_KUEUE_MAX_WORKLOAD_ADMISSION_CHECKS 8  /* Workload status.admissionChecks maxItems */
+#define DP_KUEUE_MAX_ADMISSION_CHECKS 64         /* admissionChecksStrategy.admissionChecks maxItems */
+#define DP_KUEUE_MAX_WORKLOAD_ADMISSION_CHECKS 8 /* Workload status.admissionChecks maxItems */
 typedef struct dp_kq_check_rule {
         char *name;
         char **on_flavors;
@@ -214,11 +214,11 @@ typedef struct dp_kq_topology {
 #define DP_KUEUE_PROVISIONING_CONTROLLER "kueue.x-k8s.io/provisioning-request"
 typedef struct dp_kq_admission_check {
         dp_ext_object x;
-        char *controller_name;              /* spec.controllerName, required */
+        char *controller_name;                   /* spec.controllerName, required */
         char *parameters_kind, *parameters_name; /* spec.parameters (not read further) */
-        bool has_active;                    /* status.conditions has type Active */
-        bool active;                        /* ... with status True */
-        char *active_message;               /* its message, NULL none */
+        bool has_active;                         /* status.conditions has type Active */
+        bool active;                             /* ... with status True */
+        char *active_message;                    /* its message, NULL none */
 } dp_kq_admission_check;
 
 /* The extension table to set as a dp_object_list's `ext`. */

@@ -106,7 +106,8 @@ static dp_doc_node *workload_doc(dp_doc_set *s, const dp_queue_workload *w) {
                 PUT(s, d, "cycle", dp_doc_new_int(s, (int64_t)w->cycle));
                 dp_doc_node *pa = partial_doc(s, w);
                 if (pa) PUT(s, d, "partialAdmission", pa);
-                if (w->placement_known && !w->checks_pending) { /* admitted is not placed: kube-scheduler and the allocator decide */
+                /* admitted is not placed: kube-scheduler and the allocator decide (not while its checks wait) */
+                if (w->placement_known && !w->checks_pending) {
                         PUT(s, d, "placedPods", dp_doc_new_int(s, w->pods_placed));
                         PUT(s, d, "unplacedPods", dp_doc_new_int(s, w->pods_unplaced));
                 }
@@ -227,7 +228,8 @@ static void workload_line(const dp_doc_node *w, dp_strbuf *out) {
         if (up[0] && !streq(up, "0"))
                 dp_strbuf_printf(out, "      admitted but not placed: %s of its pods Pending (kube-scheduler)\n", up);
         if (str_of(w, "admissionChecksPending")[0])
-                dp_strbuf_printf(out, "      admission check(s) not Ready: %s (admitted, its pods run, once they are)\n",
+                dp_strbuf_printf(out,
+                                 "      admission check(s) not Ready: %s (admitted, its pods run, once they are)\n",
                                  str_of(w, "admissionChecksPending"));
         if (str_of(w, "note")[0]) dp_strbuf_printf(out, "      note: %s\n", str_of(w, "note"));
         const dp_doc_node *p = dp_doc_get(w, "preempted"), *v = dp_doc_get(w, "preemptedWorkloads");
@@ -258,7 +260,8 @@ void dp_queue_print(const dp_doc_node *doc, dp_strbuf *out) {
                         dp_strbuf_printf(out, "; %s quota reserved (admission checks)", str_of(cq, "quotaReserved"));
                 dp_strbuf_putc(out, '\n');
                 if (str_of(cq, "inactiveMessage")[0])
-                        dp_strbuf_printf(out, "  %s: %s\n", str_of(cq, "inactiveReason"), str_of(cq, "inactiveMessage"));
+                        dp_strbuf_printf(out, "  %s: %s\n", str_of(cq, "inactiveReason"),
+                                         str_of(cq, "inactiveMessage"));
                 const dp_doc_node *wls = dp_doc_get(cq, "workloads");
                 for (size_t i = 0; wls && i < wls->n; i++)
                         workload_line(wls->items[i], out);

@@ -1568,9 +1568,10 @@ static int dp_sim_explain_impl(const dp_sim_input *in, const char *pod, bool det
                 return dp_strbuf_failed(out) ? -ENOMEM : 0;
         }
         explain_preemption(r, sp, pi, out);
-        if (streq(st, "Evicted") && r->volcano && dp_volcano_pod_evicted(r->volcano, sp->ns, sp->name, held, sizeof(held)))
-                dp_strbuf_printf(out, "Evicted at t=%" PRId64 "s by Volcano's reclaim action: %s\n", sp->deleted_ms / 1000,
-                                 held);
+        if (streq(st, "Evicted") && r->volcano &&
+            dp_volcano_pod_evicted(r->volcano, sp->ns, sp->name, held, sizeof(held)))
+                dp_strbuf_printf(out, "Evicted at t=%" PRId64 "s by Volcano's reclaim action: %s\n",
+                                 sp->deleted_ms / 1000, held);
         else if (streq(st, "Evicted"))
                 dp_strbuf_printf(out,
                                  "Evicted at t=%" PRId64 "s by the device taint eviction controller: %s\n"

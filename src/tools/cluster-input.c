@@ -82,7 +82,8 @@ static int option_value(dp_tool_input *t, int c, const char *arg);
  * src/queue/volcano.h). t->queue_policy is the index here + 1. */
 static const dp_tool_word queue_policies[] = {{"kueue", 0}, {"kai", 1}, {"volcano", 2}, {NULL, 0}};
 enum { QP_VOLCANO = 2 };
-static const dp_tool_word volcano_plugins[] = {{"proportion", DP_VC_PROPORTION}, {"capacity", DP_VC_CAPACITY}, {NULL, 0}};
+static const dp_tool_word volcano_plugins[] = {
+        {"proportion", DP_VC_PROPORTION}, {"capacity", DP_VC_CAPACITY}, {NULL, 0}};
 
 /* --queue-policy, --volcano-plugin, --volcano-actions: 1, or -1 after the message */
 static int queue_option(dp_tool_input *t, int c, const char *arg) {
