@@ -14,6 +14,7 @@
 #   deactivates it (workload_controller.go reconcileCheckBasedEviction);
 # - devplane's own rule offline: a check's state not in the input is not Ready;
 # - devplane's what-if --set-check NAME=Ready|Pending over the input's states;
+# - over time (data/checks-over-time.yaml): a QuotaReserved Job's pod is never created;
 # - explain's lines, bad values (exit 2), v1beta1's admissionChecks in a v1beta2 object.
 set -euo pipefail
 : "${DEVPLANE:?}"
@@ -172,6 +173,22 @@ if "$DEVPLANE" simulate -f data/checks.yaml --set-check check1=Maybe >/dev/null 
 fi
 grep -q -- "--set-check check1=Maybe: must be ADMISSIONCHECK=Ready or ADMISSIONCHECK=Pending" "$tmp/sc.err" ||
         fail "$(cat "$tmp/sc.err")"
+
+# over time (a Timeline): the Job waiting on prov (onFlavors [spot]) holds spot's quota and its pod is
+# never created; when first's pod is deleted, third is admitted on a100 and runs, second still waits
+"$DEVPLANE" simulate -f data/checks-over-time.yaml -o json >"$tmp/ot.json" 2>/dev/null || fail "over time: exit $?"
+python3 - "$tmp/ot.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))["asWritten"]
+w = {x["name"]: x for x in d["queues"]["clusterQueues"][0]["workloads"]}
+assert w["default/first"]["state"] == "Finished", w
+assert w["default/second"]["state"] == "QuotaReserved" and w["default/second"]["flavors"] == {"example.com/gpu": "spot"}, w
+assert w["default/third"]["state"] == "Admitted" and w["default/third"]["flavors"] == {"example.com/gpu": "a100"}, w
+pods = {p["name"]: p["state"] for p in d["pods"]}
+assert pods == {"default/first-0": "Deleted", "default/second-0": "NotCreated", "default/third-0": "Running"}, pods
+assert "t=30s Kueue: default/third admitted in ClusterQueue research" in d["events"], d["events"]
+assert not [e for e in d["events"] if "second" in e], d["events"]
+PY
 
 # bad values exit 2 with the path; v1beta1's admissionChecks in v1beta2 is a field it does not have
 bad() { # NAME SED MESSAGE
