@@ -5,8 +5,8 @@
  * inadmissible, and an admitted one has a ClusterQueue; a preempted one
  * names its preemptor and is not admitted by the cycle that preempted it;
  * a partially admitted pod set runs between its minimum and its count.
- * Seeds include pod groups, JobSets (their Jobs stood up by apply) and
- * partial admission.
+ * Seeds include pod groups, JobSets (their Jobs stood up by apply),
+ * partial admission and admission checks.
  * Fair sharing is on for inputs of odd length, so both orders are fuzzed. */
 #include "queue/queue.h"
 

@@ -3,7 +3,7 @@
  * accepts: a fixed cluster with DRA workloads admitted under the
  * Configuration's deviceClassMappings (counter and capacity sources
  * matched against a ResourceSlice: queue/dra-sources.c) and
- * excludeResourcePrefixes (queue/dra.c), ordered by Admission Fair Sharing
+ * excludeResourcePrefixes and prioritized lists (queue/dra.c), ordered by Admission Fair Sharing
  * (queue/afs.c: the ClusterQueue is in UsageBasedAdmissionFairSharing mode,
  * one LocalQueue has consumed resources), and explain (queue/explain.c: its trials) for each
  * workload. Properties: no crash or leak; a refused Configuration has a
@@ -34,6 +34,12 @@ static const char cluster[] =
         "---\napiVersion: batch/v1\nkind: Job\nmetadata: {name: j2, labels: {kueue.x-k8s.io/queue-name: lq}}\n"
         "spec:\n  parallelism: 2\n  template:\n    spec:\n      containers: [{name: c, image: x, resources: {requests: "
         "{cpu: 1}, claims: [{name: g}]}}]\n      resourceClaims: [{name: g, resourceClaimTemplateName: t}]\n"
+        "---\napiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata: {name: fa, namespace: default}\n"
+        "spec: {spec: {devices: {requests: [{name: a, firstAvailable: [{name: big, deviceClassName: other.example.com,"
+        " count: 2}, {name: small, deviceClassName: gpu.example.com}]}]}}}\n---\n"
+        "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j4, labels: {kueue.x-k8s.io/queue-name: lq2}}\n"
+        "spec:\n  template:\n    spec:\n      containers: [{name: c, image: x, resources: {requests: {cpu: 1},"
+        " claims: [{name: g}]}}]\n      resourceClaims: [{name: g, resourceClaimTemplateName: fa}]\n"
         "---\napiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu.example.com}\n"
         "spec: {extendedResourceName: x, selectors: [{cel: {expression: \"device.driver == 'gpu.example.com'\"}}]}\n"
         "---\napiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\nspec:\n  driver: gpu.example.com\n"

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Fuzz explain's what-if answers (queue/explain*.c): the what-if flags'
  * parsers, from comment lines at the top of the input ("#!quota ARG",
- * "#!preemption ARG", "#!nodes ARG", "#!weight ARG"; the YAML reader skips
- * them), then the Kueue input decoded, admitted under the flags and
+ * "#!preemption ARG", "#!nodes ARG", "#!weight ARG", "#!check ARG"; the YAML
+ * reader skips them), then the Kueue input decoded, admitted under the flags and
  * explained for its first workloads that are not admitted or were
  * preempted (the trials: quota, policy changes, workloads deleted by hand).
  * Properties: no crash or leak; a refused flag or input has a message;
@@ -21,7 +21,8 @@ static int flags(const char *s, size_t size, dp_queue_options *o) {
         } kinds[] = {{"#!quota ", dp_queue_options_add_quota},
                      {"#!preemption ", dp_queue_options_add_preemption},
                      {"#!nodes ", dp_queue_options_add_nodes},
-                     {"#!weight ", dp_queue_options_add_weight}};
+                     {"#!weight ", dp_queue_options_add_weight},
+                     {"#!check ", dp_queue_options_add_check}};
         for (const char *p = s, *end = s + size; p < end && *p == '#';) {
                 const char *nl = memchr(p, '\n', (size_t)(end - p));
                 size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);

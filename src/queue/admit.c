@@ -109,7 +109,7 @@ static int admit_one(dp_queue *q, qcq *c, dp_queue_workload *w, const qassign *a
         w->reason = strdup("Admitted");
         char msg[600];
         snprintf(msg, sizeof(msg), "Quota reserved in ClusterQueue %s", c->cq->x.meta.name);
-        return w->reason ? set_message(w, msg) : -ENOMEM;
+        return !w->reason || set_message(w, msg) < 0 ? -ENOMEM : q_checks_reserved(q, (size_t)(w - q->wl));
 }
 
 /* A head that gets no admission this cycle and will not get one later. */

@@ -125,7 +125,7 @@ int q_inject_podset(const dp_queue *q, const dp_queue_workload *w, size_t psi, d
 /* A Job's pods once admitted: a Job's own workload runs the count admitted
  * (partial admission lowers its parallelism); a JobSet's Job runs its own. */
 static int32_t job_replicas(const dp_queue *q, const dp_queue_workload *w, const dp_deployment *d) {
-        bool admitted = w->state == DP_QW_ADMITTED;
+        bool admitted = dp_queue_workload_runs(w); /* QuotaReserved on its admission checks: suspended */
         if (!admitted && !q->over_time) return 0;
         if (admitted && streq(w->kind, "Job")) return w->podsets[0].admitted_count;
         return d->job_pods; /* over time: the caller holds a pending Job's pods back */
@@ -150,7 +150,7 @@ int dp_queue_apply_owners(const dp_queue *q, dp_object_list *l, dp_error *err) {
                 if (!w && q->n_owned && q_is_group_pod(o) && add_gate(o.pod) < 0)
                         return dp_error_set(err, -ENOMEM, "out of memory");
                 if (!w) continue;
-                bool admitted = w->state == DP_QW_ADMITTED;
+                bool admitted = dp_queue_workload_runs(w);
                 if (o.hdr->kind == DP_KIND_JOB)
                         o.deployment->replicas = job_replicas(q, w, o.deployment);
                 else
@@ -171,7 +171,7 @@ int dp_queue_apply_pods(const dp_queue *q, dp_object_list *l, dp_error *err) {
                         if (!own->controller || !streq_ptr(own->kind, "Job")) continue;
                         dp_object_meta jm = {.name = own->name, .namespace = m->namespace};
                         const dp_queue_workload *w = workload_of(q, "Job", &jm);
-                        if (w && w->state == DP_QW_ADMITTED && inject(q, w, o.pod) < 0)
+                        if (w && dp_queue_workload_runs(w) && inject(q, w, o.pod) < 0)
                                 return dp_error_set(err, -ENOMEM, "out of memory");
                 }
         }
@@ -196,7 +196,7 @@ static void remove_gate(dp_pod *p) {
 
 int dp_queue_apply_pod(const dp_queue *q, size_t i, dp_pod *p) {
         assert_return(q && p && i < q->n_wl, -EINVAL);
-        if (q->wl[i].state != DP_QW_ADMITTED) return 0;
+        if (!dp_queue_workload_runs(&q->wl[i])) return 0;
         int r = inject(q, &q->wl[i], p);
         if (r >= 0) remove_gate(p);
         return r;

@@ -318,6 +318,7 @@ static int gates_field(cfgx *x, const char *key, const dp_doc_node *v, void *use
                 x->cfg->extended_resource_disabled = !on;
         if (streq(key, "KueueDRAIntegrationPartitionableDevices")) x->cfg->counters_disabled = !on;
         if (streq(key, "KueueDRAIntegrationConsumableCapacity")) x->cfg->capacity_enabled = on;
+        if (streq(key, "KueueDRAIntegrationPrioritizedList")) x->cfg->prioritized_list_enabled = on; /* dra.c */
         if (streq(key, "AdmissionFairSharing")) x->cfg->gate_afs_off = !on;
         if (streq(key, "FairSharingPrioritizeNonBorrowing")) x->cfg->gate_non_borrowing_off = !on;
         if (streq(key, "PrioritizePreemptorWorkloads") && on)

@@ -26,3 +26,16 @@ void kq_topology_done(dp_object o);
  * its done (NULL fields fine). */
 int kq_topology_assignment(kq *q, const dp_doc_node *n, dp_kq_podset_assignment *a);
 void kq_topology_assignment_done(dp_kq_podset_assignment *a);
+
+/* queue/checks.c: the AdmissionCheck kind (the kinds table's entry); a
+ * ClusterQueue's spec.admissionChecks (v1beta1: names, every flavor) and
+ * spec.admissionChecksStrategy (strategy true), into cq->checks, with
+ * Kueue's webhook rule that not both are set (spec: the ClusterQueue's
+ * spec, checked once decoded); a Workload's status.admissionChecks. */
+int kq_decode_admission_check(dctx *c, const dp_doc_node *root, dp_object o, dp_object_list *out);
+void kq_admission_check_done(dp_object o);
+int kq_cq_checks(kq *q, const dp_doc_node *v, bool strategy, dp_cluster_queue *cq);
+int kq_cq_checks_both(kq *q, const dp_doc_node *spec);
+void kq_cq_checks_free(dp_cluster_queue *cq);
+int kq_wl_checks(kq *q, const dp_doc_node *v, dp_kq_workload *w);
+void kq_wl_checks_free(dp_kq_workload *w);

@@ -223,11 +223,8 @@ static int fungibility(kq *q, const dp_doc_node *n, dp_cluster_queue *cq) {
 }
 
 /* Known to Kueue, read by the API server, not modelled here (docs/queues.md). */
-static const char *const cq_not_modelled[] = {"admissionChecks", "admissionChecksStrategy",
-                                              "concurrentAdmissionPolicy", NULL};
+static const char *const cq_not_modelled[] = {"concurrentAdmissionPolicy", NULL};
 static const char *cq_not_modelled_why(const char *key) {
-        if (startswith(key, "admissionChecks"))
-                return "admission checks are taken as passed (a workload is admitted once its quota is reserved)";
         if (streq(key, "concurrentAdmissionPolicy"))
                 return "workloads are not migrated to more preferred flavors after admission";
         return "admission goes on as without it";
@@ -257,7 +254,10 @@ static int cq_spec(kq *q, const dp_doc_node *n, dp_cluster_queue *cq) {
                   else if (streq(k, "fairSharing")) r = fair_sharing(q, v, &cq->weight, &cq->has_weight);
                   else if (streq(k, "stopPolicy")) r = get_enum(q, v, stop_values, &cq->stop_policy);
                   else if (streq(k, "admissionScope")) r = admission_scope(q, v, cq);
+                  else if (streq(k, "admissionChecksStrategy")) r = kq_cq_checks(q, v, true, cq); /* checks.c */
+                  else if (v1beta1 && streq(k, "admissionChecks")) r = kq_cq_checks(q, v, false, cq);
                   else if (in_list(k, cq_not_modelled)) r = kq_not_modelled(q, v, k, cq_not_modelled_why(k)););
+        if (v1beta1 && kq_cq_checks_both(q, n) < 0) return -EINVAL;
         cq->queueing = strategy && streq(strategy, "StrictFIFO") ? DP_KQ_STRICT_FIFO : DP_KQ_BEST_EFFORT_FIFO;
         for (size_t g = 0; g < cq->n_groups; g++)
                 for (size_t f = 0; f < cq->groups[g].n_flavors; f++)
@@ -314,6 +314,7 @@ static void cluster_queue_done(dp_object o) {
         free(cq->preemption.reclaim_within_cohort);
         free(cq->preemption.borrow_within_cohort);
         free(cq->stop_policy);
+        kq_cq_checks_free(cq);
 }
 
 /* ---- LocalQueue ---- */
@@ -561,6 +562,10 @@ static int wl_status(kq *q, const dp_doc_node *n, dp_kq_workload *w) {
         size_t m = path_key(q->c, "admission");
         int r = a ? admission(q, a, w) : 0;
         path_pop(q->c, m);
+        const dp_doc_node *checks = dp_doc_get(n, "admissionChecks");
+        m = path_key(q->c, "admissionChecks");
+        if (r >= 0 && checks) r = kq_wl_checks(q, checks, w); /* checks.c */
+        path_pop(q->c, m);
         if (r >= 0 && reserved_at(dp_doc_get(n, "conditions"), w) < 0)
                 r = dp_error_set(q->c->err, -ENOMEM, "out of memory");
         return r;
@@ -598,6 +603,7 @@ static void workload_done(dp_object o) {
         }
         free(w->assignments);
         free(w->reserved_at);
+        kq_wl_checks_free(w);
 }
 
 /* ---- the table ---- */
@@ -613,6 +619,8 @@ static const dp_model_ext_kind kinds[] = {
         {"WorkloadPriorityClass", kueue_versions, sizeof(dp_workload_priority_class), false, decode_wpc, wpc_done},
         {"Workload", kueue_versions, sizeof(dp_kq_workload), true, decode_workload, workload_done},
         {"Topology", kueue_versions, sizeof(dp_kq_topology), false, kq_decode_topology, kq_topology_done},
+        {"AdmissionCheck", kueue_versions, sizeof(dp_kq_admission_check), false, kq_decode_admission_check,
+         kq_admission_check_done},
 };
 
 /* The job integrations' kinds (queue/integrations-decode.c), JobSet's (queue/jobset.c),

@@ -8,9 +8,13 @@
  * the workload Inadmissible with Kueue's field-error message: a
  * ResourceClaim named directly, a template not found, firstAvailable,
  * allocationMode All, a DeviceClass not mapped. adminAccess requests are
- * free. Whether the admitted pods' claims then fit is the allocator's
+ * free. With the gate KueueDRAIntegrationPrioritizedList (Kueue v0.20,
+ * alpha; pkg/dra chargeForPrioritizedList) a firstAvailable request is
+ * charged the largest count of its alternatives on the one quota resource
+ * they all map to. Whether the admitted pods' claims then fit is the allocator's
  * business (simulate places them as any pod).
  */
+#include <inttypes.h>
 #include <stdio.h>
 
 #include "queue/queue-internal.h"
@@ -40,12 +44,85 @@ typedef struct charges {
         size_t n_cls, n_direct;
 } charges;
 
+/* Alternative k of firstAvailable request `req` refused: Kueue's field
+ * error for its `field`, "TYPE: DETAIL" with the template's name put
+ * before the detail, as GetResourceRequestsForResourceClaimTemplates
+ * wraps it. */
+static int alt_refused(size_t ps, size_t claim, size_t req, size_t k, const char *field, const char *type,
+                       const char *tn, const char *detail, char **ret_msg) {
+        char tail[160];
+        snprintf(tail, sizeof(tail), ".devices.requests[%zu].firstAvailable[%zu].%s", req, k, field);
+        _cleanup_free_ char *body = dp_asprintf("%s: ResourceClaimTemplate %s: %s", type, tn, detail);
+        return body && (*ret_msg = field_error(ps, claim, tail, body)) ? 0 : -ENOMEM;
+}
+
+/* A firstAvailable request under the prioritized-list gate: the scheduler
+ * takes one alternative, so the largest count bounds whichever it takes;
+ * one bound holds only when every alternative maps to the same quota
+ * resource, and the counter and capacity paths read exactly requests only.
+ * Charged per quota resource into (out, n_out), or Kueue's message. */
+static int prioritized_charge(const dp_queue *q, const dp_device_request *rq, const char *tn, size_t ps, size_t claim,
+                              size_t req, charges *ch, char **ret_msg) {
+        const dp_kueue_config *cfg = q->opts ? q->opts->config : NULL;
+        const char *logical = NULL;
+        int64_t most = 0;
+        for (size_t k = 0; k < rq->n_first_available; k++) {
+                const dp_device_request_spec *s = &rq->first_available[k].spec;
+                const char *dc = s->device_class_name ? s->device_class_name : "";
+                if (s->allocation_mode != DP_ALLOCATION_MODE_EXACT_COUNT)
+                        return alt_refused(ps, claim, req, k, "allocationMode", "Unsupported value: \"All\"", tn,
+                                           "supported values: \"ExactCount\"", ret_msg);
+                if (!dc[0]) return alt_refused(ps, claim, req, k, "deviceClassName", "Required value", tn, "", ret_msg);
+                const char *mapped = dp_kueue_config_map(cfg, dc);
+                const dp_kueue_dra_source *src[1];
+                const char *quota[1];
+                bool sources = mapped && (dp_kueue_config_sources(cfg, dc, DP_KUEUE_SOURCE_COUNTER, src, quota, 1) ||
+                                          dp_kueue_config_sources(cfg, dc, DP_KUEUE_SOURCE_CAPACITY, src, quota, 1));
+                if (!mapped || sources || (logical && !streq(logical, mapped))) {
+                        _cleanup_free_ char *type =
+                                dp_asprintf("%s: \"%s\"", mapped ? "Invalid value" : "Not found", dc);
+                        _cleanup_free_ char *detail =
+                                !mapped   ? dp_strdup("")
+                                : sources ? dp_strdup("a counter-backed or capacity-backed DeviceClass is not "
+                                                      "supported for firstAvailable")
+                                          : dp_asprintf("every alternative must map to \"%s\", this one maps to \"%s\"",
+                                                        logical, mapped);
+                        return type && detail
+                                       ? alt_refused(ps, claim, req, k, "deviceClassName", type, tn, detail, ret_msg)
+                                       : -ENOMEM;
+                }
+                logical = mapped;
+                most = DP_MAX(most, s->count > 0 ? s->count : 1); /* an unset count is one device */
+        }
+        if (!logical) return 0;
+        int64_t sum = 0; /* what earlier requests of the template charge it, bounded as Kueue bounds it */
+        for (size_t i = 0; i < ch->n_direct; i++)
+                if (streq(ch->direct[i].name, logical)) sum = ch->direct[i].value;
+        if (sum > INT64_MAX - 1 - most) {
+                char tail[96];
+                snprintf(tail, sizeof(tail), ".devices.requests[%zu]", req);
+                _cleanup_free_ char *body =
+                        dp_asprintf("Invalid value: %" PRId64 ": ResourceClaimTemplate %s: the counts "
+                                    "charged to logical resource %s do not add up to a bounded quota "
+                                    "amount",
+                                    most, tn, logical);
+                return body && (*ret_msg = field_error(ps, claim, tail, body)) ? 0 : -ENOMEM;
+        }
+        return q_request_add(&ch->direct, &ch->n_direct, logical, most);
+}
+
 static int template_charge(const dp_queue *q, const dp_object_list *l, const dp_resource_claim_template *t, size_t ps,
                            size_t claim, charges *ch, char **ret_msg) {
         const char *tn = t->meta.name;
+        const dp_kueue_config *cfg = q->opts ? q->opts->config : NULL;
         for (size_t i = 0; i < t->spec.n_requests; i++) {
                 const dp_device_request *rq = &t->spec.requests[i];
                 char tail[96], body[300];
+                if (!rq->exactly && cfg && cfg->prioritized_list_enabled) {
+                        int r = prioritized_charge(q, rq, tn, ps, claim, i, ch, ret_msg);
+                        if (r < 0 || *ret_msg) return r;
+                        continue;
+                }
                 if (!rq->exactly) {
                         snprintf(tail, sizeof(tail), ".devices.requests[%zu]", i);
                         snprintf(body, sizeof(body),

@@ -69,6 +69,9 @@ void dp_queue_options_done(dp_queue_options *o) {
         for (size_t i = 0; i < o->n_add_nodes; i++)
                 free(o->add_nodes[i].flavor);
         free(o->add_nodes);
+        for (size_t i = 0; i < o->n_checks; i++)
+                free(o->checks[i].name);
+        free(o->checks);
         *o = (dp_queue_options){.config = o->config};
 }
 
@@ -283,10 +286,22 @@ static int let_in(dp_queue *q, size_t i, dp_strbuf *out) {
                 return 0;
         }
         qcq *c = &q->cqs[w->cq];
+        if (c->inactive && c->inactive_msg) { /* its admission checks (checks.c) */
+                dp_strbuf_printf(out,
+                                 "  ClusterQueue %s active: every AdmissionCheck it names in the input, Active "
+                                 "(Kueue: %s)\n",
+                                 w->cluster_queue, c->inactive_msg);
+                return 0;
+        }
         if (c->inactive) {
                 dp_strbuf_printf(out, "  ClusterQueue %s active: %s\n", w->cluster_queue,
                                  streq(c->inactive, "stopPolicy") ? "its stopPolicy None"
                                                                   : "every ResourceFlavor it names in the input");
+                return 0;
+        }
+        if (w->reason && streq(w->reason, "DeactivatedDueToAdmissionCheck")) {
+                dp_strbuf_puts(out, "  Kueue deactivated it (spec.active false) when a check rejected it: active "
+                                    "again, it queues anew\n");
                 return 0;
         }
         if (w->dra_message) {
@@ -311,7 +326,7 @@ static void admitted_lines(const dp_queue_workload *w, dp_strbuf *out) {
                                 dp_strbuf_printf(out, " %s=%s", w->podsets[p].requests[i].name,
                                                  w->podsets[p].flavors[i]);
         dp_strbuf_printf(out, "%s\n", w->borrowing ? " (borrowing from its cohort)" : "");
-        if (w->placement_known)
+        if (w->placement_known && !w->checks_pending)
                 dp_strbuf_printf(out, "Pods: %d placed, %d Pending after admission%s\n", w->pods_placed,
                                  w->pods_unplaced,
                                  w->pods_unplaced ? " (admitted is not placed: `devplane explain POD` says why "
@@ -331,18 +346,20 @@ int dp_queue_explain_placing(dp_queue *q, const char *ns, const char *name, dp_q
         size_t i = (size_t)(w - q->wl);
         dp_strbuf_printf(out, "Workload %s/%s (%s), LocalQueue %s, ClusterQueue %s: %s\n", w->ns, w->name, w->kind,
                          w->local_queue ? w->local_queue : "-", w->cluster_queue ? w->cluster_queue : "-",
-                         w->state == DP_QW_ADMITTED ? "Admitted"
-                         : w->reason                ? w->reason
-                                                    : "Pending");
+                         w->state == DP_QW_ADMITTED && w->checks_pending ? "QuotaReserved"
+                         : w->state == DP_QW_ADMITTED                    ? "Admitted"
+                         : w->reason                                     ? w->reason
+                                                                         : "Pending");
         if (w->state == DP_QW_ADMITTED)
                 admitted_lines(w, out);
         else
                 dp_strbuf_printf(out, "Why not admitted (Kueue): %s\n", w->message ? w->message : "not tried yet");
         if (w->note) dp_strbuf_printf(out, "Note: %s\n", w->note);
+        if (q_checks_explain(q, w, out) < 0) return -ENOMEM; /* QuotaReserved on its admission checks */
         q_explain_preempted(q, i, out);
         if (w->cluster_queue && w->state != DP_QW_INADMISSIBLE) usage_lines(q, &q->cqs[w->cq], out);
         int r = w->state != DP_QW_ADMITTED ? let_in(q, i, out) : 0;
-        if (r >= 0 && w->state == DP_QW_ADMITTED && place && w->placement_known && w->pods_unplaced > 0)
+        if (r >= 0 && dp_queue_workload_runs(w) && place && w->placement_known && w->pods_unplaced > 0)
                 r = q_explain_nodes(q, i, place, userdata, out);
         return r < 0 || dp_strbuf_failed(out) ? -ENOMEM : 0;
 }

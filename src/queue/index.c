@@ -70,6 +70,7 @@ int q_index_objects(dp_queue *q) {
                 switch (dp_queue_kind(o)) {
                 case DP_KQ_RESOURCE_FLAVOR: r = q_index_put(q, o.ext, "F\x1f%s", name); break;
                 case DP_KQ_WORKLOAD_PRIORITY_CLASS: r = q_index_put(q, o.ext, "P\x1f%s", name); break;
+                case DP_KQ_ADMISSION_CHECK: r = q_index_put(q, o.ext, "A\x1f%s", name); break; /* checks.c */
                 case DP_KQ_LOCAL_QUEUE:
                         r = q_index_put(q, o.ext, "L\x1f%s\x1f%s", m->namespace && m->namespace[0] ? m->namespace : "default",
                                         name);

@@ -176,9 +176,9 @@ static int stand_up(const dp_queue *q, dp_object_list *l, const qj_pod *p, dp_er
         const char *ps = p->w->podsets[p->ps].name;
         r = p->role ? q_annotate_role(pod, ps) : 0;
         if (r >= 0)
-                r = p->w->state == DP_QW_ADMITTED ? q_inject_podset(q, p->w, p->ps, pod)
-                    : p->gate                     ? q_gate_pod(pod)
-                                                  : q_label_podset(pod, ps);
+                r = dp_queue_workload_runs(p->w) ? q_inject_podset(q, p->w, p->ps, pod)
+                    : p->gate                    ? q_gate_pod(pod)
+                                                 : q_label_podset(pod, ps);
         return r < 0 ? dp_error_set(err, r, "out of memory") : 0;
 }
 
@@ -217,7 +217,7 @@ static int job_pods(const dp_queue *q, dp_object_list *l, dp_object o, const dp_
                 const dp_queue_workload *w = find_wl(q, workload_kind(o, j), ns, wname);
                 bool pods = j->pod_based || j->plain_pod; /* pod-based: they stand up gated */
                 /* suspended: no pods, but over time held until admitted (the caller holds them) */
-                if (!w || (w->state != DP_QW_ADMITTED && !pods && !q->over_time)) continue;
+                if (!w || (!dp_queue_workload_runs(w) && !pods && !q->over_time)) continue;
                 for (size_t s = 0; s < j->n_ps; s++)
                         for (int32_t i = 0; i < j->ps[s].count; i++) {
                                 char name[400];

@@ -43,7 +43,8 @@ typedef enum {
         DP_KQ_COHORT,
         DP_KQ_WORKLOAD_PRIORITY_CLASS,
         DP_KQ_WORKLOAD,
-        DP_KQ_TOPOLOGY, /* queue/tas-decode.c */
+        DP_KQ_TOPOLOGY,        /* queue/tas-decode.c */
+        DP_KQ_ADMISSION_CHECK, /* queue/checks.c */
 } dp_kq_kind;
 
 /* resourceGroups[].flavors[].resources[] */
@@ -80,6 +81,18 @@ typedef struct dp_kq_preemption {
         int32_t max_priority_threshold;
 } dp_kq_preemption;
 
+/* Admission checks (queue/checks.c): a ClusterQueue's
+ * admissionChecksStrategy.admissionChecks[] (v1beta1's admissionChecks[]
+ * are rules without flavors); no onFlavors: the check runs for every
+ * workload of the ClusterQueue. */
+#define DP_KUEUE_MAX_ADMISSION_CHECKS 64         /* admissionChecksStrategy.admissionChecks maxItems */
+#define DP_KUEUE_MAX_WORKLOAD_ADMISSION_CHECKS 8 /* Workload status.admissionChecks maxItems */
+typedef struct dp_kq_check_rule {
+        char *name;
+        char **on_flavors;
+        size_t n_on_flavors;
+} dp_kq_check_rule;
+
 typedef struct dp_cluster_queue {
         dp_ext_object x;
         dp_label_selector *namespace_selector; /* NULL matches no namespace, {} every one */
@@ -95,6 +108,8 @@ typedef struct dp_cluster_queue {
         dp_quantity weight;   /* fairSharing.weight */
         char *stop_policy;    /* None (NULL) | Hold | HoldAndDrain */
         bool usage_based_afs; /* admissionScope.admissionMode: UsageBasedAdmissionFairSharing */
+        dp_kq_check_rule *checks; /* admission checks, in the order written */
+        size_t n_checks;
 } dp_cluster_queue;
 
 typedef struct dp_local_queue {
@@ -169,6 +184,14 @@ typedef struct dp_kq_podset {
         dp_pod *template_; /* spec.podSets[].template as a Pod */
 } dp_kq_podset;
 
+/* Workload status.admissionChecks[]: a check's state as its controller
+ * last wrote it (Pending, Ready, Retry, Rejected). */
+typedef struct dp_kq_check_state {
+        char *name;
+        char *state;
+        char *message;
+} dp_kq_check_state;
+
 typedef struct dp_kq_workload {
         dp_ext_object x;
         char *queue_name;
@@ -182,6 +205,8 @@ typedef struct dp_kq_workload {
         dp_kq_podset_assignment *assignments;
         size_t n_assignments;
         char *reserved_at; /* status.conditions QuotaReserved=True lastTransitionTime */
+        dp_kq_check_state *checks; /* status.admissionChecks */
+        size_t n_checks;
 } dp_kq_workload;
 
 #define DP_KUEUE_MAX_PODSETS 8
@@ -194,6 +219,21 @@ typedef struct dp_kq_topology {
         char **levels; /* spec.levels[].nodeLabel */
         size_t n_levels;
 } dp_kq_topology;
+
+/* AdmissionCheck (queue/checks.c): what a ClusterQueue's checks name. Its
+ * controller decides each workload's state at run time; devplane reads
+ * whether the check is Active (status.conditions Active) when the input
+ * says, as a `kubectl get admissionchecks -o yaml` dump does. */
+#define DP_KUEUE_MULTIKUEUE_CONTROLLER "kueue.x-k8s.io/multikueue"
+#define DP_KUEUE_PROVISIONING_CONTROLLER "kueue.x-k8s.io/provisioning-request"
+typedef struct dp_kq_admission_check {
+        dp_ext_object x;
+        char *controller_name;                   /* spec.controllerName, required */
+        char *parameters_kind, *parameters_name; /* spec.parameters (not read further) */
+        bool has_active;                         /* status.conditions has type Active */
+        bool active;                             /* ... with status True */
+        char *active_message;                    /* its message, NULL none */
+} dp_kq_admission_check;
 
 /* The extension table to set as a dp_object_list's `ext`. */
 extern const dp_model_ext dp_queue_model_ext;

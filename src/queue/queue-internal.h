@@ -73,6 +73,7 @@ typedef struct qcq {
         /* preempt.c's scratch for one search: the subtree its candidates
          * were found under (dp_queue.pmark says which kind they are) */
         const qnode *plca;
+        char *inactive_msg; /* Kueue's Active=False message when its admission checks make it inactive (checks.c) */
 } qcq;
 
 struct dp_queue {
@@ -123,6 +124,21 @@ static inline void q_state_changed(dp_queue *q, const dp_queue_workload *w) {
                 if (!r->parent || r->is_cq) r->pool_built = false;
 }
 
+/* ---- checks.c: admission checks. q_checks_cluster_queue: a ClusterQueue
+ * whose checks are missing or inactive (or break MultiKueue's rules) is
+ * inactive, c->inactive = Kueue's reason, c->inactive_msg its message.
+ * q_checks_reserved: w's quota was just reserved: its checks not Ready go
+ * into w->checks_pending. q_checks_rejected: an input Workload with a
+ * Rejected check, Kueue's deactivation message (NULL: none). -ENOMEM or 0. ---- */
+int q_checks_cluster_queue(dp_queue *q, qcq *c);
+int q_checks_reserved(dp_queue *q, size_t w);
+const char *q_checks_rejected(const dp_kq_workload *kw, char *buf, size_t size);
+/* --set-check names an AdmissionCheck of the input: else -EINVAL naming the flag. */
+int q_checks_whatif(const dp_queue *q, dp_error *err);
+/* explain's lines for a workload QuotaReserved on its checks (none for
+ * another). -ENOMEM or 0. */
+int q_checks_explain(const dp_queue *q, const dp_queue_workload *w, dp_strbuf *out);
+
 /* ---- queue.c: back to before the first cycle (usage0, every queued
  * workload pending again but those Finished), for explain's trials ---- */
 int q_reset_admission(dp_queue *q); /* -ENOMEM or 0 */
@@ -130,7 +146,8 @@ int q_reset_admission(dp_queue *q); /* -ENOMEM or 0 */
 /* ---- index.c: lookups by name; keys "F\x1fflavor" (ResourceFlavor),
  * "P\x1fname" (WorkloadPriorityClass), "L\x1fns\x1fname" (LocalQueue),
  * "O\x1fns\x1fname" (Workload object), "C\x1fname" (ClusterQueue index + 1),
- * "R\x1fflavor\x1fresource" (fr + 1), "W\x1fkind\x1fns\x1fname" (workload + 1);
+ * "R\x1fflavor\x1fresource" (fr + 1), "W\x1fkind\x1fns\x1fname" (workload + 1),
+ * "A\x1fname" (AdmissionCheck);
  * and the input's Namespaces "N\x1fname", PriorityClasses "K\x1fname", DeviceClasses "D\x1fname"
  * and "E\x1fextendedResourceName"
  * ("K\x1f" the global default), looked up only while dp_queue_new runs

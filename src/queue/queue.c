@@ -43,6 +43,7 @@ static int cluster_queues(dp_queue *q) {
                 for (size_t g = 0; g < c->cq->n_groups && !c->inactive; g++)
                         for (size_t f = 0; f < c->cq->groups[g].n_flavors && !c->inactive; f++)
                                 if (!flavor_exists(q, c->cq->groups[g].flavors[f].name)) c->inactive = "FlavorNotFound";
+                if (q_checks_cluster_queue(q, c) < 0) return -ENOMEM; /* its admission checks (checks.c) */
         }
         if (q->n_cqs) qsort(q->cqs, q->n_cqs, sizeof(*q->cqs), cmp_cq);
         for (size_t i = 0; i < q->n_cqs; i++)
@@ -139,7 +140,8 @@ static int preadmit(dp_queue *q, dp_queue_workload *w, const dp_kq_workload *kw,
                         }
                 }
         }
-        return set_text(&w->message, "Quota reserved in ClusterQueue %s", c->cq->x.meta.name);
+        int r = set_text(&w->message, "Quota reserved in ClusterQueue %s", c->cq->x.meta.name);
+        return r < 0 ? r : q_checks_reserved(q, (size_t)(w - q->wl)); /* admitted once its checks are Ready */
 }
 
 static const dp_kq_workload *workload_object(const dp_queue *q, const dp_queue_workload *w) {
@@ -173,6 +175,12 @@ static int place(dp_queue *q, size_t i) {
         qcq *cq = &q->cqs[c];
         q->ns_ok[i] = namespace_selected(q, cq->cq->namespace_selector, w->ns);
         if (cq->inactive && !(kw && kw->admitted_cq)) return set_text(&w->message, "ClusterQueue %s is inactive", cq_name);
+        char rejected[512]; /* a check rejected it: Kueue deactivates it (checks.c) */
+        if (q_checks_rejected(kw, rejected, sizeof(rejected))) {
+                free(w->reason);
+                w->reason = strdup("DeactivatedDueToAdmissionCheck");
+                return !w->reason ? -ENOMEM : set_text(&w->message, "%s", rejected);
+        }
         if (w->dra_message && !(kw && kw->admitted_cq)) { /* Kueue's workload controller refuses its claims: never a head */
                 free(w->reason);
                 w->reason = strdup("Inadmissible");
@@ -261,7 +269,8 @@ static int apply_whatif(dp_queue *q, dp_error *err) {
                 cq->has_weight = true;
                 cq->weight = o->weights[i].weight;
         }
-        return q_apply_set_preemption(q, err);
+        int r = q_apply_set_preemption(q, err);
+        return r < 0 ? r : q_checks_whatif(q, err); /* --set-check (checks.c) */
 }
 
 int dp_queue_new(dp_object_list *l, dp_queue **ret, dp_error *err) { return dp_queue_new_opts(l, NULL, ret, err); }
@@ -323,6 +332,7 @@ static void workload_done(dp_queue_workload *w) {
         free(w->preempted_message);
         dp_strv_free_n(w->victims, w->n_victims);
         free(w->dra_message);
+        free(w->checks_pending);
 }
 
 dp_queue *dp_queue_free(dp_queue *q) {
@@ -333,6 +343,7 @@ dp_queue *dp_queue_free(dp_queue *q) {
         for (size_t i = 0; i < q->n_cqs; i++) {
                 free(q->cqs[i].wl);
                 free(q->cqs[i].adm);
+                free(q->cqs[i].inactive_msg);
                 q_groups_free(&q->cqs[i]);
         }
         free(q->cqs);

@@ -103,7 +103,18 @@ typedef struct dp_queue_workload {
          * and those it left Pending, once the simulation has run */
         bool placement_known;
         int32_t pods_placed, pods_unplaced;
+        /* Admission checks (queue/checks.c): with quota reserved (state
+         * Admitted), the checks of its ClusterQueue not Ready for it, named
+         * ("prov, mk"): QuotaReserved, not admitted, its pods stay suspended
+         * or gated. NULL: none, or all Ready. */
+        char *checks_pending;
 } dp_queue_workload;
+
+/* Whether w runs: admitted, every admission check Ready (its Job unsuspended,
+ * its pods ungated and given their flavors). */
+static inline bool dp_queue_workload_runs(const dp_queue_workload *w) {
+        return w->state == DP_QW_ADMITTED && !w->checks_pending;
+}
 
 typedef struct dp_queue dp_queue;
 
@@ -163,6 +174,7 @@ typedef struct dp_kueue_config {
         bool extended_resource_disabled; /* KueueDRAIntegrationExtendedResource: false */
         bool counters_disabled;          /* KueueDRAIntegrationPartitionableDevices: false */
         bool capacity_enabled;           /* KueueDRAIntegrationConsumableCapacity: true */
+        bool prioritized_list_enabled;   /* KueueDRAIntegrationPrioritizedList (Kueue v0.20, alpha): true */
         bool fair_sharing; /* fairSharing.enable */
         /* fairSharing.preemptionStrategies in order (DP_KUEUE_FS_*); none:
          * Kueue's default, LessThanOrEqualToFinalShare then LessThanInitialShare */
@@ -220,6 +232,13 @@ typedef struct dp_queue_add_nodes {
         int32_t count;
 } dp_queue_add_nodes;
 
+/* --set-check NAME=Ready|Pending: the state of AdmissionCheck NAME for every
+ * workload it applies to, over what the input's Workloads say (queue/checks.c). */
+typedef struct dp_queue_set_check {
+        char *name;
+        bool ready;
+} dp_queue_set_check;
+
 typedef struct dp_queue_options {
         const dp_kueue_config *config; /* borrowed; NULL: none given */
         dp_queue_set_quota *quotas;
@@ -230,6 +249,8 @@ typedef struct dp_queue_options {
         size_t n_preemptions;
         dp_queue_add_nodes *add_nodes;
         size_t n_add_nodes;
+        dp_queue_set_check *checks;
+        size_t n_checks;
 } dp_queue_options;
 
 /* "CQ/FLAVOR/RESOURCE=QUANTITY", "CQ=W", "CQ/FIELD=VALUE" (queue/explain-preempt.c)
@@ -239,6 +260,8 @@ int dp_queue_options_add_quota(dp_queue_options *o, const char *arg, dp_error *e
 int dp_queue_options_add_weight(dp_queue_options *o, const char *arg, dp_error *err);
 int dp_queue_options_add_preemption(dp_queue_options *o, const char *arg, dp_error *err);
 int dp_queue_options_add_nodes(dp_queue_options *o, const char *arg, dp_error *err);
+/* "NAME=Ready|Pending" (queue/checks.c). */
+int dp_queue_options_add_check(dp_queue_options *o, const char *arg, dp_error *err);
 /* The Node object of l whose copies --add-nodes an adds: the first one the
  * ResourceFlavor's nodeLabels select (the flavor is looked up in l, before
  * dp_queue_new takes it). -EINVAL naming the flag when the flavor is not in

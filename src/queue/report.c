@@ -14,7 +14,10 @@
                 if (dp_doc_map_add((s), (m), (k), (v)) < 0) return NULL;                                               \
         } while (0)
 
-static const char *state_name(dp_qw_state s) {
+/* QuotaReserved: its quota reserved, waiting for its admission checks (checks.c) */
+static const char *state_name(const dp_queue_workload *w) {
+        dp_qw_state s = w->state;
+        if (s == DP_QW_ADMITTED && w->checks_pending) return "QuotaReserved";
         return s == DP_QW_ADMITTED   ? "Admitted"
                : s == DP_QW_PENDING  ? "Pending"
                : s == DP_QW_FINISHED ? "Finished"
@@ -95,7 +98,7 @@ static dp_doc_node *workload_doc(dp_doc_set *s, const dp_queue_workload *w) {
         if (w->local_queue) PUT(s, d, "localQueue", dp_doc_new_str(s, w->local_queue));
         if (w->cluster_queue) PUT(s, d, "clusterQueue", dp_doc_new_str(s, w->cluster_queue));
         PUT(s, d, "priority", dp_doc_new_int(s, w->priority));
-        PUT(s, d, "state", dp_doc_new_str(s, state_name(w->state)));
+        PUT(s, d, "state", dp_doc_new_str(s, state_name(w)));
         PUT(s, d, "podSets", podsets_doc(s, w));
         if (w->state == DP_QW_ADMITTED || w->state == DP_QW_FINISHED) {
                 PUT(s, d, "flavors", flavors_doc(s, w));
@@ -103,12 +106,18 @@ static dp_doc_node *workload_doc(dp_doc_set *s, const dp_queue_workload *w) {
                 PUT(s, d, "cycle", dp_doc_new_int(s, (int64_t)w->cycle));
                 dp_doc_node *pa = partial_doc(s, w);
                 if (pa) PUT(s, d, "partialAdmission", pa);
-                if (w->placement_known) { /* admitted is not placed: kube-scheduler and the allocator decide */
+                /* admitted is not placed: kube-scheduler and the allocator decide (not while its checks wait) */
+                if (w->placement_known && !w->checks_pending) {
                         PUT(s, d, "placedPods", dp_doc_new_int(s, w->pods_placed));
                         PUT(s, d, "unplacedPods", dp_doc_new_int(s, w->pods_unplaced));
                 }
         }
-        if (w->reason) PUT(s, d, "reason", dp_doc_new_str(s, w->reason));
+        bool checks = w->state == DP_QW_ADMITTED && w->checks_pending;
+        if (checks) PUT(s, d, "admissionChecksPending", dp_doc_new_str(s, w->checks_pending));
+        if (checks) /* Kueue's Admitted=False reason */
+                PUT(s, d, "reason", dp_doc_new_str(s, "UnsatisfiedChecks"));
+        else if (w->reason)
+                PUT(s, d, "reason", dp_doc_new_str(s, w->reason));
         if (w->message) PUT(s, d, "message", dp_doc_new_str(s, w->message));
         if (w->note) PUT(s, d, "note", dp_doc_new_str(s, w->note));
         return preemption_doc(s, d, w);
@@ -145,11 +154,12 @@ static dp_doc_node *usage_doc(dp_doc_set *s, const dp_queue *q, const qcq *c) {
 static dp_doc_node *cq_doc(dp_doc_set *s, const dp_queue *q, const qcq *c) {
         dp_doc_node *d = dp_doc_new_map(s), *wls = dp_doc_new_seq(s);
         if (!d || !wls) return NULL;
-        int64_t admitted = 0, pending = 0;
+        int64_t admitted = 0, pending = 0, reserved = 0;
         for (size_t i = 0; i < q->n_wl; i++) {
                 const dp_queue_workload *w = &q->wl[i];
                 if (!w->cluster_queue || w->state == DP_QW_INADMISSIBLE || w->cq != (size_t)(c - q->cqs)) continue;
-                admitted += w->state == DP_QW_ADMITTED;
+                admitted += dp_queue_workload_runs(w);
+                reserved += w->state == DP_QW_ADMITTED && !dp_queue_workload_runs(w);
                 pending += w->state == DP_QW_PENDING;
                 dp_doc_node *wd = workload_doc(s, w);
                 if (q_tas_encode(s, q, w, wd) < 0 || dp_doc_seq_add(s, wls, wd) < 0) return NULL;
@@ -165,8 +175,10 @@ static dp_doc_node *cq_doc(dp_doc_set *s, const dp_queue *q, const qcq *c) {
         }
         PUT(s, d, "active", dp_doc_new_bool(s, !c->inactive));
         if (c->inactive) PUT(s, d, "inactiveReason", dp_doc_new_str(s, c->inactive));
+        if (c->inactive_msg) PUT(s, d, "inactiveMessage", dp_doc_new_str(s, c->inactive_msg));
         PUT(s, d, "admitted", dp_doc_new_int(s, admitted));
         PUT(s, d, "pending", dp_doc_new_int(s, pending));
+        if (reserved) PUT(s, d, "quotaReserved", dp_doc_new_int(s, reserved)); /* waiting for admission checks */
         PUT(s, d, "usage", usage_doc(s, q, c));
         if (q->fair_sharing) PUT(s, d, "weightedShare", dp_doc_new_int(s, q_weighted_share(q, c->node)));
         PUT(s, d, "workloads", wls);
@@ -215,6 +227,10 @@ static void workload_line(const dp_doc_node *w, dp_strbuf *out) {
         const char *up = str_of(w, "unplacedPods");
         if (up[0] && !streq(up, "0"))
                 dp_strbuf_printf(out, "      admitted but not placed: %s of its pods Pending (kube-scheduler)\n", up);
+        if (str_of(w, "admissionChecksPending")[0])
+                dp_strbuf_printf(out,
+                                 "      admission check(s) not Ready: %s (admitted, its pods run, once they are)\n",
+                                 str_of(w, "admissionChecksPending"));
         if (str_of(w, "note")[0]) dp_strbuf_printf(out, "      note: %s\n", str_of(w, "note"));
         const dp_doc_node *p = dp_doc_get(w, "preempted"), *v = dp_doc_get(w, "preemptedWorkloads");
         if (p && p->type == DP_DOC_MAP)
@@ -240,7 +256,12 @@ void dp_queue_print(const dp_doc_node *doc, dp_strbuf *out) {
                                          str_of(use->items[i], "flavor"), str_of(use->items[i], "used"),
                                          str_of(use->items[i], "nominal"));
                 if (str_of(cq, "weightedShare")[0]) dp_strbuf_printf(out, "; weighted share %s", str_of(cq, "weightedShare"));
+                if (str_of(cq, "quotaReserved")[0])
+                        dp_strbuf_printf(out, "; %s quota reserved (admission checks)", str_of(cq, "quotaReserved"));
                 dp_strbuf_putc(out, '\n');
+                if (str_of(cq, "inactiveMessage")[0])
+                        dp_strbuf_printf(out, "  %s: %s\n", str_of(cq, "inactiveReason"),
+                                         str_of(cq, "inactiveMessage"));
                 const dp_doc_node *wls = dp_doc_get(cq, "workloads");
                 for (size_t i = 0; wls && i < wls->n; i++)
                         workload_line(wls->items[i], out);

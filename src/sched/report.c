@@ -675,6 +675,14 @@ static dp_doc_node *preemption_doc(dp_doc_set *s, sim_run *r, const sim_pod *sp,
         return d;
 }
 
+/* A Pending pod Volcano's or KAI's admission holds back: why, in their
+ * words (into buf), the same for the report and explain; else NULL. */
+static const char *policy_reason(const sim_run *r, const sim_pod *sp, char *buf, size_t size) {
+        if (!streq(pod_state(sp), "Pending")) return NULL;
+        return r->volcano ? dp_volcano_pod_reason(r->volcano, sp->ns, sp->name, buf, size)
+                          : sim_kai_reason(r, sp->ns, sp->name, buf, size);
+}
+
 static dp_doc_node *pod_doc(dp_doc_set *s, sim_run *r, sim_pod *sp) {
         dp_doc_node *d = dp_doc_new_map(s);
         if (!d) return NULL;
@@ -700,11 +708,8 @@ static dp_doc_node *pod_doc(dp_doc_set *s, sim_run *r, sim_pod *sp) {
                 if (!cl) return NULL;
                 if (cl->n) ADD(d, "claims", cl);
         }
-        /* a pod Volcano's or KAI's admission holds back says why in their words */
         char vbuf[1024];
-        const char *vr = !streq(st, "Pending") ? NULL
-                         : r->volcano      ? dp_volcano_pod_reason(r->volcano, sp->ns, sp->name, vbuf, sizeof(vbuf))
-                                           : sim_kai_reason(r, sp->ns, sp->name, vbuf, sizeof(vbuf));
+        const char *vr = policy_reason(r, sp, vbuf, sizeof(vbuf));
         if (vr) ADD(d, "reason", dp_doc_new_str(s, vr));
         else if (streq(st, "Pending") && pi && pi->message) ADD(d, "reason", dp_doc_new_str(s, pi->message));
         if (streq(st, "Evicted") && sp->evict_msg) ADD(d, "reason", dp_doc_new_str(s, sp->evict_msg));
@@ -1551,8 +1556,13 @@ static int dp_sim_explain_impl(const dp_sim_input *in, const char *pod, bool det
                          in->fleet ? "fleet" : "cluster", input_name(in));
         if (pi) dp_strbuf_printf(out, "Scheduling attempts: %u\n", pi->attempts);
         sim_explain_recorded(r, sp, pi && streq(st, "Pending") ? pi->message : NULL, out); /* kube-scheduler's word */
+        char held[1024];
+        if (policy_reason(r, sp, held, sizeof(held))) /* not kube-scheduler's pod until admitted */
+                dp_strbuf_printf(out, "Held back by its queue policy (--queue-policy %s): %s\n",
+                                 r->volcano ? "volcano" : "kai", held);
+        else if (streq(st, "Pending") && pi && pi->message)
+                dp_strbuf_printf(out, "%s\n", pi->message);
         if (streq(st, "Pending")) {
-                if (pi && pi->message) dp_strbuf_printf(out, "%s\n", pi->message);
                 explain_preemption(r, sp, pi, out);
                 if (pi && pi->reasons.n && (rr = explain_nodes(r, sp, details, out, err)) < 0) return rr;
                 if ((rr = explain_pod_workload(r, sp, out)) < 0) return rr;
@@ -1565,7 +1575,11 @@ static int dp_sim_explain_impl(const dp_sim_input *in, const char *pod, bool det
                 return dp_strbuf_failed(out) ? -ENOMEM : 0;
         }
         explain_preemption(r, sp, pi, out);
-        if (streq(st, "Evicted"))
+        if (streq(st, "Evicted") && r->volcano &&
+            dp_volcano_pod_evicted(r->volcano, sp->ns, sp->name, held, sizeof(held)))
+                dp_strbuf_printf(out, "Evicted at t=%" PRId64 "s by Volcano's reclaim action: %s\n",
+                                 sp->deleted_ms / 1000, held);
+        else if (streq(st, "Evicted"))
                 dp_strbuf_printf(out,
                                  "Evicted at t=%" PRId64 "s by the device taint eviction controller: %s\n"
                                  "Its claims were released (deallocated when no other pod uses them).\n",

@@ -39,7 +39,7 @@ int sim_queue_hold(sim_run *r) {
         for (size_t i = 0; i < r->n_pods; i++) {
                 ssize_t w = r->queue_wl[i] = workload_of(r, &r->pods[i]);
                 /* Kueue holds it: created once admitted; a gated one is there, gated */
-                if (w >= 0 && dp_queue_workload_at(r->queue, (size_t)w)->state != DP_QW_ADMITTED &&
+                if (w >= 0 && !dp_queue_workload_runs(dp_queue_workload_at(r->queue, (size_t)w)) &&
                     !dp_queue_pod_gated(r->pods[i].obj.pod))
                         r->pods[i].scheduled_create = true;
         }
@@ -96,7 +96,7 @@ static int start_pods(sim_run *r, const bool *before) {
         for (size_t i = 0; i < r->n_pods; i++) {
                 sim_pod *sp = &r->pods[i];
                 ssize_t w = sp->deleted ? -1 : r->queue_wl[i];
-                if (w < 0 || before[w] || dp_queue_workload_at(r->queue, (size_t)w)->state != DP_QW_ADMITTED ||
+                if (w < 0 || before[w] || !dp_queue_workload_runs(dp_queue_workload_at(r->queue, (size_t)w)) ||
                     left[w] <= 0)
                         continue;
                 left[w]--;
@@ -134,11 +134,11 @@ int sim_queue_step(sim_run *r, dp_error *err) {
         _cleanup_free_ bool *before = calloc(n + 1, sizeof(bool));
         if (!before) return -ENOMEM;
         for (size_t i = 0; i < n; i++)
-                before[i] = dp_queue_workload_at(r->queue, i)->state == DP_QW_ADMITTED;
+                before[i] = dp_queue_workload_runs(dp_queue_workload_at(r->queue, i));
         if ((rr = dp_queue_readmit(r->queue, err)) < 0) return rr;
         for (size_t i = 0; i < n; i++) {
                 const dp_queue_workload *w = dp_queue_workload_at(r->queue, i);
-                if (!before[i] && w->state == DP_QW_ADMITTED)
+                if (!before[i] && dp_queue_workload_runs(w))
                         dp_strbuf_printf(&r->log, "t=%" PRId64 "s Kueue: %s/%s admitted in ClusterQueue %s\n",
                                          r->now / 1000, w->ns, w->name, w->cluster_queue);
         }

@@ -77,6 +77,31 @@ static int parse_bytes(const char *arg, uint64_t *ret) {
 
 static int option_value(dp_tool_input *t, int c, const char *arg);
 
+/* --queue-policy: whose admission decides which queued pods run (Kueue's
+ * always runs on Kueue's objects; kai: src/queue/kai.h; volcano:
+ * src/queue/volcano.h). t->queue_policy is the index here + 1. */
+static const dp_tool_word queue_policies[] = {{"kueue", 0}, {"kai", 1}, {"volcano", 2}, {NULL, 0}};
+enum { QP_VOLCANO = 2 };
+static const dp_tool_word volcano_plugins[] = {
+        {"proportion", DP_VC_PROPORTION}, {"capacity", DP_VC_CAPACITY}, {NULL, 0}};
+
+/* --queue-policy, --volcano-plugin, --volcano-actions: 1, or -1 after the message */
+static int queue_option(dp_tool_input *t, int c, const char *arg) {
+        dp_error e = DP_ERROR_INIT;
+        int v = 0;
+        if (c == DP_OPT_QUEUE_POLICY) {
+                v = dp_tool_word_value(t->cmd, "--queue-policy", arg, queue_policies, "kueue, kai or volcano");
+                if (v >= 0) t->queue_policy = v + 1;
+        } else if (c == DP_OPT_VOLCANO_PLUGIN) {
+                v = dp_tool_word_value(t->cmd, "--volcano-plugin", arg, volcano_plugins, "proportion or capacity");
+                if (v >= 0) t->volcano.plugin = v;
+        } else if (dp_volcano_options_actions(&t->volcano, arg, &e) < 0) {
+                dp_tool_print_error(t->cmd, dp_error_msg(&e), NULL);
+                return -1;
+        }
+        return v < 0 ? -1 : 1;
+}
+
 static const char *replay_flag(int c) {
         switch (c) {
         case 'f': return "-f";
@@ -94,8 +119,12 @@ static const char *replay_flag(int c) {
         case DP_OPT_SET_WEIGHT: return "--set-weight";
         case DP_OPT_SET_PREEMPTION: return "--set-preemption";
         case DP_OPT_ADD_NODES: return "--add-nodes";
+        case DP_OPT_SET_CHECK: return "--set-check";
         case DP_OPT_LIVE_TIMEOUT: return "--live-timeout"; /* a cluster that needed them needs them again */
         case DP_OPT_LIVE_MAX_BYTES: return "--live-max-bytes";
+        case DP_OPT_QUEUE_POLICY: return "--queue-policy"; /* the pods it holds back are explained by it */
+        case DP_OPT_VOLCANO_PLUGIN: return "--volcano-plugin";
+        case DP_OPT_VOLCANO_ACTIONS: return "--volcano-actions";
         default: return NULL;
         }
 }
@@ -156,11 +185,13 @@ static int option_value(dp_tool_input *t, int c, const char *arg) {
         case DP_OPT_SET_QUOTA:
         case DP_OPT_SET_WEIGHT:
         case DP_OPT_SET_PREEMPTION:
+        case DP_OPT_SET_CHECK:
         case DP_OPT_ADD_NODES: {
                 dp_error e = DP_ERROR_INIT;
                 int r = c == DP_OPT_SET_QUOTA        ? dp_queue_options_add_quota(&t->queue, arg, &e)
                         : c == DP_OPT_SET_WEIGHT     ? dp_queue_options_add_weight(&t->queue, arg, &e)
                         : c == DP_OPT_SET_PREEMPTION ? dp_queue_options_add_preemption(&t->queue, arg, &e)
+                        : c == DP_OPT_SET_CHECK      ? dp_queue_options_add_check(&t->queue, arg, &e)
                                                      : dp_queue_options_add_nodes(&t->queue, arg, &e);
                 if (r < 0) fprintf(stderr, "devplane %s: %s\n", t->cmd, dp_error_msg(&e));
                 return r < 0 ? -1 : 1;
@@ -169,6 +200,9 @@ static int option_value(dp_tool_input *t, int c, const char *arg) {
         case DP_OPT_NO_PREEMPTION: t->no_preemption = true; return 1;
         case DP_OPT_DRA_PREEMPTION: t->dra_preemption = true; return 1;
         case DP_OPT_KUEUE_FAIR_SHARING: t->kueue_fair_sharing = true; return 1;
+        case DP_OPT_QUEUE_POLICY:
+        case DP_OPT_VOLCANO_PLUGIN:
+        case DP_OPT_VOLCANO_ACTIONS: return queue_option(t, c, arg);
         case DP_OPT_GATES: return dp_tool_feature_gate(t->cmd, arg, &t->gates) < 0 ? -1 : 1;
         default: return 0;
         }
@@ -299,6 +333,8 @@ int dp_tool_input_load(dp_tool_input *t, dp_sim_input **ret) {
                 in->no_preemption = t->no_preemption;
                 in->dra_preemption = t->dra_preemption;
                 in->kueue_fair_sharing = t->kueue_fair_sharing;
+                in->volcano = t->queue_policy == QP_VOLCANO + 1 ? &t->volcano : NULL;
+                in->queue_policy = t->queue_policy ? queue_policies[t->queue_policy - 1].word : NULL;
                 /* progress only where a person watches: never into a file or pipe */
                 in->progress = isatty(STDERR_FILENO);
                 in->progress_t0_ms = (int64_t)t0.tv_sec * 1000 + t0.tv_nsec / 1000000;

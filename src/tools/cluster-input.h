@@ -30,6 +30,10 @@ enum {
         DP_OPT_SET_WEIGHT,
         DP_OPT_SET_PREEMPTION,
         DP_OPT_ADD_NODES,
+        DP_OPT_QUEUE_POLICY, /* --queue-policy, --volcano-plugin, --volcano-actions */
+        DP_OPT_VOLCANO_PLUGIN,
+        DP_OPT_VOLCANO_ACTIONS,
+        DP_OPT_SET_CHECK, /* Kueue's admission checks (queue/checks.c) */
 };
 
 /* Live mode's bounds (docs/live.md), numbered apart from the flags above. */
@@ -56,7 +60,11 @@ enum { DP_OPT_LIVE_TIMEOUT = 0x180, DP_OPT_LIVE_MAX_BYTES };
                 {"set-quota", required_argument, NULL, DP_OPT_SET_QUOTA},                                          \
                 {"set-weight", required_argument, NULL, DP_OPT_SET_WEIGHT},                                        \
                 {"set-preemption", required_argument, NULL, DP_OPT_SET_PREEMPTION},                                \
-                {"add-nodes", required_argument, NULL, DP_OPT_ADD_NODES}
+                {"add-nodes", required_argument, NULL, DP_OPT_ADD_NODES},                                          \
+                {"queue-policy", required_argument, NULL, DP_OPT_QUEUE_POLICY},                                    \
+                {"volcano-plugin", required_argument, NULL, DP_OPT_VOLCANO_PLUGIN},                                \
+                {"volcano-actions", required_argument, NULL, DP_OPT_VOLCANO_ACTIONS},                              \
+                {"set-check", required_argument, NULL, DP_OPT_SET_CHECK}
 
 #define DP_TOOL_INPUT_USAGE                                                                                            \
         "input:\n"                                                                                                     \
@@ -102,7 +110,17 @@ enum { DP_OPT_LIVE_TIMEOUT = 0x180, DP_OPT_LIVE_MAX_BYTES };
         "                                reclaimWithinCohort, borrowWithinCohort.policy or\n"                         \
         "                                borrowWithinCohort.maxPriorityThreshold (repeatable)\n"                       \
         "  --add-nodes FLAVOR=N          what-if: N copies of the first Node object the ResourceFlavor's\n"           \
-        "                                nodeLabels select, named FLAVOR-whatif-I (repeatable)\n"
+        "                                nodeLabels select, named FLAVOR-whatif-I (repeatable)\n"              \
+        "  --set-check ADMISSIONCHECK=Ready|Pending\n"                                                                  \
+        "                                what-if: the check's state for every workload it applies to (offline\n"     \
+        "                                a check not Ready in the input keeps its workloads QuotaReserved)\n"       \
+        "queues:\n"                                                                                                    \
+        "  --queue-policy kueue|kai|volcano\n"                                                                       \
+        "                                whose admission decides which queued pods run (Kueue's always runs\n"      \
+        "                                on Kueue's objects); none: Kueue's, or KAI-Scheduler's when the input\n"   \
+        "                                has KAI Queues and no Kueue object\n"                                       \
+        "  --volcano-plugin proportion|capacity, --volcano-actions enqueue,allocate,backfill[,reclaim]\n"           \
+        "                                with --queue-policy volcano: Volcano's quota plugin and actions\n"
 
 typedef struct dp_tool_input {
         const char *cmd; /* "simulate": messages start "devplane simulate: " */
@@ -129,6 +147,8 @@ typedef struct dp_tool_input {
         const char *kueue_config;           /* --kueue-config FILE */
         dp_kueue_config *kueue;             /* read by dp_tool_input_load; owned */
         dp_queue_options queue;             /* the Kueue what-if flags; the Configuration */
+        int queue_policy;                   /* --queue-policy: a DP_TOOL_QP_* + 1, 0 unset */
+        dp_volcano_options volcano;         /* --volcano-plugin, --volcano-actions */
 } dp_tool_input;
 
 /* argc bounds the number of -f and what-if values. -ENOMEM. */

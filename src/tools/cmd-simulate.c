@@ -60,31 +60,6 @@ static int write_report(const char *path, const dp_strbuf *html, dp_error *err) 
         return dp_write_file_atomic(dir, sl + 1, dp_strbuf_str(html), html->len, 0644, 0, err);
 }
 
-/* --queue-policy: whose admission decides which queued pods run (Kueue's
- * always runs on Kueue's objects; kai: src/queue/kai.h; volcano:
- * src/queue/volcano.h); none given: Kueue's, or KAI-Scheduler's when the
- * input has KAI Queues and no Kueue object. The values index the table. */
-enum { QP_KUEUE = 0, QP_KAI, QP_VOLCANO, QP_AUTO };
-static const dp_tool_word queue_policies[] = {
-        {"kueue", QP_KUEUE}, {"kai", QP_KAI}, {"volcano", QP_VOLCANO}, {NULL, 0}};
-static const dp_tool_word volcano_plugins[] = {{"proportion", DP_VC_PROPORTION}, {"capacity", DP_VC_CAPACITY}, {NULL, 0}};
-
-/* --queue-policy, --volcano-plugin, --volcano-actions; -1 after the message */
-static int queue_option(int c, const char *arg, int *policy, dp_volcano_options *o) {
-        dp_error e = DP_ERROR_INIT;
-        int v = 0;
-        if (c == 'Q')
-                v = *policy = dp_tool_word_value("simulate", "--queue-policy", arg, queue_policies, "kueue, kai or volcano");
-        else if (c == 'V') {
-                v = dp_tool_word_value("simulate", "--volcano-plugin", arg, volcano_plugins, "proportion or capacity");
-                if (v >= 0) o->plugin = v;
-        } else if (dp_volcano_options_actions(o, arg, &e) < 0) {
-                dp_tool_print_error("simulate", dp_error_msg(&e), NULL);
-                return -1;
-        }
-        return v < 0 ? -1 : 0;
-}
-
 static const dp_tool_word sim_outputs[] = {
         {"table", DP_SIM_OUT_TABLE}, {"json", DP_SIM_OUT_JSON}, {"yaml", DP_SIM_OUT_YAML}, {NULL, 0}};
 
@@ -93,15 +68,10 @@ static int cmd_simulate(int argc, char **argv) {
         static const struct option opts[] = {DP_TOOL_INPUT_OPTIONS,
                                              {"output", required_argument, NULL, 'o'},
                                              {"report", required_argument, NULL, 'R'},
-                                             {"queue-policy", required_argument, NULL, 'Q'},
-                                             {"volcano-plugin", required_argument, NULL, 'V'},
-                                             {"volcano-actions", required_argument, NULL, 'A'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
         dp_sim_output fmt = DP_SIM_OUT_TABLE;
         const char *report = NULL;
-        int queue_policy = QP_AUTO;
-        dp_volcano_options volcano = {0};
         if (dp_tool_input_init(&ti, "simulate", argc) < 0) return DP_EXIT_NO_MEMORY;
         optind = 1;
         int c, v;
@@ -122,11 +92,6 @@ static int cmd_simulate(int argc, char **argv) {
                                 return 2;
                         fmt = v;
                         break;
-                case 'Q':
-                case 'V':
-                case 'A':
-                        if (queue_option(c, optarg, &queue_policy, &volcano) < 0) return 2;
-                        break;
                 case 'h': usage(stdout); return 0;
                 default: usage(stderr); return 2;
                 }
@@ -140,8 +105,6 @@ static int cmd_simulate(int argc, char **argv) {
         int r = dp_tool_input_load(&ti, &in);
         if (r) return r;
         in->exit_after_report = EXIT_WITHOUT_FREEING;
-        in->volcano = queue_policy == QP_VOLCANO ? &volcano : NULL;
-        in->queue_policy = queue_policy == QP_AUTO ? NULL : queue_policies[queue_policy].word;
         _cleanup_strbuf_ dp_strbuf out = DP_STRBUF_INIT;
         _cleanup_strbuf_ dp_strbuf html = DP_STRBUF_INIT;
         size_t pending = 0;
