@@ -169,6 +169,16 @@ static int64_t pod_eviction(sim_run *r, const sim_pod *sp, char *why, size_t why
         return when;
 }
 
+/* sim-internal.h */
+int sim_evict_now(sim_run *r, sim_pod *sp, const char *why) {
+        free(sp->evict_msg);
+        if (!(sp->evict_msg = dp_strdup(why))) return -ENOMEM;
+        dp_strbuf_printf(&r->log, "t=%" PRId64 "s %s evicted: %s\n", r->now / 1000, sp->key, why);
+        int rr = sim_delete_pod(r, sp, false);
+        if (rr >= 0) sp->evicted = true;
+        return rr;
+}
+
 /* Whether any NoExecute device taint exists at all (most runs have none:
  * then no pod needs looking at). */
 static bool any_no_execute(sim_run *r) {
@@ -209,12 +219,8 @@ int sim_evict(sim_run *r) {
                         sp->evict_at = at;
                         continue;
                 }
-                free(sp->evict_msg);
-                if (!(sp->evict_msg = dp_strdup(why))) return -ENOMEM;
-                dp_strbuf_printf(&r->log, "t=%" PRId64 "s %s evicted: %s\n", r->now / 1000, sp->key, why);
-                int rr = sim_delete_pod(r, sp, false);
+                int rr = sim_evict_now(r, sp, why);
                 if (rr < 0) return rr;
-                sp->evicted = true;
                 n++;
         }
         /* taints no longer there start afresh when they come back */

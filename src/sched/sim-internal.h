@@ -171,6 +171,8 @@ int sim_queue_step(sim_run *r, dp_error *err);
  * (or no longer tolerate: tolerationSeconds) reaches now; the number evicted
  * or -ENOMEM. sim_evict_next: the next time a toleration runs out, -1. */
 int sim_evict(sim_run *r);
+/* sp evicted now with why (its message, the log line, deleted): -ENOMEM or 0. */
+int sim_evict_now(sim_run *r, sim_pod *sp, const char *why);
 int64_t sim_evict_next(const sim_run *r);
 void sim_taints_seen_free(sim_run *r);
 

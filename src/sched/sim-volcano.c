@@ -65,12 +65,8 @@ int sim_volcano_evict(sim_run *r) {
                 if (!sp->created || sp->deleted ||
                     !dp_volcano_pod_evicted(r->volcano, sp->ns, sp->name, why, sizeof(why)))
                         continue;
-                free(sp->evict_msg);
-                if (!(sp->evict_msg = dp_strdup(why))) return -ENOMEM;
-                dp_strbuf_printf(&r->log, "t=%" PRId64 "s %s evicted: %s\n", r->now / 1000, sp->key, why);
-                int rr = sim_delete_pod(r, sp, false);
+                int rr = sim_evict_now(r, sp, why);
                 if (rr < 0) return rr;
-                sp->evicted = true;
         }
         return 0;
 }
