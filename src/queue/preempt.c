@@ -52,6 +52,41 @@ void q_held_free(dp_queue *q) {
         q->held = NULL;
 }
 
+/* The fair-sharing walk's scratch, kept between searches: per cohort (by
+ * node index) a slice of heap with its ClusterQueue children by share and
+ * a slice with its Cohort children, made on the cohort's first visit in a
+ * walk (epoch). */
+typedef struct hent {
+        const qnode *kid;
+        qshare s;
+        uint64_t stamp; /* kid->ustamp when s was read */
+        size_t k;       /* its place among the cohort's children: the later wins a tie */
+} hent;
+
+typedef struct qwalk {
+        hent *heap;       /* n_cqs entries in all */
+        const qnode **co; /* n_nodes entries in all */
+        size_t *hoff, *hlen, *coff, *clen;
+        uint64_t *built; /* per node: the epoch its slices were made in */
+        uint64_t epoch;
+        size_t n_heap, n_co, n_nodes, n_cqs;
+} qwalk;
+
+static void walk_free(qwalk *wk) {
+        if (!wk) return;
+        free(wk->heap), free(wk->co), free(wk->hoff), free(wk->hlen), free(wk->coff), free(wk->clen), free(wk->built);
+        free(wk);
+}
+
+void q_preempt_free(dp_queue *q) {
+        free(q->pmark);
+        free(q->share_memo);
+        walk_free(q->walk);
+        q->pmark = NULL;
+        q->share_memo = NULL;
+        q->walk = NULL;
+}
+
 static qheld held_of(const dp_queue *q, size_t w) { return q->held ? q->held[w] : (qheld){0}; }
 
 static qnode *node_of(const dp_queue *q, size_t w) { return q->cqs[q->wl[w].cq].node; }
@@ -637,6 +672,7 @@ typedef struct ford {
         bool *pruned_cq;      /* per ClusterQueue */
         const qnode **pruned; /* Cohorts */
         size_t n_pruned;
+        qwalk *wk;
 } ford;
 
 static bool is_pruned(const ford *o, const qnode *n) {
@@ -669,6 +705,8 @@ static void ford_reset(ford *o, const cand *v, size_t n) {
         o->v = v;
         o->n = n;
         o->n_pruned = 0;
+        o->wk->epoch++;
+        o->wk->n_heap = o->wk->n_co = 0;
         memset(o->left, 0, (o->x->q->n_cqs + 1) * sizeof(*o->left));
         memset(o->cursor, 0xff, (o->x->q->n_cqs + 1) * sizeof(*o->cursor));
         memset(o->pruned_cq, 0, (o->x->q->n_cqs + 1) * sizeof(*o->pruned_cq));
@@ -699,21 +737,116 @@ static bool on_path(const pctx *x, const qnode *cohort) {
         return false;
 }
 
+/* ---- the cohort walk's heaps ----
+ *
+ * nextTarget compares every child of a cohort at every step; a child's
+ * share changes only when its usage does, and within a search usage only
+ * goes down (the preemptor's request is added first; take_out is undone at
+ * once or kept), so shares only go down and a child once prunable (no
+ * share, or no candidate left) stays so. A heap per cohort of its
+ * ClusterQueue children, highest share first (ties: the later child), with
+ * each entry's share read again when it reaches the top after its usage
+ * changed and the prunable ones dropped there, gives the child the scan
+ * gives, in O(log children) a step. */
+
+static bool hent_above(const hent *a, const hent *b) {
+        int c = q_share_cmp(a->s, b->s);
+        return c > 0 || (c == 0 && a->k > b->k);
+}
+
+static void sift_down(hent *h, size_t n, size_t i) {
+        for (;;) {
+                size_t l = 2 * i + 1, r = l + 1, m = i;
+                if (l < n && hent_above(&h[l], &h[m])) m = l;
+                if (r < n && hent_above(&h[r], &h[m])) m = r;
+                if (m == i) return;
+                hent t = h[i];
+                h[i] = h[m];
+                h[m] = t;
+                i = m;
+        }
+}
+
+/* The cohort's slices, made on its first visit in this walk. */
+static void walk_build(ford *o, const qnode *cohort) {
+        qwalk *wk = o->wk;
+        size_t c = cohort->idx;
+        if (wk->built[c] == wk->epoch) return;
+        wk->built[c] = wk->epoch;
+        wk->hoff[c] = wk->n_heap;
+        wk->coff[c] = wk->n_co;
+        for (size_t k = 0; k < cohort->n_kids; k++) {
+                const qnode *kid = cohort->kids[k];
+                if (kid->is_cq)
+                        wk->heap[wk->n_heap++] = (hent){kid, ford_share(o, kid), kid->ustamp, k};
+                else
+                        wk->co[wk->n_co++] = kid;
+        }
+        wk->hlen[c] = wk->n_heap - wk->hoff[c];
+        wk->clen[c] = wk->n_co - wk->coff[c];
+        hent *h = wk->heap + wk->hoff[c];
+        for (size_t i = wk->hlen[c] / 2; i-- > 0;)
+                sift_down(h, wk->hlen[c], i);
+}
+
+/* The ClusterQueue child with the highest share that is not prunable. */
+static const qnode *best_cq_child(ford *o, const qnode *cohort, qshare *ret) {
+        hent *h = o->wk->heap + o->wk->hoff[cohort->idx];
+        size_t *n = &o->wk->hlen[cohort->idx];
+        while (*n) {
+                const qnode *kid = h[0].kid;
+                bool drop = is_pruned(o, kid);
+                if (!drop && h[0].stamp != kid->ustamp) {
+                        h[0].s = ford_share(o, kid);
+                        h[0].stamp = kid->ustamp;
+                        sift_down(h, *n, 0);
+                        continue;
+                }
+                if (!drop && ((h[0].s.ratio == 0 && kid != o->x->cq->node) || first_of(o, kid) < 0)) {
+                        prune(o, kid);
+                        drop = true;
+                }
+                if (!drop) {
+                        *ret = h[0].s;
+                        return kid;
+                }
+                h[0] = h[--*n];
+                sift_down(h, *n, 0);
+        }
+        return NULL;
+}
+
+#if DP_TEST_HOOKS
+/* The scan over every child that the heap replaces (no pruning here). */
+static const qnode *best_cq_scan(ford *o, const qnode *cohort) {
+        const qnode *best = NULL;
+        qshare bq = {0};
+        for (size_t k = 0; k < cohort->n_kids; k++) {
+                const qnode *kid = cohort->kids[k];
+                if (!kid->is_cq || is_pruned(o, kid)) continue;
+                qshare s = ford_share(o, kid);
+                if ((s.ratio == 0 && kid != o->x->cq->node) || first_of(o, kid) < 0) continue;
+                if (!best || q_share_cmp(s, bq) >= 0) best = kid, bq = s;
+        }
+        return best;
+}
+#endif
+
 /* nextTarget: the ClusterQueue to take from next under cohort, or NULL
  * (only pruned this time). */
 static const qnode *next_target(ford *o, const qnode *cohort) {
-        const qnode *best_cq = NULL, *best_co = NULL;
+        walk_build(o, cohort);
         qshare bq = {0}, bc = {0};
-        for (size_t k = 0; k < cohort->n_kids; k++) {
-                const qnode *kid = cohort->kids[k];
+        const qnode *best_cq = best_cq_child(o, cohort, &bq), *best_co = NULL;
+#if DP_TEST_HOOKS
+        assert(best_cq == best_cq_scan(o, cohort));
+#endif
+        const qnode **co = o->wk->co + o->wk->coff[cohort->idx];
+        for (size_t k = 0; k < o->wk->clen[cohort->idx]; k++) {
+                const qnode *kid = co[k];
                 if (is_pruned(o, kid)) continue;
                 qshare s = ford_share(o, kid);
-                if (kid->is_cq) {
-                        if ((s.ratio == 0 && kid != o->x->cq->node) || first_of(o, kid) < 0)
-                                prune(o, kid);
-                        else if (!best_cq || q_share_cmp(s, bq) >= 0)
-                                best_cq = kid, bq = s;
-                } else if (s.ratio == 0 && !on_path(o->x, kid))
+                if (s.ratio == 0 && !on_path(o->x, kid))
                         prune(o, kid);
                 else if (!best_co || q_share_cmp(s, bc) >= 0)
                         best_co = kid, bc = s;
@@ -856,8 +989,28 @@ static void fair_candidates(pctx *x, cands k[2]) {
 #endif
 }
 
+static int walk_new(dp_queue *q) {
+        qwalk *wk = q->walk;
+        if (wk && wk->n_nodes >= q->n_nodes && wk->n_cqs >= q->n_cqs) return 0;
+        walk_free(wk);
+        size_t nn = q->n_nodes + 1;
+        q->walk = wk = calloc(1, sizeof(*wk));
+        if (!wk) return -ENOMEM;
+        wk->heap = calloc(q->n_cqs + 1, sizeof(*wk->heap));
+        wk->co = calloc(nn, sizeof(*wk->co));
+        wk->hoff = calloc(nn, sizeof(size_t)), wk->hlen = calloc(nn, sizeof(size_t));
+        wk->coff = calloc(nn, sizeof(size_t)), wk->clen = calloc(nn, sizeof(size_t));
+        wk->built = calloc(nn, sizeof(uint64_t));
+        wk->n_nodes = q->n_nodes, wk->n_cqs = q->n_cqs;
+        if (wk->heap && wk->co && wk->hoff && wk->hlen && wk->coff && wk->clen && wk->built) return 0;
+        walk_free(wk);
+        q->walk = NULL;
+        return -ENOMEM;
+}
+
 /* A new search: the memo of shares sized to the tree, every entry stale. */
 static int share_memo_new(dp_queue *q) {
+        if (walk_new(q) < 0) return -ENOMEM;
         if (q->n_share_memo < q->n_nodes) {
                 free(q->share_memo);
                 q->n_share_memo = 0;
@@ -877,6 +1030,7 @@ static int fair_targets(pctx *x, qtarget **ret, size_t *ret_n) {
         size_t *retry = calloc(all.n + 1, sizeof(*retry));
         cand *again = calloc(all.n + 1, sizeof(*again));
         ford o = {.x = x,
+                  .wk = x->q->walk,
                   .left = calloc(x->q->n_cqs + 1, sizeof(size_t)),
                   .cursor = calloc(x->q->n_cqs + 1, sizeof(size_t)),
                   .next = calloc(all.n + 1, sizeof(size_t)),

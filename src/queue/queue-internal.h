@@ -110,6 +110,7 @@ struct dp_queue {
         size_t n_pmarked; /* how many are marked */
         struct qsharememo *share_memo; /* preempt.c's fair-sharing search: shares per node (dp_queue.nodes) */
         size_t n_share_memo;
+        struct qwalk *walk; /* preempt.c's fair-sharing search: the cohort walk's heaps */
         uint64_t search; /* the search they were computed in */
 };
 
@@ -318,6 +319,8 @@ typedef struct qheld {
 
 int q_held_add(dp_queue *q, size_t w, size_t fr, int64_t v);
 void q_held_free(dp_queue *q);
+/* the preemption search's scratch (dp_queue.pmark, share_memo, walk) */
+void q_preempt_free(dp_queue *q);
 
 /* One victim and the Preempted condition's reason (InClusterQueue...). */
 typedef struct qtarget {

@@ -359,8 +359,7 @@ dp_queue *dp_queue_free(dp_queue *q) {
         free(q->set_aside);
         free(q->ns_ok);
         q_held_free(q);
-        free(q->pmark);
-        free(q->share_memo);
+        q_preempt_free(q);
         q_tas_free(q);
         q_history_free(q);
         free(q->usage0);
