@@ -144,6 +144,7 @@ typedef struct pctx {
         size_t n_req;
         bool oom;
         int8_t within, reclaim; /* the ClusterQueue's policies (policy_code), pctx_init */
+        bool borrow_never;      /* borrowWithinCohort is Never (or unset) */
         bool pooled;            /* the candidates are read off the root's pool (pool_read) */
         bool borrow_only;       /* classical: only the attempt with borrowing is made (classical_kinds) */
         struct cands *kinds;    /* pooled: the lists from_cq's out points into */
@@ -165,6 +166,7 @@ static void pctx_init(pctx *x) {
         const dp_kq_preemption *p = &x->cq->cq->preemption;
         x->within = policy_code(p->within_cluster_queue);
         x->reclaim = policy_code(p->reclaim_within_cohort);
+        x->borrow_never = never(p->borrow_within_cohort);
 }
 
 static bool needs(const pctx *x, size_t fr) {
@@ -186,31 +188,36 @@ static bool ts_before(const dp_queue_workload *a, const dp_queue_workload *b) {
         return a->order < b->order;
 }
 
-static bool satisfies_policy(const pctx *x, const dp_queue_workload *c) {
-        int8_t policy = c->cq == x->cq_index ? x->within : x->reclaim;
-        int32_t in = x->w->priority, cp = c->priority;
-        switch (policy) {
-        case POL_LOWER: return in > cp;
-        case POL_LOWER_OR_NEWER_EQUAL: return in > cp || (in == cp && ts_before(x->w, c));
-        case POL_ANY: return true;
-        default: return false;
-        }
+/* Whether the candidate holds a flavor-resource the preemptor needs
+ * preemption for: its one held fr (fr >= 0: the pool's entry says), else
+ * what it holds. */
+static bool uses(const pctx *x, size_t w, int32_t fr) {
+        if (fr >= 0) return needs(x, (size_t)fr);
+        qheld h = held_of(x->q, w);
+        for (size_t i = 0; i < h.n; i++)
+                if (needs(x, h.v[i].fr)) return true;
+        return false;
 }
 
-/* classifyPreemptionVariant */
-static pvariant classify(const pctx *x, size_t w, bool advantage) {
-        qheld h = held_of(x->q, w);
-        bool uses = false;
-        for (size_t i = 0; i < h.n && !uses; i++)
-                uses = needs(x, h.v[i].fr);
-        const dp_queue_workload *c = &x->q->wl[w];
-        if (!uses || !satisfies_policy(x, c)) return PV_NEVER;
-        if (c->cq == x->cq_index) return PV_WITHIN_CQ;
+/* classifyPreemptionVariant of workload w of ClusterQueue cq at priority
+ * prio (fr: uses). */
+static pvariant variant(const pctx *x, size_t w, size_t cq, int32_t prio, int32_t fr, bool advantage) {
+        int8_t policy = cq == x->cq_index ? x->within : x->reclaim;
+        int32_t in = x->w->priority;
+        bool ok = policy == POL_ANY || (policy != POL_NEVER && in > prio) ||
+                  (policy == POL_LOWER_OR_NEWER_EQUAL && in == prio && ts_before(x->w, &x->q->wl[w]));
+        if (!ok || !uses(x, w, fr)) return PV_NEVER;
+        if (cq == x->cq_index) return PV_WITHIN_CQ;
         if (advantage) return PV_HIERARCHICAL;
         const dp_kq_preemption *p = &x->cq->cq->preemption;
-        if (never(p->borrow_within_cohort) || c->priority >= x->w->priority) return PV_RECLAIM_NO_BORROW;
-        if (p->has_max_priority_threshold && c->priority > p->max_priority_threshold) return PV_RECLAIM_NO_BORROW;
+        if (x->borrow_never || prio >= in) return PV_RECLAIM_NO_BORROW;
+        if (p->has_max_priority_threshold && prio > p->max_priority_threshold) return PV_RECLAIM_NO_BORROW;
         return PV_RECLAIM_WHILE_BORROW;
+}
+
+static pvariant classify(const pctx *x, size_t w, bool advantage) {
+        const dp_queue_workload *c = &x->q->wl[w];
+        return variant(x, w, c->cq, c->priority, -1, advantage);
 }
 
 static const char *reason_of(pvariant v) {
@@ -424,6 +431,7 @@ static int cmp_cand(const void *x, const void *y, void *userdata) {
 typedef struct qpooled {
         uint32_t w, cq;
         int32_t prio;
+        int32_t fr; /* the one flavor-resource it holds, -1: several (or none) */
 } qpooled;
 
 static int pool_collect(dp_queue *q, const qnode *n, cands *all) {
@@ -450,7 +458,9 @@ static int pool_of(dp_queue *q, qnode *root) {
         if (r >= 0) {
                 for (size_t i = 0; i < all.n; i++) {
                         const dp_queue_workload *a = &q->wl[all.v[i].w];
-                        root->pool[i] = (qpooled){(uint32_t)all.v[i].w, (uint32_t)a->cq, a->priority};
+                        qheld h = held_of(q, all.v[i].w);
+                        int32_t fr = h.n == 1 && h.v[0].fr <= INT32_MAX ? (int32_t)h.v[0].fr : -1;
+                        root->pool[i] = (qpooled){(uint32_t)all.v[i].w, (uint32_t)a->cq, a->priority, fr};
                 }
                 root->n_pool = all.n;
                 root->pool_built = true;
@@ -494,7 +504,7 @@ static void pool_read(pctx *x) {
                 int8_t policy = e->cq == x->cq_index ? x->within : x->reclaim;
                 if ((policy == POL_LOWER && e->prio >= in) || (policy == POL_LOWER_OR_NEWER_EQUAL && e->prio > in))
                         continue;
-                pvariant v = classify(x, e->w, m & PM_ADV);
+                pvariant v = variant(x, e->w, e->cq, e->prio, e->fr, m & PM_ADV);
                 if (v != PV_NEVER)
                         cands_push(&x->kinds[(m & PM_KIND) - 1], (cand){e->w, x->q->cqs[e->cq].plca, v, {0}});
         }
