@@ -506,7 +506,7 @@ static void pool_read(pctx *x) {
                         continue;
                 pvariant v = variant(x, e->w, e->cq, e->prio, e->fr, m & PM_ADV);
                 if (v != PV_NEVER)
-                        cands_push(&x->kinds[(m & PM_KIND) - 1], (cand){e->w, x->q->cqs[e->cq].plca, v, {0}});
+                        cands_push(&x->kinds[(m & PM_KIND) - 1], (cand){e->w, x->q->cqs[e->cq].plca, v, {.cq = e->cq}});
         }
         unmark(x->q, root);
 }
@@ -721,7 +721,7 @@ static void ford_reset(ford *o, const cand *v, size_t n) {
         memset(o->cursor, 0xff, (o->x->q->n_cqs + 1) * sizeof(*o->cursor));
         memset(o->pruned_cq, 0, (o->x->q->n_cqs + 1) * sizeof(*o->pruned_cq));
         for (size_t i = n; i-- > 0;) {
-                size_t c = o->x->q->wl[v[i].w].cq;
+                size_t c = v[i].k.cq; /* set by every maker of candidates */
                 o->left[c]++;
                 o->next[i] = o->cursor[c];
                 o->cursor[c] = i;
@@ -1060,7 +1060,7 @@ static int fair_targets(pctx *x, qtarget **ret, size_t *ret_n) {
                 bool ok = first_strategy(&o, t, &n, retry, &n_retry);
                 if (!ok && n_strategies > 1) {
                         for (size_t i = 0; i < n_retry; i++)
-                                again[i] = (cand){retry[i], NULL, PV_NEVER, {0}};
+                                again[i] = (cand){retry[i], NULL, PV_NEVER, {.cq = x->q->wl[retry[i]].cq}};
                         ford_reset(&o, again, n_retry);
                         ok = second_strategy(&o, t, &n);
                 }
